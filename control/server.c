@@ -1,0 +1,788 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control socket: one unix SOCK_STREAM session per netlink socket that
+ * the shim (control/shim/shim.c) emulates, speaking ctl_wire.h. server.c owns
+ * the transport only -- framing, credentials, port ids, group membership and
+ * the answer fd -- and hands every sendmsg's bytes to ctl_nfnl_rcv() (nfnl.c).
+ * The port id and membership rules mirror net/netlink/af_netlink.c
+ * (netlink_autobind, netlink_setsockopt, netlink_bind).
+ *
+ * Nothing here may block on one client: the listening socket and every
+ * session stream are non-blocking, answers are sent MSG_DONTWAIT (a full peer
+ * queue loses the answer with -ENOBUFS, as a kernel socket does), and a DONE
+ * the peer is too slow to read is parked in the session until EPOLLOUT, with
+ * no further frame of that session processed meanwhile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+#include "control_priv.h"
+#include "ctl_wire.h"
+
+#define CTL_RBUF_MIN (64u * 1024)
+/* Largest frame we accept. nft's biggest batches are ~50 MB (100k rules). */
+#define CTL_FRAME_MAX (256u * 1024 * 1024)
+/* Keep an idle session's buffer small again after a big batch. */
+#define CTL_RBUF_KEEP (1024u * 1024)
+/* What the answer fd's send buffer is raised to: the answers of one batch
+ * (every error and echo) must fit before DONE is written. */
+#define CTL_ANSWER_SNDBUF (1 << 30)
+/* Read calls per epoll event: bounds the time one busy client gets. */
+#define CTL_READS_PER_EVENT 64
+#define CTL_EVENTS 64
+/* The kernel's first collision port id (netlink_autobind's rover). */
+#define CTL_ROVER_START (-4097)
+
+struct ctl_session {
+	struct ctl_server *srv;
+	struct ctl_session *next;
+	struct ctl_session **pprev;
+	int fd;	      /* the stream to the shim */
+	int dgram_fd; /* where answers go; -1 until HELLO */
+	int pending_fd; /* received by SCM_RIGHTS, not yet claimed by HELLO */
+	bool hello_done;
+	bool privileged;
+	bool ext_ack;
+	bool cap_ack;
+	bool out_wait; /* waiting for EPOLLOUT to flush out[] */
+	uint32_t portid;
+	uint32_t groups; /* bit n-1 = group n, as nlk->groups[0] */
+	pid_t pid;
+	uid_t uid;
+	char comm[32];
+	uint8_t *rbuf;
+	size_t rbuf_size; /* capacity */
+	size_t rbuf_used; /* bytes received, from rbuf[0] */
+	uint8_t out[sizeof(struct ctl_wire_hdr) + sizeof(struct ctl_wire_hello_done)];
+	size_t out_off;
+	size_t out_used;
+};
+
+struct ctl_server {
+	struct nftdp_ctl *ctl;
+	int listen_fd;
+	int epoll_fd;
+	char *path;
+	dev_t dev; /* of the socket file we created, to unlink only ours */
+	ino_t ino;
+	struct ctl_session *sessions;
+	int32_t rover;
+};
+
+static int mkdir_parents(const char *path)
+{
+	char *dir = strdup(path);
+	char *p;
+	int ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		goto out;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			ret = -errno;
+			goto out;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+out:
+	free(dir);
+	return ret;
+}
+
+/* Whether a daemon already answers on path. A stale socket file is removed. */
+static int claim_path(const struct sockaddr_un *sun)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(sun->sun_path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST; /* not ours to remove */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	ret = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	if (ret == 0)
+		return -EADDRINUSE;
+	if (unlink(sun->sun_path) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server **out)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct ctl_server *srv;
+	struct stat st;
+	int ret;
+
+	if (!path || !*path)
+		path = NFTDP_CTL_DEFAULT_SOCKET;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->ctl = ctl;
+	srv->listen_fd = -1;
+	srv->epoll_fd = -1;
+	srv->rover = CTL_ROVER_START;
+	srv->path = strdup(path);
+	if (!srv->path) {
+		ret = -ENOMEM;
+		goto err_path;
+	}
+	ret = mkdir_parents(path);
+	if (ret < 0)
+		goto err_dir;
+	ret = claim_path(&sun);
+	if (ret < 0)
+		goto err_dir;
+
+	srv->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (srv->listen_fd < 0) {
+		ret = -errno;
+		goto err_dir;
+	}
+	/* The socket file takes the socket inode's mode (minus umask) at bind:
+	 * never wider than 0660, and fixed to exactly 0660 before listen(), so
+	 * nobody can connect in between. */
+	if (fchmod(srv->listen_fd, 0660) < 0 ||
+	    bind(srv->listen_fd, (const struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		ret = -errno;
+		goto err_bind;
+	}
+	if (chmod(path, 0660) < 0 || lstat(path, &st) < 0) {
+		ret = -errno;
+		goto err_listen;
+	}
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+	if (listen(srv->listen_fd, 128) < 0) {
+		ret = -errno;
+		goto err_listen;
+	}
+	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv->epoll_fd < 0) {
+		ret = -errno;
+		goto err_listen;
+	}
+	ev.data.ptr = NULL; /* NULL: the listening socket */
+	if (epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, srv->listen_fd, &ev) < 0) {
+		ret = -errno;
+		goto err_epoll;
+	}
+	*out = srv;
+	return 0;
+
+err_epoll:
+	close(srv->epoll_fd);
+err_listen:
+	unlink(path);
+err_bind:
+	close(srv->listen_fd);
+err_dir:
+	free(srv->path);
+err_path:
+	free(srv);
+	return ret;
+}
+
+int ctl_server_fd(const struct ctl_server *srv)
+{
+	return srv->epoll_fd;
+}
+
+/* ---- sessions ---- */
+
+static bool portid_in_use(const struct ctl_server *srv, uint32_t portid)
+{
+	for (const struct ctl_session *s = srv->sessions; s; s = s->next)
+		if (s->hello_done && s->portid == portid)
+			return true;
+	return false;
+}
+
+/* Mirrors netlink_autobind: the pid first, then negative ids from -4097 down. */
+static uint32_t assign_portid(struct ctl_server *srv, pid_t pid)
+{
+	uint32_t portid = (uint32_t)pid;
+
+	while (portid == 0 || portid_in_use(srv, portid)) {
+		if (srv->rover >= -4096)
+			srv->rover = CTL_ROVER_START;
+		portid = (uint32_t)srv->rover--;
+	}
+	return portid;
+}
+
+static void read_comm(struct ctl_session *s)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	s->comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)s->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, s->comm, sizeof(s->comm) - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	s->comm[n] = '\0';
+	s->comm[strcspn(s->comm, "\n")] = '\0';
+}
+
+static void session_free(struct ctl_session *s)
+{
+	struct ctl_server *srv = s->srv;
+
+	ctl_nfnl_session_closed(srv->ctl, s);
+	epoll_ctl(srv->epoll_fd, EPOLL_CTL_DEL, s->fd, NULL);
+	*s->pprev = s->next;
+	if (s->next)
+		s->next->pprev = s->pprev;
+	close(s->fd);
+	if (s->dgram_fd >= 0)
+		close(s->dgram_fd);
+	if (s->pending_fd >= 0)
+		close(s->pending_fd);
+	free(s->rbuf);
+	free(s);
+}
+
+static void accept_one(struct ctl_server *srv, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct ctl_session *s;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		goto err;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto err;
+	s->rbuf = malloc(CTL_RBUF_MIN);
+	if (!s->rbuf)
+		goto err_buf;
+	s->rbuf_size = CTL_RBUF_MIN;
+	s->srv = srv;
+	s->fd = fd;
+	s->dgram_fd = -1;
+	s->pending_fd = -1;
+	s->pid = cred.pid;
+	s->uid = cred.uid;
+	s->privileged = cred.uid == 0;
+	read_comm(s);
+	ev.data.ptr = s;
+	if (epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		goto err_epoll;
+	s->next = srv->sessions;
+	if (s->next)
+		s->next->pprev = &s->next;
+	s->pprev = &srv->sessions;
+	srv->sessions = s;
+	return;
+
+err_epoll:
+	free(s->rbuf);
+err_buf:
+	free(s);
+err:
+	close(fd);
+}
+
+static int accept_all(struct ctl_server *srv)
+{
+	for (int i = 0; i < CTL_EVENTS; i++) {
+		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			switch (errno) {
+			case EAGAIN:
+			case EINTR:
+			case ECONNABORTED:
+			case EPROTO:
+			case EPERM:
+				return 0;
+			case EMFILE:
+			case ENFILE:
+			case ENOBUFS:
+			case ENOMEM:
+				/* Transient: try again on the next poll. */
+				return 0;
+			default:
+				return -errno;
+			}
+		}
+		accept_one(srv, fd);
+	}
+	return 0;
+}
+
+static void set_events(struct ctl_session *s, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.ptr = s};
+
+	epoll_ctl(s->srv->epoll_fd, EPOLL_CTL_MOD, s->fd, &ev);
+}
+
+/* 0, or -1 when the session must be closed. */
+static int flush_out(struct ctl_session *s)
+{
+	while (s->out_off < s->out_used) {
+		ssize_t n = send(s->fd, s->out + s->out_off, s->out_used - s->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return -1;
+			if (!s->out_wait) {
+				s->out_wait = true;
+				set_events(s, EPOLLOUT);
+			}
+			return 0;
+		}
+		s->out_off += (size_t)n;
+	}
+	s->out_off = s->out_used = 0;
+	if (s->out_wait) {
+		s->out_wait = false;
+		set_events(s, EPOLLIN);
+	}
+	return 0;
+}
+
+static int send_done(struct ctl_session *s, const void *payload, uint32_t len)
+{
+	struct ctl_wire_hdr hdr = {.type = CTL_WIRE_DONE, .len = len};
+
+	memcpy(s->out, &hdr, sizeof(hdr));
+	memcpy(s->out + sizeof(hdr), payload, len);
+	s->out_off = 0;
+	s->out_used = sizeof(hdr) + len;
+	return flush_out(s);
+}
+
+static int send_status(struct ctl_session *s, int32_t status)
+{
+	return send_done(s, &status, sizeof(status));
+}
+
+static bool is_unix_dgram(int fd)
+{
+	int type = 0, domain = 0;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_DGRAM)
+		return false;
+	len = sizeof(domain);
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
+static int do_hello(struct ctl_session *s, const void *payload)
+{
+	struct ctl_wire_hello hello;
+	struct ctl_wire_hello_done done = {0};
+	int size = CTL_ANSWER_SNDBUF;
+
+	memcpy(&hello, payload, sizeof(hello));
+	if (s->hello_done)
+		return -1; /* one HELLO per stream */
+	if (hello.version != NFTDP_CTL_WIRE_VERSION)
+		done.status = -EPROTO;
+	else if (hello.protocol != NETLINK_NETFILTER)
+		done.status = -EPROTONOSUPPORT;
+	else if (s->pending_fd < 0 || !is_unix_dgram(s->pending_fd))
+		done.status = -EBADF;
+	if (done.status)
+		return send_done(s, &done, sizeof(done));
+
+	s->dgram_fd = s->pending_fd;
+	s->pending_fd = -1;
+	if (setsockopt(s->dgram_fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(s->dgram_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	s->portid = assign_portid(s->srv, s->pid);
+	s->hello_done = true;
+	done.portid = s->portid;
+	return send_done(s, &done, sizeof(done));
+}
+
+/* Mirrors netlink_setsockopt for the options nft and libmnl use. */
+static int do_sockopt(struct ctl_session *s, const void *payload)
+{
+	struct ctl_wire_sockopt opt;
+	int32_t status = 0;
+
+	memcpy(&opt, payload, sizeof(opt));
+	if (opt.level != SOL_NETLINK) {
+		status = -ENOPROTOOPT;
+		goto out;
+	}
+	switch (opt.name) {
+	case NETLINK_ADD_MEMBERSHIP:
+	case NETLINK_DROP_MEMBERSHIP:
+		/* nfnetlink sets no NL_CFG_F_NONROOT_RECV: listening needs
+		 * CAP_NET_ADMIN. */
+		if (!s->privileged) {
+			status = -EPERM;
+			break;
+		}
+		if (opt.value < 1 || opt.value > 32) {
+			status = -EINVAL;
+			break;
+		}
+		if (opt.name == NETLINK_ADD_MEMBERSHIP)
+			s->groups |= 1u << (opt.value - 1);
+		else
+			s->groups &= ~(1u << (opt.value - 1));
+		break;
+	case NETLINK_EXT_ACK:
+		s->ext_ack = opt.value != 0;
+		break;
+	case NETLINK_CAP_ACK:
+		s->cap_ack = opt.value != 0;
+		break;
+	default:
+		/* PKTINFO, BROADCAST_ERROR, NO_ENOBUFS, GET_STRICT_CHK, ...:
+		 * accepted, nothing nft relies on. */
+		break;
+	}
+out:
+	return send_status(s, status);
+}
+
+static int do_bind(struct ctl_session *s, const void *payload)
+{
+	uint32_t groups;
+
+	memcpy(&groups, payload, sizeof(groups));
+	if (groups && !s->privileged)
+		return send_status(s, -EPERM);
+	s->groups = groups; /* netlink_update_subscriptions: replaces groups[0] */
+	return send_status(s, 0);
+}
+
+static int do_nlmsg(struct ctl_session *s, const void *payload, uint32_t len)
+{
+	int status;
+
+	if (!s->hello_done)
+		return -1;
+	status = ctl_nfnl_rcv(s->srv->ctl, s, payload, len);
+	if (status > 0)
+		status = 0;
+	return send_status(s, status);
+}
+
+/* Whether a frame header is acceptable; a bad one closes the session. */
+static bool frame_ok(const struct ctl_wire_hdr *hdr)
+{
+	switch (hdr->type) {
+	case CTL_WIRE_HELLO:
+		return hdr->len == sizeof(struct ctl_wire_hello);
+	case CTL_WIRE_NLMSG:
+		return hdr->len <= CTL_FRAME_MAX;
+	case CTL_WIRE_SOCKOPT:
+		return hdr->len == sizeof(struct ctl_wire_sockopt);
+	case CTL_WIRE_BIND:
+		return hdr->len == sizeof(uint32_t);
+	default:
+		return false;
+	}
+}
+
+/* Handle every complete frame in rbuf. 0, or -1 to close the session. */
+static int process_frames(struct ctl_session *s)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	while (!s->out_used && s->rbuf_used - off >= sizeof(struct ctl_wire_hdr)) {
+		struct ctl_wire_hdr hdr;
+		const uint8_t *payload;
+
+		memcpy(&hdr, s->rbuf + off, sizeof(hdr));
+		if (!frame_ok(&hdr)) {
+			ret = -1;
+			break;
+		}
+		if (s->rbuf_used - off - sizeof(hdr) < hdr.len)
+			break;
+		payload = s->rbuf + off + sizeof(hdr);
+		off += sizeof(hdr) + hdr.len;
+		/* An fd travels with HELLO only. */
+		if (hdr.type != CTL_WIRE_HELLO && s->pending_fd >= 0) {
+			ret = -1;
+			break;
+		}
+		switch (hdr.type) {
+		case CTL_WIRE_HELLO:
+			ret = do_hello(s, payload);
+			break;
+		case CTL_WIRE_NLMSG:
+			ret = do_nlmsg(s, payload, hdr.len);
+			break;
+		case CTL_WIRE_SOCKOPT:
+			ret = do_sockopt(s, payload);
+			break;
+		case CTL_WIRE_BIND:
+			ret = do_bind(s, payload);
+			break;
+		}
+		if (ret < 0)
+			break;
+	}
+	if (off) {
+		memmove(s->rbuf, s->rbuf + off, s->rbuf_used - off);
+		s->rbuf_used -= off;
+	}
+	if (ret == 0 && s->rbuf_size > CTL_RBUF_KEEP && s->rbuf_used <= CTL_RBUF_MIN) {
+		uint8_t *small = realloc(s->rbuf, CTL_RBUF_MIN);
+
+		if (small) {
+			s->rbuf = small;
+			s->rbuf_size = CTL_RBUF_MIN;
+		}
+	}
+	return ret;
+}
+
+/* Make room for the rest of the frame in progress, growing geometrically so
+ * that a peer announcing a huge frame costs only what it really sends. */
+static int grow_rbuf(struct ctl_session *s)
+{
+	struct ctl_wire_hdr hdr;
+	size_t need, size;
+	uint8_t *p;
+
+	if (s->rbuf_used < s->rbuf_size)
+		return 0;
+	if (s->rbuf_used < sizeof(hdr))
+		return 0; /* cannot happen: rbuf_size >= CTL_RBUF_MIN */
+	memcpy(&hdr, s->rbuf, sizeof(hdr));
+	need = sizeof(hdr) + (size_t)hdr.len;
+	if (need <= s->rbuf_size)
+		return 0;
+	size = s->rbuf_size * 2;
+	if (size > need)
+		size = need;
+	p = realloc(s->rbuf, size);
+	if (!p)
+		return -1;
+	s->rbuf = p;
+	s->rbuf_size = size;
+	return 0;
+}
+
+static void stash_fds(struct ctl_session *s, struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (s->pending_fd < 0)
+				s->pending_fd = fd;
+			else
+				close(fd);
+		}
+	}
+}
+
+/* 0, or -1 to close the session. */
+static int session_read(struct ctl_session *s)
+{
+	for (int i = 0; i < CTL_READS_PER_EVENT && !s->out_used; i++) {
+		union {
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct iovec iov;
+		struct msghdr msg = {
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = cbuf.buf,
+			.msg_controllen = sizeof(cbuf.buf),
+		};
+		ssize_t n;
+
+		if (grow_rbuf(s) < 0)
+			return -1;
+		iov.iov_base = s->rbuf + s->rbuf_used;
+		iov.iov_len = s->rbuf_size - s->rbuf_used;
+		if (!iov.iov_len)
+			return 0;
+		n = recvmsg(s->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -1;
+		}
+		if (msg.msg_controllen)
+			stash_fds(s, &msg);
+		if (n == 0)
+			return -1; /* EOF: the shim closed its socket */
+		s->rbuf_used += (size_t)n;
+		if (process_frames(s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ctl_server_poll(struct ctl_server *srv, int timeout_ms)
+{
+	struct epoll_event evs[CTL_EVENTS];
+	int n, ret;
+
+	n = epoll_wait(srv->epoll_fd, evs, CTL_EVENTS, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		struct ctl_session *s = evs[i].data.ptr;
+
+		if (!s) {
+			if (evs[i].events & (EPOLLERR | EPOLLHUP))
+				return -EIO;
+			ret = accept_all(srv);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		/* A session is only ever freed by its own event, so s is alive. */
+		if (evs[i].events & EPOLLOUT) {
+			if (flush_out(s) < 0) {
+				session_free(s);
+				continue;
+			}
+			if (!s->out_used && process_frames(s) < 0) {
+				session_free(s);
+				continue;
+			}
+		}
+		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+			if (s->out_wait && !(evs[i].events & (EPOLLHUP | EPOLLERR)))
+				continue;
+			if (session_read(s) < 0)
+				session_free(s);
+		}
+	}
+	return 0;
+}
+
+void ctl_server_close(struct ctl_server *srv)
+{
+	struct stat st;
+
+	if (!srv)
+		return;
+	while (srv->sessions)
+		session_free(srv->sessions);
+	close(srv->epoll_fd);
+	close(srv->listen_fd);
+	/* Remove the socket file only if it is still the one we bound. */
+	if (lstat(srv->path, &st) == 0 && st.st_dev == srv->dev && st.st_ino == srv->ino)
+		unlink(srv->path);
+	free(srv->path);
+	free(srv);
+}
+
+void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+			  const struct ctl_session *skip)
+{
+	for (struct ctl_session *s = srv->sessions; s; s = s->next)
+		if (s != skip && ctl_session_in_group(s, group))
+			ctl_session_send(s, buf, len);
+}
+
+/* ---- the session API nfnl.c uses ---- */
+
+uint32_t ctl_session_portid(const struct ctl_session *s)
+{
+	return s->portid;
+}
+
+pid_t ctl_session_pid(const struct ctl_session *s)
+{
+	return s->pid;
+}
+
+const char *ctl_session_comm(const struct ctl_session *s)
+{
+	return s->comm;
+}
+
+bool ctl_session_privileged(const struct ctl_session *s)
+{
+	return s->privileged;
+}
+
+bool ctl_session_ext_ack(const struct ctl_session *s)
+{
+	return s->ext_ack;
+}
+
+bool ctl_session_cap_ack(const struct ctl_session *s)
+{
+	return s->cap_ack;
+}
+
+bool ctl_session_in_group(const struct ctl_session *s, unsigned int group)
+{
+	if (group < 1 || group > 32 || !s->hello_done)
+		return false;
+	return s->groups & (1u << (group - 1));
+}
+
+int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (s->dgram_fd < 0)
+		return -ENOTCONN;
+	do
+		n = send(s->dgram_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? -ENOBUFS : -errno;
+	return 0;
+}
