@@ -48,8 +48,8 @@ struct ctl_session {
 	struct ctl_server *srv;
 	struct ctl_session *next;
 	struct ctl_session **pprev;
-	int fd;	      /* the stream to the shim */
-	int dgram_fd; /* where answers go; -1 until HELLO */
+	int fd;		/* the stream to the shim */
+	int dgram_fd;	/* where answers go; -1 until HELLO */
 	int pending_fd; /* received by SCM_RIGHTS, not yet claimed by HELLO */
 	bool hello_done;
 	bool privileged;
@@ -92,7 +92,7 @@ static int mkdir_parents(const char *path)
 	if (!p || p == dir)
 		goto out;
 	*p = '\0';
-	for (p = dir + 1; ; p++) {
+	for (p = dir + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		char c = *p;
@@ -637,10 +637,10 @@ static int session_read(struct ctl_session *s)
 		} cbuf;
 		struct iovec iov;
 		struct msghdr msg = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = cbuf.buf,
-			.msg_controllen = sizeof(cbuf.buf),
+		    .msg_iov = &iov,
+		    .msg_iovlen = 1,
+		    .msg_control = cbuf.buf,
+		    .msg_controllen = sizeof(cbuf.buf),
 		};
 		ssize_t n;
 

@@ -38,7 +38,7 @@
 struct shim_sock {
 	pthread_mutex_t lock; /* one request at a time on the stream */
 	int stream;
-	int type; /* SOCK_RAW or SOCK_DGRAM, as socket() was asked */
+	int type;  /* SOCK_RAW or SOCK_DGRAM, as socket() was asked */
 	bool dead; /* the daemon went away */
 	uint32_t portid;
 	uint32_t groups;
@@ -123,10 +123,10 @@ static int write_all(int fd, struct iovec *iov, int iovcnt, const void *ctrl, si
 {
 	while (iovcnt > 0) {
 		struct msghdr msg = {
-			.msg_iov = iov,
-			.msg_iovlen = iovcnt > IOV_MAX ? IOV_MAX : iovcnt,
-			.msg_control = (void *)ctrl,
-			.msg_controllen = ctrllen,
+		    .msg_iov = iov,
+		    .msg_iovlen = iovcnt > IOV_MAX ? IOV_MAX : iovcnt,
+		    .msg_control = (void *)ctrl,
+		    .msg_controllen = ctrllen,
 		};
 		ssize_t n = REAL(sendmsg)(fd, &msg, MSG_NOSIGNAL);
 
@@ -264,13 +264,13 @@ static int daemon_connect(void)
 static int hello(int stream, int answer_fd, uint32_t *portid)
 {
 	struct ctl_wire_hello msg = {
-		.version = NFTDP_CTL_WIRE_VERSION,
-		.protocol = NETLINK_NETFILTER,
+	    .version = NFTDP_CTL_WIRE_VERSION,
+	    .protocol = NETLINK_NETFILTER,
 	};
 	struct ctl_wire_hdr hdr = {.type = CTL_WIRE_HELLO, .len = sizeof(msg)};
 	struct iovec iov[2] = {
-		{.iov_base = &hdr, .iov_len = sizeof(hdr)},
-		{.iov_base = &msg, .iov_len = sizeof(msg)},
+	    {.iov_base = &hdr, .iov_len = sizeof(hdr)},
+	    {.iov_base = &msg, .iov_len = sizeof(msg)},
 	};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -397,9 +397,9 @@ SHIM_EXPORT int close(int fd)
 static void fill_nladdr(void *addr, socklen_t *addrlen, uint32_t portid, uint32_t groups)
 {
 	struct sockaddr_nl nl = {
-		.nl_family = AF_NETLINK,
-		.nl_pid = portid,
-		.nl_groups = groups,
+	    .nl_family = AF_NETLINK,
+	    .nl_pid = portid,
+	    .nl_groups = groups,
 	};
 	socklen_t n;
 

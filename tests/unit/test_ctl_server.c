@@ -422,8 +422,7 @@ static void test_sockopt_flags(void **state)
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &ext, sizeof(ext)), 0);
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &cap, sizeof(cap)), 0);
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &other, sizeof(other)), 0);
-	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &badlevel, sizeof(badlevel)),
-			 -ENOPROTOOPT);
+	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &badlevel, sizeof(badlevel)), -ENOPROTOOPT);
 	assert_int_equal(request(&c, CTL_WIRE_NLMSG, "x", 1), 0);
 	pthread_mutex_lock(&seen_lock);
 	assert_true(seen.ext_ack);
@@ -639,6 +638,7 @@ static void test_slow_reader(void **state)
 
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_file),
 		cmocka_unit_test(test_stale_socket),
@@ -653,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_abrupt_peers),
 		cmocka_unit_test(test_slow_reader),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
