@@ -38,4 +38,14 @@ for cmd in "list ruleset" "add table ip t" "flush ruleset"; do
 	# shellcheck disable=SC2086
 	out=$("$NFT" $cmd 2>&1) || fail "'nft $cmd' failed: $out"
 done
+
+# The socket is 0660 root: anyone else is refused by connect(), and nft says so.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$NFT" list ruleset 2>&1) &&
+		fail "an unprivileged user reached the daemon"
+	case $out in
+	*"Unable to initialize Netlink socket: Permission denied"*) ;;
+	*) fail "unprivileged: unexpected output: $out" ;;
+	esac
+fi
 echo ok
