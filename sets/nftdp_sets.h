@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nftdp sets: the backends behind nf_tables sets and maps.
+ *
+ * A set holds keys of key_size bytes laid out as the VM's registers hold
+ * them: a concatenation is its fields in order, each padded to a multiple of
+ * 4 bytes (NFT_REG32_SIZE). Maps also hold data_size bytes of data per key
+ * (a verdict for verdict maps: struct nftdp_set_verdict).
+ *
+ * Usage: nftdp_set_create() picks a backend from the description (hash for
+ * exact keys, bitmap for small keys, interval structures for NFT_SET_INTERVAL,
+ * concatenated ranges for interval sets with several fields), then the control
+ * thread inserts and removes elements inside a transaction and calls
+ * nftdp_set_commit() or nftdp_set_abort(). Workers call nftdp_set_lookup()
+ * or nftdp_set_lookup_bulk(), and nftdp_set_dp_update() for dynset.
+ *
+ * Threading: one control thread writes (create, insert, remove, commit,
+ * abort, gc, reclaim, walk, destroy). Any number of workers read (lookup*)
+ * and update (dp_update) concurrently: an element inserted since the last
+ * commit is invisible to them until nftdp_set_commit(); one removed stays
+ * visible until then. Each element carries the generation it appears in and
+ * the one it disappears in; a lookup reads the set's generation once, so one
+ * lookup_bulk call sees exactly one committed state. Memory that a commit,
+ * abort or gc retires is freed by nftdp_set_reclaim(), which the control
+ * thread calls after an RCU grace period (rte_rcu_qsbr in the caller) that
+ * began after that commit, abort or gc.
+ *
+ * Packet-path calls: nftdp_set_lookup(), nftdp_set_lookup_bulk(),
+ * nftdp_set_dp_update(). They never allocate, lock or make syscalls.
+ */
+#ifndef NFTDP_SETS_H
+#define NFTDP_SETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NFTDP_SET_KEY_MAX 64 /* bytes, as NFT_DATA_VALUE_MAXLEN */
+#define NFTDP_SET_DATA_MAX 64
+#define NFTDP_SET_FIELDS_MAX 16
+#define NFTDP_SET_BULK_MAX 64 /* as NFTDP_BURST_MAX */
+
+struct nftdp_set;
+
+/** Data of a verdict map element (data_size = sizeof(struct nftdp_set_verdict)). */
+struct nftdp_set_verdict {
+	int32_t code;	/**< NF_ACCEPT, NF_DROP, NFT_JUMP, NFT_GOTO, NFT_RETURN, ... */
+	uint32_t chain; /**< chain id for NFT_JUMP / NFT_GOTO, resolved by vm/ */
+};
+
+/** What the control plane knows about a set (NFTA_SET_*). */
+struct nftdp_set_desc {
+	uint32_t flags;	    /**< NFT_SET_INTERVAL, MAP, TIMEOUT, EVAL, OBJECT, CONCAT, CONSTANT */
+	uint32_t key_size;  /**< bytes (NFTA_SET_KEY_LEN), 1..NFTDP_SET_KEY_MAX */
+	uint32_t data_size; /**< bytes of data per element, 0 for sets */
+	uint8_t n_fields;   /**< concat fields; 0 or 1 = one field of key_size */
+	uint8_t field_size[NFTDP_SET_FIELDS_MAX]; /**< unpadded byte length of each field */
+	uint32_t max_elems;	 /**< 0 = unlimited (NFTA_SET_DESC_SIZE) */
+	uint64_t timeout_ms;	 /**< default element timeout, 0 = none */
+	uint32_t policy;	 /**< NFT_SET_POL_PERFORMANCE / NFT_SET_POL_MEMORY */
+	uint32_t expected_elems; /**< sizing hint */
+};
+
+/** nftdp_set_dp_update() operations, as NFT_DYNSET_OP_*. */
+enum {
+	NFTDP_SET_DP_ADD = 0,
+	NFTDP_SET_DP_UPDATE = 1,
+	NFTDP_SET_DP_DELETE = 2,
+};
+
+/**
+ * Create a set. Control path.
+ * @param desc  description; copied.
+ * @param out   the new set.
+ * @return 0, -EINVAL (bad key/data size, fields that do not add up to
+ *   key_size), -EOPNOTSUPP (no backend supports the flags), -ENOMEM.
+ */
+int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out);
+
+/** Free a set and all its elements. Control path; no reader may use it any more. */
+void nftdp_set_destroy(struct nftdp_set *s);
+
+/** Name of the chosen backend: "hash", "bitmap", "interval", "concat_range". */
+const char *nftdp_set_backend_name(const struct nftdp_set *s);
+
+/**
+ * Add an element in the pending transaction. Control path.
+ * @param key      key_size bytes.
+ * @param key_end  inclusive end of a range (INTERVAL sets; per field for
+ *   concatenations); NULL for a single key.
+ * @param data     data_size bytes for maps, else NULL.
+ * @param timeout_ms  0 = the set's default timeout (or none).
+ * @param elem_flags  NFT_SET_ELEM_* flags, kept for dumps.
+ * @param excl     NLM_F_EXCL.
+ * @return 0; -EEXIST (identical element exists and excl); -EBUSY (same key,
+ *   different data); -ENOTEMPTY (overlapping interval); -ENFILE (max_elems
+ *   reached); -EINVAL (end < start, range on a non-interval set);
+ *   -EOPNOTSUPP (timeout on a set without NFT_SET_TIMEOUT); -ENOMEM.
+ */
+int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
+		     const void *data, uint64_t timeout_ms, uint32_t elem_flags, bool excl);
+
+/**
+ * Remove an element in the pending transaction. Control path.
+ * @return 0, -ENOENT if no such element is in the pending state.
+ */
+int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end);
+
+/** Make every pending change visible to readers at once. Control path; cannot fail. */
+void nftdp_set_commit(struct nftdp_set *s);
+
+/** Drop every pending change. Control path. */
+void nftdp_set_abort(struct nftdp_set *s);
+
+/**
+ * Free what earlier commits, aborts and gc retired. Control path. Call it
+ * after a grace period that began after the last commit/abort/gc.
+ */
+void nftdp_set_reclaim(struct nftdp_set *s);
+
+/**
+ * Retire expired and packet-path-deleted elements (the kernel's set gc).
+ * Control path. Ends an epoch like a commit: reclaim after a grace period.
+ * @return number of elements retired.
+ */
+unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms);
+
+/**
+ * Look up one key. Packet path; safe from any number of threads.
+ * @param data  if not NULL and the set is a map, set to the element's data
+ *   (valid until the caller's next quiescent state).
+ * @param now_ms  CLOCK_MONOTONIC milliseconds; expired elements miss.
+ */
+bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
+		      uint64_t now_ms);
+
+/**
+ * Look up n <= NFTDP_SET_BULK_MAX keys. Packet path; safe from any number of
+ * threads. data[i] is set for hits when data is not NULL; bit i of *hit_mask
+ * is set for a hit. @return the number of hits.
+ */
+unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
+			       const void *data[], uint64_t now_ms, uint64_t *hit_mask);
+
+/**
+ * Add, update or delete an element from the packet path (nft_dynset),
+ * effective at once, outside transactions. Safe from several workers at a
+ * time; lock-free, never blocks. Only the hash backend supports it.
+ * @param data  data_size bytes for maps (used when the element is new).
+ * @param timeout_ms  0 = the set's default.
+ * @return 0; -ENFILE (set full, or the element pool is empty); -ENOENT
+ *   (DELETE of an absent key); -EOPNOTSUPP (backend without updates);
+ *   -EAGAIN (lost a race with another worker adding the same key).
+ */
+int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data,
+			uint64_t timeout_ms, uint64_t now_ms, int op);
+
+/** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
+typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,
+				 uint64_t expires_ms, uint32_t flags, void *arg);
+
+/**
+ * Visit every element of the committed state that has not expired, for
+ * dumps. Control path. key_end is NULL for elements without a range;
+ * expires_ms is 0 for elements without a timeout.
+ * @return the callback's non-zero value, or 0.
+ */
+int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg);
+
+/** Number of elements in the pending state (the kernel's nelems). Control path. */
+uint32_t nftdp_set_count(const struct nftdp_set *s);
+
+/**
+ * Replace the control-path clock (default CLOCK_MONOTONIC in ms) used to
+ * stamp timeouts of nftdp_set_insert() and for gc of conflicting elements.
+ * For tests.
+ */
+void nftdp_set_clock_override(uint64_t (*now_ms)(void));
+
+#endif /* NFTDP_SETS_H */

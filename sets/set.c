@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Set registry, backend choice and transactions. Mirrors the element
+ * handling of nf_tables_api.c (nft_add_set_elem, nft_del_setelem, the
+ * NEWSETELEM/DELSETELEM commit and abort steps) and nft_select_set_ops.
+ * Backends (set_hash.c, set_bitmap.c, set_interval.c, set_concat.c) only
+ * link, unlink and look up elements; set.c owns generations and frees.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <linux/netfilter/nf_tables.h>
+
+#include "sets_priv.h"
+
+#define ROUND8(x) (((x) + 7u) & ~7u)
+#define DP_POOL_DEFAULT 65536
+
+static uint64_t clock_default(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t (*set_clock)(void) = clock_default;
+
+void nftdp_set_clock_override(uint64_t (*now_ms)(void))
+{
+	set_clock = now_ms ? now_ms : clock_default;
+}
+
+uint64_t nftdp_set_now(void)
+{
+	return set_clock();
+}
+
+uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed)
+{
+	const uint8_t *p = key;
+	uint64_t h = seed ^ (size * 0x9E3779B97F4A7C15ull);
+
+	while (size >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		p += 8;
+		size -= 8;
+	}
+	if (size >= 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+		p += 4;
+		size -= 4;
+	}
+	while (size--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+/* Backends in the order nft_select_set_ops would prefer them on a tie. */
+static const struct nftdp_set_ops *const set_backends[] = {
+	&nftdp_set_bitmap_ops,
+	&nftdp_set_hash_ops,
+	&nftdp_set_interval_ops,
+	&nftdp_set_concat_ops,
+};
+
+#define SET_FEATURE_FLAGS                                                                   \
+	(NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_OBJECT |  \
+	 NFT_SET_CONCAT)
+
+/* Mirrors nft_select_set_ops: lookup class first (size first for POL_MEMORY). */
+static const struct nftdp_set_ops *select_ops(const struct nftdp_set_desc *d)
+{
+	const struct nftdp_set_ops *best = NULL;
+	struct set_estimate best_est = {0};
+	uint32_t need = d->flags & SET_FEATURE_FLAGS;
+
+	for (size_t i = 0; i < sizeof(set_backends) / sizeof(set_backends[0]); i++) {
+		const struct nftdp_set_ops *ops = set_backends[i];
+		struct set_estimate est;
+
+		if ((ops->features & need) != need)
+			continue;
+		if (!ops->estimate(d, &est))
+			continue;
+		if (best) {
+			bool better;
+
+			if (d->policy == NFT_SET_POL_MEMORY)
+				better = est.size < best_est.size ||
+					 (est.size == best_est.size && est.lookup < best_est.lookup);
+			else
+				better = est.lookup < best_est.lookup ||
+					 (est.lookup == best_est.lookup && est.size < best_est.size);
+			if (!better)
+				continue;
+		}
+		best = ops;
+		best_est = est;
+	}
+	return best;
+}
+
+int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out)
+{
+	struct nftdp_set *s;
+	unsigned total = 0;
+	int err;
+
+	if (!desc || !out || desc->key_size == 0 || desc->key_size > NFTDP_SET_KEY_MAX ||
+	    desc->data_size > NFTDP_SET_DATA_MAX || desc->n_fields > NFTDP_SET_FIELDS_MAX)
+		return -EINVAL;
+	if ((desc->flags & (NFT_SET_MAP | NFT_SET_OBJECT)) && desc->data_size == 0)
+		return -EINVAL;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->desc = *desc;
+	s->key_size = desc->key_size;
+	s->key_stride = ROUND8(desc->key_size);
+	s->data_size = desc->data_size;
+	if (desc->n_fields > 1) {
+		s->n_fields = desc->n_fields;
+		for (unsigned i = 0; i < desc->n_fields; i++) {
+			if (desc->field_size[i] == 0 || desc->field_size[i] > 16)
+				goto err_desc;
+			s->field_size[i] = desc->field_size[i];
+			s->field_off[i] = (uint8_t)total;
+			total += (desc->field_size[i] + 3u) & ~3u;
+		}
+		if (total != desc->key_size)
+			goto err_desc;
+	} else {
+		s->n_fields = 1;
+		s->field_size[0] = (uint8_t)desc->key_size;
+		s->field_off[0] = 0;
+	}
+	s->ranges = desc->flags & NFT_SET_INTERVAL;
+	s->data_off = s->key_stride * (s->ranges ? 2 : 1);
+	s->backend_off = s->data_off + ROUND8(desc->data_size);
+	s->max = desc->max_elems ? desc->max_elems : UINT32_MAX;
+	s->gen = 1;
+
+	s->ops = select_ops(desc);
+	if (!s->ops) {
+		err = -EOPNOTSUPP;
+		goto err_ops;
+	}
+
+	if (s->ops->dp_update && (desc->flags & NFT_SET_EVAL)) {
+		uint32_t slot = 0;
+
+		s->pool_len = desc->max_elems ? desc->max_elems : DP_POOL_DEFAULT;
+		s->pool_stride = ROUND8(sizeof(struct set_elem) + s->backend_off +
+					(s->ops->elem_backend_size
+						 ? s->ops->elem_backend_size(s, &slot)
+						 : 0));
+		s->pool = calloc(s->pool_len, s->pool_stride);
+		if (!s->pool) {
+			err = -ENOMEM;
+			goto err_ops;
+		}
+		for (uint32_t i = s->pool_len; i-- > 0;) {
+			struct set_elem *e = (struct set_elem *)(s->pool + (size_t)i * s->pool_stride);
+
+			e->flags = SET_ELEM_F_POOL;
+			nftdp_set_pool_put(s, e);
+		}
+	}
+
+	err = s->ops->init(s);
+	if (err)
+		goto err_init;
+	*out = s;
+	return 0;
+
+err_init:
+	free(s->pool);
+err_ops:
+	free(s);
+	return err;
+err_desc:
+	free(s);
+	return -EINVAL;
+}
+
+/* ---- dp element pool: a lock-free stack with an ABA tag ---- */
+
+struct set_elem *nftdp_set_pool_get(struct nftdp_set *s)
+{
+	uint64_t head = __atomic_load_n(&s->pool_head, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		uint32_t idx = (uint32_t)head;
+		struct set_elem *e;
+		uint64_t nhead;
+
+		if (idx == 0)
+			return NULL;
+		e = (struct set_elem *)(s->pool + (size_t)(idx - 1) * s->pool_stride);
+		nhead = ((head >> 32) + 1) << 32 | ld_rlx(&e->slot);
+		if (__atomic_compare_exchange_n(&s->pool_head, &head, nhead, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return e;
+	}
+}
+
+void nftdp_set_pool_put(struct nftdp_set *s, struct set_elem *e)
+{
+	uint32_t idx = (uint32_t)(((uint8_t *)e - s->pool) / s->pool_stride) + 1;
+	uint64_t head = __atomic_load_n(&s->pool_head, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		st_rlx(&e->slot, (uint32_t)head);
+		if (__atomic_compare_exchange_n(&s->pool_head, &head,
+						((head >> 32) + 1) << 32 | idx, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
+void nftdp_set_elem_free(struct nftdp_set *s, struct set_elem *e)
+{
+	if (e->flags & SET_ELEM_F_POOL)
+		nftdp_set_pool_put(s, e);
+	else
+		free(e);
+}
+
+static struct set_elem *elem_alloc(struct nftdp_set *s)
+{
+	uint32_t slot = 0;
+	size_t extra = s->ops->elem_backend_size ? s->ops->elem_backend_size(s, &slot) : 0;
+	struct set_elem *e = calloc(1, sizeof(*e) + s->backend_off + extra);
+
+	if (e)
+		e->slot = slot;
+	return e;
+}
+
+int nftdp_set_defer_free(struct nftdp_set *s, void *ptr)
+{
+	struct set_garbage *g = malloc(sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	g->ptr = ptr;
+	g->seq = s->epoch;
+	g->next = s->garbage;
+	s->garbage = g;
+	return 0;
+}
+
+static void txn_push(struct nftdp_set *s, struct set_elem *e, uint32_t op)
+{
+	e->op = op;
+	e->txn_next = s->txn_head;
+	s->txn_head = e;
+}
+
+void nftdp_set_elem_gc_conflict(struct nftdp_set *s, struct set_elem *e)
+{
+	/* An expired element in the way of a new one is deleted in the same
+	 * transaction, as the kernel's rbtree/pipapo insert gc does. */
+	if (e->op == TXN_ADD) {
+		e->op = TXN_ADD_DEL;
+		st_rlx(&e->gen_del, set_gen_next(s));
+		s->ndeact++;
+		return;
+	}
+	st_rlx(&e->gen_del, set_gen_next(s));
+	s->ndeact++;
+	txn_push(s, e, TXN_DEL);
+}
+
+
+static bool count_add(struct nftdp_set *s)
+{
+	uint64_t max = (uint64_t)s->max + s->ndeact;
+	uint32_t n = __atomic_load_n(&s->nelems, __ATOMIC_RELAXED);
+
+	do {
+		if (s->max != UINT32_MAX && n >= max)
+			return false;
+	} while (!__atomic_compare_exchange_n(&s->nelems, &n, n + 1, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static int field_cmp_ranges(const struct nftdp_set *s, const uint8_t *lo, const uint8_t *hi)
+{
+	for (unsigned f = 0; f < s->n_fields; f++)
+		if (memcmp(lo + s->field_off[f], hi + s->field_off[f], s->field_size[f]) > 0)
+			return -EINVAL;
+	return 0;
+}
+
+int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
+		     const void *data, uint64_t timeout_ms, uint32_t elem_flags, bool excl)
+{
+	struct set_elem *e, *dup = NULL;
+	int err;
+
+	if (!key)
+		return -EINVAL;
+	if (key_end && !s->ranges && memcmp(key, key_end, s->key_size) != 0)
+		return -EINVAL;
+	if (s->ranges && key_end && field_cmp_ranges(s, key, key_end))
+		return -EINVAL;
+	if (s->data_size && !data)
+		return -EINVAL;
+	if (timeout_ms && !(s->desc.flags & NFT_SET_TIMEOUT))
+		return -EINVAL;
+
+	e = elem_alloc(s);
+	if (!e)
+		return -ENOMEM;
+	memcpy(set_elem_key(e), key, s->key_size);
+	if (s->ranges) {
+		memcpy(set_elem_key_end(s, e), key_end ? key_end : key, s->key_size);
+		e->flags |= SET_ELEM_F_RANGE;
+	}
+	if (s->data_size)
+		memcpy(set_elem_data(s, e), data, s->data_size);
+	e->flags |= elem_flags & ~SET_ELEM_F_INTERNAL;
+	if (!timeout_ms && (s->desc.flags & NFT_SET_TIMEOUT))
+		timeout_ms = s->desc.timeout_ms;
+	e->timeout = timeout_ms;
+	e->expires = timeout_ms ? nftdp_set_now() + timeout_ms : 0;
+	if (e->expires == EXP_DEAD)
+		e->expires++;
+	e->gen_add = set_gen_next(s);
+	e->gen_del = GEN_NEVER;
+	e->seq = ++s->seq;
+
+	err = s->ops->insert(s, e, &dup);
+	if (err == -EEXIST && dup) {
+		/* nft_add_set_elem: same key, other data is a clash */
+		if (s->data_size &&
+		    memcmp(set_elem_data(s, dup), set_elem_data(s, e), s->data_size) != 0)
+			err = -EBUSY;
+		else if (!excl)
+			err = 0;
+		free(e);
+		return err;
+	}
+	if (err) {
+		free(e);
+		return err;
+	}
+	/* after the insert, as nft_add_set_elem checks nft_set_maxsize */
+	if (!count_add(s)) {
+		s->ops->unlink(s, e);
+		st_rlx(&e->gen_add, GEN_NEVER);
+		e->gc_seq = s->epoch;
+		e->gc_next = s->dead;
+		s->dead = e;
+		return -ENFILE;
+	}
+	txn_push(s, e, TXN_ADD);
+	return 0;
+}
+
+int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end)
+{
+	struct set_elem *e;
+
+	if (!key)
+		return -EINVAL;
+	if (!s->ranges && key_end && memcmp(key, key_end, s->key_size) != 0)
+		return -EINVAL;
+	e = s->ops->get(s, key, s->ranges ? (key_end ? key_end : key) : NULL,
+			set_gen_next(s));
+	if (!e)
+		return -ENOENT;
+	st_rlx(&e->gen_del, set_gen_next(s));
+	s->ndeact++;
+	if (e->op == TXN_ADD)
+		e->op = TXN_ADD_DEL;
+	else
+		txn_push(s, e, TXN_DEL);
+	return 0;
+}
+
+void nftdp_set_commit(struct nftdp_set *s)
+{
+	struct set_elem *e, *n;
+
+	for (e = s->txn_head; e; e = n) {
+		n = e->txn_next;
+		e->txn_next = NULL;
+		if (e->op == TXN_DEL || e->op == TXN_ADD_DEL) {
+			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+			s->ndeact--;
+			e->gc_seq = s->epoch;
+			e->gc_next = s->retired;
+			s->retired = e;
+		}
+		e->op = TXN_NONE;
+	}
+	s->txn_head = NULL;
+	if (s->ops->commit)
+		s->ops->commit(s);
+	/* the commit point: readers that load gen from here on see the new state */
+	st_rel(&s->gen, s->gen + 1);
+	s->epoch++;
+}
+
+void nftdp_set_abort(struct nftdp_set *s)
+{
+	struct set_elem *e, *n;
+
+	/* newest first: undo in reverse order, as nf_tables_abort */
+	for (e = s->txn_head; e; e = n) {
+		n = e->txn_next;
+		e->txn_next = NULL;
+		switch (e->op) {
+		case TXN_ADD_DEL:
+			s->ndeact--;
+			/* fallthrough */
+		case TXN_ADD:
+			st_rlx(&e->gen_add, GEN_NEVER);
+			s->ops->unlink(s, e);
+			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+			e->gc_seq = s->epoch;
+			e->gc_next = s->dead;
+			s->dead = e;
+			break;
+		case TXN_DEL:
+			st_rlx(&e->gen_del, GEN_NEVER);
+			s->ndeact--;
+			break;
+		}
+		e->op = TXN_NONE;
+	}
+	s->txn_head = NULL;
+	s->epoch++;
+}
+
+void nftdp_set_reclaim(struct nftdp_set *s)
+{
+	struct set_elem **pe, *e;
+	struct set_garbage **pg, *g;
+
+	for (pe = &s->dead; (e = *pe);) {
+		if (e->gc_seq < s->epoch) {
+			*pe = e->gc_next;
+			nftdp_set_elem_free(s, e);
+		} else {
+			pe = &e->gc_next;
+		}
+	}
+	for (pg = &s->garbage; (g = *pg);) {
+		if (g->seq < s->epoch) {
+			*pg = g->next;
+			free(g->ptr);
+			free(g);
+		} else {
+			pg = &g->next;
+		}
+	}
+	/* committed deletions: no reader of a generation that saw them is left,
+	 * so unlink now and free after the next grace period */
+	while ((e = s->retired)) {
+		s->retired = e->gc_next;
+		s->ops->unlink(s, e);
+		e->gc_seq = s->epoch;
+		e->gc_next = s->dead;
+		s->dead = e;
+	}
+	if (s->ops->reclaim)
+		s->ops->reclaim(s);
+}
+
+struct gc_ctx {
+	uint64_t now;
+	uint64_t gen;
+	struct set_elem **v;
+	size_t n, cap;
+};
+
+static int gc_collect(struct set_elem *e, void *arg)
+{
+	struct gc_ctx *c = arg;
+
+	if (e->op != TXN_NONE || ld_rlx(&e->gen_del) != GEN_NEVER || !set_elem_expired(e, c->now))
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct set_elem **v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return 1;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = e;
+	return 0;
+}
+
+unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms)
+{
+	struct gc_ctx c = {.now = now_ms, .gen = s->gen};
+
+	s->ops->walk(s, gc_collect, &c);
+	for (size_t i = 0; i < c.n; i++) {
+		struct set_elem *e = c.v[i];
+
+		/* expired: invisible to every reader already */
+		st_rlx(&e->gen_del, s->gen);
+		s->ops->unlink(s, e);
+		__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+		e->gc_seq = s->epoch;
+		e->gc_next = s->dead;
+		s->dead = e;
+	}
+	free(c.v);
+	s->epoch++;
+	return (unsigned)c.n;
+}
+
+struct walk_ctx {
+	const struct nftdp_set *s;
+	nftdp_set_walk_cb cb;
+	void *arg;
+	uint64_t gen, now;
+};
+
+static int walk_one(struct set_elem *e, void *arg)
+{
+	struct walk_ctx *w = arg;
+	const struct nftdp_set *s = w->s;
+
+	if (!set_elem_live(e, w->gen, w->now))
+		return 0;
+	return w->cb(set_elem_key(e), s->ranges ? set_elem_key_end(s, e) : NULL,
+		     s->data_size ? set_elem_data(s, e) : NULL, ld_rlx(&e->expires),
+		     e->flags & ~SET_ELEM_F_INTERNAL, w->arg);
+}
+
+int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg)
+{
+	struct walk_ctx w = {.s = s, .cb = cb, .arg = arg, .gen = s->gen, .now = nftdp_set_now()};
+
+	return s->ops->walk(s, walk_one, &w);
+}
+
+uint32_t nftdp_set_count(const struct nftdp_set *s)
+{
+	return __atomic_load_n(&s->nelems, __ATOMIC_RELAXED);
+}
+
+const char *nftdp_set_backend_name(const struct nftdp_set *s)
+{
+	return s->ops->name;
+}
+
+bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
+		      uint64_t now_ms)
+{
+	const void *keys[1] = {key};
+	const void *d[1] = {NULL};
+	uint64_t mask = 0;
+	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, &mask) != 0;
+
+	if (hit && data)
+		*data = d[0];
+	return hit;
+}
+
+unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
+			       const void *data[], uint64_t now_ms, uint64_t *hit_mask)
+{
+	uint64_t mask = 0;
+	unsigned hits;
+
+	if (n > NFTDP_SET_BULK_MAX)
+		n = NFTDP_SET_BULK_MAX;
+	hits = s->ops->lookup_bulk(s, keys, n, data, now_ms, &mask);
+	if (hit_mask)
+		*hit_mask = mask;
+	return hits;
+}
+
+int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data,
+			uint64_t timeout_ms, uint64_t now_ms, int op)
+{
+	if (!s->ops->dp_update || !s->pool)
+		return -EOPNOTSUPP;
+	if (!timeout_ms)
+		timeout_ms = s->desc.timeout_ms;
+	return s->ops->dp_update(s, key, data, timeout_ms, now_ms, op);
+}
+
+static int destroy_collect(struct set_elem *e, void *arg)
+{
+	struct gc_ctx *c = arg;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct set_elem **v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return 1;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = e;
+	return 0;
+}
+
+void nftdp_set_destroy(struct nftdp_set *s)
+{
+	struct gc_ctx c = {0};
+	struct set_elem *e;
+	struct set_garbage *g;
+
+	if (!s)
+		return;
+	s->ops->walk(s, destroy_collect, &c);
+	s->ops->destroy(s);
+	for (size_t i = 0; i < c.n; i++)
+		nftdp_set_elem_free(s, c.v[i]);
+	free(c.v);
+	while ((e = s->dead)) {
+		s->dead = e->gc_next;
+		nftdp_set_elem_free(s, e);
+	}
+	while ((g = s->garbage)) {
+		s->garbage = g->next;
+		free(g->ptr);
+		free(g);
+	}
+	free(s->pool);
+	free(s);
+}

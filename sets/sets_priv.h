@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sets/ private: the element layout, generation helpers and the backend ops
+ * table. set.c owns transactions, counts, timeouts and deferred frees; each
+ * set_<backend>.c fills one struct nftdp_set_ops.
+ */
+#ifndef NFTDP_SETS_PRIV_H
+#define NFTDP_SETS_PRIV_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nftdp_sets.h"
+
+#define GEN_NEVER UINT64_MAX
+#define EXP_DEAD 1u /* expires value of an element deleted from the packet path */
+
+#define ld_acq(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ld_rlx(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define st_rel(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define st_rlx(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/*
+ * One element. The generation window [gen_add, gen_del) says in which set
+ * generations a reader sees it (the kernel's genmask, widened to 64-bit
+ * counters so that a reader that is a whole commit late still sees one
+ * consistent state). blob holds key | key_end (range sets) | data, each
+ * rounded up to 8 bytes, then backend_size bytes for the backend.
+ */
+struct set_elem {
+	struct set_elem *next[2]; /* hash/bitmap chains (two for resize) */
+	uint64_t gen_add;
+	uint64_t gen_del;
+	uint64_t expires; /* absolute ms; 0 never; EXP_DEAD */
+	uint64_t timeout; /* ms, for dumps */
+	uint64_t seq;	  /* unique insertion number (interval order) */
+	uint64_t gc_seq;  /* epoch it was retired in */
+	struct set_elem *txn_next;
+	struct set_elem *gc_next;
+	uint32_t hash;
+	uint32_t flags; /* NFT_SET_ELEM_* | SET_ELEM_F_* */
+	uint32_t slot;	/* backend use (concat slot, skip list height, pool next) */
+	uint32_t op;	/* pending op: TXN_ADD / TXN_DEL */
+	uint8_t blob[] __attribute__((aligned(8)));
+};
+
+#define SET_ELEM_F_RANGE (1u << 30) /* has key_end */
+#define SET_ELEM_F_POOL (1u << 31)  /* belongs to the dp element pool */
+#define SET_ELEM_F_INTERNAL (SET_ELEM_F_RANGE | SET_ELEM_F_POOL)
+
+enum { TXN_NONE, TXN_ADD, TXN_DEL, TXN_ADD_DEL };
+
+struct set_estimate {
+	uint64_t size;	 /* bytes */
+	unsigned lookup; /* 0 = O(1), 1 = O(log n), 2 = O(n) */
+};
+
+struct nftdp_set_ops {
+	const char *name;
+	uint32_t features; /* NFT_SET_* flags supported */
+	/* control path */
+	bool (*estimate)(const struct nftdp_set_desc *d, struct set_estimate *est);
+	size_t (*elem_backend_size)(const struct nftdp_set *s, uint32_t *slot);
+	int (*init)(struct nftdp_set *s);
+	void (*destroy)(struct nftdp_set *s); /* backend memory only */
+	/* link a pending element; *dup gets the conflicting element (active
+	 * in the next generation) for -EEXIST/-ENOTEMPTY */
+	int (*insert)(struct nftdp_set *s, struct set_elem *e, struct set_elem **dup);
+	/* the element active in generation gen with exactly this key (and end) */
+	struct set_elem *(*get)(const struct nftdp_set *s, const void *key, const void *key_end,
+				uint64_t gen);
+	void (*unlink)(struct nftdp_set *s, struct set_elem *e); /* physically remove */
+	void (*commit)(struct nftdp_set *s);			 /* optional */
+	void (*reclaim)(struct nftdp_set *s);			 /* optional */
+	/* every linked element; stops when fn returns non-zero */
+	int (*walk)(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg);
+	/* packet path */
+	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
+				const void *data[], uint64_t now, uint64_t *hit_mask);
+	int (*dp_update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
+			 uint64_t now, int op);
+};
+
+struct set_garbage {
+	struct set_garbage *next;
+	uint64_t seq;
+	void *ptr;
+};
+
+struct nftdp_set {
+	struct nftdp_set_desc desc;
+	const struct nftdp_set_ops *ops;
+	uint64_t gen;	 /* current generation, read by workers (acquire) */
+	uint32_t nelems; /* atomic: elements in the pending state */
+	uint32_t ndeact; /* pending deletions */
+	uint32_t max;	 /* max_elems or UINT32_MAX */
+	uint32_t key_size;
+	uint32_t key_stride; /* key_size rounded to 8 */
+	uint32_t data_size;
+	uint32_t data_off;
+	uint32_t backend_off;
+	uint8_t n_fields;
+	uint8_t field_size[NFTDP_SET_FIELDS_MAX];
+	uint8_t field_off[NFTDP_SET_FIELDS_MAX];
+	bool ranges; /* elements carry key_end */
+	uint64_t epoch;	  /* incremented by commit/abort/gc */
+	uint64_t seq;	  /* element insertion counter */
+	struct set_elem *txn_head; /* pending ops, newest first */
+	struct set_elem *retired;  /* committed deletions still linked */
+	struct set_elem *dead;	   /* unlinked, free when epoch > gc_seq */
+	struct set_garbage *garbage;
+	/* dp element pool (hash sets with NFT_SET_EVAL) */
+	uint8_t *pool;
+	uint32_t pool_len;
+	uint32_t pool_stride;
+	uint64_t pool_head; /* atomic: tag << 32 | (index + 1) */
+	void *priv;	    /* backend */
+};
+
+extern const struct nftdp_set_ops nftdp_set_hash_ops;
+extern const struct nftdp_set_ops nftdp_set_bitmap_ops;
+extern const struct nftdp_set_ops nftdp_set_interval_ops;
+extern const struct nftdp_set_ops nftdp_set_concat_ops;
+
+static inline uint8_t *set_elem_key(const struct set_elem *e)
+{
+	return (uint8_t *)e->blob;
+}
+
+static inline uint8_t *set_elem_key_end(const struct nftdp_set *s, const struct set_elem *e)
+{
+	return (uint8_t *)e->blob + (s->ranges ? s->key_stride : 0);
+}
+
+static inline uint8_t *set_elem_data(const struct nftdp_set *s, const struct set_elem *e)
+{
+	return (uint8_t *)e->blob + s->data_off;
+}
+
+static inline void *set_elem_backend(const struct nftdp_set *s, const struct set_elem *e)
+{
+	return (uint8_t *)e->blob + s->backend_off;
+}
+
+/* Visible in generation gen (the kernel's nft_set_elem_active). */
+static inline bool set_elem_active(const struct set_elem *e, uint64_t gen)
+{
+	return ld_rlx(&e->gen_add) <= gen && gen < ld_rlx(&e->gen_del);
+}
+
+/* The kernel's nft_set_elem_expired. */
+static inline bool set_elem_expired(const struct set_elem *e, uint64_t now)
+{
+	uint64_t x = ld_acq(&e->expires);
+
+	return x != 0 && (x == EXP_DEAD || now >= x);
+}
+
+static inline bool set_elem_live(const struct set_elem *e, uint64_t gen, uint64_t now)
+{
+	return set_elem_active(e, gen) && !set_elem_expired(e, now);
+}
+
+static inline uint64_t set_gen_cur(const struct nftdp_set *s)
+{
+	return ld_acq(&s->gen);
+}
+
+static inline uint64_t set_gen_next(const struct nftdp_set *s)
+{
+	return s->gen + 1;
+}
+
+/* Key comparison for sizes the VM uses; n is a multiple of 1..64. */
+static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
+{
+	switch (n) {
+	case 4:
+		return *(const uint32_t *)a == *(const uint32_t *)b;
+	case 8:
+		return *(const uint64_t *)a == *(const uint64_t *)b;
+	default:
+		return memcmp(a, b, n) == 0;
+	}
+}
+
+uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
+uint64_t nftdp_set_now(void);
+/* control path: defer free(ptr) until the epoch after the current one */
+int nftdp_set_defer_free(struct nftdp_set *s, void *ptr);
+/* control path: pending-delete an expired element found in the way */
+void nftdp_set_elem_gc_conflict(struct nftdp_set *s, struct set_elem *e);
+/* pool: take/return a dp element (lock-free) */
+struct set_elem *nftdp_set_pool_get(struct nftdp_set *s);
+void nftdp_set_pool_put(struct nftdp_set *s, struct set_elem *e);
+void nftdp_set_elem_free(struct nftdp_set *s, struct set_elem *e);
+
+#endif /* NFTDP_SETS_PRIV_H */
