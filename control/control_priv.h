@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to control/: the transport (server.c: sessions on the unix
+ * socket) and the nfnetlink side (nfnl.c and the obj_*.c files) meet here.
+ *
+ * Threading: everything in control/ runs on the one control thread.
+ */
+#ifndef NFTDP_CONTROL_PRIV_H
+#define NFTDP_CONTROL_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nftdp_control.h"
+
+struct ctl_server;
+struct ctl_session;
+struct ctl_state;
+
+struct nftdp_ctl {
+	struct nftdp_ctl_config cfg;
+	struct ctl_server *server;
+	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
+};
+
+/* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
+
+int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server **out);
+int ctl_server_fd(const struct ctl_server *srv);
+/* Serve events for at most timeout_ms; calls ctl_nfnl_rcv() per sendmsg. */
+int ctl_server_poll(struct ctl_server *srv, int timeout_ms);
+void ctl_server_close(struct ctl_server *srv);
+
+/* Send buf (one datagram of whole netlink messages) to every session that
+ * joined group (NFNLGRP_*, 1-based), skipping skip (may be NULL). */
+void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+			  const struct ctl_session *skip);
+
+uint32_t ctl_session_portid(const struct ctl_session *s);
+pid_t ctl_session_pid(const struct ctl_session *s);
+/* The peer process's name (/proc/PID/comm at connect), for NFTA_GEN_PROC_NAME. */
+const char *ctl_session_comm(const struct ctl_session *s);
+/* Whether the peer may change the ruleset (uid 0, as CAP_NET_ADMIN). */
+bool ctl_session_privileged(const struct ctl_session *s);
+/* NETLINK_EXT_ACK / NETLINK_CAP_ACK as set by the peer. */
+bool ctl_session_ext_ack(const struct ctl_session *s);
+bool ctl_session_cap_ack(const struct ctl_session *s);
+bool ctl_session_in_group(const struct ctl_session *s, unsigned int group);
+/* Queue one datagram on the peer's netlink fd. 0 or -errno (-ENOBUFS when the
+ * peer's queue is full: the answer is lost, as with a kernel socket). */
+int ctl_session_send(struct ctl_session *s, const void *buf, size_t len);
+
+/* ---- nfnl.c: the nfnetlink side, called by server.c ---- */
+
+int ctl_state_create(struct nftdp_ctl *ctl);
+void ctl_state_destroy(struct nftdp_ctl *ctl);
+/* One sendmsg's bytes from session s. Returns what sendmsg returns to nft
+ * (0; the answers themselves are queued with ctl_session_send). */
+int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len);
+/* The session is gone: release what it owned (tables with the owner flag). */
+void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s);
+
+#endif

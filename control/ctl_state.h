@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The nf_tables object store of the control plane and its transaction log.
+ *
+ * Theory of operation. The store is what the kernel keeps per netns: a list
+ * of tables, each with chains (and their rules), sets (and their elements),
+ * stateful objects and flowtables, in creation order, which is also dump
+ * order. Only the control thread touches it: workers see compiled
+ * generations, never these objects.
+ *
+ * A batch is applied to the store in place, as the kernel applies it to its
+ * "next generation": a new object is linked at once (flagged fresh), a
+ * deleted one stays linked but is flagged dead so that later messages of the
+ * batch no longer find it, an update saves the old value. Every change is
+ * recorded in the transaction log (ctl_trans). Commit walks the log forward:
+ * notifications and echoes in message order, dead objects freed. Abort walks
+ * it backwards and undoes each step, so a failed batch leaves the store
+ * exactly as it was. Handle counters are never rolled back, as in the kernel.
+ */
+#ifndef NFTDP_CTL_STATE_H
+#define NFTDP_CTL_STATE_H
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include "control_priv.h"
+#include "ctl_list.h"
+
+#define CTL_NAME_MAXLEN 256   /* NFT_NAME_MAXLEN */
+#define CTL_USERDATA_MAXLEN 256
+#define CTL_JUMP_STACK_SIZE 16 /* NFT_JUMP_STACK_SIZE */
+#define CTL_DATA_MAXLEN 64    /* NFT_DATA_VALUE_MAXLEN */
+
+struct ctl_table {
+	struct ctl_list list;
+	struct ctl_list chains, sets, objs, flowtables;
+	char *name;
+	uint8_t family;
+	uint32_t flags; /* NFT_TABLE_F_* */
+	uint32_t nlpid; /* owner port id with NFT_TABLE_F_OWNER */
+	uint64_t handle;
+	uint64_t hgenerator; /* per-table handle counter: chains, rules, sets, ... */
+	void *udata;
+	uint32_t udlen;
+	uint32_t use;
+	bool dead;
+};
+
+struct ctl_chain {
+	struct ctl_list list;
+	struct ctl_table *table;
+	struct nftnl_chain *nl; /* what dumps replay: name, hook, type, policy, ... */
+	const char *name;       /* owned by nl */
+	uint64_t handle;
+	uint32_t chain_id; /* NFTA_CHAIN_ID within the open batch */
+	bool base;
+	uint32_t hooknum;
+	int32_t prio;
+	struct ctl_list rules;
+	uint32_t use; /* rules + jumps, gotos and vmap elements naming it */
+	uint32_t nrules;
+	bool dead;
+};
+
+/* What a rule or element refers to, so use counts follow it. */
+struct ctl_ref {
+	enum { CTL_REF_CHAIN, CTL_REF_SET, CTL_REF_OBJ, CTL_REF_FLOWTABLE } kind;
+	void *obj;
+};
+
+struct ctl_rule {
+	struct ctl_list list;
+	struct ctl_chain *chain;
+	struct nftnl_rule *nl;
+	uint64_t handle;
+	uint32_t rule_id;
+	unsigned int nrefs;
+	struct ctl_ref *refs;
+	bool dead;
+};
+
+struct ctl_elem {
+	struct ctl_elem *hnext; /* hash chain */
+	struct ctl_list list;   /* insertion order, for dumps */
+	uint32_t hash;
+	uint32_t flags; /* NFT_SET_ELEM_* */
+	uint8_t klen, kelen;
+	uint8_t key[CTL_DATA_MAXLEN];
+	uint8_t key_end[CTL_DATA_MAXLEN];
+	uint16_t datalen, udlen, exprlen;
+	uint16_t expr_type; /* NFTA_SET_ELEM_EXPR or NFTA_SET_ELEM_EXPRESSIONS */
+	void *data;         /* payload of NFTA_SET_ELEM_DATA (a nest), or NULL */
+	void *udata;
+	void *expr; /* payload of the expression attribute */
+	char *objref;
+	uint64_t timeout;    /* ms, 0: none */
+	uint64_t expires_at; /* ms since the control plane's epoch, 0: never */
+	struct ctl_chain *chain_ref; /* verdict data jumping to a chain */
+	void *obj_ref;               /* struct ctl_obj of an object map element */
+	bool dead;
+};
+
+struct ctl_set {
+	struct ctl_list list;
+	struct ctl_table *table;
+	struct nftnl_set *nl; /* attributes only, never elements */
+	const char *name;     /* owned by nl */
+	uint64_t handle;
+	uint32_t set_id;
+	uint32_t flags;
+	uint32_t klen, dlen, dtype, objtype;
+	uint32_t size; /* NFTA_SET_DESC_SIZE, 0: no limit */
+	uint64_t timeout;
+	uint32_t use; /* rules bound to it */
+	uint32_t nelems;
+	/* elements */
+	struct ctl_elem **htab;
+	uint32_t hsize, nhashed;
+	struct ctl_list elems;
+	/* the set's element expressions (NFTA_SET_EXPR[ESSIONS]) that every
+	 * element without its own gets, as the element attribute */
+	void *elem_expr;
+	uint16_t elem_exprlen, elem_expr_type;
+	bool anonymous;
+	bool dead;
+};
+
+struct ctl_obj {
+	struct ctl_list list;
+	struct ctl_table *table;
+	struct nftnl_obj *nl;
+	const char *name;
+	uint32_t type;
+	uint64_t handle;
+	uint32_t use;
+	bool dead;
+};
+
+struct ctl_flowtable {
+	struct ctl_list list;
+	struct ctl_table *table;
+	struct nftnl_flowtable *nl;
+	const char *name;
+	uint64_t handle;
+	uint32_t use;
+	bool dead;
+};
+
+enum ctl_trans_op {
+	CTL_TR_NEWTABLE,
+	CTL_TR_UPDTABLE,
+	CTL_TR_DELTABLE,
+	CTL_TR_NEWCHAIN,
+	CTL_TR_UPDCHAIN,
+	CTL_TR_DELCHAIN,
+	CTL_TR_NEWRULE,
+	CTL_TR_DELRULE,
+	CTL_TR_NEWSET,
+	CTL_TR_DELSET,
+	CTL_TR_NEWSETELEM,
+	CTL_TR_DELSETELEM,
+	CTL_TR_NEWOBJ,
+	CTL_TR_UPDOBJ,
+	CTL_TR_DELOBJ,
+	CTL_TR_NEWFLOWTABLE,
+	CTL_TR_UPDFLOWTABLE,
+	CTL_TR_DELFLOWTABLE,
+};
+
+struct ctl_trans {
+	struct ctl_list list;
+	enum ctl_trans_op op;
+	uint8_t family;
+	uint32_t portid;
+	uint32_t seq;
+	uint16_t nlflags; /* of the request: NLM_F_CREATE/EXCL/ECHO/APPEND/REPLACE */
+	struct ctl_session *session;
+	struct ctl_table *table;
+	void *obj; /* chain, rule, set, obj, flowtable */
+	struct ctl_elem *elem;
+	/* saved state for updates, restored by abort */
+	uint32_t old_flags;
+	struct nftnl_chain *old_chain;
+	struct nftnl_obj *old_obj;
+	struct nftnl_flowtable *old_flowtable;
+	const char *old_name;
+	/* the rule this one replaced (NEWRULE with NLM_F_REPLACE) */
+	struct ctl_rule *replaced;
+};
+
+struct ctl_state {
+	struct ctl_list tables;
+	struct ctl_list trans; /* the open batch */
+	uint32_t genid;
+	uint64_t table_handle;
+	bool validate; /* the open batch added jumps: validate before commit */
+	uint64_t epoch_ms;
+};
+
+/* What one message handler works with. */
+struct ctl_msg {
+	struct nftdp_ctl *ctl;
+	struct ctl_state *st;
+	struct ctl_session *s;
+	const struct nlmsghdr *nlh;
+	uint8_t family;
+	const struct nlattr **tb; /* attributes by type, validated by the policy */
+	const struct nlattr *bad_attr; /* extended ack: the offending attribute */
+	bool batch;
+};
+
+/* ---- nfnl.c ---- */
+uint64_t ctl_now_ms(void);
+/* Message building for answers, dumps and notifications (reply.c). */
+struct ctl_out {
+	struct ctl_session *s; /* unicast target, or NULL for multicast */
+	struct nftdp_ctl *ctl;
+	unsigned int mcast_group;       /* with s NULL: NFNLGRP_* to send to */
+	const struct ctl_session *skip; /* multicast skips this session */
+	char *buf;
+	size_t len, cap;
+};
+void ctl_out_init(struct ctl_out *o, struct nftdp_ctl *ctl, struct ctl_session *s);
+/* Start a message in the output, returns the header; flush as needed. */
+struct nlmsghdr *ctl_out_msg(struct ctl_out *o, uint16_t type, uint8_t family, uint16_t flags,
+			     uint32_t seq, uint32_t portid, uint16_t res_id);
+/* The message just built is complete (its nlmsg_len set by libmnl). */
+void ctl_out_end(struct ctl_out *o, struct nlmsghdr *nlh);
+/* Drop the message just started. */
+void ctl_out_cancel(struct ctl_out *o, struct nlmsghdr *nlh);
+void ctl_out_flush(struct ctl_out *o);
+void ctl_out_done(struct ctl_out *o, uint32_t seq, uint32_t portid);
+void ctl_out_free(struct ctl_out *o);
+/* Room left in the scratch area for the message being built. */
+size_t ctl_out_room(const struct ctl_out *o, const struct nlmsghdr *nlh);
+
+/* nfnl.c: error and ack answers (netlink_ack). */
+void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struct nlattr *bad_attr,
+	     bool ext_ack);
+
+/* ---- lookups (obj_*.c) ---- */
+struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name, uint8_t family,
+				   int *err);
+struct ctl_chain *ctl_chain_lookup(struct ctl_table *t, const char *name);
+struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id);
+struct ctl_chain *ctl_chain_lookup_handle(struct ctl_table *t, uint64_t handle);
+struct ctl_set *ctl_set_lookup(struct ctl_table *t, const char *name);
+struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id);
+struct ctl_obj *ctl_obj_lookup(struct ctl_table *t, const char *name, uint32_t type);
+struct ctl_flowtable *ctl_flowtable_lookup(struct ctl_table *t, const char *name);
+bool ctl_iface_exists(const struct nftdp_ctl *ctl, const char *name);
+
+/* ---- transaction (trans.c) ---- */
+struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
+				void *obj);
+int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
+		     const struct nlmsghdr *last);
+void ctl_trans_abort(struct nftdp_ctl *ctl);
+/* Jump depth from every base chain of t (nft_table_validate): 0 or -EMLINK. */
+int ctl_table_validate(struct ctl_table *t);
+uint64_t ctl_table_alloc_handle(struct ctl_table *t);
+
+/* ---- object lifetimes (obj_*.c) ---- */
+void ctl_table_free(struct ctl_table *t);
+void ctl_chain_free(struct ctl_chain *c);
+void ctl_rule_free(struct ctl_rule *r);
+void ctl_set_free(struct ctl_set *s);
+void ctl_elem_free(struct ctl_elem *e);
+void ctl_obj_free(struct ctl_obj *o);
+void ctl_flowtable_free(struct ctl_flowtable *f);
+void ctl_refs_get(struct ctl_ref *refs, unsigned int n);
+void ctl_refs_put(struct ctl_ref *refs, unsigned int n);
+void ctl_set_elem_unlink(struct ctl_set *set, struct ctl_elem *e);
+void ctl_elem_refs(struct ctl_elem *e, int delta);
+/* Delete everything in t (nft_flush_table), recording each step. */
+int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
+int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
+
+/* ---- building messages for dumps and notifications ---- */
+void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t);
+void ctl_chain_fill(struct nlmsghdr *nlh, const struct ctl_chain *c);
+void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r);
+void ctl_set_fill(struct nlmsghdr *nlh, const struct ctl_set *s);
+void ctl_elem_fill_one(struct nlmsghdr *nlh, const struct ctl_set *set, const struct ctl_elem *e);
+void ctl_obj_fill(struct nlmsghdr *nlh, const struct ctl_obj *o);
+void ctl_flowtable_fill(struct nlmsghdr *nlh, const struct ctl_flowtable *f);
+
+/* ---- message handlers ---- */
+int ctl_newtable(struct ctl_msg *m);
+int ctl_deltable(struct ctl_msg *m);
+int ctl_gettable(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newchain(struct ctl_msg *m);
+int ctl_delchain(struct ctl_msg *m);
+int ctl_getchain(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newrule(struct ctl_msg *m);
+int ctl_delrule(struct ctl_msg *m);
+int ctl_getrule(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newset(struct ctl_msg *m);
+int ctl_delset(struct ctl_msg *m);
+int ctl_getset(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newsetelem(struct ctl_msg *m);
+int ctl_delsetelem(struct ctl_msg *m);
+int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newobj(struct ctl_msg *m);
+int ctl_delobj(struct ctl_msg *m);
+int ctl_getobj(struct ctl_msg *m, struct ctl_out *o);
+int ctl_newflowtable(struct ctl_msg *m);
+int ctl_delflowtable(struct ctl_msg *m);
+int ctl_getflowtable(struct ctl_msg *m, struct ctl_out *o);
+
+/* Attribute offsets for the extended ack: NULL when the attribute is absent. */
+static inline uint32_t ctl_attr_offset(const struct nlmsghdr *nlh, const struct nlattr *a)
+{
+	return (uint32_t)((const char *)a - (const char *)nlh);
+}
+
+#endif

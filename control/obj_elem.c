@@ -1,0 +1,644 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Set elements: mirrors nf_tables_newsetelem (nft_add_set_elem),
+ * nf_tables_delsetelem (nft_del_setelem, nft_set_flush) and
+ * nf_tables_getsetelem / nf_tables_dump_set.
+ *
+ * The control plane keeps each element's attributes for dumps, indexed by a
+ * hash of (key, interval-end flag) so that one element is added, found or
+ * removed in constant time whatever the size of the set. The dataplane's
+ * lookup structures (sets/) are built from these at commit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_state.h"
+
+#include <linux/netfilter.h>
+
+#define ELEM_ID_FLAGS (NFT_SET_ELEM_INTERVAL_END | NFT_SET_ELEM_CATCHALL)
+
+static uint32_t elem_hash(const uint8_t *key, unsigned int len, uint32_t flags)
+{
+	uint32_t h = 2166136261u ^ (flags & ELEM_ID_FLAGS);
+
+	for (unsigned int i = 0; i < len; i++) {
+		h ^= key[i];
+		h *= 16777619u;
+	}
+	return h ^ (h >> 15);
+}
+
+static int htab_grow(struct ctl_set *s)
+{
+	uint32_t nsize = s->hsize ? s->hsize * 2 : 64;
+	struct ctl_elem **nt = calloc(nsize, sizeof(*nt));
+	struct ctl_elem *e;
+
+	if (nt == NULL)
+		return -ENOMEM;
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		uint32_t b = e->hash & (nsize - 1);
+
+		e->hnext = nt[b];
+		nt[b] = e;
+	}
+	free(s->htab);
+	s->htab = nt;
+	s->hsize = nsize;
+	return 0;
+}
+
+static struct ctl_elem *elem_find(const struct ctl_set *s, const uint8_t *key, unsigned int klen,
+				  uint32_t flags, bool with_dead)
+{
+	uint32_t h = elem_hash(key, klen, flags);
+	struct ctl_elem *e;
+
+	if (s->hsize == 0)
+		return NULL;
+	for (e = s->htab[h & (s->hsize - 1)]; e; e = e->hnext) {
+		if (e->hash != h || e->klen != klen || (e->flags & ELEM_ID_FLAGS) != (flags & ELEM_ID_FLAGS))
+			continue;
+		if (memcmp(e->key, key, klen) != 0)
+			continue;
+		if (e->dead && !with_dead)
+			continue;
+		return e;
+	}
+	return NULL;
+}
+
+static int elem_link(struct ctl_set *s, struct ctl_elem *e)
+{
+	uint32_t b;
+
+	if (s->nhashed + 1 > s->hsize && htab_grow(s) < 0)
+		return -ENOMEM;
+	b = e->hash & (s->hsize - 1);
+	e->hnext = s->htab[b];
+	s->htab[b] = e;
+	ctl_list_add_tail(&e->list, &s->elems);
+	s->nhashed++;
+	return 0;
+}
+
+void ctl_set_elem_unlink(struct ctl_set *s, struct ctl_elem *e)
+{
+	struct ctl_elem **pp = &s->htab[e->hash & (s->hsize - 1)];
+
+	while (*pp && *pp != e)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = e->hnext;
+	ctl_list_del(&e->list);
+	s->nhashed--;
+}
+
+void ctl_elem_free(struct ctl_elem *e)
+{
+	free(e->data);
+	free(e->udata);
+	free(e->expr);
+	free(e->objref);
+	free(e);
+}
+
+void ctl_elem_refs(struct ctl_elem *e, int delta)
+{
+	if (e->chain_ref)
+		e->chain_ref->use += delta;
+	if (e->obj_ref)
+		((struct ctl_obj *)e->obj_ref)->use += delta;
+}
+
+static void *dup_payload(const struct nlattr *a, uint16_t *len)
+{
+	void *p;
+
+	*len = mnl_attr_get_payload_len(a);
+	p = malloc(*len ? *len : 1);
+	if (p)
+		memcpy(p, mnl_attr_get_payload(a), *len);
+	return p;
+}
+
+/* nft_data_init() for a value: NFTA_DATA_VALUE of exactly len bytes. */
+static int parse_value(const struct nlattr *nest, uint8_t *out, unsigned int len)
+{
+	const struct nlattr *a, *val = NULL;
+
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0)
+		return -EINVAL;
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == NFTA_DATA_VALUE)
+			val = a;
+		else
+			return -EINVAL;
+	}
+	if (val == NULL || mnl_attr_get_payload_len(val) == 0 ||
+	    mnl_attr_get_payload_len(val) > CTL_DATA_MAXLEN)
+		return -EINVAL;
+	if (mnl_attr_get_payload_len(val) != len)
+		return -EINVAL;
+	memcpy(out, mnl_attr_get_payload(val), len);
+	return 0;
+}
+
+/* nft_verdict_init(): the verdict code and, for jump/goto, the chain. */
+static int parse_verdict(struct ctl_set *s, const struct nlattr *nest, struct ctl_chain **chain)
+{
+	const struct nlattr *a, *v = NULL, *code = NULL, *cname = NULL;
+	int32_t verdict;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == NFTA_DATA_VERDICT)
+			v = a;
+		else
+			return -EINVAL;
+	}
+	if (v == NULL)
+		return -EINVAL;
+	mnl_attr_for_each_nested(a, v) {
+		switch (mnl_attr_get_type(a)) {
+		case NFTA_VERDICT_CODE:
+			code = a;
+			break;
+		case NFTA_VERDICT_CHAIN:
+			cname = a;
+			break;
+		case NFTA_VERDICT_CHAIN_ID:
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (code == NULL || mnl_attr_validate(code, MNL_TYPE_U32) < 0)
+		return -EINVAL;
+	verdict = (int32_t)ntohl(mnl_attr_get_u32(code));
+	switch (verdict) {
+	case NF_ACCEPT:
+	case NF_DROP:
+	case NFT_CONTINUE:
+	case NFT_BREAK:
+	case NFT_RETURN:
+		return 0;
+	case NFT_JUMP:
+	case NFT_GOTO:
+		if (cname == NULL || mnl_attr_validate(cname, MNL_TYPE_NUL_STRING) < 0)
+			return -EINVAL;
+		*chain = ctl_chain_lookup(s->table, mnl_attr_get_str(cname));
+		if (*chain == NULL)
+			return -ENOENT;
+		if ((*chain)->base)
+			return -EOPNOTSUPP;
+		return 0;
+	default:
+		if ((verdict & NF_VERDICT_MASK) == NF_QUEUE)
+			return -EINVAL;
+		return -EINVAL;
+	}
+}
+
+/* Parse one NFTA_LIST_ELEM of NFTA_SET_ELEM_LIST_ELEMENTS into e. */
+static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_elem *e,
+		      bool for_delete)
+{
+	const struct nlattr *tb[NFTA_SET_ELEM_MAX + 1] = {0};
+	const struct nlattr *a;
+	int err;
+
+	if (mnl_attr_get_type(elem) != NFTA_LIST_ELEM || mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0)
+		return -EINVAL;
+	mnl_attr_for_each_nested(a, elem) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type == 0 || type > NFTA_SET_ELEM_MAX || type == NFTA_SET_ELEM_PAD)
+			return -EINVAL;
+		tb[type] = a;
+	}
+	if (tb[NFTA_SET_ELEM_FLAGS]) {
+		if (mnl_attr_validate(tb[NFTA_SET_ELEM_FLAGS], MNL_TYPE_U32) < 0)
+			return -EINVAL;
+		e->flags = ntohl(mnl_attr_get_u32(tb[NFTA_SET_ELEM_FLAGS]));
+		if (e->flags & ~(NFT_SET_ELEM_INTERVAL_END | NFT_SET_ELEM_CATCHALL))
+			return -EOPNOTSUPP;
+		if (!(s->flags & NFT_SET_INTERVAL) && (e->flags & NFT_SET_ELEM_INTERVAL_END))
+			return -EINVAL;
+	}
+	if (e->flags & NFT_SET_ELEM_CATCHALL) {
+		if (tb[NFTA_SET_ELEM_KEY] || tb[NFTA_SET_ELEM_KEY_END])
+			return -EINVAL;
+	} else {
+		if (tb[NFTA_SET_ELEM_KEY] == NULL)
+			return -EINVAL;
+		err = parse_value(tb[NFTA_SET_ELEM_KEY], e->key, s->klen);
+		if (err < 0)
+			return err;
+		e->klen = s->klen;
+	}
+	if (tb[NFTA_SET_ELEM_KEY_END]) {
+		if (!(s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT))
+			return -EINVAL;
+		err = parse_value(tb[NFTA_SET_ELEM_KEY_END], e->key_end, s->klen);
+		if (err < 0)
+			return err;
+		e->kelen = s->klen;
+	}
+	if (for_delete)
+		return 0;
+
+	if (s->flags & NFT_SET_MAP) {
+		if (tb[NFTA_SET_ELEM_DATA] == NULL && !(e->flags & NFT_SET_ELEM_INTERVAL_END))
+			return -EINVAL;
+	} else if (tb[NFTA_SET_ELEM_DATA]) {
+		return -EINVAL;
+	}
+	if (s->flags & NFT_SET_OBJECT) {
+		if (tb[NFTA_SET_ELEM_OBJREF] == NULL && !(e->flags & NFT_SET_ELEM_INTERVAL_END))
+			return -EINVAL;
+	} else if (tb[NFTA_SET_ELEM_OBJREF]) {
+		return -EINVAL;
+	}
+	if (tb[NFTA_SET_ELEM_TIMEOUT]) {
+		if (!(s->flags & NFT_SET_TIMEOUT) ||
+		    mnl_attr_validate(tb[NFTA_SET_ELEM_TIMEOUT], MNL_TYPE_U64) < 0)
+			return -EINVAL;
+		e->timeout = be64toh(mnl_attr_get_u64(tb[NFTA_SET_ELEM_TIMEOUT]));
+	} else if ((s->flags & NFT_SET_TIMEOUT) && !(e->flags & NFT_SET_ELEM_INTERVAL_END)) {
+		e->timeout = s->timeout;
+	}
+	if (e->timeout) {
+		uint64_t expires = e->timeout;
+
+		if (tb[NFTA_SET_ELEM_EXPIRATION]) {
+			if (mnl_attr_validate(tb[NFTA_SET_ELEM_EXPIRATION], MNL_TYPE_U64) < 0)
+				return -EINVAL;
+			expires = be64toh(mnl_attr_get_u64(tb[NFTA_SET_ELEM_EXPIRATION]));
+			if (expires > e->timeout)
+				return -ERANGE;
+		}
+		e->expires_at = ctl_now_ms() + expires;
+	} else if (tb[NFTA_SET_ELEM_EXPIRATION]) {
+		return -EINVAL;
+	}
+	if (tb[NFTA_SET_ELEM_DATA] && !(e->flags & NFT_SET_ELEM_INTERVAL_END)) {
+		if (s->dtype == NFT_DATA_VERDICT) {
+			err = parse_verdict(s, tb[NFTA_SET_ELEM_DATA], &e->chain_ref);
+		} else {
+			uint8_t tmp[CTL_DATA_MAXLEN];
+
+			err = parse_value(tb[NFTA_SET_ELEM_DATA], tmp, s->dlen);
+		}
+		if (err < 0)
+			return err;
+		e->data = dup_payload(tb[NFTA_SET_ELEM_DATA], &e->datalen);
+		if (e->data == NULL)
+			return -ENOMEM;
+	}
+	if (tb[NFTA_SET_ELEM_OBJREF] && !(e->flags & NFT_SET_ELEM_INTERVAL_END)) {
+		if (mnl_attr_validate(tb[NFTA_SET_ELEM_OBJREF], MNL_TYPE_NUL_STRING) < 0)
+			return -EINVAL;
+		e->obj_ref = ctl_obj_lookup(s->table, mnl_attr_get_str(tb[NFTA_SET_ELEM_OBJREF]),
+					    s->objtype);
+		if (e->obj_ref == NULL)
+			return -ENOENT;
+		e->objref = strdup(mnl_attr_get_str(tb[NFTA_SET_ELEM_OBJREF]));
+		if (e->objref == NULL)
+			return -ENOMEM;
+	}
+	if (tb[NFTA_SET_ELEM_USERDATA]) {
+		if (mnl_attr_get_payload_len(tb[NFTA_SET_ELEM_USERDATA]) > CTL_USERDATA_MAXLEN)
+			return -ERANGE;
+		e->udata = dup_payload(tb[NFTA_SET_ELEM_USERDATA], &e->udlen);
+		if (e->udata == NULL)
+			return -ENOMEM;
+	}
+	if (tb[NFTA_SET_ELEM_EXPR] || tb[NFTA_SET_ELEM_EXPRESSIONS]) {
+		const struct nlattr *x = tb[NFTA_SET_ELEM_EXPR] ? tb[NFTA_SET_ELEM_EXPR]
+								 : tb[NFTA_SET_ELEM_EXPRESSIONS];
+
+		if (s->elem_expr && !(s->flags & NFT_SET_EXPR))
+			return -EOPNOTSUPP;
+		e->expr_type = mnl_attr_get_type(x);
+		e->expr = dup_payload(x, &e->exprlen);
+		if (e->expr == NULL)
+			return -ENOMEM;
+	} else if (s->elem_expr && !(e->flags & NFT_SET_ELEM_INTERVAL_END)) {
+		e->expr_type = s->elem_expr_type;
+		e->exprlen = s->elem_exprlen;
+		e->expr = malloc(e->exprlen ? e->exprlen : 1);
+		if (e->expr == NULL)
+			return -ENOMEM;
+		memcpy(e->expr, s->elem_expr, e->exprlen);
+	}
+	return 0;
+}
+
+static bool elem_same_data(const struct ctl_elem *a, const struct ctl_elem *b)
+{
+	if (a->datalen != b->datalen || (a->datalen && memcmp(a->data, b->data, a->datalen)))
+		return false;
+	if ((a->objref == NULL) != (b->objref == NULL))
+		return false;
+	if (a->objref && strcmp(a->objref, b->objref) != 0)
+		return false;
+	if (a->kelen != b->kelen || memcmp(a->key_end, b->key_end, a->kelen) != 0)
+		return false;
+	return true;
+}
+
+static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set **sp)
+{
+	struct ctl_table *t;
+	struct ctl_set *s = NULL;
+	int err;
+
+	t = ctl_table_lookup(m, m->tb[NFTA_SET_ELEM_LIST_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_SET_ELEM_LIST_TABLE];
+		return err;
+	}
+	if (m->tb[NFTA_SET_ELEM_LIST_SET])
+		s = ctl_set_lookup(t, mnl_attr_get_str(m->tb[NFTA_SET_ELEM_LIST_SET]));
+	if (s == NULL && m->batch && m->tb[NFTA_SET_ELEM_LIST_SET_ID])
+		s = ctl_set_lookup_id(m->st, t,
+				      ntohl(mnl_attr_get_u32(m->tb[NFTA_SET_ELEM_LIST_SET_ID])));
+	if (s == NULL) {
+		m->bad_attr = m->tb[NFTA_SET_ELEM_LIST_SET] ? m->tb[NFTA_SET_ELEM_LIST_SET]
+							      : m->tb[NFTA_SET_ELEM_LIST_SET_ID];
+		return m->bad_attr ? -ENOENT : -EINVAL;
+	}
+	*tp = t;
+	*sp = s;
+	return 0;
+}
+
+static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *attr)
+{
+	struct ctl_elem *e, *old;
+	struct ctl_trans *tr;
+	int err;
+
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	err = elem_parse(s, attr, e, false);
+	if (err < 0)
+		goto err_elem;
+	e->hash = elem_hash(e->key, e->klen, e->flags);
+	old = elem_find(s, e->key, e->klen, e->flags, false);
+	if (old) {
+		if (m->nlh->nlmsg_flags & NLM_F_EXCL)
+			err = -EEXIST;
+		else if (!elem_same_data(old, e))
+			err = -EBUSY;
+		else
+			err = 0;
+		goto err_elem;
+	}
+	if (s->size && !(e->flags & NFT_SET_ELEM_CATCHALL) && s->nelems >= s->size) {
+		err = -ENFILE;
+		goto err_elem;
+	}
+	tr = ctl_trans_add(m, CTL_TR_NEWSETELEM, s->table, s);
+	if (tr == NULL) {
+		err = -ENOMEM;
+		goto err_elem;
+	}
+	tr->elem = e;
+	if (elem_link(s, e) < 0) {
+		ctl_list_del(&tr->list);
+		free(tr);
+		err = -ENOMEM;
+		goto err_elem;
+	}
+	s->nelems++;
+	ctl_elem_refs(e, +1);
+	if (e->chain_ref)
+		m->st->validate = true;
+	return 0;
+
+err_elem:
+	ctl_elem_free(e);
+	return err;
+}
+
+int ctl_newsetelem(struct ctl_msg *m)
+{
+	const struct nlattr *attr;
+	struct ctl_table *t;
+	struct ctl_set *s;
+	int err;
+
+	err = set_for_msg(m, &t, &s);
+	if (err < 0)
+		return err;
+	if (s->use > 0 && (s->flags & (NFT_SET_CONSTANT | NFT_SET_ANONYMOUS)))
+		return -EBUSY;
+	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL)
+		return -EINVAL;
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+		err = add_elem(m, s, attr);
+		if (err < 0) {
+			m->bad_attr = attr;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e)
+{
+	struct ctl_trans *tr = ctl_trans_add(m, CTL_TR_DELSETELEM, s->table, s);
+
+	if (tr == NULL)
+		return -ENOMEM;
+	tr->elem = e;
+	e->dead = true;
+	s->nelems--;
+	ctl_elem_refs(e, -1);
+	return 0;
+}
+
+int ctl_delsetelem(struct ctl_msg *m)
+{
+	const struct nlattr *attr;
+	struct ctl_table *t;
+	struct ctl_set *s;
+	struct ctl_elem *e;
+	int err;
+
+	err = set_for_msg(m, &t, &s);
+	if (err < 0)
+		return err;
+	if (s->use > 0 && (s->flags & (NFT_SET_CONSTANT | NFT_SET_ANONYMOUS)))
+		return -EBUSY;
+	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL) {
+		/* nft_set_flush() */
+		ctl_list_for_each_entry(e, &s->elems, list) {
+			if (e->dead)
+				continue;
+			err = del_elem(m, s, e);
+			if (err < 0)
+				return err;
+		}
+		return 0;
+	}
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+		struct ctl_elem key = {0};
+
+		err = elem_parse(s, attr, &key, true);
+		if (err == 0) {
+			e = elem_find(s, key.key, key.klen, key.flags, false);
+			err = e ? del_elem(m, s, e) : -ENOENT;
+		}
+		if (err < 0) {
+			m->bad_attr = attr;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void put_data_nest(struct nlmsghdr *nlh, uint16_t type, const void *data, size_t len)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put(nlh, NFTA_DATA_VALUE, len, data);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static void put_raw_nest(struct nlmsghdr *nlh, uint16_t type, const void *payload, size_t len)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, type);
+
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), payload, len);
+	nlh->nlmsg_len += MNL_ALIGN(len);
+	mnl_attr_nest_end(nlh, n);
+}
+
+/* nf_tables_fill_setelem() */
+static void elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const struct ctl_elem *e,
+		     uint64_t now)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+
+	if (!(e->flags & NFT_SET_ELEM_CATCHALL))
+		put_data_nest(nlh, NFTA_SET_ELEM_KEY, e->key, e->klen);
+	if (e->kelen)
+		put_data_nest(nlh, NFTA_SET_ELEM_KEY_END, e->key_end, e->kelen);
+	if (e->data)
+		put_raw_nest(nlh, NFTA_SET_ELEM_DATA, e->data, e->datalen);
+	if (e->expr)
+		put_raw_nest(nlh, e->expr_type, e->expr, e->exprlen);
+	if (e->objref)
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_OBJREF, e->objref);
+	if (e->flags)
+		mnl_attr_put_u32(nlh, NFTA_SET_ELEM_FLAGS, htonl(e->flags));
+	if (e->timeout) {
+		if (e->timeout != s->timeout)
+			mnl_attr_put_u64(nlh, NFTA_SET_ELEM_TIMEOUT, htobe64(e->timeout));
+		mnl_attr_put_u64(nlh, NFTA_SET_ELEM_EXPIRATION,
+				 htobe64(e->expires_at > now ? e->expires_at - now : 0));
+	}
+	if (e->udata)
+		mnl_attr_put(nlh, NFTA_SET_ELEM_USERDATA, e->udlen, e->udata);
+	mnl_attr_nest_end(nlh, n);
+}
+
+void ctl_elem_fill_one(struct nlmsghdr *nlh, const struct ctl_set *s, const struct ctl_elem *e)
+{
+	struct nlattr *n;
+
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, s->table->name);
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, s->name);
+	n = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+	elem_put(nlh, s, e, ctl_now_ms());
+	mnl_attr_nest_end(nlh, n);
+}
+
+static bool elem_expired(const struct ctl_elem *e, uint64_t now)
+{
+	return e->expires_at && e->expires_at <= now;
+}
+
+#define ELEMS_PER_MSG_BYTES 8192
+
+/* nf_tables_dump_set(): the elements in as many messages as needed. */
+static void dump_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
+{
+	uint64_t now = ctl_now_ms();
+	struct ctl_elem *e = ctl_list_entry(s->elems.next, struct ctl_elem, list);
+
+	while (&e->list != &s->elems) {
+		struct nlmsghdr *nlh;
+		struct nlattr *n;
+		unsigned int count = 0;
+
+		nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
+				  s->table->family, NLM_F_MULTI, m->nlh->nlmsg_seq,
+				  ctl_session_portid(m->s), m->st->genid & 0xffff);
+		if (nlh == NULL)
+			return;
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, s->table->name);
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, s->name);
+		n = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+		for (; &e->list != &s->elems && nlh->nlmsg_len < ELEMS_PER_MSG_BYTES;
+		     e = ctl_list_entry(e->list.next, struct ctl_elem, list)) {
+			if (e->dead || elem_expired(e, now))
+				continue;
+			elem_put(nlh, s, e, now);
+			count++;
+		}
+		mnl_attr_nest_end(nlh, n);
+		if (count)
+			ctl_out_end(o, nlh);
+		else
+			ctl_out_cancel(o, nlh);
+	}
+}
+
+int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
+{
+	struct ctl_table *t;
+	struct ctl_set *s;
+	const struct nlattr *attr;
+	int err;
+
+	err = set_for_msg(m, &t, &s);
+	if (err < 0)
+		return err;
+	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
+		dump_elems(m, o, s);
+		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
+		return -EINTR;
+	}
+	/* get element: each requested element, found by its key */
+	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL)
+		return -EINVAL;
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+		struct ctl_elem key = {0}, *e;
+		struct nlmsghdr *nlh;
+
+		err = elem_parse(s, attr, &key, true);
+		if (err < 0) {
+			m->bad_attr = attr;
+			return err;
+		}
+		e = elem_find(s, key.key, key.klen, key.flags, false);
+		if (e == NULL || elem_expired(e, ctl_now_ms())) {
+			m->bad_attr = attr;
+			return -ENOENT;
+		}
+		nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
+				  s->table->family, 0, m->nlh->nlmsg_seq,
+				  ctl_session_portid(m->s), m->st->genid & 0xffff);
+		if (nlh == NULL)
+			return -ENOMEM;
+		ctl_elem_fill_one(nlh, s, e);
+		ctl_out_end(o, nlh);
+	}
+	return 0;
+}

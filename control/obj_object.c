@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stateful objects (counter, quota, limit, ct helper/timeout/expectation,
+ * synproxy, secmark, connlimit): mirrors nf_tables_newobj, nf_tables_delobj
+ * and nf_tables_getobj(_reset).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_state.h"
+
+struct ctl_obj *ctl_obj_lookup(struct ctl_table *t, const char *name, uint32_t type)
+{
+	struct ctl_obj *o;
+
+	ctl_list_for_each_entry(o, &t->objs, list)
+		if (!o->dead && o->type == type && strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
+{
+	struct ctl_obj *o;
+
+	ctl_list_for_each_entry(o, &t->objs, list)
+		if (!o->dead && o->handle == handle)
+			return o;
+	return NULL;
+}
+
+void ctl_obj_free(struct ctl_obj *o)
+{
+	nftnl_obj_free(o->nl);
+	free(o);
+}
+
+void ctl_obj_fill(struct nlmsghdr *nlh, const struct ctl_obj *o)
+{
+	nftnl_obj_set_u32(o->nl, NFTNL_OBJ_USE, o->use);
+	nftnl_obj_nlmsg_build_payload(nlh, o->nl);
+}
+
+/* The object types this kernel registers (nft_obj_type_get). */
+static bool obj_type_known(uint32_t type)
+{
+	return type >= NFT_OBJECT_COUNTER && type <= NFT_OBJECT_MAX && type != NFT_OBJECT_TUNNEL;
+}
+
+int ctl_newobj(struct ctl_msg *m)
+{
+	struct ctl_table *t;
+	struct ctl_obj *o;
+	uint32_t type;
+	int err;
+
+	if (!m->tb[NFTA_OBJ_TYPE] || !m->tb[NFTA_OBJ_NAME] || !m->tb[NFTA_OBJ_DATA])
+		return -EINVAL;
+	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+		return err;
+	}
+	type = ntohl(mnl_attr_get_u32(m->tb[NFTA_OBJ_TYPE]));
+	o = ctl_obj_lookup(t, mnl_attr_get_str(m->tb[NFTA_OBJ_NAME]), type);
+	if (o) {
+		if (m->nlh->nlmsg_flags & NLM_F_EXCL) {
+			m->bad_attr = m->tb[NFTA_OBJ_NAME];
+			return -EEXIST;
+		}
+		if (m->nlh->nlmsg_flags & NLM_F_REPLACE)
+			return -EOPNOTSUPP;
+		/* nft_obj_update(): only quota and limit take new parameters;
+		 * the stored attributes are what a dump shows */
+		if (type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT) {
+			struct nftnl_obj *nl = nftnl_obj_alloc();
+			struct ctl_trans *tr;
+
+			if (nl == NULL || nftnl_obj_nlmsg_parse(m->nlh, nl) < 0) {
+				nftnl_obj_free(nl);
+				return -EINVAL;
+			}
+			tr = ctl_trans_add(m, CTL_TR_UPDOBJ, t, o);
+			if (tr == NULL) {
+				nftnl_obj_free(nl);
+				return -ENOMEM;
+			}
+			nftnl_obj_set_u64(nl, NFTNL_OBJ_HANDLE, o->handle);
+			nftnl_obj_set_u32(nl, NFTNL_OBJ_FAMILY, t->family);
+			tr->old_obj = o->nl;
+			o->nl = nl;
+			o->name = nftnl_obj_get_str(nl, NFTNL_OBJ_NAME);
+		}
+		return 0;
+	}
+	if (!obj_type_known(type))
+		return -EOPNOTSUPP;
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return -ENOMEM;
+	o->nl = nftnl_obj_alloc();
+	if (o->nl == NULL || nftnl_obj_nlmsg_parse(m->nlh, o->nl) < 0) {
+		nftnl_obj_free(o->nl);
+		free(o);
+		return -EINVAL;
+	}
+	o->table = t;
+	o->type = type;
+	o->name = nftnl_obj_get_str(o->nl, NFTNL_OBJ_NAME);
+	o->handle = ctl_table_alloc_handle(t);
+	nftnl_obj_set_u64(o->nl, NFTNL_OBJ_HANDLE, o->handle);
+	nftnl_obj_set_u32(o->nl, NFTNL_OBJ_FAMILY, t->family);
+	if (ctl_trans_add(m, CTL_TR_NEWOBJ, t, o) == NULL) {
+		ctl_obj_free(o);
+		return -ENOMEM;
+	}
+	ctl_list_add_tail(&o->list, &t->objs);
+	t->use++;
+	return 0;
+}
+
+int ctl_delobj(struct ctl_msg *m)
+{
+	const struct nlattr *attr;
+	struct ctl_table *t;
+	struct ctl_obj *o;
+	int err;
+
+	if (!m->tb[NFTA_OBJ_TYPE] || (!m->tb[NFTA_OBJ_NAME] && !m->tb[NFTA_OBJ_HANDLE]))
+		return -EINVAL;
+	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+		return err;
+	}
+	if (m->tb[NFTA_OBJ_HANDLE]) {
+		attr = m->tb[NFTA_OBJ_HANDLE];
+		o = obj_lookup_handle(t, be64toh(mnl_attr_get_u64(attr)));
+	} else {
+		attr = m->tb[NFTA_OBJ_NAME];
+		o = ctl_obj_lookup(t, mnl_attr_get_str(attr),
+				   ntohl(mnl_attr_get_u32(m->tb[NFTA_OBJ_TYPE])));
+	}
+	if (o == NULL) {
+		m->bad_attr = attr;
+		return -ENOENT;
+	}
+	if (o->use > 0) {
+		m->bad_attr = attr;
+		return -EBUSY;
+	}
+	if (ctl_trans_add(m, CTL_TR_DELOBJ, t, o) == NULL)
+		return -ENOMEM;
+	o->dead = true;
+	t->use--;
+	return 0;
+}
+
+static void obj_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_obj *obj, uint16_t flags)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWOBJ, obj->table->family, flags,
+			  m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
+	if (nlh == NULL)
+		return;
+	ctl_obj_fill(nlh, obj);
+	ctl_out_end(o, nlh);
+}
+
+/* GETOBJ_RESET: dumped with the values before the reset. The counting state
+ * itself lives in the dataplane; the stored attributes hold the initial
+ * values nft gave. */
+int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
+{
+	struct ctl_table *t;
+	struct ctl_obj *obj;
+	int err;
+
+	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
+		const struct nlattr *tname = m->tb[NFTA_OBJ_TABLE];
+		const struct nlattr *type = m->tb[NFTA_OBJ_TYPE];
+
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
+			if (m->family != AF_UNSPEC && t->family != m->family)
+				continue;
+			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+				continue;
+			ctl_list_for_each_entry(obj, &t->objs, list) {
+				if (type && obj->type != ntohl(mnl_attr_get_u32(type)))
+					continue;
+				obj_msg(o, m, obj, NLM_F_MULTI);
+			}
+		}
+		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
+		return -EINTR;
+	}
+	if (!m->tb[NFTA_OBJ_NAME] || !m->tb[NFTA_OBJ_TYPE])
+		return -EINVAL;
+	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+		return err;
+	}
+	obj = ctl_obj_lookup(t, mnl_attr_get_str(m->tb[NFTA_OBJ_NAME]),
+			     ntohl(mnl_attr_get_u32(m->tb[NFTA_OBJ_TYPE])));
+	if (obj == NULL) {
+		m->bad_attr = m->tb[NFTA_OBJ_NAME];
+		return -ENOENT;
+	}
+	obj_msg(o, m, obj, 0);
+	return 0;
+}

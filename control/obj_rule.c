@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rules: mirrors nf_tables_newrule, nf_tables_delrule, nf_tables_getrule and
+ * the reference keeping of the expressions that name other objects
+ * (immediate jump/goto, lookup, dynset, objref, flow_offload).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdio.h>
+
+#include "ctl_state.h"
+
+#include <libnftnl/expr.h>
+
+#include <linux/netfilter.h>
+
+/* Expression types the kernel here knows, per family where it matters
+ * (nf_tables_expr_parse -> __nft_expr_type_get). queue is not built in. */
+static const char *const known_exprs[] = {
+	"immediate", "cmp", "lookup", "bitwise", "byteorder", "payload", "range", "meta",
+	"rt", "exthdr", "ct", "limit", "log", "counter", "quota", "numgen", "hash", "fib",
+	"nat", "masq", "redir", "reject", "dynset", "objref", "fwd", "dup", "flow_offload",
+	"connlimit", "tunnel", "osf", "socket", "tproxy", "xfrm", "synproxy", "last",
+	"inner", "match", "target", "notrack", NULL,
+};
+
+static bool expr_known(const char *name, uint8_t family)
+{
+	if (strcmp(name, "reject") == 0 && family == NFPROTO_BRIDGE)
+		return false;
+	for (unsigned int i = 0; known_exprs[i]; i++)
+		if (strcmp(known_exprs[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Walk NFTA_RULE_EXPRESSIONS as nf_tables_expr_parse does: every element
+ * must be a nest with a known NFTA_EXPR_NAME. */
+static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned int *n)
+{
+	const struct nlattr *elem;
+
+	*n = 0;
+	mnl_attr_for_each_nested(elem, exprs) {
+		const struct nlattr *a, *name = NULL;
+
+		if (mnl_attr_get_type(elem) != NFTA_LIST_ELEM) {
+			m->bad_attr = elem;
+			return -EINVAL;
+		}
+		if (mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0) {
+			m->bad_attr = elem;
+			return -EINVAL;
+		}
+		mnl_attr_for_each_nested(a, elem) {
+			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME)
+				name = a;
+		}
+		if (name == NULL || mnl_attr_validate(name, MNL_TYPE_NUL_STRING) < 0) {
+			m->bad_attr = elem;
+			return -EINVAL;
+		}
+		if (!expr_known(mnl_attr_get_str(name), m->family)) {
+			m->bad_attr = elem;
+			return -ENOENT;
+		}
+		if (++*n > 128) { /* NFT_RULE_MAXEXPRS */
+			m->bad_attr = elem;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const struct nlattr *nth_expr(const struct nlattr *exprs, unsigned int i)
+{
+	const struct nlattr *elem;
+
+	mnl_attr_for_each_nested(elem, exprs) {
+		if (i-- == 0)
+			return elem;
+	}
+	return exprs;
+}
+
+void ctl_refs_get(struct ctl_ref *refs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		switch (refs[i].kind) {
+		case CTL_REF_CHAIN:
+			((struct ctl_chain *)refs[i].obj)->use++;
+			break;
+		case CTL_REF_SET:
+			((struct ctl_set *)refs[i].obj)->use++;
+			break;
+		case CTL_REF_OBJ:
+			((struct ctl_obj *)refs[i].obj)->use++;
+			break;
+		case CTL_REF_FLOWTABLE:
+			((struct ctl_flowtable *)refs[i].obj)->use++;
+			break;
+		}
+	}
+}
+
+void ctl_refs_put(struct ctl_ref *refs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		switch (refs[i].kind) {
+		case CTL_REF_CHAIN:
+			((struct ctl_chain *)refs[i].obj)->use--;
+			break;
+		case CTL_REF_SET:
+			((struct ctl_set *)refs[i].obj)->use--;
+			break;
+		case CTL_REF_OBJ:
+			((struct ctl_obj *)refs[i].obj)->use--;
+			break;
+		case CTL_REF_FLOWTABLE:
+			((struct ctl_flowtable *)refs[i].obj)->use--;
+			break;
+		}
+	}
+}
+
+static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
+				uint16_t name_attr, uint16_t id_attr)
+{
+	struct ctl_set *s = NULL;
+
+	if (nftnl_expr_is_set(e, name_attr))
+		s = ctl_set_lookup(t, nftnl_expr_get_str(e, name_attr));
+	if (s == NULL && nftnl_expr_is_set(e, id_attr))
+		s = ctl_set_lookup_id(m->st, t, nftnl_expr_get_u32(e, id_attr));
+	return s;
+}
+
+/* Resolve what one expression names (nf_tables_newexpr -> ops->init). */
+static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
+		     struct ctl_ref *ref, bool *has_ref, bool *jumps)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	*has_ref = false;
+	if (strcmp(name, "immediate") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_IMM_VERDICT)) {
+		int32_t v = (int32_t)nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT);
+		struct ctl_chain *c;
+
+		if (v != NFT_JUMP && v != NFT_GOTO)
+			return 0;
+		if (!nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN))
+			return -EINVAL;
+		c = ctl_chain_lookup(t, nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN));
+		if (c == NULL)
+			return -ENOENT;
+		if (c->base)
+			return -EOPNOTSUPP;
+		ref->kind = CTL_REF_CHAIN;
+		ref->obj = c;
+		*has_ref = true;
+		*jumps = true;
+	} else if (strcmp(name, "lookup") == 0) {
+		struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_LOOKUP_SET, NFTNL_EXPR_LOOKUP_SET_ID);
+
+		if (s == NULL)
+			return -ENOENT;
+		if (nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_DREG)) {
+			if (!(s->flags & NFT_SET_MAP))
+				return -EINVAL;
+			if (s->dtype == NFT_DATA_VERDICT)
+				*jumps = true;
+		}
+		/* an anonymous set binds to one rule only (nf_tables_bind_set) */
+		if (s->anonymous && s->use > 0)
+			return -EBUSY;
+		ref->kind = CTL_REF_SET;
+		ref->obj = s;
+		*has_ref = true;
+	} else if (strcmp(name, "dynset") == 0) {
+		struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_DYNSET_SET_NAME,
+					     NFTNL_EXPR_DYNSET_SET_ID);
+
+		if (s == NULL)
+			return -ENOENT;
+		if (s->flags & NFT_SET_CONSTANT)
+			return -EBUSY;
+		ref->kind = CTL_REF_SET;
+		ref->obj = s;
+		*has_ref = true;
+	} else if (strcmp(name, "objref") == 0) {
+		if (nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME)) {
+			struct ctl_obj *o = ctl_obj_lookup(t,
+				nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME),
+				nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
+
+			if (o == NULL)
+				return -ENOENT;
+			ref->kind = CTL_REF_OBJ;
+			ref->obj = o;
+		} else {
+			struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME,
+						     NFTNL_EXPR_OBJREF_SET_ID);
+
+			if (s == NULL)
+				return -ENOENT;
+			if (!(s->flags & NFT_SET_OBJECT))
+				return -EINVAL;
+			ref->kind = CTL_REF_SET;
+			ref->obj = s;
+		}
+		*has_ref = true;
+	} else if (strcmp(name, "flow_offload") == 0) {
+		struct ctl_flowtable *f;
+
+		if (!nftnl_expr_is_set(e, NFTNL_EXPR_FLOW_TABLE_NAME))
+			return -EINVAL;
+		f = ctl_flowtable_lookup(t, nftnl_expr_get_str(e, NFTNL_EXPR_FLOW_TABLE_NAME));
+		if (f == NULL)
+			return -ENOENT;
+		ref->kind = CTL_REF_FLOWTABLE;
+		ref->obj = f;
+		*has_ref = true;
+	}
+	return 0;
+}
+
+void ctl_rule_free(struct ctl_rule *r)
+{
+	nftnl_rule_free(r->nl);
+	free(r->refs);
+	free(r);
+}
+
+void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r)
+{
+	nftnl_rule_nlmsg_build_payload(nlh, r->nl);
+}
+
+static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)
+{
+	struct ctl_rule *r;
+
+	ctl_list_for_each_entry(r, &c->rules, list)
+		if (!r->dead && r->handle == handle)
+			return r;
+	return NULL;
+}
+
+static struct ctl_rule *rule_lookup_id(struct ctl_state *st, struct ctl_chain *c, uint32_t id)
+{
+	struct ctl_trans *tr;
+
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		struct ctl_rule *r = tr->obj;
+
+		if (tr->op == CTL_TR_NEWRULE && r->chain == c && !r->dead && r->rule_id == id)
+			return r;
+	}
+	return NULL;
+}
+
+int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
+{
+	if (ctl_trans_add(m, CTL_TR_DELRULE, r->chain->table, r) == NULL)
+		return -ENOMEM;
+	r->dead = true;
+	r->chain->use--;
+	r->chain->nrules--;
+	ctl_refs_put(r->refs, r->nrefs);
+	return 0;
+}
+
+static struct ctl_chain *rule_chain(struct ctl_msg *m, struct ctl_table *t, int *err)
+{
+	struct ctl_chain *c;
+
+	if (m->tb[NFTA_RULE_CHAIN]) {
+		c = ctl_chain_lookup(t, mnl_attr_get_str(m->tb[NFTA_RULE_CHAIN]));
+		if (c == NULL) {
+			m->bad_attr = m->tb[NFTA_RULE_CHAIN];
+			*err = -ENOENT;
+		}
+		return c;
+	}
+	if (m->tb[NFTA_RULE_CHAIN_ID]) {
+		c = ctl_chain_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_CHAIN_ID])));
+		if (c == NULL) {
+			m->bad_attr = m->tb[NFTA_RULE_CHAIN_ID];
+			*err = -ENOENT;
+		}
+		return c;
+	}
+	*err = -EINVAL;
+	return NULL;
+}
+
+int ctl_newrule(struct ctl_msg *m)
+{
+	uint16_t flags = m->nlh->nlmsg_flags;
+	struct ctl_rule *old = NULL, *r;
+	struct ctl_table *t;
+	struct ctl_chain *c;
+	struct nftnl_expr_iter *it;
+	struct nftnl_expr *e;
+	unsigned int nexprs = 0, i;
+	uint64_t handle;
+	bool jumps = false;
+	int err;
+
+	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+		return err;
+	}
+	c = rule_chain(m, t, &err);
+	if (c == NULL)
+		return err;
+
+	if (m->tb[NFTA_RULE_HANDLE]) {
+		handle = be64toh(mnl_attr_get_u64(m->tb[NFTA_RULE_HANDLE]));
+		old = rule_lookup(c, handle);
+		if (old == NULL) {
+			m->bad_attr = m->tb[NFTA_RULE_HANDLE];
+			return -ENOENT;
+		}
+		if (flags & NLM_F_EXCL) {
+			m->bad_attr = m->tb[NFTA_RULE_HANDLE];
+			return -EEXIST;
+		}
+		if (!(flags & NLM_F_REPLACE))
+			return -EOPNOTSUPP;
+	} else {
+		if (!(flags & NLM_F_CREATE) || (flags & NLM_F_REPLACE))
+			return -EINVAL;
+		handle = ctl_table_alloc_handle(t);
+		if (m->tb[NFTA_RULE_POSITION]) {
+			old = rule_lookup(c, be64toh(mnl_attr_get_u64(m->tb[NFTA_RULE_POSITION])));
+			if (old == NULL) {
+				m->bad_attr = m->tb[NFTA_RULE_POSITION];
+				return -ENOENT;
+			}
+		} else if (m->tb[NFTA_RULE_POSITION_ID]) {
+			old = rule_lookup_id(m->st, c,
+					     ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_POSITION_ID])));
+			if (old == NULL) {
+				m->bad_attr = m->tb[NFTA_RULE_POSITION_ID];
+				return -ENOENT;
+			}
+		}
+	}
+
+	if (m->tb[NFTA_RULE_EXPRESSIONS]) {
+		err = check_exprs(m, m->tb[NFTA_RULE_EXPRESSIONS], &nexprs);
+		if (err < 0)
+			return err;
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	r->nl = nftnl_rule_alloc();
+	if (r->nl == NULL || nftnl_rule_nlmsg_parse(m->nlh, r->nl) < 0) {
+		err = -EINVAL;
+		goto err_rule;
+	}
+	r->refs = calloc(nexprs ? nexprs : 1, sizeof(*r->refs));
+	if (r->refs == NULL) {
+		err = -ENOMEM;
+		goto err_rule;
+	}
+	it = nftnl_expr_iter_create(r->nl);
+	if (it == NULL) {
+		err = -ENOMEM;
+		goto err_rule;
+	}
+	for (i = 0; (e = nftnl_expr_iter_next(it)) != NULL; i++) {
+		bool has_ref;
+
+		err = expr_refs(m, t, e, &r->refs[r->nrefs], &has_ref, &jumps);
+		if (err < 0) {
+			m->bad_attr = nth_expr(m->tb[NFTA_RULE_EXPRESSIONS], i);
+			nftnl_expr_iter_destroy(it);
+			goto err_rule;
+		}
+		if (has_ref)
+			r->nrefs++;
+	}
+	nftnl_expr_iter_destroy(it);
+
+	/* what only the request carries; the handle is ours */
+	nftnl_rule_unset(r->nl, NFTNL_RULE_POSITION);
+	nftnl_rule_unset(r->nl, NFTNL_RULE_ID);
+	nftnl_rule_unset(r->nl, NFTNL_RULE_POSITION_ID);
+	nftnl_rule_set_str(r->nl, NFTNL_RULE_CHAIN, c->name);
+	nftnl_rule_set_u64(r->nl, NFTNL_RULE_HANDLE, handle);
+	nftnl_rule_set_u32(r->nl, NFTNL_RULE_FAMILY, t->family);
+	r->handle = handle;
+	r->chain = c;
+	if (m->tb[NFTA_RULE_ID])
+		r->rule_id = ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_ID]));
+
+	if (flags & NLM_F_REPLACE) {
+		err = ctl_rule_delete(m, old);
+		if (err < 0)
+			goto err_rule;
+		if (ctl_trans_add(m, CTL_TR_NEWRULE, t, r) == NULL) {
+			err = -ENOMEM;
+			goto err_rule;
+		}
+		ctl_list_add_tail(&r->list, &old->list);
+	} else {
+		if (ctl_trans_add(m, CTL_TR_NEWRULE, t, r) == NULL) {
+			err = -ENOMEM;
+			goto err_rule;
+		}
+		if (flags & NLM_F_APPEND) {
+			if (old)
+				ctl_list_add(&r->list, &old->list);
+			else
+				ctl_list_add_tail(&r->list, &c->rules);
+		} else {
+			if (old)
+				ctl_list_add_tail(&r->list, &old->list);
+			else
+				ctl_list_add(&r->list, &c->rules);
+		}
+	}
+	ctl_refs_get(r->refs, r->nrefs);
+	c->use++;
+	c->nrules++;
+	if (jumps)
+		m->st->validate = true;
+	return 0;
+
+err_rule:
+	if (r->nl)
+		nftnl_rule_free(r->nl);
+	free(r->refs);
+	free(r);
+	return err;
+}
+
+int ctl_delrule(struct ctl_msg *m)
+{
+	struct ctl_table *t;
+	struct ctl_chain *c = NULL;
+	struct ctl_rule *r;
+	int err;
+
+	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+		return err;
+	}
+	if (m->tb[NFTA_RULE_CHAIN] || m->tb[NFTA_RULE_CHAIN_ID]) {
+		c = rule_chain(m, t, &err);
+		if (c == NULL)
+			return err;
+	}
+	if (c) {
+		if (m->tb[NFTA_RULE_HANDLE]) {
+			r = rule_lookup(c, be64toh(mnl_attr_get_u64(m->tb[NFTA_RULE_HANDLE])));
+			if (r == NULL) {
+				m->bad_attr = m->tb[NFTA_RULE_HANDLE];
+				return -ENOENT;
+			}
+			return ctl_rule_delete(m, r);
+		}
+		if (m->tb[NFTA_RULE_ID]) {
+			r = rule_lookup_id(m->st, c, ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_ID])));
+			if (r == NULL) {
+				m->bad_attr = m->tb[NFTA_RULE_ID];
+				return -ENOENT;
+			}
+			return ctl_rule_delete(m, r);
+		}
+		ctl_list_for_each_entry(r, &c->rules, list) {
+			if (r->dead)
+				continue;
+			err = ctl_rule_delete(m, r);
+			if (err < 0)
+				return err;
+		}
+		return 0;
+	}
+	/* flush table: every rule of every chain */
+	ctl_list_for_each_entry(c, &t->chains, list) {
+		if (c->dead)
+			continue;
+		ctl_list_for_each_entry(r, &c->rules, list) {
+			if (r->dead)
+				continue;
+			err = ctl_rule_delete(m, r);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void rule_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_rule *r,
+		     uint16_t flags)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE, r->chain->table->family,
+			  flags, m->nlh->nlmsg_seq, ctl_session_portid(m->s),
+			  m->st->genid & 0xffff);
+	if (nlh == NULL)
+		return;
+	ctl_rule_fill(nlh, r);
+	ctl_out_end(o, nlh);
+}
+
+int ctl_getrule(struct ctl_msg *m, struct ctl_out *o)
+{
+	struct ctl_table *t;
+	struct ctl_chain *c;
+	struct ctl_rule *r;
+	int err;
+
+	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
+		const struct nlattr *tname = m->tb[NFTA_RULE_TABLE];
+		const struct nlattr *cname = m->tb[NFTA_RULE_CHAIN];
+
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
+			if (m->family != AF_UNSPEC && t->family != m->family)
+				continue;
+			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+				continue;
+			ctl_list_for_each_entry(c, &t->chains, list) {
+				if (cname && strcmp(mnl_attr_get_str(cname), c->name) != 0)
+					continue;
+				ctl_list_for_each_entry(r, &c->rules, list)
+					rule_msg(o, m, r, NLM_F_MULTI);
+			}
+		}
+		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
+		return -EINTR;
+	}
+	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
+	if (t == NULL) {
+		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+		return err;
+	}
+	c = rule_chain(m, t, &err);
+	if (c == NULL)
+		return err;
+	if (m->tb[NFTA_RULE_HANDLE] == NULL)
+		return -EINVAL;
+	r = rule_lookup(c, be64toh(mnl_attr_get_u64(m->tb[NFTA_RULE_HANDLE])));
+	if (r == NULL) {
+		m->bad_attr = m->tb[NFTA_RULE_HANDLE];
+		return -ENOENT;
+	}
+	rule_msg(o, m, r, 0);
+	return 0;
+}

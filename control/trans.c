@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The transaction log of one batch: commit and abort, mirroring
+ * nf_tables_commit and __nf_tables_abort. See ctl_state.h for the theory
+ * of operation.
+ *
+ * Commit phases:
+ *   1. validate (done by the caller before calling commit, see nfnl.c)
+ *   2. bump the generation id (skipping 0), as nft_base_seq
+ *   3. walk the log forward: notification (and echo) of each step, in
+ *      message order, each carrying the new generation id
+ *   4. NEWGEN notification
+ *   5. free what the batch deleted
+ * Nothing can fail after phase 2.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_state.h"
+
+struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
+				void *obj)
+{
+	struct ctl_trans *tr = calloc(1, sizeof(*tr));
+
+	if (tr == NULL)
+		return NULL;
+	tr->op = op;
+	tr->family = t->family;
+	tr->table = t;
+	tr->obj = obj;
+	tr->session = m->s;
+	tr->portid = ctl_session_portid(m->s);
+	tr->seq = m->nlh->nlmsg_seq;
+	tr->nlflags = m->nlh->nlmsg_flags;
+	ctl_list_add_tail(&tr->list, &m->st->trans);
+	return tr;
+}
+
+/* ---- validation: nft_table_validate / nft_chain_validate ----
+ * A path of NFT_JUMP_STACK_SIZE jumps from a base chain is -EMLINK; a loop
+ * reachable from a base chain is an endless path. */
+
+struct vstate {
+	struct ctl_chain *c;
+	int height; /* -1: being visited */
+};
+
+static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, int depth);
+
+static struct vstate *vs_find(struct vstate *vs, unsigned int n, struct ctl_chain *c)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (vs[i].c == c)
+			return &vs[i];
+	return NULL;
+}
+
+static int visit(struct ctl_chain *target, struct vstate *vs, unsigned int n, int depth, int *h)
+{
+	int th = chain_height(target, vs, n, depth + 1);
+
+	if (th < 0)
+		return th;
+	if (th + 1 > *h)
+		*h = th + 1;
+	return 0;
+}
+
+static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, int depth)
+{
+	struct vstate *v = vs_find(vs, n, c);
+	struct ctl_rule *r;
+	int h = 0, err;
+
+	if (v == NULL)
+		return 0;
+	if (v->height == -1 || depth >= CTL_JUMP_STACK_SIZE)
+		return -EMLINK;
+	if (v->height >= 0)
+		return v->height;
+	v->height = -1;
+	ctl_list_for_each_entry(r, &c->rules, list) {
+		if (r->dead)
+			continue;
+		for (unsigned int i = 0; i < r->nrefs; i++) {
+			if (r->refs[i].kind == CTL_REF_CHAIN) {
+				err = visit(r->refs[i].obj, vs, n, depth, &h);
+				if (err < 0)
+					return err;
+			} else if (r->refs[i].kind == CTL_REF_SET) {
+				struct ctl_set *s = r->refs[i].obj;
+				struct ctl_elem *e;
+
+				if (!(s->flags & NFT_SET_MAP) || s->dtype != NFT_DATA_VERDICT)
+					continue;
+				ctl_list_for_each_entry(e, &s->elems, list) {
+					if (e->dead || e->chain_ref == NULL)
+						continue;
+					err = visit(e->chain_ref, vs, n, depth, &h);
+					if (err < 0)
+						return err;
+				}
+			}
+		}
+	}
+	if (depth + h >= CTL_JUMP_STACK_SIZE)
+		return -EMLINK;
+	v->height = h;
+	return h;
+}
+
+int ctl_table_validate(struct ctl_table *t)
+{
+	struct ctl_chain *c;
+	struct vstate *vs;
+	unsigned int n = 0, i = 0;
+	int err = 0;
+
+	ctl_list_for_each_entry(c, &t->chains, list)
+		n++;
+	if (n == 0)
+		return 0;
+	vs = calloc(n, sizeof(*vs));
+	if (vs == NULL)
+		return -ENOMEM;
+	ctl_list_for_each_entry(c, &t->chains, list) {
+		vs[i].c = c;
+		vs[i].height = -2;
+		i++;
+	}
+	ctl_list_for_each_entry(c, &t->chains, list) {
+		if (c->dead || !c->base)
+			continue;
+		err = chain_height(c, vs, n, 0);
+		if (err < 0)
+			break;
+		err = 0;
+	}
+	free(vs);
+	return err;
+}
+
+/* ---- notifications ---- */
+
+static uint16_t event_of(enum ctl_trans_op op)
+{
+	switch (op) {
+	case CTL_TR_NEWTABLE:
+	case CTL_TR_UPDTABLE:
+		return NFT_MSG_NEWTABLE;
+	case CTL_TR_DELTABLE:
+		return NFT_MSG_DELTABLE;
+	case CTL_TR_NEWCHAIN:
+	case CTL_TR_UPDCHAIN:
+		return NFT_MSG_NEWCHAIN;
+	case CTL_TR_DELCHAIN:
+		return NFT_MSG_DELCHAIN;
+	case CTL_TR_NEWRULE:
+		return NFT_MSG_NEWRULE;
+	case CTL_TR_DELRULE:
+		return NFT_MSG_DELRULE;
+	case CTL_TR_NEWSET:
+		return NFT_MSG_NEWSET;
+	case CTL_TR_DELSET:
+		return NFT_MSG_DELSET;
+	case CTL_TR_NEWSETELEM:
+		return NFT_MSG_NEWSETELEM;
+	case CTL_TR_DELSETELEM:
+		return NFT_MSG_DELSETELEM;
+	case CTL_TR_NEWOBJ:
+	case CTL_TR_UPDOBJ:
+		return NFT_MSG_NEWOBJ;
+	case CTL_TR_DELOBJ:
+		return NFT_MSG_DELOBJ;
+	case CTL_TR_NEWFLOWTABLE:
+	case CTL_TR_UPDFLOWTABLE:
+		return NFT_MSG_NEWFLOWTABLE;
+	case CTL_TR_DELFLOWTABLE:
+		return NFT_MSG_DELFLOWTABLE;
+	}
+	return 0;
+}
+
+static struct ctl_rule *rule_prev(const struct ctl_rule *r)
+{
+	const struct ctl_list *p = r->list.prev;
+
+	if (p == &r->chain->rules)
+		return NULL;
+	return ctl_list_entry(p, struct ctl_rule, list);
+}
+
+static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
+{
+	switch (tr->op) {
+	case CTL_TR_NEWTABLE:
+	case CTL_TR_UPDTABLE:
+	case CTL_TR_DELTABLE:
+		ctl_table_fill(nlh, tr->table);
+		break;
+	case CTL_TR_NEWCHAIN:
+	case CTL_TR_UPDCHAIN:
+	case CTL_TR_DELCHAIN:
+		ctl_chain_fill(nlh, tr->obj);
+		break;
+	case CTL_TR_NEWRULE: {
+		struct ctl_rule *r = tr->obj, *prev = rule_prev(r);
+
+		ctl_rule_fill(nlh, r);
+		if (prev)
+			mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(prev->handle));
+		break;
+	}
+	case CTL_TR_DELRULE:
+		ctl_rule_fill(nlh, tr->obj);
+		break;
+	case CTL_TR_NEWSET:
+	case CTL_TR_DELSET:
+		ctl_set_fill(nlh, tr->obj);
+		break;
+	case CTL_TR_NEWSETELEM:
+	case CTL_TR_DELSETELEM:
+		ctl_elem_fill_one(nlh, tr->obj, tr->elem);
+		break;
+	case CTL_TR_NEWOBJ:
+	case CTL_TR_UPDOBJ:
+	case CTL_TR_DELOBJ:
+		ctl_obj_fill(nlh, tr->obj);
+		break;
+	case CTL_TR_NEWFLOWTABLE:
+	case CTL_TR_UPDFLOWTABLE:
+	case CTL_TR_DELFLOWTABLE:
+		ctl_flowtable_fill(nlh, tr->obj);
+		break;
+	}
+}
+
+static uint16_t event_flags(const struct ctl_trans *tr)
+{
+	uint16_t mask = NLM_F_CREATE | NLM_F_EXCL;
+
+	if (tr->op == CTL_TR_NEWRULE)
+		mask |= NLM_F_APPEND | NLM_F_REPLACE;
+	return tr->nlflags & mask;
+}
+
+static void notify(struct ctl_out *mc, const struct ctl_trans *tr, uint32_t genid, bool echo,
+		   struct ctl_out *uc)
+{
+	struct ctl_out *outs[2] = {mc, echo ? uc : NULL};
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct nlmsghdr *nlh;
+
+		if (outs[i] == NULL)
+			continue;
+		nlh = ctl_out_msg(outs[i], (NFNL_SUBSYS_NFTABLES << 8) | event_of(tr->op),
+				  tr->family, event_flags(tr), tr->seq, tr->portid, genid & 0xffff);
+		if (nlh == NULL)
+			continue;
+		fill_event(nlh, tr);
+		ctl_out_end(outs[i], nlh);
+	}
+}
+
+static void gen_notify(struct ctl_out *o, struct ctl_session *s, uint32_t genid, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN, AF_UNSPEC, 0, seq,
+			  ctl_session_portid(s), genid & 0xffff);
+	if (nlh == NULL)
+		return;
+	mnl_attr_put_u32(nlh, NFTA_GEN_ID, htonl(genid));
+	mnl_attr_put_u32(nlh, NFTA_GEN_PROC_PID, htonl((uint32_t)ctl_session_pid(s)));
+	mnl_attr_put_strz(nlh, NFTA_GEN_PROC_NAME, ctl_session_comm(s));
+	ctl_out_end(o, nlh);
+}
+
+/* Free what the committed batch deleted; forward order, so children go
+ * before their table. */
+static void release(struct ctl_trans *tr)
+{
+	switch (tr->op) {
+	case CTL_TR_DELTABLE:
+		ctl_list_del(&tr->table->list);
+		ctl_table_free(tr->table);
+		break;
+	case CTL_TR_UPDCHAIN:
+		nftnl_chain_free(tr->old_chain);
+		break;
+	case CTL_TR_DELCHAIN: {
+		struct ctl_chain *c = tr->obj;
+
+		ctl_list_del(&c->list);
+		ctl_chain_free(c);
+		break;
+	}
+	case CTL_TR_DELRULE: {
+		struct ctl_rule *r = tr->obj;
+
+		ctl_list_del(&r->list);
+		ctl_rule_free(r);
+		break;
+	}
+	case CTL_TR_DELSET: {
+		struct ctl_set *s = tr->obj;
+
+		ctl_list_del(&s->list);
+		ctl_set_free(s);
+		break;
+	}
+	case CTL_TR_DELSETELEM:
+		ctl_set_elem_unlink(tr->obj, tr->elem);
+		ctl_elem_free(tr->elem);
+		break;
+	case CTL_TR_UPDOBJ:
+		nftnl_obj_free(tr->old_obj);
+		break;
+	case CTL_TR_DELOBJ: {
+		struct ctl_obj *o = tr->obj;
+
+		ctl_list_del(&o->list);
+		ctl_obj_free(o);
+		break;
+	}
+	case CTL_TR_UPDFLOWTABLE:
+		nftnl_flowtable_free(tr->old_flowtable);
+		break;
+	case CTL_TR_DELFLOWTABLE: {
+		struct ctl_flowtable *f = tr->obj;
+
+		ctl_list_del(&f->list);
+		ctl_flowtable_free(f);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Anonymous sets whose rule went away go with it (nft_set_destroy on the
+ * last unbind). */
+static void drop_unbound_anon_sets(struct ctl_state *st)
+{
+	struct ctl_table *t;
+	struct ctl_set *s, *sn;
+
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		ctl_list_for_each_entry_safe(s, sn, &t->sets, list) {
+			if (!s->anonymous || s->use > 0 || s->dead)
+				continue;
+			ctl_list_del(&s->list);
+			ctl_set_free(s);
+			t->use--;
+		}
+	}
+}
+
+int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
+		     const struct nlmsghdr *last)
+{
+	struct ctl_state *st = ctl->state;
+	struct ctl_trans *tr, *tn;
+	struct ctl_out mc, uc;
+	bool anon_check = false;
+
+	if (ctl_list_empty(&st->trans))
+		return 0;
+	/* cannot fail after this point */
+	do {
+		st->genid++;
+	} while (st->genid == 0);
+
+	ctl_out_init(&mc, ctl, NULL);
+	mc.mcast_group = NFNLGRP_NFTABLES;
+	ctl_out_init(&uc, ctl, s);
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		bool echo = (tr->nlflags & NLM_F_ECHO) != 0;
+
+		mc.skip = echo ? tr->session : NULL;
+		notify(&mc, tr, st->genid, echo, &uc);
+		ctl_out_flush(&mc);
+	}
+	mc.skip = NULL;
+	gen_notify(&mc, s, st->genid, last->nlmsg_seq);
+	ctl_out_flush(&mc);
+	if (echo_gen)
+		gen_notify(&uc, s, st->genid, last->nlmsg_seq);
+	ctl_out_flush(&uc);
+	ctl_out_free(&mc);
+	ctl_out_free(&uc);
+
+	ctl_list_for_each_entry_safe(tr, tn, &st->trans, list) {
+		if (tr->op == CTL_TR_DELRULE)
+			anon_check = true;
+		release(tr);
+		ctl_list_del(&tr->list);
+		free(tr);
+	}
+	if (anon_check)
+		drop_unbound_anon_sets(st);
+	st->validate = false;
+	return 0;
+}
+
+static void undo(struct ctl_trans *tr)
+{
+	struct ctl_table *t = tr->table;
+
+	switch (tr->op) {
+	case CTL_TR_NEWTABLE:
+		ctl_list_del(&t->list);
+		ctl_table_free(t);
+		break;
+	case CTL_TR_UPDTABLE:
+		t->flags = tr->old_flags;
+		break;
+	case CTL_TR_DELTABLE:
+		t->dead = false;
+		break;
+	case CTL_TR_NEWCHAIN: {
+		struct ctl_chain *c = tr->obj;
+
+		ctl_list_del(&c->list);
+		ctl_chain_free(c);
+		t->use--;
+		break;
+	}
+	case CTL_TR_UPDCHAIN: {
+		struct ctl_chain *c = tr->obj;
+
+		nftnl_chain_free(c->nl);
+		c->nl = tr->old_chain;
+		c->name = nftnl_chain_get_str(c->nl, NFTNL_CHAIN_NAME);
+		break;
+	}
+	case CTL_TR_DELCHAIN:
+		((struct ctl_chain *)tr->obj)->dead = false;
+		t->use++;
+		break;
+	case CTL_TR_NEWRULE: {
+		struct ctl_rule *r = tr->obj;
+
+		ctl_list_del(&r->list);
+		if (!r->dead) {
+			ctl_refs_put(r->refs, r->nrefs);
+			r->chain->use--;
+			r->chain->nrules--;
+		}
+		ctl_rule_free(r);
+		break;
+	}
+	case CTL_TR_DELRULE: {
+		struct ctl_rule *r = tr->obj;
+
+		r->dead = false;
+		ctl_refs_get(r->refs, r->nrefs);
+		r->chain->use++;
+		r->chain->nrules++;
+		break;
+	}
+	case CTL_TR_NEWSET: {
+		struct ctl_set *s = tr->obj;
+
+		ctl_list_del(&s->list);
+		ctl_set_free(s);
+		t->use--;
+		break;
+	}
+	case CTL_TR_DELSET:
+		((struct ctl_set *)tr->obj)->dead = false;
+		t->use++;
+		break;
+	case CTL_TR_NEWSETELEM: {
+		struct ctl_set *s = tr->obj;
+
+		if (!tr->elem->dead) {
+			ctl_elem_refs(tr->elem, -1);
+			s->nelems--;
+		}
+		ctl_set_elem_unlink(s, tr->elem);
+		ctl_elem_free(tr->elem);
+		break;
+	}
+	case CTL_TR_DELSETELEM:
+		tr->elem->dead = false;
+		ctl_elem_refs(tr->elem, +1);
+		((struct ctl_set *)tr->obj)->nelems++;
+		break;
+	case CTL_TR_NEWOBJ: {
+		struct ctl_obj *o = tr->obj;
+
+		ctl_list_del(&o->list);
+		ctl_obj_free(o);
+		t->use--;
+		break;
+	}
+	case CTL_TR_UPDOBJ: {
+		struct ctl_obj *o = tr->obj;
+
+		nftnl_obj_free(o->nl);
+		o->nl = tr->old_obj;
+		o->name = nftnl_obj_get_str(o->nl, NFTNL_OBJ_NAME);
+		break;
+	}
+	case CTL_TR_DELOBJ:
+		((struct ctl_obj *)tr->obj)->dead = false;
+		t->use++;
+		break;
+	case CTL_TR_NEWFLOWTABLE: {
+		struct ctl_flowtable *f = tr->obj;
+
+		ctl_list_del(&f->list);
+		ctl_flowtable_free(f);
+		t->use--;
+		break;
+	}
+	case CTL_TR_UPDFLOWTABLE: {
+		struct ctl_flowtable *f = tr->obj;
+
+		nftnl_flowtable_free(f->nl);
+		f->nl = tr->old_flowtable;
+		f->name = nftnl_flowtable_get_str(f->nl, NFTNL_FLOWTABLE_NAME);
+		break;
+	}
+	case CTL_TR_DELFLOWTABLE:
+		((struct ctl_flowtable *)tr->obj)->dead = false;
+		t->use++;
+		break;
+	}
+}
+
+void ctl_trans_abort(struct nftdp_ctl *ctl)
+{
+	struct ctl_state *st = ctl->state;
+	struct ctl_trans *tr;
+
+	while (!ctl_list_empty(&st->trans)) {
+		tr = ctl_list_entry(st->trans.prev, struct ctl_trans, list);
+		ctl_list_del(&tr->list);
+		undo(tr);
+		free(tr);
+	}
+	st->validate = false;
+}
+
+/* The session that owned tables is gone: they go too (nft_rcv_nl_event). */
+void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
+{
+	struct ctl_state *st = ctl->state;
+	struct ctl_table *t, *tn;
+	uint32_t portid = ctl_session_portid(s);
+
+	if (st == NULL)
+		return;
+	ctl_list_for_each_entry_safe(t, tn, &st->tables, list) {
+		if ((t->flags & NFT_TABLE_F_OWNER) && t->nlpid == portid) {
+			ctl_list_del(&t->list);
+			ctl_table_free(t);
+		}
+	}
+}
