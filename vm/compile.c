@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Rule -> program. Walks the expressions of a libnftnl rule, picks each
+ * expression's variant (select_ops, as nf_tables_newrule/nf_tables_expr_parse)
+ * and lets its init validate the attributes as the kernel's init would. Also
+ * the jump graph validation (nft_chain_validate: ELOOP, EMLINK).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include <stdio.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+
+#include "vm_priv.h"
+
+#define NFT_RULE_MAXEXPRS 128
+
+int nftdp_vm_errf(struct nftdp_vm_cctx *cc, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cc->err && cc->err->err == 0) {
+		cc->err->err = err;
+		cc->err->expr_index = (int)cc->expr_index;
+		va_start(ap, fmt);
+		vsnprintf(cc->err->msg, sizeof(cc->err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+bool nftdp_vm_attr(const struct nftnl_expr *e, uint16_t attr)
+{
+	return nftnl_expr_is_set(e, attr);
+}
+
+uint32_t nftdp_vm_u32(const struct nftnl_expr *e, uint16_t attr)
+{
+	return nftnl_expr_get_u32(e, attr);
+}
+
+/* nft_parse_register + nft_validate_register_load */
+int nftdp_vm_reg_load_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg, uint32_t len)
+{
+	int idx;
+
+	if (nlreg == NFT_REG_VERDICT)
+		return nftdp_vm_errf(cc, -EINVAL, "%s: cannot load from the verdict register",
+				     cc->expr_name);
+	idx = nftdp_vm_reg_index(nlreg);
+	if (idx < 0)
+		return nftdp_vm_errf(cc, -ERANGE, "%s: register %u out of range", cc->expr_name,
+				     nlreg);
+	if (len == 0)
+		return nftdp_vm_errf(cc, -EINVAL, "%s: zero-length register load", cc->expr_name);
+	if ((uint32_t)idx * 4 + len > NFTDP_VM_REG_SIZE)
+		return nftdp_vm_errf(cc, -ERANGE, "%s: %u bytes from register %u overflow",
+				     cc->expr_name, len, nlreg);
+	*reg = (uint8_t)idx;
+	return 0;
+}
+
+/* nft_parse_register + nft_validate_register_store */
+int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg,
+			     uint32_t type, uint32_t len)
+{
+	int idx;
+
+	if (nlreg == NFT_REG_VERDICT) {
+		if (type != NFT_DATA_VERDICT)
+			return nftdp_vm_errf(cc, -EINVAL, "%s: data into the verdict register",
+					     cc->expr_name);
+		*reg = NFTDP_VM_REG_VERDICT;
+		return 0;
+	}
+	idx = nftdp_vm_reg_index(nlreg);
+	if (idx < 0)
+		return nftdp_vm_errf(cc, -ERANGE, "%s: register %u out of range", cc->expr_name,
+				     nlreg);
+	if (type != NFT_DATA_VALUE)
+		return nftdp_vm_errf(cc, -EINVAL, "%s: verdict into a data register",
+				     cc->expr_name);
+	if (len == 0)
+		return nftdp_vm_errf(cc, -EINVAL, "%s: zero-length register store",
+				     cc->expr_name);
+	if ((uint32_t)idx * 4 + len > NFTDP_VM_REG_SIZE)
+		return nftdp_vm_errf(cc, -ERANGE, "%s: %u bytes into register %u overflow",
+				     cc->expr_name, len, nlreg);
+	*reg = (uint8_t)idx;
+	return 0;
+}
+
+int nftdp_vm_parse_reg_load(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			    uint8_t *reg, uint32_t len)
+{
+	if (!nftnl_expr_is_set(e, attr))
+		return nftdp_vm_errf(cc, -EINVAL, "%s: source register missing", cc->expr_name);
+	return nftdp_vm_reg_load_check(cc, nftnl_expr_get_u32(e, attr), reg, len);
+}
+
+int nftdp_vm_parse_reg_store(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			     uint8_t *reg, uint32_t type, uint32_t len)
+{
+	if (!nftnl_expr_is_set(e, attr))
+		return nftdp_vm_errf(cc, -EINVAL, "%s: destination register missing",
+				     cc->expr_name);
+	return nftdp_vm_reg_store_check(cc, nftnl_expr_get_u32(e, attr), reg, type, len);
+}
+
+/* nft_value_init */
+int nftdp_vm_parse_data(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			void *buf, uint32_t size, uint32_t *len)
+{
+	const void *data;
+	uint32_t dlen = 0;
+
+	if (!nftnl_expr_is_set(e, attr))
+		return nftdp_vm_errf(cc, -EINVAL, "%s: data missing", cc->expr_name);
+	data = nftnl_expr_get(e, attr, &dlen);
+	if (!data || dlen == 0)
+		return nftdp_vm_errf(cc, -EINVAL, "%s: empty data", cc->expr_name);
+	if (dlen > size)
+		return nftdp_vm_errf(cc, -EOVERFLOW, "%s: %u bytes of data, at most %u",
+				     cc->expr_name, dlen, size);
+	memset(buf, 0, size);
+	memcpy(buf, data, dlen);
+	*len = dlen;
+	return 0;
+}
+
+void *nftdp_vm_blob(struct nftdp_vm_cctx *cc, size_t size)
+{
+	struct nftdp_vm_chain *c = cc->chain;
+	void *p;
+
+	if (c->n_blobs == c->cap_blobs) {
+		uint32_t cap = c->cap_blobs ? c->cap_blobs * 2 : 8;
+		void **nb = realloc(c->blobs, cap * sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		c->blobs = nb;
+		c->cap_blobs = cap;
+	}
+	p = calloc(1, size);
+	if (p)
+		c->blobs[c->n_blobs++] = p;
+	return p;
+}
+
+int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t name_attr,
+			 uint16_t id_attr, struct nftdp_vm_set_info *out)
+{
+	const char *name = NULL;
+	uint32_t id = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (nftnl_expr_is_set(e, name_attr))
+		name = nftnl_expr_get_str(e, name_attr);
+	if (nftnl_expr_is_set(e, id_attr))
+		id = nftnl_expr_get_u32(e, id_attr);
+	if (!name && !nftnl_expr_is_set(e, id_attr))
+		return nftdp_vm_errf(cc, -EINVAL, "%s: no set given", cc->expr_name);
+	if (!cc->res || !cc->res->set)
+		return nftdp_vm_errf(cc, -ENOENT, "%s: set %s not found", cc->expr_name,
+				     name ? name : "(by id)");
+	rc = cc->res->set(cc->res->opaque, cc->chain->table, name, id, out);
+	if (rc < 0 || !out->ops || !out->ops->lookup)
+		return nftdp_vm_errf(cc, rc < 0 ? rc : -ENOENT, "%s: set %s not found",
+				     cc->expr_name, name ? name : "(by id)");
+	return 0;
+}
+
+const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name)
+{
+	static const struct nftdp_vm_expr_type *const types[] = {
+#define X(n) &nftdp_vm_expr_##n,
+		NFTDP_VM_EXPR_TYPES(X)
+#undef X
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(types[i]->name, name) == 0)
+			return types[i];
+	return NULL;
+}
+
+/* ---- chains ---- */
+
+int nftdp_vm_chain_create(const struct nftdp_vm_chain_desc *desc, struct nftdp_vm_state *st,
+			  struct nftdp_vm_chain **out)
+{
+	struct nftdp_vm_chain *c;
+	char key[600];
+	bool created;
+	uint32_t slot;
+
+	if (!desc || !desc->table || !desc->name)
+		return -EINVAL;
+	if (desc->base && desc->policy != NF_ACCEPT && desc->policy != NF_DROP)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->base = desc->base;
+	c->family = desc->family;
+	c->hook = desc->hook;
+	c->policy = desc->policy;
+	c->chain_id = desc->chain_id;
+	c->stats_slot = -1;
+	snprintf(c->table, sizeof(c->table), "%s", desc->table);
+	snprintf(c->name, sizeof(c->name), "%s", desc->name);
+	if (c->base && st) {
+		snprintf(key, sizeof(key), "c\n%u\n%s\n%s", desc->family, desc->table,
+			 desc->name);
+		if (nftdp_vm_state_get_slot(st, key, NFTDP_VM_SLOT_COUNTER, &slot, &created) == 0)
+			c->stats_slot = (int32_t)slot;
+	}
+	*out = c;
+	return 0;
+}
+
+static void destroy_ops(struct nftdp_vm_op *ops, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ops[i].ops && ops[i].ops->destroy)
+			ops[i].ops->destroy(ops[i].priv);
+}
+
+void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
+{
+	if (!c)
+		return;
+	destroy_ops(c->ops, c->n_ops);
+	for (uint32_t i = 0; i < c->n_blobs; i++)
+		free(c->blobs[i]);
+	free(c->blobs);
+	free(c->ops);
+	free(c->rules);
+	free(c);
+}
+
+uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *c)
+{
+	return c->n_rules;
+}
+
+uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *c)
+{
+	return c->n_ops;
+}
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+	p = aligned_alloc(64, ((ncap * elem + 63) / 64) * 64);
+	if (!p)
+		return -ENOMEM;
+	if (*arr) {
+		memcpy(p, *arr, *cap * elem);
+		free(*arr);
+	}
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
+			    const struct nftdp_vm_resolver *res, struct nftdp_vm_state *st,
+			    struct nftdp_vm_error *err)
+{
+	struct nftdp_vm_cctx cc = {
+		.chain = chain, .res = res, .st = st, .err = err, .expr_name = "rule",
+	};
+	struct nftnl_expr_iter *it;
+	struct nftnl_expr *e;
+	uint32_t first = chain->n_ops, n = 0;
+	int rc = 0;
+
+	if (err) {
+		memset(err, 0, sizeof(*err));
+		err->expr_index = -1;
+	}
+	if (!rule)
+		return -EINVAL;
+	if (nftnl_rule_is_set(rule, NFTNL_RULE_HANDLE))
+		cc.handle = nftnl_rule_get_u64(rule, NFTNL_RULE_HANDLE);
+	if (grow((void **)&chain->rules, &chain->cap_rules, chain->n_rules + 1,
+		 sizeof(*chain->rules)))
+		return -ENOMEM;
+
+	it = nftnl_expr_iter_create(rule);
+	if (!it)
+		return -ENOMEM;
+	for (e = nftnl_expr_iter_next(it); e; e = nftnl_expr_iter_next(it), n++) {
+		const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+		const struct nftdp_vm_expr_type *type;
+		const struct nftdp_vm_expr_ops *ops;
+		struct nftdp_vm_op *op;
+
+		cc.expr_index = n;
+		cc.expr_name = name ? name : "?";
+		if (n == NFT_RULE_MAXEXPRS) {
+			rc = nftdp_vm_errf(&cc, -EINVAL, "rule: more than %d expressions",
+					   NFT_RULE_MAXEXPRS);
+			break;
+		}
+		type = name ? nftdp_vm_expr_type_find(name) : NULL;
+		if (!type) {
+			rc = nftdp_vm_errf(&cc, -EOPNOTSUPP, "%s: not supported by nftdp",
+					   cc.expr_name);
+			break;
+		}
+		ops = type->select_ops ? type->select_ops(&cc, e) : type->ops;
+		if (!ops) {
+			rc = (err && err->err) ? err->err : -EINVAL;
+			break;
+		}
+		if (grow((void **)&chain->ops, &chain->cap_ops, chain->n_ops + 1,
+			 sizeof(*chain->ops))) {
+			rc = -ENOMEM;
+			break;
+		}
+		op = &chain->ops[chain->n_ops];
+		memset(op, 0, sizeof(*op));
+		op->ops = ops;
+		op->eval = ops->eval;
+		op->fast = ops->fast;
+		rc = ops->init ? ops->init(&cc, e, op->priv) : 0;
+		if (rc < 0) {
+			if (err && !err->err)
+				nftdp_vm_errf(&cc, rc, "%s: invalid attributes", cc.expr_name);
+			op->ops = NULL;
+			break;
+		}
+		chain->n_ops++;
+	}
+	nftnl_expr_iter_destroy(it);
+	if (rc < 0) {
+		destroy_ops(&chain->ops[first], chain->n_ops - first);
+		chain->n_ops = first;
+		return rc;
+	}
+	chain->rules[chain->n_rules++] = (struct nftdp_vm_rule){
+		.handle = cc.handle, .first_op = first, .n_ops = chain->n_ops - first,
+	};
+	return 0;
+}
+
+/* ---- nft_chain_validate ---- */
+
+static int validate(const struct nftdp_vm_chain *c, unsigned int level,
+		    const struct nftdp_vm_chain **path, struct nftdp_vm_error *err)
+{
+	const struct nftdp_vm_chain *t[64];
+	int n, rc;
+
+	if (level == NFTDP_VM_JUMP_STACK_SIZE) {
+		if (err) {
+			err->err = -EMLINK;
+			snprintf(err->msg, sizeof(err->msg),
+				 "chain %.60s: jump depth exceeds %d", c->name,
+				 NFTDP_VM_JUMP_STACK_SIZE);
+		}
+		return -EMLINK;
+	}
+	path[level] = c;
+	for (uint32_t i = 0; i < c->n_ops; i++) {
+		const struct nftdp_vm_op *op = &c->ops[i];
+
+		if (!op->ops->targets)
+			continue;
+		n = op->ops->targets(op->priv, t, 64);
+		for (int j = 0; j < n; j++) {
+			if (!t[j])
+				continue;
+			if (t[j]->base) {
+				if (err) {
+					err->err = -EOPNOTSUPP;
+					snprintf(err->msg, sizeof(err->msg),
+						 "chain %.50s: jump to base chain %.50s", c->name,
+						 t[j]->name);
+				}
+				return -EOPNOTSUPP;
+			}
+			for (unsigned int k = 0; k <= level; k++) {
+				if (path[k] == t[j]) {
+					if (err) {
+						err->err = -ELOOP;
+						snprintf(err->msg, sizeof(err->msg),
+							 "chain %.50s: jump to %.50s loops", c->name,
+							 t[j]->name);
+					}
+					return -ELOOP;
+				}
+			}
+			rc = validate(t[j], level + 1, path, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *err)
+{
+	const struct nftdp_vm_chain *path[NFTDP_VM_JUMP_STACK_SIZE + 1];
+
+	if (err) {
+		memset(err, 0, sizeof(*err));
+		err->expr_index = -1;
+	}
+	return validate(base, 0, path, err);
+}

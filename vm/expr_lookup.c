@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * lookup: key in a set (optionally inverted), or a map's data into a
+ * register or the verdict register. Mirrors nft_lookup.c; the set itself is
+ * sets/' business, reached through struct nftdp_vm_set_ops.
+ */
+#include <stdio.h>
+#include <libnftnl/expr.h>
+
+#include "vm_priv.h"
+
+struct lookup_priv {
+	struct nftdp_set *set;
+	const struct nftdp_vm_set_ops *ops;
+	const struct nftdp_vm_chain *const *vchains;
+	uint32_t n_vchains;
+	uint8_t sreg, dreg, dlen;
+	bool invert, dreg_set, verdict;
+};
+NFTDP_VM_PRIV_CHECK(struct lookup_priv);
+
+static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct lookup_priv *p = (const void *)op->priv;
+	const void *data = NULL;
+	bool found;
+
+	(void)pkt;
+	found = p->ops->lookup(p->set, &regs->data[p->sreg], &data, ctx->now_ms) ^ p->invert;
+	if (!found) {
+		regs->verdict.code = NFT_BREAK;
+		return;
+	}
+	if (!p->dreg_set)
+		return;
+	if (!data) {
+		regs->verdict.code = NFT_BREAK;
+		return;
+	}
+	if (p->verdict) {
+		const struct nftdp_vm_set_verdict *v = data;
+
+		regs->verdict.code = v->code;
+		if (v->code == (uint32_t)NFT_JUMP || v->code == (uint32_t)NFT_GOTO) {
+			if (v->chain_id >= ctx->n_chains || !ctx->chains[v->chain_id]) {
+				ctx->drops[NFTDP_VM_DROP_VMAP_CHAIN]++;
+				regs->verdict.code = NF_DROP;
+				return;
+			}
+			regs->verdict.chain = ctx->chains[v->chain_id];
+		}
+		return;
+	}
+	memcpy(&regs->data[p->dreg], data, p->dlen); /* nft_data_copy */
+	if (p->dlen % 4)
+		memset((uint8_t *)&regs->data[p->dreg] + p->dlen, 0, 4 - p->dlen % 4);
+}
+
+static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
+{
+	struct lookup_priv *p = priv;
+	struct nftdp_vm_set_info si;
+	uint32_t flags = 0;
+	int rc;
+
+	if (!nftdp_vm_attr(e, NFTNL_EXPR_LOOKUP_SREG))
+		return nftdp_vm_errf(cc, -EINVAL, "lookup: source register missing");
+	rc = nftdp_vm_resolve_set(cc, e, NFTNL_EXPR_LOOKUP_SET, NFTNL_EXPR_LOOKUP_SET_ID, &si);
+	if (rc < 0)
+		return rc;
+	p->set = si.set;
+	p->ops = si.ops;
+	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_LOOKUP_SREG, &p->sreg, si.klen);
+	if (rc < 0)
+		return rc;
+	if (nftdp_vm_attr(e, NFTNL_EXPR_LOOKUP_FLAGS))
+		flags = nftdp_vm_u32(e, NFTNL_EXPR_LOOKUP_FLAGS);
+	if (flags & ~(uint32_t)NFT_LOOKUP_F_INV)
+		return nftdp_vm_errf(cc, -EINVAL, "lookup: flags 0x%x", flags);
+	if (flags & NFT_LOOKUP_F_INV) {
+		if (si.flags & NFT_SET_MAP)
+			return nftdp_vm_errf(cc, -EINVAL, "lookup: inverted lookup in a map");
+		p->invert = true;
+	}
+	if (nftdp_vm_attr(e, NFTNL_EXPR_LOOKUP_DREG)) {
+		if (p->invert)
+			return nftdp_vm_errf(cc, -EINVAL, "lookup: inverted lookup with data");
+		if (!(si.flags & NFT_SET_MAP))
+			return nftdp_vm_errf(cc, -EINVAL, "lookup: data from a set that is no map");
+		rc = nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_LOOKUP_DREG, &p->dreg, si.dtype,
+					      si.dlen);
+		if (rc < 0)
+			return rc;
+		p->dreg_set = true;
+		p->verdict = si.dtype == NFT_DATA_VERDICT;
+		p->dlen = (uint8_t)si.dlen;
+		p->vchains = si.vchains;
+		p->n_vchains = si.n_vchains;
+	}
+	return 0;
+}
+
+static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, int max)
+{
+	const struct lookup_priv *p = priv;
+	int n = 0;
+
+	if (!p->verdict)
+		return 0;
+	for (uint32_t i = 0; i < p->n_vchains && n < max; i++)
+		out[n++] = p->vchains[i];
+	return n;
+}
+
+const struct nftdp_vm_expr_type nftdp_vm_expr_lookup = {
+	.name = "lookup",
+	.ops = &(const struct nftdp_vm_expr_ops){
+		.name = "lookup", .size = sizeof(struct lookup_priv),
+		.init = lookup_init, .eval = lookup_eval, .targets = lookup_targets,
+	},
+};

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * objref: run a named stateful object (`counter name "c"`), or the object a
+ * map gives for the key (`counter name ip saddr map { ... }`). Mirrors
+ * nft_objref.c. Also the objects themselves (counter, quota, limit: the
+ * kernel's nft_counter_obj, nft_quota_obj, nft_limit_obj); their state is
+ * keyed by (family, table, name, type) in the arena. An object map's element
+ * data is a `const struct nftdp_vm_obj *`.
+ */
+#include <stdlib.h>
+
+#include <stdio.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/object.h>
+
+#include "vm_priv.h"
+
+void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,
+		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	switch (obj->type) {
+	case NFT_OBJECT_COUNTER:
+		nftdp_vm_counter_eval_slot(obj->slot, pkt, ctx);
+		break;
+	case NFT_OBJECT_QUOTA:
+		if (nftdp_vm_quota_over(&ctx->state->cells[obj->slot], pkt->skb_len) ^ obj->invert)
+			regs->verdict.code = NFT_BREAK;
+		break;
+	case NFT_OBJECT_LIMIT: {
+		uint64_t cost = obj->bytes_mode ? obj->nsecs * pkt->skb_len / obj->rate : obj->cost;
+
+		if (nftdp_vm_limit_eval(&ctx->state->cells[obj->slot], ctx->now_ns,
+					obj->tokens_max, cost, obj->invert))
+			regs->verdict.code = NFT_BREAK;
+		break;
+	}
+	}
+}
+
+int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
+			struct nftdp_vm_error *err, struct nftdp_vm_obj **out)
+{
+	/* libnftnl 1.2.4's object getters take a non-const pointer */
+	struct nftnl_obj *o = (struct nftnl_obj *)(uintptr_t)co;
+	struct nftdp_vm_obj *obj;
+	struct nftdp_vm_cell *c;
+	const char *table, *name;
+	char key[600];
+	bool created;
+	uint32_t type, family;
+	int rc;
+
+	if (err) {
+		memset(err, 0, sizeof(*err));
+		err->expr_index = -1;
+	}
+	if (!o || !st || !nftnl_obj_is_set(o, NFTNL_OBJ_TABLE) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_NAME) || !nftnl_obj_is_set(o, NFTNL_OBJ_TYPE))
+		return -EINVAL;
+	table = nftnl_obj_get_str(o, NFTNL_OBJ_TABLE);
+	name = nftnl_obj_get_str(o, NFTNL_OBJ_NAME);
+	type = nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE);
+	family = nftnl_obj_is_set(o, NFTNL_OBJ_FAMILY) ? nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY) : 0;
+	if (type != NFT_OBJECT_COUNTER && type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT) {
+		if (err) {
+			err->err = -EOPNOTSUPP;
+			snprintf(err->msg, sizeof(err->msg),
+				 "object type %u: not supported by nftdp", type);
+		}
+		return -EOPNOTSUPP;
+	}
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return -ENOMEM;
+	obj->type = type;
+	obj->slot_kind = type == NFT_OBJECT_COUNTER ? NFTDP_VM_SLOT_COUNTER : NFTDP_VM_SLOT_CELL;
+	if (type == NFT_OBJECT_LIMIT) {
+		uint32_t ltype = nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_TYPE)
+					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_TYPE)
+					 : NFT_LIMIT_PKTS;
+		uint32_t flags = nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_FLAGS)
+					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_FLAGS)
+					 : 0;
+
+		rc = -EINVAL;
+		if (ltype > NFT_LIMIT_PKT_BYTES || (flags & ~(uint32_t)NFT_LIMIT_F_INV) ||
+		    !nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_RATE) ||
+		    !nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_UNIT))
+			goto err_params;
+		obj->rate = nftnl_obj_get_u64(o, NFTNL_OBJ_LIMIT_RATE);
+		rc = nftdp_vm_limit_params(obj->rate, nftnl_obj_get_u64(o, NFTNL_OBJ_LIMIT_UNIT),
+					   nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_BURST)
+						   ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_BURST)
+						   : 0,
+					   ltype, &obj->tokens_max, &obj->nsecs, &obj->cost);
+		if (rc < 0)
+			goto err_params;
+		obj->bytes_mode = ltype == NFT_LIMIT_PKT_BYTES;
+		obj->invert = flags & NFT_LIMIT_F_INV;
+	} else if (type == NFT_OBJECT_QUOTA) {
+		uint32_t flags = nftnl_obj_is_set(o, NFTNL_OBJ_QUOTA_FLAGS)
+					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_QUOTA_FLAGS)
+					 : 0;
+
+		rc = -EINVAL;
+		if (flags & ~(uint32_t)(NFT_QUOTA_F_INV | NFT_QUOTA_F_DEPLETED))
+			goto err_params;
+		obj->quota_bytes = nftnl_obj_get_u64(o, NFTNL_OBJ_QUOTA_BYTES);
+		rc = -EOVERFLOW;
+		if (obj->quota_bytes > INT64_MAX)
+			goto err_params;
+		obj->invert = flags & NFT_QUOTA_F_INV;
+	}
+	snprintf(key, sizeof(key), "o\n%u\n%s\n%s\n%u", family, table, name, type);
+	rc = nftdp_vm_state_get_slot(st, key, obj->slot_kind, &obj->slot, &created);
+	if (rc < 0)
+		goto err_params;
+	if (type == NFT_OBJECT_COUNTER) {
+		if (created) {
+			struct nftdp_vm_counter *ctr = nftdp_vm_counter_slot(st, 0, obj->slot);
+
+			ctr->packets = nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_PKTS);
+			ctr->bytes = nftnl_obj_get_u64(o, NFTNL_OBJ_CTR_BYTES);
+		}
+	} else {
+		c = &st->cells[obj->slot];
+		c->type = type;
+		if (type == NFT_OBJECT_QUOTA) {
+			c->quota.bytes = obj->quota_bytes;
+			if (created)
+				atomic_store(&c->quota.consumed,
+					     nftnl_obj_get_u64(o, NFTNL_OBJ_QUOTA_CONSUMED));
+		}
+	}
+	*out = obj;
+	return 0;
+
+err_params:
+	if (err) {
+		err->err = rc;
+		snprintf(err->msg, sizeof(err->msg), "object %s: invalid parameters", name);
+	}
+	free(obj);
+	return rc;
+}
+
+void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj)
+{
+	free(obj);
+}
+
+struct objref_priv {
+	const struct nftdp_vm_obj *obj;	/* named form */
+	struct nftdp_set *set;		/* map form */
+	const struct nftdp_vm_set_ops *ops;
+	uint8_t sreg;
+};
+NFTDP_VM_PRIV_CHECK(struct objref_priv);
+
+static void objref_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct objref_priv *p = (const void *)op->priv;
+
+	nftdp_vm_obj_eval(p->obj, regs, pkt, ctx);
+}
+
+static void objref_map_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct objref_priv *p = (const void *)op->priv;
+	const void *data = NULL;
+	const struct nftdp_vm_obj *obj;
+
+	if (!p->ops->lookup(p->set, &regs->data[p->sreg], &data, ctx->now_ms) || !data) {
+		regs->verdict.code = NFT_BREAK;
+		return;
+	}
+	memcpy(&obj, data, sizeof(obj));
+	if (!obj) {
+		regs->verdict.code = NFT_BREAK;
+		return;
+	}
+	nftdp_vm_obj_eval(obj, regs, pkt, ctx);
+}
+
+static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
+{
+	struct objref_priv *p = priv;
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
+	uint32_t type = nftdp_vm_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE);
+
+	if (type != NFT_OBJECT_COUNTER && type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT)
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u not supported by nftdp",
+				     type);
+	if (cc->res && cc->res->obj)
+		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
+	if (!p->obj)
+		return nftdp_vm_errf(cc, -ENOENT, "objref: object %s not found", name);
+	return 0;
+}
+
+static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
+{
+	struct objref_priv *p = priv;
+	struct nftdp_vm_set_info si;
+	int rc;
+
+	rc = nftdp_vm_resolve_set(cc, e, NFTNL_EXPR_OBJREF_SET_NAME, NFTNL_EXPR_OBJREF_SET_ID, &si);
+	if (rc < 0)
+		return rc;
+	if (!(si.flags & NFT_SET_OBJECT))
+		return nftdp_vm_errf(cc, -EINVAL, "objref: set is no object map");
+	if (si.objtype != NFT_OBJECT_COUNTER && si.objtype != NFT_OBJECT_QUOTA &&
+	    si.objtype != NFT_OBJECT_LIMIT)
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u not supported by nftdp",
+				     si.objtype);
+	p->set = si.set;
+	p->ops = si.ops;
+	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
+}
+
+static const struct nftdp_vm_expr_ops objref_ops = {
+	.name = "objref", .size = sizeof(struct objref_priv), .init = objref_init,
+	.eval = objref_eval,
+};
+static const struct nftdp_vm_expr_ops objref_map_ops = {
+	.name = "objref", .size = sizeof(struct objref_priv), .init = objref_map_init,
+	.eval = objref_map_eval,
+};
+
+/* nft_objref_select_ops */
+static const struct nftdp_vm_expr_ops *objref_select_ops(struct nftdp_vm_cctx *cc,
+							 const struct nftnl_expr *e)
+{
+	if (nftdp_vm_attr(e, NFTNL_EXPR_OBJREF_SET_SREG) &&
+	    (nftdp_vm_attr(e, NFTNL_EXPR_OBJREF_SET_NAME) ||
+	     nftdp_vm_attr(e, NFTNL_EXPR_OBJREF_SET_ID)))
+		return &objref_map_ops;
+	if (nftdp_vm_attr(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
+	    nftdp_vm_attr(e, NFTNL_EXPR_OBJREF_IMM_TYPE))
+		return &objref_ops;
+	nftdp_vm_errf(cc, -EINVAL, "objref: neither name nor map");
+	return NULL;
+}
+
+const struct nftdp_vm_expr_type nftdp_vm_expr_objref = {
+	.name = "objref",
+	.select_ops = objref_select_ops,
+};

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nftdp VM: the nf_tables virtual machine, its compiler and its stateful arena.
+ *
+ * The control thread compiles every rule of a chain (a libnftnl
+ * struct nftnl_rule, as control/ stores it) into a compact program: an array
+ * of fixed-size ops (struct nftdp_vm_op, one cache line each) grouped by rule.
+ * Workers run a base chain over a packet exactly as the kernel's
+ * nft_do_chain() does: rules in order, expressions in order, NFT_BREAK ends a
+ * rule, a verdict ends the chain, jump/goto through a stack of
+ * NFT_JUMP_STACK_SIZE, return, and the base chain's policy at the end.
+ *
+ * Usage:
+ *   control thread:
+ *     nftdp_vm_state_create()            once; survives every generation
+ *     nftdp_vm_state_gen_begin()         per commit
+ *       nftdp_vm_obj_create()            named counter/quota/limit objects
+ *       nftdp_vm_chain_create()          every chain of the next generation
+ *       nftdp_vm_chain_add_rule()        every rule, in order
+ *       nftdp_vm_validate()              per base chain (ELOOP, EMLINK)
+ *     publish (one pointer store), wait for quiescence, then
+ *       nftdp_vm_chain_destroy() / nftdp_vm_obj_destroy() on the old ones
+ *       nftdp_vm_state_sweep()           releases slots no generation uses
+ *     nftdp_vm_state_read_rule() / _read_obj() / nftdp_vm_log_poll()
+ *   workers (packet path):
+ *     nftdp_vm_run_chain() / nftdp_vm_run_burst()
+ *
+ * Threading: compiled chains are immutable once published; any number of
+ * workers may run them concurrently. Stateful expressions keep their state in
+ * struct nftdp_vm_state: counters are per-worker slots (one writer each,
+ * summed by the control thread), quota, limit, last and numgen are shared
+ * cells updated with atomics. Each worker passes its own struct nftdp_vm_ctx.
+ *
+ * Packet view: the VM never sees an mbuf. A packet is bytes, offsets and
+ * metadata (struct nftdp_vm_pkt); nothing here includes a DPDK header.
+ */
+#ifndef NFTDP_VM_H
+#define NFTDP_VM_H
+
+#include <assert.h>
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h> /* before the linux uapi headers (libc-compat) */
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+struct nftnl_rule;
+struct nftnl_obj;
+struct nftdp_set; /* sets/nftdp_sets.h */
+
+#define NFTDP_VM_NREG32 16		/**< NFT_REG32_00 .. NFT_REG32_15 */
+#define NFTDP_VM_REG_SIZE 64		/**< bytes of data registers */
+#define NFTDP_VM_JUMP_STACK_SIZE 16	/**< the kernel's NFT_JUMP_STACK_SIZE */
+#define NFTDP_VM_IFNAMSIZ 16
+#define NFTDP_VM_BURST_MAX 64
+#define NFTDP_VM_LOG_PREFIXLEN 128	/**< NF_LOG_PREFIXLEN */
+#define NFTDP_VM_ERRLEN 128
+#define NFTDP_VM_MAX_DUP 4
+
+/* Verdict codes, the kernel's values (linux/netfilter.h, nf_tables.h):
+ * NF_DROP 0, NF_ACCEPT 1, NF_STOLEN 2, NF_QUEUE 3, NFT_CONTINUE -1,
+ * NFT_BREAK -2, NFT_JUMP -3, NFT_GOTO -4, NFT_RETURN -5. */
+
+struct nftdp_vm_chain;
+
+/** The verdict register (the kernel's struct nft_verdict). */
+struct nftdp_vm_verdict {
+	uint32_t code;
+	const struct nftdp_vm_chain *chain; /**< for NFT_JUMP / NFT_GOTO */
+};
+
+/**
+ * The register file, as the kernel's struct nft_regs: the verdict register
+ * plus 64 bytes of data, seen as sixteen 4-byte registers (NFT_REG32_00..15)
+ * or four 16-byte ones (NFT_REG_1..4). data[] is indexed by the 32-bit
+ * register number: NFT_REG_1..4 are data[0], [4], [8], [12]; NFT_REG32_nn is
+ * data[nn]. (The kernel indexes the same words from 4, after the verdict.)
+ */
+struct nftdp_vm_regs {
+	struct nftdp_vm_verdict verdict;
+	union {
+		uint32_t data[NFTDP_VM_NREG32];
+		uint8_t bytes[NFTDP_VM_REG_SIZE];
+		uint32_t data128[4][4];
+	};
+};
+static_assert(sizeof(struct nftdp_vm_regs) == 80, "register file is the kernel's 80 bytes");
+
+/** netlink register number (NFT_REG_1.. / NFT_REG32_00..) to data[] index, -1 if invalid */
+static inline int nftdp_vm_reg_index(uint32_t reg)
+{
+	if (reg >= NFT_REG_1 && reg <= NFT_REG_4)
+		return (int)(reg - NFT_REG_1) * 4;
+	if (reg >= NFT_REG32_00 && reg <= NFT_REG32_15)
+		return (int)(reg - NFT_REG32_00);
+	return -1;
+}
+
+/**
+ * Conntrack interface, filled in by conntrack/. ct is opaque to the VM.
+ * get: copy key (NFT_CT_*) in direction dir (IP_CT_DIR_*, or -1 when the
+ * expression has none) into dest (len bytes, zero padded by the VM); return
+ * false when the key has no value (the rule breaks).
+ * set: store len bytes for key (NFT_CT_MARK, LABELS, EVENTMASK, ZONE...).
+ */
+struct nftdp_vm_ct_ops {
+	bool (*get)(const void *ct, uint32_t key, int dir, void *dest, uint32_t len);
+	void (*set)(void *ct, uint32_t key, int dir, const void *src, uint32_t len);
+	uint32_t (*state)(const void *ct); /**< NF_CT_STATE_*_BIT of this packet */
+};
+
+/** What the VM asks the dataplane to do besides the verdict. */
+struct nftdp_vm_pkt_out {
+	bool reject;		 /**< verdict is NF_DROP and a reply must be built */
+	uint8_t reject_type;	 /**< NFT_REJECT_ICMP_UNREACH, TCP_RST, ICMPX_UNREACH */
+	uint8_t reject_code;	 /**< code as given (icmp, icmpv6 or icmpx) */
+	uint8_t reject_icmp_type; /**< resolved ICMP/ICMPv6 type (3 / 1), 0 for RST */
+	uint8_t reject_icmp_code; /**< resolved ICMP/ICMPv6 code for this family */
+	bool notrack;		 /**< notrack ran: conntrack must skip the packet */
+	uint32_t fwd_oif;	 /**< fwd: ifindex (verdict NF_STOLEN), 0 if none */
+	uint8_t fwd_nfproto;	 /**< fwd with neighbour: NFPROTO_IPV4/6, 0 if none */
+	uint8_t fwd_addr[16];
+	uint8_t n_dup;
+	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
+};
+
+enum {
+	NFTDP_VM_PKT_F_L4PROTO = 1 << 0, /**< l4proto/th_off valid (NFT_PKTINFO_L4PROTO) */
+	NFTDP_VM_PKT_F_WRITABLE = 1 << 1, /**< payload/exthdr/meta writes allowed */
+	NFTDP_VM_PKT_F_INNER = 1 << 2,	  /**< inner_off computed (NFT_PKTINFO_INNER) */
+};
+
+/**
+ * A packet as the VM sees it. Offsets are from data; data[0..len) is all the
+ * VM may touch. At ip/ip6/inet hooks len should end where the IP datagram
+ * ends (padding trimmed), as the kernel's skb does.
+ */
+struct nftdp_vm_pkt {
+	uint8_t *data;
+	uint32_t len;
+	int32_t mac_off;    /**< link-layer header, -1 if none */
+	uint32_t nh_off;    /**< network header */
+	uint32_t th_off;    /**< transport header (nft_thoff) */
+	int32_t inner_off;  /**< inner header, computed lazily as the kernel */
+	uint32_t skb_len;   /**< skb->len at this hook: meta len, byte counters, quota */
+	uint16_t protocol;  /**< skb->protocol: ethertype, network byte order */
+	uint16_t fragoff;   /**< IP fragment offset (non-zero: no transport header) */
+	uint8_t l4proto;    /**< pkt->tprot */
+	uint8_t nfproto;    /**< NFPROTO_* of the hook (nft_pf) */
+	uint8_t hook;	    /**< NF_INET_* / NF_NETDEV_* */
+	uint8_t flags;	    /**< NFTDP_VM_PKT_F_* */
+	/* metadata */
+	uint32_t iif, oif;  /**< ifindex, 0 = no device */
+	const char *iifname, *oifname; /**< IFNAMSIZ bytes or NULL */
+	uint16_t iiftype, oiftype; /**< ARPHRD_* */
+	uint32_t iifgroup, oifgroup;
+	uint32_t mark;
+	uint32_t priority;
+	uint8_t pkttype;    /**< PACKET_HOST .. PACKET_OTHERHOST */
+	uint8_t nftrace;
+	uint16_t cpu;
+	uint64_t tstamp_ns; /**< wall clock (CLOCK_REALTIME) ns; 0: use ctx->now_real_ns */
+	/* conntrack */
+	void *ct;
+	const struct nftdp_vm_ct_ops *ct_ops;
+	bool ct_untracked;
+	struct nftdp_vm_pkt_out out;
+};
+
+/**
+ * Fill a packet view with defaults for an IP packet whose network header is
+ * at nh_off and transport header at th_off (l4proto valid when has_l4).
+ * skb_len becomes len - nh_off, the kernel's skb->len at ip/ip6 hooks.
+ */
+void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, int32_t mac_off,
+		       uint32_t nh_off);
+
+/**
+ * Parse the network and transport headers of pkt (IPv4, IPv6 with extension
+ * headers) and set protocol, nfproto, l4proto, th_off, fragoff and
+ * NFTDP_VM_PKT_F_L4PROTO as nft_set_pktinfo_ipv4/6 does. Malformed headers
+ * leave F_L4PROTO clear. A convenience for tests and the dataplane parser.
+ */
+void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt);
+
+/* ------------------------------------------------------------------ */
+/* Sets: what the VM needs from sets/ (lookup, dynset, objref maps).   */
+
+/** Element data of a verdict map, as the VM reads it. */
+struct nftdp_vm_set_verdict {
+	uint32_t code;	   /**< NF_ACCEPT, NF_DROP, NFT_JUMP, NFT_GOTO, NFT_RETURN... */
+	uint32_t chain_id; /**< for jump/goto: index into nftdp_vm_ctx.chains */
+};
+
+/**
+ * Packet-path set calls. lookup has the signature of sets/' nftdp_set_lookup
+ * (the dataplane points it there); update and remove serve dynset.
+ * update: add key (with data when a map) if absent, return true if the key is
+ * now present (false when the set is full); when refresh is set and the
+ * element has a timeout, restart it with timeout_ms.
+ */
+struct nftdp_vm_set_ops {
+	bool (*lookup)(const struct nftdp_set *s, const void *key, const void **data,
+		       uint64_t now_ms);
+	bool (*update)(struct nftdp_set *s, const void *key, const void *data,
+		       uint64_t timeout_ms, bool refresh, uint64_t now_ms);
+	void (*remove)(struct nftdp_set *s, const void *key, uint64_t now_ms);
+};
+
+/** What the resolver says about a set; compile validates against it. */
+struct nftdp_vm_set_info {
+	struct nftdp_set *set;
+	const struct nftdp_vm_set_ops *ops;
+	uint32_t flags;	 /**< NFT_SET_MAP, NFT_SET_OBJECT, NFT_SET_TIMEOUT, NFT_SET_EVAL... */
+	uint32_t klen;	 /**< key bytes (register layout) */
+	uint32_t dlen;	 /**< data bytes of a map (16 for verdict maps, as the kernel) */
+	uint32_t dtype;	 /**< NFT_DATA_VALUE or NFT_DATA_VERDICT */
+	uint32_t objtype; /**< NFT_OBJECT_* of an object map */
+	uint64_t timeout_ms; /**< the set's default timeout */
+	/** chains the elements of a verdict map jump to (for loop checks) */
+	const struct nftdp_vm_chain *const *vchains;
+	uint32_t n_vchains;
+};
+
+struct nftdp_vm_obj;
+
+/**
+ * How compile resolves names. Every callback is optional; a missing one
+ * resolves nothing (-ENOENT). Strings are NUL-terminated.
+ */
+struct nftdp_vm_resolver {
+	void *opaque;
+	/** chain by table+name (or by NFTA_IMMEDIATE_CHAIN_ID when name is NULL) */
+	struct nftdp_vm_chain *(*chain)(void *opaque, const char *table, const char *name,
+					uint32_t chain_id);
+	/** set by name, or by transaction id when name is NULL; 0 or -ENOENT */
+	int (*set)(void *opaque, const char *table, const char *name, uint32_t set_id,
+		   struct nftdp_vm_set_info *out);
+	/** named stateful object by name and NFT_OBJECT_* type */
+	const struct nftdp_vm_obj *(*obj)(void *opaque, const char *table, const char *name,
+					  uint32_t type);
+};
+
+/* ------------------------------------------------------------------ */
+/* Stateful arena                                                      */
+
+struct nftdp_vm_state;
+
+struct nftdp_vm_state_config {
+	unsigned int n_workers;	    /**< worker ids 0 .. n_workers-1 */
+	unsigned int max_counters;  /**< counter slots (per worker) */
+	unsigned int max_cells;	    /**< shared cells: quota, limit, last, numgen */
+	unsigned int log_ring_size; /**< entries per worker, power of 2 */
+	uint32_t hash_seed;	    /**< default seed for hash without NFTA_HASH_SEED */
+};
+
+/** One per-worker counter slot. */
+struct nftdp_vm_counter {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+/** Values of a stateful expression or object, as nft lists them. */
+struct nftdp_vm_stateful_val {
+	uint32_t type;	   /**< NFT_OBJECT_COUNTER, _QUOTA, _LIMIT, or 0x100 for last */
+	uint64_t packets;  /**< counter */
+	uint64_t bytes;	   /**< counter; quota: limit bytes */
+	uint64_t consumed; /**< quota: consumed (not capped; cap when listing) */
+	bool last_set;	   /**< last: ever used */
+	uint64_t last_ms;  /**< last: time of last use (ctx->now_ms clock) */
+};
+
+/**
+ * Create the arena. 0, -EINVAL (bad config) or -ENOMEM. Control-path.
+ */
+int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_vm_state **out);
+/** Destroy the arena; no generation may use it any more. Control-path. */
+void nftdp_vm_state_destroy(struct nftdp_vm_state *st);
+
+/**
+ * Start compiling a new generation: slots used by what is compiled from now
+ * on are marked with the returned generation number. Control-path.
+ */
+uint64_t nftdp_vm_state_gen_begin(struct nftdp_vm_state *st);
+
+/**
+ * Release every slot not used by generation keep_gen or later. Call once
+ * every worker has quiesced past the older generations. Control-path.
+ * @return the number of slots released.
+ */
+unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen);
+
+/**
+ * Read (and optionally reset) the state of expression expr_index (0-based,
+ * in rule order) of rule handle in family/table. Counters are summed over
+ * workers. 0, or -ENOENT when that expression has no state. Control-path;
+ * concurrent with workers (counter reads are not atomic snapshots).
+ */
+int nftdp_vm_state_read_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			     uint64_t handle, uint32_t expr_index, bool reset,
+			     struct nftdp_vm_stateful_val *out);
+
+/** The same for a named object (family, table, name, NFT_OBJECT_* type). */
+int nftdp_vm_state_read_obj(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			    const char *name, uint32_t type, bool reset,
+			    struct nftdp_vm_stateful_val *out);
+
+/** Base chain statistics (policy hits): its own counter slot. */
+int nftdp_vm_chain_stats(const struct nftdp_vm_chain *chain, struct nftdp_vm_state *st,
+			 struct nftdp_vm_counter *out);
+
+/** One log event recorded by a worker; the control thread prints it. */
+struct nftdp_vm_log_event {
+	char prefix[NFTDP_VM_LOG_PREFIXLEN];
+	uint32_t level;	  /**< NFT_LOGLEVEL_*, when !group_set */
+	uint16_t group;	  /**< nflog group, when group_set */
+	bool group_set;
+	uint32_t flags;	  /**< NF_LOG_* */
+	uint32_t snaplen;
+	uint8_t family, hook;
+	uint32_t iif, oif;
+	uint32_t mark;
+	uint16_t caplen;
+	uint8_t pkt[128]; /**< first bytes from the network header */
+};
+
+/**
+ * Drain worker's log ring, calling cb for each event; returns the number of
+ * events handed out. *lost (optional) gets events dropped on a full ring.
+ * Control-path; one reader per ring.
+ */
+unsigned int nftdp_vm_log_poll(struct nftdp_vm_state *st, unsigned int worker,
+			       void (*cb)(const struct nftdp_vm_log_event *ev, void *arg),
+			       void *arg, uint64_t *lost);
+
+/* ------------------------------------------------------------------ */
+/* Compile                                                             */
+
+/** Where compile failed, for the extack: the expression and a message. */
+struct nftdp_vm_error {
+	int err;		/**< the negative errno returned */
+	int expr_index;		/**< failing expression in the rule, -1 if none */
+	char msg[NFTDP_VM_ERRLEN]; /**< e.g. "queue: not supported by nftdp" */
+};
+
+/** What a chain is: enough to validate hooks and resolve names. */
+struct nftdp_vm_chain_desc {
+	uint8_t family;	 /**< NFPROTO_* of the table */
+	const char *table;
+	const char *name;
+	bool base;
+	uint8_t hook;	 /**< base chains */
+	uint32_t policy; /**< NF_ACCEPT or NF_DROP, base chains */
+	uint32_t chain_id; /**< index in nftdp_vm_ctx.chains (verdict maps) */
+};
+
+/**
+ * Create an empty chain. 0, -EINVAL (policy not accept/drop), -ENOMEM.
+ * Control-path. The pointer is stable: rules of other chains may jump to it
+ * before it has rules.
+ */
+int nftdp_vm_chain_create(const struct nftdp_vm_chain_desc *desc, struct nftdp_vm_state *st,
+			  struct nftdp_vm_chain **out);
+
+/**
+ * Compile one rule and append it to chain. Stateful expressions get slots in
+ * st keyed by (family, table, rule handle, expression index), so a rule
+ * compiled again in a later generation keeps its counters.
+ * @return 0, or -EOPNOTSUPP (expression or variant not supported, e.g. queue),
+ *   -EINVAL / -ERANGE (registers, lengths, attributes as the kernel),
+ *   -ENOENT (set, chain or object), -EOVERFLOW, -ENOSPC (arena full),
+ *   -ENOMEM. err (optional) names the expression and the reason.
+ * Control-path. Not thread-safe; the chain must not be published yet.
+ */
+int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
+			    const struct nftdp_vm_resolver *res, struct nftdp_vm_state *st,
+			    struct nftdp_vm_error *err);
+
+/**
+ * Validate the jump graph from a base chain as nft_chain_validate: -ELOOP
+ * when a chain can reach itself, -EMLINK past NFT_JUMP_STACK_SIZE levels,
+ * -EOPNOTSUPP for a jump to a base chain. Control-path.
+ */
+int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *err);
+
+/** Free a chain (after quiescence). Control-path. */
+void nftdp_vm_chain_destroy(struct nftdp_vm_chain *chain);
+
+/** Number of rules / ops, for tests and listings. */
+uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
+uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
+
+/**
+ * Compile a named stateful object (counter, quota, limit; others
+ * -EOPNOTSUPP). Its state slot is keyed by (family, table, name, type).
+ * Control-path.
+ */
+int nftdp_vm_obj_create(const struct nftnl_obj *obj, struct nftdp_vm_state *st,
+			struct nftdp_vm_error *err, struct nftdp_vm_obj **out);
+void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj);
+
+/* ------------------------------------------------------------------ */
+/* Run                                                                 */
+
+enum nftdp_vm_drop_reason {
+	NFTDP_VM_DROP_JUMPSTACK, /**< jump past the stack (validated away; WARN in kernel) */
+	NFTDP_VM_DROP_VMAP_CHAIN, /**< verdict map names a chain id not in ctx->chains */
+	NFTDP_VM_DROP_BAD_VERDICT, /**< impossible verdict code */
+	NFTDP_VM_DROP_MAX
+};
+
+/** Per-worker run context; one writer (its worker). */
+struct nftdp_vm_ctx {
+	unsigned int worker;	   /**< counter slot row */
+	struct nftdp_vm_state *state;
+	const struct nftdp_vm_chain *const *chains; /**< by chain_id, for verdict maps */
+	uint32_t n_chains;
+	uint64_t now_ns;	   /**< monotonic ns (limit), per burst */
+	uint64_t now_ms;	   /**< set timeouts, last */
+	uint64_t now_real_ns;	   /**< wall clock, meta time */
+	int32_t tz_minuteswest;	   /**< the kernel's sys_tz for meta day/hour */
+	uint64_t prng;		   /**< meta random / numgen random state; any non-zero seed */
+	uint64_t drops[NFTDP_VM_DROP_MAX];
+};
+
+/**
+ * Run base chain over one packet. Returns NF_ACCEPT, NF_DROP, NF_STOLEN (fwd)
+ * or NF_QUEUE (never produced: queue is refused at compile). pkt->out says
+ * what else to do. Packet-path; safe from several workers with their own ctx.
+ */
+unsigned int nftdp_vm_run_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				struct nftdp_vm_ctx *ctx);
+
+/**
+ * Run base chain over n packets (n <= NFTDP_VM_BURST_MAX), verdicts[i] for
+ * pkts[i]. Packet-path.
+ */
+void nftdp_vm_run_burst(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt **pkts,
+			unsigned int n, unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+
+/** Debug: run one packet and also return the final registers. Packet-path. */
+unsigned int nftdp_vm_run_chain_regs(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				     struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs_out);
+
+#endif /* NFTDP_VM_H */

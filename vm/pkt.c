@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Packet view helpers: defaults and an IP parser that sets the transport
+ * fields as nft_set_pktinfo_ipv4_validate / nft_set_pktinfo_ipv6_validate
+ * (with ipv6_find_hdr for the transport protocol) do.
+ */
+#include <arpa/inet.h>
+
+#include "vm_priv.h"
+
+void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, int32_t mac_off,
+		       uint32_t nh_off)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->data = data;
+	pkt->len = len;
+	pkt->mac_off = mac_off;
+	pkt->nh_off = nh_off;
+	pkt->th_off = nh_off;
+	pkt->inner_off = -1;
+	pkt->skb_len = len >= nh_off ? len - nh_off : 0;
+	pkt->flags = NFTDP_VM_PKT_F_WRITABLE;
+}
+
+static bool ipv6_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 59 || nh == 60;
+}
+
+void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt)
+{
+	const uint8_t *p = pkt->data + pkt->nh_off;
+	uint32_t avail = pkt->len > pkt->nh_off ? pkt->len - pkt->nh_off : 0;
+
+	pkt->flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
+	pkt->fragoff = 0;
+	if (avail < 1)
+		return;
+	if ((p[0] >> 4) == 4) {
+		uint32_t ihl, tot;
+
+		pkt->protocol = htons(0x0800);
+		pkt->nfproto = NFPROTO_IPV4;
+		if (avail < 20)
+			return;
+		ihl = (p[0] & 0xf) * 4u;
+		tot = ((uint32_t)p[2] << 8) | p[3];
+		if (ihl < 20 || tot < ihl || avail < tot)
+			return; /* nft_set_pktinfo_ipv4_validate fails */
+		pkt->th_off = pkt->nh_off + ihl;
+		pkt->l4proto = p[9];
+		pkt->fragoff = (uint16_t)((((uint32_t)p[6] << 8 | p[7]) & 0x1fff) << 3);
+		pkt->flags |= NFTDP_VM_PKT_F_L4PROTO;
+	} else if ((p[0] >> 4) == 6) {
+		uint32_t off = 40, plen;
+		uint8_t nh;
+
+		pkt->protocol = htons(0x86dd);
+		pkt->nfproto = NFPROTO_IPV6;
+		if (avail < 40)
+			return;
+		plen = ((uint32_t)p[4] << 8) | p[5];
+		if (plen + 40 > avail)
+			return;
+		nh = p[6];
+		/* ipv6_find_hdr(skb, &thoff, -1, &frag_off, &flags) */
+		while (ipv6_ext(nh)) {
+			uint32_t hl;
+
+			if (nh == 59)
+				return; /* NEXTHDR_NONE: -ENOENT */
+			if (off + 2 > avail)
+				return;
+			if (nh == 44) {
+				uint16_t fo;
+
+				if (off + 8 > avail)
+					return;
+				fo = (uint16_t)(((uint32_t)p[off + 2] << 8 | p[off + 3]) & ~7u);
+				if (fo) {
+					pkt->fragoff = fo;
+					if (!ipv6_ext(p[off]) || p[off] == 59) {
+						nh = p[off];
+						off += 8;
+						break;
+					}
+					return;
+				}
+				hl = 8;
+			} else if (nh == 51) {
+				hl = ((uint32_t)p[off + 1] + 2) * 4;
+			} else {
+				hl = ((uint32_t)p[off + 1] + 1) * 8;
+			}
+			nh = p[off];
+			off += hl;
+		}
+		pkt->th_off = pkt->nh_off + off;
+		pkt->l4proto = nh;
+		pkt->flags |= NFTDP_VM_PKT_F_L4PROTO;
+	}
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The eval loop: mirrors nft_do_chain (nf_tables_core.c) — rules in order,
+ * expressions in order, NFT_BREAK ends the rule, a verdict ends the chain,
+ * jump/goto with a stack of NFT_JUMP_STACK_SIZE, return, policy. The fast
+ * variants the kernel inlines (cmp_fast, cmp16_fast, payload_fast,
+ * bitwise_fast, plus the immediate verdict) are inlined here too; this is
+ * the one table of them (enum nftdp_vm_fast in vm_priv.h).
+ */
+#include "vm_priv.h"
+
+static inline void cmp_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
+{
+	const struct nftdp_vm_cmp_fast *p = (const void *)op->priv;
+
+	if (((regs->data[p->sreg] & p->mask) == p->data) ^ p->inv)
+		return;
+	regs->verdict.code = NFT_BREAK;
+}
+
+static inline void cmp16_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
+{
+	const struct nftdp_vm_cmp16_fast *p = (const void *)op->priv;
+	const uint32_t *r = &regs->data[p->sreg];
+	bool eq = ((r[0] & p->mask[0]) == p->data[0]) && ((r[1] & p->mask[1]) == p->data[1]) &&
+		  ((r[2] & p->mask[2]) == p->data[2]) && ((r[3] & p->mask[3]) == p->data[3]);
+
+	if (eq ^ p->inv)
+		return;
+	regs->verdict.code = NFT_BREAK;
+}
+
+/* nft_payload_fast_eval: like the kernel, only the L4PROTO flag is checked
+ * here (not fragoff); anything out of range falls back to the full eval,
+ * which breaks the rule. */
+static inline bool payload_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+				     const struct nftdp_vm_pkt *pkt)
+{
+	const struct nftdp_vm_payload *p = (const void *)op->priv;
+	uint32_t *dest = &regs->data[p->dreg];
+	uint32_t off;
+
+	if (p->base == NFT_PAYLOAD_NETWORK_HEADER) {
+		off = pkt->nh_off;
+	} else {
+		if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+			return false;
+		off = pkt->th_off;
+	}
+	off += p->offset;
+	if ((uint64_t)off + p->len > pkt->len)
+		return false;
+	*dest = 0;
+	memcpy(dest, pkt->data + off, p->len);
+	return true;
+}
+
+static inline void bitwise_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
+{
+	const struct nftdp_vm_bitwise_fast *p = (const void *)op->priv;
+
+	regs->data[p->dreg] = (regs->data[p->sreg] & p->mask) ^ p->xor;
+}
+
+struct jumpstack {
+	const struct nftdp_vm_chain *chain;
+	uint32_t rule;
+};
+
+static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				    struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs)
+{
+	const struct nftdp_vm_chain *chain = base;
+	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
+	unsigned int stackptr = 0;
+	uint32_t rulenum = 0;
+
+	memset(regs->data, 0, sizeof(regs->data));
+do_chain:
+	rulenum = 0;
+next_rule:
+	regs->verdict.code = NFT_CONTINUE;
+	for (; rulenum < chain->n_rules; rulenum++) {
+		const struct nftdp_vm_rule *rule = &chain->rules[rulenum];
+		const struct nftdp_vm_op *op = &chain->ops[rule->first_op];
+		const struct nftdp_vm_op *last = op + rule->n_ops;
+
+		for (; op < last; op++) {
+			switch (op->fast) {
+			case NFTDP_VM_FAST_CMP:
+				cmp_fast_eval(op, regs);
+				break;
+			case NFTDP_VM_FAST_CMP16:
+				cmp16_fast_eval(op, regs);
+				break;
+			case NFTDP_VM_FAST_PAYLOAD:
+				if (!payload_fast_eval(op, regs, pkt))
+					op->eval(op, regs, pkt, ctx);
+				break;
+			case NFTDP_VM_FAST_BITWISE:
+				bitwise_fast_eval(op, regs);
+				break;
+			case NFTDP_VM_FAST_IMMEDIATE:
+				regs->verdict = ((const struct nftdp_vm_immediate *)(const void *)
+							 op->priv)->verdict;
+				break;
+			default:
+				op->eval(op, regs, pkt, ctx);
+				break;
+			}
+			if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
+				break;
+		}
+
+		switch (regs->verdict.code) {
+		case NFT_BREAK:
+			regs->verdict.code = NFT_CONTINUE;
+			continue;
+		case NFT_CONTINUE:
+			continue;
+		}
+		break;
+	}
+
+	switch (regs->verdict.code & NF_VERDICT_MASK) {
+	case NF_ACCEPT:
+	case NF_DROP:
+	case NF_QUEUE:
+	case NF_STOLEN:
+		return regs->verdict.code;
+	}
+
+	switch (regs->verdict.code) {
+	case NFT_JUMP:
+		if (stackptr >= NFTDP_VM_JUMP_STACK_SIZE) {
+			/* compile-time validation makes this impossible */
+			ctx->drops[NFTDP_VM_DROP_JUMPSTACK]++;
+			return NF_DROP;
+		}
+		jumpstack[stackptr].chain = chain;
+		jumpstack[stackptr].rule = rulenum + 1;
+		stackptr++;
+		/* fall through */
+	case NFT_GOTO:
+		chain = regs->verdict.chain;
+		if (!chain) {
+			ctx->drops[NFTDP_VM_DROP_BAD_VERDICT]++;
+			return NF_DROP;
+		}
+		goto do_chain;
+	case NFT_CONTINUE:
+	case NFT_RETURN:
+		break;
+	default:
+		ctx->drops[NFTDP_VM_DROP_BAD_VERDICT]++;
+		return NF_DROP;
+	}
+
+	if (stackptr > 0) {
+		stackptr--;
+		chain = jumpstack[stackptr].chain;
+		rulenum = jumpstack[stackptr].rule;
+		goto next_rule;
+	}
+
+	if (base->stats_slot >= 0 && ctx->state) {
+		struct nftdp_vm_counter *c =
+			nftdp_vm_counter_slot(ctx->state, ctx->worker, (uint32_t)base->stats_slot);
+
+		c->packets++;
+		c->bytes += pkt->skb_len;
+	}
+	return base->policy;
+}
+
+unsigned int nftdp_vm_run_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				struct nftdp_vm_ctx *ctx)
+{
+	struct nftdp_vm_regs regs;
+
+	return do_chain(base, pkt, ctx, &regs);
+}
+
+unsigned int nftdp_vm_run_chain_regs(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				     struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs_out)
+{
+	return do_chain(base, pkt, ctx, regs_out);
+}
+
+void nftdp_vm_run_burst(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt **pkts,
+			unsigned int n, unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+{
+	struct nftdp_vm_regs regs;
+
+	if (n > NFTDP_VM_BURST_MAX)
+		n = NFTDP_VM_BURST_MAX;
+	/* first pass: touch each packet's headers so the second finds them cached */
+	for (unsigned int i = 0; i < n; i++)
+		__builtin_prefetch(pkts[i]->data + pkts[i]->nh_off);
+	for (unsigned int i = 0; i < n; i++)
+		verdicts[i] = do_chain(base, pkts[i], ctx, &regs);
+}

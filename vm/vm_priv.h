@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vm/ private: the op layout, the expression ops tables, the compile context,
+ * the stateful arena's insides and helpers shared by the expr_*.c files.
+ * Kernel counterparts: struct nft_expr_ops, struct nft_expr_type,
+ * nft_parse_register_load/store (nf_tables_api.c).
+ */
+#ifndef NFTDP_VM_PRIV_H
+#define NFTDP_VM_PRIV_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nftdp_vm.h"
+
+struct nftnl_expr;
+
+#define NFTDP_VM_OP_PRIV_MAX 40
+#define NFTDP_VM_REG_VERDICT 0xff /* dreg value meaning the verdict register */
+
+/* Variants the eval loop in vm.c inlines (the kernel's fast ops). */
+enum nftdp_vm_fast {
+	NFTDP_VM_FAST_NONE = 0,
+	NFTDP_VM_FAST_CMP,	 /* cmp eq/neq, len <= 4 */
+	NFTDP_VM_FAST_CMP16,	 /* cmp eq/neq, len 16 */
+	NFTDP_VM_FAST_PAYLOAD,	 /* payload load, network/transport, 1/2/4 aligned */
+	NFTDP_VM_FAST_BITWISE,	 /* bitwise mask/xor, len 4 */
+	NFTDP_VM_FAST_IMMEDIATE, /* immediate verdict */
+};
+
+struct nftdp_vm_op;
+struct nftdp_vm_cctx;
+
+typedef void (*nftdp_vm_eval_t)(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+				struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
+
+/* One variant of an expression (struct nft_expr_ops). */
+struct nftdp_vm_expr_ops {
+	const char *name;
+	size_t size; /* bytes of priv used */
+	uint8_t fast;
+	int (*init)(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv);
+	nftdp_vm_eval_t eval;
+	void (*destroy)(void *priv);
+	/* jump targets for validation (immediate, lookup on a verdict map) */
+	int (*targets)(const void *priv, const struct nftdp_vm_chain **out, int max);
+};
+
+/* An expression kind (struct nft_expr_type): select_ops picks the variant. */
+struct nftdp_vm_expr_type {
+	const char *name;
+	const struct nftdp_vm_expr_ops *ops; /* when there is one variant */
+	const struct nftdp_vm_expr_ops *(*select_ops)(struct nftdp_vm_cctx *cc,
+						      const struct nftnl_expr *e);
+};
+
+/* The program: fixed-size ops, one cache line each. */
+struct nftdp_vm_op {
+	nftdp_vm_eval_t eval;
+	const struct nftdp_vm_expr_ops *ops;
+	uint8_t fast;
+	alignas(8) uint8_t priv[NFTDP_VM_OP_PRIV_MAX];
+};
+static_assert(sizeof(struct nftdp_vm_op) == 64, "one op per cache line");
+
+#define NFTDP_VM_PRIV_CHECK(type) \
+	static_assert(sizeof(type) <= NFTDP_VM_OP_PRIV_MAX, #type " fits an op")
+
+struct nftdp_vm_rule {
+	uint64_t handle;
+	uint32_t first_op;
+	uint32_t n_ops;
+};
+
+struct nftdp_vm_chain {
+	struct nftdp_vm_rule *rules;
+	struct nftdp_vm_op *ops;
+	uint32_t n_rules, n_ops;
+	uint32_t cap_rules, cap_ops;
+	bool base;
+	uint8_t family, hook;
+	uint32_t policy;
+	uint32_t chain_id;
+	int32_t stats_slot; /* base chain policy counter, -1 if none */
+	char table[256];
+	char name[256];
+	/* side allocations owned by the chain (log prefixes ...) */
+	void **blobs;
+	uint32_t n_blobs, cap_blobs;
+};
+
+/* Compile context: one expression at a time. */
+struct nftdp_vm_cctx {
+	struct nftdp_vm_chain *chain;
+	const struct nftdp_vm_resolver *res;
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_error *err;
+	uint64_t handle;
+	uint32_t expr_index;
+	const char *expr_name;
+};
+
+/* ---- stateful arena ---- */
+
+enum nftdp_vm_slot_kind {
+	NFTDP_VM_SLOT_COUNTER = 1, /* per-worker struct nftdp_vm_counter */
+	NFTDP_VM_SLOT_CELL,	   /* shared struct nftdp_vm_cell */
+};
+
+enum nftdp_vm_cell_type {
+	NFTDP_VM_CELL_QUOTA = NFT_OBJECT_QUOTA,
+	NFTDP_VM_CELL_LIMIT = NFT_OBJECT_LIMIT,
+	NFTDP_VM_CELL_LAST = 0x100,
+	NFTDP_VM_CELL_NUMGEN = 0x101,
+};
+
+/* A shared cell: one cache line, written with atomics by every worker. */
+struct nftdp_vm_cell {
+	alignas(64) uint32_t type;
+	union {
+		struct {
+			_Atomic uint64_t consumed;
+			uint64_t bytes;
+		} quota;
+		struct {
+			/* GCRA form of nft_limit's bucket: empty_at = last - tokens */
+			_Atomic uint64_t empty_at;
+			bool init;
+		} limit;
+		struct {
+			_Atomic uint64_t ms;
+			_Atomic uint32_t set;
+		} last;
+		struct {
+			_Atomic uint32_t counter;
+		} numgen;
+	};
+};
+static_assert(sizeof(struct nftdp_vm_cell) == 64, "cell is one cache line");
+
+struct nftdp_vm_slot_ent {
+	char *key;
+	uint8_t kind;
+	uint32_t index;
+	uint64_t gen;
+};
+
+struct nftdp_vm_log_ring {
+	alignas(64) _Atomic uint32_t head; /* written by the worker */
+	alignas(64) _Atomic uint32_t tail; /* written by the control thread */
+	uint64_t lost;
+	struct nftdp_vm_log_event *ev;
+};
+
+struct nftdp_vm_state {
+	unsigned int n_workers, max_counters, max_cells, log_ring_size;
+	uint32_t hash_seed;
+	uint64_t gen;
+	/* counters[worker * max_counters + slot]; rows are cache aligned */
+	struct nftdp_vm_counter *counters;
+	size_t counter_stride; /* slots per row (rounded) */
+	struct nftdp_vm_counter *counter_base; /* control-only: values at last reset */
+	struct nftdp_vm_cell *cells;
+	uint8_t *counter_used, *cell_used;
+	struct nftdp_vm_slot_ent *map;
+	size_t map_cap, map_len;
+	struct nftdp_vm_log_ring *logs;
+};
+
+/* Stateful objects (counter / quota / limit) */
+struct nftdp_vm_obj {
+	uint32_t type;
+	uint8_t slot_kind;
+	uint32_t slot;
+	/* limit parameters */
+	uint64_t tokens_max, rate, nsecs, cost;
+	bool invert, bytes_mode;
+	uint64_t quota_bytes;
+};
+
+static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,
+							    unsigned int worker, uint32_t slot)
+{
+	return &st->counters[(size_t)worker * st->counter_stride + slot];
+}
+
+/* state.c */
+int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t kind,
+			    uint32_t *slot, bool *created);
+int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot,
+			     bool *created);
+void nftdp_vm_log_record(struct nftdp_vm_state *st, unsigned int worker,
+			 const struct nftdp_vm_log_event *ev);
+
+/* objects (expr_objref.c) */
+void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,
+		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
+void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt,
+				struct nftdp_vm_ctx *ctx);
+bool nftdp_vm_quota_over(struct nftdp_vm_cell *c, uint64_t len);
+bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max,
+			 uint64_t cost, bool invert);
+int nftdp_vm_limit_params(uint64_t rate, uint64_t unit, uint32_t burst, uint32_t type,
+			  uint64_t *tokens_max, uint64_t *nsecs, uint64_t *cost);
+
+/* ---- compile helpers (compile.c) ---- */
+
+int nftdp_vm_errf(struct nftdp_vm_cctx *cc, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* nft_parse_register_load / _store on a libnftnl attribute */
+int nftdp_vm_parse_reg_load(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			    uint8_t *reg, uint32_t len);
+int nftdp_vm_parse_reg_store(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			     uint8_t *reg, uint32_t type, uint32_t len);
+/* register number -> data index, validate load/store bounds */
+int nftdp_vm_reg_load_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg, uint32_t len);
+int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg,
+			     uint32_t type, uint32_t len);
+/* nft_data_init for a value: copy attribute into buf (size max), set *len */
+int nftdp_vm_parse_data(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
+			void *buf, uint32_t size, uint32_t *len);
+bool nftdp_vm_attr(const struct nftnl_expr *e, uint16_t attr);
+uint32_t nftdp_vm_u32(const struct nftnl_expr *e, uint16_t attr);
+void *nftdp_vm_blob(struct nftdp_vm_cctx *cc, size_t size);
+int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t name_attr,
+			 uint16_t id_attr, struct nftdp_vm_set_info *out);
+
+/* ---- packet helpers ---- */
+
+/* skb_copy_bits: false if [off, off+len) is outside the packet */
+static inline bool nftdp_vm_copy_bits(const struct nftdp_vm_pkt *pkt, int64_t off, void *to,
+				      uint32_t len)
+{
+	if (off < 0 || (uint64_t)off + len > pkt->len)
+		return false;
+	memcpy(to, pkt->data + off, len);
+	return true;
+}
+
+static inline bool nftdp_vm_has_l4(const struct nftdp_vm_pkt *pkt)
+{
+	return (pkt->flags & NFTDP_VM_PKT_F_L4PROTO) && pkt->fragoff == 0;
+}
+
+/* the kernel's reciprocal_scale */
+static inline uint32_t nftdp_vm_reciprocal_scale(uint32_t val, uint32_t ep_ro)
+{
+	return (uint32_t)(((uint64_t)val * ep_ro) >> 32);
+}
+
+static inline uint32_t nftdp_vm_prandom(struct nftdp_vm_ctx *ctx)
+{
+	/* xorshift64*: per worker, no locks */
+	uint64_t x = ctx->prng ? ctx->prng : 0x9e3779b97f4a7c15ull;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	ctx->prng = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* checksum helpers (csum.c), one's complement on memory-order 16-bit words */
+uint32_t nftdp_vm_csum_partial(const void *buf, uint32_t len, uint32_t sum);
+uint16_t nftdp_vm_csum_fold(uint32_t sum);
+void nftdp_vm_csum_replace(uint8_t *field, uint32_t fsum, uint32_t tsum);
+void nftdp_vm_inet_csum_replace(uint8_t *field, const void *from, const void *to, uint32_t len);
+uint32_t nftdp_vm_crc32c(uint32_t crc, const uint8_t *p, size_t len);
+uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval);
+
+/* registry (expr.c) */
+const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
+
+#define NFTDP_VM_EXPR_TYPES(X) \
+	X(immediate) X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) \
+	X(lookup) X(dynset) X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) \
+	X(hash) X(objref) X(notrack) X(last) X(fwd) X(dup) X(ct)
+
+#define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;
+NFTDP_VM_EXPR_TYPES(X)
+#undef X
+
+/* priv structs of the inlined variants, shared with vm.c */
+struct nftdp_vm_cmp_fast {
+	uint32_t data;
+	uint32_t mask;
+	uint8_t sreg;
+	bool inv;
+};
+struct nftdp_vm_cmp16_fast {
+	uint32_t data[4];
+	uint32_t mask[4];
+	uint8_t sreg;
+	bool inv;
+};
+struct nftdp_vm_payload {
+	uint8_t base;
+	uint8_t offset;
+	uint8_t len;
+	uint8_t dreg;
+};
+struct nftdp_vm_bitwise_fast {
+	uint32_t mask;
+	uint32_t xor;
+	uint8_t sreg;
+	uint8_t dreg;
+};
+struct nftdp_vm_immediate {
+	uint32_t data[4];
+	uint8_t dreg;
+	uint8_t dlen;
+	struct nftdp_vm_verdict verdict;
+};
+
+#endif /* NFTDP_VM_PRIV_H */
