@@ -285,6 +285,8 @@ void ctl_refs_get(struct ctl_ref *refs, unsigned int n);
 void ctl_refs_put(struct ctl_ref *refs, unsigned int n);
 void ctl_set_elem_unlink(struct ctl_set *set, struct ctl_elem *e);
 void ctl_elem_refs(struct ctl_elem *e, int delta);
+void ctl_elem_set_verdict_chain(struct ctl_elem *e, const char *name);
+void ctl_chain_renamed(struct ctl_chain *c, const char *old);
 /* Delete everything in t (nft_flush_table), recording each step. */
 int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
 int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);

@@ -209,7 +209,9 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 	const struct nlattr *a;
 	int err;
 
-	if (mnl_attr_get_type(elem) != NFTA_LIST_ELEM || mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0)
+	/* the kernel does not check the type of the list's elements (libnftnl
+	 * numbers them 1, 2, 3, ...) */
+	if (mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0)
 		return -EINVAL;
 	mnl_attr_for_each_nested(a, elem) {
 		uint16_t type = mnl_attr_get_type(a);
@@ -500,6 +502,40 @@ int ctl_delsetelem(struct ctl_msg *m)
 		}
 	}
 	return 0;
+}
+
+/* Rebuild the verdict data of e with a new chain name (chain rename). */
+void ctl_elem_set_verdict_chain(struct ctl_elem *e, const char *name)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	const struct nlattr *v, *code = NULL, *a, *attr;
+	struct nlattr *nv, *nd;
+	void *nb;
+
+	mnl_attr_for_each_payload(e->data, e->datalen) {
+		if (mnl_attr_get_type(attr) != NFTA_DATA_VERDICT)
+			continue;
+		v = attr;
+		mnl_attr_for_each_nested(a, v)
+			if (mnl_attr_get_type(a) == NFTA_VERDICT_CODE)
+				code = a;
+	}
+	if (code == NULL)
+		return;
+	nd = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_DATA);
+	nv = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
+	mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, mnl_attr_get_u32(code));
+	mnl_attr_put_strz(nlh, NFTA_VERDICT_CHAIN, name);
+	mnl_attr_nest_end(nlh, nv);
+	mnl_attr_nest_end(nlh, nd);
+	nb = malloc(mnl_attr_get_payload_len(nd));
+	if (nb == NULL)
+		return;
+	memcpy(nb, mnl_attr_get_payload(nd), mnl_attr_get_payload_len(nd));
+	free(e->data);
+	e->data = nb;
+	e->datalen = mnl_attr_get_payload_len(nd);
 }
 
 static void put_data_nest(struct nlmsghdr *nlh, uint16_t type, const void *data, size_t len)

@@ -125,6 +125,8 @@ void ctl_refs_put(struct ctl_ref *refs, unsigned int n)
 	}
 }
 
+/* By name, or by id for a set of this batch; the stored expression then
+ * names the set as the kernel dumps it (anonymous "__set%d" resolved). */
 static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
 				uint16_t name_attr, uint16_t id_attr)
 {
@@ -134,6 +136,9 @@ static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct n
 		s = ctl_set_lookup(t, nftnl_expr_get_str(e, name_attr));
 	if (s == NULL && nftnl_expr_is_set(e, id_attr))
 		s = ctl_set_lookup_id(m->st, t, nftnl_expr_get_u32(e, id_attr));
+	if (s && (!nftnl_expr_is_set(e, name_attr) ||
+		  strcmp(nftnl_expr_get_str(e, name_attr), s->name) != 0))
+		nftnl_expr_set_str(e, name_attr, s->name);
 	return s;
 }
 
@@ -231,6 +236,49 @@ void ctl_rule_free(struct ctl_rule *r)
 	nftnl_rule_free(r->nl);
 	free(r->refs);
 	free(r);
+}
+
+/* A chain was renamed (at commit): the rules and verdict-map elements that
+ * jump there now name it by its new name, as the kernel dumps the name from
+ * the chain itself. */
+void ctl_chain_renamed(struct ctl_chain *c, const char *old)
+{
+	struct ctl_table *t = c->table;
+	struct ctl_chain *ch;
+	struct ctl_set *s;
+
+	ctl_list_for_each_entry(ch, &t->chains, list) {
+		struct ctl_rule *r;
+
+		ctl_list_for_each_entry(r, &ch->rules, list) {
+			struct nftnl_expr_iter *it;
+			struct nftnl_expr *e;
+
+			if (ch == c)
+				nftnl_rule_set_str(r->nl, NFTNL_RULE_CHAIN, c->name);
+			if (r->nrefs == 0)
+				continue;
+			it = nftnl_expr_iter_create(r->nl);
+			if (it == NULL)
+				continue;
+			while ((e = nftnl_expr_iter_next(it)) != NULL) {
+				if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "immediate") == 0 &&
+				    nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN) &&
+				    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN), old) == 0)
+					nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, c->name);
+			}
+			nftnl_expr_iter_destroy(it);
+		}
+	}
+	ctl_list_for_each_entry(s, &t->sets, list) {
+		struct ctl_elem *e;
+
+		if (s->dtype != NFT_DATA_VERDICT)
+			continue;
+		ctl_list_for_each_entry(e, &s->elems, list)
+			if (e->chain_ref == c)
+				ctl_elem_set_verdict_chain(e, c->name);
+	}
 }
 
 void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r)

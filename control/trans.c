@@ -289,6 +289,8 @@ static void release(struct ctl_trans *tr)
 		ctl_table_free(tr->table);
 		break;
 	case CTL_TR_UPDCHAIN:
+		if (tr->old_name)
+			ctl_chain_renamed(tr->obj, tr->old_name);
 		nftnl_chain_free(tr->old_chain);
 		break;
 	case CTL_TR_DELCHAIN: {
