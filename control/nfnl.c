@@ -274,58 +274,35 @@ static void msg_init(struct ctl_msg *m, struct nftdp_ctl *ctl, struct ctl_sessio
 	m->batch = batch;
 }
 
-/* nfnetlink_rcv_batch(): runs every message, collects every error, then
- * commits or aborts the whole batch. */
-static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *buf, size_t len,
-		      const struct nlmsghdr *begin, struct ctl_out *o)
+static int validate_all(struct ctl_state *st)
+{
+	struct ctl_table *t;
+	int err;
+
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		if (t->dead)
+			continue;
+		err = ctl_table_validate(t);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+struct batch_run {
+	bool failed, done, echo;
+	const struct nlmsghdr *last;
+};
+
+/* One pass over the messages of a batch (the loop of nfnetlink_rcv_batch).
+ * With validate_each, the jump depth is checked after every message that
+ * may add a jump, so the error lands on the message that caused it. */
+static void batch_pass(struct nftdp_ctl *ctl, struct ctl_session *s, const char *buf, size_t len,
+		       size_t off, uint16_t subsys, struct ctl_out *errs, bool validate_each,
+		       struct batch_run *br)
 {
 	const struct nlattr *tb[64];
-	struct ctl_out errs;
-	bool failed = false, done = false, echo = false;
-	const struct nlmsghdr *last = begin;
-	const struct nfgenmsg *bnfg = mnl_nlmsg_get_payload(begin);
-	uint16_t subsys;
-	size_t off;
 
-	if (begin->nlmsg_len < NLMSG_HDRLEN + sizeof(struct nfgenmsg))
-		return;
-	/* nfnetlink_rcv_skb_batch: old nft sent res_id in host order */
-	subsys = bnfg->res_id == NFNL_SUBSYS_NFTABLES ? NFNL_SUBSYS_NFTABLES
-						      : ntohs(bnfg->res_id);
-	{
-		size_t boff = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
-		const struct nlattr *a;
-		uint32_t genid = 0;
-
-		if (begin->nlmsg_len > boff) {
-			mnl_attr_for_each(a, begin, sizeof(struct nfgenmsg)) {
-				if (mnl_attr_get_type(a) == NFNL_BATCH_GENID &&
-				    mnl_attr_get_payload_len(a) == 4)
-					genid = ntohl(mnl_attr_get_u32(a));
-				else {
-					ctl_ack(o, begin, -EINVAL, NULL, false);
-					return;
-				}
-			}
-		}
-		if (subsys >= NFNL_SUBSYS_COUNT) {
-			ctl_ack(o, begin, -EINVAL, NULL, false);
-			return;
-		}
-		if (subsys != NFNL_SUBSYS_NFTABLES) {
-			ctl_ack(o, begin, -EOPNOTSUPP, NULL, false);
-			return;
-		}
-		if (genid && genid != ctl->state->genid) {
-			ctl_ack(o, begin, -ERESTART, NULL, false);
-			return;
-		}
-	}
-
-	ctl_out_init(&errs, ctl, s);
-	off = NLMSG_ALIGN(begin->nlmsg_len);
-	if (off > len)
-		off = len;
 	while (len - off >= NLMSG_HDRLEN) {
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)(buf + off);
 		const struct ctl_cb *cb;
@@ -333,12 +310,13 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		uint16_t type;
 		int err = 0;
 
+		m.bad_attr = NULL;
 		if (nlh->nlmsg_len < NLMSG_HDRLEN || len - off < nlh->nlmsg_len ||
 		    nlh->nlmsg_len - NLMSG_HDRLEN < sizeof(struct nfgenmsg)) {
 			/* malformed: forget the errors so far, abort */
-			errs.len = 0;
-			failed = true;
-			break;
+			errs->len = 0;
+			br->failed = true;
+			return;
 		}
 		if (!(nlh->nlmsg_flags & NLM_F_REQUEST)) {
 			err = -EINVAL;
@@ -346,13 +324,13 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		}
 		type = nlh->nlmsg_type;
 		if (type == NFNL_MSG_BATCH_BEGIN) {
-			errs.len = 0;
-			failed = true;
-			break;
+			errs->len = 0;
+			br->failed = true;
+			return;
 		} else if (type == NFNL_MSG_BATCH_END) {
-			done = true;
-			last = nlh;
-			break;
+			br->done = true;
+			br->last = nlh;
+			return;
 		} else if (type < NLMSG_MIN_TYPE) {
 			err = -EINVAL;
 			goto ack;
@@ -369,28 +347,89 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		err = parse_attrs(nlh, cb, tb);
 		if (err < 0)
 			goto ack;
-		if (cb->batch == NULL) {
-			/* a GET inside a batch: nfnetlink has no call_batch for it */
-			err = 0;
-			goto ack;
-		}
+		if (cb->batch == NULL)
+			goto ack; /* a GET inside a batch: nfnetlink has no call_batch */
 		msg_init(&m, ctl, s, nlh, tb, true);
 		err = cb->batch(&m);
+		if (err == 0 && validate_each && ctl->state->validate &&
+		    ((type & 0xff) == NFT_MSG_NEWRULE || (type & 0xff) == NFT_MSG_NEWSETELEM))
+			err = validate_all(ctl->state);
 		if (nlh->nlmsg_flags & NLM_F_ECHO)
-			echo = true;
+			br->echo = true;
 	ack:
 		if ((nlh->nlmsg_flags & NLM_F_ACK) || err) {
-			ctl_ack(&errs, nlh, err, err ? m.bad_attr : NULL, ctl_session_ext_ack(s));
+			ctl_ack(errs, nlh, err, err ? m.bad_attr : NULL, ctl_session_ext_ack(s));
 			if (err)
-				failed = true;
+				br->failed = true;
 		}
 		off += NLMSG_ALIGN(nlh->nlmsg_len);
 		if (off > len)
 			off = len;
 	}
+}
 
-	if (done && !failed) {
-		int err = ctl_trans_commit(ctl, s, echo, last);
+/* nfnetlink_rcv_batch(): runs every message, collects every error, then
+ * commits or aborts the whole batch. */
+static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *buf, size_t len,
+		      const struct nlmsghdr *begin, struct ctl_out *o)
+{
+	const struct nfgenmsg *bnfg = mnl_nlmsg_get_payload(begin);
+	size_t boff = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	struct batch_run br = {0};
+	struct ctl_out errs;
+	uint32_t genid = 0;
+	uint16_t subsys;
+	size_t off;
+
+	if (begin->nlmsg_len < NLMSG_HDRLEN + sizeof(struct nfgenmsg))
+		return;
+	if (begin->nlmsg_len > boff) {
+		const struct nlattr *a;
+
+		mnl_attr_for_each(a, begin, sizeof(struct nfgenmsg)) {
+			if (mnl_attr_get_type(a) != NFNL_BATCH_GENID ||
+			    mnl_attr_get_payload_len(a) != 4) {
+				ctl_ack(o, begin, -EINVAL, NULL, false);
+				return;
+			}
+			genid = ntohl(mnl_attr_get_u32(a));
+		}
+	}
+	/* nfnetlink_rcv_skb_batch: old nft sent res_id in host order */
+	subsys = bnfg->res_id == NFNL_SUBSYS_NFTABLES ? NFNL_SUBSYS_NFTABLES : ntohs(bnfg->res_id);
+	if (subsys >= NFNL_SUBSYS_COUNT) {
+		ctl_ack(o, begin, -EINVAL, NULL, false);
+		return;
+	}
+	if (subsys != NFNL_SUBSYS_NFTABLES) {
+		ctl_ack(o, begin, -EOPNOTSUPP, NULL, false);
+		return;
+	}
+	if (genid && genid != ctl->state->genid) {
+		ctl_ack(o, begin, -ERESTART, NULL, false);
+		return;
+	}
+
+	ctl_out_init(&errs, ctl, s);
+	off = NLMSG_ALIGN(begin->nlmsg_len);
+	if (off > len)
+		off = len;
+	batch_pass(ctl, s, buf, len, off, subsys, &errs, false, &br);
+	if (br.done && !br.failed && ctl->state->validate && validate_all(ctl->state) < 0) {
+		/* as the kernel's -EAGAIN replay: undo, run again checking
+		 * after every message, report where it broke */
+		ctl_trans_abort(ctl);
+		errs.len = 0;
+		memset(&br, 0, sizeof(br));
+		batch_pass(ctl, s, buf, len, off, subsys, &errs, true, &br);
+		if (!br.failed) {
+			/* cannot happen: the same messages passed one by one */
+			ctl_ack(&errs, begin, -EMLINK, NULL, false);
+			br.failed = true;
+		}
+	}
+	if (br.done && !br.failed) {
+		int err = ctl_trans_commit(ctl, s, br.echo, br.last);
 
 		if (err) {
 			ctl_trans_abort(ctl);
