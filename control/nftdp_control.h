@@ -32,6 +32,7 @@ struct nftdp_ctl_iface {
 
 struct nftdp_ctl_config {
 	const char *socket_path; /**< unix socket to listen on */
+	bool flowtables;         /**< accept flowtables (the reference kernel has none) */
 	unsigned int n_ifaces;
 	struct nftdp_ctl_iface ifaces[NFTDP_CTL_MAX_IFACES];
 };

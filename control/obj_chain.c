@@ -300,17 +300,11 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 			return err;
 		if (strcmp(h.type->name, nftnl_chain_get_str(c->nl, NFTNL_CHAIN_TYPE)) != 0) {
 			m->bad_attr = m->tb[NFTA_CHAIN_TYPE];
-			return -EEXIST;
+			return -EOPNOTSUPP;
 		}
-		if (!hook_is_netdev(t->family, c->hooknum) &&
-		    (h.num != c->hooknum || h.prio != c->prio)) {
+		if (h.num != c->hooknum || h.prio != c->prio) {
 			m->bad_attr = m->tb[NFTA_CHAIN_HOOK];
-			return -EEXIST;
-		}
-		if (hook_is_netdev(t->family, c->hooknum) &&
-		    (h.num != c->hooknum || h.prio != c->prio)) {
-			m->bad_attr = m->tb[NFTA_CHAIN_HOOK];
-			return -EEXIST;
+			return -EOPNOTSUPP;
 		}
 	}
 	if (m->tb[NFTA_CHAIN_POLICY]) {

@@ -2,7 +2,9 @@
 /*
  * Flowtables: mirrors nf_tables_newflowtable, nf_tables_delflowtable and
  * nf_tables_getflowtable. Devices must be ports the dataplane has, as the
- * kernel wants existing net devices (ENOENT otherwise).
+ * kernel wants existing net devices (ENOENT otherwise). Off by default
+ * (ENOENT for every flowtable), as on the reference kernel, which has no
+ * flowtable types built in; the daemon's --flowtables turns them on.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +94,10 @@ int ctl_newflowtable(struct ctl_msg *m)
 
 	if (!m->tb[NFTA_FLOWTABLE_TABLE] || !m->tb[NFTA_FLOWTABLE_NAME])
 		return -EINVAL;
+	/* nft_flowtable_type_get(): the reference kernel has no flowtable
+	 * type for any family; nftdp matches it unless told otherwise */
+	if (!m->ctl->cfg.flowtables)
+		return -ENOENT;
 	t = ctl_table_lookup(m, m->tb[NFTA_FLOWTABLE_TABLE], m->family, &err);
 	if (t == NULL) {
 		m->bad_attr = m->tb[NFTA_FLOWTABLE_TABLE];

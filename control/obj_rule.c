@@ -17,17 +17,21 @@
 #include <linux/netfilter.h>
 
 /* Expression types the kernel here knows, per family where it matters
- * (nf_tables_expr_parse -> __nft_expr_type_get). queue is not built in. */
+ * (nf_tables_expr_parse -> __nft_expr_type_get). queue is not built in,
+ * nor flow_offload (no flowtable types) unless the daemon enables
+ * flowtables. */
 static const char *const known_exprs[] = {
 	"immediate", "cmp", "lookup", "bitwise", "byteorder", "payload", "range", "meta",
 	"rt", "exthdr", "ct", "limit", "log", "counter", "quota", "numgen", "hash", "fib",
-	"nat", "masq", "redir", "reject", "dynset", "objref", "fwd", "dup", "flow_offload",
+	"nat", "masq", "redir", "reject", "dynset", "objref", "fwd", "dup",
 	"connlimit", "tunnel", "osf", "socket", "tproxy", "xfrm", "synproxy", "last",
 	"inner", "match", "target", "notrack", NULL,
 };
 
-static bool expr_known(const char *name, uint8_t family)
+static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t family)
 {
+	if (strcmp(name, "flow_offload") == 0)
+		return ctl->cfg.flowtables;
 	if (strcmp(name, "reject") == 0 && family == NFPROTO_BRIDGE)
 		return false;
 	for (unsigned int i = 0; known_exprs[i]; i++)
@@ -62,7 +66,7 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 			m->bad_attr = elem;
 			return -EINVAL;
 		}
-		if (!expr_known(mnl_attr_get_str(name), m->family)) {
+		if (!expr_known(m->ctl, mnl_attr_get_str(name), m->family)) {
 			m->bad_attr = elem;
 			return -ENOENT;
 		}

@@ -206,10 +206,12 @@ static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
 		ctl_chain_fill(nlh, tr->obj);
 		break;
 	case CTL_TR_NEWRULE: {
+		/* nf_tables_rule_notify: the position only for a rule that is
+		 * neither first nor last */
 		struct ctl_rule *r = tr->obj, *prev = rule_prev(r);
 
 		ctl_rule_fill(nlh, r);
-		if (prev)
+		if (prev && r->list.next != &r->chain->rules)
 			mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(prev->handle));
 		break;
 	}
@@ -239,11 +241,11 @@ static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
 
 static uint16_t event_flags(const struct ctl_trans *tr)
 {
-	uint16_t mask = NLM_F_CREATE | NLM_F_EXCL;
+	uint16_t flags = tr->nlflags & (NLM_F_CREATE | NLM_F_EXCL);
 
-	if (tr->op == CTL_TR_NEWRULE)
-		mask |= NLM_F_APPEND | NLM_F_REPLACE;
-	return tr->nlflags & mask;
+	if (tr->op == CTL_TR_NEWRULE && (tr->nlflags & (NLM_F_APPEND | NLM_F_REPLACE)))
+		flags |= NLM_F_APPEND;
+	return flags;
 }
 
 static void notify(struct ctl_out *mc, const struct ctl_trans *tr, uint32_t genid, bool echo,

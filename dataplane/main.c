@@ -33,6 +33,7 @@ struct opts {
 	const char *socket_path;
 	const char *ruleset;
 	const char *ifname[RTE_MAX_ETHPORTS];
+	bool flowtables;
 };
 
 static void usage(const char *prog)
@@ -41,7 +42,8 @@ static void usage(const char *prog)
 		"usage: %s [EAL args] -- [--socket PATH] [--ruleset FILE] [--ifname P=NAME]...\n"
 		"  --socket PATH    control socket (default /run/nftdp/nfnetlink.sock)\n"
 		"  --ruleset FILE   load FILE with nft through the control socket at start\n"
-		"  --ifname P=NAME  name port P NAME (default dpP)\n",
+		"  --ifname P=NAME  name port P NAME (default dpP)\n"
+		"  --flowtables     accept flowtables (the reference kernel has none)\n",
 		prog);
 }
 
@@ -51,6 +53,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"socket", required_argument, NULL, 's'},
 		{"ruleset", required_argument, NULL, 'r'},
 		{"ifname", required_argument, NULL, 'i'},
+		{"flowtables", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -82,6 +85,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "nftdp: bad --ifname '%s' (want PORT=NAME)\n", optarg);
 			return -1;
 		}
+		case 'F':
+			o->flowtables = true;
+			break;
 		case 'h':
 		default:
 			usage(argv[0]);
@@ -187,6 +193,7 @@ int main(int argc, char **argv)
 		ifc->ifindex = port + 1;
 	}
 	cfg.socket_path = o.socket_path;
+	cfg.flowtables = o.flowtables;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
