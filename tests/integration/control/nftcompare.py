@@ -1,0 +1,741 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Kernel-differential harness for nftdp's control plane.
+
+The kernel is the oracle.  Every case runs the same nft input twice: against
+the kernel, inside a scratch network namespace this script creates and
+deletes (never the root namespace), and against a private nftdp daemon this
+script starts and stops by pid.  stdout, stderr and exit status of every nft
+command must be identical on both sides.
+
+    nftcompare.py BUILD MODE [options]
+
+MODE is one of listing, sequences, monitor, concurrency, permissions, all.
+With --kernel-only the nftdp side is not run: the script checks that the
+corpus behaves on the kernel as the files say (rulesets load, err_ files and
+`!` commands fail, the rest succeed) and saves the kernel's transcripts.
+
+Exit status: 0 all passed, 1 some check failed, 77 skipped (not root),
+2 usage/setup error.  See docs/testing.md.
+"""
+
+import argparse
+import atexit
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
+RULESETS = os.path.join(SRCROOT, 'tests', 'data', 'rulesets')
+SEQUENCES = os.path.join(SRCROOT, 'tests', 'data', 'sequences')
+
+CMD_TIMEOUT = 20          # seconds for one nft command
+DAEMON_START_TIMEOUT = 30  # seconds for the daemon's socket to appear
+PID = os.getpid()
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+class Result:
+    __slots__ = ('rc', 'out', 'err')
+
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+    def text(self):
+        s = '[exit %d]\n' % self.rc
+        if self.out:
+            s += '[stdout]\n' + self.out + ('' if self.out.endswith('\n') else '\n[no newline]\n')
+        if self.err:
+            s += '[stderr]\n' + self.err + ('' if self.err.endswith('\n') else '\n[no newline]\n')
+        return s
+
+
+def run(argv, env=None, cwd=None, timeout=CMD_TIMEOUT, stdin=None):
+    """Run argv in its own process group; kill the group on timeout."""
+    try:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                             env=env, cwd=cwd, start_new_session=True)
+    except OSError as e:
+        return Result(127, '', 'cannot execute %s: %s\n' % (argv[0], e))
+    try:
+        out, err = p.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        return Result(124, out.decode(errors='replace'),
+                      err.decode(errors='replace') + '[harness: timed out after %ds]\n' % timeout)
+    return Result(p.returncode, out.decode(errors='replace'), err.decode(errors='replace'))
+
+
+NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+
+class Side:
+    name = '?'
+
+    def argv(self, args, user=None):
+        raise NotImplementedError
+
+    def nft(self, args, cwd=None, user=None, timeout=CMD_TIMEOUT):
+        return run(self.argv(args, user), env=self.env(), cwd=cwd, timeout=timeout)
+
+    def popen(self, args, stdout, cwd=None):
+        return subprocess.Popen(self.argv(args), stdout=stdout, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=self.env(), cwd=cwd,
+                                start_new_session=True)
+
+    def env(self):
+        return None
+
+    def alive(self):
+        return None
+
+
+class Kernel(Side):
+    """The kernel, inside a scratch netns with dp0/dp1 like nftdp's ports."""
+    name = 'kernel'
+
+    def __init__(self, h, n):
+        self.h = h
+        self.ns = 'nftdp-ct-%d-%d' % (PID, n)
+        r = run(['ip', 'netns', 'add', self.ns], timeout=10)
+        if r.rc:
+            raise SetupError('ip netns add %s: %s' % (self.ns, r.err.strip()))
+        h.cleanups.append(self.close)
+        # dummy is the natural choice; kernels without it get a veth pair,
+        # which names the same two devices.
+        r = self.ip('link', 'add', 'dp0', 'type', 'dummy')
+        if r.rc == 0:
+            r = self.ip('link', 'add', 'dp1', 'type', 'dummy')
+        else:
+            r = self.ip('link', 'add', 'dp0', 'type', 'veth', 'peer', 'name', 'dp1')
+        if r.rc:
+            raise SetupError('cannot create dp0/dp1 in %s: %s' % (self.ns, r.err.strip()))
+        for d in ('lo', 'dp0', 'dp1'):
+            self.ip('link', 'set', d, 'up')
+
+    def ip(self, *a):
+        return run(['ip', '-n', self.ns] + list(a), timeout=10)
+
+    def argv(self, args, user=None):
+        return ['ip', 'netns', 'exec', self.ns] + (NOBODY if user else []) + ['nft'] + args
+
+    def close(self):
+        run(['ip', 'netns', 'del', self.ns], timeout=10)
+
+
+class Nftdp(Side):
+    """A private nftdp daemon, started here and stopped by pid."""
+    name = 'nftdp'
+
+    def __init__(self, h, n):
+        self.h = h
+        self.dir = tempfile.mkdtemp(prefix='nftdp-ct-%d-%d.' % (PID, n))
+        h.cleanups.append(lambda: shutil.rmtree(self.dir, ignore_errors=True))
+        self.sock = os.path.join(self.dir, 'nl.sock')
+        self.logpath = os.path.join(self.dir, 'daemon.log')
+        self.prefix = 'nftdp-ct-%d-%d' % (PID, n)
+        self.proc = None
+        for b in (h.daemon, h.wrapper):
+            if not os.access(b, os.X_OK):
+                raise SetupError('%s is not built' % b)
+        logf = open(self.logpath, 'wb')
+        self.proc = subprocess.Popen(
+            [h.daemon, '--no-huge', '-m', '512', '--no-pci', '--vdev=net_null0',
+             '--vdev=net_null1', '--file-prefix', self.prefix, '--', '--socket', self.sock],
+            stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        logf.close()
+        h.cleanups.append(self.stop)
+        deadline = time.monotonic() + DAEMON_START_TIMEOUT
+        while not os.path.exists(self.sock):
+            if self.proc.poll() is not None:
+                raise SetupError('nftdp exited with %d before creating its socket:\n%s'
+                                 % (self.proc.returncode, self.logtail()))
+            if time.monotonic() > deadline:
+                raise SetupError('nftdp did not create %s within %ds:\n%s'
+                                 % (self.sock, DAEMON_START_TIMEOUT, self.logtail()))
+            time.sleep(0.05)
+
+    def argv(self, args, user=None):
+        return (NOBODY if user else []) + [self.h.wrapper] + args
+
+    def env(self):
+        e = dict(os.environ)
+        e['NFTDP_SOCKET'] = self.sock
+        return e
+
+    def alive(self):
+        if self.proc is None:
+            return 'not started'
+        if self.proc.poll() is not None:
+            return 'daemon exited with status %d' % self.proc.returncode
+        return None
+
+    def logtail(self, n=30):
+        try:
+            with open(self.logpath, errors='replace') as f:
+                return ''.join(f.readlines()[-n:])
+        except OSError:
+            return ''
+
+    def stop(self):
+        p = self.proc
+        if p is None:
+            return
+        self.proc = None
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=10)
+        # the EAL's runtime directory for our --file-prefix
+        for base in ('/var/run/dpdk', '/run/dpdk'):
+            shutil.rmtree(os.path.join(base, self.prefix), ignore_errors=True)
+
+
+class SetupError(Exception):
+    pass
+
+
+# Elements with a timeout list the time left ("expires 59m59s992ms", JSON
+# "expires": 3599), which depends on when the listing ran: that one field is
+# normalised everywhere, nothing else.
+EXPIRES = re.compile(r'(expires )[0-9dhms]+|("expires": )[0-9]+')
+
+
+def norm_expires(s):
+    return EXPIRES.sub(lambda m: (m.group(1) or m.group(2)) + '*', s)
+
+
+def diff(a, b, la, lb):
+    return ''.join(difflib.unified_diff(a.splitlines(True), b.splitlines(True), la, lb))
+
+
+class Harness:
+    def __init__(self, opts):
+        self.opts = opts
+        self.build = os.path.abspath(opts.build)
+        self.daemon = os.path.join(self.build, 'nftdp')
+        self.wrapper = os.path.join(self.build, 'nftdp-nft')
+        self.kernel_only = opts.kernel_only
+        self.passed = 0
+        self.failed = 0
+        self.failures = []   # (case, first line of the difference)
+        self.cleanups = []
+        self.nsessions = 0
+        self.transcript = None
+        self.daemons = []
+
+    # --- sessions -------------------------------------------------------
+    def session(self):
+        """One kernel netns and (unless --kernel-only) one daemon."""
+        self.nsessions += 1
+        k = Kernel(self, self.nsessions)
+        d = None
+        if not self.kernel_only:
+            try:
+                d = Nftdp(self, self.nsessions)
+                self.daemons.append(d)
+            except SetupError as e:
+                log('nftdp: ' + str(e))
+                d = Broken(str(e))
+        return k, d
+
+    def cleanup(self):
+        while self.cleanups:
+            f = self.cleanups.pop()
+            try:
+                f()
+            except Exception as e:  # keep cleaning
+                log('cleanup: %s' % e)
+
+    # --- results --------------------------------------------------------
+    def ok(self, case):
+        self.passed += 1
+        if self.opts.verbose:
+            log('PASS ' + case)
+
+    def fail(self, case, detail, first=None):
+        self.failed += 1
+        log('FAIL ' + case)
+        if detail:
+            log(detail.rstrip('\n'))
+        self.failures.append((case, first or (detail.splitlines() or [''])[0]))
+
+    def record(self, label, args, r):
+        if self.transcript is not None:
+            self.transcript.append('$ nft %s\n%s' % (shlex.join(args), norm_expires(r.text())))
+
+    def compare(self, case, args, kr, dr, norm=None):
+        """Compare one command's results; returns True when equal."""
+        self.record(case, args, kr)
+        if dr is None:
+            return True
+        kt, dt = norm_expires(kr.text()), norm_expires(dr.text())
+        if norm:
+            kt, dt = norm(kt), norm(dt)
+        if kt == dt:
+            self.ok(case)
+            return True
+        d = diff(kt, dt, 'kernel: nft ' + shlex.join(args), 'nftdp:  nft ' + shlex.join(args))
+        first = next((l for l in d.splitlines()[2:] if l[:1] in '+-'), '')
+        self.fail(case, d, first)
+        return False
+
+    def expect(self, case, cond, why):
+        """A kernel-side sanity check of the corpus itself."""
+        if cond:
+            if self.kernel_only:
+                self.ok(case)
+            return True
+        self.fail(case, 'kernel: ' + why)
+        return False
+
+    def both(self, k, d, case, args, cwd=None, user=None, norm=None):
+        kr = k.nft(args, cwd=cwd, user=user)
+        dr = d.nft(args, cwd=cwd, user=user) if d else None
+        if d is not None and dr.rc != kr.rc and d.alive():
+            dr.err += '[harness: %s]\n' % d.alive()
+        self.compare(case, args, kr, dr, norm)
+        return kr, dr
+
+    def save(self, kind, name):
+        if self.transcript is None or not self.opts.save:
+            return
+        path = os.path.join(self.opts.save, kind, name + '.out')
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(''.join(self.transcript))
+
+
+class Broken(Side):
+    """Stands in for a daemon that would not start: every command fails."""
+    name = 'nftdp'
+
+    def __init__(self, why):
+        self.why = why
+
+    def nft(self, args, cwd=None, user=None, timeout=CMD_TIMEOUT):
+        return Result(125, '', '[harness: nftdp not running: %s]\n' % self.why.splitlines()[0])
+
+    def popen(self, args, stdout, cwd=None):
+        return subprocess.Popen(['sh', '-c', 'echo "[harness: nftdp not running]"'],
+                                stdout=stdout, stderr=subprocess.STDOUT)
+
+    def alive(self):
+        return self.why
+
+
+def selected(names, pattern):
+    if not pattern:
+        return names
+    rx = re.compile(pattern)
+    return [n for n in names if rx.search(n)]
+
+
+# --- mode 1: listing conformance ------------------------------------------
+
+OBJ_LIST = {   # -j key -> list command words
+    'counter': ['counter'], 'quota': ['quota'], 'limit': ['limit'],
+    'flowtable': ['flowtable'],
+}
+
+
+def listing_commands(js):
+    """The per-object list commands for everything the kernel's -j dump shows."""
+    cmds = []
+    try:
+        items = json.loads(js).get('nftables', [])
+    except ValueError:
+        return cmds
+    for it in items:
+        (kind, o), = it.items()
+        if kind == 'table':
+            cmds.append(['list', 'table', o['family'], o['name']])
+        elif kind == 'chain':
+            cmds.append(['list', 'chain', o['family'], o['table'], o['name']])
+        elif kind in ('set', 'map'):
+            cmds.append(['list', kind, o['family'], o['table'], o['name']])
+        elif kind in OBJ_LIST:
+            cmds.append(['list'] + OBJ_LIST[kind] + [o['family'], o['table'], o['name']])
+    return cmds
+
+
+def mode_listing(h):
+    files = sorted(f for f in os.listdir(RULESETS) if f.endswith('.nft'))
+    files = selected(files, h.opts.filter)
+    k, d = h.session()
+    for f in files:
+        name = f[:-4]
+        h.transcript = []
+        want_fail = name.startswith('err_')
+        h.both(k, d, name + ': flush ruleset', ['flush', 'ruleset'], cwd=RULESETS)
+        kr, _ = h.both(k, d, name + ': -f', ['-f', f], cwd=RULESETS)
+        if want_fail:
+            h.expect(name + ': kernel rejects', kr.rc != 0, 'expected -f %s to fail, it loaded' % f)
+        elif not h.expect(name + ': kernel loads', kr.rc == 0,
+                          'nft -f %s failed:\n%s' % (f, kr.err)):
+            h.save('rulesets', name)
+            continue
+        cmds = [['list', 'ruleset'], ['-a', 'list', 'ruleset'], ['-j', 'list', 'ruleset']]
+        kj = None
+        for c in cmds:
+            kr, _ = h.both(k, d, '%s: %s' % (name, ' '.join(c)), c, cwd=RULESETS)
+            if c[0] == '-j':
+                kj = kr.out
+        if not want_fail:
+            h.expect(name + ': non-empty', kj and '"table"' in kj, 'ruleset is empty after -f')
+        for c in listing_commands(kj or '{}'):
+            h.both(k, d, '%s: %s' % (name, ' '.join(c)), c, cwd=RULESETS)
+            h.both(k, d, '%s: -a %s' % (name, ' '.join(c)), ['-a'] + c, cwd=RULESETS)
+        h.save('rulesets', name)
+    h.transcript = None
+
+
+# --- mode 2: command sequences ----------------------------------------------
+
+def parse_cmds(path):
+    """Lines of a .cmds file: (lineno, expect_fail, args).  '#' starts a
+    comment line; a leading '!' says the kernel must reject the command."""
+    out = []
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            s = line.strip()
+            if not s or s.startswith('#'):
+                continue
+            fail = s.startswith('!')
+            if fail:
+                s = s[1:].strip()
+            out.append((i, fail, shlex.split(s)))
+    return out
+
+
+def directives(path, key):
+    """'#@key: value' lines of a .cmds file."""
+    vals = []
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'#@%s:\s*(.*)$' % key, line.strip())
+            if m:
+                vals.append(m.group(1))
+    return vals
+
+
+def run_sequence(h, k, d, name, path, stats):
+    h.both(k, d, name + ': flush ruleset', ['flush', 'ruleset'], cwd=SEQUENCES)
+    for lineno, fail, args in parse_cmds(path):
+        case = '%s:%d: nft %s' % (name, lineno, shlex.join(args))
+        kr, _ = h.both(k, d, case, args, cwd=SEQUENCES)
+        stats['cmds'] += 1
+        stats['fail'] += fail
+        if fail:
+            h.expect(case + ' (kernel rejects)', kr.rc != 0, 'expected failure, got exit 0')
+        else:
+            h.expect(case + ' (kernel accepts)', kr.rc == 0,
+                     'expected success, got exit %d:\n%s' % (kr.rc, kr.err))
+    for c in (['list', 'ruleset'], ['-a', 'list', 'ruleset']):
+        h.both(k, d, '%s: final %s' % (name, ' '.join(c)), c, cwd=SEQUENCES)
+
+
+def mode_sequences(h):
+    files = sorted(f for f in os.listdir(SEQUENCES)
+                   if f.endswith('.cmds') and not f.startswith('mon_'))
+    files = selected(files, h.opts.filter)
+    k, d = h.session()
+    stats = {'cmds': 0, 'fail': 0}
+    for f in files:
+        h.transcript = []
+        run_sequence(h, k, d, f[:-5], os.path.join(SEQUENCES, f), stats)
+        h.save('sequences', f[:-5])
+    h.transcript = None
+    log('sequences: %d files, %d commands, %d expected to fail'
+        % (len(files), stats['cmds'], stats['fail']))
+
+
+# --- mode 3: monitor ----------------------------------------------------------
+
+# nft monitor prints "# new generation N by process PID (nft)": the PID is
+# that of the nft process that made the commit, which differs between the two
+# runs; N and the process name are compared, only the PID is normalised.
+GEN_PID = re.compile(r'(# new generation \d+ by process )\d+')
+
+
+def norm_monitor(s):
+    return GEN_PID.sub(r'\1PID', s)
+
+
+def monitor_run(h, side, margs, name, path):
+    """Start `nft MARGS` in the background, run the sequence, stop it by pid."""
+    outpath = os.path.join(h.tmp, '%s.%s.mon' % (name, side.name))
+    with open(outpath, 'wb') as f:
+        p = side.popen(margs, stdout=f, cwd=SEQUENCES)
+    results = []
+    try:
+        time.sleep(0.7)     # let it join the multicast group
+        for lineno, fail, args in parse_cmds(path):
+            results.append((lineno, fail, args, side.nft(args, cwd=SEQUENCES)))
+        time.sleep(0.5)     # let the last notifications arrive
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=5)
+    with open(outpath, errors='replace') as f:
+        return results, f.read()
+
+
+def mode_monitor(h):
+    files = sorted(f for f in os.listdir(SEQUENCES)
+                   if f.startswith('mon_') and f.endswith('.cmds'))
+    files = selected(files, h.opts.filter)
+    k, d = h.session()
+    for f in files:
+        name, path = f[:-5], os.path.join(SEQUENCES, f)
+        h.transcript = []
+        for mline in directives(path, 'monitor') or ['monitor']:
+            margs = shlex.split(mline)
+            case = '%s [nft %s]' % (name, mline)
+            h.both(k, d, case + ': flush ruleset', ['flush', 'ruleset'], cwd=SEQUENCES)
+            kres, kmon = monitor_run(h, k, margs, name, path)
+            dres, dmon = monitor_run(h, d, margs, name, path) if d else (None, None)
+            for i, (lineno, fail, args, kr) in enumerate(kres):
+                c = '%s:%d: nft %s' % (case, lineno, shlex.join(args))
+                h.compare(c, args, kr, dres[i][3] if dres else None)
+                h.expect(c + ' (kernel %s)' % ('rejects' if fail else 'accepts'),
+                         (kr.rc != 0) == fail, 'unexpected exit %d' % kr.rc)
+            kt = norm_monitor(kmon)
+            if h.transcript is not None:
+                h.transcript.append('$ nft %s  # output, PIDs normalised\n%s' % (mline, kt))
+            h.expect(case + ': kernel monitor saw events', kt.strip() != '',
+                     'monitor printed nothing')
+            if d:
+                dt = norm_monitor(dmon)
+                if kt == dt:
+                    h.ok(case + ': output')
+                else:
+                    dd = diff(kt, dt, 'kernel: nft ' + mline, 'nftdp:  nft ' + mline)
+                    first = next((l for l in dd.splitlines()[2:] if l[:1] in '+-'), '')
+                    h.fail(case + ': output', dd, first)
+        h.save('monitor', name)
+    h.transcript = None
+
+
+# --- mode 4: concurrency ----------------------------------------------------
+
+NPROC, NITER = 8, 50
+HANDLE = re.compile(r'# handle (\d+)\s*$', re.M)
+
+
+def concurrent_side(h, side):
+    """8 workers at once, each adding NITER rules and deleting every other
+    one again; returns a list of problems (empty when consistent)."""
+    problems = []
+    for args in (['flush', 'ruleset'], ['add', 'table', 'ip', 'cc'],
+                 ['add', 'chain', 'ip', 'cc', 'c'],
+                 ['add', 'rule', 'ip', 'cc', 'c', 'counter', 'comment', '"base"']):
+        r = side.nft(args)
+        if r.rc:
+            return ['setup: nft %s: exit %d: %s' % (shlex.join(args), r.rc, r.err.strip())]
+    lock = threading.Lock()
+
+    def worker(w):
+        for i in range(NITER):
+            tag = 'w%d-i%d' % (w, i)
+            r = side.nft(['-e', '-a', 'add', 'rule', 'ip', 'cc', 'c', 'counter',
+                          'comment', '"%s"' % tag])
+            m = HANDLE.search(r.out)
+            if r.rc or not m:
+                with lock:
+                    problems.append('%s: add: exit %d, out %r, err %r'
+                                    % (tag, r.rc, r.out.strip(), r.err.strip()))
+                continue
+            if i % 2 == 0:
+                r = side.nft(['delete', 'rule', 'ip', 'cc', 'c', 'handle', m.group(1)])
+                if r.rc:
+                    with lock:
+                        problems.append('%s: delete handle %s: exit %d: %s'
+                                        % (tag, m.group(1), r.rc, r.err.strip()))
+
+    ts = [threading.Thread(target=worker, args=(w,)) for w in range(NPROC)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    r = side.nft(['-j', 'list', 'chain', 'ip', 'cc', 'c'])
+    if r.rc:
+        return problems + ['final -j list chain: exit %d: %s' % (r.rc, r.err.strip())]
+    try:
+        rules = [it['rule'] for it in json.loads(r.out)['nftables'] if 'rule' in it]
+    except (ValueError, KeyError) as e:
+        return problems + ['final -j list chain: unparsable: %s' % e]
+    got = sorted(x.get('comment', '') for x in rules)
+    want = sorted(['base'] + ['w%d-i%d' % (w, i) for w in range(NPROC)
+                              for i in range(NITER) if i % 2])
+    if got != want:
+        problems.append('final rules differ from the net effect:\n'
+                        + diff('\n'.join(want) + '\n', '\n'.join(got) + '\n', 'expected', 'listed'))
+    handles = [x['handle'] for x in rules]
+    if len(set(handles)) != len(handles):
+        problems.append('duplicate rule handles in the listing')
+    # the text listing must agree with the JSON one
+    t = side.nft(['-a', 'list', 'chain', 'ip', 'cc', 'c'])
+    th = sorted(int(x) for x in HANDLE.findall(t.out))
+    if th != sorted(handles):
+        problems.append('-a list chain shows handles %d..., -j shows %d...'
+                        % (len(th), len(handles)))
+    return problems
+
+
+def mode_concurrency(h):
+    k, d = h.session()
+    for side in [k] + ([d] if d else []):
+        t0 = time.monotonic()
+        problems = concurrent_side(h, side)
+        case = 'concurrency: %s: %d workers x %d adds' % (side.name, NPROC, NITER)
+        if problems:
+            h.fail(case, '\n'.join(problems[:10]), problems[0].splitlines()[0])
+        else:
+            h.ok(case)
+        log('%s: %.1fs' % (case, time.monotonic() - t0))
+
+
+# --- mode 5: permissions ----------------------------------------------------
+
+PERM_CMDS = [
+    ['list', 'ruleset'],
+    ['list', 'tables'],
+    ['list', 'table', 'ip', 'p'],
+    ['add', 'table', 'ip', 'x'],
+    ['add', 'rule', 'ip', 'p', 'c', 'accept'],
+    ['delete', 'table', 'ip', 'p'],
+    ['flush', 'ruleset'],
+    ['-f', 'perm_load.nft'],
+]
+
+
+def mode_permissions(h):
+    k, d = h.session()
+    if isinstance(d, Nftdp):
+        # The daemon's socket is root:root 0660 in a 0700 directory: let
+        # nobody reach it, so that the daemon itself must refuse.
+        os.chown(d.dir, 0, grp_gid('nogroup'))
+        os.chmod(d.dir, 0o750)
+        try:
+            os.chown(d.sock, 0, grp_gid('nogroup'))
+        except OSError as e:
+            log('chgrp %s: %s' % (d.sock, e))
+    h.transcript = []
+    for args in (['flush', 'ruleset'], ['add', 'table', 'ip', 'p'],
+                 ['add', 'chain', 'ip', 'p', 'c'], ['add', 'rule', 'ip', 'p', 'c', 'counter']):
+        h.both(k, d, 'permissions: setup: nft ' + shlex.join(args), args, cwd=SEQUENCES)
+    for args in PERM_CMDS:
+        case = 'permissions: nobody: nft ' + shlex.join(args)
+        kr, _ = h.both(k, d, case, args, cwd=SEQUENCES, user='nobody')
+        h.expect(case + ' (kernel refuses)', kr.rc != 0 and 'Operation not permitted' in kr.err,
+                 'expected EPERM, got exit %d: %s' % (kr.rc, kr.err))
+    h.both(k, d, 'permissions: unchanged', ['-a', 'list', 'ruleset'], cwd=SEQUENCES)
+    h.save('permissions', 'permissions')
+    h.transcript = None
+
+
+def grp_gid(name):
+    import grp
+    return grp.getgrnam(name).gr_gid
+
+
+MODES = {
+    'listing': mode_listing, 'sequences': mode_sequences, 'monitor': mode_monitor,
+    'concurrency': mode_concurrency, 'permissions': mode_permissions,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('build', help='meson build directory (holds nftdp and nftdp-nft)')
+    ap.add_argument('mode', choices=sorted(MODES) + ['all'])
+    ap.add_argument('--kernel-only', action='store_true',
+                    help='run the kernel side only: check the corpus, save transcripts')
+    ap.add_argument('--save', metavar='DIR',
+                    help='write kernel transcripts under DIR (default with --kernel-only: '
+                    'BUILD/nftcompare-kernel)')
+    ap.add_argument('-k', dest='filter', metavar='REGEX', help='only cases whose file matches')
+    ap.add_argument('-v', dest='verbose', action='store_true', help='print passing checks too')
+    ap.add_argument('--deadline', type=int, default=280,
+                    help='give up (and clean up) after this many seconds')
+    opts = ap.parse_args()
+    if opts.kernel_only and not opts.save:
+        opts.save = os.path.join(os.path.abspath(opts.build), 'nftcompare-kernel')
+
+    if os.geteuid() != 0:
+        log('SKIP: needs root (network namespaces, the daemon)')
+        return 77
+    for tool in ('ip', 'nft', 'setpriv'):
+        if not shutil.which(tool):
+            log('SKIP: %s not found' % tool)
+            return 77
+
+    h = Harness(opts)
+    h.tmp = tempfile.mkdtemp(prefix='nftcompare-%d.' % PID)
+    h.cleanups.append(lambda: shutil.rmtree(h.tmp, ignore_errors=True))
+    atexit.register(h.cleanup)
+
+    def on_signal(sig, frame):
+        raise SystemExit('harness: %s' % signal.Signals(sig).name)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    def on_alarm(sig, frame):
+        raise SystemExit('harness: deadline of %ds passed' % opts.deadline)
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(opts.deadline)
+
+    t0 = time.monotonic()
+    try:
+        for m in (sorted(MODES) if opts.mode == 'all' else [opts.mode]):
+            MODES[m](h)
+    except SetupError as e:
+        h.fail('setup', str(e))
+    except (SystemExit, KeyboardInterrupt) as e:
+        h.fail('harness', str(e) or 'interrupted')
+    finally:
+        signal.alarm(0)
+        for d in h.daemons:
+            if d.alive() or h.failed:
+                log('--- nftdp daemon log (%s), last lines:\n%s' % (d.alive() or 'running',
+                                                                     d.logtail()))
+        h.cleanup()
+    if h.failures:
+        log('\nfailures (case: first difference):')
+        for case, first in h.failures[:200]:
+            log('  %s: %s' % (case, first))
+    log('(%.1fs%s)' % (time.monotonic() - t0, ', kernel only, transcripts in ' + opts.save
+                       if opts.kernel_only else ''))
+    log('%d passed, %d failed' % (h.passed, h.failed))
+    return 1 if h.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
