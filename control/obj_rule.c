@@ -321,6 +321,18 @@ int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
 	r->chain->use--;
 	r->chain->nrules--;
 	ctl_refs_put(r->refs, r->nrefs);
+	/* an anonymous set goes with the rule that bound it
+	 * (nf_tables_deactivate_set), with its own DELSET step */
+	for (unsigned int i = 0; i < r->nrefs; i++) {
+		struct ctl_set *s = r->refs[i].obj;
+
+		if (r->refs[i].kind != CTL_REF_SET || !s->anonymous || s->use > 0 || s->dead)
+			continue;
+		if (ctl_trans_add(m, CTL_TR_DELSET, s->table, s) == NULL)
+			return -ENOMEM;
+		s->dead = true;
+		s->table->use--;
+	}
 	return 0;
 }
 

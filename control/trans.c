@@ -195,9 +195,13 @@ static struct ctl_rule *rule_prev(const struct ctl_rule *r)
 static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
 {
 	switch (tr->op) {
+	case CTL_TR_DELTABLE:
+		/* nf_tables_fill_table_info: a delete event names the table */
+		mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, tr->table->name);
+		mnl_attr_put_u64(nlh, NFTA_TABLE_HANDLE, htobe64(tr->table->handle));
+		break;
 	case CTL_TR_NEWTABLE:
 	case CTL_TR_UPDTABLE:
-	case CTL_TR_DELTABLE:
 		ctl_table_fill(nlh, tr->table);
 		break;
 	case CTL_TR_NEWCHAIN:
@@ -219,9 +223,17 @@ static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
 		ctl_rule_fill(nlh, tr->obj);
 		break;
 	case CTL_TR_NEWSET:
-	case CTL_TR_DELSET:
 		ctl_set_fill(nlh, tr->obj);
 		break;
+	case CTL_TR_DELSET: {
+		/* nf_tables_fill_set: a delete event names the set only */
+		const struct ctl_set *set = tr->obj;
+
+		mnl_attr_put_strz(nlh, NFTA_SET_TABLE, set->table->name);
+		mnl_attr_put_strz(nlh, NFTA_SET_NAME, set->name);
+		mnl_attr_put_u64(nlh, NFTA_SET_HANDLE, htobe64(set->handle));
+		break;
+	}
 	case CTL_TR_NEWSETELEM:
 	case CTL_TR_DELSETELEM:
 		ctl_elem_fill_one(nlh, tr->obj, tr->elem);
@@ -345,31 +357,12 @@ static void release(struct ctl_trans *tr)
 	}
 }
 
-/* Anonymous sets whose rule went away go with it (nft_set_destroy on the
- * last unbind). */
-static void drop_unbound_anon_sets(struct ctl_state *st)
-{
-	struct ctl_table *t;
-	struct ctl_set *s, *sn;
-
-	ctl_list_for_each_entry(t, &st->tables, list) {
-		ctl_list_for_each_entry_safe(s, sn, &t->sets, list) {
-			if (!s->anonymous || s->use > 0 || s->dead)
-				continue;
-			ctl_list_del(&s->list);
-			ctl_set_free(s);
-			t->use--;
-		}
-	}
-}
-
 int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
 		     const struct nlmsghdr *last)
 {
 	struct ctl_state *st = ctl->state;
 	struct ctl_trans *tr, *tn;
 	struct ctl_out mc, uc;
-	bool anon_check = false;
 
 	if (ctl_list_empty(&st->trans))
 		return 0;
@@ -398,14 +391,10 @@ int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen
 	ctl_out_free(&uc);
 
 	ctl_list_for_each_entry_safe(tr, tn, &st->trans, list) {
-		if (tr->op == CTL_TR_DELRULE)
-			anon_check = true;
 		release(tr);
 		ctl_list_del(&tr->list);
 		free(tr);
 	}
-	if (anon_check)
-		drop_unbound_anon_sets(st);
 	st->validate = false;
 	return 0;
 }
