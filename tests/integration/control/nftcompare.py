@@ -114,28 +114,39 @@ class Kernel(Side):
 
     def __init__(self, h, n):
         self.h = h
-        self.ns = 'nftdp-ct-%d-%d' % (PID, n)
-        r = run(['ip', 'netns', 'add', self.ns], timeout=10)
-        if r.rc:
-            raise SetupError('ip netns add %s: %s' % (self.ns, r.err.strip()))
-        h.cleanups.append(self.close)
-        # dummy is the natural choice; kernels without it get a veth pair,
-        # which names the same two devices.
-        r = self.ip('link', 'add', 'dp0', 'type', 'dummy')
-        if r.rc == 0:
-            r = self.ip('link', 'add', 'dp1', 'type', 'dummy')
-        else:
-            r = self.ip('link', 'add', 'dp0', 'type', 'veth', 'peer', 'name', 'dp1')
-        if r.rc:
-            raise SetupError('cannot create dp0/dp1 in %s: %s' % (self.ns, r.err.strip()))
-        for d in ('lo', 'dp0', 'dp1'):
-            self.ip('link', 'set', d, 'up')
-
-    def ip(self, *a):
-        return run(['ip', '-n', self.ns] + list(a), timeout=10)
+        self.ns = make_netns(h, 'nftdp-ct-%d-%d' % (PID, n))
 
     def argv(self, args, user=None):
         return ['ip', 'netns', 'exec', self.ns] + (NOBODY if user else []) + ['nft'] + args
+
+
+def make_netns(h, name):
+    """A scratch netns with lo, dp0 and dp1 up; deleted at cleanup."""
+    ns = Netns(name)
+    r = run(['ip', 'netns', 'add', name], timeout=10)
+    if r.rc:
+        raise SetupError('ip netns add %s: %s' % (name, r.err.strip()))
+    h.cleanups.append(ns.close)
+    # dummy is the natural choice; kernels without it (this one) get a veth
+    # pair, which names the same two devices.
+    r = ns.ip('link', 'add', 'dp0', 'type', 'dummy')
+    if r.rc == 0:
+        r = ns.ip('link', 'add', 'dp1', 'type', 'dummy')
+    else:
+        r = ns.ip('link', 'add', 'dp0', 'type', 'veth', 'peer', 'name', 'dp1')
+    if r.rc:
+        raise SetupError('cannot create dp0/dp1 in %s: %s' % (name, r.err.strip()))
+    for d in ('lo', 'dp0', 'dp1'):
+        ns.ip('link', 'set', d, 'up')
+    return name
+
+
+class Netns:
+    def __init__(self, ns):
+        self.ns = ns
+
+    def ip(self, *a):
+        return run(['ip', '-n', self.ns] + list(a), timeout=10)
 
     def close(self):
         run(['ip', 'netns', 'del', self.ns], timeout=10)
@@ -153,6 +164,10 @@ class Nftdp(Side):
         self.logpath = os.path.join(self.dir, 'daemon.log')
         self.prefix = 'nftdp-ct-%d-%d' % (PID, n)
         self.proc = None
+        # nft resolves interface names (dup to "dp1", iif "lo") and prints
+        # ifindexes back as names in its own netns: run it in a netns laid
+        # out like the kernel side's, so both nft see the same interfaces.
+        self.ns = make_netns(h, self.prefix + '-d')
         for b in (h.daemon, h.wrapper):
             if not os.access(b, os.X_OK):
                 raise SetupError('%s is not built' % b)
@@ -175,7 +190,8 @@ class Nftdp(Side):
             time.sleep(0.05)
 
     def argv(self, args, user=None):
-        return (NOBODY if user else []) + [self.h.wrapper] + args
+        return (['ip', 'netns', 'exec', self.ns] + (NOBODY if user else [])
+                + [self.h.wrapper] + args)
 
     def env(self):
         e = dict(os.environ)
@@ -250,6 +266,7 @@ class Harness:
     def session(self):
         """One kernel netns and (unless --kernel-only) one daemon."""
         self.nsessions += 1
+        self.session_mark = len(self.cleanups)
         k = Kernel(self, self.nsessions)
         d = None
         if not self.kernel_only:
@@ -261,8 +278,20 @@ class Harness:
                 d = Broken(str(e))
         return k, d
 
-    def cleanup(self):
-        while self.cleanups:
+    def resync(self, k, d, failed_before):
+        """After a case that differed, both sides' histories (table handles,
+        generation ids) may have diverged: start the next case on a fresh
+        netns and a fresh daemon instead of cascading the difference."""
+        if d is None or self.failed == failed_before:
+            return k, d
+        if isinstance(d, Nftdp) and d.alive():
+            log('nftdp: %s; restarting; its log ended:\n%s' % (d.alive(), d.logtail()))
+        self.cleanup(self.session_mark)
+        self.daemons = []
+        return self.session()
+
+    def cleanup(self, mark=0):
+        while len(self.cleanups) > mark:
             f = self.cleanups.pop()
             try:
                 f()
@@ -280,7 +309,8 @@ class Harness:
         log('FAIL ' + case)
         if detail:
             log(detail.rstrip('\n'))
-        self.failures.append((case, first or (detail.splitlines() or [''])[0]))
+        first = first or (detail.splitlines() or [''])[0]
+        self.failures.append((case, first[:160] + ('...' if len(first) > 160 else '')))
 
     def record(self, label, args, r):
         if self.transcript is not None:
@@ -385,9 +415,13 @@ def mode_listing(h):
     files = sorted(f for f in os.listdir(RULESETS) if f.endswith('.nft'))
     files = selected(files, h.opts.filter)
     k, d = h.session()
+    nfailed = h.failed
     for f in files:
         name = f[:-4]
         h.transcript = []
+        k, d = h.resync(k, d, nfailed)
+        nfailed = h.failed
+        t0 = time.monotonic()
         want_fail = name.startswith('err_')
         h.both(k, d, name + ': flush ruleset', ['flush', 'ruleset'], cwd=RULESETS)
         kr, _ = h.both(k, d, name + ': -f', ['-f', f], cwd=RULESETS)
@@ -409,6 +443,8 @@ def mode_listing(h):
             h.both(k, d, '%s: %s' % (name, ' '.join(c)), c, cwd=RULESETS)
             h.both(k, d, '%s: -a %s' % (name, ' '.join(c)), ['-a'] + c, cwd=RULESETS)
         h.save('rulesets', name)
+        log('%s: %s (%.1fs)' % (name, 'ok' if h.failed == nfailed else 'DIFFERS',
+                                time.monotonic() - t0))
     h.transcript = None
 
 
@@ -463,7 +499,10 @@ def mode_sequences(h):
     files = selected(files, h.opts.filter)
     k, d = h.session()
     stats = {'cmds': 0, 'fail': 0}
+    nfailed = h.failed
     for f in files:
+        k, d = h.resync(k, d, nfailed)
+        nfailed = h.failed
         h.transcript = []
         run_sequence(h, k, d, f[:-5], os.path.join(SEQUENCES, f), stats)
         h.save('sequences', f[:-5])
@@ -512,10 +551,13 @@ def mode_monitor(h):
                    if f.startswith('mon_') and f.endswith('.cmds'))
     files = selected(files, h.opts.filter)
     k, d = h.session()
+    nfailed = h.failed
     for f in files:
         name, path = f[:-5], os.path.join(SEQUENCES, f)
         h.transcript = []
         for mline in directives(path, 'monitor') or ['monitor']:
+            k, d = h.resync(k, d, nfailed)
+            nfailed = h.failed
             margs = shlex.split(mline)
             case = '%s [nft %s]' % (name, mline)
             h.both(k, d, case + ': flush ruleset', ['flush', 'ruleset'], cwd=SEQUENCES)
@@ -723,7 +765,7 @@ def main():
     finally:
         signal.alarm(0)
         for d in h.daemons:
-            if d.alive() or h.failed:
+            if d.alive():
                 log('--- nftdp daemon log (%s), last lines:\n%s' % (d.alive() or 'running',
                                                                      d.logtail()))
         h.cleanup()
