@@ -243,6 +243,21 @@ def norm_expires(s):
     return EXPIRES.sub(lambda m: (m.group(1) or m.group(2)) + '*', s)
 
 
+def norm_common(s):
+    return norm_monitor(norm_expires(s))
+
+
+# nft -e and nft monitor print "# new generation N by process PID (nft)": the
+# PID is that of the nft process that made the commit, which differs between
+# the two runs; N and the process name are compared, only the PID is
+# normalised.
+GEN_PID = re.compile(r'(# new generation \d+ by process )\d+')
+
+
+def norm_monitor(s):
+    return GEN_PID.sub(r'\1PID', s)
+
+
 def diff(a, b, la, lb):
     return ''.join(difflib.unified_diff(a.splitlines(True), b.splitlines(True), la, lb))
 
@@ -314,14 +329,14 @@ class Harness:
 
     def record(self, label, args, r):
         if self.transcript is not None:
-            self.transcript.append('$ nft %s\n%s' % (shlex.join(args), norm_expires(r.text())))
+            self.transcript.append('$ nft %s\n%s' % (shlex.join(args), norm_common(r.text())))
 
     def compare(self, case, args, kr, dr, norm=None):
         """Compare one command's results; returns True when equal."""
         self.record(case, args, kr)
         if dr is None:
             return True
-        kt, dt = norm_expires(kr.text()), norm_expires(dr.text())
+        kt, dt = norm_common(kr.text()), norm_common(dr.text())
         if norm:
             kt, dt = norm(kt), norm(dt)
         if kt == dt:
@@ -481,7 +496,20 @@ def run_sequence(h, k, d, name, path, stats):
     h.both(k, d, name + ': flush ruleset', ['flush', 'ruleset'], cwd=SEQUENCES)
     for lineno, fail, args in parse_cmds(path):
         case = '%s:%d: nft %s' % (name, lineno, shlex.join(args))
+        atomic = fail and '-f' in args
+        if atomic:   # a failing batch must leave the ruleset exactly as it was
+            snap = ['-a', 'list', 'ruleset']
+            before = [side.nft(snap, cwd=SEQUENCES).text() for side in (k, d) if side]
         kr, _ = h.both(k, d, case, args, cwd=SEQUENCES)
+        if atomic:
+            for side, b in zip([x for x in (k, d) if x], before):
+                a = side.nft(snap, cwd=SEQUENCES).text()
+                c = '%s (atomic: %s ruleset unchanged)' % (case, side.name)
+                if a == b:
+                    if side is d or h.kernel_only:
+                        h.ok(c)
+                else:
+                    h.fail(c, diff(b, a, 'before', 'after'))
         stats['cmds'] += 1
         stats['fail'] += fail
         if fail:
@@ -512,16 +540,6 @@ def mode_sequences(h):
 
 
 # --- mode 3: monitor ----------------------------------------------------------
-
-# nft monitor prints "# new generation N by process PID (nft)": the PID is
-# that of the nft process that made the commit, which differs between the two
-# runs; N and the process name are compared, only the PID is normalised.
-GEN_PID = re.compile(r'(# new generation \d+ by process )\d+')
-
-
-def norm_monitor(s):
-    return GEN_PID.sub(r'\1PID', s)
-
 
 def monitor_run(h, side, margs, name, path):
     """Start `nft MARGS` in the background, run the sequence, stop it by pid."""
