@@ -662,7 +662,9 @@ def concurrent_side(h, side):
         problems.append('duplicate rule handles in the listing')
     # the text listing must agree with the JSON one
     t = side.nft(['-a', 'list', 'chain', 'ip', 'cc', 'c'])
-    th = sorted(int(x) for x in HANDLE.findall(t.out))
+    th = sorted(int(m.group(1)) for l in t.out.splitlines()
+                if not l.lstrip().startswith(('table ', 'chain '))
+                for m in [HANDLE.search(l)] if m)
     if th != sorted(handles):
         problems.append('-a list chain shows handles %d..., -j shows %d...'
                         % (len(th), len(handles)))
