@@ -220,10 +220,14 @@ class Nftdp(Side):
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
             try:
-                p.wait(timeout=10)
+                p.wait(timeout=5)
             except subprocess.TimeoutExpired:
+                log('nftdp pid %d ignored SIGTERM for 5s; SIGKILL' % p.pid)
                 p.kill()
-                p.wait(timeout=10)
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    log('nftdp pid %d still there after SIGKILL' % p.pid)
         # the EAL's runtime directory for our --file-prefix
         for base in ('/var/run/dpdk', '/run/dpdk'):
             shutil.rmtree(os.path.join(base, self.prefix), ignore_errors=True)
@@ -784,6 +788,8 @@ def main():
         h.fail('harness', str(e) or 'interrupted')
     finally:
         signal.alarm(0)
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)   # let the cleanup finish
         for d in h.daemons:
             if d.alive():
                 log('--- nftdp daemon log (%s), last lines:\n%s' % (d.alive() or 'running',
