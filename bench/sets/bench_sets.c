@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Set lookup benchmark: ns per key with bulk lookups of 64, for 1k, 100k
+ * and 1M elements, per backend and key shape. Not a test; prints a table.
+ * Usage: bench_sets [max_elems]   (default 1000000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/netfilter/nf_tables.h>
+
+#include "nftdp_sets.h"
+
+#define NQ 4096 /* distinct query keys, cycled */
+
+static uint64_t rs = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+enum kind { EXACT4, PREFIX4, PREFIX6, EXACT4P, RANGE4P, NKIND };
+static const char *kind_name[NKIND] = {"exact ipv4", "ipv4 prefixes", "ipv6 prefixes",
+				       "ipv4 . port", "ipv4 . port ranges"};
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* element i: disjoint by construction (i-th slot of the key space) */
+static void elem(enum kind k, uint32_t i, uint32_t n, uint8_t *lo, uint8_t *hi)
+{
+	uint32_t span = (uint32_t)(0xffffffffull / n);
+	uint32_t base = i * span;
+
+	memset(lo, 0, 24);
+	memset(hi, 0, 24);
+	switch (k) {
+	case EXACT4:
+		put32(lo, (uint32_t)(i * 2654435761u));
+		break;
+	case PREFIX4: { /* a /24-ish block inside the slot */
+		uint32_t len = span >= 256 ? 256 : span;
+
+		put32(lo, base);
+		put32(hi, base + len - 1);
+		break;
+	}
+	case PREFIX6:
+		lo[0] = hi[0] = 0x20;
+		lo[1] = hi[1] = 0x01;
+		put32(lo + 2, base);
+		put32(hi + 2, base);
+		memset(hi + 6, 0xff, 10); /* a /48 */
+		break;
+	case EXACT4P:
+		put32(lo, (uint32_t)(i * 2654435761u));
+		lo[4] = (uint8_t)(i >> 8);
+		lo[5] = (uint8_t)i;
+		break;
+	case RANGE4P: { /* /24 . 1-1024 */
+		uint32_t len = span >= 256 ? 256 : span;
+
+		put32(lo, base);
+		put32(hi, base + len - 1);
+		lo[4] = 0;
+		lo[5] = 1;
+		hi[4] = 0x04;
+		hi[5] = 0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static struct nftdp_set *build(enum kind k, uint32_t n)
+{
+	struct nftdp_set_desc d = {.key_size = 4, .max_elems = 0, .expected_elems = n};
+	struct nftdp_set *s;
+	uint8_t lo[24], hi[24];
+
+	switch (k) {
+	case EXACT4:
+		break;
+	case PREFIX4:
+		d.flags = NFT_SET_INTERVAL;
+		break;
+	case PREFIX6:
+		d.flags = NFT_SET_INTERVAL;
+		d.key_size = 16;
+		break;
+	case EXACT4P:
+		d.flags = NFT_SET_CONCAT;
+		d.key_size = 8;
+		d.n_fields = 2;
+		d.field_size[0] = 4;
+		d.field_size[1] = 2;
+		break;
+	case RANGE4P:
+		d.flags = NFT_SET_CONCAT | NFT_SET_INTERVAL;
+		d.key_size = 8;
+		d.n_fields = 2;
+		d.field_size[0] = 4;
+		d.field_size[1] = 2;
+		break;
+	default:
+		break;
+	}
+	if (nftdp_set_create(&d, &s))
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		elem(k, i, n, lo, hi);
+		if (nftdp_set_insert(s, lo, (d.flags & NFT_SET_INTERVAL) ? hi : NULL, NULL, 0, 0,
+				     true)) {
+			fprintf(stderr, "insert %u failed\n", i);
+			nftdp_set_destroy(s);
+			return NULL;
+		}
+		if (i % 4096 == 4095) {
+			nftdp_set_commit(s);
+			nftdp_set_reclaim(s);
+		}
+	}
+	nftdp_set_commit(s);
+	nftdp_set_reclaim(s);
+	return s;
+}
+
+/* half the queries hit: keys of random elements, or random keys */
+static double bench(const struct nftdp_set *s, enum kind k, uint32_t n, double *hit_ratio)
+{
+	static uint8_t q[NQ][24];
+	const void *kp[64], *data[64];
+	uint64_t hits = 0, mask, total = 0;
+	double t0, t1;
+
+	for (unsigned i = 0; i < NQ; i++) {
+		uint8_t hi[24];
+
+		(void)hi;
+		elem(k, (uint32_t)(rnd() % n), n, q[i], hi);
+		if (rnd() & 1) {
+			for (unsigned b = 0; b < 24; b++)
+				q[i][b] ^= (uint8_t)rnd();
+		} else if (k == RANGE4P) {
+			q[i][5] = 80;
+		}
+	}
+	for (unsigned rep = 0;; rep++) {
+		t0 = now_ns();
+		for (unsigned i = 0; i < NQ; i += 64) {
+			for (unsigned j = 0; j < 64; j++)
+				kp[j] = q[i + j];
+			hits += nftdp_set_lookup_bulk(s, kp, 64, data, 0, &mask);
+		}
+		t1 = now_ns();
+		total += NQ;
+		if (rep == 0) {
+			hits = 0;
+			total = 0;
+			continue; /* warm */
+		}
+		static double acc;
+
+		if (rep == 1)
+			acc = 0;
+		acc += t1 - t0;
+		if (acc > 2e8 || rep > 2000) {
+			*hit_ratio = (double)hits / total;
+			return acc / total;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t sizes[] = {1000, 100000, 1000000};
+	uint32_t maxn = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
+
+	printf("%-20s %-13s %12s %12s %12s\n", "keys", "backend", "1k ns/key", "100k ns/key",
+	       "1M ns/key");
+	for (int k = 0; k < NKIND; k++) {
+		const char *backend = "?";
+		double r[3] = {-1, -1, -1};
+
+		for (int i = 0; i < 3; i++) {
+			uint32_t n = sizes[i];
+			struct nftdp_set *s;
+			double hr;
+
+			if (n > maxn || (k == RANGE4P && n > 100000))
+				continue; /* concat_range inserts are O(n): 1M takes too long */
+			s = build((enum kind)k, n);
+			if (!s)
+				continue;
+			backend = nftdp_set_backend_name(s);
+			r[i] = bench(s, (enum kind)k, n, &hr);
+			fprintf(stderr, "%s n=%u hit ratio %.2f\n", kind_name[k], n, hr);
+			nftdp_set_destroy(s);
+		}
+		printf("%-20s %-13s", kind_name[k], backend);
+		for (int i = 0; i < 3; i++)
+			if (r[i] < 0)
+				printf(" %12s", "n/a");
+			else
+				printf(" %12.1f", r[i]);
+		printf("\n");
+		fflush(stdout);
+	}
+	return 0;
+}
