@@ -40,6 +40,13 @@ static void dynset_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 		regs->verdict.code = NFT_BREAK;
 }
 
+static int count_expr(struct nftnl_expr *e, void *arg)
+{
+	(void)e;
+	(*(int *)arg)++;
+	return 0;
+}
+
 static int dynset_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct dynset_priv *p = priv;
@@ -49,7 +56,11 @@ static int dynset_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 
 	if (!nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_SREG_KEY) || !nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_OP))
 		return nftdp_vm_errf(cc, -EINVAL, "dynset: key register or operation missing");
-	if (nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_EXPR) ||
+	int n_exprs = 0;
+
+	/* nftnl_expr_add_expr() lists them without setting an attribute bit */
+	nftnl_expr_expr_foreach(e, count_expr, &n_exprs);
+	if (n_exprs || nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_EXPR) ||
 	    nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_EXPRESSIONS))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP,
 				     "dynset: per-element expressions not supported by nftdp");
