@@ -110,7 +110,7 @@ static int cmp_parse(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint8
 static int cmp_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct cmp_priv *p = priv;
-	uint32_t len, op;
+	uint32_t len = 0, op = 0;
 	int rc = cmp_parse(cc, e, p->data, &len, &p->sreg, &op);
 
 	p->len = (uint8_t)len;
@@ -122,7 +122,7 @@ static int cmp_fast_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 {
 	struct nftdp_vm_cmp_fast *p = priv;
 	uint8_t data[16], mask[4] = { 0 };
-	uint32_t len, op;
+	uint32_t len = 0, op = 0;
 	int rc = cmp_parse(cc, e, data, &len, &p->sreg, &op);
 
 	if (rc < 0)
@@ -139,7 +139,7 @@ static int cmp16_fast_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 {
 	struct nftdp_vm_cmp16_fast *p = priv;
 	uint8_t data[16];
-	uint32_t len, op;
+	uint32_t len = 0, op = 0;
 	int rc = cmp_parse(cc, e, data, &len, &p->sreg, &op);
 
 	if (rc < 0)
