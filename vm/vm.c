@@ -50,8 +50,22 @@ static inline bool payload_fast_eval(const struct nftdp_vm_op *op, struct nftdp_
 	off += p->offset;
 	if ((uint64_t)off + p->len > pkt->len)
 		return false;
-	*dest = 0;
-	memcpy(dest, pkt->data + off, p->len);
+	/* fixed-size copies: a variable-length memcpy would be a call */
+	switch (p->len) {
+	case 4:
+		memcpy(dest, pkt->data + off, 4);
+		break;
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, pkt->data + off, 2);
+		*dest = v;
+		break;
+	}
+	default:
+		*dest = pkt->data[off];
+		break;
+	}
 	return true;
 }
 
