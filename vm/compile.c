@@ -274,6 +274,47 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/*
+ * Peephole pass over one rule: a payload_fast load directly followed by a
+ * cmp_fast of the register it loaded becomes one op (the pair that most
+ * rules start with). The load still writes the register, so later
+ * expressions see the same state; stateful slots were assigned by
+ * expression index during init, so fusing does not move them.
+ */
+static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
+{
+	uint32_t r = first, w = first;
+
+	while (r < chain->n_ops) {
+		struct nftdp_vm_op *a = &chain->ops[r];
+
+		if (r + 1 < chain->n_ops && a->fast == NFTDP_VM_FAST_PAYLOAD &&
+		    chain->ops[r + 1].fast == NFTDP_VM_FAST_CMP) {
+			struct nftdp_vm_payload p;
+			struct nftdp_vm_cmp_fast c;
+			struct nftdp_vm_payload_cmp *f;
+
+			memcpy(&p, a->priv, sizeof(p));
+			memcpy(&c, chain->ops[r + 1].priv, sizeof(c));
+			if (c.sreg == p.dreg) {
+				chain->ops[w] = *a;
+				f = (struct nftdp_vm_payload_cmp *)(void *)chain->ops[w].priv;
+				f->payload = p;
+				f->cmp = c;
+				chain->ops[w].fast = NFTDP_VM_FAST_PAYLOAD_CMP;
+				w++;
+				r += 2;
+				continue;
+			}
+		}
+		if (w != r)
+			chain->ops[w] = *a;
+		w++;
+		r++;
+	}
+	chain->n_ops = w;
+}
+
 int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
 			    const struct nftdp_vm_resolver *res, struct nftdp_vm_state *st,
 			    struct nftdp_vm_error *err)
@@ -350,6 +391,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		chain->n_ops = first;
 		return rc;
 	}
+	fuse(chain, first);
 	chain->rules[chain->n_rules++] = (struct nftdp_vm_rule){
 		.handle = cc.handle, .first_op = first, .n_ops = chain->n_ops - first,
 	};

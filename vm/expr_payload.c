@@ -17,6 +17,7 @@ struct payload_set_priv {
 	uint8_t csum_type, csum_offset, csum_flags;
 };
 NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload);
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_cmp);
 NFTDP_VM_PRIV_CHECK(struct payload_set_priv);
 
 /* __nft_payload_inner_offset: the header after TCP or UDP */

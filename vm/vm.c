@@ -4,10 +4,19 @@
  * expressions in order, NFT_BREAK ends the rule, a verdict ends the chain,
  * jump/goto with a stack of NFT_JUMP_STACK_SIZE, return, policy. The fast
  * variants the kernel inlines (cmp_fast, cmp16_fast, payload_fast,
- * bitwise_fast, plus the immediate verdict) are inlined here too; this is
- * the one table of them (enum nftdp_vm_fast in vm_priv.h).
+ * bitwise_fast, plus the immediate verdict and a fused payload_fast+cmp_fast)
+ * are inlined here too; this is the one table of them (enum nftdp_vm_fast in
+ * vm_priv.h).
  */
 #include "vm_priv.h"
+
+static inline void cmp_fast_eval_priv(const struct nftdp_vm_cmp_fast *p,
+				      struct nftdp_vm_regs *regs)
+{
+	if (((regs->data[p->sreg] & p->mask) == p->data) ^ p->inv)
+		return;
+	regs->verdict.code = NFT_BREAK;
+}
 
 static inline void cmp_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
 {
@@ -110,6 +119,15 @@ next_rule:
 			case NFTDP_VM_FAST_PAYLOAD:
 				if (!payload_fast_eval(op, regs, pkt))
 					op->eval(op, regs, pkt, ctx);
+				break;
+			case NFTDP_VM_FAST_PAYLOAD_CMP:
+				if (!payload_fast_eval(op, regs, pkt)) {
+					op->eval(op, regs, pkt, ctx);
+					if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
+						break;
+				}
+				cmp_fast_eval_priv(&((const struct nftdp_vm_payload_cmp *)(const void *)
+							     op->priv)->cmp, regs);
 				break;
 			case NFTDP_VM_FAST_BITWISE:
 				bitwise_fast_eval(op, regs);

@@ -28,6 +28,7 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_PAYLOAD,	 /* payload load, network/transport, 1/2/4 aligned */
 	NFTDP_VM_FAST_BITWISE,	 /* bitwise mask/xor, len 4 */
 	NFTDP_VM_FAST_IMMEDIATE, /* immediate verdict */
+	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
 };
 
 struct nftdp_vm_op;
@@ -306,6 +307,13 @@ struct nftdp_vm_bitwise_fast {
 	uint8_t sreg;
 	uint8_t dreg;
 };
+/* a payload_fast load followed by a cmp_fast of the same register, fused
+ * by compile.c into one op; eval stays payload's generic eval (fallback) */
+struct nftdp_vm_payload_cmp {
+	struct nftdp_vm_payload payload;
+	struct nftdp_vm_cmp_fast cmp;
+};
+
 struct nftdp_vm_immediate {
 	uint32_t data[4];
 	uint8_t dreg;
