@@ -8,7 +8,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
@@ -62,8 +63,8 @@ int nftdp_vm_reg_load_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *r
 }
 
 /* nft_parse_register + nft_validate_register_store */
-int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg,
-			     uint32_t type, uint32_t len)
+int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg, uint32_t type,
+			     uint32_t len)
 {
 	int idx;
 
@@ -82,8 +83,7 @@ int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *
 		return nftdp_vm_errf(cc, -EINVAL, "%s: verdict into a data register",
 				     cc->expr_name);
 	if (len == 0)
-		return nftdp_vm_errf(cc, -EINVAL, "%s: zero-length register store",
-				     cc->expr_name);
+		return nftdp_vm_errf(cc, -EINVAL, "%s: zero-length register store", cc->expr_name);
 	if ((uint32_t)idx * 4 + len > NFTDP_VM_REG_SIZE)
 		return nftdp_vm_errf(cc, -ERANGE, "%s: %u bytes into register %u overflow",
 				     cc->expr_name, len, nlreg);
@@ -177,7 +177,7 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name)
 {
 	static const struct nftdp_vm_expr_type *const types[] = {
 #define X(n) &nftdp_vm_expr_##n,
-		NFTDP_VM_EXPR_TYPES(X)
+	    NFTDP_VM_EXPR_TYPES(X)
 #undef X
 	};
 
@@ -213,8 +213,7 @@ int nftdp_vm_chain_create(const struct nftdp_vm_chain_desc *desc, struct nftdp_v
 	snprintf(c->table, sizeof(c->table), "%s", desc->table);
 	snprintf(c->name, sizeof(c->name), "%s", desc->name);
 	if (c->base && st) {
-		snprintf(key, sizeof(key), "c\n%u\n%s\n%s", desc->family, desc->table,
-			 desc->name);
+		snprintf(key, sizeof(key), "c\n%u\n%s\n%s", desc->family, desc->table, desc->name);
 		if (nftdp_vm_state_get_slot(st, key, NFTDP_VM_SLOT_COUNTER, &slot, &created) == 0)
 			c->stats_slot = (int32_t)slot;
 	}
@@ -320,7 +319,11 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 			    struct nftdp_vm_error *err)
 {
 	struct nftdp_vm_cctx cc = {
-		.chain = chain, .res = res, .st = st, .err = err, .expr_name = "rule",
+	    .chain = chain,
+	    .res = res,
+	    .st = st,
+	    .err = err,
+	    .expr_name = "rule",
 	};
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
@@ -393,7 +396,9 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	}
 	fuse(chain, first);
 	chain->rules[chain->n_rules++] = (struct nftdp_vm_rule){
-		.handle = cc.handle, .first_op = first, .n_ops = chain->n_ops - first,
+	    .handle = cc.handle,
+	    .first_op = first,
+	    .n_ops = chain->n_ops - first,
 	};
 	return 0;
 }
@@ -409,9 +414,8 @@ static int validate(const struct nftdp_vm_chain *c, unsigned int level,
 	if (level == NFTDP_VM_JUMP_STACK_SIZE) {
 		if (err) {
 			err->err = -EMLINK;
-			snprintf(err->msg, sizeof(err->msg),
-				 "chain %.60s: jump depth exceeds %d", c->name,
-				 NFTDP_VM_JUMP_STACK_SIZE);
+			snprintf(err->msg, sizeof(err->msg), "chain %.60s: jump depth exceeds %d",
+				 c->name, NFTDP_VM_JUMP_STACK_SIZE);
 		}
 		return -EMLINK;
 	}
@@ -439,8 +443,8 @@ static int validate(const struct nftdp_vm_chain *c, unsigned int level,
 					if (err) {
 						err->err = -ELOOP;
 						snprintf(err->msg, sizeof(err->msg),
-							 "chain %.50s: jump to %.50s loops", c->name,
-							 t[j]->name);
+							 "chain %.50s: jump to %.50s loops",
+							 c->name, t[j]->name);
 					}
 					return -ELOOP;
 				}

@@ -22,7 +22,7 @@ uint32_t nftdp_vm_csum_partial(const void *buf, uint32_t len, uint32_t sum)
 		len -= 2;
 	}
 	if (len) {
-		uint8_t last[2] = { *p, 0 };
+		uint8_t last[2] = {*p, 0};
 
 		memcpy(&w, last, 2);
 		acc += w;
@@ -87,25 +87,44 @@ static inline uint32_t rol32(uint32_t w, unsigned int s)
 	return (w << s) | (w >> (32 - s));
 }
 
-#define JHASH_MIX(a, b, c)                      \
-	do {                                    \
-		a -= c; a ^= rol32(c, 4); c += b;   \
-		b -= a; b ^= rol32(a, 6); a += c;   \
-		c -= b; c ^= rol32(b, 8); b += a;   \
-		a -= c; a ^= rol32(c, 16); c += b;  \
-		b -= a; b ^= rol32(a, 19); a += c;  \
-		c -= b; c ^= rol32(b, 4); b += a;   \
+#define JHASH_MIX(a, b, c)                                                                         \
+	do {                                                                                       \
+		a -= c;                                                                            \
+		a ^= rol32(c, 4);                                                                  \
+		c += b;                                                                            \
+		b -= a;                                                                            \
+		b ^= rol32(a, 6);                                                                  \
+		a += c;                                                                            \
+		c -= b;                                                                            \
+		c ^= rol32(b, 8);                                                                  \
+		b += a;                                                                            \
+		a -= c;                                                                            \
+		a ^= rol32(c, 16);                                                                 \
+		c += b;                                                                            \
+		b -= a;                                                                            \
+		b ^= rol32(a, 19);                                                                 \
+		a += c;                                                                            \
+		c -= b;                                                                            \
+		c ^= rol32(b, 4);                                                                  \
+		b += a;                                                                            \
 	} while (0)
 
-#define JHASH_FINAL(a, b, c)                    \
-	do {                                    \
-		c ^= b; c -= rol32(b, 14);          \
-		a ^= c; a -= rol32(c, 11);          \
-		b ^= a; b -= rol32(a, 25);          \
-		c ^= b; c -= rol32(b, 16);          \
-		a ^= c; a -= rol32(c, 4);           \
-		b ^= a; b -= rol32(a, 14);          \
-		c ^= b; c -= rol32(b, 24);          \
+#define JHASH_FINAL(a, b, c)                                                                       \
+	do {                                                                                       \
+		c ^= b;                                                                            \
+		c -= rol32(b, 14);                                                                 \
+		a ^= c;                                                                            \
+		a -= rol32(c, 11);                                                                 \
+		b ^= a;                                                                            \
+		b -= rol32(a, 25);                                                                 \
+		c ^= b;                                                                            \
+		c -= rol32(b, 16);                                                                 \
+		a ^= c;                                                                            \
+		a -= rol32(c, 4);                                                                  \
+		b ^= a;                                                                            \
+		b -= rol32(a, 14);                                                                 \
+		c ^= b;                                                                            \
+		c -= rol32(b, 24);                                                                 \
 	} while (0)
 
 #define JHASH_INITVAL 0xdeadbeef
@@ -133,17 +152,28 @@ uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval)
 		k += 12;
 	}
 	switch (length) {
-	case 12: c += (uint32_t)k[11] << 24; /* fall through */
-	case 11: c += (uint32_t)k[10] << 16; /* fall through */
-	case 10: c += (uint32_t)k[9] << 8; /* fall through */
-	case 9: c += k[8]; /* fall through */
-	case 8: b += (uint32_t)k[7] << 24; /* fall through */
-	case 7: b += (uint32_t)k[6] << 16; /* fall through */
-	case 6: b += (uint32_t)k[5] << 8; /* fall through */
-	case 5: b += k[4]; /* fall through */
-	case 4: a += (uint32_t)k[3] << 24; /* fall through */
-	case 3: a += (uint32_t)k[2] << 16; /* fall through */
-	case 2: a += (uint32_t)k[1] << 8; /* fall through */
+	case 12:
+		c += (uint32_t)k[11] << 24; /* fall through */
+	case 11:
+		c += (uint32_t)k[10] << 16; /* fall through */
+	case 10:
+		c += (uint32_t)k[9] << 8; /* fall through */
+	case 9:
+		c += k[8]; /* fall through */
+	case 8:
+		b += (uint32_t)k[7] << 24; /* fall through */
+	case 7:
+		b += (uint32_t)k[6] << 16; /* fall through */
+	case 6:
+		b += (uint32_t)k[5] << 8; /* fall through */
+	case 5:
+		b += k[4]; /* fall through */
+	case 4:
+		a += (uint32_t)k[3] << 24; /* fall through */
+	case 3:
+		a += (uint32_t)k[2] << 16; /* fall through */
+	case 2:
+		a += (uint32_t)k[1] << 8; /* fall through */
 	case 1:
 		a += k[0];
 		JHASH_FINAL(a, b, c);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* byteorder: ntoh/hton on 2, 4 or 8 byte elements. Mirrors nft_byteorder.c. */
 #include <endian.h>
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -80,14 +81,17 @@ static int byteorder_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, 
 	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_BYTEORDER_SREG, &p->sreg, len);
 	if (rc < 0)
 		return rc;
-	return nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_BYTEORDER_DREG, &p->dreg,
-					NFT_DATA_VALUE, len);
+	return nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_BYTEORDER_DREG, &p->dreg, NFT_DATA_VALUE,
+					len);
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_byteorder = {
-	.name = "byteorder",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "byteorder", .size = sizeof(struct byteorder_priv),
-		.init = byteorder_init, .eval = byteorder_eval,
+    .name = "byteorder",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "byteorder",
+	    .size = sizeof(struct byteorder_priv),
+	    .init = byteorder_init,
+	    .eval = byteorder_eval,
 	},
 };

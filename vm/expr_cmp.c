@@ -4,7 +4,8 @@
  * nft_cmp_select_ops: eq/neq on <= 4 bytes is cmp_fast, on 16 bytes
  * cmp16_fast; both are inlined by vm.c.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -121,7 +122,7 @@ static int cmp_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 static int cmp_fast_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct nftdp_vm_cmp_fast *p = priv;
-	uint8_t data[16], mask[4] = { 0 };
+	uint8_t data[16], mask[4] = {0};
 	uint32_t len = 0, op = 0;
 	int rc = cmp_parse(cc, e, data, &len, &p->sreg, &op);
 
@@ -151,15 +152,24 @@ static int cmp16_fast_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 }
 
 static const struct nftdp_vm_expr_ops cmp_ops = {
-	.name = "cmp", .size = sizeof(struct cmp_priv), .init = cmp_init, .eval = cmp_eval,
+    .name = "cmp",
+    .size = sizeof(struct cmp_priv),
+    .init = cmp_init,
+    .eval = cmp_eval,
 };
 static const struct nftdp_vm_expr_ops cmp_fast_ops = {
-	.name = "cmp", .size = sizeof(struct nftdp_vm_cmp_fast), .fast = NFTDP_VM_FAST_CMP,
-	.init = cmp_fast_init, .eval = cmp_fast_eval,
+    .name = "cmp",
+    .size = sizeof(struct nftdp_vm_cmp_fast),
+    .fast = NFTDP_VM_FAST_CMP,
+    .init = cmp_fast_init,
+    .eval = cmp_fast_eval,
 };
 static const struct nftdp_vm_expr_ops cmp16_fast_ops = {
-	.name = "cmp", .size = sizeof(struct nftdp_vm_cmp16_fast), .fast = NFTDP_VM_FAST_CMP16,
-	.init = cmp16_fast_init, .eval = cmp16_fast_eval,
+    .name = "cmp",
+    .size = sizeof(struct nftdp_vm_cmp16_fast),
+    .fast = NFTDP_VM_FAST_CMP16,
+    .init = cmp16_fast_init,
+    .eval = cmp16_fast_eval,
 };
 
 /* nft_cmp_select_ops */
@@ -185,6 +195,6 @@ static const struct nftdp_vm_expr_ops *cmp_select_ops(struct nftdp_vm_cctx *cc,
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_cmp = {
-	.name = "cmp",
-	.select_ops = cmp_select_ops,
+    .name = "cmp",
+    .select_ops = cmp_select_ops,
 };

@@ -4,7 +4,8 @@
  * worker adds to its own row of the arena (struct nftdp_vm_state), the
  * control thread sums the rows when nft lists the rule.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -55,9 +56,12 @@ static int counter_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, vo
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_counter = {
-	.name = "counter",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "counter", .size = sizeof(struct counter_priv),
-		.init = counter_init, .eval = counter_eval,
+    .name = "counter",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "counter",
+	    .size = sizeof(struct counter_priv),
+	    .init = counter_init,
+	    .eval = counter_eval,
 	},
 };

@@ -5,7 +5,8 @@
  * (invalid, or untracked after notrack), every other key breaks the rule when
  * the packet has no entry; sets on a packet without one do nothing.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -182,10 +183,16 @@ static int ct_set_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 }
 
 static const struct nftdp_vm_expr_ops ct_get_ops = {
-	.name = "ct", .size = sizeof(struct ct_priv), .init = ct_get_init, .eval = ct_get_eval,
+    .name = "ct",
+    .size = sizeof(struct ct_priv),
+    .init = ct_get_init,
+    .eval = ct_get_eval,
 };
 static const struct nftdp_vm_expr_ops ct_set_ops = {
-	.name = "ct", .size = sizeof(struct ct_priv), .init = ct_set_init, .eval = ct_set_eval,
+    .name = "ct",
+    .size = sizeof(struct ct_priv),
+    .init = ct_set_init,
+    .eval = ct_set_eval,
 };
 
 static const struct nftdp_vm_expr_ops *ct_select_ops(struct nftdp_vm_cctx *cc,
@@ -208,6 +215,6 @@ static const struct nftdp_vm_expr_ops *ct_select_ops(struct nftdp_vm_cctx *cc,
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_ct = {
-	.name = "ct",
-	.select_ops = ct_select_ops,
+    .name = "ct",
+    .select_ops = ct_select_ops,
 };

@@ -4,7 +4,8 @@
  * go on. Mirrors nft_dup_netdev.c; dup to an address (nft_dup_ipv4/6) needs
  * a routing table and is refused.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -31,14 +32,18 @@ static int dup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	if (nftdp_vm_attr(e, NFTNL_EXPR_DUP_SREG_ADDR) || cc->chain->family != NFPROTO_NETDEV)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "dup: to an address not supported by nftdp");
 	if (cc->chain->base && cc->chain->hook != NF_NETDEV_INGRESS &&
-	     cc->chain->hook != NF_NETDEV_EGRESS)
+	    cc->chain->hook != NF_NETDEV_EGRESS)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "dup: only in netdev ingress and egress");
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_DUP_SREG_DEV, &p->sreg_dev, 4);
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_dup = {
-	.name = "dup",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "dup", .size = sizeof(struct dup_priv), .init = dup_init, .eval = dup_eval,
+    .name = "dup",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "dup",
+	    .size = sizeof(struct dup_priv),
+	    .init = dup_init,
+	    .eval = dup_eval,
 	},
 };

@@ -5,7 +5,8 @@
  * store is sets/' update/remove callbacks. Per-element expressions
  * (NFTA_DYNSET_EXPR) are refused for now.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -54,7 +55,8 @@ static int dynset_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	uint32_t flags = 0, op;
 	int rc;
 
-	if (!nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_SREG_KEY) || !nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_OP))
+	if (!nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_SREG_KEY) ||
+	    !nftdp_vm_attr(e, NFTNL_EXPR_DYNSET_OP))
 		return nftdp_vm_errf(cc, -EINVAL, "dynset: key register or operation missing");
 	int n_exprs = 0;
 
@@ -111,9 +113,12 @@ static int dynset_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_dynset = {
-	.name = "dynset",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "dynset", .size = sizeof(struct dynset_priv),
-		.init = dynset_init, .eval = dynset_eval,
+    .name = "dynset",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "dynset",
+	    .size = sizeof(struct dynset_priv),
+	    .init = dynset_init,
+	    .eval = dynset_eval,
 	},
 };

@@ -5,7 +5,8 @@
  * nft_exthdr.c; SCTP chunks and DCCP options are refused.
  */
 #include <arpa/inet.h>
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -291,7 +292,7 @@ static void exthdr_tcp_set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_re
 		memcpy(old, opt + offset, p->len);
 		memcpy(new, &regs->data[p->reg], p->len);
 		if (p->len == 2 && p->type == 2 /* TCPOPT_MSS */ &&
-		    ((uint32_t)old[0] << 8 | old[1]) <= ((uint32_t)new[0] << 8 | new[1]))
+		    ((uint32_t)old[0] << 8 | old[1]) <= ((uint32_t) new[0] << 8 | new[1]))
 			return; /* increase can cause connection to stall */
 		if (memcmp(old, new, p->len) == 0)
 			return;
@@ -417,9 +418,12 @@ static int exthdr_strip_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *
 	return exthdr_common(cc, e, priv);
 }
 
-#define EXTHDR_OPS(n, i, ev) \
-	static const struct nftdp_vm_expr_ops n = { \
-		.name = "exthdr", .size = sizeof(struct exthdr_priv), .init = i, .eval = ev, \
+#define EXTHDR_OPS(n, i, ev)                                                                       \
+	static const struct nftdp_vm_expr_ops n = {                                                \
+	    .name = "exthdr",                                                                      \
+	    .size = sizeof(struct exthdr_priv),                                                    \
+	    .init = i,                                                                             \
+	    .eval = ev,                                                                            \
 	}
 EXTHDR_OPS(exthdr_ipv6_ops, exthdr_init, exthdr_ipv6_eval);
 EXTHDR_OPS(exthdr_ipv4_ops, exthdr_ipv4_init, exthdr_ipv4_eval);
@@ -467,6 +471,6 @@ static const struct nftdp_vm_expr_ops *exthdr_select_ops(struct nftdp_vm_cctx *c
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_exthdr = {
-	.name = "exthdr",
-	.select_ops = exthdr_select_ops,
+    .name = "exthdr",
+    .select_ops = exthdr_select_ops,
 };

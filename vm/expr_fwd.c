@@ -4,7 +4,8 @@
  * register, optionally to a neighbour address; the verdict is NF_STOLEN and
  * pkt->out says where. Mirrors nft_fwd_netdev.c.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -38,7 +39,7 @@ static int fwd_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	/* nft_fwd_validate */
 	if (cc->chain->family != NFPROTO_NETDEV ||
 	    (cc->chain->base && cc->chain->hook != NF_NETDEV_INGRESS &&
-	      cc->chain->hook != NF_NETDEV_EGRESS))
+	     cc->chain->hook != NF_NETDEV_EGRESS))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "fwd: only in netdev ingress and egress");
 	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_FWD_SREG_DEV, &p->sreg_dev, 4);
 	if (rc < 0)
@@ -64,8 +65,12 @@ static int fwd_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_fwd = {
-	.name = "fwd",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "fwd", .size = sizeof(struct fwd_priv), .init = fwd_init, .eval = fwd_eval,
+    .name = "fwd",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "fwd",
+	    .size = sizeof(struct fwd_priv),
+	    .init = fwd_init,
+	    .eval = fwd_eval,
 	},
 };

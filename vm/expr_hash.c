@@ -6,7 +6,8 @@
  * (siphash with a boot-time key, so no value is reproducible); ours is
  * jhash over the ordered address and port pairs.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -32,7 +33,7 @@ static void jhash_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 
 static uint32_t sym_hash(const struct nftdp_vm_pkt *pkt, uint32_t seed)
 {
-	uint8_t key[40] = { 0 }, a[16] = { 0 }, b[16] = { 0 }, pa[2] = { 0 }, pb[2] = { 0 };
+	uint8_t key[40] = {0}, a[16] = {0}, b[16] = {0}, pa[2] = {0}, pb[2] = {0};
 	uint32_t alen;
 
 	if (pkt->nfproto == NFPROTO_IPV4 || pkt->protocol == 0x0008) {
@@ -46,8 +47,9 @@ static uint32_t sym_hash(const struct nftdp_vm_pkt *pkt, uint32_t seed)
 		    !nftdp_vm_copy_bits(pkt, pkt->nh_off + 24, b, 16))
 			return 0;
 	}
-	if (nftdp_vm_has_l4(pkt) && (pkt->l4proto == IPPROTO_TCP || pkt->l4proto == IPPROTO_UDP ||
-				     pkt->l4proto == IPPROTO_SCTP || pkt->l4proto == IPPROTO_UDPLITE)) {
+	if (nftdp_vm_has_l4(pkt) &&
+	    (pkt->l4proto == IPPROTO_TCP || pkt->l4proto == IPPROTO_UDP ||
+	     pkt->l4proto == IPPROTO_SCTP || pkt->l4proto == IPPROTO_UDPLITE)) {
 		if (!nftdp_vm_copy_bits(pkt, pkt->th_off, pa, 2) ||
 		    !nftdp_vm_copy_bits(pkt, pkt->th_off + 2, pb, 2))
 			memset(pa, 0, 2), memset(pb, 0, 2);
@@ -73,8 +75,8 @@ static void symhash_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 	const struct hash_priv *p = (const void *)op->priv;
 
 	(void)ctx;
-	regs->data[p->dreg] = nftdp_vm_reciprocal_scale(sym_hash(pkt, p->seed), p->modulus) +
-			      p->offset;
+	regs->data[p->dreg] =
+	    nftdp_vm_reciprocal_scale(sym_hash(pkt, p->seed), p->modulus) + p->offset;
 }
 
 static int hash_common(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, struct hash_priv *p)
@@ -120,11 +122,16 @@ static int symhash_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, vo
 }
 
 static const struct nftdp_vm_expr_ops jhash_ops = {
-	.name = "hash", .size = sizeof(struct hash_priv), .init = jhash_init, .eval = jhash_eval,
+    .name = "hash",
+    .size = sizeof(struct hash_priv),
+    .init = jhash_init,
+    .eval = jhash_eval,
 };
 static const struct nftdp_vm_expr_ops symhash_ops = {
-	.name = "hash", .size = sizeof(struct hash_priv), .init = symhash_init,
-	.eval = symhash_eval,
+    .name = "hash",
+    .size = sizeof(struct hash_priv),
+    .init = symhash_init,
+    .eval = symhash_eval,
 };
 
 static const struct nftdp_vm_expr_ops *hash_select_ops(struct nftdp_vm_cctx *cc,
@@ -145,6 +152,6 @@ static const struct nftdp_vm_expr_ops *hash_select_ops(struct nftdp_vm_cctx *cc,
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_hash = {
-	.name = "hash",
-	.select_ops = hash_select_ops,
+    .name = "hash",
+    .select_ops = hash_select_ops,
 };

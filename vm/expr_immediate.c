@@ -4,7 +4,8 @@
  * Mirrors nft_immediate.c and nft_verdict_init (nf_tables_api.c). The verdict
  * variant is inlined by vm.c (NFTDP_VM_FAST_IMMEDIATE).
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -41,13 +42,11 @@ static int immediate_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, 
 	if (rc < 0)
 		return rc;
 	p->dlen = (uint8_t)len;
-	return nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_IMM_DREG, &p->dreg, NFT_DATA_VALUE,
-					len);
+	return nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_IMM_DREG, &p->dreg, NFT_DATA_VALUE, len);
 }
 
 /* nft_verdict_init */
-static int immediate_verdict_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
-				  void *priv)
+static int immediate_verdict_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct nftdp_vm_immediate *p = priv;
 	uint32_t code;
@@ -65,11 +64,11 @@ static int immediate_verdict_init(struct nftdp_vm_cctx *cc, const struct nftnl_e
 	case NFT_JUMP:
 	case NFT_GOTO: {
 		const char *name = nftdp_vm_attr(e, NFTNL_EXPR_IMM_CHAIN)
-					   ? nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN)
-					   : NULL;
+				       ? nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN)
+				       : NULL;
 		uint32_t id = nftdp_vm_attr(e, NFTNL_EXPR_IMM_CHAIN_ID)
-				      ? nftdp_vm_u32(e, NFTNL_EXPR_IMM_CHAIN_ID)
-				      : 0;
+				  ? nftdp_vm_u32(e, NFTNL_EXPR_IMM_CHAIN_ID)
+				  : 0;
 		struct nftdp_vm_chain *c = NULL;
 
 		if (!name && !id)
@@ -116,19 +115,19 @@ static int immediate_targets(const void *priv, const struct nftdp_vm_chain **out
 }
 
 static const struct nftdp_vm_expr_ops immediate_ops = {
-	.name = "immediate",
-	.size = sizeof(struct nftdp_vm_immediate),
-	.init = immediate_init,
-	.eval = immediate_eval,
+    .name = "immediate",
+    .size = sizeof(struct nftdp_vm_immediate),
+    .init = immediate_init,
+    .eval = immediate_eval,
 };
 
 static const struct nftdp_vm_expr_ops immediate_verdict_ops = {
-	.name = "immediate",
-	.size = sizeof(struct nftdp_vm_immediate),
-	.fast = NFTDP_VM_FAST_IMMEDIATE,
-	.init = immediate_verdict_init,
-	.eval = immediate_verdict_eval,
-	.targets = immediate_targets,
+    .name = "immediate",
+    .size = sizeof(struct nftdp_vm_immediate),
+    .fast = NFTDP_VM_FAST_IMMEDIATE,
+    .init = immediate_verdict_init,
+    .eval = immediate_verdict_eval,
+    .targets = immediate_targets,
 };
 
 static const struct nftdp_vm_expr_ops *immediate_select_ops(struct nftdp_vm_cctx *cc,
@@ -148,6 +147,6 @@ static const struct nftdp_vm_expr_ops *immediate_select_ops(struct nftdp_vm_cctx
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_immediate = {
-	.name = "immediate",
-	.select_ops = immediate_select_ops,
+    .name = "immediate",
+    .select_ops = immediate_select_ops,
 };

@@ -4,8 +4,9 @@
  * ctx->now_ms, CLOCK_MONOTONIC milliseconds). The value lives in a shared
  * cell so it survives recompiles.
  */
+#include <stdio.h> /* before libnftnl: it uses FILE */
 #include <time.h>
-#include <stdio.h>
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -57,9 +58,12 @@ static int last_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void 
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_last = {
-	.name = "last",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "last", .size = sizeof(struct last_priv),
-		.init = last_init, .eval = last_eval,
+    .name = "last",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "last",
+	    .size = sizeof(struct last_priv),
+	    .init = last_init,
+	    .eval = last_eval,
 	},
 };

@@ -8,7 +8,8 @@
  * min(tokens_max, now - empty_at), so workers update it with a CAS.
  * ctx->now_ns must be CLOCK_MONOTONIC nanoseconds.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -27,8 +28,8 @@ struct limit_priv {
 NFTDP_VM_PRIV_CHECK(struct limit_priv);
 
 /* returns true when the rule must break (nft_limit_eval's result) */
-bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max,
-			 uint64_t cost, bool invert)
+bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max, uint64_t cost,
+			 bool invert)
 {
 	uint64_t e = atomic_load_explicit(&c->limit.empty_at, memory_order_relaxed), ne, tokens;
 	bool ok;
@@ -44,9 +45,8 @@ bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_
 		ne = now - (ok ? tokens - cost : tokens);
 		if (ne == 0)
 			ne = 1;
-	} while (!atomic_compare_exchange_weak_explicit(&c->limit.empty_at, &e, ne,
-							memory_order_relaxed,
-							memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(
+	    &c->limit.empty_at, &e, ne, memory_order_relaxed, memory_order_relaxed));
 	return ok ? invert : !invert;
 }
 
@@ -134,12 +134,16 @@ static int limit_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void
 }
 
 static const struct nftdp_vm_expr_ops limit_pkts_ops = {
-	.name = "limit", .size = sizeof(struct limit_priv),
-	.init = limit_init, .eval = limit_pkts_eval,
+    .name = "limit",
+    .size = sizeof(struct limit_priv),
+    .init = limit_init,
+    .eval = limit_pkts_eval,
 };
 static const struct nftdp_vm_expr_ops limit_bytes_ops = {
-	.name = "limit", .size = sizeof(struct limit_priv),
-	.init = limit_init, .eval = limit_bytes_eval,
+    .name = "limit",
+    .size = sizeof(struct limit_priv),
+    .init = limit_init,
+    .eval = limit_bytes_eval,
 };
 
 /* nft_limit_select_ops */
@@ -161,6 +165,6 @@ static const struct nftdp_vm_expr_ops *limit_select_ops(struct nftdp_vm_cctx *cc
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_limit = {
-	.name = "limit",
-	.select_ops = limit_select_ops,
+    .name = "limit",
+    .select_ops = limit_select_ops,
 };

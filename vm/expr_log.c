@@ -5,7 +5,8 @@
  * Attribute rules mirror nft_log_init.
  */
 #include <linux/netfilter/nf_log.h>
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -86,8 +87,12 @@ static int log_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_log = {
-	.name = "log",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "log", .size = sizeof(struct log_priv), .init = log_init, .eval = log_eval,
+    .name = "log",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "log",
+	    .size = sizeof(struct log_priv),
+	    .init = log_init,
+	    .eval = log_eval,
 	},
 };

@@ -4,7 +4,8 @@
  * register or the verdict register. Mirrors nft_lookup.c; the set itself is
  * sets/' business, reached through struct nftdp_vm_set_ops.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -114,9 +115,13 @@ static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, i
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_lookup = {
-	.name = "lookup",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "lookup", .size = sizeof(struct lookup_priv),
-		.init = lookup_init, .eval = lookup_eval, .targets = lookup_targets,
+    .name = "lookup",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "lookup",
+	    .size = sizeof(struct lookup_priv),
+	    .init = lookup_init,
+	    .eval = lookup_eval,
+	    .targets = lookup_targets,
 	},
 };

@@ -5,7 +5,8 @@
  * device kind break the rule, as the kernel does when they are absent; bridge
  * keys are refused.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -33,7 +34,7 @@ static inline void store16(uint32_t *d, uint16_t v)
 
 static void store_ifname(uint32_t *d, const char *name)
 {
-	char buf[NFTDP_VM_IFNAMSIZ] = { 0 };
+	char buf[NFTDP_VM_IFNAMSIZ] = {0};
 
 	if (name)
 		strncpy(buf, name, NFTDP_VM_IFNAMSIZ - 1);
@@ -254,12 +255,16 @@ static int meta_set_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 }
 
 static const struct nftdp_vm_expr_ops meta_get_ops = {
-	.name = "meta", .size = sizeof(struct meta_priv),
-	.init = meta_get_init, .eval = meta_get_eval,
+    .name = "meta",
+    .size = sizeof(struct meta_priv),
+    .init = meta_get_init,
+    .eval = meta_get_eval,
 };
 static const struct nftdp_vm_expr_ops meta_set_ops = {
-	.name = "meta", .size = sizeof(struct meta_priv),
-	.init = meta_set_init, .eval = meta_set_eval,
+    .name = "meta",
+    .size = sizeof(struct meta_priv),
+    .init = meta_set_init,
+    .eval = meta_set_eval,
 };
 
 /* nft_meta_select_ops */
@@ -283,6 +288,6 @@ static const struct nftdp_vm_expr_ops *meta_select_ops(struct nftdp_vm_cctx *cc,
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_meta = {
-	.name = "meta",
-	.select_ops = meta_select_ops,
+    .name = "meta",
+    .select_ops = meta_select_ops,
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* notrack: mark the packet untracked unless it already has an entry.
  * Mirrors nft_notrack_eval (nft_ct.c). */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -31,8 +32,11 @@ static int notrack_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, vo
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_notrack = {
-	.name = "notrack",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "notrack", .init = notrack_init, .eval = notrack_eval,
+    .name = "notrack",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "notrack",
+	    .init = notrack_init,
+	    .eval = notrack_eval,
 	},
 };

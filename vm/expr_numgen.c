@@ -4,7 +4,8 @@
  * (per-worker PRNG, reciprocal_scale) numbers modulo modulus, plus offset.
  * Mirrors nft_numgen.c.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -27,8 +28,7 @@ static void ng_inc_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	(void)pkt;
 	do {
 		nval = (oval + 1 < p->modulus) ? oval + 1 : 0;
-	} while (!atomic_compare_exchange_weak_explicit(counter, &oval, nval,
-							memory_order_relaxed,
+	} while (!atomic_compare_exchange_weak_explicit(counter, &oval, nval, memory_order_relaxed,
 							memory_order_relaxed));
 	regs->data[p->dreg] = nval + p->offset;
 }
@@ -39,8 +39,8 @@ static void ng_random_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 	const struct numgen_priv *p = (const void *)op->priv;
 
 	(void)pkt;
-	regs->data[p->dreg] = nftdp_vm_reciprocal_scale(nftdp_vm_prandom(ctx), p->modulus) +
-			      p->offset;
+	regs->data[p->dreg] =
+	    nftdp_vm_reciprocal_scale(nftdp_vm_prandom(ctx), p->modulus) + p->offset;
 }
 
 static int ng_common(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, struct numgen_priv *p)
@@ -82,12 +82,16 @@ static int ng_random_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, 
 }
 
 static const struct nftdp_vm_expr_ops ng_inc_ops = {
-	.name = "numgen", .size = sizeof(struct numgen_priv),
-	.init = ng_inc_init, .eval = ng_inc_eval,
+    .name = "numgen",
+    .size = sizeof(struct numgen_priv),
+    .init = ng_inc_init,
+    .eval = ng_inc_eval,
 };
 static const struct nftdp_vm_expr_ops ng_random_ops = {
-	.name = "numgen", .size = sizeof(struct numgen_priv),
-	.init = ng_random_init, .eval = ng_random_eval,
+    .name = "numgen",
+    .size = sizeof(struct numgen_priv),
+    .init = ng_random_init,
+    .eval = ng_random_eval,
 };
 
 static const struct nftdp_vm_expr_ops *ng_select_ops(struct nftdp_vm_cctx *cc,
@@ -111,6 +115,6 @@ static const struct nftdp_vm_expr_ops *ng_select_ops(struct nftdp_vm_cctx *cc,
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_numgen = {
-	.name = "numgen",
-	.select_ops = ng_select_ops,
+    .name = "numgen",
+    .select_ops = ng_select_ops,
 };

@@ -9,7 +9,8 @@
  */
 #include <stdlib.h>
 
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 #include <libnftnl/object.h>
 
@@ -29,8 +30,8 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 	case NFT_OBJECT_LIMIT: {
 		uint64_t cost = obj->bytes_mode ? obj->nsecs * pkt->skb_len / obj->rate : obj->cost;
 
-		if (nftdp_vm_limit_eval(&ctx->state->cells[obj->slot], ctx->now_ns,
-					obj->tokens_max, cost, obj->invert))
+		if (nftdp_vm_limit_eval(&ctx->state->cells[obj->slot], ctx->now_ns, obj->tokens_max,
+					cost, obj->invert))
 			regs->verdict.code = NFT_BREAK;
 		break;
 	}
@@ -76,11 +77,11 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 	obj->slot_kind = type == NFT_OBJECT_COUNTER ? NFTDP_VM_SLOT_COUNTER : NFTDP_VM_SLOT_CELL;
 	if (type == NFT_OBJECT_LIMIT) {
 		uint32_t ltype = nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_TYPE)
-					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_TYPE)
-					 : NFT_LIMIT_PKTS;
+				     ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_TYPE)
+				     : NFT_LIMIT_PKTS;
 		uint32_t flags = nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_FLAGS)
-					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_FLAGS)
-					 : 0;
+				     ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_FLAGS)
+				     : 0;
 
 		rc = -EINVAL;
 		if (ltype > NFT_LIMIT_PKT_BYTES || (flags & ~(uint32_t)NFT_LIMIT_F_INV) ||
@@ -90,8 +91,8 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 		obj->rate = nftnl_obj_get_u64(o, NFTNL_OBJ_LIMIT_RATE);
 		rc = nftdp_vm_limit_params(obj->rate, nftnl_obj_get_u64(o, NFTNL_OBJ_LIMIT_UNIT),
 					   nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_BURST)
-						   ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_BURST)
-						   : 0,
+					       ? nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_BURST)
+					       : 0,
 					   ltype, &obj->tokens_max, &obj->nsecs, &obj->cost);
 		if (rc < 0)
 			goto err_params;
@@ -99,8 +100,8 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 		obj->invert = flags & NFT_LIMIT_F_INV;
 	} else if (type == NFT_OBJECT_QUOTA) {
 		uint32_t flags = nftnl_obj_is_set(o, NFTNL_OBJ_QUOTA_FLAGS)
-					 ? nftnl_obj_get_u32(o, NFTNL_OBJ_QUOTA_FLAGS)
-					 : 0;
+				     ? nftnl_obj_get_u32(o, NFTNL_OBJ_QUOTA_FLAGS)
+				     : 0;
 
 		rc = -EINVAL;
 		if (flags & ~(uint32_t)(NFT_QUOTA_F_INV | NFT_QUOTA_F_DEPLETED))
@@ -150,7 +151,7 @@ void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj)
 }
 
 struct objref_priv {
-	const struct nftdp_vm_obj *obj;	/* named form */
+	const struct nftdp_vm_obj *obj; /* named form */
 	struct nftdp_set *set;		/* map form */
 	const struct nftdp_vm_set_ops *ops;
 	uint8_t sreg;
@@ -191,8 +192,8 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	uint32_t type = nftdp_vm_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE);
 
 	if (type != NFT_OBJECT_COUNTER && type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT)
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u not supported by nftdp",
-				     type);
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "objref: object type %u not supported by nftdp", type);
 	if (cc->res && cc->res->obj)
 		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
 	if (!p->obj)
@@ -213,20 +214,24 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 		return nftdp_vm_errf(cc, -EINVAL, "objref: set is no object map");
 	if (si.objtype != NFT_OBJECT_COUNTER && si.objtype != NFT_OBJECT_QUOTA &&
 	    si.objtype != NFT_OBJECT_LIMIT)
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u not supported by nftdp",
-				     si.objtype);
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "objref: object type %u not supported by nftdp", si.objtype);
 	p->set = si.set;
 	p->ops = si.ops;
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
 }
 
 static const struct nftdp_vm_expr_ops objref_ops = {
-	.name = "objref", .size = sizeof(struct objref_priv), .init = objref_init,
-	.eval = objref_eval,
+    .name = "objref",
+    .size = sizeof(struct objref_priv),
+    .init = objref_init,
+    .eval = objref_eval,
 };
 static const struct nftdp_vm_expr_ops objref_map_ops = {
-	.name = "objref", .size = sizeof(struct objref_priv), .init = objref_map_init,
-	.eval = objref_map_eval,
+    .name = "objref",
+    .size = sizeof(struct objref_priv),
+    .init = objref_map_init,
+    .eval = objref_map_eval,
 };
 
 /* nft_objref_select_ops */
@@ -245,6 +250,6 @@ static const struct nftdp_vm_expr_ops *objref_select_ops(struct nftdp_vm_cctx *c
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_objref = {
-	.name = "objref",
-	.select_ops = objref_select_ops,
+    .name = "objref",
+    .select_ops = objref_select_ops,
 };

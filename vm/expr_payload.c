@@ -7,7 +7,8 @@
  * bytes at the network or transport header), inlined by vm.c. Every read and
  * write is bounds-checked against pkt->len; out of range means NFT_BREAK.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -154,7 +155,7 @@ static void payload_set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs 
 	if (p->csum_type == NFT_PAYLOAD_CSUM_SCTP && pkt->l4proto == IPPROTO_SCTP &&
 	    pkt->fragoff == 0) {
 		uint32_t th = pkt->th_off, crc;
-		uint8_t zero[4] = { 0 };
+		uint8_t zero[4] = {0};
 
 		if ((uint64_t)th + 12 > pkt->len)
 			goto err;
@@ -223,16 +224,23 @@ static int payload_set_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e
 }
 
 static const struct nftdp_vm_expr_ops payload_ops = {
-	.name = "payload", .size = sizeof(struct nftdp_vm_payload),
-	.init = payload_init, .eval = payload_eval,
+    .name = "payload",
+    .size = sizeof(struct nftdp_vm_payload),
+    .init = payload_init,
+    .eval = payload_eval,
 };
 static const struct nftdp_vm_expr_ops payload_fast_ops = {
-	.name = "payload", .size = sizeof(struct nftdp_vm_payload),
-	.fast = NFTDP_VM_FAST_PAYLOAD, .init = payload_init, .eval = payload_eval,
+    .name = "payload",
+    .size = sizeof(struct nftdp_vm_payload),
+    .fast = NFTDP_VM_FAST_PAYLOAD,
+    .init = payload_init,
+    .eval = payload_eval,
 };
 static const struct nftdp_vm_expr_ops payload_set_ops = {
-	.name = "payload", .size = sizeof(struct payload_set_priv),
-	.init = payload_set_init, .eval = payload_set_eval,
+    .name = "payload",
+    .size = sizeof(struct payload_set_priv),
+    .init = payload_set_init,
+    .eval = payload_set_eval,
 };
 
 /* nft_payload_select_ops */
@@ -241,7 +249,8 @@ static const struct nftdp_vm_expr_ops *payload_select_ops(struct nftdp_vm_cctx *
 {
 	uint32_t base, offset, len;
 
-	if (!nftdp_vm_attr(e, NFTNL_EXPR_PAYLOAD_BASE) || !nftdp_vm_attr(e, NFTNL_EXPR_PAYLOAD_OFFSET) ||
+	if (!nftdp_vm_attr(e, NFTNL_EXPR_PAYLOAD_BASE) ||
+	    !nftdp_vm_attr(e, NFTNL_EXPR_PAYLOAD_OFFSET) ||
 	    !nftdp_vm_attr(e, NFTNL_EXPR_PAYLOAD_LEN)) {
 		nftdp_vm_errf(cc, -EINVAL, "payload: base, offset or length missing");
 		return NULL;
@@ -275,6 +284,6 @@ static const struct nftdp_vm_expr_ops *payload_select_ops(struct nftdp_vm_cctx *
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_payload = {
-	.name = "payload",
-	.select_ops = payload_select_ops,
+    .name = "payload",
+    .select_ops = payload_select_ops,
 };

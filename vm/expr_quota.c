@@ -4,7 +4,8 @@
  * break until over). Mirrors nft_quota.c: consumed is one shared atomic,
  * over means consumed > quota.
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -17,8 +18,8 @@ NFTDP_VM_PRIV_CHECK(struct quota_priv);
 
 bool nftdp_vm_quota_over(struct nftdp_vm_cell *c, uint64_t len)
 {
-	uint64_t consumed = atomic_fetch_add_explicit(&c->quota.consumed, len,
-						      memory_order_relaxed) + len;
+	uint64_t consumed =
+	    atomic_fetch_add_explicit(&c->quota.consumed, len, memory_order_relaxed) + len;
 
 	return consumed > c->quota.bytes;
 }
@@ -64,9 +65,12 @@ static int quota_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_quota = {
-	.name = "quota",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "quota", .size = sizeof(struct quota_priv),
-		.init = quota_init, .eval = quota_eval,
+    .name = "quota",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "quota",
+	    .size = sizeof(struct quota_priv),
+	    .init = quota_init,
+	    .eval = quota_eval,
 	},
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* range: from <= reg <= to (or not), memcmp order. Mirrors nft_range.c. */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -62,9 +63,12 @@ static int range_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_range = {
-	.name = "range",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "range", .size = sizeof(struct range_priv),
-		.init = range_init, .eval = range_eval,
+    .name = "range",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "range",
+	    .size = sizeof(struct range_priv),
+	    .init = range_init,
+	    .eval = range_eval,
 	},
 };

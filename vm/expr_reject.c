@@ -5,7 +5,8 @@
  * nft_reject.c (init, validate), nft_reject_inet.c and the icmpx code maps
  * (nft_reject_icmp_code, nft_reject_icmpv6_code).
  */
-#include <stdio.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+
 #include <libnftnl/expr.h>
 
 #include "vm_priv.h"
@@ -16,16 +17,16 @@ struct reject_priv {
 NFTDP_VM_PRIV_CHECK(struct reject_priv);
 
 static const uint8_t icmpx_to_icmp[] = {
-	[NFT_REJECT_ICMPX_NO_ROUTE] = 0,	  /* ICMP_NET_UNREACH */
-	[NFT_REJECT_ICMPX_PORT_UNREACH] = 3,	  /* ICMP_PORT_UNREACH */
-	[NFT_REJECT_ICMPX_HOST_UNREACH] = 1,	  /* ICMP_HOST_UNREACH */
-	[NFT_REJECT_ICMPX_ADMIN_PROHIBITED] = 13, /* ICMP_PKT_FILTERED */
+    [NFT_REJECT_ICMPX_NO_ROUTE] = 0,	      /* ICMP_NET_UNREACH */
+    [NFT_REJECT_ICMPX_PORT_UNREACH] = 3,      /* ICMP_PORT_UNREACH */
+    [NFT_REJECT_ICMPX_HOST_UNREACH] = 1,      /* ICMP_HOST_UNREACH */
+    [NFT_REJECT_ICMPX_ADMIN_PROHIBITED] = 13, /* ICMP_PKT_FILTERED */
 };
 static const uint8_t icmpx_to_icmpv6[] = {
-	[NFT_REJECT_ICMPX_NO_ROUTE] = 0,	 /* ICMPV6_NOROUTE */
-	[NFT_REJECT_ICMPX_PORT_UNREACH] = 4,	 /* ICMPV6_PORT_UNREACH */
-	[NFT_REJECT_ICMPX_HOST_UNREACH] = 3,	 /* ICMPV6_ADDR_UNREACH */
-	[NFT_REJECT_ICMPX_ADMIN_PROHIBITED] = 1, /* ICMPV6_ADM_PROHIBITED */
+    [NFT_REJECT_ICMPX_NO_ROUTE] = 0,	     /* ICMPV6_NOROUTE */
+    [NFT_REJECT_ICMPX_PORT_UNREACH] = 4,     /* ICMPV6_PORT_UNREACH */
+    [NFT_REJECT_ICMPX_HOST_UNREACH] = 3,     /* ICMPV6_ADDR_UNREACH */
+    [NFT_REJECT_ICMPX_ADMIN_PROHIBITED] = 1, /* ICMPV6_ADM_PROHIBITED */
 };
 
 static void reject_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
@@ -101,7 +102,8 @@ static int reject_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		if (cc->chain->family == NFPROTO_NETDEV)
 			ok = cc->chain->hook == NF_NETDEV_INGRESS;
 		else
-			ok = cc->chain->hook == NF_INET_LOCAL_IN || cc->chain->hook == NF_INET_FORWARD ||
+			ok = cc->chain->hook == NF_INET_LOCAL_IN ||
+			     cc->chain->hook == NF_INET_FORWARD ||
 			     cc->chain->hook == NF_INET_LOCAL_OUT ||
 			     cc->chain->hook == NF_INET_PRE_ROUTING;
 		if (!ok)
@@ -111,9 +113,12 @@ static int reject_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_reject = {
-	.name = "reject",
-	.ops = &(const struct nftdp_vm_expr_ops){
-		.name = "reject", .size = sizeof(struct reject_priv),
-		.init = reject_init, .eval = reject_eval,
+    .name = "reject",
+    .ops =
+	&(const struct nftdp_vm_expr_ops){
+	    .name = "reject",
+	    .size = sizeof(struct reject_priv),
+	    .init = reject_init,
+	    .eval = reject_eval,
 	},
 };

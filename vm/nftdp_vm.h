@@ -38,11 +38,12 @@
 #define NFTDP_VM_H
 
 #include <assert.h>
+#include <netinet/in.h> /* before the linux uapi headers (libc-compat) */
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <netinet/in.h> /* before the linux uapi headers (libc-compat) */
+
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
@@ -50,12 +51,12 @@ struct nftnl_rule;
 struct nftnl_obj;
 struct nftdp_set; /* sets/nftdp_sets.h */
 
-#define NFTDP_VM_NREG32 16		/**< NFT_REG32_00 .. NFT_REG32_15 */
-#define NFTDP_VM_REG_SIZE 64		/**< bytes of data registers */
-#define NFTDP_VM_JUMP_STACK_SIZE 16	/**< the kernel's NFT_JUMP_STACK_SIZE */
+#define NFTDP_VM_NREG32 16	    /**< NFT_REG32_00 .. NFT_REG32_15 */
+#define NFTDP_VM_REG_SIZE 64	    /**< bytes of data registers */
+#define NFTDP_VM_JUMP_STACK_SIZE 16 /**< the kernel's NFT_JUMP_STACK_SIZE */
 #define NFTDP_VM_IFNAMSIZ 16
 #define NFTDP_VM_BURST_MAX 64
-#define NFTDP_VM_LOG_PREFIXLEN 128	/**< NF_LOG_PREFIXLEN */
+#define NFTDP_VM_LOG_PREFIXLEN 128 /**< NF_LOG_PREFIXLEN */
 #define NFTDP_VM_ERRLEN 128
 #define NFTDP_VM_MAX_DUP 4
 
@@ -113,21 +114,21 @@ struct nftdp_vm_ct_ops {
 
 /** What the VM asks the dataplane to do besides the verdict. */
 struct nftdp_vm_pkt_out {
-	bool reject;		 /**< verdict is NF_DROP and a reply must be built */
-	uint8_t reject_type;	 /**< NFT_REJECT_ICMP_UNREACH, TCP_RST, ICMPX_UNREACH */
-	uint8_t reject_code;	 /**< code as given (icmp, icmpv6 or icmpx) */
+	bool reject;		  /**< verdict is NF_DROP and a reply must be built */
+	uint8_t reject_type;	  /**< NFT_REJECT_ICMP_UNREACH, TCP_RST, ICMPX_UNREACH */
+	uint8_t reject_code;	  /**< code as given (icmp, icmpv6 or icmpx) */
 	uint8_t reject_icmp_type; /**< resolved ICMP/ICMPv6 type (3 / 1), 0 for RST */
 	uint8_t reject_icmp_code; /**< resolved ICMP/ICMPv6 code for this family */
-	bool notrack;		 /**< notrack ran: conntrack must skip the packet */
-	uint32_t fwd_oif;	 /**< fwd: ifindex (verdict NF_STOLEN), 0 if none */
-	uint8_t fwd_nfproto;	 /**< fwd with neighbour: NFPROTO_IPV4/6, 0 if none */
+	bool notrack;		  /**< notrack ran: conntrack must skip the packet */
+	uint32_t fwd_oif;	  /**< fwd: ifindex (verdict NF_STOLEN), 0 if none */
+	uint8_t fwd_nfproto;	  /**< fwd with neighbour: NFPROTO_IPV4/6, 0 if none */
 	uint8_t fwd_addr[16];
 	uint8_t n_dup;
 	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
 };
 
 enum {
-	NFTDP_VM_PKT_F_L4PROTO = 1 << 0, /**< l4proto/th_off valid (NFT_PKTINFO_L4PROTO) */
+	NFTDP_VM_PKT_F_L4PROTO = 1 << 0,  /**< l4proto/th_off valid (NFT_PKTINFO_L4PROTO) */
 	NFTDP_VM_PKT_F_WRITABLE = 1 << 1, /**< payload/exthdr/meta writes allowed */
 	NFTDP_VM_PKT_F_INNER = 1 << 2,	  /**< inner_off computed (NFT_PKTINFO_INNER) */
 };
@@ -140,25 +141,25 @@ enum {
 struct nftdp_vm_pkt {
 	uint8_t *data;
 	uint32_t len;
-	int32_t mac_off;    /**< link-layer header, -1 if none */
-	uint32_t nh_off;    /**< network header */
-	uint32_t th_off;    /**< transport header (nft_thoff) */
-	int32_t inner_off;  /**< inner header, computed lazily as the kernel */
-	uint32_t skb_len;   /**< skb->len at this hook: meta len, byte counters, quota */
-	uint16_t protocol;  /**< skb->protocol: ethertype, network byte order */
-	uint16_t fragoff;   /**< IP fragment offset (non-zero: no transport header) */
-	uint8_t l4proto;    /**< pkt->tprot */
-	uint8_t nfproto;    /**< NFPROTO_* of the hook (nft_pf) */
-	uint8_t hook;	    /**< NF_INET_* / NF_NETDEV_* */
-	uint8_t flags;	    /**< NFTDP_VM_PKT_F_* */
+	int32_t mac_off;   /**< link-layer header, -1 if none */
+	uint32_t nh_off;   /**< network header */
+	uint32_t th_off;   /**< transport header (nft_thoff) */
+	int32_t inner_off; /**< inner header, computed lazily as the kernel */
+	uint32_t skb_len;  /**< skb->len at this hook: meta len, byte counters, quota */
+	uint16_t protocol; /**< skb->protocol: ethertype, network byte order */
+	uint16_t fragoff;  /**< IP fragment offset (non-zero: no transport header) */
+	uint8_t l4proto;   /**< pkt->tprot */
+	uint8_t nfproto;   /**< NFPROTO_* of the hook (nft_pf) */
+	uint8_t hook;	   /**< NF_INET_* / NF_NETDEV_* */
+	uint8_t flags;	   /**< NFTDP_VM_PKT_F_* */
 	/* metadata */
-	uint32_t iif, oif;  /**< ifindex, 0 = no device */
+	uint32_t iif, oif;	       /**< ifindex, 0 = no device */
 	const char *iifname, *oifname; /**< IFNAMSIZ bytes or NULL */
-	uint16_t iiftype, oiftype; /**< ARPHRD_* */
+	uint16_t iiftype, oiftype;     /**< ARPHRD_* */
 	uint32_t iifgroup, oifgroup;
 	uint32_t mark;
 	uint32_t priority;
-	uint8_t pkttype;    /**< PACKET_HOST .. PACKET_OTHERHOST */
+	uint8_t pkttype; /**< PACKET_HOST .. PACKET_OTHERHOST */
 	uint8_t nftrace;
 	uint16_t cpu;
 	uint64_t tstamp_ns; /**< wall clock (CLOCK_REALTIME) ns; 0: use ctx->now_real_ns */
@@ -204,8 +205,8 @@ struct nftdp_vm_set_verdict {
 struct nftdp_vm_set_ops {
 	bool (*lookup)(const struct nftdp_set *s, const void *key, const void **data,
 		       uint64_t now_ms);
-	bool (*update)(struct nftdp_set *s, const void *key, const void *data,
-		       uint64_t timeout_ms, bool refresh, uint64_t now_ms);
+	bool (*update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
+		       bool refresh, uint64_t now_ms);
 	void (*remove)(struct nftdp_set *s, const void *key, uint64_t now_ms);
 };
 
@@ -213,11 +214,11 @@ struct nftdp_vm_set_ops {
 struct nftdp_vm_set_info {
 	struct nftdp_set *set;
 	const struct nftdp_vm_set_ops *ops;
-	uint32_t flags;	 /**< NFT_SET_MAP, NFT_SET_OBJECT, NFT_SET_TIMEOUT, NFT_SET_EVAL... */
-	uint32_t klen;	 /**< key bytes (register layout) */
-	uint32_t dlen;	 /**< data bytes of a map (16 for verdict maps, as the kernel) */
-	uint32_t dtype;	 /**< NFT_DATA_VALUE or NFT_DATA_VERDICT */
-	uint32_t objtype; /**< NFT_OBJECT_* of an object map */
+	uint32_t flags;	     /**< NFT_SET_MAP, NFT_SET_OBJECT, NFT_SET_TIMEOUT, NFT_SET_EVAL... */
+	uint32_t klen;	     /**< key bytes (register layout) */
+	uint32_t dlen;	     /**< data bytes of a map (16 for verdict maps, as the kernel) */
+	uint32_t dtype;	     /**< NFT_DATA_VALUE or NFT_DATA_VERDICT */
+	uint32_t objtype;    /**< NFT_OBJECT_* of an object map */
 	uint64_t timeout_ms; /**< the set's default timeout */
 	/** chains the elements of a verdict map jump to (for loop checks) */
 	const struct nftdp_vm_chain *const *vchains;
@@ -314,10 +315,10 @@ int nftdp_vm_chain_stats(const struct nftdp_vm_chain *chain, struct nftdp_vm_sta
 /** One log event recorded by a worker; the control thread prints it. */
 struct nftdp_vm_log_event {
 	char prefix[NFTDP_VM_LOG_PREFIXLEN];
-	uint32_t level;	  /**< NFT_LOGLEVEL_*, when !group_set */
-	uint16_t group;	  /**< nflog group, when group_set */
+	uint32_t level; /**< NFT_LOGLEVEL_*, when !group_set */
+	uint16_t group; /**< nflog group, when group_set */
 	bool group_set;
-	uint32_t flags;	  /**< NF_LOG_* */
+	uint32_t flags; /**< NF_LOG_* */
 	uint32_t snaplen;
 	uint8_t family, hook;
 	uint32_t iif, oif;
@@ -340,19 +341,19 @@ unsigned int nftdp_vm_log_poll(struct nftdp_vm_state *st, unsigned int worker,
 
 /** Where compile failed, for the extack: the expression and a message. */
 struct nftdp_vm_error {
-	int err;		/**< the negative errno returned */
-	int expr_index;		/**< failing expression in the rule, -1 if none */
+	int err;		   /**< the negative errno returned */
+	int expr_index;		   /**< failing expression in the rule, -1 if none */
 	char msg[NFTDP_VM_ERRLEN]; /**< e.g. "queue: not supported by nftdp" */
 };
 
 /** What a chain is: enough to validate hooks and resolve names. */
 struct nftdp_vm_chain_desc {
-	uint8_t family;	 /**< NFPROTO_* of the table */
+	uint8_t family; /**< NFPROTO_* of the table */
 	const char *table;
 	const char *name;
 	bool base;
-	uint8_t hook;	 /**< base chains */
-	uint32_t policy; /**< NF_ACCEPT or NF_DROP, base chains */
+	uint8_t hook;	   /**< base chains */
+	uint32_t policy;   /**< NF_ACCEPT or NF_DROP, base chains */
 	uint32_t chain_id; /**< index in nftdp_vm_ctx.chains (verdict maps) */
 };
 
@@ -405,23 +406,23 @@ void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj);
 /* Run                                                                 */
 
 enum nftdp_vm_drop_reason {
-	NFTDP_VM_DROP_JUMPSTACK, /**< jump past the stack (validated away; WARN in kernel) */
-	NFTDP_VM_DROP_VMAP_CHAIN, /**< verdict map names a chain id not in ctx->chains */
+	NFTDP_VM_DROP_JUMPSTACK,   /**< jump past the stack (validated away; WARN in kernel) */
+	NFTDP_VM_DROP_VMAP_CHAIN,  /**< verdict map names a chain id not in ctx->chains */
 	NFTDP_VM_DROP_BAD_VERDICT, /**< impossible verdict code */
 	NFTDP_VM_DROP_MAX
 };
 
 /** Per-worker run context; one writer (its worker). */
 struct nftdp_vm_ctx {
-	unsigned int worker;	   /**< counter slot row */
+	unsigned int worker; /**< counter slot row */
 	struct nftdp_vm_state *state;
 	const struct nftdp_vm_chain *const *chains; /**< by chain_id, for verdict maps */
 	uint32_t n_chains;
-	uint64_t now_ns;	   /**< monotonic ns (limit), per burst */
-	uint64_t now_ms;	   /**< set timeouts, last */
-	uint64_t now_real_ns;	   /**< wall clock, meta time */
-	int32_t tz_minuteswest;	   /**< the kernel's sys_tz for meta day/hour */
-	uint64_t prng;		   /**< meta random / numgen random state; any non-zero seed */
+	uint64_t now_ns;	/**< monotonic ns (limit), per burst */
+	uint64_t now_ms;	/**< set timeouts, last */
+	uint64_t now_real_ns;	/**< wall clock, meta time */
+	int32_t tz_minuteswest; /**< the kernel's sys_tz for meta day/hour */
+	uint64_t prng;		/**< meta random / numgen random state; any non-zero seed */
 	uint64_t drops[NFTDP_VM_DROP_MAX];
 };
 

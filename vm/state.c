@@ -49,8 +49,8 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 		st->map_cap *= 2;
 	st->map = calloc(st->map_cap, sizeof(*st->map));
 	st->logs = aligned_alloc(64, cfg->n_workers * sizeof(*st->logs));
-	if (!st->counters || !st->cells || !st->counter_used || !st->counter_base || !st->cell_used || !st->map ||
-	    !st->logs)
+	if (!st->counters || !st->cells || !st->counter_used || !st->counter_base ||
+	    !st->cell_used || !st->map || !st->logs)
 		goto err_alloc;
 	memset(st->counters, 0, csize);
 	memset(st->cells, 0, (size_t)cfg->max_cells * sizeof(struct nftdp_vm_cell));
@@ -93,8 +93,7 @@ uint64_t nftdp_vm_state_gen_begin(struct nftdp_vm_state *st)
 	return ++st->gen;
 }
 
-static struct nftdp_vm_slot_ent *map_find(struct nftdp_vm_state *st, const char *key,
-					  bool *found)
+static struct nftdp_vm_slot_ent *map_find(struct nftdp_vm_state *st, const char *key, bool *found)
 {
 	size_t mask = st->map_cap - 1, i = fnv1a(key) & mask;
 	struct nftdp_vm_slot_ent *tomb = NULL;
@@ -168,8 +167,8 @@ int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t 
 	/* a fresh slot starts from zero for every worker */
 	if (kind == NFTDP_VM_SLOT_COUNTER) {
 		for (unsigned int w = 0; w < st->n_workers; w++)
-			*nftdp_vm_counter_slot(st, w, *slot) = (struct nftdp_vm_counter){ 0, 0 };
-		st->counter_base[*slot] = (struct nftdp_vm_counter){ 0, 0 };
+			*nftdp_vm_counter_slot(st, w, *slot) = (struct nftdp_vm_counter){0, 0};
+		st->counter_base[*slot] = (struct nftdp_vm_counter){0, 0};
 	} else {
 		memset(&st->cells[*slot], 0, sizeof(st->cells[*slot]));
 	}
@@ -177,8 +176,7 @@ int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t 
 	return 0;
 }
 
-int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot,
-			     bool *created)
+int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot, bool *created)
 {
 	char key[600];
 	int rc;
@@ -274,8 +272,8 @@ int nftdp_vm_state_read_rule(struct nftdp_vm_state *st, uint8_t family, const ch
 {
 	char key[600];
 
-	snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u", family, table,
-		 (unsigned long long)handle, expr_index);
+	snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u", family, table, (unsigned long long)handle,
+		 expr_index);
 	return read_slot(st, key, reset, out);
 }
 
@@ -296,7 +294,8 @@ int nftdp_vm_chain_stats(const struct nftdp_vm_chain *chain, struct nftdp_vm_sta
 	if (chain->stats_slot < 0)
 		return -ENOENT;
 	for (unsigned int w = 0; w < st->n_workers; w++) {
-		struct nftdp_vm_counter *c = nftdp_vm_counter_slot(st, w, (uint32_t)chain->stats_slot);
+		struct nftdp_vm_counter *c =
+		    nftdp_vm_counter_slot(st, w, (uint32_t)chain->stats_slot);
 
 		out->packets += __atomic_load_n(&c->packets, __ATOMIC_RELAXED);
 		out->bytes += __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);

@@ -10,8 +10,7 @@
  */
 #include "vm_priv.h"
 
-static inline void cmp_fast_eval_priv(const struct nftdp_vm_cmp_fast *p,
-				      struct nftdp_vm_regs *regs)
+static inline void cmp_fast_eval_priv(const struct nftdp_vm_cmp_fast *p, struct nftdp_vm_regs *regs)
 {
 	if (((regs->data[p->sreg] & p->mask) == p->data) ^ p->inv)
 		return;
@@ -82,7 +81,7 @@ static inline void bitwise_fast_eval(const struct nftdp_vm_op *op, struct nftdp_
 {
 	const struct nftdp_vm_bitwise_fast *p = (const void *)op->priv;
 
-	regs->data[p->dreg] = (regs->data[p->sreg] & p->mask) ^ p->xor;
+	regs->data[p->dreg] = (regs->data[p->sreg] & p->mask) ^ p->xor ;
 }
 
 struct jumpstack {
@@ -126,15 +125,18 @@ next_rule:
 					if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
 						break;
 				}
-				cmp_fast_eval_priv(&((const struct nftdp_vm_payload_cmp *)(const void *)
-							     op->priv)->cmp, regs);
+				cmp_fast_eval_priv(
+				    &((const struct nftdp_vm_payload_cmp *)(const void *)op->priv)
+					 ->cmp,
+				    regs);
 				break;
 			case NFTDP_VM_FAST_BITWISE:
 				bitwise_fast_eval(op, regs);
 				break;
 			case NFTDP_VM_FAST_IMMEDIATE:
-				regs->verdict = ((const struct nftdp_vm_immediate *)(const void *)
-							 op->priv)->verdict;
+				regs->verdict =
+				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)
+					->verdict;
 				break;
 			default:
 				op->eval(op, regs, pkt, ctx);
@@ -197,7 +199,7 @@ next_rule:
 
 	if (base->stats_slot >= 0 && ctx->state) {
 		struct nftdp_vm_counter *c =
-			nftdp_vm_counter_slot(ctx->state, ctx->worker, (uint32_t)base->stats_slot);
+		    nftdp_vm_counter_slot(ctx->state, ctx->worker, (uint32_t)base->stats_slot);
 
 		c->packets++;
 		c->bytes += pkt->skb_len;

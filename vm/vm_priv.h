@@ -23,11 +23,11 @@ struct nftnl_expr;
 /* Variants the eval loop in vm.c inlines (the kernel's fast ops). */
 enum nftdp_vm_fast {
 	NFTDP_VM_FAST_NONE = 0,
-	NFTDP_VM_FAST_CMP,	 /* cmp eq/neq, len <= 4 */
-	NFTDP_VM_FAST_CMP16,	 /* cmp eq/neq, len 16 */
-	NFTDP_VM_FAST_PAYLOAD,	 /* payload load, network/transport, 1/2/4 aligned */
-	NFTDP_VM_FAST_BITWISE,	 /* bitwise mask/xor, len 4 */
-	NFTDP_VM_FAST_IMMEDIATE, /* immediate verdict */
+	NFTDP_VM_FAST_CMP,	   /* cmp eq/neq, len <= 4 */
+	NFTDP_VM_FAST_CMP16,	   /* cmp eq/neq, len 16 */
+	NFTDP_VM_FAST_PAYLOAD,	   /* payload load, network/transport, 1/2/4 aligned */
+	NFTDP_VM_FAST_BITWISE,	   /* bitwise mask/xor, len 4 */
+	NFTDP_VM_FAST_IMMEDIATE,   /* immediate verdict */
 	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
 };
 
@@ -66,7 +66,7 @@ struct nftdp_vm_op {
 };
 static_assert(sizeof(struct nftdp_vm_op) == 64, "one op per cache line");
 
-#define NFTDP_VM_PRIV_CHECK(type) \
+#define NFTDP_VM_PRIV_CHECK(type)                                                                  \
 	static_assert(sizeof(type) <= NFTDP_VM_OP_PRIV_MAX, #type " fits an op")
 
 struct nftdp_vm_rule {
@@ -161,7 +161,7 @@ struct nftdp_vm_state {
 	uint64_t gen;
 	/* counters[worker * max_counters + slot]; rows are cache aligned */
 	struct nftdp_vm_counter *counters;
-	size_t counter_stride; /* slots per row (rounded) */
+	size_t counter_stride;		       /* slots per row (rounded) */
 	struct nftdp_vm_counter *counter_base; /* control-only: values at last reset */
 	struct nftdp_vm_cell *cells;
 	uint8_t *counter_used, *cell_used;
@@ -182,7 +182,7 @@ struct nftdp_vm_obj {
 };
 
 static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,
-							    unsigned int worker, uint32_t slot)
+							     unsigned int worker, uint32_t slot)
 {
 	return &st->counters[(size_t)worker * st->counter_stride + slot];
 }
@@ -190,26 +190,24 @@ static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_sta
 /* state.c */
 int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t kind,
 			    uint32_t *slot, bool *created);
-int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot,
-			     bool *created);
+int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot, bool *created);
 void nftdp_vm_log_record(struct nftdp_vm_state *st, unsigned int worker,
 			 const struct nftdp_vm_log_event *ev);
 
 /* objects (expr_objref.c) */
 void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,
 		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
-void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt,
-				struct nftdp_vm_ctx *ctx);
+void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
 bool nftdp_vm_quota_over(struct nftdp_vm_cell *c, uint64_t len);
-bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max,
-			 uint64_t cost, bool invert);
+bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max, uint64_t cost,
+			 bool invert);
 int nftdp_vm_limit_params(uint64_t rate, uint64_t unit, uint32_t burst, uint32_t type,
 			  uint64_t *tokens_max, uint64_t *nsecs, uint64_t *cost);
 
 /* ---- compile helpers (compile.c) ---- */
 
 int nftdp_vm_errf(struct nftdp_vm_cctx *cc, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* nft_parse_register_load / _store on a libnftnl attribute */
 int nftdp_vm_parse_reg_load(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
 			    uint8_t *reg, uint32_t len);
@@ -217,8 +215,8 @@ int nftdp_vm_parse_reg_store(struct nftdp_vm_cctx *cc, const struct nftnl_expr *
 			     uint8_t *reg, uint32_t type, uint32_t len);
 /* register number -> data index, validate load/store bounds */
 int nftdp_vm_reg_load_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg, uint32_t len);
-int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg,
-			     uint32_t type, uint32_t len);
+int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *reg, uint32_t type,
+			     uint32_t len);
 /* nft_data_init for a value: copy attribute into buf (size max), set *len */
 int nftdp_vm_parse_data(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
 			void *buf, uint32_t size, uint32_t *len);
@@ -273,10 +271,11 @@ uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval);
 /* registry (expr.c) */
 const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 
-#define NFTDP_VM_EXPR_TYPES(X) \
-	X(immediate) X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) \
-	X(lookup) X(dynset) X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) \
-	X(hash) X(objref) X(notrack) X(last) X(fwd) X(dup) X(ct)
+#define NFTDP_VM_EXPR_TYPES(X)                                                                     \
+	X(immediate)                                                                               \
+	X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) X(lookup) X(dynset)   \
+	    X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) X(hash) X(objref) X(notrack)   \
+		X(last) X(fwd) X(dup) X(ct)
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;
 NFTDP_VM_EXPR_TYPES(X)
@@ -303,7 +302,7 @@ struct nftdp_vm_payload {
 };
 struct nftdp_vm_bitwise_fast {
 	uint32_t mask;
-	uint32_t xor;
+	uint32_t xor ;
 	uint8_t sreg;
 	uint8_t dreg;
 };

@@ -38,8 +38,8 @@ static uint32_t rnd(void)
 }
 
 struct brule {
-	uint32_t saddr;	 /* host order, /32 */
-	uint32_t daddr;	 /* host order, /24 */
+	uint32_t saddr; /* host order, /32 */
+	uint32_t daddr; /* host order, /24 */
 	uint16_t dport;
 };
 
@@ -69,9 +69,9 @@ static struct nftnl_rule *make_rule(const struct brule *r, uint64_t handle)
 {
 	struct nftnl_rule *nr = nftnl_rule_alloc();
 	struct nftnl_expr *e;
-	uint8_t s[4] = { r->saddr >> 24, r->saddr >> 16, r->saddr >> 8, r->saddr };
-	uint8_t d[3] = { r->daddr >> 24, r->daddr >> 16, r->daddr >> 8 };
-	uint8_t p[2] = { r->dport >> 8, r->dport };
+	uint8_t s[4] = {r->saddr >> 24, r->saddr >> 16, r->saddr >> 8, r->saddr};
+	uint8_t d[3] = {r->daddr >> 24, r->daddr >> 16, r->daddr >> 8};
+	uint8_t p[2] = {r->dport >> 8, r->dport};
 	uint8_t tcp = 6;
 
 	nftnl_rule_set_u64(nr, NFTNL_RULE_HANDLE, handle);
@@ -96,26 +96,42 @@ static struct nftnl_rule *make_rule(const struct brule *r, uint64_t handle)
 /* rte_acl: the classic IPv4 5-tuple layout, offsets from the IP header */
 enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, NUM_FIELDS };
 static struct rte_acl_field_def acl_defs[NUM_FIELDS] = {
-	{ .type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 1, .field_index = F_PROTO,
-	  .input_index = 0, .offset = 9 },
-	{ .type = RTE_ACL_FIELD_TYPE_MASK, .size = 4, .field_index = F_SRC,
-	  .input_index = 1, .offset = 12 },
-	{ .type = RTE_ACL_FIELD_TYPE_MASK, .size = 4, .field_index = F_DST,
-	  .input_index = 2, .offset = 16 },
-	{ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2, .field_index = F_SPORT,
-	  .input_index = 3, .offset = 20 },
-	{ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2, .field_index = F_DPORT,
-	  .input_index = 3, .offset = 22 },
+    {.type = RTE_ACL_FIELD_TYPE_BITMASK,
+     .size = 1,
+     .field_index = F_PROTO,
+     .input_index = 0,
+     .offset = 9},
+    {.type = RTE_ACL_FIELD_TYPE_MASK,
+     .size = 4,
+     .field_index = F_SRC,
+     .input_index = 1,
+     .offset = 12},
+    {.type = RTE_ACL_FIELD_TYPE_MASK,
+     .size = 4,
+     .field_index = F_DST,
+     .input_index = 2,
+     .offset = 16},
+    {.type = RTE_ACL_FIELD_TYPE_RANGE,
+     .size = 2,
+     .field_index = F_SPORT,
+     .input_index = 3,
+     .offset = 20},
+    {.type = RTE_ACL_FIELD_TYPE_RANGE,
+     .size = 2,
+     .field_index = F_DPORT,
+     .input_index = 3,
+     .offset = 22},
 };
 RTE_ACL_RULE_DEF(acl_rule, NUM_FIELDS);
 
 static struct rte_acl_ctx *build_acl(const struct brule *rules, unsigned int n, int id)
 {
 	struct rte_acl_param prm = {
-		.socket_id = SOCKET_ID_ANY, .rule_size = RTE_ACL_RULE_SZ(NUM_FIELDS),
-		.max_rule_num = n,
+	    .socket_id = SOCKET_ID_ANY,
+	    .rule_size = RTE_ACL_RULE_SZ(NUM_FIELDS),
+	    .max_rule_num = n,
 	};
-	struct rte_acl_config cfg = { .num_categories = 1, .num_fields = NUM_FIELDS };
+	struct rte_acl_config cfg = {.num_categories = 1, .num_fields = NUM_FIELDS};
 	struct rte_acl_ctx *ctx;
 	char name[32];
 
@@ -125,7 +141,7 @@ static struct rte_acl_ctx *build_acl(const struct brule *rules, unsigned int n, 
 	if (!ctx)
 		return NULL;
 	for (unsigned int i = 0; i < n; i++) {
-		struct acl_rule r = { 0 };
+		struct acl_rule r = {0};
 
 		r.data.category_mask = 1;
 		r.data.priority = (int32_t)(n - i); /* first match wins, as nft */
@@ -200,10 +216,10 @@ static void make_trace(const struct brule *rules, unsigned int n)
 
 int main(int argc, char **argv)
 {
-	static const unsigned int sizes[] = { 1, 10, 100, 1000 };
-	char *defargv[] = { argv[0], "--no-huge", "-m", "512", "--no-pci", "--log-level=3", NULL };
-	struct nftdp_vm_state_config scfg = { .n_workers = 1, .max_counters = 16,
-					      .max_cells = 16, .log_ring_size = 16 };
+	static const unsigned int sizes[] = {1, 10, 100, 1000};
+	char *defargv[] = {argv[0], "--no-huge", "-m", "512", "--no-pci", "--log-level=3", NULL};
+	struct nftdp_vm_state_config scfg = {
+	    .n_workers = 1, .max_counters = 16, .max_cells = 16, .log_ring_size = 16};
 	struct nftdp_vm_state *st;
 	unsigned int iters = 200;
 
@@ -226,11 +242,14 @@ int main(int argc, char **argv)
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 		unsigned int n = sizes[si], agree = 0, accepted = 0;
 		struct brule *rules = calloc(n, sizeof(*rules));
-		struct nftdp_vm_chain_desc d = { .family = NFPROTO_IPV4, .table = "filter",
-						 .name = "forward", .base = true,
-						 .hook = NF_INET_FORWARD, .policy = NF_DROP };
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+						.table = "filter",
+						.name = "forward",
+						.base = true,
+						.hook = NF_INET_FORWARD,
+						.policy = NF_DROP};
 		struct nftdp_vm_chain *chain;
-		struct nftdp_vm_ctx ctx = { .state = st };
+		struct nftdp_vm_ctx ctx = {.state = st};
 		struct rte_acl_ctx *acl;
 		unsigned int verdicts[BURST];
 		static uint32_t results[TRACE];

@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the headers it needs */
 
 #include <libnftnl/expr.h>
 #include <libnftnl/object.h>
@@ -179,13 +180,15 @@ static const struct nftdp_vm_obj *res_obj(void *o, const char *table, const char
 static int world_setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
-	struct nftdp_vm_state_config cfg = { .n_workers = 4, .max_counters = 256,
-					     .max_cells = 256, .log_ring_size = 8,
-					     .hash_seed = 7 };
+	struct nftdp_vm_state_config cfg = {.n_workers = 4,
+					    .max_counters = 256,
+					    .max_cells = 256,
+					    .log_ring_size = 8,
+					    .hash_seed = 7};
 
 	assert_int_equal(nftdp_vm_state_create(&cfg, &w->st), 0);
 	nftdp_vm_state_gen_begin(w->st);
-	w->res = (struct nftdp_vm_resolver){ w, res_chain, res_set, res_obj };
+	w->res = (struct nftdp_vm_resolver){w, res_chain, res_set, res_obj};
 	w->ctx.state = w->st;
 	w->ctx.worker = 0;
 	w->ctx.now_ns = 10ull * 1000000000ull;
@@ -213,8 +216,13 @@ static struct nftdp_vm_chain *chain_hook(struct world *w, const char *name, bool
 					 uint32_t policy, uint8_t hook)
 {
 	struct nftdp_vm_chain_desc d = {
-		.family = w->family, .table = "t", .name = name, .base = base, .hook = hook,
-		.policy = policy, .chain_id = (uint32_t)w->n_chains,
+	    .family = w->family,
+	    .table = "t",
+	    .name = name,
+	    .base = base,
+	    .hook = hook,
+	    .policy = policy,
+	    .chain_id = (uint32_t)w->n_chains,
 	};
 	struct nftdp_vm_chain *c;
 
@@ -256,9 +264,9 @@ struct tpkt {
 static struct nftdp_vm_pkt *tcp4(struct tpkt *t, uint16_t dport)
 {
 	static const uint8_t hdr[] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00,
-		0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-		0x04, 0xd2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,
+	    0, 1, 2, 3, 4,  5, 6, 7, 8,	 9, 10,	  11,	0x08, 0x00, 0x45, 0, 0,	   40,
+	    0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0,	  1,	10,   0,    0,	  2, 0x04, 0xd2,
+	    0, 0, 0, 0, 0,  1, 0, 0, 0,	 0, 0x50, 0x02, 0xff, 0xff, 0,	  0, 0,	   0,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -276,7 +284,8 @@ static struct nftdp_vm_pkt *tcp4(struct tpkt *t, uint16_t dport)
 static const uint16_t be22 = 0x1600, be80 = 0x5000;
 
 /* tcp dport == port (2 bytes, network order as the register holds it) */
-#define DPORT(p) payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &(p), 2)
+#define DPORT(p)                                                                                   \
+	payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &(p), 2)
 
 /* ---------- chain semantics ---------- */
 
@@ -306,8 +315,8 @@ static void test_policy(void **state)
 	assert_int_equal(add(w, a, 2, verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_DROP);
 	/* policies other than accept/drop are refused */
-	struct nftdp_vm_chain_desc bad = { .table = "t", .name = "x", .base = true,
-					   .policy = NF_QUEUE };
+	struct nftdp_vm_chain_desc bad = {
+	    .table = "t", .name = "x", .base = true, .policy = NF_QUEUE};
 	struct nftdp_vm_chain *x;
 	assert_int_equal(nftdp_vm_chain_create(&bad, w->st, &x), -EINVAL);
 }
@@ -324,11 +333,11 @@ static void test_jump_return_goto(void **state)
 	/* sub: port 22 accept; port 80 return; else falls off the end */
 	assert_int_equal(add(w, sub, 1, DPORT(be22), verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(add(w, sub, 2, DPORT(be80), verdict(NFT_RETURN, NULL), NULL), 0);
-	assert_int_equal(add(w, sub, 3, imm32(NFT_REG_1, 7), meta_set(NFT_META_MARK, NFT_REG_1),
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, sub, 3, imm32(NFT_REG_1, 7), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
 	/* g: sets mark 9 and ends; goto does not come back */
-	assert_int_equal(add(w, g, 1, imm32(NFT_REG_1, 9), meta_set(NFT_META_MARK, NFT_REG_1),
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, g, 1, imm32(NFT_REG_1, 9), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
 	assert_int_equal(add(w, sub2, 1, verdict(NFT_GOTO, "g"), NULL), 0);
 	assert_int_equal(add(w, sub2, 2, verdict(NF_ACCEPT, NULL), NULL), 0);
 
@@ -446,7 +455,7 @@ static void test_compile_errors(void **state)
 	struct world *w = *state;
 	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
 	struct nftnl_expr *e;
-	uint8_t big[32] = { 0 };
+	uint8_t big[32] = {0};
 	uint32_t one = 1;
 
 	assert_int_equal(add(w, c, 1, ex("queue"), NULL), -EOPNOTSUPP);
@@ -705,14 +714,19 @@ static void test_meta_more(void **state)
 	uint8_t one = 1, two = 2;
 	uint64_t ns;
 
-	assert_int_equal(add(w, c, 1, meta(NFT_META_TIME_NS, NFT_REG32_12), meta(NFT_META_OIF, NFT_REG32_04),
-			     meta(NFT_META_OIFNAME, NFT_REG_3), meta(NFT_META_PROTOCOL, NFT_REG32_05),
-			     meta(NFT_META_SECPATH, NFT_REG32_06), NULL), 0);
-	assert_int_equal(add(w, c, 2, imm(NFT_REG32_15, &one, 1), meta_set(NFT_META_NFTRACE, NFT_REG32_15),
-			     imm(NFT_REG32_15, &two, 1), meta_set(NFT_META_PKTTYPE, NFT_REG32_15),
-			     imm32(NFT_REG32_15, 77), meta_set(NFT_META_PRIORITY, NFT_REG32_15), NULL), 0);
+	assert_int_equal(add(w, c, 1, meta(NFT_META_TIME_NS, NFT_REG32_12),
+			     meta(NFT_META_OIF, NFT_REG32_04), meta(NFT_META_OIFNAME, NFT_REG_3),
+			     meta(NFT_META_PROTOCOL, NFT_REG32_05),
+			     meta(NFT_META_SECPATH, NFT_REG32_06), NULL),
+			 0);
+	assert_int_equal(add(w, c, 2, imm(NFT_REG32_15, &one, 1),
+			     meta_set(NFT_META_NFTRACE, NFT_REG32_15), imm(NFT_REG32_15, &two, 1),
+			     meta_set(NFT_META_PKTTYPE, NFT_REG32_15), imm32(NFT_REG32_15, 77),
+			     meta_set(NFT_META_PRIORITY, NFT_REG32_15), NULL),
+			 0);
 	/* oiftype without an output device breaks */
-	assert_int_equal(add(w, c, 3, meta(NFT_META_OIFTYPE, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(
+	    add(w, c, 3, meta(NFT_META_OIFTYPE, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
 	tcp4(&t, 1);
 	t.pkt.tstamp_ns = 123456789;
 	assert_int_equal(nftdp_vm_run_chain_regs(c, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
@@ -736,7 +750,8 @@ static void test_meta_more(void **state)
 	assert_int_equal(t.pkt.pkttype, 7);
 	/* meta l4proto breaks without a transport protocol */
 	struct nftdp_vm_chain *d = chain(w, "d", true, NF_ACCEPT);
-	assert_int_equal(add(w, d, 1, meta(NFT_META_L4PROTO, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(
+	    add(w, d, 1, meta(NFT_META_L4PROTO, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
 	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
 	assert_int_equal(RUN(w, d, &t.pkt), NF_ACCEPT);
 }
@@ -785,7 +800,8 @@ static void test_counter_survives_recompile(void **state)
 	assert_int_equal(nftdp_vm_state_read_rule(w->st, w->family, "t", 42, 2, false, &v), 0);
 	assert_int_equal(v.packets, 103);
 	assert_int_equal(v.bytes, 1120);
-	assert_int_equal(nftdp_vm_state_read_rule(w->st, w->family, "t", 42, 0, false, &v), -ENOENT);
+	assert_int_equal(nftdp_vm_state_read_rule(w->st, w->family, "t", 42, 0, false, &v),
+			 -ENOENT);
 
 	/* next generation: the same rule compiled again keeps its counter */
 	uint64_t gen = nftdp_vm_state_gen_begin(w->st);
@@ -806,7 +822,8 @@ static void test_counter_survives_recompile(void **state)
 	 * base chain counters of c (not recompiled) go too */
 	nftdp_vm_state_gen_begin(w->st);
 	assert_true(nftdp_vm_state_sweep(w->st, gen + 1) >= 2);
-	assert_int_equal(nftdp_vm_state_read_rule(w->st, w->family, "t", 42, 2, false, &v), -ENOENT);
+	assert_int_equal(nftdp_vm_state_read_rule(w->st, w->family, "t", 42, 2, false, &v),
+			 -ENOENT);
 }
 
 static void test_quota(void **state)
@@ -933,7 +950,7 @@ static void test_stateful_workers(void **state)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, 1000);
 	assert_int_equal(add(w, c, 1, e, ex("counter"), verdict(NF_ACCEPT, NULL), NULL), 0);
 	for (int i = 0; i < 4; i++) {
-		th[i] = (struct thr){ w, c, (unsigned int)i, 0 };
+		th[i] = (struct thr){w, c, (unsigned int)i, 0};
 		assert_int_equal(pthread_create(&tid[i], NULL, limit_thread, &th[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
@@ -1034,11 +1051,12 @@ static void test_objects(void **state)
 	assert_int_equal(add(w, c, 2, e, NULL), -ENOENT);
 	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
 	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT); /* 80 > 50 */
-	assert_int_equal(nftdp_vm_state_read_obj(w->st, w->family, "t", "cnt", NFT_OBJECT_COUNTER,
-						 false, &v), 0);
+	assert_int_equal(
+	    nftdp_vm_state_read_obj(w->st, w->family, "t", "cnt", NFT_OBJECT_COUNTER, false, &v),
+	    0);
 	assert_int_equal(v.packets, 7);
-	assert_int_equal(nftdp_vm_state_read_obj(w->st, w->family, "t", "q", NFT_OBJECT_QUOTA,
-						 false, &v), 0);
+	assert_int_equal(
+	    nftdp_vm_state_read_obj(w->st, w->family, "t", "q", NFT_OBJECT_QUOTA, false, &v), 0);
 	assert_int_equal(v.consumed, 80);
 }
 
@@ -1068,8 +1086,8 @@ static bool fake_lookup(const struct nftdp_set *s, const void *key, const void *
 	return false;
 }
 
-static bool fake_update(struct nftdp_set *s, const void *key, const void *data,
-			uint64_t timeout_ms, bool refresh, uint64_t now_ms)
+static bool fake_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
+			bool refresh, uint64_t now_ms)
 {
 	(void)now_ms;
 	s->updates++;
@@ -1103,18 +1121,24 @@ static void fake_remove(struct nftdp_set *s, const void *key, uint64_t now_ms)
 	}
 }
 
-static const struct nftdp_vm_set_ops fake_ops = { fake_lookup, fake_update, fake_remove };
+static const struct nftdp_vm_set_ops fake_ops = {fake_lookup, fake_update, fake_remove};
 
-static struct nftdp_set *add_set(struct world *w, const char *name, uint32_t flags,
-				 uint32_t klen, uint32_t dlen, uint32_t dtype)
+static struct nftdp_set *add_set(struct world *w, const char *name, uint32_t flags, uint32_t klen,
+				 uint32_t dlen, uint32_t dtype)
 {
 	struct nftdp_set *s = calloc(1, sizeof(*s));
 
 	s->klen = klen;
 	s->dlen = dlen;
 	w->sets[w->n_sets] = (struct nftdp_vm_set_info){
-		.set = s, .ops = &fake_ops, .flags = flags, .klen = klen, .dlen = dlen,
-		.dtype = dtype, .objtype = NFT_OBJECT_COUNTER, .timeout_ms = 30000,
+	    .set = s,
+	    .ops = &fake_ops,
+	    .flags = flags,
+	    .klen = klen,
+	    .dlen = dlen,
+	    .dtype = dtype,
+	    .objtype = NFT_OBJECT_COUNTER,
+	    .timeout_ms = 30000,
 	};
 	w->set_names[w->n_sets++] = name;
 	return s;
@@ -1142,19 +1166,22 @@ static void test_lookup(void **state)
 	struct nftdp_set *s = add_set(w, "s", 0, 4, 0, NFT_DATA_VALUE);
 	struct nftdp_set *m = add_set(w, "m", NFT_SET_MAP, 4, 4, NFT_DATA_VALUE);
 	struct tpkt t;
-	const uint8_t a1[4] = { 10, 0, 0, 1 };
+	const uint8_t a1[4] = {10, 0, 0, 1};
 
 	memcpy(s->keys[s->n++], a1, 4);
 	memcpy(m->keys[m->n], a1, 4);
 	m->data[m->n++][0] = 0x99;
 	/* plain: drop 10.0.0.1; inverted: mark the others */
 	assert_int_equal(add(w, c, 1, DPORT(be80), SADDR, lookup("s", NFT_REG_1, -1, 0),
-			     verdict(NF_DROP, NULL), NULL), 0);
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
 	assert_int_equal(add(w, c, 2, SADDR, lookup("s", NFT_REG_1, -1, NFT_LOOKUP_F_INV),
-			     imm32(NFT_REG_1, 5), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     imm32(NFT_REG_1, 5), meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	/* map: mark set ip saddr map @m */
 	assert_int_equal(add(w, c, 3, SADDR, lookup("m", NFT_REG_1, NFT_REG_1, 0),
-			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_DROP);
 	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_ACCEPT);
 	assert_int_equal(t.pkt.mark, 0x99);
@@ -1181,8 +1208,8 @@ static void test_vmap(void **state)
 	struct nftdp_vm_chain *sub = chain(w, "sub", false, 0);
 	struct nftdp_set *v = add_set(w, "v", NFT_SET_MAP, 4, 16, NFT_DATA_VERDICT);
 	struct nftdp_vm_set_verdict vd;
-	const struct nftdp_vm_chain *chains[8] = { 0 };
-	const struct nftdp_vm_chain *vch[1] = { sub };
+	const struct nftdp_vm_chain *chains[8] = {0};
+	const struct nftdp_vm_chain *vch[1] = {sub};
 	struct tpkt t;
 
 	w->sets[w->n_sets - 1].vchains = vch;
@@ -1191,23 +1218,24 @@ static void test_vmap(void **state)
 	w->ctx.chains = chains;
 	w->ctx.n_chains = 8;
 	/* key 22 -> jump sub, 80 -> drop, 81 -> jump chain id 5 (gone) */
-	uint8_t k[4] = { 0, 22, 0, 0 };
-	vd = (struct nftdp_vm_set_verdict){ (uint32_t)NFT_JUMP, 1 };
+	uint8_t k[4] = {0, 22, 0, 0};
+	vd = (struct nftdp_vm_set_verdict){(uint32_t)NFT_JUMP, 1};
 	memcpy(v->keys[0], k, 4);
 	memcpy(v->data[0], &vd, sizeof(vd));
 	k[1] = 80;
-	vd = (struct nftdp_vm_set_verdict){ NF_DROP, 0 };
+	vd = (struct nftdp_vm_set_verdict){NF_DROP, 0};
 	memcpy(v->keys[1], k, 4);
 	memcpy(v->data[1], &vd, sizeof(vd));
 	k[1] = 81;
-	vd = (struct nftdp_vm_set_verdict){ (uint32_t)NFT_GOTO, 5 };
+	vd = (struct nftdp_vm_set_verdict){(uint32_t)NFT_GOTO, 5};
 	memcpy(v->keys[2], k, 4);
 	memcpy(v->data[2], &vd, sizeof(vd));
 	v->n = 3;
-	assert_int_equal(add(w, sub, 1, imm32(NFT_REG_1, 3), meta_set(NFT_META_MARK, NFT_REG_1),
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, sub, 1, imm32(NFT_REG_1, 3), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
 	assert_int_equal(add(w, c, 1, payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1),
-			     lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL), 0);
+			     lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL),
+			 0);
 	assert_int_equal(add(w, c, 2, verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(nftdp_vm_validate(c, &w->err), 0);
 	/* jump into sub, come back, rule 2 drops */
@@ -1219,7 +1247,8 @@ static void test_vmap(void **state)
 	assert_int_equal(w->ctx.drops[NFTDP_VM_DROP_VMAP_CHAIN], 1);
 	/* a verdict map chain that jumps back to the user chain loops */
 	assert_int_equal(add(w, sub, 2, payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1),
-			     lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL), 0);
+			     lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL),
+			 0);
 	assert_int_equal(nftdp_vm_validate(c, &w->err), -ELOOP);
 	w->ctx.chains = NULL;
 	w->ctx.n_chains = 0;
@@ -1254,9 +1283,11 @@ static void test_dynset(void **state)
 
 	/* add @d { ip saddr timeout 5s }, then update @d refreshes */
 	assert_int_equal(add(w, c, 1, DPORT(be22), SADDR,
-			     dynset("d", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 5000, 0), NULL), 0);
+			     dynset("d", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 5000, 0), NULL),
+			 0);
 	assert_int_equal(add(w, c, 2, DPORT(be80), SADDR,
-			     dynset("d", NFT_DYNSET_OP_UPDATE, NFT_REG_1, -1, 7000, 0), NULL), 0);
+			     dynset("d", NFT_DYNSET_OP_UPDATE, NFT_REG_1, -1, 7000, 0), NULL),
+			 0);
 	RUN(w, c, tcp4(&t, 22));
 	assert_int_equal(s->n, 1);
 	assert_int_equal(s->timeout[0], 5000);
@@ -1267,37 +1298,44 @@ static void test_dynset(void **state)
 	/* no timeout given: the set's default */
 	struct nftdp_vm_chain *c2 = chain(w, "c2", true, NF_ACCEPT);
 	assert_int_equal(add(w, c2, 3, payload(NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1),
-			     dynset("d", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0), NULL), 0);
+			     dynset("d", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0), NULL),
+			 0);
 	RUN(w, c2, tcp4(&t, 1));
 	assert_int_equal(s->n, 2);
 	assert_int_equal(s->timeout[1], 30000);
 	/* delete @d { ip saddr } */
-	assert_int_equal(add(w, c2, 4, SADDR, dynset("d", NFT_DYNSET_OP_DELETE, NFT_REG_1, -1, 0, 0),
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, c2, 4, SADDR, dynset("d", NFT_DYNSET_OP_DELETE, NFT_REG_1, -1, 0, 0), NULL), 0);
 	RUN(w, c2, tcp4(&t, 1));
 	assert_int_equal(s->n, 1);
 	/* full set: the rule breaks (and with F_INV it matches) */
 	struct nftdp_vm_chain *c3 = chain(w, "c3", true, NF_ACCEPT);
 	n->full = true;
 	assert_int_equal(add(w, c3, 5, SADDR, dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0),
-			     verdict(NF_DROP, NULL), NULL), 0);
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
 	assert_int_equal(add(w, c3, 6, SADDR,
 			     dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, NFT_DYNSET_F_INV),
-			     imm32(NFT_REG_1, 1), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     imm32(NFT_REG_1, 1), meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	assert_int_equal(RUN(w, c3, tcp4(&t, 1)), NF_ACCEPT);
 	assert_int_equal(t.pkt.mark, 1);
 	n->full = false;
 	assert_int_equal(RUN(w, c3, tcp4(&t, 1)), NF_DROP);
 	/* maps take data */
 	assert_int_equal(add(w, c3, 7, SADDR, imm32(NFT_REG_2, 0xabcd),
-			     dynset("dm", NFT_DYNSET_OP_ADD, NFT_REG_1, NFT_REG_2, 0, 0), NULL), 0);
+			     dynset("dm", NFT_DYNSET_OP_ADD, NFT_REG_1, NFT_REG_2, 0, 0), NULL),
+			 0);
 	/* validation */
-	assert_int_equal(add(w, c3, 8, SADDR, dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 1000, 0),
-			     NULL), -EOPNOTSUPP);
-	assert_int_equal(add(w, c3, 8, SADDR, dynset("dm", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0),
-			     NULL), -EINVAL);
-	assert_int_equal(add(w, c3, 8, SADDR, dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, NFT_REG_2, 0, 0),
-			     NULL), -EINVAL);
+	assert_int_equal(
+	    add(w, c3, 8, SADDR, dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 1000, 0), NULL),
+	    -EOPNOTSUPP);
+	assert_int_equal(
+	    add(w, c3, 8, SADDR, dynset("dm", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0), NULL),
+	    -EINVAL);
+	assert_int_equal(
+	    add(w, c3, 8, SADDR, dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, NFT_REG_2, 0, 0), NULL),
+	    -EINVAL);
 	assert_int_equal(add(w, c3, 8, SADDR, dynset("n", 7, NFT_REG_1, -1, 0, 0), NULL),
 			 -EOPNOTSUPP);
 	struct nftnl_expr *e = dynset("n", NFT_DYNSET_OP_ADD, NFT_REG_1, -1, 0, 0);
@@ -1318,7 +1356,7 @@ static void test_objref_map(void **state)
 	struct nftnl_obj *o;
 	struct nftnl_expr *e;
 	struct tpkt t;
-	const uint8_t a1[4] = { 10, 0, 0, 1 };
+	const uint8_t a1[4] = {10, 0, 0, 1};
 
 	o = nftnl_obj_alloc();
 	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
@@ -1337,8 +1375,8 @@ static void test_objref_map(void **state)
 	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
 	t.buf[29] = 9;
 	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT); /* no element: break */
-	assert_int_equal(nftdp_vm_state_read_obj(w->st, w->family, "t", "c1", NFT_OBJECT_COUNTER,
-						 false, &v), 0);
+	assert_int_equal(
+	    nftdp_vm_state_read_obj(w->st, w->family, "t", "c1", NFT_OBJECT_COUNTER, false, &v), 0);
 	assert_int_equal(v.packets, 1);
 	nftdp_vm_obj_destroy(ctr);
 	free(om);
@@ -1376,7 +1414,7 @@ static uint32_t fct_state(const void *ct)
 	return ((const struct fake_ct *)ct)->state;
 }
 
-static const struct nftdp_vm_ct_ops fct_ops = { fct_get, fct_set, fct_state };
+static const struct nftdp_vm_ct_ops fct_ops = {fct_get, fct_set, fct_state};
 
 static struct nftnl_expr *ct_get(uint32_t key, uint32_t dreg)
 {
@@ -1391,20 +1429,22 @@ static void test_ct(void **state)
 {
 	struct world *w = *state;
 	struct nftdp_vm_chain *c = chain_hook(w, "c", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
-	struct fake_ct f = { .mark = 0x42, .state = 1u << 2 /* established */ };
+	struct fake_ct f = {.mark = 0x42, .state = 1u << 2 /* established */};
 	struct nftdp_vm_regs regs;
 	struct nftnl_expr *e;
 	struct tpkt t;
 
-	assert_int_equal(add(w, c, 1, ct_get(NFT_CT_STATE, NFT_REG_2), ct_get(NFT_CT_MARK, NFT_REG_1),
-			     cmp32(NFT_CMP_EQ, NFT_REG_1, 0x42), imm32(NFT_REG_1, 0x43), NULL), 0);
+	assert_int_equal(add(w, c, 1, ct_get(NFT_CT_STATE, NFT_REG_2),
+			     ct_get(NFT_CT_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, 0x42),
+			     imm32(NFT_REG_1, 0x43), NULL),
+			 0);
 	e = ex("ct");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG_1);
 	assert_int_equal(add(w, c, 2, imm32(NFT_REG_1, 0x77), e, NULL), 0);
 	/* ct expiration with an entry that cannot say: break */
-	assert_int_equal(add(w, c, 3, ct_get(NFT_CT_EXPIRATION, NFT_REG_1), verdict(NF_DROP, NULL),
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, c, 3, ct_get(NFT_CT_EXPIRATION, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
 	tcp4(&t, 1);
 	t.pkt.ct = &f;
 	t.pkt.ct_ops = &fct_ops;
@@ -1413,8 +1453,9 @@ static void test_ct(void **state)
 	/* no ct: state is invalid, mark breaks the first rule, set does nothing */
 	tcp4(&t, 1);
 	struct nftdp_vm_chain *d = chain_hook(w, "d", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
-	assert_int_equal(add(w, d, 1, ct_get(NFT_CT_STATE, NFT_REG_2), ct_get(NFT_CT_MARK, NFT_REG_1),
-			     verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, d, 1, ct_get(NFT_CT_STATE, NFT_REG_2),
+			     ct_get(NFT_CT_MARK, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
+			 0);
 	assert_int_equal(nftdp_vm_run_chain_regs(d, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
 	assert_int_equal(regs.data[4], 1);
 	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
@@ -1443,7 +1484,7 @@ static void test_netdev(void **state)
 	struct nftdp_vm_chain *c;
 	struct nftnl_expr *e;
 	struct tpkt t;
-	uint8_t addr[4] = { 192, 168, 0, 1 };
+	uint8_t addr[4] = {192, 168, 0, 1};
 
 	w->family = NFPROTO_NETDEV;
 	c = chain_hook(w, "ingress", true, NF_ACCEPT, NF_NETDEV_INGRESS);
@@ -1454,8 +1495,8 @@ static void test_netdev(void **state)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FWD_SREG_DEV, NFT_REG_1);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FWD_SREG_ADDR, NFT_REG_2);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FWD_NFPROTO, NFPROTO_IPV4);
-	assert_int_equal(add(w, c, 2, DPORT(be22), imm32(NFT_REG_1, 2), imm(NFT_REG_2, addr, 4), e,
-			     NULL), 0);
+	assert_int_equal(
+	    add(w, c, 2, DPORT(be22), imm32(NFT_REG_1, 2), imm(NFT_REG_2, addr, 4), e, NULL), 0);
 	e = ex("reject");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_TCP_RST);
 	assert_int_equal(add(w, c, 3, DPORT(be80), e, NULL), 0);
@@ -1495,29 +1536,29 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_policy),
-		T(test_jump_return_goto),
-		T(test_jump_errors),
-		T(test_jump_depth),
-		T(test_jump_stack_overflow_drops),
-		T(test_compile_errors),
-		T(test_jhash_known_answer),
-		T(test_symhash_and_numgen),
-		T(test_meta_more),
-		T(test_payload_write_not_writable),
-		T(test_counter_survives_recompile),
-		T(test_quota),
-		T(test_limit),
-		T(test_stateful_workers),
-		T(test_last_and_log),
-		T(test_objects),
-		T(test_lookup),
-		T(test_vmap),
-		T(test_dynset),
-		T(test_objref_map),
-		T(test_ct),
-		T(test_netdev),
-		T(test_burst),
+	    T(test_policy),
+	    T(test_jump_return_goto),
+	    T(test_jump_errors),
+	    T(test_jump_depth),
+	    T(test_jump_stack_overflow_drops),
+	    T(test_compile_errors),
+	    T(test_jhash_known_answer),
+	    T(test_symhash_and_numgen),
+	    T(test_meta_more),
+	    T(test_payload_write_not_writable),
+	    T(test_counter_survives_recompile),
+	    T(test_quota),
+	    T(test_limit),
+	    T(test_stateful_workers),
+	    T(test_last_and_log),
+	    T(test_objects),
+	    T(test_lookup),
+	    T(test_vmap),
+	    T(test_dynset),
+	    T(test_objref_map),
+	    T(test_ct),
+	    T(test_netdev),
+	    T(test_burst),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);

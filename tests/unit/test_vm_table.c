@@ -14,7 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the headers it needs */
 
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
@@ -54,15 +55,16 @@ static struct tcase cases[MAX_CASES];
 static int n_cases;
 
 static const char *const meta_keys[] = {
-	"len", "protocol", "priority", "mark", "iif", "oif", "iifname", "oifname", "iiftype",
-	"oiftype", "skuid", "skgid", "nftrace", "rtclassid", "secmark", "nfproto", "l4proto",
-	"bri_iifname", "bri_oifname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup",
-	"random", "secpath", "iifkind", "oifkind", "bri_iifpvid", "bri_iifvproto", "time", "day",
-	"hour", "sdif", "sdifname",
+    "len",	   "protocol",	"priority", "mark",	"iif",	       "oif",
+    "iifname",	   "oifname",	"iiftype",  "oiftype",	"skuid",       "skgid",
+    "nftrace",	   "rtclassid", "secmark",  "nfproto",	"l4proto",     "bri_iifname",
+    "bri_oifname", "pkttype",	"cpu",	    "iifgroup", "oifgroup",    "cgroup",
+    "random",	   "secpath",	"iifkind",  "oifkind",	"bri_iifpvid", "bri_iifvproto",
+    "time",	   "day",	"hour",	    "sdif",	"sdifname",
 };
 static const uint8_t meta_len[] = {
-	4, 2, 4, 4, 4, 4, 16, 16, 2, 2, 4, 4, 1, 4, 4, 1, 1, 16, 16, 1, 4, 4, 4, 4,
-	4, 1, 16, 16, 2, 2, 8, 1, 4, 4, 16,
+    4,	2, 4, 4, 4, 4, 16, 16, 2,  2,  4, 4, 1, 4, 4, 1, 1,  16,
+    16, 1, 4, 4, 4, 4, 4,  1,  16, 16, 2, 2, 8, 1, 4, 4, 16,
 };
 
 /* the length the last load put in a register: bitwise/cmp/range lines only
@@ -117,15 +119,18 @@ static struct nftnl_expr *parse_expr(char *line)
 			i = 2;
 		}
 		len = (uint32_t)atoi(tok[i]);
-		base = !strcmp(tok[i + 2], "link") ? 0 : !strcmp(tok[i + 2], "network") ? 1
-			: !strcmp(tok[i + 2], "transport") ? 2 : 3;
+		base = !strcmp(tok[i + 2], "link")	  ? 0
+		       : !strcmp(tok[i + 2], "network")	  ? 1
+		       : !strcmp(tok[i + 2], "transport") ? 2
+							  : 3;
 		off = (uint32_t)atoi(tok[i + 5]);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, (uint32_t)base);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
 		if (write) {
 			nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_SREG, reg);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_CSUM_TYPE, (uint32_t)atoi(tok[i + 7]));
+			nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_CSUM_TYPE,
+					   (uint32_t)atoi(tok[i + 7]));
 			nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_CSUM_OFFSET,
 					   (uint32_t)atoi(tok[i + 9]));
 			nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_FLAGS,
@@ -136,8 +141,8 @@ static struct nftnl_expr *parse_expr(char *line)
 			reg_len[reg] = len;
 		}
 	} else if (!strcmp(tok[0], "cmp")) {
-		static const char *const ops[] = { "eq", "neq", "lt", "lte", "gt", "gte" };
-		uint8_t d[64] = { 0 };
+		static const char *const ops[] = {"eq", "neq", "lt", "lte", "gt", "gte"};
+		uint8_t d[64] = {0};
 		uint32_t reg = (uint32_t)atoi(tok[3]);
 		int w = parse_words(&tok[4], 16, d);
 
@@ -147,13 +152,13 @@ static struct nftnl_expr *parse_expr(char *line)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, reg);
 		nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, d, data_len(reg, w));
 	} else if (!strcmp(tok[0], "range")) {
-		uint8_t d[64] = { 0 };
+		uint8_t d[64] = {0};
 		uint32_t reg = (uint32_t)atoi(tok[3]);
 		int w = parse_words(&tok[4], 16, d) / 2;
 		uint32_t l = data_len(reg, w);
 
-		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, strcmp(tok[1], "eq") ? NFT_RANGE_NEQ
-									 : NFT_RANGE_EQ);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP,
+				   strcmp(tok[1], "eq") ? NFT_RANGE_NEQ : NFT_RANGE_EQ);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, reg);
 		nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, d, l);
 		nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, d + w * 4, l);
@@ -177,19 +182,23 @@ static struct nftnl_expr *parse_expr(char *line)
 
 		nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, reg);
 		if (reg == 0) {
-			static const struct { const char *n; int v; } vs[] = {
-				{ "accept", NF_ACCEPT }, { "drop", NF_DROP },
-				{ "continue", NFT_CONTINUE }, { "return", NFT_RETURN },
-				{ "jump", NFT_JUMP }, { "goto", NFT_GOTO }, { "queue", NF_QUEUE },
+			static const struct {
+				const char *n;
+				int v;
+			} vs[] = {
+			    {"accept", NF_ACCEPT},  {"drop", NF_DROP},	{"continue", NFT_CONTINUE},
+			    {"return", NFT_RETURN}, {"jump", NFT_JUMP}, {"goto", NFT_GOTO},
+			    {"queue", NF_QUEUE},
 			};
 
 			for (size_t k = 0; k < sizeof(vs) / sizeof(vs[0]); k++)
 				if (!strcmp(tok[3], vs[k].n))
-					nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)vs[k].v);
+					nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT,
+							   (uint32_t)vs[k].v);
 			if (tok[4] && !strcmp(tok[4], "->"))
 				nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, tok[5]);
 		} else {
-			uint8_t d[64] = { 0 };
+			uint8_t d[64] = {0};
 			int w = parse_words(&tok[3], 16, d);
 
 			nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, d, (uint32_t)w * 4);
@@ -197,7 +206,7 @@ static struct nftnl_expr *parse_expr(char *line)
 		}
 	} else if (!strcmp(tok[0], "bitwise")) {
 		uint32_t dreg = (uint32_t)atoi(tok[2]), sreg = (uint32_t)atoi(tok[6]);
-		uint8_t m[64] = { 0 }, x[64] = { 0 };
+		uint8_t m[64] = {0}, x[64] = {0};
 
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, sreg);
 		nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, dreg);
@@ -222,7 +231,7 @@ static struct nftnl_expr *parse_expr(char *line)
 		}
 	} else if (!strcmp(tok[0], "byteorder")) {
 		/* reg D = hton(reg S, SIZE, LEN) */
-		char op[8] = { 0 };
+		char op[8] = {0};
 		unsigned int d, s, size, len;
 
 		sscanf(tok[4], "%4[a-z]", op);
@@ -239,7 +248,7 @@ static struct nftnl_expr *parse_expr(char *line)
 		reg_len[d] = len;
 	} else if (!strcmp(tok[0], "exthdr")) {
 		bool write = !strcmp(tok[1], "write");
-		uint32_t op = !strcmp(tok[2], "ipv6") ? NFT_EXTHDR_OP_IPV6
+		uint32_t op = !strcmp(tok[2], "ipv6")	  ? NFT_EXTHDR_OP_IPV6
 			      : !strcmp(tok[2], "tcpopt") ? NFT_EXTHDR_OP_TCPOPT
 							  : NFT_EXTHDR_OP_IPV4;
 		int i = write ? 6 : 3;
@@ -256,7 +265,8 @@ static struct nftnl_expr *parse_expr(char *line)
 			uint32_t reg;
 
 			if (!strcmp(tok[j], "present")) {
-				nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_FLAGS, NFT_EXTHDR_F_PRESENT);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_FLAGS,
+						   NFT_EXTHDR_F_PRESENT);
 				j++;
 			}
 			reg = (uint32_t)atoi(tok[j + 2]);
@@ -310,8 +320,8 @@ static void load_packets(void)
 			continue;
 		snprintf(p->name, sizeof(p->name), "%s", name);
 		/* Ethernet: dst 00:11:22:33:44:55 src 66:77:88:99:aa:bb */
-		static const uint8_t eth[12] = { 0, 0x11, 0x22, 0x33, 0x44, 0x55,
-						 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb };
+		static const uint8_t eth[12] = {0,    0x11, 0x22, 0x33, 0x44, 0x55,
+						0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb};
 		memcpy(p->bytes, eth, 12);
 		p->len = 14;
 		for (size_t i = 0; hex[2 * i] && hex[2 * i + 1]; i++) {
@@ -357,8 +367,8 @@ static void load_cases(void)
 			c->line = lineno;
 			memset(reg_len, 0, sizeof(reg_len));
 		} else if (!strncmp(s, "family ", 7)) {
-			c->family = !strcmp(s + 7, "ip6")    ? NFPROTO_IPV6
-				    : !strcmp(s + 7, "inet") ? NFPROTO_INET
+			c->family = !strcmp(s + 7, "ip6")      ? NFPROTO_IPV6
+				    : !strcmp(s + 7, "inet")   ? NFPROTO_INET
 				    : !strcmp(s + 7, "netdev") ? NFPROTO_NETDEV
 							       : NFPROTO_IPV4;
 		} else if (*s == '[') {
@@ -414,11 +424,15 @@ struct harness {
 
 static int build(struct harness *h, const struct tcase *c, struct nftdp_vm_error *err)
 {
-	struct nftdp_vm_state_config cfg = { .n_workers = 2, .max_counters = 64,
-					     .max_cells = 64, .log_ring_size = 16 };
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 2, .max_counters = 64, .max_cells = 64, .log_ring_size = 16};
 	struct nftdp_vm_chain_desc d = {
-		.family = c->family, .table = "t", .name = "c", .base = true,
-		.hook = NF_INET_PRE_ROUTING, .policy = NF_ACCEPT,
+	    .family = c->family,
+	    .table = "t",
+	    .name = "c",
+	    .base = true,
+	    .hook = NF_INET_PRE_ROUTING,
+	    .policy = NF_ACCEPT,
 	};
 	int rc;
 
@@ -490,8 +504,11 @@ static int check_one(const struct tcase *c, const struct texpect *x)
 	memcpy(buf, tp->bytes, tp->len);
 	pkt_setup(&pkt, buf, tp->len);
 	v = run(&h, &pkt, &regs, &policy);
-	got = policy ? "continue" : v == NF_ACCEPT ? "accept" : v == NF_DROP ? "drop"
-		: v == NF_STOLEN ? "stolen" : "?";
+	got = policy	       ? "continue"
+	      : v == NF_ACCEPT ? "accept"
+	      : v == NF_DROP   ? "drop"
+	      : v == NF_STOLEN ? "stolen"
+			       : "?";
 	if (strcmp(got, x->verdict)) {
 		print_error("case %s, %s: verdict %s, expected %s\n", c->name, x->pkt, got,
 			    x->verdict);
@@ -514,7 +531,8 @@ static int check_one(const struct tcase *c, const struct texpect *x)
 				fails++;
 			}
 		} else if (sscanf(t, "reject=%u/%u", &a, &b) == 2) {
-			if (!pkt.out.reject || pkt.out.reject_type != a || pkt.out.reject_code != b) {
+			if (!pkt.out.reject || pkt.out.reject_type != a ||
+			    pkt.out.reject_code != b) {
 				print_error("case %s, %s: reject %d %u/%u, expected %u/%u\n",
 					    c->name, x->pkt, pkt.out.reject, pkt.out.reject_type,
 					    pkt.out.reject_code, a, b);
@@ -606,8 +624,8 @@ static void test_never_out_of_bounds(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_never_out_of_bounds),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_never_out_of_bounds),
 	};
 
 	if (argc > 1)
