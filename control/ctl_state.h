@@ -53,6 +53,11 @@ struct ctl_table {
 	uint32_t nlpid; /* owner port id with NFT_TABLE_F_OWNER */
 	uint64_t handle;
 	uint64_t hgenerator; /* per-table handle counter: chains, rules, sets, ... */
+	uint64_t *anon_used; /* bitmap of the numbers "__set%d" names use */
+	struct ctl_set **set_htab; /* sets by name, so that a dump of each of
+				    * 20 000 anonymous sets stays linear */
+	uint32_t set_hsize, set_hcount;
+	uint32_t anon_words;
 	void *udata;
 	uint32_t udlen;
 	uint32_t use;
@@ -115,6 +120,8 @@ struct ctl_elem {
 
 struct ctl_set {
 	struct ctl_list list;
+	struct ctl_set *hnext; /* table's name hash chain */
+	uint32_t hash;
 	struct ctl_table *table;
 	struct nftnl_set *nl; /* attributes only, never elements */
 	const char *name;     /* owned by nl */
@@ -134,6 +141,7 @@ struct ctl_set {
 	 * element without its own gets, as the element attribute */
 	void *elem_expr;
 	uint16_t elem_exprlen, elem_expr_type;
+	int32_t anon_num; /* N of "__setN", -1 for other names */
 	bool anonymous;
 	bool dead;
 };
@@ -242,6 +250,7 @@ void ctl_out_end(struct ctl_out *o, struct nlmsghdr *nlh);
 /* Drop the message just started. */
 void ctl_out_cancel(struct ctl_out *o, struct nlmsghdr *nlh);
 void ctl_out_flush(struct ctl_out *o);
+void ctl_out_flush_each(struct ctl_out *o);
 void ctl_out_done(struct ctl_out *o, uint32_t seq, uint32_t portid);
 void ctl_out_free(struct ctl_out *o);
 /* Room left in the scratch area for the message being built. */
@@ -278,6 +287,9 @@ void ctl_table_free(struct ctl_table *t);
 void ctl_chain_free(struct ctl_chain *c);
 void ctl_rule_free(struct ctl_rule *r);
 void ctl_set_free(struct ctl_set *s);
+/* Link/unlink a set in its table's list and name hash. */
+int ctl_set_link(struct ctl_table *t, struct ctl_set *s);
+void ctl_set_unlink(struct ctl_set *s);
 void ctl_elem_free(struct ctl_elem *e);
 void ctl_obj_free(struct ctl_obj *o);
 void ctl_flowtable_free(struct ctl_flowtable *f);

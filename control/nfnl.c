@@ -440,7 +440,7 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 	}
 	/* nfnl_err_deliver: errors go out after the commit's echoes */
 	ctl_out_flush(o);
-	ctl_out_flush(&errs);
+	ctl_out_flush_each(&errs);
 	ctl_out_free(&errs);
 }
 
@@ -510,6 +510,7 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 		if ((nlh->nlmsg_flags & NLM_F_ACK) || err)
 			ctl_ack(&o, nlh, err, m.bad_attr, ctl_session_ext_ack(s));
 	next:
+		ctl_out_flush(&o); /* each request's answers in datagrams of their own */
 		off += NLMSG_ALIGN(nlh->nlmsg_len);
 		if (off > len)
 			break;

@@ -88,7 +88,8 @@ struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t,
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	/* newest first: the object is usually created just before its use */
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_chain *c = tr->obj;
 
 		if (tr->op == CTL_TR_NEWCHAIN && tr->table == t && !c->dead && c->chain_id == id)

@@ -136,7 +136,7 @@ static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct n
 {
 	struct ctl_set *s = NULL;
 
-	if (nftnl_expr_is_set(e, name_attr))
+	if (nftnl_expr_is_set(e, name_attr) && !strchr(nftnl_expr_get_str(e, name_attr), '%'))
 		s = ctl_set_lookup(t, nftnl_expr_get_str(e, name_attr));
 	if (s == NULL && nftnl_expr_is_set(e, id_attr))
 		s = ctl_set_lookup_id(m->st, t, nftnl_expr_get_u32(e, id_attr));
@@ -304,7 +304,8 @@ static struct ctl_rule *rule_lookup_id(struct ctl_state *st, struct ctl_chain *c
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	/* newest first: the object is usually created just before its use */
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_rule *r = tr->obj;
 
 		if (tr->op == CTL_TR_NEWRULE && r->chain == c && !r->dead && r->rule_id == id)

@@ -15,12 +15,64 @@
 	(NFT_SET_ANONYMOUS | NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_TIMEOUT |          \
 	 NFT_SET_MAP | NFT_SET_EVAL | NFT_SET_OBJECT | NFT_SET_CONCAT | NFT_SET_EXPR)
 
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	while (*name) {
+		h ^= (uint8_t)*name++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+int ctl_set_link(struct ctl_table *t, struct ctl_set *s)
+{
+	if (t->set_hcount + 1 > t->set_hsize) {
+		uint32_t nsize = t->set_hsize ? t->set_hsize * 2 : 16;
+		struct ctl_set **nt = calloc(nsize, sizeof(*nt));
+		struct ctl_set *o;
+
+		if (nt == NULL)
+			return -ENOMEM;
+		ctl_list_for_each_entry(o, &t->sets, list) {
+			o->hnext = nt[o->hash & (nsize - 1)];
+			nt[o->hash & (nsize - 1)] = o;
+		}
+		free(t->set_htab);
+		t->set_htab = nt;
+		t->set_hsize = nsize;
+	}
+	s->hash = name_hash(s->name);
+	s->hnext = t->set_htab[s->hash & (t->set_hsize - 1)];
+	t->set_htab[s->hash & (t->set_hsize - 1)] = s;
+	t->set_hcount++;
+	ctl_list_add_tail(&s->list, &t->sets);
+	return 0;
+}
+
+void ctl_set_unlink(struct ctl_set *s)
+{
+	struct ctl_table *t = s->table;
+	struct ctl_set **pp = &t->set_htab[s->hash & (t->set_hsize - 1)];
+
+	while (*pp && *pp != s)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = s->hnext;
+	t->set_hcount--;
+	ctl_list_del(&s->list);
+}
+
 struct ctl_set *ctl_set_lookup(struct ctl_table *t, const char *name)
 {
+	uint32_t h = name_hash(name);
 	struct ctl_set *s;
 
-	ctl_list_for_each_entry(s, &t->sets, list)
-		if (!s->dead && strcmp(s->name, name) == 0)
+	if (t->set_hsize == 0)
+		return NULL;
+	for (s = t->set_htab[h & (t->set_hsize - 1)]; s; s = s->hnext)
+		if (s->hash == h && !s->dead && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
@@ -39,7 +91,8 @@ struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uin
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	/* newest first: the object is usually created just before its use */
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && tr->table == t && !s->dead && s->set_id == id)
@@ -48,10 +101,20 @@ struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uin
 	return NULL;
 }
 
+static void anon_release(struct ctl_set *s)
+{
+	struct ctl_table *t = s->table;
+
+	if (s->anon_num < 0 || t == NULL || (uint32_t)s->anon_num / 64 >= t->anon_words)
+		return;
+	t->anon_used[s->anon_num / 64] &= ~(1ull << (s->anon_num % 64));
+}
+
 void ctl_set_free(struct ctl_set *s)
 {
 	struct ctl_elem *e, *en;
 
+	anon_release(s);
 	ctl_list_for_each_entry_safe(e, en, &s->elems, list)
 		ctl_elem_free(e);
 	free(s->htab);
@@ -65,24 +128,37 @@ void ctl_set_fill(struct nlmsghdr *nlh, const struct ctl_set *s)
 	nftnl_set_nlmsg_build_payload(nlh, s->nl);
 }
 
-/* nf_tables_set_alloc_name(): "__set%d" takes the lowest free number. */
-static int set_alloc_name(struct ctl_table *t, const char *tmpl, char *out, size_t size)
+/* nf_tables_set_alloc_name(): "__set%d" takes the lowest free number,
+ * found in a per-table bitmap so that naming the 10 000th anonymous set of
+ * a batch costs no more than the first. */
+static int set_alloc_name(struct ctl_table *t, const char *tmpl, char *out, size_t size,
+			  int32_t *num)
 {
 	const char *p = strchr(tmpl, '%');
-	unsigned int n;
+	uint32_t w;
 
+	*num = -1;
 	if (p == NULL) {
 		snprintf(out, size, "%s", tmpl);
 		return 0;
 	}
 	if (p[1] != 'd' || strchr(p + 2, '%'))
 		return -EINVAL;
-	for (n = 0; n < 65536; n++) {
-		snprintf(out, size, tmpl, n);
-		if (ctl_set_lookup(t, out) == NULL)
-			return 0;
+	for (w = 0; w < t->anon_words && t->anon_used[w] == ~0ull; w++)
+		;
+	if (w == t->anon_words) {
+		uint32_t nw = t->anon_words ? t->anon_words * 2 : 4;
+		uint64_t *nb = realloc(t->anon_used, nw * sizeof(*nb));
+
+		if (nb == NULL)
+			return -ENOMEM;
+		memset(nb + t->anon_words, 0, (nw - t->anon_words) * sizeof(*nb));
+		t->anon_used = nb;
+		t->anon_words = nw;
 	}
-	return -ENFILE;
+	*num = (int32_t)(w * 64 + __builtin_ctzll(~t->anon_used[w]));
+	snprintf(out, size, tmpl, *num);
+	return 0;
 }
 
 static int parse_desc(const struct nlattr *desc, uint32_t *size)
@@ -200,7 +276,9 @@ int ctl_newset(struct ctl_msg *m)
 			return err;
 	}
 
-	s = ctl_set_lookup(t, mnl_attr_get_str(tb[NFTA_SET_NAME]));
+	s = strchr(mnl_attr_get_str(tb[NFTA_SET_NAME]), '%')
+		    ? NULL
+		    : ctl_set_lookup(t, mnl_attr_get_str(tb[NFTA_SET_NAME]));
 	if (s) {
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL) {
 			m->bad_attr = tb[NFTA_SET_NAME];
@@ -218,12 +296,15 @@ int ctl_newset(struct ctl_msg *m)
 	if (!(m->nlh->nlmsg_flags & NLM_F_CREATE))
 		return -ENOENT;
 
-	err = set_alloc_name(t, mnl_attr_get_str(tb[NFTA_SET_NAME]), name, sizeof(name));
-	if (err < 0)
-		return err;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
+	err = set_alloc_name(t, mnl_attr_get_str(tb[NFTA_SET_NAME]), name, sizeof(name),
+			     &s->anon_num);
+	if (err < 0) {
+		free(s);
+		return err;
+	}
 	ctl_list_init(&s->elems);
 	s->nl = nftnl_set_alloc();
 	if (s->nl == NULL || nftnl_set_nlmsg_parse(m->nlh, s->nl) < 0) {
@@ -253,11 +334,17 @@ int ctl_newset(struct ctl_msg *m)
 	s->handle = ctl_table_alloc_handle(t);
 	nftnl_set_set_u64(s->nl, NFTNL_SET_HANDLE, s->handle);
 	nftnl_set_set_u32(s->nl, NFTNL_SET_FAMILY, t->family);
-	if (ctl_trans_add(m, CTL_TR_NEWSET, t, s) == NULL) {
+	if (ctl_set_link(t, s) < 0) {
 		err = -ENOMEM;
 		goto err_set;
 	}
-	ctl_list_add_tail(&s->list, &t->sets);
+	if (ctl_trans_add(m, CTL_TR_NEWSET, t, s) == NULL) {
+		ctl_set_unlink(s);
+		err = -ENOMEM;
+		goto err_set;
+	}
+	if (s->anon_num >= 0)
+		t->anon_used[s->anon_num / 64] |= 1ull << (s->anon_num % 64);
 	t->use++;
 	return 0;
 

@@ -83,7 +83,7 @@ void ctl_table_free(struct ctl_table *t)
 		ctl_chain_free(c);
 	}
 	ctl_list_for_each_entry_safe(s, sn, &t->sets, list) {
-		ctl_list_del(&s->list);
+		ctl_set_unlink(s);
 		ctl_set_free(s);
 	}
 	ctl_list_for_each_entry_safe(o, on, &t->objs, list) {
@@ -96,6 +96,8 @@ void ctl_table_free(struct ctl_table *t)
 	}
 	free(t->name);
 	free(t->udata);
+	free(t->anon_used);
+	free(t->set_htab);
 	free(t);
 }
 

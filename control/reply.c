@@ -108,6 +108,24 @@ void ctl_out_end(struct ctl_out *o, struct nlmsghdr *nlh)
 	o->len = end;
 }
 
+/* Send every message as a datagram of its own, as the kernel sends each
+ * error of a batch in its own skb: libmnl stops reading a buffer at the
+ * first error, so packed errors would hide all but the first. */
+void ctl_out_flush_each(struct ctl_out *o)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct nlmsghdr) <= o->len) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)(o->buf + off);
+		size_t mlen = NLMSG_ALIGN(nlh->nlmsg_len);
+
+		if (o->s)
+			ctl_session_send(o->s, nlh, nlh->nlmsg_len);
+		off += mlen;
+	}
+	o->len = 0;
+}
+
 void ctl_out_cancel(struct ctl_out *o, struct nlmsghdr *nlh)
 {
 	o->len = (char *)nlh - o->buf;

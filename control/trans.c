@@ -324,7 +324,7 @@ static void release(struct ctl_trans *tr)
 	case CTL_TR_DELSET: {
 		struct ctl_set *s = tr->obj;
 
-		ctl_list_del(&s->list);
+		ctl_set_unlink(s);
 		ctl_set_free(s);
 		break;
 	}
@@ -458,7 +458,7 @@ static void undo(struct ctl_trans *tr)
 	case CTL_TR_NEWSET: {
 		struct ctl_set *s = tr->obj;
 
-		ctl_list_del(&s->list);
+		ctl_set_unlink(s);
 		ctl_set_free(s);
 		t->use--;
 		break;
