@@ -89,7 +89,9 @@ struct ctl_ref {
 struct ctl_rule {
 	struct ctl_list list;
 	struct ctl_chain *chain;
-	struct nftnl_rule *nl;
+	struct nftnl_rule *nl; /* for the compiler and for edits */
+	void *blob;            /* the attributes a dump sends, built from nl */
+	uint32_t bloblen;
 	uint64_t handle;
 	uint32_t rule_id;
 	unsigned int nrefs;

@@ -146,9 +146,37 @@ static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct n
 	return s;
 }
 
+/* A string attribute of an expression's data, read with its length: nft
+ * sends objref names without a NUL (libnftnl uses mnl_attr_put_str), so
+ * libnftnl's own parse of them cannot be trusted. */
+static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, size_t size)
+{
+	const struct nlattr *x, *a;
+
+	mnl_attr_for_each_nested(x, elem) {
+		if (mnl_attr_get_type(x) != NFTA_EXPR_DATA)
+			continue;
+		mnl_attr_for_each_nested(a, x) {
+			size_t len = mnl_attr_get_payload_len(a);
+			const char *p = mnl_attr_get_payload(a);
+
+			if (mnl_attr_get_type(a) != type)
+				continue;
+			if (len && p[len - 1] == '\0')
+				len--;
+			if (len >= size)
+				return false;
+			memcpy(out, p, len);
+			out[len] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Resolve what one expression names (nf_tables_newexpr -> ops->init). */
 static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
-		     struct ctl_ref *ref, bool *has_ref, bool *jumps)
+		     const struct nlattr *elem, struct ctl_ref *ref, bool *has_ref, bool *jumps)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 
@@ -199,18 +227,25 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		ref->obj = s;
 		*has_ref = true;
 	} else if (strcmp(name, "objref") == 0) {
-		if (nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME)) {
-			struct ctl_obj *o = ctl_obj_lookup(t,
-				nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME),
-				nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
+		char str[CTL_NAME_MAXLEN];
 
+		if (nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME)) {
+			struct ctl_obj *o;
+
+			if (!expr_raw_str(elem, NFTA_OBJREF_IMM_NAME, str, sizeof(str)))
+				return -EINVAL;
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
+			o = ctl_obj_lookup(t, str, nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
 			if (o == NULL)
 				return -ENOENT;
 			ref->kind = CTL_REF_OBJ;
 			ref->obj = o;
 		} else {
-			struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME,
-						     NFTNL_EXPR_OBJREF_SET_ID);
+			struct ctl_set *s;
+
+			if (expr_raw_str(elem, NFTA_OBJREF_SET_NAME, str, sizeof(str)))
+				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, str);
+			s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME, NFTNL_EXPR_OBJREF_SET_ID);
 
 			if (s == NULL)
 				return -ENOENT;
@@ -235,8 +270,117 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 	return 0;
 }
 
+/* The kernel dumps a set reference by name only: rebuild the rule without
+ * the transaction-local set ids (NFTA_{LOOKUP,DYNSET,OBJREF}_SET_ID), which
+ * nft would otherwise try to resolve when it reads the dump. */
+static int id_attr_of(const char *expr)
+{
+	if (strcmp(expr, "lookup") == 0)
+		return NFTA_LOOKUP_SET_ID;
+	if (strcmp(expr, "dynset") == 0)
+		return NFTA_DYNSET_SET_ID;
+	if (strcmp(expr, "objref") == 0)
+		return NFTA_OBJREF_SET_ID;
+	return -1;
+}
+
+static void put_attr(struct nlmsghdr *nlh, const struct nlattr *a)
+{
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
+	nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
+}
+
+/* The expression data as the kernel dumps it: no set id, and the objref
+ * set name NUL-terminated (libnftnl 1.2.4 builds it without the NUL, which
+ * the kernel tolerates on input but never sends back). */
+static void put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const char *name)
+{
+	int skip = id_attr_of(name);
+	bool objref = strcmp(name, "objref") == 0;
+	const struct nlattr *a;
+	struct nlattr *nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+
+	mnl_attr_for_each_nested(a, data) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type == skip)
+			continue;
+		if (objref && (type == NFTA_OBJREF_SET_NAME || type == NFTA_OBJREF_IMM_NAME)) {
+			char str[CTL_NAME_MAXLEN];
+			size_t len = mnl_attr_get_payload_len(a);
+
+			if (len >= sizeof(str))
+				len = sizeof(str) - 1;
+			memcpy(str, mnl_attr_get_payload(a), len);
+			str[len] = '\0';
+			mnl_attr_put_strz(nlh, type, str);
+			continue;
+		}
+		put_attr(nlh, a);
+	}
+	mnl_attr_nest_end(nlh, nd);
+}
+
+/* Build the dump form of a rule once (ctl_rule_fill copies it). */
+static int rule_blob_build(struct ctl_rule *r)
+{
+	size_t size = 1 << 17;
+	char *in = malloc(size), *out = malloc(size);
+	struct nlmsghdr *src, *dst;
+	const struct nlattr *a;
+	size_t hdr = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	int err = -ENOMEM;
+
+	if (in == NULL || out == NULL)
+		goto out;
+	src = mnl_nlmsg_put_header(in);
+	mnl_nlmsg_put_extra_header(src, sizeof(struct nfgenmsg));
+	nftnl_rule_nlmsg_build_payload(src, r->nl);
+	dst = mnl_nlmsg_put_header(out);
+	mnl_nlmsg_put_extra_header(dst, sizeof(struct nfgenmsg));
+	mnl_attr_for_each(a, src, sizeof(struct nfgenmsg)) {
+		const struct nlattr *elem;
+		struct nlattr *list;
+
+		if (mnl_attr_get_type(a) != NFTA_RULE_EXPRESSIONS) {
+			put_attr(dst, a);
+			continue;
+		}
+		list = mnl_attr_nest_start(dst, NFTA_RULE_EXPRESSIONS);
+		mnl_attr_for_each_nested(elem, a) {
+			const struct nlattr *x, *name = NULL;
+			struct nlattr *ne = mnl_attr_nest_start(dst, NFTA_LIST_ELEM);
+
+			mnl_attr_for_each_nested(x, elem) {
+				if (mnl_attr_get_type(x) == NFTA_EXPR_NAME)
+					name = x;
+			}
+			mnl_attr_for_each_nested(x, elem) {
+				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name)
+					put_expr_data(dst, x, mnl_attr_get_str(name));
+				else
+					put_attr(dst, x);
+			}
+			mnl_attr_nest_end(dst, ne);
+		}
+		mnl_attr_nest_end(dst, list);
+	}
+	free(r->blob);
+	r->bloblen = dst->nlmsg_len - hdr;
+	r->blob = malloc(r->bloblen ? r->bloblen : 1);
+	if (r->blob == NULL)
+		goto out;
+	memcpy(r->blob, out + hdr, r->bloblen);
+	err = 0;
+out:
+	free(in);
+	free(out);
+	return err;
+}
+
 void ctl_rule_free(struct ctl_rule *r)
 {
+	free(r->blob);
 	nftnl_rule_free(r->nl);
 	free(r->refs);
 	free(r);
@@ -258,8 +402,10 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 			struct nftnl_expr_iter *it;
 			struct nftnl_expr *e;
 
-			if (ch == c)
+			if (ch == c) {
 				nftnl_rule_set_str(r->nl, NFTNL_RULE_CHAIN, c->name);
+				rule_blob_build(r);
+			}
 			if (r->nrefs == 0)
 				continue;
 			it = nftnl_expr_iter_create(r->nl);
@@ -272,6 +418,7 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 					nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, c->name);
 			}
 			nftnl_expr_iter_destroy(it);
+			rule_blob_build(r);
 		}
 	}
 	ctl_list_for_each_entry(s, &t->sets, list) {
@@ -287,7 +434,8 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 
 void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r)
 {
-	nftnl_rule_nlmsg_build_payload(nlh, r->nl);
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), r->blob, r->bloblen);
+	nlh->nlmsg_len += MNL_ALIGN(r->bloblen);
 }
 
 static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)
@@ -443,7 +591,8 @@ int ctl_newrule(struct ctl_msg *m)
 	for (i = 0; (e = nftnl_expr_iter_next(it)) != NULL; i++) {
 		bool has_ref;
 
-		err = expr_refs(m, t, e, &r->refs[r->nrefs], &has_ref, &jumps);
+		err = expr_refs(m, t, e, nth_expr(m->tb[NFTA_RULE_EXPRESSIONS], i),
+				&r->refs[r->nrefs], &has_ref, &jumps);
 		if (err < 0) {
 			m->bad_attr = nth_expr(m->tb[NFTA_RULE_EXPRESSIONS], i);
 			nftnl_expr_iter_destroy(it);
@@ -463,6 +612,9 @@ int ctl_newrule(struct ctl_msg *m)
 	nftnl_rule_set_u32(r->nl, NFTNL_RULE_FAMILY, t->family);
 	r->handle = handle;
 	r->chain = c;
+	err = rule_blob_build(r);
+	if (err < 0)
+		goto err_rule;
 	if (m->tb[NFTA_RULE_ID])
 		r->rule_id = ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_ID]));
 
@@ -502,6 +654,7 @@ int ctl_newrule(struct ctl_msg *m)
 err_rule:
 	if (r->nl)
 		nftnl_rule_free(r->nl);
+	free(r->blob);
 	free(r->refs);
 	free(r);
 	return err;
