@@ -321,8 +321,6 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 		const struct nlattr *x = tb[NFTA_SET_ELEM_EXPR] ? tb[NFTA_SET_ELEM_EXPR]
 								 : tb[NFTA_SET_ELEM_EXPRESSIONS];
 
-		if (s->elem_expr && !(s->flags & NFT_SET_EXPR))
-			return -EOPNOTSUPP;
 		e->expr_type = mnl_attr_get_type(x);
 		e->expr = dup_payload(x, &e->exprlen);
 		if (e->expr == NULL)

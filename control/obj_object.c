@@ -169,11 +169,27 @@ static void obj_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_obj *
 	ctl_out_end(o, nlh);
 }
 
+/* nft_reset_obj: after the dump a counter is back to zero and a quota has
+ * consumed nothing. */
+static void obj_reset(struct ctl_obj *obj)
+{
+	switch (obj->type) {
+	case NFT_OBJECT_COUNTER:
+		nftnl_obj_set_u64(obj->nl, NFTNL_OBJ_CTR_PKTS, 0);
+		nftnl_obj_set_u64(obj->nl, NFTNL_OBJ_CTR_BYTES, 0);
+		break;
+	case NFT_OBJECT_QUOTA:
+		nftnl_obj_set_u64(obj->nl, NFTNL_OBJ_QUOTA_CONSUMED, 0);
+		break;
+	}
+}
+
 /* GETOBJ_RESET: dumped with the values before the reset. The counting state
  * itself lives in the dataplane; the stored attributes hold the initial
  * values nft gave. */
 int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 {
+	bool reset = (m->nlh->nlmsg_type & 0xff) == NFT_MSG_GETOBJ_RESET;
 	struct ctl_table *t;
 	struct ctl_obj *obj;
 	int err;
@@ -191,6 +207,8 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 				if (type && obj->type != ntohl(mnl_attr_get_u32(type)))
 					continue;
 				obj_msg(o, m, obj, NLM_F_MULTI);
+				if (reset)
+					obj_reset(obj);
 			}
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
@@ -210,5 +228,7 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 		return -ENOENT;
 	}
 	obj_msg(o, m, obj, 0);
+	if (reset)
+		obj_reset(obj);
 	return 0;
 }

@@ -223,6 +223,11 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 			return -ENOENT;
 		if (s->flags & NFT_SET_CONSTANT)
 			return -EBUSY;
+		/* nft_dynset_init: a set filled from the packet path is bounded */
+		if (s->size == 0) {
+			s->size = 0xffff;
+			nftnl_set_set_u32(s->nl, NFTNL_SET_DESC_SIZE, s->size);
+		}
 		ref->kind = CTL_REF_SET;
 		ref->obj = s;
 		*has_ref = true;

@@ -206,9 +206,17 @@ static void fill_event(struct nlmsghdr *nlh, const struct ctl_trans *tr)
 		break;
 	case CTL_TR_NEWCHAIN:
 	case CTL_TR_UPDCHAIN:
-	case CTL_TR_DELCHAIN:
 		ctl_chain_fill(nlh, tr->obj);
 		break;
+	case CTL_TR_DELCHAIN: {
+		/* nf_tables_fill_chain_info: a delete event names the chain */
+		const struct ctl_chain *c = tr->obj;
+
+		mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, c->table->name);
+		mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, c->name);
+		mnl_attr_put_u64(nlh, NFTA_CHAIN_HANDLE, htobe64(c->handle));
+		break;
+	}
 	case CTL_TR_NEWRULE: {
 		/* nf_tables_rule_notify: the position only for a rule that is
 		 * neither first nor last */
