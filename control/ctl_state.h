@@ -96,6 +96,8 @@ struct ctl_rule {
 	uint32_t rule_id;
 	unsigned int nrefs;
 	struct ctl_ref *refs;
+	/* hooks this rule may run at (ops->validate), ~0: any; 0: none */
+	uint32_t hook_mask;
 	bool dead;
 };
 
@@ -283,6 +285,8 @@ void ctl_trans_abort(struct nftdp_ctl *ctl);
 /* Jump depth from every base chain of t (nft_table_validate): 0 or -EMLINK. */
 int ctl_table_validate(struct ctl_table *t);
 uint64_t ctl_table_alloc_handle(struct ctl_table *t);
+/* nft_limit_init's overflow checks: 0 or -EOVERFLOW. */
+int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes);
 
 /* ---- object lifetimes (obj_*.c) ---- */
 void ctl_table_free(struct ctl_table *t);

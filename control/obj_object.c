@@ -42,10 +42,22 @@ void ctl_obj_fill(struct nlmsghdr *nlh, const struct ctl_obj *o)
 	nftnl_obj_nlmsg_build_payload(nlh, o->nl);
 }
 
-/* The object types this kernel registers (nft_obj_type_get). */
+/* The object types this kernel registers (nft_obj_type_get): no tunnel,
+ * no secmark. */
 static bool obj_type_known(uint32_t type)
 {
-	return type >= NFT_OBJECT_COUNTER && type <= NFT_OBJECT_MAX && type != NFT_OBJECT_TUNNEL;
+	return type >= NFT_OBJECT_COUNTER && type <= NFT_OBJECT_MAX &&
+	       type != NFT_OBJECT_TUNNEL && type != NFT_OBJECT_SECMARK;
+}
+
+static int obj_check(struct nftnl_obj *nl, uint32_t type)
+{
+	if (type != NFT_OBJECT_LIMIT)
+		return 0;
+	return ctl_limit_check(nftnl_obj_get_u64(nl, NFTNL_OBJ_LIMIT_RATE),
+			       nftnl_obj_get_u64(nl, NFTNL_OBJ_LIMIT_UNIT),
+			       nftnl_obj_get_u32(nl, NFTNL_OBJ_LIMIT_BURST),
+			       nftnl_obj_get_u32(nl, NFTNL_OBJ_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES);
 }
 
 int ctl_newobj(struct ctl_msg *m)
@@ -94,8 +106,10 @@ int ctl_newobj(struct ctl_msg *m)
 		}
 		return 0;
 	}
-	if (!obj_type_known(type))
-		return -EOPNOTSUPP;
+	if (!obj_type_known(type)) {
+		m->bad_attr = m->tb[NFTA_OBJ_TYPE];
+		return -ENOENT;
+	}
 	o = calloc(1, sizeof(*o));
 	if (o == NULL)
 		return -ENOMEM;
@@ -104,6 +118,11 @@ int ctl_newobj(struct ctl_msg *m)
 		nftnl_obj_free(o->nl);
 		free(o);
 		return -EINVAL;
+	}
+	err = obj_check(o->nl, type);
+	if (err < 0) {
+		ctl_obj_free(o);
+		return err;
 	}
 	o->table = t;
 	o->type = type;

@@ -15,6 +15,7 @@
 #include <libnftnl/expr.h>
 
 #include <linux/netfilter.h>
+#include <linux/netfilter_bridge.h>
 
 /* Expression types the kernel here knows, per family where it matters
  * (nf_tables_expr_parse -> __nft_expr_type_get). queue is not built in,
@@ -174,13 +175,87 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 	return false;
 }
 
+int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes)
+{
+	uint64_t nsecs, tokens_max;
+
+	if (__builtin_mul_overflow(unit, 1000000000ull, &nsecs) || rate == 0 || nsecs < unit)
+		return -EOVERFLOW;
+	if (rate + burst < rate)
+		return -EOVERFLOW;
+	if (bytes && __builtin_mul_overflow(nsecs, rate + burst, &tokens_max))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* Hook constraints the kernel checks when it validates a table
+ * (expr->ops->validate): where an expression may run, by family. */
+static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	if (strcmp(name, "meta") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG) &&
+	    nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY) == NFT_META_PKTTYPE) {
+		/* nft_meta_set_validate */
+		switch (family) {
+		case NFPROTO_BRIDGE:
+			return 1u << NF_BR_PRE_ROUTING;
+		case NFPROTO_NETDEV:
+			return 1u << NF_NETDEV_INGRESS;
+		case NFPROTO_IPV4:
+		case NFPROTO_IPV6:
+		case NFPROTO_INET:
+			return 1u << NF_INET_PRE_ROUTING;
+		default:
+			return 0;
+		}
+	}
+	if (strcmp(name, "synproxy") == 0) /* nft_synproxy_validate */
+		return (1u << NF_INET_LOCAL_IN) | (1u << NF_INET_FORWARD);
+	if (strcmp(name, "osf") == 0) { /* nft_osf_validate */
+		if (family != NFPROTO_IPV4 && family != NFPROTO_INET)
+			return 0;
+		return (1u << NF_INET_LOCAL_IN) | (1u << NF_INET_PRE_ROUTING) |
+		       (1u << NF_INET_FORWARD);
+	}
+	return ~0u;
+}
+
+/* Errors of an expression's init that depend on its parameters only. */
+static int expr_init_check(const struct nftnl_expr *e)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	if (strcmp(name, "meta") == 0) {
+		/* the bridge meta keys live in nft_meta_bridge, not built in */
+		switch (nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)) {
+		case NFT_META_BRI_IIFNAME:
+		case NFT_META_BRI_OIFNAME:
+		case NFT_META_BRI_IIFPVID:
+		case NFT_META_BRI_IIFVPROTO:
+			return -EOPNOTSUPP;
+		}
+	} else if (strcmp(name, "limit") == 0) {
+		return ctl_limit_check(nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE),
+				       nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT),
+				       nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST),
+				       nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) ==
+					       NFT_LIMIT_PKT_BYTES);
+	}
+	return 0;
+}
+
 /* Resolve what one expression names (nf_tables_newexpr -> ops->init). */
 static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
 		     const struct nlattr *elem, struct ctl_ref *ref, bool *has_ref, bool *jumps)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+	int err;
 
 	*has_ref = false;
+	err = expr_init_check(e);
+	if (err < 0)
+		return err;
 	if (strcmp(name, "immediate") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_IMM_VERDICT)) {
 		int32_t v = (int32_t)nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT);
 		struct ctl_chain *c;
@@ -583,6 +658,7 @@ int ctl_newrule(struct ctl_msg *m)
 		err = -EINVAL;
 		goto err_rule;
 	}
+	r->hook_mask = ~0u;
 	r->refs = calloc(nexprs ? nexprs : 1, sizeof(*r->refs));
 	if (r->refs == NULL) {
 		err = -ENOMEM;
@@ -605,8 +681,11 @@ int ctl_newrule(struct ctl_msg *m)
 		}
 		if (has_ref)
 			r->nrefs++;
+		r->hook_mask &= expr_hooks(e, t->family);
 	}
 	nftnl_expr_iter_destroy(it);
+	if (r->hook_mask != ~0u)
+		jumps = true; /* the table needs validating */
 
 	/* what only the request carries; the handle is ours */
 	nftnl_rule_unset(r->nl, NFTNL_RULE_POSITION);

@@ -48,6 +48,7 @@ struct vstate {
 };
 
 static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, int depth);
+int ctl_table_validate_depth(struct ctl_table *t);
 
 static struct vstate *vs_find(struct vstate *vs, unsigned int n, struct ctl_chain *c)
 {
@@ -111,7 +112,73 @@ static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, 
 	return h;
 }
 
+/* Every rule reachable from base chain base may run at its hook. */
+static int hooks_walk(struct ctl_chain *c, uint32_t hook, unsigned int depth)
+{
+	struct ctl_rule *r;
+	int err;
+
+	if (depth > CTL_JUMP_STACK_SIZE)
+		return 0; /* the depth check reports this */
+	ctl_list_for_each_entry(r, &c->rules, list) {
+		if (r->dead)
+			continue;
+		if (!(r->hook_mask & (1u << hook)))
+			return -EOPNOTSUPP;
+		for (unsigned int i = 0; i < r->nrefs; i++) {
+			if (r->refs[i].kind == CTL_REF_CHAIN) {
+				err = hooks_walk(r->refs[i].obj, hook, depth + 1);
+				if (err < 0)
+					return err;
+			} else if (r->refs[i].kind == CTL_REF_SET) {
+				struct ctl_set *s = r->refs[i].obj;
+				struct ctl_elem *e;
+
+				if (s->dtype != NFT_DATA_VERDICT)
+					continue;
+				ctl_list_for_each_entry(e, &s->elems, list) {
+					if (e->dead || e->chain_ref == NULL)
+						continue;
+					err = hooks_walk(e->chain_ref, hook, depth + 1);
+					if (err < 0)
+						return err;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static bool table_constrained(struct ctl_table *t)
+{
+	struct ctl_chain *c;
+	struct ctl_rule *r;
+
+	ctl_list_for_each_entry(c, &t->chains, list)
+		ctl_list_for_each_entry(r, &c->rules, list)
+			if (!r->dead && r->hook_mask != ~0u)
+				return true;
+	return false;
+}
+
 int ctl_table_validate(struct ctl_table *t)
+{
+	int err = ctl_table_validate_depth(t);
+	struct ctl_chain *c;
+
+	if (err < 0 || !table_constrained(t))
+		return err;
+	ctl_list_for_each_entry(c, &t->chains, list) {
+		if (c->dead || !c->base)
+			continue;
+		err = hooks_walk(c, c->hooknum, 0);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int ctl_table_validate_depth(struct ctl_table *t)
 {
 	struct ctl_chain *c;
 	struct vstate *vs;
