@@ -36,10 +36,78 @@ void ctl_obj_free(struct ctl_obj *o)
 	free(o);
 }
 
+/* libnftnl 1.2.4 puts the ct helper name without its NUL; the kernel
+ * dumps it with one, and nft's reader relies on that. */
+static void ct_helper_fixup(struct nlmsghdr *nlh, size_t start)
+{
+	char tmp[2048];
+	struct nlmsghdr *t = (struct nlmsghdr *)tmp;
+	const struct nlattr *a, *x;
+	size_t len = nlh->nlmsg_len - start;
+
+	if (len > sizeof(tmp) - NLMSG_HDRLEN)
+		return;
+	memcpy(tmp + NLMSG_HDRLEN, (char *)nlh + start, len);
+	t->nlmsg_len = NLMSG_HDRLEN + len;
+	nlh->nlmsg_len = start;
+	mnl_attr_for_each(a, t, 0) {
+		struct nlattr *nd;
+
+		if (mnl_attr_get_type(a) != NFTA_OBJ_DATA) {
+			memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
+			nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
+			continue;
+		}
+		nd = mnl_attr_nest_start(nlh, NFTA_OBJ_DATA);
+		mnl_attr_for_each_nested(x, a) {
+			if (mnl_attr_get_type(x) == NFTA_CT_HELPER_NAME) {
+				char name[64];
+				size_t n = mnl_attr_get_payload_len(x);
+
+				n = n < sizeof(name) - 1 ? n : sizeof(name) - 1;
+				memcpy(name, mnl_attr_get_payload(x), n);
+				name[n] = '\0';
+				mnl_attr_put_strz(nlh, NFTA_CT_HELPER_NAME, name);
+				continue;
+			}
+			memcpy(mnl_nlmsg_get_payload_tail(nlh), x, x->nla_len);
+			nlh->nlmsg_len += MNL_ALIGN(x->nla_len);
+		}
+		mnl_attr_nest_end(nlh, nd);
+	}
+}
+
 void ctl_obj_fill(struct nlmsghdr *nlh, const struct ctl_obj *o)
 {
+	size_t start = nlh->nlmsg_len;
+
 	nftnl_obj_set_u32(o->nl, NFTNL_OBJ_USE, o->use);
 	nftnl_obj_nlmsg_build_payload(nlh, o->nl);
+	if (o->type == NFT_OBJECT_CT_HELPER)
+		ct_helper_fixup(nlh, start);
+}
+
+/* The helper name as sent, read with its length (see ct_helper_fixup). */
+static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
+{
+	const struct nlattr *a;
+
+	if (m->tb[NFTA_OBJ_DATA] == NULL)
+		return;
+	mnl_attr_for_each_nested(a, m->tb[NFTA_OBJ_DATA]) {
+		char name[64];
+		size_t n = mnl_attr_get_payload_len(a);
+		const char *p = mnl_attr_get_payload(a);
+
+		if (mnl_attr_get_type(a) != NFTA_CT_HELPER_NAME)
+			continue;
+		if (n && p[n - 1] == '\0')
+			n--;
+		n = n < sizeof(name) - 1 ? n : sizeof(name) - 1;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		nftnl_obj_set_str(nl, NFTNL_OBJ_CT_HELPER_NAME, name);
+	}
 }
 
 /* The object types this kernel registers (nft_obj_type_get): no tunnel,
@@ -119,6 +187,8 @@ int ctl_newobj(struct ctl_msg *m)
 		free(o);
 		return -EINVAL;
 	}
+	if (type == NFT_OBJECT_CT_HELPER)
+		ct_helper_name(m, o->nl);
 	err = obj_check(o->nl, type);
 	if (err < 0) {
 		ctl_obj_free(o);
