@@ -170,9 +170,12 @@ uint64_t ctl_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* nla_parse() with NL_VALIDATE_STRICT, as nfnetlink calls it. */
+/* nla_parse() as nfnetlink calls it on this kernel: attribute types past
+ * the policy are skipped, fixed-size types must have their size (short:
+ * ERANGE), strings their maximum length; the offending attribute goes into
+ * the extended ack. */
 static int parse_attrs(const struct nlmsghdr *nlh, const struct ctl_cb *cb,
-		       const struct nlattr **tb)
+		       const struct nlattr **tb, const struct nlattr **bad)
 {
 	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
 	const char *p = (const char *)nlh + off;
@@ -182,33 +185,35 @@ static int parse_attrs(const struct nlmsghdr *nlh, const struct ctl_cb *cb,
 	while (rem >= sizeof(struct nlattr)) {
 		const struct nlattr *a = (const struct nlattr *)p;
 		uint16_t type = a->nla_type & NLA_TYPE_MASK;
-		bool nested_flag = a->nla_type & NLA_F_NESTED;
 		size_t alen;
 		const struct ctl_policy *pol;
 
 		if (a->nla_len < sizeof(*a) || a->nla_len > rem)
 			return -EINVAL;
 		alen = a->nla_len - sizeof(*a);
+		*bad = a;
 		if (type == 0 || type > cb->maxattr)
-			return -EINVAL;
+			goto next;
 		pol = &cb->policy[type];
 		switch (pol->type) {
 		case P_NONE:
-			return -EINVAL;
+			break;
 		case P_U32:
-			if (nested_flag || alen != 4)
+			if (alen < 4)
+				return -ERANGE;
+			if (alen != 4)
 				return -EINVAL;
 			break;
 		case P_U64:
-			if (nested_flag || alen != 8)
+			if (alen < 8)
+				return -ERANGE;
+			if (alen != 8)
 				return -EINVAL;
 			break;
 		case P_STRING: {
 			const char *str = (const char *)(a + 1);
 			size_t slen = alen;
 
-			if (nested_flag)
-				return -EINVAL;
 			if (slen < 1)
 				return -ERANGE;
 			if (str[slen - 1] == '\0')
@@ -220,26 +225,20 @@ static int parse_attrs(const struct nlmsghdr *nlh, const struct ctl_cb *cb,
 			break;
 		}
 		case P_NESTED:
-			if (alen != 0 && !nested_flag)
-				return -EINVAL;
 			if (alen != 0 && alen < sizeof(struct nlattr))
 				return -ERANGE;
-			if (alen && mnl_attr_validate((const struct nlattr *)a, MNL_TYPE_NESTED) < 0)
-				return -EINVAL;
 			break;
 		case P_BINARY:
-			if (nested_flag)
-				return -EINVAL;
 			if (pol->len && alen > pol->len)
 				return -ERANGE;
 			break;
 		}
 		tb[type] = a;
+	next:
 		rem -= (size_t)NLA_ALIGN(a->nla_len) < rem ? (size_t)NLA_ALIGN(a->nla_len) : rem;
 		p += NLA_ALIGN(a->nla_len);
 	}
-	if (rem > 0)
-		return -EINVAL;
+	*bad = NULL;
 	return 0;
 }
 
@@ -344,7 +343,7 @@ static void batch_pass(struct nftdp_ctl *ctl, struct ctl_session *s, const char 
 			err = -EINVAL;
 			goto ack;
 		}
-		err = parse_attrs(nlh, cb, tb);
+		err = parse_attrs(nlh, cb, tb, &m.bad_attr);
 		if (err < 0)
 			goto ack;
 		if (cb->batch == NULL)
@@ -494,12 +493,12 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 			goto ack;
 		}
 		cb = &ctl_cbs[type & 0xff];
-		err = parse_attrs(nlh, cb, tb);
+		err = parse_attrs(nlh, cb, tb, &m.bad_attr);
 		if (err < 0)
 			goto ack;
 		if (cb->get == NULL) {
 			/* a batch-only message outside a batch */
-			err = -EOPNOTSUPP;
+			err = -EINVAL;
 			goto ack;
 		}
 		msg_init(&m, ctl, s, nlh, tb, false);

@@ -128,12 +128,13 @@ static int parse_hook(struct ctl_msg *m, struct ctl_table *t, struct hook_info *
 	mnl_attr_for_each_nested(a, m->tb[NFTA_CHAIN_HOOK]) {
 		uint16_t type = mnl_attr_get_type(a);
 
-		if (type > NFTA_HOOK_MAX)
-			return -EINVAL;
-		ha[type] = a;
+		if (type <= NFTA_HOOK_MAX)
+			ha[type] = a;
 	}
-	if (ha[NFTA_HOOK_HOOKNUM] == NULL || ha[NFTA_HOOK_PRIORITY] == NULL)
-		return -EINVAL;
+	if (ha[NFTA_HOOK_HOOKNUM] == NULL || ha[NFTA_HOOK_PRIORITY] == NULL) {
+		m->bad_attr = m->tb[NFTA_CHAIN_NAME];
+		return -ENOENT;
+	}
 	if (mnl_attr_validate(ha[NFTA_HOOK_HOOKNUM], MNL_TYPE_U32) < 0 ||
 	    mnl_attr_validate(ha[NFTA_HOOK_PRIORITY], MNL_TYPE_U32) < 0)
 		return -EINVAL;

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Malformed netlink against nf_tables: the same raw messages go to the
+kernel (run inside a scratch netns) and to nftdp (run under the shim), and
+each prints a transcript of what came back (message types, errnos and
+extended-ack offsets, never port ids). The driver (0001_badinput_0.sh)
+compares the two transcripts and checks the daemon survived.
+
+Usage: badinput.py [--fuzz N]  (prints the transcript on stdout)"""
+import os
+import random
+import socket
+import struct
+import sys
+
+NETLINK_NETFILTER = 12
+SOL_NETLINK = 270
+NETLINK_EXT_ACK = 11
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+F_REQUEST, F_MULTI, F_ACK, F_ECHO = 1, 2, 4, 8
+F_DUMP = 0x300
+F_EXCL, F_CREATE, F_APPEND = 0x200, 0x400, 0x800
+BEGIN, END = 0x10, 0x11
+NFT = 10
+NEWTABLE, GETTABLE, DELTABLE, NEWCHAIN, GETGEN = 0, 1, 2, 3, 16
+NLA_F_NESTED = 0x8000
+
+
+def attr(t, payload):
+    a = struct.pack("=HH", 4 + len(payload), t) + payload
+    return a + b"\0" * (-len(a) % 4)
+
+
+def strz(s):
+    return s.encode() + b"\0"
+
+
+def msg(mtype, flags, seq, family=2, payload=b"", res_id=0, length=None):
+    body = struct.pack("=BBH", family, 0, socket.htons(res_id)) + payload
+    ln = 16 + len(body) if length is None else length
+    m = struct.pack("=IHHII", ln, mtype, flags, seq, 0) + body
+    return m + b"\0" * (-len(m) % 4)
+
+
+def nft(t):
+    return (NFT << 8) | t
+
+
+def batch(*msgs, end=True):
+    out = msg(BEGIN, F_REQUEST, 0, family=0, res_id=NFT)
+    for m in msgs:
+        out += m
+    if end:
+        out += msg(END, F_REQUEST, 999, family=0, res_id=NFT)
+    return out
+
+
+class Conn:
+    def __init__(self):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
+        self.s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.s.setblocking(False)
+        self.s.sendto(msg(nft(GETGEN), F_REQUEST, 0, family=0), (0, 0))
+        self.recv_all()
+
+    def recv_all(self):
+        out = []
+        while True:
+            try:
+                data = self.s.recv(1 << 20)
+            except BlockingIOError:
+                return out
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, flags, seq, _ = struct.unpack_from("=IHHII", data, off)
+                if ln < 16:
+                    break
+                if typ == NLMSG_ERROR:
+                    err, = struct.unpack_from("=i", data, off + 16)
+                    offs = None
+                    inner_len, = struct.unpack_from("=I", data, off + 20)
+                    tlv = off + 20 + (16 if flags & 0x100 else inner_len)
+                    tlv = (tlv + 3) & ~3
+                    while tlv + 4 <= off + ln:
+                        alen, atype = struct.unpack_from("=HH", data, tlv)
+                        if alen < 4:
+                            break
+                        if atype == 2:
+                            offs, = struct.unpack_from("=I", data, tlv + 4)
+                        tlv += (alen + 3) & ~3
+                    out.append("error seq=%d errno=%d%s" % (seq, -err,
+                               "" if offs is None else " offset=%d" % offs))
+                elif typ == NLMSG_DONE:
+                    out.append("done seq=%d" % seq)
+                else:
+                    out.append("msg type=%#x seq=%d" % (typ, seq))
+                off += (ln + 3) & ~3
+        return out
+
+    def send(self, data):
+        try:
+            self.s.sendto(data, (0, 0))
+        except OSError as e:
+            return ["send errno=%d" % e.errno]
+        return self.recv_all()
+
+    def tables(self):
+        r = self.send(msg(nft(GETTABLE), F_REQUEST | F_DUMP, 7, family=0))
+        return sum(1 for x in r if x.startswith("msg"))
+
+
+def table(name, seq, flags=F_REQUEST | F_CREATE, extra=b""):
+    return msg(nft(NEWTABLE), flags, seq, payload=attr(1, strz(name)) + extra)
+
+
+def cases():
+    big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
+    big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
+                     table("t0", 3001, F_REQUEST | F_CREATE | F_EXCL))
+    hook = attr(NLA_F_NESTED | 4, attr(1, struct.pack("!I", 1)) + attr(2, struct.pack("!i", 0)))
+    return [
+        ("short header", b"\x08\x00\x00\x00\x00\x00"),
+        ("length past end", msg(nft(GETGEN), F_REQUEST | F_ACK, 1, length=400)),
+        ("length below header", msg(nft(GETGEN), F_REQUEST | F_ACK, 1, length=8)),
+        ("unknown nftables type", msg(nft(200), F_REQUEST | F_ACK, 2)),
+        ("unknown subsystem", msg((40 << 8) | 1, F_REQUEST | F_ACK, 4)),
+        ("not a request", msg(nft(GETGEN), F_ACK, 5)),
+        ("new outside batch", table("x", 6, F_REQUEST | F_CREATE | F_ACK)),
+        ("unknown attribute", batch(table("x", 1, extra=attr(30, b"abcd")))),
+        ("attribute length past end", batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1,
+                                                payload=struct.pack("=HH", 200, 1) + b"xyz\0"))),
+        ("u32 of wrong size", batch(table("x", 1, extra=attr(2, b"\0\0")))),
+        ("name too long", batch(table("n" * 300, 1))),
+        ("nested without flag", batch(table("h", 1), msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2,
+              payload=attr(1, strz("h")) + attr(3, strz("c")) + attr(4, b"\x08\x00\x01\x00\0\0\0\1")))),
+        ("garbage nesting", batch(table("g", 1), msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2,
+              payload=attr(1, strz("g")) + attr(3, strz("c")) + attr(NLA_F_NESTED | 4, b"\xff\x00\x01\x00\0\0\0\1")))),
+        ("good chain", batch(table("g", 1), msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2,
+              payload=attr(1, strz("g")) + attr(3, strz("c")) + hook + attr(7, strz("filter"))))),
+        ("batch without end", batch(table("noend", 1), end=False)),
+        ("batch begin twice", batch(table("twice", 1), msg(BEGIN, F_REQUEST, 2, family=0, res_id=NFT))),
+        ("batch of another subsystem", msg(BEGIN, F_REQUEST, 0, family=0, res_id=1) + table("o", 1)),
+        ("batch genid mismatch", msg(BEGIN, F_REQUEST, 0, family=0, res_id=NFT,
+                                     payload=attr(1, struct.pack("!I", 0x7fffffff))) + table("gen", 1)
+         + msg(END, F_REQUEST, 2, family=0, res_id=NFT)),
+        ("two errors in one batch", batch(table("e", 1), table("e", 2, F_REQUEST | F_CREATE | F_EXCL),
+                                          table("e", 3, F_REQUEST | F_CREATE | F_EXCL))),
+        ("acked batch", batch(table("ack", 1, F_REQUEST | F_CREATE | F_ACK))),
+        ("3000 tables", big),
+        ("3000 tables, last fails", big_fail),
+        ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
+    ]
+
+
+def main():
+    # The nftdp side must run under the shim: refuse to send anything to a
+    # kernel outside the scratch namespace the driver made.
+    want = os.environ.get("BADINPUT_EXPECT")
+    if want == "nftdp":
+        with open("/proc/self/maps") as f:
+            if "libnftdp_shim" not in f.read():
+                print("shim not loaded: refusing to talk to the kernel", file=sys.stderr)
+                sys.exit(2)
+    elif want == "kernel":
+        if str(os.stat("/proc/self/ns/net").st_ino) == os.environ.get("BADINPUT_ROOTNS", ""):
+            print("not in a scratch netns: refusing", file=sys.stderr)
+            sys.exit(2)
+    else:
+        print("set BADINPUT_EXPECT=kernel|nftdp", file=sys.stderr)
+        sys.exit(2)
+    c = Conn()
+    for name, data in cases():
+        before = c.tables()
+        r = c.send(data)
+        after = c.tables()
+        # thousands of answers: summarise
+        if len(r) > 6:
+            r = r[:3] + ["... %d answers" % len(r)]
+        print("%s: %s | tables %d -> %d" % (name, "; ".join(r) or "-", before, after))
+    if len(sys.argv) > 2 and sys.argv[1] == "--fuzz":
+        rnd = random.Random(1)
+        seeds = [d for _, d in cases()[:21]]
+        for i in range(int(sys.argv[2])):
+            d = bytearray(rnd.choice(seeds))
+            for _ in range(rnd.randint(1, 8)):
+                d[rnd.randrange(len(d))] = rnd.randrange(256)
+            c.send(bytes(d))
+        print("fuzz: %d mutated messages sent, tables %d" % (int(sys.argv[2]), c.tables()))
+
+
+if __name__ == "__main__":
+    main()
