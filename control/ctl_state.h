@@ -234,6 +234,15 @@ struct ctl_msg {
 	bool batch;
 };
 
+/* ---- nftnl_guard.c: libnftnl's parsers, made safe on bad input ----
+ * Each returns what nftnl_*_nlmsg_parse returns, or -1 where libnftnl would
+ * have called exit() (see nftnl_guard.c). */
+int ctl_parse_chain(const struct nlmsghdr *nlh, struct nftnl_chain *c);
+int ctl_parse_rule(const struct nlmsghdr *nlh, struct nftnl_rule *r);
+int ctl_parse_set(const struct nlmsghdr *nlh, struct nftnl_set *s);
+int ctl_parse_obj(const struct nlmsghdr *nlh, struct nftnl_obj *o);
+int ctl_parse_flowtable(const struct nlmsghdr *nlh, struct nftnl_flowtable *f);
+
 /* ---- nfnl.c ---- */
 uint64_t ctl_now_ms(void);
 /* Message building for answers, dumps and notifications (reply.c). */

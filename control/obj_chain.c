@@ -179,7 +179,10 @@ static struct nftnl_chain *chain_parse(const struct nlmsghdr *nlh)
 
 	if (nc == NULL)
 		return NULL;
-	if (nftnl_chain_nlmsg_parse(nlh, nc) < 0) {
+	int ret;
+
+	ret = ctl_parse_chain(nlh, nc);
+	if (ret < 0) {
 		nftnl_chain_free(nc);
 		return NULL;
 	}

@@ -128,7 +128,9 @@ int ctl_newflowtable(struct ctl_msg *m)
 		if (m->tb[NFTA_FLOWTABLE_HOOK] == NULL)
 			return 0;
 		nl = nftnl_flowtable_alloc();
-		if (nl == NULL || nftnl_flowtable_nlmsg_parse(m->nlh, nl) < 0) {
+		if (nl)
+			err = ctl_parse_flowtable(m->nlh, nl);
+		if (nl == NULL || err < 0) {
 			nftnl_flowtable_free(nl);
 			return -EINVAL;
 		}
@@ -156,7 +158,9 @@ int ctl_newflowtable(struct ctl_msg *m)
 	if (f == NULL)
 		return -ENOMEM;
 	f->nl = nftnl_flowtable_alloc();
-	if (f->nl == NULL || nftnl_flowtable_nlmsg_parse(m->nlh, f->nl) < 0) {
+	if (f->nl)
+		err = ctl_parse_flowtable(m->nlh, f->nl);
+	if (f->nl == NULL || err < 0) {
 		nftnl_flowtable_free(f->nl);
 		free(f);
 		return -EINVAL;

@@ -157,7 +157,9 @@ int ctl_newobj(struct ctl_msg *m)
 			struct nftnl_obj *nl = nftnl_obj_alloc();
 			struct ctl_trans *tr;
 
-			if (nl == NULL || nftnl_obj_nlmsg_parse(m->nlh, nl) < 0) {
+			if (nl)
+				err = ctl_parse_obj(m->nlh, nl);
+			if (nl == NULL || err < 0) {
 				nftnl_obj_free(nl);
 				return -EINVAL;
 			}
@@ -182,7 +184,9 @@ int ctl_newobj(struct ctl_msg *m)
 	if (o == NULL)
 		return -ENOMEM;
 	o->nl = nftnl_obj_alloc();
-	if (o->nl == NULL || nftnl_obj_nlmsg_parse(m->nlh, o->nl) < 0) {
+	if (o->nl)
+		err = ctl_parse_obj(m->nlh, o->nl);
+	if (o->nl == NULL || err < 0) {
 		nftnl_obj_free(o->nl);
 		free(o);
 		return -EINVAL;

@@ -654,7 +654,9 @@ int ctl_newrule(struct ctl_msg *m)
 	if (r == NULL)
 		return -ENOMEM;
 	r->nl = nftnl_rule_alloc();
-	if (r->nl == NULL || nftnl_rule_nlmsg_parse(m->nlh, r->nl) < 0) {
+	if (r->nl)
+		err = ctl_parse_rule(m->nlh, r->nl);
+	if (r->nl == NULL || err < 0) {
 		err = -EINVAL;
 		goto err_rule;
 	}

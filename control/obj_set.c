@@ -307,7 +307,9 @@ int ctl_newset(struct ctl_msg *m)
 	}
 	ctl_list_init(&s->elems);
 	s->nl = nftnl_set_alloc();
-	if (s->nl == NULL || nftnl_set_nlmsg_parse(m->nlh, s->nl) < 0) {
+	if (s->nl)
+		err = ctl_parse_set(m->nlh, s->nl);
+	if (s->nl == NULL || err < 0) {
 		err = -EINVAL;
 		goto err_set;
 	}

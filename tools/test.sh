@@ -12,3 +12,14 @@ meson test -C build --print-errorlogs --num-processes 2
 	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 ninja -C build-asan
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
+# a short libFuzzer run over the netlink parser (tests/fuzz), seeded from
+# tests/fuzz/corpus
+[ -f build-fuzz/build.ninja ] ||
+	CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false \
+		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+ninja -C build-fuzz tests/fuzz/fuzz_nfnl
+corpus=$(mktemp -d /tmp/nftdp-fuzz.XXXXXX)
+trap 'rm -rf "$corpus"' EXIT
+build-fuzz/tests/fuzz/fuzz_nfnl -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=4096 \
+	-artifact_prefix="$corpus/" "$corpus" tests/fuzz/corpus/nfnl 2>&1 | tail -3
+echo "fuzz_nfnl: no crash in ${FUZZ_SECONDS:-60}s"

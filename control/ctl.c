@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control plane's public face (nftdp_control.h): the nf_tables state
+ * (nfnl.c and the obj_*.c files) behind the unix socket server (server.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ctl_state.h"
+
+int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
+{
+	struct nftdp_ctl *ctl = calloc(1, sizeof(*ctl));
+	int err;
+
+	if (ctl == NULL)
+		return -ENOMEM;
+	ctl->cfg = *cfg;
+	err = ctl_state_create(ctl);
+	if (err < 0)
+		goto err_state;
+	err = ctl_server_open(ctl, cfg->socket_path, &ctl->server);
+	if (err < 0)
+		goto err_server;
+	*out = ctl;
+	return 0;
+
+err_server:
+	ctl_state_destroy(ctl);
+err_state:
+	free(ctl);
+	return err;
+}
+
+int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
+{
+	return ctl_server_poll(ctl->server, timeout_ms);
+}
+
+int nftdp_ctl_fd(const struct nftdp_ctl *ctl)
+{
+	return ctl_server_fd(ctl->server);
+}
+
+uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl)
+{
+	return ctl->state->genid;
+}
+
+void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
+{
+	if (ctl == NULL)
+		return;
+	ctl_server_close(ctl->server);
+	ctl_state_destroy(ctl);
+	free(ctl);
+}
