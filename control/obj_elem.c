@@ -634,6 +634,34 @@ static void dump_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
 	}
 }
 
+/* nft_rbtree_get(): in a single-field interval set, the start element of
+ * the interval that holds key (keys compare as bytes, as the rbtree's
+ * memcmp). An interval runs up to the next end element, or to the end of
+ * the key space when none follows. */
+static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *key,
+				      unsigned int klen, uint64_t now)
+{
+	struct ctl_elem *e, *start = NULL;
+
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		if (e->dead || elem_expired(e, now) || (e->flags & ELEM_ID_FLAGS) ||
+		    e->klen != klen || memcmp(e->key, key, klen) > 0)
+			continue;
+		if (start == NULL || memcmp(e->key, start->key, klen) > 0)
+			start = e;
+	}
+	if (start == NULL)
+		return NULL;
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		if (e->dead || !(e->flags & NFT_SET_ELEM_INTERVAL_END) || e->klen != klen)
+			continue;
+		/* an end in (start, key] closes the interval before key */
+		if (memcmp(e->key, start->key, klen) > 0 && memcmp(e->key, key, klen) <= 0)
+			return NULL;
+	}
+	return start;
+}
+
 int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 {
 	struct ctl_table *t;
@@ -661,7 +689,10 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 			m->bad_attr = attr;
 			return err;
 		}
-		e = elem_find(s, key.key, key.klen, key.flags, false);
+		if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) && !key.kelen)
+			e = interval_find(s, key.key, key.klen, ctl_now_ms());
+		else
+			e = elem_find(s, key.key, key.klen, key.flags, false);
 		if (e == NULL || elem_expired(e, ctl_now_ms())) {
 			m->bad_attr = attr;
 			return -ENOENT;
