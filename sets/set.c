@@ -399,6 +399,9 @@ void nftdp_set_commit(struct nftdp_set *s)
 {
 	struct set_elem *e, *n;
 
+	/* before the ops are cleared: a backend may read the pending list */
+	if (s->ops->commit)
+		s->ops->commit(s);
 	for (e = s->txn_head; e; e = n) {
 		n = e->txn_next;
 		e->txn_next = NULL;
@@ -412,8 +415,6 @@ void nftdp_set_commit(struct nftdp_set *s)
 		e->op = TXN_NONE;
 	}
 	s->txn_head = NULL;
-	if (s->ops->commit)
-		s->ops->commit(s);
 	/* the commit point: readers that load gen from here on see the new state */
 	st_rel(&s->gen, s->gen + 1);
 	s->epoch++;

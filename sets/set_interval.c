@@ -13,8 +13,21 @@
  * that is active in the reader's generation; nodes of other generations
  * (pending adds, committed deletes not yet reclaimed) are skipped by
  * searching again strictly before them.
+ *
+ * The skip list is the writer's structure (overlap checks, get, walk).
+ * Readers use a read index instead: a B+-tree over the ranges active in the
+ * committed generation (start, end, element per leaf slot; keys of up to 16
+ * bytes as 128-bit integers), built copy-on-write at commit: the nodes on
+ * the path of each added or removed range are copied once per commit (nodes
+ * created in the same commit are changed in place), the new root is
+ * published with a release store before the set's generation, and the
+ * replaced nodes are freed after the grace period (nftdp_set_defer_free).
+ * Lookups walk all keys of a bulk one tree level at a time and prefetch the
+ * next level. Keys longer than 16 bytes, or a failed allocation while
+ * building the index, leave readers on the skip list.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include <linux/netfilter/nf_tables.h>
@@ -23,15 +36,345 @@
 
 #define SL_MAX 16 /* p = 1/4: enough for 4^16 elements */
 
+typedef unsigned __int128 u128;
+
+#define BT_B 16 /* slots per node */
+
+/* One node of the read index. level 0 is a leaf; all leaves are at the
+ * same depth. key[i] is the start of slot i (inner: the smallest start
+ * under child[i]); keys ascend. */
+struct bt_node {
+	uint16_t n;
+	uint16_t level;
+	uint32_t pad;
+	uint64_t bgen; /* build batch that made it: changed in place while current */
+	u128 key[BT_B];
+	union {
+		struct bt_node *child[BT_B];
+		struct {
+			u128 end[BT_B];
+			struct set_elem *elem[BT_B];
+		};
+	};
+} __attribute__((aligned(64)));
+
 struct ival_priv {
 	struct set_elem *head[SL_MAX];
 	uint64_t rnd;
 	uint32_t level; /* highest level in use */
+	bool tree_ok;	/* readers use root (atomic) */
+	bool tree_fail; /* an allocation failed in this batch */
+	struct bt_node *root; /* published (release) */
+	struct bt_node *wroot; /* writer's root, published at the end of a batch */
+	uint64_t bgen;
 };
 
 static inline struct set_elem **nx(const struct nftdp_set *s, const struct set_elem *e)
 {
 	return (struct set_elem **)set_elem_backend(s, e);
+}
+
+
+/* ---- read index ---- */
+
+/* A key of up to 16 bytes as a left-aligned big-endian 128-bit integer, so
+ * that integer order is memcmp order. */
+static inline u128 bt_key(const uint8_t *k, uint32_t ks)
+{
+	uint64_t hi = 0, lo = 0;
+
+	if (ks == 4) {
+		uint32_t v;
+
+		memcpy(&v, k, 4);
+		hi = (uint64_t)__builtin_bswap32(v) << 32;
+	} else if (ks == 16) {
+		memcpy(&hi, k, 8);
+		memcpy(&lo, k + 8, 8);
+		hi = __builtin_bswap64(hi);
+		lo = __builtin_bswap64(lo);
+	} else {
+		for (uint32_t i = 0; i < ks; i++) {
+			if (i < 8)
+				hi |= (uint64_t)k[i] << (56 - 8 * i);
+			else
+				lo |= (uint64_t)k[i] << (56 - 8 * (i - 8));
+		}
+	}
+	return (u128)hi << 64 | lo;
+}
+
+/* number of slots with key <= k */
+static inline unsigned bt_rank(const struct bt_node *x, u128 k)
+{
+	unsigned c = 0, n = x->n;
+
+	for (unsigned i = 0; i < BT_B; i++)
+		c += (unsigned)(i < n) & (unsigned)(x->key[i] <= k);
+	return c;
+}
+
+static inline void bt_prefetch(const struct bt_node *x)
+{
+	const char *c = (const char *)x;
+
+	for (unsigned o = 0; o < offsetof(struct bt_node, child); o += 64)
+		__builtin_prefetch(c + o);
+}
+
+static struct bt_node *bt_alloc(struct ival_priv *p, unsigned level)
+{
+	struct bt_node *x = aligned_alloc(64, sizeof(*x));
+
+	if (!x) {
+		p->tree_fail = true;
+		return NULL;
+	}
+	memset(x, 0, sizeof(*x));
+	x->level = (uint16_t)level;
+	x->bgen = p->bgen;
+	return x;
+}
+
+/* retire a node the index no longer points to */
+static void bt_drop(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x)
+{
+	if (x->bgen == p->bgen || nftdp_set_defer_free(s, x))
+		free(x); /* never published, or (no memory) leak-free best effort */
+}
+
+/* a node this batch may change: itself if made in this batch, else a copy */
+static struct bt_node *bt_mut(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x)
+{
+	struct bt_node *y;
+
+	if (x->bgen == p->bgen)
+		return x;
+	y = aligned_alloc(64, sizeof(*y));
+	if (!y) {
+		p->tree_fail = true;
+		return NULL;
+	}
+	memcpy(y, x, sizeof(*y));
+	y->bgen = p->bgen;
+	if (nftdp_set_defer_free(s, x)) {
+		/* cannot retire it safely: keep it (a leak), stop using the index */
+		p->tree_fail = true;
+	}
+	return y;
+}
+
+static void bt_slot_set(struct bt_node *x, unsigned i, u128 k, u128 end, void *ptr)
+{
+	x->key[i] = k;
+	if (x->level) {
+		x->child[i] = ptr;
+	} else {
+		x->end[i] = end;
+		x->elem[i] = ptr;
+	}
+}
+
+static void bt_slot_move(struct bt_node *d, unsigned di, const struct bt_node *x, unsigned si,
+			 unsigned cnt)
+{
+	memmove(&d->key[di], &x->key[si], cnt * sizeof(u128));
+	if (x->level) {
+		memmove(&d->child[di], &x->child[si], cnt * sizeof(void *));
+	} else {
+		memmove(&d->end[di], &x->end[si], cnt * sizeof(u128));
+		memmove(&d->elem[di], &x->elem[si], cnt * sizeof(void *));
+	}
+}
+
+/* put a slot at pos of mutable x, splitting a full x; *split gets the new
+ * right half. false on allocation failure. */
+static bool bt_put(struct ival_priv *p, struct bt_node *x, unsigned pos, u128 k, u128 end,
+		   void *ptr, struct bt_node **split)
+{
+	struct bt_node *t = x;
+
+	*split = NULL;
+	if (x->n == BT_B) {
+		struct bt_node *r = bt_alloc(p, x->level);
+
+		if (!r)
+			return false;
+		bt_slot_move(r, 0, x, BT_B / 2, BT_B / 2);
+		r->n = BT_B / 2;
+		x->n = BT_B / 2;
+		*split = r;
+		if (pos > BT_B / 2) {
+			t = r;
+			pos -= BT_B / 2;
+		}
+	}
+	bt_slot_move(t, pos + 1, t, pos, t->n - pos);
+	bt_slot_set(t, pos, k, end, ptr);
+	t->n++;
+	return true;
+}
+
+static struct bt_node *bt_ins(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x, u128 k,
+			      u128 end, struct set_elem *e, struct bt_node **split)
+{
+	unsigned i;
+
+	*split = NULL;
+	x = bt_mut(s, p, x);
+	if (!x)
+		return NULL;
+	i = bt_rank(x, k);
+	if (x->level == 0) {
+		if (!bt_put(p, x, i, k, end, e, split))
+			return NULL;
+		return x;
+	}
+	{
+		unsigned ci = i ? i - 1 : 0;
+		struct bt_node *cs, *c = bt_ins(s, p, x->child[ci], k, end, e, &cs);
+
+		if (!c)
+			return NULL;
+		x->child[ci] = c;
+		x->key[ci] = c->key[0];
+		if (cs && !bt_put(p, x, ci + 1, cs->key[0], 0, cs, split))
+			return NULL;
+	}
+	return x;
+}
+
+/* remove (k, e); returns the node (NULL once empty); *found if it was there */
+static struct bt_node *bt_del(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x, u128 k,
+			      const struct set_elem *e, bool *found)
+{
+	unsigned i = bt_rank(x, k), ci;
+
+	if (!i)
+		return x;
+	ci = i - 1;
+	if (x->level == 0) {
+		if (x->key[ci] != k || x->elem[ci] != e)
+			return x;
+		*found = true;
+	} else {
+		struct bt_node *c = bt_del(s, p, x->child[ci], k, e, found);
+
+		if (!*found || p->tree_fail)
+			return x;
+		if (c) {
+			x = bt_mut(s, p, x);
+			if (!x)
+				return NULL;
+			x->child[ci] = c;
+			x->key[ci] = c->key[0];
+			return x;
+		}
+	}
+	if (x->n == 1) {
+		bt_drop(s, p, x);
+		return NULL;
+	}
+	x = bt_mut(s, p, x);
+	if (!x)
+		return NULL;
+	bt_slot_move(x, ci, x, ci + 1, x->n - ci - 1);
+	x->n--;
+	return x;
+}
+
+static void bt_add_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+{
+	u128 k = bt_key(set_elem_key(e), s->key_size);
+	u128 end = bt_key(set_elem_key_end(s, e), s->key_size);
+	struct bt_node *r, *sp;
+
+	if (!p->wroot) {
+		p->wroot = bt_alloc(p, 0);
+		if (!p->wroot)
+			return;
+	}
+	r = bt_ins(s, p, p->wroot, k, end, e, &sp);
+	if (!r)
+		return;
+	if (sp) {
+		struct bt_node *nr = bt_alloc(p, r->level + 1u);
+
+		if (!nr)
+			return;
+		nr->n = 2;
+		nr->key[0] = r->key[0];
+		nr->child[0] = r;
+		nr->key[1] = sp->key[0];
+		nr->child[1] = sp;
+		r = nr;
+	}
+	p->wroot = r;
+	e->flags |= SET_ELEM_F_INDEXED;
+}
+
+static void bt_del_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+{
+	u128 k = bt_key(set_elem_key(e), s->key_size);
+	bool found = false;
+	struct bt_node *r;
+
+	if (!p->wroot)
+		return;
+	r = bt_del(s, p, p->wroot, k, e, &found);
+	if (p->tree_fail)
+		return;
+	e->flags &= ~SET_ELEM_F_INDEXED;
+	while (r && r->level && r->n == 1) {
+		struct bt_node *c = r->child[0];
+
+		bt_drop(s, p, r);
+		r = c;
+	}
+	p->wroot = r;
+}
+
+static void bt_free_all(struct bt_node *x)
+{
+	if (!x)
+		return;
+	if (x->level)
+		for (unsigned i = 0; i < x->n; i++)
+			bt_free_all(x->child[i]);
+	free(x);
+}
+
+/* end of a batch: publish the writer's root, or fall back to the skip list */
+static void bt_publish(struct ival_priv *p)
+{
+	if (p->tree_fail) {
+		/* readers go back to the skip list; the half-built index is
+		 * never published; what was not retired leaks, rather than
+		 * risk freeing a node twice */
+		st_rel(&p->tree_ok, false);
+		p->wroot = NULL;
+		return;
+	}
+	st_rel(&p->root, p->wroot);
+	p->bgen++;
+}
+
+static void ival_commit(struct nftdp_set *s)
+{
+	struct ival_priv *p = s->priv;
+	uint64_t gen = set_gen_next(s);
+	struct set_elem *e;
+
+	if (!p->tree_ok)
+		return;
+	/* removals first: a range may be replaced by one with the same start */
+	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
+		if ((e->flags & SET_ELEM_F_INDEXED) && !set_elem_active(e, gen))
+			bt_del_elem(s, p, e);
+	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
+		if (!(e->flags & SET_ELEM_F_INDEXED) && set_elem_active(e, gen))
+			bt_add_elem(s, p, e);
+	bt_publish(p);
 }
 
 static bool ival_estimate(const struct nftdp_set_desc *d, struct set_estimate *est)
@@ -71,13 +414,18 @@ static int ival_init(struct nftdp_set *s)
 		return -ENOMEM;
 	p->rnd = 0x9E3779B97F4A7C15ull;
 	p->level = 1;
+	p->tree_ok = s->key_size <= 16;
 	s->priv = p;
 	return 0;
 }
 
 static void ival_destroy(struct nftdp_set *s)
 {
-	free(s->priv);
+	struct ival_priv *p = s->priv;
+
+	if (p->tree_ok)
+		bt_free_all(p->wroot);
+	free(p);
 }
 
 static inline struct set_elem *next_at(const struct nftdp_set *s, const struct ival_priv *p,
@@ -191,6 +539,10 @@ static void ival_unlink(struct nftdp_set *s, struct set_elem *e)
 
 		if (*link == e)
 			st_rel(link, nx(s, e)[l]);
+	}	/* gc of an expired element still in the read index */
+	if (p->tree_ok && (e->flags & SET_ELEM_F_INDEXED)) {
+		bt_del_elem(s, p, e);
+		bt_publish(p);
 	}
 }
 
@@ -211,12 +563,89 @@ static int ival_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 	return 0;
 }
 
+/* The read index: all keys one level at a time, prefetching the next. */
+static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *root,
+			       const void *const keys[], unsigned n, const void *data[],
+			       uint64_t now, uint64_t *hit_mask)
+{
+	const struct bt_node *cur[64];
+	struct set_elem *el[64];
+	u128 k[64];
+	unsigned hits = 0, slot[64];
+	uint32_t ks = s->key_size;
+	uint64_t mask = 0;
+
+	if (!root) {
+		*hit_mask = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		k[i] = bt_key(keys[i], ks);
+		cur[i] = root;
+	}
+	for (unsigned l = root->level; l > 0; l--) {
+		for (unsigned i = 0; i < n; i++) {
+			const struct bt_node *x = cur[i];
+			unsigned r;
+
+			if (!x)
+				continue;
+			r = bt_rank(x, k[i]);
+			x = r ? x->child[r - 1] : NULL;
+			cur[i] = x;
+			if (x)
+				bt_prefetch(x);
+		}
+	}
+	/* leaves: the candidate slot, then its end and element */
+	for (unsigned i = 0; i < n; i++) {
+		const struct bt_node *x = cur[i];
+		unsigned r;
+
+		if (!x)
+			continue;
+		r = bt_rank(x, k[i]);
+		if (!r) {
+			cur[i] = NULL;
+			continue;
+		}
+		slot[i] = r - 1;
+		__builtin_prefetch(&x->end[r - 1]);
+		__builtin_prefetch(&x->elem[r - 1]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct bt_node *x = cur[i];
+
+		el[i] = NULL;
+		if (!x || k[i] > x->end[slot[i]])
+			continue;
+		el[i] = x->elem[slot[i]];
+		__builtin_prefetch(&el[i]->expires);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct set_elem *x = el[i];
+
+		if (!x || set_elem_expired(x, now))
+			continue;
+		mask |= 1ull << i;
+		hits++;
+		if (data)
+			data[i] = s->data_size ? set_elem_data(s, x) : NULL;
+	}
+	*hit_mask = mask;
+	return hits;
+}
+
 static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				 const void *data[], uint64_t now, uint64_t *hit_mask)
 {
-	uint64_t gen = set_gen_cur(s), mask = 0;
+	const struct ival_priv *p = s->priv;
+	uint64_t gen, mask = 0;
 	unsigned hits = 0;
 
+	if (ld_acq(&p->tree_ok))
+		return bt_lookup_bulk(s, ld_acq(&p->root), keys, n, data, now, hit_mask);
+	gen = set_gen_cur(s);
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = find_active_le(s, keys[i], gen);
 
@@ -242,6 +671,7 @@ const struct nftdp_set_ops nftdp_set_interval_ops = {
 	.insert = ival_insert,
 	.get = ival_get,
 	.unlink = ival_unlink,
+	.commit = ival_commit,
 	.walk = ival_walk,
 	.lookup_bulk = ival_lookup_bulk,
 };

@@ -48,7 +48,8 @@ struct set_elem {
 
 #define SET_ELEM_F_RANGE (1u << 30) /* has key_end */
 #define SET_ELEM_F_POOL (1u << 31)  /* belongs to the dp element pool */
-#define SET_ELEM_F_INTERNAL (SET_ELEM_F_RANGE | SET_ELEM_F_POOL)
+#define SET_ELEM_F_INDEXED (1u << 29) /* in the interval backend's read index */
+#define SET_ELEM_F_INTERNAL (SET_ELEM_F_RANGE | SET_ELEM_F_POOL | SET_ELEM_F_INDEXED)
 
 enum { TXN_NONE, TXN_ADD, TXN_DEL, TXN_ADD_DEL };
 
@@ -72,7 +73,7 @@ struct nftdp_set_ops {
 	struct set_elem *(*get)(const struct nftdp_set *s, const void *key, const void *key_end,
 				uint64_t gen);
 	void (*unlink)(struct nftdp_set *s, struct set_elem *e); /* physically remove */
-	void (*commit)(struct nftdp_set *s);			 /* optional */
+	void (*commit)(struct nftdp_set *s); /* optional; before the pending ops are cleared */
 	void (*reclaim)(struct nftdp_set *s);			 /* optional */
 	/* every linked element; stops when fn returns non-zero */
 	int (*walk)(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg);
