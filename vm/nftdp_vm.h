@@ -445,4 +445,214 @@ void nftdp_vm_run_burst(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *
 unsigned int nftdp_vm_run_chain_regs(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
 				     struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs_out);
 
+/* ================================================================== */
+/* Generations (vm/gen.c)                                              */
+/*                                                                    */
+/* A generation is the immutable whole of what workers read: per hook */
+/* (nfproto x hooknum) the base chains in priority order, the chain    */
+/* table verdict maps index, and the set handles the programs use.     */
+/* The control thread builds one with a builder, publishes it into a   */
+/* domain with one atomic store, and the domain frees the old one once */
+/* every registered reader has reported a quiescent state              */
+/* (rte_rcu_qsbr; this header still includes no DPDK header).          */
+/*                                                                    */
+/*   control thread:                                                  */
+/*     nftdp_vm_gen_domain_create()        once                       */
+/*     nftdp_vm_gen_builder_create()       per commit (gen_begin)     */
+/*       nftdp_vm_gen_chain_create()       every chain, before rules  */
+/*       nftdp_vm_gen_add_rule()           every rule, in order       */
+/*     nftdp_vm_gen_build()                validate: the generation   */
+/*     nftdp_vm_gen_publish()              store, token, retire old   */
+/*     nftdp_vm_gen_reclaim()              now and then: free retired */
+/*   worker (packet path), per burst:                                 */
+/*     gen = nftdp_vm_gen_acquire(dom)     once                       */
+/*     nftdp_vm_gen_run_hook_burst(gen, ...) per hook                 */
+/*     nftdp_vm_gen_quiesce(dom, id)       after the burst            */
+/*   and nftdp_vm_gen_reader_offline() before anything that blocks.   */
+/* ================================================================== */
+
+#define NFTDP_VM_GEN_NFPROTO_MAX NFPROTO_NUMPROTO /**< hook table rows */
+#define NFTDP_VM_GEN_HOOK_MAX 6 /**< NF_INET_PRE_ROUTING..NF_INET_INGRESS; netdev 0, 1 */
+
+struct nftdp_vm_gen;
+struct nftdp_vm_gen_builder;
+struct nftdp_vm_gen_domain;
+
+/**
+ * Start building a generation: calls nftdp_vm_state_gen_begin(st), so the
+ * slots its rules use are marked with the new generation number.
+ * @param st   the stateful arena (outlives generations); required.
+ * @param res  resolver for sets and named objects, optional (chains are
+ *   resolved by the builder among the chains created in it; res->chain is
+ *   asked for a name it does not know). Sets res->set returns are recorded
+ *   as the generation's set handles. Must outlive the builder.
+ * @return 0, -EINVAL, -ENOMEM. Control-path; one builder at a time per arena.
+ */
+int nftdp_vm_gen_builder_create(struct nftdp_vm_state *st, const struct nftdp_vm_resolver *res,
+				struct nftdp_vm_gen_builder **out);
+
+/**
+ * Create a chain in the generation being built (it owns the chain).
+ * desc->chain_id is its index in the chain table (verdict maps); it must be
+ * unique in the generation. A base chain (desc->base) is also inserted in
+ * the hook list of (desc->family, desc->hook) at priority, after the chains
+ * of equal priority already there (as nf_register_net_hook); NFPROTO_INET
+ * base chains go into both the NFPROTO_IPV4 and the NFPROTO_IPV6 lists.
+ * Create every chain before the rules that jump to it.
+ * @return 0, -EINVAL (hook or family out of range, policy), -EEXIST
+ *   (chain_id or table+name taken), -ENOMEM. Control-path.
+ */
+int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
+			      const struct nftdp_vm_chain_desc *desc, int32_t priority,
+			      struct nftdp_vm_chain **out);
+
+/**
+ * Compile one rule into chain (nftdp_vm_chain_add_rule with the builder's
+ * resolver). The first failure sticks: nftdp_vm_gen_build() returns it.
+ * @return as nftdp_vm_chain_add_rule(). Control-path.
+ */
+int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,
+			  const struct nftnl_rule *rule, struct nftdp_vm_error *err);
+
+/**
+ * Finish: validate every base chain (nftdp_vm_validate) and freeze the
+ * hook lists. Consumes the builder whatever the result.
+ * @return 0 and *out, or the first error of compile or validation:
+ *   -EOPNOTSUPP, -ELOOP, -EMLINK, -EINVAL, -ENOENT, -ENOMEM, ...; err
+ *   (optional) names it. On error everything built is freed. Control-path.
+ */
+int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out,
+		       struct nftdp_vm_error *err);
+
+/** Abandon a builder and everything in it. Control-path. */
+void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b);
+
+/**
+ * Free a generation that was never published (an aborted commit), its
+ * chains and on-free callbacks included. Control-path.
+ */
+void nftdp_vm_gen_destroy(struct nftdp_vm_gen *gen);
+
+/**
+ * Register fn(arg) to run when gen is freed: after the grace period that
+ * follows its retirement, or at nftdp_vm_gen_destroy(). For what only this
+ * generation references (a deleted set, objects). Callbacks run in the
+ * order registered, after its chains were destroyed and its sets given to
+ * set_reclaim. Control-path; the
+ * list is never read by workers, so a published gen may be given one.
+ * @return 0, -ENOMEM.
+ */
+int nftdp_vm_gen_on_free(struct nftdp_vm_gen *gen, void (*fn)(void *arg), void *arg);
+
+/** The arena generation number (nftdp_vm_state_gen_begin) of gen. Any thread. */
+uint64_t nftdp_vm_gen_id(const struct nftdp_vm_gen *gen);
+
+/** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */
+unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);
+
+/** The set handles the generation's programs use (*n of them). Any thread. */
+struct nftdp_set *const *nftdp_vm_gen_sets(const struct nftdp_vm_gen *gen, unsigned int *n);
+
+/**
+ * Run pkt through every base chain of (nfproto, hook) in priority order,
+ * as nf_hook_slow: NF_ACCEPT (a rule's or the policy) moves on to the next
+ * base chain, NF_DROP, NF_STOLEN and NF_QUEUE end the hook. No base chain:
+ * NF_ACCEPT. Sets ctx->chains / n_chains to gen's chain table.
+ * Packet-path; safe from several workers, each with its own ctx.
+ */
+unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				   struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
+
+/**
+ * The same for n <= NFTDP_VM_BURST_MAX packets: each base chain runs as one
+ * nftdp_vm_run_burst over the packets still accepted. Packet-path.
+ */
+void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 struct nftdp_vm_pkt **pkts, unsigned int n,
+				 unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+
+/** Domain configuration. */
+struct nftdp_vm_gen_domain_config {
+	unsigned int max_readers;     /**< reader thread ids 0 .. max_readers-1 */
+	struct nftdp_vm_state *state; /**< swept after frees; optional */
+	/** called for every set handle of a generation freed after its grace
+	 * period (sets' nftdp_set_reclaim); optional */
+	void (*set_reclaim)(struct nftdp_set *s, void *arg);
+	void *set_reclaim_arg;
+};
+
+/**
+ * Create a publication domain: one current-generation pointer (NULL at
+ * first) and an rte_rcu_qsbr variable for max_readers threads. Needs no
+ * rte_eal_init(). @return 0, -EINVAL, -ENOMEM. Control-path.
+ */
+int nftdp_vm_gen_domain_create(const struct nftdp_vm_gen_domain_config *cfg,
+			       struct nftdp_vm_gen_domain **out);
+
+/**
+ * Free the domain, the current generation and every retired one without
+ * waiting: no reader may be online any more. Control-path.
+ */
+void nftdp_vm_gen_domain_destroy(struct nftdp_vm_gen_domain *dom);
+
+/**
+ * Make gen the current generation with one release store, take a QSBR
+ * token and put the previous one (if any) on the deferred-free list behind
+ * it; then free whatever retired generations have passed their grace
+ * period (nftdp_vm_gen_reclaim). Never waits, cannot fail; the domain owns
+ * gen from here on. Control-path; one publisher.
+ */
+void nftdp_vm_gen_publish(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *gen);
+
+/**
+ * Free every retired generation whose token all registered online readers
+ * have passed (one rte_rcu_qsbr_check per batch, oldest first), then
+ * nftdp_vm_state_sweep() up to the oldest generation still alive and call
+ * set_reclaim for the sets of the freed ones. Never waits.
+ * @return the number of generations freed. Control-path.
+ */
+unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom);
+
+/**
+ * Wait until every generation retired so far can be freed, and free them.
+ * Yields the CPU while waiting; readers must keep quiescing or be offline.
+ * Control-path.
+ */
+void nftdp_vm_gen_synchronize(struct nftdp_vm_gen_domain *dom);
+
+/** Retired generations not yet freed. Control-path. */
+unsigned int nftdp_vm_gen_pending(const struct nftdp_vm_gen_domain *dom);
+
+/**
+ * Register reader thread_id (< max_readers) and put it online.
+ * @return 0, -EINVAL. Call from the reader or before it starts.
+ */
+int nftdp_vm_gen_reader_register(struct nftdp_vm_gen_domain *dom, unsigned int thread_id);
+
+/** Offline and unregister thread_id. From the reader, after its last burst. */
+void nftdp_vm_gen_reader_unregister(struct nftdp_vm_gen_domain *dom, unsigned int thread_id);
+
+/** Back online after an offline period; reload the generation afterwards. Reader thread. */
+void nftdp_vm_gen_reader_online(struct nftdp_vm_gen_domain *dom, unsigned int thread_id);
+
+/**
+ * Go offline before anything that may block: publishers stop waiting for
+ * this thread. No generation pointer may be used until online again.
+ */
+void nftdp_vm_gen_reader_offline(struct nftdp_vm_gen_domain *dom, unsigned int thread_id);
+
+/**
+ * The current generation (load-acquire), or NULL before the first publish.
+ * Once per burst: everything the burst does uses this one pointer, valid
+ * until this thread's next nftdp_vm_gen_quiesce() or offline. Packet-path;
+ * any number of readers.
+ */
+const struct nftdp_vm_gen *nftdp_vm_gen_acquire(struct nftdp_vm_gen_domain *dom);
+
+/**
+ * Report a quiescent state (rte_rcu_qsbr_quiescent): this thread holds no
+ * generation pointer any more. Between bursts. Packet-path; thread_id's own.
+ */
+void nftdp_vm_gen_quiesce(struct nftdp_vm_gen_domain *dom, unsigned int thread_id);
+
 #endif /* NFTDP_VM_H */

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Generations: build, publish and free the immutable whole of what workers
+ * read (hook lists of base chains by priority, the chain table, set handles).
+ * Publication is one release store of a pointer; retirement is DPDK's
+ * rte_rcu_qsbr (the only DPDK use in vm/, kept out of nftdp_vm.h). Hook
+ * traversal mirrors nf_hook_slow(), insertion by priority nf_hook_entries_grow().
+ * docs/vm.md "Generations" has the long form.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "nftdp_vm.h"
+
+#define GEN_MAX_CHAIN_ID (1u << 20) /* chain table entries; ids are dense in practice */
+
+struct hook_entry {
+	int32_t priority;
+	const struct nftdp_vm_chain *chain;
+};
+
+struct hook_list {
+	uint32_t n, cap;
+	struct hook_entry *e;
+};
+
+/* control-only bookkeeping of each chain the generation owns */
+struct owned_chain {
+	struct nftdp_vm_chain *chain;
+	uint8_t family;
+	bool base;
+	char *table, *name;
+};
+
+struct on_free {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+struct nftdp_vm_gen {
+	/* read by workers; immutable once built */
+	uint64_t id;
+	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
+	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
+	uint32_t n_chains;
+	struct nftdp_set **sets;
+	uint32_t n_sets;
+	/* control thread only */
+	uint32_t cap_chains, cap_sets;
+	struct owned_chain *owned;
+	uint32_t n_owned, cap_owned;
+	struct on_free *frees;
+	uint32_t n_frees, cap_frees;
+	struct nftdp_vm_gen *next_retired; /* deferred-free list */
+	uint64_t token;			   /* QSBR token taken when retired */
+};
+
+struct nftdp_vm_gen_builder {
+	struct nftdp_vm_state *st;
+	const struct nftdp_vm_resolver *user;
+	struct nftdp_vm_resolver res;
+	struct nftdp_vm_gen *gen;
+	int err;
+	struct nftdp_vm_error first_err;
+};
+
+struct nftdp_vm_gen_domain {
+	/* The one word workers load: a line of its own, written only by publish. */
+	alignas(64) _Atomic(struct nftdp_vm_gen *) current;
+	alignas(64) struct nftdp_vm_state *st;
+	void (*set_reclaim)(struct nftdp_set *s, void *arg);
+	void *set_reclaim_arg;
+	unsigned int max_readers;
+	struct nftdp_vm_gen *retired_head, *retired_tail;
+	unsigned int n_retired;
+	struct rte_rcu_qsbr *v;
+};
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 4;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---------- building ---------- */
+
+static void gen_free(struct nftdp_vm_gen *gen, void (*set_reclaim)(struct nftdp_set *, void *),
+		     void *set_reclaim_arg)
+{
+	for (uint32_t i = 0; i < gen->n_owned; i++) {
+		nftdp_vm_chain_destroy(gen->owned[i].chain);
+		free(gen->owned[i].table);
+		free(gen->owned[i].name);
+	}
+	if (set_reclaim)
+		for (uint32_t i = 0; i < gen->n_sets; i++)
+			set_reclaim(gen->sets[i], set_reclaim_arg);
+	for (uint32_t i = 0; i < gen->n_frees; i++)
+		gen->frees[i].fn(gen->frees[i].arg);
+	for (int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
+		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++)
+			free(gen->hooks[f][h].e);
+	free(gen->owned);
+	free(gen->chains);
+	free(gen->sets);
+	free(gen->frees);
+	free(gen);
+}
+
+static struct owned_chain *find_owned(struct nftdp_vm_gen *gen, uint8_t family, const char *table,
+				      const char *name)
+{
+	for (uint32_t i = 0; i < gen->n_owned; i++) {
+		struct owned_chain *o = &gen->owned[i];
+
+		if (o->family == family && !strcmp(o->name, name) && !strcmp(o->table, table))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * The resolver compile sees: chains among the builder's own (the rule's
+ * chain gives the family), sets and objects from the caller's resolver, and
+ * every set handle it returns recorded in the generation.
+ */
+static struct nftdp_vm_chain *res_chain(void *opaque, const char *table, const char *name,
+					uint32_t chain_id)
+{
+	struct nftdp_vm_gen_builder *b = opaque;
+	struct nftdp_vm_gen *gen = b->gen;
+
+	if (name && table) {
+		/* jumps stay within the table, hence within its family */
+		for (uint32_t i = 0; i < gen->n_owned; i++) {
+			struct owned_chain *o = &gen->owned[i];
+
+			if (!strcmp(o->name, name) && !strcmp(o->table, table))
+				return o->chain;
+		}
+	}
+	if (b->user && b->user->chain)
+		return b->user->chain(b->user->opaque, table, name, chain_id);
+	return NULL;
+}
+
+static int res_set(void *opaque, const char *table, const char *name, uint32_t set_id,
+		   struct nftdp_vm_set_info *out)
+{
+	struct nftdp_vm_gen_builder *b = opaque;
+	struct nftdp_vm_gen *gen = b->gen;
+	int rc;
+
+	if (!b->user || !b->user->set)
+		return -ENOENT;
+	rc = b->user->set(b->user->opaque, table, name, set_id, out);
+	if (rc < 0 || !out->set)
+		return rc;
+	for (uint32_t i = 0; i < gen->n_sets; i++)
+		if (gen->sets[i] == out->set)
+			return 0;
+	if (grow((void **)&gen->sets, &gen->cap_sets, gen->n_sets + 1, sizeof(*gen->sets)) < 0)
+		return -ENOMEM;
+	gen->sets[gen->n_sets++] = out->set;
+	return 0;
+}
+
+static const struct nftdp_vm_obj *res_obj(void *opaque, const char *table, const char *name,
+					  uint32_t type)
+{
+	struct nftdp_vm_gen_builder *b = opaque;
+
+	if (!b->user || !b->user->obj)
+		return NULL;
+	return b->user->obj(b->user->opaque, table, name, type);
+}
+
+int nftdp_vm_gen_builder_create(struct nftdp_vm_state *st, const struct nftdp_vm_resolver *res,
+				struct nftdp_vm_gen_builder **out)
+{
+	struct nftdp_vm_gen_builder *b;
+
+	if (!st || !out)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->gen = calloc(1, sizeof(*b->gen));
+	if (!b->gen) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->st = st;
+	b->user = res;
+	b->res = (struct nftdp_vm_resolver){b, res_chain, res_set, res_obj};
+	b->gen->id = nftdp_vm_state_gen_begin(st);
+	*out = b;
+	return 0;
+}
+
+void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b)
+{
+	if (!b)
+		return;
+	if (b->gen)
+		gen_free(b->gen, NULL, NULL);
+	free(b);
+}
+
+/* insert after every entry of equal or lower priority, as nf_hook_entries_grow */
+static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftdp_vm_chain *c)
+{
+	uint32_t i;
+
+	if (grow((void **)&hl->e, &hl->cap, hl->n + 1, sizeof(*hl->e)) < 0)
+		return -ENOMEM;
+	for (i = hl->n; i > 0 && hl->e[i - 1].priority > priority; i--)
+		hl->e[i] = hl->e[i - 1];
+	hl->e[i] = (struct hook_entry){priority, c};
+	hl->n++;
+	return 0;
+}
+
+static void hook_remove(struct hook_list *hl, const struct nftdp_vm_chain *c)
+{
+	for (uint32_t i = 0; i < hl->n; i++) {
+		if (hl->e[i].chain == c) {
+			memmove(&hl->e[i], &hl->e[i + 1], (hl->n - i - 1) * sizeof(*hl->e));
+			hl->n--;
+			return;
+		}
+	}
+}
+
+int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
+			      const struct nftdp_vm_chain_desc *desc, int32_t priority,
+			      struct nftdp_vm_chain **out)
+{
+	struct nftdp_vm_gen *gen;
+	struct nftdp_vm_chain *c;
+	struct owned_chain *o;
+	uint8_t fams[2];
+	int n_fams = 0, rc;
+
+	if (!b || !desc || !desc->table || !desc->name || !out)
+		return -EINVAL;
+	gen = b->gen;
+	if (desc->chain_id >= GEN_MAX_CHAIN_ID)
+		return -EINVAL;
+	if (desc->base) {
+		if (desc->family >= NFTDP_VM_GEN_NFPROTO_MAX || desc->hook >= NFTDP_VM_GEN_HOOK_MAX)
+			return -EINVAL;
+		if (desc->family == NFPROTO_INET) {
+			fams[n_fams++] = NFPROTO_IPV4;
+			fams[n_fams++] = NFPROTO_IPV6;
+		} else {
+			fams[n_fams++] = desc->family;
+		}
+	}
+	if (desc->chain_id < gen->n_chains && gen->chains[desc->chain_id])
+		return -EEXIST;
+	if (find_owned(gen, desc->family, desc->table, desc->name))
+		return -EEXIST;
+	if (grow((void **)&gen->owned, &gen->cap_owned, gen->n_owned + 1, sizeof(*gen->owned)) < 0 ||
+	    grow((void **)&gen->chains, &gen->cap_chains, desc->chain_id + 1,
+		 sizeof(*gen->chains)) < 0)
+		return -ENOMEM;
+	rc = nftdp_vm_chain_create(desc, b->st, &c);
+	if (rc < 0)
+		return rc;
+	o = &gen->owned[gen->n_owned];
+	*o = (struct owned_chain){c, desc->family, desc->base, strdup(desc->table),
+				  strdup(desc->name)};
+	if (!o->table || !o->name)
+		goto err_hook;
+	for (int i = 0; i < n_fams; i++) {
+		if (hook_insert(&gen->hooks[fams[i]][desc->hook], priority, c) < 0) {
+			for (int j = 0; j < i; j++)
+				hook_remove(&gen->hooks[fams[j]][desc->hook], c);
+			goto err_hook;
+		}
+	}
+	gen->n_owned++;
+	gen->chains[desc->chain_id] = c;
+	if (desc->chain_id >= gen->n_chains)
+		gen->n_chains = desc->chain_id + 1;
+	*out = c;
+	return 0;
+
+err_hook:
+	free(o->table);
+	free(o->name);
+	nftdp_vm_chain_destroy(c);
+	return -ENOMEM;
+}
+
+int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,
+			  const struct nftnl_rule *rule, struct nftdp_vm_error *err)
+{
+	struct nftdp_vm_error e = {.expr_index = -1};
+	int rc;
+
+	if (!b || !chain || !rule)
+		return -EINVAL;
+	rc = nftdp_vm_chain_add_rule(chain, rule, &b->res, b->st, &e);
+	if (rc < 0 && !b->err) {
+		b->err = rc;
+		b->first_err = e;
+		b->first_err.err = rc;
+	}
+	if (err)
+		*err = e;
+	return rc;
+}
+
+int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out,
+		       struct nftdp_vm_error *err)
+{
+	struct nftdp_vm_error e = {.expr_index = -1};
+	struct nftdp_vm_gen *gen;
+	int rc = 0;
+
+	if (!b || !out)
+		return -EINVAL;
+	gen = b->gen;
+	if (b->err) {
+		e = b->first_err;
+		rc = b->err;
+		goto err_build;
+	}
+	for (uint32_t i = 0; i < gen->n_owned; i++) {
+		if (!gen->owned[i].base)
+			continue;
+		rc = nftdp_vm_validate(gen->owned[i].chain, &e);
+		if (rc < 0)
+			goto err_build;
+	}
+	b->gen = NULL;
+	nftdp_vm_gen_builder_destroy(b);
+	*out = gen;
+	return 0;
+
+err_build:
+	if (err) {
+		*err = e;
+		err->err = rc;
+	}
+	nftdp_vm_gen_builder_destroy(b);
+	return rc;
+}
+
+void nftdp_vm_gen_destroy(struct nftdp_vm_gen *gen)
+{
+	if (gen)
+		gen_free(gen, NULL, NULL);
+}
+
+int nftdp_vm_gen_on_free(struct nftdp_vm_gen *gen, void (*fn)(void *arg), void *arg)
+{
+	if (!gen || !fn)
+		return -EINVAL;
+	if (grow((void **)&gen->frees, &gen->cap_frees, gen->n_frees + 1, sizeof(*gen->frees)) < 0)
+		return -ENOMEM;
+	gen->frees[gen->n_frees++] = (struct on_free){fn, arg};
+	return 0;
+}
+
+uint64_t nftdp_vm_gen_id(const struct nftdp_vm_gen *gen)
+{
+	return gen->id;
+}
+
+unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook)
+{
+	if (nfproto >= NFTDP_VM_GEN_NFPROTO_MAX || hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return 0;
+	return gen->hooks[nfproto][hook].n;
+}
+
+struct nftdp_set *const *nftdp_vm_gen_sets(const struct nftdp_vm_gen *gen, unsigned int *n)
+{
+	*n = gen->n_sets;
+	return gen->sets;
+}
+
+/* ---------- packet path: hooks ---------- */
+
+static const struct hook_list *hook_of(const struct nftdp_vm_gen *gen, uint8_t nfproto,
+				       uint8_t hook, struct nftdp_vm_ctx *ctx)
+{
+	if (nfproto >= NFTDP_VM_GEN_NFPROTO_MAX || hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return NULL;
+	/* verdict maps name chains by id in this generation's table */
+	ctx->chains = (const struct nftdp_vm_chain *const *)gen->chains;
+	ctx->n_chains = gen->n_chains;
+	return &gen->hooks[nfproto][hook];
+}
+
+unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				   struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct hook_list *hl = hook_of(gen, nfproto, hook, ctx);
+
+	if (!hl)
+		return NF_ACCEPT;
+	/* nf_hook_slow: accept moves on, anything else ends the hook */
+	for (uint32_t i = 0; i < hl->n; i++) {
+		unsigned int v = nftdp_vm_run_chain(hl->e[i].chain, pkt, ctx);
+
+		if (v != NF_ACCEPT)
+			return v;
+	}
+	return NF_ACCEPT;
+}
+
+void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 struct nftdp_vm_pkt **pkts, unsigned int n,
+				 unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+{
+	const struct hook_list *hl = hook_of(gen, nfproto, hook, ctx);
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
+
+	while (n > 0) {
+		unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX, m = chunk;
+
+		for (unsigned int i = 0; i < chunk; i++) {
+			verdicts[i] = NF_ACCEPT;
+			act[i] = pkts[i];
+			idx[i] = i;
+		}
+		for (uint32_t c = 0; hl && c < hl->n && m > 0; c++) {
+			unsigned int k = 0;
+
+			nftdp_vm_run_burst(hl->e[c].chain, act, m, v, ctx);
+			/* keep the accepted ones for the next base chain */
+			for (unsigned int j = 0; j < m; j++) {
+				if (v[j] == NF_ACCEPT) {
+					act[k] = act[j];
+					idx[k++] = idx[j];
+				} else {
+					verdicts[idx[j]] = v[j];
+				}
+			}
+			m = k;
+		}
+		pkts += chunk;
+		verdicts += chunk;
+		n -= chunk;
+	}
+}
+
+/* ---------- publication and retirement ---------- */
+
+int nftdp_vm_gen_domain_create(const struct nftdp_vm_gen_domain_config *cfg,
+			       struct nftdp_vm_gen_domain **out)
+{
+	struct nftdp_vm_gen_domain *dom;
+	size_t size;
+
+	if (!cfg || !out || cfg->max_readers == 0)
+		return -EINVAL;
+	dom = aligned_alloc(64, (sizeof(*dom) + 63) & ~(size_t)63);
+	if (!dom)
+		return -ENOMEM;
+	memset(dom, 0, sizeof(*dom));
+	atomic_init(&dom->current, NULL);
+	dom->st = cfg->state;
+	dom->set_reclaim = cfg->set_reclaim;
+	dom->set_reclaim_arg = cfg->set_reclaim_arg;
+	dom->max_readers = cfg->max_readers;
+	/* rte_rcu_qsbr needs no EAL: plain memory, cache aligned */
+	size = rte_rcu_qsbr_get_memsize(cfg->max_readers);
+	dom->v = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE));
+	if (!dom->v)
+		goto err_qsbr;
+	if (rte_rcu_qsbr_init(dom->v, cfg->max_readers) != 0)
+		goto err_qsbr;
+	*out = dom;
+	return 0;
+
+err_qsbr:
+	free(dom->v);
+	free(dom);
+	return -ENOMEM;
+}
+
+static void free_retired_upto(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *last)
+{
+	struct nftdp_vm_gen *g;
+
+	do {
+		g = dom->retired_head;
+		dom->retired_head = g->next_retired;
+		if (!dom->retired_head)
+			dom->retired_tail = NULL;
+		dom->n_retired--;
+		gen_free(g, dom->set_reclaim, dom->set_reclaim_arg);
+	} while (g != last);
+}
+
+static void sweep(struct nftdp_vm_gen_domain *dom)
+{
+	struct nftdp_vm_gen *cur;
+	uint64_t keep;
+
+	if (!dom->st)
+		return;
+	/* slots used by the oldest generation still alive, or later, stay */
+	if (dom->retired_head) {
+		keep = dom->retired_head->id;
+	} else {
+		cur = atomic_load_explicit(&dom->current, memory_order_relaxed);
+		if (!cur)
+			return;
+		keep = cur->id;
+	}
+	nftdp_vm_state_sweep(dom->st, keep);
+}
+
+unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom)
+{
+	struct nftdp_vm_gen *last = NULL, *g;
+	unsigned int before = dom->n_retired;
+
+	if (!dom->retired_head)
+		return 0;
+	/*
+	 * Tokens grow with the list, so one check of the newest token frees
+	 * the whole batch; otherwise find the newest that passed, oldest first
+	 * (rte_rcu_qsbr_check caches the acked token, later checks are cheap).
+	 */
+	if (rte_rcu_qsbr_check(dom->v, dom->retired_tail->token, false) == 1) {
+		last = dom->retired_tail;
+	} else {
+		for (g = dom->retired_head; g; g = g->next_retired) {
+			if (rte_rcu_qsbr_check(dom->v, g->token, false) != 1)
+				break;
+			last = g;
+		}
+	}
+	if (!last)
+		return 0;
+	free_retired_upto(dom, last);
+	sweep(dom);
+	return before - dom->n_retired;
+}
+
+void nftdp_vm_gen_publish(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *gen)
+{
+	/* only the publisher writes current: a relaxed load sees its own store */
+	struct nftdp_vm_gen *old = atomic_load_explicit(&dom->current, memory_order_relaxed);
+
+	/*
+	 * Release: everything the builder wrote (chains, ops, hook lists) is
+	 * visible to a reader whose acquire load returns gen.
+	 */
+	atomic_store_explicit(&dom->current, gen, memory_order_release);
+	if (old) {
+		/*
+		 * rte_rcu_qsbr_start increments the token with release
+		 * semantics, ordered after the store above. A reader that
+		 * reports this token (rte_rcu_qsbr_quiescent: acquire load of
+		 * the token, release store of its counter) has finished every
+		 * load of the old pointer, and its next acquire load of
+		 * current returns gen (or newer). So once check() says all
+		 * online readers reported it, nobody can hold old.
+		 */
+		old->token = rte_rcu_qsbr_start(dom->v);
+		old->next_retired = NULL;
+		if (dom->retired_tail)
+			dom->retired_tail->next_retired = old;
+		else
+			dom->retired_head = old;
+		dom->retired_tail = old;
+		dom->n_retired++;
+	}
+	nftdp_vm_gen_reclaim(dom);
+}
+
+void nftdp_vm_gen_synchronize(struct nftdp_vm_gen_domain *dom)
+{
+	if (!dom->retired_tail)
+		return;
+	/* a waiting control thread must not starve readers sharing its core */
+	while (rte_rcu_qsbr_check(dom->v, dom->retired_tail->token, false) != 1)
+		sched_yield();
+	nftdp_vm_gen_reclaim(dom);
+}
+
+unsigned int nftdp_vm_gen_pending(const struct nftdp_vm_gen_domain *dom)
+{
+	return dom->n_retired;
+}
+
+void nftdp_vm_gen_domain_destroy(struct nftdp_vm_gen_domain *dom)
+{
+	struct nftdp_vm_gen *cur;
+
+	if (!dom)
+		return;
+	if (dom->retired_tail)
+		free_retired_upto(dom, dom->retired_tail);
+	cur = atomic_load_explicit(&dom->current, memory_order_relaxed);
+	if (cur)
+		gen_free(cur, dom->set_reclaim, dom->set_reclaim_arg);
+	free(dom->v);
+	free(dom);
+}
+
+/* ---------- reader side ---------- */
+
+int nftdp_vm_gen_reader_register(struct nftdp_vm_gen_domain *dom, unsigned int thread_id)
+{
+	if (thread_id >= dom->max_readers)
+		return -EINVAL;
+	if (rte_rcu_qsbr_thread_register(dom->v, thread_id) != 0)
+		return -EINVAL;
+	rte_rcu_qsbr_thread_online(dom->v, thread_id);
+	return 0;
+}
+
+void nftdp_vm_gen_reader_unregister(struct nftdp_vm_gen_domain *dom, unsigned int thread_id)
+{
+	rte_rcu_qsbr_thread_offline(dom->v, thread_id);
+	rte_rcu_qsbr_thread_unregister(dom->v, thread_id);
+}
+
+void nftdp_vm_gen_reader_online(struct nftdp_vm_gen_domain *dom, unsigned int thread_id)
+{
+	rte_rcu_qsbr_thread_online(dom->v, thread_id);
+}
+
+void nftdp_vm_gen_reader_offline(struct nftdp_vm_gen_domain *dom, unsigned int thread_id)
+{
+	rte_rcu_qsbr_thread_offline(dom->v, thread_id);
+}
+
+const struct nftdp_vm_gen *nftdp_vm_gen_acquire(struct nftdp_vm_gen_domain *dom)
+{
+	/* pairs with the release store in nftdp_vm_gen_publish */
+	return atomic_load_explicit(&dom->current, memory_order_acquire);
+}
+
+void nftdp_vm_gen_quiesce(struct nftdp_vm_gen_domain *dom, unsigned int thread_id)
+{
+	rte_rcu_qsbr_quiescent(dom->v, thread_id);
+}
