@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Generations (vm/gen.c): hook traversal by priority with the kernel's
+ * base-chain semantics (accept moves on, drop ends, policies), build errors,
+ * set handles and deferred frees, and the stress test of the issue: two
+ * reader threads evaluate bursts while the control thread publishes 10 000
+ * generations alternating between two rulesets, freed through rte_rcu_qsbr.
+ * No EAL: rte_rcu_qsbr works on plain memory.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+
+#include "nftdp_vm.h"
+
+/* ---------- libnftnl builders ---------- */
+
+static struct nftnl_expr *ex(const char *name)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc(name);
+
+	assert_non_null(e);
+	return e;
+}
+
+static struct nftnl_expr *verdict(int code, const char *chain)
+{
+	struct nftnl_expr *e = ex("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)code);
+	if (chain)
+		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
+	return e;
+}
+
+static struct nftnl_expr *imm32(uint32_t dreg, uint32_t v)
+{
+	struct nftnl_expr *e = ex("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
+	return e;
+}
+
+static struct nftnl_expr *meta_get(uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("meta");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
+	return e;
+}
+
+static struct nftnl_expr *meta_set(uint32_t key, uint32_t sreg)
+{
+	struct nftnl_expr *e = ex("meta");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, sreg);
+	return e;
+}
+
+static struct nftnl_expr *cmp32(uint32_t op, uint32_t sreg, uint32_t v)
+{
+	struct nftnl_expr *e = ex("cmp");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, 4);
+	return e;
+}
+
+/* meta mark set v */
+#define MARK_SET(v) imm32(NFT_REG_1, (v)), meta_set(NFT_META_MARK, NFT_REG_1)
+/* meta mark == v */
+#define MARK_IS(v) meta_get(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
+
+/* compile a rule of NULL-terminated expressions into chain; the result */
+static int add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftdp_vm_error err;
+	struct nftnl_expr *e;
+	va_list ap;
+	int rc;
+
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
+	va_start(ap, handle);
+	while ((e = va_arg(ap, struct nftnl_expr *)))
+		nftnl_rule_add_expr(r, e);
+	va_end(ap);
+	rc = nftdp_vm_gen_add_rule(b, c, r, &err);
+	nftnl_rule_free(r);
+	return rc;
+}
+
+static struct nftdp_vm_chain *mk(struct nftdp_vm_gen_builder *b, uint8_t family, const char *name,
+				 bool base, uint8_t hook, int32_t prio, uint32_t policy,
+				 uint32_t id)
+{
+	struct nftdp_vm_chain_desc d = {.family = family,
+					.table = "t",
+					.name = name,
+					.base = base,
+					.hook = hook,
+					.policy = policy,
+					.chain_id = id};
+	struct nftdp_vm_chain *c = NULL;
+
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, prio, &c), 0);
+	return c;
+}
+
+/* ---------- packets ---------- */
+
+struct tpkt {
+	uint8_t buf[64];
+	struct nftdp_vm_pkt pkt;
+};
+
+/* IPv4 TCP 10.0.0.1:1234 -> 10.0.0.2:80, no link header */
+static struct nftdp_vm_pkt *tcp4(struct tpkt *t)
+{
+	static const uint8_t hdr[] = {
+	    0x45, 0,	0, 40, 0, 1, 0, 0, 64,	 6,    0,    0,	   10, 0, 0, 1, 10, 0, 0, 2,
+	    0x04, 0xd2, 0, 80, 0, 0, 0, 1, 0,	 0,    0,    0,	   0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,
+	};
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, hdr, sizeof(hdr));
+	nftdp_vm_pkt_init(&t->pkt, t->buf, sizeof(hdr), -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+struct fix {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_ctx ctx;
+};
+
+static int fix_setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 4, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+
+	assert_int_equal(nftdp_vm_state_create(&cfg, &f->st), 0);
+	f->ctx.state = f->st;
+	f->ctx.prng = 1;
+	*state = f;
+	return 0;
+}
+
+static int fix_teardown(void **state)
+{
+	struct fix *f = *state;
+
+	nftdp_vm_state_destroy(f->st);
+	free(f);
+	return 0;
+}
+
+static struct nftdp_vm_gen *build_ok(struct nftdp_vm_gen_builder *b)
+{
+	struct nftdp_vm_error err;
+	struct nftdp_vm_gen *gen = NULL;
+
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
+	assert_non_null(gen);
+	return gen;
+}
+
+/* ---------- hook semantics ---------- */
+
+static void test_priority_order(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c10, *cm5, *c0a, *c0b, *ci;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	/* created out of order: the hook list sorts them; equal priorities
+	 * keep creation order (nf_hook_entries_grow) */
+	c10 = mk(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 0);
+	c0a = mk(b, NFPROTO_IPV4, "p0a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	cm5 = mk(b, NFPROTO_IPV4, "pm5", true, NF_INET_FORWARD, -5, NF_ACCEPT, 2);
+	c0b = mk(b, NFPROTO_IPV4, "p0b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
+	/* an inet chain at 5 runs in both the ip and ip6 lists */
+	ci = mk(b, NFPROTO_INET, "i5", true, NF_INET_FORWARD, 5, NF_ACCEPT, 4);
+	assert_int_equal(add(b, cm5, 1, MARK_SET(1), NULL), 0);
+	assert_int_equal(add(b, c0a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(add(b, c0b, 3, MARK_IS(2), MARK_SET(4), NULL), 0);
+	assert_int_equal(add(b, ci, 4, MARK_IS(4), MARK_SET(5), NULL), 0);
+	assert_int_equal(add(b, c10, 5, MARK_IS(5), MARK_SET(3), NULL), 0);
+	struct nftdp_vm_gen *gen = build_ok(b);
+
+	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, NF_INET_FORWARD), 5);
+	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, NF_INET_FORWARD), 1);
+	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_INET, NF_INET_FORWARD), 0);
+	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, NF_INET_PRE_ROUTING), 0);
+	assert_int_equal(nftdp_vm_gen_hook_len(gen, 200, 0), 0);
+	struct nftdp_vm_pkt *p = tcp4(&t);
+
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_ACCEPT);
+	assert_int_equal(p->mark, 3);
+	/* a hook without base chains accepts and touches nothing */
+	p = tcp4(&t);
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_PRE_ROUTING, p, &f->ctx),
+			 NF_ACCEPT);
+	assert_int_equal(p->mark, 0);
+	nftdp_vm_gen_destroy(gen);
+}
+
+static void test_accept_moves_on_drop_ends(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *a, *d, *z;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_DROP, 0);
+	d = mk(b, NFPROTO_IPV4, "d", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
+	/* an explicit accept ends chain a (its drop policy is not reached)
+	 * and moves on to d */
+	assert_int_equal(add(b, a, 1, MARK_SET(7), verdict(NF_ACCEPT, NULL), NULL), 0);
+	/* d drops mark 8; z would set 9 */
+	assert_int_equal(add(b, d, 2, MARK_IS(8), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(b, d, 3, MARK_SET(8), NULL), 0);
+	assert_int_equal(add(b, z, 4, MARK_IS(8), MARK_SET(9), verdict(NF_ACCEPT, NULL), NULL), 0);
+	struct nftdp_vm_gen *gen = build_ok(b);
+	struct nftdp_vm_pkt *p = tcp4(&t);
+
+	/* a: accept (mark 7) -> d: sets 8, policy accept -> z: sets 9 */
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_ACCEPT);
+	assert_int_equal(p->mark, 9);
+	nftdp_vm_gen_destroy(gen);
+
+	/* drop in the first chain ends the hook: later chains never run */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
+	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 1);
+	assert_int_equal(add(b, a, 1, verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(b, z, 2, MARK_SET(9), NULL), 0);
+	gen = build_ok(b);
+	p = tcp4(&t);
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_DROP);
+	assert_int_equal(p->mark, 0);
+	nftdp_vm_gen_destroy(gen);
+}
+
+static void test_policies(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *a, *z;
+	struct tpkt t;
+
+	/* empty chain with policy drop: drop, the next chain never runs */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_ACCEPT, 1);
+	assert_int_equal(add(b, z, 1, MARK_SET(1), NULL), 0);
+	struct nftdp_vm_gen *gen = build_ok(b);
+	struct nftdp_vm_pkt *p = tcp4(&t);
+
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_DROP);
+	assert_int_equal(p->mark, 0);
+	nftdp_vm_gen_destroy(gen);
+
+	/* policy accept moves on; the last chain's drop policy decides */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
+	assert_int_equal(add(b, a, 1, MARK_SET(1), NULL), 0);
+	assert_int_equal(add(b, z, 2, MARK_IS(2), verdict(NF_ACCEPT, NULL), NULL), 0);
+	gen = build_ok(b);
+	p = tcp4(&t);
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_DROP);
+	assert_int_equal(p->mark, 1);
+
+	/* the burst form agrees packet by packet */
+	struct tpkt tb[70];
+	struct nftdp_vm_pkt *pk[70];
+	unsigned int v[70];
+
+	for (int i = 0; i < 70; i++) {
+		pk[i] = tcp4(&tb[i]);
+		pk[i]->mark = (i % 3 == 0) ? 0 : 2; /* a sets 1 for all: all drop */
+	}
+	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, 70, v, &f->ctx);
+	for (int i = 0; i < 70; i++) {
+		assert_int_equal(v[i], NF_DROP);
+		assert_int_equal(pk[i]->mark, 1);
+	}
+	nftdp_vm_gen_destroy(gen);
+
+	/* mixed burst: a drops mark 5 and turns 1 into 2, z accepts 2 only */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
+	assert_int_equal(add(b, a, 1, MARK_IS(5), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(b, a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(add(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL),
+			 0);
+	gen = build_ok(b);
+	for (int i = 0; i < 70; i++) {
+		pk[i] = tcp4(&tb[i]);
+		pk[i]->mark = (uint32_t)(i % 3 == 0 ? 5 : i % 3 == 1 ? 1 : 4); /* 5: a drops, 1: z accepts, 4: z's policy drops */
+	}
+	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, 70, v, &f->ctx);
+	for (int i = 0; i < 70; i++) {
+		struct tpkt one;
+		struct nftdp_vm_pkt *q = tcp4(&one);
+
+		q->mark = (uint32_t)(i % 3 == 0 ? 5 : i % 3 == 1 ? 1 : 4);
+		assert_int_equal(v[i], nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q,
+							     &f->ctx));
+		assert_int_equal(pk[i]->mark, q->mark);
+		assert_int_equal(v[i], i % 3 == 1 ? NF_ACCEPT : NF_DROP);
+	}
+	nftdp_vm_gen_destroy(gen);
+}
+
+static void test_build_errors(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *base, *x, *y;
+	struct nftdp_vm_error err;
+	struct nftdp_vm_gen *gen = NULL;
+
+	/* a jump loop is -ELOOP at build */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	x = mk(b, NFPROTO_IPV4, "x", false, 0, 0, 0, 1);
+	y = mk(b, NFPROTO_IPV4, "y", false, 0, 0, 0, 2);
+	assert_int_equal(add(b, base, 1, verdict(NFT_JUMP, "x"), NULL), 0);
+	assert_int_equal(add(b, x, 2, verdict(NFT_JUMP, "y"), NULL), 0);
+	assert_int_equal(add(b, y, 3, verdict(NFT_JUMP, "x"), NULL), 0);
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -ELOOP);
+	assert_null(gen);
+	assert_int_equal(err.err, -ELOOP);
+
+	/* a refused expression sticks: build returns it with the message */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	assert_int_equal(add(b, base, 1, verdict(NF_QUEUE, NULL), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(b, base, 2, verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "queue"));
+
+	/* 17 levels of jumps: -EMLINK */
+	char names[20][8];
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	struct nftdp_vm_chain *cs[20];
+
+	cs[0] = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	for (int i = 1; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%d", i);
+		cs[i] = mk(b, NFPROTO_IPV4, names[i], false, 0, 0, 0, (uint32_t)i);
+	}
+	for (int i = 0; i < 19; i++)
+		assert_int_equal(add(b, cs[i], (uint64_t)i + 1, verdict(NFT_JUMP, names[i + 1]),
+				     NULL),
+				 0);
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EMLINK);
+
+	/* duplicate chain id / name, bad hook */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "b",
+					.chain_id = 0};
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &x), -EEXIST);
+	d.name = "a";
+	d.chain_id = 1;
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &x), -EEXIST);
+	d.name = "h";
+	d.base = true;
+	d.policy = NF_ACCEPT;
+	d.hook = NFTDP_VM_GEN_HOOK_MAX;
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &x), -EINVAL);
+	nftdp_vm_gen_builder_destroy(b);
+}
+
+/* ---------- set handles, deferred frees ---------- */
+
+struct fake_set {
+	int reclaims;
+};
+
+static bool fake_lookup(const struct nftdp_set *s, const void *key, const void **data,
+			uint64_t now_ms)
+{
+	(void)s;
+	(void)data;
+	(void)now_ms;
+	return *(const uint32_t *)key == 42;
+}
+
+static const struct nftdp_vm_set_ops fake_ops = {.lookup = fake_lookup};
+
+static int fake_res_set(void *opaque, const char *table, const char *name, uint32_t id,
+			struct nftdp_vm_set_info *out)
+{
+	(void)table;
+	(void)id;
+	if (strcmp(name, "s"))
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->set = opaque;
+	out->ops = &fake_ops;
+	out->klen = 4;
+	return 0;
+}
+
+static void fake_reclaim(struct nftdp_set *s, void *arg)
+{
+	(void)arg;
+	((struct fake_set *)(void *)s)->reclaims++;
+}
+
+static void count_free(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolver *res)
+{
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c;
+	struct nftnl_expr *l;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, res, &b), 0);
+	c = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	l = ex("lookup");
+	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	assert_int_equal(add(b, c, 1, meta_get(NFT_META_MARK, NFT_REG_1), l,
+			     verdict(NF_ACCEPT, NULL), NULL),
+			 0);
+	l = ex("lookup");
+	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	assert_int_equal(add(b, c, 2, meta_get(NFT_META_MARK, NFT_REG_1), l, NULL), 0);
+	return build_ok(b);
+}
+
+static void test_sets_and_reclaim(void **state)
+{
+	struct fix *f = *state;
+	struct fake_set fs = {0};
+	struct nftdp_vm_resolver res = {.opaque = &fs, .set = fake_res_set};
+	struct nftdp_vm_gen_domain_config cfg = {
+	    .max_readers = 2, .state = f->st, .set_reclaim = fake_reclaim};
+	struct nftdp_vm_gen_domain *dom;
+	atomic_int freed = 0;
+	struct tpkt t;
+	unsigned int n;
+
+	assert_int_equal(nftdp_vm_gen_domain_create(&cfg, &dom), 0);
+	assert_null(nftdp_vm_gen_acquire(dom));
+	struct nftdp_vm_gen *g1 = set_gen(f, &res);
+
+	/* one handle, recorded once though two rules use the set */
+	struct nftdp_set *const *sets = nftdp_vm_gen_sets(g1, &n);
+
+	assert_int_equal(n, 1);
+	assert_ptr_equal(sets[0], (void *)&fs);
+	struct nftdp_vm_pkt *p = tcp4(&t);
+
+	p->mark = 42;
+	assert_int_equal(nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_ACCEPT);
+	p->mark = 41;
+	assert_int_equal(nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_DROP);
+	assert_int_equal(nftdp_vm_gen_on_free(g1, count_free, &freed), 0);
+	nftdp_vm_gen_publish(dom, g1);
+	assert_ptr_equal(nftdp_vm_gen_acquire(dom), g1);
+
+	/* a registered online reader that does not quiesce holds g1 */
+	assert_int_equal(nftdp_vm_gen_reader_register(dom, 1), 0);
+	assert_int_equal(nftdp_vm_gen_reader_register(dom, 2), -EINVAL);
+	const struct nftdp_vm_gen *held = nftdp_vm_gen_acquire(dom);
+	struct nftdp_vm_gen *g2 = set_gen(f, &res);
+
+	assert_true(nftdp_vm_gen_id(g2) > nftdp_vm_gen_id(g1));
+	assert_int_equal(nftdp_vm_gen_on_free(g2, count_free, &freed), 0);
+	nftdp_vm_gen_publish(dom, g2);
+	assert_int_equal(nftdp_vm_gen_pending(dom), 1);
+	assert_int_equal(nftdp_vm_gen_reclaim(dom), 0);
+	assert_int_equal(atomic_load(&freed), 0);
+	/* still usable */
+	p->mark = 42;
+	assert_int_equal(nftdp_vm_gen_run_hook(held, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_ACCEPT);
+	nftdp_vm_gen_quiesce(dom, 1);
+	assert_int_equal(nftdp_vm_gen_reclaim(dom), 1);
+	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
+	assert_int_equal(atomic_load(&freed), 1);
+	assert_int_equal(fs.reclaims, 1);
+	/* offline readers hold nothing: publish frees at once */
+	nftdp_vm_gen_reader_offline(dom, 1);
+	nftdp_vm_gen_publish(dom, set_gen(f, &res));
+	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
+	assert_int_equal(atomic_load(&freed), 2);
+	nftdp_vm_gen_reader_online(dom, 1);
+	nftdp_vm_gen_publish(dom, set_gen(f, &res));
+	assert_int_equal(nftdp_vm_gen_pending(dom), 1);
+	nftdp_vm_gen_reader_unregister(dom, 1);
+	nftdp_vm_gen_synchronize(dom);
+	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
+	assert_int_equal(fs.reclaims, 3);
+	nftdp_vm_gen_domain_destroy(dom);
+	assert_int_equal(fs.reclaims, 4);
+}
+
+/* ---------- stress: 2 readers, 10 000 generations ---------- */
+
+#define STRESS_GENS 10000
+#define STRESS_READERS 2
+#define STRESS_BURST 32
+
+/*
+ * Ruleset m (1 or 2): ip forward, three chains and a jump.
+ *   pre  (prio -10, accept): mark set m; counter; jump sub
+ *   sub  (regular):          mark == m -> mark set m * 0x11
+ *   post (prio 10, drop):    mark == m * 0x11 -> accept
+ * A packet accepted with mark 0x11 or 0x22 saw one generation; a mix of
+ * the two would end in post's drop policy.
+ */
+static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t m, atomic_int *freed)
+{
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *pre, *sub, *post;
+	struct nftdp_vm_gen *gen = NULL;
+	struct nftdp_vm_error err;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(st, NULL, &b), 0);
+	pre = mk(b, NFPROTO_IPV4, "pre", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
+	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	post = mk(b, NFPROTO_IPV4, "post", true, NF_INET_FORWARD, 10, NF_DROP, 2);
+	assert_int_equal(add(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"),
+			     NULL),
+			 0);
+	assert_int_equal(add(b, sub, 2, MARK_IS(m), MARK_SET(m * 0x11), NULL), 0);
+	assert_int_equal(add(b, post, 3, MARK_IS(m * 0x11), verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
+	assert_int_equal(nftdp_vm_gen_on_free(gen, count_free, freed), 0);
+	return gen;
+}
+
+struct reader {
+	pthread_t tid;
+	unsigned int id;
+	struct nftdp_vm_gen_domain *dom;
+	struct nftdp_vm_state *st;
+	atomic_bool *stop;
+	/* results, read after join */
+	uint64_t bursts, mixed, bad, switches, null_gen;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct nftdp_vm_ctx ctx = {.worker = r->id, .state = r->st, .prng = 7};
+	struct tpkt tb[STRESS_BURST];
+	struct nftdp_vm_pkt *pk[STRESS_BURST];
+	unsigned int v[STRESS_BURST];
+	uint32_t last = 0;
+
+	if (nftdp_vm_gen_reader_register(r->dom, r->id) != 0) {
+		r->bad++;
+		return NULL;
+	}
+	while (!atomic_load_explicit(r->stop, memory_order_relaxed)) {
+		/* once per burst */
+		const struct nftdp_vm_gen *gen = nftdp_vm_gen_acquire(r->dom);
+
+		if (!gen) {
+			r->null_gen++;
+			nftdp_vm_gen_quiesce(r->dom, r->id);
+			continue;
+		}
+		uint64_t id = nftdp_vm_gen_id(gen);
+
+		for (int i = 0; i < STRESS_BURST; i++)
+			pk[i] = tcp4(&tb[i]);
+		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, STRESS_BURST,
+					    v, &ctx);
+		/* also per packet, same pointer: a freed gen would trip ASan here */
+		struct tpkt one;
+		struct nftdp_vm_pkt *q = tcp4(&one);
+		unsigned int vq = nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q, &ctx);
+
+		if (nftdp_vm_gen_id(gen) != id || vq != NF_ACCEPT || q->mark != pk[0]->mark)
+			r->mixed++;
+		for (int i = 0; i < STRESS_BURST; i++) {
+			if (v[i] != NF_ACCEPT || (pk[i]->mark != 0x11 && pk[i]->mark != 0x22))
+				r->bad++;
+			if (pk[i]->mark != pk[0]->mark)
+				r->mixed++;
+		}
+		if (pk[0]->mark != last)
+			r->switches++;
+		last = pk[0]->mark;
+		r->bursts++;
+		nftdp_vm_gen_quiesce(r->dom, r->id);
+	}
+	nftdp_vm_gen_reader_unregister(r->dom, r->id);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_stress(void **state)
+{
+	struct nftdp_vm_state_config scfg = {
+	    .n_workers = STRESS_READERS, .max_counters = 64, .max_cells = 16, .log_ring_size = 8};
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_gen_domain *dom;
+	struct reader rd[STRESS_READERS];
+	atomic_bool stop = false;
+	atomic_int freed = 0;
+	unsigned int max_pending = 0, syncs = 0;
+	double t0 = now_s();
+
+	(void)state;
+	assert_int_equal(nftdp_vm_state_create(&scfg, &st), 0);
+	struct nftdp_vm_gen_domain_config cfg = {.max_readers = STRESS_READERS, .state = st};
+
+	assert_int_equal(nftdp_vm_gen_domain_create(&cfg, &dom), 0);
+	nftdp_vm_gen_publish(dom, ruleset(st, 1, &freed));
+	for (unsigned int i = 0; i < STRESS_READERS; i++) {
+		rd[i] = (struct reader){.id = i, .dom = dom, .st = st, .stop = &stop};
+		assert_int_equal(pthread_create(&rd[i].tid, NULL, reader_main, &rd[i]), 0);
+	}
+	for (unsigned int g = 1; g < STRESS_GENS; g++) {
+		nftdp_vm_gen_publish(dom, ruleset(st, 1 + (g & 1), &freed));
+		if (nftdp_vm_gen_pending(dom) > max_pending)
+			max_pending = nftdp_vm_gen_pending(dom);
+		/* bound memory when readers lag (2 cores, 3 threads) */
+		if (nftdp_vm_gen_pending(dom) >= 256) {
+			nftdp_vm_gen_synchronize(dom);
+			syncs++;
+		}
+	}
+	atomic_store(&stop, true);
+	for (unsigned int i = 0; i < STRESS_READERS; i++)
+		pthread_join(rd[i].tid, NULL);
+	nftdp_vm_gen_synchronize(dom);
+	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
+	/* every generation but the current one went through QSBR */
+	assert_int_equal(atomic_load(&freed), STRESS_GENS - 1);
+
+	uint64_t bursts = 0, switches = 0;
+
+	for (unsigned int i = 0; i < STRESS_READERS; i++) {
+		assert_int_equal(rd[i].bad, 0);
+		assert_int_equal(rd[i].mixed, 0);
+		assert_int_equal(rd[i].null_gen, 0);
+		bursts += rd[i].bursts;
+		switches += rd[i].switches;
+	}
+	/* the counter survived every recompile: pre's rule counted all runs */
+	struct nftdp_vm_stateful_val val;
+
+	assert_int_equal(nftdp_vm_state_read_rule(st, NFPROTO_IPV4, "t", 1, 2, false, &val), 0);
+	assert_int_equal(val.packets, bursts * (STRESS_BURST + 1));
+	nftdp_vm_gen_domain_destroy(dom);
+	assert_int_equal(atomic_load(&freed), STRESS_GENS);
+	nftdp_vm_state_destroy(st);
+
+	double dt = now_s() - t0;
+
+	printf("# stress: %d generations, %llu bursts, %llu ruleset switches seen, "
+	       "max pending %u, %u synchronize, %.2f s\n",
+	       STRESS_GENS, (unsigned long long)bursts, (unsigned long long)switches, max_pending,
+	       syncs, dt);
+	assert_true(bursts > 0);
+	assert_true(dt < 60.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_priority_order, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_accept_moves_on_drop_ends, fix_setup,
+					    fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_policies, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
+	    cmocka_unit_test(test_stress),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
