@@ -276,6 +276,9 @@ void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struc
 /* ---- lookups (obj_*.c) ---- */
 struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name, uint8_t family,
 				   int *err);
+/* A dump's table filter: the message's family (AF_UNSPEC: all) and, when
+ * given, the table name. */
+bool ctl_dump_match(const struct ctl_msg *m, const struct ctl_table *t, const struct nlattr *tname);
 struct ctl_chain *ctl_chain_lookup(struct ctl_table *t, const char *name);
 struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id);
 struct ctl_chain *ctl_chain_lookup_handle(struct ctl_table *t, uint64_t handle);

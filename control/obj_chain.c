@@ -379,10 +379,8 @@ int ctl_newchain(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_CHAIN_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_CHAIN_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_CHAIN_HANDLE]) {
 		c = ctl_chain_lookup_handle(t, be64toh(mnl_attr_get_u64(m->tb[NFTA_CHAIN_HANDLE])));
 		if (c == NULL) {
@@ -418,10 +416,8 @@ int ctl_delchain(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_CHAIN_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_CHAIN_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_CHAIN_HANDLE]) {
 		attr = m->tb[NFTA_CHAIN_HANDLE];
 		c = ctl_chain_lookup_handle(t, be64toh(mnl_attr_get_u64(attr)));
@@ -481,9 +477,7 @@ int ctl_getchain(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_CHAIN_TABLE];
 
 		ctl_list_for_each_entry(t, &m->st->tables, list) {
-			if (m->family != AF_UNSPEC && t->family != m->family)
-				continue;
-			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(c, &t->chains, list)
 				chain_msg(o, m, c, NLM_F_MULTI);
@@ -492,10 +486,8 @@ int ctl_getchain(struct ctl_msg *m, struct ctl_out *o)
 		return -EINTR;
 	}
 	t = ctl_table_lookup(m, m->tb[NFTA_CHAIN_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_CHAIN_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_CHAIN_NAME] == NULL)
 		return -EINVAL;
 	c = ctl_chain_lookup(t, mnl_attr_get_str(m->tb[NFTA_CHAIN_NAME]));

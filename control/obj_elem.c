@@ -356,10 +356,8 @@ static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set 
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_SET_ELEM_LIST_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_SET_ELEM_LIST_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_SET_ELEM_LIST_SET])
 		s = ctl_set_lookup(t, mnl_attr_get_str(m->tb[NFTA_SET_ELEM_LIST_SET]));
 	if (s == NULL && m->batch && m->tb[NFTA_SET_ELEM_LIST_SET_ID])

@@ -99,10 +99,8 @@ int ctl_newflowtable(struct ctl_msg *m)
 	if (!m->ctl->cfg.flowtables)
 		return -ENOENT;
 	t = ctl_table_lookup(m, m->tb[NFTA_FLOWTABLE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_FLOWTABLE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_FLOWTABLE_FLAGS]) {
 		uint32_t flags = ntohl(mnl_attr_get_u32(m->tb[NFTA_FLOWTABLE_FLAGS]));
 
@@ -187,10 +185,8 @@ int ctl_delflowtable(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_FLOWTABLE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_FLOWTABLE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_FLOWTABLE_HANDLE]) {
 		attr = m->tb[NFTA_FLOWTABLE_HANDLE];
 		f = flowtable_lookup_handle(t, be64toh(mnl_attr_get_u64(attr)));
@@ -226,9 +222,7 @@ int ctl_getflowtable(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_FLOWTABLE_TABLE];
 
 		ctl_list_for_each_entry(t, &m->st->tables, list) {
-			if (m->family != AF_UNSPEC && t->family != m->family)
-				continue;
-			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(f, &t->flowtables, list) {
 				nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWFLOWTABLE,
@@ -244,10 +238,8 @@ int ctl_getflowtable(struct ctl_msg *m, struct ctl_out *o)
 		return -EINTR;
 	}
 	t = ctl_table_lookup(m, m->tb[NFTA_FLOWTABLE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_FLOWTABLE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_FLOWTABLE_NAME] == NULL)
 		return -EINVAL;
 	f = ctl_flowtable_lookup(t, mnl_attr_get_str(m->tb[NFTA_FLOWTABLE_NAME]));

@@ -138,10 +138,8 @@ int ctl_newobj(struct ctl_msg *m)
 	if (!m->tb[NFTA_OBJ_TYPE] || !m->tb[NFTA_OBJ_NAME] || !m->tb[NFTA_OBJ_DATA])
 		return -EINVAL;
 	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	type = ntohl(mnl_attr_get_u32(m->tb[NFTA_OBJ_TYPE]));
 	o = ctl_obj_lookup(t, mnl_attr_get_str(m->tb[NFTA_OBJ_NAME]), type);
 	if (o) {
@@ -223,10 +221,8 @@ int ctl_delobj(struct ctl_msg *m)
 	if (!m->tb[NFTA_OBJ_TYPE] || (!m->tb[NFTA_OBJ_NAME] && !m->tb[NFTA_OBJ_HANDLE]))
 		return -EINVAL;
 	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_OBJ_HANDLE]) {
 		attr = m->tb[NFTA_OBJ_HANDLE];
 		o = obj_lookup_handle(t, be64toh(mnl_attr_get_u64(attr)));
@@ -292,9 +288,7 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *type = m->tb[NFTA_OBJ_TYPE];
 
 		ctl_list_for_each_entry(t, &m->st->tables, list) {
-			if (m->family != AF_UNSPEC && t->family != m->family)
-				continue;
-			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(obj, &t->objs, list) {
 				if (type && obj->type != ntohl(mnl_attr_get_u32(type)))
@@ -310,10 +304,8 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 	if (!m->tb[NFTA_OBJ_NAME] || !m->tb[NFTA_OBJ_TYPE])
 		return -EINVAL;
 	t = ctl_table_lookup(m, m->tb[NFTA_OBJ_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_OBJ_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	obj = ctl_obj_lookup(t, mnl_attr_get_str(m->tb[NFTA_OBJ_NAME]),
 			     ntohl(mnl_attr_get_u32(m->tb[NFTA_OBJ_TYPE])));
 	if (obj == NULL) {

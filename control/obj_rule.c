@@ -603,10 +603,8 @@ int ctl_newrule(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	c = rule_chain(m, t, &err);
 	if (c == NULL)
 		return err;
@@ -754,10 +752,8 @@ int ctl_delrule(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_RULE_CHAIN] || m->tb[NFTA_RULE_CHAIN_ID]) {
 		c = rule_chain(m, t, &err);
 		if (c == NULL)
@@ -830,9 +826,7 @@ int ctl_getrule(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *cname = m->tb[NFTA_RULE_CHAIN];
 
 		ctl_list_for_each_entry(t, &m->st->tables, list) {
-			if (m->family != AF_UNSPEC && t->family != m->family)
-				continue;
-			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(c, &t->chains, list) {
 				if (cname && strcmp(mnl_attr_get_str(cname), c->name) != 0)
@@ -845,10 +839,8 @@ int ctl_getrule(struct ctl_msg *m, struct ctl_out *o)
 		return -EINTR;
 	}
 	t = ctl_table_lookup(m, m->tb[NFTA_RULE_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_RULE_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	c = rule_chain(m, t, &err);
 	if (c == NULL)
 		return err;

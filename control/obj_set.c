@@ -216,10 +216,8 @@ int ctl_newset(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, tb[NFTA_SET_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = tb[NFTA_SET_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (!tb[NFTA_SET_NAME] || !tb[NFTA_SET_KEY_LEN] || !tb[NFTA_SET_ID])
 		return -EINVAL;
 	klen = ntohl(mnl_attr_get_u32(tb[NFTA_SET_KEY_LEN]));
@@ -366,10 +364,8 @@ int ctl_delset(struct ctl_msg *m)
 	int err;
 
 	t = ctl_table_lookup(m, m->tb[NFTA_SET_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_SET_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_SET_HANDLE]) {
 		attr = m->tb[NFTA_SET_HANDLE];
 		s = set_lookup_handle(t, be64toh(mnl_attr_get_u64(attr)));
@@ -416,9 +412,7 @@ int ctl_getset(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_SET_TABLE];
 
 		ctl_list_for_each_entry(t, &m->st->tables, list) {
-			if (m->family != AF_UNSPEC && t->family != m->family)
-				continue;
-			if (tname && strcmp(mnl_attr_get_str(tname), t->name) != 0)
+			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(s, &t->sets, list)
 				set_msg(o, m, s, NLM_F_MULTI);
@@ -427,10 +421,8 @@ int ctl_getset(struct ctl_msg *m, struct ctl_out *o)
 		return -EINTR;
 	}
 	t = ctl_table_lookup(m, m->tb[NFTA_SET_TABLE], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_SET_TABLE];
+	if (t == NULL)
 		return err;
-	}
 	if (m->tb[NFTA_SET_NAME] == NULL)
 		return -EINVAL;
 	s = ctl_set_lookup(t, mnl_attr_get_str(m->tb[NFTA_SET_NAME]));

@@ -20,12 +20,13 @@ static bool attr_streq(const struct nlattr *a, const char *s)
 }
 
 /* nft_table_lookup(): active tables only; an owned table is reserved to its
- * owner. */
+ * owner. On failure the name is the message's offending attribute. */
 struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name, uint8_t family,
 				   int *err)
 {
 	struct ctl_table *t;
 
+	m->bad_attr = name;
 	if (name == NULL) {
 		*err = -EINVAL;
 		return NULL;
@@ -37,10 +38,18 @@ struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name,
 			*err = -EPERM;
 			return NULL;
 		}
+		m->bad_attr = NULL;
 		return t;
 	}
 	*err = -ENOENT;
 	return NULL;
+}
+
+bool ctl_dump_match(const struct ctl_msg *m, const struct ctl_table *t, const struct nlattr *tname)
+{
+	if (m->family != AF_UNSPEC && t->family != m->family)
+		return false;
+	return tname == NULL || strcmp(mnl_attr_get_str(tname), t->name) == 0;
 }
 
 static struct ctl_table *table_lookup_handle(struct ctl_msg *m, uint64_t handle, int *err)
@@ -330,9 +339,7 @@ int ctl_gettable(struct ctl_msg *m, struct ctl_out *o)
 		return -EINTR;
 	}
 	t = ctl_table_lookup(m, m->tb[NFTA_TABLE_NAME], m->family, &err);
-	if (t == NULL) {
-		m->bad_attr = m->tb[NFTA_TABLE_NAME];
+	if (t == NULL)
 		return err;
-	}
 	return table_msg(o, t, m, 0);
 }
