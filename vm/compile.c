@@ -238,6 +238,9 @@ void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 	free(c->blobs);
 	free(c->ops);
 	free(c->rules);
+	for (uint32_t i = 0; i < c->n_pf; i++)
+		free(c->pf[i].slots);
+	free(c->pf);
 	free(c);
 }
 
@@ -312,6 +315,78 @@ static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
 		r++;
 	}
 	chain->n_ops = w;
+}
+
+static int pf_insert(struct nftdp_vm_pf *pf, uint32_t v, uint32_t first, uint32_t last)
+{
+	if ((pf->n_vals + 1) * 2 > pf->slot_mask + 1) {
+		uint32_t n = (pf->slot_mask + 1) * 2;
+		struct nftdp_vm_pf_slot *o = pf->slots, *sl = malloc(n * sizeof(*sl));
+		uint32_t om = pf->slot_mask;
+
+		if (!sl)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < n; i++)
+			sl[i].first = NFTDP_VM_PF_END;
+		pf->slots = sl;
+		pf->slot_mask = n - 1;
+		pf->n_vals = 0;
+		for (uint32_t i = 0; o && i <= om; i++)
+			if (o[i].first != NFTDP_VM_PF_END)
+				pf_insert(pf, o[i].val, o[i].first, o[i].last);
+		free(o);
+	}
+	for (uint32_t h = nftdp_vm_pf_hash(v);; h++) {
+		struct nftdp_vm_pf_slot *sl = &pf->slots[h & pf->slot_mask];
+
+		if (sl->first == NFTDP_VM_PF_END) {
+			*sl = (struct nftdp_vm_pf_slot){.val = v, .first = first, .last = last};
+			pf->n_vals++;
+			return 0;
+		}
+	}
+}
+
+/* Append rule ri to the prefilter: extend the last run or start one. */
+static int pf_add_rule(struct nftdp_vm_chain *c, uint32_t ri)
+{
+	struct nftdp_vm_rule *r = &c->rules[ri];
+	const struct nftdp_vm_payload_cmp *f;
+	struct nftdp_vm_pf *pf;
+
+	r->pf = 0;
+	r->next_same = NFTDP_VM_PF_END;
+	if (!r->n_ops || c->ops[r->first_op].fast != NFTDP_VM_FAST_PAYLOAD_CMP)
+		return 0;
+	f = (const void *)c->ops[r->first_op].priv;
+	if (f->cmp.inv)
+		return 0;
+	pf = c->n_pf ? &c->pf[c->n_pf - 1] : NULL;
+	if (!pf || pf->end != ri || memcmp(&pf->payload, &f->payload, sizeof(pf->payload)) ||
+	    pf->mask != f->cmp.mask) {
+		if (grow((void **)&c->pf, &c->cap_pf, c->n_pf + 1, sizeof(*c->pf)))
+			return -ENOMEM;
+		pf = &c->pf[c->n_pf++];
+		*pf = (struct nftdp_vm_pf){
+		    .payload = f->payload, .mask = f->cmp.mask, .start = ri, .end = ri};
+		r->pf = c->n_pf;
+	}
+	for (uint32_t h = nftdp_vm_pf_hash(f->cmp.data); pf->slots; h++) {
+		struct nftdp_vm_pf_slot *sl = &pf->slots[h & pf->slot_mask];
+
+		if (sl->first == NFTDP_VM_PF_END)
+			break;
+		if (sl->val == f->cmp.data) {
+			c->rules[sl->last].next_same = ri;
+			sl->last = ri;
+			pf->end = ri + 1;
+			return 0;
+		}
+	}
+	if (pf_insert(pf, f->cmp.data, ri, ri))
+		return -ENOMEM;
+	pf->end = ri + 1;
+	return 0;
 }
 
 int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
@@ -400,6 +475,12 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	    .first_op = first,
 	    .n_ops = chain->n_ops - first,
 	};
+	if (pf_add_rule(chain, chain->n_rules - 1)) {
+		chain->n_rules--;
+		destroy_ops(&chain->ops[first], chain->n_ops - first);
+		chain->n_ops = first;
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -10,42 +10,28 @@
  */
 #include "vm_priv.h"
 
-static inline void cmp_fast_eval_priv(const struct nftdp_vm_cmp_fast *p, struct nftdp_vm_regs *regs)
+/* cmp_fast on a value: true when the rule goes on */
+static inline bool cmp_fast_ok(const struct nftdp_vm_cmp_fast *p, uint32_t v)
 {
-	if (((regs->data[p->sreg] & p->mask) == p->data) ^ p->inv)
-		return;
-	regs->verdict.code = NFT_BREAK;
+	return ((v & p->mask) == p->data) ^ p->inv;
 }
 
-static inline void cmp_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
-{
-	const struct nftdp_vm_cmp_fast *p = (const void *)op->priv;
-
-	if (((regs->data[p->sreg] & p->mask) == p->data) ^ p->inv)
-		return;
-	regs->verdict.code = NFT_BREAK;
-}
-
-static inline void cmp16_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
+static inline bool cmp16_fast_ok(const struct nftdp_vm_op *op, const struct nftdp_vm_regs *regs)
 {
 	const struct nftdp_vm_cmp16_fast *p = (const void *)op->priv;
 	const uint32_t *r = &regs->data[p->sreg];
 	bool eq = ((r[0] & p->mask[0]) == p->data[0]) && ((r[1] & p->mask[1]) == p->data[1]) &&
 		  ((r[2] & p->mask[2]) == p->data[2]) && ((r[3] & p->mask[3]) == p->data[3]);
 
-	if (eq ^ p->inv)
-		return;
-	regs->verdict.code = NFT_BREAK;
+	return eq ^ p->inv;
 }
 
 /* nft_payload_fast_eval: like the kernel, only the L4PROTO flag is checked
  * here (not fragoff); anything out of range falls back to the full eval,
  * which breaks the rule. */
-static inline bool payload_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
-				     const struct nftdp_vm_pkt *pkt)
+static inline bool payload_fast_load(const struct nftdp_vm_payload *p,
+				     const struct nftdp_vm_pkt *pkt, uint32_t *val)
 {
-	const struct nftdp_vm_payload *p = (const void *)op->priv;
-	uint32_t *dest = &regs->data[p->dreg];
 	uint32_t off;
 
 	if (p->base == NFT_PAYLOAD_NETWORK_HEADER) {
@@ -61,27 +47,20 @@ static inline bool payload_fast_eval(const struct nftdp_vm_op *op, struct nftdp_
 	/* fixed-size copies: a variable-length memcpy would be a call */
 	switch (p->len) {
 	case 4:
-		memcpy(dest, pkt->data + off, 4);
+		memcpy(val, pkt->data + off, 4);
 		break;
 	case 2: {
 		uint16_t v;
 
 		memcpy(&v, pkt->data + off, 2);
-		*dest = v;
+		*val = v;
 		break;
 	}
 	default:
-		*dest = pkt->data[off];
+		*val = pkt->data[off];
 		break;
 	}
 	return true;
-}
-
-static inline void bitwise_fast_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs)
-{
-	const struct nftdp_vm_bitwise_fast *p = (const void *)op->priv;
-
-	regs->data[p->dreg] = (regs->data[p->sreg] & p->mask) ^ p->xor ;
 }
 
 struct jumpstack {
@@ -95,62 +74,129 @@ static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nf
 	const struct nftdp_vm_chain *chain = base;
 	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
 	unsigned int stackptr = 0;
-	uint32_t rulenum = 0;
+	uint32_t rulenum = 0, nxt, run_end, run_v = 0;
+	uint8_t run_dreg = 0;
+	bool restore = false;
 
 	memset(regs->data, 0, sizeof(regs->data));
 do_chain:
 	rulenum = 0;
 next_rule:
 	regs->verdict.code = NFT_CONTINUE;
-	for (; rulenum < chain->n_rules; rulenum++) {
-		const struct nftdp_vm_rule *rule = &chain->rules[rulenum];
-		const struct nftdp_vm_op *op = &chain->ops[rule->first_op];
-		const struct nftdp_vm_op *last = op + rule->n_ops;
+	run_end = 0; /* also after a jump or return: the rest runs rule by rule */
+	restore = false;
+	for (;; rulenum = nxt) {
+		const struct nftdp_vm_rule *rule;
+		const struct nftdp_vm_op *op, *last;
 
-		for (; op < last; op++) {
-			switch (op->fast) {
-			case NFTDP_VM_FAST_CMP:
-				cmp_fast_eval(op, regs);
-				break;
-			case NFTDP_VM_FAST_CMP16:
-				cmp16_fast_eval(op, regs);
-				break;
-			case NFTDP_VM_FAST_PAYLOAD:
-				if (!payload_fast_eval(op, regs, pkt))
-					op->eval(op, regs, pkt, ctx);
-				break;
-			case NFTDP_VM_FAST_PAYLOAD_CMP:
-				if (!payload_fast_eval(op, regs, pkt)) {
-					op->eval(op, regs, pkt, ctx);
-					if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
-						break;
+		if (restore) {
+			/* the skipped rest of a run would have left the guard field here */
+			regs->data[run_dreg] = run_v;
+			restore = false;
+		}
+		if (rulenum >= chain->n_rules)
+			break;
+		rule = &chain->rules[rulenum];
+		if (rulenum >= run_end && rule->pf) {
+			const struct nftdp_vm_pf *pf = &chain->pf[rule->pf - 1];
+			uint32_t v;
+
+			if (pf->end - rulenum >= NFTDP_VM_PF_MIN &&
+			    payload_fast_load(&pf->payload, pkt, &v)) {
+				run_v = v;
+				run_dreg = pf->payload.dreg;
+				regs->data[run_dreg] = v;
+				run_end = pf->end;
+				rulenum = nftdp_vm_pf_find(pf, v & pf->mask);
+				if (rulenum == NFTDP_VM_PF_END) {
+					nxt = run_end;
+					continue;
 				}
-				cmp_fast_eval_priv(
-				    &((const struct nftdp_vm_payload_cmp *)(const void *)op->priv)
-					 ->cmp,
-				    regs);
+				rule = &chain->rules[rulenum];
+			}
+		}
+		if (rulenum < run_end) {
+			nxt = rule->next_same == NFTDP_VM_PF_END ? run_end : rule->next_same;
+			restore = nxt == run_end && rulenum + 1 != run_end;
+		} else {
+			nxt = rulenum + 1;
+		}
+		op = &chain->ops[rule->first_op];
+		last = op + rule->n_ops;
+
+		/*
+		 * The inlined ops never store NFT_BREAK: a failed match goes to
+		 * the next rule directly, and regs->verdict.code is only read
+		 * after an op that may have written it.
+		 */
+		for (; op < last; op++) {
+			uint32_t v;
+
+			switch (op->fast) {
+			case NFTDP_VM_FAST_PAYLOAD_CMP: {
+				const struct nftdp_vm_payload_cmp *f = (const void *)op->priv;
+
+				if (payload_fast_load(&f->payload, pkt, &v)) {
+					regs->data[f->payload.dreg] = v;
+					if (!cmp_fast_ok(&f->cmp, v))
+						goto next;
+					continue;
+				}
+				op->eval(op, regs, pkt, ctx);
+				if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
+					goto verdict;
+				if (!cmp_fast_ok(&f->cmp, regs->data[f->cmp.sreg]))
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_CMP: {
+				const struct nftdp_vm_cmp_fast *c = (const void *)op->priv;
+
+				if (!cmp_fast_ok(c, regs->data[c->sreg]))
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_CMP16:
+				if (!cmp16_fast_ok(op, regs))
+					goto next;
+				continue;
+			case NFTDP_VM_FAST_PAYLOAD: {
+				const struct nftdp_vm_payload *p = (const void *)op->priv;
+
+				if (payload_fast_load(p, pkt, &v)) {
+					regs->data[p->dreg] = v;
+					continue;
+				}
 				break;
-			case NFTDP_VM_FAST_BITWISE:
-				bitwise_fast_eval(op, regs);
-				break;
+			}
+			case NFTDP_VM_FAST_BITWISE: {
+				const struct nftdp_vm_bitwise_fast *b = (const void *)op->priv;
+
+				regs->data[b->dreg] = (regs->data[b->sreg] & b->mask) ^ b->xor ;
+				continue;
+			}
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =
 				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)
 					->verdict;
-				break;
+				if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
+					goto verdict;
+				continue;
 			default:
-				op->eval(op, regs, pkt, ctx);
 				break;
 			}
+			op->eval(op, regs, pkt, ctx);
 			if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
-				break;
+				goto verdict;
 		}
-
+		continue;
+	verdict:
 		switch (regs->verdict.code) {
 		case NFT_BREAK:
 			regs->verdict.code = NFT_CONTINUE;
-			continue;
+			/* fall through */
 		case NFT_CONTINUE:
+		next:
 			continue;
 		}
 		break;

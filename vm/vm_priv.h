@@ -69,11 +69,62 @@ static_assert(sizeof(struct nftdp_vm_op) == 64, "one op per cache line");
 #define NFTDP_VM_PRIV_CHECK(type)                                                                  \
 	static_assert(sizeof(type) <= NFTDP_VM_OP_PRIV_MAX, #type " fits an op")
 
+struct nftdp_vm_payload {
+	uint8_t base;
+	uint8_t offset;
+	uint8_t len;
+	uint8_t dreg;
+};
+
 struct nftdp_vm_rule {
 	uint64_t handle;
 	uint32_t first_op;
 	uint32_t n_ops;
+	uint32_t pf;	    /* prefilter run starting at this rule, index + 1; 0 none */
+	uint32_t next_same; /* next rule of the run with the same guard value, or NFTDP_VM_PF_END */
 };
+
+/*
+ * Prefilter: a run of consecutive rules whose first op is the same fused
+ * payload load + cmp eq (same base, offset, length, register and mask),
+ * e.g. "ip saddr X ..." rule after rule. The eval loop loads the field once,
+ * looks the value up here and runs only the rules of the run whose guard
+ * equals it, in order; the others would break at their first op. Built by
+ * compile.c as rules are appended (chains are immutable once published).
+ */
+#define NFTDP_VM_PF_END UINT32_MAX
+#define NFTDP_VM_PF_MIN 4 /* shorter runs are evaluated rule by rule */
+
+struct nftdp_vm_pf_slot {
+	uint32_t val;
+	uint32_t first; /* NFTDP_VM_PF_END: empty */
+	uint32_t last;
+};
+
+struct nftdp_vm_pf {
+	struct nftdp_vm_payload payload;
+	uint32_t mask;
+	uint32_t start, end; /* rules [start, end) */
+	uint32_t slot_mask;  /* slots - 1, a power of two minus one */
+	uint32_t n_vals;
+	struct nftdp_vm_pf_slot *slots;
+};
+
+static inline uint32_t nftdp_vm_pf_hash(uint32_t v)
+{
+	return (v * 0x9E3779B1u) ^ (v >> 16);
+}
+
+/* the first rule of the run whose guard value is v, or NFTDP_VM_PF_END */
+static inline uint32_t nftdp_vm_pf_find(const struct nftdp_vm_pf *pf, uint32_t v)
+{
+	for (uint32_t h = nftdp_vm_pf_hash(v);; h++) {
+		const struct nftdp_vm_pf_slot *sl = &pf->slots[h & pf->slot_mask];
+
+		if (sl->first == NFTDP_VM_PF_END || sl->val == v)
+			return sl->first;
+	}
+}
 
 struct nftdp_vm_chain {
 	struct nftdp_vm_rule *rules;
@@ -87,6 +138,8 @@ struct nftdp_vm_chain {
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];
 	char name[256];
+	struct nftdp_vm_pf *pf; /* prefilter runs */
+	uint32_t n_pf, cap_pf;
 	/* side allocations owned by the chain (log prefixes ...) */
 	void **blobs;
 	uint32_t n_blobs, cap_blobs;
@@ -293,12 +346,6 @@ struct nftdp_vm_cmp16_fast {
 	uint32_t mask[4];
 	uint8_t sreg;
 	bool inv;
-};
-struct nftdp_vm_payload {
-	uint8_t base;
-	uint8_t offset;
-	uint8_t len;
-	uint8_t dreg;
 };
 struct nftdp_vm_bitwise_fast {
 	uint32_t mask;
