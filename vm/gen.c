@@ -279,7 +279,8 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 		return -EEXIST;
 	if (find_owned(gen, desc->family, desc->table, desc->name))
 		return -EEXIST;
-	if (grow((void **)&gen->owned, &gen->cap_owned, gen->n_owned + 1, sizeof(*gen->owned)) < 0 ||
+	if (grow((void **)&gen->owned, &gen->cap_owned, gen->n_owned + 1, sizeof(*gen->owned)) <
+		0 ||
 	    grow((void **)&gen->chains, &gen->cap_chains, desc->chain_id + 1,
 		 sizeof(*gen->chains)) < 0)
 		return -ENOMEM;
@@ -432,8 +433,8 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 }
 
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
-				 struct nftdp_vm_pkt **pkts, unsigned int n,
-				 unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
+				 struct nftdp_vm_ctx *ctx)
 {
 	const struct hook_list *hl = hook_of(gen, nfproto, hook, ctx);
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];

@@ -568,8 +568,8 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
  * nftdp_vm_run_burst over the packets still accepted. Packet-path.
  */
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
-				 struct nftdp_vm_pkt **pkts, unsigned int n,
-				 unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
+				 struct nftdp_vm_ctx *ctx);
 
 /** Domain configuration. */
 struct nftdp_vm_gen_domain_config {

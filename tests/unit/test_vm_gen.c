@@ -136,8 +136,8 @@ struct tpkt {
 static struct nftdp_vm_pkt *tcp4(struct tpkt *t)
 {
 	static const uint8_t hdr[] = {
-	    0x45, 0,	0, 40, 0, 1, 0, 0, 64,	 6,    0,    0,	   10, 0, 0, 1, 10, 0, 0, 2,
-	    0x04, 0xd2, 0, 80, 0, 0, 0, 1, 0,	 0,    0,    0,	   0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,
+	    0x45, 0,	0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10,   0,    0,	  1,	10, 0, 0, 2,
+	    0x04, 0xd2, 0, 80, 0, 0, 0, 1, 0,  0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0,  0, 0, 0,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -322,12 +322,15 @@ static void test_policies(void **state)
 	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
 	assert_int_equal(add(b, a, 1, MARK_IS(5), verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(b, a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
-	assert_int_equal(add(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL),
-			 0);
+	assert_int_equal(add(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL), 0);
 	gen = build_ok(b);
 	for (int i = 0; i < 70; i++) {
 		pk[i] = tcp4(&tb[i]);
-		pk[i]->mark = (uint32_t)(i % 3 == 0 ? 5 : i % 3 == 1 ? 1 : 4); /* 5: a drops, 1: z accepts, 4: z's policy drops */
+		pk[i]->mark =
+		    (uint32_t)(i % 3 == 0 ? 5
+			       : i % 3 == 1
+				   ? 1
+				   : 4); /* 5: a drops, 1: z accepts, 4: z's policy drops */
 	}
 	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, 70, v, &f->ctx);
 	for (int i = 0; i < 70; i++) {
@@ -335,8 +338,8 @@ static void test_policies(void **state)
 		struct nftdp_vm_pkt *q = tcp4(&one);
 
 		q->mark = (uint32_t)(i % 3 == 0 ? 5 : i % 3 == 1 ? 1 : 4);
-		assert_int_equal(v[i], nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q,
-							     &f->ctx));
+		assert_int_equal(
+		    v[i], nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q, &f->ctx));
 		assert_int_equal(pk[i]->mark, q->mark);
 		assert_int_equal(v[i], i % 3 == 1 ? NF_ACCEPT : NF_DROP);
 	}
@@ -383,16 +386,15 @@ static void test_build_errors(void **state)
 		cs[i] = mk(b, NFPROTO_IPV4, names[i], false, 0, 0, 0, (uint32_t)i);
 	}
 	for (int i = 0; i < 19; i++)
-		assert_int_equal(add(b, cs[i], (uint64_t)i + 1, verdict(NFT_JUMP, names[i + 1]),
-				     NULL),
-				 0);
+		assert_int_equal(
+		    add(b, cs[i], (uint64_t)i + 1, verdict(NFT_JUMP, names[i + 1]), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EMLINK);
 
 	/* duplicate chain id / name, bad hook */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "b",
-					.chain_id = 0};
+	struct nftdp_vm_chain_desc d = {
+	    .family = NFPROTO_IPV4, .table = "t", .name = "b", .chain_id = 0};
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &x), -EEXIST);
 	d.name = "a";
 	d.chain_id = 1;
@@ -458,9 +460,8 @@ static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolve
 	l = ex("lookup");
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-	assert_int_equal(add(b, c, 1, meta_get(NFT_META_MARK, NFT_REG_1), l,
-			     verdict(NF_ACCEPT, NULL), NULL),
-			 0);
+	assert_int_equal(
+	    add(b, c, 1, meta_get(NFT_META_MARK, NFT_REG_1), l, verdict(NF_ACCEPT, NULL), NULL), 0);
 	l = ex("lookup");
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
@@ -563,8 +564,7 @@ static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t m, atomi
 	pre = mk(b, NFPROTO_IPV4, "pre", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
 	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
 	post = mk(b, NFPROTO_IPV4, "post", true, NF_INET_FORWARD, 10, NF_DROP, 2);
-	assert_int_equal(add(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"),
-			     NULL),
+	assert_int_equal(add(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"), NULL),
 			 0);
 	assert_int_equal(add(b, sub, 2, MARK_IS(m), MARK_SET(m * 0x11), NULL), 0);
 	assert_int_equal(add(b, post, 3, MARK_IS(m * 0x11), verdict(NF_ACCEPT, NULL), NULL), 0);
@@ -609,12 +609,13 @@ static void *reader_main(void *arg)
 
 		for (int i = 0; i < STRESS_BURST; i++)
 			pk[i] = tcp4(&tb[i]);
-		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, STRESS_BURST,
-					    v, &ctx);
+		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, STRESS_BURST, v,
+					    &ctx);
 		/* also per packet, same pointer: a freed gen would trip ASan here */
 		struct tpkt one;
 		struct nftdp_vm_pkt *q = tcp4(&one);
-		unsigned int vq = nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q, &ctx);
+		unsigned int vq =
+		    nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q, &ctx);
 
 		if (nftdp_vm_gen_id(gen) != id || vq != NF_ACCEPT || q->mark != pk[0]->mark)
 			r->mixed++;
