@@ -152,7 +152,19 @@ def cases():
     ]
 
 
+def write_seeds(d):
+    """Seed corpus for tests/fuzz/fuzz_nfnl (no socket needed)."""
+    os.makedirs(d, exist_ok=True)
+    for i, (name, data) in enumerate(cases()):
+        if len(data) < 65536:
+            with open(os.path.join(d, "%02d" % i), "wb") as f:
+                f.write(data)
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--write-seeds":
+        write_seeds(sys.argv[2])
+        return
     # The nftdp side must run under the shim: refuse to send anything to a
     # kernel outside the scratch namespace the driver made.
     want = os.environ.get("BADINPUT_EXPECT")
