@@ -321,6 +321,44 @@ static void test_policy(void **state)
 	assert_int_equal(nftdp_vm_chain_create(&bad, w->st, &x), -EINVAL);
 }
 
+/* Runs of rules with the same leading match go through the VM's prefilter:
+ * the verdicts, marks, jumps and register reuse must be those of rule by
+ * rule evaluation. */
+static void test_prefilter_runs(void **state)
+{
+	static const uint16_t be443 = 0xbb01;
+	struct world *w = *state;
+	struct nftdp_vm_chain *base = chain(w, "pf", true, NF_DROP);
+	struct nftdp_vm_chain *sub = chain(w, "pfsub", false, 0);
+	struct tpkt t;
+
+	assert_int_equal(
+	    add(w, sub, 1, imm32(NFT_REG_1, 5), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+	/* the leading register is overwritten by the rule's own immediate */
+	assert_int_equal(add(w, base, 1, DPORT(be22), imm32(NFT_REG_1, 1),
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+	assert_int_equal(add(w, base, 2, DPORT(be80), verdict(NFT_JUMP, "pfsub"), NULL), 0);
+	assert_int_equal(add(w, base, 3, DPORT(be22), imm32(NFT_REG_1, 2),
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+	assert_int_equal(add(w, base, 4, DPORT(be443), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, base, 5, DPORT(be22), verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(add(w, base, 6, DPORT(be80), imm32(NFT_REG_1, 6),
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+	assert_int_equal(add(w, base, 7, verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(nftdp_vm_validate(base, &w->err), 0);
+
+	for (int rep = 0; rep < 3; rep++) {
+		assert_int_equal(RUN(w, base, tcp4(&t, 22)), NF_ACCEPT);
+		assert_int_equal(t.pkt.mark, 2);
+		assert_int_equal(RUN(w, base, tcp4(&t, 80)), NF_ACCEPT);
+		assert_int_equal(t.pkt.mark, 6); /* sub set 5, rule 6 then 6 */
+		assert_int_equal(RUN(w, base, tcp4(&t, 443)), NF_DROP);
+		assert_int_equal(t.pkt.mark, 0);
+		assert_int_equal(RUN(w, base, tcp4(&t, 99)), NF_ACCEPT);
+		assert_int_equal(t.pkt.mark, 0);
+	}
+}
+
 static void test_jump_return_goto(void **state)
 {
 	struct world *w = *state;
@@ -1537,6 +1575,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
 	const struct CMUnitTest tests[] = {
 	    T(test_policy),
+	    T(test_prefilter_runs),
 	    T(test_jump_return_goto),
 	    T(test_jump_errors),
 	    T(test_jump_depth),
