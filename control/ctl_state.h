@@ -98,6 +98,7 @@ struct ctl_rule {
 	struct ctl_ref *refs;
 	/* hooks this rule may run at (ops->validate), ~0: any; 0: none */
 	uint32_t hook_mask;
+	bool need_nat; /* only in nat-type chains */
 	bool dead;
 };
 

@@ -188,11 +188,45 @@ int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes)
 	return 0;
 }
 
+#define H(x) (1u << NF_INET_##x)
+
 /* Hook constraints the kernel checks when it validates a table
- * (expr->ops->validate): where an expression may run, by family. */
-static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family)
+ * (expr->ops->validate): where an expression may run, by family. *nat is set
+ * for expressions that need a nat-type chain (nft_chain_validate_dependency). */
+static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family, bool *nat)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	if (strcmp(name, "masq") == 0) { /* nft_masq_validate */
+		*nat = true;
+		return H(POST_ROUTING);
+	}
+	if (strcmp(name, "redir") == 0) { /* nft_redir_validate */
+		*nat = true;
+		return H(PRE_ROUTING) | H(LOCAL_OUT);
+	}
+	if (strcmp(name, "nat") == 0) { /* nft_nat_validate */
+		*nat = true;
+		if (nftnl_expr_get_u32(e, NFTNL_EXPR_NAT_TYPE) == NFT_NAT_SNAT)
+			return H(POST_ROUTING) | H(LOCAL_IN);
+		return H(PRE_ROUTING) | H(LOCAL_OUT);
+	}
+	if (strcmp(name, "tproxy") == 0) /* nft_tproxy_validate */
+		return H(PRE_ROUTING);
+	if (strcmp(name, "fib") == 0 && family != NFPROTO_NETDEV) { /* nft_fib_validate */
+		uint32_t result = nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_RESULT);
+		uint32_t flags = nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_FLAGS);
+
+		if (result == NFT_FIB_RESULT_OIF || result == NFT_FIB_RESULT_OIFNAME)
+			return H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD) | H(INGRESS);
+		if (result == NFT_FIB_RESULT_ADDRTYPE) {
+			if (flags & NFTA_FIB_F_IIF)
+				return H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD) | H(INGRESS);
+			if (flags & NFTA_FIB_F_OIF)
+				return H(LOCAL_OUT) | H(POST_ROUTING) | H(FORWARD);
+		}
+		return ~0u;
+	}
 
 	if (strcmp(name, "meta") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG) &&
 	    nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY) == NFT_META_PKTTYPE) {
@@ -681,10 +715,10 @@ int ctl_newrule(struct ctl_msg *m)
 		}
 		if (has_ref)
 			r->nrefs++;
-		r->hook_mask &= expr_hooks(e, t->family);
+		r->hook_mask &= expr_hooks(e, t->family, &r->need_nat);
 	}
 	nftnl_expr_iter_destroy(it);
-	if (r->hook_mask != ~0u)
+	if (r->hook_mask != ~0u || r->need_nat)
 		jumps = true; /* the table needs validating */
 
 	/* what only the request carries; the handle is ours */

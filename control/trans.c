@@ -112,8 +112,9 @@ static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, 
 	return h;
 }
 
-/* Every rule reachable from base chain base may run at its hook. */
-static int hooks_walk(struct ctl_chain *c, uint32_t hook, unsigned int depth)
+/* Every rule reachable from a base chain may run at its hook (and chain
+ * type, for nat expressions). */
+static int hooks_walk(struct ctl_chain *c, uint32_t hook, bool nat, unsigned int depth)
 {
 	struct ctl_rule *r;
 	int err;
@@ -123,11 +124,11 @@ static int hooks_walk(struct ctl_chain *c, uint32_t hook, unsigned int depth)
 	ctl_list_for_each_entry(r, &c->rules, list) {
 		if (r->dead)
 			continue;
-		if (!(r->hook_mask & (1u << hook)))
+		if (!(r->hook_mask & (1u << hook)) || (r->need_nat && !nat))
 			return -EOPNOTSUPP;
 		for (unsigned int i = 0; i < r->nrefs; i++) {
 			if (r->refs[i].kind == CTL_REF_CHAIN) {
-				err = hooks_walk(r->refs[i].obj, hook, depth + 1);
+				err = hooks_walk(r->refs[i].obj, hook, nat, depth + 1);
 				if (err < 0)
 					return err;
 			} else if (r->refs[i].kind == CTL_REF_SET) {
@@ -139,7 +140,7 @@ static int hooks_walk(struct ctl_chain *c, uint32_t hook, unsigned int depth)
 				ctl_list_for_each_entry(e, &s->elems, list) {
 					if (e->dead || e->chain_ref == NULL)
 						continue;
-					err = hooks_walk(e->chain_ref, hook, depth + 1);
+					err = hooks_walk(e->chain_ref, hook, nat, depth + 1);
 					if (err < 0)
 						return err;
 				}
@@ -156,7 +157,7 @@ static bool table_constrained(struct ctl_table *t)
 
 	ctl_list_for_each_entry(c, &t->chains, list)
 		ctl_list_for_each_entry(r, &c->rules, list)
-			if (!r->dead && r->hook_mask != ~0u)
+			if (!r->dead && (r->hook_mask != ~0u || r->need_nat))
 				return true;
 	return false;
 }
@@ -171,7 +172,8 @@ int ctl_table_validate(struct ctl_table *t)
 	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead || !c->base)
 			continue;
-		err = hooks_walk(c, c->hooknum, 0);
+		err = hooks_walk(c, c->hooknum,
+				 strcmp(nftnl_chain_get_str(c->nl, NFTNL_CHAIN_TYPE), "nat") == 0, 0);
 		if (err < 0)
 			return err;
 	}
