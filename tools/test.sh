@@ -21,5 +21,7 @@ ninja -C build-fuzz tests/fuzz/fuzz_nfnl
 corpus=$(mktemp -d /tmp/nftdp-fuzz.XXXXXX)
 trap 'rm -rf "$corpus"' EXIT
 build-fuzz/tests/fuzz/fuzz_nfnl -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=4096 \
-	-artifact_prefix="$corpus/" "$corpus" tests/fuzz/corpus/nfnl 2>&1 | tail -3
+	-artifact_prefix="$corpus/" "$corpus" tests/fuzz/corpus/nfnl > "$corpus/log" 2>&1 ||
+	{ grep -A30 "ERROR\|runtime error" "$corpus/log" | head -60; exit 1; }
+tail -2 "$corpus/log"
 echo "fuzz_nfnl: no crash in ${FUZZ_SECONDS:-60}s"
