@@ -7,11 +7,16 @@ cd "$(dirname "$0")/.."
 tools/deps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build
+summary() { # the Ok:/Fail: counts of a meson test log
+	sed -n 's/^\(Ok\|Fail\|Timeout\):[[:space:]]*\([0-9]*\).*/\1 \2/p' "$1"
+}
 meson test -C build --print-errorlogs --num-processes 2
+summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
 [ -f build-asan/build.ninja ] ||
 	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 ninja -C build-asan
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
+summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 # a short libFuzzer run over the netlink parser (tests/fuzz), seeded from
 # tests/fuzz/corpus; a fixed seed and run count keep CI reproducible
 # (FUZZ_RUNS=-1 FUZZ_SECONDS=600 for a longer, random exploration)
@@ -27,3 +32,7 @@ build-fuzz/tests/fuzz/fuzz_nfnl -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-3000
 	{ grep -A30 "ERROR\|runtime error" "$corpus/log" | head -60; exit 1; }
 tail -2 "$corpus/log"
 echo "fuzz_nfnl: no crash"
+echo "Ok 1" >> /tmp/nftdp-test-summary.$$
+awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
+	/tmp/nftdp-test-summary.$$
+rm -f /tmp/nftdp-test-summary.$$
