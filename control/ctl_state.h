@@ -321,6 +321,7 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old);
 /* Delete everything in t (nft_flush_table), recording each step. */
 int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
 int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
+int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
 
 /* ---- building messages for dumps and notifications ---- */
 void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t);

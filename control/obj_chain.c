@@ -411,7 +411,6 @@ int ctl_delchain(struct ctl_msg *m)
 	const struct nlattr *attr;
 	struct ctl_table *t;
 	struct ctl_chain *c;
-	struct ctl_rule *r;
 	uint32_t use;
 	int err;
 
@@ -433,15 +432,11 @@ int ctl_delchain(struct ctl_msg *m)
 	}
 	if ((m->nlh->nlmsg_flags & NLM_F_NONREC) && c->use > 0)
 		return -EBUSY;
-	use = c->use;
-	ctl_list_for_each_entry(r, &c->rules, list) {
-		if (r->dead)
-			continue;
-		use--;
-		err = ctl_rule_delete(m, r);
-		if (err < 0)
-			return err;
-	}
+	/* what still names the chain once its own rules are gone */
+	use = c->use - c->nrules;
+	err = ctl_chain_flush_rules(m, c);
+	if (err < 0)
+		return err;
 	if (use > 0) {
 		m->bad_attr = attr;
 		return -EBUSY;

@@ -599,6 +599,22 @@ int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
 	return 0;
 }
 
+/* Delete every live rule of c (nft_delrule_by_chain). */
+int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c)
+{
+	struct ctl_rule *r;
+	int err;
+
+	ctl_list_for_each_entry(r, &c->rules, list) {
+		if (r->dead)
+			continue;
+		err = ctl_rule_delete(m, r);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 static struct ctl_chain *rule_chain(struct ctl_msg *m, struct ctl_table *t, int *err)
 {
 	struct ctl_chain *c;
@@ -810,26 +826,15 @@ int ctl_delrule(struct ctl_msg *m)
 			}
 			return ctl_rule_delete(m, r);
 		}
-		ctl_list_for_each_entry(r, &c->rules, list) {
-			if (r->dead)
-				continue;
-			err = ctl_rule_delete(m, r);
-			if (err < 0)
-				return err;
-		}
-		return 0;
+		return ctl_chain_flush_rules(m, c);
 	}
 	/* flush table: every rule of every chain */
 	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead)
 			continue;
-		ctl_list_for_each_entry(r, &c->rules, list) {
-			if (r->dead)
-				continue;
-			err = ctl_rule_delete(m, r);
-			if (err < 0)
-				return err;
-		}
+		err = ctl_chain_flush_rules(m, c);
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }

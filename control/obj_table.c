@@ -220,19 +220,14 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 	struct ctl_set *s;
 	struct ctl_obj *o;
 	struct ctl_flowtable *f;
-	struct ctl_rule *r;
 	int err;
 
 	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead)
 			continue;
-		ctl_list_for_each_entry(r, &c->rules, list) {
-			if (r->dead)
-				continue;
-			err = ctl_rule_delete(m, r);
-			if (err < 0)
-				return err;
-		}
+		err = ctl_chain_flush_rules(m, c);
+		if (err < 0)
+			return err;
 	}
 	ctl_list_for_each_entry(s, &t->sets, list) {
 		if (s->dead || s->anonymous)
