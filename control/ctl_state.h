@@ -267,6 +267,14 @@ void ctl_out_flush(struct ctl_out *o);
 void ctl_out_flush_each(struct ctl_out *o);
 void ctl_out_done(struct ctl_out *o, uint32_t seq, uint32_t portid);
 void ctl_out_free(struct ctl_out *o);
+/* Append attribute a to nlh as it is. */
+void ctl_put_attr(struct nlmsghdr *nlh, const struct nlattr *a);
+/* A string attribute, which may lack its NUL (the kernel's NLA_STRING allows
+ * that, libnftnl 1.2.4 sends some so), as a C string; false if it had to be
+ * cut to size. */
+bool ctl_attr_strcpy(const struct nlattr *a, char *out, size_t size);
+/* Append string attribute a again, NUL-terminated, as the kernel dumps it. */
+void ctl_put_strz_of(struct nlmsghdr *nlh, const struct nlattr *a);
 /* Room left in the scratch area for the message being built. */
 size_t ctl_out_room(const struct ctl_out *o, const struct nlmsghdr *nlh);
 
@@ -322,6 +330,7 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old);
 int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
 int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
 int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
+int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
 
 /* ---- building messages for dumps and notifications ---- */
 void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t);

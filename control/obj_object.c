@@ -54,24 +54,15 @@ static void ct_helper_fixup(struct nlmsghdr *nlh, size_t start)
 		struct nlattr *nd;
 
 		if (mnl_attr_get_type(a) != NFTA_OBJ_DATA) {
-			memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
-			nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
+			ctl_put_attr(nlh, a);
 			continue;
 		}
 		nd = mnl_attr_nest_start(nlh, NFTA_OBJ_DATA);
 		mnl_attr_for_each_nested(x, a) {
-			if (mnl_attr_get_type(x) == NFTA_CT_HELPER_NAME) {
-				char name[64];
-				size_t n = mnl_attr_get_payload_len(x);
-
-				n = n < sizeof(name) - 1 ? n : sizeof(name) - 1;
-				memcpy(name, mnl_attr_get_payload(x), n);
-				name[n] = '\0';
-				mnl_attr_put_strz(nlh, NFTA_CT_HELPER_NAME, name);
-				continue;
-			}
-			memcpy(mnl_nlmsg_get_payload_tail(nlh), x, x->nla_len);
-			nlh->nlmsg_len += MNL_ALIGN(x->nla_len);
+			if (mnl_attr_get_type(x) == NFTA_CT_HELPER_NAME)
+				ctl_put_strz_of(nlh, x);
+			else
+				ctl_put_attr(nlh, x);
 		}
 		mnl_attr_nest_end(nlh, nd);
 	}
@@ -96,16 +87,10 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
 		return;
 	mnl_attr_for_each_nested(a, m->tb[NFTA_OBJ_DATA]) {
 		char name[64];
-		size_t n = mnl_attr_get_payload_len(a);
-		const char *p = mnl_attr_get_payload(a);
 
 		if (mnl_attr_get_type(a) != NFTA_CT_HELPER_NAME)
 			continue;
-		if (n && p[n - 1] == '\0')
-			n--;
-		n = n < sizeof(name) - 1 ? n : sizeof(name) - 1;
-		memcpy(name, p, n);
-		name[n] = '\0';
+		ctl_attr_strcpy(a, name, sizeof(name));
 		nftnl_obj_set_str(nl, NFTNL_OBJ_CT_HELPER_NAME, name);
 	}
 }

@@ -158,18 +158,8 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 		if (mnl_attr_get_type(x) != NFTA_EXPR_DATA)
 			continue;
 		mnl_attr_for_each_nested(a, x) {
-			size_t len = mnl_attr_get_payload_len(a);
-			const char *p = mnl_attr_get_payload(a);
-
-			if (mnl_attr_get_type(a) != type)
-				continue;
-			if (len && p[len - 1] == '\0')
-				len--;
-			if (len >= size)
-				return false;
-			memcpy(out, p, len);
-			out[len] = '\0';
-			return true;
+			if (mnl_attr_get_type(a) == type)
+				return ctl_attr_strcpy(a, out, size);
 		}
 	}
 	return false;
@@ -398,12 +388,6 @@ static int id_attr_of(const char *expr)
 	return -1;
 }
 
-static void put_attr(struct nlmsghdr *nlh, const struct nlattr *a)
-{
-	memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
-	nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
-}
-
 /* The expression data as the kernel dumps it: no set id, and the objref
  * set name NUL-terminated (libnftnl 1.2.4 builds it without the NUL, which
  * the kernel tolerates on input but never sends back). */
@@ -419,18 +403,10 @@ static void put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const
 
 		if (type == skip)
 			continue;
-		if (objref && (type == NFTA_OBJREF_SET_NAME || type == NFTA_OBJREF_IMM_NAME)) {
-			char str[CTL_NAME_MAXLEN];
-			size_t len = mnl_attr_get_payload_len(a);
-
-			if (len >= sizeof(str))
-				len = sizeof(str) - 1;
-			memcpy(str, mnl_attr_get_payload(a), len);
-			str[len] = '\0';
-			mnl_attr_put_strz(nlh, type, str);
-			continue;
-		}
-		put_attr(nlh, a);
+		if (objref && (type == NFTA_OBJREF_SET_NAME || type == NFTA_OBJREF_IMM_NAME))
+			ctl_put_strz_of(nlh, a);
+		else
+			ctl_put_attr(nlh, a);
 	}
 	mnl_attr_nest_end(nlh, nd);
 }
@@ -457,7 +433,7 @@ static int rule_blob_build(struct ctl_rule *r)
 		struct nlattr *list;
 
 		if (mnl_attr_get_type(a) != NFTA_RULE_EXPRESSIONS) {
-			put_attr(dst, a);
+			ctl_put_attr(dst, a);
 			continue;
 		}
 		list = mnl_attr_nest_start(dst, NFTA_RULE_EXPRESSIONS);
@@ -473,7 +449,7 @@ static int rule_blob_build(struct ctl_rule *r)
 				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name)
 					put_expr_data(dst, x, mnl_attr_get_str(name));
 				else
-					put_attr(dst, x);
+					ctl_put_attr(dst, x);
 			}
 			mnl_attr_nest_end(dst, ne);
 		}
@@ -609,6 +585,22 @@ int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c)
 		if (r->dead)
 			continue;
 		err = ctl_rule_delete(m, r);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Delete every live rule of every live chain of t. */
+int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t)
+{
+	struct ctl_chain *c;
+	int err;
+
+	ctl_list_for_each_entry(c, &t->chains, list) {
+		if (c->dead)
+			continue;
+		err = ctl_chain_flush_rules(m, c);
 		if (err < 0)
 			return err;
 	}
@@ -828,15 +820,7 @@ int ctl_delrule(struct ctl_msg *m)
 		}
 		return ctl_chain_flush_rules(m, c);
 	}
-	/* flush table: every rule of every chain */
-	ctl_list_for_each_entry(c, &t->chains, list) {
-		if (c->dead)
-			continue;
-		err = ctl_chain_flush_rules(m, c);
-		if (err < 0)
-			return err;
-	}
-	return 0;
+	return ctl_table_flush_rules(m, t); /* flush table */
 }
 
 static void rule_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_rule *r,

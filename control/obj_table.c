@@ -222,13 +222,9 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 	struct ctl_flowtable *f;
 	int err;
 
-	ctl_list_for_each_entry(c, &t->chains, list) {
-		if (c->dead)
-			continue;
-		err = ctl_chain_flush_rules(m, c);
-		if (err < 0)
-			return err;
-	}
+	err = ctl_table_flush_rules(m, t);
+	if (err < 0)
+		return err;
 	ctl_list_for_each_entry(s, &t->sets, list) {
 		if (s->dead || s->anonymous)
 			continue;

@@ -150,6 +150,36 @@ void ctl_out_free(struct ctl_out *o)
 	o->len = o->cap = 0;
 }
 
+void ctl_put_attr(struct nlmsghdr *nlh, const struct nlattr *a)
+{
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
+	nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
+}
+
+bool ctl_attr_strcpy(const struct nlattr *a, char *out, size_t size)
+{
+	size_t len = mnl_attr_get_payload_len(a);
+	const char *p = mnl_attr_get_payload(a);
+	bool fits;
+
+	if (len && p[len - 1] == '\0')
+		len--;
+	fits = len < size;
+	if (!fits)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return fits;
+}
+
+void ctl_put_strz_of(struct nlmsghdr *nlh, const struct nlattr *a)
+{
+	char str[CTL_NAME_MAXLEN];
+
+	ctl_attr_strcpy(a, str, sizeof(str));
+	mnl_attr_put_strz(nlh, mnl_attr_get_type(a), str);
+}
+
 /* netlink_ack(): an error (or ack) answering req. With NETLINK_EXT_ACK and
  * an offending attribute, the whole request is echoed (unless CAP_ACK) and
  * NLMSGERR_ATTR_OFFS points at the attribute. */
