@@ -23,6 +23,8 @@
 #define NFTDP_CTL_IFNAMSIZ 16
 
 struct nftdp_ctl;
+struct nftdp_vm_state;      /* vm/nftdp_vm.h */
+struct nftdp_vm_gen_domain; /* vm/nftdp_vm.h */
 
 /** The interfaces the dataplane has, as netdev chains and flowtables see them. */
 struct nftdp_ctl_iface {
@@ -35,6 +37,17 @@ struct nftdp_ctl_config {
 	bool flowtables;         /**< accept flowtables (the reference kernel has none) */
 	unsigned int n_ifaces;
 	struct nftdp_ctl_iface ifaces[NFTDP_CTL_MAX_IFACES];
+	/**
+	 * Where commits go. With both set, every commit compiles the whole
+	 * ruleset into a generation (vm/) and publishes it into gen_dom; a
+	 * batch the VM cannot compile fails with the compiler's errno
+	 * (EOPNOTSUPP for unsupported expressions) and changes nothing.
+	 * Counters in dumps are read from vm_state. Both NULL: control only
+	 * (nothing is compiled; counters list as stored). The caller creates
+	 * both and destroys them after nftdp_ctl_destroy().
+	 */
+	struct nftdp_vm_state *vm_state;
+	struct nftdp_vm_gen_domain *gen_dom;
 };
 
 /**
