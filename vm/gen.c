@@ -21,6 +21,9 @@
 
 struct hook_entry {
 	int32_t priority;
+	bool dev_bound; /* netdev / inet ingress: only for devs[] */
+	uint32_t n_devs;
+	const uint32_t *devs; /* owned by the generation (owned_chain) */
 	const struct nftdp_vm_chain *chain;
 };
 
@@ -35,6 +38,8 @@ struct owned_chain {
 	uint8_t family;
 	bool base;
 	char *table, *name;
+	uint32_t *devs;
+	uint32_t n_devs;
 };
 
 struct on_free {
@@ -109,6 +114,7 @@ static void gen_free(struct nftdp_vm_gen *gen, void (*set_reclaim)(struct nftdp_
 		nftdp_vm_chain_destroy(gen->owned[i].chain);
 		free(gen->owned[i].table);
 		free(gen->owned[i].name);
+		free(gen->owned[i].devs);
 	}
 	if (set_reclaim)
 		for (uint32_t i = 0; i < gen->n_sets; i++)
@@ -226,7 +232,8 @@ void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b)
 }
 
 /* insert after every entry of equal or lower priority, as nf_hook_entries_grow */
-static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftdp_vm_chain *c)
+static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftdp_vm_chain *c,
+		       const struct owned_chain *o, bool dev_bound)
 {
 	uint32_t i;
 
@@ -234,7 +241,7 @@ static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftd
 		return -ENOMEM;
 	for (i = hl->n; i > 0 && hl->e[i - 1].priority > priority; i--)
 		hl->e[i] = hl->e[i - 1];
-	hl->e[i] = (struct hook_entry){priority, c};
+	hl->e[i] = (struct hook_entry){priority, dev_bound, dev_bound ? o->n_devs : 0, o->devs, c};
 	hl->n++;
 	return 0;
 }
@@ -289,11 +296,20 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 		return rc;
 	o = &gen->owned[gen->n_owned];
 	*o = (struct owned_chain){c, desc->family, desc->base, strdup(desc->table),
-				  strdup(desc->name)};
+				  strdup(desc->name), NULL, 0};
 	if (!o->table || !o->name)
 		goto err_hook;
+	if (desc->n_ifindex) {
+		o->devs = malloc(desc->n_ifindex * sizeof(*o->devs));
+		if (!o->devs)
+			goto err_hook;
+		memcpy(o->devs, desc->ifindex, desc->n_ifindex * sizeof(*o->devs));
+		o->n_devs = desc->n_ifindex;
+	}
 	for (int i = 0; i < n_fams; i++) {
-		if (hook_insert(&gen->hooks[fams[i]][desc->hook], priority, c) < 0) {
+		bool dev_bound = desc->family == NFPROTO_NETDEV || desc->hook == NF_INET_INGRESS;
+
+		if (hook_insert(&gen->hooks[fams[i]][desc->hook], priority, c, o, dev_bound) < 0) {
 			for (int j = 0; j < i; j++)
 				hook_remove(&gen->hooks[fams[j]][desc->hook], c);
 			goto err_hook;
@@ -309,6 +325,7 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 err_hook:
 	free(o->table);
 	free(o->name);
+	free(o->devs);
 	nftdp_vm_chain_destroy(c);
 	return -ENOMEM;
 }
@@ -415,6 +432,21 @@ static const struct hook_list *hook_of(const struct nftdp_vm_gen *gen, uint8_t n
 	return &gen->hooks[nfproto][hook];
 }
 
+/* A device-bound chain sees the packets of its devices: the rx device at
+ * ingress, the tx device at egress (nft_netdev_register_hooks binds a hook
+ * per device). */
+static inline bool dev_match(const struct hook_entry *e, uint8_t hook,
+			     const struct nftdp_vm_pkt *pkt)
+{
+	/* dev_bound entries live at netdev ingress/egress and inet ingress */
+	uint32_t dev = hook == NF_NETDEV_EGRESS ? pkt->oif : pkt->iif;
+
+	for (uint32_t i = 0; i < e->n_devs; i++)
+		if (e->devs[i] == dev)
+			return true;
+	return false;
+}
+
 unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				   struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -424,7 +456,11 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 		return NF_ACCEPT;
 	/* nf_hook_slow: accept moves on, anything else ends the hook */
 	for (uint32_t i = 0; i < hl->n; i++) {
-		unsigned int v = nftdp_vm_run_chain(hl->e[i].chain, pkt, ctx);
+		unsigned int v;
+
+		if (hl->e[i].dev_bound && !dev_match(&hl->e[i], hook, pkt))
+			continue;
+		v = nftdp_vm_run_chain(hl->e[i].chain, pkt, ctx);
 
 		if (v != NF_ACCEPT)
 			return v;
@@ -432,13 +468,15 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 	return NF_ACCEPT;
 }
 
-void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
-				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
-				 struct nftdp_vm_ctx *ctx)
+void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto,
+				      uint8_t hook, int32_t prio_min, int32_t prio_max,
+				      struct nftdp_vm_pkt **pkts, unsigned int n,
+				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
 {
 	const struct hook_list *hl = hook_of(gen, nfproto, hook, ctx);
-	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
+	unsigned int subpos[NFTDP_VM_BURST_MAX];
 
 	while (n > 0) {
 		unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX, m = chunk;
@@ -449,9 +487,38 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
 			idx[i] = i;
 		}
 		for (uint32_t c = 0; hl && c < hl->n && m > 0; c++) {
-			unsigned int k = 0;
+			const struct hook_entry *e = &hl->e[c];
+			struct nftdp_vm_pkt **run = act;
+			unsigned int k = 0, nrun = m;
 
-			nftdp_vm_run_burst(hl->e[c].chain, act, m, v, ctx);
+			if (e->priority < prio_min)
+				continue;
+			if (e->priority > prio_max)
+				break;
+			if (e->dev_bound) {
+				/* only the packets of the chain's devices */
+				nrun = 0;
+				for (unsigned int j = 0; j < m; j++) {
+					if (dev_match(e, hook, act[j])) {
+						subpos[nrun] = j;
+						sub[nrun++] = act[j];
+					}
+				}
+				if (nrun == 0)
+					continue;
+				run = sub;
+			}
+			nftdp_vm_run_burst(e->chain, run, nrun, v, ctx);
+			if (run == sub) {
+				/* scatter back: packets not run stay accepted */
+				unsigned int w[NFTDP_VM_BURST_MAX];
+
+				for (unsigned int j = 0; j < m; j++)
+					w[j] = NF_ACCEPT;
+				for (unsigned int j = 0; j < nrun; j++)
+					w[subpos[j]] = v[j];
+				memcpy(v, w, m * sizeof(*v));
+			}
 			/* keep the accepted ones for the next base chain */
 			for (unsigned int j = 0; j < m; j++) {
 				if (v[j] == NF_ACCEPT) {
@@ -467,6 +534,14 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
 		verdicts += chunk;
 		n -= chunk;
 	}
+}
+
+void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
+				 struct nftdp_vm_ctx *ctx)
+{
+	nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, INT32_MIN, INT32_MAX, pkts, n,
+					 verdicts, ctx);
 }
 
 /* ---------- publication and retirement ---------- */

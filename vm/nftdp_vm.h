@@ -355,6 +355,11 @@ struct nftdp_vm_chain_desc {
 	uint8_t hook;	   /**< base chains */
 	uint32_t policy;   /**< NF_ACCEPT or NF_DROP, base chains */
 	uint32_t chain_id; /**< index in nftdp_vm_ctx.chains (verdict maps) */
+	/** devices of a netdev (or inet ingress) base chain, as ifindexes: it
+	 * runs only for packets whose iif (ingress) / oif (egress) is one of
+	 * them; none (a device that does not exist): it never runs */
+	const uint32_t *ifindex;
+	uint32_t n_ifindex;
 };
 
 /**
@@ -570,6 +575,16 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
 				 struct nftdp_vm_ctx *ctx);
+
+/**
+ * The same, restricted to the base chains with prio_min <= priority <=
+ * prio_max: lets the dataplane run a built-in step (conntrack at -200)
+ * between the base chains of one hook. Packet-path.
+ */
+void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto,
+				      uint8_t hook, int32_t prio_min, int32_t prio_max,
+				      struct nftdp_vm_pkt **pkts, unsigned int n,
+				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
 
 /** Domain configuration. */
 struct nftdp_vm_gen_domain_config {

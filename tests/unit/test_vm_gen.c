@@ -268,6 +268,81 @@ static void test_accept_moves_on_drop_ends(void **state)
 	nftdp_vm_gen_destroy(gen);
 }
 
+/* netdev chains run only for their devices; the _prio variant runs a
+ * priority window of a hook, so a built-in step can sit between chains */
+static void test_devices_and_prio_window(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c;
+	static const uint32_t dev2[] = {2}, dev13[] = {1, 3};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_NETDEV,
+					.table = "t",
+					.base = true,
+					.hook = NF_NETDEV_INGRESS,
+					.policy = NF_ACCEPT};
+	struct tpkt t[4];
+	struct nftdp_vm_pkt *pk[4];
+	unsigned int v[4];
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	d.name = "on2", d.chain_id = 0, d.ifindex = dev2, d.n_ifindex = 1;
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &c), 0);
+	assert_int_equal(add(b, c, 1, verdict(NF_DROP, NULL), NULL), 0);
+	d.name = "on13", d.chain_id = 1, d.ifindex = dev13, d.n_ifindex = 2;
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 10, &c), 0);
+	assert_int_equal(add(b, c, 2, MARK_SET(13), NULL), 0);
+	/* a chain on a device that does not exist never runs */
+	d.name = "nodev", d.chain_id = 2, d.ifindex = NULL, d.n_ifindex = 0;
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 20, &c), 0);
+	assert_int_equal(add(b, c, 3, verdict(NF_DROP, NULL), NULL), 0);
+	/* ip forward chains at -10, 0, 10 */
+	c = mk(b, NFPROTO_IPV4, "m10", true, NF_INET_FORWARD, -10, NF_ACCEPT, 3);
+	assert_int_equal(add(b, c, 4, MARK_SET(1), NULL), 0);
+	c = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 0, NF_ACCEPT, 4);
+	assert_int_equal(add(b, c, 5, MARK_IS(1), MARK_SET(2), NULL), 0);
+	c = mk(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 5);
+	assert_int_equal(add(b, c, 6, MARK_IS(2), verdict(NF_DROP, NULL), NULL), 0);
+	struct nftdp_vm_gen *gen = build_ok(b);
+
+	for (int i = 0; i < 4; i++) {
+		pk[i] = tcp4(&t[i]);
+		pk[i]->nfproto = NFPROTO_NETDEV;
+		pk[i]->hook = NF_NETDEV_INGRESS;
+		pk[i]->iif = (uint32_t)i + 1;
+	}
+	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS, pk, 4, v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(pk[0]->mark, 13);
+	assert_int_equal(v[1], NF_DROP); /* dev 2 */
+	assert_int_equal(pk[1]->mark, 0);
+	assert_int_equal(v[2], NF_ACCEPT);
+	assert_int_equal(pk[2]->mark, 13);
+	assert_int_equal(v[3], NF_ACCEPT); /* dev 4: no chain of its own */
+	assert_int_equal(pk[3]->mark, 0);
+	/* the single-packet path agrees */
+	pk[1] = tcp4(&t[1]);
+	pk[1]->iif = 2;
+	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS, pk[1],
+					       &f->ctx),
+			 NF_DROP);
+
+	/* window [-10, -1], then [0, 10]: the same as the whole hook */
+	pk[0] = tcp4(&t[0]);
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -1, pk, 1,
+					 v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(pk[0]->mark, 1);
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 0, 0, pk, 1, v,
+					 &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(pk[0]->mark, 2);
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, INT32_MAX, pk, 1,
+					 v, &f->ctx);
+	assert_int_equal(v[0], NF_DROP);
+	nftdp_vm_gen_destroy(gen);
+}
+
 static void test_policies(void **state)
 {
 	struct fix *f = *state;
@@ -718,6 +793,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_accept_moves_on_drop_ends, fix_setup,
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_policies, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_devices_and_prio_window, fix_setup,
+					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
