@@ -42,21 +42,25 @@ typedef unsigned __int128 u128;
 
 /* One node of the read index. level 0 is a leaf; all leaves are at the
  * same depth. key[i] is the start of slot i (inner: the smallest start
- * under child[i]); keys ascend. */
+ * under child[i]); keys ascend. A search reads the first five lines only:
+ * the header, k64 (the top 64 bits of each key, UINT64_MAX past n, exact
+ * for keys of up to 8 bytes) and the pointers; key[] is read only when a
+ * longer key ties on its top 64 bits, end[] once per leaf. */
 struct bt_node {
 	uint16_t n;
 	uint16_t level;
 	uint32_t pad;
 	uint64_t bgen; /* build batch that made it: changed in place while current */
-	u128 key[BT_B];
+	uint64_t k64[BT_B];
 	union {
 		struct bt_node *child[BT_B];
-		struct {
-			u128 end[BT_B];
-			struct set_elem *elem[BT_B];
-		};
+		struct set_elem *elem[BT_B];
 	};
+	u128 key[BT_B] __attribute__((aligned(64)));
+	u128 end[BT_B]; /* leaves */
 } __attribute__((aligned(64)));
+
+#define BT_SEARCH_BYTES offsetof(struct bt_node, key)
 
 struct ival_priv {
 	struct set_elem *head[SL_MAX];
@@ -104,13 +108,26 @@ static inline u128 bt_key(const uint8_t *k, uint32_t ks)
 	return (u128)hi << 64 | lo;
 }
 
-/* number of slots with key <= k */
-static inline unsigned bt_rank(const struct bt_node *x, u128 k)
+static inline uint64_t bt_hi(u128 k)
 {
-	unsigned c = 0, n = x->n;
+	return (uint64_t)(k >> 64);
+}
 
+/* number of slots with key <= k; wide: keys longer than 8 bytes */
+static inline unsigned bt_rank(const struct bt_node *x, u128 k, bool wide)
+{
+	uint64_t q = bt_hi(k);
+	unsigned c = 0;
+
+	/* k64 past n is UINT64_MAX, so the count only overshoots n for q == MAX */
 	for (unsigned i = 0; i < BT_B; i++)
-		c += (unsigned)(i < n) & (unsigned)(x->key[i] <= k);
+		c += (unsigned)(x->k64[i] <= q);
+	if (c > x->n)
+		c = x->n;
+	/* equal top halves: the full keys decide (sorted, so from the right) */
+	if (wide)
+		while (c && x->k64[c - 1] == q && x->key[c - 1] > k)
+			c--;
 	return c;
 }
 
@@ -118,8 +135,15 @@ static inline void bt_prefetch(const struct bt_node *x)
 {
 	const char *c = (const char *)x;
 
-	for (unsigned o = 0; o < offsetof(struct bt_node, child); o += 64)
+	for (unsigned o = 0; o < BT_SEARCH_BYTES; o += 64)
 		__builtin_prefetch(c + o);
+}
+
+/* keep k64 past n at UINT64_MAX after slots moved or n shrank */
+static void bt_pad(struct bt_node *x)
+{
+	for (unsigned i = x->n; i < BT_B; i++)
+		x->k64[i] = UINT64_MAX;
 }
 
 static struct bt_node *bt_alloc(struct ival_priv *p, unsigned level)
@@ -131,6 +155,7 @@ static struct bt_node *bt_alloc(struct ival_priv *p, unsigned level)
 		return NULL;
 	}
 	memset(x, 0, sizeof(*x));
+	bt_pad(x);
 	x->level = (uint16_t)level;
 	x->bgen = p->bgen;
 	return x;
@@ -164,9 +189,15 @@ static struct bt_node *bt_mut(struct nftdp_set *s, struct ival_priv *p, struct b
 	return y;
 }
 
-static void bt_slot_set(struct bt_node *x, unsigned i, u128 k, u128 end, void *ptr)
+static void bt_key_set(struct bt_node *x, unsigned i, u128 k)
 {
 	x->key[i] = k;
+	x->k64[i] = bt_hi(k);
+}
+
+static void bt_slot_set(struct bt_node *x, unsigned i, u128 k, u128 end, void *ptr)
+{
+	bt_key_set(x, i, k);
 	if (x->level) {
 		x->child[i] = ptr;
 	} else {
@@ -179,12 +210,10 @@ static void bt_slot_move(struct bt_node *d, unsigned di, const struct bt_node *x
 			 unsigned cnt)
 {
 	memmove(&d->key[di], &x->key[si], cnt * sizeof(u128));
-	if (x->level) {
-		memmove(&d->child[di], &x->child[si], cnt * sizeof(void *));
-	} else {
+	memmove(&d->k64[di], &x->k64[si], cnt * sizeof(uint64_t));
+	memmove(&d->child[di], &x->child[si], cnt * sizeof(void *));
+	if (!x->level)
 		memmove(&d->end[di], &x->end[si], cnt * sizeof(u128));
-		memmove(&d->elem[di], &x->elem[si], cnt * sizeof(void *));
-	}
 }
 
 /* put a slot at pos of mutable x, splitting a full x; *split gets the new
@@ -200,13 +229,20 @@ static bool bt_put(struct ival_priv *p, struct bt_node *x, unsigned pos, u128 k,
 
 		if (!r)
 			return false;
-		bt_slot_move(r, 0, x, BT_B / 2, BT_B / 2);
-		r->n = BT_B / 2;
-		x->n = BT_B / 2;
 		*split = r;
-		if (pos > BT_B / 2) {
+		if (pos == BT_B) {
+			/* appending (ascending inserts): keep x full */
 			t = r;
-			pos -= BT_B / 2;
+			pos = 0;
+		} else {
+			bt_slot_move(r, 0, x, BT_B / 2, BT_B / 2);
+			r->n = BT_B / 2;
+			x->n = BT_B / 2;
+			bt_pad(x);
+			if (pos > BT_B / 2) {
+				t = r;
+				pos -= BT_B / 2;
+			}
 		}
 	}
 	bt_slot_move(t, pos + 1, t, pos, t->n - pos);
@@ -224,7 +260,7 @@ static struct bt_node *bt_ins(struct nftdp_set *s, struct ival_priv *p, struct b
 	x = bt_mut(s, p, x);
 	if (!x)
 		return NULL;
-	i = bt_rank(x, k);
+	i = bt_rank(x, k, s->key_size > 8);
 	if (x->level == 0) {
 		if (!bt_put(p, x, i, k, end, e, split))
 			return NULL;
@@ -237,7 +273,7 @@ static struct bt_node *bt_ins(struct nftdp_set *s, struct ival_priv *p, struct b
 		if (!c)
 			return NULL;
 		x->child[ci] = c;
-		x->key[ci] = c->key[0];
+		bt_key_set(x, ci, c->key[0]);
 		if (cs && !bt_put(p, x, ci + 1, cs->key[0], 0, cs, split))
 			return NULL;
 	}
@@ -248,7 +284,7 @@ static struct bt_node *bt_ins(struct nftdp_set *s, struct ival_priv *p, struct b
 static struct bt_node *bt_del(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x, u128 k,
 			      const struct set_elem *e, bool *found)
 {
-	unsigned i = bt_rank(x, k), ci;
+	unsigned i = bt_rank(x, k, s->key_size > 8), ci;
 
 	if (!i)
 		return x;
@@ -267,7 +303,7 @@ static struct bt_node *bt_del(struct nftdp_set *s, struct ival_priv *p, struct b
 			if (!x)
 				return NULL;
 			x->child[ci] = c;
-			x->key[ci] = c->key[0];
+			bt_key_set(x, ci, c->key[0]);
 			return x;
 		}
 	}
@@ -280,6 +316,7 @@ static struct bt_node *bt_del(struct nftdp_set *s, struct ival_priv *p, struct b
 		return NULL;
 	bt_slot_move(x, ci, x, ci + 1, x->n - ci - 1);
 	x->n--;
+	bt_pad(x);
 	return x;
 }
 
@@ -303,9 +340,9 @@ static void bt_add_elem(struct nftdp_set *s, struct ival_priv *p, struct set_ele
 		if (!nr)
 			return;
 		nr->n = 2;
-		nr->key[0] = r->key[0];
+		bt_key_set(nr, 0, r->key[0]);
 		nr->child[0] = r;
-		nr->key[1] = sp->key[0];
+		bt_key_set(nr, 1, sp->key[0]);
 		nr->child[1] = sp;
 		r = nr;
 	}
@@ -563,16 +600,22 @@ static int ival_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 	return 0;
 }
 
-/* The read index: all keys one level at a time, prefetching the next. */
+/*
+ * The read index: all keys of the bulk one tree level at a time, each
+ * prefetching its next node, so the cache misses of one key overlap with
+ * the work on the others. Sets without timeouts never read the element: a
+ * hit needs only the leaf (data is a pointer into the element).
+ */
 static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *root,
 			       const void *const keys[], unsigned n, const void *data[],
 			       uint64_t now, uint64_t *hit_mask)
 {
-	const struct bt_node *cur[64];
-	struct set_elem *el[64];
-	u128 k[64];
-	unsigned hits = 0, slot[64];
+	const struct bt_node *cur[NFTDP_SET_BULK_MAX];
+	struct set_elem *el[NFTDP_SET_BULK_MAX];
+	u128 k[NFTDP_SET_BULK_MAX];
+	unsigned hits = 0, slot[NFTDP_SET_BULK_MAX];
 	uint32_t ks = s->key_size;
+	bool wide = ks > 8, timeouts = s->desc.flags & NFT_SET_TIMEOUT;
 	uint64_t mask = 0;
 
 	if (!root) {
@@ -590,28 +633,27 @@ static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *
 
 			if (!x)
 				continue;
-			r = bt_rank(x, k[i]);
+			r = bt_rank(x, k[i], wide);
 			x = r ? x->child[r - 1] : NULL;
 			cur[i] = x;
 			if (x)
 				bt_prefetch(x);
 		}
 	}
-	/* leaves: the candidate slot, then its end and element */
+	/* leaves: the candidate slot, then its end (and the element's expiry) */
 	for (unsigned i = 0; i < n; i++) {
 		const struct bt_node *x = cur[i];
 		unsigned r;
 
 		if (!x)
 			continue;
-		r = bt_rank(x, k[i]);
+		r = bt_rank(x, k[i], wide);
 		if (!r) {
 			cur[i] = NULL;
 			continue;
 		}
 		slot[i] = r - 1;
 		__builtin_prefetch(&x->end[r - 1]);
-		__builtin_prefetch(&x->elem[r - 1]);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct bt_node *x = cur[i];
@@ -620,12 +662,13 @@ static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *
 		if (!x || k[i] > x->end[slot[i]])
 			continue;
 		el[i] = x->elem[slot[i]];
-		__builtin_prefetch(&el[i]->expires);
+		if (timeouts)
+			__builtin_prefetch(&el[i]->expires);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = el[i];
 
-		if (!x || set_elem_expired(x, now))
+		if (!x || (timeouts && set_elem_expired(x, now)))
 			continue;
 		mask |= 1ull << i;
 		hits++;

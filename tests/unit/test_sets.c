@@ -486,6 +486,92 @@ static void test_interval_prefixes(void **state)
 	nftdp_set_destroy(s6);
 }
 
+/* key i of the index test: ks bytes, big-endian, with the top bytes shared
+ * by every key for 16-byte keys (ties on the index's top 64 bits) */
+static void idx_key(uint8_t *k, unsigned ks, uint64_t v)
+{
+	memset(k, ks == 16 ? 0x20 : 0, ks);
+	for (unsigned b = 0; b < 8 && b < ks; b++)
+		k[ks - 1 - b] = (uint8_t)(v >> (8 * b));
+}
+
+/* The B+-tree read index over thousands of ranges: ascending and
+ * descending inserts (node splits at both ends), boundaries of every range,
+ * the all-ones key, deletes that empty nodes, commit/abort visibility. */
+static void interval_index_run(unsigned ks, bool descending)
+{
+	enum { N = 3000 };
+	struct nftdp_set *s = mk(NFT_SET_INTERVAL, ks, 0, 0);
+	uint8_t lo[16], hi[16], k[16];
+
+	for (unsigned j = 0; j < N; j++) {
+		unsigned i = descending ? N - 1 - j : j;
+
+		idx_key(lo, ks, 10 * (uint64_t)i + 1); /* [10i+1, 10i+5] */
+		idx_key(hi, ks, 10 * (uint64_t)i + 5);
+		assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+		if (j % 700 == 699)
+			commit(s);
+	}
+	memset(lo, 0xff, ks); /* the last key of the space */
+	memcpy(hi, lo, ks);
+	lo[ks - 1] = 0xfe;
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	commit(s);
+	assert_true(has(s, hi));
+	assert_true(has(s, lo));
+	lo[ks - 1] = 0xfd;
+	assert_false(has(s, lo));
+	for (unsigned i = 0; i < N; i++) {
+		static const unsigned off[] = {0, 1, 3, 5, 6};
+		static const bool in[] = {false, true, true, true, false};
+
+		for (unsigned o = 0; o < 5; o++) {
+			idx_key(k, ks, 10 * (uint64_t)i + off[o]);
+			assert_int_equal(has(s, k), in[o]);
+		}
+	}
+	/* remove every range but one in 16: pending, then committed */
+	for (unsigned i = 0; i < N; i++) {
+		if (i % 16 == 5)
+			continue;
+		idx_key(lo, ks, 10 * (uint64_t)i + 1);
+		idx_key(hi, ks, 10 * (uint64_t)i + 5);
+		assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	}
+	idx_key(k, ks, 10 * 7 + 3);
+	assert_true(has(s, k)); /* not committed yet */
+	commit(s);
+	for (unsigned i = 0; i < N; i++) {
+		idx_key(k, ks, 10 * (uint64_t)i + 3);
+		assert_int_equal(has(s, k), i % 16 == 5);
+	}
+	/* abort leaves the committed state alone */
+	idx_key(lo, ks, 10 * 7 + 1);
+	idx_key(hi, ks, 10 * 7 + 5);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	idx_key(k, ks, 10 * 5 + 3);
+	idx_key(lo, ks, 10 * 5 + 1);
+	idx_key(hi, ks, 10 * 5 + 5);
+	assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	nftdp_set_abort(s);
+	nftdp_set_reclaim(s);
+	assert_true(has(s, k));
+	idx_key(k, ks, 10 * 7 + 3);
+	assert_false(has(s, k));
+	nftdp_set_destroy(s);
+}
+
+static void test_interval_index(void **state)
+{
+	(void)state;
+	interval_index_run(4, false);
+	interval_index_run(4, true);
+	interval_index_run(8, false);
+	interval_index_run(16, false);
+	interval_index_run(16, true);
+}
+
 /* ---- concatenated ranges ---- */
 
 static void test_concat_range(void **state)
@@ -808,11 +894,12 @@ static void test_model_bitmap(void **state)
 
 static void test_model_interval(void **state)
 {
-	static const uint8_t f1[] = {4}, f6[] = {16};
+	static const uint8_t f1[] = {4}, f6[] = {16}, f8[] = {8};
 
 	(void)state;
 	model_run(NFT_SET_INTERVAL, f1, 1, true);
 	model_run(NFT_SET_INTERVAL, f6, 1, true);
+	model_run(NFT_SET_INTERVAL, f8, 1, true);
 }
 
 static void test_model_concat(void **state)
@@ -908,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_bitmap),
 		cmocka_unit_test(test_interval_basic),
 		cmocka_unit_test(test_interval_prefixes),
+		cmocka_unit_test(test_interval_index),
 		cmocka_unit_test(test_concat_range),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_model_hash),
