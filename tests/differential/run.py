@@ -1,0 +1,500 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Kernel-differential dataplane tests: the Linux kernel is the oracle.
+
+    run.py BUILD_DIR [case ...] [--kernel-only] [-v] [--keep DIR]
+
+Each case is cases/NNN_name.nft (a complete ruleset) plus cases/NNN_name.py
+(a deterministic scapy recipe defining PACKETS).  The harness writes the
+capture, then
+
+  kernel: in two scratch network namespaces it creates and always deletes
+          (nftdp-diff-PID-dut, nftdp-diff-PID-tester), a DUT that routes
+          between veths dp0 (ingress) and dp1 (egress) loads the ruleset with
+          nft -f; the capture is sent from the tester's peer of dp0 and what
+          leaves on both peers is captured; `nft -j list ruleset` gives the
+          counters.
+  nftdp:  BUILD_DIR/nftdp replays the capture offline through net_pcap ports
+          in --router mode and writes its -j listing at exit.
+
+Egress packets (per port, in order, from the IP header on) and every
+counter/quota value (matched by table, chain and rule position, or by object
+name) must be equal.  One line per case: agree, DIFFER (with a short diff),
+kernel-only (nftdp not available) or ERROR.  Exit status 0 when every case
+agrees (or is kernel-only), 1 otherwise, 77 when not root.  docs/differential.md.
+"""
+
+import argparse
+import atexit
+import importlib.util
+import ipaddress
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, 'cases')
+PID = os.getpid()
+NS_DUT = 'nftdp-diff-%d-dut' % PID
+NS_TESTER = 'nftdp-diff-%d-tester' % PID
+
+# Fixed MACs so the capture (and nftdp's replay) is the same bytes every run.
+MAC = {'dp0': '02:00:00:00:00:10', 'dp1': '02:00:00:00:00:11',
+       't0': '02:00:00:00:01:10', 't1': '02:00:00:00:01:11'}
+
+# Addresses of the DUT and the subnets on each side.  Sources live behind dp0,
+# destinations behind dp1; every address in a capture gets a permanent
+# neighbour entry so no ARP or ND is ever needed.
+DUT_ADDR = {'dp0': ['10.1.255.254/16', '2001:db8:1::ffff/48'],
+            'dp1': ['10.2.255.254/16', '2001:db8:2::ffff/48']}
+EXTRA_ROUTES = {'dp0': ['192.168.0.0/16', 'fd00:1::/32'],
+                'dp1': ['172.16.0.0/12', 'fd00:2::/32']}
+SIDE_NETS = {dev: [ipaddress.ip_network(a, strict=False) for a in DUT_ADDR[dev] + EXTRA_ROUTES[dev]]
+             for dev in DUT_ADDR}
+
+STEP_TIMEOUT = 20      # seconds for one command (nft, ip, the tester)
+CASE_TIMEOUT = 60      # seconds for one whole case, both sides
+SETTLE = 0.4           # seconds to wait for the last forwarded packet
+
+_cleanup_dirs = []
+
+
+def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
+    """Run argv in its own process group; kill the group on timeout."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise RuntimeError('timeout after %ds: %s' % (timeout, ' '.join(argv)))
+    except BaseException:  # the case's alarm, a signal: leave no child behind
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+    if check and p.returncode != 0:
+        raise RuntimeError('%s: exit %d: %s' % (' '.join(argv), p.returncode,
+                                               err.decode(errors='replace').strip()[-600:]))
+    return p.returncode, out.decode(errors='replace'), err.decode(errors='replace')
+
+
+def nsx(ns, *argv, **kw):
+    return sh(['ip', 'netns', 'exec', ns] + list(argv), **kw)
+
+
+def delete_namespaces():
+    for ns in (NS_DUT, NS_TESTER):
+        subprocess.run(['ip', 'netns', 'del', ns], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=STEP_TIMEOUT)
+
+
+def cleanup():
+    delete_namespaces()
+    for d in _cleanup_dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def on_signal(sig, frame):
+    cleanup()
+    sys.exit(128 + sig)
+
+
+class CaseTimeout(Exception):
+    pass
+
+
+def on_alarm(sig, frame):
+    raise CaseTimeout('case took more than %ds' % CASE_TIMEOUT)
+
+
+# ---------------------------------------------------------------- capture
+
+def load_recipe(path):
+    spec = importlib.util.spec_from_file_location('case_' + os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def frames_of(recipe):
+    """The capture as raw frames: L3 packets get an Ethernet header towards
+    dp0; frames shorter than 60 bytes are padded as a wire would."""
+    from scapy.layers.l2 import Ether
+    out = []
+    for p in recipe.PACKETS:
+        if not isinstance(p, Ether):
+            p = Ether(src=MAC['t0'], dst=MAC['dp0']) / p
+        b = bytes(p)
+        if len(b) < 60:
+            b += b'\0' * (60 - len(b))
+        out.append(b)
+    return out
+
+
+def write_pcap(path, frames):
+    from scapy.utils import RawPcapWriter
+    w = RawPcapWriter(path, linktype=1, sync=True)
+    w._write_header(None)
+    for i, f in enumerate(frames):
+        w.write_packet(f, sec=1700000000 + i // 1000, usec=(i % 1000) * 1000)
+    w.close()
+
+
+def read_pcap(path):
+    from scapy.utils import RawPcapReader
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return []
+    return [bytes(d) for d, _ in RawPcapReader(path)]
+
+
+def addresses_of(frames):
+    from scapy.layers.l2 import Ether
+    from scapy.layers.inet import IP
+    from scapy.layers.inet6 import IPv6
+    addrs = set()
+    for f in frames:
+        p = Ether(f)
+        for layer in (IP, IPv6):
+            if layer in p:
+                for a in (p[layer].src, p[layer].dst):
+                    try:
+                        addrs.add(ipaddress.ip_address(a))
+                    except ValueError:
+                        pass
+    return addrs
+
+
+def l3_bytes(frame):
+    """The frame from its IP header on, cut to the IP packet's own length
+    (Ethernet padding is an L2 matter; the kernel trims it, a wire adds it)."""
+    off = 12
+    eth_type = int.from_bytes(frame[off:off + 2], 'big')
+    off += 2
+    while eth_type in (0x8100, 0x88a8) and len(frame) >= off + 4:
+        eth_type = int.from_bytes(frame[off + 2:off + 4], 'big')
+        off += 4
+    b = frame[off:]
+    if eth_type == 0x0800 and len(b) >= 4 and b[0] >> 4 == 4:
+        b = b[:int.from_bytes(b[2:4], 'big')]
+    elif eth_type == 0x86dd and len(b) >= 6 and b[0] >> 4 == 6:
+        b = b[:40 + int.from_bytes(b[4:6], 'big')]
+    return eth_type, b
+
+
+def is_noise(frame):
+    """The DUT's own IPv6 housekeeping (MLD, RS/RA, ND, redirects)."""
+    eth_type, b = l3_bytes(frame)
+    if eth_type != 0x86dd or len(b) < 42:
+        return eth_type not in (0x0800, 0x86dd)
+    nh, off = b[6], 40
+    while nh in (0, 60, 43) and len(b) >= off + 8:  # hop-by-hop (MLD's router alert)
+        nh, off = b[off], off + (b[off + 1] + 1) * 8
+    return nh == 58 and len(b) > off and 130 <= b[off] <= 143
+
+
+def describe(l3):
+    from scapy.layers.inet import IP
+    from scapy.layers.inet6 import IPv6
+    try:
+        p = IP(l3) if l3 and l3[0] >> 4 == 4 else IPv6(l3)
+        return p.summary()
+    except Exception:  # a malformed packet still gets a line
+        return l3[:24].hex()
+
+
+# ---------------------------------------------------------------- tester
+
+def tester_main(in_pcap, out_dir):
+    """Runs inside the tester netns: send the capture on t0, record what the
+    DUT sends out on t0 and t1 (frames whose source MAC is the DUT's)."""
+    import threading
+    from scapy.config import conf
+    from scapy.sendrecv import AsyncSniffer
+    frames = read_pcap(in_pcap)
+    started = threading.Event()
+    sn = AsyncSniffer(iface=['t0', 't1'], store=True, started_callback=started.set)
+    sn.start()
+    if not started.wait(10):
+        sys.exit('tester: sniffer did not start')
+    time.sleep(0.1)
+    s = conf.L2socket(iface='t0')
+    for f in frames:
+        s.send(f)
+    s.close()
+    time.sleep(SETTLE)
+    got = sn.stop()
+    for dev, peer in (('t0', 'dp0'), ('t1', 'dp1')):
+        keep = [bytes(p) for p in got
+                if p.sniffed_on == dev and bytes(p)[6:12] == bytes.fromhex(MAC[peer].replace(':', ''))]
+        write_pcap(os.path.join(out_dir, 'kernel-%s.pcap' % peer), keep)
+
+
+# ---------------------------------------------------------------- kernel side
+
+def dut_setup(frames):
+    delete_namespaces()
+    sh(['ip', 'netns', 'add', NS_DUT])
+    sh(['ip', 'netns', 'add', NS_TESTER])
+    nsx(NS_TESTER, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
+        'net.ipv6.conf.default.disable_ipv6=1')
+    sysctls = ['net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1',
+               'net.ipv4.conf.all.rp_filter=0', 'net.ipv4.conf.default.rp_filter=0',
+               'net.ipv4.icmp_ratelimit=0', 'net.ipv6.icmp.ratelimit=0',
+               'net.ipv4.conf.all.send_redirects=0', 'net.ipv4.conf.default.send_redirects=0']
+    for scope in ('all', 'default'):
+        sysctls += ['net.ipv6.conf.%s.accept_dad=0' % scope,
+                    'net.ipv6.conf.%s.dad_transmits=0' % scope,
+                    'net.ipv6.conf.%s.router_solicitations=0' % scope,
+                    'net.ipv6.conf.%s.accept_ra=0' % scope,
+                    'net.ipv6.conf.%s.mldv1_unsolicited_report_interval=1' % scope,
+                    'net.ipv6.conf.%s.mldv2_unsolicited_report_interval=1' % scope,
+                    'net.ipv6.conf.%s.addr_gen_mode=1' % scope]
+    nsx(NS_DUT, 'sysctl', '-q', '-w', *sysctls)
+    for i in (0, 1):
+        dp, t = 'dp%d' % i, 't%d' % i
+        nsx(NS_DUT, 'ip', 'link', 'add', dp, 'address', MAC[dp], 'type', 'veth',
+            'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
+        nsx(NS_DUT, 'ip', 'link', 'set', dp, 'addrgenmode', 'none')
+        nsx(NS_DUT, 'sysctl', '-q', '-w', 'net.ipv4.conf.%s.rp_filter=0' % dp,
+            'net.ipv4.conf.%s.send_redirects=0' % dp)
+        # kernel-made replies must carry real checksums when sniffed on the peer
+        nsx(NS_DUT, 'ethtool', '-K', dp, 'tx', 'off', check=False)
+        for a in DUT_ADDR[dp]:
+            extra = ['nodad'] if ':' in a else []
+            nsx(NS_DUT, 'ip', 'addr', 'add', a, 'dev', dp, *extra)
+        nsx(NS_DUT, 'ip', 'link', 'set', dp, 'up')
+        nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
+        for r in EXTRA_ROUTES[dp]:
+            nsx(NS_DUT, 'ip', 'route', 'add', r, 'dev', dp)
+    own = {ipaddress.ip_interface(a).ip for dev in DUT_ADDR for a in DUT_ADDR[dev]}
+    for a in sorted(addresses_of(frames), key=lambda x: (x.version, x)):
+        if a in own or a.is_multicast or a.is_unspecified or a.is_loopback:
+            continue
+        for dev, nets in SIDE_NETS.items():
+            if any(a in n for n in nets if n.version == a.version):
+                nsx(NS_DUT, 'ip', 'neigh', 'replace', str(a), 'lladdr',
+                    MAC['t' + dev[-1]], 'nud', 'permanent', 'dev', dev, check=False)
+                break
+    time.sleep(0.2)  # let the DUT's MLD reports go out before any counter exists
+
+
+def kernel_side(case, frames, work):
+    dut_setup(frames)
+    try:
+        nsx(NS_DUT, 'nft', '-f', case + '.nft')
+        rc, out, err = nsx(NS_TESTER, sys.executable, os.path.abspath(__file__),
+                           '--tester', os.path.join(work, 'in.pcap'), work, check=False)
+        if rc != 0:
+            raise RuntimeError('tester failed: ' + err.strip()[-600:])
+        _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
+    finally:
+        delete_namespaces()
+    egress = {p: read_pcap(os.path.join(work, 'kernel-%s.pcap' % p)) for p in ('dp0', 'dp1')}
+    return egress, json.loads(listing)
+
+
+# ---------------------------------------------------------------- nftdp side
+
+def nftdp_available(build):
+    exe = os.path.join(build, 'nftdp')
+    if not os.access(exe, os.X_OK):
+        return False
+    with open(exe, 'rb') as f:
+        data = f.read()
+    return all(opt in data for opt in (b'exit-on-idle', b'listing-json', b'router', b'wire'))
+
+
+def nftdp_side(build, case, work):
+    out = {p: os.path.join(work, 'nftdp-%s.pcap' % p) for p in ('dp0', 'dp1')}
+    empty = os.path.join(work, 'empty.pcap')
+    write_pcap(empty, [])
+    after = os.path.join(work, 'after.json')
+    stats = os.path.join(work, 'stats.json')
+    argv = [os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+            '--file-prefix', 'nftdp-diff-%d' % PID,
+            '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(work, 'in.pcap'), out['dp0']),
+            '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (empty, out['dp1']),
+            '--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
+            '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
+            '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
+    try:
+        sh(argv, timeout=40)
+    finally:
+        shutil.rmtree('/var/run/dpdk/nftdp-diff-%d' % PID, ignore_errors=True)
+    with open(after) as f:
+        listing = json.load(f)
+    return {p: read_pcap(out[p]) for p in out}, listing
+
+
+# ---------------------------------------------------------------- comparison
+
+def stateful_values(obj, prefix=''):
+    """Every counter's packets/bytes and every quota's used bytes inside obj."""
+    vals = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == 'counter' and isinstance(v, dict) and 'packets' in v:
+                vals.append('%scounter packets %d bytes %d' % (prefix, v['packets'], v['bytes']))
+            elif k == 'quota' and isinstance(v, dict) and 'used' in v:
+                vals.append('%squota used %d %s' % (prefix, v['used'], v.get('used_unit', 'bytes')))
+            else:
+                vals += stateful_values(v, prefix)
+    elif isinstance(obj, list):
+        for v in obj:
+            vals += stateful_values(v, prefix)
+    return vals
+
+
+def counters_of(listing):
+    """name -> state: rules by table/chain/position, objects by name."""
+    res, pos = {}, {}
+    for item in listing.get('nftables', []):
+        (kind, o), = item.items()
+        if kind == 'rule':
+            chain = (o['family'], o['table'], o['chain'])
+            pos[chain] = pos.get(chain, 0) + 1
+            key = 'rule %s %s %s #%d' % (chain + (pos[chain],))
+            vals = stateful_values(o.get('expr', []))
+        elif kind in ('counter', 'quota'):
+            key = '%s %s %s %s' % (kind, o['family'], o['table'], o['name'])
+            vals = stateful_values({kind: o})
+        elif kind in ('set', 'map'):
+            key = '%s %s %s %s' % (kind, o['family'], o['table'], o['name'])
+            vals = stateful_values(o.get('elem', []))
+        else:
+            continue
+        if vals:
+            res[key] = vals
+    return res
+
+
+def compare(kernel, nftdp):
+    diffs = []
+    (kegress, klist), (degress, dlist) = kernel, nftdp
+    for port in ('dp1', 'dp0'):
+        k = [l3_bytes(f)[1] for f in kegress[port] if not is_noise(f)]
+        d = [l3_bytes(f)[1] for f in degress[port] if not is_noise(f)]
+        if k == d:
+            continue
+        diffs.append('%s: kernel sent %d packets, nftdp %d' % (port, len(k), len(d)))
+        for i in range(max(len(k), len(d))):
+            a = k[i] if i < len(k) else None
+            b = d[i] if i < len(d) else None
+            if a != b:
+                diffs.append('  #%d kernel: %s' % (i, describe(a) if a else '-'))
+                diffs.append('  #%d nftdp:  %s' % (i, describe(b) if b else '-'))
+                if a and b and len(a) == len(b):
+                    at = [j for j in range(len(a)) if a[j] != b[j]]
+                    diffs.append('      differing L3 bytes at %s' % at[:8])
+                break
+    kc, dc = counters_of(klist), counters_of(dlist)
+    for key in sorted(set(kc) | set(dc)):
+        if kc.get(key) != dc.get(key):
+            diffs.append('%s: kernel %s, nftdp %s' % (key, kc.get(key), dc.get(key)))
+    return diffs
+
+
+def summary(kernel):
+    egress, listing = kernel
+    n = {p: len([f for f in egress[p] if not is_noise(f)]) for p in egress}
+    return 'dp1 %d, dp0 %d packets, %d counters' % (n['dp1'], n['dp0'], len(counters_of(listing)))
+
+
+def check_expectation(recipe, kernel):
+    """Each recipe says how many packets the kernel sends out of each port
+    (EXPECT = {'dp1': N, 'dp0': M}), so a broken kernel setup (or a capture
+    that no longer does what its case is about) fails even without nftdp."""
+    egress, _ = kernel
+    got = {p: len([f for f in egress[p] if not is_noise(f)]) for p in egress}
+    want = dict({'dp0': 0, 'dp1': 0}, **recipe.EXPECT)
+    if got != want:
+        raise RuntimeError('kernel sent %s, the recipe expects %s' % (got, want))
+
+
+# ---------------------------------------------------------------- driver
+
+def list_cases(names):
+    all_cases = sorted(f[:-4] for f in os.listdir(CASES) if f.endswith('.nft'))
+    if not names:
+        return all_cases
+    sel = [c for c in all_cases if any(c == n or c.startswith(n + '_') or c.startswith(n)
+                                       for n in names)]
+    return sel
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--tester':
+        tester_main(sys.argv[2], sys.argv[3])
+        return 0
+    ap = argparse.ArgumentParser(description='kernel-differential dataplane tests')
+    ap.add_argument('build')
+    ap.add_argument('cases', nargs='*')
+    ap.add_argument('--kernel-only', action='store_true', help='do not run nftdp')
+    ap.add_argument('-v', '--verbose', action='store_true', help='print every case\'s counters')
+    ap.add_argument('--keep', help='keep every case\'s pcaps and listings under this directory')
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        print('SKIP: needs root (network namespaces)')
+        return 77
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    signal.signal(signal.SIGALRM, on_alarm)
+    atexit.register(cleanup)
+    use_nftdp = not args.kernel_only and nftdp_available(args.build)
+    if not args.kernel_only and not use_nftdp:
+        print('nftdp: not available (%s/nftdp lacks --wire/--router/--exit-on-idle/'
+              '--listing-json): kernel side only' % args.build, flush=True)
+    cases = list_cases(args.cases)
+    if not cases:
+        print('no such case: %s' % ' '.join(args.cases))
+        return 2
+    tally = {'agree': 0, 'DIFFER': 0, 'kernel-only': 0, 'ERROR': 0}
+    t_start = time.monotonic()
+    for name in cases:
+        case = os.path.join(CASES, name)
+        work = tempfile.mkdtemp(prefix='nftdp-diff-')
+        _cleanup_dirs.append(work)
+        t0 = time.monotonic()
+        signal.alarm(CASE_TIMEOUT)
+        try:
+            recipe = load_recipe(case + '.py')
+            frames = frames_of(recipe)
+            write_pcap(os.path.join(work, 'in.pcap'), frames)
+            kernel = kernel_side(case, frames, work)
+            check_expectation(recipe, kernel)
+            if use_nftdp:
+                diffs = compare(kernel, nftdp_side(args.build, case, work))
+                verdict, detail = ('agree', '') if not diffs else ('DIFFER', '\n    ' + '\n    '.join(diffs))
+            else:
+                verdict, detail = 'kernel-only', ''
+            detail = ' (%s)%s' % (summary(kernel), detail)
+            if args.verbose:
+                for k, v in sorted(counters_of(kernel[1]).items()):
+                    detail += '\n    kernel %s: %s' % (k, '; '.join(v))
+        except Exception as e:  # one broken case must not stop the corpus
+            verdict, detail = 'ERROR', ': %s' % e
+        finally:
+            signal.alarm(0)
+            delete_namespaces()
+        tally[verdict] += 1
+        print('%-32s %s [%.1fs]%s' % (name, verdict, time.monotonic() - t0, detail), flush=True)
+        if args.keep:
+            dst = os.path.join(args.keep, name)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(work, dst)
+        shutil.rmtree(work, ignore_errors=True)
+    print('%d cases: %d agree, %d differ, %d kernel-only, %d errors [%.0fs]' % (
+        len(cases), tally['agree'], tally['DIFFER'], tally['kernel-only'], tally['ERROR'],
+        time.monotonic() - t_start))
+    return 1 if tally['DIFFER'] or tally['ERROR'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
