@@ -192,7 +192,7 @@ def is_noise(frame):
     """The DUT's own IPv6 housekeeping (MLD, RS/RA, ND, redirects)."""
     eth_type, b = l3_bytes(frame)
     if eth_type != 0x86dd or len(b) < 42:
-        return eth_type not in (0x0800, 0x86dd)
+        return False
     nh, off = b[6], 40
     while nh in (0, 60, 43) and len(b) >= off + 8:  # hop-by-hop (MLD's router alert)
         nh, off = b[off], off + (b[off + 1] + 1) * 8
@@ -238,7 +238,7 @@ def tester_main(in_pcap, out_dir):
 
 # ---------------------------------------------------------------- kernel side
 
-def dut_setup(frames):
+def dut_setup(recipe, frames):
     delete_namespaces()
     sh(['ip', 'netns', 'add', NS_DUT])
     sh(['ip', 'netns', 'add', NS_TESTER])
@@ -274,7 +274,8 @@ def dut_setup(frames):
         for r in EXTRA_ROUTES[dp]:
             nsx(NS_DUT, 'ip', 'route', 'add', r, 'dev', dp)
     own = {ipaddress.ip_interface(a).ip for dev in DUT_ADDR for a in DUT_ADDR[dev]}
-    for a in sorted(addresses_of(frames), key=lambda x: (x.version, x)):
+    extra = {ipaddress.ip_address(a) for a in getattr(recipe, 'NEIGHBOURS', [])}
+    for a in sorted(addresses_of(frames) | extra, key=lambda x: (x.version, x)):
         if a in own or a.is_multicast or a.is_unspecified or a.is_loopback:
             continue
         for dev, nets in SIDE_NETS.items():
@@ -285,8 +286,8 @@ def dut_setup(frames):
     time.sleep(0.2)  # let the DUT's MLD reports go out before any counter exists
 
 
-def kernel_side(case, frames, work):
-    dut_setup(frames)
+def kernel_side(case, recipe, frames, work):
+    dut_setup(recipe, frames)
     try:
         nsx(NS_DUT, 'nft', '-f', case + '.nft')
         rc, out, err = nsx(NS_TESTER, sys.executable, os.path.abspath(__file__),
@@ -467,7 +468,7 @@ def main():
             recipe = load_recipe(case + '.py')
             frames = frames_of(recipe)
             write_pcap(os.path.join(work, 'in.pcap'), frames)
-            kernel = kernel_side(case, frames, work)
+            kernel = kernel_side(case, recipe, frames, work)
             check_expectation(recipe, kernel)
             if use_nftdp:
                 diffs = compare(kernel, nftdp_side(args.build, case, work))
