@@ -23,7 +23,10 @@ struct nftdp_ctl {
 	struct nftdp_ctl_config cfg;
 	struct ctl_server *server;
 	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
+	struct ctl_dp *dp;       /* the dataplane's generations (dpgen.c), or NULL */
 };
+
+struct ctl_dp;
 
 /* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
 

@@ -19,6 +19,9 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	err = ctl_state_create(ctl);
 	if (err < 0)
 		goto err_state;
+	err = ctl_dp_create(ctl);
+	if (err < 0)
+		goto err_dp;
 	err = ctl_server_open(ctl, cfg->socket_path, &ctl->server);
 	if (err < 0)
 		goto err_server;
@@ -26,6 +29,8 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	return 0;
 
 err_server:
+	ctl_dp_destroy(ctl);
+err_dp:
 	ctl_state_destroy(ctl);
 err_state:
 	free(ctl);
@@ -34,7 +39,10 @@ err_state:
 
 int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 {
-	return ctl_server_poll(ctl->server, timeout_ms);
+	int rc = ctl_server_poll(ctl->server, timeout_ms);
+
+	ctl_dp_tick(ctl);
+	return rc;
 }
 
 int nftdp_ctl_fd(const struct nftdp_ctl *ctl)
@@ -52,6 +60,7 @@ void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
 	if (ctl == NULL)
 		return;
 	ctl_server_close(ctl->server);
+	ctl_dp_destroy(ctl);
 	ctl_state_destroy(ctl);
 	free(ctl);
 }

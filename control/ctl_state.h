@@ -77,10 +77,24 @@ struct ctl_chain {
 	struct ctl_list rules;
 	uint32_t use; /* rules + jumps, gotos and vmap elements naming it */
 	uint32_t nrules;
+	uint32_t dp_id; /* index in every generation's chain table (dpgen.c), 0: none yet */
+	struct nftdp_vm_chain *dp_build; /* in the generation being built */
 	bool dead;
 };
 
 /* What a rule or element refers to, so use counts follow it. */
+struct nftdp_set;
+struct nftdp_vm_chain;
+struct nftdp_vm_obj;
+
+/* One stateful expression of a rule, as the dump patches it. */
+struct ctl_rule_stat {
+	uint16_t expr_index;
+	uint16_t kind; /* CTL_STAT_COUNTER, CTL_STAT_QUOTA */
+	uint32_t off_a, off_b; /* counter: packets, bytes; quota: consumed, - */
+};
+enum { CTL_STAT_COUNTER = 1, CTL_STAT_QUOTA = 2 };
+
 struct ctl_ref {
 	enum { CTL_REF_CHAIN, CTL_REF_SET, CTL_REF_OBJ, CTL_REF_FLOWTABLE } kind;
 	void *obj;
@@ -98,6 +112,10 @@ struct ctl_rule {
 	struct ctl_ref *refs;
 	/* hooks this rule may run at (ops->validate), ~0: any; 0: none */
 	uint32_t hook_mask;
+	/* stateful expressions in the blob whose values a dump reads from the
+	 * VM arena: blob offsets of their u64 attributes (dpgen.c) */
+	struct ctl_rule_stat *stats;
+	uint16_t nstats;
 	bool need_nat; /* only in nat-type chains */
 	bool dead;
 };
@@ -120,6 +138,8 @@ struct ctl_elem {
 	uint64_t expires_at; /* ms since the control plane's epoch, 0: never */
 	struct ctl_chain *chain_ref; /* verdict data jumping to a chain */
 	void *obj_ref;               /* struct ctl_obj of an object map element */
+	bool dp_ranged; /* interval start: key_end holds the range end given to
+			 * the dataplane set (kelen stays 0: not dumped) */
 	bool dead;
 };
 
@@ -147,6 +167,8 @@ struct ctl_set {
 	void *elem_expr;
 	uint16_t elem_exprlen, elem_expr_type;
 	int32_t anon_num; /* N of "__setN", -1 for other names */
+	struct nftdp_set *dp; /* the dataplane's copy of the elements (dpgen.c) */
+	bool dp_touched;      /* has pending changes in the open batch */
 	bool anonymous;
 	bool dead;
 };
@@ -159,6 +181,8 @@ struct ctl_obj {
 	uint32_t type;
 	uint64_t handle;
 	uint32_t use;
+	struct nftdp_vm_obj *dp;     /* compiled object, shared by generations */
+	struct nftdp_vm_obj *dp_old; /* replaced in the open batch */
 	bool dead;
 };
 
@@ -212,6 +236,8 @@ struct ctl_trans {
 	const char *old_name;
 	/* the rule this one replaced (NEWRULE with NLM_F_REPLACE) */
 	struct ctl_rule *replaced;
+	/* the request, valid while its batch is processed (dataplane errors) */
+	const struct nlmsghdr *req;
 };
 
 struct ctl_state {
@@ -331,6 +357,30 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
 int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
 int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
 int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
+
+/* ---- dpgen.c: the dataplane's generation, built at every commit ---- */
+/* Create the dataplane side (ctl->cfg.vm_state and gen_dom set) or nothing. */
+int ctl_dp_create(struct nftdp_ctl *ctl);
+/* Hand every dataplane handle to the last generation, free the rest. */
+void ctl_dp_destroy(struct nftdp_ctl *ctl);
+/* Before commit: apply the batch to the dataplane sets and objects and
+ * compile the next generation. 0, or -errno with *req the request to blame
+ * (NULL: the batch) and msg the compiler's reason. Nothing is visible to
+ * workers until ctl_dp_commit(). */
+int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen);
+/* Publish what ctl_dp_prepare() built; before ctl_trans_commit(). */
+void ctl_dp_commit(struct nftdp_ctl *ctl);
+/* Undo what ctl_dp_prepare() did; before ctl_trans_abort(). */
+void ctl_dp_abort(struct nftdp_ctl *ctl);
+/* A chain's table id is free again. */
+void ctl_dp_chain_id_put(uint32_t id);
+/* Current values of a rule's stateful expressions into its dump (nlh holds
+ * the rule's blob at blob_off); reset: read and zero (GETRULE_RESET). */
+void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off, bool reset);
+/* Current values of a named counter or quota into o->nl before a dump. */
+void ctl_dp_obj_stats(struct ctl_obj *o, bool reset);
+/* Periodic work: element expiry of dataplane sets. */
+void ctl_dp_tick(struct nftdp_ctl *ctl);
 
 /* ---- building messages for dumps and notifications ---- */
 void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t);

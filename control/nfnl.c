@@ -8,6 +8,7 @@
  * kernel's strict nla_parse rules.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include <linux/netlink.h>
 
 #include "ctl_state.h"
+#include "nftdp_vm.h"
 
 #ifndef NFNL_MSG_BATCH_BEGIN
 #define NFNL_MSG_BATCH_BEGIN NLMSG_MIN_TYPE
@@ -428,7 +430,24 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		}
 	}
 	if (br.done && !br.failed) {
-		int err = ctl_trans_commit(ctl, s, br.echo, br.last);
+		const struct nlmsghdr *bad;
+		char why[NFTDP_VM_ERRLEN];
+		int err = ctl_dp_prepare(ctl, &bad, why, sizeof(why));
+
+		if (err < 0) {
+			/* the dataplane cannot run it: the batch fails at the
+			 * message that brought it, nothing changes */
+			ctl_trans_abort(ctl);
+			ctl_ack(&errs, bad ? bad : begin, err, NULL, ctl_session_ext_ack(s));
+			if (why[0])
+				fprintf(stderr, "nftdp: commit refused: %s\n", why);
+			ctl_out_flush(o);
+			ctl_out_flush_each(&errs);
+			ctl_out_free(&errs);
+			return;
+		}
+		ctl_dp_commit(ctl);
+		err = ctl_trans_commit(ctl, s, br.echo, br.last);
 
 		if (err) {
 			ctl_trans_abort(ctl);

@@ -411,9 +411,55 @@ static void put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const
 	mnl_attr_nest_end(nlh, nd);
 }
 
+struct stat_list {
+	struct ctl_rule_stat *v;
+	uint16_t n;
+	bool oom;
+};
+
+/* Where a counter's or quota's values sit in the blob, so that dumps can
+ * write the dataplane's current ones there (ctl_dp_rule_stats). */
+static void stat_note(struct stat_list *l, struct nlmsghdr *dst, size_t at, size_t hdr,
+		      const char *name, uint16_t expr_index)
+{
+	const struct nlattr *data = (const struct nlattr *)((char *)dst + at), *x;
+	struct ctl_rule_stat rs = {.expr_index = expr_index};
+	struct ctl_rule_stat *n;
+
+	if (strcmp(name, "counter") == 0)
+		rs.kind = CTL_STAT_COUNTER;
+	else if (strcmp(name, "quota") == 0)
+		rs.kind = CTL_STAT_QUOTA;
+	else
+		return;
+	mnl_attr_for_each_nested(x, data) {
+		uint32_t off = (uint32_t)((const char *)mnl_attr_get_payload(x) - (char *)dst - hdr);
+
+		if (mnl_attr_get_payload_len(x) != 8)
+			continue;
+		if (rs.kind == CTL_STAT_COUNTER && mnl_attr_get_type(x) == NFTA_COUNTER_PACKETS)
+			rs.off_a = off;
+		else if (rs.kind == CTL_STAT_COUNTER && mnl_attr_get_type(x) == NFTA_COUNTER_BYTES)
+			rs.off_b = off;
+		else if (rs.kind == CTL_STAT_QUOTA && mnl_attr_get_type(x) == NFTA_QUOTA_CONSUMED)
+			rs.off_a = off;
+	}
+	if (!rs.off_a || (rs.kind == CTL_STAT_COUNTER && !rs.off_b))
+		return;
+	n = realloc(l->v, (l->n + 1u) * sizeof(*n));
+	if (!n) {
+		l->oom = true;
+		return;
+	}
+	l->v = n;
+	l->v[l->n++] = rs;
+}
+
 /* Build the dump form of a rule once (ctl_rule_fill copies it). */
 static int rule_blob_build(struct ctl_rule *r)
 {
+	struct stat_list stats = {0};
+	uint16_t expr_index = 0;
 	size_t size = 1 << 17;
 	char *in = malloc(size), *out = malloc(size);
 	struct nlmsghdr *src, *dst;
@@ -446,12 +492,18 @@ static int rule_blob_build(struct ctl_rule *r)
 					name = x;
 			}
 			mnl_attr_for_each_nested(x, elem) {
-				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name)
+				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name) {
+					size_t at = dst->nlmsg_len;
+
 					put_expr_data(dst, x, mnl_attr_get_str(name));
-				else
+					stat_note(&stats, dst, at, hdr, mnl_attr_get_str(name),
+						  expr_index);
+				} else {
 					ctl_put_attr(dst, x);
+				}
 			}
 			mnl_attr_nest_end(dst, ne);
+			expr_index++;
 		}
 		mnl_attr_nest_end(dst, list);
 	}
@@ -461,8 +513,13 @@ static int rule_blob_build(struct ctl_rule *r)
 	if (r->blob == NULL)
 		goto out;
 	memcpy(r->blob, out + hdr, r->bloblen);
-	err = 0;
+	free(r->stats);
+	r->stats = stats.v;
+	r->nstats = stats.n;
+	stats.v = NULL;
+	err = stats.oom ? -ENOMEM : 0;
 out:
+	free(stats.v);
 	free(in);
 	free(out);
 	return err;
@@ -470,6 +527,7 @@ out:
 
 void ctl_rule_free(struct ctl_rule *r)
 {
+	free(r->stats);
 	free(r->blob);
 	nftnl_rule_free(r->nl);
 	free(r->refs);
@@ -524,8 +582,12 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 
 void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r)
 {
+	size_t at = MNL_ALIGN(nlh->nlmsg_len);
+
 	memcpy(mnl_nlmsg_get_payload_tail(nlh), r->blob, r->bloblen);
 	nlh->nlmsg_len += MNL_ALIGN(r->bloblen);
+	if (r->nstats)
+		ctl_dp_rule_stats(r, nlh, at, false);
 }
 
 static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)

@@ -34,6 +34,7 @@ struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct 
 	tr->portid = ctl_session_portid(m->s);
 	tr->seq = m->nlh->nlmsg_seq;
 	tr->nlflags = m->nlh->nlmsg_flags;
+	tr->req = m->nlh;
 	ctl_list_add_tail(&tr->list, &m->st->trans);
 	return tr;
 }

@@ -244,6 +244,11 @@ void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 	free(c);
 }
 
+uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain)
+{
+	return chain->family;
+}
+
 uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *c)
 {
 	return c->n_rules;

@@ -83,7 +83,10 @@ static int ct_get_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	switch (key) {
 	case NFT_CT_DIRECTION:
 	case NFT_CT_L3PROTOCOL:
+	case NFT_CT_PROTOCOL:
+		/* nft_ct_get_init: a direction is accepted, for compatibility */
 		len = 1;
+		dir_ok = true;
 		break;
 	case NFT_CT_STATE:
 	case NFT_CT_STATUS:
@@ -96,10 +99,6 @@ static int ct_get_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	case NFT_CT_HELPER:
 	case NFT_CT_LABELS:
 		len = 16;
-		break;
-	case NFT_CT_PROTOCOL:
-		len = 1;
-		dir_needed = true;
 		break;
 	case NFT_CT_SRC:
 	case NFT_CT_DST:

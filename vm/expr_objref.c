@@ -116,6 +116,10 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 	rc = nftdp_vm_state_get_slot(st, key, obj->slot_kind, &obj->slot, &created);
 	if (rc < 0)
 		goto err_params;
+	obj->key = strdup(key);
+	rc = -ENOMEM;
+	if (!obj->key)
+		goto err_params;
 	if (type == NFT_OBJECT_COUNTER) {
 		if (created) {
 			struct nftdp_vm_counter *ctr = nftdp_vm_counter_slot(st, 0, obj->slot);
@@ -147,7 +151,22 @@ err_params:
 
 void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj)
 {
+	if (obj)
+		free(obj->key);
 	free(obj);
+}
+
+int nftdp_vm_obj_keep(struct nftdp_vm_state *st, const struct nftdp_vm_obj *obj)
+{
+	uint32_t slot;
+	bool created;
+	int rc;
+
+	rc = nftdp_vm_state_get_slot(st, obj->key, obj->slot_kind, &slot, &created);
+	if (rc < 0)
+		return rc;
+	/* the slot is the object's for as long as some generation keeps it */
+	return slot == obj->slot ? 0 : -ESTALE;
 }
 
 struct objref_priv {

@@ -70,6 +70,7 @@ struct nftdp_vm_gen_builder {
 	const struct nftdp_vm_resolver *user;
 	struct nftdp_vm_resolver res;
 	struct nftdp_vm_gen *gen;
+	uint8_t cur_family; /* of the rule being compiled: jumps stay in its table */
 	int err;
 	struct nftdp_vm_error first_err;
 };
@@ -159,7 +160,8 @@ static struct nftdp_vm_chain *res_chain(void *opaque, const char *table, const c
 		for (uint32_t i = 0; i < gen->n_owned; i++) {
 			struct owned_chain *o = &gen->owned[i];
 
-			if (!strcmp(o->name, name) && !strcmp(o->table, table))
+			if (o->family == b->cur_family && !strcmp(o->name, name) &&
+			    !strcmp(o->table, table))
 				return o->chain;
 		}
 	}
@@ -338,6 +340,7 @@ int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain 
 
 	if (!b || !chain || !rule)
 		return -EINVAL;
+	b->cur_family = nftdp_vm_chain_family(chain);
 	rc = nftdp_vm_chain_add_rule(chain, rule, &b->res, b->st, &e);
 	if (rc < 0 && !b->err) {
 		b->err = rc;

@@ -394,6 +394,9 @@ int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *
 /** Free a chain (after quiescence). Control-path. */
 void nftdp_vm_chain_destroy(struct nftdp_vm_chain *chain);
 
+/** NFPROTO_* of the chain's table. Any thread. */
+uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain);
+
 /** Number of rules / ops, for tests and listings. */
 uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
 uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
@@ -406,6 +409,14 @@ uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
 int nftdp_vm_obj_create(const struct nftnl_obj *obj, struct nftdp_vm_state *st,
 			struct nftdp_vm_error *err, struct nftdp_vm_obj **out);
 void nftdp_vm_obj_destroy(struct nftdp_vm_obj *obj);
+
+/**
+ * An object compiled in an earlier generation is used by the one being
+ * built (started with nftdp_vm_state_gen_begin): keep its state slot from
+ * being swept. 0, or -ESTALE when its slot was already released (compile
+ * it again). Control-path.
+ */
+int nftdp_vm_obj_keep(struct nftdp_vm_state *st, const struct nftdp_vm_obj *obj);
 
 /* ------------------------------------------------------------------ */
 /* Run                                                                 */

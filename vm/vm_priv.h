@@ -232,6 +232,7 @@ struct nftdp_vm_obj {
 	uint64_t tokens_max, rate, nsecs, cost;
 	bool invert, bytes_mode;
 	uint64_t quota_bytes;
+	char *key; /* its state slot's key, for nftdp_vm_obj_keep() */
 };
 
 static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,

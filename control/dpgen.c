@@ -1,0 +1,858 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The dataplane side of a commit: what workers run is compiled from the
+ * object store into an immutable generation (vm/gen.c) at every commit.
+ *
+ * Theory of operation. Sets and named objects outlive generations: each
+ * ctl_set has a sets/ handle holding its elements (a batch's element
+ * changes are applied to it as pending changes, made visible by
+ * nftdp_set_commit at the commit of the batch), each counter/quota/limit
+ * object one compiled nftdp_vm_obj that every generation shares (an object
+ * map's element data points at it). Chains and rules are compiled again at
+ * every commit into the next generation: chain ids (the index verdict maps
+ * name a chain by) are stable for a chain's lifetime. A batch the VM cannot
+ * compile fails at the message that added the rule, with the compiler's
+ * errno (EOPNOTSUPP for what nftdp does not run), and changes nothing.
+ *
+ * Deleted sets and replaced or deleted objects are freed with the last
+ * generation that can still reach them (nftdp_vm_gen_on_free).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libnftnl/expr.h>
+
+#include "ctl_state.h"
+#include "nftdp_sets.h"
+#include "nftdp_vm.h"
+
+struct ctl_dp {
+	struct nftdp_vm_state *vm;
+	struct nftdp_vm_gen_domain *dom;
+	struct nftdp_vm_gen *cur;  /* last published */
+	struct nftdp_vm_gen *next; /* built by prepare, published by commit */
+	/* the resolver's context: the table and rule being compiled */
+	struct ctl_table *table;
+	struct ctl_rule *rule;
+	uint64_t last_gc_ms;
+};
+
+/* Dumps are built without the control plane at hand (ctl_rule_fill); there
+ * is one control plane per process. */
+static struct nftdp_vm_state *stats_vm;
+
+/* ---------- chain ids ---------- */
+
+static uint64_t *chain_ids;
+static uint32_t chain_id_words;
+
+static uint32_t chain_id_get(void)
+{
+	for (uint32_t w = 0; w < chain_id_words; w++) {
+		if (chain_ids[w] != ~0ull) {
+			int b = __builtin_ctzll(~chain_ids[w]);
+
+			chain_ids[w] |= 1ull << b;
+			return w * 64 + (uint32_t)b;
+		}
+	}
+	uint32_t n = chain_id_words ? chain_id_words * 2 : 4;
+	uint64_t *m = realloc(chain_ids, n * sizeof(*m));
+
+	if (!m)
+		return 0;
+	memset(m + chain_id_words, 0, (n - chain_id_words) * sizeof(*m));
+	if (chain_id_words == 0)
+		m[0] = 1; /* id 0 means "none" */
+	chain_ids = m;
+	chain_id_words = n;
+	return chain_id_get();
+}
+
+void ctl_dp_chain_id_put(uint32_t id)
+{
+	if (id && id / 64 < chain_id_words)
+		chain_ids[id / 64] &= ~(1ull << (id % 64));
+}
+
+/* ---------- sets ---------- */
+
+static const struct nftdp_vm_set_ops dp_set_ops;
+
+static bool dp_lookup(const struct nftdp_set *s, const void *key, const void **data,
+		      uint64_t now_ms)
+{
+	return nftdp_set_lookup(s, key, data, now_ms);
+}
+
+static bool dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
+		      bool refresh, uint64_t now_ms)
+{
+	int rc = nftdp_set_dp_update(s, key, data, timeout_ms, now_ms,
+				     refresh ? NFTDP_SET_DP_UPDATE : NFTDP_SET_DP_ADD);
+
+	/* lost a race with another worker adding the same key: it is there */
+	return rc == 0 || rc == -EEXIST || rc == -EAGAIN;
+}
+
+static void dp_remove(struct nftdp_set *s, const void *key, uint64_t now_ms)
+{
+	nftdp_set_dp_update(s, key, NULL, 0, now_ms, NFTDP_SET_DP_DELETE);
+}
+
+static const struct nftdp_vm_set_ops dp_set_ops = {
+    .lookup = dp_lookup,
+    .update = dp_update,
+    .remove = dp_remove,
+};
+
+static uint32_t set_data_size(const struct ctl_set *s)
+{
+	if (!(s->flags & (NFT_SET_MAP | NFT_SET_OBJECT)))
+		return 0;
+	if (s->flags & NFT_SET_OBJECT)
+		return sizeof(const struct nftdp_vm_obj *);
+	if (s->dtype == NFT_DATA_VERDICT)
+		return sizeof(struct nftdp_set_verdict);
+	return s->dlen;
+}
+
+static int set_create(struct ctl_set *s)
+{
+	struct nftdp_set_desc d = {0};
+	uint32_t flen = 0;
+	const uint8_t *fields = NULL;
+
+	d.flags = s->flags;
+	d.key_size = s->klen;
+	d.data_size = set_data_size(s);
+	d.max_elems = s->size;
+	d.expected_elems = s->size;
+	d.timeout_ms = s->timeout;
+	if (nftnl_set_is_set(s->nl, NFTNL_SET_POLICY))
+		d.policy = nftnl_set_get_u32(s->nl, NFTNL_SET_POLICY);
+	if (nftnl_set_is_set(s->nl, NFTNL_SET_DESC_CONCAT))
+		fields = nftnl_set_get_data(s->nl, NFTNL_SET_DESC_CONCAT, &flen);
+	if (fields && flen > 1) {
+		if (flen > NFTDP_SET_FIELDS_MAX)
+			return -EINVAL;
+		d.n_fields = (uint8_t)flen;
+		memcpy(d.field_size, fields, flen);
+	}
+	return nftdp_set_create(&d, &s->dp);
+}
+
+/* An element's data as the dataplane set holds it. */
+static int elem_data(const struct ctl_set *s, const struct ctl_elem *e, uint8_t *out)
+{
+	const struct nlattr *a;
+
+	if (s->flags & NFT_SET_OBJECT) {
+		const struct ctl_obj *o = e->obj_ref;
+		const struct nftdp_vm_obj *vo = o ? o->dp : NULL;
+
+		if (!vo)
+			return -EOPNOTSUPP; /* object type the VM does not run */
+		memcpy(out, &vo, sizeof(vo));
+		return 0;
+	}
+	if (!(s->flags & NFT_SET_MAP))
+		return 0;
+	memset(out, 0, NFTDP_SET_DATA_MAX);
+	if (!e->data)
+		return -EINVAL;
+	for (a = (const struct nlattr *)e->data; mnl_attr_ok(a, (int)((const char *)e->data +
+								       e->datalen - (const char *)a));
+	     a = mnl_attr_next(a)) {
+		if (mnl_attr_get_type(a) == NFTA_DATA_VALUE) {
+			uint16_t n = mnl_attr_get_payload_len(a);
+
+			memcpy(out, mnl_attr_get_payload(a), n < s->dlen ? n : s->dlen);
+			return 0;
+		}
+		if (mnl_attr_get_type(a) == NFTA_DATA_VERDICT) {
+			struct nftdp_set_verdict v = {0};
+			const struct nlattr *x;
+
+			mnl_attr_for_each_nested(x, a) {
+				if (mnl_attr_get_type(x) == NFTA_VERDICT_CODE)
+					v.code = (int32_t)ntohl(mnl_attr_get_u32(x));
+			}
+			if ((v.code == NFT_JUMP || v.code == NFT_GOTO) && e->chain_ref)
+				v.chain = e->chain_ref->dp_id;
+			memcpy(out, &v, sizeof(v));
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static uint64_t elem_timeout(const struct ctl_elem *e, uint64_t now_ms)
+{
+	if (e->expires_at)
+		return e->expires_at > now_ms ? e->expires_at - now_ms : 1;
+	return e->timeout;
+}
+
+static int elem_insert(struct ctl_set *s, struct ctl_elem *e, const uint8_t *end, uint64_t now_ms)
+{
+	uint8_t data[NFTDP_SET_DATA_MAX];
+	int rc;
+
+	if (e->flags & NFT_SET_ELEM_CATCHALL)
+		return -EOPNOTSUPP; /* the wildcard element: not in sets/ yet */
+	rc = elem_data(s, e, data);
+	if (rc < 0)
+		return rc;
+	rc = nftdp_set_insert(s->dp, e->key, end, set_data_size(s) ? data : NULL,
+			      elem_timeout(e, now_ms), e->flags, false);
+	/* an identical element (same key, same data) added twice: nft's job */
+	return rc == -EEXIST ? 0 : rc;
+}
+
+static int cmp_elem_key(const void *a, const void *b, void *arg)
+{
+	const struct ctl_elem *x = *(struct ctl_elem *const *)a, *y = *(struct ctl_elem *const *)b;
+	int c = memcmp(x->key, y->key, *(const uint32_t *)arg);
+
+	if (c)
+		return c;
+	/* at one key the end of the range below sorts before the next start */
+	return (int)!!(y->flags & NFT_SET_ELEM_INTERVAL_END) -
+	       (int)!!(x->flags & NFT_SET_ELEM_INTERVAL_END);
+}
+
+/* key - 1 in network byte order (end elements are exclusive) */
+static void key_dec(uint8_t *k, uint32_t len)
+{
+	for (uint32_t i = len; i-- > 0;)
+		if (k[i]-- != 0)
+			break;
+}
+
+/*
+ * The elements this batch added to a one-field interval set. nft sends an
+ * interval as a start element and an end element one past its last key
+ * (none when it ends at the top of the key space), sorted; the kernel's
+ * rbtree keeps them as points. sets/ holds ranges: pair each new start with
+ * the next new end element.
+ */
+static int interval_inserts(struct ctl_set *s, struct ctl_elem **v, size_t n, uint64_t now_ms)
+{
+	qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
+	for (size_t i = 0; i < n; i++) {
+		struct ctl_elem *e = v[i];
+		int rc;
+
+		if (e->flags & NFT_SET_ELEM_INTERVAL_END)
+			continue;
+		if (i + 1 < n && (v[i + 1]->flags & NFT_SET_ELEM_INTERVAL_END)) {
+			memcpy(e->key_end, v[i + 1]->key, s->klen);
+			key_dec(e->key_end, s->klen);
+		} else {
+			memset(e->key_end, 0xff, s->klen);
+		}
+		e->dp_ranged = true;
+		rc = elem_insert(s, e, e->key_end, now_ms);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool one_field_interval(const struct ctl_set *s)
+{
+	return (s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT);
+}
+
+/* ---------- the resolver compile uses ---------- */
+
+static int res_set(void *opaque, const char *table, const char *name, uint32_t set_id,
+		   struct nftdp_vm_set_info *out)
+{
+	struct ctl_dp *dp = opaque;
+	struct ctl_set *s = NULL;
+
+	(void)table; /* dp->table: names are per table and family */
+	if (name) {
+		s = ctl_set_lookup(dp->table, name);
+	} else if (dp->rule) {
+		for (unsigned int i = 0; i < dp->rule->nrefs; i++) {
+			struct ctl_set *c = dp->rule->refs[i].obj;
+
+			if (dp->rule->refs[i].kind == CTL_REF_SET && c->set_id == set_id) {
+				s = c;
+				break;
+			}
+		}
+	}
+	if (!s || !s->dp)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->set = s->dp;
+	out->ops = &dp_set_ops;
+	out->flags = s->flags;
+	out->klen = s->klen;
+	out->dtype = s->dtype == NFT_DATA_VERDICT ? NFT_DATA_VERDICT : NFT_DATA_VALUE;
+	out->dlen = s->dtype == NFT_DATA_VERDICT ? 16 : s->dlen;
+	out->objtype = s->objtype;
+	out->timeout_ms = s->timeout;
+	return 0;
+}
+
+static const struct nftdp_vm_obj *res_obj(void *opaque, const char *table, const char *name,
+					  uint32_t type)
+{
+	struct ctl_dp *dp = opaque;
+	struct ctl_obj *o;
+
+	(void)table;
+	o = ctl_obj_lookup(dp->table, name, type);
+	return o ? o->dp : NULL;
+}
+
+/* ---------- building a generation ---------- */
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void trans_for(struct ctl_state *st, void *obj, enum ctl_trans_op op,
+		      const struct nlmsghdr **req)
+{
+	struct ctl_trans *tr;
+
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		if (tr->obj == obj && tr->op == op) {
+			*req = tr->req;
+			return;
+		}
+	}
+}
+
+static void trans_for_elem(struct ctl_state *st, struct ctl_elem *e, const struct nlmsghdr **req)
+{
+	struct ctl_trans *tr;
+
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		if (tr->elem == e) {
+			*req = tr->req;
+			return;
+		}
+	}
+}
+
+/* The devices of a netdev base chain as ifindexes; unknown names are left
+ * out (the chain does not run for them). */
+static uint32_t chain_devices(struct nftdp_ctl *ctl, const struct ctl_chain *c, uint32_t *out,
+			      uint32_t max)
+{
+	const char *one[2] = {NULL, NULL};
+	const char *const *names = one;
+	uint32_t n = 0;
+
+	if (nftnl_chain_is_set(c->nl, NFTNL_CHAIN_DEVICES))
+		names = nftnl_chain_get_array(c->nl, NFTNL_CHAIN_DEVICES);
+	else if (nftnl_chain_is_set(c->nl, NFTNL_CHAIN_DEV))
+		one[0] = nftnl_chain_get_str(c->nl, NFTNL_CHAIN_DEV);
+	for (; names && *names && n < max; names++)
+		for (unsigned int i = 0; i < ctl->cfg.n_ifaces; i++)
+			if (strcmp(ctl->cfg.ifaces[i].name, *names) == 0)
+				out[n++] = ctl->cfg.ifaces[i].ifindex;
+	return n;
+}
+
+static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
+{
+	struct ctl_dp *dp = ctl->dp;
+	struct ctl_state *st = ctl->state;
+	struct nftdp_vm_resolver res = {.opaque = dp, .set = res_set, .obj = res_obj};
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_error err = {.expr_index = -1};
+	struct ctl_table *t;
+	struct ctl_chain *c;
+	struct ctl_obj *o;
+	int rc;
+
+	rc = nftdp_vm_gen_builder_create(dp->vm, &res, &b);
+	if (rc < 0)
+		return rc;
+	/* objects the new generation shares keep their state slots */
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		if (t->dead)
+			continue;
+		ctl_list_for_each_entry(o, &t->objs, list)
+			if (!o->dead && o->dp && o->dp != o->dp_old)
+				nftdp_vm_obj_keep(dp->vm, o->dp);
+	}
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		bool dormant = (t->flags & NFT_TABLE_F_DORMANT) != 0;
+
+		if (t->dead)
+			continue;
+		ctl_list_for_each_entry(c, &t->chains, list) {
+			uint32_t devs[NFTDP_CTL_MAX_IFACES];
+			struct nftdp_vm_chain_desc d = {
+			    .family = t->family,
+			    .table = t->name,
+			    .name = c->name,
+			    .base = c->base && !dormant,
+			    .hook = (uint8_t)c->hooknum,
+			    .policy = NF_ACCEPT,
+			};
+			if (c->dead)
+				continue;
+			if (c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0) {
+				rc = -ENOMEM;
+				goto err;
+			}
+			d.chain_id = c->dp_id;
+			if (c->base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_POLICY))
+				d.policy = nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_POLICY);
+			if (d.base && (t->family == NFPROTO_NETDEV || c->hooknum == NF_INET_INGRESS)) {
+				d.n_ifindex = chain_devices(ctl, c, devs, NFTDP_CTL_MAX_IFACES);
+				d.ifindex = devs;
+			}
+			rc = nftdp_vm_gen_chain_create(b, &d, c->prio, &c->dp_build);
+			if (rc < 0) {
+				trans_for(st, c, CTL_TR_NEWCHAIN, req);
+				snprintf(msg, msglen, "chain %s: cannot be run by nftdp", c->name);
+				goto err;
+			}
+		}
+	}
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		if (t->dead)
+			continue;
+		dp->table = t;
+		ctl_list_for_each_entry(c, &t->chains, list) {
+			struct ctl_rule *r;
+
+			if (c->dead)
+				continue;
+			ctl_list_for_each_entry(r, &c->rules, list) {
+				if (r->dead)
+					continue;
+				dp->rule = r;
+				rc = nftdp_vm_gen_add_rule(b, c->dp_build, r->nl, &err);
+				if (rc < 0) {
+					trans_for(st, r, CTL_TR_NEWRULE, req);
+					snprintf(msg, msglen, "%s", err.msg);
+					goto err;
+				}
+			}
+		}
+	}
+	dp->table = NULL;
+	dp->rule = NULL;
+	rc = nftdp_vm_gen_build(b, &dp->next, &err);
+	if (rc < 0)
+		snprintf(msg, msglen, "%s", err.msg);
+	return rc;
+
+err:
+	dp->table = NULL;
+	dp->rule = NULL;
+	nftdp_vm_gen_builder_destroy(b);
+	return rc;
+}
+
+/* ---------- the batch ---------- */
+
+static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg,
+			 size_t msglen)
+{
+	struct ctl_trans *tr;
+
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+		struct ctl_obj *o = tr->obj;
+		struct nftdp_vm_error err;
+		struct nftdp_vm_obj *vo;
+		int rc;
+
+		if (tr->op != CTL_TR_NEWOBJ && tr->op != CTL_TR_UPDOBJ)
+			continue;
+		if (o->dead || (o->dp && o->dp_old != NULL))
+			continue; /* deleted again, or compiled for this batch already */
+		if (o->type != NFT_OBJECT_COUNTER && o->type != NFT_OBJECT_QUOTA &&
+		    o->type != NFT_OBJECT_LIMIT)
+			continue; /* rules that use it are refused at compile */
+		rc = nftdp_vm_obj_create(o->nl, ctl->dp->vm, &err, &vo);
+		if (rc < 0) {
+			*req = tr->req;
+			snprintf(msg, msglen, "%s", err.msg);
+			return rc;
+		}
+		/* dp_old marks "replaced in this batch"; a new object's is itself */
+		o->dp_old = o->dp ? o->dp : vo;
+		o->dp = vo;
+	}
+	return 0;
+}
+
+static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg,
+		      size_t msglen)
+{
+	struct ctl_state *st = ctl->state;
+	uint64_t now = mono_ms();
+	struct ctl_trans *tr;
+	struct ctl_elem **iv = NULL;
+	size_t niv = 0, cap = 0;
+	struct ctl_set *ivset = NULL;
+	int rc = 0;
+
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		struct ctl_set *s = tr->obj;
+
+		if (tr->op == CTL_TR_NEWSET && !s->dead && !s->dp) {
+			rc = set_create(s);
+			if (rc < 0) {
+				*req = tr->req;
+				snprintf(msg, msglen, "set %s: not supported by nftdp", s->name);
+				goto out;
+			}
+			s->dp_touched = true;
+		}
+	}
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		struct ctl_set *s = tr->obj;
+		struct ctl_elem *e = tr->elem;
+
+		if ((tr->op != CTL_TR_NEWSETELEM && tr->op != CTL_TR_DELSETELEM) || s->dead ||
+		    !s->dp)
+			continue;
+		s->dp_touched = true;
+		if (tr->op == CTL_TR_DELSETELEM) {
+			if (e->flags & NFT_SET_ELEM_INTERVAL_END)
+				continue;
+			rc = nftdp_set_remove(s->dp, e->key,
+					      e->dp_ranged ? e->key_end
+					      : e->kelen   ? e->key_end
+							   : NULL);
+			if (rc == -ENOENT)
+				rc = 0; /* added and removed in this batch, or never in */
+		} else if (one_field_interval(s)) {
+			/* collected per set, paired below (one set per message) */
+			if (ivset && ivset != s) {
+				rc = interval_inserts(ivset, iv, niv, now);
+				niv = 0;
+				if (rc < 0)
+					break;
+			}
+			ivset = s;
+			if (e->dead)
+				continue; /* added and deleted in this batch */
+			if (niv == cap) {
+				struct ctl_elem **n = realloc(iv, (cap = cap ? cap * 2 : 64) * sizeof(*n));
+
+				if (!n) {
+					rc = -ENOMEM;
+					break;
+				}
+				iv = n;
+			}
+			iv[niv++] = e;
+			continue;
+		} else if (!e->dead) {
+			rc = elem_insert(s, e, e->kelen ? e->key_end : NULL, now);
+		}
+		if (rc < 0) {
+			*req = tr->req;
+			snprintf(msg, msglen, "set %s: element refused by the dataplane", s->name);
+			goto out;
+		}
+	}
+	if (rc == 0 && ivset && niv)
+		rc = interval_inserts(ivset, iv, niv, now);
+	if (rc < 0 && ivset) {
+		if (niv)
+			trans_for_elem(st, iv[0], req);
+		snprintf(msg, msglen, "set %s: element refused by the dataplane", ivset->name);
+	}
+out:
+	free(iv);
+	return rc;
+}
+
+int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
+{
+	int rc;
+
+	*req = NULL;
+	if (msglen)
+		msg[0] = '\0';
+	if (!ctl->dp)
+		return 0;
+	rc = apply_objects(ctl, req, msg, msglen);
+	if (rc == 0)
+		rc = apply_sets(ctl, req, msg, msglen);
+	if (rc == 0)
+		rc = build(ctl, req, msg, msglen);
+	if (rc < 0)
+		ctl_dp_abort(ctl);
+	return rc;
+}
+
+static void destroy_set_cb(void *arg)
+{
+	nftdp_set_destroy(arg);
+}
+
+static void destroy_obj_cb(void *arg)
+{
+	nftdp_vm_obj_destroy(arg);
+}
+
+/* Free p with the current generation (it may still use it), or now. */
+static void retire(struct ctl_dp *dp, void (*fn)(void *), void *p)
+{
+	if (!dp->cur || nftdp_vm_gen_on_free(dp->cur, fn, p) < 0) {
+		/* no reader can hold it, or no memory to defer: wait */
+		if (dp->cur)
+			nftdp_vm_gen_synchronize(dp->dom);
+		fn(p);
+	}
+}
+
+void ctl_dp_commit(struct nftdp_ctl *ctl)
+{
+	struct ctl_dp *dp = ctl->dp;
+	struct ctl_trans *tr;
+
+	if (!dp || !dp->next)
+		return;
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+		struct ctl_set *s = tr->obj;
+		struct ctl_obj *o = tr->obj;
+
+		switch (tr->op) {
+		case CTL_TR_NEWSET:
+		case CTL_TR_NEWSETELEM:
+		case CTL_TR_DELSETELEM:
+			if (s->dp && s->dp_touched && !s->dead) {
+				nftdp_set_commit(s->dp);
+				s->dp_touched = false;
+			}
+			break;
+		case CTL_TR_DELSET:
+			if (s->dp) {
+				retire(dp, destroy_set_cb, s->dp);
+				s->dp = NULL;
+			}
+			break;
+		case CTL_TR_NEWOBJ:
+		case CTL_TR_UPDOBJ:
+			if (o->dp_old && o->dp_old != o->dp)
+				retire(dp, destroy_obj_cb, o->dp_old);
+			o->dp_old = NULL;
+			break;
+		case CTL_TR_DELOBJ:
+			if (o->dp) {
+				retire(dp, destroy_obj_cb, o->dp);
+				o->dp = o->dp_old = NULL;
+			}
+			break;
+		case CTL_TR_DELTABLE: {
+			struct ctl_table *t = tr->table;
+
+			ctl_list_for_each_entry(s, &t->sets, list) {
+				if (s->dp) {
+					retire(dp, destroy_set_cb, s->dp);
+					s->dp = NULL;
+				}
+			}
+			ctl_list_for_each_entry(o, &t->objs, list) {
+				if (o->dp) {
+					retire(dp, destroy_obj_cb, o->dp);
+					o->dp = o->dp_old = NULL;
+				}
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	nftdp_vm_gen_publish(dp->dom, dp->next);
+	dp->cur = dp->next;
+	dp->next = NULL;
+}
+
+void ctl_dp_abort(struct nftdp_ctl *ctl)
+{
+	struct ctl_dp *dp = ctl->dp;
+	struct ctl_trans *tr;
+
+	if (!dp)
+		return;
+	if (dp->next) {
+		nftdp_vm_gen_destroy(dp->next);
+		dp->next = NULL;
+	}
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+		struct ctl_set *s = tr->obj;
+		struct ctl_obj *o = tr->obj;
+
+		switch (tr->op) {
+		case CTL_TR_NEWSET:
+			/* never published: no reader has it */
+			if (s->dp) {
+				nftdp_set_destroy(s->dp);
+				s->dp = NULL;
+				s->dp_touched = false;
+			}
+			break;
+		case CTL_TR_NEWSETELEM:
+		case CTL_TR_DELSETELEM:
+			if (s->dp && s->dp_touched) {
+				nftdp_set_abort(s->dp);
+				s->dp_touched = false;
+			}
+			if (tr->elem && tr->op == CTL_TR_NEWSETELEM)
+				tr->elem->dp_ranged = false;
+			break;
+		case CTL_TR_NEWOBJ:
+		case CTL_TR_UPDOBJ:
+			if (o->dp_old) {
+				struct nftdp_vm_obj *prev = o->dp_old == o->dp ? NULL : o->dp_old;
+
+				nftdp_vm_obj_destroy(o->dp);
+				o->dp = prev;
+				o->dp_old = NULL;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---------- lifetime ---------- */
+
+int ctl_dp_create(struct nftdp_ctl *ctl)
+{
+	struct ctl_dp *dp;
+
+	if (!ctl->cfg.vm_state || !ctl->cfg.gen_dom)
+		return 0;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	dp->vm = ctl->cfg.vm_state;
+	dp->dom = ctl->cfg.gen_dom;
+	ctl->dp = dp;
+	stats_vm = dp->vm;
+	return 0;
+}
+
+void ctl_dp_destroy(struct nftdp_ctl *ctl)
+{
+	struct ctl_dp *dp = ctl->dp;
+	struct ctl_table *t;
+
+	if (!dp)
+		return;
+	ctl_dp_abort(ctl);
+	/* what the last generation uses is freed with it (domain destroy) */
+	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+		struct ctl_set *s;
+		struct ctl_obj *o;
+
+		ctl_list_for_each_entry(s, &t->sets, list) {
+			if (s->dp)
+				retire(dp, destroy_set_cb, s->dp);
+			s->dp = NULL;
+		}
+		ctl_list_for_each_entry(o, &t->objs, list) {
+			if (o->dp)
+				retire(dp, destroy_obj_cb, o->dp);
+			o->dp = o->dp_old = NULL;
+		}
+	}
+	free(dp);
+	ctl->dp = NULL;
+	stats_vm = NULL;
+}
+
+/* ---------- counters in dumps ---------- */
+
+static void put_be64(struct nlmsghdr *nlh, size_t off, uint64_t v)
+{
+	uint64_t be = htobe64(v);
+
+	memcpy((char *)nlh + off, &be, sizeof(be));
+}
+
+void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off, bool reset)
+{
+	const struct ctl_table *t = r->chain->table;
+
+	if (!stats_vm)
+		return;
+	for (unsigned int i = 0; i < r->nstats; i++) {
+		const struct ctl_rule_stat *rs = &r->stats[i];
+		struct nftdp_vm_stateful_val v;
+
+		if (nftdp_vm_state_read_rule(stats_vm, t->family, t->name, r->handle,
+					     rs->expr_index, reset, &v) < 0)
+			continue;
+		if (rs->kind == CTL_STAT_COUNTER) {
+			put_be64(nlh, blob_off + rs->off_a, v.packets);
+			put_be64(nlh, blob_off + rs->off_b, v.bytes);
+		} else if (rs->kind == CTL_STAT_QUOTA) {
+			/* nft_quota_do_dump: consumed is capped at the quota */
+			put_be64(nlh, blob_off + rs->off_a,
+				 v.consumed > v.bytes ? v.bytes : v.consumed);
+		}
+	}
+}
+
+void ctl_dp_obj_stats(struct ctl_obj *o, bool reset)
+{
+	struct nftdp_vm_stateful_val v;
+
+	if (!stats_vm || !o->dp)
+		return;
+	if (nftdp_vm_state_read_obj(stats_vm, o->table->family, o->table->name, o->name, o->type,
+				    reset, &v) < 0)
+		return;
+	if (o->type == NFT_OBJECT_COUNTER) {
+		nftnl_obj_set_u64(o->nl, NFTNL_OBJ_CTR_PKTS, v.packets);
+		nftnl_obj_set_u64(o->nl, NFTNL_OBJ_CTR_BYTES, v.bytes);
+	} else if (o->type == NFT_OBJECT_QUOTA) {
+		nftnl_obj_set_u64(o->nl, NFTNL_OBJ_QUOTA_CONSUMED,
+				  v.consumed > v.bytes ? v.bytes : v.consumed);
+	}
+}
+
+void ctl_dp_tick(struct nftdp_ctl *ctl)
+{
+	struct ctl_dp *dp = ctl->dp;
+	struct ctl_table *t;
+	uint64_t now;
+
+	if (!dp)
+		return;
+	now = mono_ms();
+	if (now - dp->last_gc_ms < 1000)
+		return;
+	dp->last_gc_ms = now;
+	/* expired and packet-path-deleted elements; their memory is reclaimed
+	 * after the next generation's grace period */
+	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+		struct ctl_set *s;
+
+		ctl_list_for_each_entry(s, &t->sets, list)
+			if (s->dp && !s->dp_touched && (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+				nftdp_set_gc(s->dp, now);
+	}
+	nftdp_vm_gen_reclaim(dp->dom);
+}
