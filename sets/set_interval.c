@@ -62,14 +62,37 @@ struct bt_node {
 
 #define BT_SEARCH_BYTES offsetof(struct bt_node, key)
 
+/*
+ * The read index's directory: a radix node over byte `depth` of the key.
+ * A slot is empty (0), a range's element covering the slot's whole key
+ * range (RX_FULL), a B+-tree of the ranges inside the slot (RX_TREE), or a
+ * node one byte deeper once the tree holds more than RX_BURST ranges; so a
+ * lookup costs a few indexed loads plus one small tree whatever the size of
+ * the set. A range that spans several slots is clipped into each.
+ */
+#define RX_FAN 256
+#define RX_FULL 1u
+#define RX_TREE 2u
+#define RX_LEAF 3u /* lookups only: resolved to a leaf slot */
+#define RX_TAG 3u
+#define RX_BURST 64
+
+struct rx_node {
+	uintptr_t slot[RX_FAN];
+	uint64_t bgen;
+	uint32_t depth;
+	uint32_t used;		/* non-empty slots */
+	uint16_t cnt[RX_FAN];	/* ranges in each RX_TREE slot */
+} __attribute__((aligned(64)));
+
 struct ival_priv {
 	struct set_elem *head[SL_MAX];
 	uint64_t rnd;
 	uint32_t level; /* highest level in use */
 	bool tree_ok;	/* readers use root (atomic) */
 	bool tree_fail; /* an allocation failed in this batch */
-	struct bt_node *root; /* published (release) */
-	struct bt_node *wroot; /* writer's root, published at the end of a batch */
+	struct rx_node *root; /* published (release) */
+	struct rx_node *wroot; /* writer's root, published at the end of a batch */
 	uint64_t bgen;
 };
 
@@ -320,55 +343,45 @@ static struct bt_node *bt_del(struct nftdp_set *s, struct ival_priv *p, struct b
 	return x;
 }
 
-static void bt_add_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+/* insert (k, end, e) under root (NULL: empty); the new root, NULL on failure */
+static struct bt_node *bt_root_ins(struct nftdp_set *s, struct ival_priv *p, struct bt_node *root,
+				   u128 k, u128 end, struct set_elem *e)
 {
-	u128 k = bt_key(set_elem_key(e), s->key_size);
-	u128 end = bt_key(set_elem_key_end(s, e), s->key_size);
-	struct bt_node *r, *sp;
+	struct bt_node *r, *sp, *nr;
 
-	if (!p->wroot) {
-		p->wroot = bt_alloc(p, 0);
-		if (!p->wroot)
-			return;
+	if (!root) {
+		root = bt_alloc(p, 0);
+		if (!root)
+			return NULL;
 	}
-	r = bt_ins(s, p, p->wroot, k, end, e, &sp);
-	if (!r)
-		return;
-	if (sp) {
-		struct bt_node *nr = bt_alloc(p, r->level + 1u);
-
-		if (!nr)
-			return;
-		nr->n = 2;
-		bt_key_set(nr, 0, r->key[0]);
-		nr->child[0] = r;
-		bt_key_set(nr, 1, sp->key[0]);
-		nr->child[1] = sp;
-		r = nr;
-	}
-	p->wroot = r;
-	e->flags |= SET_ELEM_F_INDEXED;
+	r = bt_ins(s, p, root, k, end, e, &sp);
+	if (!r || !sp)
+		return r;
+	nr = bt_alloc(p, r->level + 1u);
+	if (!nr)
+		return NULL;
+	nr->n = 2;
+	bt_key_set(nr, 0, r->key[0]);
+	nr->child[0] = r;
+	bt_key_set(nr, 1, sp->key[0]);
+	nr->child[1] = sp;
+	bt_pad(nr);
+	return nr;
 }
 
-static void bt_del_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+/* remove (k, e) under root; the new root (NULL once empty) */
+static struct bt_node *bt_root_del(struct nftdp_set *s, struct ival_priv *p, struct bt_node *root,
+				   u128 k, const struct set_elem *e, bool *found)
 {
-	u128 k = bt_key(set_elem_key(e), s->key_size);
-	bool found = false;
-	struct bt_node *r;
+	struct bt_node *r = bt_del(s, p, root, k, e, found);
 
-	if (!p->wroot)
-		return;
-	r = bt_del(s, p, p->wroot, k, e, &found);
-	if (p->tree_fail)
-		return;
-	e->flags &= ~SET_ELEM_F_INDEXED;
-	while (r && r->level && r->n == 1) {
+	while (!p->tree_fail && r && r->level && r->n == 1) {
 		struct bt_node *c = r->child[0];
 
 		bt_drop(s, p, r);
 		r = c;
 	}
-	p->wroot = r;
+	return r;
 }
 
 static void bt_free_all(struct bt_node *x)
@@ -379,6 +392,235 @@ static void bt_free_all(struct bt_node *x)
 		for (unsigned i = 0; i < x->n; i++)
 			bt_free_all(x->child[i]);
 	free(x);
+}
+
+static void bt_drop_all(struct nftdp_set *s, struct ival_priv *p, struct bt_node *x)
+{
+	if (x->level)
+		for (unsigned i = 0; i < x->n; i++)
+			bt_drop_all(s, p, x->child[i]);
+	bt_drop(s, p, x);
+}
+
+/* ---- radix directory in front of the B+-trees ---- */
+
+static inline unsigned rx_byte(u128 k, unsigned d)
+{
+	return (unsigned)(k >> (120 - 8 * d)) & 0xff;
+}
+
+static struct rx_node *rx_alloc(struct ival_priv *p, unsigned depth)
+{
+	struct rx_node *x = aligned_alloc(64, sizeof(*x));
+
+	if (!x) {
+		p->tree_fail = true;
+		return NULL;
+	}
+	memset(x, 0, sizeof(*x));
+	x->depth = depth;
+	x->bgen = p->bgen;
+	return x;
+}
+
+static void rx_drop(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x)
+{
+	if (x->bgen == p->bgen || nftdp_set_defer_free(s, x))
+		free(x);
+}
+
+static struct rx_node *rx_mut(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x)
+{
+	struct rx_node *y;
+
+	if (x->bgen == p->bgen)
+		return x;
+	y = aligned_alloc(64, sizeof(*y));
+	if (!y) {
+		p->tree_fail = true;
+		return NULL;
+	}
+	memcpy(y, x, sizeof(*y));
+	y->bgen = p->bgen;
+	if (nftdp_set_defer_free(s, x))
+		p->tree_fail = true;
+	return y;
+}
+
+static void rx_free_all(struct rx_node *x)
+{
+	if (!x)
+		return;
+	for (unsigned c = 0; c < RX_FAN; c++) {
+		uintptr_t v = x->slot[c];
+
+		if ((v & RX_TAG) == RX_TREE)
+			bt_free_all((struct bt_node *)(v & ~(uintptr_t)RX_TAG));
+		else if (v && !(v & RX_TAG))
+			rx_free_all((struct rx_node *)v);
+	}
+	free(x);
+}
+
+/* The key bits a node of depth d leaves to its slots (below byte d), within
+ * the key's length; keys are left-aligned so the bits past it are 0. */
+static u128 rx_low(const struct nftdp_set *s, unsigned d)
+{
+	unsigned shift = 120 - 8 * d, pad = 128 - 8 * s->key_size;
+	u128 low = ((u128)1 << shift) - 1;
+
+	return pad ? low & ~(((u128)1 << pad) - 1) : low;
+}
+
+static bool rx_add(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, u128 lo, u128 hi,
+		   struct set_elem *e);
+
+/* a slot's tree grew past RX_BURST: spread its ranges over a node one byte deeper */
+static bool rx_add_tree(struct nftdp_set *s, struct ival_priv *p, struct rx_node *y,
+			const struct bt_node *t)
+{
+	if (t->level) {
+		for (unsigned i = 0; i < t->n; i++)
+			if (!rx_add_tree(s, p, y, t->child[i]))
+				return false;
+		return true;
+	}
+	for (unsigned i = 0; i < t->n; i++)
+		if (!rx_add(s, p, y, t->key[i], t->end[i], t->elem[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Add [lo, hi] (inside x's region) to mutable x: slots it covers whole
+ * point at the element, the (at most two) slots it covers in part get the
+ * clipped range in their tree or deeper node.
+ */
+static bool rx_add(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, u128 lo, u128 hi,
+		   struct set_elem *e)
+{
+	unsigned d = x->depth, shift = 120 - 8 * d;
+	u128 low = rx_low(s, d);
+	u128 base = lo & ~(low | ((u128)0xff << shift));
+
+	for (unsigned c = rx_byte(lo, d); c <= rx_byte(hi, d); c++) {
+		u128 slo = base | (u128)c << shift, shi = slo | low;
+		u128 a = lo > slo ? lo : slo, b = hi < shi ? hi : shi;
+		uintptr_t v = x->slot[c];
+
+		if (a == slo && b == shi) {
+			if (v)
+				return false; /* active ranges are disjoint */
+			x->slot[c] = (uintptr_t)e | RX_FULL;
+			x->used++;
+		} else if (!v || (v & RX_TAG) == RX_TREE) {
+			struct bt_node *t = bt_root_ins(s, p, (struct bt_node *)(v & ~(uintptr_t)RX_TAG),
+							a, b, e);
+
+			if (!t)
+				return false;
+			x->used += !v;
+			x->slot[c] = (uintptr_t)t | RX_TREE;
+			if (++x->cnt[c] > RX_BURST && d + 1 < s->key_size) {
+				struct rx_node *y = rx_alloc(p, d + 1);
+
+				if (!y || !rx_add_tree(s, p, y, t))
+					return false;
+				bt_drop_all(s, p, t);
+				x->slot[c] = (uintptr_t)y;
+				x->cnt[c] = 0;
+			}
+		} else if (!(v & RX_TAG)) {
+			struct rx_node *y = rx_mut(s, p, (struct rx_node *)v);
+
+			if (!y || !rx_add(s, p, y, a, b, e))
+				return false;
+			x->slot[c] = (uintptr_t)y;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* remove what rx_add(lo, hi, e) put under mutable x */
+static bool rx_del(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, u128 lo, u128 hi,
+		   const struct set_elem *e)
+{
+	unsigned d = x->depth, shift = 120 - 8 * d;
+	u128 low = rx_low(s, d);
+	u128 base = lo & ~(low | ((u128)0xff << shift));
+
+	for (unsigned c = rx_byte(lo, d); c <= rx_byte(hi, d); c++) {
+		u128 slo = base | (u128)c << shift, shi = slo | low;
+		u128 a = lo > slo ? lo : slo, b = hi < shi ? hi : shi;
+		uintptr_t v = x->slot[c];
+
+		if (v == ((uintptr_t)e | RX_FULL)) {
+			x->slot[c] = 0;
+			x->used--;
+		} else if ((v & RX_TAG) == RX_TREE) {
+			bool found = false;
+			struct bt_node *t = bt_root_del(s, p, (struct bt_node *)(v & ~(uintptr_t)RX_TAG),
+							a, e, &found);
+
+			if (p->tree_fail)
+				return false;
+			if (!found)
+				continue;
+			x->cnt[c]--;
+			x->slot[c] = t ? (uintptr_t)t | RX_TREE : 0;
+			x->used -= !t;
+		} else if (v && !(v & RX_TAG)) {
+			struct rx_node *y = rx_mut(s, p, (struct rx_node *)v);
+
+			if (!y || !rx_del(s, p, y, a, b, e))
+				return false;
+			if (y->used) {
+				x->slot[c] = (uintptr_t)y;
+			} else {
+				rx_drop(s, p, y);
+				x->slot[c] = 0;
+				x->used--;
+			}
+		}
+	}
+	return true;
+}
+
+static void rx_add_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+{
+	u128 k = bt_key(set_elem_key(e), s->key_size);
+	u128 end = bt_key(set_elem_key_end(s, e), s->key_size);
+	struct rx_node *r = p->wroot ? rx_mut(s, p, p->wroot) : rx_alloc(p, 0);
+
+	if (!r)
+		return;
+	p->wroot = r;
+	if (((uintptr_t)e & RX_TAG) || !rx_add(s, p, r, k, end, e)) {
+		p->tree_fail = true;
+		return;
+	}
+	e->flags |= SET_ELEM_F_INDEXED;
+}
+
+static void rx_del_elem(struct nftdp_set *s, struct ival_priv *p, struct set_elem *e)
+{
+	u128 k = bt_key(set_elem_key(e), s->key_size);
+	u128 end = bt_key(set_elem_key_end(s, e), s->key_size);
+	struct rx_node *r;
+
+	if (!p->wroot)
+		return;
+	r = rx_mut(s, p, p->wroot);
+	if (!r)
+		return;
+	p->wroot = r;
+	if (!rx_del(s, p, r, k, end, e)) {
+		p->tree_fail = true;
+		return;
+	}
+	e->flags &= ~SET_ELEM_F_INDEXED;
 }
 
 /* end of a batch: publish the writer's root, or fall back to the skip list */
@@ -407,10 +649,10 @@ static void ival_commit(struct nftdp_set *s)
 	/* removals first: a range may be replaced by one with the same start */
 	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
 		if ((e->flags & SET_ELEM_F_INDEXED) && !set_elem_active(e, gen))
-			bt_del_elem(s, p, e);
+			rx_del_elem(s, p, e);
 	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
 		if (!(e->flags & SET_ELEM_F_INDEXED) && set_elem_active(e, gen))
-			bt_add_elem(s, p, e);
+			rx_add_elem(s, p, e);
 	bt_publish(p);
 }
 
@@ -461,7 +703,7 @@ static void ival_destroy(struct nftdp_set *s)
 	struct ival_priv *p = s->priv;
 
 	if (p->tree_ok)
-		bt_free_all(p->wroot);
+		rx_free_all(p->wroot);
 	free(p);
 }
 
@@ -578,7 +820,7 @@ static void ival_unlink(struct nftdp_set *s, struct set_elem *e)
 			st_rel(link, nx(s, e)[l]);
 	}	/* gc of an expired element still in the read index */
 	if (p->tree_ok && (e->flags & SET_ELEM_F_INDEXED)) {
-		bt_del_elem(s, p, e);
+		rx_del_elem(s, p, e);
 		bt_publish(p);
 	}
 }
@@ -601,21 +843,23 @@ static int ival_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 }
 
 /*
- * The read index: all keys of the bulk one tree level at a time, each
- * prefetching its next node, so the cache misses of one key overlap with
- * the work on the others. Sets without timeouts never read the element: a
- * hit needs only the leaf (data is a pointer into the element).
+ * The read index: every key of the bulk takes one step per pass (a radix
+ * slot, or one tree level) and prefetches what its next step reads, so the
+ * cache misses of one key overlap with the work on the others. Sets
+ * without timeouts never read the element: a hit needs only the index
+ * (data is a pointer into the element).
  */
-static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *root,
+static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *root,
 			       const void *const keys[], unsigned n, const void *data[],
 			       uint64_t now, uint64_t *hit_mask)
 {
-	const struct bt_node *cur[NFTDP_SET_BULK_MAX];
+	uintptr_t cur[NFTDP_SET_BULK_MAX];
 	struct set_elem *el[NFTDP_SET_BULK_MAX];
 	u128 k[NFTDP_SET_BULK_MAX];
-	unsigned hits = 0, slot[NFTDP_SET_BULK_MAX];
+	uint8_t dep[NFTDP_SET_BULK_MAX], slot[NFTDP_SET_BULK_MAX];
 	uint32_t ks = s->key_size;
-	bool wide = ks > 8, timeouts = s->desc.flags & NFT_SET_TIMEOUT;
+	bool wide = ks > 8, timeouts = s->desc.flags & NFT_SET_TIMEOUT, more;
+	unsigned hits = 0;
 	uint64_t mask = 0;
 
 	if (!root) {
@@ -624,45 +868,61 @@ static unsigned bt_lookup_bulk(const struct nftdp_set *s, const struct bt_node *
 	}
 	for (unsigned i = 0; i < n; i++) {
 		k[i] = bt_key(keys[i], ks);
-		cur[i] = root;
+		cur[i] = (uintptr_t)root;
+		dep[i] = 0;
 	}
-	for (unsigned l = root->level; l > 0; l--) {
+	do {
+		more = false;
 		for (unsigned i = 0; i < n; i++) {
-			const struct bt_node *x = cur[i];
+			uintptr_t v = cur[i];
+			const struct bt_node *t;
 			unsigned r;
 
-			if (!x)
+			if (!v)
 				continue;
-			r = bt_rank(x, k[i], wide);
-			x = r ? x->child[r - 1] : NULL;
-			cur[i] = x;
-			if (x)
-				bt_prefetch(x);
+			switch (v & RX_TAG) {
+			case 0: /* radix node: its slot for our byte */
+				v = ((const struct rx_node *)v)->slot[rx_byte(k[i], dep[i])];
+				dep[i]++;
+				if (!(v & RX_TAG) && v)
+					__builtin_prefetch(&((const struct rx_node *)v)
+								    ->slot[rx_byte(k[i], dep[i])]);
+				else if ((v & RX_TAG) == RX_TREE)
+					bt_prefetch((const struct bt_node *)(v & ~(uintptr_t)RX_TAG));
+				cur[i] = v;
+				more = true;
+				break;
+			case RX_TREE:
+				t = (const struct bt_node *)(v & ~(uintptr_t)RX_TAG);
+				r = bt_rank(t, k[i], wide);
+				if (!r) {
+					cur[i] = 0;
+				} else if (t->level) {
+					t = t->child[r - 1];
+					bt_prefetch(t);
+					cur[i] = (uintptr_t)t | RX_TREE;
+					more = true;
+				} else {
+					slot[i] = (uint8_t)(r - 1);
+					__builtin_prefetch(&t->end[r - 1]);
+					cur[i] = (uintptr_t)t | RX_LEAF;
+				}
+				break;
+			default: /* RX_FULL, RX_LEAF: resolved */
+				break;
+			}
 		}
-	}
-	/* leaves: the candidate slot, then its end (and the element's expiry) */
+	} while (more);
 	for (unsigned i = 0; i < n; i++) {
-		const struct bt_node *x = cur[i];
-		unsigned r;
-
-		if (!x)
-			continue;
-		r = bt_rank(x, k[i], wide);
-		if (!r) {
-			cur[i] = NULL;
-			continue;
-		}
-		slot[i] = r - 1;
-		__builtin_prefetch(&x->end[r - 1]);
-	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct bt_node *x = cur[i];
+		uintptr_t v = cur[i];
+		const struct bt_node *t = (const struct bt_node *)(v & ~(uintptr_t)RX_TAG);
 
 		el[i] = NULL;
-		if (!x || k[i] > x->end[slot[i]])
-			continue;
-		el[i] = x->elem[slot[i]];
-		if (timeouts)
+		if ((v & RX_TAG) == RX_FULL)
+			el[i] = (struct set_elem *)t;
+		else if ((v & RX_TAG) == RX_LEAF && k[i] <= t->end[slot[i]])
+			el[i] = t->elem[slot[i]];
+		if (el[i] && timeouts)
 			__builtin_prefetch(&el[i]->expires);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -687,7 +947,7 @@ static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	unsigned hits = 0;
 
 	if (ld_acq(&p->tree_ok))
-		return bt_lookup_bulk(s, ld_acq(&p->root), keys, n, data, now, hit_mask);
+		return rx_lookup_bulk(s, ld_acq(&p->root), keys, n, data, now, hit_mask);
 	gen = set_gen_cur(s);
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = find_active_le(s, keys[i], gen);

@@ -562,6 +562,94 @@ static void interval_index_run(unsigned ks, bool descending)
 	nftdp_set_destroy(s);
 }
 
+/* Ranges that cover whole radix slots next to ones that split a slot's tree
+ * into a deeper node (more than 64 ranges under one key byte). */
+static void test_interval_radix(void **state)
+{
+	struct nftdp_set *s = mk(NFT_SET_INTERVAL, 4, 0, 0);
+	uint8_t lo[4], hi[4], k[4];
+
+	(void)state;
+	/* 10.1.0.0-10.3.255.255 and 11.0.0.5-12.3.4.5 first, then 300 small
+	 * ranges in 10.0.0.0/16: 10 and 10.0 become deeper nodes */
+	ip4(lo, 10, 1, 0, 0);
+	ip4(hi, 10, 3, 255, 255);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	ip4(lo, 11, 0, 0, 5);
+	ip4(hi, 12, 3, 4, 5);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	commit(s);
+	for (unsigned i = 0; i < 300; i++) {
+		be32(lo, 0x0a000000u + i * 200);
+		be32(hi, 0x0a000000u + i * 200 + 99);
+		assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	}
+	commit(s);
+	for (unsigned i = 0; i < 300; i++) {
+		be32(k, 0x0a000000u + i * 200);
+		assert_true(has(s, k));
+		be32(k, 0x0a000000u + i * 200 + 99);
+		assert_true(has(s, k));
+		be32(k, 0x0a000000u + i * 200 + 100);
+		assert_false(has(s, k));
+	}
+	ip4(k, 10, 0, 255, 255);
+	assert_false(has(s, k));
+	ip4(k, 10, 1, 0, 0);
+	assert_true(has(s, k));
+	ip4(k, 10, 3, 255, 255);
+	assert_true(has(s, k));
+	ip4(k, 10, 4, 0, 0);
+	assert_false(has(s, k));
+	ip4(k, 11, 0, 0, 4);
+	assert_false(has(s, k));
+	ip4(k, 11, 0, 0, 5);
+	assert_true(has(s, k));
+	ip4(k, 11, 200, 1, 1);
+	assert_true(has(s, k));
+	ip4(k, 12, 3, 4, 5);
+	assert_true(has(s, k));
+	ip4(k, 12, 3, 4, 6);
+	assert_false(has(s, k));
+	/* a range across the deeper nodes' edge: the first /16 above them */
+	ip4(lo, 10, 0, 250, 0);
+	ip4(hi, 10, 0, 255, 255);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	commit(s);
+	ip4(k, 10, 0, 255, 255);
+	assert_true(has(s, k));
+	/* empty it all again, then /0 */
+	assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	ip4(lo, 10, 1, 0, 0);
+	ip4(hi, 10, 3, 255, 255);
+	assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	ip4(lo, 11, 0, 0, 5);
+	ip4(hi, 12, 3, 4, 5);
+	assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	for (unsigned i = 0; i < 300; i++) {
+		be32(lo, 0x0a000000u + i * 200);
+		be32(hi, 0x0a000000u + i * 200 + 99);
+		assert_int_equal(nftdp_set_remove(s, lo, hi), 0);
+	}
+	commit(s);
+	for (unsigned i = 0; i < 300; i++) {
+		be32(k, 0x0a000000u + i * 200 + 50);
+		assert_false(has(s, k));
+	}
+	ip4(k, 11, 200, 1, 1);
+	assert_false(has(s, k));
+	assert_int_equal(nftdp_set_count(s), 0);
+	memset(lo, 0, 4);
+	memset(hi, 0xff, 4);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, NULL, 0, 0, true), 0);
+	commit(s);
+	ip4(k, 10, 0, 0, 50);
+	assert_true(has(s, k));
+	memset(k, 0xff, 4);
+	assert_true(has(s, k));
+	nftdp_set_destroy(s);
+}
+
 static void test_interval_index(void **state)
 {
 	(void)state;
@@ -996,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_interval_basic),
 		cmocka_unit_test(test_interval_prefixes),
 		cmocka_unit_test(test_interval_index),
+		cmocka_unit_test(test_interval_radix),
 		cmocka_unit_test(test_concat_range),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_model_hash),
