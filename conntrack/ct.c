@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The shard: preallocated entries, the hash table of both directions'
+ * tuples, nf_conntrack_in (lookup or new entry, ICMP errors as related, the
+ * protocol's state machine), __nf_conntrack_confirm, early drop when the
+ * table is full, incremental timeout reaping, and the control-plane walk,
+ * get, delete and flush. Mirrors nf_conntrack_core.c.
+ *
+ * Entries are referenced by index. The table is chained: buckets[] holds
+ * the first node of each chain, node 2*i+dir is tuple[dir] of entry i and
+ * entry i's hnext[dir] the next node. A new entry goes into the table at
+ * once, unconfirmed, so that later packets of the same burst find it; it
+ * becomes confirmed when one of its packets is accepted at the end of
+ * postrouting and is freed when all of them were dropped. refs counts the
+ * packets between nftdp_ct_in() and nftdp_ct_confirm(); a killed entry
+ * (RST, reopen, delete) leaves the table at once and returns to the free
+ * list when refs reaches zero, as the kernel's last nf_ct_put frees it.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+
+#include <rte_jhash.h>
+
+#include "ct_priv.h"
+
+#define CT_MAX_ENTRIES (1u << 28)
+
+void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->tcp[TCP_CONNTRACK_SYN_SENT] = 120;
+	t->tcp[TCP_CONNTRACK_SYN_RECV] = 60;
+	t->tcp[TCP_CONNTRACK_ESTABLISHED] = 5 * 24 * 3600;
+	t->tcp[TCP_CONNTRACK_FIN_WAIT] = 120;
+	t->tcp[TCP_CONNTRACK_CLOSE_WAIT] = 60;
+	t->tcp[TCP_CONNTRACK_LAST_ACK] = 30;
+	t->tcp[TCP_CONNTRACK_TIME_WAIT] = 120;
+	t->tcp[TCP_CONNTRACK_CLOSE] = 10;
+	t->tcp[TCP_CONNTRACK_SYN_SENT2] = 120;
+	t->tcp[TCP_CONNTRACK_RETRANS] = 300;
+	t->tcp[TCP_CONNTRACK_UNACK] = 300;
+	t->udp_unreplied = 30;
+	t->udp_replied = 120;
+	t->icmp = 30;
+	t->icmpv6 = 30;
+	t->generic = 600;
+}
+
+unsigned int nftdp_ct_entry_size(void)
+{
+	return sizeof(struct nftdp_ct_entry);
+}
+
+int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_shard **out)
+{
+	struct nftdp_ct_shard *s;
+	uint32_t nb = 16, i;
+
+	if (!cfg || !cfg->max_entries || cfg->max_entries > CT_MAX_ENTRIES)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	if (cfg->timeouts)
+		s->tmo = *cfg->timeouts;
+	else
+		nftdp_ct_timeouts_default(&s->tmo);
+	s->cfg.timeouts = &s->tmo;
+	while (nb < 2 * cfg->max_entries)
+		nb <<= 1;
+	s->entries = aligned_alloc(64, (size_t)cfg->max_entries * sizeof(*s->entries));
+	if (!s->entries)
+		goto err_entries;
+	s->buckets = malloc((size_t)nb * sizeof(*s->buckets));
+	if (!s->buckets)
+		goto err_buckets;
+	memset(s->entries, 0, (size_t)cfg->max_entries * sizeof(*s->entries));
+	for (i = 0; i < nb; i++)
+		s->buckets[i] = CT_NIL;
+	s->bucket_mask = nb - 1;
+	s->n_entries = cfg->max_entries;
+	for (i = 0; i < s->n_entries; i++)
+		s->entries[i].free_next = i + 1 < s->n_entries ? i + 1 : CT_NIL;
+	s->free_head = 0;
+	s->st.max = cfg->max_entries;
+	*out = s;
+	return 0;
+
+err_buckets:
+	free(s->entries);
+err_entries:
+	free(s);
+	return -ENOMEM;
+}
+
+void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
+{
+	if (!s)
+		return;
+	free(s->buckets);
+	free(s->entries);
+	free(s);
+}
+
+void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out)
+{
+	*out = s->st;
+}
+
+uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
+{
+	return rte_jhash_32b((const uint32_t *)(const void *)t, sizeof(*t) / 4, s->cfg.hash_seed);
+}
+
+static inline uint32_t entry_index(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e)
+{
+	return (uint32_t)(e - s->entries);
+}
+
+static void hash_link(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	uint32_t idx = entry_index(s, e);
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		uint32_t b = nftdp_ct_tuple_hash(s, &e->tuple[d]) & s->bucket_mask;
+
+		e->hnext[d] = s->buckets[b];
+		s->buckets[b] = idx * 2 + (uint32_t)d;
+	}
+}
+
+static void hash_unlink(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	uint32_t node = entry_index(s, e) * 2;
+	int d;
+
+	for (d = 0; d < 2; d++, node++) {
+		uint32_t b = nftdp_ct_tuple_hash(s, &e->tuple[d]) & s->bucket_mask;
+		uint32_t *link = &s->buckets[b];
+
+		while (*link != CT_NIL && *link != node)
+			link = &s->entries[*link >> 1].hnext[*link & 1];
+		if (*link == node)
+			*link = e->hnext[d];
+	}
+}
+
+static void entry_free(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	e->in_use = 0;
+	e->status = 0;
+	e->free_next = s->free_head;
+	s->free_head = entry_index(s, e);
+	s->st.count--;
+}
+
+/* nf_ct_kill: out of the table now, freed once no packet holds it. */
+void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	if (e->status & IPS_DYING)
+		return;
+	hash_unlink(s, e);
+	e->status |= IPS_DYING;
+	if (!e->refs)
+		entry_free(s, e);
+}
+
+static bool expired(const struct nftdp_ct_entry *e, uint64_t now_ms)
+{
+	return (e->status & IPS_CONFIRMED) && e->expires_ms <= now_ms;
+}
+
+/* ____nf_conntrack_find: expired confirmed entries met on the way are reaped. */
+struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				     uint32_t hash, int *dir, uint64_t now_ms)
+{
+	uint32_t node = s->buckets[hash & s->bucket_mask];
+
+	while (node != CT_NIL) {
+		struct nftdp_ct_entry *e = &s->entries[node >> 1];
+		int d = (int)(node & 1);
+
+		node = e->hnext[d];
+		/* a node of an entry killed during this walk: its links stay valid */
+		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], t, sizeof(*t)))
+			continue;
+		if (expired(e, now_ms)) {
+			s->st.expired++;
+			nftdp_ct_kill(s, e);
+			continue;
+		}
+		*dir = d;
+		return e;
+	}
+	return NULL;
+}
+
+/*
+ * early_drop: evict the unassured confirmed entries of the first of
+ * CT_EVICTION_RANGE buckets from the new tuple's that has any.
+ */
+static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < CT_EVICTION_RANGE; i++) {
+		uint32_t node = s->buckets[(hash + i) & s->bucket_mask];
+		unsigned int drops = 0;
+
+		while (node != CT_NIL) {
+			struct nftdp_ct_entry *e = &s->entries[node >> 1];
+
+			node = e->hnext[node & 1];
+			if (!e->in_use || (e->status & IPS_DYING))
+				continue;
+			if (expired(e, now_ms) && !e->refs) {
+				s->st.expired++;
+				nftdp_ct_kill(s, e);
+				drops++; /* a free slot either way */
+				continue;
+			}
+			if ((e->status & (IPS_ASSURED | IPS_DYING)) || !(e->status & IPS_CONFIRMED) ||
+			    e->refs)
+				continue;
+			nftdp_ct_kill(s, e);
+			s->st.early_drop++;
+			drops++;
+		}
+		if (drops)
+			return true;
+	}
+	return false;
+}
+
+static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t hash,
+					  uint64_t now_ms)
+{
+	struct nftdp_ct_entry *e;
+
+	if (s->free_head == CT_NIL && !early_drop(s, hash, now_ms)) {
+		/* "nf_conntrack: table full, dropping packet" */
+		s->st.table_full_events++;
+		return NULL;
+	}
+	if (s->free_head == CT_NIL)
+		return NULL;
+	e = &s->entries[s->free_head];
+	s->free_head = e->free_next;
+	s->st.count++;
+	return e;
+}
+
+static void entry_init(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+		       const struct nftdp_ct_tuple *orig, const struct nftdp_ct_tuple *reply)
+{
+	uint32_t n = ++s->next_id;
+
+	memset(e, 0, sizeof(*e));
+	e->tuple[0] = *orig;
+	e->tuple[1] = *reply;
+	e->in_use = 1;
+	e->tmo = &s->tmo;
+	e->shard = s;
+	/* unique in the shard (odd multiplier: a bijection), spread like the
+	 * kernel's hashed ids, and never 0 */
+	e->id = (n * 2654435761u) ^ ((uint32_t)s->cfg.shard_id << 24);
+	if (!e->id)
+		e->id = 1;
+}
+
+static inline void *ct_ref(struct nftdp_ct_entry *e, unsigned int ctinfo)
+{
+	e->refs++;
+	return (void *)((uintptr_t)e | ctinfo);
+}
+
+static inline struct nftdp_ct_entry *ct_entry(const void *ct)
+{
+	return (struct nftdp_ct_entry *)((uintptr_t)ct & ~(uintptr_t)CT_CTINFO_MASK);
+}
+
+/* ICMP types the kernel's icmp_is_err() lists */
+static bool icmp_is_err(uint8_t type)
+{
+	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+/* ICMPv6 neighbour discovery and MLD: never tracked (noct_valid_new) */
+static bool icmpv6_noct(uint8_t type)
+{
+	return (type >= 130 && type <= 136) || type == 143;
+}
+
+enum { ICMP_GO_ON, ICMP_DONE, ICMP_INVALID };
+
+/*
+ * nf_conntrack_icmpv4_error / icmpv6_error and nf_conntrack_inet_error: an
+ * ICMP error quoting a packet of a tracked flow is related to it. The quoted
+ * packet was sent by one end, so its inverse is the entry's tuple in the
+ * direction the error travels, and that tuple's destination must be the
+ * error's destination.
+ */
+static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
+{
+	const uint8_t *l4 = pkt->data + pkt->th_off, *nh = pkt->data + pkt->nh_off;
+	uint32_t l4len = pkt->len - pkt->th_off, off;
+	struct nftdp_ct_tuple orig, inner;
+	union nftdp_ct_addr outer_daddr;
+	struct nftdp_ct_entry *e;
+	bool v4 = pkt->nfproto == NFPROTO_IPV4;
+	unsigned int ctinfo;
+	int dir;
+
+	if (l4len < 8)
+		return ICMP_INVALID; /* short packet */
+	if (!s->cfg.no_checksum && !nftdp_ct_l4_checksum_ok(pkt))
+		return ICMP_INVALID;
+	memset(&outer_daddr, 0, sizeof(outer_daddr));
+	if (v4) {
+		if (!icmp_is_err(l4[0]))
+			return ICMP_GO_ON;
+		memcpy(&outer_daddr.ip, nh + 16, 4);
+	} else {
+		if (icmpv6_noct(l4[0])) {
+			pkt->ct_untracked = true;
+			s->st.ignore++;
+			return ICMP_DONE;
+		}
+		if (l4[0] >= 128)
+			return ICMP_GO_ON;
+		memcpy(outer_daddr.u8, nh + 24, 16);
+	}
+	if (!nftdp_ct_tuple_from(l4 + 8, l4len - 8, true, pkt->nfproto, &orig, &off))
+		return ICMP_INVALID;
+	if (!nftdp_ct_tuple_invert(&orig, &inner))
+		return ICMP_INVALID;
+	e = nftdp_ct_find(s, &inner, nftdp_ct_tuple_hash(s, &inner), &dir, now_ms);
+	if (!e)
+		return ICMP_INVALID;
+	if (memcmp(&outer_daddr, &e->tuple[dir].dst, sizeof(outer_daddr)))
+		return ICMP_INVALID; /* outer daddr != inner */
+	ctinfo = IP_CT_RELATED + (dir == IP_CT_DIR_REPLY ? IP_CT_IS_REPLY : 0);
+	pkt->ct = ct_ref(e, ctinfo);
+	pkt->ct_ops = &nftdp_ct_vm_ops;
+	s->st.related++;
+	return ICMP_DONE;
+}
+
+static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, bool new,
+				 const struct ct_l4pkt *p, int dir, uint64_t now_ms)
+{
+	bool csum = !s->cfg.no_checksum;
+
+	switch (e->tuple[0].l4proto) {
+	case IPPROTO_TCP:
+		if (nftdp_ct_tcp_error(p, csum))
+			return CT_INVALID;
+		if (new && !nftdp_ct_tcp_new(s, e, p))
+			return CT_INVALID;
+		return nftdp_ct_tcp_packet(s, e, p, dir, now_ms);
+	case IPPROTO_UDP:
+		if (nftdp_ct_udp_error(p, csum))
+			return CT_INVALID;
+		return nftdp_ct_udp_packet(s, e, p, dir, now_ms);
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
+	default:
+		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
+	}
+}
+
+/* the last packet reference is gone: free what nothing keeps */
+static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	if (--e->refs)
+		return;
+	if (e->status & IPS_DYING) {
+		entry_free(s, e);
+	} else if (!(e->status & IPS_CONFIRMED)) {
+		s->st.unconfirmed_freed++;
+		hash_unlink(s, e);
+		entry_free(s, e);
+	}
+}
+
+unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
+{
+	struct nftdp_ct_tuple t, r;
+	struct nftdp_ct_entry *e;
+	struct ct_l4pkt p;
+	unsigned int ctinfo, tries = 0;
+	enum ct_verdict v;
+	uint32_t hash;
+	bool new;
+	int dir;
+
+	s->now_ms = now_ms;
+	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack) {
+		if (!pkt->ct) {
+			pkt->ct_untracked = true;
+			s->st.ignore++;
+		}
+		return NF_ACCEPT;
+	}
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
+	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6))
+		goto invalid;
+	if ((pkt->l4proto == IPPROTO_ICMP && pkt->nfproto == NFPROTO_IPV4) ||
+	    (pkt->l4proto == IPPROTO_ICMPV6 && pkt->nfproto == NFPROTO_IPV6)) {
+		int rc = handle_icmp(s, pkt, now_ms);
+
+		if (rc == ICMP_DONE)
+			return NF_ACCEPT;
+		if (rc == ICMP_INVALID)
+			goto invalid;
+	}
+	if (!nftdp_ct_pkt_tuple(pkt, &t))
+		goto invalid;
+	hash = nftdp_ct_tuple_hash(s, &t);
+	p.l4 = pkt->data + pkt->th_off;
+	p.l4len = pkt->len - pkt->th_off;
+	p.pkt = pkt;
+repeat:
+	e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
+	new = !e;
+	if (new) {
+		/* init_conntrack */
+		if (!nftdp_ct_tuple_invert(&t, &r))
+			goto invalid;
+		e = entry_alloc(s, hash, now_ms);
+		if (!e) {
+			s->st.drop++;
+			return NF_DROP;
+		}
+		entry_init(s, e, &t, &r);
+		dir = IP_CT_DIR_ORIGINAL;
+		ctinfo = IP_CT_NEW;
+	} else {
+		s->st.found++;
+		if (dir == IP_CT_DIR_REPLY)
+			ctinfo = IP_CT_ESTABLISHED_REPLY;
+		else if (e->status & IPS_SEEN_REPLY)
+			ctinfo = IP_CT_ESTABLISHED;
+		else
+			ctinfo = IP_CT_NEW;
+	}
+	e->refs++; /* held while the protocol runs: it may kill the entry */
+	v = l4_packet(s, e, new, &p, dir, now_ms);
+	if (v != CT_ACCEPT) {
+		e->refs--;
+		if (new) {
+			entry_free(s, e); /* never in the table */
+		} else if (v == CT_REPEAT) {
+			s->st.deleted++;
+			nftdp_ct_kill(s, e); /* frees it unless packets hold it */
+		} else if (!e->refs && (e->status & IPS_DYING)) {
+			entry_free(s, e);
+		}
+		if (v == CT_REPEAT && !tries++)
+			goto repeat;
+		goto invalid;
+	}
+	if (new && !(e->status & IPS_DYING)) {
+		hash_link(s, e);
+		s->st.new_++;
+	}
+	if (ctinfo == IP_CT_ESTABLISHED_REPLY)
+		e->status |= IPS_SEEN_REPLY;
+	pkt->ct = (void *)((uintptr_t)e | ctinfo); /* keeps the reference taken above */
+	pkt->ct_ops = &nftdp_ct_vm_ops;
+	return NF_ACCEPT;
+
+invalid:
+	s->st.invalid++;
+	return NF_ACCEPT;
+}
+
+void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
+		       unsigned int *verdicts, uint64_t now_ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
+}
+
+void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict)
+{
+	struct nftdp_ct_entry *e;
+
+	if (!pkt->ct)
+		return;
+	e = ct_entry(pkt->ct);
+	pkt->ct = NULL;
+	if (verdict == NF_ACCEPT && !(e->status & (IPS_CONFIRMED | IPS_DYING))) {
+		e->status |= IPS_CONFIRMED;
+		s->st.insert++;
+	}
+	ct_put(s, e);
+}
+
+void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts,
+			    unsigned int n, const unsigned int *verdicts)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		nftdp_ct_confirm(s, pkts[i], verdicts[i]);
+}
+
+/* gc_worker_can_early_drop: under pressure the gc also evicts these */
+static bool gc_can_early_drop(const struct nftdp_ct_entry *e)
+{
+	if (!(e->status & IPS_ASSURED))
+		return true;
+	return e->tuple[0].l4proto == IPPROTO_TCP && nftdp_ct_tcp_can_early_drop(e);
+}
+
+unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int budget)
+{
+	/* nf_conntrack_max95: above 95 % full, closing entries go too */
+	bool pressure = (uint64_t)s->st.count * 100 > (uint64_t)s->n_entries * 95;
+	unsigned int freed = 0;
+
+	if (budget > s->n_entries)
+		budget = s->n_entries;
+	while (budget--) {
+		struct nftdp_ct_entry *e = &s->entries[s->gc_cursor];
+
+		if (++s->gc_cursor == s->n_entries)
+			s->gc_cursor = 0;
+		if (!e->in_use || (e->status & IPS_DYING) || !(e->status & IPS_CONFIRMED))
+			continue;
+		if (e->expires_ms <= now_ms) {
+			s->st.expired++;
+		} else if (pressure && !e->refs && gc_can_early_drop(e)) {
+			s->st.early_drop++;
+		} else {
+			continue;
+		}
+		nftdp_ct_kill(s, e);
+		freed++;
+	}
+	return freed;
+}
+
+static void fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct nftdp_ct_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tuple[0] = e->tuple[0];
+	o->tuple[1] = e->tuple[1];
+	o->status = e->status;
+	o->expires_ms = e->expires_ms;
+	o->timeout_s = e->expires_ms > now_ms ? (uint32_t)((e->expires_ms - now_ms) / 1000) : 0;
+	o->mark = e->mark;
+	o->secmark = e->secmark;
+	o->id = e->id;
+	o->use = 1u + e->refs;
+	o->zone = e->tuple[0].zone;
+	memcpy(o->packets, e->packets, sizeof(o->packets));
+	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
+	memcpy(o->labels, e->labels, sizeof(o->labels));
+	if (e->tuple[0].l4proto == IPPROTO_TCP) {
+		o->tcp.state = e->proto.tcp.state;
+		o->tcp.wscale[0] = e->proto.tcp.seen[0].td_scale;
+		o->tcp.wscale[1] = e->proto.tcp.seen[1].td_scale;
+		o->tcp.flags[0] = e->proto.tcp.seen[0].flags;
+		o->tcp.flags[1] = e->proto.tcp.seen[1].flags;
+	}
+}
+
+static bool listed(const struct nftdp_ct_entry *e, uint64_t now_ms)
+{
+	return e->in_use && (e->status & IPS_CONFIRMED) && !(e->status & IPS_DYING) &&
+	       e->expires_ms > now_ms;
+}
+
+int nftdp_ct_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
+		  int (*cb)(const struct nftdp_ct_info *info, void *arg), void *arg)
+{
+	struct nftdp_ct_info info;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < s->n_entries; i++) {
+		if (!listed(&s->entries[i], now_ms))
+			continue;
+		fill_info(&s->entries[i], now_ms, &info);
+		rc = cb(&info, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int nftdp_ct_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint64_t now_ms,
+		 struct nftdp_ct_info *out)
+{
+	struct nftdp_ct_entry *e;
+	int dir;
+
+	e = nftdp_ct_find(s, t, nftdp_ct_tuple_hash(s, t), &dir, now_ms);
+	if (!e || !(e->status & IPS_CONFIRMED))
+		return -ENOENT;
+	fill_info(e, now_ms, out);
+	return 0;
+}
+
+int nftdp_ct_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	struct nftdp_ct_entry *e;
+	int dir;
+
+	e = nftdp_ct_find(s, t, nftdp_ct_tuple_hash(s, t), &dir, s->now_ms);
+	if (!e || !(e->status & IPS_CONFIRMED) || (id && e->id != id))
+		return -ENOENT;
+	s->st.deleted++;
+	nftdp_ct_kill(s, e);
+	return 0;
+}
+
+unsigned int nftdp_ct_flush(struct nftdp_ct_shard *s)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->n_entries; i++) {
+		struct nftdp_ct_entry *e = &s->entries[i];
+
+		if (!e->in_use || (e->status & IPS_DYING) || !(e->status & IPS_CONFIRMED))
+			continue;
+		nftdp_ct_kill(s, e);
+		n++;
+	}
+	s->st.deleted += n;
+	return n;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * conntrack/ internals: the entry (struct nf_conn's fields nftdp keeps), the
+ * shard, the per-packet L4 view and the protocol ops, one file per protocol
+ * (ct_tcp.c, ct_udp.c, ct_icmp.c, ct_other.c) as nf_conntrack_l4proto.
+ */
+#ifndef NFTDP_CT_PRIV_H
+#define NFTDP_CT_PRIV_H
+
+#include <errno.h>
+#include <stdalign.h>
+#include <string.h>
+
+#include "nftdp_conntrack.h"
+
+#define CT_NIL UINT32_MAX
+#define CT_EVICTION_RANGE 8 /* NF_CT_EVICTION_RANGE */
+#define CT_CTINFO_MASK 7u   /* ctinfo lives in the low bits of pkt->ct, as skb->_nfct */
+
+/* The kernel's ip_ct_tcp_state: one direction's window data. */
+struct ct_tcp_state {
+	uint32_t td_end;    /* max of seq + len */
+	uint32_t td_maxend; /* max of ack + max(win, 1) */
+	uint32_t td_maxwin; /* max(win) */
+	uint32_t td_maxack; /* max of ack */
+	uint8_t td_scale;   /* window scale factor */
+	uint8_t flags;	    /* IP_CT_TCP_FLAG_* */
+};
+
+/* The kernel's struct ip_ct_tcp. */
+struct ct_tcp {
+	struct ct_tcp_state seen[2];
+	uint8_t state;
+	uint8_t last_dir;    /* direction of the last packet (sIG/in-window) */
+	uint8_t retrans;     /* retransmissions of the same ACK */
+	uint8_t last_index;  /* TCP_*_SET of the last packet */
+	uint32_t last_seq;
+	uint32_t last_ack;
+	uint32_t last_end;
+	uint16_t last_win;
+	uint8_t last_wscale; /* of an ignored SYN */
+	uint8_t last_flags;  /* of an ignored SYN */
+};
+
+/*
+ * One connection. Both tuples are in the hash table: node 2*i+dir is
+ * tuple[dir] of entry i. Aligned so that pkt->ct can carry the ctinfo in
+ * its low bits.
+ */
+struct nftdp_ct_entry {
+	alignas(64) struct nftdp_ct_tuple tuple[2];
+	uint32_t hnext[2];    /* next node in the bucket (kept while freed) */
+	uint32_t free_next;   /* free list */
+	uint32_t status;      /* IPS_* */
+	uint32_t mark;
+	uint64_t expires_ms;  /* absolute; meaningful once confirmed */
+	uint32_t secmark;
+	uint32_t id;
+	uint32_t eventmask;
+	uint16_t refs;	      /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
+	uint8_t in_use;
+	uint64_t packets[2], bytes[2];
+	uint8_t labels[16];
+	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
+	struct nftdp_ct_shard *shard;
+	union {
+		struct ct_tcp tcp;
+		struct {
+			uint64_t stream_ms; /* UDP: 2 s after creation */
+		} udp;
+	} proto;
+};
+
+struct nftdp_ct_shard {
+	struct nftdp_ct_config cfg;
+	struct nftdp_ct_timeouts tmo;
+	struct nftdp_ct_entry *entries;
+	uint32_t n_entries;
+	uint32_t free_head;
+	uint32_t *buckets;
+	uint32_t bucket_mask;
+	uint32_t gc_cursor;
+	uint32_t next_id;
+	uint64_t now_ms; /* of the last nftdp_ct_in(): expiration for the VM */
+	struct nftdp_ct_stats st;
+};
+
+/* Result of a protocol's packet step (the kernel's verdict / -NF_ACCEPT). */
+enum ct_verdict {
+	CT_ACCEPT,  /* tracked: packet belongs to the entry */
+	CT_INVALID, /* -NF_ACCEPT: packet invalid, entry unchanged */
+	CT_REPEAT,  /* -NF_REPEAT: entry killed, look up again */
+};
+
+/* What a protocol sees of a packet: the L4 header and the length to the
+ * end of the IP datagram (skb->len - dataoff). */
+struct ct_l4pkt {
+	const uint8_t *l4;
+	uint32_t l4len;
+	const struct nftdp_vm_pkt *pkt;
+};
+
+/* ct_tuple.c */
+bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
+			 struct nftdp_ct_tuple *t, uint32_t *th_off);
+bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt);
+
+/* ct.c */
+void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
+struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				     uint32_t hash, int *dir, uint64_t now_ms);
+uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
+
+/* nf_ct_acct_update: counters are kept always (see docs/conntrack.md) */
+static inline void nftdp_ct_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p, int dir)
+{
+	e->packets[dir]++;
+	e->bytes[dir] += p->pkt->skb_len;
+}
+
+/* nf_ct_refresh_acct: new timeout from now, and count the packet */
+static inline void nftdp_ct_refresh_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p,
+					 int dir, uint64_t now_ms, uint32_t timeout_s)
+{
+	if (!(e->status & IPS_FIXED_TIMEOUT))
+		e->expires_ms = now_ms + (uint64_t)timeout_s * 1000u;
+	nftdp_ct_acct(e, p, dir);
+}
+
+/* protocols */
+bool nftdp_ct_tcp_error(const struct ct_l4pkt *p, bool checksum);
+bool nftdp_ct_tcp_new(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct_l4pkt *p);
+enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+/* tcp_conntracks[dir][index][state], for the unit test's own transcription */
+uint8_t nftdp_ct_tcp_table(int dir, int index, int state);
+bool nftdp_ct_tcp_can_early_drop(const struct nftdp_ct_entry *e);
+
+bool nftdp_ct_udp_error(const struct ct_l4pkt *p, bool checksum);
+enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+
+bool nftdp_ct_icmp_new(const struct nftdp_ct_tuple *t);
+enum ct_verdict nftdp_ct_icmp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+
+enum ct_verdict nftdp_ct_generic_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+					const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+
+#endif /* NFTDP_CT_PRIV_H */

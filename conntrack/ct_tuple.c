@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Tuples: a packet's original-direction tuple (nf_ct_get_tuple and the
+ * protocols' pkt_to_tuple), its inverse (nf_ct_invert_tuple, with the ICMP
+ * type maps of icmp_invert_tuple / icmpv6_invert_tuple), the inner tuple of
+ * an ICMP error (nf_ct_get_tuplepr), L4 checksum verification as
+ * nf_checksum does at prerouting, and the symmetric RSS hash for steering.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <rte_thash.h>
+
+#include "ct_priv.h"
+
+static bool has_ports(uint8_t l4proto)
+{
+	return l4proto == IPPROTO_TCP || l4proto == IPPROTO_UDP || l4proto == IPPROTO_UDPLITE ||
+	       l4proto == IPPROTO_SCTP || l4proto == IPPROTO_DCCP;
+}
+
+/* The L4 part of a tuple from the transport header (avail bytes of it). */
+static bool l4_tuple(const uint8_t *th, uint32_t avail, struct nftdp_ct_tuple *t)
+{
+	if (has_ports(t->l4proto)) {
+		/* nf_ct_get_tuple_ports: the first four bytes only */
+		if (avail < 4)
+			return false;
+		memcpy(&t->sport, th, 2);
+		memcpy(&t->dport, th + 2, 2);
+		return true;
+	}
+	if ((t->l4proto == IPPROTO_ICMP && t->l3proto == NFPROTO_IPV4) ||
+	    (t->l4proto == IPPROTO_ICMPV6 && t->l3proto == NFPROTO_IPV6)) {
+		/* icmp_pkt_to_tuple / icmpv6_pkt_to_tuple: the 8-byte header */
+		if (avail < 8)
+			return false;
+		memcpy(&t->sport, th + 4, 2); /* echo id */
+		t->dport = 0;
+		memcpy(&t->dport, th, 2); /* type, code */
+		return true;
+	}
+	return true; /* generic: protocol only */
+}
+
+static bool ipv6_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60;
+}
+
+/*
+ * Tuple of the IP packet at nh (avail bytes). inner: a packet quoted in an
+ * ICMP error, which may be truncated (its length fields are not checked,
+ * only what is there); non-first fragments cannot be tracked
+ * (ipv4_get_l4proto / ipv6_get_l4proto).
+ */
+bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
+			 struct nftdp_ct_tuple *t, uint32_t *th_off)
+{
+	uint32_t off;
+
+	(void)inner;
+	memset(t, 0, sizeof(*t));
+	t->l3proto = l3proto;
+	if (l3proto == NFPROTO_IPV4) {
+		if (avail < 20 || (nh[0] >> 4) != 4)
+			return false;
+		off = (nh[0] & 0xfu) * 4u;
+		if (off < 20 || off > avail)
+			return false;
+		if (((uint32_t)nh[6] << 8 | nh[7]) & 0x1fff)
+			return false;
+		memcpy(&t->src.ip, nh + 12, 4);
+		memcpy(&t->dst.ip, nh + 16, 4);
+		t->l4proto = nh[9];
+	} else if (l3proto == NFPROTO_IPV6) {
+		uint8_t next;
+
+		if (avail < 40 || (nh[0] >> 4) != 6)
+			return false;
+		memcpy(t->src.u8, nh + 8, 16);
+		memcpy(t->dst.u8, nh + 24, 16);
+		next = nh[6];
+		off = 40;
+		/* ipv6_skip_exthdr */
+		while (ipv6_ext(next)) {
+			uint32_t hl;
+
+			if (off + 8 > avail)
+				return false;
+			if (next == 44) {
+				if (((uint32_t)nh[off + 2] << 8 | nh[off + 3]) & ~7u)
+					return false;
+				hl = 8;
+			} else if (next == 51) {
+				hl = ((uint32_t)nh[off + 1] + 2) * 4;
+			} else {
+				hl = ((uint32_t)nh[off + 1] + 1) * 8;
+			}
+			next = nh[off];
+			off += hl;
+		}
+		if (next == 59 || off > avail)
+			return false;
+		t->l4proto = next;
+	} else {
+		return false;
+	}
+	*th_off = off;
+	return l4_tuple(nh + off, avail - off, t);
+}
+
+bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *out)
+{
+	const uint8_t *nh = pkt->data + pkt->nh_off;
+
+	memset(out, 0, sizeof(*out));
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff)
+		return false;
+	if (pkt->len < pkt->th_off || pkt->th_off < pkt->nh_off)
+		return false;
+	out->l3proto = pkt->nfproto;
+	if (pkt->nfproto == NFPROTO_IPV4) {
+		if (pkt->th_off - pkt->nh_off < 20)
+			return false;
+		memcpy(&out->src.ip, nh + 12, 4);
+		memcpy(&out->dst.ip, nh + 16, 4);
+	} else if (pkt->nfproto == NFPROTO_IPV6) {
+		if (pkt->th_off - pkt->nh_off < 40)
+			return false;
+		memcpy(out->src.u8, nh + 8, 16);
+		memcpy(out->dst.u8, nh + 24, 16);
+	} else {
+		return false;
+	}
+	out->l4proto = pkt->l4proto;
+	return l4_tuple(pkt->data + pkt->th_off, pkt->len - pkt->th_off, out);
+}
+
+/* icmp_invert_tuple's invmap, as type + 1 (0: no inverse) */
+static uint8_t icmp_inverse(uint8_t type)
+{
+	switch (type) {
+	case 8: return 0 + 1;	/* echo -> echo reply */
+	case 0: return 8 + 1;
+	case 13: return 14 + 1; /* timestamp */
+	case 14: return 13 + 1;
+	case 15: return 16 + 1; /* information */
+	case 16: return 15 + 1;
+	case 17: return 18 + 1; /* address mask */
+	case 18: return 17 + 1;
+	default: return 0;
+	}
+}
+
+static uint8_t icmpv6_inverse(uint8_t type)
+{
+	switch (type) {
+	case 128: return 129 + 1; /* echo request -> reply */
+	case 129: return 128 + 1;
+	case 139: return 140 + 1; /* node information query -> reply */
+	case 140: return 139 + 1;
+	default: return 0;
+	}
+}
+
+bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple *out)
+{
+	struct nftdp_ct_tuple r = *t;
+
+	r.src = t->dst;
+	r.dst = t->src;
+	if ((t->l4proto == IPPROTO_ICMP && t->l3proto == NFPROTO_IPV4) ||
+	    (t->l4proto == IPPROTO_ICMPV6 && t->l3proto == NFPROTO_IPV6)) {
+		uint8_t tc[2], inv;
+
+		memcpy(tc, &t->dport, 2);
+		inv = t->l4proto == IPPROTO_ICMP ? icmp_inverse(tc[0]) : icmpv6_inverse(tc[0]);
+		if (!inv)
+			return false;
+		tc[0] = (uint8_t)(inv - 1);
+		memcpy(&r.dport, tc, 2);
+		r.sport = t->sport; /* the id stays */
+	} else {
+		r.sport = t->dport;
+		r.dport = t->sport;
+	}
+	*out = r;
+	return true;
+}
+
+/* One's complement sum of big-endian 16-bit words. */
+static uint64_t csum_add(const uint8_t *p, uint32_t len, uint64_t sum)
+{
+	while (len >= 2) {
+		sum += (uint32_t)p[0] << 8 | p[1];
+		p += 2;
+		len -= 2;
+	}
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/*
+ * nf_checksum at prerouting: the L4 checksum over the pseudo-header (none
+ * for ICMPv4) and the whole L4 segment must fold to 0xffff.
+ */
+bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
+{
+	const uint8_t *nh = pkt->data + pkt->nh_off;
+	const uint8_t *l4 = pkt->data + pkt->th_off;
+	uint32_t l4len = pkt->len - pkt->th_off;
+	uint64_t sum = 0;
+
+	if (pkt->l4proto != IPPROTO_ICMP) {
+		if (pkt->nfproto == NFPROTO_IPV4)
+			sum = csum_add(nh + 12, 8, 0);
+		else
+			sum = csum_add(nh + 8, 32, 0);
+		sum += l4len + pkt->l4proto;
+	}
+	sum = csum_add(l4, l4len, sum);
+	return csum_fold(sum) == 0xffff;
+}
+
+/* 0x6d5a repeated: the symmetric RSS key (both directions hash alike). */
+static const uint8_t rss_key_sym[40] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+uint32_t nftdp_ct_tuple_rss(const struct nftdp_ct_tuple *t)
+{
+	/* rte_ipv4_tuple / rte_ipv6_tuple layout: host-order words, then
+	 * sport << 16 | dport */
+	uint32_t in[9], n = 0, i;
+
+	if (t->l3proto == NFPROTO_IPV6) {
+		for (i = 0; i < 4; i++)
+			in[n++] = ntohl(t->src.ip6[i]);
+		for (i = 0; i < 4; i++)
+			in[n++] = ntohl(t->dst.ip6[i]);
+	} else {
+		in[n++] = ntohl(t->src.ip);
+		in[n++] = ntohl(t->dst.ip);
+	}
+	if (has_ports(t->l4proto))
+		in[n++] = (uint32_t)ntohs(t->sport) << 16 | ntohs(t->dport);
+	return rte_softrss(in, n, rss_key_sym);
+}

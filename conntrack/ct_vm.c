@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The VM's view of an entry (struct nftdp_vm_ct_ops): ct keys as
+ * nft_ct_get_eval / nft_ct_set_eval read and write them. pkt->ct is the
+ * entry with the packet's ctinfo in its low bits, as the kernel's
+ * skb->_nfct.
+ */
+#include <netinet/in.h>
+
+#include "ct_priv.h"
+
+static inline const struct nftdp_ct_entry *entry_of(const void *ct, unsigned int *ctinfo)
+{
+	*ctinfo = (unsigned int)((uintptr_t)ct & CT_CTINFO_MASK);
+	return (const struct nftdp_ct_entry *)((uintptr_t)ct & ~(uintptr_t)CT_CTINFO_MASK);
+}
+
+static uint32_t ct_state(const void *ct)
+{
+	unsigned int ctinfo;
+
+	(void)entry_of(ct, &ctinfo);
+	return NF_CT_STATE_BIT(ctinfo);
+}
+
+/* nft_ct_get_eval_counter: one direction, or both summed */
+static uint64_t counter(const uint64_t *c, int dir)
+{
+	return dir >= 0 ? c[dir] : c[0] + c[1];
+}
+
+static void put16(void *dest, uint16_t v)
+{
+	memcpy(dest, &v, 2);
+}
+
+static void put32(void *dest, uint32_t v)
+{
+	memcpy(dest, &v, 4);
+}
+
+static void put64(void *dest, uint64_t v)
+{
+	memcpy(dest, &v, 8);
+}
+
+static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	unsigned int ctinfo;
+	const struct nftdp_ct_entry *e = entry_of(ct, &ctinfo);
+	const struct nftdp_ct_tuple *t = &e->tuple[dir > 0 ? 1 : 0];
+	uint8_t *d = dest;
+
+	switch (key) {
+	case NFT_CT_DIRECTION:
+		d[0] = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
+		return true;
+	case NFT_CT_STATUS:
+		put32(dest, e->status);
+		return true;
+	case NFT_CT_MARK:
+		put32(dest, e->mark);
+		return true;
+	case NFT_CT_SECMARK:
+		put32(dest, e->secmark);
+		return true;
+	case NFT_CT_EXPIRATION: {
+		/* jiffies_to_msecs(nf_ct_expires(ct)) */
+		uint64_t now = e->shard->now_ms;
+
+		put32(dest, e->expires_ms > now ? (uint32_t)(e->expires_ms - now) : 0);
+		return true;
+	}
+	case NFT_CT_HELPER:
+		return false; /* no helpers: the kernel breaks without one */
+	case NFT_CT_L3PROTOCOL:
+		d[0] = e->tuple[0].l3proto;
+		return true;
+	case NFT_CT_PROTOCOL:
+		d[0] = t->l4proto;
+		return true;
+	case NFT_CT_ZONE:
+		put16(dest, e->tuple[0].zone);
+		return true;
+	case NFT_CT_ID:
+		put32(dest, e->id);
+		return true;
+	case NFT_CT_LABELS:
+		memcpy(dest, e->labels, len < 16 ? len : 16);
+		return true;
+	case NFT_CT_BYTES:
+		put64(dest, counter(e->bytes, dir));
+		return true;
+	case NFT_CT_PKTS:
+		put64(dest, counter(e->packets, dir));
+		return true;
+	case NFT_CT_AVGPKT: {
+		uint64_t pc = counter(e->packets, dir), bc = counter(e->bytes, dir);
+
+		put64(dest, pc ? bc / pc : 0);
+		return true;
+	}
+	case NFT_CT_SRC:
+		memcpy(dest, t->src.u8, len < 16 ? len : 16);
+		return true;
+	case NFT_CT_DST:
+		memcpy(dest, t->dst.u8, len < 16 ? len : 16);
+		return true;
+	case NFT_CT_SRC_IP:
+	case NFT_CT_DST_IP:
+		if (e->tuple[0].l3proto != NFPROTO_IPV4)
+			return false;
+		memcpy(dest, key == NFT_CT_SRC_IP ? &t->src.ip : &t->dst.ip, 4);
+		return true;
+	case NFT_CT_SRC_IP6:
+	case NFT_CT_DST_IP6:
+		if (e->tuple[0].l3proto != NFPROTO_IPV6)
+			return false;
+		memcpy(dest, key == NFT_CT_SRC_IP6 ? t->src.u8 : t->dst.u8, 16);
+		return true;
+	case NFT_CT_PROTO_SRC:
+		memcpy(dest, &t->sport, 2);
+		return true;
+	case NFT_CT_PROTO_DST:
+		memcpy(dest, &t->dport, 2);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void ct_set(void *ct, uint32_t key, int dir, const void *src, uint32_t len)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = (struct nftdp_ct_entry *)entry_of(ct, &ctinfo);
+
+	(void)dir;
+	switch (key) {
+	case NFT_CT_MARK:
+		memcpy(&e->mark, src, 4);
+		break;
+	case NFT_CT_SECMARK:
+		memcpy(&e->secmark, src, 4);
+		break;
+	case NFT_CT_EVENTMASK:
+		memcpy(&e->eventmask, src, 4);
+		break;
+	case NFT_CT_LABELS:
+		memcpy(e->labels, src, len < 16 ? len : 16);
+		break;
+	default:
+		/* NFT_CT_ZONE: the kernel sets the zone of a template before
+		 * conntrack runs; an entry's zone never changes */
+		break;
+	}
+}
+
+const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
+	.get = ct_get,
+	.set = ct_set,
+	.state = ct_state,
+};

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nftdp conntrack: per-worker shards of the connection-tracking table.
+ *
+ * Each worker owns one shard (struct nftdp_ct_shard): a preallocated array
+ * of entries, a free list, and an open hash table in which both directions
+ * of every connection are indexed. The shard plays the part of the kernel's
+ * nf_conntrack for the packets of its worker: it builds the tuple of a packet
+ * (IPv4/IPv6; TCP, UDP, ICMP/ICMPv6, SCTP, any other protocol by number),
+ * finds or creates the entry, runs the protocol's state machine (TCP with
+ * the kernel's transition table and window tracking) and tells the VM,
+ * through pkt->ct and nftdp_ct_vm_ops, what `ct state`, `ct mark`, ... are.
+ *
+ * Usage:
+ *   control thread, at start:
+ *     nftdp_ct_shard_create()       one per worker (--conntrack-max split)
+ *   worker (packet path), per burst:
+ *     nftdp_ct_in_burst() / nftdp_ct_in()     prerouting, priority -200
+ *     ... the hooks' base chains, the VM reads pkt->ct ...
+ *     nftdp_ct_confirm_burst() / nftdp_ct_confirm()  end of postrouting,
+ *                                    for every packet nftdp_ct_in() saw,
+ *                                    with its final verdict
+ *     nftdp_ct_gc()                 between bursts: bounded reaping
+ *   control plane (conntrack -L/-D/-F, telemetry):
+ *     nftdp_ct_walk(), nftdp_ct_get(), nftdp_ct_delete(), nftdp_ct_flush(),
+ *     nftdp_ct_stats()
+ *   at exit:
+ *     nftdp_ct_shard_destroy()
+ *
+ * Threading: a shard has exactly one writer, its worker; nothing on the
+ * packet path takes a lock, makes a syscall or allocates. The control-plane
+ * calls (walk, get, delete, flush) modify or read the shard without
+ * synchronisation, so they must run on the owning worker between bursts
+ * (the dataplane forwards such requests to it) or while the worker is
+ * parked. nftdp_ct_stats() may be called from any thread at any time (its
+ * counters are single-writer 64-bit words; a read may be a burst behind).
+ *
+ * Steering: both directions of a flow must reach the shard that owns it;
+ * nftdp_ct_tuple_rss() gives the symmetric Toeplitz hash a NIC computes with
+ * the 0x6d5a key, so the dataplane can steer in software where a port has no
+ * RSS.
+ *
+ * No DPDK EAL is needed: the library works on plain buffers through the VM's
+ * packet view (vm/nftdp_vm.h) and uses only DPDK's inline header helpers.
+ */
+#ifndef NFTDP_CONNTRACK_H
+#define NFTDP_CONNTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nftdp_vm.h"
+
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
+#include <linux/netfilter/nf_conntrack_tuple_common.h>
+
+/** The kernel's conntrack timeout classes that nftdp has, in seconds. */
+struct nftdp_ct_timeouts {
+	uint32_t tcp[TCP_CONNTRACK_TIMEOUT_MAX]; /**< indexed by TCP_CONNTRACK_* (RETRANS, UNACK) */
+	uint32_t udp_unreplied;			  /**< 30 */
+	uint32_t udp_replied;			  /**< 120 (stream) */
+	uint32_t icmp;				  /**< 30 */
+	uint32_t icmpv6;			  /**< 30 */
+	uint32_t generic;			  /**< 600 (SCTP too, see docs/conntrack.md) */
+};
+
+/** Fill t with the kernel's defaults (nf_conntrack_proto_*.c). */
+void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t);
+
+/** Shard configuration (the kernel's sysctls, per shard). */
+struct nftdp_ct_config {
+	uint32_t max_entries;  /**< this shard's share of --conntrack-max; > 0 */
+	uint16_t shard_id;     /**< worker id: high bits of entry ids */
+	uint32_t hash_seed;    /**< table hash seed (not the RSS key) */
+	bool tcp_be_liberal;   /**< nf_conntrack_tcp_be_liberal: only out-of-window RST invalid */
+	bool tcp_no_loose;     /**< !nf_conntrack_tcp_loose: never pick up mid-stream */
+	uint8_t tcp_max_retrans; /**< nf_conntrack_tcp_max_retrans, 0 = the default 3 */
+	bool no_checksum;      /**< !nf_conntrack_checksum: skip L4 checksum checks */
+	bool acct;	       /**< nf_conntrack_acct: counters listed by ctnetlink */
+	const struct nftdp_ct_timeouts *timeouts; /**< NULL: the kernel's defaults */
+};
+
+struct nftdp_ct_shard;
+struct nftdp_ct_entry;
+
+/** Address as the kernel's union nf_inet_addr: IPv4 in the first word. */
+union nftdp_ct_addr {
+	uint32_t ip;
+	uint32_t ip6[4];
+	uint8_t u8[16];
+};
+
+/**
+ * A connection tuple, the kernel's struct nf_conntrack_tuple plus the zone.
+ * Ports in network byte order; ICMP/ICMPv6: sport is the echo id, dport's
+ * two bytes are type and code (the kernel's dst.u.icmp). Unused bytes are
+ * zero, so tuples compare with memcmp.
+ */
+struct nftdp_ct_tuple {
+	union nftdp_ct_addr src, dst;
+	uint16_t sport, dport;
+	uint8_t l3proto; /**< NFPROTO_IPV4 / NFPROTO_IPV6 */
+	uint8_t l4proto; /**< IPPROTO_* */
+	uint16_t zone;
+};
+static_assert(sizeof(struct nftdp_ct_tuple) == 40, "tuple is ten words");
+
+/** TCP protocol info as ctnetlink dumps it (CTA_PROTOINFO_TCP). */
+struct nftdp_ct_tcp_info {
+	uint8_t state; /**< TCP_CONNTRACK_* */
+	uint8_t wscale[2];
+	uint8_t flags[2]; /**< IP_CT_TCP_FLAG_* per direction */
+};
+
+/** Everything ctnetlink dumps about one entry (conntrack -L). */
+struct nftdp_ct_info {
+	struct nftdp_ct_tuple tuple[2]; /**< IP_CT_DIR_ORIGINAL, IP_CT_DIR_REPLY */
+	uint32_t status;		/**< IPS_* */
+	uint32_t timeout_s;		/**< seconds left (CTA_TIMEOUT) */
+	uint64_t expires_ms;		/**< absolute, the now_ms clock */
+	uint32_t mark;
+	uint32_t secmark;
+	uint32_t id;	 /**< CTA_ID */
+	uint32_t use;	 /**< CTA_USE: 1 + packets in flight */
+	uint16_t zone;
+	uint64_t packets[2], bytes[2]; /**< per direction */
+	uint8_t labels[16];
+	struct nftdp_ct_tcp_info tcp; /**< valid when l4proto is TCP */
+};
+
+/** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */
+struct nftdp_ct_stats {
+	uint64_t found;		 /**< lookups that found an entry */
+	uint64_t new_;		 /**< entries created (unconfirmed) */
+	uint64_t insert;	 /**< entries confirmed */
+	uint64_t invalid;	 /**< packets left invalid */
+	uint64_t ignore;	 /**< packets on untracked/notrack */
+	uint64_t drop;		 /**< new connections dropped: table full */
+	uint64_t early_drop;	 /**< unassured entries evicted for new ones */
+	uint64_t expired;	 /**< entries reaped on timeout */
+	uint64_t deleted;	 /**< entries removed otherwise (RST, reopen, -D, -F) */
+	uint64_t unconfirmed_freed; /**< first packets dropped before confirm */
+	uint64_t related;	 /**< ICMP errors matched to an entry */
+	uint64_t table_full_events; /**< times "table full, dropping packet" */
+	uint32_t count;		 /**< entries in use now */
+	uint32_t max;		 /**< max_entries */
+};
+
+/**
+ * Create a shard with max_entries preallocated entries and a hash table of
+ * twice that many nodes. 0, -EINVAL (max_entries 0 or too large), -ENOMEM.
+ * Control-path; the worker owns the shard afterwards.
+ */
+int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_shard **out);
+
+/** Free a shard; its worker must be stopped. Control-path. */
+void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s);
+
+/**
+ * Conntrack's prerouting step (the kernel's nf_conntrack_in at priority
+ * NF_IP_PRI_CONNTRACK) for one packet whose pkt->nfproto, l4proto, th_off,
+ * fragoff and flags were set by nftdp_vm_pkt_parse_ip(); pkt->len must end
+ * where the IP datagram ends.
+ *
+ * Afterwards exactly one of: pkt->ct is set (with pkt->ct_ops =
+ * &nftdp_ct_vm_ops) to the entry and this packet's ctinfo; pkt->ct_untracked
+ * (notrack ran before, or an ICMPv6 neighbour/MLD message as the kernel
+ * leaves untracked); or neither (invalid). Packets that already carry
+ * pkt->ct or pkt->ct_untracked are left alone.
+ *
+ * @return NF_ACCEPT, or NF_DROP when a new connection finds the table full
+ *   and nothing can be evicted (stats.drop). Packet-path; shard's worker.
+ */
+unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms);
+
+/** nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for pkts[i]. */
+void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
+		       unsigned int *verdicts, uint64_t now_ms);
+
+/**
+ * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.
+ * Call it once for every packet nftdp_ct_in() gave a pkt->ct, with the
+ * packet's final verdict wherever it ended (NF_DROP for a packet dropped at
+ * any hook): a new entry becomes confirmed only when a packet that created
+ * or used it is accepted; one whose packets were all dropped is freed, so a
+ * dropped first packet leaves no entry. Clears pkt->ct. Packet-path.
+ */
+void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict);
+
+/** nftdp_ct_confirm() over a burst. Packet-path. */
+void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts,
+			    unsigned int n, const unsigned int *verdicts);
+
+/**
+ * Reap expired entries: look at up to budget entry slots from where the last
+ * call stopped, freeing confirmed entries whose timeout passed (the kernel's
+ * gc_worker, made incremental). A full sweep takes max_entries / budget
+ * calls; lookups also free expired entries they meet.
+ * @return entries freed. Packet-path (between bursts); shard's worker.
+ */
+unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int budget);
+
+/**
+ * Call cb for every confirmed entry (unconfirmed ones are not listed, as in
+ * the kernel's dump); stop early when cb returns non-zero and return that.
+ * Control-path on the owning worker (see Threading).
+ */
+int nftdp_ct_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
+		  int (*cb)(const struct nftdp_ct_info *info, void *arg), void *arg);
+
+/** Look up a confirmed entry by either of its tuples. 0 or -ENOENT. Control-path. */
+int nftdp_ct_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint64_t now_ms,
+		 struct nftdp_ct_info *out);
+
+/**
+ * Delete the confirmed entry with tuple t (either direction); id, when
+ * non-zero, must match (ctnetlink's CTA_ID check). 0, -ENOENT. Control-path.
+ */
+int nftdp_ct_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id);
+
+/** Delete every confirmed entry; returns how many. Control-path (conntrack -F). */
+unsigned int nftdp_ct_flush(struct nftdp_ct_shard *s);
+
+/** Copy the shard's counters. Any thread. */
+void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out);
+
+/**
+ * Build the original-direction tuple of a packet as nf_ct_get_tuple does
+ * (ports, ICMP id/type/code; zone 0). false for packets conntrack cannot
+ * track (truncated headers, non-first fragments). Any thread.
+ */
+bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *out);
+
+/** The reply tuple of t (nf_ct_invert_tuple); false when there is none (ICMP). Any thread. */
+bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple *out);
+
+/**
+ * Symmetric RSS hash of a tuple: rte_softrss() (the software Toeplitz of
+ * rte_thash.h) with the 40-byte key 0x6d5a repeated over src, dst and the
+ * port word, as a NIC computes it for L3+L4 RSS; both directions of a flow
+ * give the same value. Protocols without ports hash addresses only. Any thread.
+ */
+uint32_t nftdp_ct_tuple_rss(const struct nftdp_ct_tuple *t);
+
+/** The shard (0 .. n_shards-1) that owns a tuple's flow: rss % n_shards. Any thread. */
+static inline unsigned int nftdp_ct_tuple_owner(const struct nftdp_ct_tuple *t,
+						unsigned int n_shards)
+{
+	return n_shards ? nftdp_ct_tuple_rss(t) % n_shards : 0;
+}
+
+/** What the VM calls for ct expressions; pkt->ct_ops after nftdp_ct_in(). */
+extern const struct nftdp_vm_ct_ops nftdp_ct_vm_ops;
+
+/** Bytes of one entry (memory per entry for the benchmark report). */
+unsigned int nftdp_ct_entry_size(void);
+
+#endif /* NFTDP_CONNTRACK_H */
