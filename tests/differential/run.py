@@ -295,6 +295,8 @@ def kernel_side(case, recipe, frames, work):
         if rc != 0:
             raise RuntimeError('tester failed: ' + err.strip()[-600:])
         _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
+        with open(os.path.join(work, 'kernel.json'), 'w') as f:
+            f.write(listing)
     finally:
         delete_namespaces()
     egress = {p: read_pcap(os.path.join(work, 'kernel-%s.pcap' % p)) for p in ('dp0', 'dp1')}
