@@ -79,6 +79,8 @@ struct ctl_chain {
 	uint32_t nrules;
 	uint32_t dp_id; /* index in every generation's chain table (dpgen.c), 0: none yet */
 	struct nftdp_vm_chain *dp_build; /* in the generation being built */
+	struct nftdp_vm_chain *dp_cur;   /* in the published one */
+	bool dp_dirty;                   /* must be compiled again */
 	bool dead;
 };
 

@@ -370,6 +370,70 @@ static uint32_t chain_devices(struct nftdp_ctl *ctl, const struct ctl_chain *c, 
 	return n;
 }
 
+/*
+ * Which chains must be compiled again: those the batch changed (rules added
+ * or deleted, the chain itself, its table's flags or objects), those never
+ * compiled, and, because compiled jumps point at chains, every chain that
+ * jumps or goes to one of those. The others are reused as they are.
+ */
+static void mark_dirty(struct ctl_state *st)
+{
+	struct ctl_trans *tr;
+	struct ctl_table *t;
+	struct ctl_chain *c;
+	bool changed;
+
+	ctl_list_for_each_entry(t, &st->tables, list)
+		ctl_list_for_each_entry(c, &t->chains, list)
+			c->dp_dirty = c->dp_cur == NULL;
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		switch (tr->op) {
+		case CTL_TR_NEWRULE:
+		case CTL_TR_DELRULE:
+			((struct ctl_rule *)tr->obj)->chain->dp_dirty = true;
+			if (tr->replaced)
+				tr->replaced->chain->dp_dirty = true;
+			break;
+		case CTL_TR_NEWCHAIN:
+		case CTL_TR_UPDCHAIN:
+			((struct ctl_chain *)tr->obj)->dp_dirty = true;
+			break;
+		case CTL_TR_UPDTABLE:
+		case CTL_TR_NEWOBJ:
+		case CTL_TR_UPDOBJ:
+		case CTL_TR_DELOBJ:
+			ctl_list_for_each_entry(c, &tr->table->chains, list)
+				c->dp_dirty = true;
+			break;
+		default:
+			break;
+		}
+	}
+	do {
+		changed = false;
+		ctl_list_for_each_entry(t, &st->tables, list) {
+			if (t->dead)
+				continue;
+			ctl_list_for_each_entry(c, &t->chains, list) {
+				struct ctl_rule *r;
+
+				if (c->dead || c->dp_dirty)
+					continue;
+				ctl_list_for_each_entry(r, &c->rules, list) {
+					for (unsigned int i = 0; i < r->nrefs && !c->dp_dirty; i++) {
+						const struct ctl_chain *to = r->refs[i].obj;
+
+						if (r->refs[i].kind == CTL_REF_CHAIN && to->dp_dirty)
+							c->dp_dirty = changed = true;
+					}
+					if (c->dp_dirty)
+						break;
+				}
+			}
+		}
+	} while (changed);
+}
+
 static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	struct ctl_dp *dp = ctl->dp;
@@ -382,6 +446,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	struct ctl_obj *o;
 	int rc;
 
+	mark_dirty(st);
 	rc = nftdp_vm_gen_builder_create(dp->vm, &res, &b);
 	if (rc < 0)
 		return rc;
@@ -421,7 +486,12 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 				d.n_ifindex = chain_devices(ctl, c, devs, NFTDP_CTL_MAX_IFACES);
 				d.ifindex = devs;
 			}
-			rc = nftdp_vm_gen_chain_create(b, &d, c->prio, &c->dp_build);
+			if (c->dp_dirty) {
+				rc = nftdp_vm_gen_chain_create(b, &d, c->prio, &c->dp_build);
+			} else {
+				c->dp_build = c->dp_cur;
+				rc = nftdp_vm_gen_chain_reuse(b, &d, c->prio, c->dp_cur);
+			}
 			if (rc < 0) {
 				trans_for(st, c, CTL_TR_NEWCHAIN, req);
 				snprintf(msg, msglen, "chain %s: cannot be run by nftdp", c->name);
@@ -436,7 +506,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 		ctl_list_for_each_entry(c, &t->chains, list) {
 			struct ctl_rule *r;
 
-			if (c->dead)
+			if (c->dead || !c->dp_dirty)
 				continue;
 			ctl_list_for_each_entry(r, &c->rules, list) {
 				if (r->dead)
@@ -566,7 +636,9 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		}
 		if (rc < 0) {
 			*req = tr->req;
-			snprintf(msg, msglen, "set %s: element refused by the dataplane", s->name);
+			snprintf(msg, msglen, "set %s: %s", s->name,
+				 rc == -EOPNOTSUPP ? "object map of an object type nftdp does not run"
+						   : "element refused by the dataplane");
 			goto out;
 		}
 	}
@@ -683,6 +755,15 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 	}
 	nftdp_vm_gen_publish(dp->dom, dp->next);
 	dp->cur = dp->next;
+	{
+		struct ctl_table *t;
+		struct ctl_chain *c;
+
+		ctl_list_for_each_entry(t, &ctl->state->tables, list)
+			ctl_list_for_each_entry(c, &t->chains, list)
+				if (!c->dead && !t->dead)
+					c->dp_cur = c->dp_build;
+	}
 	dp->next = NULL;
 }
 

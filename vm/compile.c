@@ -210,11 +210,16 @@ int nftdp_vm_chain_create(const struct nftdp_vm_chain_desc *desc, struct nftdp_v
 	c->policy = desc->policy;
 	c->chain_id = desc->chain_id;
 	c->stats_slot = -1;
+	c->refs = 1;
 	snprintf(c->table, sizeof(c->table), "%s", desc->table);
 	snprintf(c->name, sizeof(c->name), "%s", desc->name);
 	if (c->base && st) {
+		uint32_t ent;
+
 		snprintf(key, sizeof(key), "c\n%u\n%s\n%s", desc->family, desc->table, desc->name);
-		if (nftdp_vm_state_get_slot(st, key, NFTDP_VM_SLOT_COUNTER, &slot, &created) == 0)
+		if (nftdp_vm_state_get_slot_ent(st, key, NFTDP_VM_SLOT_COUNTER, &slot, &created,
+						&ent) == 0 &&
+		    nftdp_vm_chain_note_slot(c, ent) == 0)
 			c->stats_slot = (int32_t)slot;
 	}
 	*out = c;
@@ -228,10 +233,31 @@ static void destroy_ops(struct nftdp_vm_op *ops, uint32_t n)
 			ops[i].ops->destroy(ops[i].priv);
 }
 
+int nftdp_vm_chain_note_slot(struct nftdp_vm_chain *c, uint32_t ent)
+{
+	if (c->n_slot_ents == c->cap_slot_ents) {
+		uint32_t cap = c->cap_slot_ents ? c->cap_slot_ents * 2 : 8;
+		uint32_t *n = realloc(c->slot_ents, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->slot_ents = n;
+		c->cap_slot_ents = cap;
+	}
+	c->slot_ents[c->n_slot_ents++] = ent;
+	return 0;
+}
+
+void nftdp_vm_chain_ref(struct nftdp_vm_chain *c)
+{
+	c->refs++;
+}
+
 void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 {
-	if (!c)
+	if (!c || --c->refs > 0)
 		return;
+	free(c->slot_ents);
 	destroy_ops(c->ops, c->n_ops);
 	for (uint32_t i = 0; i < c->n_blobs; i++)
 		free(c->blobs[i]);

@@ -259,9 +259,29 @@ static void hook_remove(struct hook_list *hl, const struct nftdp_vm_chain *c)
 	}
 }
 
+static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
+			 int32_t priority, struct nftdp_vm_chain *reuse, struct nftdp_vm_chain **out);
+
 int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 			      const struct nftdp_vm_chain_desc *desc, int32_t priority,
 			      struct nftdp_vm_chain **out)
+{
+	return gen_chain_add(b, desc, priority, NULL, out);
+}
+
+int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b,
+			     const struct nftdp_vm_chain_desc *desc, int32_t priority,
+			     struct nftdp_vm_chain *chain)
+{
+	struct nftdp_vm_chain *out;
+
+	if (!chain)
+		return -EINVAL;
+	return gen_chain_add(b, desc, priority, chain, &out);
+}
+
+static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
+			 int32_t priority, struct nftdp_vm_chain *reuse, struct nftdp_vm_chain **out)
 {
 	struct nftdp_vm_gen *gen;
 	struct nftdp_vm_chain *c;
@@ -293,9 +313,15 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 	    grow((void **)&gen->chains, &gen->cap_chains, desc->chain_id + 1,
 		 sizeof(*gen->chains)) < 0)
 		return -ENOMEM;
-	rc = nftdp_vm_chain_create(desc, b->st, &c);
-	if (rc < 0)
-		return rc;
+	if (reuse) {
+		c = reuse;
+		nftdp_vm_chain_ref(c);
+		nftdp_vm_chain_keep(b->st, c);
+	} else {
+		rc = nftdp_vm_chain_create(desc, b->st, &c);
+		if (rc < 0)
+			return rc;
+	}
 	o = &gen->owned[gen->n_owned];
 	*o = (struct owned_chain){c, desc->family, desc->base, strdup(desc->table),
 				  strdup(desc->name), NULL, 0};

@@ -391,8 +391,19 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
  */
 int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *err);
 
-/** Free a chain (after quiescence). Control-path. */
+/** Drop a reference to a chain (after quiescence); the last one frees it.
+ * Control-path. */
 void nftdp_vm_chain_destroy(struct nftdp_vm_chain *chain);
+
+/** One more owner (a generation reusing it). Control-path. */
+void nftdp_vm_chain_ref(struct nftdp_vm_chain *chain);
+
+/**
+ * The generation being built (after nftdp_vm_state_gen_begin) uses chain,
+ * compiled for an earlier one: keep the state slots of its expressions from
+ * being swept. Control-path.
+ */
+void nftdp_vm_chain_keep(struct nftdp_vm_state *st, const struct nftdp_vm_chain *chain);
 
 /** NFPROTO_* of the chain's table. Any thread. */
 uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain);
@@ -521,6 +532,19 @@ int nftdp_vm_gen_builder_create(struct nftdp_vm_state *st, const struct nftdp_vm
 int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 			      const struct nftdp_vm_chain_desc *desc, int32_t priority,
 			      struct nftdp_vm_chain **out);
+
+/**
+ * Put chain, compiled for an earlier generation and unchanged since, into the
+ * one being built instead of compiling it again: as
+ * nftdp_vm_gen_chain_create() with an existing chain (shared, reference
+ * counted; its state slots kept). Only valid when every chain its rules jump
+ * or go to is reused too (compiled jumps point at chains) and desc is the
+ * one it was compiled with. @return as nftdp_vm_gen_chain_create().
+ * Control-path.
+ */
+int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b,
+			     const struct nftdp_vm_chain_desc *desc, int32_t priority,
+			     struct nftdp_vm_chain *chain);
 
 /**
  * Compile one rule into chain (nftdp_vm_chain_add_rule with the builder's

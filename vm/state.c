@@ -134,11 +134,21 @@ static int alloc_index(uint8_t *used, unsigned int max, uint32_t *idx)
 int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t kind,
 			    uint32_t *slot, bool *created)
 {
+	uint32_t ent;
+
+	return nftdp_vm_state_get_slot_ent(st, key, kind, slot, created, &ent);
+}
+
+int nftdp_vm_state_get_slot_ent(struct nftdp_vm_state *st, const char *key, uint8_t kind,
+				uint32_t *slot, bool *created, uint32_t *ent_idx)
+{
 	struct nftdp_vm_slot_ent *ent;
 	bool found;
 	int rc;
 
 	ent = map_find(st, key, &found);
+	if (ent)
+		*ent_idx = (uint32_t)(ent - st->map); /* the map never moves entries */
 	if (found && ent->kind == kind) {
 		ent->gen = st->gen;
 		*slot = ent->index;
@@ -178,6 +188,7 @@ int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t 
 
 int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot, bool *created)
 {
+	uint32_t ent;
 	char key[600];
 	int rc;
 
@@ -186,16 +197,28 @@ int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *s
 				     cc->expr_name);
 	snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u", cc->chain->family, cc->chain->table,
 		 (unsigned long long)cc->handle, cc->expr_index);
-	rc = nftdp_vm_state_get_slot(cc->st, key, kind, slot, created);
+	rc = nftdp_vm_state_get_slot_ent(cc->st, key, kind, slot, created, &ent);
 	if (rc == -EEXIST) {
 		/* handle reused for another expression kind: keep the key unique */
 		snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u\n%u", cc->chain->family,
 			 cc->chain->table, (unsigned long long)cc->handle, cc->expr_index, kind);
-		rc = nftdp_vm_state_get_slot(cc->st, key, kind, slot, created);
+		rc = nftdp_vm_state_get_slot_ent(cc->st, key, kind, slot, created, &ent);
 	}
+	if (rc == 0 && nftdp_vm_chain_note_slot(cc->chain, ent) < 0)
+		rc = -ENOMEM;
 	if (rc < 0)
 		return nftdp_vm_errf(cc, rc, "%s: no free state slot", cc->expr_name);
 	return 0;
+}
+
+void nftdp_vm_chain_keep(struct nftdp_vm_state *st, const struct nftdp_vm_chain *c)
+{
+	for (uint32_t i = 0; i < c->n_slot_ents; i++) {
+		struct nftdp_vm_slot_ent *ent = &st->map[c->slot_ents[i]];
+
+		if (ent->key)
+			ent->gen = st->gen;
+	}
 }
 
 unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen)

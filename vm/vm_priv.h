@@ -140,6 +140,12 @@ struct nftdp_vm_chain {
 	char name[256];
 	struct nftdp_vm_pf *pf; /* prefilter runs */
 	uint32_t n_pf, cap_pf;
+	/* generations sharing this chain (nftdp_vm_gen_chain_reuse) */
+	uint32_t refs;
+	/* the state slots its expressions use (map entries of the arena), so a
+	 * generation that reuses the chain keeps them (nftdp_vm_chain_keep) */
+	uint32_t *slot_ents;
+	uint32_t n_slot_ents, cap_slot_ents;
 	/* side allocations owned by the chain (log prefixes ...) */
 	void **blobs;
 	uint32_t n_blobs, cap_blobs;
@@ -245,6 +251,11 @@ static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_sta
 int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t kind,
 			    uint32_t *slot, bool *created);
 int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot, bool *created);
+/* get_slot that also says which map entry holds it */
+int nftdp_vm_state_get_slot_ent(struct nftdp_vm_state *st, const char *key, uint8_t kind,
+				uint32_t *slot, bool *created, uint32_t *ent);
+/* chain c uses map entry ent (compile.c) */
+int nftdp_vm_chain_note_slot(struct nftdp_vm_chain *c, uint32_t ent);
 void nftdp_vm_log_record(struct nftdp_vm_state *st, unsigned int worker,
 			 const struct nftdp_vm_log_event *ev);
 

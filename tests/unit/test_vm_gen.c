@@ -544,6 +544,54 @@ static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolve
 	return build_ok(b);
 }
 
+/* a chain compiled for one generation is shared by the next (reference
+ * counted); its counter keeps counting and is not swept */
+static void test_chain_reuse(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *base, *sub, *sub2;
+	struct nftdp_vm_stateful_val v;
+	struct nftdp_vm_gen *g1, *g2;
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "sub",
+					.chain_id = 1};
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
+	assert_int_equal(add(b, sub, 7, ex("counter"), MARK_SET(5), NULL), 0);
+	assert_int_equal(add(b, base, 8, ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
+	g1 = build_ok(b);
+	assert_int_equal(nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, tcp4(&t), &f->ctx),
+			 NF_ACCEPT);
+
+	/* next generation: base compiled again, sub reused */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), 0);
+	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), -EEXIST);
+	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	assert_int_equal(add(b, base, 9, verdict(NFT_JUMP, "sub"), NULL), 0);
+	g2 = build_ok(b);
+	/* the old generation goes (rule 8 and its counter with it), the shared
+	 * chain stays */
+	nftdp_vm_gen_destroy(g1);
+	assert_int_equal(nftdp_vm_state_sweep(f->st, nftdp_vm_gen_id(g2)) > 0, true);
+	struct nftdp_vm_pkt *p = tcp4(&t);
+
+	assert_int_equal(nftdp_vm_gen_run_hook(g2, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
+			 NF_ACCEPT);
+	assert_int_equal(p->mark, 5);
+	assert_int_equal(nftdp_vm_state_read_rule(f->st, NFPROTO_IPV4, "t", 7, 0, false, &v), 0);
+	assert_int_equal(v.packets, 2);
+	/* a third generation reusing it through a new chain of its own name */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	sub2 = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
+	assert_ptr_not_equal(sub2, sub);
+	nftdp_vm_gen_builder_destroy(b);
+	nftdp_vm_gen_destroy(g2);
+}
+
 static void test_sets_and_reclaim(void **state)
 {
 	struct fix *f = *state;
@@ -797,6 +845,7 @@ int main(void)
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
 	};
 

@@ -10,7 +10,12 @@ command must be identical on both sides.
 
     nftcompare.py BUILD MODE [options]
 
-MODE is one of listing, sequences, monitor, concurrency, permissions, all.
+MODE is one of listing, sequences, monitor, concurrency, permissions,
+roundtrip, all.  The first five compare the control plane alone (the daemon
+runs with --control-only: rules are stored, not compiled); roundtrip runs the
+daemon as it is deployed: every ruleset the kernel loads must load and
+compile, or be refused with EOPNOTSUPP exactly where
+tests/data/rulesets/UNSUPPORTED says (what docs/vm.md lists as unsupported).
 With --kernel-only the nftdp side is not run: the script checks that the
 corpus behaves on the kernel as the files say (rulesets load, err_ files and
 `!` commands fail, the rest succeed) and saves the kernel's transcripts.
@@ -172,9 +177,11 @@ class Nftdp(Side):
             if not os.access(b, os.X_OK):
                 raise SetupError('%s is not built' % b)
         logf = open(self.logpath, 'wb')
+        extra = ['--control-only'] if h.control_only else []
         self.proc = subprocess.Popen(
             [h.daemon, '--no-huge', '-m', '512', '--no-pci', '--vdev=net_null0',
-             '--vdev=net_null1', '--file-prefix', self.prefix, '--', '--socket', self.sock],
+             '--vdev=net_null1', '--file-prefix', self.prefix, '--', '--socket', self.sock]
+            + extra,
             stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True)
         logf.close()
@@ -273,6 +280,7 @@ class Harness:
         self.daemon = os.path.join(self.build, 'nftdp')
         self.wrapper = os.path.join(self.build, 'nftdp-nft')
         self.kernel_only = opts.kernel_only
+        self.control_only = True
         self.passed = 0
         self.failed = 0
         self.failures = []   # (case, first line of the difference)
@@ -465,6 +473,71 @@ def mode_listing(h):
         log('%s: %s (%.1fs)' % (name, 'ok' if h.failed == nfailed else 'DIFFERS',
                                 time.monotonic() - t0))
     h.transcript = None
+
+
+def unsupported_manifest():
+    """tests/data/rulesets/UNSUPPORTED: 'FILE WHAT' lines, WHAT a word of the
+    daemon's refusal ('nat: not supported by nftdp')."""
+    out = {}
+    with open(os.path.join(RULESETS, 'UNSUPPORTED')) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                name, what = line.split(None, 1)
+                out[name] = what.strip()
+    return out
+
+
+def mode_roundtrip(h):
+    """Every ruleset the kernel accepts is accepted and compiled by the
+    deployed daemon (same listing), or refused with EOPNOTSUPP, leaving the
+    ruleset empty, for the expression the manifest names."""
+    files = sorted(f for f in os.listdir(RULESETS) if f.endswith('.nft')
+                   and not f.startswith('err_'))
+    files = selected(files, h.opts.filter)
+    unsupported = unsupported_manifest()
+    for f in unsupported:
+        h.expect('UNSUPPORTED: %s exists' % f, os.path.exists(os.path.join(RULESETS, f)),
+                 'manifest names a file that is not in the corpus')
+    h.control_only = False
+    try:
+        k, d = h.session()
+    finally:
+        h.control_only = True
+    compiled = refused = 0
+    for f in files:
+        name = f[:-4]
+        kr = k.nft(['flush', 'ruleset'], cwd=RULESETS)
+        kr = k.nft(['-f', f], cwd=RULESETS)
+        if not h.expect(name + ': kernel loads', kr.rc == 0, 'nft -f %s failed:\n%s'
+                        % (f, kr.err)):
+            continue
+        if d is None or isinstance(d, Broken):
+            continue
+        d.nft(['flush', 'ruleset'], cwd=RULESETS)
+        log_before = len(d.logtail(100000))
+        dr = d.nft(['-f', f], cwd=RULESETS)
+        if f in unsupported:
+            refusal = d.logtail(100000)[log_before:]
+            h.expect(name + ': refused with EOPNOTSUPP',
+                     dr.rc != 0 and 'Operation not supported' in dr.err,
+                     'expected EOPNOTSUPP for %s, got exit %d:\n%s'
+                     % (unsupported[f], dr.rc, dr.err))
+            h.expect(name + ': refusal names ' + unsupported[f], unsupported[f] in refusal,
+                     'daemon log says:\n%s' % refusal)
+            after = d.nft(['list', 'ruleset'], cwd=RULESETS)
+            h.expect(name + ': nothing loaded', after.rc == 0 and after.out.strip() == '',
+                     'ruleset after the refused batch:\n%s' % after.out)
+            refused += 1
+            continue
+        if not h.expect(name + ': compiled and loaded', dr.rc == 0,
+                        'exit %d:\n%s' % (dr.rc, dr.err)):
+            continue
+        compiled += 1
+        kl = k.nft(['list', 'ruleset'], cwd=RULESETS)
+        dl = d.nft(['list', 'ruleset'], cwd=RULESETS)
+        h.compare(name + ': list ruleset', ['list', 'ruleset'], kl, dl)
+    log('roundtrip: %d rulesets compiled, %d refused as the manifest says' % (compiled, refused))
 
 
 # --- mode 2: command sequences ----------------------------------------------
@@ -735,6 +808,7 @@ def grp_gid(name):
 MODES = {
     'listing': mode_listing, 'sequences': mode_sequences, 'monitor': mode_monitor,
     'concurrency': mode_concurrency, 'permissions': mode_permissions,
+    'roundtrip': mode_roundtrip,
 }
 
 
