@@ -38,29 +38,29 @@
 
 typedef unsigned __int128 u128;
 
-#define BT_B 16 /* slots per node */
+#define BT_B 15 /* slots per node: header and keys in two cache lines */
 
 /* One node of the read index. level 0 is a leaf; all leaves are at the
  * same depth. key[i] is the start of slot i (inner: the smallest start
- * under child[i]); keys ascend. A search reads the first five lines only:
- * the header, k64 (the top 64 bits of each key, UINT64_MAX past n, exact
- * for keys of up to 8 bytes) and the pointers; key[] is read only when a
- * longer key ties on its top 64 bits, end[] once per leaf. */
+ * under child[i]); keys ascend. A search reads two lines (the header and
+ * k64: the top 64 bits of each key, UINT64_MAX past n, exact for keys of
+ * up to 8 bytes), then one pointer line (inner) or the slot's end line
+ * (leaf); key[] only when a longer key ties on its top 64 bits. */
 struct bt_node {
 	uint16_t n;
 	uint16_t level;
 	uint32_t pad;
-	uint64_t bgen; /* build batch that made it: changed in place while current */
 	uint64_t k64[BT_B];
 	union {
 		struct bt_node *child[BT_B];
 		struct set_elem *elem[BT_B];
 	};
+	uint64_t bgen; /* build batch that made it: changed in place while current */
 	u128 key[BT_B] __attribute__((aligned(64)));
 	u128 end[BT_B]; /* leaves */
 } __attribute__((aligned(64)));
 
-#define BT_SEARCH_BYTES offsetof(struct bt_node, key)
+_Static_assert(offsetof(struct bt_node, child) == 128, "header and k64 fill two lines");
 
 /*
  * The read index's directory: a radix node over byte `depth` of the key.
@@ -154,12 +154,17 @@ static inline unsigned bt_rank(const struct bt_node *x, u128 k, bool wide)
 	return c;
 }
 
-static inline void bt_prefetch(const struct bt_node *x)
+/* what a search of x reads first: header, k64 and (inner) the pointers */
+static inline void bt_prefetch(const struct bt_node *x, bool leaf)
 {
 	const char *c = (const char *)x;
 
-	for (unsigned o = 0; o < BT_SEARCH_BYTES; o += 64)
-		__builtin_prefetch(c + o);
+	__builtin_prefetch(c);
+	__builtin_prefetch(c + 64);
+	if (!leaf) {
+		__builtin_prefetch(c + 128);
+		__builtin_prefetch(c + 192);
+	}
 }
 
 /* keep k64 past n at UINT64_MAX after slots moved or n shrank */
@@ -258,8 +263,8 @@ static bool bt_put(struct ival_priv *p, struct bt_node *x, unsigned pos, u128 k,
 			t = r;
 			pos = 0;
 		} else {
-			bt_slot_move(r, 0, x, BT_B / 2, BT_B / 2);
-			r->n = BT_B / 2;
+			bt_slot_move(r, 0, x, BT_B / 2, BT_B - BT_B / 2);
+			r->n = BT_B - BT_B / 2;
 			x->n = BT_B / 2;
 			bt_pad(x);
 			if (pos > BT_B / 2) {
@@ -859,6 +864,8 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 	uint8_t dep[NFTDP_SET_BULK_MAX], slot[NFTDP_SET_BULK_MAX];
 	uint32_t ks = s->key_size;
 	bool wide = ks > 8, timeouts = s->desc.flags & NFT_SET_TIMEOUT, more;
+	/* a set (no data) without timeouts needs no element: any non-NULL marks a hit */
+	bool need_elem = timeouts || s->data_size;
 	unsigned hits = 0;
 	uint64_t mask = 0;
 
@@ -888,7 +895,7 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 					__builtin_prefetch(&((const struct rx_node *)v)
 								    ->slot[rx_byte(k[i], dep[i])]);
 				else if ((v & RX_TAG) == RX_TREE)
-					bt_prefetch((const struct bt_node *)(v & ~(uintptr_t)RX_TAG));
+					bt_prefetch((const struct bt_node *)(v & ~(uintptr_t)RX_TAG), false);
 				cur[i] = v;
 				more = true;
 				break;
@@ -898,13 +905,17 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 				if (!r) {
 					cur[i] = 0;
 				} else if (t->level) {
+					bool leaf = t->level == 1;
+
 					t = t->child[r - 1];
-					bt_prefetch(t);
+					bt_prefetch(t, leaf);
 					cur[i] = (uintptr_t)t | RX_TREE;
 					more = true;
 				} else {
 					slot[i] = (uint8_t)(r - 1);
 					__builtin_prefetch(&t->end[r - 1]);
+					if (need_elem)
+						__builtin_prefetch(&t->elem[r - 1]);
 					cur[i] = (uintptr_t)t | RX_LEAF;
 				}
 				break;
@@ -921,7 +932,7 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 		if ((v & RX_TAG) == RX_FULL)
 			el[i] = (struct set_elem *)t;
 		else if ((v & RX_TAG) == RX_LEAF && k[i] <= t->end[slot[i]])
-			el[i] = t->elem[slot[i]];
+			el[i] = need_elem ? t->elem[slot[i]] : (struct set_elem *)t;
 		if (el[i] && timeouts)
 			__builtin_prefetch(&el[i]->expires);
 	}
