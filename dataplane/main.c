@@ -34,6 +34,7 @@ struct opts {
 	const char *ruleset;
 	const char *ifname[RTE_MAX_ETHPORTS];
 	bool flowtables;
+	bool control_only;
 };
 
 static void usage(const char *prog)
@@ -43,7 +44,9 @@ static void usage(const char *prog)
 		"  --socket PATH    control socket (default /run/nftdp/nfnetlink.sock)\n"
 		"  --ruleset FILE   load FILE with nft through the control socket at start\n"
 		"  --ifname P=NAME  name port P NAME (default dpP)\n"
-		"  --flowtables     accept flowtables (the reference kernel has none)\n",
+		"  --flowtables     accept flowtables (the reference kernel has none)\n"
+		"  --control-only   store rulesets without compiling them for the workers\n"
+		"                   (for testing the control plane against the kernel)\n",
 		prog);
 }
 
@@ -54,6 +57,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"ruleset", required_argument, NULL, 'r'},
 		{"ifname", required_argument, NULL, 'i'},
 		{"flowtables", no_argument, NULL, 'F'},
+		{"control-only", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -87,6 +91,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		case 'F':
 			o->flowtables = true;
+			break;
+		case 'C':
+			o->control_only = true;
 			break;
 		case 'h':
 		default:
