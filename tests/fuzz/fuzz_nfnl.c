@@ -5,13 +5,17 @@
  * plain requests). The store persists across inputs so that later inputs
  * meet the objects earlier ones made; every 64 inputs a full dump of every
  * object kind runs over it. A stand-in session replaces the unix socket
- * (server.c): answers are built and dropped.
+ * (server.c): answers are built and dropped. Commits compile and publish
+ * generations (control/dpgen.c, vm/, sets/) as in the daemon, into a domain
+ * without readers.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "ctl_state.h"
+#include "nftdp_sets.h"
+#include "nftdp_vm.h"
 
 struct ctl_session {
 	int unused;
@@ -19,6 +23,43 @@ struct ctl_session {
 
 static struct ctl_session session;
 static struct nftdp_ctl ctl;
+static struct nftdp_vm_state *vm;
+static struct nftdp_vm_gen_domain *dom;
+
+static void reclaim_set(struct nftdp_set *s, void *arg)
+{
+	(void)arg;
+	nftdp_set_reclaim(s);
+}
+
+static int start(void)
+{
+	struct nftdp_vm_state_config sc = {
+	    .n_workers = 1, .max_counters = 4096, .max_cells = 1024, .log_ring_size = 64};
+	struct nftdp_vm_gen_domain_config dc = {.max_readers = 1, .set_reclaim = reclaim_set};
+
+	if (nftdp_vm_state_create(&sc, &vm) < 0)
+		return -1;
+	dc.state = vm;
+	if (nftdp_vm_gen_domain_create(&dc, &dom) < 0)
+		return -1;
+	ctl.cfg.n_ifaces = 1;
+	strcpy(ctl.cfg.ifaces[0].name, "dp0");
+	ctl.cfg.ifaces[0].ifindex = 1;
+	ctl.cfg.vm_state = vm;
+	ctl.cfg.gen_dom = dom;
+	if (ctl_state_create(&ctl) < 0 || ctl_dp_create(&ctl) < 0)
+		return -1;
+	return 0;
+}
+
+static void stop(void)
+{
+	ctl_dp_destroy(&ctl);
+	ctl_state_destroy(&ctl);
+	nftdp_vm_gen_domain_destroy(dom);
+	nftdp_vm_state_destroy(vm);
+}
 
 uint32_t ctl_session_portid(const struct ctl_session *s)
 {
@@ -108,19 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned int n;
 
-	if (ctl.state == NULL) {
-		ctl.cfg.n_ifaces = 1;
-		strcpy(ctl.cfg.ifaces[0].name, "dp0");
-		ctl.cfg.ifaces[0].ifindex = 1;
-		if (ctl_state_create(&ctl) < 0)
-			return 0;
-	}
+	if (ctl.state == NULL && start() < 0)
+		__builtin_trap();
 	ctl_nfnl_rcv(&ctl, &session, data, size);
 	if (++n % 64 == 0)
 		dump_all();
 	if (n % 4096 == 0) {
 		/* start over now and then, so memory stays bounded */
-		ctl_state_destroy(&ctl);
+		stop();
 	}
 	return 0;
 }
