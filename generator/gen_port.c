@@ -33,6 +33,7 @@ struct templ {
 	uint8_t *blob;
 	size_t *off;
 	struct nftdp_gen_meta *meta;
+	int32_t *dport; /* TCP/UDP destination port of each frame, -1 if none */
 	uint32_t len;
 };
 
@@ -43,7 +44,9 @@ struct tx_state {
 	volatile int *quit;
 	uint64_t t0, deadline, per_pkt_tsc_x1k; /* rate: TSC per packet * 1024 */
 	uint64_t sent, bytes, next_seq;
+	uint64_t *tx_by_dport;
 	struct rte_mbuf *pend[GEN_BURST_MAX];
+	uint64_t pend_seq; /* sequence number of pend[0] */
 	unsigned int npend, pos;
 	volatile int done;
 };
@@ -72,11 +75,16 @@ static int build_templates(const struct nftdp_gen_cfg *cfg, const struct gen_liv
 	t->len = (uint32_t)want;
 	t->off = calloc(t->len, sizeof(*t->off));
 	t->meta = calloc(t->len, sizeof(*t->meta));
-	if (t->off == NULL || t->meta == NULL)
+	t->dport = calloc(t->len, sizeof(*t->dport));
+	if (t->off == NULL || t->meta == NULL || t->dport == NULL)
 		return -ENOMEM;
 	t->blob = NULL;
 	for (uint32_t i = 0; i < t->len; i++) {
 		uint16_t len = nftdp_gen_build(cfg, i, frame, sizeof(frame), &t->meta[i]);
+		struct nftdp_gen_rx rx;
+
+		nftdp_gen_parse(frame, len, &rx);
+		t->dport[i] = rx.l4proto == IPPROTO_TCP || rx.l4proto == IPPROTO_UDP ? rx.dport : -1;
 
 		if (used + len > cap) {
 			size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
@@ -99,6 +107,7 @@ static void free_templates(struct templ *t)
 	free(t->blob);
 	free(t->off);
 	free(t->meta);
+	free(t->dport);
 }
 
 /*
@@ -136,7 +145,10 @@ static void tx_step(struct tx_state *s)
 			s->pend[i]->pkt_len = m->len;
 			nftdp_gen_stamp(d, m, seq, now);
 			s->bytes += m->len;
+			if (s->t->dport[k] >= 0)
+				s->tx_by_dport[s->t->dport[k]]++;
 		}
+		s->pend_seq = s->next_seq;
 		s->next_seq += n;
 		s->npend = n;
 		s->pos = 0;
@@ -162,8 +174,13 @@ static void tx_close(struct tx_state *s)
 {
 	/* what the port never took was not sent */
 	if (s->npend != 0) {
-		for (unsigned int i = s->pos; i < s->npend; i++)
+		for (unsigned int i = s->pos; i < s->npend; i++) {
+			uint32_t k = (uint32_t)((s->pend_seq + i) % s->t->len);
+
 			s->bytes -= s->pend[i]->pkt_len;
+			if (s->t->dport[k] >= 0)
+				s->tx_by_dport[s->t->dport[k]]--;
+		}
 		s->sent += s->pos;
 		rte_pktmbuf_free_bulk(s->pend + s->pos, s->npend - s->pos);
 		s->npend = 0;
@@ -334,6 +351,7 @@ int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live,
 	s->t = &t;
 	s->pool = pool;
 	s->quit = quit;
+	s->tx_by_dport = res->tx_by_dport;
 	if (live->rate_mpps > 0)
 		s->per_pkt_tsc_x1k = (uint64_t)((double)hz * 1024 / (live->rate_mpps * 1e6));
 	s->t0 = rte_rdtsc();

@@ -443,6 +443,14 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", p, r->by_dport[p]);
 		first = false;
 	}
+	fprintf(f, "},\n  \"tx_by_dport\": {");
+	first = true;
+	for (unsigned int p = 0; p < 65536; p++) {
+		if (r->tx_by_dport[p] == 0)
+			continue;
+		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", p, r->tx_by_dport[p]);
+		first = false;
+	}
 	fprintf(f, "}\n}\n");
 }
 
