@@ -1,0 +1,1271 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests on plain buffers (no EAL): the TCP transition table
+ * (an independent transcription of the kernel's tcp_conntracks, checked
+ * entry by entry through the packet path), handshakes, window checks,
+ * RST, reopen, UDP and ICMP/ICMPv6, related ICMP errors in both directions
+ * for IPv4 and IPv6, invalid packets, timeouts and gc, table full with
+ * early drop, confirm/drop, control-plane walk/get/delete/flush, the
+ * symmetric RSS hash, and ct expressions compiled with libnftnl and run
+ * by the VM through nftdp_ct_vm_ops.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+
+#include "ct_priv.h"
+
+#define ST_INVALID (1u << 0)
+#define ST_ESTABLISHED (1u << 1)
+#define ST_RELATED (1u << 2)
+#define ST_NEW (1u << 3)
+#define ST_UNTRACKED (1u << 6)
+
+#define TF 0x01 /* FIN */
+#define TS 0x02 /* SYN */
+#define TR 0x04 /* RST */
+#define TA 0x10 /* ACK */
+
+/* ---------- packet building ---------- */
+
+struct tpkt {
+	uint8_t buf[2048];
+	uint32_t len;
+	struct nftdp_vm_pkt pkt;
+};
+
+static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t s)
+{
+	for (; len > 1; p += 2, len -= 2)
+		s += (uint32_t)p[0] << 8 | p[1];
+	if (len)
+		s += (uint32_t)p[0] << 8;
+	return s;
+}
+
+static uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* an IP packet around l4 (l4len bytes) with correct checksums */
+static void build(struct tpkt *t, bool v6, const char *src, const char *dst, uint8_t proto,
+		  const uint8_t *l4, uint32_t l4len)
+{
+	uint8_t *ip = t->buf, *th;
+	uint32_t hl = v6 ? 40 : 20, s = 0;
+	uint16_t c;
+	int csum_off = proto == IPPROTO_TCP ? 16 : proto == IPPROTO_UDP ? 6 : 2;
+
+	memset(t, 0, sizeof(*t));
+	th = ip + hl;
+	memcpy(th, l4, l4len);
+	if (v6) {
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)(l4len >> 8);
+		ip[5] = (uint8_t)l4len;
+		ip[6] = proto;
+		ip[7] = 64;
+		assert_int_equal(inet_pton(AF_INET6, src, ip + 8), 1);
+		assert_int_equal(inet_pton(AF_INET6, dst, ip + 24), 1);
+	} else {
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((20 + l4len) >> 8);
+		ip[3] = (uint8_t)(20 + l4len);
+		ip[8] = 64;
+		ip[9] = proto;
+		assert_int_equal(inet_pton(AF_INET, src, ip + 12), 1);
+		assert_int_equal(inet_pton(AF_INET, dst, ip + 16), 1);
+		c = fold(sum16(ip, 20, 0));
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+	}
+	if (l4len >= (uint32_t)csum_off + 2) {
+		th[csum_off] = th[csum_off + 1] = 0;
+		if (proto != IPPROTO_ICMP) {
+			s = v6 ? sum16(ip + 8, 32, 0) : sum16(ip + 12, 8, 0);
+			s += l4len + proto;
+		}
+		c = fold(sum16(th, l4len, s));
+		if (proto == IPPROTO_UDP && !c)
+			c = 0xffff;
+		th[csum_off] = (uint8_t)(c >> 8);
+		th[csum_off + 1] = (uint8_t)c;
+	}
+	t->len = hl + l4len;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, t->len, -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	t->pkt.hook = NF_INET_PRE_ROUTING;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t tcp_hdr(uint8_t *h, uint16_t sp, uint16_t dp, uint32_t seq, uint32_t ack,
+			uint8_t flags, uint16_t win, uint32_t payload)
+{
+	memset(h, 0, 20 + payload);
+	h[0] = (uint8_t)(sp >> 8);
+	h[1] = (uint8_t)sp;
+	h[2] = (uint8_t)(dp >> 8);
+	h[3] = (uint8_t)dp;
+	put32(h + 4, seq);
+	put32(h + 8, ack);
+	h[12] = 5 << 4;
+	h[13] = flags;
+	h[14] = (uint8_t)(win >> 8);
+	h[15] = (uint8_t)win;
+	return 20 + payload;
+}
+
+/* ---------- a shard and a flow ---------- */
+
+struct env {
+	struct nftdp_ct_shard *s;
+	uint64_t now;
+};
+
+static struct env *env_new(uint32_t max, bool liberal)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct nftdp_ct_config cfg = {.max_entries = max, .hash_seed = 0x1234,
+				      .tcp_be_liberal = liberal};
+
+	assert_non_null(e);
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &e->s), 0);
+	e->now = 1000000;
+	return e;
+}
+
+static void env_free(struct env *e)
+{
+	nftdp_ct_shard_destroy(e->s);
+	free(e);
+}
+
+/* run the packet through in + confirm(verdict); return its ct state bits,
+ * the entry and the ctinfo it had */
+static uint32_t xmit_v(struct env *en, struct tpkt *t, unsigned int verdict,
+		       struct nftdp_ct_entry **ent, unsigned int *ctinfo)
+{
+	uint32_t st;
+	unsigned int v = nftdp_ct_in(en->s, &t->pkt, en->now);
+
+	assert_int_equal(v, NF_ACCEPT);
+	if (t->pkt.ct) {
+		assert_ptr_equal(t->pkt.ct_ops, &nftdp_ct_vm_ops);
+		st = nftdp_ct_vm_ops.state(t->pkt.ct);
+		if (ent)
+			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+		if (ctinfo)
+			*ctinfo = (unsigned int)((uintptr_t)t->pkt.ct & 7);
+	} else {
+		st = t->pkt.ct_untracked ? ST_UNTRACKED : ST_INVALID;
+		if (ent)
+			*ent = NULL;
+	}
+	nftdp_ct_confirm(en->s, &t->pkt, verdict);
+	assert_null(t->pkt.ct);
+	return st;
+}
+
+static uint32_t xmit(struct env *en, struct tpkt *t, struct nftdp_ct_entry **ent)
+{
+	return xmit_v(en, t, NF_ACCEPT, ent, NULL);
+}
+
+struct tflow {
+	bool v6;
+	const char *a, *b; /* client, server */
+	uint16_t ap, bp;
+	uint32_t aseq, bseq; /* next sequence numbers */
+};
+
+/* one segment: dir 0 client->server, 1 server->client */
+static void seg(struct tpkt *t, const struct tflow *f, int dir, uint8_t flags, uint32_t seq,
+		uint32_t ack, uint32_t payload)
+{
+	uint8_t h[1600];
+	uint32_t n;
+
+	assert_true(payload <= sizeof(h) - 20);
+	if (dir == 0)
+		n = tcp_hdr(h, f->ap, f->bp, seq, ack, flags, 65535, payload);
+	else
+		n = tcp_hdr(h, f->bp, f->ap, seq, ack, flags, 65535, payload);
+	if (dir == 0)
+		build(t, f->v6, f->a, f->b, IPPROTO_TCP, h, n);
+	else
+		build(t, f->v6, f->b, f->a, IPPROTO_TCP, h, n);
+}
+
+/* send and advance the flow's sequence numbers as a real peer would */
+static uint32_t tx(struct env *en, struct tflow *f, int dir, uint8_t flags, uint32_t payload,
+		   struct nftdp_ct_entry **ent)
+{
+	struct tpkt t;
+	uint32_t *mine = dir ? &f->bseq : &f->aseq, *theirs = dir ? &f->aseq : &f->bseq;
+	uint32_t st;
+
+	seg(&t, f, dir, flags, *mine, (flags & TA) ? *theirs : 0, payload);
+	st = xmit(en, &t, ent);
+	*mine += payload + ((flags & TS) ? 1 : 0) + ((flags & TF) ? 1 : 0);
+	return st;
+}
+
+static struct nftdp_ct_entry *handshake(struct env *en, struct tflow *f)
+{
+	struct nftdp_ct_entry *e1, *e2, *e3;
+
+	assert_int_equal(tx(en, f, 0, TS, 0, &e1), ST_NEW);
+	assert_int_equal(e1->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+	assert_int_equal(tx(en, f, 1, TS | TA, 0, &e2), ST_ESTABLISHED);
+	assert_ptr_equal(e1, e2);
+	assert_int_equal(e1->proto.tcp.state, TCP_CONNTRACK_SYN_RECV);
+	assert_int_equal(tx(en, f, 0, TA, 0, &e3), ST_ESTABLISHED);
+	assert_ptr_equal(e1, e3);
+	assert_int_equal(e1->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	return e1;
+}
+
+static uint64_t left_s(const struct env *en, const struct nftdp_ct_entry *e)
+{
+	return (e->expires_ms - en->now) / 1000;
+}
+
+/* ---------- the TCP table ---------- */
+
+/*
+ * The kernel's tcp_conntracks, transcribed here independently from
+ * nf_conntrack_proto_tcp.c as strings: rows syn, synack, fin, ack, rst,
+ * none; columns sNO sSS sSR sES sFW sCW sLA sTW sCL sS2.
+ */
+static const char *const kernel_table[2][6] = {
+	{
+		"SS SS IG IG IG IG IG SS SS S2",
+		"IV IV SR IV IV IV IV IV IV SR",
+		"IV IV FW FW LA LA LA TW CL IV",
+		"ES IV ES ES CW CW TW TW CL IV",
+		"IV CL CL CL CL CL CL CL CL CL",
+		"IV IV IV IV IV IV IV IV IV IV",
+	},
+	{
+		"IV S2 IV IV IV IV IV SS IV S2",
+		"IV SR IG IG IG IG IG IG IG SR",
+		"IV IV FW FW LA LA LA TW CL IV",
+		"IV IG SR ES CW CW TW TW CL IG",
+		"IV CL CL CL CL CL CL CL CL CL",
+		"IV IV IV IV IV IV IV IV IV IV",
+	},
+};
+
+static int state_code(const char *s)
+{
+	static const char *const names[] = {"NO", "SS", "SR", "ES", "FW", "CW",
+					    "LA", "TW", "CL", "S2", "IV", "IG"};
+
+	for (int i = 0; i < 12; i++)
+		if (!strncmp(s, names[i], 2))
+			return i;
+	fail();
+	return -1;
+}
+
+static int kernel_next(int dir, int index, int old)
+{
+	return state_code(kernel_table[dir][index] + 3 * old);
+}
+
+static void test_tcp_table_transcription(void **state)
+{
+	(void)state;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < 6; i++)
+			for (int o = 0; o < TCP_CONNTRACK_MAX; o++)
+				assert_int_equal(nftdp_ct_tcp_table(d, i, o), kernel_next(d, i, o));
+}
+
+/*
+ * Every cell of the table through the packet path: an established flow is
+ * put into the old state, a segment of the flag class is sent in the
+ * direction, and the state afterwards must be the table's (liberal window
+ * tracking, so only the state machine decides). sIV: invalid, state kept;
+ * sIG: passes, state kept; SYN on TIME_WAIT/CLOSE after a close: a new
+ * connection replaces the entry.
+ */
+static void test_tcp_every_transition(void **state)
+{
+	static const uint8_t flags[6] = {TS, TS | TA, TF | TA, TA, TR, 0};
+	int cells = 0;
+
+	(void)state;
+	for (int d = 0; d < 2; d++) {
+		for (int i = 0; i < 6; i++) {
+			for (int o = 0; o < TCP_CONNTRACK_MAX; o++) {
+				struct env *en = env_new(64, true);
+				struct tflow f = {false, "10.0.0.1", "10.0.0.2", 40000, 80, 1000, 5000};
+				struct nftdp_ct_entry *e = handshake(en, &f), *e2;
+				int want = kernel_next(d, i, o);
+				uint32_t seq = d ? f.bseq : f.aseq, ack = d ? f.aseq : f.bseq, st;
+				struct tpkt t;
+
+				e->proto.tcp.state = (uint8_t)o;
+				e->proto.tcp.last_index = 5; /* TCP_NONE_SET */
+				if (o >= TCP_CONNTRACK_TIME_WAIT && o != TCP_CONNTRACK_SYN_SENT2)
+					e->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
+				if (i == 4 && (e->proto.tcp.seen[!d].flags & IP_CT_TCP_FLAG_MAXACK_SET))
+					seq = e->proto.tcp.seen[!d].td_maxack;
+				seg(&t, &f, d, flags[i], seq, (flags[i] & TA) ? ack : 0, 0);
+				st = xmit(en, &t, &e2);
+				if (want == TCP_CONNTRACK_MAX) {
+					assert_int_equal(st, ST_INVALID);
+					assert_int_equal(e->proto.tcp.state, o);
+				} else if (want == TCP_CONNTRACK_IGNORE) {
+					assert_ptr_equal(e2, e);
+					assert_int_equal(e->proto.tcp.state, o);
+				} else if (want == TCP_CONNTRACK_SYN_SENT &&
+					   o >= TCP_CONNTRACK_TIME_WAIT) {
+					/* reopened: the old entry is gone */
+					assert_int_equal(st, ST_NEW);
+					assert_int_equal(e2->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+					assert_int_equal(en->s->st.count, 1);
+					assert_int_equal(en->s->st.deleted, 1);
+				} else {
+					assert_ptr_equal(e2, e);
+					assert_int_equal(e->proto.tcp.state, want);
+				}
+				cells++;
+				env_free(en);
+			}
+		}
+	}
+	assert_int_equal(cells, 2 * 6 * TCP_CONNTRACK_MAX);
+}
+
+static void test_tcp_lifecycle(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "192.0.2.1", "198.51.100.7", 33000, 443, 0xfffffff0u, 77};
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt t;
+	unsigned int ctinfo;
+
+	(void)state;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	assert_int_equal(left_s(en, e), 120);
+	assert_true(e->status & IPS_CONFIRMED);
+	assert_false(e->status & IPS_SEEN_REPLY);
+	/* SYN retransmit: still new, timeout not renewed */
+	en->now += 5000;
+	seg(&t, &f, 0, TS, f.aseq - 1, 0, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_NEW);
+	assert_int_equal(left_s(en, e), 115);
+	assert_int_equal(tx(en, &f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_true(e->status & IPS_SEEN_REPLY);
+	assert_false(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 60);
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 0);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, NULL, &ctinfo), ST_ESTABLISHED);
+	assert_int_equal(ctinfo, IP_CT_ESTABLISHED);
+	assert_true(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
+	/* data both ways (the sequence numbers wrap) */
+	assert_int_equal(tx(en, &f, 0, TA, 100, NULL), ST_ESTABLISHED);
+	assert_int_equal(left_s(en, e), 300); /* unacknowledged data */
+	seg(&t, &f, 1, TA, f.bseq, f.aseq, 50);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, NULL, &ctinfo), ST_ESTABLISHED);
+	assert_int_equal(ctinfo, IP_CT_ESTABLISHED_REPLY);
+	f.bseq += 50;
+	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
+	/* counters (the SYN retransmit returned before nf_ct_refresh_acct) */
+	assert_int_equal(e->packets[0], 4);
+	assert_int_equal(e->packets[1], 2);
+	assert_int_equal(e->bytes[0], 40 * 3 + 140);
+	/* close: FIN, ACK, FIN, ACK */
+	assert_int_equal(tx(en, &f, 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_FIN_WAIT);
+	assert_true(e->proto.tcp.seen[0].flags & IP_CT_TCP_FLAG_CLOSE_INIT);
+	assert_int_equal(tx(en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_CLOSE_WAIT);
+	assert_int_equal(left_s(en, e), 60);
+	assert_int_equal(tx(en, &f, 1, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_LAST_ACK);
+	assert_int_equal(left_s(en, e), 30);
+	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_TIME_WAIT);
+	assert_int_equal(left_s(en, e), 120);
+	/* reopen from TIME_WAIT with a new SYN: a new connection */
+	f.aseq += 100000;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e2), ST_NEW);
+	assert_int_equal(e2->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+	assert_int_equal(en->s->st.count, 1);
+	env_free(en);
+}
+
+static void test_tcp_window(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.1.0.1", "10.1.0.2", 1234, 80, 1000, 90000};
+	struct nftdp_ct_entry *e = handshake(en, &f);
+	struct tpkt t;
+	uint32_t end0;
+
+	(void)state;
+	/* I: data far beyond what the receiver allowed */
+	seg(&t, &f, 0, TA, f.aseq + 10000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* III: acknowledging data the server never sent */
+	seg(&t, &f, 0, TA, f.aseq, f.bseq + 500000, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	/* II: an old retransmission far below the window: passes, ignored */
+	end0 = e->proto.tcp.seen[0].td_end;
+	seg(&t, &f, 0, TA, f.aseq - 3000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.seen[0].td_end, end0);
+	/* in window: fine */
+	assert_int_equal(tx(en, &f, 0, TA, 1000, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.seen[0].td_end, end0 + 1000);
+	env_free(en);
+
+	/* liberal: window checks pass everything */
+	en = env_new(64, true);
+	f = (struct tflow){false, "10.1.0.1", "10.1.0.2", 1234, 80, 1000, 90000};
+	handshake(en, &f);
+	seg(&t, &f, 0, TA, f.aseq + 10000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	env_free(en);
+}
+
+static void test_tcp_rst(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {true, "2001:db8::1", "2001:db8::2", 5555, 22, 10, 20};
+	struct nftdp_ct_entry *e = handshake(en, &f), *e2;
+	struct tpkt t;
+
+	(void)state;
+	/* RST with a sequence number below what the peer acknowledged */
+	seg(&t, &f, 1, TR, f.bseq - 100, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	/* in-window RST */
+	seg(&t, &f, 1, TR, f.bseq, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_CLOSE);
+	assert_int_equal(left_s(en, e), 10);
+	env_free(en);
+
+	/* RST answering a SYN (no reply seen): the entry goes at once */
+	en = env_new(64, false);
+	f = (struct tflow){false, "10.2.0.1", "10.2.0.2", 999, 25, 100, 0};
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	seg(&t, &f, 1, TR | TA, 0, f.aseq, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_ESTABLISHED);
+	assert_ptr_equal(e, e2);
+	assert_int_equal(en->s->st.count, 0);
+	env_free(en);
+}
+
+static void test_tcp_invalid(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.3.0.1", "10.3.0.2", 2000, 80, 1, 1};
+	struct tpkt t;
+	uint8_t h[64];
+
+	(void)state;
+	/* unsolicited SYN/ACK, FIN, RST: invalid, no entry */
+	seg(&t, &f, 0, TS | TA, 1, 1, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, TF | TA, 1, 1, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, TR, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* impossible flags */
+	seg(&t, &f, 0, TS | TF, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, 0, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(en->s->st.count, 0);
+	/* truncated header: ports there, the rest not */
+	tcp_hdr(h, 1, 2, 3, 4, TS, 100, 0);
+	build(&t, false, "10.3.0.1", "10.3.0.2", IPPROTO_TCP, h, 12);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* data offset beyond the segment */
+	tcp_hdr(h, 1, 2, 3, 4, TS, 100, 0);
+	h[12] = 15 << 4;
+	build(&t, false, "10.3.0.1", "10.3.0.2", IPPROTO_TCP, h, 20);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* bad checksum */
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.buf[20 + 16] ^= 0xff;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(en->s->st.count, 0);
+	/* a bare ACK with no entry is picked up (loose) as new */
+	seg(&t, &f, 0, TA, 500, 700, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	assert_int_equal(en->s->st.count, 1);
+	/* a non-first fragment cannot be tracked */
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.pkt.fragoff = 8;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	env_free(en);
+
+	/* no loose pickup; no checksum verification */
+	{
+		struct nftdp_ct_config cfg = {.max_entries = 8, .tcp_no_loose = true,
+					      .no_checksum = true};
+		struct env e2 = {.now = 5000};
+
+		assert_int_equal(nftdp_ct_shard_create(&cfg, &e2.s), 0);
+		seg(&t, &f, 0, TA, 500, 700, 0);
+		assert_int_equal(xmit(&e2, &t, NULL), ST_INVALID);
+		seg(&t, &f, 0, TS, 1, 0, 0);
+		t.buf[20 + 16] ^= 0xff;
+		assert_int_equal(xmit(&e2, &t, NULL), ST_NEW);
+		nftdp_ct_shard_destroy(e2.s);
+	}
+}
+
+static void test_tcp_simultaneous_open(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.4.0.1", "10.4.0.2", 7000, 7001, 100, 900};
+	struct nftdp_ct_entry *e;
+
+	(void)state;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	assert_int_equal(tx(en, &f, 1, TS, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_SYN_SENT2);
+	assert_true(e->proto.tcp.last_flags & IP_CT_TCP_SIMULTANEOUS_OPEN);
+	/* the client's SYN/ACK repeats its SYN's sequence number */
+	f.aseq--;
+	assert_int_equal(tx(en, &f, 0, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_SYN_RECV);
+	/* the reply ACK completes the simultaneous open */
+	assert_int_equal(tx(en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	env_free(en);
+}
+
+/* ---------- UDP, ICMP ---------- */
+
+static void udp(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		uint32_t payload)
+{
+	uint8_t h[128] = {0};
+
+	h[0] = (uint8_t)(sp >> 8);
+	h[1] = (uint8_t)sp;
+	h[2] = (uint8_t)(dp >> 8);
+	h[3] = (uint8_t)dp;
+	h[4] = (uint8_t)((8 + payload) >> 8);
+	h[5] = (uint8_t)(8 + payload);
+	build(t, v6, s, d, IPPROTO_UDP, h, 8 + payload);
+}
+
+static void test_udp(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt t;
+	unsigned int ctinfo;
+
+	(void)state;
+	udp(&t, false, "10.0.0.1", "10.0.0.53", 4000, 53, 20);
+	assert_int_equal(xmit(en, &t, &e), ST_NEW);
+	assert_int_equal(left_s(en, e), 30);
+	en->now += 100;
+	udp(&t, false, "10.0.0.1", "10.0.0.53", 4000, 53, 20);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW); /* new until a reply */
+	udp(&t, false, "10.0.0.53", "10.0.0.1", 53, 4000, 40);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, &e2, &ctinfo), ST_ESTABLISHED);
+	assert_ptr_equal(e, e2);
+	assert_int_equal(ctinfo, IP_CT_ESTABLISHED_REPLY);
+	assert_true(e->status & IPS_SEEN_REPLY);
+	assert_false(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 30);
+	/* within 2 s: replied but not yet a stream */
+	udp(&t, false, "10.0.0.1", "10.0.0.53", 4000, 53, 20);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_false(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 30);
+	/* still active after 2 s: a stream, assured, 120 s */
+	en->now += 3000;
+	udp(&t, false, "10.0.0.53", "10.0.0.1", 53, 4000, 20);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_true(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 120);
+	assert_int_equal(e->bytes[0], 3 * 48);
+	assert_int_equal(e->bytes[1], 68 + 48);
+	/* malformed length, bad checksum: invalid; checksum 0: fine */
+	udp(&t, false, "10.9.0.1", "10.9.0.2", 1, 2, 10);
+	t.buf[25] = 200;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	udp(&t, false, "10.9.0.1", "10.9.0.2", 1, 2, 10);
+	t.buf[26] ^= 0x55;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	udp(&t, true, "2001:db8::1", "2001:db8::2", 1, 2, 10);
+	t.buf[46] = t.buf[47] = 0;
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	env_free(en);
+}
+
+static void icmp(struct tpkt *t, bool v6, const char *s, const char *d, uint8_t type,
+		 uint8_t code, uint16_t id, const uint8_t *quote, uint32_t qlen)
+{
+	uint8_t h[300] = {0};
+
+	h[0] = type;
+	h[1] = code;
+	h[4] = (uint8_t)(id >> 8);
+	h[5] = (uint8_t)id;
+	if (quote)
+		memcpy(h + 8, quote, qlen);
+	build(t, v6, s, d, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP, h, 8 + (quote ? qlen : 16));
+}
+
+static void test_icmp(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt t;
+	uint8_t tc[2];
+
+	(void)state;
+	icmp(&t, false, "10.0.0.1", "10.0.0.2", 8, 0, 0x77, NULL, 0);
+	assert_int_equal(xmit(en, &t, &e), ST_NEW);
+	memcpy(tc, &e->tuple[1].dport, 2);
+	assert_int_equal(tc[0], 0); /* the reply tuple is the echo reply */
+	assert_int_equal(ntohs(e->tuple[1].sport), 0x77);
+	assert_int_equal(left_s(en, e), 30);
+	icmp(&t, false, "10.0.0.2", "10.0.0.1", 0, 0, 0x77, NULL, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_ESTABLISHED);
+	assert_ptr_equal(e, e2);
+	/* an echo reply with no request; other id */
+	icmp(&t, false, "10.0.0.2", "10.0.0.1", 0, 0, 0x78, NULL, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* a type with no inverse (router advertisement) */
+	icmp(&t, false, "10.0.0.2", "10.0.0.1", 9, 0, 0, NULL, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* bad checksum */
+	icmp(&t, false, "10.0.0.1", "10.0.0.2", 8, 0, 0x79, NULL, 0);
+	t.buf[22] ^= 1;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* ICMPv6 echo */
+	icmp(&t, true, "2001:db8::1", "2001:db8::2", 128, 0, 5, NULL, 0);
+	assert_int_equal(xmit(en, &t, &e), ST_NEW);
+	icmp(&t, true, "2001:db8::2", "2001:db8::1", 129, 0, 5, NULL, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_ESTABLISHED);
+	assert_ptr_equal(e, e2);
+	/* neighbour solicitation: untracked */
+	icmp(&t, true, "fe80::1", "ff02::1:ff00:2", 135, 0, 0, NULL, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_UNTRACKED);
+	env_free(en);
+}
+
+/* ICMP errors quoting a tracked flow: related, in both directions */
+static void related_case(bool v6)
+{
+	const char *cli = v6 ? "2001:db8:1::10" : "10.0.1.10";
+	const char *srv = v6 ? "2001:db8:2::20" : "10.0.2.20";
+	const char *rtr = v6 ? "2001:db8:3::1" : "10.0.3.1";
+	uint8_t err_type = v6 ? 1 : 3;
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt q, t;
+	unsigned int ctinfo;
+
+	udp(&q, v6, cli, srv, 5000, 7000, 12);
+	assert_int_equal(xmit(en, &q, &e), ST_NEW);
+	/* an error to the client quoting its packet: related, reply dir */
+	udp(&q, v6, cli, srv, 5000, 7000, 12);
+	icmp(&t, v6, rtr, cli, err_type, 3, 0, q.buf, q.len);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, &e2, &ctinfo), ST_RELATED);
+	assert_ptr_equal(e, e2);
+	assert_int_equal(ctinfo, IP_CT_RELATED_REPLY);
+	/* an error to the server quoting its reply: related, original dir */
+	udp(&q, v6, srv, cli, 7000, 5000, 12);
+	icmp(&t, v6, rtr, srv, err_type, 1, 0, q.buf, q.len);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, &e2, &ctinfo), ST_RELATED);
+	assert_int_equal(ctinfo, IP_CT_RELATED);
+	/* the quote may be truncated to its first 8 L4 bytes */
+	udp(&q, v6, cli, srv, 5000, 7000, 12);
+	icmp(&t, v6, rtr, cli, err_type, 0, 0, q.buf, (v6 ? 40 : 20) + 8);
+	assert_int_equal(xmit(en, &t, NULL), ST_RELATED);
+	/* outer destination is not the flow's end: invalid */
+	udp(&q, v6, cli, srv, 5000, 7000, 12);
+	icmp(&t, v6, rtr, rtr, err_type, 3, 0, q.buf, q.len);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* quoting an unknown flow: invalid */
+	udp(&q, v6, cli, srv, 5001, 7000, 12);
+	icmp(&t, v6, rtr, cli, err_type, 3, 0, q.buf, q.len);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* a quote too short for the ports: invalid */
+	udp(&q, v6, cli, srv, 5000, 7000, 12);
+	icmp(&t, v6, rtr, cli, err_type, 3, 0, q.buf, (v6 ? 40 : 20) + 2);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* related packets do not count on the entry */
+	assert_int_equal(e->packets[0] + e->packets[1], 1);
+	assert_int_equal(en->s->st.related, 3);
+	env_free(en);
+}
+
+static void test_related_ipv4(void **state)
+{
+	(void)state;
+	related_case(false);
+}
+
+static void test_related_ipv6(void **state)
+{
+	(void)state;
+	related_case(true);
+}
+
+/* a TCP flow and an ICMP error quoting an ICMP echo */
+static void test_related_tcp_and_echo(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.5.0.1", "10.5.0.2", 1111, 80, 1, 1};
+	struct nftdp_ct_entry *e = handshake(en, &f), *e2;
+	struct tpkt q, t;
+
+	(void)state;
+	seg(&q, &f, 0, TA, f.aseq, f.bseq, 0);
+	icmp(&t, false, "10.5.0.254", "10.5.0.1", 11, 0, 0, q.buf, 28);
+	assert_int_equal(xmit(en, &t, &e2), ST_RELATED);
+	assert_ptr_equal(e, e2);
+	icmp(&q, false, "10.5.0.1", "10.5.0.9", 8, 0, 42, NULL, 0);
+	assert_int_equal(xmit(en, &q, &e), ST_NEW);
+	icmp(&q, false, "10.5.0.1", "10.5.0.9", 8, 0, 42, NULL, 0);
+	icmp(&t, false, "10.5.0.254", "10.5.0.1", 3, 1, 0, q.buf, 28);
+	assert_int_equal(xmit(en, &t, &e2), ST_RELATED);
+	assert_ptr_equal(e, e2);
+	env_free(en);
+}
+
+/* ---------- timeouts, gc, table full, confirm ---------- */
+
+static void test_timeout_gc(void **state)
+{
+	struct env *en = env_new(16, false);
+	struct nftdp_ct_stats st;
+	struct tpkt t;
+	unsigned int freed = 0;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	icmp(&t, false, "10.0.0.1", "10.0.0.2", 8, 0, 1, NULL, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 6);
+	en->now += 29999;
+	for (int i = 0; i < 16; i++)
+		freed += nftdp_ct_gc(en->s, en->now, 4);
+	assert_int_equal(freed, 0);
+	en->now += 1;
+	/* bounded: 4 slots a call */
+	freed = nftdp_ct_gc(en->s, en->now, 4);
+	assert_true(freed <= 4);
+	for (int i = 0; i < 4; i++)
+		freed += nftdp_ct_gc(en->s, en->now, 4);
+	assert_int_equal(freed, 6);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.expired, 6);
+	/* lookups reap expired entries too: a new packet starts afresh */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	en->now += 31000;
+	udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 1000, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW); /* the old entry expired */
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	env_free(en);
+}
+
+static void test_configured_timeouts(void **state)
+{
+	struct nftdp_ct_timeouts tmo;
+	struct nftdp_ct_config cfg = {.max_entries = 8, .timeouts = &tmo};
+	struct env en = {.now = 100000};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	(void)state;
+	nftdp_ct_timeouts_default(&tmo);
+	assert_int_equal(tmo.tcp[TCP_CONNTRACK_ESTABLISHED], 432000);
+	assert_int_equal(tmo.generic, 600);
+	tmo.udp_unreplied = 7;
+	tmo.generic = 9;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+	assert_int_equal(left_s(&en, e), 7);
+	{
+		uint8_t gre[8] = {0};
+
+		build(&t, false, "10.0.0.1", "10.0.0.2", 47, gre, 8);
+		assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+		assert_int_equal(left_s(&en, e), 9);
+		assert_int_equal(e->tuple[0].l4proto, 47);
+	}
+	nftdp_ct_shard_destroy(en.s);
+}
+
+static void test_table_full(void **state)
+{
+	struct env *en = env_new(4, false);
+	struct tflow f[4];
+	struct nftdp_ct_stats st;
+	struct tpkt t;
+
+	(void)state;
+	/* four assured connections fill the table */
+	for (int i = 0; i < 4; i++) {
+		f[i] = (struct tflow){false, "10.6.0.1", "10.6.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		handshake(en, &f[i]);
+		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
+	}
+	/* a new connection: nothing to evict, dropped */
+	seg(&t, &(struct tflow){false, "10.6.0.1", "10.6.0.2", 3000, 80, 1, 1}, 0, TS, 1, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_DROP);
+	assert_null(t.pkt.ct);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.drop, 1);
+	assert_int_equal(st.table_full_events, 1);
+	/* established ones keep flowing */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(tx(en, &f[i], 1, TA, 10, NULL), ST_ESTABLISHED);
+	env_free(en);
+
+	/* unassured entries are evicted for new ones */
+	en = env_new(8, false);
+	for (int i = 0; i < 8; i++) {
+		udp(&t, false, "10.7.0.1", "10.7.0.2", (uint16_t)(100 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	{
+		int ok = 0;
+
+		for (int i = 0; i < 8; i++) {
+			udp(&t, false, "10.7.0.3", "10.7.0.4", (uint16_t)(500 + i), 53, 0);
+			if (nftdp_ct_in(en->s, &t.pkt, en->now) == NF_ACCEPT && t.pkt.ct)
+				ok++;
+			nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+		}
+		nftdp_ct_stats(en->s, &st);
+		assert_true(ok >= 1);
+		assert_true(st.early_drop >= (uint64_t)ok);
+		/* a bucket's unassured entries all go at once */
+		assert_int_equal(st.count, 8 + ok - (int)st.early_drop);
+		assert_int_equal((int)st.drop + ok, 8);
+	}
+	env_free(en);
+}
+
+static void test_gc_pressure(void **state)
+{
+	struct env *en = env_new(4, false);
+	struct tflow f[4];
+
+	(void)state;
+	/* full of assured connections in FIN_WAIT: the gc may evict them */
+	for (int i = 0; i < 4; i++) {
+		f[i] = (struct tflow){false, "10.8.0.1", "10.8.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		handshake(en, &f[i]);
+		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
+	}
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 0);
+	assert_int_equal(tx(en, &f[0], 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 1);
+	assert_int_equal(en->s->st.count, 3);
+	env_free(en);
+}
+
+static void test_confirm_drop(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_stats st;
+	struct tpkt a, b, *burst[2] = {&a, &b};
+	struct nftdp_vm_pkt *pk[2] = {&a.pkt, &b.pkt};
+	unsigned int v[2];
+
+	(void)state;
+	/* a dropped first packet leaves no entry */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit_v(en, &a, NF_DROP, NULL, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.unconfirmed_freed, 1);
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit(en, &a, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	/* two first packets of one flow in a burst share the entry; the
+	 * first dropped, the second accepted: the entry stays */
+	udp(&a, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	udp(&b, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_ptr_equal((void *)((uintptr_t)a.pkt.ct & ~(uintptr_t)7),
+			 (void *)((uintptr_t)b.pkt.ct & ~(uintptr_t)7));
+	v[0] = NF_DROP;
+	v[1] = NF_ACCEPT;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	/* both dropped: gone */
+	udp(&a, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
+	udp(&b, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	v[0] = v[1] = NF_DROP;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	(void)burst;
+	/* notrack before conntrack: untracked, no entry */
+	udp(&a, false, "10.0.0.9", "10.0.0.8", 1, 2, 0);
+	a.pkt.out.notrack = true;
+	assert_int_equal(xmit(en, &a, NULL), ST_UNTRACKED);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	env_free(en);
+}
+
+/* ---------- control plane ---------- */
+
+static int count_cb(const struct nftdp_ct_info *info, void *arg)
+{
+	(*(int *)arg)++;
+	assert_true(info->status & IPS_CONFIRMED);
+	assert_int_equal(info->use, 1);
+	return 0;
+}
+
+static void test_walk_get_delete_flush(void **state)
+{
+	struct env *en = env_new(32, false);
+	struct tflow f = {false, "10.9.0.1", "10.9.0.2", 4444, 80, 1, 1};
+	struct nftdp_ct_entry *e = handshake(en, &f);
+	struct nftdp_ct_info info;
+	struct nftdp_ct_tuple rt;
+	struct tpkt t;
+	int n = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		udp(&t, false, "10.9.0.1", "10.9.0.3", (uint16_t)(10 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(nftdp_ct_walk(en->s, en->now, count_cb, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(nftdp_ct_get(en->s, &e->tuple[1], en->now, &info), 0);
+	assert_int_equal(info.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	assert_int_equal(info.timeout_s, 5 * 24 * 3600);
+	assert_int_equal(info.packets[0], 2);
+	assert_int_equal(info.packets[1], 1);
+	assert_true(info.status & IPS_ASSURED);
+	assert_int_equal(info.id, e->id);
+	rt = e->tuple[1];
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, info.id + 1), -ENOENT);
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, info.id), 0);
+	assert_int_equal(nftdp_ct_get(en->s, &rt, en->now, &info), -ENOENT);
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, 0), -ENOENT);
+	assert_int_equal(nftdp_ct_flush(en->s), 3);
+	n = 0;
+	assert_int_equal(nftdp_ct_walk(en->s, en->now, count_cb, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(en->s->st.count, 0);
+	/* the freed slots are reused */
+	for (int i = 0; i < 32; i++) {
+		udp(&t, false, "10.9.1.1", "10.9.0.3", (uint16_t)(10 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(en->s->st.count, 32);
+	env_free(en);
+}
+
+static void test_rss_symmetric(void **state)
+{
+	struct nftdp_ct_tuple a, b;
+	struct tpkt t;
+	uint32_t h[4];
+
+	(void)state;
+	udp(&t, false, "10.0.0.1", "192.168.7.9", 1234, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	assert_true(nftdp_ct_tuple_invert(&a, &b));
+	h[0] = nftdp_ct_tuple_rss(&a);
+	assert_int_equal(h[0], nftdp_ct_tuple_rss(&b));
+	udp(&t, true, "2001:db8::1", "2001:db8:ffff::77", 1234, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	assert_true(nftdp_ct_tuple_invert(&a, &b));
+	h[1] = nftdp_ct_tuple_rss(&a);
+	assert_int_equal(h[1], nftdp_ct_tuple_rss(&b));
+	udp(&t, false, "10.0.0.1", "192.168.7.9", 1235, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	h[2] = nftdp_ct_tuple_rss(&a);
+	assert_int_not_equal(h[0], h[2]);
+	assert_int_not_equal(h[0], h[1]);
+	assert_int_equal(nftdp_ct_tuple_owner(&a, 4), h[2] % 4);
+	/* hand-computed Toeplitz of one set bit: the input's top bit
+	 * selects the key's first 32 bits (0x6d5a6d5a) */
+	memset(&a, 0, sizeof(a));
+	a.l3proto = NFPROTO_IPV4;
+	a.l4proto = IPPROTO_ICMP;
+	a.src.ip = htonl(0x80000000u);
+	assert_int_equal(nftdp_ct_tuple_rss(&a), 0x6d5a6d5au);
+}
+
+/* ---------- the VM through nftdp_ct_vm_ops ---------- */
+
+static struct nftnl_expr *ex(const char *name)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc(name);
+
+	assert_non_null(e);
+	return e;
+}
+
+static struct nftnl_expr *ct_get(uint32_t key, int dir, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("ct");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, dreg);
+	if (dir >= 0)
+		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
+	return e;
+}
+
+static struct nftnl_expr *ct_set(uint32_t key, uint32_t sreg)
+{
+	struct nftnl_expr *e = ex("ct");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, sreg);
+	return e;
+}
+
+static struct nftnl_expr *bitwise_and(uint32_t reg, uint32_t mask)
+{
+	struct nftnl_expr *e = ex("bitwise");
+	uint32_t zero = 0;
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, reg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, reg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, 4);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, 4);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, 4);
+	return e;
+}
+
+static struct nftnl_expr *cmp(uint32_t op, uint32_t reg, const void *data, uint32_t len)
+{
+	struct nftnl_expr *e = ex("cmp");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, reg);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+	return e;
+}
+
+static struct nftnl_expr *imm32(uint32_t reg, uint32_t v)
+{
+	struct nftnl_expr *e = ex("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, reg);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
+	return e;
+}
+
+static struct nftnl_expr *verdict(uint32_t code)
+{
+	struct nftnl_expr *e = ex("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, code);
+	return e;
+}
+
+static void add_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, uint64_t handle, ...)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftdp_vm_error err;
+	struct nftnl_expr *e;
+	va_list ap;
+
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
+	va_start(ap, handle);
+	while ((e = va_arg(ap, struct nftnl_expr *)))
+		nftnl_rule_add_expr(r, e);
+	va_end(ap);
+	if (nftdp_vm_chain_add_rule(c, r, NULL, st, &err))
+		fail_msg("compile: %s", err.msg);
+	nftnl_rule_free(r);
+}
+
+static void test_vm_ct_rules(void **state)
+{
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
+					     .log_ring_size = 8, .hash_seed = 1};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "fwd",
+					.base = true, .hook = NF_INET_FORWARD,
+					.policy = NF_DROP};
+	struct env *en = env_new(16, false);
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+	uint32_t mark = 0x2a, saddr, zero = 0;
+	uint8_t reply_dir = IP_CT_DIR_REPLY;
+
+	(void)state;
+	assert_int_equal(nftdp_vm_state_create(&vcfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	assert_int_equal(nftdp_vm_chain_create(&d, st, &c), 0);
+	/* ct direction reply ct mark set 0x2a */
+	add_rule(c, st, 1, ct_get(NFT_CT_DIRECTION, -1, NFT_REG32_00),
+		 cmp(NFT_CMP_EQ, NFT_REG32_00, &reply_dir, 1), imm32(NFT_REG32_01, mark),
+		 ct_set(NFT_CT_MARK, NFT_REG32_01), NULL);
+	/* ct state established,related accept */
+	add_rule(c, st, 2, ct_get(NFT_CT_STATE, -1, NFT_REG_1), bitwise_and(NFT_REG_1, 0x6),
+		 cmp(NFT_CMP_NEQ, NFT_REG_1, &zero, 4), verdict(NF_ACCEPT), NULL);
+	/* ct original saddr 10.10.0.1 ct state new accept */
+	assert_int_equal(inet_pton(AF_INET, "10.10.0.1", &saddr), 1);
+	add_rule(c, st, 3, ct_get(NFT_CT_SRC_IP, IP_CT_DIR_ORIGINAL, NFT_REG32_00),
+		 cmp(NFT_CMP_EQ, NFT_REG32_00, &saddr, 4), ct_get(NFT_CT_STATE, -1, NFT_REG32_01),
+		 cmp(NFT_CMP_EQ, NFT_REG32_01, &(uint32_t){ST_NEW}, 4), verdict(NF_ACCEPT), NULL);
+	ctx.state = st;
+	ctx.now_ms = en->now;
+
+	/* new from an allowed source: accepted by rule 3 */
+	udp(&t, false, "10.10.0.1", "10.10.0.2", 1, 2, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	e = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &ctx), NF_ACCEPT);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(e->mark, 0);
+	/* new from elsewhere: policy drop, and no entry remains */
+	udp(&t, false, "10.10.0.9", "10.10.0.2", 1, 2, 0);
+	nftdp_ct_in(en->s, &t.pkt, en->now);
+	assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &ctx), NF_DROP);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_DROP);
+	assert_int_equal(en->s->st.count, 1);
+	/* the reply: established, accepted, marked */
+	udp(&t, false, "10.10.0.2", "10.10.0.1", 2, 1, 0);
+	nftdp_ct_in(en->s, &t.pkt, en->now);
+	assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &ctx), NF_ACCEPT);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(e->mark, 0x2a);
+	/* invalid (bad checksum): neither rule matches */
+	udp(&t, false, "10.10.0.2", "10.10.0.1", 2, 1, 4);
+	t.buf[27] ^= 0xff;
+	nftdp_ct_in(en->s, &t.pkt, en->now);
+	assert_null(t.pkt.ct);
+	assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &ctx), NF_DROP);
+
+	/* keys read straight through the ops */
+	{
+		uint8_t buf[16];
+		uint64_t v64;
+		uint32_t v32;
+		void *ct;
+
+		udp(&t, false, "10.10.0.1", "10.10.0.2", 1, 2, 0);
+		nftdp_ct_in(en->s, &t.pkt, en->now);
+		ct = t.pkt.ct;
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_L3PROTOCOL, -1, buf, 1));
+		assert_int_equal(buf[0], NFPROTO_IPV4);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_PROTOCOL, 0, buf, 1));
+		assert_int_equal(buf[0], IPPROTO_UDP);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_PROTO_DST, 1, buf, 2));
+		assert_int_equal(buf[0] << 8 | buf[1], 1);
+		assert_false(nftdp_ct_vm_ops.get(ct, NFT_CT_SRC_IP6, 0, buf, 16));
+		assert_false(nftdp_ct_vm_ops.get(ct, NFT_CT_HELPER, -1, buf, 16));
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_PKTS, -1, &v64, 8));
+		assert_int_equal(v64, 3);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_PKTS, 1, &v64, 8));
+		assert_int_equal(v64, 1);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_AVGPKT, -1, &v64, 8));
+		assert_int_equal(v64, 28);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_EXPIRATION, -1, &v32, 4));
+		assert_int_equal(v32, 30000);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_STATUS, -1, &v32, 4));
+		assert_int_equal(v32, IPS_CONFIRMED | IPS_SEEN_REPLY);
+		assert_true(nftdp_ct_vm_ops.get(ct, NFT_CT_MARK, -1, &v32, 4));
+		assert_int_equal(v32, 0x2a);
+		nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	}
+	nftdp_vm_chain_destroy(c);
+	nftdp_vm_state_destroy(st);
+	env_free(en);
+}
+
+static void test_create_errors(void **state)
+{
+	struct nftdp_ct_config cfg = {0};
+	struct nftdp_ct_shard *s;
+
+	(void)state;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &s), -EINVAL);
+	assert_int_equal(nftdp_ct_shard_create(NULL, &s), -EINVAL);
+	cfg.max_entries = 1u << 29;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &s), -EINVAL);
+	assert_true(nftdp_ct_entry_size() % 64 == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_tcp_table_transcription),
+		cmocka_unit_test(test_tcp_every_transition),
+		cmocka_unit_test(test_tcp_lifecycle),
+		cmocka_unit_test(test_tcp_window),
+		cmocka_unit_test(test_tcp_rst),
+		cmocka_unit_test(test_tcp_invalid),
+		cmocka_unit_test(test_tcp_simultaneous_open),
+		cmocka_unit_test(test_udp),
+		cmocka_unit_test(test_icmp),
+		cmocka_unit_test(test_related_ipv4),
+		cmocka_unit_test(test_related_ipv6),
+		cmocka_unit_test(test_related_tcp_and_echo),
+		cmocka_unit_test(test_timeout_gc),
+		cmocka_unit_test(test_configured_timeouts),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_gc_pressure),
+		cmocka_unit_test(test_confirm_drop),
+		cmocka_unit_test(test_walk_get_delete_flush),
+		cmocka_unit_test(test_rss_symmetric),
+		cmocka_unit_test(test_vm_ct_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
