@@ -450,13 +450,11 @@ def check_expectation(recipe, kernel):
 
 # ---------------------------------------------------------------- driver
 
-def list_cases(names):
-    all_cases = sorted(f[:-4] for f in os.listdir(CASES) if f.endswith('.nft'))
+def list_cases(case_dir, names):
+    all_cases = sorted(f[:-4] for f in os.listdir(case_dir) if f.endswith('.nft'))
     if not names:
         return all_cases
-    sel = [c for c in all_cases if any(c == n or c.startswith(n + '_') or c.startswith(n)
-                                       for n in names)]
-    return sel
+    return [c for c in all_cases if any(c.startswith(n) for n in names)]
 
 
 def main():
@@ -468,6 +466,7 @@ def main():
     ap.add_argument('cases', nargs='*')
     ap.add_argument('--kernel-only', action='store_true', help='do not run nftdp')
     ap.add_argument('-v', '--verbose', action='store_true', help='print every case\'s counters')
+    ap.add_argument('--case-dir', default=CASES, help='take the cases from this directory')
     ap.add_argument('--keep', help='keep every case\'s pcaps and listings under this directory')
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -481,14 +480,14 @@ def main():
     if not args.kernel_only and not use_nftdp:
         print('nftdp: not available (%s/nftdp lacks --wire/--router/--exit-on-idle/'
               '--listing-json): kernel side only' % args.build, flush=True)
-    cases = list_cases(args.cases)
+    cases = list_cases(args.case_dir, args.cases)
     if not cases:
         print('no such case: %s' % ' '.join(args.cases))
         return 2
     tally = {'agree': 0, 'DIFFER': 0, 'kernel-only': 0, 'ERROR': 0}
     t_start = time.monotonic()
     for name in cases:
-        case = os.path.join(CASES, name)
+        case = os.path.join(args.case_dir, name)
         work = tempfile.mkdtemp(prefix='nftdp-diff-')
         _cleanup_dirs.append(work)
         t0 = time.monotonic()
