@@ -33,7 +33,7 @@ struct templ {
 	uint8_t *blob;
 	size_t *off;
 	struct nftdp_gen_meta *meta;
-	int32_t *dport; /* TCP/UDP destination port of each frame, -1 if none */
+	int32_t *dport; /* by_dport index of each frame (gen_result), -1 if none */
 	uint32_t len;
 };
 
@@ -84,7 +84,9 @@ static int build_templates(const struct nftdp_gen_cfg *cfg, const struct gen_liv
 		struct nftdp_gen_rx rx;
 
 		nftdp_gen_parse(frame, len, &rx);
-		t->dport[i] = rx.l4proto == IPPROTO_TCP || rx.l4proto == IPPROTO_UDP ? rx.dport : -1;
+		t->dport[i] = rx.l4proto == IPPROTO_TCP	  ? rx.dport
+			      : rx.l4proto == IPPROTO_UDP ? 65536 + rx.dport
+							  : -1;
 
 		if (used + len > cap) {
 			size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
@@ -227,8 +229,10 @@ static void rx_burst(const struct gen_live *live, struct gen_result *res, uint64
 			res->rx_udp++;
 		else if (rx.l4proto == IPPROTO_ICMP || rx.l4proto == IPPROTO_ICMPV6)
 			res->rx_icmp++;
-		if (rx.l4proto == IPPROTO_TCP || rx.l4proto == IPPROTO_UDP)
+		if (rx.l4proto == IPPROTO_TCP)
 			res->by_dport[rx.dport]++;
+		else if (rx.l4proto == IPPROTO_UDP)
+			res->by_dport[65536 + rx.dport]++;
 		if (rx.stamped && rx.tsc != 0 && rx.tsc <= now) {
 			res->rx_stamped++;
 			if (rx.seq < *last_seq)

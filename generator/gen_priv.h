@@ -30,8 +30,9 @@ struct gen_result {
 	uint64_t rx_tcp, rx_udp, rx_icmp;
 	uint64_t tsc_hz;
 	struct nftdp_gen_hist hist;
-	uint64_t by_dport[65536];    /* received, by TCP/UDP destination port */
-	uint64_t tx_by_dport[65536]; /* sent, likewise */
+	/* by destination port: [port] TCP, [65536 + port] UDP */
+	uint64_t by_dport[2 * 65536];	 /* received */
+	uint64_t tx_by_dport[2 * 65536]; /* sent */
 };
 
 /* two ports joined back to back by rings, in this process; 0 or -errno */

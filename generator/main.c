@@ -393,6 +393,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* "name": {"port": count, ...} of the non-zero counts */
+static void dport_map(FILE *f, const char *name, const uint64_t *c, const char *sep)
+{
+	bool first = true;
+
+	fprintf(f, "    \"%s\": {", name);
+	for (unsigned int p = 0; p < 65536; p++) {
+		if (c[p] == 0)
+			continue;
+		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", p, c[p]);
+		first = false;
+	}
+	fprintf(f, "}%s\n", sep);
+}
+
 static void report(FILE *f, const struct opts *o, const struct gen_result *r, bool json)
 {
 	double hz = (double)r->tsc_hz;
@@ -403,7 +418,6 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 			       ? (int64_t)r->tx_packets - (int64_t)r->rx_packets
 			       : 0;
 	const struct nftdp_gen_hist *h = &r->hist;
-	bool first = true;
 
 	if (!json) {
 		fprintf(f,
@@ -430,28 +444,18 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 		"  \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %" PRIu64
 		", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
 		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "},\n"
-		"  \"rx_by_dport\": {",
+		"  \"by_dport\": {\n",
 		r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes, rxs, rxm, lost,
 		r->tx_packets ? (double)lost / (double)r->tx_packets : 0.0, r->reordered,
 		r->rx_other, r->rx_tcp, r->rx_udp, r->rx_icmp, h->count, h->count ? h->min : 0,
 		h->count ? (double)h->sum / (double)h->count : 0.0,
 		nftdp_gen_hist_quantile(h, 0.5), nftdp_gen_hist_quantile(h, 0.99),
 		nftdp_gen_hist_quantile(h, 0.999), h->max);
-	for (unsigned int p = 0; p < 65536; p++) {
-		if (r->by_dport[p] == 0)
-			continue;
-		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", p, r->by_dport[p]);
-		first = false;
-	}
-	fprintf(f, "},\n  \"tx_by_dport\": {");
-	first = true;
-	for (unsigned int p = 0; p < 65536; p++) {
-		if (r->tx_by_dport[p] == 0)
-			continue;
-		fprintf(f, "%s\"%u\": %" PRIu64, first ? "" : ", ", p, r->tx_by_dport[p]);
-		first = false;
-	}
-	fprintf(f, "}\n}\n");
+	dport_map(f, "tx_tcp", r->tx_by_dport, ",");
+	dport_map(f, "tx_udp", r->tx_by_dport + 65536, ",");
+	dport_map(f, "rx_tcp", r->by_dport, ",");
+	dport_map(f, "rx_udp", r->by_dport + 65536, "");
+	fprintf(f, "  }\n}\n");
 }
 
 /* the arguments after "--", or all of them if there is none */
