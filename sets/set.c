@@ -8,14 +8,24 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <linux/netfilter/nf_tables.h>
 
 #include "sets_priv.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+/* under ASan a released slab element stays poisoned and is never reused,
+ * so a use after free is still reported */
+#define SLAB_ASAN 1
+#endif
+
 #define ROUND8(x) (((x) + 7u) & ~7u)
 #define DP_POOL_DEFAULT 65536
+#define HUGE_SIZE (2u << 20)
+#define SLAB_FIRST 32u /* elements in a set's first slab chunk */
 
 static uint64_t clock_default(void)
 {
@@ -168,7 +178,7 @@ int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out)
 					(s->ops->elem_backend_size
 						 ? s->ops->elem_backend_size(s, &slot)
 						 : 0));
-		s->pool = calloc(s->pool_len, s->pool_stride);
+		s->pool = nftdp_set_big_zalloc((size_t)s->pool_len * s->pool_stride);
 		if (!s->pool) {
 			err = -ENOMEM;
 			goto err_ops;
@@ -181,6 +191,11 @@ int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out)
 		}
 	}
 
+	/* fixed-size elements (every backend but interval's skip list) */
+	if (!s->ops->elem_backend_size) {
+		s->slab_stride = ROUND8(sizeof(struct set_elem) + s->backend_off);
+		s->slab_grow = SLAB_FIRST;
+	}
 	err = s->ops->init(s);
 	if (err)
 		goto err_init;
@@ -232,23 +247,88 @@ void nftdp_set_pool_put(struct nftdp_set *s, struct set_elem *e)
 	}
 }
 
+static void elem_release(struct nftdp_set *s, struct set_elem *e);
+
 void nftdp_set_elem_free(struct nftdp_set *s, struct set_elem *e)
 {
 	if (e->flags & SET_ELEM_F_POOL)
 		nftdp_set_pool_put(s, e);
 	else
-		free(e);
+		elem_release(s, e);
+}
+
+void *nftdp_set_big_zalloc(size_t size)
+{
+	void *p;
+
+	if (size < HUGE_SIZE)
+		return calloc(1, size);
+	size = (size + HUGE_SIZE - 1) & ~(size_t)(HUGE_SIZE - 1);
+	p = aligned_alloc(HUGE_SIZE, size);
+	if (!p)
+		return NULL;
+	/* a hint: without THP the memory is still correct, on small pages */
+	(void)madvise(p, size, MADV_HUGEPAGE);
+	memset(p, 0, size);
+	return p;
+}
+
+/* a new chunk for the slab; false without memory */
+static bool slab_grow(struct nftdp_set *s)
+{
+	size_t bytes = (size_t)s->slab_grow * s->slab_stride + 64;
+	uint8_t *c = nftdp_set_big_zalloc(bytes);
+
+	if (!c)
+		return false;
+	*(void **)c = s->slab_chunks;
+	s->slab_chunks = c;
+	s->slab_cur = c + 64; /* elements start on a cache line */
+	s->slab_left = s->slab_grow;
+	if ((size_t)s->slab_grow * 2 * s->slab_stride + 64 <= HUGE_SIZE)
+		s->slab_grow *= 2;
+	else
+		s->slab_grow = (HUGE_SIZE - 64) / s->slab_stride;
+	return true;
 }
 
 static struct set_elem *elem_alloc(struct nftdp_set *s)
 {
 	uint32_t slot = 0;
 	size_t extra = s->ops->elem_backend_size ? s->ops->elem_backend_size(s, &slot) : 0;
-	struct set_elem *e = calloc(1, sizeof(*e) + s->backend_off + extra);
+	struct set_elem *e;
 
+	if (!s->slab_stride) {
+		e = calloc(1, sizeof(*e) + s->backend_off + extra);
+	} else if (s->slab_free) {
+		e = s->slab_free;
+		s->slab_free = e->next[0];
+		memset(e, 0, s->slab_stride);
+	} else if (s->slab_left || slab_grow(s)) {
+		e = (struct set_elem *)s->slab_cur; /* zeroed by big_zalloc */
+		s->slab_cur += s->slab_stride;
+		s->slab_left--;
+	} else {
+		e = NULL;
+	}
 	if (e)
 		e->slot = slot;
 	return e;
+}
+
+/* an element that was never published, or is past its grace period */
+static void elem_release(struct nftdp_set *s, struct set_elem *e)
+{
+	if (!s->slab_stride) {
+		free(e);
+		return;
+	}
+#ifdef SLAB_ASAN
+	ASAN_POISON_MEMORY_REGION(e, s->slab_stride);
+	return;
+#endif
+	e->next[0] = s->slab_free;
+	s->slab_free = e;
 }
 
 int nftdp_set_defer_free(struct nftdp_set *s, void *ptr)
@@ -354,11 +434,11 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
 			err = -EBUSY;
 		else if (!excl)
 			err = 0;
-		free(e);
+		elem_release(s, e);
 		return err;
 	}
 	if (err) {
-		free(e);
+		elem_release(s, e);
 		return err;
 	}
 	/* after the insert, as nft_add_set_elem checks nft_set_maxsize */
@@ -644,6 +724,12 @@ void nftdp_set_destroy(struct nftdp_set *s)
 		s->garbage = g->next;
 		free(g->ptr);
 		free(g);
+	}
+	while (s->slab_chunks) {
+		void *c = s->slab_chunks;
+
+		s->slab_chunks = *(void **)c;
+		free(c);
 	}
 	free(s->pool);
 	free(s);

@@ -49,7 +49,7 @@ static uint32_t pow2_ceil(uint64_t n)
 
 static struct hash_table *table_alloc(uint32_t nbuckets, uint32_t link)
 {
-	struct hash_table *t = calloc(1, sizeof(*t) + nbuckets * sizeof(t->b[0]));
+	struct hash_table *t = nftdp_set_big_zalloc(sizeof(*t) + nbuckets * sizeof(t->b[0]));
 
 	if (t) {
 		t->mask = nbuckets - 1;

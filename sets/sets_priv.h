@@ -118,6 +118,15 @@ struct nftdp_set {
 	uint32_t pool_stride;
 	uint64_t pool_head; /* atomic: tag << 32 | (index + 1) */
 	void *priv;	    /* backend */
+	/* element slab for fixed-size elements (control path only): chunks
+	 * that double up to 2 MiB, those on transparent huge pages, so that
+	 * lookups in large sets do not miss the TLB on every element */
+	void *slab_chunks;	   /* list through each chunk's first word */
+	struct set_elem *slab_free; /* freed elements, through next[0] */
+	uint8_t *slab_cur;
+	uint32_t slab_left; /* elements left at slab_cur */
+	uint32_t slab_stride; /* 0: elements come from calloc */
+	uint32_t slab_grow;   /* elements in the next chunk */
 };
 
 extern const struct nftdp_set_ops nftdp_set_hash_ops;
@@ -188,6 +197,10 @@ static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 }
 
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
+/* control path: zeroed memory, 2 MiB aligned and on transparent huge pages
+ * when size is at least 2 MiB (bucket tables, pools, slab chunks); free()
+ * releases it */
+void *nftdp_set_big_zalloc(size_t size);
 uint64_t nftdp_set_now(void);
 /* control path: defer free(ptr) until the epoch after the current one */
 int nftdp_set_defer_free(struct nftdp_set *s, void *ptr);
