@@ -387,40 +387,49 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 	}
 }
 
-unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
-{
-	struct nftdp_ct_tuple t, r;
-	struct nftdp_ct_entry *e;
-	struct ct_l4pkt p;
-	unsigned int ctinfo, tries = 0;
-	enum ct_verdict v;
-	uint32_t hash;
-	bool new;
-	int dir;
+/*
+ * The part of nf_conntrack_in before the lookup: untracked packets, what
+ * cannot be tracked, ICMP errors. CT_GO_ON: *t is the tuple to look up.
+ */
+enum { CT_GO_ON, CT_DONE, CT_BAD };
 
-	s->now_ms = now_ms;
+static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+		  struct nftdp_ct_tuple *t)
+{
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack) {
 		if (!pkt->ct) {
 			pkt->ct_untracked = true;
 			s->st.ignore++;
 		}
-		return NF_ACCEPT;
+		return CT_DONE;
 	}
 	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
 	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6))
-		goto invalid;
+		return CT_BAD;
 	if ((pkt->l4proto == IPPROTO_ICMP && pkt->nfproto == NFPROTO_IPV4) ||
 	    (pkt->l4proto == IPPROTO_ICMPV6 && pkt->nfproto == NFPROTO_IPV6)) {
 		int rc = handle_icmp(s, pkt, now_ms);
 
 		if (rc == ICMP_DONE)
-			return NF_ACCEPT;
+			return CT_DONE;
 		if (rc == ICMP_INVALID)
-			goto invalid;
+			return CT_BAD;
 	}
-	if (!nftdp_ct_pkt_tuple(pkt, &t))
-		goto invalid;
-	hash = nftdp_ct_tuple_hash(s, &t);
+	return nftdp_ct_pkt_tuple(pkt, t) ? CT_GO_ON : CT_BAD;
+}
+
+/* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
+static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				const struct nftdp_ct_tuple *tp, uint32_t hash, uint64_t now_ms)
+{
+	struct nftdp_ct_tuple t = *tp, r;
+	struct nftdp_ct_entry *e;
+	struct ct_l4pkt p;
+	unsigned int ctinfo, tries = 0;
+	enum ct_verdict v;
+	bool new;
+	int dir;
+
 	p.l4 = pkt->data + pkt->th_off;
 	p.l4len = pkt->len - pkt->th_off;
 	p.pkt = pkt;
@@ -479,13 +488,69 @@ invalid:
 	return NF_ACCEPT;
 }
 
+unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
+{
+	struct nftdp_ct_tuple t;
+
+	s->now_ms = now_ms;
+	switch (ct_pre(s, pkt, now_ms, &t)) {
+	case CT_DONE:
+		return NF_ACCEPT;
+	case CT_BAD:
+		s->st.invalid++;
+		return NF_ACCEPT;
+	default:
+		return ct_in_tuple(s, pkt, &t, nftdp_ct_tuple_hash(s, &t), now_ms);
+	}
+}
+
+/*
+ * Three passes so that the cache misses of a burst overlap: tuples and
+ * hashes, prefetching the buckets; the first node of each bucket,
+ * prefetching its entry; then the lookups and state machines.
+ */
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms)
 {
+	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
+	uint32_t hash[NFTDP_VM_BURST_MAX];
+	uint8_t go[NFTDP_VM_BURST_MAX];
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
+	s->now_ms = now_ms;
+	for (i = 0; i < n; i++) {
+		const struct nftdp_vm_pkt *pk = pkts[i];
+		int rc;
+
+		verdicts[i] = NF_ACCEPT;
+		if (pk->l4proto == IPPROTO_ICMP || pk->l4proto == IPPROTO_ICMPV6) {
+			go[i] = 2; /* errors may refer to flows this burst creates: in order */
+			continue;
+		}
+		rc = ct_pre(s, pkts[i], now_ms, &t[i]);
+		go[i] = rc == CT_GO_ON;
+		if (rc == CT_BAD)
+			s->st.invalid++;
+		if (!go[i])
+			continue;
+		hash[i] = nftdp_ct_tuple_hash(s, &t[i]);
+		__builtin_prefetch(&s->buckets[hash[i] & s->bucket_mask]);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t node;
+
+		if (go[i] != 1)
+			continue;
+		node = s->buckets[hash[i] & s->bucket_mask];
+		if (node != CT_NIL)
+			__builtin_prefetch(&s->entries[node >> 1].tuple[node & 1]);
+	}
+	for (i = 0; i < n; i++) {
+		if (go[i] == 1)
+			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], now_ms);
+		else if (go[i] == 2)
+			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
+	}
 }
 
 void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict)

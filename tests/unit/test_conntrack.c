@@ -767,6 +767,28 @@ static void test_related_tcp_and_echo(void **state)
 
 /* ---------- timeouts, gc, table full, confirm ---------- */
 
+/* a burst keeps packet order: an error about a flow its first packet opened */
+static void test_burst_order(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct tpkt a, b, q;
+	struct nftdp_vm_pkt *pk[2] = {&a.pkt, &b.pkt};
+	unsigned int v[2];
+
+	(void)state;
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	udp(&q, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	icmp(&b, false, "10.0.0.254", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	assert_int_equal(nftdp_ct_vm_ops.state(a.pkt.ct), ST_NEW);
+	assert_non_null(b.pkt.ct);
+	assert_int_equal(nftdp_ct_vm_ops.state(b.pkt.ct), ST_RELATED);
+	v[0] = v[1] = NF_ACCEPT;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	assert_int_equal(en->s->st.count, 1);
+	env_free(en);
+}
+
 static void test_timeout_gc(void **state)
 {
 	struct env *en = env_new(16, false);
@@ -1257,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_related_ipv4),
 		cmocka_unit_test(test_related_ipv6),
 		cmocka_unit_test(test_related_tcp_and_echo),
+		cmocka_unit_test(test_burst_order),
 		cmocka_unit_test(test_timeout_gc),
 		cmocka_unit_test(test_configured_timeouts),
 		cmocka_unit_test(test_table_full),
