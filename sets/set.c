@@ -261,7 +261,7 @@ void *nftdp_set_big_zalloc(size_t size)
 {
 	void *p;
 
-	if (size < HUGE_SIZE)
+	if (size <= HUGE_SIZE / 2)
 		return calloc(1, size);
 	size = (size + HUGE_SIZE - 1) & ~(size_t)(HUGE_SIZE - 1);
 	p = aligned_alloc(HUGE_SIZE, size);

@@ -198,7 +198,7 @@ static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
 /* control path: zeroed memory, 2 MiB aligned and on transparent huge pages
- * when size is at least 2 MiB (bucket tables, pools, slab chunks); free()
+ * when size is over 1 MiB (bucket tables, pools, slab chunks); free()
  * releases it */
 void *nftdp_set_big_zalloc(size_t size);
 uint64_t nftdp_set_now(void);
