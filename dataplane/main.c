@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nftdp daemon entry point: EAL, ports, the control thread.
+ * nftdp daemon entry point: EAL, ports, workers, the control thread.
  *
  * The main lcore is the control thread: it serves the nfnetlink control
- * socket (control/). Worker lcores run the dataplane once it exists.
+ * socket (control/), frees retired generations, prints log events and
+ * statistics. Every other EAL lcore is a worker (dataplane/worker.c); with
+ * none, the main lcore runs the burst loop itself between control polls.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,11 +18,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "dataplane_priv.h"
 #include "nftdp_control.h"
+#include "nftdp_sets.h"
 
 static volatile sig_atomic_t quit;
 
@@ -35,19 +41,52 @@ struct opts {
 	const char *ifname[RTE_MAX_ETHPORTS];
 	bool flowtables;
 	bool control_only;
+	int wire[RTE_MAX_ETHPORTS][2];
+	unsigned int n_wire;
+	unsigned int workers; /* 0: every worker lcore */
+	unsigned int burst;
+	unsigned int mtu;
+	bool router;
+	double stats_period;
+	long exit_on_idle_ms; /* < 0: never */
+	const char *listing;
+	const char *listing_json;
+	const char *stats_json;
 };
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [EAL args] -- [--socket PATH] [--ruleset FILE] [--ifname P=NAME]...\n"
-		"  --socket PATH    control socket (default /run/nftdp/nfnetlink.sock)\n"
-		"  --ruleset FILE   load FILE with nft through the control socket at start\n"
-		"  --ifname P=NAME  name port P NAME (default dpP)\n"
-		"  --flowtables     accept flowtables (the reference kernel has none)\n"
-		"  --control-only   store rulesets without compiling them for the workers\n"
-		"                   (for testing the control plane against the kernel)\n",
+		"usage: %s [EAL args] -- [options]\n"
+		"  --socket PATH       control socket (default /run/nftdp/nfnetlink.sock)\n"
+		"  --ruleset FILE      load FILE with nft through the control socket at start\n"
+		"  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
+		"  --flowtables        accept flowtables (the reference kernel has none)\n"
+		"  --control-only      store rulesets without compiling them for the workers\n"
+		"                      (for testing the control plane against the kernel)\n"
+		"  --wire A:B          pair ports A and B, both directions (repeatable); a port\n"
+		"                      in no pair sends out where it received\n"
+		"  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
+		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
+		"  --workers N         use at most N worker lcores (default: every one)\n"
+		"  --burst N           rx burst size, 1..64 (default 32)\n"
+		"  --mtu N             set every port's MTU\n"
+		"  --stats-period S    print per-port and per-worker rates every S seconds\n"
+		"  --exit-on-idle MS   exit once every rx queue has been empty for MS ms\n"
+		"  --listing FILE      at exit, write `nft list ruleset` (with counters) to FILE\n"
+		"  --listing-json FILE at exit, write `nft -j list ruleset` to FILE\n"
+		"  --stats-json FILE   at exit, write packet, port, hook and drop counts as JSON\n"
+		"Telemetry: /nftdp/stats and /nftdp/ports (dpdk-telemetry.py).\n",
 		prog);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return (errno || end == s || *end || *out > max) ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -58,9 +97,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"ifname", required_argument, NULL, 'i'},
 		{"flowtables", no_argument, NULL, 'F'},
 		{"control-only", no_argument, NULL, 'C'},
+		{"wire", required_argument, NULL, 'w'},
+		{"router", no_argument, NULL, 'R'},
+		{"workers", required_argument, NULL, 'W'},
+		{"burst", required_argument, NULL, 'b'},
+		{"mtu", required_argument, NULL, 'm'},
+		{"stats-period", required_argument, NULL, 'S'},
+		{"exit-on-idle", required_argument, NULL, 'e'},
+		{"listing", required_argument, NULL, 'l'},
+		{"listing-json", required_argument, NULL, 'j'},
+		{"stats-json", required_argument, NULL, 'J'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	unsigned long v;
 	int c;
 
 	optind = 1;
@@ -78,14 +128,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			unsigned long p;
 
 			if (eq == NULL)
-				goto bad;
+				goto bad_ifname;
 			p = strtoul(optarg, &end, 10);
 			if (end != eq || p >= RTE_MAX_ETHPORTS || strlen(eq + 1) == 0 ||
 			    strlen(eq + 1) >= NFTDP_CTL_IFNAMSIZ)
-				goto bad;
+				goto bad_ifname;
 			o->ifname[p] = eq + 1;
 			break;
-		bad:
+		bad_ifname:
 			fprintf(stderr, "nftdp: bad --ifname '%s' (want PORT=NAME)\n", optarg);
 			return -1;
 		}
@@ -95,6 +145,63 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'C':
 			o->control_only = true;
 			break;
+		case 'w': {
+			unsigned int a, b;
+			int n = 0;
+
+			if (sscanf(optarg, "%u:%u%n", &a, &b, &n) != 2 || optarg[n] != '\0' ||
+			    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS ||
+			    o->n_wire == RTE_MAX_ETHPORTS) {
+				fprintf(stderr, "nftdp: bad --wire '%s' (want A:B)\n", optarg);
+				return -1;
+			}
+			o->wire[o->n_wire][0] = (int)a;
+			o->wire[o->n_wire++][1] = (int)b;
+			break;
+		}
+		case 'R':
+			o->router = true;
+			break;
+		case 'W':
+			if (parse_uint(optarg, NFTDP_DP_MAX_WORKERS, &v) < 0 || v == 0)
+				goto bad_num;
+			o->workers = (unsigned int)v;
+			break;
+		case 'b':
+			if (parse_uint(optarg, NFTDP_VM_BURST_MAX, &v) < 0 || v == 0)
+				goto bad_num;
+			o->burst = (unsigned int)v;
+			break;
+		case 'm':
+			if (parse_uint(optarg, 9600, &v) < 0 || v < 68)
+				goto bad_num;
+			o->mtu = (unsigned int)v;
+			break;
+		case 'S': {
+			char *end;
+
+			o->stats_period = strtod(optarg, &end);
+			if (end == optarg || *end || o->stats_period <= 0)
+				goto bad_num;
+			break;
+		}
+		case 'e':
+			if (parse_uint(optarg, 86400000, &v) < 0)
+				goto bad_num;
+			o->exit_on_idle_ms = (long)v;
+			break;
+		case 'l':
+			o->listing = optarg;
+			break;
+		case 'j':
+			o->listing_json = optarg;
+			break;
+		case 'J':
+			o->stats_json = optarg;
+			break;
+		bad_num:
+			fprintf(stderr, "nftdp: bad value '%s'\n", optarg);
+			return -1;
 		case 'h':
 		default:
 			usage(argv[0]);
@@ -124,9 +231,11 @@ static int self_dir(char *buf, size_t size)
 	return 0;
 }
 
-/* Load the ruleset with the stock nft through our own socket, serving the
- * control socket while nft runs. */
-static int load_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *file)
+/* Run the stock nft (nftdp-nft) on our own socket with up to three
+ * arguments, stdout to out_file when given, serving the control socket
+ * while it runs. */
+static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file, const char *a1,
+		   const char *a2, const char *a3)
 {
 	char dir[PATH_MAX], wrapper[PATH_MAX + 16];
 	int status;
@@ -135,12 +244,22 @@ static int load_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *fil
 	if (self_dir(dir, sizeof(dir)) < 0)
 		return -1;
 	snprintf(wrapper, sizeof(wrapper), "%s/nftdp-nft", dir);
+	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (out_file) {
+			int fd = open(out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+				fprintf(stderr, "nftdp: %s: %s\n", out_file, strerror(errno));
+				_exit(126);
+			}
+			close(fd);
+		}
 		setenv("NFTDP_SOCKET", sock, 1);
-		execl(wrapper, wrapper, "-f", file, (char *)NULL);
+		execl(wrapper, wrapper, a1, a2, a3, (char *)NULL);
 		fprintf(stderr, "nftdp: cannot run %s: %s\n", wrapper, strerror(errno));
 		_exit(127);
 	}
@@ -151,7 +270,7 @@ static int load_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *fil
 			break;
 		if (r < 0 && errno != EINTR)
 			return -1;
-		if (quit) {
+		if (quit && out_file == NULL) {
 			kill(pid, SIGTERM);
 			waitpid(pid, &status, 0);
 			return -1;
@@ -159,8 +278,66 @@ static int load_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *fil
 		nftdp_ctl_poll(ctl, 10);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "nftdp: loading ruleset %s failed\n", file);
+		fprintf(stderr, "nftdp: nft %s %s %s failed\n", a1, a2 ? a2 : "", a3 ? a3 : "");
 		return -1;
+	}
+	return 0;
+}
+
+static void set_reclaim(struct nftdp_set *s, void *arg)
+{
+	(void)arg;
+	nftdp_set_reclaim(s);
+}
+
+static bool all_idle(const struct nftdp_dp *dp, long ms)
+{
+	uint64_t now = rte_rdtsc(), lim = rte_get_tsc_hz() / 1000 * (uint64_t)ms;
+
+	for (unsigned int i = 0; i < dp->n_workers; i++)
+		if (now - dp->w[i].last_busy_tsc < lim)
+			return false;
+	return true;
+}
+
+static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_ctl_config *cfg)
+{
+	uint16_t port;
+
+	RTE_ETH_FOREACH_DEV(port) {
+		struct nftdp_dp_port *pt = &dp->port[port];
+		struct nftdp_ctl_iface *ifc;
+
+		if (cfg->n_ifaces == NFTDP_CTL_MAX_IFACES)
+			break;
+		pt->used = true;
+		pt->port_id = port;
+		pt->ifindex = port + 1u;
+		if (o->ifname[port])
+			snprintf(pt->name, sizeof(pt->name), "%s", o->ifname[port]);
+		else
+			snprintf(pt->name, sizeof(pt->name), "dp%u", port);
+		ifc = &cfg->ifaces[cfg->n_ifaces++];
+		snprintf(ifc->name, sizeof(ifc->name), "%s", pt->name);
+		ifc->ifindex = pt->ifindex;
+		if (port + 1u > dp->n_ports)
+			dp->n_ports = (uint16_t)(port + 1u);
+		dp->wire[port] = port;
+	}
+	if (dp->n_ports == 0) {
+		fprintf(stderr, "nftdp: no ports (give --vdev=... or a PCI device)\n");
+		return -1;
+	}
+	for (unsigned int i = 0; i < o->n_wire; i++) {
+		int a = o->wire[i][0], b = o->wire[i][1];
+
+		if (a >= dp->n_ports || b >= dp->n_ports || !dp->port[a].used ||
+		    !dp->port[b].used) {
+			fprintf(stderr, "nftdp: --wire %d:%d: no such port\n", a, b);
+			return -1;
+		}
+		dp->wire[a] = (uint16_t)b;
+		dp->wire[b] = (uint16_t)a;
 	}
 	return 0;
 }
@@ -168,11 +345,16 @@ static int load_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *fil
 int main(int argc, char **argv)
 {
 	struct nftdp_ctl_config cfg = {0};
-	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock"};
-	struct nftdp_ctl *ctl;
+	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock", .exit_on_idle_ms = -1};
+	struct nftdp_vm_state_config scfg = {0};
+	struct nftdp_vm_gen_domain_config dcfg = {0};
+	static struct nftdp_dp dp;
+	unsigned int lcores[NFTDP_DP_MAX_WORKERS], lc;
+	struct nftdp_ctl *ctl = NULL;
 	struct sigaction sa;
-	uint16_t port;
-	int ret, n;
+	uint64_t hz, next_stats, next_ctl = 0, t_start;
+	bool run_workers;
+	int ret, n, rc = 1;
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
@@ -186,21 +368,59 @@ int main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	RTE_ETH_FOREACH_DEV(port) {
-		struct nftdp_ctl_iface *ifc;
+	dp.burst = o.burst ? o.burst : 32;
+	dp.router = o.router;
+	dp.mtu = (uint16_t)o.mtu;
+	if (setup_ports(&dp, &o, &cfg) < 0)
+		goto out_eal;
 
-		if (cfg.n_ifaces == NFTDP_CTL_MAX_IFACES)
+	/* every worker lcore is a worker, --workers N the first N of them */
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (dp.n_workers == NFTDP_DP_MAX_WORKERS || (o.workers && dp.n_workers == o.workers))
 			break;
-		ifc = &cfg.ifaces[cfg.n_ifaces++];
-		if (o.ifname[port])
-			snprintf(ifc->name, sizeof(ifc->name), "%s", o.ifname[port]);
-		else
-			snprintf(ifc->name, sizeof(ifc->name), "dp%u", port);
-		ifc->ifindex = port + 1;
+		lcores[dp.n_workers++] = lc;
 	}
+	if (dp.n_workers == 0) {
+		dp.main_is_worker = true;
+		dp.n_workers = 1;
+		lcores[0] = rte_get_main_lcore();
+	}
+
+	scfg.n_workers = dp.n_workers;
+	scfg.max_counters = 1u << 16;
+	scfg.max_cells = 1u << 14;
+	scfg.log_ring_size = 1024;
+	scfg.hash_seed = (uint32_t)rte_rdtsc();
+	ret = nftdp_vm_state_create(&scfg, &dp.state);
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: VM state: %s\n", strerror(-ret));
+		goto out_eal;
+	}
+	dcfg.max_readers = dp.n_workers;
+	dcfg.state = dp.state;
+	dcfg.set_reclaim = set_reclaim;
+	ret = nftdp_vm_gen_domain_create(&dcfg, &dp.dom);
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: generation domain: %s\n", strerror(-ret));
+		goto out_state;
+	}
+	if (nftdp_dp_ports_init(&dp) < 0)
+		goto out_ports;
+	ret = nftdp_dp_workers_init(&dp, lcores);
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: workers: %s\n", strerror(-ret));
+		goto out_workers;
+	}
+	if (nftdp_dp_telemetry_register(&dp) < 0)
+		fprintf(stderr, "nftdp: telemetry commands not registered\n");
+
 	cfg.socket_path = o.socket_path;
 	cfg.flowtables = o.flowtables;
+	/* --control-only: no generations, workers see no base chains */
+	cfg.vm_state = o.control_only ? NULL : dp.state;
+	cfg.gen_dom = o.control_only ? NULL : dp.dom;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -211,24 +431,103 @@ int main(int argc, char **argv)
 	ret = nftdp_ctl_create(&cfg, &ctl);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: control socket %s: %s\n", o.socket_path, strerror(-ret));
-		rte_eal_cleanup();
-		return 1;
+		goto out_workers;
 	}
-	if (o.ruleset && load_ruleset(ctl, o.socket_path, o.ruleset) < 0) {
-		nftdp_ctl_destroy(ctl);
-		rte_eal_cleanup();
-		return 1;
+	/* the ruleset is in place before the first packet is read */
+	if (o.ruleset && run_nft(ctl, o.socket_path, NULL, "-f", o.ruleset, NULL) < 0) {
+		fprintf(stderr, "nftdp: loading ruleset %s failed\n", o.ruleset);
+		goto out_ctl;
 	}
 
+	printf("nftdp: %u worker%s%s, burst %u, %s mode\n", dp.n_workers,
+	       dp.n_workers == 1 ? "" : "s", dp.main_is_worker ? " (on the main lcore)" : "",
+	       dp.burst, dp.router ? "router" : "wire");
+	hz = rte_get_tsc_hz();
+	dp.start_tsc = t_start = rte_rdtsc();
+	next_stats = t_start + (uint64_t)(o.stats_period * (double)hz);
+	/* --control-only forwards nothing: no worker polls (a net_null port
+	 * would keep one busy for nothing) */
+	run_workers = !o.control_only;
+	for (unsigned int i = 0; i < dp.n_workers; i++) {
+		if (dp.main_is_worker || !run_workers)
+			break;
+		ret = rte_eal_remote_launch(nftdp_dp_worker_main, &dp.w[i], dp.w[i].lcore);
+		if (ret < 0) {
+			fprintf(stderr, "nftdp: lcore %u: %s\n", dp.w[i].lcore, strerror(-ret));
+			quit = 1;
+		}
+	}
+	if (dp.main_is_worker && run_workers)
+		nftdp_dp_worker_begin(&dp.w[0]);
+
+	ret = 0;
 	while (!quit) {
-		ret = nftdp_ctl_poll(ctl, 100);
+		uint64_t now;
+
+		if (dp.main_is_worker && run_workers) {
+			/* the burst loop, with a control poll every millisecond */
+			nftdp_dp_worker_poll(&dp.w[0]);
+			now = rte_rdtsc();
+			if (now < next_ctl)
+				continue;
+			next_ctl = now + hz / 1000;
+			nftdp_vm_gen_reader_offline(dp.dom, 0);
+			ret = nftdp_ctl_poll(ctl, 0);
+			nftdp_vm_gen_reader_online(dp.dom, 0);
+		} else {
+			ret = nftdp_ctl_poll(ctl, 10);
+		}
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "nftdp: control socket: %s\n", strerror(-ret));
 			break;
 		}
+		ret = 0;
+		nftdp_vm_gen_reclaim(dp.dom);
+		nftdp_dp_log_drain(&dp);
+		now = rte_rdtsc();
+		if (o.stats_period > 0 && now >= next_stats) {
+			nftdp_dp_stats_print(&dp, o.stats_period);
+			next_stats = now + (uint64_t)(o.stats_period * (double)hz);
+		}
+		if (o.exit_on_idle_ms >= 0 && all_idle(&dp, o.exit_on_idle_ms))
+			break;
 	}
 
+	dp.stop = true;
+	if (dp.main_is_worker && run_workers)
+		nftdp_dp_worker_end(&dp.w[0]);
+	else
+		rte_eal_mp_wait_lcore();
+	nftdp_dp_log_drain(&dp);
+	{
+		double run_s = (double)(rte_rdtsc() - t_start) / (double)hz;
+
+		rc = ret < 0 ? 1 : 0;
+		/* counters live in the arena: list them while it exists */
+		if (o.listing &&
+		    run_nft(ctl, o.socket_path, o.listing, "list", "ruleset", NULL) < 0)
+			rc = 1;
+		if (o.listing_json &&
+		    run_nft(ctl, o.socket_path, o.listing_json, "-j", "list", "ruleset") < 0)
+			rc = 1;
+		if (o.stats_json && nftdp_dp_stats_json(&dp, o.stats_json, run_s) < 0) {
+			fprintf(stderr, "nftdp: %s: %s\n", o.stats_json, strerror(errno));
+			rc = 1;
+		}
+	}
+out_ctl:
 	nftdp_ctl_destroy(ctl);
+out_workers:
+	nftdp_dp_ports_close(&dp);
+	nftdp_dp_workers_free(&dp);
+	nftdp_vm_gen_domain_destroy(dp.dom);
+	goto out_state;
+out_ports:
+	nftdp_dp_ports_close(&dp);
+	nftdp_vm_gen_domain_destroy(dp.dom);
+out_state:
+	nftdp_vm_state_destroy(dp.state);
+out_eal:
 	rte_eal_cleanup();
-	return ret < 0 && ret != -EINTR ? 1 : 0;
+	return rc;
 }

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dataplane/ internals shared by its files: the byte-level parser and the
+ * kernel's input/forward checks (parse.c, no EAL needed), reply builders
+ * (reject.c), ports (port.c), the hook pipeline (pipeline.c), workers
+ * (worker.c), statistics and telemetry (stats.c), nf_log printing (log.c).
+ *
+ * Threading: one struct nftdp_dp_worker per worker, written only by its
+ * worker (its stats included: the control thread and telemetry read them
+ * without locks, as the kernel reads per-cpu counters). struct nftdp_dp is
+ * set up by main before workers start and read-only afterwards, except
+ * `stop`.
+ */
+#ifndef NFTDP_DATAPLANE_PRIV_H
+#define NFTDP_DATAPLANE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nftdp_vm.h"
+
+/* ------------------------------------------------------------------ */
+/* parse.c: bytes only, no DPDK (unit-tested without EAL)              */
+
+#define NFTDP_DP_ETH_HLEN 14
+#define NFTDP_DP_VLAN_HLEN 4
+#define NFTDP_DP_ETH_P_IP 0x0800
+#define NFTDP_DP_ETH_P_IPV6 0x86dd
+#define NFTDP_DP_ETH_P_8021Q 0x8100
+#define NFTDP_DP_ETH_P_8021AD 0x88a8
+
+/** Why a packet was dropped outside the ruleset; one counter each per worker. */
+enum nftdp_dp_drop {
+	NFTDP_DP_DROP_RUNT,	     /**< shorter than an Ethernet header */
+	NFTDP_DP_DROP_MULTISEG,	     /**< chained mbuf that could not be linearized */
+	NFTDP_DP_DROP_OTHERHOST,     /**< --router: VLAN id != 0 (the kernel's PACKET_OTHERHOST) */
+	NFTDP_DP_DROP_IP_HDR,	     /**< ip_rcv: version, ihl, header past the end */
+	NFTDP_DP_DROP_IP_CSUM,	     /**< ip_rcv: header checksum */
+	NFTDP_DP_DROP_IP_LEN,	     /**< ip_rcv: total length vs frame */
+	NFTDP_DP_DROP_IP6_HDR,	     /**< ipv6_rcv: version, header past the end */
+	NFTDP_DP_DROP_IP6_LEN,	     /**< ipv6_rcv: payload length vs frame */
+	NFTDP_DP_DROP_IP6_ADDR,	     /**< ipv6_rcv: multicast or loopback source, loopback dest */
+	NFTDP_DP_DROP_TTL,	     /**< --router: TTL / hop limit <= 1 (time exceeded sent) */
+	NFTDP_DP_DROP_MARTIAN,	     /**< --router: martian source or destination */
+	NFTDP_DP_DROP_NOT_FORWARDED, /**< --router: broadcast/multicast, not forwarded */
+	NFTDP_DP_DROP_TX_FULL,	     /**< tx queue or hand-off ring full */
+	NFTDP_DP_DROP_NO_MBUF,	     /**< no mbuf for a reply or a dup */
+	NFTDP_DP_DROP_MAX
+};
+
+extern const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX];
+
+/** What the link layer says about a frame. */
+struct nftdp_dp_l2 {
+	uint16_t proto;	   /**< ethertype after the outer tag (skb->protocol), host order */
+	uint16_t nh_off;   /**< network header as the kernel sets it: after the outer tag */
+	uint16_t ip_proto; /**< ethertype after every tag (up to two), host order */
+	uint16_t ip_off;   /**< where that header starts */
+	uint16_t vid;	   /**< outer VLAN id, 0 if untagged */
+	uint8_t n_vlan;	   /**< tags seen (0..2) */
+};
+
+/**
+ * Parse Ethernet and up to two 802.1Q/802.1ad tags of a frame of len bytes.
+ * The kernel untags the outer tag before netdev ingress (skb_vlan_untag):
+ * nh_off and proto describe that view, the VM still finds the tag bytes in
+ * the data where nft's `vlan` payload expects them.
+ * @return false when the frame is shorter than its headers.
+ */
+bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftdp_dp_l2 *l2);
+
+/**
+ * ip_rcv_core()'s checks on the IPv4 header at d + off (avail bytes to the
+ * end of the frame): version, ihl, header checksum, total length.
+ * @return NFTDP_DP_DROP_MAX when the packet passes, and *ip_len = total
+ *   length (the frame is trimmed to it); else the drop reason.
+ */
+enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);
+
+/** The same for ipv6_rcv()/ip6_rcv_core(): *ip_len = 40 + payload length. */
+enum nftdp_dp_drop nftdp_dp_ip6_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);
+
+/**
+ * The kernel's forwarding step before the forward hook (ip_route_input
+ * martians, ip_forward's TTL check and ip_decrease_ttl; ip6_forward's).
+ * Decrements TTL / hop limit in place (incremental checksum, as
+ * ip_decrease_ttl). @return NFTDP_DP_DROP_MAX to forward, else the reason;
+ * NFTDP_DP_DROP_TTL means a time-exceeded reply is due.
+ */
+enum nftdp_dp_drop nftdp_dp_ip_forward(uint8_t *iph, uint32_t ip_len);
+enum nftdp_dp_drop nftdp_dp_ip6_forward(uint8_t *ip6h, uint32_t ip_len);
+
+/** One's-complement sum helpers (RFC 1071), network byte order data. */
+uint32_t nftdp_dp_csum_add(uint32_t sum, const void *buf, uint32_t len);
+uint16_t nftdp_dp_csum_fold(uint32_t sum);
+
+/* ------------------------------------------------------------------ */
+/* reject.c: reply frames (bytes only)                                  */
+
+#define NFTDP_DP_REPLY_MAX 1294 /**< 14 + 1280 (IPv6 minimum MTU) */
+
+/**
+ * Build the frame nf_reject / icmp_send would send in answer to the IP
+ * packet at frame + ip_off (ip_len bytes, already trimmed): a TCP RST
+ * (type NFT_REJECT_TCP_RST) or an ICMP/ICMPv6 error with icmp_type/code.
+ * MACs swapped and VLAN tags kept, TTL / hop limit 64.
+ * @return the frame length, 0 when the kernel sends nothing (fragment, RST,
+ *   ICMP error, multicast, bad L4 checksum, too short).
+ */
+uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
+			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
+			       uint8_t *out, uint32_t cap);
+
+#ifndef NFTDP_DP_BYTES_ONLY
+/* ------------------------------------------------------------------ */
+/* Everything below needs DPDK.                                         */
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#define NFTDP_DP_MAX_WORKERS 64
+#define NFTDP_DP_MAX_RXQ 64 /**< rx queues one worker polls */
+#define NFTDP_DP_TXBUF 256  /**< staged tx per port per worker (flushed when full) */
+#define NFTDP_DP_NO_PORT UINT16_MAX
+
+/** Pipeline stages, for per-hook counters. */
+enum nftdp_dp_stage {
+	NFTDP_DP_ST_NETDEV_INGRESS,
+	NFTDP_DP_ST_INET_INGRESS,
+	NFTDP_DP_ST_PREROUTING,
+	NFTDP_DP_ST_FORWARD,
+	NFTDP_DP_ST_POSTROUTING,
+	NFTDP_DP_ST_NETDEV_EGRESS,
+	NFTDP_DP_ST_MAX
+};
+extern const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX];
+
+/** Verdicts counted per stage. */
+enum nftdp_dp_vclass {
+	NFTDP_DP_V_ACCEPT,
+	NFTDP_DP_V_DROP,
+	NFTDP_DP_V_REJECT, /**< drop with a reply */
+	NFTDP_DP_V_STOLEN, /**< fwd */
+	NFTDP_DP_V_QUEUE,
+	NFTDP_DP_V_MAX
+};
+extern const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX];
+
+struct nftdp_dp_stats {
+	uint64_t rx[RTE_MAX_ETHPORTS];
+	uint64_t tx[RTE_MAX_ETHPORTS];
+	uint64_t tx_drop[RTE_MAX_ETHPORTS];
+	uint64_t hook[NFTDP_DP_ST_MAX][NFTDP_DP_V_MAX];
+	uint64_t drop[NFTDP_DP_DROP_MAX];
+	uint64_t replies; /**< rejects and time-exceeded sent */
+	uint64_t dups;
+	uint64_t bursts;
+} __rte_cache_aligned;
+
+struct nftdp_dp_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct nftdp_dp_txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[NFTDP_DP_TXBUF];
+};
+
+struct nftdp_dp;
+
+/** A worker's own state; one writer. */
+struct nftdp_dp_worker {
+	unsigned int id;
+	unsigned int lcore;
+	struct nftdp_dp *dp;
+	struct nftdp_vm_ctx ctx;
+	struct rte_mempool *pool; /**< replies and dups, on this worker's socket */
+	unsigned int n_rxq;
+	struct nftdp_dp_rxq rxq[NFTDP_DP_MAX_RXQ];
+	/** tx queue of each port this worker owns, NFTDP_DP_NO_PORT: hand off */
+	uint16_t txq[RTE_MAX_ETHPORTS];
+	/** ring to the owner of a queue-starved port (single producer: us) */
+	struct rte_ring *handoff[RTE_MAX_ETHPORTS];
+	/** rings this worker drains for ports it transmits for (single consumer) */
+	unsigned int n_drain;
+	struct rte_ring *drain[NFTDP_DP_MAX_WORKERS];
+	uint16_t drain_port[NFTDP_DP_MAX_WORKERS];
+	struct nftdp_dp_txbuf tx[RTE_MAX_ETHPORTS];
+	uint16_t ip_id;
+	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
+	uint64_t tsc0, mono0_ns, real0_ns;
+	volatile uint64_t last_busy_tsc; /**< last non-empty rx, read by main */
+	volatile bool done;
+	struct nftdp_dp_stats st;
+	/* per-burst scratch */
+	struct nftdp_vm_pkt view[NFTDP_VM_BURST_MAX];
+	struct rte_mbuf *mb[NFTDP_VM_BURST_MAX];
+	uint8_t reply[NFTDP_DP_REPLY_MAX];
+} __rte_cache_aligned;
+
+struct nftdp_dp_port {
+	uint16_t port_id;
+	bool used;
+	uint32_t ifindex; /**< port id + 1 */
+	char name[16];
+	struct rte_ether_addr mac;
+	uint16_t n_rxq, n_txq;
+	bool rss;
+	int socket;
+	struct rte_mempool *pool;
+};
+
+/** The whole dataplane: set up by main, read-only once workers run. */
+struct nftdp_dp {
+	unsigned int burst;
+	bool router;
+	uint16_t mtu; /**< 0: leave the port's */
+	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
+	uint16_t n_ports;
+	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
+	unsigned int n_workers;
+	bool main_is_worker; /**< no worker lcores: the main lcore runs worker 0 */
+	struct nftdp_dp_worker *w;
+	struct nftdp_vm_gen_domain *dom;
+	struct nftdp_vm_state *state;
+	volatile bool stop;
+	uint64_t start_tsc;
+};
+
+/* port.c */
+int nftdp_dp_ports_init(struct nftdp_dp *dp);
+void nftdp_dp_ports_close(struct nftdp_dp *dp);
+int nftdp_dp_queues_assign(struct nftdp_dp *dp);
+
+/* worker.c */
+int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores);
+int nftdp_dp_worker_main(void *arg);
+void nftdp_dp_worker_begin(struct nftdp_dp_worker *w);
+/** One pass over the worker's rx queues; returns packets received. */
+unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w);
+void nftdp_dp_worker_end(struct nftdp_dp_worker *w);
+void nftdp_dp_workers_free(struct nftdp_dp *dp);
+
+/* pipeline.c */
+void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n);
+/** Stage m for transmission on port (flushes when the buffer is full). */
+void nftdp_dp_tx_stage(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m);
+void nftdp_dp_tx_flush(struct nftdp_dp_worker *w);
+
+/* stats.c */
+void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out);
+int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_s);
+void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s);
+int nftdp_dp_telemetry_register(struct nftdp_dp *dp);
+
+/* log.c */
+void nftdp_dp_log_drain(struct nftdp_dp *dp);
+#endif /* NFTDP_DP_BYTES_ONLY */
+
+#endif /* NFTDP_DATAPLANE_PRIV_H */

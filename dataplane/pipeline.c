@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The hook pipeline of one rx burst, wire mode (docs/dataplane.md):
+ *
+ *   netdev ingress -> inet ingress -> ip_rcv checks -> prerouting
+ *     -> [--router: martians, TTL, decrement] -> forward -> postrouting
+ *     -> netdev egress -> staged for tx
+ *
+ * Each hook runs every base chain of the generation's (nfproto, hook) list
+ * over the packets still alive, as one burst per family (ip/inet for IPv4,
+ * ip6/inet for IPv6). Accept moves on; drop, reject, fwd (stolen) and queue
+ * end the packet here. One struct nftdp_vm_pkt per packet lives through
+ * every hook, so what a hook sets (meta mark, priority, payload writes) is
+ * seen by the later ones, as skb fields are in the kernel.
+ */
+#include <arpa/inet.h>
+#include <linux/if_arp.h>
+#include <linux/if_packet.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include "dataplane_priv.h"
+
+const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX] = {
+	[NFTDP_DP_ST_NETDEV_INGRESS] = "netdev_ingress",
+	[NFTDP_DP_ST_INET_INGRESS] = "inet_ingress",
+	[NFTDP_DP_ST_PREROUTING] = "prerouting",
+	[NFTDP_DP_ST_FORWARD] = "forward",
+	[NFTDP_DP_ST_POSTROUTING] = "postrouting",
+	[NFTDP_DP_ST_NETDEV_EGRESS] = "netdev_egress",
+};
+
+const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX] = {
+	[NFTDP_DP_V_ACCEPT] = "accept", [NFTDP_DP_V_DROP] = "drop",
+	[NFTDP_DP_V_REJECT] = "reject", [NFTDP_DP_V_STOLEN] = "stolen",
+	[NFTDP_DP_V_QUEUE] = "queue",
+};
+
+/* What the pipeline keeps per packet besides the VM's view. */
+struct dp_meta {
+	uint16_t ip_off;   /* IP header after every tag */
+	uint16_t l2_nh;	   /* network header as netdev hooks see it */
+	uint16_t l2_proto; /* skb->protocol at netdev hooks, host order */
+	uint16_t ip_proto; /* ethertype after every tag, host order */
+	uint32_t ip_len;   /* IP datagram length (clipped to the frame until ip_rcv) */
+	uint16_t vid;
+};
+
+void nftdp_dp_tx_flush_port(struct nftdp_dp_worker *w, uint16_t port);
+
+void nftdp_dp_tx_flush_port(struct nftdp_dp_worker *w, uint16_t port)
+{
+	struct nftdp_dp_txbuf *b = &w->tx[port];
+	unsigned int sent;
+
+	if (b->n == 0)
+		return;
+	if (w->txq[port] != NFTDP_DP_NO_PORT) {
+		sent = rte_eth_tx_burst(port, w->txq[port], b->m, b->n);
+		w->st.tx[port] += sent;
+	} else {
+		/* a queue-starved port: its owner transmits for us */
+		sent = rte_ring_sp_enqueue_burst(w->handoff[port], (void **)b->m, b->n, NULL);
+	}
+	if (sent < b->n) {
+		w->st.tx_drop[port] += b->n - sent;
+		w->st.drop[NFTDP_DP_DROP_TX_FULL] += b->n - sent;
+		rte_pktmbuf_free_bulk(b->m + sent, b->n - sent);
+	}
+	b->n = 0;
+}
+
+void nftdp_dp_tx_stage(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct nftdp_dp_txbuf *b = &w->tx[port];
+
+	if (b->n == NFTDP_DP_TXBUF)
+		nftdp_dp_tx_flush_port(w, port);
+	b->m[b->n++] = m;
+}
+
+void nftdp_dp_tx_flush(struct nftdp_dp_worker *w)
+{
+	for (uint16_t p = 0; p < w->dp->n_ports; p++)
+		nftdp_dp_tx_flush_port(w, p);
+}
+
+static bool port_valid(const struct nftdp_dp *dp, uint32_t ifindex)
+{
+	return ifindex >= 1 && ifindex <= dp->n_ports && dp->port[ifindex - 1].used;
+}
+
+/* Send a copy of the frame where reply bytes were built. */
+static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len)
+{
+	struct rte_mbuf *r = rte_pktmbuf_alloc(w->pool);
+	char *d;
+
+	if (r == NULL || (d = rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
+		rte_pktmbuf_free(r);
+		w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+		return;
+	}
+	memcpy(d, w->reply, len);
+	w->st.replies++;
+	nftdp_dp_tx_stage(w, port, r);
+}
+
+static void reject(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+		   const struct dp_meta *mt, uint16_t rx_port)
+{
+	bool rst = p->out.reject_type == NFT_REJECT_TCP_RST;
+	uint32_t n;
+
+	if (mt->ip_proto != NFTDP_DP_ETH_P_IP && mt->ip_proto != NFTDP_DP_ETH_P_IPV6)
+		return;
+	n = nftdp_dp_reject_build(p->data, mt->ip_off, mt->ip_len, rst, p->out.reject_icmp_type,
+				  p->out.reject_icmp_code, w->ip_id++, w->reply,
+				  sizeof(w->reply));
+	if (n)
+		send_reply(w, rx_port, n);
+}
+
+static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct nftdp_vm_pkt *p)
+{
+	for (unsigned int i = 0; i < p->out.n_dup && i < NFTDP_VM_MAX_DUP; i++) {
+		struct rte_mbuf *c;
+
+		if (!port_valid(w->dp, p->out.dup_oif[i]))
+			continue;
+		c = rte_pktmbuf_copy(mb, w->pool, 0, UINT32_MAX);
+		if (c == NULL) {
+			w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+			continue;
+		}
+		w->st.dups++;
+		nftdp_dp_tx_stage(w, (uint16_t)(p->out.dup_oif[i] - 1), c);
+	}
+}
+
+/*
+ * Act on the verdicts of one hook over act[0..n) and keep the accepted
+ * packets in act, in order. Returns how many are left.
+ */
+static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
+			   struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
+			   const struct dp_meta *meta, uint16_t rx_port)
+{
+	uint64_t *cnt = w->st.hook[stage];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		unsigned int idx = (unsigned int)(p - w->view);
+		struct rte_mbuf *mb = w->mb[idx];
+
+		if (p->out.n_dup)
+			dup_out(w, mb, p);
+		switch (v[i]) {
+		case NF_ACCEPT:
+			cnt[NFTDP_DP_V_ACCEPT]++;
+			memset(&p->out, 0, sizeof(p->out));
+			act[k++] = p;
+			continue;
+		case NF_STOLEN:
+			cnt[NFTDP_DP_V_STOLEN]++;
+			if (p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
+				nftdp_dp_tx_stage(w, (uint16_t)(p->out.fwd_oif - 1), mb);
+				continue;
+			}
+			break;
+		case NF_DROP:
+			if (p->out.reject) {
+				cnt[NFTDP_DP_V_REJECT]++;
+				reject(w, p, &meta[idx], rx_port);
+			} else {
+				cnt[NFTDP_DP_V_DROP]++;
+			}
+			break;
+		default:
+			cnt[NFTDP_DP_V_QUEUE]++;
+			break;
+		}
+		rte_pktmbuf_free(mb);
+	}
+	return k;
+}
+
+/*
+ * Run one hook of an inet-style family over the packets in act: IPv4 and
+ * IPv6 ones through their own lists (inet base chains are in both), as one
+ * burst each. A conntrack step (issue 5) slots in here by priority with
+ * nftdp_vm_gen_run_hook_burst_prio around it.
+ */
+static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
+				unsigned int n, const struct dp_meta *meta, uint16_t rx_port)
+{
+	struct nftdp_vm_pkt *v4[NFTDP_VM_BURST_MAX], *v6[NFTDP_VM_BURST_MAX];
+	unsigned int r4[NFTDP_VM_BURST_MAX], r6[NFTDP_VM_BURST_MAX];
+	unsigned int n4 = 0, n6 = 0, k;
+
+	for (unsigned int i = 0; i < n; i++) {
+		act[i]->hook = hook;
+		if (act[i]->nfproto == NFPROTO_IPV4)
+			v4[n4++] = act[i];
+		else
+			v6[n6++] = act[i];
+	}
+	if (gen) {
+		if (n4)
+			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, hook, v4, n4, r4, &w->ctx);
+		if (n6)
+			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV6, hook, v6, n6, r6, &w->ctx);
+	} else {
+		for (unsigned int i = 0; i < n4; i++)
+			r4[i] = NF_ACCEPT;
+		for (unsigned int i = 0; i < n6; i++)
+			r6[i] = NF_ACCEPT;
+	}
+	n4 = settle(w, stage, v4, n4, r4, meta, rx_port);
+	n6 = settle(w, stage, v6, n6, r6, meta, rx_port);
+	/* back into one list in arrival order (views are in rx order) */
+	k = 0;
+	for (unsigned int i = 0, j = 0; i < n4 || j < n6;)
+		act[k++] = (j >= n6 || (i < n4 && v4[i] < v6[j])) ? v4[i++] : v6[j++];
+	return k;
+}
+
+static unsigned int run_netdev_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				    enum nftdp_dp_stage stage, uint8_t hook,
+				    struct nftdp_vm_pkt **act, unsigned int n,
+				    const struct dp_meta *meta, uint16_t rx_port)
+{
+	unsigned int v[NFTDP_VM_BURST_MAX];
+
+	if (n == 0)
+		return 0;
+	if (gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, hook)) {
+		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_NETDEV, hook, act, n, v, &w->ctx);
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			v[i] = NF_ACCEPT;
+	}
+	return settle(w, stage, act, n, v, meta, rx_port);
+}
+
+static uint8_t pkttype_of(const uint8_t *d)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+	if (d[0] & 1)
+		return memcmp(d, bcast, 6) == 0 ? PACKET_BROADCAST : PACKET_MULTICAST;
+	/* every unicast frame is for us: the appliance is the next hop */
+	return PACKET_HOST;
+}
+
+static bool is_ip(uint16_t ethertype)
+{
+	return ethertype == NFTDP_DP_ETH_P_IP || ethertype == NFTDP_DP_ETH_P_IPV6;
+}
+
+/* declared length clipped to what the frame holds (before ip_rcv) */
+static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, uint16_t ethertype)
+{
+	uint32_t l;
+
+	if (ethertype == NFTDP_DP_ETH_P_IP)
+		l = avail >= 4 ? ((uint32_t)ip[2] << 8 | ip[3]) : avail;
+	else
+		l = avail >= 6 ? 40 + ((uint32_t)ip[4] << 8 | ip[5]) : avail;
+	return l < avail ? l : avail;
+}
+
+/* the view of an IP packet at ip/ip6/inet hooks: trimmed to the datagram */
+static void view_ip(struct nftdp_vm_pkt *p, const struct dp_meta *mt)
+{
+	p->mac_off = 0;
+	p->nh_off = mt->ip_off;
+	p->len = mt->ip_off + mt->ip_len;
+	p->skb_len = mt->ip_len;
+	p->protocol = htons(mt->ip_proto);
+	p->inner_off = -1;
+	p->flags &= (uint8_t)~NFTDP_VM_PKT_F_INNER;
+	nftdp_vm_pkt_parse_ip(p);
+}
+
+void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+{
+	struct nftdp_dp *dp = w->dp;
+	const struct nftdp_dp_port *rx = &dp->port[rx_port];
+	uint16_t tx_port = dp->wire[rx_port];
+	const struct nftdp_dp_port *tx = &dp->port[tx_port];
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *ipl[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *other[NFTDP_VM_BURST_MAX];
+	struct dp_meta meta[NFTDP_VM_BURST_MAX];
+	unsigned int na = 0, nip = 0, nother = 0, k;
+
+	w->st.rx[rx_port] += n;
+	for (unsigned int i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+
+	/* 1. parse; the netdev ingress view (skb->len: frame minus 14, padding
+	 * included; the outer tag untagged as skb_vlan_untag leaves it) */
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct nftdp_vm_pkt *p = &w->view[i];
+		struct nftdp_dp_l2 l2;
+		uint8_t *d;
+		uint32_t len;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+		/* the VM needs contiguous bytes: linearize chained mbufs, or drop
+		 * them when the first segment has no room */
+		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
+			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		d = rte_pktmbuf_mtod(mb, uint8_t *);
+		len = rte_pktmbuf_data_len(mb);
+		if (!nftdp_dp_parse_l2(d, len, &l2)) {
+			w->st.drop[NFTDP_DP_DROP_RUNT]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		w->mb[i] = mb;
+		meta[i].ip_off = l2.ip_off;
+		meta[i].l2_nh = l2.nh_off;
+		meta[i].l2_proto = l2.proto;
+		meta[i].ip_proto = l2.ip_proto;
+		meta[i].vid = l2.vid;
+		meta[i].ip_len = is_ip(l2.ip_proto)
+					 ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
+					 : 0;
+		nftdp_vm_pkt_init(p, d, len, 0, l2.nh_off);
+		/* payload writes only on mbufs nobody else holds */
+		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
+			p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+		p->protocol = htons(l2.proto);
+		if (is_ip(l2.proto))
+			nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
+		p->nfproto = NFPROTO_NETDEV;
+		p->hook = NF_NETDEV_INGRESS;
+		p->iif = rx->ifindex;
+		p->iifname = rx->name;
+		p->iiftype = ARPHRD_ETHER;
+		p->pkttype = pkttype_of(d);
+		p->cpu = (uint16_t)w->lcore;
+		act[na++] = p;
+	}
+
+	/* 2. netdev ingress */
+	na = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_INGRESS, NF_NETDEV_INGRESS, act, na, meta,
+			     rx_port);
+
+	/* 3. IP packets on to the inet stack; the rest straight to egress */
+	for (unsigned int i = 0; i < na; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		const struct dp_meta *mt = &meta[p - w->view];
+
+		if (!is_ip(mt->ip_proto)) {
+			other[nother++] = p;
+			continue;
+		}
+		if (dp->router && mt->vid != 0) {
+			/* no VLAN device: PACKET_OTHERHOST, dropped by ip_rcv */
+			w->st.drop[NFTDP_DP_DROP_OTHERHOST]++;
+			rte_pktmbuf_free(w->mb[p - w->view]);
+			continue;
+		}
+		ipl[nip++] = p;
+	}
+
+	/* inet ingress (nft_do_chain_inet_ingress): untrimmed, skb->len as at
+	 * netdev ingress */
+	k = 0;
+	for (unsigned int i = 0; i < nip; i++) {
+		struct nftdp_vm_pkt *p = ipl[i];
+		const struct dp_meta *mt = &meta[p - w->view];
+
+		p->nh_off = mt->ip_off;
+		p->protocol = htons(mt->ip_proto);
+		p->skb_len = p->len - mt->ip_off;
+		nftdp_vm_pkt_parse_ip(p);
+		if (p->nfproto != NFPROTO_IPV4 && p->nfproto != NFPROTO_IPV6) {
+			/* ethertype says IP, version nibble disagrees: ip_rcv drops it */
+			w->st.drop[mt->ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
+								     : NFTDP_DP_DROP_IP6_HDR]++;
+			rte_pktmbuf_free(w->mb[p - w->view]);
+			continue;
+		}
+		ipl[k++] = p;
+	}
+	nip = run_ip_hook(w, gen, NFTDP_DP_ST_INET_INGRESS, NF_INET_INGRESS, ipl, k, meta,
+			  rx_port);
+
+	/* 4. ip_rcv / ipv6_rcv: what the kernel drops before prerouting */
+	k = 0;
+	for (unsigned int i = 0; i < nip; i++) {
+		struct nftdp_vm_pkt *p = ipl[i];
+		unsigned int idx = (unsigned int)(p - w->view);
+		struct dp_meta *mt = &meta[idx];
+		uint32_t avail = rte_pktmbuf_data_len(w->mb[idx]) - mt->ip_off;
+		enum nftdp_dp_drop why;
+
+		why = mt->ip_proto == NFTDP_DP_ETH_P_IP
+			      ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
+			      : nftdp_dp_ip6_rcv(p->data + mt->ip_off, avail, &mt->ip_len);
+		if (why != NFTDP_DP_DROP_MAX) {
+			w->st.drop[why]++;
+			rte_pktmbuf_free(w->mb[idx]);
+			continue;
+		}
+		view_ip(p, mt);
+		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go */
+		rte_pktmbuf_trim(w->mb[idx],
+				 (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
+		ipl[k++] = p;
+	}
+	nip = k;
+
+	/* 5. prerouting: iif = rx, no oif */
+	nip = run_ip_hook(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
+			  rx_port);
+
+	/* 6. --router: the kernel's forwarding step before the forward hook */
+	if (dp->router) {
+		k = 0;
+		for (unsigned int i = 0; i < nip; i++) {
+			struct nftdp_vm_pkt *p = ipl[i];
+			unsigned int idx = (unsigned int)(p - w->view);
+			const struct dp_meta *mt = &meta[idx];
+			uint8_t *iph = p->data + mt->ip_off;
+			enum nftdp_dp_drop why;
+
+			why = p->nfproto == NFPROTO_IPV4 ? nftdp_dp_ip_forward(iph, mt->ip_len)
+							 : nftdp_dp_ip6_forward(iph, mt->ip_len);
+			if (why == NFTDP_DP_DROP_MAX) {
+				ipl[k++] = p;
+				continue;
+			}
+			w->st.drop[why]++;
+			if (why == NFTDP_DP_DROP_TTL) {
+				/* icmp_send(ICMP_TIME_EXCEEDED, ICMP_EXC_TTL) / ICMPV6_TIME_EXCEED */
+				uint32_t len = nftdp_dp_reject_build(
+					p->data, mt->ip_off, mt->ip_len, false,
+					p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
+					w->reply, sizeof(w->reply));
+
+				if (len)
+					send_reply(w, rx_port, len);
+			}
+			rte_pktmbuf_free(w->mb[idx]);
+		}
+		nip = k;
+	}
+
+	/* 7. forward: iif = rx, oif = tx */
+	for (unsigned int i = 0; i < nip; i++) {
+		ipl[i]->oif = tx->ifindex;
+		ipl[i]->oifname = tx->name;
+		ipl[i]->oiftype = ARPHRD_ETHER;
+	}
+	nip = run_ip_hook(w, gen, NFTDP_DP_ST_FORWARD, NF_INET_FORWARD, ipl, nip, meta, rx_port);
+
+	/* 8. postrouting: the kernel's ip_output still passes the input device */
+	nip = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, ipl, nip, meta,
+			  rx_port);
+
+	/* 9. netdev egress: the whole frame, skb->len includes the 14 bytes */
+	na = 0;
+	for (unsigned int i = 0, j = 0; i < nip || j < nother;) {
+		struct nftdp_vm_pkt *p =
+			(j >= nother || (i < nip && ipl[i] < other[j])) ? ipl[i++] : other[j++];
+		const struct dp_meta *mt = &meta[p - w->view];
+
+		p->nfproto = NFPROTO_NETDEV;
+		p->hook = NF_NETDEV_EGRESS;
+		p->mac_off = 0;
+		p->nh_off = mt->l2_nh;
+		p->protocol = htons(mt->l2_proto);
+		p->len = rte_pktmbuf_data_len(w->mb[p - w->view]);
+		p->skb_len = p->len;
+		if (is_ip(mt->l2_proto))
+			nftdp_vm_pkt_parse_ip(p);
+		p->nfproto = NFPROTO_NETDEV;
+		p->iif = 0;
+		p->iifname = NULL;
+		p->oif = tx->ifindex;
+		p->oifname = tx->name;
+		p->oiftype = ARPHRD_ETHER;
+		act[na++] = p;
+	}
+	na = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_EGRESS, NF_NETDEV_EGRESS, act, na, meta,
+			     rx_port);
+
+	/* 10. stage for tx, in arrival order */
+	for (unsigned int i = 0; i < na; i++)
+		nftdp_dp_tx_stage(w, tx_port, w->mb[act[i] - w->view]);
+}

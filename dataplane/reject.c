@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reply frames for reject and for --router's time exceeded, on bytes only.
+ * Mirrors nf_send_reset / nf_send_unreach (net/ipv4/netfilter/
+ * nf_reject_ipv4.c), their IPv6 twins (nf_reject_ipv6.c), and the parts of
+ * icmp_send / icmpv6_send that decide whether and what to send. nftdp has no
+ * address of its own: the reply's source is the original destination (as
+ * the bridge/netdev reject paths of the kernel do).
+ */
+#define NFTDP_DP_BYTES_ONLY
+#include "dataplane_priv.h"
+
+#include <string.h>
+
+#define REPLY_TTL 64 /* net.ipv4.ip_default_ttl, net.ipv6.conf.*.hop_limit */
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+	wr16(p, (uint16_t)(v >> 16));
+	wr16(p + 2, (uint16_t)v);
+}
+
+/* one's-complement sum of the pseudo header (RFC 793 / RFC 8200 8.1) */
+static uint32_t pseudo_sum(const uint8_t *ip, bool v4, uint8_t proto, uint32_t l4len)
+{
+	uint8_t tail[8] = {0};
+	uint32_t s;
+
+	if (v4) {
+		s = nftdp_dp_csum_add(0, ip + 12, 8);
+		tail[1] = proto;
+		wr16(tail + 2, (uint16_t)l4len);
+		return nftdp_dp_csum_add(s, tail, 4);
+	}
+	s = nftdp_dp_csum_add(0, ip + 8, 32);
+	wr32(tail, l4len);
+	tail[7] = proto;
+	return nftdp_dp_csum_add(s, tail, 8);
+}
+
+/* nf_reject_verify_csum() then nf_ip_checksum() / nf_ip6_checksum() */
+static bool l4_csum_ok(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t *th, uint32_t l4len)
+{
+	switch (proto) {
+	case IPPROTO_UDP:
+		if (l4len < 8)
+			return false;
+		if (rd16(th + 6) == 0)
+			return true; /* checksum disabled */
+		/* fall through */
+	case IPPROTO_TCP:
+	case IPPROTO_ICMPV6:
+		return nftdp_dp_csum_fold(nftdp_dp_csum_add(pseudo_sum(ip, v4, proto, l4len), th,
+							    l4len)) == 0;
+	case IPPROTO_ICMP:
+		return nftdp_dp_csum_fold(nftdp_dp_csum_add(0, th, l4len)) == 0;
+	default:
+		return true; /* GRE, AH, ESP, SCTP, UDP-Lite, DCCP, others: not checked */
+	}
+}
+
+/* icmp_pointers[type].error: never answer an ICMP error with one */
+static bool icmp_is_error(uint8_t type)
+{
+	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+static uint32_t eth_put(const uint8_t *frame, uint32_t ip_off, uint16_t ethertype, uint8_t *out)
+{
+	memcpy(out, frame + 6, 6);	   /* to the sender */
+	memcpy(out + 6, frame, 6);	   /* from whom it was sent to */
+	memcpy(out + 12, frame + 12, ip_off - 12); /* tags and ethertype as they came */
+	wr16(out + ip_off - 2, ethertype);
+	return ip_off;
+}
+
+static void ip4_put(uint8_t *iph, const uint8_t *oiph, uint8_t proto, uint32_t tot, uint8_t tos,
+		    uint16_t frag_off, uint16_t id)
+{
+	memset(iph, 0, 20);
+	iph[0] = 0x45;
+	iph[1] = tos;
+	wr16(iph + 2, (uint16_t)tot);
+	wr16(iph + 4, id);
+	wr16(iph + 6, frag_off);
+	iph[8] = REPLY_TTL;
+	iph[9] = proto;
+	memcpy(iph + 12, oiph + 16, 4);
+	memcpy(iph + 16, oiph + 12, 4);
+	wr16(iph + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, iph, 20)));
+}
+
+static void ip6_put(uint8_t *ip6h, const uint8_t *oip6h, uint8_t nexthdr, uint32_t plen)
+{
+	memset(ip6h, 0, 40);
+	ip6h[0] = 0x60;
+	wr16(ip6h + 4, (uint16_t)plen);
+	ip6h[6] = nexthdr;
+	ip6h[7] = REPLY_TTL;
+	memcpy(ip6h + 8, oip6h + 24, 16);
+	memcpy(ip6h + 24, oip6h + 8, 16);
+}
+
+/* nf_reject_ip_tcphdr_put / nf_reject_ip6_tcphdr_put */
+static void tcp_rst_put(uint8_t *th, const uint8_t *oth, uint32_t odatalen)
+{
+	memset(th, 0, 20);
+	memcpy(th, oth + 2, 2);
+	memcpy(th + 2, oth, 2);
+	th[12] = 5 << 4;
+	if (oth[13] & 0x10) { /* ACK: RST with seq = their ack */
+		memcpy(th + 4, oth + 8, 4);
+		th[13] = 0x04;
+	} else {
+		uint32_t ack = rd32(oth + 4) + odatalen + !!(oth[13] & 0x02) + !!(oth[13] & 0x01);
+
+		wr32(th + 8, ack);
+		th[13] = 0x14; /* RST|ACK */
+	}
+}
+
+uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
+			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
+			       uint8_t *out, uint32_t cap)
+{
+	const uint8_t *ip = frame + ip_off, *th;
+	struct nftdp_vm_pkt p;
+	uint32_t l4len, n;
+	bool v4;
+
+	if (ip_off < 14 || cap < NFTDP_DP_REPLY_MAX)
+		return 0;
+	nftdp_vm_pkt_init(&p, (uint8_t *)frame, ip_off + ip_len, 0, ip_off);
+	nftdp_vm_pkt_parse_ip(&p);
+	v4 = p.nfproto == NFPROTO_IPV4;
+	if (!v4 && p.nfproto != NFPROTO_IPV6)
+		return 0;
+	/* non-first fragments get nothing (IP_OFFSET; reject6_csum_ok) */
+	if (p.fragoff)
+		return 0;
+	if (!(p.flags & NFTDP_VM_PKT_F_L4PROTO))
+		return 0;
+	th = frame + p.th_off;
+	l4len = ip_off + ip_len - p.th_off;
+
+	if (tcp_rst) {
+		uint32_t odata;
+
+		if (p.l4proto != IPPROTO_TCP || l4len < 20 || (th[13] & 0x04))
+			return 0; /* nf_reject_ip_tcphdr_get: short, or an RST */
+		if (!l4_csum_ok(ip, v4, IPPROTO_TCP, th, l4len))
+			return 0;
+		odata = l4len - (th[12] >> 4) * 4u;
+		if ((th[12] >> 4) * 4u > l4len)
+			return 0;
+		n = eth_put(frame, ip_off, v4 ? NFTDP_DP_ETH_P_IP : NFTDP_DP_ETH_P_IPV6, out);
+		if (v4) {
+			/* nf_reject_iphdr_put: tos 0, DF, id 0 */
+			ip4_put(out + n, ip, IPPROTO_TCP, 40, 0, 0x4000, 0);
+			tcp_rst_put(out + n + 20, th, odata);
+			wr16(out + n + 20 + 16,
+			     nftdp_dp_csum_fold(nftdp_dp_csum_add(
+				     pseudo_sum(out + n, true, IPPROTO_TCP, 20), out + n + 20, 20)));
+			return n + 40;
+		}
+		ip6_put(out + n, ip, IPPROTO_TCP, 20);
+		tcp_rst_put(out + n + 40, th, odata);
+		wr16(out + n + 40 + 16,
+		     nftdp_dp_csum_fold(nftdp_dp_csum_add(pseudo_sum(out + n, false, IPPROTO_TCP, 20),
+							  out + n + 40, 20)));
+		return n + 60;
+	}
+
+	if (v4) {
+		uint32_t dst = rd32(ip + 16), quote;
+
+		/* icmp_send: not for broadcast/multicast, not for ICMP errors */
+		if (dst == 0xffffffffu || (dst >> 28) == 0xe)
+			return 0;
+		if (p.l4proto == IPPROTO_ICMP && (l4len < 1 || icmp_is_error(th[0])))
+			return 0;
+		if (!l4_csum_ok(ip, true, p.l4proto, th, l4len))
+			return 0;
+		/* as much of the original as fits in 576 bytes */
+		quote = ip_len < 576 - 28 ? ip_len : 576 - 28;
+		n = eth_put(frame, ip_off, NFTDP_DP_ETH_P_IP, out);
+		/* tos: RT_TOS(orig) | IPTOS_PREC_INTERNETCONTROL; icmp sockets don't set DF */
+		ip4_put(out + n, ip, IPPROTO_ICMP, 28 + quote, (uint8_t)((ip[1] & 0x1e) | 0xc0), 0,
+			ip_id);
+		memset(out + n + 20, 0, 8);
+		out[n + 20] = icmp_type;
+		out[n + 21] = icmp_code;
+		memcpy(out + n + 28, ip, quote);
+		wr16(out + n + 22, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n + 20, 8 + quote)));
+		return n + 28 + quote;
+	} else {
+		uint32_t quote;
+
+		/* icmpv6_send: not for multicast destinations, not for errors */
+		if (ip[24] == 0xff)
+			return 0;
+		if (p.l4proto == IPPROTO_ICMPV6 && (l4len < 1 || th[0] < 128))
+			return 0;
+		if (!l4_csum_ok(ip, false, p.l4proto, th, l4len))
+			return 0;
+		/* as much as fits in the minimum MTU */
+		quote = ip_len < 1280 - 48 ? ip_len : 1280 - 48;
+		n = eth_put(frame, ip_off, NFTDP_DP_ETH_P_IPV6, out);
+		ip6_put(out + n, ip, IPPROTO_ICMPV6, 8 + quote);
+		memset(out + n + 40, 0, 8);
+		out[n + 40] = icmp_type;
+		out[n + 41] = icmp_code;
+		memcpy(out + n + 48, ip, quote);
+		wr16(out + n + 42,
+		     nftdp_dp_csum_fold(nftdp_dp_csum_add(
+			     pseudo_sum(out + n, false, IPPROTO_ICMPV6, 8 + quote), out + n + 40,
+			     8 + quote)));
+		return n + 48 + quote;
+	}
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Statistics: per-worker counters (one writer each) summed on read, for
+ * --stats-period lines (testpmd-like Mpps), --stats-json at exit and the
+ * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "dataplane_priv.h"
+
+void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		const struct nftdp_dp_stats *s = &dp->w[i].st;
+
+		for (unsigned int p = 0; p < RTE_MAX_ETHPORTS; p++) {
+			out->rx[p] += s->rx[p];
+			out->tx[p] += s->tx[p];
+			out->tx_drop[p] += s->tx_drop[p];
+		}
+		for (unsigned int h = 0; h < NFTDP_DP_ST_MAX; h++)
+			for (unsigned int v = 0; v < NFTDP_DP_V_MAX; v++)
+				out->hook[h][v] += s->hook[h][v];
+		for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
+			out->drop[d] += s->drop[d];
+		out->replies += s->replies;
+		out->dups += s->dups;
+		out->bursts += s->bursts;
+	}
+}
+
+/* Packets that left the pipeline with each final outcome. */
+struct outcome {
+	uint64_t rx, tx, accepted, dropped, rejected, stolen, queued, pre_drop;
+};
+
+static void outcome_of(const struct nftdp_dp *dp, const struct nftdp_dp_stats *s,
+		       struct outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		o->rx += s->rx[p];
+		o->tx += s->tx[p];
+	}
+	for (unsigned int h = 0; h < NFTDP_DP_ST_MAX; h++) {
+		o->dropped += s->hook[h][NFTDP_DP_V_DROP];
+		o->rejected += s->hook[h][NFTDP_DP_V_REJECT];
+		o->stolen += s->hook[h][NFTDP_DP_V_STOLEN];
+		o->queued += s->hook[h][NFTDP_DP_V_QUEUE];
+	}
+	/* accepted: through netdev egress, the last hook every packet passes */
+	o->accepted = s->hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT];
+	for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
+		if (d != NFTDP_DP_DROP_TX_FULL && d != NFTDP_DP_DROP_NO_MBUF)
+			o->pre_drop += s->drop[d];
+}
+
+int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_s)
+{
+	struct nftdp_dp_stats s;
+	struct outcome o;
+	FILE *f = fopen(file, "w");
+
+	if (f == NULL)
+		return -1;
+	nftdp_dp_stats_sum(dp, &s);
+	outcome_of(dp, &s, &o);
+	fprintf(f, "{\n  \"run_time_s\": %.6f,\n  \"workers\": %u,\n", run_s, dp->n_workers);
+	fprintf(f, "  \"router\": %s,\n", dp->router ? "true" : "false");
+	fprintf(f, "  \"packets\": {\"rx\": %lu, \"tx\": %lu, \"accepted\": %lu, \"dropped\": %lu, "
+		   "\"rejected\": %lu, \"stolen\": %lu, \"queued\": %lu, \"dropped_before_rules\": "
+		   "%lu, \"replies_sent\": %lu, \"dups_sent\": %lu},\n",
+		o.rx, o.tx, o.accepted, o.dropped, o.rejected, o.stolen, o.queued, o.pre_drop,
+		s.replies, s.dups);
+	fprintf(f, "  \"ports\": [");
+	for (uint16_t p = 0, first = 1; p < dp->n_ports; p++) {
+		struct rte_eth_stats es = {0};
+
+		if (!dp->port[p].used)
+			continue;
+		rte_eth_stats_get(p, &es);
+		fprintf(f,
+			"%s\n    {\"port\": %u, \"name\": \"%s\", \"rx\": %lu, \"tx\": %lu, "
+			"\"tx_drop\": %lu, \"rx_missed\": %lu, \"rx_nombuf\": %lu}",
+			first ? "" : ",", p, dp->port[p].name, s.rx[p], s.tx[p], s.tx_drop[p],
+			es.imissed, es.rx_nombuf);
+		first = 0;
+	}
+	fprintf(f, "\n  ],\n  \"hooks\": {");
+	for (unsigned int h = 0; h < NFTDP_DP_ST_MAX; h++) {
+		fprintf(f, "%s\n    \"%s\": {", h ? "," : "", nftdp_dp_stage_names[h]);
+		for (unsigned int v = 0; v < NFTDP_DP_V_MAX; v++)
+			fprintf(f, "%s\"%s\": %lu", v ? ", " : "", nftdp_dp_vclass_names[v],
+				s.hook[h][v]);
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n  },\n  \"drops\": {");
+	for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
+		fprintf(f, "%s\"%s\": %lu", d ? ", " : "", nftdp_dp_drop_names[d], s.drop[d]);
+	fprintf(f, "},\n  \"per_worker\": [");
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		uint64_t rx = 0, tx = 0;
+
+		for (uint16_t p = 0; p < dp->n_ports; p++) {
+			rx += dp->w[i].st.rx[p];
+			tx += dp->w[i].st.tx[p];
+		}
+		fprintf(f, "%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
+			   "\"bursts\": %lu}",
+			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts);
+	}
+	fprintf(f, "\n  ]\n}\n");
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* testpmd-like rates since the previous call */
+void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
+{
+	static uint64_t prx[RTE_MAX_ETHPORTS], ptx[RTE_MAX_ETHPORTS];
+	static uint64_t pwrx[NFTDP_DP_MAX_WORKERS], pwtx[NFTDP_DP_MAX_WORKERS];
+	struct nftdp_dp_stats s;
+
+	if (period_s <= 0)
+		return;
+	nftdp_dp_stats_sum(dp, &s);
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		if (!dp->port[p].used)
+			continue;
+		printf("nftdp: port %u %-8s rx %12lu (%8.3f Mpps)  tx %12lu (%8.3f Mpps)  "
+		       "tx-drop %lu\n",
+		       p, dp->port[p].name, s.rx[p], (double)(s.rx[p] - prx[p]) / period_s / 1e6,
+		       s.tx[p], (double)(s.tx[p] - ptx[p]) / period_s / 1e6, s.tx_drop[p]);
+		prx[p] = s.rx[p];
+		ptx[p] = s.tx[p];
+	}
+	for (unsigned int i = 0; i < dp->n_workers && i < NFTDP_DP_MAX_WORKERS; i++) {
+		uint64_t rx = 0, tx = 0;
+
+		for (uint16_t p = 0; p < dp->n_ports; p++) {
+			rx += dp->w[i].st.rx[p];
+			tx += dp->w[i].st.tx[p];
+		}
+		printf("nftdp: worker %u lcore %-3u rx %8.3f Mpps  tx %8.3f Mpps\n", i,
+		       dp->w[i].lcore, (double)(rx - pwrx[i]) / period_s / 1e6,
+		       (double)(tx - pwtx[i]) / period_s / 1e6);
+		pwrx[i] = rx;
+		pwtx[i] = tx;
+	}
+	fflush(stdout);
+}
+
+static struct nftdp_dp *tel_dp;
+
+static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nftdp_dp_stats s;
+	struct outcome o;
+
+	(void)cmd;
+	(void)params;
+	nftdp_dp_stats_sum(tel_dp, &s);
+	outcome_of(tel_dp, &s, &o);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx", o.rx);
+	rte_tel_data_add_dict_u64(d, "tx", o.tx);
+	rte_tel_data_add_dict_u64(d, "accepted", o.accepted);
+	rte_tel_data_add_dict_u64(d, "dropped", o.dropped);
+	rte_tel_data_add_dict_u64(d, "rejected", o.rejected);
+	rte_tel_data_add_dict_u64(d, "stolen", o.stolen);
+	rte_tel_data_add_dict_u64(d, "dropped_before_rules", o.pre_drop);
+	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies);
+	for (unsigned int x = 0; x < NFTDP_DP_DROP_MAX; x++) {
+		char k[48];
+
+		snprintf(k, sizeof(k), "drop_%s", nftdp_dp_drop_names[x]);
+		rte_tel_data_add_dict_u64(d, k, s.drop[x]);
+	}
+	for (unsigned int h = 0; h < NFTDP_DP_ST_MAX; h++) {
+		for (unsigned int v = 0; v < NFTDP_DP_V_MAX; v++) {
+			char k[64];
+
+			snprintf(k, sizeof(k), "%s_%s", nftdp_dp_stage_names[h],
+				 nftdp_dp_vclass_names[v]);
+			rte_tel_data_add_dict_u64(d, k, s.hook[h][v]);
+		}
+	}
+	return 0;
+}
+
+static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nftdp_dp_stats s;
+
+	(void)cmd;
+	(void)params;
+	nftdp_dp_stats_sum(tel_dp, &s);
+	rte_tel_data_start_dict(d);
+	for (uint16_t p = 0; p < tel_dp->n_ports; p++) {
+		char k[48];
+
+		if (!tel_dp->port[p].used)
+			continue;
+		snprintf(k, sizeof(k), "%s_rx", tel_dp->port[p].name);
+		rte_tel_data_add_dict_u64(d, k, s.rx[p]);
+		snprintf(k, sizeof(k), "%s_tx", tel_dp->port[p].name);
+		rte_tel_data_add_dict_u64(d, k, s.tx[p]);
+		snprintf(k, sizeof(k), "%s_tx_drop", tel_dp->port[p].name);
+		rte_tel_data_add_dict_u64(d, k, s.tx_drop[p]);
+	}
+	return 0;
+}
+
+int nftdp_dp_telemetry_register(struct nftdp_dp *dp)
+{
+	int ret;
+
+	tel_dp = dp;
+	ret = rte_telemetry_register_cmd("/nftdp/stats", tel_stats,
+					 "Packet outcomes, drop reasons and per-hook verdicts");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/nftdp/ports", tel_ports,
+						 "Per-port rx, tx and tx drops");
+	return ret;
+}

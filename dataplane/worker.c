@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Workers: the burst loop. Each worker polls its rx queues; per burst it
+ * loads the current generation once, runs the hook pipeline, transmits, and
+ * reports a quiescent state (vm/gen.c's reader protocol). No locks,
+ * syscalls or allocations per packet: the clock is rte_rdtsc mapped onto
+ * CLOCK_MONOTONIC / CLOCK_REALTIME at start, refreshed once per burst.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "dataplane_priv.h"
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+	int32_t tz;
+	uint64_t seed = (uint64_t)now ^ clock_ns(CLOCK_MONOTONIC);
+
+	localtime_r(&now, &tm);
+	tz = (int32_t)(-tm.tm_gmtoff / 60);
+	dp->w = rte_zmalloc("nftdp_workers", sizeof(*dp->w) * dp->n_workers, RTE_CACHE_LINE_SIZE);
+	if (dp->w == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		struct nftdp_dp_worker *w = &dp->w[i];
+		int socket;
+
+		w->id = i;
+		w->lcore = lcores[i];
+		w->dp = dp;
+		socket = (int)rte_lcore_to_socket_id(w->lcore);
+		/* replies and dups come from the pool of the worker's socket,
+		 * else any port's */
+		for (uint16_t p = 0; p < dp->n_ports; p++) {
+			if (dp->port[p].pool && (w->pool == NULL || dp->port[p].socket == socket))
+				w->pool = dp->port[p].pool;
+		}
+		w->ctx.worker = i;
+		w->ctx.state = dp->state;
+		w->ctx.tz_minuteswest = tz;
+		w->ctx.prng = splitmix64(&seed) | 1;
+		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
+			w->txq[p] = NFTDP_DP_NO_PORT;
+	}
+	return nftdp_dp_queues_assign(dp);
+}
+
+void nftdp_dp_workers_free(struct nftdp_dp *dp)
+{
+	if (dp->w == NULL)
+		return;
+	for (unsigned int i = 0; i < dp->n_workers; i++)
+		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
+			rte_ring_free(dp->w[i].handoff[p]);
+	rte_free(dp->w);
+	dp->w = NULL;
+}
+
+static inline void clock_update(struct nftdp_dp_worker *w)
+{
+	uint64_t d = rte_rdtsc() - w->tsc0, hz = rte_get_tsc_hz();
+	uint64_t ns = (d / hz) * 1000000000ull + (d % hz) * 1000000000ull / hz;
+
+	w->ctx.now_ns = w->mono0_ns + ns;
+	w->ctx.now_ms = w->ctx.now_ns / 1000000ull;
+	w->ctx.now_real_ns = w->real0_ns + ns;
+}
+
+void nftdp_dp_worker_begin(struct nftdp_dp_worker *w)
+{
+	w->tsc0 = rte_rdtsc();
+	w->mono0_ns = clock_ns(CLOCK_MONOTONIC);
+	w->real0_ns = clock_ns(CLOCK_REALTIME);
+	w->last_busy_tsc = w->tsc0;
+	clock_update(w);
+	nftdp_vm_gen_reader_register(w->dp->dom, w->id);
+}
+
+void nftdp_dp_worker_end(struct nftdp_dp_worker *w)
+{
+	nftdp_dp_tx_flush(w);
+	nftdp_vm_gen_reader_unregister(w->dp->dom, w->id);
+	w->done = true;
+}
+
+unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
+{
+	struct nftdp_dp *dp = w->dp;
+	struct rte_mbuf *m[NFTDP_VM_BURST_MAX];
+	unsigned int total = 0;
+
+	for (unsigned int q = 0; q < w->n_rxq; q++) {
+		const struct nftdp_dp_rxq *rq = &w->rxq[q];
+		const struct nftdp_vm_gen *gen;
+		uint16_t n = rte_eth_rx_burst(rq->port, rq->queue, m, (uint16_t)dp->burst);
+
+		if (n == 0)
+			continue;
+		total += n;
+		clock_update(w);
+		/* one generation pointer for the whole burst */
+		gen = nftdp_vm_gen_acquire(dp->dom);
+		nftdp_dp_pipeline_burst(w, gen, rq->port, m, n);
+		nftdp_vm_gen_quiesce(dp->dom, w->id);
+		w->st.bursts++;
+	}
+	/* transmit for workers without a tx queue on ports we own */
+	for (unsigned int r = 0; r < w->n_drain; r++) {
+		struct rte_mbuf *h[NFTDP_VM_BURST_MAX];
+		unsigned int n = rte_ring_sc_dequeue_burst(w->drain[r], (void **)h,
+							   NFTDP_VM_BURST_MAX, NULL);
+
+		for (unsigned int i = 0; i < n; i++)
+			nftdp_dp_tx_stage(w, w->drain_port[r], h[i]);
+	}
+	nftdp_dp_tx_flush(w);
+	if (total)
+		w->last_busy_tsc = rte_rdtsc();
+	else
+		nftdp_vm_gen_quiesce(dp->dom, w->id); /* idle: let commits finish */
+	return total;
+}
+
+int nftdp_dp_worker_main(void *arg)
+{
+	struct nftdp_dp_worker *w = arg;
+
+	nftdp_dp_worker_begin(w);
+	while (!w->dp->stop)
+		nftdp_dp_worker_poll(w);
+	nftdp_dp_worker_end(w);
+	return 0;
+}
