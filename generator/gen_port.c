@@ -200,7 +200,7 @@ static int tx_lcore(void *arg)
 	return 0;
 }
 
-static void rx_burst(const struct gen_live *live, struct gen_result *res, uint64_t *last_seq,
+static uint16_t rx_burst(const struct gen_live *live, struct gen_result *res, uint64_t *last_seq,
 		     uint64_t *last_rx, double ns_per_tsc)
 {
 	struct rte_mbuf *m[GEN_BURST_MAX];
@@ -208,7 +208,7 @@ static void rx_burst(const struct gen_live *live, struct gen_result *res, uint64
 	uint64_t now;
 
 	if (n == 0)
-		return;
+		return 0;
 	now = rte_rdtsc();
 	if (res->rx_packets == 0)
 		res->rx_tsc = now; /* start of the rx window, replaced at the end */
@@ -242,6 +242,7 @@ static void rx_burst(const struct gen_live *live, struct gen_result *res, uint64
 		}
 	}
 	rte_pktmbuf_free_bulk(m, n);
+	return n;
 }
 
 static int port_setup(uint16_t port, struct rte_mempool *pool)
@@ -386,7 +387,13 @@ int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live,
 		}
 		if (live->rx_port < 0)
 			break;
-		rx_burst(live, res, &last_seq, &last_rx, ns_per_tsc);
+		/*
+		 * Drain what is waiting (bounded): taking one burst per burst
+		 * sent would keep any backlog, and its latency, forever.
+		 */
+		for (int k = 0; k < 16; k++)
+			if (rx_burst(live, res, &last_seq, &last_rx, ns_per_tsc) < live->burst)
+				break;
 		txd = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 		if (txd && tx_end == 0)
 			tx_end = rte_rdtsc();
