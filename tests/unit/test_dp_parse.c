@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dataplane/parse.c and reject.c on crafted and truncated frames, without
+ * EAL: link-layer parsing with VLAN tags, the kernel's ip_rcv / ipv6_rcv
+ * checks, the forwarding step of --router, and reject replies.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define NFTDP_DP_BYTES_ONLY
+#include "dataplane_priv.h"
+
+static void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Ethernet + IPv4 + l4 (len bytes of it) at f; returns the frame length. */
+static uint32_t mk_ip4(uint8_t *f, uint8_t proto, const uint8_t *l4, uint32_t l4len, uint8_t ttl)
+{
+	uint8_t *ip = f + 14;
+	uint32_t s;
+
+	memset(f, 0, 14 + 20);
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	wr16(f + 12, 0x0800);
+	ip[0] = 0x45;
+	wr16(ip + 2, (uint16_t)(20 + l4len));
+	ip[8] = ttl;
+	ip[9] = proto;
+	memcpy(ip + 12, "\x0a\x00\x00\x01\x08\x08\x08\x08", 8);
+	wr16(ip + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20)));
+	memcpy(ip + 20, l4, l4len);
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
+		uint8_t ph[4] = {0, proto, (uint8_t)(l4len >> 8), (uint8_t)l4len};
+		uint32_t off = proto == IPPROTO_TCP ? 16 : 6;
+
+		wr16(ip + 20 + off, 0);
+		s = nftdp_dp_csum_add(0, ip + 12, 8);
+		s = nftdp_dp_csum_add(s, ph, 4);
+		s = nftdp_dp_csum_add(s, ip + 20, l4len);
+		wr16(ip + 20 + off, nftdp_dp_csum_fold(s));
+	} else if (proto == IPPROTO_ICMP) {
+		wr16(ip + 22, 0);
+		wr16(ip + 22, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip + 20, l4len)));
+	}
+	return 34 + l4len;
+}
+
+static uint32_t mk_ip6_udp(uint8_t *f, uint32_t payload)
+{
+	uint8_t *ip = f + 14, *u = ip + 40;
+	uint8_t ph[8] = {0};
+	uint32_t l4len = 8 + payload, s;
+
+	memset(f, 0, 14 + 40 + l4len);
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	wr16(f + 12, 0x86dd);
+	ip[0] = 0x60;
+	wr16(ip + 4, (uint16_t)l4len);
+	ip[6] = IPPROTO_UDP;
+	ip[7] = 64;
+	ip[8] = 0x20;
+	ip[9] = 0x01;
+	ip[23] = 1;
+	ip[24] = 0x20;
+	ip[25] = 0x01;
+	ip[39] = 2;
+	wr16(u, 5000);
+	wr16(u + 2, 7);
+	wr16(u + 4, (uint16_t)l4len);
+	ph[2] = (uint8_t)(l4len >> 8);
+	ph[3] = (uint8_t)l4len;
+	ph[7] = IPPROTO_UDP;
+	s = nftdp_dp_csum_add(0, ip + 8, 32);
+	s = nftdp_dp_csum_add(s, ph, 8);
+	s = nftdp_dp_csum_add(s, u, l4len);
+	wr16(u + 6, nftdp_dp_csum_fold(s));
+	return 14 + 40 + l4len;
+}
+
+static void test_l2(void **state)
+{
+	uint8_t f[64] = {0};
+	struct nftdp_dp_l2 l2;
+
+	(void)state;
+	assert_false(nftdp_dp_parse_l2(f, 13, &l2));
+	wr16(f + 12, 0x0800);
+	assert_true(nftdp_dp_parse_l2(f, 14, &l2));
+	assert_int_equal(l2.nh_off, 14);
+	assert_int_equal(l2.proto, 0x0800);
+	assert_int_equal(l2.n_vlan, 0);
+	/* one 802.1Q tag: untagged view at 18, the ethertype inside */
+	wr16(f + 12, 0x8100);
+	wr16(f + 14, 0x2064); /* pcp 1, vid 100 */
+	wr16(f + 16, 0x86dd);
+	assert_true(nftdp_dp_parse_l2(f, 60, &l2));
+	assert_int_equal(l2.nh_off, 18);
+	assert_int_equal(l2.proto, 0x86dd);
+	assert_int_equal(l2.vid, 100);
+	assert_int_equal(l2.ip_off, 18);
+	/* truncated inside the tag */
+	assert_false(nftdp_dp_parse_l2(f, 17, &l2));
+	/* 802.1ad + 802.1Q: netdev sees the inner tag as its network header */
+	wr16(f + 12, 0x88a8);
+	wr16(f + 14, 7);
+	wr16(f + 16, 0x8100);
+	wr16(f + 18, 200);
+	wr16(f + 20, 0x0800);
+	assert_true(nftdp_dp_parse_l2(f, 60, &l2));
+	assert_int_equal(l2.nh_off, 18);
+	assert_int_equal(l2.proto, 0x8100);
+	assert_int_equal(l2.vid, 7);
+	assert_int_equal(l2.n_vlan, 2);
+	assert_int_equal(l2.ip_off, 22);
+	assert_int_equal(l2.ip_proto, 0x0800);
+	assert_false(nftdp_dp_parse_l2(f, 21, &l2));
+}
+
+static void test_ip_rcv(void **state)
+{
+	uint8_t f[128], udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0};
+	uint32_t len = mk_ip4(f, IPPROTO_UDP, udp, 8, 64), ip_len = 0;
+
+	(void)state;
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, len - 14, &ip_len), NFTDP_DP_DROP_MAX);
+	assert_int_equal(ip_len, 28);
+	/* Ethernet padding: trimmed to the total length */
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 46, &ip_len), NFTDP_DP_DROP_MAX);
+	assert_int_equal(ip_len, 28);
+	/* truncated: total length past the frame; header cut short */
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 27, &ip_len), NFTDP_DP_DROP_IP_LEN);
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 19, &ip_len), NFTDP_DP_DROP_IP_HDR);
+	/* bad checksum */
+	f[14 + 10] ^= 0xff;
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_IP_CSUM);
+	f[14 + 10] ^= 0xff;
+	/* ihl 4, version 5 */
+	f[14] = 0x44;
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_IP_HDR);
+	f[14] = 0x55;
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_IP_HDR);
+	/* ihl 15 with a 28-byte packet: header past the end */
+	f[14] = 0x4f;
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_IP_HDR);
+}
+
+static void test_ip6_rcv(void **state)
+{
+	uint8_t f[256];
+	uint32_t len = mk_ip6_udp(f, 4), ip_len = 0;
+
+	(void)state;
+	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14 + 6, &ip_len), NFTDP_DP_DROP_MAX);
+	assert_int_equal(ip_len, 52);
+	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 39, &ip_len), NFTDP_DP_DROP_IP6_HDR);
+	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 51, &ip_len), NFTDP_DP_DROP_IP6_LEN);
+	f[14 + 8] = 0xff; /* multicast source */
+	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 52, &ip_len), NFTDP_DP_DROP_IP6_ADDR);
+	f[14 + 8] = 0x20;
+	memset(f + 14 + 24, 0, 16);
+	f[14 + 39] = 1; /* ::1 destination */
+	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 52, &ip_len), NFTDP_DP_DROP_IP6_ADDR);
+}
+
+static void test_forward(void **state)
+{
+	uint8_t f[128], udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0};
+	uint32_t ip_len;
+
+	(void)state;
+	mk_ip4(f, IPPROTO_UDP, udp, 8, 64);
+	assert_int_equal(nftdp_dp_ip_forward(f + 14, 28), NFTDP_DP_DROP_MAX);
+	assert_int_equal(f[14 + 8], 63);
+	/* the incremental update leaves a header that still checks */
+	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_MAX);
+	mk_ip4(f, IPPROTO_UDP, udp, 8, 1);
+	assert_int_equal(nftdp_dp_ip_forward(f + 14, 28), NFTDP_DP_DROP_TTL);
+	assert_int_equal(f[14 + 8], 1);
+	mk_ip4(f, IPPROTO_UDP, udp, 8, 64);
+	f[14 + 12] = 127; /* loopback source */
+	assert_int_equal(nftdp_dp_ip_forward(f + 14, 28), NFTDP_DP_DROP_MARTIAN);
+	f[14 + 12] = 10;
+	f[14 + 16] = 224; /* multicast destination */
+	assert_int_equal(nftdp_dp_ip_forward(f + 14, 28), NFTDP_DP_DROP_NOT_FORWARDED);
+	mk_ip6_udp(f, 0);
+	assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_MAX);
+	assert_int_equal(f[14 + 7], 63);
+	f[14 + 7] = 1;
+	assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_TTL);
+}
+
+/* the one's-complement sum over a valid header or segment is 0 */
+static void assert_ip4_ok(const uint8_t *ip)
+{
+	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20)), 0);
+}
+
+static void test_reject_tcp(void **state)
+{
+	uint8_t f[128], out[NFTDP_DP_REPLY_MAX], tcp[20] = {0};
+	uint32_t len, n, s;
+	uint8_t ph[4] = {0, IPPROTO_TCP, 0, 20};
+
+	(void)state;
+	wr16(tcp, 40000);
+	wr16(tcp + 2, 23);
+	tcp[4] = 0;
+	tcp[7] = 100; /* seq 100 */
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x02; /* SYN */
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out));
+	assert_int_equal(n, 54);
+	assert_memory_equal(out, f + 6, 6); /* MACs swapped */
+	assert_memory_equal(out + 6, f, 6);
+	assert_ip4_ok(out + 14);
+	assert_int_equal(out[14 + 8], 64);
+	assert_int_equal(rd16(out + 14 + 6), 0x4000); /* DF */
+	assert_memory_equal(out + 14 + 12, f + 14 + 16, 4);
+	assert_int_equal(rd16(out + 34), 23);
+	assert_int_equal(rd16(out + 36), 40000);
+	assert_int_equal(rd32(out + 34 + 8), 101); /* ack = seq + SYN */
+	assert_int_equal(out[34 + 13], 0x14);	   /* RST|ACK */
+	s = nftdp_dp_csum_add(0, out + 14 + 12, 8);
+	s = nftdp_dp_csum_add(s, ph, 4);
+	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(s, out + 34, 20)), 0);
+	/* answering an ACK: a bare RST with their ack as seq */
+	tcp[13] = 0x10;
+	tcp[11] = 77;
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out));
+	assert_int_equal(n, 54);
+	assert_int_equal(rd32(out + 34 + 4), 77);
+	assert_int_equal(out[34 + 13], 0x04);
+	/* never an RST for an RST, nor for a bad checksum, nor a short header */
+	tcp[13] = 0x04;
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+			 0);
+	tcp[13] = 0x02;
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	f[34 + 16] ^= 1;
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+			 0);
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 12, 64);
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+			 0);
+}
+
+static void test_reject_icmp(void **state)
+{
+	uint8_t f[1600], out[NFTDP_DP_REPLY_MAX], udp[1400] = {0};
+	uint32_t len, n;
+
+	(void)state;
+	wr16(udp, 5000);
+	wr16(udp + 2, 7);
+	wr16(udp + 4, 8 + 4);
+	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out));
+	assert_int_equal(n, 14 + 28 + 32); /* the whole 32-byte datagram quoted */
+	assert_ip4_ok(out + 14);
+	assert_int_equal(out[14 + 1], 0xc0); /* DSCP 48 */
+	assert_int_equal(out[14 + 9], IPPROTO_ICMP);
+	assert_int_equal(out[34], 3);
+	assert_int_equal(out[35], 3);
+	assert_memory_equal(out + 42, f + 14, 32);
+	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 34, 8 + 32)), 0);
+	/* a long datagram: as much as fits in 576 bytes */
+	wr16(udp + 4, 1400);
+	len = mk_ip4(f, IPPROTO_UDP, udp, 1400, 64);
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out));
+	assert_int_equal(n, 14 + 576);
+	/* non-first fragment: nothing */
+	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
+	wr16(f + 14 + 6, 0x0010);
+	wr16(f + 14 + 10, 0);
+	wr16(f + 14 + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 20)));
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)),
+			 0);
+	/* an ICMP error is never answered with one; an echo request is */
+	{
+		uint8_t icmp[8] = {3, 1};
+
+		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
+		assert_int_equal(
+			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)), 0);
+		icmp[0] = 8;
+		icmp[1] = 0;
+		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
+		assert_int_equal(
+			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)),
+			14 + 28 + 28);
+	}
+	/* IPv6: ICMPv6, as much as fits in 1280 bytes */
+	len = mk_ip6_udp(f, 4);
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out));
+	assert_int_equal(n, 14 + 48 + 52);
+	assert_int_equal(out[14 + 6], IPPROTO_ICMPV6);
+	assert_int_equal(out[14 + 7], 64);
+	assert_int_equal(out[54], 1);
+	assert_int_equal(out[55], 4);
+	len = mk_ip6_udp(f, 1400);
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out));
+	assert_int_equal(n, 14 + 1280);
+	/* bad UDP checksum: nothing */
+	len = mk_ip6_udp(f, 4);
+	f[14 + 40 + 6] ^= 1;
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out)),
+			 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_l2),	    cmocka_unit_test(test_ip_rcv),
+		cmocka_unit_test(test_ip6_rcv),	    cmocka_unit_test(test_forward),
+		cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
