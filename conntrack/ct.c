@@ -85,6 +85,7 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 		s->entries[i].free_next = i + 1 < s->n_entries ? i + 1 : CT_NIL;
 	s->free_head = 0;
 	s->st.max = cfg->max_entries;
+	s->prng = ((uint64_t)cfg->hash_seed << 32 | cfg->shard_id) | 1;
 	*out = s;
 	return 0;
 
@@ -146,6 +147,30 @@ static void hash_unlink(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 		if (*link == node)
 			*link = e->hnext[d];
 	}
+}
+
+static void node_unlink(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, int d)
+{
+	uint32_t node = entry_index(s, e) * 2 + (uint32_t)d;
+	uint32_t *link = &s->buckets[nftdp_ct_tuple_hash(s, &e->tuple[d]) & s->bucket_mask];
+
+	while (*link != CT_NIL && *link != node)
+		link = &s->entries[*link >> 1].hnext[*link & 1];
+	if (*link == node)
+		*link = e->hnext[d];
+}
+
+/* nf_conntrack_alter_reply: NAT changed the reply tuple of a new entry */
+void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			  const struct nftdp_ct_tuple *reply)
+{
+	uint32_t b;
+
+	node_unlink(s, e, 1);
+	e->tuple[1] = *reply;
+	b = nftdp_ct_tuple_hash(s, reply) & s->bucket_mask;
+	e->hnext[1] = s->buckets[b];
+	s->buckets[b] = entry_index(s, e) * 2 + 1;
 }
 
 static void entry_free(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)

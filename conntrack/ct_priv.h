@@ -82,6 +82,7 @@ struct nftdp_ct_shard {
 	uint32_t gc_cursor;
 	uint32_t next_id;
 	uint64_t now_ms; /* of the last nftdp_ct_in(): expiration for the VM */
+	uint64_t prng;	 /* NAT port offsets (get_random_u16) */
 	struct nftdp_ct_stats st;
 };
 
@@ -110,6 +111,14 @@ void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
 struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
 				     uint32_t hash, int *dir, uint64_t now_ms);
 uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
+void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			  const struct nftdp_ct_tuple *reply);
+
+static inline struct nftdp_ct_entry *nftdp_ct_entry_of(const void *ct, unsigned int *ctinfo)
+{
+	*ctinfo = (unsigned int)((uintptr_t)ct & CT_CTINFO_MASK);
+	return (struct nftdp_ct_entry *)((uintptr_t)ct & ~(uintptr_t)CT_CTINFO_MASK);
+}
 
 /* nf_ct_acct_update: counters are kept always (see docs/conntrack.md) */
 static inline void nftdp_ct_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p, int dir)

@@ -79,6 +79,13 @@ struct nftdp_ct_config {
 	bool no_checksum;      /**< !nf_conntrack_checksum: skip L4 checksum checks */
 	bool acct;	       /**< nf_conntrack_acct: counters listed by ctnetlink */
 	const struct nftdp_ct_timeouts *timeouts; /**< NULL: the kernel's defaults */
+	/** workers sharing the traffic (> 1: source NAT picks reply tuples
+	 * whose nftdp_ct_tuple_owner() is shard_id, so replies come back here) */
+	uint16_t n_shards;
+	/** masquerade: the address of port ifindex for nfproto (--ifaddr);
+	 * false when it has none. Packet-path, must not block. Optional. */
+	bool (*ifaddr)(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16);
+	void *ifaddr_arg;
 };
 
 struct nftdp_ct_shard;
@@ -249,6 +256,69 @@ static inline unsigned int nftdp_ct_tuple_owner(const struct nftdp_ct_tuple *t,
 {
 	return n_shards ? nftdp_ct_tuple_rss(t) % n_shards : 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* NAT (conntrack/nat.c), the kernel's nf_nat_core.c                   */
+/*                                                                    */
+/* At prerouting (destination NAT, after the chains of priority        */
+/* -100 and below) and at postrouting (source NAT), per packet:        */
+/*   if (nftdp_ct_nat_need_chains(pkt, hook)) run the nat-type base    */
+/*     chains of the hook (their nat/masquerade rules call             */
+/*     nftdp_ct_nat_setup()/_masquerade() through the VM);             */
+/*   verdict = nftdp_ct_nat_packet(shard, pkt, hook);                  */
+/* nat-type chains must not run for the other packets of a connection. */
+
+/** A NAT range, as the kernel's struct nf_nat_range2 (network byte order). */
+struct nftdp_ct_nat_range {
+	uint32_t flags; /**< NF_NAT_RANGE_MAP_IPS, _PROTO_SPECIFIED, _PROTO_RANDOM, ... */
+	union nftdp_ct_addr min_addr, max_addr;
+	uint16_t min_proto, max_proto; /**< ports, or ICMP ids */
+};
+
+enum nftdp_ct_manip { NFTDP_CT_MANIP_SRC, NFTDP_CT_MANIP_DST };
+
+/** HOOK2MANIP: postrouting (and input) change the source, the others the destination. */
+static inline enum nftdp_ct_manip nftdp_ct_hook2manip(uint8_t hook)
+{
+	return hook == NF_INET_POST_ROUTING || hook == NF_INET_LOCAL_IN ? NFTDP_CT_MANIP_SRC
+									  : NFTDP_CT_MANIP_DST;
+}
+
+/**
+ * Whether the nat-type chains of hook must run for pkt (nf_nat_inet_fn): its
+ * connection is new (or the packet related) and has no binding of the hook's
+ * manip type yet. Packet-path.
+ */
+bool nftdp_ct_nat_need_chains(const struct nftdp_vm_pkt *pkt, uint8_t hook);
+
+/**
+ * nf_nat_setup_info: bind the new connection of pkt to range for manip: pick
+ * a unique tuple (keeping the original if it is free and in range, else the
+ * addresses by the kernel's find_best_ips_proto and a free port, random
+ * when asked or for source NAT), change the reply tuple, set IPS_*_NAT and
+ * IPS_*_NAT_DONE. Confirmed entries are left alone.
+ * @return NF_ACCEPT, or NF_DROP without a ct. Packet-path.
+ */
+unsigned int nftdp_ct_nat_setup(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				const struct nftdp_ct_nat_range *range, enum nftdp_ct_manip manip);
+
+/**
+ * nf_nat_masquerade_ipv4/6: source NAT to the address of pkt->oif (cfg.ifaddr)
+ * with range's port part. NF_DROP when the port has no address. Packet-path.
+ */
+unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				     const struct nftdp_ct_nat_range *range);
+
+/**
+ * After the hook's chains: give a new connection without a binding of this
+ * hook's type the null binding, then rewrite the packet as its connection's
+ * NAT says (nf_nat_packet; the inner packet of an ICMP error as
+ * nf_nat_icmp_reply_translation), with IP, L4 pseudo-header, ICMP checksums.
+ * @return NF_ACCEPT, or NF_DROP (no unique tuple; an ICMP redirect on a NATed
+ *   connection). Packet-path.
+ */
+unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				 uint8_t hook);
 
 /** What the VM calls for ct expressions; pkt->ct_ops after nftdp_ct_in(). */
 extern const struct nftdp_vm_ct_ops nftdp_ct_vm_ops;
