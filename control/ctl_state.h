@@ -142,6 +142,7 @@ struct ctl_elem {
 	void *obj_ref;               /* struct ctl_obj of an object map element */
 	bool dp_ranged; /* interval start: key_end holds the range end given to
 			 * the dataplane set (kelen stays 0: not dumped) */
+	bool dp_counted; /* has a pinned counter slot in the VM arena */
 	bool dead;
 };
 
@@ -170,6 +171,7 @@ struct ctl_set {
 	uint16_t elem_exprlen, elem_expr_type;
 	int32_t anon_num; /* N of "__setN", -1 for other names */
 	struct nftdp_set *dp; /* the dataplane's copy of the elements (dpgen.c) */
+	uint32_t dp_counter_at; /* elements have counters: 1 + their slot's offset */
 	bool dp_touched;      /* has pending changes in the open batch */
 	bool anonymous;
 	bool dead;
@@ -360,6 +362,11 @@ int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
 int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
 int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
 
+/* Set-element expressions (payload of NFTA_SET_ELEM_EXPR or _EXPRESSIONS,
+ * given as type) rebuilt as the kernel dumps them: counters and quotas with
+ * every value present. malloc'd, or NULL. */
+void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, uint16_t *outlen);
+
 /* ---- dpgen.c: the dataplane's generation, built at every commit ---- */
 /* Create the dataplane side (ctl->cfg.vm_state and gen_dom set) or nothing. */
 int ctl_dp_create(struct nftdp_ctl *ctl);
@@ -381,6 +388,10 @@ void ctl_dp_chain_id_put(uint32_t id);
 void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off, bool reset);
 /* Current values of a named counter or quota into o->nl before a dump. */
 void ctl_dp_obj_stats(struct ctl_obj *o, bool reset);
+/* The element's counter values into its expression attribute, which nlh
+ * holds at offset at (payload of NFTA_SET_ELEM_EXPR[ESSIONS]). */
+void ctl_dp_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
+		       size_t at);
 /* Periodic work: element expiry of dataplane sets. */
 void ctl_dp_tick(struct nftdp_ctl *ctl);
 

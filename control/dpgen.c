@@ -110,6 +110,80 @@ static const struct nftdp_vm_set_ops dp_set_ops = {
     .remove = dp_remove,
 };
 
+/*
+ * Element expressions (the set's `counter` template, or an element's own):
+ * the VM counts a matching element in a pinned slot whose number sits after
+ * the element's data. Only counters: 1, none: 0, anything else -EOPNOTSUPP.
+ * Start values into pk/by.
+ */
+static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64_t *pk,
+			   uint64_t *by)
+{
+	const struct nlattr *a, *x;
+	char buf[512];
+	int n = 0;
+
+	*pk = *by = 0;
+	if (!expr || len == 0)
+		return 0;
+	if ((size_t)len + NLA_HDRLEN > sizeof(buf))
+		return -EOPNOTSUPP;
+	/* rebuild the attribute around the payload to walk it with libmnl */
+	a = (const struct nlattr *)buf;
+	((struct nlattr *)buf)->nla_type = type;
+	((struct nlattr *)buf)->nla_len = (uint16_t)(len + NLA_HDRLEN);
+	memcpy(buf + NLA_HDRLEN, expr, len);
+	mnl_attr_for_each_nested(x, a) {
+		const struct nlattr *one = type == NFTA_SET_ELEM_EXPRESSIONS ? x : a;
+		const struct nlattr *y, *name = NULL, *data = NULL;
+
+		mnl_attr_for_each_nested(y, one) {
+			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
+				name = y;
+			else if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
+				data = y;
+		}
+		if (!name || strncmp(mnl_attr_get_payload(name), "counter",
+				     mnl_attr_get_payload_len(name)) != 0)
+			return -EOPNOTSUPP;
+		if (data) {
+			mnl_attr_for_each_nested(y, data) {
+				if (mnl_attr_get_payload_len(y) != 8)
+					continue;
+				if (mnl_attr_get_type(y) == NFTA_COUNTER_PACKETS)
+					*pk = be64toh(mnl_attr_get_u64(y));
+				else if (mnl_attr_get_type(y) == NFTA_COUNTER_BYTES)
+					*by = be64toh(mnl_attr_get_u64(y));
+			}
+		}
+		n++;
+		if (type != NFTA_SET_ELEM_EXPRESSIONS)
+			break;
+	}
+	return n == 1 ? 1 : n == 0 ? 0 : -EOPNOTSUPP;
+}
+
+static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, char *key,
+			  size_t size)
+{
+	int n = snprintf(key, size, "e\n%u\n%s\n%llu\n", s->table->family, s->table->name,
+			 (unsigned long long)s->handle);
+
+	for (unsigned int i = 0; i < e->klen && n + 3 < (int)size; i++)
+		n += snprintf(key + n, size - (size_t)n, "%02x", e->key[i]);
+}
+
+static void elem_unpin(struct ctl_dp *dp, const struct ctl_set *s, struct ctl_elem *e)
+{
+	char key[600];
+
+	if (!e->dp_counted)
+		return;
+	elem_slot_key(s, e, key, sizeof(key));
+	nftdp_vm_state_unpin(dp->vm, key);
+	e->dp_counted = false;
+}
+
 static uint32_t set_data_size(const struct ctl_set *s)
 {
 	if (!(s->flags & (NFT_SET_MAP | NFT_SET_OBJECT)))
@@ -127,9 +201,23 @@ static int set_create(struct ctl_set *s)
 	uint32_t flen = 0;
 	const uint8_t *fields = NULL;
 
+	uint64_t pk, by;
+	int rc = expr_is_counter(s->elem_expr, s->elem_exprlen, s->elem_expr_type, &pk, &by);
+
+	if (rc < 0)
+		return rc; /* element quota, limit, last...: not yet */
 	d.flags = s->flags;
 	d.key_size = s->klen;
 	d.data_size = set_data_size(s);
+	s->dp_counter_at = 0;
+	if (rc == 1) {
+		uint32_t off = (d.data_size + 3) & ~3u;
+
+		if (off + 4 > NFTDP_SET_DATA_MAX)
+			return -EOPNOTSUPP;
+		s->dp_counter_at = off + 1;
+		d.data_size = off + 4;
+	}
 	d.max_elems = s->size;
 	d.expected_elems = s->size;
 	d.timeout_ms = s->timeout;
@@ -147,7 +235,38 @@ static int set_create(struct ctl_set *s)
 }
 
 /* An element's data as the dataplane set holds it. */
-static int elem_data(const struct ctl_set *s, const struct ctl_elem *e, uint8_t *out)
+static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, uint8_t *out);
+
+/* The element's data as the dataplane set holds it: its map data, then,
+ * with element counters, 1 + its counter slot. */
+static int elem_data(struct ctl_dp *dp, const struct ctl_set *s, struct ctl_elem *e, uint8_t *out)
+{
+	uint64_t pk, by;
+	int rc;
+
+	memset(out, 0, NFTDP_SET_DATA_MAX);
+	rc = elem_data_value(s, e, out);
+	if (rc < 0)
+		return rc;
+	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
+	if (rc < 0 || (rc == 1 && !s->dp_counter_at))
+		return -EOPNOTSUPP; /* element expressions other than the set's counter */
+	if (s->dp_counter_at) {
+		char key[600];
+		uint32_t slot;
+
+		elem_slot_key(s, e, key, sizeof(key));
+		rc = nftdp_vm_state_pin_counter(dp->vm, key, pk, by, &slot);
+		if (rc < 0)
+			return rc;
+		e->dp_counted = true;
+		slot++;
+		memcpy(out + s->dp_counter_at - 1, &slot, sizeof(slot));
+	}
+	return 0;
+}
+
+static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, uint8_t *out)
 {
 	const struct nlattr *a;
 
@@ -162,7 +281,6 @@ static int elem_data(const struct ctl_set *s, const struct ctl_elem *e, uint8_t 
 	}
 	if (!(s->flags & NFT_SET_MAP))
 		return 0;
-	memset(out, 0, NFTDP_SET_DATA_MAX);
 	if (!e->data)
 		return -EINVAL;
 	for (a = (const struct nlattr *)e->data; mnl_attr_ok(a, (int)((const char *)e->data +
@@ -198,17 +316,19 @@ static uint64_t elem_timeout(const struct ctl_elem *e, uint64_t now_ms)
 	return e->timeout;
 }
 
-static int elem_insert(struct ctl_set *s, struct ctl_elem *e, const uint8_t *end, uint64_t now_ms)
+static int elem_insert(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem *e,
+		       const uint8_t *end, uint64_t now_ms)
 {
 	uint8_t data[NFTDP_SET_DATA_MAX];
 	int rc;
 
 	if (e->flags & NFT_SET_ELEM_CATCHALL)
 		return -EOPNOTSUPP; /* the wildcard element: not in sets/ yet */
-	rc = elem_data(s, e, data);
+	rc = elem_data(dp, s, e, data);
 	if (rc < 0)
 		return rc;
-	rc = nftdp_set_insert(s->dp, e->key, end, set_data_size(s) ? data : NULL,
+	rc = nftdp_set_insert(s->dp, e->key, end,
+			      set_data_size(s) || s->dp_counter_at ? data : NULL,
 			      elem_timeout(e, now_ms), e->flags, false);
 	/* an identical element (same key, same data) added twice: nft's job */
 	return rc == -EEXIST ? 0 : rc;
@@ -241,7 +361,8 @@ static void key_dec(uint8_t *k, uint32_t len)
  * rbtree keeps them as points. sets/ holds ranges: pair each new start with
  * the next new end element.
  */
-static int interval_inserts(struct ctl_set *s, struct ctl_elem **v, size_t n, uint64_t now_ms)
+static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem **v, size_t n,
+			    uint64_t now_ms)
 {
 	qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
 	for (size_t i = 0; i < n; i++) {
@@ -257,7 +378,7 @@ static int interval_inserts(struct ctl_set *s, struct ctl_elem **v, size_t n, ui
 			memset(e->key_end, 0xff, s->klen);
 		}
 		e->dp_ranged = true;
-		rc = elem_insert(s, e, e->key_end, now_ms);
+		rc = elem_insert(dp, s, e, e->key_end, now_ms);
 		if (rc < 0)
 			return rc;
 	}
@@ -301,6 +422,7 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 	out->dlen = s->dtype == NFT_DATA_VERDICT ? 16 : s->dlen;
 	out->objtype = s->objtype;
 	out->timeout_ms = s->timeout;
+	out->elem_counter_at = s->dp_counter_at;
 	return 0;
 }
 
@@ -612,7 +734,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		} else if (one_field_interval(s)) {
 			/* collected per set, paired below (one set per message) */
 			if (ivset && ivset != s) {
-				rc = interval_inserts(ivset, iv, niv, now);
+				rc = interval_inserts(ctl->dp, ivset, iv, niv, now);
 				niv = 0;
 				if (rc < 0)
 					break;
@@ -632,7 +754,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 			iv[niv++] = e;
 			continue;
 		} else if (!e->dead) {
-			rc = elem_insert(s, e, e->kelen ? e->key_end : NULL, now);
+			rc = elem_insert(ctl->dp, s, e, e->kelen ? e->key_end : NULL, now);
 		}
 		if (rc < 0) {
 			*req = tr->req;
@@ -643,7 +765,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		}
 	}
 	if (rc == 0 && ivset && niv)
-		rc = interval_inserts(ivset, iv, niv, now);
+		rc = interval_inserts(ctl->dp, ivset, iv, niv, now);
 	if (rc < 0 && ivset) {
 		if (niv)
 			trans_for_elem(st, iv[0], req);
@@ -708,18 +830,29 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 		switch (tr->op) {
 		case CTL_TR_NEWSET:
 		case CTL_TR_NEWSETELEM:
-		case CTL_TR_DELSETELEM:
 			if (s->dp && s->dp_touched && !s->dead) {
 				nftdp_set_commit(s->dp);
 				s->dp_touched = false;
 			}
 			break;
-		case CTL_TR_DELSET:
+		case CTL_TR_DELSETELEM:
+			if (s->dp && s->dp_touched && !s->dead) {
+				nftdp_set_commit(s->dp);
+				s->dp_touched = false;
+			}
+			elem_unpin(dp, s, tr->elem);
+			break;
+		case CTL_TR_DELSET: {
+			struct ctl_elem *e;
+
+			ctl_list_for_each_entry(e, &s->elems, list)
+				elem_unpin(dp, s, e);
 			if (s->dp) {
 				retire(dp, destroy_set_cb, s->dp);
 				s->dp = NULL;
 			}
 			break;
+		}
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
 			if (o->dp_old && o->dp_old != o->dp)
@@ -736,6 +869,10 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 			struct ctl_table *t = tr->table;
 
 			ctl_list_for_each_entry(s, &t->sets, list) {
+				struct ctl_elem *e;
+
+				ctl_list_for_each_entry(e, &s->elems, list)
+					elem_unpin(dp, s, e);
 				if (s->dp) {
 					retire(dp, destroy_set_cb, s->dp);
 					s->dp = NULL;
@@ -786,6 +923,10 @@ void ctl_dp_abort(struct nftdp_ctl *ctl)
 		case CTL_TR_NEWSET:
 			/* never published: no reader has it */
 			if (s->dp) {
+				struct ctl_elem *e;
+
+				ctl_list_for_each_entry(e, &s->elems, list)
+					elem_unpin(dp, s, e);
 				nftdp_set_destroy(s->dp);
 				s->dp = NULL;
 				s->dp_touched = false;
@@ -797,8 +938,10 @@ void ctl_dp_abort(struct nftdp_ctl *ctl)
 				nftdp_set_abort(s->dp);
 				s->dp_touched = false;
 			}
-			if (tr->elem && tr->op == CTL_TR_NEWSETELEM)
+			if (tr->elem && tr->op == CTL_TR_NEWSETELEM) {
 				tr->elem->dp_ranged = false;
+				elem_unpin(dp, s, tr->elem);
+			}
 			break;
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
@@ -892,6 +1035,45 @@ void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t bl
 			/* nft_quota_do_dump: consumed is capped at the quota */
 			put_be64(nlh, blob_off + rs->off_a,
 				 v.consumed > v.bytes ? v.bytes : v.consumed);
+		}
+	}
+}
+
+void ctl_dp_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
+		       size_t at)
+{
+	const struct nlattr *a;
+	struct nftdp_vm_stateful_val v;
+	char key[600];
+
+	if (!stats_vm)
+		return;
+	elem_slot_key(s, e, key, sizeof(key));
+	if (nftdp_vm_state_read_key(stats_vm, key, false, &v) < 0)
+		return;
+	/* the expression list as stored: one expression, or a list of them */
+	for (a = (const struct nlattr *)((char *)nlh + at);
+	     mnl_attr_ok(a, (int)((char *)nlh + at + e->exprlen - (char *)a)); a = mnl_attr_next(a)) {
+		const struct nlattr *one = a, *y, *z;
+
+		if (e->expr_type == NFTA_SET_ELEM_EXPR && mnl_attr_get_type(a) != NFTA_EXPR_DATA)
+			continue;
+		if (e->expr_type == NFTA_SET_ELEM_EXPRESSIONS) {
+			mnl_attr_for_each_nested(y, a)
+				if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
+					one = y;
+			if (one == a)
+				continue;
+		}
+		mnl_attr_for_each_nested(z, one) {
+			size_t off = (size_t)((const char *)mnl_attr_get_payload(z) - (char *)nlh);
+
+			if (mnl_attr_get_payload_len(z) != 8)
+				continue;
+			if (mnl_attr_get_type(z) == NFTA_COUNTER_PACKETS)
+				put_be64(nlh, off, v.packets);
+			else if (mnl_attr_get_type(z) == NFTA_COUNTER_BYTES)
+				put_be64(nlh, off, v.bytes);
 		}
 	}
 }

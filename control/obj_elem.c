@@ -322,7 +322,8 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 								 : tb[NFTA_SET_ELEM_EXPRESSIONS];
 
 		e->expr_type = mnl_attr_get_type(x);
-		e->expr = dup_payload(x, &e->exprlen);
+		e->expr = ctl_expr_payload_canon(e->expr_type, mnl_attr_get_payload(x),
+						 mnl_attr_get_payload_len(x), &e->exprlen);
 		if (e->expr == NULL)
 			return -ENOMEM;
 	} else if (s->elem_expr && !(e->flags & NFT_SET_ELEM_INTERVAL_END)) {
@@ -563,8 +564,13 @@ static void elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const struct
 		put_data_nest(nlh, NFTA_SET_ELEM_KEY_END, e->key_end, e->kelen);
 	if (e->data)
 		put_raw_nest(nlh, NFTA_SET_ELEM_DATA, e->data, e->datalen);
-	if (e->expr)
+	if (e->expr) {
+		size_t at = nlh->nlmsg_len + NLA_HDRLEN;
+
 		put_raw_nest(nlh, e->expr_type, e->expr, e->exprlen);
+		if (e->dp_counted)
+			ctl_dp_elem_stats(s, e, nlh, at);
+	}
 	if (e->objref)
 		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_OBJREF, e->objref);
 	if (e->flags)

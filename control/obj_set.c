@@ -198,11 +198,10 @@ static int save_elem_expr(struct ctl_set *s, const struct nlattr *one, const str
 	if (a == NULL)
 		return 0;
 	s->elem_expr_type = one ? NFTA_SET_ELEM_EXPR : NFTA_SET_ELEM_EXPRESSIONS;
-	s->elem_exprlen = mnl_attr_get_payload_len(a);
-	s->elem_expr = malloc(s->elem_exprlen ? s->elem_exprlen : 1);
+	s->elem_expr = ctl_expr_payload_canon(s->elem_expr_type, mnl_attr_get_payload(a),
+					      mnl_attr_get_payload_len(a), &s->elem_exprlen);
 	if (s->elem_expr == NULL)
 		return -ENOMEM;
-	memcpy(s->elem_expr, mnl_attr_get_payload(a), s->elem_exprlen);
 	return 0;
 }
 

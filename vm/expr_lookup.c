@@ -17,6 +17,7 @@ struct lookup_priv {
 	uint32_t n_vchains;
 	uint8_t sreg, dreg, dlen;
 	bool invert, dreg_set, verdict;
+	uint16_t counter_at; /* set_info.elem_counter_at */
 };
 NFTDP_VM_PRIV_CHECK(struct lookup_priv);
 
@@ -27,11 +28,18 @@ static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	const void *data = NULL;
 	bool found;
 
-	(void)pkt;
 	found = p->ops->lookup(p->set, &regs->data[p->sreg], &data, ctx->now_ms) ^ p->invert;
 	if (!found) {
 		regs->verdict.code = NFT_BREAK;
 		return;
+	}
+	if (p->counter_at && data) {
+		/* nft_set_elem_update_expr: the element's own counter */
+		uint32_t slot;
+
+		memcpy(&slot, (const uint8_t *)data + p->counter_at - 1, sizeof(slot));
+		if (slot)
+			nftdp_vm_counter_eval_slot(slot - 1, pkt, ctx);
 	}
 	if (!p->dreg_set)
 		return;
@@ -72,6 +80,9 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		return rc;
 	p->set = si.set;
 	p->ops = si.ops;
+	if (si.elem_counter_at > UINT16_MAX)
+		return nftdp_vm_errf(cc, -EINVAL, "lookup: element counter offset");
+	p->counter_at = (uint16_t)si.elem_counter_at;
 	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_LOOKUP_SREG, &p->sreg, si.klen);
 	if (rc < 0)
 		return rc;

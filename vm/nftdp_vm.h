@@ -220,6 +220,10 @@ struct nftdp_vm_set_info {
 	uint32_t dtype;	     /**< NFT_DATA_VALUE or NFT_DATA_VERDICT */
 	uint32_t objtype;    /**< NFT_OBJECT_* of an object map */
 	uint64_t timeout_ms; /**< the set's default timeout */
+	/** element counters: 1 + offset in the element data of a uint32_t that
+	 * holds 1 + the element's counter slot (0 there: none); 0: the set has
+	 * no element counters */
+	uint32_t elem_counter_at;
 	/** chains the elements of a verdict map jump to (for loop checks) */
 	const struct nftdp_vm_chain *const *vchains;
 	uint32_t n_vchains;
@@ -302,6 +306,21 @@ unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen);
 int nftdp_vm_state_read_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
 			     uint64_t handle, uint32_t expr_index, bool reset,
 			     struct nftdp_vm_stateful_val *out);
+
+/**
+ * A counter slot for what lives outside rules and objects (a set element's
+ * counter), by a caller-chosen key: created with packets/bytes as its start
+ * values, or found; kept until nftdp_vm_state_unpin() (no generation sweep
+ * releases it). 0 and *slot, -ENOSPC, -ENOMEM. Control-path.
+ */
+int nftdp_vm_state_pin_counter(struct nftdp_vm_state *st, const char *key, uint64_t packets,
+			       uint64_t bytes, uint32_t *slot);
+/** Let the next sweep release a pinned slot (after a grace period: workers
+ * may still count into it until then). Control-path. */
+void nftdp_vm_state_unpin(struct nftdp_vm_state *st, const char *key);
+/** Read (and optionally reset) the slot of key. Control-path. */
+int nftdp_vm_state_read_key(struct nftdp_vm_state *st, const char *key, bool reset,
+			    struct nftdp_vm_stateful_val *out);
 
 /** The same for a named object (family, table, name, NFT_OBJECT_* type). */
 int nftdp_vm_state_read_obj(struct nftdp_vm_state *st, uint8_t family, const char *table,

@@ -228,7 +228,7 @@ unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen)
 	for (size_t i = 0; i < st->map_cap; i++) {
 		struct nftdp_vm_slot_ent *ent = &st->map[i];
 
-		if (!ent->key || ent->gen >= keep_gen)
+		if (!ent->key || ent->gen >= keep_gen || ent->pinned)
 			continue;
 		if (ent->kind == NFTDP_VM_SLOT_COUNTER)
 			st->counter_used[ent->index] = 0;
@@ -287,6 +287,44 @@ static int read_slot(struct nftdp_vm_state *st, const char *key, bool reset,
 		break;
 	}
 	return 0;
+}
+
+int nftdp_vm_state_pin_counter(struct nftdp_vm_state *st, const char *key, uint64_t packets,
+				uint64_t bytes, uint32_t *slot)
+{
+	uint32_t ent;
+	bool created;
+	int rc;
+
+	rc = nftdp_vm_state_get_slot_ent(st, key, NFTDP_VM_SLOT_COUNTER, slot, &created, &ent);
+	if (rc < 0)
+		return rc;
+	st->map[ent].pinned = true;
+	if (created) {
+		struct nftdp_vm_counter *c = nftdp_vm_counter_slot(st, 0, *slot);
+
+		c->packets = packets;
+		c->bytes = bytes;
+	}
+	return 0;
+}
+
+void nftdp_vm_state_unpin(struct nftdp_vm_state *st, const char *key)
+{
+	struct nftdp_vm_slot_ent *ent;
+	bool found;
+
+	ent = map_find(st, key, &found);
+	if (!found)
+		return;
+	ent->pinned = false;
+	ent->gen = 0; /* the next sweep releases it */
+}
+
+int nftdp_vm_state_read_key(struct nftdp_vm_state *st, const char *key, bool reset,
+			    struct nftdp_vm_stateful_val *out)
+{
+	return read_slot(st, key, reset, out);
 }
 
 int nftdp_vm_state_read_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,

@@ -203,6 +203,7 @@ static_assert(sizeof(struct nftdp_vm_cell) == 64, "cell is one cache line");
 struct nftdp_vm_slot_ent {
 	char *key;
 	uint8_t kind;
+	bool pinned; /* released by nftdp_vm_state_unpin(), never swept */
 	uint32_t index;
 	uint64_t gen;
 };
