@@ -12,6 +12,9 @@ wire:   two ports, --wire 0:1: what is accepted from each side leaves on the
   TCP resets go back out of the port the packet came in on.
 router: the same with --router: TTL / hop limit decremented with a valid
   header checksum, TTL 1 answered with time exceeded out of the rx port.
+workers: two workers on a port with two queues, wired to a port with one tx
+  queue (the second worker hands its packets to the queue's owner): every
+  accepted packet arrives, each queue's in order.
 """
 import json
 import os
@@ -34,12 +37,12 @@ def check(cond, what):
         failures.append(what)
 
 
-def run_nftdp(tmp, vdevs, ruleset, extra, tag):
+def run_nftdp(tmp, vdevs, ruleset, extra, tag, lcores=('-l', '0-1')):
     prefix = 'nftdp-dpt-%d-%s' % (os.getpid(), tag)
     rules = os.path.join(tmp, tag + '.nft')
     with open(rules, 'w') as f:
         f.write(ruleset)
-    cmd = [os.path.join(BUILD, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci']
+    cmd = [os.path.join(BUILD, 'nftdp')] + list(lcores) + ['--no-huge', '-m', '512', '--no-pci']
     cmd += ['--vdev=' + v for v in vdevs]
     cmd += ['--file-prefix', prefix, '--log-level=lib.*:warning', '--',
             '--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
@@ -224,6 +227,35 @@ def wire(tmp, router):
         check(s['drops']['ttl_exceeded'] == 1, 'router: ttl_exceeded counted')
 
 
+def workers(tmp):
+    qa = [Ether(**E) / IP(src='10.4.0.1', dst='10.9.0.%d' % i) / UDP(dport=53 if i % 3 else 9)
+          for i in range(100)]
+    qb = [Ether(**E) / IP(src='10.4.1.1', dst='10.9.1.%d' % i) / UDP(dport=53 if i % 3 else 9)
+          for i in range(100)]
+    wrpcap(os.path.join(tmp, 'qa.pcap'), qa)
+    wrpcap(os.path.join(tmp, 'qb.pcap'), qb)
+    wrpcap(os.path.join(tmp, 'empty.pcap'), [])
+    sj = os.path.join(tmp, 'mq.json')
+    vd = ['net_pcap0,rx_pcap={0}/qa.pcap,rx_pcap={0}/qb.pcap,tx_pcap={0}/m0a.pcap,'
+          'tx_pcap={0}/m0b.pcap'.format(tmp),
+          'net_pcap1,rx_pcap={0}/empty.pcap,tx_pcap={0}/m1.pcap'.format(tmp)]
+    rules = ('table ip t {\n\tchain forward {\n\t\ttype filter hook forward priority 0; '
+             'policy accept;\n\t\tudp dport 9 drop\n\t}\n}\n')
+    # three lcores on two CPUs: main and two workers
+    run_nftdp(tmp, vd, rules, ['--wire', '0:1', '--stats-json', sj], 'workers',
+              ('--lcores', '0@0,1@1,2@1'))
+    s = json.load(open(sj))
+    check(s['workers'] == 2 and all(w['rx'] == 100 for w in s['per_worker']),
+          'workers: two workers, one rx queue each')
+    out = [bytes(p) for p in rdpcap(os.path.join(tmp, 'm1.pcap'))]
+    ea = [bytes(p) for p in qa if p[UDP].dport == 53]
+    eb = [bytes(p) for p in qb if p[UDP].dport == 53]
+    check([f for f in out if f in ea] == ea and [f for f in out if f in eb] == eb and
+          len(out) == len(ea) + len(eb),
+          'workers: port 1 sends all %d accepted, each queue in order (got %d)' %
+          (len(ea) + len(eb), len(out)))
+
+
 tmp = tempfile.mkdtemp(prefix='nftdp-dptest.')
 try:
     if MODE == 'replay':
@@ -232,6 +264,8 @@ try:
         wire(tmp, False)
     elif MODE == 'router':
         wire(tmp, True)
+    elif MODE == 'workers':
+        workers(tmp)
     else:
         sys.exit('unknown mode ' + MODE)
 finally:
