@@ -15,16 +15,21 @@
  * searching again strictly before them.
  *
  * The skip list is the writer's structure (overlap checks, get, walk).
- * Readers use a read index instead: a B+-tree over the ranges active in the
- * committed generation (start, end, element per leaf slot; keys of up to 16
- * bytes as 128-bit integers), built copy-on-write at commit: the nodes on
- * the path of each added or removed range are copied once per commit (nodes
- * created in the same commit are changed in place), the new root is
+ * Readers use a read index instead, over the ranges active in the committed
+ * generation (keys of up to 16 bytes as 128-bit integers): a 256-ary radix
+ * directory over the key's bytes whose slots hold an element covering the
+ * whole slot, a small B+-tree of the ranges inside the slot (start, end,
+ * element per leaf slot), or a node one byte deeper once that tree passes
+ * RX_BURST ranges; so a lookup is a few indexed loads and one small tree
+ * whatever the set's size. It is built copy-on-write at commit: the nodes
+ * on the path of each added or removed range are copied once per commit
+ * (nodes created in the same commit are changed in place), the new root is
  * published with a release store before the set's generation, and the
  * replaced nodes are freed after the grace period (nftdp_set_defer_free).
- * Lookups walk all keys of a bulk one tree level at a time and prefetch the
- * next level. Keys longer than 16 bytes, or a failed allocation while
- * building the index, leave readers on the skip list.
+ * Lookups move all keys of a bulk one step (radix slot or tree level) per
+ * pass and prefetch each key's next step. Keys longer than 16 bytes, or a
+ * failed allocation while building the index, leave readers on the skip
+ * list.
  */
 #include <errno.h>
 #include <stddef.h>

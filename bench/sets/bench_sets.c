@@ -158,6 +158,61 @@ static struct nftdp_set *build(enum kind k, uint32_t n)
 	return s;
 }
 
+/* an element that fits beside the bench's elements (in slot i's free part) */
+static void elem_extra(enum kind k, uint32_t i, uint32_t n, uint8_t *lo, uint8_t *hi)
+{
+	uint32_t span = (uint32_t)(0xffffffffull / n);
+
+	switch (k) {
+	case EXACT4:
+	case EXACT4P:
+		elem(k, n + i, n, lo, hi); /* i * 2654435761 is distinct for every i */
+		break;
+	case PREFIX4:
+		elem(k, i, n, lo, hi);
+		put32(lo, i * span + 300);
+		memcpy(hi, lo, 4);
+		break;
+	case PREFIX6:
+		elem(k, i, n, lo, hi);
+		put32(lo + 2, i * span + 1);
+		memcpy(hi, lo, 16);
+		break;
+	case RANGE4P:
+		elem(k, i, n, lo, hi);
+		put32(lo, i * span + 300);
+		memcpy(hi, lo, 4);
+		break;
+	default:
+		break;
+	}
+}
+
+/* us per commit that adds or removes one element (with its reclaim) */
+static double bench_commit(struct nftdp_set *s, enum kind k, uint32_t n)
+{
+	bool ranges = k == PREFIX4 || k == PREFIX6 || k == RANGE4P;
+	uint8_t lo[24], hi[24];
+	unsigned ops = 0;
+	double t0 = now_ns();
+
+	for (uint32_t i = 0; i < 1000; i++) {
+		uint32_t j = (uint32_t)(rnd() % n);
+
+		elem_extra(k, j, n, lo, hi);
+		if (nftdp_set_insert(s, lo, ranges ? hi : NULL, NULL, 0, 0, true))
+			continue;
+		nftdp_set_commit(s);
+		nftdp_set_reclaim(s);
+		if (nftdp_set_remove(s, lo, ranges ? hi : NULL))
+			return -1;
+		nftdp_set_commit(s);
+		nftdp_set_reclaim(s);
+		ops += 2;
+	}
+	return ops ? (now_ns() - t0) / ops / 1e3 : -1;
+}
+
 static uint8_t (*queries)[24];
 
 /* half the queries hit: keys of random elements, or random keys */
@@ -215,7 +270,7 @@ int main(int argc, char **argv)
 	uint32_t sizes[] = {1000, 100000, 1000000};
 	uint32_t maxn = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
 	int only = argc > 2 ? atoi(argv[2]) : -1;
-	double r[NKIND][NMODE][3];
+	double r[NKIND][NMODE][3], cm[NKIND][3];
 	const char *backend[NKIND];
 
 	queries = calloc(NQ_COLD, sizeof(*queries));
@@ -223,9 +278,11 @@ int main(int argc, char **argv)
 		return 1;
 	for (int k = 0; k < NKIND; k++) {
 		backend[k] = "?";
-		for (int m = 0; m < NMODE; m++)
-			for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3; i++) {
+			cm[k][i] = -1;
+			for (int m = 0; m < NMODE; m++)
 				r[k][m][i] = -1;
+		}
 		if (only >= 0 && k != only)
 			continue;
 		for (int i = 0; i < 3; i++) {
@@ -245,6 +302,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s n=%u %s: hit ratio %.2f\n", kind_name[k], n,
 					mode_name[m], hr);
 			}
+			cm[k][i] = bench_commit(s, (enum kind)k, n);
 			nftdp_set_destroy(s);
 		}
 	}
@@ -263,6 +321,19 @@ int main(int argc, char **argv)
 					printf(" %12.1f", r[k][m][i]);
 			printf("\n");
 		}
+	}
+	printf("# commit of one added or removed element, us (CPU time, with reclaim)\n");
+	printf("%-20s %-13s %12s %12s %12s\n", "keys", "backend", "1k us", "100k us", "1M us");
+	for (int k = 0; k < NKIND; k++) {
+		if (only >= 0 && k != only)
+			continue;
+		printf("%-20s %-13s", kind_name[k], backend[k]);
+		for (int i = 0; i < 3; i++)
+			if (cm[k][i] < 0)
+				printf(" %12s", "n/a");
+			else
+				printf(" %12.2f", cm[k][i]);
+		printf("\n");
 	}
 	free(queries);
 	return 0;
