@@ -1239,6 +1239,53 @@ static void test_lookup(void **state)
 	free(m);
 }
 
+/* element counters: a hit counts in the slot the element's data names
+ * (1 + slot after the map data; 0 there: the element has none) */
+static void test_lookup_elem_counter(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
+	struct nftdp_set *s = add_set(w, "s", 0, 4, 4, NFT_DATA_VALUE);
+	struct nftdp_set *inv = add_set(w, "i", 0, 4, 4, NFT_DATA_VALUE);
+	struct nftdp_vm_stateful_val v;
+	const uint8_t a1[4] = {10, 0, 0, 1}, a7[4] = {10, 0, 0, 7};
+	uint32_t slot, one;
+	struct tpkt t;
+
+	w->sets[w->n_sets - 2].elem_counter_at = 1; /* offset 0 */
+	w->sets[w->n_sets - 1].elem_counter_at = 1;
+	assert_int_equal(nftdp_vm_state_pin_counter(w->st, "elem-a1", 3, 300, &slot), 0);
+	one = slot + 1;
+	memcpy(s->keys[s->n], a1, 4);
+	memcpy(s->data[s->n++], &one, 4);
+	memcpy(s->keys[s->n++], a7, 4); /* data 0: no counter */
+	memcpy(inv->keys[inv->n], a1, 4);
+	memcpy(inv->data[inv->n++], &one, 4);
+	assert_int_equal(add(w, c, 1, SADDR, lookup("s", NFT_REG_1, -1, 0), NULL), 0);
+	/* an inverted lookup never counts: a hit there is a miss */
+	assert_int_equal(add(w, c, 2, SADDR, lookup("i", NFT_REG_1, -1, NFT_LOOKUP_F_INV), NULL),
+			 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	tcp4(&t, 80);
+	t.buf[29] = 7;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_state_read_key(w->st, "elem-a1", false, &v), 0);
+	assert_int_equal(v.packets, 5);
+	assert_int_equal(v.bytes, 300 + 2 * t.pkt.skb_len);
+	/* pinned slots survive sweeps until unpinned */
+	nftdp_vm_state_gen_begin(w->st);
+	nftdp_vm_state_gen_begin(w->st);
+	nftdp_vm_state_sweep(w->st, UINT64_MAX);
+	assert_int_equal(nftdp_vm_state_read_key(w->st, "elem-a1", false, &v), 0);
+	nftdp_vm_state_unpin(w->st, "elem-a1");
+	nftdp_vm_state_gen_begin(w->st);
+	nftdp_vm_state_sweep(w->st, UINT64_MAX);
+	assert_int_equal(nftdp_vm_state_read_key(w->st, "elem-a1", false, &v), -ENOENT);
+	free(s);
+	free(inv);
+}
+
 static void test_vmap(void **state)
 {
 	struct world *w = *state;
@@ -1592,6 +1639,7 @@ int main(void)
 	    T(test_last_and_log),
 	    T(test_objects),
 	    T(test_lookup),
+	    T(test_lookup_elem_counter),
 	    T(test_vmap),
 	    T(test_dynset),
 	    T(test_objref_map),
