@@ -213,6 +213,19 @@ struct nftdp_dp_port {
 	struct rte_mempool *pool;
 };
 
+/**
+ * A built-in step between the base chains of one ip/ip6/inet hook: fn runs
+ * over the packets that the chains with priority < prio accepted, writing a
+ * verdict for each (NF_ACCEPT moves on to the chains from prio up). The
+ * place for conntrack (issue 5): nf_conntrack_in at NF_IP_PRI_CONNTRACK
+ * (-200) in prerouting, confirm at INT32_MAX in postrouting. Packet-path.
+ */
+struct nftdp_dp_builtin {
+	int32_t prio;
+	void (*fn)(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
+		   struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts);
+};
+
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;
@@ -228,6 +241,8 @@ struct nftdp_dp {
 	struct nftdp_vm_state *state;
 	volatile bool stop;
 	uint64_t start_tsc;
+	/** by NF_INET_* hook; fn NULL: none (until conntrack exists) */
+	struct nftdp_dp_builtin builtin[NFTDP_VM_GEN_HOOK_MAX];
 };
 
 /* port.c */

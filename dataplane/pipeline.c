@@ -190,11 +190,64 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 	return k;
 }
 
+static void all_accept(unsigned int *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = NF_ACCEPT;
+}
+
+/*
+ * One family's base chains at one hook, with the built-in step of that hook
+ * (conntrack, issue 5) slotted in at its priority: chains with priority <
+ * step->prio, then the step over what they accepted, then the rest, as the
+ * kernel's hook list interleaves nf_conntrack_in (-200) with nft chains.
+ */
+static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
+		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
+{
+	const struct nftdp_dp_builtin *b = &w->dp->builtin[hook];
+	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
+	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = 0, k = 0;
+
+	if (b->fn == NULL) {
+		if (gen)
+			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
+		else
+			all_accept(v, n);
+		return;
+	}
+	if (gen && b->prio > INT32_MIN)
+		nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, INT32_MIN, b->prio - 1, pkts,
+						 n, v, &w->ctx);
+	else
+		all_accept(v, n);
+	for (unsigned int i = 0; i < n; i++) {
+		if (v[i] == NF_ACCEPT) {
+			sub[m] = pkts[i];
+			idx[m++] = i;
+		}
+	}
+	b->fn(w, nfproto, hook, sub, m, sv);
+	for (unsigned int j = 0; j < m; j++) {
+		if (sv[j] != NF_ACCEPT) {
+			v[idx[j]] = sv[j];
+			continue;
+		}
+		sub[k] = sub[j];
+		idx[k++] = idx[j];
+	}
+	if (gen && k) {
+		nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, b->prio, INT32_MAX, sub, k, sv,
+						 &w->ctx);
+		for (unsigned int j = 0; j < k; j++)
+			v[idx[j]] = sv[j];
+	}
+}
+
 /*
  * Run one hook of an inet-style family over the packets in act: IPv4 and
  * IPv6 ones through their own lists (inet base chains are in both), as one
- * burst each. A conntrack step (issue 5) slots in here by priority with
- * nftdp_vm_gen_run_hook_burst_prio around it.
+ * burst each.
  */
 static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
@@ -211,17 +264,10 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 		else
 			v6[n6++] = act[i];
 	}
-	if (gen) {
-		if (n4)
-			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, hook, v4, n4, r4, &w->ctx);
-		if (n6)
-			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV6, hook, v6, n6, r6, &w->ctx);
-	} else {
-		for (unsigned int i = 0; i < n4; i++)
-			r4[i] = NF_ACCEPT;
-		for (unsigned int i = 0; i < n6; i++)
-			r6[i] = NF_ACCEPT;
-	}
+	if (n4)
+		run_family(w, gen, NFPROTO_IPV4, hook, v4, n4, r4);
+	if (n6)
+		run_family(w, gen, NFPROTO_IPV6, hook, v6, n6, r6);
 	n4 = settle(w, stage, v4, n4, r4, meta, rx_port);
 	n6 = settle(w, stage, v6, n6, r6, meta, rx_port);
 	/* back into one list in arrival order (views are in rx order) */
