@@ -816,6 +816,27 @@ static void retire(struct ctl_dp *dp, void (*fn)(void *), void *p)
 	}
 }
 
+/* A deleted set: its element counters go, its handle with the generation. */
+static void set_retire(struct ctl_dp *dp, struct ctl_set *s)
+{
+	struct ctl_elem *e;
+
+	ctl_list_for_each_entry(e, &s->elems, list)
+		elem_unpin(dp, s, e);
+	if (s->dp) {
+		retire(dp, destroy_set_cb, s->dp);
+		s->dp = NULL;
+	}
+}
+
+static void obj_retire(struct ctl_dp *dp, struct ctl_obj *o)
+{
+	if (o->dp) {
+		retire(dp, destroy_obj_cb, o->dp);
+		o->dp = o->dp_old = NULL;
+	}
+}
+
 void ctl_dp_commit(struct nftdp_ctl *ctl)
 {
 	struct ctl_dp *dp = ctl->dp;
@@ -842,17 +863,9 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 			}
 			elem_unpin(dp, s, tr->elem);
 			break;
-		case CTL_TR_DELSET: {
-			struct ctl_elem *e;
-
-			ctl_list_for_each_entry(e, &s->elems, list)
-				elem_unpin(dp, s, e);
-			if (s->dp) {
-				retire(dp, destroy_set_cb, s->dp);
-				s->dp = NULL;
-			}
+		case CTL_TR_DELSET:
+			set_retire(dp, s);
 			break;
-		}
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
 			if (o->dp_old && o->dp_old != o->dp)
@@ -860,32 +873,14 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 			o->dp_old = NULL;
 			break;
 		case CTL_TR_DELOBJ:
-			if (o->dp) {
-				retire(dp, destroy_obj_cb, o->dp);
-				o->dp = o->dp_old = NULL;
-			}
+			obj_retire(dp, o);
 			break;
-		case CTL_TR_DELTABLE: {
-			struct ctl_table *t = tr->table;
-
-			ctl_list_for_each_entry(s, &t->sets, list) {
-				struct ctl_elem *e;
-
-				ctl_list_for_each_entry(e, &s->elems, list)
-					elem_unpin(dp, s, e);
-				if (s->dp) {
-					retire(dp, destroy_set_cb, s->dp);
-					s->dp = NULL;
-				}
-			}
-			ctl_list_for_each_entry(o, &t->objs, list) {
-				if (o->dp) {
-					retire(dp, destroy_obj_cb, o->dp);
-					o->dp = o->dp_old = NULL;
-				}
-			}
+		case CTL_TR_DELTABLE:
+			ctl_list_for_each_entry(s, &tr->table->sets, list)
+				set_retire(dp, s);
+			ctl_list_for_each_entry(o, &tr->table->objs, list)
+				obj_retire(dp, o);
 			break;
-		}
 		default:
 			break;
 		}
@@ -990,16 +985,10 @@ void ctl_dp_destroy(struct nftdp_ctl *ctl)
 		struct ctl_set *s;
 		struct ctl_obj *o;
 
-		ctl_list_for_each_entry(s, &t->sets, list) {
-			if (s->dp)
-				retire(dp, destroy_set_cb, s->dp);
-			s->dp = NULL;
-		}
-		ctl_list_for_each_entry(o, &t->objs, list) {
-			if (o->dp)
-				retire(dp, destroy_obj_cb, o->dp);
-			o->dp = o->dp_old = NULL;
-		}
+		ctl_list_for_each_entry(s, &t->sets, list)
+			set_retire(dp, s);
+		ctl_list_for_each_entry(o, &t->objs, list)
+			obj_retire(dp, o);
 	}
 	free(dp);
 	ctl->dp = NULL;
