@@ -419,8 +419,6 @@ int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live,
 out:
 	free_templates(&t);
 	free(s);
-	for (int i = 0; i < 2; i++)
-		if (ports[i] >= 0 && !(i == 1 && ports[1] == ports[0]))
-			rte_eth_dev_stop((uint16_t)ports[i]);
+	/* the ports stay up: main.c stops them, after --linger-ms */
 	return rc;
 }

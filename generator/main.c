@@ -7,11 +7,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 
@@ -52,7 +54,9 @@ static void usage(const char *prog)
 		"  --link-wait-ms MS    wait for links up (5000)\n"
 		"  --templates N        prebuilt frames, packet j uses frame j %% N\n"
 		"  --json FILE          write the report as JSON\n"
-		"  --ring-pair          add two ports joined by rings (tx on one, rx on the other)\n",
+		"  --ring-pair          add two ports joined by rings (tx on one, rx on the other)\n"
+		"  --linger-ms MS       after the report, keep the ports open, unpolled, for MS ms\n"
+		"                       or until SIGTERM (the peer can stop first; see docs)\n",
 		prog);
 }
 
@@ -193,6 +197,7 @@ struct opts {
 	struct nftdp_gen_cfg cfg;
 	struct gen_live live;
 	const char *pcap_out, *json;
+	unsigned int linger_ms;
 	bool tx_set, rx_set, ring_pair;
 };
 
@@ -228,6 +233,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"templates", required_argument, NULL, 'L'},
 		{"json", required_argument, NULL, 'j'},
 		{"ring-pair", no_argument, NULL, 'P'},
+		{"linger-ms", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -365,6 +371,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->ring_pair = true;
 			break;
+		case 'G':
+			rc = parse_u64(optarg, 3600000, &v);
+			o->linger_ms = (unsigned int)v;
+			break;
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -458,6 +468,27 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 	fprintf(f, "  }\n}\n");
 }
 
+/* FILE.tmp, then renamed: whoever waits for FILE sees it whole */
+static int write_json(const struct opts *o, const struct gen_result *res)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", o->json) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		perror(tmp);
+		return -errno;
+	}
+	report(f, o, res, true);
+	if (fclose(f) != 0 || rename(tmp, o->json) != 0) {
+		perror(o->json);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* the arguments after "--", or all of them if there is none */
 static int after_dashes(int argc, char **argv)
 {
@@ -531,23 +562,23 @@ int main(int argc, char **argv)
 	rc = gen_live_run(&o.cfg, &o.live, &quit, res);
 	if (rc == 0) {
 		report(stdout, &o, res, false);
-		if (o.json != NULL) {
-			FILE *f = fopen(o.json, "w");
-
-			if (f == NULL) {
-				perror(o.json);
-				rc = -errno;
-			} else {
-				report(f, &o, res, true);
-				if (fclose(f) != 0)
-					rc = -EIO;
-			}
-		}
+		if (o.json != NULL && write_json(&o, res) != 0)
+			rc = -EIO;
 	}
 	free(res);
+	fflush(stdout);
+	/*
+	 * A memif peer that polls while we disconnect can fault on rings
+	 * being unmapped; lingering lets the peer stop first. Nothing polls
+	 * our ports meanwhile, so its disconnect is safe for us.
+	 */
+	for (unsigned int ms = 0; ms < o.linger_ms && !quit; ms += 10)
+		rte_delay_us_sleep(10000);
 	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
-		if (rte_eth_dev_is_valid_port(p))
+		if (rte_eth_dev_is_valid_port(p)) {
+			rte_eth_dev_stop(p);
 			rte_eth_dev_close(p);
+		}
 	rte_eal_cleanup();
 	return rc == 0 ? 0 : 1;
 }

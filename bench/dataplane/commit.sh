@@ -58,7 +58,7 @@ timeout $((seconds + 60)) "$build/nftdp-gen" -l 0 "${eal[@]}" --file-prefix "$pf
 	--vdev="net_memif0,role=client,$m0" --vdev="net_memif1,role=client,$m1" -- \
 	--tx-port 0 --rx-port 1 --flows 4096 --family 46 --proto tcp,udp,icmp --data 2 \
 	--size 64 --src 10.0.0.1-10.0.3.255 --dport 5000-5003 --count "$count" --rate "$rate" \
-	--drain-ms 500 --link-wait-ms 10000 --json "$out/commit-gen.json" \
+	--drain-ms 500 --link-wait-ms 10000 --linger-ms 60000 --json "$out/commit-gen.json" \
 	> "$out/commit-gen.log" 2>&1 &
 gpid=$!
 pids+=("$gpid")
@@ -67,7 +67,7 @@ pids+=("$gpid")
 # then delete it by the handle that nft echoes
 commits=0 failed=0 handle=
 next=$(date +%s%N)
-while kill -0 "$gpid" 2>/dev/null; do
+while [ ! -f "$out/commit-gen.json" ] && kill -0 "$gpid" 2>/dev/null; do
 	if [ -z "$handle" ]; then
 		line=$(nft -e -a insert rule inet commit forward ip daddr 192.0.2.1 counter drop 2>&1) ||
 			failed=$((failed + 1))
@@ -82,12 +82,18 @@ while kill -0 "$gpid" 2>/dev/null; do
 	now=$(date +%s%N)
 	[ "$now" -lt "$next" ] && sleep "$(awk -v d=$((next - now)) 'BEGIN { printf "%.3f", d / 1e9 }')"
 done
+# the generator lingers with its ports unpolled, so nftdp stops first (a
+# memif side polling while its peer disconnects can fault)
+nft -j list ruleset > "$out/commit-list.json" || true
+kill -TERM "$dpid"
+drc=0
+wait "$dpid" || drc=$?
+kill -TERM "$gpid" 2>/dev/null || true
 grc=0
 wait "$gpid" || grc=$?
-nft -j list ruleset > "$out/commit-list.json"
-kill -TERM "$dpid"
-wait "$dpid" || true
-[ "$grc" -eq 0 ] || { echo "commit: nftdp-gen failed ($grc)"; cat "$out/commit-gen.log"; exit 1; }
+[ "$grc" -eq 0 ] && [ -f "$out/commit-gen.json" ] ||
+	{ echo "commit: nftdp-gen failed ($grc)"; cat "$out/commit-gen.log"; exit 1; }
+[ "$drc" -eq 0 ] || { echo "commit: nftdp exited with $drc"; cat "$out/commit-nftdp.log"; exit 1; }
 
 res=0
 check=$(/usr/bin/python3 "$root/tests/integration/vnf/check_counts.py" "$out/commit-gen.json" \

@@ -84,26 +84,39 @@ if [ "$ready" -ne 1 ]; then
 fi
 
 # 64 flows: IPv4 and IPv6, TCP (handshake, data, FIN), UDP, ICMP echo,
-# destination ports 5000..5003 (flow f: 5000 + (f / 6) % 4)
+# destination ports 5000..5003 (flow f: 5000 + (f / 6) % 4). The generator
+# lingers after its report, its ports open but no longer polled, so nftdp
+# stops first: a memif side that polls while its peer disconnects can
+# fault on the rings being unmapped.
 timeout 120 "$build/nftdp-gen" -l 0 "${eal[@]}" --file-prefix "$pfx-g" \
 	--vdev="net_memif0,role=client,$m0" --vdev="net_memif1,role=client,$m1" -- \
 	--tx-port 0 --rx-port 1 --flows 64 --family 46 --proto tcp,udp,icmp --data 3 \
 	--size imix --dport 5000-5003 --count "$count" --rate "$rate" --drain-ms 500 \
-	--link-wait-ms 10000 --json "$tmp/gen.json" > "$tmp/gen.log" 2>&1 || {
-	echo "FAIL: nftdp-gen"
-	cat "$tmp/gen.log" "$tmp/nftdp.log"
-	exit 1
-}
-cat "$tmp/gen.log"
-
-# the rules' own counters, then nftdp's totals at exit
-NFTDP_SOCKET="$tmp/nl.sock" timeout 20 "$build/nftdp-nft" -j list ruleset > "$tmp/list.json"
-kill -TERM "$dpid"
-for _ in $(seq 100); do
-	kill -0 "$dpid" 2>/dev/null || break
+	--link-wait-ms 10000 --linger-ms 60000 --json "$tmp/gen.json" > "$tmp/gen.log" 2>&1 &
+gpid=$!
+pids+=("$gpid")
+for _ in $(seq 1000); do
+	[ -f "$tmp/gen.json" ] && break
+	kill -0 "$gpid" 2>/dev/null || break
 	sleep 0.1
 done
-wait "$dpid" || true
+if [ ! -f "$tmp/gen.json" ]; then
+	echo "FAIL: nftdp-gen gave no report"
+	cat "$tmp/gen.log" "$tmp/nftdp.log"
+	exit 1
+fi
+cat "$tmp/gen.log"
+
+# the rules' own counters, then nftdp's totals at exit, then the generator
+NFTDP_SOCKET="$tmp/nl.sock" timeout 20 "$build/nftdp-nft" -j list ruleset > "$tmp/list.json"
+kill -TERM "$dpid"
+drc=0
+wait "$dpid" || drc=$?
+kill -TERM "$gpid"
+grc=0
+wait "$gpid" || grc=$?
+[ "$drc" -eq 0 ] || { echo "FAIL: nftdp exited with $drc"; cat "$tmp/nftdp.log"; exit 1; }
+[ "$grc" -eq 0 ] || { echo "FAIL: nftdp-gen exited with $grc"; cat "$tmp/gen.log"; exit 1; }
 [ -s "$tmp/stats.json" ] || { echo "FAIL: no --stats-json"; cat "$tmp/nftdp.log"; exit 1; }
 
 /usr/bin/python3 "$(dirname "$0")/check_counts.py" "$tmp/gen.json" "$tmp/stats.json" \
