@@ -42,6 +42,7 @@ CASES = os.path.join(HERE, 'cases')
 PID = os.getpid()
 NS_DUT = 'nftdp-diff-%d-dut' % PID
 NS_TESTER = 'nftdp-diff-%d-tester' % PID
+NS_NFTDP = 'nftdp-diff-%d-nftdp' % PID
 
 # Fixed MACs so the capture (and nftdp's replay) is the same bytes every run.
 MAC = {'dp0': '02:00:00:00:00:10', 'dp1': '02:00:00:00:00:11',
@@ -90,7 +91,7 @@ def nsx(ns, *argv, **kw):
 
 
 def delete_namespaces():
-    for ns in (NS_DUT, NS_TESTER):
+    for ns in (NS_DUT, NS_TESTER, NS_NFTDP):
         subprocess.run(['ip', 'netns', 'del', ns], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=STEP_TIMEOUT)
 
@@ -244,14 +245,17 @@ def describe(frame):
 # ---------------------------------------------------------------- tester
 
 def tester_main(in_pcap, out_dir):
-    """Runs inside the tester netns: send the capture on t0, record what the
-    DUT sends out on t0 and t1 (frames whose source MAC is the DUT's)."""
+    """Runs inside the tester netns: send the capture on t0, record every
+    frame that arrives on t0 and t1 from the DUT. The sniffing sockets are
+    scapy's L2Socket, which skips what the host itself sent (PACKET_OUTGOING),
+    so neither the injected frames nor anything else of ours is recorded."""
     import threading
     from scapy.config import conf
     from scapy.sendrecv import AsyncSniffer
     frames = read_pcap(in_pcap)
     started = threading.Event()
-    sn = AsyncSniffer(iface=['t0', 't1'], store=True, started_callback=started.set)
+    socks = {conf.L2socket(iface=dev): dev for dev in ('t0', 't1')}
+    sn = AsyncSniffer(opened_socket=socks, store=True, started_callback=started.set)
     sn.start()
     if not started.wait(10):
         sys.exit('tester: sniffer did not start')
@@ -262,9 +266,10 @@ def tester_main(in_pcap, out_dir):
     s.close()
     time.sleep(SETTLE)
     got = sn.stop()
+    for s in socks:
+        s.close()
     for dev, peer in (('t0', 'dp0'), ('t1', 'dp1')):
-        keep = [bytes(p) for p in got
-                if p.sniffed_on == dev and bytes(p)[6:12] == bytes.fromhex(MAC[peer].replace(':', ''))]
+        keep = [bytes(p) for p in got if p.sniffed_on == dev]
         write_pcap(os.path.join(out_dir, 'kernel-%s.pcap' % peer), keep)
 
 
@@ -352,7 +357,13 @@ def nftdp_side(build, case, work):
     write_pcap(empty, [])
     after = os.path.join(work, 'after.json')
     stats = os.path.join(work, 'stats.json')
-    argv = [os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+    # nft resolves interface names where it runs, and nftdp names port P
+    # ifindex P+1: a namespace where dp1 is ifindex 2 lets `fwd to "dp1"`
+    # through (dp0 cannot be 1, that is lo's).
+    sh(['ip', 'netns', 'add', NS_NFTDP])
+    nsx(NS_NFTDP, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth',
+        'peer', 'name', 'dp0', 'index', '3')
+    argv = ['ip', 'netns', 'exec', NS_NFTDP, os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
             '--file-prefix', 'nftdp-diff-%d' % PID,
             '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(work, 'in.pcap'), out['dp0']),
             '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (empty, out['dp1']),
@@ -483,6 +494,7 @@ def main():
     ap.add_argument('--case-dir', default=CASES, help='take the cases from this directory')
     ap.add_argument('--keep', help='keep every case\'s pcaps and listings under this directory')
     args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
     if os.geteuid() != 0:
         print('SKIP: needs root (network namespaces)')
         return 77
