@@ -106,10 +106,31 @@ static inline int nftdp_vm_reg_index(uint32_t reg)
  * false when the key has no value (the rule breaks).
  * set: store len bytes for key (NFT_CT_MARK, LABELS, EVENTMASK, ZONE...).
  */
+struct nftdp_vm_pkt;
+
+/** NAT bindings the nat and masq expressions ask for (nftdp_vm_ct_ops.nat). */
+enum nftdp_vm_nat_kind {
+	NFTDP_VM_NAT_SNAT, /**< nf_nat_setup_info, NF_NAT_MANIP_SRC */
+	NFTDP_VM_NAT_DNAT, /**< nf_nat_setup_info, NF_NAT_MANIP_DST */
+	NFTDP_VM_NAT_MASQ, /**< nf_nat_masquerade_ipv4/6 on pkt->oif */
+};
+
+/** The kernel's struct nf_nat_range2 as the VM fills it (network byte order). */
+struct nftdp_vm_nat_range {
+	uint32_t flags;		 /**< NF_NAT_RANGE_* */
+	uint8_t min_addr[16];	 /**< IPv4 in the first four bytes */
+	uint8_t max_addr[16];
+	uint16_t min_proto, max_proto;
+};
+
 struct nftdp_vm_ct_ops {
 	bool (*get)(const void *ct, uint32_t key, int dir, void *dest, uint32_t len);
 	void (*set)(void *ct, uint32_t key, int dir, const void *src, uint32_t len);
 	uint32_t (*state)(const void *ct); /**< NF_CT_STATE_*_BIT of this packet */
+	/** bind pkt's connection (pkt->ct == ct); returns the verdict the
+	 * expression sets: NF_ACCEPT, or NF_DROP (no unique tuple, no address) */
+	unsigned int (*nat)(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat_kind kind,
+			    const struct nftdp_vm_nat_range *range);
 };
 
 /** What the VM asks the dataplane to do besides the verdict. */
