@@ -155,8 +155,34 @@ static void ct_set(void *ct, uint32_t key, int dir, const void *src, uint32_t le
 	}
 }
 
+/* nft_nat_eval / nft_masq_eval: the range the VM built, bound by nat.c */
+static unsigned int ct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat_kind kind,
+			   const struct nftdp_vm_nat_range *range)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
+	struct nftdp_ct_nat_range r;
+
+	memset(&r, 0, sizeof(r));
+	r.flags = range->flags;
+	memcpy(r.min_addr.u8, range->min_addr, 16);
+	memcpy(r.max_addr.u8, range->max_addr, 16);
+	r.min_proto = range->min_proto;
+	r.max_proto = range->max_proto;
+	switch (kind) {
+	case NFTDP_VM_NAT_SNAT:
+		return nftdp_ct_nat_setup(e->shard, pkt, &r, NFTDP_CT_MANIP_SRC);
+	case NFTDP_VM_NAT_DNAT:
+		return nftdp_ct_nat_setup(e->shard, pkt, &r, NFTDP_CT_MANIP_DST);
+	case NFTDP_VM_NAT_MASQ:
+		return nftdp_ct_nat_masquerade(e->shard, pkt, &r);
+	}
+	return NF_DROP;
+}
+
 const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
 	.get = ct_get,
 	.set = ct_set,
 	.state = ct_state,
+	.nat = ct_nat,
 };

@@ -1515,6 +1515,145 @@ static void test_vm_ct_rules(void **state)
 	env_free(en);
 }
 
+static struct nftnl_expr *nat_expr(uint32_t type, uint32_t family, uint32_t areg, uint32_t preg,
+				   uint32_t flags)
+{
+	struct nftnl_expr *e = ex("nat");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_TYPE, type);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_FAMILY, family);
+	if (areg)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_REG_ADDR_MIN, areg);
+	if (preg)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_REG_PROTO_MIN, preg);
+	if (flags)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_FLAGS, flags);
+	return e;
+}
+
+static int try_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, struct nftnl_expr *a,
+		    struct nftnl_expr *b)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftdp_vm_error err;
+	int rc;
+
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 99);
+	nftnl_rule_add_expr(r, a);
+	if (b)
+		nftnl_rule_add_expr(r, b);
+	rc = nftdp_vm_chain_add_rule(c, r, NULL, st, &err);
+	nftnl_rule_free(r);
+	return rc;
+}
+
+/* snat/dnat/masquerade compiled by the VM and bound through nftdp_ct_vm_ops */
+static void test_vm_nat_rules(void **state)
+{
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
+					     .log_ring_size = 8, .hash_seed = 1};
+	struct nftdp_vm_chain_desc post = {.family = NFPROTO_IPV4, .table = "nat", .name = "post",
+					   .base = true, .hook = NF_INET_POST_ROUTING,
+					   .policy = NF_ACCEPT};
+	struct nftdp_vm_chain_desc pre = post;
+	struct nftdp_ct_config cfg = {.max_entries = 16, .ifaddr = test_ifaddr};
+	struct env en = {.now = 1000};
+	struct nftdp_vm_chain *cpost, *cpre;
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_state *st;
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+	uint32_t addr;
+	uint16_t port = htons(8443);
+
+	(void)state;
+	pre.name = "pre";
+	pre.hook = NF_INET_PRE_ROUTING;
+	pre.chain_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	assert_int_equal(nftdp_vm_state_create(&vcfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	assert_int_equal(nftdp_vm_chain_create(&post, st, &cpost), 0);
+	assert_int_equal(nftdp_vm_chain_create(&pre, st, &cpre), 0);
+	ctx.state = st;
+	{
+		/* registered in vm/ only once test_vm's "nat unsupported" case is
+		 * updated (see docs/conntrack.md) */
+		struct nftdp_vm_chain_desc pd = post;
+		struct nftnl_rule *r = nftnl_rule_alloc();
+		struct nftdp_vm_chain *probe;
+		struct nftdp_vm_error err;
+		int rc;
+
+		pd.name = "probe";
+		pd.chain_id = 2;
+		assert_int_equal(nftdp_vm_chain_create(&pd, st, &probe), 0);
+		nftnl_rule_add_expr(r, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0));
+		rc = nftdp_vm_chain_add_rule(probe, r, NULL, st, &err);
+		nftdp_vm_chain_destroy(probe);
+		if (rc == -EOPNOTSUPP && strstr(err.msg, "not supported by nftdp")) {
+			nftnl_rule_free(r);
+			nftdp_vm_chain_destroy(cpre);
+			nftdp_vm_chain_destroy(cpost);
+			nftdp_vm_state_destroy(st);
+			nftdp_ct_shard_destroy(en.s);
+			skip();
+		}
+		nftnl_rule_free(r);
+	}
+	/* init checks as nft_nat_init / _validate */
+	assert_int_equal(try_rule(cpre, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0),
+				  NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_DNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0),
+				  NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV6, NFT_REG32_00, 0, 0),
+				  NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, 0, 0, 0), NULL),
+			 -EINVAL);
+	assert_int_equal(try_rule(cpost, st,
+				  nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0x1000), NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(try_rule(cpost, st, ex("redir"), NULL), -EOPNOTSUPP);
+	assert_int_equal(try_rule(cpre, st, ex("masq"), NULL), -EOPNOTSUPP);
+	/* ip daddr 203.0.113.5 dnat to 10.0.0.80:8443 (prerouting) */
+	assert_int_equal(inet_pton(AF_INET, "10.0.0.80", &addr), 1);
+	add_rule(cpre, st, 1, imm32(NFT_REG32_00, addr), imm32(NFT_REG32_01, port),
+		 nat_expr(NFT_NAT_DNAT, NFPROTO_IPV4, NFT_REG32_00, NFT_REG32_01, 0), NULL);
+	/* masquerade (postrouting) */
+	add_rule(cpost, st, 1, ex("masq"), NULL);
+
+	udp(&t, false, "192.0.2.9", "203.0.113.5", 5555, 443, 8);
+	t.pkt.oif = 2;
+	assert_int_equal(nftdp_ct_in(en.s, &t.pkt, en.now), NF_ACCEPT);
+	e = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_true(nftdp_ct_nat_need_chains(&t.pkt, NF_INET_PRE_ROUTING));
+	assert_int_equal(nftdp_vm_run_chain(cpre, &t.pkt, &ctx), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en.s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_ip4(t.buf + 16, "10.0.0.80");
+	assert_int_equal(port_at(t.buf + 22), 8443);
+	assert_true(nftdp_ct_nat_need_chains(&t.pkt, NF_INET_POST_ROUTING));
+	assert_int_equal(nftdp_vm_run_chain(cpost, &t.pkt, &ctx), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en.s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_ip4(t.buf + 12, "192.0.2.254");
+	assert_csums(&t);
+	assert_int_equal(e->status & (IPS_SRC_NAT | IPS_DST_NAT), IPS_SRC_NAT | IPS_DST_NAT);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
+	/* the reply: 10.0.0.80:8443 -> 192.0.2.254:5555 becomes 203.0.113.5:443 -> 192.0.2.9 */
+	udp(&t, false, "10.0.0.80", "192.0.2.254", 8443, 5555, 8);
+	assert_int_equal(nat_path(&en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	assert_ip4(t.buf + 12, "203.0.113.5");
+	assert_ip4(t.buf + 16, "192.0.2.9");
+	assert_int_equal(port_at(t.buf + 20), 443);
+	assert_csums(&t);
+	nftdp_vm_chain_destroy(cpre);
+	nftdp_vm_chain_destroy(cpost);
+	nftdp_vm_state_destroy(st);
+	nftdp_ct_shard_destroy(en.s);
+}
+
 static void test_create_errors(void **state)
 {
 	struct nftdp_ct_config cfg = {0};
@@ -1559,6 +1698,7 @@ int main(void)
 		cmocka_unit_test(test_nat_icmp_error_ipv4),
 		cmocka_unit_test(test_nat_icmp_error_ipv6),
 		cmocka_unit_test(test_nat_shard_owner),
+		cmocka_unit_test(test_vm_nat_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
