@@ -338,7 +338,9 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 
 			if (!expr_raw_str(elem, NFTA_OBJREF_IMM_NAME, str, sizeof(str)))
 				return -EINVAL;
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
+			/* libnftnl 1.2.4 leaks the string a setter replaces */
+			if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME), str) != 0)
+				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
 			o = ctl_obj_lookup(t, str, nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
 			if (o == NULL)
 				return -ENOENT;
@@ -347,7 +349,9 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		} else {
 			struct ctl_set *s;
 
-			if (expr_raw_str(elem, NFTA_OBJREF_SET_NAME, str, sizeof(str)))
+			if (expr_raw_str(elem, NFTA_OBJREF_SET_NAME, str, sizeof(str)) &&
+			    (!nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME) ||
+			     strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME), str) != 0))
 				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, str);
 			s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME, NFTNL_EXPR_OBJREF_SET_ID);
 
