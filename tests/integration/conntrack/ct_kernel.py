@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Kernel-differential conntrack test: the Linux kernel is the oracle.
+
+    ct_kernel.py CT_REPLAY [-v]
+
+The same packet sequences (TCP handshakes, data, closes, resets, reopen,
+out-of-window segments, unsolicited segments, UDP, ICMP echo, ICMP errors
+quoting a flow in both directions, bad checksums; IPv4 and IPv6) go
+
+  kernel: through a scratch namespace nftdp-ct-PID-fw that forwards between
+          two veths; they are sent one at a time from the peers (in
+          nftdp-ct-PID-c and nftdp-ct-PID-s, which have no addresses, so
+          nothing answers) and a forward chain counts them per `ct state`;
+          the counter that moved is the state the kernel gave the packet.
+  nftdp:  CT_REPLAY (tests/integration/conntrack/ct_replay.c) runs them
+          through one conntrack shard and prints each packet's state.
+
+Every packet's state must be equal. Exit 0 when all agree, 1 otherwise, 77
+when not root. Namespaces are deleted at exit, also on failure.
+"""
+
+import ctypes
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
+    ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
+
+PID = os.getpid()
+NS = {k: f"nftdp-ct-{PID}-{k}" for k in ("fw", "c", "s")}
+C4, S4 = "10.1.0.2", "10.2.0.2"
+C6, S6 = "fd01::2", "fd02::2"
+MAC_C, MAC_S = "02:00:00:00:00:0c", "02:00:00:00:00:0d"
+STATES = ("new", "established", "related", "invalid", "untracked")
+VERBOSE = "-v" in sys.argv
+
+
+def sh(*args, ns=None, check=True):
+    cmd = (["ip", "netns", "exec", NS[ns]] if ns else []) + list(args)
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=30)
+
+
+def cleanup():
+    for n in NS.values():
+        subprocess.run(["ip", "netns", "del", n], capture_output=True, timeout=30)
+
+
+def setup():
+    for n in NS.values():
+        sh("ip", "netns", "add", n)
+    sh("ip", "link", "add", "c0", "netns", NS["c"], "type", "veth", "peer", "f0",
+       "netns", NS["fw"])
+    sh("ip", "link", "add", "s0", "netns", NS["s"], "type", "veth", "peer", "f1",
+       "netns", NS["fw"])
+    for ns, dev in (("c", "c0"), ("s", "s0")):
+        sh("sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1", ns=ns)
+        sh("ip", "link", "set", dev, "up", ns=ns)
+    fw = [
+        "sysctl -qw net.ipv4.ip_forward=1",
+        "sysctl -qw net.ipv6.conf.all.forwarding=1",
+        "sysctl -qw net.ipv4.conf.all.rp_filter=0",
+        "sysctl -qw net.ipv4.conf.default.rp_filter=0",
+        "sysctl -qw net.ipv4.icmp_ratelimit=0",
+        "sysctl -qw net.ipv6.conf.default.accept_dad=0",
+        "ip link set f0 up", "ip link set f1 up",
+        "sysctl -qw net.ipv4.conf.f0.rp_filter=0",
+        "sysctl -qw net.ipv4.conf.f1.rp_filter=0",
+        "sysctl -qw net.ipv6.conf.f0.accept_dad=0",
+        "sysctl -qw net.ipv6.conf.f1.accept_dad=0",
+        "ip addr add 10.1.0.1/24 dev f0", "ip addr add 10.2.0.1/24 dev f1",
+        "ip addr add fd01::1/64 dev f0 nodad", "ip addr add fd02::1/64 dev f1 nodad",
+        f"ip neigh replace {C4} lladdr {MAC_C} dev f0 nud permanent",
+        f"ip neigh replace {S4} lladdr {MAC_S} dev f1 nud permanent",
+        f"ip neigh replace {C6} lladdr {MAC_C} dev f0 nud permanent",
+        f"ip neigh replace {S6} lladdr {MAC_S} dev f1 nud permanent",
+    ]
+    for c in fw:
+        sh(*c.split(), ns="fw")
+    ruleset = "table inet cttest {\n" + "".join(f"  counter st_{s} {{ }}\n" for s in STATES) + \
+        "  chain forward { type filter hook forward priority 0; policy accept;\n" + \
+        "".join(f"    ct state {s} counter name st_{s}\n" for s in STATES) + "  }\n}\n"
+    r = subprocess.run(["ip", "netns", "exec", NS["fw"], "nft", "-f", "-"], input=ruleset,
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode:
+        raise RuntimeError("nft -f: " + r.stderr)
+
+
+def fw_mac(dev):
+    out = sh("cat", f"/sys/class/net/{dev}/address", ns="fw").stdout.strip()
+    return out
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def packet_socket(ns, dev):
+    """An AF_PACKET socket on dev inside ns (sockets keep their namespace)."""
+    own = os.open("/proc/self/ns/net", os.O_RDONLY)
+    fd = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+            raise OSError(ctypes.get_errno(), "setns")
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((dev, 0))
+    finally:
+        libc.setns(own, 0x40000000)
+        os.close(fd)
+        os.close(own)
+    return s
+
+
+def counters():
+    out = sh("nft", "-j", "list", "counters", "table", "inet", "cttest", ns="fw").stdout
+    vals = {}
+    for item in json.loads(out)["nftables"]:
+        if "counter" in item:
+            vals[item["counter"]["name"][3:]] = item["counter"]["packets"]
+    return vals
+
+
+class Tcp:
+    """One TCP connection; dir 0 client->server, 1 server->client."""
+
+    def __init__(self, v6, sport, dport, cseq, sseq):
+        self.v6, self.sport, self.dport = v6, sport, dport
+        self.seq = [cseq, sseq]
+
+    def ip(self, d):
+        a, b = (C6, S6) if self.v6 else (C4, S4)
+        src, dst = (a, b) if d == 0 else (b, a)
+        return IPv6(src=src, dst=dst) if self.v6 else IP(src=src, dst=dst, ttl=64)
+
+    def seg(self, d, flags, data=b"", seq=None, ack=None, adv=True, win=65535):
+        s = (self.seq[d] if seq is None else seq) & 0xffffffff
+        a = (self.seq[1 - d] if ack is None else ack) & 0xffffffff
+        sp, dp = (self.sport, self.dport) if d == 0 else (self.dport, self.sport)
+        p = self.ip(d) / TCP(sport=sp, dport=dp, flags=flags, seq=s,
+                             ack=a if "A" in flags else 0, window=win)
+        if data:
+            p = p / Raw(data)
+        if adv and seq is None:
+            self.seq[d] = (self.seq[d] + len(data) + ("S" in flags) + ("F" in flags)) \
+                & 0xffffffff
+        return (d, p)
+
+
+def udp(v6, d, sport, dport, n=20):
+    a, b = (C6, S6) if v6 else (C4, S4)
+    src, dst = (a, b) if d == 0 else (b, a)
+    ip = IPv6(src=src, dst=dst) if v6 else IP(src=src, dst=dst, ttl=64)
+    return (d, ip / UDP(sport=sport, dport=dport) / Raw(b"x" * n))
+
+
+def sequences():
+    P = []
+    for v6 in (False, True):
+        base = 1000 if not v6 else 2000
+        # handshake, data both ways, FIN close, reopen from TIME_WAIT
+        t = Tcp(v6, base + 1, 80, 100000, 900000)
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"),
+              t.seg(0, "PA", b"hello" * 20), t.seg(1, "A"), t.seg(1, "PA", b"x" * 300),
+              t.seg(0, "A"), t.seg(0, "FA"), t.seg(1, "A"), t.seg(1, "FA"), t.seg(0, "A")]
+        t.seq[0] += 50000
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A")]
+        # retransmitted SYN, SYN/ACK; out-of-window data; ACK of unseen data
+        t = Tcp(v6, base + 2, 443, 5, 0xfffffff0)
+        syn = t.seg(0, "S")
+        P += [syn, (0, syn[1].copy()), t.seg(1, "SA"), t.seg(0, "A")]
+        P += [t.seg(0, "PA", b"y" * 10, seq=t.seq[0] + 5000000),
+              t.seg(0, "A", ack=t.seq[1] + 3000000),
+              t.seg(0, "PA", b"z" * 10, seq=t.seq[0] - 2000000),
+              t.seg(0, "PA", b"ok")]
+        # RST with a wrong sequence number, then a correct one
+        P += [t.seg(1, "R", seq=t.seq[1] - 100000), t.seg(1, "R"), t.seg(0, "A")]
+        # unsolicited SYN/ACK, FIN, RST, bare ACK (picked up), SYN+FIN
+        t = Tcp(v6, base + 3, 22, 777, 888)
+        P += [t.seg(0, "SA", adv=False), t.seg(0, "FA", adv=False), t.seg(0, "R", adv=False),
+              t.seg(0, "SF", adv=False)]
+        t = Tcp(v6, base + 4, 22, 777, 888)
+        P += [t.seg(0, "A", adv=False), t.seg(1, "A", adv=False)]
+        # an RST answering a SYN, then a new SYN
+        t = Tcp(v6, base + 5, 25, 10, 20)
+        P += [t.seg(0, "S"), t.seg(1, "RA", seq=0), t.seg(0, "S", seq=10)]
+        # bad TCP checksum on a SYN
+        t = Tcp(v6, base + 6, 80, 1, 1)
+        d, p = t.seg(0, "S")
+        p = p.__class__(raw(p))
+        p[TCP].chksum ^= 0x5555
+        P += [(d, p)]
+        # UDP: unreplied, replied, related errors both ways
+        P += [udp(v6, 0, base + 7, 53), udp(v6, 0, base + 7, 53), udp(v6, 1, 53, base + 7),
+              udp(v6, 0, base + 7, 53)]
+        q_c2s = raw(udp(v6, 0, base + 7, 53)[1])
+        q_s2c = raw(udp(v6, 1, 53, base + 7)[1])
+        if v6:
+            P += [(1, IPv6(src=S6, dst=C6) / ICMPv6DestUnreach(code=4) / Raw(q_c2s)),
+                  (0, IPv6(src=C6, dst=S6) / ICMPv6DestUnreach(code=4) / Raw(q_s2c)),
+                  (1, IPv6(src=S6, dst=C6) / ICMPv6DestUnreach(code=4) /
+                   Raw(raw(udp(True, 0, base + 8, 53)[1])))]
+            P += [(0, IPv6(src=C6, dst=S6) / ICMPv6EchoRequest(id=7, seq=1)),
+                  (1, IPv6(src=S6, dst=C6) / ICMPv6EchoReply(id=7, seq=1)),
+                  (1, IPv6(src=S6, dst=C6) / ICMPv6EchoReply(id=8, seq=1))]
+        else:
+            P += [(1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=3, code=3) / Raw(q_c2s)),
+                  (0, IP(src=C4, dst=S4, ttl=64) / ICMP(type=3, code=3) / Raw(q_s2c)),
+                  (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=3, code=3) / Raw(q_c2s[:28])),
+                  (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=3, code=3) /
+                   Raw(raw(udp(False, 0, base + 8, 53)[1])))]
+            P += [(0, IP(src=C4, dst=S4, ttl=64) / ICMP(type=8, id=7, seq=1)),
+                  (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=0, id=7, seq=1)),
+                  (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=0, id=8, seq=1))]
+        # generic protocol (GRE, 47) both ways
+        a, b = (C6, S6) if v6 else (C4, S4)
+        mk = (lambda s, d: IPv6(src=s, dst=d, nh=47)) if v6 else \
+            (lambda s, d: IP(src=s, dst=d, proto=47, ttl=64))
+        P += [(0, mk(a, b) / Raw(b"\x00" * 8)), (1, mk(b, a) / Raw(b"\x00" * 8))]
+    return P
+
+
+def kernel_states(P):
+    socks = {0: packet_socket(NS["c"], "c0"), 1: packet_socket(NS["s"], "s0")}
+    macs = {0: (MAC_C, fw_mac("f0")), 1: (MAC_S, fw_mac("f1"))}
+    out = []
+    before = counters()
+    for d, p in P:
+        src, dst = macs[d]
+        frame = Ether(src=src, dst=dst, type=0x86DD if p.haslayer(IPv6) else 0x800) / p
+        socks[d].send(raw(frame))
+        got = None
+        for _ in range(50):
+            time.sleep(0.005)
+            now = counters()
+            moved = [s for s in STATES if now.get(s, 0) != before.get(s, 0)]
+            if moved:
+                got = moved[0] if len(moved) == 1 else "+".join(moved)
+                before = now
+                break
+        out.append(got or "not-forwarded")
+    return out
+
+
+def main():
+    if os.geteuid() != 0:
+        print("ct_kernel: needs root (scratch network namespaces)")
+        return 77
+    replay = sys.argv[1]
+    P = sequences()
+    with tempfile.NamedTemporaryFile("w", suffix=".hex", delete=False) as f:
+        for _, p in P:
+            f.write(raw(p).hex() + "\n")
+        path = f.name
+    try:
+        ours = subprocess.run([replay, path], check=True, capture_output=True, text=True,
+                              timeout=60).stdout.split()
+    finally:
+        os.unlink(path)
+    try:
+        setup()
+        theirs = kernel_states(P)
+    finally:
+        cleanup()
+    bad = 0
+    for i, ((d, p), k, o) in enumerate(zip(P, theirs, ours)):
+        mark = "  " if k == o else "!!"
+        if k != o:
+            bad += 1
+        if VERBOSE or k != o:
+            print(f"{mark} {i:3d} dir{d} kernel={k:12s} nftdp={o:12s} {p.summary()}")
+    if len(ours) != len(P):
+        print(f"ct_replay printed {len(ours)} states for {len(P)} packets")
+        bad += 1
+    print(f"conntrack vs kernel: {len(P) - bad}/{len(P)} packets agree")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
