@@ -104,14 +104,14 @@ table ip filt {
 	chain forward {
 		type filter hook forward priority 0; policy accept;
 		tcp dport 22 counter name c_ssh drop
-		ip saddr 192.0.2.0/24 udp dport 53 accept
-		udp dport 53 drop
+		ip saddr 192.0.2.0/24 udp dport 53 counter accept
+		udp dport 53 counter drop
 	}
 }
 table ip6 f6 {
 	chain forward {
 		type filter hook forward priority 0; policy drop;
-		icmpv6 type echo-request accept
+		icmpv6 type echo-request counter accept
 	}
 }
 table netdev nd {
@@ -142,6 +142,12 @@ table netdev nd {
     ctr = [o['counter'] for o in lst if 'counter' in o and o['counter']['name'] == 'c_ssh']
     check(len(ctr) == 1 and ctr[0]['packets'] == 5 and ctr[0]['bytes'] == 200,
           'replay: counter c_ssh packets 5 bytes 200 (got %s)' % ctr)
+    # rule counters count IP lengths at ip hooks, padding trimmed
+    rc = [(r['rule']['chain'], [e['counter'] for e in r['rule']['expr'] if 'counter' in e])
+          for r in lst if 'rule' in r]
+    rc = [(c, x[0]['packets'], x[0]['bytes']) for c, x in rc if x and isinstance(x[0], dict)]
+    want = [('forward', 5, 146), ('forward', 3, 84), ('forward', 2, 96)]
+    check(rc == want, 'replay: rule counters %s (got %s)' % (want, rc))
 
 
 WIRE_RULES = '''
