@@ -257,6 +257,8 @@ void nftdp_dp_worker_begin(struct nftdp_dp_worker *w);
 /** One pass over the worker's rx queues; returns packets received. */
 unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w);
 void nftdp_dp_worker_end(struct nftdp_dp_worker *w);
+/** After the workers stopped: transmit what is left in hand-off rings. Main thread. */
+void nftdp_dp_workers_drain(struct nftdp_dp *dp);
 void nftdp_dp_workers_free(struct nftdp_dp *dp);
 
 /* pipeline.c */
@@ -271,6 +273,8 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out);
 int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_s);
 void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s);
 int nftdp_dp_telemetry_register(struct nftdp_dp *dp);
+/** Telemetry commands answer nothing from here on (before workers are freed). */
+void nftdp_dp_telemetry_stop(void);
 
 /* log.c */
 void nftdp_dp_log_drain(struct nftdp_dp *dp);

@@ -498,6 +498,8 @@ int main(int argc, char **argv)
 		nftdp_dp_worker_end(&dp.w[0]);
 	else
 		rte_eal_mp_wait_lcore();
+	if (run_workers)
+		nftdp_dp_workers_drain(&dp);
 	nftdp_dp_log_drain(&dp);
 	{
 		double run_s = (double)(rte_rdtsc() - t_start) / (double)hz;
@@ -518,6 +520,7 @@ int main(int argc, char **argv)
 out_ctl:
 	nftdp_ctl_destroy(ctl);
 out_workers:
+	nftdp_dp_telemetry_stop();
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_workers_free(&dp);
 	nftdp_vm_gen_domain_destroy(dp.dom);

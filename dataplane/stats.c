@@ -155,17 +155,26 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 	fflush(stdout);
 }
 
+/* read by the telemetry thread; cleared before the workers are freed */
 static struct nftdp_dp *tel_dp;
+
+void nftdp_dp_telemetry_stop(void)
+{
+	__atomic_store_n(&tel_dp, NULL, __ATOMIC_RELEASE);
+}
 
 static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct nftdp_dp *dp = __atomic_load_n(&tel_dp, __ATOMIC_ACQUIRE);
 	struct nftdp_dp_stats s;
 	struct outcome o;
 
 	(void)cmd;
 	(void)params;
-	nftdp_dp_stats_sum(tel_dp, &s);
-	outcome_of(tel_dp, &s, &o);
+	if (dp == NULL)
+		return -1;
+	nftdp_dp_stats_sum(dp, &s);
+	outcome_of(dp, &s, &o);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "rx", o.rx);
 	rte_tel_data_add_dict_u64(d, "tx", o.tx);
@@ -195,22 +204,25 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 
 static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct nftdp_dp *tdp = __atomic_load_n(&tel_dp, __ATOMIC_ACQUIRE);
 	struct nftdp_dp_stats s;
 
 	(void)cmd;
 	(void)params;
-	nftdp_dp_stats_sum(tel_dp, &s);
+	if (tdp == NULL)
+		return -1;
+	nftdp_dp_stats_sum(tdp, &s);
 	rte_tel_data_start_dict(d);
-	for (uint16_t p = 0; p < tel_dp->n_ports; p++) {
+	for (uint16_t p = 0; p < tdp->n_ports; p++) {
 		char k[48];
 
-		if (!tel_dp->port[p].used)
+		if (!tdp->port[p].used)
 			continue;
-		snprintf(k, sizeof(k), "%s_rx", tel_dp->port[p].name);
+		snprintf(k, sizeof(k), "%s_rx", tdp->port[p].name);
 		rte_tel_data_add_dict_u64(d, k, s.rx[p]);
-		snprintf(k, sizeof(k), "%s_tx", tel_dp->port[p].name);
+		snprintf(k, sizeof(k), "%s_tx", tdp->port[p].name);
 		rte_tel_data_add_dict_u64(d, k, s.tx[p]);
-		snprintf(k, sizeof(k), "%s_tx_drop", tel_dp->port[p].name);
+		snprintf(k, sizeof(k), "%s_tx_drop", tdp->port[p].name);
 		rte_tel_data_add_dict_u64(d, k, s.tx_drop[p]);
 	}
 	return 0;
@@ -220,7 +232,7 @@ int nftdp_dp_telemetry_register(struct nftdp_dp *dp)
 {
 	int ret;
 
-	tel_dp = dp;
+	__atomic_store_n(&tel_dp, dp, __ATOMIC_RELEASE);
 	ret = rte_telemetry_register_cmd("/nftdp/stats", tel_stats,
 					 "Packet outcomes, drop reasons and per-hook verdicts");
 	if (ret == 0)

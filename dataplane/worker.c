@@ -149,6 +149,27 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	return total;
 }
 
+void nftdp_dp_workers_drain(struct nftdp_dp *dp)
+{
+	/* every worker has stopped and flushed into its hand-off rings; the
+	 * owners may have stopped first, so the main thread sends the rest on
+	 * their queues (no worker uses them any more) */
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		struct nftdp_dp_worker *w = &dp->w[i];
+
+		for (unsigned int r = 0; r < w->n_drain; r++) {
+			struct rte_mbuf *h[NFTDP_VM_BURST_MAX];
+			unsigned int n;
+
+			while ((n = rte_ring_sc_dequeue_burst(w->drain[r], (void **)h,
+							      NFTDP_VM_BURST_MAX, NULL)) > 0)
+				for (unsigned int k = 0; k < n; k++)
+					nftdp_dp_tx_stage(w, w->drain_port[r], h[k]);
+		}
+		nftdp_dp_tx_flush(w);
+	}
+}
+
 int nftdp_dp_worker_main(void *arg)
 {
 	struct nftdp_dp_worker *w = arg;
