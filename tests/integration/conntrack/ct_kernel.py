@@ -51,7 +51,7 @@ def cleanup():
         subprocess.run(["ip", "netns", "del", n], capture_output=True, timeout=30)
 
 
-def setup():
+def setup(extra_ruleset=""):
     for n in NS.values():
         sh("ip", "netns", "add", n)
     sh("ip", "link", "add", "c0", "netns", NS["c"], "type", "veth", "peer", "f0",
@@ -84,7 +84,8 @@ def setup():
         sh(*c.split(), ns="fw")
     ruleset = "table inet cttest {\n" + "".join(f"  counter st_{s} {{ }}\n" for s in STATES) + \
         "  chain forward { type filter hook forward priority 0; policy accept;\n" + \
-        "".join(f"    ct state {s} counter name st_{s}\n" for s in STATES) + "  }\n}\n"
+        "".join(f"    ct state {s} counter name st_{s}\n" for s in STATES) + "  }\n}\n" + \
+        extra_ruleset
     r = subprocess.run(["ip", "netns", "exec", NS["fw"], "nft", "-f", "-"], input=ruleset,
                        capture_output=True, text=True, timeout=30)
     if r.returncode:
@@ -106,8 +107,8 @@ def packet_socket(ns, dev):
     try:
         if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
             raise OSError(ctypes.get_errno(), "setns")
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind((dev, 0))
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))  # ETH_P_ALL
+        s.bind((dev, 3))
     finally:
         libc.setns(own, 0x40000000)
         os.close(fd)

@@ -6,12 +6,63 @@
  * state each packet had: new, established, related, invalid, untracked.
  * The kernel-differential test (ct_kernel.py) compares these lines with
  * what the kernel's `ct state` counters saw for the same packets.
+ *
+ * With --nat it also runs the NAT steps of a router with the ruleset of
+ * ct_nat_kernel.py and prints the packet as it leaves:
+ *   prerouting:  ip daddr 10.2.0.100 tcp dport 80 dnat to 10.2.0.2:8080
+ *   postrouting: ip saddr 10.1.0.0/24 oif "f1" masquerade   (f1: 10.2.0.1)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <linux/netfilter/nf_nat.h>
+
 #include "nftdp_conntrack.h"
+
+static bool f1_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
+{
+	(void)arg;
+	if (ifindex != 2 || nfproto != NFPROTO_IPV4)
+		return false;
+	return inet_pton(AF_INET, "10.2.0.1", addr16) == 1;
+}
+
+/* the ruleset's nat chains, for a packet whose connection is new */
+static unsigned int nat_steps(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt)
+{
+	const uint8_t *ip = pkt->data + pkt->nh_off, *th = pkt->data + pkt->th_off;
+	uint32_t vip, client_net;
+	unsigned int v;
+
+	inet_pton(AF_INET, "10.2.0.100", &vip);
+	inet_pton(AF_INET, "10.1.0.0", &client_net);
+	if (nftdp_ct_nat_need_chains(pkt, NF_INET_PRE_ROUTING) && pkt->nfproto == NFPROTO_IPV4 &&
+	    !memcmp(ip + 16, &vip, 4) && pkt->l4proto == IPPROTO_TCP && th[2] == 0 && th[3] == 80) {
+		struct nftdp_ct_nat_range r = {.flags = NF_NAT_RANGE_MAP_IPS |
+							NF_NAT_RANGE_PROTO_SPECIFIED};
+
+		inet_pton(AF_INET, "10.2.0.2", r.min_addr.u8);
+		r.max_addr = r.min_addr;
+		r.min_proto = r.max_proto = htons(8080);
+		if (nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_DST) != NF_ACCEPT)
+			return NF_DROP;
+	}
+	v = nftdp_ct_nat_packet(s, pkt, NF_INET_PRE_ROUTING);
+	if (v != NF_ACCEPT)
+		return v;
+	/* routing: 10.2.0.0/24 leaves on f1 (ifindex 2) */
+	pkt->oif = ip[16] == 10 && ip[17] == 2 ? 2 : 1;
+	if (nftdp_ct_nat_need_chains(pkt, NF_INET_POST_ROUTING) && pkt->nfproto == NFPROTO_IPV4 &&
+	    !memcmp(ip + 12, &client_net, 3) && pkt->oif == 2) {
+		struct nftdp_ct_nat_range r = {0};
+
+		if (nftdp_ct_nat_masquerade(s, pkt, &r) != NF_ACCEPT)
+			return NF_DROP;
+	}
+	return nftdp_ct_nat_packet(s, pkt, NF_INET_POST_ROUTING);
+}
 
 static int unhex(const char *s, uint8_t *out, size_t max)
 {
@@ -42,15 +93,16 @@ static const char *state_name(uint32_t st)
 
 int main(int argc, char **argv)
 {
-	struct nftdp_ct_config cfg = {.max_entries = 4096, .hash_seed = 1};
+	struct nftdp_ct_config cfg = {.max_entries = 4096, .hash_seed = 1, .ifaddr = f1_addr};
+	bool nat = argc == 3 && !strcmp(argv[1], "--nat");
 	struct nftdp_ct_shard *s;
 	static char line[8192];
 	static uint8_t buf[4096];
 	uint64_t now = 1000;
 	FILE *f;
 
-	if (argc != 2 || !(f = fopen(argv[1], "r"))) {
-		fprintf(stderr, "usage: ct_replay PACKETS.hex\n");
+	if ((argc != 2 && !nat) || !(f = fopen(argv[argc - 1], "r"))) {
+		fprintf(stderr, "usage: ct_replay [--nat] PACKETS.hex\n");
 		return 2;
 	}
 	if (nftdp_ct_shard_create(&cfg, &s))
@@ -70,8 +122,20 @@ int main(int argc, char **argv)
 			st = pkt.ct_ops->state(pkt.ct);
 		else
 			st = pkt.ct_untracked ? 1u << 6 : 1u << 0;
-		printf("%s\n", state_name(st));
-		nftdp_ct_confirm(s, &pkt, NF_ACCEPT);
+		if (nat) {
+			unsigned int v = nat_steps(s, &pkt);
+
+			printf("%s ", state_name(st));
+			if (v != NF_ACCEPT)
+				printf("dropped");
+			for (int i = 0; v == NF_ACCEPT && i < n; i++)
+				printf("%02x", buf[i]);
+			printf("\n");
+			nftdp_ct_confirm(s, &pkt, v);
+		} else {
+			printf("%s\n", state_name(st));
+			nftdp_ct_confirm(s, &pkt, NF_ACCEPT);
+		}
 		now += 10;
 	}
 	fclose(f);
