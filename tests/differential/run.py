@@ -398,6 +398,15 @@ def stateful_values(obj, prefix=''):
     return vals
 
 
+def stateless(obj):
+    """obj without its counter and quota values (set elements by key)."""
+    if isinstance(obj, dict):
+        return {k: stateless(v) for k, v in obj.items() if k not in ('counter', 'quota', 'expires')}
+    if isinstance(obj, list):
+        return [stateless(v) for v in obj]
+    return obj
+
+
 def counters_of(listing):
     """name -> state: rules by table/chain/position, objects by name."""
     res, pos = {}, {}
@@ -412,8 +421,10 @@ def counters_of(listing):
             key = '%s %s %s %s' % (kind, o['family'], o['table'], o['name'])
             vals = stateful_values({kind: o})
         elif kind in ('set', 'map'):
+            # which elements exist too: the packet path adds some (add/update @set)
             key = '%s %s %s %s' % (kind, o['family'], o['table'], o['name'])
-            vals = stateful_values(o.get('elem', []))
+            elems = sorted(json.dumps(stateless(e), sort_keys=True) for e in o.get('elem', []))
+            vals = (['elements ' + ', '.join(elems)] if elems else []) + stateful_values(o.get('elem', []))
         else:
             continue
         if vals:
