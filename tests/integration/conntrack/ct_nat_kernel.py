@@ -7,13 +7,16 @@
 The namespaces of ct_kernel.py, with a nat table on the forwarding kernel:
 
     prerouting  (-100): ip daddr 10.2.0.100 tcp dport 80 dnat to 10.2.0.2:8080
+                        ip6 daddr fd02::100 tcp dport 80 dnat to [fd02::2]:8080
     postrouting (100):  ip saddr 10.1.0.0/24 oif "f1" masquerade
+                        ip6 saddr fd01::/64 oif "f1" masquerade
 
 Packets of masqueraded TCP, UDP (also without checksum) and ICMP echo
 flows, a destination-NATed TCP flow, and ICMP errors about masqueraded
 flows, in both directions, are sent one at a time; what leaves the
 kernel on the other veth is compared byte for byte (TTL and the IPv4
-header checksum aside: the kernel routes, the replay does not) with what
+header checksum, or the hop limit, aside: the kernel routes, the replay
+does not) with what
 `CT_REPLAY --nat` makes of the same packets. Exit 0 when all agree, 1
 otherwise, 77 when not root.
 """
@@ -26,9 +29,18 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ct_kernel as K  # noqa: E402
-from scapy.all import ICMP, IP, TCP, UDP, Ether, Raw, raw  # noqa: E402
+from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
+    ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
 
-NAT_RULESET = """table ip nat {
+NAT_RULESET = """table ip6 nat6 {
+  chain pre { type nat hook prerouting priority -100; policy accept;
+    ip6 daddr fd02::100 tcp dport 80 dnat to [fd02::2]:8080
+  }
+  chain post { type nat hook postrouting priority 100; policy accept;
+    ip6 saddr fd01::/64 oif "f1" masquerade
+  }
+}
+table ip nat {
   chain pre { type nat hook prerouting priority -100; policy accept;
     ip daddr 10.2.0.100 tcp dport 80 dnat to 10.2.0.2:8080
   }
@@ -38,6 +50,7 @@ NAT_RULESET = """table ip nat {
 }
 """
 PUB, VIP = "10.2.0.1", "10.2.0.100"
+PUB6, VIP6 = "fd02::1", "fd02::100"
 
 
 def ip(src, dst):
@@ -86,6 +99,19 @@ def sequences():
           (1, ip(K.S4, PUB) / ICMP(type=0, id=0x1234, seq=1) / Raw(b"ping"))]
     seg = raw(ip(PUB, K.S4) / TCP(sport=3001, dport=80, flags="A", seq=cs, ack=ss))
     P += [(1, ip(K.S4, PUB) / ICMP(type=3, code=4) / Raw(seg[:28]))]
+    # IPv6: masqueraded TCP and UDP, an error about the UDP flow, echo, dnat
+    i6 = IPv6
+    P += [(0, i6(src=K.C6, dst=K.S6) / TCP(sport=5001, dport=80, flags="S", seq=1)),
+          (1, i6(src=K.S6, dst=PUB6) / TCP(sport=80, dport=5001, flags="SA", seq=50, ack=2)),
+          (0, i6(src=K.C6, dst=K.S6) / TCP(sport=5001, dport=80, flags="A", seq=2, ack=51)),
+          (0, i6(src=K.C6, dst=K.S6) / UDP(sport=5002, dport=53) / Raw(b"q" * 10)),
+          (1, i6(src=K.S6, dst=PUB6) / UDP(sport=53, dport=5002) / Raw(b"a" * 10))]
+    q6 = raw(i6(src=PUB6, dst=K.S6) / UDP(sport=5002, dport=53) / Raw(b"q" * 10))
+    P += [(1, i6(src=K.S6, dst=PUB6) / ICMPv6DestUnreach(code=4) / Raw(q6)),
+          (0, i6(src=K.C6, dst=K.S6) / ICMPv6EchoRequest(id=0x55, seq=1)),
+          (1, i6(src=K.S6, dst=PUB6) / ICMPv6EchoReply(id=0x55, seq=1)),
+          (0, i6(src=K.C6, dst=VIP6) / TCP(sport=5003, dport=80, flags="S", seq=9)),
+          (1, i6(src=K.S6, dst=PUB6) / TCP(sport=8080, dport=5003, flags="SA", seq=3, ack=10))]
     return P
 
 
@@ -95,6 +121,8 @@ def normalized(b):
     if len(b) >= 20 and b[0] >> 4 == 4:
         b[8] = 0
         b[10] = b[11] = 0
+    elif len(b) >= 40 and b[0] >> 4 == 6:
+        b[7] = 0
     return bytes(b)
 
 
@@ -104,7 +132,9 @@ def kernel_egress(P):
     out = []
     for d, p in P:
         src, dst = macs[d]
-        socks[d].send(raw(Ether(src=src, dst=dst, type=0x800) / p))
+        v6 = p.haslayer(IPv6)
+        socks[d].send(raw(Ether(src=src, dst=dst, type=0x86DD if v6 else 0x800) / p))
+        want = b"\x86\xdd" if v6 else b"\x08\x00"
         rx = socks[1 - d]
         got = "not-forwarded"
         while True:
@@ -112,8 +142,9 @@ def kernel_egress(P):
             if not r:
                 break
             frame = rx.recv(65535)
-            if len(frame) > 14 and frame[12:14] == b"\x08\x00" and frame[6:12] != \
-                    bytes.fromhex(macs[1 - d][0].replace(":", "")):
+            if len(frame) > 14 and frame[12:14] == want and frame[6:12] != \
+                    bytes.fromhex(macs[1 - d][0].replace(":", "")) and \
+                    not (v6 and frame[14 + 6] == 58 and frame[14 + 40] in (133, 134, 135, 136, 143)):
                 got = frame[14:].hex()
                 break
         out.append(got)
@@ -149,8 +180,9 @@ def main():
         if K.VERBOSE or not same:
             print(f"{'  ' if same else '!!'} {i:3d} dir{d} {p.summary()}")
             if not same:
-                kk = IP(bytes.fromhex(k)).summary() if k != "not-forwarded" else k
-                oo = IP(bytes.fromhex(o)).summary() if o not in ("dropped", "?") else o
+                L = IPv6 if p.haslayer(IPv6) else IP
+                kk = L(bytes.fromhex(k)).summary() if k != "not-forwarded" else k
+                oo = L(bytes.fromhex(o)).summary() if o not in ("dropped", "?") else o
                 print(f"       kernel: {kk}\n       nftdp:  {oo}")
                 if K.VERBOSE:
                     print(f"       {k}\n       {o}")

@@ -10,7 +10,9 @@
  * With --nat it also runs the NAT steps of a router with the ruleset of
  * ct_nat_kernel.py and prints the packet as it leaves:
  *   prerouting:  ip daddr 10.2.0.100 tcp dport 80 dnat to 10.2.0.2:8080
+ *                ip6 daddr fd02::100 tcp dport 80 dnat to [fd02::2]:8080
  *   postrouting: ip saddr 10.1.0.0/24 oif "f1" masquerade   (f1: 10.2.0.1)
+ *                ip6 saddr fd01::/64 oif "f1" masquerade    (f1: fd02::1)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +26,10 @@
 static bool f1_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
 {
 	(void)arg;
-	if (ifindex != 2 || nfproto != NFPROTO_IPV4)
+	if (ifindex != 2)
 		return false;
+	if (nfproto == NFPROTO_IPV6)
+		return inet_pton(AF_INET6, "fd02::1", addr16) == 1;
 	return inet_pton(AF_INET, "10.2.0.1", addr16) == 1;
 }
 
@@ -33,17 +37,23 @@ static bool f1_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
 static unsigned int nat_steps(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt)
 {
 	const uint8_t *ip = pkt->data + pkt->nh_off, *th = pkt->data + pkt->th_off;
-	uint32_t vip, client_net;
+	bool v6 = pkt->nfproto == NFPROTO_IPV6;
+	const uint8_t *saddr = ip + (v6 ? 8 : 12), *daddr = ip + (v6 ? 24 : 16);
+	uint8_t vip[16], client_net[16], server_net[16];
+	int af = v6 ? AF_INET6 : AF_INET;
+	size_t net_len = v6 ? 8 : 3;
 	unsigned int v;
 
-	inet_pton(AF_INET, "10.2.0.100", &vip);
-	inet_pton(AF_INET, "10.1.0.0", &client_net);
-	if (nftdp_ct_nat_need_chains(pkt, NF_INET_PRE_ROUTING) && pkt->nfproto == NFPROTO_IPV4 &&
-	    !memcmp(ip + 16, &vip, 4) && pkt->l4proto == IPPROTO_TCP && th[2] == 0 && th[3] == 80) {
+	inet_pton(af, v6 ? "fd02::100" : "10.2.0.100", vip);
+	inet_pton(af, v6 ? "fd01::" : "10.1.0.0", client_net);
+	inet_pton(af, v6 ? "fd02::" : "10.2.0.0", server_net);
+	if (nftdp_ct_nat_need_chains(pkt, NF_INET_PRE_ROUTING) &&
+	    !memcmp(daddr, vip, v6 ? 16 : 4) && pkt->l4proto == IPPROTO_TCP && th[2] == 0 &&
+	    th[3] == 80) {
 		struct nftdp_ct_nat_range r = {.flags = NF_NAT_RANGE_MAP_IPS |
 							NF_NAT_RANGE_PROTO_SPECIFIED};
 
-		inet_pton(AF_INET, "10.2.0.2", r.min_addr.u8);
+		inet_pton(af, v6 ? "fd02::2" : "10.2.0.2", r.min_addr.u8);
 		r.max_addr = r.min_addr;
 		r.min_proto = r.max_proto = htons(8080);
 		if (nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_DST) != NF_ACCEPT)
@@ -52,10 +62,10 @@ static unsigned int nat_steps(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	v = nftdp_ct_nat_packet(s, pkt, NF_INET_PRE_ROUTING);
 	if (v != NF_ACCEPT)
 		return v;
-	/* routing: 10.2.0.0/24 leaves on f1 (ifindex 2) */
-	pkt->oif = ip[16] == 10 && ip[17] == 2 ? 2 : 1;
-	if (nftdp_ct_nat_need_chains(pkt, NF_INET_POST_ROUTING) && pkt->nfproto == NFPROTO_IPV4 &&
-	    !memcmp(ip + 12, &client_net, 3) && pkt->oif == 2) {
+	/* routing: the server network leaves on f1 (ifindex 2) */
+	pkt->oif = !memcmp(daddr, server_net, net_len) ? 2 : 1;
+	if (nftdp_ct_nat_need_chains(pkt, NF_INET_POST_ROUTING) &&
+	    !memcmp(saddr, client_net, net_len) && pkt->oif == 2) {
 		struct nftdp_ct_nat_range r = {0};
 
 		if (nftdp_ct_nat_masquerade(s, pkt, &r) != NF_ACCEPT)
