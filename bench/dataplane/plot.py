@@ -50,9 +50,9 @@ def main():
         bh = c["mpps"] * scale
         out.append(f'<rect x="{x}" y="{y0 - bh:.1f}" width="90" height="{bh:.1f}" '
                    f'fill="{colors[i % len(colors)]}"/>')
-        label = f'{c["mpps"]:.2f}'
+        label = f'{c["mpps"]:.2f}' if c["mpps"] >= 0.1 else f'{c["mpps"]:.3f}'
         if c.get("ratio") is not None:
-            label += f' ({100 * c["ratio"]:.0f}%)'
+            label += f' ({100 * c["ratio"]:.1f}%)' if c["ratio"] < 0.1 else f' ({100 * c["ratio"]:.0f}%)'
         out.append(f'<text x="{x + 45}" y="{y0 - bh - 6:.1f}" text-anchor="middle">'
                    f'{escape(label)}</text>')
         out.append(f'<text x="{x + 45}" y="{y0 + 18}" text-anchor="middle">'

@@ -154,6 +154,7 @@ for r in $(seq "$repeat"); do
 			v=$(run_nftdp "$tmp/rules/$n.nft")
 		fi
 		echo "round $r $n: $v Mpps (load average before: $l)"
+		loads="${loads:-} $l"
 		runs[$n]="${runs[$n]:-} $v"
 	done
 done
@@ -182,19 +183,19 @@ if [ "$record" -eq 1 ]; then
 	out=$root/bench/results
 	{
 		echo '{"title": "nftdp dataplane, 64-byte frames, 1024 flows, one worker core",'
-		echo ' "configs": ['
+		printf ' "configs": ['
 		sep=
 		for n in "${names[@]}"; do
 			case $n in
 			empty) t='target >= 90%' ;; rules20) t='target >= 70%' ;;
 			sets100k) t='within 10% of rules20' ;; *) t='ceiling' ;;
 			esac
-			printf '%s  {"name": "%s", "mpps": %s, "ratio": %s, "target": "%s", "runs": [%s]}\n' \
+			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "target": "%s", "runs": [%s]}' \
 				"$sep" "$n" "${med[$n]}" "$(ratio "${med[$n]}" "${med[testpmd]}")" "$t" \
 				"$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | paste -sd,)"
 			sep=,
 		done
-		echo ' ]}'
+		printf '\n ],\n "load_average_before_runs": [%s]}\n' "$(tr ' ' '\n' <<< "$loads" | grep . | paste -sd,)"
 	} > "$out/dataplane.json"
 	/usr/bin/python3 "$here/plot.py" "$out/dataplane.json" "$out/dataplane.svg"
 	echo "recorded $out/dataplane.json and $out/dataplane.svg"
