@@ -27,7 +27,7 @@
 /* what one step of a flow is */
 struct step {
 	bool reply;
-	int data;	  /* data packet index, -1 for TCP control packets */
+	int data; /* data packet index, -1 for TCP control packets */
 	uint8_t tcp_flags;
 	uint32_t seq, ack; /* TCP */
 	uint8_t icmp_type;
@@ -48,14 +48,14 @@ static uint16_t data_payload(const struct nftdp_gen_cfg *cfg, const struct nftdp
 			     uint64_t fkey, uint64_t round, int k)
 {
 	uint16_t hdr = (uint16_t)(RTE_ETHER_HDR_LEN + l3_size(f->family) + l4_size(f->proto));
-	uint16_t frame = cfg->imix ? nftdp_gen_imix(nftdp_gen_hash(fkey, round << 8 | (uint64_t)k))
-				   : cfg->size;
+	uint16_t frame =
+	    cfg->imix ? nftdp_gen_imix(nftdp_gen_hash(fkey, round << 8 | (uint64_t)k)) : cfg->size;
 
 	return frame > hdr ? (uint16_t)(frame - hdr) : 0;
 }
 
-static void tcp_step(const struct nftdp_gen_cfg *cfg, const struct nftdp_gen_flow *f,
-		     uint64_t fkey, uint64_t round, unsigned int n, struct step *s)
+static void tcp_step(const struct nftdp_gen_cfg *cfg, const struct nftdp_gen_flow *f, uint64_t fkey,
+		     uint64_t round, unsigned int n, struct step *s)
 {
 	unsigned int d = cfg->data;
 	uint32_t cisn = (uint32_t)nftdp_gen_hash(fkey, round << 2 | 1);
@@ -216,7 +216,8 @@ uint16_t nftdp_gen_build(const struct nftdp_gen_cfg *cfg, uint64_t j, uint8_t *b
 
 		icmp->icmp_type = s.icmp_type;
 		icmp->icmp_ident = rte_cpu_to_be_16(f.sport);
-		icmp->icmp_seq_nb = rte_cpu_to_be_16((uint16_t)(round * cfg->data + (uint64_t)s.data));
+		icmp->icmp_seq_nb =
+		    rte_cpu_to_be_16((uint16_t)(round * cfg->data + (uint64_t)s.data));
 		meta->csum_off = (uint16_t)(l4off + offsetof(struct rte_icmp_hdr, icmp_cksum));
 	}
 

@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
-#include <rte_eth_ring.h>
 
 #include "gen_priv.h"
 
@@ -201,7 +201,7 @@ static int tx_lcore(void *arg)
 }
 
 static uint16_t rx_burst(const struct gen_live *live, struct gen_result *res, uint64_t *last_seq,
-		     uint64_t *last_rx, double ns_per_tsc)
+			 uint64_t *last_rx, double ns_per_tsc)
 {
 	struct rte_mbuf *m[GEN_BURST_MAX];
 	uint16_t n = rte_eth_rx_burst((uint16_t)live->rx_port, 0, m, (uint16_t)live->burst);
@@ -238,7 +238,8 @@ static uint16_t rx_burst(const struct gen_live *live, struct gen_result *res, ui
 			if (rx.seq < *last_seq)
 				res->reordered++;
 			*last_seq = rx.seq;
-			nftdp_gen_hist_add(&res->hist, (uint64_t)((double)(now - rx.tsc) * ns_per_tsc));
+			nftdp_gen_hist_add(&res->hist,
+					   (uint64_t)((double)(now - rx.tsc) * ns_per_tsc));
 		}
 	}
 	rte_pktmbuf_free_bulk(m, n);
@@ -292,8 +293,10 @@ int gen_ring_pair_create(void)
 	int a, b;
 
 	/* what port a sends, port b receives, and back */
-	ab = rte_ring_create("gen_ring_ab", 4096, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("gen_ring_ba", 4096, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ab = rte_ring_create("gen_ring_ab", 4096, (int)rte_socket_id(),
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ba = rte_ring_create("gen_ring_ba", 4096, (int)rte_socket_id(),
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (ab == NULL || ba == NULL)
 		return -rte_errno;
 	a = rte_eth_from_rings("gen_ring_a", &ba, 1, &ab, 1, rte_socket_id());
@@ -305,8 +308,8 @@ int gen_ring_pair_create(void)
 	return 0;
 }
 
-int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live,
-		 volatile int *quit, struct gen_result *res)
+int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live, volatile int *quit,
+		 struct gen_result *res)
 {
 	struct templ t = {0};
 	struct tx_state *s;

@@ -10,14 +10,14 @@ uint16_t gen_flow_steps(const struct nftdp_gen_cfg *cfg, uint8_t proto);
 
 /* live mode (gen_port.c): what main.c asks for */
 struct gen_live {
-	int tx_port, rx_port;	  /* -1: none */
-	double rate_mpps;	  /* 0: as fast as the port takes them */
-	uint64_t count;		  /* packets to send, 0: until duration */
-	double duration_s;	  /* 0: until count */
-	unsigned int burst;	  /* <= GEN_BURST_MAX */
-	unsigned int drain_ms;	  /* stop once rx was idle this long after tx */
+	int tx_port, rx_port;  /* -1: none */
+	double rate_mpps;      /* 0: as fast as the port takes them */
+	uint64_t count;	       /* packets to send, 0: until duration */
+	double duration_s;     /* 0: until count */
+	unsigned int burst;    /* <= GEN_BURST_MAX */
+	unsigned int drain_ms; /* stop once rx was idle this long after tx */
 	unsigned int link_wait_ms;
-	uint32_t templates;	  /* prebuilt frames; 0: derive */
+	uint32_t templates; /* prebuilt frames; 0: derive */
 };
 
 #define GEN_BURST_MAX 256
@@ -39,7 +39,7 @@ struct gen_result {
 int gen_ring_pair_create(void);
 
 /* run the live mode after rte_eal_init(); 0 or a negative errno */
-int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live,
-		 volatile int *quit, struct gen_result *res);
+int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live, volatile int *quit,
+		 struct gen_result *res);
 
 #endif

@@ -29,35 +29,36 @@ static void on_signal(int sig)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [EAL args] -- [traffic] (--pcap-out FILE --count N | [live])\n"
-		"traffic:\n"
-		"  --flows N            distinct flows (1)\n"
-		"  --family 4|6|46      address families, alternating per flow (4)\n"
-		"  --proto LIST         some of tcp,udp,icmp, alternating per flow (udp)\n"
-		"  --size N|imix        data frame bytes without FCS, 60..1514 (64)\n"
-		"  --data N             data packets per flow round, 1..64 (1)\n"
-		"  --no-replies         no server-side packets (SYN-ACK, FIN, echo reply)\n"
-		"  --seed N             payload, ISNs, IMIX choices (1)\n"
-		"  --src A[-B] --dst A[-B]     IPv4 ranges (10.0.0.1, 10.1.0.1)\n"
-		"  --src6 A[-B] --dst6 A[-B]   IPv6 ranges, low 32 bits (2001:db8::1, 2001:db8:1::1)\n"
-		"  --sport L[-H] --dport L[-H] port ranges (1024, 5000)\n"
-		"  --src-mac M --dst-mac M --ttl N\n"
-		"offline:\n"
-		"  --pcap-out FILE --count N   write packets 0..N-1 to FILE (no EAL)\n"
-		"live:\n"
-		"  --tx-port P|none --rx-port P|none   (0; 1 if there are two ports, else 0)\n"
-		"  --rate MPPS|max      transmit rate (max)\n"
-		"  --count N            packets to send (0: until --duration)\n"
-		"  --duration S         seconds to send (or, as a pure sink, to listen)\n"
-		"  --burst N            (32)     --drain-ms MS  idle rx before the end (200)\n"
-		"  --link-wait-ms MS    wait for links up (5000)\n"
-		"  --templates N        prebuilt frames, packet j uses frame j %% N\n"
-		"  --json FILE          write the report as JSON\n"
-		"  --ring-pair          add two ports joined by rings (tx on one, rx on the other)\n"
-		"  --linger-ms MS       after the report, keep the ports open, unpolled, for MS ms\n"
-		"                       or until SIGTERM (the peer can stop first; see docs)\n",
-		prog);
+	fprintf(
+	    stderr,
+	    "usage: %s [EAL args] -- [traffic] (--pcap-out FILE --count N | [live])\n"
+	    "traffic:\n"
+	    "  --flows N            distinct flows (1)\n"
+	    "  --family 4|6|46      address families, alternating per flow (4)\n"
+	    "  --proto LIST         some of tcp,udp,icmp, alternating per flow (udp)\n"
+	    "  --size N|imix        data frame bytes without FCS, 60..1514 (64)\n"
+	    "  --data N             data packets per flow round, 1..64 (1)\n"
+	    "  --no-replies         no server-side packets (SYN-ACK, FIN, echo reply)\n"
+	    "  --seed N             payload, ISNs, IMIX choices (1)\n"
+	    "  --src A[-B] --dst A[-B]     IPv4 ranges (10.0.0.1, 10.1.0.1)\n"
+	    "  --src6 A[-B] --dst6 A[-B]   IPv6 ranges, low 32 bits (2001:db8::1, 2001:db8:1::1)\n"
+	    "  --sport L[-H] --dport L[-H] port ranges (1024, 5000)\n"
+	    "  --src-mac M --dst-mac M --ttl N\n"
+	    "offline:\n"
+	    "  --pcap-out FILE --count N   write packets 0..N-1 to FILE (no EAL)\n"
+	    "live:\n"
+	    "  --tx-port P|none --rx-port P|none   (0; 1 if there are two ports, else 0)\n"
+	    "  --rate MPPS|max      transmit rate (max)\n"
+	    "  --count N            packets to send (0: until --duration)\n"
+	    "  --duration S         seconds to send (or, as a pure sink, to listen)\n"
+	    "  --burst N            (32)     --drain-ms MS  idle rx before the end (200)\n"
+	    "  --link-wait-ms MS    wait for links up (5000)\n"
+	    "  --templates N        prebuilt frames, packet j uses frame j %% N\n"
+	    "  --json FILE          write the report as JSON\n"
+	    "  --ring-pair          add two ports joined by rings (tx on one, rx on the other)\n"
+	    "  --linger-ms MS       after the report, keep the ports open, unpolled, for MS ms\n"
+	    "                       or until SIGTERM (the peer can stop first; see docs)\n",
+	    prog);
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -204,38 +205,38 @@ struct opts {
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"flows", required_argument, NULL, 'f'},
-		{"family", required_argument, NULL, 'F'},
-		{"proto", required_argument, NULL, 'p'},
-		{"size", required_argument, NULL, 'z'},
-		{"imix", no_argument, NULL, 'I'},
-		{"data", required_argument, NULL, 'D'},
-		{"no-replies", no_argument, NULL, 'R'},
-		{"seed", required_argument, NULL, 'S'},
-		{"src", required_argument, NULL, 's'},
-		{"dst", required_argument, NULL, 'd'},
-		{"src6", required_argument, NULL, '6'},
-		{"dst6", required_argument, NULL, '7'},
-		{"sport", required_argument, NULL, 'a'},
-		{"dport", required_argument, NULL, 'b'},
-		{"src-mac", required_argument, NULL, 'm'},
-		{"dst-mac", required_argument, NULL, 'M'},
-		{"ttl", required_argument, NULL, 'T'},
-		{"pcap-out", required_argument, NULL, 'o'},
-		{"count", required_argument, NULL, 'c'},
-		{"tx-port", required_argument, NULL, 't'},
-		{"rx-port", required_argument, NULL, 'r'},
-		{"rate", required_argument, NULL, 'x'},
-		{"duration", required_argument, NULL, 'u'},
-		{"burst", required_argument, NULL, 'B'},
-		{"drain-ms", required_argument, NULL, 'w'},
-		{"link-wait-ms", required_argument, NULL, 'l'},
-		{"templates", required_argument, NULL, 'L'},
-		{"json", required_argument, NULL, 'j'},
-		{"ring-pair", no_argument, NULL, 'P'},
-		{"linger-ms", required_argument, NULL, 'G'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"flows", required_argument, NULL, 'f'},
+	    {"family", required_argument, NULL, 'F'},
+	    {"proto", required_argument, NULL, 'p'},
+	    {"size", required_argument, NULL, 'z'},
+	    {"imix", no_argument, NULL, 'I'},
+	    {"data", required_argument, NULL, 'D'},
+	    {"no-replies", no_argument, NULL, 'R'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"src", required_argument, NULL, 's'},
+	    {"dst", required_argument, NULL, 'd'},
+	    {"src6", required_argument, NULL, '6'},
+	    {"dst6", required_argument, NULL, '7'},
+	    {"sport", required_argument, NULL, 'a'},
+	    {"dport", required_argument, NULL, 'b'},
+	    {"src-mac", required_argument, NULL, 'm'},
+	    {"dst-mac", required_argument, NULL, 'M'},
+	    {"ttl", required_argument, NULL, 'T'},
+	    {"pcap-out", required_argument, NULL, 'o'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"tx-port", required_argument, NULL, 't'},
+	    {"rx-port", required_argument, NULL, 'r'},
+	    {"rate", required_argument, NULL, 'x'},
+	    {"duration", required_argument, NULL, 'u'},
+	    {"burst", required_argument, NULL, 'B'},
+	    {"drain-ms", required_argument, NULL, 'w'},
+	    {"link-wait-ms", required_argument, NULL, 'l'},
+	    {"templates", required_argument, NULL, 'L'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"ring-pair", no_argument, NULL, 'P'},
+	    {"linger-ms", required_argument, NULL, 'G'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct nftdp_gen_cfg *cfg = &o->cfg;
 	struct gen_live *live = &o->live;
@@ -425,8 +426,8 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 	double txm = txs > 0 ? (double)r->tx_packets / txs / 1e6 : 0;
 	double rxm = rxs > 0 ? (double)r->rx_packets / rxs / 1e6 : 0;
 	int64_t lost = o->live.rx_port >= 0 && o->live.tx_port >= 0
-			       ? (int64_t)r->tx_packets - (int64_t)r->rx_packets
-			       : 0;
+			   ? (int64_t)r->tx_packets - (int64_t)r->rx_packets
+			   : 0;
 	const struct nftdp_gen_hist *h = &r->hist;
 
 	if (!json) {
@@ -436,8 +437,8 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 			"lost %" PRId64 " reordered %" PRIu64 " other %" PRIu64 "\n"
 			"latency ns: samples %" PRIu64 " min %" PRIu64 " p50 %" PRIu64
 			" p99 %" PRIu64 " p99.9 %" PRIu64 " max %" PRIu64 "\n",
-			r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes, rxs,
-			rxm, lost, r->reordered, r->rx_other, h->count, h->count ? h->min : 0,
+			r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes, rxs, rxm,
+			lost, r->reordered, r->rx_other, h->count, h->count ? h->min : 0,
 			nftdp_gen_hist_quantile(h, 0.5), nftdp_gen_hist_quantile(h, 0.99),
 			nftdp_gen_hist_quantile(h, 0.999), h->max);
 		return;
@@ -449,18 +450,17 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 		", \"rx_seconds\": %.6f, \"rx_mpps\": %.4f,\n"
 		"  \"lost\": %" PRId64 ", \"loss_ratio\": %.9f, \"reordered\": %" PRIu64
 		", \"rx_other\": %" PRIu64 ",\n"
-		"  \"rx_by_proto\": {\"tcp\": %" PRIu64 ", \"udp\": %" PRIu64
-		", \"icmp\": %" PRIu64 "},\n"
+		"  \"rx_by_proto\": {\"tcp\": %" PRIu64 ", \"udp\": %" PRIu64 ", \"icmp\": %" PRIu64
+		"},\n"
 		"  \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %" PRIu64
-		", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
-		", \"p99.9\": %" PRIu64 ", \"max\": %" PRIu64 "},\n"
+		", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p99.9\": %" PRIu64
+		", \"max\": %" PRIu64 "},\n"
 		"  \"by_dport\": {\n",
 		r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes, rxs, rxm, lost,
 		r->tx_packets ? (double)lost / (double)r->tx_packets : 0.0, r->reordered,
 		r->rx_other, r->rx_tcp, r->rx_udp, r->rx_icmp, h->count, h->count ? h->min : 0,
-		h->count ? (double)h->sum / (double)h->count : 0.0,
-		nftdp_gen_hist_quantile(h, 0.5), nftdp_gen_hist_quantile(h, 0.99),
-		nftdp_gen_hist_quantile(h, 0.999), h->max);
+		h->count ? (double)h->sum / (double)h->count : 0.0, nftdp_gen_hist_quantile(h, 0.5),
+		nftdp_gen_hist_quantile(h, 0.99), nftdp_gen_hist_quantile(h, 0.999), h->max);
 	dport_map(f, "tx_tcp", r->tx_by_dport, ",");
 	dport_map(f, "tx_udp", r->tx_by_dport + 65536, ",");
 	dport_map(f, "rx_tcp", r->by_dport, ",");

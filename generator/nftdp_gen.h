@@ -58,42 +58,42 @@ struct nftdp_gen_range6 {
 
 /** Traffic description; nftdp_gen_cfg_init() fills the defaults. */
 struct nftdp_gen_cfg {
-	uint32_t flows;	    /**< distinct flows (>= 1) */
-	uint8_t families;   /**< NFTDP_GEN_IPV4 | NFTDP_GEN_IPV6 */
-	uint8_t protos;	    /**< NFTDP_GEN_TCP | _UDP | _ICMP */
-	bool imix;	    /**< data packet sizes 7:4:1 of 64/576/1500 */
-	uint16_t size;	    /**< fixed data frame size (bytes, no FCS) */
-	uint16_t data;	    /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
-	bool replies;	    /**< also the server's packets (SYN-ACK, FIN, echo reply) */
-	uint64_t seed;	    /**< payload bytes, ISNs, IMIX choices, IP ids */
-	uint32_t src4, dst4;	       /**< IPv4 range bases, host order */
-	uint32_t src4_len, dst4_len;   /**< IPv4 range lengths */
+	uint32_t flows;		     /**< distinct flows (>= 1) */
+	uint8_t families;	     /**< NFTDP_GEN_IPV4 | NFTDP_GEN_IPV6 */
+	uint8_t protos;		     /**< NFTDP_GEN_TCP | _UDP | _ICMP */
+	bool imix;		     /**< data packet sizes 7:4:1 of 64/576/1500 */
+	uint16_t size;		     /**< fixed data frame size (bytes, no FCS) */
+	uint16_t data;		     /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
+	bool replies;		     /**< also the server's packets (SYN-ACK, FIN, echo reply) */
+	uint64_t seed;		     /**< payload bytes, ISNs, IMIX choices, IP ids */
+	uint32_t src4, dst4;	     /**< IPv4 range bases, host order */
+	uint32_t src4_len, dst4_len; /**< IPv4 range lengths */
 	struct nftdp_gen_range6 src6, dst6; /**< IPv6 ranges (low 32 bits vary) */
-	uint16_t sport, sport_len;     /**< source port base and count */
-	uint16_t dport, dport_len;     /**< destination port base and count */
+	uint16_t sport, sport_len;	    /**< source port base and count */
+	uint16_t dport, dport_len;	    /**< destination port base and count */
 	uint8_t src_mac[6], dst_mac[6];
-	uint8_t ttl;			/**< IPv4 TTL and IPv6 hop limit */
+	uint8_t ttl; /**< IPv4 TTL and IPv6 hop limit */
 };
 
 /** The 5-tuple and kind of one flow (nftdp_gen_flow()). */
 struct nftdp_gen_flow {
-	uint8_t family;	 /**< NFTDP_GEN_IPV4 or NFTDP_GEN_IPV6 */
-	uint8_t proto;	 /**< NFTDP_GEN_TCP, _UDP or _ICMP */
-	uint8_t src[16]; /**< client address; IPv4 in the first 4 bytes */
-	uint8_t dst[16]; /**< server address */
+	uint8_t family;	       /**< NFTDP_GEN_IPV4 or NFTDP_GEN_IPV6 */
+	uint8_t proto;	       /**< NFTDP_GEN_TCP, _UDP or _ICMP */
+	uint8_t src[16];       /**< client address; IPv4 in the first 4 bytes */
+	uint8_t dst[16];       /**< server address */
 	uint16_t sport, dport; /**< host order; ICMP: id in sport, 0 in dport */
-	uint16_t steps;	 /**< packets in one round of this flow */
+	uint16_t steps;	       /**< packets in one round of this flow */
 };
 
 /** Where the builder put things, for nftdp_gen_stamp(). */
 struct nftdp_gen_meta {
-	uint16_t len;	      /**< frame length */
-	uint16_t stamp_off;   /**< offset of the stamp, 0 if none fits */
-	uint16_t csum_off;    /**< offset of the L4 checksum */
-	bool udp;	      /**< a computed 0 checksum is sent as 0xffff */
-	bool reply;	      /**< server-to-client packet */
-	uint32_t flow;	      /**< flow index */
-	uint16_t step;	      /**< step within the flow's round */
+	uint16_t len;	    /**< frame length */
+	uint16_t stamp_off; /**< offset of the stamp, 0 if none fits */
+	uint16_t csum_off;  /**< offset of the L4 checksum */
+	bool udp;	    /**< a computed 0 checksum is sent as 0xffff */
+	bool reply;	    /**< server-to-client packet */
+	uint32_t flow;	    /**< flow index */
+	uint16_t step;	    /**< step within the flow's round */
 };
 
 /** What the sink learned from one received frame (nftdp_gen_parse()). */

@@ -108,8 +108,9 @@ static void test_checksums(void **state)
 					cfg.size = sizes[z];
 				assert_int_equal(nftdp_gen_cfg_check(&cfg, NULL), 0);
 				for (uint64_t j = 0; j < 200; j++) {
-					uint16_t len = nftdp_gen_build(&cfg, j, buf, sizeof(buf), &m);
-					int want = protos[p] == NFTDP_GEN_TCP   ? 6
+					uint16_t len =
+					    nftdp_gen_build(&cfg, j, buf, sizeof(buf), &m);
+					int want = protos[p] == NFTDP_GEN_TCP	? 6
 						   : protos[p] == NFTDP_GEN_UDP ? 17
 						   : a == 0			? 1
 										: 58;
@@ -369,7 +370,8 @@ static void test_parse_truncated(void **state)
 			memcpy(p, buf, l);
 			ok = nftdp_gen_parse(p, l, &rx);
 			if (l < len)
-				assert_false(ok && rx.stamped && l < m.stamp_off + NFTDP_GEN_STAMP_SIZE);
+				assert_false(ok && rx.stamped &&
+					     l < m.stamp_off + NFTDP_GEN_STAMP_SIZE);
 			free(p);
 		}
 	}
@@ -497,17 +499,12 @@ static void test_cfg_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_checksums),
-		cmocka_unit_test(test_stamp),
-		cmocka_unit_test(test_stamp_udp_zero),
-		cmocka_unit_test(test_tcp_round),
-		cmocka_unit_test(test_flows),
-		cmocka_unit_test(test_imix),
-		cmocka_unit_test(test_determinism),
-		cmocka_unit_test(test_parse_truncated),
-		cmocka_unit_test(test_hist),
-		cmocka_unit_test(test_pcap),
-		cmocka_unit_test(test_cfg_check),
+	    cmocka_unit_test(test_checksums),	   cmocka_unit_test(test_stamp),
+	    cmocka_unit_test(test_stamp_udp_zero), cmocka_unit_test(test_tcp_round),
+	    cmocka_unit_test(test_flows),	   cmocka_unit_test(test_imix),
+	    cmocka_unit_test(test_determinism),	   cmocka_unit_test(test_parse_truncated),
+	    cmocka_unit_test(test_hist),	   cmocka_unit_test(test_pcap),
+	    cmocka_unit_test(test_cfg_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
