@@ -247,8 +247,8 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 				drops++; /* a free slot either way */
 				continue;
 			}
-			if ((e->status & (IPS_ASSURED | IPS_DYING)) || !(e->status & IPS_CONFIRMED) ||
-			    e->refs)
+			if ((e->status & (IPS_ASSURED | IPS_DYING)) ||
+			    !(e->status & IPS_CONFIRMED) || e->refs)
 				continue;
 			nftdp_ct_kill(s, e);
 			s->st.early_drop++;
@@ -260,8 +260,7 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 	return false;
 }
 
-static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t hash,
-					  uint64_t now_ms)
+static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 {
 	struct nftdp_ct_entry *e;
 
@@ -593,8 +592,8 @@ void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsign
 	ct_put(s, e);
 }
 
-void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts,
-			    unsigned int n, const unsigned int *verdicts)
+void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
+			    const unsigned int *verdicts)
 {
 	unsigned int i;
 

@@ -31,9 +31,9 @@ struct ct_tcp_state {
 struct ct_tcp {
 	struct ct_tcp_state seen[2];
 	uint8_t state;
-	uint8_t last_dir;    /* direction of the last packet (sIG/in-window) */
-	uint8_t retrans;     /* retransmissions of the same ACK */
-	uint8_t last_index;  /* TCP_*_SET of the last packet */
+	uint8_t last_dir;   /* direction of the last packet (sIG/in-window) */
+	uint8_t retrans;    /* retransmissions of the same ACK */
+	uint8_t last_index; /* TCP_*_SET of the last packet */
 	uint32_t last_seq;
 	uint32_t last_ack;
 	uint32_t last_end;
@@ -49,15 +49,15 @@ struct ct_tcp {
  */
 struct nftdp_ct_entry {
 	alignas(64) struct nftdp_ct_tuple tuple[2];
-	uint32_t hnext[2];    /* next node in the bucket (kept while freed) */
-	uint32_t free_next;   /* free list */
-	uint32_t status;      /* IPS_* */
+	uint32_t hnext[2];  /* next node in the bucket (kept while freed) */
+	uint32_t free_next; /* free list */
+	uint32_t status;    /* IPS_* */
 	uint32_t mark;
-	uint64_t expires_ms;  /* absolute; meaningful once confirmed */
+	uint64_t expires_ms; /* absolute; meaningful once confirmed */
 	uint32_t secmark;
 	uint32_t id;
 	uint32_t eventmask;
-	uint16_t refs;	      /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
+	uint16_t refs; /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
 	uint8_t in_use;
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];

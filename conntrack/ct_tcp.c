@@ -55,6 +55,7 @@ enum { TCP_SYN_SET, TCP_SYNACK_SET, TCP_FIN_SET, TCP_ACK_SET, TCP_RST_SET, TCP_N
 #define TH_CWR 0x80
 
 /* The kernel's transition table: [direction][flag class][old state]. */
+/* clang-format off */
 static const uint8_t tcp_conntracks[2][6][TCP_CONNTRACK_MAX] = {
 	{
 		/* ORIGINAL
@@ -77,6 +78,7 @@ static const uint8_t tcp_conntracks[2][6][TCP_CONNTRACK_MAX] = {
 		/*none*/   { sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV },
 	},
 };
+/* clang-format on */
 
 uint8_t nftdp_ct_tcp_table(int dir, int index, int state)
 {
@@ -137,7 +139,8 @@ static uint32_t segment_seq_plus_len(const struct tcp_seg *g)
 }
 
 #define MAXACKWINCONST 66000
-#define MAXACKWINDOW(sender) ((sender)->td_maxwin > MAXACKWINCONST ? (sender)->td_maxwin : MAXACKWINCONST)
+#define MAXACKWINDOW(sender)                                                                       \
+	((sender)->td_maxwin > MAXACKWINCONST ? (sender)->td_maxwin : MAXACKWINCONST)
 #define TCP_MAX_WSCALE 14
 
 /* tcp_options: window scale and SACK-permitted of a SYN. */
@@ -306,8 +309,8 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 		bool ack_ok;
 
 		ack_ok = after(sack, receiver->td_end - MAXACKWINDOW(sender) - 1);
-		in_recv_win = receiver->td_maxwin &&
-			      after(end, sender->td_end - receiver->td_maxwin - 1);
+		in_recv_win =
+		    receiver->td_maxwin && after(end, sender->td_end - receiver->td_maxwin - 1);
 		if (in_recv_win && ack_ok && overshot <= receiver->td_maxwin &&
 		    before(sack, receiver->td_end + 1)) {
 			/* peers that send more than the window: let an ACK
@@ -405,7 +408,7 @@ static void tcp_handle_invalid(struct nftdp_ct_entry *e, int dir, unsigned int i
 /* tcp_valid_flags: PUSH, ECE and CWR are always valid */
 static bool tcp_valid_flags(uint8_t f)
 {
-	switch (f & (uint8_t)~(TH_ECE | TH_CWR | TH_PSH)) {
+	switch (f & (uint8_t) ~(TH_ECE | TH_CWR | TH_PSH)) {
 	case TH_SYN:
 	case TH_SYN | TH_URG:
 	case TH_SYN | TH_ACK:
@@ -459,7 +462,7 @@ bool nftdp_ct_tcp_new(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const 
 		 * liberal to cope with window scaling we never saw */
 		t->seen[0].td_maxend = t->seen[0].td_end + t->seen[0].td_maxwin;
 		t->seen[0].flags = t->seen[1].flags =
-			IP_CT_TCP_FLAG_SACK_PERM | IP_CT_TCP_FLAG_BE_LIBERAL;
+		    IP_CT_TCP_FLAG_SACK_PERM | IP_CT_TCP_FLAG_BE_LIBERAL;
 	}
 	t->last_index = TCP_NONE_SET;
 	return true;
@@ -519,7 +522,7 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 		if (((t->seen[dir].flags | t->seen[!dir].flags) & IP_CT_TCP_FLAG_CLOSE_INIT) ||
 		    (t->last_dir == dir && t->last_index == TCP_RST_SET))
 			return CT_REPEAT; /* delete this entry and look up again */
-		/* fall through */
+					  /* fall through */
 	case TCP_CONNTRACK_IGNORE:
 		/* Ignored packets: the entry may be out of sync; (a) SYN in
 		 * ORIGINAL, (b) SYN/ACK in REPLY, (c) ACK in REPLY after the
@@ -550,7 +553,7 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 		/* (a) annotate the SYN's options; the server answers with a
 		 * SYN/ACK (resync above) or an RFC 5961 challenge ACK */
 		if (index == TCP_SYN_SET && dir == IP_CT_DIR_ORIGINAL) {
-			struct ct_tcp_state seen = { 0 };
+			struct ct_tcp_state seen = {0};
 
 			t->last_flags = t->last_wscale = 0;
 			tcp_options(&g, &seen);
@@ -674,10 +677,12 @@ in_window:
 		if (index == TCP_SYN_SET && old_state == TCP_CONNTRACK_SYN_SENT)
 			return CT_ACCEPT;
 		/* picked up mid-stream, no reply yet: no long timeout */
-		if (new_state == TCP_CONNTRACK_ESTABLISHED && timeout > timeouts[TCP_CONNTRACK_UNACK])
+		if (new_state == TCP_CONNTRACK_ESTABLISHED &&
+		    timeout > timeouts[TCP_CONNTRACK_UNACK])
 			timeout = timeouts[TCP_CONNTRACK_UNACK];
 	} else if (!(e->status & IPS_ASSURED) &&
-		   (old_state == TCP_CONNTRACK_SYN_RECV || old_state == TCP_CONNTRACK_ESTABLISHED) &&
+		   (old_state == TCP_CONNTRACK_SYN_RECV ||
+		    old_state == TCP_CONNTRACK_ESTABLISHED) &&
 		   new_state == TCP_CONNTRACK_ESTABLISHED) {
 		/* a valid ACK in ESTABLISHED after SYN_RECV, or a valid
 		 * answer on a picked-up connection */

@@ -141,26 +141,40 @@ bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *o
 static uint8_t icmp_inverse(uint8_t type)
 {
 	switch (type) {
-	case 8: return 0 + 1;	/* echo -> echo reply */
-	case 0: return 8 + 1;
-	case 13: return 14 + 1; /* timestamp */
-	case 14: return 13 + 1;
-	case 15: return 16 + 1; /* information */
-	case 16: return 15 + 1;
-	case 17: return 18 + 1; /* address mask */
-	case 18: return 17 + 1;
-	default: return 0;
+	case 8:
+		return 0 + 1; /* echo -> echo reply */
+	case 0:
+		return 8 + 1;
+	case 13:
+		return 14 + 1; /* timestamp */
+	case 14:
+		return 13 + 1;
+	case 15:
+		return 16 + 1; /* information */
+	case 16:
+		return 15 + 1;
+	case 17:
+		return 18 + 1; /* address mask */
+	case 18:
+		return 17 + 1;
+	default:
+		return 0;
 	}
 }
 
 static uint8_t icmpv6_inverse(uint8_t type)
 {
 	switch (type) {
-	case 128: return 129 + 1; /* echo request -> reply */
-	case 129: return 128 + 1;
-	case 139: return 140 + 1; /* node information query -> reply */
-	case 140: return 139 + 1;
-	default: return 0;
+	case 128:
+		return 129 + 1; /* echo request -> reply */
+	case 129:
+		return 128 + 1;
+	case 139:
+		return 140 + 1; /* node information query -> reply */
+	case 140:
+		return 139 + 1;
+	default:
+		return 0;
 	}
 }
 
@@ -233,9 +247,9 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 
 /* 0x6d5a repeated: the symmetric RSS key (both directions hash alike). */
 static const uint8_t rss_key_sym[40] = {
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
 uint32_t nftdp_ct_tuple_rss(const struct nftdp_ct_tuple *t)

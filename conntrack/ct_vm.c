@@ -181,8 +181,8 @@ static unsigned int ct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat
 }
 
 const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
-	.get = ct_get,
-	.set = ct_set,
-	.state = ct_state,
-	.nat = ct_nat,
+    .get = ct_get,
+    .set = ct_set,
+    .state = ct_state,
+    .nat = ct_nat,
 };

@@ -44,8 +44,8 @@ static bool is_icmp(const struct nftdp_ct_tuple *t)
 
 static bool has_ports(uint8_t p)
 {
-	return p == IPPROTO_TCP || p == IPPROTO_UDP || p == IPPROTO_UDPLITE ||
-	       p == IPPROTO_SCTP || p == IPPROTO_DCCP;
+	return p == IPPROTO_TCP || p == IPPROTO_UDP || p == IPPROTO_UDPLITE || p == IPPROTO_SCTP ||
+	       p == IPPROTO_DCCP;
 }
 
 /* nf_conntrack_tuple_taken: another entry already has this tuple */
@@ -95,8 +95,8 @@ static int addr_cmp(const union nftdp_ct_addr *a, const union nftdp_ct_addr *b, 
 }
 
 /* l4proto_in_range */
-static bool l4_in_range(const struct nftdp_ct_tuple *t, enum nftdp_ct_manip manip,
-			uint16_t min, uint16_t max)
+static bool l4_in_range(const struct nftdp_ct_tuple *t, enum nftdp_ct_manip manip, uint16_t min,
+			uint16_t max)
 {
 	uint16_t v;
 
@@ -112,9 +112,8 @@ static bool l4_in_range(const struct nftdp_ct_tuple *t, enum nftdp_ct_manip mani
 /* nf_in_range: the source part of t lies in range */
 static bool in_range(const struct nftdp_ct_tuple *t, const struct nftdp_ct_nat_range *r)
 {
-	if ((r->flags & NF_NAT_RANGE_MAP_IPS) &&
-	    (addr_cmp(&t->src, &r->min_addr, t->l3proto) < 0 ||
-	     addr_cmp(&t->src, &r->max_addr, t->l3proto) > 0))
+	if ((r->flags & NF_NAT_RANGE_MAP_IPS) && (addr_cmp(&t->src, &r->min_addr, t->l3proto) < 0 ||
+						  addr_cmp(&t->src, &r->max_addr, t->l3proto) > 0))
 		return false;
 	return !(r->flags & NF_NAT_RANGE_PROTO_SPECIFIED) ||
 	       l4_in_range(t, NFTDP_CT_MANIP_SRC, r->min_proto, r->max_proto);
@@ -408,8 +407,8 @@ static void manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, u
 }
 
 /* nf_nat_manip_pkt: look like the inverse of the other direction */
-static void nat_manip(struct nftdp_ct_entry *e, struct nftdp_vm_pkt *pkt,
-		      enum nftdp_ct_manip manip, int dir)
+static void nat_manip(struct nftdp_ct_entry *e, struct nftdp_vm_pkt *pkt, enum nftdp_ct_manip manip,
+		      int dir)
 {
 	struct nftdp_ct_tuple target;
 
@@ -461,8 +460,8 @@ static bool icmp_reply_translation(struct nftdp_ct_entry *e, struct nftdp_vm_pkt
 	/* the outer header looks like the reply to an incoming packet */
 	if (!nftdp_ct_tuple_invert(&e->tuple[!dir], &target))
 		return false;
-	manip_pkt(nh, pkt->len - pkt->nh_off, pkt->nfproto, pkt->th_off - pkt->nh_off,
-		  pkt->l4proto, &target, manip);
+	manip_pkt(nh, pkt->len - pkt->nh_off, pkt->nfproto, pkt->th_off - pkt->nh_off, pkt->l4proto,
+		  &target, manip);
 	icmp[2] = icmp[3] = 0;
 	if (pkt->l4proto == IPPROTO_ICMP) {
 		c = csum_full(icmp, ilen, 0);
@@ -479,8 +478,7 @@ static bool icmp_reply_translation(struct nftdp_ct_entry *e, struct nftdp_vm_pkt
 	return true;
 }
 
-unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-				 uint8_t hook)
+unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint8_t hook)
 {
 	enum nftdp_ct_manip manip = nftdp_ct_hook2manip(hook);
 	struct nftdp_ct_entry *e;
@@ -493,8 +491,7 @@ unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 	dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	if ((ctinfo == IP_CT_RELATED || ctinfo == IP_CT_RELATED_REPLY) &&
 	    (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6) &&
-	    pkt->len >= pkt->th_off + 8 &&
-	    icmp_error_type(pkt->l4proto, pkt->data[pkt->th_off]))
+	    pkt->len >= pkt->th_off + 8 && icmp_error_type(pkt->l4proto, pkt->data[pkt->th_off]))
 		return icmp_reply_translation(e, pkt, ctinfo, manip) ? NF_ACCEPT : NF_DROP;
 	if ((ctinfo == IP_CT_NEW || ctinfo == IP_CT_RELATED || ctinfo == IP_CT_RELATED_REPLY) &&
 	    !initialized(e, manip)) {
@@ -502,8 +499,8 @@ unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 		 * decides the rest (a clashing source port still moves) */
 		struct nftdp_ct_nat_range r = {.flags = NF_NAT_RANGE_MAP_IPS};
 
-		r.min_addr = r.max_addr = manip == NFTDP_CT_MANIP_SRC ? e->tuple[1].dst
-								       : e->tuple[1].src;
+		r.min_addr = r.max_addr =
+		    manip == NFTDP_CT_MANIP_SRC ? e->tuple[1].dst : e->tuple[1].src;
 		if (setup_info(s, e, &r, manip) != NF_ACCEPT)
 			return NF_DROP;
 	}

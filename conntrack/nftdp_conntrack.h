@@ -58,11 +58,11 @@
 /** The kernel's conntrack timeout classes that nftdp has, in seconds. */
 struct nftdp_ct_timeouts {
 	uint32_t tcp[TCP_CONNTRACK_TIMEOUT_MAX]; /**< indexed by TCP_CONNTRACK_* (RETRANS, UNACK) */
-	uint32_t udp_unreplied;			  /**< 30 */
-	uint32_t udp_replied;			  /**< 120 (stream) */
-	uint32_t icmp;				  /**< 30 */
-	uint32_t icmpv6;			  /**< 30 */
-	uint32_t generic;			  /**< 600 (SCTP too, see docs/conntrack.md) */
+	uint32_t udp_unreplied;			 /**< 30 */
+	uint32_t udp_replied;			 /**< 120 (stream) */
+	uint32_t icmp;				 /**< 30 */
+	uint32_t icmpv6;			 /**< 30 */
+	uint32_t generic;			 /**< 600 (SCTP too, see docs/conntrack.md) */
 };
 
 /** Fill t with the kernel's defaults (nf_conntrack_proto_*.c). */
@@ -70,14 +70,14 @@ void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t);
 
 /** Shard configuration (the kernel's sysctls, per shard). */
 struct nftdp_ct_config {
-	uint32_t max_entries;  /**< this shard's share of --conntrack-max; > 0 */
-	uint16_t shard_id;     /**< worker id: high bits of entry ids */
-	uint32_t hash_seed;    /**< table hash seed (not the RSS key) */
-	bool tcp_be_liberal;   /**< nf_conntrack_tcp_be_liberal: only out-of-window RST invalid */
-	bool tcp_no_loose;     /**< !nf_conntrack_tcp_loose: never pick up mid-stream */
+	uint32_t max_entries;	 /**< this shard's share of --conntrack-max; > 0 */
+	uint16_t shard_id;	 /**< worker id: high bits of entry ids */
+	uint32_t hash_seed;	 /**< table hash seed (not the RSS key) */
+	bool tcp_be_liberal;	 /**< nf_conntrack_tcp_be_liberal: only out-of-window RST invalid */
+	bool tcp_no_loose;	 /**< !nf_conntrack_tcp_loose: never pick up mid-stream */
 	uint8_t tcp_max_retrans; /**< nf_conntrack_tcp_max_retrans, 0 = the default 3 */
-	bool no_checksum;      /**< !nf_conntrack_checksum: skip L4 checksum checks */
-	bool acct;	       /**< nf_conntrack_acct: counters listed by ctnetlink */
+	bool no_checksum;	 /**< !nf_conntrack_checksum: skip L4 checksum checks */
+	bool acct;		 /**< nf_conntrack_acct: counters listed by ctnetlink */
 	const struct nftdp_ct_timeouts *timeouts; /**< NULL: the kernel's defaults */
 	/** workers sharing the traffic (> 1: source NAT picks reply tuples
 	 * whose nftdp_ct_tuple_owner() is shard_id, so replies come back here) */
@@ -128,8 +128,8 @@ struct nftdp_ct_info {
 	uint64_t expires_ms;		/**< absolute, the now_ms clock */
 	uint32_t mark;
 	uint32_t secmark;
-	uint32_t id;	 /**< CTA_ID */
-	uint32_t use;	 /**< CTA_USE: 1 + packets in flight */
+	uint32_t id;  /**< CTA_ID */
+	uint32_t use; /**< CTA_USE: 1 + packets in flight */
 	uint16_t zone;
 	uint64_t packets[2], bytes[2]; /**< per direction */
 	uint8_t labels[16];
@@ -138,20 +138,20 @@ struct nftdp_ct_info {
 
 /** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */
 struct nftdp_ct_stats {
-	uint64_t found;		 /**< lookups that found an entry */
-	uint64_t new_;		 /**< entries created (unconfirmed) */
-	uint64_t insert;	 /**< entries confirmed */
-	uint64_t invalid;	 /**< packets left invalid */
-	uint64_t ignore;	 /**< packets on untracked/notrack */
-	uint64_t drop;		 /**< new connections dropped: table full */
-	uint64_t early_drop;	 /**< unassured entries evicted for new ones */
-	uint64_t expired;	 /**< entries reaped on timeout */
-	uint64_t deleted;	 /**< entries removed otherwise (RST, reopen, -D, -F) */
+	uint64_t found;		    /**< lookups that found an entry */
+	uint64_t new_;		    /**< entries created (unconfirmed) */
+	uint64_t insert;	    /**< entries confirmed */
+	uint64_t invalid;	    /**< packets left invalid */
+	uint64_t ignore;	    /**< packets on untracked/notrack */
+	uint64_t drop;		    /**< new connections dropped: table full */
+	uint64_t early_drop;	    /**< unassured entries evicted for new ones */
+	uint64_t expired;	    /**< entries reaped on timeout */
+	uint64_t deleted;	    /**< entries removed otherwise (RST, reopen, -D, -F) */
 	uint64_t unconfirmed_freed; /**< first packets dropped before confirm */
-	uint64_t related;	 /**< ICMP errors matched to an entry */
+	uint64_t related;	    /**< ICMP errors matched to an entry */
 	uint64_t table_full_events; /**< times "table full, dropping packet" */
-	uint32_t count;		 /**< entries in use now */
-	uint32_t max;		 /**< max_entries */
+	uint32_t count;		    /**< entries in use now */
+	uint32_t max;		    /**< max_entries */
 };
 
 /**
@@ -196,8 +196,8 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict);
 
 /** nftdp_ct_confirm() over a burst. Packet-path. */
-void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts,
-			    unsigned int n, const unsigned int *verdicts);
+void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
+			    const unsigned int *verdicts);
 
 /**
  * Reap expired entries: look at up to budget entry slots from where the last
@@ -281,7 +281,7 @@ enum nftdp_ct_manip { NFTDP_CT_MANIP_SRC, NFTDP_CT_MANIP_DST };
 static inline enum nftdp_ct_manip nftdp_ct_hook2manip(uint8_t hook)
 {
 	return hook == NF_INET_POST_ROUTING || hook == NF_INET_LOCAL_IN ? NFTDP_CT_MANIP_SRC
-									  : NFTDP_CT_MANIP_DST;
+									: NFTDP_CT_MANIP_DST;
 }
 
 /**
@@ -317,8 +317,7 @@ unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_p
  * @return NF_ACCEPT, or NF_DROP (no unique tuple; an ICMP redirect on a NATed
  *   connection). Packet-path.
  */
-unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-				 uint8_t hook);
+unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint8_t hook);
 
 /** What the VM calls for ct expressions; pkt->ct_ops after nftdp_ct_in(). */
 extern const struct nftdp_vm_ct_ops nftdp_ct_vm_ops;

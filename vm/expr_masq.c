@@ -54,8 +54,9 @@ static int masq_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void 
 		if (p->flags & ~NF_NAT_RANGE_MASK)
 			return nftdp_vm_errf(cc, -EINVAL, "masquerade: flags 0x%x", p->flags);
 		if (p->flags & (NF_NAT_RANGE_NETMAP | NF_NAT_RANGE_PROTO_OFFSET))
-			return nftdp_vm_errf(cc, -EOPNOTSUPP,
-					     "masquerade: prefix/offset maps not supported by nftdp");
+			return nftdp_vm_errf(
+			    cc, -EOPNOTSUPP,
+			    "masquerade: prefix/offset maps not supported by nftdp");
 	}
 	if (nftdp_vm_attr(e, NFTNL_EXPR_MASQ_REG_PROTO_MIN)) {
 		rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_MASQ_REG_PROTO_MIN,

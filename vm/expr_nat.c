@@ -76,9 +76,8 @@ static int nat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	/* nft_nat_validate's hooks, for base chains */
 	if (cc->chain->base && cc->chain->family != NFPROTO_NETDEV) {
 		uint8_t h = cc->chain->hook;
-		bool ok = type == NFT_NAT_SNAT
-				  ? h == NF_INET_POST_ROUTING || h == NF_INET_LOCAL_IN
-				  : h == NF_INET_PRE_ROUTING || h == NF_INET_LOCAL_OUT;
+		bool ok = type == NFT_NAT_SNAT ? h == NF_INET_POST_ROUTING || h == NF_INET_LOCAL_IN
+					       : h == NF_INET_PRE_ROUTING || h == NF_INET_LOCAL_OUT;
 
 		if (!ok)
 			return nftdp_vm_errf(cc, -EOPNOTSUPP, "nat: not at this hook");

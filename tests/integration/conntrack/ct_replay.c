@@ -92,12 +92,18 @@ static int unhex(const char *s, uint8_t *out, size_t max)
 static const char *state_name(uint32_t st)
 {
 	switch (st) {
-	case 1u << 0: return "invalid";
-	case 1u << 1: return "established";
-	case 1u << 2: return "related";
-	case 1u << 3: return "new";
-	case 1u << 6: return "untracked";
-	default: return "?";
+	case 1u << 0:
+		return "invalid";
+	case 1u << 1:
+		return "established";
+	case 1u << 2:
+		return "related";
+	case 1u << 3:
+		return "new";
+	case 1u << 6:
+		return "untracked";
+	default:
+		return "?";
 	}
 }
 
