@@ -63,23 +63,28 @@ void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt)
 		if (plen + 40 > avail)
 			return;
 		nh = p[6];
-		/* ipv6_find_hdr(skb, &thoff, -1, &frag_off, &flags) */
-		while (ipv6_ext(nh)) {
+		/*
+		 * ipv6_find_hdr(skb, &thoff, -1, &frag_off, &flags) with flags
+		 * IP6_FH_F_AUTH, as nft_set_pktinfo_ipv6_validate calls it: the
+		 * walk ends at NEXTHDR_NONE and at AH, which become the
+		 * transport protocol (59, 51) with thoff at their header.
+		 */
+		while (ipv6_ext(nh) && nh != 59 && nh != 51) {
 			uint32_t hl;
 
-			if (nh == 59)
-				return; /* NEXTHDR_NONE: -ENOENT */
 			if (off + 2 > avail)
 				return;
+			if (nh == 43 && off + 4 > avail)
+				return; /* struct ipv6_rt_hdr: -EBADMSG */
 			if (nh == 44) {
 				uint16_t fo;
 
-				if (off + 8 > avail)
-					return;
+				if (off + 4 > avail)
+					return; /* frag_off: -EBADMSG */
 				fo = (uint16_t)(((uint32_t)p[off + 2] << 8 | p[off + 3]) & ~7u);
 				if (fo) {
-					pkt->fragoff = fo;
 					if (!ipv6_ext(p[off]) || p[off] == 59) {
+						pkt->fragoff = fo;
 						nh = p[off];
 						off += 8;
 						break;
@@ -87,8 +92,6 @@ void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt)
 					return;
 				}
 				hl = 8;
-			} else if (nh == 51) {
-				hl = ((uint32_t)p[off + 1] + 2) * 4;
 			} else {
 				hl = ((uint32_t)p[off + 1] + 1) * 8;
 			}

@@ -1601,6 +1601,68 @@ static void test_netdev(void **state)
 	w->family = NFPROTO_IPV4;
 }
 
+/* IPv6 40-byte header (payload length plen, next header nh) at buf[0], then ext */
+static struct nftdp_vm_pkt *ip6ext(struct tpkt *t, uint8_t nh, const uint8_t *ext, uint32_t n)
+{
+	memset(t, 0, sizeof(*t));
+	t->buf[0] = 0x60;
+	t->buf[4] = (uint8_t)(n >> 8);
+	t->buf[5] = (uint8_t)n;
+	t->buf[6] = nh;
+	t->buf[7] = 64;
+	memcpy(t->buf + 40, ext, n);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 40 + n, -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+/* the header walk of nft_set_pktinfo_ipv6_validate: ipv6_find_hdr with
+ * IP6_FH_F_AUTH (tests/differential case 048 against the kernel) */
+static void test_pkt_ipv6_walk(void **state)
+{
+	/* AH (udp next), 24 bytes, then 8 bytes of UDP */
+	static const uint8_t ah[32] = {17, 4, 0, 0, 0, 0, 0, 1};
+	/* destination options whose next header is NEXTHDR_NONE */
+	static const uint8_t none[8] = {59, 0, 1, 4};
+	/* hop-by-hop, then a routing header cut to 2 bytes */
+	static const uint8_t rt_cut[10] = {43, 0, 1, 4, 0, 0, 0, 0, 17, 0};
+	/* a non-first fragment header cut to 4 bytes, UDP next */
+	static const uint8_t frag_cut[4] = {17, 0, 0x00, 0x21};
+	/* hop-by-hop then UDP: the walk goes on through ordinary headers */
+	static const uint8_t hbh_udp[16] = {17, 0, 1, 4};
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	(void)state;
+	p = ip6ext(&t, 51, ah, sizeof(ah));
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 51);
+	assert_int_equal(p->th_off, 40);
+
+	p = ip6ext(&t, 60, none, sizeof(none));
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 59);
+	assert_int_equal(p->th_off, 48);
+
+	p = ip6ext(&t, 59, none, 0);
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 59);
+	assert_int_equal(p->th_off, 40);
+
+	p = ip6ext(&t, 0, rt_cut, sizeof(rt_cut));
+	assert_false(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+
+	p = ip6ext(&t, 44, frag_cut, sizeof(frag_cut));
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 17);
+	assert_int_equal(p->fragoff, 0x20);
+
+	p = ip6ext(&t, 0, hbh_udp, sizeof(hbh_udp));
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 17);
+	assert_int_equal(p->th_off, 48);
+}
+
 static void test_burst(void **state)
 {
 	struct world *w = *state;
@@ -1646,6 +1708,7 @@ int main(void)
 	    T(test_ct),
 	    T(test_netdev),
 	    T(test_burst),
+	    T(test_pkt_ipv6_walk),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
