@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eth_ring.h>
@@ -318,6 +319,7 @@ int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live, v
 	double ns_per_tsc = 1e9 / (double)hz;
 	unsigned int worker = RTE_MAX_LCORE;
 	int ports[2] = {live->tx_port, live->rx_port};
+	struct timespec ts;
 	int rc;
 
 	for (int i = 0; i < 2; i++)
@@ -363,6 +365,8 @@ int gen_live_run(const struct nftdp_gen_cfg *cfg, const struct gen_live *live, v
 	if (live->rate_mpps > 0)
 		s->per_pkt_tsc_x1k = (uint64_t)((double)hz * 1024 / (live->rate_mpps * 1e6));
 	s->t0 = rte_rdtsc();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	res->tx_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (live->duration_s > 0)
 		s->deadline = s->t0 + (uint64_t)(live->duration_s * (double)hz);
 	s->done = live->tx_port < 0;

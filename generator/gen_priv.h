@@ -29,6 +29,7 @@ struct gen_result {
 	uint64_t rx_stamped, rx_other, reordered;
 	uint64_t rx_tcp, rx_udp, rx_icmp;
 	uint64_t tsc_hz;
+	uint64_t tx_start_ns; /* CLOCK_REALTIME when sending began */
 	struct nftdp_gen_hist hist;
 	/* by destination port: [port] TCP, [65536 + port] UDP */
 	uint64_t by_dport[2 * 65536];	 /* received */

@@ -444,7 +444,8 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 		return;
 	}
 	fprintf(f,
-		"{\n  \"tx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
+		"{\n  \"tx_start_ns\": %" PRIu64 ",\n"
+		"  \"tx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
 		", \"tx_seconds\": %.6f, \"tx_mpps\": %.4f,\n"
 		"  \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
 		", \"rx_seconds\": %.6f, \"rx_mpps\": %.4f,\n"
@@ -456,11 +457,12 @@ static void report(FILE *f, const struct opts *o, const struct gen_result *r, bo
 		", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p99.9\": %" PRIu64
 		", \"max\": %" PRIu64 "},\n"
 		"  \"by_dport\": {\n",
-		r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes, rxs, rxm, lost,
-		r->tx_packets ? (double)lost / (double)r->tx_packets : 0.0, r->reordered,
-		r->rx_other, r->rx_tcp, r->rx_udp, r->rx_icmp, h->count, h->count ? h->min : 0,
-		h->count ? (double)h->sum / (double)h->count : 0.0, nftdp_gen_hist_quantile(h, 0.5),
-		nftdp_gen_hist_quantile(h, 0.99), nftdp_gen_hist_quantile(h, 0.999), h->max);
+		r->tx_start_ns, r->tx_packets, r->tx_bytes, txs, txm, r->rx_packets, r->rx_bytes,
+		rxs, rxm, lost, r->tx_packets ? (double)lost / (double)r->tx_packets : 0.0,
+		r->reordered, r->rx_other, r->rx_tcp, r->rx_udp, r->rx_icmp, h->count,
+		h->count ? h->min : 0, h->count ? (double)h->sum / (double)h->count : 0.0,
+		nftdp_gen_hist_quantile(h, 0.5), nftdp_gen_hist_quantile(h, 0.99),
+		nftdp_gen_hist_quantile(h, 0.999), h->max);
 	dport_map(f, "tx_tcp", r->tx_by_dport, ",");
 	dport_map(f, "tx_udp", r->tx_by_dport + 65536, ",");
 	dport_map(f, "rx_tcp", r->by_dport, ",");

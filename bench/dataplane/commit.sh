@@ -66,6 +66,7 @@ pids+=("$gpid")
 # one commit every 100 ms while the generator runs: insert at the head,
 # then delete it by the handle that nft echoes
 commits=0 failed=0 handle=
+: > "$out/commit-times"
 next=$(date +%s%N)
 while [ ! -f "$out/commit-gen.json" ] && kill -0 "$gpid" 2>/dev/null; do
 	if [ -z "$handle" ]; then
@@ -78,6 +79,7 @@ while [ ! -f "$out/commit-gen.json" ] && kill -0 "$gpid" 2>/dev/null; do
 		handle=
 	fi
 	commits=$((commits + 1))
+	date +%s%N >> "$out/commit-times"
 	next=$((next + 100000000))
 	now=$(date +%s%N)
 	[ "$now" -lt "$next" ] && sleep "$(awk -v d=$((next - now)) 'BEGIN { printf "%.3f", d / 1e9 }')"
@@ -95,10 +97,22 @@ wait "$gpid" || grc=$?
 	{ echo "commit: nftdp-gen failed ($grc)"; cat "$out/commit-gen.log"; exit 1; }
 [ "$drc" -eq 0 ] || { echo "commit: nftdp exited with $drc"; cat "$out/commit-nftdp.log"; exit 1; }
 
+# commits inside the generator's tx window, and the largest gap between them
+during=$(/usr/bin/python3 - "$out/commit-gen.json" "$out/commit-times" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))
+t0 = g["tx_start_ns"]
+t1 = t0 + int(g["tx_seconds"] * 1e9)
+ts = [int(x) for x in open(sys.argv[2]) if t0 <= int(x) <= t1]
+gaps = [b - a for a, b in zip(ts, ts[1:])]
+print(f"{len(ts)} during the {g['tx_seconds']:.2f} s of traffic, "
+      f"largest gap {max(gaps) / 1e6 if gaps else 0:.0f} ms")
+EOF
+)
 res=0
 check=$(/usr/bin/python3 "$root/tests/integration/vnf/check_counts.py" "$out/commit-gen.json" \
 	"$out/commit-stats.json" --count "$count" --drop udp:5001 --drop tcp:5003 \
 	--listing "$out/commit-list.json") || res=1
 [ "$failed" -eq 0 ] || res=1
-echo "commit: $commits commits ($failed failed) in ${seconds}s at $rate Mpps: $check"
+echo "commit: $commits commits ($failed failed), $during; ${seconds}s at $rate Mpps: $check"
 [ "$res" -eq 0 ] && echo "commit: PASS" || { echo "commit: FAIL"; exit 1; }
