@@ -330,7 +330,7 @@ enum { ICMP_GO_ON, ICMP_DONE, ICMP_INVALID };
 static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
 {
 	const uint8_t *l4 = pkt->data + pkt->th_off, *nh = pkt->data + pkt->nh_off;
-	uint32_t l4len = pkt->len - pkt->th_off, off;
+	uint32_t l4len = nftdp_ct_l4len(pkt), off;
 	struct nftdp_ct_tuple orig, inner;
 	union nftdp_ct_addr outer_daddr;
 	struct nftdp_ct_entry *e;
@@ -455,7 +455,7 @@ static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	int dir;
 
 	p.l4 = pkt->data + pkt->th_off;
-	p.l4len = pkt->len - pkt->th_off;
+	p.l4len = nftdp_ct_l4len(pkt);
 	p.pkt = pkt;
 repeat:
 	e = nftdp_ct_find(s, &t, hash, &dir, now_ms);

@@ -101,6 +101,25 @@ struct ct_l4pkt {
 	const struct nftdp_vm_pkt *pkt;
 };
 
+/*
+ * Bytes from the transport header to the end of the IP datagram, by the IP
+ * header's length (the kernel's skb is trimmed to it; trailing Ethernet
+ * padding must not count, even if pkt->len includes it).
+ */
+static inline uint32_t nftdp_ct_l4len(const struct nftdp_vm_pkt *pkt)
+{
+	const uint8_t *nh = pkt->data + pkt->nh_off;
+	uint32_t end = pkt->len;
+
+	if (pkt->nfproto == NFPROTO_IPV4 && pkt->len >= pkt->nh_off + 20)
+		end = pkt->nh_off + ((uint32_t)nh[2] << 8 | nh[3]);
+	else if (pkt->nfproto == NFPROTO_IPV6 && pkt->len >= pkt->nh_off + 40)
+		end = pkt->nh_off + 40 + ((uint32_t)nh[4] << 8 | nh[5]);
+	if (end > pkt->len)
+		end = pkt->len;
+	return end > pkt->th_off ? end - pkt->th_off : 0;
+}
+
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
 			 struct nftdp_ct_tuple *t, uint32_t *th_off);

@@ -134,7 +134,7 @@ bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *o
 		return false;
 	}
 	out->l4proto = pkt->l4proto;
-	return l4_tuple(pkt->data + pkt->th_off, pkt->len - pkt->th_off, out);
+	return l4_tuple(pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), out);
 }
 
 /* icmp_invert_tuple's invmap, as type + 1 (0: no inverse) */
@@ -231,7 +231,7 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 {
 	const uint8_t *nh = pkt->data + pkt->nh_off;
 	const uint8_t *l4 = pkt->data + pkt->th_off;
-	uint32_t l4len = pkt->len - pkt->th_off;
+	uint32_t l4len = nftdp_ct_l4len(pkt);
 	uint64_t sum = 0;
 
 	if (pkt->l4proto != IPPROTO_ICMP) {

@@ -437,7 +437,7 @@ static bool icmp_reply_translation(struct nftdp_ct_entry *e, struct nftdp_vm_pkt
 				   unsigned int ctinfo, enum nftdp_ct_manip manip)
 {
 	uint8_t *nh = pkt->data + pkt->nh_off, *icmp = pkt->data + pkt->th_off;
-	uint32_t ilen = pkt->len - pkt->th_off, inner_thoff;
+	uint32_t ilen = nftdp_ct_l4len(pkt), inner_thoff;
 	int dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	struct nftdp_ct_tuple target, inner;
 	uint16_t c;

@@ -629,6 +629,12 @@ static void test_udp(void **state)
 	udp(&t, true, "2001:db8::1", "2001:db8::2", 1, 2, 10);
 	t.buf[46] = t.buf[47] = 0;
 	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	/* Ethernet padding after the datagram is not part of it */
+	udp(&t, false, "10.9.0.5", "10.9.0.6", 1, 2, 1);
+	memset(t.buf + t.len, 0xa5, 17);
+	t.pkt.len += 17;
+	assert_int_equal(xmit(en, &t, &e), ST_NEW);
+	assert_int_equal(e->bytes[0], 29);
 	env_free(en);
 }
 
