@@ -271,3 +271,27 @@ uint32_t nftdp_ct_tuple_rss(const struct nftdp_ct_tuple *t)
 		in[n++] = (uint32_t)ntohs(t->sport) << 16 | ntohs(t->dport);
 	return rte_softrss(in, n, rss_key_sym);
 }
+
+bool nftdp_ct_pkt_rss(const struct nftdp_vm_pkt *pkt, uint32_t *rss)
+{
+	const uint8_t *l4 = pkt->data + pkt->th_off;
+	uint32_t l4len = nftdp_ct_l4len(pkt), off;
+	struct nftdp_ct_tuple t;
+	bool err = false;
+
+	if ((pkt->flags & NFTDP_VM_PKT_F_L4PROTO) && !pkt->fragoff && l4len >= 8) {
+		if (pkt->nfproto == NFPROTO_IPV4 && pkt->l4proto == IPPROTO_ICMP)
+			err = l4[0] == 3 || l4[0] == 4 || l4[0] == 5 || l4[0] == 11 || l4[0] == 12;
+		else if (pkt->nfproto == NFPROTO_IPV6 && pkt->l4proto == IPPROTO_ICMPV6)
+			err = l4[0] < 128;
+	}
+	if (err) {
+		/* the quoted packet's tuple: symmetric, so no need to invert it */
+		if (!nftdp_ct_tuple_from(l4 + 8, l4len - 8, true, pkt->nfproto, &t, &off))
+			return false;
+	} else if (!nftdp_ct_pkt_tuple(pkt, &t)) {
+		return false;
+	}
+	*rss = nftdp_ct_tuple_rss(&t);
+	return true;
+}

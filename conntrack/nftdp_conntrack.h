@@ -250,6 +250,16 @@ bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple
  */
 uint32_t nftdp_ct_tuple_rss(const struct nftdp_ct_tuple *t);
 
+/**
+ * The RSS hash that steers pkt to the shard owning its connection: that of
+ * its tuple, or for an ICMP/ICMPv6 error that of the quoted packet (a NIC
+ * hashes the error's own addresses, which may lead elsewhere, so software
+ * steering should re-steer errors with this). false when pkt cannot be
+ * tracked (no L4 header, non-first fragment): any shard will call it
+ * invalid. Any thread.
+ */
+bool nftdp_ct_pkt_rss(const struct nftdp_vm_pkt *pkt, uint32_t *rss);
+
 /** The shard (0 .. n_shards-1) that owns a tuple's flow: rss % n_shards. Any thread. */
 static inline unsigned int nftdp_ct_tuple_owner(const struct nftdp_ct_tuple *t,
 						unsigned int n_shards)

@@ -1062,6 +1062,24 @@ static void test_rss_symmetric(void **state)
 	assert_int_not_equal(h[0], h[2]);
 	assert_int_not_equal(h[0], h[1]);
 	assert_int_equal(nftdp_ct_tuple_owner(&a, 4), h[2] % 4);
+	/* an ICMP error steers like the flow it quotes */
+	{
+		struct tpkt q, e;
+		uint32_t r1, r2;
+
+		udp(&q, false, "10.0.0.1", "192.168.7.9", 1234, 80, 0);
+		assert_true(nftdp_ct_pkt_rss(&q.pkt, &r1));
+		assert_int_equal(r1, h[0]);
+		icmp(&e, false, "172.16.0.1", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+		assert_true(nftdp_ct_pkt_rss(&e.pkt, &r2));
+		assert_int_equal(r2, h[0]);
+		udp(&q, true, "2001:db8:ffff::77", "2001:db8::1", 80, 1234, 0);
+		icmp(&e, true, "2001:db8:9::1", "2001:db8::1", 1, 4, 0, q.buf, q.len);
+		assert_true(nftdp_ct_pkt_rss(&e.pkt, &r2));
+		assert_int_equal(r2, h[1]);
+		q.pkt.fragoff = 8;
+		assert_false(nftdp_ct_pkt_rss(&q.pkt, &r2));
+	}
 	/* hand-computed Toeplitz of one set bit: the input's top bit
 	 * selects the key's first 32 bits (0x6d5a6d5a) */
 	memset(&a, 0, sizeof(a));
