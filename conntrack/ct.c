@@ -267,6 +267,7 @@ static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t has
 	if (s->free_head == CT_NIL && !early_drop(s, hash, now_ms)) {
 		/* "nf_conntrack: table full, dropping packet" */
 		s->st.table_full_events++;
+		s->gc_early_drop = true;
 		return NULL;
 	}
 	if (s->free_head == CT_NIL)
@@ -611,8 +612,10 @@ static bool gc_can_early_drop(const struct nftdp_ct_entry *e)
 
 unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int budget)
 {
-	/* nf_conntrack_max95: above 95 % full, closing entries go too */
-	bool pressure = (uint64_t)s->st.count * 100 > (uint64_t)s->n_entries * 95;
+	/* gc_worker: once the table was full, above nf_conntrack_max95 the
+	 * unassured and closing entries go too, until the sweep ends */
+	bool pressure =
+	    s->gc_early_drop && (uint64_t)s->st.count * 100 > (uint64_t)s->n_entries * 95;
 	unsigned int freed = 0;
 
 	if (budget > s->n_entries)
@@ -620,8 +623,10 @@ unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int
 	while (budget--) {
 		struct nftdp_ct_entry *e = &s->entries[s->gc_cursor];
 
-		if (++s->gc_cursor == s->n_entries)
+		if (++s->gc_cursor == s->n_entries) {
 			s->gc_cursor = 0;
+			s->gc_early_drop = false;
+		}
 		if (!e->in_use || (e->status & IPS_DYING) || !(e->status & IPS_CONFIRMED))
 			continue;
 		if (e->expires_ms <= now_ms) {

@@ -80,6 +80,7 @@ struct nftdp_ct_shard {
 	uint32_t *buckets;
 	uint32_t bucket_mask;
 	uint32_t gc_cursor;
+	bool gc_early_drop; /* the table was full: the gc evicts above 95 % until a sweep ends */
 	uint32_t next_id;
 	uint64_t now_ms; /* of the last nftdp_ct_in(): expiration for the VM */
 	uint64_t prng;	 /* NAT port offsets (get_random_u16) */

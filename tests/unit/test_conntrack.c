@@ -931,6 +931,15 @@ static void test_gc_pressure(void **state)
 	}
 	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 0);
 	assert_int_equal(tx(en, &f[0], 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	/* full, but no new connection was refused yet: nothing goes */
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 0);
+	{
+		struct tpkt t;
+
+		seg(&t, &(struct tflow){false, "10.8.0.1", "10.8.0.2", 3000, 80, 1, 1}, 0, TS, 1, 0,
+		    0);
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_DROP);
+	}
 	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 1);
 	assert_int_equal(en->s->st.count, 3);
 	env_free(en);
