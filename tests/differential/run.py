@@ -342,13 +342,18 @@ def kernel_side(case, recipe, frames, work):
 
 # ---------------------------------------------------------------- nftdp side
 
-def nftdp_available(build):
+def has_option(build, *opts):
+    """Whether BUILD/nftdp knows these options (their names are in the binary)."""
     exe = os.path.join(build, 'nftdp')
     if not os.access(exe, os.X_OK):
         return False
     with open(exe, 'rb') as f:
         data = f.read()
-    return all(opt in data for opt in (b'exit-on-idle', b'listing-json', b'router', b'wire'))
+    return all(opt in data for opt in opts)
+
+
+def nftdp_available(build):
+    return has_option(build, b'exit-on-idle', b'listing-json', b'router', b'wire')
 
 
 def nftdp_side(build, case, work):
@@ -370,6 +375,11 @@ def nftdp_side(build, case, work):
             '--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
             '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
+    if has_option(build, b'ifaddr'):
+        # the DUT's addresses: the source of ICMP errors, subnet broadcasts
+        for port, dev in enumerate(('dp0', 'dp1')):
+            for a in DUT_ADDR[dev]:
+                argv += ['--ifaddr', '%d=%s' % (port, a)]
     try:
         sh(argv, timeout=40)
     finally:
