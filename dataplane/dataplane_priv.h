@@ -103,13 +103,16 @@ uint16_t nftdp_dp_csum_fold(uint32_t sum);
  * Build the frame nf_reject / icmp_send would send in answer to the IP
  * packet at frame + ip_off (ip_len bytes, already trimmed): a TCP RST
  * (type NFT_REJECT_TCP_RST) or an ICMP/ICMPv6 error with icmp_type/code.
- * MACs swapped and VLAN tags kept, TTL / hop limit 64.
+ * MACs swapped and VLAN tags kept, TTL / hop limit 64. icmp_src (4 or 16
+ * bytes, the family's) is the source of ICMP errors, as icmp_send picks the
+ * address of the interface towards the sender; NULL: the original
+ * destination. A TCP RST always comes from the original destination.
  * @return the frame length, 0 when the kernel sends nothing (fragment, RST,
  *   ICMP error, multicast, bad L4 checksum, too short).
  */
 uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
 			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
-			       uint8_t *out, uint32_t cap);
+			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
 #ifndef NFTDP_DP_BYTES_ONLY
 /* ------------------------------------------------------------------ */
@@ -127,6 +130,7 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 
 /** Pipeline stages, for per-hook counters. */
 enum nftdp_dp_stage {
+	NFTDP_DP_ST_OUTPUT, /**< replies nftdp sends (reject, time exceeded) */
 	NFTDP_DP_ST_NETDEV_INGRESS,
 	NFTDP_DP_ST_INET_INGRESS,
 	NFTDP_DP_ST_PREROUTING,
@@ -154,7 +158,8 @@ struct nftdp_dp_stats {
 	uint64_t tx_drop[RTE_MAX_ETHPORTS];
 	uint64_t hook[NFTDP_DP_ST_MAX][NFTDP_DP_V_MAX];
 	uint64_t drop[NFTDP_DP_DROP_MAX];
-	uint64_t replies; /**< rejects and time-exceeded sent */
+	uint64_t replies;     /**< rejects and time-exceeded built */
+	uint64_t replies_out; /**< of those, sent (passed output, postrouting, egress) */
 	uint64_t dups;
 	uint64_t bursts;
 } __rte_cache_aligned;
@@ -168,6 +173,19 @@ struct nftdp_dp_txbuf {
 	uint16_t n;
 	struct rte_mbuf *m[NFTDP_DP_TXBUF];
 };
+
+/** What the pipeline keeps per packet besides the VM's view. */
+struct nftdp_dp_meta {
+	uint16_t ip_off;   /**< IP header after every tag */
+	uint16_t l2_nh;	   /**< network header as netdev hooks see it */
+	uint16_t l2_proto; /**< skb->protocol at netdev hooks, host order */
+	uint16_t ip_proto; /**< ethertype after every tag, host order */
+	uint32_t ip_len;   /**< IP datagram length (clipped to the frame until ip_rcv) */
+	uint16_t vid;
+};
+
+/* views 0..BURST_MAX-1: received packets; from BURST_MAX on: replies */
+#define NFTDP_DP_VIEWS (2 * NFTDP_VM_BURST_MAX)
 
 struct nftdp_dp;
 
@@ -196,8 +214,10 @@ struct nftdp_dp_worker {
 	volatile bool done;
 	struct nftdp_dp_stats st;
 	/* per-burst scratch */
-	struct nftdp_vm_pkt view[NFTDP_VM_BURST_MAX];
-	struct rte_mbuf *mb[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt view[NFTDP_DP_VIEWS];
+	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
+	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
+	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
 	uint8_t reply[NFTDP_DP_REPLY_MAX];
 } __rte_cache_aligned;
 
@@ -211,6 +231,11 @@ struct nftdp_dp_port {
 	bool rss;
 	int socket;
 	struct rte_mempool *pool;
+	/* --ifaddr: the source of ICMP errors sent out of this port, and what
+	 * --router does not forward (own addresses, the subnet broadcast) */
+	bool has_addr4, has_addr6;
+	uint8_t addr4[4], addr6[16];
+	uint8_t plen4;
 };
 
 /**

@@ -7,6 +7,7 @@
  * statistics. Every other EAL lcore is a worker (dataplane/worker.c); with
  * none, the main lcore runs the burst loop itself between control polls.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -52,6 +53,8 @@ struct opts {
 	const char *listing;
 	const char *listing_json;
 	const char *stats_json;
+	const char *ifaddr[64];
+	unsigned int n_ifaddr;
 };
 
 static void usage(const char *prog)
@@ -66,6 +69,9 @@ static void usage(const char *prog)
 		"                      (for testing the control plane against the kernel)\n"
 		"  --wire A:B          pair ports A and B, both directions (repeatable); a port\n"
 		"                      in no pair sends out where it received\n"
+		"  --ifaddr P=ADDR[/LEN]  port P's IPv4 or IPv6 address (repeatable): the source\n"
+		"                      of ICMP errors sent out of P; with --router, packets to\n"
+		"                      it or to its subnet broadcast are not forwarded\n"
 		"  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
 		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
 		"  --workers N         use at most N worker lcores (default: every one)\n"
@@ -99,6 +105,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"control-only", no_argument, NULL, 'C'},
 		{"wire", required_argument, NULL, 'w'},
 		{"router", no_argument, NULL, 'R'},
+		{"ifaddr", required_argument, NULL, 'A'},
 		{"workers", required_argument, NULL, 'W'},
 		{"burst", required_argument, NULL, 'b'},
 		{"mtu", required_argument, NULL, 'm'},
@@ -161,6 +168,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		case 'R':
 			o->router = true;
+			break;
+		case 'A':
+			if (o->n_ifaddr == RTE_DIM(o->ifaddr)) {
+				fprintf(stderr, "nftdp: too many --ifaddr\n");
+				return -1;
+			}
+			o->ifaddr[o->n_ifaddr++] = optarg;
 			break;
 		case 'W':
 			if (parse_uint(optarg, NFTDP_DP_MAX_WORKERS, &v) < 0 || v == 0)
@@ -326,6 +340,40 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 	}
 	if (dp->n_ports == 0) {
 		fprintf(stderr, "nftdp: no ports (give --vdev=... or a PCI device)\n");
+		return -1;
+	}
+	for (unsigned int i = 0; i < o->n_ifaddr; i++) {
+		char buf[INET6_ADDRSTRLEN + 8], *eq, *sl, *end;
+		unsigned long p, plen = 0;
+		struct nftdp_dp_port *pt;
+
+		snprintf(buf, sizeof(buf), "%s", o->ifaddr[i]);
+		eq = strchr(buf, '=');
+		if (eq == NULL)
+			goto bad_addr;
+		*eq = '\0';
+		p = strtoul(buf, &end, 10);
+		if (*end || end == buf || p >= dp->n_ports || !dp->port[p].used)
+			goto bad_addr;
+		pt = &dp->port[p];
+		sl = strchr(eq + 1, '/');
+		if (sl) {
+			*sl = '\0';
+			plen = strtoul(sl + 1, &end, 10);
+			if (*end || end == sl + 1)
+				goto bad_addr;
+		}
+		if (inet_pton(AF_INET, eq + 1, pt->addr4) == 1 && plen <= 32) {
+			pt->has_addr4 = true;
+			pt->plen4 = (uint8_t)(sl ? plen : 32);
+		} else if (inet_pton(AF_INET6, eq + 1, pt->addr6) == 1 && plen <= 128) {
+			pt->has_addr6 = true;
+		} else {
+			goto bad_addr;
+		}
+		continue;
+	bad_addr:
+		fprintf(stderr, "nftdp: bad --ifaddr '%s' (want PORT=ADDR[/LEN])\n", o->ifaddr[i]);
 		return -1;
 	}
 	for (unsigned int i = 0; i < o->n_wire; i++) {

@@ -26,6 +26,7 @@
 #include "dataplane_priv.h"
 
 const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX] = {
+	[NFTDP_DP_ST_OUTPUT] = "output",
 	[NFTDP_DP_ST_NETDEV_INGRESS] = "netdev_ingress",
 	[NFTDP_DP_ST_INET_INGRESS] = "inet_ingress",
 	[NFTDP_DP_ST_PREROUTING] = "prerouting",
@@ -38,16 +39,6 @@ const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX] = {
 	[NFTDP_DP_V_ACCEPT] = "accept", [NFTDP_DP_V_DROP] = "drop",
 	[NFTDP_DP_V_REJECT] = "reject", [NFTDP_DP_V_STOLEN] = "stolen",
 	[NFTDP_DP_V_QUEUE] = "queue",
-};
-
-/* What the pipeline keeps per packet besides the VM's view. */
-struct dp_meta {
-	uint16_t ip_off;   /* IP header after every tag */
-	uint16_t l2_nh;	   /* network header as netdev hooks see it */
-	uint16_t l2_proto; /* skb->protocol at netdev hooks, host order */
-	uint16_t ip_proto; /* ethertype after every tag, host order */
-	uint32_t ip_len;   /* IP datagram length (clipped to the frame until ip_rcv) */
-	uint16_t vid;
 };
 
 void nftdp_dp_tx_flush_port(struct nftdp_dp_worker *w, uint16_t port);
@@ -94,12 +85,26 @@ static bool port_valid(const struct nftdp_dp *dp, uint32_t ifindex)
 	return ifindex >= 1 && ifindex <= dp->n_ports && dp->port[ifindex - 1].used;
 }
 
-/* Send a copy of the frame where reply bytes were built. */
+static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt);
+
+/*
+ * Turn the reply bytes in w->reply into a packet of this burst's reply list:
+ * like the kernel's, it goes through output, postrouting and netdev egress
+ * (iif none, oif the port it answers through) before it is sent.
+ */
 static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len)
 {
-	struct rte_mbuf *r = rte_pktmbuf_alloc(w->pool);
+	const struct nftdp_dp_port *pt = &w->dp->port[port];
+	unsigned int idx = NFTDP_VM_BURST_MAX + w->n_reply;
+	struct nftdp_dp_meta *mt = &w->meta[idx];
+	struct nftdp_vm_pkt *p = &w->view[idx];
+	struct nftdp_dp_l2 l2;
+	struct rte_mbuf *r;
 	char *d;
 
+	if (w->n_reply == NFTDP_VM_BURST_MAX)
+		return; /* at most one reply per received packet */
+	r = rte_pktmbuf_alloc(w->pool);
 	if (r == NULL || (d = rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
 		rte_pktmbuf_free(r);
 		w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
@@ -107,20 +112,46 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len)
 	}
 	memcpy(d, w->reply, len);
 	w->st.replies++;
-	nftdp_dp_tx_stage(w, port, r);
+	nftdp_dp_parse_l2((uint8_t *)d, len, &l2);
+	mt->ip_off = l2.ip_off;
+	mt->l2_nh = l2.nh_off;
+	mt->l2_proto = l2.proto;
+	mt->ip_proto = l2.ip_proto;
+	mt->vid = l2.vid;
+	mt->ip_len = len - l2.ip_off;
+	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
+	view_ip(p, mt);
+	p->pkttype = PACKET_HOST;
+	p->cpu = (uint16_t)w->lcore;
+	p->oif = pt->ifindex;
+	p->oifname = pt->name;
+	p->oiftype = ARPHRD_ETHER;
+	w->mb[idx] = r;
+	w->n_reply++;
+}
+
+/* the source of an ICMP error sent out of port: its --ifaddr, if any */
+static const uint8_t *icmp_src(const struct nftdp_dp_port *pt, bool v4)
+{
+	if (v4)
+		return pt->has_addr4 ? pt->addr4 : NULL;
+	return pt->has_addr6 ? pt->addr6 : NULL;
 }
 
 static void reject(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
-		   const struct dp_meta *mt, uint16_t rx_port)
+		   const struct nftdp_dp_meta *mt, uint16_t rx_port)
 {
 	bool rst = p->out.reject_type == NFT_REJECT_TCP_RST;
 	uint32_t n;
 
 	if (mt->ip_proto != NFTDP_DP_ETH_P_IP && mt->ip_proto != NFTDP_DP_ETH_P_IPV6)
 		return;
+	if (p >= &w->view[NFTDP_VM_BURST_MAX])
+		return; /* a reply nftdp built is never answered */
 	n = nftdp_dp_reject_build(p->data, mt->ip_off, mt->ip_len, rst, p->out.reject_icmp_type,
-				  p->out.reject_icmp_code, w->ip_id++, w->reply,
-				  sizeof(w->reply));
+				  p->out.reject_icmp_code, w->ip_id++,
+				  icmp_src(&w->dp->port[rx_port], mt->ip_proto == NFTDP_DP_ETH_P_IP),
+				  w->reply, sizeof(w->reply));
 	if (n)
 		send_reply(w, rx_port, n);
 }
@@ -148,7 +179,7 @@ static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct
  */
 static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			   struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
-			   const struct dp_meta *meta, uint16_t rx_port)
+			   const struct nftdp_dp_meta *meta, uint16_t rx_port)
 {
 	uint64_t *cnt = w->st.hook[stage];
 	unsigned int k = 0;
@@ -245,42 +276,38 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 }
 
 /*
- * Run one hook of an inet-style family over the packets in act: IPv4 and
- * IPv6 ones through their own lists (inet base chains are in both), as one
- * burst each.
+ * Run one hook of an inet-style family over the packets in act, in arrival
+ * order: each run of consecutive packets of one family (IPv4: ip and inet
+ * chains, IPv6: ip6 and inet) is one burst, so state that IPv4 and IPv6
+ * share in an inet chain (quota, limit, sets) sees them in the kernel's
+ * order.
  */
 static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
-				unsigned int n, const struct dp_meta *meta, uint16_t rx_port)
+				unsigned int n, const struct nftdp_dp_meta *meta, uint16_t rx_port)
 {
-	struct nftdp_vm_pkt *v4[NFTDP_VM_BURST_MAX], *v6[NFTDP_VM_BURST_MAX];
-	unsigned int r4[NFTDP_VM_BURST_MAX], r6[NFTDP_VM_BURST_MAX];
-	unsigned int n4 = 0, n6 = 0, k;
+	unsigned int v[NFTDP_VM_BURST_MAX];
+	unsigned int k = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
-		if (act[i]->nfproto == NFPROTO_IPV4)
-			v4[n4++] = act[i];
-		else
-			v6[n6++] = act[i];
+	for (unsigned int i = 0; i < n;) {
+		uint8_t nfproto = act[i]->nfproto;
+		unsigned int j = i;
+
+		while (j < n && act[j]->nfproto == nfproto)
+			j++;
+		run_family(w, gen, nfproto, hook, act + i, j - i, v + i);
+		i = j;
 	}
-	if (n4)
-		run_family(w, gen, NFPROTO_IPV4, hook, v4, n4, r4);
-	if (n6)
-		run_family(w, gen, NFPROTO_IPV6, hook, v6, n6, r6);
-	n4 = settle(w, stage, v4, n4, r4, meta, rx_port);
-	n6 = settle(w, stage, v6, n6, r6, meta, rx_port);
-	/* back into one list in arrival order (views are in rx order) */
-	k = 0;
-	for (unsigned int i = 0, j = 0; i < n4 || j < n6;)
-		act[k++] = (j >= n6 || (i < n4 && v4[i] < v6[j])) ? v4[i++] : v6[j++];
+	k = settle(w, stage, act, n, v, meta, rx_port);
 	return k;
 }
 
 static unsigned int run_netdev_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				    enum nftdp_dp_stage stage, uint8_t hook,
 				    struct nftdp_vm_pkt **act, unsigned int n,
-				    const struct dp_meta *meta, uint16_t rx_port)
+				    const struct nftdp_dp_meta *meta, uint16_t rx_port)
 {
 	unsigned int v[NFTDP_VM_BURST_MAX];
 
@@ -323,7 +350,7 @@ static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, uint16_t ethertyp
 }
 
 /* the view of an IP packet at ip/ip6/inet hooks: trimmed to the datagram */
-static void view_ip(struct nftdp_vm_pkt *p, const struct dp_meta *mt)
+static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt)
 {
 	p->mac_off = 0;
 	p->nh_off = mt->ip_off;
@@ -335,6 +362,79 @@ static void view_ip(struct nftdp_vm_pkt *p, const struct dp_meta *mt)
 	nftdp_vm_pkt_parse_ip(p);
 }
 
+/* netdev egress on port tx (the whole frame: skb->len includes the 14
+ * bytes), then stage what it accepts */
+static void egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+		   struct nftdp_vm_pkt **act, unsigned int n, const struct nftdp_dp_port *tx,
+		   uint16_t rx_port, bool replies)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		const struct nftdp_dp_meta *mt = &w->meta[p - w->view];
+
+		p->mac_off = 0;
+		p->nh_off = mt->l2_nh;
+		p->protocol = htons(mt->l2_proto);
+		p->len = rte_pktmbuf_data_len(w->mb[p - w->view]);
+		p->skb_len = p->len;
+		if (is_ip(mt->l2_proto))
+			nftdp_vm_pkt_parse_ip(p);
+		p->nfproto = NFPROTO_NETDEV;
+		p->hook = NF_NETDEV_EGRESS;
+		p->iif = 0;
+		p->iifname = NULL;
+		p->oif = tx->ifindex;
+		p->oifname = tx->name;
+		p->oiftype = ARPHRD_ETHER;
+	}
+	n = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_EGRESS, NF_NETDEV_EGRESS, act, n, w->meta,
+			    rx_port);
+	if (replies)
+		w->st.replies_out += n;
+	for (unsigned int i = 0; i < n; i++)
+		nftdp_dp_tx_stage(w, tx->port_id, w->mb[act[i] - w->view]);
+}
+
+static bool same_prefix(const uint8_t *a, const uint8_t *b, unsigned int plen)
+{
+	unsigned int bytes = plen / 8, bits = plen % 8;
+
+	if (memcmp(a, b, bytes) != 0)
+		return false;
+	return bits == 0 || ((a[bytes] ^ b[bytes]) & (0xff00 >> bits)) == 0;
+}
+
+/* --router with --ifaddr: what the kernel delivers locally instead of
+ * forwarding (an address of ours, a subnet broadcast of ours) */
+static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const uint8_t *iph)
+{
+	const uint8_t *dst = iph + (v4 ? 16 : 24);
+
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		const struct nftdp_dp_port *pt = &dp->port[p];
+
+		if (v4 && pt->has_addr4) {
+			uint8_t bc[4];
+
+			if (memcmp(dst, pt->addr4, 4) == 0)
+				return NFTDP_DP_DROP_NOT_FORWARDED;
+			for (unsigned int i = 0; i < 4; i++) {
+				unsigned int hb = pt->plen4 >= 8 * (i + 1) ? 0
+						  : pt->plen4 <= 8 * i	 ? 8
+									 : 8 * (i + 1) - pt->plen4;
+
+				bc[i] = (uint8_t)(pt->addr4[i] | ((1u << hb) - 1));
+			}
+			if (pt->plen4 < 31 && same_prefix(dst, pt->addr4, pt->plen4) &&
+			    memcmp(dst, bc, 4) == 0)
+				return NFTDP_DP_DROP_NOT_FORWARDED;
+		} else if (!v4 && pt->has_addr6 && memcmp(dst, pt->addr6, 16) == 0) {
+			return NFTDP_DP_DROP_NOT_FORWARDED;
+		}
+	}
+	return NFTDP_DP_DROP_MAX;
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -344,10 +444,11 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	const struct nftdp_dp_port *tx = &dp->port[tx_port];
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *ipl[NFTDP_VM_BURST_MAX];
 	struct nftdp_vm_pkt *other[NFTDP_VM_BURST_MAX];
-	struct dp_meta meta[NFTDP_VM_BURST_MAX];
+	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = 0, nip = 0, nother = 0, k;
 
 	w->st.rx[rx_port] += n;
+	w->n_reply = 0;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 
@@ -409,9 +510,15 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	/* 3. IP packets on to the inet stack; the rest straight to egress */
 	for (unsigned int i = 0; i < na; i++) {
 		struct nftdp_vm_pkt *p = act[i];
-		const struct dp_meta *mt = &meta[p - w->view];
+		const struct nftdp_dp_meta *mt = &meta[p - w->view];
 
 		if (!is_ip(mt->ip_proto)) {
+			if (dp->router) {
+				/* ARP and the like are the host stack's, never forwarded */
+				w->st.drop[NFTDP_DP_DROP_NOT_FORWARDED]++;
+				rte_pktmbuf_free(w->mb[p - w->view]);
+				continue;
+			}
 			other[nother++] = p;
 			continue;
 		}
@@ -429,7 +536,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	k = 0;
 	for (unsigned int i = 0; i < nip; i++) {
 		struct nftdp_vm_pkt *p = ipl[i];
-		const struct dp_meta *mt = &meta[p - w->view];
+		const struct nftdp_dp_meta *mt = &meta[p - w->view];
 
 		p->nh_off = mt->ip_off;
 		p->protocol = htons(mt->ip_proto);
@@ -452,7 +559,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	for (unsigned int i = 0; i < nip; i++) {
 		struct nftdp_vm_pkt *p = ipl[i];
 		unsigned int idx = (unsigned int)(p - w->view);
-		struct dp_meta *mt = &meta[idx];
+		struct nftdp_dp_meta *mt = &meta[idx];
 		uint32_t avail = rte_pktmbuf_data_len(w->mb[idx]) - mt->ip_off;
 		enum nftdp_dp_drop why;
 
@@ -482,12 +589,15 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		for (unsigned int i = 0; i < nip; i++) {
 			struct nftdp_vm_pkt *p = ipl[i];
 			unsigned int idx = (unsigned int)(p - w->view);
-			const struct dp_meta *mt = &meta[idx];
+			const struct nftdp_dp_meta *mt = &meta[idx];
 			uint8_t *iph = p->data + mt->ip_off;
 			enum nftdp_dp_drop why;
 
-			why = p->nfproto == NFPROTO_IPV4 ? nftdp_dp_ip_forward(iph, mt->ip_len)
-							 : nftdp_dp_ip6_forward(iph, mt->ip_len);
+			why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
+			if (why == NFTDP_DP_DROP_MAX)
+				why = p->nfproto == NFPROTO_IPV4
+					      ? nftdp_dp_ip_forward(iph, mt->ip_len)
+					      : nftdp_dp_ip6_forward(iph, mt->ip_len);
 			if (why == NFTDP_DP_DROP_MAX) {
 				ipl[k++] = p;
 				continue;
@@ -498,7 +608,8 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 				uint32_t len = nftdp_dp_reject_build(
 					p->data, mt->ip_off, mt->ip_len, false,
 					p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
-					w->reply, sizeof(w->reply));
+					icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
+					sizeof(w->reply));
 
 				if (len)
 					send_reply(w, rx_port, len);
@@ -520,34 +631,22 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, ipl, nip, meta,
 			  rx_port);
 
-	/* 9. netdev egress: the whole frame, skb->len includes the 14 bytes */
+	/* 9. netdev egress, then tx, in arrival order */
 	na = 0;
-	for (unsigned int i = 0, j = 0; i < nip || j < nother;) {
-		struct nftdp_vm_pkt *p =
-			(j >= nother || (i < nip && ipl[i] < other[j])) ? ipl[i++] : other[j++];
-		const struct dp_meta *mt = &meta[p - w->view];
+	for (unsigned int i = 0, j = 0; i < nip || j < nother;)
+		act[na++] = (j >= nother || (i < nip && ipl[i] < other[j])) ? ipl[i++] : other[j++];
+	egress(w, gen, act, na, tx, rx_port, false);
 
-		p->nfproto = NFPROTO_NETDEV;
-		p->hook = NF_NETDEV_EGRESS;
-		p->mac_off = 0;
-		p->nh_off = mt->l2_nh;
-		p->protocol = htons(mt->l2_proto);
-		p->len = rte_pktmbuf_data_len(w->mb[p - w->view]);
-		p->skb_len = p->len;
-		if (is_ip(mt->l2_proto))
-			nftdp_vm_pkt_parse_ip(p);
-		p->nfproto = NFPROTO_NETDEV;
-		p->iif = 0;
-		p->iifname = NULL;
-		p->oif = tx->ifindex;
-		p->oifname = tx->name;
-		p->oiftype = ARPHRD_ETHER;
-		act[na++] = p;
+	/* 10. the replies of this burst (rejects, time exceeded): output,
+	 * postrouting, netdev egress, out of the rx port */
+	if (w->n_reply) {
+		na = w->n_reply;
+		for (unsigned int i = 0; i < na; i++)
+			act[i] = &w->view[NFTDP_VM_BURST_MAX + i];
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, meta,
+				 rx_port);
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
+				 meta, rx_port);
+		egress(w, gen, act, na, rx, rx_port, true);
 	}
-	na = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_EGRESS, NF_NETDEV_EGRESS, act, na, meta,
-			     rx_port);
-
-	/* 10. stage for tx, in arrival order */
-	for (unsigned int i = 0; i < na; i++)
-		nftdp_dp_tx_stage(w, tx_port, w->mb[act[i] - w->view]);
 }

@@ -137,7 +137,7 @@ static void tcp_rst_put(uint8_t *th, const uint8_t *oth, uint32_t odatalen)
 
 uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
 			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
-			       uint8_t *out, uint32_t cap)
+			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap)
 {
 	const uint8_t *ip = frame + ip_off, *th;
 	struct nftdp_vm_pkt p;
@@ -203,6 +203,11 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		/* tos: RT_TOS(orig) | IPTOS_PREC_INTERNETCONTROL; icmp sockets don't set DF */
 		ip4_put(out + n, ip, IPPROTO_ICMP, 28 + quote, (uint8_t)((ip[1] & 0x1e) | 0xc0), 0,
 			ip_id);
+		if (icmp_src) {
+			memcpy(out + n + 12, icmp_src, 4);
+			wr16(out + n + 10, 0);
+			wr16(out + n + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n, 20)));
+		}
 		memset(out + n + 20, 0, 8);
 		out[n + 20] = icmp_type;
 		out[n + 21] = icmp_code;
@@ -223,6 +228,8 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		quote = ip_len < 1280 - 48 ? ip_len : 1280 - 48;
 		n = eth_put(frame, ip_off, NFTDP_DP_ETH_P_IPV6, out);
 		ip6_put(out + n, ip, IPPROTO_ICMPV6, 8 + quote);
+		if (icmp_src)
+			memcpy(out + n + 8, icmp_src, 16);
 		memset(out + n + 40, 0, 8);
 		out[n + 40] = icmp_type;
 		out[n + 41] = icmp_code;

@@ -30,6 +30,7 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
 			out->drop[d] += s->drop[d];
 		out->replies += s->replies;
+		out->replies_out += s->replies_out;
 		out->dups += s->dups;
 		out->bursts += s->bursts;
 	}
@@ -54,8 +55,9 @@ static void outcome_of(const struct nftdp_dp *dp, const struct nftdp_dp_stats *s
 		o->stolen += s->hook[h][NFTDP_DP_V_STOLEN];
 		o->queued += s->hook[h][NFTDP_DP_V_QUEUE];
 	}
-	/* accepted: through netdev egress, the last hook every packet passes */
-	o->accepted = s->hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT];
+	/* accepted: through netdev egress, the last hook every packet passes
+	 * (replies pass it too: not counted) */
+	o->accepted = s->hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] - s->replies_out;
 	for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
 		if (d != NFTDP_DP_DROP_TX_FULL && d != NFTDP_DP_DROP_NO_MBUF)
 			o->pre_drop += s->drop[d];
@@ -77,7 +79,7 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		   "\"rejected\": %lu, \"stolen\": %lu, \"queued\": %lu, \"dropped_before_rules\": "
 		   "%lu, \"replies_sent\": %lu, \"dups_sent\": %lu},\n",
 		o.rx, o.tx, o.accepted, o.dropped, o.rejected, o.stolen, o.queued, o.pre_drop,
-		s.replies, s.dups);
+		s.replies_out, s.dups);
 	fprintf(f, "  \"ports\": [");
 	for (uint16_t p = 0, first = 1; p < dp->n_ports; p++) {
 		struct rte_eth_stats es = {0};
@@ -183,7 +185,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "rejected", o.rejected);
 	rte_tel_data_add_dict_u64(d, "stolen", o.stolen);
 	rte_tel_data_add_dict_u64(d, "dropped_before_rules", o.pre_drop);
-	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies);
+	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies_out);
 	for (unsigned int x = 0; x < NFTDP_DP_DROP_MAX; x++) {
 		char k[48];
 

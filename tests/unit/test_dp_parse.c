@@ -227,7 +227,7 @@ static void test_reject_tcp(void **state)
 	tcp[12] = 5 << 4;
 	tcp[13] = 0x02; /* SYN */
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
-	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out));
 	assert_int_equal(n, 54);
 	assert_memory_equal(out, f + 6, 6); /* MACs swapped */
 	assert_memory_equal(out + 6, f, 6);
@@ -246,22 +246,22 @@ static void test_reject_tcp(void **state)
 	tcp[13] = 0x10;
 	tcp[11] = 77;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
-	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out));
 	assert_int_equal(n, 54);
 	assert_int_equal(rd32(out + 34 + 4), 77);
 	assert_int_equal(out[34 + 13], 0x04);
 	/* never an RST for an RST, nor for a bad checksum, nor a short header */
 	tcp[13] = 0x04;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
 			 0);
 	tcp[13] = 0x02;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
 	f[34 + 16] ^= 1;
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
 			 0);
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 12, 64);
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, out, sizeof(out)),
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
 			 0);
 }
 
@@ -275,7 +275,7 @@ static void test_reject_icmp(void **state)
 	wr16(udp + 2, 7);
 	wr16(udp + 4, 8 + 4);
 	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
-	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 28 + 32); /* the whole 32-byte datagram quoted */
 	assert_ip4_ok(out + 14);
 	assert_int_equal(out[14 + 1], 0xc0); /* DSCP 48 */
@@ -284,17 +284,27 @@ static void test_reject_icmp(void **state)
 	assert_int_equal(out[35], 3);
 	assert_memory_equal(out + 42, f + 14, 32);
 	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 34, 8 + 32)), 0);
+	/* from the address of the port it leaves by, when it has one */
+	{
+		static const uint8_t src[4] = {10, 1, 255, 254};
+
+		n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, src, out, sizeof(out));
+		assert_int_equal(n, 14 + 28 + 32);
+		assert_memory_equal(out + 14 + 12, src, 4);
+		assert_memory_equal(out + 14 + 16, f + 14 + 12, 4);
+		assert_ip4_ok(out + 14);
+	}
 	/* a long datagram: as much as fits in 576 bytes */
 	wr16(udp + 4, 1400);
 	len = mk_ip4(f, IPPROTO_UDP, udp, 1400, 64);
-	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 576);
 	/* non-first fragment: nothing */
 	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
 	wr16(f + 14 + 6, 0x0010);
 	wr16(f + 14 + 10, 0);
 	wr16(f + 14 + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 20)));
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)),
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
 			 0);
 	/* an ICMP error is never answered with one; an echo request is */
 	{
@@ -302,29 +312,29 @@ static void test_reject_icmp(void **state)
 
 		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
 		assert_int_equal(
-			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)), 0);
+			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)), 0);
 		icmp[0] = 8;
 		icmp[1] = 0;
 		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
 		assert_int_equal(
-			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, out, sizeof(out)),
+			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
 			14 + 28 + 28);
 	}
 	/* IPv6: ICMPv6, as much as fits in 1280 bytes */
 	len = mk_ip6_udp(f, 4);
-	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 48 + 52);
 	assert_int_equal(out[14 + 6], IPPROTO_ICMPV6);
 	assert_int_equal(out[14 + 7], 64);
 	assert_int_equal(out[54], 1);
 	assert_int_equal(out[55], 4);
 	len = mk_ip6_udp(f, 1400);
-	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out));
+	n = nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 1280);
 	/* bad UDP checksum: nothing */
 	len = mk_ip6_udp(f, 4);
 	f[14 + 40 + 6] ^= 1;
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, out, sizeof(out)),
+	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out)),
 			 0);
 }
 
