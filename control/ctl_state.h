@@ -80,6 +80,8 @@ struct ctl_chain {
 	uint32_t dp_id; /* index in every generation's chain table (dpgen.c), 0: none yet */
 	struct nftdp_vm_chain *dp_build; /* in the generation being built */
 	struct nftdp_vm_chain *dp_cur;   /* in the published one */
+	uint64_t hook_seq; /* when its hook was registered: among base chains of
+			    * equal priority the kernel runs the latest first */
 	bool dp_dirty;                   /* must be compiled again */
 	bool dead;
 };
@@ -250,6 +252,7 @@ struct ctl_state {
 	uint32_t genid;
 	uint64_t table_handle;
 	bool validate; /* the open batch added jumps: validate before commit */
+	uint64_t hook_seq; /* base-chain hook registrations so far */
 	uint64_t epoch_ms;
 };
 

@@ -556,6 +556,51 @@ static void mark_dirty(struct ctl_state *st)
 	} while (changed);
 }
 
+static int cmp_hook_seq(const void *a, const void *b)
+{
+	const struct ctl_chain *x = *(struct ctl_chain *const *)a, *y = *(struct ctl_chain *const *)b;
+
+	return x->hook_seq < y->hook_seq ? -1 : x->hook_seq > y->hook_seq;
+}
+
+/* Chain c of table t into the generation being built: compiled anew when
+ * dirty (rules follow), else the published one shared. */
+static int chain_add(struct nftdp_ctl *ctl, struct nftdp_vm_gen_builder *b, struct ctl_table *t,
+		     struct ctl_chain *c, const struct nlmsghdr **req, char *msg, size_t msglen)
+{
+	uint32_t devs[NFTDP_CTL_MAX_IFACES];
+	struct nftdp_vm_chain_desc d = {
+	    .family = t->family,
+	    .table = t->name,
+	    .name = c->name,
+	    .base = c->base && !(t->flags & NFT_TABLE_F_DORMANT),
+	    .hook = (uint8_t)c->hooknum,
+	    .policy = NF_ACCEPT,
+	};
+	int rc;
+
+	if (c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0)
+		return -ENOMEM;
+	d.chain_id = c->dp_id;
+	if (c->base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_POLICY))
+		d.policy = nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_POLICY);
+	if (d.base && (t->family == NFPROTO_NETDEV || c->hooknum == NF_INET_INGRESS)) {
+		d.n_ifindex = chain_devices(ctl, c, devs, NFTDP_CTL_MAX_IFACES);
+		d.ifindex = devs;
+	}
+	if (c->dp_dirty) {
+		rc = nftdp_vm_gen_chain_create(b, &d, c->prio, &c->dp_build);
+	} else {
+		c->dp_build = c->dp_cur;
+		rc = nftdp_vm_gen_chain_reuse(b, &d, c->prio, c->dp_cur);
+	}
+	if (rc < 0) {
+		trans_for(ctl->state, c, CTL_TR_NEWCHAIN, req);
+		snprintf(msg, msglen, "chain %s: cannot be run by nftdp", c->name);
+	}
+	return rc;
+}
+
 static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	struct ctl_dp *dp = ctl->dp;
@@ -563,8 +608,9 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	struct nftdp_vm_resolver res = {.opaque = dp, .set = res_set, .obj = res_obj};
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_error err = {.expr_index = -1};
+	struct ctl_chain **base = NULL, *c;
+	size_t nbase, capbase = 0;
 	struct ctl_table *t;
-	struct ctl_chain *c;
 	struct ctl_obj *o;
 	int rc;
 
@@ -580,47 +626,43 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 			if (!o->dead && o->dp && o->dp != o->dp_old)
 				nftdp_vm_obj_keep(dp->vm, o->dp);
 	}
+	/* regular chains first, then base chains in the order their hooks were
+	 * registered (hook_insert puts the latest first among equals) */
+	nbase = 0;
 	ctl_list_for_each_entry(t, &st->tables, list) {
-		bool dormant = (t->flags & NFT_TABLE_F_DORMANT) != 0;
-
 		if (t->dead)
 			continue;
 		ctl_list_for_each_entry(c, &t->chains, list) {
-			uint32_t devs[NFTDP_CTL_MAX_IFACES];
-			struct nftdp_vm_chain_desc d = {
-			    .family = t->family,
-			    .table = t->name,
-			    .name = c->name,
-			    .base = c->base && !dormant,
-			    .hook = (uint8_t)c->hooknum,
-			    .policy = NF_ACCEPT,
-			};
 			if (c->dead)
 				continue;
-			if (c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0) {
-				rc = -ENOMEM;
+			if (c->base) {
+				if (nbase == capbase) {
+					struct ctl_chain **n;
+
+					capbase = capbase ? capbase * 2 : 16;
+					n = realloc(base, capbase * sizeof(*n));
+					if (!n) {
+						rc = -ENOMEM;
+						goto err;
+					}
+					base = n;
+				}
+				base[nbase++] = c;
+				continue;
+			}
+			rc = chain_add(ctl, b, t, c, req, msg, msglen);
+			if (rc < 0)
 				goto err;
-			}
-			d.chain_id = c->dp_id;
-			if (c->base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_POLICY))
-				d.policy = nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_POLICY);
-			if (d.base && (t->family == NFPROTO_NETDEV || c->hooknum == NF_INET_INGRESS)) {
-				d.n_ifindex = chain_devices(ctl, c, devs, NFTDP_CTL_MAX_IFACES);
-				d.ifindex = devs;
-			}
-			if (c->dp_dirty) {
-				rc = nftdp_vm_gen_chain_create(b, &d, c->prio, &c->dp_build);
-			} else {
-				c->dp_build = c->dp_cur;
-				rc = nftdp_vm_gen_chain_reuse(b, &d, c->prio, c->dp_cur);
-			}
-			if (rc < 0) {
-				trans_for(st, c, CTL_TR_NEWCHAIN, req);
-				snprintf(msg, msglen, "chain %s: cannot be run by nftdp", c->name);
-				goto err;
-			}
 		}
 	}
+	qsort(base, nbase, sizeof(*base), cmp_hook_seq);
+	for (size_t i = 0; i < nbase; i++) {
+		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
+		if (rc < 0)
+			goto err;
+	}
+	free(base);
+	base = NULL;
 	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
@@ -651,6 +693,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	return rc;
 
 err:
+	free(base);
 	dp->table = NULL;
 	dp->rule = NULL;
 	nftdp_vm_gen_builder_destroy(b);

@@ -251,6 +251,7 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 		c->chain_id = ntohl(mnl_attr_get_u32(m->tb[NFTA_CHAIN_ID]));
 	if (m->tb[NFTA_CHAIN_HOOK]) {
 		c->base = true;
+		c->hook_seq = ++m->st->hook_seq;
 		c->hooknum = h.num;
 		c->prio = h.prio;
 		nftnl_chain_set_str(c->nl, NFTNL_CHAIN_TYPE, h.type->name);

@@ -146,6 +146,14 @@ static int table_update(struct ctl_msg *m, struct ctl_table *t)
 	if (tr == NULL)
 		return -ENOMEM;
 	tr->old_flags = t->flags;
+	if ((t->flags & NFT_TABLE_F_DORMANT) && !(flags & NFT_TABLE_F_DORMANT)) {
+		/* waking up registers the hooks anew, in chain order */
+		struct ctl_chain *c;
+
+		ctl_list_for_each_entry(c, &t->chains, list)
+			if (c->base)
+				c->hook_seq = ++m->st->hook_seq;
+	}
 	t->flags = flags;
 	return 0;
 }

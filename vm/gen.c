@@ -233,7 +233,8 @@ void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b)
 	free(b);
 }
 
-/* insert after every entry of equal or lower priority, as nf_hook_entries_grow */
+/* insert before the first entry of equal or higher priority, as
+ * nf_hook_entries_grow: of equal priorities the latest registered runs first */
 static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftdp_vm_chain *c,
 		       const struct owned_chain *o, bool dev_bound)
 {
@@ -241,7 +242,7 @@ static int hook_insert(struct hook_list *hl, int32_t priority, const struct nftd
 
 	if (grow((void **)&hl->e, &hl->cap, hl->n + 1, sizeof(*hl->e)) < 0)
 		return -ENOMEM;
-	for (i = hl->n; i > 0 && hl->e[i - 1].priority > priority; i--)
+	for (i = hl->n; i > 0 && hl->e[i - 1].priority >= priority; i--)
 		hl->e[i] = hl->e[i - 1];
 	hl->e[i] = (struct hook_entry){priority, dev_bound, dev_bound ? o->n_devs : 0, o->devs, c};
 	hl->n++;

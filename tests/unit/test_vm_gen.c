@@ -194,8 +194,8 @@ static void test_priority_order(void **state)
 	struct tpkt t;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	/* created out of order: the hook list sorts them; equal priorities
-	 * keep creation order (nf_hook_entries_grow) */
+	/* created out of order: the hook list sorts them; of equal priorities
+	 * the one registered last runs first (nf_hook_entries_grow) */
 	c10 = mk(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 0);
 	c0a = mk(b, NFPROTO_IPV4, "p0a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
 	cm5 = mk(b, NFPROTO_IPV4, "pm5", true, NF_INET_FORWARD, -5, NF_ACCEPT, 2);
@@ -203,8 +203,8 @@ static void test_priority_order(void **state)
 	/* an inet chain at 5 runs in both the ip and ip6 lists */
 	ci = mk(b, NFPROTO_INET, "i5", true, NF_INET_FORWARD, 5, NF_ACCEPT, 4);
 	assert_int_equal(add(b, cm5, 1, MARK_SET(1), NULL), 0);
-	assert_int_equal(add(b, c0a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
-	assert_int_equal(add(b, c0b, 3, MARK_IS(2), MARK_SET(4), NULL), 0);
+	assert_int_equal(add(b, c0b, 3, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(add(b, c0a, 2, MARK_IS(2), MARK_SET(4), NULL), 0);
 	assert_int_equal(add(b, ci, 4, MARK_IS(4), MARK_SET(5), NULL), 0);
 	assert_int_equal(add(b, c10, 5, MARK_IS(5), MARK_SET(3), NULL), 0);
 	struct nftdp_vm_gen *gen = build_ok(b);
