@@ -84,11 +84,26 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	for (i = 0; i < s->n_entries; i++)
 		s->entries[i].free_next = i + 1 < s->n_entries ? i + 1 : CT_NIL;
 	s->free_head = 0;
+	if (cfg->event_ring_size) {
+		uint32_t n = cfg->event_ring_size;
+
+		if (n & (n - 1))
+			goto err_events;
+		s->events = calloc(1, sizeof(*s->events) + (size_t)n * sizeof(s->events->ev[0]));
+		if (!s->events)
+			goto err_events;
+		s->events->mask = n - 1;
+	}
 	s->st.max = cfg->max_entries;
 	s->prng = ((uint64_t)cfg->hash_seed << 32 | cfg->shard_id) | 1;
 	*out = s;
 	return 0;
 
+err_events:
+	free(s->buckets);
+	free(s->entries);
+	free(s);
+	return cfg->event_ring_size & (cfg->event_ring_size - 1) ? -EINVAL : -ENOMEM;
 err_buckets:
 	free(s->entries);
 err_entries:
@@ -100,6 +115,7 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
 {
 	if (!s)
 		return;
+	free(s->events);
 	free(s->buckets);
 	free(s->entries);
 	free(s);
@@ -189,6 +205,9 @@ void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 		return;
 	hash_unlink(s, e);
 	e->status |= IPS_DYING;
+	if (e->status & IPS_CONFIRMED)
+		nftdp_ct_event_push(s, e, 1u << IPCT_DESTROY); /* nf_ct_delete */
+	e->ev_pending = 0;
 	if (!e->refs)
 		entry_free(s, e);
 }
@@ -289,6 +308,7 @@ static void entry_init(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	e->in_use = 1;
 	e->tmo = &s->tmo;
 	e->shard = s;
+	e->eventmask = ~0u; /* every event until `ct event set` says otherwise */
 	/* unique in the shard (odd multiplier: a bijection), spread like the
 	 * kernel's hashed ids, and never 0 */
 	e->id = (n * 2654435761u) ^ ((uint32_t)s->cfg.shard_id << 24);
@@ -502,8 +522,10 @@ repeat:
 		hash_link(s, e);
 		s->st.new_++;
 	}
-	if (ctinfo == IP_CT_ESTABLISHED_REPLY)
+	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
 		e->status |= IPS_SEEN_REPLY;
+		nftdp_ct_event_cache(e, IPCT_REPLY);
+	}
 	pkt->ct = (void *)((uintptr_t)e | ctinfo); /* keeps the reference taken above */
 	pkt->ct_ops = &nftdp_ct_vm_ops;
 	return NF_ACCEPT;
@@ -589,6 +611,13 @@ void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsign
 	if (verdict == NF_ACCEPT && !(e->status & (IPS_CONFIRMED | IPS_DYING))) {
 		e->status |= IPS_CONFIRMED;
 		s->st.insert++;
+		nftdp_ct_event_cache(e, IPCT_NEW);
+	}
+	/* nf_ct_deliver_cached_events: with a packet that got through */
+	if (verdict == NF_ACCEPT && e->ev_pending && (e->status & IPS_CONFIRMED) &&
+	    !(e->status & IPS_DYING)) {
+		nftdp_ct_event_push(s, e, e->ev_pending);
+		e->ev_pending = 0;
 	}
 	ct_put(s, e);
 }
@@ -642,7 +671,7 @@ unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int
 	return freed;
 }
 
-static void fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct nftdp_ct_info *o)
+void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct nftdp_ct_info *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->tuple[0] = e->tuple[0];
@@ -683,7 +712,7 @@ int nftdp_ct_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 	for (i = 0; i < s->n_entries; i++) {
 		if (!listed(&s->entries[i], now_ms))
 			continue;
-		fill_info(&s->entries[i], now_ms, &info);
+		nftdp_ct_fill_info(&s->entries[i], now_ms, &info);
 		rc = cb(&info, arg);
 		if (rc)
 			return rc;
@@ -700,7 +729,7 @@ int nftdp_ct_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint6
 	e = nftdp_ct_find(s, t, nftdp_ct_tuple_hash(s, t), &dir, now_ms);
 	if (!e || !(e->status & IPS_CONFIRMED))
 		return -ENOENT;
-	fill_info(e, now_ms, out);
+	nftdp_ct_fill_info(e, now_ms, out);
 	return 0;
 }
 

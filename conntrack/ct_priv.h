@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "nftdp_conntrack.h"
@@ -49,15 +50,16 @@ struct ct_tcp {
  */
 struct nftdp_ct_entry {
 	alignas(64) struct nftdp_ct_tuple tuple[2];
-	uint32_t hnext[2];  /* next node in the bucket (kept while freed) */
-	uint32_t free_next; /* free list */
-	uint32_t status;    /* IPS_* */
-	uint32_t mark;
+	uint32_t hnext[2];   /* next node in the bucket (kept while freed) */
+	uint32_t free_next;  /* free list */
+	uint32_t status;     /* IPS_* */
 	uint64_t expires_ms; /* absolute; meaningful once confirmed */
+	uint32_t mark;
 	uint32_t secmark;
 	uint32_t id;
 	uint32_t eventmask;
-	uint16_t refs; /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
+	uint16_t refs;	     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
+	uint16_t ev_pending; /* 1 << IPCT_*: cached until the packet is confirmed */
 	uint8_t in_use;
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
@@ -69,6 +71,16 @@ struct nftdp_ct_entry {
 			uint64_t stream_ms; /* UDP: 2 s after creation */
 		} udp;
 	} proto;
+};
+static_assert(sizeof(struct nftdp_ct_entry) == 256, "an entry is four cache lines");
+
+/* single-producer (worker), single-consumer (control thread) event ring */
+struct ct_event_ring {
+	_Atomic uint32_t head; /* written by the worker */
+	_Atomic uint32_t tail; /* written by the consumer */
+	uint32_t mask;
+	_Atomic uint64_t lost;
+	struct nftdp_ct_event ev[];
 };
 
 struct nftdp_ct_shard {
@@ -85,6 +97,7 @@ struct nftdp_ct_shard {
 	uint64_t now_ms; /* of the last nftdp_ct_in(): expiration for the VM */
 	uint64_t prng;	 /* NAT port offsets (get_random_u16) */
 	struct nftdp_ct_stats st;
+	struct ct_event_ring *events; /* NULL: no events */
 };
 
 /* Result of a protocol's packet step (the kernel's verdict / -NF_ACCEPT). */
@@ -119,6 +132,16 @@ static inline uint32_t nftdp_ct_l4len(const struct nftdp_vm_pkt *pkt)
 	if (end > pkt->len)
 		end = pkt->len;
 	return end > pkt->th_off ? end - pkt->th_off : 0;
+}
+
+/* ct_event.c */
+void nftdp_ct_event_push(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e, uint32_t events);
+void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct nftdp_ct_info *o);
+
+/* nf_conntrack_event_cache: remembered until the packet is confirmed */
+static inline void nftdp_ct_event_cache(struct nftdp_ct_entry *e, unsigned int ev)
+{
+	e->ev_pending |= (uint16_t)(1u << ev);
 }
 
 /* ct_tuple.c */

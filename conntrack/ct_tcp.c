@@ -651,6 +651,8 @@ in_window:
 	t->state = new_state;
 	if (old_state != new_state && new_state == TCP_CONNTRACK_FIN_WAIT)
 		t->seen[dir].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
+	if (old_state != new_state)
+		nftdp_ct_event_cache(e, IPCT_PROTOINFO);
 
 	max_retrans = s->cfg.tcp_max_retrans ? s->cfg.tcp_max_retrans : 3;
 	if (t->retrans >= max_retrans && timeouts[new_state] > timeouts[TCP_CONNTRACK_RETRANS])
@@ -687,6 +689,7 @@ in_window:
 		/* a valid ACK in ESTABLISHED after SYN_RECV, or a valid
 		 * answer on a picked-up connection */
 		e->status |= IPS_ASSURED;
+		nftdp_ct_event_cache(e, IPCT_ASSURED);
 	}
 	nftdp_ct_refresh_acct(e, p, dir, now_ms, timeout);
 	return CT_ACCEPT;

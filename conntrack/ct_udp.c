@@ -43,8 +43,10 @@ enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			stream = !(status & IPS_ASSURED);
 		}
 		nftdp_ct_refresh_acct(e, p, dir, now_ms, extra);
-		if (stream)
+		if (stream) {
 			e->status |= IPS_ASSURED;
+			nftdp_ct_event_cache(e, IPCT_ASSURED);
+		}
 	} else {
 		nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->udp_unreplied);
 	}

@@ -135,18 +135,31 @@ static void ct_set(void *ct, uint32_t key, int dir, const void *src, uint32_t le
 	struct nftdp_ct_entry *e = (struct nftdp_ct_entry *)entry_of(ct, &ctinfo);
 
 	(void)dir;
+	uint32_t v;
+
 	switch (key) {
 	case NFT_CT_MARK:
-		memcpy(&e->mark, src, 4);
+		memcpy(&v, src, 4);
+		if (e->mark != v) {
+			e->mark = v;
+			nftdp_ct_event_cache(e, IPCT_MARK);
+		}
 		break;
 	case NFT_CT_SECMARK:
-		memcpy(&e->secmark, src, 4);
+		memcpy(&v, src, 4);
+		if (e->secmark != v) {
+			e->secmark = v;
+			nftdp_ct_event_cache(e, IPCT_SECMARK);
+		}
 		break;
 	case NFT_CT_EVENTMASK:
 		memcpy(&e->eventmask, src, 4);
 		break;
 	case NFT_CT_LABELS:
-		memcpy(e->labels, src, len < 16 ? len : 16);
+		if (memcmp(e->labels, src, len < 16 ? len : 16)) {
+			memcpy(e->labels, src, len < 16 ? len : 16);
+			nftdp_ct_event_cache(e, IPCT_LABEL);
+		}
 		break;
 	default:
 		/* NFT_CT_ZONE: the kernel sets the zone of a template before

@@ -86,6 +86,9 @@ struct nftdp_ct_config {
 	 * false when it has none. Packet-path, must not block. Optional. */
 	bool (*ifaddr)(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16);
 	void *ifaddr_arg;
+	/** events for `conntrack -E` (ctnetlink): ring entries, a power of two;
+	 * 0: no events */
+	uint32_t event_ring_size;
 };
 
 struct nftdp_ct_shard;
@@ -228,6 +231,27 @@ int nftdp_ct_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, ui
 
 /** Delete every confirmed entry; returns how many. Control-path (conntrack -F). */
 unsigned int nftdp_ct_flush(struct nftdp_ct_shard *s);
+
+/** One conntrack event, as ctnetlink reports it (conntrack -E). */
+struct nftdp_ct_event {
+	uint32_t events;	   /**< 1 << IPCT_NEW, IPCT_DESTROY, IPCT_REPLY, IPCT_ASSURED,
+					IPCT_PROTOINFO, IPCT_MARK, IPCT_SECMARK, IPCT_LABEL */
+	struct nftdp_ct_info info; /**< the entry when the event was delivered */
+};
+
+/**
+ * Hand the shard's pending events to cb, oldest first, the way the
+ * kernel's ecache delivers them: IPCT_NEW when a connection is confirmed,
+ * the changes a packet made (reply seen, assured, TCP state, mark) when it is
+ * confirmed, IPCT_DESTROY when an entry goes. Events an entry's `ct event
+ * set` mask excludes are not reported. *lost (optional) gets the events
+ * dropped because the ring was full.
+ * @return events handed out. One consumer thread (the control thread); safe
+ *   concurrently with the shard's worker (single-producer ring).
+ */
+unsigned int nftdp_ct_events_poll(struct nftdp_ct_shard *s,
+				  void (*cb)(const struct nftdp_ct_event *ev, void *arg), void *arg,
+				  uint64_t *lost);
 
 /** Copy the shard's counters. Any thread. */
 void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out);

@@ -1048,6 +1048,82 @@ static void test_walk_get_delete_flush(void **state)
 	env_free(en);
 }
 
+struct ev_log {
+	uint32_t ev[16];
+	uint8_t tcp_state[16];
+	int n;
+};
+
+static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
+{
+	struct ev_log *l = arg;
+
+	assert_true(l->n < 16);
+	l->tcp_state[l->n] = ev->info.tcp.state;
+	l->ev[l->n++] = ev->events;
+}
+
+static void test_events(void **state)
+{
+	struct nftdp_ct_config cfg = {.max_entries = 16, .event_ring_size = 4};
+	struct tflow f = {false, "10.0.0.1", "10.0.0.2", 1000, 80, 1, 1};
+	struct env en = {.now = 1000};
+	struct nftdp_ct_entry *e;
+	struct ev_log l = {0};
+	uint64_t lost;
+	struct tpkt t;
+
+	(void)state;
+	cfg.event_ring_size = 3;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), -EINVAL);
+	cfg.event_ring_size = 4;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	/* a dropped first packet: no event */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 7, 7, 0);
+	assert_int_equal(xmit_v(&en, &t, NF_DROP, NULL, NULL), ST_NEW);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	e = handshake(&en, &f);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 3);
+	assert_int_equal(l.ev[0], 1u << IPCT_NEW | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.tcp_state[0], TCP_CONNTRACK_SYN_SENT);
+	assert_int_equal(l.ev[1], 1u << IPCT_REPLY | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.ev[2], 1u << IPCT_ASSURED | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.tcp_state[2], TCP_CONNTRACK_ESTABLISHED);
+	/* nothing changes: no event */
+	assert_int_equal(tx(&en, &f, 0, TA, 10, NULL), ST_ESTABLISHED);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	/* ct mark set: an update, delivered with the packet that passes */
+	seg(&t, &f, 1, TA, f.bseq, f.aseq, 0);
+	nftdp_ct_in(en.s, &t.pkt, en.now);
+	nftdp_ct_vm_ops.set(t.pkt.ct, NFT_CT_MARK, -1, &(uint32_t){5}, 4);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_DROP);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	assert_int_equal(tx(&en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 1);
+	assert_int_equal(l.ev[3], 1u << IPCT_MARK);
+	/* delete: destroy */
+	assert_int_equal(nftdp_ct_delete(en.s, &e->tuple[0], 0), 0);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 1);
+	assert_int_equal(l.ev[4], 1u << IPCT_DESTROY);
+	/* a full ring loses events and says so */
+	for (uint16_t p = 1; p <= 6; p++) {
+		udp(&t, false, "10.0.0.1", "10.0.0.2", p, 9, 0);
+		assert_int_equal(xmit(&en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 4);
+	assert_int_equal(lost, 2);
+	/* ct event set: only what the mask allows */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 99, 9, 0);
+	nftdp_ct_in(en.s, &t.pkt, en.now);
+	nftdp_ct_vm_ops.set(t.pkt.ct, NFT_CT_EVENTMASK, -1, &(uint32_t){1u << IPCT_DESTROY}, 4);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
+	l.n = 0;
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	assert_int_equal(nftdp_ct_flush(en.s), 7);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 4);
+	nftdp_ct_shard_destroy(en.s);
+}
+
 static void test_rss_symmetric(void **state)
 {
 	struct nftdp_ct_tuple a, b;
@@ -1723,6 +1799,7 @@ int main(void)
 		cmocka_unit_test(test_gc_pressure),
 		cmocka_unit_test(test_confirm_drop),
 		cmocka_unit_test(test_walk_get_delete_flush),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_rss_symmetric),
 		cmocka_unit_test(test_vm_ct_rules),
 		cmocka_unit_test(test_nat_snat_tcp),
