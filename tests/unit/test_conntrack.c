@@ -1763,6 +1763,78 @@ static void test_vm_nat_rules(void **state)
 	nftdp_ct_shard_destroy(en.s);
 }
 
+/*
+ * Malformed packets: valid seeds (TCP with options, UDP, ICMP echo, ICMP
+ * errors with quotes, IPv4 and IPv6) truncated and with random bytes
+ * flipped, each in a heap buffer of exactly its length (so ASan sees any
+ * read or write past the end), through conntrack and both NAT steps.
+ */
+static void test_malformed_packets(void **state)
+{
+	struct nftdp_ct_config cfg = {.max_entries = 256, .ifaddr = test_ifaddr};
+	struct nftdp_ct_nat_range sn = nat_to("203.0.113.5", 0), sn6 = nat_to("2001:db8::5", 0);
+	struct env en = {.now = 1000};
+	struct tpkt seeds[8], q;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int n_seeds = 0, i;
+	uint8_t opts[40] = {2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
+			    5, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+
+	(void)state;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	for (int v6 = 0; v6 < 2; v6++) {
+		const char *a = v6 ? "2001:db8::1" : "10.0.0.1", *b = v6 ? "2001:db8::2" : "10.0.0.2";
+		uint8_t h[80];
+
+		tcp_hdr(h, 1000, 80, 5, 9, TS | TA, 100, 0);
+		memcpy(h + 20, opts, sizeof(opts));
+		h[12] = 15 << 4;
+		build(&seeds[n_seeds++], v6, a, b, IPPROTO_TCP, h, 60);
+		udp(&seeds[n_seeds++], v6, a, b, 5, 53, 12);
+		icmp(&seeds[n_seeds++], v6, a, b, v6 ? 128 : 8, 0, 3, NULL, 0);
+		udp(&q, v6, b, a, 53, 5, 12);
+		icmp(&seeds[n_seeds++], v6, b, a, v6 ? 1 : 3, 3, 0, q.buf, q.len);
+	}
+	for (i = 0; i < 40000; i++) {
+		const struct tpkt *sd = &seeds[i % n_seeds];
+		struct nftdp_vm_pkt pkt;
+		uint32_t len;
+		uint8_t *buf;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		len = (x >> 8) % 3 ? sd->len : (uint32_t)((x >> 16) % (sd->len + 1));
+		buf = malloc(len ? len : 1);
+		assert_non_null(buf);
+		memcpy(buf, sd->buf, len);
+		for (int k = 0; k < (int)((x >> 24) % 4) && len; k++)
+			buf[(x >> (32 + 8 * k)) % len] ^= (uint8_t)(x >> (20 + k));
+		nftdp_vm_pkt_init(&pkt, buf, len, -1, 0);
+		nftdp_vm_pkt_parse_ip(&pkt);
+		pkt.oif = 2;
+		if (nftdp_ct_in(en.s, &pkt, en.now) == NF_ACCEPT && pkt.ct) {
+			unsigned int v = nftdp_ct_nat_packet(en.s, &pkt, NF_INET_PRE_ROUTING);
+
+			if (v == NF_ACCEPT && nftdp_ct_nat_need_chains(&pkt, NF_INET_POST_ROUTING))
+				v = nftdp_ct_nat_setup(en.s, &pkt,
+						       pkt.nfproto == NFPROTO_IPV6 ? &sn6 : &sn,
+						       NFTDP_CT_MANIP_SRC);
+			if (v == NF_ACCEPT)
+				v = nftdp_ct_nat_packet(en.s, &pkt, NF_INET_POST_ROUTING);
+			nftdp_ct_confirm(en.s, &pkt, v);
+		}
+		free(buf);
+		en.now += 7;
+		if (!(i % 64))
+			nftdp_ct_gc(en.s, en.now, 32);
+	}
+	/* the table still holds together */
+	assert_true(en.s->st.count <= 256);
+	assert_true(en.s->st.invalid > 0 && en.s->st.new_ > 0);
+	nftdp_ct_shard_destroy(en.s);
+}
+
 static void test_create_errors(void **state)
 {
 	struct nftdp_ct_config cfg = {0};
@@ -1809,6 +1881,7 @@ int main(void)
 		cmocka_unit_test(test_nat_icmp_error_ipv6),
 		cmocka_unit_test(test_nat_shard_owner),
 		cmocka_unit_test(test_vm_nat_rules),
+		cmocka_unit_test(test_malformed_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
