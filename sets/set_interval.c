@@ -70,7 +70,9 @@ _Static_assert(offsetof(struct bt_node, child) == 128, "header and k64 fill two 
 /*
  * The read index's directory: a radix node over byte `depth` of the key.
  * A slot is empty (0), a range's element covering the slot's whole key
- * range (RX_FULL), a B+-tree of the ranges inside the slot (RX_TREE), or a
+ * range (RX_FULL), the one range that covers part of it (RX_ONE: the
+ * element's own start and end decide), a B+-tree of the ranges inside the
+ * slot (RX_TREE), or a
  * node one byte deeper once the tree holds more than RX_BURST ranges; so a
  * lookup costs a few indexed loads plus one small tree whatever the size of
  * the set. A range that spans several slots is clipped into each.
@@ -79,7 +81,8 @@ _Static_assert(offsetof(struct bt_node, child) == 128, "header and k64 fill two 
 #define RX_FULL 1u
 #define RX_TREE 2u
 #define RX_LEAF 3u /* lookups only: resolved to a leaf slot */
-#define RX_TAG 3u
+#define RX_ONE 4u
+#define RX_TAG 7u /* elements are 16-byte aligned (malloc), nodes 64 */
 #define RX_BURST 64
 
 struct rx_node {
@@ -87,7 +90,7 @@ struct rx_node {
 	uint64_t bgen;
 	uint32_t depth;
 	uint32_t used;		/* non-empty slots */
-	uint16_t cnt[RX_FAN];	/* ranges in each RX_TREE slot */
+	uint16_t cnt[RX_FAN];	/* ranges in each RX_ONE or RX_TREE slot */
 } __attribute__((aligned(64)));
 
 struct ival_priv {
@@ -523,13 +526,28 @@ static bool rx_add(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, 
 				return false; /* active ranges are disjoint */
 			x->slot[c] = (uintptr_t)e | RX_FULL;
 			x->used++;
-		} else if (!v || (v & RX_TAG) == RX_TREE) {
-			struct bt_node *t = bt_root_ins(s, p, (struct bt_node *)(v & ~(uintptr_t)RX_TAG),
-							a, b, e);
+		} else if (!v) {
+			x->slot[c] = (uintptr_t)e | RX_ONE;
+			x->cnt[c] = 1;
+			x->used++;
+		} else if ((v & RX_TAG) == RX_ONE || (v & RX_TAG) == RX_TREE) {
+			struct bt_node *t = NULL;
 
+			if ((v & RX_TAG) == RX_ONE) {
+				/* a second range: both go into a tree, clipped to the slot */
+				struct set_elem *o = (struct set_elem *)(v & ~(uintptr_t)RX_TAG);
+				u128 ok = bt_key(set_elem_key(o), s->key_size);
+				u128 oe = bt_key(set_elem_key_end(s, o), s->key_size);
+
+				t = bt_root_ins(s, p, NULL, ok > slo ? ok : slo, oe < shi ? oe : shi, o);
+				if (!t)
+					return false;
+			} else {
+				t = (struct bt_node *)(v & ~(uintptr_t)RX_TAG);
+			}
+			t = bt_root_ins(s, p, t, a, b, e);
 			if (!t)
 				return false;
-			x->used += !v;
 			x->slot[c] = (uintptr_t)t | RX_TREE;
 			if (++x->cnt[c] > RX_BURST && d + 1 < s->key_size) {
 				struct rx_node *y = rx_alloc(p, d + 1);
@@ -566,8 +584,9 @@ static bool rx_del(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, 
 		u128 a = lo > slo ? lo : slo, b = hi < shi ? hi : shi;
 		uintptr_t v = x->slot[c];
 
-		if (v == ((uintptr_t)e | RX_FULL)) {
+		if (v == ((uintptr_t)e | RX_FULL) || v == ((uintptr_t)e | RX_ONE)) {
 			x->slot[c] = 0;
+			x->cnt[c] = 0;
 			x->used--;
 		} else if ((v & RX_TAG) == RX_TREE) {
 			bool found = false;
@@ -901,6 +920,9 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 								    ->slot[rx_byte(k[i], dep[i])]);
 				else if ((v & RX_TAG) == RX_TREE)
 					bt_prefetch((const struct bt_node *)(v & ~(uintptr_t)RX_TAG), false);
+				else if ((v & RX_TAG) == RX_ONE)
+					__builtin_prefetch(set_elem_key(
+						(const struct set_elem *)(v & ~(uintptr_t)RX_TAG)));
 				cur[i] = v;
 				more = true;
 				break;
@@ -924,7 +946,7 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 					cur[i] = (uintptr_t)t | RX_LEAF;
 				}
 				break;
-			default: /* RX_FULL, RX_LEAF: resolved */
+			default: /* RX_FULL, RX_ONE, RX_LEAF: resolved */
 				break;
 			}
 		}
@@ -934,8 +956,15 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 		const struct bt_node *t = (const struct bt_node *)(v & ~(uintptr_t)RX_TAG);
 
 		el[i] = NULL;
-		if ((v & RX_TAG) == RX_FULL)
+		if ((v & RX_TAG) == RX_FULL) {
 			el[i] = (struct set_elem *)t;
+		} else if ((v & RX_TAG) == RX_ONE) {
+			struct set_elem *o = (struct set_elem *)t;
+
+			if (k[i] >= bt_key(set_elem_key(o), ks) &&
+			    k[i] <= bt_key(set_elem_key_end(s, o), ks))
+				el[i] = o;
+		}
 		else if ((v & RX_TAG) == RX_LEAF && k[i] <= t->end[slot[i]])
 			el[i] = need_elem ? t->elem[slot[i]] : (struct set_elem *)t;
 		if (el[i] && timeouts)
