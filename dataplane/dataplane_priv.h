@@ -182,7 +182,16 @@ struct nftdp_dp_meta {
 	uint16_t ip_proto; /**< ethertype after every tag, host order */
 	uint32_t ip_len;   /**< IP datagram length (clipped to the frame until ip_rcv) */
 	uint16_t vid;
+	uint16_t origin;   /**< a reply: the view index of the packet it answers */
 };
+
+/** A frame the burst sends, keyed by the received packet it comes from. */
+struct nftdp_dp_emit {
+	uint16_t key;
+	uint16_t port;
+	struct rte_mbuf *m;
+};
+#define NFTDP_DP_EMIT_MAX (NFTDP_VM_BURST_MAX * (2 + NFTDP_VM_MAX_DUP))
 
 /* views 0..BURST_MAX-1: received packets; from BURST_MAX on: replies */
 #define NFTDP_DP_VIEWS (2 * NFTDP_VM_BURST_MAX)
@@ -218,6 +227,11 @@ struct nftdp_dp_worker {
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
 	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
+	/* what the burst sends, put in the kernel's order (by received packet,
+	 * then as it happened) before it is staged for tx */
+	unsigned int n_emit;
+	struct nftdp_dp_emit emit[NFTDP_DP_EMIT_MAX];
+	struct nftdp_dp_emit emit_sorted[NFTDP_DP_EMIT_MAX];
 	uint8_t reply[NFTDP_DP_REPLY_MAX];
 } __rte_cache_aligned;
 

@@ -80,6 +80,51 @@ void nftdp_dp_tx_flush(struct nftdp_dp_worker *w)
 		nftdp_dp_tx_flush_port(w, p);
 }
 
+/* The received packet a view stems from: itself, or the one a reply answers. */
+static uint16_t key_of(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p)
+{
+	unsigned int idx = (unsigned int)(p - w->view);
+
+	return idx < NFTDP_VM_BURST_MAX ? (uint16_t)idx : w->meta[idx].origin;
+}
+
+/*
+ * Send m out of port as part of this burst. The kernel handles one packet
+ * at a time, so what a packet causes (dups, fwd, its reply, the packet
+ * itself) leaves before anything of the next packet; emit keeps that order
+ * for flush_emits() to restore.
+ */
+static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key)
+{
+	struct nftdp_dp_emit *e;
+
+	if (w->n_emit == NFTDP_DP_EMIT_MAX) {
+		/* cannot happen: at most 2 + MAX_DUP frames per packet */
+		nftdp_dp_tx_stage(w, port, m);
+		return;
+	}
+	e = &w->emit[w->n_emit++];
+	e->key = key;
+	e->port = port;
+	e->m = m;
+}
+
+/* stable counting sort by key, then stage */
+static void flush_emits(struct nftdp_dp_worker *w)
+{
+	unsigned int count[NFTDP_VM_BURST_MAX + 1] = {0};
+
+	for (unsigned int i = 0; i < w->n_emit; i++)
+		count[w->emit[i].key + 1]++;
+	for (unsigned int k = 1; k <= NFTDP_VM_BURST_MAX; k++)
+		count[k] += count[k - 1];
+	for (unsigned int i = 0; i < w->n_emit; i++)
+		w->emit_sorted[count[w->emit[i].key]++] = w->emit[i];
+	for (unsigned int i = 0; i < w->n_emit; i++)
+		nftdp_dp_tx_stage(w, w->emit_sorted[i].port, w->emit_sorted[i].m);
+	w->n_emit = 0;
+}
+
 static bool port_valid(const struct nftdp_dp *dp, uint32_t ifindex)
 {
 	return ifindex >= 1 && ifindex <= dp->n_ports && dp->port[ifindex - 1].used;
@@ -92,7 +137,8 @@ static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt);
  * like the kernel's, it goes through output, postrouting and netdev egress
  * (iif none, oif the port it answers through) before it is sent.
  */
-static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len)
+static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
+		       const struct nftdp_vm_pkt *orig)
 {
 	const struct nftdp_dp_port *pt = &w->dp->port[port];
 	unsigned int idx = NFTDP_VM_BURST_MAX + w->n_reply;
@@ -119,6 +165,7 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len)
 	mt->ip_proto = l2.ip_proto;
 	mt->vid = l2.vid;
 	mt->ip_len = len - l2.ip_off;
+	mt->origin = key_of(w, orig);
 	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
 	view_ip(p, mt);
 	p->pkttype = PACKET_HOST;
@@ -153,7 +200,7 @@ static void reject(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 				  icmp_src(&w->dp->port[rx_port], mt->ip_proto == NFTDP_DP_ETH_P_IP),
 				  w->reply, sizeof(w->reply));
 	if (n)
-		send_reply(w, rx_port, n);
+		send_reply(w, rx_port, n, p);
 }
 
 static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct nftdp_vm_pkt *p)
@@ -169,7 +216,7 @@ static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct
 			continue;
 		}
 		w->st.dups++;
-		nftdp_dp_tx_stage(w, (uint16_t)(p->out.dup_oif[i] - 1), c);
+		emit(w, (uint16_t)(p->out.dup_oif[i] - 1), c, key_of(w, p));
 	}
 }
 
@@ -200,7 +247,7 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		case NF_STOLEN:
 			cnt[NFTDP_DP_V_STOLEN]++;
 			if (p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
-				nftdp_dp_tx_stage(w, (uint16_t)(p->out.fwd_oif - 1), mb);
+				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
 				continue;
 			}
 			break;
@@ -392,7 +439,7 @@ static void egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 	if (replies)
 		w->st.replies_out += n;
 	for (unsigned int i = 0; i < n; i++)
-		nftdp_dp_tx_stage(w, tx->port_id, w->mb[act[i] - w->view]);
+		emit(w, tx->port_id, w->mb[act[i] - w->view], key_of(w, act[i]));
 }
 
 static bool same_prefix(const uint8_t *a, const uint8_t *b, unsigned int plen)
@@ -449,6 +496,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 
 	w->st.rx[rx_port] += n;
 	w->n_reply = 0;
+	w->n_emit = 0;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 
@@ -612,7 +660,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 					sizeof(w->reply));
 
 				if (len)
-					send_reply(w, rx_port, len);
+					send_reply(w, rx_port, len, p);
 			}
 			rte_pktmbuf_free(w->mb[idx]);
 		}
@@ -649,4 +697,5 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 				 meta, rx_port);
 		egress(w, gen, act, na, rx, rx_port, true);
 	}
+	flush_emits(w);
 }
