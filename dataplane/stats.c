@@ -105,6 +105,22 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	fprintf(f, "\n  },\n  \"drops\": {");
 	for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
 		fprintf(f, "%s\"%s\": %lu", d ? ", " : "", nftdp_dp_drop_names[d], s.drop[d]);
+	{
+		/* the VM's own impossible-state drops (nftdp_vm_ctx.drops) */
+		static const char *const vm_names[NFTDP_VM_DROP_MAX] = {
+			[NFTDP_VM_DROP_JUMPSTACK] = "jumpstack",
+			[NFTDP_VM_DROP_VMAP_CHAIN] = "vmap_chain",
+			[NFTDP_VM_DROP_BAD_VERDICT] = "bad_verdict",
+		};
+
+		for (unsigned int d = 0; d < NFTDP_VM_DROP_MAX; d++) {
+			uint64_t sum = 0;
+
+			for (unsigned int i = 0; i < dp->n_workers; i++)
+				sum += dp->w[i].ctx.drops[d];
+			fprintf(f, ", \"vm_%s\": %lu", vm_names[d], sum);
+		}
+	}
 	fprintf(f, "},\n  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		uint64_t rx = 0, tx = 0;
