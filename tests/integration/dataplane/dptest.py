@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Dataplane integration tests over net_pcap ports (docs/dataplane.md).
 
-usage: dptest.py BUILD_DIR replay|wire|router
+usage: dptest.py BUILD_DIR replay|replay-main|wire|router|workers
 
 replay: a crafted capture through a small ruleset on one port (replay mode):
   exact --stats-json counts, a named counter from --listing-json, and the tx
   capture holding exactly the accepted frames, in order, padding trimmed.
+replay-main: the same with -l 0 (the main lcore runs the burst loop).
 wire:   two ports, --wire 0:1: what is accepted from each side leaves on the
   other, in order and byte-identical; iifname/oifname see the right ports;
   TCP resets go back out of the port the packet came in on.
@@ -65,7 +66,7 @@ def frames(path):
 E = dict(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
 
 
-def replay(tmp):
+def replay(tmp, lcores=('-l', '0-1')):
     pkts, accepted = [], []
 
     def add(p, ok):
@@ -123,7 +124,7 @@ table netdev nd {
 '''
     sj, lj = os.path.join(tmp, 'stats.json'), os.path.join(tmp, 'listing.json')
     run_nftdp(tmp, ['net_pcap0,rx_pcap=%s/in.pcap,tx_pcap=%s/out.pcap' % (tmp, tmp)], ruleset,
-              ['--stats-json', sj, '--listing-json', lj], 'replay')
+              ['--stats-json', sj, '--listing-json', lj], 'replay', lcores)
     s = json.load(open(sj))
     p = s['packets']
     check(p['rx'] == 26, 'replay: rx 26 (got %d)' % p['rx'])
@@ -266,6 +267,8 @@ tmp = tempfile.mkdtemp(prefix='nftdp-dptest.')
 try:
     if MODE == 'replay':
         replay(tmp)
+    elif MODE == 'replay-main':  # no worker lcore: the main lcore runs the burst loop
+        replay(tmp, ('-l', '0'))
     elif MODE == 'wire':
         wire(tmp, False)
     elif MODE == 'router':
