@@ -145,6 +145,7 @@ struct ctl_elem {
 	bool dp_ranged; /* interval start: key_end holds the range end given to
 			 * the dataplane set (kelen stays 0: not dumped) */
 	bool dp_counted; /* has a pinned counter slot in the VM arena */
+	bool dp_ranged_new; /* being placed by this batch (dpgen.c) */
 	bool dead;
 };
 

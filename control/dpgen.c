@@ -361,18 +361,46 @@ static void key_dec(uint8_t *k, uint32_t len)
  * rbtree keeps them as points. sets/ holds ranges: pair each new start with
  * the next new end element.
  */
+/* The smallest key above e's of the set's elements other than the batch's
+ * new ones (dp_ranged marks those being placed): NULL if none. O(n), only
+ * for the last new interval of a batch that nft sent without an end. */
+static const uint8_t *next_existing(const struct ctl_set *s, const struct ctl_elem *e)
+{
+	const struct ctl_elem *x, *best = NULL;
+
+	ctl_list_for_each_entry(x, &s->elems, list) {
+		if (x == e || x->dead || x->dp_ranged_new ||
+		    memcmp(x->key, e->key, s->klen) <= 0)
+			continue;
+		if (!best || memcmp(x->key, best->key, s->klen) < 0)
+			best = x;
+	}
+	return best ? best->key : NULL;
+}
+
+/*
+ * A start element's range ends one below the next element in key order,
+ * start or end: nft sends no end element where an interval ends just below
+ * the next one (the kernel's rbtree finds the greatest element <= a key and
+ * matches if that is a start), and none at the top of the key space.
+ */
 static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem **v, size_t n,
 			    uint64_t now_ms)
 {
+	int rc = 0;
+
 	qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
+	for (size_t i = 0; i < n; i++)
+		v[i]->dp_ranged_new = true;
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_elem *e = v[i];
-		int rc;
+		const uint8_t *next;
 
 		if (e->flags & NFT_SET_ELEM_INTERVAL_END)
 			continue;
-		if (i + 1 < n && (v[i + 1]->flags & NFT_SET_ELEM_INTERVAL_END)) {
-			memcpy(e->key_end, v[i + 1]->key, s->klen);
+		next = i + 1 < n ? v[i + 1]->key : next_existing(s, e);
+		if (next) {
+			memcpy(e->key_end, next, s->klen);
 			key_dec(e->key_end, s->klen);
 		} else {
 			memset(e->key_end, 0xff, s->klen);
@@ -380,9 +408,11 @@ static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_ele
 		e->dp_ranged = true;
 		rc = elem_insert(dp, s, e, e->key_end, now_ms);
 		if (rc < 0)
-			return rc;
+			break;
 	}
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		v[i]->dp_ranged_new = false;
+	return rc;
 }
 
 static bool one_field_interval(const struct ctl_set *s)
@@ -819,6 +849,19 @@ out:
 	return rc;
 }
 
+/* Every live chain's id, before verdict-map elements name new chains. */
+static int assign_chain_ids(struct ctl_state *st)
+{
+	struct ctl_table *t;
+	struct ctl_chain *c;
+
+	ctl_list_for_each_entry(t, &st->tables, list)
+		ctl_list_for_each_entry(c, &t->chains, list)
+			if (!c->dead && c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0)
+				return -ENOMEM;
+	return 0;
+}
+
 int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	int rc;
@@ -828,7 +871,9 @@ int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg
 		msg[0] = '\0';
 	if (!ctl->dp)
 		return 0;
-	rc = apply_objects(ctl, req, msg, msglen);
+	rc = assign_chain_ids(ctl->state);
+	if (rc == 0)
+		rc = apply_objects(ctl, req, msg, msglen);
 	if (rc == 0)
 		rc = apply_sets(ctl, req, msg, msglen);
 	if (rc == 0)
