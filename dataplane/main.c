@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,13 @@ static void set_reclaim(struct nftdp_set *s, void *arg)
 	nftdp_set_reclaim(s);
 }
 
+static bool ctl_readable(const struct nftdp_ctl *ctl)
+{
+	struct pollfd pfd = {.fd = nftdp_ctl_fd(ctl), .events = POLLIN};
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
 static bool all_idle(const struct nftdp_dp *dp, long ms)
 {
 	uint64_t now = rte_rdtsc(), lim = rte_get_tsc_hz() / 1000 * (uint64_t)ms;
@@ -400,7 +408,7 @@ int main(int argc, char **argv)
 	unsigned int lcores[NFTDP_DP_MAX_WORKERS], lc;
 	struct nftdp_ctl *ctl = NULL;
 	struct sigaction sa;
-	uint64_t hz, next_stats, next_ctl = 0, t_start;
+	uint64_t hz, next_stats, next_ctl = 0, ctl_hot_until = 0, t_start;
 	bool run_workers;
 	int ret, n, rc = 1;
 
@@ -516,12 +524,17 @@ int main(int argc, char **argv)
 			/* the burst loop, with a control poll every millisecond */
 			nftdp_dp_worker_poll(&dp.w[0]);
 			now = rte_rdtsc();
-			if (now < next_ctl)
+			/* every millisecond, and on every pass for 20 ms after the
+			 * socket had work (an nft dump is many round trips) */
+			if (now < next_ctl && now >= ctl_hot_until)
 				continue;
 			next_ctl = now + hz / 1000;
-			nftdp_vm_gen_reader_offline(dp.dom, 0);
-			ret = nftdp_ctl_poll(ctl, 0);
-			nftdp_vm_gen_reader_online(dp.dom, 0);
+			if (ctl_readable(ctl)) {
+				ctl_hot_until = now + hz / 50;
+				nftdp_vm_gen_reader_offline(dp.dom, 0);
+				ret = nftdp_ctl_poll(ctl, 0);
+				nftdp_vm_gen_reader_online(dp.dom, 0);
+			}
 		} else {
 			ret = nftdp_ctl_poll(ctl, 10);
 		}
