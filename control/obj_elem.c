@@ -12,8 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctl_state.h"
+#include "nftdp_sets.h"
 
 #include <linux/netfilter.h>
 
@@ -638,6 +640,80 @@ static void dump_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
 	}
 }
 
+/* Elements the packet path added (dynset) to a dynamic set live only in the
+ * dataplane's set: list them after the control plane's own, as the kernel
+ * lists every element its set holds. */
+struct dp_dump {
+	struct ctl_msg *m;
+	struct ctl_out *o;
+	struct ctl_set *s;
+	struct nlmsghdr *nlh;
+	struct nlattr *list;
+	unsigned int count;
+	uint64_t mono_ms;
+};
+
+static void dp_dump_close(struct dp_dump *d)
+{
+	if (!d->nlh)
+		return;
+	mnl_attr_nest_end(d->nlh, d->list);
+	if (d->count)
+		ctl_out_end(d->o, d->nlh);
+	else
+		ctl_out_cancel(d->o, d->nlh);
+	d->nlh = NULL;
+	d->count = 0;
+}
+
+static int dp_dump_one(const void *key, const void *key_end, const void *data, uint64_t expires_ms,
+		       uint32_t flags, void *arg)
+{
+	struct dp_dump *d = arg;
+	struct ctl_set *s = d->s;
+	struct nlattr *n;
+
+	(void)key_end;
+	(void)flags;
+	if (elem_find(s, key, s->klen, 0, false))
+		return 0; /* the control plane's own: listed already */
+	if (d->nlh && d->nlh->nlmsg_len >= ELEMS_PER_MSG_BYTES)
+		dp_dump_close(d);
+	if (!d->nlh) {
+		d->nlh = ctl_out_msg(d->o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
+				     s->table->family, NLM_F_MULTI, d->m->nlh->nlmsg_seq,
+				     ctl_session_portid(d->m->s), d->m->st->genid & 0xffff);
+		if (!d->nlh)
+			return -ENOMEM;
+		mnl_attr_put_strz(d->nlh, NFTA_SET_ELEM_LIST_TABLE, s->table->name);
+		mnl_attr_put_strz(d->nlh, NFTA_SET_ELEM_LIST_SET, s->name);
+		d->list = mnl_attr_nest_start(d->nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+	}
+	n = mnl_attr_nest_start(d->nlh, NFTA_LIST_ELEM);
+	put_data_nest(d->nlh, NFTA_SET_ELEM_KEY, key, s->klen);
+	if ((s->flags & NFT_SET_MAP) && s->dtype != NFT_DATA_VERDICT && data)
+		put_data_nest(d->nlh, NFTA_SET_ELEM_DATA, data, s->dlen);
+	if (expires_ms)
+		mnl_attr_put_u64(d->nlh, NFTA_SET_ELEM_EXPIRATION,
+				 htobe64(expires_ms > d->mono_ms ? expires_ms - d->mono_ms : 0));
+	mnl_attr_nest_end(d->nlh, n);
+	d->count++;
+	return 0;
+}
+
+static void dump_dp_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
+{
+	struct dp_dump d = {.m = m, .o = o, .s = s};
+	struct timespec ts;
+
+	if (!s->dp || !(s->flags & NFT_SET_EVAL))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the sets' clock */
+	d.mono_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	nftdp_set_walk(s->dp, dp_dump_one, &d);
+	dp_dump_close(&d);
+}
+
 /* nft_rbtree_get(): in a single-field interval set, the start element of
  * the interval that holds key (keys compare as bytes, as the rbtree's
  * memcmp). An interval runs up to the next end element, or to the end of
@@ -678,6 +754,7 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 		return err;
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		dump_elems(m, o, s);
+		dump_dp_elems(m, o, s);
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
 		return -EINTR;
 	}
