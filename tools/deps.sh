@@ -5,7 +5,7 @@
 # for what is missing.
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev
-      libdpdk-dev dpdk libmnl-dev libnftnl-dev nftables libcmocka-dev
+      libdpdk-dev dpdk dpdk-dev libmnl-dev libnftnl-dev nftables libcmocka-dev
       libbpf-dev libxdp-dev libpcap-dev python3 python3-scapy tcpreplay
       conntrack iproute2 jq procps util-linux bc)
 missing=()
