@@ -110,8 +110,8 @@ uint16_t nftdp_dp_csum_fold(uint32_t sum);
  * @return the frame length, 0 when the kernel sends nothing (fragment, RST,
  *   ICMP error, multicast, bad L4 checksum, too short).
  */
-uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
-			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
+uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len, bool tcp_rst,
+			       uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
 			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
 #ifndef NFTDP_DP_BYTES_ONLY
@@ -182,7 +182,7 @@ struct nftdp_dp_meta {
 	uint16_t ip_proto; /**< ethertype after every tag, host order */
 	uint32_t ip_len;   /**< IP datagram length (clipped to the frame until ip_rcv) */
 	uint16_t vid;
-	uint16_t origin;   /**< a reply: the view index of the packet it answers */
+	uint16_t origin; /**< a reply: the view index of the packet it answers */
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
@@ -269,7 +269,7 @@ struct nftdp_dp_builtin {
 struct nftdp_dp {
 	unsigned int burst;
 	bool router;
-	uint16_t mtu; /**< 0: leave the port's */
+	uint16_t mtu;			 /**< 0: leave the port's */
 	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];

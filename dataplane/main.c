@@ -99,24 +99,24 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"ruleset", required_argument, NULL, 'r'},
-		{"ifname", required_argument, NULL, 'i'},
-		{"flowtables", no_argument, NULL, 'F'},
-		{"control-only", no_argument, NULL, 'C'},
-		{"wire", required_argument, NULL, 'w'},
-		{"router", no_argument, NULL, 'R'},
-		{"ifaddr", required_argument, NULL, 'A'},
-		{"workers", required_argument, NULL, 'W'},
-		{"burst", required_argument, NULL, 'b'},
-		{"mtu", required_argument, NULL, 'm'},
-		{"stats-period", required_argument, NULL, 'S'},
-		{"exit-on-idle", required_argument, NULL, 'e'},
-		{"listing", required_argument, NULL, 'l'},
-		{"listing-json", required_argument, NULL, 'j'},
-		{"stats-json", required_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"socket", required_argument, NULL, 's'},
+	    {"ruleset", required_argument, NULL, 'r'},
+	    {"ifname", required_argument, NULL, 'i'},
+	    {"flowtables", no_argument, NULL, 'F'},
+	    {"control-only", no_argument, NULL, 'C'},
+	    {"wire", required_argument, NULL, 'w'},
+	    {"router", no_argument, NULL, 'R'},
+	    {"ifaddr", required_argument, NULL, 'A'},
+	    {"workers", required_argument, NULL, 'W'},
+	    {"burst", required_argument, NULL, 'b'},
+	    {"mtu", required_argument, NULL, 'm'},
+	    {"stats-period", required_argument, NULL, 'S'},
+	    {"exit-on-idle", required_argument, NULL, 'e'},
+	    {"listing", required_argument, NULL, 'l'},
+	    {"listing-json", required_argument, NULL, 'j'},
+	    {"stats-json", required_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	unsigned long v;
 	int c;
@@ -326,7 +326,8 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 {
 	uint16_t port;
 
-	RTE_ETH_FOREACH_DEV(port) {
+	RTE_ETH_FOREACH_DEV(port)
+	{
 		struct nftdp_dp_port *pt = &dp->port[port];
 		struct nftdp_ctl_iface *ifc;
 
@@ -433,8 +434,10 @@ int main(int argc, char **argv)
 		goto out_eal;
 
 	/* every worker lcore is a worker, --workers N the first N of them */
-	RTE_LCORE_FOREACH_WORKER(lc) {
-		if (dp.n_workers == NFTDP_DP_MAX_WORKERS || (o.workers && dp.n_workers == o.workers))
+	RTE_LCORE_FOREACH_WORKER(lc)
+	{
+		if (dp.n_workers == NFTDP_DP_MAX_WORKERS ||
+		    (o.workers && dp.n_workers == o.workers))
 			break;
 		lcores[dp.n_workers++] = lc;
 	}

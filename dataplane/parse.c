@@ -12,20 +12,13 @@
 #include <string.h>
 
 const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
-	[NFTDP_DP_DROP_RUNT] = "runt",
-	[NFTDP_DP_DROP_MULTISEG] = "multiseg",
-	[NFTDP_DP_DROP_OTHERHOST] = "otherhost",
-	[NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
-	[NFTDP_DP_DROP_IP_CSUM] = "ip_csum",
-	[NFTDP_DP_DROP_IP_LEN] = "ip_len",
-	[NFTDP_DP_DROP_IP6_HDR] = "ip6_hdr",
-	[NFTDP_DP_DROP_IP6_LEN] = "ip6_len",
-	[NFTDP_DP_DROP_IP6_ADDR] = "ip6_addr",
-	[NFTDP_DP_DROP_TTL] = "ttl_exceeded",
-	[NFTDP_DP_DROP_MARTIAN] = "martian",
-	[NFTDP_DP_DROP_NOT_FORWARDED] = "not_forwarded",
-	[NFTDP_DP_DROP_TX_FULL] = "tx_full",
-	[NFTDP_DP_DROP_NO_MBUF] = "no_mbuf",
+    [NFTDP_DP_DROP_RUNT] = "runt",	     [NFTDP_DP_DROP_MULTISEG] = "multiseg",
+    [NFTDP_DP_DROP_OTHERHOST] = "otherhost", [NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
+    [NFTDP_DP_DROP_IP_CSUM] = "ip_csum",     [NFTDP_DP_DROP_IP_LEN] = "ip_len",
+    [NFTDP_DP_DROP_IP6_HDR] = "ip6_hdr",     [NFTDP_DP_DROP_IP6_LEN] = "ip6_len",
+    [NFTDP_DP_DROP_IP6_ADDR] = "ip6_addr",   [NFTDP_DP_DROP_TTL] = "ttl_exceeded",
+    [NFTDP_DP_DROP_MARTIAN] = "martian",     [NFTDP_DP_DROP_NOT_FORWARDED] = "not_forwarded",
+    [NFTDP_DP_DROP_TX_FULL] = "tx_full",     [NFTDP_DP_DROP_NO_MBUF] = "no_mbuf",
 };
 
 static inline uint16_t rd16(const uint8_t *p)

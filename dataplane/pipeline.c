@@ -26,19 +26,18 @@
 #include "dataplane_priv.h"
 
 const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX] = {
-	[NFTDP_DP_ST_OUTPUT] = "output",
-	[NFTDP_DP_ST_NETDEV_INGRESS] = "netdev_ingress",
-	[NFTDP_DP_ST_INET_INGRESS] = "inet_ingress",
-	[NFTDP_DP_ST_PREROUTING] = "prerouting",
-	[NFTDP_DP_ST_FORWARD] = "forward",
-	[NFTDP_DP_ST_POSTROUTING] = "postrouting",
-	[NFTDP_DP_ST_NETDEV_EGRESS] = "netdev_egress",
+    [NFTDP_DP_ST_OUTPUT] = "output",
+    [NFTDP_DP_ST_NETDEV_INGRESS] = "netdev_ingress",
+    [NFTDP_DP_ST_INET_INGRESS] = "inet_ingress",
+    [NFTDP_DP_ST_PREROUTING] = "prerouting",
+    [NFTDP_DP_ST_FORWARD] = "forward",
+    [NFTDP_DP_ST_POSTROUTING] = "postrouting",
+    [NFTDP_DP_ST_NETDEV_EGRESS] = "netdev_egress",
 };
 
 const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX] = {
-	[NFTDP_DP_V_ACCEPT] = "accept", [NFTDP_DP_V_DROP] = "drop",
-	[NFTDP_DP_V_REJECT] = "reject", [NFTDP_DP_V_STOLEN] = "stolen",
-	[NFTDP_DP_V_QUEUE] = "queue",
+    [NFTDP_DP_V_ACCEPT] = "accept", [NFTDP_DP_V_DROP] = "drop",	  [NFTDP_DP_V_REJECT] = "reject",
+    [NFTDP_DP_V_STOLEN] = "stolen", [NFTDP_DP_V_QUEUE] = "queue",
 };
 
 void nftdp_dp_tx_flush_port(struct nftdp_dp_worker *w, uint16_t port);
@@ -195,10 +194,10 @@ static void reject(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 		return;
 	if (p >= &w->view[NFTDP_VM_BURST_MAX])
 		return; /* a reply nftdp built is never answered */
-	n = nftdp_dp_reject_build(p->data, mt->ip_off, mt->ip_len, rst, p->out.reject_icmp_type,
-				  p->out.reject_icmp_code, w->ip_id++,
-				  icmp_src(&w->dp->port[rx_port], mt->ip_proto == NFTDP_DP_ETH_P_IP),
-				  w->reply, sizeof(w->reply));
+	n = nftdp_dp_reject_build(
+	    p->data, mt->ip_off, mt->ip_len, rst, p->out.reject_icmp_type, p->out.reject_icmp_code,
+	    w->ip_id++, icmp_src(&w->dp->port[rx_port], mt->ip_proto == NFTDP_DP_ETH_P_IP),
+	    w->reply, sizeof(w->reply));
 	if (n)
 		send_reply(w, rx_port, n, p);
 }
@@ -467,8 +466,8 @@ static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const u
 				return NFTDP_DP_DROP_NOT_FORWARDED;
 			for (unsigned int i = 0; i < 4; i++) {
 				unsigned int hb = pt->plen4 >= 8 * (i + 1) ? 0
-						  : pt->plen4 <= 8 * i	 ? 8
-									 : 8 * (i + 1) - pt->plen4;
+						  : pt->plen4 <= 8 * i	   ? 8
+								       : 8 * (i + 1) - pt->plen4;
 
 				bc[i] = (uint8_t)(pt->addr4[i] | ((1u << hb) - 1));
 			}
@@ -532,8 +531,8 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		meta[i].ip_proto = l2.ip_proto;
 		meta[i].vid = l2.vid;
 		meta[i].ip_len = is_ip(l2.ip_proto)
-					 ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
-					 : 0;
+				     ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
+				     : 0;
 		nftdp_vm_pkt_init(p, d, len, 0, l2.nh_off);
 		/* payload writes only on mbufs nobody else holds */
 		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
@@ -599,8 +598,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		}
 		ipl[k++] = p;
 	}
-	nip = run_ip_hook(w, gen, NFTDP_DP_ST_INET_INGRESS, NF_INET_INGRESS, ipl, k, meta,
-			  rx_port);
+	nip = run_ip_hook(w, gen, NFTDP_DP_ST_INET_INGRESS, NF_INET_INGRESS, ipl, k, meta, rx_port);
 
 	/* 4. ip_rcv / ipv6_rcv: what the kernel drops before prerouting */
 	k = 0;
@@ -612,8 +610,8 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		enum nftdp_dp_drop why;
 
 		why = mt->ip_proto == NFTDP_DP_ETH_P_IP
-			      ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
-			      : nftdp_dp_ip6_rcv(p->data + mt->ip_off, avail, &mt->ip_len);
+			  ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
+			  : nftdp_dp_ip6_rcv(p->data + mt->ip_off, avail, &mt->ip_len);
 		if (why != NFTDP_DP_DROP_MAX) {
 			w->st.drop[why]++;
 			rte_pktmbuf_free(w->mb[idx]);
@@ -621,8 +619,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		}
 		view_ip(p, mt);
 		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go */
-		rte_pktmbuf_trim(w->mb[idx],
-				 (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
+		rte_pktmbuf_trim(w->mb[idx], (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
 		ipl[k++] = p;
 	}
 	nip = k;
@@ -644,20 +641,21 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
 			if (why == NFTDP_DP_DROP_MAX)
 				why = p->nfproto == NFPROTO_IPV4
-					      ? nftdp_dp_ip_forward(iph, mt->ip_len)
-					      : nftdp_dp_ip6_forward(iph, mt->ip_len);
+					  ? nftdp_dp_ip_forward(iph, mt->ip_len)
+					  : nftdp_dp_ip6_forward(iph, mt->ip_len);
 			if (why == NFTDP_DP_DROP_MAX) {
 				ipl[k++] = p;
 				continue;
 			}
 			w->st.drop[why]++;
 			if (why == NFTDP_DP_DROP_TTL) {
-				/* icmp_send(ICMP_TIME_EXCEEDED, ICMP_EXC_TTL) / ICMPV6_TIME_EXCEED */
+				/* icmp_send(ICMP_TIME_EXCEEDED, ICMP_EXC_TTL) / ICMPV6_TIME_EXCEED
+				 */
 				uint32_t len = nftdp_dp_reject_build(
-					p->data, mt->ip_off, mt->ip_len, false,
-					p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
-					icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
-					sizeof(w->reply));
+				    p->data, mt->ip_off, mt->ip_len, false,
+				    p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
+				    icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
+				    sizeof(w->reply));
 
 				if (len)
 					send_reply(w, rx_port, len, p);

@@ -41,8 +41,8 @@ static struct rte_mempool *pool_for_socket(struct nftdp_dp *dp, int socket, unsi
 	(void)dp;
 	mp = rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0, data_room, socket);
 	if (mp == NULL && socket != SOCKET_ID_ANY) /* no memory on that node */
-		mp = rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0, data_room,
-					     SOCKET_ID_ANY);
+		mp =
+		    rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0, data_room, SOCKET_ID_ANY);
 	return mp;
 }
 
@@ -75,12 +75,11 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_key = sym_key;
 		conf.rx_adv_conf.rss_conf.rss_key_len =
-			info.hash_key_size && info.hash_key_size <= sizeof(sym_key)
-				? info.hash_key_size
-				: 40;
+		    info.hash_key_size && info.hash_key_size <= sizeof(sym_key) ? info.hash_key_size
+										: 40;
 		conf.rx_adv_conf.rss_conf.rss_hf =
-			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP) &
-			info.flow_type_rss_offloads;
+		    (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP) &
+		    info.flow_type_rss_offloads;
 		pt->rss = conf.rx_adv_conf.rss_conf.rss_hf != 0;
 		if (!pt->rss)
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
@@ -103,8 +102,9 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 	/* every descriptor, the tx staging of every worker, caches, replies */
 	n_mbufs = (unsigned int)dp->n_ports * (nrxd * pt->n_rxq + ntxd * pt->n_txq) +
 		  dp->n_workers * (NFTDP_DP_TXBUF * dp->n_ports + 2 * POOL_CACHE + 1024) + 8192;
-	room = (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
-				 (unsigned int)dp->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM);
+	room =
+	    (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
+			      (unsigned int)dp->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM);
 	pt->pool = pool_for_socket(dp, pt->socket, n_mbufs, room);
 	if (pt->pool == NULL)
 		return -rte_errno;
@@ -197,8 +197,8 @@ int nftdp_dp_queues_assign(struct nftdp_dp *dp)
 			if (owner->n_drain == NFTDP_DP_MAX_WORKERS)
 				return -ENOSPC;
 			snprintf(name, sizeof(name), "nftdp_ho_%u_%u", wi, p);
-			w->handoff[p] = rte_ring_create(name, 4096, pt->socket,
-							RING_F_SP_ENQ | RING_F_SC_DEQ);
+			w->handoff[p] =
+			    rte_ring_create(name, 4096, pt->socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (w->handoff[p] == NULL)
 				return -rte_errno;
 			owner->drain[owner->n_drain] = w->handoff[p];

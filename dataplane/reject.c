@@ -63,11 +63,11 @@ static bool l4_csum_ok(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t 
 			return false;
 		if (rd16(th + 6) == 0)
 			return true; /* checksum disabled */
-		/* fall through */
+				     /* fall through */
 	case IPPROTO_TCP:
 	case IPPROTO_ICMPV6:
-		return nftdp_dp_csum_fold(nftdp_dp_csum_add(pseudo_sum(ip, v4, proto, l4len), th,
-							    l4len)) == 0;
+		return nftdp_dp_csum_fold(
+			   nftdp_dp_csum_add(pseudo_sum(ip, v4, proto, l4len), th, l4len)) == 0;
 	case IPPROTO_ICMP:
 		return nftdp_dp_csum_fold(nftdp_dp_csum_add(0, th, l4len)) == 0;
 	default:
@@ -83,8 +83,8 @@ static bool icmp_is_error(uint8_t type)
 
 static uint32_t eth_put(const uint8_t *frame, uint32_t ip_off, uint16_t ethertype, uint8_t *out)
 {
-	memcpy(out, frame + 6, 6);	   /* to the sender */
-	memcpy(out + 6, frame, 6);	   /* from whom it was sent to */
+	memcpy(out, frame + 6, 6);		   /* to the sender */
+	memcpy(out + 6, frame, 6);		   /* from whom it was sent to */
 	memcpy(out + 12, frame + 12, ip_off - 12); /* tags and ethertype as they came */
 	wr16(out + ip_off - 2, ethertype);
 	return ip_off;
@@ -135,8 +135,8 @@ static void tcp_rst_put(uint8_t *th, const uint8_t *oth, uint32_t odatalen)
 	}
 }
 
-uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
-			       bool tcp_rst, uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
+uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len, bool tcp_rst,
+			       uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
 			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap)
 {
 	const uint8_t *ip = frame + ip_off, *th;
@@ -176,14 +176,14 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			tcp_rst_put(out + n + 20, th, odata);
 			wr16(out + n + 20 + 16,
 			     nftdp_dp_csum_fold(nftdp_dp_csum_add(
-				     pseudo_sum(out + n, true, IPPROTO_TCP, 20), out + n + 20, 20)));
+				 pseudo_sum(out + n, true, IPPROTO_TCP, 20), out + n + 20, 20)));
 			return n + 40;
 		}
 		ip6_put(out + n, ip, IPPROTO_TCP, 20);
 		tcp_rst_put(out + n + 40, th, odata);
 		wr16(out + n + 40 + 16,
-		     nftdp_dp_csum_fold(nftdp_dp_csum_add(pseudo_sum(out + n, false, IPPROTO_TCP, 20),
-							  out + n + 40, 20)));
+		     nftdp_dp_csum_fold(nftdp_dp_csum_add(
+			 pseudo_sum(out + n, false, IPPROTO_TCP, 20), out + n + 40, 20)));
 		return n + 60;
 	}
 
@@ -212,7 +212,8 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		out[n + 20] = icmp_type;
 		out[n + 21] = icmp_code;
 		memcpy(out + n + 28, ip, quote);
-		wr16(out + n + 22, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n + 20, 8 + quote)));
+		wr16(out + n + 22,
+		     nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n + 20, 8 + quote)));
 		return n + 28 + quote;
 	} else {
 		uint32_t quote;
@@ -234,10 +235,9 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		out[n + 40] = icmp_type;
 		out[n + 41] = icmp_code;
 		memcpy(out + n + 48, ip, quote);
-		wr16(out + n + 42,
-		     nftdp_dp_csum_fold(nftdp_dp_csum_add(
-			     pseudo_sum(out + n, false, IPPROTO_ICMPV6, 8 + quote), out + n + 40,
-			     8 + quote)));
+		wr16(out + n + 42, nftdp_dp_csum_fold(nftdp_dp_csum_add(
+				       pseudo_sum(out + n, false, IPPROTO_ICMPV6, 8 + quote),
+				       out + n + 40, 8 + quote)));
 		return n + 48 + quote;
 	}
 }

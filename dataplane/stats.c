@@ -41,8 +41,7 @@ struct outcome {
 	uint64_t rx, tx, accepted, dropped, rejected, stolen, queued, pre_drop;
 };
 
-static void outcome_of(const struct nftdp_dp *dp, const struct nftdp_dp_stats *s,
-		       struct outcome *o)
+static void outcome_of(const struct nftdp_dp *dp, const struct nftdp_dp_stats *s, struct outcome *o)
 {
 	memset(o, 0, sizeof(*o));
 	for (uint16_t p = 0; p < dp->n_ports; p++) {
@@ -75,9 +74,10 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	outcome_of(dp, &s, &o);
 	fprintf(f, "{\n  \"run_time_s\": %.6f,\n  \"workers\": %u,\n", run_s, dp->n_workers);
 	fprintf(f, "  \"router\": %s,\n", dp->router ? "true" : "false");
-	fprintf(f, "  \"packets\": {\"rx\": %lu, \"tx\": %lu, \"accepted\": %lu, \"dropped\": %lu, "
-		   "\"rejected\": %lu, \"stolen\": %lu, \"queued\": %lu, \"dropped_before_rules\": "
-		   "%lu, \"replies_sent\": %lu, \"dups_sent\": %lu},\n",
+	fprintf(f,
+		"  \"packets\": {\"rx\": %lu, \"tx\": %lu, \"accepted\": %lu, \"dropped\": %lu, "
+		"\"rejected\": %lu, \"stolen\": %lu, \"queued\": %lu, \"dropped_before_rules\": "
+		"%lu, \"replies_sent\": %lu, \"dups_sent\": %lu},\n",
 		o.rx, o.tx, o.accepted, o.dropped, o.rejected, o.stolen, o.queued, o.pre_drop,
 		s.replies_out, s.dups);
 	fprintf(f, "  \"ports\": [");
@@ -108,9 +108,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	{
 		/* the VM's own impossible-state drops (nftdp_vm_ctx.drops) */
 		static const char *const vm_names[NFTDP_VM_DROP_MAX] = {
-			[NFTDP_VM_DROP_JUMPSTACK] = "jumpstack",
-			[NFTDP_VM_DROP_VMAP_CHAIN] = "vmap_chain",
-			[NFTDP_VM_DROP_BAD_VERDICT] = "bad_verdict",
+		    [NFTDP_VM_DROP_JUMPSTACK] = "jumpstack",
+		    [NFTDP_VM_DROP_VMAP_CHAIN] = "vmap_chain",
+		    [NFTDP_VM_DROP_BAD_VERDICT] = "bad_verdict",
 		};
 
 		for (unsigned int d = 0; d < NFTDP_VM_DROP_MAX; d++) {
@@ -129,8 +129,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 			rx += dp->w[i].st.rx[p];
 			tx += dp->w[i].st.tx[p];
 		}
-		fprintf(f, "%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
-			   "\"bursts\": %lu}",
+		fprintf(f,
+			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
+			"\"bursts\": %lu}",
 			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts);
 	}
 	fprintf(f, "\n  ]\n}\n");

@@ -135,8 +135,8 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	/* transmit for workers without a tx queue on ports we own */
 	for (unsigned int r = 0; r < w->n_drain; r++) {
 		struct rte_mbuf *h[NFTDP_VM_BURST_MAX];
-		unsigned int n = rte_ring_sc_dequeue_burst(w->drain[r], (void **)h,
-							   NFTDP_VM_BURST_MAX, NULL);
+		unsigned int n =
+		    rte_ring_sc_dequeue_burst(w->drain[r], (void **)h, NFTDP_VM_BURST_MAX, NULL);
 
 		for (unsigned int i = 0; i < n; i++)
 			nftdp_dp_tx_stage(w, w->drain_port[r], h[i]);

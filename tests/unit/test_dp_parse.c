@@ -253,16 +253,16 @@ static void test_reject_tcp(void **state)
 	/* never an RST for an RST, nor for a bad checksum, nor a short header */
 	tcp[13] = 0x04;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
 	tcp[13] = 0x02;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
 	f[34 + 16] ^= 1;
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 12, 64);
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
 }
 
 static void test_reject_icmp(void **state)
@@ -304,21 +304,22 @@ static void test_reject_icmp(void **state)
 	wr16(f + 14 + 6, 0x0010);
 	wr16(f + 14 + 10, 0);
 	wr16(f + 14 + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 20)));
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)), 0);
 	/* an ICMP error is never answered with one; an echo request is */
 	{
 		uint8_t icmp[8] = {3, 1};
 
 		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
 		assert_int_equal(
-			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)), 0);
+		    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
+		    0);
 		icmp[0] = 8;
 		icmp[1] = 0;
 		len = mk_ip4(f, IPPROTO_ICMP, icmp, 8, 64);
 		assert_int_equal(
-			nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
-			14 + 28 + 28);
+		    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)),
+		    14 + 28 + 28);
 	}
 	/* IPv6: ICMPv6, as much as fits in 1280 bytes */
 	len = mk_ip6_udp(f, 4);
@@ -334,16 +335,16 @@ static void test_reject_icmp(void **state)
 	/* bad UDP checksum: nothing */
 	len = mk_ip6_udp(f, 4);
 	f[14 + 40 + 6] ^= 1;
-	assert_int_equal(nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out)), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_l2),	    cmocka_unit_test(test_ip_rcv),
-		cmocka_unit_test(test_ip6_rcv),	    cmocka_unit_test(test_forward),
-		cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
+	    cmocka_unit_test(test_l2),	       cmocka_unit_test(test_ip_rcv),
+	    cmocka_unit_test(test_ip6_rcv),    cmocka_unit_test(test_forward),
+	    cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
