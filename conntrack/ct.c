@@ -45,6 +45,8 @@ void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t)
 	t->icmp = 30;
 	t->icmpv6 = 30;
 	t->generic = 600;
+	t->gre_unreplied = 30;
+	t->gre_replied = 180;
 }
 
 unsigned int nftdp_ct_entry_size(void)
@@ -413,6 +415,8 @@ static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
+	case IPPROTO_GRE:
+		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
 	default:
 		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
 	}

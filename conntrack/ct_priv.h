@@ -196,6 +196,8 @@ bool nftdp_ct_icmp_new(const struct nftdp_ct_tuple *t);
 enum ct_verdict nftdp_ct_icmp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
 
+enum ct_verdict nftdp_ct_gre_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    const struct ct_l4pkt *p, int dir, uint64_t now_ms);
 enum ct_verdict nftdp_ct_generic_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 					const struct ct_l4pkt *p, int dir, uint64_t now_ms);
 

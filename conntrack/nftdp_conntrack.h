@@ -63,6 +63,8 @@ struct nftdp_ct_timeouts {
 	uint32_t icmp;				 /**< 30 */
 	uint32_t icmpv6;			 /**< 30 */
 	uint32_t generic;			 /**< 600 (SCTP too, see docs/conntrack.md) */
+	uint32_t gre_unreplied; /**< 30 (nf_conntrack_proto_gre.c, GRE v0: no keys) */
+	uint32_t gre_replied;	/**< 180, and ASSURED */
 };
 
 /** Fill t with the kernel's defaults (nf_conntrack_proto_*.c). */

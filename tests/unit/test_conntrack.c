@@ -858,10 +858,20 @@ static void test_configured_timeouts(void **state)
 	{
 		uint8_t gre[8] = {0};
 
-		build(&t, false, "10.0.0.1", "10.0.0.2", 47, gre, 8);
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_ESP, gre, 8);
 		assert_int_equal(xmit(&en, &t, &e), ST_NEW);
 		assert_int_equal(left_s(&en, e), 9);
-		assert_int_equal(e->tuple[0].l4proto, 47);
+		assert_int_equal(e->tuple[0].l4proto, IPPROTO_ESP);
+		/* GRE: the kernel's GRE timeouts, assured once replied */
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+		assert_int_equal(left_s(&en, e), 30);
+		build(&t, false, "10.0.0.2", "10.0.0.1", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, NULL), ST_ESTABLISHED);
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, NULL), ST_ESTABLISHED);
+		assert_int_equal(left_s(&en, e), 180);
+		assert_true(e->status & IPS_ASSURED);
 	}
 	nftdp_ct_shard_destroy(en.s);
 }

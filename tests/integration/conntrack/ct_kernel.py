@@ -16,11 +16,15 @@ quoting a flow in both directions, bad checksums; IPv4 and IPv6) go
   nftdp:  CT_REPLAY (tests/integration/conntrack/ct_replay.c) runs them
           through one conntrack shard and prints each packet's state.
 
-Every packet's state must be equal. Exit 0 when all agree, 1 otherwise, 77
-when not root. Namespaces are deleted at exit, also on failure.
+Every packet's state must be equal, and so must the whole connection table
+after each packet (/proc/net/nf_conntrack on the kernel side, `ct_replay
+--table` on ours): protocol, TCP state, tuples, [UNREPLIED], [ASSURED], and
+the timeout within 2 seconds. Exit 0 when all agree, 1 otherwise, 77 when
+not root. Namespaces are deleted at exit, also on failure.
 """
 
 import ctypes
+import ipaddress
 import json
 import os
 import socket
@@ -125,6 +129,53 @@ def counters():
     return vals
 
 
+KEYS = ("src", "dst", "sport", "dport", "type", "code", "id")
+
+
+def norm_entry(text):
+    """(proto, tcp state, orig, unreplied, reply, assured), timeout from one
+    /proc/net/nf_conntrack line or one ct_replay --table entry."""
+    tok = text.split()
+    if tok and tok[0] in ("ipv4", "ipv6"):
+        tok = tok[2:3] + tok[4:]  # drop l3 name/number and l4 number
+    proto, timeout, rest = tok[0], int(tok[1]), tok[2:]
+    state = rest.pop(0) if proto == "tcp" and rest and "=" not in rest[0] else "-"
+    tuples, cur, flags = [], {}, set()
+    for t in rest:
+        if t.startswith("["):
+            flags.add(t.strip("[]"))
+            continue
+        if "=" not in t:
+            continue
+        k, v = t.split("=", 1)
+        if k not in KEYS:
+            continue
+        if k in cur:
+            tuples.append(cur)
+            cur = {}
+        if k in ("src", "dst"):
+            v = ipaddress.ip_address(v).compressed
+        cur[k] = v
+    tuples.append(cur)
+    while len(tuples) < 2:
+        tuples.append({})
+    key = (proto, state, tuple(sorted(tuples[0].items())), "UNREPLIED" in flags,
+           tuple(sorted(tuples[1].items())), "ASSURED" in flags)
+    return key, timeout
+
+
+def table_kernel():
+    lines = sh("cat", "/proc/net/nf_conntrack", ns="fw").stdout.splitlines()
+    return [norm_entry(ln) for ln in lines if ln.strip()]
+
+
+def table_same(k, o):
+    if sorted(e for e, _ in k) != sorted(e for e, _ in o):
+        return False
+    kt, ot = dict(k), dict(o)
+    return all(abs(kt[e] - ot[e]) <= 2 for e in kt)
+
+
 class Tcp:
     """One TCP connection; dir 0 client->server, 1 server->client."""
 
@@ -137,12 +188,12 @@ class Tcp:
         src, dst = (a, b) if d == 0 else (b, a)
         return IPv6(src=src, dst=dst) if self.v6 else IP(src=src, dst=dst, ttl=64)
 
-    def seg(self, d, flags, data=b"", seq=None, ack=None, adv=True, win=65535):
+    def seg(self, d, flags, data=b"", seq=None, ack=None, adv=True, win=65535, opts=None):
         s = (self.seq[d] if seq is None else seq) & 0xffffffff
         a = (self.seq[1 - d] if ack is None else ack) & 0xffffffff
         sp, dp = (self.sport, self.dport) if d == 0 else (self.dport, self.sport)
         p = self.ip(d) / TCP(sport=sp, dport=dp, flags=flags, seq=s,
-                             ack=a if "A" in flags else 0, window=win)
+                             ack=a if "A" in flags else 0, window=win, options=opts or [])
         if data:
             p = p / Raw(data)
         if adv and seq is None:
@@ -188,6 +239,33 @@ def sequences():
         # an RST answering a SYN, then a new SYN
         t = Tcp(v6, base + 5, 25, 10, 20)
         P += [t.seg(0, "S"), t.seg(1, "RA", seq=0), t.seg(0, "S", seq=10)]
+        # window scaling and SACK: the scaled window bounds the data
+        t = Tcp(v6, base + 9, 8080, 3000, 7000)
+        o = [("MSS", 1460), ("SAckOK", b""), ("WScale", 7)]
+        P += [t.seg(0, "S", opts=o), t.seg(1, "SA", opts=o, win=512), t.seg(0, "A", win=512),
+              t.seg(0, "PA", b"w" * 1000, win=512),
+              t.seg(0, "PA", b"w" * 10, seq=t.seq[0] + 512 * 128 + 5000, adv=False),
+              t.seg(1, "A", win=1, opts=[("SAck", (t.seq[0] - 500, t.seq[0]))]),
+              t.seg(0, "PA", b"v" * 100, win=512)]
+        # keep-alive (one byte below what was sent) and a zero window
+        P += [t.seg(0, "A", b"\x00", seq=t.seq[0] - 1, adv=False), t.seg(1, "A", win=0),
+              t.seg(1, "A", win=512)]
+        # a SYN on the established connection (ignored), RST train end
+        P += [t.seg(0, "S", seq=t.seq[0] + 100000, adv=False), t.seg(1, "PA", b"r" * 20),
+              t.seg(1, "R")]
+        # simultaneous open
+        t = Tcp(v6, base + 10, 7777, 40, 80)
+        P += [t.seg(0, "S"), t.seg(1, "S")]
+        t.seq[0] -= 1
+        P += [t.seg(0, "SA"), t.seg(1, "A"), t.seg(0, "A")]
+        # half-open: an ACK from the server after the SYN (ignored), then RST
+        t = Tcp(v6, base + 11, 9999, 500, 600)
+        P += [t.seg(0, "S"), t.seg(1, "A", adv=False, ack=12345), t.seg(0, "R", ack=0, seq=t.seq[0])]
+        # FIN retransmit and packets in TIME_WAIT
+        t = Tcp(v6, base + 12, 21, 11, 22)
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "FA")]
+        P += [t.seg(0, "FA", seq=t.seq[0] - 1, adv=False), t.seg(1, "FA"), t.seg(0, "A"),
+              t.seg(0, "A"), t.seg(1, "A")]
         # bad TCP checksum on a SYN
         t = Tcp(v6, base + 6, 80, 1, 1)
         d, p = t.seg(0, "S")
@@ -216,22 +294,32 @@ def sequences():
             P += [(0, IP(src=C4, dst=S4, ttl=64) / ICMP(type=8, id=7, seq=1)),
                   (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=0, id=7, seq=1)),
                   (1, IP(src=S4, dst=C4, ttl=64) / ICMP(type=0, id=8, seq=1))]
-        # generic protocol (GRE, 47) both ways
+        # GRE (version 0) both ways, and ESP (generic)
         a, b = (C6, S6) if v6 else (C4, S4)
-        mk = (lambda s, d: IPv6(src=s, dst=d, nh=47)) if v6 else \
-            (lambda s, d: IP(src=s, dst=d, proto=47, ttl=64))
-        P += [(0, mk(a, b) / Raw(b"\x00" * 8)), (1, mk(b, a) / Raw(b"\x00" * 8))]
+        mk = (lambda s, d, n=47: IPv6(src=s, dst=d, nh=n)) if v6 else \
+            (lambda s, d, n=47: IP(src=s, dst=d, proto=n, ttl=64))
+        P += [(0, mk(a, b) / Raw(b"\x00" * 8)), (1, mk(b, a) / Raw(b"\x00" * 8)),
+              (0, mk(a, b) / Raw(b"\x00" * 8))]
+        P += [(0, mk(a, b, 50) / Raw(b"\x01" * 16)), (1, mk(b, a, 50) / Raw(b"\x01" * 16))]
+        # a UDP stream: still active after 2 s, assured with the replied timeout
+        P += [udp(v6, 0, base + 20, 123), udp(v6, 1, 123, base + 20), ("sleep", 2100),
+              udp(v6, 0, base + 20, 123)]
     return P
 
 
 def kernel_states(P):
     socks = {0: packet_socket(NS["c"], "c0"), 1: packet_socket(NS["s"], "s0")}
     macs = {0: (MAC_C, fw_mac("f0")), 1: (MAC_S, fw_mac("f1"))}
-    out = []
+    out, tables, when = [], [], []
     before = counters()
+    t0 = time.monotonic()
     for d, p in P:
+        if d == "sleep":
+            time.sleep(p / 1000)
+            continue
         src, dst = macs[d]
         frame = Ether(src=src, dst=dst, type=0x86DD if p.haslayer(IPv6) else 0x800) / p
+        when.append(int((time.monotonic() - t0) * 1000))
         socks[d].send(raw(frame))
         got = None
         for _ in range(50):
@@ -243,7 +331,8 @@ def kernel_states(P):
                 before = now
                 break
         out.append(got or "not-forwarded")
-    return out
+        tables.append(table_kernel())
+    return out, tables, when
 
 
 def main():
@@ -252,32 +341,46 @@ def main():
         return 77
     replay = sys.argv[1]
     P = sequences()
-    with tempfile.NamedTemporaryFile("w", suffix=".hex", delete=False) as f:
-        for _, p in P:
-            f.write(raw(p).hex() + "\n")
-        path = f.name
-    try:
-        ours = subprocess.run([replay, path], check=True, capture_output=True, text=True,
-                              timeout=60).stdout.split()
-    finally:
-        os.unlink(path)
     try:
         setup()
-        theirs = kernel_states(P)
+        theirs, tables, when = kernel_states(P)
     finally:
         cleanup()
-    bad = 0
+    P = [x for x in P if x[0] != "sleep"]
+    # the replay sees each packet at the time the kernel did
+    with tempfile.NamedTemporaryFile("w", suffix=".hex", delete=False) as f:
+        for (d, p), t in zip(P, when):
+            f.write(f"at {t}\n" + raw(p).hex() + "\n")
+        path = f.name
+    try:
+        lines = subprocess.run([replay, "--table", path], check=True, capture_output=True,
+                               text=True, timeout=60).stdout.splitlines()
+    finally:
+        os.unlink(path)
+    ours = [ln.split(" ; ")[0] for ln in lines]
+    our_tables = [[norm_entry(e) for e in ln.split(" ; ")[1:]] for ln in lines]
+    bad = tbad = 0
     for i, ((d, p), k, o) in enumerate(zip(P, theirs, ours)):
-        mark = "  " if k == o else "!!"
+        same_table = table_same(tables[i], our_tables[i])
+        mark = "  " if k == o and same_table else "!!"
         if k != o:
             bad += 1
-        if VERBOSE or k != o:
+        if not same_table:
+            tbad += 1
+        if VERBOSE or k != o or not same_table:
             print(f"{mark} {i:3d} dir{d} kernel={k:12s} nftdp={o:12s} {p.summary()}")
+        if not same_table and tbad <= 5:
+            ks = {e: t for e, t in tables[i]}
+            os_ = {e: t for e, t in our_tables[i]}
+            for e in sorted(set(ks) | set(os_)):
+                if ks.get(e) is None or os_.get(e) is None or abs(ks[e] - os_[e]) > 2:
+                    print(f"       kernel {ks.get(e)!s:>6} nftdp {os_.get(e)!s:>6} {e}")
     if len(ours) != len(P):
         print(f"ct_replay printed {len(ours)} states for {len(P)} packets")
         bad += 1
-    print(f"conntrack vs kernel: {len(P) - bad}/{len(P)} packets agree")
-    return 1 if bad else 0
+    print(f"conntrack vs kernel: {len(P) - bad}/{len(P)} packet states agree, "
+          f"{len(P) - tbad}/{len(P)} tables agree")
+    return 1 if bad or tbad else 0
 
 
 if __name__ == "__main__":

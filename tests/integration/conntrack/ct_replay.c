@@ -7,6 +7,10 @@
  * The kernel-differential test (ct_kernel.py) compares these lines with
  * what the kernel's `ct state` counters saw for the same packets.
  *
+ * A line "sleep MS" advances the clock, "at MS" sets it (ms after start). With --table each line also lists the whole table after the packet, as
+ * /proc/net/nf_conntrack shows it (protocol, TCP state, timeout, tuples,
+ * [UNREPLIED], [ASSURED]), entries separated by " ; ".
+ *
  * With --nat it also runs the NAT steps of a router with the ruleset of
  * ct_nat_kernel.py and prints the packet as it leaves:
  *   prerouting:  ip daddr 10.2.0.100 tcp dport 80 dnat to 10.2.0.2:8080
@@ -107,18 +111,75 @@ static const char *state_name(uint32_t st)
 	}
 }
 
+static const char *proto_name(uint8_t p)
+{
+	switch (p) {
+	case IPPROTO_TCP:
+		return "tcp";
+	case IPPROTO_UDP:
+		return "udp";
+	case IPPROTO_ICMP:
+		return "icmp";
+	case IPPROTO_ICMPV6:
+		return "icmpv6";
+	case IPPROTO_GRE:
+		return "gre";
+	case IPPROTO_SCTP:
+		return "sctp";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *const tcp_names[] = {"NONE",	    "SYN_SENT",	  "SYN_RECV", "ESTABLISHED",
+					"FIN_WAIT", "CLOSE_WAIT", "LAST_ACK", "TIME_WAIT",
+					"CLOSE",    "SYN_SENT2"};
+
+static void print_tuple(const struct nftdp_ct_tuple *t)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int af = t->l3proto == NFPROTO_IPV6 ? AF_INET6 : AF_INET;
+	uint8_t tc[2];
+
+	inet_ntop(af, t->src.u8, a, sizeof(a));
+	inet_ntop(af, t->dst.u8, b, sizeof(b));
+	printf(" src=%s dst=%s", a, b);
+	memcpy(tc, &t->dport, 2);
+	if (t->l4proto == IPPROTO_ICMP || t->l4proto == IPPROTO_ICMPV6)
+		printf(" type=%u code=%u id=%u", tc[0], tc[1], ntohs(t->sport));
+	else if (t->l4proto == IPPROTO_TCP || t->l4proto == IPPROTO_UDP ||
+		 t->l4proto == IPPROTO_SCTP)
+		printf(" sport=%u dport=%u", ntohs(t->sport), ntohs(t->dport));
+}
+
+static int print_entry(const struct nftdp_ct_info *info, void *arg)
+{
+	(void)arg;
+	printf(" ; %s %u", proto_name(info->tuple[0].l4proto), info->timeout_s);
+	if (info->tuple[0].l4proto == IPPROTO_TCP)
+		printf(" %s", tcp_names[info->tcp.state]);
+	print_tuple(&info->tuple[0]);
+	if (!(info->status & IPS_SEEN_REPLY))
+		printf(" [UNREPLIED]");
+	print_tuple(&info->tuple[1]);
+	if (info->status & IPS_ASSURED)
+		printf(" [ASSURED]");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nftdp_ct_config cfg = {.max_entries = 4096, .hash_seed = 1, .ifaddr = f1_addr};
 	bool nat = argc == 3 && !strcmp(argv[1], "--nat");
+	bool table = argc == 3 && !strcmp(argv[1], "--table");
 	struct nftdp_ct_shard *s;
 	static char line[8192];
 	static uint8_t buf[4096];
 	uint64_t now = 1000;
 	FILE *f;
 
-	if ((argc != 2 && !nat) || !(f = fopen(argv[argc - 1], "r"))) {
-		fprintf(stderr, "usage: ct_replay [--nat] PACKETS.hex\n");
+	if ((argc != 2 && !nat && !table) || !(f = fopen(argv[argc - 1], "r"))) {
+		fprintf(stderr, "usage: ct_replay [--nat|--table] PACKETS.hex\n");
 		return 2;
 	}
 	if (nftdp_ct_shard_create(&cfg, &s))
@@ -128,6 +189,15 @@ int main(int argc, char **argv)
 		int n = unhex(line, buf, sizeof(buf));
 		uint32_t st;
 
+		if (!strncmp(line, "sleep ", 6)) {
+			now += strtoull(line + 6, NULL, 10); /* the kernel side waits as long */
+			continue;
+		}
+		if (!strncmp(line, "at ", 3)) {
+			/* when the kernel saw the next packet, ms after the first */
+			now = 1000 + strtoull(line + 3, NULL, 10);
+			continue;
+		}
 		if (n <= 0)
 			continue;
 		nftdp_vm_pkt_init(&pkt, buf, (uint32_t)n, -1, 0);
@@ -149,8 +219,11 @@ int main(int argc, char **argv)
 			printf("\n");
 			nftdp_ct_confirm(s, &pkt, v);
 		} else {
-			printf("%s\n", state_name(st));
+			printf("%s", state_name(st));
 			nftdp_ct_confirm(s, &pkt, NF_ACCEPT);
+			if (table)
+				nftdp_ct_walk(s, now, print_entry, NULL);
+			printf("\n");
 		}
 		now += 10;
 	}
