@@ -16,13 +16,15 @@ flows, a destination-NATed TCP flow, and ICMP errors about masqueraded
 flows, in both directions, are sent one at a time; what leaves the
 kernel on the other veth is compared byte for byte (TTL and the IPv4
 header checksum, or the hop limit, aside: the kernel routes, the replay
-does not) with what
-`CT_REPLAY --nat` makes of the same packets. Exit 0 when all agree, 1
+does not) with what `CT_REPLAY --nat` makes of the same packets, and the
+connection tables after each packet (NATed reply tuples included) must be
+equal as in ct_kernel.py. Exit 0 when all agree, 1
 otherwise, 77 when not root.
 """
 
 import os
 import select
+import time
 import subprocess
 import sys
 import tempfile
@@ -129,10 +131,12 @@ def normalized(b):
 def kernel_egress(P):
     socks = {0: K.packet_socket(K.NS["c"], "c0"), 1: K.packet_socket(K.NS["s"], "s0")}
     macs = {0: (K.MAC_C, K.fw_mac("f0")), 1: (K.MAC_S, K.fw_mac("f1"))}
-    out = []
+    out, tables, when = [], [], []
+    t0 = time.monotonic()
     for d, p in P:
         src, dst = macs[d]
         v6 = p.haslayer(IPv6)
+        when.append(int((time.monotonic() - t0) * 1000))
         socks[d].send(raw(Ether(src=src, dst=dst, type=0x86DD if v6 else 0x800) / p))
         want = b"\x86\xdd" if v6 else b"\x08\x00"
         rx = socks[1 - d]
@@ -144,11 +148,14 @@ def kernel_egress(P):
             frame = rx.recv(65535)
             if len(frame) > 14 and frame[12:14] == want and frame[6:12] != \
                     bytes.fromhex(macs[1 - d][0].replace(":", "")) and \
-                    not (v6 and frame[14 + 6] == 58 and frame[14 + 40] in (133, 134, 135, 136, 143)):
+                    not (v6 and frame[14 + 24] == 0xff) and \
+                    not (v6 and frame[14 + 6] == 58 and frame[14 + 40] in (133, 134, 135, 136)):
+                # (the kernel's own MLD reports and neighbour discovery are not ours)
                 got = frame[14:].hex()
                 break
         out.append(got)
-    return out
+        tables.append(K.table_kernel())
+    return out, tables, when
 
 
 def main():
@@ -156,21 +163,33 @@ def main():
         print("ct_nat_kernel: needs root (scratch network namespaces)")
         return 77
     P = sequences()
+    try:
+        K.setup(NAT_RULESET)
+        theirs, tables, when = kernel_egress(P)
+    finally:
+        K.cleanup()
     with tempfile.NamedTemporaryFile("w", suffix=".hex", delete=False) as f:
-        for _, p in P:
-            f.write(raw(p).hex() + "\n")
+        for (_, p), t in zip(P, when):
+            f.write(f"at {t}\n" + raw(p).hex() + "\n")
         path = f.name
     try:
         lines = subprocess.run([sys.argv[1], "--nat", path], check=True, capture_output=True,
                                text=True, timeout=60).stdout.splitlines()
     finally:
         os.unlink(path)
-    ours = [ln.split()[1] if len(ln.split()) > 1 else "?" for ln in lines]
-    try:
-        K.setup(NAT_RULESET)
-        theirs = kernel_egress(P)
-    finally:
-        K.cleanup()
+    parts = [ln.split(" ; ") for ln in lines]
+    ours = [pt[0].split()[1] if len(pt[0].split()) > 1 else "?" for pt in parts]
+    our_tables = [[K.norm_entry(e) for e in pt[1:]] for pt in parts]
+    tbad = 0
+    for i in range(min(len(P), len(our_tables))):
+        if not K.table_same(tables[i], our_tables[i]):
+            tbad += 1
+            if tbad <= 3:
+                print(f"!! {i:3d} tables differ after {P[i][1].summary()}")
+                ks, os_ = dict(tables[i]), dict(our_tables[i])
+                for e in sorted(set(ks) | set(os_)):
+                    if ks.get(e) is None or os_.get(e) is None or abs(ks[e] - os_[e]) > 2:
+                        print(f"       kernel {ks.get(e)!s:>6} nftdp {os_.get(e)!s:>6} {e}")
     bad = 0
     for i, ((d, p), k, o) in enumerate(zip(P, theirs, ours)):
         same = k == o or (k != "not-forwarded" and o != "dropped" and
@@ -188,8 +207,9 @@ def main():
                     print(f"       {k}\n       {o}")
     if len(ours) != len(P):
         bad += 1
-    print(f"NAT vs kernel: {len(P) - bad}/{len(P)} packets leave alike")
-    return 1 if bad else 0
+    print(f"NAT vs kernel: {len(P) - bad}/{len(P)} packets leave alike, "
+          f"{len(P) - tbad}/{len(P)} tables agree")
+    return 1 if bad or tbad else 0
 
 
 if __name__ == "__main__":

@@ -216,8 +216,9 @@ int main(int argc, char **argv)
 				printf("dropped");
 			for (int i = 0; v == NF_ACCEPT && i < n; i++)
 				printf("%02x", buf[i]);
-			printf("\n");
 			nftdp_ct_confirm(s, &pkt, v);
+			nftdp_ct_walk(s, now, print_entry, NULL);
+			printf("\n");
 		} else {
 			printf("%s", state_name(st));
 			nftdp_ct_confirm(s, &pkt, NF_ACCEPT);
