@@ -7,9 +7,11 @@
  * The kernel-differential test (ct_kernel.py) compares these lines with
  * what the kernel's `ct state` counters saw for the same packets.
  *
- * A line "sleep MS" advances the clock, "at MS" sets it (ms after start). With --table each line also lists the whole table after the packet, as
- * /proc/net/nf_conntrack shows it (protocol, TCP state, timeout, tuples,
- * [UNREPLIED], [ASSURED]), entries separated by " ; ".
+ * With --burst N the packets go through nftdp_ct_in_burst and
+ * nftdp_ct_confirm_burst N at a time (states only, one clock per burst).
+ * A line "sleep MS" advances the clock, "at MS" sets it (ms after start). With --table each line
+ * also lists the whole table after the packet, as /proc/net/nf_conntrack shows it (protocol, TCP
+ * state, timeout, tuples, [UNREPLIED], [ASSURED]), entries separated by " ; ".
  *
  * With --nat it also runs the NAT steps of a router with the ruleset of
  * ct_nat_kernel.py and prints the packet as it leaves:
@@ -167,23 +169,77 @@ static int print_entry(const struct nftdp_ct_info *info, void *arg)
 	return 0;
 }
 
+/* the same packets, n at a time through the burst calls */
+static int run_bursts(struct nftdp_ct_shard *s, FILE *f, unsigned int n)
+{
+	static uint8_t bufs[NFTDP_VM_BURST_MAX][4096];
+	static char line[8192];
+	struct nftdp_vm_pkt pkts[NFTDP_VM_BURST_MAX], *pp[NFTDP_VM_BURST_MAX];
+	unsigned int verdicts[NFTDP_VM_BURST_MAX], k = 0, i;
+	uint64_t now = 1000, next = 1000;
+	bool more = true;
+
+	for (i = 0; i < n; i++)
+		pp[i] = &pkts[i];
+	while (more) {
+		more = fgets(line, sizeof(line), f) != NULL;
+		if (more && !strncmp(line, "at ", 3)) {
+			next = 1000 + strtoull(line + 3, NULL, 10);
+			continue;
+		}
+		if (more) {
+			int len = unhex(line, bufs[k], sizeof(bufs[k]));
+
+			if (len <= 0)
+				continue;
+			if (!k)
+				now = next;
+			nftdp_vm_pkt_init(&pkts[k], bufs[k], (uint32_t)len, -1, 0);
+			nftdp_vm_pkt_parse_ip(&pkts[k]);
+			pkts[k].hook = NF_INET_PRE_ROUTING;
+			if (++k < n)
+				continue;
+		}
+		if (!k)
+			break;
+		nftdp_ct_in_burst(s, pp, k, verdicts, now);
+		for (i = 0; i < k; i++) {
+			uint32_t st = pkts[i].ct	     ? pkts[i].ct_ops->state(pkts[i].ct)
+				      : pkts[i].ct_untracked ? 1u << 6
+							     : 1u << 0;
+
+			printf("%s\n", state_name(st));
+			verdicts[i] = NF_ACCEPT;
+		}
+		nftdp_ct_confirm_burst(s, pp, k, verdicts);
+		k = 0;
+	}
+	fclose(f);
+	nftdp_ct_shard_destroy(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nftdp_ct_config cfg = {.max_entries = 4096, .hash_seed = 1, .ifaddr = f1_addr};
 	bool nat = argc == 3 && !strcmp(argv[1], "--nat");
 	bool table = argc == 3 && !strcmp(argv[1], "--table");
+	unsigned int burst = argc == 4 && !strcmp(argv[1], "--burst") ? (unsigned)atoi(argv[2]) : 0;
 	struct nftdp_ct_shard *s;
 	static char line[8192];
 	static uint8_t buf[4096];
 	uint64_t now = 1000;
 	FILE *f;
 
-	if ((argc != 2 && !nat && !table) || !(f = fopen(argv[argc - 1], "r"))) {
-		fprintf(stderr, "usage: ct_replay [--nat|--table] PACKETS.hex\n");
+	if ((argc != 2 && !nat && !table && !(burst && burst <= NFTDP_VM_BURST_MAX)) ||
+	    !(f = fopen(argv[argc - 1], "r"))) {
+		fprintf(stderr, "usage: ct_replay [--nat|--table|--burst N] PACKETS.hex\n");
 		return 2;
 	}
 	if (nftdp_ct_shard_create(&cfg, &s))
 		return 1;
+	if (burst)
+		return run_bursts(s, f, burst);
 	while (fgets(line, sizeof(line), f)) {
 		struct nftdp_vm_pkt pkt;
 		int n = unhex(line, buf, sizeof(buf));
