@@ -20,7 +20,7 @@ trap cleanup EXIT
 ip netns add "$ns"
 BADINPUT_ROOTNS=$(stat -L -c %i /proc/self/ns/net) BADINPUT_EXPECT=kernel timeout 120 ip netns exec "$ns" python3 "$here/badinput.py" > "$tmp/kernel.txt" || { echo "kernel side failed"; exit 1; }
 "$BUILD/nftdp" --no-huge -m 512 --no-pci --vdev=net_null0 --file-prefix "nftdp-bad-$$" \
-	--log-level=lib.*:error -- --socket "$tmp/nl.sock" > "$tmp/daemon.log" 2>&1 &
+	--log-level=lib.*:error -- --socket "$tmp/nl.sock" --control-only > "$tmp/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -S "$tmp/nl.sock" ] && break; sleep 0.05; done
 BADINPUT_EXPECT=nftdp NFTDP_SOCKET=$tmp/nl.sock LD_PRELOAD=$SHIM ASAN_OPTIONS=detect_leaks=0 timeout 300 \
