@@ -10,20 +10,25 @@
  * finds or creates the entry, runs the protocol's state machine (TCP with
  * the kernel's transition table and window tracking) and tells the VM,
  * through pkt->ct and nftdp_ct_vm_ops, what `ct state`, `ct mark`, ... are.
+ * It also does NAT as nf_nat does (bindings, rewrites, ICMP errors) and
+ * keeps the events ctnetlink reports. docs/conntrack.md has the long form.
  *
  * Usage:
  *   control thread, at start:
  *     nftdp_ct_shard_create()       one per worker (--conntrack-max split)
  *   worker (packet path), per burst:
+ *     nftdp_ct_pkt_rss()            steering: which worker owns the packet
  *     nftdp_ct_in_burst() / nftdp_ct_in()     prerouting, priority -200
  *     ... the hooks' base chains, the VM reads pkt->ct ...
+ *     nftdp_ct_nat_need_chains() / nftdp_ct_nat_packet()
+ *                                    prerouting -100 and postrouting 100
  *     nftdp_ct_confirm_burst() / nftdp_ct_confirm()  end of postrouting,
  *                                    for every packet nftdp_ct_in() saw,
  *                                    with its final verdict
  *     nftdp_ct_gc()                 between bursts: bounded reaping
- *   control plane (conntrack -L/-D/-F, telemetry):
+ *   control plane (conntrack -L/-D/-F/-E, telemetry):
  *     nftdp_ct_walk(), nftdp_ct_get(), nftdp_ct_delete(), nftdp_ct_flush(),
- *     nftdp_ct_stats()
+ *     nftdp_ct_events_poll(), nftdp_ct_stats()
  *   at exit:
  *     nftdp_ct_shard_destroy()
  *
@@ -33,7 +38,9 @@
  * synchronisation, so they must run on the owning worker between bursts
  * (the dataplane forwards such requests to it) or while the worker is
  * parked. nftdp_ct_stats() may be called from any thread at any time (its
- * counters are single-writer 64-bit words; a read may be a burst behind).
+ * counters are single-writer 64-bit words; a read may be a burst behind);
+ * nftdp_ct_events_poll() from one consumer thread (a single-producer,
+ * single-consumer ring).
  *
  * Steering: both directions of a flow must reach the shard that owns it;
  * nftdp_ct_tuple_rss() gives the symmetric Toeplitz hash a NIC computes with
