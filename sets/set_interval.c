@@ -89,17 +89,17 @@ struct rx_node {
 	uintptr_t slot[RX_FAN];
 	uint64_t bgen;
 	uint32_t depth;
-	uint32_t used;		/* non-empty slots */
-	uint16_t cnt[RX_FAN];	/* ranges in each RX_ONE or RX_TREE slot */
+	uint32_t used;	      /* non-empty slots */
+	uint16_t cnt[RX_FAN]; /* ranges in each RX_ONE or RX_TREE slot */
 } __attribute__((aligned(64)));
 
 struct ival_priv {
 	struct set_elem *head[SL_MAX];
 	uint64_t rnd;
-	uint32_t level; /* highest level in use */
-	bool tree_ok;	/* readers use root (atomic) */
-	bool tree_fail; /* an allocation failed in this batch */
-	struct rx_node *root; /* published (release) */
+	uint32_t level;	       /* highest level in use */
+	bool tree_ok;	       /* readers use root (atomic) */
+	bool tree_fail;	       /* an allocation failed in this batch */
+	struct rx_node *root;  /* published (release) */
 	struct rx_node *wroot; /* writer's root, published at the end of a batch */
 	uint64_t bgen;
 };
@@ -108,7 +108,6 @@ static inline struct set_elem **nx(const struct nftdp_set *s, const struct set_e
 {
 	return (struct set_elem **)set_elem_backend(s, e);
 }
-
 
 /* ---- read index ---- */
 
@@ -539,7 +538,8 @@ static bool rx_add(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, 
 				u128 ok = bt_key(set_elem_key(o), s->key_size);
 				u128 oe = bt_key(set_elem_key_end(s, o), s->key_size);
 
-				t = bt_root_ins(s, p, NULL, ok > slo ? ok : slo, oe < shi ? oe : shi, o);
+				t = bt_root_ins(s, p, NULL, ok > slo ? ok : slo,
+						oe < shi ? oe : shi, o);
 				if (!t)
 					return false;
 			} else {
@@ -590,8 +590,8 @@ static bool rx_del(struct nftdp_set *s, struct ival_priv *p, struct rx_node *x, 
 			x->used--;
 		} else if ((v & RX_TAG) == RX_TREE) {
 			bool found = false;
-			struct bt_node *t = bt_root_del(s, p, (struct bt_node *)(v & ~(uintptr_t)RX_TAG),
-							a, e, &found);
+			struct bt_node *t = bt_root_del(
+			    s, p, (struct bt_node *)(v & ~(uintptr_t)RX_TAG), a, e, &found);
 
 			if (p->tree_fail)
 				return false;
@@ -768,8 +768,7 @@ static struct set_elem *find_lt(const struct nftdp_set *s, const uint8_t *key, u
 }
 
 /* The last node with start <= key active in gen (the only candidate). */
-static struct set_elem *find_active_le(const struct nftdp_set *s, const uint8_t *key,
-				       uint64_t gen)
+static struct set_elem *find_active_le(const struct nftdp_set *s, const uint8_t *key, uint64_t gen)
 {
 	struct set_elem *x = find_lt(s, key, UINT64_MAX, NULL);
 
@@ -847,15 +846,14 @@ static void ival_unlink(struct nftdp_set *s, struct set_elem *e)
 
 		if (*link == e)
 			st_rel(link, nx(s, e)[l]);
-	}	/* gc of an expired element still in the read index */
+	} /* gc of an expired element still in the read index */
 	if (p->tree_ok && (e->flags & SET_ELEM_F_INDEXED)) {
 		rx_del_elem(s, p, e);
 		bt_publish(p);
 	}
 }
 
-static int ival_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg),
-		     void *arg)
+static int ival_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg)
 {
 	const struct ival_priv *p = s->priv;
 	struct set_elem *x, *n;
@@ -917,12 +915,14 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 				dep[i]++;
 				if (!(v & RX_TAG) && v)
 					__builtin_prefetch(&((const struct rx_node *)v)
-								    ->slot[rx_byte(k[i], dep[i])]);
+								->slot[rx_byte(k[i], dep[i])]);
 				else if ((v & RX_TAG) == RX_TREE)
-					bt_prefetch((const struct bt_node *)(v & ~(uintptr_t)RX_TAG), false);
+					bt_prefetch(
+					    (const struct bt_node *)(v & ~(uintptr_t)RX_TAG),
+					    false);
 				else if ((v & RX_TAG) == RX_ONE)
 					__builtin_prefetch(set_elem_key(
-						(const struct set_elem *)(v & ~(uintptr_t)RX_TAG)));
+					    (const struct set_elem *)(v & ~(uintptr_t)RX_TAG)));
 				cur[i] = v;
 				more = true;
 				break;
@@ -964,8 +964,7 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 			if (k[i] >= bt_key(set_elem_key(o), ks) &&
 			    k[i] <= bt_key(set_elem_key_end(s, o), ks))
 				el[i] = o;
-		}
-		else if ((v & RX_TAG) == RX_LEAF && k[i] <= t->end[slot[i]])
+		} else if ((v & RX_TAG) == RX_LEAF && k[i] <= t->end[slot[i]])
 			el[i] = need_elem ? t->elem[slot[i]] : (struct set_elem *)t;
 		if (el[i] && timeouts)
 			__builtin_prefetch(&el[i]->expires);
@@ -1010,16 +1009,16 @@ static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const ke
 }
 
 const struct nftdp_set_ops nftdp_set_interval_ops = {
-	.name = "interval",
-	.features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT,
-	.estimate = ival_estimate,
-	.elem_backend_size = ival_elem_size,
-	.init = ival_init,
-	.destroy = ival_destroy,
-	.insert = ival_insert,
-	.get = ival_get,
-	.unlink = ival_unlink,
-	.commit = ival_commit,
-	.walk = ival_walk,
-	.lookup_bulk = ival_lookup_bulk,
+    .name = "interval",
+    .features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT,
+    .estimate = ival_estimate,
+    .elem_backend_size = ival_elem_size,
+    .init = ival_init,
+    .destroy = ival_destroy,
+    .insert = ival_insert,
+    .get = ival_get,
+    .unlink = ival_unlink,
+    .commit = ival_commit,
+    .walk = ival_walk,
+    .lookup_bulk = ival_lookup_bulk,
 };

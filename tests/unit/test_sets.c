@@ -653,6 +653,7 @@ static void test_interval_radix(void **state)
 static void test_interval_index(void **state)
 {
 	(void)state;
+	interval_index_run(2, false);
 	interval_index_run(4, false);
 	interval_index_run(4, true);
 	interval_index_run(8, false);
@@ -982,12 +983,13 @@ static void test_model_bitmap(void **state)
 
 static void test_model_interval(void **state)
 {
-	static const uint8_t f1[] = {4}, f6[] = {16}, f8[] = {8};
+	static const uint8_t f1[] = {4}, f6[] = {16}, f8[] = {8}, f2[] = {2};
 
 	(void)state;
 	model_run(NFT_SET_INTERVAL, f1, 1, true);
 	model_run(NFT_SET_INTERVAL, f6, 1, true);
 	model_run(NFT_SET_INTERVAL, f8, 1, true);
+	model_run(NFT_SET_INTERVAL, f2, 1, true); /* tcp dport { 1-1024 } */
 }
 
 static void test_model_concat(void **state)
