@@ -417,6 +417,15 @@ def stateless(obj):
     return obj
 
 
+def bare_elem(e):
+    """{"elem": {"val": V}} once the stateful parts are gone is just V, as
+    nft writes an element that has nothing else."""
+    if isinstance(e, dict) and list(e) == ['elem'] and isinstance(e['elem'], dict) \
+            and list(e['elem']) == ['val']:
+        return e['elem']['val']
+    return e
+
+
 def counters_of(listing):
     """name -> state: rules by table/chain/position, objects by name."""
     res, pos = {}, {}
@@ -433,7 +442,8 @@ def counters_of(listing):
         elif kind in ('set', 'map'):
             # which elements exist too: the packet path adds some (add/update @set)
             key = '%s %s %s %s' % (kind, o['family'], o['table'], o['name'])
-            elems = sorted(json.dumps(stateless(e), sort_keys=True) for e in o.get('elem', []))
+            elems = sorted(json.dumps(bare_elem(stateless(e)), sort_keys=True)
+                           for e in o.get('elem', []))
             vals = (['elements ' + ', '.join(elems)] if elems else []) + stateful_values(o.get('elem', []))
         else:
             continue
@@ -442,7 +452,11 @@ def counters_of(listing):
     return res
 
 
-def compare(kernel, nftdp, egress_only=False):
+def compare(kernel, nftdp, egress_only=False, known=None):
+    """known: {counters_of key: why} of a recipe's KNOWN_DIFFERENCES: for
+    those sets only which elements they hold is compared, not the elements'
+    counters (docs/differential.md, docs/differences.md)."""
+    known = known or {}
     diffs = []
     (kegress, klist), (degress, dlist) = kernel, nftdp
     for port in ('dp1', 'dp0'):
@@ -468,6 +482,10 @@ def compare(kernel, nftdp, egress_only=False):
     if egress_only:
         return diffs
     kc, dc = counters_of(klist), counters_of(dlist)
+    for key in known:
+        for c in (kc, dc):
+            if key in c:
+                c[key] = [v for v in c[key] if v.startswith('elements ')]
     for key in sorted(set(kc) | set(dc)):
         if kc.get(key) != dc.get(key):
             diffs.append('%s: kernel %s, nftdp %s' % (key, kc.get(key), dc.get(key)))
@@ -548,8 +566,12 @@ def main():
             if unexpected:
                 verdict, detail = 'ERROR', ': ' + unexpected
             elif use_nftdp:
-                diffs = compare(kernel, nftdp_side(args.build, case, work), args.egress_only)
+                known = getattr(recipe, 'KNOWN_DIFFERENCES', {})
+                diffs = compare(kernel, nftdp_side(args.build, case, work), args.egress_only,
+                                known)
                 verdict, detail = ('agree', '') if not diffs else ('DIFFER', '\n    ' + '\n    '.join(diffs))
+                for key, why in sorted(known.items()):
+                    detail += '\n    known difference, %s: %s' % (key, why)
             else:
                 verdict, detail = 'kernel-only', ''
             detail = ' (%s)%s' % (summary(kernel), detail) if not unexpected else detail
