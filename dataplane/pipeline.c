@@ -335,6 +335,13 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 	unsigned int v[NFTDP_VM_BURST_MAX];
 	unsigned int k = 0;
 
+	/* nothing at this hook: everything moves on untouched */
+	if (w->dp->builtin[hook].fn == NULL &&
+	    (!gen || (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) == 0 &&
+		      nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook) == 0))) {
+		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
+		return n;
+	}
 	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
 	for (unsigned int i = 0; i < n;) {
@@ -359,12 +366,11 @@ static unsigned int run_netdev_hook(struct nftdp_dp_worker *w, const struct nftd
 
 	if (n == 0)
 		return 0;
-	if (gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, hook)) {
-		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_NETDEV, hook, act, n, v, &w->ctx);
-	} else {
-		for (unsigned int i = 0; i < n; i++)
-			v[i] = NF_ACCEPT;
+	if (!gen || nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, hook) == 0) {
+		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
+		return n;
 	}
+	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_NETDEV, hook, act, n, v, &w->ctx);
 	return settle(w, stage, act, n, v, meta, rx_port);
 }
 
@@ -492,6 +498,8 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	struct nftdp_vm_pkt *other[NFTDP_VM_BURST_MAX];
 	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = 0, nip = 0, nother = 0, k;
+	/* the netdev view's IP parse serves netdev ingress chains only */
+	bool nd_ingress = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS);
 
 	w->st.rx[rx_port] += n;
 	w->n_reply = 0;
@@ -538,7 +546,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
 			p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
 		p->protocol = htons(l2.proto);
-		if (is_ip(l2.proto))
+		if (nd_ingress && is_ip(l2.proto))
 			nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
 		p->nfproto = NFPROTO_NETDEV;
 		p->hook = NF_NETDEV_INGRESS;
