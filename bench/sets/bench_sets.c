@@ -6,7 +6,9 @@
  *                (what the structure's cached upper parts cost);
  *   bulk cold:   the same over 2^20 distinct random keys, each used once per
  *                round (every key a new one, as a trace of many flows);
- *   single cold: nftdp_set_lookup, one key per call, over the cold keys.
+ *   single hot:  nftdp_set_lookup, one key per call, over the hot keys (what
+ *                vm/expr_lookup.c does per packet today);
+ *   single cold: the same over the cold keys.
  * Not a test; prints one table per mode.
  * Usage: bench_sets [max_elems [kind]]   (default 1000000, all kinds)
  */
@@ -22,9 +24,10 @@
 #define NQ_HOT 4096u
 #define NQ_COLD (1u << 20)
 
-enum mode { BULK_HOT, BULK_COLD, SINGLE_COLD, NMODE };
+enum mode { BULK_HOT, BULK_COLD, SINGLE_HOT, SINGLE_COLD, NMODE };
 static const char *mode_name[NMODE] = {"bulk of 64, 4096 distinct keys (hot)",
 				       "bulk of 64, 2^20 distinct keys (cold)",
+				       "single lookups, 4096 distinct keys (hot)",
 				       "single lookups, 2^20 distinct keys (cold)"};
 
 static uint64_t rs = 0x2545F4914F6CDD1Dull;
@@ -233,7 +236,7 @@ static void make_queries(enum kind k, uint32_t n)
 
 static double bench(const struct nftdp_set *s, enum mode m, double *hit_ratio)
 {
-	unsigned nq = m == BULK_HOT ? NQ_HOT : NQ_COLD;
+	unsigned nq = m == BULK_HOT || m == SINGLE_HOT ? NQ_HOT : NQ_COLD;
 	const void *kp[64], *data[64];
 	uint64_t hits = 0, mask, total = 0;
 	double acc = 0;
@@ -242,7 +245,7 @@ static double bench(const struct nftdp_set *s, enum mode m, double *hit_ratio)
 		uint64_t h = 0;
 		double t0 = now_ns(), t1;
 
-		if (m == SINGLE_COLD) {
+		if (m == SINGLE_HOT || m == SINGLE_COLD) {
 			for (unsigned i = 0; i < nq; i++)
 				h += nftdp_set_lookup(s, queries[i], &data[0], 0);
 		} else {
