@@ -217,6 +217,8 @@ struct nftdp_dp_worker {
 	uint16_t drain_port[NFTDP_DP_MAX_WORKERS];
 	struct nftdp_dp_txbuf tx[RTE_MAX_ETHPORTS];
 	uint16_t ip_id;
+	struct nftdp_ct_shard *ct;     /**< this worker's conntrack shard, or NULL */
+	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
 	volatile uint64_t last_busy_tsc; /**< last non-empty rx, read by main */
@@ -263,6 +265,8 @@ struct nftdp_dp_builtin {
 	int32_t prio;
 	void (*fn)(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
 		   struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts);
+	/** whether fn has work with this generation; NULL: always */
+	bool (*active)(const struct nftdp_vm_gen *gen);
 };
 
 /** The whole dataplane: set up by main, read-only once workers run. */
@@ -283,6 +287,15 @@ struct nftdp_dp {
 	/** by NF_INET_* hook; fn NULL: none (until conntrack exists) */
 	struct nftdp_dp_builtin builtin[NFTDP_VM_GEN_HOOK_MAX];
 };
+
+/* ct_step.c: conntrack in the pipeline */
+struct nftdp_ct_shard;
+int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max);
+void nftdp_dp_ct_fini(struct nftdp_dp *dp);
+/* confirm (or, for verdict NF_DROP, forget) the entries of pkts */
+void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, unsigned int n,
+			 unsigned int verdict);
+void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
 
 /* port.c */
 int nftdp_dp_ports_init(struct nftdp_dp *dp);

@@ -56,6 +56,7 @@ struct opts {
 	const char *stats_json;
 	const char *ifaddr[64];
 	unsigned int n_ifaddr;
+	unsigned long conntrack_max;
 };
 
 static void usage(const char *prog)
@@ -75,6 +76,8 @@ static void usage(const char *prog)
 		"                      it or to its subnet broadcast are not forwarded\n"
 		"  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
 		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
+		"  --conntrack-max N   connections tracked, split over the workers' shards\n"
+		"                      (default 262144)\n"
 		"  --workers N         use at most N worker lcores (default: every one)\n"
 		"  --burst N           rx burst size, 1..64 (default 32)\n"
 		"  --mtu N             set every port's MTU\n"
@@ -106,6 +109,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"control-only", no_argument, NULL, 'C'},
 	    {"wire", required_argument, NULL, 'w'},
 	    {"router", no_argument, NULL, 'R'},
+	    {"conntrack-max", required_argument, NULL, 'T'},
 	    {"ifaddr", required_argument, NULL, 'A'},
 	    {"workers", required_argument, NULL, 'W'},
 	    {"burst", required_argument, NULL, 'b'},
@@ -169,6 +173,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		case 'R':
 			o->router = true;
+			break;
+		case 'T':
+			if (parse_uint(optarg, 1ul << 26, &v) < 0 || v == 0)
+				goto bad_num;
+			o->conntrack_max = v;
 			break;
 		case 'A':
 			if (o->n_ifaddr == RTE_DIM(o->ifaddr)) {
@@ -402,7 +411,8 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 int main(int argc, char **argv)
 {
 	struct nftdp_ctl_config cfg = {0};
-	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock", .exit_on_idle_ms = -1};
+	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock", .exit_on_idle_ms = -1,
+		       .conntrack_max = 262144};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
 	static struct nftdp_dp dp;
@@ -472,6 +482,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nftdp: workers: %s\n", strerror(-ret));
 		goto out_workers;
 	}
+	ret = nftdp_dp_ct_init(&dp, (uint32_t)o.conntrack_max);
+	if (ret < 0)
+		goto out_workers;
 	if (nftdp_dp_telemetry_register(&dp) < 0)
 		fprintf(stderr, "nftdp: telemetry commands not registered\n");
 
@@ -586,6 +599,7 @@ out_ctl:
 out_workers:
 	nftdp_dp_telemetry_stop();
 	nftdp_dp_ports_close(&dp);
+	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);
 	nftdp_vm_gen_domain_destroy(dp.dom);
 	goto out_state;

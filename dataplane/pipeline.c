@@ -336,7 +336,8 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 	unsigned int k = 0;
 
 	/* nothing at this hook: everything moves on untouched */
-	if (w->dp->builtin[hook].fn == NULL &&
+	if ((w->dp->builtin[hook].fn == NULL ||
+	     (w->dp->builtin[hook].active && !w->dp->builtin[hook].active(gen))) &&
 	    (!gen || (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) == 0 &&
 		      nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook) == 0))) {
 		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
@@ -502,6 +503,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	bool nd_ingress = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS);
 
 	w->st.rx[rx_port] += n;
+	w->gen = gen;
 	w->n_reply = 0;
 	w->n_emit = 0;
 	for (unsigned int i = 0; i < n && i < 4; i++)
@@ -684,6 +686,9 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	/* 8. postrouting: the kernel's ip_output still passes the input device */
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, ipl, nip, meta,
 			  rx_port);
+	/* __nf_conntrack_confirm, last in postrouting */
+	if (w->ct)
+		nftdp_dp_ct_confirm(w, ipl, nip, NF_ACCEPT);
 
 	/* 9. netdev egress, then tx, in arrival order */
 	na = 0;
@@ -704,4 +709,11 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		egress(w, gen, act, na, rx, rx_port, true);
 	}
 	flush_emits(w);
+	/* whatever was tracked and did not get through postrouting was dropped:
+	 * its unconfirmed entry goes (a dropped first packet leaves none) */
+	if (w->ct) {
+		for (unsigned int i = 0; i < n; i++)
+			act[i] = &w->view[i];
+		nftdp_dp_ct_confirm(w, act, n, NF_DROP);
+	}
 }

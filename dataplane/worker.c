@@ -142,6 +142,7 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 			nftdp_dp_tx_stage(w, w->drain_port[r], h[i]);
 	}
 	nftdp_dp_tx_flush(w);
+	nftdp_dp_ct_gc(w);
 	if (total)
 		w->last_busy_tsc = rte_rdtsc();
 	else

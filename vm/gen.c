@@ -9,10 +9,13 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
 #include <rte_rcu_qsbr.h>
 
 #include "nftdp_vm.h"
@@ -50,6 +53,7 @@ struct on_free {
 struct nftdp_vm_gen {
 	/* read by workers; immutable once built */
 	uint64_t id;
+	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: some rule needs conntrack */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
 	uint32_t n_chains;
@@ -359,6 +363,37 @@ err_hook:
 	return -ENOMEM;
 }
 
+/* nf_ct_netns_get(): a ct, notrack or NAT expression turns connection
+ * tracking on for its table's family (inet and the others: both). */
+static void note_ct_use(struct nftdp_vm_gen *gen, uint8_t family, const struct nftnl_rule *rule)
+{
+	static const char *const ct_exprs[] = {"ct", "notrack", "nat", "masq", "redir", "connlimit"};
+	/* libnftnl 1.2.4's iterator takes a non-const rule */
+	struct nftnl_expr_iter *it = nftnl_expr_iter_create((struct nftnl_rule *)(uintptr_t)rule);
+	struct nftnl_expr *e;
+
+	if (!it)
+		return;
+	while ((e = nftnl_expr_iter_next(it)) != NULL) {
+		const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+		for (size_t i = 0; name && i < sizeof(ct_exprs) / sizeof(ct_exprs[0]); i++) {
+			if (strcmp(name, ct_exprs[i]) != 0)
+				continue;
+			if (family == NFPROTO_IPV4 || family == NFPROTO_IPV6)
+				gen->ct_families |= 1u << family;
+			else
+				gen->ct_families |= 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6;
+		}
+	}
+	nftnl_expr_iter_destroy(it);
+}
+
+bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto)
+{
+	return gen && nfproto < 32 && (gen->ct_families & (1u << nfproto));
+}
+
 int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,
 			  const struct nftnl_rule *rule, struct nftdp_vm_error *err)
 {
@@ -369,6 +404,8 @@ int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain 
 		return -EINVAL;
 	b->cur_family = nftdp_vm_chain_family(chain);
 	rc = nftdp_vm_chain_add_rule(chain, rule, &b->res, b->st, &e);
+	if (rc == 0)
+		note_ct_use(b->gen, b->cur_family, rule);
 	if (rc < 0 && !b->err) {
 		b->err = rc;
 		b->first_err = e;

@@ -627,6 +627,10 @@ int nftdp_vm_gen_on_free(struct nftdp_vm_gen *gen, void (*fn)(void *arg), void *
 /** The arena generation number (nftdp_vm_state_gen_begin) of gen. Any thread. */
 uint64_t nftdp_vm_gen_id(const struct nftdp_vm_gen *gen);
 
+/** Whether some rule of gen needs connection tracking for nfproto
+ * (NFPROTO_IPV4 / _IPV6), as nf_ct_netns_get turns it on. Any thread. */
+bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
+
 /** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */
 unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);
 
