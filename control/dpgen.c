@@ -614,6 +614,8 @@ static int chain_add(struct nftdp_ctl *ctl, struct nftdp_vm_gen_builder *b, stru
 	d.chain_id = c->dp_id;
 	if (c->base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_POLICY))
 		d.policy = nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_POLICY);
+	if (d.base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_TYPE))
+		d.nat = strcmp(nftnl_chain_get_str(c->nl, NFTNL_CHAIN_TYPE), "nat") == 0;
 	if (d.base && (t->family == NFPROTO_NETDEV || c->hooknum == NF_INET_INGRESS)) {
 		d.n_ifindex = chain_devices(ctl, c, devs, NFTDP_CTL_MAX_IFACES);
 		d.ifindex = devs;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dataplane_priv.h"
 #include "nftdp_conntrack.h"
@@ -39,6 +40,78 @@ static bool ct_active(const struct nftdp_vm_gen *gen)
 	return nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6);
 }
 
+/* A connection's binding of the hook's manip type is set: the walk stops. */
+static bool nat_bound(const struct nftdp_vm_pkt *pkt, uint8_t hook)
+{
+	return !nftdp_ct_nat_need_chains(pkt, hook);
+}
+
+/*
+ * nf_nat_inet_fn at NF_IP_PRI_NAT_DST / _SRC: a connection being set up runs
+ * the hook's nat-type chains until one binds it (else the null binding);
+ * then every packet of a NATed connection is rewritten (nf_nat_packet).
+ */
+static void nat_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
+		     struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = pkts[i];
+		unsigned int v = NF_ACCEPT;
+
+		if (p->ct && nftdp_ct_nat_need_chains(p, hook)) {
+			p->hook = hook;
+			v = nftdp_vm_gen_run_nat(w->gen, nfproto, hook, p, &w->ctx, nat_bound);
+		}
+		if (v == NF_ACCEPT && p->ct)
+			v = nftdp_ct_nat_packet(w->ct, p, hook);
+		verdicts[i] = v;
+	}
+}
+
+static bool nat_active(const struct nftdp_vm_gen *gen)
+{
+	return ct_active(gen);
+}
+
+static void add_step(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
+		     void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
+				unsigned int, unsigned int *),
+		     bool (*active)(const struct nftdp_vm_gen *))
+{
+	unsigned int n = dp->n_builtin[hook];
+
+	if (n == NFTDP_DP_STEPS_MAX)
+		return;
+	/* kept in priority order */
+	while (n > 0 && dp->builtin[hook][n - 1].prio > prio) {
+		dp->builtin[hook][n] = dp->builtin[hook][n - 1];
+		n--;
+	}
+	dp->builtin[hook][n] = (struct nftdp_dp_builtin){.prio = prio, .fn = fn, .active = active};
+	dp->n_builtin[hook]++;
+}
+
+/* masquerade: the --ifaddr of the port (ifindex = port id + 1) */
+static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
+{
+	const struct nftdp_dp *dp = arg;
+	const struct nftdp_dp_port *p;
+
+	if (ifindex == 0 || ifindex > dp->n_ports)
+		return false;
+	p = &dp->port[ifindex - 1];
+	memset(addr16, 0, 16);
+	if (nfproto == NFPROTO_IPV4 && p->has_addr4) {
+		memcpy(addr16, p->addr4, 4);
+		return true;
+	}
+	if (nfproto == NFPROTO_IPV6 && p->has_addr6) {
+		memcpy(addr16, p->addr6, 16);
+		return true;
+	}
+	return false;
+}
+
 int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max)
 {
 	uint32_t per = ct_max / (dp->n_workers ? dp->n_workers : 1);
@@ -51,6 +124,8 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max)
 		    .shard_id = (uint16_t)i,
 		    .n_shards = (uint16_t)dp->n_workers,
 		    .hash_seed = 0x9e3779b9u * (i + 1),
+		    .ifaddr = port_addr,
+		    .ifaddr_arg = dp,
 		};
 		int rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
 
@@ -59,9 +134,9 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max)
 			return rc;
 		}
 	}
-	dp->builtin[NF_INET_PRE_ROUTING] =
-	    (struct nftdp_dp_builtin){.prio = NF_IP_PRI_CONNTRACK, .fn = ct_in_step,
-				      .active = ct_active};
+	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_CONNTRACK, ct_in_step, ct_active);
+	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, nat_step, nat_active);
+	add_step(dp, NF_INET_POST_ROUTING, NF_IP_PRI_NAT_SRC, nat_step, nat_active);
 	return 0;
 }
 

@@ -261,6 +261,8 @@ struct nftdp_dp_port {
  * place for conntrack (issue 5): nf_conntrack_in at NF_IP_PRI_CONNTRACK
  * (-200) in prerouting, confirm at INT32_MAX in postrouting. Packet-path.
  */
+#define NFTDP_DP_STEPS_MAX 2
+
 struct nftdp_dp_builtin {
 	int32_t prio;
 	void (*fn)(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
@@ -284,8 +286,10 @@ struct nftdp_dp {
 	struct nftdp_vm_state *state;
 	volatile bool stop;
 	uint64_t start_tsc;
-	/** by NF_INET_* hook; fn NULL: none (until conntrack exists) */
-	struct nftdp_dp_builtin builtin[NFTDP_VM_GEN_HOOK_MAX];
+	/** built-in steps by NF_INET_* hook, in priority order (conntrack at
+	 * -200 and NAT at -100 in prerouting, NAT at 100 in postrouting) */
+	struct nftdp_dp_builtin builtin[NFTDP_VM_GEN_HOOK_MAX][NFTDP_DP_STEPS_MAX];
+	unsigned int n_builtin[NFTDP_VM_GEN_HOOK_MAX];
 };
 
 /* ct_step.c: conntrack in the pipeline */

@@ -282,43 +282,70 @@ static void all_accept(unsigned int *v, unsigned int n)
 static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
 		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
 {
-	const struct nftdp_dp_builtin *b = &w->dp->builtin[hook];
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
-	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = 0, k = 0;
+	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
+	int32_t lo = INT32_MIN;
 
-	if (b->fn == NULL) {
+	if (w->dp->n_builtin[hook] == 0) {
 		if (gen)
 			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
 		else
 			all_accept(v, n);
 		return;
 	}
-	if (gen && b->prio > INT32_MIN)
-		nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, INT32_MIN, b->prio - 1, pkts,
-						 n, v, &w->ctx);
-	else
-		all_accept(v, n);
+	all_accept(v, n);
 	for (unsigned int i = 0; i < n; i++) {
-		if (v[i] == NF_ACCEPT) {
-			sub[m] = pkts[i];
-			idx[m++] = i;
-		}
+		sub[i] = pkts[i];
+		idx[i] = i;
 	}
-	b->fn(w, nfproto, hook, sub, m, sv);
-	for (unsigned int j = 0; j < m; j++) {
-		if (sv[j] != NF_ACCEPT) {
-			v[idx[j]] = sv[j];
+	/* chains below the first step, the step, chains up to the next... */
+	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
+		const struct nftdp_dp_builtin *b = s < w->dp->n_builtin[hook]
+							 ? &w->dp->builtin[hook][s]
+							 : NULL;
+		int32_t hi = b ? b->prio - 1 : INT32_MAX;
+		unsigned int k = 0;
+
+		if (gen && lo <= hi) {
+			nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, lo, hi, sub, m, sv,
+							 &w->ctx);
+			for (unsigned int j = 0; j < m; j++) {
+				if (sv[j] != NF_ACCEPT) {
+					v[idx[j]] = sv[j];
+					continue;
+				}
+				sub[k] = sub[j];
+				idx[k++] = idx[j];
+			}
+			m = k;
+		}
+		if (!b || !m)
+			break;
+		lo = b->prio;
+		if (b->active && !b->active(gen))
 			continue;
+		b->fn(w, nfproto, hook, sub, m, sv);
+		k = 0;
+		for (unsigned int j = 0; j < m; j++) {
+			if (sv[j] != NF_ACCEPT) {
+				v[idx[j]] = sv[j];
+				continue;
+			}
+			sub[k] = sub[j];
+			idx[k++] = idx[j];
 		}
-		sub[k] = sub[j];
-		idx[k++] = idx[j];
+		m = k;
 	}
-	if (gen && k) {
-		nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, b->prio, INT32_MAX, sub, k, sv,
-						 &w->ctx);
-		for (unsigned int j = 0; j < k; j++)
-			v[idx[j]] = sv[j];
-	}
+}
+
+/* Whether a hook has nothing to run: no base chain, no active step. */
+static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++)
+		if (!dp->builtin[hook][s].active || dp->builtin[hook][s].active(gen))
+			return false;
+	return !gen || (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) == 0 &&
+			nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook) == 0);
 }
 
 /*
@@ -336,10 +363,7 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 	unsigned int k = 0;
 
 	/* nothing at this hook: everything moves on untouched */
-	if ((w->dp->builtin[hook].fn == NULL ||
-	     (w->dp->builtin[hook].active && !w->dp->builtin[hook].active(gen))) &&
-	    (!gen || (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) == 0 &&
-		      nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook) == 0))) {
+	if (hook_idle(w->dp, gen, hook)) {
 		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
 		return n;
 	}

@@ -55,6 +55,7 @@ struct nftdp_vm_gen {
 	uint64_t id;
 	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: some rule needs conntrack */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
+	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
 	uint32_t n_chains;
 	struct nftdp_set **sets;
@@ -126,9 +127,12 @@ static void gen_free(struct nftdp_vm_gen *gen, void (*set_reclaim)(struct nftdp_
 			set_reclaim(gen->sets[i], set_reclaim_arg);
 	for (uint32_t i = 0; i < gen->n_frees; i++)
 		gen->frees[i].fn(gen->frees[i].arg);
-	for (int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
-		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++)
+	for (int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++) {
+		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
 			free(gen->hooks[f][h].e);
+			free(gen->nat[f][h].e);
+		}
+	}
 	free(gen->owned);
 	free(gen->chains);
 	free(gen->sets);
@@ -342,9 +346,11 @@ static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_c
 	for (int i = 0; i < n_fams; i++) {
 		bool dev_bound = desc->family == NFPROTO_NETDEV || desc->hook == NF_INET_INGRESS;
 
-		if (hook_insert(&gen->hooks[fams[i]][desc->hook], priority, c, o, dev_bound) < 0) {
+		struct hook_list(*lists)[NFTDP_VM_GEN_HOOK_MAX] = desc->nat ? gen->nat : gen->hooks;
+
+		if (hook_insert(&lists[fams[i]][desc->hook], priority, c, o, dev_bound) < 0) {
 			for (int j = 0; j < i; j++)
-				hook_remove(&gen->hooks[fams[j]][desc->hook], c);
+				hook_remove(&lists[fams[j]][desc->hook], c);
 			goto err_hook;
 		}
 	}
@@ -609,6 +615,35 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
 {
 	nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, INT32_MIN, INT32_MAX, pkts, n,
 					 verdicts, ctx);
+}
+
+unsigned int nftdp_vm_gen_nat_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook)
+{
+	if (!gen || nfproto >= NFTDP_VM_GEN_NFPROTO_MAX || hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return 0;
+	return gen->nat[nfproto][hook].n;
+}
+
+unsigned int nftdp_vm_gen_run_nat(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+				  bool (*bound)(const struct nftdp_vm_pkt *pkt, uint8_t hook))
+{
+	const struct hook_list *hl;
+
+	if (nftdp_vm_gen_nat_len(gen, nfproto, hook) == 0)
+		return NF_ACCEPT;
+	hl = &gen->nat[nfproto][hook];
+	ctx->chains = (const struct nftdp_vm_chain *const *)gen->chains;
+	ctx->n_chains = gen->n_chains;
+	for (uint32_t i = 0; i < hl->n; i++) {
+		unsigned int v = nftdp_vm_run_chain(hl->e[i].chain, pkt, ctx);
+
+		if (v != NF_ACCEPT)
+			return v;
+		if (bound && bound(pkt, hook))
+			break;
+	}
+	return NF_ACCEPT;
 }
 
 /* ---------- publication and retirement ---------- */

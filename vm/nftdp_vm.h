@@ -400,6 +400,9 @@ struct nftdp_vm_chain_desc {
 	 * them; none (a device that does not exist): it never runs */
 	const uint32_t *ifindex;
 	uint32_t n_ifindex;
+	/** a nat-type base chain: not in the hook's list but in its NAT list,
+	 * run by nftdp_vm_gen_run_nat() for connections being set up */
+	bool nat;
 };
 
 /**
@@ -664,6 +667,19 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 				      uint8_t hook, int32_t prio_min, int32_t prio_max,
 				      struct nftdp_vm_pkt **pkts, unsigned int n,
 				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+
+/**
+ * nf_nat_inet_fn's walk: run the nat-type base chains of (nfproto, hook) in
+ * priority order over pkt until one ends with a verdict other than accept,
+ * or bound(pkt, arg) says the connection got its binding. NF_ACCEPT when
+ * none is left. Packet-path.
+ */
+unsigned int nftdp_vm_gen_run_nat(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+				  bool (*bound)(const struct nftdp_vm_pkt *pkt, uint8_t hook));
+
+/** Number of nat-type base chains at (nfproto, hook). Any thread. */
+unsigned int nftdp_vm_gen_nat_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);
 
 /** Domain configuration. */
 struct nftdp_vm_gen_domain_config {

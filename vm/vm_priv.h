@@ -341,7 +341,7 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 	X(immediate)                                                                               \
 	X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) X(lookup) X(dynset)   \
 	    X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) X(hash) X(objref) X(notrack)   \
-		X(last) X(fwd) X(dup) X(ct)
+		X(last) X(fwd) X(dup) X(ct) X(nat) X(masq) X(redir)
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;
 NFTDP_VM_EXPR_TYPES(X)
