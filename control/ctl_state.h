@@ -176,6 +176,7 @@ struct ctl_set {
 	struct nftdp_set *dp; /* the dataplane's copy of the elements (dpgen.c) */
 	uint32_t dp_counter_at; /* elements have counters: 1 + their slot's offset */
 	bool dp_touched;      /* has pending changes in the open batch */
+	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool anonymous;
 	bool dead;
 };

@@ -195,7 +195,7 @@ static uint32_t set_data_size(const struct ctl_set *s)
 	return s->dlen;
 }
 
-static int set_create(struct ctl_set *s)
+static int set_create(struct ctl_set *s, uint32_t batch_elems)
 {
 	struct nftdp_set_desc d = {0};
 	uint32_t flen = 0;
@@ -219,7 +219,9 @@ static int set_create(struct ctl_set *s)
 		d.data_size = off + 4;
 	}
 	d.max_elems = s->size;
-	d.expected_elems = s->size;
+	/* a hash set filled by its first batch is sized for it at once: its
+	 * table can grow only once per grace period afterwards */
+	d.expected_elems = s->size > batch_elems ? s->size : batch_elems;
 	d.timeout_ms = s->timeout;
 	if (nftnl_set_is_set(s->nl, NFTNL_SET_POLICY))
 		d.policy = nftnl_set_get_u32(s->nl, NFTNL_SET_POLICY);
@@ -776,11 +778,17 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 	struct ctl_set *ivset = NULL;
 	int rc = 0;
 
+	ctl_list_for_each_entry(tr, &st->trans, list)
+		if (tr->op == CTL_TR_NEWSET || tr->op == CTL_TR_NEWSETELEM)
+			((struct ctl_set *)tr->obj)->dp_batch_elems = 0;
+	ctl_list_for_each_entry(tr, &st->trans, list)
+		if (tr->op == CTL_TR_NEWSETELEM)
+			((struct ctl_set *)tr->obj)->dp_batch_elems++;
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && !s->dead && !s->dp) {
-			rc = set_create(s);
+			rc = set_create(s, s->dp_batch_elems);
 			if (rc < 0) {
 				*req = tr->req;
 				snprintf(msg, msglen, "set %s: not supported by nftdp", s->name);
