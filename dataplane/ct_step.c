@@ -17,7 +17,8 @@
 
 #include <linux/netfilter_ipv4.h> /* after netinet/in.h: NF_IP_PRI_CONNTRACK */
 
-#define CT_GC_BUDGET 64 /* entry slots looked at between bursts */
+#define CT_GC_BUDGET 256 /* entry slots looked at every CT_GC_EVERY polls */
+#define CT_GC_EVERY 16
 
 static void ct_in_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
 		       struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
@@ -158,6 +159,6 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w)
 {
-	if (w->ct)
+	if (w->ct && ++w->ct_gc_tick % CT_GC_EVERY == 0)
 		nftdp_ct_gc(w->ct, w->ctx.now_ms, CT_GC_BUDGET);
 }

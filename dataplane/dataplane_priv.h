@@ -218,6 +218,7 @@ struct nftdp_dp_worker {
 	struct nftdp_dp_txbuf tx[RTE_MAX_ETHPORTS];
 	uint16_t ip_id;
 	struct nftdp_ct_shard *ct;     /**< this worker's conntrack shard, or NULL */
+	unsigned int ct_gc_tick;
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
