@@ -279,6 +279,24 @@ static void all_accept(unsigned int *v, unsigned int n)
  * step->prio, then the step over what they accepted, then the rest, as the
  * kernel's hook list interleaves nf_conntrack_in (-200) with nft chains.
  */
+/* Record the verdicts of sub[0..m) other than accept in v (by idx) and keep
+ * the accepted ones, in order, for what runs next. */
+static unsigned int keep_accepted(struct nftdp_vm_pkt **sub, unsigned int *idx, unsigned int m,
+				  const unsigned int *sv, unsigned int *v)
+{
+	unsigned int k = 0;
+
+	for (unsigned int j = 0; j < m; j++) {
+		if (sv[j] != NF_ACCEPT) {
+			v[idx[j]] = sv[j];
+			continue;
+		}
+		sub[k] = sub[j];
+		idx[k++] = idx[j];
+	}
+	return k;
+}
+
 static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
 		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
 {
@@ -304,20 +322,11 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 							 ? &w->dp->builtin[hook][s]
 							 : NULL;
 		int32_t hi = b ? b->prio - 1 : INT32_MAX;
-		unsigned int k = 0;
 
 		if (gen && lo <= hi) {
 			nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, lo, hi, sub, m, sv,
 							 &w->ctx);
-			for (unsigned int j = 0; j < m; j++) {
-				if (sv[j] != NF_ACCEPT) {
-					v[idx[j]] = sv[j];
-					continue;
-				}
-				sub[k] = sub[j];
-				idx[k++] = idx[j];
-			}
-			m = k;
+			m = keep_accepted(sub, idx, m, sv, v);
 		}
 		if (!b || !m)
 			break;
@@ -325,16 +334,7 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 		if (b->active && !b->active(gen))
 			continue;
 		b->fn(w, nfproto, hook, sub, m, sv);
-		k = 0;
-		for (unsigned int j = 0; j < m; j++) {
-			if (sv[j] != NF_ACCEPT) {
-				v[idx[j]] = sv[j];
-				continue;
-			}
-			sub[k] = sub[j];
-			idx[k++] = idx[j];
-		}
-		m = k;
+		m = keep_accepted(sub, idx, m, sv, v);
 	}
 }
 
