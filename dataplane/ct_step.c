@@ -113,23 +113,23 @@ static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16
 	return false;
 }
 
-int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max)
+int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl)
 {
 	uint32_t per = ct_max / (dp->n_workers ? dp->n_workers : 1);
 
 	if (per == 0)
 		per = 1;
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
-		struct nftdp_ct_config cfg = {
-		    .max_entries = per,
-		    .shard_id = (uint16_t)i,
-		    .n_shards = (uint16_t)dp->n_workers,
-		    .hash_seed = 0x9e3779b9u * (i + 1),
-		    .ifaddr = port_addr,
-		    .ifaddr_arg = dp,
-		};
-		int rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
+		struct nftdp_ct_config cfg = *tmpl; /* --ct-sysctl tunables and timeouts */
+		int rc;
 
+		cfg.max_entries = per;
+		cfg.shard_id = (uint16_t)i;
+		cfg.n_shards = (uint16_t)dp->n_workers;
+		cfg.hash_seed = 0x9e3779b9u * (i + 1);
+		cfg.ifaddr = port_addr;
+		cfg.ifaddr_arg = dp;
+		rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
 		if (rc < 0) {
 			fprintf(stderr, "nftdp: conntrack shard of %u entries: %d\n", per, rc);
 			return rc;

@@ -114,6 +114,21 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			       uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
 			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
+/* ------------------------------------------------------------------ */
+/* ct_conf.c: conntrack tunables by their kernel sysctl names           */
+
+struct nftdp_ct_config;
+struct nftdp_ct_timeouts;
+
+/**
+ * Apply one --ct-sysctl NAME=VALUE (the kernel's net.netfilter name, with or
+ * without that prefix: nf_conntrack_tcp_timeout_established=3600,
+ * nf_conntrack_tcp_be_liberal=1, ...) to cfg and tmo.
+ * @return 0, -EINVAL (not NAME=number), -ENOENT (no such name), -ERANGE.
+ */
+int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo,
+		       const char *arg);
+
 #ifndef NFTDP_DP_BYTES_ONLY
 /* ------------------------------------------------------------------ */
 /* Everything below needs DPDK.                                         */
@@ -295,7 +310,8 @@ struct nftdp_dp {
 
 /* ct_step.c: conntrack in the pipeline */
 struct nftdp_ct_shard;
-int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max);
+/* shards of ct_max entries in all; tmpl: tunables, timeouts (copied) */
+int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl);
 void nftdp_dp_ct_fini(struct nftdp_dp *dp);
 /* confirm (or, for verdict NF_DROP, forget) the entries of pkts */
 void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, unsigned int n,

@@ -27,6 +27,7 @@
 
 #include "dataplane_priv.h"
 #include "nftdp_control.h"
+#include "nftdp_conntrack.h"
 #include "nftdp_sets.h"
 
 static volatile sig_atomic_t quit;
@@ -57,6 +58,8 @@ struct opts {
 	const char *ifaddr[64];
 	unsigned int n_ifaddr;
 	unsigned long conntrack_max;
+	struct nftdp_ct_config ct_cfg; /* --ct-sysctl */
+	struct nftdp_ct_timeouts ct_tmo;
 };
 
 static void usage(const char *prog)
@@ -78,6 +81,10 @@ static void usage(const char *prog)
 		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
 		"  --conntrack-max N   connections tracked, split over the workers' shards\n"
 		"                      (default 262144)\n"
+		"  --ct-sysctl NAME=V  a conntrack tunable by its net.netfilter sysctl name\n"
+		"                      (repeatable): nf_conntrack_tcp_timeout_established=3600,\n"
+		"                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
+		"                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
 		"  --workers N         use at most N worker lcores (default: every one)\n"
 		"  --burst N           rx burst size, 1..64 (default 32)\n"
 		"  --mtu N             set every port's MTU\n"
@@ -110,6 +117,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"wire", required_argument, NULL, 'w'},
 	    {"router", no_argument, NULL, 'R'},
 	    {"conntrack-max", required_argument, NULL, 'T'},
+	    {"ct-sysctl", required_argument, NULL, 'X'},
 	    {"ifaddr", required_argument, NULL, 'A'},
 	    {"workers", required_argument, NULL, 'W'},
 	    {"burst", required_argument, NULL, 'b'},
@@ -179,6 +187,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				goto bad_num;
 			o->conntrack_max = v;
 			break;
+		case 'X': {
+			int err = nftdp_dp_ct_sysctl(&o->ct_cfg, &o->ct_tmo, optarg);
+
+			if (err < 0) {
+				fprintf(stderr, "nftdp: --ct-sysctl '%s': %s\n", optarg,
+					err == -ENOENT ? "no such conntrack sysctl"
+					: err == -ERANGE ? "value out of range"
+							 : "want NAME=NUMBER");
+				return -1;
+			}
+			break;
+		}
 		case 'A':
 			if (o->n_ifaddr == RTE_DIM(o->ifaddr)) {
 				fprintf(stderr, "nftdp: too many --ifaddr\n");
@@ -431,6 +451,7 @@ int main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	argv[0] = (char *)"nftdp";
+	nftdp_ct_timeouts_default(&o.ct_tmo);
 	if (parse_args(argc, argv, &o) < 0) {
 		rte_eal_cleanup();
 		return 2;
@@ -482,7 +503,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nftdp: workers: %s\n", strerror(-ret));
 		goto out_workers;
 	}
-	ret = nftdp_dp_ct_init(&dp, (uint32_t)o.conntrack_max);
+	o.ct_cfg.timeouts = &o.ct_tmo;
+	ret = nftdp_dp_ct_init(&dp, (uint32_t)o.conntrack_max, &o.ct_cfg);
 	if (ret < 0)
 		goto out_workers;
 	if (nftdp_dp_telemetry_register(&dp) < 0)
