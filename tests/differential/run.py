@@ -61,6 +61,7 @@ SIDE_NETS = {dev: [ipaddress.ip_network(a, strict=False) for a in DUT_ADDR[dev] 
 STEP_TIMEOUT = 20      # seconds for one command (nft, ip, the tester)
 CASE_TIMEOUT = 60      # seconds for one whole case, both sides
 SETTLE = 0.4           # seconds to wait for the last forwarded packet
+GAP = 0.03             # seconds between the packets of a two-way case
 
 _cleanup_dirs = []
 
@@ -124,14 +125,34 @@ def load_recipe(path):
     return mod
 
 
+def sides_of(recipe):
+    """The port each packet arrives on: an item of PACKETS is a packet (it
+    comes in on dp0) or a (side, packet) pair, side 'dp0' or 'dp1'."""
+    sides = []
+    for p in recipe.PACKETS:
+        side = p[0] if isinstance(p, tuple) else 'dp0'
+        if side not in ('dp0', 'dp1'):
+            raise ValueError('packet side %r is neither dp0 nor dp1' % (side,))
+        sides.append(side)
+    return sides
+
+
+def two_way(recipe):
+    """A case with packets from both sides: sent one at a time, with a gap,
+    on both ports, and nftdp runs live on veths (docs/differential.md)."""
+    return any(isinstance(p, tuple) for p in recipe.PACKETS)
+
+
 def frames_of(recipe):
     """The capture as raw frames: L3 packets get an Ethernet header towards
-    dp0; frames shorter than 60 bytes are padded as a wire would."""
+    the port they arrive on (from that side's tester peer); frames shorter
+    than 60 bytes are padded as a wire would."""
     from scapy.layers.l2 import Ether
     out = []
-    for p in recipe.PACKETS:
+    for item, side in zip(recipe.PACKETS, sides_of(recipe)):
+        p = item[1] if isinstance(item, tuple) else item
         if not isinstance(p, Ether):
-            p = Ether(src=MAC['t0'], dst=MAC['dp0']) / p
+            p = Ether(src=MAC['t' + side[-1]], dst=MAC[side]) / p
         b = bytes(p)
         if len(b) < 60:
             b += b'\0' * (60 - len(b))
@@ -244,15 +265,23 @@ def describe(frame):
 
 # ---------------------------------------------------------------- tester
 
-def tester_main(in_pcap, out_dir):
-    """Runs inside the tester netns: send the capture on t0, record every
-    frame that arrives on t0 and t1 from the DUT. The sniffing sockets are
-    scapy's L2Socket, which skips what the host itself sent (PACKET_OUTGOING),
-    so neither the injected frames nor anything else of ours is recorded."""
+def tester_main(in_pcap, out_dir, plan_path=None):
+    """Runs inside a tester netns: send the capture, record every frame that
+    arrives on t0 and t1 from the DUT into PREFIX-dp0.pcap/PREFIX-dp1.pcap.
+    One-way cases send the whole capture on t0 at once; with a plan (JSON:
+    sides, gap, prefix) each frame goes out of its side's peer, one at a
+    time, `gap` seconds apart, so the DUT has handled each packet (and what
+    it answers) before the next. The sniffing sockets are scapy's L2Socket,
+    which skips what the host itself sent (PACKET_OUTGOING), so neither the
+    injected frames nor anything else of ours is recorded."""
     import threading
     from scapy.config import conf
     from scapy.sendrecv import AsyncSniffer
     frames = read_pcap(in_pcap)
+    plan = {'sides': ['dp0'] * len(frames), 'gap': 0, 'prefix': 'kernel'}
+    if plan_path:
+        with open(plan_path) as f:
+            plan.update(json.load(f))
     started = threading.Event()
     socks = {conf.L2socket(iface=dev): dev for dev in ('t0', 't1')}
     sn = AsyncSniffer(opened_socket=socks, store=True, started_callback=started.set)
@@ -260,17 +289,20 @@ def tester_main(in_pcap, out_dir):
     if not started.wait(10):
         sys.exit('tester: sniffer did not start')
     time.sleep(0.1)
-    s = conf.L2socket(iface='t0')
-    for f in frames:
-        s.send(f)
-    s.close()
+    out = {side: conf.L2socket(iface='t' + side[-1]) for side in sorted(set(plan['sides']))}
+    for f, side in zip(frames, plan['sides']):
+        out[side].send(f)
+        if plan['gap']:
+            time.sleep(plan['gap'])
+    for s in out.values():
+        s.close()
     time.sleep(SETTLE)
     got = sn.stop()
     for s in socks:
         s.close()
     for dev, peer in (('t0', 'dp0'), ('t1', 'dp1')):
         keep = [bytes(p) for p in got if p.sniffed_on == dev]
-        write_pcap(os.path.join(out_dir, 'kernel-%s.pcap' % peer), keep)
+        write_pcap(os.path.join(out_dir, '%s-%s.pcap' % (plan['prefix'], peer)), keep)
 
 
 # ---------------------------------------------------------------- kernel side
@@ -323,14 +355,26 @@ def dut_setup(recipe, frames):
     time.sleep(0.2)  # let the DUT's MLD reports go out before any counter exists
 
 
+def run_tester(work, recipe, prefix):
+    """The tester in NS_TESTER; two-way cases get a plan (sides, gap)."""
+    argv = [sys.executable, os.path.abspath(__file__), '--tester',
+            os.path.join(work, 'in.pcap'), work]
+    if two_way(recipe):
+        plan = os.path.join(work, prefix + '-plan.json')
+        with open(plan, 'w') as f:
+            json.dump({'sides': sides_of(recipe), 'gap': getattr(recipe, 'GAP', GAP),
+                       'prefix': prefix}, f)
+        argv.append(plan)
+    rc, out, err = nsx(NS_TESTER, *argv, check=False)
+    if rc != 0:
+        raise RuntimeError('tester failed: ' + err.strip()[-600:])
+
+
 def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
         nsx(NS_DUT, 'nft', '-f', case + '.nft')
-        rc, out, err = nsx(NS_TESTER, sys.executable, os.path.abspath(__file__),
-                           '--tester', os.path.join(work, 'in.pcap'), work, check=False)
-        if rc != 0:
-            raise RuntimeError('tester failed: ' + err.strip()[-600:])
+        run_tester(work, recipe, 'kernel')
         _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
         with open(os.path.join(work, 'kernel.json'), 'w') as f:
             f.write(listing)
@@ -387,6 +431,81 @@ def nftdp_side(build, case, work):
     with open(after) as f:
         listing = json.load(f)
     return {p: read_pcap(out[p]) for p in out}, listing
+
+
+def nftdp_argv(build, case, work):
+    """nftdp's options common to both modes: wire, router, names, addresses,
+    the ruleset, and the listing at exit."""
+    argv = ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
+            '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
+            '--listing-json', os.path.join(work, 'after.json'),
+            '--stats-json', os.path.join(work, 'stats.json')]
+    if has_option(build, b'ifaddr'):
+        # the DUT's addresses: the source of ICMP errors, subnet broadcasts,
+        # masquerade's address
+        for port, dev in enumerate(('dp0', 'dp1')):
+            for a in DUT_ADDR[dev]:
+                argv += ['--ifaddr', '%d=%s' % (port, a)]
+    return argv
+
+
+def nftdp_live_side(build, case, recipe, work):
+    """Two-way cases: the order of packets across two ports is lost in an
+    offline replay, so nftdp runs live. In NS_NFTDP (IPv6 off, no addresses:
+    its kernel sends nothing) veths dp1 (ifindex 2) and dp0 (ifindex 3) have
+    their peers t1/t0 in a fresh NS_TESTER; nftdp drives dp0/dp1 through
+    net_af_packet and the same tester sends and records on t0/t1 with the
+    same gaps as on the kernel side. SIGTERM ends nftdp, which then writes
+    its listing."""
+    delete_namespaces()
+    for ns in (NS_NFTDP, NS_TESTER):
+        sh(['ip', 'netns', 'add', ns])
+        nsx(ns, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
+            'net.ipv6.conf.default.disable_ipv6=1')
+    for dp, t, idx in (('dp1', 't1', '2'), ('dp0', 't0', '3')):
+        nsx(NS_NFTDP, 'ip', 'link', 'add', dp, 'index', idx, 'address', MAC[dp], 'type', 'veth',
+            'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
+        nsx(NS_NFTDP, 'ip', 'link', 'set', dp, 'up')
+        nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
+    prefix = 'nftdp-diff-%d' % PID
+    log_path, pid_path = os.path.join(work, 'nftdp.log'), os.path.join(work, 'nftdp.pid')
+    argv = [os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+            '--file-prefix', prefix, '--log-level=lib.*:warning',
+            '--vdev=net_af_packet0,iface=dp0', '--vdev=net_af_packet1,iface=dp1']
+    argv += nftdp_argv(build, case, work) + ['--workers', '1']
+    log = open(log_path, 'w')
+    # ip netns exec may fork: the pid to signal is the one sh writes before exec
+    p = subprocess.Popen(['ip', 'netns', 'exec', NS_NFTDP, 'sh', '-c', 'echo $$ >"$0"; exec "$@"',
+                          pid_path, 'timeout', str(CASE_TIMEOUT)] + argv,
+                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         start_new_session=True)
+    log.close()
+    try:
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while True:  # started once the ruleset is loaded and the workers announced
+            with open(log_path) as f:
+                text = f.read()
+            if ' mode\n' in text:
+                break
+            if p.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError('nftdp did not start: ' + text.strip()[-600:])
+            time.sleep(0.05)
+        run_tester(work, recipe, 'nftdp')
+        with open(pid_path) as f:
+            os.kill(int(f.read()), signal.SIGTERM)
+        p.wait(timeout=STEP_TIMEOUT)
+        if p.returncode != 0:
+            with open(log_path) as f:
+                raise RuntimeError('nftdp exit %d: %s' % (p.returncode, f.read().strip()[-600:]))
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        delete_namespaces()
+        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    with open(os.path.join(work, 'after.json')) as f:
+        listing = json.load(f)
+    return {p: read_pcap(os.path.join(work, 'nftdp-%s.pcap' % p)) for p in ('dp0', 'dp1')}, listing
 
 
 # ---------------------------------------------------------------- comparison
@@ -520,8 +639,8 @@ def list_cases(case_dir, names):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--tester':
-        tester_main(sys.argv[2], sys.argv[3])
+    if len(sys.argv) in (4, 5) and sys.argv[1] == '--tester':
+        tester_main(*sys.argv[2:])
         return 0
     ap = argparse.ArgumentParser(description='kernel-differential dataplane tests')
     ap.add_argument('build')
@@ -567,8 +686,9 @@ def main():
                 verdict, detail = 'ERROR', ': ' + unexpected
             elif use_nftdp:
                 known = getattr(recipe, 'KNOWN_DIFFERENCES', {})
-                diffs = compare(kernel, nftdp_side(args.build, case, work), args.egress_only,
-                                known)
+                nftdp = nftdp_live_side(args.build, case, recipe, work) if two_way(recipe) \
+                    else nftdp_side(args.build, case, work)
+                diffs = compare(kernel, nftdp, args.egress_only, known)
                 verdict, detail = ('agree', '') if not diffs else ('DIFFER', '\n    ' + '\n    '.join(diffs))
                 for key, why in sorted(known.items()):
                     detail += '\n    known difference, %s: %s' % (key, why)
