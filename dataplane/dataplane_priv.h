@@ -177,6 +177,9 @@ struct nftdp_dp_stats {
 	uint64_t replies_out; /**< of those, sent (passed output, postrouting, egress) */
 	uint64_t dups;
 	uint64_t bursts;
+	/* steer.c: packets passed to their owning worker, taken from other
+	 * workers, dropped for a full ring, polls that left rx for later */
+	uint64_t steered, steered_in, steer_full, steer_wait;
 } __rte_cache_aligned;
 
 struct nftdp_dp_rxq {
@@ -232,6 +235,10 @@ struct nftdp_dp_worker {
 	uint16_t drain_port[NFTDP_DP_MAX_WORKERS];
 	struct nftdp_dp_txbuf tx[RTE_MAX_ETHPORTS];
 	uint16_t ip_id;
+	/** steer.c: SP/SC rings to each other worker (we produce) and from
+	 * each (we consume); NULL for ourselves and with one worker */
+	struct rte_ring *steer_out[NFTDP_DP_MAX_WORKERS];
+	struct rte_ring *steer_in[NFTDP_DP_MAX_WORKERS];
 	struct nftdp_ct_shard *ct;     /**< this worker's conntrack shard, or NULL */
 	unsigned int ct_gc_tick;
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
@@ -261,6 +268,7 @@ struct nftdp_dp_port {
 	struct rte_ether_addr mac;
 	uint16_t n_rxq, n_txq;
 	bool rss;
+	uint16_t reta_size; /**< RETA programmed by steer.c, 0: none */
 	int socket;
 	struct rte_mempool *pool;
 	/* --ifaddr: the source of ICMP errors sent out of this port, and what
@@ -334,6 +342,23 @@ void nftdp_dp_worker_end(struct nftdp_dp_worker *w);
 void nftdp_dp_workers_drain(struct nftdp_dp *dp);
 void nftdp_dp_workers_free(struct nftdp_dp *dp);
 
+/* steer.c: software steering to the worker owning a packet's connection */
+int nftdp_dp_steer_init(struct nftdp_dp *dp); /* rings, after the workers */
+void nftdp_dp_steer_free(struct nftdp_dp *dp);
+/** Whether packets must be steered with gen: conntrack on, several workers. */
+bool nftdp_dp_steer_active(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen);
+/** Whether every outgoing ring has room for a burst (else leave rx for later). */
+bool nftdp_dp_steer_room(const struct nftdp_dp_worker *w);
+/**
+ * Pass the packets of m[0..n) (received on port) that another worker's
+ * shard owns to that worker; keep the rest, in order, in m. Returns how
+ * many are kept. Packet-path, the worker's own.
+ */
+unsigned int nftdp_dp_steer_burst(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf **m,
+				  unsigned int n);
+/** Program a started RSS port's RETA: entry i to queue i % n_rxq. */
+int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid);
+
 /* pipeline.c */
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n);
@@ -346,6 +371,9 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out);
 int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_s);
 void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s);
 int nftdp_dp_telemetry_register(struct nftdp_dp *dp);
+/** Print "nf_conntrack: table full, dropping packet" when shards refused new
+ * connections since the last call (at most once a second). Control thread. */
+void nftdp_dp_ct_log_table_full(const struct nftdp_dp *dp);
 /** Telemetry commands answer nothing from here on (before workers are freed). */
 void nftdp_dp_telemetry_stop(void);
 

@@ -161,4 +161,5 @@ void nftdp_dp_log_drain(struct nftdp_dp *dp)
 		any |= nftdp_vm_log_poll(dp->state, i, print_event, dp, NULL) > 0;
 	if (any)
 		fflush(stdout);
+	nftdp_dp_ct_log_table_full(dp); /* the kernel's conntrack line, stats.c */
 }

@@ -6,7 +6,9 @@
  * then map queues onto workers. A port with fewer queues than workers gets
  * its rx queues spread round-robin, and its tx queues owned by the first
  * workers: the others hand their packets for it to the owner through an
- * SP/SC ring, so no tx queue is ever shared (no locks).
+ * SP/SC ring, so no tx queue is ever shared (no locks). The RETA of an RSS
+ * port sends hash h to queue h % n_rxq (steer.c), the queue worker
+ * h % n_workers polls when the sizes agree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,6 +85,9 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 		pt->rss = conf.rx_adv_conf.rss_conf.rss_hf != 0;
 		if (!pt->rss)
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
+		/* the hash in each mbuf lets a worker check it owns the flow */
+		else if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
@@ -124,6 +129,18 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 	ret = rte_eth_dev_start(pid);
 	if (ret < 0)
 		return ret;
+	/* queue q (worker q's) gets the hashes of shard q: steer.c */
+	if (pt->rss) {
+		ret = nftdp_dp_reta_program(dp, pid);
+		if (ret < 0)
+			fprintf(stderr,
+				"nftdp: port %u: RETA not set (%s): workers re-steer by the hash\n",
+				pid, strerror(-ret));
+		else if (pt->n_rxq != dp->n_workers || pt->reta_size % dp->n_workers)
+			printf("nftdp: port %u: %u-entry RETA over %u queues for %u workers: "
+			       "workers re-steer by the hash\n",
+			       pid, pt->reta_size, pt->n_rxq, dp->n_workers);
+	}
 	ret = rte_eth_promiscuous_enable(pid);
 	if (ret < 0 && ret != -ENOTSUP)
 		fprintf(stderr, "nftdp: port %u: promiscuous mode: %s\n", pid, strerror(-ret));

@@ -2,7 +2,8 @@
 /*
  * Statistics: per-worker counters (one writer each) summed on read, for
  * --stats-period lines (testpmd-like Mpps), --stats-json at exit and the
- * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py).
+ * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py); the conntrack
+ * shards' counters and the kernel's "table full" log line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <rte_telemetry.h>
 
 #include "dataplane_priv.h"
+#include "nftdp_conntrack.h"
 
 void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 {
@@ -33,7 +35,64 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		out->replies_out += s->replies_out;
 		out->dups += s->dups;
 		out->bursts += s->bursts;
+		out->steered += s->steered;
+		out->steered_in += s->steered_in;
+		out->steer_full += s->steer_full;
+		out->steer_wait += s->steer_wait;
 	}
+}
+
+/* Every shard's conntrack counters summed (nftdp_ct_stats: any thread). */
+static void ct_sum(const struct nftdp_dp *dp, struct nftdp_ct_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; dp->w && i < dp->n_workers; i++) {
+		struct nftdp_ct_stats c;
+
+		if (dp->w[i].ct == NULL)
+			continue;
+		nftdp_ct_stats(dp->w[i].ct, &c);
+		out->found += c.found;
+		out->new_ += c.new_;
+		out->insert += c.insert;
+		out->invalid += c.invalid;
+		out->ignore += c.ignore;
+		out->drop += c.drop;
+		out->early_drop += c.early_drop;
+		out->expired += c.expired;
+		out->deleted += c.deleted;
+		out->unconfirmed_freed += c.unconfirmed_freed;
+		out->related += c.related;
+		out->table_full_events += c.table_full_events;
+		out->count += c.count;
+		out->max += c.max;
+	}
+}
+
+/*
+ * The kernel's "nf_conntrack: table full, dropping packet"
+ * (net_warn_ratelimited in __nf_conntrack_alloc): the control thread prints
+ * it when a shard refused a new connection since the last look, at most
+ * once a second, with how many refusals it stands for.
+ */
+void nftdp_dp_ct_log_table_full(const struct nftdp_dp *dp)
+{
+	static uint64_t seen, next_tsc;
+	struct nftdp_ct_stats c;
+	uint64_t now;
+
+	ct_sum(dp, &c);
+	if (c.table_full_events == seen)
+		return;
+	now = rte_rdtsc();
+	if (now < next_tsc)
+		return;
+	printf("nftdp: nf_conntrack: table full, dropping packet (%lu new connections refused, "
+	       "%u/%u entries)\n",
+	       c.table_full_events - seen, c.count, c.max);
+	fflush(stdout);
+	seen = c.table_full_events;
+	next_tsc = now + rte_get_tsc_hz();
 }
 
 /* Packets that left the pipeline with each final outcome. */
@@ -60,6 +119,7 @@ static void outcome_of(const struct nftdp_dp *dp, const struct nftdp_dp_stats *s
 	for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
 		if (d != NFTDP_DP_DROP_TX_FULL && d != NFTDP_DP_DROP_NO_MBUF)
 			o->pre_drop += s->drop[d];
+	o->pre_drop += s->steer_full; /* never reached the pipeline */
 }
 
 int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_s)
@@ -121,7 +181,25 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 			fprintf(f, ", \"vm_%s\": %lu", vm_names[d], sum);
 		}
 	}
-	fprintf(f, "},\n  \"per_worker\": [");
+	fprintf(f, "},\n");
+	fprintf(f,
+		"  \"steering\": {\"steered\": %lu, \"steered_in\": %lu, \"ring_full\": %lu, "
+		"\"backpressure_polls\": %lu},\n",
+		s.steered, s.steered_in, s.steer_full, s.steer_wait);
+	{
+		struct nftdp_ct_stats c;
+
+		ct_sum(dp, &c);
+		fprintf(f,
+			"  \"conntrack\": {\"count\": %u, \"max\": %u, \"found\": %lu, \"new\": "
+			"%lu, \"insert\": %lu, \"invalid\": %lu, \"ignore\": %lu, \"drop\": %lu, "
+			"\"early_drop\": %lu, \"table_full\": %lu, \"expired\": %lu, \"deleted\": "
+			"%lu, \"unconfirmed_freed\": %lu, \"related\": %lu},\n",
+			c.count, c.max, c.found, c.new_, c.insert, c.invalid, c.ignore, c.drop,
+			c.early_drop, c.table_full_events, c.expired, c.deleted,
+			c.unconfirmed_freed, c.related);
+	}
+	fprintf(f, "  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		uint64_t rx = 0, tx = 0;
 
@@ -131,8 +209,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		}
 		fprintf(f,
 			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
-			"\"bursts\": %lu}",
-			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts);
+			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu}",
+			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts,
+			dp->w[i].st.steered, dp->w[i].st.steered_in);
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
@@ -203,6 +282,20 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "stolen", o.stolen);
 	rte_tel_data_add_dict_u64(d, "dropped_before_rules", o.pre_drop);
 	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies_out);
+	rte_tel_data_add_dict_u64(d, "steered", s.steered);
+	rte_tel_data_add_dict_u64(d, "steer_ring_full", s.steer_full);
+	{
+		struct nftdp_ct_stats c;
+
+		ct_sum(dp, &c);
+		rte_tel_data_add_dict_u64(d, "ct_count", c.count);
+		rte_tel_data_add_dict_u64(d, "ct_max", c.max);
+		rte_tel_data_add_dict_u64(d, "ct_new", c.new_);
+		rte_tel_data_add_dict_u64(d, "ct_invalid", c.invalid);
+		rte_tel_data_add_dict_u64(d, "ct_drop", c.drop);
+		rte_tel_data_add_dict_u64(d, "ct_early_drop", c.early_drop);
+		rte_tel_data_add_dict_u64(d, "ct_table_full", c.table_full_events);
+	}
 	for (unsigned int x = 0; x < NFTDP_DP_DROP_MAX; x++) {
 		char k[48];
 

@@ -2,7 +2,10 @@
 /*
  * Workers: the burst loop. Each worker polls its rx queues; per burst it
  * loads the current generation once, runs the hook pipeline, transmits, and
- * reports a quiescent state (vm/gen.c's reader protocol). No locks,
+ * reports a quiescent state (vm/gen.c's reader protocol). With conntrack
+ * on and several workers, packets whose connection another worker's shard
+ * owns go to that worker first (steer.c), and each poll runs what the other
+ * workers steered here. No locks,
  * syscalls or allocations per packet: the clock is rte_rdtsc mapped onto
  * CLOCK_MONOTONIC / CLOCK_REALTIME at start, refreshed once per burst.
  */
@@ -43,6 +46,7 @@ int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores)
 	time_t now = time(NULL);
 	int32_t tz;
 	uint64_t seed = (uint64_t)now ^ clock_ns(CLOCK_MONOTONIC);
+	int ret;
 
 	localtime_r(&now, &tm);
 	tz = (int32_t)(-tm.tm_gmtoff / 60);
@@ -70,13 +74,15 @@ int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores)
 		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 			w->txq[p] = NFTDP_DP_NO_PORT;
 	}
-	return nftdp_dp_queues_assign(dp);
+	ret = nftdp_dp_queues_assign(dp);
+	return ret < 0 ? ret : nftdp_dp_steer_init(dp);
 }
 
 void nftdp_dp_workers_free(struct nftdp_dp *dp)
 {
 	if (dp->w == NULL)
 		return;
+	nftdp_dp_steer_free(dp);
 	for (unsigned int i = 0; i < dp->n_workers; i++)
 		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 			rte_ring_free(dp->w[i].handoff[p]);
@@ -193,16 +199,40 @@ static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	nftdp_dp_pipeline_burst(w, gen, port, m + start, n - start);
 }
 
+/* Run packets other workers steered to us: bursts of one rx port each. */
+static unsigned int steered_in(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			       struct rte_mbuf **m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n;) {
+		unsigned int j = i + 1;
+
+		while (j < n && m[j]->port == m[i]->port)
+			j++;
+		pipeline_split(w, gen, m[i]->port, m + i, j - i);
+		i = j;
+	}
+	w->st.steered_in += n;
+	return n;
+}
+
 unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 {
 	struct nftdp_dp *dp = w->dp;
 	struct rte_mbuf *m[NFTDP_VM_BURST_MAX];
 	unsigned int total = 0;
+	/* an outgoing steering ring without room for a burst: the rx queues
+	 * keep their packets until the owner has drained it */
+	bool rx = dp->n_workers < 2 || nftdp_dp_steer_room(w);
 
-	for (unsigned int q = 0; q < w->n_rxq; q++) {
+	if (!rx) {
+		w->st.steer_wait++;
+		w->last_busy_tsc = rte_rdtsc();
+	}
+	for (unsigned int q = 0; rx && q < w->n_rxq; q++) {
 		const struct nftdp_dp_rxq *rq = &w->rxq[q];
 		const struct nftdp_vm_gen *gen;
 		uint16_t n = rte_eth_rx_burst(rq->port, rq->queue, m, (uint16_t)dp->burst);
+		unsigned int k;
 
 		if (n == 0)
 			continue;
@@ -210,7 +240,26 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 		clock_update(w);
 		/* one generation pointer for the whole burst */
 		gen = nftdp_vm_gen_acquire(dp->dom);
-		pipeline_split(w, gen, rq->port, m, n);
+		k = nftdp_dp_steer_active(dp, gen) ? nftdp_dp_steer_burst(w, rq->port, m, n) : n;
+		if (k)
+			pipeline_split(w, gen, rq->port, m, k);
+		nftdp_vm_gen_quiesce(dp->dom, w->id);
+		w->st.bursts++;
+	}
+	/* what other workers received for our shard */
+	for (unsigned int f = 0; f < dp->n_workers; f++) {
+		const struct nftdp_vm_gen *gen;
+		unsigned int n;
+
+		if (w->steer_in[f] == NULL)
+			continue;
+		n = rte_ring_sc_dequeue_burst(w->steer_in[f], (void **)m, dp->burst, NULL);
+		if (n == 0)
+			continue;
+		total += n;
+		clock_update(w);
+		gen = nftdp_vm_gen_acquire(dp->dom);
+		steered_in(w, gen, m, n);
 		nftdp_vm_gen_quiesce(dp->dom, w->id);
 		w->st.bursts++;
 	}
@@ -234,6 +283,24 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 
 void nftdp_dp_workers_drain(struct nftdp_dp *dp)
 {
+	/* packets steered to a worker that stopped before it saw them: the
+	 * main thread runs them on that worker's shard (none is running, and
+	 * no generation is reclaimed meanwhile); what they send goes into the
+	 * hand-off rings drained below */
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		struct nftdp_dp_worker *w = &dp->w[i];
+
+		for (unsigned int f = 0; f < dp->n_workers; f++) {
+			struct rte_mbuf *m[NFTDP_VM_BURST_MAX];
+			unsigned int n;
+
+			while (w->steer_in[f] &&
+			       (n = rte_ring_sc_dequeue_burst(w->steer_in[f], (void **)m,
+							      NFTDP_VM_BURST_MAX, NULL)) > 0)
+				steered_in(w, nftdp_vm_gen_acquire(dp->dom), m, n);
+		}
+		nftdp_dp_tx_flush(w);
+	}
 	/* every worker has stopped and flushed into its hand-off rings; the
 	 * owners may have stopped first, so the main thread sends the rest on
 	 * their queues (no worker uses them any more) */

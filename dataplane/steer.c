@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software steering to the owning worker. Each worker owns one conntrack
+ * shard, and a connection belongs to the shard rss % n_workers, where rss is
+ * the symmetric Toeplitz hash a NIC computes for it (nftdp_ct_pkt_rss; for
+ * an ICMP error, the quoted packet's). Ports with RSS have their RETA set so
+ * that queue q, polled by worker q, gets exactly those hashes; ports without
+ * (vdevs, single-queue ports) deliver anything anywhere, so the receiving
+ * worker hashes each packet and passes those of other shards to their owner
+ * through one single-producer single-consumer rte_ring per (from, to) pair.
+ * The owner drains its rings every poll and runs what it finds through the
+ * pipeline as bursts received on mbuf->port (worker.c).
+ *
+ * Only while conntrack is active (a rule needs it) and there are several
+ * workers. A steered packet is never steered again. Before polling its rx
+ * queues a worker checks that each of its outgoing rings has room for a
+ * burst, otherwise it leaves the packets in the NIC queue for this poll
+ * (backpressure instead of a drop; the rings stay SP/SC, no one waits).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dataplane_priv.h"
+#include "nftdp_conntrack.h"
+
+#define STEER_RING_SIZE 1024 /* entries per (from, to) ring; > NFTDP_VM_BURST_MAX */
+#define RETA_MAX 2048	     /* the largest redirection table we program (ice) */
+
+int nftdp_dp_steer_init(struct nftdp_dp *dp)
+{
+	if (dp->n_workers < 2)
+		return 0;
+	for (unsigned int f = 0; f < dp->n_workers; f++) {
+		for (unsigned int t = 0; t < dp->n_workers; t++) {
+			struct nftdp_dp_worker *to = &dp->w[t];
+			char name[RTE_RING_NAMESIZE];
+			ssize_t size = rte_ring_get_memsize(STEER_RING_SIZE);
+			struct rte_ring *r;
+			int ret;
+
+			if (f == t)
+				continue;
+			if (size < 0)
+				return (int)size;
+			/* rte_ring_init on our own memory: no memzone per ring (64
+			 * workers would need 4032 of them) */
+			r = rte_zmalloc_socket("nftdp_steer", (size_t)size, RTE_CACHE_LINE_SIZE,
+					       (int)rte_lcore_to_socket_id(to->lcore));
+			if (r == NULL)
+				return -ENOMEM;
+			snprintf(name, sizeof(name), "nftdp_st_%u_%u", f % 64, t % 64);
+			ret = rte_ring_init(r, name, STEER_RING_SIZE,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (ret < 0) {
+				rte_free(r);
+				return ret;
+			}
+			dp->w[f].steer_out[t] = r;
+			to->steer_in[f] = r;
+		}
+	}
+	return 0;
+}
+
+void nftdp_dp_steer_free(struct nftdp_dp *dp)
+{
+	for (unsigned int f = 0; dp->w && f < dp->n_workers; f++) {
+		for (unsigned int t = 0; t < dp->n_workers; t++) {
+			struct rte_ring *r = dp->w[f].steer_out[t];
+			void *m[NFTDP_VM_BURST_MAX];
+			unsigned int n;
+
+			if (r == NULL)
+				continue;
+			while ((n = rte_ring_sc_dequeue_burst(r, m, NFTDP_VM_BURST_MAX, NULL)) > 0)
+				rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
+			rte_free(r);
+			dp->w[f].steer_out[t] = NULL;
+			dp->w[t].steer_in[f] = NULL;
+		}
+	}
+}
+
+bool nftdp_dp_steer_active(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen)
+{
+	return dp->n_workers > 1 && gen &&
+	       (nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6));
+}
+
+bool nftdp_dp_steer_room(const struct nftdp_dp_worker *w)
+{
+	const struct nftdp_dp *dp = w->dp;
+
+	for (unsigned int t = 0; t < dp->n_workers; t++)
+		if (w->steer_out[t] && rte_ring_free_count(w->steer_out[t]) < dp->burst)
+			return false;
+	return true;
+}
+
+/* the IP datagram's declared length, clipped to what the frame holds */
+static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, bool v4)
+{
+	uint32_t l;
+
+	if (v4)
+		l = avail >= 4 ? ((uint32_t)ip[2] << 8 | ip[3]) : avail;
+	else
+		l = avail >= 6 ? 40 + ((uint32_t)ip[4] << 8 | ip[5]) : avail;
+	return l < avail ? l : avail;
+}
+
+/*
+ * The hash a NIC would steer the IP packet at d + l2->ip_off by, in
+ * software. Fragments hash by their addresses only, as a NIC hashes them
+ * (it cannot see ports in every fragment), so all fragments of a datagram
+ * meet on one worker. false: conntrack cannot track it (no L4 header):
+ * every shard calls it invalid, it stays where it is.
+ */
+static bool sw_rss(const uint8_t *d, uint32_t len, const struct nftdp_dp_l2 *l2, uint32_t *rss)
+{
+	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
+	const uint8_t *ip = d + l2->ip_off;
+	uint32_t avail = len - l2->ip_off;
+	struct nftdp_vm_pkt v;
+	bool frag;
+
+	nftdp_vm_pkt_init(&v, (uint8_t *)(uintptr_t)d, l2->ip_off + ip_len_clip(ip, avail, v4), 0,
+			  l2->ip_off);
+	v.protocol = htons(l2->ip_proto);
+	nftdp_vm_pkt_parse_ip(&v);
+	if (v.nfproto != NFPROTO_IPV4 && v.nfproto != NFPROTO_IPV6)
+		return false;
+	frag = v4 ? (avail >= 8 && ((ip[6] & 0x3f) || ip[7])) /* MF or an offset */
+		  : (v.fragoff || (avail >= 40 && ip[6] == IPPROTO_FRAGMENT));
+	if (frag) {
+		struct nftdp_ct_tuple t;
+
+		memset(&t, 0, sizeof(t));
+		t.l3proto = v.nfproto;
+		if (v4) {
+			memcpy(&t.src.ip, ip + 12, 4);
+			memcpy(&t.dst.ip, ip + 16, 4);
+		} else {
+			memcpy(t.src.ip6, ip + 8, 16);
+			memcpy(t.dst.ip6, ip + 24, 16);
+		}
+		*rss = nftdp_ct_tuple_rss(&t); /* l4proto 0: addresses only */
+		return true;
+	}
+	return nftdp_ct_pkt_rss(&v, rss);
+}
+
+/*
+ * Whether the NIC's own hash can be trusted for this packet: not for what
+ * may be an ICMP error (hashed by its outer addresses, it belongs to the
+ * quoted flow), nor for IPv6 with extension headers (which may hide one).
+ */
+static bool nic_hash_fits(const uint8_t *ip, uint32_t avail, bool v4)
+{
+	if (v4)
+		return avail >= 20 && ip[9] != IPPROTO_ICMP;
+	return avail >= 40 &&
+	       (ip[6] == IPPROTO_TCP || ip[6] == IPPROTO_UDP || ip[6] == IPPROTO_SCTP);
+}
+
+/* The worker whose shard owns the packet's connection. */
+static unsigned int owner_of(const struct nftdp_dp *dp, const struct nftdp_dp_port *pt,
+			     const struct rte_mbuf *m, unsigned int self)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), rss;
+	struct nftdp_dp_l2 l2;
+
+	if (!nftdp_dp_parse_l2(d, len, &l2) ||
+	    (l2.ip_proto != NFTDP_DP_ETH_P_IP && l2.ip_proto != NFTDP_DP_ETH_P_IPV6))
+		return self; /* not tracked: stays */
+	if (pt->rss && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
+	    nic_hash_fits(d + l2.ip_off, len - l2.ip_off, l2.ip_proto == NFTDP_DP_ETH_P_IP))
+		return m->hash.rss % dp->n_workers;
+	if (!sw_rss(d, len, &l2, &rss))
+		return self;
+	return rss % dp->n_workers;
+}
+
+unsigned int nftdp_dp_steer_burst(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf **m,
+				  unsigned int n)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_dp_port *pt = &dp->port[port];
+	uint8_t own[NFTDP_VM_BURST_MAX];
+	uint64_t away = 0;
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		own[i] = (uint8_t)owner_of(dp, pt, m[i], w->id);
+		if (own[i] != w->id)
+			away |= 1ull << own[i];
+	}
+	if (away == 0)
+		return n;
+	/* one enqueue per owner, each owner's packets in arrival order */
+	while (away) {
+		unsigned int t = (unsigned int)__builtin_ctzll(away), c = 0, sent;
+		struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
+
+		away &= away - 1;
+		for (unsigned int i = 0; i < n; i++) {
+			if (own[i] != t)
+				continue;
+			m[i]->port = port; /* the owner runs it as received there */
+			out[c++] = m[i];
+		}
+		sent = rte_ring_sp_enqueue_burst(w->steer_out[t], (void **)out, c, NULL);
+		w->st.steered += sent;
+		if (sent < c) {
+			/* cannot happen after nftdp_dp_steer_room(); counted as
+			 * received and dropped before the rules */
+			w->st.steer_full += c - sent;
+			w->st.rx[port] += c - sent;
+			rte_pktmbuf_free_bulk(out + sent, c - sent);
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (own[i] == w->id)
+			m[k++] = m[i];
+	return k;
+}
+
+int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid)
+{
+	struct nftdp_dp_port *pt = &dp->port[pid];
+	struct rte_eth_rss_reta_entry64 reta[RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_dev_info info;
+	int ret;
+
+	ret = rte_eth_dev_info_get(pid, &info);
+	if (ret < 0)
+		return ret;
+	if (info.reta_size == 0 || info.reta_size > RETA_MAX ||
+	    info.reta_size % RTE_ETH_RETA_GROUP_SIZE)
+		return -ENOTSUP;
+	memset(reta, 0, sizeof(reta));
+	/* entry i to queue i % n_rxq: with n_rxq == n_workers and n_workers
+	 * dividing the table, hash h lands on queue h % n_workers, the worker
+	 * owning h's shard; otherwise the worker re-steers (steer_burst) */
+	for (unsigned int i = 0; i < info.reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+		    (uint16_t)(i % pt->n_rxq);
+	}
+	ret = rte_eth_dev_rss_reta_update(pid, reta, info.reta_size);
+	if (ret < 0)
+		return ret;
+	pt->reta_size = info.reta_size;
+	return 0;
+}
