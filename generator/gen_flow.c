@@ -133,6 +133,8 @@ uint16_t gen_flow_steps(const struct nftdp_gen_cfg *cfg, uint8_t proto)
 {
 	switch (proto) {
 	case NFTDP_GEN_TCP:
+		if (cfg->syn_flood)
+			return 1; /* step 0: the SYN */
 		return (uint16_t)(cfg->data + (cfg->replies ? 6 : 3));
 	case NFTDP_GEN_ICMP:
 		return (uint16_t)(cfg->replies ? 2 * cfg->data : cfg->data);

@@ -65,6 +65,7 @@ struct nftdp_gen_cfg {
 	uint16_t size;		     /**< fixed data frame size (bytes, no FCS) */
 	uint16_t data;		     /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
 	bool replies;		     /**< also the server's packets (SYN-ACK, FIN, echo reply) */
+	bool syn_flood;		     /**< a TCP round is its SYN alone (a new source each flow) */
 	uint64_t seed;		     /**< payload bytes, ISNs, IMIX choices, IP ids */
 	uint32_t src4, dst4;	     /**< IPv4 range bases, host order */
 	uint32_t src4_len, dst4_len; /**< IPv4 range lengths */

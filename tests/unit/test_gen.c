@@ -232,6 +232,23 @@ static void test_tcp_round(void **state)
 		assert_int_equal(buf[34 + 13], f2[j]);
 		assert_false(m.reply);
 	}
+
+	/* --syn-flood: every packet a SYN, one per flow, a new ISN each round */
+	cfg.replies = true;
+	cfg.syn_flood = true;
+	cfg.flows = 3;
+	cfg.sport_len = 3;
+	for (uint64_t j = 0; j < 6; j++) {
+		nftdp_gen_build(&cfg, j, buf, sizeof(buf), &m);
+		check_frame(buf, m.len);
+		assert_int_equal(buf[34 + 13], 0x02);
+		assert_false(m.reply);
+		assert_int_equal(be16(buf + 34), 1024 + j % 3);
+		seq[j % 3] = (uint32_t)be16(buf + 38) << 16 | be16(buf + 40);
+		if (j >= 3)
+			assert_int_not_equal(seq[j % 3], ack[j % 3]);
+		ack[j % 3] = seq[j % 3];
+	}
 }
 
 static void test_flows(void **state)
