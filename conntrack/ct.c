@@ -191,8 +191,118 @@ void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	s->buckets[b] = entry_index(s, e) * 2 + 1;
 }
 
+/* the entry no longer uses its `ct timeout` policy */
+static void policy_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	if (e->tmo_slot)
+		s->pol[e->tmo_slot - 1].refs--;
+	e->tmo_slot = 0;
+	e->tmo = &s->tmo;
+}
+
+/* the policy's values over the shard's defaults, for its protocol */
+static void policy_merge(const struct nftdp_ct_shard *s, const struct nftdp_vm_ct_timeout *pol,
+			 struct nftdp_ct_timeouts *t)
+{
+	unsigned int i;
+
+	*t = s->tmo;
+	switch (pol->l4proto) {
+	case IPPROTO_TCP:
+		for (i = 1; i < TCP_CONNTRACK_TIMEOUT_MAX && i < NFTDP_VM_CT_TIMEOUT_MAX; i++)
+			if (pol->given & (1u << i))
+				t->tcp[i] = pol->val[i];
+		break;
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		if (pol->given & 1u)
+			t->udp_unreplied = pol->val[0];
+		if (pol->given & 2u)
+			t->udp_replied = pol->val[1];
+		break;
+	case IPPROTO_ICMP:
+		if (pol->given & 1u)
+			t->icmp = pol->val[0];
+		break;
+	case IPPROTO_ICMPV6:
+		if (pol->given & 1u)
+			t->icmpv6 = pol->val[0];
+		break;
+	case IPPROTO_GRE:
+		if (pol->given & 1u)
+			t->gre_unreplied = pol->val[0];
+		if (pol->given & 2u)
+			t->gre_replied = pol->val[1];
+		break;
+	default:
+		if (pol->given & 1u)
+			t->generic = pol->val[0];
+		break;
+	}
+}
+
+/* timeouts[0] of the kernel's per-protocol array: what a new entry gets */
+static uint32_t policy_first(const struct nftdp_ct_timeouts *t, uint8_t l4proto)
+{
+	switch (l4proto) {
+	case IPPROTO_TCP:
+		return t->tcp[TCP_CONNTRACK_SYN_SENT]; /* timeouts[UNSPEC] = SYN_SENT */
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		return t->udp_unreplied;
+	case IPPROTO_ICMP:
+		return t->icmp;
+	case IPPROTO_ICMPV6:
+		return t->icmpv6;
+	case IPPROTO_GRE:
+		return t->gre_unreplied;
+	default:
+		return t->generic;
+	}
+}
+
+/*
+ * nft_ct_timeout_obj_eval on an unconfirmed entry: it takes the policy (the
+ * shard's copy of it, found by id or made in a free slot) and
+ * nf_ct_refresh(ct, values[0]). With every slot in use by other policies
+ * the entry keeps the defaults (policy_full counts it; the kernel would drop
+ * when it cannot allocate the extension).
+ */
+void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			 const struct nftdp_vm_ct_timeout *pol)
+{
+	int slot = -1, free_slot = -1;
+
+	if (e->status & IPS_CONFIRMED)
+		return;
+	for (int i = 0; i < CT_POLICIES; i++) {
+		if (s->pol[i].id == pol->id) { /* ids start at 1: 0 is a never-used slot */
+			slot = i;
+			break;
+		}
+		if (!s->pol[i].refs && free_slot < 0)
+			free_slot = i;
+	}
+	if (slot < 0) {
+		if (free_slot < 0) {
+			s->policy_full++;
+			return;
+		}
+		slot = free_slot;
+		s->pol[slot].id = pol->id;
+		policy_merge(s, pol, &s->pol[slot].tmo);
+	}
+	policy_put(s, e);
+	s->pol[slot].refs++;
+	e->tmo_slot = (uint8_t)(slot + 1);
+	e->tmo = &s->pol[slot].tmo;
+	if (!(e->status & IPS_FIXED_TIMEOUT))
+		e->expires_ms = s->now_ms + (uint64_t)policy_first(e->tmo, e->tuple[0].l4proto) * 1000u;
+}
+
 static void entry_free(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 {
+	policy_put(s, e);
 	e->in_use = 0;
 	e->status = 0;
 	e->free_next = s->free_head;
@@ -384,8 +494,10 @@ static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint6
 		return ICMP_INVALID;
 	if (!nftdp_ct_tuple_invert(&orig, &inner))
 		return ICMP_INVALID;
+	inner.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL); /* the error's own zone */
 	e = nftdp_ct_find(s, &inner, nftdp_ct_tuple_hash(s, &inner), &dir, now_ms);
-	if (!e)
+	if (!e || (dir == IP_CT_DIR_REPLY &&
+		   nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone))
 		return ICMP_INVALID;
 	if (memcmp(&outer_daddr, &e->tuple[dir].dst, sizeof(outer_daddr)))
 		return ICMP_INVALID; /* outer daddr != inner */
@@ -464,7 +576,12 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 		if (rc == ICMP_INVALID)
 			return CT_BAD;
 	}
-	return nftdp_ct_pkt_tuple(pkt, t) ? CT_GO_ON : CT_BAD;
+	if (!nftdp_ct_pkt_tuple(pkt, t))
+		return CT_BAD;
+	/* the lookup keys the zone of the original direction
+	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
+	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+	return CT_GO_ON;
 }
 
 /* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
@@ -484,17 +601,23 @@ static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	p.pkt = pkt;
 repeat:
 	e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
+	/* nf_ct_zone_equal in the direction found: a reply-direction match
+	 * needs the packet's reply zone to be the entry's */
+	if (e && dir == IP_CT_DIR_REPLY && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
+		e = NULL;
 	new = !e;
 	if (new) {
 		/* init_conntrack */
 		if (!nftdp_ct_tuple_invert(&t, &r))
 			goto invalid;
+		r.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY);
 		e = entry_alloc(s, hash, now_ms);
 		if (!e) {
 			s->st.drop++;
 			return NF_DROP;
 		}
 		entry_init(s, e, &t, &r);
+		e->zone_dir = pkt->ct_zone_dir ? pkt->ct_zone_dir : NFTDP_VM_CT_ZONE_DIR_BOTH;
 		dir = IP_CT_DIR_ORIGINAL;
 		ctinfo = IP_CT_NEW;
 	} else {
@@ -687,7 +810,7 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	o->secmark = e->secmark;
 	o->id = e->id;
 	o->use = 1u + e->refs;
-	o->zone = e->tuple[0].zone;
+	o->zone = nftdp_ct_entry_zone(e);
 	memcpy(o->packets, e->packets, sizeof(o->packets));
 	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
 	memcpy(o->labels, e->labels, sizeof(o->labels));

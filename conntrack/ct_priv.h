@@ -61,6 +61,8 @@ struct nftdp_ct_entry {
 	uint16_t refs;	     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
 	uint16_t ev_pending; /* 1 << IPCT_*: cached until the packet is confirmed */
 	uint8_t in_use;
+	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: tuple[d].zone is the zone where d is in it, else 0 */
+	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
@@ -83,9 +85,25 @@ struct ct_event_ring {
 	struct nftdp_ct_event ev[];
 };
 
+/*
+ * A `ct timeout` policy as the shard keeps it: the object's values over the
+ * shard's defaults, copied on the packet path when a rule first gives it to
+ * an entry, kept while entries point to it (refs), matched by the object's
+ * id. The shard owns the copy, so no object or generation has to outlive
+ * the entries (the kernel keeps a reference to the object instead).
+ */
+#define CT_POLICIES 32
+struct ct_policy {
+	uint64_t id; /* nftdp_vm_ct_timeout.id */
+	uint32_t refs;
+	struct nftdp_ct_timeouts tmo;
+};
+
 struct nftdp_ct_shard {
 	struct nftdp_ct_config cfg;
 	struct nftdp_ct_timeouts tmo;
+	struct ct_policy pol[CT_POLICIES];
+	uint64_t policy_full; /* `ct timeout set` that found every slot in use */
 	struct nftdp_ct_entry *entries;
 	uint32_t n_entries;
 	uint32_t free_head;
@@ -99,6 +117,18 @@ struct nftdp_ct_shard {
 	struct nftdp_ct_stats st;
 	struct ct_event_ring *events; /* NULL: no events */
 };
+
+/* nf_ct_zone_id of a packet's template: the zone in direction dir, else 0 */
+static inline uint16_t nftdp_ct_pkt_zone(const struct nftdp_vm_pkt *pkt, int dir)
+{
+	return (pkt->ct_zone_dir & (1u << dir)) ? pkt->ct_zone : 0;
+}
+
+/* the entry's zone id (nf_ct_zone(ct)->id), whatever its directions */
+static inline uint16_t nftdp_ct_entry_zone(const struct nftdp_ct_entry *e)
+{
+	return e->tuple[(e->zone_dir & NFTDP_VM_CT_ZONE_DIR_ORIG) ? 0 : 1].zone;
+}
 
 /* Result of a protocol's packet step (the kernel's verdict / -NF_ACCEPT). */
 enum ct_verdict {
@@ -150,6 +180,8 @@ bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t 
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt);
 
 /* ct.c */
+void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			 const struct nftdp_vm_ct_timeout *pol);
 void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
 struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
 				     uint32_t hash, int *dir, uint64_t now_ms);

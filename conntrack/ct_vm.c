@@ -80,7 +80,8 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		d[0] = t->l4proto;
 		return true;
 	case NFT_CT_ZONE:
-		put16(dest, e->tuple[0].zone);
+		/* with a direction, nf_ct_zone_id(zone, dir): the zone of that tuple */
+		put16(dest, dir >= 0 ? t->zone : nftdp_ct_entry_zone(e));
 		return true;
 	case NFT_CT_ID:
 		put32(dest, e->id);
@@ -193,9 +194,55 @@ static unsigned int ct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat
 	return NF_DROP;
 }
 
+/* ct timeout set "name" */
+static void ct_timeout(void *ct, const struct nftdp_vm_ct_timeout *policy)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
+
+	nftdp_ct_set_policy(e->shard, e, policy);
+}
+
+/* connlimit: entry index and id name a connection; ids are unique in a shard */
+static uint64_t ct_conn_key(const void *ct, bool *confirmed)
+{
+	unsigned int ctinfo;
+	const struct nftdp_ct_entry *e = entry_of(ct, &ctinfo);
+
+	*confirmed = e->status & IPS_CONFIRMED;
+	return (uint64_t)(uint32_t)(e - e->shard->entries) << 32 | e->id;
+}
+
+/* nf_conncount's find_or_evict + already_closed; an unconfirmed entry of
+ * this burst is live (the kernel's EAGAIN: not confirmed yet) */
+static bool ct_conn_live(const void *ct, uint64_t key)
+{
+	unsigned int ctinfo;
+	const struct nftdp_ct_entry *cur = entry_of(ct, &ctinfo);
+	const struct nftdp_ct_shard *s = cur->shard;
+	uint32_t idx = (uint32_t)(key >> 32);
+	const struct nftdp_ct_entry *e;
+
+	if (idx >= s->n_entries)
+		return false;
+	e = &s->entries[idx];
+	if (!e->in_use || e->id != (uint32_t)key || (e->status & IPS_DYING))
+		return false;
+	if ((e->status & IPS_CONFIRMED) && e->expires_ms <= s->now_ms)
+		return false;
+	if (e->tuple[0].l4proto == IPPROTO_TCP &&
+	    (e->proto.tcp.state == TCP_CONNTRACK_TIME_WAIT ||
+	     e->proto.tcp.state == TCP_CONNTRACK_CLOSE))
+		return false;
+	return true;
+}
+
 const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
     .get = ct_get,
     .set = ct_set,
     .state = ct_state,
     .nat = ct_nat,
+    .timeout = ct_timeout,
+    .conn_key = ct_conn_key,
+    .conn_live = ct_conn_live,
 };

@@ -13,8 +13,8 @@ static void notrack_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 	(void)op;
 	(void)regs;
 	(void)ctx;
-	/* previously seen or untracked: ignore */
-	if (pkt->ct || pkt->ct_untracked)
+	/* previously seen, untracked, or a zone template attached: ignore */
+	if (pkt->ct || pkt->ct_untracked || pkt->ct_zone_dir)
 		return;
 	pkt->ct_untracked = true;
 	pkt->out.notrack = true;

@@ -4,8 +4,9 @@
  * map gives for the key (`counter name ip saddr map { ... }`). Mirrors
  * nft_objref.c. Also the objects themselves (counter, quota, limit: the
  * kernel's nft_counter_obj, nft_quota_obj, nft_limit_obj); their state is
- * keyed by (family, table, name, type) in the arena. An object map's element
- * data is a `const struct nftdp_vm_obj *`.
+ * keyed by (family, table, name, type) in the arena. `ct timeout` objects
+ * (nft_ct_timeout_obj) hold a policy conntrack copies (nftdp_vm_ct_ops.timeout).
+ * An object map's element data is a `const struct nftdp_vm_obj *`.
  */
 #include <stdlib.h>
 
@@ -35,7 +36,85 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 			regs->verdict.code = NFT_BREAK;
 		break;
 	}
+	case NFT_OBJECT_CT_TIMEOUT:
+		/* nft_ct_timeout_obj_eval: the packet's protocol only; conntrack
+		 * leaves confirmed entries alone */
+		if (pkt->ct && pkt->ct_ops && pkt->ct_ops->timeout &&
+		    (pkt->flags & NFTDP_VM_PKT_F_L4PROTO) && pkt->l4proto == obj->ct_timeout.l4proto)
+			pkt->ct_ops->timeout(pkt->ct, &obj->ct_timeout);
+		break;
 	}
+}
+
+/* Object types the VM runs. */
+static bool obj_type_ok(uint32_t type)
+{
+	return type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT ||
+	       type == NFT_OBJECT_CT_TIMEOUT;
+}
+
+static const char *obj_type_name(uint32_t type)
+{
+	switch (type) {
+	case NFT_OBJECT_CT_HELPER:
+		return "ct helper";
+	case NFT_OBJECT_CT_EXPECT:
+		return "ct expectation";
+	case NFT_OBJECT_SECMARK:
+		return "secmark";
+	case NFT_OBJECT_SYNPROXY:
+		return "synproxy";
+	case NFT_OBJECT_TUNNEL:
+		return "tunnel";
+	default:
+		return NULL;
+	}
+}
+
+/* Every ct timeout object compiled gets its own id (conntrack keys its copy by it). */
+static _Atomic uint64_t ct_timeout_ids;
+
+/*
+ * nft_ct_timeout_obj_init / ctnl_timeout_parse_policy: libnftnl's array
+ * holds the CTA_TIMEOUT_<proto>_* values in attribute order from 1 (TCP
+ * SYN_SENT .. CLOSE, SYN_SENT2, RETRANS, UNACK; UDP UNREPLIED, REPLIED);
+ * they go to the kernel's indexes (TCP_CONNTRACK_*, UDP_CT_*). libnftnl
+ * and nft carry values for TCP and UDP only; other protocols keep the
+ * defaults.
+ */
+static int ct_timeout_parse(struct nftnl_obj *o, struct nftdp_vm_ct_timeout *t)
+{
+	static const uint8_t tcp_index[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13};
+	uint32_t len = 0;
+	const uint32_t *arr;
+
+	memset(t, 0, sizeof(*t));
+	if (!nftnl_obj_is_set(o, NFTNL_OBJ_CT_TIMEOUT_L4PROTO))
+		return -EINVAL;
+	t->l4proto = nftnl_obj_get_u8(o, NFTNL_OBJ_CT_TIMEOUT_L4PROTO);
+	t->l3proto = nftnl_obj_is_set(o, NFTNL_OBJ_CT_TIMEOUT_L3PROTO)
+			 ? (uint8_t)nftnl_obj_get_u16(o, NFTNL_OBJ_CT_TIMEOUT_L3PROTO)
+			 : 0;
+	arr = nftnl_obj_get_data(o, NFTNL_OBJ_CT_TIMEOUT_ARRAY, &len);
+	if (arr && len >= sizeof(uint32_t)) {
+		unsigned int n = len / sizeof(uint32_t);
+
+		if (t->l4proto == IPPROTO_TCP) {
+			for (unsigned int i = 0; i < n && i < sizeof(tcp_index); i++) {
+				t->val[tcp_index[i]] = arr[i];
+				t->given |= 1u << tcp_index[i];
+			}
+			/* timeouts[CTA_TIMEOUT_TCP_UNSPEC] = timeouts[..._SYN_SENT] */
+			t->val[0] = t->val[1]; /* TCP_CONNTRACK_SYN_SENT */
+		} else if (t->l4proto == IPPROTO_UDP || t->l4proto == IPPROTO_UDPLITE) {
+			for (unsigned int i = 0; i < n && i < 2; i++) {
+				t->val[i] = arr[i];
+				t->given |= 1u << i;
+			}
+		}
+	}
+	t->id = atomic_fetch_add(&ct_timeout_ids, 1) + 1;
+	return 0;
 }
 
 int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
@@ -62,11 +141,16 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 	name = nftnl_obj_get_str(o, NFTNL_OBJ_NAME);
 	type = nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE);
 	family = nftnl_obj_is_set(o, NFTNL_OBJ_FAMILY) ? nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY) : 0;
-	if (type != NFT_OBJECT_COUNTER && type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT) {
+	if (!obj_type_ok(type)) {
 		if (err) {
 			err->err = -EOPNOTSUPP;
-			snprintf(err->msg, sizeof(err->msg),
-				 "object type %u: not supported by nftdp", type);
+			if (obj_type_name(type))
+				snprintf(err->msg, sizeof(err->msg),
+					 "object type %u (%s): not supported by nftdp", type,
+					 obj_type_name(type));
+			else
+				snprintf(err->msg, sizeof(err->msg),
+					 "object type %u: not supported by nftdp", type);
 		}
 		return -EOPNOTSUPP;
 	}
@@ -74,6 +158,14 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 	if (!obj)
 		return -ENOMEM;
 	obj->type = type;
+	if (type == NFT_OBJECT_CT_TIMEOUT) {
+		/* stateless: no slot, nothing to keep across generations */
+		rc = ct_timeout_parse(o, &obj->ct_timeout);
+		if (rc < 0)
+			goto err_params;
+		*out = obj;
+		return 0;
+	}
 	obj->slot_kind = type == NFT_OBJECT_COUNTER ? NFTDP_VM_SLOT_COUNTER : NFTDP_VM_SLOT_CELL;
 	if (type == NFT_OBJECT_LIMIT) {
 		uint32_t ltype = nftnl_obj_is_set(o, NFTNL_OBJ_LIMIT_TYPE)
@@ -162,6 +254,8 @@ int nftdp_vm_obj_keep(struct nftdp_vm_state *st, const struct nftdp_vm_obj *obj)
 	bool created;
 	int rc;
 
+	if (!obj->key)
+		return 0; /* no state (ct timeout) */
 	rc = nftdp_vm_state_get_slot(st, obj->key, obj->slot_kind, &slot, &created);
 	if (rc < 0)
 		return rc;
@@ -210,9 +304,11 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
 	uint32_t type = nftdp_vm_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE);
 
-	if (type != NFT_OBJECT_COUNTER && type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT)
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "objref: object type %u not supported by nftdp", type);
+	if (!obj_type_ok(type))
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u%s%s%s not supported by nftdp",
+				     type, obj_type_name(type) ? " (" : "",
+				     obj_type_name(type) ? obj_type_name(type) : "",
+				     obj_type_name(type) ? ")" : "");
 	if (cc->res && cc->res->obj)
 		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
 	if (!p->obj)
@@ -231,8 +327,7 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 		return rc;
 	if (!(si.flags & NFT_SET_OBJECT))
 		return nftdp_vm_errf(cc, -EINVAL, "objref: set is no object map");
-	if (si.objtype != NFT_OBJECT_COUNTER && si.objtype != NFT_OBJECT_QUOTA &&
-	    si.objtype != NFT_OBJECT_LIMIT)
+	if (!obj_type_ok(si.objtype))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP,
 				     "objref: object type %u not supported by nftdp", si.objtype);
 	p->set = si.set;

@@ -123,6 +123,29 @@ struct nftdp_vm_nat_range {
 	uint16_t min_proto, max_proto;
 };
 
+/** Zone directions (the kernel's NF_CT_ZONE_DIR_*): which tuples a zone keys. */
+#define NFTDP_VM_CT_ZONE_DIR_ORIG (1u << 0)
+#define NFTDP_VM_CT_ZONE_DIR_REPL (1u << 1)
+#define NFTDP_VM_CT_ZONE_DIR_BOTH (NFTDP_VM_CT_ZONE_DIR_ORIG | NFTDP_VM_CT_ZONE_DIR_REPL)
+
+#define NFTDP_VM_CT_TIMEOUT_MAX 14 /**< TCP_CONNTRACK_TIMEOUT_MAX: the largest policy */
+
+/**
+ * A compiled `ct timeout` object (NFT_OBJECT_CT_TIMEOUT): timeouts in seconds
+ * indexed as the kernel's per-protocol arrays (TCP by TCP_CONNTRACK_*, with
+ * [0] the SYN_SENT value; UDP [0] unreplied, [1] replied; other protocols
+ * [0]). Only the values whose bit is in `given` replace the shard's default.
+ * Immutable; id is unique among every policy ever compiled, so conntrack may
+ * keep a copy by id that outlives the object.
+ */
+struct nftdp_vm_ct_timeout {
+	uint64_t id;
+	uint8_t l3proto; /**< NFPROTO_* (informative: the kernel matches l4proto only) */
+	uint8_t l4proto;
+	uint32_t given; /**< 1 << index of every value set */
+	uint32_t val[NFTDP_VM_CT_TIMEOUT_MAX];
+};
+
 struct nftdp_vm_ct_ops {
 	bool (*get)(const void *ct, uint32_t key, int dir, void *dest, uint32_t len);
 	void (*set)(void *ct, uint32_t key, int dir, const void *src, uint32_t len);
@@ -131,6 +154,18 @@ struct nftdp_vm_ct_ops {
 	 * expression sets: NF_ACCEPT, or NF_DROP (no unique tuple, no address) */
 	unsigned int (*nat)(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat_kind kind,
 			    const struct nftdp_vm_nat_range *range);
+	/** `ct timeout set` (nft_ct_timeout_obj_eval): an unconfirmed entry
+	 * takes the policy and the timeout policy->val[0] from now; confirmed
+	 * entries are left alone. Optional. */
+	void (*timeout)(void *ct, const struct nftdp_vm_ct_timeout *policy);
+	/** connlimit: a key that names ct's connection for as long as it lives
+	 * (never reused by another one in the same shard); *confirmed says
+	 * whether it is confirmed. Optional (connlimit then counts nothing). */
+	uint64_t (*conn_key)(const void *ct, bool *confirmed);
+	/** connlimit: whether the connection key names, in the shard of ct, is
+	 * still tracked and not closed (nf_conncount's find_or_evict and
+	 * already_closed: TCP TIME_WAIT / CLOSE count as gone). */
+	bool (*conn_live)(const void *ct, uint64_t key);
 };
 
 /** What the VM asks the dataplane to do besides the verdict. */
@@ -188,6 +223,10 @@ struct nftdp_vm_pkt {
 	void *ct;
 	const struct nftdp_vm_ct_ops *ct_ops;
 	bool ct_untracked;
+	/** `ct zone set` ran before conntrack (the kernel's template): the
+	 * NFTDP_VM_CT_ZONE_DIR_* it keys, 0 when no zone was set */
+	uint8_t ct_zone_dir;
+	uint16_t ct_zone; /**< that zone id, which conntrack puts into the tuple */
 	struct nftdp_vm_pkt_out out;
 };
 
@@ -456,7 +495,7 @@ uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
 uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
 
 /**
- * Compile a named stateful object (counter, quota, limit; others
+ * Compile a named object (counter, quota, limit, ct timeout; others
  * -EOPNOTSUPP). Its state slot is keyed by (family, table, name, type).
  * Control-path.
  */

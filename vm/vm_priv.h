@@ -239,6 +239,7 @@ struct nftdp_vm_obj {
 	uint64_t tokens_max, rate, nsecs, cost;
 	bool invert, bytes_mode;
 	uint64_t quota_bytes;
+	struct nftdp_vm_ct_timeout ct_timeout; /* NFT_OBJECT_CT_TIMEOUT: no state slot */
 	char *key; /* its state slot's key, for nftdp_vm_obj_keep() */
 };
 
@@ -341,7 +342,7 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 	X(immediate)                                                                               \
 	X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) X(lookup) X(dynset)   \
 	    X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) X(hash) X(objref) X(notrack)   \
-		X(last) X(fwd) X(dup) X(ct) X(nat) X(masq) X(redir)
+		X(last) X(fwd) X(dup) X(ct) X(nat) X(masq) X(redir) X(connlimit)
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;
 NFTDP_VM_EXPR_TYPES(X)
