@@ -41,6 +41,9 @@ void ctl_server_close(struct ctl_server *srv);
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip);
 
+/* Whether any session joined group (nfnetlink_has_listeners). */
+bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group);
+
 uint32_t ctl_session_portid(const struct ctl_session *s);
 pid_t ctl_session_pid(const struct ctl_session *s);
 /* The peer process's name (/proc/PID/comm at connect), for NFTA_GEN_PROC_NAME. */
@@ -64,5 +67,26 @@ void ctl_state_destroy(struct nftdp_ctl *ctl);
 int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len);
 /* The session is gone: release what it owned (tables with the owner flag). */
 void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s);
+
+/* ---- ctnetlink.c: NFNL_SUBSYS_CTNETLINK (conntrack -L/-G/-D/-F/-C/-S/-E) ---- */
+
+struct nlmsghdr;
+struct nlattr;
+struct nftdp_ct_info;
+struct nftdp_ct_event;
+
+/* One request of subsystem CTNETLINK from s (cfg.ct set or not). Answers
+ * go straight to s; returns 0 (ack if asked), -EINTR (a dump, answered with
+ * NLMSG_DONE: no ack) or -errno for the error ack, *bad the attribute. */
+int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		      const struct nlattr **bad);
+/* ctnetlink_fill_info: the IPCTNL_MSG_CT_NEW message of one entry into buf
+ * (1024 bytes); returns its length. */
+int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
+			    const struct nftdp_ct_info *ci, bool acct);
+/* ctnetlink_conntrack_event: the message of one event into buf (1024
+ * bytes) and its NFNLGRP_CONNTRACK_* group; returns its length, 0 for none. */
+int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev,
+			     bool acct, unsigned int *group);
 
 #endif

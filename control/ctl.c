@@ -42,6 +42,7 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 	int rc = ctl_server_poll(ctl->server, timeout_ms);
 
 	ctl_dp_tick(ctl);
+	nftdp_ctl_ct_events(ctl); /* conntrack -E */
 	return rc;
 }
 

@@ -25,11 +25,47 @@
 struct nftdp_ctl;
 struct nftdp_vm_state;      /* vm/nftdp_vm.h */
 struct nftdp_vm_gen_domain; /* vm/nftdp_vm.h */
+struct nftdp_ct_tuple;      /* conntrack/nftdp_conntrack.h */
+struct nftdp_ct_info;
+struct nftdp_ct_event;
+struct nftdp_ct_stats;
 
 /** The interfaces the dataplane has, as netdev chains and flowtables see them. */
 struct nftdp_ctl_iface {
 	char name[NFTDP_CTL_IFNAMSIZ];
 	uint32_t ifindex;
+};
+
+/**
+ * The connection table behind NFNL_SUBSYS_CTNETLINK (conntrack -L/-G/-D/-F/
+ * -E/-C/-S), provided by the embedding process. The table is split in
+ * n_shards shards (one per worker). Every callback is called on the control
+ * thread; how it reaches a shard its worker owns is the provider's business
+ * (the daemon posts the call to the worker, dataplane/ct_ctl.c). Callbacks
+ * returning int give 0 (or a count) or -errno.
+ */
+struct nftdp_ctl_ct_ops {
+	unsigned int n_shards;
+	bool acct; /**< nf_conntrack_acct: dumps carry CTA_COUNTERS_* */
+	void *arg;
+	/** Copy up to max confirmed entries of shard into out, skipping the
+	 * first skip of them (a dump resumes where the last chunk stopped).
+	 * @return entries copied (< max: the shard is done), or -errno. */
+	int (*dump)(void *arg, unsigned int shard, unsigned int skip, struct nftdp_ct_info *out,
+		    unsigned int max);
+	/** The entry with tuple t (either direction), whichever shard holds it.
+	 * 0 or -ENOENT. */
+	int (*get)(void *arg, const struct nftdp_ct_tuple *t, struct nftdp_ct_info *out);
+	/** Delete the entry with tuple t; id non-zero must match. 0, -ENOENT. */
+	int (*del)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id);
+	/** Delete every entry; returns how many, or -errno. */
+	int (*flush)(void *arg);
+	/** A shard's counters (any time). */
+	void (*stats)(void *arg, unsigned int shard, struct nftdp_ct_stats *out);
+	/** Hand shard's pending events to cb, oldest first; the number handed. */
+	unsigned int (*events_poll)(void *arg, unsigned int shard,
+				    void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+				    void *cb_arg);
 };
 
 struct nftdp_ctl_config {
@@ -48,6 +84,12 @@ struct nftdp_ctl_config {
 	 */
 	struct nftdp_vm_state *vm_state;
 	struct nftdp_vm_gen_domain *gen_dom;
+	/**
+	 * The connection table for ctnetlink (copied pointer: the table must
+	 * outlive the control plane). NULL: CTNETLINK messages get EOPNOTSUPP,
+	 * as from a kernel without nf_conntrack_netlink.
+	 */
+	const struct nftdp_ctl_ct_ops *ct;
 };
 
 /**
@@ -79,6 +121,15 @@ int nftdp_ctl_fd(const struct nftdp_ctl *ctl);
 
 /** The current nf_tables generation id (what GETGEN answers). */
 uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl);
+
+/**
+ * Deliver pending conntrack events (cfg.ct->events_poll) to the sessions
+ * that joined NFNLGRP_CONNTRACK_NEW / _UPDATE / _DESTROY (conntrack -E);
+ * without listeners they are dropped, as the kernel generates none. Call it
+ * often (every millisecond or so); nftdp_ctl_poll() calls it too.
+ * @return events delivered or dropped. Control-path. Not thread-safe.
+ */
+unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl);
 
 /** Stop listening, close every session, free the ruleset. NULL is ignored. */
 void nftdp_ctl_destroy(struct nftdp_ctl *ctl);

@@ -734,6 +734,14 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 			ctl_session_send(s, buf, len);
 }
 
+bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
+{
+	for (const struct ctl_session *s = srv->sessions; s; s = s->next)
+		if (ctl_session_in_group(s, group))
+			return true;
+	return false;
+}
+
 /* ---- the session API nfnl.c uses ---- */
 
 uint32_t ctl_session_portid(const struct ctl_session *s)

@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * NFNL_SUBSYS_CTNETLINK: the conntrack tool's side of nfnetlink, as the
+ * kernel's net/netfilter/nf_conntrack_netlink.c answers it (conntrack -L,
+ * -G, -D, -F, -C, -S, -E). The connection table itself is the embedding
+ * process's (struct nftdp_ctl_ct_ops): this file only parses requests into
+ * tuples and filters and builds the kernel's messages from struct
+ * nftdp_ct_info, attribute for attribute in the kernel's order
+ * (ctnetlink_fill_info, ctnetlink_conntrack_event).
+ *
+ * Datagrams: libnetfilter_conntrack reads with a 4096-byte buffer
+ * (MNL_SOCKET_BUFFER_SIZE), so dump parts are packed into datagrams of at
+ * most NLMSG_GOODSIZE bytes as the kernel's dump skbs are, and NLMSG_DONE
+ * goes in a datagram of its own, as netlink_dump sends it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netlink.h>
+
+#include "control_priv.h"
+#include "nftdp_conntrack.h"
+
+/* SKB_WITH_OVERHEAD(PAGE_SIZE) on x86_64: what one dump skb holds */
+#define CTN_DGRAM 3776
+/* one conntrack message is at most ~500 bytes (two IPv6 tuples, TCP
+ * protoinfo, counters, labels) */
+#define CTN_MSG_MAX 1024
+/* entries fetched from a shard per dump callback */
+#define CTN_CHUNK 256
+
+/* ---- attribute validation: nla_parse_deprecated as nfnetlink calls it ---- */
+
+enum ctn_nla { N_NONE, N_U8, N_U16, N_U32, N_NESTED, N_MINLEN, N_BINARY };
+
+struct ctn_pol {
+	uint8_t type;
+	uint8_t len; /* N_MINLEN: at least; N_BINARY: at most */
+};
+
+/* ct_nla_policy */
+static const struct ctn_pol ct_policy[CTA_MAX + 1] = {
+	[CTA_TUPLE_ORIG] = {N_NESTED, 0},	 [CTA_TUPLE_REPLY] = {N_NESTED, 0},
+	[CTA_STATUS] = {N_U32, 0},		 [CTA_PROTOINFO] = {N_NESTED, 0},
+	[CTA_HELP] = {N_NESTED, 0},		 [CTA_NAT_SRC] = {N_NESTED, 0},
+	[CTA_TIMEOUT] = {N_U32, 0},		 [CTA_MARK] = {N_U32, 0},
+	[CTA_ID] = {N_U32, 0},			 [CTA_NAT_DST] = {N_NESTED, 0},
+	[CTA_TUPLE_MASTER] = {N_NESTED, 0},	 [CTA_NAT_SEQ_ADJ_ORIG] = {N_NESTED, 0},
+	[CTA_NAT_SEQ_ADJ_REPLY] = {N_NESTED, 0}, [CTA_ZONE] = {N_U16, 0},
+	[CTA_MARK_MASK] = {N_U32, 0},		 [CTA_LABELS] = {N_BINARY, 16},
+	[CTA_LABELS_MASK] = {N_BINARY, 16},	 [CTA_SYNPROXY] = {N_NESTED, 0},
+	[CTA_FILTER] = {N_NESTED, 0},		 [CTA_STATUS_MASK] = {N_U32, 0},
+};
+
+/* tuple_nla_policy */
+static const struct ctn_pol tuple_policy[CTA_TUPLE_MAX + 1] = {
+	[CTA_TUPLE_IP] = {N_NESTED, 0},
+	[CTA_TUPLE_PROTO] = {N_NESTED, 0},
+	[CTA_TUPLE_ZONE] = {N_U16, 0},
+};
+
+/* cta_ip_nla_policy */
+static const struct ctn_pol ip_policy[CTA_IP_MAX + 1] = {
+	[CTA_IP_V4_SRC] = {N_U32, 0},
+	[CTA_IP_V4_DST] = {N_U32, 0},
+	[CTA_IP_V6_SRC] = {N_MINLEN, 16},
+	[CTA_IP_V6_DST] = {N_MINLEN, 16},
+};
+
+/* proto_nla_policy merged with the l4 protocols' (ports, icmp, icmpv6):
+ * nla_validate_nested runs both over the same nest */
+static const struct ctn_pol proto_policy[CTA_PROTO_MAX + 1] = {
+	[CTA_PROTO_NUM] = {N_U8, 0},	    [CTA_PROTO_SRC_PORT] = {N_U16, 0},
+	[CTA_PROTO_DST_PORT] = {N_U16, 0},  [CTA_PROTO_ICMP_ID] = {N_U16, 0},
+	[CTA_PROTO_ICMP_TYPE] = {N_U8, 0},  [CTA_PROTO_ICMP_CODE] = {N_U8, 0},
+	[CTA_PROTO_ICMPV6_ID] = {N_U16, 0}, [CTA_PROTO_ICMPV6_TYPE] = {N_U8, 0},
+	[CTA_PROTO_ICMPV6_CODE] = {N_U8, 0},
+};
+
+/*
+ * The deprecated (liberal) nla_parse: parsing stops at the first attribute
+ * header that does not fit, types past the policy are ignored, a typed
+ * attribute shorter than its type is ERANGE (longer ones pass, with the
+ * kernel's warning), a nest that is neither empty nor holds a header is
+ * ERANGE. *bad gets the offending attribute.
+ */
+static int ctn_parse(const void *data, size_t len, const struct ctn_pol *pol, unsigned int max,
+		     const struct nlattr **tb, const struct nlattr **bad)
+{
+	const char *p = data;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	while (len >= sizeof(struct nlattr)) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		uint16_t type = a->nla_type & NLA_TYPE_MASK;
+		size_t alen, step;
+		static const uint8_t minlen[] = {[N_U8] = 1, [N_U16] = 2, [N_U32] = 4};
+
+		if (a->nla_len < sizeof(*a) || a->nla_len > len)
+			break;
+		alen = a->nla_len - sizeof(*a);
+		if (type > 0 && type <= max) {
+			const struct ctn_pol *pt = &pol[type];
+
+			switch (pt->type) {
+			case N_U8:
+			case N_U16:
+			case N_U32:
+				if (alen < minlen[pt->type])
+					goto err_range;
+				break;
+			case N_NESTED:
+				if (alen != 0 && alen < sizeof(struct nlattr))
+					goto err_range;
+				break;
+			case N_MINLEN:
+				if (alen < pt->len)
+					goto err_range;
+				break;
+			case N_BINARY:
+				if (alen > pt->len)
+					goto err_range;
+				break;
+			default:
+				break;
+			}
+			tb[type] = a;
+		}
+		step = NLA_ALIGN(a->nla_len);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return 0;
+err_range:
+	*bad = (const struct nlattr *)p;
+	return -ERANGE;
+}
+
+static int ctn_parse_nested(const struct nlattr *nest, const struct ctn_pol *pol, unsigned int max,
+			    const struct nlattr **tb, const struct nlattr **bad)
+{
+	return ctn_parse(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), pol, max, tb,
+			 bad);
+}
+
+static uint8_t get_u8(const struct nlattr *a)
+{
+	return *(const uint8_t *)mnl_attr_get_payload(a);
+}
+
+static uint16_t get_be16(const struct nlattr *a) /* network order, as stored */
+{
+	uint16_t v;
+
+	memcpy(&v, mnl_attr_get_payload(a), 2);
+	return v;
+}
+
+static uint32_t get_be32(const struct nlattr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, mnl_attr_get_payload(a), 4);
+	return v;
+}
+
+/* nf_conntrack_proto_icmp.c / icmpv6.c invmap: the types that have a tuple */
+static bool icmp_has_tuple(uint8_t l4, uint8_t type)
+{
+	if (l4 == IPPROTO_ICMP)
+		return type == 0 || type == 8 || (type >= 13 && type <= 18);
+	return type == 128 || type == 129 || type == 139 || type == 140;
+}
+
+/* ctnetlink_parse_tuple (CTA_FILTER_FLAG(ALL)): every part is required. */
+static int parse_tuple(const struct nlattr *nest, uint8_t l3num, struct nftdp_ct_tuple *t,
+		       const struct nlattr **bad)
+{
+	const struct nlattr *tb[CTA_TUPLE_MAX + 1], *ip[CTA_IP_MAX + 1], *pr[CTA_PROTO_MAX + 1];
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = ctn_parse_nested(nest, tuple_policy, CTA_TUPLE_MAX, tb, bad);
+	if (err < 0)
+		return err;
+	if (l3num != NFPROTO_IPV4 && l3num != NFPROTO_IPV6)
+		return -EOPNOTSUPP;
+	t->l3proto = l3num;
+	if (!tb[CTA_TUPLE_IP])
+		return -EINVAL;
+	err = ctn_parse_nested(tb[CTA_TUPLE_IP], ip_policy, CTA_IP_MAX, ip, bad);
+	if (err < 0)
+		return err;
+	if (l3num == NFPROTO_IPV4) {
+		if (!ip[CTA_IP_V4_SRC] || !ip[CTA_IP_V4_DST])
+			return -EINVAL;
+		t->src.ip = get_be32(ip[CTA_IP_V4_SRC]);
+		t->dst.ip = get_be32(ip[CTA_IP_V4_DST]);
+	} else {
+		if (!ip[CTA_IP_V6_SRC] || !ip[CTA_IP_V6_DST])
+			return -EINVAL;
+		memcpy(t->src.u8, mnl_attr_get_payload(ip[CTA_IP_V6_SRC]), 16);
+		memcpy(t->dst.u8, mnl_attr_get_payload(ip[CTA_IP_V6_DST]), 16);
+	}
+	if (!tb[CTA_TUPLE_PROTO])
+		return -EINVAL;
+	err = ctn_parse_nested(tb[CTA_TUPLE_PROTO], proto_policy, CTA_PROTO_MAX, pr, bad);
+	if (err < 0)
+		return err;
+	if (!pr[CTA_PROTO_NUM])
+		return -EINVAL;
+	t->l4proto = get_u8(pr[CTA_PROTO_NUM]);
+	switch (t->l4proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+	case IPPROTO_GRE:
+		if (!pr[CTA_PROTO_SRC_PORT] || !pr[CTA_PROTO_DST_PORT])
+			return -EINVAL;
+		t->sport = get_be16(pr[CTA_PROTO_SRC_PORT]);
+		t->dport = get_be16(pr[CTA_PROTO_DST_PORT]);
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6: {
+		bool v4 = t->l4proto == IPPROTO_ICMP;
+		const struct nlattr *ty = pr[v4 ? CTA_PROTO_ICMP_TYPE : CTA_PROTO_ICMPV6_TYPE];
+		const struct nlattr *co = pr[v4 ? CTA_PROTO_ICMP_CODE : CTA_PROTO_ICMPV6_CODE];
+		const struct nlattr *id = pr[v4 ? CTA_PROTO_ICMP_ID : CTA_PROTO_ICMPV6_ID];
+		uint8_t *tc = (uint8_t *)&t->dport;
+
+		if (!ty || !co || !id)
+			return -EINVAL;
+		tc[0] = get_u8(ty);
+		tc[1] = get_u8(co);
+		if (!icmp_has_tuple(t->l4proto, tc[0]))
+			return -EINVAL;
+		t->sport = get_be16(id);
+		break;
+	}
+	default:
+		break;
+	}
+	if (tb[CTA_TUPLE_ZONE])
+		t->zone = ntohs(get_be16(tb[CTA_TUPLE_ZONE]));
+	return 0;
+}
+
+/* ---- message building ---- */
+
+static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_ct_tuple *t)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type), *n2;
+
+	n2 = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
+	if (t->l3proto == NFPROTO_IPV6) {
+		mnl_attr_put(nlh, CTA_IP_V6_SRC, 16, t->src.u8);
+		mnl_attr_put(nlh, CTA_IP_V6_DST, 16, t->dst.u8);
+	} else {
+		mnl_attr_put_u32(nlh, CTA_IP_V4_SRC, t->src.ip);
+		mnl_attr_put_u32(nlh, CTA_IP_V4_DST, t->dst.ip);
+	}
+	mnl_attr_nest_end(nlh, n2);
+	n2 = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
+	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, t->l4proto);
+	switch (t->l4proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+	case IPPROTO_GRE:
+		mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, t->sport);
+		mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, t->dport);
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6: {
+		bool v4 = t->l4proto == IPPROTO_ICMP;
+		const uint8_t *tc = (const uint8_t *)&t->dport;
+
+		/* icmp_tuple_to_nlattr: id, type, code */
+		mnl_attr_put_u16(nlh, v4 ? CTA_PROTO_ICMP_ID : CTA_PROTO_ICMPV6_ID, t->sport);
+		mnl_attr_put_u8(nlh, v4 ? CTA_PROTO_ICMP_TYPE : CTA_PROTO_ICMPV6_TYPE, tc[0]);
+		mnl_attr_put_u8(nlh, v4 ? CTA_PROTO_ICMP_CODE : CTA_PROTO_ICMPV6_CODE, tc[1]);
+		break;
+	}
+	default:
+		break;
+	}
+	mnl_attr_nest_end(nlh, n2);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* tcp_to_nlattr; with destroy only the state */
+static void put_protoinfo(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci, bool destroy)
+{
+	struct nlattr *nest, *tcp;
+	uint8_t fl[2] = {0, 0}; /* struct nf_ct_tcp_flags: flags, mask 0 */
+
+	if (ci->tuple[0].l4proto != IPPROTO_TCP)
+		return;
+	nest = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	tcp = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_STATE, ci->tcp.state);
+	if (!destroy) {
+		mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_WSCALE_ORIGINAL, ci->tcp.wscale[0]);
+		mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_WSCALE_REPLY, ci->tcp.wscale[1]);
+		fl[0] = ci->tcp.flags[0];
+		mnl_attr_put(nlh, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, sizeof(fl), fl);
+		fl[0] = ci->tcp.flags[1];
+		mnl_attr_put(nlh, CTA_PROTOINFO_TCP_FLAGS_REPLY, sizeof(fl), fl);
+	}
+	mnl_attr_nest_end(nlh, tcp);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static void put_counters(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	for (int d = 0; d < 2; d++) {
+		struct nlattr *n = mnl_attr_nest_start(nlh, d ? CTA_COUNTERS_REPLY : CTA_COUNTERS_ORIG);
+
+		/* nla_put_be64 needs no pad attribute on x86_64 */
+		mnl_attr_put_u64(nlh, CTA_COUNTERS_PACKETS, htobe64(ci->packets[d]));
+		mnl_attr_put_u64(nlh, CTA_COUNTERS_BYTES, htobe64(ci->bytes[d]));
+		mnl_attr_nest_end(nlh, n);
+	}
+}
+
+static bool labels_set(const struct nftdp_ct_info *ci)
+{
+	for (unsigned int i = 0; i < sizeof(ci->labels); i++)
+		if (ci->labels[i])
+			return true;
+	return false;
+}
+
+static struct nlmsghdr *msg_start(void *buf, uint16_t type, uint16_t flags, uint32_t seq,
+				  uint32_t portid, uint8_t family, uint16_t res_id)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = portid;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = htons(res_id);
+	return nlh;
+}
+
+int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
+			    const struct nftdp_ct_info *ci, bool acct)
+{
+	struct nlmsghdr *nlh = msg_start(buf, IPCTNL_MSG_CT_NEW, flags | (portid ? NLM_F_MULTI : 0),
+					 seq, portid, ci->tuple[0].l3proto, 0);
+
+	put_tuple(nlh, CTA_TUPLE_ORIG, &ci->tuple[0]);
+	put_tuple(nlh, CTA_TUPLE_REPLY, &ci->tuple[1]);
+	if (ci->zone)
+		mnl_attr_put_u16(nlh, CTA_ZONE, htons(ci->zone));
+	/* ctnetlink_dump_info */
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(ci->status));
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
+	mnl_attr_put_u32(nlh, CTA_ID, htonl(ci->id));
+	mnl_attr_put_u32(nlh, CTA_USE, htonl(ci->use));
+	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
+	put_protoinfo(nlh, ci, false);
+	/* ctnetlink_dump_extinfo */
+	if (acct)
+		put_counters(nlh, ci);
+	if (labels_set(ci))
+		mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+	return (int)nlh->nlmsg_len;
+}
+
+static unsigned int event_group(uint32_t e)
+{
+	if (e & (1u << IPCT_DESTROY))
+		return NFNLGRP_CONNTRACK_DESTROY;
+	if (e & ((1u << IPCT_NEW) | (1u << IPCT_RELATED)))
+		return NFNLGRP_CONNTRACK_NEW;
+	return e ? NFNLGRP_CONNTRACK_UPDATE : 0;
+}
+
+int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev,
+			     bool acct, unsigned int *group)
+{
+	const struct nftdp_ct_info *ci = &ev->info;
+	uint32_t e = ev->events;
+	uint16_t type, flags = 0;
+	struct nlmsghdr *nlh;
+
+	if (e & (1u << IPCT_DESTROY)) {
+		type = IPCTNL_MSG_CT_DELETE;
+		*group = NFNLGRP_CONNTRACK_DESTROY;
+	} else if (e & ((1u << IPCT_NEW) | (1u << IPCT_RELATED))) {
+		type = IPCTNL_MSG_CT_NEW;
+		flags = NLM_F_CREATE | NLM_F_EXCL;
+		*group = NFNLGRP_CONNTRACK_NEW;
+	} else if (e) {
+		type = IPCTNL_MSG_CT_NEW;
+		*group = NFNLGRP_CONNTRACK_UPDATE;
+	} else {
+		return 0;
+	}
+	nlh = msg_start(buf, type, flags, 0, portid, ci->tuple[0].l3proto, 0);
+	put_tuple(nlh, CTA_TUPLE_ORIG, &ci->tuple[0]);
+	put_tuple(nlh, CTA_TUPLE_REPLY, &ci->tuple[1]);
+	if (ci->zone)
+		mnl_attr_put_u16(nlh, CTA_ZONE, htons(ci->zone));
+	mnl_attr_put_u32(nlh, CTA_ID, htonl(ci->id));
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(ci->status));
+	if (e & (1u << IPCT_DESTROY)) {
+		if (ci->timeout_s)
+			mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
+		if (acct)
+			put_counters(nlh, ci);
+		put_protoinfo(nlh, ci, true);
+	} else {
+		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
+		if (e & (1u << IPCT_PROTOINFO))
+			put_protoinfo(nlh, ci, false);
+		if ((e & (1u << IPCT_LABEL)) && labels_set(ci))
+			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+	}
+	if ((e & (1u << IPCT_MARK)) || ci->mark)
+		mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
+	return (int)nlh->nlmsg_len;
+}
+
+/* ---- answers: datagrams of at most CTN_DGRAM bytes ---- */
+
+struct ctn_tx {
+	struct ctl_session *s;
+	size_t len;
+	char buf[CTN_DGRAM];
+};
+
+static void tx_flush(struct ctn_tx *tx)
+{
+	if (tx->len)
+		ctl_session_send(tx->s, tx->buf, tx->len);
+	tx->len = 0;
+}
+
+static void tx_put(struct ctn_tx *tx, const void *msg, size_t len)
+{
+	len = NLMSG_ALIGN(len);
+	if (tx->len + len > sizeof(tx->buf))
+		tx_flush(tx);
+	memcpy(tx->buf + tx->len, msg, len);
+	tx->len += len;
+}
+
+static void send_done(struct ctl_session *s, uint32_t seq, int err)
+{
+	char buf[NLMSG_HDRLEN + sizeof(int32_t)];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int32_t *v;
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = ctl_session_portid(s);
+	v = mnl_nlmsg_put_extra_header(nlh, sizeof(*v));
+	*v = err;
+	ctl_session_send(s, buf, nlh->nlmsg_len);
+}
+
+/* ---- dump filters (struct ctnetlink_filter without CTA_FILTER) ---- */
+
+struct ctn_filter {
+	bool on;
+	uint8_t family;
+	bool zone_set;
+	uint16_t zone;
+	uint32_t mark_val, mark_mask;
+	uint32_t status_val, status_mask;
+};
+
+static int filter_parse(const struct nlattr **cda, uint8_t family, struct ctn_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	/* ctnetlink_needs_filter */
+	f->on = family || cda[CTA_MARK] || cda[CTA_FILTER] || cda[CTA_STATUS] || cda[CTA_ZONE];
+	if (!f->on)
+		return 0;
+	if (cda[CTA_FILTER])
+		return -EOPNOTSUPP; /* per-tuple filters: conntrack 1.4.7 sends none */
+	f->family = family;
+	if (cda[CTA_MARK]) {
+		f->mark_val = ntohl(get_be32(cda[CTA_MARK]));
+		f->mark_mask = cda[CTA_MARK_MASK] ? ntohl(get_be32(cda[CTA_MARK_MASK])) : ~0u;
+	} else if (cda[CTA_MARK_MASK]) {
+		return -EINVAL;
+	}
+	if (cda[CTA_STATUS]) {
+		f->status_val = ntohl(get_be32(cda[CTA_STATUS]));
+		f->status_mask =
+		    cda[CTA_STATUS_MASK] ? ntohl(get_be32(cda[CTA_STATUS_MASK])) : f->status_val;
+		if (f->status_mask == 0)
+			return -EINVAL;
+	} else if (cda[CTA_STATUS_MASK]) {
+		return -EINVAL;
+	}
+	if (cda[CTA_ZONE]) {
+		f->zone_set = true;
+		f->zone = ntohs(get_be16(cda[CTA_ZONE]));
+	}
+	return 0;
+}
+
+static bool filter_match(const struct ctn_filter *f, const struct nftdp_ct_info *ci)
+{
+	if (!f->on)
+		return true;
+	if (f->family && ci->tuple[0].l3proto != f->family)
+		return false;
+	if (f->zone_set && ci->zone != f->zone)
+		return false;
+	if ((ci->mark & f->mark_mask) != f->mark_val)
+		return false;
+	return (ci->status & f->status_mask) == f->status_val;
+}
+
+/* Walk every shard's entries in chunks; fn returns non-zero to stop. */
+static int walk_all(const struct nftdp_ctl_ct_ops *ops,
+		    int (*fn)(const struct nftdp_ct_info *ci, void *arg), void *arg)
+{
+	struct nftdp_ct_info *buf = malloc(CTN_CHUNK * sizeof(*buf));
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (unsigned int sh = 0; sh < ops->n_shards && rc == 0; sh++) {
+		unsigned int skip = 0;
+
+		for (;;) {
+			int n = ops->dump(ops->arg, sh, skip, buf, CTN_CHUNK);
+
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			for (int i = 0; i < n && rc == 0; i++)
+				rc = fn(&buf[i], arg);
+			if (rc || n < CTN_CHUNK)
+				break;
+			skip += (unsigned int)n;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+/* ---- events (conntrack -E) ---- */
+
+struct ev_ctx {
+	struct nftdp_ctl *ctl;
+	uint32_t portid;		 /* destroys a request caused: its port id */
+	const struct nftdp_ct_tuple *by; /* ... of this tuple; NULL: every destroy */
+};
+
+static bool tuple_eq(const struct nftdp_ct_tuple *a, const struct nftdp_ct_tuple *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
+{
+	struct ev_ctx *c = arg;
+	char buf[CTN_MSG_MAX];
+	unsigned int group = 0;
+	uint32_t portid = 0;
+	int len;
+
+	if (c->portid && (ev->events & (1u << IPCT_DESTROY)) &&
+	    (!c->by || tuple_eq(c->by, &ev->info.tuple[0]) || tuple_eq(c->by, &ev->info.tuple[1])))
+		portid = c->portid;
+	/* nfnetlink_has_listeners: nobody listening, nothing built or sent */
+	if (!ctl_server_has_listeners(c->ctl->server, event_group(ev->events)))
+		return;
+	len = ctl_ctnetlink_fill_event(buf, portid, ev, c->ctl->cfg.ct->acct, &group);
+	if (len > 0)
+		ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
+}
+
+static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
+				const struct nftdp_ct_tuple *by)
+{
+	const struct nftdp_ctl_ct_ops *ops = ctl->cfg.ct;
+	struct ev_ctx c = {.ctl = ctl, .portid = portid, .by = by};
+	unsigned int n = 0;
+
+	if (!ops || !ops->events_poll)
+		return 0;
+	for (unsigned int sh = 0; sh < ops->n_shards; sh++)
+		n += ops->events_poll(ops->arg, sh, ev_cb, &c);
+	return n;
+}
+
+unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl)
+{
+	return pump_events(ctl, 0, NULL);
+}
+
+/* ---- requests ---- */
+
+struct req {
+	struct nftdp_ctl *ctl;
+	const struct nftdp_ctl_ct_ops *ops;
+	struct ctl_session *s;
+	const struct nlmsghdr *nlh;
+	uint8_t family;
+	const struct nlattr **cda;
+	const struct nlattr **bad;
+};
+
+struct dump_ctx {
+	struct req *r;
+	struct ctn_filter f;
+	struct ctn_tx *tx;
+};
+
+static int dump_one(const struct nftdp_ct_info *ci, void *arg)
+{
+	struct dump_ctx *d = arg;
+	char buf[CTN_MSG_MAX];
+	int len;
+
+	if (!filter_match(&d->f, ci))
+		return 0;
+	len = ctl_ctnetlink_fill_info(buf, d->r->nlh->nlmsg_seq, ctl_session_portid(d->r->s),
+				      d->f.on ? NLM_F_DUMP_FILTERED : 0, ci, d->r->ops->acct);
+	tx_put(d->tx, buf, (size_t)len);
+	return 0;
+}
+
+/* ctnetlink_dump_table */
+static int ct_dump(struct req *r)
+{
+	struct dump_ctx d = {.r = r};
+	int err = filter_parse(r->cda, r->family, &d.f);
+
+	if (err < 0)
+		return err;
+	d.tx = malloc(sizeof(*d.tx));
+	if (!d.tx)
+		return -ENOMEM;
+	d.tx->s = r->s;
+	d.tx->len = 0;
+	err = walk_all(r->ops, dump_one, &d);
+	tx_flush(d.tx);
+	free(d.tx);
+	send_done(r->s, r->nlh->nlmsg_seq, err);
+	return -EINTR; /* answered: no ack */
+}
+
+static int req_tuple(struct req *r, struct nftdp_ct_tuple *t)
+{
+	const struct nlattr *a = r->cda[CTA_TUPLE_ORIG] ? r->cda[CTA_TUPLE_ORIG]
+							 : r->cda[CTA_TUPLE_REPLY];
+	int err;
+
+	if (!a)
+		return -EINVAL;
+	err = parse_tuple(a, r->family, t, r->bad);
+	if (err < 0)
+		return err;
+	/* ctnetlink_parse_zone: CTA_ZONE is the zone of both directions */
+	if (r->cda[CTA_ZONE])
+		t->zone = ntohs(get_be16(r->cda[CTA_ZONE]));
+	return 0;
+}
+
+/* ctnetlink_get_conntrack */
+static int ct_get(struct req *r)
+{
+	struct nftdp_ct_tuple t;
+	struct nftdp_ct_info ci;
+	char buf[CTN_MSG_MAX];
+	int err, len;
+
+	if (r->nlh->nlmsg_flags & NLM_F_DUMP)
+		return ct_dump(r);
+	err = req_tuple(r, &t);
+	if (err < 0)
+		return err;
+	err = r->ops->get(r->ops->arg, &t, &ci);
+	if (err < 0)
+		return err;
+	ci.use++; /* the reference the kernel holds while it answers */
+	len = ctl_ctnetlink_fill_info(buf, r->nlh->nlmsg_seq, ctl_session_portid(r->s), 0, &ci,
+				      r->ops->acct);
+	ctl_session_send(r->s, buf, (size_t)len);
+	return 0;
+}
+
+struct flush_ctx {
+	struct req *r;
+	struct ctn_filter f;
+	unsigned int n, cap;
+	struct nftdp_ct_info *victims;
+};
+
+static int flush_pick(const struct nftdp_ct_info *ci, void *arg)
+{
+	struct flush_ctx *c = arg;
+
+	if (!filter_match(&c->f, ci))
+		return 0;
+	if (c->n == c->cap) {
+		unsigned int cap = c->cap ? c->cap * 2 : 64;
+		struct nftdp_ct_info *v = realloc(c->victims, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->victims = v;
+		c->cap = cap;
+	}
+	c->victims[c->n++] = *ci;
+	return 0;
+}
+
+/* ctnetlink_flush_conntrack: everything, or what the filter picks */
+static int ct_flush(struct req *r)
+{
+	struct flush_ctx c = {.r = r};
+	int err = filter_parse(r->cda, r->family, &c.f);
+
+	if (err < 0)
+		return err;
+	if (!c.f.on) {
+		err = r->ops->flush(r->ops->arg);
+		pump_events(r->ctl, ctl_session_portid(r->s), NULL);
+		return err < 0 ? err : 0;
+	}
+	err = walk_all(r->ops, flush_pick, &c);
+	for (unsigned int i = 0; err == 0 && i < c.n; i++)
+		r->ops->del(r->ops->arg, &c.victims[i].tuple[0], c.victims[i].id);
+	free(c.victims);
+	pump_events(r->ctl, ctl_session_portid(r->s), NULL);
+	return err;
+}
+
+/* ctnetlink_del_conntrack */
+static int ct_delete(struct req *r)
+{
+	struct nftdp_ct_tuple t;
+	uint32_t id = 0;
+	int err;
+
+	if (!r->cda[CTA_TUPLE_ORIG] && !r->cda[CTA_TUPLE_REPLY])
+		return ct_flush(r);
+	err = req_tuple(r, &t);
+	if (err < 0)
+		return err;
+	if (r->cda[CTA_ID])
+		id = ntohl(get_be32(r->cda[CTA_ID]));
+	err = r->ops->del(r->ops->arg, &t, id);
+	if (err == 0)
+		pump_events(r->ctl, ctl_session_portid(r->s), &t);
+	return err;
+}
+
+static void sum_stats(const struct nftdp_ctl_ct_ops *ops, unsigned int sh,
+		      struct nftdp_ct_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (ops->stats)
+		ops->stats(ops->arg, sh, st);
+}
+
+/* ctnetlink_stat_ct: entries and nf_conntrack_max */
+static int ct_stats(struct req *r)
+{
+	char buf[CTN_MSG_MAX];
+	struct nlmsghdr *nlh;
+	uint32_t count = 0, max = 0;
+
+	for (unsigned int sh = 0; sh < r->ops->n_shards; sh++) {
+		struct nftdp_ct_stats st;
+
+		sum_stats(r->ops, sh, &st);
+		count += st.count;
+		max += st.max;
+	}
+	nlh = msg_start(buf, IPCTNL_MSG_CT_GET_STATS, NLM_F_MULTI, r->nlh->nlmsg_seq,
+			ctl_session_portid(r->s), AF_UNSPEC, 0);
+	mnl_attr_put_u32(nlh, CTA_STATS_GLOBAL_ENTRIES, htonl(count));
+	mnl_attr_put_u32(nlh, CTA_STATS_GLOBAL_MAX_ENTRIES, htonl(max));
+	ctl_session_send(r->s, buf, nlh->nlmsg_len);
+	return 0;
+}
+
+/* ctnetlink_ct_stat_cpu_dump: one message per shard, res_id = the shard */
+static int ct_stats_cpu(struct req *r)
+{
+	struct ctn_tx *tx;
+
+	if (!(r->nlh->nlmsg_flags & NLM_F_DUMP))
+		return -EOPNOTSUPP; /* the kernel has no doit for it */
+	tx = malloc(sizeof(*tx));
+	if (!tx)
+		return -ENOMEM;
+	tx->s = r->s;
+	tx->len = 0;
+	for (unsigned int sh = 0; sh < r->ops->n_shards; sh++) {
+		char buf[CTN_MSG_MAX];
+		struct nftdp_ct_stats st;
+		struct nlmsghdr *nlh;
+
+		sum_stats(r->ops, sh, &st);
+		nlh = msg_start(buf, IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_MULTI, r->nlh->nlmsg_seq,
+				ctl_session_portid(r->s), AF_UNSPEC, (uint16_t)sh);
+		mnl_attr_put_u32(nlh, CTA_STATS_FOUND, htonl((uint32_t)st.found));
+		mnl_attr_put_u32(nlh, CTA_STATS_INVALID, htonl((uint32_t)st.invalid));
+		mnl_attr_put_u32(nlh, CTA_STATS_INSERT, htonl((uint32_t)st.insert));
+		mnl_attr_put_u32(nlh, CTA_STATS_INSERT_FAILED, 0);
+		mnl_attr_put_u32(nlh, CTA_STATS_DROP, htonl((uint32_t)st.drop));
+		mnl_attr_put_u32(nlh, CTA_STATS_EARLY_DROP, htonl((uint32_t)st.early_drop));
+		mnl_attr_put_u32(nlh, CTA_STATS_ERROR, 0);
+		mnl_attr_put_u32(nlh, CTA_STATS_SEARCH_RESTART, 0);
+		mnl_attr_put_u32(nlh, CTA_STATS_CLASH_RESOLVE, 0);
+		mnl_attr_put_u32(nlh, CTA_STATS_CHAIN_TOOLONG, 0);
+		tx_put(tx, buf, nlh->nlmsg_len);
+	}
+	tx_flush(tx);
+	free(tx);
+	send_done(r->s, r->nlh->nlmsg_seq, 0);
+	return -EINTR;
+}
+
+/* the dying and unconfirmed lists: outside a burst nftdp has neither
+ * (entries are freed when their last packet leaves) */
+static int ct_empty_dump(struct req *r)
+{
+	if (!(r->nlh->nlmsg_flags & NLM_F_DUMP))
+		return -EOPNOTSUPP;
+	send_done(r->s, r->nlh->nlmsg_seq, 0);
+	return -EINTR;
+}
+
+int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		      const struct nlattr **bad)
+{
+	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
+	const size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	const struct nlattr *cda[CTA_MAX + 1];
+	struct req r = {.ctl = ctl, .ops = ctl->cfg.ct, .s = s, .nlh = nlh, .cda = cda, .bad = bad};
+	uint8_t type = nlh->nlmsg_type & 0xff;
+	int err;
+
+	if (!r.ops)
+		return -EOPNOTSUPP; /* no nf_conntrack_netlink */
+	/* nfnetlink_find_client: past the callback table */
+	if (type >= IPCTNL_MSG_MAX)
+		return -EINVAL;
+	r.family = nfg->nfgen_family;
+	err = ctn_parse((const char *)nlh + off, nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0,
+			ct_policy, CTA_MAX, cda, bad);
+	if (err < 0)
+		return err;
+	switch (type) {
+	case IPCTNL_MSG_CT_GET:
+		return ct_get(&r);
+	case IPCTNL_MSG_CT_DELETE:
+		return ct_delete(&r);
+	case IPCTNL_MSG_CT_GET_STATS:
+		return ct_stats(&r);
+	case IPCTNL_MSG_CT_GET_STATS_CPU:
+		return ct_stats_cpu(&r);
+	case IPCTNL_MSG_CT_GET_DYING:
+	case IPCTNL_MSG_CT_GET_UNCONFIRMED:
+		return ct_empty_dump(&r);
+	case IPCTNL_MSG_CT_NEW:	       /* entries come from packets only */
+	case IPCTNL_MSG_CT_GET_CTRZERO: /* the shards cannot zero counters */
+	default:
+		return -EOPNOTSUPP;
+	}
+}
