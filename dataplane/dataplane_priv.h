@@ -45,6 +45,8 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_NOT_FORWARDED, /**< --router: broadcast/multicast, not forwarded */
 	NFTDP_DP_DROP_TX_FULL,	     /**< tx queue or hand-off ring full */
 	NFTDP_DP_DROP_NO_MBUF,	     /**< no mbuf for a reply or a dup */
+	NFTDP_DP_DROP_FRAG,	     /**< defrag.c: fragments given up (bad, timed out, no room) */
+	NFTDP_DP_DROP_FRAG_TOOBIG,   /**< defrag.c: DF datagram too big for the egress MTU */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -201,6 +203,10 @@ struct nftdp_dp_meta {
 	uint32_t ip_len;   /**< IP datagram length (clipped to the frame until ip_rcv) */
 	uint16_t vid;
 	uint16_t origin; /**< a reply: the view index of the packet it answers */
+	/** defrag.c: a reassembled datagram's largest fragment (the kernel's
+	 * IPCB/IP6CB frag_max_size), 0 for any other packet */
+	uint16_t frag_max;
+	uint32_t frag_id; /**< defrag.c: the reassembled datagram's IPv6 fragment id */
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
@@ -211,8 +217,11 @@ struct nftdp_dp_emit {
 };
 #define NFTDP_DP_EMIT_MAX (NFTDP_VM_BURST_MAX * (2 + NFTDP_VM_MAX_DUP))
 
-/* views 0..BURST_MAX-1: received packets; from BURST_MAX on: replies */
-#define NFTDP_DP_VIEWS (2 * NFTDP_VM_BURST_MAX)
+/* views 0..BURST_MAX-1: received packets; from BURST_MAX on: replies;
+ * from NFTDP_DP_FRAG_VIEW0 on: the fragments of one refragmented datagram */
+#define NFTDP_DP_FRAG_VIEW0 (2 * NFTDP_VM_BURST_MAX)
+#define NFTDP_DP_FRAG_VIEWS NFTDP_VM_BURST_MAX
+#define NFTDP_DP_VIEWS (NFTDP_DP_FRAG_VIEW0 + NFTDP_DP_FRAG_VIEWS)
 
 struct nftdp_dp;
 
@@ -240,6 +249,7 @@ struct nftdp_dp_worker {
 	struct rte_ring *steer_out[NFTDP_DP_MAX_WORKERS];
 	struct rte_ring *steer_in[NFTDP_DP_MAX_WORKERS];
 	struct nftdp_ct_shard *ct;     /**< this worker's conntrack shard, or NULL */
+	struct nftdp_dp_defrag *defrag; /**< defrag.c: reassembly table, jumbo pool */
 	unsigned int ct_gc_tick;
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
@@ -285,7 +295,7 @@ struct nftdp_dp_port {
  * place for conntrack (issue 5): nf_conntrack_in at NF_IP_PRI_CONNTRACK
  * (-200) in prerouting, confirm at INT32_MAX in postrouting. Packet-path.
  */
-#define NFTDP_DP_STEPS_MAX 2
+#define NFTDP_DP_STEPS_MAX 3
 
 struct nftdp_dp_builtin {
 	int32_t prio;
@@ -359,7 +369,34 @@ unsigned int nftdp_dp_steer_burst(struct nftdp_dp_worker *w, uint16_t port, stru
 /** Program a started RSS port's RETA: entry i to queue i % n_rxq. */
 int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid);
 
+/* defrag.c: fragments with conntrack (reassembly at -400 in prerouting,
+ * the forward path's MTU check, refragmentation before netdev egress) */
+struct nftdp_dp_defrag;
+int nftdp_dp_defrag_init(struct nftdp_dp *dp); /* after the workers; adds the step */
+void nftdp_dp_defrag_fini(struct nftdp_dp *dp); /* before the ports close */
+uint16_t nftdp_dp_defrag_mtu(const struct nftdp_dp_worker *w, uint16_t port);
+/** --router, before the forward hook: whether a reassembled datagram
+ * (frag_max != 0) gets ICMP fragmentation needed / packet too big with *mtu */
+bool nftdp_dp_defrag_too_big(const struct nftdp_dp_worker *w, const uint8_t *iph, bool v4,
+			     uint16_t frag_max, uint16_t tx_port, uint32_t *mtu);
+/** That ICMP error into w->reply; returns its length, 0: none is sent. */
+uint32_t nftdp_dp_defrag_frag_needed(struct nftdp_dp_worker *w, const uint8_t *frame,
+				     uint32_t ip_off, uint32_t ip_len, uint32_t mtu,
+				     const uint8_t *icmp_src);
+/**
+ * Cut the reassembled datagram of view idx for tx_port into fragments
+ * (fresh mbufs in out[0..cap), L2 header copied); consumes w->mb[idx].
+ * Returns how many; 0 when it is dropped (too big with DF, no mbuf).
+ */
+unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, uint16_t tx_port,
+				 struct rte_mbuf **out, unsigned int cap);
+
 /* pipeline.c */
+/** Add a built-in step at prio of hook, kept in priority order. */
+int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
+		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t,
+				 struct nftdp_vm_pkt **, unsigned int, unsigned int *),
+		      bool (*active)(const struct nftdp_vm_gen *));
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n);
 /** Stage m for transmission on port (flushes when the buffer is full). */

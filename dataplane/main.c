@@ -25,6 +25,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "ct_ctl.h"
 #include "dataplane_priv.h"
 #include "nftdp_control.h"
 #include "nftdp_conntrack.h"
@@ -504,7 +505,12 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	o.ct_cfg.timeouts = &o.ct_tmo;
+	if (!o.ct_cfg.event_ring_size)
+		o.ct_cfg.event_ring_size = 4096; /* conntrack -E */
 	ret = nftdp_dp_ct_init(&dp, (uint32_t)o.conntrack_max, &o.ct_cfg);
+	if (ret < 0)
+		goto out_workers;
+	ret = nftdp_dp_defrag_init(&dp); /* fragments with conntrack */
 	if (ret < 0)
 		goto out_workers;
 	if (nftdp_dp_telemetry_register(&dp) < 0)
@@ -515,6 +521,12 @@ int main(int argc, char **argv)
 	/* --control-only: no generations, workers see no base chains */
 	cfg.vm_state = o.control_only ? NULL : dp.state;
 	cfg.gen_dom = o.control_only ? NULL : dp.dom;
+	/* ctnetlink: requests run on the worker owning the shard, or here when
+	 * the main lcore is the worker or none runs */
+	ret = nftdp_dp_ct_ctl_init(&dp, dp.main_is_worker || o.control_only, o.ct_cfg.acct,
+				   &cfg.ct);
+	if (ret < 0)
+		goto out_workers;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -542,6 +554,7 @@ int main(int argc, char **argv)
 	/* --control-only forwards nothing: no worker polls (a net_null port
 	 * would keep one busy for nothing) */
 	run_workers = !o.control_only;
+	nftdp_dp_ct_ctl_live(run_workers && !dp.main_is_worker);
 	for (unsigned int i = 0; i < dp.n_workers; i++) {
 		if (dp.main_is_worker || !run_workers)
 			break;
@@ -583,6 +596,7 @@ int main(int argc, char **argv)
 		ret = 0;
 		nftdp_vm_gen_reclaim(dp.dom);
 		nftdp_dp_log_drain(&dp);
+		nftdp_ctl_ct_events(ctl); /* conntrack -E, also when the socket is quiet */
 		now = rte_rdtsc();
 		if (o.stats_period > 0 && now >= next_stats) {
 			nftdp_dp_stats_print(&dp, o.stats_period);
@@ -597,6 +611,7 @@ int main(int argc, char **argv)
 		nftdp_dp_worker_end(&dp.w[0]);
 	else
 		rte_eal_mp_wait_lcore();
+	nftdp_dp_ct_ctl_live(false); /* the shards are the main thread's now */
 	if (run_workers)
 		nftdp_dp_workers_drain(&dp);
 	nftdp_dp_log_drain(&dp);
@@ -619,7 +634,9 @@ int main(int argc, char **argv)
 out_ctl:
 	nftdp_ctl_destroy(ctl);
 out_workers:
+	nftdp_dp_ct_ctl_fini();
 	nftdp_dp_telemetry_stop();
+	nftdp_dp_defrag_fini(&dp); /* held fragments go back to the port pools */
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);

@@ -14,6 +14,7 @@
  * seen by the later ones, as skb fields are in the kernel.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/if_arp.h>
 #include <linux/if_packet.h>
 #include <string.h>
@@ -93,15 +94,16 @@ static uint16_t key_of(const struct nftdp_dp_worker *w, const struct nftdp_vm_pk
  * itself) leaves before anything of the next packet; emit keeps that order
  * for flush_emits() to restore.
  */
+static void flush_emits(struct nftdp_dp_worker *w);
+
 static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key)
 {
 	struct nftdp_dp_emit *e;
 
-	if (w->n_emit == NFTDP_DP_EMIT_MAX) {
-		/* cannot happen: at most 2 + MAX_DUP frames per packet */
-		nftdp_dp_tx_stage(w, port, m);
-		return;
-	}
+	/* 2 + MAX_DUP frames per packet, but refragmented datagrams may
+	 * give more: send what is there first */
+	if (w->n_emit == NFTDP_DP_EMIT_MAX)
+		flush_emits(w);
 	e = &w->emit[w->n_emit++];
 	e->key = key;
 	e->port = port;
@@ -165,6 +167,7 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
 	mt->vid = l2.vid;
 	mt->ip_len = len - l2.ip_off;
 	mt->origin = key_of(w, orig);
+	mt->frag_max = 0;
 	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
 	view_ip(p, mt);
 	p->pkttype = PACKET_HOST;
@@ -235,7 +238,8 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		unsigned int idx = (unsigned int)(p - w->view);
 		struct rte_mbuf *mb = w->mb[idx];
 
-		if (p->out.n_dup)
+		/* mb is NULL for a fragment the reassembly holds */
+		if (p->out.n_dup && mb)
 			dup_out(w, mb, p);
 		switch (v[i]) {
 		case NF_ACCEPT:
@@ -245,7 +249,7 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			continue;
 		case NF_STOLEN:
 			cnt[NFTDP_DP_V_STOLEN]++;
-			if (p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
+			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
 				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
 				continue;
 			}
@@ -512,6 +516,86 @@ static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const u
 	return NFTDP_DP_DROP_MAX;
 }
 
+/*
+ * --router: ip_forward's MTU check on a reassembled datagram, after the TTL
+ * check and before the forward hook. Returns true when it is dropped (with
+ * ICMP fragmentation needed / packet too big).
+ */
+static bool too_big(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
+		    const struct nftdp_dp_meta *mt, const struct nftdp_dp_port *rx, uint16_t rx_port,
+		    uint16_t tx_port)
+{
+	bool v4 = p->nfproto == NFPROTO_IPV4;
+	uint32_t mtu, len;
+
+	if (!nftdp_dp_defrag_too_big(w, p->data + mt->ip_off, v4, mt->frag_max, tx_port, &mtu))
+		return false;
+	w->st.drop[NFTDP_DP_DROP_FRAG_TOOBIG]++;
+	len = nftdp_dp_defrag_frag_needed(w, p->data, mt->ip_off, mt->ip_len, mtu,
+					  icmp_src(rx, v4));
+	if (len)
+		send_reply(w, rx_port, len, p);
+	rte_pktmbuf_free(w->mb[p - w->view]);
+	return true;
+}
+
+/*
+ * The reassembled datagrams among act[0..n) go out as fragments, each
+ * through netdev egress as its own packet (views from NFTDP_DP_FRAG_VIEW0,
+ * keyed by the datagram); the rest stay in act, in order, for egress().
+ */
+static unsigned int refragment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			       struct nftdp_vm_pkt **act, unsigned int n,
+			       const struct nftdp_dp_port *tx, uint16_t rx_port)
+{
+	struct nftdp_vm_pkt *fr[NFTDP_DP_FRAG_VIEWS];
+	struct rte_mbuf *out[NFTDP_DP_FRAG_VIEWS];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		unsigned int idx = (unsigned int)(p - w->view), nf;
+
+		if (idx >= NFTDP_VM_BURST_MAX || w->meta[idx].frag_max == 0) {
+			act[k++] = p;
+			continue;
+		}
+		nf = nftdp_dp_defrag_out(w, idx, tx->port_id, out, NFTDP_DP_FRAG_VIEWS);
+		for (unsigned int j = 0; j < nf; j++) {
+			unsigned int fv = NFTDP_DP_FRAG_VIEW0 + j;
+
+			w->view[fv] = *p;
+			w->view[fv].data = rte_pktmbuf_mtod(out[j], uint8_t *);
+			w->meta[fv] = w->meta[idx];
+			w->meta[fv].origin = (uint16_t)idx;
+			w->meta[fv].frag_max = 0;
+			w->meta[fv].ip_len = rte_pktmbuf_data_len(out[j]) - w->meta[idx].ip_off;
+			w->mb[fv] = out[j];
+			fr[j] = &w->view[fv];
+		}
+		egress(w, gen, fr, nf, tx, rx_port, false);
+	}
+	return k;
+}
+
+int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
+		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t,
+				 struct nftdp_vm_pkt **, unsigned int, unsigned int *),
+		      bool (*active)(const struct nftdp_vm_gen *))
+{
+	unsigned int n = dp->n_builtin[hook];
+
+	if (n == NFTDP_DP_STEPS_MAX)
+		return -ENOSPC;
+	while (n > 0 && dp->builtin[hook][n - 1].prio > prio) {
+		dp->builtin[hook][n] = dp->builtin[hook][n - 1];
+		n--;
+	}
+	dp->builtin[hook][n] = (struct nftdp_dp_builtin){.prio = prio, .fn = fn, .active = active};
+	dp->n_builtin[hook]++;
+	return 0;
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -564,6 +648,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		meta[i].l2_proto = l2.proto;
 		meta[i].ip_proto = l2.ip_proto;
 		meta[i].vid = l2.vid;
+		meta[i].frag_max = 0;
 		meta[i].ip_len = is_ip(l2.ip_proto)
 				     ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
 				     : 0;
@@ -673,6 +758,9 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			enum nftdp_dp_drop why;
 
 			why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
+			if (why == NFTDP_DP_DROP_MAX && mt->frag_max &&
+			    too_big(w, p, mt, rx, rx_port, tx_port))
+				continue;
 			if (why == NFTDP_DP_DROP_MAX)
 				why = p->nfproto == NFPROTO_IPV4
 					  ? nftdp_dp_ip_forward(iph, mt->ip_len)
@@ -714,10 +802,13 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	if (w->ct)
 		nftdp_dp_ct_confirm(w, ipl, nip, NF_ACCEPT);
 
-	/* 9. netdev egress, then tx, in arrival order */
+	/* 9. netdev egress, then tx, in arrival order; reassembled datagrams
+	 * leave as fragments (ip_fragment before the device) */
 	na = 0;
 	for (unsigned int i = 0, j = 0; i < nip || j < nother;)
 		act[na++] = (j >= nother || (i < nip && ipl[i] < other[j])) ? ipl[i++] : other[j++];
+	if (w->defrag)
+		na = refragment(w, gen, act, na, tx, rx_port);
 	egress(w, gen, act, na, tx, rx_port, false);
 
 	/* 10. the replies of this burst (rejects, time exceeded): output,
