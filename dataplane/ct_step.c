@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_ctl.h"
 #include "dataplane_priv.h"
 #include "nftdp_conntrack.h"
 
@@ -159,6 +160,7 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w)
 {
+	nftdp_dp_ct_ctl_service(w); /* conntrack -L/-D/-F between bursts */
 	if (w->ct && ++w->ct_gc_tick % CT_GC_EVERY == 0)
 		nftdp_ct_gc(w->ct, w->ctx.now_ms, CT_GC_BUDGET);
 }

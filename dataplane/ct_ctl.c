@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The daemon's connection table for ctnetlink (control/ctnetlink.c): the
+ * struct nftdp_ctl_ct_ops callbacks, run on the control thread. A shard has
+ * one writer, its worker, so walks, gets, deletes and flushes are posted to
+ * that worker's mailbox and run there between bursts; stats and the event
+ * ring are safe from the control thread as they are.
+ *
+ * Mailbox protocol (one per worker, one request at a time, the control
+ * thread is the only poster): the poster fills the request, then stores
+ * POSTED (release). The worker CASes POSTED -> RUNNING (acquire), runs it
+ * and stores DONE (release); the poster reads the result after seeing DONE
+ * (acquire) and stores IDLE. A poster that gives up (bounded wait, or the
+ * worker stopped) CASes POSTED -> IDLE: if that wins the worker never saw
+ * the request; if it loses the worker is running it and will finish, so the
+ * poster waits for DONE. The request's buffers stay the poster's until then.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_malloc.h>
+
+#include "ct_ctl.h"
+#include "dataplane_priv.h"
+#include "nftdp_conntrack.h"
+#include "nftdp_control.h"
+
+#define CT_CTL_WAIT_MS 2000 /* a worker that does not answer in this time */
+
+enum { MB_IDLE, MB_POSTED, MB_RUNNING, MB_DONE };
+enum { OP_DUMP, OP_GET, OP_DEL, OP_FLUSH };
+
+struct ct_mbox {
+	_Atomic uint32_t state;
+	int op;
+	uint64_t now_ms;
+	const struct nftdp_ct_tuple *t;
+	uint32_t id;
+	unsigned int skip, max;
+	struct nftdp_ct_info *out;
+	int rc;
+} __rte_cache_aligned;
+
+struct ct_ctl {
+	struct nftdp_dp *dp;
+	bool direct;
+	atomic_bool live;
+	struct nftdp_ctl_ct_ops ops;
+	struct ct_mbox mbox[NFTDP_DP_MAX_WORKERS];
+};
+
+/* the daemon has one dataplane; workers find their mailbox here */
+static struct ct_ctl *ct_ctl;
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct dump_walk {
+	unsigned int skip, max, seen, n;
+	struct nftdp_ct_info *out;
+};
+
+static int dump_cb(const struct nftdp_ct_info *info, void *arg)
+{
+	struct dump_walk *d = arg;
+
+	if (d->seen++ < d->skip)
+		return 0;
+	d->out[d->n++] = *info;
+	return d->n == d->max;
+}
+
+/* The request on the shard, on whichever thread owns it now. The worker's
+ * burst clock may be stale when it is idle: the poster's clock is used
+ * (both are CLOCK_MONOTONIC milliseconds). */
+static int execute(struct nftdp_ct_shard *s, struct ct_mbox *mb)
+{
+	struct dump_walk d;
+
+	switch (mb->op) {
+	case OP_DUMP:
+		d = (struct dump_walk){.skip = mb->skip, .max = mb->max, .out = mb->out};
+		if (d.max)
+			nftdp_ct_walk(s, mb->now_ms, dump_cb, &d);
+		return (int)d.n;
+	case OP_GET:
+		return nftdp_ct_get(s, mb->t, mb->now_ms, mb->out);
+	case OP_DEL:
+		return nftdp_ct_delete(s, mb->t, mb->id);
+	case OP_FLUSH:
+		return (int)nftdp_ct_flush(s);
+	default:
+		return -EINVAL;
+	}
+}
+
+void nftdp_dp_ct_ctl_service(struct nftdp_dp_worker *w)
+{
+	struct ct_ctl *c = ct_ctl;
+	struct ct_mbox *mb;
+	uint32_t expect = MB_POSTED;
+
+	if (!c)
+		return;
+	mb = &c->mbox[w->id];
+	if (atomic_load_explicit(&mb->state, memory_order_relaxed) != MB_POSTED)
+		return;
+	if (!atomic_compare_exchange_strong_explicit(&mb->state, &expect, MB_RUNNING,
+						     memory_order_acquire, memory_order_relaxed))
+		return;
+	mb->rc = execute(w->ct, mb);
+	atomic_store_explicit(&mb->state, MB_DONE, memory_order_release);
+}
+
+static void pause_us(long us)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = us * 1000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Run mb's request on shard sh: on its worker when one runs it, else here. */
+static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
+{
+	struct nftdp_dp_worker *w = &c->dp->w[sh];
+	uint64_t deadline;
+	uint32_t expect;
+
+	mb->now_ms = mono_ms();
+	if (c->direct || !atomic_load(&c->live) || w->done)
+		return execute(w->ct, mb);
+	atomic_store_explicit(&mb->state, MB_POSTED, memory_order_release);
+	deadline = mb->now_ms + CT_CTL_WAIT_MS;
+	for (;;) {
+		uint32_t st = atomic_load_explicit(&mb->state, memory_order_acquire);
+
+		if (st == MB_DONE)
+			break;
+		if (st == MB_POSTED && (w->done || mono_ms() >= deadline)) {
+			expect = MB_POSTED;
+			if (atomic_compare_exchange_strong(&mb->state, &expect, MB_IDLE)) {
+				/* never taken: a stopped worker's shard is ours */
+				if (w->done)
+					return execute(w->ct, mb);
+				return -ETIMEDOUT;
+			}
+			continue; /* the worker took it meanwhile */
+		}
+		pause_us(20);
+	}
+	atomic_store_explicit(&mb->state, MB_IDLE, memory_order_relaxed);
+	return mb->rc;
+}
+
+static int op_dump(void *arg, unsigned int shard, unsigned int skip, struct nftdp_ct_info *out,
+		   unsigned int max)
+{
+	struct ct_ctl *c = arg;
+	struct ct_mbox *mb;
+
+	if (shard >= c->dp->n_workers)
+		return -EINVAL;
+	mb = &c->mbox[shard];
+	mb->op = OP_DUMP;
+	mb->skip = skip;
+	mb->max = max;
+	mb->out = out;
+	return call(c, shard, mb);
+}
+
+/* get and delete: the shard that owns the tuple first, then the others
+ * (a flow may live elsewhere when a port's RSS was not symmetric) */
+static int op_each(struct ct_ctl *c, int op, const struct nftdp_ct_tuple *t, uint32_t id,
+		   struct nftdp_ct_info *out)
+{
+	unsigned int n = c->dp->n_workers, first = nftdp_ct_tuple_owner(t, n);
+	int rc = -ENOENT;
+
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int sh = (first + k) % n;
+		struct ct_mbox *mb = &c->mbox[sh];
+
+		mb->op = op;
+		mb->t = t;
+		mb->id = id;
+		mb->out = out;
+		rc = call(c, sh, mb);
+		if (rc != -ENOENT)
+			return rc;
+	}
+	return rc;
+}
+
+static int op_get(void *arg, const struct nftdp_ct_tuple *t, struct nftdp_ct_info *out)
+{
+	return op_each(arg, OP_GET, t, 0, out);
+}
+
+static int op_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	return op_each(arg, OP_DEL, t, id, NULL);
+}
+
+static int op_flush(void *arg)
+{
+	struct ct_ctl *c = arg;
+	int total = 0;
+
+	for (unsigned int sh = 0; sh < c->dp->n_workers; sh++) {
+		struct ct_mbox *mb = &c->mbox[sh];
+		int rc;
+
+		mb->op = OP_FLUSH;
+		rc = call(c, sh, mb);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+static void op_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
+{
+	struct ct_ctl *c = arg;
+
+	if (shard < c->dp->n_workers)
+		nftdp_ct_stats(c->dp->w[shard].ct, out);
+}
+
+static unsigned int op_events(void *arg, unsigned int shard,
+			      void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg), void *cb_arg)
+{
+	struct ct_ctl *c = arg;
+
+	if (shard >= c->dp->n_workers)
+		return 0;
+	return nftdp_ct_events_poll(c->dp->w[shard].ct, cb, cb_arg, NULL);
+}
+
+int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
+			 const struct nftdp_ctl_ct_ops **ops)
+{
+	struct ct_ctl *c = rte_zmalloc("nftdp_ct_ctl", sizeof(*c), RTE_CACHE_LINE_SIZE);
+
+	if (!c)
+		return -ENOMEM;
+	c->dp = dp;
+	c->direct = direct;
+	c->ops = (struct nftdp_ctl_ct_ops){
+	    .n_shards = dp->n_workers,
+	    .acct = acct,
+	    .arg = c,
+	    .dump = op_dump,
+	    .get = op_get,
+	    .del = op_del,
+	    .flush = op_flush,
+	    .stats = op_stats,
+	    .events_poll = op_events,
+	};
+	ct_ctl = c;
+	*ops = &c->ops;
+	return 0;
+}
+
+void nftdp_dp_ct_ctl_live(bool live)
+{
+	if (ct_ctl)
+		atomic_store(&ct_ctl->live, live);
+}
+
+void nftdp_dp_ct_ctl_fini(void)
+{
+	rte_free(ct_ctl);
+	ct_ctl = NULL;
+}
