@@ -64,6 +64,7 @@ SETTLE = 0.4           # seconds to wait for the last forwarded packet
 GAP = 0.05             # seconds between the packets of a two-way case
 
 _cleanup_dirs = []
+_live = []             # the live nftdp of a two-way case, while it runs
 
 
 def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
@@ -98,6 +99,10 @@ def delete_namespaces():
 
 
 def cleanup():
+    for p in _live:  # its own session: a signal to us does not reach it
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     delete_namespaces()
     for d in _cleanup_dirs:
         shutil.rmtree(d, ignore_errors=True)
@@ -480,6 +485,7 @@ def nftdp_live_side(build, case, recipe, work):
                          stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True)
     log.close()
+    _live.append(p)
     try:
         deadline = time.monotonic() + STEP_TIMEOUT
         while True:  # started once the ruleset is loaded and the workers announced
@@ -501,6 +507,7 @@ def nftdp_live_side(build, case, recipe, work):
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
+        _live.remove(p)
         delete_namespaces()
         shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
     with open(os.path.join(work, 'after.json')) as f:
