@@ -220,20 +220,22 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	struct nftdp_dp *dp = w->dp;
 	struct rte_mbuf *m[NFTDP_VM_BURST_MAX];
 	unsigned int total = 0;
-	/* an outgoing steering ring without room for a burst: the rx queues
-	 * keep their packets until the owner has drained it */
-	bool rx = dp->n_workers < 2 || nftdp_dp_steer_room(w);
 
-	if (!rx) {
-		w->st.steer_wait++;
-		w->last_busy_tsc = rte_rdtsc();
-	}
-	for (unsigned int q = 0; rx && q < w->n_rxq; q++) {
+	for (unsigned int q = 0; q < w->n_rxq; q++) {
 		const struct nftdp_dp_rxq *rq = &w->rxq[q];
 		const struct nftdp_vm_gen *gen;
-		uint16_t n = rte_eth_rx_burst(rq->port, rq->queue, m, (uint16_t)dp->burst);
+		uint16_t n;
 		unsigned int k;
 
+		/* an outgoing steering ring without room for a burst: the rx
+		 * queues keep their packets until its owner has drained it, so
+		 * steer_burst never finds a ring full */
+		if (dp->n_workers > 1 && !nftdp_dp_steer_room(w)) {
+			w->st.steer_wait++;
+			w->last_busy_tsc = rte_rdtsc();
+			break;
+		}
+		n = rte_eth_rx_burst(rq->port, rq->queue, m, (uint16_t)dp->burst);
 		if (n == 0)
 			continue;
 		total += n;
