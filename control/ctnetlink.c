@@ -496,8 +496,23 @@ static int filter_parse(const struct nlattr **cda, uint8_t family, struct ctn_fi
 	f->on = family || cda[CTA_MARK] || cda[CTA_FILTER] || cda[CTA_STATUS] || cda[CTA_ZONE];
 	if (!f->on)
 		return 0;
-	if (cda[CTA_FILTER])
-		return -EOPNOTSUPP; /* per-tuple filters: conntrack 1.4.7 sends none */
+	if (cda[CTA_FILTER]) {
+		/* ctnetlink_parse_filter: per-tuple filters (flags) are not
+		 * supported here; conntrack 1.4.7 sends none */
+		const struct nlattr *tb[CTA_FILTER_MAX + 1];
+		static const struct ctn_pol filter_policy[CTA_FILTER_MAX + 1] = {
+		    [CTA_FILTER_ORIG_FLAGS] = {N_U32, 0},
+		    [CTA_FILTER_REPLY_FLAGS] = {N_U32, 0},
+		};
+		const struct nlattr *bad;
+		int err = ctn_parse_nested(cda[CTA_FILTER], filter_policy, CTA_FILTER_MAX, tb, &bad);
+
+		if (err < 0)
+			return err;
+		for (int i = CTA_FILTER_ORIG_FLAGS; i <= CTA_FILTER_REPLY_FLAGS; i++)
+			if (tb[i] && mnl_attr_get_u32(tb[i]))
+				return -EOPNOTSUPP;
+	}
 	f->family = family;
 	if (cda[CTA_MARK]) {
 		f->mark_val = ntohl(get_be32(cda[CTA_MARK]));
@@ -810,7 +825,7 @@ static int ct_stats_cpu(struct req *r)
 	struct ctn_tx *tx;
 
 	if (!(r->nlh->nlmsg_flags & NLM_F_DUMP))
-		return -EOPNOTSUPP; /* the kernel has no doit for it */
+		return 0; /* no doit: nfnetlink just acks */
 	tx = malloc(sizeof(*tx));
 	if (!tx)
 		return -ENOMEM;
@@ -847,7 +862,7 @@ static int ct_stats_cpu(struct req *r)
 static int ct_empty_dump(struct req *r)
 {
 	if (!(r->nlh->nlmsg_flags & NLM_F_DUMP))
-		return -EOPNOTSUPP;
+		return 0;
 	send_done(r->s, r->nlh->nlmsg_seq, 0);
 	return -EINTR;
 }
@@ -884,7 +899,14 @@ int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct
 	case IPCTNL_MSG_CT_GET_DYING:
 	case IPCTNL_MSG_CT_GET_UNCONFIRMED:
 		return ct_empty_dump(&r);
-	case IPCTNL_MSG_CT_NEW:	       /* entries come from packets only */
+	case IPCTNL_MSG_CT_NEW: {
+		/* ctnetlink_new_conntrack: a tuple is needed; creating or
+		 * changing entries is not supported (they come from packets) */
+		struct nftdp_ct_tuple t;
+
+		err = req_tuple(&r, &t);
+		return err < 0 ? err : -EOPNOTSUPP;
+	}
 	case IPCTNL_MSG_CT_GET_CTRZERO: /* the shards cannot zero counters */
 	default:
 		return -EOPNOTSUPP;

@@ -118,6 +118,13 @@ int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
 	return 0;
 }
 
+bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
+{
+	(void)srv;
+	(void)group;
+	return true;
+}
+
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {

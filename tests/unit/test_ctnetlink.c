@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * control/ctnetlink.c without a socket: requests built with libmnl go to
+ * ctl_ctnetlink_rcv() against a fake two-shard connection table; the
+ * session and multicast calls are stand-ins that keep every datagram. The
+ * checks: attribute order and nesting as the kernel's ctnetlink_fill_info
+ * and ctnetlink_conntrack_event build them, dump datagrams that fit the
+ * conntrack tool's 4096-byte buffer, filters, the kernel's errnos for
+ * malformed requests, and that a refused request changes nothing.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+
+#include "control_priv.h"
+#include "nftdp_conntrack.h"
+
+/* ---- stand-ins for server.c ---- */
+
+struct ctl_session {
+	int unused;
+};
+
+#define MAX_DGRAMS 512
+static struct dgram {
+	size_t len;
+	unsigned int group; /* 0: unicast */
+	char buf[4096];
+} sent[MAX_DGRAMS];
+static unsigned int n_sent;
+static bool listening = true;
+
+static void keep(const void *buf, size_t len, unsigned int group)
+{
+	assert_true(len <= sizeof(sent[0].buf)); /* MNL_SOCKET_BUFFER_SIZE */
+	assert_true(n_sent < MAX_DGRAMS);
+	sent[n_sent].len = len;
+	sent[n_sent].group = group;
+	memcpy(sent[n_sent].buf, buf, len);
+	n_sent++;
+}
+
+int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
+{
+	(void)s;
+	keep(buf, len, 0);
+	return 0;
+}
+
+uint32_t ctl_session_portid(const struct ctl_session *s)
+{
+	(void)s;
+	return 4242;
+}
+
+bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
+{
+	(void)srv;
+	(void)group;
+	return listening;
+}
+
+void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+			  const struct ctl_session *skip)
+{
+	(void)srv;
+	(void)skip;
+	keep(buf, len, group);
+}
+
+/* ---- a fake table: entries in two shards ---- */
+
+#define MAX_ENTRIES 1024
+static struct entry {
+	bool used;
+	unsigned int shard;
+	struct nftdp_ct_info ci;
+} tab[MAX_ENTRIES];
+static unsigned int n_tab;
+static struct nftdp_ct_event evq[64];
+static unsigned int n_ev;
+
+static void push_event(uint32_t events, const struct nftdp_ct_info *ci)
+{
+	evq[n_ev].events = events;
+	evq[n_ev].info = *ci;
+	n_ev++;
+}
+
+static int f_dump(void *arg, unsigned int shard, unsigned int skip, struct nftdp_ct_info *out,
+		  unsigned int max)
+{
+	unsigned int seen = 0, n = 0;
+
+	(void)arg;
+	for (unsigned int i = 0; i < n_tab && n < max; i++) {
+		if (!tab[i].used || tab[i].shard != shard)
+			continue;
+		if (seen++ < skip)
+			continue;
+		out[n++] = tab[i].ci;
+	}
+	return (int)n;
+}
+
+static struct entry *find(const struct nftdp_ct_tuple *t)
+{
+	for (unsigned int i = 0; i < n_tab; i++)
+		if (tab[i].used && (!memcmp(&tab[i].ci.tuple[0], t, sizeof(*t)) ||
+				    !memcmp(&tab[i].ci.tuple[1], t, sizeof(*t))))
+			return &tab[i];
+	return NULL;
+}
+
+static int f_get(void *arg, const struct nftdp_ct_tuple *t, struct nftdp_ct_info *out)
+{
+	struct entry *e = find(t);
+
+	(void)arg;
+	if (!e)
+		return -ENOENT;
+	*out = e->ci;
+	return 0;
+}
+
+static void kill_entry(struct entry *e)
+{
+	e->used = false;
+	e->ci.status |= IPS_DYING;
+	push_event(1u << IPCT_DESTROY, &e->ci);
+}
+
+static int f_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	struct entry *e = find(t);
+
+	(void)arg;
+	if (!e || (id && e->ci.id != id))
+		return -ENOENT;
+	kill_entry(e);
+	return 0;
+}
+
+static int f_flush(void *arg)
+{
+	int n = 0;
+
+	(void)arg;
+	for (unsigned int i = 0; i < n_tab; i++)
+		if (tab[i].used) {
+			kill_entry(&tab[i]);
+			n++;
+		}
+	return n;
+}
+
+static void f_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
+{
+	(void)arg;
+	memset(out, 0, sizeof(*out));
+	out->max = 1000;
+	out->insert = 10 + shard;
+	for (unsigned int i = 0; i < n_tab; i++)
+		out->count += tab[i].used && tab[i].shard == shard;
+}
+
+static unsigned int f_events(void *arg, unsigned int shard,
+			     void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg), void *cb_arg)
+{
+	unsigned int n = n_ev;
+
+	(void)arg;
+	if (shard != 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++)
+		cb(&evq[i], cb_arg);
+	n_ev = 0;
+	return n;
+}
+
+static struct nftdp_ctl_ct_ops ops = {
+    .n_shards = 2,
+    .dump = f_dump,
+    .get = f_get,
+    .del = f_del,
+    .flush = f_flush,
+    .stats = f_stats,
+    .events_poll = f_events,
+};
+
+static struct nftdp_ctl ctl;
+static struct ctl_session sess;
+
+static struct nftdp_ct_info *add4(const char *src, const char *dst, uint8_t l4, uint16_t sport,
+				  uint16_t dport, unsigned int shard)
+{
+	struct entry *e = &tab[n_tab++];
+	struct nftdp_ct_tuple *o = &e->ci.tuple[0], *r = &e->ci.tuple[1];
+
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->shard = shard;
+	o->l3proto = r->l3proto = NFPROTO_IPV4;
+	o->l4proto = r->l4proto = l4;
+	inet_pton(AF_INET, src, &o->src.ip);
+	inet_pton(AF_INET, dst, &o->dst.ip);
+	r->src = o->dst;
+	r->dst = o->src;
+	if (l4 == IPPROTO_ICMP) {
+		uint8_t *tc = (uint8_t *)&o->dport, *rtc = (uint8_t *)&r->dport;
+
+		o->sport = r->sport = htons(sport);
+		tc[0] = 8;
+		rtc[0] = 0;
+	} else {
+		o->sport = r->dport = htons(sport);
+		o->dport = r->sport = htons(dport);
+	}
+	e->ci.status = IPS_CONFIRMED;
+	e->ci.timeout_s = 30;
+	e->ci.id = 0x1000 + n_tab;
+	e->ci.use = 1;
+	if (l4 == IPPROTO_TCP) {
+		e->ci.tcp.state = TCP_CONNTRACK_ESTABLISHED;
+		e->ci.tcp.wscale[0] = e->ci.tcp.wscale[1] = 7;
+		e->ci.tcp.flags[0] = e->ci.tcp.flags[1] = 0x23;
+	}
+	return &e->ci;
+}
+
+static struct nftdp_ct_info *add6(const char *src, const char *dst, uint16_t sport,
+				  uint16_t dport)
+{
+	struct nftdp_ct_info *ci = add4("0.0.0.0", "0.0.0.0", IPPROTO_UDP, sport, dport, 1);
+
+	for (int d = 0; d < 2; d++) {
+		ci->tuple[d].l3proto = NFPROTO_IPV6;
+		inet_pton(AF_INET6, d ? dst : src, &ci->tuple[d].src);
+		inet_pton(AF_INET6, d ? src : dst, &ci->tuple[d].dst);
+	}
+	return ci;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.cfg.ct = &ops;
+	n_tab = n_sent = n_ev = 0;
+	listening = true;
+	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |= IPS_SEEN_REPLY |
+									  IPS_ASSURED;
+	add4("10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53, 1)->mark = 7;
+	add4("10.0.0.1", "10.0.0.2", IPPROTO_ICMP, 99, 0, 0);
+	add6("fd00::1", "fd00::2", 6000, 53);
+	return 0;
+}
+
+static unsigned int n_used(void)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < n_tab; i++)
+		n += tab[i].used;
+	return n;
+}
+
+/* ---- request building ---- */
+
+static char rbuf[2048];
+
+static struct nlmsghdr *req(uint8_t type, uint16_t flags, uint8_t family)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(rbuf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = 77;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	return nlh;
+}
+
+static void put_tuple4(struct nlmsghdr *nlh, uint16_t type, const char *src, const char *dst,
+		       uint8_t l4, uint16_t sport, uint16_t dport)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, type), *m;
+	uint32_t a;
+
+	m = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
+	inet_pton(AF_INET, src, &a);
+	mnl_attr_put_u32(nlh, CTA_IP_V4_SRC, a);
+	inet_pton(AF_INET, dst, &a);
+	mnl_attr_put_u32(nlh, CTA_IP_V4_DST, a);
+	mnl_attr_nest_end(nlh, m);
+	m = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
+	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, l4);
+	if (l4 == IPPROTO_ICMP) {
+		mnl_attr_put_u16(nlh, CTA_PROTO_ICMP_ID, htons(sport));
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_TYPE, (uint8_t)dport);
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_CODE, 0);
+	} else if (sport || dport) {
+		mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(sport));
+		mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(dport));
+	}
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static const struct nlattr *bad;
+
+static int rcv(const struct nlmsghdr *nlh)
+{
+	bad = NULL;
+	return ctl_ctnetlink_rcv(&ctl, &sess, nlh, &bad);
+}
+
+/* ---- answer reading ---- */
+
+/* every message of every unicast datagram, in order */
+static unsigned int collect(const struct nlmsghdr **out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int d = 0; d < n_sent; d++) {
+		size_t off = 0;
+
+		if (sent[d].group)
+			continue;
+		while (off + sizeof(struct nlmsghdr) <= sent[d].len && n < max) {
+			const struct nlmsghdr *nlh = (const void *)(sent[d].buf + off);
+
+			assert_true(nlh->nlmsg_len >= sizeof(*nlh));
+			assert_true(nlh->nlmsg_len <= sent[d].len - off);
+			out[n++] = nlh;
+			off += NLMSG_ALIGN(nlh->nlmsg_len);
+		}
+	}
+	return n;
+}
+
+/* the top-level attribute types of a ctnetlink message, in order */
+static unsigned int attr_types(const struct nlmsghdr *nlh, uint16_t *types, unsigned int max)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+		if (n < max)
+			types[n] = mnl_attr_get_type(a);
+		n++;
+	}
+	return n;
+}
+
+static const struct nlattr *attr(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+		if (mnl_attr_get_type(a) == type)
+			return a;
+	}
+	return NULL;
+}
+
+static uint32_t attr_u32(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a = attr(nlh, type);
+
+	assert_non_null(a);
+	return ntohl(mnl_attr_get_u32(a));
+}
+
+static uint8_t family_of(const struct nlmsghdr *nlh)
+{
+	return ((const struct nfgenmsg *)mnl_nlmsg_get_payload(nlh))->nfgen_family;
+}
+
+/* ---- tests ---- */
+
+static void test_dump_all(void **state)
+{
+	const struct nlmsghdr *m[16];
+	uint16_t ty[16];
+	unsigned int n;
+	bool seen_tcp = false;
+
+	(void)state;
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC)), -EINTR);
+	n = collect(m, 16);
+	assert_int_equal(n, 5);
+	/* NLMSG_DONE in a datagram of its own, as netlink_dump sends it */
+	assert_int_equal(m[4]->nlmsg_type, NLMSG_DONE);
+	assert_int_equal(sent[n_sent - 1].len, NLMSG_HDRLEN + 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(m[i]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
+		assert_int_equal(m[i]->nlmsg_flags, NLM_F_MULTI); /* no filter */
+		assert_int_equal(m[i]->nlmsg_seq, 77);
+		assert_int_equal(m[i]->nlmsg_pid, 4242);
+		if (family_of(m[i]) == AF_INET && attr(m[i], CTA_PROTOINFO)) {
+			/* ctnetlink_fill_info: tuples, then dump_info's order */
+			static const uint16_t want[] = {CTA_TUPLE_ORIG, CTA_TUPLE_REPLY, CTA_STATUS,
+							CTA_MARK,	CTA_ID,		 CTA_USE,
+							CTA_TIMEOUT,	CTA_PROTOINFO};
+			const struct nlattr *pi = attr(m[i], CTA_PROTOINFO), *tcp;
+
+			assert_int_equal(attr_types(m[i], ty, 16), 8);
+			assert_memory_equal(ty, want, sizeof(want));
+			assert_true(pi->nla_type & NLA_F_NESTED);
+			tcp = mnl_attr_get_payload(pi);
+			assert_int_equal(mnl_attr_get_type(tcp), CTA_PROTOINFO_TCP);
+			/* the kernel's nest of 0x2c bytes: three u8 and two 2-byte flag attrs */
+			assert_int_equal(mnl_attr_get_payload_len(tcp), 5 * 8);
+			assert_int_equal(attr_u32(m[i], CTA_STATUS),
+					 IPS_CONFIRMED | IPS_SEEN_REPLY | IPS_ASSURED);
+			seen_tcp = true;
+		}
+	}
+	assert_true(seen_tcp);
+}
+
+/* the nesting of a tuple: CTA_TUPLE_IP {V4_SRC, V4_DST}, CTA_TUPLE_PROTO
+ * {NUM, ICMP_ID, ICMP_TYPE, ICMP_CODE} */
+static void test_dump_icmp_tuple(void **state)
+{
+	const struct nlmsghdr *m[16];
+	unsigned int n;
+	int checked = 0;
+
+	(void)state;
+	rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET));
+	n = collect(m, 16);
+	assert_int_equal(n, 4); /* three IPv4 entries and DONE */
+	for (unsigned int i = 0; i + 1 < n; i++) {
+		const struct nlattr *orig = attr(m[i], CTA_TUPLE_ORIG), *a, *ip = NULL, *pr = NULL;
+		uint16_t ty[8];
+		unsigned int k = 0;
+
+		assert_int_equal(m[i]->nlmsg_flags, NLM_F_MULTI | NLM_F_DUMP_FILTERED);
+		assert_int_equal(family_of(m[i]), AF_INET);
+		mnl_attr_for_each_nested(a, orig) {
+			if (mnl_attr_get_type(a) == CTA_TUPLE_IP)
+				ip = a;
+			if (mnl_attr_get_type(a) == CTA_TUPLE_PROTO)
+				pr = a;
+		}
+		assert_non_null(ip);
+		assert_non_null(pr);
+		mnl_attr_for_each_nested(a, pr) ty[k++ & 7] = mnl_attr_get_type(a);
+		if (*(const uint8_t *)mnl_attr_get_payload(mnl_attr_get_payload(pr)) != IPPROTO_ICMP)
+			continue;
+		assert_int_equal(k, 4);
+		assert_int_equal(ty[0], CTA_PROTO_NUM);
+		assert_int_equal(ty[1], CTA_PROTO_ICMP_ID);
+		assert_int_equal(ty[2], CTA_PROTO_ICMP_TYPE);
+		assert_int_equal(ty[3], CTA_PROTO_ICMP_CODE);
+		assert_false(attr(m[i], CTA_PROTOINFO)); /* only TCP has one */
+		checked++;
+	}
+	assert_int_equal(checked, 1);
+}
+
+static void test_dump_filters(void **state)
+{
+	const struct nlmsghdr *m[16];
+	struct nlmsghdr *nlh;
+
+	(void)state;
+	/* -f ipv6 */
+	rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET6));
+	assert_int_equal(collect(m, 16), 2);
+	assert_int_equal(family_of(m[0]), AF_INET6);
+	/* -m 7 */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
+	mnl_attr_put_u32(nlh, CTA_MARK_MASK, htonl(0xffffffff));
+	assert_int_equal(rcv(nlh), -EINTR);
+	assert_int_equal(collect(m, 16), 2);
+	assert_int_equal(attr_u32(m[0], CTA_MARK), 7);
+	/* --status ASSURED */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_ASSURED));
+	mnl_attr_put_u32(nlh, CTA_STATUS_MASK, htonl(IPS_ASSURED));
+	rcv(nlh);
+	assert_int_equal(collect(m, 16), 2);
+	assert_true(attr_u32(m[0], CTA_STATUS) & IPS_ASSURED);
+	/* ctnetlink_filter_parse_mark / _status errors: EINVAL, nothing sent */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+	mnl_attr_put_u32(nlh, CTA_MARK_MASK, htonl(1));
+	mnl_attr_put_u32(nlh, CTA_ZONE, 0); /* a filter without CTA_MARK */
+	assert_int_equal(rcv(nlh), -EINVAL);
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+	mnl_attr_put_u32(nlh, CTA_STATUS, 0);
+	assert_int_equal(rcv(nlh), -EINVAL); /* status mask 0 */
+	{
+		struct nlattr *f;
+
+		nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+		f = mnl_attr_nest_start(nlh, CTA_FILTER);
+		mnl_attr_put_u32(nlh, CTA_FILTER_ORIG_FLAGS, 1u); /* CTA_FILTER_F_CTA_IP_SRC */
+		mnl_attr_nest_end(nlh, f);
+		assert_int_equal(rcv(nlh), -EOPNOTSUPP); /* tuple filters: not here */
+	}
+	assert_int_equal(n_sent, 0);
+	/* an empty CTA_FILTER filters nothing, as in the kernel */
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, CTA_FILTER));
+	assert_int_equal(rcv(nlh), -EINTR);
+	assert_int_equal(collect(m, 16), 5);
+}
+
+/* a dump of many entries: every datagram holds whole messages, fits the
+ * 4096-byte buffer, and every entry comes exactly once across chunks */
+static void test_dump_big(void **state)
+{
+	static const struct nlmsghdr *m[MAX_ENTRIES + 8];
+	unsigned int n, ids = 0;
+
+	(void)state;
+	while (n_tab < 700)
+		add4("10.9.0.1", "10.9.0.2", IPPROTO_UDP, (uint16_t)(1000 + n_tab), 53, n_tab % 2);
+	rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC));
+	assert_true(n_sent > 10);
+	for (unsigned int d = 0; d < n_sent; d++)
+		assert_true(sent[d].len <= 3776);
+	n = collect(m, MAX_ENTRIES + 8);
+	assert_int_equal(n, 701);
+	for (unsigned int i = 0; i + 1 < n; i++)
+		ids += attr_u32(m[i], CTA_ID) - 0x1000;
+	assert_int_equal(ids, 700 * 701 / 2); /* ids 1..700, each once */
+}
+
+static void test_get(void **state)
+{
+	const struct nlmsghdr *m[4];
+	struct nlmsghdr *nlh;
+
+	(void)state;
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(collect(m, 4), 1);
+	assert_int_equal(m[0]->nlmsg_flags, NLM_F_MULTI); /* portid set: as the kernel */
+	assert_int_equal(attr_u32(m[0], CTA_USE), 2);	  /* + the reference of the get */
+	assert_int_equal(attr_u32(m[0], CTA_MARK), 7);
+	/* by the reply tuple */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.3", "10.0.0.1", IPPROTO_UDP, 53, 5000);
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(n_sent, 1);
+	/* ICMP echo by id and type */
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_ICMP, 99, 8);
+	assert_int_equal(rcv(nlh), 0);
+	/* unknown: ENOENT */
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5001, 53);
+	assert_int_equal(rcv(nlh), -ENOENT);
+	/* no tuple: EINVAL */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET)), -EINVAL);
+}
+
+static void test_malformed(void **state)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+
+	(void)state;
+	/* ports missing: EINVAL */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 0, 0);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	/* an ICMP type without a tuple (destination unreachable): EINVAL */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_ICMP, 99, 3);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	/* CTA_STATUS of two bytes: ERANGE, the attribute in the extended ack */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	mnl_attr_put_u16(nlh, CTA_STATUS, 1);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	assert_non_null(bad);
+	assert_int_equal(mnl_attr_get_type(bad), CTA_STATUS);
+	/* a nested attribute too short for a header inside the tuple */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	n = mnl_attr_nest_start(nlh, CTA_TUPLE_ORIG);
+	mnl_attr_put_u16(nlh, CTA_TUPLE_IP, 0);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	/* an IPv6 address of 8 bytes */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET6);
+	n = mnl_attr_nest_start(nlh, CTA_TUPLE_ORIG);
+	{
+		struct nlattr *ip = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
+		uint64_t half = 0;
+
+		mnl_attr_put(nlh, CTA_IP_V6_SRC, 8, &half);
+		mnl_attr_put(nlh, CTA_IP_V6_DST, 8, &half);
+		mnl_attr_nest_end(nlh, ip);
+	}
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	/* a family without tuples: EOPNOTSUPP */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	assert_int_equal(rcv(nlh), -EOPNOTSUPP);
+	/* trailing bytes that are no attribute end the parse (deprecated
+	 * nla_parse): the tuple before them still counts */
+	nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	memset((char *)nlh + nlh->nlmsg_len, 0xff, 4);
+	nlh->nlmsg_len += 4;
+	assert_int_equal(rcv(nlh), 0);
+	/* message types: CT_NEW and zeroing dumps are not supported, past the
+	 * table EINVAL */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET)), -EINVAL);
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.9", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	assert_int_equal(rcv(nlh), -EOPNOTSUPP);
+	/* GET_STATS_CPU without the dump flag: nfnetlink acks */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_ACK, AF_UNSPEC)), 0);
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_DUMP, AF_INET)), -EOPNOTSUPP);
+	assert_int_equal(rcv(req(IPCTNL_MSG_MAX, NLM_F_DUMP, AF_INET)), -EINVAL);
+	/* nothing of it deleted anything or sent an event */
+	assert_int_equal(n_used(), 4);
+	assert_int_equal(n_ev, 0);
+}
+
+static void test_delete(void **state)
+{
+	struct nlmsghdr *nlh;
+	const struct nlmsghdr *ev;
+	uint16_t ty[16];
+
+	(void)state;
+	/* a wrong CTA_ID: ENOENT, nothing deleted */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	mnl_attr_put_u32(nlh, CTA_ID, htonl(0x9999));
+	assert_int_equal(rcv(nlh), -ENOENT);
+	assert_int_equal(n_used(), 4);
+	/* as conntrack -D sends it: tuples, status, timeout, mark */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.3", "10.0.0.1", IPPROTO_UDP, 53, 5000);
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_CONFIRMED));
+	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(29));
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(n_used(), 3);
+	/* the destroy event, to NFNLGRP_CONNTRACK_DESTROY, with the deleter's
+	 * port id (conntrack -E prints [USERSPACE] portid=...) */
+	assert_int_equal(n_sent, 1);
+	assert_int_equal(sent[0].group, NFNLGRP_CONNTRACK_DESTROY);
+	ev = (const void *)sent[0].buf;
+	assert_int_equal(ev->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_DELETE);
+	assert_int_equal(ev->nlmsg_flags, 0);
+	assert_int_equal(ev->nlmsg_seq, 0);
+	assert_int_equal(ev->nlmsg_pid, 4242);
+	{
+		static const uint16_t want[] = {CTA_TUPLE_ORIG, CTA_TUPLE_REPLY, CTA_ID,
+						CTA_STATUS,	CTA_TIMEOUT,	 CTA_MARK};
+
+		assert_int_equal(attr_types(ev, ty, 16), 6);
+		assert_memory_equal(ty, want, sizeof(want));
+		assert_true(attr_u32(ev, CTA_STATUS) & IPS_DYING);
+	}
+	/* again: ENOENT */
+	n_sent = 0;
+	assert_int_equal(rcv(nlh), -ENOENT);
+	assert_int_equal(n_sent, 0);
+}
+
+static void test_flush(void **state)
+{
+	(void)state;
+	/* conntrack -F -f ipv6: only the IPv6 entry */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET6)), 0);
+	assert_int_equal(n_used(), 3);
+	assert_int_equal(n_sent, 1);
+	/* conntrack -F */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC)), 0);
+	assert_int_equal(n_used(), 0);
+	assert_int_equal(n_sent, 4);
+	for (unsigned int i = 0; i < n_sent; i++)
+		assert_int_equal(sent[i].group, NFNLGRP_CONNTRACK_DESTROY);
+}
+
+static void test_stats(void **state)
+{
+	const struct nlmsghdr *m[8];
+
+	(void)state;
+	/* conntrack -C: GET_STATS, no dump flag */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_STATS, 0, AF_UNSPEC)), 0);
+	assert_int_equal(collect(m, 8), 1);
+	assert_int_equal(m[0]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET_STATS);
+	assert_int_equal(attr_u32(m[0], CTA_STATS_GLOBAL_ENTRIES), 4);
+	assert_int_equal(attr_u32(m[0], CTA_STATS_GLOBAL_MAX_ENTRIES), 2000);
+	/* conntrack -S: one message per shard, res_id the shard */
+	n_sent = 0;
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_DUMP, AF_UNSPEC)), -EINTR);
+	assert_int_equal(collect(m, 8), 3);
+	for (unsigned int i = 0; i < 2; i++) {
+		const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(m[i]);
+
+		assert_int_equal(ntohs(nfg->res_id), i);
+		assert_int_equal(attr_u32(m[i], CTA_STATS_INSERT), 10 + i);
+	}
+	assert_int_equal(m[2]->nlmsg_type, NLMSG_DONE);
+}
+
+static void test_events(void **state)
+{
+	struct nftdp_ct_info ci = tab[0].ci;
+	const struct nlmsghdr *ev;
+	uint16_t ty[16];
+
+	(void)state;
+	ci.status = IPS_CONFIRMED;
+	ci.tcp.state = TCP_CONNTRACK_SYN_SENT;
+	push_event((1u << IPCT_NEW) | (1u << IPCT_PROTOINFO), &ci);
+	ci.status |= IPS_SEEN_REPLY;
+	push_event(1u << IPCT_REPLY, &ci);
+	ci.mark = 5;
+	push_event(1u << IPCT_MARK, &ci);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 3);
+	assert_int_equal(n_sent, 3);
+	/* new: CREATE|EXCL to NFNLGRP_CONNTRACK_NEW, protoinfo with the state */
+	ev = (const void *)sent[0].buf;
+	assert_int_equal(sent[0].group, NFNLGRP_CONNTRACK_NEW);
+	assert_int_equal(ev->nlmsg_flags, NLM_F_CREATE | NLM_F_EXCL);
+	{
+		static const uint16_t want[] = {CTA_TUPLE_ORIG, CTA_TUPLE_REPLY, CTA_ID,
+						CTA_STATUS,	CTA_TIMEOUT,	 CTA_PROTOINFO};
+
+		assert_int_equal(attr_types(ev, ty, 16), 6);
+		assert_memory_equal(ty, want, sizeof(want));
+	}
+	/* a reply seen: an update without protoinfo or mark */
+	ev = (const void *)sent[1].buf;
+	assert_int_equal(sent[1].group, NFNLGRP_CONNTRACK_UPDATE);
+	assert_int_equal(ev->nlmsg_flags, 0);
+	assert_null(attr(ev, CTA_PROTOINFO));
+	assert_null(attr(ev, CTA_MARK));
+	/* a mark set: the mark comes last */
+	ev = (const void *)sent[2].buf;
+	assert_int_equal(attr_types(ev, ty, 16), 6);
+	assert_int_equal(ty[5], CTA_MARK);
+	/* nobody listening: nothing built or sent, the ring still drained */
+	n_sent = 0;
+	listening = false;
+	push_event(1u << IPCT_REPLY, &ci);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 1);
+	assert_int_equal(n_sent, 0);
+	assert_int_equal(n_ev, 0);
+}
+
+/* without a table: the kernel without nf_conntrack_netlink */
+static void test_no_table(void **state)
+{
+	(void)state;
+	ctl.cfg.ct = NULL;
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC)), -EOPNOTSUPP);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0);
+	assert_int_equal(n_sent, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(test_dump_all, setup),
+	    cmocka_unit_test_setup(test_dump_icmp_tuple, setup),
+	    cmocka_unit_test_setup(test_dump_filters, setup),
+	    cmocka_unit_test_setup(test_dump_big, setup),
+	    cmocka_unit_test_setup(test_get, setup),
+	    cmocka_unit_test_setup(test_malformed, setup),
+	    cmocka_unit_test_setup(test_delete, setup),
+	    cmocka_unit_test_setup(test_flush, setup),
+	    cmocka_unit_test_setup(test_stats, setup),
+	    cmocka_unit_test_setup(test_events, setup),
+	    cmocka_unit_test_setup(test_no_table, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
