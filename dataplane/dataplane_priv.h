@@ -366,7 +366,8 @@ bool nftdp_dp_steer_room(const struct nftdp_dp_worker *w);
  */
 unsigned int nftdp_dp_steer_burst(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf **m,
 				  unsigned int n);
-/** Program a started RSS port's RETA: entry i to queue i % n_rxq. */
+/** Program a started RSS port's RETA: entry i to queue i % n_rxq; a port
+ * that did not take the symmetric key loses its rss flag (software hash). */
 int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid);
 
 /* defrag.c: fragments with conntrack (reassembly at -400 in prerouting,

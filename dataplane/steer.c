@@ -234,6 +234,24 @@ unsigned int nftdp_dp_steer_burst(struct nftdp_dp_worker *w, uint16_t port, stru
 	return k;
 }
 
+/*
+ * Whether the port hashes with the symmetric key we gave it: a driver that
+ * kept its own key would split a flow's directions over two workers, so
+ * its hash cannot be trusted (the software hash is used instead).
+ */
+static bool key_symmetric(uint16_t pid)
+{
+	uint8_t key[64];
+	struct rte_eth_rss_conf rc = {.rss_key = key, .rss_key_len = sizeof(key)};
+
+	if (rte_eth_dev_rss_hash_conf_get(pid, &rc) < 0)
+		return true; /* cannot tell: trust what we configured */
+	for (unsigned int i = 0; i < rc.rss_key_len && i < sizeof(key); i++)
+		if (key[i] != (i % 2 ? 0x5a : 0x6d))
+			return false;
+	return true;
+}
+
 int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid)
 {
 	struct nftdp_dp_port *pt = &dp->port[pid];
@@ -241,6 +259,12 @@ int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid)
 	struct rte_eth_dev_info info;
 	int ret;
 
+	if (!key_symmetric(pid)) {
+		pt->rss = false;
+		printf("nftdp: port %u: the driver did not take the symmetric RSS key: "
+		       "workers steer by the software hash\n",
+		       pid);
+	}
 	ret = rte_eth_dev_info_get(pid, &info);
 	if (ret < 0)
 		return ret;
