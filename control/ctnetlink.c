@@ -638,6 +638,7 @@ struct req {
 	struct ctl_session *s;
 	const struct nlmsghdr *nlh;
 	uint8_t family;
+	uint8_t version; /* nfgenmsg.version */
 	const struct nlattr **cda;
 	const struct nlattr **bad;
 };
@@ -752,7 +753,10 @@ static int flush_pick(const struct nftdp_ct_info *ci, void *arg)
 static int ct_flush(struct req *r)
 {
 	struct flush_ctx c = {.r = r};
-	int err = filter_parse(r->cda, r->family, &c.f);
+	/* ctnetlink_del_conntrack: the family filters a flush only with
+	 * version > 0 or CTA_FILTER (conntrack -F -f ipv6 flushes all) */
+	uint8_t u3 = r->version || r->cda[CTA_FILTER] ? r->family : AF_UNSPEC;
+	int err = filter_parse(r->cda, u3, &c.f);
 
 	if (err < 0)
 		return err;
@@ -883,6 +887,7 @@ int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct
 	if (type >= IPCTNL_MSG_MAX)
 		return -EINVAL;
 	r.family = nfg->nfgen_family;
+	r.version = nfg->version;
 	err = ctn_parse((const char *)nlh + off, nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0,
 			ct_policy, CTA_MAX, cda, bad);
 	if (err < 0)

@@ -689,13 +689,23 @@ static void test_delete(void **state)
 
 static void test_flush(void **state)
 {
+	struct nlmsghdr *nlh;
+
 	(void)state;
-	/* conntrack -F -f ipv6: only the IPv6 entry */
-	assert_int_equal(rcv(req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET6)), 0);
+	/* the family filters a flush only with nfgenmsg version 1 */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET6);
+	((struct nfgenmsg *)mnl_nlmsg_get_payload(nlh))->version = 1;
+	assert_int_equal(rcv(nlh), 0);
 	assert_int_equal(n_used(), 3);
 	assert_int_equal(n_sent, 1);
-	/* conntrack -F */
-	assert_int_equal(rcv(req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC)), 0);
+	/* by mark */
+	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC);
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(n_used(), 2);
+	assert_int_equal(n_sent, 2);
+	/* conntrack -F -f ipv6 (version 0): everything, as this kernel does */
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET6)), 0);
 	assert_int_equal(n_used(), 0);
 	assert_int_equal(n_sent, 4);
 	for (unsigned int i = 0; i < n_sent; i++)

@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The stock conntrack tool against the kernel and against nftdp.
+
+    ct_tool.py BUILD_DIR [-v]
+
+The same frames -- TCP handshakes with data (left established, closed to
+TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
+packets get `ct mark set 42`, ICMP and ICMPv6 echo; IPv4 and IPv6 -- go
+
+  kernel: from two address-less peers (nftdp-ctt-PID-c, -s) through a
+          scratch namespace nftdp-ctt-PID-fw that forwards between two veths
+          with a forward chain using conntrack;
+  nftdp:  into a running BUILD_DIR/nftdp (one worker, so requests take the
+          worker mailbox) on net_af_packet ports on two veth pairs in
+          nftdp-ctt-PID-d, --wire 0:1, the same ruleset.
+
+On each side the same conntrack commands run (through the shim for nftdp):
+-E while the traffic runs, then -L, -L -f ipv6, -L -m 42, -L -u ASSURED,
+-G of the established TCP flow, -G of a flow that does not exist, -C, -D of
+one UDP flow, -L, -S (shape only), -F, -L. Their outputs (stdout, stderr,
+exit status) must be equal line by line after sorting listings, with
+timeouts allowed to differ by 3 seconds and the port ids of [USERSPACE]
+destroy events blanked. Exit 0 when all agree, 1 otherwise, 77 when not
+root. Namespaces are deleted at exit, also on failure.
+"""
+
+import ctypes
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6EchoReply, ICMPv6EchoRequest, IPv6, \
+    Raw, raw  # noqa: E402
+
+BUILD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else None
+VERBOSE = "-v" in sys.argv
+PID = os.getpid()
+NS = {k: f"nftdp-ctt-{PID}-{k}" for k in ("fw", "c", "s", "d")}
+C4, S4 = "10.31.0.2", "10.32.0.2"
+C6, S6 = "fd31::2", "fd32::2"
+MAC_C, MAC_S = "02:00:00:00:31:0c", "02:00:00:00:32:0d"
+RULESET = """table inet ctt {
+	chain forward {
+		type filter hook forward priority 0; policy accept;
+		udp dport 5300 ct mark set 42
+		ct state established,related accept
+		ct state new accept
+	}
+}
+"""
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def sh(*args, ns=None, check=True, **kw):
+    cmd = (["ip", "netns", "exec", NS[ns]] if ns else []) + list(args)
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=30, **kw)
+
+
+def cleanup():
+    for n in NS.values():
+        subprocess.run(["ip", "netns", "del", n], capture_output=True, timeout=30)
+
+
+def setup_kernel():
+    for n in ("fw", "c", "s"):
+        sh("ip", "netns", "add", NS[n])
+    sh("ip", "link", "add", "c0", "netns", NS["c"], "type", "veth", "peer", "f0",
+       "netns", NS["fw"])
+    sh("ip", "link", "add", "s0", "netns", NS["s"], "type", "veth", "peer", "f1",
+       "netns", NS["fw"])
+    for ns, dev in (("c", "c0"), ("s", "s0")):
+        sh("sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1", ns=ns)
+        sh("ip", "link", "set", dev, "up", ns=ns)
+    for c in ["sysctl -qw net.ipv4.ip_forward=1", "sysctl -qw net.ipv6.conf.all.forwarding=1",
+              "sysctl -qw net.ipv4.conf.all.rp_filter=0",
+              "sysctl -qw net.ipv4.conf.default.rp_filter=0",
+              "sysctl -qw net.ipv6.conf.default.accept_dad=0",
+              "ip link set f0 up", "ip link set f1 up",
+              "ip addr add 10.31.0.1/24 dev f0", "ip addr add 10.32.0.1/24 dev f1",
+              "ip addr add fd31::1/64 dev f0 nodad", "ip addr add fd32::1/64 dev f1 nodad",
+              f"ip neigh replace {C4} lladdr {MAC_C} dev f0 nud permanent",
+              f"ip neigh replace {S4} lladdr {MAC_S} dev f1 nud permanent",
+              f"ip neigh replace {C6} lladdr {MAC_C} dev f0 nud permanent",
+              f"ip neigh replace {S6} lladdr {MAC_S} dev f1 nud permanent"]:
+        sh(*c.split(), ns="fw")
+    sh("nft", "-f", "-", ns="fw", input=RULESET)
+
+
+def setup_nftdp_ns():
+    sh("ip", "netns", "add", NS["d"])
+    sh("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", ns="d")
+    sh("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1", ns="d")
+    for p in ("a", "b"):
+        sh("ip", "link", "add", f"d{p}0", "type", "veth", "peer", "name", f"d{p}1", ns="d")
+        sh("ip", "link", "set", f"d{p}0", "up", ns="d")
+        sh("ip", "link", "set", f"d{p}1", "up", ns="d")
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def packet_socket(ns, dev):
+    own = os.open("/proc/self/ns/net", os.O_RDONLY)
+    fd = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+            raise OSError(ctypes.get_errno(), "setns")
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+        s.bind((dev, 3))
+    finally:
+        libc.setns(own, 0x40000000)
+        os.close(fd)
+        os.close(own)
+    return s
+
+
+class Tcp:
+    """Both directions of one TCP connection with consistent sequence numbers."""
+
+    def __init__(self, v6, sport, dport, isn0, isn1):
+        self.v6, self.port = v6, (sport, dport)
+        self.seq = [isn0, isn1]
+
+    def seg(self, d, flags, data=b""):
+        a, b = (C6, S6) if self.v6 else (C4, S4)
+        src, dst = (a, b) if d == 0 else (b, a)
+        sp, dp = self.port if d == 0 else self.port[::-1]
+        ip = IPv6(src=src, dst=dst) if self.v6 else IP(src=src, dst=dst, ttl=64)
+        ack = self.seq[1 - d] if "A" in flags else 0
+        p = ip / TCP(sport=sp, dport=dp, flags=flags, seq=self.seq[d], ack=ack, window=65535,
+                     options=[("MSS", 1460), ("WScale", 7)] if "S" in flags else [])
+        if data:
+            p = p / Raw(data)
+        self.seq[d] = (self.seq[d] + len(data) + ("S" in flags) + ("F" in flags)) & 0xffffffff
+        return (d, p)
+
+
+def udp(v6, d, sport, dport):
+    a, b = (C6, S6) if v6 else (C4, S4)
+    src, dst = (a, b) if d == 0 else (b, a)
+    ip = IPv6(src=src, dst=dst) if v6 else IP(src=src, dst=dst, ttl=64)
+    return (d, ip / UDP(sport=sport, dport=dport) / Raw(b"q" * 16))
+
+
+def echo(v6, d, ident):
+    a, b = (C6, S6) if v6 else (C4, S4)
+    src, dst = (a, b) if d == 0 else (b, a)
+    if v6:
+        return (d, IPv6(src=src, dst=dst) / (ICMPv6EchoRequest(id=ident, seq=1) if d == 0
+                                             else ICMPv6EchoReply(id=ident, seq=1)))
+    return (d, IP(src=src, dst=dst, ttl=64) / ICMP(type=8 if d == 0 else 0, id=ident, seq=1))
+
+
+def sequences():
+    P = []
+    for v6 in (False, True):
+        b = 40000 if v6 else 30000
+        t = Tcp(v6, b + 1, 80, 1000, 5000)  # established, data both ways
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "PA", b"GET / HTTP/1.0\r\n"),
+              t.seg(1, "A"), t.seg(1, "PA", b"x" * 200), t.seg(0, "A")]
+        t = Tcp(v6, b + 2, 443, 7000, 9000)  # closed: TIME_WAIT
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "FA"), t.seg(1, "A"),
+              t.seg(1, "FA"), t.seg(0, "A")]
+        P += [Tcp(v6, b + 3, 22, 100, 200).seg(0, "S")]  # SYN_SENT, unreplied
+        P += [udp(v6, 0, b + 4, 53), udp(v6, 1, 53, b + 4)]
+        P += [udp(v6, 0, b + 5, 5353)]
+        P += [udp(v6, 0, b + 6, 5300), udp(v6, 1, 5300, b + 6)]  # ct mark set 42
+        P += [echo(v6, 0, b % 65536 + 7), echo(v6, 1, b % 65536 + 7)]
+    return P
+
+
+def send_all(socks, macs, P):
+    for d, p in P:
+        src, dst = macs[d]
+        frame = Ether(src=src, dst=dst, type=0x86DD if p.haslayer(IPv6) else 0x800) / p
+        socks[d].send(raw(frame))
+        time.sleep(0.01)
+
+
+def commands():
+    """(name, conntrack arguments); the udp flow to delete is b + 4."""
+    return [
+        ("list", ["-L"]), ("list ipv6", ["-L", "-f", "ipv6"]), ("list mark 42", ["-L", "-m", "42"]),
+        ("list assured", ["-L", "-u", "ASSURED"]),
+        ("get tcp", ["-G", "-p", "tcp", "-s", C4, "-d", S4, "--sport", "30001", "--dport", "80"]),
+        ("get ipv6 icmp", ["-G", "-p", "icmpv6", "-s", C6, "-d", S6,
+                           "--icmpv6-type", "128", "--icmpv6-code", "0", "--icmpv6-id",
+                           str(40000 % 65536 + 7)]),
+        ("get missing", ["-G", "-p", "tcp", "-s", C4, "-d", S4, "--sport", "1", "--dport", "80"]),
+        ("count", ["-C"]),
+        ("delete udp", ["-D", "-p", "udp", "-s", C4, "-d", S4, "--sport", "30004",
+                        "--dport", "53"]),
+        ("delete missing", ["-D", "-p", "udp", "-s", C4, "-d", S4, "--sport", "1",
+                            "--dport", "53"]),
+        ("list after delete", ["-L"]),
+        ("flush ipv6", ["-F", "-f", "ipv6"]),
+        ("list after flush ipv6", ["-L"]),
+        ("flush", ["-F"]), ("list after flush", ["-L"]), ("count after flush", ["-C"]),
+    ]
+
+
+def run_side(run_ct, socks, macs, tmp, tag):
+    """conntrack -E during the traffic, then the commands; returns outputs."""
+    evf = open(os.path.join(tmp, tag + ".events"), "w")
+    ev = run_ct(["-E"], popen=evf)
+    time.sleep(0.5)
+    send_all(socks, macs, sequences())
+    time.sleep(0.5)
+    out = {}
+    for name, args in commands():
+        r = run_ct(args)
+        out[name] = (r.returncode, r.stdout, r.stderr)
+    st = run_ct(["-S"])
+    out["-S"] = st
+    time.sleep(0.3)
+    ev.send_signal(signal.SIGINT)
+    try:
+        ev.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        ev.kill()
+        ev.wait()
+    evf.close()
+    out["events"] = open(os.path.join(tmp, tag + ".events")).read()
+    return out
+
+
+TIMEOUT_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?\w+\s+\d+\s+)(\d+)(.*)$")
+
+
+def norm(line):
+    """(text with the timeout blanked, the timeout) for tolerance checks."""
+    line = re.sub(r"portid=\d+( progname=\S+)?", "portid=N", line)
+    m = TIMEOUT_RE.match(line)
+    if not m:
+        return (line, None)
+    return (m.group(1) + "T" + m.group(3), int(m.group(2)))
+
+
+def same_lines(a, b, ordered):
+    la = [norm(x) for x in a.splitlines() if x.strip()]
+    lb = [norm(x) for x in b.splitlines() if x.strip()]
+    if not ordered:
+        la.sort(key=lambda x: x[0])
+        lb.sort(key=lambda x: x[0])
+    if len(la) != len(lb):
+        return False
+    for (ta, va), (tb, vb) in zip(la, lb):
+        if ta != tb or (va is None) != (vb is None) or (va is not None and abs(va - vb) > 3):
+            return False
+    return True
+
+
+def show(name, k, o):
+    print(f"--- {name}: kernel\n{k}--- {name}: nftdp\n{o}", end="")
+
+
+def main():
+    if os.geteuid() != 0:
+        print("ct_tool: needs root (scratch network namespaces)")
+        return 77
+    if not shutil.which("conntrack"):
+        print("ct_tool: no conntrack tool, skipped")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="nftdp-cttool.")
+    prefix = f"nftdp-ctt-{PID}"
+    daemon = None
+    try:
+        # ---- the kernel ----
+        setup_kernel()
+        ksocks = {0: packet_socket(NS["c"], "c0"), 1: packet_socket(NS["s"], "s0")}
+        kmac = {0: (MAC_C, sh("cat", "/sys/class/net/f0/address", ns="fw").stdout.strip()),
+                1: (MAC_S, sh("cat", "/sys/class/net/f1/address", ns="fw").stdout.strip())}
+
+        def kernel_ct(args, popen=None):
+            cmd = ["ip", "netns", "exec", NS["fw"], "conntrack"] + args
+            if popen:
+                return subprocess.Popen(cmd, stdout=popen, stderr=subprocess.DEVNULL)
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=15)
+
+        kout = run_side(kernel_ct, ksocks, kmac, tmp, "kernel")
+
+        # ---- nftdp ----
+        setup_nftdp_ns()
+        rules = os.path.join(tmp, "r.nft")
+        with open(rules, "w") as f:
+            f.write(RULESET)
+        sock = os.path.join(tmp, "nl.sock")
+        log = open(os.path.join(tmp, "nftdp.log"), "w")
+        pidfile = os.path.join(tmp, "pid")
+        # one worker lcore beside the main one: requests take the mailbox
+        daemon = subprocess.Popen(
+            # ip netns exec may fork: signal the pid sh writes before exec
+            ["ip", "netns", "exec", NS["d"], "sh", "-c", 'echo $$ >"$0"; exec "$@"', pidfile,
+             "timeout", "60", os.path.join(BUILD, "nftdp"),
+             "--lcores", "0@0,1@1", "--no-huge", "-m", "512", "--no-pci",
+             "--vdev=net_af_packet0,iface=da1", "--vdev=net_af_packet1,iface=db1",
+             "--file-prefix", prefix, "--log-level=lib.*:warning", "--",
+             "--socket", sock, "--ruleset", rules, "--wire", "0:1"],
+            stdout=log, stderr=subprocess.STDOUT)
+        for _ in range(150):
+            if "worker" in open(os.path.join(tmp, "nftdp.log")).read():
+                break
+            if daemon.poll() is not None:
+                break
+            time.sleep(0.1)
+        check(daemon.poll() is None, "nftdp: daemon up")
+        if daemon.poll() is not None:
+            print(open(os.path.join(tmp, "nftdp.log")).read())
+            return 1
+        env = dict(os.environ, LD_PRELOAD=os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
+                   NFTDP_SOCKET=sock)
+
+        def nftdp_ct(args, popen=None):
+            cmd = ["ip", "netns", "exec", NS["d"], "conntrack"] + args
+            if popen:
+                return subprocess.Popen(cmd, stdout=popen, stderr=subprocess.DEVNULL, env=env)
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=15, env=env)
+
+        dsocks = {0: packet_socket(NS["d"], "da0"), 1: packet_socket(NS["d"], "db0")}
+        dmac = {0: (MAC_C, "02:00:00:00:31:01"), 1: (MAC_S, "02:00:00:00:32:01")}
+        oout = run_side(nftdp_ct, dsocks, dmac, tmp, "nftdp")
+
+        # ---- compare ----
+        for name, _ in commands():
+            krc, kso, kse = kout[name]
+            orc, oso, ose = oout[name]
+            ordered = not name.startswith("list")
+            ok = krc == orc and same_lines(kso, oso, ordered) and same_lines(kse, ose, True)
+            check(ok, f"conntrack {name}: same output and exit status ({krc}, "
+                      f"{len([x for x in kso.splitlines() if x.strip()])} lines)")
+            if not ok or VERBOSE:
+                show(name, f"rc {krc}\n{kso}{kse}", f"rc {orc}\n{oso}{ose}")
+        ok = kout["list"][1].count("\n") >= 12
+        check(ok, "the kernel listed every connection (%d lines)" % kout["list"][1].count("\n"))
+        # -S: counters differ by nature; one line per shard/cpu of the same fields
+        kf = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in kout["-S"].stdout.splitlines()]
+        of = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in oout["-S"].stdout.splitlines()]
+        check(oout["-S"].returncode == 0 and len(of) == 1 and of[0] == kf[0],
+              "conntrack -S: one line per worker with the kernel's fields")
+        if VERBOSE or not of or of[0] != kf[0]:
+            show("-S", kout["-S"].stdout, oout["-S"].stdout)
+        # the order of a flush's destroy events is the table's order
+        kev, oev = kout["events"].splitlines(), oout["events"].splitlines()
+
+        def split(ev):
+            return ("\n".join(x for x in ev if "[DESTROY]" not in x),
+                    "\n".join(x for x in ev if "[DESTROY]" in x))
+        ok = same_lines(split(kev)[0], split(oev)[0], True) and \
+            same_lines(split(kev)[1], split(oev)[1], False)
+        check(ok, "conntrack -E: the same events (%d), new and update ones in the same order" %
+              len(kev))
+        if not ok or VERBOSE:
+            show("events", kout["events"], oout["events"])
+    finally:
+        if daemon and daemon.poll() is None:
+            try:
+                os.kill(int(open(os.path.join(tmp, "pid")).read()), signal.SIGTERM)
+            except (OSError, ValueError):
+                daemon.send_signal(signal.SIGTERM)
+            try:
+                daemon.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+                daemon.wait()
+        cleanup()
+        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("ct_tool: %s" % ("FAILED: %d" % len(failures) if failures else "passed"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
