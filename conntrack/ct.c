@@ -605,6 +605,16 @@ repeat:
 	 * needs the packet's reply zone to be the entry's */
 	if (e && dir == IP_CT_DIR_REPLY && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
 		e = NULL;
+	if (!e && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != t.zone) {
+		/* resolve_normal_ct's second lookup with the reply zone id of a
+		 * directional zone: only a reply tuple can match it */
+		struct nftdp_ct_tuple t2 = t;
+
+		t2.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY);
+		e = nftdp_ct_find(s, &t2, nftdp_ct_tuple_hash(s, &t2), &dir, now_ms);
+		if (e && dir != IP_CT_DIR_REPLY)
+			e = NULL;
+	}
 	new = !e;
 	if (new) {
 		/* init_conntrack */
@@ -646,7 +656,18 @@ repeat:
 		goto invalid;
 	}
 	if (new && !(e->status & IPS_DYING)) {
-		hash_link(s, e);
+		struct nftdp_ct_entry *o;
+		int od;
+
+		/* __nf_conntrack_confirm would find the reply tuple taken (a
+		 * zone's reply tuple is another entry's): the packet is dropped
+		 * at confirm; until then it has this entry, outside the table */
+		o = nftdp_ct_find(s, &e->tuple[1], nftdp_ct_tuple_hash(s, &e->tuple[1]), &od,
+				  now_ms);
+		if (o)
+			e->clash = 1;
+		else
+			hash_link(s, e);
 		s->st.new_++;
 	}
 	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
@@ -727,14 +748,24 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 }
 
-void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict)
+unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+			      unsigned int verdict)
 {
 	struct nftdp_ct_entry *e;
 
 	if (!pkt->ct)
-		return;
+		return verdict;
 	e = ct_entry(pkt->ct);
 	pkt->ct = NULL;
+	if (e->clash) {
+		/* nf_ct_resolve_clash found nothing to merge with: NF_DROP */
+		if (verdict == NF_ACCEPT)
+			s->st.insert_failed++;
+		e->status |= IPS_DYING;
+		if (!--e->refs)
+			entry_free(s, e);
+		return NF_DROP;
+	}
 	if (verdict == NF_ACCEPT && !(e->status & (IPS_CONFIRMED | IPS_DYING))) {
 		e->status |= IPS_CONFIRMED;
 		s->st.insert++;
@@ -747,6 +778,7 @@ void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsign
 		e->ev_pending = 0;
 	}
 	ct_put(s, e);
+	return verdict;
 }
 
 void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,

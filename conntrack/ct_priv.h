@@ -63,6 +63,7 @@ struct nftdp_ct_entry {
 	uint8_t in_use;
 	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: tuple[d].zone is the zone where d is in it, else 0 */
 	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
+	uint8_t clash;	  /* new, its reply tuple taken (zones): never linked, dropped at confirm */
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */

@@ -162,6 +162,7 @@ struct nftdp_ct_stats {
 	uint64_t unconfirmed_freed; /**< first packets dropped before confirm */
 	uint64_t related;	    /**< ICMP errors matched to an entry */
 	uint64_t table_full_events; /**< times "table full, dropping packet" */
+	uint64_t insert_failed;	    /**< accepted new packets dropped at confirm: reply tuple taken */
 	uint32_t count;		    /**< entries in use now */
 	uint32_t max;		    /**< max_entries */
 };
@@ -203,9 +204,13 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
  * packet's final verdict wherever it ended (NF_DROP for a packet dropped at
  * any hook): a new entry becomes confirmed only when a packet that created
  * or used it is accepted; one whose packets were all dropped is freed, so a
- * dropped first packet leaves no entry. Clears pkt->ct. Packet-path.
+ * dropped first packet leaves no entry. Clears pkt->ct.
+ * @return the packet's verdict: verdict, or NF_DROP when the new entry's
+ *   reply tuple belongs to another connection (possible with zones; the
+ *   kernel's confirm drops such a packet, stats.insert_failed). Packet-path.
  */
-void nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, unsigned int verdict);
+unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+			      unsigned int verdict);
 
 /** nftdp_ct_confirm() over a burst. Packet-path. */
 void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,

@@ -1924,7 +1924,7 @@ static uint32_t zxmit(struct env *en, struct vm_env *v, struct tpkt *t,
 		v->ctx.now_ms = en->now;
 		verdict = nftdp_vm_run_chain(filter, &t->pkt, &v->ctx);
 	}
-	nftdp_ct_confirm(en->s, &t->pkt, verdict);
+	verdict = nftdp_ct_confirm(en->s, &t->pkt, verdict);
 	return verdict == NF_ACCEPT ? st : 0;
 }
 
@@ -2031,7 +2031,8 @@ static void test_zones(void **state)
 		nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
 	}
 	/* a reply that also carries zone 5 in both directions does not match
-	 * (its reply zone is 5, the entry's 0): a new entry */
+	 * (its reply zone is 5, the entry's 0): a new connection, whose reply
+	 * tuple is the first one's original: dropped at confirm, no entry */
 	{
 		struct nftdp_vm_chain *z5 = vm_chain(&v, "z5", NF_INET_PRE_ROUTING, NF_ACCEPT);
 
@@ -2039,9 +2040,19 @@ static void test_zones(void **state)
 			 ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, -1), NULL);
 		n = en->s->st.count;
 		udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 2000, 0);
-		assert_int_equal(zxmit(en, &v, &t, z5, NULL, &e), ST_NEW);
+		assert_int_equal(zxmit(en, &v, &t, z5, NULL, &e), 0);
 		assert_ptr_not_equal(e, eo);
-		assert_int_equal(en->s->st.count, n + 1);
+		assert_int_equal(en->s->st.count, n);
+		assert_int_equal(en->s->st.insert_failed, 1);
+		/* in zone 0 both ways the same packet is the entry's reply */
+		udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 2000, 0);
+		assert_int_equal(zxmit(en, &v, &t, NULL, NULL, &e), ST_ESTABLISHED);
+		assert_ptr_equal(e, eo);
+		/* and with an original-only zone 5 too: the second lookup, by the
+		 * packet's reply zone (0), finds the entry's reply tuple */
+		udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 2000, 0);
+		assert_int_equal(zxmit(en, &v, &t, zorig, NULL, &e), ST_ESTABLISHED);
+		assert_ptr_equal(e, eo);
 		nftdp_vm_chain_destroy(z5);
 	}
 

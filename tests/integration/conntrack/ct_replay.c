@@ -19,12 +19,30 @@
  *                ip6 daddr fd02::100 tcp dport 80 dnat to [fd02::2]:8080
  *   postrouting: ip saddr 10.1.0.0/24 oif "f1" masquerade   (f1: 10.2.0.1)
  *                ip6 saddr fd01::/64 oif "f1" masquerade    (f1: fd02::1)
+ *
+ * With --rules MODE it prints the table as --table does and runs, compiled
+ * by the VM from libnftnl rules, the ruleset ct_kernel.py loads for MODE:
+ *   zones:     prerouting raw:    ip dscp 1 ct zone set 1
+ *                                 ip dscp 2 ct original zone set 2
+ *   timeout:   ct timeout tshort { protocol tcp; policy = { syn_sent: 7,
+ *                syn_recv: 8, established: 100, fin_wait: 11, close_wait: 12,
+ *                last_ack: 13, time_wait: 14, close: 4 } }
+ *              ct timeout ushort { protocol udp; policy = { unreplied: 5, replied: 50 } }
+ *              prerouting filter: tcp dport 8080 ct timeout set "tshort"
+ *                                 udp dport 5353 ct timeout set "ushort"
+ *   connlimit: forward 10:        ct count over 2 drop
+ * A packet the ruleset drops prints "STATE dropped".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <stdarg.h>
+
+#include <libnftnl/expr.h>
+#include <libnftnl/object.h>
+#include <libnftnl/rule.h>
 #include <linux/netfilter/nf_nat.h>
 
 #include "nftdp_conntrack.h"
@@ -78,6 +96,257 @@ static unsigned int nat_steps(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 			return NF_DROP;
 	}
 	return nftdp_ct_nat_packet(s, pkt, NF_INET_POST_ROUTING);
+}
+
+/* ---------- --rules: the ruleset of a mode, compiled by the VM ---------- */
+
+struct rules {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *raw, *pre, *fwd; /* -300, 0 (after conntrack), forward */
+	struct nftdp_vm_obj *obj[2];
+	const char *obj_name[2];
+	struct nftdp_vm_resolver res;
+	struct nftdp_vm_ctx ctx;
+};
+
+static const struct nftdp_vm_obj *rules_obj(void *opaque, const char *table, const char *name,
+					    uint32_t type)
+{
+	struct rules *r = opaque;
+
+	(void)table;
+	(void)type;
+	for (int i = 0; i < 2; i++)
+		if (r->obj_name[i] && !strcmp(r->obj_name[i], name))
+			return r->obj[i];
+	return NULL;
+}
+
+static struct nftnl_expr *x_imm(uint32_t reg, uint32_t v)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, reg);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
+	return e;
+}
+
+static struct nftnl_expr *x_verdict(uint32_t code)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, code);
+	return e;
+}
+
+static struct nftnl_expr *x_payload(uint32_t base, uint32_t off, uint32_t len)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("payload");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+	return e;
+}
+
+static struct nftnl_expr *x_and(uint32_t len, uint32_t mask)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
+	uint32_t zero = 0;
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, len);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, len);
+	return e;
+}
+
+static struct nftnl_expr *x_eq(const void *data, uint32_t len)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+	return e;
+}
+
+static struct nftnl_expr *x_l4proto(void)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("meta");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_L4PROTO);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
+	return e;
+}
+
+/* ct [original] zone set N */
+static struct nftnl_expr *x_zone_set(int dir)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("ct");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_ZONE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG32_00);
+	if (dir >= 0)
+		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
+	return e;
+}
+
+static struct nftnl_expr *x_objref(uint32_t type, const char *name)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("objref");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, type);
+	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, name);
+	return e;
+}
+
+static struct nftnl_expr *x_connlimit(uint32_t count, uint32_t flags)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("connlimit");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT, count);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS, flags);
+	return e;
+}
+
+static int rule(struct rules *r, struct nftdp_vm_chain *c, ...)
+{
+	static uint64_t handle;
+	struct nftnl_rule *nr = nftnl_rule_alloc();
+	struct nftdp_vm_error err;
+	struct nftnl_expr *e;
+	va_list ap;
+	int rc;
+
+	nftnl_rule_set_u64(nr, NFTNL_RULE_HANDLE, ++handle);
+	va_start(ap, c);
+	while ((e = va_arg(ap, struct nftnl_expr *)))
+		nftnl_rule_add_expr(nr, e);
+	va_end(ap);
+	rc = nftdp_vm_chain_add_rule(c, nr, &r->res, r->st, &err);
+	if (rc)
+		fprintf(stderr, "ct_replay: rule: %s\n", err.msg);
+	nftnl_rule_free(nr);
+	return rc;
+}
+
+static struct nftdp_vm_chain *chain(struct rules *r, const char *name, uint8_t hook)
+{
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = name,
+					.base = true, .hook = hook, .policy = NF_ACCEPT};
+	struct nftdp_vm_chain *c = NULL;
+
+	nftdp_vm_chain_create(&d, r->st, &c);
+	return c;
+}
+
+static struct nftdp_vm_obj *timeout_obj(struct rules *r, const char *name, uint8_t l4,
+					const uint32_t *vals, unsigned int n)
+{
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	uint32_t arr[NFTNL_CTTIMEOUT_ARRAY_MAX] = {0};
+	struct nftdp_vm_error err;
+	struct nftdp_vm_obj *vo = NULL;
+
+	memcpy(arr, vals, n * sizeof(*vals));
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_TIMEOUT);
+	nftnl_obj_set_u16(o, NFTNL_OBJ_CT_TIMEOUT_L3PROTO, NFPROTO_IPV4);
+	nftnl_obj_set_u8(o, NFTNL_OBJ_CT_TIMEOUT_L4PROTO, l4);
+	nftnl_obj_set_data(o, NFTNL_OBJ_CT_TIMEOUT_ARRAY, arr, sizeof(arr));
+	if (nftdp_vm_obj_create(o, r->st, &err, &vo))
+		fprintf(stderr, "ct_replay: object: %s\n", err.msg);
+	nftnl_obj_free(o);
+	return vo;
+}
+
+static int rules_build(struct rules *r, const char *mode)
+{
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
+					     .log_ring_size = 8, .hash_seed = 1};
+	/* nft's order: syn_sent syn_recv established fin_wait close_wait last_ack
+	 * time_wait close syn_sent2 retrans unack (unlisted: the defaults) */
+	static const uint32_t tcp_vals[] = {7, 8, 100, 11, 12, 13, 14, 4, 120, 300, 300};
+	static const uint32_t udp_vals[] = {5, 50};
+	uint8_t dscp1 = 1 << 2, dscp2 = 2 << 2, tcp = IPPROTO_TCP, udp = IPPROTO_UDP;
+	uint16_t p8080 = htons(8080), p5353 = htons(5353);
+	int rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->res.opaque = r;
+	r->res.obj = rules_obj;
+	if (nftdp_vm_state_create(&vcfg, &r->st))
+		return -1;
+	nftdp_vm_state_gen_begin(r->st);
+	r->ctx.state = r->st;
+	r->raw = chain(r, "raw", NF_INET_PRE_ROUTING);
+	r->pre = chain(r, "pre", NF_INET_PRE_ROUTING);
+	r->fwd = chain(r, "fwd", NF_INET_FORWARD);
+	if (!r->raw || !r->pre || !r->fwd)
+		return -1;
+	if (!strcmp(mode, "zones")) {
+		/* ip dscp N: the TOS byte's upper six bits */
+		rc |= rule(r, r->raw, x_payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1), x_and(1, 0xfc),
+			   x_eq(&dscp1, 1), x_imm(NFT_REG32_00, 1), x_zone_set(-1), NULL);
+		rc |= rule(r, r->raw, x_payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1), x_and(1, 0xfc),
+			   x_eq(&dscp2, 1), x_imm(NFT_REG32_00, 2), x_zone_set(IP_CT_DIR_ORIGINAL),
+			   NULL);
+	} else if (!strcmp(mode, "timeout")) {
+		r->obj[0] = timeout_obj(r, "tshort", IPPROTO_TCP, tcp_vals, 11);
+		r->obj_name[0] = "tshort";
+		r->obj[1] = timeout_obj(r, "ushort", IPPROTO_UDP, udp_vals, 2);
+		r->obj_name[1] = "ushort";
+		if (!r->obj[0] || !r->obj[1])
+			return -1;
+		rc |= rule(r, r->pre, x_l4proto(), x_eq(&tcp, 1),
+			   x_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2), x_eq(&p8080, 2),
+			   x_objref(NFT_OBJECT_CT_TIMEOUT, "tshort"), NULL);
+		rc |= rule(r, r->pre, x_l4proto(), x_eq(&udp, 1),
+			   x_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2), x_eq(&p5353, 2),
+			   x_objref(NFT_OBJECT_CT_TIMEOUT, "ushort"), NULL);
+	} else if (!strcmp(mode, "connlimit")) {
+		rc |= rule(r, r->fwd, x_connlimit(2, NFT_CONNLIMIT_F_INV), x_verdict(NF_DROP), NULL);
+	} else {
+		fprintf(stderr, "ct_replay: no rules mode %s\n", mode);
+		return -1;
+	}
+	return rc ? -1 : 0;
+}
+
+static void rules_free(struct rules *r)
+{
+	nftdp_vm_chain_destroy(r->raw);
+	nftdp_vm_chain_destroy(r->pre);
+	nftdp_vm_chain_destroy(r->fwd);
+	for (int i = 0; i < 2; i++)
+		nftdp_vm_obj_destroy(r->obj[i]);
+	nftdp_vm_state_destroy(r->st);
+}
+
+/* a forwarded packet: raw, conntrack, prerouting filter, forward */
+static unsigned int rules_run(struct rules *r, struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+			      uint64_t now)
+{
+	unsigned int v;
+
+	r->ctx.now_ms = now;
+	r->ctx.now_ns = now * 1000000;
+	pkt->hook = NF_INET_PRE_ROUTING;
+	v = nftdp_vm_run_chain(r->raw, pkt, &r->ctx);
+	if (v != NF_ACCEPT)
+		return v;
+	if (nftdp_ct_in(s, pkt, now) != NF_ACCEPT)
+		return NF_DROP;
+	v = nftdp_vm_run_chain(r->pre, pkt, &r->ctx);
+	if (v != NF_ACCEPT)
+		return v;
+	pkt->hook = NF_INET_FORWARD;
+	return nftdp_vm_run_chain(r->fwd, pkt, &r->ctx);
 }
 
 static int unhex(const char *s, uint8_t *out, size_t max)
@@ -161,11 +430,19 @@ static int print_entry(const struct nftdp_ct_info *info, void *arg)
 	if (info->tuple[0].l4proto == IPPROTO_TCP)
 		printf(" %s", tcp_names[info->tcp.state]);
 	print_tuple(&info->tuple[0]);
+	/* the kernel's ct_show_zone: zone-orig= / zone-reply= after a tuple
+	 * for directional zones, zone= at the end otherwise */
+	if (info->tuple[0].zone != info->tuple[1].zone && info->tuple[0].zone)
+		printf(" zone-orig=%u", info->tuple[0].zone);
 	if (!(info->status & IPS_SEEN_REPLY))
 		printf(" [UNREPLIED]");
 	print_tuple(&info->tuple[1]);
+	if (info->tuple[0].zone != info->tuple[1].zone && info->tuple[1].zone)
+		printf(" zone-reply=%u", info->tuple[1].zone);
 	if (info->status & IPS_ASSURED)
 		printf(" [ASSURED]");
+	if (info->tuple[0].zone == info->tuple[1].zone)
+		printf(" zone=%u", info->zone);
 	return 0;
 }
 
@@ -224,6 +501,8 @@ int main(int argc, char **argv)
 	struct nftdp_ct_config cfg = {.max_entries = 4096, .hash_seed = 1, .ifaddr = f1_addr};
 	bool nat = argc == 3 && !strcmp(argv[1], "--nat");
 	bool table = argc == 3 && !strcmp(argv[1], "--table");
+	bool rules = argc == 4 && !strcmp(argv[1], "--rules");
+	struct rules rs;
 	unsigned int burst = argc == 4 && !strcmp(argv[1], "--burst") ? (unsigned)atoi(argv[2]) : 0;
 	struct nftdp_ct_shard *s;
 	static char line[8192];
@@ -231,11 +510,14 @@ int main(int argc, char **argv)
 	uint64_t now = 1000;
 	FILE *f;
 
-	if ((argc != 2 && !nat && !table && !(burst && burst <= NFTDP_VM_BURST_MAX)) ||
+	if ((argc != 2 && !nat && !table && !rules && !(burst && burst <= NFTDP_VM_BURST_MAX)) ||
 	    !(f = fopen(argv[argc - 1], "r"))) {
-		fprintf(stderr, "usage: ct_replay [--nat|--table|--burst N] PACKETS.hex\n");
+		fprintf(stderr,
+			"usage: ct_replay [--nat|--table|--burst N|--rules MODE] PACKETS.hex\n");
 		return 2;
 	}
+	if (rules && rules_build(&rs, argv[2]))
+		return 1;
 	if (nftdp_ct_shard_create(&cfg, &s))
 		return 1;
 	if (burst)
@@ -259,6 +541,20 @@ int main(int argc, char **argv)
 		nftdp_vm_pkt_init(&pkt, buf, (uint32_t)n, -1, 0);
 		nftdp_vm_pkt_parse_ip(&pkt);
 		pkt.hook = NF_INET_PRE_ROUTING;
+		if (rules) {
+			unsigned int v = rules_run(&rs, s, &pkt, now);
+
+			if (pkt.ct)
+				st = pkt.ct_ops->state(pkt.ct);
+			else
+				st = pkt.ct_untracked ? 1u << 6 : 1u << 0;
+			v = nftdp_ct_confirm(s, &pkt, v);
+			printf("%s%s", state_name(st), v == NF_ACCEPT ? "" : " dropped");
+			nftdp_ct_walk(s, now, print_entry, NULL);
+			printf("\n");
+			now += 10;
+			continue;
+		}
 		nftdp_ct_in(s, &pkt, now);
 		if (pkt.ct)
 			st = pkt.ct_ops->state(pkt.ct);
@@ -286,5 +582,7 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	nftdp_ct_shard_destroy(s);
+	if (rules)
+		rules_free(&rs);
 	return 0;
 }
