@@ -33,12 +33,44 @@
 
 #define STEER_RING_SIZE 1024 /* entries per (from, to) ring; > NFTDP_VM_BURST_MAX */
 #define RETA_MAX 2048	     /* the largest redirection table we program (ice) */
+#define FRAG_SLOTS 1024	     /* datagrams in flight whose fragments we steer, per worker */
+
+/*
+ * Fragments: only the first one has ports, yet the datagram must be
+ * reassembled on the worker owning its connection (defrag.c runs before
+ * conntrack). The receiving worker remembers the first fragment's hash by
+ * (addresses, protocol, id) and steers the later fragments of that datagram
+ * with it; a fragment that comes before its first one goes by its
+ * addresses. All fragments of a datagram reach one receiving worker: one
+ * queue on a port without RSS, or the NIC's address-only fragment hash.
+ * Direct-mapped, one writer (the receiving worker), no expiry needed: a
+ * slot is only ever matched by the same 4-tuple and id.
+ */
+struct frag_slot {
+	uint8_t src[16], dst[16];
+	uint32_t id;
+	uint32_t rss;
+	uint8_t proto;
+	bool v4, used;
+};
+
+struct frag_table {
+	struct frag_slot slot[FRAG_SLOTS];
+};
+
+/* per receiving worker, written by it alone */
+static struct frag_table *frag_tab[NFTDP_DP_MAX_WORKERS];
 
 int nftdp_dp_steer_init(struct nftdp_dp *dp)
 {
 	if (dp->n_workers < 2)
 		return 0;
 	for (unsigned int f = 0; f < dp->n_workers; f++) {
+		frag_tab[f] =
+		    rte_zmalloc_socket("nftdp_steer_frag", sizeof(struct frag_table),
+				       RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(dp->w[f].lcore));
+		if (frag_tab[f] == NULL)
+			return -ENOMEM;
 		for (unsigned int t = 0; t < dp->n_workers; t++) {
 			struct nftdp_dp_worker *to = &dp->w[t];
 			char name[RTE_RING_NAMESIZE];
@@ -73,6 +105,8 @@ int nftdp_dp_steer_init(struct nftdp_dp *dp)
 void nftdp_dp_steer_free(struct nftdp_dp *dp)
 {
 	for (unsigned int f = 0; dp->w && f < dp->n_workers; f++) {
+		rte_free(frag_tab[f]);
+		frag_tab[f] = NULL;
 		for (unsigned int t = 0; t < dp->n_workers; t++) {
 			struct rte_ring *r = dp->w[f].steer_out[t];
 			void *m[NFTDP_VM_BURST_MAX];
@@ -117,45 +151,119 @@ static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, bool v4)
 	return l < avail ? l : avail;
 }
 
-/*
- * The hash a NIC would steer the IP packet at d + l2->ip_off by, in
- * software. Fragments hash by their addresses only, as a NIC hashes them
- * (it cannot see ports in every fragment), so all fragments of a datagram
- * meet on one worker. false: conntrack cannot track it (no L4 header):
- * every shard calls it invalid, it stays where it is.
- */
-static bool sw_rss(const uint8_t *d, uint32_t len, const struct nftdp_dp_l2 *l2, uint32_t *rss)
+/* The fragment slot of a datagram, and whether it holds that datagram. */
+static struct frag_slot *frag_slot(struct frag_table *ft, const uint8_t *ip, bool v4, uint8_t proto,
+				   uint32_t id, bool *match)
 {
-	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
-	const uint8_t *ip = d + l2->ip_off;
-	uint32_t avail = len - l2->ip_off;
-	struct nftdp_vm_pkt v;
-	bool frag;
+	uint32_t a = 0, b = 0, h;
+	const uint8_t *src = ip + (v4 ? 12 : 8), *dst = ip + (v4 ? 16 : 24);
+	unsigned int alen = v4 ? 4 : 16;
+	struct frag_slot *fs;
 
+	for (unsigned int i = 0; i < alen; i += 4) {
+		uint32_t x, y;
+
+		memcpy(&x, src + i, 4);
+		memcpy(&y, dst + i, 4);
+		a = a * 31 + x;
+		b = b * 31 + y;
+	}
+	h = (a * 0x9e3779b1u) ^ (b * 0x85ebca6bu) ^ (id * 0xc2b2ae35u) ^ proto;
+	fs = &ft->slot[(h ^ (h >> 16)) % FRAG_SLOTS];
+	*match = fs->used && fs->v4 == v4 && fs->proto == proto && fs->id == id &&
+		 memcmp(fs->src, src, alen) == 0 && memcmp(fs->dst, dst, alen) == 0;
+	return fs;
+}
+
+/* A fragment's place in its datagram (defrag.c's notion of a fragment:
+ * IPv4 MF or offset; IPv6 a fragment header right after the fixed one,
+ * not an atomic fragment). false: not a fragment. */
+static bool frag_info(const uint8_t *ip, uint32_t avail, bool v4, uint8_t *proto, uint32_t *id,
+		      bool *first)
+{
+	if (v4) {
+		uint16_t fo;
+
+		if (avail < 20)
+			return false;
+		fo = (uint16_t)(ip[6] << 8 | ip[7]);
+		if ((fo & 0x3fff) == 0)
+			return false;
+		*proto = ip[9];
+		*id = (uint32_t)(ip[4] << 8 | ip[5]);
+		*first = (fo & 0x1fff) == 0;
+		return true;
+	}
+	if (avail < 48 || ip[6] != IPPROTO_FRAGMENT || ((ip[42] << 8 | ip[43]) & 0xfff9) == 0)
+		return false;
+	*proto = ip[40];
+	memcpy(id, ip + 44, 4);
+	*first = ((ip[42] << 8 | ip[43]) & 0xfff8) == 0;
+	return true;
+}
+
+/* A datagram's addresses-only hash: what a NIC gives a fragment. */
+static uint32_t addr_rss(const uint8_t *ip, bool v4)
+{
+	struct nftdp_ct_tuple t;
+
+	memset(&t, 0, sizeof(t));
+	t.l3proto = v4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	if (v4) {
+		memcpy(&t.src.ip, ip + 12, 4);
+		memcpy(&t.dst.ip, ip + 16, 4);
+	} else {
+		memcpy(t.src.ip6, ip + 8, 16);
+		memcpy(t.dst.ip6, ip + 24, 16);
+	}
+	return nftdp_ct_tuple_rss(&t); /* l4proto 0: addresses only */
+}
+
+/*
+ * The hash a NIC would steer the IP packet at d + l2->ip_off by, computed
+ * in software; for fragments the hash of their datagram's connection (see
+ * frag_table). false: conntrack cannot track it (no L4 header): every
+ * shard calls it invalid, it stays where it is.
+ */
+static bool sw_rss(struct frag_table *ft, const uint8_t *d, uint32_t len,
+		   const struct nftdp_dp_l2 *l2, uint32_t *rss)
+{
+	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP, first = false, match;
+	const uint8_t *ip = d + l2->ip_off;
+	uint32_t avail = len - l2->ip_off, id = 0;
+	struct nftdp_vm_pkt v;
+	struct frag_slot *fs;
+	uint8_t proto = 0;
+	bool frag = frag_info(ip, avail, v4, &proto, &id, &first);
+
+	if (frag && !first) {
+		fs = frag_slot(ft, ip, v4, proto, id, &match);
+		*rss = match ? fs->rss : addr_rss(ip, v4);
+		return true;
+	}
 	nftdp_vm_pkt_init(&v, (uint8_t *)(uintptr_t)d, l2->ip_off + ip_len_clip(ip, avail, v4), 0,
 			  l2->ip_off);
 	v.protocol = htons(l2->ip_proto);
 	nftdp_vm_pkt_parse_ip(&v);
 	if (v.nfproto != NFPROTO_IPV4 && v.nfproto != NFPROTO_IPV6)
 		return false;
-	frag = v4 ? (avail >= 8 && ((ip[6] & 0x3f) || ip[7])) /* MF or an offset */
-		  : (v.fragoff || (avail >= 40 && ip[6] == IPPROTO_FRAGMENT));
-	if (frag) {
-		struct nftdp_ct_tuple t;
-
-		memset(&t, 0, sizeof(t));
-		t.l3proto = v.nfproto;
-		if (v4) {
-			memcpy(&t.src.ip, ip + 12, 4);
-			memcpy(&t.dst.ip, ip + 16, 4);
-		} else {
-			memcpy(t.src.ip6, ip + 8, 16);
-			memcpy(t.dst.ip6, ip + 24, 16);
-		}
-		*rss = nftdp_ct_tuple_rss(&t); /* l4proto 0: addresses only */
-		return true;
+	if (!nftdp_ct_pkt_rss(&v, rss)) {
+		if (!frag)
+			return false;
+		*rss = addr_rss(ip, v4); /* a first fragment without its ports */
 	}
-	return nftdp_ct_pkt_rss(&v, rss);
+	if (frag) {
+		/* the first fragment: its datagram's later fragments follow it */
+		fs = frag_slot(ft, ip, v4, proto, id, &match);
+		memcpy(fs->src, ip + (v4 ? 12 : 8), v4 ? 4 : 16);
+		memcpy(fs->dst, ip + (v4 ? 16 : 24), v4 ? 4 : 16);
+		fs->id = id;
+		fs->proto = proto;
+		fs->v4 = v4;
+		fs->rss = *rss;
+		fs->used = true;
+	}
+	return true;
 }
 
 /*
@@ -165,8 +273,8 @@ static bool sw_rss(const uint8_t *d, uint32_t len, const struct nftdp_dp_l2 *l2,
  */
 static bool nic_hash_fits(const uint8_t *ip, uint32_t avail, bool v4)
 {
-	if (v4)
-		return avail >= 20 && ip[9] != IPPROTO_ICMP;
+	if (v4) /* not ICMP, not a fragment */
+		return avail >= 20 && ip[9] != IPPROTO_ICMP && ((ip[6] & 0x3f) | ip[7]) == 0;
 	return avail >= 40 &&
 	       (ip[6] == IPPROTO_TCP || ip[6] == IPPROTO_UDP || ip[6] == IPPROTO_SCTP);
 }
@@ -185,7 +293,7 @@ static unsigned int owner_of(const struct nftdp_dp *dp, const struct nftdp_dp_po
 	if (pt->rss && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
 	    nic_hash_fits(d + l2.ip_off, len - l2.ip_off, l2.ip_proto == NFTDP_DP_ETH_P_IP))
 		return m->hash.rss % dp->n_workers;
-	if (!sw_rss(d, len, &l2, &rss))
+	if (!sw_rss(frag_tab[self], d, len, &l2, &rss))
 		return self;
 	return rss % dp->n_workers;
 }

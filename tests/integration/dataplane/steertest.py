@@ -26,7 +26,8 @@ import sys
 import tempfile
 
 from scapy.all import (ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply,
-                       ICMPv6EchoRequest, IPv6, Raw, rdpcap, wrpcap)
+                       ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment, Raw, fragment, fragment6,
+                       rdpcap, wrpcap)
 
 BUILD = os.path.abspath(sys.argv[1])
 failures = []
@@ -48,8 +49,13 @@ def toeplitz(data):
     return r
 
 
+FRAG_OF = {}  # a fragment's bytes -> its whole datagram
+
+
 def rss(p):
-    """What nftdp hashes a packet by: its tuple, or an error's quoted one."""
+    """What nftdp hashes a packet by: its tuple, an error's quoted one, a
+    fragment's datagram's."""
+    p = FRAG_OF.get(bytes(p), p)
     ip = p[IP] if IP in p else p[IPv6]
     inner = None
     if ICMP in p and p[ICMP].type in (3, 4, 5, 11, 12):
@@ -103,25 +109,45 @@ def udp_flow(l3c, l3s, sport, err):
     return pk
 
 
+def frag_flow(l3c, l3s, sport):
+    """A request and a reply of 3000 bytes in fragments (reassembled before
+    conntrack: the reply counts once, established), then a small pair."""
+    req = Ether(**E) / l3c / UDP(sport=sport, dport=9000) / Raw(b'a' * 30)
+    big = Ether(**R) / l3s / UDP(sport=9000, dport=sport) / Raw(b'b' * 3000)
+    if IP in big:
+        frags = [Ether(**R) / f for f in fragment(big[IP], fragsize=1480)]
+    else:
+        frags = [Ether(**R) / f for f in
+                 fragment6(l3s / IPv6ExtHdrFragment(id=sport) / big[UDP], 1280)]
+    for f in frags:
+        FRAG_OF[bytes(f)] = big
+    return [req] + frags + [Ether(**E) / l3c / UDP(sport=sport, dport=9000) / Raw(b'c' * 31),
+                            Ether(**R) / l3s / UDP(sport=9000, dport=sport) / Raw(b'd' * 32)]
+
+
 def capture(side):
     """Flows of one port: (packets interleaved, per-flow lists, counts)."""
     flows, n_err = [], 0
     for i in range(24):
         c4, s4 = '10.%d.0.%d' % (10 + side, i + 1), '192.0.2.%d' % (i % 7 + 1)
         c6, s6 = '2001:db8:%d::%x' % (10 + side, i + 1), '2001:db8:99::%x' % (i % 5 + 1)
-        flows.append(tcp_flow(IP(src=c4, dst=s4), IP(src=s4, dst=c4), 20000 + i,
+        flows.append(tcp_flow(IP(src=c4, dst=s4), IP(src=s4, dst=c4), 20000 + 7 * side + i,
                               1000 * i + 7, 900000 + 1000 * i))
         if i % 3 == 0:
-            flows.append(tcp_flow(IPv6(src=c6, dst=s6), IPv6(src=s6, dst=c6), 21000 + i,
+            flows.append(tcp_flow(IPv6(src=c6, dst=s6), IPv6(src=s6, dst=c6), 21000 + 7 * side + i,
                                   5000 * i + 1, 7000 * i + 3))
         err = None
         if i % 4 == 1:
             err = '10.250.0.1' if i % 8 == 1 else s4  # router or server
-        flows.append(udp_flow(IP(src=c4, dst=s4), IP(src=s4, dst=c4), 30000 + i, err))
+        flows.append(udp_flow(IP(src=c4, dst=s4), IP(src=s4, dst=c4), 30000 + 7 * side + i, err))
         if i % 4 == 2:
-            flows.append(udp_flow(IPv6(src=c6, dst=s6), IPv6(src=s6, dst=c6), 31000 + i,
+            flows.append(udp_flow(IPv6(src=c6, dst=s6), IPv6(src=s6, dst=c6), 31000 + 7 * side + i,
                                   '2001:db8:250::1'))
         n_err += err is not None or i % 4 == 2
+        if i % 6 == 3:
+            flows.append(frag_flow(IP(src=c4, dst=s4), IP(src=s4, dst=c4), 32000 + 7 * side + i))
+        if i % 12 == 9:
+            flows.append(frag_flow(IPv6(src=c6, dst=s6), IPv6(src=s6, dst=c6), 33000 + 7 * side + i))
         if i % 6 == 0:
             flows.append([Ether(**E) / IP(src=c4, dst=s4) / ICMP(type=8, id=i, seq=1),
                           Ether(**R) / IP(src=s4, dst=c4) / ICMP(type=0, id=i, seq=1)])
@@ -188,10 +214,14 @@ def main(tmp):
     for p in range(2):
         wrpcap(os.path.join(tmp, 'in%d.pcap' % p), caps[p][0])
     total = sum(len(c[0]) for c in caps)
+    datagrams = total - sum(1 for c in caps for p in c[0] if bytes(p) in FRAG_OF) + \
+        sum(1 for c in caps for p in c[0] if bytes(p) in FRAG_OF and
+            (p[IP].frag == 0 if IP in p else p[IPv6ExtHdrFragment].offset == 0))
     n_new = sum(c[2] for c in caps)
     n_rel = sum(c[3] for c in caps)
-    want = [total - n_new - n_rel, n_rel, n_new, 0]
-    print('%d packets, %d connections, %d ICMP errors' % (total, n_new, n_rel))
+    want = [datagrams - n_new - n_rel, n_rel, n_new, 0]
+    print('%d frames, %d datagrams, %d connections, %d ICMP errors' %
+          (total, datagrams, n_new, n_rel))
     base = None
     for n in (1, 2, 3):
         res = run(tmp, n, caps)
