@@ -54,7 +54,14 @@ RULESET = """table inet ctt {
 		ct state new accept
 	}
 }
+table ip nat {
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+		ip daddr 10.32.0.0/24 tcp dport 8080 masquerade
+	}
+}
 """
+MASQ4 = "10.32.0.1"  # the kernel's f1, nftdp's --ifaddr 1=
 failures = []
 
 
@@ -88,6 +95,7 @@ def setup_kernel():
               "sysctl -qw net.ipv4.conf.all.rp_filter=0",
               "sysctl -qw net.ipv4.conf.default.rp_filter=0",
               "sysctl -qw net.ipv6.conf.default.accept_dad=0",
+              "sysctl -qw net.netfilter.nf_conntrack_acct=1",
               "ip link set f0 up", "ip link set f1 up",
               "ip addr add 10.31.0.1/24 dev f0", "ip addr add 10.32.0.1/24 dev f1",
               "ip addr add fd31::1/64 dev f0 nodad", "ip addr add fd32::1/64 dev f1 nodad",
@@ -130,13 +138,14 @@ def packet_socket(ns, dev):
 class Tcp:
     """Both directions of one TCP connection with consistent sequence numbers."""
 
-    def __init__(self, v6, sport, dport, isn0, isn1):
+    def __init__(self, v6, sport, dport, isn0, isn1, reply_dst=None):
         self.v6, self.port = v6, (sport, dport)
         self.seq = [isn0, isn1]
+        self.reply_dst = reply_dst  # the client's address after source NAT
 
     def seg(self, d, flags, data=b""):
         a, b = (C6, S6) if self.v6 else (C4, S4)
-        src, dst = (a, b) if d == 0 else (b, a)
+        src, dst = (a, b) if d == 0 else (b, self.reply_dst or a)
         sp, dp = self.port if d == 0 else self.port[::-1]
         ip = IPv6(src=src, dst=dst) if self.v6 else IP(src=src, dst=dst, ttl=64)
         ack = self.seq[1 - d] if "A" in flags else 0
@@ -179,6 +188,9 @@ def sequences():
         P += [udp(v6, 0, b + 5, 5353)]
         P += [udp(v6, 0, b + 6, 5300), udp(v6, 1, 5300, b + 6)]  # ct mark set 42
         P += [echo(v6, 0, b % 65536 + 7), echo(v6, 1, b % 65536 + 7)]
+    # masquerade: the server answers the router's address, the port kept
+    t = Tcp(False, 30008, 8080, 11000, 12000, reply_dst=MASQ4)
+    P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "PA", b"masq"), t.seg(1, "A")]
     return P
 
 
@@ -308,7 +320,8 @@ def main():
              "--lcores", "0@0,1@1", "--no-huge", "-m", "512", "--no-pci",
              "--vdev=net_af_packet0,iface=da1", "--vdev=net_af_packet1,iface=db1",
              "--file-prefix", prefix, "--log-level=lib.*:warning", "--",
-             "--socket", sock, "--ruleset", rules, "--wire", "0:1"],
+             "--socket", sock, "--ruleset", rules, "--wire", "0:1",
+             "--ifaddr", "1=" + MASQ4 + "/24", "--ct-sysctl", "nf_conntrack_acct=1"],
             stdout=log, stderr=subprocess.STDOUT)
         for _ in range(150):
             if "worker" in open(os.path.join(tmp, "nftdp.log")).read():
