@@ -6,22 +6,25 @@
 
 The same frames -- TCP handshakes with data (left established, closed to
 TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
-packets get `ct mark set 42`, ICMP and ICMPv6 echo; IPv4 and IPv6 -- go
+packets get `ct mark set 42`, ICMP and ICMPv6 echo, IPv4 and IPv6, and a
+masqueraded TCP flow; with nf_conntrack_acct on -- go
 
   kernel: from two address-less peers (nftdp-ctt-PID-c, -s) through a
           scratch namespace nftdp-ctt-PID-fw that forwards between two veths
           with a forward chain using conntrack;
-  nftdp:  into a running BUILD_DIR/nftdp (one worker, so requests take the
-          worker mailbox) on net_af_packet ports on two veth pairs in
-          nftdp-ctt-PID-d, --wire 0:1, the same ruleset.
+  nftdp:  into a running BUILD_DIR/nftdp on net_af_packet ports on two veth
+          pairs in nftdp-ctt-PID-d, --wire 0:1, the same ruleset, twice: with
+          a worker lcore (requests go through the worker's mailbox) and with
+          -l 0 (the main lcore is the worker, requests run directly).
 
 On each side the same conntrack commands run (through the shim for nftdp):
 -E while the traffic runs, then -L, -L -f ipv6, -L -m 42, -L -u ASSURED,
--G of the established TCP flow, -G of a flow that does not exist, -C, -D of
-one UDP flow, -L, -S (shape only), -F, -L. Their outputs (stdout, stderr,
-exit status) must be equal line by line after sorting listings, with
-timeouts allowed to differ by 3 seconds and the port ids of [USERSPACE]
-destroy events blanked. Exit 0 when all agree, 1 otherwise, 77 when not
+-G of a TCP and an ICMPv6 flow, -G of a flow that does not exist, -C, -D of
+one UDP flow and of a missing one, -L, -F -f ipv6 (the kernel flushes every
+family), -L, -F, -L, -C, -S (shape only). Their outputs (stdout, stderr,
+exit status) must be equal line by line, listings sorted, timeouts within 3
+seconds, the port ids of [USERSPACE] destroy events blanked, and the destroy
+events of a flush in any order. Exit 0 when all agree, 1 otherwise, 77 when not
 root. Namespaces are deleted at exit, also on failure.
 """
 
@@ -279,6 +282,83 @@ def show(name, k, o):
     print(f"--- {name}: kernel\n{k}--- {name}: nftdp\n{o}", end="")
 
 
+def start_nftdp(tmp, prefix, lcores, mode):
+    rules = os.path.join(tmp, "r.nft")
+    with open(rules, "w") as f:
+        f.write(RULESET)
+    logf = os.path.join(tmp, "nftdp.log")
+    log = open(logf, "w")
+    daemon = subprocess.Popen(
+        # ip netns exec may fork: signal the pid sh writes before exec
+        ["ip", "netns", "exec", NS["d"], "sh", "-c", 'echo $$ >"$0"; exec "$@"',
+         os.path.join(tmp, "pid"), "timeout", "60", os.path.join(BUILD, "nftdp")] + lcores +
+        ["--no-huge", "-m", "512", "--no-pci",
+         "--vdev=net_af_packet0,iface=da1", "--vdev=net_af_packet1,iface=db1",
+         "--file-prefix", prefix, "--log-level=lib.*:warning", "--",
+         "--socket", os.path.join(tmp, "nl.sock"), "--ruleset", rules, "--wire", "0:1",
+         "--ifaddr", "1=" + MASQ4 + "/24", "--ct-sysctl", "nf_conntrack_acct=1"],
+        stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(150):
+        if "worker" in open(logf).read() or daemon.poll() is not None:
+            break
+        time.sleep(0.1)
+    check(daemon.poll() is None, mode + ": nftdp up")
+    if daemon.poll() is not None:
+        print(open(logf).read())
+        return None
+    return daemon
+
+
+def stop_nftdp(daemon, tmp):
+    if daemon.poll() is None:
+        try:
+            os.kill(int(open(os.path.join(tmp, "pid")).read()), signal.SIGTERM)
+        except (OSError, ValueError):
+            daemon.send_signal(signal.SIGTERM)
+        try:
+            daemon.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+    try:
+        os.unlink(os.path.join(tmp, "pid"))
+    except OSError:
+        pass
+
+
+def compare(kout, oout, mode):
+    for name, _ in commands():
+        krc, kso, kse = kout[name]
+        orc, oso, ose = oout[name]
+        ordered = not name.startswith("list")
+        ok = krc == orc and same_lines(kso, oso, ordered) and same_lines(kse, ose, True)
+        check(ok, f"{mode}: conntrack {name}: same output and exit status ({krc}, "
+                  f"{len([x for x in kso.splitlines() if x.strip()])} lines)")
+        if not ok or VERBOSE:
+            show(name, f"rc {krc}\n{kso}{kse}", f"rc {orc}\n{oso}{ose}")
+    ok = kout["list"][1].count("\n") >= 12
+    check(ok, mode + ": the kernel listed every connection (%d lines)" % kout["list"][1].count("\n"))
+    # -S: counters differ by nature; one line per shard/cpu of the same fields
+    kf = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in kout["-S"].stdout.splitlines()]
+    of = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in oout["-S"].stdout.splitlines()]
+    check(oout["-S"].returncode == 0 and len(of) == 1 and of[0] == kf[0],
+          mode + ": conntrack -S: one line per worker with the kernel's fields")
+    if VERBOSE or not of or of[0] != kf[0]:
+        show("-S", kout["-S"].stdout, oout["-S"].stdout)
+    # the order of a flush's destroy events is the table's order
+    kev, oev = kout["events"].splitlines(), oout["events"].splitlines()
+
+    def split(ev):
+        return ("\n".join(x for x in ev if "[DESTROY]" not in x),
+                "\n".join(x for x in ev if "[DESTROY]" in x))
+    ok = same_lines(split(kev)[0], split(oev)[0], True) and \
+        same_lines(split(kev)[1], split(oev)[1], False)
+    check(ok, mode + ": conntrack -E: the same events (%d), new and update ones in the same order" %
+          len(kev))
+    if not ok or VERBOSE:
+        show("events", kout["events"], oout["events"])
+
+
 def main():
     if os.geteuid() != 0:
         print("ct_tool: needs root (scratch network namespaces)")
@@ -304,90 +384,35 @@ def main():
 
         kout = run_side(kernel_ct, ksocks, kmac, tmp, "kernel")
 
-        # ---- nftdp ----
+        # ---- nftdp: a worker lcore (requests take the mailbox), then the
+        # main lcore as the worker (requests run on the control thread) ----
         setup_nftdp_ns()
-        rules = os.path.join(tmp, "r.nft")
-        with open(rules, "w") as f:
-            f.write(RULESET)
-        sock = os.path.join(tmp, "nl.sock")
-        log = open(os.path.join(tmp, "nftdp.log"), "w")
-        pidfile = os.path.join(tmp, "pid")
-        # one worker lcore beside the main one: requests take the mailbox
-        daemon = subprocess.Popen(
-            # ip netns exec may fork: signal the pid sh writes before exec
-            ["ip", "netns", "exec", NS["d"], "sh", "-c", 'echo $$ >"$0"; exec "$@"', pidfile,
-             "timeout", "60", os.path.join(BUILD, "nftdp"),
-             "--lcores", "0@0,1@1", "--no-huge", "-m", "512", "--no-pci",
-             "--vdev=net_af_packet0,iface=da1", "--vdev=net_af_packet1,iface=db1",
-             "--file-prefix", prefix, "--log-level=lib.*:warning", "--",
-             "--socket", sock, "--ruleset", rules, "--wire", "0:1",
-             "--ifaddr", "1=" + MASQ4 + "/24", "--ct-sysctl", "nf_conntrack_acct=1"],
-            stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(150):
-            if "worker" in open(os.path.join(tmp, "nftdp.log")).read():
-                break
-            if daemon.poll() is not None:
-                break
-            time.sleep(0.1)
-        check(daemon.poll() is None, "nftdp: daemon up")
-        if daemon.poll() is not None:
-            print(open(os.path.join(tmp, "nftdp.log")).read())
-            return 1
-        env = dict(os.environ, LD_PRELOAD=os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
-                   NFTDP_SOCKET=sock)
+        for mode, lcores in (("worker", ["--lcores", "0@0,1@1"]), ("main lcore", ["-l", "0"])):
+            daemon = start_nftdp(tmp, prefix, lcores, mode)
+            if daemon is None:
+                return 1
+            env = dict(os.environ,
+                       LD_PRELOAD=os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
+                       NFTDP_SOCKET=os.path.join(tmp, "nl.sock"))
 
-        def nftdp_ct(args, popen=None):
-            cmd = ["ip", "netns", "exec", NS["d"], "conntrack"] + args
-            if popen:
-                return subprocess.Popen(cmd, stdout=popen, stderr=subprocess.DEVNULL, env=env)
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=15, env=env)
+            def nftdp_ct(args, popen=None):
+                cmd = ["ip", "netns", "exec", NS["d"], "conntrack"] + args
+                if popen:
+                    return subprocess.Popen(cmd, stdout=popen, stderr=subprocess.DEVNULL,
+                                            env=env)
+                return subprocess.run(cmd, capture_output=True, text=True, timeout=15, env=env)
 
-        dsocks = {0: packet_socket(NS["d"], "da0"), 1: packet_socket(NS["d"], "db0")}
-        dmac = {0: (MAC_C, "02:00:00:00:31:01"), 1: (MAC_S, "02:00:00:00:32:01")}
-        oout = run_side(nftdp_ct, dsocks, dmac, tmp, "nftdp")
-
-        # ---- compare ----
-        for name, _ in commands():
-            krc, kso, kse = kout[name]
-            orc, oso, ose = oout[name]
-            ordered = not name.startswith("list")
-            ok = krc == orc and same_lines(kso, oso, ordered) and same_lines(kse, ose, True)
-            check(ok, f"conntrack {name}: same output and exit status ({krc}, "
-                      f"{len([x for x in kso.splitlines() if x.strip()])} lines)")
-            if not ok or VERBOSE:
-                show(name, f"rc {krc}\n{kso}{kse}", f"rc {orc}\n{oso}{ose}")
-        ok = kout["list"][1].count("\n") >= 12
-        check(ok, "the kernel listed every connection (%d lines)" % kout["list"][1].count("\n"))
-        # -S: counters differ by nature; one line per shard/cpu of the same fields
-        kf = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in kout["-S"].stdout.splitlines()]
-        of = [re.sub(r"=\d+", "=", x.split("\t", 1)[-1]) for x in oout["-S"].stdout.splitlines()]
-        check(oout["-S"].returncode == 0 and len(of) == 1 and of[0] == kf[0],
-              "conntrack -S: one line per worker with the kernel's fields")
-        if VERBOSE or not of or of[0] != kf[0]:
-            show("-S", kout["-S"].stdout, oout["-S"].stdout)
-        # the order of a flush's destroy events is the table's order
-        kev, oev = kout["events"].splitlines(), oout["events"].splitlines()
-
-        def split(ev):
-            return ("\n".join(x for x in ev if "[DESTROY]" not in x),
-                    "\n".join(x for x in ev if "[DESTROY]" in x))
-        ok = same_lines(split(kev)[0], split(oev)[0], True) and \
-            same_lines(split(kev)[1], split(oev)[1], False)
-        check(ok, "conntrack -E: the same events (%d), new and update ones in the same order" %
-              len(kev))
-        if not ok or VERBOSE:
-            show("events", kout["events"], oout["events"])
+            dsocks = {0: packet_socket(NS["d"], "da0"), 1: packet_socket(NS["d"], "db0")}
+            dmac = {0: (MAC_C, "02:00:00:00:31:01"), 1: (MAC_S, "02:00:00:00:32:01")}
+            oout = run_side(nftdp_ct, dsocks, dmac, tmp, "nftdp")
+            for sk in dsocks.values():
+                sk.close()
+            stop_nftdp(daemon, tmp)
+            daemon = None
+            compare(kout, oout, mode)
     finally:
-        if daemon and daemon.poll() is None:
-            try:
-                os.kill(int(open(os.path.join(tmp, "pid")).read()), signal.SIGTERM)
-            except (OSError, ValueError):
-                daemon.send_signal(signal.SIGTERM)
-            try:
-                daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
-                daemon.wait()
+        if daemon:
+            stop_nftdp(daemon, tmp)
         cleanup()
         shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
