@@ -31,8 +31,10 @@
 /* one conntrack message is at most ~500 bytes (two IPv6 tuples, TCP
  * protoinfo, counters, labels) */
 #define CTN_MSG_MAX 1024
-/* entries fetched from a shard per dump callback */
-#define CTN_CHUNK 256
+/* entries fetched from a shard per dump callback (~400 KB): a chunk
+ * resumes by entry count, so each costs a scan of the shard's slots up to
+ * it; 20000 entries list in 0.1 s */
+#define CTN_CHUNK 2048
 
 /* ---- attribute validation: nla_parse_deprecated as nfnetlink calls it ---- */
 

@@ -79,7 +79,7 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 
 /* ---- a fake table: entries in two shards ---- */
 
-#define MAX_ENTRIES 1024
+#define MAX_ENTRIES 5000
 static struct entry {
 	bool used;
 	unsigned int shard;
@@ -532,17 +532,25 @@ static void test_dump_big(void **state)
 	unsigned int n, ids = 0;
 
 	(void)state;
-	while (n_tab < 700)
+	while (n_tab < 4500) /* two chunks of 2048 in each shard */
 		add4("10.9.0.1", "10.9.0.2", IPPROTO_UDP, (uint16_t)(1000 + n_tab), 53, n_tab % 2);
 	rcv(req(IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC));
 	assert_true(n_sent > 10);
 	for (unsigned int d = 0; d < n_sent; d++)
 		assert_true(sent[d].len <= 3776);
 	n = collect(m, MAX_ENTRIES + 8);
-	assert_int_equal(n, 701);
-	for (unsigned int i = 0; i + 1 < n; i++)
-		ids += attr_u32(m[i], CTA_ID) - 0x1000;
-	assert_int_equal(ids, 700 * 701 / 2); /* ids 1..700, each once */
+	assert_int_equal(n, 4501);
+	static bool seen[MAX_ENTRIES + 1];
+
+	memset(seen, 0, sizeof(seen));
+	for (unsigned int i = 0; i + 1 < n; i++) {
+		uint32_t id = attr_u32(m[i], CTA_ID) - 0x1000;
+
+		assert_true(id >= 1 && id <= 4500 && !seen[id]); /* each once */
+		seen[id] = true;
+		ids++;
+	}
+	assert_int_equal(ids, 4500);
 }
 
 static void test_get(void **state)
