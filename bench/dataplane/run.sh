@@ -52,8 +52,8 @@ done
 
 tmp=$(mktemp -d /tmp/nftdp-bench-dp.XXXXXX)
 pfx="nftdp-bdp-$$"
-hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
-hp_before= mounted=0
+# shellcheck source=../lib/hugepages.sh
+. "$here/../lib/hugepages.sh"
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do
@@ -62,8 +62,7 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
-	[ "$mounted" -eq 1 ] && umount "$tmp/huge" 2>/dev/null
-	[ -n "$hp_before" ] && echo "$hp_before" > "$hp"
+	hp_restore
 	rm -rf "$tmp" /var/run/dpdk/"$pfx"-*
 }
 trap cleanup EXIT
@@ -74,13 +73,7 @@ if [ "$smoke" -eq 1 ]; then
 	mem=(--no-huge -m 1024)
 	cmem="--no-huge -m 512"
 else
-	hp_before=$(cat "$hp")
-	echo $((hp_before + 640)) > "$hp"
-	mkdir "$tmp/huge"
-	mount -t hugetlbfs -o pagesize=2M nodev "$tmp/huge"
-	mounted=1
-	got=$(cat "$hp")
-	[ "$got" -ge $((hp_before + 512)) ] || { echo "FAIL: only $got hugepages"; exit 1; }
+	hp_reserve 640 "$tmp/huge" 512 || exit 1
 	mem=(--huge-dir "$tmp/huge" --huge-unlink -m 1024)
 	cmem="--huge-dir $tmp/huge --huge-unlink -m 512"
 fi
