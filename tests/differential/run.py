@@ -17,6 +17,12 @@ capture, then
   nftdp:  BUILD_DIR/nftdp replays the capture offline through net_pcap ports
           in --router mode and writes its -j listing at exit.
 
+Two-way cases (PACKETS items that are (side, packet) pairs, side 'dp0' or
+'dp1') are sent one packet at a time, GAP seconds apart, each from its
+side's tester peer; nftdp then runs live on veths (net_af_packet) in its
+own scratch namespace with the same tester, since an offline replay loses
+the order between ports.
+
 Egress packets (per port, in order, from the IP header on) and every
 counter/quota value (matched by table, chain and rule position, or by object
 name) must be equal.  One line per case: agree, DIFFER (with a short diff),
