@@ -47,6 +47,16 @@ void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t)
 	t->generic = 600;
 	t->gre_unreplied = 30;
 	t->gre_replied = 180;
+	/* nf_conntrack_proto_sctp.c; [0], unused as a state, is CLOSED's */
+	t->sctp[SCTP_CONNTRACK_NONE] = 10;
+	t->sctp[SCTP_CONNTRACK_CLOSED] = 10;
+	t->sctp[SCTP_CONNTRACK_COOKIE_WAIT] = 3;
+	t->sctp[SCTP_CONNTRACK_COOKIE_ECHOED] = 3;
+	t->sctp[SCTP_CONNTRACK_ESTABLISHED] = 210;
+	t->sctp[SCTP_CONNTRACK_SHUTDOWN_SENT] = 3;
+	t->sctp[SCTP_CONNTRACK_SHUTDOWN_RECD] = 3;
+	t->sctp[SCTP_CONNTRACK_SHUTDOWN_ACK_SENT] = 3;
+	t->sctp[SCTP_CONNTRACK_HEARTBEAT_SENT] = 30;
 }
 
 unsigned int nftdp_ct_entry_size(void)
@@ -234,6 +244,11 @@ static void policy_merge(const struct nftdp_ct_shard *s, const struct nftdp_vm_c
 		if (pol->given & 2u)
 			t->gre_replied = pol->val[1];
 		break;
+	case IPPROTO_SCTP:
+		for (i = 0; i < SCTP_CONNTRACK_MAX && i < NFTDP_VM_CT_TIMEOUT_MAX; i++)
+			if (pol->given & (1u << i))
+				t->sctp[i] = pol->val[i];
+		break;
 	default:
 		if (pol->given & 1u)
 			t->generic = pol->val[0];
@@ -256,6 +271,8 @@ static uint32_t policy_first(const struct nftdp_ct_timeouts *t, uint8_t l4proto)
 		return t->icmpv6;
 	case IPPROTO_GRE:
 		return t->gre_unreplied;
+	case IPPROTO_SCTP:
+		return t->sctp[SCTP_CONNTRACK_CLOSED]; /* timeouts[UNSPEC] = CLOSED */
 	default:
 		return t->generic;
 	}
@@ -529,6 +546,10 @@ static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
 	case IPPROTO_GRE:
 		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
+	case IPPROTO_SCTP:
+		if (nftdp_ct_sctp_error(p, csum))
+			return CT_INVALID;
+		return nftdp_ct_sctp_packet(s, e, new, p, dir, now_ms);
 	default:
 		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
 	}
@@ -795,6 +816,8 @@ static bool gc_can_early_drop(const struct nftdp_ct_entry *e)
 {
 	if (!(e->status & IPS_ASSURED))
 		return true;
+	if (e->tuple[0].l4proto == IPPROTO_SCTP)
+		return nftdp_ct_sctp_can_early_drop(e);
 	return e->tuple[0].l4proto == IPPROTO_TCP && nftdp_ct_tcp_can_early_drop(e);
 }
 
@@ -852,6 +875,10 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 		o->tcp.wscale[1] = e->proto.tcp.seen[1].td_scale;
 		o->tcp.flags[0] = e->proto.tcp.seen[0].flags;
 		o->tcp.flags[1] = e->proto.tcp.seen[1].flags;
+	} else if (e->tuple[0].l4proto == IPPROTO_SCTP) {
+		o->sctp.state = e->proto.sctp.state;
+		o->sctp.vtag[0] = e->proto.sctp.vtag[0];
+		o->sctp.vtag[1] = e->proto.sctp.vtag[1];
 	}
 }
 

@@ -43,6 +43,15 @@ struct ct_tcp {
 	uint8_t last_flags;  /* of an ignored SYN */
 };
 
+/* The kernel's struct ip_ct_sctp. */
+struct ct_sctp {
+	uint32_t vtag[2]; /* verification tag each direction must carry (network order) */
+	uint8_t state;	  /* SCTP_CONNTRACK_* */
+	uint8_t flags;	  /* SCTP_FLAG_HEARTBEAT_VTAG_FAILED */
+	uint8_t last_dir; /* of the heartbeat whose tag failed */
+	uint8_t init[2];  /* an INIT was seen in this direction */
+};
+
 /*
  * One connection. Both tuples are in the hash table: node 2*i+dir is
  * tuple[dir] of entry i. Aligned so that pkt->ct can carry the ctinfo in
@@ -70,6 +79,7 @@ struct nftdp_ct_entry {
 	struct nftdp_ct_shard *shard;
 	union {
 		struct ct_tcp tcp;
+		struct ct_sctp sctp;
 		struct {
 			uint64_t stream_ms; /* UDP: 2 s after creation */
 		} udp;
@@ -228,6 +238,13 @@ enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 bool nftdp_ct_icmp_new(const struct nftdp_ct_tuple *t);
 enum ct_verdict nftdp_ct_icmp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+
+bool nftdp_ct_sctp_error(const struct ct_l4pkt *p, bool checksum);
+enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, bool new,
+				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
+bool nftdp_ct_sctp_can_early_drop(const struct nftdp_ct_entry *e);
+/* sctp_conntracks[dir][row][state], for the unit test's own transcription */
+uint8_t nftdp_ct_sctp_table(int dir, int row, int state);
 
 enum ct_verdict nftdp_ct_gre_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				    const struct ct_l4pkt *p, int dir, uint64_t now_ms);

@@ -59,6 +59,7 @@
 #include "nftdp_vm.h"
 
 #include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_conntrack_sctp.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nf_conntrack_tuple_common.h>
 
@@ -69,9 +70,12 @@ struct nftdp_ct_timeouts {
 	uint32_t udp_replied;			 /**< 120 (stream) */
 	uint32_t icmp;				 /**< 30 */
 	uint32_t icmpv6;			 /**< 30 */
-	uint32_t generic;			 /**< 600 (SCTP too, see docs/conntrack.md) */
+	uint32_t generic;			 /**< 600 (UDP-Lite, DCCP too, see docs/conntrack.md) */
 	uint32_t gre_unreplied; /**< 30 (nf_conntrack_proto_gre.c, GRE v0: no keys) */
 	uint32_t gre_replied;	/**< 180, and ASSURED */
+	/** by SCTP_CONNTRACK_*: CLOSED 10, COOKIE_WAIT 3, COOKIE_ECHOED 3,
+	 * ESTABLISHED 210, SHUTDOWN_* 3, HEARTBEAT_SENT 30 */
+	uint32_t sctp[SCTP_CONNTRACK_MAX];
 };
 
 /** Fill t with the kernel's defaults (nf_conntrack_proto_*.c). */
@@ -146,6 +150,10 @@ struct nftdp_ct_info {
 	uint64_t packets[2], bytes[2]; /**< per direction */
 	uint8_t labels[16];
 	struct nftdp_ct_tcp_info tcp; /**< valid when l4proto is TCP */
+	struct {
+		uint8_t state;	  /**< SCTP_CONNTRACK_* */
+		uint32_t vtag[2]; /**< per direction, network order (CTA_PROTOINFO_SCTP_VTAG_*) */
+	} sctp;			  /**< valid when l4proto is SCTP */
 };
 
 /** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */

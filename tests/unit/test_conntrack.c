@@ -23,6 +23,7 @@
 
 #include <libnftnl/expr.h>
 #include <libnftnl/object.h>
+#include <linux/netfilter/nf_conntrack_sctp.h>
 #include <libnftnl/rule.h>
 #include <linux/netfilter/nf_nat.h>
 
@@ -95,7 +96,7 @@ static void build(struct tpkt *t, bool v6, const char *src, const char *dst, uin
 		ip[10] = (uint8_t)(c >> 8);
 		ip[11] = (uint8_t)c;
 	}
-	if (l4len >= (uint32_t)csum_off + 2) {
+	if (proto != IPPROTO_SCTP && l4len >= (uint32_t)csum_off + 2) {
 		th[csum_off] = th[csum_off + 1] = 0;
 		if (proto != IPPROTO_ICMP) {
 			s = v6 ? sum16(ip + 8, 32, 0) : sum16(ip + 12, 8, 0);
@@ -1780,6 +1781,276 @@ static void test_vm_nat_rules(void **state)
  * flipped, each in a heap buffer of exactly its length (so ASan sees any
  * read or write past the end), through conntrack and both NAT steps.
  */
+/* ---------- SCTP ---------- */
+
+static uint32_t test_crc32c(const uint8_t *p, uint32_t n)
+{
+	uint32_t c = ~0u;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+/* an SCTP packet: common header (ports, tag) + chunks, CRC32c stored
+ * little-endian as the kernel's sctp_compute_cksum */
+static void sctp_pkt(struct tpkt *t, bool v6, int dir, uint16_t cport, uint32_t tag,
+		     const uint8_t *chunks, uint32_t clen)
+{
+	uint8_t h[256] = {0};
+	uint16_t sp = dir ? 36412 : cport, dp = dir ? cport : 36412;
+	uint32_t hl = v6 ? 40 : 20, crc;
+
+	assert_true(clen <= sizeof(h) - 12);
+	h[0] = (uint8_t)(sp >> 8);
+	h[1] = (uint8_t)sp;
+	h[2] = (uint8_t)(dp >> 8);
+	h[3] = (uint8_t)dp;
+	put32(h + 4, tag);
+	memcpy(h + 12, chunks, clen);
+	if (dir)
+		build(t, v6, v6 ? "2001:db8::2" : "10.0.0.2", v6 ? "2001:db8::1" : "10.0.0.1",
+		      IPPROTO_SCTP, h, 12 + clen);
+	else
+		build(t, v6, v6 ? "2001:db8::1" : "10.0.0.1", v6 ? "2001:db8::2" : "10.0.0.2",
+		      IPPROTO_SCTP, h, 12 + clen);
+	crc = test_crc32c(t->buf + hl, 12 + clen);
+	t->buf[hl + 8] = (uint8_t)crc;
+	t->buf[hl + 9] = (uint8_t)(crc >> 8);
+	t->buf[hl + 10] = (uint8_t)(crc >> 16);
+	t->buf[hl + 11] = (uint8_t)(crc >> 24);
+}
+
+/* one chunk: type, flags, value bytes (4 + n, padded) */
+static uint32_t chunk(uint8_t *out, uint8_t type, uint8_t flags, const uint8_t *v, uint32_t n)
+{
+	out[0] = type;
+	out[1] = flags;
+	out[2] = (uint8_t)((4 + n) >> 8);
+	out[3] = (uint8_t)(4 + n);
+	if (n)
+		memcpy(out + 4, v, n);
+	while (n % 4)
+		out[4 + n++] = 0;
+	return 4 + n;
+}
+
+/* INIT / INIT_ACK: init tag, a_rwnd, streams, TSN */
+static uint32_t init_chunk(uint8_t *out, uint8_t type, uint32_t itag)
+{
+	uint8_t v[16] = {0};
+
+	put32(v, itag);
+	v[4] = 0xff;
+	v[9] = 1;
+	v[11] = 1;
+	return chunk(out, type, 0, v, 16);
+}
+
+static uint32_t sx(struct env *en, bool v6, int dir, uint16_t port, uint32_t tag,
+		   const uint8_t *c, uint32_t n, struct nftdp_ct_entry **e)
+{
+	struct tpkt t;
+
+	sctp_pkt(&t, v6, dir, port, tag, c, n);
+	return xmit(en, &t, e);
+}
+
+/*
+ * The kernel's sctp_conntracks, transcribed again as strings (rows init,
+ * init_ack, abort, shutdown, shutdown_ack, error, cookie_echo, cookie_ack,
+ * shutdown_comp, heartbeat, heartbeat_ack; columns sNO sCL sCW sCE sES sSS
+ * sSR sSA sHS), compared cell by cell with ct_sctp.c's table.
+ */
+static const char *const sctp_orig[11] = {
+    "CL CL CW CE ES CL CL SA CW", "CL CL CW CE ES SS SR SA CL", "CL CL CL CL CL CL CL CL CL",
+    "CL CL CW CE SS SS SR SA CL", "SA CL CW CE ES SA SA SA SA", "CL CL CW CE ES SS SR SA CL",
+    "CL CL CE CE ES SS SR SA CL", "CL CL CW ES ES SS SR SA CL", "CL CL CW CE ES SS SR CL CL",
+    "HS CL CW CE ES SS SR SA HS", "CL CL CW CE ES SS SR SA HS"};
+static const char *const sctp_reply[11] = {
+    "IV CL CW CE ES SS SR SA IV", "IV CW CW CE ES SS SR SA IV", "IV CL CL CL CL CL CL CL IV",
+    "IV CL CW CE SR SS SR SA IV", "IV CL CW CE ES SA SA SA IV", "IV CL CW CL ES SS SR SA IV",
+    "IV CL CE CE ES SS SR SA IV", "IV CL CW ES ES SS SR SA IV", "IV CL CW CE ES SS SR CL IV",
+    "IV CL CW CE ES SS SR SA HS", "IV CL CW CE ES SS SR SA ES"};
+
+static int sctp_code(const char *c)
+{
+	static const char *const names[] = {"NO", "CL", "CW", "CE", "ES", "SS", "SR", "SA", "HS"};
+
+	for (int i = 0; i < 9; i++)
+		if (!strncmp(c, names[i], 2))
+			return i;
+	return SCTP_CONNTRACK_MAX; /* IV */
+}
+
+static void test_sctp(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *e, *e2;
+	uint8_t c[64], v[8] = {0};
+	const uint32_t ct = 0x1111aaaa, st = 0x2222bbbb; /* tags as written, big-endian */
+	uint32_t n;
+
+	(void)state;
+	for (int d = 0; d < 2; d++)
+		for (int r = 0; r < 11; r++)
+			for (int col = 0; col < 9; col++)
+				assert_int_equal(nftdp_ct_sctp_table(d, r, col),
+						 sctp_code((d ? sctp_reply : sctp_orig)[r] + 3 * col));
+	for (int v6 = 0; v6 < 2; v6++) {
+		uint16_t port = (uint16_t)(5000 + v6 * 10);
+
+		/* the handshake: INIT (CLOSED, 10 s), INIT_ACK (COOKIE_WAIT, 3 s),
+		 * COOKIE_ECHO (COOKIE_ECHOED), COOKIE_ACK (ESTABLISHED, 210 s, ASSURED) */
+		n = init_chunk(c, 1, ct);
+		assert_int_equal(sx(en, v6, 0, port, 0, c, n, &e), ST_NEW);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_CLOSED);
+		assert_int_equal(left_s(en, e), 10);
+		assert_int_equal(e->proto.sctp.vtag[IP_CT_DIR_REPLY], htonl(ct));
+		n = init_chunk(c, 2, st);
+		assert_int_equal(sx(en, v6, 1, port, ct, c, n, &e2), ST_ESTABLISHED);
+		assert_ptr_equal(e, e2);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_COOKIE_WAIT);
+		assert_int_equal(left_s(en, e), 3);
+		assert_int_equal(e->proto.sctp.vtag[IP_CT_DIR_ORIGINAL], htonl(st));
+		/* a COOKIE_ECHO with the wrong tag is invalid (8.5.1 D) */
+		n = chunk(c, 10, 0, v, 8);
+		assert_int_equal(sx(en, v6, 0, port, ct, c, n, NULL), ST_INVALID);
+		assert_int_equal(sx(en, v6, 0, port, st, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_COOKIE_ECHOED);
+		n = chunk(c, 11, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 1, port, ct, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_ESTABLISHED);
+		assert_int_equal(left_s(en, e), 210);
+		assert_true(e->status & IPS_ASSURED);
+		/* DATA + SACK in one packet, right and wrong tag */
+		n = chunk(c, 0, 3, v, 8);
+		n += chunk(c + n, 3, 0, v, 8);
+		assert_int_equal(sx(en, v6, 0, port, st, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(sx(en, v6, 0, port, st ^ 1, c, n, NULL), ST_INVALID);
+		/* a COOKIE_ACK that is not the first chunk, an empty chunk: invalid */
+		n = chunk(c, 0, 3, v, 8);
+		n += chunk(c + n, 11, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 1, port, ct, c, n, NULL), ST_INVALID);
+		n = chunk(c, 0, 3, v, 8);
+		c[n] = 3;
+		c[n + 1] = c[n + 2] = c[n + 3] = 0;
+		assert_int_equal(sx(en, v6, 0, port, st, c, n + 4, NULL), ST_INVALID);
+		/* no chunk at all, a bad CRC */
+		assert_int_equal(sx(en, v6, 0, port, st, c, 0, NULL), ST_INVALID);
+		{
+			struct tpkt t;
+
+			n = chunk(c, 0, 3, v, 8);
+			sctp_pkt(&t, v6, 0, port, st, c, n);
+			t.buf[(v6 ? 40 : 20) + 9] ^= 1;
+			assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+		}
+		/* SHUTDOWN (SHUTDOWN_SENT, may be evicted), SHUTDOWN_ACK,
+		 * SHUTDOWN_COMPLETE (CLOSED) */
+		n = chunk(c, 7, 0, v, 4);
+		assert_int_equal(sx(en, v6, 0, port, st, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_SHUTDOWN_SENT);
+		assert_true(nftdp_ct_sctp_can_early_drop(e));
+		n = chunk(c, 8, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 1, port, ct, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_SHUTDOWN_ACK_SENT);
+		n = chunk(c, 14, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 0, port, ct, c, n, NULL), ST_INVALID); /* peer's tag, no T */
+		assert_int_equal(sx(en, v6, 0, port, st, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_CLOSED);
+		assert_int_equal(left_s(en, e), 10);
+		assert_false(nftdp_ct_sctp_can_early_drop(e));
+		/* an INIT retransmit on the closed entry: allowed, not renewed */
+		en->now += 4000;
+		n = init_chunk(c, 1, ct);
+		assert_int_equal(sx(en, v6, 0, port, 0, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(left_s(en, e), 6);
+
+		/* out of the blue: ABORT, SHUTDOWN_COMPLETE, COOKIE_ACK, an INIT
+		 * with a tag, an INIT too short for its header: invalid, no entry */
+		n = chunk(c, 6, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 0, port + 1, 7, c, n, &e2), ST_INVALID);
+		n = chunk(c, 14, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 0, port + 1, 7, c, n, NULL), ST_INVALID);
+		n = chunk(c, 11, 0, NULL, 0);
+		assert_int_equal(sx(en, v6, 0, port + 1, 7, c, n, NULL), ST_INVALID);
+		n = init_chunk(c, 1, ct);
+		assert_int_equal(sx(en, v6, 0, port + 1, 7, c, n, NULL), ST_INVALID);
+		n = chunk(c, 1, 0, v, 8);
+		assert_int_equal(sx(en, v6, 0, port + 1, 0, c, n, NULL), ST_INVALID);
+		/* an ABORT from the server with the T flag carries the client's
+		 * own tag: CLOSED */
+		n = init_chunk(c, 1, ct);
+		assert_int_equal(sx(en, v6, 0, port + 2, 0, c, n, &e2), ST_NEW);
+		n = init_chunk(c, 2, st);
+		assert_int_equal(sx(en, v6, 1, port + 2, ct, c, n, NULL), ST_ESTABLISHED);
+		n = chunk(c, 6, 1, NULL, 0);
+		assert_int_equal(sx(en, v6, 1, port + 2, ct, c, n, NULL), ST_INVALID);
+		assert_int_equal(sx(en, v6, 1, port + 2, st, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e2->proto.sctp.state, SCTP_CONNTRACK_CLOSED);
+		/* a HEARTBEAT on a new path: HEARTBEAT_SENT (30 s); its ACK
+		 * learns the other tag: ESTABLISHED */
+		n = chunk(c, 4, 0, v, 8);
+		assert_int_equal(sx(en, v6, 0, port + 3, 0x77, c, n, &e2), ST_NEW);
+		assert_int_equal(e2->proto.sctp.state, SCTP_CONNTRACK_HEARTBEAT_SENT);
+		assert_int_equal(left_s(en, e2), 30);
+		n = chunk(c, 5, 0, v, 8);
+		assert_int_equal(sx(en, v6, 1, port + 3, 0x88, c, n, NULL), ST_ESTABLISHED);
+		assert_int_equal(e2->proto.sctp.state, SCTP_CONNTRACK_ESTABLISHED);
+		assert_int_equal(e2->proto.sctp.vtag[IP_CT_DIR_REPLY], htonl(0x88));
+		{
+			struct nftdp_ct_info info;
+
+			assert_int_equal(nftdp_ct_get(en->s, &e2->tuple[0], en->now, &info), 0);
+			assert_int_equal(info.sctp.state, SCTP_CONNTRACK_ESTABLISHED);
+			assert_int_equal(info.sctp.vtag[1], htonl(0x88));
+		}
+	}
+	/* garbage chunks (checksum off): never read past the end */
+	{
+		struct nftdp_ct_config cfg = {.max_entries = 64, .no_checksum = true};
+		struct env g = {.now = 1000};
+		uint64_t x = 0x243f6a8885a308d3ull;
+
+		assert_int_equal(nftdp_ct_shard_create(&cfg, &g.s), 0);
+		for (int i = 0; i < 20000; i++) {
+			struct tpkt t;
+			struct nftdp_vm_pkt pkt;
+			uint32_t len, k;
+			uint8_t *buf;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			n = init_chunk(c, (uint8_t)(1 + (x & 1)), ct);
+			n += chunk(c + n, 0, 3, v, 8);
+			for (k = 0; k < 4; k++)
+				c[(x >> (8 * k)) % n] = (uint8_t)(x >> (40 + k));
+			sctp_pkt(&t, (x >> 60) & 1, (int)((x >> 61) & 1), (uint16_t)(x >> 48), 0, c,
+				 n);
+			len = (x >> 20) % 3 ? t.len : (uint32_t)((x >> 30) % (t.len + 1));
+			buf = malloc(len ? len : 1);
+			assert_non_null(buf);
+			memcpy(buf, t.buf, len);
+			nftdp_vm_pkt_init(&pkt, buf, len, -1, 0);
+			nftdp_vm_pkt_parse_ip(&pkt);
+			nftdp_ct_in(g.s, &pkt, g.now);
+			nftdp_ct_confirm(g.s, &pkt, NF_ACCEPT);
+			free(buf);
+			g.now += 13;
+			if (!(i % 64))
+				nftdp_ct_gc(g.s, g.now, 16);
+		}
+		assert_true(g.s->st.invalid > 0);
+		nftdp_ct_shard_destroy(g.s);
+	}
+	env_free(en);
+}
+
 static void test_malformed_packets(void **state)
 {
 	struct nftdp_ct_config cfg = {.max_entries = 256, .ifaddr = test_ifaddr};
@@ -2460,6 +2731,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_policy),
 		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_connlimit_compile),
+		cmocka_unit_test(test_sctp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

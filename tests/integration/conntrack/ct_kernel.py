@@ -16,9 +16,12 @@ quoting a flow in both directions, bad checksums; IPv4 and IPv6) go
   nftdp:  CT_REPLAY (tests/integration/conntrack/ct_replay.c) runs them
           through one conntrack shard and prints each packet's state.
 
-Every packet's state must be equal, and so must the whole connection table
+The sequences also hold SCTP associations (INIT .. SHUTDOWN_COMPLETE,
+wrong tags, out-of-the-blue chunks, heartbeats, an ABORT with the T flag, a
+bad CRC). Every packet's state must be equal, and so must the whole
+connection table
 after each packet (/proc/net/nf_conntrack on the kernel side, `ct_replay
---table` on ours): protocol, TCP state, tuples, zones, [UNREPLIED],
+--table` on ours): protocol, TCP or SCTP state, tuples, zones, [UNREPLIED],
 [ASSURED], and the timeout within 2 seconds.
 
 Then three rulesets, each in fresh namespaces, against `ct_replay --rules
@@ -46,6 +49,10 @@ import time
 
 from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
     ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
+from scapy.layers.sctp import SCTP, SCTPChunkAbort, SCTPChunkCookieAck, SCTPChunkCookieEcho, \
+    SCTPChunkData, SCTPChunkHeartbeatAck, SCTPChunkHeartbeatReq, SCTPChunkInit, \
+    SCTPChunkInitAck, SCTPChunkSACK, SCTPChunkShutdown, SCTPChunkShutdownAck, \
+    SCTPChunkShutdownComplete  # noqa: E402
 
 PID = os.getpid()
 NS = {k: f"nftdp-ct-{PID}-{k}" for k in ("fw", "c", "s")}
@@ -150,7 +157,7 @@ def norm_entry(text):
     if tok and tok[0] in ("ipv4", "ipv6"):
         tok = tok[2:3] + tok[4:]  # drop l3 name/number and l4 number
     proto, timeout, rest = tok[0], int(tok[1]), tok[2:]
-    state = rest.pop(0) if proto == "tcp" and rest and "=" not in rest[0] else "-"
+    state = rest.pop(0) if proto in ("tcp", "sctp") and rest and "=" not in rest[0] else "-"
     tuples, cur, flags, zones = [], {}, set(), set()
     for t in rest:
         if t.startswith("["):
@@ -222,6 +229,59 @@ def udp(v6, d, sport, dport, n=20):
     src, dst = (a, b) if d == 0 else (b, a)
     ip = IPv6(src=src, dst=dst) if v6 else IP(src=src, dst=dst, ttl=64)
     return (d, ip / UDP(sport=sport, dport=dport) / Raw(b"x" * n))
+
+
+def sctp(v6, d, sport, dport, tag, *chunks):
+    a, b = (C6, S6) if v6 else (C4, S4)
+    src, dst = (a, b) if d == 0 else (b, a)
+    sp, dp = (sport, dport) if d == 0 else (dport, sport)
+    ip = IPv6(src=src, dst=dst) if v6 else IP(src=src, dst=dst, ttl=64)
+    p = ip / SCTP(sport=sp, dport=dp, tag=tag)
+    for c in chunks:
+        p = p / c
+    return (d, p)
+
+
+def sctp_sequences(v6, base):
+    """an association's life (INIT .. SHUTDOWN_COMPLETE) with data, SACKs,
+    heartbeats and a wrong tag; out-of-the-blue chunks, a picked-up cookie,
+    a secondary-path heartbeat, an ABORT with the T flag, bad CRC"""
+    P = []
+    ct, st = 0x1111aaaa, 0x2222bbbb  # the client's and the server's init tags
+    sp, dp = base + 40, 36412
+    P += [sctp(v6, 0, sp, dp, 0, SCTPChunkInit(init_tag=ct, a_rwnd=65535, n_out_streams=2,
+                                                n_in_streams=2, init_tsn=100)),
+          sctp(v6, 1, sp, dp, ct, SCTPChunkInitAck(init_tag=st, a_rwnd=65535, n_out_streams=2,
+                                                   n_in_streams=2, init_tsn=500)),
+          sctp(v6, 0, sp, dp, st, SCTPChunkCookieEcho(cookie=b"c" * 16)),
+          sctp(v6, 1, sp, dp, ct, SCTPChunkCookieAck()),
+          sctp(v6, 0, sp, dp, st, SCTPChunkData(tsn=100, data=b"hello")),
+          sctp(v6, 1, sp, dp, ct, SCTPChunkSACK(cumul_tsn_ack=100)),
+          sctp(v6, 0, sp, dp, st ^ 1, SCTPChunkData(tsn=101, data=b"bad tag")),
+          sctp(v6, 0, sp, dp, st, SCTPChunkHeartbeatReq()),
+          sctp(v6, 1, sp, dp, ct, SCTPChunkHeartbeatAck()),
+          sctp(v6, 0, sp, dp, st, SCTPChunkShutdown(cumul_tsn_ack=500)),
+          sctp(v6, 1, sp, dp, ct, SCTPChunkShutdownAck()),
+          sctp(v6, 0, sp, dp, st, SCTPChunkShutdownComplete())]
+    # out of the blue: ABORT and COOKIE_ACK are invalid, an INIT with a tag too
+    P += [sctp(v6, 0, sp + 1, dp, 7, SCTPChunkAbort()),
+          sctp(v6, 0, sp + 1, dp, 7, SCTPChunkCookieAck()),
+          sctp(v6, 0, sp + 1, dp, 7, SCTPChunkInit(init_tag=9))]
+    # a cookie echo picked up, answered; a heartbeat on a new path, answered
+    P += [sctp(v6, 0, sp + 2, dp, 0x55, SCTPChunkCookieEcho(cookie=b"k" * 8)),
+          sctp(v6, 1, sp + 2, dp, 0x66, SCTPChunkCookieAck()),
+          sctp(v6, 0, sp + 3, dp, 0x77, SCTPChunkHeartbeatReq()),
+          sctp(v6, 1, sp + 3, dp, 0x88, SCTPChunkHeartbeatAck())]
+    # an association aborted by the server with the T flag (the client's tag)
+    P += [sctp(v6, 0, sp + 4, dp, 0, SCTPChunkInit(init_tag=ct, init_tsn=1)),
+          sctp(v6, 1, sp + 4, dp, ct, SCTPChunkInitAck(init_tag=st, init_tsn=1)),
+          sctp(v6, 1, sp + 4, dp, st, SCTPChunkAbort(TCB=1))]
+    # a bad CRC on an INIT
+    d, p = sctp(v6, 0, sp + 5, dp, 0, SCTPChunkInit(init_tag=ct))
+    p = p.__class__(raw(p))
+    p[SCTP].chksum ^= 0x5a5a
+    P += [(d, p)]
+    return P
 
 
 def sequences():
@@ -316,6 +376,7 @@ def sequences():
         P += [(0, mk(a, b) / Raw(b"\x00" * 8)), (1, mk(b, a) / Raw(b"\x00" * 8)),
               (0, mk(a, b) / Raw(b"\x00" * 8))]
         P += [(0, mk(a, b, 50) / Raw(b"\x01" * 16)), (1, mk(b, a, 50) / Raw(b"\x01" * 16))]
+        P += sctp_sequences(v6, base)
         # a UDP stream: still active after 2 s, assured with the replied timeout
         P += [udp(v6, 0, base + 20, 123), udp(v6, 1, 123, base + 20), ("sleep", 2100),
               udp(v6, 0, base + 20, 123)]

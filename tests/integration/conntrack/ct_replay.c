@@ -406,6 +406,10 @@ static const char *const tcp_names[] = {"NONE",	    "SYN_SENT",	  "SYN_RECV", "E
 					"FIN_WAIT", "CLOSE_WAIT", "LAST_ACK", "TIME_WAIT",
 					"CLOSE",    "SYN_SENT2"};
 
+static const char *const sctp_names[] = {"NONE",	       "CLOSED",	"COOKIE_WAIT",
+					 "COOKIE_ECHOED",     "ESTABLISHED",	"SHUTDOWN_SENT",
+					 "SHUTDOWN_RECD",     "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT"};
+
 static void print_tuple(const struct nftdp_ct_tuple *t)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
@@ -429,6 +433,8 @@ static int print_entry(const struct nftdp_ct_info *info, void *arg)
 	printf(" ; %s %u", proto_name(info->tuple[0].l4proto), info->timeout_s);
 	if (info->tuple[0].l4proto == IPPROTO_TCP)
 		printf(" %s", tcp_names[info->tcp.state]);
+	if (info->tuple[0].l4proto == IPPROTO_SCTP && info->sctp.state < 9)
+		printf(" %s", sctp_names[info->sctp.state]);
 	print_tuple(&info->tuple[0]);
 	/* the kernel's ct_show_zone: zone-orig= / zone-reply= after a tuple
 	 * for directional zones, zone= at the end otherwise */
