@@ -66,9 +66,9 @@ int nftdp_dp_steer_init(struct nftdp_dp *dp)
 	if (dp->n_workers < 2)
 		return 0;
 	for (unsigned int f = 0; f < dp->n_workers; f++) {
-		frag_tab[f] =
-		    rte_zmalloc_socket("nftdp_steer_frag", sizeof(struct frag_table),
-				       RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(dp->w[f].lcore));
+		frag_tab[f] = rte_zmalloc_socket("nftdp_steer_frag", sizeof(struct frag_table),
+						 RTE_CACHE_LINE_SIZE,
+						 (int)rte_lcore_to_socket_id(dp->w[f].lcore));
 		if (frag_tab[f] == NULL)
 			return -ENOMEM;
 		for (unsigned int t = 0; t < dp->n_workers; t++) {
@@ -89,8 +89,8 @@ int nftdp_dp_steer_init(struct nftdp_dp *dp)
 			if (r == NULL)
 				return -ENOMEM;
 			snprintf(name, sizeof(name), "nftdp_st_%u_%u", f % 64, t % 64);
-			ret = rte_ring_init(r, name, STEER_RING_SIZE,
-					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			ret =
+			    rte_ring_init(r, name, STEER_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (ret < 0) {
 				rte_free(r);
 				return ret;
