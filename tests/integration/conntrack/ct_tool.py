@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The stock conntrack tool against the kernel and against nftdp.
 
-    ct_tool.py BUILD_DIR [-v]
+    ct_tool.py BUILD_DIR [-v]      (env SHIM: another shim, e.g. a non-ASan one)
 
 The same frames -- TCP handshakes with data (left established, closed to
 TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
@@ -392,7 +392,8 @@ def main():
             if daemon is None:
                 return 1
             env = dict(os.environ,
-                       LD_PRELOAD=os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
+                       LD_PRELOAD=os.environ.get("SHIM") or
+                       os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
                        NFTDP_SOCKET=os.path.join(tmp, "nl.sock"))
 
             def nftdp_ct(args, popen=None):
@@ -409,6 +410,11 @@ def main():
                 sk.close()
             stop_nftdp(daemon, tmp)
             daemon = None
+            log = open(os.path.join(tmp, "nftdp.log")).read()
+            check("Sanitizer" not in log and "runtime error" not in log,
+                  mode + ": no sanitizer report in the daemon's log")
+            if VERBOSE:
+                print(log)
             compare(kout, oout, mode)
     finally:
         if daemon:
