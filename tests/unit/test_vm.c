@@ -1561,6 +1561,168 @@ static void test_ct(void **state)
 	assert_int_equal(add(w, fw, 1, ex("notrack"), NULL), -EOPNOTSUPP);
 }
 
+/* ---------- ct zone templates, ct timeout objects, connlimit ---------- */
+
+struct fake_conn {
+	uint64_t key;
+	bool confirmed;
+	const struct nftdp_vm_ct_timeout *pol;
+};
+
+static bool fake_dead[8]; /* by key */
+
+static void fc_timeout(void *ct, const struct nftdp_vm_ct_timeout *pol)
+{
+	((struct fake_conn *)ct)->pol = pol;
+}
+
+static uint64_t fc_key(const void *ct, bool *confirmed)
+{
+	const struct fake_conn *f = ct;
+
+	*confirmed = f->confirmed;
+	return f->key;
+}
+
+static bool fc_live(const void *ct, uint64_t key)
+{
+	(void)ct;
+	return key < 8 && !fake_dead[key];
+}
+
+static const struct nftdp_vm_ct_ops fc_ops = {
+    .state = fct_state, .timeout = fc_timeout, .conn_key = fc_key, .conn_live = fc_live};
+
+static struct nftnl_expr *ct_set_dir(uint32_t key, uint32_t sreg, int dir)
+{
+	struct nftnl_expr *e = ex("ct");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, sreg);
+	if (dir >= 0)
+		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
+	return e;
+}
+
+static unsigned int conn_run(struct world *w, struct nftdp_vm_chain *c, struct fake_conn *f)
+{
+	struct tpkt t;
+
+	tcp4(&t, 80);
+	if (f) {
+		t.pkt.ct = f;
+		t.pkt.ct_ops = &fc_ops;
+	}
+	return RUN(w, c, &t.pkt);
+}
+
+static void test_ct_zone_timeout_connlimit(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *z = chain_hook(w, "z", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *zr = chain_hook(w, "zr", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *cl = chain(w, "cl", true, NF_ACCEPT);
+	struct nftdp_vm_chain *to = chain_hook(w, "to", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	struct fake_conn f[4] = {{.key = 1}, {.key = 2}, {.key = 3}, {.key = 4}};
+	struct nftdp_vm_regs regs;
+	struct nftnl_expr *e;
+	struct nftnl_obj *o;
+	struct nftdp_vm_obj *vo;
+	uint32_t arr[11] = {7, 8, 100, 11, 12, 13, 14, 4, 120, 300, 300};
+	struct tpkt t;
+
+	/* ct zone set 7; ct zone 7 (the template's); ct state (new); notrack
+	 * (ignored: the template is the packet's ct) */
+	assert_int_equal(add(w, z, 1, imm32(NFT_REG_1, 7), ct_set_dir(NFT_CT_ZONE, NFT_REG_1, -1),
+			     ct_get(NFT_CT_ZONE, NFT_REG32_08), cmp32(NFT_CMP_EQ, NFT_REG32_08, 7),
+			     ct_get(NFT_CT_STATE, NFT_REG32_09), ex("notrack"), NULL),
+			 0);
+	tcp4(&t, 80);
+	assert_int_equal(nftdp_vm_run_chain_regs(z, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
+	assert_int_equal(t.pkt.ct_zone, 7);
+	assert_int_equal(t.pkt.ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_BOTH);
+	assert_int_equal(regs.data[9], 1u << 3);
+	assert_false(t.pkt.ct_untracked);
+	/* ct reply zone set 3 keys the reply direction only */
+	assert_int_equal(add(w, zr, 1, imm32(NFT_REG_1, 3),
+			     ct_set_dir(NFT_CT_ZONE, NFT_REG_1, 1 /* reply */), NULL),
+			 0);
+	tcp4(&t, 80);
+	RUN(w, zr, &t.pkt);
+	assert_int_equal(t.pkt.ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_REPL);
+
+	/* ct count over 1 drop */
+	e = ex("connlimit");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT, 1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS, NFT_CONNLIMIT_F_INV);
+	assert_int_equal(add(w, cl, 1, e, verdict(NF_DROP, NULL), NULL), 0);
+	memset(fake_dead, 0, sizeof(fake_dead));
+	w->ctx.now_ms = 100;
+	assert_int_equal(conn_run(w, cl, &f[0]), NF_ACCEPT); /* 1 */
+	assert_int_equal(conn_run(w, cl, &f[1]), NF_DROP);   /* 2 */
+	f[0].confirmed = true;
+	assert_int_equal(conn_run(w, cl, &f[0]), NF_DROP); /* still 2 */
+	fake_dead[2] = true;
+	w->ctx.now_ms = 101;
+	assert_int_equal(conn_run(w, cl, &f[0]), NF_ACCEPT); /* 2 is gone */
+	/* a third connection is over; once it is gone the first passes again */
+	fake_dead[2] = false;
+	assert_int_equal(conn_run(w, cl, &f[2]), NF_DROP);
+	fake_dead[3] = true;
+	w->ctx.now_ms = 102;
+	assert_int_equal(conn_run(w, cl, &f[0]), NF_ACCEPT);
+	/* no entry: the packet counts itself; no L4 header: dropped */
+	assert_int_equal(conn_run(w, cl, NULL), NF_DROP);
+	f[0].confirmed = false;
+	fake_dead[1] = true;
+	tcp4(&t, 80);
+	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
+	assert_int_equal(RUN(w, cl, &t.pkt), NF_DROP);
+	/* per worker */
+	w->ctx.worker = 1;
+	assert_int_equal(conn_run(w, cl, &f[3]), NF_ACCEPT);
+	w->ctx.worker = 0;
+
+	/* a ct timeout object: libnftnl's TCP order to the kernel's indexes */
+	o = nftnl_obj_alloc();
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "tshort");
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_TIMEOUT);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, w->family);
+	nftnl_obj_set_u8(o, NFTNL_OBJ_CT_TIMEOUT_L4PROTO, IPPROTO_TCP);
+	nftnl_obj_set_data(o, NFTNL_OBJ_CT_TIMEOUT_ARRAY, arr, sizeof(arr));
+	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &vo), 0);
+	assert_int_equal(nftdp_vm_obj_keep(w->st, vo), 0);
+	w->objs[w->n_objs] = vo;
+	w->obj_names[w->n_objs++] = "tshort";
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "ushort");
+	nftnl_obj_set_u8(o, NFTNL_OBJ_CT_TIMEOUT_L4PROTO, IPPROTO_UDP);
+	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &vo), 0);
+	w->objs[w->n_objs] = vo;
+	w->obj_names[w->n_objs++] = "ushort";
+	nftnl_obj_free(o);
+	e = ex("objref");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_CT_TIMEOUT);
+	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, "ushort");
+	assert_int_equal(add(w, to, 1, e, NULL), 0);
+	e = ex("objref");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_CT_TIMEOUT);
+	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, "tshort");
+	assert_int_equal(add(w, to, 2, e, NULL), 0);
+	f[0].pol = NULL;
+	assert_int_equal(conn_run(w, to, &f[0]), NF_ACCEPT);
+	assert_non_null(f[0].pol); /* the TCP one only: the UDP one left it alone */
+	assert_int_equal(f[0].pol->l4proto, IPPROTO_TCP);
+	assert_int_equal(f[0].pol->val[3], 100); /* TCP_CONNTRACK_ESTABLISHED */
+	assert_int_equal(f[0].pol->val[8], 4);	 /* CLOSE */
+	assert_int_equal(f[0].pol->val[12], 300); /* RETRANS */
+	assert_int_equal(f[0].pol->val[0], 7);	  /* values[0]: SYN_SENT */
+	assert_int_equal(f[0].pol->given & 0x3ffe, 0x33fe);
+	assert_true(f[0].pol->id != 0);
+	/* without an entry nothing happens */
+	assert_int_equal(conn_run(w, to, NULL), NF_ACCEPT);
+}
+
 /* ---------- netdev: fwd, dup, reject ---------- */
 
 static void test_netdev(void **state)
@@ -1706,6 +1868,7 @@ int main(void)
 	    T(test_dynset),
 	    T(test_objref_map),
 	    T(test_ct),
+	    T(test_ct_zone_timeout_connlimit),
 	    T(test_netdev),
 	    T(test_burst),
 	    T(test_pkt_ipv6_walk),
