@@ -131,6 +131,22 @@ struct nftdp_ct_timeouts;
 int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo,
 		       const char *arg);
 
+/* ------------------------------------------------------------------ */
+/* frag_cut.c: how defrag.c cuts a datagram again (bytes only)          */
+
+/**
+ * The pieces of a datagram of payload bytes (after the IP header), each at
+ * most room bytes: the n_geo payload lengths it was received in (geo) when
+ * every one fits and all but the last are multiples of 8 (*fast: the
+ * kernel's frag_list fast path), else room rounded down to a multiple of 8
+ * (the slow path). Writes len[0..n); returns n, 0 when more than cap.
+ */
+unsigned int nftdp_dp_frag_plan(const uint16_t *geo, unsigned int n_geo, uint32_t payload,
+				uint32_t room, uint16_t *len, unsigned int cap, bool *fast);
+
+/** ip_options_fragment on the IPv4 header iph of hl bytes, in place. */
+void nftdp_dp_ip_options_fragment(uint8_t *iph, uint32_t hl);
+
 #ifndef NFTDP_DP_BYTES_ONLY
 /* ------------------------------------------------------------------ */
 /* Everything below needs DPDK.                                         */

@@ -38,13 +38,13 @@
 
 #include <linux/netfilter_ipv4.h> /* NF_IP_PRI_CONNTRACK_DEFRAG */
 
-#define FRAG_TIMEOUT_S 30	    /* net.ipv4.ipfrag_time, ip6frag_time */
-#define FRAG_BUCKETS 1024	    /* hash buckets of a worker's table */
-#define FRAG_BUCKET_ENTRIES 8	    /* associativity (a power of 2) */
-#define FRAG_MAX_DATAGRAMS 4096	    /* datagrams in reassembly per worker */
-#define FRAG_EXPIRE_EVERY_MS 100    /* how often timed-out datagrams are freed */
+#define FRAG_TIMEOUT_S 30	 /* net.ipv4.ipfrag_time, ip6frag_time */
+#define FRAG_BUCKETS 1024	 /* hash buckets of a worker's table */
+#define FRAG_BUCKET_ENTRIES 8	 /* associativity (a power of 2) */
+#define FRAG_MAX_DATAGRAMS 4096	 /* datagrams in reassembly per worker */
+#define FRAG_EXPIRE_EVERY_MS 100 /* how often timed-out datagrams are freed */
 #define JUMBO_MBUFS (2 * NFTDP_VM_BURST_MAX)
-#define JUMBO_ROOM UINT16_MAX	    /* data room of a jumbo mbuf (headroom included) */
+#define JUMBO_ROOM UINT16_MAX /* data room of a jumbo mbuf (headroom included) */
 #define IPV6_MIN_MTU 1280
 /* one reassembly call puts at most a stale datagram, a failed one and the
  * fragment itself on the death row */
@@ -120,9 +120,9 @@ static unsigned int adopt(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df,
 		uint32_t sz = s->hash.usr & 0xffff;
 
 		if (k < RTE_LIBRTE_IP_FRAG_MAX_FRAG)
-			df->geo[idx][k] = (uint16_t)(s == r ? s->data_len - r->l2_len -
-								 (v4 ? r->l3_len : 40u)
-							    : s->data_len);
+			df->geo[idx][k] =
+			    (uint16_t)(s == r ? s->data_len - r->l2_len - (v4 ? r->l3_len : 40u)
+					      : s->data_len);
 		if (sz > max_size)
 			max_size = sz;
 		if ((s->hash.usr & INFO_DF) && sz > max_df)
@@ -230,8 +230,7 @@ static void defrag_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook
 		unsigned int idx = (unsigned int)(p - w->view);
 		const struct nftdp_dp_meta *mt = &w->meta[idx];
 
-		if (idx >= NFTDP_VM_BURST_MAX ||
-		    !is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
+		if (idx >= NFTDP_VM_BURST_MAX || !is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
 			continue;
 		verdicts[i] = reassemble(w, df, p, idx, v4, tsc);
 	}
@@ -275,8 +274,8 @@ int nftdp_dp_defrag_init(struct nftdp_dp *dp)
 		snprintf(name, sizeof(name), "nftdp_jumbo_%u", i);
 		df->jumbo = rte_pktmbuf_pool_create(name, JUMBO_MBUFS, 0, 0, JUMBO_ROOM, socket);
 		if (df->jumbo == NULL)
-			df->jumbo =
-			    rte_pktmbuf_pool_create(name, JUMBO_MBUFS, 0, 0, JUMBO_ROOM, SOCKET_ID_ANY);
+			df->jumbo = rte_pktmbuf_pool_create(name, JUMBO_MBUFS, 0, 0, JUMBO_ROOM,
+							    SOCKET_ID_ANY);
 		if (df->tbl == NULL || df->jumbo == NULL) {
 			fprintf(stderr, "nftdp: worker %u: fragment reassembly: %s\n", i,
 				rte_strerror(rte_errno));
@@ -350,65 +349,6 @@ uint32_t nftdp_dp_defrag_frag_needed(struct nftdp_dp_worker *w, const uint8_t *f
 	return n;
 }
 
-/* ip_options_fragment: the options a later fragment carries (copied ones;
- * the rest become NOOPs, the header keeps its length) */
-static void options_fragment(uint8_t *iph, uint32_t hl)
-{
-	for (uint32_t i = 20; i < hl;) {
-		uint8_t t = iph[i];
-		uint32_t l;
-
-		if (t == 0) /* end of options */
-			break;
-		if (t == 1) {
-			i++;
-			continue;
-		}
-		if (i + 1 >= hl || iph[i + 1] < 2 || i + iph[i + 1] > hl)
-			break;
-		l = iph[i + 1];
-		if (!(t & 0x80))
-			memset(iph + i, 1, l);
-		i += l;
-	}
-}
-
-/*
- * The pieces of a datagram of payload bytes for limit (the largest
- * fragment allowed, headers included): the geometry it came in when every
- * fragment fits and all but the last are multiples of 8 (ip_do_fragment's
- * and ip6_fragment's frag_list fast path), else equal cuts (the slow path).
- * Returns the number of pieces, 0 when more than cap.
- */
-static unsigned int plan(const struct nftdp_dp_defrag *df, unsigned int idx, uint32_t payload,
-			 uint32_t room, uint16_t *len, unsigned int cap, bool *fast)
-{
-	unsigned int n = df->n_geo[idx], k = 0;
-	uint32_t sum = 0;
-
-	*fast = n > 0;
-	for (unsigned int i = 0; i < n && *fast; i++) {
-		sum += df->geo[idx][i];
-		if (df->geo[idx][i] > room || (i + 1 < n && (df->geo[idx][i] & 7)))
-			*fast = false;
-	}
-	if (*fast && sum == payload && n <= cap) {
-		memcpy(len, df->geo[idx], n * sizeof(*len));
-		return n;
-	}
-	*fast = false;
-	if (payload > room)
-		room &= ~7u;
-	if (room == 0)
-		return 0;
-	for (uint32_t left = payload; left > 0; left -= len[k++]) {
-		if (k == cap)
-			return 0;
-		len[k] = (uint16_t)(left > room ? room : left);
-	}
-	return k;
-}
-
 unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, uint16_t tx_port,
 				 struct rte_mbuf **out, unsigned int cap)
 {
@@ -432,7 +372,7 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 			goto too_big;
 		eff = mt->frag_max < mtu ? mt->frag_max : mtu;
 		memcpy(hdr_later, ip, hl);
-		options_fragment(hdr_later, hl);
+		nftdp_dp_ip_options_fragment(hdr_later, hl);
 	} else {
 		hl = 40;
 		fh = 8;
@@ -453,7 +393,8 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 		len[0] = (uint16_t)(ip_len - hl);
 		fast = false;
 	} else {
-		n = plan(w->defrag, idx, ip_len - hl, eff - hl - fh, len, cap, &fast);
+		n = nftdp_dp_frag_plan(w->defrag->geo[idx], w->defrag->n_geo[idx], ip_len - hl,
+				       eff - hl - fh, len, cap, &fast);
 	}
 	if (n == 0)
 		goto too_big;
@@ -480,8 +421,8 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 		memcpy(fip + hl + fh, ip + hl + ofs, plen);
 		if (v4) {
 			wr16(fip + 2, (uint16_t)(hl + plen));
-			wr16(fip + 6, (uint16_t)((ofs >> 3) | (df_bit ? 0x4000 : 0) |
-						 (more ? 0x2000 : 0)));
+			wr16(fip + 6,
+			     (uint16_t)((ofs >> 3) | (df_bit ? 0x4000 : 0) | (more ? 0x2000 : 0)));
 			ip4_csum(fip, hl);
 		} else if (fh) {
 			wr16(fip + 4, (uint16_t)(fh + plen));

@@ -322,9 +322,8 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 	}
 	/* chains below the first step, the step, chains up to the next... */
 	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
-		const struct nftdp_dp_builtin *b = s < w->dp->n_builtin[hook]
-							 ? &w->dp->builtin[hook][s]
-							 : NULL;
+		const struct nftdp_dp_builtin *b =
+		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
 		int32_t hi = b ? b->prio - 1 : INT32_MAX;
 
 		if (gen && lo <= hi) {
@@ -522,8 +521,8 @@ static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const u
  * ICMP fragmentation needed / packet too big).
  */
 static bool too_big(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
-		    const struct nftdp_dp_meta *mt, const struct nftdp_dp_port *rx, uint16_t rx_port,
-		    uint16_t tx_port)
+		    const struct nftdp_dp_meta *mt, const struct nftdp_dp_port *rx,
+		    uint16_t rx_port, uint16_t tx_port)
 {
 	bool v4 = p->nfproto == NFPROTO_IPV4;
 	uint32_t mtu, len;
@@ -531,8 +530,8 @@ static bool too_big(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
 	if (!nftdp_dp_defrag_too_big(w, p->data + mt->ip_off, v4, mt->frag_max, tx_port, &mtu))
 		return false;
 	w->st.drop[NFTDP_DP_DROP_FRAG_TOOBIG]++;
-	len = nftdp_dp_defrag_frag_needed(w, p->data, mt->ip_off, mt->ip_len, mtu,
-					  icmp_src(rx, v4));
+	len =
+	    nftdp_dp_defrag_frag_needed(w, p->data, mt->ip_off, mt->ip_len, mtu, icmp_src(rx, v4));
 	if (len)
 		send_reply(w, rx_port, len, p);
 	rte_pktmbuf_free(w->mb[p - w->view]);
@@ -579,8 +578,8 @@ static unsigned int refragment(struct nftdp_dp_worker *w, const struct nftdp_vm_
 }
 
 int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
-		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t,
-				 struct nftdp_vm_pkt **, unsigned int, unsigned int *),
+		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
+				 unsigned int, unsigned int *),
 		      bool (*active)(const struct nftdp_vm_gen *))
 {
 	unsigned int n = dp->n_builtin[hook];
