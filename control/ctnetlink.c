@@ -301,12 +301,26 @@ static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_ct
 	mnl_attr_nest_end(nlh, nest);
 }
 
-/* tcp_to_nlattr; with destroy only the state */
+/* tcp_to_nlattr, sctp_to_nlattr; with destroy only the state */
 static void put_protoinfo(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci, bool destroy)
 {
 	struct nlattr *nest, *tcp;
 	uint8_t fl[2] = {0, 0}; /* struct nf_ct_tcp_flags: flags, mask 0 */
 
+	if (ci->tuple[0].l4proto == IPPROTO_SCTP) {
+		struct nlattr *sctp;
+
+		nest = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+		sctp = mnl_attr_nest_start(nlh, CTA_PROTOINFO_SCTP);
+		mnl_attr_put_u8(nlh, CTA_PROTOINFO_SCTP_STATE, ci->sctp.state);
+		if (!destroy) {
+			mnl_attr_put_u32(nlh, CTA_PROTOINFO_SCTP_VTAG_ORIGINAL, ci->sctp.vtag[0]);
+			mnl_attr_put_u32(nlh, CTA_PROTOINFO_SCTP_VTAG_REPLY, ci->sctp.vtag[1]);
+		}
+		mnl_attr_nest_end(nlh, sctp);
+		mnl_attr_nest_end(nlh, nest);
+		return;
+	}
 	if (ci->tuple[0].l4proto != IPPROTO_TCP)
 		return;
 	nest = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
@@ -848,7 +862,7 @@ static int ct_stats_cpu(struct req *r)
 		mnl_attr_put_u32(nlh, CTA_STATS_FOUND, htonl((uint32_t)st.found));
 		mnl_attr_put_u32(nlh, CTA_STATS_INVALID, htonl((uint32_t)st.invalid));
 		mnl_attr_put_u32(nlh, CTA_STATS_INSERT, htonl((uint32_t)st.insert));
-		mnl_attr_put_u32(nlh, CTA_STATS_INSERT_FAILED, 0);
+		mnl_attr_put_u32(nlh, CTA_STATS_INSERT_FAILED, htonl((uint32_t)st.insert_failed));
 		mnl_attr_put_u32(nlh, CTA_STATS_DROP, htonl((uint32_t)st.drop));
 		mnl_attr_put_u32(nlh, CTA_STATS_EARLY_DROP, htonl((uint32_t)st.early_drop));
 		mnl_attr_put_u32(nlh, CTA_STATS_ERROR, 0);

@@ -790,6 +790,41 @@ static void test_events(void **state)
 	assert_int_equal(n_ev, 0);
 }
 
+/* sctp_to_nlattr: state and both verification tags; a destroy only the state */
+static void test_sctp_protoinfo(void **state)
+{
+	struct nftdp_ct_info *ci = add4("10.0.0.1", "10.0.0.2", IPPROTO_SCTP, 7000, 9899, 0);
+	const struct nlmsghdr *m;
+	const struct nlattr *pi, *sctp, *a;
+	uint16_t ty[8];
+	unsigned int k = 0;
+	char buf[1024];
+	struct nftdp_ct_event ev;
+	unsigned int group;
+
+	(void)state;
+	ci->sctp.state = SCTP_CONNTRACK_ESTABLISHED;
+	ci->sctp.vtag[0] = htonl(0x11111111);
+	ci->sctp.vtag[1] = htonl(0x22222222);
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	m = (const void *)buf;
+	pi = attr(m, CTA_PROTOINFO);
+	assert_non_null(pi);
+	sctp = mnl_attr_get_payload(pi);
+	assert_int_equal(mnl_attr_get_type(sctp), CTA_PROTOINFO_SCTP);
+	mnl_attr_for_each_nested(a, sctp) ty[k++ & 7] = mnl_attr_get_type(a);
+	assert_int_equal(k, 3);
+	assert_int_equal(ty[0], CTA_PROTOINFO_SCTP_STATE);
+	assert_int_equal(ty[1], CTA_PROTOINFO_SCTP_VTAG_ORIGINAL);
+	assert_int_equal(ty[2], CTA_PROTOINFO_SCTP_VTAG_REPLY);
+	ev.events = 1u << IPCT_DESTROY;
+	ev.info = *ci;
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_int_equal(group, NFNLGRP_CONNTRACK_DESTROY);
+	sctp = mnl_attr_get_payload(attr(m, CTA_PROTOINFO));
+	assert_int_equal(mnl_attr_get_payload_len(sctp), 8); /* the state alone */
+}
+
 /* without a table: the kernel without nf_conntrack_netlink */
 static void test_no_table(void **state)
 {
@@ -813,6 +848,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_flush, setup),
 	    cmocka_unit_test_setup(test_stats, setup),
 	    cmocka_unit_test_setup(test_events, setup),
+	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),
 	};
 

@@ -7,7 +7,7 @@
 The same frames -- TCP handshakes with data (left established, closed to
 TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
 packets get `ct mark set 42`, ICMP and ICMPv6 echo, IPv4 and IPv6, and a
-masqueraded TCP flow; with nf_conntrack_acct on -- go
+masqueraded TCP flow, SCTP four-way handshakes; with nf_conntrack_acct on -- go
 
   kernel: from two address-less peers (nftdp-ctt-PID-c, -s) through a
           scratch namespace nftdp-ctt-PID-fw that forwards between two veths
@@ -39,8 +39,9 @@ import sys
 import tempfile
 import time
 
-from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6EchoReply, ICMPv6EchoRequest, IPv6, \
-    Raw, raw  # noqa: E402
+from scapy.all import ICMP, IP, SCTP, TCP, UDP, Ether, ICMPv6EchoReply, ICMPv6EchoRequest, \
+    IPv6, Raw, SCTPChunkCookieAck, SCTPChunkCookieEcho, SCTPChunkInit, SCTPChunkInitAck, \
+    raw  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else None
 VERBOSE = "-v" in sys.argv
@@ -191,6 +192,22 @@ def sequences():
         P += [udp(v6, 0, b + 5, 5353)]
         P += [udp(v6, 0, b + 6, 5300), udp(v6, 1, 5300, b + 6)]  # ct mark set 42
         P += [echo(v6, 0, b % 65536 + 7), echo(v6, 1, b % 65536 + 7)]
+    # SCTP: the four-way handshake, then established
+    for v6 in (False, True):
+        a, b = (C6, S6) if v6 else (C4, S4)
+
+        def ip(d):
+            return IPv6(src=a if d == 0 else b, dst=b if d == 0 else a) if v6 else \
+                IP(src=a if d == 0 else b, dst=b if d == 0 else a, ttl=64)
+        sp, ct, st = 50000 + v6, 0x11111111 + v6, 0x22222222 + v6
+        P += [(0, ip(0) / SCTP(sport=sp, dport=9899, tag=0) /
+               SCTPChunkInit(init_tag=ct, a_rwnd=65535, n_out_streams=1, n_in_streams=1,
+                             init_tsn=1)),
+              (1, ip(1) / SCTP(sport=9899, dport=sp, tag=ct) /
+               SCTPChunkInitAck(init_tag=st, a_rwnd=65535, n_out_streams=1, n_in_streams=1,
+                                init_tsn=1)),
+              (0, ip(0) / SCTP(sport=sp, dport=9899, tag=st) / SCTPChunkCookieEcho(cookie=b"c" * 8)),
+              (1, ip(1) / SCTP(sport=9899, dport=sp, tag=ct) / SCTPChunkCookieAck())]
     # masquerade: the server answers the router's address, the port kept
     t = Tcp(False, 30008, 8080, 11000, 12000, reply_dst=MASQ4)
     P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "PA", b"masq"), t.seg(1, "A")]
