@@ -258,7 +258,9 @@ static int parse_tuple(const struct nlattr *nest, uint8_t l3num, struct nftdp_ct
 
 /* ---- message building ---- */
 
-static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_ct_tuple *t)
+/* tuple_zone: CTA_TUPLE_ZONE in the nest (a zone keying this direction only) */
+static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_ct_tuple *t,
+		      uint16_t tuple_zone)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, type), *n2;
 
@@ -298,7 +300,24 @@ static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_ct
 		break;
 	}
 	mnl_attr_nest_end(nlh, n2);
+	if (tuple_zone)
+		mnl_attr_put_u16(nlh, CTA_TUPLE_ZONE, htons(tuple_zone));
 	mnl_attr_nest_end(nlh, nest);
+}
+
+/* ctnetlink_dump_zone_id for both tuples and CTA_ZONE: a zone of both
+ * directions is CTA_ZONE, a directional one CTA_TUPLE_ZONE in its tuple
+ * (the tuples carry the zone only in the directions it keys) */
+static void put_tuples(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	bool orig = ci->zone && ci->tuple[0].zone == ci->zone;
+	bool repl = ci->zone && ci->tuple[1].zone == ci->zone;
+	bool both = orig && repl;
+
+	put_tuple(nlh, CTA_TUPLE_ORIG, &ci->tuple[0], orig && !both ? ci->zone : 0);
+	put_tuple(nlh, CTA_TUPLE_REPLY, &ci->tuple[1], repl && !both ? ci->zone : 0);
+	if (both)
+		mnl_attr_put_u16(nlh, CTA_ZONE, htons(ci->zone));
 }
 
 /* tcp_to_nlattr, sctp_to_nlattr; with destroy only the state */
@@ -381,10 +400,7 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 	struct nlmsghdr *nlh = msg_start(buf, IPCTNL_MSG_CT_NEW, flags | (portid ? NLM_F_MULTI : 0),
 					 seq, portid, ci->tuple[0].l3proto, 0);
 
-	put_tuple(nlh, CTA_TUPLE_ORIG, &ci->tuple[0]);
-	put_tuple(nlh, CTA_TUPLE_REPLY, &ci->tuple[1]);
-	if (ci->zone)
-		mnl_attr_put_u16(nlh, CTA_ZONE, htons(ci->zone));
+	put_tuples(nlh, ci);
 	/* ctnetlink_dump_info */
 	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(ci->status));
 	mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
@@ -431,10 +447,7 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 		return 0;
 	}
 	nlh = msg_start(buf, type, flags, 0, portid, ci->tuple[0].l3proto, 0);
-	put_tuple(nlh, CTA_TUPLE_ORIG, &ci->tuple[0]);
-	put_tuple(nlh, CTA_TUPLE_REPLY, &ci->tuple[1]);
-	if (ci->zone)
-		mnl_attr_put_u16(nlh, CTA_ZONE, htons(ci->zone));
+	put_tuples(nlh, ci);
 	mnl_attr_put_u32(nlh, CTA_ID, htonl(ci->id));
 	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(ci->status));
 	if (e & (1u << IPCT_DESTROY)) {

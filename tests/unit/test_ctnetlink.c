@@ -320,6 +320,12 @@ static void put_tuple4(struct nlmsghdr *nlh, uint16_t type, const char *src, con
 
 static const struct nlattr *bad;
 
+static void ctl_put_attr_copy(struct nlmsghdr *nlh, const struct nlattr *a)
+{
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), a, a->nla_len);
+	nlh->nlmsg_len += MNL_ALIGN(a->nla_len);
+}
+
 static int rcv(const struct nlmsghdr *nlh)
 {
 	bad = NULL;
@@ -893,6 +899,50 @@ static void test_mutations(void **state)
 	}
 }
 
+/* ctnetlink_dump_zone_id: CTA_ZONE after the tuples for a zone of both
+ * directions, CTA_TUPLE_ZONE last in the one tuple of a directional zone */
+static void test_zones(void **state)
+{
+	struct nftdp_ct_info *ci = add4("10.0.0.1", "10.0.0.9", IPPROTO_UDP, 1, 2, 0);
+	const struct nlmsghdr *m;
+	const struct nlattr *a, *last;
+	char buf[1024];
+	uint16_t ty[16];
+
+	(void)state;
+	ci->zone = ci->tuple[0].zone = ci->tuple[1].zone = 7;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	m = (const void *)buf;
+	attr_types(m, ty, 16);
+	assert_int_equal(ty[2], CTA_ZONE);
+	assert_int_equal(ntohs(mnl_attr_get_u16(attr(m, CTA_ZONE))), 7);
+	/* original direction only */
+	ci->tuple[1].zone = 0;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	assert_null(attr(m, CTA_ZONE));
+	last = NULL;
+	mnl_attr_for_each_nested(a, attr(m, CTA_TUPLE_ORIG)) last = a;
+	assert_int_equal(mnl_attr_get_type(last), CTA_TUPLE_ZONE);
+	mnl_attr_for_each_nested(a, attr(m, CTA_TUPLE_REPLY)) last = a;
+	assert_int_equal(mnl_attr_get_type(last), CTA_TUPLE_PROTO);
+	/* a get by that tuple and its zone (CTA_TUPLE_ZONE in the request) */
+	{
+		struct nlmsghdr *nlh = req(IPCTNL_MSG_CT_GET, NLM_F_ACK, AF_INET);
+		struct nlattr *n;
+		char tmp[256];
+		struct nlmsghdr *t = mnl_nlmsg_put_header(tmp);
+
+		put_tuple4(t, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.9", IPPROTO_UDP, 1, 2);
+		/* the same nest with the zone appended */
+		n = mnl_attr_nest_start(nlh, CTA_TUPLE_ORIG);
+		mnl_attr_for_each_nested(a, (const struct nlattr *)mnl_nlmsg_get_payload(t))
+			ctl_put_attr_copy(nlh, a);
+		mnl_attr_put_u16(nlh, CTA_TUPLE_ZONE, htons(7));
+		mnl_attr_nest_end(nlh, n);
+		assert_int_equal(rcv(nlh), 0);
+	}
+}
+
 /* without a table: the kernel without nf_conntrack_netlink */
 static void test_no_table(void **state)
 {
@@ -917,6 +967,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_stats, setup),
 	    cmocka_unit_test_setup(test_events, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
+	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),
 	};

@@ -6,7 +6,8 @@
 
 The same frames -- TCP handshakes with data (left established, closed to
 TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
-packets get `ct mark set 42`, ICMP and ICMPv6 echo, IPv4 and IPv6, and a
+packets get `ct mark set 42`, ICMP and ICMPv6 echo, UDP in zone 7 and in
+original zone 8, IPv4 and IPv6, and a
 masqueraded TCP flow, SCTP four-way handshakes; with nf_conntrack_acct on -- go
 
   kernel: from two address-less peers (nftdp-ctt-PID-c, -s) through a
@@ -51,6 +52,12 @@ C4, S4 = "10.31.0.2", "10.32.0.2"
 C6, S6 = "fd31::2", "fd32::2"
 MAC_C, MAC_S = "02:00:00:00:31:0c", "02:00:00:00:32:0d"
 RULESET = """table inet ctt {
+	chain pre {
+		type filter hook prerouting priority raw; policy accept;
+		udp dport 5400 ct zone set 7
+		udp sport 5400 ct zone set 7
+		udp dport 5401 ct original zone set 8
+	}
 	chain forward {
 		type filter hook forward priority 0; policy accept;
 		udp dport 5300 ct mark set 42
@@ -192,6 +199,8 @@ def sequences():
         P += [udp(v6, 0, b + 5, 5353)]
         P += [udp(v6, 0, b + 6, 5300), udp(v6, 1, 5300, b + 6)]  # ct mark set 42
         P += [echo(v6, 0, b % 65536 + 7), echo(v6, 1, b % 65536 + 7)]
+        P += [udp(v6, 0, b + 9, 5400), udp(v6, 1, 5400, b + 9)]  # zone 7
+        P += [udp(v6, 0, b + 10, 5401), udp(v6, 1, 5401, b + 10)]  # original zone 8
     # SCTP: the four-way handshake, then established
     for v6 in (False, True):
         a, b = (C6, S6) if v6 else (C4, S4)
@@ -226,7 +235,7 @@ def commands():
     """(name, conntrack arguments); the udp flow to delete is b + 4."""
     return [
         ("list", ["-L"]), ("list ipv6", ["-L", "-f", "ipv6"]), ("list mark 42", ["-L", "-m", "42"]),
-        ("list assured", ["-L", "-u", "ASSURED"]),
+        ("list assured", ["-L", "-u", "ASSURED"]), ("list zone 7", ["-L", "-w", "7"]),
         ("get tcp", ["-G", "-p", "tcp", "-s", C4, "-d", S4, "--sport", "30001", "--dport", "80"]),
         ("get ipv6 icmp", ["-G", "-p", "icmpv6", "-s", C6, "-d", S6,
                            "--icmpv6-type", "128", "--icmpv6-code", "0", "--icmpv6-id",
