@@ -59,6 +59,7 @@ struct opts {
 	const char *ifaddr[64];
 	unsigned int n_ifaddr;
 	unsigned long conntrack_max;
+	long conntrack_events; /* event ring per shard; < 0: the default */
 	struct nftdp_ct_config ct_cfg; /* --ct-sysctl */
 	struct nftdp_ct_timeouts ct_tmo;
 };
@@ -82,6 +83,8 @@ static void usage(const char *prog)
 		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
 		"  --conntrack-max N   connections tracked, split over the workers' shards\n"
 		"                      (default 262144)\n"
+		"  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
+		"                      two, default 4096; 0: no events)\n"
 		"  --ct-sysctl NAME=V  a conntrack tunable by its net.netfilter sysctl name\n"
 		"                      (repeatable): nf_conntrack_tcp_timeout_established=3600,\n"
 		"                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
@@ -118,6 +121,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"wire", required_argument, NULL, 'w'},
 	    {"router", no_argument, NULL, 'R'},
 	    {"conntrack-max", required_argument, NULL, 'T'},
+	    {"conntrack-events", required_argument, NULL, 'V'},
 	    {"ct-sysctl", required_argument, NULL, 'X'},
 	    {"ifaddr", required_argument, NULL, 'A'},
 	    {"workers", required_argument, NULL, 'W'},
@@ -187,6 +191,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_uint(optarg, 1ul << 26, &v) < 0 || v == 0)
 				goto bad_num;
 			o->conntrack_max = v;
+			break;
+		case 'V':
+			if (parse_uint(optarg, 1ul << 20, &v) < 0 || (v & (v - 1)))
+				goto bad_num;
+			o->conntrack_events = (long)v;
 			break;
 		case 'X': {
 			int err = nftdp_dp_ct_sysctl(&o->ct_cfg, &o->ct_tmo, optarg);
@@ -433,7 +442,7 @@ int main(int argc, char **argv)
 {
 	struct nftdp_ctl_config cfg = {0};
 	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock", .exit_on_idle_ms = -1,
-		       .conntrack_max = 262144};
+		       .conntrack_max = 262144, .conntrack_events = -1};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
 	static struct nftdp_dp dp;
@@ -505,8 +514,9 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	o.ct_cfg.timeouts = &o.ct_tmo;
-	if (!o.ct_cfg.event_ring_size)
-		o.ct_cfg.event_ring_size = 4096; /* conntrack -E */
+	/* conntrack -E: each new connection, change and end is copied into the
+	 * worker's ring whether or not anybody listens */
+	o.ct_cfg.event_ring_size = o.conntrack_events < 0 ? 4096 : (uint32_t)o.conntrack_events;
 	ret = nftdp_dp_ct_init(&dp, (uint32_t)o.conntrack_max, &o.ct_cfg);
 	if (ret < 0)
 		goto out_workers;
