@@ -72,6 +72,7 @@ table ip nat {
 	}
 }
 """
+PROBE_PORT = 7777  # a flow sent until conntrack -E shows it
 MASQ4 = "10.32.0.1"  # the kernel's f1, nftdp's --ifaddr 1=
 failures = []
 
@@ -255,9 +256,17 @@ def commands():
 
 def run_side(run_ct, socks, macs, tmp, tag):
     """conntrack -E during the traffic, then the commands; returns outputs."""
-    evf = open(os.path.join(tmp, tag + ".events"), "w")
+    evpath = os.path.join(tmp, tag + ".events")
+    evf = open(evpath, "w")
     ev = run_ct(["-E"], popen=evf)
-    time.sleep(0.5)
+    # -E listens once a probe flow's event shows; the probes are deleted
+    # and their lines left out
+    for i in range(100):
+        send_all(socks, macs, [udp(False, 0, 20000 + i, PROBE_PORT)])
+        time.sleep(0.1)
+        if f"dport={PROBE_PORT}" in open(evpath).read():
+            break
+    run_ct(["-D", "-p", "udp", "--dport", str(PROBE_PORT)])
     send_all(socks, macs, sequences())
     time.sleep(0.5)
     out = {}
@@ -274,7 +283,7 @@ def run_side(run_ct, socks, macs, tmp, tag):
         ev.kill()
         ev.wait()
     evf.close()
-    out["events"] = open(os.path.join(tmp, tag + ".events")).read()
+    out["events"] = "".join(x for x in open(evpath).readlines() if f"port={PROBE_PORT}" not in x)
     return out
 
 
