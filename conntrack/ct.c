@@ -314,7 +314,8 @@ void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	e->tmo_slot = (uint8_t)(slot + 1);
 	e->tmo = &s->pol[slot].tmo;
 	if (!(e->status & IPS_FIXED_TIMEOUT))
-		e->expires_ms = s->now_ms + (uint64_t)policy_first(e->tmo, e->tuple[0].l4proto) * 1000u;
+		e->expires_ms =
+		    s->now_ms + (uint64_t)policy_first(e->tmo, e->tuple[0].l4proto) * 1000u;
 }
 
 static void entry_free(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
@@ -513,8 +514,8 @@ static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint6
 		return ICMP_INVALID;
 	inner.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL); /* the error's own zone */
 	e = nftdp_ct_find(s, &inner, nftdp_ct_tuple_hash(s, &inner), &dir, now_ms);
-	if (!e || (dir == IP_CT_DIR_REPLY &&
-		   nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone))
+	if (!e ||
+	    (dir == IP_CT_DIR_REPLY && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone))
 		return ICMP_INVALID;
 	if (memcmp(&outer_daddr, &e->tuple[dir].dst, sizeof(outer_daddr)))
 		return ICMP_INVALID; /* outer daddr != inner */
@@ -624,7 +625,8 @@ repeat:
 	e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
 	/* nf_ct_zone_equal in the direction found: a reply-direction match
 	 * needs the packet's reply zone to be the entry's */
-	if (e && dir == IP_CT_DIR_REPLY && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
+	if (e && dir == IP_CT_DIR_REPLY &&
+	    nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
 		e = NULL;
 	if (!e && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != t.zone) {
 		/* resolve_normal_ct's second lookup with the reply zone id of a

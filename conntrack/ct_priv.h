@@ -70,7 +70,7 @@ struct nftdp_ct_entry {
 	uint16_t refs;	     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
 	uint16_t ev_pending; /* 1 << IPCT_*: cached until the packet is confirmed */
 	uint8_t in_use;
-	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: tuple[d].zone is the zone where d is in it, else 0 */
+	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
 	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
 	uint8_t clash;	  /* new, its reply tuple taken (zones): never linked, dropped at confirm */
 	uint64_t packets[2], bytes[2];

@@ -185,7 +185,8 @@ static bool basic_checks(const struct ct_l4pkt *p, uint64_t map[4])
 
 		if (type == CID_INIT || type == CID_INIT_ACK || type == CID_SHUTDOWN_COMPLETE)
 			only = true;
-		if (((type == CID_COOKIE_ACK || type == CID_COOKIE_ECHO || only) && it.count != 1) ||
+		if (((type == CID_COOKIE_ACK || type == CID_COOKIE_ECHO || only) &&
+		     it.count != 1) ||
 		    !clen)
 			return true;
 		map[type >> 6] |= 1ull << (type & 63);
@@ -291,7 +292,8 @@ enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 			} else if (vtag != sc->vtag[dir]) {
 				if (has(map, CID_DATA) || ignore)
 					return CT_INVALID;
-				if (!(sc->flags & FLAG_HEARTBEAT_VTAG_FAILED) || sc->last_dir == dir)
+				if (!(sc->flags & FLAG_HEARTBEAT_VTAG_FAILED) ||
+				    sc->last_dir == dir)
 					return CT_INVALID;
 				/* the peer moved to another path: take its tag */
 				sc->flags &= (uint8_t)~FLAG_HEARTBEAT_VTAG_FAILED;

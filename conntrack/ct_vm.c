@@ -230,9 +230,8 @@ static bool ct_conn_live(const void *ct, uint64_t key)
 		return false;
 	if ((e->status & IPS_CONFIRMED) && e->expires_ms <= s->now_ms)
 		return false;
-	if (e->tuple[0].l4proto == IPPROTO_TCP &&
-	    (e->proto.tcp.state == TCP_CONNTRACK_TIME_WAIT ||
-	     e->proto.tcp.state == TCP_CONNTRACK_CLOSE))
+	if (e->tuple[0].l4proto == IPPROTO_TCP && (e->proto.tcp.state == TCP_CONNTRACK_TIME_WAIT ||
+						   e->proto.tcp.state == TCP_CONNTRACK_CLOSE))
 		return false;
 	return true;
 }

@@ -131,7 +131,8 @@ static int connlimit_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, 
 	p->invert = flags & NFT_CONNLIMIT_F_INV;
 	cap = p->limit < CONNLIMIT_MAX_CAP - CONNLIMIT_SLACK ? p->limit + CONNLIMIT_SLACK
 							     : CONNLIMIT_MAX_CAP;
-	stride = (sizeof(struct connlimit_list) + (size_t)cap * sizeof(uint64_t) + 63) & ~(size_t)63;
+	stride =
+	    (sizeof(struct connlimit_list) + (size_t)cap * sizeof(uint64_t) + 63) & ~(size_t)63;
 	p->st = aligned_alloc(64, sizeof(struct connlimit_state) + stride * n);
 	if (!p->st)
 		return nftdp_vm_errf(cc, -ENOMEM, "connlimit: no memory");

@@ -283,7 +283,7 @@ static const struct nftdp_vm_expr_ops *ct_select_ops(struct nftdp_vm_cctx *cc,
 		return &ct_get_ops;
 	if (nftdp_vm_attr(e, NFTNL_EXPR_CT_SREG))
 		return nftdp_vm_u32(e, NFTNL_EXPR_CT_KEY) == NFT_CT_ZONE ? &ct_set_zone_ops
-									: &ct_set_ops;
+									 : &ct_set_ops;
 	nftdp_vm_errf(cc, -EINVAL, "ct: no register");
 	return NULL;
 }

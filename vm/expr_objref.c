@@ -40,7 +40,8 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 		/* nft_ct_timeout_obj_eval: the packet's protocol only; conntrack
 		 * leaves confirmed entries alone */
 		if (pkt->ct && pkt->ct_ops && pkt->ct_ops->timeout &&
-		    (pkt->flags & NFTDP_VM_PKT_F_L4PROTO) && pkt->l4proto == obj->ct_timeout.l4proto)
+		    (pkt->flags & NFTDP_VM_PKT_F_L4PROTO) &&
+		    pkt->l4proto == obj->ct_timeout.l4proto)
 			pkt->ct_ops->timeout(pkt->ct, &obj->ct_timeout);
 		break;
 	}
@@ -305,10 +306,10 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	uint32_t type = nftdp_vm_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE);
 
 	if (!obj_type_ok(type))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "objref: object type %u%s%s%s not supported by nftdp",
-				     type, obj_type_name(type) ? " (" : "",
-				     obj_type_name(type) ? obj_type_name(type) : "",
-				     obj_type_name(type) ? ")" : "");
+		return nftdp_vm_errf(
+		    cc, -EOPNOTSUPP, "objref: object type %u%s%s%s not supported by nftdp", type,
+		    obj_type_name(type) ? " (" : "", obj_type_name(type) ? obj_type_name(type) : "",
+		    obj_type_name(type) ? ")" : "");
 	if (cc->res && cc->res->obj)
 		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
 	if (!p->obj)
