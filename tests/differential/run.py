@@ -281,8 +281,9 @@ def tester_main(in_pcap, out_dir, plan_path=None):
     arrives on t0 and t1 from the DUT into PREFIX-dp0.pcap/PREFIX-dp1.pcap.
     One-way cases send the whole capture on t0 at once; with a plan (JSON:
     sides, gap, prefix) each frame goes out of its side's peer, one at a
-    time, `gap` seconds apart, so the DUT has handled each packet (and what
-    it answers) before the next. The sniffing sockets are scapy's L2Socket,
+    time: the next one once a frame has come back from the DUT (it handled
+    the packet) or `gap` seconds later (it dropped it), so the DUT has
+    handled each packet before the next. The sniffing sockets are scapy's L2Socket,
     which skips what the host itself sent (PACKET_OUTGOING), so neither the
     injected frames nor anything else of ours is recorded."""
     import threading
@@ -294,17 +295,31 @@ def tester_main(in_pcap, out_dir, plan_path=None):
         with open(plan_path) as f:
             plan.update(json.load(f))
     started = threading.Event()
+    arrived = threading.Condition()
+    n_arrived = [0]
+
+    def on_frame(_):
+        with arrived:
+            n_arrived[0] += 1
+            arrived.notify_all()
+
     socks = {conf.L2socket(iface=dev): dev for dev in ('t0', 't1')}
-    sn = AsyncSniffer(opened_socket=socks, store=True, started_callback=started.set)
+    sn = AsyncSniffer(opened_socket=socks, store=True, prn=on_frame,
+                      started_callback=started.set)
     sn.start()
     if not started.wait(10):
         sys.exit('tester: sniffer did not start')
     time.sleep(0.1)
     out = {side: conf.L2socket(iface='t' + side[-1]) for side in sorted(set(plan['sides']))}
     for f, side in zip(frames, plan['sides']):
+        with arrived:
+            before = n_arrived[0]
         out[side].send(f)
         if plan['gap']:
-            time.sleep(plan['gap'])
+            # something the packet caused has left the DUT (it handled the
+            # packet), or the gap is over (it dropped it)
+            with arrived:
+                arrived.wait_for(lambda: n_arrived[0] > before, timeout=plan['gap'])
     for s in out.values():
         s.close()
     time.sleep(SETTLE)
