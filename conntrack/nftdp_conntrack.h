@@ -7,8 +7,11 @@
  * of every connection are indexed. The shard plays the part of the kernel's
  * nf_conntrack for the packets of its worker: it builds the tuple of a packet
  * (IPv4/IPv6; TCP, UDP, ICMP/ICMPv6, SCTP, any other protocol by number),
- * finds or creates the entry, runs the protocol's state machine (TCP with
- * the kernel's transition table and window tracking) and tells the VM,
+ * finds or creates the entry (in the packet's zone: pkt->ct_zone, set by
+ * `ct zone set` before conntrack), runs the protocol's state machine (TCP
+ * with the kernel's transition table and window tracking, SCTP with its
+ * chunk table and verification tags; `ct timeout` policies through
+ * nftdp_ct_vm_ops.timeout) and tells the VM,
  * through pkt->ct and nftdp_ct_vm_ops, what `ct state`, `ct mark`, ... are.
  * It also does NAT as nf_nat does (bindings, rewrites, ICMP errors) and
  * keeps the events ctnetlink reports. docs/conntrack.md has the long form.
@@ -24,7 +27,8 @@
  *                                    prerouting -100 and postrouting 100
  *     nftdp_ct_confirm_burst() / nftdp_ct_confirm()  end of postrouting,
  *                                    for every packet nftdp_ct_in() saw,
- *                                    with its final verdict
+ *                                    with its final verdict (confirm may
+ *                                    answer NF_DROP: a zone clash)
  *     nftdp_ct_gc()                 between bursts: bounded reaping
  *   control plane (conntrack -L/-D/-F/-E, telemetry):
  *     nftdp_ct_walk(), nftdp_ct_get(), nftdp_ct_delete(), nftdp_ct_flush(),
