@@ -600,6 +600,8 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	}
 	if (!nftdp_ct_pkt_tuple(pkt, t))
 		return CT_BAD;
+	if (pkt->ct_zone_dir)
+		s->zones_seen = true; /* confirm checks for clashes from now on */
 	/* the lookup keys the zone of the original direction
 	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
 	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
@@ -679,18 +681,7 @@ repeat:
 		goto invalid;
 	}
 	if (new && !(e->status & IPS_DYING)) {
-		struct nftdp_ct_entry *o;
-		int od;
-
-		/* __nf_conntrack_confirm would find the reply tuple taken (a
-		 * zone's reply tuple is another entry's): the packet is dropped
-		 * at confirm; until then it has this entry, outside the table */
-		o = nftdp_ct_find(s, &e->tuple[1], nftdp_ct_tuple_hash(s, &e->tuple[1]), &od,
-				  now_ms);
-		if (o)
-			e->clash = 1;
-		else
-			hash_link(s, e);
+		hash_link(s, e);
 		s->st.new_++;
 	}
 	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
@@ -771,6 +762,29 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 }
 
+/*
+ * __nf_conntrack_confirm's check: another entry already has tuple t (after
+ * NAT chose the tuples). Only zones make that possible here: NAT picks
+ * tuples no one uses, and without zones a packet whose tuple is another
+ * entry's reply finds that entry.
+ */
+static bool tuple_clash(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+			const struct nftdp_ct_tuple *t)
+{
+	uint32_t node = s->buckets[nftdp_ct_tuple_hash(s, t) & s->bucket_mask];
+
+	while (node != CT_NIL) {
+		const struct nftdp_ct_entry *o = &s->entries[node >> 1];
+		int d = (int)(node & 1);
+
+		node = o->hnext[d];
+		if (o != e && o->in_use && !(o->status & IPS_DYING) &&
+		    !memcmp(&o->tuple[d], t, sizeof(*t)))
+			return true;
+	}
+	return false;
+}
+
 unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 			      unsigned int verdict)
 {
@@ -780,13 +794,12 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 		return verdict;
 	e = ct_entry(pkt->ct);
 	pkt->ct = NULL;
-	if (e->clash) {
-		/* nf_ct_resolve_clash found nothing to merge with: NF_DROP */
-		if (verdict == NF_ACCEPT)
-			s->st.insert_failed++;
-		e->status |= IPS_DYING;
-		if (!--e->refs)
-			entry_free(s, e);
+	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
+	    (tuple_clash(s, e, &e->tuple[0]) || tuple_clash(s, e, &e->tuple[1]))) {
+		/* nf_ct_resolve_clash finds nothing to merge with: NF_DROP */
+		s->st.insert_failed++;
+		nftdp_ct_kill(s, e);
+		ct_put(s, e);
 		return NF_DROP;
 	}
 	if (verdict == NF_ACCEPT && !(e->status & (IPS_CONFIRMED | IPS_DYING))) {

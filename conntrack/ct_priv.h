@@ -72,7 +72,6 @@ struct nftdp_ct_entry {
 	uint8_t in_use;
 	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
 	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
-	uint8_t clash;	  /* new, its reply tuple taken (zones): never linked, dropped at confirm */
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
@@ -115,6 +114,7 @@ struct nftdp_ct_shard {
 	struct nftdp_ct_timeouts tmo;
 	struct ct_policy pol[CT_POLICIES];
 	uint64_t policy_full; /* `ct timeout set` that found every slot in use */
+	bool zones_seen;      /* a packet had a zone: confirm looks for tuple clashes */
 	struct nftdp_ct_entry *entries;
 	uint32_t n_entries;
 	uint32_t free_head;
