@@ -2051,6 +2051,32 @@ static void test_sctp(void **state)
 	env_free(en);
 }
 
+/* With zones in use confirm looks for clashes; a NATed connection's reply
+ * tuple that a direct connection would take is resolved by the null
+ * binding before confirm, so nothing is dropped. */
+static void test_zone_clash_after_nat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range dn = nat_to("10.0.0.80", 8080);
+	struct nftdp_ct_entry *e1, *e2;
+	struct tpkt t;
+
+	(void)state;
+	udp(&t, false, "192.0.2.9", "203.0.113.5", 5555, 80, 0);
+	t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH; /* zone 0, but a zone was set */
+	assert_int_equal(nat_path(en, &t, &dn, NULL, &e1), ST_NEW);
+	assert_true(en->s->zones_seen);
+	/* the client straight to the server: its reply tuple is e1's */
+	udp(&t, false, "192.0.2.9", "10.0.0.80", 5555, 8080, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &e2), ST_NEW);
+	assert_ptr_not_equal(e1, e2);
+	assert_int_equal(en->s->st.insert_failed, 0);
+	assert_int_equal(en->s->st.count, 2);
+	assert_true(e2->status & IPS_CONFIRMED);
+	assert_int_not_equal(e2->tuple[1].dport, htons(5555)); /* the null binding moved it */
+	env_free(en);
+}
+
 static void test_malformed_packets(void **state)
 {
 	struct nftdp_ct_config cfg = {.max_entries = 256, .ifaddr = test_ifaddr};
@@ -2732,6 +2758,7 @@ int main(void)
 		cmocka_unit_test(test_connlimit),
 		cmocka_unit_test(test_connlimit_compile),
 		cmocka_unit_test(test_sctp),
+		cmocka_unit_test(test_zone_clash_after_nat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
