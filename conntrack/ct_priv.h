@@ -240,6 +240,9 @@ enum ct_verdict nftdp_ct_icmp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
 
 bool nftdp_ct_sctp_error(const struct ct_l4pkt *p, bool checksum);
+/* CRC32c of an SCTP packet (common header from l4) as sctp_compute_cksum,
+ * the checksum field read as zero; stored little-endian */
+uint32_t nftdp_ct_sctp_crc32c(const uint8_t *l4, uint32_t len);
 enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, bool new,
 				     const struct ct_l4pkt *p, int dir, uint64_t now_ms);
 bool nftdp_ct_sctp_can_early_drop(const struct nftdp_ct_entry *e);

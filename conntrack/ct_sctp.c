@@ -119,20 +119,25 @@ __attribute__((constructor)) static void crc32c_init(void)
 	}
 }
 
-static bool crc_ok(const uint8_t *l4, uint32_t len)
+uint32_t nftdp_ct_sctp_crc32c(const uint8_t *l4, uint32_t len)
 {
-	uint32_t crc = ~0u, want;
+	uint32_t crc = ~0u;
 
 	for (uint32_t i = 0; i < len; i++) {
 		uint8_t b = (i >= 8 && i < 12) ? 0 : l4[i]; /* the checksum field as zero */
 
 		crc = crc32c_table[(crc ^ b) & 0xff] ^ (crc >> 8);
 	}
-	crc = ~crc;
+	return ~crc;
+}
+
+static bool crc_ok(const uint8_t *l4, uint32_t len)
+{
 	/* stored little-endian (cpu_to_le32 of the value) */
-	want = (uint32_t)l4[8] | (uint32_t)l4[9] << 8 | (uint32_t)l4[10] << 16 |
-	       (uint32_t)l4[11] << 24;
-	return crc == want;
+	uint32_t want = (uint32_t)l4[8] | (uint32_t)l4[9] << 8 | (uint32_t)l4[10] << 16 |
+			(uint32_t)l4[11] << 24;
+
+	return nftdp_ct_sctp_crc32c(l4, len) == want;
 }
 
 static inline uint32_t rd32(const uint8_t *p)

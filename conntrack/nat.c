@@ -393,6 +393,24 @@ static void manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, u
 				csum[0] = csum[1] = 0xff; /* CSUM_MANGLED_0 */
 		}
 		memcpy(port, &nport, 2);
+		if (l4proto == IPPROTO_SCTP && l4avail >= 12) {
+			/* sctp_manip_pkt: the CRC32c to the end of the datagram
+			 * (not link padding) or of the quote (one shorter than
+			 * the common header keeps its own) */
+			uint32_t end = v4 ? (uint32_t)nh[2] << 8 | nh[3]
+					  : 40u + ((uint32_t)nh[4] << 8 | nh[5]);
+			uint32_t crc;
+
+			if (end > avail)
+				end = avail;
+			if (end >= thoff + 12) {
+				crc = nftdp_ct_sctp_crc32c(th, end - thoff);
+				th[8] = (uint8_t)crc;
+				th[9] = (uint8_t)(crc >> 8);
+				th[10] = (uint8_t)(crc >> 16);
+				th[11] = (uint8_t)(crc >> 24);
+			}
+		}
 	} else if ((l4proto == IPPROTO_ICMP || l4proto == IPPROTO_ICMPV6) && l4avail >= 8 &&
 		   icmp_query(l4proto, th[0])) {
 		/* the query id (both directions keep the source's) */

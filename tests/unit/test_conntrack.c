@@ -1795,6 +1795,17 @@ static uint32_t test_crc32c(const uint8_t *p, uint32_t n)
 	return ~c;
 }
 
+/* the CRC32c of an SCTP packet with its checksum field read as zero */
+static uint32_t test_crc32c_zeroed(const uint8_t *l4, uint32_t n)
+{
+	uint8_t tmp[512];
+
+	assert_true(n <= sizeof(tmp));
+	memcpy(tmp, l4, n);
+	memset(tmp + 8, 0, 4);
+	return test_crc32c(tmp, n);
+}
+
 /* an SCTP packet: common header (ports, tag) + chunks, CRC32c stored
  * little-endian as the kernel's sctp_compute_cksum */
 static void sctp_pkt(struct tpkt *t, bool v6, int dir, uint16_t cport, uint32_t tag,
@@ -2048,6 +2059,32 @@ static void test_sctp(void **state)
 		assert_true(g.s->st.invalid > 0);
 		nftdp_ct_shard_destroy(g.s);
 	}
+	env_free(en);
+}
+
+/* SCTP through source NAT to a fixed port: the port changes and the CRC32c
+ * is computed again, over the datagram and not the link padding after it */
+static void test_nat_sctp_crc(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range sn = nat_to("203.0.113.5", 7777);
+	struct tpkt t;
+	uint8_t c[32], *th;
+	uint32_t n, crc, want;
+
+	(void)state;
+	n = init_chunk(c, 1, 0x01020304);
+	sctp_pkt(&t, false, 0, 5000, 0, c, n);
+	th = t.buf + 20;
+	memset(t.buf + t.len, 0xee, 6); /* link padding, not part of the datagram */
+	t.pkt.len = t.len + 6;
+	assert_int_equal(nat_path(en, &t, NULL, &sn, NULL), ST_NEW);
+	assert_int_equal(port_at(th), 7777);
+	assert_ip4(t.buf + 12, "203.0.113.5");
+	crc = test_crc32c_zeroed(th, 12 + n);
+	want = (uint32_t)th[8] | (uint32_t)th[9] << 8 | (uint32_t)th[10] << 16 |
+	       (uint32_t)th[11] << 24;
+	assert_int_equal(crc, want);
 	env_free(en);
 }
 
@@ -2759,6 +2796,7 @@ int main(void)
 		cmocka_unit_test(test_connlimit_compile),
 		cmocka_unit_test(test_sctp),
 		cmocka_unit_test(test_zone_clash_after_nat),
+		cmocka_unit_test(test_nat_sctp_crc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ct_kernel as K  # noqa: E402
 from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
     ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
+from scapy.layers.sctp import SCTP, SCTPChunkInit, SCTPChunkInitAck  # noqa: E402
 
 NAT_RULESET = """table ip6 nat6 {
   chain pre { type nat hook prerouting priority -100; policy accept;
@@ -101,6 +102,16 @@ def sequences():
           (1, ip(K.S4, PUB) / ICMP(type=0, id=0x1234, seq=1) / Raw(b"ping"))]
     seg = raw(ip(PUB, K.S4) / TCP(sport=3001, dport=80, flags="A", seq=cs, ack=ss))
     P += [(1, ip(K.S4, PUB) / ICMP(type=3, code=4) / Raw(seg[:28]))]
+    # SCTP masqueraded (the CRC32c as the kernel leaves it), an ICMP error
+    # quoting it
+    ini = SCTPChunkInit(init_tag=0x1234abcd, a_rwnd=65535, n_out_streams=1, n_in_streams=1,
+                        init_tsn=1)
+    P += [(0, ip(K.C4, K.S4) / SCTP(sport=4100, dport=36412, tag=0) / ini),
+          (1, ip(K.S4, PUB) / SCTP(sport=36412, dport=4100, tag=0x1234abcd) /
+           SCTPChunkInitAck(init_tag=0x5678, a_rwnd=65535, n_out_streams=1, n_in_streams=1,
+                            init_tsn=1))]
+    qs = raw(ip(PUB, K.S4) / SCTP(sport=4100, dport=36412, tag=0) / ini)
+    P += [(1, ip(K.S4, PUB) / ICMP(type=3, code=3) / Raw(qs))]
     # IPv6: masqueraded TCP and UDP, an error about the UDP flow, echo, dnat
     i6 = IPv6
     P += [(0, i6(src=K.C6, dst=K.S6) / TCP(sport=5001, dport=80, flags="S", seq=1)),
