@@ -22,6 +22,7 @@ struct knob {
 
 #define TMO(name, field) {name, K_TIMEOUT, offsetof(struct nftdp_ct_timeouts, field)}
 #define TCP(name, state) TMO("nf_conntrack_tcp_timeout_" name, tcp[TCP_CONNTRACK_##state])
+#define SCTP(name, state) TMO("nf_conntrack_sctp_timeout_" name, sctp[SCTP_CONNTRACK_##state])
 #define CFG(name, kind, field) {name, kind, offsetof(struct nftdp_ct_config, field)}
 
 static const struct knob knobs[] = {
@@ -42,6 +43,14 @@ static const struct knob knobs[] = {
     TMO("nf_conntrack_generic_timeout", generic),
     TMO("nf_conntrack_gre_timeout", gre_unreplied),
     TMO("nf_conntrack_gre_timeout_stream", gre_replied),
+    SCTP("closed", CLOSED),
+    SCTP("cookie_wait", COOKIE_WAIT),
+    SCTP("cookie_echoed", COOKIE_ECHOED),
+    SCTP("established", ESTABLISHED),
+    SCTP("shutdown_sent", SHUTDOWN_SENT),
+    SCTP("shutdown_recd", SHUTDOWN_RECD),
+    SCTP("shutdown_ack_sent", SHUTDOWN_ACK_SENT),
+    SCTP("heartbeat_sent", HEARTBEAT_SENT),
     CFG("nf_conntrack_tcp_be_liberal", K_BOOL, tcp_be_liberal),
     CFG("nf_conntrack_tcp_loose", K_BOOL_INVERTED, tcp_no_loose),
     CFG("nf_conntrack_tcp_max_retrans", K_U8, tcp_max_retrans),

@@ -31,12 +31,18 @@ static void test_timeouts(void **st)
 	assert_int_equal(t.tcp[TCP_CONNTRACK_UNACK], 8);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_icmpv6_timeout=9"), 0);
 	assert_int_equal(t.icmpv6, 9);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_established=11"), 0);
+	assert_int_equal(t.sctp[SCTP_CONNTRACK_ESTABLISHED], 11);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_heartbeat_sent=12"), 0);
+	assert_int_equal(t.sctp[SCTP_CONNTRACK_HEARTBEAT_SENT], 12);
 	/* nothing else moved */
 	d.tcp[TCP_CONNTRACK_ESTABLISHED] = 3600;
 	d.udp_replied = 180;
 	d.tcp[TCP_CONNTRACK_RETRANS] = 7;
 	d.tcp[TCP_CONNTRACK_UNACK] = 8;
 	d.icmpv6 = 9;
+	d.sctp[SCTP_CONNTRACK_ESTABLISHED] = 11;
+	d.sctp[SCTP_CONNTRACK_HEARTBEAT_SENT] = 12;
 	assert_memory_equal(&t, &d, sizeof(t));
 }
 
