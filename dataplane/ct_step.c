@@ -53,9 +53,30 @@ static bool nat_bound(const struct nftdp_vm_pkt *pkt, uint8_t hook)
  * the hook's nat-type chains until one binds it (else the null binding);
  * then every packet of a NATed connection is rewritten (nf_nat_packet).
  */
+/*
+ * nf_nat_register_fn: the first nat-type chain of a family, at any hook,
+ * registers NAT at every hook of that family (inet chains count for both);
+ * without one, connections get no null binding and no rewrite.
+ */
+static bool nat_registered(const struct nftdp_vm_gen *gen, uint8_t nfproto)
+{
+	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_LOCAL_IN, NF_INET_LOCAL_OUT,
+					NF_INET_POST_ROUTING};
+
+	for (unsigned int i = 0; i < sizeof(hooks); i++)
+		if (nftdp_vm_gen_nat_len(gen, nfproto, hooks[i]))
+			return true;
+	return false;
+}
+
 static void nat_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
 		     struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
 {
+	if (!nat_registered(w->gen, nfproto)) {
+		for (unsigned int i = 0; i < n; i++)
+			verdicts[i] = NF_ACCEPT;
+		return;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *p = pkts[i];
 		unsigned int v = NF_ACCEPT;
@@ -156,6 +177,26 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 	for (unsigned int i = 0; i < n; i++)
 		if (pkts[i]->ct)
 			nftdp_ct_confirm(w->ct, pkts[i], verdict);
+}
+
+unsigned int nftdp_dp_ct_confirm_accepted(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts,
+					  unsigned int n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = pkts[i];
+
+		/* a new connection whose reply tuple another entry holds (zones,
+		 * NAT) is dropped here, as __nf_conntrack_confirm does */
+		if (p->ct && nftdp_ct_confirm(w->ct, p, NF_ACCEPT) != NF_ACCEPT) {
+			w->st.drop[NFTDP_DP_DROP_CT_CLASH]++;
+			rte_pktmbuf_free(w->mb[p - w->view]);
+			continue;
+		}
+		pkts[k++] = p;
+	}
+	return k;
 }
 
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w)

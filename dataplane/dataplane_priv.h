@@ -47,6 +47,7 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_NO_MBUF,	     /**< no mbuf for a reply or a dup */
 	NFTDP_DP_DROP_FRAG,	     /**< defrag.c: fragments given up (bad, timed out, no room) */
 	NFTDP_DP_DROP_FRAG_TOOBIG,   /**< defrag.c: DF datagram too big for the egress MTU */
+	NFTDP_DP_DROP_CT_CLASH,	     /**< confirm: the reply tuple is another entry's (insert_failed) */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -348,6 +349,10 @@ struct nftdp_ct_shard;
 int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl);
 void nftdp_dp_ct_fini(struct nftdp_dp *dp);
 /* confirm (or, for verdict NF_DROP, forget) the entries of pkts */
+/* confirm accepted pkts at the end of postrouting; those confirm drops
+ * are freed and counted; returns the rest, compacted in order */
+unsigned int nftdp_dp_ct_confirm_accepted(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts,
+					  unsigned int n);
 void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, unsigned int n,
 			 unsigned int verdict);
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);

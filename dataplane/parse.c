@@ -20,6 +20,7 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_MARTIAN] = "martian",     [NFTDP_DP_DROP_NOT_FORWARDED] = "not_forwarded",
     [NFTDP_DP_DROP_TX_FULL] = "tx_full",     [NFTDP_DP_DROP_NO_MBUF] = "no_mbuf",
     [NFTDP_DP_DROP_FRAG] = "frag_reasm",     [NFTDP_DP_DROP_FRAG_TOOBIG] = "frag_too_big",
+    [NFTDP_DP_DROP_CT_CLASH] = "ct_insert_failed",
 };
 
 static inline uint16_t rd16(const uint8_t *p)

@@ -799,7 +799,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			  rx_port);
 	/* __nf_conntrack_confirm, last in postrouting */
 	if (w->ct)
-		nftdp_dp_ct_confirm(w, ipl, nip, NF_ACCEPT);
+		nip = nftdp_dp_ct_confirm_accepted(w, ipl, nip);
 
 	/* 9. netdev egress, then tx, in arrival order; reassembled datagrams
 	 * leave as fragments (ip_fragment before the device) */
