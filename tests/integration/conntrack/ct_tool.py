@@ -24,8 +24,9 @@ On each side the same conntrack commands run (through the shim for nftdp):
 one UDP flow and of a missing one, -L, -F -f ipv6 (the kernel flushes every
 family), -L, -F, -L, -C, -S (shape only). Their outputs (stdout, stderr,
 exit status) must be equal line by line, listings sorted, timeouts within 3
-seconds, the port ids of [USERSPACE] destroy events blanked, and the destroy
-events of a flush in any order. Exit 0 when all agree, 1 otherwise, 77 when not
+seconds, the port ids of [USERSPACE] destroy events blanked; events keep
+each connection's order (a burst confirms several connections hook by hook,
+so they may interleave otherwise), a flush's destroys come in any order. Exit 0 when all agree, 1 otherwise, 77 when not
 root. Namespaces are deleted at exit, also on failure.
 """
 
@@ -287,6 +288,9 @@ def run_side(run_ct, socks, macs, tmp, tag):
     return out
 
 
+# a connection in an event line: protocol and original tuple
+CONN_RE = re.compile(r"\b([a-z0-9]+)\s+\d+\s+\d+\s+(?:[A-Z_]+\s+)?(src=\S+ dst=\S+ "
+                     r"(?:sport=\d+ dport=\d+|type=\d+ code=\d+ id=\d+))")
 TIMEOUT_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?\w+\s+\d+\s+)(\d+)(.*)$")
 
 
@@ -380,15 +384,27 @@ def compare(kout, oout, mode):
           mode + ": conntrack -S: one line per worker with the kernel's fields")
     if VERBOSE or not of or of[0] != kf[0]:
         show("-S", kout["-S"].stdout, oout["-S"].stdout)
-    # the order of a flush's destroy events is the table's order
+    # a connection's new and update events in the kernel's order; between
+    # connections, and for a flush's destroys (the table's order), any order
+    # (a burst confirms several connections' packets hook by hook)
     kev, oev = kout["events"].splitlines(), oout["events"].splitlines()
 
-    def split(ev):
-        return ("\n".join(x for x in ev if "[DESTROY]" not in x),
-                "\n".join(x for x in ev if "[DESTROY]" in x))
-    ok = same_lines(split(kev)[0], split(oev)[0], True) and \
-        same_lines(split(kev)[1], split(oev)[1], False)
-    check(ok, mode + ": conntrack -E: the same events (%d), new and update ones in the same order" %
+    def per_conn(ev):
+        conns = {}
+        for x in ev:
+            if "[DESTROY]" in x:
+                continue
+            m = CONN_RE.search(x)
+            conns.setdefault(m.group(1) + " " + m.group(2) if m else "", []).append(x)
+        return conns
+
+    def destroys(ev):
+        return "\n".join(x for x in ev if "[DESTROY]" in x)
+    kc, oc = per_conn(kev), per_conn(oev)
+    ok = sorted(kc) == sorted(oc) and \
+        all(same_lines("\n".join(kc[c]), "\n".join(oc[c]), True) for c in kc) and \
+        same_lines(destroys(kev), destroys(oev), False)
+    check(ok, mode + ": conntrack -E: the same events (%d), each connection's in the same order" %
           len(kev))
     if not ok or VERBOSE:
         show("events", kout["events"], oout["events"])
