@@ -6,9 +6,13 @@
 #
 #   testpmd      io forwarding, net_pcap infinite_rx over 4096 frames: the
 #                port's ceiling, as bench/dataplane/run.sh measures it
+#   empty        nftdp with an empty ruleset over the testpmd row's vdev
 #   empty-file   nftdp with an empty ruleset reading the established-flows
 #                capture from its file, as every nftdp row below does
-#                (libpcap reading a file costs more than infinite_rx)
+#                (libpcap reading a file costs more than infinite_rx, and
+#                a capture of 1M flows cannot be held in the port's mbufs:
+#                the "no file" column estimates each row without that
+#                cost, 1 / (1/row - 1/empty-file + 1/empty))
 #   established  `ct state established,related accept; ct state new accept`
 #                after four stateless rules, FLOWS concurrent TCP flows: the
 #                capture holds each flow's SYN, SYN-ACK and ACK (the
@@ -162,19 +166,20 @@ run_testpmd() {
 		'{ printf "%.4f\n", $1 / t / 1e6 }'
 }
 
-# nftdp over pcap $1 with ruleset $2 and --conntrack-max $3. Its stats
+# nftdp over net_pcap with devargs $1 (rx_pcap=FILE...), ruleset $2 and --conntrack-max $3. Its stats
 # lines (every 0.1 s) give the port's packet count; the rate is packets
 # over wall time between the first line past the first $4 packets and the
-# last line before the capture's end ($5 packets). Writes "RATE READ
+# last line before the capture's end ($5 packets), or after $6 seconds
+# when given (an infinite_rx capture). Writes "RATE READ
 # RSS_IDLE_KB RSS_GROWN_KB" to $tmp/result: READ is how many packets it
 # read (the smoke run wants all), RSS_IDLE with the ruleset loaded.
 run_nftdp() {
-	local pcap=$1 rules=$2 ctmax=$3 skip=$4 total=$5 log=$tmp/nftdp.log
+	local pcap=$1 rules=$2 ctmax=$3 skip=$4 total=$5 limit=${6:-0} log=$tmp/nftdp.log
 	local sock=$tmp/nl.sock p np cum last=-1 still=0 rss0 rss1 t
-	local ta= ca= tb= cb=
+	local ta= ca= tb= cb= t_end
 	rm -f "$sock"
 	timeout 600 "$build/nftdp" -l 0,1 "${eal[@]}" --file-prefix "$pfx-n" \
-		--vdev="net_pcap0,rx_pcap=$pcap" -- --socket "$sock" --ruleset "$rules" \
+		--vdev="net_pcap0,$pcap" -- --socket "$sock" --ruleset "$rules" \
 		--workers 1 --conntrack-max "$ctmax" --stats-period 0.1 > "$log" 2>&1 &
 	p=$!
 	pids+=("$p")
@@ -189,6 +194,7 @@ run_nftdp() {
 	np=$(pgrep -P "$p" | head -1 || true)
 	np=${np:-$p}
 	rss0=$(rss_kb "$np" 2>/dev/null || echo 0)
+	t_end=$(awk -v t="$(now)" -v l="$limit" 'BEGIN { printf "%.3f\n", (l > 0 ? t + l : 0) }')
 	while kill -0 "$p" 2>/dev/null; do
 		sleep 0.05
 		t=$(now)
@@ -206,6 +212,7 @@ run_nftdp() {
 		last=$cum
 		[ "$cum" -ge "$total" ] && break
 		[ "$still" -ge 100 ] && break # 5 s without a packet
+		awk -v t="$t" -v e="$t_end" 'BEGIN { exit !(e > 0 && t >= e) }' && break
 	done
 	rss1=$(rss_kb "$np" 2>/dev/null || echo 0)
 	kill -INT "$p" 2>/dev/null || true
@@ -220,7 +227,7 @@ run_nftdp() {
 /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))' \
 	> "$tmp/idle.pcap"
 
-names=(testpmd empty-file established new-conns nat)
+names=(testpmd empty empty-file established new-conns nat)
 declare -A runs
 loads= fail=0
 # every nftdp row must have read its whole capture
@@ -238,12 +245,14 @@ for r in $(seq "$repeat"); do
 		l=$(loadavg)
 		case $n in
 		testpmd) v=$(run_testpmd "net_pcap0,rx_pcap=$tmp/ceil.pcap,infinite_rx=1" 5) ;;
-		empty-file) nftdp_row "$tmp/est.pcap" "$tmp/empty.nft" 1024 0 "$est_total" ;;
-		established) nftdp_row "$tmp/est.pcap" "$tmp/ct.nft" $((2 * flows)) $((3 * flows)) \
+		empty) run_nftdp "rx_pcap=$tmp/ceil.pcap,infinite_rx=1" "$tmp/empty.nft" 1024 1 999999999999 5
+			read -r v _ _ _ < "$tmp/result" ;;
+		empty-file) nftdp_row "rx_pcap=$tmp/est.pcap" "$tmp/empty.nft" 1024 0 "$est_total" ;;
+		established) nftdp_row "rx_pcap=$tmp/est.pcap" "$tmp/ct.nft" $((2 * flows)) $((3 * flows)) \
 			"$est_total"
 			est_rss=$last_rss_kb est_grow=$last_grow_kb ;;
-		new-conns) nftdp_row "$tmp/syn.pcap" "$tmp/ct.nft" $((nsyn + nsyn / 4)) 0 "$nsyn" ;;
-		nat) nftdp_row "$tmp/nat.pcap" "$tmp/nat.nft" $((2 * flows)) "$flows" "$nat_total" ;;
+		new-conns) nftdp_row "rx_pcap=$tmp/syn.pcap" "$tmp/ct.nft" $((nsyn + nsyn / 4)) 0 "$nsyn" ;;
+		nat) nftdp_row "rx_pcap=$tmp/nat.pcap" "$tmp/nat.nft" $((2 * flows)) "$flows" "$nat_total" ;;
 		esac
 		echo "round $r $n: $v Mpps (load average before: $l)"
 		loads="$loads $l"
@@ -255,7 +264,7 @@ done
 entry=$(gdb -batch -ex 'print sizeof(struct nftdp_ct_entry)' "$build/nftdp" 2>/dev/null |
 	sed -n 's/^\$1 = //p' || true)
 entry=${entry:-null}
-run_nftdp "$tmp/idle.pcap" "$tmp/ct.nft" 1024 0 1
+run_nftdp "rx_pcap=$tmp/idle.pcap" "$tmp/ct.nft" 1024 0 1
 read -r _ _ small_rss _ < "$tmp/result"
 per_entry=$(awk -v a="${est_rss:-0}" -v b="$small_rss" -v n=$((2 * flows - 1024)) \
 	'BEGIN { if (a > b && n > 0) printf "%.1f", (a - b) * 1024 / n; else print "null" }')
@@ -265,14 +274,25 @@ for n in "${names[@]}"; do
 	med[$n]=$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | median)
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+# the row's rate without the file's cost (see the header)
+nofile() {
+	awk -v r="$1" -v f="${med[empty-file]}" -v e="${med[empty]}" 'BEGIN {
+		c = (r > 0 && f > 0 && e > 0) ? 1 / r - 1 / f + 1 / e : 0
+		if (c > 0) printf "%.4f", 1 / c; else print "null" }'
+}
 echo
 echo "$flows flows, $data data packets per flow, one worker core, 64-byte frames"
 echo
-echo "| config | Mpps per worker core (median of $repeat) | ratio to testpmd | ratio to empty-file | runs |"
-echo "|---|---|---|---|---|"
+echo "| config | Mpps per worker core (median of $repeat) | ratio to testpmd | ratio to empty-file | no file: Mpps, ratio to testpmd | runs |"
+echo "|---|---|---|---|---|---|"
 for n in "${names[@]}"; do
+	nf=-
+	case $n in established | new-conns | nat)
+		nf=$(nofile "${med[$n]}")
+		nf="$nf, $(ratio "$nf" "${med[testpmd]}")" ;;
+	esac
 	echo "| $n | ${med[$n]} | $(ratio "${med[$n]}" "${med[testpmd]}") |" \
-		"$(ratio "${med[$n]}" "${med[empty-file]}") |${runs[$n]} |"
+		"$(ratio "${med[$n]}" "${med[empty-file]}") | $nf |${runs[$n]} |"
 done
 echo
 echo "new connections per second per worker: $(awk -v m="${med[new-conns]}" 'BEGIN { printf "%.0f", m * 1e6 }')"
@@ -295,9 +315,11 @@ if [ "$record" -eq 1 ]; then
 		printf ' "configs": ['
 		sep=
 		for n in "${names[@]}"; do
-			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "ratio_file": %s, "runs": [%s]}' \
+			nf=null
+			case $n in established | new-conns | nat) nf=$(nofile "${med[$n]}") ;; esac
+			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "ratio_file": %s, "mpps_no_file": %s, "runs": [%s]}' \
 				"$sep" "$n" "${med[$n]}" "$(ratio "${med[$n]}" "${med[testpmd]}")" \
-				"$(ratio "${med[$n]}" "${med[empty-file]}")" \
+				"$(ratio "${med[$n]}" "${med[empty-file]}")" "$nf" \
 				"$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | paste -sd,)"
 			sep=,
 		done
