@@ -789,10 +789,11 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 			      unsigned int verdict)
 {
 	struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
 
 	if (!pkt->ct)
 		return verdict;
-	e = ct_entry(pkt->ct);
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	pkt->ct = NULL;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (tuple_clash(s, e, &e->tuple[0]) || tuple_clash(s, e, &e->tuple[1]))) {
@@ -802,7 +803,10 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 		ct_put(s, e);
 		return NF_DROP;
 	}
-	if (verdict == NF_ACCEPT && !(e->status & (IPS_CONFIRMED | IPS_DYING))) {
+	/* only a packet of the original direction confirms: a reply attached
+	 * to a new connection (nf_ct_attach) leaves it as it was */
+	if (verdict == NF_ACCEPT && ctinfo < IP_CT_IS_REPLY &&
+	    !(e->status & (IPS_CONFIRMED | IPS_DYING))) {
 		e->status |= IPS_CONFIRMED;
 		s->st.insert++;
 		nftdp_ct_event_cache(e, IPCT_NEW);
@@ -815,6 +819,21 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	}
 	ct_put(s, e);
 	return verdict;
+}
+
+void nftdp_ct_attach(struct nftdp_vm_pkt *nskb, const struct nftdp_vm_pkt *skb)
+{
+	struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+
+	if (!skb->ct)
+		return;
+	e = nftdp_ct_entry_of(skb->ct, &ctinfo);
+	/* __nf_conntrack_attach: the answer travels the other way */
+	ctinfo = ctinfo < IP_CT_IS_REPLY ? IP_CT_RELATED_REPLY : IP_CT_RELATED;
+	nskb->ct = ct_ref(e, ctinfo);
+	nskb->ct_ops = &nftdp_ct_vm_ops;
+	nskb->ct_untracked = false;
 }
 
 void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,

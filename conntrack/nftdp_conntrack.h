@@ -224,6 +224,16 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 			      unsigned int verdict);
 
+/**
+ * nf_ct_attach: a packet nftdp makes in answer to skb (reject's RST or ICMP
+ * error, time exceeded, packet too big) joins skb's connection as related,
+ * in the other direction, so `ct state related` sees it and NAT translates
+ * it back; it takes a reference that nftdp_ct_confirm() on nskb (with its
+ * verdict) gives back. A reply never confirms a new connection. Nothing
+ * when skb has no connection. Packet-path.
+ */
+void nftdp_ct_attach(struct nftdp_vm_pkt *nskb, const struct nftdp_vm_pkt *skb);
+
 /** nftdp_ct_confirm() over a burst. Packet-path. */
 void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 			    const unsigned int *verdicts);

@@ -160,6 +160,9 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_CONNTRACK, ct_in_step, ct_active);
 	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, nat_step, nat_active);
 	add_step(dp, NF_INET_POST_ROUTING, NF_IP_PRI_NAT_SRC, nat_step, nat_active);
+	/* nftdp's own replies (reject, time exceeded) leave through output:
+	 * NAT translates them there and at postrouting with their connection */
+	add_step(dp, NF_INET_LOCAL_OUT, NF_IP_PRI_NAT_DST, nat_step, nat_active);
 	return 0;
 }
 
@@ -177,6 +180,11 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 	for (unsigned int i = 0; i < n; i++)
 		if (pkts[i]->ct)
 			nftdp_ct_confirm(w->ct, pkts[i], verdict);
+}
+
+void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig)
+{
+	nftdp_ct_attach(reply, orig);
 }
 
 unsigned int nftdp_dp_ct_confirm_accepted(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts,

@@ -349,6 +349,8 @@ struct nftdp_ct_shard;
 int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl);
 void nftdp_dp_ct_fini(struct nftdp_dp *dp);
 /* confirm (or, for verdict NF_DROP, forget) the entries of pkts */
+/* a reply nftdp made for orig joins orig's connection (nf_ct_attach) */
+void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig);
 /* confirm accepted pkts at the end of postrouting; those confirm drops
  * are freed and counted; returns the rest, compacted in order */
 unsigned int nftdp_dp_ct_confirm_accepted(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts,

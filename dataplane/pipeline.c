@@ -170,6 +170,8 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
 	mt->frag_max = 0;
 	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
 	view_ip(p, mt);
+	if (w->ct)
+		nftdp_dp_ct_attach(p, orig); /* nf_ct_attach: related to orig's connection */
 	p->pkttype = PACKET_HOST;
 	p->cpu = (uint16_t)w->lcore;
 	p->oif = pt->ifindex;
@@ -820,6 +822,15 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 				 rx_port);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
 				 meta, rx_port);
+		if (w->ct) {
+			/* give back the connections the replies joined */
+			struct nftdp_vm_pkt *all[NFTDP_VM_BURST_MAX];
+
+			nftdp_dp_ct_confirm(w, act, na, NF_ACCEPT);
+			for (unsigned int i = 0; i < w->n_reply; i++)
+				all[i] = &w->view[NFTDP_VM_BURST_MAX + i];
+			nftdp_dp_ct_confirm(w, all, w->n_reply, NF_DROP);
+		}
 		egress(w, gen, act, na, rx, rx_port, true);
 	}
 	flush_emits(w);

@@ -1007,6 +1007,57 @@ static void test_confirm_drop(void **state)
 	env_free(en);
 }
 
+/* nf_ct_attach: a reply nftdp makes joins the connection, related, the
+ * other way; it never confirms a new connection, and holds it until given back */
+static void test_attach(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_stats st;
+	struct tpkt a, r;
+	unsigned int ctinfo;
+
+	(void)state;
+	/* a new connection whose first packet is rejected: the RST or ICMP
+	 * error is related-reply, and the entry goes when both are done */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	nftdp_ct_in(en->s, &a.pkt, en->now);
+	assert_non_null(a.pkt.ct);
+	udp(&r, false, "10.0.0.2", "10.0.0.1", 2, 1, 0);
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	ctinfo = (unsigned int)((uintptr_t)r.pkt.ct & 7);
+	assert_int_equal(ctinfo, IP_CT_RELATED_REPLY);
+	assert_ptr_equal((void *)((uintptr_t)a.pkt.ct & ~(uintptr_t)7),
+			 (void *)((uintptr_t)r.pkt.ct & ~(uintptr_t)7));
+	assert_ptr_equal(r.pkt.ct_ops, &nftdp_ct_vm_ops);
+	assert_int_equal(nftdp_ct_vm_ops.state(r.pkt.ct), NF_CT_STATE_BIT(IP_CT_RELATED));
+	assert_int_equal(nftdp_ct_confirm(en->s, &a.pkt, NF_DROP), NF_DROP);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.unconfirmed_freed, 0); /* the reply still holds it */
+	assert_int_equal(nftdp_ct_confirm(en->s, &r.pkt, NF_ACCEPT), NF_ACCEPT);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.insert, 0);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.unconfirmed_freed, 1);
+	/* an answer to a reply-direction packet is related, original way */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 3, 4, 0);
+	assert_int_equal(xmit(en, &a, NULL), ST_NEW);
+	udp(&a, false, "10.0.0.2", "10.0.0.1", 4, 3, 0);
+	nftdp_ct_in(en->s, &a.pkt, en->now);
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	assert_int_equal((unsigned int)((uintptr_t)r.pkt.ct & 7), IP_CT_RELATED);
+	nftdp_ct_confirm(en->s, &a.pkt, NF_ACCEPT);
+	nftdp_ct_confirm(en->s, &r.pkt, NF_DROP);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	/* nothing to attach to */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 5, 6, 0);
+	a.pkt.ct = NULL;
+	r.pkt.ct = NULL;
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	assert_null(r.pkt.ct);
+	env_free(en);
+}
+
 /* ---------- control plane ---------- */
 
 static int count_cb(const struct nftdp_ct_info *info, void *arg)
@@ -2760,6 +2811,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_tcp_table_transcription),
 		cmocka_unit_test(test_tcp_every_transition),
 		cmocka_unit_test(test_tcp_lifecycle),

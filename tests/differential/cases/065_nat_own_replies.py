@@ -13,19 +13,3 @@ PACKETS = [
 ]
 EXPECT = {'dp1': 2, 'dp0': 3}
 NEIGHBOURS = ['10.2.0.100']
-
-# nftdp's own replies (reject's RST and ICMP error, --router's time
-# exceeded) do not get the connection of the packet they answer (the
-# kernel's nf_ct_attach() / the ICMP error's inner tuple at LOCAL_OUT make
-# them related), so `ct state related` misses them and NAT does not
-# translate them back. Compared here only for being there, with the
-# same length. docs/differential.md.
-KNOWN_DIFFERENCES = {
-    'packet dp0 #0': 'the RST for a dnat connection leaves from 10.2.0.1:80, not 10.2.0.100:8080',
-    'packet dp0 #1': 'the port unreachable for a dnat connection leaves from 10.1.255.254, '
-                     'not 10.2.0.100, and quotes the packet after dnat (10.2.0.1:53)',
-    'packet dp1 #1': 'the time exceeded for a reply to a masqueraded address quotes the '
-                     'packet after de-NAT (to 10.1.0.9), not as received (to 10.2.255.254)',
-    'rule ip flt post #1': "nftdp's replies are not related to the connection: 0 of 3",
-    'rule ip flt post #3': 'nor do they have its dnat status: 0 of 2',
-}

@@ -13,16 +13,3 @@ PACKETS = [
 ]
 EXPECT = {'dp1': 2, 'dp0': 4}
 NEIGHBOURS = ['2001:db8:2::100']
-
-# As in 065: nftdp's own replies are not related to the connection they
-# answer, so they are not translated back either. docs/differential.md.
-KNOWN_DIFFERENCES = {
-    'packet dp0 #0': 'the RST for a dnat connection leaves from [2001:db8:2::1]:80, '
-                     'not [2001:db8:2::100]:8080',
-    'packet dp0 #1': 'the port unreachable for a dnat connection leaves from 2001:db8:1::ffff, '
-                     'not 2001:db8:2::100, and quotes the packet after dnat',
-    'packet dp1 #1': 'the time exceeded for a reply to the masqueraded address quotes it '
-                     'after de-NAT (to 2001:db8:1::9), not as received',
-    'rule ip6 flt post #1': "nftdp's replies are not related to the connection: 0 of 4",
-    'rule ip6 flt post #2': 'nor do they have its dnat status: 0 of 2',
-}
