@@ -20,7 +20,7 @@ void nftdp_ct_event_push(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *
 	struct nftdp_ct_event *ev;
 
 	events &= e->eventmask; /* ct event set */
-	if (!r || !events)
+	if (!r || !events || atomic_load_explicit(&r->off, memory_order_relaxed))
 		return;
 	head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -33,6 +33,12 @@ void nftdp_ct_event_push(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *
 	nftdp_ct_fill_info(e, s->now_ms, &ev->info);
 	/* the event is complete before the consumer can see it */
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
+}
+
+void nftdp_ct_events_enable(struct nftdp_ct_shard *s, bool on)
+{
+	if (s->events)
+		atomic_store_explicit(&s->events->off, !on, memory_order_relaxed);
 }
 
 unsigned int nftdp_ct_events_poll(struct nftdp_ct_shard *s,

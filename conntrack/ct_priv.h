@@ -92,6 +92,7 @@ struct ct_event_ring {
 	_Atomic uint32_t tail; /* written by the consumer */
 	uint32_t mask;
 	_Atomic uint64_t lost;
+	_Atomic bool off; /* nobody listens: events are not built (nftdp_ct_events_enable) */
 	struct nftdp_ct_event ev[];
 };
 

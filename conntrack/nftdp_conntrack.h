@@ -289,6 +289,14 @@ unsigned int nftdp_ct_events_poll(struct nftdp_ct_shard *s,
 				  void (*cb)(const struct nftdp_ct_event *ev, void *arg), void *arg,
 				  uint64_t *lost);
 
+/**
+ * Turn event delivery on or off (on after create): with nobody listening
+ * (no `conntrack -E`), the worker builds no events, as the kernel's
+ * nf_conntrack_events=2 ("only when a listener exists"). Any thread; the
+ * worker sees the change within a burst or two.
+ */
+void nftdp_ct_events_enable(struct nftdp_ct_shard *s, bool on);
+
 /** Copy the shard's counters. Any thread. */
 void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out);
 

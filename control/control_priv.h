@@ -24,6 +24,7 @@ struct nftdp_ctl {
 	struct ctl_server *server;
 	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
 	struct ctl_dp *dp;       /* the dataplane's generations (dpgen.c), or NULL */
+	int ct_listening;        /* last events_listen() told: -1 never, 0, 1 */
 };
 
 struct ctl_dp;

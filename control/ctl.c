@@ -16,6 +16,7 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	if (ctl == NULL)
 		return -ENOMEM;
 	ctl->cfg = *cfg;
+	ctl->ct_listening = -1;
 	err = ctl_state_create(ctl);
 	if (err < 0)
 		goto err_state;

@@ -656,6 +656,18 @@ static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
 
 unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl)
 {
+	const struct nftdp_ctl_ct_ops *ops = ctl->cfg.ct;
+
+	if (ops && ops->events_listen) {
+		int on = ctl_server_has_listeners(ctl->server, NFNLGRP_CONNTRACK_NEW) ||
+			 ctl_server_has_listeners(ctl->server, NFNLGRP_CONNTRACK_UPDATE) ||
+			 ctl_server_has_listeners(ctl->server, NFNLGRP_CONNTRACK_DESTROY);
+
+		if (on != ctl->ct_listening) {
+			ops->events_listen(ops->arg, on);
+			ctl->ct_listening = on;
+		}
+	}
 	return pump_events(ctl, 0, NULL);
 }
 

@@ -66,6 +66,10 @@ struct nftdp_ctl_ct_ops {
 	unsigned int (*events_poll)(void *arg, unsigned int shard,
 				    void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 				    void *cb_arg);
+	/** Optional: whether anyone listens to conntrack events now (called
+	 * when that changes, first at the first event pump); the embedder
+	 * stops building events while nobody does. */
+	void (*events_listen)(void *arg, bool on);
 };
 
 struct nftdp_ctl_config {

@@ -245,6 +245,14 @@ static unsigned int op_events(void *arg, unsigned int shard,
 	return nftdp_ct_events_poll(c->dp->w[shard].ct, cb, cb_arg, NULL);
 }
 
+static void op_events_listen(void *arg, bool on)
+{
+	struct ct_ctl *c = arg;
+
+	for (unsigned int i = 0; i < c->dp->n_workers; i++)
+		nftdp_ct_events_enable(c->dp->w[i].ct, on);
+}
+
 int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 			 const struct nftdp_ctl_ct_ops **ops)
 {
@@ -264,6 +272,7 @@ int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 	    .flush = op_flush,
 	    .stats = op_stats,
 	    .events_poll = op_events,
+	    .events_listen = op_events_listen,
 	};
 	ct_ctl = c;
 	*ops = &c->ops;

@@ -1155,6 +1155,19 @@ static void test_events(void **state)
 	/* nothing changes: no event */
 	assert_int_equal(tx(&en, &f, 0, TA, 10, NULL), ST_ESTABLISHED);
 	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	/* nobody listening: no events are built, none lost */
+	{
+		struct tflow g = {false, "10.0.0.3", "10.0.0.2", 1001, 80, 1, 1};
+
+		struct nftdp_ct_entry *ge;
+
+		nftdp_ct_events_enable(en.s, false);
+		ge = handshake(&en, &g);
+		assert_int_equal(nftdp_ct_delete(en.s, &ge->tuple[0], 0), 0);
+		assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+		assert_int_equal(lost, 0);
+		nftdp_ct_events_enable(en.s, true);
+	}
 	/* ct mark set: an update, delivered with the packet that passes */
 	seg(&t, &f, 1, TA, f.bseq, f.aseq, 0);
 	nftdp_ct_in(en.s, &t.pkt, en.now);
