@@ -863,6 +863,8 @@ unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int
 	    s->gc_early_drop && (uint64_t)s->st.count * 100 > (uint64_t)s->n_entries * 95;
 	unsigned int freed = 0;
 
+	if (s->st.count == 0)
+		return 0; /* nothing to reap: leave the cache alone */
 	if (budget > s->n_entries)
 		budget = s->n_entries;
 	while (budget--) {

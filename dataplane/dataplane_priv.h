@@ -282,6 +282,7 @@ struct nftdp_dp_worker {
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
+	bool emit_unordered; /* an emit came before an earlier packet's */
 	struct nftdp_dp_emit emit[NFTDP_DP_EMIT_MAX];
 	struct nftdp_dp_emit emit_sorted[NFTDP_DP_EMIT_MAX];
 	uint8_t reply[NFTDP_DP_REPLY_MAX];

@@ -303,6 +303,10 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* its own process group: a signal to ours (the terminal's ^C,
+		 * timeout(1) passing on a SIGTERM) is for the daemon, which then
+		 * still wants this nft to finish the listing */
+		setpgid(0, 0);
 		if (out_file) {
 			int fd = open(out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
@@ -332,7 +336,12 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 		nftdp_ctl_poll(ctl, 10);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "nftdp: nft %s %s %s failed\n", a1, a2 ? a2 : "", a3 ? a3 : "");
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "nftdp: nft %s %s %s: killed by signal %d\n", a1,
+				a2 ? a2 : "", a3 ? a3 : "", WTERMSIG(status));
+		else
+			fprintf(stderr, "nftdp: nft %s %s %s failed (exit %d)\n", a1,
+				a2 ? a2 : "", a3 ? a3 : "", WEXITSTATUS(status));
 		return -1;
 	}
 	return 0;

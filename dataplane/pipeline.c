@@ -104,6 +104,8 @@ static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, u
 	 * give more: send what is there first */
 	if (w->n_emit == NFTDP_DP_EMIT_MAX)
 		flush_emits(w);
+	if (w->n_emit && key < w->emit[w->n_emit - 1].key)
+		w->emit_unordered = true;
 	e = &w->emit[w->n_emit++];
 	e->key = key;
 	e->port = port;
@@ -115,6 +117,14 @@ static void flush_emits(struct nftdp_dp_worker *w)
 {
 	unsigned int count[NFTDP_VM_BURST_MAX + 1] = {0};
 
+	if (!w->emit_unordered) {
+		/* the common case: already in packet order */
+		for (unsigned int i = 0; i < w->n_emit; i++)
+			nftdp_dp_tx_stage(w, w->emit[i].port, w->emit[i].m);
+		w->n_emit = 0;
+		return;
+	}
+	w->emit_unordered = false;
 	for (unsigned int i = 0; i < w->n_emit; i++)
 		count[w->emit[i].key + 1]++;
 	for (unsigned int k = 1; k <= NFTDP_VM_BURST_MAX; k++)
@@ -344,6 +354,13 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 }
 
 /* Whether a hook has nothing to run: no base chain, no active step. */
+/* conntrack runs for this burst: only then do packets carry a ct */
+static bool ct_tracking(const struct nftdp_vm_gen *gen)
+{
+	return gen && (nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) ||
+		       nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6));
+}
+
 static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
 {
 	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++)
@@ -450,7 +467,10 @@ static void egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 		   struct nftdp_vm_pkt **act, unsigned int n, const struct nftdp_dp_port *tx,
 		   uint16_t rx_port, bool replies)
 {
-	for (unsigned int i = 0; i < n; i++) {
+	/* the netdev egress view, for netdev egress chains only */
+	bool chains = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
+
+	for (unsigned int i = 0; chains && i < n; i++) {
 		struct nftdp_vm_pkt *p = act[i];
 		const struct nftdp_dp_meta *mt = &w->meta[p - w->view];
 
@@ -608,6 +628,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	struct nftdp_vm_pkt *other[NFTDP_VM_BURST_MAX];
 	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = 0, nip = 0, nother = 0, k;
+	bool inet_ingress, tracking = w->ct && ct_tracking(gen);
 	/* the netdev view's IP parse serves netdev ingress chains only */
 	bool nd_ingress = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS);
 
@@ -615,6 +636,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->gen = gen;
 	w->n_reply = 0;
 	w->n_emit = 0;
+	w->emit_unordered = false;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 
@@ -700,6 +722,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 
 	/* inet ingress (nft_do_chain_inet_ingress): untrimmed, skb->len as at
 	 * netdev ingress */
+	inet_ingress = !hook_idle(dp, gen, NF_INET_INGRESS);
 	k = 0;
 	for (unsigned int i = 0; i < nip; i++) {
 		struct nftdp_vm_pkt *p = ipl[i];
@@ -708,7 +731,15 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		p->nh_off = mt->ip_off;
 		p->protocol = htons(mt->ip_proto);
 		p->skb_len = p->len - mt->ip_off;
-		nftdp_vm_pkt_parse_ip(p);
+		if (inet_ingress) {
+			nftdp_vm_pkt_parse_ip(p);
+		} else {
+			/* no chain reads this view: the version check alone */
+			uint8_t ver = mt->ip_off < p->len ? p->data[mt->ip_off] >> 4 : 0;
+
+			p->nfproto = mt->ip_proto == NFTDP_DP_ETH_P_IP ? (ver == 4 ? NFPROTO_IPV4 : 0)
+								      : (ver == 6 ? NFPROTO_IPV6 : 0);
+		}
 		if (p->nfproto != NFPROTO_IPV4 && p->nfproto != NFPROTO_IPV6) {
 			/* ethertype says IP, version nibble disagrees: ip_rcv drops it */
 			w->st.drop[mt->ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
@@ -800,7 +831,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, ipl, nip, meta,
 			  rx_port);
 	/* __nf_conntrack_confirm, last in postrouting */
-	if (w->ct)
+	if (tracking)
 		nip = nftdp_dp_ct_confirm_accepted(w, ipl, nip);
 
 	/* 9. netdev egress, then tx, in arrival order; reassembled datagrams
@@ -822,7 +853,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 				 rx_port);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
 				 meta, rx_port);
-		if (w->ct) {
+		if (tracking) {
 			/* give back the connections the replies joined */
 			struct nftdp_vm_pkt *all[NFTDP_VM_BURST_MAX];
 
@@ -836,7 +867,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	flush_emits(w);
 	/* whatever was tracked and did not get through postrouting was dropped:
 	 * its unconfirmed entry goes (a dropped first packet leaves none) */
-	if (w->ct) {
+	if (tracking) {
 		for (unsigned int i = 0; i < n; i++)
 			act[i] = &w->view[i];
 		nftdp_dp_ct_confirm(w, act, n, NF_DROP);
