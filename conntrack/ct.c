@@ -18,7 +18,9 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <rte_jhash.h>
 
@@ -59,6 +61,40 @@ void nftdp_ct_timeouts_default(struct nftdp_ct_timeouts *t)
 	t->sctp[SCTP_CONNTRACK_HEARTBEAT_SENT] = 30;
 }
 
+/*
+ * The entry array and the buckets are hundreds of megabytes read at random:
+ * with 4 KB pages nearly every lookup is a TLB miss as well as a cache miss.
+ * They are mapped 2 MB-aligned and marked for transparent huge pages (THP in
+ * "madvise" mode is Debian's default), which needs neither the EAL nor
+ * hugetlbfs; the mapping comes zeroed.
+ */
+#define CT_HUGE (2u << 20)
+
+static void *table_alloc(size_t size, size_t *mapped)
+{
+	size_t len = (size + CT_HUGE - 1) & ~(size_t)(CT_HUGE - 1);
+	uint8_t *p, *a;
+
+	p = mmap(NULL, len + CT_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* trim to a 2 MB-aligned range: THP maps only whole aligned 2 MB pages */
+	a = (uint8_t *)(((uintptr_t)p + CT_HUGE - 1) & ~(uintptr_t)(CT_HUGE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + len < p + len + CT_HUGE)
+		munmap(a + len, (size_t)(p + len + CT_HUGE - (a + len)));
+	(void)madvise(a, len, MADV_HUGEPAGE); /* a hint: without THP, small pages */
+	*mapped = len;
+	return a;
+}
+
+static void table_free(void *p, size_t mapped)
+{
+	if (p)
+		munmap(p, mapped);
+}
+
 unsigned int nftdp_ct_entry_size(void)
 {
 	return sizeof(struct nftdp_ct_entry);
@@ -82,13 +118,13 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	s->cfg.timeouts = &s->tmo;
 	while (nb < 2 * cfg->max_entries)
 		nb <<= 1;
-	s->entries = aligned_alloc(64, (size_t)cfg->max_entries * sizeof(*s->entries));
+	s->entries = table_alloc((size_t)cfg->max_entries * sizeof(*s->entries), &s->entries_len);
 	if (!s->entries)
 		goto err_entries;
-	s->buckets = malloc((size_t)nb * sizeof(*s->buckets));
+	s->buckets = table_alloc((size_t)nb * sizeof(*s->buckets), &s->buckets_len);
 	if (!s->buckets)
 		goto err_buckets;
-	memset(s->entries, 0, (size_t)cfg->max_entries * sizeof(*s->entries));
+	/* every page is touched here, at start: no faults on the packet path */
 	for (i = 0; i < nb; i++)
 		s->buckets[i] = CT_NIL;
 	s->bucket_mask = nb - 1;
@@ -112,12 +148,12 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	return 0;
 
 err_events:
-	free(s->buckets);
-	free(s->entries);
+	table_free(s->buckets, s->buckets_len);
+	table_free(s->entries, s->entries_len);
 	free(s);
 	return cfg->event_ring_size & (cfg->event_ring_size - 1) ? -EINVAL : -ENOMEM;
 err_buckets:
-	free(s->entries);
+	table_free(s->entries, s->entries_len);
 err_entries:
 	free(s);
 	return -ENOMEM;
@@ -128,8 +164,8 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
 	if (!s)
 		return;
 	free(s->events);
-	free(s->buckets);
-	free(s->entries);
+	table_free(s->buckets, s->buckets_len);
+	table_free(s->entries, s->entries_len);
 	free(s);
 }
 
@@ -140,6 +176,8 @@ void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out)
 
 uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
 {
+	/* keyed jhash, not CRC32c: CRC collisions do not depend on the seed,
+	 * so anybody could build long chains (hash flooding) */
 	return rte_jhash_32b((const uint32_t *)(const void *)t, sizeof(*t) / 4, s->cfg.hash_seed);
 }
 
@@ -424,6 +462,13 @@ static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t has
 	e = &s->entries[s->free_head];
 	s->free_head = e->free_next;
 	s->st.count++;
+	if (s->free_head != CT_NIL) {
+		/* the next new connection's entry, cold since it was freed */
+		const uint8_t *nx = (const uint8_t *)&s->entries[s->free_head];
+
+		for (unsigned int l = 0; l < sizeof(*e); l += 64)
+			__builtin_prefetch(nx + l, 1);
+	}
 	return e;
 }
 
@@ -751,8 +796,14 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		if (go[i] != 1)
 			continue;
 		node = s->buckets[hash[i] & s->bucket_mask];
-		if (node != CT_NIL)
-			__builtin_prefetch(&s->entries[node >> 1].tuple[node & 1]);
+		if (node != CT_NIL) {
+			/* the whole entry: the tuples and links, status and
+			 * timeout, counters, then the protocol state */
+			const uint8_t *e = (const uint8_t *)&s->entries[node >> 1];
+
+			for (unsigned int l = 0; l < sizeof(struct nftdp_ct_entry); l += 64)
+				__builtin_prefetch(e + l);
+		}
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)

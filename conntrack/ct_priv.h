@@ -117,6 +117,7 @@ struct nftdp_ct_shard {
 	uint64_t policy_full; /* `ct timeout set` that found every slot in use */
 	bool zones_seen;      /* a packet had a zone: confirm looks for tuple clashes */
 	struct nftdp_ct_entry *entries;
+	size_t entries_len, buckets_len; /* the mappings (table_alloc) */
 	uint32_t n_entries;
 	uint32_t free_head;
 	uint32_t *buckets;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <rte_ip.h>
 #include <rte_thash.h>
 
 #include "ct_priv.h"
@@ -204,45 +205,30 @@ bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple
 }
 
 /* One's complement sum of big-endian 16-bit words. */
-static uint64_t csum_add(const uint8_t *p, uint32_t len, uint64_t sum)
-{
-	while (len >= 2) {
-		sum += (uint32_t)p[0] << 8 | p[1];
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 /*
  * nf_checksum at prerouting: the L4 checksum over the pseudo-header (none
- * for ICMPv4) and the whole L4 segment must fold to 0xffff.
+ * for ICMPv4) and the whole L4 segment must fold to 0xffff. Sums are in
+ * host order (rte_raw_cksum): the fields added by value go in as the
+ * big-endian words they are on the wire.
  */
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 {
 	const uint8_t *nh = pkt->data + pkt->nh_off;
 	const uint8_t *l4 = pkt->data + pkt->th_off;
 	uint32_t l4len = nftdp_ct_l4len(pkt);
-	uint64_t sum = 0;
+	uint32_t sum = 0;
 
+	if (pkt->flags & NFTDP_VM_PKT_F_CSUM_OK)
+		return true; /* CHECKSUM_UNNECESSARY: the NIC checked it */
 	if (pkt->l4proto != IPPROTO_ICMP) {
 		if (pkt->nfproto == NFPROTO_IPV4)
-			sum = csum_add(nh + 12, 8, 0);
+			sum = __rte_raw_cksum(nh + 12, 8, 0);
 		else
-			sum = csum_add(nh + 8, 32, 0);
-		sum += l4len + pkt->l4proto;
+			sum = __rte_raw_cksum(nh + 8, 32, 0);
+		sum += rte_cpu_to_be_16((uint16_t)l4len) + rte_cpu_to_be_16(pkt->l4proto);
 	}
-	sum = csum_add(l4, l4len, sum);
-	return csum_fold(sum) == 0xffff;
+	sum = __rte_raw_cksum(l4, l4len, sum);
+	return __rte_raw_cksum_reduce(sum) == 0xffff;
 }
 
 /* 0x6d5a repeated: the symmetric RSS key (both directions hash alike). */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_random.h>
+
 #include "ct_ctl.h"
 #include "dataplane_priv.h"
 #include "nftdp_conntrack.h"
@@ -148,7 +150,9 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 		cfg.max_entries = per;
 		cfg.shard_id = (uint16_t)i;
 		cfg.n_shards = (uint16_t)dp->n_workers;
-		cfg.hash_seed = 0x9e3779b9u * (i + 1);
+		/* secret, as the kernel's get_random_bytes seed: a known seed
+		 * lets anybody send tuples that share one chain */
+		cfg.hash_seed = (uint32_t)rte_rand();
 		cfg.ifaddr = port_addr;
 		cfg.ifaddr_arg = dp;
 		rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);

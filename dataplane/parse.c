@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include <rte_ip.h>
+
 const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_RUNT] = "runt",	     [NFTDP_DP_DROP_MULTISEG] = "multiseg",
     [NFTDP_DP_DROP_OTHERHOST] = "otherhost", [NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
@@ -98,7 +100,7 @@ enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *i
 	ihl = (d[0] & 0xfu) * 4;
 	if (avail < ihl)
 		return NFTDP_DP_DROP_IP_HDR;
-	if (nftdp_dp_csum_fold(nftdp_dp_csum_add(0, d, ihl)) != 0)
+	if (rte_raw_cksum(d, ihl) != 0xffff)
 		return NFTDP_DP_DROP_IP_CSUM;
 	tot = rd16(d + 2);
 	/* skb->len < len: truncated; len < ihl: inhdr error */

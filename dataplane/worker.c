@@ -175,6 +175,7 @@ static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 			   uint16_t port, struct rte_mbuf **m, unsigned int n)
 {
 	uint32_t seen[NFTDP_VM_BURST_MAX];
+	uint64_t filter[4] = {0}; /* 256 bits by hash: most packets need no search */
 	unsigned int start = 0, ns = 0;
 
 	if (!w->ct || (!nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) &&
@@ -184,17 +185,23 @@ static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		uint32_t h = flow_hash(m[i]);
+		uint64_t bit;
 		bool again = false;
 
-		for (unsigned int j = 0; h && j < ns; j++)
-			again |= seen[j] == h;
+		if (!h)
+			continue;
+		bit = 1ull << ((h >> 1) & 63);
+		if (filter[(h >> 7) & 3] & bit)
+			for (unsigned int j = 0; j < ns; j++)
+				again |= seen[j] == h;
 		if (again) {
 			nftdp_dp_pipeline_burst(w, gen, port, m + start, i - start);
 			start = i;
 			ns = 0;
+			memset(filter, 0, sizeof(filter));
 		}
-		if (h)
-			seen[ns++] = h;
+		filter[(h >> 7) & 3] |= bit;
+		seen[ns++] = h;
 	}
 	nftdp_dp_pipeline_burst(w, gen, port, m + start, n - start);
 }

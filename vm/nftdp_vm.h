@@ -187,6 +187,7 @@ enum {
 	NFTDP_VM_PKT_F_L4PROTO = 1 << 0,  /**< l4proto/th_off valid (NFT_PKTINFO_L4PROTO) */
 	NFTDP_VM_PKT_F_WRITABLE = 1 << 1, /**< payload/exthdr/meta writes allowed */
 	NFTDP_VM_PKT_F_INNER = 1 << 2,	  /**< inner_off computed (NFT_PKTINFO_INNER) */
+	NFTDP_VM_PKT_F_CSUM_OK = 1 << 3,  /**< L4 checksum verified by the NIC (CHECKSUM_UNNECESSARY) */
 };
 
 /**
