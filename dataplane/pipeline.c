@@ -769,6 +769,13 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			continue;
 		}
 		view_ip(p, mt);
+		/* CHECKSUM_UNNECESSARY: the port verified the L4 checksum, so
+		 * conntrack's nf_checksum need not (never for a fragment) */
+		if ((w->mb[idx]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+		    !p->fragoff &&
+		    !(mt->ip_proto == NFTDP_DP_ETH_P_IP && (p->data[mt->ip_off + 6] & 0x20)))
+			p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
 		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go */
 		rte_pktmbuf_trim(w->mb[idx], (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
 		ipl[k++] = p;

@@ -13,7 +13,7 @@ summary() { # the Ok:/Fail: counts of a meson test log
 meson test -C build --print-errorlogs --num-processes 2
 summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
 [ -f build-asan/build.ninja ] ||
-	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false >/dev/null
 ninja -C build-asan
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
 summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
@@ -21,7 +21,7 @@ summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 # tests/fuzz/corpus; a fixed seed and run count keep CI reproducible
 # (FUZZ_RUNS=-1 FUZZ_SECONDS=600 for a longer, random exploration)
 [ -f build-fuzz/build.ninja ] ||
-	CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false \
+	CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Db_lto=false \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 ninja -C build-fuzz tests/fuzz/fuzz_nfnl
 corpus=$(mktemp -d /tmp/nftdp-fuzz.XXXXXX)

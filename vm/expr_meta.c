@@ -20,16 +20,30 @@ NFTDP_VM_PRIV_CHECK(struct meta_priv);
 
 #define SECS_PER_DAY 86400
 
+/*
+ * nft_reg_store8/16: the value in the register's first bytes, the rest 0.
+ * On a little-endian CPU that is one 32-bit store; a 32-bit store and a
+ * narrower one would make the next cmp's 32-bit load wait for both (no
+ * store-to-load forwarding from two stores).
+ */
 static inline void store8(uint32_t *d, uint8_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	*d = v;
+#else
 	*d = 0;
 	*(uint8_t *)d = v;
+#endif
 }
 
 static inline void store16(uint32_t *d, uint16_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	*d = v;
+#else
 	*d = 0;
 	memcpy(d, &v, 2);
+#endif
 }
 
 static void store_ifname(uint32_t *d, const char *name)

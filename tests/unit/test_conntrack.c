@@ -524,6 +524,12 @@ static void test_tcp_invalid(void **state)
 	t.buf[20 + 16] ^= 0xff;
 	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
 	assert_int_equal(en->s->st.count, 0);
+	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
+	 * nf_checksum trusts it */
+	t.pkt.flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_CSUM_OK;
+	assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
 	/* a bare ACK with no entry is picked up (loose) as new */
 	seg(&t, &f, 0, TA, 500, 700, 0);
 	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
