@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include <rte_jhash.h>
-
 #include "ct_priv.h"
 
 #define CT_MAX_ENTRIES (1u << 28)
@@ -144,6 +142,18 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	}
 	s->st.max = cfg->max_entries;
 	s->prng = ((uint64_t)cfg->hash_seed << 32 | cfg->shard_id) | 1;
+	{
+		/* the hash key from the seed (splitmix64) */
+		uint64_t x = (uint64_t)cfg->hash_seed << 32 | 0x5bd1e995u;
+
+		for (i = 0; i < 10; i++) {
+			uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			s->hkey[i] = (uint32_t)(z ^ (z >> 31));
+		}
+	}
 	*out = s;
 	return 0;
 
@@ -174,12 +184,6 @@ void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out)
 	*out = s->st;
 }
 
-uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
-{
-	/* keyed jhash, not CRC32c: CRC collisions do not depend on the seed,
-	 * so anybody could build long chains (hash flooding) */
-	return rte_jhash_32b((const uint32_t *)(const void *)t, sizeof(*t) / 4, s->cfg.hash_seed);
-}
 
 static inline uint32_t entry_index(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e)
 {

@@ -118,6 +118,7 @@ struct nftdp_ct_shard {
 	bool zones_seen;      /* a packet had a zone: confirm looks for tuple clashes */
 	struct nftdp_ct_entry *entries;
 	size_t entries_len, buckets_len; /* the mappings (table_alloc) */
+	uint32_t hkey[10];		 /* the table hash's secret key, one word per tuple word */
 	uint32_t n_entries;
 	uint32_t free_head;
 	uint32_t *buckets;
@@ -198,7 +199,30 @@ void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
 struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
 				     uint32_t hash, int *dir, uint64_t now_ms);
-uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
+/*
+ * The table hash: NH (the almost-universal hash of UMAC) over the tuple's ten
+ * words with a secret key made from the shard's seed, then a 64-bit
+ * finaliser so that the low bits (the bucket) depend on every input bit.
+ * Keyed like the kernel's siphash: without the key nobody can pick tuples
+ * that share a chain; an unkeyed CRC would allow that. Five multiplies.
+ */
+static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
+					   const struct nftdp_ct_tuple *t)
+{
+	uint32_t w[10];
+	uint64_t h = 0;
+
+	static_assert(sizeof(*t) == sizeof(w), "the tuple is ten words");
+	memcpy(w, t, sizeof(w));
+	for (unsigned int i = 0; i < 10; i += 2)
+		h += (uint64_t)(uint32_t)(w[i] + s->hkey[i]) * (uint32_t)(w[i + 1] + s->hkey[i + 1]);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
 void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			  const struct nftdp_ct_tuple *reply);
 

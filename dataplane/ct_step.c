@@ -93,9 +93,12 @@ static void nat_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
 	}
 }
 
+/* no nat-type chain in either family: NAT has nothing to do (nat_step
+ * would accept every packet) */
 static bool nat_active(const struct nftdp_vm_gen *gen)
 {
-	return ct_active(gen);
+	return ct_active(gen) &&
+	       (nat_registered(gen, NFPROTO_IPV4) || nat_registered(gen, NFPROTO_IPV6));
 }
 
 static void add_step(struct nftdp_dp *dp, uint8_t hook, int32_t prio,

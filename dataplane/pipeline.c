@@ -115,7 +115,7 @@ static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, u
 /* stable counting sort by key, then stage */
 static void flush_emits(struct nftdp_dp_worker *w)
 {
-	unsigned int count[NFTDP_VM_BURST_MAX + 1] = {0};
+	unsigned int count[NFTDP_VM_BURST_MAX + 1];
 
 	if (!w->emit_unordered) {
 		/* the common case: already in packet order */
@@ -125,6 +125,7 @@ static void flush_emits(struct nftdp_dp_worker *w)
 		return;
 	}
 	w->emit_unordered = false;
+	memset(count, 0, sizeof(count)); /* only here: the common case needs none */
 	for (unsigned int i = 0; i < w->n_emit; i++)
 		count[w->emit[i].key + 1]++;
 	for (unsigned int k = 1; k <= NFTDP_VM_BURST_MAX; k++)
@@ -338,7 +339,8 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
 		int32_t hi = b ? b->prio - 1 : INT32_MAX;
 
-		if (gen && lo <= hi) {
+		/* a window without chains costs nothing */
+		if (gen && lo <= hi && nftdp_vm_gen_hook_has_prio(gen, nfproto, hook, lo, hi)) {
 			nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, lo, hi, sub, m, sv,
 							 &w->ctx);
 			m = keep_accepted(sub, idx, m, sv, v);

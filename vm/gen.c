@@ -486,6 +486,21 @@ unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfpro
 	return gen->hooks[nfproto][hook].n;
 }
 
+bool nftdp_vm_gen_hook_has_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				int32_t prio_min, int32_t prio_max)
+{
+	const struct hook_list *hl;
+
+	if (nfproto >= NFTDP_VM_GEN_NFPROTO_MAX || hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return false;
+	hl = &gen->hooks[nfproto][hook];
+	/* in priority order: the first chain at or above prio_min decides */
+	for (uint32_t c = 0; c < hl->n; c++)
+		if (hl->e[c].priority >= prio_min)
+			return hl->e[c].priority <= prio_max;
+	return false;
+}
+
 struct nftdp_set *const *nftdp_vm_gen_sets(const struct nftdp_vm_gen *gen, unsigned int *n)
 {
 	*n = gen->n_sets;

@@ -677,6 +677,10 @@ bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
 /** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */
 unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);
 
+/** Whether (nfproto, hook) has a base chain of priority in [prio_min, prio_max]. Any thread. */
+bool nftdp_vm_gen_hook_has_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				int32_t prio_min, int32_t prio_max);
+
 /** The set handles the generation's programs use (*n of them). Any thread. */
 struct nftdp_set *const *nftdp_vm_gen_sets(const struct nftdp_vm_gen *gen, unsigned int *n);
 

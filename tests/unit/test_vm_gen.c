@@ -340,6 +340,16 @@ static void test_devices_and_prio_window(void **state)
 	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, INT32_MAX, pk, 1,
 					 v, &f->ctx);
 	assert_int_equal(v[0], NF_DROP);
+	/* which windows hold a chain (-10, 0, 10): the dataplane skips the rest */
+	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -10));
+	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -11));
+	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, -9, -1));
+	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, -9, 0));
+	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 10, INT32_MAX));
+	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 11, INT32_MAX));
+	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_PRE_ROUTING, INT32_MIN,
+						INT32_MAX));
+	assert_false(nftdp_vm_gen_hook_has_prio(gen, 200, NF_INET_FORWARD, INT32_MIN, INT32_MAX));
 	nftdp_vm_gen_destroy(gen);
 }
 
