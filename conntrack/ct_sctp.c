@@ -168,12 +168,13 @@ static inline uint32_t rd32(const uint8_t *p)
 	return v; /* network order kept, as the kernel's __be32 vtags */
 }
 
-/* sctp_error: short header, bad CRC */
+/* sctp_error: short header, bad CRC (checked only for CHECKSUM_NONE: not
+ * when the NIC verified it) */
 bool nftdp_ct_sctp_error(const struct ct_l4pkt *p, bool checksum)
 {
 	if (p->l4len < SCTP_HDR)
 		return true;
-	return checksum && !crc_ok(p->l4, p->l4len);
+	return checksum && !(p->pkt->flags & NFTDP_VM_PKT_F_CSUM_OK) && !crc_ok(p->l4, p->l4len);
 }
 
 /* the chunks, as for_each_sctp_chunk: a header must fit, steps of the

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nftdp_vm.h"
 
@@ -70,7 +71,39 @@ struct nftdp_dp_l2 {
  * the data where nft's `vlan` payload expects them.
  * @return false when the frame is shorter than its headers.
  */
-bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftdp_dp_l2 *l2);
+static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftdp_dp_l2 *l2)
+{
+	uint32_t off = NFTDP_DP_ETH_HLEN;
+	uint16_t t, proto, nh_off = NFTDP_DP_ETH_HLEN, vid = 0;
+	uint8_t n_vlan = 0;
+
+	/* inline, and the result written once: the caller's reads of l2 must
+	 * not wait on several narrow stores (no store-to-load forwarding) */
+	if (len < NFTDP_DP_ETH_HLEN) {
+		memset(l2, 0, sizeof(*l2));
+		return false;
+	}
+	t = (uint16_t)(d[12] << 8 | d[13]);
+	proto = t;
+	/* up to two tags; skb_vlan_untag() pulls only the outer one */
+	while ((t == NFTDP_DP_ETH_P_8021Q || t == NFTDP_DP_ETH_P_8021AD) && n_vlan < 2) {
+		if (len < off + NFTDP_DP_VLAN_HLEN) {
+			memset(l2, 0, sizeof(*l2));
+			return false;
+		}
+		t = (uint16_t)(d[off + 2] << 8 | d[off + 3]);
+		if (n_vlan == 0) {
+			vid = (uint16_t)((d[off] << 8 | d[off + 1]) & 0x0fff);
+			proto = t;
+			nh_off = (uint16_t)(off + NFTDP_DP_VLAN_HLEN);
+		}
+		off += NFTDP_DP_VLAN_HLEN;
+		n_vlan++;
+	}
+	*l2 = (struct nftdp_dp_l2){.proto = proto, .nh_off = nh_off, .ip_proto = t,
+				   .ip_off = (uint16_t)off, .vid = vid, .n_vlan = n_vlan};
+	return true;
+}
 
 /**
  * ip_rcv_core()'s checks on the IPv4 header at d + off (avail bytes to the
@@ -271,6 +304,7 @@ struct nftdp_dp_worker {
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
+	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */
 	volatile uint64_t last_busy_tsc; /**< last non-empty rx, read by main */
 	volatile bool done;
 	struct nftdp_dp_stats st;
@@ -328,6 +362,8 @@ struct nftdp_dp {
 	unsigned int burst;
 	bool router;
 	uint16_t mtu;			 /**< 0: leave the port's */
+	unsigned int n_mbufs;		 /**< --mbufs: mbufs per pool, 0: computed */
+	uint16_t mbuf_size;		 /**< --mbuf-size: data room per mbuf, 0: computed */
 	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
@@ -361,6 +397,8 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
 
 /* port.c */
+/** mbuf data room for a frame of mtu bytes: headroom, Ethernet, two VLAN tags */
+#define NFTDP_DP_MTU_ROOM(mtu) ((unsigned int)(mtu) + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM)
 int nftdp_dp_ports_init(struct nftdp_dp *dp);
 void nftdp_dp_ports_close(struct nftdp_dp *dp);
 int nftdp_dp_queues_assign(struct nftdp_dp *dp);

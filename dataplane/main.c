@@ -50,6 +50,8 @@ struct opts {
 	unsigned int workers; /* 0: every worker lcore */
 	unsigned int burst;
 	unsigned int mtu;
+	unsigned int mbufs;	/* 0: computed per port */
+	unsigned int mbuf_size; /* 0: computed from the MTU */
 	bool router;
 	double stats_period;
 	long exit_on_idle_ms; /* < 0: never */
@@ -92,13 +94,19 @@ static void usage(const char *prog)
 		"  --workers N         use at most N worker lcores (default: every one)\n"
 		"  --burst N           rx burst size, 1..64 (default 32)\n"
 		"  --mtu N             set every port's MTU\n"
+		"  --mbufs N           mbufs in each port pool (default: what the queues and\n"
+		"                      workers need; at least that): net_pcap's infinite_rx\n"
+		"                      holds a whole capture in the pool\n"
+		"  --mbuf-size N       data room of each mbuf in bytes, headroom included\n"
+		"                      (default %u, more if --mtu needs it; at least %u and\n"
+		"                      --mtu's frame); longer frames arrive chained\n"
 		"  --stats-period S    print per-port and per-worker rates every S seconds\n"
 		"  --exit-on-idle MS   exit once every rx queue has been empty for MS ms\n"
 		"  --listing FILE      at exit, write `nft list ruleset` (with counters) to FILE\n"
 		"  --listing-json FILE at exit, write `nft -j list ruleset` to FILE\n"
 		"  --stats-json FILE   at exit, write packet, port, hook and drop counts as JSON\n"
 		"Telemetry: /nftdp/stats and /nftdp/ports (dpdk-telemetry.py).\n",
-		prog);
+		prog, RTE_MBUF_DEFAULT_BUF_SIZE, RTE_PKTMBUF_HEADROOM + 64);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -127,6 +135,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"workers", required_argument, NULL, 'W'},
 	    {"burst", required_argument, NULL, 'b'},
 	    {"mtu", required_argument, NULL, 'm'},
+	    {"mbufs", required_argument, NULL, 'N'},
+	    {"mbuf-size", required_argument, NULL, 'Z'},
 	    {"stats-period", required_argument, NULL, 'S'},
 	    {"exit-on-idle", required_argument, NULL, 'e'},
 	    {"listing", required_argument, NULL, 'l'},
@@ -231,6 +241,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				goto bad_num;
 			o->mtu = (unsigned int)v;
 			break;
+		case 'N':
+			if (parse_uint(optarg, UINT32_MAX, &v) < 0 || v == 0)
+				goto bad_num;
+			o->mbufs = (unsigned int)v;
+			break;
+		case 'Z':
+			/* headroom and a minimal frame; the pool's room is 16 bits */
+			if (parse_uint(optarg, UINT16_MAX, &v) < 0 ||
+			    v < RTE_PKTMBUF_HEADROOM + 64) {
+				fprintf(stderr, "nftdp: --mbuf-size '%s': want %u..%u\n", optarg,
+					RTE_PKTMBUF_HEADROOM + 64, UINT16_MAX);
+				return -1;
+			}
+			o->mbuf_size = (unsigned int)v;
+			break;
 		case 'S': {
 			char *end;
 
@@ -264,6 +289,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc) {
 		usage(argv[0]);
+		return -1;
+	}
+	if (o->mbuf_size && o->mtu && o->mbuf_size < NFTDP_DP_MTU_ROOM(o->mtu)) {
+		fprintf(stderr,
+			"nftdp: --mbuf-size %u cannot hold a frame of --mtu %u (needs %u)\n",
+			o->mbuf_size, o->mtu, NFTDP_DP_MTU_ROOM(o->mtu));
 		return -1;
 	}
 	return 0;
@@ -316,6 +347,10 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 			}
 			close(fd);
 		}
+		/* none of ours is nft's business: the EAL keeps a descriptor
+		 * per hugepage, and nft's select() aborts on a socket numbered
+		 * past FD_SETSIZE (1024), as with a pool of 2M mbufs */
+		closefrom(STDERR_FILENO + 1);
 		setenv("NFTDP_SOCKET", sock, 1);
 		execl(wrapper, wrapper, a1, a2, a3, (char *)NULL);
 		fprintf(stderr, "nftdp: cannot run %s: %s\n", wrapper, strerror(errno));
@@ -485,6 +520,8 @@ int main(int argc, char **argv)
 	dp.burst = o.burst ? o.burst : 32;
 	dp.router = o.router;
 	dp.mtu = (uint16_t)o.mtu;
+	dp.n_mbufs = o.mbufs;
+	dp.mbuf_size = (uint16_t)o.mbuf_size;
 	if (setup_ports(&dp, &o, &cfg) < 0)
 		goto out_eal;
 

@@ -56,40 +56,6 @@ uint16_t nftdp_dp_csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
-static bool is_vlan(uint16_t t)
-{
-	return t == NFTDP_DP_ETH_P_8021Q || t == NFTDP_DP_ETH_P_8021AD;
-}
-
-bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftdp_dp_l2 *l2)
-{
-	uint32_t off = NFTDP_DP_ETH_HLEN;
-	uint16_t t;
-
-	memset(l2, 0, sizeof(*l2));
-	if (len < NFTDP_DP_ETH_HLEN)
-		return false;
-	t = rd16(d + 12);
-	l2->proto = t;
-	l2->nh_off = NFTDP_DP_ETH_HLEN;
-	/* up to two tags; skb_vlan_untag() pulls only the outer one */
-	while (is_vlan(t) && l2->n_vlan < 2) {
-		if (len < off + NFTDP_DP_VLAN_HLEN)
-			return false;
-		if (l2->n_vlan == 0) {
-			l2->vid = rd16(d + off) & 0x0fff;
-			l2->proto = rd16(d + off + 2);
-			l2->nh_off = (uint16_t)(off + NFTDP_DP_VLAN_HLEN);
-		}
-		t = rd16(d + off + 2);
-		off += NFTDP_DP_VLAN_HLEN;
-		l2->n_vlan++;
-	}
-	l2->ip_proto = t;
-	l2->ip_off = (uint16_t)off;
-	return true;
-}
-
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
 {
 	uint32_t ihl, tot;

@@ -89,6 +89,11 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 		else if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
 			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	}
+	/* a port that checks L4 checksums spares conntrack the work
+	 * (CHECKSUM_UNNECESSARY); ip_rcv checks the IPv4 header in any case */
+	conf.rxmode.offloads |= info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+							 RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+							 RTE_ETH_RX_OFFLOAD_SCTP_CKSUM);
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	if (dp->mtu)
@@ -107,9 +112,20 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 	/* every descriptor, the tx staging of every worker, caches, replies */
 	n_mbufs = (unsigned int)dp->n_ports * (nrxd * pt->n_rxq + ntxd * pt->n_txq) +
 		  dp->n_workers * (NFTDP_DP_TXBUF * dp->n_ports + 2 * POOL_CACHE + 1024) + 8192;
-	room =
-	    (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
-			      (unsigned int)dp->mtu + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM);
+	if (dp->n_mbufs) {
+		/* fewer could starve rx of mbufs held in rings and caches */
+		if (dp->n_mbufs < n_mbufs) {
+			fprintf(stderr,
+				"nftdp: port %u: --mbufs %u is below the %u mbufs its queues, "
+				"the workers' tx staging and the pool caches need\n",
+				pid, dp->n_mbufs, n_mbufs);
+			return -EINVAL;
+		}
+		n_mbufs = dp->n_mbufs;
+	}
+	room = dp->mbuf_size ? dp->mbuf_size
+			     : (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
+						 NFTDP_DP_MTU_ROOM(dp->mtu));
 	pt->pool = pool_for_socket(dp, pt->socket, n_mbufs, room);
 	if (pt->pool == NULL)
 		return -rte_errno;

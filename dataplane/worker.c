@@ -92,8 +92,8 @@ void nftdp_dp_workers_free(struct nftdp_dp *dp)
 
 static inline void clock_update(struct nftdp_dp_worker *w)
 {
-	uint64_t d = rte_rdtsc() - w->tsc0, hz = rte_get_tsc_hz();
-	uint64_t ns = (d / hz) * 1000000000ull + (d % hz) * 1000000000ull / hz;
+	uint64_t d = rte_rdtsc() - w->tsc0;
+	uint64_t ns = (uint64_t)(((unsigned __int128)d * w->ns_mult) >> 32);
 
 	w->ctx.now_ns = w->mono0_ns + ns;
 	w->ctx.now_ms = w->ctx.now_ns / 1000000ull;
@@ -102,6 +102,7 @@ static inline void clock_update(struct nftdp_dp_worker *w)
 
 void nftdp_dp_worker_begin(struct nftdp_dp_worker *w)
 {
+	w->ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / rte_get_tsc_hz());
 	w->tsc0 = rte_rdtsc();
 	w->mono0_ns = clock_ns(CLOCK_MONOTONIC);
 	w->real0_ns = clock_ns(CLOCK_REALTIME);

@@ -66,6 +66,8 @@ int nftdp_gen_cfg_check(const struct nftdp_gen_cfg *cfg, const char **why)
 		w = "port range past 65535";
 	else if (cfg->ttl == 0)
 		w = "ttl must be at least 1";
+	else if (cfg->syn_flood && cfg->mid_stream)
+		w = "syn-flood and mid-stream exclude each other";
 	if (why != NULL)
 		*why = w;
 	return w != NULL ? -EINVAL : 0;
@@ -135,6 +137,9 @@ uint16_t gen_flow_steps(const struct nftdp_gen_cfg *cfg, uint8_t proto)
 	case NFTDP_GEN_TCP:
 		if (cfg->syn_flood)
 			return 1; /* step 0: the SYN */
+		/* mid-stream: each data segment, then the server's ACK of it */
+		if (cfg->mid_stream)
+			return (uint16_t)(cfg->replies ? 2 * cfg->data : cfg->data);
 		return (uint16_t)(cfg->data + (cfg->replies ? 6 : 3));
 	case NFTDP_GEN_ICMP:
 		return (uint16_t)(cfg->replies ? 2 * cfg->data : cfg->data);

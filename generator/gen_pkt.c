@@ -5,9 +5,11 @@
  * incremental checksum fix, and the sink's bounds-checked parser.
  *
  * A TCP round with replies is SYN, SYN-ACK, ACK, data..., FIN-ACK (client),
- * FIN-ACK (server), ACK; without replies SYN, ACK, data..., FIN-ACK. An ICMP
- * round is echo request (and reply) per data packet; a UDP round is its
- * datagrams. Sequence numbers, ids and sizes follow from the seed, the
+ * FIN-ACK (server), ACK; without replies SYN, ACK, data..., FIN-ACK.
+ * Mid-stream, a round is each data segment followed by the server's ACK of
+ * it, and the connection never ends: the next round goes on from where this
+ * one stopped. An ICMP round is echo request (and reply) per data packet; a
+ * UDP round is its datagrams. Sequence numbers, ids and sizes follow from the seed, the
  * flow, the round number and the step, so packet j can be built alone.
  */
 #include <string.h>
@@ -110,6 +112,43 @@ static void tcp_step(const struct nftdp_gen_cfg *cfg, const struct nftdp_gen_flo
 	}
 }
 
+/*
+ * A TCP flow picked up mid-stream (nf_conntrack_tcp_loose): step 2k is data
+ * segment k (PSH|ACK), step 2k+1 the server's pure ACK of it; without
+ * replies only the segments. One endless connection: the ISNs of round 0,
+ * and every round has the same segment sizes (data_payload of round 0), so
+ * sequence numbers go on across rounds in O(data).
+ */
+static void tcp_mid_step(const struct nftdp_gen_cfg *cfg, const struct nftdp_gen_flow *f,
+			 uint64_t fkey, uint64_t round, unsigned int n, struct step *s)
+{
+	unsigned int k = cfg->replies ? n / 2 : n;
+	uint32_t cseq = (uint32_t)nftdp_gen_hash(fkey, 1);
+	uint32_t sseq = (uint32_t)nftdp_gen_hash(fkey, 2);
+	uint32_t off = 0, tot = 0;
+
+	for (unsigned int i = 0; i < cfg->data; i++) {
+		uint16_t p = data_payload(cfg, f, fkey, 0, (int)i);
+
+		if (i < k)
+			off += p;
+		tot += p;
+	}
+	cseq += (uint32_t)(round * tot) + off;
+	if (cfg->replies && (n & 1)) {
+		s->reply = true;
+		s->data = -1;
+		s->tcp_flags = RTE_TCP_ACK_FLAG;
+		s->seq = sseq;
+		s->ack = cseq + data_payload(cfg, f, fkey, 0, (int)k);
+	} else {
+		s->data = (int)k;
+		s->tcp_flags = RTE_TCP_PSH_FLAG | RTE_TCP_ACK_FLAG;
+		s->seq = cseq;
+		s->ack = sseq;
+	}
+}
+
 static void fill_payload(uint8_t *p, uint16_t len, uint64_t key)
 {
 	for (uint16_t i = 0; i < len; i += 8) {
@@ -130,7 +169,7 @@ uint16_t nftdp_gen_build(const struct nftdp_gen_cfg *cfg, uint64_t j, uint8_t *b
 	struct step s = {.data = 0};
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
 	uint16_t l3off = RTE_ETHER_HDR_LEN, l4off, poff, payload = 0, len;
-	uint64_t round;
+	uint64_t round, size_round;
 	unsigned int n;
 	const uint8_t *a, *b;
 	uint16_t pa, pb;
@@ -140,8 +179,12 @@ uint16_t nftdp_gen_build(const struct nftdp_gen_cfg *cfg, uint64_t j, uint8_t *b
 	nftdp_gen_flow(cfg, fi, &f);
 	n = (unsigned int)(rounds % f.steps);
 	round = rounds / f.steps;
+	size_round = round;
 
-	if (f.proto == NFTDP_GEN_TCP) {
+	if (f.proto == NFTDP_GEN_TCP && cfg->mid_stream) {
+		tcp_mid_step(cfg, &f, fkey, round, n, &s);
+		size_round = 0; /* every round the same sizes: tcp_mid_step */
+	} else if (f.proto == NFTDP_GEN_TCP) {
 		tcp_step(cfg, &f, fkey, round, n, &s);
 	} else if (f.proto == NFTDP_GEN_ICMP) {
 		s.data = (int)(cfg->replies ? n / 2 : n);
@@ -154,7 +197,7 @@ uint16_t nftdp_gen_build(const struct nftdp_gen_cfg *cfg, uint64_t j, uint8_t *b
 		s.data = (int)n;
 	}
 	if (s.data >= 0)
-		payload = data_payload(cfg, &f, fkey, round, s.data);
+		payload = data_payload(cfg, &f, fkey, size_round, s.data);
 
 	l4off = (uint16_t)(l3off + l3_size(f.family));
 	poff = (uint16_t)(l4off + l4_size(f.proto));

@@ -63,7 +63,8 @@ static int build_templates(const struct nftdp_gen_cfg *cfg, const struct gen_liv
 		/* every flow through at least one whole round, capped at 4 Mi */
 		uint64_t steps = cfg->data + 6u;
 
-		if (cfg->replies && (cfg->protos & NFTDP_GEN_ICMP) && 2u * cfg->data > steps)
+		if (cfg->replies && ((cfg->protos & NFTDP_GEN_ICMP) || cfg->mid_stream) &&
+		    2u * cfg->data > steps)
 			steps = 2u * cfg->data;
 		want = (uint64_t)cfg->flows * steps;
 		if (want < 65536)

@@ -40,6 +40,8 @@ static void usage(const char *prog)
 	    "  --data N             data packets per flow round, 1..64 (1)\n"
 	    "  --no-replies         no server-side packets (SYN-ACK, FIN, echo reply)\n"
 	    "  --syn-flood          TCP flows send their SYN only, never completing\n"
+	    "  --mid-stream         TCP flows without handshake or FIN, as conntrack picks them\n"
+	    "                       up: each data segment, then the server's ACK of it\n"
 	    "  --seed N             payload, ISNs, IMIX choices (1)\n"
 	    "  --src A[-B] --dst A[-B]     IPv4 ranges (10.0.0.1, 10.1.0.1)\n"
 	    "  --src6 A[-B] --dst6 A[-B]   IPv6 ranges, low 32 bits (2001:db8::1, 2001:db8:1::1)\n"
@@ -214,6 +216,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"data", required_argument, NULL, 'D'},
 	    {"no-replies", no_argument, NULL, 'R'},
 	    {"syn-flood", no_argument, NULL, 'Y'},
+	    {"mid-stream", no_argument, NULL, 'K'},
 	    {"seed", required_argument, NULL, 'S'},
 	    {"src", required_argument, NULL, 's'},
 	    {"dst", required_argument, NULL, 'd'},
@@ -287,6 +290,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'Y':
 			cfg->syn_flood = true;
+			break;
+		case 'K':
+			cfg->mid_stream = true;
 			break;
 		case 'S':
 			rc = parse_u64(optarg, UINT64_MAX, &cfg->seed);

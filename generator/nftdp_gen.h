@@ -5,11 +5,12 @@
  *
  * What it does: a configuration (struct nftdp_gen_cfg) describes a set of
  * flows (IPv4 and/or IPv6; TCP connections with handshake, data and FIN,
- * UDP datagrams, ICMP echo), their address and port ranges and their packet
- * sizes (fixed or IMIX). The stream is a pure function of the configuration
- * and packet index: packet j is step (j / flows) of flow (j % flows), so the
- * same configuration and seed always give the same bytes, and a test can
- * derive what a ruleset must pass from the configuration alone.
+ * or picked up mid-stream; UDP datagrams, ICMP echo), their address and
+ * port ranges and their packet sizes (fixed or IMIX). The stream is a pure
+ * function of the configuration and packet index: packet j is step
+ * (j / flows) of flow (j % flows), so the same configuration and seed always
+ * give the same bytes, and a test can derive what a ruleset must pass from
+ * the configuration alone.
  *
  * Usage:
  *   nftdp_gen_cfg_init(&cfg);  (set fields)  nftdp_gen_cfg_check(&cfg);
@@ -66,6 +67,7 @@ struct nftdp_gen_cfg {
 	uint16_t data;		     /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
 	bool replies;		     /**< also the server's packets (SYN-ACK, FIN, echo reply) */
 	bool syn_flood;		     /**< a TCP round is its SYN alone (a new source each flow) */
+	bool mid_stream;	     /**< TCP without handshake or FIN: data and the server's ACKs */
 	uint64_t seed;		     /**< payload bytes, ISNs, IMIX choices, IP ids */
 	uint32_t src4, dst4;	     /**< IPv4 range bases, host order */
 	uint32_t src4_len, dst4_len; /**< IPv4 range lengths */

@@ -8,16 +8,27 @@
 #                port's ceiling, as bench/dataplane/run.sh measures it
 #   empty        nftdp with an empty ruleset over the testpmd row's vdev
 #   empty-file   nftdp with an empty ruleset reading the established-flows
-#                capture from its file, as every nftdp row below does
-#                (libpcap reading a file costs more than infinite_rx, and
-#                a capture of 1M flows cannot be held in the port's mbufs:
-#                the "no file" column estimates each row without that
-#                cost, 1 / (1/row - 1/empty-file + 1/empty))
+#                capture from its file, as the established, new-conns and
+#                nat rows do (libpcap reading a file costs more than
+#                infinite_rx, and those captures of millions of packets do
+#                not fit the port's default pool: the "no file" column
+#                estimates each of them without that cost,
+#                1 / (1/row - 1/empty-file + 1/empty))
 #   established  `ct state established,related accept; ct state new accept`
 #                after four stateless rules, FLOWS concurrent TCP flows: the
 #                capture holds each flow's SYN, SYN-ACK and ACK (the
 #                warm-up that fills the table, not measured), then DATA
 #                data segments per flow, interleaved (measured)
+#   established-mem  the same ruleset and FLOWS concurrent TCP flows,
+#                replayed from memory as the testpmd row is: the capture
+#                (nftdp-gen --mid-stream --data 1) is every flow's data
+#                segment, then every flow's ACK of it (2 x FLOWS packets),
+#                held by net_pcap infinite_rx in a pool of 2 x FLOWS +
+#                65536 mbufs of 256 bytes (--mbufs, --mbuf-size). The first
+#                pass picks every connection up (nf_conntrack_tcp_loose)
+#                and establishes it with the reply: the warm-up, not
+#                measured; every later pass is an established lookup per
+#                packet, both directions, measured for 5 s (2 s in --smoke)
 #   new-conns    every packet a new connection (2 x FLOWS distinct SYNs,
 #                a table large enough for all): connections per second
 #   nat          the same filter plus snat to a /24 in postrouting, FLOWS
@@ -37,10 +48,14 @@
 #
 # usage: run.sh [--build DIR] [--smoke] [--repeat N] [--flows N] [--data N]
 #               [--record]   (write bench/results/conntrack.json)
-# --smoke: no hugepages, 20000 flows, one round: that every row runs (CI).
-# Full runs reserve 640 2 MB hugepages (bench/lib/hugepages.sh) and give
-# them back at the end, also on failure. Time: about a minute per round
-# with the defaults (1M flows) on two shared cores.
+# --smoke: no hugepages, 20000 flows, one round: that every row runs (CI);
+# established-mem runs 2 s with counters on its two ct rules, which must
+# count FLOWS new and every other packet established.
+# Full runs reserve 2 MB hugepages for the largest EAL memory of a row
+# (established-mem's: 1024 MB plus its pool and net_pcap's ring, about
+# 2 GB for 1M flows; bench/lib/hugepages.sh) and give them back at the
+# end, also on failure. Time: about a minute per round with the defaults
+# (1M flows) on two shared cores.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,8 +74,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+mem_secs=5
 if [ "$smoke" -eq 1 ]; then
-	flows=20000 repeat=1 record=0
+	flows=20000 repeat=1 record=0 mem_secs=2
 fi
 period=0.5
 
@@ -89,13 +105,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# established-mem: net_pcap's infinite_rx holds the whole capture in the
+# port's pool and copies each packet into a new mbuf of it: 2 x FLOWS
+# mbufs plus a working set (the daemon's own minimum is about 12k). Its
+# EAL memory: 448 bytes per mbuf of 256 bytes' room (object header, struct
+# rte_mbuf, room), net_pcap's ring of pointers (a power of two above the
+# capture), on top of the 1024 MB every other row has.
+mid_total=$((2 * flows))
+mem_mbufs=$((mid_total + 65536))
+ring=1
+while [ "$ring" -le "$mid_total" ]; do ring=$((ring * 2)); done
+mem_mb=$((1024 + (mem_mbufs * 448 + ring * 8) / 1048576 + 64))
 if [ "$smoke" -eq 1 ]; then
-	mem=(--no-huge -m 1024)
+	mem=(--no-huge)
 else
-	hp_reserve 640 "$tmp/huge" 512 || exit 1
-	mem=(--huge-dir "$tmp/huge" --huge-unlink -m 1024)
+	# nftdp's runs come one at a time: pages for the largest, plus slack
+	hp_reserve $(((mem_mb + 1) / 2 + 128)) "$tmp/huge" $(((mem_mb + 1) / 2)) || exit 1
+	mem=(--huge-dir "$tmp/huge" --huge-unlink)
 fi
-eal=("${mem[@]}" --no-pci --log-level=error)
+eal=("${mem[@]}" -m 1024 --no-pci --log-level=error)
 
 # ---------------------------------------------------------------- traffic
 # flows differ by source address (10.0.0.0/8, odometer order) to one server
@@ -112,6 +140,7 @@ gen --flows "$nsyn" --proto tcp --syn-flood --count "$nsyn" --pcap-out "$tmp/syn
 srcs="10.0.0.1-10.$(((nsrc >> 16) & 255)).$(((nsrc >> 8) & 255)).$((nsrc & 255))"
 nat_total=$((flows * data))
 gen --flows "$flows" --proto udp --data "$data" --count "$nat_total" --pcap-out "$tmp/nat.pcap"
+gen --flows "$flows" --proto tcp --mid-stream --data 1 --count "$mid_total" --pcap-out "$tmp/mid.pcap"
 "$build/nftdp-gen" --flows 1024 --family 4 --proto tcp,udp --data 2 --size 64 \
 	--src 10.0.0.1-10.0.0.255 --dport 5000 --count 4096 --pcap-out "$tmp/ceil.pcap" > /dev/null
 
@@ -129,6 +158,9 @@ filter='
 		ct state new accept
 	}'
 printf 'flush ruleset\ntable inet bench {%s\n}\n' "$filter" > "$tmp/ct.nft"
+# the smoke run counts what established-mem's two ct rules accept
+printf 'flush ruleset\ntable inet bench {%s\n}\n' \
+	"$(sed 's/ct state \(.*\) accept/ct state \1 counter accept/' <<< "$filter")" > "$tmp/ct-count.nft"
 {
 	printf 'flush ruleset\ntable inet bench {%s\n}\n' "$filter"
 	printf 'table ip nat {\n\tchain post {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n'
@@ -169,23 +201,28 @@ run_testpmd() {
 # nftdp over net_pcap with devargs $1 (rx_pcap=FILE...), ruleset $2 and --conntrack-max $3. Its stats
 # lines (every 0.1 s) give the port's packet count; the rate is packets
 # over wall time between the first line past the first $4 packets and the
-# last line before the capture's end ($5 packets), or after $6 seconds
-# when given (an infinite_rx capture). Writes "RATE READ
-# RSS_IDLE_KB RSS_GROWN_KB" to $tmp/result: READ is how many packets it
-# read (the smoke run wants all), RSS_IDLE with the ruleset loaded.
+# last line before the capture's end ($5 packets), or, when $6 is given
+# (an infinite_rx capture), the last line $6 seconds after that first one.
+# $7: EAL memory in MB (default 1024); further arguments go to nftdp.
+# Writes "RATE READ RSS_IDLE_KB RSS_GROWN_KB" to $tmp/result: READ is how
+# many packets it read (the smoke run wants all), RSS_IDLE with the
+# ruleset loaded.
 run_nftdp() {
-	local pcap=$1 rules=$2 ctmax=$3 skip=$4 total=$5 limit=${6:-0} log=$tmp/nftdp.log
-	local sock=$tmp/nl.sock p np cum last=-1 still=0 rss0 rss1 t
-	local ta= ca= tb= cb= t_end
+	local pcap=$1 rules=$2 ctmax=$3 skip=$4 total=$5 limit=${6:-0} mb=${7:-1024}
+	local log=$tmp/nftdp.log sock=$tmp/nl.sock p np cum last=-1 still=0 rss0 rss1 t
+	local ta= ca= tb= cb= t_end=0
+	shift $(($# < 7 ? $# : 7))
 	rm -f "$sock"
-	timeout 600 "$build/nftdp" -l 0,1 "${eal[@]}" --file-prefix "$pfx-n" \
-		--vdev="net_pcap0,$pcap" -- --socket "$sock" --ruleset "$rules" \
-		--workers 1 --conntrack-max "$ctmax" --stats-period 0.1 > "$log" 2>&1 &
+	timeout 600 "$build/nftdp" -l 0,1 "${mem[@]}" -m "$mb" --no-pci --log-level=error \
+		--file-prefix "$pfx-n" --vdev="net_pcap0,$pcap" -- --socket "$sock" \
+		--ruleset "$rules" --workers 1 --conntrack-max "$ctmax" --stats-period 0.1 \
+		"$@" > "$log" 2>&1 &
 	p=$!
 	pids+=("$p")
 	# the ruleset is loaded before the first packet is read (the log's
-	# "... mode" line); RSS is taken then
-	for _ in $(seq 600); do
+	# "... mode" line); RSS is taken then. infinite_rx reads its whole
+	# capture into mbufs before that.
+	for _ in $(seq 3000); do
 		grep -q ' mode$' "$log" && break
 		kill -0 "$p" 2>/dev/null || break
 		sleep 0.02
@@ -194,7 +231,6 @@ run_nftdp() {
 	np=$(pgrep -P "$p" | head -1 || true)
 	np=${np:-$p}
 	rss0=$(rss_kb "$np" 2>/dev/null || echo 0)
-	t_end=$(awk -v t="$(now)" -v l="$limit" 'BEGIN { printf "%.3f\n", (l > 0 ? t + l : 0) }')
 	while kill -0 "$p" 2>/dev/null; do
 		sleep 0.05
 		t=$(now)
@@ -203,7 +239,11 @@ run_nftdp() {
 		if [ "$cum" != "$last" ]; then
 			still=0
 			if [ "$cum" -ge "$skip" ] && [ "$cum" -gt 0 ] && [ "$cum" -lt "$total" ]; then
-				[ -z "$ta" ] && ta=$t ca=$cum
+				if [ -z "$ta" ]; then
+					ta=$t ca=$cum
+					t_end=$(awk -v t="$t" -v l="$limit" \
+						'BEGIN { printf "%.3f\n", (l > 0 ? t + l : 0) }')
+				fi
 				tb=$t cb=$cum
 			fi
 		else
@@ -227,7 +267,7 @@ run_nftdp() {
 /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))' \
 	> "$tmp/idle.pcap"
 
-names=(testpmd empty empty-file established new-conns nat)
+names=(testpmd empty empty-file established established-mem new-conns nat)
 declare -A runs
 loads= fail=0
 # every nftdp row must have read its whole capture
@@ -238,6 +278,40 @@ nftdp_row() {
 		echo "FAIL: $n: nftdp read $got of $5 packets" >&2
 		fail=1
 	fi
+}
+# established-mem got past its warm-up, and conntrack saw FLOWS new
+# connections, nothing invalid; with the smoke run's counters, every packet
+# after each flow's first was `ct state established`
+mem_check() {
+	if [ "$1" -le "$mid_total" ]; then
+		echo "FAIL: established-mem: nftdp read $1 packets, the warm-up is $mid_total" >&2
+		return 1
+	fi
+	/usr/bin/python3 - "$tmp/mem-stats.json" "$tmp/mem-list.json" "$flows" <<'PY'
+import json, os, sys
+st, ls, flows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = json.load(open(st))
+ct, rx = s["conntrack"], s["packets"]["rx"]
+err, got = [], {}
+if (ct["new"], ct["count"], ct["invalid"]) != (flows, flows, 0):
+    err.append(f"conntrack new {ct['new']} count {ct['count']} invalid {ct['invalid']}")
+if os.path.exists(ls):
+    for o in json.load(open(ls))["nftables"]:
+        r = o.get("rule")
+        if not r:
+            continue
+        st_ = [e["match"]["right"] for e in r["expr"] if "match" in e]
+        n = [e["counter"]["packets"] for e in r["expr"] if "counter" in e]
+        if st_ and n:
+            got["new" if st_[0] == "new" else "established"] = n[0]
+    want = {"new": flows, "established": rx - flows}
+    if got != want:
+        err.append(f"ct state counters {got}, want {want}")
+if err:
+    sys.exit("FAIL: established-mem: " + "; ".join(err))
+print(f"established-mem: {ct['new']} connections picked up, {rx} packets"
+      + (f", ct state new {got['new']}, established {got['established']}" if got else ""))
+PY
 }
 printf 'flush ruleset\n' > "$tmp/empty.nft"
 for r in $(seq "$repeat"); do
@@ -251,6 +325,18 @@ for r in $(seq "$repeat"); do
 		established) nftdp_row "rx_pcap=$tmp/est.pcap" "$tmp/ct.nft" $((2 * flows)) $((3 * flows)) \
 			"$est_total"
 			est_rss=$last_rss_kb est_grow=$last_grow_kb ;;
+		established-mem)
+			ml=()
+			rules=$tmp/ct.nft
+			if [ "$smoke" -eq 1 ]; then
+				rules=$tmp/ct-count.nft ml=(--listing-json "$tmp/mem-list.json")
+			fi
+			rm -f "$tmp/mem-stats.json" "$tmp/mem-list.json"
+			run_nftdp "rx_pcap=$tmp/mid.pcap,infinite_rx=1" "$rules" $((2 * flows)) \
+				"$mid_total" 999999999999 "$mem_secs" "$mem_mb" --mbufs "$mem_mbufs" \
+				--mbuf-size 256 --stats-json "$tmp/mem-stats.json" "${ml[@]}"
+			read -r v got _ _ < "$tmp/result"
+			mem_check "$got" || fail=1 ;;
 		new-conns) nftdp_row "rx_pcap=$tmp/syn.pcap" "$tmp/ct.nft" $((nsyn + nsyn / 4)) 0 "$nsyn" ;;
 		nat) nftdp_row "rx_pcap=$tmp/nat.pcap" "$tmp/nat.nft" $((2 * flows)) "$flows" "$nat_total" ;;
 		esac
@@ -286,13 +372,13 @@ echo
 echo "| config | Mpps per worker core (median of $repeat) | ratio to testpmd | ratio to empty-file | no file: Mpps, ratio to testpmd | runs |"
 echo "|---|---|---|---|---|---|"
 for n in "${names[@]}"; do
-	nf=-
+	nf=- rf=$(ratio "${med[$n]}" "${med[empty-file]}")
 	case $n in established | new-conns | nat)
 		nf=$(nofile "${med[$n]}")
 		nf="$nf, $(ratio "$nf" "${med[testpmd]}")" ;;
+	established-mem) rf=- ;; # read from memory, not the file
 	esac
-	echo "| $n | ${med[$n]} | $(ratio "${med[$n]}" "${med[testpmd]}") |" \
-		"$(ratio "${med[$n]}" "${med[empty-file]}") | $nf |${runs[$n]} |"
+	echo "| $n | ${med[$n]} | $(ratio "${med[$n]}" "${med[testpmd]}") | $rf | $nf |${runs[$n]} |"
 done
 echo
 echo "new connections per second per worker: $(awk -v m="${med[new-conns]}" 'BEGIN { printf "%.0f", m * 1e6 }')"
@@ -315,17 +401,22 @@ if [ "$record" -eq 1 ]; then
 		printf ' "configs": ['
 		sep=
 		for n in "${names[@]}"; do
-			nf=null
-			case $n in established | new-conns | nat) nf=$(nofile "${med[$n]}") ;; esac
+			nf=null rf=$(ratio "${med[$n]}" "${med[empty-file]}")
+			case $n in
+			established | new-conns | nat) nf=$(nofile "${med[$n]}") ;;
+			established-mem) rf=null ;;
+			esac
 			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "ratio_file": %s, "mpps_no_file": %s, "runs": [%s]}' \
 				"$sep" "$n" "${med[$n]}" "$(ratio "${med[$n]}" "${med[testpmd]}")" \
-				"$(ratio "${med[$n]}" "${med[empty-file]}")" "$nf" \
+				"$rf" "$nf" \
 				"$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | paste -sd,)"
 			sep=,
 		done
 		printf '\n ],\n "entry_size_bytes": %s, "rss_per_entry_bytes": %s,' "$entry" "$per_entry"
 		printf ' "rss_idle_kb": {"ct_max_%s": %s, "ct_max_1024": %s}, "rss_grown_filling_kb": %s,\n' \
 			$((2 * flows)) "${est_rss:-0}" "$small_rss" "${est_grow:-0}"
+		printf ' "established_mem": {"packets": %s, "mbufs": %s, "mbuf_size": 256, "eal_mb": %s, "seconds": %s},\n' \
+			"$mid_total" "$mem_mbufs" "$mem_mb" "$mem_secs"
 		printf ' "load_average_before_runs": [%s]}\n' "$(tr ' ' '\n' <<< "$loads" | grep . | paste -sd,)"
 	} > "$out/conntrack.json"
 	echo "recorded $out/conntrack.json"

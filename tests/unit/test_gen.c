@@ -2,9 +2,9 @@
 /*
  * Unit tests of the generator's EAL-free part (generator/nftdp_gen.h):
  * checksums (checked here by an independent RFC 1071 sum), the stamp and its
- * incremental checksum, the TCP round, flow iteration over ranges, IMIX,
- * determinism, the sink parser on truncated frames, the latency histogram
- * and the pcap writer.
+ * incremental checksum, the TCP round (with handshake, and mid-stream), flow
+ * iteration over ranges, IMIX, determinism, the sink parser on truncated
+ * frames, the latency histogram and the pcap writer.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -249,6 +249,73 @@ static void test_tcp_round(void **state)
 			assert_int_not_equal(seq[j % 3], ack[j % 3]);
 		ack[j % 3] = seq[j % 3];
 	}
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)be16(p) << 16 | be16(p + 2);
+}
+
+/* --mid-stream: per data step, every flow's segment, then every flow's ACK
+ * of it; sequence numbers go on across rounds; no SYN, FIN or RST */
+static void test_tcp_mid_stream(void **state)
+{
+	uint8_t buf[NFTDP_GEN_FRAME_MAX];
+	struct nftdp_gen_meta m;
+	struct nftdp_gen_cfg cfg;
+	uint32_t cseq[3], sseq[3];
+	const char *why;
+
+	(void)state;
+	nftdp_gen_cfg_init(&cfg);
+	cfg.protos = NFTDP_GEN_TCP;
+	cfg.mid_stream = true;
+	cfg.flows = 3;
+	cfg.sport_len = 3;
+	cfg.data = 3;
+	cfg.imix = true;
+	assert_int_equal(nftdp_gen_cfg_check(&cfg, NULL), 0);
+	/* two rounds of 3 x (segment, ACK) per flow */
+	for (uint64_t j = 0; j < 2 * 3 * 6; j++) {
+		uint16_t len = nftdp_gen_build(&cfg, j, buf, sizeof(buf), &m);
+		const uint8_t *tcp = buf + 34;
+		unsigned int f = (unsigned int)(j % 3), step = (unsigned int)(j / 3) % 6;
+		bool reply = step & 1;
+		uint32_t seq = be32(tcp + 4), ack = be32(tcp + 8), plen = be16(buf + 16) - 40;
+
+		assert_int_equal(check_frame(buf, len), 6);
+		assert_int_equal(m.reply, reply);
+		assert_int_equal(be16(tcp + (reply ? 2 : 0)), 1024 + f);
+		if (reply) {
+			/* a pure ACK of everything the client sent */
+			assert_int_equal(tcp[13], 0x10);
+			assert_int_equal(plen, 0);
+			assert_int_equal(seq, sseq[f]);
+			assert_int_equal(ack, cseq[f]);
+			continue;
+		}
+		assert_int_equal(tcp[13], 0x18);
+		if (j < 3) {
+			sseq[f] = ack;
+		} else {
+			assert_int_equal(seq, cseq[f]); /* continues, also into round 2 */
+			assert_int_equal(ack, sseq[f]);
+		}
+		cseq[f] = seq + plen;
+	}
+
+	/* without replies: the segments alone */
+	cfg.replies = false;
+	for (uint64_t j = 0; j < 9; j++) {
+		nftdp_gen_build(&cfg, j, buf, sizeof(buf), &m);
+		check_frame(buf, m.len);
+		assert_int_equal(buf[34 + 13], 0x18);
+		assert_false(m.reply);
+	}
+	/* a SYN flood has no stream to join */
+	cfg.syn_flood = true;
+	assert_int_equal(nftdp_gen_cfg_check(&cfg, &why), -EINVAL);
+	assert_non_null(why);
 }
 
 static void test_flows(void **state)
@@ -521,7 +588,7 @@ int main(void)
 	    cmocka_unit_test(test_flows),	   cmocka_unit_test(test_imix),
 	    cmocka_unit_test(test_determinism),	   cmocka_unit_test(test_parse_truncated),
 	    cmocka_unit_test(test_hist),	   cmocka_unit_test(test_pcap),
-	    cmocka_unit_test(test_cfg_check),
+	    cmocka_unit_test(test_cfg_check),	   cmocka_unit_test(test_tcp_mid_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

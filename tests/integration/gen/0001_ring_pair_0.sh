@@ -3,7 +3,8 @@
 # nftdp-gen's live mode end to end, without nftdp: two ports joined by rings
 # in one process (--ring-pair), on one lcore and on two; then the pcap mode
 # against scapy's checksums. Everything sent must come back, counted by
-# protocol and port, with a latency sample for every stamped packet.
+# protocol and port, with a latency sample for every stamped packet; and a
+# --mid-stream capture's flags, sequence numbers and checksums.
 #
 # usage: 0001_ring_pair_0.sh BUILD_DIR     (root; exit 77 = skipped)
 set -euo pipefail
@@ -67,5 +68,39 @@ for p in pk:
 if len(pk) != 600 or bad:
     sys.exit(f"FAIL: {len(pk)} packets, {bad} with checksums scapy would not write")
 print("pcap: 600 packets, scapy agrees on every checksum")
+PY
+
+# --mid-stream: 3 flows picked up without a handshake: the 3 client data
+# segments, then the 3 server ACKs of them, with valid checksums
+"$build/nftdp-gen" --flows 3 --proto tcp --mid-stream --sport 1024-1026 \
+	--pcap-out "$tmp/mid.pcap" --count 6
+timeout 120 /usr/bin/python3 - "$tmp/mid.pcap" <<'PY'
+import sys
+from scapy.all import rdpcap, raw, Ether, IP, TCP
+pk = rdpcap(sys.argv[1])
+if len(pk) != 6:
+    sys.exit(f"FAIL: mid-stream: {len(pk)} packets, want 6")
+for i, p in enumerate(pk):
+    q = Ether(raw(p))
+    q[IP].chksum = None
+    q[TCP].chksum = None
+    q = Ether(raw(q))
+    if (q[IP].chksum, q[TCP].chksum) != (p[IP].chksum, p[TCP].chksum):
+        sys.exit(f"FAIL: mid-stream packet {i}: bad checksum")
+    ip, tcp, f = p[IP], p[TCP], i % 3
+    plen = ip.len - 4 * ip.ihl - 4 * tcp.dataofs
+    if i < 3:
+        d = (ip.src, ip.dst, tcp.sport, tcp.dport, str(tcp.flags))
+        if d != ("10.0.0.1", "10.1.0.1", 1024 + f, 5000, "PA") or plen <= 0:
+            sys.exit(f"FAIL: mid-stream segment {i}: {d}, {plen} bytes")
+        continue
+    d = (ip.src, ip.dst, tcp.sport, tcp.dport, str(tcp.flags))
+    seg = pk[f]
+    if d != ("10.1.0.1", "10.0.0.1", 5000, 1024 + f, "A") or plen != 0:
+        sys.exit(f"FAIL: mid-stream ACK {i}: {d}, {plen} bytes")
+    seg_len = seg[IP].len - 4 * seg[IP].ihl - 4 * seg[TCP].dataofs
+    if tcp.seq != seg[TCP].ack or tcp.ack != (seg[TCP].seq + seg_len) & 0xffffffff:
+        sys.exit(f"FAIL: mid-stream ACK {i}: seq {tcp.seq} ack {tcp.ack}")
+print("mid-stream pcap: 3 segments, then 3 ACKs of them, checksums valid")
 PY
 echo PASS
