@@ -524,6 +524,22 @@ static void test_tcp_invalid(void **state)
 	t.buf[20 + 16] ^= 0xff;
 	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
 	assert_int_equal(en->s->st.count, 0);
+	/* every length and both families: the 8-byte-step sum agrees with the
+	 * byte-pair reference of build(), and one changed byte is caught */
+	for (uint32_t n = 8; n < 80; n++) {
+		uint8_t u[80];
+
+		for (uint32_t k = 0; k < n; k++)
+			u[k] = (uint8_t)(k * 37 + n);
+		u[6] = u[7] = 0;
+		build(&t, n & 1, (n & 1) ? "fd00::1" : "10.9.0.1", (n & 1) ? "fd00::2" : "10.9.0.2",
+		      IPPROTO_UDP, u, n);
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		t.buf[(n & 1 ? 40 : 20) + n - 1] ^= 0x10;
+		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	}
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.buf[20 + 16] ^= 0xff;
 	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
 	 * nf_checksum trusts it */
 	t.pkt.flags |= NFTDP_VM_PKT_F_CSUM_OK;
