@@ -11,11 +11,7 @@
 
 #include "vm_priv.h"
 
-struct meta_priv {
-	uint8_t key;
-	uint8_t reg;
-	uint8_t len;
-};
+#define meta_priv nftdp_vm_meta /* vm.c inlines the nfproto and l4proto loads */
 NFTDP_VM_PRIV_CHECK(struct meta_priv);
 
 #define SECS_PER_DAY 86400
@@ -274,6 +270,14 @@ static const struct nftdp_vm_expr_ops meta_get_ops = {
     .init = meta_get_init,
     .eval = meta_get_eval,
 };
+/* meta nfproto and l4proto, which inet rules start with: inlined by vm.c */
+static const struct nftdp_vm_expr_ops meta_get_fast_ops = {
+    .name = "meta",
+    .size = sizeof(struct meta_priv),
+    .fast = NFTDP_VM_FAST_META,
+    .init = meta_get_init,
+    .eval = meta_get_eval,
+};
 static const struct nftdp_vm_expr_ops meta_set_ops = {
     .name = "meta",
     .size = sizeof(struct meta_priv),
@@ -293,8 +297,12 @@ static const struct nftdp_vm_expr_ops *meta_select_ops(struct nftdp_vm_cctx *cc,
 		nftdp_vm_errf(cc, -EINVAL, "meta: both source and destination");
 		return NULL;
 	}
-	if (nftdp_vm_attr(e, NFTNL_EXPR_META_DREG))
-		return &meta_get_ops;
+	if (nftdp_vm_attr(e, NFTNL_EXPR_META_DREG)) {
+		uint32_t key = nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY);
+
+		return key == NFT_META_NFPROTO || key == NFT_META_L4PROTO ? &meta_get_fast_ops
+									  : &meta_get_ops;
+	}
 	if (nftdp_vm_attr(e, NFTNL_EXPR_META_SREG))
 		return &meta_set_ops;
 	nftdp_vm_errf(cc, -EINVAL, "meta: no register");

@@ -175,6 +175,23 @@ next_rule:
 				regs->data[b->dreg] = (regs->data[b->sreg] & b->mask) ^ b->xor ;
 				continue;
 			}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			case NFTDP_VM_FAST_META: {
+				/* nft_reg_store8 of nft_pf / pkt->tprot (one 32-bit
+				 * store on little-endian); l4proto without a
+				 * transport header breaks the rule */
+				const struct nftdp_vm_meta *m = (const void *)op->priv;
+
+				if (m->key == NFT_META_NFPROTO) {
+					regs->data[m->reg] = pkt->nfproto;
+					continue;
+				}
+				if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+					goto next;
+				regs->data[m->reg] = pkt->l4proto;
+				continue;
+			}
+#endif
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =
 				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)

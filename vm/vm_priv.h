@@ -29,6 +29,14 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_BITWISE,	   /* bitwise mask/xor, len 4 */
 	NFTDP_VM_FAST_IMMEDIATE,   /* immediate verdict */
 	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
+	NFTDP_VM_FAST_META,	   /* meta nfproto / l4proto load (struct nftdp_vm_meta) */
+};
+
+/* meta's private data; vm.c reads it for NFTDP_VM_FAST_META */
+struct nftdp_vm_meta {
+	uint8_t key; /* NFT_META_* */
+	uint8_t reg;
+	uint8_t len;
 };
 
 struct nftdp_vm_op;

@@ -792,6 +792,29 @@ static void test_meta_more(void **state)
 	    add(w, d, 1, meta(NFT_META_L4PROTO, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
 	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
 	assert_int_equal(RUN(w, d, &t.pkt), NF_ACCEPT);
+
+	/* nfproto and l4proto (inlined by the eval loop): the byte, and zeros
+	 * in the rest of the register (a 4-byte cmp sees them) */
+	struct nftdp_vm_chain *e = chain(w, "e", true, NF_ACCEPT);
+	uint8_t tcp = IPPROTO_TCP, udp = IPPROTO_UDP;
+
+	assert_int_equal(add(w, e, 1, meta(NFT_META_NFPROTO, NFT_REG32_00), cmp32(NFT_CMP_EQ,
+		NFT_REG32_00, NFPROTO_IPV4), meta(NFT_META_L4PROTO, NFT_REG32_01),
+		cmp32(NFT_CMP_EQ, NFT_REG32_01, IPPROTO_TCP), verdict(NF_DROP, NULL), NULL), 0);
+	tcp4(&t, 80);
+	t.pkt.nfproto = NFPROTO_IPV4;
+	assert_int_equal(RUN(w, e, &t.pkt), NF_DROP);
+	t.pkt.nfproto = NFPROTO_IPV6;
+	assert_int_equal(RUN(w, e, &t.pkt), NF_ACCEPT);
+	struct nftdp_vm_chain *g = chain(w, "g", true, NF_ACCEPT);
+
+	assert_int_equal(add(w, g, 1, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1,
+		&udp, 1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, g, 2, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1,
+		&tcp, 1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(RUN(w, g, &t.pkt), NF_ACCEPT);
+	t.pkt.l4proto = IPPROTO_UDP;
+	assert_int_equal(RUN(w, g, &t.pkt), NF_DROP);
 }
 
 static void test_payload_write_not_writable(void **state)
