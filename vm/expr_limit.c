@@ -16,6 +16,7 @@
 
 #define NFT_LIMIT_PKT_BURST_DEFAULT 5
 #define NSEC_PER_SEC 1000000000ull
+#define LIMIT_EPOCH (1ull << 63)
 
 struct limit_priv {
 	uint64_t tokens_max;
@@ -34,6 +35,15 @@ bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_
 	uint64_t e = atomic_load_explicit(&c->limit.empty_at, memory_order_relaxed), ne, tokens;
 	bool ok;
 
+	/* empty_at = now - tokens would wrap below zero while the clock (time
+	 * since boot) is smaller than a full bucket (an hour's rate with a
+	 * burst of 4 is 4 h): count from 2^63 ns instead, and let no bucket
+	 * hold more than 2^63 ns of tokens (292 years) */
+	now += LIMIT_EPOCH;
+	if (tokens_max > LIMIT_EPOCH)
+		tokens_max = LIMIT_EPOCH;
+	if (cost > tokens_max)
+		cost = tokens_max + 1; /* never enough: as the kernel's delta < 0 */
 	do {
 		if (e == 0)
 			tokens = tokens_max; /* full since creation */

@@ -360,7 +360,7 @@ def dut_setup(recipe, frames):
         nsx(NS_DUT, 'sysctl', '-q', '-w', 'net.ipv4.conf.%s.rp_filter=0' % dp,
             'net.ipv4.conf.%s.send_redirects=0' % dp)
         # kernel-made replies must carry real checksums when sniffed on the peer
-        nsx(NS_DUT, 'ethtool', '-K', dp, 'tx', 'off', check=False)
+        nsx(NS_DUT, 'ethtool', '-K', dp, 'tx', 'off')  # tools/deps.sh installs ethtool
         for a in DUT_ADDR[dp]:
             extra = ['nodad'] if ':' in a else []
             nsx(NS_DUT, 'ip', 'addr', 'add', a, 'dev', dp, *extra)

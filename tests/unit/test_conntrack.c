@@ -2842,6 +2842,57 @@ static void test_connlimit_compile(void **state)
 	nftdp_vm_state_destroy(v.st);
 }
 
+/*
+ * The table hash (NH with a key from the seed): tuples that differ in one
+ * field only (the usual flood: one source, counting ports or addresses)
+ * spread over the buckets like random ones, and the key is the seed's:
+ * another seed puts the same tuples elsewhere.
+ */
+static void test_table_hash(void **state)
+{
+	struct env *a = env_new(1 << 16, false), *b;
+	struct nftdp_ct_config cfg = {.max_entries = 1 << 16, .hash_seed = 0x4321};
+	static uint16_t load[1 << 17];
+	unsigned int worst = 0, same = 0;
+	const uint32_t n = 1 << 16;
+
+	(void)state;
+	b = calloc(1, sizeof(*b));
+	assert_non_null(b);
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &b->s), 0);
+	for (int field = 0; field < 3; field++) {
+		memset(load, 0, sizeof(load));
+		worst = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			struct nftdp_ct_tuple t = {.l3proto = NFPROTO_IPV4, .l4proto = IPPROTO_TCP};
+			uint32_t h;
+
+			t.src.ip = htonl(0x0a000001);
+			t.dst.ip = htonl(0xc0000201);
+			t.sport = htons(40000);
+			t.dport = htons(80);
+			if (field == 0)
+				t.src.ip = htonl(0x0a000000 + i);
+			else if (field == 1)
+				t.sport = htons((uint16_t)i);
+			else
+				t.dst.ip = htonl(0xc0000000 + i * 256);
+			h = nftdp_ct_tuple_hash(a->s, &t) & a->s->bucket_mask;
+			if (++load[h] > worst)
+				worst = load[h];
+			same += h == (nftdp_ct_tuple_hash(b->s, &t) & b->s->bucket_mask);
+		}
+		/* 64k keys in 128k buckets: a random hash's fullest bucket
+		 * holds about 7-8; a weak one gives dozens or hundreds */
+		assert_true(worst <= 12);
+	}
+	/* another key: about one tuple in 128k buckets lands alike */
+	assert_true(same < 3 * n / 1000);
+	nftdp_ct_shard_destroy(b->s);
+	free(b);
+	env_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2884,6 +2935,7 @@ int main(void)
 		cmocka_unit_test(test_sctp),
 		cmocka_unit_test(test_zone_clash_after_nat),
 		cmocka_unit_test(test_nat_sctp_crc),
+		cmocka_unit_test(test_table_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -972,6 +972,24 @@ static void test_limit(void **state)
 	for (int i = 0; i < 6; i++)
 		passed += RUN(w, b, tcp4(&t, 1)) == NF_ACCEPT;
 	assert_int_equal(passed, 3);
+
+	/* 1/hour, burst 4 (a 4 h bucket) one minute after boot: the clock is
+	 * smaller than the bucket, and still four pass */
+	struct nftdp_vm_chain *h = chain(w, "h", true, NF_DROP);
+	e = ex("limit");
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, 1);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, 3600);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, 4);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	assert_int_equal(add(w, h, 4, e, verdict(NF_ACCEPT, NULL), NULL), 0);
+	w->ctx.now_ns = 60ull * 1000000000ull;
+	passed = 0;
+	for (int i = 0; i < 6; i++)
+		passed += RUN(w, h, tcp4(&t, 1)) == NF_ACCEPT;
+	assert_int_equal(passed, 4);
+	w->ctx.now_ns += 3600ull * 1000000000ull;
+	assert_int_equal(RUN(w, h, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, h, tcp4(&t, 1)), NF_DROP);
 }
 
 struct thr {
