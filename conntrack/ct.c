@@ -184,7 +184,6 @@ void nftdp_ct_stats(const struct nftdp_ct_shard *s, struct nftdp_ct_stats *out)
 	*out = s->st;
 }
 
-
 static inline uint32_t entry_index(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e)
 {
 	return (uint32_t)(e - s->entries);
@@ -451,6 +450,20 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 	return false;
 }
 
+/* All four lines of entry idx: the tuples and links, status and timeout,
+ * counters, then the protocol state; write: it is about to be initialised. */
+static inline void prefetch_entry(const struct nftdp_ct_shard *s, uint32_t idx, bool write)
+{
+	const uint8_t *e = (const uint8_t *)&s->entries[idx];
+
+	for (unsigned int l = 0; l < sizeof(struct nftdp_ct_entry); l += 64) {
+		if (write)
+			__builtin_prefetch(e + l, 1);
+		else
+			__builtin_prefetch(e + l, 0);
+	}
+}
+
 static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 {
 	struct nftdp_ct_entry *e;
@@ -466,13 +479,8 @@ static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t has
 	e = &s->entries[s->free_head];
 	s->free_head = e->free_next;
 	s->st.count++;
-	if (s->free_head != CT_NIL) {
-		/* the next new connection's entry, cold since it was freed */
-		const uint8_t *nx = (const uint8_t *)&s->entries[s->free_head];
-
-		for (unsigned int l = 0; l < sizeof(*e); l += 64)
-			__builtin_prefetch(nx + l, 1);
-	}
+	if (s->free_head != CT_NIL)
+		prefetch_entry(s, s->free_head, true); /* the next new connection's, cold */
 	return e;
 }
 
@@ -800,14 +808,8 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		if (go[i] != 1)
 			continue;
 		node = s->buckets[hash[i] & s->bucket_mask];
-		if (node != CT_NIL) {
-			/* the whole entry: the tuples and links, status and
-			 * timeout, counters, then the protocol state */
-			const uint8_t *e = (const uint8_t *)&s->entries[node >> 1];
-
-			for (unsigned int l = 0; l < sizeof(struct nftdp_ct_entry); l += 64)
-				__builtin_prefetch(e + l);
-		}
+		if (node != CT_NIL)
+			prefetch_entry(s, node >> 1, false);
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)

@@ -204,7 +204,6 @@ bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple
 	return true;
 }
 
-/* One's complement sum of big-endian 16-bit words. */
 /*
  * Ones' complement sum of len bytes in host order (as rte_raw_cksum), eight
  * bytes a step: a 32-bit word is two 16-bit words modulo 0xffff, so the
