@@ -619,8 +619,47 @@ int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
 	return 0;
 }
 
-void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+/*
+ * Whether the packets of a burst go through every hook one at a time, as
+ * the kernel takes them. Hook by hook over the whole burst gives the same
+ * result only while no packet can see what an earlier one leaves at a later
+ * hook. That is not so with conntrack (an entry is confirmed, NAT-bound and
+ * advanced at hooks the next packet of its connection has already passed,
+ * and two new flows compete for one NAT port), nor with more than one base
+ * chain on a family's path (a set, a named limit or quota that one chain
+ * changes and an earlier one reads). One chain sees the burst in order.
+ */
+static bool one_at_a_time(const struct nftdp_vm_gen *gen, bool tracking)
+{
+	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
+	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+	uint32_t netdev;
+
+	if (tracking)
+		return true;
+	if (!gen)
+		return false;
+	netdev = nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) +
+		 nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
+	for (unsigned int f = 0; f < sizeof(fams); f++) {
+		uint32_t chains = netdev;
+
+		for (unsigned int h = 0; h < sizeof(hooks); h++)
+			chains += nftdp_vm_gen_hook_len(gen, fams[f], hooks[h]);
+		if (chains > 1)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Steps 2-10 of the pipeline over seg[0..n_seg), parsed views of packets
+ * received on rx_port, in arrival order.
+ */
+static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			uint16_t rx_port, struct nftdp_vm_pkt **seg, unsigned int n_seg,
+			bool tracking)
 {
 	struct nftdp_dp *dp = w->dp;
 	const struct nftdp_dp_port *rx = &dp->port[rx_port];
@@ -629,72 +668,11 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *ipl[NFTDP_VM_BURST_MAX];
 	struct nftdp_vm_pkt *other[NFTDP_VM_BURST_MAX];
 	struct nftdp_dp_meta *meta = w->meta;
-	unsigned int na = 0, nip = 0, nother = 0, k;
-	bool inet_ingress, tracking = w->ct && ct_tracking(gen);
-	/* the netdev view's IP parse serves netdev ingress chains only */
-	bool nd_ingress = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS);
-
-	w->st.rx[rx_port] += n;
-	w->gen = gen;
-	w->n_reply = 0;
-	w->n_emit = 0;
-	w->emit_unordered = false;
-	for (unsigned int i = 0; i < n && i < 4; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
-
-	/* 1. parse; the netdev ingress view (skb->len: frame minus 14, padding
-	 * included; the outer tag untagged as skb_vlan_untag leaves it) */
-	for (unsigned int i = 0; i < n; i++) {
-		struct rte_mbuf *mb = m[i];
-		struct nftdp_vm_pkt *p = &w->view[i];
-		struct nftdp_dp_l2 l2;
-		uint8_t *d;
-		uint32_t len;
-
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
-		/* the VM needs contiguous bytes: linearize chained mbufs, or drop
-		 * them when the first segment has no room */
-		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
-			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
-		d = rte_pktmbuf_mtod(mb, uint8_t *);
-		len = rte_pktmbuf_data_len(mb);
-		if (!nftdp_dp_parse_l2(d, len, &l2)) {
-			w->st.drop[NFTDP_DP_DROP_RUNT]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
-		w->mb[i] = mb;
-		meta[i].ip_off = l2.ip_off;
-		meta[i].l2_nh = l2.nh_off;
-		meta[i].l2_proto = l2.proto;
-		meta[i].ip_proto = l2.ip_proto;
-		meta[i].vid = l2.vid;
-		meta[i].frag_max = 0;
-		meta[i].ip_len = is_ip(l2.ip_proto)
-				     ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
-				     : 0;
-		nftdp_vm_pkt_init(p, d, len, 0, l2.nh_off);
-		/* payload writes only on mbufs nobody else holds */
-		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
-			p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
-		p->protocol = htons(l2.proto);
-		if (nd_ingress && is_ip(l2.proto))
-			nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
-		p->nfproto = NFPROTO_NETDEV;
-		p->hook = NF_NETDEV_INGRESS;
-		p->iif = rx->ifindex;
-		p->iifname = rx->name;
-		p->iiftype = ARPHRD_ETHER;
-		p->pkttype = pkttype_of(d);
-		p->cpu = (uint16_t)w->lcore;
-		act[na++] = p;
-	}
+	unsigned int na = n_seg, nip = 0, nother = 0, k, r0 = w->n_reply;
+	bool inet_ingress;
 
 	/* 2. netdev ingress */
+	memcpy(act, seg, na * sizeof(*act));
 	na = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_INGRESS, NF_NETDEV_INGRESS, act, na, meta,
 			     rx_port);
 
@@ -854,10 +832,10 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 
 	/* 10. the replies of this burst (rejects, time exceeded): output,
 	 * postrouting, netdev egress, out of the rx port */
-	if (w->n_reply) {
-		na = w->n_reply;
+	if (w->n_reply > r0) {
+		na = w->n_reply - r0;
 		for (unsigned int i = 0; i < na; i++)
-			act[i] = &w->view[NFTDP_VM_BURST_MAX + i];
+			act[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, meta,
 				 rx_port);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
@@ -867,18 +845,95 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			struct nftdp_vm_pkt *all[NFTDP_VM_BURST_MAX];
 
 			nftdp_dp_ct_confirm(w, act, na, NF_ACCEPT);
-			for (unsigned int i = 0; i < w->n_reply; i++)
-				all[i] = &w->view[NFTDP_VM_BURST_MAX + i];
-			nftdp_dp_ct_confirm(w, all, w->n_reply, NF_DROP);
+			for (unsigned int i = 0; i < w->n_reply - r0; i++)
+				all[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
+			nftdp_dp_ct_confirm(w, all, w->n_reply - r0, NF_DROP);
 		}
 		egress(w, gen, act, na, rx, rx_port, true);
 	}
-	flush_emits(w);
 	/* whatever was tracked and did not get through postrouting was dropped:
 	 * its unconfirmed entry goes (a dropped first packet leaves none) */
-	if (tracking) {
-		for (unsigned int i = 0; i < n; i++)
-			act[i] = &w->view[i];
-		nftdp_dp_ct_confirm(w, act, n, NF_DROP);
+	if (tracking)
+		nftdp_dp_ct_confirm(w, seg, n_seg, NF_DROP);
+}
+
+void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+{
+	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+	struct nftdp_dp_meta *meta = w->meta;
+	unsigned int na = 0;
+	bool tracking = w->ct && ct_tracking(gen);
+	/* the netdev view's IP parse serves netdev ingress chains only */
+	bool nd_ingress = gen && nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS);
+
+	w->st.rx[rx_port] += n;
+	w->gen = gen;
+	w->n_reply = 0;
+	w->n_emit = 0;
+	w->emit_unordered = false;
+	for (unsigned int i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+
+	/* 1. parse; the netdev ingress view (skb->len: frame minus 14, padding
+	 * included; the outer tag untagged as skb_vlan_untag leaves it) */
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct nftdp_vm_pkt *p = &w->view[i];
+		struct nftdp_dp_l2 l2;
+		uint8_t *d;
+		uint32_t len;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+		/* the VM needs contiguous bytes: linearize chained mbufs, or drop
+		 * them when the first segment has no room */
+		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
+			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		d = rte_pktmbuf_mtod(mb, uint8_t *);
+		len = rte_pktmbuf_data_len(mb);
+		if (!nftdp_dp_parse_l2(d, len, &l2)) {
+			w->st.drop[NFTDP_DP_DROP_RUNT]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		w->mb[i] = mb;
+		meta[i].ip_off = l2.ip_off;
+		meta[i].l2_nh = l2.nh_off;
+		meta[i].l2_proto = l2.proto;
+		meta[i].ip_proto = l2.ip_proto;
+		meta[i].vid = l2.vid;
+		meta[i].frag_max = 0;
+		meta[i].ip_len = is_ip(l2.ip_proto)
+				     ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
+				     : 0;
+		nftdp_vm_pkt_init(p, d, len, 0, l2.nh_off);
+		/* payload writes only on mbufs nobody else holds */
+		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
+			p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+		p->protocol = htons(l2.proto);
+		if (nd_ingress && is_ip(l2.proto))
+			nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
+		p->nfproto = NFPROTO_NETDEV;
+		p->hook = NF_NETDEV_INGRESS;
+		p->iif = rx->ifindex;
+		p->iifname = rx->name;
+		p->iiftype = ARPHRD_ETHER;
+		p->pkttype = pkttype_of(d);
+		p->cpu = (uint16_t)w->lcore;
+		act[na++] = p;
 	}
+
+	/* 2-10, over the whole burst or one packet at a time */
+	if (!one_at_a_time(gen, tracking)) {
+		run_segment(w, gen, rx_port, act, na, tracking);
+	} else {
+		for (unsigned int i = 0; i < na; i++)
+			run_segment(w, gen, rx_port, &act[i], 1, tracking);
+	}
+	flush_emits(w);
 }

@@ -118,93 +118,12 @@ void nftdp_dp_worker_end(struct nftdp_dp_worker *w)
 	w->done = true;
 }
 
-/*
- * A symmetric hash of a frame's connection (addresses, protocol, ports),
- * 0 for what is not plain IPv4/IPv6. Only to keep two packets of one
- * connection out of one sub-burst: collisions merely split more.
- */
-static uint32_t flow_hash(const struct rte_mbuf *m)
-{
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), a = 0, b = 0, ports = 0, l4 = 0;
-	uint8_t proto;
-
-	if (len < 14 + 20)
-		return 0;
-	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4) {
-		uint32_t ihl = (uint32_t)(d[14] & 15) * 4;
-
-		proto = d[23];
-		memcpy(&a, d + 26, 4);
-		memcpy(&b, d + 30, 4);
-		if (!(d[20] & 0x3f) && !d[21])
-			l4 = 14 + ihl; /* first fragment or none */
-	} else if (d[12] == 0x86 && d[13] == 0xdd && len >= 14 + 40) {
-		const uint32_t *s6 = (const uint32_t *)(const void *)(d + 22);
-
-		proto = d[20];
-		for (int i = 0; i < 4; i++) {
-			uint32_t x, y;
-
-			memcpy(&x, s6 + i, 4);
-			memcpy(&y, s6 + 4 + i, 4);
-			a ^= x * (uint32_t)(i + 1);
-			b ^= y * (uint32_t)(i + 1);
-		}
-		l4 = 14 + 40;
-	} else {
-		return 0;
-	}
-	if (l4 && l4 + 4 <= len && (proto == 6 || proto == 17 || proto == 132)) {
-		uint16_t sp, dp;
-
-		memcpy(&sp, d + l4, 2);
-		memcpy(&dp, d + l4 + 2, 2);
-		ports = (uint32_t)(sp ^ dp) | (uint32_t)((sp + dp) & 0xffff) << 16;
-	}
-	return ((a ^ b) + (a + b) * 0x9e3779b1u + ports * 0x85ebca6bu + proto) | 1;
-}
-
-/*
- * The kernel takes a packet through every hook before the next one; a burst
- * goes hook by hook. With connection tracking on, what a packet leaves in
- * its connection at a later hook (a NAT binding at postrouting, the confirm)
- * must be there for the next packet of that connection: such a packet starts
- * a new sub-burst.
- */
+/* One rx burst of one port through the pipeline, which keeps the kernel's
+ * one-packet-at-a-time order where it matters (pipeline.c, one_at_a_time). */
 static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			   uint16_t port, struct rte_mbuf **m, unsigned int n)
 {
-	uint32_t seen[NFTDP_VM_BURST_MAX];
-	uint64_t filter[4] = {0}; /* 256 bits by hash: most packets need no search */
-	unsigned int start = 0, ns = 0;
-
-	if (!w->ct || (!nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) &&
-		       !nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6))) {
-		nftdp_dp_pipeline_burst(w, gen, port, m, n);
-		return;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t h = flow_hash(m[i]);
-		uint64_t bit;
-		bool again = false;
-
-		if (!h)
-			continue;
-		bit = 1ull << ((h >> 1) & 63);
-		if (filter[(h >> 7) & 3] & bit)
-			for (unsigned int j = 0; j < ns; j++)
-				again |= seen[j] == h;
-		if (again) {
-			nftdp_dp_pipeline_burst(w, gen, port, m + start, i - start);
-			start = i;
-			ns = 0;
-			memset(filter, 0, sizeof(filter));
-		}
-		filter[(h >> 7) & 3] |= bit;
-		seen[ns++] = h;
-	}
-	nftdp_dp_pipeline_burst(w, gen, port, m + start, n - start);
+	nftdp_dp_pipeline_burst(w, gen, port, m, n);
 }
 
 /* Run packets other workers steered to us: bursts of one rx port each. */
