@@ -652,13 +652,22 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	rc = nftdp_vm_gen_builder_create(dp->vm, &res, &b);
 	if (rc < 0)
 		return rc;
-	/* objects the new generation shares keep their state slots */
+	/* objects the new generation shares keep their state slots; ct helper,
+	 * timeout and expectation objects (and synproxy) take conntrack for
+	 * their family as nf_ct_netns_get does at their init: every live one,
+	 * not only the batch's */
 	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
-		ctl_list_for_each_entry(o, &t->objs, list)
-			if (!o->dead && o->dp && o->dp != o->dp_old)
+		ctl_list_for_each_entry(o, &t->objs, list) {
+			if (o->dead)
+				continue;
+			if (o->dp && o->dp != o->dp_old)
 				nftdp_vm_obj_keep(dp->vm, o->dp);
+			if (o->type == NFT_OBJECT_CT_HELPER || o->type == NFT_OBJECT_CT_TIMEOUT ||
+			    o->type == NFT_OBJECT_CT_EXPECT || o->type == NFT_OBJECT_SYNPROXY)
+				nftdp_vm_gen_note_ct(b, t->family);
+		}
 	}
 	/* regular chains first, then base chains in the order their hooks were
 	 * registered (hook_insert puts the latest first among equals) */

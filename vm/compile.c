@@ -420,6 +420,19 @@ static int pf_add_rule(struct nftdp_vm_chain *c, uint32_t ri)
 	return 0;
 }
 
+/* The expressions whose init calls nf_ct_netns_get(): connection tracking
+ * on for the table's family while the rule exists (nft_ct, nft_nat,
+ * nft_masq, nft_redir, nft_connlimit; notrack needs the ct hooks too). */
+static bool expr_uses_ct(const char *name)
+{
+	static const char *const ct_exprs[] = {"ct", "notrack", "nat", "masq", "redir", "connlimit"};
+
+	for (size_t i = 0; i < sizeof(ct_exprs) / sizeof(ct_exprs[0]); i++)
+		if (strcmp(name, ct_exprs[i]) == 0)
+			return true;
+	return false;
+}
+
 int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
 			    const struct nftdp_vm_resolver *res, struct nftdp_vm_state *st,
 			    struct nftdp_vm_error *err)
@@ -434,6 +447,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
+	bool uses_ct = false;
 	int rc = 0;
 
 	if (err) {
@@ -493,6 +507,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 			break;
 		}
 		chain->n_ops++;
+		uses_ct |= expr_uses_ct(cc.expr_name);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {
@@ -512,7 +527,13 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		chain->n_ops = first;
 		return -ENOMEM;
 	}
+	chain->uses_ct |= uses_ct;
 	return 0;
+}
+
+bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->uses_ct;
 }
 
 /* ---- nft_chain_validate ---- */

@@ -39,7 +39,7 @@ struct hook_list {
 struct owned_chain {
 	struct nftdp_vm_chain *chain;
 	uint8_t family;
-	bool base;
+	bool base, nat;
 	char *table, *name;
 	uint32_t *devs;
 	uint32_t n_devs;
@@ -53,7 +53,7 @@ struct on_free {
 struct nftdp_vm_gen {
 	/* read by workers; immutable once built */
 	uint64_t id;
-	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: some rule needs conntrack */
+	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: derived in build */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
@@ -76,6 +76,7 @@ struct nftdp_vm_gen_builder {
 	struct nftdp_vm_resolver res;
 	struct nftdp_vm_gen *gen;
 	uint8_t cur_family; /* of the rule being compiled: jumps stay in its table */
+	uint32_t ct_noted;  /* ct_fams() of nftdp_vm_gen_note_ct families */
 	int err;
 	struct nftdp_vm_error first_err;
 };
@@ -332,8 +333,8 @@ static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_c
 			return rc;
 	}
 	o = &gen->owned[gen->n_owned];
-	*o = (struct owned_chain){c, desc->family, desc->base, strdup(desc->table),
-				  strdup(desc->name), NULL, 0};
+	*o = (struct owned_chain){c,    desc->family, desc->base, desc->base && desc->nat,
+				  strdup(desc->table), strdup(desc->name), NULL, 0};
 	if (!o->table || !o->name)
 		goto err_hook;
 	if (desc->n_ifindex) {
@@ -369,30 +370,40 @@ err_hook:
 	return -ENOMEM;
 }
 
-/* nf_ct_netns_get(): a ct, notrack or NAT expression turns connection
- * tracking on for its table's family (inet and the others: both). */
-static void note_ct_use(struct nftdp_vm_gen *gen, uint8_t family, const struct nftnl_rule *rule)
+/* nf_ct_netns_get(family): ip and ip6 turn on their own family, inet and
+ * the others both */
+static uint32_t ct_fams(uint8_t family)
 {
-	static const char *const ct_exprs[] = {"ct", "notrack", "nat", "masq", "redir", "connlimit"};
-	/* libnftnl 1.2.4's iterator takes a non-const rule */
-	struct nftnl_expr_iter *it = nftnl_expr_iter_create((struct nftnl_rule *)(uintptr_t)rule);
-	struct nftnl_expr *e;
+	if (family == NFPROTO_IPV4 || family == NFPROTO_IPV6)
+		return 1u << family;
+	return 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6;
+}
 
-	if (!it)
-		return;
-	while ((e = nftnl_expr_iter_next(it)) != NULL) {
-		const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+void nftdp_vm_gen_note_ct(struct nftdp_vm_gen_builder *b, uint8_t family)
+{
+	if (b)
+		b->ct_noted |= ct_fams(family);
+}
 
-		for (size_t i = 0; name && i < sizeof(ct_exprs) / sizeof(ct_exprs[0]); i++) {
-			if (strcmp(name, ct_exprs[i]) != 0)
-				continue;
-			if (family == NFPROTO_IPV4 || family == NFPROTO_IPV6)
-				gen->ct_families |= 1u << family;
-			else
-				gen->ct_families |= 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6;
-		}
+/*
+ * Generation-wide facts come from the whole generation, never from what a
+ * batch recompiled: every chain linked into it (compiled now or reused)
+ * and what the caller noted for the whole ruleset. A chain needing ct, or
+ * a nat-type base chain (nf_nat_register_fn takes conntrack), turns
+ * conntrack on for its table's family.
+ */
+static void derive_facts(struct nftdp_vm_gen_builder *b)
+{
+	struct nftdp_vm_gen *gen = b->gen;
+	uint32_t ct = b->ct_noted;
+
+	for (uint32_t i = 0; i < gen->n_owned; i++) {
+		const struct owned_chain *o = &gen->owned[i];
+
+		if (o->nat || nftdp_vm_chain_uses_ct(o->chain))
+			ct |= ct_fams(o->family);
 	}
-	nftnl_expr_iter_destroy(it);
+	gen->ct_families = ct;
 }
 
 bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto)
@@ -410,8 +421,6 @@ int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain 
 		return -EINVAL;
 	b->cur_family = nftdp_vm_chain_family(chain);
 	rc = nftdp_vm_chain_add_rule(chain, rule, &b->res, b->st, &e);
-	if (rc == 0)
-		note_ct_use(b->gen, b->cur_family, rule);
 	if (rc < 0 && !b->err) {
 		b->err = rc;
 		b->first_err = e;
@@ -444,6 +453,7 @@ int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out
 		if (rc < 0)
 			goto err_build;
 	}
+	derive_facts(b);
 	b->gen = NULL;
 	nftdp_vm_gen_builder_destroy(b);
 	*out = gen;

@@ -491,6 +491,10 @@ void nftdp_vm_chain_keep(struct nftdp_vm_state *st, const struct nftdp_vm_chain 
 /** NFPROTO_* of the chain's table. Any thread. */
 uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain);
 
+/** Whether a rule of chain needs connection tracking (ct, notrack, nat,
+ * masq, redir, connlimit: the kernel's nf_ct_netns_get). Any thread. */
+bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain);
+
 /** Number of rules / ops, for tests and listings. */
 uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
 uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
@@ -670,8 +674,18 @@ int nftdp_vm_gen_on_free(struct nftdp_vm_gen *gen, void (*fn)(void *arg), void *
 /** The arena generation number (nftdp_vm_state_gen_begin) of gen. Any thread. */
 uint64_t nftdp_vm_gen_id(const struct nftdp_vm_gen *gen);
 
-/** Whether some rule of gen needs connection tracking for nfproto
- * (NFPROTO_IPV4 / _IPV6), as nf_ct_netns_get turns it on. Any thread. */
+/**
+ * The table family holds something that needs connection tracking outside
+ * any rule: a ct helper, timeout or expectation object (nft_ct_*_obj_init
+ * call nf_ct_netns_get). Call for every such object of the whole next
+ * generation, not only for those the batch changed. Control-path.
+ */
+void nftdp_vm_gen_note_ct(struct nftdp_vm_gen_builder *b, uint8_t family);
+
+/** Whether gen needs connection tracking for nfproto (NFPROTO_IPV4 /
+ * _IPV6), as nf_ct_netns_get turns it on: derived at nftdp_vm_gen_build()
+ * from every chain linked into gen (compiled or reused: a rule needing ct,
+ * a nat-type base chain) and every nftdp_vm_gen_note_ct(). Any thread. */
 bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
 
 /** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */

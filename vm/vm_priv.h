@@ -143,6 +143,10 @@ struct nftdp_vm_chain {
 	uint8_t family, hook;
 	uint32_t policy;
 	uint32_t chain_id;
+	/* some rule needs connection tracking (nf_ct_netns_get at expression
+	 * init): a fact of the chain, so a generation that reuses the chain
+	 * derives it again (nftdp_vm_gen_build) */
+	bool uses_ct;
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];
 	char name[256];

@@ -602,6 +602,75 @@ static void test_chain_reuse(void **state)
 	nftdp_vm_gen_destroy(g2);
 }
 
+/*
+ * Generation-wide facts are derived from every chain linked into the
+ * generation, reused ones included (issue 12: a batch that touched no
+ * ct rule built a generation without conntrack), from nat-type base
+ * chains and from what the caller notes for the whole ruleset (ct objects).
+ */
+static void test_facts_derived(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *fw, *other;
+	struct nftdp_vm_gen *g1, *g2, *g3, *g4;
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET, .table = "fw", .name = "fwd",
+					.base = true, .hook = NF_INET_FORWARD, .policy = NF_DROP,
+					.chain_id = 1};
+	struct nftdp_vm_chain_desc dn = {.family = NFPROTO_IPV4, .table = "n", .name = "post",
+					 .base = true, .hook = NF_INET_POST_ROUTING,
+					 .policy = NF_ACCEPT, .nat = true, .chain_id = 3};
+	struct nftdp_vm_chain *nat = NULL;
+	struct nftnl_expr *ct;
+
+	/* g1: inet fw with ct state: both families */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &fw), 0);
+	ct = ex("ct");
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	assert_int_equal(add(b, fw, 1, ct, verdict(NF_ACCEPT, NULL), NULL), 0);
+	g1 = build_ok(b);
+	assert_true(nftdp_vm_gen_uses_ct(g1, NFPROTO_IPV4));
+	assert_true(nftdp_vm_gen_uses_ct(g1, NFPROTO_IPV6));
+
+	/* g2: fw reused untouched, a new chain elsewhere without ct: the facts
+	 * of the reused chain stay */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, fw), 0);
+	other = mk(b, NFPROTO_IPV4, "x", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
+	assert_int_equal(add(b, other, 2, MARK_SET(1), NULL), 0);
+	g2 = build_ok(b);
+	assert_true(nftdp_vm_gen_uses_ct(g2, NFPROTO_IPV4));
+	assert_true(nftdp_vm_gen_uses_ct(g2, NFPROTO_IPV6));
+	nftdp_vm_gen_destroy(g1);
+
+	/* g3: without fw; a nat-type base chain with no ct rule takes ct for
+	 * its family only */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &dn, 100, &nat), 0);
+	g3 = build_ok(b);
+	assert_true(nftdp_vm_gen_uses_ct(g3, NFPROTO_IPV4));
+	assert_false(nftdp_vm_gen_uses_ct(g3, NFPROTO_IPV6));
+
+	/* g4: no chain at all; a ct object noted in an ip6 table */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	nftdp_vm_gen_note_ct(b, NFPROTO_IPV6);
+	g4 = build_ok(b);
+	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV4));
+	assert_true(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV6));
+
+	/* and nothing noted, no chain: no conntrack */
+	nftdp_vm_gen_destroy(g4);
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	g4 = build_ok(b);
+	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV4));
+	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV6));
+	nftdp_vm_gen_destroy(g4);
+	nftdp_vm_gen_destroy(g3);
+	nftdp_vm_gen_destroy(g2);
+}
+
 static void test_sets_and_reclaim(void **state)
 {
 	struct fix *f = *state;
@@ -856,6 +925,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_facts_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
 	};
 
