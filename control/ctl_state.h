@@ -335,9 +335,22 @@ bool ctl_iface_exists(const struct nftdp_ctl *ctl, const char *name);
 /* ---- transaction (trans.c) ---- */
 struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
 				void *obj);
-int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
-		     const struct nlmsghdr *last);
+/* What the batch asks of its commit. */
+struct ctl_commit_req {
+	bool echo_gen;		     /* NEWGEN echoed to the sender */
+	bool check;		     /* no BATCH_END (nft -c): phases 1-2, then abort */
+	const struct nlmsghdr *last; /* BATCH_END (or the last message) */
+};
+/* The commit (trans.c), nf_tables_commit's phases: validate, prepare,
+ * publish, notify, release. 0, -EAGAIN (validation failed: replay the batch
+ * checking every message), or -errno from prepare with *bad the request to
+ * blame (NULL: the batch) and why the reason. Every failure has undone the
+ * batch; with req->check a success has too. */
+int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_commit_req *req,
+	       const struct nlmsghdr **bad, char *why, size_t whylen);
 void ctl_trans_abort(struct nftdp_ctl *ctl);
+/* Every live table (nf_tables_validate): 0 or the first table's error. */
+int ctl_validate(struct ctl_state *st);
 /* Jump depth from every base chain of t (nft_table_validate): 0 or -EMLINK. */
 int ctl_table_validate(struct ctl_table *t);
 uint64_t ctl_table_alloc_handle(struct ctl_table *t);
@@ -382,7 +395,7 @@ void ctl_dp_destroy(struct nftdp_ctl *ctl);
  * (NULL: the batch) and msg the compiler's reason. Nothing is visible to
  * workers until ctl_dp_commit(). */
 int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen);
-/* Publish what ctl_dp_prepare() built; before ctl_trans_commit(). */
+/* Phase 3 of ctl_commit: publish what ctl_dp_prepare() built. Cannot fail. */
 void ctl_dp_commit(struct nftdp_ctl *ctl);
 /* Undo what ctl_dp_prepare() did; before ctl_trans_abort(). */
 void ctl_dp_abort(struct nftdp_ctl *ctl);

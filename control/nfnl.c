@@ -275,21 +275,6 @@ static void msg_init(struct ctl_msg *m, struct nftdp_ctl *ctl, struct ctl_sessio
 	m->batch = batch;
 }
 
-static int validate_all(struct ctl_state *st)
-{
-	struct ctl_table *t;
-	int err;
-
-	ctl_list_for_each_entry(t, &st->tables, list) {
-		if (t->dead)
-			continue;
-		err = ctl_table_validate(t);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 struct batch_run {
 	bool failed, done, echo;
 	const struct nlmsghdr *last;
@@ -354,7 +339,7 @@ static void batch_pass(struct nftdp_ctl *ctl, struct ctl_session *s, const char 
 		err = cb->batch(&m);
 		if (err == 0 && validate_each && ctl->state->validate &&
 		    ((type & 0xff) == NFT_MSG_NEWRULE || (type & 0xff) == NFT_MSG_NEWSETELEM))
-			err = validate_all(ctl->state);
+			err = ctl_validate(ctl->state);
 		if (nlh->nlmsg_flags & NLM_F_ECHO)
 			br->echo = true;
 	ack:
@@ -416,42 +401,30 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 	if (off > len)
 		off = len;
 	batch_pass(ctl, s, buf, len, off, subsys, &errs, false, &br);
-	if (br.done && !br.failed && ctl->state->validate && validate_all(ctl->state) < 0) {
-		/* as the kernel's -EAGAIN replay: undo, run again checking
-		 * after every message, report where it broke */
-		ctl_trans_abort(ctl);
-		errs.len = 0;
-		memset(&br, 0, sizeof(br));
-		batch_pass(ctl, s, buf, len, off, subsys, &errs, true, &br);
-		if (!br.failed) {
-			/* cannot happen: the same messages passed one by one */
-			ctl_ack(&errs, begin, -EMLINK, NULL, false);
-			br.failed = true;
-		}
-	}
-	if (br.done && !br.failed) {
+	if (!br.failed) {
+		/* A batch without BATCH_END is what nft -c sends: the kernel
+		 * runs it, validates (NFNL_ABORT_VALIDATE) and aborts. Here it
+		 * runs every phase of the commit up to publish, then aborts. */
+		struct ctl_commit_req req = {.echo_gen = br.echo, .check = !br.done, .last = br.last};
 		const struct nlmsghdr *bad;
 		char why[NFTDP_VM_ERRLEN];
-		int err = ctl_dp_prepare(ctl, &bad, why, sizeof(why));
+		int err = ctl_commit(ctl, s, &req, &bad, why, sizeof(why));
 
-		if (err < 0) {
-			/* the dataplane cannot run it: the batch fails at the
-			 * message that brought it, nothing changes */
+		if (err == -EAGAIN) {
+			/* as the kernel's -EAGAIN replay: run again checking
+			 * after every message, report where it broke */
+			errs.len = 0;
+			memset(&br, 0, sizeof(br));
+			batch_pass(ctl, s, buf, len, off, subsys, &errs, true, &br);
+			if (!br.failed) /* cannot happen: the messages passed one by one */
+				ctl_ack(&errs, begin, -EMLINK, NULL, false);
 			ctl_trans_abort(ctl);
+		} else if (err < 0) {
+			/* the dataplane cannot run it: the batch fails at the
+			 * message that brought it, nothing changed */
 			ctl_ack(&errs, bad ? bad : begin, err, NULL, ctl_session_ext_ack(s));
 			if (why[0])
 				fprintf(stderr, "nftdp: commit refused: %s\n", why);
-			ctl_out_flush(o);
-			ctl_out_flush_each(&errs);
-			ctl_out_free(&errs);
-			return;
-		}
-		ctl_dp_commit(ctl);
-		err = ctl_trans_commit(ctl, s, br.echo, br.last);
-
-		if (err) {
-			ctl_trans_abort(ctl);
-			ctl_ack(o, begin, err, NULL, false);
 		}
 	} else {
 		ctl_trans_abort(ctl);

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The transaction log of one batch: commit and abort, mirroring
+ * The transaction log of one batch and the commit, mirroring
  * nf_tables_commit and __nf_tables_abort. See ctl_state.h for the theory
- * of operation.
- *
- * Commit phases:
- *   1. validate (done by the caller before calling commit, see nfnl.c)
- *   2. bump the generation id (skipping 0), as nft_base_seq
- *   3. walk the log forward: notification (and echo) of each step, in
- *      message order, each carrying the new generation id
- *   4. NEWGEN notification
- *   5. free what the batch deleted
- * Nothing can fail after phase 2.
+ * of operation. The commit is one function, ctl_commit(), in the kernel's
+ * numbered phases:
+ *   1. validate: jump depth, loops and expression hooks of every table
+ *      (nf_tables_validate); -EAGAIN makes the caller replay the batch
+ *      checking after every message, as nfnetlink does
+ *   2. prepare: build the next generation and stage the batch's set and
+ *      object changes (dpgen.c); may fail, then everything is undone
+ *      (a check-only batch, nft -c, stops here and undoes everything)
+ *   3. publish: one pointer store makes rules, set contents and objects
+ *      visible together; cannot fail after this point
+ *   4. genid++ (never 0, as nft_base_seq) and the notifications of each
+ *      step in message order, then NEWGEN
+ *   5. release what the batch deleted; the old generation is retired by
+ *      the domain and freed after the grace period (nftdp_vm_gen_reclaim)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -435,16 +439,29 @@ static void release(struct ctl_trans *tr)
 	}
 }
 
-int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
-		     const struct nlmsghdr *last)
+int ctl_validate(struct ctl_state *st)
+{
+	struct ctl_table *t;
+	int err;
+
+	ctl_list_for_each_entry(t, &st->tables, list) {
+		if (t->dead)
+			continue;
+		err = ctl_table_validate(t);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Phase 4: the new generation id and every notification, in message order. */
+static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
+			  const struct nlmsghdr *last)
 {
 	struct ctl_state *st = ctl->state;
-	struct ctl_trans *tr, *tn;
+	struct ctl_trans *tr;
 	struct ctl_out mc, uc;
 
-	if (ctl_list_empty(&st->trans))
-		return 0;
-	/* cannot fail after this point */
 	do {
 		st->genid++;
 	} while (st->genid == 0);
@@ -467,7 +484,51 @@ int ctl_trans_commit(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen
 	ctl_out_flush(&uc);
 	ctl_out_free(&mc);
 	ctl_out_free(&uc);
+}
 
+int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_commit_req *req,
+	       const struct nlmsghdr **bad, char *why, size_t whylen)
+{
+	struct ctl_state *st = ctl->state;
+	struct ctl_trans *tr, *tn;
+	int err;
+
+	*bad = NULL;
+	if (whylen)
+		why[0] = '\0';
+
+	/* 1. validate (nf_tables_validate): the caller replays on -EAGAIN */
+	if (st->validate && ctl_validate(st) < 0) {
+		ctl_trans_abort(ctl);
+		return -EAGAIN;
+	}
+
+	/* 2. prepare: the next generation and the staged set and object
+	 * changes; nothing is visible to workers yet */
+	err = ctl_dp_prepare(ctl, bad, why, whylen);
+	if (err < 0 || req->check) {
+		/* ctl_dp_prepare undid its own part on failure */
+		if (err == 0)
+			ctl_dp_abort(ctl);
+		ctl_trans_abort(ctl);
+		return err;
+	}
+	if (ctl_list_empty(&st->trans)) {
+		/* a batch that changes nothing: no new generation id */
+		ctl_dp_commit(ctl);
+		st->validate = false;
+		return 0;
+	}
+
+	/* 3. publish: rules, set contents and objects switch together.
+	 * Cannot fail after this point. */
+	ctl_dp_commit(ctl);
+
+	/* 4. genid++ and notifications */
+	commit_notify(ctl, s, req->echo_gen, req->last);
+
+	/* 5. release what the batch deleted; the old generation goes after
+	 * the grace period (published above, freed by nftdp_vm_gen_reclaim) */
 	ctl_list_for_each_entry_safe(tr, tn, &st->trans, list) {
 		release(tr);
 		ctl_list_del(&tr->list);

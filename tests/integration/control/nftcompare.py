@@ -508,6 +508,8 @@ def mode_roundtrip(h):
     for f in files:
         name = f[:-4]
         kr = k.nft(['flush', 'ruleset'], cwd=RULESETS)
+        kc = k.nft(['-c', '-f', f], cwd=RULESETS)
+        h.expect(name + ': kernel checks', kc.rc == 0, 'nft -c -f %s:\n%s' % (f, kc.err))
         kr = k.nft(['-f', f], cwd=RULESETS)
         if not h.expect(name + ': kernel loads', kr.rc == 0, 'nft -f %s failed:\n%s'
                         % (f, kr.err)):
@@ -515,8 +517,16 @@ def mode_roundtrip(h):
         if d is None or isinstance(d, Broken):
             continue
         d.nft(['flush', 'ruleset'], cwd=RULESETS)
+        # nft -c runs every check a commit runs (issue 12): same exit
+        # status and stderr as the real load, and it loads nothing
+        cr = d.nft(['-c', '-f', f], cwd=RULESETS)
+        after = d.nft(['list', 'ruleset'], cwd=RULESETS)
+        h.expect(name + ': nft -c loads nothing', after.rc == 0 and after.out.strip() == '',
+                 'ruleset after nft -c:\n%s' % after.out)
         log_before = len(d.logtail(100000))
         dr = d.nft(['-f', f], cwd=RULESETS)
+        h.expect(name + ': nft -c as the load', (cr.rc, cr.err) == (dr.rc, dr.err),
+                 'nft -c: exit %d\n%s\nnft -f: exit %d\n%s' % (cr.rc, cr.err, dr.rc, dr.err))
         if f in unsupported:
             refusal = d.logtail(100000)[log_before:]
             h.expect(name + ': refused with EOPNOTSUPP',
