@@ -426,25 +426,31 @@ def nftdp_available(build):
     return has_option(build, b'exit-on-idle', b'listing-json', b'router', b'wire')
 
 
-def nftdp_side(build, case, work):
+def nftdp_side(build, case, work, burst=None, rx=None):
+    """Offline replay: rx maps a port to its capture (default: the case's
+    capture on dp0, nothing on dp1); burst is nftdp's --burst."""
     out = {p: os.path.join(work, 'nftdp-%s.pcap' % p) for p in ('dp0', 'dp1')}
     empty = os.path.join(work, 'empty.pcap')
     write_pcap(empty, [])
+    rx = rx or {'dp0': os.path.join(work, 'in.pcap'), 'dp1': empty}
     after = os.path.join(work, 'after.json')
     stats = os.path.join(work, 'stats.json')
     # nft resolves interface names where it runs, and nftdp names port P
     # ifindex P+1: a namespace where dp1 is ifindex 2 lets `fwd to "dp1"`
-    # through (dp0 cannot be 1, that is lo's).
+    # through (dp0 cannot be 1, that is lo's). One per replay.
+    delete_namespaces()
     sh(['ip', 'netns', 'add', NS_NFTDP])
     nsx(NS_NFTDP, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth',
         'peer', 'name', 'dp0', 'index', '3')
     argv = ['ip', 'netns', 'exec', NS_NFTDP, os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
             '--file-prefix', 'nftdp-diff-%d' % PID,
-            '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(work, 'in.pcap'), out['dp0']),
-            '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (empty, out['dp1']),
+            '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (rx['dp0'], out['dp0']),
+            '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (rx['dp1'], out['dp1']),
             '--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
             '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
+    if burst:
+        argv += ['--burst', str(burst)]
     if has_option(build, b'ifaddr'):
         # the DUT's addresses: the source of ICMP errors, subnet broadcasts
         for port, dev in enumerate(('dp0', 'dp1')):
@@ -457,6 +463,31 @@ def nftdp_side(build, case, work):
     with open(after) as f:
         listing = json.load(f)
     return {p: read_pcap(out[p]) for p in out}, listing
+
+
+def offline_two_way(build):
+    """Whether nftdp replays captures on several ports in capture-time
+    order (docs/dataplane.md, "Offline replay")."""
+    return has_option(build, b'capture-time order')
+
+
+def nftdp_two_way_offline(build, case, recipe, frames, work, burst):
+    """A two-way case replayed offline: each side's frames in its port's
+    capture, stamped in the case's order, merged by time; runs of one
+    side's packets arrive as bursts."""
+    sides = sides_of(recipe)
+    rx = {}
+    for side in ('dp0', 'dp1'):
+        path = os.path.join(work, 'in-%s.pcap' % side)
+        from scapy.utils import RawPcapWriter
+        w = RawPcapWriter(path, linktype=1, sync=True)
+        w._write_header(None)
+        for i, (f, s) in enumerate(zip(frames, sides)):
+            if s == side:
+                w.write_packet(f, sec=1700000000 + i // 1000, usec=(i % 1000) * 1000)
+        w.close()
+        rx[side] = path
+    return nftdp_side(build, case, work, burst, rx)
 
 
 def nftdp_argv(build, case, work):
@@ -692,6 +723,10 @@ def main():
                     help='compare egress packets only, not counters')
     ap.add_argument('--case-dir', default=CASES, help='take the cases from this directory')
     ap.add_argument('--keep', help='keep every case\'s pcaps and listings under this directory')
+    ap.add_argument('--bursts', default='',
+                    help='comma-separated nftdp --burst sizes: each case is also replayed '
+                         'offline with each, whole captures in bursts (two-way cases too, '
+                         'where nftdp merges ports by capture time); all must agree')
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     if os.geteuid() != 0:
@@ -705,6 +740,7 @@ def main():
     if not args.kernel_only and not use_nftdp:
         print('nftdp: not available (%s/nftdp lacks --wire/--router/--exit-on-idle/'
               '--listing-json): kernel side only' % args.build, flush=True)
+    bursts = [int(b) for b in args.bursts.split(',') if b]
     cases = list_cases(args.case_dir, args.cases)
     if not cases:
         print('no such case: %s' % ' '.join(args.cases))
@@ -730,6 +766,14 @@ def main():
                 nftdp = nftdp_live_side(args.build, case, recipe, work) if two_way(recipe) \
                     else nftdp_side(args.build, case, work)
                 diffs = compare(kernel, nftdp, args.egress_only, known)
+                for burst in bursts:
+                    if two_way(recipe) and not offline_two_way(args.build):
+                        continue
+                    nftdp = nftdp_two_way_offline(args.build, case, recipe, frames, work,
+                                                  burst) if two_way(recipe) \
+                        else nftdp_side(args.build, case, work, burst)
+                    diffs += ['burst %d: %s' % (burst, d)
+                              for d in compare(kernel, nftdp, args.egress_only, known)]
                 verdict, detail = ('agree', '') if not diffs else ('DIFFER', '\n    ' + '\n    '.join(diffs))
                 for key, why in sorted(known.items()):
                     detail += '\n    known difference, %s: %s' % (key, why)
