@@ -142,7 +142,7 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 	const uint8_t *ip = frame + ip_off, *th;
 	struct nftdp_vm_pkt p;
 	uint32_t l4len, n;
-	bool v4;
+	bool v4, fwd_err;
 
 	if (ip_off < 14 || cap < NFTDP_DP_REPLY_MAX)
 		return 0;
@@ -151,13 +151,27 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 	v4 = p.nfproto == NFPROTO_IPV4;
 	if (!v4 && p.nfproto != NFPROTO_IPV6)
 		return 0;
-	/* non-first fragments get nothing (IP_OFFSET; reject6_csum_ok) */
-	if (p.fragoff)
+	if (ip_len < (v4 ? 20u : 40u))
+		return 0;
+	/* time exceeded comes from ip_forward / ip6_forward through icmp_send /
+	 * icmpv6_send, which check no transport checksum; reject's
+	 * unreachable and reset (nf_send_unreach*, nf_send_reset*) do */
+	fwd_err = !tcp_rst && icmp_type == (v4 ? 11 : 3);
+	/* non-first fragments get nothing (IP_OFFSET; reject6_csum_ok); only
+	 * icmpv6_send answers them */
+	if (p.fragoff && (v4 || !fwd_err))
 		return 0;
 	if (!(p.flags & NFTDP_VM_PKT_F_L4PROTO))
 		return 0;
+	/* the parser keeps th_off inside the packet: a header that claims more
+	 * than is there leaves no transport bytes (l4len 0) */
+	if (p.th_off > ip_off + ip_len)
+		return 0;
 	th = frame + p.th_off;
 	l4len = ip_off + ip_len - p.th_off;
+	/* reject6_csum_ok / nf_reject_ip6_tcphdr_get: thoff >= skb->len, nothing */
+	if (!fwd_err && l4len == 0)
+		return 0;
 
 	if (tcp_rst) {
 		uint32_t odata;
@@ -195,7 +209,7 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			return 0;
 		if (p.l4proto == IPPROTO_ICMP && (l4len < 1 || icmp_is_error(th[0])))
 			return 0;
-		if (!l4_csum_ok(ip, true, p.l4proto, th, l4len))
+		if (!fwd_err && !l4_csum_ok(ip, true, p.l4proto, th, l4len))
 			return 0;
 		/* as much of the original as fits in 576 bytes */
 		quote = ip_len < 576 - 28 ? ip_len : 576 - 28;
@@ -221,9 +235,13 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		/* icmpv6_send: not for multicast destinations, not for errors */
 		if (ip[24] == 0xff)
 			return 0;
-		if (p.l4proto == IPPROTO_ICMPV6 && (l4len < 1 || th[0] < 128))
+		/* is_ineligible: an ICMPv6 error, or an ICMPv6 header that is
+		 * not there (unless a non-first fragment) */
+		if (p.l4proto == IPPROTO_ICMPV6 && l4len < 1 && !p.fragoff)
 			return 0;
-		if (!l4_csum_ok(ip, false, p.l4proto, th, l4len))
+		if (p.l4proto == IPPROTO_ICMPV6 && l4len >= 1 && th[0] < 128)
+			return 0;
+		if (!fwd_err && !l4_csum_ok(ip, false, p.l4proto, th, l4len))
 			return 0;
 		/* as much as fits in the minimum MTU */
 		quote = ip_len < 1280 - 48 ? ip_len : 1280 - 48;

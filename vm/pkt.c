@@ -16,7 +16,7 @@ void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, in
 	pkt->len = len;
 	pkt->mac_off = mac_off;
 	pkt->nh_off = nh_off;
-	pkt->th_off = nh_off;
+	pkt->th_off = nh_off <= len ? nh_off : len; /* never past the packet */
 	pkt->inner_off = -1;
 	pkt->skb_len = len >= nh_off ? len - nh_off : 0;
 	pkt->flags = NFTDP_VM_PKT_F_WRITABLE;
@@ -98,6 +98,17 @@ void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt)
 			nh = p[off];
 			off += hl;
 		}
+		/*
+		 * ipv6_find_hdr returns a thoff past the end when the last
+		 * header's length runs past it, and nft_set_pktinfo_ipv6_validate
+		 * keeps it (the L4 protocol still matches, every transport load
+		 * breaks). Past the end reads the same as at the end for every
+		 * reader, so th_off stops there: no offset points past the packet.
+		 */
+		if (off > 0xffff)
+			return; /* thoff > U16_MAX */
+		if (off > avail)
+			off = avail;
 		pkt->th_off = pkt->nh_off + off;
 		pkt->l4proto = nh;
 		pkt->flags |= NFTDP_VM_PKT_F_L4PROTO;

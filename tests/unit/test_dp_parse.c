@@ -339,9 +339,57 @@ static void test_reject_icmp(void **state)
 	    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out)), 0);
 }
 
+/* IPv6, destination options that claim 2048 bytes in an 8-byte payload
+ * (issue 11): no reset, no unreachable (reject6_csum_ok: thoff past the
+ * end), but ip6_forward's time exceeded quotes it (differential case 183) */
+static void test_reply_exthdr_past_end(void **state)
+{
+	uint8_t f[128], out[NFTDP_DP_REPLY_MAX];
+	uint32_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < 2; i++) {
+		uint8_t nh = i ? IPPROTO_UDP : IPPROTO_TCP;
+
+		len = mk_ip6_udp(f, 0); /* 8-byte payload */
+		f[14 + 6] = 60;
+		memcpy(f + 14 + 40, (const uint8_t[8]){nh, 255, 1, 4, 0, 0, 0, 0}, 8);
+		assert_int_equal(len, 14 + 48);
+		assert_int_equal(
+		    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
+		assert_int_equal(
+		    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 1, NULL, out, sizeof(out)), 0);
+		assert_int_equal(
+		    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 0, 1, NULL, out, sizeof(out)),
+		    14 + 48 + 48);
+		assert_memory_equal(out + 14 + 48, f + 14, 48);
+	}
+	/* a datagram shorter than its IP header (ip_len from a caller) */
+	assert_int_equal(nftdp_dp_reject_build(f, 14, 20, false, 3, 0, 1, NULL, out, sizeof(out)),
+			 0);
+}
+
+/* time exceeded checks no transport checksum (icmp_send); reject does */
+static void test_reply_ttl_bad_csum(void **state)
+{
+	uint8_t f[128], out[NFTDP_DP_REPLY_MAX];
+	uint32_t len;
+
+	(void)state;
+	len = mk_ip6_udp(f, 4);
+	f[14 + 40 + 6] ^= 1;
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 0, NULL, out, sizeof(out)), 0);
+	assert_int_equal(
+	    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 0, 0, NULL, out, sizeof(out)),
+	    14 + 48 + len - 14);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reply_exthdr_past_end),
+	    cmocka_unit_test(test_reply_ttl_bad_csum),
 	    cmocka_unit_test(test_l2),	       cmocka_unit_test(test_ip_rcv),
 	    cmocka_unit_test(test_ip6_rcv),    cmocka_unit_test(test_forward),
 	    cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),

@@ -1833,6 +1833,7 @@ static void test_pkt_ipv6_walk(void **state)
 	static const uint8_t frag_cut[4] = {17, 0, 0x00, 0x21};
 	/* hop-by-hop then UDP: the walk goes on through ordinary headers */
 	static const uint8_t hbh_udp[16] = {17, 0, 1, 4};
+	static const uint8_t past_end[8] = {6, 255, 1, 4};
 	struct tpkt t;
 	struct nftdp_vm_pkt *p;
 
@@ -1864,6 +1865,15 @@ static void test_pkt_ipv6_walk(void **state)
 	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
 	assert_int_equal(p->l4proto, 17);
 	assert_int_equal(p->th_off, 48);
+
+	/* destination options claiming 2048 bytes in an 8-byte payload
+	 * (issue 11): TCP still, but th_off stops at the end of the packet
+	 * (differential case 183) */
+	p = ip6ext(&t, 60, past_end, sizeof(past_end));
+	assert_true(p->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(p->l4proto, 6);
+	assert_int_equal(p->th_off, 48);
+	assert_true(p->th_off <= p->len);
 }
 
 static void test_burst(void **state)
