@@ -391,7 +391,8 @@ static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_ele
 {
 	int rc = 0;
 
-	qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
+	if (n)
+		qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
 	for (size_t i = 0; i < n; i++)
 		v[i]->dp_ranged_new = true;
 	for (size_t i = 0; i < n; i++) {
@@ -698,7 +699,8 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 				goto err;
 		}
 	}
-	qsort(base, nbase, sizeof(*base), cmp_hook_seq);
+	if (nbase) /* base is NULL when there are none */
+		qsort(base, nbase, sizeof(*base), cmp_hook_seq);
 	for (size_t i = 0; i < nbase; i++) {
 		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
 		if (rc < 0)

@@ -186,11 +186,20 @@ static inline uint64_t set_gen_next(const struct nftdp_set *s)
 /* Key comparison for sizes the VM uses; n is a multiple of 1..64. */
 static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 {
+	uint32_t x4, y4;
+	uint64_t x8, y8;
+
+	/* keys need not be aligned (ipv4_addr keys of 4 bytes sit at any
+	 * multiple of 4 in an element): memcpy loads, one mov each */
 	switch (n) {
 	case 4:
-		return *(const uint32_t *)a == *(const uint32_t *)b;
+		memcpy(&x4, a, 4);
+		memcpy(&y4, b, 4);
+		return x4 == y4;
 	case 8:
-		return *(const uint64_t *)a == *(const uint64_t *)b;
+		memcpy(&x8, a, 8);
+		memcpy(&y8, b, 8);
+		return x8 == y8;
 	default:
 		return memcmp(a, b, n) == 0;
 	}
