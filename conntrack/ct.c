@@ -509,11 +509,6 @@ static inline void *ct_ref(struct nftdp_ct_entry *e, unsigned int ctinfo)
 	return (void *)((uintptr_t)e | ctinfo);
 }
 
-static inline struct nftdp_ct_entry *ct_entry(const void *ct)
-{
-	return (struct nftdp_ct_entry *)((uintptr_t)ct & ~(uintptr_t)CT_CTINFO_MASK);
-}
-
 /* ICMP types the kernel's icmp_is_err() lists */
 static bool icmp_is_err(uint8_t type)
 {
