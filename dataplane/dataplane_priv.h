@@ -357,6 +357,10 @@ struct nftdp_dp_builtin {
 	bool (*active)(const struct nftdp_vm_gen *gen);
 };
 
+/** --burst's ceiling: an rx burst is cut into pipeline bursts of
+ * NFTDP_VM_BURST_MAX (views, steering) */
+#define NFTDP_DP_RX_BURST_MAX 256
+
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;

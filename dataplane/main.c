@@ -92,7 +92,7 @@ static void usage(const char *prog)
 		"                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
 		"                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
 		"  --workers N         use at most N worker lcores (default: every one)\n"
-		"  --burst N           rx burst size, 1..64 (default 32)\n"
+		"  --burst N           rx burst size, 1..256 (default 32)\n"
 		"  --mtu N             set every port's MTU\n"
 		"  --mbufs N           mbufs in each port pool (default: what the queues and\n"
 		"                      workers need; at least that): net_pcap's infinite_rx\n"
@@ -232,7 +232,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->workers = (unsigned int)v;
 			break;
 		case 'b':
-			if (parse_uint(optarg, NFTDP_VM_BURST_MAX, &v) < 0 || v == 0)
+			if (parse_uint(optarg, NFTDP_DP_RX_BURST_MAX, &v) < 0 || v == 0)
 				goto bad_num;
 			o->burst = (unsigned int)v;
 			break;

@@ -123,7 +123,10 @@ void nftdp_dp_worker_end(struct nftdp_dp_worker *w)
 static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			   uint16_t port, struct rte_mbuf **m, unsigned int n)
 {
-	nftdp_dp_pipeline_burst(w, gen, port, m, n);
+	/* an rx burst may be longer than the pipeline's views */
+	for (unsigned int i = 0; i < n; i += NFTDP_VM_BURST_MAX)
+		nftdp_dp_pipeline_burst(w, gen, port, m + i,
+					RTE_MIN(n - i, (unsigned int)NFTDP_VM_BURST_MAX));
 }
 
 /* Run packets other workers steered to us: bursts of one rx port each. */
@@ -145,7 +148,7 @@ static unsigned int steered_in(struct nftdp_dp_worker *w, const struct nftdp_vm_
 unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 {
 	struct nftdp_dp *dp = w->dp;
-	struct rte_mbuf *m[NFTDP_VM_BURST_MAX];
+	struct rte_mbuf *m[NFTDP_DP_RX_BURST_MAX];
 	unsigned int total = 0;
 
 	for (unsigned int q = 0; q < w->n_rxq; q++) {
@@ -169,9 +172,18 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 		clock_update(w);
 		/* one generation pointer for the whole burst */
 		gen = nftdp_vm_gen_acquire(dp->dom);
-		k = nftdp_dp_steer_active(dp, gen) ? nftdp_dp_steer_burst(w, rq->port, m, n) : n;
-		if (k)
-			pipeline_split(w, gen, rq->port, m, k);
+		if (nftdp_dp_steer_active(dp, gen)) {
+			/* steering works on at most NFTDP_VM_BURST_MAX at a time */
+			for (unsigned int i = 0; i < n; i += NFTDP_VM_BURST_MAX) {
+				unsigned int c = RTE_MIN(n - i, (unsigned int)NFTDP_VM_BURST_MAX);
+
+				k = nftdp_dp_steer_burst(w, rq->port, m + i, c);
+				if (k)
+					pipeline_split(w, gen, rq->port, m + i, k);
+			}
+		} else {
+			pipeline_split(w, gen, rq->port, m, n);
+		}
 		nftdp_vm_gen_quiesce(dp->dom, w->id);
 		w->st.bursts++;
 	}
