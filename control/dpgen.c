@@ -89,6 +89,12 @@ static bool dp_lookup(const struct nftdp_set *s, const void *key, const void **d
 	return nftdp_set_lookup(s, key, data, now_ms);
 }
 
+static bool dp_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
+			  uint64_t now_ms, uint64_t gen)
+{
+	return nftdp_set_lookup_gen(s, key, data, now_ms, gen);
+}
+
 static bool dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 		      bool refresh, uint64_t now_ms)
 {
@@ -108,6 +114,7 @@ static const struct nftdp_vm_set_ops dp_set_ops = {
     .lookup = dp_lookup,
     .update = dp_update,
     .remove = dp_remove,
+    .lookup_gen = dp_lookup_gen,
 };
 
 /*
@@ -653,6 +660,9 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	rc = nftdp_vm_gen_builder_create(dp->vm, &res, &b);
 	if (rc < 0)
 		return rc;
+	/* the set generation this commit stages into: the generation's
+	 * lookups read it, so sets switch when the generation is published */
+	nftdp_vm_gen_set_gencursor(b, nftdp_set_gen_next());
 	/* objects the new generation shares keep their state slots; ct helper,
 	 * timeout and expectation objects (and synproxy) take conntrack for
 	 * their family as nf_ct_netns_get does at their init: every live one,
@@ -960,14 +970,15 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 		switch (tr->op) {
 		case CTL_TR_NEWSET:
 		case CTL_TR_NEWSETELEM:
+			/* staged: visible with the generation below */
 			if (s->dp && s->dp_touched && !s->dead) {
-				nftdp_set_commit(s->dp);
+				nftdp_set_commit_stage(s->dp);
 				s->dp_touched = false;
 			}
 			break;
 		case CTL_TR_DELSETELEM:
 			if (s->dp && s->dp_touched && !s->dead) {
-				nftdp_set_commit(s->dp);
+				nftdp_set_commit_stage(s->dp);
 				s->dp_touched = false;
 			}
 			elem_unpin(dp, s, tr->elem);
@@ -994,6 +1005,10 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 			break;
 		}
 	}
+	/* the one switch: the generation names the set generation just
+	 * staged, so its rules, set contents and objects appear together to
+	 * every worker (lookups without a generation see the sets now) */
+	nftdp_set_gen_publish();
 	nftdp_vm_gen_publish(dp->dom, dp->next);
 	dp->cur = dp->next;
 	{

@@ -106,7 +106,32 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
  */
 int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end);
 
-/** Make every pending change visible to readers at once. Control path; cannot fail. */
+/**
+ * The set's part of a commit: its pending changes are final, but visible
+ * only to readers of the generation nftdp_set_gen_next() names, which
+ * nftdp_set_gen_publish() makes current. Several sets committed this way
+ * switch together (the kernel's one gencursor for every set). Control
+ * path; cannot fail.
+ */
+void nftdp_set_commit_stage(struct nftdp_set *s);
+
+/**
+ * The set generation the next nftdp_set_gen_publish() makes current: what
+ * a VM generation built for this commit carries and its lookups pass.
+ * Control path.
+ */
+uint64_t nftdp_set_gen_next(void);
+
+/**
+ * Make the staged changes of every set the current state for lookups that
+ * pass no generation (0); those that pass one see them from that
+ * generation on. One cursor for all sets, one control thread writes it.
+ * Control path; cannot fail.
+ */
+void nftdp_set_gen_publish(void);
+
+/** nftdp_set_commit_stage(s) then nftdp_set_gen_publish(): one set's
+ * changes visible to readers at once. Control path; cannot fail. */
 void nftdp_set_commit(struct nftdp_set *s);
 
 /** Drop every pending change. Control path. */
@@ -133,6 +158,14 @@ unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms);
  */
 bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
 		      uint64_t now_ms);
+
+/**
+ * nftdp_set_lookup() in set generation gen (the one the caller's VM
+ * generation carries; 0: the current one), so that every set a burst looks
+ * into shows the same commit. Packet path.
+ */
+bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
+			  uint64_t now_ms, uint64_t gen);
 
 /**
  * Look up n <= NFTDP_SET_BULK_MAX keys. Packet path; safe from any number of

@@ -162,7 +162,6 @@ int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out)
 	s->data_off = s->key_stride * (s->ranges ? 2 : 1);
 	s->backend_off = s->data_off + ROUND8(desc->data_size);
 	s->max = desc->max_elems ? desc->max_elems : UINT32_MAX;
-	s->gen = 1;
 
 	s->ops = select_ops(desc);
 	if (!s->ops) {
@@ -475,7 +474,26 @@ int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end)
 	return 0;
 }
 
+uint64_t nftdp_set_gencursor = 1;
+
+uint64_t nftdp_set_gen_next(void)
+{
+	return ld_rlx(&nftdp_set_gencursor) + 1;
+}
+
+void nftdp_set_gen_publish(void)
+{
+	/* lookups that pass no generation see every staged set from here on */
+	st_rel(&nftdp_set_gencursor, nftdp_set_gencursor + 1);
+}
+
 void nftdp_set_commit(struct nftdp_set *s)
+{
+	nftdp_set_commit_stage(s);
+	nftdp_set_gen_publish();
+}
+
+void nftdp_set_commit_stage(struct nftdp_set *s)
 {
 	struct set_elem *e, *n;
 
@@ -495,8 +513,8 @@ void nftdp_set_commit(struct nftdp_set *s)
 		e->op = TXN_NONE;
 	}
 	s->txn_head = NULL;
-	/* the commit point: readers that load gen from here on see the new state */
-	st_rel(&s->gen, s->gen + 1);
+	/* nothing is visible yet: the pending elements carry gen_add/gen_del =
+	 * nftdp_set_gen_next(), which readers get with the next publish */
 	s->epoch++;
 }
 
@@ -594,14 +612,14 @@ static int gc_collect(struct set_elem *e, void *arg)
 
 unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms)
 {
-	struct gc_ctx c = {.now = now_ms, .gen = s->gen};
+	struct gc_ctx c = {.now = now_ms, .gen = set_gen_cur(s)};
 
 	s->ops->walk(s, gc_collect, &c);
 	for (size_t i = 0; i < c.n; i++) {
 		struct set_elem *e = c.v[i];
 
 		/* expired: invisible to every reader already */
-		st_rlx(&e->gen_del, s->gen);
+		st_rlx(&e->gen_del, c.gen);
 		s->ops->unlink(s, e);
 		__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
 		e->gc_seq = s->epoch;
@@ -634,7 +652,8 @@ static int walk_one(struct set_elem *e, void *arg)
 
 int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg)
 {
-	struct walk_ctx w = {.s = s, .cb = cb, .arg = arg, .gen = s->gen, .now = nftdp_set_now()};
+	struct walk_ctx w = {
+	    .s = s, .cb = cb, .arg = arg, .gen = set_gen_cur(s), .now = nftdp_set_now()};
 
 	return s->ops->walk(s, walk_one, &w);
 }
@@ -655,7 +674,20 @@ bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **d
 	const void *keys[1] = {key};
 	const void *d[1] = {NULL};
 	uint64_t mask = 0;
-	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, &mask) != 0;
+	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, set_gen_read(0), &mask) != 0;
+
+	if (hit && data)
+		*data = d[0];
+	return hit;
+}
+
+bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
+			  uint64_t now_ms, uint64_t gen)
+{
+	const void *keys[1] = {key};
+	const void *d[1] = {NULL};
+	uint64_t mask = 0;
+	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, set_gen_read(gen), &mask) != 0;
 
 	if (hit && data)
 		*data = d[0];
@@ -670,7 +702,7 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
 
 	if (n > NFTDP_SET_BULK_MAX)
 		n = NFTDP_SET_BULK_MAX;
-	hits = s->ops->lookup_bulk(s, keys, n, data, now_ms, &mask);
+	hits = s->ops->lookup_bulk(s, keys, n, data, now_ms, set_gen_read(0), &mask);
 	if (hit_mask)
 		*hit_mask = mask;
 	return hits;

@@ -117,11 +117,11 @@ static int bitmap_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, 
 }
 
 static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
-				   unsigned n, const void *data[], uint64_t now,
+				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
 {
 	const struct bitmap_priv *bp = s->priv;
-	uint64_t gen = set_gen_cur(s), mask = 0;
+	uint64_t mask = 0;
 	unsigned hits = 0;
 
 	for (unsigned i = 0; i < n; i++) {

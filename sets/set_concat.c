@@ -334,10 +334,10 @@ static int concat_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, 
 }
 
 static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
-				   unsigned n, const void *data[], uint64_t now,
+				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
 {
-	uint64_t gen = set_gen_cur(s), mask = 0;
+	uint64_t mask = 0;
 	unsigned hits = 0;
 
 	for (unsigned i = 0; i < n; i++) {

@@ -230,11 +230,11 @@ static int hash_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 }
 
 static unsigned hash_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
-				 const void *data[], uint64_t now, uint64_t *hit_mask)
+				 const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask)
 {
 	const struct hash_priv *hp = s->priv;
-	/* gen before table: a reader that sees a commit sees every resize before it */
-	uint64_t gen = set_gen_cur(s);
+	/* gen (read by the caller, acquire) before table: a reader that sees a
+	 * commit sees every resize before it */
 	struct hash_table *t = ld_acq(&hp->t);
 	uint32_t h[NFTDP_SET_BULK_MAX];
 	struct set_elem *e[NFTDP_SET_BULK_MAX];

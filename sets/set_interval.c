@@ -100,6 +100,7 @@ struct ival_priv {
 	bool tree_ok;	       /* readers use root (atomic) */
 	bool tree_fail;	       /* an allocation failed in this batch */
 	struct rx_node *root;  /* published (release) */
+	uint64_t root_gen;     /* set generation root shows (stored before root) */
 	struct rx_node *wroot; /* writer's root, published at the end of a batch */
 	uint64_t bgen;
 };
@@ -652,8 +653,10 @@ static void rx_del_elem(struct nftdp_set *s, struct ival_priv *p, struct set_ele
 	e->flags &= ~SET_ELEM_F_INDEXED;
 }
 
-/* end of a batch: publish the writer's root, or fall back to the skip list */
-static void bt_publish(struct ival_priv *p)
+/* end of a batch: publish the writer's root, or fall back to the skip list.
+ * root shows the set in generation gen and later: a reader of an older
+ * generation (its VM generation not yet replaced) searches the skip list. */
+static void bt_publish(struct ival_priv *p, uint64_t gen)
 {
 	if (p->tree_fail) {
 		/* readers go back to the skip list; the half-built index is
@@ -663,6 +666,7 @@ static void bt_publish(struct ival_priv *p)
 		p->wroot = NULL;
 		return;
 	}
+	st_rel(&p->root_gen, gen);
 	st_rel(&p->root, p->wroot);
 	p->bgen++;
 }
@@ -682,7 +686,7 @@ static void ival_commit(struct nftdp_set *s)
 	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
 		if (!(e->flags & SET_ELEM_F_INDEXED) && set_elem_active(e, gen))
 			rx_add_elem(s, p, e);
-	bt_publish(p);
+	bt_publish(p, gen);
 }
 
 static bool ival_estimate(const struct nftdp_set_desc *d, struct set_estimate *est)
@@ -849,7 +853,8 @@ static void ival_unlink(struct nftdp_set *s, struct set_elem *e)
 	} /* gc of an expired element still in the read index */
 	if (p->tree_ok && (e->flags & SET_ELEM_F_INDEXED)) {
 		rx_del_elem(s, p, e);
-		bt_publish(p);
+		/* gc: only expired elements leave, no reader's view changes */
+		bt_publish(p, p->root_gen);
 	}
 }
 
@@ -984,15 +989,19 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 }
 
 static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
-				 const void *data[], uint64_t now, uint64_t *hit_mask)
+				 const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask)
 {
 	const struct ival_priv *p = s->priv;
-	uint64_t gen, mask = 0;
+	uint64_t mask = 0;
 	unsigned hits = 0;
 
-	if (ld_acq(&p->tree_ok))
-		return rx_lookup_bulk(s, ld_acq(&p->root), keys, n, data, now, hit_mask);
-	gen = set_gen_cur(s);
+	if (ld_acq(&p->tree_ok)) {
+		/* root before root_gen: a root newer than gen is never used */
+		const struct rx_node *root = ld_acq(&p->root);
+
+		if (ld_acq(&p->root_gen) <= gen)
+			return rx_lookup_bulk(s, root, keys, n, data, now, hit_mask);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = find_active_le(s, keys[i], gen);
 

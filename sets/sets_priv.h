@@ -79,7 +79,8 @@ struct nftdp_set_ops {
 	int (*walk)(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg);
 	/* packet path */
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
-				const void *data[], uint64_t now, uint64_t *hit_mask);
+				const void *data[], uint64_t now, uint64_t gen,
+				uint64_t *hit_mask);
 	int (*dp_update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
 			 uint64_t now, int op);
 };
@@ -93,7 +94,6 @@ struct set_garbage {
 struct nftdp_set {
 	struct nftdp_set_desc desc;
 	const struct nftdp_set_ops *ops;
-	uint64_t gen;	 /* current generation, read by workers (acquire) */
 	uint32_t nelems; /* atomic: elements in the pending state */
 	uint32_t ndeact; /* pending deletions */
 	uint32_t max;	 /* max_elems or UINT32_MAX */
@@ -173,14 +173,27 @@ static inline bool set_elem_live(const struct set_elem *e, uint64_t gen, uint64_
 	return set_elem_active(e, gen) && !set_elem_expired(e, now);
 }
 
+/* The set generation cursor, one for every set (the kernel's gencursor):
+ * readers pass the generation their VM generation carries, or 0 for this
+ * one; only the control thread moves it (nftdp_set_gen_publish). */
+extern uint64_t nftdp_set_gencursor;
+
 static inline uint64_t set_gen_cur(const struct nftdp_set *s)
 {
-	return ld_acq(&s->gen);
+	(void)s;
+	return ld_acq(&nftdp_set_gencursor);
 }
 
 static inline uint64_t set_gen_next(const struct nftdp_set *s)
 {
-	return s->gen + 1;
+	(void)s;
+	return ld_rlx(&nftdp_set_gencursor) + 1;
+}
+
+/* the generation a lookup reads: the caller's, or the current one */
+static inline uint64_t set_gen_read(uint64_t gen)
+{
+	return gen ? gen : ld_acq(&nftdp_set_gencursor);
 }
 
 /* Key comparison for sizes the VM uses; n is a multiple of 1..64. */

@@ -28,7 +28,7 @@ static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	const void *data = NULL;
 	bool found;
 
-	found = p->ops->lookup(p->set, &regs->data[p->sreg], &data, ctx->now_ms) ^ p->invert;
+	found = vm_set_lookup(p->ops, p->set, &regs->data[p->sreg], &data, ctx) ^ p->invert;
 	if (!found) {
 		regs->verdict.code = NFT_BREAK;
 		return;

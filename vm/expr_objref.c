@@ -287,7 +287,7 @@ static void objref_map_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *
 	const void *data = NULL;
 	const struct nftdp_vm_obj *obj;
 
-	if (!p->ops->lookup(p->set, &regs->data[p->sreg], &data, ctx->now_ms) || !data) {
+	if (!vm_set_lookup(p->ops, p->set, &regs->data[p->sreg], &data, ctx) || !data) {
 		regs->verdict.code = NFT_BREAK;
 		return;
 	}

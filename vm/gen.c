@@ -53,6 +53,7 @@ struct on_free {
 struct nftdp_vm_gen {
 	/* read by workers; immutable once built */
 	uint64_t id;
+	uint64_t set_gen;     /* set generation its lookups read (0: current) */
 	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: derived in build */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
@@ -379,6 +380,17 @@ static uint32_t ct_fams(uint8_t family)
 	return 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6;
 }
 
+void nftdp_vm_gen_set_gencursor(struct nftdp_vm_gen_builder *b, uint64_t set_gen)
+{
+	if (b)
+		b->gen->set_gen = set_gen;
+}
+
+uint64_t nftdp_vm_gen_gencursor(const struct nftdp_vm_gen *gen)
+{
+	return gen ? gen->set_gen : 0;
+}
+
 void nftdp_vm_gen_note_ct(struct nftdp_vm_gen_builder *b, uint8_t family)
 {
 	if (b)
@@ -527,6 +539,7 @@ static const struct hook_list *hook_of(const struct nftdp_vm_gen *gen, uint8_t n
 	/* verdict maps name chains by id in this generation's table */
 	ctx->chains = (const struct nftdp_vm_chain *const *)gen->chains;
 	ctx->n_chains = gen->n_chains;
+	ctx->set_gen = gen->set_gen; /* set contents of this generation */
 	return &gen->hooks[nfproto][hook];
 }
 
@@ -660,6 +673,7 @@ unsigned int nftdp_vm_gen_run_nat(const struct nftdp_vm_gen *gen, uint8_t nfprot
 	hl = &gen->nat[nfproto][hook];
 	ctx->chains = (const struct nftdp_vm_chain *const *)gen->chains;
 	ctx->n_chains = gen->n_chains;
+	ctx->set_gen = gen->set_gen;
 	for (uint32_t i = 0; i < hl->n; i++) {
 		unsigned int v = nftdp_vm_run_chain(hl->e[i].chain, pkt, ctx);
 
@@ -706,8 +720,17 @@ err_qsbr:
 	return -ENOMEM;
 }
 
+/*
+ * Sets are reclaimed only with the newest retired generation: once it is
+ * free, every reader has passed the last publish, so none still reads a
+ * set generation older than the current one, and what the last commit
+ * deleted may be unlinked. Freeing an older generation alone would let a
+ * reader of the one after it (whose set generation still shows those
+ * elements) miss them.
+ */
 static void free_retired_upto(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *last)
 {
+	bool newest = last == dom->retired_tail;
 	struct nftdp_vm_gen *g;
 
 	do {
@@ -716,7 +739,10 @@ static void free_retired_upto(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_g
 		if (!dom->retired_head)
 			dom->retired_tail = NULL;
 		dom->n_retired--;
-		gen_free(g, dom->set_reclaim, dom->set_reclaim_arg);
+		if (g == last && newest)
+			gen_free(g, dom->set_reclaim, dom->set_reclaim_arg);
+		else
+			gen_free(g, NULL, NULL);
 	} while (g != last);
 }
 

@@ -269,6 +269,10 @@ struct nftdp_vm_set_ops {
 	bool (*update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 		       bool refresh, uint64_t now_ms);
 	void (*remove)(struct nftdp_set *s, const void *key, uint64_t now_ms);
+	/** lookup in set generation gen (nftdp_vm_ctx.set_gen, 0: the current
+	 * one), sets' nftdp_set_lookup_gen; optional, used instead of lookup */
+	bool (*lookup_gen)(const struct nftdp_set *s, const void *key, const void **data,
+			   uint64_t now_ms, uint64_t gen);
 };
 
 /** What the resolver says about a set; compile validates against it. */
@@ -538,6 +542,10 @@ struct nftdp_vm_ctx {
 	int32_t tz_minuteswest; /**< the kernel's sys_tz for meta day/hour */
 	uint64_t prng;		/**< meta random / numgen random state; any non-zero seed */
 	uint64_t drops[NFTDP_VM_DROP_MAX];
+	/** set generation every lookup of the run reads: the one the running
+	 * VM generation carries (set by the nftdp_vm_gen_run_* calls), so set
+	 * contents switch with the rules; 0: the sets' current one */
+	uint64_t set_gen;
 };
 
 /**
@@ -681,6 +689,17 @@ uint64_t nftdp_vm_gen_id(const struct nftdp_vm_gen *gen);
  * generation, not only for those the batch changed. Control-path.
  */
 void nftdp_vm_gen_note_ct(struct nftdp_vm_gen_builder *b, uint8_t family);
+
+/**
+ * The set generation the generation's lookups read (sets'
+ * nftdp_set_gen_next() at prepare): publishing the generation switches
+ * set contents together with the rules. 0 (the default): the sets'
+ * current generation at lookup time. Control-path.
+ */
+void nftdp_vm_gen_set_gencursor(struct nftdp_vm_gen_builder *b, uint64_t set_gen);
+
+/** The set generation gen's lookups read (0: current). Any thread. */
+uint64_t nftdp_vm_gen_gencursor(const struct nftdp_vm_gen *gen);
 
 /** Whether gen needs connection tracking for nfproto (NFPROTO_IPV4 /
  * _IPV6), as nf_ct_netns_get turns it on: derived at nftdp_vm_gen_build()

@@ -163,6 +163,16 @@ struct nftdp_vm_chain {
 	uint32_t n_blobs, cap_blobs;
 };
 
+/* A set lookup of the packet path in the run's set generation. */
+static inline bool vm_set_lookup(const struct nftdp_vm_set_ops *ops, const struct nftdp_set *s,
+				 const void *key, const void **data,
+				 const struct nftdp_vm_ctx *ctx)
+{
+	if (ops->lookup_gen)
+		return ops->lookup_gen(s, key, data, ctx->now_ms, ctx->set_gen);
+	return ops->lookup(s, key, data, ctx->now_ms);
+}
+
 /* Compile context: one expression at a time. */
 struct nftdp_vm_cctx {
 	struct nftdp_vm_chain *chain;
