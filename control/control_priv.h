@@ -49,7 +49,7 @@ uint32_t ctl_session_portid(const struct ctl_session *s);
 pid_t ctl_session_pid(const struct ctl_session *s);
 /* The peer process's name (/proc/PID/comm at connect), for NFTA_GEN_PROC_NAME. */
 const char *ctl_session_comm(const struct ctl_session *s);
-/* Whether the peer may change the ruleset (uid 0, as CAP_NET_ADMIN). */
+/* Whether the peer holds CAP_NET_ADMIN (its effective set when it connected). */
 bool ctl_session_privileged(const struct ctl_session *s);
 /* NETLINK_EXT_ACK / NETLINK_CAP_ACK as set by the peer. */
 bool ctl_session_ext_ack(const struct ctl_session *s);

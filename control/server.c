@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -41,6 +42,8 @@
 /* Read calls per epoll event: bounds the time one busy client gets. */
 #define CTL_READS_PER_EVENT 64
 #define CTL_EVENTS 64
+/* The socket file: anyone may connect, as anyone may open a netlink socket. */
+#define CTL_SOCKET_MODE 0666
 /* The kernel's first collision port id (netlink_autobind's rover). */
 #define CTL_ROVER_START (-4097)
 
@@ -111,6 +114,39 @@ out:
 	return ret;
 }
 
+/*
+ * The socket's directory must be a real directory (lstat: not a symlink),
+ * owned by root or by us, and writable by nobody else unless sticky (/tmp):
+ * otherwise someone else could swap the socket file under us.
+ */
+static int check_dir(const char *path)
+{
+	char *dir = strdup(path);
+	char *p;
+	struct stat st;
+	int ret = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	p = strrchr(dir, '/');
+	if (!p)
+		strcpy(dir, ".");
+	else if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	if (lstat(dir, &st) < 0)
+		ret = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		ret = -ENOTDIR;
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		ret = -EPERM;
+	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		ret = -EPERM;
+	free(dir);
+	return ret;
+}
+
 /* Whether a daemon already answers on path. A stale socket file is removed. */
 static int claim_path(const struct sockaddr_un *sun)
 {
@@ -162,6 +198,9 @@ int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server *
 	ret = mkdir_parents(path);
 	if (ret < 0)
 		goto err_dir;
+	ret = check_dir(path);
+	if (ret < 0)
+		goto err_dir;
 	ret = claim_path(&sun);
 	if (ret < 0)
 		goto err_dir;
@@ -171,15 +210,27 @@ int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server *
 		ret = -errno;
 		goto err_dir;
 	}
-	/* The socket file takes the socket inode's mode (minus umask) at bind:
-	 * never wider than 0660, and fixed to exactly 0660 before listen(), so
-	 * nobody can connect in between. */
-	if (fchmod(srv->listen_fd, 0660) < 0 ||
-	    bind(srv->listen_fd, (const struct sockaddr *)&sun, sizeof(sun)) < 0) {
+	/* The socket file takes the socket inode's mode minus the umask at
+	 * bind, which never follows a symlink at the path (EADDRINUSE): 0666
+	 * under a zero umask, with nothing done by path afterwards. Anyone
+	 * may open a netlink socket; each message is then checked for
+	 * CAP_NET_ADMIN (ctl_session_privileged), as nfnetlink_rcv does. */
+	if (fchmod(srv->listen_fd, CTL_SOCKET_MODE) < 0) {
 		ret = -errno;
 		goto err_bind;
 	}
-	if (chmod(path, 0660) < 0 || lstat(path, &st) < 0) {
+	{
+		mode_t old = umask(0);
+		int rc = bind(srv->listen_fd, (const struct sockaddr *)&sun, sizeof(sun));
+		int err = errno;
+
+		umask(old);
+		if (rc < 0) {
+			ret = -err;
+			goto err_bind;
+		}
+	}
+	if (lstat(path, &st) < 0) {
 		ret = -errno;
 		goto err_listen;
 	}
@@ -262,6 +313,66 @@ static void read_comm(struct ctl_session *s)
 	s->comm[strcspn(s->comm, "\n")] = '\0';
 }
 
+/*
+ * CAP_NET_ADMIN of the peer, as netlink_net_capable() checks it: the
+ * effective set of the process that connected (its pid from SO_PEERCRED),
+ * read from /proc at accept, in the daemon's own user namespace (a process
+ * of another user namespace holds no capability over ours). The pid could
+ * be reused between connect and the read: with SO_PEERPIDFD (Linux 6.5) the
+ * peer is checked to be alive after the read, so the pid read was its own;
+ * a peer that already exited is unprivileged.
+ */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#define CTL_CAP_NET_ADMIN 12
+
+static bool same_userns(pid_t pid)
+{
+	struct stat a, b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat(path, &a) < 0 || stat("/proc/self/ns/user", &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static bool peer_cap_net_admin(int fd, pid_t pid)
+{
+	unsigned long long capeff = 0;
+	bool found = false;
+	char path[64], line[256];
+	socklen_t len;
+	int pidfd = -1;
+	FILE *f;
+
+	if (pid <= 0)
+		return false;
+	len = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+		pidfd = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &capeff) == 1) {
+				found = true;
+				break;
+			}
+		fclose(f);
+	}
+	if (found && !same_userns(pid))
+		found = false;
+	if (pidfd >= 0) {
+		/* still the same process: the pid was not reused meanwhile */
+		if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+			found = false;
+		close(pidfd);
+	}
+	return found && (capeff >> CTL_CAP_NET_ADMIN & 1);
+}
+
 static void session_free(struct ctl_session *s)
 {
 	struct ctl_server *srv = s->srv;
@@ -302,7 +413,7 @@ static void accept_one(struct ctl_server *srv, int fd)
 	s->pending_fd = -1;
 	s->pid = cred.pid;
 	s->uid = cred.uid;
-	s->privileged = cred.uid == 0;
+	s->privileged = peer_cap_net_admin(fd, cred.pid);
 	read_comm(s);
 	ev.data.ptr = s;
 	if (epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
@@ -455,7 +566,7 @@ static int do_sockopt(struct ctl_session *s, const void *payload)
 	case NETLINK_ADD_MEMBERSHIP:
 	case NETLINK_DROP_MEMBERSHIP:
 		/* nfnetlink sets no NL_CFG_F_NONROOT_RECV: listening needs
-		 * CAP_NET_ADMIN. */
+		 * CAP_NET_ADMIN (netlink_allowed). */
 		if (!s->privileged) {
 			status = -EPERM;
 			break;

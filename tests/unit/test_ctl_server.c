@@ -310,7 +310,8 @@ static void test_socket_file(void **state)
 	(void)state;
 	assert_int_equal(stat(sock_path, &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
-	assert_int_equal(st.st_mode & 07777, 0660);
+	/* anyone may connect, as anyone may open a netlink socket */
+	assert_int_equal(st.st_mode & 07777, 0666);
 	snprintf(parent, sizeof(parent), "%s/run/nftdp", dir);
 	assert_int_equal(stat(parent, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0755);
@@ -334,6 +335,48 @@ static void test_stale_socket(void **state)
 	assert_int_equal(ctl_server_open(&ctl, path, &s2), 0);
 	ctl_server_close(s2);
 	assert_int_equal(access(path, F_OK), -1); /* close removes it */
+}
+
+/* The socket's directory: no symlink, nobody else may write it. */
+static void test_socket_dir(void **state)
+{
+	struct ctl_server *s2;
+	char real[96], link[128], path[160];
+
+	(void)state;
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkdir(real, 0755), 0);
+	assert_int_equal(symlink(real, link), 0);
+	snprintf(path, sizeof(path), "%s/x.sock", link);
+	assert_int_equal(ctl_server_open(&ctl, path, &s2), -ENOTDIR);
+	assert_int_equal(chmod(real, 0775), 0);
+	snprintf(path, sizeof(path), "%s/x.sock", real);
+	assert_int_equal(ctl_server_open(&ctl, path, &s2), -EPERM);
+	assert_int_equal(chmod(real, 01777), 0); /* sticky, as /tmp */
+	assert_int_equal(ctl_server_open(&ctl, path, &s2), 0);
+	ctl_server_close(s2);
+	/* a symlink at the socket's own path is left alone, never followed */
+	snprintf(link, sizeof(link), "%s/y.sock", real);
+	assert_int_equal(symlink("/nonexistent-nftdp-target", link), 0);
+	assert_int_equal(ctl_server_open(&ctl, link, &s2), -EEXIST);
+	assert_int_equal(access("/nonexistent-nftdp-target", F_OK), -1);
+}
+
+/* CAP_NET_ADMIN in our effective set, as the server reads it. */
+static bool own_cap_net_admin(void)
+{
+	unsigned long long cap = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	bool found = false;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			found = true;
+	fclose(f);
+	return found && (cap >> 12 & 1);
 }
 
 static void test_hello_portid(void **state)
@@ -399,7 +442,7 @@ static void test_nlmsg_roundtrip(void **state)
 	assert_int_equal(seen.portid, c.portid);
 	assert_int_equal(seen.pid, getpid());
 	assert_true(seen.comm[0] != '\0');
-	assert_int_equal(seen.privileged, getuid() == 0);
+	assert_int_equal(seen.privileged, own_cap_net_admin());
 	assert_false(seen.ext_ack);
 	pthread_mutex_unlock(&seen_lock);
 
@@ -644,6 +687,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_file),
 		cmocka_unit_test(test_stale_socket),
+		cmocka_unit_test(test_socket_dir),
 		cmocka_unit_test(test_hello_portid),
 		cmocka_unit_test(test_hello_errors),
 		cmocka_unit_test(test_nlmsg_roundtrip),

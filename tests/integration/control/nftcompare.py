@@ -90,6 +90,14 @@ def run(argv, env=None, cwd=None, timeout=CMD_TIMEOUT, stdin=None):
 
 
 NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+# who runs nft (user=...): nobody; root with CAP_NET_ADMIN dropped (from the
+# bounding and inheritable sets, so exec does not give it back); nobody with
+# CAP_NET_ADMIN (ambient, so it survives exec)
+USERS = {
+    'nobody': NOBODY,
+    'root-nocap': ['setpriv', '--inh-caps=-net_admin', '--bounding-set=-net_admin'],
+    'nobody-cap': NOBODY + ['--inh-caps=+net_admin', '--ambient-caps=+net_admin'],
+}
 
 
 class Side:
@@ -122,7 +130,7 @@ class Kernel(Side):
         self.ns = make_netns(h, 'nftdp-ct-%d-%d' % (PID, n))
 
     def argv(self, args, user=None):
-        return ['ip', 'netns', 'exec', self.ns] + (NOBODY if user else []) + ['nft'] + args
+        return ['ip', 'netns', 'exec', self.ns] + USERS.get(user, []) + ['nft'] + args
 
 
 def make_netns(h, name):
@@ -197,7 +205,7 @@ class Nftdp(Side):
             time.sleep(0.05)
 
     def argv(self, args, user=None):
-        return (['ip', 'netns', 'exec', self.ns] + (NOBODY if user else [])
+        return (['ip', 'netns', 'exec', self.ns] + USERS.get(user, [])
                 + [self.h.wrapper] + args)
 
     def env(self):
@@ -788,14 +796,10 @@ PERM_CMDS = [
 def mode_permissions(h):
     k, d = h.session()
     if isinstance(d, Nftdp):
-        # The daemon's socket is root:root 0660 in a 0700 directory: let
-        # nobody reach it, so that the daemon itself must refuse.
-        os.chown(d.dir, 0, grp_gid('nogroup'))
-        os.chmod(d.dir, 0o750)
-        try:
-            os.chown(d.sock, 0, grp_gid('nogroup'))
-        except OSError as e:
-            log('chgrp %s: %s' % (d.sock, e))
+        # The daemon's socket is 0666, as anyone may open a netlink socket;
+        # let everyone reach its directory, so that the daemon itself must
+        # refuse (CAP_NET_ADMIN of the peer, docs/shim.md).
+        os.chmod(d.dir, 0o755)
     h.transcript = []
     for args in (['flush', 'ruleset'], ['add', 'table', 'ip', 'p'],
                  ['add', 'chain', 'ip', 'p', 'c'], ['add', 'rule', 'ip', 'p', 'c', 'counter']):
@@ -805,7 +809,39 @@ def mode_permissions(h):
         kr, _ = h.both(k, d, case, args, cwd=SEQUENCES, user='nobody')
         h.expect(case + ' (kernel refuses)', kr.rc != 0 and 'Operation not permitted' in kr.err,
                  'expected EPERM, got exit %d: %s' % (kr.rc, kr.err))
+    # root without CAP_NET_ADMIN: EPERM for everything (nfnetlink_rcv)
+    for args in PERM_CMDS:
+        case = 'permissions: root without CAP_NET_ADMIN: nft ' + shlex.join(args)
+        kr, _ = h.both(k, d, case, args, cwd=SEQUENCES, user='root-nocap')
+        h.expect(case + ' (kernel refuses)', kr.rc != 0 and 'Operation not permitted' in kr.err,
+                 'expected EPERM, got exit %d: %s' % (kr.rc, kr.err))
+    # conntrack -F (ctnetlink through the same socket) the same way
+    if shutil.which('conntrack'):
+        shim = os.path.join(h.build, 'control', 'shim', 'libnftdp_shim.so')
+        for user, ok in (('root-nocap', False), ('nobody', False)):
+            case = 'permissions: %s: conntrack -F' % user
+            pre = USERS[user] + ['conntrack', '-F']
+            kr = run(['ip', 'netns', 'exec', k.ns] + pre)
+            # EPERM: "sorry, you must be root or get CAP_NET_ADMIN", exit 1
+            h.expect(case + ' (kernel)', (kr.rc == 0) == ok and 'CAP_NET_ADMIN' in kr.err,
+                     'kernel: exit %d: %s' % (kr.rc, kr.err))
+            if isinstance(d, Nftdp):
+                e = d.env()
+                e['LD_PRELOAD'] = shim
+                dr = run(['ip', 'netns', 'exec', d.ns] + pre, env=e)
+                h.expect(case + ' (nftdp as the kernel)', (dr.rc, dr.err) == (kr.rc, kr.err),
+                         'nftdp: exit %d: %s' % (dr.rc, dr.err))
     h.both(k, d, 'permissions: unchanged', ['-a', 'list', 'ruleset'], cwd=SEQUENCES)
+    # nobody with CAP_NET_ADMIN: allowed, as the kernel allows it
+    for args in (['add', 'table', 'ip', 'x'], ['add', 'chain', 'ip', 'x', 'c'],
+                 ['add', 'rule', 'ip', 'x', 'c', 'counter', 'accept'],
+                 ['-a', 'list', 'ruleset'], ['delete', 'table', 'ip', 'x'],
+                 ['list', 'tables']):
+        case = 'permissions: nobody with CAP_NET_ADMIN: nft ' + shlex.join(args)
+        kr, _ = h.both(k, d, case, args, cwd=SEQUENCES, user='nobody-cap')
+        h.expect(case + ' (kernel allows)', kr.rc == 0,
+                 'expected success, got exit %d: %s' % (kr.rc, kr.err))
+    h.both(k, d, 'permissions: after', ['-a', 'list', 'ruleset'], cwd=SEQUENCES)
     h.save('permissions', 'permissions')
     h.transcript = None
 
