@@ -49,6 +49,13 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_FRAG,	     /**< defrag.c: fragments given up (bad, timed out, no room) */
 	NFTDP_DP_DROP_FRAG_TOOBIG,   /**< defrag.c: DF datagram too big for the egress MTU */
 	NFTDP_DP_DROP_CT_CLASH,	     /**< confirm: the reply tuple is another entry's (insert_failed) */
+	NFTDP_DP_DROP_IP6_HBH,	     /**< ipv6_parse_hopopts: hop-by-hop header bad or past the end */
+	NFTDP_DP_DROP_IP6_HBH_OPT,   /**< ip6_tlvopt_unknown, ipv6_hop_jumbo: an option says drop */
+	NFTDP_DP_DROP_IP6_SRC_ANY,   /**< --router: ip6_forward, source :: */
+	NFTDP_DP_DROP_IP_OPTIONS,    /**< --router: ip_options_compile refused the options */
+	NFTDP_DP_DROP_IP_SRR,	     /**< --router: LSRR/SSRR, accept_source_route 0 */
+	NFTDP_DP_DROP_OWN_SRC,	     /**< --router: source is one of our --ifaddr (fib_validate_source) */
+	NFTDP_DP_DROP_L2_NOT_HOST,   /**< --router: IP unicast in an L2 broadcast/multicast frame */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -115,6 +122,59 @@ enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *i
 
 /** The same for ipv6_rcv()/ip6_rcv_core(): *ip_len = 40 + payload length. */
 enum nftdp_dp_drop nftdp_dp_ip6_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);
+
+/** An ICMP error the kernel sends about a packet it drops on receive. */
+struct nftdp_dp_icmp {
+	uint8_t type; /**< 0: none */
+	uint8_t code;
+	uint32_t info; /**< the four bytes after the checksum (a pointer), host order */
+};
+
+/**
+ * nftdp_dp_ip6_rcv, then ipv6_parse_hopopts() on a hop-by-hop header
+ * (ip6_parse_tlv: Pad1/PadN, at most 8 options, router alert, jumbo, and
+ * what an unknown option's top two bits ask for). The kernel runs it in
+ * ip6_rcv_core, before prerouting, router or not. *icmp says which
+ * parameter problem is due with a drop (type 0: none); *ip_len is set
+ * whenever the length check passed, for the quote.
+ */
+enum nftdp_dp_drop nftdp_dp_ip6_rcv_icmp(const uint8_t *d, uint32_t avail, uint32_t *ip_len,
+					 struct nftdp_dp_icmp *icmp);
+
+#define NFTDP_DP_OWN_MAX 64
+
+/** The box's own addresses (every --ifaddr), as route lookups see them. */
+struct nftdp_dp_own {
+	uint16_t n4, n6;
+	uint8_t addr4[NFTDP_DP_OWN_MAX][4];
+	uint8_t addr6[NFTDP_DP_OWN_MAX][16];
+};
+
+/** Add a (4 or 16 byte) address to own; false when full. */
+bool nftdp_dp_own_add(struct nftdp_dp_own *own, bool v4, const uint8_t *addr);
+
+/**
+ * --router: the checks between prerouting and ip_forward()'s TTL check, in
+ * the kernel's order. IPv4: ip_route_input_slow's martians and
+ * fib_validate_source (a source that is one of own), ip_rcv_options
+ * (ip_options_compile, then source routes with accept_source_route 0),
+ * and ip_forward's skb->pkt_type != PACKET_HOST. IPv6: ip6_forward's
+ * pkt_type check. l2_host: the frame's Ethernet destination was unicast.
+ * @return NFTDP_DP_DROP_MAX to go on, else the reason, with *icmp the
+ *   parameter problem due (type 0: none).
+ */
+enum nftdp_dp_drop nftdp_dp_ip_route_input(const uint8_t *iph, uint32_t ip_len, bool v4,
+					   bool l2_host, const struct nftdp_dp_own *own,
+					   struct nftdp_dp_icmp *icmp);
+
+/**
+ * The frame of the ICMP error icmp about the packet at frame + ip_off
+ * (as nftdp_dp_reject_build, with icmp->info after the checksum).
+ * @return its length, 0 when the kernel sends nothing.
+ */
+uint32_t nftdp_dp_icmp_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
+			     const struct nftdp_dp_icmp *icmp, uint16_t ip_id,
+			     const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
 /**
  * The kernel's forwarding step before the forward hook (ip_route_input
@@ -371,6 +431,7 @@ struct nftdp_dp {
 	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
+	struct nftdp_dp_own own; /**< every port's --ifaddr */
 	unsigned int n_workers;
 	bool main_is_worker; /**< no worker lcores: the main lcore runs worker 0 */
 	struct nftdp_dp_worker *w;

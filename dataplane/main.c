@@ -468,6 +468,10 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 		} else {
 			goto bad_addr;
 		}
+		/* what route lookups treat as ours (o->ifaddr holds at most
+		 * NFTDP_DP_OWN_MAX) */
+		nftdp_dp_own_add(&dp->own, strchr(eq + 1, ':') == NULL,
+				 strchr(eq + 1, ':') ? pt->addr6 : pt->addr4);
 		continue;
 	bad_addr:
 		fprintf(stderr, "nftdp: bad --ifaddr '%s' (want PORT=ADDR[/LEN])\n", o->ifaddr[i]);

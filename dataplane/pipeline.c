@@ -739,11 +739,18 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		struct nftdp_dp_meta *mt = &meta[idx];
 		uint32_t avail = rte_pktmbuf_data_len(w->mb[idx]) - mt->ip_off;
 		enum nftdp_dp_drop why;
+		struct nftdp_dp_icmp icmp = {0};
 
 		why = mt->ip_proto == NFTDP_DP_ETH_P_IP
 			  ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
-			  : nftdp_dp_ip6_rcv(p->data + mt->ip_off, avail, &mt->ip_len);
+			  : nftdp_dp_ip6_rcv_icmp(p->data + mt->ip_off, avail, &mt->ip_len, &icmp);
 		if (why != NFTDP_DP_DROP_MAX) {
+			uint32_t len = nftdp_dp_icmp_build(p->data, mt->ip_off, mt->ip_len, &icmp, 0,
+							   icmp_src(rx, false), w->reply,
+							   sizeof(w->reply));
+
+			if (len) /* a hop-by-hop option's parameter problem */
+				send_reply(w, rx_port, len, p);
 			w->st.drop[why]++;
 			rte_pktmbuf_free(w->mb[idx]);
 			continue;
@@ -775,8 +782,12 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			const struct nftdp_dp_meta *mt = &meta[idx];
 			uint8_t *iph = p->data + mt->ip_off;
 			enum nftdp_dp_drop why;
+			struct nftdp_dp_icmp icmp;
 
-			why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
+			why = nftdp_dp_ip_route_input(iph, mt->ip_len, p->nfproto == NFPROTO_IPV4,
+						      p->pkttype == PACKET_HOST, &dp->own, &icmp);
+			if (why == NFTDP_DP_DROP_MAX)
+				why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
 			if (why == NFTDP_DP_DROP_MAX && mt->frag_max &&
 			    too_big(w, p, mt, rx, rx_port, tx_port))
 				continue;
@@ -797,6 +808,13 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 				    p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
 				    icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
 				    sizeof(w->reply));
+
+				if (len)
+					send_reply(w, rx_port, len, p);
+			} else if (icmp.type) { /* ip_options_compile's parameter problem */
+				uint32_t len = nftdp_dp_icmp_build(p->data, mt->ip_off, mt->ip_len, &icmp,
+								   w->ip_id++, icmp_src(rx, true),
+								   w->reply, sizeof(w->reply));
 
 				if (len)
 					send_reply(w, rx_port, len, p);

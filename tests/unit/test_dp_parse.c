@@ -207,6 +207,240 @@ static void test_forward(void **state)
 	assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_TTL);
 }
 
+/* IPv6 + a hop-by-hop header holding opts (opts_len + 2 a multiple of 8)
+ * + UDP with 4 bytes of payload and a valid checksum */
+static uint32_t mk_ip6_hbh(uint8_t *f, const uint8_t *opts, uint32_t opts_len)
+{
+	uint8_t t[128];
+	uint32_t len = mk_ip6_udp(t, 4), hl = opts_len + 2;
+
+	memcpy(f, t, 14 + 40);
+	f[14 + 40] = IPPROTO_UDP;
+	f[14 + 41] = (uint8_t)(hl / 8 - 1);
+	memcpy(f + 14 + 42, opts, opts_len);
+	memcpy(f + 14 + 40 + hl, t + 14 + 40, len - 14 - 40);
+	f[14 + 6] = 0;
+	wr16(f + 14 + 4, (uint16_t)(rd16(f + 14 + 4) + hl));
+	return len + hl;
+}
+
+struct hbh_row {
+	uint8_t opts[22];
+	uint8_t len;
+	enum nftdp_dp_drop why;
+	uint8_t icmp_type, icmp_code;
+	uint32_t info;
+};
+
+/* ipv6_parse_hopopts as the kernel runs it (differential 160, 161) */
+static void test_ip6_hbh(void **state)
+{
+	static const struct hbh_row rows[] = {
+	    {{1, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0},
+	    {{5, 2, 0, 0, 1, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0},
+	    {{0x1e, 0, 1, 2, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0},
+	    {{1, 4, 0, 1, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
+	    {{0, 0, 0, 0, 0, 0, 1, 0, 1, 4, 0, 0, 0, 0}, 14, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
+	    {{0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 1, 2,
+	      0, 0},
+	     22, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
+	    {{0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 1, 4, 0, 0,
+	      0, 0},
+	     22, NFTDP_DP_DROP_MAX, 0, 0, 0},
+	    {{5, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0},
+	    {{0x1e, 5, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
+	    {{0x5e, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0},
+	    {{0x9e, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 2, 42},
+	    {{0xde, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 2, 42},
+	    {{1, 0, 0x9e, 2, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 2, 44},
+	    {{0xc2, 4, 0, 1, 0x11, 0x70}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 0, 42},
+	    {{0xc2, 4, 0, 0, 0x11, 0x70}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 0, 44},
+	    {{0, 0xc2, 4, 0, 1, 0x11, 0x70, 0, 0, 0, 0, 0, 0, 0}, 14, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0,
+	     0},
+	    {{0x31, 2, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0}, /* IOAM at 42 */
+	    {{1, 0, 0x31, 2, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0}, /* at 44: ignored */
+	};
+	uint8_t f[256];
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct hbh_row *r = &rows[i];
+		struct nftdp_dp_icmp icmp = {.type = 99};
+		uint32_t len = mk_ip6_hbh(f, r->opts, r->len), ip_len = 0;
+
+		assert_int_equal(nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp), r->why);
+		assert_int_equal(icmp.type, r->icmp_type);
+		if (r->icmp_type) {
+			assert_int_equal(icmp.code, r->icmp_code);
+			assert_int_equal(icmp.info, r->info);
+			assert_int_equal(ip_len, len - 14);
+		}
+	}
+	/* class 11 towards a multicast destination: dropped, no reply */
+	{
+		static const uint8_t o[6] = {0xde, 4, 0, 0, 0, 0};
+		struct nftdp_dp_icmp icmp;
+		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
+
+		f[14 + 24] = 0xff;
+		f[14 + 25] = 0x0e;
+		assert_int_equal(nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp),
+				 NFTDP_DP_DROP_IP6_HBH_OPT);
+		assert_int_equal(icmp.type, 0);
+	}
+	/* the header past the end of the packet (8-byte payload, 48 claimed),
+	 * and past the payload length with bytes behind it in the frame */
+	{
+		static const uint8_t o[6] = {1, 4, 0, 0, 0, 0};
+		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
+
+		f[14 + 41] = 5;
+		wr16(f + 14 + 4, 8);
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 48, &ip_len), NFTDP_DP_DROP_IP6_HBH);
+		wr16(f + 14 + 4, 6);
+		f[14 + 41] = 0;
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14, &ip_len),
+				 NFTDP_DP_DROP_IP6_HBH);
+		/* and the header bytes alone: under pskb_may_pull(48) */
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 46, &ip_len), NFTDP_DP_DROP_IP6_HBH);
+	}
+	/* payload length 0 with a hop-by-hop header and no jumbo option: the
+	 * kernel neither checks nor trims the length */
+	{
+		static const uint8_t o[6] = {1, 4, 0, 0, 0, 0};
+		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
+
+		wr16(f + 14 + 4, 0);
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14 + 4, &ip_len), NFTDP_DP_DROP_MAX);
+		assert_int_equal(ip_len, len - 14 + 4);
+	}
+}
+
+/* the parameter problem: pointer after the checksum, checksum still valid */
+static void test_icmp_build(void **state)
+{
+	static const uint8_t o[6] = {0x9e, 4, 0, 0, 0, 0};
+	struct nftdp_dp_icmp icmp;
+	uint8_t f[256], out[NFTDP_DP_REPLY_MAX], ph[8] = {0};
+	uint32_t len = mk_ip6_hbh(f, o, 6), ip_len, n, s, plen;
+	uint8_t udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0};
+
+	(void)state;
+	assert_int_equal(nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp),
+			 NFTDP_DP_DROP_IP6_HBH_OPT);
+	n = nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out, sizeof(out));
+	assert_int_equal(n, 14 + 48 + ip_len);
+	assert_int_equal(out[14 + 40], 4);
+	assert_int_equal(out[14 + 41], 2);
+	assert_int_equal(rd32(out + 14 + 44), 42);
+	plen = rd16(out + 14 + 4);
+	ph[2] = (uint8_t)(plen >> 8);
+	ph[3] = (uint8_t)plen;
+	ph[7] = IPPROTO_ICMPV6;
+	s = nftdp_dp_csum_add(0, out + 14 + 8, 32);
+	s = nftdp_dp_csum_add(s, ph, 8);
+	s = nftdp_dp_csum_add(s, out + 14 + 40, plen);
+	assert_int_equal(nftdp_dp_csum_fold(s), 0);
+	/* IPv4: the pointer in the first byte */
+	icmp = (struct nftdp_dp_icmp){.type = 12, .code = 0, .info = 21u << 24};
+	len = mk_ip4(f, IPPROTO_UDP, udp, 8, 64);
+	n = nftdp_dp_icmp_build(f, 14, len - 14, &icmp, 0, NULL, out, sizeof(out));
+	assert_int_equal(n, 14 + 28 + len - 14);
+	assert_int_equal(out[14 + 20], 12);
+	assert_int_equal(out[14 + 24], 21);
+	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 14 + 20, n - 34)), 0);
+	icmp.type = 0;
+	assert_int_equal(nftdp_dp_icmp_build(f, 14, len - 14, &icmp, 0, NULL, out, sizeof(out)), 0);
+}
+
+/* IPv4 with the option bytes o (a multiple of 4) */
+static uint32_t mk_ip4_opts(uint8_t *f, const uint8_t *o, uint32_t olen)
+{
+	uint8_t udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0}, t[128];
+	uint32_t len = mk_ip4(t, IPPROTO_UDP, udp, 8, 64);
+	uint8_t *ip = f + 14;
+
+	memcpy(f, t, 14 + 20);
+	memcpy(ip + 20, o, olen);
+	memcpy(ip + 20 + olen, t + 14 + 20, len - 14 - 20);
+	ip[0] = (uint8_t)(0x40 | (20 + olen) / 4);
+	wr16(ip + 2, (uint16_t)(len - 14 + olen));
+	wr16(ip + 10, 0);
+	wr16(ip + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20 + olen)));
+	return len + olen;
+}
+
+/* --router before ip_forward (differential 163, 164, 165) */
+static void test_route_input(void **state)
+{
+	static const struct {
+		uint8_t o[16], len;
+		enum nftdp_dp_drop why;
+		uint8_t ptr;
+	} rows[] = {
+	    {{1, 1, 1, 0}, 4, NFTDP_DP_DROP_MAX, 0},
+	    {{131, 7, 4, 10, 2, 0, 9, 0}, 8, NFTDP_DP_DROP_IP_SRR, 0},
+	    {{137, 7, 4, 10, 2, 0, 9, 0}, 8, NFTDP_DP_DROP_IP_SRR, 0},
+	    {{131, 7, 8, 10, 2, 0, 9, 0}, 8, NFTDP_DP_DROP_IP_SRR, 0},
+	    {{1, 0x88, 1, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 21},
+	    {{7, 0xff, 4, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 20},
+	    {{7, 7, 1, 0, 0, 0, 0, 0}, 8, NFTDP_DP_DROP_IP_OPTIONS, 22},
+	    {{131, 2, 4, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 21},
+	    {{131, 7, 4, 10, 2, 0, 9, 131, 7, 4, 10, 2, 0, 9, 0, 0}, 16, NFTDP_DP_DROP_IP_OPTIONS, 27},
+	    {{68, 4, 5, 0}, 4, NFTDP_DP_DROP_MAX, 0},
+	    {{68, 4, 9, 0xf0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 23},
+	    {{148, 2, 0, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 21},
+	    {{7, 3, 4, 0}, 4, NFTDP_DP_DROP_MAX, 0},
+	    {{7, 7, 4, 0, 0, 0, 0, 7, 3, 4, 0, 0}, 12, NFTDP_DP_DROP_IP_OPTIONS, 27}, /* two RR */
+	    {{0, 7, 0xff, 0}, 4, NFTDP_DP_DROP_MAX, 0}, /* after END nothing counts */
+	};
+	struct nftdp_dp_own own = {0};
+	struct nftdp_dp_icmp icmp;
+	uint8_t f[256];
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint32_t len = mk_ip4_opts(f, rows[i].o, rows[i].len);
+
+		assert_int_equal(
+		    nftdp_dp_ip_route_input(f + 14, len - 14, true, true, &own, &icmp), rows[i].why);
+		assert_int_equal(icmp.type, rows[i].ptr ? 12 : 0);
+		if (rows[i].ptr)
+			assert_int_equal(icmp.info, (uint32_t)rows[i].ptr << 24);
+	}
+	/* own source: IPv4 only (the kernel forwards IPv6 from its own address) */
+	{
+		uint8_t udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0};
+		uint32_t len = mk_ip4(f, IPPROTO_UDP, udp, 8, 64);
+
+		assert_true(nftdp_dp_own_add(&own, true, f + 14 + 12));
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, true, &own, &icmp),
+				 NFTDP_DP_DROP_OWN_SRC);
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, true, NULL, &icmp),
+				 NFTDP_DP_DROP_MAX);
+		/* an L2 broadcast or multicast frame */
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, false, NULL, &icmp),
+				 NFTDP_DP_DROP_L2_NOT_HOST);
+		f[14 + 12] = 127;
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, false, &own, &icmp),
+				 NFTDP_DP_DROP_MARTIAN);
+		len = mk_ip6_udp(f, 0);
+		assert_true(nftdp_dp_own_add(&own, false, f + 14 + 8));
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, false, true, &own, &icmp),
+				 NFTDP_DP_DROP_MAX);
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, false, false, &own, &icmp),
+				 NFTDP_DP_DROP_L2_NOT_HOST);
+		/* ip6_forward: the unspecified source, whatever the hop limit */
+		memset(f + 14 + 8, 0, 16);
+		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_IP6_SRC_ANY);
+		f[14 + 7] = 1;
+		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_IP6_SRC_ANY);
+	}
+	for (unsigned int i = 0; i < NFTDP_DP_OWN_MAX; i++)
+		nftdp_dp_own_add(&own, true, f);
+	assert_false(nftdp_dp_own_add(&own, true, f));
+}
+
 /* the one's-complement sum over a valid header or segment is 0 */
 static void assert_ip4_ok(const uint8_t *ip)
 {
@@ -393,6 +627,8 @@ int main(void)
 	    cmocka_unit_test(test_l2),	       cmocka_unit_test(test_ip_rcv),
 	    cmocka_unit_test(test_ip6_rcv),    cmocka_unit_test(test_forward),
 	    cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
+	    cmocka_unit_test(test_ip6_hbh),    cmocka_unit_test(test_icmp_build),
+	    cmocka_unit_test(test_route_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
