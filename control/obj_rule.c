@@ -52,22 +52,46 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 		const struct nlattr *a, *name = NULL;
 
 		if (mnl_attr_get_type(elem) != NFTA_LIST_ELEM) {
-			m->bad_attr = elem;
+			m->bad_attr = NULL; /* nf_tables_newrule sets no extack here */
 			return -EINVAL;
 		}
 		if (mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0) {
 			m->bad_attr = elem;
 			return -EINVAL;
 		}
+		/* nft_expr_policy: NAME an NLA_STRING of 1..NFT_NAME_MAXLEN-1
+		 * bytes (a trailing NUL not counted, none required), DATA an
+		 * NLA_NESTED empty or at least a header; ERANGE otherwise. A
+		 * deep nest where the name belongs is such an over-long name. */
+		char str[NFT_NAME_MAXLEN];
+		size_t len;
+
 		mnl_attr_for_each_nested(a, elem) {
-			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME)
+			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME) {
 				name = a;
+				len = mnl_attr_get_payload_len(a);
+				if (len && ((const char *)mnl_attr_get_payload(a))[len - 1] == '\0')
+					len--;
+				if (mnl_attr_get_payload_len(a) < 1 || len > NFT_NAME_MAXLEN - 1) {
+					m->bad_attr = a;
+					return -ERANGE;
+				}
+			} else if (mnl_attr_get_type(a) == NFTA_EXPR_DATA &&
+				   mnl_attr_get_payload_len(a) &&
+				   mnl_attr_get_payload_len(a) < MNL_ATTR_HDRLEN) {
+				m->bad_attr = a;
+				return -ERANGE;
+			}
 		}
-		if (name == NULL || mnl_attr_validate(name, MNL_TYPE_NUL_STRING) < 0) {
-			m->bad_attr = elem;
+		if (name == NULL) { /* nft_expr_type_get(NULL): no offset */
+			m->bad_attr = NULL;
 			return -EINVAL;
 		}
-		if (!expr_known(m->ctl, mnl_attr_get_str(name), m->family)) {
+		len = mnl_attr_get_payload_len(name);
+		memcpy(str, mnl_attr_get_payload(name), len);
+		str[len < sizeof(str) ? len : sizeof(str) - 1] = '\0';
+		if (strlen(str) != strnlen(mnl_attr_get_payload(name), len) ||
+		    !expr_known(m->ctl, str, m->family)) {
 			m->bad_attr = elem;
 			return -ENOENT;
 		}

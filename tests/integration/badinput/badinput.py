@@ -22,7 +22,7 @@ F_DUMP = 0x300
 F_EXCL, F_CREATE, F_APPEND = 0x200, 0x400, 0x800
 BEGIN, END = 0x10, 0x11
 NFT = 10
-NEWTABLE, GETTABLE, DELTABLE, NEWCHAIN, GETGEN = 0, 1, 2, 3, 16
+NEWTABLE, GETTABLE, DELTABLE, NEWCHAIN, NEWRULE, GETGEN = 0, 1, 2, 3, 6, 16
 NLA_F_NESTED = 0x8000
 
 
@@ -113,6 +113,22 @@ def table(name, seq, flags=F_REQUEST | F_CREATE, extra=b""):
     return msg(nft(NEWTABLE), flags, seq, payload=attr(1, strz(name)) + extra)
 
 
+def nested(n, t, inner=b""):
+    """n levels of NLA_F_NESTED attributes of type t around inner."""
+    for _ in range(n):
+        inner = attr(NLA_F_NESTED | t, inner)
+    return inner
+
+
+def deep_rule(n, t):
+    """A rule whose NFTA_RULE_EXPRESSIONS holds n levels of nests of type t
+    (1: where the expression's name belongs, ERANGE once it is too long)."""
+    return batch(table("deep", 1),
+                 msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2, payload=attr(1, strz("deep")) + attr(3, strz("c"))),
+                 msg(nft(NEWRULE), F_REQUEST | F_CREATE | 0x800, 3,
+                     payload=attr(1, strz("deep")) + attr(2, strz("c")) + attr(NLA_F_NESTED | 4, nested(n, t))))
+
+
 def cases():
     big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
     big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
@@ -149,7 +165,8 @@ def cases():
         ("3000 tables", big),
         ("3000 tables, last fails", big_fail),
         ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
-    ]
+    ] + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
+         for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)]
 
 
 def write_seeds(d):
