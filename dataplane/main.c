@@ -544,8 +544,10 @@ int main(int argc, char **argv)
 	}
 
 	scfg.n_workers = dp.n_workers;
-	scfg.max_counters = 1u << 16;
-	scfg.max_cells = 1u << 14;
+	/* ceilings, reserved as address space only: memory follows the
+	 * ruleset (docs/vm.md) */
+	scfg.max_counters = 1u << 24;
+	scfg.max_cells = 1u << 22;
 	scfg.log_ring_size = 1024;
 	scfg.hash_seed = (uint32_t)rte_rdtsc();
 	ret = nftdp_vm_state_create(&scfg, &dp.state);

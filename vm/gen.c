@@ -238,8 +238,11 @@ void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b)
 {
 	if (!b)
 		return;
-	if (b->gen)
+	if (b->gen) {
+		/* never built: its new state slots go back (a failed batch) */
+		nftdp_vm_state_gen_abort(b->st, b->gen->id);
 		gen_free(b->gen, NULL, NULL);
+	}
 	free(b);
 }
 

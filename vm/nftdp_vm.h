@@ -363,6 +363,15 @@ uint64_t nftdp_vm_state_gen_begin(struct nftdp_vm_state *st);
 unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen);
 
 /**
+ * The generation gen (the last nftdp_vm_state_gen_begin) will never be
+ * published: release the slots it created, so a failed batch gives back all
+ * it reserved. Called by nftdp_vm_gen_builder_destroy() for a generation
+ * that was not built. Control-path.
+ * @return the number of slots released.
+ */
+unsigned int nftdp_vm_state_gen_abort(struct nftdp_vm_state *st, uint64_t gen);
+
+/**
  * Read (and optionally reset) the state of expression expr_index (0-based,
  * in rule order) of rule handle in family/table. Counters are summed over
  * workers. 0, or -ENOENT when that expression has no state. Control-path;

@@ -7,6 +7,7 @@
  * object find its old slot; docs/vm.md has the long form.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "vm_priv.h"
 
@@ -19,14 +20,39 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* Address space for n bytes, zero-filled, materialised page by page on first
+ * touch (MAP_NORESERVE: the ceiling costs no memory until it is used). */
+static void *reserve(size_t n)
+{
+	void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void unreserve(void *p, size_t n)
+{
+	if (p)
+		munmap(p, n ? n : 1);
+}
+
+static size_t counters_size(const struct nftdp_vm_state *st)
+{
+	return st->counter_stride * st->n_workers * sizeof(struct nftdp_vm_counter);
+}
+
+#define HIDX_EMPTY 0u
+#define HIDX_DEAD UINT32_MAX
+
 int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_vm_state **out)
 {
 	struct nftdp_vm_state *st;
-	size_t csize;
 
 	if (!cfg || cfg->n_workers == 0 || cfg->max_counters == 0 || cfg->max_cells == 0)
 		return -EINVAL;
 	if (cfg->log_ring_size & (cfg->log_ring_size - 1))
+		return -EINVAL;
+	if (cfg->max_counters >= HIDX_DEAD / 2 || cfg->max_cells >= HIDX_DEAD / 2)
 		return -EINVAL;
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -38,22 +64,24 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 	st->hash_seed = cfg->hash_seed;
 	/* rows start on a cache line: 4 slots of 16 bytes per line */
 	st->counter_stride = (cfg->max_counters + 3) & ~(size_t)3;
-	csize = st->counter_stride * cfg->n_workers * sizeof(struct nftdp_vm_counter);
-	st->counters = aligned_alloc(64, csize);
-	st->cells = aligned_alloc(64, (size_t)cfg->max_cells * sizeof(struct nftdp_vm_cell));
-	st->counter_used = calloc(cfg->max_counters, 1);
-	st->counter_base = calloc(cfg->max_counters, sizeof(*st->counter_base));
-	st->cell_used = calloc(cfg->max_cells, 1);
-	st->map_cap = 64;
-	while (st->map_cap < 2 * ((size_t)cfg->max_counters + cfg->max_cells))
-		st->map_cap *= 2;
-	st->map = calloc(st->map_cap, sizeof(*st->map));
+	st->max_ents = (size_t)cfg->max_counters + cfg->max_cells;
+	/* the ceilings are address space only (reserve): memory follows use */
+	st->counters = reserve(counters_size(st));
+	st->cells = reserve((size_t)cfg->max_cells * sizeof(struct nftdp_vm_cell));
+	st->counter_used = reserve(cfg->max_counters);
+	st->counter_base = reserve((size_t)cfg->max_counters * sizeof(*st->counter_base));
+	st->cell_used = reserve(cfg->max_cells);
+	st->counter_free = reserve((size_t)cfg->max_counters * sizeof(uint32_t));
+	st->cell_free = reserve((size_t)cfg->max_cells * sizeof(uint32_t));
+	st->map = reserve(st->max_ents * sizeof(*st->map));
+	st->ent_free = reserve(st->max_ents * sizeof(uint32_t));
+	st->hcap = 64;
+	st->hidx = calloc(st->hcap, sizeof(*st->hidx));
 	st->logs = aligned_alloc(64, cfg->n_workers * sizeof(*st->logs));
 	if (!st->counters || !st->cells || !st->counter_used || !st->counter_base ||
-	    !st->cell_used || !st->map || !st->logs)
+	    !st->cell_used || !st->counter_free || !st->cell_free || !st->map || !st->ent_free ||
+	    !st->hidx || !st->logs)
 		goto err_alloc;
-	memset(st->counters, 0, csize);
-	memset(st->cells, 0, (size_t)cfg->max_cells * sizeof(struct nftdp_vm_cell));
 	memset(st->logs, 0, cfg->n_workers * sizeof(*st->logs));
 	for (unsigned int w = 0; w < cfg->n_workers; w++) {
 		st->logs[w].ev = calloc(st->log_ring_size, sizeof(struct nftdp_vm_log_event));
@@ -79,56 +107,131 @@ void nftdp_vm_state_destroy(struct nftdp_vm_state *st)
 	if (st->map)
 		for (size_t i = 0; i < st->map_cap; i++)
 			free(st->map[i].key);
-	free(st->map);
-	free(st->counter_used);
-	free(st->counter_base);
-	free(st->cell_used);
-	free(st->cells);
-	free(st->counters);
+	unreserve(st->map, st->max_ents * sizeof(*st->map));
+	unreserve(st->ent_free, st->max_ents * sizeof(uint32_t));
+	free(st->hidx);
+	free(st->born);
+	unreserve(st->counter_used, st->max_counters);
+	unreserve(st->counter_base, (size_t)st->max_counters * sizeof(*st->counter_base));
+	unreserve(st->cell_used, st->max_cells);
+	unreserve(st->counter_free, (size_t)st->max_counters * sizeof(uint32_t));
+	unreserve(st->cell_free, (size_t)st->max_cells * sizeof(uint32_t));
+	unreserve(st->cells, (size_t)st->max_cells * sizeof(struct nftdp_vm_cell));
+	unreserve(st->counters, counters_size(st));
 	free(st);
 }
 
 uint64_t nftdp_vm_state_gen_begin(struct nftdp_vm_state *st)
 {
+	st->n_born = 0;
 	return ++st->gen;
 }
 
-static struct nftdp_vm_slot_ent *map_find(struct nftdp_vm_state *st, const char *key, bool *found)
+/* The entry holding key, or NULL; *pos: its hash position, or where to add. */
+static struct nftdp_vm_slot_ent *map_find(struct nftdp_vm_state *st, const char *key, size_t *pos)
 {
-	size_t mask = st->map_cap - 1, i = fnv1a(key) & mask;
-	struct nftdp_vm_slot_ent *tomb = NULL;
+	size_t mask = st->hcap - 1, i = fnv1a(key) & mask;
+	size_t tomb = SIZE_MAX;
 
-	for (size_t n = 0; n < st->map_cap; n++, i = (i + 1) & mask) {
-		struct nftdp_vm_slot_ent *ent = &st->map[i];
+	for (size_t n = 0; n < st->hcap; n++, i = (i + 1) & mask) {
+		uint32_t v = st->hidx[i];
 
-		if (!ent->key) {
-			if (ent->kind == 0) { /* never used: end of probe */
-				*found = false;
-				return tomb ? tomb : ent;
-			}
-			if (!tomb)
-				tomb = ent;
+		if (v == HIDX_EMPTY) {
+			if (pos)
+				*pos = tomb != SIZE_MAX ? tomb : i;
+			return NULL;
+		}
+		if (v == HIDX_DEAD) {
+			if (tomb == SIZE_MAX)
+				tomb = i;
 			continue;
 		}
-		if (strcmp(ent->key, key) == 0) {
-			*found = true;
-			return ent;
+		if (strcmp(st->map[v - 1].key, key) == 0) {
+			if (pos)
+				*pos = i;
+			return &st->map[v - 1];
 		}
 	}
-	*found = false;
-	return tomb;
+	if (pos)
+		*pos = tomb;
+	return NULL;
 }
 
-static int alloc_index(uint8_t *used, unsigned int max, uint32_t *idx)
+/* Keep the index at most half full (live and deleted positions). */
+static int hidx_grow(struct nftdp_vm_state *st)
 {
-	for (unsigned int i = 0; i < max; i++) {
-		if (!used[i]) {
-			used[i] = 1;
-			*idx = i;
-			return 0;
-		}
+	size_t cap = st->hcap, live = st->map_len;
+	uint32_t *old = st->hidx;
+
+	if ((st->hfill + 1) * 2 <= st->hcap)
+		return 0;
+	while ((live + 1) * 4 > cap)
+		cap *= 2;
+	st->hidx = calloc(cap, sizeof(*st->hidx));
+	if (!st->hidx) {
+		st->hidx = old;
+		return -ENOMEM;
 	}
-	return -ENOSPC;
+	st->hcap = cap;
+	st->hfill = 0;
+	for (size_t e = 0; e < st->map_cap; e++) {
+		size_t i;
+
+		if (!st->map[e].key)
+			continue;
+		i = fnv1a(st->map[e].key) & (cap - 1);
+		while (st->hidx[i] != HIDX_EMPTY)
+			i = (i + 1) & (cap - 1);
+		st->hidx[i] = (uint32_t)e + 1;
+		st->hfill++;
+	}
+	free(old);
+	return 0;
+}
+
+static void hidx_remove(struct nftdp_vm_state *st, const char *key)
+{
+	size_t pos;
+
+	if (map_find(st, key, &pos))
+		st->hidx[pos] = HIDX_DEAD; /* hfill unchanged: still occupied */
+}
+
+/* A free slot: the last one released, else the next never used. */
+static int alloc_index(uint32_t *free_stack, uint32_t *n_free, uint32_t *hwm, unsigned int max,
+		       uint8_t *used, uint32_t *idx)
+{
+	if (*n_free)
+		*idx = free_stack[--*n_free];
+	else if (*hwm < max)
+		*idx = (*hwm)++;
+	else
+		return -ENOSPC; /* the configured ceiling */
+	used[*idx] = 1;
+	return 0;
+}
+
+static void release_slot(struct nftdp_vm_state *st, const struct nftdp_vm_slot_ent *ent)
+{
+	if (ent->kind == NFTDP_VM_SLOT_COUNTER) {
+		st->counter_used[ent->index] = 0;
+		st->counter_free[st->n_counter_free++] = ent->index;
+	} else {
+		st->cell_used[ent->index] = 0;
+		st->cell_free[st->n_cell_free++] = ent->index;
+	}
+}
+
+/* Drop entry e: its slot, its key, its place in the index. */
+static void ent_release(struct nftdp_vm_state *st, struct nftdp_vm_slot_ent *ent)
+{
+	release_slot(st, ent);
+	hidx_remove(st, ent->key);
+	free(ent->key);
+	ent->key = NULL;
+	ent->pinned = false;
+	st->ent_free[st->n_ent_free++] = (uint32_t)(ent - st->map);
+	st->map_len--;
 }
 
 int nftdp_vm_state_get_slot(struct nftdp_vm_state *st, const char *key, uint8_t kind,
@@ -143,37 +246,60 @@ int nftdp_vm_state_get_slot_ent(struct nftdp_vm_state *st, const char *key, uint
 				uint32_t *slot, bool *created, uint32_t *ent_idx)
 {
 	struct nftdp_vm_slot_ent *ent;
-	bool found;
+	size_t pos;
+	uint32_t e;
 	int rc;
 
-	ent = map_find(st, key, &found);
-	if (ent)
-		*ent_idx = (uint32_t)(ent - st->map); /* the map never moves entries */
-	if (found && ent->kind == kind) {
+	ent = map_find(st, key, NULL);
+	if (ent && ent->kind == kind) {
 		ent->gen = st->gen;
 		*slot = ent->index;
+		*ent_idx = (uint32_t)(ent - st->map);
 		*created = false;
 		return 0;
 	}
-	if (found) /* same key, other kind (rule replaced): new slot */
+	if (ent) /* same key, other kind (rule replaced): new slot */
 		return -EEXIST;
-	if (!ent)
+	if (hidx_grow(st) < 0)
+		return -ENOMEM;
+	if (st->n_born == st->cap_born) {
+		size_t cap = st->cap_born ? st->cap_born * 2 : 64;
+		uint32_t *nb = realloc(st->born, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		st->born = nb;
+		st->cap_born = cap;
+	}
+	if (!st->n_ent_free && st->map_cap >= st->max_ents)
 		return -ENOSPC;
 	if (kind == NFTDP_VM_SLOT_COUNTER)
-		rc = alloc_index(st->counter_used, st->max_counters, slot);
+		rc = alloc_index(st->counter_free, &st->n_counter_free, &st->counter_hwm,
+				 st->max_counters, st->counter_used, slot);
 	else
-		rc = alloc_index(st->cell_used, st->max_cells, slot);
+		rc = alloc_index(st->cell_free, &st->n_cell_free, &st->cell_hwm, st->max_cells,
+				 st->cell_used, slot);
 	if (rc < 0)
 		return rc;
-	ent->key = strdup(key);
-	if (!ent->key) {
-		(kind == NFTDP_VM_SLOT_COUNTER ? st->counter_used : st->cell_used)[*slot] = 0;
-		return -ENOMEM;
-	}
+	e = st->n_ent_free ? st->ent_free[--st->n_ent_free] : (uint32_t)st->map_cap++;
+	ent = &st->map[e];
 	ent->kind = kind;
 	ent->index = *slot;
+	ent->key = strdup(key);
+	if (!ent->key) {
+		release_slot(st, ent);
+		st->ent_free[st->n_ent_free++] = e;
+		return -ENOMEM;
+	}
+	ent->pinned = false;
 	ent->gen = st->gen;
+	map_find(st, key, &pos); /* not there: pos is where it goes */
+	if (st->hidx[pos] == HIDX_EMPTY)
+		st->hfill++;
+	st->hidx[pos] = e + 1;
 	st->map_len++;
+	st->born[st->n_born++] = e;
+	*ent_idx = e;
 	/* a fresh slot starts from zero for every worker */
 	if (kind == NFTDP_VM_SLOT_COUNTER) {
 		for (unsigned int w = 0; w < st->n_workers; w++)
@@ -184,6 +310,25 @@ int nftdp_vm_state_get_slot_ent(struct nftdp_vm_state *st, const char *key, uint
 	}
 	*created = true;
 	return 0;
+}
+
+unsigned int nftdp_vm_state_gen_abort(struct nftdp_vm_state *st, uint64_t gen)
+{
+	unsigned int n = 0;
+
+	if (!st || gen != st->gen)
+		return 0;
+	/* only the unpublished generation used them: no worker can */
+	for (size_t i = st->n_born; i-- > 0;) {
+		struct nftdp_vm_slot_ent *ent = &st->map[st->born[i]];
+
+		if (!ent->key || ent->pinned || ent->gen != gen)
+			continue;
+		ent_release(st, ent);
+		n++;
+	}
+	st->n_born = 0;
+	return n;
 }
 
 int nftdp_vm_state_rule_slot(struct nftdp_vm_cctx *cc, uint8_t kind, uint32_t *slot, bool *created)
@@ -230,13 +375,7 @@ unsigned int nftdp_vm_state_sweep(struct nftdp_vm_state *st, uint64_t keep_gen)
 
 		if (!ent->key || ent->gen >= keep_gen || ent->pinned)
 			continue;
-		if (ent->kind == NFTDP_VM_SLOT_COUNTER)
-			st->counter_used[ent->index] = 0;
-		else
-			st->cell_used[ent->index] = 0;
-		free(ent->key);
-		ent->key = NULL; /* kind stays non-zero: tombstone */
-		st->map_len--;
+		ent_release(st, ent);
 		n++;
 	}
 	return n;
@@ -246,11 +385,10 @@ static int read_slot(struct nftdp_vm_state *st, const char *key, bool reset,
 		     struct nftdp_vm_stateful_val *out)
 {
 	struct nftdp_vm_slot_ent *ent;
-	bool found;
 
 	memset(out, 0, sizeof(*out));
-	ent = map_find(st, key, &found);
-	if (!found)
+	ent = map_find(st, key, NULL);
+	if (!ent)
 		return -ENOENT;
 	if (ent->kind == NFTDP_VM_SLOT_COUNTER) {
 		out->type = NFT_OBJECT_COUNTER;
@@ -312,10 +450,9 @@ int nftdp_vm_state_pin_counter(struct nftdp_vm_state *st, const char *key, uint6
 void nftdp_vm_state_unpin(struct nftdp_vm_state *st, const char *key)
 {
 	struct nftdp_vm_slot_ent *ent;
-	bool found;
 
-	ent = map_find(st, key, &found);
-	if (!found)
+	ent = map_find(st, key, NULL);
+	if (!ent)
 		return;
 	ent->pinned = false;
 	ent->gen = 0; /* the next sweep releases it */

@@ -241,14 +241,29 @@ struct nftdp_vm_state {
 	unsigned int n_workers, max_counters, max_cells, log_ring_size;
 	uint32_t hash_seed;
 	uint64_t gen;
-	/* counters[worker * max_counters + slot]; rows are cache aligned */
+	/* counters[worker * counter_stride + slot]; rows are cache aligned.
+	 * Every array below is reserved once for the ceiling (max_*) as
+	 * address space only and never moves: pages appear as slots are
+	 * first used, so workers read them without any publication step. */
 	struct nftdp_vm_counter *counters;
 	size_t counter_stride;		       /* slots per row (rounded) */
 	struct nftdp_vm_counter *counter_base; /* control-only: values at last reset */
 	struct nftdp_vm_cell *cells;
 	uint8_t *counter_used, *cell_used;
+	/* free slots (stacks) above which nothing was ever used (hwm) */
+	uint32_t *counter_free, *cell_free;
+	uint32_t n_counter_free, n_cell_free, counter_hwm, cell_hwm;
+	/* slot entries; an entry never moves (chains keep its index) */
 	struct nftdp_vm_slot_ent *map;
-	size_t map_cap, map_len;
+	size_t map_cap, map_len; /* map_cap: entries ever used */
+	uint32_t *ent_free;
+	size_t n_ent_free, max_ents;
+	/* key -> entry + 1 (0 empty, UINT32_MAX deleted); grows by rehash */
+	uint32_t *hidx;
+	size_t hcap, hfill;
+	/* entries created by the generation being built (gen_abort) */
+	uint32_t *born;
+	size_t n_born, cap_born;
 	struct nftdp_vm_log_ring *logs;
 };
 
