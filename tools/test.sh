@@ -17,6 +17,19 @@ summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
 ninja -C build-asan
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
 summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
+# the control-plane integration suites against the sanitizer build of the
+# daemon (and shim): the first ASan or UBSan report aborts the daemon
+# (halt_on_error), which the harnesses see as a daemon that died; leaks are
+# not checked (the daemon ends by SIGTERM)
+if [ "$(id -u)" -eq 0 ]; then
+	ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build-asan --print-errorlogs --num-processes 1 \
+		control-listing control-sequences control-monitor control-concurrency \
+		control-permissions control-badinput conntrack-tool shim_fails_closed \
+		shim_ack_server
+	summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
+fi
 # a short libFuzzer run over the netlink parser (tests/fuzz), seeded from
 # tests/fuzz/corpus; a fixed seed and run count keep CI reproducible
 # (FUZZ_RUNS=-1 FUZZ_SECONDS=600 for a longer, random exploration)
