@@ -18,6 +18,12 @@
 
 #include <stdint.h>
 
+/* The datagram the daemon queues on the answer fd after it dropped
+ * notifications for a full queue (netlink_overrun): shorter than any netlink
+ * message; the shim's recvmsg turns it into -1/ENOBUFS. */
+#define CTL_WIRE_OVERRUN "NFTDPOVR"
+#define CTL_WIRE_OVERRUN_LEN 8
+
 #define NFTDP_CTL_DEFAULT_SOCKET "/run/nftdp/nfnetlink.sock"
 #define NFTDP_CTL_WIRE_VERSION 1
 

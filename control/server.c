@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include <linux/netlink.h>
+#include <linux/sockios.h>
 
 #include "control_priv.h"
 #include "ctl_wire.h"
@@ -59,6 +61,9 @@ struct ctl_session {
 	bool ext_ack;
 	bool cap_ack;
 	bool out_wait; /* waiting for EPOLLOUT to flush out[] */
+	bool no_enobufs; /* NETLINK_NO_ENOBUFS */
+	bool overrun;	 /* notifications dropped, ENOBUFS not yet queued */
+	int rcvbuf;	 /* sk_rcvbuf: what queued notifications may hold */
 	uint32_t portid;
 	uint32_t groups; /* bit n-1 = group n, as nlk->groups[0] */
 	pid_t pid;
@@ -81,6 +86,8 @@ struct ctl_server {
 	ino_t ino;
 	struct ctl_session *sessions;
 	int32_t rover;
+	int rmem_default, rmem_max; /* net.core.*, read at open */
+	unsigned int n_overrun;     /* sessions owed an ENOBUFS */
 };
 
 static int mkdir_parents(const char *path)
@@ -169,6 +176,19 @@ static int claim_path(const struct sockaddr_un *sun)
 	return 0;
 }
 
+static int read_sysctl(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "re");
+	int v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1 || v <= 0)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
 int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server **out)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -190,6 +210,10 @@ int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server *
 	srv->listen_fd = -1;
 	srv->epoll_fd = -1;
 	srv->rover = CTL_ROVER_START;
+	/* a netlink socket's queue starts at rmem_default (212992 on most
+	 * kernels) and SO_RCVBUF raises it up to rmem_max, doubled */
+	srv->rmem_default = read_sysctl("/proc/sys/net/core/rmem_default", 212992);
+	srv->rmem_max = read_sysctl("/proc/sys/net/core/rmem_max", 212992);
 	srv->path = strdup(path);
 	if (!srv->path) {
 		ret = -ENOMEM;
@@ -378,6 +402,8 @@ static void session_free(struct ctl_session *s)
 	struct ctl_server *srv = s->srv;
 
 	ctl_nfnl_session_closed(srv->ctl, s);
+	if (s->overrun)
+		srv->n_overrun--;
 	epoll_ctl(srv->epoll_fd, EPOLL_CTL_DEL, s->fd, NULL);
 	*s->pprev = s->next;
 	if (s->next)
@@ -413,6 +439,7 @@ static void accept_one(struct ctl_server *srv, int fd)
 	s->pending_fd = -1;
 	s->pid = cred.pid;
 	s->uid = cred.uid;
+	s->rcvbuf = srv->rmem_default;
 	s->privileged = peer_cap_net_admin(fd, cred.pid);
 	read_comm(s);
 	ev.data.ptr = s;
@@ -558,6 +585,22 @@ static int do_sockopt(struct ctl_session *s, const void *payload)
 	int32_t status = 0;
 
 	memcpy(&opt, payload, sizeof(opt));
+	if (opt.level == SOL_SOCKET &&
+	    (opt.name == SO_RCVBUF || opt.name == SO_RCVBUFFORCE)) {
+		/* sock_setsockopt: FORCE needs CAP_NET_ADMIN, the plain one is
+		 * capped by rmem_max; both are doubled */
+		long long v = opt.value < 0 ? 0 : opt.value;
+
+		if (opt.name == SO_RCVBUFFORCE && !s->privileged) {
+			status = -EPERM;
+			goto out;
+		}
+		if (opt.name == SO_RCVBUF && v > s->srv->rmem_max)
+			v = s->srv->rmem_max;
+		v *= 2;
+		s->rcvbuf = v > INT_MAX ? INT_MAX : v < 2304 ? 2304 : (int)v;
+		goto out;
+	}
 	if (opt.level != SOL_NETLINK) {
 		status = -ENOPROTOOPT;
 		goto out;
@@ -585,6 +628,9 @@ static int do_sockopt(struct ctl_session *s, const void *payload)
 		break;
 	case NETLINK_CAP_ACK:
 		s->cap_ack = opt.value != 0;
+		break;
+	case NETLINK_NO_ENOBUFS:
+		s->no_enobufs = opt.value != 0;
 		break;
 	default:
 		/* PKTINFO, BROADCAST_ERROR, NO_ENOBUFS, GET_STRICT_CHK, ...:
@@ -780,12 +826,16 @@ static int session_read(struct ctl_session *s)
 	return 0;
 }
 
+static void deliver_overruns(struct ctl_server *srv);
+
 int ctl_server_poll(struct ctl_server *srv, int timeout_ms)
 {
 	struct epoll_event evs[CTL_EVENTS];
 	int n, ret;
 
-	n = epoll_wait(srv->epoll_fd, evs, CTL_EVENTS, timeout_ms);
+	deliver_overruns(srv);
+	n = epoll_wait(srv->epoll_fd, evs, CTL_EVENTS,
+		       srv->n_overrun && timeout_ms > 1 ? 1 : timeout_ms);
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {
@@ -837,12 +887,56 @@ void ctl_server_close(struct ctl_server *srv)
 	free(srv);
 }
 
+/* Bytes the peer has not read yet (skb truesize, as sk_rmem_alloc counts). */
+static int queued(const struct ctl_session *s)
+{
+	int q = 0;
+
+	if (s->dgram_fd < 0 || ioctl(s->dgram_fd, SIOCOUTQ, &q) < 0)
+		return 0;
+	return q;
+}
+
+/*
+ * netlink_broadcast to one listener: past its receive buffer the
+ * notification is dropped and the listener is owed ENOBUFS (netlink_overrun,
+ * unless NETLINK_NO_ENOBUFS); until it got it, everything is dropped (the
+ * kernel's NETLINK_S_CONGESTED). Unicast answers are not limited here.
+ */
+static void mcast_one(struct ctl_server *srv, struct ctl_session *s, const void *buf, size_t len)
+{
+	if (s->overrun || queued(s) >= s->rcvbuf) {
+		if (!s->no_enobufs && !s->overrun) {
+			s->overrun = true;
+			srv->n_overrun++;
+		}
+		return;
+	}
+	ctl_session_send(s, buf, len);
+}
+
+/* Queue the ENOBUFS marker once the listener has read half its queue. */
+static void deliver_overruns(struct ctl_server *srv)
+{
+	if (!srv->n_overrun)
+		return;
+	for (struct ctl_session *s = srv->sessions; s; s = s->next) {
+		if (!s->overrun || queued(s) > s->rcvbuf / 2)
+			continue;
+		if (send(s->dgram_fd, CTL_WIRE_OVERRUN, CTL_WIRE_OVERRUN_LEN,
+			 MSG_DONTWAIT | MSG_NOSIGNAL) == CTL_WIRE_OVERRUN_LEN) {
+			s->overrun = false;
+			srv->n_overrun--;
+		}
+	}
+}
+
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
 	for (struct ctl_session *s = srv->sessions; s; s = s->next)
 		if (s != skip && ctl_session_in_group(s, group))
-			ctl_session_send(s, buf, len);
+			mcast_one(srv, s, buf, len);
 }
 
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)

@@ -501,10 +501,20 @@ SHIM_EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen
 				return -1;
 			}
 			memcpy(&v, val, sizeof(v));
-			if (name == SO_RCVBUF || name == SO_RCVBUFFORCE)
+			if (name == SO_RCVBUF || name == SO_RCVBUFFORCE) {
+				/* the daemon bounds what it queues for us by
+				 * it (and refuses FORCE without CAP_NET_ADMIN) */
+				opt.level = SOL_SOCKET;
+				opt.name = name;
+				opt.value = v;
+				ret = request_buf(ss, CTL_WIRE_SOCKOPT, &opt, sizeof(opt));
+				if (ret < 0) {
+					errno = -ret;
+					return -1;
+				}
 				ss->rcvbuf = clamp_buf(v, "/proc/sys/net/core/rmem_max",
 						       name == SO_RCVBUFFORCE);
-			else
+			} else
 				ss->sndbuf = clamp_buf(v, "/proc/sys/net/core/wmem_max",
 						       name == SO_SNDBUFFORCE);
 			return 0;
@@ -701,6 +711,18 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 
 /* ---- receiving: the real datagram, reported as coming from the kernel ---- */
 
+/* The daemon dropped notifications for a full queue: this read is -1/ENOBUFS
+ * (the kernel's sk_err after netlink_overrun), and the marker is gone. */
+static ssize_t overrun(int fd, int flags)
+{
+	char m[CTL_WIRE_OVERRUN_LEN];
+
+	if (flags & MSG_PEEK)
+		REAL(recvfrom)(fd, m, sizeof(m), MSG_DONTWAIT, NULL, NULL);
+	errno = ENOBUFS;
+	return -1;
+}
+
 SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct shim_sock *ss = lookup(fd);
@@ -718,6 +740,9 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	n = REAL(recvmsg)(fd, msg, flags);
 	msg->msg_name = name;
 	msg->msg_namelen = namelen;
+	if (n == CTL_WIRE_OVERRUN_LEN && msg->msg_iovlen && msg->msg_iov[0].iov_len >= (size_t)n &&
+	    memcmp(msg->msg_iov[0].iov_base, CTL_WIRE_OVERRUN, (size_t)n) == 0)
+		return overrun(fd, flags);
 	if (n >= 0 && name)
 		fill_nladdr(name, &msg->msg_namelen, 0, 0);
 	return n;
@@ -733,6 +758,9 @@ SHIM_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, __SOCKADD
 	if (!ss)
 		return REAL(recvfrom)(fd, buf, len, flags, addr, addrlen);
 	n = REAL(recvfrom)(fd, buf, len, flags, NULL, NULL);
+	if (n == CTL_WIRE_OVERRUN_LEN && len >= (size_t)n &&
+	    memcmp(buf, CTL_WIRE_OVERRUN, (size_t)n) == 0)
+		return overrun(fd, flags);
 	if (n >= 0 && addr.__sockaddr__)
 		fill_nladdr(addr.__sockaddr__, addrlen, 0, 0);
 	return n;

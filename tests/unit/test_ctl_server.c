@@ -456,7 +456,8 @@ static void test_sockopt_flags(void **state)
 	struct ctl_wire_sockopt ext = {SOL_NETLINK, NETLINK_EXT_ACK, 1};
 	struct ctl_wire_sockopt cap = {SOL_NETLINK, NETLINK_CAP_ACK, 1};
 	struct ctl_wire_sockopt other = {SOL_NETLINK, NETLINK_NO_ENOBUFS, 1};
-	struct ctl_wire_sockopt badlevel = {SOL_SOCKET, SO_RCVBUF, 1};
+	struct ctl_wire_sockopt rcvbuf = {SOL_SOCKET, SO_RCVBUF, 4096};
+	struct ctl_wire_sockopt badlevel = {SOL_SOCKET, SO_SNDBUF, 1};
 	struct client c;
 	char buf[64];
 
@@ -465,6 +466,8 @@ static void test_sockopt_flags(void **state)
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &ext, sizeof(ext)), 0);
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &cap, sizeof(cap)), 0);
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &other, sizeof(other)), 0);
+	/* SO_RCVBUF goes to the daemon: it bounds queued notifications */
+	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &rcvbuf, sizeof(rcvbuf)), 0);
 	assert_int_equal(request(&c, CTL_WIRE_SOCKOPT, &badlevel, sizeof(badlevel)), -ENOPROTOOPT);
 	assert_int_equal(request(&c, CTL_WIRE_NLMSG, "x", 1), 0);
 	pthread_mutex_lock(&seen_lock);
