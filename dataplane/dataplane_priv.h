@@ -398,6 +398,8 @@ struct nftdp_dp_port {
 	bool has_addr4, has_addr6;
 	uint8_t addr4[4], addr6[16];
 	uint8_t plen4;
+	bool rx_file;	 /**< net_pcap reading a capture (rx_pcap=): offline replay */
+	bool rx_stamped; /**< its packets carry their capture time (rx timestamp offload) */
 };
 
 /**
@@ -432,6 +434,11 @@ struct nftdp_dp {
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
 	struct nftdp_dp_own own; /**< every port's --ifaddr */
+	/** offline replay over several captures, one worker: the worker reads
+	 * them merged by capture time (worker.c; port.c decides) */
+	bool rx_merge;
+	int ts_off;	  /**< the mbuf rx timestamp dynfield */
+	uint64_t ts_flag; /**< and its ol_flags bit */
 	unsigned int n_workers;
 	bool main_is_worker; /**< no worker lcores: the main lcore runs worker 0 */
 	struct nftdp_dp_worker *w;
@@ -465,6 +472,9 @@ void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
 /** mbuf data room for a frame of mtu bytes: headroom, Ethernet, two VLAN tags */
 #define NFTDP_DP_MTU_ROOM(mtu) ((unsigned int)(mtu) + RTE_ETHER_HDR_LEN + 8 + RTE_PKTMBUF_HEADROOM)
 int nftdp_dp_ports_init(struct nftdp_dp *dp);
+/** Whether the workers read several captures merged by capture time
+ * (dp->rx_merge), said on stdout either way; called by ports_init. */
+void nftdp_dp_replay_order(struct nftdp_dp *dp);
 void nftdp_dp_ports_close(struct nftdp_dp *dp);
 int nftdp_dp_queues_assign(struct nftdp_dp *dp);
 

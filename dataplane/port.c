@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 #include "dataplane_priv.h"
@@ -96,6 +98,20 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 							 RTE_ETH_RX_OFFLOAD_SCTP_CKSUM);
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	/* offline replay: net_pcap puts each packet's capture time in the rx
+	 * timestamp dynfield (with the offload on), which orders the captures
+	 * of several ports (nftdp_dp_replay_order) */
+	if (strcmp(info.driver_name, "net_pcap") == 0) {
+		const struct rte_devargs *da = rte_dev_devargs(info.device);
+
+		pt->rx_file = da && da->args && strstr(da->args, "rx_pcap=") != NULL;
+		/* DPDK 22.11's net_pcap stamps every packet it reads from a
+		 * file (microseconds) and advertises no offload; later ones
+		 * stamp only with the offload on */
+		if (pt->rx_file && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		pt->rx_stamped = pt->rx_file;
+	}
 	if (dp->mtu)
 		conf.rxmode.mtu = dp->mtu;
 	ret = rte_eth_dev_configure(pid, pt->n_rxq, pt->n_txq, &conf);
@@ -187,7 +203,36 @@ int nftdp_dp_ports_init(struct nftdp_dp *dp)
 			return ret;
 		}
 	}
+	nftdp_dp_replay_order(dp);
 	return 0;
+}
+
+void nftdp_dp_replay_order(struct nftdp_dp *dp)
+{
+	unsigned int files = 0, stamped = 0;
+
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		files += dp->port[p].used && dp->port[p].rx_file;
+		stamped += dp->port[p].used && dp->port[p].rx_stamped;
+	}
+	dp->rx_merge = false;
+	if (files < 2)
+		return; /* one capture is read in its own order */
+	if (stamped == files &&
+	    rte_mbuf_dyn_rx_timestamp_register(&dp->ts_off, &dp->ts_flag) == 0) {
+		if (dp->n_workers == 1) {
+			dp->rx_merge = true;
+			printf("nftdp: offline replay of %u captures in capture-time order\n", files);
+			return;
+		}
+		printf("nftdp: offline replay of %u captures with %u workers: the capture-time "
+		       "order between ports is not kept (it is with --workers 1)\n",
+		       files, dp->n_workers);
+		return;
+	}
+	printf("nftdp: offline replay of %u captures: a port gives no capture times, so the "
+	       "capture-time order between ports is not kept\n",
+	       files);
 }
 
 void nftdp_dp_ports_close(struct nftdp_dp *dp)

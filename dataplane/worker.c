@@ -145,13 +145,102 @@ static unsigned int steered_in(struct nftdp_dp_worker *w, const struct nftdp_vm_
 	return n;
 }
 
+/*
+ * Offline replay of several captures (dp->rx_merge, one worker): each rx
+ * queue keeps a look-ahead of packets read from its capture, and the
+ * packets go through the pipeline in capture-time order across ports
+ * (ties: the earlier queue first), each run of one port's packets as one
+ * burst of at most dp->burst. A queue that reads nothing is at the end of
+ * its capture. One worker only, so the look-ahead is file-local.
+ */
+#define MERGE_LOOKAHEAD 32
+
+static struct {
+	struct rte_mbuf *m[NFTDP_DP_MAX_RXQ][MERGE_LOOKAHEAD];
+	uint16_t head[NFTDP_DP_MAX_RXQ], n[NFTDP_DP_MAX_RXQ];
+} la;
+
+static inline uint64_t rx_time(const struct nftdp_dp *dp, const struct rte_mbuf *m)
+{
+	static bool said;
+
+	if (!(m->ol_flags & dp->ts_flag)) {
+		if (!said) /* once: the order between ports is lost from here */
+			fprintf(stderr,
+				"nftdp: port %u gives no capture times: the capture-time order "
+				"between ports is not kept\n",
+				m->port);
+		said = true;
+		return 0;
+	}
+	return *RTE_MBUF_DYNFIELD(m, dp->ts_off, const rte_mbuf_timestamp_t *);
+}
+
+static void merged_run(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf **m,
+		       unsigned int n)
+{
+	const struct nftdp_vm_gen *gen;
+
+	clock_update(w);
+	gen = nftdp_vm_gen_acquire(w->dp->dom);
+	pipeline_split(w, gen, port, m, n);
+	nftdp_vm_gen_quiesce(w->dp->dom, w->id);
+	w->st.bursts++;
+}
+
+static unsigned int rx_merged(struct nftdp_dp_worker *w)
+{
+	struct nftdp_dp *dp = w->dp;
+	struct rte_mbuf *seg[NFTDP_DP_RX_BURST_MAX];
+	bool end[NFTDP_DP_MAX_RXQ] = {false};
+	unsigned int total = 0, n_seg = 0;
+	uint16_t seg_port = 0;
+
+	/* a bounded amount per poll: commits and the exit check go on */
+	while (total < NFTDP_DP_RX_BURST_MAX) {
+		unsigned int best = UINT32_MAX;
+		uint64_t best_t = 0;
+
+		for (unsigned int q = 0; q < w->n_rxq; q++) {
+			if (la.head[q] == la.n[q] && !end[q]) {
+				la.head[q] = 0;
+				la.n[q] = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, la.m[q],
+							   MERGE_LOOKAHEAD);
+				end[q] = la.n[q] == 0;
+			}
+			if (la.head[q] < la.n[q]) {
+				uint64_t t = rx_time(dp, la.m[q][la.head[q]]);
+
+				if (best == UINT32_MAX || t < best_t) {
+					best = q;
+					best_t = t;
+				}
+			}
+		}
+		if (best == UINT32_MAX)
+			break;
+		if (n_seg && (w->rxq[best].port != seg_port || n_seg == dp->burst)) {
+			merged_run(w, seg_port, seg, n_seg);
+			n_seg = 0;
+		}
+		seg_port = w->rxq[best].port;
+		seg[n_seg++] = la.m[best][la.head[best]++];
+		total++;
+	}
+	if (n_seg)
+		merged_run(w, seg_port, seg, n_seg);
+	return total;
+}
+
 unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 {
 	struct nftdp_dp *dp = w->dp;
 	struct rte_mbuf *m[NFTDP_DP_RX_BURST_MAX];
 	unsigned int total = 0;
 
-	for (unsigned int q = 0; q < w->n_rxq; q++) {
+	if (dp->rx_merge)
+		total = rx_merged(w);
+	for (unsigned int q = 0; !dp->rx_merge && q < w->n_rxq; q++) {
 		const struct nftdp_dp_rxq *rq = &w->rxq[q];
 		const struct nftdp_vm_gen *gen;
 		uint16_t n;
