@@ -711,7 +711,19 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	}
 	if (nbase) /* base is NULL when there are none */
 		qsort(base, nbase, sizeof(*base), cmp_hook_seq);
-	for (size_t i = 0; i < nbase; i++) {
+	for (size_t i = 0, warned = 0; i < nbase; i++) {
+		uint8_t fam = base[i]->table->family;
+
+		/* kept and listed, never run (docs/differences.md): said once
+		 * by the commit that adds such a base chain */
+		if (!warned && !base[i]->dp_cur && (fam == NFPROTO_BRIDGE || fam == NFPROTO_ARP)) {
+			warned = 1;
+			fprintf(stderr,
+				"nftdp: warning: %s base chain %s %s is accepted but never run: the "
+				"dataplane has no bridge or arp hooks\n",
+				fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
+				base[i]->name);
+		}
 		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
 		if (rc < 0)
 			goto err;

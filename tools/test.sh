@@ -27,7 +27,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	meson test -C build-asan --print-errorlogs --num-processes 1 \
 		control-listing control-sequences control-monitor control-concurrency \
 		control-permissions control-badinput conntrack-tool shim_fails_closed \
-		shim_ack_server
+		shim_ack_server dataplane-random-frames
 	summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 fi
 # a short libFuzzer run over the netlink parser (tests/fuzz), seeded from
@@ -45,6 +45,21 @@ build-fuzz/tests/fuzz/fuzz_nfnl -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-3000
 	{ grep -A30 "ERROR\|runtime error" "$corpus/log" | head -60; exit 1; }
 tail -2 "$corpus/log"
 echo "fuzz_nfnl: no crash"
+echo "Ok 1" >> /tmp/nftdp-test-summary.$$
+# the same over the whole packet path (fuzz_pkt: frames through every hook,
+# conntrack, NAT, defrag, --router under tests/fuzz/fuzz_pkt.nft); docs/testing.md
+# (FUZZ_PKT_RUNS=-1 FUZZ_PKT_SECONDS=1800 for a longer run)
+ninja -C build-fuzz tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
+mkdir "$corpus/pkt"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+	build-fuzz/tests/fuzz/fuzz_pkt -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_PKT_RUNS:-100000}" \
+	-max_total_time="${FUZZ_PKT_SECONDS:-120}" -rss_limit_mb=4096 \
+	-artifact_prefix="$corpus/pkt/" "$corpus/pkt" tests/fuzz/corpus/pkt > "$corpus/pkt.log" 2>&1 ||
+	{ grep -A30 "ERROR\|runtime error" "$corpus/pkt.log" | head -60; exit 1; }
+! grep -q "runtime error" "$corpus/pkt.log" ||
+	{ grep -A30 "runtime error" "$corpus/pkt.log" | head -60; exit 1; }
+tail -2 "$corpus/pkt.log"
+echo "fuzz_pkt: no crash"
 echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
 	/tmp/nftdp-test-summary.$$

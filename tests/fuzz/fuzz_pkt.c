@@ -85,6 +85,7 @@ static void cleanup(void)
 {
 	if (sock_path[0])
 		unlink(sock_path);
+	rmdir(rte_eal_get_runtime_dir()); /* empty with --no-shconf */
 }
 
 /* main.c's run_nft: nft -f FILE with the shim, serving the socket meanwhile */
