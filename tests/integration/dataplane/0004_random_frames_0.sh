@@ -19,7 +19,7 @@ root=$(cd "$here/../../.." && pwd)
 [ -x /usr/sbin/nft ] || { echo "SKIP: no /usr/sbin/nft"; exit 77; }
 tmp=$(mktemp -d /tmp/nftdp-random-frames.XXXXXX)
 pfx="nftdp-randframes-$$"
-trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"; rm -rf /var/run/dpdk/"$pfx"' EXIT
 
 /usr/bin/python3 "$here/random_frames.py" "$tmp/in0.pcap" "$tmp/in1.pcap" "$count" "$seed"
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"

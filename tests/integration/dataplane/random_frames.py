@@ -117,8 +117,8 @@ def frame(r):
         et, body = ip4(r)
     else:
         et, body = ip6(r)
-    dst = r.choice([b'\x02\0\0\0\0\x10', b'\xff' * 6, b'\x01\0\x5e\0\0\1', b'\x02\0\0\0\0\x11'])
-    src = r.choice([b'\x02\0\0\0\1\x10', b'\x02\0\0\0\0\x66'])
+    dst = r.choice([b'\x02\0\0\0\0\x10'] * 6 + [b'\xff' * 6, b'\x01\0\x5e\0\0\1', b'\x02\0\0\0\0\x11'])
+    src = b'\x02\0\0\0\0\x66' if r.random() < 0.05 else b'\x02\0\0\0\1\x10'
     tags = b''
     if r.random() < 0.08:
         tags = struct.pack('!HH', 0x8100, r.choice([0, 100, 5]))
