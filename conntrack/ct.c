@@ -770,6 +770,35 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
  * hashes, prefetching the buckets; the first node of each bucket,
  * prefetching its entry; then the lookups and state machines.
  */
+const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
+			   uint64_t now_ms)
+{
+	struct nftdp_ct_tuple t;
+	uint32_t node;
+
+	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack ||
+	    !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
+	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
+	    pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6 ||
+	    !nftdp_ct_pkt_tuple(pkt, &t))
+		return NULL;
+	t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+	/* nftdp_ct_find without its side effects */
+	node = s->buckets[nftdp_ct_tuple_hash(s, &t) & s->bucket_mask];
+	while (node != CT_NIL) {
+		const struct nftdp_ct_entry *e = &s->entries[node >> 1];
+		int d = (int)(node & 1);
+
+		node = e->hnext[d];
+		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], &t, sizeof(t)))
+			continue;
+		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
+			return NULL;
+		return e;
+	}
+	return NULL;
+}
+
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms)
 {

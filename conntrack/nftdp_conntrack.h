@@ -206,6 +206,18 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s);
  */
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms);
 
+/**
+ * Which confirmed connection nftdp_ct_in() would find for pkt, without
+ * changing anything (no entry created, no expired entry reaped, no counter
+ * moved): what a caller needs to know before it lets packets share a burst.
+ * pkt as for nftdp_ct_in(), before any `ct zone set`.
+ * @return the live confirmed entry (either direction), or NULL where
+ *   nftdp_ct_in() would create one, leave the packet untracked or invalid,
+ *   or track an ICMP error or a fragment. Packet-path; shard's worker.
+ */
+const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
+			   uint64_t now_ms);
+
 /** nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for pkts[i]. */
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms);

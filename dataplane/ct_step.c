@@ -189,6 +189,11 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 			nftdp_ct_confirm(w->ct, pkts[i], verdict);
 }
 
+const void *nftdp_dp_ct_probe(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt)
+{
+	return nftdp_ct_probe(w->ct, pkt, w->ctx.now_ms);
+}
+
 void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig)
 {
 	nftdp_ct_attach(reply, orig);

@@ -467,6 +467,9 @@ unsigned int nftdp_dp_ct_confirm_accepted(struct nftdp_dp_worker *w, struct nftd
 void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, unsigned int n,
 			 unsigned int verdict);
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
+/* the confirmed connection conntrack would find for pkt, changing nothing
+ * (nftdp_ct_probe), NULL for none */
+const void *nftdp_dp_ct_probe(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt);
 
 /* port.c */
 /** mbuf data room for a frame of mtu bytes: headroom, Ethernet, two VLAN tags */

@@ -19,6 +19,8 @@
 #include <linux/if_packet.h>
 #include <string.h>
 
+#include <linux/netfilter_ipv4.h> /* after netinet/in.h: NF_IP_PRI_CONNTRACK */
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -620,26 +622,38 @@ int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
 }
 
 /*
- * Whether the packets of a burst go through every hook one at a time, as
- * the kernel takes them. Hook by hook over the whole burst gives the same
- * result only while no packet can see what an earlier one leaves at a later
- * hook. That is not so with conntrack (an entry is confirmed, NAT-bound and
- * advanced at hooks the next packet of its connection has already passed,
- * and two new flows compete for one NAT port), nor with more than one base
- * chain on a family's path (a set, a named limit or quota that one chain
- * changes and an earlier one reads). One chain sees the burst in order.
+ * How the packets of a burst go through the hooks. The kernel takes one
+ * packet through every hook before the next, so a packet sees everything
+ * the packets before it left. Hook by hook over a burst gives the same
+ * only while no packet can see what an earlier one leaves at a later hook.
+ *
+ * BURST_WHOLE: no conntrack and at most one base chain on each family's
+ *   path (netdev ingress and egress, inet ingress, prerouting, forward,
+ *   output for replies, postrouting): one chain sees the burst in order,
+ *   and a set, a named limit or quota that one chain changes cannot be
+ *   read by another.
+ * BURST_BY_CONNECTION: conntrack, and at most one base chain, after the
+ *   conntrack step. A packet of an established connection leaves state
+ *   only in its own connection (which the conntrack step advances in
+ *   order), so packets of distinct established connections share a
+ *   segment; a second packet of a connection starts a new one (its reply
+ *   under NAT too: they meet in one entry), and a packet that would create
+ *   a connection (or be invalid, untracked, an ICMP error or a fragment)
+ *   goes alone, so its confirm, NAT binding and NAT port are there for
+ *   whatever follows. nat-type chains only run for such lone packets.
+ * BURST_ONE: anything else, one packet at a time.
  */
-static bool one_at_a_time(const struct nftdp_vm_gen *gen, bool tracking)
+enum burst_mode { BURST_WHOLE, BURST_BY_CONNECTION, BURST_ONE };
+
+static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 {
 	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
 					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
 	uint32_t netdev;
 
-	if (tracking)
-		return true;
 	if (!gen)
-		return false;
+		return tracking ? BURST_ONE : BURST_WHOLE;
 	netdev = nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) +
 		 nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
 	for (unsigned int f = 0; f < sizeof(fams); f++) {
@@ -648,9 +662,15 @@ static bool one_at_a_time(const struct nftdp_vm_gen *gen, bool tracking)
 		for (unsigned int h = 0; h < sizeof(hooks); h++)
 			chains += nftdp_vm_gen_hook_len(gen, fams[f], hooks[h]);
 		if (chains > 1)
-			return true;
+			return BURST_ONE;
+		/* a chain that runs before conntrack (it may set the zone or
+		 * notrack) */
+		if (tracking && (netdev || nftdp_vm_gen_hook_len(gen, fams[f], NF_INET_INGRESS) ||
+				 nftdp_vm_gen_hook_has_prio(gen, fams[f], NF_INET_PRE_ROUTING,
+							    INT32_MIN, NF_IP_PRI_CONNTRACK)))
+			return BURST_ONE;
 	}
-	return false;
+	return tracking ? BURST_BY_CONNECTION : BURST_WHOLE;
 }
 
 /*
@@ -875,6 +895,53 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		nftdp_dp_ct_confirm(w, seg, n_seg, NF_DROP);
 }
 
+/*
+ * BURST_BY_CONNECTION: segments of packets of distinct established
+ * connections; a packet conntrack would not find an established entry for
+ * runs alone. The probe looks at the table as the segment will find it: a
+ * packet that ends a segment is probed again after that segment ran.
+ */
+static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			      uint16_t rx_port, struct nftdp_vm_pkt **act, unsigned int na)
+{
+	const void *ent[NFTDP_VM_BURST_MAX];
+	unsigned int start = 0, i = 0;
+
+	while (i < na) {
+		const struct nftdp_dp_meta *mt = &w->meta[act[i] - w->view];
+		struct nftdp_vm_pkt probe;
+		const void *e = NULL;
+		bool alone = false;
+
+		if (is_ip(mt->ip_proto)) {
+			/* the prerouting view conntrack will see */
+			probe = *act[i];
+			view_ip(&probe, mt);
+			e = nftdp_dp_ct_probe(w, &probe);
+			alone = e == NULL;
+			for (unsigned int j = start; e && j < i; j++)
+				if (ent[j] == e) {
+					alone = true; /* a second packet of one connection */
+					break;
+				}
+		}
+		if (!alone) {
+			ent[i++] = e; /* NULL: not IP, never tracked */
+			continue;
+		}
+		if (i > start) {
+			/* run what came before, then probe this one again */
+			run_segment(w, gen, rx_port, act + start, i - start, true);
+			start = i;
+			continue;
+		}
+		run_segment(w, gen, rx_port, act + i, 1, true);
+		start = ++i;
+	}
+	if (na > start)
+		run_segment(w, gen, rx_port, act + start, na - start, true);
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -946,12 +1013,18 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		act[na++] = p;
 	}
 
-	/* 2-10, over the whole burst or one packet at a time */
-	if (!one_at_a_time(gen, tracking)) {
+	/* 2-10, in segments that keep the kernel's one-at-a-time results */
+	switch (burst_mode(gen, tracking)) {
+	case BURST_WHOLE:
 		run_segment(w, gen, rx_port, act, na, tracking);
-	} else {
+		break;
+	case BURST_BY_CONNECTION:
+		run_by_connection(w, gen, rx_port, act, na);
+		break;
+	case BURST_ONE:
 		for (unsigned int i = 0; i < na; i++)
 			run_segment(w, gen, rx_port, &act[i], 1, tracking);
+		break;
 	}
 	flush_emits(w);
 }

@@ -11,7 +11,9 @@ tokens, counters. One capture of densely interleaved connections (TCP and
 UDP, IPv4 and IPv6, under dnat, snat and masquerade, with a dynamic set, a
 named quota and a limit) is replayed offline on one port (wire mode: a
 packet leaves where it came in, so both directions of every connection sit
-in one capture) with --burst 1, 32, 64 and 256. What leaves, every counter,
+in one capture) with --burst 1, 32, 64 and 256, under two rulesets: one
+that the pipeline runs one packet at a time, one that it runs by
+connection. What leaves, every counter,
 quota, set element and the conntrack counts in --stats-json must be the
 same for every burst size. --burst 1 is the kernel's order; the checks
 that NAT really translated keep the test from passing on a ruleset that
@@ -69,13 +71,23 @@ table inet filter {
     ct state new meta nfproto ipv6 limit rate 5/minute burst 3 packets counter accept
     counter
   }
-  chain postfilter { type filter hook postrouting priority 200; policy accept;
+%(postfilter)s}
+"""
+POSTFILTER = """  chain postfilter { type filter hook postrouting priority 200; policy accept;
     ip saddr %(masq4)s counter
     ip6 saddr %(masq6)s counter
     ct state established counter
   }
+""" % dict(masq4=MASQ4, masq6=MASQ6)
+# Two rulesets: with a second filter chain (postrouting) the pipeline takes
+# one packet at a time; with the forward chain alone it runs packets of
+# distinct established connections together (pipeline.c, burst_mode).
+RULESETS = {
+    'two-chains': RULESET % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
+                                 masq6=MASQ6, postfilter=POSTFILTER),
+    'one-chain': RULESET % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
+                                masq6=MASQ6, postfilter=''),
 }
-""" % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4, masq6=MASQ6)
 
 
 def tcp_flow(v6, client, cport, data=2):
@@ -119,6 +131,11 @@ def capture():
         flows.append(tcp_flow(False, '10.1.0.%d' % (1 + i % 5), 40000 + i))
     for i in range(6):
         flows.append(tcp_flow(True, 'fd01::%d' % (1 + i % 3), 41000 + i))
+    # a connection closed and opened again on the same ports: the SYN
+    # finds the TIME_WAIT entry, which conntrack replaces
+    for i in range(2):
+        flows.append(tcp_flow(False, '10.1.3.%d' % (1 + i), 44000 + i, 1) +
+                     tcp_flow(False, '10.1.3.%d' % (1 + i), 44000 + i, 1))
     for i in range(8):
         flows.append(udp_flow('10.1.1.%d' % (1 + i % 4), 42000 + i))
     # two new flows that clash on one masquerade port: the second moves
@@ -149,10 +166,10 @@ def clash_free(frames):
     return out
 
 
-def run(tmp, cap, burst):
-    tag = 'b%d' % burst
+def run(tmp, cap, burst, variant):
+    tag = '%s-b%d' % (variant, burst)
     prefix = 'nftdp-burst-%d-%s' % (os.getpid(), tag)
-    rules = os.path.join(tmp, 'rules.nft')
+    rules = os.path.join(tmp, variant + '.nft')
     out = os.path.join(tmp, tag + '.pcap')
     sj, lj = os.path.join(tmp, tag + '.stats.json'), os.path.join(tmp, tag + '.list.json')
     cmd = [os.path.join(BUILD, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
@@ -195,69 +212,71 @@ def observable(stats, listing):
     return objs, keep
 
 
+def check_variant(tmp, cap, pkts, variant, failures):
+    """burst 1 does the work; 32, 64 and 256 give the same. Returns the
+    number of checks."""
+    def verdict(ok, what):
+        print(('ok   ' if ok else 'FAIL ') + '%s: %s' % (variant, what))
+        if not ok:
+            failures.append('%s: %s' % (variant, what))
+    ref_out, ref_stats, ref_list = run(tmp, cap, 1, variant)
+    raw_out = [bytes(p) for p in rdpcap(os.path.join(tmp, variant + '-b1.pcap'))]
+    ref = observable(ref_stats, ref_list)
+    # the reference itself did the work: replies un-NATed back to the
+    # VIP, clients masqueraded, the clashing SYNs all forwarded
+    unnat = sum(1 for b in ref_out if IP in Ether(b) and Ether(b)[IP].src == VIP4)
+    unnat6 = sum(1 for b in ref_out if IPv6 in Ether(b) and Ether(b)[IPv6].src == VIP6)
+    masq = sum(1 for b in ref_out if IP in Ether(b) and Ether(b)[IP].src == MASQ4)
+    sports = sorted(Ether(b)[TCP].sport for b in raw_out
+                    if IP in Ether(b) and Ether(b)[IP].src == MASQ4 and TCP in Ether(b) and
+                    Ether(b)[TCP].flags == 'S' and Ether(b)[TCP].seq == 7)
+    print('%s, burst 1: %d of %d frames out, %d un-NATed (v4), %d (v6), %d masqueraded, '
+          'clash ports %s' % (variant, len(ref_out), len(pkts), unnat, unnat6, masq, sports))
+    verdict(unnat >= 12 * 6 + 8 * 2 + 2 * 8, 'burst 1: v4 replies un-NATed')
+    verdict(unnat6 >= 3 * 6, 'burst 1: v6 replies un-NATed (3 flows within the limit)')
+    verdict(masq >= 12 * 6, 'burst 1: clients masqueraded')
+    verdict(len(set(sports)) == 3, 'burst 1: clashing SYNs get distinct ports')
+    for burst in (32, 64, 256):
+        out, stats, listing = run(tmp, cap, burst, variant)
+        got = observable(stats, listing)
+        verdict(out == ref_out, 'burst %d: the same %d frames leave, in order' %
+                (burst, len(ref_out)))
+        if out != ref_out:
+            for i, (a, b) in enumerate(zip(ref_out, out)):
+                if a != b:
+                    print('   first difference at frame %d:\n   %s\n   %s' %
+                          (i, Ether(a).summary(), Ether(b).summary()))
+                    break
+            print('   %d vs %d frames' % (len(ref_out), len(out)))
+        verdict(got[0] == ref[0], 'burst %d: counters, quota and set elements as with burst 1' %
+                burst)
+        for a, b in zip(ref[0], got[0]):
+            if a != b:
+                print('   burst 1:  %s\n   burst %d: %s' % (a, burst, b))
+        verdict(got[1] == ref[1], 'burst %d: conntrack and drop counts as with burst 1' % burst)
+        if got[1] != ref[1]:
+            print('   burst 1:  %s\n   burst %d: %s' % (ref[1], burst, got[1]))
+    return 4 + 3 * 3
+
+
 def main():
     if os.geteuid() != 0:
         print('burst_order: needs root (hugepage-free EAL still wants /var/run/dpdk)')
         return 77
     tmp = tempfile.mkdtemp(prefix='nftdp-burst-')
     failures = []
+    checks = 0
     try:
         pkts = capture()
         cap = os.path.join(tmp, 'in.pcap')
         wrpcap(cap, pkts)
-        with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
-            f.write(RULESET)
-        ref_out, ref_stats, ref_list = run(tmp, cap, 1)
-        raw_out = [bytes(p) for p in rdpcap(os.path.join(tmp, 'b1.pcap'))]
-        ref = observable(ref_stats, ref_list)
-        # the reference itself did the work: replies un-NATed back to the
-        # VIP, clients masqueraded, the clashing SYNs all forwarded
-        unnat = sum(1 for b in ref_out if IP in Ether(b) and Ether(b)[IP].src == VIP4)
-        unnat6 = sum(1 for b in ref_out if IPv6 in Ether(b) and Ether(b)[IPv6].src == VIP6)
-        masq = sum(1 for b in ref_out if IP in Ether(b) and Ether(b)[IP].src == MASQ4)
-        sports = sorted(Ether(b)[TCP].sport for b in raw_out
-                        if IP in Ether(b) and Ether(b)[IP].src == MASQ4 and TCP in Ether(b) and
-                        Ether(b)[TCP].flags == 'S' and Ether(b)[TCP].seq == 7)
-        print('burst 1: %d of %d frames out, %d un-NATed (v4), %d (v6), %d masqueraded, '
-              'clash ports %s' % (len(ref_out), len(pkts), unnat, unnat6, masq, sports))
-        for what, ok in (('v4 replies un-NATed', unnat >= 12 * 6 + 8 * 2),
-                         ('v6 replies un-NATed (3 flows within the limit)', unnat6 >= 3 * 6),
-                         ('clients masqueraded', masq >= 12 * 6),
-                         ('clashing SYNs get distinct ports', len(set(sports)) == 3)):
-            print(('ok   ' if ok else 'FAIL ') + 'burst 1: ' + what)
-            if not ok:
-                failures.append(what)
-        for burst in (32, 64, 256):
-            out, stats, listing = run(tmp, cap, burst)
-            same_out = out == ref_out
-            got = observable(stats, listing)
-            print(('ok   ' if same_out else 'FAIL ') +
-                  'burst %d: the same %d frames leave, in order' % (burst, len(ref_out)))
-            if not same_out:
-                failures.append('burst %d frames' % burst)
-                for i, (a, b) in enumerate(zip(ref_out, out)):
-                    if a != b:
-                        print('   first difference at frame %d:\n   %s\n   %s' %
-                              (i, Ether(a).summary(), Ether(b).summary()))
-                        break
-                print('   %d vs %d frames' % (len(ref_out), len(out)))
-            same_obj = got[0] == ref[0]
-            print(('ok   ' if same_obj else 'FAIL ') +
-                  'burst %d: counters, quota and set elements as with burst 1' % burst)
-            if not same_obj:
-                failures.append('burst %d listing' % burst)
-                for a, b in zip(ref[0], got[0]):
-                    if a != b:
-                        print('   burst 1:  %s\n   burst %d: %s' % (a, burst, b))
-            same_ct = got[1] == ref[1]
-            print(('ok   ' if same_ct else 'FAIL ') +
-                  'burst %d: conntrack and drop counts as with burst 1' % burst)
-            if not same_ct:
-                failures.append('burst %d stats' % burst)
-                print('   burst 1:  %s\n   burst %d: %s' % (ref[1], burst, got[1]))
+        for variant, rules in RULESETS.items():
+            with open(os.path.join(tmp, variant + '.nft'), 'w') as f:
+                f.write(rules)
+            checks += check_variant(tmp, cap, pkts, variant, failures)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print('%d passed, %d failed' % (4 + 9 - len(failures), len(failures)))
+    print('%d passed, %d failed' % (checks - len(failures), len(failures)))
     return 1 if failures else 0
 
 
