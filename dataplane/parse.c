@@ -433,14 +433,16 @@ enum nftdp_dp_drop nftdp_dp_ip6_forward(uint8_t *ip6h, uint32_t ip_len)
 	if ((dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80) || memcmp(dst, any, 16) == 0)
 		return NFTDP_DP_DROP_NOT_FORWARDED;
 	/* ip6_forward: hop limit first, then the unspecified and link-local
-	 * sources; icmpv6_send sends nothing to ::, so that source is
-	 * dropped silently whatever its hop limit */
+	 * sources; icmpv6_send sends nothing to ::, and nothing to a
+	 * link-local address without one of its own to send from (nftdp has
+	 * none; docs/differences.md), so both are dropped silently whatever
+	 * the hop limit (differential 162, 166) */
 	if (memcmp(s, any, 16) == 0)
 		return NFTDP_DP_DROP_IP6_SRC_ANY;
-	if (ip6h[7] <= 1)
-		return NFTDP_DP_DROP_TTL;
 	if (s[0] == 0xfe && (s[1] & 0xc0) == 0x80)
 		return NFTDP_DP_DROP_MARTIAN;
+	if (ip6h[7] <= 1)
+		return NFTDP_DP_DROP_TTL;
 	ip6h[7]--;
 	return NFTDP_DP_DROP_MAX;
 }

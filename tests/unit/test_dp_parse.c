@@ -435,6 +435,11 @@ static void test_route_input(void **state)
 		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_IP6_SRC_ANY);
 		f[14 + 7] = 1;
 		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_IP6_SRC_ANY);
+		/* a link-local source gets no time exceeded either */
+		f[14 + 8] = 0xfe;
+		f[14 + 9] = 0x80;
+		f[14 + 23] = 1;
+		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_MARTIAN);
 	}
 	for (unsigned int i = 0; i < NFTDP_DP_OWN_MAX; i++)
 		nftdp_dp_own_add(&own, true, f);
