@@ -168,6 +168,15 @@ enum nftdp_dp_drop nftdp_dp_ip_route_input(const uint8_t *iph, uint32_t ip_len, 
 					   struct nftdp_dp_icmp *icmp);
 
 /**
+ * --router, a forwarded IPv4 packet: what ip_options_compile and
+ * ip_forward_options write into options that passed (record route: addr4,
+ * the outgoing port's address, in the next free slot; a full timestamp
+ * option's overflow count), header checksum updated. Timestamps proper
+ * are left as they are.
+ */
+void nftdp_dp_ip_forward_options(uint8_t *iph, const uint8_t *addr4);
+
+/**
  * The frame of the ICMP error icmp about the packet at frame + ip_off
  * (as nftdp_dp_reject_build, with icmp->info after the checksum).
  * @return its length, 0 when the kernel sends nothing.

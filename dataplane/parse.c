@@ -332,6 +332,44 @@ static uint32_t ip_options_compile(const uint8_t *iph, uint32_t hl, bool *srr)
 	return 0;
 }
 
+void nftdp_dp_ip_forward_options(uint8_t *iph, const uint8_t *addr4)
+{
+	uint32_t hl = (iph[0] & 0xfu) * 4, off = 20;
+	bool changed = false;
+
+	/* the options passed ip_options_compile: every length is sane */
+	while (off + 1 < hl && iph[off] != 0) {
+		uint8_t *o = iph + off;
+
+		if (o[0] == 1) {
+			off++;
+			continue;
+		}
+		if (o[1] < 2 || off + o[1] > hl)
+			return;
+		if (o[0] == 7 && o[2] <= o[1] && o[2] + 3u <= o[1]) {
+			/* IPOPT_RR: ip_rt_get_source at the pointer, pointer += 4 */
+			memcpy(o + o[2] - 1, addr4, 4);
+			o[2] += 4;
+			changed = true;
+		} else if (o[0] == 68 && o[1] >= 4 && o[2] > o[1] && (o[3] & 0xf) != 3 &&
+			   (o[3] >> 4) < 15) {
+			/* IPOPT_TIMESTAMP without room: count the overflow */
+			o[3] = (uint8_t)((o[3] & 0xf) | (((o[3] >> 4) + 1) << 4));
+			changed = true;
+		}
+		off += o[1];
+	}
+	if (changed) { /* ip_send_check */
+		uint16_t c;
+
+		iph[10] = iph[11] = 0;
+		c = nftdp_dp_csum_fold(nftdp_dp_csum_add(0, iph, hl));
+		iph[10] = (uint8_t)(c >> 8);
+		iph[11] = (uint8_t)c;
+	}
+}
+
 enum nftdp_dp_drop nftdp_dp_ip_route_input(const uint8_t *iph, uint32_t ip_len, bool v4,
 					   bool l2_host, const struct nftdp_dp_own *own,
 					   struct nftdp_dp_icmp *icmp)

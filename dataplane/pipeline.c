@@ -816,6 +816,8 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 					  ? nftdp_dp_ip_forward(iph, mt->ip_len)
 					  : nftdp_dp_ip6_forward(iph, mt->ip_len);
 			if (why == NFTDP_DP_DROP_MAX) {
+				if (p->nfproto == NFPROTO_IPV4 && tx->has_addr4)
+					nftdp_dp_ip_forward_options(iph, tx->addr4);
 				ipl[k++] = p;
 				continue;
 			}

@@ -441,6 +441,29 @@ static void test_route_input(void **state)
 		f[14 + 23] = 1;
 		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_MARTIAN);
 	}
+	/* ip_forward_options: record route filled, overflow counted, the
+	 * header checksum still valid */
+	{
+		static const uint8_t rr[12] = {7, 11, 8, 10, 9, 9, 9, 0, 0, 0, 0, 0};
+		static const uint8_t ts[4] = {68, 4, 9, 0x10};
+		static const uint8_t full[8] = {7, 7, 8, 10, 9, 9, 9, 0};
+		const uint8_t a[4] = {10, 2, 255, 254};
+		uint32_t len = mk_ip4_opts(f, rr, 12);
+
+		nftdp_dp_ip_forward_options(f + 14, a);
+		assert_int_equal(f[14 + 22], 12);
+		assert_memory_equal(f + 14 + 27, a, 4);
+		assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 32)), 0);
+		assert_int_equal(nftdp_dp_ip_rcv(f + 14, len - 14, &len), NFTDP_DP_DROP_MAX);
+		mk_ip4_opts(f, ts, 4);
+		nftdp_dp_ip_forward_options(f + 14, a);
+		assert_int_equal(f[14 + 23], 0x20);
+		assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 24)), 0);
+		mk_ip4_opts(f, full, 8);
+		nftdp_dp_ip_forward_options(f + 14, a);
+		assert_int_equal(f[14 + 22], 8);
+		assert_memory_equal(f + 14 + 20, full, 8);
+	}
 	for (unsigned int i = 0; i < NFTDP_DP_OWN_MAX; i++)
 		nftdp_dp_own_add(&own, true, f);
 	assert_false(nftdp_dp_own_add(&own, true, f));

@@ -34,9 +34,3 @@ PACKETS = [
     IP(src=S, dst=D) / UDP(dport=7) / Raw(b'end'),
 ]
 EXPECT = {"dp1": 4, "dp0": 6}
-KNOWN_DIFFERENCES = {
-    # ip_options_compile counts the overflow of a full timestamp option in
-    # the forwarded packet (and ip_forward_options fills RR and timestamp
-    # options); nftdp forwards the options as they came
-    "packet dp1 #1": "timestamp overflow not counted",
-}
