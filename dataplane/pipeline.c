@@ -626,21 +626,23 @@ int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
  * packet through every hook before the next, so a packet sees everything
  * the packets before it left. Hook by hook over a burst gives the same
  * only while no packet can see what an earlier one leaves at a later hook.
+ * A chain sees the burst in order; counters commute; what is shared across
+ * chains is a set a dynset changes, a named quota or limit, the order of
+ * log lines, a regular chain's own state (nftdp_vm_gen_shares_state).
  *
- * BURST_WHOLE: no conntrack and at most one base chain on each family's
- *   path (netdev ingress and egress, inet ingress, prerouting, forward,
- *   output for replies, postrouting): one chain sees the burst in order,
- *   and a set, a named limit or quota that one chain changes cannot be
- *   read by another.
- * BURST_BY_CONNECTION: conntrack, and at most one base chain, after the
- *   conntrack step. A packet of an established connection leaves state
- *   only in its own connection (which the conntrack step advances in
- *   order), so packets of distinct established connections share a
- *   segment; a second packet of a connection starts a new one (its reply
- *   under NAT too: they meet in one entry), and a packet that would create
- *   a connection (or be invalid, untracked, an ICMP error or a fragment)
- *   goes alone, so its confirm, NAT binding and NAT port are there for
- *   whatever follows. nat-type chains only run for such lone packets.
+ * BURST_WHOLE: no conntrack, and one base chain on each family's path
+ *   (netdev ingress and egress, inet ingress, prerouting, forward, output
+ *   for replies, postrouting) or nothing shared across chains.
+ * BURST_BY_CONNECTION: conntrack, no base chain before the conntrack step
+ *   (it could set a zone, notrack or rewrite what conntrack looks up), and
+ *   one base chain or nothing shared. A packet of an established connection
+ *   leaves state only in its own connection, which the conntrack step
+ *   advances in order, so packets of distinct established connections
+ *   share a segment. A second packet of a connection starts a new one (a
+ *   reply under NAT meets its original in one entry), and a packet that
+ *   would create a connection (or be invalid, untracked, an ICMP error or a
+ *   fragment) goes alone, so its confirm, NAT binding and NAT port are
+ *   there for whatever follows. nat-type chains only run for such packets.
  * BURST_ONE: anything else, one packet at a time.
  */
 enum burst_mode { BURST_WHOLE, BURST_BY_CONNECTION, BURST_ONE };
@@ -650,10 +652,12 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
 					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+	bool shared;
 	uint32_t netdev;
 
 	if (!gen)
 		return tracking ? BURST_ONE : BURST_WHOLE;
+	shared = nftdp_vm_gen_shares_state(gen);
 	netdev = nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) +
 		 nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
 	for (unsigned int f = 0; f < sizeof(fams); f++) {
@@ -661,10 +665,8 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 
 		for (unsigned int h = 0; h < sizeof(hooks); h++)
 			chains += nftdp_vm_gen_hook_len(gen, fams[f], hooks[h]);
-		if (chains > 1)
+		if (chains > 1 && shared)
 			return BURST_ONE;
-		/* a chain that runs before conntrack (it may set the zone or
-		 * notrack) */
 		if (tracking && (netdev || nftdp_vm_gen_hook_len(gen, fams[f], NF_INET_INGRESS) ||
 				 nftdp_vm_gen_hook_has_prio(gen, fams[f], NF_INET_PRE_ROUTING,
 							    INT32_MIN, NF_IP_PRI_CONNTRACK)))

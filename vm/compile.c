@@ -433,6 +433,27 @@ static bool expr_uses_ct(const char *name)
 	return false;
 }
 
+/* Whether an expression keeps state that more than its own rule sees, so
+ * that the order of two packets across chains shows: a dynset changes a
+ * set other rules look up, an objref (but a counter's: sums commute)
+ * shares a named quota, limit or connlimit, log lines come out in order.
+ * In a regular chain, which several base chains may jump to, a rule's own
+ * limit, quota, connlimit, numgen or last is shared too. */
+static bool expr_shares_state(const char *name, const struct nftnl_expr *e, bool base)
+{
+	static const char *const own_state[] = {"limit", "quota", "connlimit", "numgen", "last"};
+
+	if (strcmp(name, "dynset") == 0 || strcmp(name, "log") == 0)
+		return true;
+	for (size_t i = 0; !base && i < sizeof(own_state) / sizeof(own_state[0]); i++)
+		if (strcmp(name, own_state[i]) == 0)
+			return true;
+	if (strcmp(name, "objref") == 0)
+		return !nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_TYPE) ||
+		       nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) != NFT_OBJECT_COUNTER;
+	return false;
+}
+
 int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rule *rule,
 			    const struct nftdp_vm_resolver *res, struct nftdp_vm_state *st,
 			    struct nftdp_vm_error *err)
@@ -447,7 +468,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
-	bool uses_ct = false;
+	bool uses_ct = false, shares_state = false;
 	int rc = 0;
 
 	if (err) {
@@ -508,6 +529,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		}
 		chain->n_ops++;
 		uses_ct |= expr_uses_ct(cc.expr_name);
+		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {
@@ -528,7 +550,13 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		return -ENOMEM;
 	}
 	chain->uses_ct |= uses_ct;
+	chain->shares_state |= shares_state;
 	return 0;
+}
+
+bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->shares_state;
 }
 
 bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)

@@ -508,6 +508,10 @@ uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain);
  * masq, redir, connlimit: the kernel's nf_ct_netns_get). Any thread. */
 bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain);
 
+/** Whether a rule of chain holds state that other rules see: a dynset, an
+ * objref other than a counter's, a log (its lines' order). Control path. */
+bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain);
+
 /** Number of rules / ops, for tests and listings. */
 uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
 uint32_t nftdp_vm_chain_n_ops(const struct nftdp_vm_chain *chain);
@@ -715,6 +719,11 @@ uint64_t nftdp_vm_gen_gencursor(const struct nftdp_vm_gen *gen);
  * from every chain linked into gen (compiled or reused: a rule needing ct,
  * a nat-type base chain) and every nftdp_vm_gen_note_ct(). Any thread. */
 bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
+
+/** Whether any chain linked into gen shares state across rules
+ * (nftdp_vm_chain_shares_state): then the order in which two packets
+ * pass two chains shows. Derived like uses_ct. Any thread. */
+bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen);
 
 /** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */
 unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);

@@ -147,6 +147,7 @@ struct nftdp_vm_chain {
 	 * init): a fact of the chain, so a generation that reuses the chain
 	 * derives it again (nftdp_vm_gen_build) */
 	bool uses_ct;
+	bool shares_state; /* an expression whose state other rules see (compile.c) */
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];
 	char name[256];

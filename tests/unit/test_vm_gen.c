@@ -608,6 +608,69 @@ static void test_chain_reuse(void **state)
  * ct rule built a generation without conntrack), from nat-type base
  * chains and from what the caller notes for the whole ruleset (ct objects).
  */
+/* a rate limit expression of 10/second */
+static struct nftnl_expr *limit10(void)
+{
+	struct nftnl_expr *e = ex("limit");
+
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, 10);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, 1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	return e;
+}
+
+/*
+ * Whether the order of two packets across chains can show
+ * (nftdp_vm_gen_shares_state, what the pipeline's burst mode reads): a
+ * log, or a rule's own limit in a regular chain several base chains may
+ * jump to, yes; counters and a base chain's own limit, no. Derived from
+ * every chain, reused ones too.
+ */
+static void test_shares_state_derived(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c1, *c2, *reg;
+	struct nftdp_vm_gen *g1, *g2, *g3;
+	struct nftnl_expr *cnt;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c1 = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	cnt = ex("counter");
+	assert_int_equal(add(b, c1, 1, cnt, limit10(), NULL), 0);
+	g1 = build_ok(b);
+	assert_false(nftdp_vm_gen_shares_state(g1));
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c2 = mk(b, NFPROTO_IPV4, "b", true, NF_INET_POST_ROUTING, 0, NF_ACCEPT, 2);
+	assert_int_equal(add(b, c2, 2, ex("log"), NULL), 0);
+	g2 = build_ok(b);
+	assert_true(nftdp_vm_gen_shares_state(g2));
+
+	/* the log chain reused untouched beside a new regular chain */
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	{
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t",
+						.name = "b", .base = true,
+						.hook = NF_INET_POST_ROUTING, .policy = NF_ACCEPT,
+						.chain_id = 2};
+
+		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
+	}
+	g3 = build_ok(b);
+	assert_true(nftdp_vm_gen_shares_state(g3));
+	nftdp_vm_gen_destroy(g3);
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	reg = mk(b, NFPROTO_IPV4, "c", false, 0, 0, NF_ACCEPT, 3);
+	assert_int_equal(add(b, reg, 3, limit10(), NULL), 0);
+	g3 = build_ok(b);
+	assert_true(nftdp_vm_gen_shares_state(g3));
+	nftdp_vm_gen_destroy(g3);
+	nftdp_vm_gen_destroy(g2);
+	nftdp_vm_gen_destroy(g1);
+}
+
 static void test_facts_derived(void **state)
 {
 	struct fix *f = *state;
@@ -926,6 +989,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_facts_derived, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_shares_state_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
 	};
 
