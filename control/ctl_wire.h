@@ -40,6 +40,10 @@ enum ctl_wire_type {
 	CTL_WIRE_BIND = 4,
 	/* daemon->shim: the answer to one frame. */
 	CTL_WIRE_DONE = 5,
+	/* shim->daemon, no payload: the peer found its queue empty (EAGAIN);
+	 * queue more of a dump in progress, as netlink_recvmsg calls
+	 * netlink_dump. DONE payload: int32 1 if anything is pending, else 0. */
+	CTL_WIRE_PULL = 6,
 };
 
 struct ctl_wire_hdr {

@@ -64,6 +64,10 @@ struct ctl_session {
 	bool no_enobufs; /* NETLINK_NO_ENOBUFS */
 	bool overrun;	 /* notifications dropped, ENOBUFS not yet queued */
 	int rcvbuf;	 /* sk_rcvbuf: what queued notifications may hold */
+	/* the rest of a dump the peer's queue had no room for, as records
+	 * {u32 len, datagram}; fed as the peer reads (netlink_dump) */
+	uint8_t *bl;
+	size_t bl_off, bl_len, bl_cap;
 	uint32_t portid;
 	uint32_t groups; /* bit n-1 = group n, as nlk->groups[0] */
 	pid_t pid;
@@ -88,7 +92,14 @@ struct ctl_server {
 	int32_t rover;
 	int rmem_default, rmem_max; /* net.core.*, read at open */
 	unsigned int n_overrun;     /* sessions owed an ENOBUFS */
+	unsigned int n_backlog;     /* sessions with a dump waiting */
 };
+
+/* the answer queue (defined with the session API at the end) */
+static int raw_send(struct ctl_session *s, const void *buf, size_t len);
+static void overrun(struct ctl_session *s);
+static bool backlog_feed(struct ctl_session *s);
+static int do_pull(struct ctl_session *s);
 
 static int mkdir_parents(const char *path)
 {
@@ -404,6 +415,9 @@ static void session_free(struct ctl_session *s)
 	ctl_nfnl_session_closed(srv->ctl, s);
 	if (s->overrun)
 		srv->n_overrun--;
+	if (s->bl)
+		srv->n_backlog--;
+	free(s->bl);
 	epoll_ctl(srv->epoll_fd, EPOLL_CTL_DEL, s->fd, NULL);
 	*s->pprev = s->next;
 	if (s->next)
@@ -652,12 +666,44 @@ static int do_bind(struct ctl_session *s, const void *payload)
 	return send_status(s, 0);
 }
 
+/* netlink_dump_start while the socket's dump still runs: -EBUSY, acked. */
+static bool dump_busy(struct ctl_session *s, const void *payload, uint32_t len)
+{
+	const struct nlmsghdr *nlh = payload;
+	struct nlmsghdr *e;
+	struct nlmsgerr *err;
+	size_t copy;
+
+	if (!s->bl || !s->privileged || len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) ||
+	    nlh->nlmsg_len > len || (nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP ||
+	    !(nlh->nlmsg_flags & NLM_F_REQUEST))
+		return false;
+	/* netlink_ack: the request echoed unless NETLINK_CAP_ACK */
+	copy = s->cap_ack ? sizeof(*nlh) : nlh->nlmsg_len;
+	e = calloc(1, NLMSG_HDRLEN + sizeof(*err) - sizeof(err->msg) + NLMSG_ALIGN(copy));
+	if (!e)
+		return false;
+	e->nlmsg_len = NLMSG_HDRLEN + sizeof(*err) - sizeof(err->msg) + copy;
+	e->nlmsg_type = NLMSG_ERROR;
+	e->nlmsg_flags = s->cap_ack ? NLM_F_CAPPED : 0;
+	e->nlmsg_seq = nlh->nlmsg_seq;
+	e->nlmsg_pid = s->portid;
+	err = NLMSG_DATA(e);
+	err->error = -EBUSY;
+	memcpy(&err->msg, nlh, copy);
+	ctl_session_send(s, e, e->nlmsg_len);
+	free(e);
+	return true;
+}
+
 static int do_nlmsg(struct ctl_session *s, const void *payload, uint32_t len)
 {
 	int status;
 
 	if (!s->hello_done)
 		return -1;
+	if (dump_busy(s, payload, len))
+		return send_status(s, 0);
 	status = ctl_nfnl_rcv(s->srv->ctl, s, payload, len);
 	if (status > 0)
 		status = 0;
@@ -676,6 +722,8 @@ static bool frame_ok(const struct ctl_wire_hdr *hdr)
 		return hdr->len == sizeof(struct ctl_wire_sockopt);
 	case CTL_WIRE_BIND:
 		return hdr->len == sizeof(uint32_t);
+	case CTL_WIRE_PULL:
+		return hdr->len == 0;
 	default:
 		return false;
 	}
@@ -717,6 +765,9 @@ static int process_frames(struct ctl_session *s)
 			break;
 		case CTL_WIRE_BIND:
 			ret = do_bind(s, payload);
+			break;
+		case CTL_WIRE_PULL:
+			ret = do_pull(s);
 			break;
 		}
 		if (ret < 0)
@@ -835,7 +886,7 @@ int ctl_server_poll(struct ctl_server *srv, int timeout_ms)
 
 	deliver_overruns(srv);
 	n = epoll_wait(srv->epoll_fd, evs, CTL_EVENTS,
-		       srv->n_overrun && timeout_ms > 1 ? 1 : timeout_ms);
+		       (srv->n_overrun || srv->n_backlog) && timeout_ms > 1 ? 1 : timeout_ms);
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {
@@ -905,19 +956,22 @@ static int queued(const struct ctl_session *s)
  */
 static void mcast_one(struct ctl_server *srv, struct ctl_session *s, const void *buf, size_t len)
 {
-	if (s->overrun || queued(s) >= s->rcvbuf) {
-		if (!s->no_enobufs && !s->overrun) {
-			s->overrun = true;
-			srv->n_overrun++;
-		}
+	(void)srv;
+	if (s->overrun || s->bl || queued(s) >= s->rcvbuf) {
+		overrun(s);
 		return;
 	}
-	ctl_session_send(s, buf, len);
+	raw_send(s, buf, len);
 }
 
-/* Queue the ENOBUFS marker once the listener has read half its queue. */
+/* Feed waiting dumps; queue the ENOBUFS marker once the listener has read
+ * half its queue. */
 static void deliver_overruns(struct ctl_server *srv)
 {
+	if (srv->n_backlog)
+		for (struct ctl_session *s = srv->sessions; s; s = s->next)
+			if (s->bl)
+				backlog_feed(s);
 	if (!srv->n_overrun)
 		return;
 	for (struct ctl_session *s = srv->sessions; s; s = s->next) {
@@ -986,16 +1040,118 @@ bool ctl_session_in_group(const struct ctl_session *s, unsigned int group)
 	return s->groups & (1u << (group - 1));
 }
 
-int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
+static int raw_send(struct ctl_session *s, const void *buf, size_t len)
 {
 	ssize_t n;
 
-	if (s->dgram_fd < 0)
-		return -ENOTCONN;
 	do
 		n = send(s->dgram_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ? -ENOBUFS : -errno;
 	return 0;
+}
+
+/* netlink_overrun: the peer is owed ENOBUFS (unless NETLINK_NO_ENOBUFS). */
+static void overrun(struct ctl_session *s)
+{
+	if (!s->no_enobufs && !s->overrun) {
+		s->overrun = true;
+		s->srv->n_overrun++;
+	}
+}
+
+static int backlog_add(struct ctl_session *s, const void *buf, size_t len)
+{
+	size_t need = sizeof(uint32_t) + len;
+	uint32_t l = (uint32_t)len;
+
+	if (s->bl_len + need > s->bl_cap) {
+		size_t cap = s->bl_cap ? s->bl_cap : 64 * 1024;
+		uint8_t *nb;
+
+		if (s->bl_off) { /* what was fed is gone: move the rest down */
+			memmove(s->bl, s->bl + s->bl_off, s->bl_len - s->bl_off);
+			s->bl_len -= s->bl_off;
+			s->bl_off = 0;
+		}
+		while (cap < s->bl_len + need)
+			cap *= 2;
+		if (cap != s->bl_cap) {
+			nb = realloc(s->bl, cap);
+			if (!nb)
+				return -ENOMEM;
+			if (!s->bl)
+				s->srv->n_backlog++;
+			s->bl = nb;
+			s->bl_cap = cap;
+		}
+	}
+	memcpy(s->bl + s->bl_len, &l, sizeof(l));
+	memcpy(s->bl + s->bl_len + sizeof(l), buf, len);
+	s->bl_len += need;
+	return 0;
+}
+
+/* Move waiting dump parts into the peer's queue while it has room; true
+ * when nothing waits any more. */
+static bool backlog_feed(struct ctl_session *s)
+{
+	while (s->bl && s->bl_off < s->bl_len && queued(s) < s->rcvbuf) {
+		uint32_t l;
+
+		memcpy(&l, s->bl + s->bl_off, sizeof(l));
+		if (raw_send(s, s->bl + s->bl_off + sizeof(l), l) < 0)
+			break;
+		s->bl_off += sizeof(l) + l;
+	}
+	if (s->bl && s->bl_off == s->bl_len) {
+		free(s->bl);
+		s->bl = NULL;
+		s->bl_off = s->bl_len = s->bl_cap = 0;
+		s->srv->n_backlog--;
+	}
+	return !s->bl;
+}
+
+static int do_pull(struct ctl_session *s)
+{
+	if (!s->hello_done)
+		return -1;
+	backlog_feed(s);
+	if (s->overrun && queued(s) <= s->rcvbuf / 2 &&
+	    send(s->dgram_fd, CTL_WIRE_OVERRUN, CTL_WIRE_OVERRUN_LEN, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		CTL_WIRE_OVERRUN_LEN) {
+		s->overrun = false;
+		s->srv->n_overrun--;
+	}
+	/* 1: the peer has something to read now */
+	return send_status(s, queued(s) > 0 ? 1 : 0);
+}
+
+/*
+ * A unicast answer, as netlink_unicast to a socket whose queue is bounded by
+ * sk_rcvbuf: a dump part (NLM_F_MULTI) waits in the daemon until the peer has
+ * room (the kernel produces the next part only then); anything else to a
+ * full queue is dropped and the peer owed ENOBUFS, as the kernel drops it.
+ */
+int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	bool dump = len >= sizeof(*nlh) && (nlh->nlmsg_flags & NLM_F_MULTI);
+	bool fed;
+
+	if (s->dgram_fd < 0)
+		return -ENOTCONN;
+	fed = backlog_feed(s);
+	if (dump) {
+		if (!fed || queued(s) >= s->rcvbuf)
+			return backlog_add(s, buf, len);
+		return raw_send(s, buf, len);
+	}
+	if (!fed || queued(s) > s->rcvbuf) {
+		overrun(s);
+		return -ENOBUFS;
+	}
+	return raw_send(s, buf, len);
 }

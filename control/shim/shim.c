@@ -65,6 +65,7 @@ DECLARE_REAL(ssize_t, sendmsg, int, const struct msghdr *, int);
 DECLARE_REAL(ssize_t, write, int, const void *, size_t);
 DECLARE_REAL(ssize_t, recvmsg, int, struct msghdr *, int);
 DECLARE_REAL(ssize_t, recvfrom, int, void *, size_t, int, __SOCKADDR_ARG, socklen_t *);
+DECLARE_REAL(ssize_t, recv, int, void *, size_t, int);
 DECLARE_REAL(ssize_t, read, int, void *, size_t);
 DECLARE_REAL(int, close, int);
 DECLARE_REAL(int, connect, int, __CONST_SOCKADDR_ARG, socklen_t);
@@ -95,6 +96,7 @@ static void shim_resolve_all(void)
 	RESOLVE(write);
 	RESOLVE(recvmsg);
 	RESOLVE(recvfrom);
+	RESOLVE(recv);
 	RESOLVE(read);
 	RESOLVE(close);
 	RESOLVE(connect);
@@ -711,6 +713,17 @@ SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 
 /* ---- receiving: the real datagram, reported as coming from the kernel ---- */
 
+/* The queue is empty: a kernel socket would run the next part of a dump in
+ * this recvmsg (netlink_dump); ask the daemon for it. True when there is
+ * something to read now; errno is left as EAGAIN otherwise. */
+static bool pull(struct shim_sock *ss)
+{
+	int ret = request_buf(ss, CTL_WIRE_PULL, NULL, 0);
+
+	errno = EAGAIN;
+	return ret > 0;
+}
+
 /* The daemon dropped notifications for a full queue: this read is -1/ENOBUFS
  * (the kernel's sk_err after netlink_overrun), and the marker is gone. */
 static ssize_t overrun(int fd, int flags)
@@ -738,6 +751,8 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	msg->msg_name = NULL;
 	msg->msg_namelen = 0;
 	n = REAL(recvmsg)(fd, msg, flags);
+	while (n < 0 && errno == EAGAIN && pull(ss))
+		n = REAL(recvmsg)(fd, msg, flags);
 	msg->msg_name = name;
 	msg->msg_namelen = namelen;
 	if (n == CTL_WIRE_OVERRUN_LEN && msg->msg_iovlen && msg->msg_iov[0].iov_len >= (size_t)n &&
@@ -758,12 +773,39 @@ SHIM_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, __SOCKADD
 	if (!ss)
 		return REAL(recvfrom)(fd, buf, len, flags, addr, addrlen);
 	n = REAL(recvfrom)(fd, buf, len, flags, NULL, NULL);
+	while (n < 0 && errno == EAGAIN && pull(ss))
+		n = REAL(recvfrom)(fd, buf, len, flags, NULL, NULL);
 	if (n == CTL_WIRE_OVERRUN_LEN && len >= (size_t)n &&
 	    memcmp(buf, CTL_WIRE_OVERRUN, (size_t)n) == 0)
 		return overrun(fd, flags);
 	if (n >= 0 && addr.__sockaddr__)
 		fill_nladdr(addr.__sockaddr__, addrlen, 0, 0);
 	return n;
+}
+
+/* recv: for the dump pull and the ENOBUFS marker (Python's socket.recv). */
+SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	struct shim_sock *ss = lookup(fd);
+	ssize_t n;
+
+	INIT();
+	if (!ss)
+		return REAL(recv)(fd, buf, len, flags);
+	n = REAL(recv)(fd, buf, len, flags);
+	while (n < 0 && errno == EAGAIN && pull(ss))
+		n = REAL(recv)(fd, buf, len, flags);
+	if (n == CTL_WIRE_OVERRUN_LEN && len >= (size_t)n &&
+	    memcmp(buf, CTL_WIRE_OVERRUN, (size_t)n) == 0)
+		return overrun(fd, flags);
+	return n;
+}
+
+SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
+{
+	if (len > buflen)
+		abort();
+	return recv(fd, buf, len, flags);
 }
 
 /* _FORTIFY_SOURCE builds of the caller reach these instead of recvfrom. */
