@@ -347,7 +347,7 @@ void nftdp_dp_ip_forward_options(uint8_t *iph, const uint8_t *addr4)
 		}
 		if (o[1] < 2 || off + o[1] > hl)
 			return;
-		if (o[0] == 7 && o[2] <= o[1] && o[2] + 3u <= o[1]) {
+		if (o[0] == 7 && o[1] >= 3 && o[2] >= 4 && o[2] + 3u <= o[1]) {
 			/* IPOPT_RR: ip_rt_get_source at the pointer, pointer += 4 */
 			memcpy(o + o[2] - 1, addr4, 4);
 			o[2] += 4;
