@@ -26,11 +26,11 @@ PACKETS = [
     opts(bytes([7, 0xff, 4, 0]), 6),                                  # RR length 0xff: pointer 20
     opts(bytes([7, 7, 1, 0, 0, 0, 0, 0]), 7),                         # RR pointer 1: pointer 22
     opts(bytes([131, 2, 4, 0]), 8),                                   # LSRR length 2: pointer 21
-    opts(bytes([131, 7, 4, 10, 2, 0, 9]) + bytes([131, 7, 4, 10, 2, 0, 9, 0]), 9),  # two source routes: pointer 27
+    opts(bytes([131, 7, 4, 10, 2, 0, 9] * 2) + bytes([0, 0]), 9),     # two source routes: pointer 27
     opts(bytes([68, 4, 5, 0]), 10),                                   # timestamp, pointer 5 > length: fine
     opts(bytes([68, 4, 9, 0xf0]), 12),                                # timestamp full, overflow 15: pointer 23
     opts(bytes([148, 2, 0, 0]), 13),                                  # router alert length 2: pointer 21
     opts(bytes([7, 3, 4, 0]), 14),                                    # RR, pointer 4 past length 3: fine
     IP(src=S, dst=D) / UDP(dport=7) / Raw(b'end'),
 ]
-EXPECT = {"dp1": 4, "dp0": 6}
+EXPECT = {"dp1": 4, "dp0": 7}
