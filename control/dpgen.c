@@ -15,7 +15,12 @@
  * errno (EOPNOTSUPP for what nftdp does not run), and changes nothing.
  *
  * Deleted sets and replaced or deleted objects are freed with the last
- * generation that can still reach them (nftdp_vm_gen_on_free).
+ * generation that can still reach them (nftdp_vm_gen_on_free). Memory
+ * inside live sets that a commit, abort or gc unlinks (elements, tables,
+ * index nodes) is freed after a grace period that begins after the
+ * unlink, on the domain's QSBR variable: ctl_dp_create hands sets' grace
+ * hooks to the domain, which batches them behind one token per commit or
+ * tick and ends them in nftdp_vm_gen_reclaim (every tick).
  */
 #include <endian.h>
 #include <errno.h>
@@ -939,12 +944,14 @@ static void destroy_obj_cb(void *arg)
 /* Free p with the current generation (it may still use it), or now. */
 static void retire(struct ctl_dp *dp, void (*fn)(void *), void *p)
 {
-	if (!dp->cur || nftdp_vm_gen_on_free(dp->cur, fn, p) < 0) {
-		/* no reader can hold it, or no memory to defer: wait */
-		if (dp->cur)
-			nftdp_vm_gen_synchronize(dp->dom);
-		fn(p);
+	if (!dp->cur) {
+		fn(p); /* never published: no reader can hold it */
+		return;
 	}
+	if (nftdp_vm_gen_on_free(dp->cur, fn, p) < 0)
+		/* no memory to defer: the current generation still reaches
+		 * it and is not retired yet, so no wait would do; keep it */
+		fprintf(stderr, "nftdp: out of memory retiring an object; it is leaked\n");
 }
 
 /* A deleted set: its element counters go, its handle with the generation. */
@@ -1092,6 +1099,26 @@ void ctl_dp_abort(struct nftdp_ctl *ctl)
 
 /* ---------- lifetime ---------- */
 
+static bool set_grace_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
+{
+	struct nftdp_set_grace g;
+
+	(void)arg;
+	if (!nftdp_set_grace_begin(&g, set_gen))
+		return false;
+	cookie[0] = g.seq;
+	cookie[1] = g.gen;
+	return true;
+}
+
+static void set_grace_end(void *arg, const uint64_t cookie[2])
+{
+	struct nftdp_set_grace g = {.seq = cookie[0], .gen = cookie[1]};
+
+	(void)arg;
+	nftdp_set_grace_end(&g);
+}
+
 int ctl_dp_create(struct nftdp_ctl *ctl)
 {
 	struct ctl_dp *dp;
@@ -1103,6 +1130,8 @@ int ctl_dp_create(struct nftdp_ctl *ctl)
 		return -ENOMEM;
 	dp->vm = ctl->cfg.vm_state;
 	dp->dom = ctl->cfg.gen_dom;
+	/* set memory's grace periods run on the domain's QSBR variable */
+	nftdp_vm_gen_domain_grace(dp->dom, set_grace_begin, set_grace_end, NULL);
 	ctl->dp = dp;
 	stats_vm = dp->vm;
 	return 0;
@@ -1230,17 +1259,20 @@ void ctl_dp_tick(struct nftdp_ctl *ctl)
 	if (!dp)
 		return;
 	now = mono_ms();
-	if (now - dp->last_gc_ms < 1000)
-		return;
-	dp->last_gc_ms = now;
-	/* expired and packet-path-deleted elements; their memory is reclaimed
-	 * after the next generation's grace period */
-	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
-		struct ctl_set *s;
+	if (now - dp->last_gc_ms >= 1000) {
+		dp->last_gc_ms = now;
+		/* expired and packet-path-deleted elements: unlinked now, freed
+		 * after a grace period that the reclaim below begins */
+		ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+			struct ctl_set *s;
 
-		ctl_list_for_each_entry(s, &t->sets, list)
-			if (s->dp && !s->dp_touched && (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
-				nftdp_set_gc(s->dp, now);
+			ctl_list_for_each_entry(s, &t->sets, list)
+				if (s->dp && !s->dp_touched &&
+				    (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+					nftdp_set_gc(s->dp, now);
+		}
 	}
+	/* every tick: end the grace periods that passed, begin one for what
+	 * gc, an abort or those ends unlinked */
 	nftdp_vm_gen_reclaim(dp->dom);
 }

@@ -21,9 +21,12 @@
  * visible until then. Each element carries the generation it appears in and
  * the one it disappears in; a lookup reads the set's generation once, so one
  * lookup_bulk call sees exactly one committed state. Memory that a commit,
- * abort or gc retires is freed by nftdp_set_reclaim(), which the control
- * thread calls after an RCU grace period (rte_rcu_qsbr in the caller) that
- * began after that commit, abort or gc.
+ * abort or gc unlinks is freed only after an RCU grace period (rte_rcu_qsbr
+ * in the caller) that began after the unlink: nftdp_set_grace_begin()
+ * closes the batch of everything unlinked so far, in every set, before the
+ * caller takes its token, and nftdp_set_grace_end() frees it once the
+ * token has passed (vm/gen.c does both with the generation domain's QSBR
+ * variable). One grace period serves the whole batch.
  *
  * Packet-path calls: nftdp_set_lookup(), nftdp_set_lookup_bulk(),
  * nftdp_set_dp_update(). They never allocate, lock or make syscalls.
@@ -138,14 +141,46 @@ void nftdp_set_commit(struct nftdp_set *s);
 void nftdp_set_abort(struct nftdp_set *s);
 
 /**
- * Free what earlier commits, aborts and gc retired. Control path. Call it
- * after a grace period that began after the last commit/abort/gc.
+ * Free everything s unlinked so far, and unlink its committed deletions
+ * that no reader can see (freed by a later call). Control path. Call it
+ * only after a grace period that began after the last commit, abort or gc
+ * of s; with a generation domain, use nftdp_set_grace_* instead.
  */
 void nftdp_set_reclaim(struct nftdp_set *s);
 
+/** A grace period for set memory, between nftdp_set_grace_begin() and _end(). */
+struct nftdp_set_grace {
+	uint64_t seq; /**< the retire batch it closed */
+	uint64_t gen; /**< no reader that begins later reads an older set generation */
+};
+
 /**
- * Retire expired and packet-path-deleted elements (the kernel's set gc).
- * Control path. Ends an epoch like a commit: reclaim after a grace period.
+ * Close the batch of what every set unlinked since the last call (gc,
+ * abort, committed deletions unlinked by an end, replaced tables and index
+ * nodes), and note that committed deletions up to set generation gen may
+ * be unlinked once the grace period ends. Call it, then take the token
+ * (rte_rcu_qsbr_start); nothing may be unlinked in between. Control path.
+ * @param gen  the set generation the current VM generation carries (0:
+ *   the cursor); readers that begin from now on read no older one.
+ * @return false when nothing waits (no grace period needed).
+ */
+bool nftdp_set_grace_begin(struct nftdp_set_grace *g, uint64_t gen);
+
+/**
+ * The grace period of g has ended (rte_rcu_qsbr_check passed): free every
+ * batch up to g's, and unlink the committed deletions no reader sees any
+ * more (they wait for the next grace period). Ending a later g covers the
+ * earlier ones. Control path.
+ */
+void nftdp_set_grace_end(const struct nftdp_set_grace *g);
+
+/** Elements of s deleted, expired or aborted whose memory is not free yet. Control path. */
+uint32_t nftdp_set_retired_len(const struct nftdp_set *s);
+
+/**
+ * Retire expired and packet-path-deleted elements (the kernel's set gc):
+ * unlinked now, freed after a grace period that begins after this call.
+ * Control path.
  * @return number of elements retired.
  */
 unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms);

@@ -330,6 +330,66 @@ static void elem_release(struct nftdp_set *s, struct set_elem *e)
 	s->slab_free = e;
 }
 
+/* ---- retirement: batches and grace periods ----
+ *
+ * Whatever the control thread unlinks while readers may still hold it
+ * (elements that gc, abort or a full set drop, committed deletions once
+ * unlinked, replaced hash tables, block directories and interval index
+ * nodes) goes into the open retire batch, shared by every set. A grace
+ * period begins by closing the batch (nftdp_set_grace_begin, then the
+ * caller's rte_rcu_qsbr_start); when it ends (rte_rcu_qsbr_check passed,
+ * nftdp_set_grace_end) the batches it closed are freed. Committed
+ * deletions stay linked until no reader reads a set generation before
+ * their gen_del: the end of a grace period that began after the publish.
+ * The sets with something waiting are on one list, so an end touches only
+ * those. One control thread calls all of this.
+ */
+static uint64_t retire_seq = 1; /* the open batch */
+static bool retire_open;	/* a grace period is needed for what waits */
+static uint64_t retired_wait;	/* committed deletions still linked, all sets */
+static struct nftdp_set *dirty_sets;
+
+uint64_t nftdp_set_retire_batch(void)
+{
+	return retire_seq;
+}
+
+static void dirty_add(struct nftdp_set *s)
+{
+	if (s->dirty)
+		return;
+	s->dirty = true;
+	s->dirty_prev = NULL;
+	s->dirty_next = dirty_sets;
+	if (dirty_sets)
+		dirty_sets->dirty_prev = s;
+	dirty_sets = s;
+}
+
+static void dirty_del(struct nftdp_set *s)
+{
+	if (!s->dirty)
+		return;
+	if (s->dirty_prev)
+		s->dirty_prev->dirty_next = s->dirty_next;
+	else
+		dirty_sets = s->dirty_next;
+	if (s->dirty_next)
+		s->dirty_next->dirty_prev = s->dirty_prev;
+	s->dirty = false;
+	s->dirty_next = s->dirty_prev = NULL;
+}
+
+void nftdp_set_elem_retire(struct nftdp_set *s, struct set_elem *e)
+{
+	e->gc_seq = retire_seq;
+	e->gc_next = s->dead;
+	s->dead = e;
+	s->n_dead++;
+	retire_open = true;
+	dirty_add(s);
+}
+
 int nftdp_set_defer_free(struct nftdp_set *s, void *ptr)
 {
 	struct set_garbage *g = malloc(sizeof(*g));
@@ -337,9 +397,11 @@ int nftdp_set_defer_free(struct nftdp_set *s, void *ptr)
 	if (!g)
 		return -ENOMEM;
 	g->ptr = ptr;
-	g->seq = s->epoch;
+	g->seq = retire_seq;
 	g->next = s->garbage;
 	s->garbage = g;
+	retire_open = true;
+	dirty_add(s);
 	return 0;
 }
 
@@ -442,11 +504,10 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
 	}
 	/* after the insert, as nft_add_set_elem checks nft_set_maxsize */
 	if (!count_add(s)) {
+		/* linked a moment: a reader may be walking over it */
 		s->ops->unlink(s, e);
 		st_rlx(&e->gen_add, GEN_NEVER);
-		e->gc_seq = s->epoch;
-		e->gc_next = s->dead;
-		s->dead = e;
+		nftdp_set_elem_retire(s, e);
 		return -ENFILE;
 	}
 	txn_push(s, e, TXN_ADD);
@@ -485,6 +546,9 @@ void nftdp_set_gen_publish(void)
 {
 	/* lookups that pass no generation see every staged set from here on */
 	st_rel(&nftdp_set_gencursor, nftdp_set_gencursor + 1);
+	/* committed deletions may be unlinked after the next grace period */
+	if (retired_wait)
+		retire_open = true;
 }
 
 void nftdp_set_commit(struct nftdp_set *s)
@@ -506,16 +570,17 @@ void nftdp_set_commit_stage(struct nftdp_set *s)
 		if (e->op == TXN_DEL || e->op == TXN_ADD_DEL) {
 			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
 			s->ndeact--;
-			e->gc_seq = s->epoch;
 			e->gc_next = s->retired;
 			s->retired = e;
+			s->n_retired++;
+			retired_wait++;
+			dirty_add(s);
 		}
 		e->op = TXN_NONE;
 	}
 	s->txn_head = NULL;
 	/* nothing is visible yet: the pending elements carry gen_add/gen_del =
 	 * nftdp_set_gen_next(), which readers get with the next publish */
-	s->epoch++;
 }
 
 void nftdp_set_abort(struct nftdp_set *s)
@@ -534,9 +599,8 @@ void nftdp_set_abort(struct nftdp_set *s)
 			st_rlx(&e->gen_add, GEN_NEVER);
 			s->ops->unlink(s, e);
 			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
-			e->gc_seq = s->epoch;
-			e->gc_next = s->dead;
-			s->dead = e;
+			/* readers may be walking over it: a grace period first */
+			nftdp_set_elem_retire(s, e);
 			break;
 		case TXN_DEL:
 			st_rlx(&e->gen_del, GEN_NEVER);
@@ -546,24 +610,30 @@ void nftdp_set_abort(struct nftdp_set *s)
 		e->op = TXN_NONE;
 	}
 	s->txn_head = NULL;
-	s->epoch++;
 }
 
-void nftdp_set_reclaim(struct nftdp_set *s)
+/*
+ * The grace period of every batch up to upto has ended, and no reader
+ * reads a set generation before gen: free those batches' memory, then
+ * unlink the committed deletions no reader can see any more (they go
+ * into the open batch, freed after a later grace period).
+ */
+static void reclaim_upto(struct nftdp_set *s, uint64_t upto, uint64_t gen)
 {
 	struct set_elem **pe, *e;
 	struct set_garbage **pg, *g;
 
 	for (pe = &s->dead; (e = *pe);) {
-		if (e->gc_seq < s->epoch) {
+		if (e->gc_seq <= upto) {
 			*pe = e->gc_next;
+			s->n_dead--;
 			nftdp_set_elem_free(s, e);
 		} else {
 			pe = &e->gc_next;
 		}
 	}
 	for (pg = &s->garbage; (g = *pg);) {
-		if (g->seq < s->epoch) {
+		if (g->seq <= upto) {
 			*pg = g->next;
 			free(g->ptr);
 			free(g);
@@ -571,17 +641,54 @@ void nftdp_set_reclaim(struct nftdp_set *s)
 			pg = &g->next;
 		}
 	}
-	/* committed deletions: no reader of a generation that saw them is left,
-	 * so unlink now and free after the next grace period */
-	while ((e = s->retired)) {
-		s->retired = e->gc_next;
-		s->ops->unlink(s, e);
-		e->gc_seq = s->epoch;
-		e->gc_next = s->dead;
-		s->dead = e;
-	}
 	if (s->ops->reclaim)
-		s->ops->reclaim(s);
+		s->ops->reclaim(s, upto);
+	for (pe = &s->retired; (e = *pe);) {
+		if (ld_rlx(&e->gen_del) <= gen) {
+			*pe = e->gc_next;
+			s->n_retired--;
+			retired_wait--;
+			s->ops->unlink(s, e);
+			nftdp_set_elem_retire(s, e);
+		} else {
+			pe = &e->gc_next;
+		}
+	}
+	if (!s->dead && !s->garbage && !s->retired)
+		dirty_del(s);
+}
+
+void nftdp_set_reclaim(struct nftdp_set *s)
+{
+	/* the caller's grace period began after everything s retired */
+	reclaim_upto(s, UINT64_MAX, ld_rlx(&nftdp_set_gencursor));
+}
+
+bool nftdp_set_grace_begin(struct nftdp_set_grace *g, uint64_t gen)
+{
+	uint64_t cur = ld_rlx(&nftdp_set_gencursor);
+
+	if (!retire_open)
+		return false;
+	g->seq = retire_seq++;
+	g->gen = gen && gen < cur ? gen : cur;
+	retire_open = false;
+	return true;
+}
+
+void nftdp_set_grace_end(const struct nftdp_set_grace *g)
+{
+	struct nftdp_set *s, *n;
+
+	for (s = dirty_sets; s; s = n) {
+		n = s->dirty_next;
+		reclaim_upto(s, g->seq, g->gen);
+	}
+}
+
+uint32_t nftdp_set_retired_len(const struct nftdp_set *s)
+{
+	return s->n_retired + s->n_dead;
 }
 
 struct gc_ctx {
@@ -618,16 +725,14 @@ unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms)
 	for (size_t i = 0; i < c.n; i++) {
 		struct set_elem *e = c.v[i];
 
-		/* expired: invisible to every reader already */
+		/* expired: a reader may still hold it (its clock, or a lookup
+		 * begun before), so it is freed after a grace period */
 		st_rlx(&e->gen_del, c.gen);
 		s->ops->unlink(s, e);
 		__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
-		e->gc_seq = s->epoch;
-		e->gc_next = s->dead;
-		s->dead = e;
+		nftdp_set_elem_retire(s, e);
 	}
 	free(c.v);
-	s->epoch++;
 	return (unsigned)c.n;
 }
 
@@ -743,6 +848,8 @@ void nftdp_set_destroy(struct nftdp_set *s)
 
 	if (!s)
 		return;
+	dirty_del(s);
+	retired_wait -= s->n_retired; /* still linked: freed by the walk */
 	s->ops->walk(s, destroy_collect, &c);
 	s->ops->destroy(s);
 	for (size_t i = 0; i < c.n; i++)

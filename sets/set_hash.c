@@ -35,7 +35,7 @@ struct hash_priv {
 	uint32_t seed;
 	bool fixed;
 	bool resize_busy;
-	uint64_t resize_epoch;
+	uint64_t resize_seq; /* retire batch of the old table */
 };
 
 static uint32_t pow2_ceil(uint64_t n)
@@ -143,7 +143,7 @@ static void resize(struct nftdp_set *s, struct hash_priv *hp)
 		}
 	st_rel(&hp->t, nt);
 	hp->resize_busy = true;
-	hp->resize_epoch = s->epoch;
+	hp->resize_seq = nftdp_set_retire_batch();
 }
 
 static int hash_insert(struct nftdp_set *s, struct set_elem *e, struct set_elem **dup)
@@ -199,12 +199,12 @@ static void hash_unlink(struct nftdp_set *s, struct set_elem *e)
 		}
 }
 
-static void hash_reclaim(struct nftdp_set *s)
+static void hash_reclaim(struct nftdp_set *s, uint64_t upto)
 {
 	struct hash_priv *hp = s->priv;
 
-	/* set.c freed the old table (garbage of an older epoch) */
-	if (hp->resize_busy && s->epoch > hp->resize_epoch)
+	/* set.c freed the old table: nobody walks its link any more */
+	if (hp->resize_busy && hp->resize_seq <= upto)
 		hp->resize_busy = false;
 }
 

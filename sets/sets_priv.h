@@ -36,7 +36,7 @@ struct set_elem {
 	uint64_t expires; /* absolute ms; 0 never; EXP_DEAD */
 	uint64_t timeout; /* ms, for dumps */
 	uint64_t seq;	  /* unique insertion number (interval order) */
-	uint64_t gc_seq;  /* epoch it was retired in */
+	uint64_t gc_seq;  /* retire batch it was unlinked in (set.c) */
 	struct set_elem *txn_next;
 	struct set_elem *gc_next;
 	uint32_t hash;
@@ -74,7 +74,8 @@ struct nftdp_set_ops {
 				uint64_t gen);
 	void (*unlink)(struct nftdp_set *s, struct set_elem *e); /* physically remove */
 	void (*commit)(struct nftdp_set *s); /* optional; before the pending ops are cleared */
-	void (*reclaim)(struct nftdp_set *s);			 /* optional */
+	/* optional: the grace periods of retire batches <= upto have ended */
+	void (*reclaim)(struct nftdp_set *s, uint64_t upto);
 	/* every linked element; stops when fn returns non-zero */
 	int (*walk)(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg);
 	/* packet path */
@@ -106,12 +107,21 @@ struct nftdp_set {
 	uint8_t field_size[NFTDP_SET_FIELDS_MAX];
 	uint8_t field_off[NFTDP_SET_FIELDS_MAX];
 	bool ranges; /* elements carry key_end */
-	uint64_t epoch;	  /* incremented by commit/abort/gc */
 	uint64_t seq;	  /* element insertion counter */
 	struct set_elem *txn_head; /* pending ops, newest first */
-	struct set_elem *retired;  /* committed deletions still linked */
-	struct set_elem *dead;	   /* unlinked, free when epoch > gc_seq */
+	/* committed deletions still linked: unlinked once no reader reads a
+	 * set generation before their gen_del (a grace period that began
+	 * after the publish has ended) */
+	struct set_elem *retired;
+	/* unlinked elements and memory (gc_seq, seq: the retire batch they
+	 * went into), freed once a grace period that began after that batch
+	 * closed has ended (nftdp_set_grace_end) */
+	struct set_elem *dead;
 	struct set_garbage *garbage;
+	uint32_t n_retired, n_dead; /* lengths of retired and dead */
+	/* on set.c's list of sets with something on those lists */
+	struct nftdp_set *dirty_next, *dirty_prev;
+	bool dirty;
 	/* dp element pool (hash sets with NFT_SET_EVAL) */
 	uint8_t *pool;
 	uint32_t pool_len;
@@ -224,7 +234,7 @@ uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
  * releases it */
 void *nftdp_set_big_zalloc(size_t size);
 uint64_t nftdp_set_now(void);
-/* control path: defer free(ptr) until the epoch after the current one */
+/* control path: free(ptr) once a grace period that begins after now ends */
 int nftdp_set_defer_free(struct nftdp_set *s, void *ptr);
 /* control path: pending-delete an expired element found in the way */
 void nftdp_set_elem_gc_conflict(struct nftdp_set *s, struct set_elem *e);
@@ -232,5 +242,10 @@ void nftdp_set_elem_gc_conflict(struct nftdp_set *s, struct set_elem *e);
 struct set_elem *nftdp_set_pool_get(struct nftdp_set *s);
 void nftdp_set_pool_put(struct nftdp_set *s, struct set_elem *e);
 void nftdp_set_elem_free(struct nftdp_set *s, struct set_elem *e);
+/* control path: e, unlinked now, is freed after a grace period that
+ * begins after now (goes on s->dead in the open retire batch) */
+void nftdp_set_elem_retire(struct nftdp_set *s, struct set_elem *e);
+/* the open retire batch: what is retired now is tagged with it */
+uint64_t nftdp_set_retire_batch(void);
 
 #endif /* NFTDP_SETS_PRIV_H */

@@ -83,15 +83,26 @@ struct nftdp_vm_gen_builder {
 	struct nftdp_vm_error first_err;
 };
 
+/* a grace period of set memory (sets' retire batch) behind a QSBR token */
+struct set_grace {
+	uint64_t token;
+	uint64_t cookie[2];
+};
+
 struct nftdp_vm_gen_domain {
 	/* The one word workers load: a line of its own, written only by publish. */
 	alignas(64) _Atomic(struct nftdp_vm_gen *) current;
 	alignas(64) struct nftdp_vm_state *st;
-	void (*set_reclaim)(struct nftdp_set *s, void *arg);
-	void *set_reclaim_arg;
 	unsigned int max_readers;
 	struct nftdp_vm_gen *retired_head, *retired_tail;
 	unsigned int n_retired;
+	/* set memory's grace periods, oldest first: a ring of sg_cap (a power
+	 * of two) from sg_head; the hooks that close and free its batches */
+	bool (*grace_begin)(void *arg, uint64_t set_gen, uint64_t cookie[2]);
+	void (*grace_end)(void *arg, const uint64_t cookie[2]);
+	void *grace_arg;
+	struct set_grace *sg;
+	uint32_t sg_head, sg_n, sg_cap;
 	struct rte_rcu_qsbr *v;
 };
 
@@ -116,8 +127,7 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 
 /* ---------- building ---------- */
 
-static void gen_free(struct nftdp_vm_gen *gen, void (*set_reclaim)(struct nftdp_set *, void *),
-		     void *set_reclaim_arg)
+static void gen_free(struct nftdp_vm_gen *gen)
 {
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		nftdp_vm_chain_destroy(gen->owned[i].chain);
@@ -125,9 +135,6 @@ static void gen_free(struct nftdp_vm_gen *gen, void (*set_reclaim)(struct nftdp_
 		free(gen->owned[i].name);
 		free(gen->owned[i].devs);
 	}
-	if (set_reclaim)
-		for (uint32_t i = 0; i < gen->n_sets; i++)
-			set_reclaim(gen->sets[i], set_reclaim_arg);
 	for (uint32_t i = 0; i < gen->n_frees; i++)
 		gen->frees[i].fn(gen->frees[i].arg);
 	for (int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++) {
@@ -242,7 +249,7 @@ void nftdp_vm_gen_builder_destroy(struct nftdp_vm_gen_builder *b)
 	if (b->gen) {
 		/* never built: its new state slots go back (a failed batch) */
 		nftdp_vm_state_gen_abort(b->st, b->gen->id);
-		gen_free(b->gen, NULL, NULL);
+		gen_free(b->gen);
 	}
 	free(b);
 }
@@ -495,7 +502,7 @@ err_build:
 void nftdp_vm_gen_destroy(struct nftdp_vm_gen *gen)
 {
 	if (gen)
-		gen_free(gen, NULL, NULL);
+		gen_free(gen);
 }
 
 int nftdp_vm_gen_on_free(struct nftdp_vm_gen *gen, void (*fn)(void *arg), void *arg)
@@ -713,8 +720,8 @@ int nftdp_vm_gen_domain_create(const struct nftdp_vm_gen_domain_config *cfg,
 	memset(dom, 0, sizeof(*dom));
 	atomic_init(&dom->current, NULL);
 	dom->st = cfg->state;
-	dom->set_reclaim = cfg->set_reclaim;
-	dom->set_reclaim_arg = cfg->set_reclaim_arg;
+	/* cfg->set_reclaim is not called: set memory has grace periods of
+	 * its own on this domain's QSBR variable (nftdp_vm_gen_domain_grace) */
 	dom->max_readers = cfg->max_readers;
 	/* rte_rcu_qsbr needs no EAL: plain memory, cache aligned */
 	size = rte_rcu_qsbr_get_memsize(cfg->max_readers);
@@ -732,17 +739,8 @@ err_qsbr:
 	return -ENOMEM;
 }
 
-/*
- * Sets are reclaimed only with the newest retired generation: once it is
- * free, every reader has passed the last publish, so none still reads a
- * set generation older than the current one, and what the last commit
- * deleted may be unlinked. Freeing an older generation alone would let a
- * reader of the one after it (whose set generation still shows those
- * elements) miss them.
- */
 static void free_retired_upto(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *last)
 {
-	bool newest = last == dom->retired_tail;
 	struct nftdp_vm_gen *g;
 
 	do {
@@ -751,11 +749,74 @@ static void free_retired_upto(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_g
 		if (!dom->retired_head)
 			dom->retired_tail = NULL;
 		dom->n_retired--;
-		if (g == last && newest)
-			gen_free(g, dom->set_reclaim, dom->set_reclaim_arg);
-		else
-			gen_free(g, NULL, NULL);
+		gen_free(g);
 	} while (g != last);
+}
+
+/*
+ * Set memory (sets/: elements that gc, aborts and commits unlink, replaced
+ * tables and interval index nodes) gets grace periods on the same QSBR
+ * variable as the generations: what sets unlinked since the last call is
+ * closed into one batch behind one token taken now, after the unlinks, and
+ * freed when that token has passed (set_grace_poll). Never "when the
+ * newest generation goes": a commit that does not pause delays nothing.
+ * token: one the caller just took (publish shares its own), or NULL.
+ */
+static void set_grace_queue(struct nftdp_vm_gen_domain *dom, const uint64_t *token)
+{
+	const struct nftdp_vm_gen *cur = atomic_load_explicit(&dom->current, memory_order_relaxed);
+	struct set_grace *e;
+
+	if (!dom->grace_begin)
+		return;
+	if (dom->sg_n == dom->sg_cap) {
+		uint32_t cap = dom->sg_cap ? dom->sg_cap * 2 : 16;
+		struct set_grace *n = malloc(cap * sizeof(*n));
+
+		if (!n)
+			return; /* the batch stays open: a later call closes it */
+		for (uint32_t i = 0; i < dom->sg_n; i++)
+			n[i] = dom->sg[(dom->sg_head + i) & (dom->sg_cap - 1)];
+		free(dom->sg);
+		dom->sg = n;
+		dom->sg_head = 0;
+		dom->sg_cap = cap;
+	}
+	e = &dom->sg[(dom->sg_head + dom->sg_n) & (dom->sg_cap - 1)];
+	/* readers that begin from now on read cur's set generation or newer */
+	if (!dom->grace_begin(dom->grace_arg, cur ? cur->set_gen : 0, e->cookie))
+		return;
+	/* release: the unlinks above are ordered before the token */
+	e->token = token ? *token : rte_rcu_qsbr_start(dom->v);
+	dom->sg_n++;
+}
+
+/* End the newest set grace period that has passed (it covers the older
+ * ones), then start one for what that end and any gc or abort since
+ * unlinked. Never waits. */
+static void set_grace_poll(struct nftdp_vm_gen_domain *dom)
+{
+	uint32_t mask = dom->sg_cap - 1, done = 0;
+
+	if (dom->sg_n) {
+		/* tokens ascend: the newest passing means all did */
+		if (rte_rcu_qsbr_check(dom->v, dom->sg[(dom->sg_head + dom->sg_n - 1) & mask].token,
+				       false) == 1)
+			done = dom->sg_n;
+		else
+			while (done < dom->sg_n &&
+			       rte_rcu_qsbr_check(dom->v, dom->sg[(dom->sg_head + done) & mask].token,
+						  false) == 1)
+				done++;
+	}
+	if (done) {
+		struct set_grace e = dom->sg[(dom->sg_head + done - 1) & mask];
+
+		dom->sg_head = (dom->sg_head + done) & mask;
+		dom->sg_n -= done;
+		dom->grace_end(dom->grace_arg, e.cookie);
+	}
+	set_grace_queue(dom, NULL);
 }
 
 static void sweep(struct nftdp_vm_gen_domain *dom)
@@ -782,6 +843,7 @@ unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom)
 	struct nftdp_vm_gen *last = NULL, *g;
 	unsigned int before = dom->n_retired;
 
+	set_grace_poll(dom);
 	if (!dom->retired_head)
 		return 0;
 	/*
@@ -805,27 +867,46 @@ unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom)
 	return before - dom->n_retired;
 }
 
+void nftdp_vm_gen_domain_grace(struct nftdp_vm_gen_domain *dom,
+			       bool (*begin)(void *arg, uint64_t set_gen, uint64_t cookie[2]),
+			       void (*end)(void *arg, const uint64_t cookie[2]), void *arg)
+{
+	/* what is queued was begun with the old hooks: end it with them */
+	if (dom->sg_n && dom->grace_end) {
+		nftdp_vm_gen_synchronize(dom);
+		while (dom->sg_n)
+			nftdp_vm_gen_synchronize(dom);
+	}
+	dom->grace_begin = begin && end ? begin : NULL;
+	dom->grace_end = begin && end ? end : NULL;
+	dom->grace_arg = arg;
+}
+
 void nftdp_vm_gen_publish(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *gen)
 {
 	/* only the publisher writes current: a relaxed load sees its own store */
 	struct nftdp_vm_gen *old = atomic_load_explicit(&dom->current, memory_order_relaxed);
+	uint64_t token;
 
 	/*
 	 * Release: everything the builder wrote (chains, ops, hook lists) is
 	 * visible to a reader whose acquire load returns gen.
 	 */
 	atomic_store_explicit(&dom->current, gen, memory_order_release);
+	/*
+	 * rte_rcu_qsbr_start increments the token with release semantics,
+	 * ordered after the store above. A reader that reports this token
+	 * (rte_rcu_qsbr_quiescent: acquire load of the token, release store
+	 * of its counter) has finished every load of the old pointer, and its
+	 * next acquire load of current returns gen (or newer). So once check()
+	 * says all online readers reported it, nobody can hold old.
+	 */
+	token = rte_rcu_qsbr_start(dom->v);
+	/* set memory this commit (or a gc or abort since) unlinked, and the
+	 * committed deletions it published, wait behind the same token */
+	set_grace_queue(dom, &token);
 	if (old) {
-		/*
-		 * rte_rcu_qsbr_start increments the token with release
-		 * semantics, ordered after the store above. A reader that
-		 * reports this token (rte_rcu_qsbr_quiescent: acquire load of
-		 * the token, release store of its counter) has finished every
-		 * load of the old pointer, and its next acquire load of
-		 * current returns gen (or newer). So once check() says all
-		 * online readers reported it, nobody can hold old.
-		 */
-		old->token = rte_rcu_qsbr_start(dom->v);
+		old->token = token;
 		old->next_retired = NULL;
 		if (dom->retired_tail)
 			dom->retired_tail->next_retired = old;
@@ -839,10 +920,17 @@ void nftdp_vm_gen_publish(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *
 
 void nftdp_vm_gen_synchronize(struct nftdp_vm_gen_domain *dom)
 {
-	if (!dom->retired_tail)
+	uint64_t token;
+
+	set_grace_queue(dom, NULL);
+	if (!dom->retired_tail && !dom->sg_n)
 		return;
+	/* the newest token of both lists */
+	token = dom->sg_n ? dom->sg[(dom->sg_head + dom->sg_n - 1) & (dom->sg_cap - 1)].token : 0;
+	if (dom->retired_tail && dom->retired_tail->token > token)
+		token = dom->retired_tail->token;
 	/* a waiting control thread must not starve readers sharing its core */
-	while (rte_rcu_qsbr_check(dom->v, dom->retired_tail->token, false) != 1)
+	while (rte_rcu_qsbr_check(dom->v, token, false) != 1)
 		sched_yield();
 	nftdp_vm_gen_reclaim(dom);
 }
@@ -858,11 +946,16 @@ void nftdp_vm_gen_domain_destroy(struct nftdp_vm_gen_domain *dom)
 
 	if (!dom)
 		return;
+	/* no reader is left: every set grace period has ended */
+	if (dom->sg_n)
+		dom->grace_end(dom->grace_arg,
+			       dom->sg[(dom->sg_head + dom->sg_n - 1) & (dom->sg_cap - 1)].cookie);
 	if (dom->retired_tail)
 		free_retired_upto(dom, dom->retired_tail);
 	cur = atomic_load_explicit(&dom->current, memory_order_relaxed);
 	if (cur)
-		gen_free(cur, dom->set_reclaim, dom->set_reclaim_arg);
+		gen_free(cur);
+	free(dom->sg);
 	free(dom->v);
 	free(dom);
 }

@@ -780,8 +780,9 @@ unsigned int nftdp_vm_gen_nat_len(const struct nftdp_vm_gen *gen, uint8_t nfprot
 struct nftdp_vm_gen_domain_config {
 	unsigned int max_readers;     /**< reader thread ids 0 .. max_readers-1 */
 	struct nftdp_vm_state *state; /**< swept after frees; optional */
-	/** called for every set handle of a generation freed after its grace
-	 * period (sets' nftdp_set_reclaim); optional */
+	/** no longer called: set memory gets grace periods of its own on the
+	 * domain's QSBR variable (nftdp_set_grace_begin/_end, batched behind
+	 * one token, started after the unlink); kept for source compatibility */
 	void (*set_reclaim)(struct nftdp_set *s, void *arg);
 	void *set_reclaim_arg;
 };
@@ -801,6 +802,23 @@ int nftdp_vm_gen_domain_create(const struct nftdp_vm_gen_domain_config *cfg,
 void nftdp_vm_gen_domain_destroy(struct nftdp_vm_gen_domain *dom);
 
 /**
+ * Give memory that lives outside generations (sets/: elements that gc,
+ * aborts and commits unlink, replaced tables, interval index nodes) grace
+ * periods on the domain's QSBR variable. begin(arg, set_gen, cookie)
+ * closes what was unlinked so far into one batch (false: nothing waits);
+ * set_gen is the set generation the current generation carries, no reader
+ * that begins later reads an older one. The domain then takes one token
+ * (shared with a publish's) and calls end(arg, cookie) once it has passed,
+ * from nftdp_vm_gen_reclaim(); ending a later cookie covers the earlier
+ * ones. control/dpgen.c passes sets' nftdp_set_grace_begin/_end. Call it
+ * before the first publish (anything queued under earlier hooks is waited
+ * for). NULL hooks: none. Control-path.
+ */
+void nftdp_vm_gen_domain_grace(struct nftdp_vm_gen_domain *dom,
+			       bool (*begin)(void *arg, uint64_t set_gen, uint64_t cookie[2]),
+			       void (*end)(void *arg, const uint64_t cookie[2]), void *arg);
+
+/**
  * Make gen the current generation with one release store, take a QSBR
  * token and put the previous one (if any) on the deferred-free list behind
  * it; then free whatever retired generations have passed their grace
@@ -812,14 +830,19 @@ void nftdp_vm_gen_publish(struct nftdp_vm_gen_domain *dom, struct nftdp_vm_gen *
 /**
  * Free every retired generation whose token all registered online readers
  * have passed (one rte_rcu_qsbr_check per batch, oldest first), then
- * nftdp_vm_state_sweep() up to the oldest generation still alive and call
- * set_reclaim for the sets of the freed ones. Never waits.
+ * nftdp_vm_state_sweep() up to the oldest generation still alive. Also ends
+ * the set-memory grace periods that passed (nftdp_set_grace_end) and
+ * starts one, with a new token, for whatever sets unlinked since (gc,
+ * aborts, committed deletions). Call it often: set memory comes back one
+ * grace period after its unlink, whether commits pause or not. Never waits.
  * @return the number of generations freed. Control-path.
  */
 unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom);
 
 /**
- * Wait until every generation retired so far can be freed, and free them.
+ * Wait until every generation retired so far, and the set memory unlinked
+ * so far, can be freed, and free them (committed set deletions that this
+ * unlinks wait for the next grace period).
  * Yields the CPU while waiting; readers must keep quiescing or be offline.
  * Control-path.
  */

@@ -529,6 +529,35 @@ static void fake_reclaim(struct nftdp_set *s, void *arg)
 	((struct fake_set *)(void *)s)->reclaims++;
 }
 
+/* set memory's grace hooks: begin closes a batch when something was
+ * unlinked (unlinked > 0), end records the newest batch that ended */
+struct fake_grace {
+	unsigned int unlinked, begins, ends;
+	uint64_t seq, ended;
+};
+
+static bool fake_grace_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
+{
+	struct fake_grace *fg = arg;
+
+	(void)set_gen;
+	if (!fg->unlinked)
+		return false;
+	fg->unlinked = 0;
+	fg->begins++;
+	cookie[0] = ++fg->seq;
+	cookie[1] = 0;
+	return true;
+}
+
+static void fake_grace_end(void *arg, const uint64_t cookie[2])
+{
+	struct fake_grace *fg = arg;
+
+	fg->ends++;
+	fg->ended = cookie[0];
+}
+
 static void count_free(void *arg)
 {
 	atomic_fetch_add((atomic_int *)arg, 1);
@@ -742,11 +771,13 @@ static void test_sets_and_reclaim(void **state)
 	struct nftdp_vm_gen_domain_config cfg = {
 	    .max_readers = 2, .state = f->st, .set_reclaim = fake_reclaim};
 	struct nftdp_vm_gen_domain *dom;
+	struct fake_grace fg = {0};
 	atomic_int freed = 0;
 	struct tpkt t;
 	unsigned int n;
 
 	assert_int_equal(nftdp_vm_gen_domain_create(&cfg, &dom), 0);
+	nftdp_vm_gen_domain_grace(dom, fake_grace_begin, fake_grace_end, &fg);
 	assert_null(nftdp_vm_gen_acquire(dom));
 	struct nftdp_vm_gen *g1 = set_gen(f, &res);
 
@@ -775,10 +806,18 @@ static void test_sets_and_reclaim(void **state)
 
 	assert_true(nftdp_vm_gen_id(g2) > nftdp_vm_gen_id(g1));
 	assert_int_equal(nftdp_vm_gen_on_free(g2, count_free, &freed), 0);
+	fg.unlinked = 1; /* this commit unlinked set memory */
 	nftdp_vm_gen_publish(dom, g2);
 	assert_int_equal(nftdp_vm_gen_pending(dom), 1);
 	assert_int_equal(nftdp_vm_gen_reclaim(dom), 0);
 	assert_int_equal(atomic_load(&freed), 0);
+	assert_int_equal(fg.begins, 1);
+	assert_int_equal(fg.ends, 0); /* the reader may hold it */
+	/* a gc without a commit: a batch of its own, a token taken after it */
+	fg.unlinked = 1;
+	assert_int_equal(nftdp_vm_gen_reclaim(dom), 0);
+	assert_int_equal(fg.begins, 2);
+	assert_int_equal(fg.ends, 0);
 	/* still usable */
 	p->mark = 42;
 	assert_int_equal(nftdp_vm_gen_run_hook(held, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
@@ -787,7 +826,19 @@ static void test_sets_and_reclaim(void **state)
 	assert_int_equal(nftdp_vm_gen_reclaim(dom), 1);
 	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
 	assert_int_equal(atomic_load(&freed), 1);
-	assert_int_equal(fs.reclaims, 1);
+	/* one end, for the newest batch: it covers the first */
+	assert_int_equal(fg.ends, 1);
+	assert_int_equal(fg.ended, 2);
+	/* unlinked after the reader's last quiescent state: waits for it */
+	fg.unlinked = 1;
+	assert_int_equal(nftdp_vm_gen_reclaim(dom), 0);
+	assert_int_equal(fg.begins, 3);
+	assert_int_equal(fg.ends, 1);
+	nftdp_vm_gen_quiesce(dom, 1);
+	nftdp_vm_gen_reclaim(dom);
+	assert_int_equal(fg.ends, 2);
+	assert_int_equal(fg.ended, 3);
+	assert_int_equal(fs.reclaims, 0); /* the old per-set hook: never */
 	/* offline readers hold nothing: publish frees at once */
 	nftdp_vm_gen_reader_offline(dom, 1);
 	nftdp_vm_gen_publish(dom, set_gen(f, &res));
@@ -797,11 +848,13 @@ static void test_sets_and_reclaim(void **state)
 	nftdp_vm_gen_publish(dom, set_gen(f, &res));
 	assert_int_equal(nftdp_vm_gen_pending(dom), 1);
 	nftdp_vm_gen_reader_unregister(dom, 1);
+	fg.unlinked = 1;
 	nftdp_vm_gen_synchronize(dom);
 	assert_int_equal(nftdp_vm_gen_pending(dom), 0);
-	assert_int_equal(fs.reclaims, 3);
+	assert_int_equal(fg.ends, 3);
+	assert_int_equal(fg.ended, fg.seq);
 	nftdp_vm_gen_domain_destroy(dom);
-	assert_int_equal(fs.reclaims, 4);
+	assert_int_equal(fs.reclaims, 0);
 }
 
 /* ---------- stress: 2 readers, 10 000 generations ---------- */
