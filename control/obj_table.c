@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctl_state.h"
+#include <linux/netfilter.h> /* NFPROTO_*, after netinet/in.h */
 
 static bool attr_streq(const struct nlattr *a, const char *s)
 {
@@ -178,6 +179,19 @@ int ctl_newtable(struct ctl_msg *m)
 		if (m->nlh->nlmsg_flags & NLM_F_REPLACE)
 			return -EOPNOTSUPP;
 		return table_update(m, t);
+	}
+	/* nft_supported_family: inet, ip, arp, netdev, bridge, ip6 */
+	switch (m->family) {
+	case NFPROTO_INET:
+	case NFPROTO_IPV4:
+	case NFPROTO_ARP:
+	case NFPROTO_NETDEV:
+	case NFPROTO_BRIDGE:
+	case NFPROTO_IPV6:
+		break;
+	default:
+		m->bad_attr = NULL; /* no extack */
+		return -EOPNOTSUPP;
 	}
 	if (m->tb[NFTA_TABLE_FLAGS]) {
 		flags = ntohl(mnl_attr_get_u32(m->tb[NFTA_TABLE_FLAGS]));

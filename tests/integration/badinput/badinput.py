@@ -166,7 +166,10 @@ def cases():
         ("3000 tables, last fails", big_fail),
         ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
     ] + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
-         for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)]
+         for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)] + [
+        ("table of family %d" % f, batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1, family=f,
+                                             payload=attr(1, strz("fam")))))
+        for f in (0, 4, 12, 81, 150, 255)]
 
 
 def write_seeds(d):
