@@ -10,7 +10,7 @@ established,related accept, ct state invalid drop, tcp dport @allowed ct
 state new accept). A tester in a second scratch netns opens one TCP
 connection through it and holds it open. Then every kind of message nft
 sends goes to the daemon, one batch at a time (tables, chains, rules, sets,
-elements, objects; flush set, chain, table, ruleset; reset
+elements, objects, flowtables; flush set, chain, table, ruleset; reset
 counters and quotas; table flags), and after each one the established
 connection must carry data both ways. At the end conntrack must have seen
 nothing invalid (--stats-json) and the ruleset's `ct state invalid` counter
@@ -74,8 +74,13 @@ STEPS = [
     'flush set inet fw allowed',
     'add element inet fw allowed { 80 }',
     'delete set inet fw other',
+    'add table ip other2',
     'add table ip6 six',
     'delete table ip6 six',
+    'add flowtable inet fw ft { hook ingress priority 0 ; devices = { dp0, dp1 } ; }',
+    'delete flowtable inet fw ft',
+    'add flowtable ip other2 ft { hook ingress priority 10 ; devices = { dp1 } ; }',
+    'delete table ip other2',
 ]
 
 TESTER = r'''
@@ -159,7 +164,10 @@ def main(tmp):
             '--lcores', '0@0,1@1', '--no-huge', '-m', '512', '--no-pci',
             '--file-prefix', prefix, '--log-level=lib.*:warning',
             '--vdev=net_af_packet0,iface=dp0', '--vdev=net_af_packet1,iface=dp1', '--',
-            '--socket', sock, '--wire', '0:1', '--ruleset', rules, '--stats-json', sj]
+            '--socket', sock, '--wire', '0:1', '--ruleset', rules, '--stats-json', sj,
+            # the reference kernel has no flowtable type: without this every
+            # flowtable is ENOENT; ports are dp0 and dp1 (the default names)
+            '--flowtables']
     log = open(log_path, 'w')
     p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     log.close()
