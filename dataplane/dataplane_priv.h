@@ -409,6 +409,10 @@ struct nftdp_dp_port {
 	uint8_t plen4;
 	bool rx_file;	 /**< net_pcap reading a capture (rx_pcap=): offline replay */
 	bool rx_stamped; /**< its packets carry their capture time (rx timestamp offload) */
+	/** a pcapng capture of several interfaces: the port each of its
+	 * packets arrives on, in file order (port.c), NULL otherwise */
+	uint16_t *replay_port;
+	uint32_t replay_n;
 };
 
 /**

@@ -11,7 +11,9 @@
  * h % n_workers polls when the sizes agree.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_devargs.h>
@@ -207,16 +209,164 @@ int nftdp_dp_ports_init(struct nftdp_dp *dp)
 	return 0;
 }
 
+/* pcapng (draft-ietf-opsawg-pcapng): block type, total length, body */
+#define PCAPNG_SHB 0x0a0d0d0au
+#define PCAPNG_IDB 1u
+#define PCAPNG_PB 2u
+#define PCAPNG_SPB 3u
+#define PCAPNG_EPB 6u
+#define PCAPNG_MAX_IF 256
+
+static uint32_t ng32(const uint8_t *b, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* the port an interface of a pcapng capture read on port self goes to: the
+ * port named like it (--ifname), else the port of its number, else self */
+static uint16_t if_port(const struct nftdp_dp *dp, uint16_t self, unsigned int idx,
+			const char *name)
+{
+	for (uint16_t p = 0; name[0] && p < dp->n_ports; p++)
+		if (dp->port[p].used && strcmp(dp->port[p].name, name) == 0)
+			return p;
+	if (idx < dp->n_ports && dp->port[idx].used)
+		return (uint16_t)idx;
+	return self;
+}
+
+/* The capture of port self, when it is a pcapng of interfaces that go to
+ * more than one port: pt->replay_port[k] = the port of its k-th packet
+ * (the order net_pcap's libpcap reads them in). */
+static void pcapng_map(const struct nftdp_dp *dp, uint16_t self, struct nftdp_dp_port *pt,
+		       const char *path)
+{
+	uint16_t ifp[PCAPNG_MAX_IF];
+	unsigned int n_if = 0, cap = 0;
+	uint16_t *map = NULL;
+	uint32_t n = 0;
+	bool swap = false, several = false, first = true;
+	uint8_t h[12];
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL)
+		return;
+	while (fread(h, 1, 12, f) == 12) {
+		uint32_t type, len;
+		long body = ftell(f) - 4; /* after type and length */
+
+		memcpy(&type, h, 4);
+		if (type == PCAPNG_SHB) { /* a section: byte order, interfaces anew */
+			uint32_t bom;
+
+			memcpy(&bom, h + 8, 4);
+			swap = bom != 0x1a2b3c4du;
+			n_if = 0;
+		} else if (first) {
+			break; /* not pcapng */
+		}
+		first = false;
+		type = ng32(h, swap);
+		len = ng32(h + 4, swap);
+		if (len < 12 || len % 4)
+			break;
+		if (type == PCAPNG_IDB && n_if < PCAPNG_MAX_IF) {
+			/* linktype, reserved, snaplen, then options: if_name (2) */
+			char name[64] = "";
+			uint8_t o[4];
+
+			if (fseek(f, body + 8, SEEK_SET) != 0)
+				break;
+			for (long at = body + 8; at + 4 <= body + (long)len - 12;) {
+				uint16_t code, olen;
+
+				if (fread(o, 1, 4, f) != 4)
+					break;
+				memcpy(&code, o, 2);
+				memcpy(&olen, o + 2, 2);
+				if (swap) {
+					code = __builtin_bswap16(code);
+					olen = __builtin_bswap16(olen);
+				}
+				if (code == 0)
+					break;
+				if (code == 2 && olen < sizeof(name)) {
+					if (fread(name, 1, olen, f) != olen)
+						break;
+					name[olen] = '\0';
+					break;
+				}
+				at += 4 + ((olen + 3u) & ~3u);
+				if (fseek(f, at, SEEK_SET) != 0)
+					break;
+			}
+			ifp[n_if] = if_port(dp, self, n_if, name);
+			several |= ifp[n_if] != ifp[0];
+			n_if++;
+		} else if (type == PCAPNG_EPB || type == PCAPNG_PB || type == PCAPNG_SPB) {
+			uint32_t idx = 0;
+
+			if (type != PCAPNG_SPB) {
+				idx = type == PCAPNG_EPB ? ng32(h + 8, swap)
+							 : (swap ? (uint32_t)h[8] << 8 | h[9]
+								 : (uint32_t)h[9] << 8 | h[8]);
+			}
+			if (n == cap) {
+				uint16_t *m;
+
+				cap = cap ? 2 * cap : 4096;
+				m = realloc(map, cap * sizeof(*m));
+				if (m == NULL)
+					break;
+				map = m;
+			}
+			map[n++] = idx < n_if ? ifp[idx] : self;
+		}
+		if (fseek(f, body - 8 + (long)len, SEEK_SET) != 0) /* the next block */
+			break;
+	}
+	fclose(f);
+	if (!several || n == 0) {
+		free(map);
+		return;
+	}
+	pt->replay_port = map;
+	pt->replay_n = n;
+	for (unsigned int i = 0; i < n_if; i++)
+		printf("nftdp: port %u: %s interface %u -> port %u (%s)\n", self, path, i, ifp[i],
+		       dp->port[ifp[i]].name);
+}
+
 void nftdp_dp_replay_order(struct nftdp_dp *dp)
 {
-	unsigned int files = 0, stamped = 0;
+	unsigned int files = 0, stamped = 0, mapped = 0;
 
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		struct nftdp_dp_port *pt = &dp->port[p];
+		struct rte_eth_dev_info info;
+		const struct rte_devargs *da;
+		const char *a;
+		char path[PATH_MAX];
+
+		if (!pt->used || !pt->rx_file || rte_eth_dev_info_get(p, &info) < 0)
+			continue;
+		da = rte_dev_devargs(info.device);
+		a = da && da->args ? strstr(da->args, "rx_pcap=") : NULL;
+		if (a == NULL)
+			continue;
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(a + 8, ","), a + 8);
+		pcapng_map(dp, p, pt, path);
+		mapped += pt->replay_port != NULL;
+	}
 	for (uint16_t p = 0; p < dp->n_ports; p++) {
 		files += dp->port[p].used && dp->port[p].rx_file;
 		stamped += dp->port[p].used && dp->port[p].rx_stamped;
 	}
 	dp->rx_merge = false;
-	if (files < 2)
+	if (files < 2 && mapped == 0)
 		return; /* one capture is read in its own order */
 	if (stamped == files &&
 	    rte_mbuf_dyn_rx_timestamp_register(&dp->ts_off, &dp->ts_flag) == 0) {
@@ -226,7 +376,8 @@ void nftdp_dp_replay_order(struct nftdp_dp *dp)
 			return;
 		}
 		printf("nftdp: offline replay of %u captures with %u workers: the capture-time "
-		       "order between ports is not kept (it is with --workers 1)\n",
+		       "order between ports is not kept, and a pcapng's interfaces all arrive "
+		       "on its port (both are with --workers 1)\n",
 		       files, dp->n_workers);
 		return;
 	}
@@ -243,6 +394,8 @@ void nftdp_dp_ports_close(struct nftdp_dp *dp)
 		/* stopping flushes what net_pcap buffered into its tx file */
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
+		free(dp->port[p].replay_port);
+		dp->port[p].replay_port = NULL;
 	}
 }
 

@@ -158,6 +158,7 @@ static unsigned int steered_in(struct nftdp_dp_worker *w, const struct nftdp_vm_
 static struct {
 	struct rte_mbuf *m[NFTDP_DP_MAX_RXQ][MERGE_LOOKAHEAD];
 	uint16_t head[NFTDP_DP_MAX_RXQ], n[NFTDP_DP_MAX_RXQ];
+	uint32_t taken[NFTDP_DP_MAX_RXQ]; /* packets of the queue so far */
 } la;
 
 static inline uint64_t rx_time(const struct nftdp_dp *dp, const struct rte_mbuf *m)
@@ -200,6 +201,8 @@ static unsigned int rx_merged(struct nftdp_dp_worker *w)
 	while (total < NFTDP_DP_RX_BURST_MAX) {
 		unsigned int best = UINT32_MAX;
 		uint64_t best_t = 0;
+		struct rte_mbuf *m;
+		uint16_t port;
 
 		for (unsigned int q = 0; q < w->n_rxq; q++) {
 			if (la.head[q] == la.n[q] && !end[q]) {
@@ -219,12 +222,22 @@ static unsigned int rx_merged(struct nftdp_dp_worker *w)
 		}
 		if (best == UINT32_MAX)
 			break;
-		if (n_seg && (w->rxq[best].port != seg_port || n_seg == dp->burst)) {
+		m = la.m[best][la.head[best]++];
+		port = w->rxq[best].port;
+		/* a pcapng capture of several interfaces: each packet arrives
+		 * on its interface's port (port.c, pcapng_map) */
+		if (dp->port[port].replay_port) {
+			if (la.taken[best] < dp->port[port].replay_n)
+				port = dp->port[port].replay_port[la.taken[best]];
+			m->port = port;
+		}
+		la.taken[best]++;
+		if (n_seg && (port != seg_port || n_seg == dp->burst)) {
 			merged_run(w, seg_port, seg, n_seg);
 			n_seg = 0;
 		}
-		seg_port = w->rxq[best].port;
-		seg[n_seg++] = la.m[best][la.head[best]++];
+		seg_port = port;
+		seg[n_seg++] = m;
 		total++;
 	}
 	if (n_seg)
