@@ -397,7 +397,6 @@ static void test_abort_interval(void **state)
  * come back within a few grace periods all the same (not only when
  * commits stop).
  */
-#ifndef OLD_TIMING
 static void test_reclaim_under_commits(void **state)
 {
 	struct fix *f = calloc(1, sizeof(*f));
@@ -424,7 +423,6 @@ static void test_reclaim_under_commits(void **state)
 	teardown_fix(f, round - 1);
 	free(f);
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -433,9 +431,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_gc_interval),
 	    cmocka_unit_test(test_abort_hash),
 	    cmocka_unit_test(test_abort_interval),
-#ifndef OLD_TIMING
 	    cmocka_unit_test(test_reclaim_under_commits),
-#endif
 	};
 
 	if (argc > 1) /* one scenario: test_sets_grace test_gc_interval */
