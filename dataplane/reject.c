@@ -153,10 +153,11 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		return 0;
 	if (ip_len < (v4 ? 20u : 40u))
 		return 0;
-	/* time exceeded comes from ip_forward / ip6_forward through icmp_send /
+	/* time exceeded comes from ip_forward / ip6_forward, parameter
+	 * problem from ip_options_compile / ip6_parse_tlv, through icmp_send /
 	 * icmpv6_send, which check no transport checksum; reject's
 	 * unreachable and reset (nf_send_unreach*, nf_send_reset*) do */
-	fwd_err = !tcp_rst && icmp_type == (v4 ? 11 : 3);
+	fwd_err = !tcp_rst && (icmp_type == (v4 ? 11 : 3) || icmp_type == (v4 ? 12 : 4));
 	/* non-first fragments get nothing (IP_OFFSET; reject6_csum_ok); only
 	 * icmpv6_send answers them */
 	if (p.fragoff && (v4 || !fwd_err))

@@ -350,6 +350,9 @@ static void test_icmp_build(void **state)
 	assert_int_equal(out[14 + 20], 12);
 	assert_int_equal(out[14 + 24], 21);
 	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 14 + 20, n - 34)), 0);
+	/* icmp_send checks no transport checksum: a bad one still gets it */
+	f[14 + 20 + 6] ^= 0x55;
+	assert_int_equal(nftdp_dp_icmp_build(f, 14, len - 14, &icmp, 0, NULL, out, sizeof(out)), n);
 	icmp.type = 0;
 	assert_int_equal(nftdp_dp_icmp_build(f, 14, len - 14, &icmp, 0, NULL, out, sizeof(out)), 0);
 }

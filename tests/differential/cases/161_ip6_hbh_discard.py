@@ -4,11 +4,11 @@ S, D, M = '2001:db8:1::1', '2001:db8:2::1', 'ff0e::1'
 E = Ether(src='02:00:00:00:01:10', dst='02:00:00:00:00:10', type=0x86dd)
 
 
-def hbh(opts, dst=D, plen=None, sport=1000):
+def hbh(opts, dst=D, plen=None, sport=1000, csum=None):
     """IPv6 with a hop-by-hop header of opts (a multiple of 8 with the
-    first two bytes) before a UDP datagram with a valid checksum."""
+    first two bytes) before a UDP datagram with a valid checksum (or csum)."""
     h = bytes([17, (2 + len(opts)) // 8 - 1]) + opts
-    udp = bytes(IPv6(src=S, dst=dst) / UDP(sport=sport, dport=7) / Raw(b'data'))[40:]
+    udp = bytes(IPv6(src=S, dst=dst) / UDP(sport=sport, dport=7, chksum=csum) / Raw(b'data'))[40:]
     body = h + udp
     ip = IPv6(src=S, dst=dst, nh=0, plen=len(body) if plen is None else plen)
     return E / Raw(bytes(ip) + body)
@@ -25,6 +25,7 @@ PACKETS = [
     hbh(bytes([0xc2, 4, 0, 1, 0x11, 0x70]), sport=8),     # jumbo 70000, payload length set
     hbh(bytes([0xc2, 4, 0, 0, 0x11, 0x70]), sport=9),     # jumbo 4464 (<= 65535)
     hbh(bytes([0, 0xc2, 4, 0, 1, 0x11, 0x70]) + bytes([0] * 7), sport=10),  # jumbo misaligned: dropped
+    hbh(bytes([0x9e, 4, 0, 0, 0, 0]), sport=11, csum=0x1234),  # class 10, bad UDP checksum: still
     IPv6(src=S, dst=D) / UDP(dport=7) / Raw(b'end'),
 ]
-EXPECT = {'dp1': 2, 'dp0': 5}
+EXPECT = {'dp1': 2, 'dp0': 6}

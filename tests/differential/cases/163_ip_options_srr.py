@@ -5,10 +5,11 @@ S, D = '10.1.0.1', '10.2.0.1'
 E = Ether(src='02:00:00:00:01:10', dst='02:00:00:00:00:10', type=0x800)
 
 
-def opts(raw, sport):
+def opts(raw, sport, csum=None):
     """IPv4 from S to D with the option bytes raw (a multiple of 4) and a
-    UDP datagram, the header checksum made for the bytes as they are."""
-    udp = bytes(IP(src=S, dst=D) / UDP(sport=sport, dport=7) / Raw(b'data'))[20:]
+    UDP datagram (checksum csum if given), the header checksum made for the
+    bytes as they are."""
+    udp = bytes(IP(src=S, dst=D) / UDP(sport=sport, dport=7, chksum=csum) / Raw(b'data'))[20:]
     h = bytearray(bytes(IP(src=S, dst=D, proto=17, ihl=5 + len(raw) // 4,
                            len=20 + len(raw) + len(udp), id=sport)))[:20] + raw
     h[10:12] = b'\0\0'
@@ -31,6 +32,7 @@ PACKETS = [
     opts(bytes([68, 4, 9, 0xf0]), 12),                                # timestamp full, overflow 15: pointer 23
     opts(bytes([148, 2, 0, 0]), 13),                                  # router alert length 2: pointer 21
     opts(bytes([7, 3, 4, 0]), 14),                                    # RR, pointer 4 past length 3: fine
+    opts(bytes([7, 0xff, 4, 0]), 15, csum=0x1234),                   # bad RR, bad UDP checksum: still
     IP(src=S, dst=D) / UDP(dport=7) / Raw(b'end'),
 ]
-EXPECT = {"dp1": 4, "dp0": 7}
+EXPECT = {"dp1": 4, "dp0": 8}
