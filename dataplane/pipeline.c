@@ -946,12 +946,157 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		run_segment(w, gen, rx_port, act + start, na - start, true);
 }
 
+/* View i of this burst for the parsed frame mb: the netdev ingress view
+ * (skb->len: frame minus 14, padding included; the outer tag untagged as
+ * skb_vlan_untag leaves it) and its meta. */
+static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+		       const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx,
+		       bool nd_ingress)
+{
+	struct nftdp_dp_meta *mt = &w->meta[i];
+	struct nftdp_vm_pkt *p = &w->view[i];
+	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb);
+
+	w->mb[i] = mb;
+	mt->ip_off = l2->ip_off;
+	mt->l2_nh = l2->nh_off;
+	mt->l2_proto = l2->proto;
+	mt->ip_proto = l2->ip_proto;
+	mt->vid = l2->vid;
+	mt->frag_max = 0;
+	mt->ip_len = is_ip(l2->ip_proto) ? ip_len_clip(d + l2->ip_off, len - l2->ip_off, l2->ip_proto)
+					 : 0;
+	nftdp_vm_pkt_init(p, d, len, 0, l2->nh_off);
+	/* payload writes only on mbufs nobody else holds */
+	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
+		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	p->protocol = htons(l2->proto);
+	if (nd_ingress && is_ip(l2->proto))
+		nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
+	p->nfproto = NFPROTO_NETDEV;
+	p->hook = NF_NETDEV_INGRESS;
+	p->iif = rx->ifindex;
+	p->iifname = rx->name;
+	p->iiftype = ARPHRD_ETHER;
+	p->pkttype = pkttype_of(d);
+	p->cpu = (uint16_t)w->lcore;
+}
+
+/*
+ * Whether the generation leaves nothing to do between ip_rcv and the wire:
+ * no base chain at any hook, no conntrack (so no built-in step) and no
+ * --router step. Then a burst takes one pass (burst_empty).
+ */
+static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, bool tracking)
+{
+	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
+	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+
+	if (tracking || dp->router)
+		return false;
+	if (!gen)
+		return true;
+	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
+	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS))
+		return false;
+	for (unsigned int f = 0; f < sizeof(fams); f++)
+		for (unsigned int h = 0; h < sizeof(hooks); h++)
+			if (nftdp_vm_gen_hook_len(gen, fams[f], hooks[h]))
+				return false;
+	return true;
+}
+
+/*
+ * The empty plan in one pass: linearize, the L2 parse, the version check
+ * of inet ingress, ip_rcv / ipv6_rcv with their drops, the trim, and out
+ * of the wire's port, with the per-hook accept counts the full pipeline
+ * would give. A packet ipv6_rcv answers (a hop-by-hop parameter problem)
+ * takes the full pipeline alone, so its reply is built the one way.
+ */
+static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+{
+	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
+	uint16_t tx_port = w->dp->wire[rx_port];
+	unsigned int nd = 0, nip = 0, nfw = 0, nout = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct nftdp_dp_l2 l2;
+		enum nftdp_dp_drop why;
+		struct nftdp_dp_icmp icmp = {0};
+		uint32_t len, avail, ip_len;
+		uint8_t *d;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
+			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		d = rte_pktmbuf_mtod(mb, uint8_t *);
+		len = rte_pktmbuf_data_len(mb);
+		if (!nftdp_dp_parse_l2(d, len, &l2)) {
+			w->st.drop[NFTDP_DP_DROP_RUNT]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		nd++;
+		if (!is_ip(l2.ip_proto)) {
+			nout++;
+			emit(w, tx_port, mb, (uint16_t)i);
+			continue;
+		}
+		avail = len - l2.ip_off;
+		/* inet ingress's version check */
+		if (l2.ip_off >= len ||
+		    (d[l2.ip_off] >> 4) != (l2.ip_proto == NFTDP_DP_ETH_P_IP ? 4 : 6)) {
+			w->st.drop[l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
+								     : NFTDP_DP_DROP_IP6_HDR]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		nip++;
+		why = l2.ip_proto == NFTDP_DP_ETH_P_IP
+			  ? nftdp_dp_ip_rcv(d + l2.ip_off, avail, &ip_len)
+			  : nftdp_dp_ip6_rcv_icmp(d + l2.ip_off, avail, &ip_len, &icmp);
+		if (why != NFTDP_DP_DROP_MAX && icmp.type) {
+			/* answered: the full pipeline, which counts it again */
+			struct nftdp_vm_pkt *p = &w->view[i];
+
+			nd--;
+			nip--;
+			setup_view(w, i, mb, &l2, rx, false);
+			run_segment(w, gen, rx_port, &p, 1, false);
+			continue;
+		}
+		if (why != NFTDP_DP_DROP_MAX) {
+			w->st.drop[why]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		/* pskb_trim_rcsum */
+		rte_pktmbuf_trim(mb, (uint16_t)(avail - ip_len));
+		nfw++;
+		nout++;
+		emit(w, tx_port, mb, (uint16_t)i);
+	}
+	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
+	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
+	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
+	w->st.hook[NFTDP_DP_ST_FORWARD][NFTDP_DP_V_ACCEPT] += nfw;
+	w->st.hook[NFTDP_DP_ST_POSTROUTING][NFTDP_DP_V_ACCEPT] += nfw;
+	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nout;
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
-	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = 0;
 	bool tracking = w->ct && ct_tracking(gen);
 	/* the netdev view's IP parse serves netdev ingress chains only */
@@ -964,9 +1109,13 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->emit_unordered = false;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+	if (plan_empty(w->dp, gen, tracking)) {
+		burst_empty(w, gen, rx_port, m, n);
+		flush_emits(w);
+		return;
+	}
 
-	/* 1. parse; the netdev ingress view (skb->len: frame minus 14, padding
-	 * included; the outer tag untagged as skb_vlan_untag leaves it) */
+	/* 1. parse; the netdev ingress view */
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
@@ -990,30 +1139,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 			rte_pktmbuf_free(mb);
 			continue;
 		}
-		w->mb[i] = mb;
-		meta[i].ip_off = l2.ip_off;
-		meta[i].l2_nh = l2.nh_off;
-		meta[i].l2_proto = l2.proto;
-		meta[i].ip_proto = l2.ip_proto;
-		meta[i].vid = l2.vid;
-		meta[i].frag_max = 0;
-		meta[i].ip_len = is_ip(l2.ip_proto)
-				     ? ip_len_clip(d + l2.ip_off, len - l2.ip_off, l2.ip_proto)
-				     : 0;
-		nftdp_vm_pkt_init(p, d, len, 0, l2.nh_off);
-		/* payload writes only on mbufs nobody else holds */
-		if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
-			p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
-		p->protocol = htons(l2.proto);
-		if (nd_ingress && is_ip(l2.proto))
-			nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
-		p->nfproto = NFPROTO_NETDEV;
-		p->hook = NF_NETDEV_INGRESS;
-		p->iif = rx->ifindex;
-		p->iifname = rx->name;
-		p->iiftype = ARPHRD_ETHER;
-		p->pkttype = pkttype_of(d);
-		p->cpu = (uint16_t)w->lcore;
+		setup_view(w, i, mb, &l2, rx, nd_ingress);
 		act[na++] = p;
 	}
 

@@ -208,7 +208,7 @@ def observable(stats, listing):
                         e['elem'].pop('expires', None)
         if 'metainfo' not in o:
             objs.append(o)
-    keep = {k: v for k, v in stats.items() if k.startswith('ct') or k in ('drop', 'hooks')}
+    keep = {k: v for k, v in stats.items() if k in ('conntrack', 'drops', 'hooks')}
     return objs, keep
 
 
