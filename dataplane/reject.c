@@ -233,8 +233,10 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 	} else {
 		uint32_t quote;
 
-		/* icmpv6_send: not for multicast destinations, not for errors */
-		if (ip[24] == 0xff)
+		/* icmpv6_send: not for multicast destinations (but an unknown
+		 * option's parameter problem, ip6_tlvopt_unknown class 10:
+		 * opt_unrec), not for errors */
+		if (ip[24] == 0xff && !(icmp_type == 4 && icmp_code == 2))
 			return 0;
 		/* is_ineligible: an ICMPv6 error, or an ICMPv6 header that is
 		 * not there (unless a non-first fragment) */

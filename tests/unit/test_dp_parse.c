@@ -288,6 +288,18 @@ static void test_ip6_hbh(void **state)
 		assert_int_equal(nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp),
 				 NFTDP_DP_DROP_IP6_HBH_OPT);
 		assert_int_equal(icmp.type, 0);
+		/* class 10: answered even so (icmp6_send's opt_unrec) */
+		f[14 + 42] = 0x9e;
+		assert_int_equal(nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp),
+				 NFTDP_DP_DROP_IP6_HBH_OPT);
+		assert_int_equal(icmp.type, 4);
+		{
+			uint8_t out[NFTDP_DP_REPLY_MAX];
+
+			assert_int_equal(nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out,
+							     sizeof(out)),
+					 14 + 48 + ip_len);
+		}
 	}
 	/* the header past the end of the packet (8-byte payload, 48 claimed),
 	 * and past the payload length with bytes behind it in the frame */

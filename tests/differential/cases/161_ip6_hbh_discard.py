@@ -21,6 +21,7 @@ PACKETS = [
     hbh(bytes([0xde, 4, 0, 0, 0, 0]), sport=4),           # class 11: parameter problem
     hbh(bytes([0xde, 4, 0, 0, 0, 0]), dst=M, sport=5),    # class 11, multicast: nothing
     hbh(bytes([0x5e, 4, 0, 0, 0, 0]), dst=M, sport=6),    # class 01, multicast: nothing
+    hbh(bytes([0x9e, 4, 0, 0, 0, 0]), dst=M, sport=12),   # class 10, multicast: parameter problem
     hbh(bytes([1, 0, 0x9e, 2, 0, 0]), sport=7),           # class 10 after PadN: pointer 44
     hbh(bytes([0xc2, 4, 0, 1, 0x11, 0x70]), sport=8),     # jumbo 70000, payload length set
     hbh(bytes([0xc2, 4, 0, 0, 0x11, 0x70]), sport=9),     # jumbo 4464 (<= 65535)
@@ -28,4 +29,4 @@ PACKETS = [
     hbh(bytes([0x9e, 4, 0, 0, 0, 0]), sport=11, csum=0x1234),  # class 10, bad UDP checksum: still
     IPv6(src=S, dst=D) / UDP(dport=7) / Raw(b'end'),
 ]
-EXPECT = {'dp1': 2, 'dp0': 6}
+EXPECT = {'dp1': 2, 'dp0': 7}
