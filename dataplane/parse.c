@@ -3,8 +3,10 @@
  * Frame parsing and the kernel's own checks around the netfilter hooks, on
  * bytes only (no mbuf, no EAL): Ethernet and VLAN tags as
  * __netif_receive_skb_core() leaves them, ip_rcv_core() / ip6_rcv_core()
- * before prerouting, and the routing/forwarding checks of ip_route_input,
- * ip_forward and ip6_forward before the forward hook.
+ * (with ipv6_parse_hopopts) before prerouting, and the routing/forwarding
+ * checks of ip_route_input, ip_rcv_options (ip_options_compile), ip_forward
+ * and ip6_forward before the forward hook, with ip_forward_options; the
+ * parameter problems they send are built by nftdp_dp_icmp_build.
  */
 #define NFTDP_DP_BYTES_ONLY
 #include "dataplane_priv.h"
