@@ -26,8 +26,10 @@ the order between ports.
 Egress packets (per port, in order, from the IP header on) and every
 counter/quota value (matched by table, chain and rule position, or by object
 name) must be equal.  One line per case: agree, DIFFER (with a short diff),
-kernel-only (nftdp not available) or ERROR.  Exit status 0 when every case
-agrees (or is kernel-only), 1 otherwise, 77 when not root.  docs/differential.md.
+kernel-only (only with --kernel-only) or ERROR.  Exit status 0 when every case
+agrees (or is kernel-only under --kernel-only), 1 otherwise -- also when
+BUILD_DIR/nftdp is missing or lacks the options the harness needs and
+--kernel-only was not given -- and 77 when not root.  docs/differential.md.
 """
 
 import argparse
@@ -736,10 +738,14 @@ def main():
         signal.signal(sig, on_signal)
     signal.signal(signal.SIGALRM, on_alarm)
     atexit.register(cleanup)
-    use_nftdp = not args.kernel_only and nftdp_available(args.build)
-    if not args.kernel_only and not use_nftdp:
-        print('nftdp: not available (%s/nftdp lacks --wire/--router/--exit-on-idle/'
-              '--listing-json): kernel side only' % args.build, flush=True)
+    use_nftdp = not args.kernel_only
+    if use_nftdp and not nftdp_available(args.build):
+        # a missing daemon is a failure, never a quiet kernel-only pass:
+        # --kernel-only is the one way to run the kernel side alone
+        print('FAIL: nftdp not available (%s/nftdp missing or lacks --wire/--router/'
+              '--exit-on-idle/--listing-json); --kernel-only runs the kernel side alone'
+              % args.build, flush=True)
+        return 1
     bursts = [int(b) for b in args.bursts.split(',') if b]
     cases = list_cases(args.case_dir, args.cases)
     if not cases:
