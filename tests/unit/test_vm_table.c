@@ -4,8 +4,9 @@
  * `nft --debug=netlink` printed them, packets.txt the packets. Each bytecode
  * line is turned back into a libnftnl expression, the rule is compiled into a
  * base chain and every expected packet is run through it. A second test runs
- * every case over every truncation of every packet (never reads out of
- * bounds: run it under -Db_sanitize=address,undefined).
+ * every case over every truncation of every packet between guard pages
+ * (never reads or writes out of bounds; it fails in every build, and ASan
+ * adds the uninitialised and use-after-free checks).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h> /* after the headers it needs */
 
@@ -582,23 +585,34 @@ static void test_table(void **state)
 	assert_int_equal(fails, 0);
 }
 
-/* Every case over every truncation of every packet, in an exact-size heap
- * buffer so ASan sees any byte read or written past the end. */
+/* Every case over every truncation of every packet, placed once against
+ * the end and once against the start of a page fenced by PROT_NONE pages:
+ * any byte read or written past either end faults (SIGSEGV, which cmocka
+ * reports as this test failing) in every build, not only under ASan. */
 static void test_never_out_of_bounds(void **state)
 {
+	long page = sysconf(_SC_PAGESIZE);
 	unsigned long runs = 0;
+	uint8_t *fence;
 
 	(void)state;
+	fence = mmap(NULL, 3 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	assert_true(fence != MAP_FAILED);
+	assert_int_equal(mprotect(fence, (size_t)page, PROT_NONE), 0);
+	assert_int_equal(mprotect(fence + 2 * page, (size_t)page, PROT_NONE), 0);
 	for (int i = 0; i < n_cases; i++) {
 		struct nftdp_vm_error err;
 		struct harness h;
 
 		assert_int_equal(build(&h, &cases[i], &err), 0);
 		for (int p = 0; p < n_pkts; p++) {
-			for (uint32_t len = 0; len <= pkts[p].len; len++) {
+			assert_true(pkts[p].len <= (uint32_t)page);
+			for (uint32_t len = 0; len <= pkts[p].len; len++)
+			for (int at_end = 0; at_end < 2; at_end++) {
 				struct nftdp_vm_regs regs;
 				struct nftdp_vm_pkt pkt;
-				uint8_t *buf = malloc(len ? len : 1);
+				uint8_t *buf = fence + page + (at_end ? (size_t)page - len : 0);
 				bool policy;
 
 				memcpy(buf, pkts[p].bytes, len);
@@ -612,12 +626,12 @@ static void test_never_out_of_bounds(void **state)
 					pkt.th_off = len - 1;
 				}
 				run(&h, &pkt, &regs, &policy);
-				free(buf);
 				runs++;
 			}
 		}
 		unbuild(&h);
 	}
+	munmap(fence, 3 * (size_t)page);
 	print_message("oob: %lu runs\n", runs);
 }
 
