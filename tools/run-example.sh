@@ -6,6 +6,9 @@
 #     --vdev=net_pcap0,rx_pcap=IN,tx_pcap=OUT -- \
 #     --ruleset RULES --exit-on-idle 500 --listing AFTER
 # and prints the listing with its counters and a summary of --stats-json.
+# A run leaves nothing behind: EAL's runtime folder (/var/run/dpdk/PREFIX) is
+# removed on exit (EAL's --in-memory, which would keep none, refuses --no-huge).
+# Run as root (tools/deps.sh installs with apt-get, no sudo).
 # usage: tools/run-example.sh [RULESET [CAPTURE]]
 #   (default: docs/examples/edge-firewall.nft and edge-firewall.pcap)
 set -euo pipefail
@@ -17,10 +20,13 @@ ruleset=${1:-docs/examples/edge-firewall.nft}
 capture=${2:-docs/examples/edge-firewall.pcap}
 [ -f "$capture" ] || /usr/bin/python3 docs/examples/make-capture.py "$capture" >/dev/null
 dir=$(mktemp -d /tmp/nftdp-example.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+prefix=nftdp-example-$$
+runtime=${XDG_RUNTIME_DIR:-/var/run}/dpdk
+[ "$(id -u)" -eq 0 ] && runtime=/var/run/dpdk
+trap 'rm -rf "$dir" "$runtime/$prefix"; rmdir "$runtime" 2>/dev/null || true' EXIT
 timeout 120 build/nftdp -l 0-1 --no-huge -m 512 --no-pci \
 	--vdev="net_pcap0,rx_pcap=$capture,tx_pcap=$dir/out.pcap" \
-	--file-prefix "nftdp-example-$$" --log-level=lib.*:warning -- \
+	--file-prefix "$prefix" --log-level=lib.*:warning -- \
 	--socket "$dir/nl.sock" --ruleset "$ruleset" --exit-on-idle 500 \
 	--listing "$dir/after.nft" --stats-json "$dir/stats.json" >"$dir/log" 2>&1 || {
 	cat "$dir/log" >&2
