@@ -17,6 +17,7 @@
 #include <rte_acl.h>
 #include <rte_eal.h>
 
+#include "nft_build.h"
 #include "nftdp_vm.h"
 
 #define TRACE 4096
@@ -43,53 +44,25 @@ struct brule {
 	uint16_t dport;
 };
 
-static struct nftnl_expr *e_payload(uint32_t base, uint32_t off, uint32_t len)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("payload");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-	return e;
-}
-
-static struct nftnl_expr *e_cmp(const void *d, uint32_t len)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, d, len);
-	return e;
-}
-
 /* ip saddr S ip daddr D/24 tcp dport P accept, as nft 1.0.6 emits it */
 static struct nftnl_rule *make_rule(const struct brule *r, uint64_t handle)
 {
 	struct nftnl_rule *nr = nftnl_rule_alloc();
-	struct nftnl_expr *e;
 	uint8_t s[4] = {r->saddr >> 24, r->saddr >> 16, r->saddr >> 8, r->saddr};
 	uint8_t d[3] = {r->daddr >> 24, r->daddr >> 16, r->daddr >> 8};
 	uint8_t p[2] = {r->dport >> 8, r->dport};
 	uint8_t tcp = 6;
 
 	nftnl_rule_set_u64(nr, NFTNL_RULE_HANDLE, handle);
-	nftnl_rule_add_expr(nr, e_payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 4));
-	nftnl_rule_add_expr(nr, e_cmp(s, 4));
-	nftnl_rule_add_expr(nr, e_payload(NFT_PAYLOAD_NETWORK_HEADER, 16, 3));
-	nftnl_rule_add_expr(nr, e_cmp(d, 3));
-	e = nftnl_expr_alloc("meta");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_L4PROTO);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
-	nftnl_rule_add_expr(nr, e);
-	nftnl_rule_add_expr(nr, e_cmp(&tcp, 1));
-	nftnl_rule_add_expr(nr, e_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2));
-	nftnl_rule_add_expr(nr, e_cmp(p, 2));
-	e = nftnl_expr_alloc("immediate");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
-	nftnl_rule_add_expr(nr, e);
+	nftnl_rule_add_expr(nr, payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1));
+	nftnl_rule_add_expr(nr, cmp(NFT_CMP_EQ, NFT_REG_1, s, 4));
+	nftnl_rule_add_expr(nr, payload(NFT_PAYLOAD_NETWORK_HEADER, 16, 3, NFT_REG_1));
+	nftnl_rule_add_expr(nr, cmp(NFT_CMP_EQ, NFT_REG_1, d, 3));
+	nftnl_rule_add_expr(nr, meta(NFT_META_L4PROTO, NFT_REG_1));
+	nftnl_rule_add_expr(nr, cmp(NFT_CMP_EQ, NFT_REG_1, &tcp, 1));
+	nftnl_rule_add_expr(nr, payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1));
+	nftnl_rule_add_expr(nr, cmp(NFT_CMP_EQ, NFT_REG_1, p, 2));
+	nftnl_rule_add_expr(nr, verdict(NF_ACCEPT, NULL));
 	return nr;
 }
 

@@ -28,6 +28,7 @@
 #include <linux/netfilter/nf_nat.h>
 
 #include "ct_priv.h"
+#include "nft_build.h"
 
 #define ST_INVALID (1u << 0)
 #define ST_ESTABLISHED (1u << 1)
@@ -1538,75 +1539,6 @@ static void test_nat_shard_owner(void **state)
 
 /* ---------- the VM through nftdp_ct_vm_ops ---------- */
 
-static struct nftnl_expr *ex(const char *name)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc(name);
-
-	assert_non_null(e);
-	return e;
-}
-
-static struct nftnl_expr *ct_get(uint32_t key, int dir, uint32_t dreg)
-{
-	struct nftnl_expr *e = ex("ct");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, dreg);
-	if (dir >= 0)
-		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
-	return e;
-}
-
-static struct nftnl_expr *ct_set(uint32_t key, uint32_t sreg)
-{
-	struct nftnl_expr *e = ex("ct");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, sreg);
-	return e;
-}
-
-static struct nftnl_expr *bitwise_and(uint32_t reg, uint32_t mask)
-{
-	struct nftnl_expr *e = ex("bitwise");
-	uint32_t zero = 0;
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, reg);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, reg);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, 4);
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, 4);
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, 4);
-	return e;
-}
-
-static struct nftnl_expr *cmp(uint32_t op, uint32_t reg, const void *data, uint32_t len)
-{
-	struct nftnl_expr *e = ex("cmp");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, reg);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-	return e;
-}
-
-static struct nftnl_expr *imm32(uint32_t reg, uint32_t v)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, reg);
-	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
-	return e;
-}
-
-static struct nftnl_expr *verdict(uint32_t code)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, code);
-	return e;
-}
-
 static void add_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, uint64_t handle, ...)
 {
 	struct nftnl_rule *r = nftnl_rule_alloc();
@@ -1649,13 +1581,13 @@ static void test_vm_ct_rules(void **state)
 		 cmp(NFT_CMP_EQ, NFT_REG32_00, &reply_dir, 1), imm32(NFT_REG32_01, mark),
 		 ct_set(NFT_CT_MARK, NFT_REG32_01), NULL);
 	/* ct state established,related accept */
-	add_rule(c, st, 2, ct_get(NFT_CT_STATE, -1, NFT_REG_1), bitwise_and(NFT_REG_1, 0x6),
-		 cmp(NFT_CMP_NEQ, NFT_REG_1, &zero, 4), verdict(NF_ACCEPT), NULL);
+	add_rule(c, st, 2, ct_get(NFT_CT_STATE, -1, NFT_REG_1), bitwise_and(NFT_REG_1, 4, 0x6),
+		 cmp(NFT_CMP_NEQ, NFT_REG_1, &zero, 4), verdict(NF_ACCEPT, NULL), NULL);
 	/* ct original saddr 10.10.0.1 ct state new accept */
 	assert_int_equal(inet_pton(AF_INET, "10.10.0.1", &saddr), 1);
 	add_rule(c, st, 3, ct_get(NFT_CT_SRC_IP, IP_CT_DIR_ORIGINAL, NFT_REG32_00),
 		 cmp(NFT_CMP_EQ, NFT_REG32_00, &saddr, 4), ct_get(NFT_CT_STATE, -1, NFT_REG32_01),
-		 cmp(NFT_CMP_EQ, NFT_REG32_01, &(uint32_t){ST_NEW}, 4), verdict(NF_ACCEPT), NULL);
+		 cmp(NFT_CMP_EQ, NFT_REG32_01, &(uint32_t){ST_NEW}, 4), verdict(NF_ACCEPT, NULL), NULL);
 	ctx.state = st;
 	ctx.now_ms = en->now;
 
@@ -2275,15 +2207,6 @@ static void test_create_errors(void **state)
 
 /* ---------- zones, ct timeout policies, connlimit ---------- */
 
-static struct nftnl_expr *ct_set_dir(uint32_t key, uint32_t sreg, int dir)
-{
-	struct nftnl_expr *e = ct_set(key, sreg);
-
-	if (dir >= 0)
-		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
-	return e;
-}
-
 struct vm_env {
 	struct nftdp_vm_state *st;
 	struct nftdp_vm_ctx ctx;
@@ -2704,7 +2627,7 @@ static void test_connlimit(void **state)
 	vm_env_init(&v, en->now);
 	/* ct count over 2 drop */
 	f = vm_chain(&v, "f", NF_INET_FORWARD, NF_ACCEPT);
-	add_rule(f, v.st, 1, connlimit(2, true), verdict(NF_DROP), NULL);
+	add_rule(f, v.st, 1, connlimit(2, true), verdict(NF_DROP, NULL), NULL);
 	udp(&t, false, "10.0.0.1", "10.0.0.2", 1, 53, 0);
 	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e1), ST_NEW);
 	udp(&t, false, "10.0.0.1", "10.0.0.2", 2, 53, 0);
@@ -2765,7 +2688,7 @@ static void test_connlimit(void **state)
 	/* ct count 1 accept (policy drop): only one connection at a time;
 	 * untracked packets count themselves */
 	g = vm_chain(&v, "g", NF_INET_FORWARD, NF_DROP);
-	add_rule(g, v.st, 1, connlimit(1, false), verdict(NF_ACCEPT), NULL);
+	add_rule(g, v.st, 1, connlimit(1, false), verdict(NF_ACCEPT, NULL), NULL);
 	nftdp_ct_flush(en->s);
 	udp(&t, false, "10.0.1.1", "10.0.1.2", 1, 53, 0);
 	assert_int_equal(zxmit(en, &v, &t, NULL, g, NULL), ST_NEW);

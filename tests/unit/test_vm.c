@@ -24,85 +24,9 @@
 #include <libnftnl/rule.h>
 
 #include "nftdp_vm.h"
+#include "nft_build.h"
 
-/* ---------- expression builders ---------- */
-
-static struct nftnl_expr *ex(const char *name)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc(name);
-
-	assert_non_null(e);
-	return e;
-}
-
-static struct nftnl_expr *payload(uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
-{
-	struct nftnl_expr *e = ex("payload");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
-	return e;
-}
-
-static struct nftnl_expr *cmp(uint32_t op, uint32_t sreg, const void *data, uint32_t len)
-{
-	struct nftnl_expr *e = ex("cmp");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-	return e;
-}
-
-static struct nftnl_expr *cmp32(uint32_t op, uint32_t sreg, uint32_t v)
-{
-	return cmp(op, sreg, &v, 4);
-}
-
-static struct nftnl_expr *verdict(int code, const char *chain)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)code);
-	if (chain)
-		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
-	return e;
-}
-
-static struct nftnl_expr *imm(uint32_t dreg, const void *data, uint32_t len)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
-	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, data, len);
-	return e;
-}
-
-static struct nftnl_expr *imm32(uint32_t dreg, uint32_t v)
-{
-	return imm(dreg, &v, 4);
-}
-
-static struct nftnl_expr *meta(uint32_t key, uint32_t dreg)
-{
-	struct nftnl_expr *e = ex("meta");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-	return e;
-}
-
-static struct nftnl_expr *meta_set(uint32_t key, uint32_t sreg)
-{
-	struct nftnl_expr *e = ex("meta");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, sreg);
-	return e;
-}
+/* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
 
 static struct nftnl_rule *rule_v(uint64_t handle, va_list ap)
 {
@@ -1542,15 +1466,6 @@ static uint32_t fct_state(const void *ct)
 
 static const struct nftdp_vm_ct_ops fct_ops = {fct_get, fct_set, fct_state};
 
-static struct nftnl_expr *ct_get(uint32_t key, uint32_t dreg)
-{
-	struct nftnl_expr *e = ex("ct");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, dreg);
-	return e;
-}
-
 static void test_ct(void **state)
 {
 	struct world *w = *state;
@@ -1560,8 +1475,8 @@ static void test_ct(void **state)
 	struct nftnl_expr *e;
 	struct tpkt t;
 
-	assert_int_equal(add(w, c, 1, ct_get(NFT_CT_STATE, NFT_REG_2),
-			     ct_get(NFT_CT_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, 0x42),
+	assert_int_equal(add(w, c, 1, ct_get(NFT_CT_STATE, -1, NFT_REG_2),
+			     ct_get(NFT_CT_MARK, -1, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, 0x42),
 			     imm32(NFT_REG_1, 0x43), NULL),
 			 0);
 	e = ex("ct");
@@ -1570,7 +1485,7 @@ static void test_ct(void **state)
 	assert_int_equal(add(w, c, 2, imm32(NFT_REG_1, 0x77), e, NULL), 0);
 	/* ct expiration with an entry that cannot say: break */
 	assert_int_equal(
-	    add(w, c, 3, ct_get(NFT_CT_EXPIRATION, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
+	    add(w, c, 3, ct_get(NFT_CT_EXPIRATION, -1, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
 	tcp4(&t, 1);
 	t.pkt.ct = &f;
 	t.pkt.ct_ops = &fct_ops;
@@ -1579,15 +1494,15 @@ static void test_ct(void **state)
 	/* no ct: state is invalid, mark breaks the first rule, set does nothing */
 	tcp4(&t, 1);
 	struct nftdp_vm_chain *d = chain_hook(w, "d", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
-	assert_int_equal(add(w, d, 1, ct_get(NFT_CT_STATE, NFT_REG_2),
-			     ct_get(NFT_CT_MARK, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
+	assert_int_equal(add(w, d, 1, ct_get(NFT_CT_STATE, -1, NFT_REG_2),
+			     ct_get(NFT_CT_MARK, -1, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
 			 0);
 	assert_int_equal(nftdp_vm_run_chain_regs(d, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
 	assert_int_equal(regs.data[4], 1);
 	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
 	/* notrack then ct state: untracked */
 	struct nftdp_vm_chain *n = chain_hook(w, "n", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
-	assert_int_equal(add(w, n, 1, ex("notrack"), ct_get(NFT_CT_STATE, NFT_REG_1), NULL), 0);
+	assert_int_equal(add(w, n, 1, ex("notrack"), ct_get(NFT_CT_STATE, -1, NFT_REG_1), NULL), 0);
 	assert_int_equal(nftdp_vm_run_chain_regs(n, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
 	assert_int_equal(regs.data[0], 1u << 6);
 	assert_true(t.pkt.out.notrack);
@@ -1634,17 +1549,6 @@ static bool fc_live(const void *ct, uint64_t key)
 static const struct nftdp_vm_ct_ops fc_ops = {
     .state = fct_state, .timeout = fc_timeout, .conn_key = fc_key, .conn_live = fc_live};
 
-static struct nftnl_expr *ct_set_dir(uint32_t key, uint32_t sreg, int dir)
-{
-	struct nftnl_expr *e = ex("ct");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, sreg);
-	if (dir >= 0)
-		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
-	return e;
-}
-
 static unsigned int conn_run(struct world *w, struct nftdp_vm_chain *c, struct fake_conn *f)
 {
 	struct tpkt t;
@@ -1675,8 +1579,8 @@ static void test_ct_zone_timeout_connlimit(void **state)
 	/* ct zone set 7; ct zone 7 (the template's); ct state (new); notrack
 	 * (ignored: the template is the packet's ct) */
 	assert_int_equal(add(w, z, 1, imm32(NFT_REG_1, 7), ct_set_dir(NFT_CT_ZONE, NFT_REG_1, -1),
-			     ct_get(NFT_CT_ZONE, NFT_REG32_08), cmp32(NFT_CMP_EQ, NFT_REG32_08, 7),
-			     ct_get(NFT_CT_STATE, NFT_REG32_09), ex("notrack"), NULL),
+			     ct_get(NFT_CT_ZONE, -1, NFT_REG32_08), cmp32(NFT_CMP_EQ, NFT_REG32_08, 7),
+			     ct_get(NFT_CT_STATE, -1, NFT_REG32_09), ex("notrack"), NULL),
 			 0);
 	tcp4(&t, 80);
 	assert_int_equal(nftdp_vm_run_chain_regs(z, &t.pkt, &w->ctx, &regs), NF_ACCEPT);

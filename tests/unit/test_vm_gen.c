@@ -25,69 +25,14 @@
 #include <libnftnl/rule.h>
 
 #include "nftdp_vm.h"
+#include "nft_build.h"
 
-/* ---------- libnftnl builders ---------- */
-
-static struct nftnl_expr *ex(const char *name)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc(name);
-
-	assert_non_null(e);
-	return e;
-}
-
-static struct nftnl_expr *verdict(int code, const char *chain)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)code);
-	if (chain)
-		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
-	return e;
-}
-
-static struct nftnl_expr *imm32(uint32_t dreg, uint32_t v)
-{
-	struct nftnl_expr *e = ex("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, dreg);
-	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
-	return e;
-}
-
-static struct nftnl_expr *meta_get(uint32_t key, uint32_t dreg)
-{
-	struct nftnl_expr *e = ex("meta");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
-	return e;
-}
-
-static struct nftnl_expr *meta_set(uint32_t key, uint32_t sreg)
-{
-	struct nftnl_expr *e = ex("meta");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, sreg);
-	return e;
-}
-
-static struct nftnl_expr *cmp32(uint32_t op, uint32_t sreg, uint32_t v)
-{
-	struct nftnl_expr *e = ex("cmp");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, 4);
-	return e;
-}
+/* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
 
 /* meta mark set v */
 #define MARK_SET(v) imm32(NFT_REG_1, (v)), meta_set(NFT_META_MARK, NFT_REG_1)
 /* meta mark == v */
-#define MARK_IS(v) meta_get(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
+#define MARK_IS(v) meta(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
 
 /* compile a rule of NULL-terminated expressions into chain; the result */
 static int add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
@@ -575,11 +520,11 @@ static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolve
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
 	assert_int_equal(
-	    add(b, c, 1, meta_get(NFT_META_MARK, NFT_REG_1), l, verdict(NF_ACCEPT, NULL), NULL), 0);
+	    add(b, c, 1, meta(NFT_META_MARK, NFT_REG_1), l, verdict(NF_ACCEPT, NULL), NULL), 0);
 	l = ex("lookup");
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-	assert_int_equal(add(b, c, 2, meta_get(NFT_META_MARK, NFT_REG_1), l, NULL), 0);
+	assert_int_equal(add(b, c, 2, meta(NFT_META_MARK, NFT_REG_1), l, NULL), 0);
 	return build_ok(b);
 }
 

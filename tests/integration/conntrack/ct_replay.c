@@ -46,6 +46,7 @@
 #include <linux/netfilter/nf_nat.h>
 
 #include "nftdp_conntrack.h"
+#include "nft_build.h"
 
 static bool f1_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
 {
@@ -120,79 +121,6 @@ static const struct nftdp_vm_obj *rules_obj(void *opaque, const char *table, con
 		if (r->obj_name[i] && !strcmp(r->obj_name[i], name))
 			return r->obj[i];
 	return NULL;
-}
-
-static struct nftnl_expr *x_imm(uint32_t reg, uint32_t v)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, reg);
-	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
-	return e;
-}
-
-static struct nftnl_expr *x_verdict(uint32_t code)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, code);
-	return e;
-}
-
-static struct nftnl_expr *x_payload(uint32_t base, uint32_t off, uint32_t len)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("payload");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-	return e;
-}
-
-static struct nftnl_expr *x_and(uint32_t len, uint32_t mask)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("bitwise");
-	uint32_t zero = 0;
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, &mask, len);
-	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, &zero, len);
-	return e;
-}
-
-static struct nftnl_expr *x_eq(const void *data, uint32_t len)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-	return e;
-}
-
-static struct nftnl_expr *x_l4proto(void)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("meta");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_L4PROTO);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
-	return e;
-}
-
-/* ct [original] zone set N */
-static struct nftnl_expr *x_zone_set(int dir)
-{
-	struct nftnl_expr *e = nftnl_expr_alloc("ct");
-
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_ZONE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG32_00);
-	if (dir >= 0)
-		nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, (uint8_t)dir);
-	return e;
 }
 
 static struct nftnl_expr *x_objref(uint32_t type, const char *name)
@@ -291,10 +219,10 @@ static int rules_build(struct rules *r, const char *mode)
 		return -1;
 	if (!strcmp(mode, "zones")) {
 		/* ip dscp N: the TOS byte's upper six bits */
-		rc |= rule(r, r->raw, x_payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1), x_and(1, 0xfc),
-			   x_eq(&dscp1, 1), x_imm(NFT_REG32_00, 1), x_zone_set(-1), NULL);
-		rc |= rule(r, r->raw, x_payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1), x_and(1, 0xfc),
-			   x_eq(&dscp2, 1), x_imm(NFT_REG32_00, 2), x_zone_set(IP_CT_DIR_ORIGINAL),
+		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0xfc),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &dscp1, 1), imm32(NFT_REG32_00, 1), ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, -1), NULL);
+		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0xfc),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &dscp2, 1), imm32(NFT_REG32_00, 2), ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, IP_CT_DIR_ORIGINAL),
 			   NULL);
 	} else if (!strcmp(mode, "timeout")) {
 		r->obj[0] = timeout_obj(r, "tshort", IPPROTO_TCP, tcp_vals, 11);
@@ -303,14 +231,14 @@ static int rules_build(struct rules *r, const char *mode)
 		r->obj_name[1] = "ushort";
 		if (!r->obj[0] || !r->obj[1])
 			return -1;
-		rc |= rule(r, r->pre, x_l4proto(), x_eq(&tcp, 1),
-			   x_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2), x_eq(&p8080, 2),
+		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &tcp, 1),
+			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &p8080, 2),
 			   x_objref(NFT_OBJECT_CT_TIMEOUT, "tshort"), NULL);
-		rc |= rule(r, r->pre, x_l4proto(), x_eq(&udp, 1),
-			   x_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2), x_eq(&p5353, 2),
+		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1),
+			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &p5353, 2),
 			   x_objref(NFT_OBJECT_CT_TIMEOUT, "ushort"), NULL);
 	} else if (!strcmp(mode, "connlimit")) {
-		rc |= rule(r, r->fwd, x_connlimit(2, NFT_CONNLIMIT_F_INV), x_verdict(NF_DROP), NULL);
+		rc |= rule(r, r->fwd, x_connlimit(2, NFT_CONNLIMIT_F_INV), verdict(NF_DROP, NULL), NULL);
 	} else {
 		fprintf(stderr, "ct_replay: no rules mode %s\n", mode);
 		return -1;
