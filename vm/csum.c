@@ -1,83 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Checksum and hash helpers: the internet checksum in the form the kernel's
- * csum_partial/csum_fold/nft_csum_replace use it, CRC32c for SCTP, and the
- * Jenkins hash of linux/jhash.h (lookup3), which nft_hash must reproduce
- * bit for bit.
+ * Checksum and hash helpers: nft_csum_replace on common/'s Internet checksum
+ * (nftdp_common.h, which also has CRC32c for SCTP), and the Jenkins hash
+ * of linux/jhash.h (lookup3), which nft_hash must reproduce bit for bit.
  */
 #include "vm_priv.h"
 
-/* Sum of memory-order 16-bit words; one's complement addition is byte-order
- * independent, so the result can be stored back as it is. */
-uint32_t nftdp_vm_csum_partial(const void *buf, uint32_t len, uint32_t sum)
-{
-	const uint8_t *p = buf;
-	uint64_t acc = sum;
-	uint16_t w;
-
-	while (len >= 2) {
-		memcpy(&w, p, 2);
-		acc += w;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {
-		uint8_t last[2] = {*p, 0};
-
-		memcpy(&w, last, 2);
-		acc += w;
-	}
-	while (acc >> 32)
-		acc = (acc & 0xffffffffu) + (acc >> 32);
-	return (uint32_t)acc;
-}
-
-static uint32_t csum_add(uint32_t a, uint32_t b)
-{
-	uint32_t r = a + b;
-
-	return r + (r < b);
-}
-
-uint16_t nftdp_vm_csum_fold(uint32_t sum)
-{
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* nft_csum_replace: field holds a 16-bit checksum in memory order */
+/* nft_csum_replace: field holds a 16-bit checksum in memory order; a result
+ * of 0 is stored as CSUM_MANGLED_0 */
 void nftdp_vm_csum_replace(uint8_t *field, uint32_t fsum, uint32_t tsum)
 {
-	uint16_t sum;
-
-	memcpy(&sum, field, 2);
-	sum = nftdp_vm_csum_fold(csum_add(csum_add((uint16_t)~sum, ~fsum), tsum));
-	if (sum == 0)
-		sum = 0xffff; /* CSUM_MANGLED_0 */
-	memcpy(field, &sum, 2);
-}
-
-/* inet_proto_csum_replace2/4 without CSUM_MANGLED_0 (as the kernel) */
-void nftdp_vm_inet_csum_replace(uint8_t *field, const void *from, const void *to, uint32_t len)
-{
-	uint32_t fsum = nftdp_vm_csum_partial(from, len, 0);
-	uint32_t tsum = nftdp_vm_csum_partial(to, len, 0);
-	uint16_t sum;
-
-	memcpy(&sum, field, 2);
-	sum = nftdp_vm_csum_fold(csum_add(csum_add((uint16_t)~sum, ~fsum), tsum));
-	memcpy(field, &sum, 2);
-}
-
-uint32_t nftdp_vm_crc32c(uint32_t crc, const uint8_t *p, size_t len)
-{
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-	}
-	return crc;
+	nftdp_csum_replace(field, fsum, tsum);
+	if (nftdp_ld16(field) == 0)
+		nftdp_st16(field, 0xffff); /* CSUM_MANGLED_0 */
 }
 
 /* ---- jhash (lookup3, as linux/jhash.h) ---- */
@@ -129,14 +64,6 @@ static inline uint32_t rol32(uint32_t w, unsigned int s)
 
 #define JHASH_INITVAL 0xdeadbeef
 
-static inline uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4); /* get_unaligned_cpu32 */
-	return v;
-}
-
 uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval)
 {
 	const uint8_t *k = key;
@@ -144,9 +71,9 @@ uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval)
 
 	a = b = c = JHASH_INITVAL + length + initval;
 	while (length > 12) {
-		a += get32(k);
-		b += get32(k + 4);
-		c += get32(k + 8);
+		a += nftdp_ld32(k);
+		b += nftdp_ld32(k + 4);
+		c += nftdp_ld32(k + 8);
 		JHASH_MIX(a, b, c);
 		length -= 12;
 		k += 12;

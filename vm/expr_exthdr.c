@@ -297,7 +297,7 @@ static void exthdr_tcp_set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_re
 		if (memcmp(old, new, p->len) == 0)
 			return;
 		memcpy(opt + offset, new, p->len);
-		nftdp_vm_inet_csum_replace(opt + 16, old, new, p->len);
+		nftdp_inet_csum_replace(opt + 16, old, new, p->len);
 		return;
 	}
 	return;
@@ -332,7 +332,7 @@ static void exthdr_tcp_strip_eval(const struct nftdp_vm_op *op, struct nftdp_vm_
 			opt[k] = 1; /* TCPOPT_NOP */
 			n[0] = opt[k & ~1u];
 			n[1] = opt[k | 1u];
-			nftdp_vm_inet_csum_replace(opt + 16, o, n, 2);
+			nftdp_inet_csum_replace(opt + 16, o, n, 2);
 		}
 		return;
 	}

@@ -44,11 +44,8 @@ static int last_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void 
 	c->type = NFTDP_VM_CELL_LAST;
 	if (created && nftdp_vm_attr(e, NFTNL_EXPR_LAST_SET) &&
 	    nftdp_vm_u32(e, NFTNL_EXPR_LAST_SET)) {
-		struct timespec ts;
-		uint64_t now_ms, ago = 0;
+		uint64_t now_ms = nftdp_now_ms(), ago = 0;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 		if (nftdp_vm_attr(e, NFTNL_EXPR_LAST_MSECS))
 			ago = nftnl_expr_get_u64(e, NFTNL_EXPR_LAST_MSECS);
 		atomic_store(&c->last.ms, now_ms > ago ? now_ms - ago : 0);

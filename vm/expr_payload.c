@@ -137,8 +137,8 @@ static void payload_set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs 
 		goto err;
 
 	if (p->csum_type == NFT_PAYLOAD_CSUM_INET || p->csum_flags) {
-		fsum = nftdp_vm_csum_partial(pkt->data + offset, p->len, 0);
-		tsum = nftdp_vm_csum_partial(src, p->len, 0);
+		fsum = nftdp_csum_partial(pkt->data + offset, p->len, 0);
+		tsum = nftdp_csum_partial(src, p->len, 0);
 		if (p->csum_type == NFT_PAYLOAD_CSUM_INET) {
 			if ((uint64_t)csum_off + 2 > pkt->len)
 				goto err;
@@ -159,9 +159,9 @@ static void payload_set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs 
 
 		if ((uint64_t)th + 12 > pkt->len)
 			goto err;
-		crc = nftdp_vm_crc32c(~0u, pkt->data + th, 8);
-		crc = nftdp_vm_crc32c(crc, zero, 4);
-		crc = ~nftdp_vm_crc32c(crc, pkt->data + th + 12, pkt->len - th - 12);
+		crc = nftdp_crc32c(~0u, pkt->data + th, 8);
+		crc = nftdp_crc32c(crc, zero, 4);
+		crc = ~nftdp_crc32c(crc, pkt->data + th + 12, pkt->len - th - 12);
 		/* cpu_to_le32 */
 		pkt->data[th + 8] = (uint8_t)crc;
 		pkt->data[th + 9] = (uint8_t)(crc >> 8);

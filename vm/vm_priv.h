@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nftdp_common.h"
 #include "nftdp_vm.h"
 
 struct nftnl_expr;
@@ -365,12 +366,9 @@ static inline uint32_t nftdp_vm_prandom(struct nftdp_vm_ctx *ctx)
 	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
-/* checksum helpers (csum.c), one's complement on memory-order 16-bit words */
-uint32_t nftdp_vm_csum_partial(const void *buf, uint32_t len, uint32_t sum);
-uint16_t nftdp_vm_csum_fold(uint32_t sum);
+/* nft_csum_replace (csum.c): nftdp_csum_replace with CSUM_MANGLED_0; the
+ * checksum itself and CRC32c are common/'s (nftdp_common.h) */
 void nftdp_vm_csum_replace(uint8_t *field, uint32_t fsum, uint32_t tsum);
-void nftdp_vm_inet_csum_replace(uint8_t *field, const void *from, const void *to, uint32_t len);
-uint32_t nftdp_vm_crc32c(uint32_t crc, const uint8_t *p, size_t len);
 uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval);
 
 /* registry (expr.c) */
