@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "nftdp_common.h"
 #include "nftdp_conntrack.h"
 
 #define CT_NIL UINT32_MAX

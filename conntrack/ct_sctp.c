@@ -13,9 +13,6 @@
  * checked as the kernel does at prerouting.
  */
 #include <netinet/in.h>
-#ifdef __SSE4_2__
-#include <nmmintrin.h>
-#endif
 
 #include "ct_priv.h"
 
@@ -107,47 +104,17 @@ static uint8_t new_state(int dir, uint8_t cur, uint8_t type)
 	return sctp_table[dir][row[type]][cur];
 }
 
-/* ---- CRC32c (Castagnoli), reflected, as sctp_compute_cksum ---- */
-
-static uint32_t crc32c_table[256];
-
-__attribute__((constructor)) static void crc32c_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-		crc32c_table[i] = c;
-	}
-}
-
-static inline uint32_t crc_byte(uint32_t crc, uint8_t b)
-{
-#ifdef __SSE4_2__
-	return _mm_crc32_u8(crc, b);
-#else
-	return crc32c_table[(crc ^ b) & 0xff] ^ (crc >> 8);
-#endif
-}
+/* ---- sctp_compute_cksum: CRC32c (common/'s crc32c), field as zero ---- */
 
 uint32_t nftdp_ct_sctp_crc32c(const uint8_t *l4, uint32_t len)
 {
-	uint32_t crc = ~0u, i;
+	static const uint8_t zero[4];
+	uint32_t crc = nftdp_crc32c(~0u, l4, len < 8 ? len : 8);
 
-	for (i = 0; i < len && i < 12; i++)
-		crc = crc_byte(crc, (i >= 8) ? 0 : l4[i]); /* the checksum field as zero */
-#ifdef __SSE4_2__
-	/* the CPU's CRC32 instruction is this polynomial (Castagnoli) */
-	for (; i + 8 <= len; i += 8) {
-		uint64_t v;
-
-		memcpy(&v, l4 + i, 8);
-		crc = (uint32_t)_mm_crc32_u64(crc, v);
-	}
-#endif
-	for (; i < len; i++)
-		crc = crc_byte(crc, l4[i]);
+	if (len > 8) /* the checksum field as zero */
+		crc = nftdp_crc32c(crc, zero, len < 12 ? len - 8 : 4);
+	if (len > 12)
+		crc = nftdp_crc32c(crc, l4 + 12, len - 12);
 	return ~crc;
 }
 
@@ -158,14 +125,6 @@ static bool crc_ok(const uint8_t *l4, uint32_t len)
 			(uint32_t)l4[11] << 24;
 
 	return nftdp_ct_sctp_crc32c(l4, len) == want;
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v; /* network order kept, as the kernel's __be32 vtags */
 }
 
 /* sctp_error: short header, bad CRC (checked only for CHECKSUM_NONE: not
@@ -230,7 +189,7 @@ static bool sctp_new(struct nftdp_ct_entry *e, const struct ct_l4pkt *p)
 {
 	struct chunk_it it = {SCTP_HDR, 0};
 	const uint8_t *ch;
-	uint32_t vtag = rd32(p->l4 + 4);
+	uint32_t vtag = nftdp_ld32(p->l4 + 4);
 
 	memset(&e->proto.sctp, 0, sizeof(e->proto.sctp));
 	while (chunk_next(p, &it, &ch)) {
@@ -243,7 +202,7 @@ static bool sctp_new(struct nftdp_ct_entry *e, const struct ct_l4pkt *p)
 				return false;
 			if (p->l4len - it.off < CHUNK_HDR + INIT_HDR)
 				return false;
-			e->proto.sctp.vtag[IP_CT_DIR_REPLY] = rd32(ch + CHUNK_HDR);
+			e->proto.sctp.vtag[IP_CT_DIR_REPLY] = nftdp_ld32(ch + CHUNK_HDR);
 		} else if (ch[0] == CID_HEARTBEAT) {
 			e->proto.sctp.vtag[IP_CT_DIR_ORIGINAL] = vtag;
 		} else {
@@ -261,7 +220,7 @@ enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 				     const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
 	struct ct_sctp *sc = &e->proto.sctp;
-	uint32_t vtag = rd32(p->l4 + 4);
+	uint32_t vtag = nftdp_ld32(p->l4 + 4);
 	uint8_t old = sNO, st = sNO;
 	struct chunk_it it = {SCTP_HDR, 0};
 	const uint8_t *ch;
@@ -339,7 +298,7 @@ enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 			if (sc->init[dir] && sc->init[!dir])
 				sc->init[!dir] = 0;
 			sc->init[dir] = 1;
-			sc->vtag[!dir] = rd32(ch + CHUNK_HDR);
+			sc->vtag[!dir] = nftdp_ld32(ch + CHUNK_HDR);
 			/* an INIT retransmit does not renew a closed entry */
 			if (st == sCL && old == sCL && !new)
 				ignore = true;
@@ -348,7 +307,7 @@ enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 
 			if (p->l4len - it.off < CHUNK_HDR + INIT_HDR)
 				return CT_INVALID;
-			tag = rd32(ch + CHUNK_HDR);
+			tag = nftdp_ld32(ch + CHUNK_HDR);
 			if (!sc->init[!dir] && peer && peer != tag)
 				return CT_INVALID;
 			if (sc->init[dir] && sc->init[!dir] && peer != tag)

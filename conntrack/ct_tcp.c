@@ -103,19 +103,14 @@ struct tcp_seg {
 	uint16_t win;
 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void seg_read(const struct ct_l4pkt *p, struct tcp_seg *g)
 {
 	g->th = p->l4;
 	g->l4len = p->l4len;
 	g->doff = (uint32_t)(p->l4[12] >> 4) * 4u;
 	g->flags = p->l4[13];
-	g->seq = rd32(p->l4 + 4);
-	g->ack = rd32(p->l4 + 8);
+	g->seq = nftdp_rd32(p->l4 + 4);
+	g->ack = nftdp_rd32(p->l4 + 8);
 	g->win = (uint16_t)(p->l4[14] << 8 | p->l4[15]);
 }
 
@@ -210,7 +205,7 @@ static void tcp_sack(const struct tcp_seg *g, uint32_t *sack)
 				return;
 			if (opcode == 5 && opsize >= 2 + 8 && !((opsize - 2) % 8)) {
 				for (i = 0; i < opsize - 2; i += 8) {
-					uint32_t tmp = rd32(ptr + i + 4);
+					uint32_t tmp = nftdp_rd32(ptr + i + 4);
 
 					if (after(tmp, *sack))
 						*sack = tmp;

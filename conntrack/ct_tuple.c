@@ -205,53 +205,6 @@ bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple
 }
 
 /*
- * Ones' complement sum of len bytes in host order (as rte_raw_cksum), eight
- * bytes a step: a 32-bit word is two 16-bit words modulo 0xffff, so the
- * 32-bit halves can be added into a 64-bit sum and folded once.
- */
-static inline uint64_t csum_add64(const uint8_t *p, uint32_t len, uint64_t sum)
-{
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		sum += (v & 0xffffffffu) + (v >> 32);
-	}
-	if (len >= 4) {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		sum += v;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		sum += v;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {
-		uint16_t v = 0;
-
-		memcpy(&v, p, 1); /* the odd byte as rte_raw_cksum places it */
-		sum += v;
-	}
-	return sum;
-}
-
-static inline uint16_t csum_fold64(uint64_t sum)
-{
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/*
  * nf_checksum at prerouting: the L4 checksum over the pseudo-header (none
  * for ICMPv4) and the whole L4 segment must fold to 0xffff. Sums are in
  * host order: the fields added by value go in as the big-endian words they
@@ -262,19 +215,19 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 	const uint8_t *nh = pkt->data + pkt->nh_off;
 	const uint8_t *l4 = pkt->data + pkt->th_off;
 	uint32_t l4len = nftdp_ct_l4len(pkt);
-	uint64_t sum = 0;
+	uint32_t sum = 0;
 
 	if (pkt->flags & NFTDP_VM_PKT_F_CSUM_OK)
 		return true; /* CHECKSUM_UNNECESSARY: the NIC checked it */
 	if (pkt->l4proto != IPPROTO_ICMP) {
 		if (pkt->nfproto == NFPROTO_IPV4)
-			sum = csum_add64(nh + 12, 8, 0);
+			sum = nftdp_csum_partial(nh + 12, 8, 0);
 		else
-			sum = csum_add64(nh + 8, 32, 0);
-		sum += rte_cpu_to_be_16((uint16_t)l4len) + rte_cpu_to_be_16(pkt->l4proto);
+			sum = nftdp_csum_partial(nh + 8, 32, 0);
+		sum = nftdp_csum_add(sum, (uint32_t)rte_cpu_to_be_16((uint16_t)l4len) +
+						  rte_cpu_to_be_16(pkt->l4proto));
 	}
-	sum = csum_add64(l4, l4len, sum);
-	return csum_fold64(sum) == 0xffff;
+	return nftdp_csum_fold(nftdp_csum_partial(l4, l4len, sum)) == 0;
 }
 
 /* 0x6d5a repeated: the symmetric RSS key (both directions hash alike). */

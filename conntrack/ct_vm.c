@@ -29,16 +29,6 @@ static uint64_t counter(const uint64_t *c, int dir)
 	return dir >= 0 ? c[dir] : c[0] + c[1];
 }
 
-static void put16(void *dest, uint16_t v)
-{
-	memcpy(dest, &v, 2);
-}
-
-static void put32(void *dest, uint32_t v)
-{
-	memcpy(dest, &v, 4);
-}
-
 static void put64(void *dest, uint64_t v)
 {
 	memcpy(dest, &v, 8);
@@ -56,19 +46,19 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		d[0] = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 		return true;
 	case NFT_CT_STATUS:
-		put32(dest, e->status);
+		nftdp_st32(dest, e->status);
 		return true;
 	case NFT_CT_MARK:
-		put32(dest, e->mark);
+		nftdp_st32(dest, e->mark);
 		return true;
 	case NFT_CT_SECMARK:
-		put32(dest, e->secmark);
+		nftdp_st32(dest, e->secmark);
 		return true;
 	case NFT_CT_EXPIRATION: {
 		/* jiffies_to_msecs(nf_ct_expires(ct)) */
 		uint64_t now = e->shard->now_ms;
 
-		put32(dest, e->expires_ms > now ? (uint32_t)(e->expires_ms - now) : 0);
+		nftdp_st32(dest, e->expires_ms > now ? (uint32_t)(e->expires_ms - now) : 0);
 		return true;
 	}
 	case NFT_CT_HELPER:
@@ -81,10 +71,10 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		return true;
 	case NFT_CT_ZONE:
 		/* with a direction, nf_ct_zone_id(zone, dir): the zone of that tuple */
-		put16(dest, dir >= 0 ? t->zone : nftdp_ct_entry_zone(e));
+		nftdp_st16(dest, dir >= 0 ? t->zone : nftdp_ct_entry_zone(e));
 		return true;
 	case NFT_CT_ID:
-		put32(dest, e->id);
+		nftdp_st32(dest, e->id);
 		return true;
 	case NFT_CT_LABELS:
 		memcpy(dest, e->labels, len < 16 ? len : 16);
