@@ -29,10 +29,7 @@
 
 static uint64_t clock_default(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return nftdp_now_ms();
 }
 
 static uint64_t (*set_clock)(void) = clock_default;

@@ -343,12 +343,7 @@ static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const 
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = scan(s, keys[i], gen, now, true, NULL, NULL);
 
-		if (x) {
-			mask |= 1ull << i;
-			hits++;
-			if (data)
-				data[i] = s->data_size ? set_elem_data(s, x) : NULL;
-		}
+		set_bulk_hit(s, i, x, data, &mask, &hits);
 	}
 	*hit_mask = mask;
 	return hits;

@@ -254,12 +254,7 @@ static unsigned hash_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = chain_find(s, e[i], link, h[i], keys[i], gen, now, NULL);
 
-		if (x) {
-			mask |= 1ull << i;
-			hits++;
-			if (data)
-				data[i] = s->data_size ? set_elem_data(s, x) : NULL;
-		}
+		set_bulk_hit(s, i, x, data, &mask, &hits);
 	}
 	*hit_mask = mask;
 	return hits;

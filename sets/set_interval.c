@@ -977,12 +977,9 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = el[i];
 
-		if (!x || (timeouts && set_elem_expired(x, now)))
-			continue;
-		mask |= 1ull << i;
-		hits++;
-		if (data)
-			data[i] = s->data_size ? set_elem_data(s, x) : NULL;
+		if (x && timeouts && set_elem_expired(x, now))
+			x = NULL;
+		set_bulk_hit(s, i, x, data, &mask, &hits);
 	}
 	*hit_mask = mask;
 	return hits;
@@ -1005,13 +1002,10 @@ static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	for (unsigned i = 0; i < n; i++) {
 		struct set_elem *x = find_active_le(s, keys[i], gen);
 
-		if (x && memcmp(keys[i], set_elem_key_end(s, x), s->key_size) <= 0 &&
-		    !set_elem_expired(x, now)) {
-			mask |= 1ull << i;
-			hits++;
-			if (data)
-				data[i] = s->data_size ? set_elem_data(s, x) : NULL;
-		}
+		if (x && (memcmp(keys[i], set_elem_key_end(s, x), s->key_size) > 0 ||
+			  set_elem_expired(x, now)))
+			x = NULL;
+		set_bulk_hit(s, i, x, data, &mask, &hits);
 	}
 	*hit_mask = mask;
 	return hits;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nftdp_common.h"
 #include "nftdp_sets.h"
 
 #define GEN_NEVER UINT64_MAX
@@ -181,6 +182,23 @@ static inline bool set_elem_expired(const struct set_elem *e, uint64_t now)
 static inline bool set_elem_live(const struct set_elem *e, uint64_t gen, uint64_t now)
 {
 	return set_elem_active(e, gen) && !set_elem_expired(e, now);
+}
+
+/*
+ * The tail every backend's lookup_bulk shares: key i found x (NULL: a
+ * miss). A hit sets bit i of *mask, counts in *hits and, when the caller
+ * wants data, hands out the element's (nft_set_ext_data; NULL for a set
+ * without data), as nft_lookup_eval does for one key.
+ */
+static inline void set_bulk_hit(const struct nftdp_set *s, unsigned i, const struct set_elem *x,
+				const void *data[], uint64_t *mask, unsigned *hits)
+{
+	if (!x)
+		return;
+	*mask |= 1ull << i;
+	(*hits)++;
+	if (data)
+		data[i] = s->data_size ? set_elem_data(s, x) : NULL;
 }
 
 /* The set generation cursor, one for every set (the kernel's gencursor):
