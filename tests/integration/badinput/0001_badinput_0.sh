@@ -31,7 +31,7 @@ if ! diff -u "$tmp/kernel.txt" "$tmp/nftdp-cases.txt"; then
 	fail=1
 fi
 kill -0 "$pid" 2>/dev/null || { echo "daemon died"; fail=1; }
-NFTDP_SOCKET=$tmp/nl.sock timeout 10 "$BUILD/nftdp-nft" list tables >"$tmp/list.txt" 2>&1 || { echo "daemon does not answer"; tail -3 "$tmp/list.txt"; tail "$tmp/daemon.log"; fail=1; }
+NFTDP_SOCKET=$tmp/nl.sock timeout 60 "$BUILD/nftdp-nft" list tables >"$tmp/list.txt" 2>&1 || { echo "daemon does not answer (exit $?)"; tail -3 "$tmp/list.txt"; tail "$tmp/daemon.log"; fail=1; }
 cases=$(wc -l < "$tmp/kernel.txt")
 tail -1 "$tmp/nftdp.txt"
 if [ $fail -eq 0 ]; then echo "$cases passed, 0 failed"; else echo "0 passed, 1 failed"; fi

@@ -817,7 +817,12 @@ def mode_permissions(h):
                  'expected EPERM, got exit %d: %s' % (kr.rc, kr.err))
     # conntrack -F (ctnetlink through the same socket) the same way
     if shutil.which('conntrack'):
+        # the wrapper's preload list (with libasan first in a sanitizer build)
         shim = os.path.join(h.build, 'control', 'shim', 'libnftdp_shim.so')
+        with open(h.wrapper) as f:
+            m = re.search(r'^preload="([^"]*)"', f.read(), re.M)
+        if m:
+            shim = m.group(1)
         for user, ok in (('root-nocap', False), ('nobody', False)):
             case = 'permissions: %s: conntrack -F' % user
             pre = USERS[user] + ['conntrack', '-F']
