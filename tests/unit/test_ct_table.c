@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests (no EAL):
+ * the connection table: shard creation and its errors, attach to an
+ * existing entry, burst order, timeouts and gc, configured timeouts, table
+ * full with early drop, gc under pressure, confirm/drop, control-plane
+ * walk/get/delete/flush and events, the symmetric RSS hash and the tuple
+ * hash's spread.
+ * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
+ */
+#include "ct_fixture.h"
+
+/* a burst keeps packet order: an error about a flow its first packet opened */
+static void test_burst_order(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct tpkt a, b, q;
+	struct nftdp_vm_pkt *pk[2] = {&a.pkt, &b.pkt};
+	unsigned int v[2];
+
+	(void)state;
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	udp(&q, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	icmp(&b, false, "10.0.0.254", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	assert_int_equal(nftdp_ct_vm_ops.state(a.pkt.ct), ST_NEW);
+	assert_non_null(b.pkt.ct);
+	assert_int_equal(nftdp_ct_vm_ops.state(b.pkt.ct), ST_RELATED);
+	v[0] = v[1] = NF_ACCEPT;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	assert_int_equal(en->s->st.count, 1);
+	env_free(en);
+}
+
+static void test_timeout_gc(void **state)
+{
+	struct env *en = env_new(16, false);
+	struct nftdp_ct_stats st;
+	struct tpkt t;
+	unsigned int freed = 0;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	icmp(&t, false, "10.0.0.1", "10.0.0.2", 8, 0, 1, NULL, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 6);
+	en->now += 29999;
+	for (int i = 0; i < 16; i++)
+		freed += nftdp_ct_gc(en->s, en->now, 4);
+	assert_int_equal(freed, 0);
+	en->now += 1;
+	/* bounded: 4 slots a call */
+	freed = nftdp_ct_gc(en->s, en->now, 4);
+	assert_true(freed <= 4);
+	for (int i = 0; i < 4; i++)
+		freed += nftdp_ct_gc(en->s, en->now, 4);
+	assert_int_equal(freed, 6);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.expired, 6);
+	/* lookups reap expired entries too: a new packet starts afresh */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	en->now += 31000;
+	udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 1000, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW); /* the old entry expired */
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	env_free(en);
+}
+
+static void test_configured_timeouts(void **state)
+{
+	struct nftdp_ct_timeouts tmo;
+	struct nftdp_ct_config cfg = {.max_entries = 8, .timeouts = &tmo};
+	struct env en = {.now = 100000};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	(void)state;
+	nftdp_ct_timeouts_default(&tmo);
+	assert_int_equal(tmo.tcp[TCP_CONNTRACK_ESTABLISHED], 432000);
+	assert_int_equal(tmo.generic, 600);
+	tmo.udp_unreplied = 7;
+	tmo.generic = 9;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+	assert_int_equal(left_s(&en, e), 7);
+	{
+		uint8_t gre[8] = {0};
+
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_ESP, gre, 8);
+		assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+		assert_int_equal(left_s(&en, e), 9);
+		assert_int_equal(e->tuple[0].l4proto, IPPROTO_ESP);
+		/* GRE: the kernel's GRE timeouts, assured once replied */
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, &e), ST_NEW);
+		assert_int_equal(left_s(&en, e), 30);
+		build(&t, false, "10.0.0.2", "10.0.0.1", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, NULL), ST_ESTABLISHED);
+		build(&t, false, "10.0.0.1", "10.0.0.2", IPPROTO_GRE, gre, 8);
+		assert_int_equal(xmit(&en, &t, NULL), ST_ESTABLISHED);
+		assert_int_equal(left_s(&en, e), 180);
+		assert_true(e->status & IPS_ASSURED);
+	}
+	nftdp_ct_shard_destroy(en.s);
+}
+
+static void test_table_full(void **state)
+{
+	struct env *en = env_new(4, false);
+	struct tflow f[4];
+	struct nftdp_ct_stats st;
+	struct tpkt t;
+
+	(void)state;
+	/* four assured connections fill the table */
+	for (int i = 0; i < 4; i++) {
+		f[i] = (struct tflow){false, "10.6.0.1", "10.6.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		handshake(en, &f[i]);
+		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
+	}
+	/* a new connection: nothing to evict, dropped */
+	seg(&t, &(struct tflow){false, "10.6.0.1", "10.6.0.2", 3000, 80, 1, 1}, 0, TS, 1, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_DROP);
+	assert_null(t.pkt.ct);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.drop, 1);
+	assert_int_equal(st.table_full_events, 1);
+	/* established ones keep flowing */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(tx(en, &f[i], 1, TA, 10, NULL), ST_ESTABLISHED);
+	env_free(en);
+
+	/* unassured entries are evicted for new ones */
+	en = env_new(8, false);
+	for (int i = 0; i < 8; i++) {
+		udp(&t, false, "10.7.0.1", "10.7.0.2", (uint16_t)(100 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	{
+		int ok = 0;
+
+		for (int i = 0; i < 8; i++) {
+			udp(&t, false, "10.7.0.3", "10.7.0.4", (uint16_t)(500 + i), 53, 0);
+			if (nftdp_ct_in(en->s, &t.pkt, en->now) == NF_ACCEPT && t.pkt.ct)
+				ok++;
+			nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+		}
+		nftdp_ct_stats(en->s, &st);
+		assert_true(ok >= 1);
+		assert_true(st.early_drop >= (uint64_t)ok);
+		/* a bucket's unassured entries all go at once */
+		assert_int_equal(st.count, 8 + ok - (int)st.early_drop);
+		assert_int_equal((int)st.drop + ok, 8);
+	}
+	env_free(en);
+}
+
+static void test_gc_pressure(void **state)
+{
+	struct env *en = env_new(4, false);
+	struct tflow f[4];
+
+	(void)state;
+	/* full of assured connections in FIN_WAIT: the gc may evict them */
+	for (int i = 0; i < 4; i++) {
+		f[i] = (struct tflow){false, "10.8.0.1", "10.8.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		handshake(en, &f[i]);
+		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
+	}
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 0);
+	assert_int_equal(tx(en, &f[0], 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	/* full, but no new connection was refused yet: nothing goes */
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 0);
+	{
+		struct tpkt t;
+
+		seg(&t, &(struct tflow){false, "10.8.0.1", "10.8.0.2", 3000, 80, 1, 1}, 0, TS, 1, 0,
+		    0);
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_DROP);
+	}
+	assert_int_equal(nftdp_ct_gc(en->s, en->now, 4), 1);
+	assert_int_equal(en->s->st.count, 3);
+	env_free(en);
+}
+
+static void test_confirm_drop(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_stats st;
+	struct tpkt a, b, *burst[2] = {&a, &b};
+	struct nftdp_vm_pkt *pk[2] = {&a.pkt, &b.pkt};
+	unsigned int v[2];
+
+	(void)state;
+	/* a dropped first packet leaves no entry */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit_v(en, &a, NF_DROP, NULL, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.unconfirmed_freed, 1);
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	assert_int_equal(xmit(en, &a, NULL), ST_NEW);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	/* two first packets of one flow in a burst share the entry; the
+	 * first dropped, the second accepted: the entry stays */
+	udp(&a, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	udp(&b, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_ptr_equal((void *)((uintptr_t)a.pkt.ct & ~(uintptr_t)7),
+			 (void *)((uintptr_t)b.pkt.ct & ~(uintptr_t)7));
+	v[0] = NF_DROP;
+	v[1] = NF_ACCEPT;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	/* both dropped: gone */
+	udp(&a, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
+	udp(&b, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	v[0] = v[1] = NF_DROP;
+	nftdp_ct_confirm_burst(en->s, pk, 2, v);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	(void)burst;
+	/* notrack before conntrack: untracked, no entry */
+	udp(&a, false, "10.0.0.9", "10.0.0.8", 1, 2, 0);
+	a.pkt.out.notrack = true;
+	assert_int_equal(xmit(en, &a, NULL), ST_UNTRACKED);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 2);
+	env_free(en);
+}
+
+/* nf_ct_attach: a reply nftdp makes joins the connection, related, the
+ * other way; it never confirms a new connection, and holds it until given back */
+static void test_attach(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_stats st;
+	struct tpkt a, r;
+	unsigned int ctinfo;
+
+	(void)state;
+	/* a new connection whose first packet is rejected: the RST or ICMP
+	 * error is related-reply, and the entry goes when both are done */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
+	nftdp_ct_in(en->s, &a.pkt, en->now);
+	assert_non_null(a.pkt.ct);
+	udp(&r, false, "10.0.0.2", "10.0.0.1", 2, 1, 0);
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	ctinfo = (unsigned int)((uintptr_t)r.pkt.ct & 7);
+	assert_int_equal(ctinfo, IP_CT_RELATED_REPLY);
+	assert_ptr_equal((void *)((uintptr_t)a.pkt.ct & ~(uintptr_t)7),
+			 (void *)((uintptr_t)r.pkt.ct & ~(uintptr_t)7));
+	assert_ptr_equal(r.pkt.ct_ops, &nftdp_ct_vm_ops);
+	assert_int_equal(nftdp_ct_vm_ops.state(r.pkt.ct), NF_CT_STATE_BIT(IP_CT_RELATED));
+	assert_int_equal(nftdp_ct_confirm(en->s, &a.pkt, NF_DROP), NF_DROP);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.unconfirmed_freed, 0); /* the reply still holds it */
+	assert_int_equal(nftdp_ct_confirm(en->s, &r.pkt, NF_ACCEPT), NF_ACCEPT);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.insert, 0);
+	assert_int_equal(st.count, 0);
+	assert_int_equal(st.unconfirmed_freed, 1);
+	/* an answer to a reply-direction packet is related, original way */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 3, 4, 0);
+	assert_int_equal(xmit(en, &a, NULL), ST_NEW);
+	udp(&a, false, "10.0.0.2", "10.0.0.1", 4, 3, 0);
+	nftdp_ct_in(en->s, &a.pkt, en->now);
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	assert_int_equal((unsigned int)((uintptr_t)r.pkt.ct & 7), IP_CT_RELATED);
+	nftdp_ct_confirm(en->s, &a.pkt, NF_ACCEPT);
+	nftdp_ct_confirm(en->s, &r.pkt, NF_DROP);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	/* nothing to attach to */
+	udp(&a, false, "10.0.0.1", "10.0.0.2", 5, 6, 0);
+	a.pkt.ct = NULL;
+	r.pkt.ct = NULL;
+	nftdp_ct_attach(&r.pkt, &a.pkt);
+	assert_null(r.pkt.ct);
+	env_free(en);
+}
+
+static int count_cb(const struct nftdp_ct_info *info, void *arg)
+{
+	(*(int *)arg)++;
+	assert_true(info->status & IPS_CONFIRMED);
+	assert_int_equal(info->use, 1);
+	return 0;
+}
+
+static void test_walk_get_delete_flush(void **state)
+{
+	struct env *en = env_new(32, false);
+	struct tflow f = {false, "10.9.0.1", "10.9.0.2", 4444, 80, 1, 1};
+	struct nftdp_ct_entry *e = handshake(en, &f);
+	struct nftdp_ct_info info;
+	struct nftdp_ct_tuple rt;
+	struct tpkt t;
+	int n = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		udp(&t, false, "10.9.0.1", "10.9.0.3", (uint16_t)(10 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(nftdp_ct_walk(en->s, en->now, count_cb, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(nftdp_ct_get(en->s, &e->tuple[1], en->now, &info), 0);
+	assert_int_equal(info.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	assert_int_equal(info.timeout_s, 5 * 24 * 3600);
+	assert_int_equal(info.packets[0], 2);
+	assert_int_equal(info.packets[1], 1);
+	assert_true(info.status & IPS_ASSURED);
+	assert_int_equal(info.id, e->id);
+	rt = e->tuple[1];
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, info.id + 1), -ENOENT);
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, info.id), 0);
+	assert_int_equal(nftdp_ct_get(en->s, &rt, en->now, &info), -ENOENT);
+	assert_int_equal(nftdp_ct_delete(en->s, &rt, 0), -ENOENT);
+	assert_int_equal(nftdp_ct_flush(en->s), 3);
+	n = 0;
+	assert_int_equal(nftdp_ct_walk(en->s, en->now, count_cb, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(en->s->st.count, 0);
+	/* the freed slots are reused */
+	for (int i = 0; i < 32; i++) {
+		udp(&t, false, "10.9.1.1", "10.9.0.3", (uint16_t)(10 + i), 53, 0);
+		assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(en->s->st.count, 32);
+	env_free(en);
+}
+
+struct ev_log {
+	uint32_t ev[16];
+	uint8_t tcp_state[16];
+	int n;
+};
+
+static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
+{
+	struct ev_log *l = arg;
+
+	assert_true(l->n < 16);
+	l->tcp_state[l->n] = ev->info.tcp.state;
+	l->ev[l->n++] = ev->events;
+}
+
+static void test_events(void **state)
+{
+	struct nftdp_ct_config cfg = {.max_entries = 16, .event_ring_size = 4};
+	struct tflow f = {false, "10.0.0.1", "10.0.0.2", 1000, 80, 1, 1};
+	struct env en = {.now = 1000};
+	struct nftdp_ct_entry *e;
+	struct ev_log l = {0};
+	uint64_t lost;
+	struct tpkt t;
+
+	(void)state;
+	cfg.event_ring_size = 3;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), -EINVAL);
+	cfg.event_ring_size = 4;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	/* a dropped first packet: no event */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 7, 7, 0);
+	assert_int_equal(xmit_v(&en, &t, NF_DROP, NULL, NULL), ST_NEW);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	e = handshake(&en, &f);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 3);
+	assert_int_equal(l.ev[0], 1u << IPCT_NEW | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.tcp_state[0], TCP_CONNTRACK_SYN_SENT);
+	assert_int_equal(l.ev[1], 1u << IPCT_REPLY | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.ev[2], 1u << IPCT_ASSURED | 1u << IPCT_PROTOINFO);
+	assert_int_equal(l.tcp_state[2], TCP_CONNTRACK_ESTABLISHED);
+	/* nothing changes: no event */
+	assert_int_equal(tx(&en, &f, 0, TA, 10, NULL), ST_ESTABLISHED);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	/* nobody listening: no events are built, none lost */
+	{
+		struct tflow g = {false, "10.0.0.3", "10.0.0.2", 1001, 80, 1, 1};
+
+		struct nftdp_ct_entry *ge;
+
+		nftdp_ct_events_enable(en.s, false);
+		ge = handshake(&en, &g);
+		assert_int_equal(nftdp_ct_delete(en.s, &ge->tuple[0], 0), 0);
+		assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+		assert_int_equal(lost, 0);
+		nftdp_ct_events_enable(en.s, true);
+	}
+	/* ct mark set: an update, delivered with the packet that passes */
+	seg(&t, &f, 1, TA, f.bseq, f.aseq, 0);
+	nftdp_ct_in(en.s, &t.pkt, en.now);
+	nftdp_ct_vm_ops.set(t.pkt.ct, NFT_CT_MARK, -1, &(uint32_t){5}, 4);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_DROP);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	assert_int_equal(tx(&en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 1);
+	assert_int_equal(l.ev[3], 1u << IPCT_MARK);
+	/* delete: destroy */
+	assert_int_equal(nftdp_ct_delete(en.s, &e->tuple[0], 0), 0);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 1);
+	assert_int_equal(l.ev[4], 1u << IPCT_DESTROY);
+	/* a full ring loses events and says so */
+	for (uint16_t p = 1; p <= 6; p++) {
+		udp(&t, false, "10.0.0.1", "10.0.0.2", p, 9, 0);
+		assert_int_equal(xmit(&en, &t, NULL), ST_NEW);
+	}
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 4);
+	assert_int_equal(lost, 2);
+	/* ct event set: only what the mask allows */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 99, 9, 0);
+	nftdp_ct_in(en.s, &t.pkt, en.now);
+	nftdp_ct_vm_ops.set(t.pkt.ct, NFT_CT_EVENTMASK, -1, &(uint32_t){1u << IPCT_DESTROY}, 4);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
+	l.n = 0;
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+	assert_int_equal(nftdp_ct_flush(en.s), 7);
+	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 4);
+	nftdp_ct_shard_destroy(en.s);
+}
+
+static void test_rss_symmetric(void **state)
+{
+	struct nftdp_ct_tuple a, b;
+	struct tpkt t;
+	uint32_t h[4];
+
+	(void)state;
+	udp(&t, false, "10.0.0.1", "192.168.7.9", 1234, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	assert_true(nftdp_ct_tuple_invert(&a, &b));
+	h[0] = nftdp_ct_tuple_rss(&a);
+	assert_int_equal(h[0], nftdp_ct_tuple_rss(&b));
+	udp(&t, true, "2001:db8::1", "2001:db8:ffff::77", 1234, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	assert_true(nftdp_ct_tuple_invert(&a, &b));
+	h[1] = nftdp_ct_tuple_rss(&a);
+	assert_int_equal(h[1], nftdp_ct_tuple_rss(&b));
+	udp(&t, false, "10.0.0.1", "192.168.7.9", 1235, 80, 0);
+	assert_true(nftdp_ct_pkt_tuple(&t.pkt, &a));
+	h[2] = nftdp_ct_tuple_rss(&a);
+	assert_int_not_equal(h[0], h[2]);
+	assert_int_not_equal(h[0], h[1]);
+	assert_int_equal(nftdp_ct_tuple_owner(&a, 4), h[2] % 4);
+	/* an ICMP error steers like the flow it quotes */
+	{
+		struct tpkt q, e;
+		uint32_t r1, r2;
+
+		udp(&q, false, "10.0.0.1", "192.168.7.9", 1234, 80, 0);
+		assert_true(nftdp_ct_pkt_rss(&q.pkt, &r1));
+		assert_int_equal(r1, h[0]);
+		icmp(&e, false, "172.16.0.1", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+		assert_true(nftdp_ct_pkt_rss(&e.pkt, &r2));
+		assert_int_equal(r2, h[0]);
+		udp(&q, true, "2001:db8:ffff::77", "2001:db8::1", 80, 1234, 0);
+		icmp(&e, true, "2001:db8:9::1", "2001:db8::1", 1, 4, 0, q.buf, q.len);
+		assert_true(nftdp_ct_pkt_rss(&e.pkt, &r2));
+		assert_int_equal(r2, h[1]);
+		q.pkt.fragoff = 8;
+		assert_false(nftdp_ct_pkt_rss(&q.pkt, &r2));
+	}
+	/* hand-computed Toeplitz of one set bit: the input's top bit
+	 * selects the key's first 32 bits (0x6d5a6d5a) */
+	memset(&a, 0, sizeof(a));
+	a.l3proto = NFPROTO_IPV4;
+	a.l4proto = IPPROTO_ICMP;
+	a.src.ip = htonl(0x80000000u);
+	assert_int_equal(nftdp_ct_tuple_rss(&a), 0x6d5a6d5au);
+}
+
+static void test_create_errors(void **state)
+{
+	struct nftdp_ct_config cfg = {0};
+	struct nftdp_ct_shard *s;
+
+	(void)state;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &s), -EINVAL);
+	assert_int_equal(nftdp_ct_shard_create(NULL, &s), -EINVAL);
+	cfg.max_entries = 1u << 29;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &s), -EINVAL);
+	assert_true(nftdp_ct_entry_size() % 64 == 0);
+}
+
+/*
+ * The table hash (NH with a key from the seed): tuples that differ in one
+ * field only (the usual flood: one source, counting ports or addresses)
+ * spread over the buckets like random ones, and the key is the seed's:
+ * another seed puts the same tuples elsewhere.
+ */
+static void test_table_hash(void **state)
+{
+	struct env *a = env_new(1 << 16, false), *b;
+	struct nftdp_ct_config cfg = {.max_entries = 1 << 16, .hash_seed = 0x4321};
+	static uint16_t load[1 << 17];
+	unsigned int worst = 0, same = 0;
+	const uint32_t n = 1 << 16;
+
+	(void)state;
+	b = calloc(1, sizeof(*b));
+	assert_non_null(b);
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &b->s), 0);
+	for (int field = 0; field < 3; field++) {
+		memset(load, 0, sizeof(load));
+		worst = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			struct nftdp_ct_tuple t = {.l3proto = NFPROTO_IPV4, .l4proto = IPPROTO_TCP};
+			uint32_t h;
+
+			t.src.ip = htonl(0x0a000001);
+			t.dst.ip = htonl(0xc0000201);
+			t.sport = htons(40000);
+			t.dport = htons(80);
+			if (field == 0)
+				t.src.ip = htonl(0x0a000000 + i);
+			else if (field == 1)
+				t.sport = htons((uint16_t)i);
+			else
+				t.dst.ip = htonl(0xc0000000 + i * 256);
+			h = nftdp_ct_tuple_hash(a->s, &t) & a->s->bucket_mask;
+			if (++load[h] > worst)
+				worst = load[h];
+			same += h == (nftdp_ct_tuple_hash(b->s, &t) & b->s->bucket_mask);
+		}
+		/* 64k keys in 128k buckets: a random hash's fullest bucket
+		 * holds about 7-8; a weak one gives dozens or hundreds */
+		assert_true(worst <= 12);
+	}
+	/* another key: about one tuple in 128k buckets lands alike */
+	assert_true(same < 3 * n / 1000);
+	nftdp_ct_shard_destroy(b->s);
+	free(b);
+	env_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_attach),
+		cmocka_unit_test(test_burst_order),
+		cmocka_unit_test(test_timeout_gc),
+		cmocka_unit_test(test_configured_timeouts),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_gc_pressure),
+		cmocka_unit_test(test_confirm_drop),
+		cmocka_unit_test(test_walk_get_delete_flush),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_rss_symmetric),
+		cmocka_unit_test(test_table_hash),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests (no EAL):
+ * the TCP state machine: the transition table (an independent
+ * transcription of the kernel's tcp_conntracks, checked entry by entry
+ * through the packet path), handshakes, window checks, RST, invalid
+ * segments and simultaneous open.
+ * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
+ */
+#include "ct_fixture.h"
+
+/*
+ * The kernel's tcp_conntracks, transcribed here independently from
+ * nf_conntrack_proto_tcp.c as strings: rows syn, synack, fin, ack, rst,
+ * none; columns sNO sSS sSR sES sFW sCW sLA sTW sCL sS2.
+ */
+static const char *const kernel_table[2][6] = {
+	{
+		"SS SS IG IG IG IG IG SS SS S2",
+		"IV IV SR IV IV IV IV IV IV SR",
+		"IV IV FW FW LA LA LA TW CL IV",
+		"ES IV ES ES CW CW TW TW CL IV",
+		"IV CL CL CL CL CL CL CL CL CL",
+		"IV IV IV IV IV IV IV IV IV IV",
+	},
+	{
+		"IV S2 IV IV IV IV IV SS IV S2",
+		"IV SR IG IG IG IG IG IG IG SR",
+		"IV IV FW FW LA LA LA TW CL IV",
+		"IV IG SR ES CW CW TW TW CL IG",
+		"IV CL CL CL CL CL CL CL CL CL",
+		"IV IV IV IV IV IV IV IV IV IV",
+	},
+};
+
+static int state_code(const char *s)
+{
+	static const char *const names[] = {"NO", "SS", "SR", "ES", "FW", "CW",
+					    "LA", "TW", "CL", "S2", "IV", "IG"};
+
+	for (int i = 0; i < 12; i++)
+		if (!strncmp(s, names[i], 2))
+			return i;
+	fail();
+	return -1;
+}
+
+static int kernel_next(int dir, int index, int old)
+{
+	return state_code(kernel_table[dir][index] + 3 * old);
+}
+
+static void test_tcp_table_transcription(void **state)
+{
+	(void)state;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < 6; i++)
+			for (int o = 0; o < TCP_CONNTRACK_MAX; o++)
+				assert_int_equal(nftdp_ct_tcp_table(d, i, o), kernel_next(d, i, o));
+}
+
+/*
+ * Every cell of the table through the packet path: an established flow is
+ * put into the old state, a segment of the flag class is sent in the
+ * direction, and the state afterwards must be the table's (liberal window
+ * tracking, so only the state machine decides). sIV: invalid, state kept;
+ * sIG: passes, state kept; SYN on TIME_WAIT/CLOSE after a close: a new
+ * connection replaces the entry.
+ */
+static void test_tcp_every_transition(void **state)
+{
+	static const uint8_t flags[6] = {TS, TS | TA, TF | TA, TA, TR, 0};
+	int cells = 0;
+
+	(void)state;
+	for (int d = 0; d < 2; d++) {
+		for (int i = 0; i < 6; i++) {
+			for (int o = 0; o < TCP_CONNTRACK_MAX; o++) {
+				struct env *en = env_new(64, true);
+				struct tflow f = {false, "10.0.0.1", "10.0.0.2", 40000, 80, 1000, 5000};
+				struct nftdp_ct_entry *e = handshake(en, &f), *e2;
+				int want = kernel_next(d, i, o);
+				uint32_t seq = d ? f.bseq : f.aseq, ack = d ? f.aseq : f.bseq, st;
+				struct tpkt t;
+
+				e->proto.tcp.state = (uint8_t)o;
+				e->proto.tcp.last_index = 5; /* TCP_NONE_SET */
+				if (o >= TCP_CONNTRACK_TIME_WAIT && o != TCP_CONNTRACK_SYN_SENT2)
+					e->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
+				if (i == 4 && (e->proto.tcp.seen[!d].flags & IP_CT_TCP_FLAG_MAXACK_SET))
+					seq = e->proto.tcp.seen[!d].td_maxack;
+				seg(&t, &f, d, flags[i], seq, (flags[i] & TA) ? ack : 0, 0);
+				st = xmit(en, &t, &e2);
+				if (want == TCP_CONNTRACK_MAX) {
+					assert_int_equal(st, ST_INVALID);
+					assert_int_equal(e->proto.tcp.state, o);
+				} else if (want == TCP_CONNTRACK_IGNORE) {
+					assert_ptr_equal(e2, e);
+					assert_int_equal(e->proto.tcp.state, o);
+				} else if (want == TCP_CONNTRACK_SYN_SENT &&
+					   o >= TCP_CONNTRACK_TIME_WAIT) {
+					/* reopened: the old entry is gone */
+					assert_int_equal(st, ST_NEW);
+					assert_int_equal(e2->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+					assert_int_equal(en->s->st.count, 1);
+					assert_int_equal(en->s->st.deleted, 1);
+				} else {
+					assert_ptr_equal(e2, e);
+					assert_int_equal(e->proto.tcp.state, want);
+				}
+				cells++;
+				env_free(en);
+			}
+		}
+	}
+	assert_int_equal(cells, 2 * 6 * TCP_CONNTRACK_MAX);
+}
+
+static void test_tcp_lifecycle(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "192.0.2.1", "198.51.100.7", 33000, 443, 0xfffffff0u, 77};
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt t;
+	unsigned int ctinfo;
+
+	(void)state;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	assert_int_equal(left_s(en, e), 120);
+	assert_true(e->status & IPS_CONFIRMED);
+	assert_false(e->status & IPS_SEEN_REPLY);
+	/* SYN retransmit: still new, timeout not renewed */
+	en->now += 5000;
+	seg(&t, &f, 0, TS, f.aseq - 1, 0, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_NEW);
+	assert_int_equal(left_s(en, e), 115);
+	assert_int_equal(tx(en, &f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_true(e->status & IPS_SEEN_REPLY);
+	assert_false(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 60);
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 0);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, NULL, &ctinfo), ST_ESTABLISHED);
+	assert_int_equal(ctinfo, IP_CT_ESTABLISHED);
+	assert_true(e->status & IPS_ASSURED);
+	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
+	/* data both ways (the sequence numbers wrap) */
+	assert_int_equal(tx(en, &f, 0, TA, 100, NULL), ST_ESTABLISHED);
+	assert_int_equal(left_s(en, e), 300); /* unacknowledged data */
+	seg(&t, &f, 1, TA, f.bseq, f.aseq, 50);
+	assert_int_equal(xmit_v(en, &t, NF_ACCEPT, NULL, &ctinfo), ST_ESTABLISHED);
+	assert_int_equal(ctinfo, IP_CT_ESTABLISHED_REPLY);
+	f.bseq += 50;
+	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
+	/* counters (the SYN retransmit returned before nf_ct_refresh_acct) */
+	assert_int_equal(e->packets[0], 4);
+	assert_int_equal(e->packets[1], 2);
+	assert_int_equal(e->bytes[0], 40 * 3 + 140);
+	/* close: FIN, ACK, FIN, ACK */
+	assert_int_equal(tx(en, &f, 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_FIN_WAIT);
+	assert_true(e->proto.tcp.seen[0].flags & IP_CT_TCP_FLAG_CLOSE_INIT);
+	assert_int_equal(tx(en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_CLOSE_WAIT);
+	assert_int_equal(left_s(en, e), 60);
+	assert_int_equal(tx(en, &f, 1, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_LAST_ACK);
+	assert_int_equal(left_s(en, e), 30);
+	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_TIME_WAIT);
+	assert_int_equal(left_s(en, e), 120);
+	/* reopen from TIME_WAIT with a new SYN: a new connection */
+	f.aseq += 100000;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e2), ST_NEW);
+	assert_int_equal(e2->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+	assert_int_equal(en->s->st.count, 1);
+	env_free(en);
+}
+
+static void test_tcp_window(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.1.0.1", "10.1.0.2", 1234, 80, 1000, 90000};
+	struct nftdp_ct_entry *e = handshake(en, &f);
+	struct tpkt t;
+	uint32_t end0;
+
+	(void)state;
+	/* I: data far beyond what the receiver allowed */
+	seg(&t, &f, 0, TA, f.aseq + 10000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* III: acknowledging data the server never sent */
+	seg(&t, &f, 0, TA, f.aseq, f.bseq + 500000, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	/* II: an old retransmission far below the window: passes, ignored */
+	end0 = e->proto.tcp.seen[0].td_end;
+	seg(&t, &f, 0, TA, f.aseq - 3000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.seen[0].td_end, end0);
+	/* in window: fine */
+	assert_int_equal(tx(en, &f, 0, TA, 1000, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.seen[0].td_end, end0 + 1000);
+	env_free(en);
+
+	/* liberal: window checks pass everything */
+	en = env_new(64, true);
+	f = (struct tflow){false, "10.1.0.1", "10.1.0.2", 1234, 80, 1000, 90000};
+	handshake(en, &f);
+	seg(&t, &f, 0, TA, f.aseq + 10000000, f.bseq, 10);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	env_free(en);
+}
+
+static void test_tcp_rst(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {true, "2001:db8::1", "2001:db8::2", 5555, 22, 10, 20};
+	struct nftdp_ct_entry *e = handshake(en, &f), *e2;
+	struct tpkt t;
+
+	(void)state;
+	/* RST with a sequence number below what the peer acknowledged */
+	seg(&t, &f, 1, TR, f.bseq - 100, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	/* in-window RST */
+	seg(&t, &f, 1, TR, f.bseq, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_CLOSE);
+	assert_int_equal(left_s(en, e), 10);
+	env_free(en);
+
+	/* RST answering a SYN (no reply seen): the entry goes at once */
+	en = env_new(64, false);
+	f = (struct tflow){false, "10.2.0.1", "10.2.0.2", 999, 25, 100, 0};
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	seg(&t, &f, 1, TR | TA, 0, f.aseq, 0);
+	assert_int_equal(xmit(en, &t, &e2), ST_ESTABLISHED);
+	assert_ptr_equal(e, e2);
+	assert_int_equal(en->s->st.count, 0);
+	env_free(en);
+}
+
+static void test_tcp_invalid(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.3.0.1", "10.3.0.2", 2000, 80, 1, 1};
+	struct tpkt t;
+	uint8_t h[64];
+
+	(void)state;
+	/* unsolicited SYN/ACK, FIN, RST: invalid, no entry */
+	seg(&t, &f, 0, TS | TA, 1, 1, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, TF | TA, 1, 1, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, TR, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* impossible flags */
+	seg(&t, &f, 0, TS | TF, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	seg(&t, &f, 0, 0, 1, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(en->s->st.count, 0);
+	/* truncated header: ports there, the rest not */
+	tcp_hdr(h, 1, 2, 3, 4, TS, 100, 0);
+	build(&t, false, "10.3.0.1", "10.3.0.2", IPPROTO_TCP, h, 12);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* data offset beyond the segment */
+	tcp_hdr(h, 1, 2, 3, 4, TS, 100, 0);
+	h[12] = 15 << 4;
+	build(&t, false, "10.3.0.1", "10.3.0.2", IPPROTO_TCP, h, 20);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* bad checksum */
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.buf[20 + 16] ^= 0xff;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_int_equal(en->s->st.count, 0);
+	/* every length and both families: the 8-byte-step sum agrees with the
+	 * byte-pair reference of build(), and one changed byte is caught */
+	for (uint32_t n = 8; n < 80; n++) {
+		uint8_t u[80];
+
+		for (uint32_t k = 0; k < n; k++)
+			u[k] = (uint8_t)(k * 37 + n);
+		u[6] = u[7] = 0;
+		build(&t, n & 1, (n & 1) ? "fd00::1" : "10.9.0.1", (n & 1) ? "fd00::2" : "10.9.0.2",
+		      IPPROTO_UDP, u, n);
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		t.buf[(n & 1 ? 40 : 20) + n - 1] ^= 0x10;
+		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	}
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.buf[20 + 16] ^= 0xff;
+	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
+	 * nf_checksum trusts it */
+	t.pkt.flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_CSUM_OK;
+	assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	/* a bare ACK with no entry is picked up (loose) as new */
+	seg(&t, &f, 0, TA, 500, 700, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_NEW);
+	assert_int_equal(en->s->st.count, 1);
+	/* a non-first fragment cannot be tracked */
+	seg(&t, &f, 0, TS, 1, 0, 0);
+	t.pkt.fragoff = 8;
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	env_free(en);
+
+	/* no loose pickup; no checksum verification */
+	{
+		struct nftdp_ct_config cfg = {.max_entries = 8, .tcp_no_loose = true,
+					      .no_checksum = true};
+		struct env e2 = {.now = 5000};
+
+		assert_int_equal(nftdp_ct_shard_create(&cfg, &e2.s), 0);
+		seg(&t, &f, 0, TA, 500, 700, 0);
+		assert_int_equal(xmit(&e2, &t, NULL), ST_INVALID);
+		seg(&t, &f, 0, TS, 1, 0, 0);
+		t.buf[20 + 16] ^= 0xff;
+		assert_int_equal(xmit(&e2, &t, NULL), ST_NEW);
+		nftdp_ct_shard_destroy(e2.s);
+	}
+}
+
+static void test_tcp_simultaneous_open(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.4.0.1", "10.4.0.2", 7000, 7001, 100, 900};
+	struct nftdp_ct_entry *e;
+
+	(void)state;
+	assert_int_equal(tx(en, &f, 0, TS, 0, &e), ST_NEW);
+	assert_int_equal(tx(en, &f, 1, TS, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_SYN_SENT2);
+	assert_true(e->proto.tcp.last_flags & IP_CT_TCP_SIMULTANEOUS_OPEN);
+	/* the client's SYN/ACK repeats its SYN's sequence number */
+	f.aseq--;
+	assert_int_equal(tx(en, &f, 0, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_SYN_RECV);
+	/* the reply ACK completes the simultaneous open */
+	assert_int_equal(tx(en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	env_free(en);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tcp_table_transcription),
+		cmocka_unit_test(test_tcp_every_transition),
+		cmocka_unit_test(test_tcp_lifecycle),
+		cmocka_unit_test(test_tcp_window),
+		cmocka_unit_test(test_tcp_rst),
+		cmocka_unit_test(test_tcp_invalid),
+		cmocka_unit_test(test_tcp_simultaneous_open),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
