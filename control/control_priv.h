@@ -23,11 +23,11 @@ struct nftdp_ctl {
 	struct nftdp_ctl_config cfg;
 	struct ctl_server *server;
 	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
-	struct ctl_dp *dp;       /* the dataplane's generations (dpgen.c), or NULL */
+	struct ctl_build *bld;   /* builds the dataplane's generations (build.c), or NULL */
 	int ct_listening;        /* last events_listen() told: -1 never, 0, 1 */
 };
 
-struct ctl_dp;
+struct ctl_build;
 
 /* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
 

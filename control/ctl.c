@@ -20,7 +20,7 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	err = ctl_state_create(ctl);
 	if (err < 0)
 		goto err_state;
-	err = ctl_dp_create(ctl);
+	err = ctl_build_create(ctl);
 	if (err < 0)
 		goto err_dp;
 	err = ctl_server_open(ctl, cfg->socket_path, &ctl->server);
@@ -30,7 +30,7 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	return 0;
 
 err_server:
-	ctl_dp_destroy(ctl);
+	ctl_build_destroy(ctl);
 err_dp:
 	ctl_state_destroy(ctl);
 err_state:
@@ -42,7 +42,7 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 {
 	int rc = ctl_server_poll(ctl->server, timeout_ms);
 
-	ctl_dp_tick(ctl);
+	ctl_build_tick(ctl);
 	nftdp_ctl_ct_events(ctl); /* conntrack -E */
 	return rc;
 }
@@ -62,7 +62,7 @@ void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
 	if (ctl == NULL)
 		return;
 	ctl_server_close(ctl->server);
-	ctl_dp_destroy(ctl);
+	ctl_build_destroy(ctl);
 	ctl_state_destroy(ctl);
 	free(ctl);
 }

@@ -77,7 +77,7 @@ struct ctl_chain {
 	struct ctl_list rules;
 	uint32_t use; /* rules + jumps, gotos and vmap elements naming it */
 	uint32_t nrules;
-	uint32_t dp_id; /* index in every generation's chain table (dpgen.c), 0: none yet */
+	uint32_t dp_id; /* index in every generation's chain table (build.c), 0: none yet */
 	struct nftdp_vm_chain *dp_build; /* in the generation being built */
 	struct nftdp_vm_chain *dp_cur;   /* in the published one */
 	uint64_t hook_seq; /* when its hook was registered: among base chains of
@@ -117,7 +117,7 @@ struct ctl_rule {
 	/* hooks this rule may run at (ops->validate), ~0: any; 0: none */
 	uint32_t hook_mask;
 	/* stateful expressions in the blob whose values a dump reads from the
-	 * VM arena: blob offsets of their u64 attributes (dpgen.c) */
+	 * VM arena: blob offsets of their u64 attributes (build.c) */
 	struct ctl_rule_stat *stats;
 	uint16_t nstats;
 	bool need_nat; /* only in nat-type chains */
@@ -145,7 +145,7 @@ struct ctl_elem {
 	bool dp_ranged; /* interval start: key_end holds the range end given to
 			 * the dataplane set (kelen stays 0: not dumped) */
 	bool dp_counted; /* has a pinned counter slot in the VM arena */
-	bool dp_ranged_new; /* being placed by this batch (dpgen.c) */
+	bool dp_ranged_new; /* being placed by this batch (build.c) */
 	bool dead;
 };
 
@@ -173,7 +173,7 @@ struct ctl_set {
 	void *elem_expr;
 	uint16_t elem_exprlen, elem_expr_type;
 	int32_t anon_num; /* N of "__setN", -1 for other names */
-	struct nftdp_set *dp; /* the dataplane's copy of the elements (dpgen.c) */
+	struct nftdp_set *dp; /* the dataplane's copy of the elements (build.c) */
 	uint32_t dp_counter_at; /* elements have counters: 1 + their slot's offset */
 	bool dp_touched;      /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
@@ -385,33 +385,34 @@ int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
  * every value present. malloc'd, or NULL. */
 void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, uint16_t *outlen);
 
-/* ---- dpgen.c: the dataplane's generation, built at every commit ---- */
+/* ---- build.c: the dataplane's generation, built at every commit ---- */
 /* Create the dataplane side (ctl->cfg.vm_state and gen_dom set) or nothing. */
-int ctl_dp_create(struct nftdp_ctl *ctl);
+int ctl_build_create(struct nftdp_ctl *ctl);
 /* Hand every dataplane handle to the last generation, free the rest. */
-void ctl_dp_destroy(struct nftdp_ctl *ctl);
+void ctl_build_destroy(struct nftdp_ctl *ctl);
 /* Before commit: apply the batch to the dataplane sets and objects and
  * compile the next generation. 0, or -errno with *req the request to blame
  * (NULL: the batch) and msg the compiler's reason. Nothing is visible to
- * workers until ctl_dp_commit(). */
-int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen);
-/* Phase 3 of ctl_commit: publish what ctl_dp_prepare() built. Cannot fail. */
-void ctl_dp_commit(struct nftdp_ctl *ctl);
-/* Undo what ctl_dp_prepare() did; before ctl_trans_abort(). */
-void ctl_dp_abort(struct nftdp_ctl *ctl);
+ * workers until ctl_build_commit(). */
+int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen);
+/* Phase 3 of ctl_commit: publish what ctl_build_prepare() built. Cannot fail. */
+void ctl_build_commit(struct nftdp_ctl *ctl);
+/* Undo what ctl_build_prepare() did; before ctl_trans_abort(). */
+void ctl_build_abort(struct nftdp_ctl *ctl);
 /* A chain's table id is free again. */
-void ctl_dp_chain_id_put(uint32_t id);
+void ctl_build_chain_id_put(uint32_t id);
 /* Current values of a rule's stateful expressions into its dump (nlh holds
  * the rule's blob at blob_off); reset: read and zero (GETRULE_RESET). */
-void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off, bool reset);
+void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off,
+			  bool reset);
 /* Current values of a named counter or quota into o->nl before a dump. */
-void ctl_dp_obj_stats(struct ctl_obj *o, bool reset);
+void ctl_build_obj_stats(struct ctl_obj *o, bool reset);
 /* The element's counter values into its expression attribute, which nlh
  * holds at offset at (payload of NFTA_SET_ELEM_EXPR[ESSIONS]). */
-void ctl_dp_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
-		       size_t at);
+void ctl_build_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
+			  size_t at);
 /* Periodic work: element expiry of dataplane sets. */
-void ctl_dp_tick(struct nftdp_ctl *ctl);
+void ctl_build_tick(struct nftdp_ctl *ctl);
 
 /* ---- building messages for dumps and notifications ---- */
 void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t);

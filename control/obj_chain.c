@@ -100,7 +100,7 @@ struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t,
 
 void ctl_chain_free(struct ctl_chain *c)
 {
-	ctl_dp_chain_id_put(c->dp_id);
+	ctl_build_chain_id_put(c->dp_id);
 	nftnl_chain_free(c->nl);
 	free(c);
 }

@@ -571,7 +571,7 @@ static void elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const struct
 
 		put_raw_nest(nlh, e->expr_type, e->expr, e->exprlen);
 		if (e->dp_counted)
-			ctl_dp_elem_stats(s, e, nlh, at);
+			ctl_build_elem_stats(s, e, nlh, at);
 	}
 	if (e->objref)
 		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_OBJREF, e->objref);

@@ -239,7 +239,7 @@ static void obj_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_obj *
 			  m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
 	if (nlh == NULL)
 		return;
-	ctl_dp_obj_stats((struct ctl_obj *)obj, false);
+	ctl_build_obj_stats((struct ctl_obj *)obj, false);
 	ctl_obj_fill(nlh, obj);
 	ctl_out_end(o, nlh);
 }
@@ -249,7 +249,7 @@ static void obj_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_obj *
 static void obj_reset(struct ctl_obj *obj)
 {
 	/* the dataplane's state, when it counts */
-	ctl_dp_obj_stats(obj, true);
+	ctl_build_obj_stats(obj, true);
 	switch (obj->type) {
 	case NFT_OBJECT_COUNTER:
 		nftnl_obj_set_u64(obj->nl, NFTNL_OBJ_CTR_PKTS, 0);

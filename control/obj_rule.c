@@ -542,7 +542,7 @@ struct stat_list {
 };
 
 /* Where a counter's or quota's values sit in the blob, so that dumps can
- * write the dataplane's current ones there (ctl_dp_rule_stats). */
+ * write the dataplane's current ones there (ctl_build_rule_stats). */
 static void stat_note(struct stat_list *l, struct nlmsghdr *dst, size_t at, size_t hdr,
 		      const char *name, uint16_t expr_index)
 {
@@ -711,7 +711,7 @@ void ctl_rule_fill(struct nlmsghdr *nlh, const struct ctl_rule *r)
 	memcpy(mnl_nlmsg_get_payload_tail(nlh), r->blob, r->bloblen);
 	nlh->nlmsg_len += MNL_ALIGN(r->bloblen);
 	if (r->nstats)
-		ctl_dp_rule_stats(r, nlh, at, false);
+		ctl_build_rule_stats(r, nlh, at, false);
 }
 
 static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)

@@ -8,7 +8,7 @@
  *      (nf_tables_validate); -EAGAIN makes the caller replay the batch
  *      checking after every message, as nfnetlink does
  *   2. prepare: build the next generation and stage the batch's set and
- *      object changes (dpgen.c); may fail, then everything is undone
+ *      object changes (build.c); may fail, then everything is undone
  *      (a check-only batch, nft -c, stops here and undoes everything)
  *   3. publish: one pointer store makes rules, set contents and objects
  *      visible together; cannot fail after this point
@@ -505,24 +505,24 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 
 	/* 2. prepare: the next generation and the staged set and object
 	 * changes; nothing is visible to workers yet */
-	err = ctl_dp_prepare(ctl, bad, why, whylen);
+	err = ctl_build_prepare(ctl, bad, why, whylen);
 	if (err < 0 || req->check) {
-		/* ctl_dp_prepare undid its own part on failure */
+		/* ctl_build_prepare undid its own part on failure */
 		if (err == 0)
-			ctl_dp_abort(ctl);
+			ctl_build_abort(ctl);
 		ctl_trans_abort(ctl);
 		return err;
 	}
 	if (ctl_list_empty(&st->trans)) {
 		/* a batch that changes nothing: no new generation id */
-		ctl_dp_commit(ctl);
+		ctl_build_commit(ctl);
 		st->validate = false;
 		return 0;
 	}
 
 	/* 3. publish: rules, set contents and objects switch together.
 	 * Cannot fail after this point. */
-	ctl_dp_commit(ctl);
+	ctl_build_commit(ctl);
 
 	/* 4. genid++ and notifications */
 	commit_notify(ctl, s, req->echo_gen, req->last);

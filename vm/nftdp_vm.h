@@ -810,7 +810,7 @@ void nftdp_vm_gen_domain_destroy(struct nftdp_vm_gen_domain *dom);
  * that begins later reads an older one. The domain then takes one token
  * (shared with a publish's) and calls end(arg, cookie) once it has passed,
  * from nftdp_vm_gen_reclaim(); ending a later cookie covers the earlier
- * ones. control/dpgen.c passes sets' nftdp_set_grace_begin/_end. Call it
+ * ones. control/build.c passes sets' nftdp_set_grace_begin/_end. Call it
  * before the first publish (anything queued under earlier hooks is waited
  * for). NULL hooks: none. Control-path.
  */

@@ -6,7 +6,7 @@
  * meet the objects earlier ones made; every 64 inputs a full dump of every
  * object kind runs over it. A stand-in session replaces the unix socket
  * (server.c): answers are built and dropped. Commits compile and publish
- * generations (control/dpgen.c, vm/, sets/) as in the daemon, into a domain
+ * generations (control/build.c, vm/, sets/) as in the daemon, into a domain
  * without readers.
  */
 #include <stddef.h>
@@ -49,7 +49,7 @@ static int start(void)
 	ctl.cfg.ifaces[0].ifindex = 1;
 	ctl.cfg.vm_state = vm;
 	ctl.cfg.gen_dom = dom;
-	if (ctl_state_create(&ctl) < 0 || ctl_dp_create(&ctl) < 0)
+	if (ctl_state_create(&ctl) < 0 || ctl_build_create(&ctl) < 0)
 		return -1;
 	return 0;
 }
@@ -58,7 +58,7 @@ static void stop(void)
 {
 	if (!ctl.state)
 		return;
-	ctl_dp_destroy(&ctl);
+	ctl_build_destroy(&ctl);
 	ctl_state_destroy(&ctl);
 	nftdp_vm_gen_domain_destroy(dom);
 	nftdp_vm_state_destroy(vm);

@@ -3,7 +3,7 @@
  * One batch becomes visible to every worker at one instant (issue 12, part
  * 2): two real sets (a hash set and an interval set, whose read index has
  * its own root) and the rule that uses them change in every commit, in the
- * order control/dpgen.c commits: build the generation (it names the set
+ * order control/build.c commits: build the generation (it names the set
  * generation the commit stages into), stage both sets, then publish the set
  * cursor and the generation. Version v of the ruleset is
  *
@@ -93,7 +93,7 @@ static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t v)
 	struct nftnl_expr *e;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(st, &resolver, &b), 0);
-	/* what ctl_dp_prepare does: the generation reads the staged sets */
+	/* what ctl_build_prepare does: the generation reads the staged sets */
 	nftdp_vm_gen_set_gencursor(b, nftdp_set_gen_next());
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &c), 0);
 	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 1);

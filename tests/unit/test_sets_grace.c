@@ -5,9 +5,9 @@
  * rte_rcu_qsbr variable, no EAL) and, per cycle, acquire the generation,
  * look keys up in the set generation it carries, keep the data pointers
  * (valid until their next quiescent state), read them after a while, and
- * quiesce. The control thread runs what control/dpgen.c runs: commits
+ * quiesce. The control thread runs what control/build.c runs: commits
  * (stage, set publish, generation publish), gc of timed-out elements
- * (ctl_dp_tick), aborted batches, and nftdp_vm_gen_reclaim() as the main
+ * (ctl_build_tick), aborted batches, and nftdp_vm_gen_reclaim() as the main
  * loop does, never waiting for readers. Each round it lets the readers pass
  * the last publish's token before the gc or abort, so memory freed on that
  * token (rather than on one taken after the unlink) is still in a reader's
@@ -78,7 +78,7 @@ static void reclaim_set(struct nftdp_set *s, void *arg)
 	nftdp_set_reclaim(s);
 }
 
-/* what control/dpgen.c registers: sets' grace periods on the domain */
+/* what control/build.c registers: sets' grace periods on the domain */
 static bool grace_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
 {
 	struct nftdp_set_grace g;
@@ -182,7 +182,7 @@ static struct nftnl_expr *ex(const char *name)
 /*
  * The generation of a commit: it carries the set generation the commit
  * stages, and one rule that looks the mark up in the set (so the
- * generation holds the set handle, as dpgen's do):
+ * generation holds the set handle, as control/build.c's generations do):
  *   forward: meta mark @S; accept
  */
 static struct nftdp_vm_gen *ruleset(struct fix *f)

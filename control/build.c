@@ -18,7 +18,7 @@
  * generation that can still reach them (nftdp_vm_gen_on_free). Memory
  * inside live sets that a commit, abort or gc unlinks (elements, tables,
  * index nodes) is freed after a grace period that begins after the
- * unlink, on the domain's QSBR variable: ctl_dp_create hands sets' grace
+ * unlink, on the domain's QSBR variable: ctl_build_create hands sets' grace
  * hooks to the domain, which batches them behind one token per commit or
  * tick and ends them in nftdp_vm_gen_reclaim (every tick).
  */
@@ -35,7 +35,7 @@
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
-struct ctl_dp {
+struct ctl_build {
 	struct nftdp_vm_state *vm;
 	struct nftdp_vm_gen_domain *dom;
 	struct nftdp_vm_gen *cur;  /* last published */
@@ -78,7 +78,7 @@ static uint32_t chain_id_get(void)
 	return chain_id_get();
 }
 
-void ctl_dp_chain_id_put(uint32_t id)
+void ctl_build_chain_id_put(uint32_t id)
 {
 	if (id && id / 64 < chain_id_words)
 		chain_ids[id / 64] &= ~(1ull << (id % 64));
@@ -185,14 +185,14 @@ static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, cha
 		n += snprintf(key + n, size - (size_t)n, "%02x", e->key[i]);
 }
 
-static void elem_unpin(struct ctl_dp *dp, const struct ctl_set *s, struct ctl_elem *e)
+static void elem_unpin(struct ctl_build *bld, const struct ctl_set *s, struct ctl_elem *e)
 {
 	char key[600];
 
 	if (!e->dp_counted)
 		return;
 	elem_slot_key(s, e, key, sizeof(key));
-	nftdp_vm_state_unpin(dp->vm, key);
+	nftdp_vm_state_unpin(bld->vm, key);
 	e->dp_counted = false;
 }
 
@@ -253,7 +253,8 @@ static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, ui
 
 /* The element's data as the dataplane set holds it: its map data, then,
  * with element counters, 1 + its counter slot. */
-static int elem_data(struct ctl_dp *dp, const struct ctl_set *s, struct ctl_elem *e, uint8_t *out)
+static int elem_data(struct ctl_build *bld, const struct ctl_set *s, struct ctl_elem *e,
+		     uint8_t *out)
 {
 	uint64_t pk, by;
 	int rc;
@@ -270,7 +271,7 @@ static int elem_data(struct ctl_dp *dp, const struct ctl_set *s, struct ctl_elem
 		uint32_t slot;
 
 		elem_slot_key(s, e, key, sizeof(key));
-		rc = nftdp_vm_state_pin_counter(dp->vm, key, pk, by, &slot);
+		rc = nftdp_vm_state_pin_counter(bld->vm, key, pk, by, &slot);
 		if (rc < 0)
 			return rc;
 		e->dp_counted = true;
@@ -330,7 +331,7 @@ static uint64_t elem_timeout(const struct ctl_elem *e, uint64_t now_ms)
 	return e->timeout;
 }
 
-static int elem_insert(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem *e,
+static int elem_insert(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem *e,
 		       const uint8_t *end, uint64_t now_ms)
 {
 	uint8_t data[NFTDP_SET_DATA_MAX];
@@ -338,7 +339,7 @@ static int elem_insert(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem *e,
 
 	if (e->flags & NFT_SET_ELEM_CATCHALL)
 		return -EOPNOTSUPP; /* the wildcard element: not in sets/ yet */
-	rc = elem_data(dp, s, e, data);
+	rc = elem_data(bld, s, e, data);
 	if (rc < 0)
 		return rc;
 	rc = nftdp_set_insert(s->dp, e->key, end,
@@ -398,7 +399,7 @@ static const uint8_t *next_existing(const struct ctl_set *s, const struct ctl_el
  * the next one (the kernel's rbtree finds the greatest element <= a key and
  * matches if that is a start), and none at the top of the key space.
  */
-static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_elem **v, size_t n,
+static int interval_inserts(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem **v, size_t n,
 			    uint64_t now_ms)
 {
 	int rc = 0;
@@ -421,7 +422,7 @@ static int interval_inserts(struct ctl_dp *dp, struct ctl_set *s, struct ctl_ele
 			memset(e->key_end, 0xff, s->klen);
 		}
 		e->dp_ranged = true;
-		rc = elem_insert(dp, s, e, e->key_end, now_ms);
+		rc = elem_insert(bld, s, e, e->key_end, now_ms);
 		if (rc < 0)
 			break;
 	}
@@ -440,17 +441,17 @@ static bool one_field_interval(const struct ctl_set *s)
 static int res_set(void *opaque, const char *table, const char *name, uint32_t set_id,
 		   struct nftdp_vm_set_info *out)
 {
-	struct ctl_dp *dp = opaque;
+	struct ctl_build *bld = opaque;
 	struct ctl_set *s = NULL;
 
-	(void)table; /* dp->table: names are per table and family */
+	(void)table; /* bld->table: names are per table and family */
 	if (name) {
-		s = ctl_set_lookup(dp->table, name);
-	} else if (dp->rule) {
-		for (unsigned int i = 0; i < dp->rule->nrefs; i++) {
-			struct ctl_set *c = dp->rule->refs[i].obj;
+		s = ctl_set_lookup(bld->table, name);
+	} else if (bld->rule) {
+		for (unsigned int i = 0; i < bld->rule->nrefs; i++) {
+			struct ctl_set *c = bld->rule->refs[i].obj;
 
-			if (dp->rule->refs[i].kind == CTL_REF_SET && c->set_id == set_id) {
+			if (bld->rule->refs[i].kind == CTL_REF_SET && c->set_id == set_id) {
 				s = c;
 				break;
 			}
@@ -474,11 +475,11 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 static const struct nftdp_vm_obj *res_obj(void *opaque, const char *table, const char *name,
 					  uint32_t type)
 {
-	struct ctl_dp *dp = opaque;
+	struct ctl_build *bld = opaque;
 	struct ctl_obj *o;
 
 	(void)table;
-	o = ctl_obj_lookup(dp->table, name, type);
+	o = ctl_obj_lookup(bld->table, name, type);
 	return o ? o->dp : NULL;
 }
 
@@ -650,9 +651,9 @@ static int chain_add(struct nftdp_ctl *ctl, struct nftdp_vm_gen_builder *b, stru
 
 static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
-	struct ctl_dp *dp = ctl->dp;
+	struct ctl_build *bld = ctl->bld;
 	struct ctl_state *st = ctl->state;
-	struct nftdp_vm_resolver res = {.opaque = dp, .set = res_set, .obj = res_obj};
+	struct nftdp_vm_resolver res = {.opaque = bld, .set = res_set, .obj = res_obj};
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_error err = {.expr_index = -1};
 	struct ctl_chain **base = NULL, *c;
@@ -662,7 +663,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	int rc;
 
 	mark_dirty(st);
-	rc = nftdp_vm_gen_builder_create(dp->vm, &res, &b);
+	rc = nftdp_vm_gen_builder_create(bld->vm, &res, &b);
 	if (rc < 0)
 		return rc;
 	/* the set generation this commit stages into: the generation's
@@ -679,7 +680,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 			if (o->dead)
 				continue;
 			if (o->dp && o->dp != o->dp_old)
-				nftdp_vm_obj_keep(dp->vm, o->dp);
+				nftdp_vm_obj_keep(bld->vm, o->dp);
 			if (o->type == NFT_OBJECT_CT_HELPER || o->type == NFT_OBJECT_CT_TIMEOUT ||
 			    o->type == NFT_OBJECT_CT_EXPECT || o->type == NFT_OBJECT_SYNPROXY)
 				nftdp_vm_gen_note_ct(b, t->family);
@@ -738,7 +739,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
-		dp->table = t;
+		bld->table = t;
 		ctl_list_for_each_entry(c, &t->chains, list) {
 			struct ctl_rule *r;
 
@@ -747,7 +748,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 			ctl_list_for_each_entry(r, &c->rules, list) {
 				if (r->dead)
 					continue;
-				dp->rule = r;
+				bld->rule = r;
 				rc = nftdp_vm_gen_add_rule(b, c->dp_build, r->nl, &err);
 				if (rc < 0) {
 					trans_for(st, r, CTL_TR_NEWRULE, req);
@@ -757,17 +758,17 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 			}
 		}
 	}
-	dp->table = NULL;
-	dp->rule = NULL;
-	rc = nftdp_vm_gen_build(b, &dp->next, &err);
+	bld->table = NULL;
+	bld->rule = NULL;
+	rc = nftdp_vm_gen_build(b, &bld->next, &err);
 	if (rc < 0)
 		snprintf(msg, msglen, "%s", err.msg);
 	return rc;
 
 err:
 	free(base);
-	dp->table = NULL;
-	dp->rule = NULL;
+	bld->table = NULL;
+	bld->rule = NULL;
 	nftdp_vm_gen_builder_destroy(b);
 	return rc;
 }
@@ -792,7 +793,7 @@ static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, cha
 		if (o->type != NFT_OBJECT_COUNTER && o->type != NFT_OBJECT_QUOTA &&
 		    o->type != NFT_OBJECT_LIMIT && o->type != NFT_OBJECT_CT_TIMEOUT)
 			continue; /* rules that use it are refused at compile */
-		rc = nftdp_vm_obj_create(o->nl, ctl->dp->vm, &err, &vo);
+		rc = nftdp_vm_obj_create(o->nl, ctl->bld->vm, &err, &vo);
 		if (rc < 0) {
 			*req = tr->req;
 			snprintf(msg, msglen, "%s", err.msg);
@@ -855,7 +856,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		} else if (one_field_interval(s)) {
 			/* collected per set, paired below (one set per message) */
 			if (ivset && ivset != s) {
-				rc = interval_inserts(ctl->dp, ivset, iv, niv, now);
+				rc = interval_inserts(ctl->bld, ivset, iv, niv, now);
 				niv = 0;
 				if (rc < 0)
 					break;
@@ -875,7 +876,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 			iv[niv++] = e;
 			continue;
 		} else if (!e->dead) {
-			rc = elem_insert(ctl->dp, s, e, e->kelen ? e->key_end : NULL, now);
+			rc = elem_insert(ctl->bld, s, e, e->kelen ? e->key_end : NULL, now);
 		}
 		if (rc < 0) {
 			*req = tr->req;
@@ -886,7 +887,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		}
 	}
 	if (rc == 0 && ivset && niv)
-		rc = interval_inserts(ctl->dp, ivset, iv, niv, now);
+		rc = interval_inserts(ctl->bld, ivset, iv, niv, now);
 	if (rc < 0 && ivset) {
 		if (niv)
 			trans_for_elem(st, iv[0], req);
@@ -910,14 +911,14 @@ static int assign_chain_ids(struct ctl_state *st)
 	return 0;
 }
 
-int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
+int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	int rc;
 
 	*req = NULL;
 	if (msglen)
 		msg[0] = '\0';
-	if (!ctl->dp)
+	if (!ctl->bld)
 		return 0;
 	rc = assign_chain_ids(ctl->state);
 	if (rc == 0)
@@ -927,7 +928,7 @@ int ctl_dp_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg
 	if (rc == 0)
 		rc = build(ctl, req, msg, msglen);
 	if (rc < 0)
-		ctl_dp_abort(ctl);
+		ctl_build_abort(ctl);
 	return rc;
 }
 
@@ -942,45 +943,45 @@ static void destroy_obj_cb(void *arg)
 }
 
 /* Free p with the current generation (it may still use it), or now. */
-static void retire(struct ctl_dp *dp, void (*fn)(void *), void *p)
+static void retire(struct ctl_build *bld, void (*fn)(void *), void *p)
 {
-	if (!dp->cur) {
+	if (!bld->cur) {
 		fn(p); /* never published: no reader can hold it */
 		return;
 	}
-	if (nftdp_vm_gen_on_free(dp->cur, fn, p) < 0)
+	if (nftdp_vm_gen_on_free(bld->cur, fn, p) < 0)
 		/* no memory to defer: the current generation still reaches
 		 * it and is not retired yet, so no wait would do; keep it */
 		fprintf(stderr, "nftdp: out of memory retiring an object; it is leaked\n");
 }
 
 /* A deleted set: its element counters go, its handle with the generation. */
-static void set_retire(struct ctl_dp *dp, struct ctl_set *s)
+static void set_retire(struct ctl_build *bld, struct ctl_set *s)
 {
 	struct ctl_elem *e;
 
 	ctl_list_for_each_entry(e, &s->elems, list)
-		elem_unpin(dp, s, e);
+		elem_unpin(bld, s, e);
 	if (s->dp) {
-		retire(dp, destroy_set_cb, s->dp);
+		retire(bld, destroy_set_cb, s->dp);
 		s->dp = NULL;
 	}
 }
 
-static void obj_retire(struct ctl_dp *dp, struct ctl_obj *o)
+static void obj_retire(struct ctl_build *bld, struct ctl_obj *o)
 {
 	if (o->dp) {
-		retire(dp, destroy_obj_cb, o->dp);
+		retire(bld, destroy_obj_cb, o->dp);
 		o->dp = o->dp_old = NULL;
 	}
 }
 
-void ctl_dp_commit(struct nftdp_ctl *ctl)
+void ctl_build_commit(struct nftdp_ctl *ctl)
 {
-	struct ctl_dp *dp = ctl->dp;
+	struct ctl_build *bld = ctl->bld;
 	struct ctl_trans *tr;
 
-	if (!dp || !dp->next)
+	if (!bld || !bld->next)
 		return;
 	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
 		struct ctl_set *s = tr->obj;
@@ -1000,25 +1001,25 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 				nftdp_set_commit_stage(s->dp);
 				s->dp_touched = false;
 			}
-			elem_unpin(dp, s, tr->elem);
+			elem_unpin(bld, s, tr->elem);
 			break;
 		case CTL_TR_DELSET:
-			set_retire(dp, s);
+			set_retire(bld, s);
 			break;
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
 			if (o->dp_old && o->dp_old != o->dp)
-				retire(dp, destroy_obj_cb, o->dp_old);
+				retire(bld, destroy_obj_cb, o->dp_old);
 			o->dp_old = NULL;
 			break;
 		case CTL_TR_DELOBJ:
-			obj_retire(dp, o);
+			obj_retire(bld, o);
 			break;
 		case CTL_TR_DELTABLE:
 			ctl_list_for_each_entry(s, &tr->table->sets, list)
-				set_retire(dp, s);
+				set_retire(bld, s);
 			ctl_list_for_each_entry(o, &tr->table->objs, list)
-				obj_retire(dp, o);
+				obj_retire(bld, o);
 			break;
 		default:
 			break;
@@ -1028,8 +1029,8 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 	 * staged, so its rules, set contents and objects appear together to
 	 * every worker (lookups without a generation see the sets now) */
 	nftdp_set_gen_publish();
-	nftdp_vm_gen_publish(dp->dom, dp->next);
-	dp->cur = dp->next;
+	nftdp_vm_gen_publish(bld->dom, bld->next);
+	bld->cur = bld->next;
 	{
 		struct ctl_table *t;
 		struct ctl_chain *c;
@@ -1039,19 +1040,19 @@ void ctl_dp_commit(struct nftdp_ctl *ctl)
 				if (!c->dead && !t->dead)
 					c->dp_cur = c->dp_build;
 	}
-	dp->next = NULL;
+	bld->next = NULL;
 }
 
-void ctl_dp_abort(struct nftdp_ctl *ctl)
+void ctl_build_abort(struct nftdp_ctl *ctl)
 {
-	struct ctl_dp *dp = ctl->dp;
+	struct ctl_build *bld = ctl->bld;
 	struct ctl_trans *tr;
 
-	if (!dp)
+	if (!bld)
 		return;
-	if (dp->next) {
-		nftdp_vm_gen_destroy(dp->next);
-		dp->next = NULL;
+	if (bld->next) {
+		nftdp_vm_gen_destroy(bld->next);
+		bld->next = NULL;
 	}
 	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
 		struct ctl_set *s = tr->obj;
@@ -1064,7 +1065,7 @@ void ctl_dp_abort(struct nftdp_ctl *ctl)
 				struct ctl_elem *e;
 
 				ctl_list_for_each_entry(e, &s->elems, list)
-					elem_unpin(dp, s, e);
+					elem_unpin(bld, s, e);
 				nftdp_set_destroy(s->dp);
 				s->dp = NULL;
 				s->dp_touched = false;
@@ -1078,7 +1079,7 @@ void ctl_dp_abort(struct nftdp_ctl *ctl)
 			}
 			if (tr->elem && tr->op == CTL_TR_NEWSETELEM) {
 				tr->elem->dp_ranged = false;
-				elem_unpin(dp, s, tr->elem);
+				elem_unpin(bld, s, tr->elem);
 			}
 			break;
 		case CTL_TR_NEWOBJ:
@@ -1119,44 +1120,44 @@ static void set_grace_end(void *arg, const uint64_t cookie[2])
 	nftdp_set_grace_end(&g);
 }
 
-int ctl_dp_create(struct nftdp_ctl *ctl)
+int ctl_build_create(struct nftdp_ctl *ctl)
 {
-	struct ctl_dp *dp;
+	struct ctl_build *bld;
 
 	if (!ctl->cfg.vm_state || !ctl->cfg.gen_dom)
 		return 0;
-	dp = calloc(1, sizeof(*dp));
-	if (!dp)
+	bld = calloc(1, sizeof(*bld));
+	if (!bld)
 		return -ENOMEM;
-	dp->vm = ctl->cfg.vm_state;
-	dp->dom = ctl->cfg.gen_dom;
+	bld->vm = ctl->cfg.vm_state;
+	bld->dom = ctl->cfg.gen_dom;
 	/* set memory's grace periods run on the domain's QSBR variable */
-	nftdp_vm_gen_domain_grace(dp->dom, set_grace_begin, set_grace_end, NULL);
-	ctl->dp = dp;
-	stats_vm = dp->vm;
+	nftdp_vm_gen_domain_grace(bld->dom, set_grace_begin, set_grace_end, NULL);
+	ctl->bld = bld;
+	stats_vm = bld->vm;
 	return 0;
 }
 
-void ctl_dp_destroy(struct nftdp_ctl *ctl)
+void ctl_build_destroy(struct nftdp_ctl *ctl)
 {
-	struct ctl_dp *dp = ctl->dp;
+	struct ctl_build *bld = ctl->bld;
 	struct ctl_table *t;
 
-	if (!dp)
+	if (!bld)
 		return;
-	ctl_dp_abort(ctl);
+	ctl_build_abort(ctl);
 	/* what the last generation uses is freed with it (domain destroy) */
 	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
 		struct ctl_set *s;
 		struct ctl_obj *o;
 
 		ctl_list_for_each_entry(s, &t->sets, list)
-			set_retire(dp, s);
+			set_retire(bld, s);
 		ctl_list_for_each_entry(o, &t->objs, list)
-			obj_retire(dp, o);
+			obj_retire(bld, o);
 	}
-	free(dp);
-	ctl->dp = NULL;
+	free(bld);
+	ctl->bld = NULL;
 	stats_vm = NULL;
 }
 
@@ -1169,7 +1170,8 @@ static void put_be64(struct nlmsghdr *nlh, size_t off, uint64_t v)
 	memcpy((char *)nlh + off, &be, sizeof(be));
 }
 
-void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off, bool reset)
+void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off,
+			  bool reset)
 {
 	const struct ctl_table *t = r->chain->table;
 
@@ -1193,8 +1195,8 @@ void ctl_dp_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t bl
 	}
 }
 
-void ctl_dp_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
-		       size_t at)
+void ctl_build_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
+			  size_t at)
 {
 	const struct nlattr *a;
 	struct nftdp_vm_stateful_val v;
@@ -1232,7 +1234,7 @@ void ctl_dp_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct
 	}
 }
 
-void ctl_dp_obj_stats(struct ctl_obj *o, bool reset)
+void ctl_build_obj_stats(struct ctl_obj *o, bool reset)
 {
 	struct nftdp_vm_stateful_val v;
 
@@ -1250,17 +1252,17 @@ void ctl_dp_obj_stats(struct ctl_obj *o, bool reset)
 	}
 }
 
-void ctl_dp_tick(struct nftdp_ctl *ctl)
+void ctl_build_tick(struct nftdp_ctl *ctl)
 {
-	struct ctl_dp *dp = ctl->dp;
+	struct ctl_build *bld = ctl->bld;
 	struct ctl_table *t;
 	uint64_t now;
 
-	if (!dp)
+	if (!bld)
 		return;
 	now = mono_ms();
-	if (now - dp->last_gc_ms >= 1000) {
-		dp->last_gc_ms = now;
+	if (now - bld->last_gc_ms >= 1000) {
+		bld->last_gc_ms = now;
 		/* expired and packet-path-deleted elements: unlinked now, freed
 		 * after a grace period that the reclaim below begins */
 		ctl_list_for_each_entry(t, &ctl->state->tables, list) {
@@ -1274,5 +1276,5 @@ void ctl_dp_tick(struct nftdp_ctl *ctl)
 	}
 	/* every tick: end the grace periods that passed, begin one for what
 	 * gc, an abort or those ends unlinked */
-	nftdp_vm_gen_reclaim(dp->dom);
+	nftdp_vm_gen_reclaim(bld->dom);
 }
