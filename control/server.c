@@ -400,8 +400,9 @@ static bool peer_cap_net_admin(int fd, pid_t pid)
 	if (found && !same_userns(pid))
 		found = false;
 	if (pidfd >= 0) {
-		/* still the same process: the pid was not reused meanwhile */
-		if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+		/* still the same process: the pid was not reused meanwhile (only
+		 * ESRCH says it is gone; valgrind, for one, answers ENOSYS) */
+		if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH)
 			found = false;
 		close(pidfd);
 	}
