@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Instructions per packet of nftdp's packet path (nftdp_dp_pipeline_burst:
+# everything between the rx burst and the tx burst, the PMD's own rx/tx
+# excluded), counted by callgrind over an offline replay. Unlike Mpps on
+# the shared 2-core machine, the count does not move with the load: this
+# is the figure to compare before and after a change.
+#
+# Traffic: the dataplane benchmark's (run.sh): 1024 flows, IPv4 and IPv6,
+# TCP and UDP, 64-byte frames; PACKETS of them (TCP flows repeat their
+# SYN, SYN-ACK, ACK, data rounds).
+# Rulesets:
+#   empty     no ruleset
+#   rules20   run.sh's 20-rule stateless forward chain with sets
+#   stateful  a forward chain, policy drop: ct state established,related
+#             accept, ct state invalid drop, then the same 20 checks and
+#             ct state new accept
+#   nat       stateful plus snat of 10.0.0.0/8 in postrouting
+#
+# usage: instructions.sh [--build DIR] [--packets N] [CONFIG...]
+# Prints a table; never fails on a figure. Needs root and valgrind.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$root/build packets=20480
+configs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$(cd "$2" && pwd); shift ;;
+	--packets) packets=$2; shift ;;
+	-*) echo "usage: $0 [--build DIR] [--packets N] [CONFIG...]" >&2; exit 2 ;;
+	*) configs+=("$1") ;;
+	esac
+	shift
+done
+[ ${#configs[@]} -gt 0 ] || configs=(empty rules20 stateful nat)
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
+command -v valgrind > /dev/null || { echo "SKIP: valgrind missing (Debian package valgrind)"; exit 77; }
+for b in nftdp nftdp-gen; do
+	[ -x "$build/$b" ] || { echo "SKIP: $build/$b missing"; exit 77; }
+done
+
+tmp=$(mktemp -d /tmp/nftdp-bench-ins.XXXXXX)
+pfx="nftdp-bins-$$"
+trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
+
+"$build/nftdp-gen" --no-huge -m 128 --no-pci --log-level=error --file-prefix "$pfx-g" -- \
+	--flows 1024 --family 46 --proto tcp,udp --data 2 --size 64 \
+	--src 10.0.0.1-10.0.0.255 --src6 2001:db8::1-2001:db8::ff --dport 5000 \
+	--pcap-out "$tmp/traffic.pcap" --count "$packets" > /dev/null
+/usr/bin/python3 "$here/gen_rulesets.py" "$tmp/rules" --elements 4
+# the 20 checks of rules20 in a stateful chain: established first, as
+# real rulesets put it
+chain=$(sed -n '/^\tchain forward {/,/^\t}/p' "$tmp/rules/rules20.nft" |
+	sed -e 's/policy accept;/policy drop;\n\t\tct state established,related accept\n\t\tct state invalid drop/' \
+	    -e 's/counter accept/ct state new counter accept/')
+head="$(sed '/^\tchain forward {/,$d' "$tmp/rules/rules20.nft")"
+printf '%s\n%s\n}\n' "$head" "$chain" > "$tmp/rules/stateful.nft"
+{
+	cat "$tmp/rules/stateful.nft"
+	printf 'table ip nat {\n\tchain post {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n'
+	printf '\t\tip saddr 10.0.0.0/8 snat to 192.0.2.1-192.0.2.254\n\t}\n}\n'
+} > "$tmp/rules/nat.nft"
+
+# one replay under callgrind; prints "instructions packets"
+count() {
+	local cfg=$1 args=()
+	[ "$cfg" = empty ] || args=(--ruleset "$tmp/rules/$cfg.nft")
+	rm -f "$tmp/cg" "$tmp/stats.json"
+	timeout 900 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
+		--toggle-collect=nftdp_dp_pipeline_burst \
+		"$build/nftdp" -l 0,1 --no-huge -m 512 --no-pci --log-level=error \
+		--file-prefix "$pfx-n" --vdev="net_pcap0,rx_pcap=$tmp/traffic.pcap" -- \
+		--socket "$tmp/nl.sock" "${args[@]}" --workers 1 --exit-on-idle 1000 \
+		--stats-json "$tmp/stats.json" > "$tmp/$cfg.log" 2>&1 ||
+		{ echo "0 0"; return; }
+	local ins pk
+	ins=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$tmp/cg")
+	pk=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["rx"])' \
+		"$tmp/stats.json" 2> /dev/null || echo 0)
+	echo "${ins:-0} $pk"
+}
+
+echo "| config | instructions per packet | packets |"
+echo "|---|---|---|"
+for c in "${configs[@]}"; do
+	read -r ins pk < <(count "$c")
+	awk -v c="$c" -v i="$ins" -v p="$pk" \
+		'BEGIN { if (p > 0) printf "| %s | %.0f | %d |\n", c, i / p, p; else printf "| %s | failed | 0 |\n", c }'
+done
