@@ -770,30 +770,38 @@ const char *nftdp_set_backend_name(const struct nftdp_set *s)
 	return s->ops->name;
 }
 
-bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
-		      uint64_t now_ms)
+/* one key: the backend's own single lookup, else its bulk with n = 1 */
+static inline bool lookup_one(const struct nftdp_set *s, const void *key, const void **data,
+			      uint64_t now_ms, uint64_t gen)
 {
 	const void *keys[1] = {key};
 	const void *d[1] = {NULL};
+	const struct set_elem *x;
 	uint64_t mask = 0;
-	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, set_gen_read(0), &mask) != 0;
+	bool hit;
 
+	if (s->ops->lookup) {
+		x = s->ops->lookup(s, key, now_ms, gen);
+		if (x && data)
+			*data = s->data_size ? set_elem_data(s, x) : NULL;
+		return x != NULL;
+	}
+	hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, gen, &mask) != 0;
 	if (hit && data)
 		*data = d[0];
 	return hit;
 }
 
+bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
+		      uint64_t now_ms)
+{
+	return lookup_one(s, key, data, now_ms, set_gen_read(0));
+}
+
 bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
 			  uint64_t now_ms, uint64_t gen)
 {
-	const void *keys[1] = {key};
-	const void *d[1] = {NULL};
-	uint64_t mask = 0;
-	bool hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, set_gen_read(gen), &mask) != 0;
-
-	if (hit && data)
-		*data = d[0];
-	return hit;
+	return lookup_one(s, key, data, now_ms, set_gen_read(gen));
 }
 
 unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,

@@ -116,6 +116,14 @@ static int bitmap_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, 
 	return 0;
 }
 
+static const struct set_elem *bitmap_lookup(const struct nftdp_set *s, const void *key,
+					     uint64_t now, uint64_t gen)
+{
+	const struct bitmap_priv *bp = s->priv;
+
+	return slot_find(ld_acq(&bp->slot[key_index(s, key)]), gen, now);
+}
+
 static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
 				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
@@ -143,5 +151,6 @@ const struct nftdp_set_ops nftdp_set_bitmap_ops = {
 	.get = bitmap_get,
 	.unlink = bitmap_unlink,
 	.walk = bitmap_walk,
+	.lookup = bitmap_lookup,
 	.lookup_bulk = bitmap_lookup_bulk,
 };

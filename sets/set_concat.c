@@ -333,6 +333,12 @@ static int concat_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, 
 	return 0;
 }
 
+static const struct set_elem *concat_lookup(const struct nftdp_set *s, const void *key,
+					    uint64_t now, uint64_t gen)
+{
+	return scan(s, key, gen, now, true, NULL, NULL);
+}
+
 static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
 				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
@@ -360,5 +366,6 @@ const struct nftdp_set_ops nftdp_set_concat_ops = {
 	.get = concat_get,
 	.unlink = concat_unlink,
 	.walk = concat_walk,
+	.lookup = concat_lookup,
 	.lookup_bulk = concat_lookup_bulk,
 };

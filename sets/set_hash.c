@@ -229,6 +229,17 @@ static int hash_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 	return 0;
 }
 
+static const struct set_elem *hash_lookup(const struct nftdp_set *s, const void *key, uint64_t now,
+					  uint64_t gen)
+{
+	const struct hash_priv *hp = s->priv;
+	/* gen (read by the caller, acquire) before table, as in the bulk */
+	struct hash_table *t = ld_acq(&hp->t);
+	uint32_t h = nftdp_set_hash_key(key, s->key_size, hp->seed);
+
+	return chain_find(s, ld_acq(bucket(t, h)), t->link, h, key, gen, now, NULL);
+}
+
 static unsigned hash_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				 const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask)
 {
@@ -366,6 +377,7 @@ const struct nftdp_set_ops nftdp_set_hash_ops = {
 	.unlink = hash_unlink,
 	.reclaim = hash_reclaim,
 	.walk = hash_walk,
+	.lookup = hash_lookup,
 	.lookup_bulk = hash_lookup_bulk,
 	.dp_update = hash_dp_update,
 };

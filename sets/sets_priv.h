@@ -79,7 +79,10 @@ struct nftdp_set_ops {
 	void (*reclaim)(struct nftdp_set *s, uint64_t upto);
 	/* every linked element; stops when fn returns non-zero */
 	int (*walk)(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg);
-	/* packet path */
+	/* packet path: one key (the VM's lookup expression), the live
+	 * element or NULL; optional, lookup_bulk with n = 1 stands in */
+	const struct set_elem *(*lookup)(const struct nftdp_set *s, const void *key, uint64_t now,
+					 uint64_t gen);
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				const void *data[], uint64_t now, uint64_t gen,
 				uint64_t *hit_mask);
