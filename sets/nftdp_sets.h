@@ -235,6 +235,41 @@ typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const voi
  */
 int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg);
 
+/**
+ * One nf_tables interval element as nft sends it for a one-field interval
+ * set: a start, or an end (NFT_SET_ELEM_INTERVAL_END) one past the last key
+ * of the range below it. See nftdp_set_interval_ranges().
+ */
+struct nftdp_set_interval_elem {
+	const uint8_t *key; /**< key_size bytes, network byte order */
+	uint8_t *last;	    /**< a start's range end (inclusive), filled in; unused for ends */
+	bool end;	    /**< NFT_SET_ELEM_INTERVAL_END */
+	void *opaque;	    /**< the caller's element */
+};
+
+/**
+ * Where the caller's set has a key above key among the elements not in the
+ * batch: the smallest such key, or NULL.
+ */
+typedef const uint8_t *(*nftdp_set_interval_above_cb)(const uint8_t *key, void *arg);
+
+/**
+ * Turn the interval elements a batch adds (starts and ends, as the kernel's
+ * rbtree keeps them) into ranges for nftdp_set_insert(). Sorts v by key, an
+ * end before a start at the same key, then gives every start the last key
+ * of its range: one below the next element in that order, start or end
+ * (nft sends no end where a range stops just below the next one), or, for
+ * the last element, one below what above() returns, or the maximum key
+ * when above() returns NULL or is NULL (a range open to the top of the key
+ * space). Ends make no range. Control path.
+ * @param v         n elements, sorted in place.
+ * @param key_size  bytes of each key, 1..NFTDP_SET_KEY_MAX.
+ * @param above     the set's next key beyond the batch, or NULL; called at
+ *   most once, for a last element that is a start.
+ */
+void nftdp_set_interval_ranges(struct nftdp_set_interval_elem *v, size_t n, uint32_t key_size,
+			       nftdp_set_interval_above_cb above, void *arg);
+
 /** Number of elements in the pending state (the kernel's nelems). Control path. */
 uint32_t nftdp_set_count(const struct nftdp_set *s);
 

@@ -1072,6 +1072,152 @@ static void test_create_errors(void **state)
 	nftdp_set_destroy(s);
 }
 
+/* ---- interval elements into ranges (nftdp_set_interval_ranges) ---- */
+
+struct above_arg {
+	const uint8_t *key; /* what the set has above the batch, or NULL */
+	unsigned calls;
+};
+
+static const uint8_t *above_cb(const uint8_t *key, void *arg)
+{
+	struct above_arg *a = arg;
+
+	(void)key;
+	a->calls++;
+	return a->key;
+}
+
+/* Element i of the batch: a start (end false) or an end at key v. */
+static void ival(struct nftdp_set_interval_elem *e, uint8_t (*keys)[4], uint8_t (*last)[4],
+		 unsigned i, uint32_t v, bool end)
+{
+	be32(keys[i], v);
+	memset(last[i], 0xaa, 4);
+	*e = (struct nftdp_set_interval_elem){.key = keys[i], .last = last[i], .end = end,
+					      .opaque = (void *)(uintptr_t)i};
+}
+
+/* The range element e got, as two numbers. */
+static void range_of(const struct nftdp_set_interval_elem *e, uint32_t *lo, uint32_t *hi)
+{
+	const uint8_t *k = e->key, *l = e->last;
+
+	assert_false(e->end);
+	*lo = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3];
+	*hi = (uint32_t)l[0] << 24 | (uint32_t)l[1] << 16 | (uint32_t)l[2] << 8 | l[3];
+}
+
+static void test_interval_ranges(void **state)
+{
+	struct nftdp_set_interval_elem v[8];
+	uint8_t keys[8][4], last[8][4];
+	struct above_arg ab = {0};
+	uint8_t top[4];
+	uint32_t lo, hi;
+
+	(void)state;
+	/* closed ranges 10-20 and 0x100-0x1ff, sent out of order: sorted by
+	 * key, and each start ends one below its end element */
+	ival(&v[0], keys, last, 0, 0x200, true);
+	ival(&v[1], keys, last, 1, 10, false);
+	ival(&v[2], keys, last, 2, 0x100, false);
+	ival(&v[3], keys, last, 3, 21, true);
+	nftdp_set_interval_ranges(v, 4, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 0); /* the last element is an end */
+	assert_ptr_equal(v[0].opaque, (void *)1);
+	assert_ptr_equal(v[1].opaque, (void *)3);
+	assert_ptr_equal(v[2].opaque, (void *)2);
+	assert_ptr_equal(v[3].opaque, (void *)0);
+	range_of(&v[0], &lo, &hi);
+	assert_int_equal(lo, 10);
+	assert_int_equal(hi, 20);
+	range_of(&v[2], &lo, &hi);
+	assert_int_equal(lo, 0x100);
+	assert_int_equal(hi, 0x1ff); /* the borrow crosses a byte */
+	assert_int_equal(last[3][0], 0xaa); /* ends get no range */
+
+	/* adjacent ranges: nft sends no end where one stops just below the
+	 * next start, and at one key an end sorts before a start */
+	ival(&v[0], keys, last, 0, 40, false);
+	ival(&v[1], keys, last, 1, 30, false);
+	ival(&v[2], keys, last, 2, 51, true);
+	ival(&v[3], keys, last, 3, 51, false);
+	ival(&v[4], keys, last, 4, 60, true);
+	nftdp_set_interval_ranges(v, 5, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 0);
+	range_of(&v[0], &lo, &hi);
+	assert_true(lo == 30 && hi == 39);
+	range_of(&v[1], &lo, &hi);
+	assert_true(lo == 40 && hi == 50);
+	assert_true(v[2].end && v[2].opaque == (void *)2);
+	range_of(&v[3], &lo, &hi);
+	assert_true(lo == 51 && hi == 59);
+	assert_true(v[4].end);
+
+	/* open range: the last start runs up to the maximum key, with no
+	 * callback or when the set has nothing above */
+	ival(&v[0], keys, last, 0, 0xffffff00u, false);
+	nftdp_set_interval_ranges(v, 1, 4, NULL, NULL);
+	range_of(&v[0], &lo, &hi);
+	assert_true(lo == 0xffffff00u && hi == 0xffffffffu);
+	ival(&v[0], keys, last, 0, 7, false);
+	nftdp_set_interval_ranges(v, 1, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 1);
+	range_of(&v[0], &lo, &hi);
+	assert_true(lo == 7 && hi == 0xffffffffu);
+	/* ... or up to one below the set's next element */
+	be32(top, 0x10000);
+	ab.key = top;
+	ival(&v[0], keys, last, 0, 7, false);
+	nftdp_set_interval_ranges(v, 1, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 2);
+	range_of(&v[0], &lo, &hi);
+	assert_true(lo == 7 && hi == 0xffff);
+
+	/* a lone end element makes no range and asks nothing */
+	ival(&v[0], keys, last, 0, 100, true);
+	nftdp_set_interval_ranges(v, 1, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 2);
+	assert_int_equal(last[0][0], 0xaa);
+	nftdp_set_interval_ranges(v, 0, 4, above_cb, &ab);
+	assert_int_equal(ab.calls, 2);
+}
+
+/* The ranges go into an interval set as they are: 10-20 and 30-ff..ff. */
+static void test_interval_ranges_insert(void **state)
+{
+	struct nftdp_set *s = mk(NFT_SET_INTERVAL, 4, 0, 0);
+	struct nftdp_set_interval_elem v[3];
+	uint8_t keys[3][4], last[3][4], k[4];
+
+	(void)state;
+	ival(&v[0], keys, last, 0, 30, false);
+	ival(&v[1], keys, last, 1, 21, true);
+	ival(&v[2], keys, last, 2, 10, false);
+	nftdp_set_interval_ranges(v, 3, 4, NULL, NULL);
+	for (unsigned i = 0; i < 3; i++)
+		if (!v[i].end)
+			assert_int_equal(nftdp_set_insert(s, v[i].key, v[i].last, NULL, 0, 0, true),
+					 0);
+	commit(s);
+	be32(k, 9);
+	assert_false(has(s, k));
+	be32(k, 10);
+	assert_true(has(s, k));
+	be32(k, 20);
+	assert_true(has(s, k));
+	be32(k, 21);
+	assert_false(has(s, k));
+	be32(k, 29);
+	assert_false(has(s, k));
+	be32(k, 30);
+	assert_true(has(s, k));
+	be32(k, 0xffffffffu);
+	assert_true(has(s, k));
+	nftdp_set_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1087,6 +1233,8 @@ int main(void)
 		cmocka_unit_test(test_interval_prefixes),
 		cmocka_unit_test(test_interval_index),
 		cmocka_unit_test(test_interval_radix),
+		cmocka_unit_test(test_interval_ranges),
+		cmocka_unit_test(test_interval_ranges_insert),
 		cmocka_unit_test(test_concat_range),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_model_hash),
