@@ -86,42 +86,6 @@ void ctl_build_chain_id_put(uint32_t id)
 
 /* ---------- sets ---------- */
 
-static const struct nftdp_vm_set_ops dp_set_ops;
-
-static bool dp_lookup(const struct nftdp_set *s, const void *key, const void **data,
-		      uint64_t now_ms)
-{
-	return nftdp_set_lookup(s, key, data, now_ms);
-}
-
-static bool dp_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
-			  uint64_t now_ms, uint64_t gen)
-{
-	return nftdp_set_lookup_gen(s, key, data, now_ms, gen);
-}
-
-static bool dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
-		      bool refresh, uint64_t now_ms)
-{
-	int rc = nftdp_set_dp_update(s, key, data, timeout_ms, now_ms,
-				     refresh ? NFTDP_SET_DP_UPDATE : NFTDP_SET_DP_ADD);
-
-	/* lost a race with another worker adding the same key: it is there */
-	return rc == 0 || rc == -EEXIST || rc == -EAGAIN;
-}
-
-static void dp_remove(struct nftdp_set *s, const void *key, uint64_t now_ms)
-{
-	nftdp_set_dp_update(s, key, NULL, 0, now_ms, NFTDP_SET_DP_DELETE);
-}
-
-static const struct nftdp_vm_set_ops dp_set_ops = {
-    .lookup = dp_lookup,
-    .update = dp_update,
-    .remove = dp_remove,
-    .lookup_gen = dp_lookup_gen,
-};
-
 /*
  * Element expressions (the set's `counter` template, or an element's own):
  * the VM counts a matching element in a pinned slot whose number sits after
@@ -461,7 +425,7 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->set = s->dp;
-	out->ops = &dp_set_ops;
+	out->ops = NULL; /* the VM calls sets/ directly */
 	out->flags = s->flags;
 	out->klen = s->klen;
 	out->dtype = s->dtype == NFT_DATA_VERDICT ? NFT_DATA_VERDICT : NFT_DATA_VALUE;

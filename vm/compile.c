@@ -167,7 +167,7 @@ int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, u
 		return nftdp_vm_errf(cc, -ENOENT, "%s: set %s not found", cc->expr_name,
 				     name ? name : "(by id)");
 	rc = cc->res->set(cc->res->opaque, cc->chain->table, name, id, out);
-	if (rc < 0 || !out->ops || !out->ops->lookup)
+	if (rc < 0 || !out->set || (out->ops && !out->ops->lookup))
 		return nftdp_vm_errf(cc, rc < 0 ? rc : -ENOENT, "%s: set %s not found",
 				     cc->expr_name, name ? name : "(by id)");
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * dynset: add, update or delete a set element from the packet path
  * (`add @s { ip saddr timeout 10s }`). Mirrors nft_dynset.c; the element
- * store is sets/' update/remove callbacks. Per-element expressions
+ * store is sets/' nftdp_set_dp_update (or a test stand-in's callbacks). Per-element expressions
  * (NFTA_DYNSET_EXPR) are refused for now.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -28,11 +28,11 @@ static void dynset_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 
 	(void)pkt;
 	if (p->op == NFT_DYNSET_OP_DELETE) {
-		p->ops->remove(p->set, key, ctx->now_ms);
+		vm_set_remove(p->ops, p->set, key, ctx->now_ms);
 		return;
 	}
-	if (p->ops->update(p->set, key, p->has_data ? &regs->data[p->sreg_data] : NULL,
-			   p->timeout_ms, p->op == NFT_DYNSET_OP_UPDATE, ctx->now_ms)) {
+	if (vm_set_update(p->ops, p->set, key, p->has_data ? &regs->data[p->sreg_data] : NULL,
+			  p->timeout_ms, p->op == NFT_DYNSET_OP_UPDATE, ctx->now_ms)) {
 		if (p->invert)
 			regs->verdict.code = NFT_BREAK;
 		return;
@@ -76,7 +76,7 @@ static int dynset_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		return rc;
 	if (si.flags & NFT_SET_OBJECT)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "dynset: object maps");
-	if (!si.ops->update || !si.ops->remove)
+	if (si.ops && (!si.ops->update || !si.ops->remove))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "dynset: set cannot be updated");
 	if (si.flags & NFT_SET_CONSTANT)
 		return nftdp_vm_errf(cc, -EBUSY, "dynset: constant set");

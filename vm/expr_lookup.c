@@ -2,7 +2,8 @@
 /*
  * lookup: key in a set (optionally inverted), or a map's data into a
  * register or the verdict register. Mirrors nft_lookup.c; the set itself is
- * sets/' business, reached through struct nftdp_vm_set_ops.
+ * sets/' business, called directly (a test's stand-in: struct
+ * nftdp_vm_set_ops).
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 

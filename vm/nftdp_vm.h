@@ -257,8 +257,9 @@ struct nftdp_vm_set_verdict {
 };
 
 /**
- * Packet-path set calls. lookup has the signature of sets/' nftdp_set_lookup
- * (the dataplane points it there); update and remove serve dynset.
+ * A stand-in for sets/ (tests): the VM calls sets/ directly for a set whose
+ * nftdp_vm_set_info.ops is NULL, and these otherwise. lookup has the
+ * signature of sets/' nftdp_set_lookup; update and remove serve dynset.
  * update: add key (with data when a map) if absent, return true if the key is
  * now present (false when the set is full); when refresh is set and the
  * element has a timeout, restart it with timeout_ms.
@@ -278,7 +279,7 @@ struct nftdp_vm_set_ops {
 /** What the resolver says about a set; compile validates against it. */
 struct nftdp_vm_set_info {
 	struct nftdp_set *set;
-	const struct nftdp_vm_set_ops *ops;
+	const struct nftdp_vm_set_ops *ops; /**< NULL: a sets/ set, called directly */
 	uint32_t flags;	     /**< NFT_SET_MAP, NFT_SET_OBJECT, NFT_SET_TIMEOUT, NFT_SET_EVAL... */
 	uint32_t klen;	     /**< key bytes (register layout) */
 	uint32_t dlen;	     /**< data bytes of a map (16 for verdict maps, as the kernel) */

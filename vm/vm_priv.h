@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nftdp_common.h"
+#include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
 struct nftnl_expr;
@@ -165,14 +166,41 @@ struct nftdp_vm_chain {
 	uint32_t n_blobs, cap_blobs;
 };
 
-/* A set lookup of the packet path in the run's set generation. */
+/* A set lookup of the packet path in the run's set generation: straight
+ * into sets/ for its sets (ops NULL), through ops for a stand-in. */
 static inline bool vm_set_lookup(const struct nftdp_vm_set_ops *ops, const struct nftdp_set *s,
 				 const void *key, const void **data,
 				 const struct nftdp_vm_ctx *ctx)
 {
+	if (!ops)
+		return nftdp_set_lookup_gen(s, key, data, ctx->now_ms, ctx->set_gen);
 	if (ops->lookup_gen)
 		return ops->lookup_gen(s, key, data, ctx->now_ms, ctx->set_gen);
 	return ops->lookup(s, key, data, ctx->now_ms);
+}
+
+/* dynset's add or update: true if the key is now in the set (false: full) */
+static inline bool vm_set_update(const struct nftdp_vm_set_ops *ops, struct nftdp_set *s,
+				 const void *key, const void *data, uint64_t timeout_ms,
+				 bool refresh, uint64_t now_ms)
+{
+	int rc;
+
+	if (ops)
+		return ops->update(s, key, data, timeout_ms, refresh, now_ms);
+	rc = nftdp_set_dp_update(s, key, data, timeout_ms, now_ms,
+				 refresh ? NFTDP_SET_DP_UPDATE : NFTDP_SET_DP_ADD);
+	/* lost a race with another worker adding the same key: it is there */
+	return rc == 0 || rc == -EEXIST || rc == -EAGAIN;
+}
+
+static inline void vm_set_remove(const struct nftdp_vm_set_ops *ops, struct nftdp_set *s,
+				 const void *key, uint64_t now_ms)
+{
+	if (ops)
+		ops->remove(s, key, now_ms);
+	else
+		nftdp_set_dp_update(s, key, NULL, 0, now_ms, NFTDP_SET_DP_DELETE);
 }
 
 /* Compile context: one expression at a time. */

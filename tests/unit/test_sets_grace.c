@@ -140,19 +140,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static bool lk(const struct nftdp_set *s, const void *key, const void **data, uint64_t now_ms)
-{
-	return nftdp_set_lookup(s, key, data, now_ms);
-}
-
-static bool lk_gen(const struct nftdp_set *s, const void *key, const void **data, uint64_t now_ms,
-		   uint64_t gen)
-{
-	return nftdp_set_lookup_gen(s, key, data, now_ms, gen);
-}
-
-static const struct nftdp_vm_set_ops set_ops = {.lookup = lk, .lookup_gen = lk_gen};
-
 static int res_set(void *opaque, const char *table, const char *name, uint32_t id,
 		   struct nftdp_vm_set_info *out)
 {
@@ -164,7 +151,7 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t i
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->set = f->s;
-	out->ops = &set_ops;
+	out->ops = NULL; /* sets/, called directly as in the daemon */
 	out->flags = NFT_SET_MAP | (f->ranges ? NFT_SET_INTERVAL : 0);
 	out->klen = 4;
 	out->dlen = 4;
