@@ -23,10 +23,11 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import IP, TCP, UDP, Ether, IPv6, Raw, rdpcap, wrpcap
 
 BUILD = os.path.abspath(sys.argv[1])
@@ -172,17 +173,12 @@ def run(tmp, cap, burst, variant):
     rules = os.path.join(tmp, variant + '.nft')
     out = os.path.join(tmp, tag + '.pcap')
     sj, lj = os.path.join(tmp, tag + '.stats.json'), os.path.join(tmp, tag + '.list.json')
-    cmd = [os.path.join(BUILD, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
-           '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (cap, out), '--file-prefix', prefix,
-           '--log-level=lib.*:warning', '--', '--socket', os.path.join(tmp, tag + '.sock'),
-           '--ruleset', rules, '--exit-on-idle', '300', '--burst', str(burst),
-           '--ifaddr', '0=%s/16' % MASQ4, '--ifaddr', '0=%s/48' % MASQ6,
-           '--stats-json', sj, '--listing-json', lj]
-    try:
-        r = subprocess.run(cmd, timeout=60, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    finally:
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    eal = T.eal_args(prefix, ['net_pcap0,rx_pcap=%s,tx_pcap=%s' % (cap, out)])
+    r = T.run_offline(BUILD, eal, ['--socket', os.path.join(tmp, tag + '.sock'),
+                                   '--ruleset', rules, '--exit-on-idle', '300',
+                                   '--burst', str(burst), '--ifaddr', '0=%s/16' % MASQ4,
+                                   '--ifaddr', '0=%s/48' % MASQ6, '--stats-json', sj,
+                                   '--listing-json', lj], prefix, timeout=60)
     if r.returncode != 0:
         print(r.stdout)
         sys.exit(1)
@@ -260,9 +256,8 @@ def check_variant(tmp, cap, pkts, variant, failures):
 
 
 def main():
-    if os.geteuid() != 0:
-        print('burst_order: needs root (hugepage-free EAL still wants /var/run/dpdk)')
-        return 77
+    if not T.is_root():
+        T.skip('burst_order: needs root (hugepage-free EAL still wants /var/run/dpdk)')
     tmp = tempfile.mkdtemp(prefix='nftdp-burst-')
     failures = []
     checks = 0

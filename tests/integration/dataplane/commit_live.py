@@ -19,16 +19,17 @@ must be 0. Bounded: nftdp runs under timeout 100.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1])
-PID = os.getpid()
-NS_DP, NS_T = 'nftdp-cl-%d' % PID, 'nftdp-cl-%d-t' % PID
-failures = []
+NS_DP, NS_T = T.netns_name('cl'), T.netns_name('cl', 't')
+checks = T.Checks(flush=True)
+check = checks.check
 
 RULES = '''
 table inet fw {
@@ -127,60 +128,34 @@ for line in sys.stdin:
 '''
 
 
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def sh(*argv, timeout=20):
-    return subprocess.run(list(argv), timeout=timeout, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True).stdout
-
-
 def cleanup():
-    for ns in (NS_DP, NS_T):
-        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+    T.netns_del(NS_DP, NS_T)
 
 
 def main(tmp):
     for ns in (NS_DP, NS_T):
-        sh('ip', 'netns', 'add', ns)
-        sh('ip', 'netns', 'exec', ns, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
-           'net.ipv6.conf.default.disable_ipv6=1')
+        T.netns_add(ns, ipv6=False)
     for dp, t in (('dp0', 't0'), ('dp1', 't1')):
-        sh('ip', 'netns', 'exec', NS_DP, 'ip', 'link', 'add', dp, 'type', 'veth', 'peer', 'name',
-           t, 'netns', NS_T)
-        sh('ip', 'netns', 'exec', NS_DP, 'ip', 'link', 'set', dp, 'up')
-        sh('ip', 'netns', 'exec', NS_T, 'ip', 'link', 'set', t, 'up')
+        T.veth(NS_DP, dp, t, peer_ns=NS_T)
     rules, sj = os.path.join(tmp, 'r.nft'), os.path.join(tmp, 's.json')
     with open(rules, 'w') as f:
         f.write(RULES)
     sock = os.path.join(tmp, 'nl.sock')
-    prefix = 'nftdp-cl-%d' % PID
-    log_path, pid_path = os.path.join(tmp, 'nftdp.log'), os.path.join(tmp, 'nftdp.pid')
-    argv = ['ip', 'netns', 'exec', NS_DP, 'sh', '-c', 'echo $$ >"$0"; exec "$@"', pid_path,
-            'timeout', '100', os.path.join(BUILD, 'nftdp'),
-            '--lcores', '0@0,1@1', '--no-huge', '-m', '512', '--no-pci',
-            '--file-prefix', prefix, '--log-level=lib.*:warning',
-            '--vdev=net_af_packet0,iface=dp0', '--vdev=net_af_packet1,iface=dp1', '--',
-            '--socket', sock, '--wire', '0:1', '--ruleset', rules, '--stats-json', sj,
+    prefix = T.netns_name('cl')
+    eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'],
+                     lcores=('--lcores', '0@0,1@1'))
+    args = ['--socket', sock, '--wire', '0:1', '--ruleset', rules, '--stats-json', sj,
             # the reference kernel has no flowtable type: without this every
             # flowtable is ENOENT; ports are dp0 and dp1 (the default names)
             '--flowtables']
-    log = open(log_path, 'w')
-    p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    log.close()
-    env = dict(os.environ, NFTDP_SOCKET=sock)
-    nft = ['ip', 'netns', 'exec', NS_DP, os.path.join(BUILD, 'nftdp-nft')]
+    d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_DP, limit=100)
+    p = d.proc
+    env = T.nft_env(sock)
+    nft = T.nft_argv(BUILD, NS_DP)
     t = None
     invalid = None
     try:
-        end = time.monotonic() + 20
-        while ' mode\n' not in open(log_path).read() or not os.path.exists(sock):
-            if p.poll() is not None or time.monotonic() > end:
-                raise RuntimeError('nftdp did not start: ' + open(log_path).read()[-800:])
-            time.sleep(0.05)
+        d.wait_started(sock=sock)
         t = subprocess.Popen(['ip', 'netns', 'exec', NS_T, '/usr/bin/python3', '-c', TESTER],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
@@ -218,14 +193,7 @@ def main(tmp):
                 t.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 t.kill()
-        if p.poll() is None and os.path.exists(pid_path):
-            os.kill(int(open(pid_path).read()), signal.SIGTERM)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+        d.stop(wait=20)
     check(invalid == 0, '`ct state invalid` counter stays 0 (got %s)' % invalid)
     check(p.returncode == 0, 'nftdp exits 0 on SIGTERM')
     if os.path.exists(sj):
@@ -234,18 +202,16 @@ def main(tmp):
               s['conntrack']['invalid'])
     else:
         check(False, 'stats json written')
-        print(open(log_path).read()[-2000:])
+        print(d.log()[-2000:])
 
 
 tmp = tempfile.mkdtemp(prefix='nftdp-commit-live.')
 try:
-    if os.geteuid() != 0:
-        print('SKIP: needs root')
-        sys.exit(77)
+    if not T.is_root():
+        T.skip('SKIP: needs root')
     cleanup()
     main(tmp)
 finally:
     cleanup()
     shutil.rmtree(tmp, ignore_errors=True)
-print('commit-live: %s' % ('FAILED: %d' % len(failures) if failures else 'passed'))
-sys.exit(1 if failures else 0)
+sys.exit(checks.report('commit-live'))

@@ -20,22 +20,18 @@ workers: two workers on a port with two queues, wired to a port with one tx
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Ether, ICMPv6EchoRequest, IPv6,
                        Raw, rdpcap, wrpcap)
 
 BUILD = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2]
-failures = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
+checks = T.Checks()
+check = checks.check
 
 
 def run_nftdp(tmp, vdevs, ruleset, extra, tag, lcores=('-l', '0-1')):
@@ -43,16 +39,9 @@ def run_nftdp(tmp, vdevs, ruleset, extra, tag, lcores=('-l', '0-1')):
     rules = os.path.join(tmp, tag + '.nft')
     with open(rules, 'w') as f:
         f.write(ruleset)
-    cmd = [os.path.join(BUILD, 'nftdp')] + list(lcores) + ['--no-huge', '-m', '512', '--no-pci']
-    cmd += ['--vdev=' + v for v in vdevs]
-    cmd += ['--file-prefix', prefix, '--log-level=lib.*:warning', '--',
-            '--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
-            '--exit-on-idle', '300'] + extra
-    try:
-        r = subprocess.run(cmd, timeout=60, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    finally:
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    r = T.run_offline(BUILD, T.eal_args(prefix, vdevs, lcores),
+                      ['--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
+                       '--exit-on-idle', '300'] + extra, prefix, timeout=60)
     if r.returncode != 0:
         print(r.stdout)
     check(r.returncode == 0, '%s: nftdp exits 0' % tag)
@@ -279,5 +268,4 @@ try:
         sys.exit('unknown mode ' + MODE)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print('%s: %s' % (MODE, 'FAILED: %d' % len(failures) if failures else 'passed'))
-sys.exit(1 if failures else 0)
+sys.exit(checks.report(MODE))

@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1])
 COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,17 +41,12 @@ def run(tmp, name):
         f.write(RULESETS[name])
     out = [os.path.join(tmp, '%s-out%d.pcap' % (name, p)) for p in (0, 1)]
     sj = os.path.join(tmp, name + '.json')
-    cmd = [os.path.join(BUILD, 'nftdp'), '-l', '0', '--no-huge', '-m', '1024', '--no-pci',
-           '--log-level=error', '--file-prefix', prefix,
-           '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'in0.pcap'), out[0]),
-           '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'in1.pcap'), out[1]),
-           '--', '--socket', os.path.join(tmp, name + '.sock'), '--wire', '0:1',
-           '--ruleset', rules, '--exit-on-idle', '500', '--stats-json', sj]
-    try:
-        r = subprocess.run(cmd, timeout=120, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    finally:
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    eal = T.eal_args(prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' %
+                              (p, os.path.join(tmp, 'in%d.pcap' % p), out[p]) for p in (0, 1)],
+                     ('-l', '0'), mem=1024, log_level='error')
+    r = T.run_offline(BUILD, eal, ['--socket', os.path.join(tmp, name + '.sock'),
+                                   '--wire', '0:1', '--ruleset', rules, '--exit-on-idle', '500',
+                                   '--stats-json', sj], prefix, timeout=120)
     if r.returncode != 0:
         print(r.stdout[-2000:])
         sys.exit(1)
@@ -72,9 +70,8 @@ def strip_times(data):
 
 
 def main():
-    if os.geteuid() != 0:
-        print('SKIP: needs root')
-        return 77
+    if not T.is_root():
+        T.skip('SKIP: needs root')
     tmp = tempfile.mkdtemp(prefix='nftdp-empty-plan-')
     failed = 0
     try:

@@ -24,13 +24,13 @@ Exit 0 when everything is as the model says, 1 otherwise, 77 without root.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import (ICMP, IP, UDP, Ether, ICMPv6PacketTooBig, IPv6, IPv6ExtHdrFragment,
                        fragment, fragment6)
-from scapy.utils import RawPcapReader, RawPcapWriter
 
 MTU = 1300
 SRC, DST = '10.1.0.1', '10.2.0.1'
@@ -45,17 +45,10 @@ table inet t {
 
 
 def write_pcap(path, frames):
-    w = RawPcapWriter(path, linktype=1, sync=True)
-    w._write_header(None)
-    for i, f in enumerate(frames):
-        w.write_packet(f, sec=1700000000, usec=i)
-    w.close()
+    T.write_pcap(path, frames, stamp=lambda i: (1700000000, i))
 
 
-def read_pcap(path):
-    if not os.path.exists(path) or os.path.getsize(path) == 0:
-        return []
-    return [bytes(d) for d, _ in RawPcapReader(path)]
+read_pcap = T.read_pcap
 
 
 def eth(p):
@@ -73,13 +66,11 @@ def udp4(ident, n, size, df=False):
 
 def main():
     build = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else 'build'
-    if os.geteuid() != 0:
-        print('SKIP: needs root')
-        return 77
+    if not T.is_root():
+        T.skip('SKIP: needs root')
     exe = os.path.join(build, 'nftdp')
     if not os.access(exe, os.X_OK):
-        print('SKIP: %s missing' % exe)
-        return 77
+        T.skip('SKIP: %s missing' % exe)
     big = udp4(1, 3000, 1480)
     dfd = udp4(2, 3000, 1480, df=True)
     v6 = fragment6(IPv6(src='2001:db8:1::1', dst='2001:db8:2::1', hlim=64) /
@@ -107,15 +98,14 @@ def main():
         with open(os.path.join(work, 'rules.nft'), 'w') as f:
             f.write(RULES)
         stats = os.path.join(work, 'stats.json')
-        argv = [exe, '-l', '0', '--no-huge', '-m', '512', '--no-pci', '--log-level=error',
-                '--file-prefix', pfx,
-                '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (inp, out0),
-                '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (empty, out1), '--',
-                '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
+        eal = T.eal_args(pfx, ['net_pcap0,rx_pcap=%s,tx_pcap=%s' % (inp, out0),
+                               'net_pcap1,rx_pcap=%s,tx_pcap=%s' % (empty, out1)],
+                         ('-l', '0'), log_level='error')
+        args = ['--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
                 '--mtu', str(MTU), '--ifaddr', '0=10.1.255.254/16',
                 '--ifaddr', '0=2001:db8:1::ffff/48', '--ruleset', os.path.join(work, 'rules.nft'),
                 '--exit-on-idle', '500', '--stats-json', stats]
-        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        r = T.run_offline(build, eal, args, pfx, timeout=60, text=False)
         if r.returncode != 0:
             print('FAIL: nftdp exit %d: %s' % (r.returncode, r.stdout.decode()[-800:]))
             return 1
@@ -125,7 +115,6 @@ def main():
             st = json.load(f)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        shutil.rmtree('/var/run/dpdk/' + pfx, ignore_errors=True)
 
     fail = []
     if got1 != want1:

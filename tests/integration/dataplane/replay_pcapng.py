@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(HERE, '..', '..', 'differential', 'run.py')
 CASE = os.path.join(HERE, '..', '..', 'differential', 'cases', '060_nat_snat_two_way')
@@ -56,36 +59,31 @@ def ip_packets(path):
 
 def main():
     build = os.path.abspath(sys.argv[1])
-    if os.geteuid() != 0:
-        print('SKIP: needs root')
-        return 77
+    if not T.is_root():
+        T.skip('SKIP: needs root')
     tmp = tempfile.mkdtemp(prefix='nftdp-pcapng-test.')
-    ns = 'nftdp-pcapng-%d' % os.getpid()
+    ns = T.netns_name('pcapng')
     try:
         keep = os.path.join(tmp, 'keep')
         subprocess.run([RUN, build, '060', '--bursts', '32', '--keep', keep], timeout=120,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         w = os.path.join(keep, '060_nat_snat_two_way')
         if not os.path.exists(os.path.join(w, 'in-dp1.pcap')):
-            print('SKIP: the harness wrote no per-port captures (no offline two-way replay)')
-            return 77
+            T.skip('SKIP: the harness wrote no per-port captures (no offline two-way replay)')
         ng = os.path.join(tmp, 'both.pcapng')
         n = write_pcapng(ng, [('dp0', os.path.join(w, 'in-dp0.pcap')),
                               ('dp1', os.path.join(w, 'in-dp1.pcap'))])
-        subprocess.run(['ip', 'netns', 'add', ns], check=True)
-        subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'link', 'add', 'dp1', 'index', '2',
-                        'type', 'veth', 'peer', 'name', 'dp0', 'index', '3'], check=True)
+        T.netns_add(ns)
+        T.veth(ns, 'dp1', 'dp0', index=2, peer_index=3, up=False)
         out = {p: os.path.join(tmp, 'out-%s.pcap' % p) for p in ('dp0', 'dp1')}
-        argv = ['ip', 'netns', 'exec', ns, os.path.join(build, 'nftdp'), '-l', '0-1',
-                '--no-huge', '-m', '512', '--no-pci', '--file-prefix', ns,
-                '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (ng, out['dp0']),
-                '--vdev=net_pcap1,tx_pcap=%s' % out['dp1'], '--',
-                '--socket', os.path.join(tmp, 'nl.sock'), '--wire', '0:1', '--router',
+        eal = T.eal_args(ns, ['net_pcap0,rx_pcap=%s,tx_pcap=%s' % (ng, out['dp0']),
+                              'net_pcap1,tx_pcap=%s' % out['dp1']], log_level=None)
+        args = ['--socket', os.path.join(tmp, 'nl.sock'), '--wire', '0:1', '--router',
                 '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', CASE + '.nft',
                 '--exit-on-idle', '500',
                 '--ifaddr', '0=10.1.255.254/16', '--ifaddr', '0=2001:db8:1::ffff/48',
                 '--ifaddr', '1=10.2.255.254/16', '--ifaddr', '1=2001:db8:2::ffff/48']
-        r = subprocess.run(argv, timeout=60, capture_output=True, text=True)
+        r = T.run_offline(build, eal, args, ns, timeout=60, ns=ns, merge=False)
         fail = r.returncode != 0
         if 'interface 1 -> port 1 (dp1)' not in r.stdout:
             print('FAIL: no interface mapping said at start')
@@ -100,8 +98,8 @@ def main():
             print(r.stdout[-2000:], r.stderr[-2000:])
         return 1 if fail else 0
     finally:
-        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
-        shutil.rmtree('/var/run/dpdk/' + ns, ignore_errors=True)
+        T.netns_del(ns)
+        T.rm_runtime(ns)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -23,28 +23,18 @@ worker 1: they only meet if steering brings both to the owning shard.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1])
-PID = os.getpid()
-NS_DP, NS_T = 'nftdp-h2sl-%d' % PID, 'nftdp-h2sl-%d-t' % PID
-failures = []
+NS_DP, NS_T = T.netns_name('h2sl'), T.netns_name('h2sl', 't')
+checks = T.Checks()
+check = checks.check
 N_TCP, N_UDP, N_MASQ = 12, 8, 8
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
-
-
-def sh(*argv, timeout=20):
-    return subprocess.run(list(argv), timeout=timeout, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True).stdout
 
 
 RULES = '''
@@ -133,43 +123,26 @@ print(json.dumps(res))
 
 
 def cleanup():
-    for ns in (NS_DP, NS_T):
-        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+    T.netns_del(NS_DP, NS_T)
 
 
 def main(tmp):
     for ns in (NS_DP, NS_T):
-        sh('ip', 'netns', 'add', ns)
-        sh('ip', 'netns', 'exec', ns, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
-           'net.ipv6.conf.default.disable_ipv6=1')
+        T.netns_add(ns, ipv6=False)
     for dp, t in (('dp0', 't0'), ('dp1', 't1')):
-        sh('ip', 'netns', 'exec', NS_DP, 'ip', 'link', 'add', dp, 'type', 'veth', 'peer', 'name',
-           t, 'netns', NS_T)
-        sh('ip', 'netns', 'exec', NS_DP, 'ip', 'link', 'set', dp, 'up')
-        sh('ip', 'netns', 'exec', NS_T, 'ip', 'link', 'set', t, 'up')
+        T.veth(NS_DP, dp, t, peer_ns=NS_T)
     rules, sj, lj = (os.path.join(tmp, x) for x in ('r.nft', 's.json', 'l.json'))
     with open(rules, 'w') as f:
         f.write(RULES)
-    prefix = 'nftdp-h2sl-%d' % PID
-    log_path = os.path.join(tmp, 'nftdp.log')
-    pid_path = os.path.join(tmp, 'nftdp.pid')
-    # ip netns exec may fork: signal the pid sh writes before it execs timeout
-    argv = ['ip', 'netns', 'exec', NS_DP, 'sh', '-c', 'echo $$ >"$0"; exec "$@"', pid_path,
-            'timeout', '50', os.path.join(BUILD, 'nftdp'),
-            '--lcores', '0@0,1@1,2@1', '--no-huge', '-m', '512', '--no-pci',
-            '--file-prefix', prefix, '--log-level=lib.*:warning',
-            '--vdev=net_af_packet0,iface=dp0', '--vdev=net_af_packet1,iface=dp1', '--',
-            '--socket', os.path.join(tmp, 'nl.sock'), '--wire', '0:1', '--ruleset', rules,
+    prefix = T.netns_name('h2sl')
+    eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'],
+                     lcores=('--lcores', '0@0,1@1,2@1'))
+    args = ['--socket', os.path.join(tmp, 'nl.sock'), '--wire', '0:1', '--ruleset', rules,
             '--ifaddr', '1=198.51.100.1', '--stats-json', sj, '--listing-json', lj]
-    log = open(log_path, 'w')
-    p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    log.close()
+    d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_DP, limit=50)
+    p = d.proc
     try:
-        end = time.monotonic() + 20
-        while ' mode\n' not in open(log_path).read():
-            if p.poll() is not None or time.monotonic() > end:
-                raise RuntimeError('nftdp did not start: ' + open(log_path).read()[-800:])
-            time.sleep(0.05)
+        d.wait_started()
         t = subprocess.run(['ip', 'netns', 'exec', NS_T, '/usr/bin/python3', '-c', TESTER],
                            timeout=40, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out = t.stdout.strip().splitlines()
@@ -177,17 +150,10 @@ def main(tmp):
               (out[-1] if out else ''))
         res = json.loads(out[-1]) if t.returncode == 0 else {}
     finally:
-        if p.poll() is None and os.path.exists(pid_path):
-            os.kill(int(open(pid_path).read()), signal.SIGTERM)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+        d.stop(wait=20)
     check(p.returncode == 0, 'nftdp exits 0 on SIGTERM')
     if p.returncode != 0 or not res:
-        print(open(log_path).read()[-2000:])
+        print(d.log()[-2000:])
         return
     s = json.load(open(sj))
     ctr = []
@@ -211,13 +177,11 @@ def main(tmp):
 
 tmp = tempfile.mkdtemp(prefix='nftdp-steer-live.')
 try:
-    if os.geteuid() != 0:
-        print('SKIP: needs root')
-        sys.exit(77)
+    if not T.is_root():
+        T.skip('SKIP: needs root')
     cleanup()
     main(tmp)
 finally:
     cleanup()
     shutil.rmtree(tmp, ignore_errors=True)
-print('steer-live: %s' % ('FAILED: %d' % len(failures) if failures else 'passed'))
-sys.exit(1 if failures else 0)
+sys.exit(checks.report('steer-live'))

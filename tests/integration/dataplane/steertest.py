@@ -21,23 +21,19 @@ every port must send back what it received, each connection in order.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import (ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply,
                        ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment, Raw, fragment, fragment6,
                        rdpcap, wrpcap)
 
 BUILD = os.path.abspath(sys.argv[1])
-failures = []
+checks = T.Checks()
+check = checks.check
 KEY = bytes([0x6d, 0x5a] * 20)
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
 
 
 def toeplitz(data):
@@ -181,18 +177,12 @@ def run(tmp, n_workers, caps):
         f.write(RULES)
     lcores = {1: ['-l', '0-1'], 2: ['--lcores', '0@0,1@1,2@1'],
               3: ['--lcores', '0@0,1@1,2@1,3@0']}[n_workers]
-    cmd = [os.path.join(BUILD, 'nftdp')] + lcores + ['--no-huge', '-m', '512', '--no-pci']
-    for p in range(2):
-        cmd.append('--vdev=net_pcap%d,rx_pcap=%s/in%d.pcap,tx_pcap=%s/%s-out%d.pcap' %
-                   (p, tmp, p, tmp, tag, p))
-    cmd += ['--file-prefix', prefix, '--log-level=lib.*:warning', '--',
-            '--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
-            '--exit-on-idle', '400', '--stats-json', sj, '--listing-json', lj]
-    try:
-        r = subprocess.run(cmd, timeout=60, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    finally:
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    vdevs = ['net_pcap%d,rx_pcap=%s/in%d.pcap,tx_pcap=%s/%s-out%d.pcap' %
+             (p, tmp, p, tmp, tag, p) for p in range(2)]
+    r = T.run_offline(BUILD, T.eal_args(prefix, vdevs, lcores),
+                      ['--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
+                       '--exit-on-idle', '400', '--stats-json', sj, '--listing-json', lj],
+                      prefix, timeout=60)
     if r.returncode != 0:
         print(r.stdout)
     check(r.returncode == 0, '%s: nftdp exits 0' % tag)
@@ -268,5 +258,4 @@ try:
     main(tmp)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print('steer: %s' % ('FAILED: %d' % len(failures) if failures else 'passed'))
-sys.exit(1 if failures else 0)
+sys.exit(checks.report('steer'))
