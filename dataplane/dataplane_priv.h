@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nftdp_common.h"
 #include "nftdp_vm.h"
 
 /* ------------------------------------------------------------------ */
@@ -90,7 +91,7 @@ static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftd
 		memset(l2, 0, sizeof(*l2));
 		return false;
 	}
-	t = (uint16_t)(d[12] << 8 | d[13]);
+	t = nftdp_rd16(d + 12);
 	proto = t;
 	/* up to two tags; skb_vlan_untag() pulls only the outer one */
 	while ((t == NFTDP_DP_ETH_P_8021Q || t == NFTDP_DP_ETH_P_8021AD) && n_vlan < 2) {
@@ -98,9 +99,9 @@ static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftd
 			memset(l2, 0, sizeof(*l2));
 			return false;
 		}
-		t = (uint16_t)(d[off + 2] << 8 | d[off + 3]);
+		t = nftdp_rd16(d + off + 2);
 		if (n_vlan == 0) {
-			vid = (uint16_t)((d[off] << 8 | d[off + 1]) & 0x0fff);
+			vid = (uint16_t)(nftdp_rd16(d + off) & 0x0fff);
 			proto = t;
 			nh_off = (uint16_t)(off + NFTDP_DP_VLAN_HLEN);
 		}
@@ -194,10 +195,6 @@ uint32_t nftdp_dp_icmp_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_
  */
 enum nftdp_dp_drop nftdp_dp_ip_forward(uint8_t *iph, uint32_t ip_len);
 enum nftdp_dp_drop nftdp_dp_ip6_forward(uint8_t *ip6h, uint32_t ip_len);
-
-/** One's-complement sum helpers (RFC 1071), network byte order data. */
-uint32_t nftdp_dp_csum_add(uint32_t sum, const void *buf, uint32_t len);
-uint16_t nftdp_dp_csum_fold(uint32_t sum);
 
 /* ------------------------------------------------------------------ */
 /* reject.c: reply frames (bytes only)                                  */

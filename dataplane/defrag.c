@@ -66,21 +66,11 @@ struct nftdp_dp_defrag {
 	struct rte_ip_frag_death_row dr;
 };
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
+/* ip_send_check */
 static void ip4_csum(uint8_t *iph, uint32_t hl)
 {
-	wr16(iph + 10, 0);
-	wr16(iph + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, iph, hl)));
+	nftdp_wr16(iph + 10, 0);
+	nftdp_st16(iph + 10, nftdp_ip_fast_csum(iph, hl));
 }
 
 /* fragments go to the death row; count them, then free */
@@ -96,10 +86,10 @@ static void dr_flush(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df)
 static bool is_fragment(const uint8_t *iph, uint32_t ip_len, bool v4)
 {
 	if (v4)
-		return (rd16(iph + 6) & 0x3fff) != 0;
+		return (nftdp_rd16(iph + 6) & 0x3fff) != 0;
 	/* only a fragment header right after the IPv6 header (what
 	 * librte_ip_frag reassembles); an atomic fragment is passed as is */
-	return iph[6] == IPPROTO_FRAGMENT && ip_len >= 48 && (rd16(iph + 42) & 0xfff9) != 0;
+	return iph[6] == IPPROTO_FRAGMENT && ip_len >= 48 && (nftdp_rd16(iph + 42) & 0xfff9) != 0;
 }
 
 /*
@@ -145,7 +135,7 @@ static unsigned int adopt(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df,
 		uint8_t *iph = d + mt->ip_off;
 
 		/* DF only when the largest fragment had it (ip_frag_reasm) */
-		wr16(iph + 6, max_df && max_df == max_size ? 0x4000 : 0);
+		nftdp_wr16(iph + 6, max_df && max_df == max_size ? 0x4000 : 0);
 		ip4_csum(iph, (iph[0] & 15) * 4u);
 	}
 	df->n_geo[idx] = k <= RTE_LIBRTE_IP_FRAG_MAX_FRAG ? (uint8_t)k : 0;
@@ -171,14 +161,14 @@ static unsigned int reassemble(struct nftdp_dp_worker *w, struct nftdp_dp_defrag
 
 	if (v4) {
 		hl = (iph[0] & 15) * 4u;
-		ofs = (rd16(iph + 6) & 0x1fffu) * 8u;
+		ofs = (nftdp_rd16(iph + 6) & 0x1fffu) * 8u;
 		info = ip_len | ((iph[6] & 0x40) ? INFO_DF : 0);
-		id = rd16(iph + 4);
+		id = nftdp_rd16(iph + 4);
 	} else {
 		hl = 48; /* IPv6 header and the fragment header */
-		ofs = rd16(iph + 42) & 0xfff8u;
+		ofs = nftdp_rd16(iph + 42) & 0xfff8u;
 		info = ip_len;
-		id = (uint32_t)rd16(iph + 44) << 16 | rd16(iph + 46);
+		id = nftdp_rd32(iph + 44);
 	}
 	plen = ip_len - hl;
 	/* no payload, or past the largest datagram: never a datagram */
@@ -327,7 +317,8 @@ uint32_t nftdp_dp_defrag_frag_needed(struct nftdp_dp_worker *w, const uint8_t *f
 				     const uint8_t *icmp_src)
 {
 	bool v4 = (frame[ip_off] >> 4) == 4;
-	uint32_t n, at, sum;
+	uint32_t n, at;
+	uint8_t *check;
 
 	/* ICMP_DEST_UNREACH/ICMP_FRAG_NEEDED, ICMPV6_PKT_TOOBIG, the MTU in
 	 * the header's second word */
@@ -336,16 +327,11 @@ uint32_t nftdp_dp_defrag_frag_needed(struct nftdp_dp_worker *w, const uint8_t *f
 	if (n == 0)
 		return 0;
 	at = ip_off + (v4 ? 20 : 40);
-	w->reply[at + 4] = (uint8_t)(mtu >> 24);
-	w->reply[at + 5] = (uint8_t)(mtu >> 16);
-	w->reply[at + 6] = (uint8_t)(mtu >> 8);
-	w->reply[at + 7] = (uint8_t)mtu;
+	nftdp_wr32(w->reply + at + 4, mtu);
 	/* the field was zero: add it to the checksum (RFC 1624) */
-	sum = (uint16_t)~rd16(w->reply + at + 2);
-	sum += (mtu >> 16) + (mtu & 0xffff);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	wr16(w->reply + at + 2, (uint16_t)~sum);
+	check = w->reply + at + 2;
+	nftdp_st16(check, nftdp_csum_fold(nftdp_csum_add((uint16_t)~nftdp_ld16(check),
+							 nftdp_csum_partial(w->reply + at + 4, 4, 0))));
 	return n;
 }
 
@@ -420,20 +406,17 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 		memcpy(fip, v4 && ofs ? hdr_later : ip, hl);
 		memcpy(fip + hl + fh, ip + hl + ofs, plen);
 		if (v4) {
-			wr16(fip + 2, (uint16_t)(hl + plen));
-			wr16(fip + 6,
+			nftdp_wr16(fip + 2, (uint16_t)(hl + plen));
+			nftdp_wr16(fip + 6,
 			     (uint16_t)((ofs >> 3) | (df_bit ? 0x4000 : 0) | (more ? 0x2000 : 0)));
 			ip4_csum(fip, hl);
 		} else if (fh) {
-			wr16(fip + 4, (uint16_t)(fh + plen));
+			nftdp_wr16(fip + 4, (uint16_t)(fh + plen));
 			fip[6] = IPPROTO_FRAGMENT;
 			fip[40] = ip[6]; /* the datagram's first header follows */
 			fip[41] = 0;
-			wr16(fip + 42, (uint16_t)(ofs | (more ? 1 : 0)));
-			fip[44] = (uint8_t)(id >> 24);
-			fip[45] = (uint8_t)(id >> 16);
-			fip[46] = (uint8_t)(id >> 8);
-			fip[47] = (uint8_t)id;
+			nftdp_wr16(fip + 42, (uint16_t)(ofs | (more ? 1 : 0)));
+			nftdp_wr32(fip + 44, id);
 		}
 		out[k] = f;
 		ofs += plen;

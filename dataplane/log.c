@@ -41,16 +41,6 @@ static const char *ifname(const struct nftdp_dp *dp, uint32_t ifindex)
 	return "";
 }
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, bool frag,
 	       uint32_t logflags)
 {
@@ -63,10 +53,10 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 			put(l, "INCOMPLETE [%u bytes] ", avail);
 			return;
 		}
-		put(l, "SPT=%u DPT=%u ", rd16(t), rd16(t + 2));
+		put(l, "SPT=%u DPT=%u ", nftdp_rd16(t), nftdp_rd16(t + 2));
 		if (logflags & NF_LOG_TCPSEQ)
-			put(l, "SEQ=%u ACK=%u ", rd32(t + 4), rd32(t + 8));
-		put(l, "WINDOW=%u RES=0x%02x ", rd16(t + 14), (t[12] & 0x0e) >> 1);
+			put(l, "SEQ=%u ACK=%u ", nftdp_rd32(t + 4), nftdp_rd32(t + 8));
+		put(l, "WINDOW=%u RES=0x%02x ", nftdp_rd16(t + 14), (t[12] & 0x0e) >> 1);
 		{
 			static const char *const names[] = {"CWR ", "ECE ", "URG ", "ACK ",
 							    "PSH ", "RST ", "SYN ", "FIN "};
@@ -74,7 +64,7 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 				if (t[13] & (0x80 >> i))
 					put(l, "%s", names[i]);
 		}
-		put(l, "URGP=%u ", rd16(t + 18));
+		put(l, "URGP=%u ", nftdp_rd16(t + 18));
 		break;
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
@@ -83,7 +73,7 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 			put(l, "INCOMPLETE [%u bytes] ", avail);
 			return;
 		}
-		put(l, "SPT=%u DPT=%u LEN=%u ", rd16(t), rd16(t + 2), rd16(t + 4));
+		put(l, "SPT=%u DPT=%u LEN=%u ", nftdp_rd16(t), nftdp_rd16(t + 2), nftdp_rd16(t + 4));
 		break;
 	case IPPROTO_ICMP:
 		put(l, "PROTO=ICMP ");
@@ -93,7 +83,7 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 		}
 		put(l, "TYPE=%u CODE=%u ", t[0], t[1]);
 		if ((t[0] == 0 || t[0] == 8) && avail >= 8)
-			put(l, "ID=%u SEQ=%u ", rd16(t + 4), rd16(t + 6));
+			put(l, "ID=%u SEQ=%u ", nftdp_rd16(t + 4), nftdp_rd16(t + 6));
 		break;
 	case IPPROTO_ICMPV6:
 		put(l, "PROTO=ICMPv6 ");
@@ -103,7 +93,7 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 		}
 		put(l, "TYPE=%u CODE=%u ", t[0], t[1]);
 		if ((t[0] == 128 || t[0] == 129) && avail >= 8)
-			put(l, "ID=%u SEQ=%u ", rd16(t + 4), rd16(t + 6));
+			put(l, "ID=%u SEQ=%u ", nftdp_rd16(t + 4), nftdp_rd16(t + 6));
 		break;
 	default:
 		put(l, "PROTO=%u ", proto);
@@ -121,12 +111,12 @@ static void print_event(const struct nftdp_vm_log_event *ev, void *arg)
 
 	put(&l, "%sIN=%s OUT=%s ", ev->prefix, ifname(dp, ev->iif), ifname(dp, ev->oif));
 	if (cap >= 20 && (p[0] >> 4) == 4) {
-		uint32_t ihl = (p[0] & 0xfu) * 4, fo = rd16(p + 6);
+		uint32_t ihl = (p[0] & 0xfu) * 4, fo = nftdp_rd16(p + 6);
 
 		inet_ntop(AF_INET, p + 12, a, sizeof(a));
 		inet_ntop(AF_INET, p + 16, b, sizeof(b));
 		put(&l, "SRC=%s DST=%s LEN=%u TOS=0x%02X PREC=0x%02X TTL=%u ID=%u ", a, b,
-		    rd16(p + 2), p[1] & 0x1e, p[1] & 0xe0, p[8], rd16(p + 4));
+		    nftdp_rd16(p + 2), p[1] & 0x1e, p[1] & 0xe0, p[8], nftdp_rd16(p + 4));
 		if (fo & 0x8000)
 			put(&l, "CE ");
 		if (fo & 0x4000)
@@ -143,8 +133,8 @@ static void print_event(const struct nftdp_vm_log_event *ev, void *arg)
 		inet_ntop(AF_INET6, p + 8, a, sizeof(a));
 		inet_ntop(AF_INET6, p + 24, b, sizeof(b));
 		put(&l, "SRC=%s DST=%s LEN=%u TC=%u HOPLIMIT=%u FLOWLBL=%u ", a, b,
-		    rd16(p + 4) + 40u, (unsigned int)((rd32(p) >> 20) & 0xff), p[7],
-		    rd32(p) & 0xfffff);
+		    nftdp_rd16(p + 4) + 40u, (unsigned int)((nftdp_rd32(p) >> 20) & 0xff), p[7],
+		    nftdp_rd32(p) & 0xfffff);
 		/* extension headers are not walked: the next header as given */
 		l4(&l, p[6], p + 40, cap - 40, false, ev->flags);
 	}

@@ -13,8 +13,6 @@
 
 #include <string.h>
 
-#include <rte_ip.h>
-
 const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_RUNT] = "runt",	     [NFTDP_DP_DROP_MULTISEG] = "multiseg",
     [NFTDP_DP_DROP_OTHERHOST] = "otherhost", [NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
@@ -30,37 +28,6 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_OWN_SRC] = "own_source",	     [NFTDP_DP_DROP_L2_NOT_HOST] = "l2_not_host",
 };
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-uint32_t nftdp_dp_csum_add(uint32_t sum, const void *buf, uint32_t len)
-{
-	const uint8_t *p = buf;
-	uint64_t s = sum;
-
-	for (; len >= 2; p += 2, len -= 2)
-		s += rd16(p);
-	if (len)
-		s += (uint32_t)p[0] << 8;
-	while (s >> 32)
-		s = (s & 0xffffffffu) + (s >> 32);
-	return (uint32_t)s;
-}
-
-uint16_t nftdp_dp_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
 {
 	uint32_t ihl, tot;
@@ -71,9 +38,9 @@ enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *i
 	ihl = (d[0] & 0xfu) * 4;
 	if (avail < ihl)
 		return NFTDP_DP_DROP_IP_HDR;
-	if (rte_raw_cksum(d, ihl) != 0xffff)
+	if (nftdp_ip_fast_csum(d, ihl) != 0)
 		return NFTDP_DP_DROP_IP_CSUM;
-	tot = rd16(d + 2);
+	tot = nftdp_rd16(d + 2);
 	/* skb->len < len: truncated; len < ihl: inhdr error */
 	if (avail < tot || tot < ihl)
 		return NFTDP_DP_DROP_IP_LEN;
@@ -125,12 +92,12 @@ static enum nftdp_dp_drop ip6_hop_jumbo(const uint8_t *d, uint32_t off, uint32_t
 
 	if (d[off + 1] != 4 || (off & 3) != 2)
 		return NFTDP_DP_DROP_IP6_HBH_OPT;
-	pkt_len = rd32(d + off + 2);
+	pkt_len = nftdp_rd32(d + off + 2);
 	if (pkt_len <= 65535) {
 		icmp_set(icmp, 4, 0, off + 2); /* ICMPV6_HDR_FIELD */
 		return NFTDP_DP_DROP_IP6_HBH_OPT;
 	}
-	if (rd16(d + 4) != 0) {
+	if (nftdp_rd16(d + 4) != 0) {
 		icmp_set(icmp, 4, 0, off);
 		return NFTDP_DP_DROP_IP6_HBH_OPT;
 	}
@@ -217,7 +184,7 @@ enum nftdp_dp_drop nftdp_dp_ip6_rcv_icmp(const uint8_t *d, uint32_t avail, uint3
 		return NFTDP_DP_DROP_IP6_ADDR;
 	if (d[24] == 0xff && ((d[25] & 0xf) == 0 || (d[25] & 0xf) == 1))
 		return NFTDP_DP_DROP_IP6_ADDR;
-	plen = rd16(d + 4);
+	plen = nftdp_rd16(d + 4);
 	/* payload length 0 before a hop-by-hop header: a jumbogram, neither
 	 * checked nor trimmed until ipv6_hop_jumbo */
 	if (plen == 0 && d[6] == 0) {
@@ -363,12 +330,8 @@ void nftdp_dp_ip_forward_options(uint8_t *iph, const uint8_t *addr4)
 		off += o[1];
 	}
 	if (changed) { /* ip_send_check */
-		uint16_t c;
-
 		iph[10] = iph[11] = 0;
-		c = nftdp_dp_csum_fold(nftdp_dp_csum_add(0, iph, hl));
-		iph[10] = (uint8_t)(c >> 8);
-		iph[11] = (uint8_t)c;
+		nftdp_st16(iph + 10, nftdp_ip_fast_csum(iph, hl));
 	}
 }
 
@@ -378,7 +341,8 @@ enum nftdp_dp_drop nftdp_dp_ip_route_input(const uint8_t *iph, uint32_t ip_len, 
 {
 	icmp->type = 0;
 	if (v4) {
-		uint32_t s = rd32(iph + 12), dst = rd32(iph + 16), hl = (iph[0] & 0xfu) * 4, bad;
+		uint32_t s = nftdp_rd32(iph + 12), dst = nftdp_rd32(iph + 16);
+		uint32_t hl = (iph[0] & 0xfu) * 4, bad;
 		bool srr;
 
 		/* ip_route_input_slow: martians (nftdp_dp_ip_forward names them
@@ -410,7 +374,8 @@ uint32_t nftdp_dp_icmp_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_
 			     const struct nftdp_dp_icmp *icmp, uint16_t ip_id,
 			     const uint8_t *icmp_src, uint8_t *out, uint32_t cap)
 {
-	uint32_t n, at, sum;
+	uint32_t n, at;
+	uint8_t *check;
 
 	if (!icmp->type)
 		return 0;
@@ -425,18 +390,15 @@ uint32_t nftdp_dp_icmp_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_
 	out[at + 5] = (uint8_t)(icmp->info >> 16);
 	out[at + 6] = (uint8_t)(icmp->info >> 8);
 	out[at + 7] = (uint8_t)icmp->info;
-	sum = (uint16_t)~rd16(out + at + 2);
-	sum += (icmp->info >> 16) + (icmp->info & 0xffff);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	out[at + 2] = (uint8_t)(~sum >> 8);
-	out[at + 3] = (uint8_t)~sum;
+	check = out + at + 2;
+	nftdp_st16(check, nftdp_csum_fold(nftdp_csum_add((uint16_t)~nftdp_ld16(check),
+							 nftdp_csum_partial(out + at + 4, 4, 0))));
 	return n;
 }
 
 enum nftdp_dp_drop nftdp_dp_ip_forward(uint8_t *iph, uint32_t ip_len)
 {
-	uint32_t s = rd32(iph + 12), dst = rd32(iph + 16);
+	uint32_t s = nftdp_rd32(iph + 12), dst = nftdp_rd32(iph + 16);
 	uint32_t check;
 
 	(void)ip_len;
@@ -451,11 +413,10 @@ enum nftdp_dp_drop nftdp_dp_ip_forward(uint8_t *iph, uint32_t ip_len)
 	if (iph[8] <= 1)
 		return NFTDP_DP_DROP_TTL;
 	/* ip_decrease_ttl: incremental checksum update */
-	check = rd16(iph + 10);
+	check = nftdp_rd16(iph + 10);
 	check += 0x0100;
 	check += check >= 0xffff;
-	iph[10] = (uint8_t)(check >> 8);
-	iph[11] = (uint8_t)check;
+	nftdp_wr16(iph + 10, (uint16_t)check);
 	iph[8]--;
 	return NFTDP_DP_DROP_MAX;
 }

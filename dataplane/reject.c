@@ -14,28 +14,6 @@
 
 #define REPLY_TTL 64 /* net.ipv4.ip_default_ttl, net.ipv6.conf.*.hop_limit */
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-	wr16(p, (uint16_t)(v >> 16));
-	wr16(p + 2, (uint16_t)v);
-}
-
 /* one's-complement sum of the pseudo header (RFC 793 / RFC 8200 8.1) */
 static uint32_t pseudo_sum(const uint8_t *ip, bool v4, uint8_t proto, uint32_t l4len)
 {
@@ -43,15 +21,21 @@ static uint32_t pseudo_sum(const uint8_t *ip, bool v4, uint8_t proto, uint32_t l
 	uint32_t s;
 
 	if (v4) {
-		s = nftdp_dp_csum_add(0, ip + 12, 8);
+		s = nftdp_csum_partial(ip + 12, 8, 0);
 		tail[1] = proto;
-		wr16(tail + 2, (uint16_t)l4len);
-		return nftdp_dp_csum_add(s, tail, 4);
+		nftdp_wr16(tail + 2, (uint16_t)l4len);
+		return nftdp_csum_partial(tail, 4, s);
 	}
-	s = nftdp_dp_csum_add(0, ip + 8, 32);
-	wr32(tail, l4len);
+	s = nftdp_csum_partial(ip + 8, 32, 0);
+	nftdp_wr32(tail, l4len);
 	tail[7] = proto;
-	return nftdp_dp_csum_add(s, tail, 8);
+	return nftdp_csum_partial(tail, 8, s);
+}
+
+/* the transport checksum over the pseudo header and len bytes at th */
+static uint16_t l4_csum(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t *th, uint32_t len)
+{
+	return nftdp_csum_fold(nftdp_csum_partial(th, len, pseudo_sum(ip, v4, proto, len)));
 }
 
 /* nf_reject_verify_csum() then nf_ip_checksum() / nf_ip6_checksum() */
@@ -61,15 +45,14 @@ static bool l4_csum_ok(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t 
 	case IPPROTO_UDP:
 		if (l4len < 8)
 			return false;
-		if (rd16(th + 6) == 0)
+		if (nftdp_rd16(th + 6) == 0)
 			return true; /* checksum disabled */
 				     /* fall through */
 	case IPPROTO_TCP:
 	case IPPROTO_ICMPV6:
-		return nftdp_dp_csum_fold(
-			   nftdp_dp_csum_add(pseudo_sum(ip, v4, proto, l4len), th, l4len)) == 0;
+		return l4_csum(ip, v4, proto, th, l4len) == 0;
 	case IPPROTO_ICMP:
-		return nftdp_dp_csum_fold(nftdp_dp_csum_add(0, th, l4len)) == 0;
+		return nftdp_csum_fold(nftdp_csum_partial(th, l4len, 0)) == 0;
 	default:
 		return true; /* GRE, AH, ESP, SCTP, UDP-Lite, DCCP, others: not checked */
 	}
@@ -86,7 +69,7 @@ static uint32_t eth_put(const uint8_t *frame, uint32_t ip_off, uint16_t ethertyp
 	memcpy(out, frame + 6, 6);		   /* to the sender */
 	memcpy(out + 6, frame, 6);		   /* from whom it was sent to */
 	memcpy(out + 12, frame + 12, ip_off - 12); /* tags and ethertype as they came */
-	wr16(out + ip_off - 2, ethertype);
+	nftdp_wr16(out + ip_off - 2, ethertype);
 	return ip_off;
 }
 
@@ -96,21 +79,21 @@ static void ip4_put(uint8_t *iph, const uint8_t *oiph, uint8_t proto, uint32_t t
 	memset(iph, 0, 20);
 	iph[0] = 0x45;
 	iph[1] = tos;
-	wr16(iph + 2, (uint16_t)tot);
-	wr16(iph + 4, id);
-	wr16(iph + 6, frag_off);
+	nftdp_wr16(iph + 2, (uint16_t)tot);
+	nftdp_wr16(iph + 4, id);
+	nftdp_wr16(iph + 6, frag_off);
 	iph[8] = REPLY_TTL;
 	iph[9] = proto;
 	memcpy(iph + 12, oiph + 16, 4);
 	memcpy(iph + 16, oiph + 12, 4);
-	wr16(iph + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, iph, 20)));
+	nftdp_st16(iph + 10, nftdp_ip_fast_csum(iph, 20));
 }
 
 static void ip6_put(uint8_t *ip6h, const uint8_t *oip6h, uint8_t nexthdr, uint32_t plen)
 {
 	memset(ip6h, 0, 40);
 	ip6h[0] = 0x60;
-	wr16(ip6h + 4, (uint16_t)plen);
+	nftdp_wr16(ip6h + 4, (uint16_t)plen);
 	ip6h[6] = nexthdr;
 	ip6h[7] = REPLY_TTL;
 	memcpy(ip6h + 8, oip6h + 24, 16);
@@ -128,9 +111,10 @@ static void tcp_rst_put(uint8_t *th, const uint8_t *oth, uint32_t odatalen)
 		memcpy(th + 4, oth + 8, 4);
 		th[13] = 0x04;
 	} else {
-		uint32_t ack = rd32(oth + 4) + odatalen + !!(oth[13] & 0x02) + !!(oth[13] & 0x01);
+		uint32_t ack =
+		    nftdp_rd32(oth + 4) + odatalen + !!(oth[13] & 0x02) + !!(oth[13] & 0x01);
 
-		wr32(th + 8, ack);
+		nftdp_wr32(th + 8, ack);
 		th[13] = 0x14; /* RST|ACK */
 	}
 }
@@ -189,21 +173,19 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			/* nf_reject_iphdr_put: tos 0, DF, id 0 */
 			ip4_put(out + n, ip, IPPROTO_TCP, 40, 0, 0x4000, 0);
 			tcp_rst_put(out + n + 20, th, odata);
-			wr16(out + n + 20 + 16,
-			     nftdp_dp_csum_fold(nftdp_dp_csum_add(
-				 pseudo_sum(out + n, true, IPPROTO_TCP, 20), out + n + 20, 20)));
+			nftdp_st16(out + n + 20 + 16,
+				   l4_csum(out + n, true, IPPROTO_TCP, out + n + 20, 20));
 			return n + 40;
 		}
 		ip6_put(out + n, ip, IPPROTO_TCP, 20);
 		tcp_rst_put(out + n + 40, th, odata);
-		wr16(out + n + 40 + 16,
-		     nftdp_dp_csum_fold(nftdp_dp_csum_add(
-			 pseudo_sum(out + n, false, IPPROTO_TCP, 20), out + n + 40, 20)));
+		nftdp_st16(out + n + 40 + 16,
+			   l4_csum(out + n, false, IPPROTO_TCP, out + n + 40, 20));
 		return n + 60;
 	}
 
 	if (v4) {
-		uint32_t dst = rd32(ip + 16), quote;
+		uint32_t dst = nftdp_rd32(ip + 16), quote;
 
 		/* icmp_send: not for broadcast/multicast, not for ICMP errors */
 		if (dst == 0xffffffffu || (dst >> 28) == 0xe)
@@ -220,15 +202,15 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			ip_id);
 		if (icmp_src) {
 			memcpy(out + n + 12, icmp_src, 4);
-			wr16(out + n + 10, 0);
-			wr16(out + n + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n, 20)));
+			nftdp_wr16(out + n + 10, 0);
+			nftdp_st16(out + n + 10, nftdp_ip_fast_csum(out + n, 20));
 		}
 		memset(out + n + 20, 0, 8);
 		out[n + 20] = icmp_type;
 		out[n + 21] = icmp_code;
 		memcpy(out + n + 28, ip, quote);
-		wr16(out + n + 22,
-		     nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + n + 20, 8 + quote)));
+		nftdp_st16(out + n + 22,
+			   nftdp_csum_fold(nftdp_csum_partial(out + n + 20, 8 + quote, 0)));
 		return n + 28 + quote;
 	} else {
 		uint32_t quote;
@@ -256,9 +238,8 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		out[n + 40] = icmp_type;
 		out[n + 41] = icmp_code;
 		memcpy(out + n + 48, ip, quote);
-		wr16(out + n + 42, nftdp_dp_csum_fold(nftdp_dp_csum_add(
-				       pseudo_sum(out + n, false, IPPROTO_ICMPV6, 8 + quote),
-				       out + n + 40, 8 + quote)));
+		nftdp_st16(out + n + 42,
+			   l4_csum(out + n, false, IPPROTO_ICMPV6, out + n + 40, 8 + quote));
 		return n + 48 + quote;
 	}
 }

@@ -186,19 +186,19 @@ static bool frag_info(const uint8_t *ip, uint32_t avail, bool v4, uint8_t *proto
 
 		if (avail < 20)
 			return false;
-		fo = (uint16_t)(ip[6] << 8 | ip[7]);
+		fo = nftdp_rd16(ip + 6);
 		if ((fo & 0x3fff) == 0)
 			return false;
 		*proto = ip[9];
-		*id = (uint32_t)(ip[4] << 8 | ip[5]);
+		*id = nftdp_rd16(ip + 4);
 		*first = (fo & 0x1fff) == 0;
 		return true;
 	}
-	if (avail < 48 || ip[6] != IPPROTO_FRAGMENT || ((ip[42] << 8 | ip[43]) & 0xfff9) == 0)
+	if (avail < 48 || ip[6] != IPPROTO_FRAGMENT || (nftdp_rd16(ip + 42) & 0xfff9) == 0)
 		return false;
 	*proto = ip[40];
-	memcpy(id, ip + 44, 4);
-	*first = ((ip[42] << 8 | ip[43]) & 0xfff8) == 0;
+	*id = nftdp_ld32(ip + 44);
+	*first = (nftdp_rd16(ip + 42) & 0xfff8) == 0;
 	return true;
 }
 

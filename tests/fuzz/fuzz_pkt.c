@@ -254,17 +254,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* the transport checksum at th (l4len bytes) with the pseudo header sum s */
 static void l4_fix(uint8_t *th, uint32_t l4len, uint8_t proto, uint32_t s, bool v6)
 {
@@ -290,8 +279,8 @@ static void l4_fix(uint8_t *th, uint32_t l4len, uint8_t proto, uint32_t s, bool 
 	(void)v6;
 	if (l4len < off + 2)
 		return;
-	wr16(th + off, 0);
-	wr16(th + off, nftdp_dp_csum_fold(nftdp_dp_csum_add(s, th, l4len)));
+	nftdp_wr16(th + off, 0);
+	nftdp_st16(th + off, nftdp_csum_fold(nftdp_csum_partial(th, l4len, s)));
 }
 
 /* lengths and checksums of the IP packet at ip (len bytes) made right */
@@ -309,22 +298,22 @@ static void ip_fix(uint8_t *ip, uint32_t len)
 		}
 		if (ihl > len)
 			return;
-		wr16(ip + 2, (uint16_t)len);
-		wr16(ip + 10, 0);
-		wr16(ip + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, ihl)));
-		if (rd16(ip + 6) & 0x3fff)
+		nftdp_wr16(ip + 2, (uint16_t)len);
+		nftdp_wr16(ip + 10, 0);
+		nftdp_st16(ip + 10, nftdp_csum_fold(nftdp_csum_partial(ip, ihl, 0)));
+		if (nftdp_rd16(ip + 6) & 0x3fff)
 			return; /* a fragment: its checksum is the datagram's */
 		ph[1] = ip[9];
-		wr16(ph + 2, (uint16_t)(len - ihl));
-		s = nftdp_dp_csum_add(0, ip + 12, 8);
-		s = nftdp_dp_csum_add(s, ph, 4);
+		nftdp_wr16(ph + 2, (uint16_t)(len - ihl));
+		s = nftdp_csum_partial(ip + 12, 8, 0);
+		s = nftdp_csum_partial(ph, 4, s);
 		l4_fix(ip + ihl, len - ihl, ip[9], s, false);
 	} else if (len >= 40 && (ip[0] >> 4) == 6) {
-		wr16(ip + 4, (uint16_t)(len - 40));
-		wr16(ph + 2, (uint16_t)(len - 40));
+		nftdp_wr16(ip + 4, (uint16_t)(len - 40));
+		nftdp_wr16(ph + 2, (uint16_t)(len - 40));
 		ph[7] = ip[6];
-		s = nftdp_dp_csum_add(0, ip + 8, 32);
-		s = nftdp_dp_csum_add(s, ph, 8);
+		s = nftdp_csum_partial(ip + 8, 32, 0);
+		s = nftdp_csum_partial(ph, 8, s);
 		l4_fix(ip + 40, len - 40, ip[6], s, true);
 	}
 }
@@ -359,7 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp.router = data[0] & 1;
 	while (off + 3 <= size && frames < MAX_FRAMES) {
 		uint8_t hdr = data[off];
-		uint32_t len = rd16(data + off + 1) & FRAME_MAX, l2 = 0;
+		uint32_t len = nftdp_rd16(data + off + 1) & FRAME_MAX, l2 = 0;
 		uint16_t rx = hdr & 1;
 		struct rte_mbuf *mb;
 		uint8_t *d;
@@ -397,7 +386,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(d, macs, 12);
 			d[5] = (uint8_t)(0x10 + rx);
 			d[11] = (uint8_t)(0x10 + rx);
-			wr16(d + 12, (hdr & 0x20) ? 0x86dd : 0x0800);
+			nftdp_wr16(d + 12, (hdr & 0x20) ? 0x86dd : 0x0800);
 		}
 		memcpy(d + l2, data + off, len);
 		if (l2 && (hdr & 0x40))

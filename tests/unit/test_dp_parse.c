@@ -16,22 +16,6 @@
 #define NFTDP_DP_BYTES_ONLY
 #include "dataplane_priv.h"
 
-static void wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Ethernet + IPv4 + l4 (len bytes of it) at f; returns the frame length. */
 static uint32_t mk_ip4(uint8_t *f, uint8_t proto, const uint8_t *l4, uint32_t l4len, uint8_t ttl)
 {
@@ -40,26 +24,26 @@ static uint32_t mk_ip4(uint8_t *f, uint8_t proto, const uint8_t *l4, uint32_t l4
 
 	memset(f, 0, 14 + 20);
 	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
-	wr16(f + 12, 0x0800);
+	nftdp_wr16(f + 12, 0x0800);
 	ip[0] = 0x45;
-	wr16(ip + 2, (uint16_t)(20 + l4len));
+	nftdp_wr16(ip + 2, (uint16_t)(20 + l4len));
 	ip[8] = ttl;
 	ip[9] = proto;
 	memcpy(ip + 12, "\x0a\x00\x00\x01\x08\x08\x08\x08", 8);
-	wr16(ip + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20)));
+	nftdp_st16(ip + 10, nftdp_csum_fold(nftdp_csum_partial(ip, 20, 0)));
 	memcpy(ip + 20, l4, l4len);
 	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
 		uint8_t ph[4] = {0, proto, (uint8_t)(l4len >> 8), (uint8_t)l4len};
 		uint32_t off = proto == IPPROTO_TCP ? 16 : 6;
 
-		wr16(ip + 20 + off, 0);
-		s = nftdp_dp_csum_add(0, ip + 12, 8);
-		s = nftdp_dp_csum_add(s, ph, 4);
-		s = nftdp_dp_csum_add(s, ip + 20, l4len);
-		wr16(ip + 20 + off, nftdp_dp_csum_fold(s));
+		nftdp_wr16(ip + 20 + off, 0);
+		s = nftdp_csum_partial(ip + 12, 8, 0);
+		s = nftdp_csum_partial(ph, 4, s);
+		s = nftdp_csum_partial(ip + 20, l4len, s);
+		nftdp_st16(ip + 20 + off, nftdp_csum_fold(s));
 	} else if (proto == IPPROTO_ICMP) {
-		wr16(ip + 22, 0);
-		wr16(ip + 22, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip + 20, l4len)));
+		nftdp_wr16(ip + 22, 0);
+		nftdp_st16(ip + 22, nftdp_csum_fold(nftdp_csum_partial(ip + 20, l4len, 0)));
 	}
 	return 34 + l4len;
 }
@@ -72,9 +56,9 @@ static uint32_t mk_ip6_udp(uint8_t *f, uint32_t payload)
 
 	memset(f, 0, 14 + 40 + l4len);
 	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
-	wr16(f + 12, 0x86dd);
+	nftdp_wr16(f + 12, 0x86dd);
 	ip[0] = 0x60;
-	wr16(ip + 4, (uint16_t)l4len);
+	nftdp_wr16(ip + 4, (uint16_t)l4len);
 	ip[6] = IPPROTO_UDP;
 	ip[7] = 64;
 	ip[8] = 0x20;
@@ -83,16 +67,16 @@ static uint32_t mk_ip6_udp(uint8_t *f, uint32_t payload)
 	ip[24] = 0x20;
 	ip[25] = 0x01;
 	ip[39] = 2;
-	wr16(u, 5000);
-	wr16(u + 2, 7);
-	wr16(u + 4, (uint16_t)l4len);
+	nftdp_wr16(u, 5000);
+	nftdp_wr16(u + 2, 7);
+	nftdp_wr16(u + 4, (uint16_t)l4len);
 	ph[2] = (uint8_t)(l4len >> 8);
 	ph[3] = (uint8_t)l4len;
 	ph[7] = IPPROTO_UDP;
-	s = nftdp_dp_csum_add(0, ip + 8, 32);
-	s = nftdp_dp_csum_add(s, ph, 8);
-	s = nftdp_dp_csum_add(s, u, l4len);
-	wr16(u + 6, nftdp_dp_csum_fold(s));
+	s = nftdp_csum_partial(ip + 8, 32, 0);
+	s = nftdp_csum_partial(ph, 8, s);
+	s = nftdp_csum_partial(u, l4len, s);
+	nftdp_st16(u + 6, nftdp_csum_fold(s));
 	return 14 + 40 + l4len;
 }
 
@@ -103,15 +87,15 @@ static void test_l2(void **state)
 
 	(void)state;
 	assert_false(nftdp_dp_parse_l2(f, 13, &l2));
-	wr16(f + 12, 0x0800);
+	nftdp_wr16(f + 12, 0x0800);
 	assert_true(nftdp_dp_parse_l2(f, 14, &l2));
 	assert_int_equal(l2.nh_off, 14);
 	assert_int_equal(l2.proto, 0x0800);
 	assert_int_equal(l2.n_vlan, 0);
 	/* one 802.1Q tag: untagged view at 18, the ethertype inside */
-	wr16(f + 12, 0x8100);
-	wr16(f + 14, 0x2064); /* pcp 1, vid 100 */
-	wr16(f + 16, 0x86dd);
+	nftdp_wr16(f + 12, 0x8100);
+	nftdp_wr16(f + 14, 0x2064); /* pcp 1, vid 100 */
+	nftdp_wr16(f + 16, 0x86dd);
 	assert_true(nftdp_dp_parse_l2(f, 60, &l2));
 	assert_int_equal(l2.nh_off, 18);
 	assert_int_equal(l2.proto, 0x86dd);
@@ -120,11 +104,11 @@ static void test_l2(void **state)
 	/* truncated inside the tag */
 	assert_false(nftdp_dp_parse_l2(f, 17, &l2));
 	/* 802.1ad + 802.1Q: netdev sees the inner tag as its network header */
-	wr16(f + 12, 0x88a8);
-	wr16(f + 14, 7);
-	wr16(f + 16, 0x8100);
-	wr16(f + 18, 200);
-	wr16(f + 20, 0x0800);
+	nftdp_wr16(f + 12, 0x88a8);
+	nftdp_wr16(f + 14, 7);
+	nftdp_wr16(f + 16, 0x8100);
+	nftdp_wr16(f + 18, 200);
+	nftdp_wr16(f + 20, 0x0800);
 	assert_true(nftdp_dp_parse_l2(f, 60, &l2));
 	assert_int_equal(l2.nh_off, 18);
 	assert_int_equal(l2.proto, 0x8100);
@@ -221,7 +205,7 @@ static uint32_t mk_ip6_hbh(uint8_t *f, const uint8_t *opts, uint32_t opts_len)
 	memcpy(f + 14 + 42, opts, opts_len);
 	memcpy(f + 14 + 40 + hl, t + 14 + 40, len - 14 - 40);
 	f[14 + 6] = 0;
-	wr16(f + 14 + 4, (uint16_t)(rd16(f + 14 + 4) + hl));
+	nftdp_wr16(f + 14 + 4, (uint16_t)(nftdp_rd16(f + 14 + 4) + hl));
 	return len + hl;
 }
 
@@ -308,9 +292,9 @@ static void test_ip6_hbh(void **state)
 		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
 
 		f[14 + 41] = 5;
-		wr16(f + 14 + 4, 8);
+		nftdp_wr16(f + 14 + 4, 8);
 		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 48, &ip_len), NFTDP_DP_DROP_IP6_HBH);
-		wr16(f + 14 + 4, 6);
+		nftdp_wr16(f + 14 + 4, 6);
 		f[14 + 41] = 0;
 		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14, &ip_len),
 				 NFTDP_DP_DROP_IP6_HBH);
@@ -323,7 +307,7 @@ static void test_ip6_hbh(void **state)
 		static const uint8_t o[6] = {1, 4, 0, 0, 0, 0};
 		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
 
-		wr16(f + 14 + 4, 0);
+		nftdp_wr16(f + 14 + 4, 0);
 		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14 + 4, &ip_len), NFTDP_DP_DROP_MAX);
 		assert_int_equal(ip_len, len - 14 + 4);
 	}
@@ -345,15 +329,15 @@ static void test_icmp_build(void **state)
 	assert_int_equal(n, 14 + 48 + ip_len);
 	assert_int_equal(out[14 + 40], 4);
 	assert_int_equal(out[14 + 41], 2);
-	assert_int_equal(rd32(out + 14 + 44), 42);
-	plen = rd16(out + 14 + 4);
+	assert_int_equal(nftdp_rd32(out + 14 + 44), 42);
+	plen = nftdp_rd16(out + 14 + 4);
 	ph[2] = (uint8_t)(plen >> 8);
 	ph[3] = (uint8_t)plen;
 	ph[7] = IPPROTO_ICMPV6;
-	s = nftdp_dp_csum_add(0, out + 14 + 8, 32);
-	s = nftdp_dp_csum_add(s, ph, 8);
-	s = nftdp_dp_csum_add(s, out + 14 + 40, plen);
-	assert_int_equal(nftdp_dp_csum_fold(s), 0);
+	s = nftdp_csum_partial(out + 14 + 8, 32, 0);
+	s = nftdp_csum_partial(ph, 8, s);
+	s = nftdp_csum_partial(out + 14 + 40, plen, s);
+	assert_int_equal(nftdp_csum_fold(s), 0);
 	/* IPv4: the pointer in the first byte */
 	icmp = (struct nftdp_dp_icmp){.type = 12, .code = 0, .info = 21u << 24};
 	len = mk_ip4(f, IPPROTO_UDP, udp, 8, 64);
@@ -361,7 +345,7 @@ static void test_icmp_build(void **state)
 	assert_int_equal(n, 14 + 28 + len - 14);
 	assert_int_equal(out[14 + 20], 12);
 	assert_int_equal(out[14 + 24], 21);
-	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 14 + 20, n - 34)), 0);
+	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(out + 14 + 20, n - 34, 0)), 0);
 	/* icmp_send checks no transport checksum: a bad one still gets it */
 	f[14 + 20 + 6] ^= 0x55;
 	assert_int_equal(nftdp_dp_icmp_build(f, 14, len - 14, &icmp, 0, NULL, out, sizeof(out)), n);
@@ -380,9 +364,9 @@ static uint32_t mk_ip4_opts(uint8_t *f, const uint8_t *o, uint32_t olen)
 	memcpy(ip + 20, o, olen);
 	memcpy(ip + 20 + olen, t + 14 + 20, len - 14 - 20);
 	ip[0] = (uint8_t)(0x40 | (20 + olen) / 4);
-	wr16(ip + 2, (uint16_t)(len - 14 + olen));
-	wr16(ip + 10, 0);
-	wr16(ip + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20 + olen)));
+	nftdp_wr16(ip + 2, (uint16_t)(len - 14 + olen));
+	nftdp_wr16(ip + 10, 0);
+	nftdp_st16(ip + 10, nftdp_csum_fold(nftdp_csum_partial(ip, 20 + olen, 0)));
 	return len + olen;
 }
 
@@ -469,12 +453,12 @@ static void test_route_input(void **state)
 		nftdp_dp_ip_forward_options(f + 14, a);
 		assert_int_equal(f[14 + 22], 12);
 		assert_memory_equal(f + 14 + 27, a, 4);
-		assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 32)), 0);
+		assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(f + 14, 32, 0)), 0);
 		assert_int_equal(nftdp_dp_ip_rcv(f + 14, len - 14, &len), NFTDP_DP_DROP_MAX);
 		mk_ip4_opts(f, ts, 4);
 		nftdp_dp_ip_forward_options(f + 14, a);
 		assert_int_equal(f[14 + 23], 0x20);
-		assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 24)), 0);
+		assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(f + 14, 24, 0)), 0);
 		mk_ip4_opts(f, full, 8);
 		nftdp_dp_ip_forward_options(f + 14, a);
 		assert_int_equal(f[14 + 22], 8);
@@ -509,7 +493,7 @@ static void test_rcv_random(void **state)
 		f[14] = (uint8_t)((v4 ? 0x40 : 0x60) | (f[14] & 0xf));
 		if (!v4 && (it & 2) && len >= 14 + 40) { /* hop-by-hop, length near the end */
 			f[14 + 6] = 0;
-			wr16(f + 14 + 4, (uint16_t)(len - 14 - 40 + (it & 4 ? 8 : 0)));
+			nftdp_wr16(f + 14 + 4, (uint16_t)(len - 14 - 40 + (it & 4 ? 8 : 0)));
 		}
 		if (v4) {
 			if (nftdp_dp_ip_rcv(f + 14, len - 14, &ip_len) == NFTDP_DP_DROP_MAX ||
@@ -533,7 +517,7 @@ static void test_rcv_random(void **state)
 /* the one's-complement sum over a valid header or segment is 0 */
 static void assert_ip4_ok(const uint8_t *ip)
 {
-	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, ip, 20)), 0);
+	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(ip, 20, 0)), 0);
 }
 
 static void test_reject_tcp(void **state)
@@ -543,8 +527,8 @@ static void test_reject_tcp(void **state)
 	uint8_t ph[4] = {0, IPPROTO_TCP, 0, 20};
 
 	(void)state;
-	wr16(tcp, 40000);
-	wr16(tcp + 2, 23);
+	nftdp_wr16(tcp, 40000);
+	nftdp_wr16(tcp + 2, 23);
 	tcp[4] = 0;
 	tcp[7] = 100; /* seq 100 */
 	tcp[12] = 5 << 4;
@@ -556,22 +540,22 @@ static void test_reject_tcp(void **state)
 	assert_memory_equal(out + 6, f, 6);
 	assert_ip4_ok(out + 14);
 	assert_int_equal(out[14 + 8], 64);
-	assert_int_equal(rd16(out + 14 + 6), 0x4000); /* DF */
+	assert_int_equal(nftdp_rd16(out + 14 + 6), 0x4000); /* DF */
 	assert_memory_equal(out + 14 + 12, f + 14 + 16, 4);
-	assert_int_equal(rd16(out + 34), 23);
-	assert_int_equal(rd16(out + 36), 40000);
-	assert_int_equal(rd32(out + 34 + 8), 101); /* ack = seq + SYN */
+	assert_int_equal(nftdp_rd16(out + 34), 23);
+	assert_int_equal(nftdp_rd16(out + 36), 40000);
+	assert_int_equal(nftdp_rd32(out + 34 + 8), 101); /* ack = seq + SYN */
 	assert_int_equal(out[34 + 13], 0x14);	   /* RST|ACK */
-	s = nftdp_dp_csum_add(0, out + 14 + 12, 8);
-	s = nftdp_dp_csum_add(s, ph, 4);
-	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(s, out + 34, 20)), 0);
+	s = nftdp_csum_partial(out + 14 + 12, 8, 0);
+	s = nftdp_csum_partial(ph, 4, s);
+	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(out + 34, 20, s)), 0);
 	/* answering an ACK: a bare RST with their ack as seq */
 	tcp[13] = 0x10;
 	tcp[11] = 77;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
 	n = nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out));
 	assert_int_equal(n, 54);
-	assert_int_equal(rd32(out + 34 + 4), 77);
+	assert_int_equal(nftdp_rd32(out + 34 + 4), 77);
 	assert_int_equal(out[34 + 13], 0x04);
 	/* never an RST for an RST, nor for a bad checksum, nor a short header */
 	tcp[13] = 0x04;
@@ -594,9 +578,9 @@ static void test_reject_icmp(void **state)
 	uint32_t len, n;
 
 	(void)state;
-	wr16(udp, 5000);
-	wr16(udp + 2, 7);
-	wr16(udp + 4, 8 + 4);
+	nftdp_wr16(udp, 5000);
+	nftdp_wr16(udp + 2, 7);
+	nftdp_wr16(udp + 4, 8 + 4);
 	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
 	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 28 + 32); /* the whole 32-byte datagram quoted */
@@ -606,7 +590,7 @@ static void test_reject_icmp(void **state)
 	assert_int_equal(out[34], 3);
 	assert_int_equal(out[35], 3);
 	assert_memory_equal(out + 42, f + 14, 32);
-	assert_int_equal(nftdp_dp_csum_fold(nftdp_dp_csum_add(0, out + 34, 8 + 32)), 0);
+	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(out + 34, 8 + 32, 0)), 0);
 	/* from the address of the port it leaves by, when it has one */
 	{
 		static const uint8_t src[4] = {10, 1, 255, 254};
@@ -618,15 +602,15 @@ static void test_reject_icmp(void **state)
 		assert_ip4_ok(out + 14);
 	}
 	/* a long datagram: as much as fits in 576 bytes */
-	wr16(udp + 4, 1400);
+	nftdp_wr16(udp + 4, 1400);
 	len = mk_ip4(f, IPPROTO_UDP, udp, 1400, 64);
 	n = nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out));
 	assert_int_equal(n, 14 + 576);
 	/* non-first fragment: nothing */
 	len = mk_ip4(f, IPPROTO_UDP, udp, 12, 64);
-	wr16(f + 14 + 6, 0x0010);
-	wr16(f + 14 + 10, 0);
-	wr16(f + 14 + 10, nftdp_dp_csum_fold(nftdp_dp_csum_add(0, f + 14, 20)));
+	nftdp_wr16(f + 14 + 6, 0x0010);
+	nftdp_wr16(f + 14 + 10, 0);
+	nftdp_st16(f + 14 + 10, nftdp_csum_fold(nftdp_csum_partial(f + 14, 20, 0)));
 	assert_int_equal(
 	    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 3, 9, NULL, out, sizeof(out)), 0);
 	/* an ICMP error is never answered with one; an echo request is */
