@@ -55,14 +55,6 @@ struct ct_ctl {
 /* the daemon has one dataplane; workers find their mailbox here */
 static struct ct_ctl *ct_ctl;
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 struct dump_walk {
 	unsigned int skip, max, seen, n;
 	struct nftdp_ct_info *out;
@@ -134,7 +126,7 @@ static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
 	uint64_t deadline;
 	uint32_t expect;
 
-	mb->now_ms = mono_ms();
+	mb->now_ms = nftdp_now_ms();
 	if (c->direct || !atomic_load(&c->live) || w->done)
 		return execute(w->ct, mb);
 	atomic_store_explicit(&mb->state, MB_POSTED, memory_order_release);
@@ -144,7 +136,7 @@ static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
 
 		if (st == MB_DONE)
 			break;
-		if (st == MB_POSTED && (w->done || mono_ms() >= deadline)) {
+		if (st == MB_POSTED && (w->done || nftdp_now_ms() >= deadline)) {
 			expect = MB_POSTED;
 			if (atomic_compare_exchange_strong(&mb->state, &expect, MB_IDLE)) {
 				/* never taken: a stopped worker's shard is ours */
