@@ -114,6 +114,25 @@ static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftd
 }
 
 /**
+ * The IP datagram's declared length (IPv4 total length, IPv6 40 + payload
+ * length) clipped to the avail bytes the frame holds from ip: the length
+ * the hooks before ip_rcv see (pipeline.c) and steering hashes (steer.c).
+ * Nothing is validated: a header too short for its length field gives
+ * avail, a declared length below the header's is kept, and an IPv6
+ * jumbogram (payload length 0) gives 40.
+ */
+static inline uint32_t nftdp_dp_ip_len_clip(const uint8_t *ip, uint32_t avail, bool v4)
+{
+	uint32_t l;
+
+	if (v4)
+		l = avail >= 4 ? nftdp_rd16(ip + 2) : avail;
+	else
+		l = avail >= 6 ? 40 + (uint32_t)nftdp_rd16(ip + 4) : avail;
+	return l < avail ? l : avail;
+}
+
+/**
  * ip_rcv_core()'s checks on the IPv4 header at d + off (avail bytes to the
  * end of the frame): version, ihl, header checksum, total length.
  * @return NFTDP_DP_DROP_MAX when the packet passes, and *ip_len = total

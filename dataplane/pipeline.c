@@ -440,18 +440,6 @@ static bool is_ip(uint16_t ethertype)
 	return ethertype == NFTDP_DP_ETH_P_IP || ethertype == NFTDP_DP_ETH_P_IPV6;
 }
 
-/* declared length clipped to what the frame holds (before ip_rcv) */
-static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, uint16_t ethertype)
-{
-	uint32_t l;
-
-	if (ethertype == NFTDP_DP_ETH_P_IP)
-		l = avail >= 4 ? ((uint32_t)ip[2] << 8 | ip[3]) : avail;
-	else
-		l = avail >= 6 ? 40 + ((uint32_t)ip[4] << 8 | ip[5]) : avail;
-	return l < avail ? l : avail;
-}
-
 /* the view of an IP packet at ip/ip6/inet hooks: trimmed to the datagram */
 static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt)
 {
@@ -965,7 +953,8 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
 	mt->ip_proto = l2->ip_proto;
 	mt->vid = l2->vid;
 	mt->frag_max = 0;
-	mt->ip_len = is_ip(l2->ip_proto) ? ip_len_clip(d + l2->ip_off, len - l2->ip_off, l2->ip_proto)
+	mt->ip_len = is_ip(l2->ip_proto) ? nftdp_dp_ip_len_clip(d + l2->ip_off, len - l2->ip_off,
+								l2->ip_proto == NFTDP_DP_ETH_P_IP)
 					 : 0;
 	nftdp_vm_pkt_init(p, d, len, 0, l2->nh_off);
 	/* payload writes only on mbufs nobody else holds */

@@ -139,18 +139,6 @@ bool nftdp_dp_steer_room(const struct nftdp_dp_worker *w)
 	return true;
 }
 
-/* the IP datagram's declared length, clipped to what the frame holds */
-static uint32_t ip_len_clip(const uint8_t *ip, uint32_t avail, bool v4)
-{
-	uint32_t l;
-
-	if (v4)
-		l = avail >= 4 ? ((uint32_t)ip[2] << 8 | ip[3]) : avail;
-	else
-		l = avail >= 6 ? 40 + ((uint32_t)ip[4] << 8 | ip[5]) : avail;
-	return l < avail ? l : avail;
-}
-
 /* The fragment slot of a datagram, and whether it holds that datagram. */
 static struct frag_slot *frag_slot(struct frag_table *ft, const uint8_t *ip, bool v4, uint8_t proto,
 				   uint32_t id, bool *match)
@@ -241,8 +229,8 @@ static bool sw_rss(struct frag_table *ft, const uint8_t *d, uint32_t len,
 		*rss = match ? fs->rss : addr_rss(ip, v4);
 		return true;
 	}
-	nftdp_vm_pkt_init(&v, (uint8_t *)(uintptr_t)d, l2->ip_off + ip_len_clip(ip, avail, v4), 0,
-			  l2->ip_off);
+	nftdp_vm_pkt_init(&v, (uint8_t *)(uintptr_t)d,
+			  l2->ip_off + nftdp_dp_ip_len_clip(ip, avail, v4), 0, l2->ip_off);
 	v.protocol = htons(l2->ip_proto);
 	nftdp_vm_pkt_parse_ip(&v);
 	if (v.nfproto != NFPROTO_IPV4 && v.nfproto != NFPROTO_IPV6)

@@ -692,6 +692,52 @@ static void test_reply_ttl_bad_csum(void **state)
 	    14 + 48 + len - 14);
 }
 
+/*
+ * nftdp_dp_ip_len_clip, as pipeline.c (before ip_rcv) and steer.c use it: the
+ * declared length, clipped to the frame; a header too short for the length
+ * field gives what there is; nothing else is checked.
+ */
+static void test_ip_len_clip(void **state)
+{
+	uint8_t ip[128] = {0};
+
+	(void)state;
+	/* IPv4: total length at 2 */
+	ip[0] = 0x45;
+	nftdp_wr16(ip + 2, 60);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 60);  /* padding goes */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 60, true), 60);   /* exact */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 59, true), 59);   /* longer: clipped */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 4, true), 4);	    /* length field, no more */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 3, true), 3);	    /* short of the field */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 0, true), 0);
+	nftdp_wr16(ip + 2, 8); /* below the header's 20: kept, ip_rcv drops it */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 8);
+	nftdp_wr16(ip + 2, 0);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 0);
+	nftdp_wr16(ip + 2, 0xffff);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 100);
+
+	/* IPv6: 40 + payload length at 4 */
+	memset(ip, 0, sizeof(ip));
+	ip[0] = 0x60;
+	nftdp_wr16(ip + 4, 20);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, false), 60);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 60, false), 60);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 59, false), 59);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 6, false), 6);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 5, false), 5); /* short of the field */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 0, false), 0);
+	nftdp_wr16(ip + 4, 0); /* a jumbogram's 0: the fixed header only */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, false), 40);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 30, false), 30);
+	nftdp_wr16(ip + 4, 0xffff);
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, false), 100);
+
+	/* the bytes decide nothing but the length field: a v4 view of v6 bytes */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +748,7 @@ int main(void)
 	    cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
 	    cmocka_unit_test(test_ip6_hbh),    cmocka_unit_test(test_icmp_build),
 	    cmocka_unit_test(test_route_input), cmocka_unit_test(test_rcv_random),
+	    cmocka_unit_test(test_ip_len_clip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
