@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h> /* after the headers it needs */
 
@@ -33,27 +32,20 @@
 #include <libnftnl/rule.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "nftdp_common.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
 #define READERS 2
 #define NKEYS 64
 #define ROUNDS 3000
-#define SCENARIO_NS (3ull * 1000 * 1000 * 1000) /* per scenario */
+#define SCENARIO_MS 3000u /* per scenario */
 
 static uint64_t ctl_now = 1000;
 
 static uint64_t ctl_clock(void)
 {
 	return ctl_now;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 struct fix {
@@ -224,13 +216,13 @@ static void commit(struct fix *f)
  * has passed (reclaim is not called meanwhile) */
 static void readers_pass(struct fix *f)
 {
-	uint64_t seen[READERS], t0 = mono_ns();
+	uint64_t seen[READERS], t0 = nftdp_now_ms();
 
 	for (int r = 0; r < READERS; r++)
 		seen[r] = atomic_load_explicit(&f->cycles[r], memory_order_acquire);
 	for (int r = 0; r < READERS; r++)
 		while (atomic_load_explicit(&f->cycles[r], memory_order_acquire) < seen[r] + 2 &&
-		       mono_ns() - t0 < 100000000ull)
+		       nftdp_now_ms() - t0 < 100)
 			sched_yield();
 }
 
@@ -306,8 +298,8 @@ static void run_gc(uint32_t flags)
 
 	assert_non_null(f);
 	setup_fix(f, flags);
-	t0 = mono_ns();
-	for (round = 1; round <= ROUNDS && mono_ns() - t0 < SCENARIO_NS; round++) {
+	t0 = nftdp_now_ms();
+	for (round = 1; round <= ROUNDS && nftdp_now_ms() - t0 < SCENARIO_MS; round++) {
 		insert_all(f, round, 1000, true);
 		commit(f);
 		readers_pass(f);
@@ -345,8 +337,8 @@ static void run_abort(uint32_t flags)
 
 	assert_non_null(f);
 	setup_fix(f, flags);
-	t0 = mono_ns();
-	for (round = 1; round <= ROUNDS && mono_ns() - t0 < SCENARIO_NS; round++) {
+	t0 = nftdp_now_ms();
+	for (round = 1; round <= ROUNDS && nftdp_now_ms() - t0 < SCENARIO_MS; round++) {
 		insert_all(f, round, 0, true);
 		commit(f);
 		readers_pass(f);

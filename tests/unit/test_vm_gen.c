@@ -17,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h> /* after the headers it needs */
 
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
+#include "nftdp_common.h"
 #include "nftdp_vm.h"
 #include "nft_build.h"
 
@@ -898,14 +898,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void test_stress(void **state)
 {
 	struct nftdp_vm_state_config scfg = {
@@ -916,7 +908,7 @@ static void test_stress(void **state)
 	atomic_bool stop = false;
 	atomic_int freed = 0;
 	unsigned int max_pending = 0, syncs = 0;
-	double t0 = now_s();
+	uint64_t t0 = nftdp_now_ms();
 
 	(void)state;
 	assert_int_equal(nftdp_vm_state_create(&scfg, &st), 0);
@@ -964,7 +956,7 @@ static void test_stress(void **state)
 	assert_int_equal(atomic_load(&freed), STRESS_GENS);
 	nftdp_vm_state_destroy(st);
 
-	double dt = now_s() - t0;
+	double dt = (double)(nftdp_now_ms() - t0) / 1000;
 
 	printf("# stress: %d generations, %llu bursts, %llu ruleset switches seen, "
 	       "max pending %u, %u synchronize, %.2f s\n",
