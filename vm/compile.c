@@ -310,9 +310,10 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 /*
  * Peephole pass over one rule: a payload_fast load directly followed by a
  * cmp_fast of the register it loaded becomes one op (the pair that most
- * rules start with). The load still writes the register, so later
- * expressions see the same state; stateful slots were assigned by
- * expression index during init, so fusing does not move them.
+ * rules start with), and so does a meta nfproto/l4proto load followed by
+ * its cmp (what inet rules start with). The load still writes the
+ * register, so later expressions see the same state; stateful slots were
+ * assigned by expression index during init, so fusing does not move them.
  */
 static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
 {
@@ -340,6 +341,27 @@ static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
 				continue;
 			}
 		}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* vm.c inlines FAST_META only there */
+		if (r + 1 < chain->n_ops && a->fast == NFTDP_VM_FAST_META &&
+		    chain->ops[r + 1].fast == NFTDP_VM_FAST_CMP) {
+			struct nftdp_vm_meta m;
+			struct nftdp_vm_cmp_fast c;
+			struct nftdp_vm_meta_cmp *f;
+
+			memcpy(&m, a->priv, sizeof(m));
+			memcpy(&c, chain->ops[r + 1].priv, sizeof(c));
+			if (c.sreg == m.reg) {
+				chain->ops[w] = *a;
+				f = (struct nftdp_vm_meta_cmp *)(void *)chain->ops[w].priv;
+				f->meta = m;
+				f->cmp = c;
+				chain->ops[w].fast = NFTDP_VM_FAST_META_CMP;
+				w++;
+				r += 2;
+				continue;
+			}
+		}
+#endif
 		if (w != r)
 			chain->ops[w] = *a;
 		w++;

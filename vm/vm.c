@@ -191,6 +191,21 @@ next_rule:
 				regs->data[m->reg] = pkt->l4proto;
 				continue;
 			}
+			case NFTDP_VM_FAST_META_CMP: {
+				const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
+
+				if (f->meta.key == NFT_META_NFPROTO) {
+					v = pkt->nfproto;
+				} else {
+					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+						goto next;
+					v = pkt->l4proto;
+				}
+				regs->data[f->meta.reg] = v;
+				if (!cmp_fast_ok(&f->cmp, v))
+					goto next;
+				continue;
+			}
 #endif
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =

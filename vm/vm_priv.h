@@ -32,6 +32,7 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_IMMEDIATE,   /* immediate verdict */
 	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
 	NFTDP_VM_FAST_META,	   /* meta nfproto / l4proto load (struct nftdp_vm_meta) */
+	NFTDP_VM_FAST_META_CMP,	   /* FAST_META then cmp_fast on its register (fused) */
 };
 
 /* meta's private data; vm.c reads it for NFTDP_VM_FAST_META */
@@ -419,6 +420,13 @@ struct nftdp_vm_cmp_fast {
 	uint8_t sreg;
 	bool inv;
 };
+
+/* the fused pair an inet rule starts with: meta nfproto/l4proto, cmp */
+struct nftdp_vm_meta_cmp {
+	struct nftdp_vm_cmp_fast cmp;
+	struct nftdp_vm_meta meta;
+};
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_meta_cmp);
 struct nftdp_vm_cmp16_fast {
 	uint32_t data[4];
 	uint32_t mask[4];

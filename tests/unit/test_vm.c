@@ -739,6 +739,24 @@ static void test_meta_more(void **state)
 	assert_int_equal(RUN(w, g, &t.pkt), NF_ACCEPT);
 	t.pkt.l4proto = IPPROTO_UDP;
 	assert_int_equal(RUN(w, g, &t.pkt), NF_DROP);
+
+	/* meta + cmp fuse into one op (little-endian); the register keeps the
+	 * loaded byte for what follows, and a missing transport breaks */
+	struct nftdp_vm_chain *h = chain(w, "h", true, NF_ACCEPT);
+
+	assert_int_equal(add(w, h, 1, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1,
+		&tcp, 1), cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1), verdict(NF_DROP, NULL), NULL), 0);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	assert_int_equal(nftdp_vm_chain_n_ops(h), 3);
+#endif
+	assert_int_equal(RUN(w, h, &t.pkt), NF_DROP); /* udp */
+	t.pkt.l4proto = IPPROTO_SCTP;
+	assert_int_equal(RUN(w, h, &t.pkt), NF_ACCEPT);
+	t.pkt.l4proto = IPPROTO_UDP;
+	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
+	assert_int_equal(RUN(w, h, &t.pkt), NF_ACCEPT);
+	t.pkt.flags |= NFTDP_VM_PKT_F_L4PROTO;
+	assert_int_equal(RUN(w, h, &t.pkt), NF_DROP);
 }
 
 static void test_payload_write_not_writable(void **state)
