@@ -27,11 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libnftnl/expr.h>
 
 #include "ctl_state.h"
+#include "nftdp_common.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
@@ -49,40 +49,6 @@ struct ctl_build {
 /* Dumps are built without the control plane at hand (ctl_rule_fill); there
  * is one control plane per process. */
 static struct nftdp_vm_state *stats_vm;
-
-/* ---------- chain ids ---------- */
-
-static uint64_t *chain_ids;
-static uint32_t chain_id_words;
-
-static uint32_t chain_id_get(void)
-{
-	for (uint32_t w = 0; w < chain_id_words; w++) {
-		if (chain_ids[w] != ~0ull) {
-			int b = __builtin_ctzll(~chain_ids[w]);
-
-			chain_ids[w] |= 1ull << b;
-			return w * 64 + (uint32_t)b;
-		}
-	}
-	uint32_t n = chain_id_words ? chain_id_words * 2 : 4;
-	uint64_t *m = realloc(chain_ids, n * sizeof(*m));
-
-	if (!m)
-		return 0;
-	memset(m + chain_id_words, 0, (n - chain_id_words) * sizeof(*m));
-	if (chain_id_words == 0)
-		m[0] = 1; /* id 0 means "none" */
-	chain_ids = m;
-	chain_id_words = n;
-	return chain_id_get();
-}
-
-void ctl_build_chain_id_put(uint32_t id)
-{
-	if (id && id / 64 < chain_id_words)
-		chain_ids[id / 64] &= ~(1ull << (id % 64));
-}
 
 /* ---------- sets ---------- */
 
@@ -449,14 +415,6 @@ static const struct nftdp_vm_obj *res_obj(void *opaque, const char *table, const
 
 /* ---------- building a generation ---------- */
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void trans_for(struct ctl_state *st, void *obj, enum ctl_trans_op op,
 		      const struct nlmsghdr **req)
 {
@@ -589,7 +547,7 @@ static int chain_add(struct nftdp_ctl *ctl, struct nftdp_vm_gen_builder *b, stru
 	};
 	int rc;
 
-	if (c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0)
+	if (c->dp_id == 0 && (c->dp_id = ctl_chain_id_get()) == 0)
 		return -ENOMEM;
 	d.chain_id = c->dp_id;
 	if (c->base && nftnl_chain_is_set(c->nl, NFTNL_CHAIN_POLICY))
@@ -774,7 +732,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		      size_t msglen)
 {
 	struct ctl_state *st = ctl->state;
-	uint64_t now = mono_ms();
+	uint64_t now = nftdp_now_ms();
 	struct ctl_trans *tr;
 	struct ctl_elem **iv = NULL;
 	size_t niv = 0, cap = 0;
@@ -870,7 +828,7 @@ static int assign_chain_ids(struct ctl_state *st)
 
 	ctl_list_for_each_entry(t, &st->tables, list)
 		ctl_list_for_each_entry(c, &t->chains, list)
-			if (!c->dead && c->dp_id == 0 && (c->dp_id = chain_id_get()) == 0)
+			if (!c->dead && c->dp_id == 0 && (c->dp_id = ctl_chain_id_get()) == 0)
 				return -ENOMEM;
 	return 0;
 }
@@ -1224,7 +1182,7 @@ void ctl_build_tick(struct nftdp_ctl *ctl)
 
 	if (!bld)
 		return;
-	now = mono_ms();
+	now = nftdp_now_ms();
 	if (now - bld->last_gc_ms >= 1000) {
 		bld->last_gc_ms = now;
 		/* expired and packet-path-deleted elements: unlinked now, freed

@@ -59,10 +59,13 @@ bool ctl_session_in_group(const struct ctl_session *s, unsigned int group);
  * peer's queue is full: the answer is lost, as with a kernel socket). */
 int ctl_session_send(struct ctl_session *s, const void *buf, size_t len);
 
-/* ---- nfnl.c: the nfnetlink side, called by server.c ---- */
+/* ---- state.c: the nf_tables object store (ctl_state.h) ---- */
 
 int ctl_state_create(struct nftdp_ctl *ctl);
 void ctl_state_destroy(struct nftdp_ctl *ctl);
+
+/* ---- nfnl.c: the nfnetlink side, called by server.c ---- */
+
 /* One sendmsg's bytes from session s. Returns what sendmsg returns to nft
  * (0; the answers themselves are queued with ctl_session_send). */
 int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len);

@@ -279,9 +279,7 @@ int ctl_parse_set(const struct nlmsghdr *nlh, struct nftnl_set *s);
 int ctl_parse_obj(const struct nlmsghdr *nlh, struct nftnl_obj *o);
 int ctl_parse_flowtable(const struct nlmsghdr *nlh, struct nftnl_flowtable *f);
 
-/* ---- nfnl.c ---- */
-uint64_t ctl_now_ms(void);
-/* Message building for answers, dumps and notifications (reply.c). */
+/* ---- reply.c: message building for answers, dumps and notifications ---- */
 struct ctl_out {
 	struct ctl_session *s; /* unicast target, or NULL for multicast */
 	struct nftdp_ctl *ctl;
@@ -313,16 +311,17 @@ void ctl_put_strz_of(struct nlmsghdr *nlh, const struct nlattr *a);
 /* Room left in the scratch area for the message being built. */
 size_t ctl_out_room(const struct ctl_out *o, const struct nlmsghdr *nlh);
 
-/* nfnl.c: error and ack answers (netlink_ack). */
+/* Error and ack answers (netlink_ack). */
 void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struct nlattr *bad_attr,
 	     bool ext_ack);
 
-/* ---- lookups (obj_*.c) ---- */
+/* ---- state.c: the store's shared helpers (no obj_*.c file calls another) ---- */
+/* Record one step of the open batch (nft_trans_alloc); NULL when out of memory. */
+struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
+				void *obj);
+uint64_t ctl_table_alloc_handle(struct ctl_table *t);
 struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name, uint8_t family,
 				   int *err);
-/* A dump's table filter: the message's family (AF_UNSPEC: all) and, when
- * given, the table name. */
-bool ctl_dump_match(const struct ctl_msg *m, const struct ctl_table *t, const struct nlattr *tname);
 struct ctl_chain *ctl_chain_lookup(struct ctl_table *t, const char *name);
 struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id);
 struct ctl_chain *ctl_chain_lookup_handle(struct ctl_table *t, uint64_t handle);
@@ -330,11 +329,49 @@ struct ctl_set *ctl_set_lookup(struct ctl_table *t, const char *name);
 struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id);
 struct ctl_obj *ctl_obj_lookup(struct ctl_table *t, const char *name, uint32_t type);
 struct ctl_flowtable *ctl_flowtable_lookup(struct ctl_table *t, const char *name);
+/* Link/unlink a set in its table's list and name hash. */
+int ctl_set_link(struct ctl_table *t, struct ctl_set *s);
+void ctl_set_unlink(struct ctl_set *s);
+/* Whether name is one of the dataplane's ports (a device nft may name). */
 bool ctl_iface_exists(const struct nftdp_ctl *ctl, const char *name);
+/* A chain's index in every generation's chain table (build.c): 0 when out
+ * of memory, else unique while it is not put back. */
+uint32_t ctl_chain_id_get(void);
+void ctl_chain_id_put(uint32_t id);
+void ctl_refs_get(struct ctl_ref *refs, unsigned int n);
+void ctl_refs_put(struct ctl_ref *refs, unsigned int n);
+void ctl_elem_refs(struct ctl_elem *e, int delta);
+void ctl_table_free(struct ctl_table *t);
+void ctl_chain_free(struct ctl_chain *c);
+void ctl_rule_free(struct ctl_rule *r);
+void ctl_set_free(struct ctl_set *s);
+void ctl_set_elem_unlink(struct ctl_set *set, struct ctl_elem *e);
+void ctl_elem_free(struct ctl_elem *e);
+void ctl_obj_free(struct ctl_obj *o);
+void ctl_flowtable_free(struct ctl_flowtable *f);
+/* Delete r (nft_delrule) with the anonymous sets only it bound, recording
+ * each step; every live rule of a chain or of a table likewise. */
+int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
+int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
+int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
+/* Rebuild the verdict data of e naming chain name (a chain renamed). */
+void ctl_elem_set_verdict_chain(struct ctl_elem *e, const char *name);
+/* nft_limit_init's overflow checks: 0 or -EOVERFLOW. */
+int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes);
 
-/* ---- transaction (trans.c) ---- */
-struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
-				void *obj);
+/* ---- dump.c: dump plumbing the obj_*.c files share ---- */
+/* A dump's table filter: the message's family (AF_UNSPEC: all) and, when
+ * given, the table name. */
+bool ctl_dump_match(const struct ctl_msg *m, const struct ctl_table *t, const struct nlattr *tname);
+/* One expression's NFTA_EXPR_DATA as the kernel dumps it, appended to nlh:
+ * no set id, counters and quotas with every value, objref names with a NUL. */
+void ctl_put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const char *name);
+/* Set-element expressions (payload of NFTA_SET_ELEM_EXPR or _EXPRESSIONS,
+ * given as type) rebuilt as the kernel dumps them: counters and quotas with
+ * every value present. malloc'd, or NULL. */
+void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, uint16_t *outlen);
+
+/* ---- the commit (trans.c) ---- */
 /* What the batch asks of its commit. */
 struct ctl_commit_req {
 	bool echo_gen;		     /* NEWGEN echoed to the sender */
@@ -353,37 +390,13 @@ void ctl_trans_abort(struct nftdp_ctl *ctl);
 int ctl_validate(struct ctl_state *st);
 /* Jump depth from every base chain of t (nft_table_validate): 0 or -EMLINK. */
 int ctl_table_validate(struct ctl_table *t);
-uint64_t ctl_table_alloc_handle(struct ctl_table *t);
-/* nft_limit_init's overflow checks: 0 or -EOVERFLOW. */
-int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes);
 
-/* ---- object lifetimes (obj_*.c) ---- */
-void ctl_table_free(struct ctl_table *t);
-void ctl_chain_free(struct ctl_chain *c);
-void ctl_rule_free(struct ctl_rule *r);
-void ctl_set_free(struct ctl_set *s);
-/* Link/unlink a set in its table's list and name hash. */
-int ctl_set_link(struct ctl_table *t, struct ctl_set *s);
-void ctl_set_unlink(struct ctl_set *s);
-void ctl_elem_free(struct ctl_elem *e);
-void ctl_obj_free(struct ctl_obj *o);
-void ctl_flowtable_free(struct ctl_flowtable *f);
-void ctl_refs_get(struct ctl_ref *refs, unsigned int n);
-void ctl_refs_put(struct ctl_ref *refs, unsigned int n);
-void ctl_set_elem_unlink(struct ctl_set *set, struct ctl_elem *e);
-void ctl_elem_refs(struct ctl_elem *e, int delta);
-void ctl_elem_set_verdict_chain(struct ctl_elem *e, const char *name);
+/* ---- obj_*.c, besides the handlers below ---- */
+/* A chain was renamed at commit: its rules and the jumps to it name it anew
+ * (obj_rule.c). */
 void ctl_chain_renamed(struct ctl_chain *c, const char *old);
-/* Delete everything in t (nft_flush_table), recording each step. */
+/* Delete everything in t (nft_flush_table), recording each step (obj_table.c). */
 int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t);
-int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r);
-int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c);
-int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t);
-
-/* Set-element expressions (payload of NFTA_SET_ELEM_EXPR or _EXPRESSIONS,
- * given as type) rebuilt as the kernel dumps them: counters and quotas with
- * every value present. malloc'd, or NULL. */
-void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, uint16_t *outlen);
 
 /* ---- build.c: the dataplane's generation, built at every commit ---- */
 /* Create the dataplane side (ctl->cfg.vm_state and gen_dom set) or nothing. */
@@ -399,8 +412,6 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 void ctl_build_commit(struct nftdp_ctl *ctl);
 /* Undo what ctl_build_prepare() did; before ctl_trans_abort(). */
 void ctl_build_abort(struct nftdp_ctl *ctl);
-/* A chain's table id is free again. */
-void ctl_build_chain_id_put(uint32_t id);
 /* Current values of a rule's stateful expressions into its dump (nlh holds
  * the rule's blob at blob_off); reset: read and zero (GETRULE_RESET). */
 void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off,

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libnftnl/common.h>
 #include <linux/netlink.h>
@@ -163,14 +162,6 @@ static const struct ctl_cb ctl_cbs[NFT_MSG_MAX] = {
 	[NFT_MSG_GETFLOWTABLE] = CB_GET(ctl_getflowtable, flowtable_policy),
 	[NFT_MSG_DELFLOWTABLE] = CB_BATCH(ctl_delflowtable, flowtable_policy),
 };
-
-uint64_t ctl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* nla_parse() as nfnetlink calls it on this kernel: attribute types past
  * the policy are skipped, fixed-size types must have their size (short:
@@ -517,41 +508,4 @@ out:
 	ctl_out_flush(&o);
 	ctl_out_free(&o);
 	return 0;
-}
-
-int ctl_state_create(struct nftdp_ctl *ctl)
-{
-	struct ctl_state *st = calloc(1, sizeof(*st));
-
-	if (st == NULL)
-		return -ENOMEM;
-	ctl_list_init(&st->tables);
-	ctl_list_init(&st->trans);
-	st->genid = 1; /* a new netns starts at 1 */
-	st->epoch_ms = ctl_now_ms();
-	ctl->state = st;
-	return 0;
-}
-
-void ctl_state_destroy(struct nftdp_ctl *ctl)
-{
-	struct ctl_state *st = ctl->state;
-	struct ctl_table *t, *tn;
-
-	if (st == NULL)
-		return;
-	ctl_list_for_each_entry_safe(t, tn, &st->tables, list) {
-		ctl_list_del(&t->list);
-		ctl_table_free(t);
-	}
-	free(st);
-	ctl->state = NULL;
-}
-
-bool ctl_iface_exists(const struct nftdp_ctl *ctl, const char *name)
-{
-	for (unsigned int i = 0; i < ctl->cfg.n_ifaces; i++)
-		if (strcmp(ctl->cfg.ifaces[i].name, name) == 0)
-			return true;
-	return false;
 }

@@ -64,47 +64,6 @@ static bool hook_is_netdev(uint8_t family, uint32_t hooknum)
 	return family == NFPROTO_NETDEV || (family == NFPROTO_INET && hooknum == NF_INET_INGRESS);
 }
 
-struct ctl_chain *ctl_chain_lookup(struct ctl_table *t, const char *name)
-{
-	struct ctl_chain *c;
-
-	ctl_list_for_each_entry(c, &t->chains, list)
-		if (!c->dead && strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-struct ctl_chain *ctl_chain_lookup_handle(struct ctl_table *t, uint64_t handle)
-{
-	struct ctl_chain *c;
-
-	ctl_list_for_each_entry(c, &t->chains, list)
-		if (!c->dead && c->handle == handle)
-			return c;
-	return NULL;
-}
-
-struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id)
-{
-	struct ctl_trans *tr;
-
-	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
-		struct ctl_chain *c = tr->obj;
-
-		if (tr->op == CTL_TR_NEWCHAIN && tr->table == t && !c->dead && c->chain_id == id)
-			return c;
-	}
-	return NULL;
-}
-
-void ctl_chain_free(struct ctl_chain *c)
-{
-	ctl_build_chain_id_put(c->dp_id);
-	nftnl_chain_free(c->nl);
-	free(c);
-}
-
 void ctl_chain_fill(struct nlmsghdr *nlh, const struct ctl_chain *c)
 {
 	nftnl_chain_set_u32(c->nl, NFTNL_CHAIN_USE, c->use);

@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ctl_state.h"
+#include "nftdp_common.h"
 #include "nftdp_sets.h"
 
 #include <linux/netfilter.h>
@@ -84,35 +84,6 @@ static int elem_link(struct ctl_set *s, struct ctl_elem *e)
 	ctl_list_add_tail(&e->list, &s->elems);
 	s->nhashed++;
 	return 0;
-}
-
-void ctl_set_elem_unlink(struct ctl_set *s, struct ctl_elem *e)
-{
-	struct ctl_elem **pp = &s->htab[e->hash & (s->hsize - 1)];
-
-	while (*pp && *pp != e)
-		pp = &(*pp)->hnext;
-	if (*pp)
-		*pp = e->hnext;
-	ctl_list_del(&e->list);
-	s->nhashed--;
-}
-
-void ctl_elem_free(struct ctl_elem *e)
-{
-	free(e->data);
-	free(e->udata);
-	free(e->expr);
-	free(e->objref);
-	free(e);
-}
-
-void ctl_elem_refs(struct ctl_elem *e, int delta)
-{
-	if (e->chain_ref)
-		e->chain_ref->use += delta;
-	if (e->obj_ref)
-		((struct ctl_obj *)e->obj_ref)->use += delta;
 }
 
 static void *dup_payload(const struct nlattr *a, uint16_t *len)
@@ -283,7 +254,7 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 			if (expires > e->timeout)
 				return -ERANGE;
 		}
-		e->expires_at = ctl_now_ms() + expires;
+		e->expires_at = nftdp_now_ms() + expires;
 	} else if (tb[NFTA_SET_ELEM_EXPIRATION]) {
 		return -EINVAL;
 	}
@@ -503,40 +474,6 @@ int ctl_delsetelem(struct ctl_msg *m)
 	return 0;
 }
 
-/* Rebuild the verdict data of e with a new chain name (chain rename). */
-void ctl_elem_set_verdict_chain(struct ctl_elem *e, const char *name)
-{
-	char buf[512];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	const struct nlattr *v, *code = NULL, *a, *attr;
-	struct nlattr *nv, *nd;
-	void *nb;
-
-	mnl_attr_for_each_payload(e->data, e->datalen) {
-		if (mnl_attr_get_type(attr) != NFTA_DATA_VERDICT)
-			continue;
-		v = attr;
-		mnl_attr_for_each_nested(a, v)
-			if (mnl_attr_get_type(a) == NFTA_VERDICT_CODE)
-				code = a;
-	}
-	if (code == NULL)
-		return;
-	nd = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_DATA);
-	nv = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
-	mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, mnl_attr_get_u32(code));
-	mnl_attr_put_strz(nlh, NFTA_VERDICT_CHAIN, name);
-	mnl_attr_nest_end(nlh, nv);
-	mnl_attr_nest_end(nlh, nd);
-	nb = malloc(mnl_attr_get_payload_len(nd));
-	if (nb == NULL)
-		return;
-	memcpy(nb, mnl_attr_get_payload(nd), mnl_attr_get_payload_len(nd));
-	free(e->data);
-	e->data = nb;
-	e->datalen = mnl_attr_get_payload_len(nd);
-}
-
 static void put_data_nest(struct nlmsghdr *nlh, uint16_t type, const void *data, size_t len)
 {
 	struct nlattr *n = mnl_attr_nest_start(nlh, type);
@@ -595,7 +532,7 @@ void ctl_elem_fill_one(struct nlmsghdr *nlh, const struct ctl_set *s, const stru
 	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, s->table->name);
 	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, s->name);
 	n = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
-	elem_put(nlh, s, e, ctl_now_ms());
+	elem_put(nlh, s, e, nftdp_now_ms());
 	mnl_attr_nest_end(nlh, n);
 }
 
@@ -609,7 +546,7 @@ static bool elem_expired(const struct ctl_elem *e, uint64_t now)
 /* nf_tables_dump_set(): the elements in as many messages as needed. */
 static void dump_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
 {
-	uint64_t now = ctl_now_ms();
+	uint64_t now = nftdp_now_ms();
 	struct ctl_elem *e = ctl_list_entry(s->elems.next, struct ctl_elem, list);
 
 	while (&e->list != &s->elems) {
@@ -704,12 +641,10 @@ static int dp_dump_one(const void *key, const void *key_end, const void *data, u
 static void dump_dp_elems(struct ctl_msg *m, struct ctl_out *o, struct ctl_set *s)
 {
 	struct dp_dump d = {.m = m, .o = o, .s = s};
-	struct timespec ts;
 
 	if (!s->dp || !(s->flags & NFT_SET_EVAL))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the sets' clock */
-	d.mono_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	d.mono_ms = nftdp_now_ms(); /* the sets' clock */
 	nftdp_set_walk(s->dp, dp_dump_one, &d);
 	dp_dump_close(&d);
 }
@@ -771,10 +706,10 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 			return err;
 		}
 		if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) && !key.kelen)
-			e = interval_find(s, key.key, key.klen, ctl_now_ms());
+			e = interval_find(s, key.key, key.klen, nftdp_now_ms());
 		else
 			e = elem_find(s, key.key, key.klen, key.flags, false);
-		if (e == NULL || elem_expired(e, ctl_now_ms())) {
+		if (e == NULL || elem_expired(e, nftdp_now_ms())) {
 			m->bad_attr = attr;
 			return -ENOENT;
 		}

@@ -16,16 +16,6 @@
 
 #define FLOWTABLE_FLAGS (NFT_FLOWTABLE_HW_OFFLOAD | NFT_FLOWTABLE_COUNTER)
 
-struct ctl_flowtable *ctl_flowtable_lookup(struct ctl_table *t, const char *name)
-{
-	struct ctl_flowtable *f;
-
-	ctl_list_for_each_entry(f, &t->flowtables, list)
-		if (!f->dead && strcmp(f->name, name) == 0)
-			return f;
-	return NULL;
-}
-
 static struct ctl_flowtable *flowtable_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_flowtable *f;
@@ -34,12 +24,6 @@ static struct ctl_flowtable *flowtable_lookup_handle(struct ctl_table *t, uint64
 		if (!f->dead && f->handle == handle)
 			return f;
 	return NULL;
-}
-
-void ctl_flowtable_free(struct ctl_flowtable *f)
-{
-	nftnl_flowtable_free(f->nl);
-	free(f);
 }
 
 void ctl_flowtable_fill(struct nlmsghdr *nlh, const struct ctl_flowtable *f)

@@ -10,16 +10,6 @@
 
 #include "ctl_state.h"
 
-struct ctl_obj *ctl_obj_lookup(struct ctl_table *t, const char *name, uint32_t type)
-{
-	struct ctl_obj *o;
-
-	ctl_list_for_each_entry(o, &t->objs, list)
-		if (!o->dead && o->type == type && strcmp(o->name, name) == 0)
-			return o;
-	return NULL;
-}
-
 static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_obj *o;
@@ -28,12 +18,6 @@ static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 		if (!o->dead && o->handle == handle)
 			return o;
 	return NULL;
-}
-
-void ctl_obj_free(struct ctl_obj *o)
-{
-	nftnl_obj_free(o->nl);
-	free(o);
 }
 
 /* libnftnl 1.2.4 puts the ct helper name without its NUL; the kernel

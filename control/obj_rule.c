@@ -114,46 +114,6 @@ static const struct nlattr *nth_expr(const struct nlattr *exprs, unsigned int i)
 	return exprs;
 }
 
-void ctl_refs_get(struct ctl_ref *refs, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		switch (refs[i].kind) {
-		case CTL_REF_CHAIN:
-			((struct ctl_chain *)refs[i].obj)->use++;
-			break;
-		case CTL_REF_SET:
-			((struct ctl_set *)refs[i].obj)->use++;
-			break;
-		case CTL_REF_OBJ:
-			((struct ctl_obj *)refs[i].obj)->use++;
-			break;
-		case CTL_REF_FLOWTABLE:
-			((struct ctl_flowtable *)refs[i].obj)->use++;
-			break;
-		}
-	}
-}
-
-void ctl_refs_put(struct ctl_ref *refs, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		switch (refs[i].kind) {
-		case CTL_REF_CHAIN:
-			((struct ctl_chain *)refs[i].obj)->use--;
-			break;
-		case CTL_REF_SET:
-			((struct ctl_set *)refs[i].obj)->use--;
-			break;
-		case CTL_REF_OBJ:
-			((struct ctl_obj *)refs[i].obj)->use--;
-			break;
-		case CTL_REF_FLOWTABLE:
-			((struct ctl_flowtable *)refs[i].obj)->use--;
-			break;
-		}
-	}
-}
-
 /* By name, or by id for a set of this batch; the stored expression then
  * names the set as the kernel dumps it (anonymous "__set%d" resolved). */
 static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
@@ -187,19 +147,6 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 		}
 	}
 	return false;
-}
-
-int ctl_limit_check(uint64_t rate, uint64_t unit, uint32_t burst, bool bytes)
-{
-	uint64_t nsecs, tokens_max;
-
-	if (__builtin_mul_overflow(unit, 1000000000ull, &nsecs) || rate == 0 || nsecs < unit)
-		return -EOVERFLOW;
-	if (rate + burst < rate)
-		return -EOVERFLOW;
-	if (bytes && __builtin_mul_overflow(nsecs, rate + burst, &tokens_max))
-		return -EOVERFLOW;
-	return 0;
 }
 
 #define H(x) (1u << NF_INET_##x)
@@ -402,139 +349,6 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 	return 0;
 }
 
-/* The kernel dumps a set reference by name only: rebuild the rule without
- * the transaction-local set ids (NFTA_{LOOKUP,DYNSET,OBJREF}_SET_ID), which
- * nft would otherwise try to resolve when it reads the dump. */
-static int id_attr_of(const char *expr)
-{
-	if (strcmp(expr, "lookup") == 0)
-		return NFTA_LOOKUP_SET_ID;
-	if (strcmp(expr, "dynset") == 0)
-		return NFTA_DYNSET_SET_ID;
-	if (strcmp(expr, "objref") == 0)
-		return NFTA_OBJREF_SET_ID;
-	return -1;
-}
-
-/* The expression data as the kernel dumps it: no set id, and the objref
- * set name NUL-terminated (libnftnl 1.2.4 builds it without the NUL, which
- * the kernel tolerates on input but never sends back). */
-/* The u64 attribute type of data, or 0. */
-static uint64_t nested_u64(const struct nlattr *data, uint16_t type)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each_nested(a, data)
-		if (mnl_attr_get_type(a) == type && mnl_attr_get_payload_len(a) == 8)
-			return be64toh(mnl_attr_get_u64(a));
-	return 0;
-}
-
-/* Counters and quotas as the kernel dumps them (nft_counter_do_dump,
- * nft_quota_do_dump): every value present, in its order, whatever nft sent,
- * so that dumps can put the dataplane's values in place. */
-static bool put_stateful_data(struct nlmsghdr *nlh, const struct nlattr *data, const char *name)
-{
-	struct nlattr *nd;
-
-	if (strcmp(name, "counter") == 0) {
-		nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
-		mnl_attr_put_u64(nlh, NFTA_COUNTER_BYTES, htobe64(nested_u64(data, NFTA_COUNTER_BYTES)));
-		mnl_attr_put_u64(nlh, NFTA_COUNTER_PACKETS,
-				 htobe64(nested_u64(data, NFTA_COUNTER_PACKETS)));
-		mnl_attr_nest_end(nlh, nd);
-		return true;
-	}
-	if (strcmp(name, "quota") == 0) {
-		const struct nlattr *a;
-		uint32_t flags = 0;
-
-		mnl_attr_for_each_nested(a, data)
-			if (mnl_attr_get_type(a) == NFTA_QUOTA_FLAGS && mnl_attr_get_payload_len(a) == 4)
-				flags = ntohl(mnl_attr_get_u32(a));
-		nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
-		mnl_attr_put_u64(nlh, NFTA_QUOTA_BYTES, htobe64(nested_u64(data, NFTA_QUOTA_BYTES)));
-		mnl_attr_put_u64(nlh, NFTA_QUOTA_CONSUMED,
-				 htobe64(nested_u64(data, NFTA_QUOTA_CONSUMED)));
-		mnl_attr_put_u32(nlh, NFTA_QUOTA_FLAGS, htonl(flags));
-		mnl_attr_nest_end(nlh, nd);
-		return true;
-	}
-	return false;
-}
-
-static void put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const char *name)
-{
-	int skip = id_attr_of(name);
-	bool objref = strcmp(name, "objref") == 0;
-	const struct nlattr *a;
-	struct nlattr *nd;
-
-	if (put_stateful_data(nlh, data, name))
-		return;
-	nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
-
-	mnl_attr_for_each_nested(a, data) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type == skip)
-			continue;
-		if (objref && (type == NFTA_OBJREF_SET_NAME || type == NFTA_OBJREF_IMM_NAME))
-			ctl_put_strz_of(nlh, a);
-		else
-			ctl_put_attr(nlh, a);
-	}
-	mnl_attr_nest_end(nlh, nd);
-}
-
-/* One expression's attributes (name, data) as a dump carries them. */
-static void put_expr_attrs(struct nlmsghdr *nlh, const struct nlattr *first, const char *end)
-{
-	const struct nlattr *x, *name = NULL;
-
-	for (x = first; mnl_attr_ok(x, (int)(end - (const char *)x)); x = mnl_attr_next(x))
-		if (mnl_attr_get_type(x) == NFTA_EXPR_NAME)
-			name = x;
-	for (x = first; mnl_attr_ok(x, (int)(end - (const char *)x)); x = mnl_attr_next(x)) {
-		if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name)
-			put_expr_data(nlh, x, mnl_attr_get_str(name));
-		else
-			ctl_put_attr(nlh, x);
-	}
-}
-
-void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, uint16_t *outlen)
-{
-	char *buf = malloc((size_t)len * 2 + 512);
-	const char *end = (const char *)payload + len;
-	struct nlmsghdr *nlh;
-	void *out;
-
-	if (!buf)
-		return NULL;
-	nlh = mnl_nlmsg_put_header(buf);
-	if (type == NFTA_SET_ELEM_EXPRESSIONS) {
-		const struct nlattr *a;
-
-		for (a = payload; mnl_attr_ok(a, (int)(end - (const char *)a)); a = mnl_attr_next(a)) {
-			struct nlattr *n = mnl_attr_nest_start(nlh, mnl_attr_get_type(a));
-
-			put_expr_attrs(nlh, mnl_attr_get_payload(a),
-				       (const char *)mnl_attr_get_payload(a) +
-					   mnl_attr_get_payload_len(a));
-			mnl_attr_nest_end(nlh, n);
-		}
-	} else {
-		put_expr_attrs(nlh, payload, end);
-	}
-	*outlen = (uint16_t)(nlh->nlmsg_len - NLMSG_HDRLEN);
-	out = malloc(*outlen ? *outlen : 1);
-	if (out)
-		memcpy(out, buf + NLMSG_HDRLEN, *outlen);
-	free(buf);
-	return out;
-}
-
 struct stat_list {
 	struct ctl_rule_stat *v;
 	uint16_t n;
@@ -619,7 +433,7 @@ static int rule_blob_build(struct ctl_rule *r)
 				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name) {
 					size_t at = dst->nlmsg_len;
 
-					put_expr_data(dst, x, mnl_attr_get_str(name));
+					ctl_put_expr_data(dst, x, mnl_attr_get_str(name));
 					stat_note(&stats, dst, at, hdr, mnl_attr_get_str(name),
 						  expr_index);
 				} else {
@@ -647,15 +461,6 @@ out:
 	free(in);
 	free(out);
 	return err;
-}
-
-void ctl_rule_free(struct ctl_rule *r)
-{
-	free(r->stats);
-	free(r->blob);
-	nftnl_rule_free(r->nl);
-	free(r->refs);
-	free(r);
 }
 
 /* A chain was renamed (at commit): the rules and verdict-map elements that
@@ -736,61 +541,6 @@ static struct ctl_rule *rule_lookup_id(struct ctl_state *st, struct ctl_chain *c
 			return r;
 	}
 	return NULL;
-}
-
-int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
-{
-	if (ctl_trans_add(m, CTL_TR_DELRULE, r->chain->table, r) == NULL)
-		return -ENOMEM;
-	r->dead = true;
-	r->chain->use--;
-	r->chain->nrules--;
-	ctl_refs_put(r->refs, r->nrefs);
-	/* an anonymous set goes with the rule that bound it
-	 * (nf_tables_deactivate_set), with its own DELSET step */
-	for (unsigned int i = 0; i < r->nrefs; i++) {
-		struct ctl_set *s = r->refs[i].obj;
-
-		if (r->refs[i].kind != CTL_REF_SET || !s->anonymous || s->use > 0 || s->dead)
-			continue;
-		if (ctl_trans_add(m, CTL_TR_DELSET, s->table, s) == NULL)
-			return -ENOMEM;
-		s->dead = true;
-		s->table->use--;
-	}
-	return 0;
-}
-
-/* Delete every live rule of c (nft_delrule_by_chain). */
-int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c)
-{
-	struct ctl_rule *r;
-	int err;
-
-	ctl_list_for_each_entry(r, &c->rules, list) {
-		if (r->dead)
-			continue;
-		err = ctl_rule_delete(m, r);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/* Delete every live rule of every live chain of t. */
-int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t)
-{
-	struct ctl_chain *c;
-	int err;
-
-	ctl_list_for_each_entry(c, &t->chains, list) {
-		if (c->dead)
-			continue;
-		err = ctl_chain_flush_rules(m, c);
-		if (err < 0)
-			return err;
-	}
-	return 0;
 }
 
 static struct ctl_chain *rule_chain(struct ctl_msg *m, struct ctl_table *t, int *err)

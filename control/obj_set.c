@@ -15,68 +15,6 @@
 	(NFT_SET_ANONYMOUS | NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_TIMEOUT |          \
 	 NFT_SET_MAP | NFT_SET_EVAL | NFT_SET_OBJECT | NFT_SET_CONCAT | NFT_SET_EXPR)
 
-static uint32_t name_hash(const char *name)
-{
-	uint32_t h = 2166136261u;
-
-	while (*name) {
-		h ^= (uint8_t)*name++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-int ctl_set_link(struct ctl_table *t, struct ctl_set *s)
-{
-	if (t->set_hcount + 1 > t->set_hsize) {
-		uint32_t nsize = t->set_hsize ? t->set_hsize * 2 : 16;
-		struct ctl_set **nt = calloc(nsize, sizeof(*nt));
-		struct ctl_set *o;
-
-		if (nt == NULL)
-			return -ENOMEM;
-		ctl_list_for_each_entry(o, &t->sets, list) {
-			o->hnext = nt[o->hash & (nsize - 1)];
-			nt[o->hash & (nsize - 1)] = o;
-		}
-		free(t->set_htab);
-		t->set_htab = nt;
-		t->set_hsize = nsize;
-	}
-	s->hash = name_hash(s->name);
-	s->hnext = t->set_htab[s->hash & (t->set_hsize - 1)];
-	t->set_htab[s->hash & (t->set_hsize - 1)] = s;
-	t->set_hcount++;
-	ctl_list_add_tail(&s->list, &t->sets);
-	return 0;
-}
-
-void ctl_set_unlink(struct ctl_set *s)
-{
-	struct ctl_table *t = s->table;
-	struct ctl_set **pp = &t->set_htab[s->hash & (t->set_hsize - 1)];
-
-	while (*pp && *pp != s)
-		pp = &(*pp)->hnext;
-	if (*pp)
-		*pp = s->hnext;
-	t->set_hcount--;
-	ctl_list_del(&s->list);
-}
-
-struct ctl_set *ctl_set_lookup(struct ctl_table *t, const char *name)
-{
-	uint32_t h = name_hash(name);
-	struct ctl_set *s;
-
-	if (t->set_hsize == 0)
-		return NULL;
-	for (s = t->set_htab[h & (t->set_hsize - 1)]; s; s = s->hnext)
-		if (s->hash == h && !s->dead && strcmp(s->name, name) == 0)
-			return s;
-	return NULL;
-}
-
 static struct ctl_set *set_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_set *s;
@@ -85,42 +23,6 @@ static struct ctl_set *set_lookup_handle(struct ctl_table *t, uint64_t handle)
 		if (!s->dead && s->handle == handle)
 			return s;
 	return NULL;
-}
-
-struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uint32_t id)
-{
-	struct ctl_trans *tr;
-
-	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
-		struct ctl_set *s = tr->obj;
-
-		if (tr->op == CTL_TR_NEWSET && tr->table == t && !s->dead && s->set_id == id)
-			return s;
-	}
-	return NULL;
-}
-
-static void anon_release(struct ctl_set *s)
-{
-	struct ctl_table *t = s->table;
-
-	if (s->anon_num < 0 || t == NULL || (uint32_t)s->anon_num / 64 >= t->anon_words)
-		return;
-	t->anon_used[s->anon_num / 64] &= ~(1ull << (s->anon_num % 64));
-}
-
-void ctl_set_free(struct ctl_set *s)
-{
-	struct ctl_elem *e, *en;
-
-	anon_release(s);
-	ctl_list_for_each_entry_safe(e, en, &s->elems, list)
-		ctl_elem_free(e);
-	free(s->htab);
-	free(s->elem_expr);
-	nftnl_set_free(s->nl);
-	free(s);
 }
 
 void ctl_set_fill(struct nlmsghdr *nlh, const struct ctl_set *s)

@@ -10,49 +10,6 @@
 #include "ctl_state.h"
 #include <linux/netfilter.h> /* NFPROTO_*, after netinet/in.h */
 
-static bool attr_streq(const struct nlattr *a, const char *s)
-{
-	const char *p = mnl_attr_get_payload(a);
-	size_t len = mnl_attr_get_payload_len(a);
-
-	if (len && p[len - 1] == '\0')
-		len--;
-	return strlen(s) == len && memcmp(p, s, len) == 0;
-}
-
-/* nft_table_lookup(): active tables only; an owned table is reserved to its
- * owner. On failure the name is the message's offending attribute. */
-struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name, uint8_t family,
-				   int *err)
-{
-	struct ctl_table *t;
-
-	m->bad_attr = name;
-	if (name == NULL) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	ctl_list_for_each_entry(t, &m->st->tables, list) {
-		if (t->dead || t->family != family || !attr_streq(name, t->name))
-			continue;
-		if ((t->flags & NFT_TABLE_F_OWNER) && t->nlpid != ctl_session_portid(m->s)) {
-			*err = -EPERM;
-			return NULL;
-		}
-		m->bad_attr = NULL;
-		return t;
-	}
-	*err = -ENOENT;
-	return NULL;
-}
-
-bool ctl_dump_match(const struct ctl_msg *m, const struct ctl_table *t, const struct nlattr *tname)
-{
-	if (m->family != AF_UNSPEC && t->family != m->family)
-		return false;
-	return tname == NULL || strcmp(mnl_attr_get_str(tname), t->name) == 0;
-}
-
 static struct ctl_table *table_lookup_handle(struct ctl_msg *m, uint64_t handle, int *err)
 {
 	struct ctl_table *t;
@@ -68,47 +25,6 @@ static struct ctl_table *table_lookup_handle(struct ctl_msg *m, uint64_t handle,
 	}
 	*err = -ENOENT;
 	return NULL;
-}
-
-uint64_t ctl_table_alloc_handle(struct ctl_table *t)
-{
-	return ++t->hgenerator;
-}
-
-void ctl_table_free(struct ctl_table *t)
-{
-	struct ctl_chain *c, *cn;
-	struct ctl_set *s, *sn;
-	struct ctl_obj *o, *on;
-	struct ctl_flowtable *f, *fn;
-
-	ctl_list_for_each_entry_safe(c, cn, &t->chains, list) {
-		struct ctl_rule *r, *rn;
-
-		ctl_list_for_each_entry_safe(r, rn, &c->rules, list) {
-			ctl_list_del(&r->list);
-			ctl_rule_free(r);
-		}
-		ctl_list_del(&c->list);
-		ctl_chain_free(c);
-	}
-	ctl_list_for_each_entry_safe(s, sn, &t->sets, list) {
-		ctl_set_unlink(s);
-		ctl_set_free(s);
-	}
-	ctl_list_for_each_entry_safe(o, on, &t->objs, list) {
-		ctl_list_del(&o->list);
-		ctl_obj_free(o);
-	}
-	ctl_list_for_each_entry_safe(f, fn, &t->flowtables, list) {
-		ctl_list_del(&f->list);
-		ctl_flowtable_free(f);
-	}
-	free(t->name);
-	free(t->udata);
-	free(t->anon_used);
-	free(t->set_htab);
-	free(t);
 }
 
 void ctl_table_fill(struct nlmsghdr *nlh, const struct ctl_table *t)

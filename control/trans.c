@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The transaction log of one batch and the commit, mirroring
- * nf_tables_commit and __nf_tables_abort. See ctl_state.h for the theory
- * of operation. The commit is one function, ctl_commit(), in the kernel's
- * numbered phases:
+ * The commit and abort of one batch's transaction log (its steps are
+ * recorded by ctl_trans_add, state.c), mirroring nf_tables_commit and
+ * __nf_tables_abort. See ctl_state.h for the theory of operation. The
+ * commit is one function, ctl_commit(), in the kernel's numbered phases:
  *   1. validate: jump depth, loops and expression hooks of every table
  *      (nf_tables_validate); -EAGAIN makes the caller replay the batch
  *      checking after every message, as nfnetlink does
@@ -22,26 +22,6 @@
 #include <string.h>
 
 #include "ctl_state.h"
-
-struct ctl_trans *ctl_trans_add(struct ctl_msg *m, enum ctl_trans_op op, struct ctl_table *t,
-				void *obj)
-{
-	struct ctl_trans *tr = calloc(1, sizeof(*tr));
-
-	if (tr == NULL)
-		return NULL;
-	tr->op = op;
-	tr->family = t->family;
-	tr->table = t;
-	tr->obj = obj;
-	tr->session = m->s;
-	tr->portid = ctl_session_portid(m->s);
-	tr->seq = m->nlh->nlmsg_seq;
-	tr->nlflags = m->nlh->nlmsg_flags;
-	tr->req = m->nlh;
-	ctl_list_add_tail(&tr->list, &m->st->trans);
-	return tr;
-}
 
 /* ---- validation: nft_table_validate / nft_chain_validate ----
  * A path of NFT_JUMP_STACK_SIZE jumps from a base chain is -EMLINK; a loop
