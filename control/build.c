@@ -279,43 +279,16 @@ static int elem_insert(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem
 	return rc == -EEXIST ? 0 : rc;
 }
 
-static int cmp_elem_key(const void *a, const void *b, void *arg)
-{
-	const struct ctl_elem *x = *(struct ctl_elem *const *)a, *y = *(struct ctl_elem *const *)b;
-	int c = memcmp(x->key, y->key, *(const uint32_t *)arg);
-
-	if (c)
-		return c;
-	/* at one key the end of the range below sorts before the next start */
-	return (int)!!(y->flags & NFT_SET_ELEM_INTERVAL_END) -
-	       (int)!!(x->flags & NFT_SET_ELEM_INTERVAL_END);
-}
-
-/* key - 1 in network byte order (end elements are exclusive) */
-static void key_dec(uint8_t *k, uint32_t len)
-{
-	for (uint32_t i = len; i-- > 0;)
-		if (k[i]-- != 0)
-			break;
-}
-
-/*
- * The elements this batch added to a one-field interval set. nft sends an
- * interval as a start element and an end element one past its last key
- * (none when it ends at the top of the key space), sorted; the kernel's
- * rbtree keeps them as points. sets/ holds ranges: pair each new start with
- * the next new end element.
- */
-/* The smallest key above e's of the set's elements other than the batch's
- * new ones (dp_ranged marks those being placed): NULL if none. O(n), only
+/* The smallest key above key among the set's elements other than the batch's
+ * new ones (dp_ranged_new marks those being placed): NULL if none. O(n), only
  * for the last new interval of a batch that nft sent without an end. */
-static const uint8_t *next_existing(const struct ctl_set *s, const struct ctl_elem *e)
+static const uint8_t *next_existing(const uint8_t *key, void *arg)
 {
+	const struct ctl_set *s = arg;
 	const struct ctl_elem *x, *best = NULL;
 
 	ctl_list_for_each_entry(x, &s->elems, list) {
-		if (x == e || x->dead || x->dp_ranged_new ||
-		    memcmp(x->key, e->key, s->klen) <= 0)
+		if (x->dead || x->dp_ranged_new || memcmp(x->key, key, s->klen) <= 0)
 			continue;
 		if (!best || memcmp(x->key, best->key, s->klen) < 0)
 			best = x;
@@ -324,33 +297,35 @@ static const uint8_t *next_existing(const struct ctl_set *s, const struct ctl_el
 }
 
 /*
- * A start element's range ends one below the next element in key order,
- * start or end: nft sends no end element where an interval ends just below
- * the next one (the kernel's rbtree finds the greatest element <= a key and
- * matches if that is a start), and none at the top of the key space.
+ * The elements this batch added to a one-field interval set, points as nft
+ * sends them, become ranges in sets/ (nftdp_set_interval_ranges): each
+ * start's range, in key_end, ends one below the next element in key order.
  */
 static int interval_inserts(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem **v, size_t n,
 			    uint64_t now_ms)
 {
+	struct nftdp_set_interval_elem *iv = malloc((n ? n : 1) * sizeof(*iv));
 	int rc = 0;
 
-	if (n)
-		qsort_r(v, n, sizeof(*v), cmp_elem_key, &s->klen);
-	for (size_t i = 0; i < n; i++)
+	if (!iv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		iv[i] = (struct nftdp_set_interval_elem){
+		    .key = v[i]->key,
+		    .last = v[i]->key_end,
+		    .end = v[i]->flags & NFT_SET_ELEM_INTERVAL_END,
+		    .opaque = v[i],
+		};
 		v[i]->dp_ranged_new = true;
+	}
+	nftdp_set_interval_ranges(iv, n, s->klen, next_existing, s);
+	for (size_t i = 0; i < n; i++)
+		v[i] = iv[i].opaque; /* in key order: a failure blames the first */
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_elem *e = v[i];
-		const uint8_t *next;
 
 		if (e->flags & NFT_SET_ELEM_INTERVAL_END)
 			continue;
-		next = i + 1 < n ? v[i + 1]->key : next_existing(s, e);
-		if (next) {
-			memcpy(e->key_end, next, s->klen);
-			key_dec(e->key_end, s->klen);
-		} else {
-			memset(e->key_end, 0xff, s->klen);
-		}
 		e->dp_ranged = true;
 		rc = elem_insert(bld, s, e, e->key_end, now_ms);
 		if (rc < 0)
@@ -358,6 +333,7 @@ static int interval_inserts(struct ctl_build *bld, struct ctl_set *s, struct ctl
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i]->dp_ranged_new = false;
+	free(iv);
 	return rc;
 }
 
