@@ -40,10 +40,12 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, 'cases')
@@ -76,24 +78,15 @@ _live = []             # the live nftdp of a two-way case, while it runs
 
 
 def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
-    """Run argv in its own process group; kill the group on timeout."""
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(input=stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
+    """Run argv in its own process group, killed whole on a timeout, the
+    case's alarm or a signal (T.run); raise on a timeout and, with check,
+    on a non-zero exit."""
+    r = T.run(argv, timeout=timeout, stdin=stdin)
+    if r.timed_out:
         raise RuntimeError('timeout after %ds: %s' % (timeout, ' '.join(argv)))
-    except BaseException:  # the case's alarm, a signal: leave no child behind
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        raise
-    if check and p.returncode != 0:
-        raise RuntimeError('%s: exit %d: %s' % (' '.join(argv), p.returncode,
-                                               err.decode(errors='replace').strip()[-600:]))
-    return p.returncode, out.decode(errors='replace'), err.decode(errors='replace')
+    if check and r.rc != 0:
+        raise RuntimeError('%s: exit %d: %s' % (' '.join(argv), r.rc, r.err.strip()[-600:]))
+    return r.rc, r.out, r.err
 
 
 def nsx(ns, *argv, **kw):
@@ -101,16 +94,13 @@ def nsx(ns, *argv, **kw):
 
 
 def delete_namespaces():
-    for ns in (NS_DUT, NS_TESTER, NS_NFTDP):
-        subprocess.run(['ip', 'netns', 'del', ns], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=STEP_TIMEOUT)
+    T.netns_del(NS_DUT, NS_TESTER, NS_NFTDP, timeout=STEP_TIMEOUT)
 
 
 def cleanup():
     for p in _live:  # its own session: a signal to us does not reach it
         if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            T.kill_group(p)
     delete_namespaces()
     for d in _cleanup_dirs:
         shutil.rmtree(d, ignore_errors=True)
@@ -173,20 +163,8 @@ def frames_of(recipe):
     return out
 
 
-def write_pcap(path, frames):
-    from scapy.utils import RawPcapWriter
-    w = RawPcapWriter(path, linktype=1, sync=True)
-    w._write_header(None)
-    for i, f in enumerate(frames):
-        w.write_packet(f, sec=1700000000 + i // 1000, usec=(i % 1000) * 1000)
-    w.close()
-
-
-def read_pcap(path):
-    from scapy.utils import RawPcapReader
-    if not os.path.exists(path) or os.path.getsize(path) == 0:
-        return []
-    return [bytes(d) for d, _ in RawPcapReader(path)]
+write_pcap = T.write_pcap  # frame i at 1700000000 s + i ms
+read_pcap = T.read_pcap
 
 
 def addresses_of(frames):
@@ -444,11 +422,11 @@ def nftdp_side(build, case, work, burst=None, rx=None):
     sh(['ip', 'netns', 'add', NS_NFTDP])
     nsx(NS_NFTDP, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth',
         'peer', 'name', 'dp0', 'index', '3')
-    argv = ['ip', 'netns', 'exec', NS_NFTDP, os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
-            '--file-prefix', 'nftdp-diff-%d' % PID,
-            '--vdev=net_pcap0,rx_pcap=%s,tx_pcap=%s' % (rx['dp0'], out['dp0']),
-            '--vdev=net_pcap1,rx_pcap=%s,tx_pcap=%s' % (rx['dp1'], out['dp1']),
-            '--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
+    prefix = 'nftdp-diff-%d' % PID
+    argv = T.in_ns(NS_NFTDP) + [os.path.join(build, 'nftdp')] + T.eal_args(
+        prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' % (i, rx[p], out[p])
+                 for i, p in enumerate(('dp0', 'dp1'))], log_level=None)
+    argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
             '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
     if burst:
@@ -461,7 +439,7 @@ def nftdp_side(build, case, work, burst=None, rx=None):
     try:
         sh(argv, timeout=40)
     finally:
-        shutil.rmtree('/var/run/dpdk/nftdp-diff-%d' % PID, ignore_errors=True)
+        T.rm_runtime(prefix)
     with open(after) as f:
         listing = json.load(f)
     return {p: read_pcap(out[p]) for p in out}, listing
@@ -481,13 +459,9 @@ def nftdp_two_way_offline(build, case, recipe, frames, work, burst):
     rx = {}
     for side in ('dp0', 'dp1'):
         path = os.path.join(work, 'in-%s.pcap' % side)
-        from scapy.utils import RawPcapWriter
-        w = RawPcapWriter(path, linktype=1, sync=True)
-        w._write_header(None)
-        for i, (f, s) in enumerate(zip(frames, sides)):
-            if s == side:
-                w.write_packet(f, sec=1700000000 + i // 1000, usec=(i % 1000) * 1000)
-        w.close()
+        idx = [i for i, s in enumerate(sides) if s == side]  # stamped as in the whole case
+        write_pcap(path, [frames[i] for i in idx],
+                   stamp=lambda k: (1700000000 + idx[k] // 1000, (idx[k] % 1000) * 1000))
         rx[side] = path
     return nftdp_side(build, case, work, burst, rx)
 
@@ -518,52 +492,30 @@ def nftdp_live_side(build, case, recipe, work):
     its listing."""
     delete_namespaces()
     for ns in (NS_NFTDP, NS_TESTER):
-        sh(['ip', 'netns', 'add', ns])
-        nsx(ns, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
-            'net.ipv6.conf.default.disable_ipv6=1')
+        T.netns_add(ns, ipv6=False, timeout=STEP_TIMEOUT)
     for dp, t, idx in (('dp1', 't1', '2'), ('dp0', 't0', '3')):
-        nsx(NS_NFTDP, 'ip', 'link', 'add', dp, 'index', idx, 'address', MAC[dp], 'type', 'veth',
-            'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
-        nsx(NS_NFTDP, 'ip', 'link', 'set', dp, 'up')
-        nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
+        T.veth(NS_NFTDP, dp, t, peer_ns=NS_TESTER, index=idx, mac=MAC[dp], peer_mac=MAC[t])
     prefix = 'nftdp-diff-%d' % PID
-    log_path, pid_path = os.path.join(work, 'nftdp.log'), os.path.join(work, 'nftdp.pid')
-    argv = [os.path.join(build, 'nftdp'), '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
-            '--file-prefix', prefix, '--log-level=lib.*:warning',
-            '--vdev=net_af_packet0,iface=dp0', '--vdev=net_af_packet1,iface=dp1']
-    argv += nftdp_argv(build, case, work) + ['--workers', '1']
-    log = open(log_path, 'w')
-    # ip netns exec may fork: the pid to signal is the one sh writes before exec
-    p = subprocess.Popen(['ip', 'netns', 'exec', NS_NFTDP, 'sh', '-c', 'echo $$ >"$0"; exec "$@"',
-                          pid_path, 'timeout', str(CASE_TIMEOUT)] + argv,
-                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         start_new_session=True)
-    log.close()
+    eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'])
+    # its own session: killed as a group by cleanup() (_live) on a signal
+    d = T.Daemon(build, eal, nftdp_argv(build, case, work)[1:] + ['--workers', '1'], prefix,
+                 os.path.join(work, 'nftdp.log'), ns=NS_NFTDP,
+                 pid_path=os.path.join(work, 'nftdp.pid'), limit=CASE_TIMEOUT, session=True)
+    p = d.proc
     _live.append(p)
     try:
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while True:  # started once the ruleset is loaded and the workers announced
-            with open(log_path) as f:
-                text = f.read()
-            if ' mode\n' in text:
-                break
-            if p.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError('nftdp did not start: ' + text.strip()[-600:])
-            time.sleep(0.05)
+        # started once the ruleset is loaded and the workers announced
+        d.wait_started(timeout=STEP_TIMEOUT)
         run_tester(work, recipe, 'nftdp')
-        with open(pid_path) as f:
-            os.kill(int(f.read()), signal.SIGTERM)
-        p.wait(timeout=STEP_TIMEOUT)
-        if p.returncode != 0:
-            with open(log_path) as f:
-                raise RuntimeError('nftdp exit %d: %s' % (p.returncode, f.read().strip()[-600:]))
+        rc = d.stop(wait=STEP_TIMEOUT)
+        if rc != 0:
+            raise RuntimeError('nftdp exit %d: %s' % (rc, d.log().strip()[-600:]))
     finally:
         if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            T.kill_group(p)
         _live.remove(p)
         delete_namespaces()
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+        T.rm_runtime(prefix)
     with open(os.path.join(work, 'after.json')) as f:
         listing = json.load(f)
     return {p: read_pcap(os.path.join(work, 'nftdp-%s.pcap' % p)) for p in ('dp0', 'dp1')}, listing
@@ -731,9 +683,8 @@ def main():
                          'where nftdp merges ports by capture time); all must agree')
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
-    if os.geteuid() != 0:
-        print('SKIP: needs root (network namespaces)')
-        return 77
+    if not T.is_root():
+        T.skip('SKIP: needs root (network namespaces)')
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
     signal.signal(signal.SIGALRM, on_alarm)

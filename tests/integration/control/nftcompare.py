@@ -39,6 +39,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCROOT = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
 RULESETS = os.path.join(SRCROOT, 'tests', 'data', 'rulesets')
@@ -53,40 +56,12 @@ def log(*a):
     print(*a, flush=True)
 
 
-class Result:
-    __slots__ = ('rc', 'out', 'err')
-
-    def __init__(self, rc, out, err):
-        self.rc, self.out, self.err = rc, out, err
-
-    def text(self):
-        s = '[exit %d]\n' % self.rc
-        if self.out:
-            s += '[stdout]\n' + self.out + ('' if self.out.endswith('\n') else '\n[no newline]\n')
-        if self.err:
-            s += '[stderr]\n' + self.err + ('' if self.err.endswith('\n') else '\n[no newline]\n')
-        return s
+Result = T.Result
 
 
 def run(argv, env=None, cwd=None, timeout=CMD_TIMEOUT, stdin=None):
-    """Run argv in its own process group; kill the group on timeout."""
-    try:
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                             env=env, cwd=cwd, start_new_session=True)
-    except OSError as e:
-        return Result(127, '', 'cannot execute %s: %s\n' % (argv[0], e))
-    try:
-        out, err = p.communicate(input=stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = p.communicate()
-        return Result(124, out.decode(errors='replace'),
-                      err.decode(errors='replace') + '[harness: timed out after %ds]\n' % timeout)
-    return Result(p.returncode, out.decode(errors='replace'), err.decode(errors='replace'))
+    """Run argv in its own process group; kill the group on timeout (rc 124)."""
+    return T.run(argv, env=env, cwd=cwd, timeout=timeout, stdin=stdin)
 
 
 NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
@@ -162,7 +137,7 @@ class Netns:
         return run(['ip', '-n', self.ns] + list(a), timeout=10)
 
     def close(self):
-        run(['ip', 'netns', 'del', self.ns], timeout=10)
+        T.netns_del(self.ns, timeout=10)
 
 
 class Nftdp(Side):
@@ -176,7 +151,7 @@ class Nftdp(Side):
         self.sock = os.path.join(self.dir, 'nl.sock')
         self.logpath = os.path.join(self.dir, 'daemon.log')
         self.prefix = 'nftdp-ct-%d-%d' % (PID, n)
-        self.proc = None
+        self.proc = self.daemon = None
         # nft resolves interface names (dup to "dp1", iif "lo") and prints
         # ifindexes back as names in its own netns: run it in a netns laid
         # out like the kernel side's, so both nft see the same interfaces.
@@ -184,15 +159,12 @@ class Nftdp(Side):
         for b in (h.daemon, h.wrapper):
             if not os.access(b, os.X_OK):
                 raise SetupError('%s is not built' % b)
-        logf = open(self.logpath, 'wb')
         extra = ['--control-only'] if h.control_only else []
-        self.proc = subprocess.Popen(
-            [h.daemon, '--no-huge', '-m', '512', '--no-pci', '--vdev=net_null0',
-             '--vdev=net_null1', '--file-prefix', self.prefix, '--', '--socket', self.sock]
-            + extra,
-            stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
-        logf.close()
+        self.daemon = T.Daemon(None, T.eal_args(self.prefix, ['net_null0', 'net_null1'], (),
+                                                log_level=None),
+                               ['--socket', self.sock] + extra, self.prefix, self.logpath,
+                               session=True, exe=h.daemon)
+        self.proc = self.daemon.proc
         h.cleanups.append(self.stop)
         deadline = time.monotonic() + DAEMON_START_TIMEOUT
         while not os.path.exists(self.sock):
@@ -228,24 +200,11 @@ class Nftdp(Side):
             return ''
 
     def stop(self):
-        p = self.proc
-        if p is None:
+        if self.proc is None:
             return
         self.proc = None
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                log('nftdp pid %d ignored SIGTERM for 5s; SIGKILL' % p.pid)
-                p.kill()
-                try:
-                    p.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    log('nftdp pid %d still there after SIGKILL' % p.pid)
-        # the EAL's runtime directory for our --file-prefix
-        for base in ('/var/run/dpdk', '/run/dpdk'):
-            shutil.rmtree(os.path.join(base, self.prefix), ignore_errors=True)
+        # SIGTERM, 5 s, SIGKILL; and the EAL's runtime folder of our --file-prefix
+        self.daemon.stop(wait=5)
 
 
 class SetupError(Exception):
