@@ -94,11 +94,18 @@ loadavg() { cut -d' ' -f1 /proc/loadavg; }
 # testpmd: the Rx-pps of every stats period but the first (a partial one)
 run_testpmd() {
 	local log=$tmp/testpmd.log
-	timeout $((seconds + 30)) "$testpmd" -l 0,1 "${eal[@]}" --file-prefix "$pfx-t" \
+	timeout $((seconds + 90)) "$testpmd" -l 0,1 "${eal[@]}" --file-prefix "$pfx-t" \
 		--vdev="$vdev" -- --forward-mode=io --port-topology=loop --nb-cores=1 \
 		--total-num-mbufs=32768 --stats-period 1 --auto-start > "$log" 2>&1 &
 	local p=$!
 	pids+=("$p")
+	# its EAL start takes seconds on a loaded machine: count from its
+	# first stats period, as nftdp's rows count from the ruleset load
+	for _ in $(seq 600); do
+		grep -q 'Rx-pps' "$log" && break
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
 	sleep $((seconds + 1))
 	kill -INT "$p" 2>/dev/null || true
 	wait "$p" || true
