@@ -167,8 +167,11 @@ static const struct nftdp_vm_expr_ops *bitwise_select_ops(struct nftdp_vm_cctx *
 	if (nftdp_vm_attr(e, NFTNL_EXPR_BITWISE_OP) &&
 	    nftdp_vm_u32(e, NFTNL_EXPR_BITWISE_OP) != NFT_BITWISE_BOOL)
 		return &bitwise_ops;
+	/* the kernel's fast op is len 4 only; a shorter boolean one is the
+	 * same one-word operation (mask and xor are zero past len) */
 	if (nftdp_vm_attr(e, NFTNL_EXPR_BITWISE_LEN) &&
-	    nftdp_vm_u32(e, NFTNL_EXPR_BITWISE_LEN) == 4)
+	    nftdp_vm_u32(e, NFTNL_EXPR_BITWISE_LEN) >= 1 &&
+	    nftdp_vm_u32(e, NFTNL_EXPR_BITWISE_LEN) <= 4)
 		return &bitwise_fast_ops;
 	return &bitwise_ops;
 }

@@ -169,6 +169,22 @@ next_rule:
 				}
 				break;
 			}
+			case NFTDP_VM_FAST_PAYLOAD_NH: {
+				/* payload_eval's network-header case, in line */
+				const struct nftdp_vm_payload *p = (const void *)op->priv;
+				uint32_t *dest = &regs->data[p->dreg];
+				uint32_t off = pkt->nh_off + p->offset;
+
+				if ((uint64_t)off + p->len > pkt->len)
+					break; /* payload_eval breaks the rule */
+				if (p->len % 4)
+					dest[p->len / 4] = 0;
+				if (p->len == 16)
+					memcpy(dest, pkt->data + off, 16);
+				else
+					memcpy(dest, pkt->data + off, p->len);
+				continue;
+			}
 			case NFTDP_VM_FAST_BITWISE: {
 				const struct nftdp_vm_bitwise_fast *b = (const void *)op->priv;
 

@@ -28,11 +28,12 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_CMP,	   /* cmp eq/neq, len <= 4 */
 	NFTDP_VM_FAST_CMP16,	   /* cmp eq/neq, len 16 */
 	NFTDP_VM_FAST_PAYLOAD,	   /* payload load, network/transport, 1/2/4 aligned */
-	NFTDP_VM_FAST_BITWISE,	   /* bitwise mask/xor, len 4 */
+	NFTDP_VM_FAST_BITWISE,	   /* bitwise mask/xor, len 1..4 */
 	NFTDP_VM_FAST_IMMEDIATE,   /* immediate verdict */
 	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
 	NFTDP_VM_FAST_META,	   /* meta nfproto / l4proto load (struct nftdp_vm_meta) */
 	NFTDP_VM_FAST_META_CMP,	   /* FAST_META then cmp_fast on its register (fused) */
+	NFTDP_VM_FAST_PAYLOAD_NH,  /* network header load of 5..16 bytes (addresses) */
 };
 
 /* meta's private data; vm.c reads it for NFTDP_VM_FAST_META */

@@ -759,6 +759,52 @@ static void test_meta_more(void **state)
 	assert_int_equal(RUN(w, h, &t.pkt), NF_DROP);
 }
 
+/* Network-header loads of 5..16 bytes (addresses, prefixes) and short
+ * bitwise ops are inlined by the eval loop: same registers as the kernel's
+ * nft_payload_eval and nft_bitwise_eval. */
+static void test_payload_nh_and_short_bitwise(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
+	static const uint8_t sd[8] = {10, 0, 0, 1, 10, 0, 0, 2};
+	static const uint8_t six[8] = {10, 0, 0, 1, 10, 0, 0, 0};
+	static const uint8_t from4[16] = {0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+	static const uint8_t fragmask[2] = {0x1f, 0xff}, zero2[2] = {0, 0};
+	struct nftdp_vm_regs regs;
+	uint32_t mask;
+	struct tpkt t;
+
+	/* 6 bytes: the last word's rest zeroed, the next register untouched */
+	assert_int_equal(add(w, c, 1, imm32(NFT_REG32_02, 0xdeadbeef),
+			     imm32(NFT_REG32_01, 0xffffffff),
+			     payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 6, NFT_REG32_00), NULL),
+			 0);
+	assert_int_equal(add(w, c, 2, payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 8, NFT_REG32_04),
+			     cmp(NFT_CMP_EQ, NFT_REG32_04, sd, 8),
+			     payload(NFT_PAYLOAD_NETWORK_HEADER, 4, 16, NFT_REG32_08), NULL),
+			 0);
+	/* past the end of the packet: the rule breaks */
+	assert_int_equal(add(w, c, 3, payload(NFT_PAYLOAD_NETWORK_HEADER, 30, 16, NFT_REG32_12),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	/* ip frag-off & 0x1fff != 0: a 2-byte bitwise */
+	memcpy(&mask, fragmask, 2);
+	assert_int_equal(add(w, c, 4, payload(NFT_PAYLOAD_NETWORK_HEADER, 6, 2, NFT_REG32_14),
+			     bitwise_and(NFT_REG32_14, 2, mask),
+			     cmp(NFT_CMP_NEQ, NFT_REG32_14, zero2, 2),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(nftdp_vm_run_chain_regs(c, tcp4(&t, 80), &w->ctx, &regs), NF_ACCEPT);
+	assert_memory_equal(&regs.data[0], six, 8);
+	assert_int_equal(regs.data[2], 0xdeadbeef);
+	assert_memory_equal(&regs.data[4], sd, 8);
+	assert_memory_equal(&regs.data[8], from4, 16);
+	t.buf[14 + 6] = 0x20; /* MF: masked off */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	t.buf[14 + 7] = 1; /* fragment offset 8 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+}
+
 static void test_payload_write_not_writable(void **state)
 {
 	struct world *w = *state;
@@ -1828,6 +1874,7 @@ int main(void)
 	    T(test_jhash_known_answer),
 	    T(test_symhash_and_numgen),
 	    T(test_meta_more),
+	    T(test_payload_nh_and_short_bitwise),
 	    T(test_payload_write_not_writable),
 	    T(test_counter_survives_recompile),
 	    T(test_quota),
