@@ -37,7 +37,6 @@ Exit 0 when all agree, 1 otherwise, 77 when not root. Namespaces are
 deleted at exit, also on failure.
 """
 
-import ctypes
 import ipaddress
 import json
 import os
@@ -47,6 +46,8 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
     ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
 from scapy.layers.sctp import SCTP, SCTPChunkAbort, SCTPChunkCookieAck, SCTPChunkCookieEcho, \
@@ -64,13 +65,12 @@ VERBOSE = "-v" in sys.argv
 
 
 def sh(*args, ns=None, check=True):
-    cmd = (["ip", "netns", "exec", NS[ns]] if ns else []) + list(args)
-    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=30)
+    """args inside the namespace NS[ns] (ns is a key of NS: fw, c, s)."""
+    return T.sh(*args, ns=NS[ns] if ns else None, check=check, timeout=30)
 
 
 def cleanup():
-    for n in NS.values():
-        subprocess.run(["ip", "netns", "del", n], capture_output=True, timeout=30)
+    T.netns_del(*NS.values())
 
 
 def setup(extra_ruleset=""):
@@ -119,23 +119,7 @@ def fw_mac(dev):
     return out
 
 
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def packet_socket(ns, dev):
-    """An AF_PACKET socket on dev inside ns (sockets keep their namespace)."""
-    own = os.open("/proc/self/ns/net", os.O_RDONLY)
-    fd = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
-    try:
-        if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
-            raise OSError(ctypes.get_errno(), "setns")
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))  # ETH_P_ALL
-        s.bind((dev, 3))
-    finally:
-        libc.setns(own, 0x40000000)
-        os.close(fd)
-        os.close(own)
-    return s
+packet_socket = T.packet_socket  # an AF_PACKET socket on dev inside a netns
 
 
 def counters():
@@ -580,9 +564,8 @@ def rules_case(replay_bin, mode):
 
 
 def main():
-    if os.geteuid() != 0:
-        print("ct_kernel: needs root (scratch network namespaces)")
-        return 77
+    if not T.is_root():
+        T.skip("ct_kernel: needs root (scratch network namespaces)")
     replay = sys.argv[1]
     P = sequences()
     try:

@@ -31,6 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ct_kernel as K  # noqa: E402
+T = K.T  # tests/lib/nftdp_test.py, which ct_kernel puts on sys.path
 from scapy.all import ICMP, IP, TCP, UDP, Ether, ICMPv6DestUnreach, ICMPv6EchoReply, \
     ICMPv6EchoRequest, IPv6, Raw, raw  # noqa: E402
 from scapy.layers.sctp import SCTP, SCTPChunkInit, SCTPChunkInitAck  # noqa: E402
@@ -170,9 +171,8 @@ def kernel_egress(P):
 
 
 def main():
-    if os.geteuid() != 0:
-        print("ct_nat_kernel: needs root (scratch network namespaces)")
-        return 77
+    if not T.is_root():
+        T.skip("ct_nat_kernel: needs root (scratch network namespaces)")
     P = sequences()
     try:
         K.setup(NAT_RULESET)

@@ -30,17 +30,17 @@ so they may interleave otherwise), a flush's destroys come in any order. Exit 0 
 root. Namespaces are deleted at exit, also on failure.
 """
 
-import ctypes
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import ICMP, IP, SCTP, TCP, UDP, Ether, ICMPv6EchoReply, ICMPv6EchoRequest, \
     IPv6, Raw, SCTPChunkCookieAck, SCTPChunkCookieEcho, SCTPChunkInit, SCTPChunkInitAck, \
     raw  # noqa: E402
@@ -75,23 +75,17 @@ table ip nat {
 """
 PROBE_PORT = 7777  # a flow sent until conntrack -E shows it
 MASQ4 = "10.32.0.1"  # the kernel's f1, nftdp's --ifaddr 1=
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+checks = T.Checks()
+check = checks.check
 
 
 def sh(*args, ns=None, check=True, **kw):
-    cmd = (["ip", "netns", "exec", NS[ns]] if ns else []) + list(args)
-    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=30, **kw)
+    """args inside the namespace NS[ns] (ns is a key of NS: fw, c, s, d)."""
+    return T.sh(*args, ns=NS[ns] if ns else None, check=check, timeout=30, **kw)
 
 
 def cleanup():
-    for n in NS.values():
-        subprocess.run(["ip", "netns", "del", n], capture_output=True, timeout=30)
+    T.netns_del(*NS.values())
 
 
 def setup_kernel():
@@ -130,22 +124,7 @@ def setup_nftdp_ns():
         sh("ip", "link", "set", f"d{p}1", "up", ns="d")
 
 
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def packet_socket(ns, dev):
-    own = os.open("/proc/self/ns/net", os.O_RDONLY)
-    fd = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
-    try:
-        if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
-            raise OSError(ctypes.get_errno(), "setns")
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-        s.bind((dev, 3))
-    finally:
-        libc.setns(own, 0x40000000)
-        os.close(fd)
-        os.close(own)
-    return s
+packet_socket = T.packet_socket  # an AF_PACKET socket on dev inside a netns
 
 
 class Tcp:
@@ -325,40 +304,24 @@ def start_nftdp(tmp, prefix, lcores, mode):
     rules = os.path.join(tmp, "r.nft")
     with open(rules, "w") as f:
         f.write(RULESET)
-    logf = os.path.join(tmp, "nftdp.log")
-    log = open(logf, "w")
-    daemon = subprocess.Popen(
-        # ip netns exec may fork: signal the pid sh writes before exec
-        ["ip", "netns", "exec", NS["d"], "sh", "-c", 'echo $$ >"$0"; exec "$@"',
-         os.path.join(tmp, "pid"), "timeout", "60", os.path.join(BUILD, "nftdp")] + lcores +
-        ["--no-huge", "-m", "512", "--no-pci",
-         "--vdev=net_af_packet0,iface=da1", "--vdev=net_af_packet1,iface=db1",
-         "--file-prefix", prefix, "--log-level=lib.*:warning", "--",
-         "--socket", os.path.join(tmp, "nl.sock"), "--ruleset", rules, "--wire", "0:1",
-         "--ifaddr", "1=" + MASQ4 + "/24", "--ct-sysctl", "nf_conntrack_acct=1"],
-        stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(150):
-        if "worker" in open(logf).read() or daemon.poll() is not None:
-            break
-        time.sleep(0.1)
-    check(daemon.poll() is None, mode + ": nftdp up")
-    if daemon.poll() is not None:
-        print(open(logf).read())
+    eal = T.eal_args(prefix, ["net_af_packet0,iface=da1", "net_af_packet1,iface=db1"], lcores)
+    args = ["--socket", os.path.join(tmp, "nl.sock"), "--ruleset", rules, "--wire", "0:1",
+            "--ifaddr", "1=" + MASQ4 + "/24", "--ct-sysctl", "nf_conntrack_acct=1"]
+    daemon = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, "nftdp.log"), ns=NS["d"],
+                      pid_path=os.path.join(tmp, "pid"), limit=60)
+    try:
+        daemon.wait_started(marker="worker", timeout=15)
+    except RuntimeError:
+        pass  # exited, or no worker line: the check below says which
+    check(daemon.alive(), mode + ": nftdp up")
+    if not daemon.alive():
+        print(daemon.log())
         return None
     return daemon
 
 
 def stop_nftdp(daemon, tmp):
-    if daemon.poll() is None:
-        try:
-            os.kill(int(open(os.path.join(tmp, "pid")).read()), signal.SIGTERM)
-        except (OSError, ValueError):
-            daemon.send_signal(signal.SIGTERM)
-        try:
-            daemon.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait()
+    daemon.stop(wait=10)
     try:
         os.unlink(os.path.join(tmp, "pid"))
     except OSError:
@@ -411,12 +374,10 @@ def compare(kout, oout, mode):
 
 
 def main():
-    if os.geteuid() != 0:
-        print("ct_tool: needs root (scratch network namespaces)")
-        return 77
+    if not T.is_root():
+        T.skip("ct_tool: needs root (scratch network namespaces)")
     if not shutil.which("conntrack"):
-        print("ct_tool: no conntrack tool, skipped")
-        return 77
+        T.skip("ct_tool: no conntrack tool, skipped")
     tmp = tempfile.mkdtemp(prefix="nftdp-cttool.")
     prefix = f"nftdp-ctt-{PID}"
     daemon = None
@@ -442,10 +403,7 @@ def main():
             daemon = start_nftdp(tmp, prefix, lcores, mode)
             if daemon is None:
                 return 1
-            env = dict(os.environ,
-                       LD_PRELOAD=os.environ.get("SHIM") or
-                       os.path.join(BUILD, "control/shim/libnftdp_shim.so"),
-                       NFTDP_SOCKET=os.path.join(tmp, "nl.sock"))
+            env = T.nft_env(os.path.join(tmp, "nl.sock"), shim=T.shim_path(BUILD))
 
             def nftdp_ct(args, popen=None):
                 cmd = ["ip", "netns", "exec", NS["d"], "conntrack"] + args
@@ -471,10 +429,9 @@ def main():
         if daemon:
             stop_nftdp(daemon, tmp)
         cleanup()
-        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
+        T.rm_runtime(prefix)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("ct_tool: %s" % ("FAILED: %d" % len(failures) if failures else "passed"))
-    return 1 if failures else 0
+    return checks.report("ct_tool")
 
 
 if __name__ == "__main__":

@@ -31,18 +31,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
 from scapy.all import IP, TCP, Ether, Raw, rdpcap, wrpcap
 
 BUILD = os.path.abspath(sys.argv[1])
-failures = []
+checks = T.Checks()
+check = checks.check
 KEY = bytes([0x6d, 0x5a] * 20)
 N_EST, N_FLOOD, CT_MAX = 200, 2000, 256
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what)
-    if not cond:
-        failures.append(what)
 
 
 def toeplitz(data):
@@ -121,18 +118,12 @@ def run(tmp, n_workers, flood):
     with open(rules, 'w') as f:
         f.write(RULES)
     lcores = ['-l', '0-1'] if n_workers == 1 else ['--lcores', '0@0,1@1,2@1']
-    cmd = [os.path.join(BUILD, 'nftdp')] + lcores + [
-        '--no-huge', '-m', '512', '--no-pci',
-        '--vdev=net_pcap0,rx_pcap=%s/%s-in.pcap,tx_pcap=%s/%s-out.pcap' % (tmp, tag, tmp, tag),
-        '--file-prefix', prefix, '--log-level=lib.*:warning', '--',
-        '--socket', os.path.join(tmp, tag + '.sock'), '--ruleset', rules,
-        '--conntrack-max', str(CT_MAX), '--exit-on-idle', '400',
-        '--stats-json', sj, '--listing-json', lj]
-    try:
-        r = subprocess.run(cmd, timeout=60, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-    finally:
-        shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
+    eal = T.eal_args(prefix, ['net_pcap0,rx_pcap=%s/%s-in.pcap,tx_pcap=%s/%s-out.pcap' %
+                              (tmp, tag, tmp, tag)], lcores)
+    r = T.run_offline(BUILD, eal, ['--socket', os.path.join(tmp, tag + '.sock'),
+                                   '--ruleset', rules, '--conntrack-max', str(CT_MAX),
+                                   '--exit-on-idle', '400', '--stats-json', sj,
+                                   '--listing-json', lj], prefix, timeout=60)
     if r.returncode != 0:
         print(r.stdout)
     check(r.returncode == 0, '%s: nftdp exits 0' % tag)
@@ -198,5 +189,4 @@ try:
     main(tmp)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-print('table-full: %s' % ('FAILED: %d' % len(failures) if failures else 'passed'))
-sys.exit(1 if failures else 0)
+sys.exit(checks.report('table-full'))
