@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The dataplane side of a commit: what workers run is compiled from the
- * object store into an immutable generation (vm/gen.c) at every commit.
+ * object store into an immutable generation (vm/generation.c) at every commit.
  *
  * Theory of operation. Sets and named objects outlive generations: each
  * ctl_set has a sets/ handle holding its elements (a batch's element

@@ -2,7 +2,7 @@
 /*
  * Workers: the burst loop. Each worker polls its rx queues; per burst it
  * loads the current generation once, runs the hook pipeline, transmits, and
- * reports a quiescent state (vm/gen.c's reader protocol). With conntrack
+ * reports a quiescent state (vm/generation.c's reader protocol). With conntrack
  * on and several workers, packets whose connection another worker's shard
  * owns go to that worker first (steer.c), and each poll runs what the other
  * workers steered here. No locks,

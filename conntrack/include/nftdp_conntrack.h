@@ -52,7 +52,7 @@
  * RSS.
  *
  * No DPDK EAL is needed: the library works on plain buffers through the VM's
- * packet view (vm/nftdp_vm.h) and uses only DPDK's inline header helpers.
+ * packet view (vm/include/nftdp_vm.h) and uses only DPDK's inline header helpers.
  */
 #ifndef NFTDP_CONNTRACK_H
 #define NFTDP_CONNTRACK_H

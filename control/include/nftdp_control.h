@@ -23,9 +23,9 @@
 #define NFTDP_CTL_IFNAMSIZ 16
 
 struct nftdp_ctl;
-struct nftdp_vm_state;      /* vm/nftdp_vm.h */
-struct nftdp_vm_gen_domain; /* vm/nftdp_vm.h */
-struct nftdp_ct_tuple;      /* conntrack/nftdp_conntrack.h */
+struct nftdp_vm_state;      /* vm/include/nftdp_vm.h */
+struct nftdp_vm_gen_domain; /* vm/include/nftdp_vm.h */
+struct nftdp_ct_tuple;      /* conntrack/include/nftdp_conntrack.h */
 struct nftdp_ct_info;
 struct nftdp_ct_event;
 struct nftdp_ct_stats;

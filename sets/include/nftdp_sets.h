@@ -25,7 +25,7 @@
  * in the caller) that began after the unlink: nftdp_set_grace_begin()
  * closes the batch of everything unlinked so far, in every set, before the
  * caller takes its token, and nftdp_set_grace_end() frees it once the
- * token has passed (vm/gen.c does both with the generation domain's QSBR
+ * token has passed (vm/generation.c does both with the generation domain's QSBR
  * variable). One grace period serves the whole batch.
  *
  * Packet-path calls: nftdp_set_lookup(), nftdp_set_lookup_bulk(),

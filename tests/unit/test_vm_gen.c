@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Generations (vm/gen.c): hook traversal by priority with the kernel's
+ * Generations (vm/generation.c): hook traversal by priority with the kernel's
  * base-chain semantics (accept moves on, drop ends, policies), build errors,
  * set handles and deferred frees, and the stress test of the issue: two
  * reader threads evaluate bursts while the control thread publishes 10 000

@@ -49,7 +49,7 @@
 
 struct nftnl_rule;
 struct nftnl_obj;
-struct nftdp_set; /* sets/nftdp_sets.h */
+struct nftdp_set; /* sets/include/nftdp_sets.h */
 
 #define NFTDP_VM_NREG32 16	    /**< NFT_REG32_00 .. NFT_REG32_15 */
 #define NFTDP_VM_REG_SIZE 64	    /**< bytes of data registers */
@@ -582,7 +582,7 @@ unsigned int nftdp_vm_run_chain_regs(const struct nftdp_vm_chain *base, struct n
 				     struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs_out);
 
 /* ================================================================== */
-/* Generations (vm/gen.c)                                              */
+/* Generations (vm/generation.c)                                              */
 /*                                                                    */
 /* A generation is the immutable whole of what workers read: per hook */
 /* (nfproto x hooknum) the base chains in priority order, the chain    */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the generator's EAL-free part (generator/nftdp_gen.h):
+ * Unit tests of the generator's EAL-free part (generator/include/nftdp_gen.h):
  * checksums (checked here by an independent RFC 1071 sum), the stamp and its
  * incremental checksum, the TCP round (with handshake, and mid-stream), flow
  * iteration over ranges, IMIX, determinism, the sink parser on truncated
