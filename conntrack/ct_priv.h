@@ -216,7 +216,8 @@ static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
 	static_assert(sizeof(*t) == sizeof(w), "the tuple is ten words");
 	memcpy(w, t, sizeof(w));
 	for (unsigned int i = 0; i < 10; i += 2)
-		h += (uint64_t)(uint32_t)(w[i] + s->hkey[i]) * (uint32_t)(w[i + 1] + s->hkey[i + 1]);
+		h +=
+		    (uint64_t)(uint32_t)(w[i] + s->hkey[i]) * (uint32_t)(w[i + 1] + s->hkey[i + 1]);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

@@ -225,7 +225,7 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 		else
 			sum = nftdp_csum_partial(nh + 8, 32, 0);
 		sum = nftdp_csum_add(sum, (uint32_t)rte_cpu_to_be_16((uint16_t)l4len) +
-						  rte_cpu_to_be_16(pkt->l4proto));
+					      rte_cpu_to_be_16(pkt->l4proto));
 	}
 	return nftdp_csum_fold(nftdp_csum_partial(l4, l4len, sum)) == 0;
 }

@@ -75,11 +75,13 @@ static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64
 	((struct nlattr *)buf)->nla_type = type;
 	((struct nlattr *)buf)->nla_len = (uint16_t)(len + NLA_HDRLEN);
 	memcpy(buf + NLA_HDRLEN, expr, len);
-	mnl_attr_for_each_nested(x, a) {
+	mnl_attr_for_each_nested(x, a)
+	{
 		const struct nlattr *one = type == NFTA_SET_ELEM_EXPRESSIONS ? x : a;
 		const struct nlattr *y, *name = NULL, *data = NULL;
 
-		mnl_attr_for_each_nested(y, one) {
+		mnl_attr_for_each_nested(y, one)
+		{
 			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
 				name = y;
 			else if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
@@ -89,7 +91,8 @@ static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64
 				     mnl_attr_get_payload_len(name)) != 0)
 			return -EOPNOTSUPP;
 		if (data) {
-			mnl_attr_for_each_nested(y, data) {
+			mnl_attr_for_each_nested(y, data)
+			{
 				if (mnl_attr_get_payload_len(y) != 8)
 					continue;
 				if (mnl_attr_get_type(y) == NFTA_COUNTER_PACKETS)
@@ -105,8 +108,7 @@ static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64
 	return n == 1 ? 1 : n == 0 ? 0 : -EOPNOTSUPP;
 }
 
-static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, char *key,
-			  size_t size)
+static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, char *key, size_t size)
 {
 	int n = snprintf(key, size, "e\n%u\n%s\n%llu\n", s->table->family, s->table->name,
 			 (unsigned long long)s->handle);
@@ -228,8 +230,8 @@ static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, ui
 		return 0;
 	if (!e->data)
 		return -EINVAL;
-	for (a = (const struct nlattr *)e->data; mnl_attr_ok(a, (int)((const char *)e->data +
-								       e->datalen - (const char *)a));
+	for (a = (const struct nlattr *)e->data;
+	     mnl_attr_ok(a, (int)((const char *)e->data + e->datalen - (const char *)a));
 	     a = mnl_attr_next(a)) {
 		if (mnl_attr_get_type(a) == NFTA_DATA_VALUE) {
 			uint16_t n = mnl_attr_get_payload_len(a);
@@ -241,7 +243,8 @@ static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, ui
 			struct nftdp_set_verdict v = {0};
 			const struct nlattr *x;
 
-			mnl_attr_for_each_nested(x, a) {
+			mnl_attr_for_each_nested(x, a)
+			{
 				if (mnl_attr_get_type(x) == NFTA_VERDICT_CODE)
 					v.code = (int32_t)ntohl(mnl_attr_get_u32(x));
 			}
@@ -272,9 +275,9 @@ static int elem_insert(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem
 	rc = elem_data(bld, s, e, data);
 	if (rc < 0)
 		return rc;
-	rc = nftdp_set_insert(s->dp, e->key, end,
-			      set_data_size(s) || s->dp_counter_at ? data : NULL,
-			      elem_timeout(e, now_ms), e->flags, false);
+	rc =
+	    nftdp_set_insert(s->dp, e->key, end, set_data_size(s) || s->dp_counter_at ? data : NULL,
+			     elem_timeout(e, now_ms), e->flags, false);
 	/* an identical element (same key, same data) added twice: nft's job */
 	return rc == -EEXIST ? 0 : rc;
 }
@@ -287,7 +290,8 @@ static const uint8_t *next_existing(const uint8_t *key, void *arg)
 	const struct ctl_set *s = arg;
 	const struct ctl_elem *x, *best = NULL;
 
-	ctl_list_for_each_entry(x, &s->elems, list) {
+	ctl_list_for_each_entry(x, &s->elems, list)
+	{
 		if (x->dead || x->dp_ranged_new || memcmp(x->key, key, s->klen) <= 0)
 			continue;
 		if (!best || memcmp(x->key, best->key, s->klen) < 0)
@@ -396,7 +400,8 @@ static void trans_for(struct ctl_state *st, void *obj, enum ctl_trans_op op,
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	ctl_list_for_each_entry(tr, &st->trans, list)
+	{
 		if (tr->obj == obj && tr->op == op) {
 			*req = tr->req;
 			return;
@@ -408,7 +413,8 @@ static void trans_for_elem(struct ctl_state *st, struct ctl_elem *e, const struc
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	ctl_list_for_each_entry(tr, &st->trans, list)
+	{
 		if (tr->elem == e) {
 			*req = tr->req;
 			return;
@@ -449,10 +455,10 @@ static void mark_dirty(struct ctl_state *st)
 	struct ctl_chain *c;
 	bool changed;
 
-	ctl_list_for_each_entry(t, &st->tables, list)
-		ctl_list_for_each_entry(c, &t->chains, list)
-			c->dp_dirty = c->dp_cur == NULL;
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	ctl_list_for_each_entry(t, &st->tables, list) ctl_list_for_each_entry(c, &t->chains, list)
+	    c->dp_dirty = c->dp_cur == NULL;
+	ctl_list_for_each_entry(tr, &st->trans, list)
+	{
 		switch (tr->op) {
 		case CTL_TR_NEWRULE:
 		case CTL_TR_DELRULE:
@@ -468,8 +474,7 @@ static void mark_dirty(struct ctl_state *st)
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
 		case CTL_TR_DELOBJ:
-			ctl_list_for_each_entry(c, &tr->table->chains, list)
-				c->dp_dirty = true;
+			ctl_list_for_each_entry(c, &tr->table->chains, list) c->dp_dirty = true;
 			break;
 		default:
 			break;
@@ -477,19 +482,24 @@ static void mark_dirty(struct ctl_state *st)
 	}
 	do {
 		changed = false;
-		ctl_list_for_each_entry(t, &st->tables, list) {
+		ctl_list_for_each_entry(t, &st->tables, list)
+		{
 			if (t->dead)
 				continue;
-			ctl_list_for_each_entry(c, &t->chains, list) {
+			ctl_list_for_each_entry(c, &t->chains, list)
+			{
 				struct ctl_rule *r;
 
 				if (c->dead || c->dp_dirty)
 					continue;
-				ctl_list_for_each_entry(r, &c->rules, list) {
-					for (unsigned int i = 0; i < r->nrefs && !c->dp_dirty; i++) {
+				ctl_list_for_each_entry(r, &c->rules, list)
+				{
+					for (unsigned int i = 0; i < r->nrefs && !c->dp_dirty;
+					     i++) {
 						const struct ctl_chain *to = r->refs[i].obj;
 
-						if (r->refs[i].kind == CTL_REF_CHAIN && to->dp_dirty)
+						if (r->refs[i].kind == CTL_REF_CHAIN &&
+						    to->dp_dirty)
 							c->dp_dirty = changed = true;
 					}
 					if (c->dp_dirty)
@@ -502,7 +512,8 @@ static void mark_dirty(struct ctl_state *st)
 
 static int cmp_hook_seq(const void *a, const void *b)
 {
-	const struct ctl_chain *x = *(struct ctl_chain *const *)a, *y = *(struct ctl_chain *const *)b;
+	const struct ctl_chain *x = *(struct ctl_chain *const *)a,
+			       *y = *(struct ctl_chain *const *)b;
 
 	return x->hook_seq < y->hook_seq ? -1 : x->hook_seq > y->hook_seq;
 }
@@ -571,10 +582,12 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	 * timeout and expectation objects (and synproxy) take conntrack for
 	 * their family as nf_ct_netns_get does at their init: every live one,
 	 * not only the batch's */
-	ctl_list_for_each_entry(t, &st->tables, list) {
+	ctl_list_for_each_entry(t, &st->tables, list)
+	{
 		if (t->dead)
 			continue;
-		ctl_list_for_each_entry(o, &t->objs, list) {
+		ctl_list_for_each_entry(o, &t->objs, list)
+		{
 			if (o->dead)
 				continue;
 			if (o->dp && o->dp != o->dp_old)
@@ -587,10 +600,12 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	/* regular chains first, then base chains in the order their hooks were
 	 * registered (hook_insert puts the latest first among equals) */
 	nbase = 0;
-	ctl_list_for_each_entry(t, &st->tables, list) {
+	ctl_list_for_each_entry(t, &st->tables, list)
+	{
 		if (t->dead)
 			continue;
-		ctl_list_for_each_entry(c, &t->chains, list) {
+		ctl_list_for_each_entry(c, &t->chains, list)
+		{
 			if (c->dead)
 				continue;
 			if (c->base) {
@@ -622,11 +637,12 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 		 * by the commit that adds such a base chain */
 		if (!warned && !base[i]->dp_cur && (fam == NFPROTO_BRIDGE || fam == NFPROTO_ARP)) {
 			warned = 1;
-			fprintf(stderr,
-				"nftdp: warning: %s base chain %s %s is accepted but never run: the "
-				"dataplane has no bridge or arp hooks\n",
-				fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
-				base[i]->name);
+			fprintf(
+			    stderr,
+			    "nftdp: warning: %s base chain %s %s is accepted but never run: the "
+			    "dataplane has no bridge or arp hooks\n",
+			    fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
+			    base[i]->name);
 		}
 		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
 		if (rc < 0)
@@ -634,16 +650,19 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	}
 	free(base);
 	base = NULL;
-	ctl_list_for_each_entry(t, &st->tables, list) {
+	ctl_list_for_each_entry(t, &st->tables, list)
+	{
 		if (t->dead)
 			continue;
 		bld->table = t;
-		ctl_list_for_each_entry(c, &t->chains, list) {
+		ctl_list_for_each_entry(c, &t->chains, list)
+		{
 			struct ctl_rule *r;
 
 			if (c->dead || !c->dp_dirty)
 				continue;
-			ctl_list_for_each_entry(r, &c->rules, list) {
+			ctl_list_for_each_entry(r, &c->rules, list)
+			{
 				if (r->dead)
 					continue;
 				bld->rule = r;
@@ -678,7 +697,8 @@ static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, cha
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
+	{
 		struct ctl_obj *o = tr->obj;
 		struct nftdp_vm_error err;
 		struct nftdp_vm_obj *vo;
@@ -704,8 +724,7 @@ static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, cha
 	return 0;
 }
 
-static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg,
-		      size_t msglen)
+static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	struct ctl_state *st = ctl->state;
 	uint64_t now = nftdp_now_ms();
@@ -715,13 +734,15 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 	struct ctl_set *ivset = NULL;
 	int rc = 0;
 
+	ctl_list_for_each_entry(tr, &st->trans,
+				list) if (tr->op == CTL_TR_NEWSET ||
+					  tr->op == CTL_TR_NEWSETELEM)((struct ctl_set *)tr->obj)
+	    ->dp_batch_elems = 0;
+	ctl_list_for_each_entry(tr, &st->trans,
+				list) if (tr->op == CTL_TR_NEWSETELEM)((struct ctl_set *)tr->obj)
+	    ->dp_batch_elems++;
 	ctl_list_for_each_entry(tr, &st->trans, list)
-		if (tr->op == CTL_TR_NEWSET || tr->op == CTL_TR_NEWSETELEM)
-			((struct ctl_set *)tr->obj)->dp_batch_elems = 0;
-	ctl_list_for_each_entry(tr, &st->trans, list)
-		if (tr->op == CTL_TR_NEWSETELEM)
-			((struct ctl_set *)tr->obj)->dp_batch_elems++;
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	{
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && !s->dead && !s->dp) {
@@ -734,7 +755,8 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 			s->dp_touched = true;
 		}
 	}
-	ctl_list_for_each_entry(tr, &st->trans, list) {
+	ctl_list_for_each_entry(tr, &st->trans, list)
+	{
 		struct ctl_set *s = tr->obj;
 		struct ctl_elem *e = tr->elem;
 
@@ -763,7 +785,8 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 			if (e->dead)
 				continue; /* added and deleted in this batch */
 			if (niv == cap) {
-				struct ctl_elem **n = realloc(iv, (cap = cap ? cap * 2 : 64) * sizeof(*n));
+				struct ctl_elem **n =
+				    realloc(iv, (cap = cap ? cap * 2 : 64) * sizeof(*n));
 
 				if (!n) {
 					rc = -ENOMEM;
@@ -779,8 +802,9 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		if (rc < 0) {
 			*req = tr->req;
 			snprintf(msg, msglen, "set %s: %s", s->name,
-				 rc == -EOPNOTSUPP ? "object map of an object type nftdp does not run"
-						   : "element refused by the dataplane");
+				 rc == -EOPNOTSUPP
+				     ? "object map of an object type nftdp does not run"
+				     : "element refused by the dataplane");
 			goto out;
 		}
 	}
@@ -802,10 +826,9 @@ static int assign_chain_ids(struct ctl_state *st)
 	struct ctl_table *t;
 	struct ctl_chain *c;
 
-	ctl_list_for_each_entry(t, &st->tables, list)
-		ctl_list_for_each_entry(c, &t->chains, list)
-			if (!c->dead && c->dp_id == 0 && (c->dp_id = ctl_chain_id_get()) == 0)
-				return -ENOMEM;
+	ctl_list_for_each_entry(t, &st->tables, list) ctl_list_for_each_entry(
+	    c, &t->chains, list) if (!c->dead && c->dp_id == 0 &&
+				     (c->dp_id = ctl_chain_id_get()) == 0) return -ENOMEM;
 	return 0;
 }
 
@@ -858,8 +881,7 @@ static void set_retire(struct ctl_build *bld, struct ctl_set *s)
 {
 	struct ctl_elem *e;
 
-	ctl_list_for_each_entry(e, &s->elems, list)
-		elem_unpin(bld, s, e);
+	ctl_list_for_each_entry(e, &s->elems, list) elem_unpin(bld, s, e);
 	if (s->dp) {
 		retire(bld, destroy_set_cb, s->dp);
 		s->dp = NULL;
@@ -881,7 +903,8 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 
 	if (!bld || !bld->next)
 		return;
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
+	{
 		struct ctl_set *s = tr->obj;
 		struct ctl_obj *o = tr->obj;
 
@@ -914,10 +937,8 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 			obj_retire(bld, o);
 			break;
 		case CTL_TR_DELTABLE:
-			ctl_list_for_each_entry(s, &tr->table->sets, list)
-				set_retire(bld, s);
-			ctl_list_for_each_entry(o, &tr->table->objs, list)
-				obj_retire(bld, o);
+			ctl_list_for_each_entry(s, &tr->table->sets, list) set_retire(bld, s);
+			ctl_list_for_each_entry(o, &tr->table->objs, list) obj_retire(bld, o);
 			break;
 		default:
 			break;
@@ -934,9 +955,8 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 		struct ctl_chain *c;
 
 		ctl_list_for_each_entry(t, &ctl->state->tables, list)
-			ctl_list_for_each_entry(c, &t->chains, list)
-				if (!c->dead && !t->dead)
-					c->dp_cur = c->dp_build;
+		    ctl_list_for_each_entry(c, &t->chains, list) if (!c->dead && !t->dead)
+			c->dp_cur = c->dp_build;
 	}
 	bld->next = NULL;
 }
@@ -952,7 +972,8 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 		nftdp_vm_gen_destroy(bld->next);
 		bld->next = NULL;
 	}
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
+	{
 		struct ctl_set *s = tr->obj;
 		struct ctl_obj *o = tr->obj;
 
@@ -962,8 +983,7 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 			if (s->dp) {
 				struct ctl_elem *e;
 
-				ctl_list_for_each_entry(e, &s->elems, list)
-					elem_unpin(bld, s, e);
+				ctl_list_for_each_entry(e, &s->elems, list) elem_unpin(bld, s, e);
 				nftdp_set_destroy(s->dp);
 				s->dp = NULL;
 				s->dp_touched = false;
@@ -1045,14 +1065,13 @@ void ctl_build_destroy(struct nftdp_ctl *ctl)
 		return;
 	ctl_build_abort(ctl);
 	/* what the last generation uses is freed with it (domain destroy) */
-	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+	ctl_list_for_each_entry(t, &ctl->state->tables, list)
+	{
 		struct ctl_set *s;
 		struct ctl_obj *o;
 
-		ctl_list_for_each_entry(s, &t->sets, list)
-			set_retire(bld, s);
-		ctl_list_for_each_entry(o, &t->objs, list)
-			obj_retire(bld, o);
+		ctl_list_for_each_entry(s, &t->sets, list) set_retire(bld, s);
+		ctl_list_for_each_entry(o, &t->objs, list) obj_retire(bld, o);
 	}
 	free(bld);
 	ctl->bld = NULL;
@@ -1107,19 +1126,20 @@ void ctl_build_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, str
 		return;
 	/* the expression list as stored: one expression, or a list of them */
 	for (a = (const struct nlattr *)((char *)nlh + at);
-	     mnl_attr_ok(a, (int)((char *)nlh + at + e->exprlen - (char *)a)); a = mnl_attr_next(a)) {
+	     mnl_attr_ok(a, (int)((char *)nlh + at + e->exprlen - (char *)a));
+	     a = mnl_attr_next(a)) {
 		const struct nlattr *one = a, *y, *z;
 
 		if (e->expr_type == NFTA_SET_ELEM_EXPR && mnl_attr_get_type(a) != NFTA_EXPR_DATA)
 			continue;
 		if (e->expr_type == NFTA_SET_ELEM_EXPRESSIONS) {
-			mnl_attr_for_each_nested(y, a)
-				if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
-					one = y;
+			mnl_attr_for_each_nested(y, a) if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
+			    one = y;
 			if (one == a)
 				continue;
 		}
-		mnl_attr_for_each_nested(z, one) {
+		mnl_attr_for_each_nested(z, one)
+		{
 			size_t off = (size_t)((const char *)mnl_attr_get_payload(z) - (char *)nlh);
 
 			if (mnl_attr_get_payload_len(z) != 8)
@@ -1163,13 +1183,14 @@ void ctl_build_tick(struct nftdp_ctl *ctl)
 		bld->last_gc_ms = now;
 		/* expired and packet-path-deleted elements: unlinked now, freed
 		 * after a grace period that the reclaim below begins */
-		ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+		ctl_list_for_each_entry(t, &ctl->state->tables, list)
+		{
 			struct ctl_set *s;
 
-			ctl_list_for_each_entry(s, &t->sets, list)
-				if (s->dp && !s->dp_touched &&
-				    (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
-					nftdp_set_gc(s->dp, now);
+			ctl_list_for_each_entry(
+			    s, &t->sets, list) if (s->dp && !s->dp_touched &&
+						   (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+			    nftdp_set_gc(s->dp, now);
 		}
 	}
 	/* every tick: end the grace periods that passed, begin one for what

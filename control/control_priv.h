@@ -23,8 +23,8 @@ struct nftdp_ctl {
 	struct nftdp_ctl_config cfg;
 	struct ctl_server *server;
 	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
-	struct ctl_build *bld;   /* builds the dataplane's generations (build.c), or NULL */
-	int ct_listening;        /* last events_listen() told: -1 never, 0, 1 */
+	struct ctl_build *bld;	 /* builds the dataplane's generations (build.c), or NULL */
+	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
 };
 
 struct ctl_build;
@@ -90,7 +90,7 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 			    const struct nftdp_ct_info *ci, bool acct);
 /* ctnetlink_conntrack_event: the message of one event into buf (1024
  * bytes) and its NFNLGRP_CONNTRACK_* group; returns its length, 0 for none. */
-int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev,
-			     bool acct, unsigned int *group);
+int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev, bool acct,
+			     unsigned int *group);
 
 #endif

@@ -9,7 +9,10 @@ struct ctl_list {
 	struct ctl_list *next, *prev;
 };
 
-#define CTL_LIST_INIT(name) {&(name), &(name)}
+#define CTL_LIST_INIT(name)                                                                        \
+	{                                                                                          \
+		&(name), &(name)                                                                   \
+	}
 #define ctl_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define ctl_list_entry(ptr, type, member) ctl_container_of(ptr, type, member)
 
@@ -52,17 +55,17 @@ static inline void ctl_list_del(struct ctl_list *n)
 	n->next = n->prev = n;
 }
 
-#define ctl_list_for_each_entry(pos, head, member)                                            \
+#define ctl_list_for_each_entry(pos, head, member)                                                 \
 	for (pos = ctl_list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \
 	     pos = ctl_list_entry(pos->member.next, __typeof__(*pos), member))
 
-#define ctl_list_for_each_entry_safe(pos, n, head, member)                                    \
-	for (pos = ctl_list_entry((head)->next, __typeof__(*pos), member),                    \
-	    n = ctl_list_entry(pos->member.next, __typeof__(*pos), member);                   \
-	     &pos->member != (head);                                                          \
+#define ctl_list_for_each_entry_safe(pos, n, head, member)                                         \
+	for (pos = ctl_list_entry((head)->next, __typeof__(*pos), member),                         \
+	    n = ctl_list_entry(pos->member.next, __typeof__(*pos), member);                        \
+	     &pos->member != (head);                                                               \
 	     pos = n, n = ctl_list_entry(n->member.next, __typeof__(*n), member))
 
-#define ctl_list_for_each_entry_reverse(pos, head, member)                                    \
+#define ctl_list_for_each_entry_reverse(pos, head, member)                                         \
 	for (pos = ctl_list_entry((head)->prev, __typeof__(*pos), member); &pos->member != (head); \
 	     pos = ctl_list_entry(pos->member.prev, __typeof__(*pos), member))
 

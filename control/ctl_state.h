@@ -39,10 +39,10 @@
 #include "control_priv.h"
 #include "ctl_list.h"
 
-#define CTL_NAME_MAXLEN 256   /* NFT_NAME_MAXLEN */
+#define CTL_NAME_MAXLEN 256 /* NFT_NAME_MAXLEN */
 #define CTL_USERDATA_MAXLEN 256
 #define CTL_JUMP_STACK_SIZE 16 /* NFT_JUMP_STACK_SIZE */
-#define CTL_DATA_MAXLEN 64    /* NFT_DATA_VALUE_MAXLEN */
+#define CTL_DATA_MAXLEN 64     /* NFT_DATA_VALUE_MAXLEN */
 
 struct ctl_table {
 	struct ctl_list list;
@@ -52,8 +52,8 @@ struct ctl_table {
 	uint32_t flags; /* NFT_TABLE_F_* */
 	uint32_t nlpid; /* owner port id with NFT_TABLE_F_OWNER */
 	uint64_t handle;
-	uint64_t hgenerator; /* per-table handle counter: chains, rules, sets, ... */
-	uint64_t *anon_used; /* bitmap of the numbers "__set%d" names use */
+	uint64_t hgenerator;	   /* per-table handle counter: chains, rules, sets, ... */
+	uint64_t *anon_used;	   /* bitmap of the numbers "__set%d" names use */
 	struct ctl_set **set_htab; /* sets by name, so that a dump of each of
 				    * 20 000 anonymous sets stays linear */
 	uint32_t set_hsize, set_hcount;
@@ -68,7 +68,7 @@ struct ctl_chain {
 	struct ctl_list list;
 	struct ctl_table *table;
 	struct nftnl_chain *nl; /* what dumps replay: name, hook, type, policy, ... */
-	const char *name;       /* owned by nl */
+	const char *name;	/* owned by nl */
 	uint64_t handle;
 	uint32_t chain_id; /* NFTA_CHAIN_ID within the open batch */
 	bool base;
@@ -79,10 +79,10 @@ struct ctl_chain {
 	uint32_t nrules;
 	uint32_t dp_id; /* index in every generation's chain table (build.c), 0: none yet */
 	struct nftdp_vm_chain *dp_build; /* in the generation being built */
-	struct nftdp_vm_chain *dp_cur;   /* in the published one */
-	uint64_t hook_seq; /* when its hook was registered: among base chains of
-			    * equal priority the kernel runs the latest first */
-	bool dp_dirty;                   /* must be compiled again */
+	struct nftdp_vm_chain *dp_cur;	 /* in the published one */
+	uint64_t hook_seq;		 /* when its hook was registered: among base chains of
+					  * equal priority the kernel runs the latest first */
+	bool dp_dirty;			 /* must be compiled again */
 	bool dead;
 };
 
@@ -94,7 +94,7 @@ struct nftdp_vm_obj;
 /* One stateful expression of a rule, as the dump patches it. */
 struct ctl_rule_stat {
 	uint16_t expr_index;
-	uint16_t kind; /* CTL_STAT_COUNTER, CTL_STAT_QUOTA */
+	uint16_t kind;	       /* CTL_STAT_COUNTER, CTL_STAT_QUOTA */
 	uint32_t off_a, off_b; /* counter: packets, bytes; quota: consumed, - */
 };
 enum { CTL_STAT_COUNTER = 1, CTL_STAT_QUOTA = 2 };
@@ -108,7 +108,7 @@ struct ctl_rule {
 	struct ctl_list list;
 	struct ctl_chain *chain;
 	struct nftnl_rule *nl; /* for the compiler and for edits */
-	void *blob;            /* the attributes a dump sends, built from nl */
+	void *blob;	       /* the attributes a dump sends, built from nl */
 	uint32_t bloblen;
 	uint64_t handle;
 	uint32_t rule_id;
@@ -126,7 +126,7 @@ struct ctl_rule {
 
 struct ctl_elem {
 	struct ctl_elem *hnext; /* hash chain */
-	struct ctl_list list;   /* insertion order, for dumps */
+	struct ctl_list list;	/* insertion order, for dumps */
 	uint32_t hash;
 	uint32_t flags; /* NFT_SET_ELEM_* */
 	uint8_t klen, kelen;
@@ -134,18 +134,18 @@ struct ctl_elem {
 	uint8_t key_end[CTL_DATA_MAXLEN];
 	uint16_t datalen, udlen, exprlen;
 	uint16_t expr_type; /* NFTA_SET_ELEM_EXPR or NFTA_SET_ELEM_EXPRESSIONS */
-	void *data;         /* payload of NFTA_SET_ELEM_DATA (a nest), or NULL */
+	void *data;	    /* payload of NFTA_SET_ELEM_DATA (a nest), or NULL */
 	void *udata;
 	void *expr; /* payload of the expression attribute */
 	char *objref;
-	uint64_t timeout;    /* ms, 0: none */
-	uint64_t expires_at; /* ms since the control plane's epoch, 0: never */
+	uint64_t timeout;	     /* ms, 0: none */
+	uint64_t expires_at;	     /* ms since the control plane's epoch, 0: never */
 	struct ctl_chain *chain_ref; /* verdict data jumping to a chain */
-	void *obj_ref;               /* struct ctl_obj of an object map element */
-	bool dp_ranged; /* interval start: key_end holds the range end given to
-			 * the dataplane set (kelen stays 0: not dumped) */
-	bool dp_counted; /* has a pinned counter slot in the VM arena */
-	bool dp_ranged_new; /* being placed by this batch (build.c) */
+	void *obj_ref;		     /* struct ctl_obj of an object map element */
+	bool dp_ranged;		     /* interval start: key_end holds the range end given to
+				      * the dataplane set (kelen stays 0: not dumped) */
+	bool dp_counted;	     /* has a pinned counter slot in the VM arena */
+	bool dp_ranged_new;	     /* being placed by this batch (build.c) */
 	bool dead;
 };
 
@@ -172,10 +172,10 @@ struct ctl_set {
 	 * element without its own gets, as the element attribute */
 	void *elem_expr;
 	uint16_t elem_exprlen, elem_expr_type;
-	int32_t anon_num; /* N of "__setN", -1 for other names */
-	struct nftdp_set *dp; /* the dataplane's copy of the elements (build.c) */
-	uint32_t dp_counter_at; /* elements have counters: 1 + their slot's offset */
-	bool dp_touched;      /* has pending changes in the open batch */
+	int32_t anon_num;	 /* N of "__setN", -1 for other names */
+	struct nftdp_set *dp;	 /* the dataplane's copy of the elements (build.c) */
+	uint32_t dp_counter_at;	 /* elements have counters: 1 + their slot's offset */
+	bool dp_touched;	 /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool anonymous;
 	bool dead;
@@ -253,7 +253,7 @@ struct ctl_state {
 	struct ctl_list trans; /* the open batch */
 	uint32_t genid;
 	uint64_t table_handle;
-	bool validate; /* the open batch added jumps: validate before commit */
+	bool validate;	   /* the open batch added jumps: validate before commit */
 	uint64_t hook_seq; /* base-chain hook registrations so far */
 	uint64_t epoch_ms;
 };
@@ -265,7 +265,7 @@ struct ctl_msg {
 	struct ctl_session *s;
 	const struct nlmsghdr *nlh;
 	uint8_t family;
-	const struct nlattr **tb; /* attributes by type, validated by the policy */
+	const struct nlattr **tb;      /* attributes by type, validated by the policy */
 	const struct nlattr *bad_attr; /* extended ack: the offending attribute */
 	bool batch;
 };
@@ -283,7 +283,7 @@ int ctl_parse_flowtable(const struct nlmsghdr *nlh, struct nftnl_flowtable *f);
 struct ctl_out {
 	struct ctl_session *s; /* unicast target, or NULL for multicast */
 	struct nftdp_ctl *ctl;
-	unsigned int mcast_group;       /* with s NULL: NFNLGRP_* to send to */
+	unsigned int mcast_group;	/* with s NULL: NFNLGRP_* to send to */
 	const struct ctl_session *skip; /* multicast skips this session */
 	char *buf;
 	size_t len, cap;

@@ -57,7 +57,7 @@ struct ctl_wire_hello {
 };
 
 struct ctl_wire_hello_done {
-	int32_t status;  /* 0 or -errno */
+	int32_t status;	 /* 0 or -errno */
 	uint32_t portid; /* the netlink port id the daemon assigned */
 };
 

@@ -47,41 +47,51 @@ struct ctn_pol {
 
 /* ct_nla_policy */
 static const struct ctn_pol ct_policy[CTA_MAX + 1] = {
-	[CTA_TUPLE_ORIG] = {N_NESTED, 0},	 [CTA_TUPLE_REPLY] = {N_NESTED, 0},
-	[CTA_STATUS] = {N_U32, 0},		 [CTA_PROTOINFO] = {N_NESTED, 0},
-	[CTA_HELP] = {N_NESTED, 0},		 [CTA_NAT_SRC] = {N_NESTED, 0},
-	[CTA_TIMEOUT] = {N_U32, 0},		 [CTA_MARK] = {N_U32, 0},
-	[CTA_ID] = {N_U32, 0},			 [CTA_NAT_DST] = {N_NESTED, 0},
-	[CTA_TUPLE_MASTER] = {N_NESTED, 0},	 [CTA_NAT_SEQ_ADJ_ORIG] = {N_NESTED, 0},
-	[CTA_NAT_SEQ_ADJ_REPLY] = {N_NESTED, 0}, [CTA_ZONE] = {N_U16, 0},
-	[CTA_MARK_MASK] = {N_U32, 0},		 [CTA_LABELS] = {N_BINARY, 16},
-	[CTA_LABELS_MASK] = {N_BINARY, 16},	 [CTA_SYNPROXY] = {N_NESTED, 0},
-	[CTA_FILTER] = {N_NESTED, 0},		 [CTA_STATUS_MASK] = {N_U32, 0},
+    [CTA_TUPLE_ORIG] = {N_NESTED, 0},
+    [CTA_TUPLE_REPLY] = {N_NESTED, 0},
+    [CTA_STATUS] = {N_U32, 0},
+    [CTA_PROTOINFO] = {N_NESTED, 0},
+    [CTA_HELP] = {N_NESTED, 0},
+    [CTA_NAT_SRC] = {N_NESTED, 0},
+    [CTA_TIMEOUT] = {N_U32, 0},
+    [CTA_MARK] = {N_U32, 0},
+    [CTA_ID] = {N_U32, 0},
+    [CTA_NAT_DST] = {N_NESTED, 0},
+    [CTA_TUPLE_MASTER] = {N_NESTED, 0},
+    [CTA_NAT_SEQ_ADJ_ORIG] = {N_NESTED, 0},
+    [CTA_NAT_SEQ_ADJ_REPLY] = {N_NESTED, 0},
+    [CTA_ZONE] = {N_U16, 0},
+    [CTA_MARK_MASK] = {N_U32, 0},
+    [CTA_LABELS] = {N_BINARY, 16},
+    [CTA_LABELS_MASK] = {N_BINARY, 16},
+    [CTA_SYNPROXY] = {N_NESTED, 0},
+    [CTA_FILTER] = {N_NESTED, 0},
+    [CTA_STATUS_MASK] = {N_U32, 0},
 };
 
 /* tuple_nla_policy */
 static const struct ctn_pol tuple_policy[CTA_TUPLE_MAX + 1] = {
-	[CTA_TUPLE_IP] = {N_NESTED, 0},
-	[CTA_TUPLE_PROTO] = {N_NESTED, 0},
-	[CTA_TUPLE_ZONE] = {N_U16, 0},
+    [CTA_TUPLE_IP] = {N_NESTED, 0},
+    [CTA_TUPLE_PROTO] = {N_NESTED, 0},
+    [CTA_TUPLE_ZONE] = {N_U16, 0},
 };
 
 /* cta_ip_nla_policy */
 static const struct ctn_pol ip_policy[CTA_IP_MAX + 1] = {
-	[CTA_IP_V4_SRC] = {N_U32, 0},
-	[CTA_IP_V4_DST] = {N_U32, 0},
-	[CTA_IP_V6_SRC] = {N_MINLEN, 16},
-	[CTA_IP_V6_DST] = {N_MINLEN, 16},
+    [CTA_IP_V4_SRC] = {N_U32, 0},
+    [CTA_IP_V4_DST] = {N_U32, 0},
+    [CTA_IP_V6_SRC] = {N_MINLEN, 16},
+    [CTA_IP_V6_DST] = {N_MINLEN, 16},
 };
 
 /* proto_nla_policy merged with the l4 protocols' (ports, icmp, icmpv6):
  * nla_validate_nested runs both over the same nest */
 static const struct ctn_pol proto_policy[CTA_PROTO_MAX + 1] = {
-	[CTA_PROTO_NUM] = {N_U8, 0},	    [CTA_PROTO_SRC_PORT] = {N_U16, 0},
-	[CTA_PROTO_DST_PORT] = {N_U16, 0},  [CTA_PROTO_ICMP_ID] = {N_U16, 0},
-	[CTA_PROTO_ICMP_TYPE] = {N_U8, 0},  [CTA_PROTO_ICMP_CODE] = {N_U8, 0},
-	[CTA_PROTO_ICMPV6_ID] = {N_U16, 0}, [CTA_PROTO_ICMPV6_TYPE] = {N_U8, 0},
-	[CTA_PROTO_ICMPV6_CODE] = {N_U8, 0},
+    [CTA_PROTO_NUM] = {N_U8, 0},	 [CTA_PROTO_SRC_PORT] = {N_U16, 0},
+    [CTA_PROTO_DST_PORT] = {N_U16, 0},	 [CTA_PROTO_ICMP_ID] = {N_U16, 0},
+    [CTA_PROTO_ICMP_TYPE] = {N_U8, 0},	 [CTA_PROTO_ICMP_CODE] = {N_U8, 0},
+    [CTA_PROTO_ICMPV6_ID] = {N_U16, 0},	 [CTA_PROTO_ICMPV6_TYPE] = {N_U8, 0},
+    [CTA_PROTO_ICMPV6_CODE] = {N_U8, 0},
 };
 
 /*
@@ -360,7 +370,8 @@ static void put_protoinfo(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci, 
 static void put_counters(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
 {
 	for (int d = 0; d < 2; d++) {
-		struct nlattr *n = mnl_attr_nest_start(nlh, d ? CTA_COUNTERS_REPLY : CTA_COUNTERS_ORIG);
+		struct nlattr *n =
+		    mnl_attr_nest_start(nlh, d ? CTA_COUNTERS_REPLY : CTA_COUNTERS_ORIG);
 
 		/* nla_put_be64 needs no pad attribute on x86_64 */
 		mnl_attr_put_u64(nlh, CTA_COUNTERS_PACKETS, htobe64(ci->packets[d]));
@@ -425,8 +436,8 @@ static unsigned int event_group(uint32_t e)
 	return e ? NFNLGRP_CONNTRACK_UPDATE : 0;
 }
 
-int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev,
-			     bool acct, unsigned int *group)
+int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_event *ev, bool acct,
+			     unsigned int *group)
 {
 	const struct nftdp_ct_info *ci = &ev->info;
 	uint32_t e = ev->events;
@@ -534,7 +545,8 @@ static int filter_parse(const struct nlattr **cda, uint8_t family, struct ctn_fi
 		    [CTA_FILTER_REPLY_FLAGS] = {N_U32, 0},
 		};
 		const struct nlattr *bad;
-		int err = ctn_parse_nested(cda[CTA_FILTER], filter_policy, CTA_FILTER_MAX, tb, &bad);
+		int err =
+		    ctn_parse_nested(cda[CTA_FILTER], filter_policy, CTA_FILTER_MAX, tb, &bad);
 
 		if (err < 0)
 			return err;
@@ -726,8 +738,8 @@ static int ct_dump(struct req *r)
 
 static int req_tuple(struct req *r, struct nftdp_ct_tuple *t)
 {
-	const struct nlattr *a = r->cda[CTA_TUPLE_ORIG] ? r->cda[CTA_TUPLE_ORIG]
-							 : r->cda[CTA_TUPLE_REPLY];
+	const struct nlattr *a =
+	    r->cda[CTA_TUPLE_ORIG] ? r->cda[CTA_TUPLE_ORIG] : r->cda[CTA_TUPLE_REPLY];
 	int err;
 
 	if (!a)

@@ -37,9 +37,9 @@ static uint64_t nested_u64(const struct nlattr *data, uint16_t type)
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each_nested(a, data)
-		if (mnl_attr_get_type(a) == type && mnl_attr_get_payload_len(a) == 8)
-			return be64toh(mnl_attr_get_u64(a));
+	mnl_attr_for_each_nested(a, data) if (mnl_attr_get_type(a) == type &&
+					      mnl_attr_get_payload_len(a) ==
+						  8) return be64toh(mnl_attr_get_u64(a));
 	return 0;
 }
 
@@ -52,7 +52,8 @@ static bool put_stateful_data(struct nlmsghdr *nlh, const struct nlattr *data, c
 
 	if (strcmp(name, "counter") == 0) {
 		nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
-		mnl_attr_put_u64(nlh, NFTA_COUNTER_BYTES, htobe64(nested_u64(data, NFTA_COUNTER_BYTES)));
+		mnl_attr_put_u64(nlh, NFTA_COUNTER_BYTES,
+				 htobe64(nested_u64(data, NFTA_COUNTER_BYTES)));
 		mnl_attr_put_u64(nlh, NFTA_COUNTER_PACKETS,
 				 htobe64(nested_u64(data, NFTA_COUNTER_PACKETS)));
 		mnl_attr_nest_end(nlh, nd);
@@ -62,11 +63,12 @@ static bool put_stateful_data(struct nlmsghdr *nlh, const struct nlattr *data, c
 		const struct nlattr *a;
 		uint32_t flags = 0;
 
-		mnl_attr_for_each_nested(a, data)
-			if (mnl_attr_get_type(a) == NFTA_QUOTA_FLAGS && mnl_attr_get_payload_len(a) == 4)
-				flags = ntohl(mnl_attr_get_u32(a));
+		mnl_attr_for_each_nested(a, data) if (mnl_attr_get_type(a) == NFTA_QUOTA_FLAGS &&
+						      mnl_attr_get_payload_len(a) == 4) flags =
+		    ntohl(mnl_attr_get_u32(a));
 		nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
-		mnl_attr_put_u64(nlh, NFTA_QUOTA_BYTES, htobe64(nested_u64(data, NFTA_QUOTA_BYTES)));
+		mnl_attr_put_u64(nlh, NFTA_QUOTA_BYTES,
+				 htobe64(nested_u64(data, NFTA_QUOTA_BYTES)));
 		mnl_attr_put_u64(nlh, NFTA_QUOTA_CONSUMED,
 				 htobe64(nested_u64(data, NFTA_QUOTA_CONSUMED)));
 		mnl_attr_put_u32(nlh, NFTA_QUOTA_FLAGS, htonl(flags));
@@ -90,7 +92,8 @@ void ctl_put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const ch
 		return;
 	nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
 
-	mnl_attr_for_each_nested(a, data) {
+	mnl_attr_for_each_nested(a, data)
+	{
 		uint16_t type = mnl_attr_get_type(a);
 
 		if (type == skip)
@@ -132,7 +135,8 @@ void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, u
 	if (type == NFTA_SET_ELEM_EXPRESSIONS) {
 		const struct nlattr *a;
 
-		for (a = payload; mnl_attr_ok(a, (int)(end - (const char *)a)); a = mnl_attr_next(a)) {
+		for (a = payload; mnl_attr_ok(a, (int)(end - (const char *)a));
+		     a = mnl_attr_next(a)) {
 			struct nlattr *n = mnl_attr_nest_start(nlh, mnl_attr_get_type(a));
 
 			put_expr_attrs(nlh, mnl_attr_get_payload(a),

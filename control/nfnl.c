@@ -40,85 +40,80 @@ struct ctl_policy {
 #define NAMELEN (CTL_NAME_MAXLEN - 1)
 
 static const struct ctl_policy table_policy[NFTA_TABLE_MAX + 1] = {
-	[NFTA_TABLE_NAME] = {P_STRING, NAMELEN},
-	[NFTA_TABLE_FLAGS] = {P_U32, 0},
-	[NFTA_TABLE_HANDLE] = {P_U64, 0},
-	[NFTA_TABLE_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
-	[NFTA_TABLE_OWNER] = {P_U32, 0},
+    [NFTA_TABLE_NAME] = {P_STRING, NAMELEN},
+    [NFTA_TABLE_FLAGS] = {P_U32, 0},
+    [NFTA_TABLE_HANDLE] = {P_U64, 0},
+    [NFTA_TABLE_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
+    [NFTA_TABLE_OWNER] = {P_U32, 0},
 };
 
 static const struct ctl_policy chain_policy[NFTA_CHAIN_MAX + 1] = {
-	[NFTA_CHAIN_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_CHAIN_HANDLE] = {P_U64, 0},
-	[NFTA_CHAIN_NAME] = {P_STRING, NAMELEN},
-	[NFTA_CHAIN_HOOK] = {P_NESTED, 0},
-	[NFTA_CHAIN_POLICY] = {P_U32, 0},
-	[NFTA_CHAIN_TYPE] = {P_STRING, 45},
-	[NFTA_CHAIN_COUNTERS] = {P_NESTED, 0},
-	[NFTA_CHAIN_FLAGS] = {P_U32, 0},
-	[NFTA_CHAIN_ID] = {P_U32, 0},
-	[NFTA_CHAIN_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
+    [NFTA_CHAIN_TABLE] = {P_STRING, NAMELEN},
+    [NFTA_CHAIN_HANDLE] = {P_U64, 0},
+    [NFTA_CHAIN_NAME] = {P_STRING, NAMELEN},
+    [NFTA_CHAIN_HOOK] = {P_NESTED, 0},
+    [NFTA_CHAIN_POLICY] = {P_U32, 0},
+    [NFTA_CHAIN_TYPE] = {P_STRING, 45},
+    [NFTA_CHAIN_COUNTERS] = {P_NESTED, 0},
+    [NFTA_CHAIN_FLAGS] = {P_U32, 0},
+    [NFTA_CHAIN_ID] = {P_U32, 0},
+    [NFTA_CHAIN_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
 };
 
 static const struct ctl_policy rule_policy[NFTA_RULE_MAX + 1] = {
-	[NFTA_RULE_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_RULE_CHAIN] = {P_STRING, NAMELEN},
-	[NFTA_RULE_HANDLE] = {P_U64, 0},
-	[NFTA_RULE_EXPRESSIONS] = {P_NESTED, 0},
-	[NFTA_RULE_COMPAT] = {P_NESTED, 0},
-	[NFTA_RULE_POSITION] = {P_U64, 0},
-	[NFTA_RULE_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
-	[NFTA_RULE_ID] = {P_U32, 0},
-	[NFTA_RULE_POSITION_ID] = {P_U32, 0},
-	[NFTA_RULE_CHAIN_ID] = {P_U32, 0},
+    [NFTA_RULE_TABLE] = {P_STRING, NAMELEN},
+    [NFTA_RULE_CHAIN] = {P_STRING, NAMELEN},
+    [NFTA_RULE_HANDLE] = {P_U64, 0},
+    [NFTA_RULE_EXPRESSIONS] = {P_NESTED, 0},
+    [NFTA_RULE_COMPAT] = {P_NESTED, 0},
+    [NFTA_RULE_POSITION] = {P_U64, 0},
+    [NFTA_RULE_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
+    [NFTA_RULE_ID] = {P_U32, 0},
+    [NFTA_RULE_POSITION_ID] = {P_U32, 0},
+    [NFTA_RULE_CHAIN_ID] = {P_U32, 0},
 };
 
 static const struct ctl_policy set_policy[NFTA_SET_MAX + 1] = {
-	[NFTA_SET_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_SET_NAME] = {P_STRING, NAMELEN},
-	[NFTA_SET_FLAGS] = {P_U32, 0},
-	[NFTA_SET_KEY_TYPE] = {P_U32, 0},
-	[NFTA_SET_KEY_LEN] = {P_U32, 0},
-	[NFTA_SET_DATA_TYPE] = {P_U32, 0},
-	[NFTA_SET_DATA_LEN] = {P_U32, 0},
-	[NFTA_SET_POLICY] = {P_U32, 0},
-	[NFTA_SET_DESC] = {P_NESTED, 0},
-	[NFTA_SET_ID] = {P_U32, 0},
-	[NFTA_SET_TIMEOUT] = {P_U64, 0},
-	[NFTA_SET_GC_INTERVAL] = {P_U32, 0},
-	[NFTA_SET_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
-	[NFTA_SET_OBJ_TYPE] = {P_U32, 0},
-	[NFTA_SET_HANDLE] = {P_U64, 0},
-	[NFTA_SET_EXPR] = {P_NESTED, 0},
-	[NFTA_SET_EXPRESSIONS] = {P_NESTED, 0},
+    [NFTA_SET_TABLE] = {P_STRING, NAMELEN},
+    [NFTA_SET_NAME] = {P_STRING, NAMELEN},
+    [NFTA_SET_FLAGS] = {P_U32, 0},
+    [NFTA_SET_KEY_TYPE] = {P_U32, 0},
+    [NFTA_SET_KEY_LEN] = {P_U32, 0},
+    [NFTA_SET_DATA_TYPE] = {P_U32, 0},
+    [NFTA_SET_DATA_LEN] = {P_U32, 0},
+    [NFTA_SET_POLICY] = {P_U32, 0},
+    [NFTA_SET_DESC] = {P_NESTED, 0},
+    [NFTA_SET_ID] = {P_U32, 0},
+    [NFTA_SET_TIMEOUT] = {P_U64, 0},
+    [NFTA_SET_GC_INTERVAL] = {P_U32, 0},
+    [NFTA_SET_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
+    [NFTA_SET_OBJ_TYPE] = {P_U32, 0},
+    [NFTA_SET_HANDLE] = {P_U64, 0},
+    [NFTA_SET_EXPR] = {P_NESTED, 0},
+    [NFTA_SET_EXPRESSIONS] = {P_NESTED, 0},
 };
 
 static const struct ctl_policy setelem_list_policy[NFTA_SET_ELEM_LIST_MAX + 1] = {
-	[NFTA_SET_ELEM_LIST_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_SET_ELEM_LIST_SET] = {P_STRING, NAMELEN},
-	[NFTA_SET_ELEM_LIST_ELEMENTS] = {P_NESTED, 0},
-	[NFTA_SET_ELEM_LIST_SET_ID] = {P_U32, 0},
+    [NFTA_SET_ELEM_LIST_TABLE] = {P_STRING, NAMELEN},
+    [NFTA_SET_ELEM_LIST_SET] = {P_STRING, NAMELEN},
+    [NFTA_SET_ELEM_LIST_ELEMENTS] = {P_NESTED, 0},
+    [NFTA_SET_ELEM_LIST_SET_ID] = {P_U32, 0},
 };
 
 static const struct ctl_policy obj_policy[NFTA_OBJ_MAX + 1] = {
-	[NFTA_OBJ_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_OBJ_NAME] = {P_STRING, NAMELEN},
-	[NFTA_OBJ_TYPE] = {P_U32, 0},
-	[NFTA_OBJ_DATA] = {P_NESTED, 0},
-	[NFTA_OBJ_HANDLE] = {P_U64, 0},
-	[NFTA_OBJ_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
+    [NFTA_OBJ_TABLE] = {P_STRING, NAMELEN}, [NFTA_OBJ_NAME] = {P_STRING, NAMELEN},
+    [NFTA_OBJ_TYPE] = {P_U32, 0},	    [NFTA_OBJ_DATA] = {P_NESTED, 0},
+    [NFTA_OBJ_HANDLE] = {P_U64, 0},	    [NFTA_OBJ_USERDATA] = {P_BINARY, CTL_USERDATA_MAXLEN},
 };
 
 static const struct ctl_policy flowtable_policy[NFTA_FLOWTABLE_MAX + 1] = {
-	[NFTA_FLOWTABLE_TABLE] = {P_STRING, NAMELEN},
-	[NFTA_FLOWTABLE_NAME] = {P_STRING, NAMELEN},
-	[NFTA_FLOWTABLE_HOOK] = {P_NESTED, 0},
-	[NFTA_FLOWTABLE_HANDLE] = {P_U64, 0},
-	[NFTA_FLOWTABLE_FLAGS] = {P_U32, 0},
+    [NFTA_FLOWTABLE_TABLE] = {P_STRING, NAMELEN}, [NFTA_FLOWTABLE_NAME] = {P_STRING, NAMELEN},
+    [NFTA_FLOWTABLE_HOOK] = {P_NESTED, 0},	  [NFTA_FLOWTABLE_HANDLE] = {P_U64, 0},
+    [NFTA_FLOWTABLE_FLAGS] = {P_U32, 0},
 };
 
 static const struct ctl_policy gen_policy[NFTA_GEN_MAX + 1] = {
-	[NFTA_GEN_ID] = {P_U32, 0},
+    [NFTA_GEN_ID] = {P_U32, 0},
 };
 
 typedef int (*ctl_batch_fn)(struct ctl_msg *m);
@@ -126,41 +121,47 @@ typedef int (*ctl_get_fn)(struct ctl_msg *m, struct ctl_out *o);
 
 struct ctl_cb {
 	ctl_batch_fn batch; /* NFNL_CB_BATCH */
-	ctl_get_fn get;     /* NFNL_CB_RCU */
+	ctl_get_fn get;	    /* NFNL_CB_RCU */
 	const struct ctl_policy *policy;
 	unsigned int maxattr;
 };
 
 static int ctl_getgen(struct ctl_msg *m, struct ctl_out *o);
 
-#define CB_BATCH(fn, pol) {fn, NULL, pol, sizeof(pol) / sizeof(pol[0]) - 1}
-#define CB_GET(fn, pol) {NULL, fn, pol, sizeof(pol) / sizeof(pol[0]) - 1}
+#define CB_BATCH(fn, pol)                                                                          \
+	{                                                                                          \
+		fn, NULL, pol, sizeof(pol) / sizeof(pol[0]) - 1                                    \
+	}
+#define CB_GET(fn, pol)                                                                            \
+	{                                                                                          \
+		NULL, fn, pol, sizeof(pol) / sizeof(pol[0]) - 1                                    \
+	}
 
 /* Mirrors nf_tables_cb[]. */
 static const struct ctl_cb ctl_cbs[NFT_MSG_MAX] = {
-	[NFT_MSG_NEWTABLE] = CB_BATCH(ctl_newtable, table_policy),
-	[NFT_MSG_GETTABLE] = CB_GET(ctl_gettable, table_policy),
-	[NFT_MSG_DELTABLE] = CB_BATCH(ctl_deltable, table_policy),
-	[NFT_MSG_NEWCHAIN] = CB_BATCH(ctl_newchain, chain_policy),
-	[NFT_MSG_GETCHAIN] = CB_GET(ctl_getchain, chain_policy),
-	[NFT_MSG_DELCHAIN] = CB_BATCH(ctl_delchain, chain_policy),
-	[NFT_MSG_NEWRULE] = CB_BATCH(ctl_newrule, rule_policy),
-	[NFT_MSG_GETRULE] = CB_GET(ctl_getrule, rule_policy),
-	[NFT_MSG_DELRULE] = CB_BATCH(ctl_delrule, rule_policy),
-	[NFT_MSG_NEWSET] = CB_BATCH(ctl_newset, set_policy),
-	[NFT_MSG_GETSET] = CB_GET(ctl_getset, set_policy),
-	[NFT_MSG_DELSET] = CB_BATCH(ctl_delset, set_policy),
-	[NFT_MSG_NEWSETELEM] = CB_BATCH(ctl_newsetelem, setelem_list_policy),
-	[NFT_MSG_GETSETELEM] = CB_GET(ctl_getsetelem, setelem_list_policy),
-	[NFT_MSG_DELSETELEM] = CB_BATCH(ctl_delsetelem, setelem_list_policy),
-	[NFT_MSG_GETGEN] = CB_GET(ctl_getgen, gen_policy),
-	[NFT_MSG_NEWOBJ] = CB_BATCH(ctl_newobj, obj_policy),
-	[NFT_MSG_GETOBJ] = CB_GET(ctl_getobj, obj_policy),
-	[NFT_MSG_DELOBJ] = CB_BATCH(ctl_delobj, obj_policy),
-	[NFT_MSG_GETOBJ_RESET] = CB_GET(ctl_getobj, obj_policy),
-	[NFT_MSG_NEWFLOWTABLE] = CB_BATCH(ctl_newflowtable, flowtable_policy),
-	[NFT_MSG_GETFLOWTABLE] = CB_GET(ctl_getflowtable, flowtable_policy),
-	[NFT_MSG_DELFLOWTABLE] = CB_BATCH(ctl_delflowtable, flowtable_policy),
+    [NFT_MSG_NEWTABLE] = CB_BATCH(ctl_newtable, table_policy),
+    [NFT_MSG_GETTABLE] = CB_GET(ctl_gettable, table_policy),
+    [NFT_MSG_DELTABLE] = CB_BATCH(ctl_deltable, table_policy),
+    [NFT_MSG_NEWCHAIN] = CB_BATCH(ctl_newchain, chain_policy),
+    [NFT_MSG_GETCHAIN] = CB_GET(ctl_getchain, chain_policy),
+    [NFT_MSG_DELCHAIN] = CB_BATCH(ctl_delchain, chain_policy),
+    [NFT_MSG_NEWRULE] = CB_BATCH(ctl_newrule, rule_policy),
+    [NFT_MSG_GETRULE] = CB_GET(ctl_getrule, rule_policy),
+    [NFT_MSG_DELRULE] = CB_BATCH(ctl_delrule, rule_policy),
+    [NFT_MSG_NEWSET] = CB_BATCH(ctl_newset, set_policy),
+    [NFT_MSG_GETSET] = CB_GET(ctl_getset, set_policy),
+    [NFT_MSG_DELSET] = CB_BATCH(ctl_delset, set_policy),
+    [NFT_MSG_NEWSETELEM] = CB_BATCH(ctl_newsetelem, setelem_list_policy),
+    [NFT_MSG_GETSETELEM] = CB_GET(ctl_getsetelem, setelem_list_policy),
+    [NFT_MSG_DELSETELEM] = CB_BATCH(ctl_delsetelem, setelem_list_policy),
+    [NFT_MSG_GETGEN] = CB_GET(ctl_getgen, gen_policy),
+    [NFT_MSG_NEWOBJ] = CB_BATCH(ctl_newobj, obj_policy),
+    [NFT_MSG_GETOBJ] = CB_GET(ctl_getobj, obj_policy),
+    [NFT_MSG_DELOBJ] = CB_BATCH(ctl_delobj, obj_policy),
+    [NFT_MSG_GETOBJ_RESET] = CB_GET(ctl_getobj, obj_policy),
+    [NFT_MSG_NEWFLOWTABLE] = CB_BATCH(ctl_newflowtable, flowtable_policy),
+    [NFT_MSG_GETFLOWTABLE] = CB_GET(ctl_getflowtable, flowtable_policy),
+    [NFT_MSG_DELFLOWTABLE] = CB_BATCH(ctl_delflowtable, flowtable_policy),
 };
 
 /* nla_parse() as nfnetlink calls it on this kernel: attribute types past
@@ -363,7 +364,8 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 	if (begin->nlmsg_len > boff) {
 		const struct nlattr *a;
 
-		mnl_attr_for_each(a, begin, sizeof(struct nfgenmsg)) {
+		mnl_attr_for_each(a, begin, sizeof(struct nfgenmsg))
+		{
 			if (mnl_attr_get_type(a) != NFNL_BATCH_GENID ||
 			    mnl_attr_get_payload_len(a) != 4) {
 				ctl_ack(o, begin, -EINVAL, NULL, false);
@@ -396,7 +398,8 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		/* A batch without BATCH_END is what nft -c sends: the kernel
 		 * runs it, validates (NFNL_ABORT_VALIDATE) and aborts. Here it
 		 * runs every phase of the commit up to publish, then aborts. */
-		struct ctl_commit_req req = {.echo_gen = br.echo, .check = !br.done, .last = br.last};
+		struct ctl_commit_req req = {
+		    .echo_gen = br.echo, .check = !br.done, .last = br.last};
 		const struct nlmsghdr *bad;
 		char why[NFTDP_VM_ERRLEN];
 		int err = ctl_commit(ctl, s, &req, &bad, why, sizeof(why));

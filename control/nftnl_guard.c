@@ -32,20 +32,20 @@ static struct nlmsghdr *padded_copy(const struct nlmsghdr *nlh)
 	return (struct nlmsghdr *)p;
 }
 
-#define GUARDED(fn, obj)                                                                      \
-	do {                                                                                  \
-		struct nlmsghdr *copy = padded_copy(nlh);                                     \
-		sigjmp_buf jb;                                                                \
-		volatile int ret = -1;                                                        \
-		if (copy == NULL)                                                             \
-			return -1;                                                            \
-		if (sigsetjmp(jb, 0) == 0) {                                                  \
-			guard = &jb;                                                          \
-			ret = fn(copy, obj);                                                  \
-		}                                                                             \
-		guard = NULL;                                                                 \
-		free(copy);                                                                   \
-		return ret;                                                                   \
+#define GUARDED(fn, obj)                                                                           \
+	do {                                                                                       \
+		struct nlmsghdr *copy = padded_copy(nlh);                                          \
+		sigjmp_buf jb;                                                                     \
+		volatile int ret = -1;                                                             \
+		if (copy == NULL)                                                                  \
+			return -1;                                                                 \
+		if (sigsetjmp(jb, 0) == 0) {                                                       \
+			guard = &jb;                                                               \
+			ret = fn(copy, obj);                                                       \
+		}                                                                                  \
+		guard = NULL;                                                                      \
+		free(copy);                                                                        \
+		return ret;                                                                        \
 	} while (0)
 
 int ctl_parse_chain(const struct nlmsghdr *nlh, struct nftnl_chain *c)

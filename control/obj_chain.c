@@ -22,18 +22,18 @@ struct chain_type {
 
 /* nft_chain_filter_*, nft_chain_nat_*, nft_chain_route_* as this kernel has them */
 static const struct chain_type chain_types[] = {
-	{"filter", NFPROTO_IPV4, 0x1f},
-	{"filter", NFPROTO_IPV6, 0x1f},
-	{"filter", NFPROTO_INET, 0x3f},
-	{"filter", NFPROTO_ARP, (1 << NF_ARP_IN) | (1 << NF_ARP_OUT)},
-	{"filter", NFPROTO_BRIDGE, 0x1f},
-	{"filter", NFPROTO_NETDEV, (1 << NF_NETDEV_INGRESS) | (1 << NF_NETDEV_EGRESS)},
-	{"nat", NFPROTO_IPV4, 0x1b},
-	{"nat", NFPROTO_IPV6, 0x1b},
-	{"nat", NFPROTO_INET, 0x1b},
-	{"route", NFPROTO_IPV4, 1 << NF_INET_LOCAL_OUT},
-	{"route", NFPROTO_IPV6, 1 << NF_INET_LOCAL_OUT},
-	{"route", NFPROTO_INET, 1 << NF_INET_LOCAL_OUT},
+    {"filter", NFPROTO_IPV4, 0x1f},
+    {"filter", NFPROTO_IPV6, 0x1f},
+    {"filter", NFPROTO_INET, 0x3f},
+    {"filter", NFPROTO_ARP, (1 << NF_ARP_IN) | (1 << NF_ARP_OUT)},
+    {"filter", NFPROTO_BRIDGE, 0x1f},
+    {"filter", NFPROTO_NETDEV, (1 << NF_NETDEV_INGRESS) | (1 << NF_NETDEV_EGRESS)},
+    {"nat", NFPROTO_IPV4, 0x1b},
+    {"nat", NFPROTO_IPV6, 0x1b},
+    {"nat", NFPROTO_INET, 0x1b},
+    {"route", NFPROTO_IPV4, 1 << NF_INET_LOCAL_OUT},
+    {"route", NFPROTO_IPV6, 1 << NF_INET_LOCAL_OUT},
+    {"route", NFPROTO_INET, 1 << NF_INET_LOCAL_OUT},
 };
 
 static const struct chain_type *chain_type_lookup(uint8_t family, const char *name)
@@ -85,7 +85,8 @@ static int parse_hook(struct ctl_msg *m, struct ctl_table *t, struct hook_info *
 	const struct nlattr *a;
 	const char *tname = "filter";
 
-	mnl_attr_for_each_nested(a, m->tb[NFTA_CHAIN_HOOK]) {
+	mnl_attr_for_each_nested(a, m->tb[NFTA_CHAIN_HOOK])
+	{
 		uint16_t type = mnl_attr_get_type(a);
 
 		if (type <= NFTA_HOOK_MAX)
@@ -118,7 +119,8 @@ static int parse_hook(struct ctl_msg *m, struct ctl_table *t, struct hook_info *
 		if (ha[NFTA_HOOK_DEVS]) {
 			unsigned int n = 0;
 
-			mnl_attr_for_each_nested(a, ha[NFTA_HOOK_DEVS]) {
+			mnl_attr_for_each_nested(a, ha[NFTA_HOOK_DEVS])
+			{
 				if (mnl_attr_get_type(a) != NFTA_DEVICE_NAME ||
 				    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
 					return -EINVAL;
@@ -246,8 +248,8 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 	if (m->tb[NFTA_CHAIN_FLAGS]) {
 		uint32_t flags = ntohl(mnl_attr_get_u32(m->tb[NFTA_CHAIN_FLAGS]));
 		uint32_t cur = nftnl_chain_is_set(c->nl, NFTNL_CHAIN_FLAGS)
-				       ? nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_FLAGS)
-				       : 0;
+				   ? nftnl_chain_get_u32(c->nl, NFTNL_CHAIN_FLAGS)
+				   : 0;
 
 		if (flags & ~NFT_CHAIN_FLAGS)
 			return -EOPNOTSUPP;
@@ -291,7 +293,8 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 			return -EEXIST;
 		}
 		/* a second rename of the same chain in one batch */
-		ctl_list_for_each_entry(tr, &m->st->trans, list) {
+		ctl_list_for_each_entry(tr, &m->st->trans, list)
+		{
 			if (tr->op == CTL_TR_UPDCHAIN && tr->obj == c && tr->old_name) {
 				m->bad_attr = m->tb[NFTA_CHAIN_NAME];
 				return -EEXIST;
@@ -414,9 +417,9 @@ static void chain_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_cha
 {
 	struct nlmsghdr *nlh;
 
-	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWCHAIN, c->table->family,
-			  flags, m->nlh->nlmsg_seq, ctl_session_portid(m->s),
-			  m->st->genid & 0xffff);
+	nlh =
+	    ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWCHAIN, c->table->family, flags,
+			m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
 	if (nlh == NULL)
 		return;
 	ctl_chain_fill(nlh, c);
@@ -432,11 +435,12 @@ int ctl_getchain(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_CHAIN_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list) {
+		ctl_list_for_each_entry(t, &m->st->tables, list)
+		{
 			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(c, &t->chains, list)
-				chain_msg(o, m, c, NLM_F_MULTI);
+			    chain_msg(o, m, c, NLM_F_MULTI);
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
 		return -EINTR;

@@ -40,7 +40,8 @@ static int htab_grow(struct ctl_set *s)
 
 	if (nt == NULL)
 		return -ENOMEM;
-	ctl_list_for_each_entry(e, &s->elems, list) {
+	ctl_list_for_each_entry(e, &s->elems, list)
+	{
 		uint32_t b = e->hash & (nsize - 1);
 
 		e->hnext = nt[b];
@@ -61,7 +62,8 @@ static struct ctl_elem *elem_find(const struct ctl_set *s, const uint8_t *key, u
 	if (s->hsize == 0)
 		return NULL;
 	for (e = s->htab[h & (s->hsize - 1)]; e; e = e->hnext) {
-		if (e->hash != h || e->klen != klen || (e->flags & ELEM_ID_FLAGS) != (flags & ELEM_ID_FLAGS))
+		if (e->hash != h || e->klen != klen ||
+		    (e->flags & ELEM_ID_FLAGS) != (flags & ELEM_ID_FLAGS))
 			continue;
 		if (memcmp(e->key, key, klen) != 0)
 			continue;
@@ -104,7 +106,8 @@ static int parse_value(const struct nlattr *nest, uint8_t *out, unsigned int len
 
 	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0)
 		return -EINVAL;
-	mnl_attr_for_each_nested(a, nest) {
+	mnl_attr_for_each_nested(a, nest)
+	{
 		if (mnl_attr_get_type(a) == NFTA_DATA_VALUE)
 			val = a;
 		else
@@ -125,7 +128,8 @@ static int parse_verdict(struct ctl_set *s, const struct nlattr *nest, struct ct
 	const struct nlattr *a, *v = NULL, *code = NULL, *cname = NULL;
 	int32_t verdict;
 
-	mnl_attr_for_each_nested(a, nest) {
+	mnl_attr_for_each_nested(a, nest)
+	{
 		if (mnl_attr_get_type(a) == NFTA_DATA_VERDICT)
 			v = a;
 		else
@@ -133,7 +137,8 @@ static int parse_verdict(struct ctl_set *s, const struct nlattr *nest, struct ct
 	}
 	if (v == NULL)
 		return -EINVAL;
-	mnl_attr_for_each_nested(a, v) {
+	mnl_attr_for_each_nested(a, v)
+	{
 		switch (mnl_attr_get_type(a)) {
 		case NFTA_VERDICT_CODE:
 			code = a;
@@ -186,7 +191,8 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 	 * numbers them 1, 2, 3, ...) */
 	if (mnl_attr_validate(elem, MNL_TYPE_NESTED) < 0)
 		return -EINVAL;
-	mnl_attr_for_each_nested(a, elem) {
+	mnl_attr_for_each_nested(a, elem)
+	{
 		uint16_t type = mnl_attr_get_type(a);
 
 		if (type == 0 || type > NFTA_SET_ELEM_MAX || type == NFTA_SET_ELEM_PAD)
@@ -291,8 +297,8 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 			return -ENOMEM;
 	}
 	if (tb[NFTA_SET_ELEM_EXPR] || tb[NFTA_SET_ELEM_EXPRESSIONS]) {
-		const struct nlattr *x = tb[NFTA_SET_ELEM_EXPR] ? tb[NFTA_SET_ELEM_EXPR]
-								 : tb[NFTA_SET_ELEM_EXPRESSIONS];
+		const struct nlattr *x =
+		    tb[NFTA_SET_ELEM_EXPR] ? tb[NFTA_SET_ELEM_EXPR] : tb[NFTA_SET_ELEM_EXPRESSIONS];
 
 		e->expr_type = mnl_attr_get_type(x);
 		e->expr = ctl_expr_payload_canon(e->expr_type, mnl_attr_get_payload(x),
@@ -339,7 +345,7 @@ static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set 
 				      ntohl(mnl_attr_get_u32(m->tb[NFTA_SET_ELEM_LIST_SET_ID])));
 	if (s == NULL) {
 		m->bad_attr = m->tb[NFTA_SET_ELEM_LIST_SET] ? m->tb[NFTA_SET_ELEM_LIST_SET]
-							      : m->tb[NFTA_SET_ELEM_LIST_SET_ID];
+							    : m->tb[NFTA_SET_ELEM_LIST_SET_ID];
 		return m->bad_attr ? -ENOENT : -EINVAL;
 	}
 	*tp = t;
@@ -411,7 +417,8 @@ int ctl_newsetelem(struct ctl_msg *m)
 		return -EBUSY;
 	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL)
 		return -EINVAL;
-	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	{
 		err = add_elem(m, s, attr);
 		if (err < 0) {
 			m->bad_attr = attr;
@@ -449,7 +456,8 @@ int ctl_delsetelem(struct ctl_msg *m)
 		return -EBUSY;
 	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL) {
 		/* nft_set_flush() */
-		ctl_list_for_each_entry(e, &s->elems, list) {
+		ctl_list_for_each_entry(e, &s->elems, list)
+		{
 			if (e->dead)
 				continue;
 			err = del_elem(m, s, e);
@@ -458,7 +466,8 @@ int ctl_delsetelem(struct ctl_msg *m)
 		}
 		return 0;
 	}
-	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	{
 		struct ctl_elem key = {0};
 
 		err = elem_parse(s, attr, &key, true);
@@ -658,7 +667,8 @@ static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *ke
 {
 	struct ctl_elem *e, *start = NULL;
 
-	ctl_list_for_each_entry(e, &s->elems, list) {
+	ctl_list_for_each_entry(e, &s->elems, list)
+	{
 		if (e->dead || elem_expired(e, now) || (e->flags & ELEM_ID_FLAGS) ||
 		    e->klen != klen || memcmp(e->key, key, klen) > 0)
 			continue;
@@ -667,7 +677,8 @@ static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *ke
 	}
 	if (start == NULL)
 		return NULL;
-	ctl_list_for_each_entry(e, &s->elems, list) {
+	ctl_list_for_each_entry(e, &s->elems, list)
+	{
 		if (e->dead || !(e->flags & NFT_SET_ELEM_INTERVAL_END) || e->klen != klen)
 			continue;
 		/* an end in (start, key] closes the interval before key */
@@ -696,7 +707,8 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 	/* get element: each requested element, found by its key */
 	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL)
 		return -EINVAL;
-	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS]) {
+	mnl_attr_for_each_nested(attr, m->tb[NFTA_SET_ELEM_LIST_ELEMENTS])
+	{
 		struct ctl_elem key = {0}, *e;
 		struct nlmsghdr *nlh;
 
@@ -714,8 +726,8 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 			return -ENOENT;
 		}
 		nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
-				  s->table->family, 0, m->nlh->nlmsg_seq,
-				  ctl_session_portid(m->s), m->st->genid & 0xffff);
+				  s->table->family, 0, m->nlh->nlmsg_seq, ctl_session_portid(m->s),
+				  m->st->genid & 0xffff);
 		if (nlh == NULL)
 			return -ENOMEM;
 		ctl_elem_fill_one(nlh, s, e);

@@ -20,9 +20,8 @@ static struct ctl_flowtable *flowtable_lookup_handle(struct ctl_table *t, uint64
 {
 	struct ctl_flowtable *f;
 
-	ctl_list_for_each_entry(f, &t->flowtables, list)
-		if (!f->dead && f->handle == handle)
-			return f;
+	ctl_list_for_each_entry(f, &t->flowtables,
+				list) if (!f->dead && f->handle == handle) return f;
 	return NULL;
 }
 
@@ -39,7 +38,8 @@ static int parse_hook(struct ctl_msg *m, bool need)
 
 	if (m->tb[NFTA_FLOWTABLE_HOOK] == NULL)
 		return need ? -EINVAL : 0;
-	mnl_attr_for_each_nested(a, m->tb[NFTA_FLOWTABLE_HOOK]) {
+	mnl_attr_for_each_nested(a, m->tb[NFTA_FLOWTABLE_HOOK])
+	{
 		switch (mnl_attr_get_type(a)) {
 		case NFTA_FLOWTABLE_HOOK_NUM:
 			num = a;
@@ -59,7 +59,8 @@ static int parse_hook(struct ctl_msg *m, bool need)
 	if (num && ntohl(mnl_attr_get_u32(num)) != NF_NETDEV_INGRESS)
 		return -EOPNOTSUPP;
 	if (devs) {
-		mnl_attr_for_each_nested(a, devs) {
+		mnl_attr_for_each_nested(a, devs)
+		{
 			if (mnl_attr_get_type(a) != NFTA_DEVICE_NAME ||
 			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
 				return -EINVAL;
@@ -205,13 +206,16 @@ int ctl_getflowtable(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_FLOWTABLE_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list) {
+		ctl_list_for_each_entry(t, &m->st->tables, list)
+		{
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(f, &t->flowtables, list) {
-				nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWFLOWTABLE,
-						  t->family, NLM_F_MULTI, m->nlh->nlmsg_seq,
-						  ctl_session_portid(m->s), m->st->genid & 0xffff);
+			ctl_list_for_each_entry(f, &t->flowtables, list)
+			{
+				nlh = ctl_out_msg(
+				    o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWFLOWTABLE,
+				    t->family, NLM_F_MULTI, m->nlh->nlmsg_seq,
+				    ctl_session_portid(m->s), m->st->genid & 0xffff);
 				if (nlh == NULL)
 					break;
 				ctl_flowtable_fill(nlh, f);

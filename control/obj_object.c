@@ -14,9 +14,7 @@ static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_obj *o;
 
-	ctl_list_for_each_entry(o, &t->objs, list)
-		if (!o->dead && o->handle == handle)
-			return o;
+	ctl_list_for_each_entry(o, &t->objs, list) if (!o->dead && o->handle == handle) return o;
 	return NULL;
 }
 
@@ -34,7 +32,8 @@ static void ct_helper_fixup(struct nlmsghdr *nlh, size_t start)
 	memcpy(tmp + NLMSG_HDRLEN, (char *)nlh + start, len);
 	t->nlmsg_len = NLMSG_HDRLEN + len;
 	nlh->nlmsg_len = start;
-	mnl_attr_for_each(a, t, 0) {
+	mnl_attr_for_each(a, t, 0)
+	{
 		struct nlattr *nd;
 
 		if (mnl_attr_get_type(a) != NFTA_OBJ_DATA) {
@@ -42,7 +41,8 @@ static void ct_helper_fixup(struct nlmsghdr *nlh, size_t start)
 			continue;
 		}
 		nd = mnl_attr_nest_start(nlh, NFTA_OBJ_DATA);
-		mnl_attr_for_each_nested(x, a) {
+		mnl_attr_for_each_nested(x, a)
+		{
 			if (mnl_attr_get_type(x) == NFTA_CT_HELPER_NAME)
 				ctl_put_strz_of(nlh, x);
 			else
@@ -69,7 +69,8 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
 
 	if (m->tb[NFTA_OBJ_DATA] == NULL)
 		return;
-	mnl_attr_for_each_nested(a, m->tb[NFTA_OBJ_DATA]) {
+	mnl_attr_for_each_nested(a, m->tb[NFTA_OBJ_DATA])
+	{
 		char name[64];
 
 		if (mnl_attr_get_type(a) != NFTA_CT_HELPER_NAME)
@@ -83,8 +84,8 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
  * no secmark. */
 static bool obj_type_known(uint32_t type)
 {
-	return type >= NFT_OBJECT_COUNTER && type <= NFT_OBJECT_MAX &&
-	       type != NFT_OBJECT_TUNNEL && type != NFT_OBJECT_SECMARK;
+	return type >= NFT_OBJECT_COUNTER && type <= NFT_OBJECT_MAX && type != NFT_OBJECT_TUNNEL &&
+	       type != NFT_OBJECT_SECMARK;
 }
 
 static int obj_check(struct nftnl_obj *nl, uint32_t type)
@@ -219,8 +220,9 @@ static void obj_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_obj *
 {
 	struct nlmsghdr *nlh;
 
-	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWOBJ, obj->table->family, flags,
-			  m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
+	nlh =
+	    ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWOBJ, obj->table->family, flags,
+			m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
 	if (nlh == NULL)
 		return;
 	ctl_build_obj_stats((struct ctl_obj *)obj, false);
@@ -259,10 +261,12 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_OBJ_TABLE];
 		const struct nlattr *type = m->tb[NFTA_OBJ_TYPE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list) {
+		ctl_list_for_each_entry(t, &m->st->tables, list)
+		{
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(obj, &t->objs, list) {
+			ctl_list_for_each_entry(obj, &t->objs, list)
+			{
 				if (type && obj->type != ntohl(mnl_attr_get_u32(type)))
 					continue;
 				obj_msg(o, m, obj, NLM_F_MULTI);

@@ -22,11 +22,11 @@
  * nor flow_offload (no flowtable types) unless the daemon enables
  * flowtables. */
 static const char *const known_exprs[] = {
-	"immediate", "cmp", "lookup", "bitwise", "byteorder", "payload", "range", "meta",
-	"rt", "exthdr", "ct", "limit", "log", "counter", "quota", "numgen", "hash", "fib",
-	"nat", "masq", "redir", "reject", "dynset", "objref", "fwd", "dup",
-	"connlimit", "tunnel", "osf", "socket", "tproxy", "xfrm", "synproxy", "last",
-	"inner", "match", "target", "notrack", NULL,
+    "immediate", "cmp",	   "lookup",	"bitwise", "byteorder", "payload", "range",  "meta",
+    "rt",	 "exthdr", "ct",	"limit",   "log",	"counter", "quota",  "numgen",
+    "hash",	 "fib",	   "nat",	"masq",	   "redir",	"reject",  "dynset", "objref",
+    "fwd",	 "dup",	   "connlimit", "tunnel",  "osf",	"socket",  "tproxy", "xfrm",
+    "synproxy",	 "last",   "inner",	"match",   "target",	"notrack", NULL,
 };
 
 static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t family)
@@ -48,7 +48,8 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 	const struct nlattr *elem;
 
 	*n = 0;
-	mnl_attr_for_each_nested(elem, exprs) {
+	mnl_attr_for_each_nested(elem, exprs)
+	{
 		const struct nlattr *a, *name = NULL;
 
 		if (mnl_attr_get_type(elem) != NFTA_LIST_ELEM) {
@@ -66,7 +67,8 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 		char str[NFT_NAME_MAXLEN];
 		size_t len;
 
-		mnl_attr_for_each_nested(a, elem) {
+		mnl_attr_for_each_nested(a, elem)
+		{
 			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME) {
 				name = a;
 				len = mnl_attr_get_payload_len(a);
@@ -107,7 +109,8 @@ static const struct nlattr *nth_expr(const struct nlattr *exprs, unsigned int i)
 {
 	const struct nlattr *elem;
 
-	mnl_attr_for_each_nested(elem, exprs) {
+	mnl_attr_for_each_nested(elem, exprs)
+	{
 		if (i-- == 0)
 			return elem;
 	}
@@ -138,10 +141,12 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 {
 	const struct nlattr *x, *a;
 
-	mnl_attr_for_each_nested(x, elem) {
+	mnl_attr_for_each_nested(x, elem)
+	{
 		if (mnl_attr_get_type(x) != NFTA_EXPR_DATA)
 			continue;
-		mnl_attr_for_each_nested(a, x) {
+		mnl_attr_for_each_nested(a, x)
+		{
 			if (mnl_attr_get_type(a) == type)
 				return ctl_attr_strcpy(a, out, size);
 		}
@@ -235,7 +240,7 @@ static int expr_init_check(const struct nftnl_expr *e)
 				       nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT),
 				       nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST),
 				       nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) ==
-					       NFT_LIMIT_PKT_BYTES);
+					   NFT_LIMIT_PKT_BYTES);
 	}
 	return 0;
 }
@@ -269,7 +274,8 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		*has_ref = true;
 		*jumps = true;
 	} else if (strcmp(name, "lookup") == 0) {
-		struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_LOOKUP_SET, NFTNL_EXPR_LOOKUP_SET_ID);
+		struct ctl_set *s =
+		    find_set(m, t, e, NFTNL_EXPR_LOOKUP_SET, NFTNL_EXPR_LOOKUP_SET_ID);
 
 		if (s == NULL)
 			return -ENOENT;
@@ -286,8 +292,8 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		ref->obj = s;
 		*has_ref = true;
 	} else if (strcmp(name, "dynset") == 0) {
-		struct ctl_set *s = find_set(m, t, e, NFTNL_EXPR_DYNSET_SET_NAME,
-					     NFTNL_EXPR_DYNSET_SET_ID);
+		struct ctl_set *s =
+		    find_set(m, t, e, NFTNL_EXPR_DYNSET_SET_NAME, NFTNL_EXPR_DYNSET_SET_ID);
 
 		if (s == NULL)
 			return -ENOENT;
@@ -312,7 +318,8 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 			/* libnftnl 1.2.4 leaks the string a setter replaces */
 			if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME), str) != 0)
 				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
-			o = ctl_obj_lookup(t, str, nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
+			o = ctl_obj_lookup(t, str,
+					   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
 			if (o == NULL)
 				return -ENOENT;
 			ref->kind = CTL_REF_OBJ;
@@ -370,8 +377,10 @@ static void stat_note(struct stat_list *l, struct nlmsghdr *dst, size_t at, size
 		rs.kind = CTL_STAT_QUOTA;
 	else
 		return;
-	mnl_attr_for_each_nested(x, data) {
-		uint32_t off = (uint32_t)((const char *)mnl_attr_get_payload(x) - (char *)dst - hdr);
+	mnl_attr_for_each_nested(x, data)
+	{
+		uint32_t off =
+		    (uint32_t)((const char *)mnl_attr_get_payload(x) - (char *)dst - hdr);
 
 		if (mnl_attr_get_payload_len(x) != 8)
 			continue;
@@ -412,7 +421,8 @@ static int rule_blob_build(struct ctl_rule *r)
 	nftnl_rule_nlmsg_build_payload(src, r->nl);
 	dst = mnl_nlmsg_put_header(out);
 	mnl_nlmsg_put_extra_header(dst, sizeof(struct nfgenmsg));
-	mnl_attr_for_each(a, src, sizeof(struct nfgenmsg)) {
+	mnl_attr_for_each(a, src, sizeof(struct nfgenmsg))
+	{
 		const struct nlattr *elem;
 		struct nlattr *list;
 
@@ -421,15 +431,18 @@ static int rule_blob_build(struct ctl_rule *r)
 			continue;
 		}
 		list = mnl_attr_nest_start(dst, NFTA_RULE_EXPRESSIONS);
-		mnl_attr_for_each_nested(elem, a) {
+		mnl_attr_for_each_nested(elem, a)
+		{
 			const struct nlattr *x, *name = NULL;
 			struct nlattr *ne = mnl_attr_nest_start(dst, NFTA_LIST_ELEM);
 
-			mnl_attr_for_each_nested(x, elem) {
+			mnl_attr_for_each_nested(x, elem)
+			{
 				if (mnl_attr_get_type(x) == NFTA_EXPR_NAME)
 					name = x;
 			}
-			mnl_attr_for_each_nested(x, elem) {
+			mnl_attr_for_each_nested(x, elem)
+			{
 				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name) {
 					size_t at = dst->nlmsg_len;
 
@@ -472,10 +485,12 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 	struct ctl_chain *ch;
 	struct ctl_set *s;
 
-	ctl_list_for_each_entry(ch, &t->chains, list) {
+	ctl_list_for_each_entry(ch, &t->chains, list)
+	{
 		struct ctl_rule *r;
 
-		ctl_list_for_each_entry(r, &ch->rules, list) {
+		ctl_list_for_each_entry(r, &ch->rules, list)
+		{
 			struct nftnl_expr_iter *it;
 			struct nftnl_expr *e;
 
@@ -489,7 +504,8 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 			if (it == NULL)
 				continue;
 			while ((e = nftnl_expr_iter_next(it)) != NULL) {
-				if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "immediate") == 0 &&
+				if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "immediate") ==
+					0 &&
 				    nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN) &&
 				    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN), old) == 0)
 					nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, c->name);
@@ -498,14 +514,14 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 			rule_blob_build(r);
 		}
 	}
-	ctl_list_for_each_entry(s, &t->sets, list) {
+	ctl_list_for_each_entry(s, &t->sets, list)
+	{
 		struct ctl_elem *e;
 
 		if (s->dtype != NFT_DATA_VERDICT)
 			continue;
-		ctl_list_for_each_entry(e, &s->elems, list)
-			if (e->chain_ref == c)
-				ctl_elem_set_verdict_chain(e, c->name);
+		ctl_list_for_each_entry(e, &s->elems, list) if (e->chain_ref == c)
+		    ctl_elem_set_verdict_chain(e, c->name);
 	}
 }
 
@@ -523,9 +539,7 @@ static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)
 {
 	struct ctl_rule *r;
 
-	ctl_list_for_each_entry(r, &c->rules, list)
-		if (!r->dead && r->handle == handle)
-			return r;
+	ctl_list_for_each_entry(r, &c->rules, list) if (!r->dead && r->handle == handle) return r;
 	return NULL;
 }
 
@@ -534,7 +548,8 @@ static struct ctl_rule *rule_lookup_id(struct ctl_state *st, struct ctl_chain *c
 	struct ctl_trans *tr;
 
 	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list)
+	{
 		struct ctl_rule *r = tr->obj;
 
 		if (tr->op == CTL_TR_NEWRULE && r->chain == c && !r->dead && r->rule_id == id)
@@ -556,7 +571,8 @@ static struct ctl_chain *rule_chain(struct ctl_msg *m, struct ctl_table *t, int 
 		return c;
 	}
 	if (m->tb[NFTA_RULE_CHAIN_ID]) {
-		c = ctl_chain_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_CHAIN_ID])));
+		c = ctl_chain_lookup_id(m->st, t,
+					ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_CHAIN_ID])));
 		if (c == NULL) {
 			m->bad_attr = m->tb[NFTA_RULE_CHAIN_ID];
 			*err = -ENOENT;
@@ -759,14 +775,13 @@ int ctl_delrule(struct ctl_msg *m)
 	return ctl_table_flush_rules(m, t); /* flush table */
 }
 
-static void rule_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_rule *r,
-		     uint16_t flags)
+static void rule_msg(struct ctl_out *o, struct ctl_msg *m, const struct ctl_rule *r, uint16_t flags)
 {
 	struct nlmsghdr *nlh;
 
-	nlh = ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE, r->chain->table->family,
-			  flags, m->nlh->nlmsg_seq, ctl_session_portid(m->s),
-			  m->st->genid & 0xffff);
+	nlh =
+	    ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE, r->chain->table->family,
+			flags, m->nlh->nlmsg_seq, ctl_session_portid(m->s), m->st->genid & 0xffff);
 	if (nlh == NULL)
 		return;
 	ctl_rule_fill(nlh, r);
@@ -784,14 +799,16 @@ int ctl_getrule(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_RULE_TABLE];
 		const struct nlattr *cname = m->tb[NFTA_RULE_CHAIN];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list) {
+		ctl_list_for_each_entry(t, &m->st->tables, list)
+		{
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(c, &t->chains, list) {
+			ctl_list_for_each_entry(c, &t->chains, list)
+			{
 				if (cname && strcmp(mnl_attr_get_str(cname), c->name) != 0)
 					continue;
 				ctl_list_for_each_entry(r, &c->rules, list)
-					rule_msg(o, m, r, NLM_F_MULTI);
+				    rule_msg(o, m, r, NLM_F_MULTI);
 			}
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));

@@ -11,17 +11,15 @@
 
 #include "ctl_state.h"
 
-#define SET_FLAGS_KNOWN                                                                       \
-	(NFT_SET_ANONYMOUS | NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_TIMEOUT |          \
-	 NFT_SET_MAP | NFT_SET_EVAL | NFT_SET_OBJECT | NFT_SET_CONCAT | NFT_SET_EXPR)
+#define SET_FLAGS_KNOWN                                                                            \
+	(NFT_SET_ANONYMOUS | NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_TIMEOUT | NFT_SET_MAP | \
+	 NFT_SET_EVAL | NFT_SET_OBJECT | NFT_SET_CONCAT | NFT_SET_EXPR)
 
 static struct ctl_set *set_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_set *s;
 
-	ctl_list_for_each_entry(s, &t->sets, list)
-		if (!s->dead && s->handle == handle)
-			return s;
+	ctl_list_for_each_entry(s, &t->sets, list) if (!s->dead && s->handle == handle) return s;
 	return NULL;
 }
 
@@ -67,7 +65,8 @@ static int parse_desc(const struct nlattr *desc, uint32_t *size)
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each_nested(a, desc) {
+	mnl_attr_for_each_nested(a, desc)
+	{
 		switch (mnl_attr_get_type(a)) {
 		case NFTA_SET_DESC_SIZE:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
@@ -78,7 +77,8 @@ static int parse_desc(const struct nlattr *desc, uint32_t *size)
 			const struct nlattr *f;
 			unsigned int n = 0;
 
-			mnl_attr_for_each_nested(f, a) {
+			mnl_attr_for_each_nested(f, a)
+			{
 				if (++n > 16) /* NFT_REG32_COUNT */
 					return -E2BIG;
 			}
@@ -176,8 +176,8 @@ int ctl_newset(struct ctl_msg *m)
 	}
 
 	s = strchr(mnl_attr_get_str(tb[NFTA_SET_NAME]), '%')
-		    ? NULL
-		    : ctl_set_lookup(t, mnl_attr_get_str(tb[NFTA_SET_NAME]));
+		? NULL
+		: ctl_set_lookup(t, mnl_attr_get_str(tb[NFTA_SET_NAME]));
 	if (s) {
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL) {
 			m->bad_attr = tb[NFTA_SET_NAME];
@@ -312,11 +312,11 @@ int ctl_getset(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_SET_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list) {
+		ctl_list_for_each_entry(t, &m->st->tables, list)
+		{
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(s, &t->sets, list)
-				set_msg(o, m, s, NLM_F_MULTI);
+			ctl_list_for_each_entry(s, &t->sets, list) set_msg(o, m, s, NLM_F_MULTI);
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
 		return -EINTR;

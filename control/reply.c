@@ -15,8 +15,8 @@
 
 #include "ctl_state.h"
 
-#define CTL_OUT_DGRAM 16384     /* pack finished messages up to this size */
-#define CTL_OUT_MSG_MAX 65536   /* room reserved for one message being built */
+#define CTL_OUT_DGRAM 16384   /* pack finished messages up to this size */
+#define CTL_OUT_MSG_MAX 65536 /* room reserved for one message being built */
 
 void ctl_out_init(struct ctl_out *o, struct nftdp_ctl *ctl, struct ctl_session *s)
 {

@@ -60,7 +60,7 @@ struct ctl_session {
 	bool privileged;
 	bool ext_ack;
 	bool cap_ack;
-	bool out_wait; /* waiting for EPOLLOUT to flush out[] */
+	bool out_wait;	 /* waiting for EPOLLOUT to flush out[] */
 	bool no_enobufs; /* NETLINK_NO_ENOBUFS */
 	bool overrun;	 /* notifications dropped, ENOBUFS not yet queued */
 	int rcvbuf;	 /* sk_rcvbuf: what queued notifications may hold */
@@ -91,8 +91,8 @@ struct ctl_server {
 	struct ctl_session *sessions;
 	int32_t rover;
 	int rmem_default, rmem_max; /* net.core.*, read at open */
-	unsigned int n_overrun;     /* sessions owed an ENOBUFS */
-	unsigned int n_backlog;     /* sessions with a dump waiting */
+	unsigned int n_overrun;	    /* sessions owed an ENOBUFS */
+	unsigned int n_backlog;	    /* sessions with a dump waiting */
 };
 
 /* the answer queue (defined with the session API at the end) */
@@ -600,8 +600,7 @@ static int do_sockopt(struct ctl_session *s, const void *payload)
 	int32_t status = 0;
 
 	memcpy(&opt, payload, sizeof(opt));
-	if (opt.level == SOL_SOCKET &&
-	    (opt.name == SO_RCVBUF || opt.name == SO_RCVBUFFORCE)) {
+	if (opt.level == SOL_SOCKET && (opt.name == SO_RCVBUF || opt.name == SO_RCVBUFFORCE)) {
 		/* sock_setsockopt: FORCE needs CAP_NET_ADMIN, the plain one is
 		 * capped by rmem_max; both are doubled */
 		long long v = opt.value < 0 ? 0 : opt.value;
@@ -1121,8 +1120,8 @@ static int do_pull(struct ctl_session *s)
 		return -1;
 	backlog_feed(s);
 	if (s->overrun && queued(s) <= s->rcvbuf / 2 &&
-	    send(s->dgram_fd, CTL_WIRE_OVERRUN, CTL_WIRE_OVERRUN_LEN, MSG_DONTWAIT | MSG_NOSIGNAL) ==
-		CTL_WIRE_OVERRUN_LEN) {
+	    send(s->dgram_fd, CTL_WIRE_OVERRUN, CTL_WIRE_OVERRUN_LEN,
+		 MSG_DONTWAIT | MSG_NOSIGNAL) == CTL_WIRE_OVERRUN_LEN) {
 		s->overrun = false;
 		s->srv->n_overrun--;
 	}

@@ -20,10 +20,16 @@ struct knob {
 	size_t off; /* into struct nftdp_ct_timeouts or struct nftdp_ct_config */
 };
 
-#define TMO(name, field) {name, K_TIMEOUT, offsetof(struct nftdp_ct_timeouts, field)}
+#define TMO(name, field)                                                                           \
+	{                                                                                          \
+		name, K_TIMEOUT, offsetof(struct nftdp_ct_timeouts, field)                         \
+	}
 #define TCP(name, state) TMO("nf_conntrack_tcp_timeout_" name, tcp[TCP_CONNTRACK_##state])
 #define SCTP(name, state) TMO("nf_conntrack_sctp_timeout_" name, sctp[SCTP_CONNTRACK_##state])
-#define CFG(name, kind, field) {name, kind, offsetof(struct nftdp_ct_config, field)}
+#define CFG(name, kind, field)                                                                     \
+	{                                                                                          \
+		name, kind, offsetof(struct nftdp_ct_config, field)                                \
+	}
 
 static const struct knob knobs[] = {
     TCP("syn_sent", SYN_SENT),
@@ -58,8 +64,7 @@ static const struct knob knobs[] = {
     CFG("nf_conntrack_acct", K_BOOL, acct),
 };
 
-int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo,
-		       const char *arg)
+int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo, const char *arg)
 {
 	static const char prefix[] = "net.netfilter.";
 	const char *eq = strchr(arg, '='), *name = arg;

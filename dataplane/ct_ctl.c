@@ -228,7 +228,8 @@ static void op_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
 }
 
 static unsigned int op_events(void *arg, unsigned int shard,
-			      void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg), void *cb_arg)
+			      void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+			      void *cb_arg)
 {
 	struct ct_ctl *c = arg;
 

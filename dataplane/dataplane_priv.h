@@ -49,14 +49,14 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_NO_MBUF,	     /**< no mbuf for a reply or a dup */
 	NFTDP_DP_DROP_FRAG,	     /**< defrag.c: fragments given up (bad, timed out, no room) */
 	NFTDP_DP_DROP_FRAG_TOOBIG,   /**< defrag.c: DF datagram too big for the egress MTU */
-	NFTDP_DP_DROP_CT_CLASH,	     /**< confirm: the reply tuple is another entry's (insert_failed) */
-	NFTDP_DP_DROP_IP6_HBH,	     /**< ipv6_parse_hopopts: hop-by-hop header bad or past the end */
-	NFTDP_DP_DROP_IP6_HBH_OPT,   /**< ip6_tlvopt_unknown, ipv6_hop_jumbo: an option says drop */
-	NFTDP_DP_DROP_IP6_SRC_ANY,   /**< --router: ip6_forward, source :: */
-	NFTDP_DP_DROP_IP_OPTIONS,    /**< --router: ip_options_compile refused the options */
-	NFTDP_DP_DROP_IP_SRR,	     /**< --router: LSRR/SSRR, accept_source_route 0 */
-	NFTDP_DP_DROP_OWN_SRC,	     /**< --router: source is one of our --ifaddr (fib_validate_source) */
-	NFTDP_DP_DROP_L2_NOT_HOST,   /**< --router: IP unicast in an L2 broadcast/multicast frame */
+	NFTDP_DP_DROP_CT_CLASH, /**< confirm: the reply tuple is another entry's (insert_failed) */
+	NFTDP_DP_DROP_IP6_HBH,	/**< ipv6_parse_hopopts: hop-by-hop header bad or past the end */
+	NFTDP_DP_DROP_IP6_HBH_OPT, /**< ip6_tlvopt_unknown, ipv6_hop_jumbo: an option says drop */
+	NFTDP_DP_DROP_IP6_SRC_ANY, /**< --router: ip6_forward, source :: */
+	NFTDP_DP_DROP_IP_OPTIONS,  /**< --router: ip_options_compile refused the options */
+	NFTDP_DP_DROP_IP_SRR,	   /**< --router: LSRR/SSRR, accept_source_route 0 */
+	NFTDP_DP_DROP_OWN_SRC, /**< --router: source is one of our --ifaddr (fib_validate_source) */
+	NFTDP_DP_DROP_L2_NOT_HOST, /**< --router: IP unicast in an L2 broadcast/multicast frame */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -108,8 +108,12 @@ static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftd
 		off += NFTDP_DP_VLAN_HLEN;
 		n_vlan++;
 	}
-	*l2 = (struct nftdp_dp_l2){.proto = proto, .nh_off = nh_off, .ip_proto = t,
-				   .ip_off = (uint16_t)off, .vid = vid, .n_vlan = n_vlan};
+	*l2 = (struct nftdp_dp_l2){.proto = proto,
+				   .nh_off = nh_off,
+				   .ip_proto = t,
+				   .ip_off = (uint16_t)off,
+				   .vid = vid,
+				   .n_vlan = n_vlan};
 	return true;
 }
 
@@ -247,8 +251,7 @@ struct nftdp_ct_timeouts;
  * nf_conntrack_tcp_be_liberal=1, ...) to cfg and tmo.
  * @return 0, -EINVAL (not NAME=number), -ENOENT (no such name), -ERANGE.
  */
-int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo,
-		       const char *arg);
+int nftdp_dp_ct_sysctl(struct nftdp_ct_config *cfg, struct nftdp_ct_timeouts *tmo, const char *arg);
 
 /* ------------------------------------------------------------------ */
 /* frag_cut.c: how defrag.c cuts a datagram again (bytes only)          */
@@ -383,7 +386,7 @@ struct nftdp_dp_worker {
 	 * each (we consume); NULL for ourselves and with one worker */
 	struct rte_ring *steer_out[NFTDP_DP_MAX_WORKERS];
 	struct rte_ring *steer_in[NFTDP_DP_MAX_WORKERS];
-	struct nftdp_ct_shard *ct;     /**< this worker's conntrack shard, or NULL */
+	struct nftdp_ct_shard *ct;	/**< this worker's conntrack shard, or NULL */
 	struct nftdp_dp_defrag *defrag; /**< defrag.c: reassembly table, jumbo pool */
 	unsigned int ct_gc_tick;
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
@@ -542,7 +545,7 @@ int nftdp_dp_reta_program(struct nftdp_dp *dp, uint16_t pid);
 /* defrag.c: fragments with conntrack (reassembly at -400 in prerouting,
  * the forward path's MTU check, refragmentation before netdev egress) */
 struct nftdp_dp_defrag;
-int nftdp_dp_defrag_init(struct nftdp_dp *dp); /* after the workers; adds the step */
+int nftdp_dp_defrag_init(struct nftdp_dp *dp);	/* after the workers; adds the step */
 void nftdp_dp_defrag_fini(struct nftdp_dp *dp); /* before the ports close */
 uint16_t nftdp_dp_defrag_mtu(const struct nftdp_dp_worker *w, uint16_t port);
 /** --router, before the forward hook: whether a reassembled datagram
@@ -564,8 +567,8 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 /* pipeline.c */
 /** Add a built-in step at prio of hook, kept in priority order. */
 int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
-		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t,
-				 struct nftdp_vm_pkt **, unsigned int, unsigned int *),
+		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
+				 unsigned int, unsigned int *),
 		      bool (*active)(const struct nftdp_vm_gen *));
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n);

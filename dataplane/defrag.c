@@ -330,8 +330,9 @@ uint32_t nftdp_dp_defrag_frag_needed(struct nftdp_dp_worker *w, const uint8_t *f
 	nftdp_wr32(w->reply + at + 4, mtu);
 	/* the field was zero: add it to the checksum (RFC 1624) */
 	check = w->reply + at + 2;
-	nftdp_st16(check, nftdp_csum_fold(nftdp_csum_add((uint16_t)~nftdp_ld16(check),
-							 nftdp_csum_partial(w->reply + at + 4, 4, 0))));
+	nftdp_st16(check,
+		   nftdp_csum_fold(nftdp_csum_add((uint16_t)~nftdp_ld16(check),
+						  nftdp_csum_partial(w->reply + at + 4, 4, 0))));
 	return n;
 }
 
@@ -407,8 +408,8 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 		memcpy(fip + hl + fh, ip + hl + ofs, plen);
 		if (v4) {
 			nftdp_wr16(fip + 2, (uint16_t)(hl + plen));
-			nftdp_wr16(fip + 6,
-			     (uint16_t)((ofs >> 3) | (df_bit ? 0x4000 : 0) | (more ? 0x2000 : 0)));
+			nftdp_wr16(fip + 6, (uint16_t)((ofs >> 3) | (df_bit ? 0x4000 : 0) |
+						       (more ? 0x2000 : 0)));
 			ip4_csum(fip, hl);
 		} else if (fh) {
 			nftdp_wr16(fip + 4, (uint16_t)(fh + plen));

@@ -73,7 +73,8 @@ static void l4(struct line *l, uint8_t proto, const uint8_t *t, uint32_t avail, 
 			put(l, "INCOMPLETE [%u bytes] ", avail);
 			return;
 		}
-		put(l, "SPT=%u DPT=%u LEN=%u ", nftdp_rd16(t), nftdp_rd16(t + 2), nftdp_rd16(t + 4));
+		put(l, "SPT=%u DPT=%u LEN=%u ", nftdp_rd16(t), nftdp_rd16(t + 2),
+		    nftdp_rd16(t + 4));
 		break;
 	case IPPROTO_ICMP:
 		put(l, "PROTO=ICMP ");

@@ -27,8 +27,8 @@
 
 #include "ct_ctl.h"
 #include "dataplane_priv.h"
-#include "nftdp_control.h"
 #include "nftdp_conntrack.h"
+#include "nftdp_control.h"
 #include "nftdp_sets.h"
 
 static volatile sig_atomic_t quit;
@@ -61,52 +61,53 @@ struct opts {
 	const char *ifaddr[64];
 	unsigned int n_ifaddr;
 	unsigned long conntrack_max;
-	long conntrack_events; /* event ring per shard; < 0: the default */
+	long conntrack_events;	       /* event ring per shard; < 0: the default */
 	struct nftdp_ct_config ct_cfg; /* --ct-sysctl */
 	struct nftdp_ct_timeouts ct_tmo;
 };
 
 static void usage(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [EAL args] -- [options]\n"
-		"  --socket PATH       control socket (default /run/nftdp/nfnetlink.sock)\n"
-		"  --ruleset FILE      load FILE with nft through the control socket at start\n"
-		"  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
-		"  --flowtables        accept flowtables (the reference kernel has none)\n"
-		"  --control-only      store rulesets without compiling them for the workers\n"
-		"                      (for testing the control plane against the kernel)\n"
-		"  --wire A:B          pair ports A and B, both directions (repeatable); a port\n"
-		"                      in no pair sends out where it received\n"
-		"  --ifaddr P=ADDR[/LEN]  port P's IPv4 or IPv6 address (repeatable): the source\n"
-		"                      of ICMP errors sent out of P; with --router, packets to\n"
-		"                      it or to its subnet broadcast are not forwarded\n"
-		"  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
-		"                      dropped (time exceeded sent), TTL/hop limit decremented\n"
-		"  --conntrack-max N   connections tracked, split over the workers' shards\n"
-		"                      (default 262144)\n"
-		"  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
-		"                      two, default 4096; 0: no events)\n"
-		"  --ct-sysctl NAME=V  a conntrack tunable by its net.netfilter sysctl name\n"
-		"                      (repeatable): nf_conntrack_tcp_timeout_established=3600,\n"
-		"                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
-		"                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
-		"  --workers N         use at most N worker lcores (default: every one)\n"
-		"  --burst N           rx burst size, 1..256 (default 32)\n"
-		"  --mtu N             set every port's MTU\n"
-		"  --mbufs N           mbufs in each port pool (default: what the queues and\n"
-		"                      workers need; at least that): net_pcap's infinite_rx\n"
-		"                      holds a whole capture in the pool\n"
-		"  --mbuf-size N       data room of each mbuf in bytes, headroom included\n"
-		"                      (default %u, more if --mtu needs it; at least %u and\n"
-		"                      --mtu's frame); longer frames arrive chained\n"
-		"  --stats-period S    print per-port and per-worker rates every S seconds\n"
-		"  --exit-on-idle MS   exit once every rx queue has been empty for MS ms\n"
-		"  --listing FILE      at exit, write `nft list ruleset` (with counters) to FILE\n"
-		"  --listing-json FILE at exit, write `nft -j list ruleset` to FILE\n"
-		"  --stats-json FILE   at exit, write packet, port, hook and drop counts as JSON\n"
-		"Telemetry: /nftdp/stats and /nftdp/ports (dpdk-telemetry.py).\n",
-		prog, RTE_MBUF_DEFAULT_BUF_SIZE, RTE_PKTMBUF_HEADROOM + 64);
+	fprintf(
+	    stderr,
+	    "usage: %s [EAL args] -- [options]\n"
+	    "  --socket PATH       control socket (default /run/nftdp/nfnetlink.sock)\n"
+	    "  --ruleset FILE      load FILE with nft through the control socket at start\n"
+	    "  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
+	    "  --flowtables        accept flowtables (the reference kernel has none)\n"
+	    "  --control-only      store rulesets without compiling them for the workers\n"
+	    "                      (for testing the control plane against the kernel)\n"
+	    "  --wire A:B          pair ports A and B, both directions (repeatable); a port\n"
+	    "                      in no pair sends out where it received\n"
+	    "  --ifaddr P=ADDR[/LEN]  port P's IPv4 or IPv6 address (repeatable): the source\n"
+	    "                      of ICMP errors sent out of P; with --router, packets to\n"
+	    "                      it or to its subnet broadcast are not forwarded\n"
+	    "  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
+	    "                      dropped (time exceeded sent), TTL/hop limit decremented\n"
+	    "  --conntrack-max N   connections tracked, split over the workers' shards\n"
+	    "                      (default 262144)\n"
+	    "  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
+	    "                      two, default 4096; 0: no events)\n"
+	    "  --ct-sysctl NAME=V  a conntrack tunable by its net.netfilter sysctl name\n"
+	    "                      (repeatable): nf_conntrack_tcp_timeout_established=3600,\n"
+	    "                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
+	    "                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
+	    "  --workers N         use at most N worker lcores (default: every one)\n"
+	    "  --burst N           rx burst size, 1..256 (default 32)\n"
+	    "  --mtu N             set every port's MTU\n"
+	    "  --mbufs N           mbufs in each port pool (default: what the queues and\n"
+	    "                      workers need; at least that): net_pcap's infinite_rx\n"
+	    "                      holds a whole capture in the pool\n"
+	    "  --mbuf-size N       data room of each mbuf in bytes, headroom included\n"
+	    "                      (default %u, more if --mtu needs it; at least %u and\n"
+	    "                      --mtu's frame); longer frames arrive chained\n"
+	    "  --stats-period S    print per-port and per-worker rates every S seconds\n"
+	    "  --exit-on-idle MS   exit once every rx queue has been empty for MS ms\n"
+	    "  --listing FILE      at exit, write `nft list ruleset` (with counters) to FILE\n"
+	    "  --listing-json FILE at exit, write `nft -j list ruleset` to FILE\n"
+	    "  --stats-json FILE   at exit, write packet, port, hook and drop counts as JSON\n"
+	    "Telemetry: /nftdp/stats and /nftdp/ports (dpdk-telemetry.py).\n",
+	    prog, RTE_MBUF_DEFAULT_BUF_SIZE, RTE_PKTMBUF_HEADROOM + 64);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -212,7 +213,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 			if (err < 0) {
 				fprintf(stderr, "nftdp: --ct-sysctl '%s': %s\n", optarg,
-					err == -ENOENT ? "no such conntrack sysctl"
+					err == -ENOENT	 ? "no such conntrack sysctl"
 					: err == -ERANGE ? "value out of range"
 							 : "want NAME=NUMBER");
 				return -1;
@@ -375,8 +376,8 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 			fprintf(stderr, "nftdp: nft %s %s %s: killed by signal %d\n", a1,
 				a2 ? a2 : "", a3 ? a3 : "", WTERMSIG(status));
 		else
-			fprintf(stderr, "nftdp: nft %s %s %s failed (exit %d)\n", a1,
-				a2 ? a2 : "", a3 ? a3 : "", WEXITSTATUS(status));
+			fprintf(stderr, "nftdp: nft %s %s %s failed (exit %d)\n", a1, a2 ? a2 : "",
+				a3 ? a3 : "", WEXITSTATUS(status));
 		return -1;
 	}
 	return 0;
@@ -494,8 +495,10 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 int main(int argc, char **argv)
 {
 	struct nftdp_ctl_config cfg = {0};
-	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock", .exit_on_idle_ms = -1,
-		       .conntrack_max = 262144, .conntrack_events = -1};
+	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock",
+			 .exit_on_idle_ms = -1,
+			 .conntrack_max = 262144,
+			 .conntrack_events = -1};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
 	static struct nftdp_dp dp;
@@ -590,8 +593,8 @@ int main(int argc, char **argv)
 	cfg.gen_dom = o.control_only ? NULL : dp.dom;
 	/* ctnetlink: requests run on the worker owning the shard, or here when
 	 * the main lcore is the worker or none runs */
-	ret = nftdp_dp_ct_ctl_init(&dp, dp.main_is_worker || o.control_only, o.ct_cfg.acct,
-				   &cfg.ct);
+	ret =
+	    nftdp_dp_ct_ctl_init(&dp, dp.main_is_worker || o.control_only, o.ct_cfg.acct, &cfg.ct);
 	if (ret < 0)
 		goto out_workers;
 

@@ -14,18 +14,30 @@
 #include <string.h>
 
 const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
-    [NFTDP_DP_DROP_RUNT] = "runt",	     [NFTDP_DP_DROP_MULTISEG] = "multiseg",
-    [NFTDP_DP_DROP_OTHERHOST] = "otherhost", [NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
-    [NFTDP_DP_DROP_IP_CSUM] = "ip_csum",     [NFTDP_DP_DROP_IP_LEN] = "ip_len",
-    [NFTDP_DP_DROP_IP6_HDR] = "ip6_hdr",     [NFTDP_DP_DROP_IP6_LEN] = "ip6_len",
-    [NFTDP_DP_DROP_IP6_ADDR] = "ip6_addr",   [NFTDP_DP_DROP_TTL] = "ttl_exceeded",
-    [NFTDP_DP_DROP_MARTIAN] = "martian",     [NFTDP_DP_DROP_NOT_FORWARDED] = "not_forwarded",
-    [NFTDP_DP_DROP_TX_FULL] = "tx_full",     [NFTDP_DP_DROP_NO_MBUF] = "no_mbuf",
-    [NFTDP_DP_DROP_FRAG] = "frag_reasm",     [NFTDP_DP_DROP_FRAG_TOOBIG] = "frag_too_big",
-    [NFTDP_DP_DROP_CT_CLASH] = "ct_insert_failed", [NFTDP_DP_DROP_IP6_HBH] = "ip6_hbh",
-    [NFTDP_DP_DROP_IP6_HBH_OPT] = "ip6_hbh_option",  [NFTDP_DP_DROP_IP6_SRC_ANY] = "ip6_src_any",
-    [NFTDP_DP_DROP_IP_OPTIONS] = "ip_options",	     [NFTDP_DP_DROP_IP_SRR] = "ip_source_route",
-    [NFTDP_DP_DROP_OWN_SRC] = "own_source",	     [NFTDP_DP_DROP_L2_NOT_HOST] = "l2_not_host",
+    [NFTDP_DP_DROP_RUNT] = "runt",
+    [NFTDP_DP_DROP_MULTISEG] = "multiseg",
+    [NFTDP_DP_DROP_OTHERHOST] = "otherhost",
+    [NFTDP_DP_DROP_IP_HDR] = "ip_hdr",
+    [NFTDP_DP_DROP_IP_CSUM] = "ip_csum",
+    [NFTDP_DP_DROP_IP_LEN] = "ip_len",
+    [NFTDP_DP_DROP_IP6_HDR] = "ip6_hdr",
+    [NFTDP_DP_DROP_IP6_LEN] = "ip6_len",
+    [NFTDP_DP_DROP_IP6_ADDR] = "ip6_addr",
+    [NFTDP_DP_DROP_TTL] = "ttl_exceeded",
+    [NFTDP_DP_DROP_MARTIAN] = "martian",
+    [NFTDP_DP_DROP_NOT_FORWARDED] = "not_forwarded",
+    [NFTDP_DP_DROP_TX_FULL] = "tx_full",
+    [NFTDP_DP_DROP_NO_MBUF] = "no_mbuf",
+    [NFTDP_DP_DROP_FRAG] = "frag_reasm",
+    [NFTDP_DP_DROP_FRAG_TOOBIG] = "frag_too_big",
+    [NFTDP_DP_DROP_CT_CLASH] = "ct_insert_failed",
+    [NFTDP_DP_DROP_IP6_HBH] = "ip6_hbh",
+    [NFTDP_DP_DROP_IP6_HBH_OPT] = "ip6_hbh_option",
+    [NFTDP_DP_DROP_IP6_SRC_ANY] = "ip6_src_any",
+    [NFTDP_DP_DROP_IP_OPTIONS] = "ip_options",
+    [NFTDP_DP_DROP_IP_SRR] = "ip_source_route",
+    [NFTDP_DP_DROP_OWN_SRC] = "own_source",
+    [NFTDP_DP_DROP_L2_NOT_HOST] = "l2_not_host",
 };
 
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
@@ -148,7 +160,8 @@ static enum nftdp_dp_drop ip6_parse_hopopts(const uint8_t *d, uint32_t *ip_len, 
 				return NFTDP_DP_DROP_IP6_HBH;
 			switch (d[off]) {
 			case 5: /* ipv6_hop_ra */
-				why = d[off + 1] == 2 ? NFTDP_DP_DROP_MAX : NFTDP_DP_DROP_IP6_HBH_OPT;
+				why =
+				    d[off + 1] == 2 ? NFTDP_DP_DROP_MAX : NFTDP_DP_DROP_IP6_HBH_OPT;
 				break;
 			case 0x31: /* ipv6_hop_ioam: 4n-aligned; ioam6_enabled 0 ignores it */
 				why = (off & 3) ? NFTDP_DP_DROP_IP6_HBH_OPT : NFTDP_DP_DROP_MAX;

@@ -361,8 +361,8 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 /* conntrack runs for this burst: only then do packets carry a ct */
 static bool ct_tracking(const struct nftdp_vm_gen *gen)
 {
-	return gen && (nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) ||
-		       nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6));
+	return gen &&
+	       (nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6));
 }
 
 static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
@@ -667,9 +667,8 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
  * Steps 2-10 of the pipeline over seg[0..n_seg), parsed views of packets
  * received on rx_port, in arrival order.
  */
-static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			uint16_t rx_port, struct nftdp_vm_pkt **seg, unsigned int n_seg,
-			bool tracking)
+static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			struct nftdp_vm_pkt **seg, unsigned int n_seg, bool tracking)
 {
 	struct nftdp_dp *dp = w->dp;
 	const struct nftdp_dp_port *rx = &dp->port[rx_port];
@@ -727,8 +726,9 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			/* no chain reads this view: the version check alone */
 			uint8_t ver = mt->ip_off < p->len ? p->data[mt->ip_off] >> 4 : 0;
 
-			p->nfproto = mt->ip_proto == NFTDP_DP_ETH_P_IP ? (ver == 4 ? NFPROTO_IPV4 : 0)
-								      : (ver == 6 ? NFPROTO_IPV6 : 0);
+			p->nfproto = mt->ip_proto == NFTDP_DP_ETH_P_IP
+					 ? (ver == 4 ? NFPROTO_IPV4 : 0)
+					 : (ver == 6 ? NFPROTO_IPV6 : 0);
 		}
 		if (p->nfproto != NFPROTO_IPV4 && p->nfproto != NFPROTO_IPV6) {
 			/* ethertype says IP, version nibble disagrees: ip_rcv drops it */
@@ -755,9 +755,9 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			  ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
 			  : nftdp_dp_ip6_rcv_icmp(p->data + mt->ip_off, avail, &mt->ip_len, &icmp);
 		if (why != NFTDP_DP_DROP_MAX) {
-			uint32_t len = nftdp_dp_icmp_build(p->data, mt->ip_off, mt->ip_len, &icmp, 0,
-							   icmp_src(rx, false), w->reply,
-							   sizeof(w->reply));
+			uint32_t len =
+			    nftdp_dp_icmp_build(p->data, mt->ip_off, mt->ip_len, &icmp, 0,
+						icmp_src(rx, false), w->reply, sizeof(w->reply));
 
 			if (len) /* a hop-by-hop option's parameter problem */
 				send_reply(w, rx_port, len, p);
@@ -824,9 +824,9 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 				if (len)
 					send_reply(w, rx_port, len, p);
 			} else if (icmp.type) { /* ip_options_compile's parameter problem */
-				uint32_t len = nftdp_dp_icmp_build(p->data, mt->ip_off, mt->ip_len, &icmp,
-								   w->ip_id++, icmp_src(rx, true),
-								   w->reply, sizeof(w->reply));
+				uint32_t len = nftdp_dp_icmp_build(
+				    p->data, mt->ip_off, mt->ip_len, &icmp, w->ip_id++,
+				    icmp_src(rx, true), w->reply, sizeof(w->reply));
 
 				if (len)
 					send_reply(w, rx_port, len, p);
@@ -1004,8 +1004,8 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
  * would give. A packet ipv6_rcv answers (a hop-by-hop parameter problem)
  * takes the full pipeline alone, so its reply is built the one way.
  */
-static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			struct rte_mbuf **m, unsigned int n)
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
@@ -1044,7 +1044,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		if (l2.ip_off >= len ||
 		    (d[l2.ip_off] >> 4) != (l2.ip_proto == NFTDP_DP_ETH_P_IP ? 4 : 6)) {
 			w->st.drop[l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
-								     : NFTDP_DP_DROP_IP6_HDR]++;
+								    : NFTDP_DP_DROP_IP6_HDR]++;
 			rte_pktmbuf_free(mb);
 			continue;
 		}

@@ -95,9 +95,9 @@ static int port_init(struct nftdp_dp *dp, uint16_t pid)
 	}
 	/* a port that checks L4 checksums spares conntrack the work
 	 * (CHECKSUM_UNNECESSARY); ip_rcv checks the IPv4 header in any case */
-	conf.rxmode.offloads |= info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
-							 RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
-							 RTE_ETH_RX_OFFLOAD_SCTP_CKSUM);
+	conf.rxmode.offloads |=
+	    info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+				    RTE_ETH_RX_OFFLOAD_SCTP_CKSUM);
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	/* offline replay: net_pcap puts each packet's capture time in the rx
@@ -372,7 +372,8 @@ void nftdp_dp_replay_order(struct nftdp_dp *dp)
 	    rte_mbuf_dyn_rx_timestamp_register(&dp->ts_off, &dp->ts_flag) == 0) {
 		if (dp->n_workers == 1) {
 			dp->rx_merge = true;
-			printf("nftdp: offline replay of %u captures in capture-time order\n", files);
+			printf("nftdp: offline replay of %u captures in capture-time order\n",
+			       files);
 			return;
 		}
 		printf("nftdp: offline replay of %u captures with %u workers: the capture-time "

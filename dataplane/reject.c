@@ -45,9 +45,10 @@ static bool l4_csum_ok(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t 
 	case IPPROTO_UDP:
 		if (l4len < 8)
 			return false;
+		/* a zero checksum: disabled */
 		if (nftdp_rd16(th + 6) == 0)
-			return true; /* checksum disabled */
-				     /* fall through */
+			return true;
+		/* fall through */
 	case IPPROTO_TCP:
 	case IPPROTO_ICMPV6:
 		return l4_csum(ip, v4, proto, th, l4len) == 0;

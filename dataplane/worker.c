@@ -120,8 +120,8 @@ void nftdp_dp_worker_end(struct nftdp_dp_worker *w)
 
 /* One rx burst of one port through the pipeline, which keeps the kernel's
  * one-packet-at-a-time order where it matters (pipeline.c, one_at_a_time). */
-static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			   uint16_t port, struct rte_mbuf **m, unsigned int n)
+static void pipeline_split(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t port,
+			   struct rte_mbuf **m, unsigned int n)
 {
 	/* an rx burst may be longer than the pipeline's views */
 	for (unsigned int i = 0; i < n; i += NFTDP_VM_BURST_MAX)

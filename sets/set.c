@@ -77,14 +77,14 @@ uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed)
 
 /* Backends in the order nft_select_set_ops would prefer them on a tie. */
 static const struct nftdp_set_ops *const set_backends[] = {
-	&nftdp_set_bitmap_ops,
-	&nftdp_set_hash_ops,
-	&nftdp_set_interval_ops,
-	&nftdp_set_concat_ops,
+    &nftdp_set_bitmap_ops,
+    &nftdp_set_hash_ops,
+    &nftdp_set_interval_ops,
+    &nftdp_set_concat_ops,
 };
 
-#define SET_FEATURE_FLAGS                                                                   \
-	(NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_OBJECT |  \
+#define SET_FEATURE_FLAGS                                                                          \
+	(NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_OBJECT |        \
 	 NFT_SET_CONCAT)
 
 /* Mirrors nft_select_set_ops: lookup class first (size first for POL_MEMORY). */
@@ -106,11 +106,12 @@ static const struct nftdp_set_ops *select_ops(const struct nftdp_set_desc *d)
 			bool better;
 
 			if (d->policy == NFT_SET_POL_MEMORY)
-				better = est.size < best_est.size ||
-					 (est.size == best_est.size && est.lookup < best_est.lookup);
+				better = est.size < best_est.size || (est.size == best_est.size &&
+								      est.lookup < best_est.lookup);
 			else
-				better = est.lookup < best_est.lookup ||
-					 (est.lookup == best_est.lookup && est.size < best_est.size);
+				better =
+				    est.lookup < best_est.lookup ||
+				    (est.lookup == best_est.lookup && est.size < best_est.size);
 			if (!better)
 				continue;
 		}
@@ -170,17 +171,17 @@ int nftdp_set_create(const struct nftdp_set_desc *desc, struct nftdp_set **out)
 		uint32_t slot = 0;
 
 		s->pool_len = desc->max_elems ? desc->max_elems : DP_POOL_DEFAULT;
-		s->pool_stride = ROUND8(sizeof(struct set_elem) + s->backend_off +
-					(s->ops->elem_backend_size
-						 ? s->ops->elem_backend_size(s, &slot)
-						 : 0));
+		s->pool_stride =
+		    ROUND8(sizeof(struct set_elem) + s->backend_off +
+			   (s->ops->elem_backend_size ? s->ops->elem_backend_size(s, &slot) : 0));
 		s->pool = nftdp_set_big_zalloc((size_t)s->pool_len * s->pool_stride);
 		if (!s->pool) {
 			err = -ENOMEM;
 			goto err_ops;
 		}
 		for (uint32_t i = s->pool_len; i-- > 0;) {
-			struct set_elem *e = (struct set_elem *)(s->pool + (size_t)i * s->pool_stride);
+			struct set_elem *e =
+			    (struct set_elem *)(s->pool + (size_t)i * s->pool_stride);
 
 			e->flags = SET_ELEM_F_POOL;
 			nftdp_set_pool_put(s, e);
@@ -424,7 +425,6 @@ void nftdp_set_elem_gc_conflict(struct nftdp_set *s, struct set_elem *e)
 	txn_push(s, e, TXN_DEL);
 }
 
-
 static bool count_add(struct nftdp_set *s)
 {
 	uint64_t max = (uint64_t)s->max + s->ndeact;
@@ -446,8 +446,8 @@ static int field_cmp_ranges(const struct nftdp_set *s, const uint8_t *lo, const 
 	return 0;
 }
 
-int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
-		     const void *data, uint64_t timeout_ms, uint32_t elem_flags, bool excl)
+int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end, const void *data,
+		     uint64_t timeout_ms, uint32_t elem_flags, bool excl)
 {
 	struct set_elem *e, *dup = NULL;
 	int err;
@@ -519,8 +519,7 @@ int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end)
 		return -EINVAL;
 	if (!s->ranges && key_end && memcmp(key, key_end, s->key_size) != 0)
 		return -EINVAL;
-	e = s->ops->get(s, key, s->ranges ? (key_end ? key_end : key) : NULL,
-			set_gen_next(s));
+	e = s->ops->get(s, key, s->ranges ? (key_end ? key_end : key) : NULL, set_gen_next(s));
 	if (!e)
 		return -ENOENT;
 	st_rlx(&e->gen_del, set_gen_next(s));
@@ -818,8 +817,8 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
 	return hits;
 }
 
-int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data,
-			uint64_t timeout_ms, uint64_t now_ms, int op)
+int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
+			uint64_t now_ms, int op)
 {
 	if (!s->ops->dp_update || !s->pool)
 		return -EOPNOTSUPP;

@@ -75,8 +75,8 @@ static int bitmap_insert(struct nftdp_set *s, struct set_elem *e, struct set_ele
 	return 0;
 }
 
-static struct set_elem *bitmap_get(const struct nftdp_set *s, const void *key,
-				   const void *key_end, uint64_t gen)
+static struct set_elem *bitmap_get(const struct nftdp_set *s, const void *key, const void *key_end,
+				   uint64_t gen)
 {
 	const struct bitmap_priv *bp = s->priv;
 
@@ -117,15 +117,15 @@ static int bitmap_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, 
 }
 
 static const struct set_elem *bitmap_lookup(const struct nftdp_set *s, const void *key,
-					     uint64_t now, uint64_t gen)
+					    uint64_t now, uint64_t gen)
 {
 	const struct bitmap_priv *bp = s->priv;
 
 	return slot_find(ld_acq(&bp->slot[key_index(s, key)]), gen, now);
 }
 
-static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
-				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
+static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
+				   const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
 {
 	const struct bitmap_priv *bp = s->priv;
@@ -142,15 +142,15 @@ static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const 
 }
 
 const struct nftdp_set_ops nftdp_set_bitmap_ops = {
-	.name = "bitmap",
-	.features = NFT_SET_MAP | NFT_SET_OBJECT,
-	.estimate = bitmap_estimate,
-	.init = bitmap_init,
-	.destroy = bitmap_destroy,
-	.insert = bitmap_insert,
-	.get = bitmap_get,
-	.unlink = bitmap_unlink,
-	.walk = bitmap_walk,
-	.lookup = bitmap_lookup,
-	.lookup_bulk = bitmap_lookup_bulk,
+    .name = "bitmap",
+    .features = NFT_SET_MAP | NFT_SET_OBJECT,
+    .estimate = bitmap_estimate,
+    .init = bitmap_init,
+    .destroy = bitmap_destroy,
+    .insert = bitmap_insert,
+    .get = bitmap_get,
+    .unlink = bitmap_unlink,
+    .walk = bitmap_walk,
+    .lookup = bitmap_lookup,
+    .lookup_bulk = bitmap_lookup_bulk,
 };

@@ -102,8 +102,7 @@ static void concat_destroy(struct nftdp_set *s)
 	free(p);
 }
 
-static inline uint64_t *row(const struct concat_priv *p, struct cblock *b, uint32_t g,
-			    uint32_t nib)
+static inline uint64_t *row(const struct concat_priv *p, struct cblock *b, uint32_t g, uint32_t nib)
 {
 	(void)p;
 	return &b->lt[(g * 16 + nib) * CB_WORDS];
@@ -296,8 +295,8 @@ static bool same_end(const struct nftdp_set *s, struct set_elem *e, const void *
 	       !memcmp(set_elem_key_end(s, e), key + NFTDP_SET_KEY_MAX, s->key_size);
 }
 
-static struct set_elem *concat_get(const struct nftdp_set *s, const void *key,
-				   const void *key_end, uint64_t gen)
+static struct set_elem *concat_get(const struct nftdp_set *s, const void *key, const void *key_end,
+				   uint64_t gen)
 {
 	uint8_t both[2 * NFTDP_SET_KEY_MAX];
 
@@ -339,8 +338,8 @@ static const struct set_elem *concat_lookup(const struct nftdp_set *s, const voi
 	return scan(s, key, gen, now, true, NULL, NULL);
 }
 
-static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const keys[],
-				   unsigned n, const void *data[], uint64_t now, uint64_t gen,
+static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
+				   const void *data[], uint64_t now, uint64_t gen,
 				   uint64_t *hit_mask)
 {
 	uint64_t mask = 0;
@@ -356,16 +355,15 @@ static unsigned concat_lookup_bulk(const struct nftdp_set *s, const void *const 
 }
 
 const struct nftdp_set_ops nftdp_set_concat_ops = {
-	.name = "concat_range",
-	.features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT |
-		    NFT_SET_CONCAT,
-	.estimate = concat_estimate,
-	.init = concat_init,
-	.destroy = concat_destroy,
-	.insert = concat_insert,
-	.get = concat_get,
-	.unlink = concat_unlink,
-	.walk = concat_walk,
-	.lookup = concat_lookup,
-	.lookup_bulk = concat_lookup_bulk,
+    .name = "concat_range",
+    .features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT | NFT_SET_CONCAT,
+    .estimate = concat_estimate,
+    .init = concat_init,
+    .destroy = concat_destroy,
+    .insert = concat_insert,
+    .get = concat_get,
+    .unlink = concat_unlink,
+    .walk = concat_walk,
+    .lookup = concat_lookup,
+    .lookup_bulk = concat_lookup_bulk,
 };

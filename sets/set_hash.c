@@ -118,8 +118,8 @@ static void push(struct hash_table *t, struct set_elem *e)
 
 	do {
 		e->next[t->link] = old;
-	} while (!__atomic_compare_exchange_n(b, &old, e, true, __ATOMIC_RELEASE,
-					      __ATOMIC_ACQUIRE));
+	} while (
+	    !__atomic_compare_exchange_n(b, &old, e, true, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
 }
 
 static void resize(struct nftdp_set *s, struct hash_priv *hp)
@@ -188,9 +188,8 @@ static void hash_unlink(struct nftdp_set *s, struct set_elem *e)
 	uint32_t l = t->link;
 
 	/* the head may move under us: workers push with CAS */
-	if (head == e &&
-	    __atomic_compare_exchange_n(b, &head, e->next[l], false, __ATOMIC_RELEASE,
-					__ATOMIC_ACQUIRE))
+	if (head == e && __atomic_compare_exchange_n(b, &head, e->next[l], false, __ATOMIC_RELEASE,
+						     __ATOMIC_ACQUIRE))
 		return;
 	for (p = head; p; p = p->next[l])
 		if (p->next[l] == e) {
@@ -208,8 +207,7 @@ static void hash_reclaim(struct nftdp_set *s, uint64_t upto)
 		hp->resize_busy = false;
 }
 
-static int hash_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg),
-		     void *arg)
+static int hash_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, void *arg), void *arg)
 {
 	const struct hash_priv *hp = s->priv;
 	struct hash_table *t = hp->t;
@@ -295,8 +293,8 @@ static uint64_t expires_at(uint64_t now, uint64_t timeout)
  * visible in every generation at once (gen_add 0), like the kernel's, and
  * come from the preallocated pool, so nothing allocates.
  */
-static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data,
-			  uint64_t timeout, uint64_t now, int op)
+static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
+			  uint64_t now, int op)
 {
 	struct hash_priv *hp = s->priv;
 	struct hash_table *t = ld_acq(&hp->t);
@@ -367,17 +365,17 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 }
 
 const struct nftdp_set_ops nftdp_set_hash_ops = {
-	.name = "hash",
-	.features = NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_CONCAT,
-	.estimate = hash_estimate,
-	.init = hash_init,
-	.destroy = hash_destroy,
-	.insert = hash_insert,
-	.get = hash_get,
-	.unlink = hash_unlink,
-	.reclaim = hash_reclaim,
-	.walk = hash_walk,
-	.lookup = hash_lookup,
-	.lookup_bulk = hash_lookup_bulk,
-	.dp_update = hash_dp_update,
+    .name = "hash",
+    .features = NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_CONCAT,
+    .estimate = hash_estimate,
+    .init = hash_init,
+    .destroy = hash_destroy,
+    .insert = hash_insert,
+    .get = hash_get,
+    .unlink = hash_unlink,
+    .reclaim = hash_reclaim,
+    .walk = hash_walk,
+    .lookup = hash_lookup,
+    .lookup_bulk = hash_lookup_bulk,
+    .dp_update = hash_dp_update,
 };

@@ -47,8 +47,8 @@ struct set_elem {
 	uint8_t blob[] __attribute__((aligned(8)));
 };
 
-#define SET_ELEM_F_RANGE (1u << 30) /* has key_end */
-#define SET_ELEM_F_POOL (1u << 31)  /* belongs to the dp element pool */
+#define SET_ELEM_F_RANGE (1u << 30)   /* has key_end */
+#define SET_ELEM_F_POOL (1u << 31)    /* belongs to the dp element pool */
 #define SET_ELEM_F_INDEXED (1u << 29) /* in the interval backend's read index */
 #define SET_ELEM_F_INTERNAL (SET_ELEM_F_RANGE | SET_ELEM_F_POOL | SET_ELEM_F_INDEXED)
 
@@ -84,8 +84,7 @@ struct nftdp_set_ops {
 	const struct set_elem *(*lookup)(const struct nftdp_set *s, const void *key, uint64_t now,
 					 uint64_t gen);
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
-				const void *data[], uint64_t now, uint64_t gen,
-				uint64_t *hit_mask);
+				const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask);
 	int (*dp_update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
 			 uint64_t now, int op);
 };
@@ -110,8 +109,8 @@ struct nftdp_set {
 	uint8_t n_fields;
 	uint8_t field_size[NFTDP_SET_FIELDS_MAX];
 	uint8_t field_off[NFTDP_SET_FIELDS_MAX];
-	bool ranges; /* elements carry key_end */
-	uint64_t seq;	  /* element insertion counter */
+	bool ranges;		   /* elements carry key_end */
+	uint64_t seq;		   /* element insertion counter */
 	struct set_elem *txn_head; /* pending ops, newest first */
 	/* committed deletions still linked: unlinked once no reader reads a
 	 * set generation before their gen_del (a grace period that began
@@ -135,10 +134,10 @@ struct nftdp_set {
 	/* element slab for fixed-size elements (control path only): chunks
 	 * that double up to 2 MiB, those on transparent huge pages, so that
 	 * lookups in large sets do not miss the TLB on every element */
-	void *slab_chunks;	   /* list through each chunk's first word */
+	void *slab_chunks;	    /* list through each chunk's first word */
 	struct set_elem *slab_free; /* freed elements, through next[0] */
 	uint8_t *slab_cur;
-	uint32_t slab_left; /* elements left at slab_cur */
+	uint32_t slab_left;   /* elements left at slab_cur */
 	uint32_t slab_stride; /* 0: elements come from calloc */
 	uint32_t slab_grow;   /* elements in the next chunk */
 };

@@ -447,7 +447,8 @@ static int pf_add_rule(struct nftdp_vm_chain *c, uint32_t ri)
  * nft_masq, nft_redir, nft_connlimit; notrack needs the ct hooks too). */
 static bool expr_uses_ct(const char *name)
 {
-	static const char *const ct_exprs[] = {"ct", "notrack", "nat", "masq", "redir", "connlimit"};
+	static const char *const ct_exprs[] = {"ct",   "notrack", "nat",
+					       "masq", "redir",	  "connlimit"};
 
 	for (size_t i = 0; i < sizeof(ct_exprs) / sizeof(ct_exprs[0]); i++)
 		if (strcmp(name, ct_exprs[i]) == 0)

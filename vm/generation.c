@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,7 +282,8 @@ static void hook_remove(struct hook_list *hl, const struct nftdp_vm_chain *c)
 }
 
 static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
-			 int32_t priority, struct nftdp_vm_chain *reuse, struct nftdp_vm_chain **out);
+			 int32_t priority, struct nftdp_vm_chain *reuse,
+			 struct nftdp_vm_chain **out);
 
 int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 			      const struct nftdp_vm_chain_desc *desc, int32_t priority,
@@ -291,9 +292,8 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
 	return gen_chain_add(b, desc, priority, NULL, out);
 }
 
-int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b,
-			     const struct nftdp_vm_chain_desc *desc, int32_t priority,
-			     struct nftdp_vm_chain *chain)
+int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
+			     int32_t priority, struct nftdp_vm_chain *chain)
 {
 	struct nftdp_vm_chain *out;
 
@@ -303,7 +303,8 @@ int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b,
 }
 
 static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
-			 int32_t priority, struct nftdp_vm_chain *reuse, struct nftdp_vm_chain **out)
+			 int32_t priority, struct nftdp_vm_chain *reuse,
+			 struct nftdp_vm_chain **out)
 {
 	struct nftdp_vm_gen *gen;
 	struct nftdp_vm_chain *c;
@@ -345,8 +346,14 @@ static int gen_chain_add(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_c
 			return rc;
 	}
 	o = &gen->owned[gen->n_owned];
-	*o = (struct owned_chain){c,    desc->family, desc->base, desc->base && desc->nat,
-				  strdup(desc->table), strdup(desc->name), NULL, 0};
+	*o = (struct owned_chain){c,
+				  desc->family,
+				  desc->base,
+				  desc->base && desc->nat,
+				  strdup(desc->table),
+				  strdup(desc->name),
+				  NULL,
+				  0};
 	if (!o->table || !o->name)
 		goto err_hook;
 	if (desc->n_ifindex) {
@@ -598,8 +605,8 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 	return NF_ACCEPT;
 }
 
-void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto,
-				      uint8_t hook, int32_t prio_min, int32_t prio_max,
+void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				      int32_t prio_min, int32_t prio_max,
 				      struct nftdp_vm_pkt **pkts, unsigned int n,
 				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
 {
@@ -805,8 +812,8 @@ static void set_grace_poll(struct nftdp_vm_gen_domain *dom)
 			done = dom->sg_n;
 		else
 			while (done < dom->sg_n &&
-			       rte_rcu_qsbr_check(dom->v, dom->sg[(dom->sg_head + done) & mask].token,
-						  false) == 1)
+			       rte_rcu_qsbr_check(
+				   dom->v, dom->sg[(dom->sg_head + done) & mask].token, false) == 1)
 				done++;
 	}
 	if (done) {

@@ -428,7 +428,7 @@ static int read_slot(struct nftdp_vm_state *st, const char *key, bool reset,
 }
 
 int nftdp_vm_state_pin_counter(struct nftdp_vm_state *st, const char *key, uint64_t packets,
-				uint64_t bytes, uint32_t *slot)
+			       uint64_t bytes, uint32_t *slot)
 {
 	uint32_t ent;
 	bool created;

@@ -151,7 +151,7 @@ struct nftdp_vm_chain {
 	 * init): a fact of the chain, so a generation that reuses the chain
 	 * derives it again (nftdp_vm_gen_build) */
 	bool uses_ct;
-	bool shares_state; /* an expression whose state other rules see (compile.c) */
+	bool shares_state;  /* an expression whose state other rules see (compile.c) */
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];
 	char name[256];
@@ -171,8 +171,7 @@ struct nftdp_vm_chain {
 /* A set lookup of the packet path in the run's set generation: straight
  * into sets/ for its sets (ops NULL), through ops for a stand-in. */
 static inline bool vm_set_lookup(const struct nftdp_vm_set_ops *ops, const struct nftdp_set *s,
-				 const void *key, const void **data,
-				 const struct nftdp_vm_ctx *ctx)
+				 const void *key, const void **data, const struct nftdp_vm_ctx *ctx)
 {
 	if (!ops)
 		return nftdp_set_lookup_gen(s, key, data, ctx->now_ms, ctx->set_gen);
@@ -309,7 +308,7 @@ struct nftdp_vm_obj {
 	bool invert, bytes_mode;
 	uint64_t quota_bytes;
 	struct nftdp_vm_ct_timeout ct_timeout; /* NFT_OBJECT_CT_TIMEOUT: no state slot */
-	char *key; /* its state slot's key, for nftdp_vm_obj_keep() */
+	char *key;			       /* its state slot's key, for nftdp_vm_obj_keep() */
 };
 
 static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,
@@ -404,11 +403,37 @@ uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval);
 /* registry (expr.c) */
 const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 
-#define NFTDP_VM_EXPR_TYPES(X)                                                                     \
-	X(immediate)                                                                               \
-	X(cmp) X(range) X(bitwise) X(byteorder) X(payload) X(exthdr) X(meta) X(lookup) X(dynset)   \
-	    X(counter) X(quota) X(limit) X(log) X(reject) X(numgen) X(hash) X(objref) X(notrack)   \
-		X(last) X(fwd) X(dup) X(ct) X(nat) X(masq) X(redir) X(connlimit)
+/* one expression type per line */
+/* clang-format off */
+#define NFTDP_VM_EXPR_TYPES(X) \
+	X(immediate) \
+	X(cmp) \
+	X(range) \
+	X(bitwise) \
+	X(byteorder) \
+	X(payload) \
+	X(exthdr) \
+	X(meta) \
+	X(lookup) \
+	X(dynset) \
+	X(counter) \
+	X(quota) \
+	X(limit) \
+	X(log) \
+	X(reject) \
+	X(numgen) \
+	X(hash) \
+	X(objref) \
+	X(notrack) \
+	X(last) \
+	X(fwd) \
+	X(dup) \
+	X(ct) \
+	X(nat) \
+	X(masq) \
+	X(redir) \
+	X(connlimit)
+/* clang-format on */
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;
 NFTDP_VM_EXPR_TYPES(X)

@@ -25,10 +25,9 @@
 #define NQ_COLD (1u << 20)
 
 enum mode { BULK_HOT, BULK_COLD, SINGLE_HOT, SINGLE_COLD, NMODE };
-static const char *mode_name[NMODE] = {"bulk of 64, 4096 distinct keys (hot)",
-				       "bulk of 64, 2^20 distinct keys (cold)",
-				       "single lookups, 4096 distinct keys (hot)",
-				       "single lookups, 2^20 distinct keys (cold)"};
+static const char *mode_name[NMODE] = {
+    "bulk of 64, 4096 distinct keys (hot)", "bulk of 64, 2^20 distinct keys (cold)",
+    "single lookups, 4096 distinct keys (hot)", "single lookups, 2^20 distinct keys (cold)"};
 
 static uint64_t rs = 0x2545F4914F6CDD1Dull;
 static uint64_t rnd(void)

@@ -74,7 +74,7 @@ struct nftdp_ct_timeouts {
 	uint32_t udp_replied;			 /**< 120 (stream) */
 	uint32_t icmp;				 /**< 30 */
 	uint32_t icmpv6;			 /**< 30 */
-	uint32_t generic;			 /**< 600 (UDP-Lite, DCCP too, see docs/conntrack.md) */
+	uint32_t generic;	/**< 600 (UDP-Lite, DCCP too, see docs/conntrack.md) */
 	uint32_t gre_unreplied; /**< 30 (nf_conntrack_proto_gre.c, GRE v0: no keys) */
 	uint32_t gre_replied;	/**< 180, and ASSURED */
 	/** by SCTP_CONNTRACK_*: CLOSED 10, COOKIE_WAIT 3, COOKIE_ECHOED 3,
@@ -174,9 +174,9 @@ struct nftdp_ct_stats {
 	uint64_t unconfirmed_freed; /**< first packets dropped before confirm */
 	uint64_t related;	    /**< ICMP errors matched to an entry */
 	uint64_t table_full_events; /**< times "table full, dropping packet" */
-	uint64_t insert_failed;	    /**< accepted new packets dropped at confirm: reply tuple taken */
-	uint32_t count;		    /**< entries in use now */
-	uint32_t max;		    /**< max_entries */
+	uint64_t insert_failed; /**< accepted new packets dropped at confirm: reply tuple taken */
+	uint32_t count;		/**< entries in use now */
+	uint32_t max;		/**< max_entries */
 };
 
 /**

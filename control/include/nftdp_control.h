@@ -23,9 +23,9 @@
 #define NFTDP_CTL_IFNAMSIZ 16
 
 struct nftdp_ctl;
-struct nftdp_vm_state;      /* vm/include/nftdp_vm.h */
+struct nftdp_vm_state;	    /* vm/include/nftdp_vm.h */
 struct nftdp_vm_gen_domain; /* vm/include/nftdp_vm.h */
-struct nftdp_ct_tuple;      /* conntrack/include/nftdp_conntrack.h */
+struct nftdp_ct_tuple;	    /* conntrack/include/nftdp_conntrack.h */
 struct nftdp_ct_info;
 struct nftdp_ct_event;
 struct nftdp_ct_stats;
@@ -74,7 +74,7 @@ struct nftdp_ctl_ct_ops {
 
 struct nftdp_ctl_config {
 	const char *socket_path; /**< unix socket to listen on */
-	bool flowtables;         /**< accept flowtables (the reference kernel has none) */
+	bool flowtables;	 /**< accept flowtables (the reference kernel has none) */
 	unsigned int n_ifaces;
 	struct nftdp_ctl_iface ifaces[NFTDP_CTL_MAX_IFACES];
 	/**

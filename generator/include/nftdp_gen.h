@@ -59,18 +59,18 @@ struct nftdp_gen_range6 {
 
 /** Traffic description; nftdp_gen_cfg_init() fills the defaults. */
 struct nftdp_gen_cfg {
-	uint32_t flows;		     /**< distinct flows (>= 1) */
-	uint8_t families;	     /**< NFTDP_GEN_IPV4 | NFTDP_GEN_IPV6 */
-	uint8_t protos;		     /**< NFTDP_GEN_TCP | _UDP | _ICMP */
-	bool imix;		     /**< data packet sizes 7:4:1 of 64/576/1500 */
-	uint16_t size;		     /**< fixed data frame size (bytes, no FCS) */
-	uint16_t data;		     /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
-	bool replies;		     /**< also the server's packets (SYN-ACK, FIN, echo reply) */
-	bool syn_flood;		     /**< a TCP round is its SYN alone (a new source each flow) */
-	bool mid_stream;	     /**< TCP without handshake or FIN: data and the server's ACKs */
-	uint64_t seed;		     /**< payload bytes, ISNs, IMIX choices, IP ids */
-	uint32_t src4, dst4;	     /**< IPv4 range bases, host order */
-	uint32_t src4_len, dst4_len; /**< IPv4 range lengths */
+	uint32_t flows;	     /**< distinct flows (>= 1) */
+	uint8_t families;    /**< NFTDP_GEN_IPV4 | NFTDP_GEN_IPV6 */
+	uint8_t protos;	     /**< NFTDP_GEN_TCP | _UDP | _ICMP */
+	bool imix;	     /**< data packet sizes 7:4:1 of 64/576/1500 */
+	uint16_t size;	     /**< fixed data frame size (bytes, no FCS) */
+	uint16_t data;	     /**< data packets per flow, 1..NFTDP_GEN_DATA_MAX */
+	bool replies;	     /**< also the server's packets (SYN-ACK, FIN, echo reply) */
+	bool syn_flood;	     /**< a TCP round is its SYN alone (a new source each flow) */
+	bool mid_stream;     /**< TCP without handshake or FIN: data and the server's ACKs */
+	uint64_t seed;	     /**< payload bytes, ISNs, IMIX choices, IP ids */
+	uint32_t src4, dst4; /**< IPv4 range bases, host order */
+	uint32_t src4_len, dst4_len;	    /**< IPv4 range lengths */
 	struct nftdp_gen_range6 src6, dst6; /**< IPv6 ranges (low 32 bits vary) */
 	uint16_t sport, sport_len;	    /**< source port base and count */
 	uint16_t dport, dport_len;	    /**< destination port base and count */

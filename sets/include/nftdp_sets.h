@@ -58,8 +58,8 @@ struct nftdp_set_desc {
 	uint32_t data_size; /**< bytes of data per element, 0 for sets */
 	uint8_t n_fields;   /**< concat fields; 0 or 1 = one field of key_size */
 	uint8_t field_size[NFTDP_SET_FIELDS_MAX]; /**< unpadded byte length of each field */
-	uint32_t max_elems;	 /**< 0 = unlimited (NFTA_SET_DESC_SIZE) */
-	uint64_t timeout_ms;	 /**< default element timeout, 0 = none */
+	uint32_t max_elems;			  /**< 0 = unlimited (NFTA_SET_DESC_SIZE) */
+	uint64_t timeout_ms;			  /**< default element timeout, 0 = none */
 	uint32_t policy;	 /**< NFT_SET_POL_PERFORMANCE / NFT_SET_POL_MEMORY */
 	uint32_t expected_elems; /**< sizing hint */
 };
@@ -100,8 +100,8 @@ const char *nftdp_set_backend_name(const struct nftdp_set *s);
  *   reached); -EINVAL (end < start, range on a non-interval set);
  *   -EOPNOTSUPP (timeout on a set without NFT_SET_TIMEOUT); -ENOMEM.
  */
-int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end,
-		     const void *data, uint64_t timeout_ms, uint32_t elem_flags, bool excl);
+int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end, const void *data,
+		     uint64_t timeout_ms, uint32_t elem_flags, bool excl);
 
 /**
  * Remove an element in the pending transaction. Control path.
@@ -220,8 +220,8 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
  *   (DELETE of an absent key); -EOPNOTSUPP (backend without updates);
  *   -EAGAIN (lost a race with another worker adding the same key).
  */
-int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data,
-			uint64_t timeout_ms, uint64_t now_ms, int op);
+int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
+			uint64_t now_ms, int op);
 
 /** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
 typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,

@@ -10,8 +10,8 @@
  * without readers.
  */
 #include <stddef.h>
-#include <stdlib.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl_state.h"
@@ -140,7 +140,7 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 static void dump_all(void)
 {
 	static const uint8_t types[] = {NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETRULE,
-					NFT_MSG_GETSET, NFT_MSG_GETOBJ, NFT_MSG_GETFLOWTABLE};
+					NFT_MSG_GETSET,	  NFT_MSG_GETOBJ,   NFT_MSG_GETFLOWTABLE};
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(types); i++) {

@@ -49,8 +49,8 @@
 
 #include "ct_ctl.h"
 #include "dataplane_priv.h"
-#include "nftdp_control.h"
 #include "nftdp_conntrack.h"
+#include "nftdp_control.h"
 #include "nftdp_sets.h"
 
 #ifndef FUZZ_PKT_SHIM
@@ -99,8 +99,8 @@ static void load_ruleset(const char *file)
 	/* ld.so ignores a preload it cannot open, and nft would then program
 	 * the host's kernel: never run it without the shim */
 	if (access(shim, R_OK) != 0) {
-		fprintf(stderr, "fuzz_pkt: %s missing (ninja -C BUILD %s): not running nft\n",
-			shim, "tests/fuzz/libnftdp_shim_plain.so");
+		fprintf(stderr, "fuzz_pkt: %s missing (ninja -C BUILD %s): not running nft\n", shim,
+			"tests/fuzz/libnftdp_shim_plain.so");
 		exit(1);
 	}
 	pid = fork();
@@ -139,10 +139,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char prefix[64];
-	char *eal[] = {"fuzz_pkt",   "-l",	     "0",
-		       "--no-huge",  "-m",	     "512",
-		       "--no-pci",   "--no-shconf", "--no-telemetry",
-		       "--log-level=error", "--vdev=net_null0", "--vdev=net_null1",
+	char *eal[] = {"fuzz_pkt",
+		       "-l",
+		       "0",
+		       "--no-huge",
+		       "-m",
+		       "512",
+		       "--no-pci",
+		       "--no-shconf",
+		       "--no-telemetry",
+		       "--log-level=error",
+		       "--vdev=net_null0",
+		       "--vdev=net_null1",
 		       prefix};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
@@ -404,8 +412,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nftdp_dp_log_drain(&dp);
 	if (getenv("FUZZ_PKT_STATS")) {
 		/* what became of the input's frames, for debugging a seed */
-		fprintf(stderr, "fuzz_pkt: rx %lu replies %lu tx %lu %lu", w->st.rx[0] + w->st.rx[1],
-			w->st.replies, w->st.tx[0], w->st.tx[1]);
+		fprintf(stderr, "fuzz_pkt: rx %lu replies %lu tx %lu %lu",
+			w->st.rx[0] + w->st.rx[1], w->st.replies, w->st.tx[0], w->st.tx[1]);
 		for (unsigned int d = 0; d < NFTDP_DP_DROP_MAX; d++)
 			if (w->st.drop[d])
 				fprintf(stderr, " %s %lu", nftdp_dp_drop_names[d], w->st.drop[d]);

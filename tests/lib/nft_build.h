@@ -33,8 +33,7 @@ static inline struct nftnl_expr *ex(const char *name)
 }
 
 /* payload load: @len bytes at @off from header @base into @dreg */
-static inline struct nftnl_expr *payload(uint32_t base, uint32_t off, uint32_t len,
-					 uint32_t dreg)
+static inline struct nftnl_expr *payload(uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
 {
 	struct nftnl_expr *e = ex("payload");
 

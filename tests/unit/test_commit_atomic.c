@@ -69,8 +69,12 @@ static struct nftnl_expr *ex(const char *name)
 
 static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t v)
 {
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "fwd",
-					.base = true, .hook = NF_INET_FORWARD, .policy = NF_DROP,
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+					.table = "t",
+					.name = "fwd",
+					.base = true,
+					.hook = NF_INET_FORWARD,
+					.policy = NF_DROP,
 					.chain_id = 1};
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
@@ -153,8 +157,8 @@ static void *reader_main(void *arg)
 		if (gen) {
 			for (int i = 0; i < BURST; i++)
 				pk[i] = tcp4(&tb[i]);
-			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, BURST, v,
-						    &ctx);
+			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, BURST,
+						    v, &ctx);
 			for (int i = 0; i < BURST; i++)
 				if (v[i] != NF_ACCEPT)
 					r->dropped++;

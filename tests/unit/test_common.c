@@ -71,8 +71,9 @@ static void test_csum_all_lengths_offsets(void **state)
 	fill(buf, sizeof(buf), 1);
 	for (uint32_t off = 0; off < 8; off++)
 		for (uint32_t len = 0; len <= 1600; len += len < 80 ? 1 : 37)
-			assert_int_equal(stored_be(nftdp_csum_fold(nftdp_csum_partial(buf + off, len, 0))),
-					 ref_csum(buf + off, len));
+			assert_int_equal(
+			    stored_be(nftdp_csum_fold(nftdp_csum_partial(buf + off, len, 0))),
+			    ref_csum(buf + off, len));
 	/* all ones: the sum stays 0xffff, the checksum 0 */
 	memset(buf, 0xff, 64);
 	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(buf, 64, 0)), 0);
@@ -127,7 +128,7 @@ static void test_csum_replace(void **state)
 		memcpy(buf + at, to, len);
 		/* the updated checksum verifies the changed data */
 		assert_int_equal(nftdp_csum_fold(nftdp_csum_add(
-					 nftdp_csum_partial(buf, sizeof(buf), 0), nftdp_ld16(field))),
+				     nftdp_csum_partial(buf, sizeof(buf), 0), nftdp_ld16(field))),
 				 0);
 	}
 }
@@ -189,9 +190,9 @@ static void test_clock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bytes),	  cmocka_unit_test(test_csum_all_lengths_offsets),
-	    cmocka_unit_test(test_csum_chained),  cmocka_unit_test(test_ip_header),
-	    cmocka_unit_test(test_csum_replace),  cmocka_unit_test(test_crc32c),
+	    cmocka_unit_test(test_bytes),	 cmocka_unit_test(test_csum_all_lengths_offsets),
+	    cmocka_unit_test(test_csum_chained), cmocka_unit_test(test_ip_header),
+	    cmocka_unit_test(test_csum_replace), cmocka_unit_test(test_crc32c),
 	    cmocka_unit_test(test_clock),
 	};
 

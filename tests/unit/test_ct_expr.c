@@ -27,10 +27,16 @@ static void add_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, uint64
 
 static void test_vm_ct_rules(void **state)
 {
-	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
-					     .log_ring_size = 8, .hash_seed = 1};
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "fwd",
-					.base = true, .hook = NF_INET_FORWARD,
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+					.table = "t",
+					.name = "fwd",
+					.base = true,
+					.hook = NF_INET_FORWARD,
 					.policy = NF_DROP};
 	struct env *en = env_new(16, false);
 	struct nftdp_vm_state *st;
@@ -56,7 +62,8 @@ static void test_vm_ct_rules(void **state)
 	assert_int_equal(inet_pton(AF_INET, "10.10.0.1", &saddr), 1);
 	add_rule(c, st, 3, ct_get(NFT_CT_SRC_IP, IP_CT_DIR_ORIGINAL, NFT_REG32_00),
 		 cmp(NFT_CMP_EQ, NFT_REG32_00, &saddr, 4), ct_get(NFT_CT_STATE, -1, NFT_REG32_01),
-		 cmp(NFT_CMP_EQ, NFT_REG32_01, &(uint32_t){ST_NEW}, 4), verdict(NF_ACCEPT, NULL), NULL);
+		 cmp(NFT_CMP_EQ, NFT_REG32_01, &(uint32_t){ST_NEW}, 4), verdict(NF_ACCEPT, NULL),
+		 NULL);
 	ctx.state = st;
 	ctx.now_ms = en->now;
 
@@ -158,10 +165,16 @@ static int try_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, struct 
 /* snat/dnat/masquerade compiled by the VM and bound through nftdp_ct_vm_ops */
 static void test_vm_nat_rules(void **state)
 {
-	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
-					     .log_ring_size = 8, .hash_seed = 1};
-	struct nftdp_vm_chain_desc post = {.family = NFPROTO_IPV4, .table = "nat", .name = "post",
-					   .base = true, .hook = NF_INET_POST_ROUTING,
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
+	struct nftdp_vm_chain_desc post = {.family = NFPROTO_IPV4,
+					   .table = "nat",
+					   .name = "post",
+					   .base = true,
+					   .hook = NF_INET_POST_ROUTING,
 					   .policy = NF_ACCEPT};
 	struct nftdp_vm_chain_desc pre = post;
 	struct nftdp_ct_config cfg = {.max_entries = 16, .ifaddr = test_ifaddr};
@@ -204,19 +217,20 @@ static void test_vm_nat_rules(void **state)
 			fail_msg("NAT compile refused (%d): %s", rc, err.msg);
 	}
 	/* init checks as nft_nat_init / _validate */
-	assert_int_equal(try_rule(cpre, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0),
-				  NULL),
-			 -EOPNOTSUPP);
-	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_DNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0),
-				  NULL),
-			 -EOPNOTSUPP);
-	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV6, NFT_REG32_00, 0, 0),
-				  NULL),
-			 -EOPNOTSUPP);
+	assert_int_equal(
+	    try_rule(cpre, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0), NULL),
+	    -EOPNOTSUPP);
+	assert_int_equal(
+	    try_rule(cpost, st, nat_expr(NFT_NAT_DNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0), NULL),
+	    -EOPNOTSUPP);
+	assert_int_equal(
+	    try_rule(cpost, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV6, NFT_REG32_00, 0, 0), NULL),
+	    -EOPNOTSUPP);
 	assert_int_equal(try_rule(cpost, st, nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, 0, 0, 0), NULL),
 			 -EINVAL);
 	assert_int_equal(try_rule(cpost, st,
-				  nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0x1000), NULL),
+				  nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, 0x1000),
+				  NULL),
 			 -EOPNOTSUPP);
 	assert_int_equal(try_rule(cpost, st, ex("redir"), NULL), -EOPNOTSUPP);
 	assert_int_equal(try_rule(cpre, st, ex("masq"), NULL), -EOPNOTSUPP);
@@ -263,8 +277,11 @@ struct vm_env {
 
 static void vm_env_init(struct vm_env *v, uint64_t now)
 {
-	struct nftdp_vm_state_config vcfg = {.n_workers = 2, .max_counters = 16, .max_cells = 16,
-					     .log_ring_size = 8, .hash_seed = 1};
+	struct nftdp_vm_state_config vcfg = {.n_workers = 2,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
 
 	memset(v, 0, sizeof(*v));
 	assert_int_equal(nftdp_vm_state_create(&vcfg, &v->st), 0);
@@ -276,8 +293,12 @@ static void vm_env_init(struct vm_env *v, uint64_t now)
 static struct nftdp_vm_chain *vm_chain(struct vm_env *v, const char *name, uint8_t hook,
 				       uint32_t policy)
 {
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = name,
-					.base = true, .hook = hook, .policy = policy};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+					.table = "t",
+					.name = name,
+					.base = true,
+					.hook = hook,
+					.policy = policy};
 	struct nftdp_vm_chain *c;
 
 	assert_int_equal(nftdp_vm_chain_create(&d, v->st, &c), 0);
@@ -301,7 +322,7 @@ static uint32_t zxmit(struct env *en, struct vm_env *v, struct tpkt *t,
 	if (raw)
 		assert_int_equal(nftdp_vm_run_chain(raw, &t->pkt, &v->ctx), NF_ACCEPT);
 	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
-	st = t->pkt.ct ? nftdp_ct_vm_ops.state(t->pkt.ct)
+	st = t->pkt.ct		   ? nftdp_ct_vm_ops.state(t->pkt.ct)
 	     : t->pkt.ct_untracked ? ST_UNTRACKED
 				   : ST_INVALID;
 	if (ent)
@@ -811,12 +832,9 @@ static void test_connlimit_compile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vm_ct_rules),
-		cmocka_unit_test(test_vm_nat_rules),
-		cmocka_unit_test(test_zones),
-		cmocka_unit_test(test_timeout_policy),
-		cmocka_unit_test(test_connlimit),
-		cmocka_unit_test(test_connlimit_compile),
+	    cmocka_unit_test(test_vm_ct_rules), cmocka_unit_test(test_vm_nat_rules),
+	    cmocka_unit_test(test_zones),	cmocka_unit_test(test_timeout_policy),
+	    cmocka_unit_test(test_connlimit),	cmocka_unit_test(test_connlimit_compile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

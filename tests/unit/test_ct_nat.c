@@ -126,7 +126,8 @@ static void test_nat_masquerade_icmp(void **state)
 static void nat_icmp_error_case(bool v6)
 {
 	const char *cli = v6 ? "fd00::1" : "10.0.0.1", *srv = v6 ? "2001:db8::53" : "198.51.100.53";
-	const char *pub = v6 ? "2001:db8:ff::5" : "203.0.113.5", *rtr = v6 ? "2001:db8::fe" : "198.51.100.254";
+	const char *pub = v6 ? "2001:db8:ff::5" : "203.0.113.5",
+		   *rtr = v6 ? "2001:db8::fe" : "198.51.100.254";
 	struct env *en = env_new(64, false);
 	struct nftdp_ct_nat_range sn = nat_to(pub, 6000);
 	uint32_t hl = v6 ? 40 : 20;
@@ -258,14 +259,10 @@ static void test_zone_clash_after_nat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nat_snat_tcp),
-		cmocka_unit_test(test_nat_dnat_port),
-		cmocka_unit_test(test_nat_masquerade_icmp),
-		cmocka_unit_test(test_nat_icmp_error_ipv4),
-		cmocka_unit_test(test_nat_icmp_error_ipv6),
-		cmocka_unit_test(test_nat_shard_owner),
-		cmocka_unit_test(test_zone_clash_after_nat),
-		cmocka_unit_test(test_nat_sctp_crc),
+	    cmocka_unit_test(test_nat_snat_tcp),	 cmocka_unit_test(test_nat_dnat_port),
+	    cmocka_unit_test(test_nat_masquerade_icmp),	 cmocka_unit_test(test_nat_icmp_error_ipv4),
+	    cmocka_unit_test(test_nat_icmp_error_ipv6),	 cmocka_unit_test(test_nat_shard_owner),
+	    cmocka_unit_test(test_zone_clash_after_nat), cmocka_unit_test(test_nat_sctp_crc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

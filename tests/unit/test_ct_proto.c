@@ -181,8 +181,8 @@ static void test_related_tcp_and_echo(void **state)
 	env_free(en);
 }
 
-static uint32_t sx(struct env *en, bool v6, int dir, uint16_t port, uint32_t tag,
-		   const uint8_t *c, uint32_t n, struct nftdp_ct_entry **e)
+static uint32_t sx(struct env *en, bool v6, int dir, uint16_t port, uint32_t tag, const uint8_t *c,
+		   uint32_t n, struct nftdp_ct_entry **e)
 {
 	struct tpkt t;
 
@@ -229,8 +229,9 @@ static void test_sctp(void **state)
 	for (int d = 0; d < 2; d++)
 		for (int r = 0; r < 11; r++)
 			for (int col = 0; col < 9; col++)
-				assert_int_equal(nftdp_ct_sctp_table(d, r, col),
-						 sctp_code((d ? sctp_reply : sctp_orig)[r] + 3 * col));
+				assert_int_equal(
+				    nftdp_ct_sctp_table(d, r, col),
+				    sctp_code((d ? sctp_reply : sctp_orig)[r] + 3 * col));
 	for (int v6 = 0; v6 < 2; v6++) {
 		uint16_t port = (uint16_t)(5000 + v6 * 10);
 
@@ -290,7 +291,8 @@ static void test_sctp(void **state)
 		assert_int_equal(sx(en, v6, 1, port, ct, c, n, NULL), ST_ESTABLISHED);
 		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_SHUTDOWN_ACK_SENT);
 		n = chunk(c, 14, 0, NULL, 0);
-		assert_int_equal(sx(en, v6, 0, port, ct, c, n, NULL), ST_INVALID); /* peer's tag, no T */
+		assert_int_equal(sx(en, v6, 0, port, ct, c, n, NULL),
+				 ST_INVALID); /* peer's tag, no T */
 		assert_int_equal(sx(en, v6, 0, port, st, c, n, NULL), ST_ESTABLISHED);
 		assert_int_equal(e->proto.sctp.state, SCTP_CONNTRACK_CLOSED);
 		assert_int_equal(left_s(en, e), 10);
@@ -390,13 +392,14 @@ static void test_malformed_packets(void **state)
 	struct tpkt seeds[8], q;
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	unsigned int n_seeds = 0, i;
-	uint8_t opts[40] = {2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
-			    5, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+	uint8_t opts[40] = {2, 4, 5, 0xb4, 4, 2, 8,  10, 0, 0, 0, 1, 0, 0, 0,
+			    0, 1, 3, 3,	   7, 5, 10, 0,	 0, 0, 1, 0, 0, 0, 2};
 
 	(void)state;
 	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
 	for (int v6 = 0; v6 < 2; v6++) {
-		const char *a = v6 ? "2001:db8::1" : "10.0.0.1", *b = v6 ? "2001:db8::2" : "10.0.0.2";
+		const char *a = v6 ? "2001:db8::1" : "10.0.0.1",
+			   *b = v6 ? "2001:db8::2" : "10.0.0.2";
 		uint8_t h[80];
 
 		tcp_hdr(h, 1000, 80, 5, 9, TS | TA, 100, 0);
@@ -451,13 +454,13 @@ static void test_malformed_packets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_udp),
-		cmocka_unit_test(test_icmp),
-		cmocka_unit_test(test_related_ipv4),
-		cmocka_unit_test(test_related_ipv6),
-		cmocka_unit_test(test_related_tcp_and_echo),
-		cmocka_unit_test(test_malformed_packets),
-		cmocka_unit_test(test_sctp),
+	    cmocka_unit_test(test_udp),
+	    cmocka_unit_test(test_icmp),
+	    cmocka_unit_test(test_related_ipv4),
+	    cmocka_unit_test(test_related_ipv6),
+	    cmocka_unit_test(test_related_tcp_and_echo),
+	    cmocka_unit_test(test_malformed_packets),
+	    cmocka_unit_test(test_sctp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

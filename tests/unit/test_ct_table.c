@@ -122,7 +122,8 @@ static void test_table_full(void **state)
 	(void)state;
 	/* four assured connections fill the table */
 	for (int i = 0; i < 4; i++) {
-		f[i] = (struct tflow){false, "10.6.0.1", "10.6.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		f[i] =
+		    (struct tflow){false, "10.6.0.1", "10.6.0.2", (uint16_t)(2000 + i), 80, 10, 20};
 		handshake(en, &f[i]);
 		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
 	}
@@ -171,7 +172,8 @@ static void test_gc_pressure(void **state)
 	(void)state;
 	/* full of assured connections in FIN_WAIT: the gc may evict them */
 	for (int i = 0; i < 4; i++) {
-		f[i] = (struct tflow){false, "10.8.0.1", "10.8.0.2", (uint16_t)(2000 + i), 80, 10, 20};
+		f[i] =
+		    (struct tflow){false, "10.8.0.1", "10.8.0.2", (uint16_t)(2000 + i), 80, 10, 20};
 		handshake(en, &f[i]);
 		assert_int_equal(tx(en, &f[i], 0, TA, 0, NULL), ST_ESTABLISHED);
 	}
@@ -549,18 +551,12 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_errors),
-		cmocka_unit_test(test_attach),
-		cmocka_unit_test(test_burst_order),
-		cmocka_unit_test(test_timeout_gc),
-		cmocka_unit_test(test_configured_timeouts),
-		cmocka_unit_test(test_table_full),
-		cmocka_unit_test(test_gc_pressure),
-		cmocka_unit_test(test_confirm_drop),
-		cmocka_unit_test(test_walk_get_delete_flush),
-		cmocka_unit_test(test_events),
-		cmocka_unit_test(test_rss_symmetric),
-		cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_create_errors),	  cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),		  cmocka_unit_test(test_timeout_gc),
+	    cmocka_unit_test(test_configured_timeouts),	  cmocka_unit_test(test_table_full),
+	    cmocka_unit_test(test_gc_pressure),		  cmocka_unit_test(test_confirm_drop),
+	    cmocka_unit_test(test_walk_get_delete_flush), cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_rss_symmetric),	  cmocka_unit_test(test_table_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,22 +15,22 @@
  * none; columns sNO sSS sSR sES sFW sCW sLA sTW sCL sS2.
  */
 static const char *const kernel_table[2][6] = {
-	{
-		"SS SS IG IG IG IG IG SS SS S2",
-		"IV IV SR IV IV IV IV IV IV SR",
-		"IV IV FW FW LA LA LA TW CL IV",
-		"ES IV ES ES CW CW TW TW CL IV",
-		"IV CL CL CL CL CL CL CL CL CL",
-		"IV IV IV IV IV IV IV IV IV IV",
-	},
-	{
-		"IV S2 IV IV IV IV IV SS IV S2",
-		"IV SR IG IG IG IG IG IG IG SR",
-		"IV IV FW FW LA LA LA TW CL IV",
-		"IV IG SR ES CW CW TW TW CL IG",
-		"IV CL CL CL CL CL CL CL CL CL",
-		"IV IV IV IV IV IV IV IV IV IV",
-	},
+    {
+	"SS SS IG IG IG IG IG SS SS S2",
+	"IV IV SR IV IV IV IV IV IV SR",
+	"IV IV FW FW LA LA LA TW CL IV",
+	"ES IV ES ES CW CW TW TW CL IV",
+	"IV CL CL CL CL CL CL CL CL CL",
+	"IV IV IV IV IV IV IV IV IV IV",
+    },
+    {
+	"IV S2 IV IV IV IV IV SS IV S2",
+	"IV SR IG IG IG IG IG IG IG SR",
+	"IV IV FW FW LA LA LA TW CL IV",
+	"IV IG SR ES CW CW TW TW CL IG",
+	"IV CL CL CL CL CL CL CL CL CL",
+	"IV IV IV IV IV IV IV IV IV IV",
+    },
 };
 
 static int state_code(const char *s)
@@ -77,7 +77,8 @@ static void test_tcp_every_transition(void **state)
 		for (int i = 0; i < 6; i++) {
 			for (int o = 0; o < TCP_CONNTRACK_MAX; o++) {
 				struct env *en = env_new(64, true);
-				struct tflow f = {false, "10.0.0.1", "10.0.0.2", 40000, 80, 1000, 5000};
+				struct tflow f = {false, "10.0.0.1", "10.0.0.2", 40000,
+						  80,	 1000,	     5000};
 				struct nftdp_ct_entry *e = handshake(en, &f), *e2;
 				int want = kernel_next(d, i, o);
 				uint32_t seq = d ? f.bseq : f.aseq, ack = d ? f.aseq : f.bseq, st;
@@ -87,7 +88,8 @@ static void test_tcp_every_transition(void **state)
 				e->proto.tcp.last_index = 5; /* TCP_NONE_SET */
 				if (o >= TCP_CONNTRACK_TIME_WAIT && o != TCP_CONNTRACK_SYN_SENT2)
 					e->proto.tcp.seen[0].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
-				if (i == 4 && (e->proto.tcp.seen[!d].flags & IP_CT_TCP_FLAG_MAXACK_SET))
+				if (i == 4 &&
+				    (e->proto.tcp.seen[!d].flags & IP_CT_TCP_FLAG_MAXACK_SET))
 					seq = e->proto.tcp.seen[!d].td_maxack;
 				seg(&t, &f, d, flags[i], seq, (flags[i] & TA) ? ack : 0, 0);
 				st = xmit(en, &t, &e2);
@@ -101,7 +103,8 @@ static void test_tcp_every_transition(void **state)
 					   o >= TCP_CONNTRACK_TIME_WAIT) {
 					/* reopened: the old entry is gone */
 					assert_int_equal(st, ST_NEW);
-					assert_int_equal(e2->proto.tcp.state, TCP_CONNTRACK_SYN_SENT);
+					assert_int_equal(e2->proto.tcp.state,
+							 TCP_CONNTRACK_SYN_SENT);
 					assert_int_equal(en->s->st.count, 1);
 					assert_int_equal(en->s->st.deleted, 1);
 				} else {
@@ -311,8 +314,8 @@ static void test_tcp_invalid(void **state)
 
 	/* no loose pickup; no checksum verification */
 	{
-		struct nftdp_ct_config cfg = {.max_entries = 8, .tcp_no_loose = true,
-					      .no_checksum = true};
+		struct nftdp_ct_config cfg = {
+		    .max_entries = 8, .tcp_no_loose = true, .no_checksum = true};
 		struct env e2 = {.now = 5000};
 
 		assert_int_equal(nftdp_ct_shard_create(&cfg, &e2.s), 0);
@@ -349,13 +352,13 @@ static void test_tcp_simultaneous_open(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcp_table_transcription),
-		cmocka_unit_test(test_tcp_every_transition),
-		cmocka_unit_test(test_tcp_lifecycle),
-		cmocka_unit_test(test_tcp_window),
-		cmocka_unit_test(test_tcp_rst),
-		cmocka_unit_test(test_tcp_invalid),
-		cmocka_unit_test(test_tcp_simultaneous_open),
+	    cmocka_unit_test(test_tcp_table_transcription),
+	    cmocka_unit_test(test_tcp_every_transition),
+	    cmocka_unit_test(test_tcp_lifecycle),
+	    cmocka_unit_test(test_tcp_window),
+	    cmocka_unit_test(test_tcp_rst),
+	    cmocka_unit_test(test_tcp_invalid),
+	    cmocka_unit_test(test_tcp_simultaneous_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

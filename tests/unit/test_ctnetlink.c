@@ -174,7 +174,8 @@ static void f_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
 }
 
 static unsigned int f_events(void *arg, unsigned int shard,
-			     void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg), void *cb_arg)
+			     void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+			     void *cb_arg)
 {
 	unsigned int n = n_ev;
 
@@ -237,8 +238,7 @@ static struct nftdp_ct_info *add4(const char *src, const char *dst, uint8_t l4, 
 	return &e->ci;
 }
 
-static struct nftdp_ct_info *add6(const char *src, const char *dst, uint16_t sport,
-				  uint16_t dport)
+static struct nftdp_ct_info *add6(const char *src, const char *dst, uint16_t sport, uint16_t dport)
 {
 	struct nftdp_ct_info *ci = add4("0.0.0.0", "0.0.0.0", IPPROTO_UDP, sport, dport, 1);
 
@@ -257,8 +257,8 @@ static int setup(void **state)
 	ctl.cfg.ct = &ops;
 	n_tab = n_sent = n_ev = 0;
 	listening = true;
-	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |= IPS_SEEN_REPLY |
-									  IPS_ASSURED;
+	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |=
+	    IPS_SEEN_REPLY | IPS_ASSURED;
 	add4("10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53, 1)->mark = 7;
 	add4("10.0.0.1", "10.0.0.2", IPPROTO_ICMP, 99, 0, 0);
 	add6("fd00::1", "fd00::2", 6000, 53);
@@ -362,7 +362,8 @@ static unsigned int attr_types(const struct nlmsghdr *nlh, uint16_t *types, unsi
 	const struct nlattr *a;
 	unsigned int n = 0;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
 		if (n < max)
 			types[n] = mnl_attr_get_type(a);
 		n++;
@@ -374,7 +375,8 @@ static const struct nlattr *attr(const struct nlmsghdr *nlh, uint16_t type)
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
 		if (mnl_attr_get_type(a) == type)
 			return a;
 	}
@@ -411,7 +413,8 @@ static void test_dump_all(void **state)
 	assert_int_equal(m[4]->nlmsg_type, NLMSG_DONE);
 	assert_int_equal(sent[n_sent - 1].len, NLMSG_HDRLEN + 4);
 	for (unsigned int i = 0; i < 4; i++) {
-		assert_int_equal(m[i]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
+		assert_int_equal(m[i]->nlmsg_type,
+				 (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
 		assert_int_equal(m[i]->nlmsg_flags, NLM_F_MULTI); /* no filter */
 		assert_int_equal(m[i]->nlmsg_seq, 77);
 		assert_int_equal(m[i]->nlmsg_pid, 4242);
@@ -456,7 +459,8 @@ static void test_dump_icmp_tuple(void **state)
 
 		assert_int_equal(m[i]->nlmsg_flags, NLM_F_MULTI | NLM_F_DUMP_FILTERED);
 		assert_int_equal(family_of(m[i]), AF_INET);
-		mnl_attr_for_each_nested(a, orig) {
+		mnl_attr_for_each_nested(a, orig)
+		{
 			if (mnl_attr_get_type(a) == CTA_TUPLE_IP)
 				ip = a;
 			if (mnl_attr_get_type(a) == CTA_TUPLE_PROTO)
@@ -465,7 +469,8 @@ static void test_dump_icmp_tuple(void **state)
 		assert_non_null(ip);
 		assert_non_null(pr);
 		mnl_attr_for_each_nested(a, pr) ty[k++ & 7] = mnl_attr_get_type(a);
-		if (*(const uint8_t *)mnl_attr_get_payload(mnl_attr_get_payload(pr)) != IPPROTO_ICMP)
+		if (*(const uint8_t *)mnl_attr_get_payload(mnl_attr_get_payload(pr)) !=
+		    IPPROTO_ICMP)
 			continue;
 		assert_int_equal(k, 4);
 		assert_int_equal(ty[0], CTA_PROTO_NUM);
@@ -936,7 +941,7 @@ static void test_zones(void **state)
 		/* the same nest with the zone appended */
 		n = mnl_attr_nest_start(nlh, CTA_TUPLE_ORIG);
 		mnl_attr_for_each_nested(a, (const struct nlattr *)mnl_nlmsg_get_payload(t))
-			ctl_put_attr_copy(nlh, a);
+		    ctl_put_attr_copy(nlh, a);
 		mnl_attr_put_u16(nlh, CTA_TUPLE_ZONE, htons(7));
 		mnl_attr_nest_end(nlh, n);
 		assert_int_equal(rcv(nlh), 0);

@@ -20,20 +20,24 @@ static void test_timeouts(void **st)
 	(void)st;
 	nftdp_ct_timeouts_default(&t);
 	d = t;
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_established=3600"), 0);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_established=3600"),
+			 0);
 	assert_int_equal(t.tcp[TCP_CONNTRACK_ESTABLISHED], 3600);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t,
-					    "net.netfilter.nf_conntrack_udp_timeout_stream=180"), 0);
+	assert_int_equal(
+	    nftdp_dp_ct_sysctl(&cfg, &t, "net.netfilter.nf_conntrack_udp_timeout_stream=180"), 0);
 	assert_int_equal(t.udp_replied, 180);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_max_retrans=7"), 0);
 	assert_int_equal(t.tcp[TCP_CONNTRACK_RETRANS], 7);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_unacknowledged=8"), 0);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_unacknowledged=8"),
+			 0);
 	assert_int_equal(t.tcp[TCP_CONNTRACK_UNACK], 8);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_icmpv6_timeout=9"), 0);
 	assert_int_equal(t.icmpv6, 9);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_established=11"), 0);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_established=11"),
+			 0);
 	assert_int_equal(t.sctp[SCTP_CONNTRACK_ESTABLISHED], 11);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_heartbeat_sent=12"), 0);
+	assert_int_equal(
+	    nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_sctp_timeout_heartbeat_sent=12"), 0);
 	assert_int_equal(t.sctp[SCTP_CONNTRACK_HEARTBEAT_SENT], 12);
 	/* nothing else moved */
 	d.tcp[TCP_CONNTRACK_ESTABLISHED] = 3600;
@@ -75,17 +79,20 @@ static void test_errors(void **st)
 	(void)st;
 	nftdp_ct_timeouts_default(&t);
 	t0 = t;
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_established"), -EINVAL);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_timeout_established"),
+			 -EINVAL);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeout="), -EINVAL);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeout=-1"), -EINVAL);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeout=12x"), -EINVAL);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeou=1"), -ENOENT);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeout_streamx=1"), -ENOENT);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_udp_timeout_streamx=1"),
+			 -ENOENT);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "net.ipv4.ip_forward=1"), -ENOENT);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_be_liberal=2"), -ERANGE);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_max_retrans=256"), -ERANGE);
 	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_tcp_max_retrans=0"), -ERANGE);
-	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_icmp_timeout=99999999"), -ERANGE);
+	assert_int_equal(nftdp_dp_ct_sysctl(&cfg, &t, "nf_conntrack_icmp_timeout=99999999"),
+			 -ERANGE);
 	/* a refused value changes nothing */
 	assert_memory_equal(&t, &t0, sizeof(t));
 	assert_memory_equal(&cfg, &c0, sizeof(cfg));

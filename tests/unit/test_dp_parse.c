@@ -226,12 +226,20 @@ static void test_ip6_hbh(void **state)
 	    {{0x1e, 0, 1, 2, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0},
 	    {{1, 4, 0, 1, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
 	    {{0, 0, 0, 0, 0, 0, 1, 0, 1, 4, 0, 0, 0, 0}, 14, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
-	    {{0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 1, 2,
-	      0, 0},
-	     22, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
-	    {{0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 1, 4, 0, 0,
-	      0, 0},
-	     22, NFTDP_DP_DROP_MAX, 0, 0, 0},
+	    {{0x1e, 0,	  0x1e, 0,    0x1e, 0,	  0x1e, 0, 0x1e, 0, 0x1e,
+	      0,    0x1e, 0,	0x1e, 0,    0x1e, 0,	1, 2,	 0, 0},
+	     22,
+	     NFTDP_DP_DROP_IP6_HBH,
+	     0,
+	     0,
+	     0},
+	    {{0x1e, 0,	  0x1e, 0,    0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e,
+	      0,    0x1e, 0,	0x1e, 0,    1, 4,    0, 0,    0, 0},
+	     22,
+	     NFTDP_DP_DROP_MAX,
+	     0,
+	     0,
+	     0},
 	    {{5, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0},
 	    {{0x1e, 5, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH, 0, 0, 0},
 	    {{0x5e, 4, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0},
@@ -240,10 +248,14 @@ static void test_ip6_hbh(void **state)
 	    {{1, 0, 0x9e, 2, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 2, 44},
 	    {{0xc2, 4, 0, 1, 0x11, 0x70}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 0, 42},
 	    {{0xc2, 4, 0, 0, 0x11, 0x70}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 4, 0, 44},
-	    {{0, 0xc2, 4, 0, 1, 0x11, 0x70, 0, 0, 0, 0, 0, 0, 0}, 14, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0,
+	    {{0, 0xc2, 4, 0, 1, 0x11, 0x70, 0, 0, 0, 0, 0, 0, 0},
+	     14,
+	     NFTDP_DP_DROP_IP6_HBH_OPT,
+	     0,
+	     0,
 	     0},
 	    {{0x31, 2, 0, 0, 0, 0}, 6, NFTDP_DP_DROP_IP6_HBH_OPT, 0, 0, 0}, /* IOAM at 42 */
-	    {{1, 0, 0x31, 2, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0}, /* at 44: ignored */
+	    {{1, 0, 0x31, 2, 0, 0}, 6, NFTDP_DP_DROP_MAX, 0, 0, 0},	    /* at 44: ignored */
 	};
 	uint8_t f[256];
 
@@ -280,9 +292,9 @@ static void test_ip6_hbh(void **state)
 		{
 			uint8_t out[NFTDP_DP_REPLY_MAX];
 
-			assert_int_equal(nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out,
-							     sizeof(out)),
-					 14 + 48 + ip_len);
+			assert_int_equal(
+			    nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out, sizeof(out)),
+			    14 + 48 + ip_len);
 		}
 	}
 	/* the header past the end of the packet (8-byte payload, 48 claimed),
@@ -308,7 +320,8 @@ static void test_ip6_hbh(void **state)
 		uint32_t len = mk_ip6_hbh(f, o, 6), ip_len;
 
 		nftdp_wr16(f + 14 + 4, 0);
-		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14 + 4, &ip_len), NFTDP_DP_DROP_MAX);
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14 + 4, &ip_len),
+				 NFTDP_DP_DROP_MAX);
 		assert_int_equal(ip_len, len - 14 + 4);
 	}
 }
@@ -386,7 +399,10 @@ static void test_route_input(void **state)
 	    {{7, 0xff, 4, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 20},
 	    {{7, 7, 1, 0, 0, 0, 0, 0}, 8, NFTDP_DP_DROP_IP_OPTIONS, 22},
 	    {{131, 2, 4, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 21},
-	    {{131, 7, 4, 10, 2, 0, 9, 131, 7, 4, 10, 2, 0, 9, 0, 0}, 16, NFTDP_DP_DROP_IP_OPTIONS, 27},
+	    {{131, 7, 4, 10, 2, 0, 9, 131, 7, 4, 10, 2, 0, 9, 0, 0},
+	     16,
+	     NFTDP_DP_DROP_IP_OPTIONS,
+	     27},
 	    {{68, 4, 5, 0}, 4, NFTDP_DP_DROP_MAX, 0},
 	    {{68, 4, 9, 0xf0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 23},
 	    {{148, 2, 0, 0}, 4, NFTDP_DP_DROP_IP_OPTIONS, 21},
@@ -402,8 +418,8 @@ static void test_route_input(void **state)
 	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		uint32_t len = mk_ip4_opts(f, rows[i].o, rows[i].len);
 
-		assert_int_equal(
-		    nftdp_dp_ip_route_input(f + 14, len - 14, true, true, &own, &icmp), rows[i].why);
+		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, true, &own, &icmp),
+				 rows[i].why);
 		assert_int_equal(icmp.type, rows[i].ptr ? 12 : 0);
 		if (rows[i].ptr)
 			assert_int_equal(icmp.info, (uint32_t)rows[i].ptr << 24);
@@ -419,17 +435,21 @@ static void test_route_input(void **state)
 		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, true, NULL, &icmp),
 				 NFTDP_DP_DROP_MAX);
 		/* an L2 broadcast or multicast frame */
-		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, false, NULL, &icmp),
-				 NFTDP_DP_DROP_L2_NOT_HOST);
+		assert_int_equal(
+		    nftdp_dp_ip_route_input(f + 14, len - 14, true, false, NULL, &icmp),
+		    NFTDP_DP_DROP_L2_NOT_HOST);
 		f[14 + 12] = 127;
-		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, true, false, &own, &icmp),
-				 NFTDP_DP_DROP_MARTIAN);
+		assert_int_equal(
+		    nftdp_dp_ip_route_input(f + 14, len - 14, true, false, &own, &icmp),
+		    NFTDP_DP_DROP_MARTIAN);
 		len = mk_ip6_udp(f, 0);
 		assert_true(nftdp_dp_own_add(&own, false, f + 14 + 8));
-		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, false, true, &own, &icmp),
-				 NFTDP_DP_DROP_MAX);
-		assert_int_equal(nftdp_dp_ip_route_input(f + 14, len - 14, false, false, &own, &icmp),
-				 NFTDP_DP_DROP_L2_NOT_HOST);
+		assert_int_equal(
+		    nftdp_dp_ip_route_input(f + 14, len - 14, false, true, &own, &icmp),
+		    NFTDP_DP_DROP_MAX);
+		assert_int_equal(
+		    nftdp_dp_ip_route_input(f + 14, len - 14, false, false, &own, &icmp),
+		    NFTDP_DP_DROP_L2_NOT_HOST);
 		/* ip6_forward: the unspecified source, whatever the hop limit */
 		memset(f + 14 + 8, 0, 16);
 		assert_int_equal(nftdp_dp_ip6_forward(f + 14, 48), NFTDP_DP_DROP_IP6_SRC_ANY);
@@ -500,15 +520,17 @@ static void test_rcv_random(void **state)
 			    (len >= 34 && (f[14] & 0xf) >= 5 && (f[14] & 0xf) * 4u <= len - 14)) {
 				if (ip_len == 0)
 					ip_len = len - 14;
-				if (nftdp_dp_ip_route_input(f + 14, ip_len, true, true, &own, &icmp) ==
-					NFTDP_DP_DROP_MAX)
+				if (nftdp_dp_ip_route_input(f + 14, ip_len, true, true, &own,
+							    &icmp) == NFTDP_DP_DROP_MAX)
 					nftdp_dp_ip_forward_options(f + 14, own.addr4[0]);
-				nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out, sizeof(out));
+				nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out,
+						    sizeof(out));
 			}
 		} else if (nftdp_dp_ip6_rcv_icmp(f + 14, len - 14, &ip_len, &icmp) !=
 			   NFTDP_DP_DROP_MAX) {
 			if (icmp.type)
-				nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out, sizeof(out));
+				nftdp_dp_icmp_build(f, 14, ip_len, &icmp, 0, NULL, out,
+						    sizeof(out));
 		}
 		free(f);
 	}
@@ -545,7 +567,7 @@ static void test_reject_tcp(void **state)
 	assert_int_equal(nftdp_rd16(out + 34), 23);
 	assert_int_equal(nftdp_rd16(out + 36), 40000);
 	assert_int_equal(nftdp_rd32(out + 34 + 8), 101); /* ack = seq + SYN */
-	assert_int_equal(out[34 + 13], 0x14);	   /* RST|ACK */
+	assert_int_equal(out[34 + 13], 0x14);		 /* RST|ACK */
 	s = nftdp_csum_partial(out + 14 + 12, 8, 0);
 	s = nftdp_csum_partial(ph, 4, s);
 	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(out + 34, 20, s)), 0);
@@ -663,9 +685,11 @@ static void test_reply_exthdr_past_end(void **state)
 		memcpy(f + 14 + 40, (const uint8_t[8]){nh, 255, 1, 4, 0, 0, 0, 0}, 8);
 		assert_int_equal(len, 14 + 48);
 		assert_int_equal(
-		    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
+		    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)),
+		    0);
 		assert_int_equal(
-		    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 1, NULL, out, sizeof(out)), 0);
+		    nftdp_dp_reject_build(f, 14, len - 14, false, 1, 4, 1, NULL, out, sizeof(out)),
+		    0);
 		assert_int_equal(
 		    nftdp_dp_reject_build(f, 14, len - 14, false, 3, 0, 1, NULL, out, sizeof(out)),
 		    14 + 48 + 48);
@@ -705,11 +729,11 @@ static void test_ip_len_clip(void **state)
 	/* IPv4: total length at 2 */
 	ip[0] = 0x45;
 	nftdp_wr16(ip + 2, 60);
-	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 60);  /* padding goes */
-	assert_int_equal(nftdp_dp_ip_len_clip(ip, 60, true), 60);   /* exact */
-	assert_int_equal(nftdp_dp_ip_len_clip(ip, 59, true), 59);   /* longer: clipped */
-	assert_int_equal(nftdp_dp_ip_len_clip(ip, 4, true), 4);	    /* length field, no more */
-	assert_int_equal(nftdp_dp_ip_len_clip(ip, 3, true), 3);	    /* short of the field */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 60); /* padding goes */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 60, true), 60);  /* exact */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 59, true), 59);  /* longer: clipped */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 4, true), 4);	   /* length field, no more */
+	assert_int_equal(nftdp_dp_ip_len_clip(ip, 3, true), 3);	   /* short of the field */
 	assert_int_equal(nftdp_dp_ip_len_clip(ip, 0, true), 0);
 	nftdp_wr16(ip + 2, 8); /* below the header's 20: kept, ip_rcv drops it */
 	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 8);
@@ -743,11 +767,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reply_exthdr_past_end),
 	    cmocka_unit_test(test_reply_ttl_bad_csum),
-	    cmocka_unit_test(test_l2),	       cmocka_unit_test(test_ip_rcv),
-	    cmocka_unit_test(test_ip6_rcv),    cmocka_unit_test(test_forward),
-	    cmocka_unit_test(test_reject_tcp), cmocka_unit_test(test_reject_icmp),
-	    cmocka_unit_test(test_ip6_hbh),    cmocka_unit_test(test_icmp_build),
-	    cmocka_unit_test(test_route_input), cmocka_unit_test(test_rcv_random),
+	    cmocka_unit_test(test_l2),
+	    cmocka_unit_test(test_ip_rcv),
+	    cmocka_unit_test(test_ip6_rcv),
+	    cmocka_unit_test(test_forward),
+	    cmocka_unit_test(test_reject_tcp),
+	    cmocka_unit_test(test_reject_icmp),
+	    cmocka_unit_test(test_ip6_hbh),
+	    cmocka_unit_test(test_icmp_build),
+	    cmocka_unit_test(test_route_input),
+	    cmocka_unit_test(test_rcv_random),
 	    cmocka_unit_test(test_ip_len_clip),
 	};
 

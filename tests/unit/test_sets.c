@@ -48,11 +48,10 @@ static void be32(uint8_t *k, uint32_t v)
 	k[3] = (uint8_t)v;
 }
 
-static struct nftdp_set *mk(uint32_t flags, uint32_t key_size, uint32_t data_size,
-			    uint32_t max)
+static struct nftdp_set *mk(uint32_t flags, uint32_t key_size, uint32_t data_size, uint32_t max)
 {
-	struct nftdp_set_desc d = {.flags = flags, .key_size = key_size,
-				   .data_size = data_size, .max_elems = max};
+	struct nftdp_set_desc d = {
+	    .flags = flags, .key_size = key_size, .data_size = data_size, .max_elems = max};
 	struct nftdp_set *s = NULL;
 
 	assert_int_equal(nftdp_set_create(&d, &s), 0);
@@ -62,8 +61,8 @@ static struct nftdp_set *mk(uint32_t flags, uint32_t key_size, uint32_t data_siz
 static struct nftdp_set *mk_concat(uint32_t flags, const uint8_t *fields, unsigned n,
 				   uint32_t data_size)
 {
-	struct nftdp_set_desc d = {.flags = flags | NFT_SET_CONCAT, .data_size = data_size,
-				   .n_fields = (uint8_t)n};
+	struct nftdp_set_desc d = {
+	    .flags = flags | NFT_SET_CONCAT, .data_size = data_size, .n_fields = (uint8_t)n};
 	struct nftdp_set *s = NULL;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -826,8 +825,8 @@ static void rand_key(uint8_t *k, unsigned ks, const uint8_t *fs, const uint8_t *
 	memset(k, 0, ks);
 	for (unsigned f = 0; f < nf; f++)
 		for (unsigned b = 0; b < fs[f]; b++)
-			k[fo[f] + b] = b + 1 == fs[f] ? (uint8_t)(rnd() % 64) :
-				       (b == 0 ? (uint8_t)(rnd() % 4) : 0);
+			k[fo[f] + b] = b + 1 == fs[f] ? (uint8_t)(rnd() % 64)
+						      : (b == 0 ? (uint8_t)(rnd() % 4) : 0);
 }
 
 static struct model_elem *rebuild_m;
@@ -870,7 +869,8 @@ static void model_run(uint32_t flags, const uint8_t *fs, unsigned nf, bool range
 			if (rnd() % 4)
 				continue;
 			if (e->live) {
-				assert_int_equal(nftdp_set_remove(s, e->lo, ranges ? e->hi : NULL), 0);
+				assert_int_equal(nftdp_set_remove(s, e->lo, ranges ? e->hi : NULL),
+						 0);
 				e->live = false;
 				continue;
 			}
@@ -879,7 +879,7 @@ static void model_run(uint32_t flags, const uint8_t *fs, unsigned nf, bool range
 			if (ranges)
 				for (unsigned f = 0; f < nf; f++)
 					e->hi[fo[f] + fs[f] - 1] =
-						(uint8_t)(e->lo[fo[f] + fs[f] - 1] + rnd() % 8);
+					    (uint8_t)(e->lo[fo[f] + fs[f] - 1] + rnd() % 8);
 			e->data = (uint32_t)rnd();
 			/* the model decides whether it may go in */
 			bool clash = false;
@@ -896,8 +896,8 @@ static void model_run(uint32_t flags, const uint8_t *fs, unsigned nf, bool range
 					clash = model_contains(&m[j], e->lo, fs, fo, nf) ||
 						model_contains(&m[j], e->hi, fs, fo, nf);
 			}
-			int err = nftdp_set_insert(s, e->lo, ranges ? e->hi : NULL, &e->data, 0, 0,
-						   true);
+			int err =
+			    nftdp_set_insert(s, e->lo, ranges ? e->hi : NULL, &e->data, 0, 0, true);
 			if (clash) {
 				assert_true(err == -EEXIST || err == -ENOTEMPTY || err == -EBUSY);
 			} else {
@@ -1005,8 +1005,10 @@ static void test_model_concat(void **state)
 
 static void test_dp_update(void **state)
 {
-	struct nftdp_set_desc d = {.flags = NFT_SET_EVAL | NFT_SET_TIMEOUT, .key_size = 4,
-				   .max_elems = 4, .timeout_ms = 1000};
+	struct nftdp_set_desc d = {.flags = NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   .key_size = 4,
+				   .max_elems = 4,
+				   .timeout_ms = 1000};
 	struct nftdp_set *s, *t;
 	uint8_t k[4];
 
@@ -1094,8 +1096,8 @@ static void ival(struct nftdp_set_interval_elem *e, uint8_t (*keys)[4], uint8_t 
 {
 	be32(keys[i], v);
 	memset(last[i], 0xaa, 4);
-	*e = (struct nftdp_set_interval_elem){.key = keys[i], .last = last[i], .end = end,
-					      .opaque = (void *)(uintptr_t)i};
+	*e = (struct nftdp_set_interval_elem){
+	    .key = keys[i], .last = last[i], .end = end, .opaque = (void *)(uintptr_t)i};
 }
 
 /* The range element e got, as two numbers. */
@@ -1134,7 +1136,7 @@ static void test_interval_ranges(void **state)
 	assert_int_equal(hi, 20);
 	range_of(&v[2], &lo, &hi);
 	assert_int_equal(lo, 0x100);
-	assert_int_equal(hi, 0x1ff); /* the borrow crosses a byte */
+	assert_int_equal(hi, 0x1ff);	    /* the borrow crosses a byte */
 	assert_int_equal(last[3][0], 0xaa); /* ends get no range */
 
 	/* adjacent ranges: nft sends no end where one stops just below the
@@ -1221,27 +1223,17 @@ static void test_interval_ranges_insert(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_errors),
-		cmocka_unit_test(test_hash_basic),
-		cmocka_unit_test(test_hash_exists),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_timeouts),
-		cmocka_unit_test(test_concat_exact),
-		cmocka_unit_test(test_verdict_map),
-		cmocka_unit_test(test_bitmap),
-		cmocka_unit_test(test_interval_basic),
-		cmocka_unit_test(test_interval_prefixes),
-		cmocka_unit_test(test_interval_index),
-		cmocka_unit_test(test_interval_radix),
-		cmocka_unit_test(test_interval_ranges),
-		cmocka_unit_test(test_interval_ranges_insert),
-		cmocka_unit_test(test_concat_range),
-		cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_model_hash),
-		cmocka_unit_test(test_model_bitmap),
-		cmocka_unit_test(test_model_interval),
-		cmocka_unit_test(test_model_concat),
-		cmocka_unit_test(test_dp_update),
+	    cmocka_unit_test(test_create_errors),   cmocka_unit_test(test_hash_basic),
+	    cmocka_unit_test(test_hash_exists),	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_timeouts),	    cmocka_unit_test(test_concat_exact),
+	    cmocka_unit_test(test_verdict_map),	    cmocka_unit_test(test_bitmap),
+	    cmocka_unit_test(test_interval_basic),  cmocka_unit_test(test_interval_prefixes),
+	    cmocka_unit_test(test_interval_index),  cmocka_unit_test(test_interval_radix),
+	    cmocka_unit_test(test_interval_ranges), cmocka_unit_test(test_interval_ranges_insert),
+	    cmocka_unit_test(test_concat_range),    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_model_hash),	    cmocka_unit_test(test_model_bitmap),
+	    cmocka_unit_test(test_model_interval),  cmocka_unit_test(test_model_concat),
+	    cmocka_unit_test(test_dp_update),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,8 +92,9 @@ static void stress_run(struct stress *st)
 	stop = 0;
 	for (int i = 0; i < NKEYS; i += 2) {
 		d = (uint32_t)i;
-		assert_int_equal(nftdp_set_insert(st->s, st->keys[i], st->ranges ? st->keys[i] : NULL,
-						  &d, 0, 0, true), 0);
+		assert_int_equal(nftdp_set_insert(st->s, st->keys[i],
+						  st->ranges ? st->keys[i] : NULL, &d, 0, 0, true),
+				 0);
 	}
 	nftdp_set_commit(st->s);
 	for (int r = 0; r < READERS; r++)
@@ -108,7 +109,8 @@ static void stress_run(struct stress *st)
 			if ((i & 1) == add)
 				assert_int_equal(nftdp_set_insert(st->s, st->keys[i],
 								  st->ranges ? st->keys[i] : NULL,
-								  &d, 0, 0, true), 0);
+								  &d, 0, 0, true),
+						 0);
 			else
 				assert_int_equal(nftdp_set_remove(st->s, st->keys[i],
 								  st->ranges ? st->keys[i] : NULL),
@@ -136,8 +138,8 @@ static void stress_run(struct stress *st)
 
 static void mk(struct stress *st, uint32_t flags, const uint8_t *fs, unsigned nf)
 {
-	struct nftdp_set_desc d = {.flags = flags | NFT_SET_MAP, .data_size = 4,
-				   .n_fields = (uint8_t)nf};
+	struct nftdp_set_desc d = {
+	    .flags = flags | NFT_SET_MAP, .data_size = 4, .n_fields = (uint8_t)nf};
 
 	for (unsigned i = 0; i < nf; i++) {
 		d.field_size[i] = fs[i];
@@ -234,8 +236,10 @@ static int walk_cnt(const void *key, const void *key_end, const void *data, uint
 
 static void test_dp_concurrent(void **state)
 {
-	struct nftdp_set_desc d = {.flags = NFT_SET_EVAL | NFT_SET_TIMEOUT, .key_size = 4,
-				   .max_elems = DP_KEYS + 100, .timeout_ms = 60000};
+	struct nftdp_set_desc d = {.flags = NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   .key_size = 4,
+				   .max_elems = DP_KEYS + 100,
+				   .timeout_ms = 60000};
 	pthread_t th[DP_WORKERS];
 	unsigned n = 0;
 
@@ -259,11 +263,9 @@ static void test_dp_concurrent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stress_hash),
-		cmocka_unit_test(test_stress_bitmap),
-		cmocka_unit_test(test_stress_interval),
-		cmocka_unit_test(test_stress_concat),
-		cmocka_unit_test(test_dp_concurrent),
+	    cmocka_unit_test(test_stress_hash),	    cmocka_unit_test(test_stress_bitmap),
+	    cmocka_unit_test(test_stress_interval), cmocka_unit_test(test_stress_concat),
+	    cmocka_unit_test(test_dp_concurrent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,8 +23,8 @@
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
-#include "nftdp_vm.h"
 #include "nft_build.h"
+#include "nftdp_vm.h"
 
 /* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
 
@@ -260,14 +260,17 @@ static void test_prefilter_runs(void **state)
 	    add(w, sub, 1, imm32(NFT_REG_1, 5), meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
 	/* the leading register is overwritten by the rule's own immediate */
 	assert_int_equal(add(w, base, 1, DPORT(be22), imm32(NFT_REG_1, 1),
-			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	assert_int_equal(add(w, base, 2, DPORT(be80), verdict(NFT_JUMP, "pfsub"), NULL), 0);
 	assert_int_equal(add(w, base, 3, DPORT(be22), imm32(NFT_REG_1, 2),
-			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	assert_int_equal(add(w, base, 4, DPORT(be443), verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(w, base, 5, DPORT(be22), verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(add(w, base, 6, DPORT(be80), imm32(NFT_REG_1, 6),
-			     meta_set(NFT_META_MARK, NFT_REG_1), NULL), 0);
+			     meta_set(NFT_META_MARK, NFT_REG_1), NULL),
+			 0);
 	assert_int_equal(add(w, base, 7, verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(nftdp_vm_validate(base, &w->err), 0);
 
@@ -722,9 +725,11 @@ static void test_meta_more(void **state)
 	struct nftdp_vm_chain *e = chain(w, "e", true, NF_ACCEPT);
 	uint8_t tcp = IPPROTO_TCP, udp = IPPROTO_UDP;
 
-	assert_int_equal(add(w, e, 1, meta(NFT_META_NFPROTO, NFT_REG32_00), cmp32(NFT_CMP_EQ,
-		NFT_REG32_00, NFPROTO_IPV4), meta(NFT_META_L4PROTO, NFT_REG32_01),
-		cmp32(NFT_CMP_EQ, NFT_REG32_01, IPPROTO_TCP), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(
+	    add(w, e, 1, meta(NFT_META_NFPROTO, NFT_REG32_00),
+		cmp32(NFT_CMP_EQ, NFT_REG32_00, NFPROTO_IPV4), meta(NFT_META_L4PROTO, NFT_REG32_01),
+		cmp32(NFT_CMP_EQ, NFT_REG32_01, IPPROTO_TCP), verdict(NF_DROP, NULL), NULL),
+	    0);
 	tcp4(&t, 80);
 	t.pkt.nfproto = NFPROTO_IPV4;
 	assert_int_equal(RUN(w, e, &t.pkt), NF_DROP);
@@ -732,10 +737,12 @@ static void test_meta_more(void **state)
 	assert_int_equal(RUN(w, e, &t.pkt), NF_ACCEPT);
 	struct nftdp_vm_chain *g = chain(w, "g", true, NF_ACCEPT);
 
-	assert_int_equal(add(w, g, 1, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1,
-		&udp, 1), verdict(NF_DROP, NULL), NULL), 0);
-	assert_int_equal(add(w, g, 2, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1,
-		&tcp, 1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, g, 1, meta(NFT_META_L4PROTO, NFT_REG_1),
+			     cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1), verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(add(w, g, 2, meta(NFT_META_L4PROTO, NFT_REG_1),
+			     cmp(NFT_CMP_NEQ, NFT_REG_1, &tcp, 1), verdict(NF_DROP, NULL), NULL),
+			 0);
 	assert_int_equal(RUN(w, g, &t.pkt), NF_ACCEPT);
 	t.pkt.l4proto = IPPROTO_UDP;
 	assert_int_equal(RUN(w, g, &t.pkt), NF_DROP);
@@ -744,8 +751,10 @@ static void test_meta_more(void **state)
 	 * loaded byte for what follows, and a missing transport breaks */
 	struct nftdp_vm_chain *h = chain(w, "h", true, NF_ACCEPT);
 
-	assert_int_equal(add(w, h, 1, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1,
-		&tcp, 1), cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, h, 1, meta(NFT_META_L4PROTO, NFT_REG_1),
+			     cmp(NFT_CMP_NEQ, NFT_REG_1, &tcp, 1),
+			     cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1), verdict(NF_DROP, NULL), NULL),
+			 0);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	assert_int_equal(nftdp_vm_chain_n_ops(h), 3);
 #endif
@@ -791,8 +800,8 @@ static void test_payload_nh_and_short_bitwise(void **state)
 	memcpy(&mask, fragmask, 2);
 	assert_int_equal(add(w, c, 4, payload(NFT_PAYLOAD_NETWORK_HEADER, 6, 2, NFT_REG32_14),
 			     bitwise_and(NFT_REG32_14, 2, mask),
-			     cmp(NFT_CMP_NEQ, NFT_REG32_14, zero2, 2),
-			     verdict(NF_DROP, NULL), NULL),
+			     cmp(NFT_CMP_NEQ, NFT_REG32_14, zero2, 2), verdict(NF_DROP, NULL),
+			     NULL),
 			 0);
 	assert_int_equal(nftdp_vm_run_chain_regs(c, tcp4(&t, 80), &w->ctx, &regs), NF_ACCEPT);
 	assert_memory_equal(&regs.data[0], six, 8);
@@ -1549,7 +1558,8 @@ static void test_ct(void **state)
 	assert_int_equal(add(w, c, 2, imm32(NFT_REG_1, 0x77), e, NULL), 0);
 	/* ct expiration with an entry that cannot say: break */
 	assert_int_equal(
-	    add(w, c, 3, ct_get(NFT_CT_EXPIRATION, -1, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
+	    add(w, c, 3, ct_get(NFT_CT_EXPIRATION, -1, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
+	    0);
 	tcp4(&t, 1);
 	t.pkt.ct = &f;
 	t.pkt.ct_ops = &fct_ops;
@@ -1643,7 +1653,8 @@ static void test_ct_zone_timeout_connlimit(void **state)
 	/* ct zone set 7; ct zone 7 (the template's); ct state (new); notrack
 	 * (ignored: the template is the packet's ct) */
 	assert_int_equal(add(w, z, 1, imm32(NFT_REG_1, 7), ct_set_dir(NFT_CT_ZONE, NFT_REG_1, -1),
-			     ct_get(NFT_CT_ZONE, -1, NFT_REG32_08), cmp32(NFT_CMP_EQ, NFT_REG32_08, 7),
+			     ct_get(NFT_CT_ZONE, -1, NFT_REG32_08),
+			     cmp32(NFT_CMP_EQ, NFT_REG32_08, 7),
 			     ct_get(NFT_CT_STATE, -1, NFT_REG32_09), ex("notrack"), NULL),
 			 0);
 	tcp4(&t, 80);
@@ -1722,8 +1733,8 @@ static void test_ct_zone_timeout_connlimit(void **state)
 	assert_int_equal(conn_run(w, to, &f[0]), NF_ACCEPT);
 	assert_non_null(f[0].pol); /* the TCP one only: the UDP one left it alone */
 	assert_int_equal(f[0].pol->l4proto, IPPROTO_TCP);
-	assert_int_equal(f[0].pol->val[3], 100); /* TCP_CONNTRACK_ESTABLISHED */
-	assert_int_equal(f[0].pol->val[8], 4);	 /* CLOSE */
+	assert_int_equal(f[0].pol->val[3], 100);  /* TCP_CONNTRACK_ESTABLISHED */
+	assert_int_equal(f[0].pol->val[8], 4);	  /* CLOSE */
 	assert_int_equal(f[0].pol->val[12], 300); /* RETRANS */
 	assert_int_equal(f[0].pol->val[0], 7);	  /* values[0]: SYN_SENT */
 	assert_int_equal(f[0].pol->given & 0x3ffe, 0x33fe);

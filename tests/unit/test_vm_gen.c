@@ -23,9 +23,9 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
+#include "nft_build.h"
 #include "nftdp_common.h"
 #include "nftdp_vm.h"
-#include "nft_build.h"
 
 /* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
 
@@ -268,9 +268,8 @@ static void test_devices_and_prio_window(void **state)
 	/* the single-packet path agrees */
 	pk[1] = tcp4(&t[1]);
 	pk[1]->iif = 2;
-	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS, pk[1],
-					       &f->ctx),
-			 NF_DROP);
+	assert_int_equal(
+	    nftdp_vm_gen_run_hook(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS, pk[1], &f->ctx), NF_DROP);
 
 	/* window [-10, -1], then [0, 10]: the same as the whole hook */
 	pk[0] = tcp4(&t[0]);
@@ -282,12 +281,13 @@ static void test_devices_and_prio_window(void **state)
 					 &f->ctx);
 	assert_int_equal(v[0], NF_ACCEPT);
 	assert_int_equal(pk[0]->mark, 2);
-	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, INT32_MAX, pk, 1,
-					 v, &f->ctx);
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, INT32_MAX, pk, 1, v,
+					 &f->ctx);
 	assert_int_equal(v[0], NF_DROP);
 	/* which windows hold a chain (-10, 0, 10): the dataplane skips the rest */
 	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -10));
-	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -11));
+	assert_false(
+	    nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -11));
 	assert_false(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, -9, -1));
 	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, -9, 0));
 	assert_true(nftdp_vm_gen_hook_has_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 10, INT32_MAX));
@@ -537,8 +537,8 @@ static void test_chain_reuse(void **state)
 	struct nftdp_vm_chain *base, *sub, *sub2;
 	struct nftdp_vm_stateful_val v;
 	struct nftdp_vm_gen *g1, *g2;
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = "sub",
-					.chain_id = 1};
+	struct nftdp_vm_chain_desc d = {
+	    .family = NFPROTO_IPV4, .table = "t", .name = "sub", .chain_id = 1};
 	struct tpkt t;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
@@ -547,8 +547,8 @@ static void test_chain_reuse(void **state)
 	assert_int_equal(add(b, sub, 7, ex("counter"), MARK_SET(5), NULL), 0);
 	assert_int_equal(add(b, base, 8, ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
 	g1 = build_ok(b);
-	assert_int_equal(nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, tcp4(&t), &f->ctx),
-			 NF_ACCEPT);
+	assert_int_equal(
+	    nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, tcp4(&t), &f->ctx), NF_ACCEPT);
 
 	/* next generation: base compiled again, sub reused */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
@@ -624,9 +624,12 @@ static void test_shares_state_derived(void **state)
 	/* the log chain reused untouched beside a new regular chain */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	{
-		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t",
-						.name = "b", .base = true,
-						.hook = NF_INET_POST_ROUTING, .policy = NF_ACCEPT,
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+						.table = "t",
+						.name = "b",
+						.base = true,
+						.hook = NF_INET_POST_ROUTING,
+						.policy = NF_ACCEPT,
 						.chain_id = 2};
 
 		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
@@ -651,12 +654,21 @@ static void test_facts_derived(void **state)
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *fw, *other;
 	struct nftdp_vm_gen *g1, *g2, *g3, *g4;
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET, .table = "fw", .name = "fwd",
-					.base = true, .hook = NF_INET_FORWARD, .policy = NF_DROP,
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
+					.table = "fw",
+					.name = "fwd",
+					.base = true,
+					.hook = NF_INET_FORWARD,
+					.policy = NF_DROP,
 					.chain_id = 1};
-	struct nftdp_vm_chain_desc dn = {.family = NFPROTO_IPV4, .table = "n", .name = "post",
-					 .base = true, .hook = NF_INET_POST_ROUTING,
-					 .policy = NF_ACCEPT, .nat = true, .chain_id = 3};
+	struct nftdp_vm_chain_desc dn = {.family = NFPROTO_IPV4,
+					 .table = "n",
+					 .name = "post",
+					 .base = true,
+					 .hook = NF_INET_POST_ROUTING,
+					 .policy = NF_ACCEPT,
+					 .nat = true,
+					 .chain_id = 3};
 	struct nftdp_vm_chain *nat = NULL;
 	struct nftnl_expr *ct;
 
@@ -973,8 +985,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_accept_moves_on_drop_ends, fix_setup,
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_policies, fix_setup, fix_teardown),
-	    cmocka_unit_test_setup_teardown(test_devices_and_prio_window, fix_setup,
-					    fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_devices_and_prio_window, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),

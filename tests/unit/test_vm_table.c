@@ -609,25 +609,26 @@ static void test_never_out_of_bounds(void **state)
 		for (int p = 0; p < n_pkts; p++) {
 			assert_true(pkts[p].len <= (uint32_t)page);
 			for (uint32_t len = 0; len <= pkts[p].len; len++)
-			for (int at_end = 0; at_end < 2; at_end++) {
-				struct nftdp_vm_regs regs;
-				struct nftdp_vm_pkt pkt;
-				uint8_t *buf = fence + page + (at_end ? (size_t)page - len : 0);
-				bool policy;
+				for (int at_end = 0; at_end < 2; at_end++) {
+					struct nftdp_vm_regs regs;
+					struct nftdp_vm_pkt pkt;
+					uint8_t *buf =
+					    fence + page + (at_end ? (size_t)page - len : 0);
+					bool policy;
 
-				memcpy(buf, pkts[p].bytes, len);
-				nftdp_vm_pkt_init(&pkt, buf, len, 0, len >= 14 ? 14 : len);
-				nftdp_vm_pkt_parse_ip(&pkt);
-				if (len < 14)
-					pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
-				/* also claim a transport header there is no room for */
-				if (len > 20 && (len & 1)) {
-					pkt.flags |= NFTDP_VM_PKT_F_L4PROTO;
-					pkt.th_off = len - 1;
+					memcpy(buf, pkts[p].bytes, len);
+					nftdp_vm_pkt_init(&pkt, buf, len, 0, len >= 14 ? 14 : len);
+					nftdp_vm_pkt_parse_ip(&pkt);
+					if (len < 14)
+						pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_L4PROTO;
+					/* also claim a transport header there is no room for */
+					if (len > 20 && (len & 1)) {
+						pkt.flags |= NFTDP_VM_PKT_F_L4PROTO;
+						pkt.th_off = len - 1;
+					}
+					run(&h, &pkt, &regs, &policy);
+					runs++;
 				}
-				run(&h, &pkt, &regs, &policy);
-				runs++;
-			}
 		}
 		unbuild(&h);
 	}

@@ -117,8 +117,8 @@ enum nftdp_vm_nat_kind {
 
 /** The kernel's struct nf_nat_range2 as the VM fills it (network byte order). */
 struct nftdp_vm_nat_range {
-	uint32_t flags;		 /**< NF_NAT_RANGE_* */
-	uint8_t min_addr[16];	 /**< IPv4 in the first four bytes */
+	uint32_t flags;	      /**< NF_NAT_RANGE_* */
+	uint8_t min_addr[16]; /**< IPv4 in the first four bytes */
 	uint8_t max_addr[16];
 	uint16_t min_proto, max_proto;
 };
@@ -187,7 +187,8 @@ enum {
 	NFTDP_VM_PKT_F_L4PROTO = 1 << 0,  /**< l4proto/th_off valid (NFT_PKTINFO_L4PROTO) */
 	NFTDP_VM_PKT_F_WRITABLE = 1 << 1, /**< payload/exthdr/meta writes allowed */
 	NFTDP_VM_PKT_F_INNER = 1 << 2,	  /**< inner_off computed (NFT_PKTINFO_INNER) */
-	NFTDP_VM_PKT_F_CSUM_OK = 1 << 3,  /**< L4 checksum verified by the NIC (CHECKSUM_UNNECESSARY) */
+	NFTDP_VM_PKT_F_CSUM_OK =
+	    1 << 3, /**< L4 checksum verified by the NIC (CHECKSUM_UNNECESSARY) */
 };
 
 /**
@@ -651,9 +652,8 @@ int nftdp_vm_gen_chain_create(struct nftdp_vm_gen_builder *b,
  * one it was compiled with. @return as nftdp_vm_gen_chain_create().
  * Control-path.
  */
-int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b,
-			     const struct nftdp_vm_chain_desc *desc, int32_t priority,
-			     struct nftdp_vm_chain *chain);
+int nftdp_vm_gen_chain_reuse(struct nftdp_vm_gen_builder *b, const struct nftdp_vm_chain_desc *desc,
+			     int32_t priority, struct nftdp_vm_chain *chain);
 
 /**
  * Compile one rule into chain (nftdp_vm_chain_add_rule with the builder's
@@ -759,8 +759,8 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
  * prio_max: lets the dataplane run a built-in step (conntrack at -200)
  * between the base chains of one hook. Packet-path.
  */
-void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto,
-				      uint8_t hook, int32_t prio_min, int32_t prio_max,
+void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				      int32_t prio_min, int32_t prio_max,
 				      struct nftdp_vm_pkt **pkts, unsigned int n,
 				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
 

@@ -45,8 +45,8 @@
 #include <libnftnl/rule.h>
 #include <linux/netfilter/nf_nat.h>
 
-#include "nftdp_conntrack.h"
 #include "nft_build.h"
+#include "nftdp_conntrack.h"
 
 static bool f1_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
 {
@@ -164,8 +164,12 @@ static int rule(struct rules *r, struct nftdp_vm_chain *c, ...)
 
 static struct nftdp_vm_chain *chain(struct rules *r, const char *name, uint8_t hook)
 {
-	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4, .table = "t", .name = name,
-					.base = true, .hook = hook, .policy = NF_ACCEPT};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+					.table = "t",
+					.name = name,
+					.base = true,
+					.hook = hook,
+					.policy = NF_ACCEPT};
 	struct nftdp_vm_chain *c = NULL;
 
 	nftdp_vm_chain_create(&d, r->st, &c);
@@ -195,8 +199,11 @@ static struct nftdp_vm_obj *timeout_obj(struct rules *r, const char *name, uint8
 
 static int rules_build(struct rules *r, const char *mode)
 {
-	struct nftdp_vm_state_config vcfg = {.n_workers = 1, .max_counters = 16, .max_cells = 16,
-					     .log_ring_size = 8, .hash_seed = 1};
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
 	/* nft's order: syn_sent syn_recv established fin_wait close_wait last_ack
 	 * time_wait close syn_sent2 retrans unack (unlisted: the defaults) */
 	static const uint32_t tcp_vals[] = {7, 8, 100, 11, 12, 13, 14, 4, 120, 300, 300};
@@ -219,11 +226,13 @@ static int rules_build(struct rules *r, const char *mode)
 		return -1;
 	if (!strcmp(mode, "zones")) {
 		/* ip dscp N: the TOS byte's upper six bits */
-		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0xfc),
-			   cmp(NFT_CMP_EQ, NFT_REG_1, &dscp1, 1), imm32(NFT_REG32_00, 1), ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, -1), NULL);
-		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0xfc),
-			   cmp(NFT_CMP_EQ, NFT_REG_1, &dscp2, 1), imm32(NFT_REG32_00, 2), ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, IP_CT_DIR_ORIGINAL),
-			   NULL);
+		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1),
+			   bitwise_and(NFT_REG_1, 1, 0xfc), cmp(NFT_CMP_EQ, NFT_REG_1, &dscp1, 1),
+			   imm32(NFT_REG32_00, 1), ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, -1), NULL);
+		rc |= rule(r, r->raw, payload(NFT_PAYLOAD_NETWORK_HEADER, 1, 1, NFT_REG_1),
+			   bitwise_and(NFT_REG_1, 1, 0xfc), cmp(NFT_CMP_EQ, NFT_REG_1, &dscp2, 1),
+			   imm32(NFT_REG32_00, 2),
+			   ct_set_dir(NFT_CT_ZONE, NFT_REG32_00, IP_CT_DIR_ORIGINAL), NULL);
 	} else if (!strcmp(mode, "timeout")) {
 		r->obj[0] = timeout_obj(r, "tshort", IPPROTO_TCP, tcp_vals, 11);
 		r->obj_name[0] = "tshort";
@@ -231,14 +240,19 @@ static int rules_build(struct rules *r, const char *mode)
 		r->obj_name[1] = "ushort";
 		if (!r->obj[0] || !r->obj[1])
 			return -1;
-		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &tcp, 1),
-			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &p8080, 2),
+		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &tcp, 1),
+			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &p8080, 2),
 			   x_objref(NFT_OBJECT_CT_TIMEOUT, "tshort"), NULL);
-		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1),
-			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, &p5353, 2),
+		rc |= rule(r, r->pre, meta(NFT_META_L4PROTO, NFT_REG_1),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &udp, 1),
+			   payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1),
+			   cmp(NFT_CMP_EQ, NFT_REG_1, &p5353, 2),
 			   x_objref(NFT_OBJECT_CT_TIMEOUT, "ushort"), NULL);
 	} else if (!strcmp(mode, "connlimit")) {
-		rc |= rule(r, r->fwd, x_connlimit(2, NFT_CONNLIMIT_F_INV), verdict(NF_DROP, NULL), NULL);
+		rc |= rule(r, r->fwd, x_connlimit(2, NFT_CONNLIMIT_F_INV), verdict(NF_DROP, NULL),
+			   NULL);
 	} else {
 		fprintf(stderr, "ct_replay: no rules mode %s\n", mode);
 		return -1;
@@ -334,9 +348,9 @@ static const char *const tcp_names[] = {"NONE",	    "SYN_SENT",	  "SYN_RECV", "E
 					"FIN_WAIT", "CLOSE_WAIT", "LAST_ACK", "TIME_WAIT",
 					"CLOSE",    "SYN_SENT2"};
 
-static const char *const sctp_names[] = {"NONE",	       "CLOSED",	"COOKIE_WAIT",
-					 "COOKIE_ECHOED",     "ESTABLISHED",	"SHUTDOWN_SENT",
-					 "SHUTDOWN_RECD",     "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT"};
+static const char *const sctp_names[] = {
+    "NONE",	     "CLOSED",	      "COOKIE_WAIT",	   "COOKIE_ECHOED", "ESTABLISHED",
+    "SHUTDOWN_SENT", "SHUTDOWN_RECD", "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT"};
 
 static void print_tuple(const struct nftdp_ct_tuple *t)
 {
