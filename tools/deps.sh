@@ -4,7 +4,7 @@
 # Quick when everything is present: it asks dpkg first and calls apt only
 # for what is missing.
 set -euo pipefail
-pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+pkgs=(meson ninja-build pkg-config gcc clang clang-format libclang-rt-14-dev
       libdpdk-dev dpdk dpdk-dev libmnl-dev libnftnl-dev nftables libcmocka-dev
       libbpf-dev libxdp-dev libpcap-dev python3 python3-scapy tcpreplay
       conntrack iproute2 ethtool jq procps util-linux bc gdb libcap2-bin)

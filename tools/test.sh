@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh
+# the tree as .clang-format says (clang-format 14), before anything builds
+tools/check-format.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build
 # CI runs as root, where no root-only suite has a reason to skip (exit 77):
