@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
+#include "nftdp_common.h"
 #include "nftdp_gen.h"
 
 /* RFC 1071 one's complement sum of big-endian words */
@@ -37,15 +38,10 @@ static uint16_t fold(uint32_t s)
 	return (uint16_t)s;
 }
 
-static unsigned int be16(const uint8_t *p)
-{
-	return (unsigned int)p[0] << 8 | p[1];
-}
-
 /* every checksum of the frame verifies; returns the L4 protocol */
 static int check_frame(const uint8_t *f, uint16_t len)
 {
-	unsigned int type = be16(f + 12);
+	unsigned int type = nftdp_rd16(f + 12);
 	const uint8_t *l4;
 	unsigned int l4len, proto;
 	uint32_t s = 0;
@@ -53,7 +49,7 @@ static int check_frame(const uint8_t *f, uint16_t len)
 	assert_true(len >= NFTDP_GEN_FRAME_MIN && len <= NFTDP_GEN_FRAME_MAX);
 	if (type == 0x0800) {
 		const uint8_t *ip = f + 14;
-		unsigned int tot = be16(ip + 2);
+		unsigned int tot = nftdp_rd16(ip + 2);
 
 		assert_int_equal(ip[0], 0x45);
 		assert_int_equal(fold(sum16(ip, 20, 0)), 0xffff);
@@ -72,13 +68,13 @@ static int check_frame(const uint8_t *f, uint16_t len)
 		assert_int_equal(ip6[0] >> 4, 6);
 		proto = ip6[6];
 		l4 = ip6 + 40;
-		l4len = be16(ip6 + 4);
+		l4len = nftdp_rd16(ip6 + 4);
 		assert_true(14 + 40 + l4len <= len);
 		s = sum16(ip6 + 8, 32, 0);
 		s += proto + l4len;
 	}
 	if (proto == 17)
-		assert_int_not_equal(be16(l4 + 6), 0); /* always sent with a checksum */
+		assert_int_not_equal(nftdp_rd16(l4 + 6), 0); /* always sent with a checksum */
 	assert_int_equal(fold(sum16(l4, l4len, s)), 0xffff);
 	return (int)proto;
 }
@@ -177,7 +173,7 @@ static void test_stamp_udp_zero(void **state)
 	for (uint64_t t = 1; t < 300000 && !hit; t++) {
 		nftdp_gen_stamp(buf, &m, 0, t);
 		check_frame(buf, m.len);
-		hit = be16(buf + m.csum_off) == 0xffff;
+		hit = nftdp_rd16(buf + m.csum_off) == 0xffff;
 	}
 	assert_true(hit);
 }
@@ -204,10 +200,10 @@ static void test_tcp_round(void **state)
 		check_frame(buf, len);
 		assert_int_equal(tcp[13], flags[j]);
 		assert_int_equal(m.reply, reply[j]);
-		assert_int_equal(be16(tcp + (reply[j] ? 2 : 0)), 1024);
-		seq[j] = (uint32_t)be16(tcp + 4) << 16 | be16(tcp + 6);
-		ack[j] = (uint32_t)be16(tcp + 8) << 16 | be16(tcp + 10);
-		plen[j] = be16(buf + 16) - 40;
+		assert_int_equal(nftdp_rd16(tcp + (reply[j] ? 2 : 0)), 1024);
+		seq[j] = (uint32_t)nftdp_rd16(tcp + 4) << 16 | nftdp_rd16(tcp + 6);
+		ack[j] = (uint32_t)nftdp_rd16(tcp + 8) << 16 | nftdp_rd16(tcp + 10);
+		plen[j] = nftdp_rd16(buf + 16) - 40;
 	}
 	assert_int_equal(ack[1], seq[0] + 1);
 	assert_int_equal(seq[2], seq[0] + 1);
@@ -221,7 +217,7 @@ static void test_tcp_round(void **state)
 	/* the next round is a new connection */
 	nftdp_gen_build(&cfg, 8, buf, sizeof(buf), &m);
 	assert_int_equal(buf[34 + 13], 0x02);
-	assert_int_not_equal((uint32_t)be16(buf + 38) << 16 | be16(buf + 40), seq[0]);
+	assert_int_not_equal((uint32_t)nftdp_rd16(buf + 38) << 16 | nftdp_rd16(buf + 40), seq[0]);
 
 	/* without replies: SYN, ACK, data, data, FIN-ACK */
 	cfg.replies = false;
@@ -243,8 +239,8 @@ static void test_tcp_round(void **state)
 		check_frame(buf, m.len);
 		assert_int_equal(buf[34 + 13], 0x02);
 		assert_false(m.reply);
-		assert_int_equal(be16(buf + 34), 1024 + j % 3);
-		seq[j % 3] = (uint32_t)be16(buf + 38) << 16 | be16(buf + 40);
+		assert_int_equal(nftdp_rd16(buf + 34), 1024 + j % 3);
+		seq[j % 3] = (uint32_t)nftdp_rd16(buf + 38) << 16 | nftdp_rd16(buf + 40);
 		if (j >= 3)
 			assert_int_not_equal(seq[j % 3], ack[j % 3]);
 		ack[j % 3] = seq[j % 3];
@@ -253,7 +249,7 @@ static void test_tcp_round(void **state)
 
 static uint32_t be32(const uint8_t *p)
 {
-	return (uint32_t)be16(p) << 16 | be16(p + 2);
+	return (uint32_t)nftdp_rd16(p) << 16 | nftdp_rd16(p + 2);
 }
 
 /* --mid-stream: per data step, every flow's segment, then every flow's ACK
@@ -281,11 +277,11 @@ static void test_tcp_mid_stream(void **state)
 		const uint8_t *tcp = buf + 34;
 		unsigned int f = (unsigned int)(j % 3), step = (unsigned int)(j / 3) % 6;
 		bool reply = step & 1;
-		uint32_t seq = be32(tcp + 4), ack = be32(tcp + 8), plen = be16(buf + 16) - 40;
+		uint32_t seq = be32(tcp + 4), ack = be32(tcp + 8), plen = nftdp_rd16(buf + 16) - 40;
 
 		assert_int_equal(check_frame(buf, len), 6);
 		assert_int_equal(m.reply, reply);
-		assert_int_equal(be16(tcp + (reply ? 2 : 0)), 1024 + f);
+		assert_int_equal(nftdp_rd16(tcp + (reply ? 2 : 0)), 1024 + f);
 		if (reply) {
 			/* a pure ACK of everything the client sent */
 			assert_int_equal(tcp[13], 0x10);
