@@ -14,7 +14,7 @@ pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/var/run/dpdk/nftdp-bad-$$" # the EAL leaves its runtime folder
 }
 trap cleanup EXIT
 ip netns add "$ns"

@@ -12,7 +12,7 @@ tmp=$(mktemp -d /tmp/nftdp-ctr-XXXXXX)
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/var/run/dpdk/nftdp-ctr-$$" # the EAL leaves its runtime folder
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; tail -5 "$tmp/daemon.log"; exit 1; }

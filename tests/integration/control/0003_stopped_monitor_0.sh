@@ -16,7 +16,7 @@ pid= mon=
 cleanup() {
 	[ -n "$mon" ] && kill -CONT "$mon" 2>/dev/null && kill "$mon" 2>/dev/null && wait "$mon" 2>/dev/null
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/var/run/dpdk/nftdp-mon-$$" # the EAL leaves its runtime folder
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; tail -5 "$tmp/daemon.log"; exit 1; }

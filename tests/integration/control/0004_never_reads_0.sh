@@ -20,7 +20,7 @@ cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "$cl" ] && kill "$cl" 2>/dev/null && wait "$cl" 2>/dev/null
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/var/run/dpdk/nftdp-nr-$$" # the EAL leaves its runtime folder
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; tail -5 "$tmp/daemon.log"; exit 1; }
