@@ -31,9 +31,18 @@ struct ctl_build;
 
 /* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
 
-int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server **out);
+/* What the server hands up (nfnetlink's netlink_rcv_skb and its release
+ * hook): ctl.c passes ctl_nfnl_rcv and ctl_nfnl_session_closed, a test its
+ * doubles, so server.c calls no file above it. */
+struct ctl_server_ops {
+	int (*rcv)(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len);
+	void (*closed)(struct nftdp_ctl *ctl, struct ctl_session *s);
+};
+
+int ctl_server_open(struct nftdp_ctl *ctl, const char *path, const struct ctl_server_ops *ops,
+		    struct ctl_server **out);
 int ctl_server_fd(const struct ctl_server *srv);
-/* Serve events for at most timeout_ms; calls ctl_nfnl_rcv() per sendmsg. */
+/* Serve events for at most timeout_ms; calls ops->rcv per sendmsg. */
 int ctl_server_poll(struct ctl_server *srv, int timeout_ms);
 void ctl_server_close(struct ctl_server *srv);
 

@@ -8,6 +8,11 @@
 
 #include "ctl_state.h"
 
+static const struct ctl_server_ops server_ops = {
+    .rcv = ctl_nfnl_rcv,
+    .closed = ctl_nfnl_session_closed,
+};
+
 int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 {
 	struct nftdp_ctl *ctl = calloc(1, sizeof(*ctl));
@@ -23,7 +28,7 @@ int nftdp_ctl_create(const struct nftdp_ctl_config *cfg, struct nftdp_ctl **out)
 	err = ctl_build_create(ctl);
 	if (err < 0)
 		goto err_dp;
-	err = ctl_server_open(ctl, cfg->socket_path, &ctl->server);
+	err = ctl_server_open(ctl, cfg->socket_path, &server_ops, &ctl->server);
 	if (err < 0)
 		goto err_server;
 	*out = ctl;

@@ -3,7 +3,8 @@
  * The control socket: one unix SOCK_STREAM session per netlink socket that
  * the shim (control/shim/shim.c) emulates, speaking ctl_wire.h. server.c owns
  * the transport only -- framing, credentials, port ids, group membership and
- * the answer fd -- and hands every sendmsg's bytes to ctl_nfnl_rcv() (nfnl.c).
+ * the answer fd -- and hands every sendmsg's bytes up through ops->rcv
+ * (ctl_nfnl_rcv() of nfnl.c in the daemon).
  * The port id and membership rules mirror net/netlink/af_netlink.c
  * (netlink_autobind, netlink_setsockopt, netlink_bind).
  *
@@ -83,6 +84,7 @@ struct ctl_session {
 
 struct ctl_server {
 	struct nftdp_ctl *ctl;
+	struct ctl_server_ops ops;
 	int listen_fd;
 	int epoll_fd;
 	char *path;
@@ -200,7 +202,8 @@ static int read_sysctl(const char *path, int dflt)
 	return v;
 }
 
-int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server **out)
+int ctl_server_open(struct nftdp_ctl *ctl, const char *path, const struct ctl_server_ops *ops,
+		    struct ctl_server **out)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
@@ -218,6 +221,7 @@ int ctl_server_open(struct nftdp_ctl *ctl, const char *path, struct ctl_server *
 	if (!srv)
 		return -ENOMEM;
 	srv->ctl = ctl;
+	srv->ops = *ops;
 	srv->listen_fd = -1;
 	srv->epoll_fd = -1;
 	srv->rover = CTL_ROVER_START;
@@ -413,7 +417,7 @@ static void session_free(struct ctl_session *s)
 {
 	struct ctl_server *srv = s->srv;
 
-	ctl_nfnl_session_closed(srv->ctl, s);
+	srv->ops.closed(srv->ctl, s);
 	if (s->overrun)
 		srv->n_overrun--;
 	if (s->bl)
@@ -704,7 +708,7 @@ static int do_nlmsg(struct ctl_session *s, const void *payload, uint32_t len)
 		return -1;
 	if (dump_busy(s, payload, len))
 		return send_status(s, 0);
-	status = ctl_nfnl_rcv(s->srv->ctl, s, payload, len);
+	status = s->srv->ops.rcv(s->srv->ctl, s, payload, len);
 	if (status > 0)
 		status = 0;
 	return send_status(s, status);

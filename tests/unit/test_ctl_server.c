@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * control/server.c through the real wire protocol (ctl_wire.h), with a test
- * double of the nfnetlink side: ctl_nfnl_rcv() echoes every message back as
+ * double of the nfnetlink side (its struct ctl_server_ops): echo_rcv() echoes every message back as
  * one datagram and then queues a second, "end" datagram, so the tests can see
  * that all answers are queued before DONE. A payload starting with "MCAST"
  * is multicast to group 7 instead, "BIG" is answered with its length, "FAIL"
@@ -47,7 +47,7 @@ static struct {
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ctl_server *srv;
 
-int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len)
+static int echo_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len)
 {
 	static const char end[] = "end";
 
@@ -80,7 +80,7 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, 
 	return 0;
 }
 
-void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
+static void echo_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
 {
 	(void)ctl;
 	(void)s;
@@ -88,6 +88,8 @@ void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
 	seen.closed++;
 	pthread_mutex_unlock(&seen_lock);
 }
+
+static const struct ctl_server_ops echo_ops = {.rcv = echo_rcv, .closed = echo_closed};
 
 static int closed_count(void)
 {
@@ -139,7 +141,7 @@ static int setup(void **state)
 		return -1;
 	/* A missing parent directory is created. */
 	snprintf(sock_path, sizeof(sock_path), "%s/run/nftdp/ctl.sock", dir);
-	if (ctl_server_open(&ctl, sock_path, &srv) < 0)
+	if (ctl_server_open(&ctl, sock_path, &echo_ops, &srv) < 0)
 		return -1;
 	stop = 0;
 	return pthread_create(&thread, NULL, serve, NULL);
@@ -316,7 +318,7 @@ static void test_socket_file(void **state)
 	assert_int_equal(stat(parent, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0755);
 	/* A live daemon on the path. */
-	assert_int_equal(ctl_server_open(&ctl, sock_path, &other), -EADDRINUSE);
+	assert_int_equal(ctl_server_open(&ctl, sock_path, &echo_ops, &other), -EADDRINUSE);
 }
 
 static void test_stale_socket(void **state)
@@ -332,7 +334,7 @@ static void test_stale_socket(void **state)
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd); /* the file stays, nobody listens */
-	assert_int_equal(ctl_server_open(&ctl, path, &s2), 0);
+	assert_int_equal(ctl_server_open(&ctl, path, &echo_ops, &s2), 0);
 	ctl_server_close(s2);
 	assert_int_equal(access(path, F_OK), -1); /* close removes it */
 }
@@ -349,17 +351,17 @@ static void test_socket_dir(void **state)
 	assert_int_equal(mkdir(real, 0755), 0);
 	assert_int_equal(symlink(real, link), 0);
 	snprintf(path, sizeof(path), "%s/x.sock", link);
-	assert_int_equal(ctl_server_open(&ctl, path, &s2), -ENOTDIR);
+	assert_int_equal(ctl_server_open(&ctl, path, &echo_ops, &s2), -ENOTDIR);
 	assert_int_equal(chmod(real, 0775), 0);
 	snprintf(path, sizeof(path), "%s/x.sock", real);
-	assert_int_equal(ctl_server_open(&ctl, path, &s2), -EPERM);
+	assert_int_equal(ctl_server_open(&ctl, path, &echo_ops, &s2), -EPERM);
 	assert_int_equal(chmod(real, 01777), 0); /* sticky, as /tmp */
-	assert_int_equal(ctl_server_open(&ctl, path, &s2), 0);
+	assert_int_equal(ctl_server_open(&ctl, path, &echo_ops, &s2), 0);
 	ctl_server_close(s2);
 	/* a symlink at the socket's own path is left alone, never followed */
 	snprintf(link, sizeof(link), "%s/y.sock", real);
 	assert_int_equal(symlink("/nonexistent-nftdp-target", link), 0);
-	assert_int_equal(ctl_server_open(&ctl, link, &s2), -EEXIST);
+	assert_int_equal(ctl_server_open(&ctl, link, &echo_ops, &s2), -EEXIST);
 	assert_int_equal(access("/nonexistent-nftdp-target", F_OK), -1);
 }
 
@@ -446,7 +448,7 @@ static void test_nlmsg_roundtrip(void **state)
 	assert_false(seen.ext_ack);
 	pthread_mutex_unlock(&seen_lock);
 
-	/* The status ctl_nfnl_rcv returns is what DONE carries. */
+	/* The status ops->rcv returns is what DONE carries. */
 	assert_int_equal(request(&c, CTL_WIRE_NLMSG, "FAIL", 4), -EINVAL);
 	cl_close(&c);
 }

@@ -19,7 +19,7 @@
 static struct ctl_server *srv;
 static volatile sig_atomic_t stop;
 
-int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len)
+static int ack_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -49,11 +49,13 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *buf, 
 	return 0;
 }
 
-void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
+static void ack_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
 {
 	(void)ctl;
 	(void)s;
 }
+
+static const struct ctl_server_ops ack_ops = {.rcv = ack_rcv, .closed = ack_closed};
 
 static void on_signal(int sig)
 {
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	ret = ctl_server_open(&ctl, argv[1], &srv);
+	ret = ctl_server_open(&ctl, argv[1], &ack_ops, &srv);
 	if (ret < 0) {
 		fprintf(stderr, "ack_server: %s: %s\n", argv[1], strerror(-ret));
 		return 1;
