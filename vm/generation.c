@@ -615,6 +615,20 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
 	unsigned int subpos[NFTDP_VM_BURST_MAX];
 
+	if (hl && hl->n == 1 && !hl->e[0].dev_bound && hl->e[0].priority >= prio_min &&
+	    hl->e[0].priority <= prio_max) {
+		/* one base chain for every packet (the common case): its
+		 * verdicts are the hook's, no bookkeeping of who goes on */
+		while (n > 0) {
+			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
+
+			nftdp_vm_run_burst(hl->e[0].chain, pkts, chunk, verdicts, ctx);
+			pkts += chunk;
+			verdicts += chunk;
+			n -= chunk;
+		}
+		return;
+	}
 	while (n > 0) {
 		unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX, m = chunk;
 

@@ -213,6 +213,50 @@ static void test_accept_moves_on_drop_ends(void **state)
 	nftdp_vm_gen_destroy(gen);
 }
 
+/* One base chain on a hook: its verdicts are the hook's, over bursts longer
+ * than NFTDP_VM_BURST_MAX too, and a window without it runs nothing. */
+static void test_one_chain_burst(void **state)
+{
+	enum { N = NFTDP_VM_BURST_MAX * 2 + 3 };
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c;
+	static struct tpkt t[N];
+	struct nftdp_vm_pkt *pk[N];
+	unsigned int v[N];
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c = mk(b, NFPROTO_IPV4, "only", true, NF_INET_FORWARD, 5, NF_ACCEPT, 0);
+	assert_int_equal(add(b, c, 1, MARK_IS(7), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(b, c, 2, MARK_SET(9), NULL), 0);
+	struct nftdp_vm_gen *gen = build_ok(b);
+
+	for (int i = 0; i < N; i++) {
+		pk[i] = tcp4(&t[i]);
+		pk[i]->mark = i % 3 == 0 ? 7 : 0;
+	}
+	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, N, v, &f->ctx);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(v[i], i % 3 == 0 ? NF_DROP : NF_ACCEPT);
+		assert_int_equal(pk[i]->mark, i % 3 == 0 ? 7 : 9);
+	}
+	/* a window that leaves the chain out: every packet accepted, untouched */
+	for (int i = 0; i < N; i++) {
+		pk[i] = tcp4(&t[i]);
+		pk[i]->mark = 7;
+		v[i] = NF_DROP;
+	}
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 6, INT32_MAX, pk, N, v,
+					 &f->ctx);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(v[i], NF_ACCEPT);
+	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 5, 5, pk, N, v,
+					 &f->ctx);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(v[i], NF_DROP);
+	nftdp_vm_gen_destroy(gen);
+}
+
 /* netdev chains run only for their devices; the _prio variant runs a
  * priority window of a hook, so a built-in step can sit between chains */
 static void test_devices_and_prio_window(void **state)
@@ -986,6 +1030,7 @@ int main(void)
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_policies, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_devices_and_prio_window, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_one_chain_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),
