@@ -290,8 +290,7 @@ static const uint8_t *next_existing(const uint8_t *key, void *arg)
 	const struct ctl_set *s = arg;
 	const struct ctl_elem *x, *best = NULL;
 
-	ctl_list_for_each_entry(x, &s->elems, list)
-	{
+	ctl_list_for_each_entry(x, &s->elems, list) {
 		if (x->dead || x->dp_ranged_new || memcmp(x->key, key, s->klen) <= 0)
 			continue;
 		if (!best || memcmp(x->key, best->key, s->klen) < 0)
@@ -400,8 +399,7 @@ static void trans_for(struct ctl_state *st, void *obj, enum ctl_trans_op op,
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		if (tr->obj == obj && tr->op == op) {
 			*req = tr->req;
 			return;
@@ -413,8 +411,7 @@ static void trans_for_elem(struct ctl_state *st, struct ctl_elem *e, const struc
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		if (tr->elem == e) {
 			*req = tr->req;
 			return;
@@ -455,10 +452,10 @@ static void mark_dirty(struct ctl_state *st)
 	struct ctl_chain *c;
 	bool changed;
 
-	ctl_list_for_each_entry(t, &st->tables, list) ctl_list_for_each_entry(c, &t->chains, list)
-	    c->dp_dirty = c->dp_cur == NULL;
-	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry(t, &st->tables, list)
+		ctl_list_for_each_entry(c, &t->chains, list)
+			c->dp_dirty = c->dp_cur == NULL;
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		switch (tr->op) {
 		case CTL_TR_NEWRULE:
 		case CTL_TR_DELRULE:
@@ -474,7 +471,8 @@ static void mark_dirty(struct ctl_state *st)
 		case CTL_TR_NEWOBJ:
 		case CTL_TR_UPDOBJ:
 		case CTL_TR_DELOBJ:
-			ctl_list_for_each_entry(c, &tr->table->chains, list) c->dp_dirty = true;
+			ctl_list_for_each_entry(c, &tr->table->chains, list)
+				c->dp_dirty = true;
 			break;
 		default:
 			break;
@@ -482,18 +480,15 @@ static void mark_dirty(struct ctl_state *st)
 	}
 	do {
 		changed = false;
-		ctl_list_for_each_entry(t, &st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &st->tables, list) {
 			if (t->dead)
 				continue;
-			ctl_list_for_each_entry(c, &t->chains, list)
-			{
+			ctl_list_for_each_entry(c, &t->chains, list) {
 				struct ctl_rule *r;
 
 				if (c->dead || c->dp_dirty)
 					continue;
-				ctl_list_for_each_entry(r, &c->rules, list)
-				{
+				ctl_list_for_each_entry(r, &c->rules, list) {
 					for (unsigned int i = 0; i < r->nrefs && !c->dp_dirty;
 					     i++) {
 						const struct ctl_chain *to = r->refs[i].obj;
@@ -582,12 +577,10 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	 * timeout and expectation objects (and synproxy) take conntrack for
 	 * their family as nf_ct_netns_get does at their init: every live one,
 	 * not only the batch's */
-	ctl_list_for_each_entry(t, &st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
-		ctl_list_for_each_entry(o, &t->objs, list)
-		{
+		ctl_list_for_each_entry(o, &t->objs, list) {
 			if (o->dead)
 				continue;
 			if (o->dp && o->dp != o->dp_old)
@@ -600,12 +593,10 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	/* regular chains first, then base chains in the order their hooks were
 	 * registered (hook_insert puts the latest first among equals) */
 	nbase = 0;
-	ctl_list_for_each_entry(t, &st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
-		ctl_list_for_each_entry(c, &t->chains, list)
-		{
+		ctl_list_for_each_entry(c, &t->chains, list) {
 			if (c->dead)
 				continue;
 			if (c->base) {
@@ -650,19 +641,16 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 	}
 	free(base);
 	base = NULL;
-	ctl_list_for_each_entry(t, &st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
 		bld->table = t;
-		ctl_list_for_each_entry(c, &t->chains, list)
-		{
+		ctl_list_for_each_entry(c, &t->chains, list) {
 			struct ctl_rule *r;
 
 			if (c->dead || !c->dp_dirty)
 				continue;
-			ctl_list_for_each_entry(r, &c->rules, list)
-			{
+			ctl_list_for_each_entry(r, &c->rules, list) {
 				if (r->dead)
 					continue;
 				bld->rule = r;
@@ -697,8 +685,7 @@ static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, cha
 {
 	struct ctl_trans *tr;
 
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
 		struct ctl_obj *o = tr->obj;
 		struct nftdp_vm_error err;
 		struct nftdp_vm_obj *vo;
@@ -734,15 +721,13 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 	struct ctl_set *ivset = NULL;
 	int rc = 0;
 
-	ctl_list_for_each_entry(tr, &st->trans,
-				list) if (tr->op == CTL_TR_NEWSET ||
-					  tr->op == CTL_TR_NEWSETELEM)((struct ctl_set *)tr->obj)
-	    ->dp_batch_elems = 0;
-	ctl_list_for_each_entry(tr, &st->trans,
-				list) if (tr->op == CTL_TR_NEWSETELEM)((struct ctl_set *)tr->obj)
-	    ->dp_batch_elems++;
 	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+		if (tr->op == CTL_TR_NEWSET || tr->op == CTL_TR_NEWSETELEM)
+			((struct ctl_set *)tr->obj)->dp_batch_elems = 0;
+	ctl_list_for_each_entry(tr, &st->trans, list)
+		if (tr->op == CTL_TR_NEWSETELEM)
+			((struct ctl_set *)tr->obj)->dp_batch_elems++;
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && !s->dead && !s->dp) {
@@ -755,8 +740,7 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 			s->dp_touched = true;
 		}
 	}
-	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 		struct ctl_elem *e = tr->elem;
 
@@ -826,9 +810,10 @@ static int assign_chain_ids(struct ctl_state *st)
 	struct ctl_table *t;
 	struct ctl_chain *c;
 
-	ctl_list_for_each_entry(t, &st->tables, list) ctl_list_for_each_entry(
-	    c, &t->chains, list) if (!c->dead && c->dp_id == 0 &&
-				     (c->dp_id = ctl_chain_id_get()) == 0) return -ENOMEM;
+	ctl_list_for_each_entry(t, &st->tables, list)
+		ctl_list_for_each_entry(c, &t->chains, list)
+			if (!c->dead && c->dp_id == 0 && (c->dp_id = ctl_chain_id_get()) == 0)
+				return -ENOMEM;
 	return 0;
 }
 
@@ -881,7 +866,8 @@ static void set_retire(struct ctl_build *bld, struct ctl_set *s)
 {
 	struct ctl_elem *e;
 
-	ctl_list_for_each_entry(e, &s->elems, list) elem_unpin(bld, s, e);
+	ctl_list_for_each_entry(e, &s->elems, list)
+		elem_unpin(bld, s, e);
 	if (s->dp) {
 		retire(bld, destroy_set_cb, s->dp);
 		s->dp = NULL;
@@ -903,8 +889,7 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 
 	if (!bld || !bld->next)
 		return;
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
 		struct ctl_set *s = tr->obj;
 		struct ctl_obj *o = tr->obj;
 
@@ -937,8 +922,10 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 			obj_retire(bld, o);
 			break;
 		case CTL_TR_DELTABLE:
-			ctl_list_for_each_entry(s, &tr->table->sets, list) set_retire(bld, s);
-			ctl_list_for_each_entry(o, &tr->table->objs, list) obj_retire(bld, o);
+			ctl_list_for_each_entry(s, &tr->table->sets, list)
+				set_retire(bld, s);
+			ctl_list_for_each_entry(o, &tr->table->objs, list)
+				obj_retire(bld, o);
 			break;
 		default:
 			break;
@@ -955,8 +942,9 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 		struct ctl_chain *c;
 
 		ctl_list_for_each_entry(t, &ctl->state->tables, list)
-		    ctl_list_for_each_entry(c, &t->chains, list) if (!c->dead && !t->dead)
-			c->dp_cur = c->dp_build;
+			ctl_list_for_each_entry(c, &t->chains, list)
+				if (!c->dead && !t->dead)
+					c->dp_cur = c->dp_build;
 	}
 	bld->next = NULL;
 }
@@ -972,8 +960,7 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 		nftdp_vm_gen_destroy(bld->next);
 		bld->next = NULL;
 	}
-	ctl_list_for_each_entry(tr, &ctl->state->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &ctl->state->trans, list) {
 		struct ctl_set *s = tr->obj;
 		struct ctl_obj *o = tr->obj;
 
@@ -983,7 +970,8 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 			if (s->dp) {
 				struct ctl_elem *e;
 
-				ctl_list_for_each_entry(e, &s->elems, list) elem_unpin(bld, s, e);
+				ctl_list_for_each_entry(e, &s->elems, list)
+					elem_unpin(bld, s, e);
 				nftdp_set_destroy(s->dp);
 				s->dp = NULL;
 				s->dp_touched = false;
@@ -1065,13 +1053,14 @@ void ctl_build_destroy(struct nftdp_ctl *ctl)
 		return;
 	ctl_build_abort(ctl);
 	/* what the last generation uses is freed with it (domain destroy) */
-	ctl_list_for_each_entry(t, &ctl->state->tables, list)
-	{
+	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
 		struct ctl_set *s;
 		struct ctl_obj *o;
 
-		ctl_list_for_each_entry(s, &t->sets, list) set_retire(bld, s);
-		ctl_list_for_each_entry(o, &t->objs, list) obj_retire(bld, o);
+		ctl_list_for_each_entry(s, &t->sets, list)
+			set_retire(bld, s);
+		ctl_list_for_each_entry(o, &t->objs, list)
+			obj_retire(bld, o);
 	}
 	free(bld);
 	ctl->bld = NULL;
@@ -1183,14 +1172,13 @@ void ctl_build_tick(struct nftdp_ctl *ctl)
 		bld->last_gc_ms = now;
 		/* expired and packet-path-deleted elements: unlinked now, freed
 		 * after a grace period that the reclaim below begins */
-		ctl_list_for_each_entry(t, &ctl->state->tables, list)
-		{
+		ctl_list_for_each_entry(t, &ctl->state->tables, list) {
 			struct ctl_set *s;
 
-			ctl_list_for_each_entry(
-			    s, &t->sets, list) if (s->dp && !s->dp_touched &&
-						   (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
-			    nftdp_set_gc(s->dp, now);
+			ctl_list_for_each_entry(s, &t->sets, list)
+				if (s->dp && !s->dp_touched &&
+				    (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+					nftdp_set_gc(s->dp, now);
 		}
 	}
 	/* every tick: end the grace periods that passed, begin one for what

@@ -293,8 +293,7 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 			return -EEXIST;
 		}
 		/* a second rename of the same chain in one batch */
-		ctl_list_for_each_entry(tr, &m->st->trans, list)
-		{
+		ctl_list_for_each_entry(tr, &m->st->trans, list) {
 			if (tr->op == CTL_TR_UPDCHAIN && tr->obj == c && tr->old_name) {
 				m->bad_attr = m->tb[NFTA_CHAIN_NAME];
 				return -EEXIST;
@@ -435,12 +434,11 @@ int ctl_getchain(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_CHAIN_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (!ctl_dump_match(m, t, tname))
 				continue;
 			ctl_list_for_each_entry(c, &t->chains, list)
-			    chain_msg(o, m, c, NLM_F_MULTI);
+				chain_msg(o, m, c, NLM_F_MULTI);
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
 		return -EINTR;

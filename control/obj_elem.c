@@ -40,8 +40,7 @@ static int htab_grow(struct ctl_set *s)
 
 	if (nt == NULL)
 		return -ENOMEM;
-	ctl_list_for_each_entry(e, &s->elems, list)
-	{
+	ctl_list_for_each_entry(e, &s->elems, list) {
 		uint32_t b = e->hash & (nsize - 1);
 
 		e->hnext = nt[b];
@@ -456,8 +455,7 @@ int ctl_delsetelem(struct ctl_msg *m)
 		return -EBUSY;
 	if (m->tb[NFTA_SET_ELEM_LIST_ELEMENTS] == NULL) {
 		/* nft_set_flush() */
-		ctl_list_for_each_entry(e, &s->elems, list)
-		{
+		ctl_list_for_each_entry(e, &s->elems, list) {
 			if (e->dead)
 				continue;
 			err = del_elem(m, s, e);
@@ -667,8 +665,7 @@ static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *ke
 {
 	struct ctl_elem *e, *start = NULL;
 
-	ctl_list_for_each_entry(e, &s->elems, list)
-	{
+	ctl_list_for_each_entry(e, &s->elems, list) {
 		if (e->dead || elem_expired(e, now) || (e->flags & ELEM_ID_FLAGS) ||
 		    e->klen != klen || memcmp(e->key, key, klen) > 0)
 			continue;
@@ -677,8 +674,7 @@ static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *ke
 	}
 	if (start == NULL)
 		return NULL;
-	ctl_list_for_each_entry(e, &s->elems, list)
-	{
+	ctl_list_for_each_entry(e, &s->elems, list) {
 		if (e->dead || !(e->flags & NFT_SET_ELEM_INTERVAL_END) || e->klen != klen)
 			continue;
 		/* an end in (start, key] closes the interval before key */

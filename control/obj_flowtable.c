@@ -20,8 +20,9 @@ static struct ctl_flowtable *flowtable_lookup_handle(struct ctl_table *t, uint64
 {
 	struct ctl_flowtable *f;
 
-	ctl_list_for_each_entry(f, &t->flowtables,
-				list) if (!f->dead && f->handle == handle) return f;
+	ctl_list_for_each_entry(f, &t->flowtables, list)
+		if (!f->dead && f->handle == handle)
+			return f;
 	return NULL;
 }
 
@@ -206,12 +207,10 @@ int ctl_getflowtable(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_FLOWTABLE_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(f, &t->flowtables, list)
-			{
+			ctl_list_for_each_entry(f, &t->flowtables, list) {
 				nlh = ctl_out_msg(
 				    o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWFLOWTABLE,
 				    t->family, NLM_F_MULTI, m->nlh->nlmsg_seq,

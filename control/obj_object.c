@@ -14,7 +14,9 @@ static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_obj *o;
 
-	ctl_list_for_each_entry(o, &t->objs, list) if (!o->dead && o->handle == handle) return o;
+	ctl_list_for_each_entry(o, &t->objs, list)
+		if (!o->dead && o->handle == handle)
+			return o;
 	return NULL;
 }
 
@@ -261,12 +263,10 @@ int ctl_getobj(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_OBJ_TABLE];
 		const struct nlattr *type = m->tb[NFTA_OBJ_TYPE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(obj, &t->objs, list)
-			{
+			ctl_list_for_each_entry(obj, &t->objs, list) {
 				if (type && obj->type != ntohl(mnl_attr_get_u32(type)))
 					continue;
 				obj_msg(o, m, obj, NLM_F_MULTI);

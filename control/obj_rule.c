@@ -485,12 +485,10 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 	struct ctl_chain *ch;
 	struct ctl_set *s;
 
-	ctl_list_for_each_entry(ch, &t->chains, list)
-	{
+	ctl_list_for_each_entry(ch, &t->chains, list) {
 		struct ctl_rule *r;
 
-		ctl_list_for_each_entry(r, &ch->rules, list)
-		{
+		ctl_list_for_each_entry(r, &ch->rules, list) {
 			struct nftnl_expr_iter *it;
 			struct nftnl_expr *e;
 
@@ -514,14 +512,14 @@ void ctl_chain_renamed(struct ctl_chain *c, const char *old)
 			rule_blob_build(r);
 		}
 	}
-	ctl_list_for_each_entry(s, &t->sets, list)
-	{
+	ctl_list_for_each_entry(s, &t->sets, list) {
 		struct ctl_elem *e;
 
 		if (s->dtype != NFT_DATA_VERDICT)
 			continue;
-		ctl_list_for_each_entry(e, &s->elems, list) if (e->chain_ref == c)
-		    ctl_elem_set_verdict_chain(e, c->name);
+		ctl_list_for_each_entry(e, &s->elems, list)
+			if (e->chain_ref == c)
+				ctl_elem_set_verdict_chain(e, c->name);
 	}
 }
 
@@ -539,7 +537,9 @@ static struct ctl_rule *rule_lookup(struct ctl_chain *c, uint64_t handle)
 {
 	struct ctl_rule *r;
 
-	ctl_list_for_each_entry(r, &c->rules, list) if (!r->dead && r->handle == handle) return r;
+	ctl_list_for_each_entry(r, &c->rules, list)
+		if (!r->dead && r->handle == handle)
+			return r;
 	return NULL;
 }
 
@@ -548,8 +548,7 @@ static struct ctl_rule *rule_lookup_id(struct ctl_state *st, struct ctl_chain *c
 	struct ctl_trans *tr;
 
 	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_rule *r = tr->obj;
 
 		if (tr->op == CTL_TR_NEWRULE && r->chain == c && !r->dead && r->rule_id == id)
@@ -799,16 +798,14 @@ int ctl_getrule(struct ctl_msg *m, struct ctl_out *o)
 		const struct nlattr *tname = m->tb[NFTA_RULE_TABLE];
 		const struct nlattr *cname = m->tb[NFTA_RULE_CHAIN];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(c, &t->chains, list)
-			{
+			ctl_list_for_each_entry(c, &t->chains, list) {
 				if (cname && strcmp(mnl_attr_get_str(cname), c->name) != 0)
 					continue;
 				ctl_list_for_each_entry(r, &c->rules, list)
-				    rule_msg(o, m, r, NLM_F_MULTI);
+					rule_msg(o, m, r, NLM_F_MULTI);
 			}
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));

@@ -19,7 +19,9 @@ static struct ctl_set *set_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_set *s;
 
-	ctl_list_for_each_entry(s, &t->sets, list) if (!s->dead && s->handle == handle) return s;
+	ctl_list_for_each_entry(s, &t->sets, list)
+		if (!s->dead && s->handle == handle)
+			return s;
 	return NULL;
 }
 
@@ -312,11 +314,11 @@ int ctl_getset(struct ctl_msg *m, struct ctl_out *o)
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
 		const struct nlattr *tname = m->tb[NFTA_SET_TABLE];
 
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (!ctl_dump_match(m, t, tname))
 				continue;
-			ctl_list_for_each_entry(s, &t->sets, list) set_msg(o, m, s, NLM_F_MULTI);
+			ctl_list_for_each_entry(s, &t->sets, list)
+				set_msg(o, m, s, NLM_F_MULTI);
 		}
 		ctl_out_done(o, m->nlh->nlmsg_seq, ctl_session_portid(m->s));
 		return -EINTR;

@@ -14,8 +14,7 @@ static struct ctl_table *table_lookup_handle(struct ctl_msg *m, uint64_t handle,
 {
 	struct ctl_table *t;
 
-	ctl_list_for_each_entry(t, &m->st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &m->st->tables, list) {
 		if (t->dead || t->handle != handle || t->family != m->family)
 			continue;
 		if ((t->flags & NFT_TABLE_F_OWNER) && t->nlpid != ctl_session_portid(m->s)) {
@@ -57,8 +56,9 @@ static int table_update(struct ctl_msg *m, struct ctl_table *t)
 		return -EOPNOTSUPP;
 	/* one pending update per table per batch, as the kernel's
 	 * table->flags & __NFT_TABLE_F_UPDATE check */
-	ctl_list_for_each_entry(tr, &m->st->trans, list) if (tr->op == CTL_TR_UPDTABLE &&
-							     tr->table == t) return -EINVAL;
+	ctl_list_for_each_entry(tr, &m->st->trans, list)
+		if (tr->op == CTL_TR_UPDTABLE && tr->table == t)
+			return -EINVAL;
 	tr = ctl_trans_add(m, CTL_TR_UPDTABLE, t, NULL);
 	if (tr == NULL)
 		return -ENOMEM;
@@ -67,8 +67,9 @@ static int table_update(struct ctl_msg *m, struct ctl_table *t)
 		/* waking up registers the hooks anew, in chain order */
 		struct ctl_chain *c;
 
-		ctl_list_for_each_entry(c, &t->chains, list) if (c->base) c->hook_seq =
-		    ++m->st->hook_seq;
+		ctl_list_for_each_entry(c, &t->chains, list)
+			if (c->base)
+				c->hook_seq = ++m->st->hook_seq;
 	}
 	t->flags = flags;
 	return 0;
@@ -162,8 +163,7 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 	err = ctl_table_flush_rules(m, t);
 	if (err < 0)
 		return err;
-	ctl_list_for_each_entry(s, &t->sets, list)
-	{
+	ctl_list_for_each_entry(s, &t->sets, list) {
 		if (s->dead || s->anonymous)
 			continue;
 		if (ctl_trans_add(m, CTL_TR_DELSET, t, s) == NULL)
@@ -171,8 +171,7 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 		s->dead = true;
 		t->use--;
 	}
-	ctl_list_for_each_entry(f, &t->flowtables, list)
-	{
+	ctl_list_for_each_entry(f, &t->flowtables, list) {
 		if (f->dead)
 			continue;
 		if (ctl_trans_add(m, CTL_TR_DELFLOWTABLE, t, f) == NULL)
@@ -180,8 +179,7 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 		f->dead = true;
 		t->use--;
 	}
-	ctl_list_for_each_entry(o, &t->objs, list)
-	{
+	ctl_list_for_each_entry(o, &t->objs, list) {
 		if (o->dead)
 			continue;
 		if (ctl_trans_add(m, CTL_TR_DELOBJ, t, o) == NULL)
@@ -189,8 +187,7 @@ int ctl_table_flush(struct ctl_msg *m, struct ctl_table *t)
 		o->dead = true;
 		t->use--;
 	}
-	ctl_list_for_each_entry(c, &t->chains, list)
-	{
+	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead)
 			continue;
 		if (ctl_trans_add(m, CTL_TR_DELCHAIN, t, c) == NULL)
@@ -212,8 +209,7 @@ int ctl_deltable(struct ctl_msg *m)
 
 	if (!m->tb[NFTA_TABLE_NAME] && !m->tb[NFTA_TABLE_HANDLE]) {
 		/* nft_flush(): every table of the family, all with AF_UNSPEC */
-		ctl_list_for_each_entry_safe(t, tn, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry_safe(t, tn, &m->st->tables, list) {
 			if (t->dead)
 				continue;
 			if (m->family != AF_UNSPEC && t->family != m->family)
@@ -262,8 +258,7 @@ int ctl_gettable(struct ctl_msg *m, struct ctl_out *o)
 	int err;
 
 	if (m->nlh->nlmsg_flags & NLM_F_DUMP) {
-		ctl_list_for_each_entry(t, &m->st->tables, list)
-		{
+		ctl_list_for_each_entry(t, &m->st->tables, list) {
 			if (m->family != AF_UNSPEC && t->family != m->family)
 				continue;
 			table_msg(o, t, m, NLM_F_MULTI);

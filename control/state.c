@@ -39,8 +39,7 @@ void ctl_state_destroy(struct nftdp_ctl *ctl)
 
 	if (st == NULL)
 		return;
-	ctl_list_for_each_entry_safe(t, tn, &st->tables, list)
-	{
+	ctl_list_for_each_entry_safe(t, tn, &st->tables, list) {
 		ctl_list_del(&t->list);
 		ctl_table_free(t);
 	}
@@ -94,8 +93,7 @@ struct ctl_table *ctl_table_lookup(struct ctl_msg *m, const struct nlattr *name,
 		*err = -EINVAL;
 		return NULL;
 	}
-	ctl_list_for_each_entry(t, &m->st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &m->st->tables, list) {
 		if (t->dead || t->family != family || !attr_streq(name, t->name))
 			continue;
 		if ((t->flags & NFT_TABLE_F_OWNER) && t->nlpid != ctl_session_portid(m->s)) {
@@ -118,8 +116,9 @@ struct ctl_chain *ctl_chain_lookup(struct ctl_table *t, const char *name)
 {
 	struct ctl_chain *c;
 
-	ctl_list_for_each_entry(c, &t->chains,
-				list) if (!c->dead && strcmp(c->name, name) == 0) return c;
+	ctl_list_for_each_entry(c, &t->chains, list)
+		if (!c->dead && strcmp(c->name, name) == 0)
+			return c;
 	return NULL;
 }
 
@@ -127,7 +126,9 @@ struct ctl_chain *ctl_chain_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_chain *c;
 
-	ctl_list_for_each_entry(c, &t->chains, list) if (!c->dead && c->handle == handle) return c;
+	ctl_list_for_each_entry(c, &t->chains, list)
+		if (!c->dead && c->handle == handle)
+			return c;
 	return NULL;
 }
 
@@ -136,8 +137,7 @@ struct ctl_chain *ctl_chain_lookup_id(struct ctl_state *st, struct ctl_table *t,
 	struct ctl_trans *tr;
 
 	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_chain *c = tr->obj;
 
 		if (tr->op == CTL_TR_NEWCHAIN && tr->table == t && !c->dead && c->chain_id == id)
@@ -166,8 +166,7 @@ int ctl_set_link(struct ctl_table *t, struct ctl_set *s)
 
 		if (nt == NULL)
 			return -ENOMEM;
-		ctl_list_for_each_entry(o, &t->sets, list)
-		{
+		ctl_list_for_each_entry(o, &t->sets, list) {
 			o->hnext = nt[o->hash & (nsize - 1)];
 			nt[o->hash & (nsize - 1)] = o;
 		}
@@ -214,8 +213,7 @@ struct ctl_set *ctl_set_lookup_id(struct ctl_state *st, struct ctl_table *t, uin
 	struct ctl_trans *tr;
 
 	/* newest first: the object is usually created just before its use */
-	ctl_list_for_each_entry_reverse(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry_reverse(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && tr->table == t && !s->dead && s->set_id == id)
@@ -228,8 +226,9 @@ struct ctl_obj *ctl_obj_lookup(struct ctl_table *t, const char *name, uint32_t t
 {
 	struct ctl_obj *o;
 
-	ctl_list_for_each_entry(o, &t->objs, list) if (!o->dead && o->type == type &&
-						       strcmp(o->name, name) == 0) return o;
+	ctl_list_for_each_entry(o, &t->objs, list)
+		if (!o->dead && o->type == type && strcmp(o->name, name) == 0)
+			return o;
 	return NULL;
 }
 
@@ -237,8 +236,9 @@ struct ctl_flowtable *ctl_flowtable_lookup(struct ctl_table *t, const char *name
 {
 	struct ctl_flowtable *f;
 
-	ctl_list_for_each_entry(f, &t->flowtables,
-				list) if (!f->dead && strcmp(f->name, name) == 0) return f;
+	ctl_list_for_each_entry(f, &t->flowtables, list)
+		if (!f->dead && strcmp(f->name, name) == 0)
+			return f;
 	return NULL;
 }
 
@@ -343,30 +343,25 @@ void ctl_table_free(struct ctl_table *t)
 	struct ctl_obj *o, *on;
 	struct ctl_flowtable *f, *fn;
 
-	ctl_list_for_each_entry_safe(c, cn, &t->chains, list)
-	{
+	ctl_list_for_each_entry_safe(c, cn, &t->chains, list) {
 		struct ctl_rule *r, *rn;
 
-		ctl_list_for_each_entry_safe(r, rn, &c->rules, list)
-		{
+		ctl_list_for_each_entry_safe(r, rn, &c->rules, list) {
 			ctl_list_del(&r->list);
 			ctl_rule_free(r);
 		}
 		ctl_list_del(&c->list);
 		ctl_chain_free(c);
 	}
-	ctl_list_for_each_entry_safe(s, sn, &t->sets, list)
-	{
+	ctl_list_for_each_entry_safe(s, sn, &t->sets, list) {
 		ctl_set_unlink(s);
 		ctl_set_free(s);
 	}
-	ctl_list_for_each_entry_safe(o, on, &t->objs, list)
-	{
+	ctl_list_for_each_entry_safe(o, on, &t->objs, list) {
 		ctl_list_del(&o->list);
 		ctl_obj_free(o);
 	}
-	ctl_list_for_each_entry_safe(f, fn, &t->flowtables, list)
-	{
+	ctl_list_for_each_entry_safe(f, fn, &t->flowtables, list) {
 		ctl_list_del(&f->list);
 		ctl_flowtable_free(f);
 	}
@@ -407,7 +402,8 @@ void ctl_set_free(struct ctl_set *s)
 	struct ctl_elem *e, *en;
 
 	anon_release(s);
-	ctl_list_for_each_entry_safe(e, en, &s->elems, list) ctl_elem_free(e);
+	ctl_list_for_each_entry_safe(e, en, &s->elems, list)
+		ctl_elem_free(e);
 	free(s->htab);
 	free(s->elem_expr);
 	nftnl_set_free(s->nl);
@@ -478,8 +474,7 @@ int ctl_chain_flush_rules(struct ctl_msg *m, struct ctl_chain *c)
 	struct ctl_rule *r;
 	int err;
 
-	ctl_list_for_each_entry(r, &c->rules, list)
-	{
+	ctl_list_for_each_entry(r, &c->rules, list) {
 		if (r->dead)
 			continue;
 		err = ctl_rule_delete(m, r);
@@ -495,8 +490,7 @@ int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t)
 	struct ctl_chain *c;
 	int err;
 
-	ctl_list_for_each_entry(c, &t->chains, list)
-	{
+	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead)
 			continue;
 		err = ctl_chain_flush_rules(m, c);

@@ -67,8 +67,7 @@ static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, 
 	if (v->height >= 0)
 		return v->height;
 	v->height = -1;
-	ctl_list_for_each_entry(r, &c->rules, list)
-	{
+	ctl_list_for_each_entry(r, &c->rules, list) {
 		if (r->dead)
 			continue;
 		for (unsigned int i = 0; i < r->nrefs; i++) {
@@ -82,8 +81,7 @@ static int chain_height(struct ctl_chain *c, struct vstate *vs, unsigned int n, 
 
 				if (!(s->flags & NFT_SET_MAP) || s->dtype != NFT_DATA_VERDICT)
 					continue;
-				ctl_list_for_each_entry(e, &s->elems, list)
-				{
+				ctl_list_for_each_entry(e, &s->elems, list) {
 					if (e->dead || e->chain_ref == NULL)
 						continue;
 					err = visit(e->chain_ref, vs, n, depth, &h);
@@ -108,8 +106,7 @@ static int hooks_walk(struct ctl_chain *c, uint32_t hook, bool nat, unsigned int
 
 	if (depth > CTL_JUMP_STACK_SIZE)
 		return 0; /* the depth check reports this */
-	ctl_list_for_each_entry(r, &c->rules, list)
-	{
+	ctl_list_for_each_entry(r, &c->rules, list) {
 		if (r->dead)
 			continue;
 		if (!(r->hook_mask & (1u << hook)) || (r->need_nat && !nat))
@@ -125,8 +122,7 @@ static int hooks_walk(struct ctl_chain *c, uint32_t hook, bool nat, unsigned int
 
 				if (s->dtype != NFT_DATA_VERDICT)
 					continue;
-				ctl_list_for_each_entry(e, &s->elems, list)
-				{
+				ctl_list_for_each_entry(e, &s->elems, list) {
 					if (e->dead || e->chain_ref == NULL)
 						continue;
 					err = hooks_walk(e->chain_ref, hook, nat, depth + 1);
@@ -144,8 +140,10 @@ static bool table_constrained(struct ctl_table *t)
 	struct ctl_chain *c;
 	struct ctl_rule *r;
 
-	ctl_list_for_each_entry(c, &t->chains, list) ctl_list_for_each_entry(
-	    r, &c->rules, list) if (!r->dead && (r->hook_mask != ~0u || r->need_nat)) return true;
+	ctl_list_for_each_entry(c, &t->chains, list)
+		ctl_list_for_each_entry(r, &c->rules, list)
+			if (!r->dead && (r->hook_mask != ~0u || r->need_nat))
+				return true;
 	return false;
 }
 
@@ -156,8 +154,7 @@ int ctl_table_validate(struct ctl_table *t)
 
 	if (err < 0 || !table_constrained(t))
 		return err;
-	ctl_list_for_each_entry(c, &t->chains, list)
-	{
+	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead || !c->base)
 			continue;
 		err =
@@ -176,20 +173,19 @@ int ctl_table_validate_depth(struct ctl_table *t)
 	unsigned int n = 0, i = 0;
 	int err = 0;
 
-	ctl_list_for_each_entry(c, &t->chains, list) n++;
+	ctl_list_for_each_entry(c, &t->chains, list)
+		n++;
 	if (n == 0)
 		return 0;
 	vs = calloc(n, sizeof(*vs));
 	if (vs == NULL)
 		return -ENOMEM;
-	ctl_list_for_each_entry(c, &t->chains, list)
-	{
+	ctl_list_for_each_entry(c, &t->chains, list) {
 		vs[i].c = c;
 		vs[i].height = -2;
 		i++;
 	}
-	ctl_list_for_each_entry(c, &t->chains, list)
-	{
+	ctl_list_for_each_entry(c, &t->chains, list) {
 		if (c->dead || !c->base)
 			continue;
 		err = chain_height(c, vs, n, 0);
@@ -429,8 +425,7 @@ int ctl_validate(struct ctl_state *st)
 	struct ctl_table *t;
 	int err;
 
-	ctl_list_for_each_entry(t, &st->tables, list)
-	{
+	ctl_list_for_each_entry(t, &st->tables, list) {
 		if (t->dead)
 			continue;
 		err = ctl_table_validate(t);
@@ -455,8 +450,7 @@ static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool ech
 	ctl_out_init(&mc, ctl, NULL);
 	mc.mcast_group = NFNLGRP_NFTABLES;
 	ctl_out_init(&uc, ctl, s);
-	ctl_list_for_each_entry(tr, &st->trans, list)
-	{
+	ctl_list_for_each_entry(tr, &st->trans, list) {
 		bool echo = (tr->nlflags & NLM_F_ECHO) != 0;
 
 		mc.skip = echo ? tr->session : NULL;
@@ -516,8 +510,7 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 
 	/* 5. release what the batch deleted; the old generation goes after
 	 * the grace period (published above, freed by nftdp_vm_gen_reclaim) */
-	ctl_list_for_each_entry_safe(tr, tn, &st->trans, list)
-	{
+	ctl_list_for_each_entry_safe(tr, tn, &st->trans, list) {
 		release(tr);
 		ctl_list_del(&tr->list);
 		free(tr);
@@ -676,8 +669,7 @@ void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
 
 	if (st == NULL)
 		return;
-	ctl_list_for_each_entry_safe(t, tn, &st->tables, list)
-	{
+	ctl_list_for_each_entry_safe(t, tn, &st->tables, list) {
 		if ((t->flags & NFT_TABLE_F_OWNER) && t->nlpid == portid) {
 			ctl_list_del(&t->list);
 			ctl_table_free(t);
