@@ -8,21 +8,29 @@
  */
 #include "ct_fixture.h"
 
-static void add_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, uint64_t handle, ...)
+/* compile one rule of the NULL-terminated expressions ap into c */
+static void add_rule_v(struct nftdp_vm_chain *c, struct nftdp_vm_state *st,
+		       const struct nftdp_vm_resolver *res, uint64_t handle, va_list ap)
 {
 	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct nftdp_vm_error err;
 	struct nftnl_expr *e;
-	va_list ap;
 
 	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
-	va_start(ap, handle);
 	while ((e = va_arg(ap, struct nftnl_expr *)))
 		nftnl_rule_add_expr(r, e);
-	va_end(ap);
-	if (nftdp_vm_chain_add_rule(c, r, NULL, st, &err))
+	if (nftdp_vm_chain_add_rule(c, r, res, st, &err))
 		fail_msg("compile: %s", err.msg);
 	nftnl_rule_free(r);
+}
+
+static void add_rule(struct nftdp_vm_chain *c, struct nftdp_vm_state *st, uint64_t handle, ...)
+{
+	va_list ap;
+
+	va_start(ap, handle);
+	add_rule_v(c, st, NULL, handle, ap);
+	va_end(ap);
 }
 
 static void test_vm_ct_rules(void **state)
@@ -553,19 +561,11 @@ static struct nftnl_expr *objref(uint32_t type, const char *name)
 static void add_rule_res(struct nftdp_vm_chain *c, struct nftdp_vm_state *st,
 			 const struct nftdp_vm_resolver *res, uint64_t handle, ...)
 {
-	struct nftnl_rule *r = nftnl_rule_alloc();
-	struct nftdp_vm_error err;
-	struct nftnl_expr *e;
 	va_list ap;
 
-	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
 	va_start(ap, handle);
-	while ((e = va_arg(ap, struct nftnl_expr *)))
-		nftnl_rule_add_expr(r, e);
+	add_rule_v(c, st, res, handle, ap);
 	va_end(ap);
-	if (nftdp_vm_chain_add_rule(c, r, res, st, &err))
-		fail_msg("compile: %s", err.msg);
-	nftnl_rule_free(r);
 }
 
 static void test_timeout_policy(void **state)
