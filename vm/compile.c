@@ -315,55 +315,59 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
  * register, so later expressions see the same state; stateful slots were
  * assigned by expression index during init, so fusing does not move them.
  */
+/* a followed by b (a cmp_fast) as one fused op into *out, when b compares
+ * the register a loaded; false when the pair does not fuse */
+static bool fuse_pair(const struct nftdp_vm_op *a, const struct nftdp_vm_op *b,
+		      struct nftdp_vm_op *out)
+{
+	struct nftdp_vm_cmp_fast c;
+
+	if (b->fast != NFTDP_VM_FAST_CMP)
+		return false;
+	memcpy(&c, b->priv, sizeof(c));
+	switch (a->fast) {
+	case NFTDP_VM_FAST_PAYLOAD: {
+		struct nftdp_vm_payload_cmp f = {.cmp = c};
+
+		memcpy(&f.payload, a->priv, sizeof(f.payload));
+		if (c.sreg != f.payload.dreg)
+			return false;
+		*out = *a;
+		memcpy(out->priv, &f, sizeof(f));
+		out->fast = NFTDP_VM_FAST_PAYLOAD_CMP;
+		return true;
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* vm.c inlines FAST_META only there */
+	case NFTDP_VM_FAST_META: {
+		struct nftdp_vm_meta_cmp f = {.cmp = c};
+
+		memcpy(&f.meta, a->priv, sizeof(f.meta));
+		if (c.sreg != f.meta.reg)
+			return false;
+		*out = *a;
+		memcpy(out->priv, &f, sizeof(f));
+		out->fast = NFTDP_VM_FAST_META_CMP;
+		return true;
+	}
+#endif
+	default:
+		return false;
+	}
+}
+
 static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
 {
 	uint32_t r = first, w = first;
 
 	while (r < chain->n_ops) {
-		struct nftdp_vm_op *a = &chain->ops[r];
-
-		if (r + 1 < chain->n_ops && a->fast == NFTDP_VM_FAST_PAYLOAD &&
-		    chain->ops[r + 1].fast == NFTDP_VM_FAST_CMP) {
-			struct nftdp_vm_payload p;
-			struct nftdp_vm_cmp_fast c;
-			struct nftdp_vm_payload_cmp *f;
-
-			memcpy(&p, a->priv, sizeof(p));
-			memcpy(&c, chain->ops[r + 1].priv, sizeof(c));
-			if (c.sreg == p.dreg) {
-				chain->ops[w] = *a;
-				f = (struct nftdp_vm_payload_cmp *)(void *)chain->ops[w].priv;
-				f->payload = p;
-				f->cmp = c;
-				chain->ops[w].fast = NFTDP_VM_FAST_PAYLOAD_CMP;
-				w++;
-				r += 2;
-				continue;
-			}
+		if (r + 1 < chain->n_ops &&
+		    fuse_pair(&chain->ops[r], &chain->ops[r + 1], &chain->ops[w])) {
+			w++;
+			r += 2;
+			continue;
 		}
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* vm.c inlines FAST_META only there */
-		if (r + 1 < chain->n_ops && a->fast == NFTDP_VM_FAST_META &&
-		    chain->ops[r + 1].fast == NFTDP_VM_FAST_CMP) {
-			struct nftdp_vm_meta m;
-			struct nftdp_vm_cmp_fast c;
-			struct nftdp_vm_meta_cmp *f;
-
-			memcpy(&m, a->priv, sizeof(m));
-			memcpy(&c, chain->ops[r + 1].priv, sizeof(c));
-			if (c.sreg == m.reg) {
-				chain->ops[w] = *a;
-				f = (struct nftdp_vm_meta_cmp *)(void *)chain->ops[w].priv;
-				f->meta = m;
-				f->cmp = c;
-				chain->ops[w].fast = NFTDP_VM_FAST_META_CMP;
-				w++;
-				r += 2;
-				continue;
-			}
-		}
-#endif
 		if (w != r)
-			chain->ops[w] = *a;
+			chain->ops[w] = chain->ops[r];
 		w++;
 		r++;
 	}
