@@ -1006,26 +1006,6 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 
 /* ---------- lifetime ---------- */
 
-static bool set_grace_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
-{
-	struct nftdp_set_grace g;
-
-	(void)arg;
-	if (!nftdp_set_grace_begin(&g, set_gen))
-		return false;
-	cookie[0] = g.seq;
-	cookie[1] = g.gen;
-	return true;
-}
-
-static void set_grace_end(void *arg, const uint64_t cookie[2])
-{
-	struct nftdp_set_grace g = {.seq = cookie[0], .gen = cookie[1]};
-
-	(void)arg;
-	nftdp_set_grace_end(&g);
-}
-
 int ctl_build_create(struct nftdp_ctl *ctl)
 {
 	struct ctl_build *bld;
@@ -1038,7 +1018,8 @@ int ctl_build_create(struct nftdp_ctl *ctl)
 	bld->vm = ctl->cfg.vm_state;
 	bld->dom = ctl->cfg.gen_dom;
 	/* set memory's grace periods run on the domain's QSBR variable */
-	nftdp_vm_gen_domain_grace(bld->dom, set_grace_begin, set_grace_end, NULL);
+	nftdp_vm_gen_domain_grace(bld->dom, nftdp_set_grace_hook_begin, nftdp_set_grace_hook_end,
+				  NULL);
 	ctl->bld = bld;
 	stats_vm = bld->vm;
 	return 0;

@@ -682,6 +682,26 @@ void nftdp_set_grace_end(const struct nftdp_set_grace *g)
 	}
 }
 
+bool nftdp_set_grace_hook_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
+{
+	struct nftdp_set_grace g;
+
+	(void)arg;
+	if (!nftdp_set_grace_begin(&g, set_gen))
+		return false;
+	cookie[0] = g.seq;
+	cookie[1] = g.gen;
+	return true;
+}
+
+void nftdp_set_grace_hook_end(void *arg, const uint64_t cookie[2])
+{
+	struct nftdp_set_grace g = {.seq = cookie[0], .gen = cookie[1]};
+
+	(void)arg;
+	nftdp_set_grace_end(&g);
+}
+
 uint32_t nftdp_set_retired_len(const struct nftdp_set *s)
 {
 	return s->n_retired + s->n_dead;

@@ -174,6 +174,14 @@ bool nftdp_set_grace_begin(struct nftdp_set_grace *g, uint64_t gen);
  */
 void nftdp_set_grace_end(const struct nftdp_set_grace *g);
 
+/**
+ * The two above in the shape of the VM generation domain's grace hooks
+ * (nftdp_vm_gen_domain_grace): the grace period travels as cookie[0] (seq)
+ * and cookie[1] (gen). arg is unused. Control path.
+ */
+bool nftdp_set_grace_hook_begin(void *arg, uint64_t set_gen, uint64_t cookie[2]);
+void nftdp_set_grace_hook_end(void *arg, const uint64_t cookie[2]);
+
 /** Elements of s deleted, expired or aborted whose memory is not free yet. Control path. */
 uint32_t nftdp_set_retired_len(const struct nftdp_set *s);
 

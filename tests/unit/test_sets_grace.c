@@ -70,27 +70,6 @@ static void reclaim_set(struct nftdp_set *s, void *arg)
 	nftdp_set_reclaim(s);
 }
 
-/* what control/build.c registers: sets' grace periods on the domain */
-static bool grace_begin(void *arg, uint64_t set_gen, uint64_t cookie[2])
-{
-	struct nftdp_set_grace g;
-
-	(void)arg;
-	if (!nftdp_set_grace_begin(&g, set_gen))
-		return false;
-	cookie[0] = g.seq;
-	cookie[1] = g.gen;
-	return true;
-}
-
-static void grace_end(void *arg, const uint64_t cookie[2])
-{
-	struct nftdp_set_grace g = {.seq = cookie[0], .gen = cookie[1]};
-
-	(void)arg;
-	nftdp_set_grace_end(&g);
-}
-
 static void *reader_main(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg;
@@ -259,7 +238,9 @@ static void setup_fix(struct fix *f, uint32_t flags)
 	assert_int_equal(nftdp_vm_state_create(&scfg, &f->st), 0);
 	dcfg.state = f->st;
 	assert_int_equal(nftdp_vm_gen_domain_create(&dcfg, &f->dom), 0);
-	nftdp_vm_gen_domain_grace(f->dom, grace_begin, grace_end, NULL);
+	/* what control/build.c registers */
+	nftdp_vm_gen_domain_grace(f->dom, nftdp_set_grace_hook_begin, nftdp_set_grace_hook_end,
+				  NULL);
 	assert_int_equal(nftdp_set_create(&d, &f->s), 0);
 	commit(f);
 	fx = f;
