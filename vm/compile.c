@@ -307,6 +307,39 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* Whether an op's result is fixed by the fields the flow cache keys on
+ * (enum nftdp_vm_flow_level): meta's clock and random keys are not, nor is
+ * the inner header (its offset comes from bytes no key field covers). */
+static uint8_t op_flow_level(const struct nftdp_vm_op *op)
+{
+	const struct nftdp_vm_meta *m = (const void *)op->priv;
+	const struct nftdp_vm_payload *p = (const void *)op->priv;
+
+	switch (op->ops->flow) {
+	case NFTDP_VM_FLOW_REGS:
+	case NFTDP_VM_FLOW_COUNTER:
+		return NFTDP_VM_FLOW_LVL_ALWAYS;
+	case NFTDP_VM_FLOW_PAYLOAD:
+		return p->base == NFT_PAYLOAD_INNER_HEADER ? NFTDP_VM_FLOW_LVL_NEVER
+							   : NFTDP_VM_FLOW_LVL_ALWAYS;
+	case NFTDP_VM_FLOW_META:
+		switch (m->key) {
+		case NFT_META_PRANDOM:
+		case NFT_META_TIME_NS:
+		case NFT_META_TIME_DAY:
+		case NFT_META_TIME_HOUR:
+			return NFTDP_VM_FLOW_LVL_NEVER;
+		}
+		return NFTDP_VM_FLOW_LVL_ALWAYS;
+	case NFTDP_VM_FLOW_LOOKUP:
+	case NFTDP_VM_FLOW_OBJREF:
+		return op->ops->flow_level ? op->ops->flow_level(op->priv)
+					   : NFTDP_VM_FLOW_LVL_NEVER;
+	default:
+		return NFTDP_VM_FLOW_LVL_NEVER;
+	}
+}
+
 /*
  * Peephole pass over one rule: a payload_fast load directly followed by a
  * cmp_fast of the register it loaded becomes one op (the pair that most
@@ -554,6 +587,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 			op->ops = NULL;
 			break;
 		}
+		op->flow = op_flow_level(op);
 		chain->n_ops++;
 		uses_ct |= expr_uses_ct(cc.expr_name);
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);

@@ -150,6 +150,7 @@ static const struct nftdp_vm_expr_ops bitwise_ops = {
     .size = sizeof(struct bitwise_priv),
     .init = bitwise_init,
     .eval = bitwise_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 static const struct nftdp_vm_expr_ops bitwise_fast_ops = {
     .name = "bitwise",
@@ -157,6 +158,7 @@ static const struct nftdp_vm_expr_ops bitwise_fast_ops = {
     .fast = NFTDP_VM_FAST_BITWISE,
     .init = bitwise_fast_init,
     .eval = bitwise_fast_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 
 /* nft_bitwise_select_ops */

@@ -93,5 +93,6 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_byteorder = {
 	    .size = sizeof(struct byteorder_priv),
 	    .init = byteorder_init,
 	    .eval = byteorder_eval,
+	    .flow = NFTDP_VM_FLOW_REGS,
 	},
 };

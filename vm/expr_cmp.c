@@ -156,6 +156,7 @@ static const struct nftdp_vm_expr_ops cmp_ops = {
     .size = sizeof(struct cmp_priv),
     .init = cmp_init,
     .eval = cmp_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 static const struct nftdp_vm_expr_ops cmp_fast_ops = {
     .name = "cmp",
@@ -163,6 +164,7 @@ static const struct nftdp_vm_expr_ops cmp_fast_ops = {
     .fast = NFTDP_VM_FAST_CMP,
     .init = cmp_fast_init,
     .eval = cmp_fast_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 static const struct nftdp_vm_expr_ops cmp16_fast_ops = {
     .name = "cmp",
@@ -170,6 +172,7 @@ static const struct nftdp_vm_expr_ops cmp16_fast_ops = {
     .fast = NFTDP_VM_FAST_CMP16,
     .init = cmp16_fast_init,
     .eval = cmp16_fast_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 
 /* nft_cmp_select_ops */

@@ -22,6 +22,7 @@ void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt, struct 
 	/* one writer per row: plain read, relaxed store so readers see whole words */
 	__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->bytes, c->bytes + pkt->skb_len, __ATOMIC_RELAXED);
+	nftdp_vm_flow_note_counter(ctx, slot);
 }
 
 static void counter_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
@@ -63,5 +64,6 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_counter = {
 	    .size = sizeof(struct counter_priv),
 	    .init = counter_init,
 	    .eval = counter_eval,
+	    .flow = NFTDP_VM_FLOW_COUNTER,
 	},
 };

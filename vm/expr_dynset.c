@@ -120,5 +120,6 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_dynset = {
 	    .size = sizeof(struct dynset_priv),
 	    .init = dynset_init,
 	    .eval = dynset_eval,
+	    .flow = NFTDP_VM_FLOW_DYNSET,
 	},
 };

@@ -126,6 +126,7 @@ static const struct nftdp_vm_expr_ops jhash_ops = {
     .size = sizeof(struct hash_priv),
     .init = jhash_init,
     .eval = jhash_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 static const struct nftdp_vm_expr_ops symhash_ops = {
     .name = "hash",

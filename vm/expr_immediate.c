@@ -119,6 +119,7 @@ static const struct nftdp_vm_expr_ops immediate_ops = {
     .size = sizeof(struct nftdp_vm_immediate),
     .init = immediate_init,
     .eval = immediate_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
 };
 
 static const struct nftdp_vm_expr_ops immediate_verdict_ops = {
@@ -127,6 +128,7 @@ static const struct nftdp_vm_expr_ops immediate_verdict_ops = {
     .fast = NFTDP_VM_FAST_IMMEDIATE,
     .init = immediate_verdict_init,
     .eval = immediate_verdict_eval,
+    .flow = NFTDP_VM_FLOW_REGS,
     .targets = immediate_targets,
 };
 

@@ -19,6 +19,7 @@ struct lookup_priv {
 	uint8_t sreg, dreg, dlen;
 	bool invert, dreg_set, verdict;
 	uint16_t counter_at; /* set_info.elem_counter_at */
+	uint8_t flow_lvl;    /* enum nftdp_vm_flow_level */
 };
 NFTDP_VM_PRIV_CHECK(struct lookup_priv);
 
@@ -81,6 +82,15 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		return rc;
 	p->set = si.set;
 	p->ops = si.ops;
+	/* what the flow cache may assume: elements that time out, a set the
+	 * packet path fills, or a test's stand-in change without a commit;
+	 * an anonymous set never changes */
+	if (si.ops || (si.flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+		p->flow_lvl = NFTDP_VM_FLOW_LVL_NEVER;
+	else if (si.flags & NFT_SET_CONSTANT)
+		p->flow_lvl = NFTDP_VM_FLOW_LVL_ALWAYS;
+	else
+		p->flow_lvl = NFTDP_VM_FLOW_LVL_NO_DYNSET;
 	if (si.elem_counter_at > UINT16_MAX)
 		return nftdp_vm_errf(cc, -EINVAL, "lookup: element counter offset");
 	p->counter_at = (uint16_t)si.elem_counter_at;
@@ -114,6 +124,11 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	return 0;
 }
 
+static uint8_t lookup_flow_level(const void *priv)
+{
+	return ((const struct lookup_priv *)priv)->flow_lvl;
+}
+
 static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, int max)
 {
 	const struct lookup_priv *p = priv;
@@ -134,6 +149,8 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_lookup = {
 	    .size = sizeof(struct lookup_priv),
 	    .init = lookup_init,
 	    .eval = lookup_eval,
+	    .flow = NFTDP_VM_FLOW_LOOKUP,
+	    .flow_level = lookup_flow_level,
 	    .targets = lookup_targets,
 	},
 };

@@ -269,6 +269,7 @@ static const struct nftdp_vm_expr_ops meta_get_ops = {
     .size = sizeof(struct meta_priv),
     .init = meta_get_init,
     .eval = meta_get_eval,
+    .flow = NFTDP_VM_FLOW_META,
 };
 /* meta nfproto and l4proto, which inet rules start with: inlined by vm.c */
 static const struct nftdp_vm_expr_ops meta_get_fast_ops = {
@@ -277,6 +278,7 @@ static const struct nftdp_vm_expr_ops meta_get_fast_ops = {
     .fast = NFTDP_VM_FAST_META,
     .init = meta_get_init,
     .eval = meta_get_eval,
+    .flow = NFTDP_VM_FLOW_META,
 };
 static const struct nftdp_vm_expr_ops meta_set_ops = {
     .name = "meta",

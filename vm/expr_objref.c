@@ -336,11 +336,23 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
 }
 
+/* a named counter charges the same slot on a flow-cache hit; quota and
+ * limit change their answer over time */
+static uint8_t objref_flow_level(const void *priv)
+{
+	const struct objref_priv *p = priv;
+
+	return p->obj && p->obj->type == NFT_OBJECT_COUNTER ? NFTDP_VM_FLOW_LVL_ALWAYS
+							    : NFTDP_VM_FLOW_LVL_NEVER;
+}
+
 static const struct nftdp_vm_expr_ops objref_ops = {
     .name = "objref",
     .size = sizeof(struct objref_priv),
     .init = objref_init,
     .eval = objref_eval,
+    .flow = NFTDP_VM_FLOW_OBJREF,
+    .flow_level = objref_flow_level,
 };
 static const struct nftdp_vm_expr_ops objref_map_ops = {
     .name = "objref",

@@ -228,6 +228,7 @@ static const struct nftdp_vm_expr_ops payload_ops = {
     .size = sizeof(struct nftdp_vm_payload),
     .init = payload_init,
     .eval = payload_eval,
+    .flow = NFTDP_VM_FLOW_PAYLOAD,
 };
 static const struct nftdp_vm_expr_ops payload_fast_ops = {
     .name = "payload",
@@ -235,6 +236,7 @@ static const struct nftdp_vm_expr_ops payload_fast_ops = {
     .fast = NFTDP_VM_FAST_PAYLOAD,
     .init = payload_init,
     .eval = payload_eval,
+    .flow = NFTDP_VM_FLOW_PAYLOAD,
 };
 /* IPv6 addresses and their prefixes: inlined by vm.c, not a kernel fast op
  * (the kernel's are 1/2/4 bytes), same result as payload_eval */
@@ -244,6 +246,7 @@ static const struct nftdp_vm_expr_ops payload_nh_ops = {
     .fast = NFTDP_VM_FAST_PAYLOAD_NH,
     .init = payload_init,
     .eval = payload_eval,
+    .flow = NFTDP_VM_FLOW_PAYLOAD,
 };
 static const struct nftdp_vm_expr_ops payload_set_ops = {
     .name = "payload",

@@ -70,5 +70,6 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_range = {
 	    .size = sizeof(struct range_priv),
 	    .init = range_init,
 	    .eval = range_eval,
+	    .flow = NFTDP_VM_FLOW_REGS,
 	},
 };

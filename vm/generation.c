@@ -18,6 +18,7 @@
 #include <libnftnl/rule.h>
 #include <rte_rcu_qsbr.h>
 
+#include "flowcache.h"
 #include "nftdp_vm.h"
 
 #define GEN_MAX_CHAIN_ID (1u << 20) /* chain table entries; ids are dense in practice */
@@ -58,6 +59,8 @@ struct nftdp_vm_gen {
 	bool shares_state;    /* some chain's state is seen by other rules: derived */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
+	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
+	struct nftdp_vm_flow_plan *flow[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
 	uint32_t n_chains;
 	struct nftdp_set **sets;
@@ -141,6 +144,7 @@ static void gen_free(struct nftdp_vm_gen *gen)
 		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
 			free(gen->hooks[f][h].e);
 			free(gen->nat[f][h].e);
+			nftdp_vm_flow_plan_free(gen->flow[f][h]);
 		}
 	}
 	free(gen->owned);
@@ -439,6 +443,40 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 	gen->shares_state = shares;
 }
 
+/*
+ * The flow cache's plan of every hook whose chains all see every packet
+ * (no device-bound chain). Without memory for one a hook runs uncached.
+ */
+static void build_flow_plans(struct nftdp_vm_gen *gen)
+{
+	bool writes_sets = false;
+
+	for (uint32_t i = 0; i < gen->n_owned; i++)
+		writes_sets |= nftdp_vm_flow_writes_sets(gen->owned[i].chain);
+	for (int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++) {
+		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
+			const struct hook_list *hl = &gen->hooks[f][h];
+			const struct nftdp_vm_chain *base[64];
+			bool bound = false;
+
+			if (hl->n == 0 || hl->n > 64)
+				continue;
+			for (uint32_t c = 0; c < hl->n; c++) {
+				bound |= hl->e[c].dev_bound;
+				base[c] = hl->e[c].chain;
+			}
+			if (bound)
+				continue;
+			gen->flow[f][h] =
+			    nftdp_vm_flow_plan_build(base, hl->n, (uint8_t)f, writes_sets);
+			if (gen->flow[f][h] && !nftdp_vm_flow_plan_usable(gen->flow[f][h])) {
+				nftdp_vm_flow_plan_free(gen->flow[f][h]);
+				gen->flow[f][h] = NULL;
+			}
+		}
+	}
+}
+
 bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto)
 {
 	return gen && nfproto < 32 && (gen->ct_families & (1u << nfproto));
@@ -492,6 +530,7 @@ int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out
 			goto err_build;
 	}
 	derive_facts(b);
+	build_flow_plans(gen);
 	b->gen = NULL;
 	nftdp_vm_gen_builder_destroy(b);
 	*out = gen;
@@ -614,6 +653,21 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
 	unsigned int subpos[NFTDP_VM_BURST_MAX];
+
+	/* the whole hook through this worker's flow cache */
+	if (ctx->flow && hl && gen->flow[nfproto][hook] && prio_min == INT32_MIN &&
+	    prio_max == INT32_MAX) {
+		while (n > 0) {
+			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
+
+			nftdp_vm_flow_run(gen->flow[nfproto][hook], gen, nfproto, hook, pkts, chunk,
+					  verdicts, ctx);
+			pkts += chunk;
+			verdicts += chunk;
+			n -= chunk;
+		}
+		return;
+	}
 
 	if (hl && hl->n == 1 && !hl->e[0].dev_bound && hl->e[0].priority >= prio_min &&
 	    hl->e[0].priority <= prio_max) {

@@ -233,6 +233,9 @@ next_rule:
 			default:
 				break;
 			}
+			/* the inlined ops above are all fixed per flow */
+			if (op->flow < ctx->flow_need)
+				ctx->flow_taint = 1;
 			op->eval(op, regs, pkt, ctx);
 			if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
 				goto verdict;
@@ -297,6 +300,7 @@ next_rule:
 
 		c->packets++;
 		c->bytes += pkt->skb_len;
+		nftdp_vm_flow_note_counter(ctx, (uint32_t)base->stats_slot);
 	}
 	return base->policy;
 }

@@ -49,11 +49,60 @@ struct nftdp_vm_cctx;
 typedef void (*nftdp_vm_eval_t)(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 				struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
 
+/*
+ * What an expression is to the per-flow cache (flowcache.c): whether its
+ * result is fixed by the packet fields the cache keys on. The default (0)
+ * is never: a run that executes it is not cached.
+ */
+enum nftdp_vm_flow_kind {
+	NFTDP_VM_FLOW_NEVER = 0,
+	NFTDP_VM_FLOW_REGS,    /* reads registers only (cmp, bitwise, immediate...) */
+	NFTDP_VM_FLOW_COUNTER, /* charges counters, which a hit charges again */
+	NFTDP_VM_FLOW_PAYLOAD, /* payload load: a key field (struct nftdp_vm_payload) */
+	NFTDP_VM_FLOW_META,    /* meta get: a key field (struct nftdp_vm_meta) */
+	NFTDP_VM_FLOW_LOOKUP,  /* set lookup: fixed while the set is (flow_level) */
+	NFTDP_VM_FLOW_OBJREF,  /* named object: fixed for counters (flow_level) */
+	NFTDP_VM_FLOW_DYNSET, /* writes a set: never, and lookups of the generation stop being fixed
+			       */
+};
+
+/* op->flow: a run executing an op whose level is below ctx->flow_need is
+ * not cached. ctx->flow_need is 0 when nothing records (no miss running),
+ * 1 for a generation without dynset, 2 with one. */
+enum nftdp_vm_flow_level {
+	NFTDP_VM_FLOW_LVL_NEVER = 0,
+	NFTDP_VM_FLOW_LVL_NO_DYNSET = 1, /* fixed unless the packet path writes sets */
+	NFTDP_VM_FLOW_LVL_ALWAYS = 2,
+};
+
+/* What a cached miss recorded (flowcache.c). */
+#define NFTDP_VM_FLOW_CTRS 5
+struct nftdp_vm_flow_rec {
+	uint32_t n;
+	uint32_t slot[NFTDP_VM_FLOW_CTRS];
+};
+
+/* a counter slot the running miss charged (counter, element, policy) */
+static inline void nftdp_vm_flow_note_counter(struct nftdp_vm_ctx *ctx, uint32_t slot)
+{
+	struct nftdp_vm_flow_rec *r = ctx->flow_rec;
+
+	if (!r)
+		return;
+	if (r->n < NFTDP_VM_FLOW_CTRS)
+		r->slot[r->n++] = slot;
+	else
+		ctx->flow_taint = 1;
+}
+
 /* One variant of an expression (struct nft_expr_ops). */
 struct nftdp_vm_expr_ops {
 	const char *name;
 	size_t size; /* bytes of priv used */
 	uint8_t fast;
+	uint8_t flow; /* enum nftdp_vm_flow_kind */
+	/* NFTDP_VM_FLOW_LOOKUP / _OBJREF: the op's enum nftdp_vm_flow_level */
+	uint8_t (*flow_level)(const void *priv);
 	int (*init)(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv);
 	nftdp_vm_eval_t eval;
 	void (*destroy)(void *priv);
@@ -74,6 +123,7 @@ struct nftdp_vm_op {
 	nftdp_vm_eval_t eval;
 	const struct nftdp_vm_expr_ops *ops;
 	uint8_t fast;
+	uint8_t flow; /* enum nftdp_vm_flow_level, set at compile */
 	alignas(8) uint8_t priv[NFTDP_VM_OP_PRIV_MAX];
 };
 static_assert(sizeof(struct nftdp_vm_op) == 64, "one op per cache line");

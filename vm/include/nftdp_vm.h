@@ -561,7 +561,46 @@ struct nftdp_vm_ctx {
 	 * VM generation carries (set by the nftdp_vm_gen_run_* calls), so set
 	 * contents switch with the rules; 0: the sets' current one */
 	uint64_t set_gen;
+	/** this worker's per-flow verdict cache (nftdp_vm_flowcache_create),
+	 * NULL: every packet runs the chains */
+	struct nftdp_vm_flowcache *flow;
+	/* the flow cache's bookkeeping while a miss runs (flowcache.c) */
+	uint8_t flow_need;		    /**< op->flow below this taints the run */
+	uint8_t flow_taint;		    /**< the run did something not fixed per flow */
+	struct nftdp_vm_flow_rec *flow_rec; /**< counters the run charged */
 };
+
+/* ------------------------------------------------------------------ */
+/* Per-flow verdict cache (vm/flowcache.c, docs/vm.md "Flow cache")    */
+/*                                                                    */
+/* A worker's exact-match cache in front of a hook's base chains: the  */
+/* key is every packet field the hook's rules can read for the         */
+/* packet's family and transport protocol, the value the hook's        */
+/* verdict and the counters the run charged, tagged with the           */
+/* generation and set generation it was made in. A hit charges the     */
+/* same counters and skips the chains; anything not fixed per flow     */
+/* (limit, quota, log, dynset, ct, nat, writes...) keeps a packet's    */
+/* path out of the cache.                                              */
+/* ------------------------------------------------------------------ */
+
+struct nftdp_vm_flowcache;
+
+struct nftdp_vm_flow_stats {
+	uint64_t hits;	      /**< packets judged from the cache */
+	uint64_t misses;      /**< packets that ran the chains */
+	uint64_t inserts;     /**< results stored */
+	uint64_t uncacheable; /**< misses whose path cannot be cached */
+};
+
+/**
+ * A cache of at least `entries` results (rounded up to a power of two,
+ * at least 2). One per worker; never shared. @return 0, -EINVAL (entries
+ * 0 or above 1 << 24), -ENOMEM. Control-path.
+ */
+int nftdp_vm_flowcache_create(unsigned int entries, struct nftdp_vm_flowcache **out);
+void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc);
+/** Counters of fc so far. Any thread (plain reads of one writer's words). */
+void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out);
 
 /**
  * Run base chain over one packet. Returns NF_ACCEPT, NF_DROP, NF_STOLEN (fwd)

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The per-flow verdict cache: an exact-match cache per worker in front of a
+ * hook's base chains (docs/vm.md "Flow cache"; OVS's megaflow cache is the
+ * model, with one mask per family and transport protocol instead of one per
+ * path).
+ *
+ * A plan, built with the generation, says for each transport protocol class
+ * of a hook which packet fields its rules can read: payload loads of the
+ * link, network and transport header, and meta keys. Rules that start with
+ * a meta nfproto / l4proto test the class fails are left out, so an inet
+ * chain's `tcp flags` rule does not make UDP payload bytes part of the key.
+ * The key is those fields' bytes, with how many of each were in the packet,
+ * and the class; the value is the hook's verdict and the counter slots the
+ * run charged, tagged with the generation and set generation.
+ *
+ * A miss runs the chains with the run recorded (ctx->flow_rec) and op
+ * levels checked (vm.c: an op below ctx->flow_need taints the run). Only an
+ * untainted accept or drop is stored. A hit charges the recorded counters
+ * with this packet's length; everything else the chains would have done
+ * is nothing, which is what untainted means.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flowcache.h"
+#include "vm_priv.h"
+
+#define FC_FIELDS_MAX 16
+#define FC_KEY_MAX 80 /* bytes, a multiple of 8 */
+#define FC_HDR 8      /* nfproto, hook, class, flags, l4proto, 3 zero */
+#define FC_VALS_MAX 8 /* l4proto values with a class of their own */
+#define FC_CHAINS_MAX 256
+
+enum fc_kind { FF_LL, FF_NH, FF_TH, FF_META };
+
+struct fc_field {
+	uint8_t kind;
+	uint8_t off;
+	uint8_t len;
+	uint8_t at; /* key offset of its status byte; the bytes follow */
+	const struct nftdp_vm_op *meta;
+};
+
+struct fc_tmpl {
+	bool ok;
+	uint8_t n;
+	uint8_t key_len;
+	struct fc_field f[FC_FIELDS_MAX];
+};
+
+struct nftdp_vm_flow_plan {
+	uint8_t need; /* ctx->flow_need while a miss runs */
+	uint8_t class_of[256];
+	uint8_t class_none;
+	uint8_t n_tmpl;
+	struct fc_tmpl t[FC_VALS_MAX + 2];
+};
+
+/* one entry, two cache lines */
+struct fc_entry {
+	uint64_t gen; /* generation id + 1; 0: empty */
+	uint64_t set_gen;
+	uint32_t hash;
+	uint32_t verdict;
+	uint8_t key_len, n_ctr;
+	uint16_t pad;
+	uint32_t ctr[NFTDP_VM_FLOW_CTRS];
+	uint8_t key[FC_KEY_MAX];
+};
+_Static_assert(sizeof(struct fc_entry) == 128, "a cache entry is two lines");
+
+struct nftdp_vm_flowcache {
+	uint32_t mask; /* entries - 1; buckets are pairs */
+	struct nftdp_vm_flow_stats st;
+	struct fc_entry *e;
+};
+
+/* ---------- the plan (control thread) ---------- */
+
+/* class of a template: an l4proto value, any other value, none */
+struct fc_class {
+	enum { CLS_VAL, CLS_OTHER, CLS_NONE } kind;
+	uint8_t val;
+	const uint8_t *listed; /* values with a class of their own */
+	unsigned int n_listed;
+};
+
+static bool listed(const struct fc_class *c, uint32_t v)
+{
+	for (unsigned int i = 0; i < c->n_listed; i++)
+		if (c->listed[i] == v)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the rule surely breaks at one of the meta nfproto / l4proto
+ * tests it starts with for a packet of nfproto and class c (vm.c: a failed
+ * fused meta+cmp goes to the next rule, and l4proto without a transport
+ * header breaks too).
+ */
+static bool rule_pruned(const struct nftdp_vm_chain *ch, const struct nftdp_vm_rule *r,
+			uint8_t nfproto, const struct fc_class *c)
+{
+	for (uint32_t i = 0; i < r->n_ops; i++) {
+		const struct nftdp_vm_op *op = &ch->ops[r->first_op + i];
+		const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
+		bool eq;
+
+		if (op->fast != NFTDP_VM_FAST_META_CMP || f->cmp.mask != 0xff)
+			return false;
+		if (f->meta.key == NFT_META_NFPROTO) {
+			if ((f->cmp.data == nfproto) == f->cmp.inv)
+				return true;
+			continue;
+		}
+		/* l4proto */
+		if (c->kind == CLS_NONE)
+			return true;
+		if (c->kind == CLS_VAL) {
+			eq = f->cmp.data == c->val;
+			if (eq == f->cmp.inv)
+				return true;
+			continue;
+		}
+		if (!f->cmp.inv && listed(c, f->cmp.data))
+			return true;
+	}
+	return false;
+}
+
+static void collect_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigned int *n)
+{
+	for (uint32_t i = 0; i < ch->n_ops; i++) {
+		const struct nftdp_vm_op *op = &ch->ops[i];
+		const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
+		bool seen = false;
+
+		if (op->fast != NFTDP_VM_FAST_META_CMP || f->meta.key != NFT_META_L4PROTO ||
+		    f->cmp.mask != 0xff)
+			continue;
+		for (unsigned int j = 0; j < *n; j++)
+			seen |= vals[j] == f->cmp.data;
+		if (!seen && *n < FC_VALS_MAX)
+			vals[(*n)++] = (uint8_t)f->cmp.data;
+	}
+}
+
+static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len,
+		     const struct nftdp_vm_op *meta)
+{
+	if (len == 0 || off + len > 255) {
+		t->ok = false;
+		return false;
+	}
+	for (unsigned int i = 0; i < t->n; i++) {
+		struct fc_field *f = &t->f[i];
+
+		if (kind == FF_META) {
+			const struct nftdp_vm_meta *a = (const void *)f->meta->priv;
+			const struct nftdp_vm_meta *b = (const void *)meta->priv;
+
+			if (f->kind == FF_META && a->key == b->key)
+				return true;
+			continue;
+		}
+		/* overlapping or touching ranges of one header merge */
+		if (f->kind == kind && off <= (uint32_t)f->off + f->len && f->off <= off + len) {
+			uint32_t lo = off < f->off ? off : f->off;
+			uint32_t hi = off + len > (uint32_t)f->off + f->len
+					  ? off + len
+					  : (uint32_t)f->off + f->len;
+
+			f->off = (uint8_t)lo;
+			f->len = (uint8_t)(hi - lo);
+			return true;
+		}
+	}
+	if (t->n == FC_FIELDS_MAX) {
+		t->ok = false;
+		return false;
+	}
+	t->f[t->n++] =
+	    (struct fc_field){.kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .meta = meta};
+	return true;
+}
+
+/* the fields op reads into t; false if t can no longer be cached */
+static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op)
+{
+	const struct nftdp_vm_payload *p = (const void *)op->priv;
+	const struct nftdp_vm_meta *m = (const void *)op->priv;
+	static const uint8_t kinds[] = {
+	    [NFT_PAYLOAD_LL_HEADER] = FF_LL,
+	    [NFT_PAYLOAD_NETWORK_HEADER] = FF_NH,
+	    [NFT_PAYLOAD_TRANSPORT_HEADER] = FF_TH,
+	};
+
+	if (op->flow == NFTDP_VM_FLOW_LVL_NEVER)
+		return true; /* a run that gets here is not cached */
+	switch (op->fast) {
+	case NFTDP_VM_FAST_META:
+	case NFTDP_VM_FAST_META_CMP:
+		return true; /* nfproto / l4proto: in the key's header */
+	}
+	switch (op->ops->flow) {
+	case NFTDP_VM_FLOW_PAYLOAD:
+		if (p->base > NFT_PAYLOAD_TRANSPORT_HEADER)
+			return false;
+		return tmpl_add(t, kinds[p->base], p->offset, p->len, NULL);
+	case NFTDP_VM_FLOW_META:
+		if (m->key == NFT_META_NFPROTO || m->key == NFT_META_L4PROTO)
+			return true;
+		return tmpl_add(t, FF_META, 0, m->len, op);
+	}
+	return true;
+}
+
+/* the fields of every rule of ch (and the chains it jumps to) a packet of
+ * class c can reach */
+static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfproto,
+		 const struct fc_class *c, const struct nftdp_vm_chain **seen, unsigned int *n_seen)
+{
+	const struct nftdp_vm_chain *tg[64];
+
+	for (unsigned int i = 0; i < *n_seen; i++)
+		if (seen[i] == ch)
+			return;
+	if (*n_seen == FC_CHAINS_MAX) {
+		t->ok = false;
+		return;
+	}
+	seen[(*n_seen)++] = ch;
+	for (uint32_t r = 0; r < ch->n_rules && t->ok; r++) {
+		const struct nftdp_vm_rule *rule = &ch->rules[r];
+
+		if (rule_pruned(ch, rule, nfproto, c))
+			continue;
+		for (uint32_t i = 0; i < rule->n_ops && t->ok; i++) {
+			const struct nftdp_vm_op *op = &ch->ops[rule->first_op + i];
+			int nt;
+
+			if (!op_fields(t, op)) {
+				t->ok = false;
+				break;
+			}
+			if (!op->ops->targets)
+				continue;
+			nt = op->ops->targets(op->priv, tg, 64);
+			if (nt >= 64) {
+				t->ok = false; /* more targets than we looked at */
+				break;
+			}
+			for (int j = 0; j < nt; j++)
+				if (tg[j])
+					walk(t, tg[j], nfproto, c, seen, n_seen);
+		}
+	}
+}
+
+/* status byte + bytes of each field after the header, 8-byte multiple */
+static void tmpl_layout(struct fc_tmpl *t)
+{
+	uint32_t at = FC_HDR;
+
+	for (unsigned int i = 0; i < t->n && t->ok; i++) {
+		t->f[i].at = (uint8_t)at;
+		at += 1u + t->f[i].len;
+		if (at > FC_KEY_MAX)
+			t->ok = false;
+	}
+	t->key_len = (uint8_t)((at + 7) & ~7u);
+	if (t->key_len > FC_KEY_MAX)
+		t->ok = false;
+}
+
+struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
+						    unsigned int n_base, uint8_t nfproto,
+						    bool writes_sets)
+{
+	struct nftdp_vm_flow_plan *fp;
+	const struct nftdp_vm_chain **seen;
+	uint8_t vals[FC_VALS_MAX];
+	unsigned int n_vals = 0;
+
+	if (n_base == 0)
+		return NULL;
+	fp = calloc(1, sizeof(*fp));
+	seen = calloc(FC_CHAINS_MAX, sizeof(*seen));
+	if (!fp || !seen) {
+		free(fp);
+		free(seen);
+		return NULL;
+	}
+	fp->need = writes_sets ? NFTDP_VM_FLOW_LVL_ALWAYS : NFTDP_VM_FLOW_LVL_NO_DYNSET;
+	/* the l4proto values rules test: each gets a class (in the chains a
+	 * base chain reaches: every chain of the table is enough) */
+	for (unsigned int b = 0; b < n_base; b++) {
+		unsigned int n_seen = 0;
+		struct fc_tmpl scratch = {.ok = true};
+		struct fc_class all = {.kind = CLS_OTHER};
+
+		collect_vals(base[b], vals, &n_vals);
+		walk(&scratch, base[b], nfproto, &all, seen, &n_seen);
+		for (unsigned int i = 1; i < n_seen; i++)
+			collect_vals(seen[i], vals, &n_vals);
+	}
+	fp->n_tmpl = (uint8_t)(n_vals + 2);
+	for (unsigned int k = 0; k < fp->n_tmpl; k++) {
+		struct fc_class c = {.listed = vals, .n_listed = n_vals};
+		struct fc_tmpl *t = &fp->t[k];
+		unsigned int n_seen = 0;
+
+		if (k < n_vals) {
+			c.kind = CLS_VAL;
+			c.val = vals[k];
+		} else {
+			c.kind = k == n_vals ? CLS_OTHER : CLS_NONE;
+		}
+		t->ok = true;
+		for (unsigned int b = 0; b < n_base && t->ok; b++)
+			walk(t, base[b], nfproto, &c, seen, &n_seen);
+		tmpl_layout(t);
+	}
+	memset(fp->class_of, n_vals, sizeof(fp->class_of));
+	for (unsigned int k = 0; k < n_vals; k++)
+		fp->class_of[vals[k]] = (uint8_t)k;
+	fp->class_none = (uint8_t)(n_vals + 1);
+	free(seen);
+	return fp;
+}
+
+void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp)
+{
+	free(fp);
+}
+
+bool nftdp_vm_flow_plan_usable(const struct nftdp_vm_flow_plan *fp)
+{
+	for (unsigned int k = 0; fp && k < fp->n_tmpl; k++)
+		if (fp->t[k].ok)
+			return true;
+	return false;
+}
+
+/* ---------- the cache ---------- */
+
+int nftdp_vm_flowcache_create(unsigned int entries, struct nftdp_vm_flowcache **out)
+{
+	struct nftdp_vm_flowcache *fc;
+	uint32_t n = 2;
+
+	if (!out || entries == 0 || entries > (1u << 24))
+		return -EINVAL;
+	while (n < entries)
+		n <<= 1;
+	fc = calloc(1, sizeof(*fc));
+	if (!fc)
+		return -ENOMEM;
+	fc->e = aligned_alloc(64, (size_t)n * sizeof(*fc->e));
+	if (!fc->e) {
+		free(fc);
+		return -ENOMEM;
+	}
+	memset(fc->e, 0, (size_t)n * sizeof(*fc->e));
+	fc->mask = n - 1;
+	*out = fc;
+	return 0;
+}
+
+void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc)
+{
+	if (!fc)
+		return;
+	free(fc->e);
+	free(fc);
+}
+
+void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
+{
+	if (!fc) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	out->hits = __atomic_load_n(&fc->st.hits, __ATOMIC_RELAXED);
+	out->misses = __atomic_load_n(&fc->st.misses, __ATOMIC_RELAXED);
+	out->inserts = __atomic_load_n(&fc->st.inserts, __ATOMIC_RELAXED);
+	out->uncacheable = __atomic_load_n(&fc->st.uncacheable, __ATOMIC_RELAXED);
+}
+
+/* ---------- packet path ---------- */
+
+/* The key of pkt under template t; false when its class is not cached. */
+static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
+					      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+					      uint8_t *key)
+{
+	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
+	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
+	const struct fc_tmpl *t = &fp->t[cls];
+	uint64_t hdr;
+
+	if (!t->ok)
+		return NULL;
+	memset(key, 0, t->key_len);
+	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
+	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
+	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
+	memcpy(key, &hdr, sizeof(hdr));
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct fc_field *f = &t->f[i];
+		int64_t base;
+		uint64_t off;
+		uint32_t avail;
+
+		switch (f->kind) {
+		case FF_NH:
+			base = pkt->nh_off;
+			break;
+		case FF_TH:
+			/* payload_fast wants the flag, payload_eval no fragoff
+			 * too: both are in the header */
+			base = l4 ? (int64_t)pkt->th_off : -1;
+			break;
+		case FF_LL:
+			/* payload_base: loads need a mac header of non-zero length */
+			base = pkt->mac_off >= 0 && (uint32_t)pkt->mac_off != pkt->nh_off
+				   ? pkt->mac_off
+				   : -1;
+			break;
+		default: {
+			const struct nftdp_vm_meta *m = (const void *)f->meta->priv;
+			struct nftdp_vm_regs regs;
+
+			regs.verdict.code = NFT_CONTINUE;
+			f->meta->eval(f->meta, &regs, pkt, ctx);
+			if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
+				key[f->at] = 1;
+				memcpy(key + f->at + 1, &regs.data[m->reg], f->len);
+			}
+			continue;
+		}
+		}
+		if (base < 0)
+			continue;
+		off = (uint64_t)base + f->off;
+		if (off >= pkt->len)
+			continue;
+		avail = pkt->len - (uint32_t)off < f->len ? pkt->len - (uint32_t)off : f->len;
+		key[f->at] = (uint8_t)(avail + 1);
+		memcpy(key + f->at + 1, pkt->data + off, avail);
+	}
+	return t;
+}
+
+static inline uint32_t key_hash(const uint8_t *key, unsigned int len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h;
+}
+
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
+{
+	uint64_t d = 0;
+
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		d |= x ^ y;
+	}
+	return d == 0;
+}
+
+static inline struct fc_entry *probe(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag,
+				     uint64_t set_gen, const uint8_t *key, unsigned int len)
+{
+	struct fc_entry *e = &fc->e[h & fc->mask & ~1u];
+
+	for (unsigned int w = 0; w < 2; w++, e++)
+		if (e->hash == h && e->gen == tag && e->set_gen == set_gen && e->key_len == len &&
+		    key_eq(e->key, key, len))
+			return e;
+	return NULL;
+}
+
+/* the newest result goes first in its pair; the older one moves second */
+static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint64_t set_gen,
+		   const uint8_t *key, unsigned int len, unsigned int verdict,
+		   const struct nftdp_vm_flow_rec *rec)
+{
+	struct fc_entry *e = &fc->e[h & fc->mask & ~1u];
+
+	if (e[0].gen == tag && e[0].set_gen == set_gen)
+		e[1] = e[0];
+	e[0].gen = tag;
+	e[0].set_gen = set_gen;
+	e[0].hash = h;
+	e[0].verdict = verdict;
+	e[0].key_len = (uint8_t)len;
+	e[0].n_ctr = (uint8_t)rec->n;
+	memcpy(e[0].ctr, rec->slot, sizeof(e[0].ctr));
+	memcpy(e[0].key, key, len);
+	fc->st.inserts++;
+}
+
+void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_gen *gen,
+		       uint8_t nfproto, uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n,
+		       unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+{
+	struct nftdp_vm_flowcache *fc = ctx->flow;
+	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	/* set contents that follow the sets' current generation change
+	 * without a new rule generation: lookups then taint */
+	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
+	alignas(8) uint8_t keys[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
+	const struct fc_tmpl *tm[NFTDP_VM_BURST_MAX];
+	uint32_t hash[NFTDP_VM_BURST_MAX];
+
+	if (n > NFTDP_VM_BURST_MAX)
+		n = NFTDP_VM_BURST_MAX;
+	for (unsigned int i = 0; i < n; i++) {
+		tm[i] = key_build(fp, hook, pkts[i], ctx, keys[i]);
+		if (!tm[i])
+			continue;
+		hash[i] = key_hash(keys[i], tm[i]->key_len);
+		__builtin_prefetch(&fc->e[hash[i] & fc->mask & ~1u]);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *pkt = pkts[i];
+		struct nftdp_vm_flow_rec rec = {0};
+		const struct fc_entry *e;
+		unsigned int v;
+
+		if (tm[i]) {
+			e = probe(fc, hash[i], tag, set_gen, keys[i], tm[i]->key_len);
+			if (e) {
+				for (unsigned int c = 0; c < e->n_ctr; c++)
+					nftdp_vm_counter_eval_slot(e->ctr[c], pkt, ctx);
+				verdicts[i] = e->verdict;
+				fc->st.hits++;
+				continue;
+			}
+		}
+		fc->st.misses++;
+		ctx->flow_rec = &rec;
+		ctx->flow_need = need;
+		ctx->flow_taint = 0;
+		v = nftdp_vm_gen_run_hook(gen, nfproto, hook, pkt, ctx);
+		ctx->flow_rec = NULL;
+		ctx->flow_need = 0;
+		verdicts[i] = v;
+		if (tm[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
+		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
+			insert(fc, hash[i], tag, set_gen, keys[i], tm[i]->key_len, v, &rec);
+		else
+			fc->st.uncacheable++;
+	}
+}
+
+bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain)
+{
+	for (uint32_t i = 0; chain && i < chain->n_ops; i++)
+		if (chain->ops[i].ops->flow == NFTDP_VM_FLOW_DYNSET)
+			return true;
+	return false;
+}

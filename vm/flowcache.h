@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vm/ private: what generation.c needs of the per-flow cache (flowcache.c):
+ * a hook's plan, built with the generation, and the cached hook run.
+ */
+#ifndef NFTDP_VM_FLOWCACHE_H
+#define NFTDP_VM_FLOWCACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nftdp_vm.h"
+
+struct nftdp_vm_flow_plan;
+
+/* whether chain has an op that writes a set from the packet path (dynset) */
+bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain);
+
+/* The key templates of a hook whose base chains are base[0..n_base), for
+ * packets of nfproto; NULL when there are none or no memory (the hook then
+ * runs uncached). writes_sets: some chain of the generation writes sets. */
+struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
+						    unsigned int n_base, uint8_t nfproto,
+						    bool writes_sets);
+void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp);
+/* some class of packets can be cached under fp */
+bool nftdp_vm_flow_plan_usable(const struct nftdp_vm_flow_plan *fp);
+
+/* The hook's verdicts for pkts[0..n) through ctx->flow: hits from the
+ * cache, misses through nftdp_vm_gen_run_hook (recorded, stored when fixed
+ * per flow). gen's hook_of() has set ctx's chains and set generation. */
+void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_gen *gen,
+		       uint8_t nfproto, uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n,
+		       unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+
+#endif /* NFTDP_VM_FLOWCACHE_H */
