@@ -56,6 +56,7 @@ static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 		if (v->code == (uint32_t)NFT_JUMP || v->code == (uint32_t)NFT_GOTO) {
 			if (v->chain_id >= ctx->n_chains || !ctx->chains[v->chain_id]) {
 				ctx->drops[NFTDP_VM_DROP_VMAP_CHAIN]++;
+				ctx->flow_taint = 1; /* counted per packet: never cached */
 				regs->verdict.code = NF_DROP;
 				return;
 			}

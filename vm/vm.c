@@ -266,6 +266,7 @@ next_rule:
 		if (stackptr >= NFTDP_VM_JUMP_STACK_SIZE) {
 			/* compile-time validation makes this impossible */
 			ctx->drops[NFTDP_VM_DROP_JUMPSTACK]++;
+			ctx->flow_taint = 1; /* counted per packet: never cached */
 			return NF_DROP;
 		}
 		jumpstack[stackptr].chain = chain;
@@ -276,6 +277,7 @@ next_rule:
 		chain = regs->verdict.chain;
 		if (!chain) {
 			ctx->drops[NFTDP_VM_DROP_BAD_VERDICT]++;
+			ctx->flow_taint = 1; /* counted per packet: never cached */
 			return NF_DROP;
 		}
 		goto do_chain;
@@ -284,6 +286,7 @@ next_rule:
 		break;
 	default:
 		ctx->drops[NFTDP_VM_DROP_BAD_VERDICT]++;
+		ctx->flow_taint = 1; /* counted per packet: never cached */
 		return NF_DROP;
 	}
 
