@@ -1,0 +1,1224 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The per-flow verdict cache (vm/flowcache.c) through its only user,
+ * nftdp_vm_gen_run_hook_burst: every test builds the same ruleset in two
+ * arenas and runs the same packets through both, one ctx without a cache
+ * and one with, and requires equal verdicts, marks and counters; the
+ * cache's statistics show that it was used (or kept out) where it must be.
+ * Rule and packet helpers follow tests/unit/test_vm_gen.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+
+#include "nft_build.h"
+#include "nftdp_vm.h"
+
+/* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
+
+static struct nftnl_expr *cmp8(uint32_t op, uint32_t sreg, uint8_t v)
+{
+	return cmp(op, sreg, &v, 1);
+}
+
+/* @v in host order, compared in network order */
+static struct nftnl_expr *cmp16be(uint32_t op, uint32_t sreg, uint16_t v)
+{
+	uint16_t be = htons(v);
+
+	return cmp(op, sreg, &be, 2);
+}
+
+/* 10.0.0.@last */
+static struct nftnl_expr *cmp_ip4(uint32_t op, uint32_t sreg, uint8_t last)
+{
+	const uint8_t a[4] = {10, 0, 0, last};
+
+	return cmp(op, sreg, a, 4);
+}
+
+static struct nftnl_expr *quota(uint64_t bytes)
+{
+	struct nftnl_expr *e = ex("quota");
+
+	nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_BYTES, bytes);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, 0);
+	return e;
+}
+
+/* a rate limit expression of 10/second (test_vm_gen.c's limit10) */
+static struct nftnl_expr *limit10(void)
+{
+	struct nftnl_expr *e = ex("limit");
+
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, 10);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, 1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	return e;
+}
+
+#define TH NFT_PAYLOAD_TRANSPORT_HEADER
+#define NH NFT_PAYLOAD_NETWORK_HEADER
+/* meta l4proto p */
+#define L4_IS(p) meta(NFT_META_L4PROTO, NFT_REG_1), cmp8(NFT_CMP_EQ, NFT_REG_1, (p))
+/* meta nfproto p */
+#define NFPROTO_IS(p) meta(NFT_META_NFPROTO, NFT_REG_1), cmp8(NFT_CMP_EQ, NFT_REG_1, (p))
+/* th dport (tcp/udp) == p */
+#define DPORT_IS(p) payload(TH, 2, 2, NFT_REG_1), cmp16be(NFT_CMP_EQ, NFT_REG_1, (p))
+/* icmp type == t */
+#define ICMP_TYPE_IS(t) payload(TH, 0, 1, NFT_REG_1), cmp8(NFT_CMP_EQ, NFT_REG_1, (t))
+/* tcp flags & syn != 0 */
+#define TCP_SYN                                                                                    \
+	payload(TH, 13, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0x02),                            \
+	    cmp8(NFT_CMP_NEQ, NFT_REG_1, 0)
+/* ip saddr / daddr == 10.0.0.a */
+#define SADDR_IS(a) payload(NH, 12, 4, NFT_REG_1), cmp_ip4(NFT_CMP_EQ, NFT_REG_1, (a))
+#define DADDR_IS(a) payload(NH, 16, 4, NFT_REG_1), cmp_ip4(NFT_CMP_EQ, NFT_REG_1, (a))
+/* meta mark / iif == v */
+#define MARK_IS(v) meta(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
+#define IIF_IS(v) meta(NFT_META_IIF, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
+#define CNT ex("counter")
+#define DROP verdict(NF_DROP, NULL)
+#define ACCEPT verdict(NF_ACCEPT, NULL)
+
+/* compile a rule of NULL-terminated expressions into chain; asserts success */
+static void add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftdp_vm_error err;
+	struct nftnl_expr *e;
+	va_list ap;
+	int rc;
+
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
+	va_start(ap, handle);
+	while ((e = va_arg(ap, struct nftnl_expr *)))
+		nftnl_rule_add_expr(r, e);
+	va_end(ap);
+	rc = nftdp_vm_gen_add_rule(b, c, r, &err);
+	nftnl_rule_free(r);
+	if (rc)
+		fprintf(stderr, "rule %llu: %s\n", (unsigned long long)handle, err.msg);
+	assert_int_equal(rc, 0);
+}
+
+static struct nftdp_vm_chain *mk(struct nftdp_vm_gen_builder *b, uint8_t family, const char *name,
+				 bool base, uint8_t hook, int32_t prio, uint32_t policy,
+				 uint32_t id)
+{
+	struct nftdp_vm_chain_desc d = {.family = family,
+					.table = "t",
+					.name = name,
+					.base = base,
+					.hook = hook,
+					.policy = policy,
+					.chain_id = id};
+	struct nftdp_vm_chain *c = NULL;
+
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, prio, &c), 0);
+	return c;
+}
+
+/* ---------- packets ---------- */
+
+/* What a test packet is; fields left 0 take the defaults of build(). */
+struct flow {
+	bool v6;
+	uint8_t proto;	  /* IPPROTO_TCP, _UDP, _ICMP, _ICMPV6 */
+	uint8_t src, dst; /* last address byte: 10.0.0.x / fd00::x (0: 1 and 2) */
+	uint16_t sport;	  /* tcp/udp (0: 1000); icmp: echo id */
+	uint16_t dport;	  /* tcp/udp; icmp: echo sequence */
+	uint8_t type;	  /* icmp/icmpv6 type */
+	uint8_t tflags;	  /* tcp flags */
+	uint8_t plen;	  /* payload bytes after the transport header */
+	uint8_t cut;	  /* non-zero: the datagram ends this many bytes into L4 */
+	uint16_t frag;	  /* IPv4 fragment offset, 8-byte units */
+	uint32_t mark, iif;
+};
+
+struct tpkt {
+	uint8_t buf[192];
+	struct nftdp_vm_pkt pkt;
+};
+
+static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
+{
+	uint32_t nhl = fl->v6 ? 40 : 20;
+	uint32_t hl = fl->proto == IPPROTO_TCP ? 20 : 8;
+	uint32_t l4 = fl->cut ? fl->cut : hl + fl->plen;
+	uint8_t *p = t->buf, *th = p + nhl;
+
+	memset(t, 0, sizeof(*t));
+	if (!fl->v6) {
+		p[0] = 0x45;
+		p[2] = (uint8_t)((nhl + l4) >> 8);
+		p[3] = (uint8_t)(nhl + l4);
+		p[5] = 1;
+		p[6] = (uint8_t)(fl->frag >> 8);
+		p[7] = (uint8_t)fl->frag;
+		p[8] = 64;
+		p[9] = fl->proto;
+		p[12] = 10, p[15] = fl->src ? fl->src : 1;
+		p[16] = 10, p[19] = fl->dst ? fl->dst : 2;
+	} else {
+		p[0] = 0x60;
+		p[4] = (uint8_t)(l4 >> 8);
+		p[5] = (uint8_t)l4;
+		p[6] = fl->proto;
+		p[7] = 64;
+		p[8] = 0xfd, p[23] = fl->src ? fl->src : 1;
+		p[24] = 0xfd, p[39] = fl->dst ? fl->dst : 2;
+	}
+	if (fl->proto == IPPROTO_ICMP || fl->proto == IPPROTO_ICMPV6) {
+		th[0] = fl->type;
+		th[4] = (uint8_t)(fl->sport >> 8), th[5] = (uint8_t)fl->sport;
+		th[6] = (uint8_t)(fl->dport >> 8), th[7] = (uint8_t)fl->dport;
+	} else {
+		uint16_t sport = fl->sport ? fl->sport : 1000;
+
+		th[0] = (uint8_t)(sport >> 8), th[1] = (uint8_t)sport;
+		th[2] = (uint8_t)(fl->dport >> 8), th[3] = (uint8_t)fl->dport;
+		if (fl->proto == IPPROTO_TCP) {
+			th[7] = 1;
+			th[12] = 0x50;
+			th[13] = fl->tflags;
+			th[14] = th[15] = 0xff;
+		} else {
+			th[4] = (uint8_t)((hl + fl->plen) >> 8);
+			th[5] = (uint8_t)(hl + fl->plen);
+		}
+	}
+	/* the same bytes at the same offsets whatever the length */
+	for (uint32_t i = 0; i < fl->plen; i++)
+		th[hl + i] = (uint8_t)(0x30 + i * 7);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, nhl + l4, -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	t->pkt.hook = NF_INET_FORWARD;
+	t->pkt.mark = fl->mark;
+	t->pkt.iif = fl->iif;
+	return &t->pkt;
+}
+
+/* ---------- two arenas: [0] runs without a cache, [1] with one ---------- */
+
+struct side {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_ctx ctx;
+	struct nftdp_vm_gen *gen;
+	struct nftdp_vm_chain *base[4]; /* base chains, for their policy counters */
+};
+
+struct fix {
+	struct side s[2];
+	struct nftdp_vm_flowcache *fc;
+};
+
+typedef void (*ruleset_fn)(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base);
+
+static int fix_setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 64, .max_cells = 16, .log_ring_size = 8};
+
+	assert_non_null(f);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(nftdp_vm_state_create(&cfg, &f->s[i].st), 0);
+		f->s[i].ctx.state = f->s[i].st;
+		f->s[i].ctx.prng = 1;
+		f->s[i].ctx.now_ns = 1000000000ull;
+		f->s[i].ctx.now_ms = 1000;
+	}
+	assert_int_equal(nftdp_vm_flowcache_create(1024, &f->fc), 0);
+	assert_non_null(f->fc);
+	f->s[1].ctx.flow = f->fc;
+	*state = f;
+	return 0;
+}
+
+static int fix_teardown(void **state)
+{
+	struct fix *f = *state;
+
+	for (int i = 0; i < 2; i++) {
+		if (f->s[i].gen)
+			nftdp_vm_gen_destroy(f->s[i].gen);
+		nftdp_vm_state_destroy(f->s[i].st);
+	}
+	nftdp_vm_flowcache_destroy(f->fc);
+	free(f);
+	return 0;
+}
+
+/* build fn's ruleset into side s; its generation (the caller owns the old one) */
+static struct nftdp_vm_gen *build_side(struct side *s, ruleset_fn fn)
+{
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_error err;
+	struct nftdp_vm_gen *gen = NULL;
+
+	memset(s->base, 0, sizeof(s->base));
+	assert_int_equal(nftdp_vm_gen_builder_create(s->st, NULL, &b), 0);
+	fn(b, s->base);
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
+	assert_non_null(gen);
+	return gen;
+}
+
+/* the same ruleset on both sides, replacing (freeing) what they ran */
+static void build_both(struct fix *f, ruleset_fn fn)
+{
+	for (int i = 0; i < 2; i++) {
+		if (f->s[i].gen)
+			nftdp_vm_gen_destroy(f->s[i].gen);
+		f->s[i].gen = build_side(&f->s[i], fn);
+	}
+}
+
+/* longest burst run_both takes: run_hook_burst splits what is above
+ * NFTDP_VM_BURST_MAX */
+#define RUN_MAX (NFTDP_VM_BURST_MAX * 2 + 3)
+
+/*
+ * Run n flows (all of nfproto) as one burst through both sides' current
+ * generations; both must give the same verdicts and marks. v (optional)
+ * gets the verdicts.
+ */
+static void run_both(struct fix *f, uint8_t nfproto, const struct flow *fl, unsigned int n,
+		     unsigned int *v)
+{
+	static struct tpkt t[2][RUN_MAX];
+	struct nftdp_vm_pkt *pk[2][RUN_MAX];
+	unsigned int vv[2][RUN_MAX];
+
+	assert_true(n <= RUN_MAX);
+	for (int s = 0; s < 2; s++) {
+		for (unsigned int i = 0; i < n; i++) {
+			pk[s][i] = build(&t[s][i], &fl[i]);
+			vv[s][i] = 0xdead;
+		}
+		nftdp_vm_gen_run_hook_burst(f->s[s].gen, nfproto, NF_INET_FORWARD, pk[s], n, vv[s],
+					    &f->s[s].ctx);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (vv[0][i] != vv[1][i])
+			fprintf(stderr, "packet %u: verdict %u without cache, %u with\n", i,
+				vv[0][i], vv[1][i]);
+		assert_int_equal(vv[1][i], vv[0][i]);
+		assert_int_equal(pk[1][i]->mark, pk[0][i]->mark);
+		if (v)
+			v[i] = vv[1][i];
+	}
+}
+
+/* one flow, one packet: its verdict */
+static unsigned int run1(struct fix *f, uint8_t nfproto, const struct flow *fl)
+{
+	unsigned int v;
+
+	run_both(f, nfproto, fl, 1, &v);
+	return v;
+}
+
+static struct nftdp_vm_flow_stats stats(const struct fix *f)
+{
+	struct nftdp_vm_flow_stats st;
+
+	memset(&st, 0xa5, sizeof(st));
+	nftdp_vm_flowcache_stats(f->fc, &st);
+	return st;
+}
+
+#define HITS_SINCE(f, a) (stats(f).hits - (a).hits)
+
+/*
+ * Every stateful value of rules 1..max_handle of table t (family) and
+ * every base chain's policy counter: equal on both sides. Returns the sum
+ * of the rule counters' packets, so a caller can tell something counted.
+ */
+static uint64_t same_counters(struct fix *f, uint8_t family, uint64_t max_handle)
+{
+	uint64_t sum = 0;
+
+	for (uint64_t h = 1; h <= max_handle; h++) {
+		for (uint32_t i = 0; i < 12; i++) {
+			struct nftdp_vm_stateful_val a, b;
+			int ra = nftdp_vm_state_read_rule(f->s[0].st, family, "t", h, i, false, &a);
+			int rb = nftdp_vm_state_read_rule(f->s[1].st, family, "t", h, i, false, &b);
+
+			assert_int_equal(rb, ra);
+			if (ra)
+				continue;
+			if (a.packets != b.packets || a.bytes != b.bytes ||
+			    a.consumed != b.consumed)
+				fprintf(stderr,
+					"rule %llu expr %u: %llu/%llu without cache, %llu/%llu "
+					"with\n",
+					(unsigned long long)h, i, (unsigned long long)a.packets,
+					(unsigned long long)a.bytes, (unsigned long long)b.packets,
+					(unsigned long long)b.bytes);
+			assert_int_equal(b.packets, a.packets);
+			assert_int_equal(b.bytes, a.bytes);
+			assert_int_equal(b.consumed, a.consumed);
+			sum += a.packets;
+		}
+	}
+	for (int c = 0; c < 4; c++) {
+		struct nftdp_vm_counter a, b;
+
+		if (!f->s[0].base[c])
+			continue;
+		assert_non_null(f->s[1].base[c]);
+		int ra = nftdp_vm_chain_stats(f->s[0].base[c], f->s[0].st, &a);
+		int rb = nftdp_vm_chain_stats(f->s[1].base[c], f->s[1].st, &b);
+
+		assert_int_equal(rb, ra);
+		if (ra)
+			continue;
+		if (a.packets != b.packets || a.bytes != b.bytes)
+			fprintf(stderr, "base chain %d policy: %llu/%llu without, %llu/%llu with\n",
+				c, (unsigned long long)a.packets, (unsigned long long)a.bytes,
+				(unsigned long long)b.packets, (unsigned long long)b.bytes);
+		assert_int_equal(b.packets, a.packets);
+		assert_int_equal(b.bytes, a.bytes);
+	}
+	return sum;
+}
+
+static uint64_t rule_packets(struct fix *f, uint8_t family, uint64_t handle, uint32_t idx)
+{
+	struct nftdp_vm_stateful_val v;
+
+	assert_int_equal(nftdp_vm_state_read_rule(f->s[1].st, family, "t", handle, idx, false, &v),
+			 0);
+	return v.packets;
+}
+
+/* ---------- 1: verdicts and counters over a mixed burst ---------- */
+
+/*
+ * inet forward:
+ *   fwd  (prio 0, accept):  1 counter
+ *                           2 tcp dport 22 counter drop
+ *                           3 icmp type echo-request counter drop
+ *                           4 udp dport 53 counter accept
+ *   post (prio 10, drop):   5 meta l4proto udp counter accept
+ *                           6 meta nfproto ipv6 counter accept
+ */
+static void rs_mixed(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *fwd, *post;
+
+	fwd = base[0] = mk(b, NFPROTO_INET, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	post = base[1] = mk(b, NFPROTO_INET, "post", true, NF_INET_FORWARD, 10, NF_DROP, 1);
+	add(b, fwd, 1, CNT, NULL);
+	add(b, fwd, 2, L4_IS(IPPROTO_TCP), DPORT_IS(22), CNT, DROP, NULL);
+	add(b, fwd, 3, L4_IS(IPPROTO_ICMP), ICMP_TYPE_IS(8), CNT, DROP, NULL);
+	add(b, fwd, 4, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, ACCEPT, NULL);
+	add(b, post, 5, L4_IS(IPPROTO_UDP), CNT, ACCEPT, NULL);
+	add(b, post, 6, NFPROTO_IS(NFPROTO_IPV6), CNT, ACCEPT, NULL);
+}
+
+#define T4(dp, ...)                                                                                \
+	{                                                                                          \
+		.proto = IPPROTO_TCP, .dport = (dp), __VA_ARGS__                                   \
+	}
+#define U4(dp, ...)                                                                                \
+	{                                                                                          \
+		.proto = IPPROTO_UDP, .dport = (dp), __VA_ARGS__                                   \
+	}
+#define I4(ty, ...)                                                                                \
+	{                                                                                          \
+		.proto = IPPROTO_ICMP, .type = (ty), .sport = 7, .dport = 1, __VA_ARGS__           \
+	}
+#define T6(dp, ...)                                                                                \
+	{                                                                                          \
+		.v6 = true, .proto = IPPROTO_TCP, .dport = (dp), __VA_ARGS__                       \
+	}
+#define U6(dp, ...)                                                                                \
+	{                                                                                          \
+		.v6 = true, .proto = IPPROTO_UDP, .dport = (dp), __VA_ARGS__                       \
+	}
+#define I6(ty, ...)                                                                                \
+	{                                                                                          \
+		.v6 = true, .proto = IPPROTO_ICMPV6, .type = (ty), .sport = 7, .dport = 1,         \
+		__VA_ARGS__                                                                        \
+	}
+
+static void test_mixed_same_as_uncached(void **state)
+{
+	struct fix *f = *state;
+	/* each flow twice, interleaved */
+	struct flow v4[] = {T4(22), U4(53), I4(8), T4(80), U4(5000), I4(0),
+			    T4(22), U4(53), I4(8), T4(80), U4(5000), I4(0)};
+	const unsigned int e4[] = {NF_DROP, NF_ACCEPT, NF_DROP, NF_DROP, NF_ACCEPT, NF_DROP};
+	struct flow v6[] = {T6(22), U6(53), I6(128), T6(80), T6(22), U6(53), I6(128), T6(80)};
+	const unsigned int e6[] = {NF_DROP, NF_ACCEPT, NF_ACCEPT, NF_ACCEPT};
+	const unsigned int n4 = sizeof(v4) / sizeof(v4[0]), n6 = sizeof(v6) / sizeof(v6[0]);
+	unsigned int v[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_flow_stats s0, s1;
+
+	build_both(f, rs_mixed);
+	/* round 1: misses (duplicates in the burst may or may not hit) */
+	s0 = stats(f);
+	run_both(f, NFPROTO_IPV4, v4, n4, v);
+	for (unsigned int i = 0; i < n4; i++)
+		assert_int_equal(v[i], e4[i % 6]);
+	run_both(f, NFPROTO_IPV6, v6, n6, v);
+	for (unsigned int i = 0; i < n6; i++)
+		assert_int_equal(v[i], e6[i % 4]);
+	s1 = stats(f);
+	assert_true(s1.misses - s0.misses >= 10); /* ten flows */
+	assert_true(s1.inserts - s0.inserts >= 10);
+	assert_int_equal(s1.uncacheable, s0.uncacheable);
+	assert_int_equal(s1.hits + s1.misses - s0.hits - s0.misses, n4 + n6);
+	same_counters(f, NFPROTO_INET, 6);
+
+	/* round 2: the same packets, every one a hit */
+	s0 = stats(f);
+	run_both(f, NFPROTO_IPV4, v4, n4, v);
+	for (unsigned int i = 0; i < n4; i++)
+		assert_int_equal(v[i], e4[i % 6]);
+	run_both(f, NFPROTO_IPV6, v6, n6, v);
+	for (unsigned int i = 0; i < n6; i++)
+		assert_int_equal(v[i], e6[i % 4]);
+	s1 = stats(f);
+	assert_int_equal(s1.hits - s0.hits, n4 + n6);
+	assert_int_equal(s1.misses, s0.misses);
+	same_counters(f, NFPROTO_INET, 6);
+
+	/*
+	 * round 3: the same flows with other lengths (no rule reads a length):
+	 * still hits, and a hit charges this packet's bytes
+	 */
+	for (unsigned int i = 0; i < n4; i++)
+		v4[i].plen = (uint8_t)(3 + 5 * i);
+	for (unsigned int i = 0; i < n6; i++)
+		v6[i].plen = (uint8_t)(11 + 3 * i);
+	s0 = stats(f);
+	run_both(f, NFPROTO_IPV4, v4, n4, v);
+	for (unsigned int i = 0; i < n4; i++)
+		assert_int_equal(v[i], e4[i % 6]);
+	run_both(f, NFPROTO_IPV6, v6, n6, v);
+	for (unsigned int i = 0; i < n6; i++)
+		assert_int_equal(v[i], e6[i % 4]);
+	s1 = stats(f);
+	assert_int_equal(s1.hits - s0.hits, n4 + n6);
+	same_counters(f, NFPROTO_INET, 6);
+
+	/* and the counters are what the ruleset says, not merely equal */
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 1, 0), 3 * (n4 + n6));
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 2, 4), 3 * 4); /* tcp 22, v4 and v6 */
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 3, 4), 3 * 2); /* icmp echo */
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 4, 4), 3 * 4); /* udp 53 */
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 5, 2), 3 * 6); /* udp */
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 6, 2), 3 * 4); /* v6 tcp 80, icmpv6 */
+	struct nftdp_vm_counter pol;
+
+	/* post's policy: v4 tcp 80 and icmp echo-reply */
+	assert_int_equal(nftdp_vm_chain_stats(f->s[1].base[1], f->s[1].st, &pol), 0);
+	assert_int_equal(pol.packets, 3 * 4);
+}
+
+/* ---------- 2: the key holds what the packet's path can read ---------- */
+
+/*
+ * ip forward, accept:
+ *   1 meta l4proto tcp tcp flags & syn != 0 counter drop
+ *   2 meta l4proto udp udp dport 53 counter drop
+ */
+static void rs_flags(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, L4_IS(IPPROTO_TCP), TCP_SYN, CNT, DROP, NULL);
+	add(b, c, 2, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, DROP, NULL);
+}
+
+/* run one udp packet to 5000 whose byte th+13 is b; its verdict */
+static unsigned int udp_th13(struct fix *f, uint8_t b)
+{
+	static struct tpkt t[2];
+	struct flow fl = U4(5000, .plen = 8);
+	struct nftdp_vm_pkt *pk[2];
+	unsigned int v[2];
+
+	for (int s = 0; s < 2; s++) {
+		pk[s] = build(&t[s], &fl);
+		assert_true(pk[s]->len > pk[s]->th_off + 13);
+		pk[s]->data[pk[s]->th_off + 13] = b;
+		nftdp_vm_gen_run_hook_burst(f->s[s].gen, NFPROTO_IPV4, NF_INET_FORWARD, &pk[s], 1,
+					    &v[s], &f->s[s].ctx);
+	}
+	assert_int_equal(v[1], v[0]);
+	return v[1];
+}
+
+static void test_key_precision(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flow_stats s0;
+
+	build_both(f, rs_flags);
+	/* udp: th+13 is read only by a tcp rule, so it is not in the key */
+	s0 = stats(f);
+	assert_int_equal(udp_th13(f, 0x00), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	assert_int_equal(udp_th13(f, 0x02), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 1);
+	assert_int_equal(udp_th13(f, 0xff), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 2);
+	assert_int_equal(stats(f).inserts - s0.inserts, 1);
+
+	/* tcp: th+13 is, so ack and syn get entries of their own */
+	const struct flow ack = T4(80, .tflags = 0x10), syn = T4(80, .tflags = 0x02);
+	const struct flow both[] = {ack, syn, syn, ack};
+
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &ack), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &syn), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	unsigned int v[4];
+
+	run_both(f, NFPROTO_IPV4, both, 4, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(v[2], NF_DROP);
+	assert_int_equal(v[3], NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 4);
+
+	/* the other order, on a fresh cache: syn cached first */
+	nftdp_vm_flowcache_destroy(f->fc);
+	assert_int_equal(nftdp_vm_flowcache_create(64, &f->fc), 0);
+	f->s[1].ctx.flow = f->fc;
+	s0 = stats(f);
+	assert_int_equal(s0.hits, 0);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &syn), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &ack), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	/* and tcp with other sports shares (no rule reads th+0) */
+	const struct flow ack2 = T4(80, .tflags = 0x10, .sport = 4242);
+
+	assert_int_equal(run1(f, NFPROTO_IPV4, &ack2), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 1);
+	same_counters(f, NFPROTO_IPV4, 2);
+}
+
+/* ---------- 3: a load out of bounds is not a load of zeros ---------- */
+
+/*
+ * ip forward, accept: 1 @th,48,16 == 0 (udp checksum) counter drop
+ * (a load the kernel and vm.c do inline: nft_payload_fast_eval)
+ */
+static void rs_csum(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, payload(TH, 6, 2, NFT_REG_1), cmp16be(NFT_CMP_EQ, NFT_REG_1, 0), CNT, DROP,
+	    NULL);
+}
+
+/*
+ * ip forward, accept: 11 @th,40,24 == 0x080000 (udp length 8, checksum 0)
+ * counter drop: three bytes, nft_payload_eval, which also breaks on a
+ * fragment (the fast load above does not look at fragoff, as the kernel's)
+ */
+static void rs_slow(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	static const uint8_t want[3] = {8, 0, 0};
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 11, payload(TH, 5, 3, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, want, 3), CNT, DROP,
+	    NULL);
+}
+
+static void test_out_of_bounds(void **state)
+{
+	struct fix *f = *state;
+	/* checksum 0 (drop); the datagram cut before the checksum (the load
+	 * breaks: accept); a later fragment (transport loads break: accept) */
+	const struct flow full = U4(5000), cut = U4(5000, .cut = 6), frag = U4(5000, .frag = 1);
+	const struct flow all[] = {full, cut, frag, cut, full, frag};
+	const unsigned int e[] = {NF_DROP, NF_ACCEPT, NF_ACCEPT, NF_ACCEPT, NF_DROP, NF_ACCEPT};
+	struct nftdp_vm_flow_stats s0;
+	struct tpkt t;
+	unsigned int v[6];
+
+	/* the views are what the test means */
+	assert_true(build(&t, &cut)->flags & NFTDP_VM_PKT_F_L4PROTO);
+	assert_int_equal(build(&t, &cut)->len, 26);
+	assert_true(build(&t, &frag)->fragoff != 0);
+	assert_true(build(&t, &frag)->flags & NFTDP_VM_PKT_F_L4PROTO);
+
+	/* the inlined load: full cached first, then the cut one */
+	build_both(f, rs_csum);
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &full), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &cut), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	/* both have entries of their own */
+	run_both(f, NFPROTO_IPV4, all, 2, v);
+	assert_int_equal(v[0], NF_DROP);
+	assert_int_equal(v[1], NF_ACCEPT);
+	run_both(f, NFPROTO_IPV4, &all[3], 2, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 4);
+	same_counters(f, NFPROTO_IPV4, 1);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 1, 2), 3);
+
+	/* the full eval, on a fresh cache: the cut one and the fragment first */
+	nftdp_vm_flowcache_destroy(f->fc);
+	assert_int_equal(nftdp_vm_flowcache_create(64, &f->fc), 0);
+	f->s[1].ctx.flow = f->fc;
+	build_both(f, rs_slow);
+	s0 = stats(f);
+	assert_int_equal(s0.hits, 0);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &cut), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &frag), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &full), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, all, 6, v);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(v[i], e[i]);
+	assert_int_equal(HITS_SINCE(f, s0), 6);
+	same_counters(f, NFPROTO_IPV4, 11);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 11, 2), 3);
+}
+
+/* ---------- 4: limit and quota keep a path out of the cache ---------- */
+
+/* ip forward, drop: 1 limit rate 10/second counter accept */
+static void rs_limit(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 1, limit10(), CNT, ACCEPT, NULL);
+}
+
+/* ip forward, drop: 11 quota 200 bytes counter accept */
+static void rs_quota(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 11, quota(200), CNT, ACCEPT, NULL);
+}
+
+/*
+ * ip forward, accept:
+ *   21 ip saddr 10.0.0.9 limit rate 10/second counter drop
+ *   22 meta l4proto udp limit rate 10/second drop
+ *   23 counter
+ */
+static void rs_limit_guarded(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 21, SADDR_IS(9), limit10(), CNT, DROP, NULL);
+	add(b, c, 22, L4_IS(IPPROTO_UDP), limit10(), DROP, NULL);
+	add(b, c, 23, CNT, NULL);
+}
+
+/* rounds of n packets of one tcp flow, 100 ms apart: accepted ones */
+static unsigned int rounds(struct fix *f, unsigned int r, unsigned int n)
+{
+	struct flow fl[NFTDP_VM_BURST_MAX];
+	unsigned int v[NFTDP_VM_BURST_MAX], acc = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		fl[i] = (struct flow)T4(80);
+	for (unsigned int k = 0; k < r; k++) {
+		run_both(f, NFPROTO_IPV4, fl, n, v);
+		for (unsigned int i = 0; i < n; i++)
+			acc += v[i] == NF_ACCEPT;
+		for (int s = 0; s < 2; s++) {
+			f->s[s].ctx.now_ns += 100000000ull;
+			f->s[s].ctx.now_ms += 100;
+		}
+	}
+	return acc;
+}
+
+static void test_uncacheable(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flow_stats s0, s1;
+	unsigned int acc;
+
+	/* limit on every packet's path: never cached, limits as without */
+	build_both(f, rs_limit);
+	s0 = stats(f);
+	acc = rounds(f, 6, 16);
+	s1 = stats(f);
+	assert_true(acc > 0 && acc < 6 * 16); /* it did limit */
+	assert_int_equal(s1.hits, s0.hits);
+	assert_int_equal(s1.inserts, s0.inserts);
+	assert_int_equal(s1.uncacheable - s0.uncacheable, 6 * 16);
+	assert_int_equal(s1.misses - s0.misses, 6 * 16);
+	same_counters(f, NFPROTO_IPV4, 1);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 1, 1), acc);
+
+	/* quota: 40-byte packets, 200 bytes */
+	build_both(f, rs_quota);
+	s0 = stats(f);
+	acc = rounds(f, 4, 4);
+	s1 = stats(f);
+	assert_true(acc > 0 && acc < 4 * 4);
+	assert_int_equal(s1.hits, s0.hits);
+	assert_int_equal(s1.inserts, s0.inserts);
+	assert_int_equal(s1.uncacheable - s0.uncacheable, 4 * 4);
+	same_counters(f, NFPROTO_IPV4, 11);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 11, 1), acc);
+
+	/* a limit the path never reaches does not keep it out: 10.0.0.1 is
+	 * cached, 10.0.0.9 (through rule 21's limit) never is */
+	build_both(f, rs_limit_guarded);
+	struct flow fl[16];
+	unsigned int v[16], acc9 = 0;
+
+	for (int i = 0; i < 16; i++)
+		fl[i] = (struct flow)T4(80, .src = i % 2 ? 9 : 1);
+	s0 = stats(f);
+	run_both(f, NFPROTO_IPV4, &fl[0], 1, v); /* 10.0.0.1 alone: miss, insert */
+	assert_int_equal(v[0], NF_ACCEPT);
+	s1 = stats(f);
+	assert_int_equal(s1.inserts - s0.inserts, 1);
+	assert_int_equal(s1.uncacheable, s0.uncacheable);
+	for (int k = 0; k < 3; k++) {
+		run_both(f, NFPROTO_IPV4, fl, 16, v);
+		for (int i = 0; i < 16; i++) {
+			if (i % 2 == 0)
+				assert_int_equal(v[i], NF_ACCEPT);
+			else
+				acc9 += v[i] == NF_ACCEPT;
+		}
+	}
+	s1 = stats(f);
+	assert_true(acc9 < 3 * 8); /* rule 21 dropped some: its limit ran */
+	assert_int_equal(s1.hits - s0.hits, 3 * 8);
+	assert_int_equal(s1.uncacheable - s0.uncacheable, 3 * 8);
+	same_counters(f, NFPROTO_IPV4, 23);
+}
+
+/* ---------- 5: a new generation never sees the old one's entries ---------- */
+
+/* ip forward, accept: 1 ip saddr 10.0.0.1 counter accept / drop */
+static void rs_accept1(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, SADDR_IS(1), CNT, ACCEPT, NULL);
+}
+
+static void rs_drop1(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, SADDR_IS(1), CNT, DROP, NULL);
+}
+
+static void expect_all(struct fix *f, const struct flow *fl, unsigned int n, unsigned int verdict)
+{
+	unsigned int v[NFTDP_VM_BURST_MAX];
+
+	run_both(f, NFPROTO_IPV4, fl, n, v);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(v[i], verdict);
+}
+
+static void test_invalidation(void **state)
+{
+	struct fix *f = *state;
+	/* one flow per l4proto: the rules read nothing else that differs */
+	const struct flow fl[] = {T4(80), U4(53), I4(8)};
+	struct nftdp_vm_gen *a[2], *bg[2];
+	struct nftdp_vm_flow_stats s0;
+
+	build_both(f, rs_accept1);
+	expect_all(f, fl, 3, NF_ACCEPT);
+	s0 = stats(f);
+	expect_all(f, fl, 3, NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+
+	/* gen B, same key fields, the flows dropped; A still alive */
+	for (int s = 0; s < 2; s++) {
+		a[s] = f->s[s].gen;
+		bg[s] = f->s[s].gen = build_side(&f->s[s], rs_drop1);
+	}
+	s0 = stats(f);
+	expect_all(f, fl, 3, NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	s0 = stats(f);
+	expect_all(f, fl, 3, NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+	/* a reader still on A (a burst that loaded it before the publish) */
+	for (int s = 0; s < 2; s++)
+		f->s[s].gen = a[s];
+	expect_all(f, fl, 3, NF_ACCEPT);
+
+	/* A freed; C (A's rules again) may take its memory */
+	for (int s = 0; s < 2; s++) {
+		nftdp_vm_gen_destroy(a[s]);
+		f->s[s].gen = bg[s];
+	}
+	build_both(f, rs_accept1); /* frees B */
+	s0 = stats(f);
+	expect_all(f, fl, 3, NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	assert_true(same_counters(f, NFPROTO_IPV4, 1) >= 3);
+}
+
+/* ---------- 6: fields read in a chain jumped to are keyed ---------- */
+
+/*
+ * ip forward:
+ *   c   (accept): 1 meta l4proto tcp jump sub; 3 counter
+ *   sub:          2 tcp dport 22 counter drop
+ */
+static void rs_jump(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c, *sub;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	add(b, sub, 2, DPORT_IS(22), CNT, DROP, NULL);
+	add(b, c, 1, L4_IS(IPPROTO_TCP), verdict(NFT_JUMP, "sub"), NULL);
+	add(b, c, 3, CNT, NULL);
+}
+
+/*
+ * ip forward:
+ *   c   (drop): 11 goto sub; 12 accept (never reached)
+ *   sub:        13 ip daddr 10.0.0.2 counter accept
+ */
+static void rs_goto(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c, *sub;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	add(b, sub, 13, DADDR_IS(2), CNT, ACCEPT, NULL);
+	add(b, c, 11, verdict(NFT_GOTO, "sub"), NULL);
+	add(b, c, 12, ACCEPT, NULL);
+}
+
+static void test_jump_goto(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[2];
+
+	build_both(f, rs_jump);
+	const struct flow j[] = {T4(80), T4(22)};
+
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &j[0]), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &j[1]), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, j, 2, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 2);
+	same_counters(f, NFPROTO_IPV4, 3);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 2, 2), 2);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 3, 0), 2);
+
+	build_both(f, rs_goto);
+	const struct flow g[] = {T4(80, .dst = 3), T4(80, .dst = 2)};
+
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &g[0]), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &g[1]), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, g, 2, v);
+	assert_int_equal(v[0], NF_DROP);
+	assert_int_equal(v[1], NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 2);
+	same_counters(f, NFPROTO_IPV4, 13);
+}
+
+/* ---------- meta keys; where the cache is not used ---------- */
+
+/* ip forward, accept: 1 meta mark 7 counter drop; 2 meta iif 3 counter drop */
+static void rs_meta(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, MARK_IS(7), CNT, DROP, NULL);
+	add(b, c, 2, IIF_IS(3), CNT, DROP, NULL);
+}
+
+static void test_meta_keys(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(80, .iif = 1), T4(80, .iif = 1, .mark = 7), T4(80, .iif = 3)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[3];
+
+	build_both(f, rs_meta);
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[0]), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[1]), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[2]), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, fl, 3, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(v[2], NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+	same_counters(f, NFPROTO_IPV4, 2);
+}
+
+/*
+ * ip forward:
+ *   a (prio 0, accept): 1 meta mark 7 counter drop
+ *   z (prio 10, drop)
+ */
+static void rs_two(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *a;
+
+	a = base[0] = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	base[1] = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_DROP, 1);
+	add(b, a, 1, MARK_IS(7), CNT, DROP, NULL);
+}
+
+/* a device-bound hook: netdev ingress, a chain on device 2 */
+static void rs_netdev(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	static const uint32_t dev2[] = {2};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_NETDEV,
+					.table = "t",
+					.name = "in",
+					.base = true,
+					.hook = NF_NETDEV_INGRESS,
+					.policy = NF_ACCEPT,
+					.chain_id = 0,
+					.ifindex = dev2,
+					.n_ifindex = 1};
+	struct nftdp_vm_chain *c = NULL;
+
+	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &c), 0);
+	base[0] = c;
+	add(b, c, 1, CNT, DROP, NULL);
+}
+
+/* window [lo, hi] of the hook over one packet of fl on the cached side */
+static unsigned int run_window(struct fix *f, const struct flow *fl, int32_t lo, int32_t hi)
+{
+	struct tpkt t;
+	struct nftdp_vm_pkt *p = build(&t, fl);
+	unsigned int v = 0xdead;
+
+	nftdp_vm_gen_run_hook_burst_prio(f->s[1].gen, NFPROTO_IPV4, NF_INET_FORWARD, lo, hi, &p, 1,
+					 &v, &f->s[1].ctx);
+	return v;
+}
+
+/*
+ * One packet at a time, a priority window, a device-bound hook: the
+ * chains run and the cache is neither asked nor filled, so a window never
+ * gets the whole hook's verdict or the reverse.
+ */
+static void test_not_used(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flow_stats s0, s1;
+	struct tpkt t;
+	const struct flow m0 = T4(80), m7 = T4(80, .mark = 7);
+
+	build_both(f, rs_two);
+	s0 = stats(f);
+	/* window first: a would accept, the whole hook drops in z */
+	assert_int_equal(run_window(f, &m0, INT32_MIN, 5), NF_ACCEPT);
+	assert_int_equal(run_window(f, &m0, 5, INT32_MAX), NF_DROP);
+	assert_int_equal(run_window(f, &m7, INT32_MIN, 5), NF_DROP);
+	assert_int_equal(nftdp_vm_gen_run_hook(f->s[1].gen, NFPROTO_IPV4, NF_INET_FORWARD,
+					       build(&t, &m0), &f->s[1].ctx),
+			 NF_DROP);
+	s1 = stats(f);
+	assert_int_equal(s1.hits, s0.hits);
+	assert_int_equal(s1.misses, s0.misses);
+	assert_int_equal(s1.inserts, s0.inserts);
+	/* the whole hook, twice: cached */
+	assert_int_equal(run1(f, NFPROTO_IPV4, &m0), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &m0), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 1);
+	/* then the window again: not the hook's drop */
+	s0 = stats(f);
+	assert_int_equal(run_window(f, &m0, INT32_MIN, 5), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_gen_run_hook(f->s[1].gen, NFPROTO_IPV4, NF_INET_FORWARD,
+					       build(&t, &m0), &f->s[1].ctx),
+			 NF_DROP);
+	s1 = stats(f);
+	assert_int_equal(s1.hits, s0.hits);
+	assert_int_equal(s1.misses, s0.misses);
+
+	/* netdev ingress, a chain bound to device 2 */
+	build_both(f, rs_netdev);
+	s0 = stats(f);
+	for (int k = 0; k < 3; k++) {
+		static struct tpkt tt[2][4];
+		struct nftdp_vm_pkt *pk[2][4];
+		unsigned int vv[2][4];
+
+		for (int s = 0; s < 2; s++) {
+			for (int i = 0; i < 4; i++) {
+				const struct flow fl = T4(80, .iif = (uint32_t)(i % 2 + 1));
+
+				pk[s][i] = build(&tt[s][i], &fl);
+				pk[s][i]->nfproto = NFPROTO_NETDEV;
+				pk[s][i]->hook = NF_NETDEV_INGRESS;
+			}
+			nftdp_vm_gen_run_hook_burst(f->s[s].gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS,
+						    pk[s], 4, vv[s], &f->s[s].ctx);
+		}
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(vv[1][i], vv[0][i]);
+			assert_int_equal(vv[1][i], i % 2 ? NF_DROP : NF_ACCEPT);
+		}
+	}
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	same_counters(f, NFPROTO_NETDEV, 1);
+	assert_int_equal(rule_packets(f, NFPROTO_NETDEV, 1, 0), 6);
+}
+
+/* more counters on a path than an entry holds: counts stay exact */
+static void rs_many_counters(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	for (uint64_t h = 1; h <= 6; h++)
+		add(b, c, h, CNT, NULL);
+	add(b, c, 7, DPORT_IS(22), CNT, DROP, NULL);
+}
+
+static void test_many_counters(void **state)
+{
+	struct fix *f = *state;
+	struct flow fl[] = {T4(80), T4(22), T4(80), T4(22)};
+	unsigned int v[4];
+
+	build_both(f, rs_many_counters);
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 4; i++)
+			fl[i].plen = (uint8_t)(k * 4 + i);
+		run_both(f, NFPROTO_IPV4, fl, 4, v);
+		assert_int_equal(v[0], NF_ACCEPT);
+		assert_int_equal(v[1], NF_DROP);
+	}
+	same_counters(f, NFPROTO_IPV4, 7);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 6, 0), 12);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 7, 2), 6);
+}
+
+/* a burst longer than NFTDP_VM_BURST_MAX goes through the cache in pieces */
+static void test_long_burst(void **state)
+{
+	struct fix *f = *state;
+	static struct flow fl[RUN_MAX];
+	unsigned int v[RUN_MAX];
+	struct nftdp_vm_flow_stats s0;
+
+	build_both(f, rs_mixed);
+	for (int i = 0; i < RUN_MAX; i++)
+		fl[i] = i % 3 ? (struct flow)U4((uint16_t)(5000 + i % 5)) : (struct flow)T4(22);
+	for (int k = 0; k < 2; k++) {
+		s0 = stats(f);
+		run_both(f, NFPROTO_IPV4, fl, RUN_MAX, v);
+		for (int i = 0; i < RUN_MAX; i++)
+			assert_int_equal(v[i], i % 3 ? NF_ACCEPT : NF_DROP);
+		assert_int_equal(stats(f).hits + stats(f).misses - s0.hits - s0.misses, RUN_MAX);
+		if (k)
+			assert_int_equal(HITS_SINCE(f, s0), RUN_MAX);
+	}
+	same_counters(f, NFPROTO_INET, 6);
+	assert_int_equal(rule_packets(f, NFPROTO_INET, 1, 0), 2 * RUN_MAX);
+}
+
+/* ---------- 7: sizes ---------- */
+
+static void test_create_sizes(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flowcache *fc = NULL;
+
+	assert_int_equal(nftdp_vm_flowcache_create(0, &fc), -EINVAL);
+	assert_int_equal(nftdp_vm_flowcache_create((1u << 24) + 1, &fc), -EINVAL);
+	assert_int_equal(nftdp_vm_flowcache_create(UINT_MAX, &fc), -EINVAL);
+	assert_int_equal(nftdp_vm_flowcache_create(1, &fc), 0);
+	assert_non_null(fc);
+	nftdp_vm_flowcache_destroy(fc);
+
+	/* 3 (rounded up) and 1 (at least 2) in use: 24 flows with alternating
+	 * verdicts evict each other, verdicts and counters stay right */
+	static const unsigned int sizes[] = {3, 1};
+
+	for (unsigned int z = 0; z < 2; z++) {
+		struct flow fl[24];
+
+		nftdp_vm_flowcache_destroy(f->fc);
+		assert_int_equal(nftdp_vm_flowcache_create(sizes[z], &f->fc), 0);
+		f->s[1].ctx.flow = f->fc;
+		build_both(f, rs_mixed);
+		for (int i = 0; i < 24; i++)
+			fl[i] = i % 2 ? (struct flow)U4((uint16_t)(5000 + i), .src = (uint8_t)i)
+				      : (struct flow)T4((uint16_t)(80 + i), .src = (uint8_t)i);
+		for (int k = 0; k < 4; k++) {
+			unsigned int v[24];
+
+			run_both(f, NFPROTO_IPV4, fl, 24, v);
+			/* udp: post's rule 5 accepts; tcp: post's policy drops */
+			for (int i = 0; i < 24; i++)
+				assert_int_equal(v[i], i % 2 ? NF_ACCEPT : NF_DROP);
+			/* a flow alone twice: the second is a hit */
+			struct nftdp_vm_flow_stats s0 = stats(f);
+
+			run1(f, NFPROTO_IPV4, &fl[k]);
+			run1(f, NFPROTO_IPV4, &fl[k]);
+			assert_int_equal(HITS_SINCE(f, s0), 1);
+		}
+		same_counters(f, NFPROTO_INET, 6);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_mixed_same_as_uncached, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_key_precision, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_bounds, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_uncacheable, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_invalidation, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_jump_goto, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_meta_keys, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_not_used, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_create_sizes, fix_setup, fix_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
