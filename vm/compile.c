@@ -308,8 +308,9 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 }
 
 /* Whether an op's result is fixed by the fields the flow cache keys on
- * (enum nftdp_vm_flow_level): meta's clock and random keys are not, nor is
- * the inner header (its offset comes from bytes no key field covers). */
+ * (enum nftdp_vm_flow_level): meta's clock and random keys are not, nor
+ * are a connection's counters and timeout, nor the inner header (its
+ * offset comes from bytes no key field covers). */
 static uint8_t op_flow_level(const struct nftdp_vm_op *op)
 {
 	const struct nftdp_vm_meta *m = (const void *)op->priv;
@@ -328,6 +329,16 @@ static uint8_t op_flow_level(const struct nftdp_vm_op *op)
 		case NFT_META_TIME_NS:
 		case NFT_META_TIME_DAY:
 		case NFT_META_TIME_HOUR:
+			return NFTDP_VM_FLOW_LVL_NEVER;
+		}
+		return NFTDP_VM_FLOW_LVL_ALWAYS;
+	case NFTDP_VM_FLOW_CT:
+		/* what the connection's own traffic moves */
+		switch (m->key) {
+		case NFT_CT_EXPIRATION:
+		case NFT_CT_PKTS:
+		case NFT_CT_BYTES:
+		case NFT_CT_AVGPKT:
 			return NFTDP_VM_FLOW_LVL_NEVER;
 		}
 		return NFTDP_VM_FLOW_LVL_ALWAYS;

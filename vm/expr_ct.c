@@ -20,6 +20,8 @@
 #define CT_STATE_NEW_BIT (1u << 3) /* NF_CT_STATE_BIT(IP_CT_NEW) */
 #define CT_STATE_UNTRACKED_BIT (1u << 6)
 
+/* key, reg, len first, as struct nftdp_vm_meta: the flow cache reads a
+ * ct get as a key field (flowcache.c) */
 struct ct_priv {
 	uint8_t key, reg, len;
 	int8_t dir;
@@ -260,6 +262,7 @@ static const struct nftdp_vm_expr_ops ct_get_ops = {
     .size = sizeof(struct ct_priv),
     .init = ct_get_init,
     .eval = ct_get_eval,
+    .flow = NFTDP_VM_FLOW_CT,
 };
 static const struct nftdp_vm_expr_ops ct_set_ops = {
     .name = "ct",

@@ -33,14 +33,15 @@
 #define FC_VALS_MAX 8 /* l4proto values with a class of their own */
 #define FC_CHAINS_MAX 256
 
-enum fc_kind { FF_LL, FF_NH, FF_TH, FF_META };
+/* FF_OP: a meta or ct get, read by running the op (priv: key, reg, len, dir) */
+enum fc_kind { FF_LL, FF_NH, FF_TH, FF_OP };
 
 struct fc_field {
 	uint8_t kind;
 	uint8_t off;
 	uint8_t len;
 	uint8_t at; /* key offset of its status byte; the bytes follow */
-	const struct nftdp_vm_op *meta;
+	const struct nftdp_vm_op *op;
 };
 
 struct fc_tmpl {
@@ -149,7 +150,7 @@ static void collect_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigne
 }
 
 static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len,
-		     const struct nftdp_vm_op *meta)
+		     const struct nftdp_vm_op *op)
 {
 	if (len == 0 || off + len > 255) {
 		t->ok = false;
@@ -158,11 +159,10 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 	for (unsigned int i = 0; i < t->n; i++) {
 		struct fc_field *f = &t->f[i];
 
-		if (kind == FF_META) {
-			const struct nftdp_vm_meta *a = (const void *)f->meta->priv;
-			const struct nftdp_vm_meta *b = (const void *)meta->priv;
-
-			if (f->kind == FF_META && a->key == b->key)
+		if (kind == FF_OP) {
+			/* the same key (and ct direction) of the same expression */
+			if (f->kind == FF_OP && f->op->ops->flow == op->ops->flow &&
+			    f->op->priv[0] == op->priv[0] && f->op->priv[3] == op->priv[3])
 				return true;
 			continue;
 		}
@@ -183,7 +183,7 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 		return false;
 	}
 	t->f[t->n++] =
-	    (struct fc_field){.kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .meta = meta};
+	    (struct fc_field){.kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .op = op};
 	return true;
 }
 
@@ -213,7 +213,9 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op)
 	case NFTDP_VM_FLOW_META:
 		if (m->key == NFT_META_NFPROTO || m->key == NFT_META_L4PROTO)
 			return true;
-		return tmpl_add(t, FF_META, 0, m->len, op);
+		return tmpl_add(t, FF_OP, 0, m->len, op);
+	case NFTDP_VM_FLOW_CT:
+		return tmpl_add(t, FF_OP, 0, m->len, op);
 	}
 	return true;
 }
@@ -431,11 +433,11 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 				   : -1;
 			break;
 		default: {
-			const struct nftdp_vm_meta *m = (const void *)f->meta->priv;
+			const struct nftdp_vm_meta *m = (const void *)f->op->priv;
 			struct nftdp_vm_regs regs;
 
 			regs.verdict.code = NFT_CONTINUE;
-			f->meta->eval(f->meta, &regs, pkt, ctx);
+			f->op->eval(f->op, &regs, pkt, ctx);
 			if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
 				key[f->at] = 1;
 				memcpy(key + f->at + 1, &regs.data[m->reg], f->len);

@@ -60,6 +60,7 @@ enum nftdp_vm_flow_kind {
 	NFTDP_VM_FLOW_COUNTER, /* charges counters, which a hit charges again */
 	NFTDP_VM_FLOW_PAYLOAD, /* payload load: a key field (struct nftdp_vm_payload) */
 	NFTDP_VM_FLOW_META,    /* meta get: a key field (struct nftdp_vm_meta) */
+	NFTDP_VM_FLOW_CT,      /* ct get: a key field (priv starts key, reg, len, dir) */
 	NFTDP_VM_FLOW_LOOKUP,  /* set lookup: fixed while the set is (flow_level) */
 	NFTDP_VM_FLOW_OBJREF,  /* named object: fixed for counters (flow_level) */
 	NFTDP_VM_FLOW_DYNSET, /* writes a set: never, and lookups of the generation stop being fixed
