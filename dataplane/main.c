@@ -49,6 +49,7 @@ struct opts {
 	unsigned int n_wire;
 	unsigned int workers; /* 0: every worker lcore */
 	unsigned int burst;
+	unsigned int flow_cache; /* entries per worker, 0: off */
 	unsigned int mtu;
 	unsigned int mbufs;	/* 0: computed per port */
 	unsigned int mbuf_size; /* 0: computed from the MTU */
@@ -94,6 +95,9 @@ static void usage(const char *prog)
 	    "                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
 	    "  --workers N         use at most N worker lcores (default: every one)\n"
 	    "  --burst N           rx burst size, 1..256 (default 32)\n"
+	    "  --flow-cache N      per-flow verdict cache entries per worker (default\n"
+	    "                      16384, at most 16777216; 0: off, every packet runs\n"
+	    "                      the chains)\n"
 	    "  --mtu N             set every port's MTU\n"
 	    "  --mbufs N           mbufs in each port pool (default: what the queues and\n"
 	    "                      workers need; at least that): net_pcap's infinite_rx\n"
@@ -135,6 +139,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"ifaddr", required_argument, NULL, 'A'},
 	    {"workers", required_argument, NULL, 'W'},
 	    {"burst", required_argument, NULL, 'b'},
+	    {"flow-cache", required_argument, NULL, 'f'},
 	    {"mtu", required_argument, NULL, 'm'},
 	    {"mbufs", required_argument, NULL, 'N'},
 	    {"mbuf-size", required_argument, NULL, 'Z'},
@@ -236,6 +241,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_uint(optarg, NFTDP_DP_RX_BURST_MAX, &v) < 0 || v == 0)
 				goto bad_num;
 			o->burst = (unsigned int)v;
+			break;
+		case 'f':
+			/* nftdp_vm_flowcache_create's ceiling (1 << 24) */
+			if (parse_uint(optarg, 1ul << 24, &v) < 0) {
+				fprintf(stderr,
+					"nftdp: --flow-cache '%s': want 0..%lu entries per worker "
+					"(0: off)\n",
+					optarg, 1ul << 24);
+				return -1;
+			}
+			o->flow_cache = (unsigned int)v;
 			break;
 		case 'm':
 			if (parse_uint(optarg, 9600, &v) < 0 || v < 68)
@@ -498,6 +514,7 @@ int main(int argc, char **argv)
 	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock",
 			 .exit_on_idle_ms = -1,
 			 .conntrack_max = 262144,
+			 .flow_cache = 16384,
 			 .conntrack_events = -1};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
@@ -525,6 +542,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	dp.burst = o.burst ? o.burst : 32;
+	dp.flow_cache = o.flow_cache;
 	dp.router = o.router;
 	dp.mtu = (uint16_t)o.mtu;
 	dp.n_mbufs = o.mbufs;
@@ -615,9 +633,17 @@ int main(int argc, char **argv)
 		goto out_ctl;
 	}
 
-	printf("nftdp: %u worker%s%s, burst %u, %s mode\n", dp.n_workers,
-	       dp.n_workers == 1 ? "" : "s", dp.main_is_worker ? " (on the main lcore)" : "",
-	       dp.burst, dp.router ? "router" : "wire");
+	{
+		char fc[16] = "off";
+
+		if (dp.flow_cache)
+			snprintf(fc, sizeof(fc), "%u", dp.flow_cache);
+		/* tests wait for the " mode" at the end of this line */
+		printf("nftdp: %u worker%s%s, burst %u, flow cache %s, %s mode\n", dp.n_workers,
+		       dp.n_workers == 1 ? "" : "s",
+		       dp.main_is_worker ? " (on the main lcore)" : "", dp.burst, fc,
+		       dp.router ? "router" : "wire");
+	}
 	hz = rte_get_tsc_hz();
 	dp.start_tsc = t_start = rte_rdtsc();
 	next_stats = t_start + (uint64_t)(o.stats_period * (double)hz);

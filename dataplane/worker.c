@@ -71,6 +71,12 @@ int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores)
 		w->ctx.state = dp->state;
 		w->ctx.tz_minuteswest = tz;
 		w->ctx.prng = splitmix64(&seed) | 1;
+		/* a worker's own verdict cache: no sharing, no locks (NULL: off) */
+		if (dp->flow_cache) {
+			ret = nftdp_vm_flowcache_create(dp->flow_cache, &w->ctx.flow);
+			if (ret < 0)
+				return ret;
+		}
 		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 			w->txq[p] = NFTDP_DP_NO_PORT;
 	}
@@ -83,9 +89,12 @@ void nftdp_dp_workers_free(struct nftdp_dp *dp)
 	if (dp->w == NULL)
 		return;
 	nftdp_dp_steer_free(dp);
-	for (unsigned int i = 0; i < dp->n_workers; i++)
+	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 			rte_ring_free(dp->w[i].handoff[p]);
+		if (dp->w[i].ctx.flow)
+			nftdp_vm_flowcache_destroy(dp->w[i].ctx.flow);
+	}
 	rte_free(dp->w);
 	dp->w = NULL;
 }
