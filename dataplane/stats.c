@@ -3,7 +3,8 @@
  * Statistics: per-worker counters (one writer each) summed on read, for
  * --stats-period lines (testpmd-like Mpps), --stats-json at exit and the
  * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py); the conntrack
- * shards' counters and the kernel's "table full" log line.
+ * shards' and the per-flow verdict caches' counters and the kernel's "table
+ * full" log line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,24 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		out->steered_in += s->steered_in;
 		out->steer_full += s->steer_full;
 		out->steer_wait += s->steer_wait;
+	}
+}
+
+/* Worker i's flow cache counters (all 0 with --flow-cache 0), and every
+ * worker's summed when i is n_workers (nftdp_vm_flowcache_stats: any thread). */
+static void fc_stats(const struct nftdp_dp *dp, unsigned int i, struct nftdp_vm_flow_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int k = 0; dp->w && k < dp->n_workers; k++) {
+		struct nftdp_vm_flow_stats f;
+
+		if ((i < dp->n_workers && k != i) || dp->w[k].ctx.flow == NULL)
+			continue;
+		nftdp_vm_flowcache_stats(dp->w[k].ctx.flow, &f);
+		out->hits += f.hits;
+		out->misses += f.misses;
+		out->inserts += f.inserts;
+		out->uncacheable += f.uncacheable;
 	}
 }
 
@@ -199,19 +218,32 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 			c.early_drop, c.table_full_events, c.expired, c.deleted,
 			c.unconfirmed_freed, c.related);
 	}
+	{
+		struct nftdp_vm_flow_stats fc;
+
+		fc_stats(dp, dp->n_workers, &fc);
+		fprintf(f,
+			"  \"flow_cache\": {\"entries\": %u, \"hits\": %lu, \"misses\": %lu, "
+			"\"inserts\": %lu, \"uncacheable\": %lu},\n",
+			dp->flow_cache, fc.hits, fc.misses, fc.inserts, fc.uncacheable);
+	}
 	fprintf(f, "  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
+		struct nftdp_vm_flow_stats fc;
 		uint64_t rx = 0, tx = 0;
 
 		for (uint16_t p = 0; p < dp->n_ports; p++) {
 			rx += dp->w[i].st.rx[p];
 			tx += dp->w[i].st.tx[p];
 		}
+		fc_stats(dp, i, &fc);
 		fprintf(f,
 			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
-			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu}",
+			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu, \"flow_cache\": "
+			"{\"hits\": %lu, \"misses\": %lu, \"inserts\": %lu, \"uncacheable\": %lu}}",
 			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts,
-			dp->w[i].st.steered, dp->w[i].st.steered_in);
+			dp->w[i].st.steered, dp->w[i].st.steered_in, fc.hits, fc.misses, fc.inserts,
+			fc.uncacheable);
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
@@ -244,11 +276,29 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 			rx += dp->w[i].st.rx[p];
 			tx += dp->w[i].st.tx[p];
 		}
-		printf("nftdp: worker %u lcore %-3u rx %8.3f Mpps  tx %8.3f Mpps\n", i,
+		printf("nftdp: worker %u lcore %-3u rx %8.3f Mpps  tx %8.3f Mpps", i,
 		       dp->w[i].lcore, (double)(rx - pwrx[i]) / period_s / 1e6,
 		       (double)(tx - pwtx[i]) / period_s / 1e6);
+		if (dp->flow_cache) {
+			struct nftdp_vm_flow_stats fc;
+
+			fc_stats(dp, i, &fc);
+			printf("  flow cache hits %lu misses %lu inserts %lu uncacheable %lu",
+			       fc.hits, fc.misses, fc.inserts, fc.uncacheable);
+		}
+		printf("\n");
 		pwrx[i] = rx;
 		pwtx[i] = tx;
+	}
+	if (dp->flow_cache) {
+		struct nftdp_vm_flow_stats fc;
+
+		fc_stats(dp, dp->n_workers, &fc);
+		printf("nftdp: flow cache hits %lu misses %lu inserts %lu uncacheable %lu "
+		       "(%.1f%% hits)\n",
+		       fc.hits, fc.misses, fc.inserts, fc.uncacheable,
+		       fc.hits + fc.misses ? 100.0 * (double)fc.hits / (double)(fc.hits + fc.misses)
+					   : 0.0);
 	}
 	fflush(stdout);
 }
@@ -295,6 +345,23 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		rte_tel_data_add_dict_u64(d, "ct_drop", c.drop);
 		rte_tel_data_add_dict_u64(d, "ct_early_drop", c.early_drop);
 		rte_tel_data_add_dict_u64(d, "ct_table_full", c.table_full_events);
+	}
+	{
+		/* an object, as in --stats-json; freed with d (keep 0) */
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct nftdp_vm_flow_stats fc;
+
+		fc_stats(dp, dp->n_workers, &fc);
+		if (c) {
+			rte_tel_data_start_dict(c);
+			rte_tel_data_add_dict_u64(c, "entries", dp->flow_cache);
+			rte_tel_data_add_dict_u64(c, "hits", fc.hits);
+			rte_tel_data_add_dict_u64(c, "misses", fc.misses);
+			rte_tel_data_add_dict_u64(c, "inserts", fc.inserts);
+			rte_tel_data_add_dict_u64(c, "uncacheable", fc.uncacheable);
+			if (rte_tel_data_add_dict_container(d, "flow_cache", c, 0) < 0)
+				rte_tel_data_free(c);
+		}
 	}
 	for (unsigned int x = 0; x < NFTDP_DP_DROP_MAX; x++) {
 		char k[48];
