@@ -322,8 +322,13 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
 	int32_t lo = INT32_MIN;
+	bool steps = false;
 
-	if (w->dp->n_builtin[hook] == 0) {
+	for (unsigned int s = 0; s < w->dp->n_builtin[hook] && !steps; s++)
+		steps = !w->dp->builtin[hook][s].active || w->dp->builtin[hook][s].active(gen);
+	/* no step acts (no conntrack): the chains in one run over the whole
+	 * priority range, the one the per-flow cache serves */
+	if (!steps) {
 		if (gen)
 			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
 		else
