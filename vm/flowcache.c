@@ -40,7 +40,8 @@ struct fc_field {
 	uint8_t kind;
 	uint8_t off;
 	uint8_t len;
-	uint8_t at; /* key offset of its status byte; the bytes follow */
+	uint8_t at;    /* key offset of its status byte; the bytes follow */
+	uint32_t mask; /* a load of <= 4 bytes every reader masks (bitwise); 0: all */
 	const struct nftdp_vm_op *op;
 };
 
@@ -150,9 +151,9 @@ static void collect_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigne
 }
 
 static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len,
-		     const struct nftdp_vm_op *op)
+		     const struct nftdp_vm_op *op, uint32_t mask)
 {
-	if (len == 0 || off + len > 255) {
+	if (len == 0 || off + len > 255 || (mask && len > 4)) {
 		t->ok = false;
 		return false;
 	}
@@ -166,12 +167,24 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 				return true;
 			continue;
 		}
-		/* overlapping or touching ranges of one header merge */
-		if (f->kind == kind && off <= (uint32_t)f->off + f->len && f->off <= off + len) {
+		if (f->kind != kind)
+			continue;
+		if (mask) {
+			/* the same masked load: either mask's bits count */
+			if (f->mask && f->off == off && f->len == len) {
+				f->mask |= mask;
+				return true;
+			}
+			/* inside a whole range: covered */
+			if (!f->mask && f->off <= off && off + len <= (uint32_t)f->off + f->len)
+				return true;
+			continue;
+		}
+		/* overlapping or touching whole ranges of one header merge */
+		if (!f->mask && off <= (uint32_t)f->off + f->len && f->off <= off + len) {
 			uint32_t lo = off < f->off ? off : f->off;
-			uint32_t hi = off + len > (uint32_t)f->off + f->len
-					  ? off + len
-					  : (uint32_t)f->off + f->len;
+			uint32_t end = (uint32_t)f->off + f->len;
+			uint32_t hi = off + len > end ? off + len : end;
 
 			f->off = (uint8_t)lo;
 			f->len = (uint8_t)(hi - lo);
@@ -182,21 +195,29 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 		t->ok = false;
 		return false;
 	}
-	t->f[t->n++] =
-	    (struct fc_field){.kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .op = op};
+	t->f[t->n++] = (struct fc_field){
+	    .kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .mask = mask, .op = op};
 	return true;
 }
 
-/* the fields op reads into t; false if t can no longer be cached */
-static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op)
+/*
+ * The fields op reads into t; false if t can no longer be cached. next is
+ * the rule's op after it, or NULL: a short load that a bitwise op masks in
+ * place (`tcp flags & (syn | rst)`) only keys on the mask's bits, so ACK
+ * and PSH do not split a flow.
+ */
+static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
+		      const struct nftdp_vm_op *next)
 {
 	const struct nftdp_vm_payload *p = (const void *)op->priv;
 	const struct nftdp_vm_meta *m = (const void *)op->priv;
+	const struct nftdp_vm_bitwise_fast *b = next ? (const void *)next->priv : NULL;
 	static const uint8_t kinds[] = {
 	    [NFT_PAYLOAD_LL_HEADER] = FF_LL,
 	    [NFT_PAYLOAD_NETWORK_HEADER] = FF_NH,
 	    [NFT_PAYLOAD_TRANSPORT_HEADER] = FF_TH,
 	};
+	uint32_t mask = 0;
 
 	if (op->flow == NFTDP_VM_FLOW_LVL_NEVER)
 		return true; /* a run that gets here is not cached */
@@ -209,13 +230,23 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op)
 	case NFTDP_VM_FLOW_PAYLOAD:
 		if (p->base > NFT_PAYLOAD_TRANSPORT_HEADER)
 			return false;
-		return tmpl_add(t, kinds[p->base], p->offset, p->len, NULL);
+		if (op->fast != NFTDP_VM_FAST_PAYLOAD_CMP && p->len <= 4 && next &&
+		    next->fast == NFTDP_VM_FAST_BITWISE && b->sreg == p->dreg &&
+		    b->dreg == p->dreg) {
+			uint8_t mb[4] = {0};
+
+			memcpy(mb, &b->mask, p->len);
+			memcpy(&mask, mb, 4);
+			if (!mask) /* nothing of the field is left */
+				return true;
+		}
+		return tmpl_add(t, kinds[p->base], p->offset, p->len, NULL, mask);
 	case NFTDP_VM_FLOW_META:
 		if (m->key == NFT_META_NFPROTO || m->key == NFT_META_L4PROTO)
 			return true;
-		return tmpl_add(t, FF_OP, 0, m->len, op);
+		return tmpl_add(t, FF_OP, 0, m->len, op, 0);
 	case NFTDP_VM_FLOW_CT:
-		return tmpl_add(t, FF_OP, 0, m->len, op);
+		return tmpl_add(t, FF_OP, 0, m->len, op, 0);
 	}
 	return true;
 }
@@ -244,7 +275,7 @@ static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfp
 			const struct nftdp_vm_op *op = &ch->ops[rule->first_op + i];
 			int nt;
 
-			if (!op_fields(t, op)) {
+			if (!op_fields(t, op, i + 1 < rule->n_ops ? op + 1 : NULL)) {
 				t->ok = false;
 				break;
 			}
@@ -394,6 +425,27 @@ void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_
 
 /* ---------- packet path ---------- */
 
+/* memcpy of up to 255 bytes without a call: overlapping fixed-size moves */
+static inline void copy_small(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+	if (n >= 8) {
+		uint32_t i = 0;
+
+		for (; i + 8 <= n; i += 8)
+			memcpy(d + i, s + i, 8);
+		if (i < n)
+			memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n >= 2) {
+		memcpy(d, s, 2);
+		memcpy(d + n - 2, s + n - 2, 2);
+	} else if (n) {
+		*d = *s;
+	}
+}
+
 /* The key of pkt under template t; false when its class is not cached. */
 static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
 					      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
@@ -406,7 +458,8 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 
 	if (!t->ok)
 		return NULL;
-	memset(key, 0, t->key_len);
+	for (unsigned int i = 0; i < t->key_len; i += 8)
+		memset(key + i, 0, 8);
 	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
 	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
 	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
@@ -440,7 +493,8 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 			f->op->eval(f->op, &regs, pkt, ctx);
 			if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
 				key[f->at] = 1;
-				memcpy(key + f->at + 1, &regs.data[m->reg], f->len);
+				copy_small(key + f->at + 1, (const uint8_t *)&regs.data[m->reg],
+					   f->len);
 			}
 			continue;
 		}
@@ -452,7 +506,14 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 			continue;
 		avail = pkt->len - (uint32_t)off < f->len ? pkt->len - (uint32_t)off : f->len;
 		key[f->at] = (uint8_t)(avail + 1);
-		memcpy(key + f->at + 1, pkt->data + off, avail);
+		copy_small(key + f->at + 1, pkt->data + off, avail);
+		if (f->mask) {
+			uint8_t mb[4];
+
+			memcpy(mb, &f->mask, 4);
+			for (uint32_t j = 0; j < avail; j++)
+				key[f->at + 1 + j] &= mb[j];
+		}
 	}
 	return t;
 }
