@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Dataplane benchmark: Mpps per worker core of dpdk-testpmd (io forwarding,
 # the ceiling) and of nftdp with an empty ruleset, a 20-rule stateless
-# forward chain with sets, and the same chain with 100k-element sets; then
-# the commit-during-traffic check (commit.sh).
+# forward chain with sets, the same without the per-flow verdict cache
+# (rules20-nocache: --flow-cache 0), and the same chain with 100k-element
+# sets; then the commit-during-traffic check (commit.sh). Each nftdp run
+# records its flow cache hits and misses (--stats-json) beside its rate.
 #
 # Every configuration reads the same generator traffic (nftdp-gen, many
 # flows, written once to a pcap) from the same vdev, net_pcap with
@@ -114,13 +116,16 @@ run_testpmd() {
 }
 
 # nftdp: load the ruleset through the control socket, then the worker's rx
-# rate of every stats period after that but the first
+# rate of every stats period after that but the first; more arguments go
+# to nftdp. The flow cache's hits and misses of the run go to $tmp/fc.
 run_nftdp() {
 	local rules=$1 log=$tmp/nftdp.log sock=$tmp/nl.sock
-	rm -f "$sock"
+	shift
+	rm -f "$sock" "$tmp/stats.json"
+	echo "hits ? misses ?" > "$tmp/fc"
 	timeout $((seconds + 300)) "$build/nftdp" -l 0,1 "${eal[@]}" --file-prefix "$pfx-n" \
 		--vdev="$vdev" -- --socket "$sock" --workers 1 --stats-period 1 \
-		--stats-json "$tmp/stats.json" > "$log" 2>&1 &
+		--stats-json "$tmp/stats.json" "$@" > "$log" 2>&1 &
 	local p=$!
 	pids+=("$p")
 	for _ in $(seq 300); do
@@ -139,23 +144,34 @@ run_nftdp() {
 	sleep $((seconds + 1))
 	kill -INT "$p" 2>/dev/null || true
 	wait "$p" || true
+	[ -s "$tmp/stats.json" ] && /usr/bin/python3 -c '
+import json, sys
+fc = json.load(open(sys.argv[1])).get("flow_cache", {})
+print("hits %s misses %s" % (fc.get("hits", "?"), fc.get("misses", "?")))' \
+		"$tmp/stats.json" > "$tmp/fc" || true
 	tail -n +$((mark + 1)) "$log" | sed -n 's/^nftdp: worker 0 .* rx *\([0-9.]*\) Mpps.*/\1/p' |
 		tail -n +2 | median
 }
 
-names=(testpmd empty rules20 sets100k)
-declare -A runs
+names=(testpmd empty rules20 rules20-nocache sets100k)
+declare -A runs fcs
 for r in $(seq "$repeat"); do
 	for n in "${names[@]}"; do
 		l=$(loadavg)
-		if [ "$n" = testpmd ]; then
-			v=$(run_testpmd)
-		else
+		fc=
+		case $n in
+		testpmd) v=$(run_testpmd) ;;
+		rules20-nocache)
+			v=$(run_nftdp "$tmp/rules/rules20.nft" --flow-cache 0)
+			fc=$(cat "$tmp/fc") ;;
+		*)
 			v=$(run_nftdp "$tmp/rules/$n.nft")
-		fi
-		echo "round $r $n: $v Mpps (load average before: $l)"
+			fc=$(cat "$tmp/fc") ;;
+		esac
+		echo "round $r $n: $v Mpps (load average before: $l)${fc:+, flow cache $fc}"
 		loads="${loads:-} $l"
 		runs[$n]="${runs[$n]:-} $v"
+		fcs[$n]=$fc
 	done
 done
 
@@ -165,12 +181,13 @@ for n in "${names[@]}"; do
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
 echo
-echo "| config | Mpps per worker core (median of $repeat) | ratio to testpmd | runs |"
-echo "|---|---|---|---|"
+echo "| config | Mpps per worker core (median of $repeat) | ratio to testpmd | runs | flow cache (last run) |"
+echo "|---|---|---|---|---|"
 for n in "${names[@]}"; do
-	echo "| $n | ${med[$n]} | $(ratio "${med[$n]}" "${med[testpmd]}") |${runs[$n]} |"
+	echo "| $n | ${med[$n]} | $(ratio "${med[$n]}" "${med[testpmd]}") |${runs[$n]} | ${fcs[$n]:--} |"
 done
 echo "sets100k / rules20: $(ratio "${med[sets100k]}" "${med[rules20]}")"
+echo "rules20 / rules20-nocache: $(ratio "${med[rules20]}" "${med[rules20-nocache]}")"
 
 fail=0
 for n in "${names[@]}"; do
@@ -188,11 +205,17 @@ if [ "$record" -eq 1 ]; then
 		for n in "${names[@]}"; do
 			case $n in
 			empty) t='target >= 90%' ;; rules20) t='target >= 70%' ;;
+			rules20-nocache) t='rules20 without the flow cache' ;;
 			sets100k) t='within 10% of rules20' ;; *) t='ceiling' ;;
 			esac
-			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "target": "%s", "runs": [%s]}' \
+			# the last run's flow cache counts, null for testpmd
+			fcj=null
+			if [[ ${fcs[$n]:-} =~ ^hits\ ([0-9]+)\ misses\ ([0-9]+)$ ]]; then
+				fcj="{\"hits\": ${BASH_REMATCH[1]}, \"misses\": ${BASH_REMATCH[2]}}"
+			fi
+			printf '%s\n  {"name": "%s", "mpps": %s, "ratio": %s, "target": "%s", "runs": [%s], "flow_cache": %s}' \
 				"$sep" "$n" "${med[$n]}" "$(ratio "${med[$n]}" "${med[testpmd]}")" "$t" \
-				"$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | paste -sd,)"
+				"$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | paste -sd,)" "$fcj"
 			sep=,
 		done
 		printf '\n ],\n "load_average_before_runs": [%s]}\n' "$(tr ' ' '\n' <<< "$loads" | grep . | paste -sd,)"
