@@ -24,6 +24,7 @@
 #include <libnftnl/rule.h>
 
 #include "nft_build.h"
+#include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
 /* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
@@ -133,6 +134,40 @@ static struct nftdp_vm_chain *mk(struct nftdp_vm_gen_builder *b, uint8_t family,
 
 /* ---------- packets ---------- */
 
+/* A connection as the VM sees it through nftdp_vm_ct_ops. */
+struct fake_ct {
+	uint32_t state; /* NF_CT_STATE_*_BIT of the packet */
+	uint32_t mark;
+	uint64_t packets;
+};
+
+static bool fake_ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	const struct fake_ct *c = ct;
+
+	(void)dir;
+	switch (key) {
+	case NFT_CT_MARK:
+		memcpy(dest, &c->mark, len < 4 ? len : 4);
+		return true;
+	case NFT_CT_PKTS:
+		memcpy(dest, &c->packets, len < 8 ? len : 8);
+		return true;
+	}
+	return false;
+}
+
+static uint32_t fake_ct_state(const void *ct)
+{
+	return ((const struct fake_ct *)ct)->state;
+}
+
+static const struct nftdp_vm_ct_ops fake_ct_ops = {.get = fake_ct_get, .state = fake_ct_state};
+
+#define CT_EST (1u << 1) /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */
+#define CT_REL (1u << 2)
+#define CT_NEW (1u << 3)
+
 /* What a test packet is; fields left 0 take the defaults of build(). */
 struct flow {
 	bool v6;
@@ -146,6 +181,7 @@ struct flow {
 	uint8_t cut;	  /* non-zero: the datagram ends this many bytes into L4 */
 	uint16_t frag;	  /* IPv4 fragment offset, 8-byte units */
 	uint32_t mark, iif;
+	struct fake_ct *ct; /* what conntrack decided (fake_ct_ops) */
 };
 
 struct tpkt {
@@ -208,6 +244,10 @@ static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
 	t->pkt.hook = NF_INET_FORWARD;
 	t->pkt.mark = fl->mark;
 	t->pkt.iif = fl->iif;
+	if (fl->ct) {
+		t->pkt.ct = fl->ct;
+		t->pkt.ct_ops = &fake_ct_ops;
+	}
 	return &t->pkt;
 }
 
@@ -218,6 +258,9 @@ struct side {
 	struct nftdp_vm_ctx ctx;
 	struct nftdp_vm_gen *gen;
 	struct nftdp_vm_chain *base[4]; /* base chains, for their policy counters */
+	/* what the next build_side uses: resolver (sets), set gencursor (0: none) */
+	const struct nftdp_vm_resolver *res;
+	uint64_t cursor;
 };
 
 struct fix {
@@ -270,7 +313,9 @@ static struct nftdp_vm_gen *build_side(struct side *s, ruleset_fn fn)
 	struct nftdp_vm_gen *gen = NULL;
 
 	memset(s->base, 0, sizeof(s->base));
-	assert_int_equal(nftdp_vm_gen_builder_create(s->st, NULL, &b), 0);
+	assert_int_equal(nftdp_vm_gen_builder_create(s->st, s->res, &b), 0);
+	if (s->cursor)
+		nftdp_vm_gen_set_gencursor(b, s->cursor);
 	fn(b, s->base);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
 	assert_non_null(gen);
@@ -1158,6 +1203,324 @@ static void test_long_burst(void **state)
 	assert_int_equal(rule_packets(f, NFPROTO_INET, 1, 0), 2 * RUN_MAX);
 }
 
+/* ---------- ct keys ---------- */
+
+/*
+ * ip forward, drop:
+ *   51 ct state established,related counter accept
+ *   52 ct mark 5 counter accept
+ */
+static void rs_ct(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 51, ct_get(NFT_CT_STATE, -1, NFT_REG_1),
+	    bitwise_and(NFT_REG_1, 4, CT_EST | CT_REL), cmp32(NFT_CMP_NEQ, NFT_REG_1, 0), CNT,
+	    ACCEPT, NULL);
+	add(b, c, 52, ct_get(NFT_CT_MARK, -1, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, 5), CNT,
+	    ACCEPT, NULL);
+}
+
+/* ip forward, drop: 53 ct packets != 0 counter accept (moves with every packet) */
+static void rs_ct_packets(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	static const uint64_t zero;
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 53, ct_get(NFT_CT_PKTS, -1, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1, &zero, 8),
+	    CNT, ACCEPT, NULL);
+}
+
+/* what conntrack decided is part of the key: the same bytes, other
+ * connections' state or mark, other verdicts */
+static void test_ct_keys(void **state)
+{
+	struct fix *f = *state;
+	struct fake_ct cn = {.state = CT_NEW}, ce = {.state = CT_EST},
+		       cm = {.state = CT_NEW, .mark = 5};
+	struct flow fl[] = {T4(80, .ct = &cn), T4(80, .ct = &ce), T4(80, .ct = &cm)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[3];
+
+	build_both(f, rs_ct);
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[1]), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[0]), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[2]), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, fl, 3, v);
+	assert_int_equal(v[0], NF_DROP);
+	assert_int_equal(v[1], NF_ACCEPT);
+	assert_int_equal(v[2], NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+	/* the connection's state is read per packet, not remembered */
+	ce.state = CT_NEW;
+	cm.mark = 6;
+	run_both(f, NFPROTO_IPV4, fl, 3, v);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(v[2], NF_DROP);
+	same_counters(f, NFPROTO_IPV4, 52);
+
+	/* ct packets: never cached */
+	build_both(f, rs_ct_packets);
+	ce.packets = 1;
+	s0 = stats(f);
+	for (int k = 0; k < 3; k++) {
+		run_both(f, NFPROTO_IPV4, &fl[1], 1, v);
+		assert_int_equal(v[0], NF_ACCEPT);
+	}
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	assert_int_equal(stats(f).uncacheable - s0.uncacheable, 3);
+	same_counters(f, NFPROTO_IPV4, 53);
+}
+
+/* ---------- sets: what a lookup may assume ---------- */
+
+static struct nftdp_set *set_s, *set_k, *set_t, *set_d;
+
+/* s: a named set; k: constant; t: with timeouts; d: filled by dynset */
+static int res_set(void *opaque, const char *table, const char *name, uint32_t id,
+		   struct nftdp_vm_set_info *out)
+{
+	const struct {
+		const char *name;
+		struct nftdp_set *set;
+		uint32_t flags;
+	} sets[] = {{"s", set_s, 0},
+		    {"k", set_k, NFT_SET_CONSTANT},
+		    {"t", set_t, NFT_SET_TIMEOUT},
+		    {"d", set_d, NFT_SET_EVAL}};
+
+	(void)opaque;
+	(void)table;
+	(void)id;
+	for (unsigned int i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (strcmp(name, sets[i].name))
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->set = sets[i].set;
+		out->ops = NULL; /* sets/, called directly as in the daemon */
+		out->flags = sets[i].flags;
+		out->klen = 4;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static const struct nftdp_vm_resolver resolver = {.set = res_set};
+
+static struct nftnl_expr *lookup(const char *set)
+{
+	struct nftnl_expr *e = ex("lookup");
+
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	return e;
+}
+
+static struct nftnl_expr *dynset_add(const char *set)
+{
+	struct nftnl_expr *e = ex("dynset");
+
+	nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_ADD);
+	return e;
+}
+
+#define SADDR_LOAD payload(NH, 12, 4, NFT_REG_1)
+
+/* ip forward, accept: meta l4proto tcp ip saddr @X counter drop */
+static void rs_set_s(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 41, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("s"), CNT, DROP, NULL);
+}
+
+static void rs_set_k(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 42, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("k"), CNT, DROP, NULL);
+}
+
+static void rs_set_t(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 43, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("t"), CNT, DROP, NULL);
+}
+
+/* rs_set_s and, anywhere in the generation, 44 meta mark 99 add @d { ip saddr } */
+static void rs_set_s_dynset(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	rs_set_s(b, base);
+	c = mk(b, NFPROTO_IPV4, "other", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 1);
+	add(b, c, 44, MARK_IS(99), SADDR_LOAD, dynset_add("d"), NULL);
+}
+
+static void set_elem(struct nftdp_set *set, uint8_t last, bool insert)
+{
+	const uint8_t key[4] = {10, 0, 0, last};
+
+	if (insert)
+		assert_int_equal(nftdp_set_insert(set, key, NULL, NULL, 0, 0, true), 0);
+	else
+		assert_int_equal(nftdp_set_remove(set, key, NULL), 0);
+}
+
+/* make the pending changes of every set visible; the set generation
+ * they are seen from */
+static uint64_t sets_commit(void)
+{
+	uint64_t gen = nftdp_set_gen_next();
+
+	nftdp_set_commit_stage(set_s);
+	nftdp_set_commit_stage(set_k);
+	nftdp_set_commit_stage(set_t);
+	nftdp_set_commit_stage(set_d);
+	nftdp_set_gen_publish();
+	return gen;
+}
+
+/* flows 10.0.0.1 and .2 over tcp, and a udp one (never reaches a lookup),
+ * in @rounds bursts; returns the cache hits of the last burst */
+static uint64_t set_rounds(struct fix *f, int rounds, unsigned int v1, unsigned int v2)
+{
+	const struct flow fl[] = {T4(80, .src = 1), T4(80, .src = 2), U4(53, .src = 1)};
+	struct nftdp_vm_flow_stats s0 = stats(f);
+	unsigned int v[3];
+
+	for (int k = 0; k < rounds; k++) {
+		s0 = stats(f);
+		run_both(f, NFPROTO_IPV4, fl, 3, v);
+		assert_int_equal(v[0], v1);
+		assert_int_equal(v[1], v2);
+		assert_int_equal(v[2], NF_ACCEPT);
+	}
+	return HITS_SINCE(f, s0);
+}
+
+static void for_both(struct fix *f, const struct nftdp_vm_resolver *res, uint64_t cursor)
+{
+	for (int i = 0; i < 2; i++) {
+		f->s[i].res = res;
+		f->s[i].cursor = cursor;
+	}
+}
+
+/*
+ * A lookup is fixed by its key within a set generation, so with the
+ * generation's set cursor (as control/build.c always sets it) the path is
+ * cached and a commit's new elements are seen; without a cursor (the sets'
+ * current state at lookup time), or in a set with timeouts, or in a
+ * generation where the packet path fills sets, it is not. A constant set
+ * never changes.
+ */
+static void test_set_lookups(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_set_desc hd = {.key_size = 4}, td = {.flags = NFT_SET_TIMEOUT, .key_size = 4};
+	struct nftdp_set_desc kd = {.flags = NFT_SET_CONSTANT, .key_size = 4};
+	struct nftdp_set_desc dd = {.flags = NFT_SET_EVAL, .key_size = 4};
+	struct nftdp_vm_flow_stats s0;
+
+	assert_int_equal(nftdp_set_create(&hd, &set_s), 0);
+	assert_int_equal(nftdp_set_create(&kd, &set_k), 0);
+	assert_int_equal(nftdp_set_create(&td, &set_t), 0);
+	assert_int_equal(nftdp_set_create(&dd, &set_d), 0);
+	set_elem(set_s, 1, true);
+	set_elem(set_k, 1, true);
+	set_elem(set_t, 1, true);
+
+	/* s, with a cursor: cached; a commit that swaps .1 for .2 is seen */
+	for_both(f, &resolver, sets_commit());
+	build_both(f, rs_set_s);
+	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 3);
+	set_elem(set_s, 1, false);
+	set_elem(set_s, 2, true);
+	for_both(f, &resolver, sets_commit());
+	build_both(f, rs_set_s);
+	assert_int_equal(set_rounds(f, 1, NF_ACCEPT, NF_DROP), 0);
+	assert_int_equal(set_rounds(f, 1, NF_ACCEPT, NF_DROP), 3);
+
+	/* s without a cursor: its current state, never cached; a commit
+	 * without a new generation is seen at once */
+	for_both(f, &resolver, 0);
+	build_both(f, rs_set_s);
+	set_rounds(f, 1, NF_ACCEPT, NF_DROP);
+	s0 = stats(f);
+	assert_int_equal(set_rounds(f, 2, NF_ACCEPT, NF_DROP), 1); /* udp only */
+	set_elem(set_s, 1, true);
+	sets_commit();
+	assert_int_equal(set_rounds(f, 1, NF_DROP, NF_DROP), 1);
+	assert_int_equal(stats(f).uncacheable - s0.uncacheable, 3 * 2);
+
+	/* k, constant, without a cursor: cached */
+	build_both(f, rs_set_k);
+	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 3);
+
+	/* t, with timeouts, with a cursor: never cached */
+	for_both(f, &resolver, sets_commit());
+	build_both(f, rs_set_t);
+	set_rounds(f, 1, NF_DROP, NF_ACCEPT);
+	s0 = stats(f);
+	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 1);
+	assert_int_equal(stats(f).uncacheable - s0.uncacheable, 2 * 2);
+
+	/* s, with a cursor, in a generation with a dynset: never cached */
+	for_both(f, &resolver, sets_commit());
+	build_both(f, rs_set_s_dynset);
+	set_rounds(f, 1, NF_DROP, NF_DROP);
+	s0 = stats(f);
+	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_DROP), 1);
+	assert_int_equal(stats(f).uncacheable - s0.uncacheable, 2 * 2);
+	same_counters(f, NFPROTO_IPV4, 44);
+
+	for (int i = 0; i < 2; i++) {
+		nftdp_vm_gen_destroy(f->s[i].gen);
+		f->s[i].gen = NULL;
+	}
+	nftdp_set_destroy(set_s);
+	nftdp_set_destroy(set_k);
+	nftdp_set_destroy(set_t);
+	nftdp_set_destroy(set_d);
+}
+
+/*
+ * After a switch to a generation with another set cursor (every commit of
+ * the daemon), the second burst of a flow hits: the first one's entry is
+ * tagged with the new generation's cursor, not the one the worker's ctx
+ * held from the previous generation.
+ */
+static void test_cursor_switch(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(80), U4(53)};
+	struct nftdp_vm_flow_stats s0;
+
+	for_both(f, NULL, 7);
+	build_both(f, rs_accept1);
+	expect_all(f, fl, 2, NF_ACCEPT);
+	expect_all(f, fl, 2, NF_ACCEPT);
+	for_both(f, NULL, 8);
+	build_both(f, rs_accept1);
+	s0 = stats(f);
+	expect_all(f, fl, 2, NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	s0 = stats(f);
+	expect_all(f, fl, 2, NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 2);
+}
+
 /* ---------- 7: sizes ---------- */
 
 static void test_create_sizes(void **state)
@@ -1217,6 +1580,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_used, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_cursor_switch, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_create_sizes, fix_setup, fix_teardown),
 	};
 
