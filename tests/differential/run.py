@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Kernel-differential dataplane tests: the Linux kernel is the oracle.
 
-    run.py BUILD_DIR [case ...] [--kernel-only] [-v] [--keep DIR]
+    run.py BUILD_DIR [case ...] [--kernel-only] [-v] [--keep DIR] [--bursts N,...]
+           [--daemon-arg=ARG ...] [--burst-daemon-arg=ARG ...]
 
 Each case is cases/NNN_name.nft (a complete ruleset) plus cases/NNN_name.py
 (a deterministic scapy recipe defining PACKETS).  The harness writes the
@@ -22,6 +23,12 @@ Two-way cases (PACKETS items that are (side, packet) pairs, side 'dp0' or
 side's tester peer; nftdp then runs live on veths (net_af_packet) in its
 own scratch namespace with the same tester, since an offline replay loses
 the order between ports.
+
+--daemon-arg passes ARG to every nftdp the harness starts, --burst-daemon-arg
+only to the --bursts replays (each repeatable; write --daemon-arg=--flow-cache=0,
+with '=', as ARG starts with a dash). The Meson test runs the paced pass with
+nftdp's defaults (per-flow verdict cache on) and the --bursts 256 pass with
+--flow-cache=0, so both the cached and the uncached path meet the kernel.
 
 Egress packets (per port, in order, from the IP header on) and every
 counter/quota value (matched by table, chain and rule position, or by object
@@ -406,9 +413,10 @@ def nftdp_available(build):
     return has_option(build, b'exit-on-idle', b'listing-json', b'router', b'wire')
 
 
-def nftdp_side(build, case, work, burst=None, rx=None):
+def nftdp_side(build, case, work, burst=None, rx=None, extra=()):
     """Offline replay: rx maps a port to its capture (default: the case's
-    capture on dp0, nothing on dp1); burst is nftdp's --burst."""
+    capture on dp0, nothing on dp1); burst is nftdp's --burst; extra: more
+    nftdp options (--daemon-arg)."""
     out = {p: os.path.join(work, 'nftdp-%s.pcap' % p) for p in ('dp0', 'dp1')}
     empty = os.path.join(work, 'empty.pcap')
     write_pcap(empty, [])
@@ -431,6 +439,7 @@ def nftdp_side(build, case, work, burst=None, rx=None):
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
     if burst:
         argv += ['--burst', str(burst)]
+    argv += list(extra)
     if has_option(build, b'ifaddr'):
         # the DUT's addresses: the source of ICMP errors, subnet broadcasts
         for port, dev in enumerate(('dp0', 'dp1')):
@@ -451,7 +460,7 @@ def offline_two_way(build):
     return has_option(build, b'capture-time order')
 
 
-def nftdp_two_way_offline(build, case, recipe, frames, work, burst):
+def nftdp_two_way_offline(build, case, recipe, frames, work, burst, extra=()):
     """A two-way case replayed offline: each side's frames in its port's
     capture, stamped in the case's order, merged by time; runs of one
     side's packets arrive as bursts."""
@@ -463,7 +472,7 @@ def nftdp_two_way_offline(build, case, recipe, frames, work, burst):
         write_pcap(path, [frames[i] for i in idx],
                    stamp=lambda k: (1700000000 + idx[k] // 1000, (idx[k] % 1000) * 1000))
         rx[side] = path
-    return nftdp_side(build, case, work, burst, rx)
+    return nftdp_side(build, case, work, burst, rx, extra)
 
 
 def nftdp_argv(build, case, work):
@@ -482,7 +491,7 @@ def nftdp_argv(build, case, work):
     return argv
 
 
-def nftdp_live_side(build, case, recipe, work):
+def nftdp_live_side(build, case, recipe, work, extra=()):
     """Two-way cases: the order of packets across two ports is lost in an
     offline replay, so nftdp runs live. In NS_NFTDP (IPv6 off, no addresses:
     its kernel sends nothing) veths dp1 (ifindex 2) and dp0 (ifindex 3) have
@@ -498,7 +507,8 @@ def nftdp_live_side(build, case, recipe, work):
     prefix = 'nftdp-diff-%d' % PID
     eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'])
     # its own session: killed as a group by cleanup() (_live) on a signal
-    d = T.Daemon(build, eal, nftdp_argv(build, case, work)[1:] + ['--workers', '1'], prefix,
+    d = T.Daemon(build, eal, nftdp_argv(build, case, work)[1:] + ['--workers', '1'] + list(extra),
+                 prefix,
                  os.path.join(work, 'nftdp.log'), ns=NS_NFTDP,
                  pid_path=os.path.join(work, 'nftdp.pid'), limit=CASE_TIMEOUT, session=True)
     p = d.proc
@@ -681,6 +691,13 @@ def main():
                     help='comma-separated nftdp --burst sizes: each case is also replayed '
                          'offline with each, whole captures in bursts (two-way cases too, '
                          'where nftdp merges ports by capture time); all must agree')
+    ap.add_argument('--daemon-arg', action='append', default=[], metavar='ARG',
+                    help='pass ARG to every nftdp run (repeatable; --daemon-arg=--flow-cache=0: '
+                         'with "=", as ARG starts with a dash)')
+    ap.add_argument('--burst-daemon-arg', action='append', default=[], metavar='ARG',
+                    help='pass ARG to the --bursts replays only, after --daemon-arg '
+                         '(repeatable); the Meson test gives --flow-cache=0 here, so the paced '
+                         'pass runs with the per-flow verdict cache and the burst pass without')
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     if not T.is_root():
@@ -720,8 +737,9 @@ def main():
                 verdict, detail = 'ERROR', ': ' + unexpected
             elif use_nftdp:
                 known = getattr(recipe, 'KNOWN_DIFFERENCES', {})
-                nftdp = nftdp_live_side(args.build, case, recipe, work) if two_way(recipe) \
-                    else nftdp_side(args.build, case, work)
+                nftdp = nftdp_live_side(args.build, case, recipe, work, args.daemon_arg) \
+                    if two_way(recipe) else nftdp_side(args.build, case, work,
+                                                       extra=args.daemon_arg)
                 diffs = compare(kernel, nftdp, args.egress_only, known)
                 for burst in bursts:
                     if two_way(recipe) and not offline_two_way(args.build):
@@ -730,10 +748,12 @@ def main():
                         # the kernel's result depends on the time between
                         # packets, which an offline replay does not keep
                         continue
+                    extra = args.daemon_arg + args.burst_daemon_arg
                     nftdp = nftdp_two_way_offline(args.build, case, recipe, frames, work,
-                                                  burst) if two_way(recipe) \
-                        else nftdp_side(args.build, case, work, burst)
-                    diffs += ['burst %d: %s' % (burst, d)
+                                                  burst, extra) if two_way(recipe) \
+                        else nftdp_side(args.build, case, work, burst, extra=extra)
+                    label = 'burst %d%s' % (burst, ' (%s)' % ' '.join(extra) if extra else '')
+                    diffs += ['%s: %s' % (label, d)
                               for d in compare(kernel, nftdp, args.egress_only, known)]
                 verdict, detail = ('agree', '') if not diffs else ('DIFFER', '\n    ' + '\n    '.join(diffs))
                 if bursts and hasattr(recipe, 'PACED_ONLY'):
