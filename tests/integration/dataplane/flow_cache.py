@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The per-flow verdict cache changes no result (docs/dataplane.md,
+"Per-flow verdict cache").
+
+usage: flow_cache.py BUILD_DIR
+
+A capture of 200 packets in 10 flows (TCP and UDP, IPv4 and IPv6, both
+directions, interleaved; fixed seed) is replayed offline over two wired
+ports (one capture per port, merged by capture time) through a ruleset
+with rule counters, a named counter, an anonymous set, a jump and drop
+rules, at prerouting, forward and postrouting: once with the default
+cache and once with --flow-cache 0. The listings with their counters
+(--listing), each port's tx count and frames, and the hook verdicts must
+be identical, and as the model says (which flows are dropped); with the
+cache on flow_cache.hits must be > 0 (each worker's summing to the
+total), with it off 0. Exit 0 when all hold, 1 otherwise, 77 when not root.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
+
+BUILD = os.path.abspath(sys.argv[1])
+checks = T.Checks()
+check = checks.check
+
+# At most five counters on any path through one hook: what a cache entry
+# holds (fc_spec: rule, named and base chain counters).
+RULESET = '''flush ruleset
+table inet filter {
+	counter dns { }
+	set blocked4 {
+		type ipv4_addr
+		elements = { 10.0.0.66 }
+	}
+	chain prerouting {
+		type filter hook prerouting priority -10; policy accept;
+		meta l4proto udp counter
+		ip6 nexthdr tcp counter
+	}
+	chain forward {
+		type filter hook forward priority 0; policy accept;
+		counter
+		tcp dport 22 counter drop
+		tcp sport 22 counter drop
+		ip saddr @blocked4 counter drop
+		udp dport 53 counter name "dns"
+		meta l4proto udp meta length > 200 counter
+		tcp flags & (syn | ack) == syn counter
+		tcp dport { 80, 443 } counter
+		jump more
+	}
+	chain more {
+		ip6 daddr 2001:db8:1::/64 counter
+		counter
+	}
+}
+table ip t4 {
+	chain postrouting {
+		type filter hook postrouting priority 0; policy accept;
+		ip daddr 192.0.2.10 counter
+	}
+}
+'''
+
+MAC = {0: '02:00:00:00:00:01', 1: '02:00:00:00:00:02'}
+
+
+def flows():
+    """(proto, family, client, server, sport, dport, dropped) of each flow;
+    the client sends on port 0, the server answers on port 1. dropped: 2
+    both ways (port 22), 1 the client's packets (a blocked source)."""
+    f = []
+    for i, dport in enumerate((80, 443, 22, 8080)):
+        f.append(('tcp', 4, '10.0.0.%d' % (i + 1), '192.0.2.10', 40000 + i, dport,
+                  2 if dport == 22 else 0))
+    for i, dport in enumerate((80, 22)):
+        f.append(('tcp', 6, '2001:db8::%d' % (i + 1), '2001:db8:1::10', 41000 + i, dport,
+                  2 if dport == 22 else 0))
+    for src in ('10.0.0.7', '10.0.0.8', '10.0.0.66'):
+        f.append(('udp', 4, src, '192.0.2.53', 42000, 53, 1 if src == '10.0.0.66' else 0))
+    f.append(('udp', 6, '2001:db8::9', '2001:db8:1::123', 43000, 123, 0))
+    return f
+
+
+def capture():
+    """20 packets per flow, flows interleaved at random (fixed seed).
+    Returns [(port, frame, dropped by the ruleset)] in capture order."""
+    from scapy.all import IP, TCP, UDP, Ether, IPv6, Raw
+    rnd = random.Random(13)
+    per_flow = []
+    for proto, fam, cli, srv, sport, dport, dropped in flows():
+        pkts = []
+        for k in range(20):
+            reply = k % 2 == 1
+            port = 1 if reply else 0
+            src, dst = (srv, cli) if reply else (cli, srv)
+            sp, dp = (dport, sport) if reply else (sport, dport)
+            l3 = IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst)
+            if proto == 'tcp':
+                flags = 'S' if k == 0 else 'SA' if k == 1 else 'FA' if k >= 18 else \
+                    'A' if k == 2 else 'PA'
+                seq = 1000 + 100 * k
+                l4 = TCP(sport=sp, dport=dp, flags=flags, seq=seq, ack=0 if k == 0 else seq)
+                data = b'' if k < 3 or k >= 18 else b'd' * rnd.choice((10, 300, 1200))
+            else:
+                l4 = UDP(sport=sp, dport=dp)
+                data = b'q' * rnd.choice((20, 250))
+            p = Ether(src=MAC[port], dst=MAC[1 - port]) / l3 / l4
+            if data:
+                p = p / Raw(data)
+            pkts.append((port, bytes(p), dropped == 2 or (dropped == 1 and not reply)))
+        per_flow.append(pkts)
+    out = []
+    while any(per_flow):
+        f = rnd.choice([x for x in per_flow if x])
+        out.append(f.pop(0))
+    return out
+
+
+def run(tmp, tag, extra):
+    prefix = 'nftdp-fc-%d-%s' % (os.getpid(), tag)
+    out = [os.path.join(tmp, '%s-out%d.pcap' % (tag, p)) for p in (0, 1)]
+    listing = os.path.join(tmp, tag + '.nft')
+    sj = os.path.join(tmp, tag + '.json')
+    eal = T.eal_args(prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' %
+                              (p, os.path.join(tmp, 'in%d.pcap' % p), out[p]) for p in (0, 1)],
+                     ('-l', '0-1'))
+    r = T.run_offline(BUILD, eal, ['--socket', os.path.join(tmp, tag + '.sock'),
+                                   '--wire', '0:1', '--ruleset', os.path.join(tmp, 'rules.nft'),
+                                   '--exit-on-idle', '300', '--listing', listing,
+                                   '--stats-json', sj] + extra, prefix, timeout=60)
+    ok = r.returncode == 0
+    check(ok, '%s: nftdp exits 0' % tag)
+    if not ok:
+        print(r.stdout[-2000:])
+        return None
+    with open(sj) as f:
+        stats = json.load(f)
+    with open(listing) as f:
+        text = f.read()
+    return {'stats': stats, 'listing': text, 'tx': [T.read_pcap(p) for p in out]}
+
+
+def main():
+    if not T.is_root():
+        T.skip('SKIP: needs root')
+    tmp = tempfile.mkdtemp(prefix='nftdp-flow-cache-')
+    try:
+        with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
+            f.write(RULESET)
+        pkts = capture()
+        # one capture per port, stamped in the capture's order (merged by time)
+        for port in (0, 1):
+            idx = [i for i, p in enumerate(pkts) if p[0] == port]
+            T.write_pcap(os.path.join(tmp, 'in%d.pcap' % port), [pkts[i][1] for i in idx],
+                         stamp=lambda k, idx=idx: (1700000000 + idx[k] // 1000,
+                                                   (idx[k] % 1000) * 1000))
+        # the model: a packet of a dropped flow never leaves; the rest leave
+        # out of the other port, in order
+        want_tx = [[f for port, f, dropped in pkts if port == 1 - p and not dropped]
+                   for p in (0, 1)]
+        n_dropped = sum(1 for p in pkts if p[2])
+
+        on = run(tmp, 'cache', [])
+        off = run(tmp, 'nocache', ['--flow-cache', '0'])
+        if on is None or off is None:
+            return checks.report('flow-cache')
+        fc_on, fc_off = on['stats'].get('flow_cache', {}), off['stats'].get('flow_cache', {})
+        print('   cache on:  %s' % fc_on)
+        print('   cache off: %s' % fc_off)
+        check(on['listing'] == off['listing'], 'listings with counters are identical')
+        if on['listing'] != off['listing']:
+            import difflib
+            print(''.join(difflib.unified_diff(off['listing'].splitlines(True),
+                                               on['listing'].splitlines(True),
+                                               'nocache', 'cache')))
+        counted = re.findall(r'packets [1-9]', on['listing'])
+        check(len(counted) >= 10, 'listing: %d counters counted packets' % len(counted))
+        for p in (0, 1):
+            tx = [x['tx'] for x in on['stats']['ports'] if x['port'] == p]
+            tx_off = [x['tx'] for x in off['stats']['ports'] if x['port'] == p]
+            check(tx == tx_off == [len(want_tx[p])],
+                  'port %d tx: %s with the cache, %s without, %d by the model'
+                  % (p, tx, tx_off, len(want_tx[p])))
+            check(on['tx'][p] == off['tx'][p] == want_tx[p],
+                  'port %d sends the same frames, in order' % p)
+        check(on['stats']['hooks'] == off['stats']['hooks'], 'hook verdicts are identical')
+        check(on['stats']['packets']['dropped'] == off['stats']['packets']['dropped'] ==
+              n_dropped, 'dropped by rules: %d' % n_dropped)
+        check(fc_on.get('hits', 0) > 0, 'cache on: flow_cache.hits > 0 (%s)' % fc_on.get('hits'))
+        check(fc_on.get('inserts', 0) > 0, 'cache on: flow_cache.inserts > 0')
+        check(sum(w.get('flow_cache', {}).get('hits', -1) for w in on['stats']['per_worker']) ==
+              fc_on.get('hits'), 'cache on: per-worker hits sum to the total')
+        check(fc_off.get('hits', -1) == 0 and fc_off.get('misses', -1) == 0,
+              'cache off: flow_cache hits and misses are 0')
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return checks.report('flow-cache')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
