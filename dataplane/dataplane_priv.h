@@ -459,6 +459,7 @@ struct nftdp_dp_builtin {
 struct nftdp_dp {
 	unsigned int burst;
 	unsigned int flow_cache; /**< --flow-cache: entries per worker, 0: off */
+	bool flow_verify;	 /**< --flow-cache-verify */
 	bool router;
 	uint16_t mtu;			 /**< 0: leave the port's */
 	unsigned int n_mbufs;		 /**< --mbufs: mbufs per pool, 0: computed */

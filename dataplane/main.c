@@ -50,6 +50,7 @@ struct opts {
 	unsigned int workers; /* 0: every worker lcore */
 	unsigned int burst;
 	unsigned int flow_cache; /* entries per worker, 0: off */
+	bool flow_verify;
 	unsigned int mtu;
 	unsigned int mbufs;	/* 0: computed per port */
 	unsigned int mbuf_size; /* 0: computed from the MTU */
@@ -96,8 +97,10 @@ static void usage(const char *prog)
 	    "  --workers N         use at most N worker lcores (default: every one)\n"
 	    "  --burst N           rx burst size, 1..256 (default 32)\n"
 	    "  --flow-cache N      per-flow verdict cache entries per worker (default\n"
-	    "                      16384, at most 16777216; 0: off, every packet runs\n"
+	    "                      65536, at most 16777216; 0: off, every packet runs\n"
 	    "                      the chains)\n"
+	    "  --flow-cache-verify every cache hit runs the chains too, which judge it;\n"
+	    "                      a disagreement counts as flow_cache.mismatches (tests)\n"
 	    "  --mtu N             set every port's MTU\n"
 	    "  --mbufs N           mbufs in each port pool (default: what the queues and\n"
 	    "                      workers need; at least that): net_pcap's infinite_rx\n"
@@ -140,6 +143,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"workers", required_argument, NULL, 'W'},
 	    {"burst", required_argument, NULL, 'b'},
 	    {"flow-cache", required_argument, NULL, 'f'},
+	    {"flow-cache-verify", no_argument, NULL, 'Y'},
 	    {"mtu", required_argument, NULL, 'm'},
 	    {"mbufs", required_argument, NULL, 'N'},
 	    {"mbuf-size", required_argument, NULL, 'Z'},
@@ -252,6 +256,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->flow_cache = (unsigned int)v;
+			break;
+		case 'Y':
+			o->flow_verify = true;
 			break;
 		case 'm':
 			if (parse_uint(optarg, 9600, &v) < 0 || v < 68)
@@ -514,7 +521,7 @@ int main(int argc, char **argv)
 	struct opts o = {.socket_path = "/run/nftdp/nfnetlink.sock",
 			 .exit_on_idle_ms = -1,
 			 .conntrack_max = 262144,
-			 .flow_cache = 16384,
+			 .flow_cache = 65536,
 			 .conntrack_events = -1};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
@@ -543,6 +550,7 @@ int main(int argc, char **argv)
 
 	dp.burst = o.burst ? o.burst : 32;
 	dp.flow_cache = o.flow_cache;
+	dp.flow_verify = o.flow_verify;
 	dp.router = o.router;
 	dp.mtu = (uint16_t)o.mtu;
 	dp.n_mbufs = o.mbufs;

@@ -58,6 +58,7 @@ static void fc_stats(const struct nftdp_dp *dp, unsigned int i, struct nftdp_vm_
 		out->misses += f.misses;
 		out->inserts += f.inserts;
 		out->uncacheable += f.uncacheable;
+		out->mismatches += f.mismatches;
 	}
 }
 
@@ -224,8 +225,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		fc_stats(dp, dp->n_workers, &fc);
 		fprintf(f,
 			"  \"flow_cache\": {\"entries\": %u, \"hits\": %lu, \"misses\": %lu, "
-			"\"inserts\": %lu, \"uncacheable\": %lu},\n",
-			dp->flow_cache, fc.hits, fc.misses, fc.inserts, fc.uncacheable);
+			"\"inserts\": %lu, \"uncacheable\": %lu, \"mismatches\": %lu},\n",
+			dp->flow_cache, fc.hits, fc.misses, fc.inserts, fc.uncacheable,
+			fc.mismatches);
 	}
 	fprintf(f, "  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
@@ -359,6 +361,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 			rte_tel_data_add_dict_u64(c, "misses", fc.misses);
 			rte_tel_data_add_dict_u64(c, "inserts", fc.inserts);
 			rte_tel_data_add_dict_u64(c, "uncacheable", fc.uncacheable);
+			rte_tel_data_add_dict_u64(c, "mismatches", fc.mismatches);
 			if (rte_tel_data_add_dict_container(d, "flow_cache", c, 0) < 0)
 				rte_tel_data_free(c);
 		}

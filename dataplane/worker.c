@@ -76,6 +76,7 @@ int nftdp_dp_workers_init(struct nftdp_dp *dp, const unsigned int *lcores)
 			ret = nftdp_vm_flowcache_create(dp->flow_cache, &w->ctx.flow);
 			if (ret < 0)
 				return ret;
+			nftdp_vm_flowcache_verify(w->ctx.flow, dp->flow_verify);
 		}
 		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 			w->txq[p] = NFTDP_DP_NO_PORT;

@@ -75,6 +75,7 @@ _Static_assert(sizeof(struct fc_entry) == 128, "a cache entry is two lines");
 
 struct nftdp_vm_flowcache {
 	uint32_t mask; /* entries - 1; buckets are pairs */
+	bool verify;
 	struct nftdp_vm_flow_stats st;
 	struct fc_entry *e;
 };
@@ -411,6 +412,12 @@ void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc)
 	free(fc);
 }
 
+void nftdp_vm_flowcache_verify(struct nftdp_vm_flowcache *fc, bool on)
+{
+	if (fc)
+		fc->verify = on;
+}
+
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
 {
 	if (!fc) {
@@ -421,6 +428,7 @@ void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_
 	out->misses = __atomic_load_n(&fc->st.misses, __ATOMIC_RELAXED);
 	out->inserts = __atomic_load_n(&fc->st.inserts, __ATOMIC_RELAXED);
 	out->uncacheable = __atomic_load_n(&fc->st.uncacheable, __ATOMIC_RELAXED);
+	out->mismatches = __atomic_load_n(&fc->st.mismatches, __ATOMIC_RELAXED);
 }
 
 /* ---------- packet path ---------- */
@@ -578,6 +586,28 @@ static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint
 	fc->st.inserts++;
 }
 
+/* verify mode: the chains judge a hit; the entry must agree with them */
+static unsigned int verify_hit(struct nftdp_vm_flowcache *fc, const struct fc_entry *e,
+			       const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+			       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, uint8_t need)
+{
+	struct nftdp_vm_flow_rec rec = {0};
+	unsigned int v;
+
+	fc->st.hits++;
+	ctx->flow_rec = &rec;
+	ctx->flow_need = need;
+	ctx->flow_taint = 0;
+	v = nftdp_vm_gen_run_hook(gen, nfproto, hook, pkt, ctx);
+	ctx->flow_rec = NULL;
+	ctx->flow_need = 0;
+	/* a tainted run did what a hit would have skipped */
+	if (ctx->flow_taint || v != e->verdict || rec.n != e->n_ctr ||
+	    memcmp(rec.slot, e->ctr, rec.n * sizeof(rec.slot[0])) != 0)
+		fc->st.mismatches++;
+	return v;
+}
+
 void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_gen *gen,
 		       uint8_t nfproto, uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
@@ -608,6 +638,10 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 
 		if (tm[i]) {
 			e = probe(fc, hash[i], tag, set_gen, keys[i], tm[i]->key_len);
+			if (e && fc->verify) {
+				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
+				continue;
+			}
 			if (e) {
 				for (unsigned int c = 0; c < e->n_ctr; c++)
 					nftdp_vm_counter_eval_slot(e->ctr[c], pkt, ctx);

@@ -590,6 +590,7 @@ struct nftdp_vm_flow_stats {
 	uint64_t misses;      /**< packets that ran the chains */
 	uint64_t inserts;     /**< results stored */
 	uint64_t uncacheable; /**< misses whose path cannot be cached */
+	uint64_t mismatches;  /**< verify mode: hits the chains judged otherwise */
 };
 
 /**
@@ -599,6 +600,12 @@ struct nftdp_vm_flow_stats {
  */
 int nftdp_vm_flowcache_create(unsigned int entries, struct nftdp_vm_flowcache **out);
 void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc);
+/**
+ * Verify mode (tests, debugging): a hit runs the chains anyway, which judge
+ * the packet, and counts a mismatch when their verdict or counters differ
+ * from the entry's. Control-path, before the worker runs.
+ */
+void nftdp_vm_flowcache_verify(struct nftdp_vm_flowcache *fc, bool on);
 /** Counters of fc so far. Any thread (plain reads of one writer's words). */
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out);
 
