@@ -341,8 +341,8 @@ static void build_both(struct fix *f, ruleset_fn fn)
  * generations; both must give the same verdicts and marks. v (optional)
  * gets the verdicts.
  */
-static void run_both(struct fix *f, uint8_t nfproto, const struct flow *fl, unsigned int n,
-		     unsigned int *v)
+static void run_both_hook(struct fix *f, uint8_t nfproto, uint8_t hook, const struct flow *fl,
+			  unsigned int n, unsigned int *v)
 {
 	static struct tpkt t[2][RUN_MAX];
 	struct nftdp_vm_pkt *pk[2][RUN_MAX];
@@ -352,9 +352,10 @@ static void run_both(struct fix *f, uint8_t nfproto, const struct flow *fl, unsi
 	for (int s = 0; s < 2; s++) {
 		for (unsigned int i = 0; i < n; i++) {
 			pk[s][i] = build(&t[s][i], &fl[i]);
+			pk[s][i]->hook = hook;
 			vv[s][i] = 0xdead;
 		}
-		nftdp_vm_gen_run_hook_burst(f->s[s].gen, nfproto, NF_INET_FORWARD, pk[s], n, vv[s],
+		nftdp_vm_gen_run_hook_burst(f->s[s].gen, nfproto, hook, pk[s], n, vv[s],
 					    &f->s[s].ctx);
 	}
 	for (unsigned int i = 0; i < n; i++) {
@@ -366,6 +367,12 @@ static void run_both(struct fix *f, uint8_t nfproto, const struct flow *fl, unsi
 		if (v)
 			v[i] = vv[1][i];
 	}
+}
+
+static void run_both(struct fix *f, uint8_t nfproto, const struct flow *fl, unsigned int n,
+		     unsigned int *v)
+{
+	run_both_hook(f, nfproto, NF_INET_FORWARD, fl, n, v);
 }
 
 /* one flow, one packet: its verdict */
@@ -1321,6 +1328,49 @@ static void test_long_burst(void **state)
 	assert_int_equal(rule_packets(f, NFPROTO_INET, 1, 0), 2 * RUN_MAX);
 }
 
+/*
+ * ip prerouting (accept): 71 tcp dport 80 counter
+ * ip forward    (accept): 72 tcp dport 80 counter drop
+ * ip postrouting (drop):  73 counter
+ */
+static void rs_hooks(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *pre, *fwd, *post;
+
+	pre = base[0] = mk(b, NFPROTO_IPV4, "pre", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 0);
+	fwd = base[1] = mk(b, NFPROTO_IPV4, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	post = base[2] = mk(b, NFPROTO_IPV4, "post", true, NF_INET_POST_ROUTING, 0, NF_DROP, 2);
+	add(b, pre, 71, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, NULL);
+	add(b, fwd, 72, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, DROP, NULL);
+	add(b, post, 73, CNT, NULL);
+}
+
+/* one worker's cache serves every hook: the same packet, three hooks,
+ * three entries, three verdicts */
+static void test_hooks_apart(void **state)
+{
+	struct fix *f = *state;
+	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD, NF_INET_POST_ROUTING};
+	static const unsigned int want[] = {NF_ACCEPT, NF_DROP, NF_DROP};
+	const struct flow fl[] = {T4(80), T4(443)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[2];
+
+	build_both(f, rs_hooks);
+	for (int k = 0; k < 2; k++) {
+		s0 = stats(f);
+		for (int h = 0; h < 3; h++) {
+			run_both_hook(f, NFPROTO_IPV4, hooks[h], fl, 2, v);
+			assert_int_equal(v[0], want[h]);
+			assert_int_equal(v[1], h == 2 ? NF_DROP : NF_ACCEPT);
+		}
+		/* postrouting reads nothing: the two flows share its entry */
+		assert_int_equal(HITS_SINCE(f, s0), k ? 6 : 1);
+	}
+	same_counters(f, NFPROTO_IPV4, 73);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 73, 0), 4);
+}
+
 /* ---------- ct keys ---------- */
 
 /*
@@ -1700,6 +1750,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_not_used, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_cursor_switch, fix_setup, fix_teardown),
