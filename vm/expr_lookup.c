@@ -130,6 +130,12 @@ static uint8_t lookup_flow_level(const void *priv)
 	return ((const struct lookup_priv *)priv)->flow_lvl;
 }
 
+bool nftdp_vm_lookup_is_vmap(const struct nftdp_vm_op *op)
+{
+	return op->ops->flow == NFTDP_VM_FLOW_LOOKUP &&
+	       ((const struct lookup_priv *)(const void *)op->priv)->verdict;
+}
+
 static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, int max)
 {
 	const struct lookup_priv *p = priv;

@@ -254,23 +254,31 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
 
 /* the fields of every rule of ch (and the chains it jumps to) a packet of
  * class c can reach */
-static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfproto,
-		 const struct fc_class *c, const struct nftdp_vm_chain **seen, unsigned int *n_seen)
+struct fc_walk {
+	uint8_t nfproto;
+	const struct fc_class *c;
+	const struct nftdp_vm_chain **seen;
+	unsigned int n_seen;
+	const struct nftdp_vm_chain *const *all; /* the generation's chains */
+	unsigned int n_all;
+};
+
+static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, struct fc_walk *wk)
 {
 	const struct nftdp_vm_chain *tg[64];
 
-	for (unsigned int i = 0; i < *n_seen; i++)
-		if (seen[i] == ch)
+	for (unsigned int i = 0; i < wk->n_seen; i++)
+		if (wk->seen[i] == ch)
 			return;
-	if (*n_seen == FC_CHAINS_MAX) {
+	if (wk->n_seen == FC_CHAINS_MAX) {
 		t->ok = false;
 		return;
 	}
-	seen[(*n_seen)++] = ch;
+	wk->seen[wk->n_seen++] = ch;
 	for (uint32_t r = 0; r < ch->n_rules && t->ok; r++) {
 		const struct nftdp_vm_rule *rule = &ch->rules[r];
 
-		if (rule_pruned(ch, rule, nfproto, c))
+		if (rule_pruned(ch, rule, wk->nfproto, wk->c))
 			continue;
 		for (uint32_t i = 0; i < rule->n_ops && t->ok; i++) {
 			const struct nftdp_vm_op *op = &ch->ops[rule->first_op + i];
@@ -279,6 +287,13 @@ static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfp
 			if (!op_fields(t, op, i + 1 < rule->n_ops ? op + 1 : NULL)) {
 				t->ok = false;
 				break;
+			}
+			if (nftdp_vm_lookup_is_vmap(op)) {
+				/* any regular chain of the generation */
+				for (unsigned int j = 0; j < wk->n_all && t->ok; j++)
+					if (wk->all[j] && !wk->all[j]->base)
+						walk(t, wk->all[j], wk);
+				continue;
 			}
 			if (!op->ops->targets)
 				continue;
@@ -289,7 +304,7 @@ static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfp
 			}
 			for (int j = 0; j < nt; j++)
 				if (tg[j])
-					walk(t, tg[j], nfproto, c, seen, n_seen);
+					walk(t, tg[j], wk);
 		}
 	}
 }
@@ -312,7 +327,9 @@ static void tmpl_layout(struct fc_tmpl *t)
 
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
-						    bool writes_sets)
+						    bool writes_sets,
+						    const struct nftdp_vm_chain *const *all,
+						    unsigned int n_all)
 {
 	struct nftdp_vm_flow_plan *fp;
 	const struct nftdp_vm_chain **seen;
@@ -332,20 +349,19 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	/* the l4proto values rules test: each gets a class (in the chains a
 	 * base chain reaches: every chain of the table is enough) */
 	for (unsigned int b = 0; b < n_base; b++) {
-		unsigned int n_seen = 0;
 		struct fc_tmpl scratch = {.ok = true};
-		struct fc_class all = {.kind = CLS_OTHER};
+		struct fc_class any = {.kind = CLS_OTHER};
+		struct fc_walk wk = {nfproto, &any, seen, 0, all, n_all};
 
-		collect_vals(base[b], vals, &n_vals);
-		walk(&scratch, base[b], nfproto, &all, seen, &n_seen);
-		for (unsigned int i = 1; i < n_seen; i++)
+		walk(&scratch, base[b], &wk);
+		for (unsigned int i = 0; i < wk.n_seen; i++)
 			collect_vals(seen[i], vals, &n_vals);
 	}
 	fp->n_tmpl = (uint8_t)(n_vals + 2);
 	for (unsigned int k = 0; k < fp->n_tmpl; k++) {
 		struct fc_class c = {.listed = vals, .n_listed = n_vals};
 		struct fc_tmpl *t = &fp->t[k];
-		unsigned int n_seen = 0;
+		struct fc_walk wk = {nfproto, &c, seen, 0, all, n_all};
 
 		if (k < n_vals) {
 			c.kind = CLS_VAL;
@@ -355,7 +371,7 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		}
 		t->ok = true;
 		for (unsigned int b = 0; b < n_base && t->ok; b++)
-			walk(t, base[b], nfproto, &c, seen, &n_seen);
+			walk(t, base[b], &wk);
 		tmpl_layout(t);
 	}
 	memset(fp->class_of, n_vals, sizeof(fp->class_of));

@@ -18,10 +18,14 @@ bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain);
 
 /* The key templates of a hook whose base chains are base[0..n_base), for
  * packets of nfproto; NULL when there are none or no memory (the hook then
- * runs uncached). writes_sets: some chain of the generation writes sets. */
+ * runs uncached). writes_sets: some chain of the generation writes sets.
+ * all[0..n_all): the generation's chain table (NULL holes), what a verdict
+ * map may jump to. */
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
-						    bool writes_sets);
+						    bool writes_sets,
+						    const struct nftdp_vm_chain *const *all,
+						    unsigned int n_all);
 void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp);
 /* some class of packets can be cached under fp */
 bool nftdp_vm_flow_plan_usable(const struct nftdp_vm_flow_plan *fp);

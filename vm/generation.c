@@ -467,8 +467,9 @@ static void build_flow_plans(struct nftdp_vm_gen *gen)
 			}
 			if (bound)
 				continue;
-			gen->flow[f][h] =
-			    nftdp_vm_flow_plan_build(base, hl->n, (uint8_t)f, writes_sets);
+			gen->flow[f][h] = nftdp_vm_flow_plan_build(
+			    base, hl->n, (uint8_t)f, writes_sets,
+			    (const struct nftdp_vm_chain *const *)gen->chains, gen->n_chains);
 			if (gen->flow[f][h] && !nftdp_vm_flow_plan_usable(gen->flow[f][h])) {
 				nftdp_vm_flow_plan_free(gen->flow[f][h]);
 				gen->flow[f][h] = NULL;

@@ -96,6 +96,10 @@ static inline void nftdp_vm_flow_note_counter(struct nftdp_vm_ctx *ctx, uint32_t
 		ctx->flow_taint = 1;
 }
 
+/* a lookup in a verdict map: it may jump to any chain of the generation
+ * (its elements name chains by id; vchains is not always filled) */
+bool nftdp_vm_lookup_is_vmap(const struct nftdp_vm_op *op);
+
 /* One variant of an expression (struct nft_expr_ops). */
 struct nftdp_vm_expr_ops {
 	const char *name;
