@@ -451,7 +451,22 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=()):
         T.rm_runtime(prefix)
     with open(after) as f:
         listing = json.load(f)
+    check_flow_cache(stats)
     return {p: read_pcap(out[p]) for p in out}, listing
+
+
+def check_flow_cache(stats):
+    """With --flow-cache-verify every cache hit was judged by the chains
+    too: a disagreement is a cache bug even when the packets came out
+    right."""
+    try:
+        with open(stats) as f:
+            fc = json.load(f).get('flow_cache', {})
+    except (OSError, ValueError):
+        return
+    if fc.get('mismatches'):
+        raise RuntimeError('flow cache: %d hits the chains judged otherwise'
+                           % fc['mismatches'])
 
 
 def offline_two_way(build):
@@ -528,6 +543,7 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
         T.rm_runtime(prefix)
     with open(os.path.join(work, 'after.json')) as f:
         listing = json.load(f)
+    check_flow_cache(os.path.join(work, 'stats.json'))
     return {p: read_pcap(os.path.join(work, 'nftdp-%s.pcap' % p)) for p in ('dp0', 'dp1')}, listing
 
 
