@@ -1446,7 +1446,7 @@ static void test_ct_keys(void **state)
 
 /* ---------- sets: what a lookup may assume ---------- */
 
-static struct nftdp_set *set_s, *set_k, *set_t, *set_d;
+static struct nftdp_set *set_s, *set_k, *set_t, *set_d, *set_v;
 
 /* s: a named set; k: constant; t: with timeouts; d: filled by dynset */
 static int res_set(void *opaque, const char *table, const char *name, uint32_t id,
@@ -1459,7 +1459,8 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t i
 	} sets[] = {{"s", set_s, 0},
 		    {"k", set_k, NFT_SET_CONSTANT},
 		    {"t", set_t, NFT_SET_TIMEOUT},
-		    {"d", set_d, NFT_SET_EVAL}};
+		    {"d", set_d, NFT_SET_EVAL},
+		    {"v", set_v, NFT_SET_MAP | NFT_SET_CONSTANT}};
 
 	(void)opaque;
 	(void)table;
@@ -1472,6 +1473,11 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t i
 		out->ops = NULL; /* sets/, called directly as in the daemon */
 		out->flags = sets[i].flags;
 		out->klen = 4;
+		if (sets[i].flags & NFT_SET_MAP) {
+			/* a verdict map; its chains unnamed, as control/ resolves it */
+			out->dtype = NFT_DATA_VERDICT;
+			out->dlen = 16;
+		}
 		return 0;
 	}
 	return -ENOENT;
@@ -1664,6 +1670,60 @@ static void test_set_lookups(void **state)
 }
 
 /*
+ * ip forward, accept:
+ *   81 ip daddr vmap { 10.0.0.2 : jump sub }
+ *   sub: 82 tcp dport 22 counter drop
+ */
+static void rs_vmap(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c, *sub;
+	struct nftnl_expr *l = lookup("v");
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	add(b, sub, 82, DPORT_IS(22), CNT, DROP, NULL);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
+	add(b, c, 81, payload(NH, 16, 4, NFT_REG_1), l, NULL);
+}
+
+/* a chain a verdict map jumps to is read like one a rule jumps to: two
+ * flows that differ only in what it reads get entries of their own */
+static void test_vmap_jump(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_set_desc vd = {
+	    .flags = NFT_SET_MAP, .key_size = 4, .data_size = sizeof(struct nftdp_set_verdict)};
+	const struct nftdp_set_verdict jump = {.code = NFT_JUMP, .chain = 1};
+	const uint8_t key[4] = {10, 0, 0, 2};
+	const struct flow fl[] = {T4(80), T4(22), T4(22, .dst = 3)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[3];
+
+	assert_int_equal(nftdp_set_create(&vd, &set_v), 0);
+	assert_int_equal(nftdp_set_insert(set_v, key, NULL, &jump, 0, 0, true), 0);
+	nftdp_set_commit(set_v);
+	for_both(f, &resolver, nftdp_set_gen_next() - 1);
+	build_both(f, rs_vmap);
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[0]), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[1]), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[2]), NF_ACCEPT); /* no jump */
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, fl, 3, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(v[2], NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+	same_counters(f, NFPROTO_IPV4, 82);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 82, 2), 2);
+	for (int i = 0; i < 2; i++) {
+		nftdp_vm_gen_destroy(f->s[i].gen);
+		f->s[i].gen = NULL;
+	}
+	nftdp_set_destroy(set_v);
+}
+
+/*
  * After a switch to a generation with another set cursor (every commit of
  * the daemon), the second burst of a flow hits: the first one's entry is
  * tagged with the new generation's cursor, not the one the worker's ctx
@@ -1754,6 +1814,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_cursor_switch, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_vmap_jump, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_create_sizes, fix_setup, fix_teardown),
 	};
 
