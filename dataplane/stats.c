@@ -242,10 +242,11 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		fprintf(f,
 			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
 			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu, \"flow_cache\": "
-			"{\"hits\": %lu, \"misses\": %lu, \"inserts\": %lu, \"uncacheable\": %lu}}",
+			"{\"hits\": %lu, \"misses\": %lu, \"inserts\": %lu, \"uncacheable\": %lu, "
+			"\"mismatches\": %lu}}",
 			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts,
 			dp->w[i].st.steered, dp->w[i].st.steered_in, fc.hits, fc.misses, fc.inserts,
-			fc.uncacheable);
+			fc.uncacheable, fc.mismatches);
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
@@ -287,6 +288,8 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 			fc_stats(dp, i, &fc);
 			printf("  flow cache hits %lu misses %lu inserts %lu uncacheable %lu",
 			       fc.hits, fc.misses, fc.inserts, fc.uncacheable);
+			if (dp->flow_verify)
+				printf(" mismatches %lu", fc.mismatches);
 		}
 		printf("\n");
 		pwrx[i] = rx;
@@ -297,10 +300,13 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 
 		fc_stats(dp, dp->n_workers, &fc);
 		printf("nftdp: flow cache hits %lu misses %lu inserts %lu uncacheable %lu "
-		       "(%.1f%% hits)\n",
+		       "(%.1f%% hits)",
 		       fc.hits, fc.misses, fc.inserts, fc.uncacheable,
 		       fc.hits + fc.misses ? 100.0 * (double)fc.hits / (double)(fc.hits + fc.misses)
 					   : 0.0);
+		if (dp->flow_verify)
+			printf(" mismatches %lu", fc.mismatches);
+		printf("\n");
 	}
 	fflush(stdout);
 }
