@@ -21,6 +21,7 @@
 #include <cmocka.h> /* after the headers it needs */
 
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
 #include "nft_build.h"
@@ -1371,6 +1372,123 @@ static void test_hooks_apart(void **state)
 	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 73, 0), 4);
 }
 
+/* ---------- named objects ---------- */
+
+/* side s's named counter "c1" and quota "q1" (100 bytes) */
+static const struct nftdp_vm_obj *res_obj(void *opaque, const char *table, const char *name,
+					  uint32_t type)
+{
+	struct nftdp_vm_obj *const *objs = opaque;
+
+	(void)table;
+	if (!strcmp(name, "c1") && type == NFT_OBJECT_COUNTER)
+		return objs[0];
+	if (!strcmp(name, "q1") && type == NFT_OBJECT_QUOTA)
+		return objs[1];
+	return NULL;
+}
+
+static struct nftdp_vm_obj *mkobj(struct nftdp_vm_state *st, const char *name, uint32_t type)
+{
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	struct nftdp_vm_error err;
+	struct nftdp_vm_obj *obj = NULL;
+
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, type);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_IPV4);
+	if (type == NFT_OBJECT_QUOTA)
+		nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_BYTES, 100);
+	assert_int_equal(nftdp_vm_obj_create(o, st, &err, &obj), 0);
+	nftnl_obj_free(o);
+	return obj;
+}
+
+static struct nftnl_expr *objref(uint32_t type, const char *name)
+{
+	struct nftnl_expr *e = ex("objref");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, type);
+	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, name);
+	return e;
+}
+
+/*
+ * ip forward, drop:
+ *   91 counter name "c1"
+ *   92 meta l4proto udp quota name "q1" counter accept
+ *   93 tcp dport 80 counter accept
+ */
+static void rs_objs(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 91, objref(NFT_OBJECT_COUNTER, "c1"), NULL);
+	add(b, c, 92, L4_IS(IPPROTO_UDP), objref(NFT_OBJECT_QUOTA, "q1"), CNT, ACCEPT, NULL);
+	add(b, c, 93, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, ACCEPT, NULL);
+}
+
+/* a named counter is charged on a hit as a rule's is; a named quota keeps
+ * its path out of the cache */
+static void test_named_objects(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_obj *objs[2][2];
+	struct nftdp_vm_resolver res[2];
+	struct flow fl[8];
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[8], udp_acc = 0;
+
+	for (int i = 0; i < 2; i++) {
+		objs[i][0] = mkobj(f->s[i].st, "c1", NFT_OBJECT_COUNTER);
+		objs[i][1] = mkobj(f->s[i].st, "q1", NFT_OBJECT_QUOTA);
+		res[i] = (struct nftdp_vm_resolver){.opaque = objs[i], .obj = res_obj};
+		f->s[i].res = &res[i];
+	}
+	build_both(f, rs_objs);
+	for (int i = 0; i < 8; i++)
+		fl[i] = i % 2 ? (struct flow)U4(53, .plen = (uint8_t)i) : (struct flow)T4(80);
+	for (int k = 0; k < 3; k++) {
+		s0 = stats(f);
+		run_both(f, NFPROTO_IPV4, fl, 8, v);
+		for (int i = 0; i < 8; i++) {
+			if (i % 2 == 0)
+				assert_int_equal(v[i], NF_ACCEPT);
+			else
+				udp_acc += v[i] == NF_ACCEPT;
+		}
+		assert_int_equal(stats(f).uncacheable - s0.uncacheable, 4);
+	}
+	assert_int_equal(HITS_SINCE(f, s0), 4); /* the tcp ones */
+	assert_true(udp_acc > 0 && udp_acc < 12);
+	same_counters(f, NFPROTO_IPV4, 93);
+	for (uint32_t type = NFT_OBJECT_COUNTER; type <= NFT_OBJECT_QUOTA; type++) {
+		struct nftdp_vm_stateful_val a, b;
+		const char *name = type == NFT_OBJECT_COUNTER ? "c1" : "q1";
+
+		assert_int_equal(
+		    nftdp_vm_state_read_obj(f->s[0].st, NFPROTO_IPV4, "t", name, type, false, &a),
+		    0);
+		assert_int_equal(
+		    nftdp_vm_state_read_obj(f->s[1].st, NFPROTO_IPV4, "t", name, type, false, &b),
+		    0);
+		assert_int_equal(b.packets, a.packets);
+		assert_int_equal(b.bytes, a.bytes);
+		assert_int_equal(b.consumed, a.consumed);
+		if (type == NFT_OBJECT_COUNTER)
+			assert_int_equal(b.packets, 24);
+	}
+	for (int i = 0; i < 2; i++) {
+		nftdp_vm_gen_destroy(f->s[i].gen);
+		f->s[i].gen = NULL;
+		nftdp_vm_obj_destroy(objs[i][0]);
+		nftdp_vm_obj_destroy(objs[i][1]);
+		f->s[i].res = NULL;
+	}
+}
+
 /* ---------- ct keys ---------- */
 
 /*
@@ -1811,6 +1929,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_named_objects, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_cursor_switch, fix_setup, fix_teardown),
