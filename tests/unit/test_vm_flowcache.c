@@ -181,6 +181,7 @@ struct flow {
 	uint8_t plen;	  /* payload bytes after the transport header */
 	uint8_t cut;	  /* non-zero: the datagram ends this many bytes into L4 */
 	uint16_t frag;	  /* IPv4 fragment offset, 8-byte units */
+	uint8_t eth;	  /* non-zero: an Ethernet header, source 02:00:00:00:00:eth */
 	uint32_t mark, iif;
 	struct fake_ct *ct; /* what conntrack decided (fake_ct_ops) */
 };
@@ -195,9 +196,15 @@ static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
 	uint32_t nhl = fl->v6 ? 40 : 20;
 	uint32_t hl = fl->proto == IPPROTO_TCP ? 20 : 8;
 	uint32_t l4 = fl->cut ? fl->cut : hl + fl->plen;
-	uint8_t *p = t->buf, *th = p + nhl;
+	uint32_t l2 = fl->eth ? 14 : 0;
+	uint8_t *p = t->buf + l2, *th = p + nhl;
 
 	memset(t, 0, sizeof(*t));
+	if (fl->eth) {
+		t->buf[0] = 2, t->buf[5] = 2;
+		t->buf[6] = 2, t->buf[11] = fl->eth;
+		t->buf[12] = fl->v6 ? 0x86 : 0x08, t->buf[13] = fl->v6 ? 0xdd : 0x00;
+	}
 	if (!fl->v6) {
 		p[0] = 0x45;
 		p[2] = (uint8_t)((nhl + l4) >> 8);
@@ -240,7 +247,7 @@ static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
 	/* the same bytes at the same offsets whatever the length */
 	for (uint32_t i = 0; i < fl->plen; i++)
 		th[hl + i] = (uint8_t)(0x30 + i * 7);
-	nftdp_vm_pkt_init(&t->pkt, t->buf, nhl + l4, -1, 0);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, l2 + nhl + l4, fl->eth ? 0 : -1, l2);
 	nftdp_vm_pkt_parse_ip(&t->pkt);
 	t->pkt.hook = NF_INET_FORWARD;
 	t->pkt.mark = fl->mark;
@@ -1372,6 +1379,41 @@ static void test_hooks_apart(void **state)
 	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 73, 0), 4);
 }
 
+/* ip forward, accept: 101 ether saddr 02:00:00:00:00:07 counter drop */
+static void rs_ether(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	static const uint8_t mac[6] = {2, 0, 0, 0, 0, 7};
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 101, payload(NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1),
+	    cmp(NFT_CMP_EQ, NFT_REG_1, mac, 6), CNT, DROP, NULL);
+}
+
+/* link-layer loads are key fields too, and a packet without a link
+ * header (the load breaks) has an entry of its own */
+static void test_link_header(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(80, .eth = 7), T4(80, .eth = 8), T4(80)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[3];
+
+	build_both(f, rs_ether);
+	s0 = stats(f);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[0]), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[1]), NF_ACCEPT);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &fl[2]), NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 0);
+	run_both(f, NFPROTO_IPV4, fl, 3, v);
+	assert_int_equal(v[0], NF_DROP);
+	assert_int_equal(v[1], NF_ACCEPT);
+	assert_int_equal(v[2], NF_ACCEPT);
+	assert_int_equal(HITS_SINCE(f, s0), 3);
+	same_counters(f, NFPROTO_IPV4, 101);
+	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 101, 2), 2);
+}
+
 /* ---------- named objects ---------- */
 
 /* side s's named counter "c1" and quota "q1" (100 bytes) */
@@ -1929,6 +1971,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_link_header, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_named_objects, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup, fix_teardown),
