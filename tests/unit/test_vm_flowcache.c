@@ -5,7 +5,8 @@
  * arenas and runs the same packets through both, one ctx without a cache
  * and one with, and requires equal verdicts, marks and counters; the
  * cache's statistics show that it was used (or kept out) where it must be.
- * Rule and packet helpers follow tests/unit/test_vm_gen.c.
+ * Rule and packet helpers follow tests/unit/test_vm_gen.c; sets are real
+ * sets/ sets, conntrack a fake nftdp_vm_ct_ops.
  */
 #include <arpa/inet.h>
 #include <errno.h>
