@@ -8,13 +8,14 @@ usage: flow_cache.py BUILD_DIR
 A capture of 200 packets in 10 flows (TCP and UDP, IPv4 and IPv6, both
 directions, interleaved; fixed seed) is replayed offline over two wired
 ports (one capture per port, merged by capture time) through a ruleset
-with rule counters, a named counter, an anonymous set, a jump and drop
-rules, at prerouting, forward and postrouting: once with the default
-cache and once with --flow-cache 0. The listings with their counters
-(--listing), each port's tx count and frames, and the hook verdicts must
-be identical, and as the model says (which flows are dropped); with the
-cache on flow_cache.hits must be > 0 (each worker's summing to the
-total), with it off 0. Exit 0 when all hold, 1 otherwise, 77 when not root.
+with rule counters, a named counter, an anonymous set, a verdict map, a
+jump and drop rules, at prerouting, forward and postrouting: with the
+default cache, with --flow-cache 0, and with --flow-cache-verify (every
+hit also runs the chains). The listings with their counters (--listing),
+each port's tx count and frames, and the hook verdicts must be identical,
+and as the model says (which flows are dropped); with the cache on
+flow_cache.hits must be > 0 (each worker's summing to the total), with it
+off 0, and verify mode must count no mismatch. Exit 0 when all hold, 1 otherwise, 77 when not root.
 """
 import json
 import os
@@ -59,7 +60,11 @@ table inet filter {
 	}
 	chain more {
 		ip6 daddr 2001:db8:1::/64 counter
+		meta l4proto vmap { udp : jump udp_in }
 		counter
+	}
+	chain udp_in {
+		udp sport 42001 counter
 	}
 }
 table ip t4 {
@@ -102,7 +107,10 @@ def capture():
             reply = k % 2 == 1
             port = 1 if reply else 0
             src, dst = (srv, cli) if reply else (cli, srv)
-            sp, dp = (dport, sport) if reply else (sport, dport)
+            # a UDP client takes two source ports by turns: packets that
+            # differ only there, which only the verdict map's chain reads
+            cport = sport + (k // 2) % 2 if proto == 'udp' else sport
+            sp, dp = (dport, cport) if reply else (cport, dport)
             l3 = IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst)
             if proto == 'tcp':
                 flags = 'S' if k == 0 else 'SA' if k == 1 else 'FA' if k >= 18 else \
@@ -171,7 +179,8 @@ def main():
 
         on = run(tmp, 'cache', [])
         off = run(tmp, 'nocache', ['--flow-cache', '0'])
-        if on is None or off is None:
+        ver = run(tmp, 'verify', ['--flow-cache-verify'])
+        if on is None or off is None or ver is None:
             return checks.report('flow-cache')
         fc_on, fc_off = on['stats'].get('flow_cache', {}), off['stats'].get('flow_cache', {})
         print('   cache on:  %s' % fc_on)
@@ -201,6 +210,13 @@ def main():
               fc_on.get('hits'), 'cache on: per-worker hits sum to the total')
         check(fc_off.get('hits', -1) == 0 and fc_off.get('misses', -1) == 0,
               'cache off: flow_cache hits and misses are 0')
+        fc_ver = ver['stats'].get('flow_cache', {})
+        print('   verify:    %s' % fc_ver)
+        check(fc_ver.get('hits', 0) > 0 and fc_ver.get('mismatches', -1) == 0,
+              'verify: every hit is what the chains say (%s hits, %s mismatches)'
+              % (fc_ver.get('hits'), fc_ver.get('mismatches')))
+        check(ver['listing'] == off['listing'] and ver['tx'] == off['tx'],
+              'verify: listing and tx as without the cache')
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.report('flow-cache')
