@@ -316,19 +316,25 @@ static unsigned int keep_accepted(struct nftdp_vm_pkt **sub, unsigned int *idx, 
 	return k;
 }
 
+/* whether a built-in step acts at hook for gen */
+static bool hook_steps(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++)
+		if (!dp->builtin[hook][s].active || dp->builtin[hook][s].active(gen))
+			return true;
+	return false;
+}
+
 static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
 		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
 {
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
 	int32_t lo = INT32_MIN;
-	bool steps = false;
 
-	for (unsigned int s = 0; s < w->dp->n_builtin[hook] && !steps; s++)
-		steps = !w->dp->builtin[hook][s].active || w->dp->builtin[hook][s].active(gen);
 	/* no step acts (no conntrack): the chains in one run over the whole
 	 * priority range, the one the per-flow cache serves */
-	if (!steps) {
+	if (!hook_steps(w->dp, gen, hook)) {
 		if (gen)
 			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
 		else
@@ -380,6 +386,38 @@ static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen,
 }
 
 /*
+ * No state shows the order of packets and no step acts: the IPv4 and the
+ * IPv6 packets of act are one burst each, verdicts back in arrival order
+ * (traffic that alternates families would otherwise run the hook a packet
+ * at a time). Settling stays in arrival order.
+ */
+static void run_by_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
+			  struct nftdp_vm_pkt **act, unsigned int n, unsigned int *v)
+{
+	struct nftdp_vm_pkt *fam[NFTDP_VM_BURST_MAX];
+	unsigned int pos[NFTDP_VM_BURST_MAX], fv[NFTDP_VM_BURST_MAX];
+	uint8_t done[NFTDP_VM_BURST_MAX] = {0};
+
+	for (unsigned int first = 0; first < n; first++) {
+		uint8_t nfproto = act[first]->nfproto;
+		unsigned int m = 0;
+
+		if (done[first])
+			continue;
+		for (unsigned int i = first; i < n; i++) {
+			if (done[i] || act[i]->nfproto != nfproto)
+				continue;
+			done[i] = 1;
+			fam[m] = act[i];
+			pos[m++] = i;
+		}
+		run_family(w, gen, nfproto, hook, fam, m, fv);
+		for (unsigned int j = 0; j < m; j++)
+			v[pos[j]] = fv[j];
+	}
+}
+
+/*
  * Run one hook of an inet-style family over the packets in act, in arrival
  * order: each run of consecutive packets of one family (IPv4: ip and inet
  * chains, IPv6: ip6 and inet) is one burst, so state that IPv4 and IPv6
@@ -400,6 +438,10 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 	}
 	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
+	if (n > 1 && nftdp_vm_gen_order_free(gen) && !hook_steps(w->dp, gen, hook)) {
+		run_by_family(w, gen, hook, act, n, v);
+		return settle(w, stage, act, n, v, meta, rx_port);
+	}
 	for (unsigned int i = 0; i < n;) {
 		uint8_t nfproto = act[i]->nfproto;
 		unsigned int j = i;

@@ -539,7 +539,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
-	bool uses_ct = false, shares_state = false;
+	bool uses_ct = false, shares_state = false, order_state = false;
 	int rc = 0;
 
 	if (err) {
@@ -602,6 +602,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		chain->n_ops++;
 		uses_ct |= expr_uses_ct(cc.expr_name);
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
+		/* the same test as for a regular chain: state any packet moves */
+		order_state |= expr_shares_state(cc.expr_name, e, false);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {
@@ -623,7 +625,13 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	}
 	chain->uses_ct |= uses_ct;
 	chain->shares_state |= shares_state;
+	chain->order_state |= order_state;
 	return 0;
+}
+
+bool nftdp_vm_chain_order_state(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->order_state;
 }
 
 bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain)

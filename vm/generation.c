@@ -57,6 +57,7 @@ struct nftdp_vm_gen {
 	uint64_t set_gen;     /* set generation its lookups read (0: current) */
 	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: derived in build */
 	bool shares_state;    /* some chain's state is seen by other rules: derived */
+	bool order_free;      /* no chain's state shows packet order: derived */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
@@ -430,7 +431,7 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 {
 	struct nftdp_vm_gen *gen = b->gen;
 	uint32_t ct = b->ct_noted;
-	bool shares = false;
+	bool shares = false, order = false;
 
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		const struct owned_chain *o = &gen->owned[i];
@@ -438,9 +439,11 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 		if (o->nat || nftdp_vm_chain_uses_ct(o->chain))
 			ct |= ct_fams(o->family);
 		shares |= nftdp_vm_chain_shares_state(o->chain);
+		order |= nftdp_vm_chain_order_state(o->chain);
 	}
 	gen->ct_families = ct;
 	gen->shares_state = shares;
+	gen->order_free = !order;
 }
 
 /*
@@ -481,6 +484,11 @@ static void build_flow_plans(struct nftdp_vm_gen *gen)
 bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto)
 {
 	return gen && nfproto < 32 && (gen->ct_families & (1u << nfproto));
+}
+
+bool nftdp_vm_gen_order_free(const struct nftdp_vm_gen *gen)
+{
+	return gen && gen->order_free;
 }
 
 bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen)

@@ -692,6 +692,59 @@ static void test_shares_state_derived(void **state)
 	nftdp_vm_gen_destroy(g1);
 }
 
+/*
+ * Whether packet order shows at all (nftdp_vm_gen_order_free, what lets the
+ * pipeline run a burst's IPv4 and IPv6 packets as two bursts): counters
+ * alone, yes; a base chain's own limit (not shared state) still counts, as
+ * does a log; a reused chain keeps its fact.
+ */
+static void test_order_free_derived(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c1, *c2;
+	struct nftdp_vm_gen *g1, *g2, *g3;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c1 = mk(b, NFPROTO_INET, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	assert_int_equal(add(b, c1, 1, ex("counter"), NULL), 0);
+	g1 = build_ok(b);
+	assert_true(nftdp_vm_gen_order_free(g1));
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c2 = mk(b, NFPROTO_INET, "b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
+	assert_int_equal(add(b, c2, 2, ex("counter"), limit10(), NULL), 0);
+	g2 = build_ok(b);
+	assert_false(nftdp_vm_gen_shares_state(g2)); /* a base chain's own limit */
+	assert_false(nftdp_vm_gen_order_free(g2));
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	{
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
+						.table = "t",
+						.name = "b",
+						.base = true,
+						.hook = NF_INET_FORWARD,
+						.policy = NF_ACCEPT,
+						.chain_id = 2};
+
+		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
+	}
+	g3 = build_ok(b);
+	assert_false(nftdp_vm_gen_order_free(g3));
+	nftdp_vm_gen_destroy(g3);
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c2 = mk(b, NFPROTO_INET, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
+	assert_int_equal(add(b, c2, 3, ex("log"), NULL), 0);
+	g3 = build_ok(b);
+	assert_false(nftdp_vm_gen_order_free(g3));
+	assert_false(nftdp_vm_gen_order_free(NULL));
+	nftdp_vm_gen_destroy(g3);
+	nftdp_vm_gen_destroy(g2);
+	nftdp_vm_gen_destroy(g1);
+}
+
 static void test_facts_derived(void **state)
 {
 	struct fix *f = *state;
@@ -1036,6 +1089,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_chain_reuse, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_facts_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_shares_state_derived, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_order_free_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
 	};
 

@@ -513,6 +513,10 @@ bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain);
 /** Whether a rule of chain holds state that other rules see: a dynset, an
  * objref other than a counter's, a log (its lines' order). Control path. */
 bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain);
+/** Whether some rule of chain has state that earlier packets move (limit,
+ * quota, connlimit, numgen, last, dynset, log order, objects but counters),
+ * so the order of the packets it sees shows. */
+bool nftdp_vm_chain_order_state(const struct nftdp_vm_chain *chain);
 
 /** Number of rules / ops, for tests and listings. */
 uint32_t nftdp_vm_chain_n_rules(const struct nftdp_vm_chain *chain);
@@ -771,6 +775,13 @@ bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
  * (nftdp_vm_chain_shares_state): then the order in which two packets
  * pass two chains shows. Derived like uses_ct. Any thread. */
 bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen);
+
+/**
+ * Whether no chain of gen has state that the order of packets shows
+ * (nftdp_vm_chain_order_state): then the IPv4 and the IPv6 packets of a
+ * burst may run a hook as two bursts instead of in runs of arrival order.
+ */
+bool nftdp_vm_gen_order_free(const struct nftdp_vm_gen *gen);
 
 /** Number of base chains at (nfproto, hook); 0 when out of range. Any thread. */
 unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook);
