@@ -41,15 +41,20 @@ struct fc_field {
 	uint8_t off;
 	uint8_t len;
 	uint8_t at;    /* key offset of its status byte; the bytes follow */
-	uint32_t mask; /* a load of <= 4 bytes every reader masks (bitwise); 0: all */
+	bool masked;   /* a load of <= 4 bytes every reader masks (bitwise) */
+	uint32_t mask; /* then only these bits count (0: none, the bounds still do) */
 	const struct nftdp_vm_op *op;
 };
 
 struct fc_tmpl {
 	bool ok;
+	bool fast; /* no link-layer field: the in-bounds case is one test */
 	uint8_t n;
 	uint8_t key_len;
+	uint16_t nh_need, th_need; /* header bytes every field fits in; 0: none */
 	struct fc_field f[FC_FIELDS_MAX];
+	/* the key of a packet with every field in bounds, header and bytes 0 */
+	alignas(8) uint8_t image[FC_KEY_MAX];
 };
 
 struct nftdp_vm_flow_plan {
@@ -152,9 +157,9 @@ static void collect_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigne
 }
 
 static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len,
-		     const struct nftdp_vm_op *op, uint32_t mask)
+		     const struct nftdp_vm_op *op, bool masked, uint32_t mask)
 {
-	if (len == 0 || off + len > 255 || (mask && len > 4)) {
+	if (len == 0 || off + len > 255 || (masked && len > 4)) {
 		t->ok = false;
 		return false;
 	}
@@ -170,19 +175,19 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 		}
 		if (f->kind != kind)
 			continue;
-		if (mask) {
+		if (masked) {
 			/* the same masked load: either mask's bits count */
-			if (f->mask && f->off == off && f->len == len) {
+			if (f->masked && f->off == off && f->len == len) {
 				f->mask |= mask;
 				return true;
 			}
 			/* inside a whole range: covered */
-			if (!f->mask && f->off <= off && off + len <= (uint32_t)f->off + f->len)
+			if (!f->masked && f->off <= off && off + len <= (uint32_t)f->off + f->len)
 				return true;
 			continue;
 		}
 		/* overlapping or touching whole ranges of one header merge */
-		if (!f->mask && off <= (uint32_t)f->off + f->len && f->off <= off + len) {
+		if (!f->masked && off <= (uint32_t)f->off + f->len && f->off <= off + len) {
 			uint32_t lo = off < f->off ? off : f->off;
 			uint32_t end = (uint32_t)f->off + f->len;
 			uint32_t hi = off + len > end ? off + len : end;
@@ -196,8 +201,12 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 		t->ok = false;
 		return false;
 	}
-	t->f[t->n++] = (struct fc_field){
-	    .kind = kind, .off = (uint8_t)off, .len = (uint8_t)len, .mask = mask, .op = op};
+	t->f[t->n++] = (struct fc_field){.kind = kind,
+					 .off = (uint8_t)off,
+					 .len = (uint8_t)len,
+					 .masked = masked,
+					 .mask = mask,
+					 .op = op};
 	return true;
 }
 
@@ -219,6 +228,7 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
 	    [NFT_PAYLOAD_TRANSPORT_HEADER] = FF_TH,
 	};
 	uint32_t mask = 0;
+	bool masked = false;
 
 	if (op->flow == NFTDP_VM_FLOW_LVL_NEVER)
 		return true; /* a run that gets here is not cached */
@@ -238,16 +248,15 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
 
 			memcpy(mb, &b->mask, p->len);
 			memcpy(&mask, mb, 4);
-			if (!mask) /* nothing of the field is left */
-				return true;
+			masked = true; /* a mask of 0 still breaks out of bounds */
 		}
-		return tmpl_add(t, kinds[p->base], p->offset, p->len, NULL, mask);
+		return tmpl_add(t, kinds[p->base], p->offset, p->len, NULL, masked, mask);
 	case NFTDP_VM_FLOW_META:
 		if (m->key == NFT_META_NFPROTO || m->key == NFT_META_L4PROTO)
 			return true;
-		return tmpl_add(t, FF_OP, 0, m->len, op, 0);
+		return tmpl_add(t, FF_OP, 0, m->len, op, false, 0);
 	case NFTDP_VM_FLOW_CT:
-		return tmpl_add(t, FF_OP, 0, m->len, op, 0);
+		return tmpl_add(t, FF_OP, 0, m->len, op, false, 0);
 	}
 	return true;
 }
@@ -321,8 +330,29 @@ static void tmpl_layout(struct fc_tmpl *t)
 			t->ok = false;
 	}
 	t->key_len = (uint8_t)((at + 7) & ~7u);
-	if (t->key_len > FC_KEY_MAX)
+	if (t->key_len > FC_KEY_MAX) {
 		t->ok = false;
+		return;
+	}
+	t->fast = true;
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct fc_field *f = &t->f[i];
+		uint16_t end = (uint16_t)(f->off + f->len);
+
+		switch (f->kind) {
+		case FF_NH:
+			t->nh_need = end > t->nh_need ? end : t->nh_need;
+			t->image[f->at] = (uint8_t)(f->len + 1);
+			break;
+		case FF_TH:
+			t->th_need = end > t->th_need ? end : t->th_need;
+			t->image[f->at] = (uint8_t)(f->len + 1);
+			break;
+		case FF_LL:
+			t->fast = false;
+			break;
+		}
+	}
 }
 
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
@@ -470,6 +500,34 @@ static inline void copy_small(uint8_t *d, const uint8_t *s, uint32_t n)
 	}
 }
 
+/* a meta or ct key field: the op's own eval, and whether it broke */
+static inline void op_field(const struct fc_field *f, struct nftdp_vm_pkt *pkt,
+			    struct nftdp_vm_ctx *ctx, uint8_t *key)
+{
+	const struct nftdp_vm_meta *m = (const void *)f->op->priv;
+	struct nftdp_vm_regs regs;
+
+	regs.verdict.code = NFT_CONTINUE;
+	f->op->eval(f->op, &regs, pkt, ctx);
+	if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
+		key[f->at] = 1;
+		copy_small(key + f->at + 1, (const uint8_t *)&regs.data[m->reg], f->len);
+	} else {
+		key[f->at] = 0;
+		memset(key + f->at + 1, 0, f->len);
+	}
+}
+
+/* a masked load keys on its mask's bits only */
+static inline void mask_field(const struct fc_field *f, uint8_t *key, uint32_t n)
+{
+	uint8_t mb[4];
+
+	memcpy(mb, &f->mask, 4);
+	for (uint32_t j = 0; j < n; j++)
+		key[f->at + 1 + j] &= mb[j];
+}
+
 /* The key of pkt under template t; false when its class is not cached. */
 static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
 					      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
@@ -482,11 +540,33 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 
 	if (!t->ok)
 		return NULL;
-	for (unsigned int i = 0; i < t->key_len; i += 8)
-		memset(key + i, 0, 8);
 	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
 	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
 	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
+	if (t->fast && (uint64_t)pkt->nh_off + t->nh_need <= pkt->len &&
+	    (!t->th_need || (l4 && (uint64_t)pkt->th_off + t->th_need <= pkt->len))) {
+		/* every field in the packet: the image's status bytes hold */
+		for (unsigned int i = 0; i < t->key_len; i += 8)
+			memcpy(key + i, t->image + i, 8);
+		memcpy(key, &hdr, sizeof(hdr));
+		for (unsigned int i = 0; i < t->n; i++) {
+			const struct fc_field *f = &t->f[i];
+
+			if (f->kind == FF_OP) {
+				op_field(f, pkt, ctx, key);
+				continue;
+			}
+			copy_small(key + f->at + 1,
+				   pkt->data + (f->kind == FF_NH ? pkt->nh_off : pkt->th_off) +
+				       f->off,
+				   f->len);
+			if (f->masked)
+				mask_field(f, key, f->len);
+		}
+		return t;
+	}
+	for (unsigned int i = 0; i < t->key_len; i += 8)
+		memset(key + i, 0, 8);
 	memcpy(key, &hdr, sizeof(hdr));
 	for (unsigned int i = 0; i < t->n; i++) {
 		const struct fc_field *f = &t->f[i];
@@ -509,19 +589,9 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 				   ? pkt->mac_off
 				   : -1;
 			break;
-		default: {
-			const struct nftdp_vm_meta *m = (const void *)f->op->priv;
-			struct nftdp_vm_regs regs;
-
-			regs.verdict.code = NFT_CONTINUE;
-			f->op->eval(f->op, &regs, pkt, ctx);
-			if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
-				key[f->at] = 1;
-				copy_small(key + f->at + 1, (const uint8_t *)&regs.data[m->reg],
-					   f->len);
-			}
+		default:
+			op_field(f, pkt, ctx, key);
 			continue;
-		}
 		}
 		if (base < 0)
 			continue;
@@ -531,13 +601,8 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 		avail = pkt->len - (uint32_t)off < f->len ? pkt->len - (uint32_t)off : f->len;
 		key[f->at] = (uint8_t)(avail + 1);
 		copy_small(key + f->at + 1, pkt->data + off, avail);
-		if (f->mask) {
-			uint8_t mb[4];
-
-			memcpy(mb, &f->mask, 4);
-			for (uint32_t j = 0; j < avail; j++)
-				key[f->at + 1 + j] &= mb[j];
-		}
+		if (f->masked)
+			mask_field(f, key, avail);
 	}
 	return t;
 }

@@ -787,14 +787,7 @@ static void test_mask_zero_bounds(void **state)
 					    &v[s], &f->s[s].ctx);
 	}
 	assert_int_equal(v[0], NF_ACCEPT); /* the load breaks */
-	if (v[1] != v[0]) {
-		/* flowcache.c op_fields: a load whose mask is 0 is left out of
-		 * the key, its in-packet status with it (reported; remove
-		 * this skip with the fix) */
-		print_message("known flow cache bug: cut packet %s from the full one's entry\n",
-			      v[1] == NF_DROP ? "dropped" : "judged");
-		skip();
-	}
+	assert_int_equal(v[1], v[0]);
 	assert_int_equal(run1(f, NFPROTO_IPV4, &full), NF_DROP);
 	assert_int_equal(run1(f, NFPROTO_IPV4, &cut), NF_ACCEPT);
 	same_counters(f, NFPROTO_IPV4, 64);
