@@ -6,10 +6,12 @@
 # the shared 2-core machine, the count does not move with the load: this
 # is the figure to compare before and after a change.
 #
-# Traffic: the dataplane benchmark's (run.sh): 1024 flows, IPv4 and IPv6,
-# TCP and UDP, 64-byte frames; PACKETS of them (TCP flows repeat their
-# SYN, SYN-ACK, ACK, data rounds).
-# Rulesets:
+# Traffic: the dataplane benchmark's (run.sh): FLOWS flows (default 1024),
+# IPv4 and IPv6, TCP and UDP, 64-byte frames; PACKETS of them (TCP flows
+# repeat their SYN, SYN-ACK, ACK, data rounds). With the defaults a flow
+# has 20 packets, so the per-flow cache's first packets weigh: --flows 256
+# (80 packets a flow) is nearer a long-running link.
+# Rulesets (CONFIG-nocache: the same with --flow-cache 0):
 #   empty     no ruleset
 #   rules20   run.sh's 20-rule stateless forward chain with sets
 #   stateful  a forward chain, policy drop: ct state established,related
@@ -17,19 +19,20 @@
 #             ct state new accept
 #   nat       stateful plus snat of 10.0.0.0/8 in postrouting
 #
-# usage: instructions.sh [--build DIR] [--packets N] [CONFIG...]
+# usage: instructions.sh [--build DIR] [--packets N] [--flows N] [CONFIG...]
 # Prints a table; never fails on a figure. Needs root and valgrind.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build packets=20480
+build=$root/build packets=20480 flows=1024
 configs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(cd "$2" && pwd); shift ;;
 	--packets) packets=$2; shift ;;
-	-*) echo "usage: $0 [--build DIR] [--packets N] [CONFIG...]" >&2; exit 2 ;;
+	--flows) flows=$2; shift ;;
+	-*) echo "usage: $0 [--build DIR] [--packets N] [--flows N] [CONFIG...]" >&2; exit 2 ;;
 	*) configs+=("$1") ;;
 	esac
 	shift
@@ -46,7 +49,7 @@ pfx="nftdp-bins-$$"
 trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
 
 "$build/nftdp-gen" --no-huge -m 128 --no-pci --log-level=error --file-prefix "$pfx-g" -- \
-	--flows 1024 --family 46 --proto tcp,udp --data 2 --size 64 \
+	--flows "$flows" --family 46 --proto tcp,udp --data 2 --size 64 \
 	--src 10.0.0.1-10.0.0.255 --src6 2001:db8::1-2001:db8::ff --dport 5000 \
 	--pcap-out "$tmp/traffic.pcap" --count "$packets" > /dev/null
 /usr/bin/python3 "$here/gen_rulesets.py" "$tmp/rules" --elements 4
@@ -63,10 +66,12 @@ printf '%s\n%s\n}\n' "$head" "$chain" > "$tmp/rules/stateful.nft"
 	printf '\t\tip saddr 10.0.0.0/8 snat to 192.0.2.1-192.0.2.254\n\t}\n}\n'
 } > "$tmp/rules/nat.nft"
 
-# one replay under callgrind; prints "instructions packets"
+# one replay under callgrind; prints "instructions packets hit%"
 count() {
 	local cfg=$1 args=()
-	[ "$cfg" = empty ] || args=(--ruleset "$tmp/rules/$cfg.nft")
+	# CONFIG-nocache: the same without the per-flow verdict cache
+	case $cfg in *-nocache) cfg=${cfg%-nocache}; args=(--flow-cache 0) ;; esac
+	[ "$cfg" = empty ] || args+=(--ruleset "$tmp/rules/$cfg.nft")
 	rm -f "$tmp/cg" "$tmp/stats.json"
 	timeout 900 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
 		--toggle-collect=nftdp_dp_pipeline_burst \
@@ -74,18 +79,23 @@ count() {
 		--file-prefix "$pfx-n" --vdev="net_pcap0,rx_pcap=$tmp/traffic.pcap" -- \
 		--socket "$tmp/nl.sock" "${args[@]}" --workers 1 --exit-on-idle 1000 \
 		--stats-json "$tmp/stats.json" > "$tmp/$cfg.log" 2>&1 ||
-		{ echo "0 0"; return; }
-	local ins pk
+		{ echo "0 0 -"; return; }
+	local ins pk hit
 	ins=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$tmp/cg")
 	pk=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["rx"])' \
 		"$tmp/stats.json" 2> /dev/null || echo 0)
-	echo "${ins:-0} $pk"
+	hit=$(/usr/bin/python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1])).get("flow_cache", {})
+n = f.get("hits", 0) + f.get("misses", 0)
+print("%.0f" % (100.0 * f["hits"] / n) if n else "-")' "$tmp/stats.json" 2> /dev/null || echo -)
+	echo "${ins:-0} $pk $hit"
 }
 
-echo "| config | instructions per packet | packets |"
-echo "|---|---|---|"
+echo "| config | instructions per packet | packets | flow cache hits % |"
+echo "|---|---|---|---|"
 for c in "${configs[@]}"; do
-	read -r ins pk < <(count "$c")
-	awk -v c="$c" -v i="$ins" -v p="$pk" \
-		'BEGIN { if (p > 0) printf "| %s | %.0f | %d |\n", c, i / p, p; else printf "| %s | failed | 0 |\n", c }'
+	read -r ins pk hit < <(count "$c")
+	awk -v c="$c" -v i="$ins" -v p="$pk" -v h="$hit" \
+		'BEGIN { if (p > 0) printf "| %s | %.0f | %d | %s |\n", c, i / p, p, h; else printf "| %s | failed | 0 | - |\n", c }'
 done
