@@ -647,10 +647,61 @@ bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)
 /* ---- nft_chain_validate ---- */
 
 static int validate(const struct nftdp_vm_chain *c, unsigned int level,
+		    const struct nftdp_vm_chain **path, struct nftdp_vm_error *err);
+
+/* The targets of one op, through validate; a verdict map may have more
+ * than fit on the stack. */
+static int validate_op(const struct nftdp_vm_chain *c, const struct nftdp_vm_op *op,
+		       unsigned int level, const struct nftdp_vm_chain **path,
+		       struct nftdp_vm_error *err)
+{
+	const struct nftdp_vm_chain *buf[64], **t = buf;
+	int n, rc = 0;
+
+	n = op->ops->targets(op->priv, t, 64);
+	if (n > 64) {
+		t = malloc((size_t)n * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		n = op->ops->targets(op->priv, t, n);
+	}
+	for (int j = 0; j < n && rc == 0; j++) {
+		if (!t[j])
+			continue;
+		if (t[j]->base) {
+			if (err) {
+				err->err = -EOPNOTSUPP;
+				snprintf(err->msg, sizeof(err->msg),
+					 "chain %.50s: jump to base chain %.50s", c->name,
+					 t[j]->name);
+			}
+			rc = -EOPNOTSUPP;
+			break;
+		}
+		for (unsigned int k = 0; k <= level; k++) {
+			if (path[k] == t[j]) {
+				if (err) {
+					err->err = -ELOOP;
+					snprintf(err->msg, sizeof(err->msg),
+						 "chain %.50s: jump to %.50s loops", c->name,
+						 t[j]->name);
+				}
+				rc = -ELOOP;
+				break;
+			}
+		}
+		if (rc == 0)
+			rc = validate(t[j], level + 1, path, err);
+	}
+	if (t != buf)
+		free(t);
+	return rc;
+}
+
+static int validate(const struct nftdp_vm_chain *c, unsigned int level,
 		    const struct nftdp_vm_chain **path, struct nftdp_vm_error *err)
 {
-	const struct nftdp_vm_chain *t[64];
-	int n, rc;
+	int rc;
 
 	if (level == NFTDP_VM_JUMP_STACK_SIZE) {
 		if (err) {
@@ -666,36 +717,49 @@ static int validate(const struct nftdp_vm_chain *c, unsigned int level,
 
 		if (!op->ops->targets)
 			continue;
-		n = op->ops->targets(op->priv, t, 64);
-		for (int j = 0; j < n; j++) {
-			if (!t[j])
-				continue;
-			if (t[j]->base) {
-				if (err) {
-					err->err = -EOPNOTSUPP;
-					snprintf(err->msg, sizeof(err->msg),
-						 "chain %.50s: jump to base chain %.50s", c->name,
-						 t[j]->name);
-				}
-				return -EOPNOTSUPP;
-			}
-			for (unsigned int k = 0; k <= level; k++) {
-				if (path[k] == t[j]) {
-					if (err) {
-						err->err = -ELOOP;
-						snprintf(err->msg, sizeof(err->msg),
-							 "chain %.50s: jump to %.50s loops",
-							 c->name, t[j]->name);
-					}
-					return -ELOOP;
-				}
-			}
-			rc = validate(t[j], level + 1, path, err);
-			if (rc < 0)
-				return rc;
-		}
+		rc = validate_op(c, op, level, path, err);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
+}
+
+int nftdp_vm_chain_check_targets(const struct nftdp_vm_chain *c,
+				 struct nftdp_vm_chain *const *chains, uint32_t n_chains,
+				 struct nftdp_vm_error *err)
+{
+	const struct nftdp_vm_chain *buf[64], **t;
+	int n, rc = 0;
+
+	for (uint32_t i = 0; i < c->n_ops && rc == 0; i++) {
+		const struct nftdp_vm_op *op = &c->ops[i];
+
+		if (!op->ops->targets)
+			continue;
+		t = buf;
+		n = op->ops->targets(op->priv, t, 64);
+		if (n > 64) {
+			t = malloc((size_t)n * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			n = op->ops->targets(op->priv, t, n);
+		}
+		for (int j = 0; j < n; j++) {
+			if (t[j] && (t[j]->chain_id >= n_chains || chains[t[j]->chain_id] != t[j])) {
+				if (err) {
+					err->err = -EINVAL;
+					snprintf(err->msg, sizeof(err->msg),
+						 "chain %.50s: jump to %.50s of another generation",
+						 c->name, t[j]->name);
+				}
+				rc = -EINVAL;
+				break;
+			}
+		}
+		if (t != buf)
+			free(t);
+	}
+	return rc;
 }
 
 int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *err)

@@ -104,11 +104,10 @@ static int immediate_targets(const void *priv, const struct nftdp_vm_chain **out
 {
 	const struct nftdp_vm_immediate *p = priv;
 
-	if (max < 1)
-		return 0;
 	if ((p->verdict.code == (uint32_t)NFT_JUMP || p->verdict.code == (uint32_t)NFT_GOTO) &&
 	    p->verdict.chain) {
-		out[0] = p->verdict.chain;
+		if (max >= 1)
+			out[0] = p->verdict.chain;
 		return 1;
 	}
 	return 0;

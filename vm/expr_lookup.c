@@ -119,8 +119,20 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		p->dreg_set = true;
 		p->verdict = si.dtype == NFT_DATA_VERDICT;
 		p->dlen = (uint8_t)si.dlen;
-		p->vchains = si.vchains;
-		p->n_vchains = si.n_vchains;
+		if (p->verdict && si.n_vchains) {
+			/* the resolver's array lives only for its call: the
+			 * chain keeps its own copy for nftdp_vm_validate */
+			const struct nftdp_vm_chain **v;
+
+			if (!si.vchains)
+				return nftdp_vm_errf(cc, -EINVAL, "lookup: verdict map targets");
+			v = nftdp_vm_blob(cc, si.n_vchains * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			memcpy(v, si.vchains, si.n_vchains * sizeof(*v));
+			p->vchains = v;
+			p->n_vchains = si.n_vchains;
+		}
 	}
 	return 0;
 }
@@ -145,7 +157,7 @@ static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, i
 		return 0;
 	for (uint32_t i = 0; i < p->n_vchains && n < max; i++)
 		out[n++] = p->vchains[i];
-	return n;
+	return p->n_vchains > INT32_MAX ? INT32_MAX : (int)p->n_vchains;
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_lookup = {

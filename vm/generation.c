@@ -532,6 +532,13 @@ int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out
 		goto err_build;
 	}
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
+		/* a reused chain the caller should have compiled again */
+		rc = nftdp_vm_chain_check_targets(gen->owned[i].chain, gen->chains, gen->n_chains,
+						  &e);
+		if (rc < 0)
+			goto err_build;
+	}
+	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		if (!gen->owned[i].base)
 			continue;
 		rc = nftdp_vm_validate(gen->owned[i].chain, &e);

@@ -111,7 +111,8 @@ struct nftdp_vm_expr_ops {
 	int (*init)(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv);
 	nftdp_vm_eval_t eval;
 	void (*destroy)(void *priv);
-	/* jump targets for validation (immediate, lookup on a verdict map) */
+	/* jump targets for validation (immediate, lookup on a verdict map):
+	 * how many there are, of which the first max (at most) go into out */
 	int (*targets)(const void *priv, const struct nftdp_vm_chain **out, int max);
 };
 

@@ -1378,6 +1378,52 @@ static void test_vmap(void **state)
 	free(v);
 }
 
+/* A verdict map with more targets than validate looks at on its stack
+ * (64): a loop through the last one is found; compile keeps its own copy of
+ * the resolver's vchains; a target missing from the chain table is a jump
+ * into another generation. */
+static void test_vmap_many_targets(void **state)
+{
+	enum { N = 70, BASE_ID = 10 };
+	struct world *w = *state;
+	uint32_t c_id = (uint32_t)w->n_chains;
+	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
+	struct nftdp_set *v = add_set(w, "v", NFT_SET_MAP, 4, 16, NFT_DATA_VERDICT);
+	struct nftdp_vm_chain *r[N], *tab[BASE_ID + N] = {0};
+	const struct nftdp_vm_chain *vch[N];
+	char names[N][8];
+
+	for (int i = 0; i < N; i++) {
+		struct nftdp_vm_chain_desc d = {.family = w->family,
+						.table = "t",
+						.name = names[i],
+						.chain_id = BASE_ID + (uint32_t)i};
+
+		snprintf(names[i], sizeof(names[i]), "r%d", i);
+		assert_int_equal(nftdp_vm_chain_create(&d, w->st, &r[i]), 0);
+		vch[i] = tab[BASE_ID + i] = r[i];
+	}
+	tab[c_id] = c;
+	w->sets[w->n_sets - 1].vchains = vch;
+	w->sets[w->n_sets - 1].n_vchains = N;
+	assert_int_equal(add(w, c, 1, SADDR, lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL), 0);
+	assert_int_equal(nftdp_vm_validate(c, &w->err), 0);
+	assert_int_equal(nftdp_vm_chain_check_targets(c, tab, BASE_ID + N, &w->err), 0);
+	/* the last target looks the map up again: it reaches itself */
+	assert_int_equal(
+	    add(w, r[N - 1], 1, SADDR, lookup("v", NFT_REG_1, NFT_REG_VERDICT, 0), NULL), 0);
+	vch[N - 1] = NULL; /* the resolver's array is not kept */
+	assert_int_equal(nftdp_vm_validate(c, &w->err), -ELOOP);
+	assert_non_null(strstr(w->err.msg, "loops"));
+	/* r69 is not in a table of BASE_ID + N - 1 chains */
+	assert_int_equal(nftdp_vm_chain_check_targets(c, tab, BASE_ID + N - 1, &w->err), -EINVAL);
+	w->sets[w->n_sets - 1].vchains = NULL;
+	w->sets[w->n_sets - 1].n_vchains = 0;
+	for (int i = 0; i < N; i++)
+		nftdp_vm_chain_destroy(r[i]);
+	free(v);
+}
+
 static struct nftnl_expr *dynset(const char *set, uint32_t op, uint32_t kreg, int dreg,
 				 uint64_t timeout, uint32_t flags)
 {
@@ -1896,6 +1942,7 @@ int main(void)
 	    T(test_lookup),
 	    T(test_lookup_elem_counter),
 	    T(test_vmap),
+	    T(test_vmap_many_targets),
 	    T(test_dynset),
 	    T(test_objref_map),
 	    T(test_ct),

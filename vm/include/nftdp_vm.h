@@ -291,7 +291,11 @@ struct nftdp_vm_set_info {
 	 * holds 1 + the element's counter slot (0 there: none); 0: the set has
 	 * no element counters */
 	uint32_t elem_counter_at;
-	/** chains the elements of a verdict map jump to (for loop checks) */
+	/** the distinct chains the elements of a verdict map jump or goto,
+	 * for nftdp_vm_validate (ELOOP, EMLINK, a base chain): chains of the
+	 * generation being built. Read only during the resolver call (compile
+	 * keeps a copy), so a commit that changes them must compile again
+	 * the chains that look the map up. */
 	const struct nftdp_vm_chain *const *vchains;
 	uint32_t n_vchains;
 };
@@ -488,6 +492,17 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
  * -EOPNOTSUPP for a jump to a base chain. Control-path.
  */
 int nftdp_vm_validate(const struct nftdp_vm_chain *base, struct nftdp_vm_error *err);
+
+/**
+ * Whether every jump target of chain (immediate, a verdict map's vchains)
+ * is chains[its chain id]: a chain reused from an earlier generation must
+ * not jump into a chain the new one replaced (the caller compiles again
+ * every chain that jumps to a changed one). 0, or -EINVAL (err names the
+ * jump), -ENOMEM. Control-path.
+ */
+int nftdp_vm_chain_check_targets(const struct nftdp_vm_chain *chain,
+				 struct nftdp_vm_chain *const *chains, uint32_t n_chains,
+				 struct nftdp_vm_error *err);
 
 /** Drop a reference to a chain (after quiescence); the last one frees it.
  * Control-path. */
