@@ -43,6 +43,10 @@ struct ctl_build {
 	/* the resolver's context: the table and rule being compiled */
 	struct ctl_table *table;
 	struct ctl_rule *rule;
+	/* res_set's answer for a verdict map: the chains it jumps to */
+	struct ctl_chain **vtargets;
+	const struct nftdp_vm_chain **vchains;
+	size_t cap_vchains;
 	uint64_t last_gc_ms;
 };
 
@@ -347,6 +351,50 @@ static bool one_field_interval(const struct ctl_set *s)
 
 /* ---------- the resolver compile uses ---------- */
 
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct chains the live elements of verdict map s jump or goto, as
+ * chains of the generation being built (build() adds every chain before
+ * the rules), into bld->vchains; how many, or -ENOMEM. */
+static int vmap_chains(struct ctl_build *bld, const struct ctl_set *s)
+{
+	const struct ctl_elem *e;
+	size_t n = 0, u = 0;
+
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		if (e->dead || !e->chain_ref)
+			continue;
+		if (n == bld->cap_vchains) {
+			size_t cap = n ? n * 2 : 64;
+			struct ctl_chain **t = realloc(bld->vtargets, cap * sizeof(*t));
+			const struct nftdp_vm_chain **v;
+
+			if (!t)
+				return -ENOMEM;
+			bld->vtargets = t;
+			v = realloc(bld->vchains, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			bld->vchains = v;
+			bld->cap_vchains = cap;
+		}
+		bld->vtargets[n++] = e->chain_ref;
+	}
+	if (n > 1)
+		qsort(bld->vtargets, n, sizeof(*bld->vtargets), cmp_ptr);
+	for (size_t i = 0; i < n; i++) {
+		if (i && bld->vtargets[i] == bld->vtargets[i - 1])
+			continue;
+		bld->vchains[u++] = bld->vtargets[i]->dp_build;
+	}
+	return u > INT32_MAX ? -ENOMEM : (int)u;
+}
+
 static int res_set(void *opaque, const char *table, const char *name, uint32_t set_id,
 		   struct nftdp_vm_set_info *out)
 {
@@ -378,6 +426,14 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 	out->objtype = s->objtype;
 	out->timeout_ms = s->timeout;
 	out->elem_counter_at = s->dp_counter_at;
+	if (s->dtype == NFT_DATA_VERDICT) {
+		int n = vmap_chains(bld, s);
+
+		if (n < 0)
+			return n;
+		out->vchains = bld->vchains;
+		out->n_vchains = (uint32_t)n;
+	}
 	return 0;
 }
 
@@ -439,24 +495,52 @@ static uint32_t chain_devices(struct nftdp_ctl *ctl, const struct ctl_chain *c, 
 	return n;
 }
 
+/* Whether a rule looking verdict map s up must be compiled again: its
+ * compiled lookup lists the chains the map jumps to (vchains), so the batch
+ * changed that list, or one of those chains is compiled again. */
+static bool vmap_dirty(const struct ctl_set *s)
+{
+	const struct ctl_elem *e;
+
+	if (s->dtype != NFT_DATA_VERDICT)
+		return false;
+	if (s->dp_jumps_changed)
+		return true;
+	ctl_list_for_each_entry(e, &s->elems, list)
+		if (!e->dead && e->chain_ref && e->chain_ref->dp_dirty)
+			return true;
+	return false;
+}
+
 /*
  * Which chains must be compiled again: those the batch changed (rules added
  * or deleted, the chain itself, its table's flags or objects), those never
  * compiled, and, because compiled jumps point at chains, every chain that
- * jumps or goes to one of those. The others are reused as they are.
+ * jumps or goes to one of those, directly or through a verdict map, and
+ * every chain that looks up a verdict map whose jump elements the batch
+ * added or deleted. The others are reused as they are.
  */
 static void mark_dirty(struct ctl_state *st)
 {
 	struct ctl_trans *tr;
 	struct ctl_table *t;
 	struct ctl_chain *c;
+	struct ctl_set *s;
 	bool changed;
 
-	ctl_list_for_each_entry(t, &st->tables, list)
+	ctl_list_for_each_entry(t, &st->tables, list) {
 		ctl_list_for_each_entry(c, &t->chains, list)
 			c->dp_dirty = c->dp_cur == NULL;
+		ctl_list_for_each_entry(s, &t->sets, list)
+			s->dp_jumps_changed = false;
+	}
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		switch (tr->op) {
+		case CTL_TR_NEWSETELEM:
+		case CTL_TR_DELSETELEM:
+			if (tr->elem && tr->elem->chain_ref)
+				((struct ctl_set *)tr->obj)->dp_jumps_changed = true;
+			break;
 		case CTL_TR_NEWRULE:
 		case CTL_TR_DELRULE:
 			((struct ctl_rule *)tr->obj)->chain->dp_dirty = true;
@@ -493,8 +577,10 @@ static void mark_dirty(struct ctl_state *st)
 					     i++) {
 						const struct ctl_chain *to = r->refs[i].obj;
 
-						if (r->refs[i].kind == CTL_REF_CHAIN &&
-						    to->dp_dirty)
+						if ((r->refs[i].kind == CTL_REF_CHAIN &&
+						     to->dp_dirty) ||
+						    (r->refs[i].kind == CTL_REF_SET &&
+						     vmap_dirty(r->refs[i].obj)))
 							c->dp_dirty = changed = true;
 					}
 					if (c->dp_dirty)
@@ -1033,6 +1119,8 @@ void ctl_build_destroy(struct nftdp_ctl *ctl)
 	if (!bld)
 		return;
 	ctl_build_abort(ctl);
+	free(bld->vtargets);
+	free(bld->vchains);
 	/* what the last generation uses is freed with it (domain destroy) */
 	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
 		struct ctl_set *s;
