@@ -576,21 +576,34 @@ def run_sequence(h, k, d, name, path, stats):
 
 
 def mode_sequences(h):
+    """Files with a '#@daemon: deployed' line run against the daemon as it
+    is deployed (rules compiled, generations built); the others against the
+    control plane alone."""
     files = sorted(f for f in os.listdir(SEQUENCES)
                    if f.endswith('.cmds') and not f.startswith('mon_'))
     files = selected(files, h.opts.filter)
-    k, d = h.session()
+    deployed = [f for f in files
+                if directives(os.path.join(SEQUENCES, f), 'daemon') == ['deployed']]
     stats = {'cmds': 0, 'fail': 0}
-    nfailed = h.failed
-    for f in files:
-        k, d = h.resync(k, d, nfailed)
-        nfailed = h.failed
-        h.transcript = []
-        run_sequence(h, k, d, f[:-5], os.path.join(SEQUENCES, f), stats)
-        h.save('sequences', f[:-5])
+    for group, control_only in ((files, True), (deployed, False)):
+        group = [f for f in group if control_only != (f in deployed)]
+        if not group:
+            continue
+        h.control_only = control_only
+        try:
+            k, d = h.session()
+            nfailed = h.failed
+            for f in group:
+                k, d = h.resync(k, d, nfailed)
+                nfailed = h.failed
+                h.transcript = []
+                run_sequence(h, k, d, f[:-5], os.path.join(SEQUENCES, f), stats)
+                h.save('sequences', f[:-5])
+        finally:
+            h.control_only = True
     h.transcript = None
-    log('sequences: %d files, %d commands, %d expected to fail'
-        % (len(files), stats['cmds'], stats['fail']))
+    log('sequences: %d files (%d deployed), %d commands, %d expected to fail'
+        % (len(files), len(deployed), stats['cmds'], stats['fail']))
 
 
 # --- mode 3: monitor ----------------------------------------------------------
