@@ -96,8 +96,9 @@ static inline void nftdp_vm_flow_note_counter(struct nftdp_vm_ctx *ctx, uint32_t
 		ctx->flow_taint = 1;
 }
 
-/* a lookup in a verdict map: it may jump to any chain of the generation
- * (its elements name chains by id; vchains is not always filled) */
+/* a lookup in a verdict map: the flow cache's plan walks every regular
+ * chain of the generation for it (a superset of what its elements name,
+ * which stays right whatever the map holds) */
 bool nftdp_vm_lookup_is_vmap(const struct nftdp_vm_op *op);
 
 /* One variant of an expression (struct nft_expr_ops). */
