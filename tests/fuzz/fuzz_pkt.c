@@ -16,7 +16,9 @@
  * (a copy built without sanitizers: tests/fuzz/meson.build), as the
  * daemon's --ruleset does.
  *
- * Input: byte 0 is flags (bit 0: --router, else wire mode), then
+ * Input: byte 0 is flags (bit 0: --router, else wire mode; bit 1: the
+ * per-flow cache in verify mode, where a hit the chains judge otherwise
+ * traps), then
  * records, each
  *
  *   hdr(1) len(2, big endian, & 0x7ff) bytes(len, clipped to what is left)
@@ -215,6 +217,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("generation domain");
 	if (nftdp_dp_ports_init(&dp) < 0)
 		die("ports");
+	/* a small per-flow cache, so evictions happen too */
+	dp.flow_cache = 256;
 	if (nftdp_dp_workers_init(&dp, &lcore) < 0)
 		die("workers");
 	nftdp_ct_timeouts_default(&tmo);
@@ -354,6 +358,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	dp.router = data[0] & 1;
+	/* bit 1: the flow cache's verify mode (hits judged by the chains too) */
+	nftdp_vm_flowcache_verify(w->ctx.flow, data[0] & 2);
 	while (off + 3 <= size && frames < MAX_FRAMES) {
 		uint8_t hdr = data[off];
 		uint32_t len = nftdp_rd16(data + off + 1) & FRAME_MAX, l2 = 0;
@@ -418,6 +424,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (w->st.drop[d])
 				fprintf(stderr, " %s %lu", nftdp_dp_drop_names[d], w->st.drop[d]);
 		fprintf(stderr, "\n");
+	}
+	{
+		struct nftdp_vm_flow_stats fs;
+
+		/* a hit the chains judged otherwise is a cache bug */
+		nftdp_vm_flowcache_stats(w->ctx.flow, &fs);
+		if (fs.mismatches)
+			__builtin_trap();
 	}
 	/* what the pipeline holds between inputs is bounded (defrag queues,
 	 * nothing else): most of the pool must be back */
