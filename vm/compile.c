@@ -745,7 +745,8 @@ int nftdp_vm_chain_check_targets(const struct nftdp_vm_chain *c,
 			n = op->ops->targets(op->priv, t, n);
 		}
 		for (int j = 0; j < n; j++) {
-			if (t[j] && (t[j]->chain_id >= n_chains || chains[t[j]->chain_id] != t[j])) {
+			if (t[j] &&
+			    (t[j]->chain_id >= n_chains || chains[t[j]->chain_id] != t[j])) {
 				if (err) {
 					err->err = -EINVAL;
 					snprintf(err->msg, sizeof(err->msg),
