@@ -750,7 +750,7 @@ int nftdp_vm_chain_check_targets(const struct nftdp_vm_chain *c,
 				if (err) {
 					err->err = -EINVAL;
 					snprintf(err->msg, sizeof(err->msg),
-						 "chain %.50s: jump to %.50s of another generation",
+						 "chain %.40s: jump to %.40s of another generation",
 						 c->name, t[j]->name);
 				}
 				rc = -EINVAL;
