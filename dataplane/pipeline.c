@@ -1049,7 +1049,10 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
  * of inet ingress, ip_rcv / ipv6_rcv with their drops, the trim, and out
  * of the wire's port, with the per-hook accept counts the full pipeline
  * would give. A packet ipv6_rcv answers (a hop-by-hop parameter problem)
- * takes the full pipeline alone, so its reply is built the one way.
+ * takes the full pipeline alone, so its reply is built the one way. Frames
+ * go to the tx buffer directly, in arrival order (no emit bookkeeping):
+ * what the full pipeline emitted for an answered packet is staged before
+ * the next packet's.
  */
 static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
 			struct rte_mbuf **m, unsigned int n)
@@ -1083,7 +1086,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		nd++;
 		if (!is_ip(l2.ip_proto)) {
 			nout++;
-			emit(w, tx_port, mb, (uint16_t)i);
+			nftdp_dp_tx_stage(w, tx_port, mb);
 			continue;
 		}
 		avail = len - l2.ip_off;
@@ -1107,6 +1110,8 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			nip--;
 			setup_view(w, i, mb, &l2, rx, false);
 			run_segment(w, gen, rx_port, &p, 1, false);
+			/* its frames now, before the next packet's */
+			flush_emits(w);
 			continue;
 		}
 		if (why != NFTDP_DP_DROP_MAX) {
@@ -1118,7 +1123,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		rte_pktmbuf_trim(mb, (uint16_t)(avail - ip_len));
 		nfw++;
 		nout++;
-		emit(w, tx_port, mb, (uint16_t)i);
+		nftdp_dp_tx_stage(w, tx_port, mb);
 	}
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
 	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
