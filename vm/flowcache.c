@@ -667,6 +667,23 @@ static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint
 	fc->st.inserts++;
 }
 
+/* The chains over pkt with what they charge recorded into rec and ops
+ * below need tainting the run (ctx->flow_taint afterwards). */
+static unsigned int run_recorded(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, uint8_t need,
+				 struct nftdp_vm_flow_rec *rec)
+{
+	unsigned int v;
+
+	ctx->flow_rec = rec;
+	ctx->flow_need = need;
+	ctx->flow_taint = 0;
+	v = nftdp_vm_gen_run_hook(gen, nfproto, hook, pkt, ctx);
+	ctx->flow_rec = NULL;
+	ctx->flow_need = 0;
+	return v;
+}
+
 /* verify mode: the chains judge a hit; the entry must agree with them */
 static unsigned int verify_hit(struct nftdp_vm_flowcache *fc, const struct fc_entry *e,
 			       const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
@@ -676,12 +693,7 @@ static unsigned int verify_hit(struct nftdp_vm_flowcache *fc, const struct fc_en
 	unsigned int v;
 
 	fc->st.hits++;
-	ctx->flow_rec = &rec;
-	ctx->flow_need = need;
-	ctx->flow_taint = 0;
-	v = nftdp_vm_gen_run_hook(gen, nfproto, hook, pkt, ctx);
-	ctx->flow_rec = NULL;
-	ctx->flow_need = 0;
+	v = run_recorded(gen, nfproto, hook, pkt, ctx, need, &rec);
 	/* a tainted run did what a hit would have skipped */
 	if (ctx->flow_taint || v != e->verdict || rec.n != e->n_ctr ||
 	    memcmp(rec.slot, e->ctr, rec.n * sizeof(rec.slot[0])) != 0)
@@ -732,12 +744,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 			}
 		}
 		fc->st.misses++;
-		ctx->flow_rec = &rec;
-		ctx->flow_need = need;
-		ctx->flow_taint = 0;
-		v = nftdp_vm_gen_run_hook(gen, nfproto, hook, pkt, ctx);
-		ctx->flow_rec = NULL;
-		ctx->flow_need = 0;
+		v = run_recorded(gen, nfproto, hook, pkt, ctx, need, &rec);
 		verdicts[i] = v;
 		if (tm[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
 		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
