@@ -325,8 +325,10 @@ static bool hook_steps(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 	return false;
 }
 
+/* steps: hook_steps() of this hook, asked once per hook by run_ip_hook */
 static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
-		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
+		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
+		       bool steps)
 {
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
@@ -334,7 +336,7 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 
 	/* no step acts (no conntrack): the chains in one run over the whole
 	 * priority range, the one the per-flow cache serves */
-	if (!hook_steps(w->dp, gen, hook)) {
+	if (!steps) {
 		if (gen)
 			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
 		else
@@ -368,7 +370,6 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 	}
 }
 
-/* Whether a hook has nothing to run: no base chain, no active step. */
 /* conntrack runs for this burst: only then do packets carry a ct */
 static bool ct_tracking(const struct nftdp_vm_gen *gen)
 {
@@ -376,13 +377,17 @@ static bool ct_tracking(const struct nftdp_vm_gen *gen)
 	       (nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6));
 }
 
+/* whether gen has an IPv4 or IPv6 base chain at hook */
+static bool hook_chains(const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	return gen && (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) ||
+		       nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook));
+}
+
+/* Whether a hook has nothing to run: no base chain, no active step. */
 static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
 {
-	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++)
-		if (!dp->builtin[hook][s].active || dp->builtin[hook][s].active(gen))
-			return false;
-	return !gen || (nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, hook) == 0 &&
-			nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook) == 0);
+	return !hook_steps(dp, gen, hook) && !hook_chains(gen, hook);
 }
 
 /*
@@ -411,7 +416,7 @@ static void run_by_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 			fam[m] = act[i];
 			pos[m++] = i;
 		}
-		run_family(w, gen, nfproto, hook, fam, m, fv);
+		run_family(w, gen, nfproto, hook, fam, m, fv, false);
 		for (unsigned int j = 0; j < m; j++)
 			v[pos[j]] = fv[j];
 	}
@@ -430,15 +435,16 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 {
 	unsigned int v[NFTDP_VM_BURST_MAX];
 	unsigned int k = 0;
+	bool steps = hook_steps(w->dp, gen, hook);
 
 	/* nothing at this hook: everything moves on untouched */
-	if (hook_idle(w->dp, gen, hook)) {
+	if (!steps && !hook_chains(gen, hook)) {
 		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
 		return n;
 	}
 	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
-	if (n > 1 && nftdp_vm_gen_order_free(gen) && !hook_steps(w->dp, gen, hook)) {
+	if (n > 1 && !steps && nftdp_vm_gen_order_free(gen)) {
 		run_by_family(w, gen, hook, act, n, v);
 		return settle(w, stage, act, n, v, meta, rx_port);
 	}
@@ -448,7 +454,7 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 
 		while (j < n && act[j]->nfproto == nfproto)
 			j++;
-		run_family(w, gen, nfproto, hook, act + i, j - i, v + i);
+		run_family(w, gen, nfproto, hook, act + i, j - i, v + i, steps);
 		i = j;
 	}
 	k = settle(w, stage, act, n, v, meta, rx_port);
