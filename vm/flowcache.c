@@ -23,15 +23,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE4_2__
+#include <nmmintrin.h>
+#endif
 
 #include "flowcache.h"
 #include "vm_priv.h"
 
 #define FC_FIELDS_MAX 16
-#define FC_KEY_MAX 80 /* bytes, a multiple of 8 */
-#define FC_HDR 8      /* nfproto, hook, class, flags, l4proto, 3 zero */
-#define FC_VALS_MAX 8 /* l4proto values with a class of their own */
+#define FC_KEY_MAX 80		   /* bytes, a multiple of 8 */
+#define FC_HDR 8		   /* nfproto, hook, class, flags, l4proto, layout, 2 zero */
+#define FC_HDR_PACKED (1ull << 40) /* the key has the packed layout */
+#define FC_VALS_MAX 8		   /* l4proto values with a class of their own */
 #define FC_CHAINS_MAX 256
+#define FC_CHUNKS_MAX 24 /* 8-byte moves of a template's payload fields */
 
 /* FF_OP: a meta or ct get, read by running the op (priv: key, reg, len, dir) */
 enum fc_kind { FF_LL, FF_NH, FF_TH, FF_OP };
@@ -53,6 +58,22 @@ struct fc_tmpl {
 	uint8_t key_len;
 	uint16_t nh_need, th_need; /* header bytes every field fits in; 0: none */
 	struct fc_field f[FC_FIELDS_MAX];
+	/* the fast case packed (tmpl_pack): each payload field in pieces of
+	 * up to 8 bytes, each read as the 8 bytes that end where it ends,
+	 * shifted, masked and placed into a key word; no status bytes (every
+	 * field is in the packet); the meta / ct fields after the words */
+	bool packed;
+	uint8_t n_chunk, n_word, n_opf, pk_len;
+	uint8_t opf[FC_FIELDS_MAX];
+	uint8_t op_at[FC_FIELDS_MAX]; /* packed key offset of each opf's status byte */
+	struct fc_chunk {
+		uint8_t th;    /* from the transport header, else the network header */
+		uint8_t end;   /* header offset just past the piece */
+		uint8_t word;  /* key word it goes to (1..n_word) */
+		uint8_t shift; /* right shift of the 8 bytes read: 64 - 8 * length */
+		uint8_t pos;   /* left shift into its word */
+		uint64_t mask; /* its bits that count */
+	} c[FC_CHUNKS_MAX];
 	/* the key of a packet with every field in bounds, header and bytes 0 */
 	alignas(8) uint8_t image[FC_KEY_MAX];
 };
@@ -355,6 +376,68 @@ static void tmpl_layout(struct fc_tmpl *t)
 	}
 }
 
+/*
+ * The packed fast case (little-endian hosts; docs/vm.md "Flow cache"): a
+ * packet with every field in bounds and its network header 8 or more
+ * bytes into the frame gets the header word (with FC_HDR_PACKED) and
+ * then words of field pieces, first fit; the 8 bytes read for a piece end
+ * where the piece ends, so no read passes a field's end or starts before
+ * the frame. Meta and ct fields follow the words as in the full layout.
+ */
+static void tmpl_pack(struct fc_tmpl *t)
+{
+	uint8_t used[FC_KEY_MAX / 8] = {0}; /* bytes taken in each word */
+	unsigned int at;
+
+	t->packed = false;
+	if (!t->ok || !t->fast || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return;
+	t->n_chunk = t->n_opf = 0;
+	t->n_word = 1; /* the header */
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct fc_field *f = &t->f[i];
+
+		if (f->kind == FF_OP) {
+			t->opf[t->n_opf++] = (uint8_t)i;
+			continue;
+		}
+		for (unsigned int o = 0; o < f->len; o += 8) {
+			unsigned int len = f->len - o < 8 ? f->len - o : 8, w = 1;
+			struct fc_chunk *c;
+			uint64_t mask = 0;
+
+			while (w < t->n_word && used[w] + len > 8)
+				w++;
+			if (t->n_chunk == FC_CHUNKS_MAX || w >= FC_KEY_MAX / 8)
+				return;
+			if (w == t->n_word)
+				t->n_word++;
+			c = &t->c[t->n_chunk++];
+			c->th = f->kind == FF_TH;
+			c->end = (uint8_t)(f->off + o + len);
+			c->word = (uint8_t)w;
+			c->shift = (uint8_t)(64 - 8 * len);
+			c->pos = (uint8_t)(8 * used[w]);
+			if (f->masked)
+				memcpy(&mask, &f->mask, 4); /* masked fields are <= 4 bytes */
+			else
+				mask = len == 8 ? ~0ull : (1ull << (8 * len)) - 1;
+			c->mask = mask;
+			used[w] = (uint8_t)(used[w] + len);
+		}
+	}
+	at = 8u * t->n_word;
+	for (unsigned int i = 0; i < t->n_opf; i++) {
+		t->op_at[i] = (uint8_t)at;
+		at += 1u + t->f[t->opf[i]].len;
+	}
+	at = (at + 7) & ~7u;
+	if (at > FC_KEY_MAX)
+		return;
+	t->pk_len = (uint8_t)at;
+	t->packed = true;
+}
+
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
 						    bool writes_sets,
@@ -403,6 +486,7 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		for (unsigned int b = 0; b < n_base && t->ok; b++)
 			walk(t, base[b], &wk);
 		tmpl_layout(t);
+		tmpl_pack(t);
 	}
 	memset(fp->class_of, n_vals, sizeof(fp->class_of));
 	for (unsigned int k = 0; k < n_vals; k++)
@@ -464,6 +548,11 @@ void nftdp_vm_flowcache_verify(struct nftdp_vm_flowcache *fc, bool on)
 		fc->verify = on;
 }
 
+bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc)
+{
+	return fc->verify;
+}
+
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
 {
 	if (!fc) {
@@ -501,7 +590,7 @@ static inline void copy_small(uint8_t *d, const uint8_t *s, uint32_t n)
 }
 
 /* a meta or ct key field: the op's own eval, and whether it broke */
-static inline void op_field(const struct fc_field *f, struct nftdp_vm_pkt *pkt,
+static inline void op_field(const struct fc_field *f, unsigned int at, struct nftdp_vm_pkt *pkt,
 			    struct nftdp_vm_ctx *ctx, uint8_t *key)
 {
 	const struct nftdp_vm_meta *m = (const void *)f->op->priv;
@@ -510,11 +599,11 @@ static inline void op_field(const struct fc_field *f, struct nftdp_vm_pkt *pkt,
 	regs.verdict.code = NFT_CONTINUE;
 	f->op->eval(f->op, &regs, pkt, ctx);
 	if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
-		key[f->at] = 1;
-		copy_small(key + f->at + 1, (const uint8_t *)&regs.data[m->reg], f->len);
+		key[at] = 1;
+		copy_small(key + at + 1, (const uint8_t *)&regs.data[m->reg], f->len);
 	} else {
-		key[f->at] = 0;
-		memset(key + f->at + 1, 0, f->len);
+		key[at] = 0;
+		memset(key + at + 1, 0, f->len);
 	}
 }
 
@@ -528,10 +617,11 @@ static inline void mask_field(const struct fc_field *f, uint8_t *key, uint32_t n
 		key[f->at + 1 + j] &= mb[j];
 }
 
-/* The key of pkt under template t; false when its class is not cached. */
-static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
-					      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
-					      uint8_t *key)
+/* The key of pkt into key (FC_KEY_MAX bytes); its length, 0 when pkt's
+ * class is not cached. */
+static inline unsigned int key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
+				     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+				     uint8_t *key)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
 	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
@@ -539,12 +629,32 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 	uint64_t hdr;
 
 	if (!t->ok)
-		return NULL;
+		return 0;
 	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
 	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
 	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
 	if (t->fast && (uint64_t)pkt->nh_off + t->nh_need <= pkt->len &&
 	    (!t->th_need || (l4 && (uint64_t)pkt->th_off + t->th_need <= pkt->len))) {
+		if (t->packed && pkt->nh_off >= 8) {
+			const uint8_t *hb[2] = {pkt->data + pkt->nh_off, pkt->data + pkt->th_off};
+			/* fixed sizes: zeroing and the copy out stay inline */
+			uint64_t kw[FC_KEY_MAX / 8] = {0};
+
+			kw[0] = hdr | FC_HDR_PACKED;
+			for (unsigned int i = 0; i < t->n_chunk; i++) {
+				const struct fc_chunk *c = &t->c[i];
+				uint64_t v;
+
+				memcpy(&v, hb[c->th] + c->end - 8, 8);
+				kw[c->word] |= ((v >> c->shift) & c->mask) << c->pos;
+			}
+			memcpy(key, kw, sizeof(kw));
+			if (t->n_opf) {
+				for (unsigned int i = 0; i < t->n_opf; i++)
+					op_field(&t->f[t->opf[i]], t->op_at[i], pkt, ctx, key);
+			}
+			return t->pk_len;
+		}
 		/* every field in the packet: the image's status bytes hold */
 		for (unsigned int i = 0; i < t->key_len; i += 8)
 			memcpy(key + i, t->image + i, 8);
@@ -553,7 +663,7 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 			const struct fc_field *f = &t->f[i];
 
 			if (f->kind == FF_OP) {
-				op_field(f, pkt, ctx, key);
+				op_field(f, f->at, pkt, ctx, key);
 				continue;
 			}
 			copy_small(key + f->at + 1,
@@ -563,7 +673,7 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 			if (f->masked)
 				mask_field(f, key, f->len);
 		}
-		return t;
+		return t->key_len;
 	}
 	for (unsigned int i = 0; i < t->key_len; i += 8)
 		memset(key + i, 0, 8);
@@ -590,7 +700,7 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 				   : -1;
 			break;
 		default:
-			op_field(f, pkt, ctx, key);
+			op_field(f, f->at, pkt, ctx, key);
 			continue;
 		}
 		if (base < 0)
@@ -604,11 +714,23 @@ static inline const struct fc_tmpl *key_build(const struct nftdp_vm_flow_plan *f
 		if (f->masked)
 			mask_field(f, key, avail);
 	}
-	return t;
+	return t->key_len;
 }
 
 static inline uint32_t key_hash(const uint8_t *key, unsigned int len)
 {
+#ifdef __SSE4_2__
+	/* one crc32 instruction a word */
+	uint64_t h = 0xffffffffu;
+
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, key + i, 8);
+		h = _mm_crc32_u64(h, w);
+	}
+	return (uint32_t)h;
+#else
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
 	for (unsigned int i = 0; i < len; i += 8) {
@@ -619,6 +741,7 @@ static inline uint32_t key_hash(const uint8_t *key, unsigned int len)
 		h ^= h >> 32;
 	}
 	return (uint32_t)h;
+#endif
 }
 
 static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
@@ -711,16 +834,16 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	 * without a new rule generation: lookups then taint */
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
 	alignas(8) uint8_t keys[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
-	const struct fc_tmpl *tm[NFTDP_VM_BURST_MAX];
+	unsigned int kl[NFTDP_VM_BURST_MAX]; /* key lengths, 0: not cached */
 	uint32_t hash[NFTDP_VM_BURST_MAX];
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	for (unsigned int i = 0; i < n; i++) {
-		tm[i] = key_build(fp, hook, pkts[i], ctx, keys[i]);
-		if (!tm[i])
+		kl[i] = key_build(fp, hook, pkts[i], ctx, keys[i]);
+		if (!kl[i])
 			continue;
-		hash[i] = key_hash(keys[i], tm[i]->key_len);
+		hash[i] = key_hash(keys[i], kl[i]);
 		__builtin_prefetch(&fc->e[hash[i] & fc->mask & ~1u]);
 	}
 	for (unsigned int i = 0; i < n; i++) {
@@ -729,8 +852,8 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		const struct fc_entry *e;
 		unsigned int v;
 
-		if (tm[i]) {
-			e = probe(fc, hash[i], tag, set_gen, keys[i], tm[i]->key_len);
+		if (kl[i]) {
+			e = probe(fc, hash[i], tag, set_gen, keys[i], kl[i]);
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
 				continue;
@@ -746,12 +869,73 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		fc->st.misses++;
 		v = run_recorded(gen, nfproto, hook, pkt, ctx, need, &rec);
 		verdicts[i] = v;
-		if (tm[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
+		if (kl[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
 		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
-			insert(fc, hash[i], tag, set_gen, keys[i], tm[i]->key_len, v, &rec);
+			insert(fc, hash[i], tag, set_gen, keys[i], kl[i], v, &rec);
 		else
 			fc->st.uncacheable++;
 	}
+}
+
+/* a hit, as the packet path sees it: the entry itself */
+struct nftdp_vm_flow_hit {
+	struct fc_entry e;
+};
+
+/* a hook without chains: accept, nothing to charge */
+static const struct nftdp_vm_flow_hit hook_empty = {.e = {.verdict = NF_ACCEPT}};
+
+void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *empty,
+			 const struct nftdp_vm_gen *gen, uint8_t hook, struct nftdp_vm_pkt **pkts,
+			 unsigned int n, const struct nftdp_vm_flow_hit **hits,
+			 struct nftdp_vm_ctx *ctx)
+{
+	struct nftdp_vm_flowcache *fc = ctx->flow;
+	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	alignas(8) uint8_t keys[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
+	unsigned int kl[NFTDP_VM_BURST_MAX]; /* key lengths, 0: not cached */
+	uint32_t hash[NFTDP_VM_BURST_MAX];
+
+	if (n > NFTDP_VM_BURST_MAX)
+		n = NFTDP_VM_BURST_MAX;
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t nf = pkts[i]->nfproto;
+
+		kl[i] = 0;
+		if (nf >= NFTDP_VM_GEN_NFPROTO_MAX)
+			continue;
+		if (empty[nf]) {
+			hits[i] = &hook_empty;
+			continue;
+		}
+		hits[i] = NULL;
+		if (!plan[nf])
+			continue;
+		kl[i] = key_build(plan[nf], hook, pkts[i], ctx, keys[i]);
+		if (!kl[i])
+			continue;
+		hash[i] = key_hash(keys[i], kl[i]);
+		__builtin_prefetch(&fc->e[hash[i] & fc->mask & ~1u]);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (kl[i])
+			hits[i] = (const struct nftdp_vm_flow_hit *)probe(fc, hash[i], tag, set_gen,
+									  keys[i], kl[i]);
+}
+
+unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit)
+{
+	return hit->e.verdict;
+}
+
+void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_pkt *pkt,
+			  struct nftdp_vm_ctx *ctx)
+{
+	if (hit == &hook_empty)
+		return;
+	for (unsigned int c = 0; c < hit->e.n_ctr; c++)
+		nftdp_vm_counter_eval_slot(hit->e.ctr[c], pkt, ctx);
+	ctx->flow->st.hits++;
 }
 
 bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain)

@@ -37,4 +37,14 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		       uint8_t nfproto, uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
 
+/* nftdp_vm_gen_flow_probe at hook: plan[nfproto] the hook's plan (NULL:
+ * not cached), empty[nfproto] whether the hook has no chain there (ctx as
+ * for nftdp_vm_flow_run) */
+void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *empty,
+			 const struct nftdp_vm_gen *gen, uint8_t hook, struct nftdp_vm_pkt **pkts,
+			 unsigned int n, const struct nftdp_vm_flow_hit **hits,
+			 struct nftdp_vm_ctx *ctx);
+/* verify mode is on: hits are judged by the chains */
+bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc);
+
 #endif /* NFTDP_VM_FLOWCACHE_H */

@@ -61,7 +61,7 @@ struct nftdp_vm_gen {
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
-	struct nftdp_vm_flow_plan *flow[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
+	struct nftdp_vm_flow_plan *flow[NFTDP_VM_GEN_HOOK_MAX][NFTDP_VM_GEN_NFPROTO_MAX];
 	struct nftdp_vm_chain **chains; /* by chain_id, NULL holes */
 	uint32_t n_chains;
 	struct nftdp_set **sets;
@@ -145,7 +145,7 @@ static void gen_free(struct nftdp_vm_gen *gen)
 		for (int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
 			free(gen->hooks[f][h].e);
 			free(gen->nat[f][h].e);
-			nftdp_vm_flow_plan_free(gen->flow[f][h]);
+			nftdp_vm_flow_plan_free(gen->flow[h][f]);
 		}
 	}
 	free(gen->owned);
@@ -470,12 +470,12 @@ static void build_flow_plans(struct nftdp_vm_gen *gen)
 			}
 			if (bound)
 				continue;
-			gen->flow[f][h] = nftdp_vm_flow_plan_build(
+			gen->flow[h][f] = nftdp_vm_flow_plan_build(
 			    base, hl->n, (uint8_t)f, writes_sets,
 			    (const struct nftdp_vm_chain *const *)gen->chains, gen->n_chains);
-			if (gen->flow[f][h] && !nftdp_vm_flow_plan_usable(gen->flow[f][h])) {
-				nftdp_vm_flow_plan_free(gen->flow[f][h]);
-				gen->flow[f][h] = NULL;
+			if (gen->flow[h][f] && !nftdp_vm_flow_plan_usable(gen->flow[h][f])) {
+				nftdp_vm_flow_plan_free(gen->flow[h][f]);
+				gen->flow[h][f] = NULL;
 			}
 		}
 	}
@@ -671,12 +671,12 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 	unsigned int subpos[NFTDP_VM_BURST_MAX];
 
 	/* the whole hook through this worker's flow cache */
-	if (ctx->flow && hl && gen->flow[nfproto][hook] && prio_min == INT32_MIN &&
+	if (ctx->flow && hl && gen->flow[hook][nfproto] && prio_min == INT32_MIN &&
 	    prio_max == INT32_MAX) {
 		while (n > 0) {
 			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
 
-			nftdp_vm_flow_run(gen->flow[nfproto][hook], gen, nfproto, hook, pkts, chunk,
+			nftdp_vm_flow_run(gen->flow[hook][nfproto], gen, nfproto, hook, pkts, chunk,
 					  verdicts, ctx);
 			pkts += chunk;
 			verdicts += chunk;
@@ -755,6 +755,31 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 		verdicts += chunk;
 		n -= chunk;
 	}
+}
+
+void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
+			     struct nftdp_vm_pkt **pkts, unsigned int n,
+			     const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx)
+{
+	struct nftdp_vm_flow_plan *none[NFTDP_VM_GEN_NFPROTO_MAX] = {0};
+	bool empty[NFTDP_VM_GEN_NFPROTO_MAX];
+
+	if (n > NFTDP_VM_BURST_MAX)
+		n = NFTDP_VM_BURST_MAX;
+	if (hook >= NFTDP_VM_GEN_HOOK_MAX) {
+		for (unsigned int i = 0; i < n; i++)
+			hits[i] = NULL;
+		return;
+	}
+	(void)hook_of(gen, NFPROTO_IPV4, hook, ctx); /* ctx's chains and set generation */
+	for (unsigned int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
+		empty[f] = gen->hooks[f][hook].n == 0;
+	/* verify mode: every packet runs the chains, which check the entry */
+	if (!ctx->flow || nftdp_vm_flowcache_verifying(ctx->flow)) {
+		nftdp_vm_flow_probe(none, empty, gen, hook, pkts, n, hits, ctx);
+		return;
+	}
+	nftdp_vm_flow_probe(gen->flow[hook], empty, gen, hook, pkts, n, hits, ctx);
 }
 
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,

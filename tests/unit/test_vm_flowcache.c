@@ -192,18 +192,24 @@ struct tpkt {
 	struct nftdp_vm_pkt pkt;
 };
 
+/* fix_setup_eth: every packet behind an Ethernet header (source byte
+ * eth_default) unless the flow says otherwise, so the network header is far
+ * enough into the frame for the cache's packed keys */
+static uint8_t eth_default;
+
 static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
 {
 	uint32_t nhl = fl->v6 ? 40 : 20;
 	uint32_t hl = fl->proto == IPPROTO_TCP ? 20 : 8;
 	uint32_t l4 = fl->cut ? fl->cut : hl + fl->plen;
-	uint32_t l2 = fl->eth ? 14 : 0;
+	uint8_t eth = fl->eth ? fl->eth : eth_default;
+	uint32_t l2 = eth ? 14 : 0;
 	uint8_t *p = t->buf + l2, *th = p + nhl;
 
 	memset(t, 0, sizeof(*t));
-	if (fl->eth) {
+	if (eth) {
 		t->buf[0] = 2, t->buf[5] = 2;
-		t->buf[6] = 2, t->buf[11] = fl->eth;
+		t->buf[6] = 2, t->buf[11] = eth;
 		t->buf[12] = fl->v6 ? 0x86 : 0x08, t->buf[13] = fl->v6 ? 0xdd : 0x00;
 	}
 	if (!fl->v6) {
@@ -248,7 +254,7 @@ static struct nftdp_vm_pkt *build(struct tpkt *t, const struct flow *fl)
 	/* the same bytes at the same offsets whatever the length */
 	for (uint32_t i = 0; i < fl->plen; i++)
 		th[hl + i] = (uint8_t)(0x30 + i * 7);
-	nftdp_vm_pkt_init(&t->pkt, t->buf, l2 + nhl + l4, fl->eth ? 0 : -1, l2);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, l2 + nhl + l4, eth ? 0 : -1, l2);
 	nftdp_vm_pkt_parse_ip(&t->pkt);
 	t->pkt.hook = NF_INET_FORWARD;
 	t->pkt.mark = fl->mark;
@@ -304,9 +310,17 @@ static int fix_setup(void **state)
 	return 0;
 }
 
+static int fix_setup_eth(void **state)
+{
+	eth_default = 9;
+	return fix_setup(state);
+}
+
 static int fix_teardown(void **state)
 {
 	struct fix *f = *state;
+
+	eth_default = 0;
 
 	for (int i = 0; i < 2; i++) {
 		if (f->s[i].gen)
@@ -837,7 +851,7 @@ static void test_out_of_bounds(void **state)
 
 	/* the views are what the test means */
 	assert_true(build(&t, &cut)->flags & NFTDP_VM_PKT_F_L4PROTO);
-	assert_int_equal(build(&t, &cut)->len, 26);
+	assert_int_equal(build(&t, &cut)->len - build(&t, &cut)->nh_off, 26);
 	assert_true(build(&t, &frag)->fragoff != 0);
 	assert_true(build(&t, &frag)->flags & NFTDP_VM_PKT_F_L4PROTO);
 
@@ -1953,6 +1967,101 @@ static void test_create_sizes(void **state)
 	}
 }
 
+/* ---------- probing a hook without running it ---------- */
+
+/* nftdp_vm_gen_flow_probe answers from the cache alone, both families in
+ * one call; nftdp_vm_flow_charge charges what a hit recorded */
+static void test_probe_charge(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(22), U4(53), T6(80), U6(53), I6(128)};
+	const unsigned int want[] = {NF_DROP, NF_ACCEPT, NF_ACCEPT, NF_ACCEPT, NF_ACCEPT};
+	const unsigned int n = sizeof(fl) / sizeof(fl[0]);
+	static struct tpkt t[2][8];
+	struct nftdp_vm_pkt *pk[2][8];
+	const struct nftdp_vm_flow_hit *hit[8];
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[8];
+
+	build_both(f, rs_mixed);
+	for (unsigned int i = 0; i < n; i++)
+		for (int s = 0; s < 2; s++)
+			pk[s][i] = build(&t[s][i], &fl[i]);
+	/* nothing cached yet: every packet would have to run the chains */
+	s0 = stats(f);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], n, hit, &f->s[1].ctx);
+	for (unsigned int i = 0; i < n; i++)
+		assert_null(hit[i]);
+	/* a hook with no chain accepts everything and charges nothing */
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_PRE_ROUTING, pk[1], n, hit, &f->s[1].ctx);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_non_null(hit[i]);
+		assert_int_equal(nftdp_vm_flow_hit_verdict(hit[i]), NF_ACCEPT);
+		nftdp_vm_flow_charge(hit[i], pk[1][i], &f->s[1].ctx);
+	}
+	assert_int_equal(stats(f).hits, s0.hits);
+	assert_int_equal(stats(f).misses, s0.misses);
+
+	/* cache them (each family its own run), then probe both families at once */
+	run_both(f, NFPROTO_IPV4, fl, 2, v);
+	run_both(f, NFPROTO_IPV6, fl + 2, n - 2, v);
+	s0 = stats(f);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], n, hit, &f->s[1].ctx);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_non_null(hit[i]);
+		assert_int_equal(nftdp_vm_flow_hit_verdict(hit[i]), want[i]);
+	}
+	assert_int_equal(stats(f).hits, s0.hits); /* a probe charges nothing */
+	same_counters(f, NFPROTO_INET, 6);
+	/* charging a hit is running the chains, as far as anything shows */
+	for (unsigned int i = 0; i < n; i++) {
+		nftdp_vm_flow_charge(hit[i], pk[1][i], &f->s[1].ctx);
+		pk[0][i]->hook = NF_INET_FORWARD;
+		nftdp_vm_gen_run_hook_burst(f->s[0].gen, pk[0][i]->nfproto, NF_INET_FORWARD,
+					    &pk[0][i], 1, &v[i], &f->s[0].ctx);
+		assert_int_equal(v[i], want[i]);
+	}
+	assert_int_equal(stats(f).hits - s0.hits, n);
+	assert_int_equal(stats(f).misses, s0.misses);
+	assert_true(same_counters(f, NFPROTO_INET, 6) > 0);
+
+	/* another flow: not cached */
+	const struct flow other = T4(23);
+
+	pk[1][0] = build(&t[1][0], &other);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], 1, hit, &f->s[1].ctx);
+	assert_null(hit[0]);
+	/* verify mode: nothing is answered from the cache */
+	pk[1][0] = build(&t[1][0], &fl[0]);
+	nftdp_vm_flowcache_verify(f->fc, true);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], 1, hit, &f->s[1].ctx);
+	assert_null(hit[0]);
+	nftdp_vm_flowcache_verify(f->fc, false);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], 1, hit, &f->s[1].ctx);
+	assert_non_null(hit[0]);
+	/* without a cache neither */
+	f->s[1].ctx.flow = NULL;
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], 1, hit, &f->s[1].ctx);
+	assert_null(hit[0]);
+	f->s[1].ctx.flow = f->fc;
+}
+
+/* an ip (IPv4) chain: an IPv6 packet meets no chain at the hook */
+static void test_probe_family_without_chain(void **state)
+{
+	struct fix *f = *state;
+	const struct flow six = T6(80);
+	static struct tpkt t;
+	struct nftdp_vm_pkt *pk;
+	const struct nftdp_vm_flow_hit *hit;
+
+	build_both(f, rs_accept1);
+	pk = build(&t, &six);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, &pk, 1, &hit, &f->s[1].ctx);
+	assert_non_null(hit);
+	assert_int_equal(nftdp_vm_flow_hit_verdict(hit), NF_ACCEPT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1976,6 +2085,21 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cursor_switch, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_vmap_jump, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_create_sizes, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_charge, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_family_without_chain, fix_setup,
+					    fix_teardown),
+	    /* the same behind Ethernet headers: the packed key layout */
+	    cmocka_unit_test_setup_teardown(test_mixed_same_as_uncached, fix_setup_eth,
+					    fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_key_precision, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_masked_loads, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_mask_zero_bounds, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_bounds, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_meta_keys, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_charge, fix_setup_eth, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -837,6 +837,31 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
 
 /**
+ * A cached hook result (nftdp_vm_gen_flow_probe): the verdict and the
+ * counters to charge. Valid until the worker's cache next stores a result
+ * (the next chain run through it).
+ */
+struct nftdp_vm_flow_hit;
+
+/**
+ * The flow cache's verdicts of the whole hook of gen for pkts[0..n) (each
+ * of its own family, n <= NFTDP_VM_BURST_MAX), without running a chain or
+ * charging anything: hits[i] is the result, or NULL where the chains would
+ * have to run (a miss, a class or hook the cache cannot serve, no cache,
+ * verify mode). A hook without chains for a packet's family gives an
+ * accept that charges nothing. The packet path charges the hits it acts on
+ * with nftdp_vm_flow_charge(). Packet-path.
+ */
+void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
+			     struct nftdp_vm_pkt **pkts, unsigned int n,
+			     const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx);
+/** NF_ACCEPT or NF_DROP: the verdict of a hit */
+unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit);
+/** Charge pkt to the counters hit recorded and count a cache hit. Packet-path. */
+void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_pkt *pkt,
+			  struct nftdp_vm_ctx *ctx);
+
+/**
  * nf_nat_inet_fn's walk: run the nat-type base chains of (nfproto, hook) in
  * priority order over pkt until one ends with a verdict other than accept,
  * or bound(pkt, arg) says the connection got its binding. NF_ACCEPT when
