@@ -390,6 +390,9 @@ struct nftdp_dp_worker {
 	struct nftdp_dp_defrag *defrag; /**< defrag.c: reassembly table, jumbo pool */
 	unsigned int ct_gc_tick;
 	const struct nftdp_vm_gen *gen; /**< the generation of the burst in flight */
+	/* pipeline.c: the pass of the last generation seen (its id + 1, 0: none) */
+	uint64_t plan_gen;
+	uint8_t plan_kind;
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
 	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */

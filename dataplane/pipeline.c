@@ -1139,6 +1139,226 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nout;
 }
 
+/*
+ * Which pass a burst of gen takes (pipeline_plan caches it per generation):
+ * PLAN_EMPTY, nothing to run (burst_empty); PLAN_CACHED, nothing but
+ * IP base chains at prerouting, forward and postrouting, with the flow
+ * cache (burst_cached); PLAN_FULL, the pipeline.
+ */
+enum plan_kind { PLAN_FULL, PLAN_EMPTY, PLAN_CACHED };
+
+static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				   bool tracking)
+{
+	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
+	const struct nftdp_dp *dp = w->dp;
+
+	if (plan_empty(dp, gen, tracking))
+		return PLAN_EMPTY;
+	if (tracking || dp->router || !gen || !w->ctx.flow)
+		return PLAN_FULL;
+	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
+	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS) ||
+	    hook_chains(gen, NF_INET_INGRESS))
+		return PLAN_FULL;
+	for (unsigned int h = 0; h < sizeof(hooks); h++)
+		if (hook_steps(dp, gen, hooks[h]))
+			return PLAN_FULL;
+	return PLAN_CACHED;
+}
+
+static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				    bool tracking)
+{
+	uint64_t id;
+
+	if (!gen)
+		return plan_compute(w, gen, tracking);
+	/* ids are never reused, unlike the addresses of freed generations */
+	id = nftdp_vm_gen_id(gen) + 1;
+	if (w->plan_gen != id) {
+		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
+		w->plan_gen = id;
+	}
+	return (enum plan_kind)w->plan_kind;
+}
+
+/*
+ * What the pipeline does to an IP packet up to prerouting when no chain or
+ * step runs before it: inet ingress's version check, ip_rcv / ipv6_rcv,
+ * the prerouting view and the trim. false: the full pipeline must see it
+ * (it drops or answers it there), and nothing was trimmed.
+ */
+static bool ip_prefix(struct nftdp_vm_pkt *p, struct nftdp_dp_meta *mt, struct rte_mbuf *mb)
+{
+	uint32_t avail = rte_pktmbuf_data_len(mb) - mt->ip_off;
+	struct nftdp_dp_icmp icmp = {0};
+	uint8_t ver;
+
+	if (!is_ip(mt->ip_proto) || mt->ip_off >= p->len)
+		return false;
+	ver = p->data[mt->ip_off] >> 4;
+	if (ver != (mt->ip_proto == NFTDP_DP_ETH_P_IP ? 4 : 6))
+		return false;
+	if ((mt->ip_proto == NFTDP_DP_ETH_P_IP
+		 ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
+		 : nftdp_dp_ip6_rcv_icmp(p->data + mt->ip_off, avail, &mt->ip_len, &icmp)) !=
+	    NFTDP_DP_DROP_MAX)
+		return false;
+	p->nfproto = ver == 4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	view_ip(p, mt);
+	if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+	    !p->fragoff && !(ver == 4 && (p->data[mt->ip_off + 6] & 0x20)))
+		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	rte_pktmbuf_trim(mb, (uint16_t)(rte_pktmbuf_data_len(mb) - p->len));
+	return true;
+}
+
+#define CACHED_HOOKS 3
+
+/*
+ * PLAN_CACHED in one pass: parse, ip_rcv and the trim, then the flow
+ * cache's verdict of prerouting, forward and postrouting, both families
+ * at once; a packet every hook of whose path hits is charged, counted and
+ * sent (or freed) here. The rest (misses, non-IP, what ip_rcv drops or
+ * answers) runs the full pipeline afterwards, in arrival order; the
+ * kernel's order of what leaves is restored by emit's key. A hit touches
+ * no state but its counters, so running it before earlier misses shows
+ * nowhere.
+ */
+static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			 uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+{
+	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+						    NF_INET_POST_ROUTING};
+	static const uint8_t stages[CACHED_HOOKS] = {NFTDP_DP_ST_PREROUTING, NFTDP_DP_ST_FORWARD,
+						     NFTDP_DP_ST_POSTROUTING};
+	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
+	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
+	struct nftdp_dp_l2 l2[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *slow[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
+	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
+	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
+	unsigned int live[NFTDP_VM_BURST_MAX];
+	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS: none) */
+	uint8_t last[NFTDP_VM_BURST_MAX], slow_at[NFTDP_VM_BURST_MAX] = {0};
+	bool chains[CACHED_HOOKS] = {false};
+	unsigned int nf = 0, nl, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+		struct nftdp_vm_pkt *p = &w->view[i];
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
+			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		if (!nftdp_dp_parse_l2(rte_pktmbuf_mtod(mb, uint8_t *), rte_pktmbuf_data_len(mb),
+				       &l2[i])) {
+			w->st.drop[NFTDP_DP_DROP_RUNT]++;
+			rte_pktmbuf_free(mb);
+			continue;
+		}
+		setup_view(w, i, mb, &l2[i], rx, false);
+		slow_at[i] = 1;
+		if (!ip_prefix(p, &w->meta[i], mb))
+			continue;
+		slow_at[i] = 0;
+		last[nf] = CACHED_HOOKS;
+		live[nf] = nf;
+		fast[nf++] = p;
+	}
+
+	/* each hook over the packets every earlier hook accepted from cache */
+	nl = nf;
+	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
+		unsigned int k = 0;
+
+		for (unsigned int j = 0; j < nl; j++) {
+			struct nftdp_vm_pkt *p = fast[live[j]];
+
+			p->hook = hooks[h];
+			if (hooks[h] == NF_INET_FORWARD) {
+				p->oif = tx->ifindex;
+				p->oifname = tx->name;
+				p->oiftype = ARPHRD_ETHER;
+			}
+			cur[j] = p;
+		}
+		chains[h] = hook_chains(gen, hooks[h]);
+		if (!chains[h])
+			continue;
+		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
+		for (unsigned int j = 0; j < nl; j++) {
+			unsigned int x = live[j];
+
+			hit[h][x] = got[j];
+			if (!got[j]) {
+				slow_at[cur[j] - w->view] = 1; /* a miss: the chains must run */
+				continue;
+			}
+			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
+				last[x] = (uint8_t)h;
+				continue;
+			}
+			live[k++] = x;
+		}
+		nl = k;
+	}
+
+	/* the packets the cache decided: charge, count, send; dropped[h]:
+	 * how many hook h dropped */
+	for (unsigned int x = 0; x < nf; x++) {
+		struct nftdp_vm_pkt *p = fast[x];
+		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int end = last[x] < CACHED_HOOKS ? last[x] + 1u : CACHED_HOOKS;
+
+		if (slow_at[idx])
+			continue;
+		nd++;
+		for (unsigned int h = 0; h < end; h++)
+			if (chains[h])
+				nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+		if (last[x] < CACHED_HOOKS) {
+			dropped[last[x]]++;
+			rte_pktmbuf_free(w->mb[idx]);
+			continue;
+		}
+		emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+	}
+	/* netdev and inet ingress accept all, each hook what reached it less
+	 * what it dropped; what is left leaves through netdev egress */
+	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
+	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++) {
+		w->st.hook[stages[h]][NFTDP_DP_V_ACCEPT] += nd - dropped[h];
+		w->st.hook[stages[h]][NFTDP_DP_V_DROP] += dropped[h];
+		nd -= dropped[h];
+	}
+	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nd;
+
+	/* the rest from their netdev ingress view, as if nothing had run */
+	for (unsigned int i = 0; i < n; i++) {
+		if (!slow_at[i])
+			continue;
+		setup_view(w, i, w->mb[i], &l2[i], rx, false);
+		slow[ns++] = &w->view[i];
+	}
+	if (!ns)
+		return;
+	if (burst_mode(gen, false) == BURST_WHOLE) {
+		run_segment(w, gen, rx_port, slow, ns, false);
+		return;
+	}
+	for (unsigned int i = 0; i < ns; i++)
+		run_segment(w, gen, rx_port, &slow[i], 1, false);
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -1156,10 +1376,17 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->emit_unordered = false;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
-	if (plan_empty(w->dp, gen, tracking)) {
+	switch (pipeline_plan(w, gen, tracking)) {
+	case PLAN_EMPTY:
 		burst_empty(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
+	case PLAN_CACHED:
+		burst_cached(w, gen, rx_port, m, n);
+		flush_emits(w);
+		return;
+	case PLAN_FULL:
+		break;
 	}
 
 	/* 1. parse; the netdev ingress view */
