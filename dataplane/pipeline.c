@@ -1185,33 +1185,41 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 }
 
 /*
- * What the pipeline does to an IP packet up to prerouting when no chain or
- * step runs before it: inet ingress's version check, ip_rcv / ipv6_rcv,
- * the prerouting view and the trim. false: the full pipeline must see it
- * (it drops or answers it there), and nothing was trimmed.
+ * View i, for the IP frame mb, as prerouting sees it when no chain or step
+ * runs before it: what setup_view, inet ingress's version check, ip_rcv /
+ * ipv6_rcv, view_ip and the trim leave, in one go. false: the full
+ * pipeline must see it (it drops or answers it there); nothing changed.
  */
-static bool ip_prefix(struct nftdp_vm_pkt *p, struct nftdp_dp_meta *mt, struct rte_mbuf *mb)
+static bool cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx)
 {
-	uint32_t avail = rte_pktmbuf_data_len(mb) - mt->ip_off;
+	struct nftdp_vm_pkt *p = &w->view[i];
+	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
+	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
 	struct nftdp_dp_icmp icmp = {0};
-	uint8_t ver;
 
-	if (!is_ip(mt->ip_proto) || mt->ip_off >= p->len)
+	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6))
 		return false;
-	ver = p->data[mt->ip_off] >> 4;
-	if (ver != (mt->ip_proto == NFTDP_DP_ETH_P_IP ? 4 : 6))
-		return false;
-	if ((mt->ip_proto == NFTDP_DP_ETH_P_IP
-		 ? nftdp_dp_ip_rcv(p->data + mt->ip_off, avail, &mt->ip_len)
-		 : nftdp_dp_ip6_rcv_icmp(p->data + mt->ip_off, avail, &mt->ip_len, &icmp)) !=
+	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
+		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
 	    NFTDP_DP_DROP_MAX)
 		return false;
-	p->nfproto = ver == 4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
-	view_ip(p, mt);
+	w->mb[i] = mb;
+	nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
+	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
+		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	nftdp_vm_pkt_parse_ip(p);
+	p->iif = rx->ifindex;
+	p->iifname = rx->name;
+	p->iiftype = ARPHRD_ETHER;
+	p->pkttype = pkttype_of(d);
+	p->cpu = (uint16_t)w->lcore;
 	if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
-	    !p->fragoff && !(ver == 4 && (p->data[mt->ip_off + 6] & 0x20)))
+	    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
 		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
-	rte_pktmbuf_trim(mb, (uint16_t)(rte_pktmbuf_data_len(mb) - p->len));
+	/* pskb_trim_rcsum */
+	rte_pktmbuf_trim(mb, (uint16_t)(len - p->len));
 	return true;
 }
 
@@ -1264,11 +1272,11 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			rte_pktmbuf_free(mb);
 			continue;
 		}
-		setup_view(w, i, mb, &l2[i], rx, false);
-		slow_at[i] = 1;
-		if (!ip_prefix(p, &w->meta[i], mb))
+		if (!cached_view(w, i, mb, &l2[i], rx)) {
+			w->mb[i] = mb;
+			slow_at[i] = 1;
 			continue;
-		slow_at[i] = 0;
+		}
 		last[nf] = CACHED_HOOKS;
 		live[nf] = nf;
 		fast[nf++] = p;

@@ -619,9 +619,9 @@ static inline void mask_field(const struct fc_field *f, uint8_t *key, uint32_t n
 
 /* The key of pkt into key (FC_KEY_MAX bytes); its length, 0 when pkt's
  * class is not cached. */
-static inline unsigned int key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook,
-				     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
-				     uint8_t *key)
+static inline __attribute__((always_inline)) unsigned int
+key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt *pkt,
+	  struct nftdp_vm_ctx *ctx, uint8_t *key)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
 	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
