@@ -393,6 +393,8 @@ struct nftdp_dp_worker {
 	/* pipeline.c: the pass of the last generation seen (its id + 1, 0: none) */
 	uint64_t plan_gen;
 	uint8_t plan_kind;
+	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
+	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
 	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */

@@ -316,13 +316,23 @@ static unsigned int keep_accepted(struct nftdp_vm_pkt **sub, unsigned int *idx, 
 	return k;
 }
 
-/* whether a built-in step acts at hook for gen */
-static bool hook_steps(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
+/* Which built-in steps act at each hook for gen: bit s of on[hook] for
+ * dp->builtin[hook][s]. Worked out once per generation (pipeline_plan). */
+static void steps_compute(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen,
+			  uint8_t on[NFTDP_VM_GEN_HOOK_MAX])
 {
-	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++)
-		if (!dp->builtin[hook][s].active || dp->builtin[hook][s].active(gen))
-			return true;
-	return false;
+	for (unsigned int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
+		on[h] = 0;
+		for (unsigned int s = 0; s < dp->n_builtin[h]; s++)
+			if (!dp->builtin[h][s].active || dp->builtin[h][s].active(gen))
+				on[h] |= (uint8_t)(1u << s);
+	}
+}
+
+/* whether a built-in step acts at hook for the burst's generation */
+static bool hook_steps(const struct nftdp_dp_worker *w, uint8_t hook)
+{
+	return w->step_on[hook] != 0;
 }
 
 /* steps: hook_steps() of this hook, asked once per hook by run_ip_hook */
@@ -363,7 +373,7 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 		if (!b || !m)
 			break;
 		lo = b->prio;
-		if (b->active && !b->active(gen))
+		if (!(w->step_on[hook] & (1u << s)))
 			continue;
 		b->fn(w, nfproto, hook, sub, m, sv);
 		m = keep_accepted(sub, idx, m, sv, v);
@@ -385,9 +395,9 @@ static bool hook_chains(const struct nftdp_vm_gen *gen, uint8_t hook)
 }
 
 /* Whether a hook has nothing to run: no base chain, no active step. */
-static bool hook_idle(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, uint8_t hook)
+static bool hook_idle(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook)
 {
-	return !hook_steps(dp, gen, hook) && !hook_chains(gen, hook);
+	return !hook_steps(w, hook) && !hook_chains(gen, hook);
 }
 
 /*
@@ -435,7 +445,7 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 {
 	unsigned int v[NFTDP_VM_BURST_MAX];
 	unsigned int k = 0;
-	bool steps = hook_steps(w->dp, gen, hook);
+	bool steps = hook_steps(w, hook);
 
 	/* nothing at this hook: everything moves on untouched */
 	if (!steps && !hook_chains(gen, hook)) {
@@ -764,7 +774,7 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 
 	/* inet ingress (nft_do_chain_inet_ingress): untrimmed, skb->len as at
 	 * netdev ingress */
-	inet_ingress = !hook_idle(dp, gen, NF_INET_INGRESS);
+	inet_ingress = !hook_idle(w, gen, NF_INET_INGRESS);
 	k = 0;
 	for (unsigned int i = 0; i < nip; i++) {
 		struct nftdp_vm_pkt *p = ipl[i];
@@ -1163,7 +1173,7 @@ static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct
 	    hook_chains(gen, NF_INET_INGRESS))
 		return PLAN_FULL;
 	for (unsigned int h = 0; h < sizeof(hooks); h++)
-		if (hook_steps(dp, gen, hooks[h]))
+		if (hook_steps(w, hooks[h]))
 			return PLAN_FULL;
 	return PLAN_CACHED;
 }
@@ -1173,11 +1183,15 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 {
 	uint64_t id;
 
-	if (!gen)
+	if (!gen) {
+		w->plan_gen = 0;
+		steps_compute(w->dp, gen, w->step_on);
 		return plan_compute(w, gen, tracking);
+	}
 	/* ids are never reused, unlike the addresses of freed generations */
 	id = nftdp_vm_gen_id(gen) + 1;
 	if (w->plan_gen != id) {
+		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
 		w->plan_gen = id;
 	}
