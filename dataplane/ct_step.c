@@ -23,20 +23,33 @@
 #define CT_GC_BUDGET 256 /* entry slots looked at every CT_GC_EVERY polls */
 #define CT_GC_EVERY 16
 
-static void ct_in_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
-		       struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
+static void ct_in_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
+		       unsigned int n, unsigned int *verdicts)
 {
+	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
+	unsigned int pos[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], k = 0;
+
 	(void)hook;
-	if (!nftdp_vm_gen_uses_ct(w->gen, nfproto)) {
-		for (unsigned int i = 0; i < n; i++)
-			verdicts[i] = NF_ACCEPT;
-		return;
-	}
-	/* a raw-priority notrack made the packet untracked */
-	for (unsigned int i = 0; i < n; i++)
+	/* the packets of families conntrack tracks, in order */
+	for (unsigned int i = 0; i < n; i++) {
+		verdicts[i] = NF_ACCEPT;
+		if (!nftdp_vm_gen_uses_ct(w->gen, pkts[i]->nfproto))
+			continue;
+		/* a raw-priority notrack made the packet untracked */
 		if (pkts[i]->out.notrack)
 			pkts[i]->ct_untracked = true;
-	nftdp_ct_in_burst(w->ct, pkts, n, verdicts, w->ctx.now_ms);
+		pos[k] = i;
+		sub[k++] = pkts[i];
+	}
+	if (k == n) {
+		nftdp_ct_in_burst(w->ct, pkts, n, verdicts, w->ctx.now_ms);
+		return;
+	}
+	if (k == 0)
+		return;
+	nftdp_ct_in_burst(w->ct, sub, k, sv, w->ctx.now_ms);
+	for (unsigned int j = 0; j < k; j++)
+		verdicts[pos[j]] = sv[j];
 }
 
 static bool ct_active(const struct nftdp_vm_gen *gen)
@@ -71,21 +84,23 @@ static bool nat_registered(const struct nftdp_vm_gen *gen, uint8_t nfproto)
 	return false;
 }
 
-static void nat_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
-		     struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
+static void nat_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
+		     unsigned int n, unsigned int *verdicts)
 {
-	if (!nat_registered(w->gen, nfproto)) {
-		for (unsigned int i = 0; i < n; i++)
-			verdicts[i] = NF_ACCEPT;
-		return;
-	}
+	/* whether NAT is registered for IPv4, for IPv6 */
+	bool reg[2] = {nat_registered(w->gen, NFPROTO_IPV4), nat_registered(w->gen, NFPROTO_IPV6)};
+
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *p = pkts[i];
 		unsigned int v = NF_ACCEPT;
 
+		if (!reg[p->nfproto == NFPROTO_IPV6]) {
+			verdicts[i] = NF_ACCEPT;
+			continue;
+		}
 		if (p->ct && nftdp_ct_nat_need_chains(p, hook)) {
 			p->hook = hook;
-			v = nftdp_vm_gen_run_nat(w->gen, nfproto, hook, p, &w->ctx, nat_bound);
+			v = nftdp_vm_gen_run_nat(w->gen, p->nfproto, hook, p, &w->ctx, nat_bound);
 		}
 		if (v == NF_ACCEPT && p->ct)
 			v = nftdp_ct_nat_packet(w->ct, p, hook);
@@ -99,24 +114,6 @@ static bool nat_active(const struct nftdp_vm_gen *gen)
 {
 	return ct_active(gen) &&
 	       (nat_registered(gen, NFPROTO_IPV4) || nat_registered(gen, NFPROTO_IPV6));
-}
-
-static void add_step(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
-		     void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
-				unsigned int, unsigned int *),
-		     bool (*active)(const struct nftdp_vm_gen *))
-{
-	unsigned int n = dp->n_builtin[hook];
-
-	if (n == NFTDP_DP_STEPS_MAX)
-		return;
-	/* kept in priority order */
-	while (n > 0 && dp->builtin[hook][n - 1].prio > prio) {
-		dp->builtin[hook][n] = dp->builtin[hook][n - 1];
-		n--;
-	}
-	dp->builtin[hook][n] = (struct nftdp_dp_builtin){.prio = prio, .fn = fn, .active = active};
-	dp->n_builtin[hook]++;
 }
 
 /* masquerade: the --ifaddr of the port (ifindex = port id + 1) */
@@ -164,12 +161,12 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 			return rc;
 		}
 	}
-	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_CONNTRACK, ct_in_step, ct_active);
-	add_step(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, nat_step, nat_active);
-	add_step(dp, NF_INET_POST_ROUTING, NF_IP_PRI_NAT_SRC, nat_step, nat_active);
+	nftdp_dp_step_add(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_CONNTRACK, ct_in_step, ct_active);
+	nftdp_dp_step_add(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, nat_step, nat_active);
+	nftdp_dp_step_add(dp, NF_INET_POST_ROUTING, NF_IP_PRI_NAT_SRC, nat_step, nat_active);
 	/* nftdp's own replies (reject, time exceeded) leave through output:
 	 * NAT translates them there and at postrouting with their connection */
-	add_step(dp, NF_INET_LOCAL_OUT, NF_IP_PRI_NAT_DST, nat_step, nat_active);
+	nftdp_dp_step_add(dp, NF_INET_LOCAL_OUT, NF_IP_PRI_NAT_DST, nat_step, nat_active);
 	return 0;
 }
 

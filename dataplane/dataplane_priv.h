@@ -448,10 +448,14 @@ struct nftdp_dp_port {
  */
 #define NFTDP_DP_STEPS_MAX 3
 
+/* the step's function: pkts are IPv4 and IPv6 packets in arrival order,
+ * each of its own family (pkt->nfproto) */
+typedef void nftdp_dp_step_fn(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
+			      unsigned int n, unsigned int *verdicts);
+
 struct nftdp_dp_builtin {
 	int32_t prio;
-	void (*fn)(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
-		   struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts);
+	nftdp_dp_step_fn *fn;
 	/** whether fn has work with this generation; NULL: always */
 	bool (*active)(const struct nftdp_vm_gen *gen);
 };
@@ -573,9 +577,7 @@ unsigned int nftdp_dp_defrag_out(struct nftdp_dp_worker *w, unsigned int idx, ui
 
 /* pipeline.c */
 /** Add a built-in step at prio of hook, kept in priority order. */
-int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
-		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
-				 unsigned int, unsigned int *),
+int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio, nftdp_dp_step_fn *fn,
 		      bool (*active)(const struct nftdp_vm_gen *));
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n);

@@ -203,24 +203,23 @@ static unsigned int reassemble(struct nftdp_dp_worker *w, struct nftdp_dp_defrag
 }
 
 /* nf_defrag_ipv4 / nf_defrag_ipv6 at -400 in prerouting */
-static void defrag_step(struct nftdp_dp_worker *w, uint8_t nfproto, uint8_t hook,
-			struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts)
+static void defrag_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
+			unsigned int n, unsigned int *verdicts)
 {
 	struct nftdp_dp_defrag *df = w->defrag;
-	bool v4 = nfproto == NFPROTO_IPV4;
 	uint64_t tsc = rte_rdtsc();
 
 	(void)hook;
-	for (unsigned int i = 0; i < n; i++)
-		verdicts[i] = NF_ACCEPT;
-	if (!nftdp_vm_gen_uses_ct(w->gen, nfproto))
-		return;
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *p = pkts[i];
 		unsigned int idx = (unsigned int)(p - w->view);
 		const struct nftdp_dp_meta *mt = &w->meta[idx];
+		bool v4 = p->nfproto == NFPROTO_IPV4;
 
-		if (idx >= NFTDP_VM_BURST_MAX || !is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
+		verdicts[i] = NF_ACCEPT;
+		/* only for a family conntrack tracks */
+		if (!nftdp_vm_gen_uses_ct(w->gen, p->nfproto) || idx >= NFTDP_VM_BURST_MAX ||
+		    !is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
 			continue;
 		verdicts[i] = reassemble(w, df, p, idx, v4, tsc);
 	}

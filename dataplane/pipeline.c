@@ -375,7 +375,67 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 		lo = b->prio;
 		if (!(w->step_on[hook] & (1u << s)))
 			continue;
-		b->fn(w, nfproto, hook, sub, m, sv);
+		b->fn(w, hook, sub, m, sv);
+		m = keep_accepted(sub, idx, m, sv, v);
+	}
+}
+
+/*
+ * One hook with its steps over IPv4 and IPv6 packets in arrival order, when
+ * no state shows the order of packets (nftdp_vm_gen_order_free): each
+ * priority window's chains run once per family, each step once over all
+ * the packets still accepted, in arrival order. Traffic that alternates
+ * families would otherwise run conntrack a packet at a time.
+ */
+static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
+		      struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
+{
+	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX], *fam[NFTDP_VM_BURST_MAX];
+	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], fv[NFTDP_VM_BURST_MAX];
+	unsigned int pos[NFTDP_VM_BURST_MAX], m = n;
+	int32_t lo = INT32_MIN;
+
+	all_accept(v, n);
+	for (unsigned int i = 0; i < n; i++) {
+		sub[i] = pkts[i];
+		idx[i] = i;
+	}
+	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
+		const struct nftdp_dp_builtin *b =
+		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
+		int32_t hi = b ? b->prio - 1 : INT32_MAX;
+		bool ran = false;
+
+		for (unsigned int f = 0; gen && lo <= hi && f < sizeof(fams); f++) {
+			unsigned int c = 0;
+
+			if (!nftdp_vm_gen_hook_has_prio(gen, fams[f], hook, lo, hi))
+				continue;
+			if (!ran)
+				all_accept(sv, m);
+			ran = true;
+			for (unsigned int j = 0; j < m; j++) {
+				if (sub[j]->nfproto != fams[f])
+					continue;
+				pos[c] = j;
+				fam[c++] = sub[j];
+			}
+			if (!c)
+				continue;
+			nftdp_vm_gen_run_hook_burst_prio(gen, fams[f], hook, lo, hi, fam, c, fv,
+							 &w->ctx);
+			for (unsigned int j = 0; j < c; j++)
+				sv[pos[j]] = fv[j];
+		}
+		if (ran)
+			m = keep_accepted(sub, idx, m, sv, v);
+		if (!b || !m)
+			break;
+		lo = b->prio;
+		if (!(w->step_on[hook] & (1u << s)))
+			continue;
+		b->fn(w, hook, sub, m, sv);
 		m = keep_accepted(sub, idx, m, sv, v);
 	}
 }
@@ -454,8 +514,11 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 	}
 	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
-	if (n > 1 && !steps && nftdp_vm_gen_order_free(gen)) {
-		run_by_family(w, gen, hook, act, n, v);
+	if (n > 1 && nftdp_vm_gen_order_free(gen)) {
+		if (steps)
+			run_mixed(w, gen, hook, act, n, v);
+		else
+			run_by_family(w, gen, hook, act, n, v);
 		return settle(w, stage, act, n, v, meta, rx_port);
 	}
 	for (unsigned int i = 0; i < n;) {
@@ -654,9 +717,7 @@ static unsigned int refragment(struct nftdp_dp_worker *w, const struct nftdp_vm_
 	return k;
 }
 
-int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio,
-		      void (*fn)(struct nftdp_dp_worker *, uint8_t, uint8_t, struct nftdp_vm_pkt **,
-				 unsigned int, unsigned int *),
+int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio, nftdp_dp_step_fn *fn,
 		      bool (*active)(const struct nftdp_vm_gen *))
 {
 	unsigned int n = dp->n_builtin[hook];

@@ -11,9 +11,10 @@ tokens, counters. One capture of densely interleaved connections (TCP and
 UDP, IPv4 and IPv6, under dnat, snat and masquerade, with a dynamic set, a
 named quota and a limit) is replayed offline on one port (wire mode: a
 packet leaves where it came in, so both directions of every connection sit
-in one capture) with --burst 1, 32, 64 and 256, under two rulesets: one
+in one capture) with --burst 1, 32, 64 and 256, under three rulesets: one
 that the pipeline runs one packet at a time, one that it runs by
-connection. What leaves, every counter,
+connection, and one without order-visible state, where a segment's IPv4
+and IPv6 packets also run together. What leaves, every counter,
 quota, set element and the conntrack counts in --stats-json must be the
 same for every burst size. --burst 1 is the kernel's order; the checks
 that NAT really translated keep the test from passing on a ruleset that
@@ -80,10 +81,26 @@ POSTFILTER = """  chain postfilter { type filter hook postrouting priority 200; 
     ct state established counter
   }
 """ % dict(masq4=MASQ4, masq6=MASQ6)
-# Two rulesets: with a second filter chain (postrouting) the pipeline takes
+# The same NAT, a forward chain with no state but counters: no packet's
+# order shows in the chains, so a segment's IPv4 and IPv6 packets run each
+# hook together, conntrack and NAT over both families in arrival order
+# (pipeline.c, run_mixed).
+ORDER_FREE = RULESET.split('table inet filter {')[0] + '''table inet filter {
+  chain forward { type filter hook forward priority 0; policy drop;
+    ct state invalid counter drop
+    ct state established,related counter accept
+    ct state new meta nfproto ipv4 counter accept
+    ct state new meta nfproto ipv6 counter accept
+    counter
+  }
+}
+'''
+# Three rulesets: with a second filter chain (postrouting) the pipeline takes
 # one packet at a time; with the forward chain alone it runs packets of
 # distinct established connections together (pipeline.c, burst_mode).
 RULESETS = {
+    'order-free': ORDER_FREE % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
+                                    masq6=MASQ6),
     'two-chains': RULESET % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
                                  masq6=MASQ6, postfilter=POSTFILTER),
     'one-chain': RULESET % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
