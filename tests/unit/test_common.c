@@ -109,6 +109,22 @@ static void test_ip_header(void **state)
 	nftdp_st16(ip + 10, nftdp_ip_fast_csum(ip, 20));
 	assert_int_equal(nftdp_rd16(ip + 10), 0xb861);
 	assert_int_equal(nftdp_ip_fast_csum(ip, 20), 0);
+	/* the 20-byte path gives what the general one gives, carries included */
+	uint8_t buf[24 + 4];
+
+	for (uint32_t seed = 1; seed < 400; seed++) {
+		fill(buf, sizeof(buf), seed);
+		if (seed % 5 == 0)
+			memset(buf, 0xff, sizeof(buf));
+		for (uint32_t off = 0; off < 4; off++) {
+			assert_int_equal(nftdp_ip_fast_csum(buf + off, 20),
+					 nftdp_csum_fold(nftdp_csum_partial(buf + off, 20, 0)));
+			assert_int_equal(stored_be(nftdp_ip_fast_csum(buf + off, 20)),
+					 ref_csum(buf + off, 20));
+			assert_int_equal(nftdp_ip_fast_csum(buf + off, 24),
+					 nftdp_csum_fold(nftdp_csum_partial(buf + off, 24, 0)));
+		}
+	}
 }
 
 static void test_csum_replace(void **state)
