@@ -82,6 +82,14 @@ void nftdp_dp_tx_flush(struct nftdp_dp_worker *w)
 		nftdp_dp_tx_flush_port(w, p);
 }
 
+/* pskb_trim_rcsum for a frame the pipeline linearized: one segment, so
+ * the trim is two stores (rte_pktmbuf_trim walks the chain for its end) */
+static inline void trim_linear(struct rte_mbuf *mb, uint16_t len)
+{
+	mb->data_len = (uint16_t)(mb->data_len - len);
+	mb->pkt_len -= len;
+}
+
 /* The received packet a view stems from: itself, or the one a reply answers. */
 static uint16_t key_of(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p)
 {
@@ -898,7 +906,7 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		    !(mt->ip_proto == NFTDP_DP_ETH_P_IP && (p->data[mt->ip_off + 6] & 0x20)))
 			p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
 		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go */
-		rte_pktmbuf_trim(w->mb[idx], (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
+		trim_linear(w->mb[idx], (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
 		ipl[k++] = p;
 	}
 	nip = k;
@@ -1197,7 +1205,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			continue;
 		}
 		/* pskb_trim_rcsum */
-		rte_pktmbuf_trim(mb, (uint16_t)(avail - ip_len));
+		trim_linear(mb, (uint16_t)(avail - ip_len));
 		nfw++;
 		nout++;
 		nftdp_dp_tx_stage(w, tx_port, mb);
@@ -1244,13 +1252,9 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 {
 	uint64_t id;
 
-	if (!gen) {
-		w->plan_gen = 0;
-		steps_compute(w->dp, gen, w->step_on);
-		return plan_compute(w, gen, tracking);
-	}
-	/* ids are never reused, unlike the addresses of freed generations */
-	id = nftdp_vm_gen_id(gen) + 1;
+	/* ids are never reused, unlike the addresses of freed generations;
+	 * UINT64_MAX: no generation */
+	id = gen ? nftdp_vm_gen_id(gen) + 1 : UINT64_MAX;
 	if (w->plan_gen != id) {
 		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
@@ -1294,7 +1298,7 @@ static bool cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mb
 	    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
 		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
 	/* pskb_trim_rcsum */
-	rte_pktmbuf_trim(mb, (uint16_t)(len - p->len));
+	trim_linear(mb, (uint16_t)(len - p->len));
 	return true;
 }
 
