@@ -8,6 +8,10 @@ rules20.nft   a 20-rule stateless forward chain with named and anonymous
               1024-1123 -> 5000-5099) matches none of the drops, so every
               packet runs all 20 rules and leaves through the last one
 sets100k.nft  the same chain; its named sets hold 100 000 elements each
+stateful.nft  the same 20 checks in a policy-drop chain behind conntrack:
+              ct state established,related accept and ct state invalid
+              drop first, as real rulesets put them, and the last rule
+              accepts ct state new
 commit.nft    drops a known subset: udp dport 5001 and tcp dport 5003
               (bench/dataplane/commit.sh commits against it every 100 ms)
 
@@ -70,7 +74,15 @@ def set_block(name, typ, elems, flags=None):
     return "\n".join(out) + "\n"
 
 
-def rules_file(n):
+def stateful_chain():
+    """CHAIN behind conntrack: established first, new connections last"""
+    return (CHAIN.replace("policy accept;\n",
+                          "policy drop;\n\t\tct state established,related accept\n"
+                          "\t\tct state invalid drop\n")
+            .replace("\t\tcounter accept", "\t\tct state new counter accept"))
+
+
+def rules_file(n, chain=CHAIN):
     bad4, bad6, badnet4, pairs = elements(n)
     return ("flush ruleset\n"
             "table inet bench {\n"
@@ -79,7 +91,7 @@ def rules_file(n):
             + set_block("badnet4", "ipv4_addr", badnet4, "interval")
             + set_block("svc", "inet_service", ["22", "23", "135", "139", "445", "3389"])
             + set_block("pairs", "ipv4_addr . inet_service", pairs)
-            + CHAIN + "}\n")
+            + chain + "}\n")
 
 
 COMMIT = """\
@@ -107,6 +119,7 @@ def main():
         "empty.nft": "flush ruleset\n",
         "rules20.nft": rules_file(4),
         "sets100k.nft": rules_file(big),
+        "stateful.nft": rules_file(4, stateful_chain()),
         "commit.nft": COMMIT,
     }
     for name, text in files.items():

@@ -14,9 +14,9 @@
 # Rulesets (CONFIG-nocache: the same with --flow-cache 0):
 #   empty     no ruleset
 #   rules20   run.sh's 20-rule stateless forward chain with sets
-#   stateful  a forward chain, policy drop: ct state established,related
-#             accept, ct state invalid drop, then the same 20 checks and
-#             ct state new accept
+#   stateful  gen_rulesets.py's: a forward chain, policy drop: ct state
+#             established,related accept, ct state invalid drop, then the
+#             same 20 checks and ct state new accept
 #   nat       stateful plus snat of 10.0.0.0/8 in postrouting
 #
 # usage: instructions.sh [--build DIR] [--packets N] [--flows N] [CONFIG...]
@@ -53,13 +53,6 @@ trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
 	--src 10.0.0.1-10.0.0.255 --src6 2001:db8::1-2001:db8::ff --dport 5000 \
 	--pcap-out "$tmp/traffic.pcap" --count "$packets" > /dev/null
 /usr/bin/python3 "$here/gen_rulesets.py" "$tmp/rules" --elements 4
-# the 20 checks of rules20 in a stateful chain: established first, as
-# real rulesets put it
-chain=$(sed -n '/^\tchain forward {/,/^\t}/p' "$tmp/rules/rules20.nft" |
-	sed -e 's/policy accept;/policy drop;\n\t\tct state established,related accept\n\t\tct state invalid drop/' \
-	    -e 's/counter accept/ct state new counter accept/')
-head="$(sed '/^\tchain forward {/,$d' "$tmp/rules/rules20.nft")"
-printf '%s\n%s\n}\n' "$head" "$chain" > "$tmp/rules/stateful.nft"
 {
 	cat "$tmp/rules/stateful.nft"
 	printf 'table ip nat {\n\tchain post {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n'

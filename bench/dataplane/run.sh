@@ -3,8 +3,10 @@
 # Dataplane benchmark: Mpps per worker core of dpdk-testpmd (io forwarding,
 # the ceiling) and of nftdp with an empty ruleset, a 20-rule stateless
 # forward chain with sets, the same without the per-flow verdict cache
-# (rules20-nocache: --flow-cache 0), and the same chain with 100k-element
-# sets; then the commit-during-traffic check (commit.sh). Each nftdp run
+# (rules20-nocache: --flow-cache 0), the same chain with 100k-element
+# sets, and the same checks behind conntrack (stateful: policy drop,
+# established first; the replay's connections are established after its
+# first lap); then the commit-during-traffic check (commit.sh). Each nftdp run
 # records its flow cache hits and misses (--stats-json) beside its rate.
 #
 # Every configuration reads the same generator traffic (nftdp-gen, many
@@ -153,7 +155,7 @@ print("hits %s misses %s" % (fc.get("hits", "?"), fc.get("misses", "?")))' \
 		tail -n +2 | median
 }
 
-names=(testpmd empty rules20 rules20-nocache sets100k)
+names=(testpmd empty rules20 rules20-nocache sets100k stateful)
 declare -A runs fcs
 for r in $(seq "$repeat"); do
 	for n in "${names[@]}"; do
@@ -205,6 +207,7 @@ if [ "$record" -eq 1 ]; then
 		for n in "${names[@]}"; do
 			case $n in
 			empty) t='target >= 90%' ;; rules20) t='target >= 70%' ;;
+			stateful) t='target >= 50%' ;;
 			rules20-nocache) t='rules20 without the flow cache' ;;
 			sets100k) t='within 10% of rules20' ;; *) t='ceiling' ;;
 			esac
