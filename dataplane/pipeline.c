@@ -300,12 +300,6 @@ static void all_accept(unsigned int *v, unsigned int n)
 		v[i] = NF_ACCEPT;
 }
 
-/*
- * One family's base chains at one hook, with the built-in step of that hook
- * (conntrack, issue 5) slotted in at its priority: chains with priority <
- * step->prio, then the step over what they accepted, then the rest, as the
- * kernel's hook list interleaves nf_conntrack_in (-200) with nft chains.
- */
 /* Record the verdicts of sub[0..m) other than accept in v (by idx) and keep
  * the accepted ones, in order, for what runs next. */
 static unsigned int keep_accepted(struct nftdp_vm_pkt **sub, unsigned int *idx, unsigned int m,
@@ -343,57 +337,15 @@ static bool hook_steps(const struct nftdp_dp_worker *w, uint8_t hook)
 	return w->step_on[hook] != 0;
 }
 
-/* steps: hook_steps() of this hook, asked once per hook by run_ip_hook */
-static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
-		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
-		       bool steps)
-{
-	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
-	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
-	int32_t lo = INT32_MIN;
-
-	/* no step acts (no conntrack): the chains in one run over the whole
-	 * priority range, the one the per-flow cache serves */
-	if (!steps) {
-		if (gen)
-			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
-		else
-			all_accept(v, n);
-		return;
-	}
-	all_accept(v, n);
-	for (unsigned int i = 0; i < n; i++) {
-		sub[i] = pkts[i];
-		idx[i] = i;
-	}
-	/* chains below the first step, the step, chains up to the next... */
-	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
-		const struct nftdp_dp_builtin *b =
-		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
-		int32_t hi = b ? b->prio - 1 : INT32_MAX;
-
-		/* a window without chains costs nothing */
-		if (gen && lo <= hi && nftdp_vm_gen_hook_has_prio(gen, nfproto, hook, lo, hi)) {
-			nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, lo, hi, sub, m, sv,
-							 &w->ctx);
-			m = keep_accepted(sub, idx, m, sv, v);
-		}
-		if (!b || !m)
-			break;
-		lo = b->prio;
-		if (!(w->step_on[hook] & (1u << s)))
-			continue;
-		b->fn(w, hook, sub, m, sv);
-		m = keep_accepted(sub, idx, m, sv, v);
-	}
-}
-
 /*
- * One hook with its steps over IPv4 and IPv6 packets in arrival order, when
- * no state shows the order of packets (nftdp_vm_gen_order_free): each
- * priority window's chains run once per family, each step once over all
- * the packets still accepted, in arrival order. Traffic that alternates
- * families would otherwise run conntrack a packet at a time.
+ * One hook with its steps over pkts[0..n) in arrival order: chains below
+ * the first step, the step over what they accepted, the chains up to the
+ * next step... as the kernel's hook list interleaves nf_conntrack_in (-200)
+ * with nft chains. The packets may be of both families when no state shows
+ * their order (nftdp_vm_gen_order_free): each priority window's chains run
+ * once per family, each step once over all the packets still accepted, so
+ * traffic that alternates families does not run conntrack a packet at a
+ * time.
  */
 static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
 		      struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
@@ -446,6 +398,24 @@ static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 		b->fn(w, hook, sub, m, sv);
 		m = keep_accepted(sub, idx, m, sv, v);
 	}
+}
+
+/* pkts[0..n) of one family through a hook; steps: hook_steps() of this
+ * hook, asked once per hook by run_ip_hook */
+static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
+		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
+		       bool steps)
+{
+	/* no step acts (no conntrack): the chains in one run over the whole
+	 * priority range, the one the per-flow cache serves */
+	if (!steps) {
+		if (gen)
+			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
+		else
+			all_accept(v, n);
+		return;
+	}
+	run_mixed(w, gen, hook, pkts, n, v);
 }
 
 /* conntrack runs for this burst: only then do packets carry a ct */

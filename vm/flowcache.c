@@ -790,6 +790,25 @@ static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint
 	fc->st.inserts++;
 }
 
+/* The keys of a burst, their lengths (0: not cached) and hashes. */
+struct fc_keys {
+	alignas(8) uint8_t key[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
+	unsigned int len[NFTDP_VM_BURST_MAX];
+	uint32_t hash[NFTDP_VM_BURST_MAX];
+};
+
+/* packet i's key under fp, its hash, and its bucket on the way */
+static inline void key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
+			       uint8_t hook, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+			       struct fc_keys *k, unsigned int i)
+{
+	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i]);
+	if (!k->len[i])
+		return;
+	k->hash[i] = key_hash(k->key[i], k->len[i]);
+	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+}
+
 /* The chains over pkt with what they charge recorded into rec and ops
  * below need tainting the run (ctx->flow_taint afterwards). */
 static unsigned int run_recorded(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
@@ -833,27 +852,20 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	/* set contents that follow the sets' current generation change
 	 * without a new rule generation: lookups then taint */
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
-	alignas(8) uint8_t keys[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
-	unsigned int kl[NFTDP_VM_BURST_MAX]; /* key lengths, 0: not cached */
-	uint32_t hash[NFTDP_VM_BURST_MAX];
+	struct fc_keys k;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
-	for (unsigned int i = 0; i < n; i++) {
-		kl[i] = key_build(fp, hook, pkts[i], ctx, keys[i]);
-		if (!kl[i])
-			continue;
-		hash[i] = key_hash(keys[i], kl[i]);
-		__builtin_prefetch(&fc->e[hash[i] & fc->mask & ~1u]);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		key_prepare(fc, fp, hook, pkts[i], ctx, &k, i);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *pkt = pkts[i];
 		struct nftdp_vm_flow_rec rec = {0};
 		const struct fc_entry *e;
 		unsigned int v;
 
-		if (kl[i]) {
-			e = probe(fc, hash[i], tag, set_gen, keys[i], kl[i]);
+		if (k.len[i]) {
+			e = probe(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
 				continue;
@@ -869,9 +881,9 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		fc->st.misses++;
 		v = run_recorded(gen, nfproto, hook, pkt, ctx, need, &rec);
 		verdicts[i] = v;
-		if (kl[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
+		if (k.len[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
 		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
-			insert(fc, hash[i], tag, set_gen, keys[i], kl[i], v, &rec);
+			insert(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i], v, &rec);
 		else
 			fc->st.uncacheable++;
 	}
@@ -892,35 +904,28 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 {
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
-	alignas(8) uint8_t keys[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
-	unsigned int kl[NFTDP_VM_BURST_MAX]; /* key lengths, 0: not cached */
-	uint32_t hash[NFTDP_VM_BURST_MAX];
+	struct fc_keys k;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t nf = pkts[i]->nfproto;
 
-		kl[i] = 0;
+		k.len[i] = 0;
+		hits[i] = NULL;
 		if (nf >= NFTDP_VM_GEN_NFPROTO_MAX)
 			continue;
 		if (empty[nf]) {
 			hits[i] = &hook_empty;
 			continue;
 		}
-		hits[i] = NULL;
-		if (!plan[nf])
-			continue;
-		kl[i] = key_build(plan[nf], hook, pkts[i], ctx, keys[i]);
-		if (!kl[i])
-			continue;
-		hash[i] = key_hash(keys[i], kl[i]);
-		__builtin_prefetch(&fc->e[hash[i] & fc->mask & ~1u]);
+		if (plan[nf])
+			key_prepare(fc, plan[nf], hook, pkts[i], ctx, &k, i);
 	}
 	for (unsigned int i = 0; i < n; i++)
-		if (kl[i])
-			hits[i] = (const struct nftdp_vm_flow_hit *)probe(fc, hash[i], tag, set_gen,
-									  keys[i], kl[i]);
+		if (k.len[i])
+			hits[i] = (const struct nftdp_vm_flow_hit *)probe(
+			    fc, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
 }
 
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit)
