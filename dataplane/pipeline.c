@@ -1075,6 +1075,33 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
 }
 
 /*
+ * Frame i of the burst m[0..n) as the pipeline takes it: the one four
+ * ahead prefetched, chained mbufs linearized (the VM needs contiguous
+ * bytes) or dropped when the first segment has no room, the L2 parse into
+ * l2, frames shorter than an Ethernet header dropped. false: dropped,
+ * counted and freed.
+ */
+static inline bool rx_frame(struct nftdp_dp_worker *w, struct rte_mbuf **m, unsigned int i,
+			    unsigned int n, struct nftdp_dp_l2 *l2)
+{
+	struct rte_mbuf *mb = m[i];
+
+	if (i + 4 < n)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+	if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
+		w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
+		rte_pktmbuf_free(mb);
+		return false;
+	}
+	if (!nftdp_dp_parse_l2(rte_pktmbuf_mtod(mb, uint8_t *), rte_pktmbuf_data_len(mb), l2)) {
+		w->st.drop[NFTDP_DP_DROP_RUNT]++;
+		rte_pktmbuf_free(mb);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Whether the generation leaves nothing to do between ip_rcv and the wire:
  * no base chain at any hook, no conntrack (so no built-in step) and no
  * --router step. Then a burst takes one pass (burst_empty).
@@ -1124,20 +1151,10 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		uint32_t len, avail, ip_len;
 		uint8_t *d;
 
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
-		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
-			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
-			rte_pktmbuf_free(mb);
+		if (!rx_frame(w, m, i, n, &l2))
 			continue;
-		}
 		d = rte_pktmbuf_mtod(mb, uint8_t *);
 		len = rte_pktmbuf_data_len(mb);
-		if (!nftdp_dp_parse_l2(d, len, &l2)) {
-			w->st.drop[NFTDP_DP_DROP_RUNT]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
 		nd++;
 		if (!is_ip(l2.ip_proto)) {
 			nout++;
@@ -1308,19 +1325,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
 
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
-		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
-			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
-			rte_pktmbuf_free(mb);
+		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		}
-		if (!nftdp_dp_parse_l2(rte_pktmbuf_mtod(mb, uint8_t *), rte_pktmbuf_data_len(mb),
-				       &l2[i])) {
-			w->st.drop[NFTDP_DP_DROP_RUNT]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
 		if (!cached_view(w, i, mb, &l2[i], rx)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
@@ -1451,25 +1457,9 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
 		struct nftdp_dp_l2 l2;
-		uint8_t *d;
-		uint32_t len;
 
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
-		/* the VM needs contiguous bytes: linearize chained mbufs, or drop
-		 * them when the first segment has no room */
-		if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
-			w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
-			rte_pktmbuf_free(mb);
+		if (!rx_frame(w, m, i, n, &l2))
 			continue;
-		}
-		d = rte_pktmbuf_mtod(mb, uint8_t *);
-		len = rte_pktmbuf_data_len(mb);
-		if (!nftdp_dp_parse_l2(d, len, &l2)) {
-			w->st.drop[NFTDP_DP_DROP_RUNT]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
 		setup_view(w, i, mb, &l2, rx, nd_ingress);
 		act[na++] = p;
 	}
