@@ -10,6 +10,8 @@
 
 #include "ctl_state.h"
 
+#include <linux/netfilter.h> /* after netinet/in.h (ctl_state.h) */
+
 static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
 	struct ctl_obj *o;
@@ -80,6 +82,45 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
 		ctl_attr_strcpy(a, name, sizeof(name));
 		nftnl_obj_set_str(nl, NFTNL_OBJ_CT_HELPER_NAME, name);
 	}
+}
+
+/*
+ * nft_ct_helper_obj_init's address family: the object's l3proto, else the
+ * table's. ip in an ip6 table (or ip6 in an ip table) is EINVAL; inet,
+ * bridge and netdev mean both (helper4 and helper6), which a dump shows as
+ * inet; anything else is EAFNOSUPPORT. The family goes into the object, so
+ * a listing shows what the kernel's shows.
+ */
+static int ct_helper_family(struct nftnl_obj *nl, uint8_t table_family)
+{
+	uint16_t family = table_family;
+
+	if (!nftnl_obj_is_set(nl, NFTNL_OBJ_CT_HELPER_NAME) ||
+	    !nftnl_obj_is_set(nl, NFTNL_OBJ_CT_HELPER_L4PROTO))
+		return -EINVAL;
+	if (nftnl_obj_get_u8(nl, NFTNL_OBJ_CT_HELPER_L4PROTO) == 0)
+		return -ENOENT;
+	if (nftnl_obj_is_set(nl, NFTNL_OBJ_CT_HELPER_L3PROTO))
+		family = nftnl_obj_get_u16(nl, NFTNL_OBJ_CT_HELPER_L3PROTO);
+	switch (family) {
+	case NFPROTO_IPV4:
+		if (table_family == NFPROTO_IPV6)
+			return -EINVAL;
+		break;
+	case NFPROTO_IPV6:
+		if (table_family == NFPROTO_IPV4)
+			return -EINVAL;
+		break;
+	case NFPROTO_NETDEV:
+	case NFPROTO_BRIDGE:
+	case NFPROTO_INET:
+		family = NFPROTO_INET;
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	nftnl_obj_set_u16(nl, NFTNL_OBJ_CT_HELPER_L3PROTO, family);
+	return 0;
 }
 
 /* The object types this kernel registers (nft_obj_type_get): no tunnel,
@@ -161,8 +202,14 @@ int ctl_newobj(struct ctl_msg *m)
 		free(o);
 		return -EINVAL;
 	}
-	if (type == NFT_OBJECT_CT_HELPER)
+	if (type == NFT_OBJECT_CT_HELPER) {
 		ct_helper_name(m, o->nl);
+		err = ct_helper_family(o->nl, t->family);
+		if (err < 0) {
+			ctl_obj_free(o);
+			return err;
+		}
+	}
 	err = obj_check(o->nl, type);
 	if (err < 0) {
 		ctl_obj_free(o);
