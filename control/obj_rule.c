@@ -16,6 +16,7 @@
 
 #include <linux/netfilter.h>
 #include <linux/netfilter_bridge.h>
+#include <linux/xfrm.h> /* XFRM_POLICY_OUT */
 
 /* Expression types the kernel here knows, per family where it matters
  * (nf_tables_expr_parse -> __nft_expr_type_get). queue is not built in,
@@ -210,6 +211,20 @@ static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family, bool *nat
 			return 0;
 		}
 	}
+	/* rt: ip, ip6 and inet tables only (nft_rt_validate) */
+	if (strcmp(name, "rt") == 0 && family != NFPROTO_IPV4 && family != NFPROTO_IPV6 &&
+	    family != NFPROTO_INET)
+		return 0;
+	if (strcmp(name, "xfrm") == 0) { /* nft_xfrm_validate */
+		if (nftnl_expr_get_u8(e, NFTNL_EXPR_XFRM_DIR) == XFRM_POLICY_OUT)
+			return H(FORWARD) | H(LOCAL_OUT) | H(POST_ROUTING);
+		return H(FORWARD) | H(LOCAL_IN) | H(PRE_ROUTING);
+	}
+	if (strcmp(name, "socket") == 0) /* nft_socket_validate */
+		return H(PRE_ROUTING) | H(LOCAL_IN) | H(LOCAL_OUT);
+	if (strcmp(name, "rt") == 0 && /* nft_rt_validate */
+	    nftnl_expr_get_u32(e, NFTNL_EXPR_RT_KEY) == NFT_RT_TCPMSS)
+		return H(FORWARD) | H(LOCAL_OUT) | H(POST_ROUTING);
 	if (strcmp(name, "synproxy") == 0) /* nft_synproxy_validate */
 		return (1u << NF_INET_LOCAL_IN) | (1u << NF_INET_FORWARD);
 	if (strcmp(name, "osf") == 0) { /* nft_osf_validate */
@@ -222,10 +237,14 @@ static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family, bool *nat
 }
 
 /* Errors of an expression's init that depend on its parameters only. */
-static int expr_init_check(const struct nftnl_expr *e)
+static int expr_init_check(const struct nftnl_expr *e, uint8_t family)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 
+	/* nft_xfrm_get_init, nft_socket_init: ip, ip6 and inet tables only */
+	if ((strcmp(name, "xfrm") == 0 || strcmp(name, "socket") == 0) && family != NFPROTO_IPV4 &&
+	    family != NFPROTO_IPV6 && family != NFPROTO_INET)
+		return -EOPNOTSUPP;
 	if (strcmp(name, "meta") == 0) {
 		/* the bridge meta keys live in nft_meta_bridge, not built in */
 		switch (nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)) {
@@ -253,7 +272,7 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 	int err;
 
 	*has_ref = false;
-	err = expr_init_check(e);
+	err = expr_init_check(e, t->family);
 	if (err < 0)
 		return err;
 	if (strcmp(name, "immediate") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_IMM_VERDICT)) {

@@ -490,7 +490,10 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 	X(nat) \
 	X(masq) \
 	X(redir) \
-	X(connlimit)
+	X(connlimit) \
+	X(rt) \
+	X(xfrm) \
+	X(socket)
 /* clang-format on */
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;

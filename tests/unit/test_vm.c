@@ -1681,6 +1681,118 @@ static unsigned int conn_run(struct world *w, struct nftdp_vm_chain *c, struct f
 	return RUN(w, c, &t.pkt);
 }
 
+/* ---------- rt, ipsec (xfrm), socket: a forwarded packet's answers ---------- */
+
+static struct nftnl_expr *rt(uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("rt");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RT_DREG, dreg);
+	return e;
+}
+
+static struct nftnl_expr *xfrm(uint32_t key, uint8_t dir, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("xfrm");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_XFRM_KEY, key);
+	nftnl_expr_set_u8(e, NFTNL_EXPR_XFRM_DIR, dir);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_XFRM_DREG, dreg);
+	return e;
+}
+
+static struct nftnl_expr *sock(uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("socket");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, dreg);
+	return e;
+}
+
+#define XFRM_IN 0  /* XFRM_POLICY_IN */
+#define XFRM_OUT 1 /* XFRM_POLICY_OUT */
+
+static void test_route_socket_xfrm(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *fw = chain_hook(w, "fw", true, NF_ACCEPT, NF_INET_FORWARD);
+	struct nftdp_vm_chain *pre = chain_hook(w, "pre", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	struct nftdp_vm_regs regs;
+	struct nftnl_expr *e;
+	struct tpkt t;
+
+	/* forward: routed, no realm, no xfrm bundle: classid 0, ipsec false */
+	assert_int_equal(add(w, fw, 1, imm32(NFT_REG32_00, 0xffffffff),
+			     rt(NFT_RT_CLASSID, NFT_REG32_00), imm32(NFT_REG32_01, 0xffffffff),
+			     rt(NFT_RT_XFRM, NFT_REG32_01), NULL),
+			 0);
+	/* rt classid 0 drop: matches after routing */
+	assert_int_equal(add(w, fw, 2, rt(NFT_RT_CLASSID, NFT_REG_1),
+			     cmp32(NFT_CMP_EQ, NFT_REG_1, 0), verdict(NF_DROP, NULL), NULL),
+			 0);
+	tcp4(&t, 80);
+	t.pkt.hook = NF_INET_FORWARD;
+	assert_int_equal(nftdp_vm_run_chain_regs(fw, &t.pkt, &w->ctx, &regs), NF_DROP);
+	assert_int_equal(regs.data[0], 0);
+	assert_int_equal(regs.data[1], 0);
+	/* prerouting: no route yet, the same rules break */
+	assert_int_equal(add(w, pre, 1, rt(NFT_RT_CLASSID, NFT_REG_1),
+			     cmp32(NFT_CMP_EQ, NFT_REG_1, 0), verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(add(w, pre, 2, rt(NFT_RT_XFRM, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
+			 0);
+	tcp4(&t, 80);
+	t.pkt.hook = NF_INET_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	/* ipsec in/out and socket: no secpath, no xfrm route, no socket: break */
+	assert_int_equal(
+	    add(w, pre, 3, sock(NFT_SOCKET_TRANSPARENT, NFT_REG_1), verdict(NF_DROP, NULL), NULL),
+	    0);
+	assert_int_equal(
+	    add(w, pre, 4, sock(NFT_SOCKET_MARK, NFT_REG_1), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(add(w, pre, 5, xfrm(NFT_XFRM_KEY_REQID, XFRM_IN, NFT_REG_1),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	struct nftdp_vm_chain *f2 = chain_hook(w, "f2", true, NF_ACCEPT, NF_INET_FORWARD);
+	assert_int_equal(add(w, f2, 1, xfrm(NFT_XFRM_KEY_SPI, XFRM_OUT, NFT_REG_1),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(add(w, f2, 2, xfrm(NFT_XFRM_KEY_DADDR_IP6, XFRM_IN, NFT_REG_1),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	t.pkt.hook = NF_INET_FORWARD;
+	assert_int_equal(RUN(w, f2, &t.pkt), NF_ACCEPT);
+
+	/* parameters as the kernel's init checks them */
+	struct nftdp_vm_chain *x = chain_hook(w, "x", true, NF_ACCEPT, NF_INET_FORWARD);
+	assert_int_equal(add(w, x, 1, rt(NFT_RT_NEXTHOP4, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, x, 2, rt(NFT_RT_TCPMSS, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, x, 3, rt(99, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, x, 4, xfrm(99, XFRM_IN, NFT_REG_1), NULL), -EINVAL);
+	assert_int_equal(add(w, x, 5, xfrm(NFT_XFRM_KEY_SPI, 7, NFT_REG_1), NULL), -EINVAL);
+	e = xfrm(NFT_XFRM_KEY_SPI, XFRM_IN, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_XFRM_SPNUM, 6);
+	assert_int_equal(add(w, x, 6, e, NULL), -ERANGE);
+	assert_int_equal(add(w, x, 7, sock(99, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, x, 8, sock(NFT_SOCKET_CGROUPV2, NFT_REG_1), NULL), -EINVAL);
+	e = sock(NFT_SOCKET_CGROUPV2, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, 256);
+	assert_int_equal(add(w, x, 9, e, NULL), -EOPNOTSUPP);
+	/* a 16-byte key needs a register it fits in */
+	assert_true(add(w, x, 10, xfrm(NFT_XFRM_KEY_SADDR_IP6, XFRM_IN, NFT_REG32_15), NULL) < 0);
+	/* ip, ip6 and inet tables only */
+	w->family = NFPROTO_BRIDGE;
+	struct nftdp_vm_chain *b = chain_hook(w, "b", true, NF_ACCEPT, 2 /* NF_BR_FORWARD */);
+	assert_int_equal(add(w, b, 1, rt(NFT_RT_CLASSID, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, b, 2, xfrm(NFT_XFRM_KEY_SPI, XFRM_IN, NFT_REG_1), NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(add(w, b, 3, sock(NFT_SOCKET_MARK, NFT_REG_1), NULL), -EOPNOTSUPP);
+	w->family = NFPROTO_IPV4;
+}
+
 static void test_ct_zone_timeout_connlimit(void **state)
 {
 	struct world *w = *state;
@@ -1946,6 +2058,7 @@ int main(void)
 	    T(test_dynset),
 	    T(test_objref_map),
 	    T(test_ct),
+	    T(test_route_socket_xfrm),
 	    T(test_ct_zone_timeout_connlimit),
 	    T(test_netdev),
 	    T(test_burst),
