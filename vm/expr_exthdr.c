@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * exthdr: IPv6 extension headers (ipv6_find_hdr), TCP options (read, write
- * for MSS clamping, strip) and IPv4 options (ipv4_find_option). Mirrors
- * nft_exthdr.c; SCTP chunks and DCCP options are refused.
+ * for MSS clamping, strip), IPv4 options (ipv4_find_option) and SCTP
+ * chunks. Mirrors nft_exthdr.c; DCCP options are refused (this kernel has
+ * no DCCP).
  */
 #include <arpa/inet.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -341,6 +342,53 @@ err:
 	regs->verdict.code = NFT_BREAK;
 }
 
+/*
+ * nft_exthdr_sctp_eval: walk the chunks after the 12-byte common header,
+ * each padded to 4 bytes, for the first of the type; a chunk of length 0
+ * or one cut short ends the walk. Offsets here are from the frame, so the
+ * packet's end is pkt->len (skb->len from the network header).
+ */
+static void exthdr_sctp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct exthdr_priv *p = (const void *)op->priv;
+	uint32_t *dest = &regs->data[p->reg];
+	uint64_t off = (uint64_t)pkt->th_off + 12;
+
+	(void)ctx;
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->l4proto != IPPROTO_SCTP || pkt->fragoff)
+		goto err;
+	do {
+		uint8_t ch[4];
+		uint32_t clen;
+
+		if (!nftdp_vm_copy_bits(pkt, (int64_t)off, ch, sizeof(ch)))
+			break;
+		clen = (uint32_t)ch[2] << 8 | ch[3];
+		if (clen == 0)
+			break;
+		if (ch[0] == p->type) {
+			if (p->flags & NFT_EXTHDR_F_PRESENT) {
+				*dest = 1;
+				return;
+			}
+			if ((uint32_t)p->offset + p->len > clen || off + clen > pkt->len)
+				break;
+			if (p->len % 4)
+				dest[p->len / 4] = 0;
+			if (!nftdp_vm_copy_bits(pkt, (int64_t)off + p->offset, dest, p->len))
+				break;
+			return;
+		}
+		off += (clen + 3u) & ~3u;
+	} while (off < pkt->len);
+err:
+	if (p->flags & NFT_EXTHDR_F_PRESENT)
+		*dest = 0;
+	else
+		regs->verdict.code = NFT_BREAK;
+}
+
 static int exthdr_common(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 			 struct exthdr_priv *p)
 {
@@ -430,6 +478,7 @@ EXTHDR_OPS(exthdr_ipv4_ops, exthdr_ipv4_init, exthdr_ipv4_eval);
 EXTHDR_OPS(exthdr_tcp_ops, exthdr_init, exthdr_tcp_eval);
 EXTHDR_OPS(exthdr_tcp_set_ops, exthdr_tcp_set_init, exthdr_tcp_set_eval);
 EXTHDR_OPS(exthdr_tcp_strip_ops, exthdr_strip_init, exthdr_tcp_strip_eval);
+EXTHDR_OPS(exthdr_sctp_ops, exthdr_init, exthdr_sctp_eval);
 
 /* nft_exthdr_select_ops */
 static const struct nftdp_vm_expr_ops *exthdr_select_ops(struct nftdp_vm_cctx *cc,
@@ -443,9 +492,8 @@ static const struct nftdp_vm_expr_ops *exthdr_select_ops(struct nftdp_vm_cctx *c
 		nftdp_vm_errf(cc, -EINVAL, "exthdr: both source and destination");
 		return NULL;
 	}
-	if (op == NFT_EXTHDR_OP_SCTP || op == NFT_EXTHDR_OP_DCCP) {
-		nftdp_vm_errf(cc, -EOPNOTSUPP, "exthdr: %s not supported by nftdp",
-			      op == NFT_EXTHDR_OP_SCTP ? "sctp chunks" : "dccp options");
+	if (op == NFT_EXTHDR_OP_DCCP) {
+		nftdp_vm_errf(cc, -EOPNOTSUPP, "exthdr: dccp options not supported by nftdp");
 		return NULL;
 	}
 	if (nftdp_vm_attr(e, NFTNL_EXPR_EXTHDR_SREG)) {
@@ -462,6 +510,8 @@ static const struct nftdp_vm_expr_ops *exthdr_select_ops(struct nftdp_vm_cctx *c
 			return &exthdr_tcp_ops;
 		case NFT_EXTHDR_OP_IPV4:
 			return &exthdr_ipv4_ops;
+		case NFT_EXTHDR_OP_SCTP:
+			return &exthdr_sctp_ops;
 		}
 	} else if (op == NFT_EXTHDR_OP_TCPOPT && nftdp_vm_attr(e, NFTNL_EXPR_EXTHDR_TYPE)) {
 		return &exthdr_tcp_strip_ops;

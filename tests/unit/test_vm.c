@@ -491,12 +491,12 @@ static void test_compile_errors(void **state)
 	assert_int_equal(add(w, c, 1, meta(NFT_META_SKUID, NFT_REG_1), NULL), 0);
 	/* exthdr */
 	e = ex("exthdr");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_SCTP);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_DCCP);
 	nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, 1);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_DREG, NFT_REG_1);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_LEN, 1);
 	assert_int_equal(add(w, c, 1, e, NULL), -EOPNOTSUPP);
-	assert_string_equal(w->err.msg, "exthdr: sctp chunks not supported by nftdp");
+	assert_string_equal(w->err.msg, "exthdr: dccp options not supported by nftdp");
 	e = ex("exthdr");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_TCPOPT);
 	nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, 2);
@@ -1681,6 +1681,107 @@ static unsigned int conn_run(struct world *w, struct nftdp_vm_chain *c, struct f
 	return RUN(w, c, &t.pkt);
 }
 
+/* ---------- exthdr: SCTP chunks ---------- */
+
+static struct nftnl_expr *sctp_chunk(uint8_t type, uint32_t off, uint32_t len, bool present,
+				     uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("exthdr");
+
+	nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, type);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_LEN, len);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_SCTP);
+	if (present)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_FLAGS, NFT_EXTHDR_F_PRESENT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_DREG, dreg);
+	return e;
+}
+
+/* an IPv4 SCTP packet (from the hex of its IP datagram) behind an Ethernet
+ * header, in a heap buffer of exactly len bytes (ASan sees any read past) */
+static uint8_t *sctp4(struct nftdp_vm_pkt *pkt, const char *hex, uint32_t cut)
+{
+	uint32_t n = (uint32_t)strlen(hex) / 2, len = 14 + (cut && cut < n ? cut : n);
+	uint8_t *b = calloc(1, len);
+
+	assert_non_null(b);
+	b[12] = 0x08;
+	for (uint32_t i = 0; 14 + i < len; i++) {
+		unsigned int v;
+
+		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+		b[14 + i] = (uint8_t)v;
+	}
+	if (cut && len >= 14 + 4) { /* a datagram that ends there: chunks cut short */
+		b[16] = (uint8_t)((len - 14) >> 8);
+		b[17] = (uint8_t)(len - 14);
+	}
+	nftdp_vm_pkt_init(pkt, b, len, 0, 14);
+	nftdp_vm_pkt_parse_ip(pkt);
+	pkt->hook = NF_INET_FORWARD;
+	return b;
+}
+
+static void test_exthdr_sctp(void **state)
+{
+	/* init (tag 0x1234, 10 outbound streams); abort then data (tsn 7) */
+	static const char init[] = "45000034000100004084ae9b0a000001c0a8010113881389000000005"
+				   "7cf4839010000140000123400000000000a000000000000";
+	static const char abort_data[] = "45000038000100004084ae970a000001c0a8010113881389000000"
+					 "01921693f10600000400000013000000070000000000000000616"
+					 "26300";
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
+	struct nftdp_vm_regs regs;
+	struct nftdp_vm_pkt pkt;
+	uint8_t *b;
+
+	/* r1: init present -> reg 1; r2: data tsn -> reg 2; r3: init's
+	 * outbound streams == 10 drop */
+	assert_int_equal(add(w, c, 1, sctp_chunk(1, 0, 1, true, NFT_REG32_00), NULL), 0);
+	assert_int_equal(add(w, c, 2, imm32(NFT_REG32_01, 0xdead),
+			     sctp_chunk(0, 4, 4, false, NFT_REG32_01), NULL),
+			 0);
+	assert_int_equal(add(w, c, 3, sctp_chunk(1, 12, 2, false, NFT_REG32_08),
+			     cmp32(NFT_CMP_EQ, NFT_REG32_08, htons(10)), verdict(NF_DROP, NULL),
+			     NULL),
+			 0);
+	b = sctp4(&pkt, init, 0);
+	assert_int_equal(nftdp_vm_run_chain_regs(c, &pkt, &w->ctx, &regs), NF_DROP);
+	assert_int_equal(regs.data[0], 1);
+	assert_int_equal(regs.data[1], 0xdead); /* no data chunk: the rule broke */
+	free(b);
+	b = sctp4(&pkt, abort_data, 0);
+	assert_int_equal(nftdp_vm_run_chain_regs(c, &pkt, &w->ctx, &regs), NF_ACCEPT);
+	assert_int_equal(regs.data[0], 0);	  /* present is never a break */
+	assert_int_equal(regs.data[1], htonl(7)); /* found behind the abort */
+	free(b);
+	/* every truncation: never a read past the end, and no data chunk
+	 * that is cut is read */
+	for (uint32_t cut = 1; cut < strlen(abort_data) / 2; cut++) {
+		b = sctp4(&pkt, abort_data, cut);
+		nftdp_vm_run_chain_regs(c, &pkt, &w->ctx, &regs);
+		/* the data chunk (at 36, length 19) is read only whole */
+		if (cut < 36 + 19)
+			assert_int_equal(regs.data[1], 0xdead);
+		else
+			assert_int_equal(regs.data[1], htonl(7));
+		free(b);
+	}
+	/* not SCTP: nothing is found */
+	struct tpkt t;
+
+	tcp4(&t, 80);
+	assert_int_equal(nftdp_vm_run_chain_regs(c, &t.pkt, &w->ctx, &regs), NF_ACCEPT);
+	assert_int_equal(regs.data[0], 0);
+	/* dccp options are refused */
+	struct nftnl_expr *e = sctp_chunk(1, 0, 1, true, NFT_REG_1);
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_DCCP);
+	assert_int_equal(add(w, c, 4, e, NULL), -EOPNOTSUPP);
+}
+
 /* ---------- rt, ipsec (xfrm), socket: a forwarded packet's answers ---------- */
 
 static struct nftnl_expr *rt(uint32_t key, uint32_t dreg)
@@ -2059,6 +2160,7 @@ int main(void)
 	    T(test_objref_map),
 	    T(test_ct),
 	    T(test_route_socket_xfrm),
+	    T(test_exthdr_sctp),
 	    T(test_ct_zone_timeout_connlimit),
 	    T(test_netdev),
 	    T(test_burst),
