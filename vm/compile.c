@@ -31,6 +31,19 @@ int nftdp_vm_errf(struct nftdp_vm_cctx *cc, int err, const char *fmt, ...)
 	return err;
 }
 
+int nftdp_vm_ip_family_only(struct nftdp_vm_cctx *cc)
+{
+	switch (cc->chain->family) {
+	case NFPROTO_IPV4:
+	case NFPROTO_IPV6:
+	case NFPROTO_INET:
+		return 0;
+	default:
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "%s: only in ip, ip6 and inet tables",
+				     cc->expr_name);
+	}
+}
+
 bool nftdp_vm_attr(const struct nftnl_expr *e, uint16_t attr)
 {
 	return nftnl_expr_is_set(e, attr);

@@ -43,18 +43,14 @@ static void rt_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 static int rt_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct rt_priv *p = priv;
+	int rc;
 	uint32_t key, len;
 
 	if (!nftdp_vm_attr(e, NFTNL_EXPR_RT_KEY) || !nftdp_vm_attr(e, NFTNL_EXPR_RT_DREG))
 		return nftdp_vm_errf(cc, -EINVAL, "rt: key or register missing");
-	switch (cc->chain->family) {
-	case NFPROTO_IPV4:
-	case NFPROTO_IPV6:
-	case NFPROTO_INET:
-		break;
-	default:
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "rt: only in ip, ip6 and inet tables");
-	}
+	rc = nftdp_vm_ip_family_only(cc);
+	if (rc < 0)
+		return rc;
 	key = nftdp_vm_u32(e, NFTNL_EXPR_RT_KEY);
 	switch (key) {
 	case NFT_RT_CLASSID:

@@ -25,18 +25,14 @@ static void socket_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 static int socket_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	uint8_t *dreg = priv;
+	int rc;
 	uint32_t key, len;
 
 	if (!nftdp_vm_attr(e, NFTNL_EXPR_SOCKET_DREG) || !nftdp_vm_attr(e, NFTNL_EXPR_SOCKET_KEY))
 		return nftdp_vm_errf(cc, -EINVAL, "socket: key or register missing");
-	switch (cc->chain->family) {
-	case NFPROTO_IPV4:
-	case NFPROTO_IPV6:
-	case NFPROTO_INET:
-		break;
-	default:
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "socket: only in ip, ip6 and inet tables");
-	}
+	rc = nftdp_vm_ip_family_only(cc);
+	if (rc < 0)
+		return rc;
 	key = nftdp_vm_u32(e, NFTNL_EXPR_SOCKET_KEY);
 	switch (key) {
 	case NFT_SOCKET_TRANSPARENT:

@@ -31,17 +31,13 @@ static void xfrm_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 static int xfrm_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	uint8_t *dreg = priv;
+	int rc;
 	uint32_t key, len, spnum = 0;
 	uint8_t dir;
 
-	switch (cc->chain->family) {
-	case NFPROTO_IPV4:
-	case NFPROTO_IPV6:
-	case NFPROTO_INET:
-		break;
-	default:
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "xfrm: only in ip, ip6 and inet tables");
-	}
+	rc = nftdp_vm_ip_family_only(cc);
+	if (rc < 0)
+		return rc;
 	if (!nftdp_vm_attr(e, NFTNL_EXPR_XFRM_KEY) || !nftdp_vm_attr(e, NFTNL_EXPR_XFRM_DIR) ||
 	    !nftdp_vm_attr(e, NFTNL_EXPR_XFRM_DREG))
 		return nftdp_vm_errf(cc, -EINVAL, "xfrm: key, direction or register missing");

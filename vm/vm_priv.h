@@ -413,6 +413,9 @@ int nftdp_vm_reg_store_check(struct nftdp_vm_cctx *cc, uint32_t nlreg, uint8_t *
 /* nft_data_init for a value: copy attribute into buf (size max), set *len */
 int nftdp_vm_parse_data(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t attr,
 			void *buf, uint32_t size, uint32_t *len);
+/* EOPNOTSUPP (with the expression's name) unless cc's chain is in an ip,
+ * ip6 or inet table: rt, xfrm, socket */
+int nftdp_vm_ip_family_only(struct nftdp_vm_cctx *cc);
 bool nftdp_vm_attr(const struct nftnl_expr *e, uint16_t attr);
 uint32_t nftdp_vm_u32(const struct nftnl_expr *e, uint16_t attr);
 void *nftdp_vm_blob(struct nftdp_vm_cctx *cc, size_t size);
