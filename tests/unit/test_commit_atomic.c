@@ -32,6 +32,7 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
+#include "gen_build.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
@@ -112,25 +113,6 @@ static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t v)
 	return gen;
 }
 
-struct tpkt {
-	uint8_t buf[64];
-	struct nftdp_vm_pkt pkt;
-};
-
-static struct nftdp_vm_pkt *tcp4(struct tpkt *t)
-{
-	static const uint8_t hdr[] = {
-	    0x45, 0,	0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10,   0,    0,	  1,	10, 0, 0, 2,
-	    0x04, 0xd2, 0, 80, 0, 0, 0, 1, 0,  0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0,  0, 0, 0,
-	};
-
-	memset(t, 0, sizeof(*t));
-	memcpy(t->buf, hdr, sizeof(hdr));
-	nftdp_vm_pkt_init(&t->pkt, t->buf, sizeof(hdr), -1, 0);
-	nftdp_vm_pkt_parse_ip(&t->pkt);
-	return &t->pkt;
-}
-
 struct reader {
 	pthread_t tid;
 	unsigned int id;
@@ -144,7 +126,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	struct nftdp_vm_ctx ctx = {.worker = r->id, .state = r->st, .prng = 3};
-	struct tpkt tb[BURST];
+	struct gen_tpkt tb[BURST];
 	struct nftdp_vm_pkt *pk[BURST];
 	unsigned int v[BURST];
 	uint32_t last = 0;
@@ -156,7 +138,7 @@ static void *reader_main(void *arg)
 
 		if (gen) {
 			for (int i = 0; i < BURST; i++)
-				pk[i] = tcp4(&tb[i]);
+				pk[i] = gen_tcp4(&tb[i]);
 			nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, BURST,
 						    v, &ctx);
 			for (int i = 0; i < BURST; i++)

@@ -25,6 +25,7 @@
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
+#include "gen_build.h"
 #include "nft_build.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
@@ -99,39 +100,13 @@ static struct nftnl_expr *limit10(void)
 /* compile a rule of NULL-terminated expressions into chain; asserts success */
 static void add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
 {
-	struct nftnl_rule *r = nftnl_rule_alloc();
-	struct nftdp_vm_error err;
-	struct nftnl_expr *e;
 	va_list ap;
 	int rc;
 
-	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
 	va_start(ap, handle);
-	while ((e = va_arg(ap, struct nftnl_expr *)))
-		nftnl_rule_add_expr(r, e);
+	rc = gen_rule_v(b, c, handle, ap);
 	va_end(ap);
-	rc = nftdp_vm_gen_add_rule(b, c, r, &err);
-	nftnl_rule_free(r);
-	if (rc)
-		fprintf(stderr, "rule %llu: %s\n", (unsigned long long)handle, err.msg);
 	assert_int_equal(rc, 0);
-}
-
-static struct nftdp_vm_chain *mk(struct nftdp_vm_gen_builder *b, uint8_t family, const char *name,
-				 bool base, uint8_t hook, int32_t prio, uint32_t policy,
-				 uint32_t id)
-{
-	struct nftdp_vm_chain_desc d = {.family = family,
-					.table = "t",
-					.name = name,
-					.base = base,
-					.hook = hook,
-					.policy = policy,
-					.chain_id = id};
-	struct nftdp_vm_chain *c = NULL;
-
-	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, prio, &c), 0);
-	return c;
 }
 
 /* ---------- packets ---------- */
@@ -504,8 +479,8 @@ static void rs_mixed(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *fwd, *post;
 
-	fwd = base[0] = mk(b, NFPROTO_INET, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	post = base[1] = mk(b, NFPROTO_INET, "post", true, NF_INET_FORWARD, 10, NF_DROP, 1);
+	fwd = base[0] = gen_chain(b, NFPROTO_INET, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	post = base[1] = gen_chain(b, NFPROTO_INET, "post", true, NF_INET_FORWARD, 10, NF_DROP, 1);
 	add(b, fwd, 1, CNT, NULL);
 	add(b, fwd, 2, L4_IS(IPPROTO_TCP), DPORT_IS(22), CNT, DROP, NULL);
 	add(b, fwd, 3, L4_IS(IPPROTO_ICMP), ICMP_TYPE_IS(8), CNT, DROP, NULL);
@@ -626,7 +601,7 @@ static void rs_flags(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 1, L4_IS(IPPROTO_TCP), TCP_SYN, CNT, DROP, NULL);
 	add(b, c, 2, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, DROP, NULL);
 }
@@ -709,7 +684,7 @@ static void rs_masked(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **ba
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 61, L4_IS(IPPROTO_TCP), TCP_SYN, CNT, NULL);
 	add(b, c, 62, L4_IS(IPPROTO_TCP), payload(TH, 13, 1, NFT_REG_1),
 	    cmp8(NFT_CMP_EQ, NFT_REG_1, 0x12), CNT, DROP, NULL);
@@ -724,7 +699,7 @@ static void rs_masked_only(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 63, L4_IS(IPPROTO_TCP), TCP_SYN, CNT, DROP, NULL);
 	add(b, c, 65, L4_IS(IPPROTO_TCP), payload(TH, 13, 1, NFT_REG_1),
 	    bitwise_and(NFT_REG_1, 1, 0x04), cmp8(NFT_CMP_NEQ, NFT_REG_1, 0), CNT, DROP, NULL);
@@ -777,7 +752,7 @@ static void rs_mask0(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 64, payload(TH, 13, 1, NFT_REG_1), bitwise_and(NFT_REG_1, 1, 0),
 	    cmp8(NFT_CMP_EQ, NFT_REG_1, 0), CNT, DROP, NULL);
 }
@@ -817,7 +792,7 @@ static void rs_csum(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 1, payload(TH, 6, 2, NFT_REG_1), cmp16be(NFT_CMP_EQ, NFT_REG_1, 0), CNT, DROP,
 	    NULL);
 }
@@ -832,7 +807,7 @@ static void rs_slow(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 	static const uint8_t want[3] = {8, 0, 0};
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 11, payload(TH, 5, 3, NFT_REG_1), cmp(NFT_CMP_EQ, NFT_REG_1, want, 3), CNT, DROP,
 	    NULL);
 }
@@ -898,7 +873,7 @@ static void rs_limit(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	add(b, c, 1, limit10(), CNT, ACCEPT, NULL);
 }
 
@@ -907,7 +882,7 @@ static void rs_quota(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	add(b, c, 11, quota(200), CNT, ACCEPT, NULL);
 }
 
@@ -921,7 +896,7 @@ static void rs_limit_guarded(struct nftdp_vm_gen_builder *b, struct nftdp_vm_cha
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 21, SADDR_IS(9), limit10(), CNT, DROP, NULL);
 	add(b, c, 22, L4_IS(IPPROTO_UDP), limit10(), DROP, NULL);
 	add(b, c, 23, CNT, NULL);
@@ -1015,7 +990,7 @@ static void rs_accept1(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **b
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 1, SADDR_IS(1), CNT, ACCEPT, NULL);
 }
 
@@ -1023,7 +998,7 @@ static void rs_drop1(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 1, SADDR_IS(1), CNT, DROP, NULL);
 }
 
@@ -1089,8 +1064,8 @@ static void rs_jump(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 {
 	struct nftdp_vm_chain *c, *sub;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
 	add(b, sub, 2, DPORT_IS(22), CNT, DROP, NULL);
 	add(b, c, 1, L4_IS(IPPROTO_TCP), verdict(NFT_JUMP, "sub"), NULL);
 	add(b, c, 3, CNT, NULL);
@@ -1105,8 +1080,8 @@ static void rs_goto(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 {
 	struct nftdp_vm_chain *c, *sub;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
-	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
 	add(b, sub, 13, DADDR_IS(2), CNT, ACCEPT, NULL);
 	add(b, c, 11, verdict(NFT_GOTO, "sub"), NULL);
 	add(b, c, 12, ACCEPT, NULL);
@@ -1154,7 +1129,7 @@ static void rs_meta(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 1, MARK_IS(7), CNT, DROP, NULL);
 	add(b, c, 2, IIF_IS(3), CNT, DROP, NULL);
 }
@@ -1189,8 +1164,8 @@ static void rs_two(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
 {
 	struct nftdp_vm_chain *a;
 
-	a = base[0] = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	base[1] = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_DROP, 1);
+	a = base[0] = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	base[1] = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_DROP, 1);
 	add(b, a, 1, MARK_IS(7), CNT, DROP, NULL);
 }
 
@@ -1299,7 +1274,7 @@ static void rs_many_counters(struct nftdp_vm_gen_builder *b, struct nftdp_vm_cha
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	for (uint64_t h = 1; h <= 6; h++)
 		add(b, c, h, CNT, NULL);
 	add(b, c, 7, DPORT_IS(22), CNT, DROP, NULL);
@@ -1357,9 +1332,11 @@ static void rs_hooks(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *pre, *fwd, *post;
 
-	pre = base[0] = mk(b, NFPROTO_IPV4, "pre", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 0);
-	fwd = base[1] = mk(b, NFPROTO_IPV4, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
-	post = base[2] = mk(b, NFPROTO_IPV4, "post", true, NF_INET_POST_ROUTING, 0, NF_DROP, 2);
+	pre = base[0] =
+	    gen_chain(b, NFPROTO_IPV4, "pre", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 0);
+	fwd = base[1] = gen_chain(b, NFPROTO_IPV4, "fwd", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	post = base[2] =
+	    gen_chain(b, NFPROTO_IPV4, "post", true, NF_INET_POST_ROUTING, 0, NF_DROP, 2);
 	add(b, pre, 71, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, NULL);
 	add(b, fwd, 72, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, DROP, NULL);
 	add(b, post, 73, CNT, NULL);
@@ -1397,7 +1374,7 @@ static void rs_ether(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 	static const uint8_t mac[6] = {2, 0, 0, 0, 0, 7};
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 101, payload(NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1),
 	    cmp(NFT_CMP_EQ, NFT_REG_1, mac, 6), CNT, DROP, NULL);
 }
@@ -1478,7 +1455,7 @@ static void rs_objs(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	add(b, c, 91, objref(NFT_OBJECT_COUNTER, "c1"), NULL);
 	add(b, c, 92, L4_IS(IPPROTO_UDP), objref(NFT_OBJECT_QUOTA, "q1"), CNT, ACCEPT, NULL);
 	add(b, c, 93, L4_IS(IPPROTO_TCP), DPORT_IS(80), CNT, ACCEPT, NULL);
@@ -1554,7 +1531,7 @@ static void rs_ct(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	add(b, c, 51, ct_get(NFT_CT_STATE, -1, NFT_REG_1),
 	    bitwise_and(NFT_REG_1, 4, CT_EST | CT_REL), cmp32(NFT_CMP_NEQ, NFT_REG_1, 0), CNT,
 	    ACCEPT, NULL);
@@ -1568,7 +1545,7 @@ static void rs_ct_packets(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain 
 	static const uint64_t zero;
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	add(b, c, 53, ct_get(NFT_CT_PKTS, -1, NFT_REG_1), cmp(NFT_CMP_NEQ, NFT_REG_1, &zero, 8),
 	    CNT, ACCEPT, NULL);
 }
@@ -1683,7 +1660,7 @@ static void rs_set_s(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 41, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("s"), CNT, DROP, NULL);
 }
 
@@ -1691,7 +1668,7 @@ static void rs_set_k(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 42, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("k"), CNT, DROP, NULL);
 }
 
@@ -1699,7 +1676,7 @@ static void rs_set_t(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 {
 	struct nftdp_vm_chain *c;
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 43, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("t"), CNT, DROP, NULL);
 }
 
@@ -1709,7 +1686,7 @@ static void rs_set_s_dynset(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chai
 	struct nftdp_vm_chain *c;
 
 	rs_set_s(b, base);
-	c = mk(b, NFPROTO_IPV4, "other", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 1);
+	c = gen_chain(b, NFPROTO_IPV4, "other", true, NF_INET_PRE_ROUTING, 0, NF_ACCEPT, 1);
 	add(b, c, 44, MARK_IS(99), SADDR_LOAD, dynset_add("d"), NULL);
 }
 
@@ -1851,8 +1828,8 @@ static void rs_vmap(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base
 	struct nftdp_vm_chain *c, *sub;
 	struct nftnl_expr *l = lookup("v");
 
-	c = base[0] = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
 	add(b, sub, 82, DPORT_IS(22), CNT, DROP, NULL);
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_DREG, NFT_REG_VERDICT);
 	add(b, c, 81, payload(NH, 16, 4, NFT_REG_1), l, NULL);

@@ -23,11 +23,12 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
+#include "gen_build.h"
 #include "nft_build.h"
 #include "nftdp_common.h"
 #include "nftdp_vm.h"
 
-/* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
+/* ---------- rules (builders: tests/lib/nft_build.h, gen_build.h) ---------- */
 
 /* meta mark set v */
 #define MARK_SET(v) imm32(NFT_REG_1, (v)), meta_set(NFT_META_MARK, NFT_REG_1)
@@ -37,59 +38,13 @@
 /* compile a rule of NULL-terminated expressions into chain; the result */
 static int add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
 {
-	struct nftnl_rule *r = nftnl_rule_alloc();
-	struct nftdp_vm_error err;
-	struct nftnl_expr *e;
 	va_list ap;
 	int rc;
 
-	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
 	va_start(ap, handle);
-	while ((e = va_arg(ap, struct nftnl_expr *)))
-		nftnl_rule_add_expr(r, e);
+	rc = gen_rule_v(b, c, handle, ap);
 	va_end(ap);
-	rc = nftdp_vm_gen_add_rule(b, c, r, &err);
-	nftnl_rule_free(r);
 	return rc;
-}
-
-static struct nftdp_vm_chain *mk(struct nftdp_vm_gen_builder *b, uint8_t family, const char *name,
-				 bool base, uint8_t hook, int32_t prio, uint32_t policy,
-				 uint32_t id)
-{
-	struct nftdp_vm_chain_desc d = {.family = family,
-					.table = "t",
-					.name = name,
-					.base = base,
-					.hook = hook,
-					.policy = policy,
-					.chain_id = id};
-	struct nftdp_vm_chain *c = NULL;
-
-	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, prio, &c), 0);
-	return c;
-}
-
-/* ---------- packets ---------- */
-
-struct tpkt {
-	uint8_t buf[64];
-	struct nftdp_vm_pkt pkt;
-};
-
-/* IPv4 TCP 10.0.0.1:1234 -> 10.0.0.2:80, no link header */
-static struct nftdp_vm_pkt *tcp4(struct tpkt *t)
-{
-	static const uint8_t hdr[] = {
-	    0x45, 0,	0, 40, 0, 1, 0, 0, 64, 6, 0, 0, 10,   0,    0,	  1,	10, 0, 0, 2,
-	    0x04, 0xd2, 0, 80, 0, 0, 0, 1, 0,  0, 0, 0, 0x50, 0x02, 0xff, 0xff, 0,  0, 0, 0,
-	};
-
-	memset(t, 0, sizeof(*t));
-	memcpy(t->buf, hdr, sizeof(hdr));
-	nftdp_vm_pkt_init(&t->pkt, t->buf, sizeof(hdr), -1, 0);
-	nftdp_vm_pkt_parse_ip(&t->pkt);
-	return &t->pkt;
 }
 
 struct fix {
@@ -136,17 +91,17 @@ static void test_priority_order(void **state)
 	struct fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c10, *cm5, *c0a, *c0b, *ci;
-	struct tpkt t;
+	struct gen_tpkt t;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	/* created out of order: the hook list sorts them; of equal priorities
 	 * the one registered last runs first (nf_hook_entries_grow) */
-	c10 = mk(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 0);
-	c0a = mk(b, NFPROTO_IPV4, "p0a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
-	cm5 = mk(b, NFPROTO_IPV4, "pm5", true, NF_INET_FORWARD, -5, NF_ACCEPT, 2);
-	c0b = mk(b, NFPROTO_IPV4, "p0b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
+	c10 = gen_chain(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 0);
+	c0a = gen_chain(b, NFPROTO_IPV4, "p0a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	cm5 = gen_chain(b, NFPROTO_IPV4, "pm5", true, NF_INET_FORWARD, -5, NF_ACCEPT, 2);
+	c0b = gen_chain(b, NFPROTO_IPV4, "p0b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
 	/* an inet chain at 5 runs in both the ip and ip6 lists */
-	ci = mk(b, NFPROTO_INET, "i5", true, NF_INET_FORWARD, 5, NF_ACCEPT, 4);
+	ci = gen_chain(b, NFPROTO_INET, "i5", true, NF_INET_FORWARD, 5, NF_ACCEPT, 4);
 	assert_int_equal(add(b, cm5, 1, MARK_SET(1), NULL), 0);
 	assert_int_equal(add(b, c0b, 3, MARK_IS(1), MARK_SET(2), NULL), 0);
 	assert_int_equal(add(b, c0a, 2, MARK_IS(2), MARK_SET(4), NULL), 0);
@@ -159,13 +114,13 @@ static void test_priority_order(void **state)
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_INET, NF_INET_FORWARD), 0);
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, NF_INET_PRE_ROUTING), 0);
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, 200, 0), 0);
-	struct nftdp_vm_pkt *p = tcp4(&t);
+	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_ACCEPT);
 	assert_int_equal(p->mark, 3);
 	/* a hook without base chains accepts and touches nothing */
-	p = tcp4(&t);
+	p = gen_tcp4(&t);
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_PRE_ROUTING, p, &f->ctx),
 			 NF_ACCEPT);
 	assert_int_equal(p->mark, 0);
@@ -177,12 +132,12 @@ static void test_accept_moves_on_drop_ends(void **state)
 	struct fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *a, *d, *z;
-	struct tpkt t;
+	struct gen_tpkt t;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_DROP, 0);
-	d = mk(b, NFPROTO_IPV4, "d", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
-	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
+	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_DROP, 0);
+	d = gen_chain(b, NFPROTO_IPV4, "d", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
 	/* an explicit accept ends chain a (its drop policy is not reached)
 	 * and moves on to d */
 	assert_int_equal(add(b, a, 1, MARK_SET(7), verdict(NF_ACCEPT, NULL), NULL), 0);
@@ -191,7 +146,7 @@ static void test_accept_moves_on_drop_ends(void **state)
 	assert_int_equal(add(b, d, 3, MARK_SET(8), NULL), 0);
 	assert_int_equal(add(b, z, 4, MARK_IS(8), MARK_SET(9), verdict(NF_ACCEPT, NULL), NULL), 0);
 	struct nftdp_vm_gen *gen = build_ok(b);
-	struct nftdp_vm_pkt *p = tcp4(&t);
+	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	/* a: accept (mark 7) -> d: sets 8, policy accept -> z: sets 9 */
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
@@ -201,12 +156,12 @@ static void test_accept_moves_on_drop_ends(void **state)
 
 	/* drop in the first chain ends the hook: later chains never run */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
-	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 1);
+	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
+	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 1);
 	assert_int_equal(add(b, a, 1, verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(b, z, 2, MARK_SET(9), NULL), 0);
 	gen = build_ok(b);
-	p = tcp4(&t);
+	p = gen_tcp4(&t);
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_DROP);
 	assert_int_equal(p->mark, 0);
@@ -221,18 +176,18 @@ static void test_one_chain_burst(void **state)
 	struct fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
-	static struct tpkt t[N];
+	static struct gen_tpkt t[N];
 	struct nftdp_vm_pkt *pk[N];
 	unsigned int v[N];
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c = mk(b, NFPROTO_IPV4, "only", true, NF_INET_FORWARD, 5, NF_ACCEPT, 0);
+	c = gen_chain(b, NFPROTO_IPV4, "only", true, NF_INET_FORWARD, 5, NF_ACCEPT, 0);
 	assert_int_equal(add(b, c, 1, MARK_IS(7), verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(b, c, 2, MARK_SET(9), NULL), 0);
 	struct nftdp_vm_gen *gen = build_ok(b);
 
 	for (int i = 0; i < N; i++) {
-		pk[i] = tcp4(&t[i]);
+		pk[i] = gen_tcp4(&t[i]);
 		pk[i]->mark = i % 3 == 0 ? 7 : 0;
 	}
 	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, N, v, &f->ctx);
@@ -242,7 +197,7 @@ static void test_one_chain_burst(void **state)
 	}
 	/* a window that leaves the chain out: every packet accepted, untouched */
 	for (int i = 0; i < N; i++) {
-		pk[i] = tcp4(&t[i]);
+		pk[i] = gen_tcp4(&t[i]);
 		pk[i]->mark = 7;
 		v[i] = NF_DROP;
 	}
@@ -270,7 +225,7 @@ static void test_devices_and_prio_window(void **state)
 					.base = true,
 					.hook = NF_NETDEV_INGRESS,
 					.policy = NF_ACCEPT};
-	struct tpkt t[4];
+	struct gen_tpkt t[4];
 	struct nftdp_vm_pkt *pk[4];
 	unsigned int v[4];
 
@@ -286,16 +241,16 @@ static void test_devices_and_prio_window(void **state)
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 20, &c), 0);
 	assert_int_equal(add(b, c, 3, verdict(NF_DROP, NULL), NULL), 0);
 	/* ip forward chains at -10, 0, 10 */
-	c = mk(b, NFPROTO_IPV4, "m10", true, NF_INET_FORWARD, -10, NF_ACCEPT, 3);
+	c = gen_chain(b, NFPROTO_IPV4, "m10", true, NF_INET_FORWARD, -10, NF_ACCEPT, 3);
 	assert_int_equal(add(b, c, 4, MARK_SET(1), NULL), 0);
-	c = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 0, NF_ACCEPT, 4);
+	c = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 0, NF_ACCEPT, 4);
 	assert_int_equal(add(b, c, 5, MARK_IS(1), MARK_SET(2), NULL), 0);
-	c = mk(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 5);
+	c = gen_chain(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 5);
 	assert_int_equal(add(b, c, 6, MARK_IS(2), verdict(NF_DROP, NULL), NULL), 0);
 	struct nftdp_vm_gen *gen = build_ok(b);
 
 	for (int i = 0; i < 4; i++) {
-		pk[i] = tcp4(&t[i]);
+		pk[i] = gen_tcp4(&t[i]);
 		pk[i]->nfproto = NFPROTO_NETDEV;
 		pk[i]->hook = NF_NETDEV_INGRESS;
 		pk[i]->iif = (uint32_t)i + 1;
@@ -310,13 +265,13 @@ static void test_devices_and_prio_window(void **state)
 	assert_int_equal(v[3], NF_ACCEPT); /* dev 4: no chain of its own */
 	assert_int_equal(pk[3]->mark, 0);
 	/* the single-packet path agrees */
-	pk[1] = tcp4(&t[1]);
+	pk[1] = gen_tcp4(&t[1]);
 	pk[1]->iif = 2;
 	assert_int_equal(
 	    nftdp_vm_gen_run_hook(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS, pk[1], &f->ctx), NF_DROP);
 
 	/* window [-10, -1], then [0, 10]: the same as the whole hook */
-	pk[0] = tcp4(&t[0]);
+	pk[0] = gen_tcp4(&t[0]);
 	nftdp_vm_gen_run_hook_burst_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, INT32_MIN, -1, pk, 1,
 					 v, &f->ctx);
 	assert_int_equal(v[0], NF_ACCEPT);
@@ -347,15 +302,15 @@ static void test_policies(void **state)
 	struct fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *a, *z;
-	struct tpkt t;
+	struct gen_tpkt t;
 
 	/* empty chain with policy drop: drop, the next chain never runs */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_DROP, 0);
-	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_ACCEPT, 1);
+	gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_ACCEPT, 1);
 	assert_int_equal(add(b, z, 1, MARK_SET(1), NULL), 0);
 	struct nftdp_vm_gen *gen = build_ok(b);
-	struct nftdp_vm_pkt *p = tcp4(&t);
+	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_DROP);
@@ -364,23 +319,23 @@ static void test_policies(void **state)
 
 	/* policy accept moves on; the last chain's drop policy decides */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
+	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
 	assert_int_equal(add(b, a, 1, MARK_SET(1), NULL), 0);
 	assert_int_equal(add(b, z, 2, MARK_IS(2), verdict(NF_ACCEPT, NULL), NULL), 0);
 	gen = build_ok(b);
-	p = tcp4(&t);
+	p = gen_tcp4(&t);
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_DROP);
 	assert_int_equal(p->mark, 1);
 
 	/* the burst form agrees packet by packet */
-	struct tpkt tb[70];
+	struct gen_tpkt tb[70];
 	struct nftdp_vm_pkt *pk[70];
 	unsigned int v[70];
 
 	for (int i = 0; i < 70; i++) {
-		pk[i] = tcp4(&tb[i]);
+		pk[i] = gen_tcp4(&tb[i]);
 		pk[i]->mark = (i % 3 == 0) ? 0 : 2; /* a sets 1 for all: all drop */
 	}
 	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, 70, v, &f->ctx);
@@ -392,14 +347,14 @@ static void test_policies(void **state)
 
 	/* mixed burst: a drops mark 5 and turns 1 into 2, z accepts 2 only */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	a = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	z = mk(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
+	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
 	assert_int_equal(add(b, a, 1, MARK_IS(5), verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(b, a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
 	assert_int_equal(add(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL), 0);
 	gen = build_ok(b);
 	for (int i = 0; i < 70; i++) {
-		pk[i] = tcp4(&tb[i]);
+		pk[i] = gen_tcp4(&tb[i]);
 		pk[i]->mark =
 		    (uint32_t)(i % 3 == 0 ? 5
 			       : i % 3 == 1
@@ -408,8 +363,8 @@ static void test_policies(void **state)
 	}
 	nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, 70, v, &f->ctx);
 	for (int i = 0; i < 70; i++) {
-		struct tpkt one;
-		struct nftdp_vm_pkt *q = tcp4(&one);
+		struct gen_tpkt one;
+		struct nftdp_vm_pkt *q = gen_tcp4(&one);
 
 		q->mark = (uint32_t)(i % 3 == 0 ? 5 : i % 3 == 1 ? 1 : 4);
 		assert_int_equal(
@@ -430,9 +385,9 @@ static void test_build_errors(void **state)
 
 	/* a jump loop is -ELOOP at build */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	x = mk(b, NFPROTO_IPV4, "x", false, 0, 0, 0, 1);
-	y = mk(b, NFPROTO_IPV4, "y", false, 0, 0, 0, 2);
+	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	x = gen_chain(b, NFPROTO_IPV4, "x", false, 0, 0, 0, 1);
+	y = gen_chain(b, NFPROTO_IPV4, "y", false, 0, 0, 0, 2);
 	assert_int_equal(add(b, base, 1, verdict(NFT_JUMP, "x"), NULL), 0);
 	assert_int_equal(add(b, x, 2, verdict(NFT_JUMP, "y"), NULL), 0);
 	assert_int_equal(add(b, y, 3, verdict(NFT_JUMP, "x"), NULL), 0);
@@ -442,7 +397,7 @@ static void test_build_errors(void **state)
 
 	/* a refused expression sticks: build returns it with the message */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	assert_int_equal(add(b, base, 1, verdict(NF_QUEUE, NULL), NULL), -EOPNOTSUPP);
 	assert_int_equal(add(b, base, 2, verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EOPNOTSUPP);
@@ -454,10 +409,10 @@ static void test_build_errors(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	struct nftdp_vm_chain *cs[20];
 
-	cs[0] = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	cs[0] = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	for (int i = 1; i < 20; i++) {
 		snprintf(names[i], sizeof(names[i]), "c%d", i);
-		cs[i] = mk(b, NFPROTO_IPV4, names[i], false, 0, 0, 0, (uint32_t)i);
+		cs[i] = gen_chain(b, NFPROTO_IPV4, names[i], false, 0, 0, 0, (uint32_t)i);
 	}
 	for (int i = 0; i < 19; i++)
 		assert_int_equal(
@@ -466,7 +421,7 @@ static void test_build_errors(void **state)
 
 	/* duplicate chain id / name, bad hook */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	struct nftdp_vm_chain_desc d = {
 	    .family = NFPROTO_IPV4, .table = "t", .name = "b", .chain_id = 0};
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &x), -EEXIST);
@@ -559,7 +514,7 @@ static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolve
 	struct nftnl_expr *l;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, res, &b), 0);
-	c = mk(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	c = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	l = ex("lookup");
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
@@ -583,29 +538,30 @@ static void test_chain_reuse(void **state)
 	struct nftdp_vm_gen *g1, *g2;
 	struct nftdp_vm_chain_desc d = {
 	    .family = NFPROTO_IPV4, .table = "t", .name = "sub", .chain_id = 1};
-	struct tpkt t;
+	struct gen_tpkt t;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
+	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
 	assert_int_equal(add(b, sub, 7, ex("counter"), MARK_SET(5), NULL), 0);
 	assert_int_equal(add(b, base, 8, ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
 	g1 = build_ok(b);
 	assert_int_equal(
-	    nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, tcp4(&t), &f->ctx), NF_ACCEPT);
+	    nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, gen_tcp4(&t), &f->ctx),
+	    NF_ACCEPT);
 
 	/* next generation: base compiled again, sub reused */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), 0);
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), -EEXIST);
-	base = mk(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	assert_int_equal(add(b, base, 9, verdict(NFT_JUMP, "sub"), NULL), 0);
 	g2 = build_ok(b);
 	/* the old generation goes (rule 8 and its counter with it), the shared
 	 * chain stays */
 	nftdp_vm_gen_destroy(g1);
 	assert_int_equal(nftdp_vm_state_sweep(f->st, nftdp_vm_gen_id(g2)) > 0, true);
-	struct nftdp_vm_pkt *p = tcp4(&t);
+	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	assert_int_equal(nftdp_vm_gen_run_hook(g2, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_ACCEPT);
@@ -614,7 +570,7 @@ static void test_chain_reuse(void **state)
 	assert_int_equal(v.packets, 2);
 	/* a third generation reusing it through a new chain of its own name */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	sub2 = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
+	sub2 = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
 	assert_ptr_not_equal(sub2, sub);
 	nftdp_vm_gen_builder_destroy(b);
 	nftdp_vm_gen_destroy(g2);
@@ -653,14 +609,14 @@ static void test_shares_state_derived(void **state)
 	struct nftnl_expr *cnt;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c1 = mk(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	c1 = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
 	cnt = ex("counter");
 	assert_int_equal(add(b, c1, 1, cnt, limit10(), NULL), 0);
 	g1 = build_ok(b);
 	assert_false(nftdp_vm_gen_shares_state(g1));
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c2 = mk(b, NFPROTO_IPV4, "b", true, NF_INET_POST_ROUTING, 0, NF_ACCEPT, 2);
+	c2 = gen_chain(b, NFPROTO_IPV4, "b", true, NF_INET_POST_ROUTING, 0, NF_ACCEPT, 2);
 	assert_int_equal(add(b, c2, 2, ex("log"), NULL), 0);
 	g2 = build_ok(b);
 	assert_true(nftdp_vm_gen_shares_state(g2));
@@ -683,7 +639,7 @@ static void test_shares_state_derived(void **state)
 	nftdp_vm_gen_destroy(g3);
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	reg = mk(b, NFPROTO_IPV4, "c", false, 0, 0, NF_ACCEPT, 3);
+	reg = gen_chain(b, NFPROTO_IPV4, "c", false, 0, 0, NF_ACCEPT, 3);
 	assert_int_equal(add(b, reg, 3, limit10(), NULL), 0);
 	g3 = build_ok(b);
 	assert_true(nftdp_vm_gen_shares_state(g3));
@@ -706,13 +662,13 @@ static void test_order_free_derived(void **state)
 	struct nftdp_vm_gen *g1, *g2, *g3;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c1 = mk(b, NFPROTO_INET, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	c1 = gen_chain(b, NFPROTO_INET, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
 	assert_int_equal(add(b, c1, 1, ex("counter"), NULL), 0);
 	g1 = build_ok(b);
 	assert_true(nftdp_vm_gen_order_free(g1));
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c2 = mk(b, NFPROTO_INET, "b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
+	c2 = gen_chain(b, NFPROTO_INET, "b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
 	assert_int_equal(add(b, c2, 2, ex("counter"), limit10(), NULL), 0);
 	g2 = build_ok(b);
 	assert_false(nftdp_vm_gen_shares_state(g2)); /* a base chain's own limit */
@@ -735,7 +691,7 @@ static void test_order_free_derived(void **state)
 	nftdp_vm_gen_destroy(g3);
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	c2 = mk(b, NFPROTO_INET, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
+	c2 = gen_chain(b, NFPROTO_INET, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
 	assert_int_equal(add(b, c2, 3, ex("log"), NULL), 0);
 	g3 = build_ok(b);
 	assert_false(nftdp_vm_gen_order_free(g3));
@@ -784,7 +740,7 @@ static void test_facts_derived(void **state)
 	 * of the reused chain stay */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, fw), 0);
-	other = mk(b, NFPROTO_IPV4, "x", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
+	other = gen_chain(b, NFPROTO_IPV4, "x", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
 	assert_int_equal(add(b, other, 2, MARK_SET(1), NULL), 0);
 	g2 = build_ok(b);
 	assert_true(nftdp_vm_gen_uses_ct(g2, NFPROTO_IPV4));
@@ -827,7 +783,7 @@ static void test_sets_and_reclaim(void **state)
 	struct nftdp_vm_gen_domain *dom;
 	struct fake_grace fg = {0};
 	atomic_int freed = 0;
-	struct tpkt t;
+	struct gen_tpkt t;
 	unsigned int n;
 
 	assert_int_equal(nftdp_vm_gen_domain_create(&cfg, &dom), 0);
@@ -840,7 +796,7 @@ static void test_sets_and_reclaim(void **state)
 
 	assert_int_equal(n, 1);
 	assert_ptr_equal(sets[0], (void *)&fs);
-	struct nftdp_vm_pkt *p = tcp4(&t);
+	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	p->mark = 42;
 	assert_int_equal(nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
@@ -933,9 +889,9 @@ static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t m, atomi
 	struct nftdp_vm_error err;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(st, NULL, &b), 0);
-	pre = mk(b, NFPROTO_IPV4, "pre", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
-	sub = mk(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
-	post = mk(b, NFPROTO_IPV4, "post", true, NF_INET_FORWARD, 10, NF_DROP, 2);
+	pre = gen_chain(b, NFPROTO_IPV4, "pre", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
+	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
+	post = gen_chain(b, NFPROTO_IPV4, "post", true, NF_INET_FORWARD, 10, NF_DROP, 2);
 	assert_int_equal(add(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"), NULL),
 			 0);
 	assert_int_equal(add(b, sub, 2, MARK_IS(m), MARK_SET(m * 0x11), NULL), 0);
@@ -959,7 +915,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	struct nftdp_vm_ctx ctx = {.worker = r->id, .state = r->st, .prng = 7};
-	struct tpkt tb[STRESS_BURST];
+	struct gen_tpkt tb[STRESS_BURST];
 	struct nftdp_vm_pkt *pk[STRESS_BURST];
 	unsigned int v[STRESS_BURST];
 	uint32_t last = 0;
@@ -980,12 +936,12 @@ static void *reader_main(void *arg)
 		uint64_t id = nftdp_vm_gen_id(gen);
 
 		for (int i = 0; i < STRESS_BURST; i++)
-			pk[i] = tcp4(&tb[i]);
+			pk[i] = gen_tcp4(&tb[i]);
 		nftdp_vm_gen_run_hook_burst(gen, NFPROTO_IPV4, NF_INET_FORWARD, pk, STRESS_BURST, v,
 					    &ctx);
 		/* also per packet, same pointer: a freed gen would trip ASan here */
-		struct tpkt one;
-		struct nftdp_vm_pkt *q = tcp4(&one);
+		struct gen_tpkt one;
+		struct nftdp_vm_pkt *q = gen_tcp4(&one);
 		unsigned int vq =
 		    nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, q, &ctx);
 
