@@ -124,6 +124,12 @@ def make_netns(h, name):
         r = ns.ip('link', 'add', 'dp0', 'type', 'veth', 'peer', 'name', 'dp1')
     if r.rc:
         raise SetupError('cannot create dp0/dp1 in %s: %s' % (name, r.err.strip()))
+    # no IPv6 on dp0/dp1: the kernel's own DAD, router solicitations and
+    # MLD reports would otherwise pass netdev egress chains at random times
+    # and show in their counters (nftdp's ports send nothing by themselves)
+    for d in ('dp0', 'dp1'):
+        run(['ip', 'netns', 'exec', name, 'sysctl', '-q', '-w',
+             'net.ipv6.conf.%s.disable_ipv6=1' % d], timeout=10)
     for d in ('lo', 'dp0', 'dp1'):
         ns.ip('link', 'set', d, 'up')
     return name
