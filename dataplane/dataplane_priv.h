@@ -393,6 +393,7 @@ struct nftdp_dp_worker {
 	/* pipeline.c: the pass of the last generation seen (its id + 1, 0: none) */
 	uint64_t plan_gen;
 	uint8_t plan_kind;
+	bool plan_router; /* dp->router when the plan was worked out */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */

@@ -1242,10 +1242,12 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 	/* ids are never reused, unlike the addresses of freed generations;
 	 * UINT64_MAX: no generation */
 	id = gen ? nftdp_vm_gen_id(gen) + 1 : UINT64_MAX;
-	if (w->plan_gen != id) {
+	/* --router is fixed in the daemon; fuzz_pkt flips it per input */
+	if (w->plan_gen != id || w->plan_router != w->dp->router) {
 		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
 		w->plan_gen = id;
+		w->plan_router = w->dp->router;
 	}
 	return (enum plan_kind)w->plan_kind;
 }
