@@ -629,7 +629,7 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 enum { CT_GO_ON, CT_DONE, CT_BAD };
 
 static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
-		  struct nftdp_ct_tuple *t)
+		  struct nftdp_ct_tuple *t, uint32_t *hash, const struct nftdp_ct_lookup *lk)
 {
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack) {
 		if (!pkt->ct) {
@@ -650,13 +650,21 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 		if (rc == ICMP_INVALID)
 			return CT_BAD;
 	}
-	if (!nftdp_ct_pkt_tuple(pkt, t))
-		return CT_BAD;
 	if (pkt->ct_zone_dir)
 		s->zones_seen = true; /* confirm checks for clashes from now on */
+	/* the probe's, for the same bytes and zone */
+	if (lk && lk->data == pkt->data && lk->len == pkt->len &&
+	    lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL)) {
+		*t = lk->t;
+		*hash = lk->hash;
+		return CT_GO_ON;
+	}
+	if (!nftdp_ct_pkt_tuple(pkt, t))
+		return CT_BAD;
 	/* the lookup keys the zone of the original direction
 	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
 	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+	*hash = nftdp_ct_tuple_hash(s, t);
 	return CT_GO_ON;
 }
 
@@ -752,16 +760,17 @@ invalid:
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
 {
 	struct nftdp_ct_tuple t;
+	uint32_t hash;
 
 	s->now_ms = now_ms;
-	switch (ct_pre(s, pkt, now_ms, &t)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &hash, NULL)) {
 	case CT_DONE:
 		return NF_ACCEPT;
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, &t, nftdp_ct_tuple_hash(s, &t), now_ms);
+		return ct_in_tuple(s, pkt, &t, hash, now_ms);
 	}
 }
 
@@ -771,11 +780,13 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
  * prefetching its entry; then the lookups and state machines.
  */
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
-			   uint64_t now_ms)
+			   uint64_t now_ms, struct nftdp_ct_lookup *lk)
 {
 	struct nftdp_ct_tuple t;
-	uint32_t node;
+	uint32_t node, hash;
 
+	if (lk)
+		lk->data = NULL;
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack ||
 	    !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
 	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
@@ -783,8 +794,15 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	    !nftdp_ct_pkt_tuple(pkt, &t))
 		return NULL;
 	t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+	hash = nftdp_ct_tuple_hash(s, &t);
+	if (lk) {
+		lk->data = pkt->data;
+		lk->len = pkt->len;
+		lk->hash = hash;
+		lk->t = t;
+	}
 	/* nftdp_ct_find without its side effects */
-	node = s->buckets[nftdp_ct_tuple_hash(s, &t) & s->bucket_mask];
+	node = s->buckets[hash & s->bucket_mask];
 	while (node != CT_NIL) {
 		const struct nftdp_ct_entry *e = &s->entries[node >> 1];
 		int d = (int)(node & 1);
@@ -800,7 +818,8 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 }
 
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
-		       unsigned int *verdicts, uint64_t now_ms)
+		       unsigned int *verdicts, uint64_t now_ms,
+		       const struct nftdp_ct_lookup *const *lk)
 {
 	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
 	uint32_t hash[NFTDP_VM_BURST_MAX];
@@ -817,13 +836,12 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			go[i] = 2; /* errors may refer to flows this burst creates: in order */
 			continue;
 		}
-		rc = ct_pre(s, pkts[i], now_ms, &t[i]);
+		rc = ct_pre(s, pkts[i], now_ms, &t[i], &hash[i], lk ? lk[i] : NULL);
 		go[i] = rc == CT_GO_ON;
 		if (rc == CT_BAD)
 			s->st.invalid++;
 		if (!go[i])
 			continue;
-		hash[i] = nftdp_ct_tuple_hash(s, &t[i]);
 		__builtin_prefetch(&s->buckets[hash[i] & s->bucket_mask]);
 	}
 	for (i = 0; i < n; i++) {

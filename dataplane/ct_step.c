@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_random.h>
@@ -27,11 +28,15 @@ static void ct_in_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_
 		       unsigned int n, unsigned int *verdicts)
 {
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
+	const struct nftdp_ct_lookup *lk[NFTDP_VM_BURST_MAX];
 	unsigned int pos[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], k = 0;
 
 	(void)hook;
-	/* the packets of families conntrack tracks, in order */
+	/* the packets of families conntrack tracks, in order, with what
+	 * their probe found out (a reply nftdp made is no view of the burst) */
 	for (unsigned int i = 0; i < n; i++) {
+		unsigned int v = (unsigned int)(pkts[i] - w->view);
+
 		verdicts[i] = NF_ACCEPT;
 		if (!nftdp_vm_gen_uses_ct(w->gen, pkts[i]->nfproto))
 			continue;
@@ -39,15 +44,16 @@ static void ct_in_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_
 		if (pkts[i]->out.notrack)
 			pkts[i]->ct_untracked = true;
 		pos[k] = i;
+		lk[k] = w->ct_lk_on && v < NFTDP_VM_BURST_MAX ? &w->ct_lk[v] : NULL;
 		sub[k++] = pkts[i];
 	}
 	if (k == n) {
-		nftdp_ct_in_burst(w->ct, pkts, n, verdicts, w->ctx.now_ms);
+		nftdp_ct_in_burst(w->ct, pkts, n, verdicts, w->ctx.now_ms, lk);
 		return;
 	}
 	if (k == 0)
 		return;
-	nftdp_ct_in_burst(w->ct, sub, k, sv, w->ctx.now_ms);
+	nftdp_ct_in_burst(w->ct, sub, k, sv, w->ctx.now_ms, lk);
 	for (unsigned int j = 0; j < k; j++)
 		verdicts[pos[j]] = sv[j];
 }
@@ -160,6 +166,9 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 			fprintf(stderr, "nftdp: conntrack shard of %u entries: %d\n", per, rc);
 			return rc;
 		}
+		dp->w[i].ct_lk = calloc(NFTDP_VM_BURST_MAX, sizeof(*dp->w[i].ct_lk));
+		if (!dp->w[i].ct_lk)
+			return -ENOMEM;
 	}
 	nftdp_dp_step_add(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_CONNTRACK, ct_in_step, ct_active);
 	nftdp_dp_step_add(dp, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, nat_step, nat_active);
@@ -175,6 +184,8 @@ void nftdp_dp_ct_fini(struct nftdp_dp *dp)
 	for (unsigned int i = 0; dp->w && i < dp->n_workers; i++) {
 		nftdp_ct_shard_destroy(dp->w[i].ct);
 		dp->w[i].ct = NULL;
+		free(dp->w[i].ct_lk);
+		dp->w[i].ct_lk = NULL;
 	}
 }
 
@@ -186,9 +197,18 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 			nftdp_ct_confirm(w->ct, pkts[i], verdict);
 }
 
-const void *nftdp_dp_ct_probe(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt)
+const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt,
+			      unsigned int i)
 {
-	return nftdp_ct_probe(w->ct, pkt, w->ctx.now_ms);
+	return nftdp_ct_probe(w->ct, pkt, w->ctx.now_ms,
+			      i < NFTDP_VM_BURST_MAX && w->ct_lk ? &w->ct_lk[i] : NULL);
+}
+
+void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on)
+{
+	w->ct_lk_on = on && w->ct_lk;
+	for (unsigned int i = 0; w->ct_lk_on && i < n; i++)
+		w->ct_lk[i].data = NULL;
 }
 
 void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig)

@@ -364,6 +364,8 @@ struct nftdp_dp_emit {
 struct nftdp_dp;
 
 /** A worker's own state; one writer. */
+struct nftdp_ct_lookup;
+
 struct nftdp_dp_worker {
 	unsigned int id;
 	unsigned int lcore;
@@ -396,6 +398,11 @@ struct nftdp_dp_worker {
 	bool plan_router; /* dp->router when the plan was worked out */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
+	/* ct_step.c: what the probe of view i found out (PLAN_TRACKED), for
+	 * the conntrack step while ct_lk_on; NFTDP_VM_BURST_MAX of them
+	 * with conntrack, else NULL */
+	bool ct_lk_on;
+	struct nftdp_ct_lookup *ct_lk;
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
 	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */
@@ -512,8 +519,13 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 			 unsigned int verdict);
 void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
 /* the confirmed connection conntrack would find for pkt, changing nothing
- * (nftdp_ct_probe), NULL for none */
-const void *nftdp_dp_ct_probe(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt);
+ * (nftdp_ct_probe), NULL for none; pkt is view i of the burst (its lookup
+ * kept in w->ct_lk[i]), or no view (i = NFTDP_VM_BURST_MAX) */
+const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt,
+			      unsigned int i);
+/* on: the probes of views 0..n-1 are kept for the conntrack step from now
+ * (none yet); off: no longer */
+void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);
 
 /* port.c */
 /** mbuf data room for a frame of mtu bytes: headroom, Ethernet, two VLAN tags */

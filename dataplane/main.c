@@ -98,7 +98,7 @@ static void usage(const char *prog)
 	    "  --burst N           rx burst size, 1..256 (default 32)\n"
 	    "  --flow-cache N      per-flow verdict cache entries per worker (default\n"
 	    "                      65536, at most 16777216; 0: off, every packet runs\n"
-	    "                      the chains)\n"
+	    "                      the chains and every burst the whole pipeline)\n"
 	    "  --flow-cache-verify every cache hit runs the chains too, which judge it;\n"
 	    "                      a disagreement counts as flow_cache.mismatches (tests)\n"
 	    "  --mtu N             set every port's MTU\n"

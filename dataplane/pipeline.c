@@ -767,10 +767,13 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 
 /*
  * Steps 2-10 of the pipeline over seg[0..n_seg), parsed views of packets
- * received on rx_port, in arrival order.
+ * received on rx_port, in arrival order. at_prerouting: the views are IP
+ * packets as prerouting sees them (cached_view), with nothing to run
+ * before it: steps 2-4 were done on the way in.
  */
-static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
-			struct nftdp_vm_pkt **seg, unsigned int n_seg, bool tracking)
+static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			   uint16_t rx_port, struct nftdp_vm_pkt **seg, unsigned int n_seg,
+			   bool tracking, bool at_prerouting)
 {
 	struct nftdp_dp *dp = w->dp;
 	const struct nftdp_dp_port *rx = &dp->port[rx_port];
@@ -781,6 +784,14 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = n_seg, nip = 0, nother = 0, k, r0 = w->n_reply;
 	bool inet_ingress;
+
+	if (at_prerouting) {
+		memcpy(ipl, seg, n_seg * sizeof(*ipl));
+		nip = n_seg;
+		w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
+		w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
+		goto prerouting;
+	}
 
 	/* 2. netdev ingress */
 	memcpy(act, seg, na * sizeof(*act));
@@ -881,6 +892,7 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	}
 	nip = k;
 
+prerouting:
 	/* 5. prerouting: iif = rx, no oif */
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
 			  rx_port);
@@ -989,17 +1001,39 @@ static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		nftdp_dp_ct_confirm(w, seg, n_seg, NF_DROP);
 }
 
+static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			struct nftdp_vm_pkt **seg, unsigned int n_seg, bool tracking)
+{
+	run_segment_at(w, gen, rx_port, seg, n_seg, tracking, false);
+}
+
+static inline uint64_t entry_bit(const void *e)
+{
+	uintptr_t a = (uintptr_t)e;
+
+	return 1ull << ((a ^ (a >> 6) ^ (a >> 12)) & 63);
+}
+
 /*
  * BURST_BY_CONNECTION: segments of packets of distinct established
  * connections; a packet conntrack would not find an established entry for
  * runs alone. The probe looks at the table as the segment will find it: a
  * packet that ends a segment is probed again after that segment ran.
+ * ready (PLAN_TRACKED): which views cached_view made, prerouting views
+ * that are probed in place and enter the pipeline at prerouting; the
+ * others run the whole pipeline alone. NULL: every view is a netdev
+ * ingress view.
  */
 static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			      uint16_t rx_port, struct nftdp_vm_pkt **act, unsigned int na)
+			      uint16_t rx_port, struct nftdp_vm_pkt **act, const bool *ready,
+			      unsigned int na)
 {
 	const void *ent[NFTDP_VM_BURST_MAX];
 	unsigned int start = 0, i = 0;
+	bool at_pre = ready != NULL;
+	/* a bit per entry address hash of the segment's entries: most
+	 * packets are told apart without the walk over ent */
+	uint64_t seen = 0;
 
 	while (i < na) {
 		const struct nftdp_dp_meta *mt = &w->meta[act[i] - w->view];
@@ -1007,33 +1041,52 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		const void *e = NULL;
 		bool alone = false;
 
-		if (is_ip(mt->ip_proto)) {
-			/* the prerouting view conntrack will see */
-			probe = *act[i];
-			view_ip(&probe, mt);
-			e = nftdp_dp_ct_probe(w, &probe);
+		if (ready && !ready[i]) {
+			/* before what it would join: no state is ahead of it */
+			if (i > start)
+				run_segment_at(w, gen, rx_port, act + start, i - start, true, true);
+			run_segment(w, gen, rx_port, act + i, 1, true);
+			start = ++i;
+			seen = 0;
+			continue;
+		}
+		if (at_pre || is_ip(mt->ip_proto)) {
+			if (at_pre) {
+				e = nftdp_dp_ct_probe(w, act[i], (unsigned int)(act[i] - w->view));
+			} else {
+				/* the prerouting view conntrack will see */
+				probe = *act[i];
+				view_ip(&probe, mt);
+				e = nftdp_dp_ct_probe(w, &probe, NFTDP_VM_BURST_MAX);
+			}
 			alone = e == NULL;
-			for (unsigned int j = start; e && j < i; j++)
-				if (ent[j] == e) {
-					alone = true; /* a second packet of one connection */
-					break;
-				}
+			if (e && (seen & entry_bit(e))) {
+				for (unsigned int j = start; j < i; j++)
+					if (ent[j] == e) {
+						alone =
+						    true; /* a second packet of one connection */
+						break;
+					}
+			}
 		}
 		if (!alone) {
+			if (e)
+				seen |= entry_bit(e);
 			ent[i++] = e; /* NULL: not IP, never tracked */
 			continue;
 		}
+		seen = 0;
 		if (i > start) {
 			/* run what came before, then probe this one again */
-			run_segment(w, gen, rx_port, act + start, i - start, true);
+			run_segment_at(w, gen, rx_port, act + start, i - start, true, at_pre);
 			start = i;
 			continue;
 		}
-		run_segment(w, gen, rx_port, act + i, 1, true);
+		run_segment_at(w, gen, rx_port, act + i, 1, true, at_pre);
 		start = ++i;
 	}
 	if (na > start)
-		run_segment(w, gen, rx_port, act + start, na - start, true);
+		run_segment_at(w, gen, rx_port, act + start, na - start, true, at_pre);
 }
 
 /* View i of this burst for the parsed frame mb: the netdev ingress view
@@ -1081,8 +1134,9 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
  * l2, frames shorter than an Ethernet header dropped. false: dropped,
  * counted and freed.
  */
-static inline bool rx_frame(struct nftdp_dp_worker *w, struct rte_mbuf **m, unsigned int i,
-			    unsigned int n, struct nftdp_dp_l2 *l2)
+static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worker *w,
+							   struct rte_mbuf **m, unsigned int i,
+							   unsigned int n, struct nftdp_dp_l2 *l2)
 {
 	struct rte_mbuf *mb = m[i];
 
@@ -1209,9 +1263,10 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
  * Which pass a burst of gen takes (pipeline_plan caches it per generation):
  * PLAN_EMPTY, nothing to run (burst_empty); PLAN_CACHED, nothing but
  * IP base chains at prerouting, forward and postrouting, with the flow
- * cache (burst_cached); PLAN_FULL, the pipeline.
+ * cache (burst_cached); PLAN_TRACKED, conntrack with nothing before it
+ * (burst_tracked); PLAN_FULL, the pipeline.
  */
-enum plan_kind { PLAN_FULL, PLAN_EMPTY, PLAN_CACHED };
+enum plan_kind { PLAN_FULL, PLAN_EMPTY, PLAN_CACHED, PLAN_TRACKED };
 
 static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				   bool tracking)
@@ -1222,6 +1277,10 @@ static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct
 
 	if (plan_empty(dp, gen, tracking))
 		return PLAN_EMPTY;
+	/* BURST_BY_CONNECTION: no chain before conntrack's step; like the
+	 * cached pass, --flow-cache 0 turns it off (A/B runs) */
+	if (tracking && w->ctx.flow && burst_mode(gen, true) == BURST_BY_CONNECTION)
+		return PLAN_TRACKED;
 	if (tracking || dp->router || !gen || !w->ctx.flow)
 		return PLAN_FULL;
 	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
@@ -1255,25 +1314,40 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 /*
  * View i, for the IP frame mb, as prerouting sees it when no chain or step
  * runs before it: what setup_view, inet ingress's version check, ip_rcv /
- * ipv6_rcv, view_ip and the trim leave, in one go. false: the full
- * pipeline must see it (it drops or answers it there); nothing changed.
+ * ipv6_rcv, view_ip and the trim leave, in one go (and its meta if
+ * with_meta: what the pipeline after prerouting reads). false:
+ * the full pipeline must see it (it drops or answers it there); nothing
+ * changed. Inline: both passes' loops are built around it.
  */
-static bool cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
-			const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx)
+static inline __attribute__((always_inline)) bool
+cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+	    const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx, bool with_meta)
 {
 	struct nftdp_vm_pkt *p = &w->view[i];
+	struct nftdp_dp_meta *mt = &w->meta[i];
 	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
 	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
 	struct nftdp_dp_icmp icmp = {0};
 
-	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6))
+	/* --router drops a tagged frame (no VLAN device) where it counts it */
+	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6) ||
+	    (w->dp->router && l2->vid))
 		return false;
 	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
 		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
 	    NFTDP_DP_DROP_MAX)
 		return false;
 	w->mb[i] = mb;
+	if (with_meta) {
+		mt->ip_off = l2->ip_off;
+		mt->l2_nh = l2->nh_off;
+		mt->l2_proto = l2->proto;
+		mt->ip_proto = l2->ip_proto;
+		mt->vid = l2->vid;
+		mt->frag_max = 0;
+		mt->ip_len = ip_len;
+	}
 	nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
 	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
 		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
@@ -1329,7 +1403,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		if (!cached_view(w, i, mb, &l2[i], rx)) {
+		if (!cached_view(w, i, mb, &l2[i], rx, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			continue;
@@ -1424,6 +1498,36 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		run_segment(w, gen, rx_port, &slow[i], 1, false);
 }
 
+/*
+ * PLAN_TRACKED: the pipeline by connection (run_by_connection), with each
+ * IP packet's prerouting view made in one go (cached_view) and probed in
+ * place, so it enters at prerouting; a frame cached_view leaves (not IP,
+ * dropped or answered by ip_rcv, tagged under --router) runs the whole
+ * pipeline alone.
+ */
+static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
+{
+	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+	bool ready[NFTDP_VM_BURST_MAX];
+	unsigned int na = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_dp_l2 l2;
+
+		if (!rx_frame(w, m, i, n, &l2))
+			continue;
+		ready[na] = cached_view(w, i, m[i], &l2, rx, true);
+		if (!ready[na])
+			setup_view(w, i, m[i], &l2, rx, false);
+		act[na++] = &w->view[i];
+	}
+	nftdp_dp_ct_lookups(w, n, true);
+	run_by_connection(w, gen, rx_port, act, ready, na);
+	nftdp_dp_ct_lookups(w, n, false);
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -1450,6 +1554,10 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		burst_cached(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
+	case PLAN_TRACKED:
+		burst_tracked(w, gen, rx_port, m, n);
+		flush_emits(w);
+		return;
 	case PLAN_FULL:
 		break;
 	}
@@ -1472,7 +1580,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		run_segment(w, gen, rx_port, act, na, tracking);
 		break;
 	case BURST_BY_CONNECTION:
-		run_by_connection(w, gen, rx_port, act, na);
+		run_by_connection(w, gen, rx_port, act, NULL, na);
 		break;
 	case BURST_ONE:
 		for (unsigned int i = 0; i < na; i++)

@@ -207,20 +207,39 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s);
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms);
 
 /**
+ * What nftdp_ct_probe() worked out for a packet (its tuple and the tuple's
+ * hash), which nftdp_ct_in_burst() takes instead of working it out again.
+ * It holds while the packet is the bytes it was probed as (data, len).
+ */
+struct nftdp_ct_lookup {
+	const uint8_t *data; /**< pkt->data when probed; NULL: nothing held */
+	uint32_t len;	     /**< pkt->len when probed */
+	uint32_t hash;
+	struct nftdp_ct_tuple t;
+};
+
+/**
  * Which confirmed connection nftdp_ct_in() would find for pkt, without
  * changing anything (no entry created, no expired entry reaped, no counter
  * moved): what a caller needs to know before it lets packets share a burst.
- * pkt as for nftdp_ct_in(), before any `ct zone set`.
+ * pkt as for nftdp_ct_in(), before any `ct zone set`. lk (or NULL) gets
+ * the tuple and hash for nftdp_ct_in_burst(), or data NULL where there are
+ * none.
  * @return the live confirmed entry (either direction), or NULL where
  *   nftdp_ct_in() would create one, leave the packet untracked or invalid,
  *   or track an ICMP error or a fragment. Packet-path; shard's worker.
  */
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
-			   uint64_t now_ms);
+			   uint64_t now_ms, struct nftdp_ct_lookup *lk);
 
-/** nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for pkts[i]. */
+/**
+ * nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for
+ * pkts[i]. lk: NULL, or per packet what nftdp_ct_probe() left for it (or
+ * NULL); one that no longer matches the packet is not used.
+ */
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
-		       unsigned int *verdicts, uint64_t now_ms);
+		       unsigned int *verdicts, uint64_t now_ms,
+		       const struct nftdp_ct_lookup *const *lk);
 
 /**
  * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.

@@ -22,7 +22,7 @@ static void test_burst_order(void **state)
 	udp(&a, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
 	udp(&q, false, "10.0.0.1", "10.0.0.2", 1, 2, 0);
 	icmp(&b, false, "10.0.0.254", "10.0.0.1", 3, 3, 0, q.buf, q.len);
-	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now, NULL);
 	assert_int_equal(nftdp_ct_vm_ops.state(a.pkt.ct), ST_NEW);
 	assert_non_null(b.pkt.ct);
 	assert_int_equal(nftdp_ct_vm_ops.state(b.pkt.ct), ST_RELATED);
@@ -216,7 +216,7 @@ static void test_confirm_drop(void **state)
 	 * first dropped, the second accepted: the entry stays */
 	udp(&a, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
 	udp(&b, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
-	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now, NULL);
 	assert_int_equal(v[0], NF_ACCEPT);
 	assert_ptr_equal((void *)((uintptr_t)a.pkt.ct & ~(uintptr_t)7),
 			 (void *)((uintptr_t)b.pkt.ct & ~(uintptr_t)7));
@@ -228,7 +228,7 @@ static void test_confirm_drop(void **state)
 	/* both dropped: gone */
 	udp(&a, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
 	udp(&b, false, "10.0.0.7", "10.0.0.8", 1, 2, 0);
-	nftdp_ct_in_burst(en->s, pk, 2, v, en->now);
+	nftdp_ct_in_burst(en->s, pk, 2, v, en->now, NULL);
 	v[0] = v[1] = NF_DROP;
 	nftdp_ct_confirm_burst(en->s, pk, 2, v);
 	nftdp_ct_stats(en->s, &st);

@@ -427,7 +427,7 @@ static int run_bursts(struct nftdp_ct_shard *s, FILE *f, unsigned int n)
 		}
 		if (!k)
 			break;
-		nftdp_ct_in_burst(s, pp, k, verdicts, now);
+		nftdp_ct_in_burst(s, pp, k, verdicts, now, NULL);
 		for (i = 0; i < k; i++) {
 			uint32_t st = pkts[i].ct	     ? pkts[i].ct_ops->state(pkts[i].ct)
 				      : pkts[i].ct_untracked ? 1u << 6
