@@ -20,8 +20,13 @@ PACKETS = [
     ('dp0', IP(src=C, dst=S) / ICMP(type=8, id=1, seq=1) / Raw(b'ping')),
     ('dp0', IPv6(src='fd00:1::1', dst='fd00:2::1') / UDP(sport=1004, dport=53) / Raw(b'q6')),
     ('dp0', IPv6(src='fd00:1::1', dst='fd00:2::1') / TCP(sport=1005, dport=80, flags='S')),
+    # reject: a RST back out of dp0
+    ('dp0', IP(src=C, dst=S) / TCP(sport=1007, dport=23, flags='S', seq=5)),
+    # a verdict map: jump (returns, then policy drop) and goto (accepted)
+    ('dp0', IP(src=C, dst=S) / UDP(sport=1008, dport=5000) / Raw(b'vmap')),
+    ('dp0', IP(src=C, dst=S) / UDP(sport=1009, dport=5001) / Raw(b'vmap')),
     # untraced: no events, forwarded
     ('dp0', IP(src='10.1.0.1', dst='172.16.0.2') / UDP(sport=1006, dport=7) / Raw(b'quiet')),
 ]
 
-EXPECT = {'dp1': 6}
+EXPECT = {'dp1': 7, 'dp0': 1}
