@@ -25,9 +25,16 @@ struct nftdp_ctl {
 	struct ctl_state *state; /* the nf_tables objects, see ctl_state.h */
 	struct ctl_build *bld;	 /* builds the dataplane's generations (build.c), or NULL */
 	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
+	bool trace_listening;	 /* NFNLGRP_NFTRACE has members: workers record traces */
 };
 
 struct ctl_build;
+
+/* ---- trace.c: NFT_MSG_TRACE ---- */
+struct nftdp_vm_trace_event;
+/* One trace event as the kernel's NFT_MSG_TRACE into buf (2048 bytes);
+ * returns its length. */
+int ctl_trace_fill(void *buf, const struct nftdp_vm_trace_event *ev);
 
 /* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
 

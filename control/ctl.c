@@ -48,7 +48,8 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 	int rc = ctl_server_poll(ctl->server, timeout_ms);
 
 	ctl_build_tick(ctl);
-	nftdp_ctl_ct_events(ctl); /* conntrack -E */
+	nftdp_ctl_ct_events(ctl);    /* conntrack -E */
+	nftdp_ctl_trace_events(ctl); /* nft monitor trace */
 	return rc;
 }
 

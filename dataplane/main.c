@@ -700,7 +700,8 @@ int main(int argc, char **argv)
 		ret = 0;
 		nftdp_vm_gen_reclaim(dp.dom);
 		nftdp_dp_log_drain(&dp);
-		nftdp_ctl_ct_events(ctl); /* conntrack -E, also when the socket is quiet */
+		nftdp_ctl_ct_events(ctl);    /* conntrack -E, also when the socket is quiet */
+		nftdp_ctl_trace_events(ctl); /* nft monitor trace, likewise */
 		now = rte_rdtsc();
 		if (o.stats_period > 0 && now >= next_stats) {
 			nftdp_dp_stats_print(&dp, o.stats_period);

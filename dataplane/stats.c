@@ -3,8 +3,8 @@
  * Statistics: per-worker counters (one writer each) summed on read, for
  * --stats-period lines (testpmd-like Mpps), --stats-json at exit and the
  * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py); the conntrack
- * shards' and the per-flow verdict caches' counters and the kernel's "table
- * full" log line.
+ * shards' and the per-flow verdict caches' counters, trace events lost,
+ * and the kernel's "table full" log line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +202,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		}
 	}
 	fprintf(f, "},\n");
+	/* trace events lost on full rings (packets are never lost for them) */
+	fprintf(f, "  \"trace\": {\"lost\": %lu},\n",
+		dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
 	fprintf(f,
 		"  \"steering\": {\"steered\": %lu, \"steered_in\": %lu, \"ring_full\": %lu, "
 		"\"backpressure_polls\": %lu},\n",
@@ -342,6 +345,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies_out);
 	rte_tel_data_add_dict_u64(d, "steered", s.steered);
 	rte_tel_data_add_dict_u64(d, "steer_ring_full", s.steer_full);
+	rte_tel_data_add_dict_u64(d, "trace_lost", dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
 	{
 		struct nftdp_ct_stats c;
 

@@ -802,6 +802,12 @@ static inline void key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp
 			       uint8_t hook, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
 			       struct fc_keys *k, unsigned int i)
 {
+	/* a traced packet (meta nftrace set by an earlier hook) runs the
+	 * chains: each of them emits its trace events */
+	if (pkt->nftrace) {
+		k->len[i] = 0;
+		return;
+	}
 	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i]);
 	if (!k->len[i])
 		return;

@@ -68,17 +68,35 @@ struct jumpstack {
 	uint32_t rule;
 };
 
-static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
-				    struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs)
+/*
+ * trace is a constant at each call: the untraced variant has no trace code
+ * at all, and do_chain() picks a variant with one branch per chain run
+ * (the kernel's nft_trace_enabled static key).
+ */
+static inline __attribute__((always_inline)) unsigned int
+do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	   struct nftdp_vm_regs *regs, const bool trace)
 {
 	const struct nftdp_vm_chain *chain = base;
+	const struct nftdp_vm_rule *vrule = NULL; /* the rule that gave the verdict */
 	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
+	struct nftdp_vm_traceinfo info;
 	unsigned int stackptr = 0;
 	uint32_t rulenum = 0, nxt, run_end, run_v = 0;
 	uint8_t run_dreg = 0;
 	bool restore = false;
 
 	memset(regs->data, 0, sizeof(regs->data));
+	if (trace) {
+		/* nft_trace_init */
+		info.basechain = base;
+		info.nf_trace = pkt->nftrace;
+		info.packet_dumped = false;
+		/* a traced packet's events are per packet: not for the flow cache
+		 * (`meta nftrace set` itself is a meta write, never cached) */
+		if (pkt->nftrace)
+			ctx->flow_taint = 1;
+	}
 do_chain:
 	rulenum = 0;
 next_rule:
@@ -94,8 +112,10 @@ next_rule:
 			regs->data[run_dreg] = run_v;
 			restore = false;
 		}
-		if (rulenum >= chain->n_rules)
+		if (rulenum >= chain->n_rules) {
+			vrule = NULL;
 			break;
+		}
 		rule = &chain->rules[rulenum];
 		if (rulenum >= run_end && rule->pf) {
 			const struct nftdp_vm_pf *pf = &chain->pf[rule->pf - 1];
@@ -240,6 +260,8 @@ next_rule:
 			if (regs->verdict.code != (uint32_t)NFT_CONTINUE)
 				goto verdict;
 		}
+		if (trace)
+			nftdp_vm_trace_rule(&info, pkt, ctx, chain, rule);
 		continue;
 	verdict:
 		switch (regs->verdict.code) {
@@ -248,10 +270,16 @@ next_rule:
 			/* fall through */
 		case NFT_CONTINUE:
 		next:
+			if (trace)
+				info.nf_trace = pkt->nftrace; /* nft_trace_copy_nftrace */
 			continue;
 		}
+		vrule = rule;
 		break;
 	}
+
+	if (trace)
+		nftdp_vm_trace_verdict(&info, pkt, ctx, chain, vrule, &regs->verdict);
 
 	switch (regs->verdict.code & NF_VERDICT_MASK) {
 	case NF_ACCEPT:
@@ -297,6 +325,9 @@ next_rule:
 		goto next_rule;
 	}
 
+	if (trace)
+		nftdp_vm_trace_policy(&info, pkt, ctx);
+
 	if (base->stats_slot >= 0 && ctx->state) {
 		struct nftdp_vm_counter *c =
 		    nftdp_vm_counter_slot(ctx->state, ctx->worker, (uint32_t)base->stats_slot);
@@ -306,6 +337,14 @@ next_rule:
 		nftdp_vm_flow_note_counter(ctx, (uint32_t)base->stats_slot);
 	}
 	return base->policy;
+}
+
+static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
+				    struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs)
+{
+	if (ctx->state && atomic_load_explicit(&ctx->state->trace_on, memory_order_relaxed))
+		return do_chain_t(base, pkt, ctx, regs, true);
+	return do_chain_t(base, pkt, ctx, regs, false);
 }
 
 unsigned int nftdp_vm_run_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,

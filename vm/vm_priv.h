@@ -326,8 +326,18 @@ struct nftdp_vm_log_ring {
 	struct nftdp_vm_log_event *ev;
 };
 
+struct nftdp_vm_trace_ring {
+	alignas(64) _Atomic uint32_t head; /* written by the worker */
+	uint32_t seq;			   /* trace ids given out, worker-owned */
+	_Atomic uint64_t lost;		   /* worker-owned, relaxed: read by stats */
+	struct nftdp_vm_trace_event *ev;
+	alignas(64) _Atomic uint32_t tail; /* written by the control thread */
+};
+
 struct nftdp_vm_state {
-	unsigned int n_workers, max_counters, max_cells, log_ring_size;
+	unsigned int n_workers, max_counters, max_cells, log_ring_size, trace_ring_size;
+	/* someone listens to NFNLGRP_NFTRACE: traced packets record events */
+	_Atomic bool trace_on;
 	uint32_t hash_seed;
 	uint64_t gen;
 	/* counters[worker * counter_stride + slot]; rows are cache aligned.
@@ -354,6 +364,7 @@ struct nftdp_vm_state {
 	uint32_t *born;
 	size_t n_born, cap_born;
 	struct nftdp_vm_log_ring *logs;
+	struct nftdp_vm_trace_ring *traces;
 };
 
 /* Stateful objects (counter / quota / limit) */
@@ -386,6 +397,28 @@ int nftdp_vm_state_get_slot_ent(struct nftdp_vm_state *st, const char *key, uint
 int nftdp_vm_chain_note_slot(struct nftdp_vm_chain *c, uint32_t ent);
 void nftdp_vm_log_record(struct nftdp_vm_state *st, unsigned int worker,
 			 const struct nftdp_vm_log_event *ev);
+
+/* Tracing (trace.c): one chain run's struct nft_traceinfo. vm.c calls these
+ * only in its traced variant of the eval loop (state->trace_on). */
+struct nftdp_vm_traceinfo {
+	const struct nftdp_vm_chain *basechain;
+	bool nf_trace;	    /* pkt->nftrace after the last rule (NF_STOLEN reads this copy) */
+	bool packet_dumped; /* devices and headers went with an event of this run */
+};
+int nftdp_vm_trace_rings_create(struct nftdp_vm_state *st, unsigned int ring_size);
+void nftdp_vm_trace_rings_destroy(struct nftdp_vm_state *st);
+/* a rule ended with NFT_CONTINUE (nft_trace_packet, NFT_TRACETYPE_RULE) */
+void nftdp_vm_trace_rule(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,
+			 const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_chain *chain,
+			 const struct nftdp_vm_rule *rule);
+/* a rule's verdict, or the end of chain when rule is NULL (nft_trace_verdict) */
+void nftdp_vm_trace_verdict(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,
+			    const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_chain *chain,
+			    const struct nftdp_vm_rule *rule,
+			    const struct nftdp_vm_verdict *verdict);
+/* the base chain's policy (NFT_TRACETYPE_POLICY) */
+void nftdp_vm_trace_policy(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,
+			   const struct nftdp_vm_ctx *ctx);
 
 /* objects (expr_objref.c) */
 void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,

@@ -135,6 +135,15 @@ uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl);
  */
 unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl);
 
+/**
+ * Deliver pending trace events (`meta nftrace set 1`) as NFT_MSG_TRACE to
+ * the sessions that joined NFNLGRP_NFTRACE (`nft monitor trace`), and turn
+ * the workers' event recording on or off as such sessions come and go.
+ * Call it often; nftdp_ctl_poll() calls it too.
+ * @return events drained. Control-path. Not thread-safe.
+ */
+unsigned int nftdp_ctl_trace_events(struct nftdp_ctl *ctl);
+
 /** Stop listening, close every session, free the ruleset. NULL is ignored. */
 void nftdp_ctl_destroy(struct nftdp_ctl *ctl);
 

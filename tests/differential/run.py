@@ -47,6 +47,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +61,7 @@ PID = os.getpid()
 NS_DUT = 'nftdp-diff-%d-dut' % PID
 NS_TESTER = 'nftdp-diff-%d-tester' % PID
 NS_NFTDP = 'nftdp-diff-%d-nftdp' % PID
+NS_MON = 'nftdp-diff-%d-mon' % PID  # where `nft monitor trace` watches nftdp
 
 # Fixed MACs so the capture (and nftdp's replay) is the same bytes every run.
 MAC = {'dp0': '02:00:00:00:00:10', 'dp1': '02:00:00:00:00:11',
@@ -101,7 +103,7 @@ def nsx(ns, *argv, **kw):
 
 
 def delete_namespaces():
-    T.netns_del(NS_DUT, NS_TESTER, NS_NFTDP, timeout=STEP_TIMEOUT)
+    T.netns_del(NS_DUT, NS_TESTER, NS_NFTDP, NS_MON, timeout=STEP_TIMEOUT)
 
 
 def cleanup():
@@ -387,7 +389,10 @@ def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
         nsx(NS_DUT, 'nft', '-f', case + '.nft')
+        mon = trace_start(NS_DUT, ['nft'], None, work, 'kernel') if traced(recipe) else None
         run_tester(work, recipe, 'kernel')
+        if mon:
+            trace_stop(mon)
         _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
         with open(os.path.join(work, 'kernel.json'), 'w') as f:
             f.write(listing)
@@ -395,6 +400,91 @@ def kernel_side(case, recipe, frames, work):
         delete_namespaces()
     egress = {p: read_pcap(os.path.join(work, 'kernel-%s.pcap' % p)) for p in ('dp0', 'dp1')}
     return egress, json.loads(listing)
+
+
+# ---------------------------------------------------------------- tracing
+
+MONITOR_SETTLE = 0.8   # seconds for `nft monitor trace` to fill its cache and subscribe
+
+
+def traced(recipe):
+    """TRACE = True: `nft monitor trace` runs on each side while the
+    tester sends (two-way cases, so that nftdp runs live), and what it
+    prints must be the same (trace_compare)."""
+    return getattr(recipe, 'TRACE', False)
+
+
+def trace_start(ns, nft, env, work, side):
+    """`nft monitor trace` in ns, its output into WORK/SIDE-trace.txt; its
+    own session, killed with the case."""
+    f = open(os.path.join(work, side + '-trace.txt'), 'w')
+    p = subprocess.Popen(T.in_ns(ns) + nft + ['monitor', 'trace'], stdout=f,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                         start_new_session=True)
+    _live.append(p)
+    time.sleep(MONITOR_SETTLE)
+    if p.poll() is not None:
+        f.close()
+        _live.remove(p)
+        raise RuntimeError('%s: nft monitor trace exited %d' % (side, p.returncode))
+    return p, f
+
+
+def trace_stop(mon):
+    """nft prints (and flushes) each event as it comes: after the last
+    packet's, SIGINT ends it."""
+    p, f = mon
+    time.sleep(0.3)
+    try:
+        os.killpg(p.pid, signal.SIGINT)
+        p.wait(timeout=STEP_TIMEOUT)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        T.kill_group(p)
+    finally:
+        _live.remove(p)
+        f.close()
+
+
+def trace_lines(work, side):
+    """The monitor's lines, trace ids numbered in order of appearance
+    (the kernel hashes the skb with a boot-time key; nftdp numbers its
+    traced packets: docs/differences.md)."""
+    ids = {}
+    out = []
+    with open(os.path.join(work, side + '-trace.txt')) as f:
+        for line in f:
+            line = line.rstrip()
+            if not line:
+                continue
+            words = line.split(' ')
+            if len(words) > 2 and words[0] == 'trace' and words[1] == 'id':
+                words[2] = '#%d' % ids.setdefault(words[2], len(ids) + 1)
+            out.append(' '.join(words))
+    return out
+
+
+def trace_compare(work):
+    k, d = trace_lines(work, 'kernel'), trace_lines(work, 'nftdp')
+    if k == d:
+        return []
+    diffs = ['nft monitor trace: kernel printed %d lines, nftdp %d' % (len(k), len(d))]
+    for i in range(max(len(k), len(d))):
+        a = k[i] if i < len(k) else '-'
+        b = d[i] if i < len(d) else '-'
+        if a != b:
+            diffs += ['  line %d kernel: %s' % (i + 1, a), '  line %d nftdp:  %s' % (i + 1, b)]
+            break
+    return diffs
+
+
+def trace_monitor_ns():
+    """nft prints iif/oif names from its own namespace's interfaces, and
+    nftdp names port P ifindex P+1: in NS_MON lo (ifindex 1) is renamed
+    dp0 and a veth dp1 gets ifindex 2, so the names are the ports'."""
+    T.netns_add(NS_MON, ipv6=False, timeout=STEP_TIMEOUT)
+    nsx(NS_MON, 'ip', 'link', 'set', 'lo', 'name', 'dp0')
+    nsx(NS_MON, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth', 'peer', 'name', 'x1',
+        'index', '3')
 
 
 # ---------------------------------------------------------------- nftdp side
@@ -528,14 +618,24 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
                  pid_path=os.path.join(work, 'nftdp.pid'), limit=CASE_TIMEOUT, session=True)
     p = d.proc
     _live.append(p)
+    mon = None
     try:
         # started once the ruleset is loaded and the workers announced
         d.wait_started(timeout=STEP_TIMEOUT)
+        if traced(recipe):
+            trace_monitor_ns()
+            mon = trace_start(NS_MON, T.nft_argv(build),
+                              T.nft_env(os.path.join(work, 'nl.sock')), work, 'nftdp')
         run_tester(work, recipe, 'nftdp')
+        if mon:
+            trace_stop(mon)
+            mon = None
         rc = d.stop(wait=STEP_TIMEOUT)
         if rc != 0:
             raise RuntimeError('nftdp exit %d: %s' % (rc, d.log().strip()[-600:]))
     finally:
+        if mon:
+            trace_stop(mon)
         if p.poll() is None:
             T.kill_group(p)
         _live.remove(p)
@@ -757,6 +857,8 @@ def main():
                     if two_way(recipe) else nftdp_side(args.build, case, work,
                                                        extra=args.daemon_arg)
                 diffs = compare(kernel, nftdp, args.egress_only, known)
+                if traced(recipe):
+                    diffs += trace_compare(work)
                 for burst in bursts:
                     if two_way(recipe) and not offline_two_way(args.build):
                         continue
@@ -792,7 +894,7 @@ def main():
         if args.keep:
             dst = os.path.join(args.keep, name)
             shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(work, dst)
+            shutil.copytree(work, dst, ignore=shutil.ignore_patterns('*.sock'))
         shutil.rmtree(work, ignore_errors=True)
     print('%d cases: %d agree, %d differ, %d kernel-only, %d errors [%.0fs]' % (
         len(cases), tally['agree'], tally['DIFFER'], tally['kernel-only'], tally['ERROR'],

@@ -220,6 +220,9 @@ struct nftdp_vm_pkt {
 	uint8_t pkttype; /**< PACKET_HOST .. PACKET_OTHERHOST */
 	uint8_t nftrace;
 	uint16_t cpu;
+	/** the packet's trace id (NFTA_TRACE_ID), given by its first trace
+	 * event: keep it across hooks, as the kernel derives it from the skb */
+	uint32_t trace_id;
 	uint64_t tstamp_ns; /**< wall clock (CLOCK_REALTIME) ns; 0: use ctx->now_real_ns */
 	/* conntrack */
 	void *ct;
@@ -325,11 +328,12 @@ struct nftdp_vm_resolver {
 struct nftdp_vm_state;
 
 struct nftdp_vm_state_config {
-	unsigned int n_workers;	    /**< worker ids 0 .. n_workers-1 */
-	unsigned int max_counters;  /**< counter slots (per worker) */
-	unsigned int max_cells;	    /**< shared cells: quota, limit, last, numgen */
-	unsigned int log_ring_size; /**< entries per worker, power of 2 */
-	uint32_t hash_seed;	    /**< default seed for hash without NFTA_HASH_SEED */
+	unsigned int n_workers;	      /**< worker ids 0 .. n_workers-1 */
+	unsigned int max_counters;    /**< counter slots (per worker) */
+	unsigned int max_cells;	      /**< shared cells: quota, limit, last, numgen */
+	unsigned int log_ring_size;   /**< entries per worker, power of 2 */
+	unsigned int trace_ring_size; /**< trace events per worker, power of 2 (0: 512) */
+	uint32_t hash_seed;	      /**< default seed for hash without NFTA_HASH_SEED */
 };
 
 /** One per-worker counter slot. */
@@ -434,6 +438,67 @@ struct nftdp_vm_log_event {
 unsigned int nftdp_vm_log_poll(struct nftdp_vm_state *st, unsigned int worker,
 			       void (*cb)(const struct nftdp_vm_log_event *ev, void *arg),
 			       void *arg, uint64_t *lost);
+
+/* ------------------------------------------------------------------ */
+/* Tracing (`meta nftrace set 1`, `nft monitor trace`; vm/trace.c)     */
+/*                                                                    */
+/* While nftdp_vm_trace_listen(st, true) (someone joined              */
+/* NFNLGRP_NFTRACE), a chain run of a packet whose nftrace bit is set  */
+/* records the events nft_do_chain sends (a rule that ends with        */
+/* continue, a rule's verdict or a chain's end, the base chain's      */
+/* policy) in the worker's trace ring; the control thread drains the   */
+/* rings with nftdp_vm_trace_poll() and sends NFT_MSG_TRACE. A full    */
+/* ring loses the event (counted), never the packet.                   */
+/* ------------------------------------------------------------------ */
+
+#define NFTDP_VM_TRACE_LL_HSIZE 20	  /**< NFT_TRACETYPE_LL_HSIZE */
+#define NFTDP_VM_TRACE_NETWORK_HSIZE 40	  /**< NFT_TRACETYPE_NETWORK_HSIZE */
+#define NFTDP_VM_TRACE_TRANSPORT_HSIZE 20 /**< NFT_TRACETYPE_TRANSPORT_HSIZE */
+#define NFTDP_VM_TRACE_NAMELEN 256	  /**< NFT_TABLE_MAXNAMELEN / NFT_CHAIN_MAXNAMELEN */
+
+/** One NFT_MSG_TRACE, as nft_trace_notify fills it. */
+struct nftdp_vm_trace_event {
+	uint32_t id;	  /**< NFTA_TRACE_ID (host order) */
+	uint32_t type;	  /**< NFT_TRACETYPE_RULE, _RETURN or _POLICY */
+	uint8_t family;	  /**< the base chain's table family (nfgen_family) */
+	uint8_t nfproto;  /**< NFTA_TRACE_NFPROTO: the hook's family */
+	bool has_handle;  /**< NFTA_TRACE_RULE_HANDLE present */
+	bool has_verdict; /**< NFTA_TRACE_VERDICT present (rule and return events) */
+	bool has_policy;  /**< NFTA_TRACE_POLICY present (policy events) */
+	bool packet;	  /**< the first event of the base chain: devices and headers */
+	uint8_t ll_len, nh_len, th_len; /**< header bytes copied, 0: attribute absent */
+	uint64_t handle;
+	uint32_t verdict; /**< verdict code (NF_ACCEPT, NFT_JUMP ...) */
+	uint32_t policy;
+	uint32_t mark;	   /**< 0: NFTA_TRACE_MARK absent */
+	uint32_t iif, oif; /**< ifindex, 0: no device (attribute absent) */
+	uint16_t iiftype, oiftype;
+	uint8_t ll[NFTDP_VM_TRACE_LL_HSIZE];
+	uint8_t nh[NFTDP_VM_TRACE_NETWORK_HSIZE];
+	uint8_t th[NFTDP_VM_TRACE_TRANSPORT_HSIZE];
+	char table[NFTDP_VM_TRACE_NAMELEN];
+	char chain[NFTDP_VM_TRACE_NAMELEN];
+	char target[NFTDP_VM_TRACE_NAMELEN]; /**< jump/goto target, "" otherwise */
+};
+
+/**
+ * Turn event recording on or off (nfnetlink_has_listeners(NFNLGRP_NFTRACE)):
+ * off, traced packets record nothing. Control-path; workers see it at
+ * their next chain run.
+ */
+void nftdp_vm_trace_listen(struct nftdp_vm_state *st, bool on);
+
+/**
+ * Drain every worker's trace ring, calling cb for each event (a packet's
+ * events come in order: one worker records them all); returns the number
+ * handed out. Control-path; one reader.
+ */
+unsigned int nftdp_vm_trace_poll(struct nftdp_vm_state *st,
+				 void (*cb)(const struct nftdp_vm_trace_event *ev, void *arg),
+				 void *arg);
+
+/** Trace events lost on full rings, all workers. Safe from any thread. */
+uint64_t nftdp_vm_trace_lost(const struct nftdp_vm_state *st);
 
 /* ------------------------------------------------------------------ */
 /* Compile                                                             */
