@@ -157,6 +157,12 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 
 #define H(x) (1u << NF_INET_##x)
 
+/* an ip, ip6 or inet table */
+static bool ip_family(uint8_t family)
+{
+	return family == NFPROTO_IPV4 || family == NFPROTO_IPV6 || family == NFPROTO_INET;
+}
+
 /* Hook constraints the kernel checks when it validates a table
  * (expr->ops->validate): where an expression may run, by family. *nat is set
  * for expressions that need a nat-type chain (nft_chain_validate_dependency). */
@@ -212,8 +218,7 @@ static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family, bool *nat
 		}
 	}
 	/* rt: ip, ip6 and inet tables only (nft_rt_validate) */
-	if (strcmp(name, "rt") == 0 && family != NFPROTO_IPV4 && family != NFPROTO_IPV6 &&
-	    family != NFPROTO_INET)
+	if (strcmp(name, "rt") == 0 && !ip_family(family))
 		return 0;
 	if (strcmp(name, "xfrm") == 0) { /* nft_xfrm_validate */
 		if (nftnl_expr_get_u8(e, NFTNL_EXPR_XFRM_DIR) == XFRM_POLICY_OUT)
@@ -242,8 +247,7 @@ static int expr_init_check(const struct nftnl_expr *e, uint8_t family)
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 
 	/* nft_xfrm_get_init, nft_socket_init: ip, ip6 and inet tables only */
-	if ((strcmp(name, "xfrm") == 0 || strcmp(name, "socket") == 0) && family != NFPROTO_IPV4 &&
-	    family != NFPROTO_IPV6 && family != NFPROTO_INET)
+	if ((strcmp(name, "xfrm") == 0 || strcmp(name, "socket") == 0) && !ip_family(family))
 		return -EOPNOTSUPP;
 	if (strcmp(name, "meta") == 0) {
 		/* the bridge meta keys live in nft_meta_bridge, not built in */
