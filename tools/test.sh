@@ -68,32 +68,28 @@ echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 # conntrack, NAT, defrag, --router under tests/fuzz/fuzz_pkt.nft); docs/testing.md
 # (FUZZ_PKT_RUNS=-1 FUZZ_PKT_SECONDS=1800 for a longer run)
 ninja -C build-fuzz tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
-mkdir "$corpus/pkt"
-UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
-	build-fuzz/tests/fuzz/fuzz_pkt -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_PKT_RUNS:-100000}" \
-	-max_total_time="${FUZZ_PKT_SECONDS:-120}" -rss_limit_mb=4096 \
-	-artifact_prefix="$corpus/pkt/" "$corpus/pkt" tests/fuzz/corpus/pkt > "$corpus/pkt.log" 2>&1 ||
-	{ grep -A30 "ERROR\|runtime error" "$corpus/pkt.log" | head -60; exit 1; }
-! grep -q "runtime error" "$corpus/pkt.log" ||
-	{ grep -A30 "runtime error" "$corpus/pkt.log" | head -60; exit 1; }
-tail -2 "$corpus/pkt.log"
+# fuzz_pkt NAME [ENV=VALUE...]: one run, its corpus and log under $corpus/NAME
+fuzz_pkt() {
+	local name=$1
+	shift
+	mkdir "$corpus/$name"
+	env UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" "$@" \
+		build-fuzz/tests/fuzz/fuzz_pkt -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_PKT_RUNS:-100000}" \
+		-max_total_time="${FUZZ_PKT_SECONDS:-120}" -rss_limit_mb=4096 \
+		-artifact_prefix="$corpus/$name/" "$corpus/$name" tests/fuzz/corpus/pkt \
+		> "$corpus/$name.log" 2>&1 ||
+		{ grep -A30 "ERROR\|runtime error" "$corpus/$name.log" | head -60; exit 1; }
+	! grep -q "runtime error" "$corpus/$name.log" ||
+		{ grep -A30 "runtime error" "$corpus/$name.log" | head -60; exit 1; }
+	tail -2 "$corpus/$name.log"
+	echo "Ok 1" >> /tmp/nftdp-test-summary.$$
+}
+fuzz_pkt pkt
 echo "fuzz_pkt: no crash"
-echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 # again under a stateless ruleset (tests/fuzz/fuzz_pkt_stateless.nft): wire-mode
 # inputs then take the per-flow cache's one cached pass (docs/dataplane.md)
-mkdir "$corpus/pkt-stateless"
-UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
-	FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_stateless.nft \
-	build-fuzz/tests/fuzz/fuzz_pkt -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_PKT_RUNS:-100000}" \
-	-max_total_time="${FUZZ_PKT_SECONDS:-120}" -rss_limit_mb=4096 \
-	-artifact_prefix="$corpus/pkt-stateless/" "$corpus/pkt-stateless" tests/fuzz/corpus/pkt \
-	> "$corpus/pkt-stateless.log" 2>&1 ||
-	{ grep -A30 "ERROR\|runtime error" "$corpus/pkt-stateless.log" | head -60; exit 1; }
-! grep -q "runtime error" "$corpus/pkt-stateless.log" ||
-	{ grep -A30 "runtime error" "$corpus/pkt-stateless.log" | head -60; exit 1; }
-tail -2 "$corpus/pkt-stateless.log"
+fuzz_pkt pkt-stateless FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_stateless.nft
 echo "fuzz_pkt (stateless ruleset): no crash"
-echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
 	/tmp/nftdp-test-summary.$$
 if grep -q '^Skipped [1-9]' /tmp/nftdp-test-summary.$$; then
