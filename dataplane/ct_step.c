@@ -204,6 +204,34 @@ const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_p
 			      i < NFTDP_VM_BURST_MAX && w->ct_lk ? &w->ct_lk[i] : NULL);
 }
 
+bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
+{
+	struct nftdp_ct_stats st;
+
+	if (!w->ct_lk_on || nat_active(w->gen) || !nftdp_vm_gen_order_free(w->gen))
+		return false;
+	nftdp_ct_stats(w->ct, &st);
+	return st.max - st.count >= NFTDP_VM_BURST_MAX;
+}
+
+uint64_t nftdp_dp_ct_conn_bit(const struct nftdp_dp_worker *w, unsigned int i)
+{
+	const struct nftdp_ct_lookup *lk = &w->ct_lk[i];
+	const struct nftdp_ct_tuple *t = &lk->t;
+	uint64_t a = 0, b = 0;
+
+	if (!w->ct_lk_on || !lk->data)
+		return 0;
+	/* symmetric in the two ends: a tuple and its reply share the bit */
+	for (unsigned int k = 0; k < 4; k++) {
+		a = a * 31 + t->src.ip6[k];
+		b = b * 31 + t->dst.ip6[k];
+	}
+	a = (a * 31 + t->sport) * 0x9e3779b97f4a7c15ull;
+	b = (b * 31 + t->dport) * 0x9e3779b97f4a7c15ull;
+	return 1ull << (((a + b) >> 58) & 63);
+}
+
 void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on)
 {
 	w->ct_lk_on = on && w->ct_lk;

@@ -526,6 +526,13 @@ const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_p
 /* on: the probes of views 0..n-1 are kept for the conntrack step from now
  * (none yet); off: no longer */
 void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);
+/* while lookups are kept: whether packets of new connections may share a
+ * segment (no NAT, no chain whose state shows packet order, room in the
+ * table for a burst of them without early drop) */
+bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w);
+/* a bit (of 64) for the connection of view i's kept lookup, the same for
+ * both directions; 0 when there is none */
+uint64_t nftdp_dp_ct_conn_bit(const struct nftdp_dp_worker *w, unsigned int i);
 
 /* port.c */
 /** mbuf data room for a frame of mtu bytes: headroom, Ethernet, two VLAN tags */

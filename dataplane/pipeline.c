@@ -1023,6 +1023,13 @@ static inline uint64_t entry_bit(const void *e)
  * that are probed in place and enter the pipeline at prerouting; the
  * others run the whole pipeline alone. NULL: every view is a netdev
  * ingress view.
+ *
+ * With ready views, first packets of new connections join segments too
+ * where nftdp_dp_ct_group_new() allows: without NAT, order-visible chain
+ * state or a table near full, what one new connection does shows to
+ * another only when one packet's tuple is the other's (or its reply), so
+ * such a packet ends the segment; the 64-bit filter over both directions
+ * errs towards ending it.
  */
 static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			      uint16_t rx_port, struct nftdp_vm_pkt **act, const bool *ready,
@@ -1031,14 +1038,18 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	const void *ent[NFTDP_VM_BURST_MAX];
 	unsigned int start = 0, i = 0;
 	bool at_pre = ready != NULL;
-	/* a bit per entry address hash of the segment's entries: most
-	 * packets are told apart without the walk over ent */
-	uint64_t seen = 0;
+	bool group_new = at_pre && nftdp_dp_ct_group_new(w);
+	/* a bit per entry address hash of the segment's entries (most
+	 * packets are told apart without the walk over ent), and one per
+	 * connection its new packets start */
+	uint64_t seen = 0, fresh = 0;
 
 	while (i < na) {
-		const struct nftdp_dp_meta *mt = &w->meta[act[i] - w->view];
+		unsigned int v = (unsigned int)(act[i] - w->view);
+		const struct nftdp_dp_meta *mt = &w->meta[v];
 		struct nftdp_vm_pkt probe;
 		const void *e = NULL;
+		uint64_t conn = 0;
 		bool alone = false;
 
 		if (ready && !ready[i]) {
@@ -1047,35 +1058,37 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 				run_segment_at(w, gen, rx_port, act + start, i - start, true, true);
 			run_segment(w, gen, rx_port, act + i, 1, true);
 			start = ++i;
-			seen = 0;
+			seen = fresh = 0;
 			continue;
 		}
-		if (at_pre || is_ip(mt->ip_proto)) {
-			if (at_pre) {
-				e = nftdp_dp_ct_probe(w, act[i], (unsigned int)(act[i] - w->view));
-			} else {
-				/* the prerouting view conntrack will see */
-				probe = *act[i];
-				view_ip(&probe, mt);
-				e = nftdp_dp_ct_probe(w, &probe, NFTDP_VM_BURST_MAX);
-			}
+		if (at_pre) {
+			e = nftdp_dp_ct_probe(w, act[i], v);
+			if (!e && group_new)
+				conn = nftdp_dp_ct_conn_bit(w, v);
+			/* new: alone unless it has a tuple no other new packet
+			 * of the segment may share */
+			alone = !e && (!conn || (fresh & conn));
+		} else if (is_ip(mt->ip_proto)) {
+			/* the prerouting view conntrack will see */
+			probe = *act[i];
+			view_ip(&probe, mt);
+			e = nftdp_dp_ct_probe(w, &probe, NFTDP_VM_BURST_MAX);
 			alone = e == NULL;
-			if (e && (seen & entry_bit(e))) {
-				for (unsigned int j = start; j < i; j++)
-					if (ent[j] == e) {
-						alone =
-						    true; /* a second packet of one connection */
-						break;
-					}
-			}
 		}
+		/* a second packet of one connection */
+		for (unsigned int j = start; e && (seen & entry_bit(e)) && j < i; j++)
+			if (ent[j] == e) {
+				alone = true;
+				break;
+			}
 		if (!alone) {
 			if (e)
 				seen |= entry_bit(e);
-			ent[i++] = e; /* NULL: not IP, never tracked */
+			fresh |= conn;
+			ent[i++] = e; /* NULL: not IP, never tracked, or new */
 			continue;
 		}
-		seen = 0;
+		seen = fresh = 0;
 		if (i > start) {
 			/* run what came before, then probe this one again */
 			run_segment_at(w, gen, rx_port, act + start, i - start, true, at_pre);
