@@ -90,6 +90,12 @@ echo "fuzz_pkt: no crash"
 # inputs then take the per-flow cache's one cached pass (docs/dataplane.md)
 fuzz_pkt pkt-stateless FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_stateless.nft
 echo "fuzz_pkt (stateless ruleset): no crash"
+# and under conntrack with nothing before it, without and with NAT: the
+# tracked pass (docs/dataplane.md)
+fuzz_pkt pkt-tracked FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_tracked.nft
+echo "fuzz_pkt (tracked ruleset): no crash"
+fuzz_pkt pkt-tracked-nat FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_tracked_nat.nft
+echo "fuzz_pkt (tracked ruleset with NAT): no crash"
 awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
 	/tmp/nftdp-test-summary.$$
 if grep -q '^Skipped [1-9]' /tmp/nftdp-test-summary.$$; then
