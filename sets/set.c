@@ -840,11 +840,17 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
 int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 			uint64_t now_ms, int op)
 {
+	return nftdp_set_dp_update_elem(s, key, data, timeout_ms, now_ms, op, NULL);
+}
+
+int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *data,
+			     uint64_t timeout_ms, uint64_t now_ms, int op, void **elem_data)
+{
 	if (!s->ops->dp_update || !s->pool)
 		return -EOPNOTSUPP;
 	if (!timeout_ms)
 		timeout_ms = s->desc.timeout_ms;
-	return s->ops->dp_update(s, key, data, timeout_ms, now_ms, op);
+	return s->ops->dp_update(s, key, data, timeout_ms, now_ms, op, elem_data);
 }
 
 static int destroy_collect(struct set_elem *e, void *arg)

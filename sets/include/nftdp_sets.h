@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NFTDP_SET_KEY_MAX 64 /* bytes, as NFT_DATA_VALUE_MAXLEN */
-#define NFTDP_SET_DATA_MAX 64
+#define NFTDP_SET_KEY_MAX 64   /* bytes, as NFT_DATA_VALUE_MAXLEN */
+#define NFTDP_SET_DATA_MAX 160 /* map data (64) and per-element expressions (96) */
 #define NFTDP_SET_FIELDS_MAX 16
 #define NFTDP_SET_BULK_MAX 64 /* as NFTDP_BURST_MAX */
 
@@ -230,6 +230,16 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
  */
 int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 			uint64_t now_ms, int op);
+
+/**
+ * nftdp_set_dp_update() that also hands out the data of the element added
+ * or found by an add or update, for the element's own state (per-element
+ * expressions: the caller updates it with atomics). Packet path.
+ * @param elem_data  set on success of an add or update when not NULL;
+ *   valid until the caller's next quiescent state.
+ */
+int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *data,
+			     uint64_t timeout_ms, uint64_t now_ms, int op, void **elem_data);
 
 /** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
 typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,
