@@ -510,7 +510,7 @@ static void elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const struct
 		put_data_nest(nlh, NFTA_SET_ELEM_KEY_END, e->key_end, e->kelen);
 	if (e->data)
 		put_raw_nest(nlh, NFTA_SET_ELEM_DATA, e->data, e->datalen);
-	if (e->expr) {
+	if (e->expr && !ctl_build_elem_exprs_put_key(s, e, nlh)) {
 		size_t at = nlh->nlmsg_len + NLA_HDRLEN;
 
 		put_raw_nest(nlh, e->expr_type, e->expr, e->exprlen);
@@ -637,6 +637,7 @@ static int dp_dump_one(const void *key, const void *key_end, const void *data, u
 	put_data_nest(d->nlh, NFTA_SET_ELEM_KEY, key, s->klen);
 	if ((s->flags & NFT_SET_MAP) && s->dtype != NFT_DATA_VERDICT && data)
 		put_data_nest(d->nlh, NFTA_SET_ELEM_DATA, data, s->dlen);
+	ctl_build_elem_exprs_put(s, data, d->nlh);
 	if (expires_ms)
 		mnl_attr_put_u64(d->nlh, NFTA_SET_ELEM_EXPIRATION,
 				 htobe64(expires_ms > d->mono_ms ? expires_ms - d->mono_ms : 0));
