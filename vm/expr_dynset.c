@@ -31,18 +31,23 @@ static void dynset_eval_exprs(const struct dynset_priv *p, const void *key,
 			      struct nftdp_vm_regs *regs, struct nftdp_vm_pkt *pkt,
 			      struct nftdp_vm_ctx *ctx)
 {
-	uint8_t data[NFTDP_SET_DATA_MAX];
+	uint8_t buf[NFTDP_SET_DATA_MAX];
 	uint32_t at = p->expr_at - 1u;
+	const void *data = NULL; /* sets/ zeroes a new element's data */
 	void *elem = NULL;
 	int rc;
 
-	memset(data, 0, at);
-	if (p->has_data)
-		memcpy(data, &regs->data[p->sreg_data], p->dlen);
-	if (p->tmpl)
-		memcpy(data + at, p->tmpl, NFTDP_VM_ELEM_EXPR_SIZE);
-	else
-		memset(data + at, 0, NFTDP_VM_ELEM_EXPR_SIZE);
+	if (p->has_data || p->tmpl) {
+		/* the registers hold only the map data */
+		memset(buf, 0, at);
+		if (p->has_data)
+			memcpy(buf, &regs->data[p->sreg_data], p->dlen);
+		if (p->tmpl)
+			memcpy(buf + at, p->tmpl, NFTDP_VM_ELEM_EXPR_SIZE);
+		else
+			memset(buf + at, 0, NFTDP_VM_ELEM_EXPR_SIZE);
+		data = buf;
+	}
 	rc = nftdp_set_dp_update_elem(
 	    p->set, key, data, p->timeout_ms, ctx->now_ms,
 	    p->op == NFT_DYNSET_OP_UPDATE ? NFTDP_SET_DP_UPDATE : NFTDP_SET_DP_ADD, &elem);
@@ -167,7 +172,6 @@ static int dynset_exprs(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	if (si->elem_expr_at - 1 > NFTDP_SET_DATA_MAX - NFTDP_VM_ELEM_EXPR_SIZE ||
 	    (p->has_data && p->dlen > si->elem_expr_at - 1))
 		return nftdp_vm_errf(cc, -EINVAL, "dynset: element expression offset");
-	p->expr_at = (uint16_t)si->elem_expr_at;
 	if (si->elem_expr_tmpl)
 		set_n = nftdp_vm_elem_expr_read(si->elem_expr_tmpl, set_v);
 	/* nft_dynset_init: the dynset's own must be the set's, in order */
@@ -179,8 +183,11 @@ static int dynset_exprs(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 				return nftdp_vm_errf(cc, -EOPNOTSUPP,
 						     "dynset: not the set's expressions");
 	}
+	/* an element the control plane added may carry expressions of its
+	 * own, which an add or update runs whatever the dynset's */
+	p->expr_at = (uint16_t)si->elem_expr_at;
 	if (!x.n && !set_n)
-		return 0; /* elements without expressions */
+		return 0;
 	tmpl = nftdp_vm_blob(cc, NFTDP_VM_ELEM_EXPR_SIZE);
 	if (!tmpl)
 		return -ENOMEM;
