@@ -611,7 +611,7 @@ static void dp_dump_close(struct dp_dump *d)
 }
 
 static int dp_dump_one(const void *key, const void *key_end, const void *data, uint64_t expires_ms,
-		       uint32_t flags, void *arg)
+		       uint64_t timeout_ms, uint32_t flags, void *arg)
 {
 	struct dp_dump *d = arg;
 	struct ctl_set *s = d->s;
@@ -638,6 +638,9 @@ static int dp_dump_one(const void *key, const void *key_end, const void *data, u
 	if ((s->flags & NFT_SET_MAP) && s->dtype != NFT_DATA_VERDICT && data)
 		put_data_nest(d->nlh, NFTA_SET_ELEM_DATA, data, s->dlen);
 	ctl_build_elem_exprs_put(s, data, d->nlh);
+	/* nf_tables_fill_setelem: the timeout when it is not the set's */
+	if (expires_ms && timeout_ms && timeout_ms != s->timeout)
+		mnl_attr_put_u64(d->nlh, NFTA_SET_ELEM_TIMEOUT, htobe64(timeout_ms));
 	if (expires_ms)
 		mnl_attr_put_u64(d->nlh, NFTA_SET_ELEM_EXPIRATION,
 				 htobe64(expires_ms > d->mono_ms ? expires_ms - d->mono_ms : 0));

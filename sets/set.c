@@ -767,7 +767,7 @@ static int walk_one(struct set_elem *e, void *arg)
 	if (!set_elem_live(e, w->gen, w->now))
 		return 0;
 	return w->cb(set_elem_key(e), s->ranges ? set_elem_key_end(s, e) : NULL,
-		     s->data_size ? set_elem_data(s, e) : NULL, ld_rlx(&e->expires),
+		     s->data_size ? set_elem_data(s, e) : NULL, ld_rlx(&e->expires), e->timeout,
 		     e->flags & ~SET_ELEM_F_INTERNAL, w->arg);
 }
 

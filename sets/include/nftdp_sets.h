@@ -243,12 +243,14 @@ int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *d
 
 /** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
 typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,
-				 uint64_t expires_ms, uint32_t flags, void *arg);
+				 uint64_t expires_ms, uint64_t timeout_ms, uint32_t flags,
+				 void *arg);
 
 /**
  * Visit every element of the committed state that has not expired, for
  * dumps. Control path. key_end is NULL for elements without a range;
- * expires_ms is 0 for elements without a timeout.
+ * expires_ms is 0 for elements without a timeout, timeout_ms the timeout
+ * the element was given (or the set's default).
  * @return the callback's non-zero value, or 0.
  */
 int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg);
