@@ -92,8 +92,9 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	p->ops = si.ops;
 	/* what the flow cache may assume: elements that time out, a set the
 	 * packet path fills, or a test's stand-in change without a commit;
-	 * an anonymous set never changes */
-	if (si.ops || (si.flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+	 * an anonymous set never changes; element expressions (quota, limit)
+	 * run for every packet */
+	if (si.ops || (si.flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)) || si.elem_expr_at)
 		p->flow_lvl = NFTDP_VM_FLOW_LVL_NEVER;
 	else if (si.flags & NFT_SET_CONSTANT)
 		p->flow_lvl = NFTDP_VM_FLOW_LVL_ALWAYS;
