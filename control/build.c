@@ -118,9 +118,11 @@ static uint64_t nest_u64(const struct nlattr *data, uint16_t type)
 
 	if (!data)
 		return 0;
-	mnl_attr_for_each_nested(y, data) if (mnl_attr_get_type(y) == type &&
-					      mnl_attr_get_payload_len(y) ==
-						  8) return be64toh(mnl_attr_get_u64(y));
+	mnl_attr_for_each_nested(y, data)
+	{
+		if (mnl_attr_get_type(y) == type && mnl_attr_get_payload_len(y) == 8)
+			return be64toh(mnl_attr_get_u64(y));
+	}
 	return 0;
 }
 
@@ -130,9 +132,11 @@ static uint32_t nest_u32(const struct nlattr *data, uint16_t type, uint32_t dflt
 
 	if (!data)
 		return dflt;
-	mnl_attr_for_each_nested(y, data) if (mnl_attr_get_type(y) == type &&
-					      mnl_attr_get_payload_len(y) ==
-						  4) return ntohl(mnl_attr_get_u32(y));
+	mnl_attr_for_each_nested(y, data)
+	{
+		if (mnl_attr_get_type(y) == type && mnl_attr_get_payload_len(y) == 4)
+			return ntohl(mnl_attr_get_u32(y));
+	}
 	return dflt;
 }
 

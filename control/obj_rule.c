@@ -175,8 +175,11 @@ static unsigned int set_expr_names(const struct ctl_set *s, const char **names, 
 				names[n++] = mnl_attr_get_str(a);
 			continue;
 		}
-		mnl_attr_for_each_nested(y, a) if (mnl_attr_get_type(y) == NFTA_EXPR_NAME &&
-						   n < max) names[n++] = mnl_attr_get_str(y);
+		mnl_attr_for_each_nested(y, a)
+		{
+			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME && n < max)
+				names[n++] = mnl_attr_get_str(y);
+		}
 	}
 	return n;
 }
@@ -185,8 +188,11 @@ static const char *expr_name_of(const struct nlattr *one)
 {
 	const struct nlattr *y;
 
-	mnl_attr_for_each_nested(y, one) if (mnl_attr_get_type(y) ==
-					     NFTA_EXPR_NAME) return mnl_attr_get_str(y);
+	mnl_attr_for_each_nested(y, one)
+	{
+		if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
+			return mnl_attr_get_str(y);
+	}
 	return "";
 }
 
