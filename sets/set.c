@@ -817,6 +817,22 @@ bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **d
 	return lookup_one(s, key, data, now_ms, set_gen_read(0));
 }
 
+bool nftdp_set_get(const struct nftdp_set *s, const void *key, const void **data,
+		   uint64_t *expires_ms, uint64_t *timeout_ms)
+{
+	const struct set_elem *e;
+
+	if (s->ranges)
+		return false;
+	e = s->ops->get(s, key, NULL, set_gen_cur(s));
+	if (!e || !set_elem_live(e, set_gen_cur(s), nftdp_set_now()))
+		return false;
+	*data = s->data_size ? set_elem_data(s, e) : NULL;
+	*expires_ms = ld_rlx(&e->expires);
+	*timeout_ms = e->timeout;
+	return true;
+}
+
 bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
 			  uint64_t now_ms, uint64_t gen)
 {

@@ -241,6 +241,15 @@ int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, 
 int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *data,
 			     uint64_t timeout_ms, uint64_t now_ms, int op, void **elem_data);
 
+/**
+ * One element of the committed state by its exact key, as nftdp_set_walk()
+ * would show it (get element of an element the packet path added).
+ * Control path; sets without ranges only.
+ * @return false when there is none (or it has expired).
+ */
+bool nftdp_set_get(const struct nftdp_set *s, const void *key, const void **data,
+		   uint64_t *expires_ms, uint64_t *timeout_ms);
+
 /** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
 typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,
 				 uint64_t expires_ms, uint64_t timeout_ms, uint32_t flags,

@@ -1049,6 +1049,18 @@ static void test_dp_update_elem(void **state)
 	assert_int_equal(nftdp_set_walk(s, timeout_cb, t), 0);
 	assert_int_equal(t[1], 1000);
 	assert_int_equal(t[2], 5000);
+	/* get: one element by key, as a walk shows it */
+	{
+		uint64_t exp = 0, to = 0;
+		const void *data = NULL;
+
+		assert_true(nftdp_set_get(s, k, &data, &exp, &to));
+		assert_ptr_equal(data, b);
+		assert_int_equal(exp, 5100);
+		assert_int_equal(to, 5000);
+		ip4(k, 1, 1, 1, 3);
+		assert_false(nftdp_set_get(s, k, &data, &exp, &to));
+	}
 	nftdp_set_destroy(s);
 	nftdp_set_clock_override(NULL);
 }

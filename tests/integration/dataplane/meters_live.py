@@ -146,6 +146,12 @@ def main(tmp):
         want = {'s': (8, 1024), 'q': 1024}
         got = wait_for(nft, env, want)
         check(got == want, 'and counts on from there: %s' % got)
+        # get element finds an element the packet path added
+        r = subprocess.run(nft + ['get', 'element', 'ip', 'm', 's', '{ 10.1.0.1 }'], env=env,
+                           timeout=20, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        check(r.returncode == 0 and '10.1.0.1 counter packets 8 bytes 1024' in r.stdout,
+              'get element of a dynset element: %s' % r.stdout.strip().replace('\n', ' '))
     finally:
         d.stop(wait=20)
     check(p.returncode == 0, 'nftdp exits 0 on SIGTERM')
