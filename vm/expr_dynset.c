@@ -2,9 +2,10 @@
 /*
  * dynset: add, update or delete a set element from the packet path
  * (`add @s { ip saddr timeout 10s }`). Mirrors nft_dynset.c; the element
- * store is sets/' nftdp_set_dp_update (or a test stand-in's callbacks). Per-element expressions
- * (NFTA_DYNSET_EXPR[ESSIONS], meters: `update @m { ip saddr limit rate 10/second }`) are cloned
- * into each element the dynset creates and run on the element it adds or finds (elem_expr.c).
+ * store is sets/' nftdp_set_dp_update (or a test stand-in's callbacks).
+ * Per-element expressions (NFTA_DYNSET_EXPR[ESSIONS], meters: `update @m
+ * { ip saddr limit rate 10/second }`) are cloned into each element the
+ * dynset creates and run on the element it adds or finds (elem_expr.c).
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
@@ -51,7 +52,14 @@ static void dynset_eval_exprs(const struct dynset_priv *p, const void *key,
 	rc = nftdp_set_dp_update_elem(
 	    p->set, key, data, p->timeout_ms, ctx->now_ms,
 	    p->op == NFT_DYNSET_OP_UPDATE ? NFTDP_SET_DP_UPDATE : NFTDP_SET_DP_ADD, &elem);
-	if (rc < 0 || !elem) {
+	if (rc == -EAGAIN || (rc == 0 && !elem)) {
+		/* lost a race with another worker adding the key: it is
+		 * there, out of this packet's reach */
+		if (p->invert)
+			regs->verdict.code = NFT_BREAK;
+		return;
+	}
+	if (rc < 0) {
 		if (!p->invert)
 			regs->verdict.code = NFT_BREAK;
 		return;
