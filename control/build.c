@@ -112,6 +112,108 @@ static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64
 	return n == 1 ? 1 : n == 0 ? 0 : -EOPNOTSUPP;
 }
 
+static uint64_t nest_u64(const struct nlattr *data, uint16_t type)
+{
+	const struct nlattr *y;
+
+	if (!data)
+		return 0;
+	mnl_attr_for_each_nested(y, data)
+	{
+		if (mnl_attr_get_type(y) == type && mnl_attr_get_payload_len(y) == 8)
+			return be64toh(mnl_attr_get_u64(y));
+	}
+	return 0;
+}
+
+static uint32_t nest_u32(const struct nlattr *data, uint16_t type, uint32_t dflt)
+{
+	const struct nlattr *y;
+
+	if (!data)
+		return dflt;
+	mnl_attr_for_each_nested(y, data)
+	{
+		if (mnl_attr_get_type(y) == type && mnl_attr_get_payload_len(y) == 4)
+			return ntohl(mnl_attr_get_u32(y));
+	}
+	return dflt;
+}
+
+/*
+ * Element expressions (payload of NFTA_SET_ELEM_EXPR or _EXPRESSIONS, as
+ * type says) as the VM's per-element expressions (meters): counter, quota
+ * and limit. The number of them, or -EOPNOTSUPP (ct count, anything else),
+ * -E2BIG (more than NFT_SET_EXPR_MAX).
+ */
+static int elem_exprs_parse(const void *expr, uint16_t len, uint16_t type,
+			    struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX])
+{
+	const struct nlattr *a, *x;
+	char buf[1024];
+	unsigned int n = 0;
+
+	if (!expr || len == 0)
+		return 0;
+	if ((size_t)len + NLA_HDRLEN > sizeof(buf))
+		return -EOPNOTSUPP;
+	a = (const struct nlattr *)buf;
+	((struct nlattr *)buf)->nla_type = type;
+	((struct nlattr *)buf)->nla_len = (uint16_t)(len + NLA_HDRLEN);
+	memcpy(buf + NLA_HDRLEN, expr, len);
+	mnl_attr_for_each_nested(x, a)
+	{
+		const struct nlattr *one = type == NFTA_SET_ELEM_EXPRESSIONS ? x : a;
+		const struct nlattr *y, *name = NULL, *data = NULL;
+		struct nftdp_vm_elem_expr *o;
+
+		if (n == NFTDP_VM_ELEM_EXPR_MAX)
+			return -E2BIG;
+		mnl_attr_for_each_nested(y, one)
+		{
+			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
+				name = y;
+			else if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
+				data = y;
+		}
+		if (!name)
+			return -EINVAL;
+		o = &v[n];
+		memset(o, 0, sizeof(*o));
+		if (strcmp(mnl_attr_get_str(name), "counter") == 0) {
+			o->type = NFTDP_VM_ELEM_EXPR_COUNTER;
+			o->packets = nest_u64(data, NFTA_COUNTER_PACKETS);
+			o->bytes = nest_u64(data, NFTA_COUNTER_BYTES);
+		} else if (strcmp(mnl_attr_get_str(name), "quota") == 0) {
+			o->type = NFTDP_VM_ELEM_EXPR_QUOTA;
+			o->quota = nest_u64(data, NFTA_QUOTA_BYTES);
+			o->consumed = nest_u64(data, NFTA_QUOTA_CONSUMED);
+			o->flags = nest_u32(data, NFTA_QUOTA_FLAGS, 0);
+		} else if (strcmp(mnl_attr_get_str(name), "limit") == 0) {
+			o->type = NFTDP_VM_ELEM_EXPR_LIMIT;
+			o->rate = nest_u64(data, NFTA_LIMIT_RATE);
+			o->unit = nest_u64(data, NFTA_LIMIT_UNIT);
+			o->burst = nest_u32(data, NFTA_LIMIT_BURST, 0);
+			o->limit_type = nest_u32(data, NFTA_LIMIT_TYPE, NFT_LIMIT_PKTS);
+			o->flags = nest_u32(data, NFTA_LIMIT_FLAGS, 0);
+		} else {
+			return -EOPNOTSUPP; /* ct count, last: not per element yet */
+		}
+		n++;
+		if (type != NFTA_SET_ELEM_EXPRESSIONS)
+			break;
+	}
+	return (int)n;
+}
+
+/* Element expressions in the element's data: dynamic sets (dynset may
+ * give their elements some), and sets whose expressions are more than
+ * the one counter a VM slot serves. */
+static bool set_has_expr_area(const struct ctl_set *s, int counter_rc)
+{
+	return (s->flags & NFT_SET_EVAL) || counter_rc < 0;
+}
+
 static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, char *key, size_t size)
 {
 	int n = snprintf(key, size, "e\n%u\n%s\n%llu\n", s->table->family, s->table->name,
@@ -152,13 +254,33 @@ static int set_create(struct ctl_set *s, uint32_t batch_elems)
 	uint64_t pk, by;
 	int rc = expr_is_counter(s->elem_expr, s->elem_exprlen, s->elem_expr_type, &pk, &by);
 
-	if (rc < 0)
-		return rc; /* element quota, limit, last...: not yet */
 	d.flags = s->flags;
 	d.key_size = s->klen;
 	d.data_size = set_data_size(s);
 	s->dp_counter_at = 0;
-	if (rc == 1) {
+	s->dp_expr_at = 0;
+	free(s->dp_expr_tmpl);
+	s->dp_expr_tmpl = NULL;
+	if (set_has_expr_area(s, rc)) {
+		struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX];
+		uint32_t off = (d.data_size + 7) & ~7u;
+		int n = elem_exprs_parse(s->elem_expr, s->elem_exprlen, s->elem_expr_type, v);
+
+		if (n < 0)
+			return n;
+		if (off + NFTDP_VM_ELEM_EXPR_SIZE > NFTDP_SET_DATA_MAX)
+			return -EOPNOTSUPP;
+		if (n > 0) {
+			s->dp_expr_tmpl = malloc(NFTDP_VM_ELEM_EXPR_SIZE);
+			if (!s->dp_expr_tmpl)
+				return -ENOMEM;
+			rc = nftdp_vm_elem_expr_init(s->dp_expr_tmpl, v, (unsigned int)n);
+			if (rc < 0)
+				return rc;
+		}
+		s->dp_expr_at = off + 1;
+		d.data_size = off + NFTDP_VM_ELEM_EXPR_SIZE;
+	} else if (rc == 1) {
 		uint32_t off = (d.data_size + 3) & ~3u;
 
 		if (off + 4 > NFTDP_SET_DATA_MAX)
@@ -199,6 +321,14 @@ static int elem_data(struct ctl_build *bld, const struct ctl_set *s, struct ctl_
 	rc = elem_data_value(s, e, out);
 	if (rc < 0)
 		return rc;
+	if (s->dp_expr_at) {
+		struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX];
+
+		rc = elem_exprs_parse(e->expr, e->exprlen, e->expr_type, v);
+		if (rc < 0)
+			return rc;
+		return nftdp_vm_elem_expr_init(out + s->dp_expr_at - 1, v, (unsigned int)rc);
+	}
 	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
 	if (rc < 0 || (rc == 1 && !s->dp_counter_at))
 		return -EOPNOTSUPP; /* element expressions other than the set's counter */
@@ -279,9 +409,9 @@ static int elem_insert(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem
 	rc = elem_data(bld, s, e, data);
 	if (rc < 0)
 		return rc;
-	rc =
-	    nftdp_set_insert(s->dp, e->key, end, set_data_size(s) || s->dp_counter_at ? data : NULL,
-			     elem_timeout(e, now_ms), e->flags, false);
+	rc = nftdp_set_insert(s->dp, e->key, end,
+			      set_data_size(s) || s->dp_counter_at || s->dp_expr_at ? data : NULL,
+			      elem_timeout(e, now_ms), e->flags, false);
 	/* an identical element (same key, same data) added twice: nft's job */
 	return rc == -EEXIST ? 0 : rc;
 }
@@ -426,6 +556,8 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 	out->objtype = s->objtype;
 	out->timeout_ms = s->timeout;
 	out->elem_counter_at = s->dp_counter_at;
+	out->elem_expr_at = s->dp_expr_at;
+	out->elem_expr_tmpl = s->dp_expr_tmpl;
 	if (s->dtype == NFT_DATA_VERDICT) {
 		int n = vmap_chains(bld, s);
 
@@ -1168,6 +1300,79 @@ void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t
 				 v.consumed > v.bytes ? v.bytes : v.consumed);
 		}
 	}
+}
+
+/* One element expression as nft_expr_dump writes it under attribute type. */
+static void put_elem_expr(struct nlmsghdr *nlh, uint16_t type, const struct nftdp_vm_elem_expr *v)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, type), *d;
+	uint64_t consumed = v->consumed;
+	uint32_t flags = v->flags;
+
+	switch (v->type) {
+	case NFTDP_VM_ELEM_EXPR_COUNTER:
+		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "counter");
+		d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+		mnl_attr_put_u64(nlh, NFTA_COUNTER_BYTES, htobe64(v->bytes));
+		mnl_attr_put_u64(nlh, NFTA_COUNTER_PACKETS, htobe64(v->packets));
+		break;
+	case NFTDP_VM_ELEM_EXPR_QUOTA:
+		/* nft_quota_do_dump: consumed capped at the quota, which
+		 * then reads depleted */
+		if (consumed >= v->quota) {
+			consumed = v->quota;
+			flags |= NFT_QUOTA_F_DEPLETED;
+		}
+		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "quota");
+		d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+		mnl_attr_put_u64(nlh, NFTA_QUOTA_BYTES, htobe64(v->quota));
+		mnl_attr_put_u64(nlh, NFTA_QUOTA_CONSUMED, htobe64(consumed));
+		mnl_attr_put_u32(nlh, NFTA_QUOTA_FLAGS, htonl(flags));
+		break;
+	default:
+		/* nft_limit_dump */
+		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "limit");
+		d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+		mnl_attr_put_u64(nlh, NFTA_LIMIT_RATE, htobe64(v->rate));
+		mnl_attr_put_u64(nlh, NFTA_LIMIT_UNIT, htobe64(v->unit));
+		mnl_attr_put_u32(nlh, NFTA_LIMIT_BURST, htonl(v->burst));
+		mnl_attr_put_u32(nlh, NFTA_LIMIT_TYPE, htonl(v->limit_type));
+		mnl_attr_put_u32(nlh, NFTA_LIMIT_FLAGS, htonl(v->flags));
+		break;
+	}
+	mnl_attr_nest_end(nlh, d);
+	mnl_attr_nest_end(nlh, n);
+}
+
+bool ctl_build_elem_exprs_put(const struct ctl_set *s, const void *data, struct nlmsghdr *nlh)
+{
+	struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX];
+	unsigned int n;
+	struct nlattr *l;
+
+	if (!s->dp_expr_at || !data)
+		return false;
+	n = nftdp_vm_elem_expr_read((const uint8_t *)data + s->dp_expr_at - 1, v);
+	/* nft_set_elem_expr_dump: one under NFTA_SET_ELEM_EXPR, more in a list */
+	if (n == 1) {
+		put_elem_expr(nlh, NFTA_SET_ELEM_EXPR, &v[0]);
+	} else if (n > 1) {
+		l = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_EXPRESSIONS);
+		for (unsigned int i = 0; i < n; i++)
+			put_elem_expr(nlh, NFTA_LIST_ELEM, &v[i]);
+		mnl_attr_nest_end(nlh, l);
+	}
+	return true;
+}
+
+bool ctl_build_elem_exprs_put_key(const struct ctl_set *s, const struct ctl_elem *e,
+				  struct nlmsghdr *nlh)
+{
+	const void *data = NULL;
+
+	if (!s->dp_expr_at || !s->dp || !nftdp_set_lookup(s->dp, e->key, &data, nftdp_now_ms()))
+		return false;
+	return ctl_build_elem_exprs_put(s, data, nlh);
 }
 
 void ctl_build_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,

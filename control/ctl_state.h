@@ -175,6 +175,8 @@ struct ctl_set {
 	int32_t anon_num;	 /* N of "__setN", -1 for other names */
 	struct nftdp_set *dp;	 /* the dataplane's copy of the elements (build.c) */
 	uint32_t dp_counter_at;	 /* elements have counters: 1 + their slot's offset */
+	uint32_t dp_expr_at;	 /* elements have expressions: 1 + their offset in the data */
+	void *dp_expr_tmpl;	 /* the set's expressions in that form, or NULL */
 	bool dp_touched;	 /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool dp_jumps_changed;	 /* the batch adds or deletes a jump element (build.c) */
@@ -423,6 +425,13 @@ void ctl_build_obj_stats(struct ctl_obj *o, bool reset);
  * holds at offset at (payload of NFTA_SET_ELEM_EXPR[ESSIONS]). */
 void ctl_build_elem_stats(const struct ctl_set *s, const struct ctl_elem *e, struct nlmsghdr *nlh,
 			  size_t at);
+/* The live per-element expressions of a set with them (dp_expr_at): from
+ * an element's dataplane data, or found by the control element's key;
+ * appended to nlh as the kernel dumps them. false: nothing to say (the
+ * caller lists what it stored). */
+bool ctl_build_elem_exprs_put(const struct ctl_set *s, const void *data, struct nlmsghdr *nlh);
+bool ctl_build_elem_exprs_put_key(const struct ctl_set *s, const struct ctl_elem *e,
+				  struct nlmsghdr *nlh);
 /* Periodic work: element expiry of dataplane sets. */
 void ctl_build_tick(struct nftdp_ctl *ctl);
 

@@ -510,7 +510,7 @@ static void elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const struct
 		put_data_nest(nlh, NFTA_SET_ELEM_KEY_END, e->key_end, e->kelen);
 	if (e->data)
 		put_raw_nest(nlh, NFTA_SET_ELEM_DATA, e->data, e->datalen);
-	if (e->expr) {
+	if (e->expr && !ctl_build_elem_exprs_put_key(s, e, nlh)) {
 		size_t at = nlh->nlmsg_len + NLA_HDRLEN;
 
 		put_raw_nest(nlh, e->expr_type, e->expr, e->exprlen);
@@ -610,12 +610,30 @@ static void dp_dump_close(struct dp_dump *d)
 	d->count = 0;
 }
 
+/* nf_tables_fill_setelem() for an element of the dataplane's set only */
+static void dp_elem_put(struct nlmsghdr *nlh, const struct ctl_set *s, const void *key,
+			const void *data, uint64_t expires_ms, uint64_t timeout_ms, uint64_t now)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+
+	put_data_nest(nlh, NFTA_SET_ELEM_KEY, key, s->klen);
+	if ((s->flags & NFT_SET_MAP) && s->dtype != NFT_DATA_VERDICT && data)
+		put_data_nest(nlh, NFTA_SET_ELEM_DATA, data, s->dlen);
+	ctl_build_elem_exprs_put(s, data, nlh);
+	/* the timeout when it is not the set's */
+	if (expires_ms && timeout_ms && timeout_ms != s->timeout)
+		mnl_attr_put_u64(nlh, NFTA_SET_ELEM_TIMEOUT, htobe64(timeout_ms));
+	if (expires_ms)
+		mnl_attr_put_u64(nlh, NFTA_SET_ELEM_EXPIRATION,
+				 htobe64(expires_ms > now ? expires_ms - now : 0));
+	mnl_attr_nest_end(nlh, n);
+}
+
 static int dp_dump_one(const void *key, const void *key_end, const void *data, uint64_t expires_ms,
-		       uint32_t flags, void *arg)
+		       uint64_t timeout_ms, uint32_t flags, void *arg)
 {
 	struct dp_dump *d = arg;
 	struct ctl_set *s = d->s;
-	struct nlattr *n;
 
 	(void)key_end;
 	(void)flags;
@@ -633,14 +651,7 @@ static int dp_dump_one(const void *key, const void *key_end, const void *data, u
 		mnl_attr_put_strz(d->nlh, NFTA_SET_ELEM_LIST_SET, s->name);
 		d->list = mnl_attr_nest_start(d->nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
 	}
-	n = mnl_attr_nest_start(d->nlh, NFTA_LIST_ELEM);
-	put_data_nest(d->nlh, NFTA_SET_ELEM_KEY, key, s->klen);
-	if ((s->flags & NFT_SET_MAP) && s->dtype != NFT_DATA_VERDICT && data)
-		put_data_nest(d->nlh, NFTA_SET_ELEM_DATA, data, s->dlen);
-	if (expires_ms)
-		mnl_attr_put_u64(d->nlh, NFTA_SET_ELEM_EXPIRATION,
-				 htobe64(expires_ms > d->mono_ms ? expires_ms - d->mono_ms : 0));
-	mnl_attr_nest_end(d->nlh, n);
+	dp_elem_put(d->nlh, s, key, data, expires_ms, timeout_ms, d->mono_ms);
 	d->count++;
 	return 0;
 }
@@ -717,6 +728,31 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 			e = interval_find(s, key.key, key.klen, nftdp_now_ms());
 		else
 			e = elem_find(s, key.key, key.klen, key.flags, false);
+		if (e == NULL && !key.kelen && s->dp && (s->flags & NFT_SET_EVAL) &&
+		    !(s->flags & NFT_SET_INTERVAL)) {
+			/* an element the packet path added (dynset) */
+			uint64_t expires, timeout;
+			const void *data;
+
+			if (nftdp_set_get(s->dp, key.key, &data, &expires, &timeout)) {
+				struct nlattr *n;
+
+				nlh =
+				    ctl_out_msg(o, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
+						s->table->family, 0, m->nlh->nlmsg_seq,
+						ctl_session_portid(m->s), m->st->genid & 0xffff);
+				if (nlh == NULL)
+					return -ENOMEM;
+				mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, s->table->name);
+				mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, s->name);
+				n = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+				dp_elem_put(nlh, s, key.key, data, expires, timeout,
+					    nftdp_now_ms());
+				mnl_attr_nest_end(nlh, n);
+				ctl_out_end(o, nlh);
+				continue;
+			}
+		}
 		if (e == NULL || elem_expired(e, nftdp_now_ms())) {
 			m->bad_attr = attr;
 			return -ENOENT;

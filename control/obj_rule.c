@@ -155,6 +155,116 @@ static bool expr_raw_str(const struct nlattr *elem, uint16_t type, char *out, si
 	return false;
 }
 
+#define SET_EXPR_MAX 2 /* NFT_SET_EXPR_MAX */
+
+/* The names of the element expressions in a set's stored expression
+ * payload (NFTA_SET_EXPR: one; NFTA_SET_EXPRESSIONS: a list), at most max;
+ * how many. */
+static unsigned int set_expr_names(const struct ctl_set *s, const char **names, unsigned int max)
+{
+	const struct nlattr *a, *y;
+	unsigned int n = 0;
+
+	if (!s->elem_expr)
+		return 0;
+	for (a = s->elem_expr;
+	     mnl_attr_ok(a, (int)((const char *)s->elem_expr + s->elem_exprlen - (const char *)a));
+	     a = mnl_attr_next(a)) {
+		if (s->elem_expr_type == NFTA_SET_ELEM_EXPR) {
+			if (mnl_attr_get_type(a) == NFTA_EXPR_NAME && n < max)
+				names[n++] = mnl_attr_get_str(a);
+			continue;
+		}
+		mnl_attr_for_each_nested(y, a)
+		{
+			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME && n < max)
+				names[n++] = mnl_attr_get_str(y);
+		}
+	}
+	return n;
+}
+
+static const char *expr_name_of(const struct nlattr *one)
+{
+	const struct nlattr *y;
+
+	mnl_attr_for_each_nested(y, one)
+	{
+		if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
+			return mnl_attr_get_str(y);
+	}
+	return "";
+}
+
+/* nft_dynset_init's checks of the element expressions a dynset gives
+ * (NFTA_DYNSET_EXPR or NFTA_DYNSET_EXPRESSIONS) against its set. */
+static int dynset_exprs_check(const struct ctl_set *s, const struct nlattr *elem)
+{
+	const struct nlattr *x, *a, *one = NULL, *list = NULL, *y;
+	const char *set_names[SET_EXPR_MAX + 1];
+	unsigned int set_n = set_expr_names(s, set_names, SET_EXPR_MAX + 1), i = 0;
+	uint32_t flags = 0;
+
+	mnl_attr_for_each_nested(x, elem)
+	{
+		if (mnl_attr_get_type(x) != NFTA_EXPR_DATA)
+			continue;
+		mnl_attr_for_each_nested(a, x)
+		{
+			if (mnl_attr_get_type(a) == NFTA_DYNSET_EXPR)
+				one = a;
+			else if (mnl_attr_get_type(a) == NFTA_DYNSET_EXPRESSIONS)
+				list = a;
+			else if (mnl_attr_get_type(a) == NFTA_DYNSET_FLAGS &&
+				 mnl_attr_get_payload_len(a) == 4)
+				flags = ntohl(mnl_attr_get_u32(a));
+		}
+	}
+	if ((one || list) && !(s->flags & NFT_SET_EVAL))
+		return -EINVAL;
+	if (one) {
+		if (set_n > 1 || (set_n == 1 && strcmp(expr_name_of(one), set_names[0]) != 0))
+			return -EOPNOTSUPP;
+	} else if (list) {
+		if (!(flags & NFT_DYNSET_F_EXPR))
+			return -EINVAL;
+		mnl_attr_for_each_nested(y, list)
+		{
+			if (i == SET_EXPR_MAX)
+				return -E2BIG;
+			if (mnl_attr_get_type(y) != NFTA_LIST_ELEM)
+				return -EINVAL;
+			if (set_n) {
+				if (i >= set_n)
+					return -EINVAL;
+				if (strcmp(expr_name_of(y), set_names[i]) != 0)
+					return -EOPNOTSUPP;
+			}
+			i++;
+		}
+		if (set_n && set_n != i)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* nft_dynset_dump: a dynset lists its element expressions only when its
+ * set has none of its own. */
+static bool dynset_hides_exprs(const struct ctl_rule *r, const struct nlattr *data)
+{
+	const struct nlattr *a;
+	struct ctl_set *s = NULL;
+	char name[CTL_NAME_MAXLEN];
+
+	mnl_attr_for_each_nested(a, data)
+	{
+		if (mnl_attr_get_type(a) == NFTA_DYNSET_SET_NAME &&
+		    ctl_attr_strcpy(a, name, sizeof(name)))
+			s = ctl_set_lookup(r->chain->table, name);
+	}
+	return s && s->elem_expr;
+}
+
 #define H(x) (1u << NF_INET_##x)
 
 /* an ip, ip6 or inet table */
@@ -322,6 +432,9 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 			return -ENOENT;
 		if (s->flags & NFT_SET_CONSTANT)
 			return -EBUSY;
+		err = dynset_exprs_check(s, elem);
+		if (err < 0)
+			return err;
 		/* nft_dynset_init: a set filled from the packet path is bounded */
 		if (s->size == 0) {
 			s->size = 0xffff;
@@ -466,7 +579,24 @@ static int rule_blob_build(struct ctl_rule *r)
 			}
 			mnl_attr_for_each_nested(x, elem)
 			{
-				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name) {
+				if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name &&
+				    strcmp(mnl_attr_get_str(name), "dynset") == 0 &&
+				    dynset_hides_exprs(r, x)) {
+					const struct nlattr *y;
+					struct nlattr *nd =
+					    mnl_attr_nest_start(dst, NFTA_EXPR_DATA);
+
+					mnl_attr_for_each_nested(y, x)
+					{
+						uint16_t type = mnl_attr_get_type(y);
+
+						if (type != NFTA_DYNSET_SET_ID &&
+						    type != NFTA_DYNSET_EXPR &&
+						    type != NFTA_DYNSET_EXPRESSIONS)
+							ctl_put_attr(dst, y);
+					}
+					mnl_attr_nest_end(dst, nd);
+				} else if (mnl_attr_get_type(x) == NFTA_EXPR_DATA && name) {
 					size_t at = dst->nlmsg_len;
 
 					ctl_put_expr_data(dst, x, mnl_attr_get_str(name));

@@ -406,6 +406,7 @@ void ctl_set_free(struct ctl_set *s)
 		ctl_elem_free(e);
 	free(s->htab);
 	free(s->elem_expr);
+	free(s->dp_expr_tmpl);
 	nftnl_set_free(s->nl);
 	free(s);
 }

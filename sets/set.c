@@ -767,7 +767,7 @@ static int walk_one(struct set_elem *e, void *arg)
 	if (!set_elem_live(e, w->gen, w->now))
 		return 0;
 	return w->cb(set_elem_key(e), s->ranges ? set_elem_key_end(s, e) : NULL,
-		     s->data_size ? set_elem_data(s, e) : NULL, ld_rlx(&e->expires),
+		     s->data_size ? set_elem_data(s, e) : NULL, ld_rlx(&e->expires), e->timeout,
 		     e->flags & ~SET_ELEM_F_INTERNAL, w->arg);
 }
 
@@ -817,6 +817,22 @@ bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **d
 	return lookup_one(s, key, data, now_ms, set_gen_read(0));
 }
 
+bool nftdp_set_get(const struct nftdp_set *s, const void *key, const void **data,
+		   uint64_t *expires_ms, uint64_t *timeout_ms)
+{
+	const struct set_elem *e;
+
+	if (s->ranges)
+		return false;
+	e = s->ops->get(s, key, NULL, set_gen_cur(s));
+	if (!e || !set_elem_live(e, set_gen_cur(s), nftdp_set_now()))
+		return false;
+	*data = s->data_size ? set_elem_data(s, e) : NULL;
+	*expires_ms = ld_rlx(&e->expires);
+	*timeout_ms = e->timeout;
+	return true;
+}
+
 bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void **data,
 			  uint64_t now_ms, uint64_t gen)
 {
@@ -840,11 +856,17 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
 int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 			uint64_t now_ms, int op)
 {
+	return nftdp_set_dp_update_elem(s, key, data, timeout_ms, now_ms, op, NULL);
+}
+
+int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *data,
+			     uint64_t timeout_ms, uint64_t now_ms, int op, void **elem_data)
+{
 	if (!s->ops->dp_update || !s->pool)
 		return -EOPNOTSUPP;
 	if (!timeout_ms)
 		timeout_ms = s->desc.timeout_ms;
-	return s->ops->dp_update(s, key, data, timeout_ms, now_ms, op);
+	return s->ops->dp_update(s, key, data, timeout_ms, now_ms, op, elem_data);
 }
 
 static int destroy_collect(struct set_elem *e, void *arg)

@@ -294,7 +294,7 @@ static uint64_t expires_at(uint64_t now, uint64_t timeout)
  * come from the preallocated pool, so nothing allocates.
  */
 static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
-			  uint64_t now, int op)
+			  uint64_t now, int op, void **elem_data)
 {
 	struct hash_priv *hp = s->priv;
 	struct hash_table *t = ld_acq(&hp->t);
@@ -313,6 +313,8 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 	if (x) {
 		if (op == NFTDP_SET_DP_UPDATE && timeout)
 			st_rel(&x->expires, expires_at(now, timeout));
+		if (elem_data)
+			*elem_data = set_elem_data(s, x);
 		return 0;
 	}
 	if (!count_add_dp(s))
@@ -340,8 +342,11 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 
 		e->next[t->link] = head;
 		if (__atomic_compare_exchange_n(b, &head, e, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
+						__ATOMIC_SEQ_CST)) {
+			if (elem_data)
+				*elem_data = set_elem_data(s, e);
 			return 0;
+		}
 		/* someone else linked first: only the elements in front of the
 		 * old head are new (unlinks only happen on the control thread,
 		 * and a removed old head makes us rescan everything) */
@@ -361,6 +366,8 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 	/* never published: straight back to the pool */
 	nftdp_set_pool_put(s, e);
 	__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+	if (x && elem_data)
+		*elem_data = set_elem_data(s, x);
 	return x ? 0 : -EAGAIN;
 }
 

@@ -85,8 +85,10 @@ struct nftdp_set_ops {
 					 uint64_t gen);
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask);
+	/* *elem_data (when not NULL) gets the data of the element added or
+	 * found (add, update) */
 	int (*dp_update)(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout,
-			 uint64_t now, int op);
+			 uint64_t now, int op, void **elem_data);
 };
 
 struct set_garbage {

@@ -32,7 +32,14 @@ NFTDP_VM_PRIV_CHECK(struct limit_priv);
 bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max, uint64_t cost,
 			 bool invert)
 {
-	uint64_t e = atomic_load_explicit(&c->limit.empty_at, memory_order_relaxed), ne, tokens;
+	return nftdp_vm_limit_eval_at(&c->limit.empty_at, now, tokens_max, cost, invert);
+}
+
+/* the bucket of a cell or of a set element (elem_expr.c) */
+bool nftdp_vm_limit_eval_at(_Atomic uint64_t *empty_at, uint64_t now, uint64_t tokens_max,
+			    uint64_t cost, bool invert)
+{
+	uint64_t e = atomic_load_explicit(empty_at, memory_order_relaxed), ne, tokens;
 	bool ok;
 
 	/* empty_at = now - tokens would wrap below zero while the clock (time
@@ -55,8 +62,8 @@ bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_
 		ne = now - (ok ? tokens - cost : tokens);
 		if (ne == 0)
 			ne = 1;
-	} while (!atomic_compare_exchange_weak_explicit(
-	    &c->limit.empty_at, &e, ne, memory_order_relaxed, memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(empty_at, &e, ne, memory_order_relaxed,
+							memory_order_relaxed));
 	return ok ? invert : !invert;
 }
 

@@ -20,6 +20,7 @@ struct lookup_priv {
 	bool invert, dreg_set, verdict;
 	uint16_t counter_at; /* set_info.elem_counter_at */
 	uint8_t flow_lvl;    /* enum nftdp_vm_flow_level */
+	uint16_t expr_at;    /* set_info.elem_expr_at */
 };
 NFTDP_VM_PRIV_CHECK(struct lookup_priv);
 
@@ -42,6 +43,12 @@ static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 		memcpy(&slot, (const uint8_t *)data + p->counter_at - 1, sizeof(slot));
 		if (slot)
 			nftdp_vm_counter_eval_slot(slot - 1, pkt, ctx);
+	}
+	if (p->expr_at && data &&
+	    nftdp_vm_elem_expr_eval((uint8_t *)(uintptr_t)data + p->expr_at - 1, pkt, ctx)) {
+		/* nft_set_elem_update_expr: an element's quota or limit */
+		regs->verdict.code = NFT_BREAK;
+		return;
 	}
 	if (!p->dreg_set)
 		return;
@@ -85,8 +92,9 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	p->ops = si.ops;
 	/* what the flow cache may assume: elements that time out, a set the
 	 * packet path fills, or a test's stand-in change without a commit;
-	 * an anonymous set never changes */
-	if (si.ops || (si.flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+	 * an anonymous set never changes; element expressions (quota, limit)
+	 * run for every packet */
+	if (si.ops || (si.flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)) || si.elem_expr_at)
 		p->flow_lvl = NFTDP_VM_FLOW_LVL_NEVER;
 	else if (si.flags & NFT_SET_CONSTANT)
 		p->flow_lvl = NFTDP_VM_FLOW_LVL_ALWAYS;
@@ -95,6 +103,9 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	if (si.elem_counter_at > UINT16_MAX)
 		return nftdp_vm_errf(cc, -EINVAL, "lookup: element counter offset");
 	p->counter_at = (uint16_t)si.elem_counter_at;
+	if (si.elem_expr_at > NFTDP_SET_DATA_MAX - NFTDP_VM_ELEM_EXPR_SIZE + 1)
+		return nftdp_vm_errf(cc, -EINVAL, "lookup: element expression offset");
+	p->expr_at = (uint16_t)si.elem_expr_at;
 	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_LOOKUP_SREG, &p->sreg, si.klen);
 	if (rc < 0)
 		return rc;

@@ -427,6 +427,12 @@ void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt, struct 
 bool nftdp_vm_quota_over(struct nftdp_vm_cell *c, uint64_t len);
 bool nftdp_vm_limit_eval(struct nftdp_vm_cell *c, uint64_t now, uint64_t tokens_max, uint64_t cost,
 			 bool invert);
+bool nftdp_vm_limit_eval_at(_Atomic uint64_t *empty_at, uint64_t now, uint64_t tokens_max,
+			    uint64_t cost, bool invert);
+/* per-element expressions (elem_expr.c): run those of an element's area
+ * for pkt (nft_set_elem_update_expr); true when the rule must break */
+bool nftdp_vm_elem_expr_eval(void *area, const struct nftdp_vm_pkt *pkt,
+			     const struct nftdp_vm_ctx *ctx);
 int nftdp_vm_limit_params(uint64_t rate, uint64_t unit, uint32_t burst, uint32_t type,
 			  uint64_t *tokens_max, uint64_t *nsecs, uint64_t *cost);
 

@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NFTDP_SET_KEY_MAX 64 /* bytes, as NFT_DATA_VALUE_MAXLEN */
-#define NFTDP_SET_DATA_MAX 64
+#define NFTDP_SET_KEY_MAX 64   /* bytes, as NFT_DATA_VALUE_MAXLEN */
+#define NFTDP_SET_DATA_MAX 160 /* map data (64) and per-element expressions (96) */
 #define NFTDP_SET_FIELDS_MAX 16
 #define NFTDP_SET_BULK_MAX 64 /* as NFTDP_BURST_MAX */
 
@@ -231,14 +231,35 @@ unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys
 int nftdp_set_dp_update(struct nftdp_set *s, const void *key, const void *data, uint64_t timeout_ms,
 			uint64_t now_ms, int op);
 
+/**
+ * nftdp_set_dp_update() that also hands out the data of the element added
+ * or found by an add or update, for the element's own state (per-element
+ * expressions: the caller updates it with atomics). Packet path.
+ * @param elem_data  set on success of an add or update when not NULL;
+ *   valid until the caller's next quiescent state.
+ */
+int nftdp_set_dp_update_elem(struct nftdp_set *s, const void *key, const void *data,
+			     uint64_t timeout_ms, uint64_t now_ms, int op, void **elem_data);
+
+/**
+ * One element of the committed state by its exact key, as nftdp_set_walk()
+ * would show it (get element of an element the packet path added).
+ * Control path; sets without ranges only.
+ * @return false when there is none (or it has expired).
+ */
+bool nftdp_set_get(const struct nftdp_set *s, const void *key, const void **data,
+		   uint64_t *expires_ms, uint64_t *timeout_ms);
+
 /** Callback of nftdp_set_walk(); a non-zero return stops the walk. */
 typedef int (*nftdp_set_walk_cb)(const void *key, const void *key_end, const void *data,
-				 uint64_t expires_ms, uint32_t flags, void *arg);
+				 uint64_t expires_ms, uint64_t timeout_ms, uint32_t flags,
+				 void *arg);
 
 /**
  * Visit every element of the committed state that has not expired, for
  * dumps. Control path. key_end is NULL for elements without a range;
- * expires_ms is 0 for elements without a timeout.
+ * expires_ms is 0 for elements without a timeout, timeout_ms the timeout
+ * the element was given (or the set's default).
  * @return the callback's non-zero value, or 0.
  */
 int nftdp_set_walk(const struct nftdp_set *s, nftdp_set_walk_cb cb, void *arg);

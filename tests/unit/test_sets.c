@@ -765,9 +765,9 @@ static void test_concat_range(void **state)
 /* ---- walk ---- */
 
 static int count_cb(const void *key, const void *key_end, const void *data, uint64_t expires,
-		    uint32_t flags, void *arg)
+		    uint64_t timeout, uint32_t flags, void *arg)
 {
-	(void)key, (void)key_end, (void)data, (void)expires, (void)flags;
+	(void)key, (void)key_end, (void)data, (void)expires, (void)timeout, (void)flags;
 	(*(unsigned *)arg)++;
 	return 0;
 }
@@ -834,8 +834,9 @@ static unsigned rebuild_n, rebuild_ks;
 
 /* rebuild the model from the set's committed content after an abort */
 static int rebuild_cb(const void *key, const void *key_end, const void *data, uint64_t exp,
-		      uint32_t fl, void *arg)
+		      uint64_t timeout, uint32_t fl, void *arg)
 {
+	(void)timeout;
 	struct model_elem *e = &rebuild_m[rebuild_n++];
 
 	(void)exp, (void)fl, (void)arg;
@@ -1002,6 +1003,67 @@ static void test_model_concat(void **state)
 }
 
 /* ---- packet-path updates (single thread; threads in test_sets_stress.c) ---- */
+
+static int timeout_cb(const void *key, const void *key_end, const void *data, uint64_t expires,
+		      uint64_t timeout, uint32_t flags, void *arg)
+{
+	uint64_t *t = arg;
+
+	(void)key_end, (void)data, (void)expires, (void)flags;
+	t[((const uint8_t *)key)[3]] = timeout;
+	return 0;
+}
+
+static uint64_t clock_100(void)
+{
+	return 100;
+}
+
+/* dp_update_elem hands out the element's data; a walk gives each
+ * element's timeout (the given one, else the set's) for listings */
+static void test_dp_update_elem(void **state)
+{
+	struct nftdp_set_desc d = {.flags = NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   .key_size = 4,
+				   .data_size = 8,
+				   .max_elems = 4,
+				   .timeout_ms = 1000};
+	const uint64_t v = 42;
+	uint64_t t[4] = {0};
+	struct nftdp_set *s;
+	void *a = NULL, *b = NULL;
+	uint8_t k[4];
+
+	(void)state;
+	nftdp_set_clock_override(clock_100);
+	assert_int_equal(nftdp_set_create(&d, &s), 0);
+	ip4(k, 1, 1, 1, 1);
+	assert_int_equal(nftdp_set_dp_update_elem(s, k, &v, 0, 100, NFTDP_SET_DP_ADD, &a), 0);
+	assert_non_null(a);
+	assert_memory_equal(a, &v, 8);
+	assert_int_equal(nftdp_set_dp_update_elem(s, k, NULL, 0, 100, NFTDP_SET_DP_UPDATE, &b), 0);
+	assert_ptr_equal(a, b);
+	ip4(k, 1, 1, 1, 2);
+	assert_int_equal(nftdp_set_dp_update_elem(s, k, NULL, 5000, 100, NFTDP_SET_DP_ADD, &b), 0);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(nftdp_set_walk(s, timeout_cb, t), 0);
+	assert_int_equal(t[1], 1000);
+	assert_int_equal(t[2], 5000);
+	/* get: one element by key, as a walk shows it */
+	{
+		uint64_t exp = 0, to = 0;
+		const void *data = NULL;
+
+		assert_true(nftdp_set_get(s, k, &data, &exp, &to));
+		assert_ptr_equal(data, b);
+		assert_int_equal(exp, 5100);
+		assert_int_equal(to, 5000);
+		ip4(k, 1, 1, 1, 3);
+		assert_false(nftdp_set_get(s, k, &data, &exp, &to));
+	}
+	nftdp_set_destroy(s);
+	nftdp_set_clock_override(NULL);
+}
 
 static void test_dp_update(void **state)
 {
@@ -1233,7 +1295,7 @@ int main(void)
 	    cmocka_unit_test(test_concat_range),    cmocka_unit_test(test_walk),
 	    cmocka_unit_test(test_model_hash),	    cmocka_unit_test(test_model_bitmap),
 	    cmocka_unit_test(test_model_interval),  cmocka_unit_test(test_model_concat),
-	    cmocka_unit_test(test_dp_update),
+	    cmocka_unit_test(test_dp_update),	    cmocka_unit_test(test_dp_update_elem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -227,8 +227,9 @@ static uint64_t clock10(void)
 }
 
 static int walk_cnt(const void *key, const void *key_end, const void *data, uint64_t expires,
-		    uint32_t flags, void *arg)
+		    uint64_t timeout, uint32_t flags, void *arg)
 {
+	(void)timeout;
 	(void)key, (void)key_end, (void)data, (void)expires, (void)flags;
 	(*(unsigned *)arg)++;
 	return 0;

@@ -1595,9 +1595,10 @@ static void test_ct_keys(void **state)
 
 /* ---------- sets: what a lookup may assume ---------- */
 
-static struct nftdp_set *set_s, *set_k, *set_t, *set_d, *set_v;
+static struct nftdp_set *set_s, *set_k, *set_t, *set_d, *set_v, *set_e;
 
-/* s: a named set; k: constant; t: with timeouts; d: filled by dynset */
+/* s: a named set; k: constant; t: with timeouts; d: filled by dynset;
+ * e: its elements carry expressions (a counter, a quota) */
 static int res_set(void *opaque, const char *table, const char *name, uint32_t id,
 		   struct nftdp_vm_set_info *out)
 {
@@ -1605,7 +1606,8 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t i
 		const char *name;
 		struct nftdp_set *set;
 		uint32_t flags;
-	} sets[] = {{"s", set_s, 0},
+	} sets[] = {{"e", set_e, 0},
+		    {"s", set_s, 0},
 		    {"k", set_k, NFT_SET_CONSTANT},
 		    {"t", set_t, NFT_SET_TIMEOUT},
 		    {"d", set_d, NFT_SET_EVAL},
@@ -1622,6 +1624,8 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t i
 		out->ops = NULL; /* sets/, called directly as in the daemon */
 		out->flags = sets[i].flags;
 		out->klen = 4;
+		if (sets[i].set == set_e)
+			out->elem_expr_at = 1;
 		if (sets[i].flags & NFT_SET_MAP) {
 			/* a verdict map; its chains unnamed, as control/ resolves it */
 			out->dtype = NFT_DATA_VERDICT;
@@ -1680,6 +1684,14 @@ static void rs_set_t(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 	add(b, c, 43, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("t"), CNT, DROP, NULL);
 }
 
+static void rs_set_e(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 45, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("e"), CNT, DROP, NULL);
+}
+
 /* rs_set_s and, anywhere in the generation, 44 meta mark 99 add @d { ip saddr } */
 static void rs_set_s_dynset(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
 {
@@ -1710,6 +1722,8 @@ static uint64_t sets_commit(void)
 	nftdp_set_commit_stage(set_k);
 	nftdp_set_commit_stage(set_t);
 	nftdp_set_commit_stage(set_d);
+	if (set_e)
+		nftdp_set_commit_stage(set_e);
 	nftdp_set_gen_publish();
 	return gen;
 }
@@ -1808,6 +1822,31 @@ static void test_set_lookups(void **state)
 	assert_int_equal(stats(f).uncacheable - s0.uncacheable, 2 * 2);
 	same_counters(f, NFPROTO_IPV4, 44);
 
+	/* e, with a cursor, elements with expressions: never cached, and the
+	 * element's counter counts every packet of both runs */
+	{
+		struct nftdp_set_desc ed = {.key_size = 4, .data_size = NFTDP_VM_ELEM_EXPR_SIZE};
+		struct nftdp_vm_elem_expr x[2] = {
+		    {.type = NFTDP_VM_ELEM_EXPR_COUNTER},
+		    {.type = NFTDP_VM_ELEM_EXPR_QUOTA, .quota = 1ull << 40}};
+		_Alignas(8) uint8_t area[NFTDP_VM_ELEM_EXPR_SIZE];
+		const uint8_t key[4] = {10, 0, 0, 1};
+		const void *data = NULL;
+
+		assert_int_equal(nftdp_set_create(&ed, &set_e), 0);
+		assert_int_equal(nftdp_vm_elem_expr_init(area, x, 2), 0);
+		assert_int_equal(nftdp_set_insert(set_e, key, NULL, area, 0, 0, true), 0);
+		for_both(f, &resolver, sets_commit());
+		build_both(f, rs_set_e);
+		set_rounds(f, 1, NF_DROP, NF_ACCEPT);
+		s0 = stats(f);
+		assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 1);
+		assert_int_equal(stats(f).uncacheable - s0.uncacheable, 2 * 2);
+		assert_true(nftdp_set_lookup(set_e, key, &data, 0));
+		assert_int_equal(nftdp_vm_elem_expr_read(data, x), 2);
+		assert_int_equal(x[0].packets, 3 * 2); /* 3 rounds, cached and uncached runs */
+	}
+
 	for (int i = 0; i < 2; i++) {
 		nftdp_vm_gen_destroy(f->s[i].gen);
 		f->s[i].gen = NULL;
@@ -1816,6 +1855,8 @@ static void test_set_lookups(void **state)
 	nftdp_set_destroy(set_k);
 	nftdp_set_destroy(set_t);
 	nftdp_set_destroy(set_d);
+	nftdp_set_destroy(set_e);
+	set_e = NULL;
 }
 
 /*

@@ -294,6 +294,14 @@ struct nftdp_vm_set_info {
 	 * holds 1 + the element's counter slot (0 there: none); 0: the set has
 	 * no element counters */
 	uint32_t elem_counter_at;
+	/** per-element expressions (meters): 1 + offset in the element data
+	 * of NFTDP_VM_ELEM_EXPR_SIZE bytes that nftdp_vm_elem_expr_init
+	 * filled; 0: the set's elements carry none */
+	uint32_t elem_expr_at;
+	/** the set's own expressions (NFTA_SET_EXPR[ESSIONS]) in that form,
+	 * which dynset clones into the elements it creates when it has none
+	 * of its own; NULL: none. Read only during the resolver call. */
+	const void *elem_expr_tmpl;
 	/** the distinct chains the elements of a verdict map jump or goto,
 	 * for nftdp_vm_validate (ELOOP, EMLINK, a base chain): chains of the
 	 * generation being built. Read only during the resolver call (compile
@@ -302,6 +310,52 @@ struct nftdp_vm_set_info {
 	const struct nftdp_vm_chain *const *vchains;
 	uint32_t n_vchains;
 };
+
+/* ------------------------------------------------------------------ */
+/* Per-element expressions (meters: nft_set_elem_expr)                 */
+
+#define NFTDP_VM_ELEM_EXPR_MAX 2   /**< NFT_SET_EXPR_MAX */
+#define NFTDP_VM_ELEM_EXPR_SIZE 96 /**< bytes of element data they take */
+
+/** Types of the stateful expressions an element can carry. */
+enum nftdp_vm_elem_expr_type {
+	NFTDP_VM_ELEM_EXPR_NONE = 0,
+	NFTDP_VM_ELEM_EXPR_COUNTER,
+	NFTDP_VM_ELEM_EXPR_QUOTA,
+	NFTDP_VM_ELEM_EXPR_LIMIT,
+};
+
+/** One element expression's parameters and values, as netlink has them. */
+struct nftdp_vm_elem_expr {
+	uint32_t type;	     /**< enum nftdp_vm_elem_expr_type */
+	uint32_t flags;	     /**< NFTA_QUOTA_FLAGS / NFTA_LIMIT_FLAGS */
+	uint64_t packets;    /**< counter */
+	uint64_t bytes;	     /**< counter */
+	uint64_t quota;	     /**< quota: NFTA_QUOTA_BYTES */
+	uint64_t consumed;   /**< quota: NFTA_QUOTA_CONSUMED (read: not capped) */
+	uint64_t rate;	     /**< limit */
+	uint64_t unit;	     /**< limit, seconds */
+	uint32_t burst;	     /**< limit (read: 5 for an unset packet burst, as the kernel) */
+	uint32_t limit_type; /**< NFT_LIMIT_PKTS / NFT_LIMIT_PKT_BYTES */
+};
+
+/**
+ * Lay out n <= NFTDP_VM_ELEM_EXPR_MAX expressions into area
+ * (NFTDP_VM_ELEM_EXPR_SIZE bytes of element data, 8-byte aligned), a new
+ * element's state: counters and quotas from their values, limits with a full
+ * bucket (nft_limit_init). Control path.
+ * @return 0, -EINVAL (bad quota flags, rate 0), -EOVERFLOW, -EOPNOTSUPP
+ *   (limit flags), -E2BIG (n too large).
+ */
+int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsigned int n);
+
+/**
+ * The expressions of area with their live values (nft_set_elem_expr_dump).
+ * Control path; safe while workers update area.
+ * @return how many (0..NFTDP_VM_ELEM_EXPR_MAX).
+ */
+unsigned int nftdp_vm_elem_expr_read(const void *area,
+				     struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX]);
 
 struct nftdp_vm_obj;
 
