@@ -377,14 +377,19 @@ static int fib_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	if (nftdp_vm_attr(e, NFTNL_EXPR_FIB_FLAGS) &&
 	    (nftdp_vm_u32(e, NFTNL_EXPR_FIB_FLAGS) & ~(uint32_t)NFTA_FIB_F_ALL))
 		return nftdp_vm_errf(cc, -EINVAL, "fib: unknown flags");
-	if (!nftdp_vm_attr(e, NFTNL_EXPR_FIB_RESULT))
-		return nftdp_vm_errf(cc, -EINVAL, "fib: result missing");
 	result = nftdp_vm_u32(e, NFTNL_EXPR_FIB_RESULT);
-	if (result != NFT_FIB_RESULT_OIF && result != NFT_FIB_RESULT_OIFNAME &&
-	    result != NFT_FIB_RESULT_ADDRTYPE)
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "fib: result %u unknown", result);
-	if (!nftdp_vm_attr(e, NFTNL_EXPR_FIB_DREG) || !nftdp_vm_attr(e, NFTNL_EXPR_FIB_FLAGS))
-		return nftdp_vm_errf(cc, -EINVAL, "fib: register or flags missing");
+	/* ip and ip6 pick their ops by result first (nft_fib4/6_select_ops);
+	 * inet and netdev have one ops and leave it to nft_fib_init */
+	if (cc->chain->family == NFPROTO_IPV4 || cc->chain->family == NFPROTO_IPV6) {
+		if (!nftdp_vm_attr(e, NFTNL_EXPR_FIB_RESULT))
+			return nftdp_vm_errf(cc, -EINVAL, "fib: result missing");
+		if (result != NFT_FIB_RESULT_OIF && result != NFT_FIB_RESULT_OIFNAME &&
+		    result != NFT_FIB_RESULT_ADDRTYPE)
+			return nftdp_vm_errf(cc, -EOPNOTSUPP, "fib: result %u unknown", result);
+	}
+	if (!nftdp_vm_attr(e, NFTNL_EXPR_FIB_DREG) || !nftdp_vm_attr(e, NFTNL_EXPR_FIB_FLAGS) ||
+	    !nftdp_vm_attr(e, NFTNL_EXPR_FIB_RESULT))
+		return nftdp_vm_errf(cc, -EINVAL, "fib: register, result or flags missing");
 	flags = nftdp_vm_u32(e, NFTNL_EXPR_FIB_FLAGS);
 	if (flags == 0)
 		return nftdp_vm_errf(cc, -EINVAL, "fib: no flags");
@@ -402,9 +407,11 @@ static int fib_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	case NFT_FIB_RESULT_OIFNAME:
 		len = NFTDP_VM_IFNAMSIZ;
 		break;
-	default:
+	case NFT_FIB_RESULT_ADDRTYPE:
 		len = 4;
 		break;
+	default:
+		return nftdp_vm_errf(cc, -EINVAL, "fib: result %u unknown", result);
 	}
 	if (result != NFT_FIB_RESULT_ADDRTYPE && (flags & NFTA_FIB_F_OIF))
 		return nftdp_vm_errf(cc, -EINVAL, "fib: oif result with oif flag");

@@ -593,6 +593,11 @@ static void test_fib_errors(void **state)
 			 -EINVAL);
 	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, fib(F_DADDR, 4, NFT_REG_1)),
 			 -EOPNOTSUPP);
+	/* inet and netdev have no select_ops: nft_fib_init says EINVAL */
+	assert_int_equal(compile(w, NFPROTO_INET, NF_INET_PRE_ROUTING, fib(F_DADDR, 4, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_NETDEV, NF_NETDEV_INGRESS, fib(F_DADDR, 4, NFT_REG_1)),
+			 -EINVAL);
 	assert_int_equal(compile(w, NFPROTO_BRIDGE, NF_INET_PRE_ROUTING,
 				 fib(F_DADDR, NFT_FIB_RESULT_OIF, NFT_REG_1)),
 			 -ENOENT);
