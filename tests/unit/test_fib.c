@@ -102,6 +102,9 @@ static void test_route_lpm4(void **state)
 	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.0.2"))->type, RTN_UNICAST);
 	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.255.255"))->type, RTN_BROADCAST);
 	assert_null(nftdp_route_lookup4(t, a4("11.0.0.1")));
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "0.0.0.0", 0, RTN_UNICAST, 3); /* default */
+	assert_int_equal(nftdp_route_lookup4(t, a4("11.0.0.1"))->oif[0], 3);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.7.7"))->oif[0], 2);
 	/* local's entry of a prefix wins over main's (the merged trie) */
 	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.5.0.1", 32, RTN_UNICAST, 1);
 	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.5.0.1", 32, RTN_LOCAL, 1);
@@ -136,6 +139,9 @@ static void test_route_lpm6(void **state)
 	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:9::5"), 0)->type, RTN_UNREACHABLE);
 	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::1"), 0)->type, RTN_LOCAL);
 	assert_null(nftdp_route_lookup6(t, a6("3000::1"), 0));
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "::", 0, RTN_UNICAST, 3); /* default */
+	assert_int_equal(nftdp_route_lookup6(t, a6("3000::1"), 0)->oif[0], 3);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::5"), 0)->oif[0], 2);
 	/* link-local: the routes of the device asked for */
 	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::9"), 1)->oif[0], 1);
 	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::9"), 2)->oif[0], 2);
@@ -152,7 +158,7 @@ static void test_route_lpm6(void **state)
 	assert_null(nftdp_route_dev_name(t, 7));
 	nftdp_route_count(t, &n4, &n6);
 	assert_int_equal(n4, 0);
-	assert_int_equal(n6, 8);
+	assert_int_equal(n6, 9);
 	nftdp_route_table_destroy(t);
 }
 
