@@ -357,6 +357,8 @@ def dut_setup(recipe, frames):
         nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
         for r in EXTRA_ROUTES[dp]:
             nsx(NS_DUT, 'ip', 'route', 'add', r, 'dev', dp)
+    for r in getattr(recipe, 'ROUTES', []):  # once both links are up
+        nsx(NS_DUT, 'ip', *r.split())
     own = {ipaddress.ip_interface(a).ip for dev in DUT_ADDR for a in DUT_ADDR[dev]}
     extra = {ipaddress.ip_address(a) for a in getattr(recipe, 'NEIGHBOURS', [])}
     for a in sorted(addresses_of(frames) | extra, key=lambda x: (x.version, x)):
