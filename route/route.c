@@ -16,6 +16,8 @@
 #include <rte_fib.h>
 #include <rte_fib6.h>
 #include <rte_memory.h>
+#include <rte_rib.h>
+#include <rte_rib6.h>
 
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
@@ -105,17 +107,25 @@ static int nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, 
 	return 0;
 }
 
-/* the next hop at this exact prefix of fib6 i, 0 if none */
-static uint64_t fib6_exact(struct nftdp_route_table *t, int i, const uint8_t *a, uint8_t plen)
+/* the next hop at this exact prefix (the RIB under the FIB), 0 if none */
+static uint64_t fib4_exact(struct nftdp_route_table *t, uint32_t a, uint8_t plen)
 {
-	uint8_t ip[1][16];
+	struct rte_rib_node *n = rte_rib_lookup_exact(rte_fib_get_rib(t->fib4), a, plen);
 	uint64_t h = 0;
 
-	memcpy(ip[0], a, 16);
-	rte_fib6_lookup_bulk(t->fib6[i], ip, &h, 1);
-	if (h && t->nh[h].plen == plen && memcmp(t->nh[h].dst, a, 16) == 0)
-		return h;
-	return 0;
+	if (n)
+		rte_rib_get_nh(n, &h);
+	return h;
+}
+
+static uint64_t fib6_exact(struct nftdp_route_table *t, int i, const uint8_t *a, uint8_t plen)
+{
+	struct rte_rib6_node *n = rte_rib6_lookup_exact(rte_fib6_get_rib(t->fib6[i]), a, plen);
+	uint64_t h = 0;
+
+	if (n)
+		rte_rib6_get_nh(n, &h);
+	return h;
 }
 
 /* fe80::/10 and ff00::/8: the kernel keeps these routes once per device */
@@ -156,9 +166,8 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		a = ntohl(a);
 		/* a prefix keeps its first route, but local's wins over main's:
 		 * the merged trie lists local's entries of a prefix first */
-		rte_fib_lookup_bulk(t->fib4, &a, &h, 1);
-		if (h && t->nh[h].plen == plen &&
-		    !(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
+		h = fib4_exact(t, a, plen);
+		if (h && !(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
 			return -EEXIST;
 		rc = nh_add(t, &n, &idx);
 		if (rc < 0)

@@ -88,7 +88,10 @@ static void test_route_lpm4(void **state)
 	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.1.2.0", 24, RTN_BLACKHOLE, 0);
 	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.0.1", 32, RTN_LOCAL, 2);
 	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.255.255", 32, RTN_BROADCAST, 2);
-	/* a prefix keeps its first route (the lowest metric) */
+	/* a prefix keeps its first route (the lowest metric), also under a
+	 * longer prefix that covers its first address */
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.0.0.0", 32, RTN_BROADCAST, 1);
+	assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &v, 8, &dup), -EEXIST);
 	assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &v, 8, &dup), -EEXIST);
 	nh = nftdp_route_lookup4(t, a4("10.200.0.1"));
 	assert_non_null(nh);
@@ -125,6 +128,14 @@ static void test_route_lpm6(void **state)
 	assert_int_equal(nftdp_route_table_create(&t), 0);
 	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8::", 32, RTN_UNICAST, 1);
 	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:1::", 64, RTN_UNICAST, 2);
+	{
+		struct nftdp_route_nh nh = nh1(RTN_UNICAST, 5);
+
+		add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8::", 128, RTN_UNICAST, 1);
+		assert_int_equal(
+		    nftdp_route_add(t, AF_INET6, NFTDP_ROUTE_TBL_MAIN, a6("2001:db8::"), 32, &nh),
+		    -EEXIST);
+	}
 	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:9::", 48, RTN_UNREACHABLE, 0);
 	add6(t, NFTDP_ROUTE_TBL_LOCAL, "2001:db8:1::1", 128, RTN_LOCAL, 2);
 	add6(t, NFTDP_ROUTE_TBL_MAIN, "fe80::", 64, RTN_UNICAST, 1);
@@ -158,7 +169,7 @@ static void test_route_lpm6(void **state)
 	assert_null(nftdp_route_dev_name(t, 7));
 	nftdp_route_count(t, &n4, &n6);
 	assert_int_equal(n4, 0);
-	assert_int_equal(n6, 9);
+	assert_int_equal(n6, 10);
 	nftdp_route_table_destroy(t);
 }
 
