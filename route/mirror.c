@@ -139,7 +139,9 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
 		return MNL_CB_OK;
-	if (rtm->rtm_flags & RTM_F_CLONED)
+	/* cached clones are no routes; a TOS route only serves packets of
+	 * that TOS, which fib's lookup would have to carry (not mirrored) */
+	if ((rtm->rtm_flags & RTM_F_CLONED) || rtm->rtm_tos)
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(*rtm), route_attr, tb);
 	table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
