@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,6 +171,69 @@ static void test_route_lpm6(void **state)
 	nftdp_route_count(t, &n4, &n6);
 	assert_int_equal(n4, 0);
 	assert_int_equal(n6, 10);
+	nftdp_route_table_destroy(t);
+}
+
+/* the mirror, in a network namespace of the test's own (root: tests run
+ * as root; skipped where unshare is refused) */
+static void test_route_mirror(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh;
+
+	(void)state;
+	if (unshare(CLONE_NEWNET) != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(
+	    system(
+		"set -e; exec >/dev/null 2>&1\n"
+		"ip link set lo up\n"
+		"ip link add dp0 type veth peer name p0; ip link set p0 up; ip link set dp0 up\n"
+		"ip link add eth9 type veth peer name p9; ip link set p9 up; ip link set eth9 up\n"
+		"ip addr add 10.1.0.1/16 dev dp0\n"
+		"ip addr add 2001:db8:1::1/64 dev dp0 nodad\n"
+		"ip addr add 192.0.2.1/24 dev eth9\n"
+		"ip route add 198.51.100.0/24 via 10.1.0.2 dev dp0\n"
+		"ip route add blackhole 10.9.0.0/16\n"
+		"ip route add default via 192.0.2.254 dev eth9\n"
+		"ip route add 10.2.0.0/16 tos 0x10 dev dp0\n"
+		"ip -6 route add unreachable 2001:db8:9::/48\n"),
+	    0);
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_int_equal(nftdp_route_mirror(t, ports, 2), 0);
+	nh = nftdp_route_lookup4(t, a4("10.1.5.5"));
+	assert_non_null(nh);
+	assert_int_equal(nh->type, RTN_UNICAST);
+	assert_int_equal(nh->oif[0], 1);
+	assert_int_equal(nh->plen, 16);
+	assert_false(nh->gateway);
+	nh = nftdp_route_lookup4(t, a4("10.1.0.1"));
+	assert_int_equal(nh->type, RTN_LOCAL);
+	assert_int_equal(nh->oif[0], 1);
+	nh = nftdp_route_lookup4(t, a4("127.0.0.1")); /* lo: no port, kept */
+	assert_int_equal(nh->type, RTN_LOCAL);
+	assert_true(nh->oif[0] > NFTDP_ROUTE_IFINDEX_FOREIGN);
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "lo");
+	nh = nftdp_route_lookup4(t, a4("198.51.100.3"));
+	assert_true(nh->gateway);
+	assert_int_equal(nh->oif[0], 1);
+	nh = nftdp_route_lookup4(t, a4("8.8.8.8"));
+	assert_int_equal(nh->plen, 0);
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "eth9");
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.9.1.1"))->type, RTN_BLACKHOLE);
+	/* the TOS route is not mirrored: the default answers */
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.2.0.1"))->plen, 0);
+	nh = nftdp_route_lookup6(t, a6("2001:db8:1::5"), 0);
+	assert_non_null(nh);
+	assert_int_equal(nh->oif[0], 1);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::1"), 0)->type, RTN_LOCAL);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:9::1"), 0)->type, RTN_UNREACHABLE);
+	assert_true(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 1));
+	assert_string_equal(nftdp_route_dev_name(t, 1), "dp0");
+	assert_null(nftdp_route_dev_name(t, 2)); /* no device dp1 here */
 	nftdp_route_table_destroy(t);
 }
 
@@ -633,8 +697,8 @@ int main(int argc, char **argv)
 	char *eal[] = {argv[0],	      "--no-huge",     "-m", "256", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_lpm4),
-	    cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_lpm4), cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_mirror), /* last: leaves the netns */
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),
