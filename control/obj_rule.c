@@ -36,6 +36,9 @@ static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t fa
 		return ctl->cfg.flowtables;
 	if (strcmp(name, "reject") == 0 && family == NFPROTO_BRIDGE)
 		return false;
+	/* fib: ip, ip6, inet and netdev types only */
+	if (strcmp(name, "fib") == 0 && (family == NFPROTO_BRIDGE || family == NFPROTO_ARP))
+		return false;
 	for (unsigned int i = 0; known_exprs[i]; i++)
 		if (strcmp(known_exprs[i], name) == 0)
 			return true;
