@@ -36,6 +36,9 @@ static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t fa
 		return ctl->cfg.flowtables;
 	if (strcmp(name, "reject") == 0 && family == NFPROTO_BRIDGE)
 		return false;
+	/* fib: ip, ip6, inet and netdev types only */
+	if (strcmp(name, "fib") == 0 && (family == NFPROTO_BRIDGE || family == NFPROTO_ARP))
+		return false;
 	for (unsigned int i = 0; known_exprs[i]; i++)
 		if (strcmp(known_exprs[i], name) == 0)
 			return true;
@@ -296,19 +299,26 @@ static uint32_t expr_hooks(const struct nftnl_expr *e, uint8_t family, bool *nat
 	}
 	if (strcmp(name, "tproxy") == 0) /* nft_tproxy_validate */
 		return H(PRE_ROUTING);
-	if (strcmp(name, "fib") == 0 && family != NFPROTO_NETDEV) { /* nft_fib_validate */
+	if (strcmp(name, "fib") == 0) { /* nft_fib_validate */
 		uint32_t result = nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_RESULT);
 		uint32_t flags = nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_FLAGS);
+		uint32_t hooks;
 
 		if (result == NFT_FIB_RESULT_OIF || result == NFT_FIB_RESULT_OIFNAME)
-			return H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD) | H(INGRESS);
-		if (result == NFT_FIB_RESULT_ADDRTYPE) {
-			if (flags & NFTA_FIB_F_IIF)
-				return H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD) | H(INGRESS);
-			if (flags & NFTA_FIB_F_OIF)
-				return H(LOCAL_OUT) | H(POST_ROUTING) | H(FORWARD);
-		}
-		return ~0u;
+			hooks = H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD);
+		else if (flags & NFTA_FIB_F_IIF)
+			hooks = H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD);
+		else if (flags & NFTA_FIB_F_OIF)
+			hooks = H(LOCAL_OUT) | H(POST_ROUTING) | H(FORWARD);
+		else
+			hooks = H(PRE_ROUTING) | H(LOCAL_IN) | H(FORWARD) | H(LOCAL_OUT) |
+				H(POST_ROUTING);
+		/* never inet ingress; netdev ingress goes as prerouting and
+		 * egress as postrouting (what the kernel here accepts) */
+		if (family == NFPROTO_NETDEV)
+			return ((hooks & H(PRE_ROUTING)) ? 1u << NF_NETDEV_INGRESS : 0) |
+			       ((hooks & H(POST_ROUTING)) ? 1u << NF_NETDEV_EGRESS : 0);
+		return hooks;
 	}
 
 	if (strcmp(name, "meta") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG) &&

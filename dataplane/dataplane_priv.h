@@ -485,6 +485,8 @@ struct nftdp_dp {
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
 	struct nftdp_dp_own own; /**< every port's --ifaddr */
+	/** --mirror-routes: the kernel's routes for fib (route/), NULL: none */
+	struct nftdp_route_table *routes;
 	/** offline replay over several captures, one worker: the worker reads
 	 * them merged by capture time (worker.c; port.c decides) */
 	bool rx_merge;
@@ -502,6 +504,10 @@ struct nftdp_dp {
 	struct nftdp_dp_builtin builtin[NFTDP_VM_GEN_HOOK_MAX][NFTDP_DP_STEPS_MAX];
 	unsigned int n_builtin[NFTDP_VM_GEN_HOOK_MAX];
 };
+
+/* fib.c: --mirror-routes, the route table the fib expression reads */
+int nftdp_dp_fib_init(struct nftdp_dp *dp);
+void nftdp_dp_fib_fini(struct nftdp_dp *dp);
 
 /* ct_step.c: conntrack in the pipeline */
 struct nftdp_ct_shard;

@@ -55,6 +55,7 @@ struct opts {
 	unsigned int mbufs;	/* 0: computed per port */
 	unsigned int mbuf_size; /* 0: computed from the MTU */
 	bool router;
+	bool mirror_routes;
 	double stats_period;
 	long exit_on_idle_ms; /* < 0: never */
 	const char *listing;
@@ -86,6 +87,12 @@ static void usage(const char *prog)
 	    "                      it or to its subnet broadcast are not forwarded\n"
 	    "  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
 	    "                      dropped (time exceeded sent), TTL/hop limit decremented\n"
+	    "  --mirror-routes     at start, copy the routes (tables local and main, IPv4\n"
+	    "                      and IPv6) and addresses of the network namespace nftdp\n"
+	    "                      runs in, for the fib expression; routes through a device\n"
+	    "                      named like a port (--ifname) go out of that port. No\n"
+	    "                      live updates: later changes are not seen. Without it,\n"
+	    "                      fib finds no route\n"
 	    "  --conntrack-max N   connections tracked, split over the workers' shards\n"
 	    "                      (default 262144)\n"
 	    "  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
@@ -136,6 +143,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"control-only", no_argument, NULL, 'C'},
 	    {"wire", required_argument, NULL, 'w'},
 	    {"router", no_argument, NULL, 'R'},
+	    {"mirror-routes", no_argument, NULL, 'M'},
 	    {"conntrack-max", required_argument, NULL, 'T'},
 	    {"conntrack-events", required_argument, NULL, 'V'},
 	    {"ct-sysctl", required_argument, NULL, 'X'},
@@ -206,6 +214,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		case 'R':
 			o->router = true;
+			break;
+		case 'M':
+			o->mirror_routes = true;
 			break;
 		case 'T':
 			if (parse_uint(optarg, 1ul << 26, &v) < 0 || v == 0)
@@ -599,6 +610,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nftdp: workers: %s\n", strerror(-ret));
 		goto out_workers;
 	}
+	if (o.mirror_routes && nftdp_dp_fib_init(&dp) < 0)
+		goto out_workers;
 	o.ct_cfg.timeouts = &o.ct_tmo;
 	/* conntrack -E: each new connection, change and end is copied into the
 	 * worker's ring whether or not anybody listens */
@@ -745,6 +758,7 @@ out_workers:
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);
+	nftdp_dp_fib_fini(&dp);
 	nftdp_vm_gen_domain_destroy(dp.dom);
 	goto out_state;
 out_ports:

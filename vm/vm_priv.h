@@ -535,7 +535,8 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 	X(connlimit) \
 	X(rt) \
 	X(xfrm) \
-	X(socket)
+	X(socket) \
+	X(fib)
 /* clang-format on */
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;

@@ -357,6 +357,8 @@ def dut_setup(recipe, frames):
         nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
         for r in EXTRA_ROUTES[dp]:
             nsx(NS_DUT, 'ip', 'route', 'add', r, 'dev', dp)
+    for r in getattr(recipe, 'ROUTES', []):  # once both links are up
+        nsx(NS_DUT, 'ip', *r.split())
     own = {ipaddress.ip_interface(a).ip for dev in DUT_ADDR for a in DUT_ADDR[dev]}
     extra = {ipaddress.ip_address(a) for a in getattr(recipe, 'NEIGHBOURS', [])}
     for a in sorted(addresses_of(frames) | extra, key=lambda x: (x.version, x)):
@@ -503,10 +505,13 @@ def nftdp_available(build):
     return has_option(build, b'exit-on-idle', b'listing-json', b'router', b'wire')
 
 
-def nftdp_side(build, case, work, burst=None, rx=None, extra=()):
+def nftdp_side(build, case, work, burst=None, rx=None, extra=(), recipe=None, frames=None):
     """Offline replay: rx maps a port to its capture (default: the case's
     capture on dp0, nothing on dp1); burst is nftdp's --burst; extra: more
-    nftdp options (--daemon-arg)."""
+    nftdp options (--daemon-arg). A recipe with MIRROR_ROUTES = True (fib)
+    runs nftdp with --mirror-routes inside a fresh copy of the kernel
+    side's DUT namespace, so its mirror holds the kernel's addresses and
+    routes (the pcap ports do not care where they run)."""
     out = {p: os.path.join(work, 'nftdp-%s.pcap' % p) for p in ('dp0', 'dp1')}
     empty = os.path.join(work, 'empty.pcap')
     write_pcap(empty, [])
@@ -517,11 +522,17 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=()):
     # ifindex P+1: a namespace where dp1 is ifindex 2 lets `fwd to "dp1"`
     # through (dp0 cannot be 1, that is lo's). One per replay.
     delete_namespaces()
-    sh(['ip', 'netns', 'add', NS_NFTDP])
-    nsx(NS_NFTDP, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth',
-        'peer', 'name', 'dp0', 'index', '3')
+    mirror = getattr(recipe, 'MIRROR_ROUTES', False)
+    if mirror:
+        dut_setup(recipe, frames)
+        ns = NS_DUT
+    else:
+        ns = NS_NFTDP
+        sh(['ip', 'netns', 'add', NS_NFTDP])
+        nsx(NS_NFTDP, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth',
+            'peer', 'name', 'dp0', 'index', '3')
     prefix = 'nftdp-diff-%d' % PID
-    argv = T.in_ns(NS_NFTDP) + [os.path.join(build, 'nftdp')] + T.eal_args(
+    argv = T.in_ns(ns) + [os.path.join(build, 'nftdp')] + T.eal_args(
         prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' % (i, rx[p], out[p])
                  for i, p in enumerate(('dp0', 'dp1'))], log_level=None)
     argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
@@ -529,6 +540,8 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=()):
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
     if burst:
         argv += ['--burst', str(burst)]
+    if mirror:
+        argv += ['--mirror-routes']
     argv += list(extra)
     if has_option(build, b'ifaddr'):
         # the DUT's addresses: the source of ICMP errors, subnet broadcasts
@@ -855,7 +868,8 @@ def main():
                 known = getattr(recipe, 'KNOWN_DIFFERENCES', {})
                 nftdp = nftdp_live_side(args.build, case, recipe, work, args.daemon_arg) \
                     if two_way(recipe) else nftdp_side(args.build, case, work,
-                                                       extra=args.daemon_arg)
+                                                       extra=args.daemon_arg,
+                                                       recipe=recipe, frames=frames)
                 diffs = compare(kernel, nftdp, args.egress_only, known)
                 if traced(recipe):
                     diffs += trace_compare(work)
@@ -869,7 +883,8 @@ def main():
                     extra = args.daemon_arg + args.burst_daemon_arg
                     nftdp = nftdp_two_way_offline(args.build, case, recipe, frames, work,
                                                   burst, extra) if two_way(recipe) \
-                        else nftdp_side(args.build, case, work, burst, extra=extra)
+                        else nftdp_side(args.build, case, work, burst, extra=extra,
+                                        recipe=recipe, frames=frames)
                     label = 'burst %d%s' % (burst, ' (%s)' % ' '.join(extra) if extra else '')
                     diffs += ['%s: %s' % (label, d)
                               for d in compare(kernel, nftdp, args.egress_only, known)]

@@ -168,6 +168,39 @@ struct nftdp_vm_ct_ops {
 	bool (*conn_live)(const void *ct, uint64_t key);
 };
 
+/* ------------------------------------------------------------------ */
+/* fib: the route table, through ops the dataplane fills (route/)     */
+
+#define NFTDP_VM_FIB_MAX_PATHS 4
+
+/** A route as the fib expression reads it. */
+struct nftdp_vm_fib_route {
+	uint8_t type;	 /**< RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST, RTN_ANYCAST, RTN_MULTICAST,
+			      RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW */
+	uint8_t n_oif;	 /**< devices in oif[] */
+	uint8_t plen;	 /**< prefix length */
+	bool gateway;	 /**< RTF_GATEWAY */
+	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
+	uint32_t oif[NFTDP_VM_FIB_MAX_PATHS]; /**< ifindex of each path */
+};
+
+/**
+ * The route table the fib expression looks up (nftdp_vm_ctx.fib_ops with
+ * nftdp_vm_ctx.fib). All four are packet-path and read-only. route4 and
+ * route6 return false when no route matches; an IPv4 daddr is in network
+ * byte order. route6 with oif != 0 takes only routes of device oif for a
+ * link-local or multicast destination (RT6_LOOKUP_F_IFACE).
+ */
+struct nftdp_vm_fib_ops {
+	bool (*route4)(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out);
+	bool (*route6)(const void *fib, const uint8_t daddr[16], uint32_t oif,
+		       struct nftdp_vm_fib_route *out);
+	/** addr is configured on device ifindex (nf_ipv6_chk_addr, strict) */
+	bool (*addr6_on)(const void *fib, const uint8_t addr[16], uint32_t ifindex);
+	/** device ifindex's name, NULL if unknown */
+	const char *(*ifname)(const void *fib, uint32_t ifindex);
+};
+
 /** What the VM asks the dataplane to do besides the verdict. */
 struct nftdp_vm_pkt_out {
 	bool reject;		  /**< verdict is NF_DROP and a reply must be built */
@@ -706,6 +739,10 @@ struct nftdp_vm_ctx {
 	uint8_t flow_need;		    /**< op->flow below this taints the run */
 	uint8_t flow_taint;		    /**< the run did something not fixed per flow */
 	struct nftdp_vm_flow_rec *flow_rec; /**< counters the run charged */
+	/** the route table fib reads (nftdp_vm_fib_ops); NULL ops: no
+	 * route, no address, no device name */
+	const struct nftdp_vm_fib_ops *fib_ops;
+	const void *fib;
 };
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nftdp route table: the kernel's IPv4 and IPv6 routes and addresses, as
+ * the fib expression asks for them (net/ipv4/fib_trie.c, net/ipv6/route.c).
+ *
+ * IPv4 keeps one longest-prefix table over the kernel's local and main
+ * tables, as the kernel's merged trie does while no `ip rule` was added (a
+ * local entry wins a prefix both have). IPv6 keeps two, local and main,
+ * looked up in that order (fib6_rule_lookup without custom rules). Both are
+ * DPDK's rte_fib / rte_fib6; a lookup gives an index into a small table of
+ * next hops: {type (RTN_*), output devices, gateway}. Devices are named by
+ * the ifindex nftdp gives ports (port P is P + 1); a device that is not a
+ * port gets NFTDP_ROUTE_IFINDEX_FOREIGN + its kernel ifindex, so a lookup
+ * that leads to it is still "some other device" and its name still known.
+ *
+ * Usage (control thread, before workers start):
+ *   nftdp_route_table_create()
+ *   nftdp_route_add() / nftdp_route_addr6_add() / nftdp_route_dev_add(),
+ *   or nftdp_route_mirror() that dumps the running kernel's netns into them
+ *   publish the pointer; workers call nftdp_route_lookup4/6(),
+ *   nftdp_route_addr6_on(), nftdp_route_dev_name()
+ *   nftdp_route_table_destroy() once no worker reads it.
+ *
+ * Threading: a table is filled by one thread and read-only once published:
+ * any number of workers read it without locks. A later step swaps whole
+ * tables like a generation (live updates are not in this step).
+ */
+#ifndef NFTDP_ROUTE_H
+#define NFTDP_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NFTDP_ROUTE_MAX_PATHS 4			/**< devices kept per multipath route */
+#define NFTDP_ROUTE_IFINDEX_FOREIGN 0x40000000u /**< + kernel ifindex: not a port */
+#define NFTDP_ROUTE_IFNAMSIZ 16
+
+enum nftdp_route_tbl {
+	NFTDP_ROUTE_TBL_MAIN = 0, /**< RT_TABLE_MAIN (254) */
+	NFTDP_ROUTE_TBL_LOCAL,	  /**< RT_TABLE_LOCAL (255) */
+};
+
+/** A route's next hop, as a lookup returns it. */
+struct nftdp_route_nh {
+	uint8_t type;	 /**< RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST, RTN_ANYCAST,
+			      RTN_MULTICAST, RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW */
+	uint8_t n_oif;	 /**< devices in oif[] (a reject route may have none) */
+	uint8_t plen;	 /**< the route's prefix length */
+	bool gateway;	 /**< via a gateway (RTF_GATEWAY) */
+	uint8_t tbl;	 /**< enum nftdp_route_tbl it came from (set by nftdp_route_add) */
+	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
+	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes) */
+	uint32_t oif[NFTDP_ROUTE_MAX_PATHS]; /**< nftdp ifindex of each path */
+};
+
+struct nftdp_route_table;
+
+/**
+ * An empty table (no route, no address, no device). 0, -ENOMEM, or the
+ * negative rte_errno of rte_fib_create (DPDK's memory must be up: EAL).
+ * Control-path.
+ */
+int nftdp_route_table_create(struct nftdp_route_table **out);
+/** Free a table no worker reads any more. NULL is a no-op. Control-path. */
+void nftdp_route_table_destroy(struct nftdp_route_table *t);
+
+/**
+ * Add a route: family AF_INET (addr 4 bytes) or AF_INET6 (16), prefix
+ * length plen, to table tbl. The first route of a prefix stays (the dump
+ * gives the lowest metric first). 0, -EEXIST (prefix already there),
+ * -EINVAL, -ENOSPC (next-hop table full), -ENOMEM. Control-path.
+ */
+int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+		    const void *addr, uint8_t plen, const struct nftdp_route_nh *nh);
+
+/** An IPv6 address configured on device ifindex (nf_ipv6_chk_addr). 0, -ENOMEM. */
+int nftdp_route_addr6_add(struct nftdp_route_table *t, uint32_t ifindex, const uint8_t addr[16]);
+/** A device's name, for oifname results. 0, -ENOMEM. Control-path. */
+int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name);
+
+/**
+ * Longest-prefix match of daddr (network byte order) over local and main
+ * (fib_lookup / the merged trie). NULL: no route. Packet-path, any thread.
+ */
+const struct nftdp_route_nh *nftdp_route_lookup4(const struct nftdp_route_table *t, uint32_t daddr);
+/**
+ * IPv6 route for daddr: local table, then main. A link-local or multicast
+ * daddr looks only at routes of device oif (RT6_LOOKUP_F_IFACE; oif 0:
+ * any device's). NULL: no route.
+ * Packet-path, any thread.
+ */
+const struct nftdp_route_nh *nftdp_route_lookup6(const struct nftdp_route_table *t,
+						 const uint8_t daddr[16], uint32_t oif);
+/** Whether addr is configured on device ifindex. Packet-path, any thread. */
+bool nftdp_route_addr6_on(const struct nftdp_route_table *t, const uint8_t addr[16],
+			  uint32_t ifindex);
+/** Device ifindex's name, NULL if unknown. Packet-path, any thread. */
+const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifindex);
+
+/** A port as nftdp numbers it, for the mirror. */
+struct nftdp_route_port {
+	const char *name;
+	uint32_t ifindex;
+};
+
+/**
+ * Fill t from the kernel's network namespace this process runs in:
+ * RTM_GETLINK (device names), RTM_GETADDR (IPv6 addresses), RTM_GETROUTE
+ * of tables local and main for IPv4 and IPv6. A device named like a port
+ * maps to the port's ifindex, any other to NFTDP_ROUTE_IFINDEX_FOREIGN +
+ * its kernel ifindex. 0 or a negative errno (socket, netlink). Control-path.
+ */
+int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_port *ports,
+		       unsigned int n_ports);
+
+/** Routes added so far (IPv4, IPv6), for the start-up log. */
+void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6);
+
+#endif /* NFTDP_ROUTE_H */

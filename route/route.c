@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The route table: rte_fib (IPv4, local and main merged) and rte_fib6
+ * (IPv6, local then main), a next-hop table they index, IPv6 addresses by
+ * device and device names. Link-local and multicast IPv6 routes live in a
+ * short list beside rte_fib6: the kernel keeps fe80::/64 and ff00::/8 once
+ * per device and picks the one of the packet's device
+ * (RT6_LOOKUP_F_IFACE), which one longest-prefix table cannot hold. The mirror (mirror.c) fills it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+#include <rte_memory.h>
+#include <rte_rib.h>
+#include <rte_rib6.h>
+
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+
+#include "route_priv.h"
+
+#define NH_MAX 65535u /* 2-byte next hops; 0 is "no route" */
+#define FIB_ROUTES 65536
+#define FIB_TBL8 4096
+
+static unsigned int fib_seq; /* control thread only: unique rte_fib names */
+
+int nftdp_route_table_create(struct nftdp_route_table **out)
+{
+	struct rte_fib_conf c4 = {
+	    .type = RTE_FIB_DIR24_8,
+	    .default_nh = 0,
+	    .max_routes = FIB_ROUTES,
+	    .dir24_8 = {.nh_sz = RTE_FIB_DIR24_8_2B, .num_tbl8 = FIB_TBL8},
+	};
+	struct rte_fib6_conf c6 = {
+	    .type = RTE_FIB6_TRIE,
+	    .default_nh = 0,
+	    .max_routes = FIB_ROUTES,
+	    .trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = FIB_TBL8},
+	};
+	struct nftdp_route_table *t;
+	char name[32];
+	int rc;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->seq = fib_seq++;
+	snprintf(name, sizeof(name), "nftdp_rt4_%u", t->seq);
+	t->fib4 = rte_fib_create(name, SOCKET_ID_ANY, &c4);
+	if (!t->fib4)
+		goto err_fib;
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "nftdp_rt6%c_%u", i ? 'l' : 'm', t->seq);
+		t->fib6[i] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
+		if (!t->fib6[i])
+			goto err_fib;
+	}
+	/* next hop 0: the lookups' "no route" */
+	t->nh = calloc(1, sizeof(*t->nh));
+	if (!t->nh) {
+		nftdp_route_table_destroy(t);
+		return -ENOMEM;
+	}
+	t->n_nh = 1;
+	*out = t;
+	return 0;
+
+err_fib:
+	rc = rte_errno ? -rte_errno : -ENOMEM;
+	nftdp_route_table_destroy(t);
+	return rc;
+}
+
+void nftdp_route_table_destroy(struct nftdp_route_table *t)
+{
+	if (!t)
+		return;
+	rte_fib_free(t->fib4);
+	rte_fib6_free(t->fib6[0]);
+	rte_fib6_free(t->fib6[1]);
+	free(t->nh);
+	free(t->ll);
+	free(t->addr6);
+	free(t->devs);
+	free(t);
+}
+
+static int nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx)
+{
+	struct nftdp_route_nh *n;
+
+	if (t->n_nh >= NH_MAX)
+		return -ENOSPC;
+	n = realloc(t->nh, (t->n_nh + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	t->nh = n;
+	t->nh[t->n_nh] = *nh;
+	*idx = t->n_nh++;
+	return 0;
+}
+
+/* the next hop at this exact prefix (the RIB under the FIB), 0 if none */
+static uint64_t fib4_exact(struct nftdp_route_table *t, uint32_t a, uint8_t plen)
+{
+	struct rte_rib_node *n = rte_rib_lookup_exact(rte_fib_get_rib(t->fib4), a, plen);
+	uint64_t h = 0;
+
+	if (n)
+		rte_rib_get_nh(n, &h);
+	return h;
+}
+
+static uint64_t fib6_exact(struct nftdp_route_table *t, int i, const uint8_t *a, uint8_t plen)
+{
+	struct rte_rib6_node *n = rte_rib6_lookup_exact(rte_fib6_get_rib(t->fib6[i]), a, plen);
+	uint64_t h = 0;
+
+	if (n)
+		rte_rib6_get_nh(n, &h);
+	return h;
+}
+
+/* fe80::/10 and ff00::/8: the kernel keeps these routes once per device */
+static bool per_dev6(const uint8_t *a)
+{
+	return (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff;
+}
+
+static void mask_prefix(uint8_t *a, unsigned int size, uint8_t plen)
+{
+	for (unsigned int i = 0; i < size; i++) {
+		unsigned int bits = plen > i * 8 ? plen - i * 8 : 0;
+
+		if (bits < 8)
+			a[i] &= (uint8_t)(0xff00u >> bits);
+	}
+}
+
+int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+		    const void *addr, uint8_t plen, const struct nftdp_route_nh *nh)
+{
+	struct nftdp_route_nh n = *nh;
+	uint32_t idx;
+	int rc;
+
+	memset(n.dst, 0, sizeof(n.dst));
+	n.tbl = (uint8_t)tbl;
+	if (family == AF_INET) {
+		uint32_t a;
+		uint64_t h = 0;
+
+		if (plen > 32)
+			return -EINVAL;
+		memcpy(n.dst, addr, 4);
+		mask_prefix(n.dst, 4, plen);
+		n.plen = plen;
+		memcpy(&a, n.dst, 4);
+		a = ntohl(a);
+		/* a prefix keeps its first route, but local's wins over main's:
+		 * the merged trie lists local's entries of a prefix first */
+		h = fib4_exact(t, a, plen);
+		if (h && !(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
+			return -EEXIST;
+		rc = nh_add(t, &n, &idx);
+		if (rc < 0)
+			return rc;
+		rc = rte_fib_add(t->fib4, a, plen, idx);
+		if (rc < 0)
+			return rc;
+		t->n4++;
+		return 0;
+	}
+	if (family != AF_INET6 || plen > 128)
+		return -EINVAL;
+	memcpy(n.dst, addr, 16);
+	mask_prefix(n.dst, 16, plen);
+	n.plen = plen;
+	if (plen >= 8 && per_dev6(n.dst) && (n.dst[0] == 0xff || plen >= 10)) {
+		struct nftdp_route_nh *l = realloc(t->ll, (t->n_ll + 1) * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		t->ll = l;
+		t->ll[t->n_ll++] = n;
+		t->n6++;
+		return 0;
+	}
+	if (fib6_exact(t, (int)tbl, n.dst, plen))
+		return -EEXIST;
+	rc = nh_add(t, &n, &idx);
+	if (rc < 0)
+		return rc;
+	rc = rte_fib6_add(t->fib6[tbl], n.dst, plen, idx);
+	if (rc < 0)
+		return rc;
+	t->n6++;
+	return 0;
+}
+
+int nftdp_route_addr6_add(struct nftdp_route_table *t, uint32_t ifindex, const uint8_t addr[16])
+{
+	struct nftdp_route_addr6 *a = realloc(t->addr6, (t->n_addr6 + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	t->addr6 = a;
+	a[t->n_addr6].ifindex = ifindex;
+	memcpy(a[t->n_addr6].addr, addr, 16);
+	t->n_addr6++;
+	return 0;
+}
+
+int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name)
+{
+	struct nftdp_route_dev *d = realloc(t->devs, (t->n_devs + 1) * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	t->devs = d;
+	d[t->n_devs].ifindex = ifindex;
+	memset(d[t->n_devs].name, 0, sizeof(d[t->n_devs].name));
+	snprintf(d[t->n_devs].name, sizeof(d[t->n_devs].name), "%s", name);
+	t->n_devs++;
+	return 0;
+}
+
+const struct nftdp_route_nh *nftdp_route_lookup4(const struct nftdp_route_table *t, uint32_t daddr)
+{
+	uint32_t a = ntohl(daddr);
+	uint64_t h = 0;
+
+	rte_fib_lookup_bulk(t->fib4, &a, &h, 1);
+	return h ? &t->nh[h] : NULL;
+}
+
+static bool prefix_match(const uint8_t *a, const uint8_t *p, uint8_t plen)
+{
+	unsigned int full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, p, full))
+		return false;
+	return !rest || ((a[full] ^ p[full]) & (uint8_t)(0xff00u >> rest)) == 0;
+}
+
+/* link-local or multicast: the longest route of device oif (any device
+ * when 0, the first listed) in table tbl */
+static const struct nftdp_route_nh *ll_lookup(const struct nftdp_route_table *t,
+					      const uint8_t *daddr, uint32_t oif, uint8_t tbl)
+{
+	const struct nftdp_route_nh *best = NULL;
+
+	for (unsigned int i = 0; i < t->n_ll; i++) {
+		const struct nftdp_route_nh *n = &t->ll[i];
+
+		if (n->tbl != tbl || !prefix_match(daddr, n->dst, n->plen))
+			continue;
+		if (oif && (!n->n_oif || n->oif[0] != oif))
+			continue;
+		if (!best || n->plen > best->plen)
+			best = n;
+	}
+	return best;
+}
+
+const struct nftdp_route_nh *nftdp_route_lookup6(const struct nftdp_route_table *t,
+						 const uint8_t daddr[16], uint32_t oif)
+{
+	uint8_t ip[1][16];
+	uint64_t h = 0;
+
+	if (per_dev6(daddr)) {
+		const struct nftdp_route_nh *n = ll_lookup(t, daddr, oif, NFTDP_ROUTE_TBL_LOCAL);
+
+		return n ? n : ll_lookup(t, daddr, oif, NFTDP_ROUTE_TBL_MAIN);
+	}
+	memcpy(ip[0], daddr, 16);
+	rte_fib6_lookup_bulk(t->fib6[NFTDP_ROUTE_TBL_LOCAL], ip, &h, 1);
+	if (!h)
+		rte_fib6_lookup_bulk(t->fib6[NFTDP_ROUTE_TBL_MAIN], ip, &h, 1);
+	return h ? &t->nh[h] : NULL;
+}
+
+bool nftdp_route_addr6_on(const struct nftdp_route_table *t, const uint8_t addr[16],
+			  uint32_t ifindex)
+{
+	for (unsigned int i = 0; i < t->n_addr6; i++)
+		if (t->addr6[i].ifindex == ifindex && memcmp(t->addr6[i].addr, addr, 16) == 0)
+			return true;
+	return false;
+}
+
+const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifindex)
+{
+	for (unsigned int i = 0; i < t->n_devs; i++)
+		if (t->devs[i].ifindex == ifindex)
+			return t->devs[i].name;
+	return NULL;
+}
+
+void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6)
+{
+	*n4 = t->n4;
+	*n6 = t->n6;
+}

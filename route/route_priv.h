@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * route/ private: the table's insides (route.c) that the mirror (mirror.c)
+ * fills through the public calls.
+ */
+#ifndef NFTDP_ROUTE_PRIV_H
+#define NFTDP_ROUTE_PRIV_H
+
+#include "nftdp_route.h"
+
+struct rte_fib;
+struct rte_fib6;
+
+struct nftdp_route_addr6 {
+	uint32_t ifindex;
+	uint8_t addr[16];
+};
+
+struct nftdp_route_dev {
+	uint32_t ifindex;
+	char name[NFTDP_ROUTE_IFNAMSIZ];
+};
+
+struct nftdp_route_table {
+	unsigned int seq;
+	struct rte_fib *fib4;
+	struct rte_fib6 *fib6[2];  /* by enum nftdp_route_tbl */
+	struct nftdp_route_nh *nh; /* [0]: no route */
+	uint32_t n_nh;
+	struct nftdp_route_nh *ll; /* link-local IPv6 routes, per device */
+	uint32_t n_ll;
+	struct nftdp_route_addr6 *addr6;
+	uint32_t n_addr6;
+	struct nftdp_route_dev *devs;
+	uint32_t n_devs;
+	unsigned int n4, n6;
+};
+
+#endif /* NFTDP_ROUTE_PRIV_H */

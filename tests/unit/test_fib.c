@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * fib: the route table (route/: longest prefix over rte_fib/rte_fib6,
+ * local before main, link-local by device, addresses, names) and the fib
+ * expression (vm/expr_fib.c) over a stub table: each flag and result, the
+ * PRESENT bool, the kernel's special cases, and the errnos of nft_fib_init.
+ * The route table needs DPDK memory: EAL runs with --no-huge.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <linux/rtnetlink.h>
+#include <rte_eal.h>
+
+#include "nft_build.h"
+#include "nftdp_route.h"
+#include "nftdp_vm.h"
+
+/* ---------- the route table ---------- */
+
+static uint32_t a4(const char *s)
+{
+	uint32_t a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
+
+static const uint8_t *a6(const char *s)
+{
+	static uint8_t buf[8][16];
+	static unsigned int i;
+	uint8_t *b = buf[i++ % 8];
+
+	assert_int_equal(inet_pton(AF_INET6, s, b), 1);
+	return b;
+}
+
+static struct nftdp_route_nh nh1(uint8_t type, uint32_t oif)
+{
+	struct nftdp_route_nh nh = {.type = type};
+
+	if (oif)
+		nh.oif[nh.n_oif++] = oif;
+	return nh;
+}
+
+static void add4(struct nftdp_route_table *t, enum nftdp_route_tbl tbl, const char *a, uint8_t plen,
+		 uint8_t type, uint32_t oif)
+{
+	struct nftdp_route_nh nh = nh1(type, oif);
+	uint32_t v = a4(a);
+
+	assert_int_equal(nftdp_route_add(t, AF_INET, tbl, &v, plen, &nh), 0);
+}
+
+static void add6(struct nftdp_route_table *t, enum nftdp_route_tbl tbl, const char *a, uint8_t plen,
+		 uint8_t type, uint32_t oif)
+{
+	struct nftdp_route_nh nh = nh1(type, oif);
+
+	assert_int_equal(nftdp_route_add(t, AF_INET6, tbl, a6(a), plen, &nh), 0);
+}
+
+static void test_route_lpm4(void **state)
+{
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh;
+	struct nftdp_route_nh dup = nh1(RTN_UNICAST, 9);
+	uint32_t v = a4("10.0.0.0");
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_null(nftdp_route_lookup4(t, a4("10.0.0.1")));
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.0.0.0", 8, RTN_UNICAST, 1);
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.1.0.0", 16, RTN_UNICAST, 2);
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.1.2.0", 24, RTN_BLACKHOLE, 0);
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.0.1", 32, RTN_LOCAL, 2);
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.255.255", 32, RTN_BROADCAST, 2);
+	/* a prefix keeps its first route (the lowest metric), also under a
+	 * longer prefix that covers its first address */
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.0.0.0", 32, RTN_BROADCAST, 1);
+	assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &v, 8, &dup), -EEXIST);
+	assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &v, 8, &dup), -EEXIST);
+	nh = nftdp_route_lookup4(t, a4("10.200.0.1"));
+	assert_non_null(nh);
+	assert_int_equal(nh->type, RTN_UNICAST);
+	assert_int_equal(nh->oif[0], 1);
+	assert_int_equal(nh->plen, 8);
+	nh = nftdp_route_lookup4(t, a4("10.1.7.7"));
+	assert_int_equal(nh->oif[0], 2);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.2.3"))->type, RTN_BLACKHOLE);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.0.1"))->type, RTN_LOCAL);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.0.2"))->type, RTN_UNICAST);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.255.255"))->type, RTN_BROADCAST);
+	assert_null(nftdp_route_lookup4(t, a4("11.0.0.1")));
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "0.0.0.0", 0, RTN_UNICAST, 3); /* default */
+	assert_int_equal(nftdp_route_lookup4(t, a4("11.0.0.1"))->oif[0], 3);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.7.7"))->oif[0], 2);
+	/* local's entry of a prefix wins over main's (the merged trie) */
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.5.0.1", 32, RTN_UNICAST, 1);
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.5.0.1", 32, RTN_LOCAL, 1);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.5.0.1"))->type, RTN_LOCAL);
+	v = a4("10.5.0.1");
+	dup = nh1(RTN_UNICAST, 1);
+	assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &v, 40, &dup), -EINVAL);
+	nftdp_route_table_destroy(t);
+}
+
+static void test_route_lpm6(void **state)
+{
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh;
+	unsigned int n4, n6;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8::", 32, RTN_UNICAST, 1);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:1::", 64, RTN_UNICAST, 2);
+	{
+		struct nftdp_route_nh nh = nh1(RTN_UNICAST, 5);
+
+		add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8::", 128, RTN_UNICAST, 1);
+		assert_int_equal(
+		    nftdp_route_add(t, AF_INET6, NFTDP_ROUTE_TBL_MAIN, a6("2001:db8::"), 32, &nh),
+		    -EEXIST);
+	}
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:9::", 48, RTN_UNREACHABLE, 0);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "2001:db8:1::1", 128, RTN_LOCAL, 2);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "fe80::", 64, RTN_UNICAST, 1);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "fe80::", 64, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "fe80::2", 128, RTN_LOCAL, 2);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "ff00::", 8, RTN_MULTICAST, 1);
+	nh = nftdp_route_lookup6(t, a6("2001:db8:1::5"), 0);
+	assert_int_equal(nh->oif[0], 2);
+	assert_int_equal(nh->plen, 64);
+	assert_memory_equal(nh->dst, a6("2001:db8:1::"), 16);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:2::5"), 0)->oif[0], 1);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:9::5"), 0)->type, RTN_UNREACHABLE);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::1"), 0)->type, RTN_LOCAL);
+	assert_null(nftdp_route_lookup6(t, a6("3000::1"), 0));
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "::", 0, RTN_UNICAST, 3); /* default */
+	assert_int_equal(nftdp_route_lookup6(t, a6("3000::1"), 0)->oif[0], 3);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::5"), 0)->oif[0], 2);
+	/* link-local: the routes of the device asked for */
+	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::9"), 1)->oif[0], 1);
+	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::9"), 2)->oif[0], 2);
+	assert_null(nftdp_route_lookup6(t, a6("fe80::9"), 3));
+	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::2"), 2)->type, RTN_LOCAL);
+	assert_int_equal(nftdp_route_lookup6(t, a6("fe80::2"), 1)->type, RTN_UNICAST);
+	assert_int_equal(nftdp_route_lookup6(t, a6("ff02::1"), 1)->type, RTN_MULTICAST);
+	assert_null(nftdp_route_lookup6(t, a6("ff02::1"), 2));
+	assert_int_equal(nftdp_route_addr6_add(t, 2, a6("2001:db8:1::1")), 0);
+	assert_true(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 2));
+	assert_false(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 1));
+	assert_int_equal(nftdp_route_dev_add(t, 2, "dp1"), 0);
+	assert_string_equal(nftdp_route_dev_name(t, 2), "dp1");
+	assert_null(nftdp_route_dev_name(t, 7));
+	nftdp_route_count(t, &n4, &n6);
+	assert_int_equal(n4, 0);
+	assert_int_equal(n6, 10);
+	nftdp_route_table_destroy(t);
+}
+
+/* the mirror, in a network namespace of the test's own (root: tests run
+ * as root; skipped where unshare is refused) */
+static void test_route_mirror(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh;
+
+	(void)state;
+	if (unshare(CLONE_NEWNET) != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(
+	    system(
+		"set -e; exec >/dev/null 2>&1\n"
+		"ip link set lo up\n"
+		"ip link add dp0 type veth peer name p0; ip link set p0 up; ip link set dp0 up\n"
+		"ip link add eth9 type veth peer name p9; ip link set p9 up; ip link set eth9 up\n"
+		"ip addr add 10.1.0.1/16 dev dp0\n"
+		"ip addr add 2001:db8:1::1/64 dev dp0 nodad\n"
+		"ip addr add 192.0.2.1/24 dev eth9\n"
+		"ip route add 198.51.100.0/24 via 10.1.0.2 dev dp0\n"
+		"ip route add blackhole 10.9.0.0/16\n"
+		"ip route add default via 192.0.2.254 dev eth9\n"
+		"ip route add 10.2.0.0/16 tos 0x10 dev dp0\n"
+		"ip -6 route add unreachable 2001:db8:9::/48\n"),
+	    0);
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_int_equal(nftdp_route_mirror(t, ports, 2), 0);
+	nh = nftdp_route_lookup4(t, a4("10.1.5.5"));
+	assert_non_null(nh);
+	assert_int_equal(nh->type, RTN_UNICAST);
+	assert_int_equal(nh->oif[0], 1);
+	assert_int_equal(nh->plen, 16);
+	assert_false(nh->gateway);
+	nh = nftdp_route_lookup4(t, a4("10.1.0.1"));
+	assert_int_equal(nh->type, RTN_LOCAL);
+	assert_int_equal(nh->oif[0], 1);
+	nh = nftdp_route_lookup4(t, a4("127.0.0.1")); /* lo: no port, kept */
+	assert_int_equal(nh->type, RTN_LOCAL);
+	assert_true(nh->oif[0] > NFTDP_ROUTE_IFINDEX_FOREIGN);
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "lo");
+	nh = nftdp_route_lookup4(t, a4("198.51.100.3"));
+	assert_true(nh->gateway);
+	assert_int_equal(nh->oif[0], 1);
+	nh = nftdp_route_lookup4(t, a4("8.8.8.8"));
+	assert_int_equal(nh->plen, 0);
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "eth9");
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.9.1.1"))->type, RTN_BLACKHOLE);
+	/* the TOS route is not mirrored: the default answers */
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.2.0.1"))->plen, 0);
+	nh = nftdp_route_lookup6(t, a6("2001:db8:1::5"), 0);
+	assert_non_null(nh);
+	assert_int_equal(nh->oif[0], 1);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:1::1"), 0)->type, RTN_LOCAL);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:9::1"), 0)->type, RTN_UNREACHABLE);
+	assert_true(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 1));
+	assert_string_equal(nftdp_route_dev_name(t, 1), "dp0");
+	assert_null(nftdp_route_dev_name(t, 2)); /* no device dp1 here */
+	nftdp_route_table_destroy(t);
+}
+
+/* ---------- the expression over a stub table ---------- */
+
+struct stub_route {
+	int family;
+	uint8_t addr[16];
+	uint8_t plen;
+	uint8_t type;
+	uint32_t oif;
+	bool gateway;
+};
+
+static const struct stub_route *stub;
+static unsigned int n_stub;
+
+static bool match(const uint8_t *a, const uint8_t *p, unsigned int plen)
+{
+	for (unsigned int i = 0; i < plen; i++)
+		if (((a[i / 8] ^ p[i / 8]) >> (7 - i % 8)) & 1)
+			return false;
+	return true;
+}
+
+static bool stub_lookup(int family, const uint8_t *a, uint32_t oif, struct nftdp_vm_fib_route *out)
+{
+	const struct stub_route *best = NULL;
+
+	for (unsigned int i = 0; i < n_stub; i++) {
+		const struct stub_route *s = &stub[i];
+
+		if (s->family != family || !match(a, s->addr, s->plen))
+			continue;
+		if (oif && s->oif != oif)
+			continue;
+		if (!best || s->plen > best->plen)
+			best = s;
+	}
+	if (!best)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->type = best->type;
+	out->plen = best->plen;
+	out->gateway = best->gateway;
+	memcpy(out->dst, best->addr, 16);
+	if (best->oif)
+		out->oif[out->n_oif++] = best->oif;
+	return true;
+}
+
+static bool stub_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	return stub_lookup(AF_INET, (const uint8_t *)&daddr, 0, out);
+}
+
+static bool stub_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
+			struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	return stub_lookup(AF_INET6, daddr, oif, out);
+}
+
+static bool stub_addr6_on(const void *fib, const uint8_t addr[16], uint32_t ifindex)
+{
+	(void)fib;
+	return ifindex == 1 && memcmp(addr, a6("2001:db8::1"), 16) == 0;
+}
+
+static const char *stub_ifname(const void *fib, uint32_t ifindex)
+{
+	(void)fib;
+	return ifindex == 1 ? "dp0" : ifindex == 2 ? "dp1" : NULL;
+}
+
+static const struct nftdp_vm_fib_ops stub_ops = {stub_route4, stub_route6, stub_addr6_on,
+						 stub_ifname};
+
+#define R4(a, b, c, d, plen, type, oif)                                                            \
+	{                                                                                          \
+		AF_INET, {a, b, c, d}, plen, type, oif, false                                      \
+	}
+static struct stub_route routes[] = {
+    R4(10, 0, 0, 0, 24, RTN_UNICAST, 1),
+    R4(10, 0, 1, 0, 24, RTN_UNICAST, 2),
+    R4(10, 0, 0, 1, 32, RTN_LOCAL, 1),
+    R4(10, 0, 0, 255, 32, RTN_BROADCAST, 1),
+    R4(10, 9, 0, 0, 16, RTN_BLACKHOLE, 0),
+    R4(0, 0, 0, 0, 0, RTN_UNICAST, 2),
+    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8}, 64, RTN_UNICAST, 1, false},
+    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8, 0, 1}, 64, RTN_UNICAST, 2, false},
+    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8, [15] = 1}, 128, RTN_LOCAL, 1, false},
+    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8, 0, 9}, 48, RTN_UNREACHABLE, 0, false},
+    {AF_INET6, {0xfe, 0x80}, 64, RTN_UNICAST, 1, false},
+};
+
+struct world {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_ctx ctx;
+	struct nftdp_vm_error err;
+};
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+
+	assert_int_equal(nftdp_vm_state_create(&cfg, &w->st), 0);
+	nftdp_vm_state_gen_begin(w->st);
+	w->ctx.state = w->st;
+	w->ctx.fib_ops = &stub_ops;
+	stub = routes;
+	n_stub = sizeof(routes) / sizeof(routes[0]);
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+
+	if (w->c)
+		nftdp_vm_chain_destroy(w->c);
+	nftdp_vm_state_destroy(w->st);
+	free(w);
+	return 0;
+}
+
+static struct nftnl_expr *fib(uint32_t flags, uint32_t result, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("fib");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, flags);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, result);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, dreg);
+	return e;
+}
+
+/* compile one rule (a fib expression alone) in a fresh base chain */
+static int compile(struct world *w, uint8_t family, uint8_t hook, struct nftnl_expr *e)
+{
+	struct nftdp_vm_chain_desc d = {.family = family,
+					.table = "t",
+					.name = "c",
+					.base = true,
+					.hook = hook,
+					.policy = NF_ACCEPT};
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	int rc;
+
+	if (w->c)
+		nftdp_vm_chain_destroy(w->c);
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &w->c), 0);
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 1);
+	nftnl_rule_add_expr(r, e);
+	rc = nftdp_vm_chain_add_rule(w->c, r, NULL, w->st, &w->err);
+	nftnl_rule_free(r);
+	return rc;
+}
+
+struct tpkt {
+	uint8_t buf[80];
+	struct nftdp_vm_pkt pkt;
+};
+
+static struct nftdp_vm_pkt *ip4(struct tpkt *t, const char *src, const char *dst, uint32_t iif)
+{
+	uint8_t h[20] = {0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17};
+	uint32_t s = a4(src), d = a4(dst);
+
+	memset(t, 0, sizeof(*t));
+	memcpy(h + 12, &s, 4);
+	memcpy(h + 16, &d, 4);
+	memcpy(t->buf, h, sizeof(h));
+	nftdp_vm_pkt_init(&t->pkt, t->buf, sizeof(h), -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	t->pkt.hook = NF_INET_PRE_ROUTING;
+	t->pkt.iif = iif;
+	t->pkt.iifname = iif == 1 ? "dp0" : "dp1";
+	return &t->pkt;
+}
+
+static struct nftdp_vm_pkt *ip6(struct tpkt *t, const char *src, const char *dst, uint8_t nexthdr,
+				uint32_t iif)
+{
+	memset(t, 0, sizeof(*t));
+	t->buf[0] = 0x60;
+	t->buf[6] = nexthdr;
+	t->buf[7] = 64;
+	memcpy(t->buf + 8, a6(src), 16);
+	memcpy(t->buf + 24, a6(dst), 16);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 40 + 8, -1, 0);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	t->pkt.hook = NF_INET_PRE_ROUTING;
+	t->pkt.iif = iif;
+	t->pkt.iifname = iif == 1 ? "dp0" : "dp1";
+	return &t->pkt;
+}
+
+/* run the chain; the verdict, and register 1 in *reg (poisoned first) */
+static unsigned int run(struct world *w, struct nftdp_vm_pkt *pkt, struct nftdp_vm_regs *regs)
+{
+	return nftdp_vm_run_chain_regs(w->c, pkt, &w->ctx, regs);
+}
+
+static uint32_t reg4(struct world *w, uint8_t family, uint32_t flags, uint32_t result,
+		     struct nftdp_vm_pkt *pkt)
+{
+	struct nftdp_vm_regs regs;
+
+	assert_int_equal(compile(w, family, NF_INET_PRE_ROUTING, fib(flags, result, NFT_REG_1)), 0);
+	assert_int_equal(run(w, pkt, &regs), NF_ACCEPT);
+	return regs.data[0];
+}
+
+#define F_SADDR NFTA_FIB_F_SADDR
+#define F_DADDR NFTA_FIB_F_DADDR
+#define F_IIF NFTA_FIB_F_IIF
+#define F_PRESENT NFTA_FIB_F_PRESENT
+
+static void test_fib4_oif(void **state)
+{
+	struct world *w = *state;
+	struct tpkt t;
+
+	/* rpfilter: fib saddr . iif oif: the route back goes out of iif */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.0.0.5", "10.0.1.9", 1)),
+			 1);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.0.1.5", "10.0.0.9", 1)),
+			 0);
+	/* exists / missing */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF | F_PRESENT, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.0.1.5", "10.0.0.9", 2)),
+			 1);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF | F_PRESENT | NFTA_FIB_F_MARK,
+			      NFT_FIB_RESULT_OIF, ip4(&t, "10.0.1.5", "10.0.0.9", 1)),
+			 0);
+	/* a blackhole route fails the lookup */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_PRESENT, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.9.0.5", "10.0.0.9", 1)),
+			 0);
+	/* no device: the route's; a local destination has none */
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR, NFT_FIB_RESULT_OIF, ip4(&t, "10.0.0.5", "8.8.8.8", 1)),
+	    2);
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR, NFT_FIB_RESULT_OIF, ip4(&t, "10.0.0.5", "10.0.0.1", 1)),
+	    0);
+	/* the broadcast route has a device */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.0.0.5", "10.0.0.255", 2)),
+			 1);
+	/* from 0.0.0.0 to broadcast or 224.0.0.x: the receiving device */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "0.0.0.0", "255.255.255.255", 2)),
+			 2);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "0.0.0.0", "224.0.0.22", 1)),
+			 1);
+	/* inet runs the packet's family */
+	assert_int_equal(
+	    reg4(w, NFPROTO_INET, F_DADDR, NFT_FIB_RESULT_OIF, ip4(&t, "10.0.0.5", "10.0.1.7", 1)),
+	    2);
+	/* no table: no route */
+	w->ctx.fib_ops = NULL;
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR, NFT_FIB_RESULT_OIF, ip4(&t, "10.0.0.5", "10.0.1.7", 1)),
+	    0);
+	w->ctx.fib_ops = &stub_ops;
+}
+
+static void test_fib4_oifname(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_regs regs;
+	struct tpkt t;
+
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR, NFT_FIB_RESULT_OIFNAME, NFT_REG_1)),
+			 0);
+	assert_int_equal(run(w, ip4(&t, "10.0.0.5", "10.0.1.7", 1), &regs), NF_ACCEPT);
+	assert_memory_equal(regs.bytes, "dp1\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	/* no route: only the first word is zeroed, as the kernel's *dest = 0 */
+	memset(&regs, 0, sizeof(regs));
+	assert_int_equal(run(w, ip4(&t, "10.0.0.5", "10.0.0.1", 1), &regs), NF_ACCEPT);
+	assert_int_equal(regs.data[0], 0);
+	/* registers: 16 bytes for a name, 4 for a bool or an ifindex */
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR, NFT_FIB_RESULT_OIFNAME, NFT_REG32_15)),
+			 -ERANGE);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR | F_PRESENT, NFT_FIB_RESULT_OIF, NFT_REG32_15)),
+			 0);
+}
+
+static void test_fib4_type(void **state)
+{
+	struct world *w = *state;
+	struct tpkt t;
+	const uint32_t f = NFT_FIB_RESULT_ADDRTYPE;
+
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "10.0.0.1", 1)),
+			 RTN_LOCAL);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "10.0.1.1", 1)),
+			 RTN_UNICAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "10.0.0.255", 1)),
+			 RTN_BROADCAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "224.0.0.1", 1)),
+			 RTN_MULTICAST);
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "255.255.255.255", 1)),
+	    RTN_BROADCAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR, f, ip4(&t, "0.1.2.3", "10.0.0.1", 1)),
+			 RTN_BROADCAST);
+	/* a blackhole lookup fails: unicast */
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR, f, ip4(&t, "10.0.0.5", "10.9.9.9", 1)),
+			 RTN_UNICAST);
+	/* with iif: the address must be the receiving device's */
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR | F_IIF, f, ip4(&t, "10.0.0.5", "10.0.0.1", 1)),
+	    RTN_LOCAL);
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR | F_IIF, f, ip4(&t, "10.0.0.5", "10.0.0.1", 2)),
+	    RTN_UNICAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR, f, ip4(&t, "10.0.0.1", "10.0.0.5", 2)),
+			 RTN_LOCAL);
+}
+
+static void test_fib6(void **state)
+{
+	struct world *w = *state;
+	struct tpkt t;
+	const uint32_t f = NFT_FIB_RESULT_ADDRTYPE;
+
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, f,
+			      ip6(&t, "2001:db8::5", "2001:db8::1", IPPROTO_UDP, 1)),
+			 RTN_LOCAL);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR | F_IIF, f,
+			      ip6(&t, "2001:db8::5", "2001:db8::1", IPPROTO_UDP, 1)),
+			 RTN_LOCAL);
+	/* with a device the local route does not count, its address does */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR | F_IIF, f,
+			      ip6(&t, "2001:db8::5", "2001:db8::1", IPPROTO_UDP, 2)),
+			 RTN_UNICAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, f,
+			      ip6(&t, "2001:db8::5", "2001:db8:1::7", IPPROTO_UDP, 1)),
+			 RTN_UNICAST);
+	/* the subnet-router anycast address of an on-link prefix */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, f,
+			      ip6(&t, "2001:db8::5", "2001:db8:1::", IPPROTO_UDP, 1)),
+			 RTN_ANYCAST);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, f,
+			      ip6(&t, "2001:db8::5", "2001:db8:9::1", IPPROTO_UDP, 1)),
+			 RTN_UNREACHABLE);
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV6, F_DADDR, f, ip6(&t, "2001:db8::5", "3000::1", IPPROTO_UDP, 1)),
+	    RTN_UNREACHABLE);
+	/* rpfilter */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8::9", IPPROTO_UDP, 2)),
+			 2);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF | F_PRESENT, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8::9", IPPROTO_UDP, 1)),
+			 0);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8::1", IPPROTO_UDP, 1)),
+			 0);
+	/* link-local: looked up on the receiving device */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "fe80::5", "fe80::1", IPPROTO_UDP, 1)),
+			 1);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "fe80::5", "fe80::1", IPPROTO_UDP, 2)),
+			 0);
+	/* DAD from :: to a solicited-node group: the receiving device */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "::", "ff02::1:ff00:1", IPPROTO_ICMPV6, 2)),
+			 2);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "::", "ff02::1:ff00:1", IPPROTO_UDP, 2)),
+			 0);
+}
+
+static void test_fib_break(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_regs regs;
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+	struct nftnl_rule *r = nftnl_rule_alloc();
+
+	/* fib then drop: a short header breaks the rule */
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+			 0);
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 2);
+	nftnl_rule_add_expr(r, fib(F_DADDR, NFT_FIB_RESULT_ADDRTYPE, NFT_REG_1));
+	nftnl_rule_add_expr(r, verdict(NF_DROP, NULL));
+	assert_int_equal(nftdp_vm_chain_add_rule(w->c, r, NULL, w->st, &w->err), 0);
+	nftnl_rule_free(r);
+	p = ip4(&t, "10.0.0.5", "10.0.0.1", 1);
+	assert_int_equal(run(w, p, &regs), NF_DROP);
+	p->len = 19;
+	assert_int_equal(run(w, p, &regs), NF_ACCEPT);
+}
+
+static void test_fib_errors(void **state)
+{
+	struct world *w = *state;
+	struct nftnl_expr *e;
+
+	assert_int_equal(
+	    compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, fib(0, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+	    -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_SADDR | F_DADDR, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(
+	    compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+		    fib(F_SADDR | F_IIF | NFTA_FIB_F_OIF, NFT_FIB_RESULT_ADDRTYPE, NFT_REG_1)),
+	    -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_IIF, NFT_FIB_RESULT_ADDRTYPE, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR | NFTA_FIB_F_OIF, NFT_FIB_RESULT_OIFNAME, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR | NFTA_FIB_F_OIF, NFT_FIB_RESULT_ADDRTYPE, NFT_REG_1)),
+			 0);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR | 0x40, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, fib(F_DADDR, 4, NFT_REG_1)),
+			 -EOPNOTSUPP);
+	/* inet and netdev have no select_ops: nft_fib_init says EINVAL */
+	assert_int_equal(compile(w, NFPROTO_INET, NF_INET_PRE_ROUTING, fib(F_DADDR, 4, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_NETDEV, NF_NETDEV_INGRESS, fib(F_DADDR, 4, NFT_REG_1)),
+			 -EINVAL);
+	assert_int_equal(compile(w, NFPROTO_BRIDGE, NF_INET_PRE_ROUTING,
+				 fib(F_DADDR, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+			 -ENOENT);
+	e = ex("fib");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, e), -EINVAL);
+	e = ex("fib");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, e), -EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	char *eal[] = {argv[0],	      "--no-huge",     "-m", "256", "--no-pci",
+		       "--no-shconf", "--log-level=3", NULL};
+	const struct CMUnitTest route_tests[] = {
+	    cmocka_unit_test(test_route_lpm4), cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_mirror), /* last: leaves the netns */
+	};
+	const struct CMUnitTest expr_tests[] = {
+	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib4_oifname, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib4_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib6, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_break, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_errors, setup, teardown),
+	};
+	int rc;
+
+	(void)argc;
+	rc = cmocka_run_group_tests_name("fib-expr", expr_tests, NULL, NULL);
+	if (rte_eal_init(7, eal) < 0) {
+		fprintf(stderr, "rte_eal_init failed\n");
+		return 1;
+	}
+	rc |= cmocka_run_group_tests_name("route", route_tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
