@@ -234,6 +234,22 @@ def commands():
     ]
 
 
+def settle(run_ct, least=0.5, most=5.0):
+    """Wait until the table shows every packet sent: at least `least`
+    seconds, then until two listings 0.3 s apart agree (timeouts aside),
+    at most `most` seconds. A loaded machine can keep a poller (nftdp's
+    main lcore shares its core with the control thread) a while behind."""
+    time.sleep(least)
+    end = time.monotonic() + most
+    prev = None
+    while time.monotonic() < end:
+        cur = sorted(norm(x)[0] for x in run_ct(["-L"]).stdout.splitlines() if x.strip())
+        if cur == prev:
+            return
+        prev = cur
+        time.sleep(0.3)
+
+
 def run_side(run_ct, socks, macs, tmp, tag):
     """conntrack -E during the traffic, then the commands; returns outputs."""
     evpath = os.path.join(tmp, tag + ".events")
@@ -248,7 +264,7 @@ def run_side(run_ct, socks, macs, tmp, tag):
             break
     run_ct(["-D", "-p", "udp", "--dport", str(PROBE_PORT)])
     send_all(socks, macs, sequences())
-    time.sleep(0.5)
+    settle(run_ct)
     out = {}
     for name, args in commands():
         r = run_ct(args)
