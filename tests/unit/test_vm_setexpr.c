@@ -368,24 +368,26 @@ static void test_lookup_runs_exprs(void **state)
 static void test_dynset_runs_elem_exprs(void **state)
 {
 	struct world *w = *state;
-	struct nftdp_vm_elem_expr v = {.type = NFTDP_VM_ELEM_EXPR_COUNTER, .packets = 5};
+	/* elem_read fills up to NFTDP_VM_ELEM_EXPR_MAX */
+	struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX] = {
+	    {.type = NFTDP_VM_ELEM_EXPR_COUNTER, .packets = 5}};
 	_Alignas(8) uint8_t data[NFTDP_VM_ELEM_EXPR_SIZE];
 	const uint8_t key[4] = {10, 0, 0, 1};
 	struct nftdp_set *s = add_set(w, "s", NFT_SET_EVAL, NULL);
 	struct nftdp_vm_chain *c = chain(w);
 	struct tpkt t;
 
-	assert_int_equal(nftdp_vm_elem_expr_init(data, &v, 1), 0);
+	assert_int_equal(nftdp_vm_elem_expr_init(data, v, 1), 0);
 	assert_int_equal(nftdp_set_insert(s, key, NULL, data, 0, 0, false), 0);
 	nftdp_set_commit(s);
 	assert_int_equal(add(w, c, SADDR, dynset("s", NFT_DYNSET_OP_ADD, 0, NULL), NULL), 0);
 	nftdp_vm_run_chain(c, tcp4(&t, 1), &w->ctx);
 	nftdp_vm_run_chain(c, tcp4(&t, 2), &w->ctx);
-	assert_int_equal(elem_read(s, 1, &v), 1);
-	assert_int_equal(v.packets, 6);
-	assert_int_equal(v.bytes, 40);
+	assert_int_equal(elem_read(s, 1, v), 1);
+	assert_int_equal(v[0].packets, 6);
+	assert_int_equal(v[0].bytes, 40);
 	/* the new element has none */
-	assert_int_equal(elem_read(s, 2, &v), 0);
+	assert_int_equal(elem_read(s, 2, v), 0);
 }
 
 struct worker_arg {
