@@ -92,6 +92,37 @@ void nftdp_route_table_destroy(struct nftdp_route_table *t)
 	free(t);
 }
 
+int nftdp_route_table_reset(struct nftdp_route_table *t)
+{
+	/* every route the tables hold has its next hop here (ll ones aside):
+	 * delete them one by one, far cheaper than a new DIR24/TRIE */
+	for (uint32_t i = 1; i < t->n_nh; i++) {
+		const struct nftdp_route_nh *n = &t->nh[i];
+		int rc;
+
+		if (n->family == AF_INET) {
+			uint32_t a;
+
+			memcpy(&a, n->dst, 4);
+			rc = rte_fib_delete(t->fib4, ntohl(a), n->plen);
+		} else {
+			rc = rte_fib6_delete(t->fib6[n->tbl], n->dst, n->plen);
+		}
+		/* a local route that replaced main's at the prefix (one
+		 * rte_fib entry for both) is gone already */
+		if (rc < 0 && rc != -ENOENT)
+			return rc;
+	}
+	t->n_nh = 1;
+	t->n_ll = 0;
+	t->n_addr6 = 0;
+	t->n_devs = 0;
+	t->n4 = t->n6 = 0;
+	t->n_custom = 0;
+	t->custom_why[0] = '\0';
+	return 0;
+}
+
 static int nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx)
 {
 	struct nftdp_route_nh *n;
@@ -153,6 +184,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 
 	memset(n.dst, 0, sizeof(n.dst));
 	n.tbl = (uint8_t)tbl;
+	n.family = (uint8_t)family;
 	if (family == AF_INET) {
 		uint32_t a;
 		uint64_t h = 0;
@@ -309,4 +341,11 @@ void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsi
 {
 	*n4 = t->n4;
 	*n6 = t->n6;
+}
+
+bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **why)
+{
+	if (why)
+		*why = t->n_custom ? t->custom_why : NULL;
+	return t->n_custom != 0;
 }

@@ -34,6 +34,10 @@ struct nftdp_route_table {
 	struct nftdp_route_dev *devs;
 	uint32_t n_devs;
 	unsigned int n4, n6;
+	/* what the kernel's lookup would consult beyond tables local and main
+	 * (a non-default `ip rule`, a route in table default): mirror.c */
+	unsigned int n_custom;
+	char custom_why[128];
 };
 
 #endif /* NFTDP_ROUTE_PRIV_H */
