@@ -22,8 +22,9 @@
  *   nftdp_route_table_destroy() once no worker reads it.
  *
  * Threading: a table is filled by one thread and read-only once published:
- * any number of workers read it without locks. A later step swaps whole
- * tables like a generation (live updates are not in this step).
+ * any number of workers read it without locks. Live updates swap whole
+ * tables (dataplane/fib.c): nftdp_route_watch_*() say when to dump again,
+ * nftdp_route_table_reset() empties a table no worker reads any more.
  */
 #ifndef NFTDP_ROUTE_H
 #define NFTDP_ROUTE_H
