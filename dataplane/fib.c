@@ -126,27 +126,39 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 	struct nftdp_dp_fib *f = dp->fib;
 	struct nftdp_route_port ports[RTE_MAX_ETHPORTS];
 	unsigned int n = 0;
+	bool reused = false;
 	int ret = -1;
 
-	*out = f->spare;
-	f->spare = NULL;
-	if (*out && (ret = nftdp_route_table_reset(*out)) < 0)
-		nftdp_route_table_destroy(*out);
-	if (ret < 0) {
-		ret = nftdp_route_table_create(out);
-		if (ret < 0)
-			return ret;
-	}
 	for (uint16_t p = 0; p < dp->n_ports; p++)
 		if (dp->port[p].used)
 			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
 							       .ifindex = dp->port[p].ifindex};
-	ret = nftdp_route_mirror(*out, ports, n);
-	if (ret < 0) {
+	*out = f->spare;
+	f->spare = NULL;
+	if (*out) {
+		ret = nftdp_route_table_reset(*out);
+		if (ret < 0)
+			nftdp_route_table_destroy(*out);
+		else
+			reused = true;
+	}
+	for (;;) {
+		if (!reused) {
+			ret = nftdp_route_table_create(out);
+			if (ret < 0)
+				return ret;
+		}
+		ret = nftdp_route_mirror(*out, ports, n);
+		if (ret == 0)
+			return 0;
 		nftdp_route_table_destroy(*out);
 		*out = NULL;
+		/* rte_fib6's TRIE does not give every tbl8 group back on
+		 * delete: a refilled table may run out where a new one fits */
+		if (!reused || (ret != -ENOSPC && ret != -EINVAL))
+			return ret;
+		reused = false;
 	}
-	return ret;
 }
 
 static void log_custom(struct nftdp_dp_fib *f, const struct nftdp_route_table *t)

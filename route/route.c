@@ -27,6 +27,7 @@
 #define NH_MAX 65535u /* 2-byte next hops; 0 is "no route" */
 #define FIB_ROUTES 65536
 #define FIB_TBL8 4096
+#define FIB6_TBL8 16384 /* a /64 takes up to 5 groups of the TRIE: ~3000 of them */
 
 static unsigned int fib_seq; /* control thread only: unique rte_fib names */
 
@@ -42,7 +43,7 @@ int nftdp_route_table_create(struct nftdp_route_table **out)
 	    .type = RTE_FIB6_TRIE,
 	    .default_nh = 0,
 	    .max_routes = FIB_ROUTES,
-	    .trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = FIB_TBL8},
+	    .trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = FIB6_TBL8},
 	};
 	struct nftdp_route_table *t;
 	char name[32];
