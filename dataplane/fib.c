@@ -25,6 +25,7 @@
 #define QUIET_NS 1000000ull	 /* a burst is over after 1 ms without a notification */
 #define MAX_DELAY_NS 50000000ull /* but a steady stream waits at most 50 ms */
 #define RETRY_NS 100000000ull	 /* a failed rebuild is tried again after 100 ms */
+#define MAX_ROUTES (1u << 22)	 /* the table grows up to 4M routes */
 
 struct retired {
 	struct nftdp_route_table *t;
@@ -45,6 +46,7 @@ struct nftdp_dp_fib {
 	struct retired *ret;
 	unsigned int n_ret, cap_ret;
 	struct nftdp_route_table *spare; /* read by no worker: the next rebuild's */
+	unsigned int max_routes;	 /* the size tables are made with (0: default) */
 };
 
 static uint64_t now_ns(void)
@@ -136,7 +138,9 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 	*out = f->spare;
 	f->spare = NULL;
 	if (*out) {
-		ret = nftdp_route_table_reset(*out);
+		/* a spare made before the table had to grow is too small */
+		ret = nftdp_route_capacity(*out) >= f->max_routes ? nftdp_route_table_reset(*out)
+								  : -ENOSPC;
 		if (ret < 0)
 			nftdp_route_table_destroy(*out);
 		else
@@ -144,7 +148,7 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 	}
 	for (;;) {
 		if (!reused) {
-			ret = nftdp_route_table_create(out);
+			ret = nftdp_route_table_create_sized(out, f->max_routes);
 			if (ret < 0)
 				return ret;
 		}
@@ -153,10 +157,17 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 			return 0;
 		nftdp_route_table_destroy(*out);
 		*out = NULL;
-		/* rte_fib6's TRIE does not give every tbl8 group back on
-		 * delete: a refilled table may run out where a new one fits */
-		if (!reused || (ret != -ENOSPC && ret != -EINVAL))
+		/* full (rte_fib's RIB says EINVAL, next hops ENOSPC): rte_fib6's
+		 * TRIE does not give every tbl8 group back on delete, so a
+		 * refilled table may run out where a new one fits; a new one
+		 * that runs out grows fourfold (4-byte next hops) */
+		if (ret != -ENOSPC && ret != -EINVAL)
 			return ret;
+		if (!reused) {
+			if (f->max_routes >= MAX_ROUTES)
+				return ret;
+			f->max_routes = f->max_routes < 65536 ? 262144 : f->max_routes * 4;
+		}
 		reused = false;
 	}
 }
@@ -206,7 +217,7 @@ static int start(struct nftdp_dp *dp)
 	/* the second buffer now, while a commit waits anyway: the first
 	 * change then costs a refill, not a new table (without one it is
 	 * made then) */
-	if (nftdp_route_table_create(&f->spare) < 0)
+	if (nftdp_route_table_create_sized(&f->spare, f->max_routes) < 0)
 		f->spare = NULL;
 	nftdp_route_count(t, &n4, &n6);
 	printf("nftdp: mirrored %u IPv4 and %u IPv6 routes in %.1f ms (and a spare table in "

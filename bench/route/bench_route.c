@@ -6,6 +6,7 @@
  * a refill (what a live update costs with the spare table), and lookups.
  * usage: bench_route [ROUNDS]
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,12 @@ static double ms_since(const struct timespec *a)
 
 int main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
+	char *eal[] = {argv[0],	      "--no-huge",     "-m", "2048", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
 	struct nftdp_route_table *t;
 	struct timespec t0;
-	unsigned int n4, n6, rounds = argc > 1 ? (unsigned int)atoi(argv[1]) : 5;
+	unsigned int n4, n6, rounds = argc > 1 ? (unsigned int)atoi(argv[1]) : 5, size = 0;
 	double create = 0, dump = 0, reset = 0, refill = 0, look;
 	volatile unsigned int hit = 0;
 	int rc;
@@ -39,19 +40,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = nftdp_route_table_create(&t);
-	create = ms_since(&t0);
-	if (rc < 0) {
-		fprintf(stderr, "create: %s\n", strerror(-rc));
-		return 1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = nftdp_route_mirror(t, ports, 2);
-	dump = ms_since(&t0);
-	if (rc < 0) {
-		fprintf(stderr, "mirror: %s\n", strerror(-rc));
-		return 1;
+	/* as dataplane/fib.c: the default size, grown fourfold while full */
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = nftdp_route_table_create_sized(&t, size);
+		create = ms_since(&t0);
+		if (rc < 0) {
+			fprintf(stderr, "create: %s\n", strerror(-rc));
+			return 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = nftdp_route_mirror(t, ports, 2);
+		dump = ms_since(&t0);
+		if (rc == 0)
+			break;
+		nftdp_route_table_destroy(t);
+		if ((rc != -ENOSPC && rc != -EINVAL) || size >= (1u << 22)) {
+			fprintf(stderr, "mirror: %s\n", strerror(-rc));
+			return 1;
+		}
+		size = size < 65536 ? 262144 : size * 4;
 	}
 	nftdp_route_count(t, &n4, &n6);
 	for (unsigned int r = 0; r < rounds; r++) {
@@ -65,9 +73,9 @@ int main(int argc, char **argv)
 			/* what dataplane/fib.c does: a new table instead */
 			printf("refill %u: %s; a new table instead\n", r, strerror(-rc));
 			nftdp_route_table_destroy(t);
-			if (nftdp_route_table_create(&t) < 0 ||
-			    nftdp_route_mirror(t, ports, 2) < 0) {
-				fprintf(stderr, "new table failed\n");
+			if ((rc = nftdp_route_table_create_sized(&t, size)) < 0 ||
+			    (rc = nftdp_route_mirror(t, ports, 2)) < 0) {
+				fprintf(stderr, "new table: %s\n", strerror(-rc));
 				return 1;
 			}
 		}
@@ -77,7 +85,7 @@ int main(int argc, char **argv)
 		hit +=
 		    nftdp_route_lookup4(t, __builtin_bswap32(0x0a000000u + i * 2654435761u)) != 0;
 	look = ms_since(&t0);
-	printf("routes: %u IPv4, %u IPv6\n", n4, n6);
+	printf("routes: %u IPv4, %u IPv6 (table size %u)\n", n4, n6, nftdp_route_capacity(t));
 	printf("new table (create): %.1f ms\n", create);
 	printf("dump into a new table: %.1f ms\n", dump);
 	printf("reset of a full table: %.1f ms (mean of %u)\n", reset / rounds, rounds);

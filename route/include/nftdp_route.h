@@ -63,6 +63,15 @@ struct nftdp_route_table;
  * Control-path.
  */
 int nftdp_route_table_create(struct nftdp_route_table **out);
+/**
+ * The same with room for max_routes routes (IPv4 and IPv6 together, and
+ * per family in rte_fib's RIB); above 65536 the next hops take 4 bytes
+ * (rte_fib DIR24_8_4B / TRIE_4B: about 200 MiB a table instead of 100).
+ * 0: the default size. Control-path.
+ */
+int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int max_routes);
+/** The max_routes a table was made for. */
+unsigned int nftdp_route_capacity(const struct nftdp_route_table *t);
 /** Free a table no worker reads any more. NULL is a no-op. Control-path. */
 void nftdp_route_table_destroy(struct nftdp_route_table *t);
 

@@ -282,6 +282,39 @@ static void test_route_reset(void **state)
 	nftdp_route_table_destroy(t);
 }
 
+/* a table made bigger takes more routes than 2-byte next hops can name */
+static void test_route_big(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_nh nh = nh1(RTN_UNICAST, 1);
+	unsigned int n4, n6;
+	int rc = 0;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_int_equal(nftdp_route_capacity(t), 65536);
+	for (uint32_t i = 0; i < 70000 && rc == 0; i++) {
+		uint32_t a = htonl(0x0b000000u + (i << 8));
+
+		rc = nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &a, 24, &nh);
+	}
+	assert_true(rc == -ENOSPC || rc == -EINVAL); /* full: fib.c grows it */
+	nftdp_route_table_destroy(t);
+	assert_int_equal(nftdp_route_table_create_sized(&t, 262144), 0);
+	assert_int_equal(nftdp_route_capacity(t), 262144);
+	for (uint32_t i = 0; i < 70000; i++) {
+		uint32_t a = htonl(0x0b000000u + (i << 8));
+
+		assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &a, 24, &nh), 0);
+	}
+	nftdp_route_count(t, &n4, &n6);
+	assert_int_equal(n4, 70000);
+	assert_int_equal(nftdp_route_lookup4(t, htonl(0x0b000000u + (69999u << 8) + 7))->plen, 24);
+	assert_int_equal(nftdp_route_table_reset(t), 0);
+	assert_null(nftdp_route_lookup4(t, htonl(0x0b000000u + (69999u << 8) + 7)));
+	nftdp_route_table_destroy(t);
+}
+
 /* whether the watch reports a change within a second */
 static int watch_wait(struct nftdp_route_watch *w)
 {
@@ -833,12 +866,11 @@ static void test_fib_errors(void **state)
 
 int main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],	      "--no-huge",     "-m", "256", "--no-pci",
+	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_lpm4),
-	    cmocka_unit_test(test_route_lpm6),
-	    cmocka_unit_test(test_route_reset),
+	    cmocka_unit_test(test_route_lpm4),	 cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_reset),	 cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
 	};
