@@ -363,7 +363,9 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 	} else if (ret < 0) {
 		fprintf(stderr, "nftdp: routes: rtnetlink: %s\n", strerror(-ret));
 	}
-	if (!f->dirty || now < f->next_ok_ns)
+	/* workers that stopped quiescing hold two old tables: wait for them
+	 * rather than pile up 100 MiB tables */
+	if (!f->dirty || now < f->next_ok_ns || f->n_ret >= 2)
 		return;
 	if (now - f->last_ns >= QUIET_NS || now - f->first_ns >= MAX_DELAY_NS)
 		rebuild(dp, now);

@@ -611,8 +611,9 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	/* fib's table: now with --mirror-routes, else at the first commit
-	 * that uses fib (cfg.fib_prepare) */
-	if (nftdp_dp_fib_init(&dp, o.mirror_routes) < 0)
+	 * that uses fib (cfg.fib_prepare); --control-only runs no fib and
+	 * has no quiescing worker to free old tables behind */
+	if (nftdp_dp_fib_init(&dp, o.mirror_routes && !o.control_only) < 0)
 		goto out_workers;
 	o.ct_cfg.timeouts = &o.ct_tmo;
 	/* conntrack -E: each new connection, change and end is copied into the
