@@ -1055,7 +1055,8 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 	 * one before the generation that needs it is published */
 	if (rc == 0 && ctl->bld->next && ctl->cfg.fib_prepare &&
 	    nftdp_vm_gen_uses_fib(ctl->bld->next))
-		rc = ctl->cfg.fib_prepare(ctl->cfg.fib_arg, msg, msglen);
+		rc = ctl->cfg.fib_prepare(ctl->cfg.fib_arg, !nftdp_vm_gen_uses_fib(ctl->bld->cur),
+					  msg, msglen);
 	if (rc < 0)
 		ctl_build_abort(ctl);
 	return rc;

@@ -512,7 +512,7 @@ struct nftdp_dp {
  * --mirror-routes) and rebuilt when rtnetlink says something changed */
 int nftdp_dp_fib_init(struct nftdp_dp *dp, bool mirror_now);
 /* nftdp_ctl_config.fib_prepare, arg the dp: a table before fib runs */
-int nftdp_dp_fib_prepare(void *arg, char *msg, size_t msglen);
+int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen);
 /* control loop: read notifications, rebuild and swap, free old tables */
 void nftdp_dp_fib_tick(struct nftdp_dp *dp);
 /* control loop: wait up to max_ms for ctl_fd or a route notification;

@@ -242,7 +242,7 @@ int nftdp_dp_fib_init(struct nftdp_dp *dp, bool mirror_now)
 	return 0;
 }
 
-int nftdp_dp_fib_prepare(void *arg, char *msg, size_t msglen)
+int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen)
 {
 	struct nftdp_dp *dp = arg;
 	const struct nftdp_route_table *t;
@@ -262,7 +262,9 @@ int nftdp_dp_fib_prepare(void *arg, char *msg, size_t msglen)
 		}
 	}
 	t = atomic_load_explicit(&dp->fib->cur, memory_order_relaxed);
-	if (nftdp_route_policy_custom(t, &why)) {
+	/* refused when a commit brings fib in; once fib runs, commits that
+	 * change something else go through (the rebuild logged the rules) */
+	if (first && nftdp_route_policy_custom(t, &why)) {
 		snprintf(msg, msglen, "fib: %s: policy routing is not mirrored", why);
 		fprintf(stderr, "nftdp: commit refused: %s\n", msg);
 		return -EOPNOTSUPP;

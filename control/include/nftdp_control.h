@@ -99,10 +99,11 @@ struct nftdp_ctl_config {
 	 * Optional: called during a commit whose generation has a fib
 	 * expression, before anything is published, so that no fib rule runs
 	 * without a route table (the dataplane mirrors the kernel's routes
-	 * on the first such call). 0, or -errno: the commit fails with it and
+	 * on the first such call). first: the running generation has no fib
+	 * (this commit brings it). 0, or -errno: the commit fails with it and
 	 * changes nothing; msg (msglen bytes) may say why.
 	 */
-	int (*fib_prepare)(void *arg, char *msg, size_t msglen);
+	int (*fib_prepare)(void *arg, bool first, char *msg, size_t msglen);
 	void *fib_arg;
 };
 
