@@ -185,7 +185,8 @@ static void log_custom(struct nftdp_dp_fib *f, const struct nftdp_route_table *t
 	f->custom_logged = true;
 	fprintf(stderr,
 		"nftdp: routes: %s: the kernel's fib lookups go through policy routing, "
-		"which nftdp does not mirror; a commit with fib is refused while it lasts\n",
+		"which nftdp does not mirror; a commit that brings fib in is refused while it "
+		"lasts, and fib rules already running answer from tables local and main\n",
 		why);
 }
 
