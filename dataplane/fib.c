@@ -366,9 +366,10 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 	} else if (ret < 0) {
 		fprintf(stderr, "nftdp: routes: rtnetlink: %s\n", strerror(-ret));
 	}
-	/* workers that stopped quiescing hold two old tables: wait for them
-	 * rather than pile up 100 MiB tables */
-	if (!f->dirty || now < f->next_ok_ns || f->n_ret >= 2)
+	/* no spare yet but an old table in its grace period: it is the spare
+	 * within a worker burst, far sooner than a new 100 MiB table (and
+	 * workers that stopped quiescing do not pile tables up) */
+	if (!f->dirty || now < f->next_ok_ns || (!f->spare && f->n_ret))
 		return;
 	if (now - f->last_ns >= QUIET_NS || now - f->first_ns >= MAX_DELAY_NS)
 		rebuild(dp, now);
