@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h> /* after the headers it needs */
@@ -401,6 +402,22 @@ static void test_route_live(void **state)
 	assert_true(nftdp_route_policy_custom(t, NULL));
 	nftdp_route_table_destroy(t);
 	assert_int_equal(system("ip route del 192.0.2.0/24 dev dp0 table default"), 0);
+	/* notifications lost (ENOBUFS): "dump again", not an error */
+	{
+		int fd = nftdp_route_watch_fd(w), small = 1;
+		FILE *b = fopen("/tmp/nftdp-test-fib-batch", "w");
+
+		assert_int_equal(nftdp_route_watch_read(w), 1); /* the del above */
+		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+		assert_non_null(b);
+		for (int i = 0; i < 500; i++)
+			fprintf(b, "route add 172.16.%d.%d/32 dev dp0\n", i / 250, i % 250);
+		fclose(b);
+		assert_int_equal(system("ip -batch /tmp/nftdp-test-fib-batch"), 0);
+		remove("/tmp/nftdp-test-fib-batch");
+		assert_int_equal(nftdp_route_watch_read(w), 1);
+		assert_int_equal(nftdp_route_watch_read(w), 0);
+	}
 	nftdp_route_watch_close(w);
 }
 
