@@ -1051,6 +1051,12 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		rc = apply_sets(ctl, req, msg, msglen);
 	if (rc == 0)
 		rc = build(ctl, req, msg, msglen);
+	/* a fib rule never runs without a route table: the embedder makes
+	 * one before the generation that needs it is published */
+	if (rc == 0 && ctl->bld->next && ctl->cfg.fib_prepare &&
+	    nftdp_vm_gen_uses_fib(ctl->bld->next))
+		rc = ctl->cfg.fib_prepare(ctl->cfg.fib_arg, !nftdp_vm_gen_uses_fib(ctl->bld->cur),
+					  msg, msglen);
 	if (rc < 0)
 		ctl_build_abort(ctl);
 	return rc;

@@ -472,6 +472,8 @@ struct nftdp_dp_builtin {
  * NFTDP_VM_BURST_MAX (views, steering) */
 #define NFTDP_DP_RX_BURST_MAX 256
 
+struct nftdp_dp_fib; /* fib.c */
+
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;
@@ -485,8 +487,8 @@ struct nftdp_dp {
 	uint16_t n_ports;
 	struct nftdp_dp_port port[RTE_MAX_ETHPORTS];
 	struct nftdp_dp_own own; /**< every port's --ifaddr */
-	/** --mirror-routes: the kernel's routes for fib (route/), NULL: none */
-	struct nftdp_route_table *routes;
+	/** the kernel's routes for fib (fib.c): the slot workers read */
+	struct nftdp_dp_fib *fib;
 	/** offline replay over several captures, one worker: the worker reads
 	 * them merged by capture time (worker.c; port.c decides) */
 	bool rx_merge;
@@ -505,8 +507,17 @@ struct nftdp_dp {
 	unsigned int n_builtin[NFTDP_VM_GEN_HOOK_MAX];
 };
 
-/* fib.c: --mirror-routes, the route table the fib expression reads */
-int nftdp_dp_fib_init(struct nftdp_dp *dp);
+/* fib.c: the route table the fib expression reads, mirrored from the
+ * kernel at the first commit that uses fib (mirror_now: at start, for
+ * --mirror-routes) and rebuilt when rtnetlink says something changed */
+int nftdp_dp_fib_init(struct nftdp_dp *dp, bool mirror_now);
+/* nftdp_ctl_config.fib_prepare, arg the dp: a table before fib runs */
+int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen);
+/* control loop: read notifications, rebuild and swap, free old tables */
+void nftdp_dp_fib_tick(struct nftdp_dp *dp);
+/* control loop: wait up to max_ms for ctl_fd or a route notification;
+ * returns the ms left for nftdp_ctl_poll (0 once it waited here) */
+int nftdp_dp_fib_wait(struct nftdp_dp *dp, int ctl_fd, int max_ms);
 void nftdp_dp_fib_fini(struct nftdp_dp *dp);
 
 /* ct_step.c: conntrack in the pipeline */

@@ -1,16 +1,69 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The fib expression's route table: --mirror-routes dumps the kernel's
- * routes and addresses of the netns nftdp runs in into route/ once at
- * start, and these callbacks give it to the VM (nftdp_vm_fib_ops), which
- * does not depend on route/. Without the option, workers get no table and
- * fib finds no route.
+ * The fib expression's route table, live: a mirror of the kernel's routes
+ * and addresses of the netns nftdp runs in (route/), made when the first
+ * commit whose generation uses fib is prepared (or at start with
+ * --mirror-routes), then rebuilt from a new dump whenever rtnetlink says
+ * something changed, and swapped in like a generation: workers load the
+ * current table per lookup, the old one is refilled for the next change
+ * (double buffering) one grace period of the generation domain's QSBR
+ * variable later. A burst of notifications makes
+ * one rebuild. The callbacks give the table to the VM (nftdp_vm_fib_ops),
+ * which does not depend on route/.
  */
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dataplane_priv.h"
 #include "nftdp_route.h"
+
+#define QUIET_NS 1000000ull	 /* a burst is over after 1 ms without a notification */
+#define MAX_DELAY_NS 50000000ull /* but a steady stream waits at most 50 ms */
+#define RETRY_NS 100000000ull	 /* a failed rebuild is tried again after 100 ms */
+#define MAX_ROUTES (1u << 22)	 /* the table grows up to 4M routes */
+
+struct retired {
+	struct nftdp_route_table *t;
+	uint64_t token;
+};
+
+struct nftdp_dp_fib {
+	/* first: ctx.fib points here; the one word workers load */
+	_Atomic(struct nftdp_route_table *) cur;
+	struct nftdp_route_watch *watch;
+	bool dirty;		    /* a notification since the last dump */
+	uint64_t first_ns, last_ns; /* of the pending burst */
+	uint64_t next_ok_ns;	    /* rebuilds take at most a third of the time */
+	uint64_t next_log_ns;	    /* one log line a second at most */
+	unsigned long n_builds, n_unlogged;
+	uint64_t build_ns, swap_ns; /* the last rebuild's dump+build and publish */
+	bool custom_logged;
+	struct retired *ret;
+	unsigned int n_ret, cap_ret;
+	struct nftdp_route_table *spare; /* read by no worker: the next rebuild's */
+	unsigned int max_routes;	 /* the size tables are made with (0: default) */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* the table a worker reads now: valid until its next quiescent state */
+static const struct nftdp_route_table *cur(const void *fib)
+{
+	struct nftdp_dp_fib *f = (struct nftdp_dp_fib *)(uintptr_t)fib;
+
+	return atomic_load_explicit(&f->cur, memory_order_acquire);
+}
 
 static void to_vm(const struct nftdp_route_nh *nh, struct nftdp_vm_fib_route *out)
 {
@@ -25,7 +78,8 @@ static void to_vm(const struct nftdp_route_nh *nh, struct nftdp_vm_fib_route *ou
 
 static bool fib_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
 {
-	const struct nftdp_route_nh *nh = nftdp_route_lookup4(fib, daddr);
+	const struct nftdp_route_table *t = cur(fib);
+	const struct nftdp_route_nh *nh = t ? nftdp_route_lookup4(t, daddr) : NULL;
 
 	if (!nh)
 		return false;
@@ -36,7 +90,8 @@ static bool fib_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_rout
 static bool fib_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
 		       struct nftdp_vm_fib_route *out)
 {
-	const struct nftdp_route_nh *nh = nftdp_route_lookup6(fib, daddr, oif);
+	const struct nftdp_route_table *t = cur(fib);
+	const struct nftdp_route_nh *nh = t ? nftdp_route_lookup6(t, daddr, oif) : NULL;
 
 	if (!nh)
 		return false;
@@ -46,12 +101,16 @@ static bool fib_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
 
 static bool fib_addr6_on(const void *fib, const uint8_t addr[16], uint32_t ifindex)
 {
-	return nftdp_route_addr6_on(fib, addr, ifindex);
+	const struct nftdp_route_table *t = cur(fib);
+
+	return t && nftdp_route_addr6_on(t, addr, ifindex);
 }
 
 static const char *fib_ifname(const void *fib, uint32_t ifindex)
 {
-	return nftdp_route_dev_name(fib, ifindex);
+	const struct nftdp_route_table *t = cur(fib);
+
+	return t ? nftdp_route_dev_name(t, ifindex) : NULL;
 }
 
 static const struct nftdp_vm_fib_ops fib_ops = {
@@ -61,40 +120,292 @@ static const struct nftdp_vm_fib_ops fib_ops = {
     .ifname = fib_ifname,
 };
 
-int nftdp_dp_fib_init(struct nftdp_dp *dp)
+/* Fill a table from one dump of the kernel's netns: the spare one (a
+ * table no worker reads any more, emptied) if there is one, else a new
+ * one (rte_fib's DIR24/TRIE: ~100 MiB to allocate and clear). */
+static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 {
+	struct nftdp_dp_fib *f = dp->fib;
 	struct nftdp_route_port ports[RTE_MAX_ETHPORTS];
-	unsigned int n = 0, n4, n6;
-	int ret;
+	unsigned int n = 0;
+	bool reused = false;
+	int ret = -1;
 
-	ret = nftdp_route_table_create(&dp->routes);
-	if (ret < 0) {
-		fprintf(stderr, "nftdp: route table: %s\n", strerror(-ret));
-		return ret;
-	}
 	for (uint16_t p = 0; p < dp->n_ports; p++)
 		if (dp->port[p].used)
 			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
 							       .ifindex = dp->port[p].ifindex};
-	ret = nftdp_route_mirror(dp->routes, ports, n);
+	*out = f->spare;
+	f->spare = NULL;
+	if (*out) {
+		/* a spare made before the table had to grow is too small */
+		ret = nftdp_route_capacity(*out) >= f->max_routes ? nftdp_route_table_reset(*out)
+								  : -ENOSPC;
+		if (ret < 0)
+			nftdp_route_table_destroy(*out);
+		else
+			reused = true;
+	}
+	for (;;) {
+		if (!reused) {
+			ret = nftdp_route_table_create_sized(out, f->max_routes);
+			if (ret < 0)
+				return ret;
+		}
+		ret = nftdp_route_mirror(*out, ports, n);
+		if (ret == 0)
+			return 0;
+		nftdp_route_table_destroy(*out);
+		*out = NULL;
+		/* full (rte_fib's RIB says EINVAL, next hops ENOSPC): rte_fib6's
+		 * TRIE does not give every tbl8 group back on delete, so a
+		 * refilled table may run out where a new one fits; a new one
+		 * that runs out grows fourfold (4-byte next hops) */
+		if (ret != -ENOSPC && ret != -EINVAL)
+			return ret;
+		if (!reused) {
+			if (f->max_routes >= MAX_ROUTES)
+				return ret;
+			f->max_routes = f->max_routes < 65536 ? 262144 : f->max_routes * 4;
+		}
+		reused = false;
+	}
+}
+
+static void log_custom(struct nftdp_dp_fib *f, const struct nftdp_route_table *t)
+{
+	const char *why;
+
+	if (!nftdp_route_policy_custom(t, &why)) {
+		f->custom_logged = false;
+		return;
+	}
+	if (f->custom_logged)
+		return;
+	f->custom_logged = true;
+	fprintf(stderr,
+		"nftdp: routes: %s: the kernel's fib lookups go through policy routing, "
+		"which nftdp does not mirror; a commit that brings fib in is refused while it "
+		"lasts, and fib rules already running answer from tables local and main\n",
+		why);
+}
+
+/* Make the first table and start watching; the watch first, so that no
+ * change slips in between the dump and the subscription. */
+static int start(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	struct nftdp_route_table *t;
+	unsigned int n4, n6;
+	uint64_t t0 = now_ns(), t1;
+	int ret;
+
+	ret = nftdp_route_watch_open(&f->watch);
 	if (ret < 0) {
-		fprintf(stderr, "nftdp: --mirror-routes: %s\n", strerror(-ret));
-		nftdp_route_table_destroy(dp->routes);
-		dp->routes = NULL;
+		fprintf(stderr, "nftdp: routes: rtnetlink notifications: %s\n", strerror(-ret));
 		return ret;
 	}
-	nftdp_route_count(dp->routes, &n4, &n6);
-	printf("nftdp: mirrored %u IPv4 and %u IPv6 routes\n", n4, n6);
-	/* built once, read-only from here: workers read it without locks */
+	ret = build(dp, &t);
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: routes: mirror: %s\n", strerror(-ret));
+		nftdp_route_watch_close(f->watch);
+		f->watch = NULL;
+		return ret;
+	}
+	/* nobody read a table before: no grace period */
+	atomic_store_explicit(&f->cur, t, memory_order_release);
+	t1 = now_ns();
+	/* the second buffer now, while a commit waits anyway: the first
+	 * change then costs a refill, not a new table (without one it is
+	 * made then) */
+	if (nftdp_route_table_create_sized(&f->spare, f->max_routes) < 0)
+		f->spare = NULL;
+	nftdp_route_count(t, &n4, &n6);
+	printf("nftdp: mirrored %u IPv4 and %u IPv6 routes in %.1f ms (and a spare table in "
+	       "%.1f ms), following changes\n",
+	       n4, n6, (double)(t1 - t0) / 1e6, (double)(now_ns() - t1) / 1e6);
+	log_custom(f, t);
+	return 0;
+}
+
+int nftdp_dp_fib_init(struct nftdp_dp *dp, bool mirror_now)
+{
+	dp->fib = calloc(1, sizeof(*dp->fib));
+	if (!dp->fib)
+		return -ENOMEM;
+	/* every worker reads through the same slot, NULL until a table is made */
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		dp->w[i].ctx.fib_ops = &fib_ops;
-		dp->w[i].ctx.fib = dp->routes;
+		dp->w[i].ctx.fib = dp->fib;
 	}
+	if (mirror_now)
+		return start(dp);
+	return 0;
+}
+
+int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen)
+{
+	struct nftdp_dp *dp = arg;
+	const struct nftdp_route_table *t;
+	const char *why;
+	int ret;
+
+	if (!dp->fib)
+		return 0;
+	if (!atomic_load_explicit(&dp->fib->cur, memory_order_relaxed)) {
+		ret = start(dp);
+		if (ret < 0) {
+			snprintf(msg, msglen, "fib: cannot mirror the kernel's routes: %s",
+				 strerror(-ret));
+			/* no fib rule runs without a table: the commit fails
+			 * with an errno the kernel gives for want of resources */
+			return -ENOMEM;
+		}
+	}
+	t = atomic_load_explicit(&dp->fib->cur, memory_order_relaxed);
+	/* refused when a commit brings fib in; once fib runs, commits that
+	 * change something else go through (the rebuild logged the rules) */
+	if (first && nftdp_route_policy_custom(t, &why)) {
+		snprintf(msg, msglen, "fib: %s: policy routing is not mirrored", why);
+		fprintf(stderr, "nftdp: commit refused: %s\n", msg);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void reclaim(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	unsigned int k = 0;
+
+	/* tokens grow along the list: free the prefix that has passed */
+	while (k < f->n_ret && nftdp_vm_gen_grace_passed(dp->dom, f->ret[k].token)) {
+		/* the first one free becomes the spare */
+		if (!f->spare)
+			f->spare = f->ret[k].t;
+		else
+			nftdp_route_table_destroy(f->ret[k].t);
+		k++;
+	}
+	if (k) {
+		memmove(f->ret, f->ret + k, (f->n_ret - k) * sizeof(*f->ret));
+		f->n_ret -= k;
+	}
+}
+
+/* A new table in place of the current one; the old one waits a grace period. */
+static void rebuild(struct nftdp_dp *dp, uint64_t now)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	struct nftdp_route_table *t, *old;
+	uint64_t t1, t2;
+	int ret;
+
+	if (f->n_ret == f->cap_ret) {
+		unsigned int cap = f->cap_ret ? f->cap_ret * 2 : 4;
+		struct retired *r = realloc(f->ret, cap * sizeof(*r));
+
+		if (!r) {
+			f->next_ok_ns = now + RETRY_NS;
+			return;
+		}
+		f->ret = r;
+		f->cap_ret = cap;
+	}
+	f->dirty = false;
+	ret = build(dp, &t);
+	t1 = now_ns();
+	if (ret < 0) {
+		/* the old table stays; a later notification or the retry
+		 * builds again */
+		fprintf(stderr, "nftdp: routes: rebuild: %s; keeping the previous table\n",
+			strerror(-ret));
+		f->dirty = true;
+		f->next_ok_ns = t1 + RETRY_NS;
+		return;
+	}
+	old = atomic_exchange_explicit(&f->cur, t, memory_order_release);
+	f->ret[f->n_ret++] = (struct retired){.t = old, .token = nftdp_vm_gen_grace_start(dp->dom)};
+	t2 = now_ns();
+	f->build_ns = t1 - now;
+	f->swap_ns = t2 - t1;
+	f->next_ok_ns = t2 + 2 * (t2 - now);
+	f->n_builds++;
+	f->n_unlogged++;
+	if (t2 >= f->next_log_ns) {
+		unsigned int n4, n6;
+
+		nftdp_route_count(t, &n4, &n6);
+		printf("nftdp: routes: %u IPv4 and %u IPv6 routes, rebuilt in %.2f ms, swapped in "
+		       "%.3f ms (%lu rebuild%s)\n",
+		       n4, n6, (double)f->build_ns / 1e6, (double)f->swap_ns / 1e6, f->n_unlogged,
+		       f->n_unlogged == 1 ? "" : "s");
+		f->n_unlogged = 0;
+		f->next_log_ns = t2 + 1000000000ull;
+	}
+	log_custom(f, t);
+}
+
+void nftdp_dp_fib_tick(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	uint64_t now;
+	int ret;
+
+	if (!f || !f->watch)
+		return;
+	if (f->n_ret)
+		reclaim(dp);
+	ret = nftdp_route_watch_read(f->watch);
+	now = now_ns();
+	if (ret > 0) {
+		if (!f->dirty)
+			f->first_ns = now;
+		f->dirty = true;
+		f->last_ns = now;
+	} else if (ret < 0) {
+		fprintf(stderr, "nftdp: routes: rtnetlink: %s\n", strerror(-ret));
+	}
+	/* no spare yet but an old table in its grace period: it is the spare
+	 * within a worker burst, far sooner than a new 100 MiB table (and
+	 * workers that stopped quiescing do not pile tables up) */
+	if (!f->dirty || now < f->next_ok_ns || (!f->spare && f->n_ret))
+		return;
+	if (now - f->last_ns >= QUIET_NS || now - f->first_ns >= MAX_DELAY_NS)
+		rebuild(dp, now);
+}
+
+int nftdp_dp_fib_wait(struct nftdp_dp *dp, int ctl_fd, int max_ms)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	struct pollfd pfd[2];
+	int ms = max_ms;
+
+	if (!f || !f->watch)
+		return max_ms;
+	if (f->dirty)
+		ms = 1; /* the burst's end is measured in milliseconds */
+	else if (f->n_ret && ms > 1)
+		ms = 1; /* a retired table: free it soon */
+	pfd[0] = (struct pollfd){.fd = ctl_fd, .events = POLLIN};
+	pfd[1] = (struct pollfd){.fd = nftdp_route_watch_fd(f->watch), .events = POLLIN};
+	poll(pfd, 2, ms);
 	return 0;
 }
 
 void nftdp_dp_fib_fini(struct nftdp_dp *dp)
 {
-	nftdp_route_table_destroy(dp->routes);
-	dp->routes = NULL;
+	struct nftdp_dp_fib *f = dp->fib;
+
+	if (!f)
+		return;
+	/* no worker runs any more */
+	for (unsigned int i = 0; i < f->n_ret; i++)
+		nftdp_route_table_destroy(f->ret[i].t);
+	nftdp_route_table_destroy(atomic_load_explicit(&f->cur, memory_order_relaxed));
+	nftdp_route_table_destroy(f->spare);
+	nftdp_route_watch_close(f->watch);
+	free(f->ret);
+	free(f);
+	dp->fib = NULL;
 }

@@ -87,12 +87,12 @@ static void usage(const char *prog)
 	    "                      it or to its subnet broadcast are not forwarded\n"
 	    "  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
 	    "                      dropped (time exceeded sent), TTL/hop limit decremented\n"
-	    "  --mirror-routes     at start, copy the routes (tables local and main, IPv4\n"
-	    "                      and IPv6) and addresses of the network namespace nftdp\n"
-	    "                      runs in, for the fib expression; routes through a device\n"
-	    "                      named like a port (--ifname) go out of that port. No\n"
-	    "                      live updates: later changes are not seen. Without it,\n"
-	    "                      fib finds no route\n"
+	    "  --mirror-routes     copy the routes (tables local and main, IPv4 and IPv6)\n"
+	    "                      and addresses of the network namespace nftdp runs in at\n"
+	    "                      start, for the fib expression (without it: at the first\n"
+	    "                      commit that uses fib); either way the copy follows the\n"
+	    "                      kernel's changes. Routes through a device named like a\n"
+	    "                      port (--ifname) go out of that port\n"
 	    "  --conntrack-max N   connections tracked, split over the workers' shards\n"
 	    "                      (default 262144)\n"
 	    "  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
@@ -610,7 +610,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nftdp: workers: %s\n", strerror(-ret));
 		goto out_workers;
 	}
-	if (o.mirror_routes && nftdp_dp_fib_init(&dp) < 0)
+	/* fib's table: now with --mirror-routes, else at the first commit
+	 * that uses fib (cfg.fib_prepare); --control-only runs no fib and
+	 * has no quiescing worker to free old tables behind */
+	if (nftdp_dp_fib_init(&dp, o.mirror_routes && !o.control_only) < 0)
 		goto out_workers;
 	o.ct_cfg.timeouts = &o.ct_tmo;
 	/* conntrack -E: each new connection, change and end is copied into the
@@ -630,6 +633,8 @@ int main(int argc, char **argv)
 	/* --control-only: no generations, workers see no base chains */
 	cfg.vm_state = o.control_only ? NULL : dp.state;
 	cfg.gen_dom = o.control_only ? NULL : dp.dom;
+	cfg.fib_prepare = nftdp_dp_fib_prepare;
+	cfg.fib_arg = &dp;
 	/* ctnetlink: requests run on the worker owning the shard, or here when
 	 * the main lcore is the worker or none runs */
 	ret =
@@ -704,7 +709,7 @@ int main(int argc, char **argv)
 				nftdp_vm_gen_reader_online(dp.dom, 0);
 			}
 		} else {
-			ret = nftdp_ctl_poll(ctl, 10);
+			ret = nftdp_ctl_poll(ctl, nftdp_dp_fib_wait(&dp, nftdp_ctl_fd(ctl), 10));
 		}
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "nftdp: control socket: %s\n", strerror(-ret));
@@ -712,6 +717,7 @@ int main(int argc, char **argv)
 		}
 		ret = 0;
 		nftdp_vm_gen_reclaim(dp.dom);
+		nftdp_dp_fib_tick(&dp); /* route changes: a new table for fib */
 		nftdp_dp_log_drain(&dp);
 		nftdp_ctl_ct_events(ctl);    /* conntrack -E, also when the socket is quiet */
 		nftdp_ctl_trace_events(ctl); /* nft monitor trace, likewise */

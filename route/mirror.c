@@ -4,16 +4,21 @@
  * (tables local and main) of the netns nftdp runs in, over rtnetlink with
  * libmnl, into a route table (route.c). Devices named like a port become
  * that port's ifindex; the others keep their names under
- * NFTDP_ROUTE_IFINDEX_FOREIGN + their kernel ifindex. No live updates yet.
+ * NFTDP_ROUTE_IFINDEX_FOREIGN + their kernel ifindex. Also dumps the
+ * `ip rule`s, to tell whether the kernel's lookup goes beyond local and
+ * main (nftdp_route_policy_custom). Live updates: watch.c says when to
+ * dump again.
  */
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -40,6 +45,14 @@ static uint32_t map_dev(const struct mirror *m, uint32_t kidx)
 		if (m->devs[i].kidx == kidx)
 			return m->devs[i].idx;
 	return NFTDP_ROUTE_IFINDEX_FOREIGN + kidx;
+}
+
+/* something the kernel's lookup consults besides local and main */
+static void custom(struct mirror *m, const char *what, int family, uint32_t a, uint32_t b)
+{
+	if (m->t->n_custom++ == 0)
+		snprintf(m->t->custom_why, sizeof(m->t->custom_why), "%s (%s, %u, %u)", what,
+			 family == AF_INET6 ? "IPv6" : "IPv4", a, b);
 }
 
 static int link_attr(const struct nlattr *a, void *data)
@@ -149,8 +162,18 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		tbl = NFTDP_ROUTE_TBL_MAIN;
 	else if (table == RT_TABLE_LOCAL)
 		tbl = NFTDP_ROUTE_TBL_LOCAL;
-	else
-		return MNL_CB_OK; /* no `ip rule` is mirrored: other tables are unused */
+	else {
+		/* other tables are reached only through rules (rule_cb), but
+		 * table default is behind a default IPv4 rule */
+		if (table == RT_TABLE_DEFAULT && rtm->rtm_family == AF_INET)
+			custom(m, "a route in table default", AF_INET, table, rtm->rtm_dst_len);
+		return MNL_CB_OK;
+	}
+	/* an IPv4 route whose every path is dead is skipped by
+	 * fib_table_lookup (fi->fib_flags & RTNH_F_DEAD): the next route of
+	 * the prefix, or a shorter prefix, answers */
+	if (rtm->rtm_family == AF_INET && (rtm->rtm_flags & RTNH_F_DEAD))
+		return MNL_CB_OK;
 	if (tb[RTA_DST]) {
 		if (mnl_attr_get_payload_len(tb[RTA_DST]) != alen)
 			return MNL_CB_OK;
@@ -167,10 +190,28 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		const struct rtnexthop *rtnh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
 		int len = (int)mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
 
+		bool live = false;
+
 		while (len >= (int)sizeof(*rtnh) && rtnh->rtnh_len >= sizeof(*rtnh) &&
 		       rtnh->rtnh_len <= len) {
-			if (nh.n_oif < NFTDP_ROUTE_MAX_PATHS)
-				nh.oif[nh.n_oif++] = map_dev(m, (uint32_t)rtnh->rtnh_ifindex);
+			uint32_t dev = map_dev(m, (uint32_t)rtnh->rtnh_ifindex);
+
+			/* fib_table_lookup's res.nh_sel is the first path not
+			 * dead (IPv4; FIB_LOOKUP_IGNORE_LINKSTATE keeps linkdown
+			 * ones): FIB_RES_DEV is oif[0]. fib_info_nh_uses_dev
+			 * looks at every path, dead or not: all are kept. */
+			if (nh.n_oif < NFTDP_ROUTE_MAX_PATHS) {
+				if (!live && !(rtnh->rtnh_flags & RTNH_F_DEAD) &&
+				    rtm->rtm_family == AF_INET && nh.n_oif) {
+					memmove(&nh.oif[1], &nh.oif[0],
+						nh.n_oif * sizeof(nh.oif[0]));
+					nh.oif[0] = dev;
+					nh.n_oif++;
+				} else {
+					nh.oif[nh.n_oif++] = dev;
+				}
+			}
+			live |= !(rtnh->rtnh_flags & RTNH_F_DEAD);
 			/* a path with a gateway: the route has one (RTF_GATEWAY) */
 			if (rtnh->rtnh_len > sizeof(*rtnh))
 				nh.gateway = true;
@@ -183,6 +224,55 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		m->err = rc;
 		return MNL_CB_ERROR;
 	}
+	return MNL_CB_OK;
+}
+
+/* The rules fib_rules installs in a new netns (fib_default_rules_init,
+ * fib6_rules_net_init): pref 0 local, 32766 main, and for IPv4 32767
+ * default. Any other rule, or one with a selector, steers some lookups
+ * elsewhere. */
+static bool default_rule(uint8_t family, uint32_t prio, uint32_t table)
+{
+	return (prio == 0 && table == RT_TABLE_LOCAL) ||
+	       (prio == 32766 && table == RT_TABLE_MAIN) ||
+	       (family == AF_INET && prio == 32767 && table == RT_TABLE_DEFAULT);
+}
+
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct mirror *m = data;
+	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	uint32_t prio = 0, table = frh->table;
+	bool selector = frh->src_len || frh->dst_len || frh->tos ||
+			(frh->flags & FIB_RULE_INVERT) || frh->action != FR_ACT_TO_TBL;
+
+	if (frh->family != AF_INET && frh->family != AF_INET6)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*frh))
+	{
+		switch (mnl_attr_get_type(a)) {
+		case FRA_PRIORITY:
+			prio = mnl_attr_get_u32(a);
+			break;
+		case FRA_TABLE:
+			table = mnl_attr_get_u32(a);
+			break;
+		case FRA_PROTOCOL: /* who added it: no selector */
+		case FRA_PAD:
+			break;
+		case FRA_SUPPRESS_PREFIXLEN: /* -1: none (fib_nl_fill_rule puts it always) */
+		case FRA_SUPPRESS_IFGROUP:
+			selector |=
+			    mnl_attr_get_payload_len(a) < 4 || mnl_attr_get_u32(a) != UINT32_MAX;
+			break;
+		default: /* iif, oif, fwmark, uid, ports, l3mdev ... */
+			selector = true;
+			break;
+		}
+	}
+	if (selector || !default_rule(frh->family, prio, table))
+		custom(m, "an ip rule (pref, table)", frh->family, prio, table);
 	return MNL_CB_OK;
 }
 
@@ -237,6 +327,14 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 		rc = dump(nl, RTM_GETROUTE, AF_INET, sizeof(struct rtmsg), route_cb, &m);
 	if (rc == 0)
 		rc = dump(nl, RTM_GETROUTE, AF_INET6, sizeof(struct rtmsg), route_cb, &m);
+	if (rc == 0)
+		rc = dump(nl, RTM_GETRULE, AF_INET, sizeof(struct fib_rule_hdr), rule_cb, &m);
+	/* no IPv6 in the netns: no IPv6 rules to dump */
+	if (rc == 0) {
+		rc = dump(nl, RTM_GETRULE, AF_INET6, sizeof(struct fib_rule_hdr), rule_cb, &m);
+		if (rc == -EAFNOSUPPORT)
+			rc = 0;
+	}
 out:
 	free(m.devs);
 	mnl_socket_close(nl);

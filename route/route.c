@@ -24,25 +24,33 @@
 
 #include "route_priv.h"
 
-#define NH_MAX 65535u /* 2-byte next hops; 0 is "no route" */
-#define FIB_ROUTES 65536
+#define NH_MAX_2B 65535u /* 2-byte next hops; 0 is "no route" */
+#define FIB_ROUTES 65536 /* the default size; bigger ones take 4-byte next hops */
 #define FIB_TBL8 4096
+#define FIB6_TBL8 16384 /* a /64 takes up to 5 groups of the TRIE: ~3000 of them */
 
 static unsigned int fib_seq; /* control thread only: unique rte_fib names */
 
 int nftdp_route_table_create(struct nftdp_route_table **out)
 {
+	return nftdp_route_table_create_sized(out, 0);
+}
+
+int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int max_routes)
+{
+	bool big = max_routes > FIB_ROUTES;
 	struct rte_fib_conf c4 = {
 	    .type = RTE_FIB_DIR24_8,
 	    .default_nh = 0,
-	    .max_routes = FIB_ROUTES,
-	    .dir24_8 = {.nh_sz = RTE_FIB_DIR24_8_2B, .num_tbl8 = FIB_TBL8},
+	    .max_routes = big ? (int)max_routes : FIB_ROUTES,
+	    .dir24_8 = {.nh_sz = big ? RTE_FIB_DIR24_8_4B : RTE_FIB_DIR24_8_2B,
+			.num_tbl8 = FIB_TBL8},
 	};
 	struct rte_fib6_conf c6 = {
 	    .type = RTE_FIB6_TRIE,
 	    .default_nh = 0,
-	    .max_routes = FIB_ROUTES,
-	    .trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = FIB_TBL8},
+	    .max_routes = big ? (int)max_routes : FIB_ROUTES,
+	    .trie = {.nh_sz = big ? RTE_FIB6_TRIE_4B : RTE_FIB6_TRIE_2B, .num_tbl8 = FIB6_TBL8},
 	};
 	struct nftdp_route_table *t;
 	char name[32];
@@ -51,6 +59,9 @@ int nftdp_route_table_create(struct nftdp_route_table **out)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->max_routes = big ? max_routes : FIB_ROUTES;
+	/* next hops are shared by both families: one per route */
+	t->nh_max = big ? max_routes : NH_MAX_2B;
 	t->seq = fib_seq++;
 	snprintf(name, sizeof(name), "nftdp_rt4_%u", t->seq);
 	t->fib4 = rte_fib_create(name, SOCKET_ID_ANY, &c4);
@@ -68,7 +79,7 @@ int nftdp_route_table_create(struct nftdp_route_table **out)
 		nftdp_route_table_destroy(t);
 		return -ENOMEM;
 	}
-	t->n_nh = 1;
+	t->n_nh = t->cap_nh = 1;
 	*out = t;
 	return 0;
 
@@ -92,16 +103,52 @@ void nftdp_route_table_destroy(struct nftdp_route_table *t)
 	free(t);
 }
 
+int nftdp_route_table_reset(struct nftdp_route_table *t)
+{
+	/* every route the tables hold has its next hop here (ll ones aside):
+	 * delete them one by one, far cheaper than a new DIR24/TRIE */
+	for (uint32_t i = 1; i < t->n_nh; i++) {
+		const struct nftdp_route_nh *n = &t->nh[i];
+		int rc;
+
+		if (n->family == AF_INET) {
+			uint32_t a;
+
+			memcpy(&a, n->dst, 4);
+			rc = rte_fib_delete(t->fib4, ntohl(a), n->plen);
+		} else {
+			rc = rte_fib6_delete(t->fib6[n->tbl], n->dst, n->plen);
+		}
+		/* a local route that replaced main's at the prefix (one
+		 * rte_fib entry for both) is gone already */
+		if (rc < 0 && rc != -ENOENT)
+			return rc;
+	}
+	t->n_nh = 1;
+	t->n_ll = 0;
+	t->n_addr6 = 0;
+	t->n_devs = 0;
+	t->n4 = t->n6 = 0;
+	t->n_custom = 0;
+	t->custom_why[0] = '\0';
+	return 0;
+}
+
 static int nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx)
 {
 	struct nftdp_route_nh *n;
 
-	if (t->n_nh >= NH_MAX)
+	if (t->n_nh >= t->nh_max)
 		return -ENOSPC;
-	n = realloc(t->nh, (t->n_nh + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	t->nh = n;
+	if (t->n_nh == t->cap_nh) {
+		uint32_t cap = t->cap_nh < 64 ? 64 : t->cap_nh * 2;
+
+		n = realloc(t->nh, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->nh = n;
+		t->cap_nh = cap;
+	}
 	t->nh[t->n_nh] = *nh;
 	*idx = t->n_nh++;
 	return 0;
@@ -153,6 +200,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 
 	memset(n.dst, 0, sizeof(n.dst));
 	n.tbl = (uint8_t)tbl;
+	n.family = (uint8_t)family;
 	if (family == AF_INET) {
 		uint32_t a;
 		uint64_t h = 0;
@@ -305,8 +353,20 @@ const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifi
 	return NULL;
 }
 
+unsigned int nftdp_route_capacity(const struct nftdp_route_table *t)
+{
+	return t->max_routes;
+}
+
 void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6)
 {
 	*n4 = t->n4;
 	*n6 = t->n6;
+}
+
+bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **why)
+{
+	if (why)
+		*why = t->n_custom ? t->custom_why : NULL;
+	return t->n_custom != 0;
 }

@@ -26,7 +26,8 @@ struct nftdp_route_table {
 	struct rte_fib *fib4;
 	struct rte_fib6 *fib6[2];  /* by enum nftdp_route_tbl */
 	struct nftdp_route_nh *nh; /* [0]: no route */
-	uint32_t n_nh;
+	uint32_t n_nh, cap_nh, nh_max;
+	unsigned int max_routes;   /* rte_fib's size (nftdp_route_table_create_sized) */
 	struct nftdp_route_nh *ll; /* link-local IPv6 routes, per device */
 	uint32_t n_ll;
 	struct nftdp_route_addr6 *addr6;
@@ -34,6 +35,10 @@ struct nftdp_route_table {
 	struct nftdp_route_dev *devs;
 	uint32_t n_devs;
 	unsigned int n4, n6;
+	/* what the kernel's lookup would consult beyond tables local and main
+	 * (a non-default `ip rule`, a route in table default): mirror.c */
+	unsigned int n_custom;
+	char custom_why[128];
 };
 
 #endif /* NFTDP_ROUTE_PRIV_H */

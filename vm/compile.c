@@ -552,7 +552,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
-	bool uses_ct = false, shares_state = false, order_state = false;
+	bool uses_ct = false, shares_state = false, order_state = false, uses_fib = false;
 	int rc = 0;
 
 	if (err) {
@@ -614,6 +614,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		op->flow = op_flow_level(op);
 		chain->n_ops++;
 		uses_ct |= expr_uses_ct(cc.expr_name);
+		uses_fib |= strcmp(cc.expr_name, "fib") == 0;
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
 		/* the same test as for a regular chain: state any packet moves */
 		order_state |= expr_shares_state(cc.expr_name, e, false);
@@ -637,6 +638,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		return -ENOMEM;
 	}
 	chain->uses_ct |= uses_ct;
+	chain->uses_fib |= uses_fib;
 	chain->shares_state |= shares_state;
 	chain->order_state |= order_state;
 	return 0;
@@ -655,6 +657,11 @@ bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain)
 bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)
 {
 	return chain && chain->uses_ct;
+}
+
+bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->uses_fib;
 }
 
 /* ---- nft_chain_validate ---- */

@@ -58,6 +58,7 @@ struct nftdp_vm_gen {
 	uint32_t ct_families; /* 1 << NFPROTO_IPV4 / _IPV6: derived in build */
 	bool shares_state;    /* some chain's state is seen by other rules: derived */
 	bool order_free;      /* no chain's state shows packet order: derived */
+	bool uses_fib;	      /* some chain has a fib expression: derived */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
@@ -431,10 +432,12 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 {
 	struct nftdp_vm_gen *gen = b->gen;
 	uint32_t ct = b->ct_noted;
-	bool shares = false, order = false;
+	bool shares = false, order = false, fib = false;
 
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		const struct owned_chain *o = &gen->owned[i];
+
+		fib |= nftdp_vm_chain_uses_fib(o->chain);
 
 		if (o->nat || nftdp_vm_chain_uses_ct(o->chain))
 			ct |= ct_fams(o->family);
@@ -444,6 +447,7 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 	gen->ct_families = ct;
 	gen->shares_state = shares;
 	gen->order_free = !order;
+	gen->uses_fib = fib;
 }
 
 /*
@@ -494,6 +498,11 @@ bool nftdp_vm_gen_order_free(const struct nftdp_vm_gen *gen)
 bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen)
 {
 	return gen && gen->shares_state;
+}
+
+bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen)
+{
+	return gen && gen->uses_fib;
 }
 
 int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,
@@ -1049,6 +1058,16 @@ void nftdp_vm_gen_synchronize(struct nftdp_vm_gen_domain *dom)
 	while (rte_rcu_qsbr_check(dom->v, token, false) != 1)
 		sched_yield();
 	nftdp_vm_gen_reclaim(dom);
+}
+
+uint64_t nftdp_vm_gen_grace_start(struct nftdp_vm_gen_domain *dom)
+{
+	return rte_rcu_qsbr_start(dom->v);
+}
+
+bool nftdp_vm_gen_grace_passed(struct nftdp_vm_gen_domain *dom, uint64_t token)
+{
+	return rte_rcu_qsbr_check(dom->v, token, false) == 1;
 }
 
 unsigned int nftdp_vm_gen_pending(const struct nftdp_vm_gen_domain *dom)

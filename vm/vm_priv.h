@@ -209,6 +209,7 @@ struct nftdp_vm_chain {
 	 * derives it again (nftdp_vm_gen_build) */
 	bool uses_ct;
 	bool shares_state;  /* an expression whose state other rules see (compile.c) */
+	bool uses_fib;	    /* a fib expression: the dataplane must have a route table */
 	bool order_state;   /* an expression whose result depends on earlier packets */
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];

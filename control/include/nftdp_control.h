@@ -17,6 +17,7 @@
 #define NFTDP_CONTROL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define NFTDP_CTL_MAX_IFACES 64
@@ -94,6 +95,16 @@ struct nftdp_ctl_config {
 	 * as from a kernel without nf_conntrack_netlink.
 	 */
 	const struct nftdp_ctl_ct_ops *ct;
+	/**
+	 * Optional: called during a commit whose generation has a fib
+	 * expression, before anything is published, so that no fib rule runs
+	 * without a route table (the dataplane mirrors the kernel's routes
+	 * on the first such call). first: the running generation has no fib
+	 * (this commit brings it). 0, or -errno: the commit fails with it and
+	 * changes nothing; msg (msglen bytes) may say why.
+	 */
+	int (*fib_prepare)(void *arg, bool first, char *msg, size_t msglen);
+	void *fib_arg;
 };
 
 /**

@@ -22,8 +22,9 @@
  *   nftdp_route_table_destroy() once no worker reads it.
  *
  * Threading: a table is filled by one thread and read-only once published:
- * any number of workers read it without locks. A later step swaps whole
- * tables like a generation (live updates are not in this step).
+ * any number of workers read it without locks. Live updates swap whole
+ * tables (dataplane/fib.c): nftdp_route_watch_*() say when to dump again,
+ * nftdp_route_table_reset() empties a table no worker reads any more.
  */
 #ifndef NFTDP_ROUTE_H
 #define NFTDP_ROUTE_H
@@ -48,6 +49,7 @@ struct nftdp_route_nh {
 	uint8_t plen;	 /**< the route's prefix length */
 	bool gateway;	 /**< via a gateway (RTF_GATEWAY) */
 	uint8_t tbl;	 /**< enum nftdp_route_tbl it came from (set by nftdp_route_add) */
+	uint8_t family;	 /**< AF_INET or AF_INET6 (set by nftdp_route_add) */
 	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
 	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes) */
 	uint32_t oif[NFTDP_ROUTE_MAX_PATHS]; /**< nftdp ifindex of each path */
@@ -61,8 +63,25 @@ struct nftdp_route_table;
  * Control-path.
  */
 int nftdp_route_table_create(struct nftdp_route_table **out);
+/**
+ * The same with room for max_routes routes (IPv4 and IPv6 together, and
+ * per family in rte_fib's RIB); above 65536 the next hops take 4 bytes
+ * (rte_fib DIR24_8_4B / TRIE_4B: about 200 MiB a table instead of 100).
+ * 0: the default size. Control-path.
+ */
+int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int max_routes);
+/** The max_routes a table was made for. */
+unsigned int nftdp_route_capacity(const struct nftdp_route_table *t);
 /** Free a table no worker reads any more. NULL is a no-op. Control-path. */
 void nftdp_route_table_destroy(struct nftdp_route_table *t);
+
+/**
+ * Empty t again (no route, address, device or policy note), keeping its
+ * rte_fib / rte_fib6: refilling a table no worker reads any more costs
+ * its routes, not the ~100 MiB of a new one. 0, or rte_fib's negative
+ * errno (t is then unusable: destroy it). Control-path.
+ */
+int nftdp_route_table_reset(struct nftdp_route_table *t);
 
 /**
  * Add a route: family AF_INET (addr 4 bytes) or AF_INET6 (16), prefix
@@ -112,6 +131,36 @@ struct nftdp_route_port {
  */
 int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_port *ports,
 		       unsigned int n_ports);
+
+/**
+ * Whether the kernel's fib lookup in the mirrored netns goes beyond tables
+ * local and main (fib_rules: a non-default `ip rule` or `ip -6 rule`, or a
+ * route in table default that the default rule would reach): then the
+ * table cannot give the kernel's answers. *why (optional) names the first
+ * such thing, NULL if none. Set by nftdp_route_mirror(). Control-path.
+ */
+bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **why);
+
+/**
+ * Live updates: a non-blocking rtnetlink socket subscribed to links,
+ * IPv4/IPv6 addresses, routes and rules of the netns nftdp runs in. Open
+ * it before the dump it guards, so that no change slips between them.
+ * Control-path; one thread.
+ */
+struct nftdp_route_watch;
+
+/** 0, or a negative errno (socket, bind, setsockopt). */
+int nftdp_route_watch_open(struct nftdp_route_watch **out);
+/** The socket, for poll(2): readable when a notification waits. */
+int nftdp_route_watch_fd(const struct nftdp_route_watch *w);
+/**
+ * Read every pending notification without blocking. 1: something the
+ * table mirrors changed, or messages were lost (ENOBUFS): dump again;
+ * 0: nothing did; a negative errno on another socket error.
+ */
+int nftdp_route_watch_read(struct nftdp_route_watch *w);
+/** Close it; NULL is a no-op. */
+void nftdp_route_watch_close(struct nftdp_route_watch *w);
 
 /** Routes added so far (IPv4, IPv6), for the start-up log. */
 void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6);

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h> /* after the headers it needs */
 
@@ -235,6 +237,188 @@ static void test_route_mirror(void **state)
 	assert_string_equal(nftdp_route_dev_name(t, 1), "dp0");
 	assert_null(nftdp_route_dev_name(t, 2)); /* no device dp1 here */
 	nftdp_route_table_destroy(t);
+}
+
+/* reset: the same table, emptied, takes the same prefixes again */
+static void test_route_reset(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_nh nh = nh1(RTN_UNICAST, 1);
+	unsigned int n4, n6;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN,
+						 &(uint32_t){a4("10.0.0.0")}, 8, &nh),
+				 0);
+		/* a local route over main's at the same prefix: one rte_fib entry */
+		assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_LOCAL,
+						 &(uint32_t){a4("10.0.0.0")}, 8, &nh),
+				 0);
+		assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN,
+						 &(uint32_t){a4("10.1.2.0")}, 24, &nh),
+				 0);
+		assert_int_equal(
+		    nftdp_route_add(t, AF_INET6, NFTDP_ROUTE_TBL_MAIN, a6("2001:db8::"), 32, &nh),
+		    0);
+		assert_int_equal(
+		    nftdp_route_add(t, AF_INET6, NFTDP_ROUTE_TBL_LOCAL, a6("fe80::"), 64, &nh), 0);
+		assert_int_equal(nftdp_route_addr6_add(t, 1, a6("2001:db8::1")), 0);
+		assert_int_equal(nftdp_route_dev_add(t, 1, "dp0"), 0);
+		assert_non_null(nftdp_route_lookup4(t, a4("10.1.2.3")));
+		assert_int_equal(nftdp_route_lookup4(t, a4("10.1.2.3"))->plen, 24);
+		assert_non_null(nftdp_route_lookup6(t, a6("2001:db8::5"), 0));
+		assert_int_equal(nftdp_route_table_reset(t), 0);
+		assert_null(nftdp_route_lookup4(t, a4("10.1.2.3")));
+		assert_null(nftdp_route_lookup4(t, a4("10.200.0.1")));
+		assert_null(nftdp_route_lookup6(t, a6("2001:db8::5"), 0));
+		assert_null(nftdp_route_lookup6(t, a6("fe80::1"), 0));
+		assert_false(nftdp_route_addr6_on(t, a6("2001:db8::1"), 1));
+		assert_null(nftdp_route_dev_name(t, 1));
+		nftdp_route_count(t, &n4, &n6);
+		assert_int_equal(n4 + n6, 0);
+		assert_false(nftdp_route_policy_custom(t, NULL));
+	}
+	nftdp_route_table_destroy(t);
+}
+
+/* a table made bigger takes more routes than 2-byte next hops can name */
+static void test_route_big(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_nh nh = nh1(RTN_UNICAST, 1);
+	unsigned int n4, n6;
+	int rc = 0;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_int_equal(nftdp_route_capacity(t), 65536);
+	for (uint32_t i = 0; i < 70000 && rc == 0; i++) {
+		uint32_t a = htonl(0x0b000000u + (i << 8));
+
+		rc = nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &a, 24, &nh);
+	}
+	assert_true(rc == -ENOSPC || rc == -EINVAL); /* full: fib.c grows it */
+	nftdp_route_table_destroy(t);
+	assert_int_equal(nftdp_route_table_create_sized(&t, 262144), 0);
+	assert_int_equal(nftdp_route_capacity(t), 262144);
+	for (uint32_t i = 0; i < 70000; i++) {
+		uint32_t a = htonl(0x0b000000u + (i << 8));
+
+		assert_int_equal(nftdp_route_add(t, AF_INET, NFTDP_ROUTE_TBL_MAIN, &a, 24, &nh), 0);
+	}
+	nftdp_route_count(t, &n4, &n6);
+	assert_int_equal(n4, 70000);
+	assert_int_equal(nftdp_route_lookup4(t, htonl(0x0b000000u + (69999u << 8) + 7))->plen, 24);
+	assert_int_equal(nftdp_route_table_reset(t), 0);
+	assert_null(nftdp_route_lookup4(t, htonl(0x0b000000u + (69999u << 8) + 7)));
+	nftdp_route_table_destroy(t);
+}
+
+/* whether the watch reports a change within a second */
+static int watch_wait(struct nftdp_route_watch *w)
+{
+	for (int i = 0; i < 100; i++) {
+		int rc = nftdp_route_watch_read(w);
+
+		if (rc != 0)
+			return rc;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static struct nftdp_route_table *remirror(const struct nftdp_route_port *ports, unsigned int n)
+{
+	struct nftdp_route_table *t;
+
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	assert_int_equal(nftdp_route_mirror(t, ports, n), 0);
+	return t;
+}
+
+/* In test_route_mirror's netns: the watch sees route, address and rule
+ * changes; a dead multipath path is not FIB_RES_DEV; an ip rule beyond
+ * the defaults is noted. */
+static void test_route_live(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	struct nftdp_route_watch *w;
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh;
+	const char *why;
+
+	(void)state;
+	if (system("ip link show dp0 >/dev/null 2>&1") != 0) {
+		skip(); /* test_route_mirror was skipped: no netns of our own */
+		return;
+	}
+	assert_int_equal(nftdp_route_watch_open(&w), 0);
+	assert_true(nftdp_route_watch_fd(w) >= 0);
+	assert_int_equal(nftdp_route_watch_read(w), 0);
+	assert_int_equal(system("ip route add 203.0.113.0/24 dev dp0"), 0);
+	assert_int_equal(watch_wait(w), 1);
+	assert_int_equal(nftdp_route_watch_read(w), 0); /* drained */
+	assert_int_equal(system("ip addr add 2001:db8:7::1/64 dev dp0 nodad"), 0);
+	assert_int_equal(watch_wait(w), 1);
+
+	/* multipath: the first path's device until it is dead */
+	assert_int_equal(system("ip route add 198.18.0.0/16 nexthop dev eth9 nexthop dev dp0"), 0);
+	t = remirror(ports, 2);
+	nh = nftdp_route_lookup4(t, a4("198.18.1.1"));
+	assert_non_null(nh);
+	assert_int_equal(nh->n_oif, 2);
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "eth9");
+	assert_int_equal(nh->oif[1], 1);
+	assert_false(nftdp_route_policy_custom(t, &why));
+	assert_null(why);
+	nftdp_route_table_destroy(t);
+	assert_int_equal(system("ip link set eth9 down"), 0);
+	assert_int_equal(watch_wait(w), 1);
+	t = remirror(ports, 2);
+	nh = nftdp_route_lookup4(t, a4("198.18.1.1"));
+	assert_non_null(nh);
+	assert_int_equal(nh->n_oif, 2);
+	assert_int_equal(nh->oif[0], 1); /* res.nh_sel: the first path not dead */
+	assert_string_equal(nftdp_route_dev_name(t, nh->oif[1]), "eth9");
+	nftdp_route_table_destroy(t);
+
+	/* ip rule: a fwmark rule steers some lookups elsewhere */
+	assert_int_equal(system("ip rule add fwmark 1 table 100"), 0);
+	assert_int_equal(watch_wait(w), 1);
+	t = remirror(ports, 2);
+	assert_true(nftdp_route_policy_custom(t, &why));
+	assert_non_null(why);
+	nftdp_route_table_destroy(t);
+	assert_int_equal(system("ip rule del fwmark 1 table 100"), 0);
+	assert_int_equal(watch_wait(w), 1);
+	t = remirror(ports, 2);
+	assert_false(nftdp_route_policy_custom(t, NULL));
+	nftdp_route_table_destroy(t);
+	/* a route in table default is behind the default rule 32767 */
+	assert_int_equal(system("ip route add 192.0.2.0/24 dev dp0 table default"), 0);
+	t = remirror(ports, 2);
+	assert_true(nftdp_route_policy_custom(t, NULL));
+	nftdp_route_table_destroy(t);
+	assert_int_equal(system("ip route del 192.0.2.0/24 dev dp0 table default"), 0);
+	/* notifications lost (ENOBUFS): "dump again", not an error */
+	{
+		int fd = nftdp_route_watch_fd(w), small = 1;
+		FILE *b = fopen("/tmp/nftdp-test-fib-batch", "w");
+
+		assert_int_equal(nftdp_route_watch_read(w), 1); /* the del above */
+		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+		assert_non_null(b);
+		for (int i = 0; i < 500; i++)
+			fprintf(b, "route add 172.16.%d.%d/32 dev dp0\n", i / 250, i % 250);
+		fclose(b);
+		assert_int_equal(system("ip -batch /tmp/nftdp-test-fib-batch"), 0);
+		remove("/tmp/nftdp-test-fib-batch");
+		assert_int_equal(nftdp_route_watch_read(w), 1);
+		assert_int_equal(nftdp_route_watch_read(w), 0);
+	}
+	nftdp_route_watch_close(w);
 }
 
 /* ---------- the expression over a stub table ---------- */
@@ -462,6 +646,11 @@ static void test_fib4_oif(void **state)
 	struct world *w = *state;
 	struct tpkt t;
 
+	/* the chain says it needs a route table (nftdp_vm_gen_uses_fib) */
+	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING,
+				 fib(F_SADDR | F_IIF, NFT_FIB_RESULT_OIF, NFT_REG_1)),
+			 0);
+	assert_true(nftdp_vm_chain_uses_fib(w->c));
 	/* rpfilter: fib saddr . iif oif: the route back goes out of iif */
 	assert_int_equal(reg4(w, NFPROTO_IPV4, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
 			      ip4(&t, "10.0.0.5", "10.0.1.9", 1)),
@@ -694,11 +883,13 @@ static void test_fib_errors(void **state)
 
 int main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],	      "--no-huge",     "-m", "256", "--no-pci",
+	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_lpm4), cmocka_unit_test(test_route_lpm6),
-	    cmocka_unit_test(test_route_mirror), /* last: leaves the netns */
+	    cmocka_unit_test(test_route_lpm4),	 cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_reset),	 cmocka_unit_test(test_route_big),
+	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
+	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),

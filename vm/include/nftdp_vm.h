@@ -677,6 +677,10 @@ uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain);
  * masq, redir, connlimit: the kernel's nf_ct_netns_get). Any thread. */
 bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain);
 
+/** Whether a rule of chain has a fib expression (the route table must
+ * exist before the chain runs). Any thread. */
+bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain);
+
 /** Whether a rule of chain holds state that other rules see: a dynset, an
  * objref other than a counter's, a log (its lines' order). Control path. */
 bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain);
@@ -947,6 +951,11 @@ bool nftdp_vm_gen_uses_ct(const struct nftdp_vm_gen *gen, uint8_t nfproto);
  * pass two chains shows. Derived like uses_ct. Any thread. */
 bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen);
 
+/** Whether any chain linked into gen has a fib expression: the embedder
+ * gets its route table ready before publishing gen. Derived like uses_ct.
+ * Any thread. */
+bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen);
+
 /**
  * Whether no chain of gen has state that the order of packets shows
  * (nftdp_vm_chain_order_state): then the IPv4 and the IPv6 packets of a
@@ -1101,6 +1110,17 @@ unsigned int nftdp_vm_gen_reclaim(struct nftdp_vm_gen_domain *dom);
  * Control-path.
  */
 void nftdp_vm_gen_synchronize(struct nftdp_vm_gen_domain *dom);
+
+/**
+ * A grace period on the domain's QSBR variable for memory that lives
+ * outside generations and is reached through a pointer readers load
+ * within a burst (the dataplane's route table): unlink, then
+ * token = nftdp_vm_gen_grace_start(); once nftdp_vm_gen_grace_passed(token)
+ * no reader can hold what was unlinked before the start. Never waits.
+ * Control-path.
+ */
+uint64_t nftdp_vm_gen_grace_start(struct nftdp_vm_gen_domain *dom);
+bool nftdp_vm_gen_grace_passed(struct nftdp_vm_gen_domain *dom, uint64_t token);
 
 /** Retired generations not yet freed. Control-path. */
 unsigned int nftdp_vm_gen_pending(const struct nftdp_vm_gen_domain *dom);
