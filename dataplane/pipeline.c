@@ -1102,6 +1102,34 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		run_segment_at(w, gen, rx_port, act + start, na - start, true, at_pre);
 }
 
+/* A frame's meta from its L2 parse (ip_len: its IP datagram's length) */
+static inline __attribute__((always_inline)) void
+meta_from_l2(struct nftdp_dp_meta *mt, const struct nftdp_dp_l2 *l2, uint32_t ip_len)
+{
+	mt->ip_off = l2->ip_off;
+	mt->l2_nh = l2->nh_off;
+	mt->l2_proto = l2->proto;
+	mt->ip_proto = l2->ip_proto;
+	mt->vid = l2->vid;
+	mt->frag_max = 0;
+	mt->ip_len = ip_len;
+}
+
+/* What a fresh view of mb knows of where it came from; payload writes
+ * only on mbufs nobody else holds. */
+static inline __attribute__((always_inline)) void
+view_rx(const struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, const struct rte_mbuf *mb,
+	const uint8_t *d, const struct nftdp_dp_port *rx)
+{
+	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
+		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	p->iif = rx->ifindex;
+	p->iifname = rx->name;
+	p->iiftype = ARPHRD_ETHER;
+	p->pkttype = pkttype_of(d);
+	p->cpu = (uint16_t)w->lcore;
+}
+
 /* View i of this burst for the parsed frame mb: the netdev ingress view
  * (skb->len: frame minus 14, padding included; the outer tag untagged as
  * skb_vlan_untag leaves it) and its meta. */
@@ -1115,29 +1143,17 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
 	uint32_t len = rte_pktmbuf_data_len(mb);
 
 	w->mb[i] = mb;
-	mt->ip_off = l2->ip_off;
-	mt->l2_nh = l2->nh_off;
-	mt->l2_proto = l2->proto;
-	mt->ip_proto = l2->ip_proto;
-	mt->vid = l2->vid;
-	mt->frag_max = 0;
-	mt->ip_len = is_ip(l2->ip_proto) ? nftdp_dp_ip_len_clip(d + l2->ip_off, len - l2->ip_off,
+	meta_from_l2(mt, l2,
+		     is_ip(l2->ip_proto) ? nftdp_dp_ip_len_clip(d + l2->ip_off, len - l2->ip_off,
 								l2->ip_proto == NFTDP_DP_ETH_P_IP)
-					 : 0;
+					 : 0);
 	nftdp_vm_pkt_init(p, d, len, 0, l2->nh_off);
-	/* payload writes only on mbufs nobody else holds */
-	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
-		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	view_rx(w, p, mb, d, rx);
 	p->protocol = htons(l2->proto);
 	if (nd_ingress && is_ip(l2->proto))
 		nftdp_vm_pkt_parse_ip(p); /* nft_do_chain_netdev's pktinfo */
 	p->nfproto = NFPROTO_NETDEV;
 	p->hook = NF_NETDEV_INGRESS;
-	p->iif = rx->ifindex;
-	p->iifname = rx->name;
-	p->iiftype = ARPHRD_ETHER;
-	p->pkttype = pkttype_of(d);
-	p->cpu = (uint16_t)w->lcore;
 }
 
 /*
@@ -1352,24 +1368,11 @@ cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 	    NFTDP_DP_DROP_MAX)
 		return false;
 	w->mb[i] = mb;
-	if (with_meta) {
-		mt->ip_off = l2->ip_off;
-		mt->l2_nh = l2->nh_off;
-		mt->l2_proto = l2->proto;
-		mt->ip_proto = l2->ip_proto;
-		mt->vid = l2->vid;
-		mt->frag_max = 0;
-		mt->ip_len = ip_len;
-	}
+	if (with_meta)
+		meta_from_l2(mt, l2, ip_len);
 	nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
-	if (!RTE_MBUF_DIRECT(mb) || rte_mbuf_refcnt_read(mb) != 1)
-		p->flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	view_rx(w, p, mb, d, rx);
 	nftdp_vm_pkt_parse_ip(p);
-	p->iif = rx->ifindex;
-	p->iifname = rx->name;
-	p->iiftype = ARPHRD_ETHER;
-	p->pkttype = pkttype_of(d);
-	p->cpu = (uint16_t)w->lcore;
 	if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
 	    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
 		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
