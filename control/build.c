@@ -56,62 +56,6 @@ static struct nftdp_vm_state *stats_vm;
 
 /* ---------- sets ---------- */
 
-/*
- * Element expressions (the set's `counter` template, or an element's own):
- * the VM counts a matching element in a pinned slot whose number sits after
- * the element's data. Only counters: 1, none: 0, anything else -EOPNOTSUPP.
- * Start values into pk/by.
- */
-static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64_t *pk,
-			   uint64_t *by)
-{
-	const struct nlattr *a, *x;
-	char buf[512];
-	int n = 0;
-
-	*pk = *by = 0;
-	if (!expr || len == 0)
-		return 0;
-	if ((size_t)len + NLA_HDRLEN > sizeof(buf))
-		return -EOPNOTSUPP;
-	/* rebuild the attribute around the payload to walk it with libmnl */
-	a = (const struct nlattr *)buf;
-	((struct nlattr *)buf)->nla_type = type;
-	((struct nlattr *)buf)->nla_len = (uint16_t)(len + NLA_HDRLEN);
-	memcpy(buf + NLA_HDRLEN, expr, len);
-	mnl_attr_for_each_nested(x, a)
-	{
-		const struct nlattr *one = type == NFTA_SET_ELEM_EXPRESSIONS ? x : a;
-		const struct nlattr *y, *name = NULL, *data = NULL;
-
-		mnl_attr_for_each_nested(y, one)
-		{
-			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME)
-				name = y;
-			else if (mnl_attr_get_type(y) == NFTA_EXPR_DATA)
-				data = y;
-		}
-		if (!name || strncmp(mnl_attr_get_payload(name), "counter",
-				     mnl_attr_get_payload_len(name)) != 0)
-			return -EOPNOTSUPP;
-		if (data) {
-			mnl_attr_for_each_nested(y, data)
-			{
-				if (mnl_attr_get_payload_len(y) != 8)
-					continue;
-				if (mnl_attr_get_type(y) == NFTA_COUNTER_PACKETS)
-					*pk = be64toh(mnl_attr_get_u64(y));
-				else if (mnl_attr_get_type(y) == NFTA_COUNTER_BYTES)
-					*by = be64toh(mnl_attr_get_u64(y));
-			}
-		}
-		n++;
-		if (type != NFTA_SET_ELEM_EXPRESSIONS)
-			break;
-	}
-	return n == 1 ? 1 : n == 0 ? 0 : -EOPNOTSUPP;
-}
-
 static uint64_t nest_u64(const struct nlattr *data, uint16_t type)
 {
 	const struct nlattr *y;
@@ -204,6 +148,28 @@ static int elem_exprs_parse(const void *expr, uint16_t len, uint16_t type,
 			break;
 	}
 	return (int)n;
+}
+
+/*
+ * Element expressions (the set's `counter` template, or an element's own)
+ * that are just one counter: the VM counts a matching element in a pinned
+ * slot whose number sits after the element's data. 1 (start values into
+ * pk/by), none: 0, anything else -EOPNOTSUPP.
+ */
+static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64_t *pk,
+			   uint64_t *by)
+{
+	struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX];
+	int n = elem_exprs_parse(expr, len, type, v);
+
+	*pk = *by = 0;
+	if (n == 0)
+		return 0;
+	if (n != 1 || v[0].type != NFTDP_VM_ELEM_EXPR_COUNTER)
+		return -EOPNOTSUPP;
+	*pk = v[0].packets;
+	*by = v[0].bytes;
+	return 1;
 }
 
 /* Element expressions in the element's data: dynamic sets (dynset may
