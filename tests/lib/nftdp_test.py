@@ -37,6 +37,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 SKIP = 77  # meson's exit status for a skipped test
@@ -81,6 +82,24 @@ class Checks:
         print('%s: %s' % (name, 'FAILED: %d' % len(self.failures) if self.failures
                           else 'passed'))
         return self.exit_code()
+
+
+def run_root_test(name, checks, main, cleanup=None):
+    """A root test's frame: skip unless root, main(tmp) in a scratch folder
+    with cleanup() before and after (namespaces, daemons), then exit with
+    checks' report under name."""
+    tmp = tempfile.mkdtemp(prefix='nftdp-%s.' % name)
+    try:
+        if not is_root():
+            skip('SKIP: needs root')
+        if cleanup:
+            cleanup()
+        main(tmp)
+    finally:
+        if cleanup:
+            cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(checks.report(name))
 
 
 # ---------------------------------------------------------------- commands

@@ -18,10 +18,8 @@ must be 0. Bounded: nftdp runs under timeout 100.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
 import nftdp_test as T  # noqa: E402
@@ -205,13 +203,4 @@ def main(tmp):
         print(d.log()[-2000:])
 
 
-tmp = tempfile.mkdtemp(prefix='nftdp-commit-live.')
-try:
-    if not T.is_root():
-        T.skip('SKIP: needs root')
-    cleanup()
-    main(tmp)
-finally:
-    cleanup()
-    shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(checks.report('commit-live'))
+T.run_root_test('commit-live', checks, main, cleanup)

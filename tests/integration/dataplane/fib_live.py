@@ -23,11 +23,9 @@ Each change's latency (the change to the first probe that shows it) is
 printed. Bounded: nftdp runs under timeout 60.
 """
 import os
-import shutil
 import socket
 import struct
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
@@ -207,13 +205,4 @@ def main(tmp):
           flush=True)
 
 
-tmp = tempfile.mkdtemp(prefix='nftdp-fib-live.')
-try:
-    if not T.is_root():
-        T.skip('SKIP: needs root')
-    cleanup()
-    main(tmp)
-finally:
-    cleanup()
-    shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(checks.report('fib-live'))
+T.run_root_test('fib-live', checks, main, cleanup)

@@ -14,10 +14,8 @@ on counting from there. Bounded: nftdp runs under timeout 60.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
@@ -159,13 +157,4 @@ def main(tmp):
         print(d.log()[-2000:])
 
 
-tmp = tempfile.mkdtemp(prefix='nftdp-meters-live.')
-try:
-    if not T.is_root():
-        T.skip('SKIP: needs root')
-    cleanup()
-    main(tmp)
-finally:
-    cleanup()
-    shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(checks.report('meters-live'))
+T.run_root_test('meters-live', checks, main, cleanup)

@@ -22,10 +22,8 @@ worker 1: they only meet if steering brings both to the owning shard.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
 import nftdp_test as T  # noqa: E402
@@ -175,13 +173,4 @@ def main(tmp):
           '%d of %d' % (moved, N_TCP))
 
 
-tmp = tempfile.mkdtemp(prefix='nftdp-steer-live.')
-try:
-    if not T.is_root():
-        T.skip('SKIP: needs root')
-    cleanup()
-    main(tmp)
-finally:
-    cleanup()
-    shutil.rmtree(tmp, ignore_errors=True)
-sys.exit(checks.report('steer-live'))
+T.run_root_test('steer-live', checks, main, cleanup)
