@@ -14,6 +14,7 @@
 #include <linux/if_packet.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
@@ -27,6 +28,7 @@
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/rtnetlink.h>
 
 #include "compat.h"
 
@@ -583,6 +585,69 @@ static const struct nftdp_vm_expr_ops tcpmss_ops = {
     .eval = tcpmss_eval,
 };
 
+/* ---- addrtype (xt_addrtype.c, rev 1, ipv4) ---- */
+
+struct addrtype_priv {
+	uint16_t source, dest;
+	uint32_t flags;
+};
+NFTDP_VM_PRIV_CHECK(struct addrtype_priv);
+
+static int addrtype_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_addrtype_info_v1 *i = par->info;
+	struct addrtype_priv *p = priv;
+
+	if (i->flags & (XT_ADDRTYPE_LIMIT_IFACE_IN | XT_ADDRTYPE_LIMIT_IFACE_OUT))
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "match addrtype: --limit-iface-in/out not supported by nftdp");
+	p->source = i->source;
+	p->dest = i->dest;
+	p->flags = i->flags;
+	return 0;
+}
+
+/* inet_dev_addr_type(net, NULL, addr): what the local table says of an
+ * address; anything it holds no route for is unicast */
+static unsigned int addr_type4(const struct nftdp_vm_ctx *ctx, uint32_t addr)
+{
+	const uint8_t *b = (const uint8_t *)&addr;
+	struct nftdp_vm_fib_route r;
+
+	if (addr == 0 || addr == 0xffffffffu)
+		return RTN_BROADCAST;
+	if ((b[0] & 0xf0) == 0xe0)
+		return RTN_MULTICAST;
+	if (ctx->fib_ops && ctx->fib_ops->route4(ctx->fib, addr, &r) &&
+	    (r.type == RTN_LOCAL || r.type == RTN_BROADCAST))
+		return r.type;
+	return RTN_UNICAST;
+}
+
+static void addrtype_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct addrtype_priv *p = (const void *)op->priv;
+	uint32_t a[2] = {0, 0};
+	bool ret = true;
+
+	nftdp_vm_copy_bits(pkt, pkt->nh_off + 12, a, 8);
+	if (p->source)
+		ret &= !!(p->source & (1u << addr_type4(ctx, a[0]))) ^
+		       !!(p->flags & XT_ADDRTYPE_INVERT_SOURCE);
+	if (ret && p->dest)
+		ret &= !!(p->dest & (1u << addr_type4(ctx, a[1]))) ^
+		       !!(p->flags & XT_ADDRTYPE_INVERT_DEST);
+	compat_match_result(regs, ret);
+}
+
+static const struct nftdp_vm_expr_ops addrtype_ops = {
+    .name = "match addrtype",
+    .size = sizeof(struct addrtype_priv),
+    .init = nftdp_vm_compat_match_init,
+    .eval = addrtype_eval,
+};
+
 /* clang-format off */
 const struct compat_ext nftdp_vm_compat_matches[] = {
     {"comment", 0, NFPROTO_UNSPEC, sizeof(struct xt_comment_info), HOOKS_ALL, NULL, 0, 0,
@@ -613,6 +678,8 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      icmp_check, &icmp_ops},
     {"tcpmss", 0, NFPROTO_UNSPEC, sizeof(struct xt_tcpmss_match_info), HOOKS_ALL, NULL,
      IPPROTO_TCP, 0, tcpmss_check, &tcpmss_ops},
+    {"addrtype", 1, NFPROTO_IPV4, sizeof(struct xt_addrtype_info_v1), HOOKS_ALL, NULL, 0, 0,
+     addrtype_check, &addrtype_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */
