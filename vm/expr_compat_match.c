@@ -171,7 +171,7 @@ static void conntrack_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 			statebit |= XT_CONNTRACK_STATE_SNAT;
 		if (status & IPS_DST_NAT)
 			statebit |= XT_CONNTRACK_STATE_DNAT;
-		if (!!(p->state_mask & statebit) ^ !!(p->invert_flags & XT_CONNTRACK_STATE)) {
+		if (!!(p->state_mask & statebit) ^ !(p->invert_flags & XT_CONNTRACK_STATE)) {
 			compat_match_result(regs, false);
 			return;
 		}
@@ -181,7 +181,7 @@ static void conntrack_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 		return;
 	}
 	if ((p->match_flags & XT_CONNTRACK_STATUS) &&
-	    (!!(p->status_mask & status) ^ !!(p->invert_flags & XT_CONNTRACK_STATUS))) {
+	    (!!(p->status_mask & status) ^ !(p->invert_flags & XT_CONNTRACK_STATUS))) {
 		compat_match_result(regs, false);
 		return;
 	}
