@@ -111,6 +111,7 @@ static const struct nftdp_vm_expr_ops connmark_ops = {
 
 struct conntrack_priv {
 	uint16_t match_flags, invert_flags, state_mask, status_mask;
+	bool state; /* the state match: its own untracked bit, no NAT bits */
 };
 NFTDP_VM_PRIV_CHECK(struct conntrack_priv);
 
@@ -141,18 +142,22 @@ static int state_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 	(void)cc;
 	p->match_flags = XT_CONNTRACK_STATE;
 	p->state_mask = (uint16_t)i->statemask;
+	p->state = true;
 	return 0;
 }
 
-/* XT_CONNTRACK_STATE_BIT(ctinfo) of the packet, as ct state reads it */
-static uint32_t ct_statebit(const struct nftdp_vm_pkt *pkt)
+/* XT_CONNTRACK_STATE_BIT(ctinfo) of the packet, as ct state reads it
+ * (the same bits as NF_CT_STATE_BIT); untracked is bit 6 for state
+ * (XT_STATE_UNTRACKED) but bit 8 for conntrack, whose bits 6 and 7 are
+ * SNAT and DNAT */
+static uint32_t ct_statebit(const struct nftdp_vm_pkt *pkt, uint32_t untracked)
 {
 	if (pkt->ct && pkt->ct_ops && pkt->ct_ops->state)
 		return pkt->ct_ops->state(pkt->ct);
 	if (pkt->ct_zone_dir)
 		return XT_STATE_BIT(IP_CT_NEW);
 	if (pkt->ct_untracked)
-		return XT_STATE_UNTRACKED;
+		return untracked;
 	return XT_STATE_INVALID;
 }
 
@@ -161,12 +166,16 @@ static void conntrack_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 {
 	const struct conntrack_priv *p = (const void *)op->priv;
 	bool tracked = pkt->ct && pkt->ct_ops;
-	uint32_t statebit = ct_statebit(pkt), status = 0;
+	uint32_t statebit =
+	    ct_statebit(pkt, p->state ? XT_STATE_UNTRACKED : XT_CONNTRACK_STATE_UNTRACKED);
+	uint32_t status = 0;
 
 	(void)ctx;
 	if (tracked)
 		pkt->ct_ops->get(pkt->ct, NFT_CT_STATUS, IP_CT_DIR_ORIGINAL, &status, 4);
 	if (p->match_flags & XT_CONNTRACK_STATE) {
+		if (p->state)
+			status = 0; /* state_mt has no NAT bits */
 		if (status & IPS_SRC_NAT)
 			statebit |= XT_CONNTRACK_STATE_SNAT;
 		if (status & IPS_DST_NAT)

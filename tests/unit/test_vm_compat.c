@@ -32,6 +32,7 @@
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 
@@ -333,6 +334,21 @@ static void test_conntrack_and_marks(void **state)
 	assert_int_equal(add(w, d, -1, false, MT("conntrack", 3, inv), NF_DROP), 0);
 	assert_int_equal(RUN(w, d, tcp4(&t, 1)), NF_DROP);
 	assert_int_equal(add(w, d, -1, false, MT("conntrack", 3, other), -1), -EOPNOTSUPP);
+
+	/* untracked: bit 8 for conntrack, bit 6 for state (where conntrack
+	 * has SNAT) */
+	struct xt_conntrack_mtinfo3 unt = {.match_flags = XT_CONNTRACK_STATE,
+					   .state_mask = XT_CONNTRACK_STATE_UNTRACKED};
+	struct xt_state_info sunt = {.statemask = XT_STATE_UNTRACKED};
+	struct nftdp_vm_chain *u = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *v = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, u, -1, false, MT("conntrack", 3, unt), NF_DROP), 0);
+	assert_int_equal(add(w, v, -1, false, MT("state", 0, sunt), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct_untracked = true;
+	assert_int_equal(RUN(w, u, p), NF_DROP);
+	assert_int_equal(RUN(w, v, p), NF_DROP);
+	assert_int_equal(RUN(w, u, tcp4(&t, 1)), NF_ACCEPT);
 
 	/* MARK --set-xmark 0x5/0xff, CONNMARK --save-mark, then -m connmark */
 	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
