@@ -209,11 +209,13 @@ static int compat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	if (!x)
 		return cc->err && cc->err->err ? cc->err->err : -EINVAL;
 	info = nftnl_expr_get(e, a_info, &len);
-	if (cc->rule && nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_PROTO)) {
+	if (cc->rule && (nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_PROTO) ||
+			 nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_FLAGS))) {
 		uint32_t flags = nftnl_rule_get_u32(cc->rule, NFTNL_RULE_COMPAT_FLAGS);
 
-		/* nft_parse_compat */
-		if (!nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_FLAGS) ||
+		/* nft_parse_compat: both attributes, known flags */
+		if (!nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_PROTO) ||
+		    !nftnl_rule_is_set(cc->rule, NFTNL_RULE_COMPAT_FLAGS) ||
 		    (flags & ~NFT_RULE_COMPAT_F_MASK))
 			return nftdp_vm_errf(cc, -EINVAL, "%s %s: bad rule compat flags", kind,
 					     x->name);
