@@ -132,6 +132,16 @@ int nftdp_vm_compat_revision(uint8_t family, const char *name, uint32_t rev, boo
 	return have ? best : -EPROTONOSUPPORT;
 }
 
+int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bool target)
+{
+	const struct compat_ext *x;
+	bool known;
+
+	x = find(target ? nftdp_vm_compat_targets : nftdp_vm_compat_matches, name, rev, family,
+		 &known);
+	return x ? x->size : -ENOENT;
+}
+
 static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 				       bool target)
 {
