@@ -8,13 +8,17 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h> /* before libnftnl: it uses FILE */
+#include <stdlib.h>
 #include <string.h>
 
 #include <libmnl/libmnl.h>
+#include <libnftnl/expr.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables_compat.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_compat.h>
+#include <linux/netfilter/x_tables.h>
 #include <linux/netlink.h>
 
 #include "control_priv.h"
@@ -55,6 +59,44 @@ static int parse(const struct nlmsghdr *nlh, const struct nlattr *tb[NFTA_COMPAT
 		tb[type] = a;
 	}
 	return 0;
+}
+
+void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family)
+{
+	const char *kind = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+	bool target = kind && strcmp(kind, "target") == 0;
+	uint16_t a_info = target ? NFTNL_EXPR_TG_INFO : NFTNL_EXPR_MT_INFO;
+	const uint8_t *info;
+	uint32_t len = 0;
+	size_t aligned;
+	uint8_t *copy;
+	int size;
+
+	if (!target && (!kind || strcmp(kind, "match") != 0))
+		return;
+	if (!nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME) || !nftnl_expr_is_set(e, NFTNL_EXPR_MT_REV))
+		return; /* TG_NAME and TG_REV are the same attributes */
+	size = nftdp_vm_compat_info_size(family, nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
+					 nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV), target);
+	info = nftnl_expr_get(e, a_info, &len);
+	if (size < 0 || info == NULL || len < (uint32_t)size)
+		return; /* refused at commit */
+	/* match_compat_from_user: matchsize bytes, zero padding to XT_ALIGN;
+	 * the dump puts XT_ALIGN(matchsize) bytes */
+	aligned = XT_ALIGN((size_t)size);
+	if (len == aligned) {
+		size_t i;
+
+		for (i = (size_t)size; i < aligned && info[i] == 0; i++)
+			;
+		if (i == aligned)
+			return;
+	}
+	copy = calloc(1, aligned);
+	if (copy == NULL)
+		return;
+	memcpy(copy, info, (size_t)size);
+	nftnl_expr_set(e, a_info, copy, (uint32_t)aligned); /* libnftnl owns copy */
 }
 
 int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,

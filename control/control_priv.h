@@ -104,6 +104,10 @@ int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct
  * answered straight to s; 0 (ack if asked) or -errno, *bad the attribute. */
 int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		   const struct nlattr **bad);
+/* A match or target expression of a new rule: its info as the kernel keeps
+ * and dumps it (the extension's size, zero-padded to XT_ALIGN). */
+struct nftnl_expr;
+void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family);
 /* ctnetlink_fill_info: the IPCTNL_MSG_CT_NEW message of one entry into buf
  * (1024 bytes); returns its length. */
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
