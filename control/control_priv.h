@@ -100,6 +100,14 @@ struct nftdp_ct_event;
  * NLMSG_DONE: no ack) or -errno for the error ack, *bad the attribute. */
 int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		      const struct nlattr **bad);
+/* One request of subsystem NFT_COMPAT (compat.c): a revision query,
+ * answered straight to s; 0 (ack if asked) or -errno, *bad the attribute. */
+int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		   const struct nlattr **bad);
+/* A match or target expression of a new rule: its info as the kernel keeps
+ * and dumps it (the extension's size, zero-padded to XT_ALIGN). */
+struct nftnl_expr;
+void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family);
 /* ctnetlink_fill_info: the IPCTNL_MSG_CT_NEW message of one entry into buf
  * (1024 bytes); returns its length. */
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,

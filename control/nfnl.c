@@ -477,6 +477,10 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 				goto next;
 			goto ack;
 		}
+		if ((type >> 8) == NFNL_SUBSYS_NFT_COMPAT) {
+			err = ctl_compat_rcv(ctl, s, nlh, &m.bad_attr);
+			goto ack;
+		}
 		if ((type >> 8) != NFNL_SUBSYS_NFTABLES) {
 			err = (type >> 8) >= NFNL_SUBSYS_COUNT ? -EINVAL : -EOPNOTSUPP;
 			goto ack;

@@ -399,6 +399,7 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 	err = expr_init_check(e, t->family);
 	if (err < 0)
 		return err;
+	ctl_compat_store_info(e, t->family);
 	if (strcmp(name, "immediate") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_IMM_VERDICT)) {
 		int32_t v = (int32_t)nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT);
 		struct ctl_chain *c;

@@ -42,6 +42,7 @@ static void on_signal(int sig)
 struct opts {
 	const char *socket_path;
 	const char *ruleset;
+	const char *iptables; /* --iptables-restore: an iptables-restore file */
 	const char *ifname[RTE_MAX_ETHPORTS];
 	bool flowtables;
 	bool control_only;
@@ -76,6 +77,8 @@ static void usage(const char *prog)
 	    "usage: %s [EAL args] -- [options]\n"
 	    "  --socket PATH       control socket (default /run/nftdp/nfnetlink.sock)\n"
 	    "  --ruleset FILE      load FILE with nft through the control socket at start\n"
+	    "  --iptables-restore FILE  load FILE with iptables-nft-restore (ip6tables-nft-\n"
+	    "                      restore for FILE ending in .v6) at start, after --ruleset\n"
 	    "  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
 	    "  --flowtables        accept flowtables (the reference kernel has none)\n"
 	    "  --control-only      store rulesets without compiling them for the workers\n"
@@ -138,6 +141,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 	    {"socket", required_argument, NULL, 's'},
 	    {"ruleset", required_argument, NULL, 'r'},
+	    {"iptables-restore", required_argument, NULL, 'I'},
 	    {"ifname", required_argument, NULL, 'i'},
 	    {"flowtables", no_argument, NULL, 'F'},
 	    {"control-only", no_argument, NULL, 'C'},
@@ -174,6 +178,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->ruleset = optarg;
+			break;
+		case 'I':
+			o->iptables = optarg;
 			break;
 		case 'i': {
 			char *eq = strchr(optarg, '=');
@@ -657,6 +664,21 @@ int main(int argc, char **argv)
 	if (o.ruleset && run_nft(ctl, o.socket_path, NULL, "-f", o.ruleset, NULL) < 0) {
 		fprintf(stderr, "nftdp: loading ruleset %s failed\n", o.ruleset);
 		goto out_ctl;
+	}
+	if (o.iptables) {
+		size_t n = strlen(o.iptables);
+		bool v6 = n > 3 && strcmp(o.iptables + n - 3, ".v6") == 0;
+
+		/* nftdp-nft runs $NFTDP_NFT instead of nft */
+		setenv("NFTDP_NFT",
+		       v6 ? "/usr/sbin/ip6tables-nft-restore" : "/usr/sbin/iptables-nft-restore",
+		       1);
+		ret = run_nft(ctl, o.socket_path, NULL, o.iptables, NULL, NULL);
+		unsetenv("NFTDP_NFT");
+		if (ret < 0) {
+			fprintf(stderr, "nftdp: loading %s failed\n", o.iptables);
+			goto out_ctl;
+		}
 	}
 
 	{

@@ -548,6 +548,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	    .st = st,
 	    .err = err,
 	    .expr_name = "rule",
+	    .rule = rule,
 	};
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
@@ -613,11 +614,13 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		}
 		op->flow = op_flow_level(op);
 		chain->n_ops++;
-		uses_ct |= expr_uses_ct(cc.expr_name);
+		uses_ct |= expr_uses_ct(cc.expr_name) || nftdp_vm_compat_uses_ct(e);
 		uses_fib |= strcmp(cc.expr_name, "fib") == 0;
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
 		/* the same test as for a regular chain: state any packet moves */
 		order_state |= expr_shares_state(cc.expr_name, e, false);
+		shares_state |= nftdp_vm_compat_logs(e);
+		order_state |= nftdp_vm_compat_logs(e);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {

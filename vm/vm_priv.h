@@ -272,6 +272,7 @@ struct nftdp_vm_cctx {
 	uint64_t handle;
 	uint32_t expr_index;
 	const char *expr_name;
+	const struct nftnl_rule *rule; /* NFTA_RULE_COMPAT for match/target */
 };
 
 /* ---- stateful arena ---- */
@@ -504,6 +505,10 @@ uint32_t nftdp_vm_jhash(const void *key, uint32_t length, uint32_t initval);
 /* registry (expr.c) */
 const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 
+/* expr_compat.c: a match or target that needs conntrack, a LOG target */
+bool nftdp_vm_compat_uses_ct(const struct nftnl_expr *e);
+bool nftdp_vm_compat_logs(const struct nftnl_expr *e);
+
 /* one expression type per line */
 /* clang-format off */
 #define NFTDP_VM_EXPR_TYPES(X) \
@@ -537,7 +542,9 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 	X(rt) \
 	X(xfrm) \
 	X(socket) \
-	X(fib)
+	X(fib) \
+	X(match) \
+	X(target)
 /* clang-format on */
 
 #define X(n) extern const struct nftdp_vm_expr_type nftdp_vm_expr_##n;

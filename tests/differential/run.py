@@ -390,7 +390,10 @@ def run_tester(work, recipe, prefix):
 def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
-        nsx(NS_DUT, 'nft', '-f', case + '.nft')
+        if is_iptables(case):
+            nsx(NS_DUT, restore_tool(case), ruleset_file(case))
+        else:
+            nsx(NS_DUT, 'nft', '-f', case + '.nft')
         mon = trace_start(NS_DUT, ['nft'], None, work, 'kernel') if traced(recipe) else None
         run_tester(work, recipe, 'kernel')
         if mon:
@@ -536,7 +539,7 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=(), recipe=None, fr
         prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' % (i, rx[p], out[p])
                  for i, p in enumerate(('dp0', 'dp1'))], log_level=None)
     argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
-            '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
+            '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
     if burst:
         argv += ['--burst', str(burst)]
@@ -597,7 +600,7 @@ def nftdp_argv(build, case, work):
     """nftdp's options common to both modes: wire, router, names, addresses,
     the ruleset, and the listing at exit."""
     argv = ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
-            '--ifname', '0=dp0', '--ifname', '1=dp1', '--ruleset', case + '.nft',
+            '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
             '--listing-json', os.path.join(work, 'after.json'),
             '--stats-json', os.path.join(work, 'stats.json')]
     if has_option(build, b'ifaddr'):
@@ -796,8 +799,33 @@ def check_expectation(recipe, kernel):
 
 # ---------------------------------------------------------------- driver
 
+def is_iptables(case):
+    """A case whose ruleset is an iptables-restore file (.v4 or .v6),
+    loaded with iptables-nft-restore on both sides (docs/iptables.md)."""
+    return not os.path.exists(case + '.nft')
+
+
+def ruleset_file(case):
+    for ext in ('.nft', '.v4', '.v6'):
+        if os.path.exists(case + ext):
+            return case + ext
+    raise RuntimeError('no ruleset for ' + case)
+
+
+def restore_tool(case):
+    return 'ip6tables-nft-restore' if ruleset_file(case).endswith('.v6') else 'iptables-nft-restore'
+
+
+def ruleset_args(case):
+    """nftdp's option that loads the case's ruleset at start."""
+    if is_iptables(case):
+        return ['--iptables-restore', ruleset_file(case)]
+    return ['--ruleset', case + '.nft']
+
+
 def list_cases(case_dir, names):
-    all_cases = sorted(f[:-4] for f in os.listdir(case_dir) if f.endswith('.nft'))
+    all_cases = sorted(f[:-len(os.path.splitext(f)[1])] for f in os.listdir(case_dir)
+                       if os.path.splitext(f)[1] in ('.nft', '.v4', '.v6'))
     if not names:
         return all_cases
     return [c for c in all_cases if any(c.startswith(n) for n in names)]

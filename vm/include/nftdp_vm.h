@@ -625,6 +625,22 @@ int nftdp_vm_chain_create(const struct nftdp_vm_chain_desc *desc, struct nftdp_v
 			  struct nftdp_vm_chain **out);
 
 /**
+ * xt_find_revision for the xtables extensions the match and target
+ * expressions run (NFNL_MSG_COMPAT_GET): family NFPROTO_IPV4 or _IPV6.
+ * @return the best revision of name, -EPROTONOSUPPORT if rev is not one of
+ *   its revisions, -ENOENT if nftdp runs no extension of that name.
+ * Control-path; thread-safe (reads constant tables).
+ */
+int nftdp_vm_compat_revision(uint8_t family, const char *name, uint32_t rev, bool target);
+
+/**
+ * The size of the info (matchsize / targetsize, unaligned) of an extension
+ * the match and target expressions run, -ENOENT for any other.
+ * Control-path; thread-safe.
+ */
+int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bool target);
+
+/**
  * Compile one rule and append it to chain. Stateful expressions get slots in
  * st keyed by (family, table, rule handle, expression index), so a rule
  * compiled again in a later generation keeps its counters.

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The match and target expressions (vm/expr_compat*.c): the generic
+ * xt_check_match/target checks (info size, table, hooks, protocol) and the
+ * extensions' own checks with the kernel's errnos, what each extension
+ * does to a packet, refusals that name the extension, and the revision
+ * answers of nftdp_vm_compat_revision.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connmark.h>
+#include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_iprange.h>
+#include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_mark.h>
+#include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_state.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
+
+#include "nft_build.h"
+#include "nftdp_vm.h"
+
+struct world {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *chains[16];
+	int n;
+	struct nftdp_vm_resolver res;
+	struct nftdp_vm_ctx ctx;
+	struct nftdp_vm_error err;
+};
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+
+	assert_int_equal(nftdp_vm_state_create(&cfg, &w->st), 0);
+	nftdp_vm_state_gen_begin(w->st);
+	w->ctx.state = w->st;
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+
+	for (int i = 0; i < w->n; i++)
+		nftdp_vm_chain_destroy(w->chains[i]);
+	nftdp_vm_state_destroy(w->st);
+	free(w);
+	return 0;
+}
+
+static struct nftdp_vm_chain *chain(struct world *w, const char *table, uint8_t hook)
+{
+	struct nftdp_vm_chain_desc d = {
+	    .family = NFPROTO_IPV4,
+	    .table = table,
+	    .name = "c",
+	    .base = true,
+	    .hook = hook,
+	    .policy = NF_ACCEPT,
+	    .chain_id = (uint32_t)w->n,
+	};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+static struct nftnl_expr *xt(const char *kind, const char *name, uint32_t rev, const void *info,
+			     uint32_t len)
+{
+	bool tg = strcmp(kind, "target") == 0;
+	struct nftnl_expr *e = ex(kind);
+
+	nftnl_expr_set_str(e, tg ? NFTNL_EXPR_TG_NAME : NFTNL_EXPR_MT_NAME, name);
+	nftnl_expr_set_u32(e, tg ? NFTNL_EXPR_TG_REV : NFTNL_EXPR_MT_REV, rev);
+	void *copy = malloc(len);
+
+	/* libnftnl keeps (and frees) the info buffer it is given */
+	memcpy(copy, info, len);
+	nftnl_expr_set(e, tg ? NFTNL_EXPR_TG_INFO : NFTNL_EXPR_MT_INFO, copy, len);
+	return e;
+}
+
+#define MT(name, rev, info) xt("match", name, rev, &(info), XT_ALIGN(sizeof(info)))
+#define TG(name, rev, info) xt("target", name, rev, &(info), XT_ALIGN(sizeof(info)))
+
+/* a rule of e (and verdict v when v >= 0) with -p proto (0: none) */
+static int add(struct world *w, struct nftdp_vm_chain *c, int proto, bool inv, struct nftnl_expr *e,
+	       int v)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	int rc;
+
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 1);
+	if (proto >= 0) {
+		nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_PROTO, (uint32_t)proto);
+		nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_FLAGS, inv ? NFT_RULE_COMPAT_F_INV : 0);
+	}
+	nftnl_rule_add_expr(r, e);
+	if (v >= 0)
+		nftnl_rule_add_expr(r, verdict(v, NULL));
+	memset(&w->err, 0, sizeof(w->err));
+	rc = nftdp_vm_chain_add_rule(c, r, &w->res, w->st, &w->err);
+	nftnl_rule_free(r);
+	return rc;
+}
+
+struct tpkt {
+	uint8_t buf[128];
+	struct nftdp_vm_pkt pkt;
+};
+
+/* IPv4 TCP 10.0.0.1:1234 -> 10.0.0.2:dport, 40 bytes, behind ethernet */
+static struct nftdp_vm_pkt *tcp4(struct tpkt *t, uint16_t dport)
+{
+	static const uint8_t hdr[] = {
+	    0, 1, 2, 3, 4,  5, 6, 7, 8,	 9, 10,	  11,	0x08, 0x00, 0x45, 0, 0,	   40,
+	    0, 1, 0, 0, 64, 6, 0, 0, 10, 0, 0,	  1,	10,   0,    0,	  2, 0x04, 0xd2,
+	    0, 0, 0, 0, 0,  1, 0, 0, 0,	 0, 0x50, 0x02, 0xff, 0xff, 0,	  0, 0,	   0,
+	};
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, hdr, sizeof(hdr));
+	t->buf[36] = (uint8_t)(dport >> 8);
+	t->buf[37] = (uint8_t)dport;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, sizeof(hdr), 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+#define RUN(w, c, p) nftdp_vm_run_chain((c), (p), &(w)->ctx)
+
+static void test_revisions(void **state)
+{
+	(void)state;
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "conntrack", 3, false), 3);
+	/* the kernel has conntrack 1..3: rev 1 is known, the best is 3 */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "conntrack", 1, false), 3);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "conntrack", 7, false),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "nosuch", 0, false), -ENOENT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "tcp", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REJECT", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "icmp", 0, false), -ENOENT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "icmp6", 0, false), 0);
+	/* a match name is not a target */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "comment", 0, true), -ENOENT);
+}
+
+static void test_generic_checks(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	struct xt_comment_info ci = {"hello"};
+	struct xt_multiport_v1 mp = {.flags = XT_MULTIPORT_DESTINATION, .count = 1, .ports = {80}};
+	struct ipt_icmp ic = {.type = 8, .code = {0, 0xff}};
+	struct ipt_reject_info rj = {.with = IPT_TCP_RESET};
+	uint8_t big[300] = {0};
+
+	assert_int_equal(add(w, c, -1, false, MT("comment", 0, ci), NF_ACCEPT), 0);
+	/* info of the wrong size: EINVAL (too short fails at select) */
+	assert_int_equal(add(w, c, -1, false, xt("match", "comment", 0, big, 300), -1), -EINVAL);
+	assert_int_equal(add(w, c, -1, false, xt("match", "comment", 0, big, 8), -1), -EINVAL);
+	/* multiport needs -p tcp/udp..., not inverted */
+	assert_int_equal(add(w, c, -1, false, MT("multiport", 1, mp), -1), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, true, MT("multiport", 1, mp), -1), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("multiport", 1, mp), NF_DROP), 0);
+	/* icmp: protocol icmp only */
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("icmp", 0, ic), -1), -EINVAL);
+	ic.invflags = 0x80;
+	assert_int_equal(add(w, c, IPPROTO_ICMP, false, MT("icmp", 0, ic), -1), -EINVAL);
+	/* REJECT tcp-reset needs -p tcp; filter table only; its hooks only */
+	assert_int_equal(add(w, c, -1, false, TG("REJECT", 0, rj), -1), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("REJECT", 0, rj), -1), 0);
+	assert_int_equal(add(w, chain(w, "mangle", NF_INET_LOCAL_IN), IPPROTO_TCP, false,
+			     TG("REJECT", 0, rj), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, chain(w, "filter", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
+			     TG("REJECT", 0, rj), -1),
+			 -EINVAL);
+	/* rule compat flags other than INV */
+	{
+		struct nftnl_rule *r = nftnl_rule_alloc();
+
+		nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_PROTO, IPPROTO_TCP);
+		nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_FLAGS, 4);
+		nftnl_rule_add_expr(r, MT("comment", 0, ci));
+		assert_int_equal(nftdp_vm_chain_add_rule(c, r, &w->res, w->st, &w->err), -EINVAL);
+		nftnl_rule_free(r);
+	}
+}
+
+static void test_refused_names_extension(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	uint8_t info[64] = {0};
+
+	assert_int_equal(add(w, c, -1, false, xt("match", "recent", 0, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "recent"));
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, xt("target", "TCPMSS", 0, info, 8), -1),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "TCPMSS"));
+	/* the standard target is no target */
+	assert_int_equal(add(w, c, -1, false, xt("target", "", 0, info, 8), -1), -EINVAL);
+}
+
+static void test_matches(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	struct xt_multiport_v1 mp = {.flags = XT_MULTIPORT_DESTINATION,
+				     .count = 3,
+				     .ports = {22, 100, 200},
+				     .pflags = {0, 1}};
+	struct xt_length_info len = {.min = 40, .max = 40};
+	struct xt_iprange_mtinfo ipr = {.flags = IPRANGE_SRC};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("multiport", 1, mp), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 150)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 201)), NF_ACCEPT);
+
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, d, -1, false, MT("length", 0, len), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4(&t, 1)), NF_DROP);
+	len.invert = 1;
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, e, -1, false, MT("length", 0, len), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, tcp4(&t, 1)), NF_ACCEPT);
+
+	/* 10.0.0.1 in 10.0.0.0-10.0.0.9 */
+	inet_pton(AF_INET, "10.0.0.0", &ipr.src_min.in);
+	inet_pton(AF_INET, "10.0.0.9", &ipr.src_max.in);
+	struct nftdp_vm_chain *f = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, f, -1, false, MT("iprange", 1, ipr), NF_DROP), 0);
+	assert_int_equal(RUN(w, f, tcp4(&t, 1)), NF_DROP);
+	inet_pton(AF_INET, "10.0.0.2", &ipr.src_min.in);
+	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, g, -1, false, MT("iprange", 1, ipr), NF_DROP), 0);
+	assert_int_equal(RUN(w, g, tcp4(&t, 1)), NF_ACCEPT);
+}
+
+struct fake_ct {
+	uint32_t mark, state;
+};
+
+static bool fct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	const struct fake_ct *f = ct;
+
+	(void)dir;
+	if (key == NFT_CT_MARK && len == 4) {
+		memcpy(dest, &f->mark, 4);
+		return true;
+	}
+	if (key == NFT_CT_STATUS && len == 4) {
+		memset(dest, 0, 4);
+		return true;
+	}
+	return false;
+}
+
+static void fct_set(void *ct, uint32_t key, int dir, const void *src, uint32_t len)
+{
+	struct fake_ct *f = ct;
+
+	(void)dir;
+	if (key == NFT_CT_MARK && len == 4)
+		memcpy(&f->mark, src, 4);
+}
+
+static uint32_t fct_state(const void *ct)
+{
+	return ((const struct fake_ct *)ct)->state;
+}
+
+static const struct nftdp_vm_ct_ops fct_ops = {fct_get, fct_set, fct_state};
+
+static void test_conntrack_and_marks(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct xt_conntrack_mtinfo3 ctm = {.match_flags =
+					       XT_CONNTRACK_STATE | XT_CONNTRACK_STATE_ALIAS,
+					   .state_mask = XT_CONNTRACK_STATE_BIT(IP_CT_ESTABLISHED) |
+							 XT_CONNTRACK_STATE_BIT(IP_CT_RELATED)};
+	struct xt_conntrack_mtinfo3 inv = {.match_flags = XT_CONNTRACK_STATE,
+					   .state_mask = XT_CONNTRACK_STATE_INVALID};
+	struct xt_conntrack_mtinfo3 other = {.match_flags = XT_CONNTRACK_ORIGSRC};
+	struct xt_mark_tginfo2 mk = {.mark = 0x5, .mask = 0xff};
+	struct xt_connmark_tginfo2 save = {
+	    .ctmask = 0xffffffff, .nfmask = 0xffffffff, .mode = XT_CONNMARK_SAVE};
+	struct xt_connmark_mtinfo1 cm = {.mark = 0x1205, .mask = 0xffffffff};
+	struct fake_ct f = {.mark = 0, .state = XT_CONNTRACK_STATE_BIT(IP_CT_ESTABLISHED)};
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	assert_int_equal(add(w, c, -1, false, MT("conntrack", 3, ctm), NF_DROP), 0);
+	/* no connection: invalid, not established */
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	p->ct = &f;
+	p->ct_ops = &fct_ops;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, d, -1, false, MT("conntrack", 3, inv), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(add(w, d, -1, false, MT("conntrack", 3, other), -1), -EOPNOTSUPP);
+
+	/* untracked: bit 8 for conntrack, bit 6 for state (where conntrack
+	 * has SNAT) */
+	struct xt_conntrack_mtinfo3 unt = {.match_flags = XT_CONNTRACK_STATE,
+					   .state_mask = XT_CONNTRACK_STATE_UNTRACKED};
+	struct xt_state_info sunt = {.statemask = XT_STATE_UNTRACKED};
+	struct nftdp_vm_chain *u = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *v = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, u, -1, false, MT("conntrack", 3, unt), NF_DROP), 0);
+	assert_int_equal(add(w, v, -1, false, MT("state", 0, sunt), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct_untracked = true;
+	assert_int_equal(RUN(w, u, p), NF_DROP);
+	assert_int_equal(RUN(w, v, p), NF_DROP);
+	assert_int_equal(RUN(w, u, tcp4(&t, 1)), NF_ACCEPT);
+
+	/* MARK --set-xmark 0x5/0xff, CONNMARK --save-mark, then -m connmark */
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, e, -1, false, TG("MARK", 2, mk), -1), 0);
+	assert_int_equal(add(w, e, -1, false, TG("CONNMARK", 2, save), -1), 0);
+	assert_int_equal(add(w, e, -1, false, MT("connmark", 1, cm), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->mark = 0x1234;
+	p->ct = &f;
+	p->ct_ops = &fct_ops;
+	assert_int_equal(RUN(w, e, p), NF_DROP);
+	assert_int_equal(p->mark, 0x1205);
+	assert_int_equal(f.mark, 0x1205);
+	(void)cm;
+}
+
+static void test_targets_become_native(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	struct ipt_reject_info rj = {.with = IPT_ICMP_HOST_PROHIBITED};
+	struct xt_log_info lg = {.level = 4, .prefix = "drop: "};
+	struct xt_ct_target_info_v1 nt = {.flags = XT_CT_NOTRACK | XT_CT_NOTRACK_ALIAS};
+	struct xt_ct_target_info_v1 zone = {.zone = 1};
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	assert_int_equal(add(w, c, -1, false, TG("LOG", 0, lg), -1), 0);
+	assert_int_equal(add(w, c, -1, false, TG("REJECT", 0, rj), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	assert_true(p->out.reject);
+	assert_int_equal(p->out.reject_icmp_type, 3);
+	assert_int_equal(p->out.reject_code, 10);
+	lg.prefix[29] = 'x';
+	assert_int_equal(add(w, c, -1, false, TG("LOG", 0, lg), -1), -EINVAL);
+	lg.prefix[29] = 0;
+	lg.level = 8;
+	assert_int_equal(add(w, c, -1, false, TG("LOG", 0, lg), -1), -EINVAL);
+
+	struct nftdp_vm_chain *r = chain(w, "raw", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
+	assert_true(p->ct_untracked);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, zone), -1), -EOPNOTSUPP);
+	nt.flags = 0x100;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), -EINVAL);
+	/* CT belongs to the raw table */
+	nt.flags = XT_CT_NOTRACK;
+	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_revisions),
+	    cmocka_unit_test_setup_teardown(test_generic_checks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_targets_become_native, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The xtables extensions the match and target expressions run
+ * (expr_compat.c), one table entry per (name, revision, family) as
+ * x_tables.c registers them. expr_compat_match.c and expr_compat_target.c
+ * fill the tables; expr_compat.c does what nft_compat.c and
+ * xt_check_match/xt_check_target do before an extension's own check.
+ */
+#ifndef NFTDP_VM_COMPAT_H
+#define NFTDP_VM_COMPAT_H
+
+#include "vm_priv.h"
+
+/* what xt_mtchk_param / xt_tgchk_param give checkentry */
+struct compat_par {
+	const void *info; /* XT_ALIGN(size) bytes, as sent */
+	uint8_t family;	  /* NFPROTO_IPV4 / NFPROTO_IPV6 */
+	uint16_t proto;	  /* NFTA_RULE_COMPAT_PROTO (ipt_entry.ip.proto) */
+	bool inv_proto;	  /* NFT_RULE_COMPAT_F_INV */
+	uint32_t hook_mask;
+};
+
+struct compat_ext {
+	const char *name;
+	uint8_t rev;
+	uint8_t family;	   /* NFPROTO_UNSPEC: both */
+	uint16_t size;	   /* matchsize / targetsize (unaligned) */
+	uint32_t hooks;	   /* 0: any */
+	const char *table; /* NULL: any */
+	uint16_t proto;	   /* 0: any */
+	uint8_t flags;	   /* COMPAT_F_* */
+	/* checkentry, and the op's priv from the info; NULL: nothing */
+	int (*check)(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+	const struct nftdp_vm_expr_ops *ops;
+};
+
+#define COMPAT_F_CT 0x01  /* needs connection tracking (nf_ct_netns_get) */
+#define COMPAT_F_LOG 0x02 /* writes log lines: shares state, as log does */
+
+#define COMPAT_HOOK(h) (1u << (h))
+
+/* every extension's init: the generic checks, then its check() */
+int nftdp_vm_compat_match_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv);
+int nftdp_vm_compat_target_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv);
+
+/* a match's result: false breaks the rule (nft_match_eval) */
+static inline void compat_match_result(struct nftdp_vm_regs *regs, bool ret)
+{
+	if (!ret)
+		regs->verdict.code = NFT_BREAK;
+}
+
+/* check() of a target that runs as another expression (REJECT as reject,
+ * LOG as log): init that expression from attributes of ours and make the
+ * op that one (its ops, eval), as if the rule had carried it */
+int nftdp_vm_compat_become(struct nftdp_vm_cctx *cc, void *priv,
+			   const struct nftdp_vm_expr_type *type, struct nftnl_expr *e);
+
+extern const struct compat_ext nftdp_vm_compat_matches[];
+extern const struct compat_ext nftdp_vm_compat_targets[];
+
+#endif
