@@ -121,6 +121,7 @@ struct ct_policy {
 struct ct_help {
 	uint32_t seq_aft_nl[2][2]; /* ftp: sequence numbers just after a \n, per direction */
 	uint8_t seq_aft_nl_num[2];
+	uint8_t master_helper; /* IPS_EXPECTED: the master's helper (`ct helper`) */
 	uint16_t master_shard; /* IPS_EXPECTED: the master (shard, index, id) */
 	uint32_t master_idx, master_id;
 };

@@ -62,11 +62,15 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		return true;
 	}
 	case NFT_CT_HELPER: {
-		/* the helper's name, NUL-padded to NF_CT_HELPER_NAME_LEN */
-		const char *name = nftdp_ct_helper_name(e->helper);
+		/* nft_ct_get_eval: the helper of ct->master, NUL-padded to
+		 * NF_CT_HELPER_NAME_LEN; so only an expected connection has one */
+		const char *name =
+		    (e->status & IPS_EXPECTED)
+			? nftdp_ct_helper_name(e->shard->help[e - e->shard->entries].master_helper)
+			: NULL;
 
 		if (!name)
-			return false; /* no helper: the kernel breaks */
+			return false; /* no master or no helper: the kernel breaks */
 		memset(dest, 0, len);
 		memcpy(dest, name, strlen(name) < len ? strlen(name) : len);
 		return true;

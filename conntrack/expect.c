@@ -308,6 +308,7 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			e->secmark = c.secmark;
 			h = &s->help[e - s->entries];
 			memset(h, 0, sizeof(*h));
+			h->master_helper = c.helper;
 			h->master_shard = c.master_shard;
 			h->master_idx = c.master_idx;
 			h->master_id = c.master_id;

@@ -195,9 +195,9 @@ static void test_ftp_passive(void **state)
 	ctl = open_ctl(en, &f, &ftp_h);
 	assert_int_equal(ctl->helper, NFTDP_VM_CT_HELPER_FTP);
 	assert_true(ctl->status & IPS_HELPER);
-	assert_true(nftdp_ct_vm_ops.get((void *)((uintptr_t)ctl | IP_CT_ESTABLISHED), NFT_CT_HELPER,
-					0, name, sizeof(name)));
-	assert_string_equal(name, "ftp");
+	/* `ct helper` reads the master's helper: the control connection has none */
+	assert_false(nftdp_ct_vm_ops.get((void *)((uintptr_t)ctl | IP_CT_ESTABLISHED),
+					 NFT_CT_HELPER, 0, name, sizeof(name)));
 	/* the first line each way only sets the line tracking */
 	assert_int_equal(say(en, &f, 1, "220 227 (192,0,2,10,4,1)\r\n"), NF_ACCEPT);
 	assert_int_equal(en->s->st.expect_create, 0);
@@ -211,6 +211,9 @@ static void test_ftp_passive(void **state)
 	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 40001, 50000, &d), ST_RELATED);
 	assert_true(d->status & IPS_EXPECTED);
 	assert_int_equal(en->s->help[d - en->s->entries].master_id, ctl->id);
+	assert_true(nftdp_ct_vm_ops.get((void *)((uintptr_t)d | IP_CT_RELATED), NFT_CT_HELPER, 0,
+					name, sizeof(name)));
+	assert_string_equal(name, "ftp");
 	/* its reply, then it is established */
 	{
 		struct tflow g = {false, "10.0.0.2", "192.0.2.10", 40001, 50000, 7001, 9000};
