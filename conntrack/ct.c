@@ -753,6 +753,8 @@ repeat:
 	if (new && !(e->status & IPS_DYING)) {
 		hash_link(s, e);
 		s->st.new_++;
+		if (e->status & IPS_EXPECTED) /* init_conntrack's exp->expectfn */
+			nftdp_ct_expect_nat_follow(s, e);
 	}
 	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
 		e->status |= IPS_SEEN_REPLY;

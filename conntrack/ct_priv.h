@@ -122,7 +122,10 @@ struct ct_help {
 	uint32_t seq_aft_nl[2][2]; /* ftp: sequence numbers just after a \n, per direction */
 	uint8_t seq_aft_nl_num[2];
 	uint8_t master_helper; /* IPS_EXPECTED: the master's helper (`ct helper`) */
-	uint16_t master_shard; /* IPS_EXPECTED: the master (shard, index, id) */
+	bool nat_follow;       /* nf_nat_follow_master once the entry is in the table */
+	uint16_t nat_port;     /* exp->saved_proto (network order) */
+	union nftdp_ct_addr nat_src, nat_dst; /* the master's tuple[!exp->dir] dst, src */
+	uint16_t master_shard;		      /* IPS_EXPECTED: the master (shard, index, id) */
 	uint32_t master_idx, master_id;
 };
 
@@ -144,6 +147,9 @@ struct ct_expect {
 	uint16_t master_shard;
 	uint8_t helper; /* the master's */
 	uint8_t class;
+	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
+	uint16_t nat_port;		      /* exp->saved_proto */
+	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
 };
 
 struct ct_expect_part {
@@ -259,6 +265,15 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 void nftdp_ct_expect_init(struct ct_expect *x, uint8_t l3proto, const union nftdp_ct_addr *saddr,
 			  const union nftdp_ct_addr *daddr, uint8_t l4proto, uint16_t sport_be,
 			  uint16_t dport_be);
+/* nf_nat_follow_master for new expected entry e, now in the table */
+void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
+/* the master's NAT for an expectation in direction exp_dir, the port the
+ * data connection must reach (nf_nat_ftp, nf_nat_tftp) */
+void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *master, int exp_dir,
+			     uint16_t saved_port_be);
+unsigned int nftdp_ct_nat_setup_entry(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				      const struct nftdp_ct_nat_range *range,
+				      enum nftdp_ct_manip manip);
 void nftdp_ct_expect_remove_master(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master);
 void nftdp_ct_expect_gc(struct nftdp_ct_shard *s, uint64_t now_ms);
 int nftdp_ct_expect_shard_init(struct nftdp_ct_shard *s);

@@ -19,6 +19,9 @@
  */
 #include <stdlib.h>
 
+#include <arpa/inet.h>
+#include <linux/netfilter/nf_nat.h>
+
 #include "ct_priv.h"
 
 #define CT_EXPECT_DEFAULT 256
@@ -309,6 +312,10 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			h = &s->help[e - s->entries];
 			memset(h, 0, sizeof(*h));
 			h->master_helper = c.helper;
+			h->nat_follow = c.nat_follow;
+			h->nat_port = c.nat_port;
+			h->nat_src = c.nat_src;
+			h->nat_dst = c.nat_dst;
 			h->master_shard = c.master_shard;
 			h->master_idx = c.master_idx;
 			h->master_id = c.master_id;
@@ -317,6 +324,37 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 		}
 	}
 	return false;
+}
+
+void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *master, int exp_dir,
+			     uint16_t saved_port_be)
+{
+	x->nat_follow = true;
+	x->nat_port = saved_port_be;
+	x->nat_src = master->tuple[!exp_dir].dst;
+	x->nat_dst = master->tuple[!exp_dir].src;
+}
+
+/*
+ * nf_nat_follow_master: the source becomes where the master sends to, the
+ * destination the master's peer at the expected port. Run once the entry
+ * is in the table (a binding may move its reply tuple).
+ */
+void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	const struct ct_help *h = &s->help[e - s->entries];
+	struct nftdp_ct_nat_range r;
+
+	if (!h->nat_follow)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.flags = NF_NAT_RANGE_MAP_IPS;
+	r.min_addr = r.max_addr = h->nat_src;
+	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_SRC);
+	r.flags = NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED;
+	r.min_addr = r.max_addr = h->nat_dst;
+	r.min_proto = r.max_proto = h->nat_port;
+	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_DST);
 }
 
 /* nf_ct_remove_expectations: the master is gone */

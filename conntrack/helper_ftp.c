@@ -265,7 +265,7 @@ unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	struct ct_ftp_cmd cmd;
 	struct ct_expect x;
 	unsigned int ret = NF_ACCEPT;
-	bool ends_in_nl;
+	bool ends_in_nl, nat;
 	int found;
 
 	/* until there has been traffic both ways, don't look in packets */
@@ -292,13 +292,17 @@ unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	daddr = &e->tuple[!dir].dst;
 	if (memcmp(&cmd.u3, &e->tuple[dir].src, sizeof(cmd.u3)))
 		goto out_update_nl; /* loose = 0: another address than the sender's */
-	/* NAT on the control connection: the client's PORT/EPRT text would
-	 * have to be rewritten (nf_nat_ftp, seqadj), which nftdp does not do
-	 * yet; passive mode through source NAT needs none (nf_nat_ftp writes
-	 * the server's address and port back unchanged) */
-	if ((e->status & IPS_NAT_MASK) && (dir == IP_CT_DIR_ORIGINAL || (e->status & IPS_DST_NAT)))
+	/* NAT on the control connection: nf_nat_ftp writes the address the
+	 * sender has beyond the NAT (tuple[!dir].dst) into the text. nftdp
+	 * does not rewrite packets yet (docs/conntrack.md), so it follows
+	 * only when that is the address given, where the text stays as it
+	 * is: the sender's side is not translated */
+	nat = e->status & IPS_NAT_MASK;
+	if (nat && memcmp(&e->tuple[!dir].dst, &cmd.u3, sizeof(cmd.u3)))
 		goto out_update_nl;
 	nftdp_ct_expect_init(&x, cmd.l3proto, &e->tuple[!dir].src, daddr, IPPROTO_TCP, 0, cmd.port);
+	if (nat) /* the data connection is NATed as the master (nf_nat_follow_master) */
+		nftdp_ct_expect_set_nat(&x, e, !dir, cmd.port);
 	if (nftdp_ct_expect_related(s, e, &x, ftp_max_expected, ftp_timeout_s) != 0)
 		ret = NF_DROP; /* "cannot add expectation" */
 out_update_nl:

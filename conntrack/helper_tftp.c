@@ -25,11 +25,10 @@ unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 	op = (uint16_t)(p[8] << 8 | p[9]);
 	if (op != TFTP_OPCODE_READ && op != TFTP_OPCODE_WRITE)
 		return NF_ACCEPT;
-	/* NAT on the master (nf_nat_tftp, nf_nat_follow_master) is not done:
-	 * no expectation, see docs/conntrack.md */
-	if (e->status & IPS_NAT_MASK)
-		return NF_ACCEPT;
 	nftdp_ct_expect_init(&x, r->l3proto, &r->src, &r->dst, IPPROTO_UDP, 0, r->dport);
+	/* nf_nat_tftp: the reply goes back to the client's own port */
+	if (e->status & IPS_NAT_MASK)
+		nftdp_ct_expect_set_nat(&x, e, IP_CT_DIR_REPLY, e->tuple[IP_CT_DIR_ORIGINAL].sport);
 	if (nftdp_ct_expect_related(s, e, &x, tftp_max_expected, tftp_timeout_s) != 0)
 		return NF_DROP; /* "cannot add expectation" */
 	return NF_ACCEPT;

@@ -366,6 +366,38 @@ static void test_tftp(void **state)
 	env_free(en);
 }
 
+/* tftp through source NAT: the reply to the NAT address is related and
+ * taken back to the client by the expectation (nf_nat_follow_master),
+ * with no nat rule of its own */
+static void test_tftp_snat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m, *d;
+	struct tpkt t;
+
+	(void)state;
+	tftp(&t, "10.0.0.2", "192.0.2.10", 1069, 69, 1);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &tftp_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	assert_true(m->status & IPS_SRC_NAT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the reply from another port to the NAT address */
+	udp(&t, false, "192.0.2.10", "198.51.100.1", 3000, ntohs(m->tuple[1].dport), 12);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 1069);
+	assert_csums(&t);
+	env_free(en);
+}
+
 /* the data connection hashes to another worker than its master */
 static void test_expect_across_shards(void **state)
 {
@@ -426,6 +458,7 @@ int main(void)
 	    cmocka_unit_test(test_ftp_ipv6_and_master_gone),
 	    cmocka_unit_test(test_no_helper_and_assign_rules),
 	    cmocka_unit_test(test_tftp),
+	    cmocka_unit_test(test_tftp_snat),
 	    cmocka_unit_test(test_expect_across_shards),
 	};
 
