@@ -148,6 +148,7 @@ struct ct_expect {
 	uint8_t helper; /* the master's */
 	uint8_t class;
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
+	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
 };

@@ -330,6 +330,7 @@ void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *m
 			     uint16_t saved_port_be)
 {
 	x->nat_follow = true;
+	x->nat_dir = (uint8_t)exp_dir;
 	x->nat_port = saved_port_be;
 	x->nat_src = master->tuple[!exp_dir].dst;
 	x->nat_dst = master->tuple[!exp_dir].src;
@@ -393,21 +394,30 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 	struct ct_expect_part *p = own_part(s);
 
 	for (uint32_t j = 0; j < s->exp->per_part; j++) {
-		const struct ct_expect *x = &p->slot[j];
+		const struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
 		struct nftdp_ct_expect_info o;
+		struct ct_expect x;
 		int rc;
 
-		if ((atomic_load_explicit(&x->state, memory_order_acquire) & 3) != CT_EXP_LIVE ||
-		    x->expires_ms <= now_ms)
+		if ((w & 3) != CT_EXP_LIVE)
+			continue;
+		memcpy(&x, y, sizeof(x));
+		if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+			continue; /* taken or replaced meanwhile */
+		if (x.expires_ms <= now_ms)
 			continue;
 		memset(&o, 0, sizeof(o));
-		o.tuple = x->tuple;
-		o.mask = x->mask;
-		o.master = x->master_tuple;
-		o.timeout_s = (uint32_t)((x->expires_ms - now_ms) / 1000u);
-		o.id = x->id;
-		o.flags = x->flags;
-		o.helper = nftdp_ct_helper_name(x->helper);
+		o.tuple = x.tuple;
+		o.mask = x.mask;
+		o.master = x.master_tuple;
+		o.timeout_s = (uint32_t)((x.expires_ms - now_ms) / 1000u);
+		o.id = x.id;
+		o.flags = x.flags;
+		o.helper = nftdp_ct_helper_name(x.helper);
+		o.nat = x.nat_follow;
+		o.nat_dir = x.nat_dir;
+		o.nat_port = x.nat_port;
 		rc = fn(&o, arg);
 		if (rc)
 			return rc;

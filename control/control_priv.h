@@ -100,6 +100,9 @@ struct nftdp_ct_event;
  * NLMSG_DONE: no ack) or -errno for the error ack, *bad the attribute. */
 int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		      const struct nlattr **bad);
+/* NFNL_SUBSYS_CTNETLINK_EXP: conntrack -L expect (ctnetlink.c) */
+int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+			  const struct nlattr **bad);
 /* ctnetlink_fill_info: the IPCTNL_MSG_CT_NEW message of one entry into buf
  * (1024 bytes); returns its length. */
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,

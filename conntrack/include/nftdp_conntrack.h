@@ -465,11 +465,15 @@ struct nftdp_ct_expect_info {
 	uint32_t id;
 	uint32_t flags;	    /**< NF_CT_EXPECT_* */
 	const char *helper; /**< the master's helper name */
+	bool nat;	    /**< follows the master's NAT (nf_nat_follow_master) */
+	uint8_t nat_dir;    /**< exp->dir */
+	uint16_t nat_port;  /**< exp->saved_proto, network order */
 };
 
 /**
- * Visit the expectations of shard s's part (its masters'). Same threading
- * as nftdp_ct_walk. Returns the visitor's first non-zero value, or 0.
+ * Visit the expectations of shard s's part (its masters'). Safe from any
+ * thread (a slot that changes while it is read is skipped). Returns the
+ * visitor's first non-zero value, or 0.
  */
 int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 			 int (*fn)(const struct nftdp_ct_expect_info *x, void *arg), void *arg);
