@@ -1023,6 +1023,7 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	memcpy(o->packets, e->packets, sizeof(o->packets));
 	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
 	memcpy(o->labels, e->labels, sizeof(o->labels));
+	o->helper = nftdp_ct_helper_name(e->helper);
 	if (e->tuple[0].l4proto == IPPROTO_TCP) {
 		o->tcp.state = e->proto.tcp.state;
 		o->tcp.wscale[0] = e->proto.tcp.seen[0].td_scale;

@@ -380,6 +380,19 @@ static void put_counters(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
 	}
 }
 
+/* ctnetlink_dump_helpinfo: the helper's name (no helper data: ftp and
+ * tftp have no to_nlattr) */
+static void put_helpinfo(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	struct nlattr *nest;
+
+	if (!ci->helper)
+		return;
+	nest = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, ci->helper);
+	mnl_attr_nest_end(nlh, nest);
+}
+
 static bool labels_set(const struct nftdp_ct_info *ci)
 {
 	for (unsigned int i = 0; i < sizeof(ci->labels); i++)
@@ -419,6 +432,7 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 	mnl_attr_put_u32(nlh, CTA_USE, htonl(ci->use));
 	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 	put_protoinfo(nlh, ci, false);
+	put_helpinfo(nlh, ci);
 	/* ctnetlink_dump_extinfo */
 	if (acct)
 		put_counters(nlh, ci);
@@ -471,6 +485,7 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 		if (e & (1u << IPCT_PROTOINFO))
 			put_protoinfo(nlh, ci, false);
+		put_helpinfo(nlh, ci); /* (IPCT_HELPER or nfct_help) */
 		if ((e & (1u << IPCT_LABEL)) && labels_set(ci))
 			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
 	}

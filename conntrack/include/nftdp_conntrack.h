@@ -158,6 +158,7 @@ struct nftdp_ct_info {
 	uint16_t zone;
 	uint64_t packets[2], bytes[2]; /**< per direction */
 	uint8_t labels[16];
+	const char *helper;	      /**< CTA_HELP_NAME: the helper's name, NULL: none */
 	struct nftdp_ct_tcp_info tcp; /**< valid when l4proto is TCP */
 	struct {
 		uint8_t state;	  /**< SCTP_CONNTRACK_* */
