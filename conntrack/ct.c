@@ -130,6 +130,8 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	for (i = 0; i < s->n_entries; i++)
 		s->entries[i].free_next = i + 1 < s->n_entries ? i + 1 : CT_NIL;
 	s->free_head = 0;
+	if (nftdp_ct_expect_shard_init(s) < 0)
+		goto err_events;
 	if (cfg->event_ring_size) {
 		uint32_t n = cfg->event_ring_size;
 
@@ -158,6 +160,7 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	return 0;
 
 err_events:
+	nftdp_ct_expect_shard_fini(s);
 	table_free(s->buckets, s->buckets_len);
 	table_free(s->entries, s->entries_len);
 	free(s);
@@ -174,6 +177,7 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
 	if (!s)
 		return;
 	free(s->events);
+	nftdp_ct_expect_shard_fini(s);
 	table_free(s->buckets, s->buckets_len);
 	table_free(s->entries, s->entries_len);
 	free(s);
@@ -376,6 +380,8 @@ void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 		return;
 	hash_unlink(s, e);
 	e->status |= IPS_DYING;
+	if (e->helper) /* nf_ct_remove_expectations */
+		nftdp_ct_expect_remove_master(s, e);
 	if (e->status & IPS_CONFIRMED)
 		nftdp_ct_event_push(s, e, 1u << IPCT_DESTROY); /* nf_ct_delete */
 	e->ev_pending = 0;
@@ -715,12 +721,16 @@ repeat:
 		e->zone_dir = pkt->ct_zone_dir ? pkt->ct_zone_dir : NFTDP_VM_CT_ZONE_DIR_BOTH;
 		dir = IP_CT_DIR_ORIGINAL;
 		ctinfo = IP_CT_NEW;
+		if (nftdp_ct_expect_any(s) && nftdp_ct_expect_init_conntrack(s, e, now_ms))
+			ctinfo = IP_CT_RELATED;
 	} else {
 		s->st.found++;
 		if (dir == IP_CT_DIR_REPLY)
 			ctinfo = IP_CT_ESTABLISHED_REPLY;
 		else if (e->status & IPS_SEEN_REPLY)
 			ctinfo = IP_CT_ESTABLISHED;
+		else if (e->status & IPS_EXPECTED)
+			ctinfo = IP_CT_RELATED;
 		else
 			ctinfo = IP_CT_NEW;
 	}
@@ -743,6 +753,8 @@ repeat:
 	if (new && !(e->status & IPS_DYING)) {
 		hash_link(s, e);
 		s->st.new_++;
+		if (e->status & IPS_EXPECTED) /* init_conntrack's exp->expectfn */
+			nftdp_ct_expect_nat_follow(s, e);
 	}
 	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
 		e->status |= IPS_SEEN_REPLY;
@@ -902,6 +914,12 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 		ct_put(s, e);
 		return NF_DROP;
 	}
+	/* nf_confirm: the helper sees every accepted packet of its connection */
+	if (e->helper && verdict == NF_ACCEPT && !(e->status & IPS_DYING) &&
+	    nftdp_ct_help(s, e, pkt, ctinfo) != NF_ACCEPT) {
+		ct_put(s, e);
+		return NF_DROP;
+	}
 	/* only a packet of the original direction confirms: a reply attached
 	 * to a new connection (nf_ct_attach) leaves it as it was */
 	if (verdict == NF_ACCEPT && ctinfo < IP_CT_IS_REPLY &&
@@ -962,6 +980,7 @@ unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int
 	    s->gc_early_drop && (uint64_t)s->st.count * 100 > (uint64_t)s->n_entries * 95;
 	unsigned int freed = 0;
 
+	nftdp_ct_expect_gc(s, now_ms);
 	if (s->st.count == 0)
 		return 0; /* nothing to reap: leave the cache alone */
 	if (budget > s->n_entries)
@@ -1004,6 +1023,7 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	memcpy(o->packets, e->packets, sizeof(o->packets));
 	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
 	memcpy(o->labels, e->labels, sizeof(o->labels));
+	o->helper = nftdp_ct_helper_name(e->helper);
 	if (e->tuple[0].l4proto == IPPROTO_TCP) {
 		o->tcp.state = e->proto.tcp.state;
 		o->tcp.wscale[0] = e->proto.tcp.seen[0].td_scale;

@@ -73,6 +73,7 @@ struct nftdp_ct_entry {
 	uint8_t in_use;
 	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
 	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
+	uint8_t helper;	  /* NFTDP_VM_CT_HELPER_*: its state is s->help[index] */
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
@@ -111,6 +112,60 @@ struct ct_policy {
 	struct nftdp_ct_timeouts tmo;
 };
 
+/*
+ * What the kernel keeps in the helper extension (nf_conn_help: the ftp
+ * helper's nf_ct_ftp_master) and ct->master of an expected connection. One
+ * per entry in s->help, beside the entries so that an entry stays four
+ * cache lines; its pages are touched only by connections that use them.
+ */
+struct ct_help {
+	uint32_t seq_aft_nl[2][2]; /* ftp: sequence numbers just after a \n, per direction */
+	uint8_t seq_aft_nl_num[2];
+	uint8_t master_helper; /* IPS_EXPECTED: the master's helper (`ct helper`) */
+	bool nat_follow;       /* nf_nat_follow_master once the entry is in the table */
+	uint16_t nat_port;     /* exp->saved_proto (network order) */
+	union nftdp_ct_addr nat_src, nat_dst; /* the master's tuple[!exp->dir] dst, src */
+	uint16_t master_shard;		      /* IPS_EXPECTED: the master (shard, index, id) */
+	uint32_t master_idx, master_id;
+};
+
+/* An expectation (struct nf_conntrack_expect), in a part of the shared table. */
+enum { CT_EXP_FREE, CT_EXP_LIVE, CT_EXP_CLAIMED };
+struct ct_expect {
+	/* sequence << 2 | CT_EXP_*: the owner writes a FREE slot and publishes
+	 * it LIVE (release); anybody takes a LIVE one with a compare and swap
+	 * of the whole word, so a slot refilled meanwhile is never taken for
+	 * the one read */
+	_Atomic uint32_t state;
+	uint32_t id;
+	struct nftdp_ct_tuple tuple, mask; /* mask: src address and port bits that must match */
+	struct nftdp_ct_tuple master_tuple;
+	uint64_t expires_ms;
+	uint32_t master_idx, master_id; /* in the owner's shard */
+	uint32_t mark, secmark;		/* the master's, when created */
+	uint32_t flags;			/* NF_CT_EXPECT_* */
+	uint16_t master_shard;
+	uint8_t helper; /* the master's */
+	uint8_t class;
+	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
+	uint8_t nat_dir;		      /* exp->dir */
+	uint16_t nat_port;		      /* exp->saved_proto */
+	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
+};
+
+struct ct_expect_part {
+	alignas(64) _Atomic uint32_t n_live;
+	uint32_t next_id;
+	struct ct_expect *slot;
+};
+
+struct nftdp_ct_expect_table {
+	alignas(64) _Atomic uint32_t n_live; /* over all parts: 0 lets new connections skip */
+	uint16_t n_parts;
+	uint32_t per_part;
+	struct ct_expect_part part[];
+};
+
 struct nftdp_ct_shard {
 	struct nftdp_ct_config cfg;
 	struct nftdp_ct_timeouts tmo;
@@ -131,6 +186,9 @@ struct nftdp_ct_shard {
 	uint64_t prng;	 /* NAT port offsets (get_random_u16) */
 	struct nftdp_ct_stats st;
 	struct ct_event_ring *events; /* NULL: no events */
+	struct ct_help *help;	      /* per entry (helper state, master), see ct_help */
+	struct nftdp_ct_expect_table *exp;
+	bool exp_own; /* a private table (cfg.expect was NULL) */
 };
 
 /* nf_ct_zone_id of a packet's template: the zone in direction dir, else 0 */
@@ -188,6 +246,55 @@ static inline void nftdp_ct_event_cache(struct nftdp_ct_entry *e, unsigned int e
 {
 	e->ev_pending |= (uint16_t)(1u << ev);
 }
+
+/* helper.c, expect.c, helper_ftp.c, helper_tftp.c: nf_conntrack_helper, _expect */
+void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper);
+unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			   const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* init_conntrack's lookup: whether new entry e (not yet in the table) is
+ * expected; if so it takes IPS_EXPECTED, its master and the master's mark */
+bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    uint64_t now_ms);
+static inline bool nftdp_ct_expect_any(const struct nftdp_ct_shard *s)
+{
+	return atomic_load_explicit(&s->exp->n_live, memory_order_relaxed) != 0;
+}
+/* nf_ct_expect_related: 0, -EBUSY (another master's clash), -EMFILE (full) */
+int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s);
+/* nf_ct_expect_init: src address may be NULL, src port 0 = any */
+void nftdp_ct_expect_init(struct ct_expect *x, uint8_t l3proto, const union nftdp_ct_addr *saddr,
+			  const union nftdp_ct_addr *daddr, uint8_t l4proto, uint16_t sport_be,
+			  uint16_t dport_be);
+/* nf_nat_follow_master for new expected entry e, now in the table */
+void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e);
+/* the master's NAT for an expectation in direction exp_dir, the port the
+ * data connection must reach (nf_nat_ftp, nf_nat_tftp) */
+void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *master, int exp_dir,
+			     uint16_t saved_port_be);
+unsigned int nftdp_ct_nat_setup_entry(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				      const struct nftdp_ct_nat_range *range,
+				      enum nftdp_ct_manip manip);
+void nftdp_ct_expect_remove_master(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master);
+void nftdp_ct_expect_gc(struct nftdp_ct_shard *s, uint64_t now_ms);
+int nftdp_ct_expect_shard_init(struct nftdp_ct_shard *s);
+void nftdp_ct_expect_shard_fini(struct nftdp_ct_shard *s);
+
+/* the ftp helper's parser (nf_conntrack_ftp.c's find_pattern over search[dir]) */
+enum ct_ftp_type { CT_FTP_PORT, CT_FTP_PASV, CT_FTP_EPRT, CT_FTP_EPSV };
+struct ct_ftp_cmd {
+	uint8_t l3proto;	     /* in: the connection's family */
+	union nftdp_ct_addr u3;	     /* in: the sender's address; out: the one given */
+	uint16_t port;		     /* out, network order */
+	enum ct_ftp_type type;	     /* out */
+	uint32_t matchoff, matchlen; /* out: the address/port text */
+};
+/* 1: a command, 0: none, -1: a partial one (the kernel drops the packet) */
+int nftdp_ct_ftp_parse(const char *data, uint32_t dlen, int dir, struct ct_ftp_cmd *cmd);
+unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,

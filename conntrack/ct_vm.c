@@ -61,8 +61,20 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		nftdp_st32(dest, e->expires_ms > now ? (uint32_t)(e->expires_ms - now) : 0);
 		return true;
 	}
-	case NFT_CT_HELPER:
-		return false; /* no helpers: the kernel breaks without one */
+	case NFT_CT_HELPER: {
+		/* nft_ct_get_eval: the helper of ct->master, NUL-padded to
+		 * NF_CT_HELPER_NAME_LEN; so only an expected connection has one */
+		const char *name =
+		    (e->status & IPS_EXPECTED)
+			? nftdp_ct_helper_name(e->shard->help[e - e->shard->entries].master_helper)
+			: NULL;
+
+		if (!name)
+			return false; /* no master or no helper: the kernel breaks */
+		memset(dest, 0, len);
+		memcpy(dest, name, strlen(name) < len ? strlen(name) : len);
+		return true;
+	}
 	case NFT_CT_L3PROTOCOL:
 		d[0] = e->tuple[0].l3proto;
 		return true;
@@ -193,6 +205,22 @@ static void ct_timeout(void *ct, const struct nftdp_vm_ct_timeout *policy)
 	nftdp_ct_set_policy(e->shard, e, policy);
 }
 
+/* ct helper set "name": nft_ct_helper_obj_eval */
+static void ct_helper(void *ct, const struct nftdp_vm_ct_helper *h)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
+	uint8_t l3 = e->tuple[0].l3proto;
+
+	if ((e->status & IPS_CONFIRMED) || h->l4proto != e->tuple[0].l4proto)
+		return;
+	if (!(l3 == NFPROTO_IPV4 ? h->v4 : l3 == NFPROTO_IPV6 && h->v6))
+		return;
+	if (e->status & IPS_HELPER)
+		return;
+	nftdp_ct_helper_assign(e->shard, e, h->helper);
+}
+
 /* connlimit: entry index and id name a connection; ids are unique in a shard */
 static uint64_t ct_conn_key(const void *ct, bool *confirmed)
 {
@@ -232,6 +260,7 @@ const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
     .state = ct_state,
     .nat = ct_nat,
     .timeout = ct_timeout,
+    .helper = ct_helper,
     .conn_key = ct_conn_key,
     .conn_live = ct_conn_live,
 };

@@ -287,6 +287,13 @@ unsigned int nftdp_ct_nat_setup(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	return setup_info(s, nftdp_ct_entry_of(pkt->ct, &ctinfo), range, manip);
 }
 
+unsigned int nftdp_ct_nat_setup_entry(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				      const struct nftdp_ct_nat_range *range,
+				      enum nftdp_ct_manip manip)
+{
+	return setup_info(s, e, range, manip);
+}
+
 unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 				     const struct nftdp_ct_nat_range *range)
 {

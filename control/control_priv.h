@@ -108,6 +108,9 @@ int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nl
  * and dumps it (the extension's size, zero-padded to XT_ALIGN). */
 struct nftnl_expr;
 void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family);
+/* NFNL_SUBSYS_CTNETLINK_EXP: conntrack -L expect (ctnetlink.c) */
+int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+			  const struct nlattr **bad);
 /* ctnetlink_fill_info: the IPCTNL_MSG_CT_NEW message of one entry into buf
  * (1024 bytes); returns its length. */
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,

@@ -380,6 +380,19 @@ static void put_counters(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
 	}
 }
 
+/* ctnetlink_dump_helpinfo: the helper's name (no helper data: ftp and
+ * tftp have no to_nlattr) */
+static void put_helpinfo(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	struct nlattr *nest;
+
+	if (!ci->helper)
+		return;
+	nest = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, ci->helper);
+	mnl_attr_nest_end(nlh, nest);
+}
+
 static bool labels_set(const struct nftdp_ct_info *ci)
 {
 	for (unsigned int i = 0; i < sizeof(ci->labels); i++)
@@ -419,6 +432,7 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 	mnl_attr_put_u32(nlh, CTA_USE, htonl(ci->use));
 	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 	put_protoinfo(nlh, ci, false);
+	put_helpinfo(nlh, ci);
 	/* ctnetlink_dump_extinfo */
 	if (acct)
 		put_counters(nlh, ci);
@@ -471,6 +485,7 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 		if (e & (1u << IPCT_PROTOINFO))
 			put_protoinfo(nlh, ci, false);
+		put_helpinfo(nlh, ci); /* (IPCT_HELPER or nfct_help) */
 		if ((e & (1u << IPCT_LABEL)) && labels_set(ci))
 			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
 	}
@@ -969,4 +984,116 @@ int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+/* ---- expectations (NFNL_SUBSYS_CTNETLINK_EXP) ---- */
+
+/* ctnetlink_exp_dump_mask: the mask as a tuple, the rest all ones */
+static void put_exp_mask(struct nlmsghdr *nlh, const struct nftdp_ct_expect_info *x)
+{
+	struct nftdp_ct_tuple m;
+
+	memset(&m, 0xff, sizeof(m));
+	m.src = x->mask.src;
+	m.sport = x->mask.sport;
+	m.l3proto = x->tuple.l3proto;
+	m.l4proto = x->tuple.l4proto;
+	m.zone = 0;
+	put_tuple(nlh, CTA_EXPECT_MASK, &m, 0);
+}
+
+/* ctnetlink_exp_fill_info / ctnetlink_exp_dump_expect */
+static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp_ct_expect_info *x)
+{
+	struct nlmsghdr *nlh =
+	    msg_start(buf, IPCTNL_MSG_EXP_NEW, NLM_F_MULTI, seq, portid, x->tuple.l3proto, 0);
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
+	put_tuple(nlh, CTA_EXPECT_TUPLE, &x->tuple, 0);
+	put_exp_mask(nlh, x);
+	put_tuple(nlh, CTA_EXPECT_MASTER, &x->master, 0);
+	if (x->nat) {
+		struct nlattr *nest = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+		struct nftdp_ct_tuple nt;
+
+		/* the saved address (none: nf_nat_ftp and nf_nat_tftp keep
+		 * only the port) and port */
+		memset(&nt, 0, sizeof(nt));
+		nt.l3proto = x->master.l3proto;
+		nt.l4proto = x->master.l4proto;
+		nt.sport = x->nat_port;
+		mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(x->nat_dir));
+		put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, &nt, 0);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	mnl_attr_put_u32(nlh, CTA_EXPECT_TIMEOUT, htonl(x->timeout_s));
+	mnl_attr_put_u32(nlh, CTA_EXPECT_ID, htonl(x->id));
+	mnl_attr_put_u32(nlh, CTA_EXPECT_FLAGS, htonl(x->flags));
+	mnl_attr_put_u32(nlh, CTA_EXPECT_CLASS, htonl(0));
+	if (x->helper)
+		mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, x->helper);
+	if (x->nat)
+		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+	return (int)nlh->nlmsg_len;
+}
+
+#define CTN_EXP_CHUNK 256
+
+/* ctnetlink_exp_dump_table */
+static int exp_dump(struct req *r)
+{
+	struct nftdp_ct_expect_info *buf = malloc(CTN_EXP_CHUNK * sizeof(*buf));
+	struct ctn_tx *tx = malloc(sizeof(*tx));
+	int err = 0;
+
+	if (!buf || !tx) {
+		free(buf);
+		free(tx);
+		return -ENOMEM;
+	}
+	tx->s = r->s;
+	tx->len = 0;
+	for (unsigned int sh = 0; r->ops->exp_dump && sh < r->ops->n_shards; sh++) {
+		int n = r->ops->exp_dump(r->ops->arg, sh, buf, CTN_EXP_CHUNK);
+
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			char msg[CTN_MSG_MAX];
+			int len;
+
+			/* the dump's family filter (nfgen_family, 0: all) */
+			if (r->family && r->family != buf[i].tuple.l3proto)
+				continue;
+			len = exp_fill(msg, r->nlh->nlmsg_seq, ctl_session_portid(r->s), &buf[i]);
+			tx_put(tx, msg, (size_t)len);
+		}
+	}
+	tx_flush(tx);
+	free(tx);
+	free(buf);
+	send_done(r->s, r->nlh->nlmsg_seq, err);
+	return -EINTR; /* answered: no ack */
+}
+
+int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+			  const struct nlattr **bad)
+{
+	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
+	struct req r = {.ctl = ctl, .ops = ctl->cfg.ct, .s = s, .nlh = nlh, .bad = bad};
+	uint8_t type = nlh->nlmsg_type & 0xff;
+
+	if (!r.ops)
+		return -EOPNOTSUPP;
+	if (type >= IPCTNL_MSG_EXP_MAX)
+		return -EINVAL;
+	r.family = nfg->nfgen_family;
+	r.version = nfg->version;
+	if (type == IPCTNL_MSG_EXP_GET && (nlh->nlmsg_flags & NLM_F_DUMP))
+		return exp_dump(&r);
+	/* get by tuple, create, delete: not supported (expectations come
+	 * from helpers) */
+	return -EOPNOTSUPP;
 }

@@ -481,6 +481,13 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 			err = ctl_compat_rcv(ctl, s, nlh, &m.bad_attr);
 			goto ack;
 		}
+		if ((type >> 8) == NFNL_SUBSYS_CTNETLINK_EXP) {
+			/* conntrack -L expect (ctnetlink.c) */
+			err = ctl_ctnetlink_exp_rcv(ctl, s, nlh, &m.bad_attr);
+			if (err == -EINTR)
+				goto next;
+			goto ack;
+		}
 		if ((type >> 8) != NFNL_SUBSYS_NFTABLES) {
 			err = (type >> 8) >= NFNL_SUBSYS_COUNT ? -EINVAL : -EOPNOTSUPP;
 			goto ack;

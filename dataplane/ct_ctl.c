@@ -246,6 +246,37 @@ static void op_events_listen(void *arg, bool on)
 		nftdp_ct_events_enable(c->dp->w[i].ct, on);
 }
 
+struct exp_walk {
+	struct nftdp_ct_expect_info *out;
+	unsigned int n, max;
+};
+
+static int exp_cb(const struct nftdp_ct_expect_info *x, void *arg)
+{
+	struct exp_walk *d = arg;
+
+	d->out[d->n++] = *x;
+	return d->n == d->max;
+}
+
+/* the expectation table is read safely from any thread: no mailbox */
+static int op_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info *out,
+		       unsigned int max)
+{
+	struct ct_ctl *c = arg;
+	struct exp_walk d = {.out = out, .max = max};
+	struct timespec ts;
+
+	if (shard >= c->dp->n_workers || !c->dp->w[shard].ct)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (max)
+		nftdp_ct_expect_walk(c->dp->w[shard].ct,
+				     (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u,
+				     exp_cb, &d);
+	return (int)d.n;
+}
+
 int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 			 const struct nftdp_ctl_ct_ops **ops)
 {
@@ -266,6 +297,7 @@ int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 	    .stats = op_stats,
 	    .events_poll = op_events,
 	    .events_listen = op_events_listen,
+	    .exp_dump = op_exp_dump,
 	};
 	ct_ctl = c;
 	*ops = &c->ops;

@@ -147,11 +147,18 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 {
 	uint32_t per = ct_max / (dp->n_workers ? dp->n_workers : 1);
 
+	int rc;
+
 	if (per == 0)
 		per = 1;
+	/* one table for every shard: an expected data connection may hash to
+	 * another worker than its master (docs/conntrack.md, "Expectations") */
+	rc = nftdp_ct_expect_table_create((uint16_t)(dp->n_workers ? dp->n_workers : 1), 0,
+					  &dp->ct_exp);
+	if (rc < 0)
+		return rc;
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		struct nftdp_ct_config cfg = *tmpl; /* --ct-sysctl tunables and timeouts */
-		int rc;
 
 		cfg.max_entries = per;
 		cfg.shard_id = (uint16_t)i;
@@ -161,6 +168,7 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 		cfg.hash_seed = (uint32_t)rte_rand();
 		cfg.ifaddr = port_addr;
 		cfg.ifaddr_arg = dp;
+		cfg.expect = dp->ct_exp;
 		rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
 		if (rc < 0) {
 			fprintf(stderr, "nftdp: conntrack shard of %u entries: %d\n", per, rc);
@@ -187,6 +195,8 @@ void nftdp_dp_ct_fini(struct nftdp_dp *dp)
 		free(dp->w[i].ct_lk);
 		dp->w[i].ct_lk = NULL;
 	}
+	nftdp_ct_expect_table_destroy(dp->ct_exp);
+	dp->ct_exp = NULL;
 }
 
 void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, unsigned int n,

@@ -477,8 +477,9 @@ struct nftdp_dp_fib; /* fib.c */
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;
-	unsigned int flow_cache; /**< --flow-cache: entries per worker, 0: off */
-	bool flow_verify;	 /**< --flow-cache-verify */
+	struct nftdp_ct_expect_table *ct_exp; /**< expectations, shared by the shards */
+	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
+	bool flow_verify;		      /**< --flow-cache-verify */
 	bool router;
 	uint16_t mtu;			 /**< 0: leave the port's */
 	unsigned int n_mbufs;		 /**< --mbufs: mbufs per pool, 0: computed */

@@ -5,7 +5,9 @@
  * nft_objref.c. Also the objects themselves (counter, quota, limit: the
  * kernel's nft_counter_obj, nft_quota_obj, nft_limit_obj); their state is
  * keyed by (family, table, name, type) in the arena. `ct timeout` objects
- * (nft_ct_timeout_obj) hold a policy conntrack copies (nftdp_vm_ct_ops.timeout).
+ * (nft_ct_timeout_obj) hold a policy conntrack copies (nftdp_vm_ct_ops.timeout);
+ * `ct helper` objects (nft_ct_helper_obj) name a helper conntrack runs
+ * (nftdp_vm_ct_ops.helper).
  * An object map's element data is a `const struct nftdp_vm_obj *`.
  */
 #include <stdlib.h>
@@ -44,6 +46,12 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 		    pkt->l4proto == obj->ct_timeout.l4proto)
 			pkt->ct_ops->timeout(pkt->ct, &obj->ct_timeout);
 		break;
+	case NFT_OBJECT_CT_HELPER:
+		/* nft_ct_helper_obj_eval: conntrack checks confirmed, family,
+		 * protocol and an earlier helper */
+		if (pkt->ct && pkt->ct_ops && pkt->ct_ops->helper)
+			pkt->ct_ops->helper(pkt->ct, &obj->ct_helper);
+		break;
 	}
 }
 
@@ -51,7 +59,7 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 static bool obj_type_ok(uint32_t type)
 {
 	return type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT ||
-	       type == NFT_OBJECT_CT_TIMEOUT;
+	       type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_HELPER;
 }
 
 static const char *obj_type_name(uint32_t type)
@@ -118,6 +126,47 @@ static int ct_timeout_parse(struct nftnl_obj *o, struct nftdp_vm_ct_timeout *t)
 	return 0;
 }
 
+/*
+ * nft_ct_helper_obj_init: nf_conntrack_helper_try_module_get(name, family,
+ * l4proto). The helpers the kernel has that nftdp does not run are refused
+ * by name; a name or protocol no kernel helper has is -ENOENT, as there.
+ */
+static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, char *msg,
+			   size_t msglen)
+{
+	static const char *const kernel_only[] = {"irc",  "sip", "pptp",  "amanda", "netbios-ns",
+						  "snmp", "RAS", "Q.931", "sane",   "snmp_trap"};
+	const char *name;
+	uint16_t family;
+
+	memset(h, 0, sizeof(*h));
+	if (!nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_NAME) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_L4PROTO))
+		return -EINVAL;
+	name = nftnl_obj_get_str(o, NFTNL_OBJ_CT_HELPER_NAME);
+	h->l4proto = nftnl_obj_get_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO);
+	family = nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
+		     ? nftnl_obj_get_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
+		     : NFPROTO_INET;
+	h->v4 = family == NFPROTO_IPV4 || family == NFPROTO_INET;
+	h->v6 = family == NFPROTO_IPV6 || family == NFPROTO_INET;
+	if (!strcmp(name, "ftp") && h->l4proto == IPPROTO_TCP) {
+		h->helper = NFTDP_VM_CT_HELPER_FTP;
+		return 0;
+	}
+	if (!strcmp(name, "tftp") && h->l4proto == IPPROTO_UDP) {
+		h->helper = NFTDP_VM_CT_HELPER_TFTP;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(kernel_only) / sizeof(kernel_only[0]); i++)
+		if (!strcmp(name, kernel_only[i])) {
+			snprintf(msg, msglen, "ct helper %s: not supported by nftdp", name);
+			return -EOPNOTSUPP;
+		}
+	snprintf(msg, msglen, "ct helper %s: no such helper for protocol %u", name, h->l4proto);
+	return -ENOENT;
+}
+
 int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 			struct nftdp_vm_error *err, struct nftdp_vm_obj **out)
 {
@@ -164,6 +213,23 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 		rc = ct_timeout_parse(o, &obj->ct_timeout);
 		if (rc < 0)
 			goto err_params;
+		*out = obj;
+		return 0;
+	}
+	if (type == NFT_OBJECT_CT_HELPER) {
+		char msg[NFTDP_VM_ERRLEN];
+
+		rc = ct_helper_parse(o, &obj->ct_helper, msg, sizeof(msg));
+		if (rc == -EINVAL)
+			goto err_params;
+		if (rc < 0) {
+			if (err) {
+				err->err = rc;
+				snprintf(err->msg, sizeof(err->msg), "%s", msg);
+			}
+			free(obj);
+			return rc;
+		}
 		*out = obj;
 		return 0;
 	}

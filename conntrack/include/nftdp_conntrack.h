@@ -106,9 +106,14 @@ struct nftdp_ct_config {
 	/** events for `conntrack -E` (ctnetlink): ring entries, a power of two;
 	 * 0: no events */
 	uint32_t event_ring_size;
+	/** expectations (conntrack helpers): the table every shard of the
+	 * dataplane shares (nftdp_ct_expect_table_create with n_shards parts);
+	 * NULL: the shard makes a private one of one part */
+	struct nftdp_ct_expect_table *expect;
 };
 
 struct nftdp_ct_shard;
+struct nftdp_ct_expect_table;
 struct nftdp_ct_entry;
 
 /** Address as the kernel's union nf_inet_addr: IPv4 in the first word. */
@@ -153,6 +158,7 @@ struct nftdp_ct_info {
 	uint16_t zone;
 	uint64_t packets[2], bytes[2]; /**< per direction */
 	uint8_t labels[16];
+	const char *helper;	      /**< CTA_HELP_NAME: the helper's name, NULL: none */
 	struct nftdp_ct_tcp_info tcp; /**< valid when l4proto is TCP */
 	struct {
 		uint8_t state;	  /**< SCTP_CONNTRACK_* */
@@ -175,6 +181,10 @@ struct nftdp_ct_stats {
 	uint64_t related;	    /**< ICMP errors matched to an entry */
 	uint64_t table_full_events; /**< times "table full, dropping packet" */
 	uint64_t insert_failed; /**< accepted new packets dropped at confirm: reply tuple taken */
+	uint64_t expect_new;	/**< connections that matched an expectation (related) */
+	uint64_t expect_create; /**< expectations this shard's helpers created */
+	uint64_t expect_delete; /**< of those, removed unused (timeout, master gone, evicted) */
+	uint64_t helper_drop;	/**< packets a helper dropped (ftp: partial command) */
 	uint32_t count;		/**< entries in use now */
 	uint32_t max;		/**< max_entries */
 };
@@ -433,5 +443,43 @@ extern const struct nftdp_vm_ct_ops nftdp_ct_vm_ops;
 
 /** Bytes of one entry (memory per entry for the benchmark report). */
 unsigned int nftdp_ct_entry_size(void);
+
+/**
+ * The expectation table (nf_conntrack_expect) the shards of a dataplane
+ * share: one part per shard, written only by that shard's worker (the
+ * master connection's), read by every worker when a new connection starts
+ * while any expectation is live; a worker claims one with a compare and
+ * swap. Control path; destroy after every shard that uses it.
+ * @param n_shards  parts (the workers); > 0
+ * @param per_shard expectations a shard may hold at once (0: 256)
+ * @return 0, -EINVAL, -ENOMEM
+ */
+int nftdp_ct_expect_table_create(uint16_t n_shards, uint32_t per_shard,
+				 struct nftdp_ct_expect_table **out);
+void nftdp_ct_expect_table_destroy(struct nftdp_ct_expect_table *t);
+
+/** One expectation as ctnetlink lists it (conntrack -L expect). */
+struct nftdp_ct_expect_info {
+	struct nftdp_ct_tuple tuple, mask;
+	struct nftdp_ct_tuple master; /**< the master's original tuple */
+	uint32_t timeout_s;	      /**< seconds left */
+	uint32_t id;
+	uint32_t flags;	    /**< NF_CT_EXPECT_* */
+	const char *helper; /**< the master's helper name */
+	bool nat;	    /**< follows the master's NAT (nf_nat_follow_master) */
+	uint8_t nat_dir;    /**< exp->dir */
+	uint16_t nat_port;  /**< exp->saved_proto, network order */
+};
+
+/**
+ * Visit the expectations of shard s's part (its masters'). Safe from any
+ * thread (a slot that changes while it is read is skipped). Returns the
+ * visitor's first non-zero value, or 0.
+ */
+int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
+			 int (*fn)(const struct nftdp_ct_expect_info *x, void *arg), void *arg);
+
+/** The name of helper id (NFTDP_VM_CT_HELPER_*), NULL for none. */
+const char *nftdp_ct_helper_name(uint8_t helper);
 
 #endif /* NFTDP_CONNTRACK_H */

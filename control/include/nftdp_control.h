@@ -30,6 +30,7 @@ struct nftdp_ct_tuple;	    /* conntrack/include/nftdp_conntrack.h */
 struct nftdp_ct_info;
 struct nftdp_ct_event;
 struct nftdp_ct_stats;
+struct nftdp_ct_expect_info;
 
 /** The interfaces the dataplane has, as netdev chains and flowtables see them. */
 struct nftdp_ctl_iface {
@@ -71,6 +72,10 @@ struct nftdp_ctl_ct_ops {
 	 * when that changes, first at the first event pump); the embedder
 	 * stops building events while nobody does. */
 	void (*events_listen)(void *arg, bool on);
+	/** Optional: copy up to max expectations of shard (its masters') into
+	 * out (conntrack -L expect); the number copied, or -errno. */
+	int (*exp_dump)(void *arg, unsigned int shard, struct nftdp_ct_expect_info *out,
+			unsigned int max);
 };
 
 struct nftdp_ctl_config {

@@ -58,8 +58,52 @@ def tcp_flow(c, s, sport, dport, v6=False, replyaddr=None):
     ]
 
 
+def ftp_session(c, s, v6=False):
+    """An FTP control connection whose commands the ftp helper reads
+    (fuzz_pkt_tracked.nft assigns it), then the announced data connection."""
+    L3 = IPv6 if v6 else IP
+    seq = {0: 1000, 1: 5000}
+    out = []
+
+    def seg(port, flags, data=b''):
+        src, dst = (c, s) if port == 0 else (s, c)
+        sp, dp = (40010, 21) if port == 0 else (21, 40010)
+        p = L3(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags, seq=seq[port],
+                                       ack=seq[1 - port] if 'A' in flags else 0)
+        if data:
+            p = p / data
+        seq[port] += len(data) + (1 if 'S' in flags else 0)
+        out.append(rec(p, port=port))
+
+    seg(0, 'S')
+    seg(1, 'SA')
+    seg(0, 'A')
+    seg(1, 'PA', b'220 hi\r\n')
+    seg(0, 'PA', b'USER ftp\r\n')
+    seg(1, 'PA', b'331 ok\r\n')
+    if v6:
+        seg(0, 'PA', b'EPSV\r\n')
+        seg(1, 'PA', b'229 Entering Extended Passive Mode (|||6446|)\r\n')
+        seg(0, 'PA', b'EPRT |2|' + c.encode() + b'|5282|\r\n')
+        out.append(rec(L3(src=c, dst=s) / TCP(sport=40011, dport=6446, flags='S', seq=7)))
+    else:
+        seg(0, 'PA', b'PASV\r\n')
+        seg(1, 'PA', b'227 Entering Passive Mode (10,2,0,1,195,80).\r\n')
+        seg(0, 'PA', b'PORT 10,1,0,1,156,65\r\n')
+        out.append(rec(L3(src=c, dst=s) / TCP(sport=40011, dport=50000, flags='S', seq=7)))
+    out.append(rec(L3(src=s, dst=c) / TCP(sport=20, dport=40001, flags='S', seq=9), port=1,
+                   end=True))
+    return out
+
+
 def seeds():
     out = {}
+    out['ftp4'] = seed(ftp_session(C4, S4))
+    out['ftp6'] = seed(ftp_session(C6, S6, v6=True))
+    out['tftp4'] = seed([
+        rec(IP(src=C4, dst=S4) / UDP(sport=1069, dport=69) / b'\x00\x01f\x00octet\x00'),
+        rec(IP(src=S4, dst=C4) / UDP(sport=3001, dport=1069) / b'\x00\x03\x00\x01d', port=1),
+    ])
     out['tcp4_dnat'] = seed(tcp_flow(C4, '10.2.0.50', 40000, 8000, replyaddr='10.2.0.10'))
     out['tcp4_plain'] = seed(tcp_flow(C4, S4, 40001, 80))
     out['tcp4_masq'] = seed(tcp_flow('10.1.0.7', S4, 40002, 443))

@@ -568,6 +568,55 @@ static void add_rule_res(struct nftdp_vm_chain *c, struct nftdp_vm_state *st,
 	va_end(ap);
 }
 
+/* ct helper set "ftp-std" (nft_ct_helper_obj_eval): new connections of
+ * the helper's protocol and family only */
+static void test_helper_objref(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct vm_env v;
+	struct obj_res r = {.name = {"ftp-std"}};
+	struct nftdp_vm_resolver res = {.opaque = &r, .obj = res_obj};
+	struct nftdp_vm_chain *f;
+	struct nftdp_ct_entry *e;
+	struct tflow fl = {false, "10.0.0.1", "10.0.0.2", 1234, 21, 1000, 5000};
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	struct nftdp_vm_error err;
+	struct nftdp_vm_obj *vo;
+	struct tpkt t;
+
+	(void)state;
+	vm_env_init(&v, en->now);
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "ftp-std");
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_HELPER);
+	nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ftp");
+	nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
+	nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_IPV4);
+	assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+	nftnl_obj_free(o);
+	r.obj[0] = vo;
+	f = vm_chain(&v, "f", NF_INET_PRE_ROUTING, NF_ACCEPT);
+	add_rule_res(f, v.st, &res, 1, objref(NFT_OBJECT_CT_HELPER, "ftp-std"), NULL);
+	seg(&t, &fl, 0, TS, fl.aseq, 0, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e), ST_NEW);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_true(e->status & IPS_HELPER);
+	/* UDP and IPv6 connections do not take it */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 7, 21, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e), ST_NEW);
+	assert_int_equal(e->helper, 0);
+	fl.v6 = true;
+	fl.a = "2001:db8::1";
+	fl.b = "2001:db8::2";
+	seg(&t, &fl, 0, TS, fl.aseq, 0, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e), ST_NEW);
+	assert_int_equal(e->helper, 0);
+	nftdp_vm_chain_destroy(f);
+	nftdp_vm_obj_destroy(vo);
+	nftdp_vm_state_destroy(v.st);
+	env_free(en);
+}
+
 static void test_timeout_policy(void **state)
 {
 	/* libnftnl order: syn_sent syn_recv established fin_wait close_wait
@@ -802,7 +851,9 @@ static void test_connlimit_compile(void **state)
 	nftnl_rule_add_expr(r, e);
 	assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
 	nftnl_rule_free(r);
-	/* ct helper and ct expectation objects stay refused, by name */
+	/* ct helper objects: ftp and tftp compile, the kernel's other helpers
+	 * are refused by name, unknown ones are -ENOENT; ct expectation
+	 * objects stay refused */
 	{
 		struct nftnl_obj *o = nftnl_obj_alloc();
 		struct nftdp_vm_obj *vo;
@@ -810,8 +861,28 @@ static void test_connlimit_compile(void **state)
 		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_HELPER);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL); /* no name */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "sip");
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct helper"));
+		assert_non_null(strstr(err.msg, "ct helper sip"));
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ftp");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT); /* ftp/udp */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "nope");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "tftp");
+		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_IPV6);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ftp");
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
+		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_INET);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_free(o); /* a fresh one: the types' attributes overlap */
+		o = nftnl_obj_alloc();
+		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_EXPECT);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
 		assert_non_null(strstr(err.msg, "ct expectation"));
@@ -820,9 +891,9 @@ static void test_connlimit_compile(void **state)
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL);
 		nftnl_obj_free(o);
 		r = nftnl_rule_alloc();
-		nftnl_rule_add_expr(r, objref(NFT_OBJECT_CT_HELPER, "h"));
+		nftnl_rule_add_expr(r, objref(NFT_OBJECT_CT_EXPECT, "h"));
 		assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct helper"));
+		assert_non_null(strstr(err.msg, "ct expectation"));
 		nftnl_rule_free(r);
 	}
 	nftdp_vm_chain_destroy(c);
@@ -832,9 +903,10 @@ static void test_connlimit_compile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_vm_ct_rules), cmocka_unit_test(test_vm_nat_rules),
-	    cmocka_unit_test(test_zones),	cmocka_unit_test(test_timeout_policy),
-	    cmocka_unit_test(test_connlimit),	cmocka_unit_test(test_connlimit_compile),
+	    cmocka_unit_test(test_vm_ct_rules),	  cmocka_unit_test(test_vm_nat_rules),
+	    cmocka_unit_test(test_zones),	  cmocka_unit_test(test_timeout_policy),
+	    cmocka_unit_test(test_connlimit),	  cmocka_unit_test(test_connlimit_compile),
+	    cmocka_unit_test(test_helper_objref),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,8 +188,39 @@ static unsigned int f_events(void *arg, unsigned int shard,
 	return n;
 }
 
+/* shard 1 holds one expectation (an ftp data connection, NAT following) */
+static int f_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info *out,
+		      unsigned int max)
+{
+	(void)arg;
+	if (shard != 1 || !max)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->tuple.l3proto = out->master.l3proto = NFPROTO_IPV4;
+	out->tuple.l4proto = out->master.l4proto = IPPROTO_TCP;
+	inet_pton(AF_INET, "10.1.0.1", &out->tuple.src.ip);
+	inet_pton(AF_INET, "10.2.0.1", &out->tuple.dst.ip);
+	out->tuple.dport = htons(50000);
+	out->mask = out->tuple;
+	memset(&out->mask.src, 0xff, 4);
+	memset(&out->mask.dst, 0xff, 4);
+	out->mask.sport = 0;
+	out->mask.dport = 0xffff;
+	out->master = out->tuple;
+	out->master.sport = htons(40000);
+	out->master.dport = htons(21);
+	out->timeout_s = 299;
+	out->id = 9;
+	out->helper = "ftp";
+	out->nat = true;
+	out->nat_dir = 0;
+	out->nat_port = htons(50000);
+	return 1;
+}
+
 static struct nftdp_ctl_ct_ops ops = {
     .n_shards = 2,
+    .exp_dump = f_exp_dump,
     .dump = f_dump,
     .get = f_get,
     .del = f_del,
@@ -397,6 +428,67 @@ static uint8_t family_of(const struct nlmsghdr *nlh)
 }
 
 /* ---- tests ---- */
+
+/* conntrack -L expect: IPCTNL_MSG_EXP_GET dump on NFNL_SUBSYS_CTNETLINK_EXP */
+static void test_exp_dump(void **state)
+{
+	const struct nlmsghdr *m[8];
+	struct nlmsghdr *nlh;
+	const struct nlattr *a, *in;
+	uint16_t ty[16];
+	unsigned int n;
+
+	(void)state;
+	nlh = req(IPCTNL_MSG_EXP_GET, NLM_F_DUMP, AF_UNSPEC);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_GET;
+	bad = NULL;
+	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EINTR);
+	n = collect(m, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[1]->nlmsg_type, NLMSG_DONE);
+	assert_int_equal(m[0]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW);
+	assert_int_equal(family_of(m[0]), NFPROTO_IPV4);
+	/* ctnetlink_exp_dump_expect's order */
+	n = attr_types(m[0], ty, 16);
+	assert_int_equal(n, 10);
+	assert_int_equal(ty[0], CTA_EXPECT_TUPLE);
+	assert_int_equal(ty[1], CTA_EXPECT_MASK);
+	assert_int_equal(ty[2], CTA_EXPECT_MASTER);
+	assert_int_equal(ty[3], CTA_EXPECT_NAT);
+	assert_int_equal(ty[4], CTA_EXPECT_TIMEOUT);
+	assert_int_equal(ty[8], CTA_EXPECT_HELP_NAME);
+	assert_int_equal(ty[9], CTA_EXPECT_FN);
+	assert_int_equal(attr_u32(m[0], CTA_EXPECT_TIMEOUT), 299);
+	assert_int_equal(attr_u32(m[0], CTA_EXPECT_ID), 9);
+	assert_string_equal(mnl_attr_get_str(attr(m[0], CTA_EXPECT_HELP_NAME)), "ftp");
+	assert_string_equal(mnl_attr_get_str(attr(m[0], CTA_EXPECT_FN)), "nat-follow-master");
+	/* the mask: the destination all ones, the source port as masked */
+	a = attr(m[0], CTA_EXPECT_MASK);
+	mnl_attr_for_each_nested(in, a)
+	{
+		const struct nlattr *x;
+
+		if (mnl_attr_get_type(in) != CTA_TUPLE_PROTO)
+			continue;
+		mnl_attr_for_each_nested(x, in)
+		{
+			if (mnl_attr_get_type(x) == CTA_PROTO_SRC_PORT)
+				assert_int_equal(mnl_attr_get_u16(x), 0);
+			if (mnl_attr_get_type(x) == CTA_PROTO_DST_PORT)
+				assert_int_equal(mnl_attr_get_u16(x), 0xffff);
+		}
+	}
+	/* other expectation requests: not supported */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_EXP_DELETE, 0, AF_INET);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_DELETE;
+	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EOPNOTSUPP);
+	/* the family filter */
+	nlh = req(IPCTNL_MSG_EXP_GET, NLM_F_DUMP, AF_INET6);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_GET;
+	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EINTR);
+	assert_int_equal(collect(m, 8), 1); /* NLMSG_DONE only */
+}
 
 static void test_dump_all(void **state)
 {
@@ -962,6 +1054,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_dump_all, setup),
+	    cmocka_unit_test_setup(test_exp_dump, setup),
 	    cmocka_unit_test_setup(test_dump_icmp_tuple, setup),
 	    cmocka_unit_test_setup(test_dump_filters, setup),
 	    cmocka_unit_test_setup(test_dump_big, setup),

@@ -146,6 +146,25 @@ struct nftdp_vm_ct_timeout {
 	uint32_t val[NFTDP_VM_CT_TIMEOUT_MAX];
 };
 
+/** Conntrack helpers nftdp runs (nf_conntrack_helper); 0: none. */
+enum nftdp_vm_ct_helper_id {
+	NFTDP_VM_CT_HELPER_NONE,
+	NFTDP_VM_CT_HELPER_FTP,	 /**< "ftp", TCP (nf_conntrack_ftp) */
+	NFTDP_VM_CT_HELPER_TFTP, /**< "tftp", UDP (nf_conntrack_tftp) */
+	NFTDP_VM_CT_HELPER_MAX,
+};
+
+/**
+ * A compiled `ct helper` object (NFT_OBJECT_CT_HELPER, nft_ct_helper_obj):
+ * the helper, its protocol and the families it serves (the kernel's
+ * helper4 / helper6). Immutable.
+ */
+struct nftdp_vm_ct_helper {
+	uint8_t helper;	 /**< NFTDP_VM_CT_HELPER_* */
+	uint8_t l4proto; /**< IPPROTO_TCP / IPPROTO_UDP */
+	bool v4, v6;	 /**< helper4 / helper6 are set */
+};
+
 struct nftdp_vm_ct_ops {
 	bool (*get)(const void *ct, uint32_t key, int dir, void *dest, uint32_t len);
 	void (*set)(void *ct, uint32_t key, int dir, const void *src, uint32_t len);
@@ -158,6 +177,10 @@ struct nftdp_vm_ct_ops {
 	 * takes the policy and the timeout policy->val[0] from now; confirmed
 	 * entries are left alone. Optional. */
 	void (*timeout)(void *ct, const struct nftdp_vm_ct_timeout *policy);
+	/** `ct helper set` (nft_ct_helper_obj_eval): an unconfirmed entry of
+	 * the helper's protocol and family without a helper takes it.
+	 * Optional. */
+	void (*helper)(void *ct, const struct nftdp_vm_ct_helper *h);
 	/** connlimit: a key that names ct's connection for as long as it lives
 	 * (never reused by another one in the same shard); *confirmed says
 	 * whether it is confirmed. Optional (connlimit then counts nothing). */

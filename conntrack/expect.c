@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Expectations (nf_conntrack_expect.c): the connections a helper announces
+ * (an FTP data connection, a TFTP reply), each a tuple and a mask, with a
+ * master, a timeout and NF_CT_EXPECT_* flags. A new connection that matches
+ * one becomes related to the master (IPS_EXPECTED, `ct state related`).
+ *
+ * Workers: a data connection hashes to any worker, not the master's. So the
+ * table is shared by every shard of a dataplane: one part per shard, which
+ * only the master's worker writes (create, remove on timeout, master gone,
+ * max_expected eviction), and which every worker reads when it creates a
+ * connection while any expectation is live (one relaxed load otherwise). A
+ * slot's state word carries a sequence number: the owner fills a free slot
+ * and publishes it with a release store; the worker that matches takes it
+ * with a compare and swap of the word it read (so a slot removed and
+ * refilled meanwhile is not taken), copies it, and frees it. No locks; an
+ * expectation carries what the data connection needs of its master (tuple,
+ * mark, secmark), so no worker reads another shard's entries.
+ */
+#include <stdlib.h>
+
+#include <arpa/inet.h>
+#include <linux/netfilter/nf_nat.h>
+
+#include "ct_priv.h"
+
+#define CT_EXPECT_DEFAULT 256
+
+static inline uint32_t st_seq(uint32_t w)
+{
+	return w >> 2;
+}
+
+static inline uint32_t st_make(uint32_t seq, uint32_t st)
+{
+	return seq << 2 | st;
+}
+
+int nftdp_ct_expect_table_create(uint16_t n_shards, uint32_t per_shard,
+				 struct nftdp_ct_expect_table **out)
+{
+	struct nftdp_ct_expect_table *t;
+
+	if (!n_shards || per_shard > 65536)
+		return -EINVAL;
+	if (!per_shard)
+		per_shard = CT_EXPECT_DEFAULT;
+	t = aligned_alloc(64, (sizeof(*t) + n_shards * sizeof(t->part[0]) + 63) / 64 * 64);
+	if (!t)
+		return -ENOMEM;
+	memset(t, 0, sizeof(*t) + n_shards * sizeof(t->part[0]));
+	t->n_parts = n_shards;
+	t->per_part = per_shard;
+	for (uint16_t i = 0; i < n_shards; i++) {
+		t->part[i].slot = calloc(per_shard, sizeof(struct ct_expect));
+		if (!t->part[i].slot) {
+			nftdp_ct_expect_table_destroy(t);
+			return -ENOMEM;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+void nftdp_ct_expect_table_destroy(struct nftdp_ct_expect_table *t)
+{
+	if (!t)
+		return;
+	for (uint16_t i = 0; i < t->n_parts; i++)
+		free(t->part[i].slot);
+	free(t);
+}
+
+int nftdp_ct_expect_shard_init(struct nftdp_ct_shard *s)
+{
+	int rc;
+
+	/* calloc of this size maps zero pages: only helper connections touch them */
+	s->help = calloc(s->n_entries, sizeof(*s->help));
+	if (!s->help)
+		return -ENOMEM;
+	if (s->cfg.expect) {
+		if (s->cfg.shard_id >= s->cfg.expect->n_parts)
+			return -EINVAL;
+		s->exp = s->cfg.expect;
+		return 0;
+	}
+	rc = nftdp_ct_expect_table_create(1, 0, &s->exp);
+	if (rc < 0)
+		return rc;
+	s->exp_own = true;
+	return 0;
+}
+
+void nftdp_ct_expect_shard_fini(struct nftdp_ct_shard *s)
+{
+	if (s->exp_own)
+		nftdp_ct_expect_table_destroy(s->exp);
+	s->exp = NULL;
+	free(s->help);
+	s->help = NULL;
+}
+
+static struct ct_expect_part *own_part(struct nftdp_ct_shard *s)
+{
+	return &s->exp->part[s->exp_own ? 0 : s->cfg.shard_id];
+}
+
+void nftdp_ct_expect_init(struct ct_expect *x, uint8_t l3proto, const union nftdp_ct_addr *saddr,
+			  const union nftdp_ct_addr *daddr, uint8_t l4proto, uint16_t sport_be,
+			  uint16_t dport_be)
+{
+	memset(x, 0, sizeof(*x));
+	x->tuple.l3proto = l3proto;
+	x->tuple.l4proto = l4proto;
+	x->mask.l3proto = 0xff;
+	x->mask.l4proto = 0xff;
+	if (saddr) {
+		x->tuple.src = *saddr;
+		memset(&x->mask.src, 0xff, l3proto == NFPROTO_IPV4 ? 4 : 16);
+	}
+	x->tuple.sport = sport_be;
+	x->mask.sport = sport_be ? 0xffff : 0;
+	x->tuple.dst = *daddr;
+	memset(&x->mask.dst, 0xff, l3proto == NFPROTO_IPV4 ? 4 : 16);
+	x->tuple.dport = dport_be;
+	x->mask.dport = 0xffff;
+}
+
+/* nf_ct_tuple_mask_cmp, and the zone (nf_ct_zone_equal_any) */
+static bool tuple_mask_cmp(const struct nftdp_ct_tuple *t, const struct ct_expect *x)
+{
+	for (int i = 0; i < 4; i++) {
+		if ((t->src.ip6[i] ^ x->tuple.src.ip6[i]) & x->mask.src.ip6[i])
+			return false;
+		if ((t->dst.ip6[i] ^ x->tuple.dst.ip6[i]) & x->mask.dst.ip6[i])
+			return false;
+	}
+	return !((t->sport ^ x->tuple.sport) & x->mask.sport) &&
+	       !((t->dport ^ x->tuple.dport) & x->mask.dport) && t->l3proto == x->tuple.l3proto &&
+	       t->l4proto == x->tuple.l4proto && t->zone == x->tuple.zone;
+}
+
+/* expect_matches: the same tuple and mask */
+static bool expect_matches(const struct ct_expect *a, const struct ct_expect *b)
+{
+	return !memcmp(&a->tuple, &b->tuple, sizeof(a->tuple)) &&
+	       !memcmp(&a->mask, &b->mask, sizeof(a->mask));
+}
+
+/* expect_clash: each matches the other's tuple under both masks */
+static bool expect_clash(const struct ct_expect *a, const struct ct_expect *b)
+{
+	struct ct_expect m = *b;
+
+	for (int i = 0; i < 4; i++) {
+		m.mask.src.ip6[i] &= a->mask.src.ip6[i];
+		m.mask.dst.ip6[i] &= a->mask.dst.ip6[i];
+	}
+	m.mask.sport &= a->mask.sport;
+	m.mask.dport &= a->mask.dport;
+	return tuple_mask_cmp(&a->tuple, &m);
+}
+
+/* owner only: LIVE -> FREE unless another worker took it first */
+static bool slot_remove(struct nftdp_ct_shard *s, struct ct_expect_part *p, struct ct_expect *x)
+{
+	uint32_t w = atomic_load_explicit(&x->state, memory_order_relaxed);
+
+	if ((w & 3) != CT_EXP_LIVE || !atomic_compare_exchange_strong_explicit(
+					  &x->state, &w, st_make(st_seq(w) + 1, CT_EXP_FREE),
+					  memory_order_acq_rel, memory_order_relaxed))
+		return false;
+	atomic_fetch_sub_explicit(&p->n_live, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&s->exp->n_live, 1, memory_order_relaxed);
+	s->st.expect_delete++;
+	return true;
+}
+
+static bool master_is(const struct ct_expect *x, const struct nftdp_ct_shard *s,
+		      const struct nftdp_ct_entry *m)
+{
+	return x->master_shard == s->cfg.shard_id && x->master_idx == (uint32_t)(m - s->entries) &&
+	       x->master_id == m->id;
+}
+
+int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s)
+{
+	struct nftdp_ct_expect_table *t = s->exp;
+	struct ct_expect_part *p = own_part(s);
+	struct ct_expect *free_slot = NULL, *oldest = NULL;
+	uint32_t mine = 0;
+
+	x->tuple.zone = nftdp_ct_entry_zone(master);
+	x->master_shard = s->cfg.shard_id;
+	x->master_idx = (uint32_t)(master - s->entries);
+	x->master_id = master->id;
+	x->master_tuple = master->tuple[IP_CT_DIR_ORIGINAL];
+	x->helper = master->helper;
+	x->mark = master->mark;
+	x->secmark = master->secmark;
+	x->expires_ms = s->now_ms + (uint64_t)timeout_s * 1000u;
+	/* __nf_ct_expect_check: the same expectation of this master is
+	 * replaced, a clash with another's is -EBUSY */
+	for (uint16_t i = 0; i < t->n_parts; i++) {
+		struct ct_expect_part *q = &t->part[i];
+
+		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+			continue;
+		for (uint32_t j = 0; j < t->per_part; j++) {
+			struct ct_expect *y = &q->slot[j];
+			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+			bool mastered, match, clash;
+
+			if ((w & 3) != CT_EXP_LIVE)
+				continue;
+			mastered = q == p && master_is(y, s, master) && y->class == x->class;
+			match = expect_matches(y, x);
+			clash = !match && expect_clash(y, x);
+			if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+				continue; /* changed while read */
+			if (match && mastered) {
+				slot_remove(s, p, y);
+				continue;
+			}
+			if (match || clash)
+				return -EBUSY;
+		}
+	}
+	for (uint32_t j = 0; j < t->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+
+		if ((w & 3) == CT_EXP_FREE) {
+			if (!free_slot)
+				free_slot = y;
+			continue;
+		}
+		if ((w & 3) == CT_EXP_LIVE && master_is(y, s, master) && y->class == x->class) {
+			mine++;
+			if (!oldest || y->id - oldest->id > 0x80000000u)
+				oldest = y;
+		}
+	}
+	/* max_expected reached: evict_oldest_expect */
+	if (max_expected && mine >= max_expected && oldest) {
+		if (slot_remove(s, p, oldest) && !free_slot)
+			free_slot = oldest;
+	}
+	if (!free_slot)
+		return -EMFILE; /* "nf_conntrack: expectation table full" */
+	{
+		uint32_t w = atomic_load_explicit(&free_slot->state, memory_order_relaxed);
+
+		x->id = ++p->next_id;
+		x->state = 0;
+		/* copy all but the state word, then publish */
+		memcpy((uint8_t *)free_slot + sizeof(free_slot->state),
+		       (const uint8_t *)x + sizeof(x->state), sizeof(*x) - sizeof(x->state));
+		atomic_fetch_add_explicit(&p->n_live, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&t->n_live, 1, memory_order_relaxed);
+		atomic_store_explicit(&free_slot->state, st_make(st_seq(w) + 1, CT_EXP_LIVE),
+				      memory_order_release);
+	}
+	s->st.expect_create++;
+	return 0;
+}
+
+bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    uint64_t now_ms)
+{
+	struct nftdp_ct_expect_table *t = s->exp;
+	const struct nftdp_ct_tuple *tup = &e->tuple[IP_CT_DIR_ORIGINAL];
+
+	/* nf_ct_find_expectation */
+	for (uint16_t i = 0; i < t->n_parts; i++) {
+		struct ct_expect_part *q = &t->part[i];
+
+		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+			continue;
+		for (uint32_t j = 0; j < t->per_part; j++) {
+			struct ct_expect *y = &q->slot[j];
+			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+			struct ct_help *h;
+			struct ct_expect c;
+
+			if ((w & 3) != CT_EXP_LIVE)
+				continue;
+			memcpy(&c, y, sizeof(c));
+			if (c.expires_ms <= now_ms || !tuple_mask_cmp(tup, &c))
+				continue;
+			if (c.flags & NF_CT_EXPECT_PERMANENT) {
+				if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+					continue;
+			} else {
+				/* take it; a failed swap: somebody else did, or it changed */
+				if (!atomic_compare_exchange_strong_explicit(
+					&y->state, &w, st_make(st_seq(w), CT_EXP_CLAIMED),
+					memory_order_acq_rel, memory_order_relaxed))
+					continue;
+				atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
+				atomic_fetch_sub_explicit(&t->n_live, 1, memory_order_relaxed);
+				atomic_store_explicit(&y->state,
+						      st_make(st_seq(w) + 1, CT_EXP_FREE),
+						      memory_order_release);
+			}
+			/* init_conntrack: "Welcome, Mr. Bond" */
+			e->status |= IPS_EXPECTED;
+			e->mark = c.mark;
+			e->secmark = c.secmark;
+			h = &s->help[e - s->entries];
+			memset(h, 0, sizeof(*h));
+			h->master_helper = c.helper;
+			h->nat_follow = c.nat_follow;
+			h->nat_port = c.nat_port;
+			h->nat_src = c.nat_src;
+			h->nat_dst = c.nat_dst;
+			h->master_shard = c.master_shard;
+			h->master_idx = c.master_idx;
+			h->master_id = c.master_id;
+			s->st.expect_new++;
+			return true;
+		}
+	}
+	return false;
+}
+
+void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *master, int exp_dir,
+			     uint16_t saved_port_be)
+{
+	x->nat_follow = true;
+	x->nat_dir = (uint8_t)exp_dir;
+	x->nat_port = saved_port_be;
+	x->nat_src = master->tuple[!exp_dir].dst;
+	x->nat_dst = master->tuple[!exp_dir].src;
+}
+
+/*
+ * nf_nat_follow_master: the source becomes where the master sends to, the
+ * destination the master's peer at the expected port. Run once the entry
+ * is in the table (a binding may move its reply tuple).
+ */
+void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	const struct ct_help *h = &s->help[e - s->entries];
+	struct nftdp_ct_nat_range r;
+
+	if (!h->nat_follow)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.flags = NF_NAT_RANGE_MAP_IPS;
+	r.min_addr = r.max_addr = h->nat_src;
+	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_SRC);
+	r.flags = NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED;
+	r.min_addr = r.max_addr = h->nat_dst;
+	r.min_proto = r.max_proto = h->nat_port;
+	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_DST);
+}
+
+/* nf_ct_remove_expectations: the master is gone */
+void nftdp_ct_expect_remove_master(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	if (!atomic_load_explicit(&p->n_live, memory_order_relaxed))
+		return;
+	for (uint32_t j = 0; j < s->exp->per_part; j++)
+		if ((atomic_load_explicit(&p->slot[j].state, memory_order_relaxed) & 3) ==
+			CT_EXP_LIVE &&
+		    master_is(&p->slot[j], s, master))
+			slot_remove(s, p, &p->slot[j]);
+}
+
+/* the expectations' timers */
+void nftdp_ct_expect_gc(struct nftdp_ct_shard *s, uint64_t now_ms)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	if (!atomic_load_explicit(&p->n_live, memory_order_relaxed))
+		return;
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *x = &p->slot[j];
+
+		if ((atomic_load_explicit(&x->state, memory_order_relaxed) & 3) == CT_EXP_LIVE &&
+		    x->expires_ms <= now_ms)
+			slot_remove(s, p, x);
+	}
+}
+
+int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
+			 int (*fn)(const struct nftdp_ct_expect_info *x, void *arg), void *arg)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		const struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+		struct nftdp_ct_expect_info o;
+		struct ct_expect x;
+		int rc;
+
+		if ((w & 3) != CT_EXP_LIVE)
+			continue;
+		memcpy(&x, y, sizeof(x));
+		if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+			continue; /* taken or replaced meanwhile */
+		if (x.expires_ms <= now_ms)
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.tuple = x.tuple;
+		o.mask = x.mask;
+		o.master = x.master_tuple;
+		o.timeout_s = (uint32_t)((x.expires_ms - now_ms) / 1000u);
+		o.id = x.id;
+		o.flags = x.flags;
+		o.helper = nftdp_ct_helper_name(x.helper);
+		o.nat = x.nat_follow;
+		o.nat_dir = x.nat_dir;
+		o.nat_port = x.nat_port;
+		rc = fn(&o, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Conntrack helpers (nf_conntrack_helper.c): the helper a `ct helper set`
+ * rule gives a new connection (nft_ct_helper_obj_eval, through
+ * nftdp_vm_ct_ops.helper), and the call of its help function for every
+ * accepted packet of the connection at confirm time, as nf_confirm does.
+ * The helpers: helper_ftp.c, helper_tftp.c; expectations: expect.c.
+ */
+#include "ct_priv.h"
+
+static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
+    [NFTDP_VM_CT_HELPER_FTP] = "ftp",
+    [NFTDP_VM_CT_HELPER_TFTP] = "tftp",
+};
+
+const char *nftdp_ct_helper_name(uint8_t helper)
+{
+	return helper < NFTDP_VM_CT_HELPER_MAX ? helper_names[helper] : NULL;
+}
+
+/* nf_ct_helper_ext_add + rcu_assign_pointer(help->helper) + IPS_HELPER */
+void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper)
+{
+	struct ct_help *h = &s->help[e - s->entries];
+
+	/* an expected connection keeps its master link */
+	memset(h->seq_aft_nl, 0, sizeof(h->seq_aft_nl));
+	memset(h->seq_aft_nl_num, 0, sizeof(h->seq_aft_nl_num));
+	e->helper = helper;
+	e->status |= IPS_HELPER;
+}
+
+/* nf_confirm's helper->help(); NF_ACCEPT or NF_DROP */
+unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			   const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+{
+	unsigned int v = NF_ACCEPT;
+
+	if (ctinfo == IP_CT_RELATED_REPLY)
+		return NF_ACCEPT;
+	switch (e->helper) {
+	case NFTDP_VM_CT_HELPER_FTP:
+		v = nftdp_ct_ftp_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_TFTP:
+		v = nftdp_ct_tftp_help(s, e, pkt, ctinfo);
+		break;
+	}
+	if (v != NF_ACCEPT)
+		s->st.helper_drop++;
+	return v;
+}

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests (no EAL): conntrack helpers and expectations. The
+ * ftp command parser (PORT, EPRT |1| and |2|, 227 with and without
+ * parentheses, 229; partial, malformed and truncated lines in exactly-sized
+ * buffers), `ct helper set` on new connections only, FTP sessions (passive
+ * and active, IPv4 and IPv6) whose data connection is related, the line
+ * tracking, max_expected, expiry, the master's death, tftp, and an
+ * expectation made on one shard claimed on another.
+ * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
+ */
+#include "ct_fixture.h"
+
+static const struct nftdp_vm_ct_helper ftp_h = {NFTDP_VM_CT_HELPER_FTP, IPPROTO_TCP, true, true};
+static const struct nftdp_vm_ct_helper tftp_h = {NFTDP_VM_CT_HELPER_TFTP, IPPROTO_UDP, true, true};
+
+/* parse text in a buffer of exactly its length (ASan sees any over-read) */
+static int parse(const char *text, int dir, uint8_t l3, struct ct_ftp_cmd *cmd)
+{
+	size_t n = strlen(text);
+	char *buf = malloc(n ? n : 1);
+	int rc;
+
+	assert_non_null(buf);
+	memcpy(buf, text, n);
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->l3proto = l3;
+	rc = nftdp_ct_ftp_parse(buf, (uint32_t)n, dir, cmd);
+	free(buf);
+	return rc;
+}
+
+static void test_ftp_parse(void **state)
+{
+	struct ct_ftp_cmd c;
+	uint8_t a6[16];
+
+	(void)state;
+	assert_int_equal(parse("PORT 10,0,0,1,4,1\r\n", 0, NFPROTO_IPV4, &c), 1);
+	assert_int_equal(c.type, CT_FTP_PORT);
+	assert_int_equal(c.u3.ip, htonl(0x0a000001));
+	assert_int_equal(ntohs(c.port), 1025);
+	assert_int_equal(c.matchoff, 5);
+	assert_int_equal(c.matchlen, 12);
+	/* case-insensitive command */
+	assert_int_equal(parse("port 10,0,0,1,0,21\r\n", 0, NFPROTO_IPV4, &c), 1);
+	assert_int_equal(ntohs(c.port), 21);
+	/* 227: numbers from the first digit, parentheses or not */
+	assert_int_equal(
+	    parse("227 Entering Passive Mode (192,168,1,2,195,80).\r\n", 1, NFPROTO_IPV4, &c), 1);
+	assert_int_equal(c.type, CT_FTP_PASV);
+	assert_int_equal(c.u3.ip, htonl(0xc0a80102));
+	assert_int_equal(ntohs(c.port), 195 * 256 + 80);
+	assert_int_equal(c.matchoff, 27);
+	assert_int_equal(parse("227 =10,1,1,1,0,20\r\n", 1, NFPROTO_IPV4, &c), 1);
+	assert_int_equal(ntohs(c.port), 20);
+	/* 229 */
+	assert_int_equal(
+	    parse("229 Entering Extended Passive Mode (|||6446|)\r\n", 1, NFPROTO_IPV6, &c), 1);
+	assert_int_equal(c.type, CT_FTP_EPSV);
+	assert_int_equal(ntohs(c.port), 6446);
+	/* EPRT |1| and |2| */
+	assert_int_equal(parse("EPRT |1|132.235.1.2|6275|\r\n", 0, NFPROTO_IPV4, &c), 1);
+	assert_int_equal(c.type, CT_FTP_EPRT);
+	assert_int_equal(c.u3.ip, htonl(0x84eb0102));
+	assert_int_equal(ntohs(c.port), 6275);
+	assert_int_equal(parse("EPRT |2|2001:db8::1|5282|\r\n", 0, NFPROTO_IPV6, &c), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", a6), 1);
+	assert_memory_equal(c.u3.u8, a6, 16);
+	assert_int_equal(ntohs(c.port), 5282);
+	/* the family must be the connection's: no match, but the command
+	 * was seen, so it is a partial (dropped) one */
+	assert_int_equal(parse("EPRT |2|2001:db8::1|5282|\r\n", 0, NFPROTO_IPV4, &c), -1);
+	/* commands of the other direction are not looked for */
+	assert_int_equal(parse("227 (10,0,0,1,4,1)\r\n", 0, NFPROTO_IPV4, &c), 0);
+	assert_int_equal(parse("PORT 10,0,0,1,4,1\r\n", 1, NFPROTO_IPV4, &c), 0);
+	/* other lines */
+	assert_int_equal(parse("USER anonymous\r\n", 0, NFPROTO_IPV4, &c), 0);
+	assert_int_equal(parse("", 0, NFPROTO_IPV4, &c), 0);
+	/* partial: the start of a command, a command without its numbers */
+	assert_int_equal(parse("PO", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("PORT", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("PORT 10,0,0,1,4", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("PORT 10,0,0,1,4,1", 0, NFPROTO_IPV4, &c), -1); /* no \r */
+	assert_int_equal(parse("PORTX", 0, NFPROTO_IPV4, &c), -1);	       /* no space */
+	assert_int_equal(parse("PORT 10,0,0,1,4,1,7\r\n", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("PORT 10.0.0.1\r\n", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("229 (|||0|)\r\n", 1, NFPROTO_IPV4, &c), -1); /* port 0 */
+	assert_int_equal(parse("229 (1||6446|)\r\n", 1, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("229 (|||6446", 1, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("227 no numbers\r\n", 1, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("EPRT |1|1.2.3|4|\r\n", 0, NFPROTO_IPV4, &c), -1);
+	assert_int_equal(parse("EPRT |2|2001:db8:::1|5282|\r\n", 0, NFPROTO_IPV6, &c), -1);
+	assert_int_equal(parse("EPRT |2|2001:db8::1", 0, NFPROTO_IPV6, &c), -1);
+	assert_int_equal(parse("EPRT 1|1|", 0, NFPROTO_IPV4, &c), -1);
+	/* every prefix of every command, in exactly-sized buffers */
+	{
+		static const char *const lines[][2] = {
+		    {"PORT 10,0,0,1,4,1\r\n", "0"},
+		    {"EPRT |1|132.235.1.2|6275|\r\n", "0"},
+		    {"EPRT |2|2001:db8::1|5282|\r\n", "0"},
+		    {"227 Entering Passive Mode (192,168,1,2,195,80).\r\n", "1"},
+		    {"229 Entering Extended Passive Mode (|||6446|)\r\n", "1"},
+		};
+		char buf[128];
+
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			size_t n = strlen(lines[i][0]);
+
+			for (size_t k = 0; k <= n; k++) {
+				memcpy(buf, lines[i][0], k);
+				buf[k] = 0;
+				parse(buf, lines[i][1][0] - '0',
+				      strchr(lines[i][0], ':') ? NFPROTO_IPV6 : NFPROTO_IPV4, &c);
+			}
+		}
+	}
+}
+
+/* in + (helper) + confirm: the ct state bits; *e the entry */
+static uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
+		   struct nftdp_ct_entry **ent, unsigned int *verdict)
+{
+	uint32_t st = ST_INVALID;
+	unsigned int v;
+
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	if (t->pkt.ct) {
+		st = nftdp_ct_vm_ops.state(t->pkt.ct);
+		if (ent)
+			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+		if (h)
+			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
+	} else if (ent) {
+		*ent = NULL;
+	}
+	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
+	if (verdict)
+		*verdict = v;
+	return st;
+}
+
+/* a segment with text, sequence numbers advanced */
+static unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
+		 *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[1600];
+	struct tpkt t;
+	unsigned int v;
+
+	assert_true(n <= sizeof(h) - 20);
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
+	*mine += n;
+	return v;
+}
+
+/* handshake with the helper given to the first packet */
+static struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f,
+				       const struct nftdp_vm_ct_helper *h)
+{
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	seg(&t, f, 0, TS, f->aseq, 0, 0);
+	assert_int_equal(hx(en, &t, h, &e, NULL), ST_NEW);
+	f->aseq++;
+	assert_int_equal(tx(en, f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(tx(en, f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	return e;
+}
+
+static uint32_t syn(struct env *en, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		    struct nftdp_ct_entry **e)
+{
+	struct tflow f = {v6, s, d, sp, dp, 7000, 0};
+	struct tpkt t;
+
+	seg(&t, &f, 0, TS, 7000, 0, 0);
+	return hx(en, &t, NULL, e, NULL);
+}
+
+static void test_ftp_passive(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
+	struct nftdp_ct_entry *ctl, *d;
+	char name[16];
+	unsigned int ctinfo;
+
+	(void)state;
+	ctl = open_ctl(en, &f, &ftp_h);
+	assert_int_equal(ctl->helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_true(ctl->status & IPS_HELPER);
+	/* `ct helper` reads the master's helper: the control connection has none */
+	assert_false(nftdp_ct_vm_ops.get((void *)((uintptr_t)ctl | IP_CT_ESTABLISHED),
+					 NFT_CT_HELPER, 0, name, sizeof(name)));
+	/* the first line each way only sets the line tracking */
+	assert_int_equal(say(en, &f, 1, "220 227 (192,0,2,10,4,1)\r\n"), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 0);
+	assert_int_equal(say(en, &f, 0, "USER ftp\r\n"), NF_ACCEPT);
+	assert_int_equal(say(en, &f, 1, "331 ok\r\n"), NF_ACCEPT);
+	assert_int_equal(say(en, &f, 0, "PASV\r\n"), NF_ACCEPT);
+	assert_int_equal(say(en, &f, 1, "227 Entering Passive Mode (192,0,2,10,195,80).\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the data connection, from any client port: related, once */
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 40001, 50000, &d), ST_RELATED);
+	assert_true(d->status & IPS_EXPECTED);
+	assert_int_equal(en->s->help[d - en->s->entries].master_id, ctl->id);
+	assert_true(nftdp_ct_vm_ops.get((void *)((uintptr_t)d | IP_CT_RELATED), NFT_CT_HELPER, 0,
+					name, sizeof(name)));
+	assert_string_equal(name, "ftp");
+	/* its reply, then it is established */
+	{
+		struct tflow g = {false, "10.0.0.2", "192.0.2.10", 40001, 50000, 7001, 9000};
+		struct nftdp_ct_entry *d2;
+
+		assert_int_equal(tx(en, &g, 1, TS | TA, 0, &d2), ST_ESTABLISHED);
+		assert_ptr_equal(d, d2);
+		assert_int_equal(tx(en, &g, 0, TA, 0, NULL), ST_ESTABLISHED);
+	}
+	/* a second one is not expected */
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 40002, 50000, NULL), ST_NEW);
+	/* another source is not expected (loose = 0 keeps the client's address) */
+	assert_int_equal(say(en, &f, 0, "PASV\r\n"), NF_ACCEPT);
+	assert_int_equal(say(en, &f, 1, "227 Entering Passive Mode (192,0,2,10,195,81).\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(syn(en, false, "10.0.0.3", "192.0.2.10", 40003, 50001, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 40003, 50001, &d), ST_RELATED);
+	(void)ctinfo;
+	env_free(en);
+}
+
+static void test_ftp_active_and_lines(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
+	struct nftdp_ct_entry *d;
+
+	(void)state;
+	open_ctl(en, &f, &ftp_h);
+	say(en, &f, 1, "220 hi\r\n");
+	say(en, &f, 0, "USER ftp\r\n");
+	/* a command split over two segments is not read: the second does not
+	 * start after a line end */
+	say(en, &f, 0, "NOOP ");
+	say(en, &f, 0, "PORT 10,0,0,2,156,65\r\n");
+	assert_int_equal(en->s->st.expect_create, 0);
+	/* a command whose address is not the client's: no expectation */
+	say(en, &f, 0, "PORT 10,0,0,9,156,65\r\n");
+	assert_int_equal(en->s->st.expect_create, 0);
+	/* a partial command is dropped (and the line tracking kept) */
+	assert_int_equal(say(en, &f, 0, "PORT 10,0,0,2"), NF_DROP);
+	assert_int_equal(en->s->st.helper_drop, 1);
+	f.aseq -= 13; /* as if it was never sent */
+	assert_int_equal(say(en, &f, 0, "PORT 10,0,0,2,156,65\r\n"), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the server connects back from any port to the client's */
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 20, 156 * 256 + 65, &d),
+			 ST_RELATED);
+	/* max_expected 1: a second PORT replaces the first */
+	say(en, &f, 0, "PORT 10,0,0,2,156,66\r\n");
+	say(en, &f, 0, "PORT 10,0,0,2,156,67\r\n");
+	assert_int_equal(en->s->st.expect_delete, 1);
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 20, 156 * 256 + 66, NULL),
+			 ST_NEW);
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 20, 156 * 256 + 67, NULL),
+			 ST_RELATED);
+	/* expiry: 5 minutes */
+	say(en, &f, 0, "PORT 10,0,0,2,156,68\r\n");
+	en->now += 300 * 1000;
+	nftdp_ct_gc(en->s, en->now, 64);
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 20, 156 * 256 + 68, NULL),
+			 ST_NEW);
+	env_free(en);
+}
+
+static void test_ftp_ipv6_and_master_gone(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {true, "2001:db8::2", "2001:db8:1::10", 40000, 21, 1000, 5000};
+	struct nftdp_ct_entry *ctl, *d;
+
+	(void)state;
+	ctl = open_ctl(en, &f, &ftp_h);
+	say(en, &f, 1, "220 hi\r\n");
+	say(en, &f, 0, "USER ftp\r\n");
+	say(en, &f, 1, "331 ok\r\n");
+	say(en, &f, 0, "EPSV\r\n");
+	say(en, &f, 1, "229 Entering Extended Passive Mode (|||6446|)\r\n");
+	assert_int_equal(syn(en, true, "2001:db8::2", "2001:db8:1::10", 40001, 6446, &d),
+			 ST_RELATED);
+	say(en, &f, 0, "EPRT |2|2001:db8::2|5282|\r\n");
+	assert_int_equal(syn(en, true, "2001:db8:1::10", "2001:db8::2", 20, 5282, NULL),
+			 ST_RELATED);
+	/* the master goes: its expectations with it */
+	say(en, &f, 0, "EPRT |2|2001:db8::2|5283|\r\n");
+	assert_int_equal(nftdp_ct_delete(en->s, &ctl->tuple[0], 0), 0);
+	assert_int_equal(syn(en, true, "2001:db8:1::10", "2001:db8::2", 20, 5283, NULL), ST_NEW);
+	env_free(en);
+}
+
+static void test_no_helper_and_assign_rules(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
+	struct nftdp_ct_entry *ctl;
+	struct tpkt t;
+	char name[16];
+	const struct nftdp_vm_ct_helper v6only = {NFTDP_VM_CT_HELPER_FTP, IPPROTO_TCP, false, true};
+
+	(void)state;
+	/* a helper for IPv6 only, or for UDP, is not given to an IPv4 TCP one */
+	ctl = open_ctl(en, &f, &v6only);
+	assert_int_equal(ctl->helper, 0);
+	assert_false(nftdp_ct_vm_ops.get((void *)((uintptr_t)ctl | IP_CT_ESTABLISHED),
+					 NFT_CT_HELPER, 0, name, sizeof(name)));
+	/* a confirmed connection keeps what it has */
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 0);
+	hx(en, &t, &ftp_h, NULL, NULL);
+	assert_int_equal(ctl->helper, 0);
+	say(en, &f, 1, "220 hi\r\n");
+	say(en, &f, 0, "USER ftp\r\n");
+	say(en, &f, 1, "331 ok\r\n");
+	say(en, &f, 0, "PASV\r\n");
+	say(en, &f, 1, "227 Entering Passive Mode (192,0,2,10,195,80).\r\n");
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 40001, 50000, NULL), ST_NEW);
+	/* udp helper on tcp */
+	f.ap = 40010;
+	ctl = open_ctl(en, &f, &tftp_h);
+	assert_int_equal(ctl->helper, 0);
+	env_free(en);
+}
+
+static void tftp(struct tpkt *t, const char *s, const char *d, uint16_t sp, uint16_t dp, uint8_t op)
+{
+	uint8_t h[20] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp, 0, 20};
+
+	h[9] = op;
+	memcpy(h + 10, "f\0octet\0", 9);
+	build(t, false, s, d, IPPROTO_UDP, h, 20);
+}
+
+static void test_tftp(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *m, *d;
+	struct tpkt t;
+
+	(void)state;
+	tftp(&t, "10.0.0.2", "192.0.2.10", 1069, 69, 1); /* RRQ */
+	assert_int_equal(hx(en, &t, &tftp_h, &m, NULL), ST_NEW);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the server answers from another port: related */
+	udp(&t, false, "192.0.2.10", "10.0.0.2", 3000, 1069, 12);
+	assert_int_equal(hx(en, &t, NULL, &d, NULL), ST_RELATED);
+	assert_ptr_not_equal(m, d);
+	/* a data packet (opcode 3) expects nothing */
+	tftp(&t, "10.0.0.2", "192.0.2.10", 1070, 69, 3);
+	hx(en, &t, &tftp_h, NULL, NULL);
+	assert_int_equal(en->s->st.expect_create, 1);
+	env_free(en);
+}
+
+/* tftp through source NAT: the reply to the NAT address is related and
+ * taken back to the client by the expectation (nf_nat_follow_master),
+ * with no nat rule of its own */
+static void test_tftp_snat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m, *d;
+	struct tpkt t;
+
+	(void)state;
+	tftp(&t, "10.0.0.2", "192.0.2.10", 1069, 69, 1);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &tftp_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	assert_true(m->status & IPS_SRC_NAT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the reply from another port to the NAT address */
+	udp(&t, false, "192.0.2.10", "198.51.100.1", 3000, ntohs(m->tuple[1].dport), 12);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 1069);
+	assert_csums(&t);
+	env_free(en);
+}
+
+/* the data connection hashes to another worker than its master */
+static void test_expect_across_shards(void **state)
+{
+	struct nftdp_ct_expect_table *tab;
+	struct env a = {0}, b = {0};
+	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
+	struct nftdp_ct_entry *ctl, *d;
+
+	(void)state;
+	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
+	cfg.expect = tab;
+	cfg.shard_id = 0;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &a.s), 0);
+	cfg.shard_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &b.s), 0);
+	a.now = b.now = 1000000;
+	ctl = open_ctl(&a, &f, &ftp_h);
+	say(&a, &f, 1, "220 hi\r\n");
+	say(&a, &f, 0, "USER ftp\r\n");
+	say(&a, &f, 1, "331 ok\r\n");
+	say(&a, &f, 0, "PASV\r\n");
+	say(&a, &f, 1, "227 Entering Passive Mode (192,0,2,10,195,80).\r\n");
+	assert_int_equal(atomic_load(&tab->n_live), 1);
+	assert_int_equal(syn(&b, false, "10.0.0.2", "192.0.2.10", 40001, 50000, &d), ST_RELATED);
+	assert_int_equal(b.s->help[d - b.s->entries].master_shard, 0);
+	assert_int_equal(b.s->help[d - b.s->entries].master_id, ctl->id);
+	assert_int_equal(atomic_load(&tab->n_live), 0);
+	/* the part (4 slots) fills: -EMFILE drops the packet; the same tuple
+	 * announced by another master clashes: -EBUSY */
+	for (uint16_t i = 0; i < 6; i++) {
+		struct tflow g = {false, "10.0.0.2", "192.0.2.10", (uint16_t)(41000 + i),
+				  21,	 1000,	     5000};
+		char line[64];
+
+		snprintf(line, sizeof(line), "227 Entering Passive Mode (192,0,2,10,%u,80).\r\n",
+			 i < 5 ? 196u + i : 196u);
+		open_ctl(&a, &g, &ftp_h);
+		say(&a, &g, 1, "220 hi\r\n");
+		say(&a, &g, 0, "USER ftp\r\n");
+		say(&a, &g, 1, "331 ok\r\n");
+		say(&a, &g, 0, "PASV\r\n");
+		assert_int_equal(say(&a, &g, 1, line), i < 4 ? NF_ACCEPT : NF_DROP);
+	}
+	assert_int_equal(a.s->st.expect_create, 5);
+	assert_int_equal(a.s->st.helper_drop, 2);
+	nftdp_ct_shard_destroy(a.s);
+	nftdp_ct_shard_destroy(b.s);
+	nftdp_ct_expect_table_destroy(tab);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ftp_parse),
+	    cmocka_unit_test(test_ftp_passive),
+	    cmocka_unit_test(test_ftp_active_and_lines),
+	    cmocka_unit_test(test_ftp_ipv6_and_master_gone),
+	    cmocka_unit_test(test_no_helper_and_assign_rules),
+	    cmocka_unit_test(test_tftp),
+	    cmocka_unit_test(test_tftp_snat),
+	    cmocka_unit_test(test_expect_across_shards),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
