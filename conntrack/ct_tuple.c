@@ -224,8 +224,8 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 		 * count the compiler sees, instead of a call with its tail */
 		bool v4 = pkt->nfproto == NFPROTO_IPV4;
 		const uint8_t *a = nh + (v4 ? 12 : 8);
-		uint64_t s = (uint64_t)rte_cpu_to_be_16((uint16_t)l4len) +
-			     rte_cpu_to_be_16(pkt->l4proto);
+		uint64_t s =
+		    (uint64_t)rte_cpu_to_be_16((uint16_t)l4len) + rte_cpu_to_be_16(pkt->l4proto);
 
 		for (unsigned int i = 0; i < (v4 ? 2u : 8u); i++) {
 			uint32_t w;
