@@ -332,6 +332,7 @@ static uint8_t op_flow_level(const struct nftdp_vm_op *op)
 	switch (op->ops->flow) {
 	case NFTDP_VM_FLOW_REGS:
 	case NFTDP_VM_FLOW_COUNTER:
+	case NFTDP_VM_FLOW_PRED:
 		return NFTDP_VM_FLOW_LVL_ALWAYS;
 	case NFTDP_VM_FLOW_PAYLOAD:
 		return p->base == NFT_PAYLOAD_INNER_HEADER ? NFTDP_VM_FLOW_LVL_NEVER

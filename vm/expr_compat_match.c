@@ -80,6 +80,7 @@ static void mark_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 
 static const struct nftdp_vm_expr_ops mark_ops = {
     .name = "match mark",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct mark_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = mark_eval,
@@ -102,6 +103,7 @@ static void connmark_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 
 static const struct nftdp_vm_expr_ops connmark_ops = {
     .name = "match connmark",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct mark_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = connmark_eval,
@@ -198,6 +200,7 @@ static void conntrack_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 
 static const struct nftdp_vm_expr_ops conntrack_ops = {
     .name = "match conntrack",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct conntrack_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = conntrack_eval,
@@ -244,6 +247,7 @@ static void pkttype_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 
 static const struct nftdp_vm_expr_ops pkttype_ops = {
     .name = "match pkttype",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct pkttype_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = pkttype_eval,
@@ -290,6 +294,7 @@ static void length_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 
 static const struct nftdp_vm_expr_ops length_ops = {
     .name = "match length",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct length_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = length_eval,
@@ -333,6 +338,7 @@ static void mac_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 
 static const struct nftdp_vm_expr_ops mac_ops = {
     .name = "match mac",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct mac_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = mac_eval,
@@ -428,6 +434,7 @@ static void multiport_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 
 static const struct nftdp_vm_expr_ops multiport_ops = {
     .name = "match multiport",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct blob_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = multiport_eval,
@@ -477,6 +484,7 @@ static void iprange_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 
 static const struct nftdp_vm_expr_ops iprange_ops = {
     .name = "match iprange",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct blob_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = iprange_eval,
@@ -529,6 +537,7 @@ static void icmp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 
 static const struct nftdp_vm_expr_ops icmp_ops = {
     .name = "match icmp",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct icmp_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = icmp_eval,
@@ -589,6 +598,7 @@ dropit:
 
 static const struct nftdp_vm_expr_ops tcpmss_ops = {
     .name = "match tcpmss",
+    .flow = NFTDP_VM_FLOW_PRED, /* the flow cache keys on its outcome */
     .size = sizeof(struct length_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = tcpmss_eval,

@@ -38,8 +38,9 @@
 #define FC_CHAINS_MAX 256
 #define FC_CHUNKS_MAX 24 /* 8-byte moves of a template's payload fields */
 
-/* FF_OP: a meta or ct get, read by running the op (priv: key, reg, len, dir) */
-enum fc_kind { FF_LL, FF_NH, FF_TH, FF_OP };
+/* FF_OP: a meta or ct get, read by running the op (priv: key, reg, len, dir);
+ * FF_PRED: a pure test, run for its outcome (one byte: go on, break, drop) */
+enum fc_kind { FF_LL, FF_NH, FF_TH, FF_OP, FF_PRED };
 
 struct fc_field {
 	uint8_t kind;
@@ -194,6 +195,11 @@ static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len
 				return true;
 			continue;
 		}
+		if (kind == FF_PRED) {
+			if (f->kind == FF_PRED && f->op == op)
+				return true;
+			continue;
+		}
 		if (f->kind != kind)
 			continue;
 		if (masked) {
@@ -278,6 +284,8 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
 		return tmpl_add(t, FF_OP, 0, m->len, op, false, 0);
 	case NFTDP_VM_FLOW_CT:
 		return tmpl_add(t, FF_OP, 0, m->len, op, false, 0);
+	case NFTDP_VM_FLOW_PRED:
+		return tmpl_add(t, FF_PRED, 0, 1, op, false, 0);
 	}
 	return true;
 }
@@ -397,7 +405,7 @@ static void tmpl_pack(struct fc_tmpl *t)
 	for (unsigned int i = 0; i < t->n; i++) {
 		const struct fc_field *f = &t->f[i];
 
-		if (f->kind == FF_OP) {
+		if (f->kind == FF_OP || f->kind == FF_PRED) {
 			t->opf[t->n_opf++] = (uint8_t)i;
 			continue;
 		}
@@ -598,6 +606,13 @@ static inline void op_field(const struct fc_field *f, unsigned int at, struct nf
 
 	regs.verdict.code = NFT_CONTINUE;
 	f->op->eval(f->op, &regs, pkt, ctx);
+	if (f->kind == FF_PRED) {
+		key[at] = 1;
+		key[at + 1] = regs.verdict.code == (uint32_t)NFT_CONTINUE ? 0
+			      : regs.verdict.code == (uint32_t)NFT_BREAK  ? 1
+									  : 2;
+		return;
+	}
 	if (regs.verdict.code == (uint32_t)NFT_CONTINUE) {
 		key[at] = 1;
 		copy_small(key + at + 1, (const uint8_t *)&regs.data[m->reg], f->len);
@@ -662,7 +677,7 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 		for (unsigned int i = 0; i < t->n; i++) {
 			const struct fc_field *f = &t->f[i];
 
-			if (f->kind == FF_OP) {
+			if (f->kind == FF_OP || f->kind == FF_PRED) {
 				op_field(f, f->at, pkt, ctx, key);
 				continue;
 			}

@@ -65,6 +65,8 @@ enum nftdp_vm_flow_kind {
 	NFTDP_VM_FLOW_OBJREF,  /* named object: fixed for counters (flow_level) */
 	NFTDP_VM_FLOW_DYNSET, /* writes a set: never, and lookups of the generation stop being fixed
 			       */
+	NFTDP_VM_FLOW_PRED,   /* a pure test of the packet and its connection (an xtables
+				 match): its outcome is a key field */
 };
 
 /* op->flow: a run executing an op whose level is below ctx->flow_need is

@@ -24,6 +24,8 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_mark.h>
 
 #include "gen_build.h"
 #include "nft_build.h"
@@ -1155,6 +1157,57 @@ static void test_meta_keys(void **state)
 	same_counters(f, NFPROTO_IPV4, 2);
 }
 
+/* an xtables mark match (iptables -m mark --mark 7/0xff) */
+static struct nftnl_expr *mt_mark(uint32_t mark)
+{
+	struct xt_mark_mtinfo1 i = {.mark = mark, .mask = 0xff};
+	struct nftnl_expr *e = ex("match");
+	void *info = calloc(1, XT_ALIGN(sizeof(i)));
+
+	assert_non_null(info);
+	memcpy(info, &i, sizeof(i));
+	nftnl_expr_set_str(e, NFTNL_EXPR_MT_NAME, "mark");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_MT_REV, 1);
+	/* libnftnl keeps (and frees) the info it is given */
+	nftnl_expr_set(e, NFTNL_EXPR_MT_INFO, info, XT_ALIGN(sizeof(i)));
+	return e;
+}
+
+/* ip forward: 1 match mark 7 counter drop; 2 meta iif 3 counter drop */
+static void rs_match(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 1, mt_mark(7), CNT, DROP, NULL);
+	add(b, c, 2, IIF_IS(3), CNT, DROP, NULL);
+}
+
+/* an xtables match is a key field by its outcome: the flows it tells
+ * apart get entries of their own, and they hit */
+static void test_match_outcome(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(80, .iif = 1), T4(80, .iif = 1, .mark = 7),
+				  T4(80, .iif = 1, .mark = 0x107), T4(80, .iif = 3)};
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[4];
+
+	build_both(f, rs_match);
+	s0 = stats(f);
+	for (unsigned int i = 0; i < 4; i++)
+		run1(f, NFPROTO_IPV4, &fl[i]);
+	/* mark 0x107 & 0xff is 7: the same outcome as mark 7, one entry */
+	assert_int_equal(HITS_SINCE(f, s0), 1);
+	run_both(f, NFPROTO_IPV4, fl, 4, v);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(v[1], NF_DROP);
+	assert_int_equal(v[2], NF_DROP);
+	assert_int_equal(v[3], NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 5);
+	same_counters(f, NFPROTO_IPV4, 2);
+}
+
 /*
  * ip forward:
  *   a (prio 0, accept): 1 meta mark 7 counter drop
@@ -2092,6 +2145,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_invalidation, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_jump_goto, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_meta_keys, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_match_outcome, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_not_used, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
