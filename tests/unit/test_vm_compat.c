@@ -106,8 +106,19 @@ static struct nftnl_expr *xt(const char *kind, const char *name, uint32_t rev, c
 	return e;
 }
 
-#define MT(name, rev, info) xt("match", name, rev, &(info), XT_ALIGN(sizeof(info)))
-#define TG(name, rev, info) xt("target", name, rev, &(info), XT_ALIGN(sizeof(info)))
+/* info of size bytes, padded with zeroes to XT_ALIGN as iptables sends it */
+static struct nftnl_expr *xt_pad(const char *kind, const char *name, uint32_t rev, const void *info,
+				 uint32_t size)
+{
+	uint8_t buf[512] = {0};
+
+	assert_true(XT_ALIGN(size) <= sizeof(buf));
+	memcpy(buf, info, size);
+	return xt(kind, name, rev, buf, XT_ALIGN(size));
+}
+
+#define MT(name, rev, info) xt_pad("match", name, rev, &(info), sizeof(info))
+#define TG(name, rev, info) xt_pad("target", name, rev, &(info), sizeof(info))
 
 /* a rule of e (and verdict v when v >= 0) with -p proto (0: none) */
 static int add(struct world *w, struct nftdp_vm_chain *c, int proto, bool inv, struct nftnl_expr *e,
