@@ -220,21 +220,12 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 	if (pkt->flags & NFTDP_VM_PKT_F_CSUM_OK)
 		return true; /* CHECKSUM_UNNECESSARY: the NIC checked it */
 	if (pkt->l4proto != IPPROTO_ICMP) {
-		/* the pseudo-header's addresses in line: 2 or 8 words whose
-		 * count the compiler sees, instead of a call with its tail */
-		bool v4 = pkt->nfproto == NFPROTO_IPV4;
-		const uint8_t *a = nh + (v4 ? 12 : 8);
-		uint64_t s =
-		    (uint64_t)rte_cpu_to_be_16((uint16_t)l4len) + rte_cpu_to_be_16(pkt->l4proto);
-
-		for (unsigned int i = 0; i < (v4 ? 2u : 8u); i++) {
-			uint32_t w;
-
-			memcpy(&w, a + 4 * i, 4);
-			s += w;
-		}
-		s = (s & 0xffffffffu) + (s >> 32);
-		sum = (uint32_t)((s & 0xffffffffu) + (s >> 32));
+		if (pkt->nfproto == NFPROTO_IPV4)
+			sum = nftdp_csum_partial(nh + 12, 8, 0);
+		else
+			sum = nftdp_csum_partial(nh + 8, 32, 0);
+		sum = nftdp_csum_add(sum, (uint32_t)rte_cpu_to_be_16((uint16_t)l4len) +
+					      rte_cpu_to_be_16(pkt->l4proto));
 	}
 	return nftdp_csum_fold(nftdp_csum_partial(l4, l4len, sum)) == 0;
 }
