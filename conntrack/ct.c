@@ -204,6 +204,7 @@ static void hash_link(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 		e->hnext[d] = s->buckets[b];
 		s->buckets[b] = idx * 2 + (uint32_t)d;
 	}
+	s->links++;
 }
 
 static void hash_unlink(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
@@ -244,6 +245,7 @@ void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	b = nftdp_ct_tuple_hash(s, reply) & s->bucket_mask;
 	e->hnext[1] = s->buckets[b];
 	s->buckets[b] = entry_index(s, e) * 2 + 1;
+	s->links++;
 }
 
 /* the entry no longer uses its `ct timeout` policy */
@@ -635,8 +637,10 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 enum { CT_GO_ON, CT_DONE, CT_BAD };
 
 static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
-		  struct nftdp_ct_tuple *t, uint32_t *hash, const struct nftdp_ct_lookup *lk)
+		  struct nftdp_ct_tuple *t, uint32_t *hash, uint32_t *node,
+		  const struct nftdp_ct_lookup *lk)
 {
+	*node = CT_NIL;
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack) {
 		if (!pkt->ct) {
 			pkt->ct_untracked = true;
@@ -663,6 +667,8 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	    lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL)) {
 		*t = lk->t;
 		*hash = lk->hash;
+		if (lk->links == s->links)
+			*node = lk->node;
 		return CT_GO_ON;
 	}
 	if (!nftdp_ct_pkt_tuple(pkt, t))
@@ -676,7 +682,8 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 
 /* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
 static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-				const struct nftdp_ct_tuple *tp, uint32_t hash, uint64_t now_ms)
+				const struct nftdp_ct_tuple *tp, uint32_t hash, uint32_t node,
+				uint64_t now_ms)
 {
 	struct nftdp_ct_tuple t = *tp, r;
 	struct nftdp_ct_entry *e;
@@ -690,7 +697,18 @@ static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	p.l4len = nftdp_ct_l4len(pkt);
 	p.pkt = pkt;
 repeat:
-	e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
+	e = NULL;
+	if (node != CT_NIL) {
+		/* the probe's find: nothing was linked since, so the first live
+		 * match of the chain is still this one unless it died */
+		e = &s->entries[node >> 1];
+		dir = (int)(node & 1);
+		node = CT_NIL;
+		if (!e->in_use || (e->status & IPS_DYING) || expired(e, now_ms))
+			e = NULL;
+	}
+	if (!e)
+		e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
 	/* nf_ct_zone_equal in the direction found: a reply-direction match
 	 * needs the packet's reply zone to be the entry's */
 	if (e && dir == IP_CT_DIR_REPLY &&
@@ -772,17 +790,17 @@ invalid:
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
 {
 	struct nftdp_ct_tuple t;
-	uint32_t hash;
+	uint32_t hash, node;
 
 	s->now_ms = now_ms;
-	switch (ct_pre(s, pkt, now_ms, &t, &hash, NULL)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, NULL)) {
 	case CT_DONE:
 		return NF_ACCEPT;
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, &t, hash, now_ms);
+		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
 	}
 }
 
@@ -797,8 +815,10 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	struct nftdp_ct_tuple t;
 	uint32_t node, hash;
 
-	if (lk)
+	if (lk) {
 		lk->data = NULL;
+		lk->node = CT_NIL;
+	}
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack ||
 	    !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
 	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
@@ -824,6 +844,10 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 			continue;
 		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
 			return NULL;
+		if (lk) {
+			lk->node = (uint32_t)(e - s->entries) * 2 + (uint32_t)d;
+			lk->links = s->links;
+		}
 		return e;
 	}
 	return NULL;
@@ -834,7 +858,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		       const struct nftdp_ct_lookup *const *lk)
 {
 	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
-	uint32_t hash[NFTDP_VM_BURST_MAX];
+	uint32_t hash[NFTDP_VM_BURST_MAX], node[NFTDP_VM_BURST_MAX];
 	uint8_t go[NFTDP_VM_BURST_MAX];
 	unsigned int i;
 
@@ -848,26 +872,26 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			go[i] = 2; /* errors may refer to flows this burst creates: in order */
 			continue;
 		}
-		rc = ct_pre(s, pkts[i], now_ms, &t[i], &hash[i], lk ? lk[i] : NULL);
+		rc = ct_pre(s, pkts[i], now_ms, &t[i], &hash[i], &node[i], lk ? lk[i] : NULL);
 		go[i] = rc == CT_GO_ON;
 		if (rc == CT_BAD)
 			s->st.invalid++;
-		if (!go[i])
-			continue;
+		if (!go[i] || node[i] != CT_NIL)
+			continue; /* the probe's entry: its lines were just read */
 		__builtin_prefetch(&s->buckets[hash[i] & s->bucket_mask]);
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t node;
+		uint32_t first;
 
-		if (go[i] != 1)
+		if (go[i] != 1 || node[i] != CT_NIL)
 			continue;
-		node = s->buckets[hash[i] & s->bucket_mask];
-		if (node != CT_NIL)
-			prefetch_entry(s, node >> 1, false);
+		first = s->buckets[hash[i] & s->bucket_mask];
+		if (first != CT_NIL)
+			prefetch_entry(s, first >> 1, false);
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
-			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], now_ms);
+			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], node[i], now_ms);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}

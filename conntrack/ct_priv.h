@@ -172,6 +172,7 @@ struct nftdp_ct_shard {
 	struct ct_policy pol[CT_POLICIES];
 	uint64_t policy_full; /* `ct timeout set` that found every slot in use */
 	bool zones_seen;      /* a packet had a zone: confirm looks for tuple clashes */
+	uint64_t links;	      /* entries linked into buckets: a probe's node holds until then */
 	struct nftdp_ct_entry *entries;
 	size_t entries_len, buckets_len; /* the mappings (table_alloc) */
 	uint32_t hkey[10];		 /* the table hash's secret key, one word per tuple word */

@@ -217,14 +217,17 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s);
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms);
 
 /**
- * What nftdp_ct_probe() worked out for a packet (its tuple and the tuple's
- * hash), which nftdp_ct_in_burst() takes instead of working it out again.
- * It holds while the packet is the bytes it was probed as (data, len).
+ * What nftdp_ct_probe() worked out for a packet (its tuple, the tuple's
+ * hash and the node it found), which nftdp_ct_in_burst() takes instead of
+ * working it out again. It holds while the packet is the bytes it was
+ * probed as (data, len); the node, while no entry was linked since.
  */
 struct nftdp_ct_lookup {
 	const uint8_t *data; /**< pkt->data when probed; NULL: nothing held */
 	uint32_t len;	     /**< pkt->len when probed */
 	uint32_t hash;
+	uint32_t node;	/**< the live entry found (index * 2 + dir), or ~0 */
+	uint64_t links; /**< the shard's link count when probed */
 	struct nftdp_ct_tuple t;
 };
 

@@ -32,6 +32,44 @@ static void test_burst_order(void **state)
 	env_free(en);
 }
 
+/* what a probe found holds only while no entry was linked: a slot freed
+ * and reused in between is another connection */
+static void test_probe_hint(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_entry *a, *b;
+	struct nftdp_ct_lookup lk;
+	const struct nftdp_ct_lookup *lks[1] = {&lk};
+	struct nftdp_vm_pkt *pk[1];
+	struct tpkt t, u;
+	unsigned int v[1];
+
+	(void)state;
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &t, &a), ST_NEW);
+	/* found and used as found */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_ptr_equal(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk), a);
+	pk[0] = &t.pkt;
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lks);
+	assert_ptr_equal((void *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7), a);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	/* probed, then the entry goes and its slot holds another flow */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_ptr_equal(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk), a);
+	assert_int_equal(nftdp_ct_delete(en->s, &a->tuple[0], 0), 0);
+	udp(&u, false, "10.0.0.3", "10.0.0.4", 7, 7, 0);
+	assert_int_equal(xmit(en, &u, &b), ST_NEW);
+	assert_ptr_equal(b, a); /* the same slot */
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lks);
+	assert_non_null(t.pkt.ct);
+	assert_ptr_not_equal((void *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7), b);
+	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_NEW);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(en->s->st.count, 2);
+	env_free(en);
+}
+
 static void test_timeout_gc(void **state)
 {
 	struct env *en = env_new(16, false);
@@ -551,12 +589,13 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors),	  cmocka_unit_test(test_attach),
-	    cmocka_unit_test(test_burst_order),		  cmocka_unit_test(test_timeout_gc),
-	    cmocka_unit_test(test_configured_timeouts),	  cmocka_unit_test(test_table_full),
-	    cmocka_unit_test(test_gc_pressure),		  cmocka_unit_test(test_confirm_drop),
-	    cmocka_unit_test(test_walk_get_delete_flush), cmocka_unit_test(test_events),
-	    cmocka_unit_test(test_rss_symmetric),	  cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_create_errors), cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),	  cmocka_unit_test(test_probe_hint),
+	    cmocka_unit_test(test_timeout_gc),	  cmocka_unit_test(test_configured_timeouts),
+	    cmocka_unit_test(test_table_full),	  cmocka_unit_test(test_gc_pressure),
+	    cmocka_unit_test(test_confirm_drop),  cmocka_unit_test(test_walk_get_delete_flush),
+	    cmocka_unit_test(test_events),	  cmocka_unit_test(test_rss_symmetric),
+	    cmocka_unit_test(test_table_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
