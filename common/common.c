@@ -19,32 +19,42 @@
 uint32_t nftdp_csum_partial(const void *buf, uint32_t len, uint32_t sum)
 {
 	const uint8_t *p = buf;
-	uint64_t s = sum;
+	uint64_t s = sum, t = 0;
 
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t v;
+	/* two sums, so the adds of a round do not wait on each other */
+	for (; len >= 16; p += 16, len -= 16) {
+		uint64_t a, b;
 
-		memcpy(&v, p, 8);
-		s += (v & 0xffffffffu) + (v >> 32);
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		s = nftdp_csum_add64(s, a);
+		t = nftdp_csum_add64(t, b);
+	}
+	s = nftdp_csum_add64(s, t);
+	if (len >= 8) {
+		uint64_t a;
+
+		memcpy(&a, p, 8);
+		s = nftdp_csum_add64(s, a);
+		p += 8;
+		len -= 8;
 	}
 	if (len >= 4) {
-		s += nftdp_ld32(p);
+		s = nftdp_csum_add64(s, nftdp_ld32(p));
 		p += 4;
 		len -= 4;
 	}
 	if (len >= 2) {
-		s += nftdp_ld16(p);
+		s = nftdp_csum_add64(s, nftdp_ld16(p));
 		p += 2;
 		len -= 2;
 	}
 	if (len) {
 		uint8_t last[2] = {*p, 0}; /* the odd byte first in its word */
 
-		s += nftdp_ld16(last);
+		s = nftdp_csum_add64(s, nftdp_ld16(last));
 	}
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffffffu) + (s >> 32);
-	return (uint32_t)s;
+	return nftdp_csum_from64(s);
 }
 
 #ifndef __SSE4_2__

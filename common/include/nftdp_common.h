@@ -73,6 +73,14 @@ static inline uint32_t nftdp_ld32(const void *p)
 	return v;
 }
 
+static inline uint64_t nftdp_ld64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 /* put_unaligned_cpu16/32 */
 static inline void nftdp_st16(void *p, uint16_t v)
 {
@@ -93,6 +101,22 @@ static inline void nftdp_st32(void *p, uint32_t v)
  * is stored back as it is. Not folded; see nftdp_csum_fold.
  */
 uint32_t nftdp_csum_partial(const void *buf, uint32_t len, uint32_t sum);
+
+/* one's complement addition of 64-bit words: the carry out goes back in
+ * (2^64 is 1 modulo 0xffff, so the folded sum is the 16-bit one's) */
+static inline uint64_t nftdp_csum_add64(uint64_t s, uint64_t v)
+{
+	s += v;
+	return s + (s < v);
+}
+
+/* a 64-bit sum as a 32-bit partial sum */
+static inline uint32_t nftdp_csum_from64(uint64_t s)
+{
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	return (uint32_t)s;
+}
 
 /* csum_add: one's complement addition of two 32-bit partial sums */
 static inline uint32_t nftdp_csum_add(uint32_t a, uint32_t b)
