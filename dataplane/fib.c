@@ -65,7 +65,8 @@ static const struct nftdp_route_table *cur(const void *fib)
 	return atomic_load_explicit(&f->cur, memory_order_acquire);
 }
 
-static void to_vm(const struct nftdp_route_nh *nh, struct nftdp_vm_fib_route *out)
+static void to_vm(const struct nftdp_route_table *t, const struct nftdp_route_nh *nh,
+		  struct nftdp_vm_fib_route *out)
 {
 	static_assert(NFTDP_ROUTE_MAX_PATHS == NFTDP_VM_FIB_MAX_PATHS, "same paths kept");
 	out->type = nh->type;
@@ -73,7 +74,11 @@ static void to_vm(const struct nftdp_route_nh *nh, struct nftdp_vm_fib_route *ou
 	out->plen = nh->plen;
 	out->gateway = nh->gateway;
 	memcpy(out->dst, nh->dst, sizeof(out->dst));
+	memcpy(out->gw, nh->gw, sizeof(out->gw));
 	memcpy(out->oif, nh->oif, sizeof(out->oif));
+	/* dst_mtu: the metric, else the device's (the kernel's learned
+	 * path mtus are not mirrored) */
+	out->mtu = nh->mtu ? nh->mtu : nh->n_oif ? nftdp_route_dev_mtu(t, nh->oif[0]) : 0;
 }
 
 static bool fib_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
@@ -83,7 +88,7 @@ static bool fib_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_rout
 
 	if (!nh)
 		return false;
-	to_vm(nh, out);
+	to_vm(t, nh, out);
 	return true;
 }
 
@@ -95,7 +100,7 @@ static bool fib_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
 
 	if (!nh)
 		return false;
-	to_vm(nh, out);
+	to_vm(t, nh, out);
 	return true;
 }
 

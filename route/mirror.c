@@ -88,7 +88,10 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	m->devs = d;
 	d[m->n_devs++] = (struct kdev){.kidx = (uint32_t)ifi->ifi_index, .idx = idx};
-	if (nftdp_route_dev_add(m->t, idx, name) < 0) {
+	if (nftdp_route_dev_add(m->t, idx, name,
+				tb[IFLA_MTU] && mnl_attr_get_payload_len(tb[IFLA_MTU]) == 4
+				    ? mnl_attr_get_u32(tb[IFLA_MTU])
+				    : 0) < 0) {
 		m->err = -ENOMEM;
 		return MNL_CB_ERROR;
 	}
@@ -136,6 +139,33 @@ static int route_attr(const struct nlattr *a, void *data)
 	if (mnl_attr_type_valid(a, RTA_MAX) > 0)
 		tb[mnl_attr_get_type(a)] = a;
 	return MNL_CB_OK;
+}
+
+/* RTA_METRICS: the RTAX_MTU metric, 0 if none */
+static uint32_t metric_mtu(const struct nlattr *metrics)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, metrics) if (mnl_attr_get_type(a) == RTAX_MTU &&
+						 mnl_attr_get_payload_len(a) ==
+						     4) return mnl_attr_get_u32(a);
+	return 0;
+}
+
+/* a multipath path's RTA_GATEWAY (the attributes after its rtnexthop) */
+static void path_gw(const struct rtnexthop *rtnh, unsigned int alen, uint8_t gw[16])
+{
+	const struct nlattr *a = (const void *)((const uint8_t *)rtnh + RTNH_ALIGN(sizeof(*rtnh)));
+	int left = (int)rtnh->rtnh_len - (int)RTNH_ALIGN(sizeof(*rtnh));
+
+	while (mnl_attr_ok(a, left)) {
+		if (mnl_attr_get_type(a) == RTA_GATEWAY && mnl_attr_get_payload_len(a) == alen) {
+			memcpy(gw, mnl_attr_get_payload(a), alen);
+			return;
+		}
+		left -= (int)MNL_ALIGN(a->nla_len);
+		a = mnl_attr_next(a);
+	}
 }
 
 static int route_cb(const struct nlmsghdr *nlh, void *data)
@@ -186,6 +216,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		nh.gateway = true;
 		memcpy(nh.gw, mnl_attr_get_payload(tb[RTA_GATEWAY]), alen);
 	}
+	if (tb[RTA_METRICS])
+		nh.mtu = metric_mtu(tb[RTA_METRICS]);
 	if (tb[RTA_MULTIPATH]) {
 		const struct rtnexthop *rtnh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
 		int len = (int)mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
@@ -211,10 +243,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 					nh.oif[nh.n_oif++] = dev;
 				}
 			}
-			live |= !(rtnh->rtnh_flags & RTNH_F_DEAD);
-			/* a path with a gateway: the route has one (RTF_GATEWAY) */
-			if (rtnh->rtnh_len > sizeof(*rtnh))
+			/* a path with a gateway: the route has one (RTF_GATEWAY);
+			 * the gateway kept is the first live path's */
+			if (rtnh->rtnh_len > sizeof(*rtnh)) {
 				nh.gateway = true;
+				if (!live && !(rtnh->rtnh_flags & RTNH_F_DEAD))
+					path_gw(rtnh, alen, nh.gw);
+			}
+			live |= !(rtnh->rtnh_flags & RTNH_F_DEAD);
 			len -= RTNH_ALIGN(rtnh->rtnh_len);
 			rtnh = RTNH_NEXT(rtnh);
 		}

@@ -266,7 +266,8 @@ int nftdp_route_addr6_add(struct nftdp_route_table *t, uint32_t ifindex, const u
 	return 0;
 }
 
-int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name)
+int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name,
+			uint32_t mtu)
 {
 	struct nftdp_route_dev *d = realloc(t->devs, (t->n_devs + 1) * sizeof(*d));
 
@@ -274,6 +275,7 @@ int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const cha
 		return -ENOMEM;
 	t->devs = d;
 	d[t->n_devs].ifindex = ifindex;
+	d[t->n_devs].mtu = mtu;
 	memset(d[t->n_devs].name, 0, sizeof(d[t->n_devs].name));
 	snprintf(d[t->n_devs].name, sizeof(d[t->n_devs].name), "%s", name);
 	t->n_devs++;
@@ -351,6 +353,14 @@ const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifi
 		if (t->devs[i].ifindex == ifindex)
 			return t->devs[i].name;
 	return NULL;
+}
+
+uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex)
+{
+	for (unsigned int i = 0; i < t->n_devs; i++)
+		if (t->devs[i].ifindex == ifindex)
+			return t->devs[i].mtu;
+	return 0;
 }
 
 unsigned int nftdp_route_capacity(const struct nftdp_route_table *t)

@@ -18,6 +18,7 @@ struct nftdp_route_addr6 {
 
 struct nftdp_route_dev {
 	uint32_t ifindex;
+	uint32_t mtu;
 	char name[NFTDP_ROUTE_IFNAMSIZ];
 };
 

@@ -365,6 +365,7 @@ static int fib_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 	struct fib_priv *p = priv;
 	uint32_t flags, result, len;
 
+	cc->needs_routes = true;
 	switch (cc->chain->family) {
 	case NFPROTO_IPV4:
 	case NFPROTO_IPV6:

@@ -5,8 +5,11 @@
  * routed it: at forward, postrouting, input and output; before that
  * (prerouting, inet ingress) it has none and every key breaks the rule. The
  * routes nftdp forwards by carry no realm and no xfrm bundle, so `rt
- * classid` is 0 and `rt ipsec` false where there is a route. Next hop and
- * MSS need the route table itself (the appliance's routes): refused.
+ * classid` is 0 and `rt ipsec` false where there is a route. `rt nexthop`
+ * and `rt mtu` (NFT_RT_TCPMSS) read the packet's route from the route
+ * table fib uses (the kernel's routes, mirrored): the route to daddr is
+ * the dst a forwarded packet has. No route there: no dst, the rule
+ * breaks. Such a run is never cached: routes change under it.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
@@ -40,6 +43,65 @@ static void rt_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	regs->data[p->dreg] = 0;
 }
 
+/* get_tcpmss's limits: TCP_MSS_DEFAULT where the mtu is out of range */
+static uint16_t tcpmss_of(uint32_t mtu, uint32_t minlen)
+{
+	return mtu <= minlen || mtu > 0xffff ? 536 : (uint16_t)(mtu - minlen);
+}
+
+/* dst_mtu of a route: ipv4_mtu (the metric, else the device's) or ip6_mtu
+ * (the same, IPV6_MIN_MTU without a device) */
+static uint32_t route_mtu(const struct nftdp_vm_fib_route *r, bool v6)
+{
+	return r->mtu ? r->mtu : v6 ? 1280 : 0;
+}
+
+/* nft_rt_get_eval's route keys */
+static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct rt_priv *p = (const void *)op->priv;
+	const struct nftdp_vm_fib_ops *fo = ctx->fib_ops;
+	bool v6 = pkt->nfproto == NFPROTO_IPV6;
+	uint32_t need = v6 ? 40 : 20;
+	struct nftdp_vm_fib_route r, back;
+	const uint8_t *ip = pkt->data + pkt->nh_off;
+	uint32_t mtu;
+
+	if (!routed(pkt) || !fo || (uint64_t)pkt->nh_off + need > pkt->len ||
+	    (pkt->nfproto != NFPROTO_IPV4 && !v6))
+		goto brk;
+	/* the packet's dst: its route to daddr */
+	if (v6 ? !fo->route6(ctx->fib, ip + 24, 0, &r)
+	       : !fo->route4(ctx->fib, nftdp_ld32(ip + 16), &r))
+		goto brk;
+	switch (p->key) {
+	case NFT_RT_NEXTHOP4: /* rt_nexthop: the gateway, else daddr */
+		if (v6)
+			goto brk;
+		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 16, 4);
+		return;
+	case NFT_RT_NEXTHOP6: /* rt6_nexthop */
+		if (!v6)
+			goto brk;
+		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 24, 16);
+		return;
+	default: /* NFT_RT_TCPMSS: get_tcpmss, the lower of the mtus to both ends */
+		mtu = route_mtu(&r, v6);
+		if (v6 ? fo->route6(ctx->fib, ip + 8, 0, &back)
+		       : fo->route4(ctx->fib, nftdp_ld32(ip + 12), &back)) {
+			uint32_t m = route_mtu(&back, v6);
+
+			mtu = m < mtu ? m : mtu;
+		}
+		regs->data[p->dreg] = 0;
+		nftdp_st16(&regs->data[p->dreg], tcpmss_of(mtu, v6 ? 60 : 40));
+		return;
+	}
+brk:
+	regs->verdict.code = NFT_BREAK;
+}
+
 static int rt_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	struct rt_priv *p = priv;
@@ -60,12 +122,21 @@ static int rt_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *p
 		len = 1;
 		break;
 	case NFT_RT_NEXTHOP4:
+		len = 4;
+		cc->needs_routes = true;
+		break;
 	case NFT_RT_NEXTHOP6:
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "rt nexthop: not supported by nftdp (needs a route table)");
+		len = 16;
+		cc->needs_routes = true;
+		break;
 	case NFT_RT_TCPMSS:
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "rt mtu: not supported by nftdp (needs a route table)");
+		len = 2;
+		cc->needs_routes = true;
+		/* nft_rt_validate: where a packet has its output route */
+		if (cc->chain->base && cc->chain->hook != NF_INET_FORWARD &&
+		    cc->chain->hook != NF_INET_LOCAL_OUT && cc->chain->hook != NF_INET_POST_ROUTING)
+			return nftdp_vm_errf(cc, -EOPNOTSUPP, "rt mtu: not valid in this hook");
+		break;
 	default:
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "rt: key %u unknown", key);
 	}
@@ -73,13 +144,35 @@ static int rt_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *p
 	return nftdp_vm_parse_reg_store(cc, e, NFTNL_EXPR_RT_DREG, &p->dreg, NFT_DATA_VALUE, len);
 }
 
+static const struct nftdp_vm_expr_ops rt_ops = {
+    .name = "rt",
+    .flow = NFTDP_VM_FLOW_REGS, /* fixed by family and hook, both in the key */
+    .init = rt_init,
+    .eval = rt_eval,
+};
+
+/* NFTDP_VM_FLOW_NEVER: the route table's answer, which no cache tag covers */
+static const struct nftdp_vm_expr_ops rt_route_ops = {
+    .name = "rt",
+    .init = rt_init,
+    .eval = rt_route_eval,
+};
+
+static const struct nftdp_vm_expr_ops *rt_select_ops(struct nftdp_vm_cctx *cc,
+						     const struct nftnl_expr *e)
+{
+	(void)cc;
+	if (nftdp_vm_attr(e, NFTNL_EXPR_RT_KEY)) {
+		uint32_t key = nftdp_vm_u32(e, NFTNL_EXPR_RT_KEY);
+
+		if (key == NFT_RT_NEXTHOP4 || key == NFT_RT_NEXTHOP6 || key == NFT_RT_TCPMSS)
+			return &rt_route_ops;
+	}
+	return &rt_ops;
+}
+
 const struct nftdp_vm_expr_type nftdp_vm_expr_rt = {
     .name = "rt",
-    .ops =
-	&(const struct nftdp_vm_expr_ops){
-	    .name = "rt",
-	    .flow = NFTDP_VM_FLOW_REGS, /* fixed by family and hook, both in the key */
-	    .init = rt_init,
-	    .eval = rt_eval,
-	},
+    .ops = &rt_ops,
+    .select_ops = rt_select_ops,
 };

@@ -275,6 +275,7 @@ struct nftdp_vm_cctx {
 	uint32_t expr_index;
 	const char *expr_name;
 	const struct nftnl_rule *rule; /* NFTA_RULE_COMPAT for match/target */
+	bool needs_routes;	       /* the expression reads the route table (init sets it) */
 };
 
 /* ---- stateful arena ---- */

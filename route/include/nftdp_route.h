@@ -51,7 +51,9 @@ struct nftdp_route_nh {
 	uint8_t tbl;	 /**< enum nftdp_route_tbl it came from (set by nftdp_route_add) */
 	uint8_t family;	 /**< AF_INET or AF_INET6 (set by nftdp_route_add) */
 	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
-	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes) */
+	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes); multipath:
+			      the first live path's */
+	uint32_t mtu;	 /**< the route's mtu metric (RTAX_MTU), 0: the device's */
 	uint32_t oif[NFTDP_ROUTE_MAX_PATHS]; /**< nftdp ifindex of each path */
 };
 
@@ -94,8 +96,9 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 
 /** An IPv6 address configured on device ifindex (nf_ipv6_chk_addr). 0, -ENOMEM. */
 int nftdp_route_addr6_add(struct nftdp_route_table *t, uint32_t ifindex, const uint8_t addr[16]);
-/** A device's name, for oifname results. 0, -ENOMEM. Control-path. */
-int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name);
+/** A device's name, for oifname results, and its mtu. 0, -ENOMEM. Control-path. */
+int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const char *name,
+			uint32_t mtu);
 
 /**
  * Longest-prefix match of daddr (network byte order) over local and main
@@ -115,6 +118,8 @@ bool nftdp_route_addr6_on(const struct nftdp_route_table *t, const uint8_t addr[
 			  uint32_t ifindex);
 /** Device ifindex's name, NULL if unknown. Packet-path, any thread. */
 const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifindex);
+/** Device ifindex's mtu, 0 if unknown. Packet-path, any thread. */
+uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex);
 
 /** A port as nftdp numbers it, for the mirror. */
 struct nftdp_route_port {

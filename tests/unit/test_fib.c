@@ -76,6 +76,17 @@ static void add6(struct nftdp_route_table *t, enum nftdp_route_tbl tbl, const ch
 	assert_int_equal(nftdp_route_add(t, AF_INET6, tbl, a6(a), plen, &nh), 0);
 }
 
+/* an IPv4 address as the register holds it, read big-endian */
+static uint32_t a4h(const char *s)
+{
+	return ntohl(a4(s));
+}
+
+static uint32_t rd_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static void test_route_lpm4(void **state)
 {
 	struct nftdp_route_table *t;
@@ -167,7 +178,7 @@ static void test_route_lpm6(void **state)
 	assert_int_equal(nftdp_route_addr6_add(t, 2, a6("2001:db8:1::1")), 0);
 	assert_true(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 2));
 	assert_false(nftdp_route_addr6_on(t, a6("2001:db8:1::1"), 1));
-	assert_int_equal(nftdp_route_dev_add(t, 2, "dp1"), 0);
+	assert_int_equal(nftdp_route_dev_add(t, 2, "dp1", 1500), 0);
 	assert_string_equal(nftdp_route_dev_name(t, 2), "dp1");
 	assert_null(nftdp_route_dev_name(t, 7));
 	nftdp_route_count(t, &n4, &n6);
@@ -194,11 +205,15 @@ static void test_route_mirror(void **state)
 		"set -e; exec >/dev/null 2>&1\n"
 		"ip link set lo up\n"
 		"ip link add dp0 type veth peer name p0; ip link set p0 up; ip link set dp0 up\n"
+		"ip link set dp0 mtu 1400\n"
 		"ip link add eth9 type veth peer name p9; ip link set p9 up; ip link set eth9 up\n"
 		"ip addr add 10.1.0.1/16 dev dp0\n"
 		"ip addr add 2001:db8:1::1/64 dev dp0 nodad\n"
 		"ip addr add 192.0.2.1/24 dev eth9\n"
-		"ip route add 198.51.100.0/24 via 10.1.0.2 dev dp0\n"
+		"ip route add 198.51.100.0/24 via 10.1.0.2 dev dp0 mtu 1300\n"
+		"ip route add 203.0.114.0/24 nexthop via 10.1.0.7 dev dp0 nexthop via 192.0.2.7 "
+		"dev "
+		"eth9\n"
 		"ip route add blackhole 10.9.0.0/16\n"
 		"ip route add default via 192.0.2.254 dev eth9\n"
 		"ip route add 10.2.0.0/16 tos 0x10 dev dp0\n"
@@ -222,6 +237,14 @@ static void test_route_mirror(void **state)
 	nh = nftdp_route_lookup4(t, a4("198.51.100.3"));
 	assert_true(nh->gateway);
 	assert_int_equal(nh->oif[0], 1);
+	/* rt nexthop and rt mtu: the gateway, the mtu metric, the device's mtu */
+	assert_int_equal(rd_be32(nh->gw), rd_be32((const uint8_t *)&(uint32_t){a4("10.1.0.2")}));
+	assert_int_equal(nh->mtu, 1300);
+	assert_int_equal(nftdp_route_lookup4(t, a4("10.1.5.5"))->mtu, 0);
+	assert_int_equal(nftdp_route_dev_mtu(t, 1), 1400);
+	nh = nftdp_route_lookup4(t, a4("203.0.114.9")); /* multipath: the first path's */
+	assert_true(nh->gateway);
+	assert_int_equal(rd_be32(nh->gw), rd_be32((const uint8_t *)&(uint32_t){a4("10.1.0.7")}));
 	nh = nftdp_route_lookup4(t, a4("8.8.8.8"));
 	assert_int_equal(nh->plen, 0);
 	assert_string_equal(nftdp_route_dev_name(t, nh->oif[0]), "eth9");
@@ -265,7 +288,7 @@ static void test_route_reset(void **state)
 		assert_int_equal(
 		    nftdp_route_add(t, AF_INET6, NFTDP_ROUTE_TBL_LOCAL, a6("fe80::"), 64, &nh), 0);
 		assert_int_equal(nftdp_route_addr6_add(t, 1, a6("2001:db8::1")), 0);
-		assert_int_equal(nftdp_route_dev_add(t, 1, "dp0"), 0);
+		assert_int_equal(nftdp_route_dev_add(t, 1, "dp0", 1500), 0);
 		assert_non_null(nftdp_route_lookup4(t, a4("10.1.2.3")));
 		assert_int_equal(nftdp_route_lookup4(t, a4("10.1.2.3"))->plen, 24);
 		assert_non_null(nftdp_route_lookup6(t, a6("2001:db8::5"), 0));
@@ -430,6 +453,8 @@ struct stub_route {
 	uint8_t type;
 	uint32_t oif;
 	bool gateway;
+	uint8_t gw[16];
+	uint32_t mtu;
 };
 
 static const struct stub_route *stub;
@@ -464,6 +489,8 @@ static bool stub_lookup(int family, const uint8_t *a, uint32_t oif, struct nftdp
 	out->plen = best->plen;
 	out->gateway = best->gateway;
 	memcpy(out->dst, best->addr, 16);
+	memcpy(out->gw, best->gw, 16);
+	out->mtu = best->mtu;
 	if (best->oif)
 		out->oif[out->n_oif++] = best->oif;
 	return true;
@@ -834,6 +861,112 @@ static void test_fib_break(void **state)
 	assert_int_equal(run(w, p, &regs), NF_ACCEPT);
 }
 
+/* rt nexthop and rt mtu over the stub table (nft_rt_get_eval) */
+static const struct stub_route rt_routes[] = {
+    {AF_INET, {10, 0, 0, 0}, 24, RTN_UNICAST, 1, false, {0}, 1500},
+    {AF_INET, {192, 168, 0, 0}, 16, RTN_UNICAST, 1, false, {0}, 9000},
+    {AF_INET, {172, 16, 0, 0}, 16, RTN_UNICAST, 2, false, {0}, 40},
+    {AF_INET, {0}, 0, RTN_UNICAST, 2, true, {10, 0, 1, 254}, 1400},
+    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8}, 64, RTN_UNICAST, 1, false, {0}, 1500},
+    {AF_INET6, {0}, 0, RTN_UNICAST, 2, true, {0xfe, 0x80, [15] = 1}, 0},
+};
+
+static struct nftnl_expr *rt(uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr *e = ex("rt");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RT_DREG, dreg);
+	return e;
+}
+
+/* rt KEY, then drop, in a forward chain: whether the rule got to the drop
+ * (rt did not break), and the register in out */
+static bool rt_run(struct world *w, uint8_t family, uint32_t key, struct nftdp_vm_pkt *pkt,
+		   uint8_t out[16])
+{
+	struct nftdp_vm_regs regs;
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	unsigned int v;
+
+	assert_int_equal(compile(w, family, NF_INET_FORWARD, rt(key, NFT_REG32_00)), 0);
+	assert_true(nftdp_vm_chain_uses_fib(w->c)); /* the generation builds routes */
+	nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, 2);
+	nftnl_rule_add_expr(r, rt(key, NFT_REG32_00));
+	nftnl_rule_add_expr(r, verdict(NF_DROP, NULL));
+	assert_int_equal(nftdp_vm_chain_add_rule(w->c, r, NULL, w->st, &w->err), 0);
+	nftnl_rule_free(r);
+	v = run(w, pkt, &regs);
+	memcpy(out, regs.data, 16);
+	return v == NF_DROP;
+}
+
+static uint16_t mss_of(const uint8_t *reg)
+{
+	uint16_t m;
+
+	memcpy(&m, reg, 2);
+	return m;
+}
+
+static void test_rt_route(void **state)
+{
+	struct world *w = *state;
+	struct tpkt t;
+	uint8_t reg[16];
+	struct nftdp_vm_pkt *p;
+
+	stub = rt_routes;
+	n_stub = sizeof(rt_routes) / sizeof(rt_routes[0]);
+	/* rt_nexthop: the gateway of the route to daddr, else daddr */
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_NEXTHOP4, p, reg));
+	assert_int_equal(rd_be32(reg), a4h("10.0.1.254"));
+	p = ip4(&t, "8.8.8.8", "10.0.0.9", 2);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_NEXTHOP4, p, reg));
+	assert_int_equal(rd_be32(reg), a4h("10.0.0.9"));
+	/* get_tcpmss: the lower mtu of the routes to daddr and back to saddr */
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1400 - 40);
+	p = ip4(&t, "192.168.1.1", "10.0.0.9", 2);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1500 - 40);
+	/* an mtu no larger than the headers: TCP_MSS_DEFAULT */
+	p = ip4(&t, "10.0.0.5", "172.16.0.1", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 536);
+	/* IPv6: the gateway; no mtu metric and no device mtu: IPV6_MIN_MTU */
+	p = ip6(&t, "2001:db8::5", "2001:db9::1", IPPROTO_TCP, 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	assert_memory_equal(reg, a6("fe80::1"), 16);
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1280 - 60);
+	p = ip6(&t, "2001:db9::1", "2001:db8::9", IPPROTO_TCP, 2);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	assert_memory_equal(reg, a6("2001:db8::9"), 16);
+	/* the other family's next hop, no route yet (prerouting), no table,
+	 * no route to daddr: no dst, the rule breaks */
+	assert_false(rt_run(w, NFPROTO_INET, NFT_RT_NEXTHOP4, p, reg));
+	p->hook = NF_INET_PRE_ROUTING;
+	assert_false(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	p->hook = NF_INET_FORWARD;
+	w->ctx.fib_ops = NULL;
+	assert_false(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	w->ctx.fib_ops = &stub_ops;
+	n_stub = 3; /* IPv4 without a default route */
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_false(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+}
+
 static void test_fib_errors(void **state)
 {
 	struct world *w = *state;
@@ -897,6 +1030,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_fib4_type, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_break, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rt_route, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_errors, setup, teardown),
 	};
 	int rc;

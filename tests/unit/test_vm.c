@@ -1869,8 +1869,12 @@ static void test_route_socket_xfrm(void **state)
 
 	/* parameters as the kernel's init checks them */
 	struct nftdp_vm_chain *x = chain_hook(w, "x", true, NF_ACCEPT, NF_INET_FORWARD);
-	assert_int_equal(add(w, x, 1, rt(NFT_RT_NEXTHOP4, NFT_REG_1), NULL), -EOPNOTSUPP);
-	assert_int_equal(add(w, x, 2, rt(NFT_RT_TCPMSS, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, x, 1, rt(NFT_RT_NEXTHOP4, NFT_REG_1), NULL), 0);
+	assert_int_equal(add(w, x, 2, rt(NFT_RT_TCPMSS, NFT_REG_1), NULL), 0);
+	/* nft_rt_validate: rt mtu where the packet has its output route */
+	struct nftdp_vm_chain *xp = chain_hook(w, "xp", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, xp, 1, rt(NFT_RT_TCPMSS, NFT_REG_1), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, xp, 2, rt(NFT_RT_NEXTHOP4, NFT_REG_1), NULL), 0);
 	assert_int_equal(add(w, x, 3, rt(99, NFT_REG_1), NULL), -EOPNOTSUPP);
 	assert_int_equal(add(w, x, 4, xfrm(99, XFRM_IN, NFT_REG_1), NULL), -EINVAL);
 	assert_int_equal(add(w, x, 5, xfrm(NFT_XFRM_KEY_SPI, 7, NFT_REG_1), NULL), -EINVAL);

@@ -204,6 +204,8 @@ struct nftdp_vm_fib_route {
 	uint8_t plen;	 /**< prefix length */
 	bool gateway;	 /**< RTF_GATEWAY */
 	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
+	uint8_t gw[16];	 /**< the gateway when gateway (IPv4 in the first 4 bytes) */
+	uint32_t mtu;	 /**< the route's mtu metric, else its first device's; 0: unknown */
 	uint32_t oif[NFTDP_VM_FIB_MAX_PATHS]; /**< ifindex of each path */
 };
 
