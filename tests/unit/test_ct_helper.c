@@ -494,6 +494,65 @@ static void test_irc(void **state)
 	env_free(en);
 }
 
+/* a segment with text through the NAT path (the bindings already made) */
+static uint32_t say_nat(struct env *en, const struct tflow *f, int dir, uint32_t seq, uint32_t ack,
+			const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text);
+	uint8_t h[1600];
+	struct tpkt t;
+
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, seq, ack, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	return nat_path(en, &t, NULL, NULL, NULL);
+}
+
+/* irc through source NAT: an offer of the public address needs no rewrite
+ * (nf_nat_irc writes the same text) and its connection follows the
+ * master to the client; an offer of the private address would need one:
+ * nothing is expected */
+static void test_irc_snat(void **state)
+{
+	static const char pub[] = "PRIVMSG bob :\1DCC SEND f 3325256705 5000 1\1\r\n";
+	static const char priv[] = "PRIVMSG bob :\1DCC SEND f 167772162 5001 1\1\r\n";
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct tflow fc = {false, "10.0.0.2", "192.0.2.10", 40000, 6667, 1000, 5000}, fs;
+	struct tflow peer = {false, "203.0.113.9", "198.51.100.1", 33000, 5000, 7000, 0};
+	struct nftdp_ct_entry *m, *d;
+	struct tpkt t;
+
+	(void)state;
+	seg(&t, &fc, 0, TS, 1000, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &irc_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	fs = fc;
+	fs.a = "198.51.100.1";
+	fs.ap = ntohs(m->tuple[1].dport);
+	seg(&t, &fs, 1, TS | TA, 5000, 1001, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	seg(&t, &fc, 0, TA, 1001, 5001, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	assert_int_equal(say_nat(en, &fc, 0, 1001, 5001, priv), ST_ESTABLISHED);
+	assert_int_equal(en->s->st.expect_create, 0);
+	assert_int_equal(say_nat(en, &fc, 0, 1001 + (uint32_t)strlen(priv), 5001, pub),
+			 ST_ESTABLISHED);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the peer reaches the public address: related, taken to the client */
+	seg(&t, &peer, 0, TS, 7000, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 5000);
+	env_free(en);
+}
+
 static void amanda_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
 		       uint16_t dp, const char *text)
 {
@@ -632,6 +691,7 @@ int main(void)
 	    cmocka_unit_test(test_tftp),
 	    cmocka_unit_test(test_irc_parse),
 	    cmocka_unit_test(test_irc),
+	    cmocka_unit_test(test_irc_snat),
 	    cmocka_unit_test(test_amanda),
 	    cmocka_unit_test(test_netbios_ns),
 	    cmocka_unit_test(test_tftp_snat),
