@@ -248,7 +248,7 @@ static inline void nftdp_ct_event_cache(struct nftdp_ct_entry *e, unsigned int e
 	e->ev_pending |= (uint16_t)(1u << ev);
 }
 
-/* helper.c, expect.c, helper_ftp.c, helper_tftp.c: nf_conntrack_helper, _expect */
+/* helper.c, expect.c, helper_*.c: nf_conntrack_helper, _expect and the helpers */
 void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper);
 unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			   const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
@@ -294,6 +294,31 @@ struct ct_ftp_cmd {
 int nftdp_ct_ftp_parse(const char *data, uint32_t dlen, int dir, struct ct_ftp_cmd *cmd);
 unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* irc: a DCC offer in a client's PRIVMSG (nf_conntrack_irc.c's help loop);
+ * offers of another address than ip1 or ip2 (network order) or of port 0
+ * are skipped as there. 1 and the offer, or 0 */
+struct ct_irc_dcc {
+	uint32_t ip;	   /* network order */
+	uint16_t port;	   /* host order */
+	uint32_t beg, end; /* the "ADDR PORT" text */
+};
+int nftdp_ct_irc_parse(const char *d, uint32_t n, uint32_t ip1, uint32_t ip2,
+		       struct ct_irc_dcc *out);
+unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* amanda: the ports of "CONNECT ... DATA p MESG p INDEX p\n" (nf_conntrack_amanda.c);
+ * ports[i] for DATA, MESG, INDEX in that order (host order), offs/lens of
+ * their text; the number found (the kernel stops at the first bad one) */
+struct ct_amanda_port {
+	uint16_t port;
+	uint32_t off, len;
+};
+unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_port ports[3]);
+unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* netbios-ns, snmp: the broadcast helper, which serves only local sockets */
+unsigned int nftdp_ct_bcast_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				 const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 

@@ -4,13 +4,18 @@
  * rule gives a new connection (nft_ct_helper_obj_eval, through
  * nftdp_vm_ct_ops.helper), and the call of its help function for every
  * accepted packet of the connection at confirm time, as nf_confirm does.
- * The helpers: helper_ftp.c, helper_tftp.c; expectations: expect.c.
+ * The helpers: helper_ftp.c, helper_tftp.c, helper_irc.c, helper_amanda.c,
+ * helper_bcast.c (netbios-ns, snmp); expectations: expect.c.
  */
 #include "ct_priv.h"
 
 static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
     [NFTDP_VM_CT_HELPER_FTP] = "ftp",
     [NFTDP_VM_CT_HELPER_TFTP] = "tftp",
+    [NFTDP_VM_CT_HELPER_IRC] = "irc",
+    [NFTDP_VM_CT_HELPER_AMANDA] = "amanda",
+    [NFTDP_VM_CT_HELPER_NETBIOS_NS] = "netbios-ns",
+    [NFTDP_VM_CT_HELPER_SNMP] = "snmp",
 };
 
 const char *nftdp_ct_helper_name(uint8_t helper)
@@ -44,6 +49,16 @@ unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		break;
 	case NFTDP_VM_CT_HELPER_TFTP:
 		v = nftdp_ct_tftp_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_IRC:
+		v = nftdp_ct_irc_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_AMANDA:
+		v = nftdp_ct_amanda_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_NETBIOS_NS:
+	case NFTDP_VM_CT_HELPER_SNMP:
+		v = nftdp_ct_bcast_help(s, e, pkt, ctinfo);
 		break;
 	}
 	if (v != NF_ACCEPT)

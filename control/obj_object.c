@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl_state.h"
+#include "nftdp_vm.h"
 
 #include <linux/netfilter.h> /* after netinet/in.h (ctl_state.h) */
 
@@ -88,12 +89,15 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
  * nft_ct_helper_obj_init's address family: the object's l3proto, else the
  * table's. ip in an ip6 table (or ip6 in an ip table) is EINVAL; inet,
  * bridge and netdev mean both (helper4 and helper6), which a dump shows as
- * inet; anything else is EAFNOSUPPORT. The family goes into the object, so
- * a listing shows what the kernel's shows.
+ * inet when the kernel has the helper for both (irc, pptp, snmp are IPv4
+ * only: ip); anything else is EAFNOSUPPORT, a helper the kernel lacks for
+ * every family asked ENOENT. The family goes into the object, so a listing
+ * shows what the kernel's shows.
  */
 static int ct_helper_family(struct nftnl_obj *nl, uint8_t table_family)
 {
 	uint16_t family = table_family;
+	unsigned int fam, found = 0;
 
 	if (!nftnl_obj_is_set(nl, NFTNL_OBJ_CT_HELPER_NAME) ||
 	    !nftnl_obj_is_set(nl, NFTNL_OBJ_CT_HELPER_L4PROTO))
@@ -119,6 +123,17 @@ static int ct_helper_family(struct nftnl_obj *nl, uint8_t table_family)
 	default:
 		return -EAFNOSUPPORT;
 	}
+	/* the helper for each family it serves; a dump names the ones found
+	 * (nft_ct_helper_obj_dump: inet for both, else ip6 or ip) */
+	fam = nftdp_vm_ct_helper_families(nftnl_obj_get_str(nl, NFTNL_OBJ_CT_HELPER_NAME),
+					  nftnl_obj_get_u8(nl, NFTNL_OBJ_CT_HELPER_L4PROTO));
+	if (family != NFPROTO_IPV6)
+		found |= fam & 1u;
+	if (family != NFPROTO_IPV4)
+		found |= fam & 2u;
+	if (!found)
+		return -ENOENT;
+	family = found == 3u ? NFPROTO_INET : found == 2u ? NFPROTO_IPV6 : NFPROTO_IPV4;
 	nftnl_obj_set_u16(nl, NFTNL_OBJ_CT_HELPER_L3PROTO, family);
 	return 0;
 }

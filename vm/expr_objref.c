@@ -127,17 +127,52 @@ static int ct_timeout_parse(struct nftnl_obj *o, struct nftdp_vm_ct_timeout *t)
 }
 
 /*
+ * The helpers the kernel here registers, by name, protocol and family
+ * (nf_ct_helper_init calls of each nf_conntrack_*.c, nf_nat_snmp_basic's
+ * snmp_trap), and the id of those nftdp runs (0: refused by name).
+ */
+#define HF_4 1u
+#define HF_6 2u
+static const struct {
+	const char *name;
+	uint8_t l4proto;
+	uint8_t families;
+	uint8_t helper;
+} kernel_helpers[] = {
+    {"ftp", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_FTP},
+    {"tftp", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_TFTP},
+    {"irc", IPPROTO_TCP, HF_4, NFTDP_VM_CT_HELPER_IRC},
+    {"amanda", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_AMANDA},
+    {"netbios-ns", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_NETBIOS_NS},
+    {"snmp", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP},
+    {"snmp_trap", IPPROTO_UDP, HF_4, 0},
+    {"pptp", IPPROTO_TCP, HF_4, 0},
+    {"sip", IPPROTO_UDP, HF_4 | HF_6, 0},
+    {"sip", IPPROTO_TCP, HF_4 | HF_6, 0},
+    {"sane", IPPROTO_TCP, HF_4 | HF_6, 0},
+    {"RAS", IPPROTO_UDP, HF_4 | HF_6, 0},
+    {"Q.931", IPPROTO_TCP, HF_4 | HF_6, 0},
+};
+
+unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)
+{
+	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
+		if (kernel_helpers[i].l4proto == l4proto && !strcmp(kernel_helpers[i].name, name))
+			return kernel_helpers[i].families;
+	return 0;
+}
+
+/*
  * nft_ct_helper_obj_init: nf_conntrack_helper_try_module_get(name, family,
- * l4proto). The helpers the kernel has that nftdp does not run are refused
- * by name; a name or protocol no kernel helper has is -ENOENT, as there.
+ * l4proto) for each family the object serves; -ENOENT when none has it.
+ * The helpers the kernel has that nftdp does not run are refused by name.
  */
 static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, char *msg,
 			   size_t msglen)
 {
-	static const char *const kernel_only[] = {"irc",  "sip", "pptp",  "amanda", "netbios-ns",
-						  "snmp", "RAS", "Q.931", "sane",   "snmp_trap"};
 	const char *name;
 	uint16_t family;
+	unsigned int fam;
 
 	memset(h, 0, sizeof(*h));
 	if (!nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_NAME) ||
@@ -148,23 +183,25 @@ static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, ch
 	family = nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
 		     ? nftnl_obj_get_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
 		     : NFPROTO_INET;
-	h->v4 = family == NFPROTO_IPV4 || family == NFPROTO_INET;
-	h->v6 = family == NFPROTO_IPV6 || family == NFPROTO_INET;
-	if (!strcmp(name, "ftp") && h->l4proto == IPPROTO_TCP) {
-		h->helper = NFTDP_VM_CT_HELPER_FTP;
-		return 0;
+	fam = nftdp_vm_ct_helper_families(name, h->l4proto);
+	h->v4 = (family == NFPROTO_IPV4 || family == NFPROTO_INET) && (fam & HF_4);
+	h->v6 = (family == NFPROTO_IPV6 || family == NFPROTO_INET) && (fam & HF_6);
+	if (!h->v4 && !h->v6) {
+		snprintf(msg, msglen, "ct helper %s: no such helper for protocol %u", name,
+			 h->l4proto);
+		return -ENOENT;
 	}
-	if (!strcmp(name, "tftp") && h->l4proto == IPPROTO_UDP) {
-		h->helper = NFTDP_VM_CT_HELPER_TFTP;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(kernel_only) / sizeof(kernel_only[0]); i++)
-		if (!strcmp(name, kernel_only[i])) {
-			snprintf(msg, msglen, "ct helper %s: not supported by nftdp", name);
-			return -EOPNOTSUPP;
+	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
+		if (kernel_helpers[i].l4proto == h->l4proto &&
+		    !strcmp(kernel_helpers[i].name, name)) {
+			h->helper = kernel_helpers[i].helper;
+			break;
 		}
-	snprintf(msg, msglen, "ct helper %s: no such helper for protocol %u", name, h->l4proto);
-	return -ENOENT;
+	if (!h->helper) {
+		snprintf(msg, msglen, "ct helper %s: not supported by nftdp", name);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,

@@ -874,6 +874,34 @@ static void test_connlimit_compile(void **state)
 		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_IPV6);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
 		nftdp_vm_obj_destroy(vo);
+		/* amanda serves both families; netbios-ns, snmp and irc only
+		 * IPv4 (ENOENT for ip6, as the kernel's lookup); pptp is the
+		 * kernel's, refused by name, and only over TCP */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "amanda");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "netbios-ns");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT);
+		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_INET);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "snmp");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "pptp");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT);
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
+		assert_non_null(strstr(err.msg, "ct helper pptp"));
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "irc");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_IPV6);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT);
+		assert_int_equal(nftdp_vm_ct_helper_families("irc", IPPROTO_TCP), 1);
+		assert_int_equal(nftdp_vm_ct_helper_families("amanda", IPPROTO_UDP), 3);
+		assert_int_equal(nftdp_vm_ct_helper_families("sip", IPPROTO_TCP), 3);
+		assert_int_equal(nftdp_vm_ct_helper_families("irc", IPPROTO_UDP), 0);
 		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ftp");
 		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
 		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO, NFPROTO_INET);

@@ -13,6 +13,11 @@
 
 static const struct nftdp_vm_ct_helper ftp_h = {NFTDP_VM_CT_HELPER_FTP, IPPROTO_TCP, true, true};
 static const struct nftdp_vm_ct_helper tftp_h = {NFTDP_VM_CT_HELPER_TFTP, IPPROTO_UDP, true, true};
+static const struct nftdp_vm_ct_helper irc_h = {NFTDP_VM_CT_HELPER_IRC, IPPROTO_TCP, true, false};
+static const struct nftdp_vm_ct_helper amanda_h = {NFTDP_VM_CT_HELPER_AMANDA, IPPROTO_UDP, true,
+						   true};
+static const struct nftdp_vm_ct_helper nbns_h = {NFTDP_VM_CT_HELPER_NETBIOS_NS, IPPROTO_UDP, true,
+						 false};
 
 /* parse text in a buffer of exactly its length (ASan sees any over-read) */
 static int parse(const char *text, int dir, uint8_t l3, struct ct_ftp_cmd *cmd)
@@ -398,6 +403,232 @@ static void test_tftp_snat(void **state)
 	env_free(en);
 }
 
+/* irc parser on text in a buffer of exactly its length */
+static int irc_parse(const char *text, uint32_t ip1, struct ct_irc_dcc *dcc)
+{
+	size_t n = strlen(text);
+	char *buf = malloc(n ? n : 1);
+	int rc;
+
+	assert_non_null(buf);
+	memcpy(buf, text, n);
+	memset(dcc, 0, sizeof(*dcc));
+	rc = nftdp_ct_irc_parse(buf, (uint32_t)n, htonl(ip1), htonl(ip1), dcc);
+	free(buf);
+	return rc;
+}
+
+static void test_irc_parse(void **state)
+{
+	static const char send[] = "PRIVMSG bob :\1DCC SEND file.txt 167772162 5000 1234\1\r\n";
+	struct ct_irc_dcc d;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(irc_parse(send, 0x0a000002, &d), 1);
+	assert_int_equal(d.ip, htonl(0x0a000002));
+	assert_int_equal(d.port, 5000);
+	assert_int_equal(d.end - d.beg, strlen("167772162 5000"));
+	/* case-insensitive PRIVMSG after blanks; CHAT, TSEND */
+	assert_int_equal(
+	    irc_parse("\r\n  privmsg bob :\1DCC CHAT chat 167772162 6000\1\n", 0x0a000002, &d), 1);
+	assert_int_equal(d.port, 6000);
+	assert_int_equal(
+	    irc_parse("PRIVMSG bob :\1DCC TSEND f 167772162   7000 1\1\n", 0x0a000002, &d), 1);
+	assert_int_equal(d.port, 7000);
+	/* not a PRIVMSG, no " :", the message not starting with the DCC */
+	assert_int_equal(irc_parse("NOTICE bob :\1DCC SEND f 167772162 5000 1\1\n", 0x0a000002, &d),
+			 0);
+	assert_int_equal(
+	    irc_parse("PRIVMSG bob :hi \1DCC SEND f 167772162 5000 1\1\n", 0x0a000002, &d), 0);
+	/* another address (forged), port 0, no line end, an unknown type */
+	assert_int_equal(irc_parse(send, 0x0a000003, &d), 0);
+	assert_int_equal(irc_parse("PRIVMSG bob :\1DCC SEND f 167772162 0 1\1\n", 0x0a000002, &d),
+			 0);
+	assert_int_equal(irc_parse("PRIVMSG bob :\1DCC SEND f 167772162 5000 1\1", 0x0a000002, &d),
+			 0);
+	assert_int_equal(
+	    irc_parse("PRIVMSG bob :\1DCC XMIT f 167772162 5000 1\1\n", 0x0a000002, &d), 0);
+	/* every prefix, in exactly-sized buffers (ASan sees any over-read) */
+	for (size_t k = 0; k <= strlen(send); k++) {
+		memcpy(buf, send, k);
+		buf[k] = 0;
+		assert_int_equal(irc_parse(buf, 0x0a000002, &d), k == strlen(send));
+	}
+}
+
+static void test_irc(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 6667, 1000, 5000};
+	struct nftdp_ct_entry *ctl, *d;
+	char name[16];
+
+	(void)state;
+	ctl = open_ctl(en, &f, &irc_h);
+	assert_int_equal(ctl->helper, NFTDP_VM_CT_HELPER_IRC);
+	/* the server's lines are not read */
+	assert_int_equal(say(en, &f, 1, "PRIVMSG x :\1DCC SEND f 3221225994 5000 1\1\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 0);
+	assert_int_equal(say(en, &f, 0, "PRIVMSG bob :\1DCC SEND f.txt 167772162 5000 99\1\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* from anywhere, any port, to the client at the offered port */
+	assert_int_equal(syn(en, false, "198.51.100.7", "10.0.0.2", 33000, 5001, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "198.51.100.7", "10.0.0.2", 33000, 5000, &d), ST_RELATED);
+	assert_true(nftdp_ct_vm_ops.get((void *)((uintptr_t)d | IP_CT_RELATED), NFT_CT_HELPER, 0,
+					name, sizeof(name)));
+	assert_string_equal(name, "irc");
+	/* max 8 offers at a time: the ninth replaces the oldest */
+	for (unsigned int i = 0; i < 9; i++) {
+		char line[80];
+
+		snprintf(line, sizeof(line), "PRIVMSG bob :\1DCC CHAT chat 167772162 %u\1\r\n",
+			 6000 + i);
+		assert_int_equal(say(en, &f, 0, line), NF_ACCEPT);
+	}
+	assert_int_equal(syn(en, false, "198.51.100.7", "10.0.0.2", 33001, 6000, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "198.51.100.7", "10.0.0.2", 33001, 6001, NULL), ST_RELATED);
+	assert_int_equal(syn(en, false, "198.51.100.7", "10.0.0.2", 33002, 6008, NULL), ST_RELATED);
+	env_free(en);
+}
+
+/* a segment with text through the NAT path (the bindings already made) */
+static uint32_t say_nat(struct env *en, const struct tflow *f, int dir, uint32_t seq, uint32_t ack,
+			const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text);
+	uint8_t h[1600];
+	struct tpkt t;
+
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, seq, ack, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	return nat_path(en, &t, NULL, NULL, NULL);
+}
+
+/* irc through source NAT: an offer of the public address needs no rewrite
+ * (nf_nat_irc writes the same text) and its connection follows the
+ * master to the client; an offer of the private address would need one:
+ * nothing is expected */
+static void test_irc_snat(void **state)
+{
+	static const char pub[] = "PRIVMSG bob :\1DCC SEND f 3325256705 5000 1\1\r\n";
+	static const char priv[] = "PRIVMSG bob :\1DCC SEND f 167772162 5001 1\1\r\n";
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct tflow fc = {false, "10.0.0.2", "192.0.2.10", 40000, 6667, 1000, 5000}, fs;
+	struct tflow peer = {false, "203.0.113.9", "198.51.100.1", 33000, 5000, 7000, 0};
+	struct nftdp_ct_entry *m, *d;
+	struct tpkt t;
+
+	(void)state;
+	seg(&t, &fc, 0, TS, 1000, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &irc_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	fs = fc;
+	fs.a = "198.51.100.1";
+	fs.ap = ntohs(m->tuple[1].dport);
+	seg(&t, &fs, 1, TS | TA, 5000, 1001, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	seg(&t, &fc, 0, TA, 1001, 5001, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	assert_int_equal(say_nat(en, &fc, 0, 1001, 5001, priv), ST_ESTABLISHED);
+	assert_int_equal(en->s->st.expect_create, 0);
+	assert_int_equal(say_nat(en, &fc, 0, 1001 + (uint32_t)strlen(priv), 5001, pub),
+			 ST_ESTABLISHED);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the peer reaches the public address: related, taken to the client */
+	seg(&t, &peer, 0, TS, 7000, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 5000);
+	env_free(en);
+}
+
+static void amanda_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
+		       uint16_t dp, const char *text)
+{
+	uint8_t h[256] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
+	size_t n = strlen(text);
+
+	assert_true(n + 8 <= sizeof(h));
+	h[4] = (uint8_t)((n + 8) >> 8);
+	h[5] = (uint8_t)(n + 8);
+	memcpy(h + 8, text, n);
+	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
+}
+
+static void test_amanda(void **state)
+{
+	static const char reply[] = "Amanda 2.4 REP HANDLE 000-65637373 SEQ 954568800\n"
+				    "CONNECT DATA 4670 MESG 4671 INDEX 4672\n";
+	struct ct_amanda_port p[3];
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *m, *m2;
+	struct tpkt t;
+	char buf[160];
+
+	(void)state;
+	memcpy(buf, reply, strlen(reply));
+	assert_int_equal(nftdp_ct_amanda_parse(buf, (uint32_t)strlen(reply), p), 3);
+	assert_int_equal(p[0].port, 4670);
+	assert_int_equal(p[2].port, 4672);
+	assert_int_equal(p[1].len, 4);
+	/* a bad port ends the list; no line end: nothing */
+	assert_int_equal(nftdp_ct_amanda_parse("CONNECT DATA 4670 MESG x INDEX 3\n", 33, p), 1);
+	assert_int_equal(nftdp_ct_amanda_parse("CONNECT DATA 4670", 17, p), 0);
+	assert_int_equal(nftdp_ct_amanda_parse("CONNECT DATA 123456\n", 20, p), 1);
+	assert_int_equal(p[0].port, 12345);
+	for (size_t k = 0; k <= strlen(reply); k++) {
+		char *b = malloc(k ? k : 1);
+
+		memcpy(b, reply, k);
+		nftdp_ct_amanda_parse(b, (uint32_t)k, p);
+		free(b);
+	}
+	/* the server's request, then the client's reply: three expectations */
+	amanda_pkt(&t, false, "192.0.2.10", "10.0.0.2", 850, 10080, "Amanda 2.4 REQ HANDLE x\n");
+	assert_int_equal(hx(en, &t, &amanda_h, &m, NULL), ST_NEW);
+	assert_int_equal(en->s->st.expect_create, 0);
+	amanda_pkt(&t, false, "10.0.0.2", "192.0.2.10", 10080, 850, reply);
+	assert_int_equal(hx(en, &t, NULL, &m2, NULL), ST_ESTABLISHED);
+	assert_ptr_equal(m, m2);
+	assert_int_equal(en->s->st.expect_create, 3);
+	/* the master is kept 300 s */
+	assert_true(m->expires_ms >= en->now + 299000);
+	/* TCP from the server to the client's ports: related */
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 900, 4671, NULL), ST_RELATED);
+	assert_int_equal(syn(en, false, "192.0.2.11", "10.0.0.2", 900, 4670, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 901, 4670, NULL), ST_RELATED);
+	env_free(en);
+}
+
+/* netbios-ns: the broadcast helper serves local sockets only: a forwarded
+ * request expects nothing */
+static void test_netbios_ns(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *m;
+	struct tpkt t;
+
+	(void)state;
+	udp(&t, false, "10.0.0.2", "10.0.0.255", 137, 137, 50);
+	assert_int_equal(hx(en, &t, &nbns_h, &m, NULL), ST_NEW);
+	assert_int_equal(m->helper, NFTDP_VM_CT_HELPER_NETBIOS_NS);
+	assert_int_equal(en->s->st.expect_create, 0);
+	udp(&t, false, "10.0.0.7", "10.0.0.2", 137, 137, 50);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_NEW);
+	env_free(en);
+}
+
 /* the data connection hashes to another worker than its master */
 static void test_expect_across_shards(void **state)
 {
@@ -458,6 +689,11 @@ int main(void)
 	    cmocka_unit_test(test_ftp_ipv6_and_master_gone),
 	    cmocka_unit_test(test_no_helper_and_assign_rules),
 	    cmocka_unit_test(test_tftp),
+	    cmocka_unit_test(test_irc_parse),
+	    cmocka_unit_test(test_irc),
+	    cmocka_unit_test(test_irc_snat),
+	    cmocka_unit_test(test_amanda),
+	    cmocka_unit_test(test_netbios_ns),
 	    cmocka_unit_test(test_tftp_snat),
 	    cmocka_unit_test(test_expect_across_shards),
 	};

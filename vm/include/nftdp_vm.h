@@ -149,10 +149,20 @@ struct nftdp_vm_ct_timeout {
 /** Conntrack helpers nftdp runs (nf_conntrack_helper); 0: none. */
 enum nftdp_vm_ct_helper_id {
 	NFTDP_VM_CT_HELPER_NONE,
-	NFTDP_VM_CT_HELPER_FTP,	 /**< "ftp", TCP (nf_conntrack_ftp) */
-	NFTDP_VM_CT_HELPER_TFTP, /**< "tftp", UDP (nf_conntrack_tftp) */
+	NFTDP_VM_CT_HELPER_FTP,	       /**< "ftp", TCP (nf_conntrack_ftp) */
+	NFTDP_VM_CT_HELPER_TFTP,       /**< "tftp", UDP (nf_conntrack_tftp) */
+	NFTDP_VM_CT_HELPER_IRC,	       /**< "irc", TCP, IPv4 (nf_conntrack_irc) */
+	NFTDP_VM_CT_HELPER_AMANDA,     /**< "amanda", UDP (nf_conntrack_amanda) */
+	NFTDP_VM_CT_HELPER_NETBIOS_NS, /**< "netbios-ns", UDP, IPv4 (nf_conntrack_netbios_ns) */
+	NFTDP_VM_CT_HELPER_SNMP,       /**< "snmp", UDP, IPv4 (nf_conntrack_snmp) */
 	NFTDP_VM_CT_HELPER_MAX,
 };
+
+/** The helpers this kernel registers (nf_conntrack_helper_try_module_get):
+ * for helper `name` and protocol l4proto, bit 0 set if it has an IPv4 one,
+ * bit 1 an IPv6 one; 0 if none. nftdp may still refuse the name
+ * (nftdp_vm_obj_create). */
+unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto);
 
 /**
  * A compiled `ct helper` object (NFT_OBJECT_CT_HELPER, nft_ct_helper_obj):
