@@ -307,6 +307,23 @@ bool nftdp_vm_compat_uses_ct(const struct nftnl_expr *e)
 	return false;
 }
 
+bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+	const struct compat_ext *x;
+	bool known;
+
+	if (!name || strcmp(name, "match") != 0 || !nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME))
+		return false;
+	for (uint8_t f = NFPROTO_IPV4; f <= NFPROTO_IPV6; f += NFPROTO_IPV6 - NFPROTO_IPV4) {
+		x = find(nftdp_vm_compat_matches, nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
+			 nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV), f, &known);
+		if (x && (x->flags & COMPAT_F_STATE) && (!base || (x->flags & COMPAT_F_NAMED)))
+			return true;
+	}
+	return false;
+}
+
 bool nftdp_vm_compat_logs(const struct nftnl_expr *e)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);

@@ -28,8 +28,10 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_hashlimit.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
@@ -413,6 +415,160 @@ static void test_targets_become_native(void **state)
 	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
 }
 
+#define NS_PER_JIFFY 4000000ull /* HZ 250 */
+
+static void test_limit(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* -m limit --limit 1/second --limit-burst 3 -j ACCEPT, policy drop */
+	struct xt_rateinfo r = {.avg = XT_LIMIT_SCALE, .burst = 3};
+	struct tpkt t;
+
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), NF_DROP), 0);
+	/* limit_mt_check: burst 0, or a rate whose credit overflows: ERANGE */
+	r.burst = 0;
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), -1), -ERANGE);
+	r.burst = 2;
+	r.avg = 0x90000000u; /* avg * burst wraps to less credit than avg */
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), -1), -ERANGE);
+	/* limit is the rule's own state: shared across chains only in a
+	 * regular chain, but the order of packets shows */
+	assert_false(nftdp_vm_chain_shares_state(c));
+	assert_true(nftdp_vm_chain_order_state(c));
+	w->ctx.now_ns = 1000 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* a credit of 1/s comes back after 250 jiffies, not 249 */
+	w->ctx.now_ns += 249 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* an hour later the bucket holds burst again, no more */
+	w->ctx.now_ns += 3600ull * 250 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+}
+
+static struct xt_hashlimit_mtinfo3 hl_info(const char *name, uint32_t mode, uint64_t per_s,
+					   uint64_t burst)
+{
+	struct xt_hashlimit_mtinfo3 i = {.cfg = {.mode = mode,
+						 .avg = XT_HASHLIMIT_SCALE_v2 / per_s,
+						 .burst = burst,
+						 .gc_interval = 1000,
+						 .expire = 10000,
+						 .srcmask = 32, /* iptables' default */
+						 .dstmask = 32}};
+
+	snprintf(i.name, sizeof(i.name), "%s", name);
+	return i;
+}
+
+static struct nftdp_vm_pkt *tcp4_from(struct tpkt *t, uint8_t src_last, uint16_t dport)
+{
+	struct nftdp_vm_pkt *p = tcp4(t, dport);
+
+	t->buf[29] = src_last;
+	return p;
+}
+
+static void test_hashlimit(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	/* an SSH guard: --hashlimit-above 1/s --hashlimit-burst 2
+	 * --hashlimit-mode srcip -j DROP */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("ssh", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_INVERT, 1, 2);
+	struct xt_hashlimit_mtinfo3 bad;
+	struct xt_hashlimit_mtinfo1 hl1 = {.name = "v1",
+					   .cfg = {.mode = XT_HASHLIMIT_HASH_SIP,
+						   .avg = XT_HASHLIMIT_SCALE,
+						   .burst = 1,
+						   .gc_interval = 1000,
+						   .expire = 1000,
+						   .srcmask = 32,
+						   .dstmask = 32}};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* the same name in another chain: the same buckets (htable_find_get) */
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* a table named by rules of several chains: state they share */
+	assert_true(nftdp_vm_chain_shares_state(c));
+	w->ctx.now_ns = 5000 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	/* another source has its own bucket */
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_DROP);
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+
+	/* checkentry's errnos */
+	bad = hl;
+	bad.cfg.gc_interval = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.name[0] = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.name[1] = '/';
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.srcmask = 33;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.mode |= 0x100;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.burst = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	bad = hl;
+	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "hashlimit"));
+
+	/* revision 1 (1/s, burst 1) */
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, e, -1, false, MT("hashlimit", 1, hl1), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+}
+
+static void test_hashlimit_max(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* --hashlimit-htable-size 1 --hashlimit-htable-max 2: a third source
+	 * finds no room and is dropped (hotdrop) until a bucket expires */
+	struct xt_hashlimit_mtinfo3 hl = hl_info("small", XT_HASHLIMIT_HASH_SIP, 1, 5);
+	struct tpkt t;
+
+	hl.cfg.size = 1;
+	hl.cfg.max = 2;
+	hl.cfg.expire = 1000;
+	assert_int_equal(add(w, c, -1, false, MT("hashlimit", 3, hl), NF_ACCEPT), 0);
+	w->ctx.now_ns = 100 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 3, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	/* 1000 ms = 250 jiffies later both have expired */
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 3, 22)), NF_ACCEPT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +578,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_targets_become_native, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
