@@ -25,6 +25,7 @@
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
@@ -236,9 +237,8 @@ static void test_refused_names_extension(void **state)
 
 	assert_int_equal(add(w, c, -1, false, xt("match", "recent", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "recent"));
-	assert_int_equal(add(w, c, IPPROTO_TCP, false, xt("target", "TCPMSS", 0, info, 8), -1),
-			 -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "TCPMSS"));
+	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "NFLOG"));
 	/* the standard target is no target */
 	assert_int_equal(add(w, c, -1, false, xt("target", "", 0, info, 8), -1), -EINVAL);
 }
@@ -569,6 +569,78 @@ static void test_hashlimit_max(void **state)
 	assert_int_equal(RUN(w, c, tcp4_from(&t, 3, 22)), NF_ACCEPT);
 }
 
+/* the TCP checksum of t's IPv4 packet from scratch (0 when right) */
+static uint16_t tcp4_csum_check(const uint8_t *ip, uint32_t tcplen)
+{
+	uint32_t sum = 0;
+
+	for (int i = 12; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	sum += IPPROTO_TCP + tcplen;
+	for (uint32_t i = 0; i < tcplen; i += 2)
+		sum += (uint32_t)(ip[20 + i] << 8 | (i + 1 < tcplen ? ip[21 + i] : 0));
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* a SYN 10.0.0.1 -> 10.0.0.2:22 with options NOP, NOP, MSS mss */
+static struct nftdp_vm_pkt *syn_mss(struct tpkt *t, uint16_t mss)
+{
+	static const uint8_t opt[] = {1, 1, 2, 4};
+	uint8_t *ip = t->buf + 14;
+	uint16_t c;
+
+	tcp4(t, 22);
+	ip[3] = 48;    /* 20 + 28 */
+	ip[32] = 0x70; /* doff 7 */
+	memcpy(ip + 40, opt, 4);
+	ip[44] = (uint8_t)(mss >> 8);
+	ip[45] = (uint8_t)mss;
+	ip[46] = ip[47] = 0; /* EOL, EOL */
+	ip[36] = ip[37] = 0;
+	c = tcp4_csum_check(ip, 28);
+	ip[36] = (uint8_t)(c >> 8);
+	ip[37] = (uint8_t)c;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 48, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+static void test_tcpmss(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "mangle", NF_INET_FORWARD);
+	struct xt_tcpmss_info set = {.mss = 1400};
+	struct xt_tcpmss_info pmtu = {.mss = XT_TCPMSS_CLAMP_PMTU};
+	struct tpkt t;
+	uint8_t *ip = t.buf + 14;
+
+	/* TCPMSS needs -p tcp */
+	assert_int_equal(add(w, c, -1, false, TG("TCPMSS", 0, set), -1), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, set), -1), 0);
+	/* 1460 -> 1400, the checksum follows */
+	assert_int_equal(RUN(w, c, syn_mss(&t, 1460)), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1400);
+	assert_int_equal(tcp4_csum_check(ip, 28), 0);
+	/* never raised */
+	assert_int_equal(RUN(w, c, syn_mss(&t, 1200)), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1200);
+	assert_int_equal(tcp4_csum_check(ip, 28), 0);
+	/* a header longer than the packet: dropped */
+	syn_mss(&t, 1460);
+	ip[32] = 0xf0;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* --clamp-mss-to-pmtu: EINVAL in prerouting, refused elsewhere (no
+	 * route MTU) */
+	assert_int_equal(add(w, chain(w, "mangle", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
+			     TG("TCPMSS", 0, pmtu), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, pmtu), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "clamp-mss-to-pmtu"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +653,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
