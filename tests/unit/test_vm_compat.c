@@ -239,6 +239,11 @@ static void test_refused_names_extension(void **state)
 	assert_non_null(strstr(w->err.msg, "recent"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFLOG"));
+	/* ipset and owner: refused, saying why */
+	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "ipset"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "owner", 1, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "local stack"));
 	/* the standard target is no target */
 	assert_int_equal(add(w, c, -1, false, xt("target", "", 0, info, 8), -1), -EINVAL);
 }
