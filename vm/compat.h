@@ -72,6 +72,12 @@ int nftdp_vm_compat_hashlimit2_check(struct nftdp_vm_cctx *cc, const struct comp
 int nftdp_vm_compat_hashlimit3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				     void *priv);
 
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_recent_ops;
+int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

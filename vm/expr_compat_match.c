@@ -26,6 +26,7 @@
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -712,6 +713,10 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
     {"hashlimit", 3, NFPROTO_UNSPEC, sizeof(struct xt_hashlimit_mtinfo3), HOOKS_ALL, NULL, 0,
      COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_hashlimit3_check,
      &nftdp_vm_compat_hashlimit_ops},
+    {"recent", 0, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent0_check, &nftdp_vm_compat_recent_ops},
+    {"recent", 1, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo_v1), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent1_check, &nftdp_vm_compat_recent_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -35,6 +35,7 @@
 #include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
@@ -235,8 +236,8 @@ static void test_refused_names_extension(void **state)
 	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
 	uint8_t info[64] = {0};
 
-	assert_int_equal(add(w, c, -1, false, xt("match", "recent", 0, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "recent"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "string", 0, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "string"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFLOG"));
 	/* ipset and owner: refused, saying why */
@@ -646,6 +647,93 @@ static void test_tcpmss(void **state)
 	assert_non_null(strstr(w->err.msg, "clamp-mss-to-pmtu"));
 }
 
+static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
+					      uint32_t hits)
+{
+	struct xt_recent_mtinfo_v1 i = {.seconds = seconds,
+					.hit_count = hits,
+					.check_set = check_set,
+					.side = XT_RECENT_SOURCE};
+
+	snprintf(i.name, sizeof(i.name), "%s", name);
+	memset(&i.mask, 0xff, sizeof(i.mask));
+	return i;
+}
+
+static void test_recent(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* an SSH brute-force guard: a 4th new connection within 60 s drops
+	 * -m recent --name ssh --update --seconds 60 --hitcount 3 -j DROP
+	 * -m recent --name ssh --set -j ACCEPT (policy: accept anyway) */
+	struct xt_recent_mtinfo_v1 upd =
+	    recent_info("ssh", XT_RECENT_UPDATE | XT_RECENT_TTL, 60, 3);
+	struct xt_recent_mtinfo_v1 set = recent_info("ssh", XT_RECENT_SET, 0, 0);
+	struct xt_recent_mtinfo_v1 rm = recent_info("ssh", XT_RECENT_REMOVE, 0, 0);
+	struct xt_recent_mtinfo_v1 bad;
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("recent", 1, upd), NF_DROP), 0);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("recent", 1, set), NF_ACCEPT), 0);
+	assert_true(nftdp_vm_chain_shares_state(c));
+	w->ctx.now_ns = 7000 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	/* --update refreshed the stamps: still dropped 59 s on */
+	w->ctx.now_ns += 59 * 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	w->ctx.now_ns += 61 * 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	/* --remove in another chain forgets the address: the same list */
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, d, -1, false, MT("recent", 1, rm), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+
+	/* recent_mt_check's errnos */
+	bad = set;
+	bad.seconds = 5;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = set;
+	bad.check_set |= XT_RECENT_CHECK;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.hit_count = 256;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.check_set |= XT_RECENT_REAP;
+	bad.seconds = 0;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.name[0] = 0;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	memset(bad.name, 'a', sizeof(bad.name));
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -ENAMETOOLONG);
+}
+
+static void test_recent_list_tot(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct xt_recent_mtinfo_v1 set = recent_info("big", XT_RECENT_SET, 0, 0);
+	struct xt_recent_mtinfo_v1 chk = recent_info("big", XT_RECENT_CHECK, 0, 0);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, set), -1), 0);
+	assert_int_equal(add(w, d, -1, false, MT("recent", 1, chk), NF_DROP), 0);
+	/* 101 addresses: the list keeps the last 100 (ip_list_tot) */
+	for (int i = 0; i <= 100; i++)
+		assert_int_equal(RUN(w, c, tcp4_from(&t, (uint8_t)(i + 1), 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 2, 22)), NF_DROP);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 101, 22)), NF_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +747,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
