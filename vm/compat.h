@@ -36,6 +36,10 @@ struct compat_ext {
 
 #define COMPAT_F_CT 0x01  /* needs connection tracking (nf_ct_netns_get) */
 #define COMPAT_F_LOG 0x02 /* writes log lines: shares state, as log does */
+/* state earlier packets move: the rule's own (limit), shared by name with
+ * other rules (hashlimit, recent: COMPAT_F_STATE | COMPAT_F_NAMED) */
+#define COMPAT_F_STATE 0x04
+#define COMPAT_F_NAMED 0x08
 
 #define COMPAT_HOOK(h) (1u << (h))
 
@@ -55,6 +59,29 @@ static inline void compat_match_result(struct nftdp_vm_regs *regs, bool ret)
  * op that one (its ops, eval), as if the rule had carried it */
 int nftdp_vm_compat_become(struct nftdp_vm_cctx *cc, void *priv,
 			   const struct nftdp_vm_expr_type *type, struct nftnl_expr *e);
+
+/* the rate matches (expr_compat_rate.c) and recent (expr_compat_recent.c):
+ * state that packets move, so never cached (no .flow) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_limit_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hashlimit_ops;
+int nftdp_vm_compat_limit_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_hashlimit1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
+int nftdp_vm_compat_hashlimit2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
+int nftdp_vm_compat_hashlimit3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
+
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_recent_ops;
+int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+
+/* the TCPMSS target (expr_compat_tcpmss.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
+int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
 
 extern const struct compat_ext nftdp_vm_compat_matches[];
 extern const struct compat_ext nftdp_vm_compat_targets[];

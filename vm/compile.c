@@ -623,6 +623,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		order_state |= expr_shares_state(cc.expr_name, e, false);
 		shares_state |= nftdp_vm_compat_logs(e);
 		order_state |= nftdp_vm_compat_logs(e);
+		shares_state |= nftdp_vm_compat_shares_state(e, chain->base);
+		order_state |= nftdp_vm_compat_shares_state(e, false);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {

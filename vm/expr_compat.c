@@ -142,6 +142,16 @@ int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bo
 	return x ? x->size : -ENOENT;
 }
 
+/* why an extension common in firewalls does not run */
+static const char *why_not(const char *name, bool target)
+{
+	if (!target && strcmp(name, "set") == 0)
+		return ": no ipset here, use an nft set";
+	if (!target && strcmp(name, "owner") == 0)
+		return ": it needs a local socket, nftdp has no local stack";
+	return "";
+}
+
 static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 				       bool target)
 {
@@ -175,8 +185,8 @@ static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nf
 	if (!x) {
 		/* the kernel would load it (ENOENT only when no module has it);
 		 * nftdp does not run it */
-		nftdp_vm_errf(cc, -EOPNOTSUPP, "%s %s (revision %u): not supported by nftdp", kind,
-			      name, rev);
+		nftdp_vm_errf(cc, -EOPNOTSUPP, "%s %s (revision %u): not supported by nftdp%s",
+			      kind, name, rev, why_not(name, target));
 		return NULL;
 	}
 	nftnl_expr_get(e, a_info, &len);
@@ -302,6 +312,23 @@ bool nftdp_vm_compat_uses_ct(const struct nftnl_expr *e)
 			 nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV : NFTNL_EXPR_MT_REV), f,
 			 &known);
 		if (x && (x->flags & COMPAT_F_CT))
+			return true;
+	}
+	return false;
+}
+
+bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+	const struct compat_ext *x;
+	bool known;
+
+	if (!name || strcmp(name, "match") != 0 || !nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME))
+		return false;
+	for (uint8_t f = NFPROTO_IPV4; f <= NFPROTO_IPV6; f += NFPROTO_IPV6 - NFPROTO_IPV4) {
+		x = find(nftdp_vm_compat_matches, nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
+			 nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV), f, &known);
+		if (x && (x->flags & COMPAT_F_STATE) && (!base || (x->flags & COMPAT_F_NAMED)))
 			return true;
 	}
 	return false;

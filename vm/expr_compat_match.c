@@ -18,12 +18,15 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_hashlimit.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mac.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -699,6 +702,21 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      IPPROTO_TCP, 0, tcpmss_check, &tcpmss_ops},
     {"addrtype", 1, NFPROTO_IPV4, sizeof(struct xt_addrtype_info_v1), HOOKS_ALL, NULL, 0, 0,
      addrtype_check, &addrtype_ops},
+    {"limit", 0, NFPROTO_UNSPEC, sizeof(struct xt_rateinfo), HOOKS_ALL, NULL, 0, COMPAT_F_STATE,
+     nftdp_vm_compat_limit_check, &nftdp_vm_compat_limit_ops},
+    {"hashlimit", 1, NFPROTO_UNSPEC, sizeof(struct xt_hashlimit_mtinfo1), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_hashlimit1_check,
+     &nftdp_vm_compat_hashlimit_ops},
+    {"hashlimit", 2, NFPROTO_UNSPEC, sizeof(struct xt_hashlimit_mtinfo2), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_hashlimit2_check,
+     &nftdp_vm_compat_hashlimit_ops},
+    {"hashlimit", 3, NFPROTO_UNSPEC, sizeof(struct xt_hashlimit_mtinfo3), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_hashlimit3_check,
+     &nftdp_vm_compat_hashlimit_ops},
+    {"recent", 0, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent0_check, &nftdp_vm_compat_recent_ops},
+    {"recent", 1, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo_v1), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent1_check, &nftdp_vm_compat_recent_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

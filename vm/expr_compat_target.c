@@ -18,6 +18,7 @@
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv6/ip6t_REJECT.h>
@@ -394,6 +395,10 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      0, COMPAT_F_CT, masq0_check, &nat_ops},
     {"MASQUERADE", 0, V6, sizeof(struct nf_nat_range), H(POST_ROUTING), "nat", 0, COMPAT_F_CT,
      masq6_check, &nat_ops},
+    {"TCPMSS", 0, V4, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
+     nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
+    {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
+     nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

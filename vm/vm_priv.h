@@ -290,6 +290,7 @@ enum nftdp_vm_cell_type {
 	NFTDP_VM_CELL_LIMIT = NFT_OBJECT_LIMIT,
 	NFTDP_VM_CELL_LAST = 0x100,
 	NFTDP_VM_CELL_NUMGEN = 0x101,
+	NFTDP_VM_CELL_XT = 0x102, /* an xtables match's word (expr_compat_rate.c) */
 };
 
 /* A shared cell: one cache line, written with atomics by every worker. */
@@ -312,6 +313,9 @@ struct nftdp_vm_cell {
 		struct {
 			_Atomic uint32_t counter;
 		} numgen;
+		struct {
+			_Atomic uint64_t word;
+		} xt;
 	};
 };
 static_assert(sizeof(struct nftdp_vm_cell) == 64, "cell is one cache line");
@@ -512,6 +516,9 @@ const struct nftdp_vm_expr_type *nftdp_vm_expr_type_find(const char *name);
 /* expr_compat.c: a match or target that needs conntrack, a LOG target */
 bool nftdp_vm_compat_uses_ct(const struct nftnl_expr *e);
 bool nftdp_vm_compat_logs(const struct nftnl_expr *e);
+/* a match with state that earlier packets move (limit, hashlimit, recent):
+ * seen by other rules when named, or in a regular chain (expr_shares_state) */
+bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 
 /* one expression type per line */
 /* clang-format off */

@@ -25,13 +25,17 @@
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_hashlimit.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
@@ -232,11 +236,15 @@ static void test_refused_names_extension(void **state)
 	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
 	uint8_t info[64] = {0};
 
-	assert_int_equal(add(w, c, -1, false, xt("match", "recent", 0, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "recent"));
-	assert_int_equal(add(w, c, IPPROTO_TCP, false, xt("target", "TCPMSS", 0, info, 8), -1),
-			 -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "TCPMSS"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "string", 0, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "string"));
+	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "NFLOG"));
+	/* ipset and owner: refused, saying why */
+	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "ipset"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "owner", 1, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "local stack"));
 	/* the standard target is no target */
 	assert_int_equal(add(w, c, -1, false, xt("target", "", 0, info, 8), -1), -EINVAL);
 }
@@ -413,6 +421,319 @@ static void test_targets_become_native(void **state)
 	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
 }
 
+#define NS_PER_JIFFY 4000000ull /* HZ 250 */
+
+static void test_limit(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* -m limit --limit 1/second --limit-burst 3 -j ACCEPT, policy drop */
+	struct xt_rateinfo r = {.avg = XT_LIMIT_SCALE, .burst = 3};
+	struct tpkt t;
+
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), NF_DROP), 0);
+	/* limit_mt_check: burst 0, or a rate whose credit overflows: ERANGE */
+	r.burst = 0;
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), -1), -ERANGE);
+	r.burst = 2;
+	r.avg = 0x90000000u; /* avg * burst wraps to less credit than avg */
+	assert_int_equal(add(w, c, -1, false, MT("limit", 0, r), -1), -ERANGE);
+	/* limit is the rule's own state: shared across chains only in a
+	 * regular chain, but the order of packets shows */
+	assert_false(nftdp_vm_chain_shares_state(c));
+	assert_true(nftdp_vm_chain_order_state(c));
+	w->ctx.now_ns = 1000 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* a credit of 1/s comes back after 250 jiffies, not 249 */
+	w->ctx.now_ns += 249 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* an hour later the bucket holds burst again, no more */
+	w->ctx.now_ns += 3600ull * 250 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+}
+
+static struct xt_hashlimit_mtinfo3 hl_info(const char *name, uint32_t mode, uint64_t per_s,
+					   uint64_t burst)
+{
+	struct xt_hashlimit_mtinfo3 i = {.cfg = {.mode = mode,
+						 .avg = XT_HASHLIMIT_SCALE_v2 / per_s,
+						 .burst = burst,
+						 .gc_interval = 1000,
+						 .expire = 10000,
+						 .srcmask = 32, /* iptables' default */
+						 .dstmask = 32}};
+
+	snprintf(i.name, sizeof(i.name), "%s", name);
+	return i;
+}
+
+static struct nftdp_vm_pkt *tcp4_from(struct tpkt *t, uint8_t src_last, uint16_t dport)
+{
+	struct nftdp_vm_pkt *p = tcp4(t, dport);
+
+	t->buf[29] = src_last;
+	return p;
+}
+
+static void test_hashlimit(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	/* an SSH guard: --hashlimit-above 1/s --hashlimit-burst 2
+	 * --hashlimit-mode srcip -j DROP */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("ssh", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_INVERT, 1, 2);
+	struct xt_hashlimit_mtinfo3 bad;
+	struct xt_hashlimit_mtinfo1 hl1 = {.name = "v1",
+					   .cfg = {.mode = XT_HASHLIMIT_HASH_SIP,
+						   .avg = XT_HASHLIMIT_SCALE,
+						   .burst = 1,
+						   .gc_interval = 1000,
+						   .expire = 1000,
+						   .srcmask = 32,
+						   .dstmask = 32}};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* the same name in another chain: the same buckets (htable_find_get) */
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* a table named by rules of several chains: state they share */
+	assert_true(nftdp_vm_chain_shares_state(c));
+	w->ctx.now_ns = 5000 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	/* another source has its own bucket */
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_DROP);
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+
+	/* checkentry's errnos */
+	bad = hl;
+	bad.cfg.gc_interval = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.name[0] = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.name[1] = '/';
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.srcmask = 33;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.mode |= 0x100;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad = hl;
+	bad.cfg.burst = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	bad = hl;
+	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "hashlimit"));
+
+	/* revision 1 (1/s, burst 1) */
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, e, -1, false, MT("hashlimit", 1, hl1), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+}
+
+static void test_hashlimit_max(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* --hashlimit-htable-size 1 --hashlimit-htable-max 2: a third source
+	 * finds no room and is dropped (hotdrop) until a bucket expires */
+	struct xt_hashlimit_mtinfo3 hl = hl_info("small", XT_HASHLIMIT_HASH_SIP, 1, 5);
+	struct tpkt t;
+
+	hl.cfg.size = 1;
+	hl.cfg.max = 2;
+	hl.cfg.expire = 1000;
+	assert_int_equal(add(w, c, -1, false, MT("hashlimit", 3, hl), NF_ACCEPT), 0);
+	w->ctx.now_ns = 100 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 3, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	/* 1000 ms = 250 jiffies later both have expired */
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 3, 22)), NF_ACCEPT);
+}
+
+/* the TCP checksum of t's IPv4 packet from scratch (0 when right) */
+static uint16_t tcp4_csum_check(const uint8_t *ip, uint32_t tcplen)
+{
+	uint32_t sum = 0;
+
+	for (int i = 12; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	sum += IPPROTO_TCP + tcplen;
+	for (uint32_t i = 0; i < tcplen; i += 2)
+		sum += (uint32_t)(ip[20 + i] << 8 | (i + 1 < tcplen ? ip[21 + i] : 0));
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* a SYN 10.0.0.1 -> 10.0.0.2:22 with options NOP, NOP, MSS mss */
+static struct nftdp_vm_pkt *syn_mss(struct tpkt *t, uint16_t mss)
+{
+	static const uint8_t opt[] = {1, 1, 2, 4};
+	uint8_t *ip = t->buf + 14;
+	uint16_t c;
+
+	tcp4(t, 22);
+	ip[3] = 48;    /* 20 + 28 */
+	ip[32] = 0x70; /* doff 7 */
+	memcpy(ip + 40, opt, 4);
+	ip[44] = (uint8_t)(mss >> 8);
+	ip[45] = (uint8_t)mss;
+	ip[46] = ip[47] = 0; /* EOL, EOL */
+	ip[36] = ip[37] = 0;
+	c = tcp4_csum_check(ip, 28);
+	ip[36] = (uint8_t)(c >> 8);
+	ip[37] = (uint8_t)c;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 48, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+static void test_tcpmss(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "mangle", NF_INET_FORWARD);
+	struct xt_tcpmss_info set = {.mss = 1400};
+	struct xt_tcpmss_info pmtu = {.mss = XT_TCPMSS_CLAMP_PMTU};
+	struct tpkt t;
+	uint8_t *ip = t.buf + 14;
+
+	/* TCPMSS needs -p tcp */
+	assert_int_equal(add(w, c, -1, false, TG("TCPMSS", 0, set), -1), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, set), -1), 0);
+	/* 1460 -> 1400, the checksum follows */
+	assert_int_equal(RUN(w, c, syn_mss(&t, 1460)), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1400);
+	assert_int_equal(tcp4_csum_check(ip, 28), 0);
+	/* never raised */
+	assert_int_equal(RUN(w, c, syn_mss(&t, 1200)), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1200);
+	assert_int_equal(tcp4_csum_check(ip, 28), 0);
+	/* a header longer than the packet: dropped */
+	syn_mss(&t, 1460);
+	ip[32] = 0xf0;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* --clamp-mss-to-pmtu: EINVAL in prerouting, refused elsewhere (no
+	 * route MTU) */
+	assert_int_equal(add(w, chain(w, "mangle", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
+			     TG("TCPMSS", 0, pmtu), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, pmtu), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "clamp-mss-to-pmtu"));
+}
+
+static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
+					      uint32_t hits)
+{
+	struct xt_recent_mtinfo_v1 i = {.seconds = seconds,
+					.hit_count = hits,
+					.check_set = check_set,
+					.side = XT_RECENT_SOURCE};
+
+	snprintf(i.name, sizeof(i.name), "%s", name);
+	memset(&i.mask, 0xff, sizeof(i.mask));
+	return i;
+}
+
+static void test_recent(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	/* an SSH brute-force guard: a 4th new connection within 60 s drops
+	 * -m recent --name ssh --update --seconds 60 --hitcount 3 -j DROP
+	 * -m recent --name ssh --set -j ACCEPT (policy: accept anyway) */
+	struct xt_recent_mtinfo_v1 upd =
+	    recent_info("ssh", XT_RECENT_UPDATE | XT_RECENT_TTL, 60, 3);
+	struct xt_recent_mtinfo_v1 set = recent_info("ssh", XT_RECENT_SET, 0, 0);
+	struct xt_recent_mtinfo_v1 rm = recent_info("ssh", XT_RECENT_REMOVE, 0, 0);
+	struct xt_recent_mtinfo_v1 bad;
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("recent", 1, upd), NF_DROP), 0);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("recent", 1, set), NF_ACCEPT), 0);
+	assert_true(nftdp_vm_chain_shares_state(c));
+	w->ctx.now_ns = 7000 * NS_PER_JIFFY;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 2, 22)), NF_ACCEPT);
+	/* --update refreshed the stamps: still dropped 59 s on */
+	w->ctx.now_ns += 59 * 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_DROP);
+	w->ctx.now_ns += 61 * 250 * NS_PER_JIFFY;
+	assert_int_equal(RUN(w, c, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	/* --remove in another chain forgets the address: the same list */
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, d, -1, false, MT("recent", 1, rm), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_DROP);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+
+	/* recent_mt_check's errnos */
+	bad = set;
+	bad.seconds = 5;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = set;
+	bad.check_set |= XT_RECENT_CHECK;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.hit_count = 256;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.check_set |= XT_RECENT_REAP;
+	bad.seconds = 0;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	bad.name[0] = 0;
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -EINVAL);
+	bad = upd;
+	memset(bad.name, 'a', sizeof(bad.name));
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, bad), -1), -ENAMETOOLONG);
+}
+
+static void test_recent_list_tot(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct xt_recent_mtinfo_v1 set = recent_info("big", XT_RECENT_SET, 0, 0);
+	struct xt_recent_mtinfo_v1 chk = recent_info("big", XT_RECENT_CHECK, 0, 0);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, -1, false, MT("recent", 1, set), -1), 0);
+	assert_int_equal(add(w, d, -1, false, MT("recent", 1, chk), NF_DROP), 0);
+	/* 101 addresses: the list keeps the last 100 (ip_list_tot) */
+	for (int i = 0; i <= 100; i++)
+		assert_int_equal(RUN(w, c, tcp4_from(&t, (uint8_t)(i + 1), 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 1, 22)), NF_ACCEPT);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 2, 22)), NF_DROP);
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 101, 22)), NF_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +743,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_targets_become_native, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
