@@ -2,10 +2,12 @@
 /*
  * The TCPMSS target (xt_TCPMSS.c, rev 0, ipv4 and ipv6): --set-mss lowers
  * the MSS option of a SYN, never raises it, and updates the TCP checksum
- * as exthdr's writes do. --clamp-mss-to-pmtu needs the route's MTU
- * (dst_mtu), which nftdp has no table of (rt mtu is refused for the same
- * reason), so it is refused. A SYN without an MSS option passes unchanged:
- * the kernel grows it by the option, nftdp does not grow packets.
+ * as exthdr's writes do. --clamp-mss-to-pmtu takes the lower of the mtus
+ * of the packet's route and of the route back to its source, from the
+ * route table fib and rt mtu read (no route to daddr, which the kernel
+ * would not have forwarded: the packet passes unchanged). A SYN without an
+ * MSS option passes unchanged: the kernel grows it by the option, nftdp
+ * does not grow packets.
  */
 #include <arpa/inet.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -21,6 +23,7 @@
 
 struct tcpmss_priv {
 	uint16_t mss;
+	bool clamp; /* --clamp-mss-to-pmtu */
 };
 NFTDP_VM_PRIV_CHECK(struct tcpmss_priv);
 
@@ -37,9 +40,8 @@ int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_p
 			return nftdp_vm_errf(cc, -EINVAL,
 					     "target TCPMSS: path-MTU clamping only supported in "
 					     "FORWARD, OUTPUT and POSTROUTING hooks");
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "target TCPMSS: --clamp-mss-to-pmtu is not supported by nftdp "
-				     "(no route MTU, as for rt mtu); use --set-mss");
+		p->clamp = true;
+		cc->needs_routes = true;
 	}
 	p->mss = i->mss;
 	return 0;
@@ -58,10 +60,9 @@ static void tcpmss_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
 	const struct tcpmss_priv *p = (const void *)op->priv;
-	uint32_t end = pkt->len, len, hdrlen;
+	uint32_t end = pkt->len, len, hdrlen, newmss = p->mss;
 	uint8_t *th;
 
-	(void)ctx;
 	/* a fragment has no TCP header */
 	if (pkt->fragoff || !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
 		return;
@@ -77,16 +78,26 @@ static void tcpmss_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	hdrlen = (th[12] >> 4) * 4u;
 	if (len < hdrlen || hdrlen < 20)
 		goto drop;
+	if (p->clamp) {
+		uint32_t minlen = pkt->nfproto == NFPROTO_IPV6 ? 60 : 40, mtu, back;
+
+		if (!nftdp_vm_route_mtus(ctx, pkt, &mtu, &back))
+			return;
+		mtu = back < mtu ? back : mtu;
+		if (mtu <= minlen)
+			goto drop; /* "unknown or invalid path-MTU" */
+		newmss = (uint16_t)(mtu - minlen);
+	}
 	for (uint32_t i = 20; i + TCPOLEN_MSS <= hdrlen; i += optlen(th, i)) {
 		if (th[i] == TCPOPT_MSS && th[i + 1] == TCPOLEN_MSS) {
 			uint16_t oldmss = (uint16_t)(th[i + 2] << 8 | th[i + 3]);
 			uint8_t o[2] = {th[i + 2], th[i + 3]};
 
 			/* never increase the MSS, even when setting it */
-			if (oldmss <= p->mss)
+			if (oldmss <= newmss)
 				return;
-			th[i + 2] = (uint8_t)(p->mss >> 8);
-			th[i + 3] = (uint8_t)p->mss;
+			th[i + 2] = (uint8_t)(newmss >> 8);
+			th[i + 3] = (uint8_t)newmss;
 			nftdp_inet_csum_replace(th + 16, o, th + i + 2, 2);
 			return;
 		}

@@ -56,6 +56,28 @@ static uint32_t route_mtu(const struct nftdp_vm_fib_route *r, bool v6)
 	return r->mtu ? r->mtu : v6 ? 1280 : 0;
 }
 
+bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt,
+			 uint32_t *mtu, uint32_t *back)
+{
+	const struct nftdp_vm_fib_ops *fo = ctx->fib_ops;
+	bool v6 = pkt->nfproto == NFPROTO_IPV6;
+	const uint8_t *ip = pkt->data + pkt->nh_off;
+	struct nftdp_vm_fib_route r;
+
+	if (!fo || (pkt->nfproto != NFPROTO_IPV4 && !v6) ||
+	    (uint64_t)pkt->nh_off + (v6 ? 40 : 20) > pkt->len)
+		return false;
+	if (v6 ? !fo->route6(ctx->fib, ip + 24, 0, &r)
+	       : !fo->route4(ctx->fib, nftdp_ld32(ip + 16), &r))
+		return false;
+	*mtu = route_mtu(&r, v6);
+	*back = ~0u;
+	if (v6 ? fo->route6(ctx->fib, ip + 8, 0, &r)
+	       : fo->route4(ctx->fib, nftdp_ld32(ip + 12), &r))
+		*back = route_mtu(&r, v6);
+	return true;
+}
+
 /* nft_rt_get_eval's route keys */
 static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
@@ -64,9 +86,9 @@ static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 	const struct nftdp_vm_fib_ops *fo = ctx->fib_ops;
 	bool v6 = pkt->nfproto == NFPROTO_IPV6;
 	uint32_t need = v6 ? 40 : 20;
-	struct nftdp_vm_fib_route r, back;
+	struct nftdp_vm_fib_route r;
 	const uint8_t *ip = pkt->data + pkt->nh_off;
-	uint32_t mtu;
+	uint32_t mtu, back;
 
 	if (!routed(pkt) || !fo || (uint64_t)pkt->nh_off + need > pkt->len ||
 	    (pkt->nfproto != NFPROTO_IPV4 && !v6))
@@ -87,13 +109,9 @@ static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 24, 16);
 		return;
 	default: /* NFT_RT_TCPMSS: get_tcpmss, the lower of the mtus to both ends */
-		mtu = route_mtu(&r, v6);
-		if (v6 ? fo->route6(ctx->fib, ip + 8, 0, &back)
-		       : fo->route4(ctx->fib, nftdp_ld32(ip + 12), &back)) {
-			uint32_t m = route_mtu(&back, v6);
-
-			mtu = m < mtu ? m : mtu;
-		}
+		if (!nftdp_vm_route_mtus(ctx, pkt, &mtu, &back))
+			goto brk;
+		mtu = back < mtu ? back : mtu;
 		regs->data[p->dreg] = 0;
 		nftdp_st16(&regs->data[p->dreg], tcpmss_of(mtu, v6 ? 60 : 40));
 		return;

@@ -602,4 +602,10 @@ struct nftdp_vm_immediate {
 	struct nftdp_vm_verdict verdict;
 };
 
+/* expr_rt.c: the dst_mtu of pkt's route (to daddr) into mtu and of the
+ * route back to saddr into back (~0u: none), as get_tcpmss and
+ * tcpmss_reverse_mtu look them up. false: no route to daddr (no dst). */
+bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt,
+			 uint32_t *mtu, uint32_t *back);
+
 #endif /* NFTDP_VM_PRIV_H */

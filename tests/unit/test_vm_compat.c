@@ -613,6 +613,23 @@ static struct nftdp_vm_pkt *syn_mss(struct tpkt *t, uint16_t mss)
 	return &t->pkt;
 }
 
+/* a route table where daddr's route has mtu stub_mtu[0] and saddr's
+ * stub_mtu[1] (the syn_mss packet goes 10.0.0.1 -> 10.0.0.2) */
+static uint32_t stub_mtu[2];
+
+static bool stub_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	memset(out, 0, sizeof(*out));
+	out->type = 1; /* RTN_UNICAST */
+	out->n_oif = 1;
+	out->oif[0] = 2;
+	out->mtu = stub_mtu[((const uint8_t *)&daddr)[3] == 1];
+	return true;
+}
+
+static const struct nftdp_vm_fib_ops mtu_ops = {.route4 = stub_route4};
+
 static void test_tcpmss(void **state)
 {
 	struct world *w = *state;
@@ -638,13 +655,33 @@ static void test_tcpmss(void **state)
 	ip[32] = 0xf0;
 	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
 
-	/* --clamp-mss-to-pmtu: EINVAL in prerouting, refused elsewhere (no
-	 * route MTU) */
+	/* --clamp-mss-to-pmtu: EINVAL in prerouting */
 	assert_int_equal(add(w, chain(w, "mangle", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
 			     TG("TCPMSS", 0, pmtu), -1),
 			 -EINVAL);
-	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, pmtu), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "clamp-mss-to-pmtu"));
+	/* elsewhere the lower mtu of the routes there and back, less 40 */
+	c = chain(w, "mangle", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, TG("TCPMSS", 0, pmtu), -1), 0);
+	assert_true(nftdp_vm_chain_uses_fib(c)); /* the generation builds routes */
+	syn_mss(&t, 1460)->hook = NF_INET_FORWARD;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT); /* no route table: unchanged */
+	assert_int_equal(ip[44] << 8 | ip[45], 1460);
+	w->ctx.fib_ops = &mtu_ops;
+	stub_mtu[0] = 1400; /* there */
+	stub_mtu[1] = 1500; /* back */
+	syn_mss(&t, 1460)->hook = NF_INET_FORWARD;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1360);
+	assert_int_equal(tcp4_csum_check(ip, 28), 0);
+	stub_mtu[1] = 1300;
+	syn_mss(&t, 1460)->hook = NF_INET_FORWARD;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(ip[44] << 8 | ip[45], 1260);
+	/* an mtu no larger than the headers: "unknown or invalid path-MTU" */
+	stub_mtu[0] = 40;
+	syn_mss(&t, 1460)->hook = NF_INET_FORWARD;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	w->ctx.fib_ops = NULL;
 }
 
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
