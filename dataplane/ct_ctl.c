@@ -31,13 +31,14 @@
 #define CT_CTL_WAIT_MS 2000 /* a worker that does not answer in this time */
 
 enum { MB_IDLE, MB_POSTED, MB_RUNNING, MB_DONE };
-enum { OP_DUMP, OP_GET, OP_DEL, OP_FLUSH };
+enum { OP_DUMP, OP_GET, OP_DEL, OP_FLUSH, OP_UPDATE, OP_CREATE, OP_ZERO };
 
 struct ct_mbox {
 	_Atomic uint32_t state;
 	int op;
 	uint64_t now_ms;
 	const struct nftdp_ct_tuple *t;
+	const struct nftdp_ct_change *chg;
 	uint32_t id;
 	unsigned int skip, max;
 	struct nftdp_ct_info *out;
@@ -89,6 +90,12 @@ static int execute(struct nftdp_ct_shard *s, struct ct_mbox *mb)
 		return nftdp_ct_delete(s, mb->t, mb->id);
 	case OP_FLUSH:
 		return (int)nftdp_ct_flush(s);
+	case OP_UPDATE:
+		return nftdp_ct_update(s, mb->chg, mb->now_ms, NULL);
+	case OP_CREATE:
+		return nftdp_ct_create(s, mb->chg, mb->now_ms, NULL);
+	case OP_ZERO:
+		return nftdp_ct_get_zero(s, mb->t, mb->id, mb->now_ms, mb->out);
 	default:
 		return -EINVAL;
 	}
@@ -201,6 +208,42 @@ static int op_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
 	return op_each(arg, OP_DEL, t, id, NULL);
 }
 
+static int op_get_zero(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		       struct nftdp_ct_info *out)
+{
+	return op_each(arg, OP_ZERO, t, id, out);
+}
+
+/* ctnetlink_new_conntrack: the lookup on every shard (as get), then a new
+ * entry goes to the shard that owns its original tuple, the one the
+ * steering (symmetric RSS) gives its packets */
+static int op_change(void *arg, const struct nftdp_ct_change *c)
+{
+	struct ct_ctl *c2 = arg;
+	unsigned int n = c2->dp->n_workers;
+	const struct nftdp_ct_tuple *t =
+	    &c->tuple[(c->has & NFTDP_CT_CHG_ORIG) ? IP_CT_DIR_ORIGINAL : IP_CT_DIR_REPLY];
+	unsigned int first = nftdp_ct_tuple_owner(t, n);
+	struct ct_mbox *mb;
+	int rc = -ENOENT;
+
+	for (unsigned int k = 0; k < n && rc == -ENOENT; k++) {
+		unsigned int sh = (first + k) % n;
+
+		mb = &c2->mbox[sh];
+		mb->op = OP_UPDATE;
+		mb->chg = c;
+		rc = call(c2, sh, mb);
+	}
+	if (rc != -ENOENT || !(c->has & NFTDP_CT_CHG_CREATE))
+		return rc;
+	first = (c->has & NFTDP_CT_CHG_ORIG) ? nftdp_ct_tuple_owner(&c->tuple[0], n) : first;
+	mb = &c2->mbox[first];
+	mb->op = OP_CREATE;
+	mb->chg = c;
+	return call(c2, first, mb);
+}
+
 static int op_flush(void *arg)
 {
 	struct ct_ctl *c = arg;
@@ -298,6 +341,8 @@ int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 	    .events_poll = op_events,
 	    .events_listen = op_events_listen,
 	    .exp_dump = op_exp_dump,
+	    .change = op_change,
+	    .get_zero = op_get_zero,
 	};
 	ct_ctl = c;
 	*ops = &c->ops;
