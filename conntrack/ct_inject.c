@@ -160,6 +160,8 @@ int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 
 	if (!e)
 		return -ENOENT;
+	if (now_ms > s->now_ms)
+		s->now_ms = now_ms; /* an idle worker's clock: the events' timeouts */
 	if (c->has & NFTDP_CT_CHG_EXCL)
 		return -EEXIST;
 	/* ctnetlink_change_conntrack: NAT and master only for new entries */
@@ -249,6 +251,8 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		if (!helper_find(c->helper, c->tuple[0].l4proto))
 			return -EOPNOTSUPP; /* no such helper (module) */
 	}
+	if (now_ms > s->now_ms)
+		s->now_ms = now_ms;
 	e = nftdp_ct_entry_new(s, &c->tuple[0], &c->tuple[1], now_ms);
 	if (!e)
 		return -ENOMEM;
