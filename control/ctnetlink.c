@@ -1429,12 +1429,177 @@ static int exp_dump(struct req *r)
 	return -EINTR; /* answered: no ack */
 }
 
+/* exp_nla_policy (the strings are checked where they are read) */
+static const struct ctn_pol exp_policy[CTA_EXPECT_MAX + 1] = {
+    [CTA_EXPECT_MASTER] = {N_NESTED, 0}, [CTA_EXPECT_TUPLE] = {N_NESTED, 0},
+    [CTA_EXPECT_MASK] = {N_NESTED, 0},	 [CTA_EXPECT_TIMEOUT] = {N_U32, 0},
+    [CTA_EXPECT_ID] = {N_U32, 0},	 [CTA_EXPECT_ZONE] = {N_U16, 0},
+    [CTA_EXPECT_FLAGS] = {N_U32, 0},	 [CTA_EXPECT_CLASS] = {N_U32, 0},
+    [CTA_EXPECT_NAT] = {N_NESTED, 0},
+};
+
+static const struct ctn_pol exp_nat_policy[CTA_EXPECT_NAT_MAX + 1] = {
+    [CTA_EXPECT_NAT_DIR] = {N_U32, 0},
+    [CTA_EXPECT_NAT_TUPLE] = {N_NESTED, 0},
+};
+
+/* an NLA_NUL_STRING of at most max characters into out (max + 1 bytes) */
+static int nul_string(const struct nlattr *a, char *out, size_t max, const struct nlattr **bad)
+{
+	const char *p = mnl_attr_get_payload(a);
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	if (len == 0 || p[len - 1] != '\0') {
+		*bad = a;
+		return -EINVAL;
+	}
+	if (strlen(p) > max) {
+		*bad = a;
+		return -ERANGE;
+	}
+	memcpy(out, p, strlen(p) + 1);
+	return 0;
+}
+
+/* ctnetlink_parse_tuple of an expectation attribute, in CTA_EXPECT_ZONE */
+static int exp_tuple(struct req *r, uint16_t type, struct nftdp_ct_tuple *t)
+{
+	int err = parse_tuple(r->cda[type], r->family, t, r->bad);
+
+	if (err < 0)
+		return err;
+	t->zone = r->cda[CTA_EXPECT_ZONE] ? ntohs(get_be16(r->cda[CTA_EXPECT_ZONE])) : 0;
+	return 0;
+}
+
+static uint32_t exp_id(struct req *r)
+{
+	return r->cda[CTA_EXPECT_ID] ? ntohl(get_be32(r->cda[CTA_EXPECT_ID])) : 0;
+}
+
+/* ctnetlink_get_expect: by CTA_EXPECT_TUPLE, else CTA_EXPECT_MASTER */
+static int exp_get(struct req *r)
+{
+	struct nftdp_ct_expect_info x;
+	struct nftdp_ct_tuple t;
+	char buf[CTN_MSG_MAX];
+	int err, len;
+
+	if (!r->cda[CTA_EXPECT_TUPLE] && !r->cda[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	err = exp_tuple(r, r->cda[CTA_EXPECT_TUPLE] ? CTA_EXPECT_TUPLE : CTA_EXPECT_MASTER, &t);
+	if (err < 0)
+		return err;
+	err = r->ops->exp_get(r->ops->arg, &t, exp_id(r), &x);
+	if (err < 0)
+		return err;
+	len = exp_fill(buf, r->nlh->nlmsg_seq, ctl_session_portid(r->s), &x);
+	ctl_session_send(r->s, buf, (size_t)len);
+	return 0;
+}
+
+/* ctnetlink_del_expect: by tuple, by the master's helper, or all */
+static int exp_delete(struct req *r)
+{
+	struct nftdp_ct_tuple t;
+	char name[16];
+	int err;
+
+	if (r->cda[CTA_EXPECT_TUPLE]) {
+		err = exp_tuple(r, CTA_EXPECT_TUPLE, &t);
+		if (err < 0)
+			return err;
+		return r->ops->exp_del(r->ops->arg, &t, exp_id(r));
+	}
+	if (r->cda[CTA_EXPECT_HELP_NAME]) {
+		err = nul_string(r->cda[CTA_EXPECT_HELP_NAME], name, 15, r->bad);
+		if (err < 0)
+			return err;
+		err = r->ops->exp_flush(r->ops->arg, name);
+	} else {
+		err = r->ops->exp_flush(r->ops->arg, NULL);
+	}
+	return err < 0 ? err : 0;
+}
+
+/* ctnetlink_new_expect, ctnetlink_create_expect's attributes */
+static int exp_new(struct req *r)
+{
+	struct nftdp_ct_expect_new n;
+	struct nftdp_ct_expect_info x;
+	int err;
+
+	if (!r->cda[CTA_EXPECT_TUPLE] || !r->cda[CTA_EXPECT_MASK] || !r->cda[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	memset(&n, 0, sizeof(n));
+	err = exp_tuple(r, CTA_EXPECT_TUPLE, &n.tuple);
+	if (err < 0)
+		return err;
+	if (r->ops->exp_get(r->ops->arg, &n.tuple, 0, &x) == 0) {
+		/* ctnetlink_change_expect */
+		if (r->nlh->nlmsg_flags & NLM_F_EXCL)
+			return -EEXIST;
+		if (!r->cda[CTA_EXPECT_TIMEOUT])
+			return 0;
+		return r->ops->exp_timeout(r->ops->arg, &n.tuple,
+					   ntohl(get_be32(r->cda[CTA_EXPECT_TIMEOUT])));
+	}
+	if (!(r->nlh->nlmsg_flags & NLM_F_CREATE))
+		return -ENOENT;
+	err = exp_tuple(r, CTA_EXPECT_MASK, &n.mask);
+	if (err < 0)
+		return err;
+	err = exp_tuple(r, CTA_EXPECT_MASTER, &n.master);
+	if (err < 0)
+		return err;
+	if (r->cda[CTA_EXPECT_HELP_NAME]) {
+		err = nul_string(r->cda[CTA_EXPECT_HELP_NAME], n.helper, 15, r->bad);
+		if (err < 0)
+			return err;
+	}
+	if (r->cda[CTA_EXPECT_CLASS])
+		n.class = ntohl(get_be32(r->cda[CTA_EXPECT_CLASS]));
+	if (r->cda[CTA_EXPECT_FLAGS])
+		n.flags = ntohl(get_be32(r->cda[CTA_EXPECT_FLAGS]));
+	if (r->cda[CTA_EXPECT_FN]) {
+		char fn[32];
+
+		err = nul_string(r->cda[CTA_EXPECT_FN], fn, sizeof(fn) - 1, r->bad);
+		if (err < 0)
+			return err;
+		/* nf_ct_helper_expectfn_find_by_name: nf_nat registers this one */
+		n.follow = !strcmp(fn, "nat-follow-master");
+		n.fn_unknown = !n.follow;
+	}
+	if (r->cda[CTA_EXPECT_NAT]) {
+		/* ctnetlink_parse_expect_nat */
+		const struct nlattr *tb[CTA_EXPECT_NAT_MAX + 1];
+		struct nftdp_ct_tuple nt;
+
+		err = ctn_parse_nested(r->cda[CTA_EXPECT_NAT], exp_nat_policy, CTA_EXPECT_NAT_MAX,
+				       tb, r->bad);
+		if (err < 0)
+			return err;
+		if (!tb[CTA_EXPECT_NAT_DIR] || !tb[CTA_EXPECT_NAT_TUPLE])
+			return -EINVAL;
+		err = parse_tuple(tb[CTA_EXPECT_NAT_TUPLE], r->family, &nt, r->bad);
+		if (err < 0)
+			return err;
+		n.nat_dir = ntohl(get_be32(tb[CTA_EXPECT_NAT_DIR])) ? 1 : 0;
+		n.nat_port = nt.sport;
+	}
+	return r->ops->exp_new(r->ops->arg, &n);
+}
+
 int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 			  const struct nlattr **bad)
 {
 	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
 	struct req r = {.ctl = ctl, .ops = ctl->cfg.ct, .s = s, .nlh = nlh, .bad = bad};
+	const size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	const struct nlattr *cda[CTA_EXPECT_MAX + 1];
 	uint8_t type = nlh->nlmsg_type & 0xff;
+	int err;
 
 	if (!r.ops)
 		return -EOPNOTSUPP;
@@ -1444,7 +1609,22 @@ int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const st
 	r.version = nfg->version;
 	if (type == IPCTNL_MSG_EXP_GET && (nlh->nlmsg_flags & NLM_F_DUMP))
 		return exp_dump(&r);
-	/* get by tuple, create, delete: not supported (expectations come
-	 * from helpers) */
-	return -EOPNOTSUPP;
+	if (!r.ops->exp_get || !r.ops->exp_del || !r.ops->exp_flush || !r.ops->exp_new ||
+	    !r.ops->exp_timeout)
+		return -EOPNOTSUPP;
+	err = ctn_parse((const char *)nlh + off, nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0,
+			exp_policy, CTA_EXPECT_MAX, cda, bad);
+	if (err < 0)
+		return err;
+	r.cda = cda;
+	switch (type) {
+	case IPCTNL_MSG_EXP_GET:
+		return exp_get(&r);
+	case IPCTNL_MSG_EXP_DELETE:
+		return exp_delete(&r);
+	case IPCTNL_MSG_EXP_NEW:
+		return exp_new(&r);
+	default:
+		return -EOPNOTSUPP;
+	}
 }

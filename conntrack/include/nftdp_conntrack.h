@@ -565,6 +565,48 @@ struct nftdp_ct_expect_info {
 int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 			 int (*fn)(const struct nftdp_ct_expect_info *x, void *arg), void *arg);
 
+/** IPCTNL_MSG_EXP_NEW, parsed (ctnetlink_create_expect's attributes). */
+struct nftdp_ct_expect_new {
+	struct nftdp_ct_tuple tuple, mask, master; /**< mask: its src address and port count */
+	char helper[16];			   /**< CTA_EXPECT_HELP_NAME, "" without */
+	uint32_t class;				   /**< CTA_EXPECT_CLASS */
+	uint32_t flags;				   /**< CTA_EXPECT_FLAGS */
+	bool follow;				   /**< CTA_EXPECT_FN "nat-follow-master" */
+	bool fn_unknown;   /**< CTA_EXPECT_FN names another function (EINVAL) */
+	uint8_t nat_dir;   /**< CTA_EXPECT_NAT_DIR */
+	uint16_t nat_port; /**< CTA_EXPECT_NAT_TUPLE's source port (saved_proto) */
+};
+
+/**
+ * The live expectation of shard s's part that tuple t matches under its
+ * mask (__nf_ct_expect_find); id non-zero must be its id. 0 or -ENOENT.
+ * Safe from any thread, like nftdp_ct_expect_walk.
+ */
+int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id,
+			uint64_t now_ms, struct nftdp_ct_expect_info *out);
+
+/** Remove that expectation (ctnetlink_del_expect by tuple). 0 or -ENOENT.
+ * Control-path on the owning worker. */
+int nftdp_ct_expect_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id);
+
+/** ctnetlink_change_expect: a new timeout from now. 0 or -ENOENT. Owner. */
+int nftdp_ct_expect_set_timeout(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				uint32_t timeout_s, uint64_t now_ms);
+
+/** Remove the expectations of s's part whose master's helper is helper
+ * (NULL: all, ctnetlink_del_expect without a tuple); how many. Owner. */
+unsigned int nftdp_ct_expect_flush(struct nftdp_ct_shard *s, const char *helper);
+
+/**
+ * ctnetlink_create_expect on the shard of its master: -ENOENT (no master
+ * here), -EOPNOTSUPP (the master has no helper, the named helper is
+ * unknown), -EINVAL (class, expectfn), -EBUSY (clash), -EMFILE (full).
+ * The timeout and max_expected are the master's helper's policy, as the
+ * kernel's nf_ct_expect_insert takes them. Owner.
+ */
+int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expect_new *n,
+			   uint64_t now_ms);
+
 /** The name of helper id (NFTDP_VM_CT_HELPER_*), NULL for none. */
 const char *nftdp_ct_helper_name(uint8_t helper);
 

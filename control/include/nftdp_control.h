@@ -32,6 +32,7 @@ struct nftdp_ct_event;
 struct nftdp_ct_stats;
 struct nftdp_ct_expect_info;
 struct nftdp_ct_change;
+struct nftdp_ct_expect_new;
 
 /** The interfaces the dataplane has, as netdev chains and flowtables see them. */
 struct nftdp_ctl_iface {
@@ -87,6 +88,19 @@ struct nftdp_ctl_ct_ops {
 	 * 0 or -ENOENT. */
 	int (*get_zero)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
 			struct nftdp_ct_info *out);
+	/** Optional (NULL: EOPNOTSUPP), expectations: the one tuple t matches
+	 * (id non-zero must match) on any shard; 0 or -ENOENT. */
+	int (*exp_get)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		       struct nftdp_ct_expect_info *out);
+	/** Remove it; 0 or -ENOENT. */
+	int (*exp_del)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id);
+	/** Remove every one whose master's helper is helper (NULL: all). */
+	int (*exp_flush)(void *arg, const char *helper);
+	/** Its timeout from now; 0 or -ENOENT. */
+	int (*exp_timeout)(void *arg, const struct nftdp_ct_tuple *t, uint32_t timeout_s);
+	/** Create one for master n->master, on the master's shard
+	 * (nftdp_ct_expect_create's errnos). */
+	int (*exp_new)(void *arg, const struct nftdp_ct_expect_new *n);
 };
 
 struct nftdp_ctl_config {

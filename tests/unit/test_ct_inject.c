@@ -278,6 +278,77 @@ static void test_events_and_zero(void **state)
 	nftdp_ct_shard_destroy(en.s);
 }
 
+/* ctnetlink's expectations: create on a helped master, get, timeout, delete, flush */
+static void test_expectations(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_change c;
+	struct nftdp_ct_expect_new n;
+	struct nftdp_ct_expect_info x;
+	struct nftdp_ct_tuple data;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	tuple4(&n.master, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 21);
+	tuple4(&n.tuple, IPPROTO_TCP, "10.0.0.2", 0, "10.0.0.1", 50000);
+	n.mask = n.tuple;
+	memset(&n.mask.src, 0xff, 4);
+	n.mask.sport = 0;
+	/* no master: ENOENT; a master without a helper: EOPNOTSUPP */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -ENOENT);
+	chg_new(&c, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 21);
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);
+	/* the master with ftp (given at creation) */
+	chg_new(&c, IPPROTO_TCP, "10.0.0.1", 40001, "10.0.0.2", 21);
+	c.has |= NFTDP_CT_CHG_HELPER;
+	strcpy(c.helper, "ftp");
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
+	n.master.sport = htons(40001);
+	strcpy(n.helper, "tftp"); /* not TCP's */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);
+	strcpy(n.helper, "ftp");
+	n.class = 1;
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EINVAL);
+	n.class = 0;
+	n.fn_unknown = true;
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EINVAL);
+	n.fn_unknown = false;
+	n.follow = true;
+	n.nat_port = htons(50001);
+	n.flags = NF_CT_EXPECT_PERMANENT | NF_CT_EXPECT_USERSPACE;
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	/* a data connection's tuple finds it (any source port), with the
+	 * master's helper's timeout, USERSPACE dropped */
+	tuple4(&data, IPPROTO_TCP, "10.0.0.2", 20, "10.0.0.1", 50000);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), 0);
+	assert_int_equal(x.timeout_s, 300);
+	assert_int_equal(x.flags, NF_CT_EXPECT_PERMANENT);
+	assert_string_equal(x.helper, "ftp");
+	assert_true(x.nat);
+	assert_int_equal(ntohs(x.nat_port), 50001);
+	assert_int_equal(ntohs(x.master.sport), 40001);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, x.id + 1, en->now, &x), -ENOENT);
+	/* the same again: it replaces the master's own (max_expected 1) */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	/* a new timeout */
+	assert_int_equal(nftdp_ct_expect_set_timeout(en->s, &data, 20, en->now), 0);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), 0);
+	assert_int_equal(x.timeout_s, 20);
+	/* delete by tuple with a wrong id, then the right one */
+	assert_int_equal(nftdp_ct_expect_delete(en->s, &data, x.id + 1), -ENOENT);
+	assert_int_equal(nftdp_ct_expect_delete(en->s, &data, x.id), 0);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), -ENOENT);
+	/* flush by the master's helper name, then all */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	assert_int_equal(nftdp_ct_expect_flush(en->s, "tftp"), 0);
+	assert_int_equal(nftdp_ct_expect_flush(en->s, "ftp"), 1);
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	assert_int_equal(nftdp_ct_expect_flush(en->s, NULL), 1);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), -ENOENT);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +357,7 @@ int main(void)
 	    cmocka_unit_test(test_create_snat_tcp_established),
 	    cmocka_unit_test(test_update_rules),
 	    cmocka_unit_test(test_events_and_zero),
+	    cmocka_unit_test(test_expectations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

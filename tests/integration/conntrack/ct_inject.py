@@ -11,7 +11,9 @@ the same ruleset, nf_conntrack_acct on). On each, with conntrack -E
 running, the same commands: -I of TCP (ESTABLISHED, ASSURED), UDP with a
 mark, IPv6, a zone, a TCP and a UDP entry with --dst-nat, a UDP entry with
 --src-nat, an -I that exists (EEXIST) and one without a timeout; -U of a
-mark, of a timeout, of a missing entry; -L with filters, -G; then one UDP
+mark, of a timeout, of a missing entry; -I expect of a master without a
+helper (EOPNOTSUPP) and without a master (ENOENT), -F expect, -L expect;
+-L with filters, -G; then one UDP
 packet from the client to the --dst-nat entry's original destination must
 leave towards the server with the translated address and port, and the
 server's answer must come back from the original destination; then
@@ -36,6 +38,15 @@ from ct_tool import C4, C6, S4, S6, T  # noqa: E402
 from scapy.all import IP, UDP, Ether, Raw  # noqa: E402
 
 VIP = "10.32.0.100"  # the --dst-nat entries' original destination
+
+
+def exp_args(master_sport):
+    """conntrack -I expect: a data connection of master C4:sport > S4:80"""
+    return ["-p", "tcp", "--orig-src", C4, "--orig-dst", S4, "--orig-port-src",
+            str(master_sport), "--orig-port-dst", "80", "--tuple-src", S4, "--tuple-dst", C4,
+            "--tuple-port-src", "0", "--tuple-port-dst", "50000", "--mask-src",
+            "255.255.255.255", "--mask-dst", "255.255.255.255", "--mask-port-src", "0",
+            "--mask-port-dst", "65535", "-t", "100"]
 
 
 def cmds():
@@ -63,6 +74,10 @@ def cmds():
         ("update timeout", ["-U"] + udp + ["-t", "500"]),
         ("update missing", ["-U", "-p", "tcp", "-s", C4, "-d", S4, "--sport", "1",
                             "--dport", "80", "-m", "5"]),
+        # expectations: a master without a helper, none at all, a flush
+        ("insert expect no helper", ["-I", "expect"] + exp_args(41001)),
+        ("insert expect no master", ["-I", "expect"] + exp_args(1)),
+        ("flush expect", ["-F", "expect"]), ("list expect", ["-L", "expect"]),
         ("list", ["-L"]), ("list mark 7", ["-L", "-m", "7"]), ("list zone 7", ["-L", "-w", "7"]),
         ("list assured", ["-L", "-u", "ASSURED"]),
         ("get dnat", ["-G", "-p", "tcp", "-s", C4, "-d", VIP, "--sport", "41003",
