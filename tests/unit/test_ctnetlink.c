@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,7 +260,62 @@ static int f_get_zero(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
 	return 0;
 }
 
+/* expectation requests: what reached the table */
+static struct nftdp_ct_expect_new last_exp;
+static struct nftdp_ct_tuple last_exp_t;
+static char last_flush[16];
+static unsigned int n_exp_calls;
+static bool exp_exists;
+
+static int f_exp_get(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		     struct nftdp_ct_expect_info *out)
+{
+	(void)id;
+	last_exp_t = *t;
+	if (!exp_exists)
+		return -ENOENT;
+	return f_exp_dump(arg, 1, out, 1) == 1 ? 0 : -ENOENT;
+}
+
+static int f_exp_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	(void)arg;
+	(void)id;
+	last_exp_t = *t;
+	n_exp_calls++;
+	return exp_exists ? 0 : -ENOENT;
+}
+
+static int f_exp_flush(void *arg, const char *helper)
+{
+	(void)arg;
+	snprintf(last_flush, sizeof(last_flush), "%s", helper ? helper : "(all)");
+	n_exp_calls++;
+	return 0;
+}
+
+static int f_exp_timeout(void *arg, const struct nftdp_ct_tuple *t, uint32_t timeout_s)
+{
+	(void)arg;
+	(void)t;
+	n_exp_calls++;
+	return (int)timeout_s == 77 ? 0 : -EINVAL;
+}
+
+static int f_exp_new(void *arg, const struct nftdp_ct_expect_new *n)
+{
+	(void)arg;
+	last_exp = *n;
+	n_exp_calls++;
+	return 0;
+}
+
 static struct nftdp_ctl_ct_ops ops = {
+    .exp_get = f_exp_get,
+    .exp_del = f_exp_del,
+    .exp_flush = f_exp_flush,
+    .exp_timeout = f_exp_timeout,
+    .exp_new = f_exp_new,
     .n_shards = 2,
     .change = f_change,
     .get_zero = f_get_zero,
@@ -329,7 +385,8 @@ static int setup(void **state)
 	(void)state;
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.cfg.ct = &ops;
-	n_tab = n_sent = n_ev = n_chg = 0;
+	n_tab = n_sent = n_ev = n_chg = n_exp_calls = 0;
+	exp_exists = false;
 	chg_rc = 0;
 	ops.acct = false;
 	listening = true;
@@ -523,11 +580,13 @@ static void test_exp_dump(void **state)
 				assert_int_equal(mnl_attr_get_u16(x), 0xffff);
 		}
 	}
-	/* other expectation requests: not supported */
+	/* other expectation requests, from a table without their calls */
 	n_sent = 0;
+	ops.exp_del = NULL;
 	nlh = req(IPCTNL_MSG_EXP_DELETE, 0, AF_INET);
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_DELETE;
 	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EOPNOTSUPP);
+	ops.exp_del = f_exp_del;
 	/* the family filter */
 	nlh = req(IPCTNL_MSG_EXP_GET, NLM_F_DUMP, AF_INET6);
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_GET;
@@ -1339,6 +1398,103 @@ static void test_ctrzero(void **state)
 	assert_int_equal(tab[0].ci.packets[0], 4);
 }
 
+static struct nlmsghdr *exp_req(uint8_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = req(type, flags, AF_INET);
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | type;
+	return nlh;
+}
+
+static int exp_rcv(const struct nlmsghdr *nlh)
+{
+	bad = NULL;
+	return ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad);
+}
+
+/* conntrack -G/-D/-I expect: ctnetlink_get/del/new_expect's attributes */
+static void test_exp_requests(void **state)
+{
+	const struct nlmsghdr *m[4];
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+
+	(void)state;
+	/* get: a tuple (or the master's), else EINVAL; the zone keys it */
+	assert_int_equal(exp_rcv(exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK)), -EINVAL);
+	nlh = exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(3));
+	assert_int_equal(exp_rcv(nlh), -ENOENT);
+	assert_int_equal(ntohs(last_exp_t.dport), 21);
+	assert_int_equal(last_exp_t.zone, 3);
+	exp_exists = true;
+	nlh = exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 1, 50000);
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_int_equal(collect(m, 4), 1);
+	assert_int_equal(m[0]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW);
+	/* delete by tuple, by helper name, all */
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 1, 50000);
+	assert_int_equal(exp_rcv(nlh), 0);
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_string_equal(last_flush, "ftp");
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	mnl_attr_put(nlh, CTA_EXPECT_HELP_NAME, 3, "ftp"); /* not NUL-terminated */
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	assert_int_equal(exp_rcv(exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK)), 0);
+	assert_string_equal(last_flush, "(all)");
+	/* new: tuple, mask and master are required */
+	nlh = exp_req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	/* an existing one: EEXIST with EXCL, else its timeout changes */
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	nlh->nlmsg_flags |= NLM_F_EXCL;
+	assert_int_equal(exp_rcv(nlh), -EEXIST);
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_EXCL;
+	mnl_attr_put_u32(nlh, CTA_EXPECT_TIMEOUT, htonl(77));
+	assert_int_equal(exp_rcv(nlh), 0);
+	/* none: ENOENT without CREATE, else the table gets it parsed */
+	exp_exists = false;
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_CREATE;
+	assert_int_equal(exp_rcv(nlh), -ENOENT);
+	nlh->nlmsg_flags |= NLM_F_CREATE;
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	mnl_attr_put_u32(nlh, CTA_EXPECT_FLAGS, htonl(1));
+	mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+	n = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	put_tuple4(nlh, CTA_EXPECT_NAT_TUPLE, "10.9.0.1", "0.0.0.0", IPPROTO_TCP, 50001, 0);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_string_equal(last_exp.helper, "ftp");
+	assert_int_equal(last_exp.flags, 1);
+	assert_true(last_exp.follow);
+	assert_false(last_exp.fn_unknown);
+	assert_int_equal(last_exp.nat_dir, 1);
+	assert_int_equal(ntohs(last_exp.nat_port), 50001);
+	assert_int_equal(ntohs(last_exp.master.dport), 21);
+	assert_int_equal(last_exp.mask.sport, 0);
+	assert_int_equal(last_exp.mask.src.ip, 0xffffffffu);
+	/* an expectation NAT without its tuple */
+	nlh = exp_req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	n = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	assert_int_equal(n_exp_calls, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1361,6 +1517,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_new_malformed, setup),
 	    cmocka_unit_test_setup(test_new_update_event, setup),
 	    cmocka_unit_test_setup(test_ctrzero, setup),
+	    cmocka_unit_test_setup(test_exp_requests, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
