@@ -1043,9 +1043,11 @@ lengths nfnl.c checks are kept): no crash, no read past the message (run
 it under ASan), every answer whole and within 4096 bytes. */
 static void test_mutations(void **state)
 {
-	static char seeds[4][512];
-	static size_t seed_len[4];
+	static char seeds[6][512];
+	static size_t seed_len[6];
 	struct nlmsghdr *nlh;
+	struct nlattr *n1, *n2;
+	uint8_t fl[2] = {1, 1}, lab[16] = {1};
 	uint32_t rnd = 12345;
 
 	(void)state;
@@ -1067,9 +1069,52 @@ static void test_mutations(void **state)
 	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC);
 	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
 	memcpy(seeds[3], nlh, seed_len[3] = nlh->nlmsg_len);
+	/* CT_NEW with every part it reads (issue 16) */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.2", "10.0.0.1", IPPROTO_TCP, 80, 4000);
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_CONFIRMED));
+	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(30));
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(3));
+	mnl_attr_put(nlh, CTA_LABELS, sizeof(lab), lab);
+	n1 = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	n2 = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_STATE, 3);
+	mnl_attr_put(nlh, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, 2, fl);
+	mnl_attr_nest_end(nlh, n2);
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, "ftp");
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_NAT_SRC);
+	mnl_attr_put_u32(nlh, CTA_NAT_V4_MINIP, htonl(0x0a000009));
+	n2 = mnl_attr_nest_start(nlh, CTA_NAT_PROTO);
+	mnl_attr_put_u16(nlh, CTA_PROTONAT_PORT_MIN, htons(1024));
+	mnl_attr_nest_end(nlh, n2);
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, 0);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, 0);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, 0);
+	mnl_attr_nest_end(nlh, n1);
+	memcpy(seeds[4], nlh, seed_len[4] = nlh->nlmsg_len);
+	/* EXP_NEW with a NAT part */
+	nlh = req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+	n1 = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	put_tuple4(nlh, CTA_EXPECT_NAT_TUPLE, "10.9.0.1", "0.0.0.0", IPPROTO_TCP, 50001, 0);
+	mnl_attr_nest_end(nlh, n1);
+	memcpy(seeds[5], nlh, seed_len[5] = nlh->nlmsg_len);
 
-	for (unsigned int it = 0; it < 20000; it++) {
-		unsigned int k = it % 4, flips;
+	for (unsigned int it = 0; it < 30000; it++) {
+		unsigned int k = it % 6, flips;
 		const size_t hdr = NLMSG_HDRLEN + sizeof(struct nfgenmsg);
 
 		memcpy(rbuf, seeds[k], seed_len[k]);
@@ -1094,7 +1139,10 @@ static void test_mutations(void **state)
 
 			assert_non_null(exact);
 			memcpy(exact, nlh, nlh->nlmsg_len);
-			rcv(exact);
+			if ((exact->nlmsg_type >> 8) == NFNL_SUBSYS_CTNETLINK_EXP)
+				ctl_ctnetlink_exp_rcv(&ctl, &sess, exact, &bad);
+			else
+				rcv(exact);
 			free(exact);
 		}
 		if (n_sent > MAX_DGRAMS - 16 || n_used() < 4 || (it & 63) == 63) {
