@@ -239,12 +239,12 @@ static int op_get_zero(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
 /* ctnetlink_new_conntrack: the lookup on every shard (as get), then a new
  * entry goes to the shard that owns its original tuple, the one the
  * steering (symmetric RSS) gives its packets */
-static int op_change(void *arg, const struct nftdp_ct_change *c)
+static int op_change(void *arg, const struct nftdp_ct_change *chg)
 {
-	struct ct_ctl *c2 = arg;
-	unsigned int n = c2->dp->n_workers;
+	struct ct_ctl *c = arg;
+	unsigned int n = c->dp->n_workers;
 	const struct nftdp_ct_tuple *t =
-	    &c->tuple[(c->has & NFTDP_CT_CHG_ORIG) ? IP_CT_DIR_ORIGINAL : IP_CT_DIR_REPLY];
+	    &chg->tuple[(chg->has & NFTDP_CT_CHG_ORIG) ? IP_CT_DIR_ORIGINAL : IP_CT_DIR_REPLY];
 	unsigned int first = nftdp_ct_tuple_owner(t, n);
 	struct ct_mbox *mb;
 	int rc = -ENOENT;
@@ -252,18 +252,18 @@ static int op_change(void *arg, const struct nftdp_ct_change *c)
 	for (unsigned int k = 0; k < n && rc == -ENOENT; k++) {
 		unsigned int sh = (first + k) % n;
 
-		mb = &c2->mbox[sh];
+		mb = &c->mbox[sh];
 		mb->op = OP_UPDATE;
-		mb->chg = c;
-		rc = call(c2, sh, mb);
+		mb->chg = chg;
+		rc = call(c, sh, mb);
 	}
-	if (rc != -ENOENT || !(c->has & NFTDP_CT_CHG_CREATE))
+	if (rc != -ENOENT || !(chg->has & NFTDP_CT_CHG_CREATE))
 		return rc;
-	first = (c->has & NFTDP_CT_CHG_ORIG) ? nftdp_ct_tuple_owner(&c->tuple[0], n) : first;
-	mb = &c2->mbox[first];
+	first = (chg->has & NFTDP_CT_CHG_ORIG) ? nftdp_ct_tuple_owner(&chg->tuple[0], n) : first;
+	mb = &c->mbox[first];
 	mb->op = OP_CREATE;
-	mb->chg = c;
-	return call(c2, first, mb);
+	mb->chg = chg;
+	return call(c, first, mb);
 }
 
 static int op_flush(void *arg)
