@@ -511,6 +511,20 @@ static void entry_init(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		e->id = 1;
 }
 
+/* ct_inject.c: an entry for ctnetlink, in the table, not confirmed */
+struct nftdp_ct_entry *nftdp_ct_entry_new(struct nftdp_ct_shard *s,
+					  const struct nftdp_ct_tuple *orig,
+					  const struct nftdp_ct_tuple *reply, uint64_t now_ms)
+{
+	struct nftdp_ct_entry *e = entry_alloc(s, nftdp_ct_tuple_hash(s, orig), now_ms);
+
+	if (!e)
+		return NULL;
+	entry_init(s, e, orig, reply);
+	hash_link(s, e);
+	return e;
+}
+
 static inline void *ct_ref(struct nftdp_ct_entry *e, unsigned int ctinfo)
 {
 	e->refs++;

@@ -360,6 +360,11 @@ static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
 }
 void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			  const struct nftdp_ct_tuple *reply);
+/* a new entry with these tuples, linked but not confirmed (ct_inject.c);
+ * NULL: the table is full */
+struct nftdp_ct_entry *nftdp_ct_entry_new(struct nftdp_ct_shard *s,
+					  const struct nftdp_ct_tuple *orig,
+					  const struct nftdp_ct_tuple *reply, uint64_t now_ms);
 
 static inline struct nftdp_ct_entry *nftdp_ct_entry_of(const void *ct, unsigned int *ctinfo)
 {

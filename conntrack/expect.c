@@ -424,3 +424,132 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 	}
 	return 0;
 }
+
+/* ---- ctnetlink's expectation requests (ctnetlink_get/del/new_expect) ---- */
+
+/* a live slot of s's part that t matches, copied into *copy */
+static struct ct_expect *find_live(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				   uint32_t id, struct ct_expect *copy)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	if (!atomic_load_explicit(&p->n_live, memory_order_relaxed))
+		return NULL;
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+
+		if ((w & 3) != CT_EXP_LIVE)
+			continue;
+		memcpy(copy, y, sizeof(*copy));
+		if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+			continue;
+		if (tuple_mask_cmp(t, copy) && (!id || copy->id == id))
+			return y;
+	}
+	return NULL;
+}
+
+int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id,
+			uint64_t now_ms, struct nftdp_ct_expect_info *out)
+{
+	struct ct_expect x;
+
+	if (!find_live(s, t, id, &x) || x.expires_ms <= now_ms)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->tuple = x.tuple;
+	out->mask = x.mask;
+	out->master = x.master_tuple;
+	out->timeout_s = (uint32_t)((x.expires_ms - now_ms) / 1000u);
+	out->id = x.id;
+	out->flags = x.flags;
+	out->helper = nftdp_ct_helper_name(x.helper);
+	out->nat = x.nat_follow;
+	out->nat_dir = x.nat_dir;
+	out->nat_port = x.nat_port;
+	return 0;
+}
+
+int nftdp_ct_expect_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	struct ct_expect x, *y = find_live(s, t, id, &x);
+
+	if (!y || !slot_remove(s, own_part(s), y))
+		return -ENOENT;
+	return 0;
+}
+
+int nftdp_ct_expect_set_timeout(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				uint32_t timeout_s, uint64_t now_ms)
+{
+	struct ct_expect x, *y = find_live(s, t, 0, &x);
+
+	if (!y)
+		return -ENOENT;
+	/* the owner writes its own slot; readers copy and recheck the state */
+	y->expires_ms = now_ms + (uint64_t)timeout_s * 1000u;
+	return 0;
+}
+
+unsigned int nftdp_ct_expect_flush(struct nftdp_ct_shard *s, const char *helper)
+{
+	struct ct_expect_part *p = own_part(s);
+	unsigned int n = 0;
+
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+		const char *name;
+
+		if ((atomic_load_explicit(&y->state, memory_order_relaxed) & 3) != CT_EXP_LIVE)
+			continue;
+		/* expect_iter_name: the master's helper */
+		name = nftdp_ct_helper_name(y->helper);
+		if (helper && (!name || strcmp(name, helper)))
+			continue;
+		n += slot_remove(s, p, y);
+	}
+	return n;
+}
+
+int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expect_new *n,
+			   uint64_t now_ms)
+{
+	struct nftdp_ct_entry *m;
+	struct ct_expect x;
+	int dir;
+
+	m = nftdp_ct_find(s, &n->master, nftdp_ct_tuple_hash(s, &n->master), &dir, now_ms);
+	if (!m || !(m->status & IPS_CONFIRMED))
+		return -ENOENT;
+	if (n->helper[0]) {
+		/* __nf_conntrack_helper_find(name, u3, the master's protocol) */
+		const char *want = m->tuple[0].l4proto == IPPROTO_TCP	? "ftp"
+				   : m->tuple[0].l4proto == IPPROTO_UDP ? "tftp"
+									: NULL;
+
+		if (!want || strcmp(want, n->helper))
+			return -EOPNOTSUPP;
+	}
+	if (!m->helper)
+		return -EOPNOTSUPP; /* ctnetlink_alloc_expect: no nfct_help */
+	if ((n->helper[0] && n->class > 0) || n->fn_unknown)
+		return -EINVAL; /* ftp and tftp have one class; no such expectfn */
+	nftdp_ct_expect_init(&x, n->tuple.l3proto, &n->tuple.src, &n->tuple.dst, n->tuple.l4proto,
+			     n->tuple.sport, n->tuple.dport);
+	x.mask.src = n->mask.src;
+	x.mask.sport = n->mask.sport;
+	x.class = (uint8_t)(n->helper[0] ? n->class : 0);
+	x.flags = n->flags & ~(uint32_t)NF_CT_EXPECT_USERSPACE;
+	if (n->follow) {
+		nftdp_ct_expect_set_nat(&x, m, n->nat_dir, n->nat_port);
+	} else {
+		x.nat_dir = n->nat_dir;
+		x.nat_port = n->nat_port;
+	}
+	if (now_ms > s->now_ms)
+		s->now_ms = now_ms;
+	/* nf_ct_expect_insert: the master's helper's policy (ftp, tftp: 1
+	 * expectation, 5 minutes) */
+	return nftdp_ct_expect_related(s, m, &x, 1, 5 * 60);
+}

@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/netfilter/nf_conntrack_sctp.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
+#include <linux/netfilter/nf_nat.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
@@ -656,8 +659,11 @@ static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
 	uint32_t portid = 0;
 	int len;
 
-	if (c->portid && (ev->events & (1u << IPCT_DESTROY)) &&
-	    (!c->by || tuple_eq(c->by, &ev->info.tuple[0]) || tuple_eq(c->by, &ev->info.tuple[1])))
+	/* nf_conntrack_eventmask_report(..., portid): the events a request
+	 * caused carry its port id (a flush: every destroy) */
+	if (c->portid &&
+	    (c->by ? tuple_eq(c->by, &ev->info.tuple[0]) || tuple_eq(c->by, &ev->info.tuple[1])
+		   : (ev->events & (1u << IPCT_DESTROY)) != 0))
 		portid = c->portid;
 	/* nfnetlink_has_listeners: nobody listening, nothing built or sent */
 	if (!ctl_server_has_listeners(c->ctl->server, event_group(ev->events)))
@@ -707,6 +713,7 @@ struct req {
 	const struct nlmsghdr *nlh;
 	uint8_t family;
 	uint8_t version; /* nfgenmsg.version */
+	bool zero;	 /* IPCTNL_MSG_CT_GET_CTRZERO */
 	const struct nlattr **cda;
 	const struct nlattr **bad;
 };
@@ -725,6 +732,19 @@ static int dump_one(const struct nftdp_ct_info *ci, void *arg)
 
 	if (!filter_match(&d->f, ci))
 		return 0;
+	if (d->r->zero && d->r->ops->acct) {
+		/* dump_counters' atomic64_xchg: the shard reads and zeroes the
+		 * entry the filter picked (gone meanwhile: not listed) */
+		struct nftdp_ct_info z;
+
+		if (d->r->ops->get_zero(d->r->ops->arg, &ci->tuple[0], ci->id, &z) < 0)
+			return 0;
+		len =
+		    ctl_ctnetlink_fill_info(buf, d->r->nlh->nlmsg_seq, ctl_session_portid(d->r->s),
+					    d->f.on ? NLM_F_DUMP_FILTERED : 0, &z, true);
+		tx_put(d->tx, buf, (size_t)len);
+		return 0;
+	}
 	len = ctl_ctnetlink_fill_info(buf, d->r->nlh->nlmsg_seq, ctl_session_portid(d->r->s),
 				      d->f.on ? NLM_F_DUMP_FILTERED : 0, ci, d->r->ops->acct);
 	tx_put(d->tx, buf, (size_t)len);
@@ -781,7 +801,10 @@ static int ct_get(struct req *r)
 	err = req_tuple(r, &t);
 	if (err < 0)
 		return err;
-	err = r->ops->get(r->ops->arg, &t, &ci);
+	if (r->zero && r->ops->acct) /* zeroed after reporting, by the shard */
+		err = r->ops->get_zero(r->ops->arg, &t, 0, &ci);
+	else
+		err = r->ops->get(r->ops->arg, &t, &ci);
 	if (err < 0)
 		return err;
 	ci.use++; /* the reference the kernel holds while it answers */
@@ -939,6 +962,336 @@ static int ct_empty_dump(struct req *r)
 	return -EINTR;
 }
 
+/* ---- IPCTNL_MSG_CT_NEW: ctnetlink_new_conntrack's attributes ---- */
+
+static const struct ctn_pol protoinfo_policy[CTA_PROTOINFO_MAX + 1] = {
+    [CTA_PROTOINFO_TCP] = {N_NESTED, 0},
+    [CTA_PROTOINFO_SCTP] = {N_NESTED, 0},
+};
+
+/* tcp_nla_policy: the flags are struct nf_ct_tcp_flags */
+static const struct ctn_pol tcp_policy[CTA_PROTOINFO_TCP_MAX + 1] = {
+    [CTA_PROTOINFO_TCP_STATE] = {N_U8, 0},
+    [CTA_PROTOINFO_TCP_WSCALE_ORIGINAL] = {N_U8, 0},
+    [CTA_PROTOINFO_TCP_WSCALE_REPLY] = {N_U8, 0},
+    [CTA_PROTOINFO_TCP_FLAGS_ORIGINAL] = {N_MINLEN, 2},
+    [CTA_PROTOINFO_TCP_FLAGS_REPLY] = {N_MINLEN, 2},
+};
+
+static const struct ctn_pol sctp_policy[CTA_PROTOINFO_SCTP_MAX + 1] = {
+    [CTA_PROTOINFO_SCTP_STATE] = {N_U8, 0},
+    [CTA_PROTOINFO_SCTP_VTAG_ORIGINAL] = {N_U32, 0},
+    [CTA_PROTOINFO_SCTP_VTAG_REPLY] = {N_U32, 0},
+};
+
+/* nat_nla_policy */
+static const struct ctn_pol nat_policy[CTA_NAT_MAX + 1] = {
+    [CTA_NAT_V4_MINIP] = {N_U32, 0},	 [CTA_NAT_V4_MAXIP] = {N_U32, 0},
+    [CTA_NAT_V6_MINIP] = {N_MINLEN, 16}, [CTA_NAT_V6_MAXIP] = {N_MINLEN, 16},
+    [CTA_NAT_PROTO] = {N_NESTED, 0},
+};
+
+static const struct ctn_pol protonat_policy[CTA_PROTONAT_MAX + 1] = {
+    [CTA_PROTONAT_PORT_MIN] = {N_U16, 0},
+    [CTA_PROTONAT_PORT_MAX] = {N_U16, 0},
+};
+
+static const struct ctn_pol seqadj_policy[CTA_SEQADJ_MAX + 1] = {
+    [CTA_SEQADJ_CORRECTION_POS] = {N_U32, 0},
+    [CTA_SEQADJ_OFFSET_BEFORE] = {N_U32, 0},
+    [CTA_SEQADJ_OFFSET_AFTER] = {N_U32, 0},
+};
+
+static const struct ctn_pol help_policy[CTA_HELP_MAX + 1] = {
+    [CTA_HELP_NAME] = {N_NONE, 0}, /* NLA_NUL_STRING: checked below */
+};
+
+/* nfnetlink_parse_nat (nf_nat_ipv4/6_nlattr_to_range, nfnetlink_parse_nat_proto) */
+static int parse_nat(const struct nlattr *nest, uint8_t l3, struct nftdp_ct_nat_range *r,
+		     const struct nlattr **bad)
+{
+	const struct nlattr *tb[CTA_NAT_MAX + 1], *pt[CTA_PROTONAT_MAX + 1];
+	int err = ctn_parse_nested(nest, nat_policy, CTA_NAT_MAX, tb, bad);
+
+	memset(r, 0, sizeof(*r));
+	if (err < 0)
+		return err;
+	if (l3 == NFPROTO_IPV4) {
+		if (tb[CTA_NAT_V4_MINIP]) {
+			r->min_addr.ip = get_be32(tb[CTA_NAT_V4_MINIP]);
+			r->flags |= NF_NAT_RANGE_MAP_IPS;
+		}
+		r->max_addr.ip =
+		    tb[CTA_NAT_V4_MAXIP] ? get_be32(tb[CTA_NAT_V4_MAXIP]) : r->min_addr.ip;
+	} else {
+		if (tb[CTA_NAT_V6_MINIP]) {
+			memcpy(r->min_addr.u8, mnl_attr_get_payload(tb[CTA_NAT_V6_MINIP]), 16);
+			r->flags |= NF_NAT_RANGE_MAP_IPS;
+		}
+		if (tb[CTA_NAT_V6_MAXIP])
+			memcpy(r->max_addr.u8, mnl_attr_get_payload(tb[CTA_NAT_V6_MAXIP]), 16);
+		else
+			r->max_addr = r->min_addr;
+	}
+	if (!tb[CTA_NAT_PROTO])
+		return 0;
+	err = ctn_parse_nested(tb[CTA_NAT_PROTO], protonat_policy, CTA_PROTONAT_MAX, pt, bad);
+	if (err < 0)
+		return err;
+	if (pt[CTA_PROTONAT_PORT_MIN]) {
+		r->min_proto = r->max_proto = get_be16(pt[CTA_PROTONAT_PORT_MIN]);
+		r->flags |= NF_NAT_RANGE_PROTO_SPECIFIED;
+	}
+	if (pt[CTA_PROTONAT_PORT_MAX]) {
+		r->max_proto = get_be16(pt[CTA_PROTONAT_PORT_MAX]);
+		r->flags |= NF_NAT_RANGE_PROTO_SPECIFIED;
+	}
+	return 0;
+}
+
+/* change_seq_adj: all three parts; nftdp adjusts no sequence numbers, so
+ * only a zero adjustment is taken */
+static int parse_seqadj(const struct nlattr *nest, const struct nlattr **bad)
+{
+	const struct nlattr *tb[CTA_SEQADJ_MAX + 1];
+	int err = ctn_parse_nested(nest, seqadj_policy, CTA_SEQADJ_MAX, tb, bad);
+
+	if (err < 0)
+		return err;
+	for (int i = CTA_SEQADJ_CORRECTION_POS; i <= CTA_SEQADJ_OFFSET_AFTER; i++)
+		if (!tb[i])
+			return -EINVAL;
+	if (get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]) || get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* ctnetlink_change_protoinfo for the entry's protocol: nlattr_to_tcp,
+ * nlattr_to_sctp */
+static int parse_protoinfo(const struct nlattr *nest, uint8_t l4, struct nftdp_ct_change *c,
+			   const struct nlattr **bad)
+{
+	const struct nlattr *tb[CTA_PROTOINFO_MAX + 1];
+	int err = ctn_parse_nested(nest, protoinfo_policy, CTA_PROTOINFO_MAX, tb, bad);
+
+	if (err < 0)
+		return err;
+	if (l4 == IPPROTO_TCP && tb[CTA_PROTOINFO_TCP]) {
+		const struct nlattr *t[CTA_PROTOINFO_TCP_MAX + 1];
+
+		err = ctn_parse_nested(tb[CTA_PROTOINFO_TCP], tcp_policy, CTA_PROTOINFO_TCP_MAX, t,
+				       bad);
+		if (err < 0)
+			return err;
+		if (t[CTA_PROTOINFO_TCP_STATE]) {
+			c->tcp_state = get_u8(t[CTA_PROTOINFO_TCP_STATE]);
+			if (c->tcp_state >= TCP_CONNTRACK_MAX)
+				return -EINVAL;
+			c->has |= NFTDP_CT_CHG_TCP_STATE;
+		}
+		for (int d = 0; d < 2; d++) {
+			const struct nlattr *f =
+			    t[d ? CTA_PROTOINFO_TCP_FLAGS_REPLY : CTA_PROTOINFO_TCP_FLAGS_ORIGINAL];
+
+			if (f) {
+				const uint8_t *fl = mnl_attr_get_payload(f);
+
+				c->tcp_flags[d] = fl[0];
+				c->tcp_flags_mask[d] = fl[1];
+			}
+		}
+		if (t[CTA_PROTOINFO_TCP_WSCALE_ORIGINAL] && t[CTA_PROTOINFO_TCP_WSCALE_REPLY]) {
+			c->tcp_wscale[0] = get_u8(t[CTA_PROTOINFO_TCP_WSCALE_ORIGINAL]);
+			c->tcp_wscale[1] = get_u8(t[CTA_PROTOINFO_TCP_WSCALE_REPLY]);
+			c->has |= NFTDP_CT_CHG_TCP_WSCALE;
+		}
+	} else if (l4 == IPPROTO_SCTP && tb[CTA_PROTOINFO_SCTP]) {
+		const struct nlattr *t[CTA_PROTOINFO_SCTP_MAX + 1];
+
+		err = ctn_parse_nested(tb[CTA_PROTOINFO_SCTP], sctp_policy, CTA_PROTOINFO_SCTP_MAX,
+				       t, bad);
+		if (err < 0)
+			return err;
+		if (!t[CTA_PROTOINFO_SCTP_STATE] || !t[CTA_PROTOINFO_SCTP_VTAG_ORIGINAL] ||
+		    !t[CTA_PROTOINFO_SCTP_VTAG_REPLY])
+			return -EINVAL;
+		c->sctp_state = get_u8(t[CTA_PROTOINFO_SCTP_STATE]);
+		/* nftdp: a state past the table would index past it */
+		if (c->sctp_state >= SCTP_CONNTRACK_MAX)
+			return -EINVAL;
+		c->sctp_vtag[0] = get_be32(t[CTA_PROTOINFO_SCTP_VTAG_ORIGINAL]);
+		c->sctp_vtag[1] = get_be32(t[CTA_PROTOINFO_SCTP_VTAG_REPLY]);
+		c->has |= NFTDP_CT_CHG_SCTP;
+	}
+	c->has |= NFTDP_CT_CHG_PROTOINFO;
+	return 0;
+}
+
+/* ctnetlink_parse_help: CTA_HELP_NAME, an NLA_NUL_STRING of at most 15 */
+static int parse_help(const struct nlattr *nest, char *name, const struct nlattr **bad)
+{
+	const struct nlattr *tb[CTA_HELP_MAX + 1];
+	int err = ctn_parse_nested(nest, help_policy, CTA_HELP_MAX, tb, bad);
+	const char *p;
+	uint16_t len;
+
+	if (err < 0)
+		return err;
+	if (!tb[CTA_HELP_NAME])
+		return -EINVAL;
+	p = mnl_attr_get_payload(tb[CTA_HELP_NAME]);
+	len = mnl_attr_get_payload_len(tb[CTA_HELP_NAME]);
+	if (len == 0 || p[len - 1] != '\0') {
+		*bad = tb[CTA_HELP_NAME];
+		return -EINVAL;
+	}
+	if (strlen(p) > 15) {
+		*bad = tb[CTA_HELP_NAME];
+		return -ERANGE;
+	}
+	memcpy(name, p, strlen(p) + 1);
+	return 0;
+}
+
+/* whether a tuple nest carries CTA_TUPLE_ZONE (a zone of that direction) */
+static bool tuple_zoned(const struct nlattr *nest)
+{
+	const struct nlattr *tb[CTA_TUPLE_MAX + 1], *bad;
+
+	return ctn_parse_nested(nest, tuple_policy, CTA_TUPLE_MAX, tb, &bad) == 0 &&
+	       tb[CTA_TUPLE_ZONE];
+}
+
+/* ctnetlink_new_conntrack */
+static int ct_new(struct req *r)
+{
+	const struct nlattr **cda = r->cda;
+	struct nftdp_ct_change *c;
+	uint16_t zone = 0;
+	uint8_t l4;
+	int err = 0;
+
+	if (!r->ops->change)
+		return -EOPNOTSUPP;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	/* ctnetlink_parse_zone; a CTA_TUPLE_ZONE makes it one direction's */
+	c->zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	if (cda[CTA_ZONE])
+		zone = ntohs(get_be16(cda[CTA_ZONE]));
+	for (int d = 0; d < 2; d++) {
+		const struct nlattr *a = cda[d ? CTA_TUPLE_REPLY : CTA_TUPLE_ORIG];
+
+		if (!a)
+			continue;
+		err = parse_tuple(a, r->family, &c->tuple[d], r->bad);
+		if (err < 0)
+			goto out;
+		c->has |= d ? NFTDP_CT_CHG_REPLY : NFTDP_CT_CHG_ORIG;
+		if (tuple_zoned(a)) {
+			zone = c->tuple[d].zone;
+			c->zone_dir = d ? NFTDP_VM_CT_ZONE_DIR_REPL : NFTDP_VM_CT_ZONE_DIR_ORIG;
+		}
+	}
+	if (!(c->has & (NFTDP_CT_CHG_ORIG | NFTDP_CT_CHG_REPLY))) {
+		/* nothing to look up: no entry */
+		err = (r->nlh->nlmsg_flags & NLM_F_CREATE) ? -EINVAL : -ENOENT;
+		goto out;
+	}
+	c->tuple[0].zone = (c->zone_dir & NFTDP_VM_CT_ZONE_DIR_ORIG) ? zone : 0;
+	c->tuple[1].zone = (c->zone_dir & NFTDP_VM_CT_ZONE_DIR_REPL) ? zone : 0;
+	l4 = c->tuple[(c->has & NFTDP_CT_CHG_ORIG) ? 0 : 1].l4proto;
+	if (r->nlh->nlmsg_flags & NLM_F_CREATE)
+		c->has |= NFTDP_CT_CHG_CREATE;
+	if (r->nlh->nlmsg_flags & NLM_F_EXCL)
+		c->has |= NFTDP_CT_CHG_EXCL;
+	if (cda[CTA_STATUS]) {
+		c->status = ntohl(get_be32(cda[CTA_STATUS]));
+		c->has |= NFTDP_CT_CHG_STATUS;
+	}
+	if (cda[CTA_TIMEOUT]) {
+		c->timeout_s = ntohl(get_be32(cda[CTA_TIMEOUT]));
+		c->has |= NFTDP_CT_CHG_TIMEOUT;
+	}
+	if (cda[CTA_MARK]) {
+		c->mark = ntohl(get_be32(cda[CTA_MARK]));
+		c->mark_mask = cda[CTA_MARK_MASK] ? ntohl(get_be32(cda[CTA_MARK_MASK])) : 0;
+		c->has |= NFTDP_CT_CHG_MARK;
+	}
+	if (cda[CTA_LABELS]) {
+		/* ctnetlink_attach_labels */
+		uint16_t len = mnl_attr_get_payload_len(cda[CTA_LABELS]);
+
+		c->has |= NFTDP_CT_CHG_LABELS;
+		if (len & 3) {
+			c->labels_err = -EINVAL;
+		} else if (cda[CTA_LABELS_MASK] &&
+			   (mnl_attr_get_payload_len(cda[CTA_LABELS_MASK]) == 0 ||
+			    mnl_attr_get_payload_len(cda[CTA_LABELS_MASK]) != len)) {
+			c->labels_err = -EINVAL;
+		} else {
+			c->labels_words = (uint8_t)(len / 4);
+			memcpy(c->labels, mnl_attr_get_payload(cda[CTA_LABELS]), len);
+			if (cda[CTA_LABELS_MASK]) {
+				c->labels_masked = true;
+				memcpy(c->labels_mask, mnl_attr_get_payload(cda[CTA_LABELS_MASK]),
+				       len);
+			}
+		}
+	}
+	if (cda[CTA_PROTOINFO]) {
+		err = parse_protoinfo(cda[CTA_PROTOINFO], l4, c, r->bad);
+		if (err < 0)
+			goto out;
+	}
+	if (cda[CTA_HELP]) {
+		err = parse_help(cda[CTA_HELP], c->helper, r->bad);
+		if (err < 0)
+			goto out;
+		c->has |= NFTDP_CT_CHG_HELPER;
+	}
+	for (int m = NFTDP_CT_MANIP_SRC; m <= NFTDP_CT_MANIP_DST; m++) {
+		const struct nlattr *a = cda[m == NFTDP_CT_MANIP_SRC ? CTA_NAT_SRC : CTA_NAT_DST];
+
+		if (!a)
+			continue;
+		c->has |= m == NFTDP_CT_MANIP_SRC ? NFTDP_CT_CHG_NAT_SRC : NFTDP_CT_CHG_NAT_DST;
+		/* on an existing entry NAT is refused before it is read */
+		if (!(c->has & NFTDP_CT_CHG_CREATE))
+			continue;
+		err = parse_nat(a, r->family, &c->nat[m], r->bad);
+		if (err < 0)
+			goto out;
+	}
+	for (int d = 0; d < 2; d++) {
+		const struct nlattr *a = cda[d ? CTA_NAT_SEQ_ADJ_REPLY : CTA_NAT_SEQ_ADJ_ORIG];
+
+		if (!a)
+			continue;
+		err = parse_seqadj(a, r->bad);
+		if (err < 0)
+			goto out;
+		c->has |= NFTDP_CT_CHG_SEQADJ;
+	}
+	if (cda[CTA_TUPLE_MASTER]) {
+		c->has |= NFTDP_CT_CHG_MASTER;
+		if (c->has & NFTDP_CT_CHG_CREATE) {
+			err = parse_tuple(cda[CTA_TUPLE_MASTER], r->family, &c->master, r->bad);
+			if (err < 0)
+				goto out;
+			c->master.zone = c->tuple[0].zone;
+		}
+	}
+	err = r->ops->change(r->ops->arg, c);
+	if (err == 0)
+		pump_events(r->ctl, ctl_session_portid(r->s),
+			    &c->tuple[(c->has & NFTDP_CT_CHG_ORIG) ? 0 : 1]);
+out:
+	free(c);
+	return err;
+}
+
 int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		      const struct nlattr **bad)
 {
@@ -972,15 +1325,13 @@ int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct
 	case IPCTNL_MSG_CT_GET_DYING:
 	case IPCTNL_MSG_CT_GET_UNCONFIRMED:
 		return ct_empty_dump(&r);
-	case IPCTNL_MSG_CT_NEW: {
-		/* ctnetlink_new_conntrack: a tuple is needed; creating or
-		 * changing entries is not supported (they come from packets) */
-		struct nftdp_ct_tuple t;
-
-		err = req_tuple(&r, &t);
-		return err < 0 ? err : -EOPNOTSUPP;
-	}
-	case IPCTNL_MSG_CT_GET_CTRZERO: /* the shards cannot zero counters */
+	case IPCTNL_MSG_CT_NEW:
+		return ct_new(&r);
+	case IPCTNL_MSG_CT_GET_CTRZERO:
+		if (!r.ops->get_zero)
+			return -EOPNOTSUPP;
+		r.zero = true;
+		return ct_get(&r);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -1078,12 +1429,177 @@ static int exp_dump(struct req *r)
 	return -EINTR; /* answered: no ack */
 }
 
+/* exp_nla_policy (the strings are checked where they are read) */
+static const struct ctn_pol exp_policy[CTA_EXPECT_MAX + 1] = {
+    [CTA_EXPECT_MASTER] = {N_NESTED, 0}, [CTA_EXPECT_TUPLE] = {N_NESTED, 0},
+    [CTA_EXPECT_MASK] = {N_NESTED, 0},	 [CTA_EXPECT_TIMEOUT] = {N_U32, 0},
+    [CTA_EXPECT_ID] = {N_U32, 0},	 [CTA_EXPECT_ZONE] = {N_U16, 0},
+    [CTA_EXPECT_FLAGS] = {N_U32, 0},	 [CTA_EXPECT_CLASS] = {N_U32, 0},
+    [CTA_EXPECT_NAT] = {N_NESTED, 0},
+};
+
+static const struct ctn_pol exp_nat_policy[CTA_EXPECT_NAT_MAX + 1] = {
+    [CTA_EXPECT_NAT_DIR] = {N_U32, 0},
+    [CTA_EXPECT_NAT_TUPLE] = {N_NESTED, 0},
+};
+
+/* an NLA_NUL_STRING of at most max characters into out (max + 1 bytes) */
+static int nul_string(const struct nlattr *a, char *out, size_t max, const struct nlattr **bad)
+{
+	const char *p = mnl_attr_get_payload(a);
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	if (len == 0 || p[len - 1] != '\0') {
+		*bad = a;
+		return -EINVAL;
+	}
+	if (strlen(p) > max) {
+		*bad = a;
+		return -ERANGE;
+	}
+	memcpy(out, p, strlen(p) + 1);
+	return 0;
+}
+
+/* ctnetlink_parse_tuple of an expectation attribute, in CTA_EXPECT_ZONE */
+static int exp_tuple(struct req *r, uint16_t type, struct nftdp_ct_tuple *t)
+{
+	int err = parse_tuple(r->cda[type], r->family, t, r->bad);
+
+	if (err < 0)
+		return err;
+	t->zone = r->cda[CTA_EXPECT_ZONE] ? ntohs(get_be16(r->cda[CTA_EXPECT_ZONE])) : 0;
+	return 0;
+}
+
+static uint32_t exp_id(struct req *r)
+{
+	return r->cda[CTA_EXPECT_ID] ? ntohl(get_be32(r->cda[CTA_EXPECT_ID])) : 0;
+}
+
+/* ctnetlink_get_expect: by CTA_EXPECT_TUPLE, else CTA_EXPECT_MASTER */
+static int exp_get(struct req *r)
+{
+	struct nftdp_ct_expect_info x;
+	struct nftdp_ct_tuple t;
+	char buf[CTN_MSG_MAX];
+	int err, len;
+
+	if (!r->cda[CTA_EXPECT_TUPLE] && !r->cda[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	err = exp_tuple(r, r->cda[CTA_EXPECT_TUPLE] ? CTA_EXPECT_TUPLE : CTA_EXPECT_MASTER, &t);
+	if (err < 0)
+		return err;
+	err = r->ops->exp_get(r->ops->arg, &t, exp_id(r), &x);
+	if (err < 0)
+		return err;
+	len = exp_fill(buf, r->nlh->nlmsg_seq, ctl_session_portid(r->s), &x);
+	ctl_session_send(r->s, buf, (size_t)len);
+	return 0;
+}
+
+/* ctnetlink_del_expect: by tuple, by the master's helper, or all */
+static int exp_delete(struct req *r)
+{
+	struct nftdp_ct_tuple t;
+	char name[16];
+	int err;
+
+	if (r->cda[CTA_EXPECT_TUPLE]) {
+		err = exp_tuple(r, CTA_EXPECT_TUPLE, &t);
+		if (err < 0)
+			return err;
+		return r->ops->exp_del(r->ops->arg, &t, exp_id(r));
+	}
+	if (r->cda[CTA_EXPECT_HELP_NAME]) {
+		err = nul_string(r->cda[CTA_EXPECT_HELP_NAME], name, 15, r->bad);
+		if (err < 0)
+			return err;
+		err = r->ops->exp_flush(r->ops->arg, name);
+	} else {
+		err = r->ops->exp_flush(r->ops->arg, NULL);
+	}
+	return err < 0 ? err : 0;
+}
+
+/* ctnetlink_new_expect, ctnetlink_create_expect's attributes */
+static int exp_new(struct req *r)
+{
+	struct nftdp_ct_expect_new n;
+	struct nftdp_ct_expect_info x;
+	int err;
+
+	if (!r->cda[CTA_EXPECT_TUPLE] || !r->cda[CTA_EXPECT_MASK] || !r->cda[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	memset(&n, 0, sizeof(n));
+	err = exp_tuple(r, CTA_EXPECT_TUPLE, &n.tuple);
+	if (err < 0)
+		return err;
+	if (r->ops->exp_get(r->ops->arg, &n.tuple, 0, &x) == 0) {
+		/* ctnetlink_change_expect */
+		if (r->nlh->nlmsg_flags & NLM_F_EXCL)
+			return -EEXIST;
+		if (!r->cda[CTA_EXPECT_TIMEOUT])
+			return 0;
+		return r->ops->exp_timeout(r->ops->arg, &n.tuple,
+					   ntohl(get_be32(r->cda[CTA_EXPECT_TIMEOUT])));
+	}
+	if (!(r->nlh->nlmsg_flags & NLM_F_CREATE))
+		return -ENOENT;
+	err = exp_tuple(r, CTA_EXPECT_MASK, &n.mask);
+	if (err < 0)
+		return err;
+	err = exp_tuple(r, CTA_EXPECT_MASTER, &n.master);
+	if (err < 0)
+		return err;
+	if (r->cda[CTA_EXPECT_HELP_NAME]) {
+		err = nul_string(r->cda[CTA_EXPECT_HELP_NAME], n.helper, 15, r->bad);
+		if (err < 0)
+			return err;
+	}
+	if (r->cda[CTA_EXPECT_CLASS])
+		n.class = ntohl(get_be32(r->cda[CTA_EXPECT_CLASS]));
+	if (r->cda[CTA_EXPECT_FLAGS])
+		n.flags = ntohl(get_be32(r->cda[CTA_EXPECT_FLAGS]));
+	if (r->cda[CTA_EXPECT_FN]) {
+		char fn[32];
+
+		err = nul_string(r->cda[CTA_EXPECT_FN], fn, sizeof(fn) - 1, r->bad);
+		if (err < 0)
+			return err;
+		/* nf_ct_helper_expectfn_find_by_name: nf_nat registers this one */
+		n.follow = !strcmp(fn, "nat-follow-master");
+		n.fn_unknown = !n.follow;
+	}
+	if (r->cda[CTA_EXPECT_NAT]) {
+		/* ctnetlink_parse_expect_nat */
+		const struct nlattr *tb[CTA_EXPECT_NAT_MAX + 1];
+		struct nftdp_ct_tuple nt;
+
+		err = ctn_parse_nested(r->cda[CTA_EXPECT_NAT], exp_nat_policy, CTA_EXPECT_NAT_MAX,
+				       tb, r->bad);
+		if (err < 0)
+			return err;
+		if (!tb[CTA_EXPECT_NAT_DIR] || !tb[CTA_EXPECT_NAT_TUPLE])
+			return -EINVAL;
+		err = parse_tuple(tb[CTA_EXPECT_NAT_TUPLE], r->family, &nt, r->bad);
+		if (err < 0)
+			return err;
+		n.nat_dir = ntohl(get_be32(tb[CTA_EXPECT_NAT_DIR])) ? 1 : 0;
+		n.nat_port = nt.sport;
+	}
+	return r->ops->exp_new(r->ops->arg, &n);
+}
+
 int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 			  const struct nlattr **bad)
 {
 	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
 	struct req r = {.ctl = ctl, .ops = ctl->cfg.ct, .s = s, .nlh = nlh, .bad = bad};
+	const size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	const struct nlattr *cda[CTA_EXPECT_MAX + 1];
 	uint8_t type = nlh->nlmsg_type & 0xff;
+	int err;
 
 	if (!r.ops)
 		return -EOPNOTSUPP;
@@ -1093,7 +1609,22 @@ int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const st
 	r.version = nfg->version;
 	if (type == IPCTNL_MSG_EXP_GET && (nlh->nlmsg_flags & NLM_F_DUMP))
 		return exp_dump(&r);
-	/* get by tuple, create, delete: not supported (expectations come
-	 * from helpers) */
-	return -EOPNOTSUPP;
+	if (!r.ops->exp_get || !r.ops->exp_del || !r.ops->exp_flush || !r.ops->exp_new ||
+	    !r.ops->exp_timeout)
+		return -EOPNOTSUPP;
+	err = ctn_parse((const char *)nlh + off, nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0,
+			exp_policy, CTA_EXPECT_MAX, cda, bad);
+	if (err < 0)
+		return err;
+	r.cda = cda;
+	switch (type) {
+	case IPCTNL_MSG_EXP_GET:
+		return exp_get(&r);
+	case IPCTNL_MSG_EXP_DELETE:
+		return exp_delete(&r);
+	case IPCTNL_MSG_EXP_NEW:
+		return exp_new(&r);
+	default:
+		return -EOPNOTSUPP;
+	}
 }

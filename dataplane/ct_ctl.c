@@ -31,13 +31,28 @@
 #define CT_CTL_WAIT_MS 2000 /* a worker that does not answer in this time */
 
 enum { MB_IDLE, MB_POSTED, MB_RUNNING, MB_DONE };
-enum { OP_DUMP, OP_GET, OP_DEL, OP_FLUSH };
+enum {
+	OP_DUMP,
+	OP_GET,
+	OP_DEL,
+	OP_FLUSH,
+	OP_UPDATE,
+	OP_CREATE,
+	OP_ZERO,
+	OP_EXP_DEL,
+	OP_EXP_FLUSH,
+	OP_EXP_TIMEOUT,
+	OP_EXP_NEW,
+};
 
 struct ct_mbox {
 	_Atomic uint32_t state;
 	int op;
 	uint64_t now_ms;
 	const struct nftdp_ct_tuple *t;
+	const struct nftdp_ct_change *chg;
+	const struct nftdp_ct_expect_new *exp_new;
+	const char *helper; /* OP_EXP_FLUSH */
 	uint32_t id;
 	unsigned int skip, max;
 	struct nftdp_ct_info *out;
@@ -89,6 +104,20 @@ static int execute(struct nftdp_ct_shard *s, struct ct_mbox *mb)
 		return nftdp_ct_delete(s, mb->t, mb->id);
 	case OP_FLUSH:
 		return (int)nftdp_ct_flush(s);
+	case OP_UPDATE:
+		return nftdp_ct_update(s, mb->chg, mb->now_ms, NULL);
+	case OP_CREATE:
+		return nftdp_ct_create(s, mb->chg, mb->now_ms, NULL);
+	case OP_ZERO:
+		return nftdp_ct_get_zero(s, mb->t, mb->id, mb->now_ms, mb->out);
+	case OP_EXP_DEL:
+		return nftdp_ct_expect_delete(s, mb->t, mb->id);
+	case OP_EXP_FLUSH:
+		return (int)nftdp_ct_expect_flush(s, mb->helper);
+	case OP_EXP_TIMEOUT:
+		return nftdp_ct_expect_set_timeout(s, mb->t, mb->id, mb->now_ms);
+	case OP_EXP_NEW:
+		return nftdp_ct_expect_create(s, mb->exp_new, mb->now_ms);
 	default:
 		return -EINVAL;
 	}
@@ -201,6 +230,42 @@ static int op_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
 	return op_each(arg, OP_DEL, t, id, NULL);
 }
 
+static int op_get_zero(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		       struct nftdp_ct_info *out)
+{
+	return op_each(arg, OP_ZERO, t, id, out);
+}
+
+/* ctnetlink_new_conntrack: the lookup on every shard (as get), then a new
+ * entry goes to the shard that owns its original tuple, the one the
+ * steering (symmetric RSS) gives its packets */
+static int op_change(void *arg, const struct nftdp_ct_change *chg)
+{
+	struct ct_ctl *c = arg;
+	unsigned int n = c->dp->n_workers;
+	const struct nftdp_ct_tuple *t =
+	    &chg->tuple[(chg->has & NFTDP_CT_CHG_ORIG) ? IP_CT_DIR_ORIGINAL : IP_CT_DIR_REPLY];
+	unsigned int first = nftdp_ct_tuple_owner(t, n);
+	struct ct_mbox *mb;
+	int rc = -ENOENT;
+
+	for (unsigned int k = 0; k < n && rc == -ENOENT; k++) {
+		unsigned int sh = (first + k) % n;
+
+		mb = &c->mbox[sh];
+		mb->op = OP_UPDATE;
+		mb->chg = chg;
+		rc = call(c, sh, mb);
+	}
+	if (rc != -ENOENT || !(chg->has & NFTDP_CT_CHG_CREATE))
+		return rc;
+	first = (chg->has & NFTDP_CT_CHG_ORIG) ? nftdp_ct_tuple_owner(&chg->tuple[0], n) : first;
+	mb = &c->mbox[first];
+	mb->op = OP_CREATE;
+	mb->chg = chg;
+	return call(c, first, mb);
+}
+
 static int op_flush(void *arg)
 {
 	struct ct_ctl *c = arg;
@@ -277,6 +342,98 @@ static int op_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_inf
 	return (int)d.n;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* the shard whose part holds the expectation t matches, or -ENOENT */
+static int exp_owner(struct ct_ctl *c, const struct nftdp_ct_tuple *t, uint32_t id,
+		     struct nftdp_ct_expect_info *out)
+{
+	struct nftdp_ct_expect_info tmp;
+
+	for (unsigned int sh = 0; sh < c->dp->n_workers; sh++)
+		if (c->dp->w[sh].ct &&
+		    nftdp_ct_expect_get(c->dp->w[sh].ct, t, id, mono_ms(), out ? out : &tmp) == 0)
+			return (int)sh;
+	return -ENOENT;
+}
+
+/* read from any thread, as the dump */
+static int op_exp_get(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		      struct nftdp_ct_expect_info *out)
+{
+	int sh = exp_owner(arg, t, id, out);
+
+	return sh < 0 ? sh : 0;
+}
+
+/* removals and changes on the owner's worker */
+static int op_exp_on_owner(struct ct_ctl *c, int op, const struct nftdp_ct_tuple *t, uint32_t v)
+{
+	int sh = exp_owner(c, t, op == OP_EXP_DEL ? v : 0, NULL);
+	struct ct_mbox *mb;
+
+	if (sh < 0)
+		return sh;
+	mb = &c->mbox[sh];
+	mb->op = op;
+	mb->t = t;
+	mb->id = v;
+	return call(c, (unsigned int)sh, mb);
+}
+
+static int op_exp_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	return op_exp_on_owner(arg, OP_EXP_DEL, t, id);
+}
+
+static int op_exp_timeout(void *arg, const struct nftdp_ct_tuple *t, uint32_t timeout_s)
+{
+	return op_exp_on_owner(arg, OP_EXP_TIMEOUT, t, timeout_s);
+}
+
+static int op_exp_flush(void *arg, const char *helper)
+{
+	struct ct_ctl *c = arg;
+	int total = 0;
+
+	for (unsigned int sh = 0; sh < c->dp->n_workers; sh++) {
+		struct ct_mbox *mb = &c->mbox[sh];
+		int rc;
+
+		mb->op = OP_EXP_FLUSH;
+		mb->helper = helper;
+		rc = call(c, sh, mb);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+/* on the shard that holds the master (the owner of its tuple first) */
+static int op_exp_new(void *arg, const struct nftdp_ct_expect_new *n)
+{
+	struct ct_ctl *c = arg;
+	unsigned int cnt = c->dp->n_workers, first = nftdp_ct_tuple_owner(&n->master, cnt);
+	int rc = -ENOENT;
+
+	for (unsigned int k = 0; k < cnt && rc == -ENOENT; k++) {
+		unsigned int sh = (first + k) % cnt;
+		struct ct_mbox *mb = &c->mbox[sh];
+
+		mb->op = OP_EXP_NEW;
+		mb->exp_new = n;
+		rc = call(c, sh, mb);
+	}
+	return rc;
+}
+
 int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 			 const struct nftdp_ctl_ct_ops **ops)
 {
@@ -298,6 +455,13 @@ int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 	    .events_poll = op_events,
 	    .events_listen = op_events_listen,
 	    .exp_dump = op_exp_dump,
+	    .change = op_change,
+	    .get_zero = op_get_zero,
+	    .exp_get = op_exp_get,
+	    .exp_del = op_exp_del,
+	    .exp_flush = op_exp_flush,
+	    .exp_timeout = op_exp_timeout,
+	    .exp_new = op_exp_new,
 	};
 	ct_ctl = c;
 	*ops = &c->ops;

@@ -441,6 +441,92 @@ unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_p
  */
 unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint8_t hook);
 
+/* ------------------------------------------------------------------ */
+/* Entries made and changed by ctnetlink (conntrack -I/-U, conntrackd; */
+/* conntrack/ct_inject.c): IPCTNL_MSG_CT_NEW as                       */
+/* ctnetlink_new_conntrack, parsed by control/ctnetlink.c.            */
+/* ------------------------------------------------------------------ */
+
+/** Which parts of struct nftdp_ct_change a request gave (CTA_*). */
+enum {
+	NFTDP_CT_CHG_ORIG = 1u << 0,	    /**< CTA_TUPLE_ORIG */
+	NFTDP_CT_CHG_REPLY = 1u << 1,	    /**< CTA_TUPLE_REPLY */
+	NFTDP_CT_CHG_STATUS = 1u << 2,	    /**< CTA_STATUS */
+	NFTDP_CT_CHG_TIMEOUT = 1u << 3,	    /**< CTA_TIMEOUT */
+	NFTDP_CT_CHG_MARK = 1u << 4,	    /**< CTA_MARK (with mark_mask) */
+	NFTDP_CT_CHG_LABELS = 1u << 5,	    /**< CTA_LABELS */
+	NFTDP_CT_CHG_PROTOINFO = 1u << 6,   /**< CTA_PROTOINFO */
+	NFTDP_CT_CHG_HELPER = 1u << 7,	    /**< CTA_HELP */
+	NFTDP_CT_CHG_NAT_SRC = 1u << 8,	    /**< CTA_NAT_SRC */
+	NFTDP_CT_CHG_NAT_DST = 1u << 9,	    /**< CTA_NAT_DST */
+	NFTDP_CT_CHG_MASTER = 1u << 10,	    /**< CTA_TUPLE_MASTER */
+	NFTDP_CT_CHG_SEQADJ = 1u << 11,	    /**< CTA_NAT_SEQ_ADJ_ORIG/REPLY, all offsets 0 */
+	NFTDP_CT_CHG_CREATE = 1u << 12,	    /**< NLM_F_CREATE */
+	NFTDP_CT_CHG_EXCL = 1u << 13,	    /**< NLM_F_EXCL */
+	NFTDP_CT_CHG_TCP_STATE = 1u << 14,  /**< CTA_PROTOINFO_TCP_STATE */
+	NFTDP_CT_CHG_TCP_WSCALE = 1u << 15, /**< both CTA_PROTOINFO_TCP_WSCALE_* */
+	NFTDP_CT_CHG_SCTP = 1u << 16,	    /**< CTA_PROTOINFO_SCTP (state and both vtags) */
+};
+
+/** IPCTNL_MSG_CT_NEW, parsed and validated (the attributes' own errors
+ * are the parser's); what is left for the table is the kernel's lookup,
+ * create and change. */
+struct nftdp_ct_change {
+	uint32_t has; /**< NFTDP_CT_CHG_* */
+	/** the tuples, with .zone set in the directions the zone keys */
+	struct nftdp_ct_tuple tuple[2];
+	struct nftdp_ct_tuple master; /**< NFTDP_CT_CHG_MASTER */
+	uint8_t zone_dir;	      /**< NFTDP_VM_CT_ZONE_DIR_*: the directions the zone keys */
+	uint32_t status;	      /**< host order */
+	uint32_t timeout_s;
+	uint32_t mark, mark_mask; /**< mark_mask: CTA_MARK_MASK, 0 without one */
+	int labels_err;		  /**< ctnetlink_attach_labels' -EINVAL, else 0 */
+	uint8_t labels_words;	  /**< CTA_LABELS length / 4 (at most 4) */
+	bool labels_masked;
+	uint8_t labels[16], labels_mask[16];
+	uint8_t tcp_state;
+	uint8_t tcp_wscale[2];
+	uint8_t tcp_flags[2], tcp_flags_mask[2]; /**< struct nf_ct_tcp_flags; mask 0: none given */
+	uint8_t sctp_state;
+	uint32_t sctp_vtag[2];		  /**< network order */
+	char helper[16];		  /**< CTA_HELP_NAME; "" removes the helper (update) */
+	struct nftdp_ct_nat_range nat[2]; /**< [NFTDP_CT_MANIP_SRC], [NFTDP_CT_MANIP_DST] */
+};
+
+/**
+ * ctnetlink_new_conntrack without NLM_F_CREATE's second half: the
+ * confirmed entry with c's lookup tuple (CTA_TUPLE_ORIG, else
+ * CTA_TUPLE_REPLY) is changed as ctnetlink_change_conntrack changes it, and
+ * an UPDATE event is queued. 0; -ENOENT (none here); -EEXIST (NLM_F_EXCL);
+ * -EOPNOTSUPP (NAT or master on an existing entry, an unknown helper);
+ * -EBUSY (a status bit that cannot change, another helper); -EPERM
+ * (IPS_FIXED_TIMEOUT and a timeout); -EINVAL. A failing change leaves
+ * what it changed before failing, as the kernel does. Control-path on
+ * the owning worker. out (may be NULL): the entry afterwards.
+ */
+int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, uint64_t now_ms,
+		    struct nftdp_ct_info *out);
+
+/**
+ * ctnetlink_create_conntrack + nf_conntrack_hash_check_insert: a confirmed
+ * entry from c (both tuples, CTA_TIMEOUT required), NAT bindings set up as
+ * nf_nat_setup_info would for the given ranges (the null binding for the
+ * other manip), and a NEW (RELATED with a master) event queued. 0; -EINVAL;
+ * -EOPNOTSUPP (helper unknown for the protocol); -EBUSY (status); -ENOENT
+ * (master); -EEXIST (a tuple is taken); -ENOMEM (table full). On an error
+ * nothing is left. Control-path on the owning worker.
+ */
+int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, uint64_t now_ms,
+		    struct nftdp_ct_info *out);
+
+/**
+ * IPCTNL_MSG_CT_GET_CTRZERO for one entry: what nftdp_ct_get reports, then
+ * its packet and byte counters are zeroed (atomically with the report: the
+ * owning worker runs it). 0 or -ENOENT. Control-path on the owning worker.
+ */
+int nftdp_ct_get_zero(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id,
+		      uint64_t now_ms, struct nftdp_ct_info *out);
+
 /** What the VM calls for ct expressions; pkt->ct_ops after nftdp_ct_in(). */
 extern const struct nftdp_vm_ct_ops nftdp_ct_vm_ops;
 
@@ -481,6 +567,48 @@ struct nftdp_ct_expect_info {
  */
 int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 			 int (*fn)(const struct nftdp_ct_expect_info *x, void *arg), void *arg);
+
+/** IPCTNL_MSG_EXP_NEW, parsed (ctnetlink_create_expect's attributes). */
+struct nftdp_ct_expect_new {
+	struct nftdp_ct_tuple tuple, mask, master; /**< mask: its src address and port count */
+	char helper[16];			   /**< CTA_EXPECT_HELP_NAME, "" without */
+	uint32_t class;				   /**< CTA_EXPECT_CLASS */
+	uint32_t flags;				   /**< CTA_EXPECT_FLAGS */
+	bool follow;				   /**< CTA_EXPECT_FN "nat-follow-master" */
+	bool fn_unknown;   /**< CTA_EXPECT_FN names another function (EINVAL) */
+	uint8_t nat_dir;   /**< CTA_EXPECT_NAT_DIR */
+	uint16_t nat_port; /**< CTA_EXPECT_NAT_TUPLE's source port (saved_proto) */
+};
+
+/**
+ * The live expectation of shard s's part that tuple t matches under its
+ * mask (__nf_ct_expect_find); id non-zero must be its id. 0 or -ENOENT.
+ * Safe from any thread, like nftdp_ct_expect_walk.
+ */
+int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id,
+			uint64_t now_ms, struct nftdp_ct_expect_info *out);
+
+/** Remove that expectation (ctnetlink_del_expect by tuple). 0 or -ENOENT.
+ * Control-path on the owning worker. */
+int nftdp_ct_expect_delete(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, uint32_t id);
+
+/** ctnetlink_change_expect: a new timeout from now. 0 or -ENOENT. Owner. */
+int nftdp_ct_expect_set_timeout(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+				uint32_t timeout_s, uint64_t now_ms);
+
+/** Remove the expectations of s's part whose master's helper is helper
+ * (NULL: all, ctnetlink_del_expect without a tuple); how many. Owner. */
+unsigned int nftdp_ct_expect_flush(struct nftdp_ct_shard *s, const char *helper);
+
+/**
+ * ctnetlink_create_expect on the shard of its master: -ENOENT (no master
+ * here), -EOPNOTSUPP (the master has no helper, the named helper is
+ * unknown), -EINVAL (class, expectfn), -EBUSY (clash), -EMFILE (full).
+ * The timeout and max_expected are the master's helper's policy, as the
+ * kernel's nf_ct_expect_insert takes them. Owner.
+ */
+int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expect_new *n,
+			   uint64_t now_ms);
 
 /** The name of helper id (NFTDP_VM_CT_HELPER_*), NULL for none. */
 const char *nftdp_ct_helper_name(uint8_t helper);

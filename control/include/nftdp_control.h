@@ -31,6 +31,8 @@ struct nftdp_ct_info;
 struct nftdp_ct_event;
 struct nftdp_ct_stats;
 struct nftdp_ct_expect_info;
+struct nftdp_ct_change;
+struct nftdp_ct_expect_new;
 
 /** The interfaces the dataplane has, as netdev chains and flowtables see them. */
 struct nftdp_ctl_iface {
@@ -76,6 +78,29 @@ struct nftdp_ctl_ct_ops {
 	 * out (conntrack -L expect); the number copied, or -errno. */
 	int (*exp_dump)(void *arg, unsigned int shard, struct nftdp_ct_expect_info *out,
 			unsigned int max);
+	/** Optional (NULL: EOPNOTSUPP): IPCTNL_MSG_CT_NEW. The entry c's lookup
+	 * tuple finds on any shard is changed (nftdp_ct_update); none and
+	 * NFTDP_CT_CHG_CREATE: it is made on the shard that owns its original
+	 * tuple (nftdp_ct_create). 0 or -errno; the entry queues its event. */
+	int (*change)(void *arg, const struct nftdp_ct_change *c);
+	/** Optional (NULL: EOPNOTSUPP): CTRZERO, the entry with tuple t (id
+	 * non-zero must match) into out, then its counters zeroed.
+	 * 0 or -ENOENT. */
+	int (*get_zero)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+			struct nftdp_ct_info *out);
+	/** Optional (NULL: EOPNOTSUPP), expectations: the one tuple t matches
+	 * (id non-zero must match) on any shard; 0 or -ENOENT. */
+	int (*exp_get)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		       struct nftdp_ct_expect_info *out);
+	/** Remove it; 0 or -ENOENT. */
+	int (*exp_del)(void *arg, const struct nftdp_ct_tuple *t, uint32_t id);
+	/** Remove every one whose master's helper is helper (NULL: all). */
+	int (*exp_flush)(void *arg, const char *helper);
+	/** Its timeout from now; 0 or -ENOENT. */
+	int (*exp_timeout)(void *arg, const struct nftdp_ct_tuple *t, uint32_t timeout_s);
+	/** Create one for master n->master, on the master's shard
+	 * (nftdp_ct_expect_create's errnos). */
+	int (*exp_new)(void *arg, const struct nftdp_ct_expect_new *n);
 };
 
 struct nftdp_ctl_config {

@@ -13,11 +13,14 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 #include <libmnl/libmnl.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
+#include <linux/netfilter/nf_nat.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
@@ -218,8 +221,104 @@ static int f_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info
 	return 1;
 }
 
+/* CT_NEW: the parsed request is kept; an existing entry gets its mark,
+ * else chg_rc (the table's answer) */
+static struct nftdp_ct_change last_chg;
+static unsigned int n_chg;
+static int chg_rc;
+
+static int f_change(void *arg, const struct nftdp_ct_change *c)
+{
+	const struct nftdp_ct_tuple *t = &c->tuple[(c->has & NFTDP_CT_CHG_ORIG) ? 0 : 1];
+	struct entry *e = find(t);
+
+	(void)arg;
+	last_chg = *c;
+	n_chg++;
+	if (chg_rc)
+		return chg_rc;
+	if (!e)
+		return -ENOENT;
+	if (c->has & NFTDP_CT_CHG_MARK)
+		e->ci.mark = c->mark;
+	push_event(1u << IPCT_MARK, &e->ci);
+	return 0;
+}
+
+/* CTRZERO: the entry as it was, then its counters zeroed */
+static int f_get_zero(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		      struct nftdp_ct_info *out)
+{
+	struct entry *e = find(t);
+
+	(void)arg;
+	if (!e || (id && e->ci.id != id))
+		return -ENOENT;
+	*out = e->ci;
+	memset(e->ci.packets, 0, sizeof(e->ci.packets));
+	memset(e->ci.bytes, 0, sizeof(e->ci.bytes));
+	return 0;
+}
+
+/* expectation requests: what reached the table */
+static struct nftdp_ct_expect_new last_exp;
+static struct nftdp_ct_tuple last_exp_t;
+static char last_flush[16];
+static unsigned int n_exp_calls;
+static bool exp_exists;
+
+static int f_exp_get(void *arg, const struct nftdp_ct_tuple *t, uint32_t id,
+		     struct nftdp_ct_expect_info *out)
+{
+	(void)id;
+	last_exp_t = *t;
+	if (!exp_exists)
+		return -ENOENT;
+	return f_exp_dump(arg, 1, out, 1) == 1 ? 0 : -ENOENT;
+}
+
+static int f_exp_del(void *arg, const struct nftdp_ct_tuple *t, uint32_t id)
+{
+	(void)arg;
+	(void)id;
+	last_exp_t = *t;
+	n_exp_calls++;
+	return exp_exists ? 0 : -ENOENT;
+}
+
+static int f_exp_flush(void *arg, const char *helper)
+{
+	(void)arg;
+	snprintf(last_flush, sizeof(last_flush), "%s", helper ? helper : "(all)");
+	n_exp_calls++;
+	return 0;
+}
+
+static int f_exp_timeout(void *arg, const struct nftdp_ct_tuple *t, uint32_t timeout_s)
+{
+	(void)arg;
+	(void)t;
+	n_exp_calls++;
+	return (int)timeout_s == 77 ? 0 : -EINVAL;
+}
+
+static int f_exp_new(void *arg, const struct nftdp_ct_expect_new *n)
+{
+	(void)arg;
+	last_exp = *n;
+	n_exp_calls++;
+	return 0;
+}
+
 static struct nftdp_ctl_ct_ops ops = {
+    .exp_get = f_exp_get,
+    .exp_del = f_exp_del,
+    .exp_flush = f_exp_flush,
+    .exp_timeout = f_exp_timeout,
+    .exp_new = f_exp_new,
     .n_shards = 2,
+    .change = f_change,
+    .get_zero = f_get_zero,
     .exp_dump = f_exp_dump,
     .dump = f_dump,
     .get = f_get,
@@ -286,7 +385,10 @@ static int setup(void **state)
 	(void)state;
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.cfg.ct = &ops;
-	n_tab = n_sent = n_ev = 0;
+	n_tab = n_sent = n_ev = n_chg = n_exp_calls = 0;
+	exp_exists = false;
+	chg_rc = 0;
+	ops.acct = false;
 	listening = true;
 	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |=
 	    IPS_SEEN_REPLY | IPS_ASSURED;
@@ -478,11 +580,13 @@ static void test_exp_dump(void **state)
 				assert_int_equal(mnl_attr_get_u16(x), 0xffff);
 		}
 	}
-	/* other expectation requests: not supported */
+	/* other expectation requests, from a table without their calls */
 	n_sent = 0;
+	ops.exp_del = NULL;
 	nlh = req(IPCTNL_MSG_EXP_DELETE, 0, AF_INET);
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_DELETE;
 	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EOPNOTSUPP);
+	ops.exp_del = f_exp_del;
 	/* the family filter */
 	nlh = req(IPCTNL_MSG_EXP_GET, NLM_F_DUMP, AF_INET6);
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_GET;
@@ -738,15 +842,21 @@ static void test_malformed(void **state)
 	memset((char *)nlh + nlh->nlmsg_len, 0xff, 4);
 	nlh->nlmsg_len += 4;
 	assert_int_equal(rcv(nlh), 0);
-	/* message types: CT_NEW and zeroing dumps are not supported, past the
-	 * table EINVAL */
+	/* CT_NEW without a tuple: EINVAL to create, else ENOENT; a table that
+	 * cannot change entries, and one that cannot zero counters:
+	 * EOPNOTSUPP; past the table EINVAL */
 	assert_int_equal(rcv(req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET)), -EINVAL);
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET)), -ENOENT);
+	ops.change = NULL;
+	ops.get_zero = NULL;
 	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
 	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.9", "10.0.0.3", IPPROTO_UDP, 5000, 53);
 	assert_int_equal(rcv(nlh), -EOPNOTSUPP);
+	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_DUMP, AF_INET)), -EOPNOTSUPP);
+	ops.change = f_change;
+	ops.get_zero = f_get_zero;
 	/* GET_STATS_CPU without the dump flag: nfnetlink acks */
 	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_ACK, AF_UNSPEC)), 0);
-	assert_int_equal(rcv(req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_DUMP, AF_INET)), -EOPNOTSUPP);
 	assert_int_equal(rcv(req(IPCTNL_MSG_MAX, NLM_F_DUMP, AF_INET)), -EINVAL);
 	/* nothing of it deleted anything or sent an event */
 	assert_int_equal(n_used(), 4);
@@ -933,9 +1043,11 @@ lengths nfnl.c checks are kept): no crash, no read past the message (run
 it under ASan), every answer whole and within 4096 bytes. */
 static void test_mutations(void **state)
 {
-	static char seeds[4][512];
-	static size_t seed_len[4];
+	static char seeds[6][512];
+	static size_t seed_len[6];
 	struct nlmsghdr *nlh;
+	struct nlattr *n1, *n2;
+	uint8_t fl[2] = {1, 1}, lab[16] = {1};
 	uint32_t rnd = 12345;
 
 	(void)state;
@@ -957,9 +1069,52 @@ static void test_mutations(void **state)
 	nlh = req(IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_UNSPEC);
 	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
 	memcpy(seeds[3], nlh, seed_len[3] = nlh->nlmsg_len);
+	/* CT_NEW with every part it reads (issue 16) */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.2", "10.0.0.1", IPPROTO_TCP, 80, 4000);
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_CONFIRMED));
+	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(30));
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(3));
+	mnl_attr_put(nlh, CTA_LABELS, sizeof(lab), lab);
+	n1 = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	n2 = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_STATE, 3);
+	mnl_attr_put(nlh, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, 2, fl);
+	mnl_attr_nest_end(nlh, n2);
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, "ftp");
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_NAT_SRC);
+	mnl_attr_put_u32(nlh, CTA_NAT_V4_MINIP, htonl(0x0a000009));
+	n2 = mnl_attr_nest_start(nlh, CTA_NAT_PROTO);
+	mnl_attr_put_u16(nlh, CTA_PROTONAT_PORT_MIN, htons(1024));
+	mnl_attr_nest_end(nlh, n2);
+	mnl_attr_nest_end(nlh, n1);
+	n1 = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, 0);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, 0);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, 0);
+	mnl_attr_nest_end(nlh, n1);
+	memcpy(seeds[4], nlh, seed_len[4] = nlh->nlmsg_len);
+	/* EXP_NEW with a NAT part */
+	nlh = req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+	n1 = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	put_tuple4(nlh, CTA_EXPECT_NAT_TUPLE, "10.9.0.1", "0.0.0.0", IPPROTO_TCP, 50001, 0);
+	mnl_attr_nest_end(nlh, n1);
+	memcpy(seeds[5], nlh, seed_len[5] = nlh->nlmsg_len);
 
-	for (unsigned int it = 0; it < 20000; it++) {
-		unsigned int k = it % 4, flips;
+	for (unsigned int it = 0; it < 30000; it++) {
+		unsigned int k = it % 6, flips;
 		const size_t hdr = NLMSG_HDRLEN + sizeof(struct nfgenmsg);
 
 		memcpy(rbuf, seeds[k], seed_len[k]);
@@ -984,7 +1139,10 @@ static void test_mutations(void **state)
 
 			assert_non_null(exact);
 			memcpy(exact, nlh, nlh->nlmsg_len);
-			rcv(exact);
+			if ((exact->nlmsg_type >> 8) == NFNL_SUBSYS_CTNETLINK_EXP)
+				ctl_ctnetlink_exp_rcv(&ctl, &sess, exact, &bad);
+			else
+				rcv(exact);
 			free(exact);
 		}
 		if (n_sent > MAX_DGRAMS - 16 || n_used() < 4 || (it & 63) == 63) {
@@ -1050,6 +1208,341 @@ static void test_no_table(void **state)
 	assert_int_equal(n_sent, 0);
 }
 
+/* IPCTNL_MSG_CT_NEW: every attribute parsed into struct nftdp_ct_change */
+static void test_new_parse(void **state)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *n, *m;
+	uint8_t fl[2] = {IP_CT_TCP_FLAG_WINDOW_SCALE, 0xff}, lab[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint32_t a;
+
+	(void)state;
+	chg_rc = -EEXIST;
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.9.0.9", IPPROTO_TCP, 4000, 80);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.2", "10.0.0.1", IPPROTO_TCP, 8080, 4000);
+	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_ASSURED | IPS_SEEN_REPLY | IPS_CONFIRMED));
+	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(300));
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(0x42));
+	mnl_attr_put_u16(nlh, CTA_ZONE, htons(7));
+	mnl_attr_put(nlh, CTA_LABELS, sizeof(lab), lab);
+	n = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	m = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_STATE, TCP_CONNTRACK_ESTABLISHED);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_WSCALE_ORIGINAL, 7);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_WSCALE_REPLY, 9);
+	mnl_attr_put(nlh, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, 2, fl);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, "ftp");
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, CTA_NAT_DST);
+	inet_pton(AF_INET, "10.0.0.2", &a);
+	mnl_attr_put_u32(nlh, CTA_NAT_V4_MINIP, a);
+	m = mnl_attr_nest_start(nlh, CTA_NAT_PROTO);
+	mnl_attr_put_u16(nlh, CTA_PROTONAT_PORT_MIN, htons(8080));
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -EEXIST); /* the table's answer */
+	assert_int_equal(last_chg.has & (NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL),
+			 NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL);
+	assert_int_equal(last_chg.status, IPS_ASSURED | IPS_SEEN_REPLY | IPS_CONFIRMED);
+	assert_int_equal(last_chg.timeout_s, 300);
+	assert_int_equal(last_chg.mark, 0x42);
+	assert_int_equal(last_chg.mark_mask, 0);
+	/* CTA_ZONE keys both directions */
+	assert_int_equal(last_chg.zone_dir, NFTDP_VM_CT_ZONE_DIR_BOTH);
+	assert_int_equal(last_chg.tuple[0].zone, 7);
+	assert_int_equal(last_chg.tuple[1].zone, 7);
+	assert_int_equal(ntohs(last_chg.tuple[1].sport), 8080);
+	assert_int_equal(last_chg.labels_words, 2);
+	assert_int_equal(last_chg.labels_err, 0);
+	assert_memory_equal(last_chg.labels, lab, 8);
+	assert_true(last_chg.has & NFTDP_CT_CHG_TCP_STATE);
+	assert_int_equal(last_chg.tcp_state, TCP_CONNTRACK_ESTABLISHED);
+	assert_true(last_chg.has & NFTDP_CT_CHG_TCP_WSCALE);
+	assert_int_equal(last_chg.tcp_wscale[1], 9);
+	assert_int_equal(last_chg.tcp_flags[0], IP_CT_TCP_FLAG_WINDOW_SCALE);
+	assert_int_equal(last_chg.tcp_flags_mask[0], 0xff);
+	assert_int_equal(last_chg.tcp_flags_mask[1], 0);
+	assert_string_equal(last_chg.helper, "ftp");
+	assert_true(last_chg.has & NFTDP_CT_CHG_NAT_DST);
+	assert_false(last_chg.has & NFTDP_CT_CHG_NAT_SRC);
+	assert_int_equal(last_chg.nat[NFTDP_CT_MANIP_DST].flags,
+			 NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED);
+	assert_int_equal(last_chg.nat[NFTDP_CT_MANIP_DST].min_addr.ip, a);
+	assert_int_equal(last_chg.nat[NFTDP_CT_MANIP_DST].max_addr.ip, a);
+	assert_int_equal(ntohs(last_chg.nat[NFTDP_CT_MANIP_DST].max_proto), 8080);
+	/* a reply-direction zone keys the reply tuple only */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 53, 4000);
+	/* CTA_TUPLE_ZONE inside the reply nest, the message's last attribute */
+	n = (struct nlattr *)((char *)nlh + nlh->nlmsg_len -
+			      NLA_ALIGN(attr(nlh, CTA_TUPLE_REPLY)->nla_len));
+	mnl_attr_put_u16(nlh, CTA_TUPLE_ZONE, htons(9));
+	n->nla_len += 8;
+	assert_int_equal(rcv(nlh), -EEXIST);
+	assert_int_equal(last_chg.zone_dir, NFTDP_VM_CT_ZONE_DIR_REPL);
+	assert_int_equal(last_chg.tuple[0].zone, 0);
+	assert_int_equal(last_chg.tuple[1].zone, 9);
+	assert_false(last_chg.has & NFTDP_CT_CHG_CREATE);
+	/* labels that are no whole words: the table decides (create ignores) */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53);
+	mnl_attr_put(nlh, CTA_LABELS, 3, lab);
+	assert_int_equal(rcv(nlh), -EEXIST);
+	assert_int_equal(last_chg.labels_err, -EINVAL);
+	assert_int_equal(n_chg, 3);
+}
+
+/* CT_NEW's own errors, before the table sees the request */
+static void test_new_malformed(void **state)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *n, *m;
+	char name[20];
+
+	(void)state;
+	/* a TCP state past TCP_CONNTRACK_MAX (nlattr_to_tcp) */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	m = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_STATE, TCP_CONNTRACK_MAX);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	/* TCP flags shorter than struct nf_ct_tcp_flags: ERANGE */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	m = mnl_attr_nest_start(nlh, CTA_PROTOINFO_TCP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_TCP_FLAGS_ORIGINAL, 1);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	/* SCTP protoinfo needs the state and both tags */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_SCTP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_PROTOINFO);
+	m = mnl_attr_nest_start(nlh, CTA_PROTOINFO_SCTP);
+	mnl_attr_put_u8(nlh, CTA_PROTOINFO_SCTP_STATE, 3);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	/* a helper without a name, one not NUL-terminated, one too long */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put(nlh, CTA_HELP_NAME, 3, "ftp");
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -EINVAL);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_HELP);
+	mnl_attr_put_strz(nlh, CTA_HELP_NAME, name);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	/* a sequence adjustment needs all three parts; nftdp takes only 0 */
+	for (int off = 0; off < 2; off++) {
+		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+		put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(1));
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, htonl((uint32_t)off * 5));
+		if (off)
+			mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, htonl(5));
+		mnl_attr_nest_end(nlh, n);
+		assert_int_equal(rcv(nlh), off ? -EOPNOTSUPP : -EINVAL);
+	}
+	/* a NAT address shorter than its type when creating */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	n = mnl_attr_nest_start(nlh, CTA_NAT_SRC);
+	mnl_attr_put_u16(nlh, CTA_NAT_V4_MINIP, 1);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(rcv(nlh), -ERANGE);
+	/* none reached the table */
+	assert_int_equal(n_chg, 0);
+	assert_int_equal(n_ev, 0);
+}
+
+/* CT_NEW on an existing entry: its events carry the requester's port id */
+static void test_new_update_event(void **state)
+{
+	struct nlmsghdr *nlh;
+	const struct nlmsghdr *ev;
+
+	(void)state;
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_REPLY, "10.0.0.3", "10.0.0.1", IPPROTO_UDP, 53, 5000);
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(9));
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(tab[1].ci.mark, 9);
+	assert_int_equal(n_sent, 1);
+	assert_int_equal(sent[0].group, NFNLGRP_CONNTRACK_UPDATE);
+	ev = (const void *)sent[0].buf;
+	assert_int_equal(ev->nlmsg_pid, 4242);
+	assert_int_equal(attr_u32(ev, CTA_MARK), 9);
+	/* a missing entry without NLM_F_CREATE: the table's ENOENT */
+	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.99", IPPROTO_UDP, 5000, 53);
+	assert_int_equal(rcv(nlh), -ENOENT);
+	assert_int_equal(n_sent, 1);
+}
+
+/* CTRZERO: counters reported, then zeroed, for what the filter picks */
+static void test_ctrzero(void **state)
+{
+	const struct nlmsghdr *msgs[16];
+	struct nlmsghdr *nlh;
+	const struct nlattr *c;
+	unsigned int n;
+
+	(void)state;
+	ops.acct = true;
+	for (unsigned int i = 0; i < n_tab; i++) {
+		tab[i].ci.packets[0] = 3;
+		tab[i].ci.bytes[0] = 300;
+	}
+	/* a dump of mark 7 only: that entry is zeroed, the others are not */
+	nlh = req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_DUMP, AF_INET);
+	mnl_attr_put_u32(nlh, CTA_MARK, htonl(7));
+	assert_int_equal(rcv(nlh), -EINTR);
+	n = collect(msgs, 16);
+	assert_int_equal(n, 2); /* the entry, NLMSG_DONE */
+	assert_int_equal(msgs[0]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
+	c = attr(msgs[0], CTA_COUNTERS_ORIG);
+	assert_non_null(c);
+	assert_int_equal(be64toh(mnl_attr_get_u64(mnl_attr_get_payload(c))), 3);
+	assert_int_equal(tab[1].ci.packets[0], 0);
+	assert_int_equal(tab[1].ci.bytes[0], 0);
+	assert_int_equal(tab[0].ci.packets[0], 3);
+	/* a get zeroes its entry */
+	n_sent = 0;
+	nlh = req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	assert_int_equal(rcv(nlh), 0);
+	n = collect(msgs, 16);
+	assert_int_equal(n, 1);
+	c = attr(msgs[0], CTA_COUNTERS_ORIG);
+	assert_int_equal(be64toh(mnl_attr_get_u64(mnl_attr_get_payload(c))), 3);
+	assert_int_equal(tab[0].ci.packets[0], 0);
+	/* without accounting there is nothing to zero (no acct extension) */
+	ops.acct = false;
+	tab[0].ci.packets[0] = 4;
+	nlh = req(IPCTNL_MSG_CT_GET_CTRZERO, NLM_F_ACK, AF_INET);
+	put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(tab[0].ci.packets[0], 4);
+}
+
+static struct nlmsghdr *exp_req(uint8_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = req(type, flags, AF_INET);
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | type;
+	return nlh;
+}
+
+static int exp_rcv(const struct nlmsghdr *nlh)
+{
+	bad = NULL;
+	return ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad);
+}
+
+/* conntrack -G/-D/-I expect: ctnetlink_get/del/new_expect's attributes */
+static void test_exp_requests(void **state)
+{
+	const struct nlmsghdr *m[4];
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+
+	(void)state;
+	/* get: a tuple (or the master's), else EINVAL; the zone keys it */
+	assert_int_equal(exp_rcv(exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK)), -EINVAL);
+	nlh = exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(3));
+	assert_int_equal(exp_rcv(nlh), -ENOENT);
+	assert_int_equal(ntohs(last_exp_t.dport), 21);
+	assert_int_equal(last_exp_t.zone, 3);
+	exp_exists = true;
+	nlh = exp_req(IPCTNL_MSG_EXP_GET, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 1, 50000);
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_int_equal(collect(m, 4), 1);
+	assert_int_equal(m[0]->nlmsg_type, (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW);
+	/* delete by tuple, by helper name, all */
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 1, 50000);
+	assert_int_equal(exp_rcv(nlh), 0);
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_string_equal(last_flush, "ftp");
+	nlh = exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK);
+	mnl_attr_put(nlh, CTA_EXPECT_HELP_NAME, 3, "ftp"); /* not NUL-terminated */
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	assert_int_equal(exp_rcv(exp_req(IPCTNL_MSG_EXP_DELETE, NLM_F_ACK)), 0);
+	assert_string_equal(last_flush, "(all)");
+	/* new: tuple, mask and master are required */
+	nlh = exp_req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	/* an existing one: EEXIST with EXCL, else its timeout changes */
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	nlh->nlmsg_flags |= NLM_F_EXCL;
+	assert_int_equal(exp_rcv(nlh), -EEXIST);
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_EXCL;
+	mnl_attr_put_u32(nlh, CTA_EXPECT_TIMEOUT, htonl(77));
+	assert_int_equal(exp_rcv(nlh), 0);
+	/* none: ENOENT without CREATE, else the table gets it parsed */
+	exp_exists = false;
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_CREATE;
+	assert_int_equal(exp_rcv(nlh), -ENOENT);
+	nlh->nlmsg_flags |= NLM_F_CREATE;
+	mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, "ftp");
+	mnl_attr_put_u32(nlh, CTA_EXPECT_FLAGS, htonl(1));
+	mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+	n = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	put_tuple4(nlh, CTA_EXPECT_NAT_TUPLE, "10.9.0.1", "0.0.0.0", IPPROTO_TCP, 50001, 0);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(exp_rcv(nlh), 0);
+	assert_string_equal(last_exp.helper, "ftp");
+	assert_int_equal(last_exp.flags, 1);
+	assert_true(last_exp.follow);
+	assert_false(last_exp.fn_unknown);
+	assert_int_equal(last_exp.nat_dir, 1);
+	assert_int_equal(ntohs(last_exp.nat_port), 50001);
+	assert_int_equal(ntohs(last_exp.master.dport), 21);
+	assert_int_equal(last_exp.mask.sport, 0);
+	assert_int_equal(last_exp.mask.src.ip, 0xffffffffu);
+	/* an expectation NAT without its tuple */
+	nlh = exp_req(IPCTNL_MSG_EXP_NEW, NLM_F_ACK | NLM_F_CREATE);
+	put_tuple4(nlh, CTA_EXPECT_TUPLE, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 0, 50000);
+	put_tuple4(nlh, CTA_EXPECT_MASK, "255.255.255.255", "255.255.255.255", IPPROTO_TCP, 0,
+		   0xffff);
+	put_tuple4(nlh, CTA_EXPECT_MASTER, "10.1.0.1", "10.2.0.1", IPPROTO_TCP, 40000, 21);
+	n = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(1));
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(exp_rcv(nlh), -EINVAL);
+	assert_int_equal(n_exp_calls, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1068,6 +1561,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),
+	    cmocka_unit_test_setup(test_new_parse, setup),
+	    cmocka_unit_test_setup(test_new_malformed, setup),
+	    cmocka_unit_test_setup(test_new_update_event, setup),
+	    cmocka_unit_test_setup(test_ctrzero, setup),
+	    cmocka_unit_test_setup(test_exp_requests, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
