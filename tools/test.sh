@@ -41,7 +41,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	meson test -C build-asan --print-errorlogs --num-processes 1 \
 		control-sequences control-monitor control-concurrency control-permissions \
 		control-badinput control-never-reads control-stopped-monitor \
-		control-iptables-restore shim_fails_closed shim_ack_server dataplane-random-frames
+		control-iptables-restore conntrack-inject shim_fails_closed shim_ack_server \
+		dataplane-random-frames
 	summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 	tests/integration/control/nftcompare.py build-asan listing -k '^(?!0016_dormant)' |
 		tail -3
