@@ -260,6 +260,10 @@ static inline bool nftdp_ct_expect_any(const struct nftdp_ct_shard *s)
 {
 	return atomic_load_explicit(&s->exp->n_live, memory_order_relaxed) != 0;
 }
+/* nft_ct_expect_obj_eval on unconfirmed e, dir the packet's: NFT_CONTINUE,
+ * NFT_BREAK (e holds size expectations) or NF_DROP (a clash, no room) */
+int nftdp_ct_expect_from_obj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, int dir,
+			     const struct nftdp_vm_ct_expect *o);
 /* nf_ct_expect_related: 0, -EBUSY (another master's clash), -EMFILE (full) */
 int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s);

@@ -221,6 +221,18 @@ static void ct_helper(void *ct, const struct nftdp_vm_ct_helper *h)
 	nftdp_ct_helper_assign(e->shard, e, h->helper);
 }
 
+/* nft_ct_expect_obj_eval: a new connection only */
+static int ct_expect(void *ct, const struct nftdp_vm_ct_expect *x)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
+
+	if (e->status & IPS_CONFIRMED)
+		return NFT_BREAK;
+	return nftdp_ct_expect_from_obj(
+	    e->shard, e, ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL, x);
+}
+
 /* connlimit: entry index and id name a connection; ids are unique in a shard */
 static uint64_t ct_conn_key(const void *ct, bool *confirmed)
 {
@@ -261,6 +273,7 @@ const struct nftdp_vm_ct_ops nftdp_ct_vm_ops = {
     .nat = ct_nat,
     .timeout = ct_timeout,
     .helper = ct_helper,
+    .expect = ct_expect,
     .conn_key = ct_conn_key,
     .conn_live = ct_conn_live,
 };

@@ -267,6 +267,34 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 	return 0;
 }
 
+int nftdp_ct_expect_from_obj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, int dir,
+			     const struct nftdp_vm_ct_expect *o)
+{
+	struct ct_expect_part *p = own_part(s);
+	const struct nftdp_ct_tuple *r = &e->tuple[!dir];
+	uint8_t l3 = o->l3proto == NFPROTO_INET ? e->tuple[0].l3proto : o->l3proto;
+	struct ct_expect x;
+	uint32_t mine = 0;
+
+	/* help->expecting[NF_CT_EXPECT_CLASS_DEFAULT] >= priv->size */
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		const struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+
+		if ((w & 3) == CT_EXP_LIVE && master_is(y, s, e) && y->class == 0)
+			mine++;
+	}
+	if (mine >= o->size)
+		return NFT_BREAK;
+	/* from the peer (the reply tuple's source) to us, any source port */
+	nftdp_ct_expect_init(&x, l3, &r->src, &r->dst, o->l4proto, 0, o->dport_be);
+	if (l3 == NFPROTO_IPV4) { /* nf_ct_expect_init copies 4 bytes, zeroes the rest */
+		memset(&x.tuple.src.u8[4], 0, 12);
+		memset(&x.tuple.dst.u8[4], 0, 12);
+	}
+	return nftdp_ct_expect_related(s, e, &x, 0, o->timeout) < 0 ? NF_DROP : NFT_CONTINUE;
+}
+
 bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				    uint64_t now_ms)
 {

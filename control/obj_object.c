@@ -94,6 +94,46 @@ static void ct_helper_name(struct ctl_msg *m, struct nftnl_obj *nl)
  * every family asked ENOENT. The family goes into the object, so a listing
  * shows what the kernel's shows.
  */
+/*
+ * nft_ct_expect_obj_init: protocol, port, timeout and size are needed; the
+ * l3proto given, else the table's, must be ip or ip6 and fit the table (an
+ * inet table takes either); the protocol must have ports. The family goes
+ * into the object, so a listing shows what the kernel's dump shows.
+ */
+static int ct_expect_family(struct nftnl_obj *nl, uint8_t table_family)
+{
+	uint16_t family = table_family;
+
+	if (!nftnl_obj_is_set(nl, NFTNL_OBJ_CT_EXPECT_L4PROTO) ||
+	    !nftnl_obj_is_set(nl, NFTNL_OBJ_CT_EXPECT_DPORT) ||
+	    !nftnl_obj_is_set(nl, NFTNL_OBJ_CT_EXPECT_TIMEOUT) ||
+	    !nftnl_obj_is_set(nl, NFTNL_OBJ_CT_EXPECT_SIZE))
+		return -EINVAL;
+	if (nftnl_obj_is_set(nl, NFTNL_OBJ_CT_EXPECT_L3PROTO))
+		family = nftnl_obj_get_u16(nl, NFTNL_OBJ_CT_EXPECT_L3PROTO);
+	switch (family) {
+	case NFPROTO_IPV4:
+	case NFPROTO_IPV6:
+		if (family != table_family && table_family != NFPROTO_INET)
+			return -EINVAL;
+		break;
+	default: /* inet too: an expectation's tuple has one family */
+		return -EAFNOSUPPORT;
+	}
+	switch (nftnl_obj_get_u8(nl, NFTNL_OBJ_CT_EXPECT_L4PROTO)) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_DCCP:
+	case IPPROTO_SCTP:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	nftnl_obj_set_u16(nl, NFTNL_OBJ_CT_EXPECT_L3PROTO, family);
+	return 0;
+}
+
 static int ct_helper_family(struct nftnl_obj *nl, uint8_t table_family)
 {
 	uint16_t family = table_family;
@@ -220,6 +260,13 @@ int ctl_newobj(struct ctl_msg *m)
 	if (type == NFT_OBJECT_CT_HELPER) {
 		ct_helper_name(m, o->nl);
 		err = ct_helper_family(o->nl, t->family);
+		if (err < 0) {
+			ctl_obj_free(o);
+			return err;
+		}
+	}
+	if (type == NFT_OBJECT_CT_EXPECT) {
+		err = ct_expect_family(o->nl, t->family);
 		if (err < 0) {
 			ctl_obj_free(o);
 			return err;

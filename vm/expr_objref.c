@@ -7,9 +7,11 @@
  * keyed by (family, table, name, type) in the arena. `ct timeout` objects
  * (nft_ct_timeout_obj) hold a policy conntrack copies (nftdp_vm_ct_ops.timeout);
  * `ct helper` objects (nft_ct_helper_obj) name a helper conntrack runs
- * (nftdp_vm_ct_ops.helper).
+ * (nftdp_vm_ct_ops.helper); `ct expectation` objects (nft_ct_expect_obj)
+ * open an expectation from a new connection (nftdp_vm_ct_ops.expect).
  * An object map's element data is a `const struct nftdp_vm_obj *`.
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -52,6 +54,15 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 		if (pkt->ct && pkt->ct_ops && pkt->ct_ops->helper)
 			pkt->ct_ops->helper(pkt->ct, &obj->ct_helper);
 		break;
+	case NFT_OBJECT_CT_EXPECT: {
+		int v = pkt->ct && pkt->ct_ops && pkt->ct_ops->expect
+			    ? pkt->ct_ops->expect(pkt->ct, &obj->ct_expect)
+			    : NFT_BREAK;
+
+		if (v != NFT_CONTINUE)
+			regs->verdict.code = (uint32_t)v;
+		break;
+	}
 	}
 }
 
@@ -59,7 +70,8 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 static bool obj_type_ok(uint32_t type)
 {
 	return type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT ||
-	       type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_HELPER;
+	       type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_HELPER ||
+	       type == NFT_OBJECT_CT_EXPECT;
 }
 
 static const char *obj_type_name(uint32_t type)
@@ -204,6 +216,26 @@ static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, ch
 	return 0;
 }
 
+/* nft_ct_expect_obj_init (control/ checked the families and put the
+ * l3proto in) */
+static int ct_expect_parse(struct nftnl_obj *o, struct nftdp_vm_ct_expect *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (!nftnl_obj_is_set(o, NFTNL_OBJ_CT_EXPECT_L4PROTO) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_CT_EXPECT_DPORT) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_CT_EXPECT_TIMEOUT) ||
+	    !nftnl_obj_is_set(o, NFTNL_OBJ_CT_EXPECT_SIZE))
+		return -EINVAL;
+	x->l3proto = nftnl_obj_is_set(o, NFTNL_OBJ_CT_EXPECT_L3PROTO)
+			 ? (uint8_t)nftnl_obj_get_u16(o, NFTNL_OBJ_CT_EXPECT_L3PROTO)
+			 : NFPROTO_INET;
+	x->l4proto = nftnl_obj_get_u8(o, NFTNL_OBJ_CT_EXPECT_L4PROTO);
+	x->dport_be = htons(nftnl_obj_get_u16(o, NFTNL_OBJ_CT_EXPECT_DPORT));
+	x->timeout = nftnl_obj_get_u32(o, NFTNL_OBJ_CT_EXPECT_TIMEOUT);
+	x->size = nftnl_obj_get_u8(o, NFTNL_OBJ_CT_EXPECT_SIZE);
+	return 0;
+}
+
 int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 			struct nftdp_vm_error *err, struct nftdp_vm_obj **out)
 {
@@ -248,6 +280,13 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 	if (type == NFT_OBJECT_CT_TIMEOUT) {
 		/* stateless: no slot, nothing to keep across generations */
 		rc = ct_timeout_parse(o, &obj->ct_timeout);
+		if (rc < 0)
+			goto err_params;
+		*out = obj;
+		return 0;
+	}
+	if (type == NFT_OBJECT_CT_EXPECT) {
+		rc = ct_expect_parse(o, &obj->ct_expect);
 		if (rc < 0)
 			goto err_params;
 		*out = obj;

@@ -387,6 +387,7 @@ struct nftdp_vm_obj {
 	uint64_t quota_bytes;
 	struct nftdp_vm_ct_timeout ct_timeout; /* NFT_OBJECT_CT_TIMEOUT: no state slot */
 	struct nftdp_vm_ct_helper ct_helper;   /* NFT_OBJECT_CT_HELPER: no state slot */
+	struct nftdp_vm_ct_expect ct_expect;   /* NFT_OBJECT_CT_EXPECT: no state slot */
 	char *key;			       /* its state slot's key, for nftdp_vm_obj_keep() */
 };
 

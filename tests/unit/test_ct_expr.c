@@ -853,7 +853,7 @@ static void test_connlimit_compile(void **state)
 	nftnl_rule_free(r);
 	/* ct helper objects: ftp and tftp compile, the kernel's other helpers
 	 * are refused by name, unknown ones are -ENOENT; ct expectation
-	 * objects stay refused */
+	 * objects compile, synproxy ones are refused */
 	{
 		struct nftnl_obj *o = nftnl_obj_alloc();
 		struct nftdp_vm_obj *vo;
@@ -911,17 +911,31 @@ static void test_connlimit_compile(void **state)
 		o = nftnl_obj_alloc();
 		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
+		/* ct expectation: protocol, port, timeout and size needed */
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_EXPECT);
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_EXPECT_L4PROTO, IPPROTO_UDP);
+		nftnl_obj_set_u16(o, NFTNL_OBJ_CT_EXPECT_DPORT, 5004);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_CT_EXPECT_TIMEOUT, 60);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL); /* no size */
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_EXPECT_SIZE, 3);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_free(o);
+		o = nftnl_obj_alloc();
+		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
+		/* a synproxy object is refused by name */
+		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_SYNPROXY);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct expectation"));
+		assert_non_null(strstr(err.msg, "synproxy"));
 		/* a ct timeout object without a protocol is invalid */
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_TIMEOUT);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL);
 		nftnl_obj_free(o);
 		r = nftnl_rule_alloc();
-		nftnl_rule_add_expr(r, objref(NFT_OBJECT_CT_EXPECT, "h"));
+		nftnl_rule_add_expr(r, objref(NFT_OBJECT_SYNPROXY, "h"));
 		assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct expectation"));
+		assert_non_null(strstr(err.msg, "synproxy"));
 		nftnl_rule_free(r);
 	}
 	nftdp_vm_chain_destroy(c);

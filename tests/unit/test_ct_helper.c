@@ -371,6 +371,44 @@ static void test_tftp(void **state)
 	env_free(en);
 }
 
+/* `ct expectation set`: a new connection's first packet opens one for its
+ * peer (nft_ct_expect_obj_eval); a confirmed connection breaks the rule;
+ * size caps what a connection holds; the media connection is related */
+static void test_expect_obj(void **state)
+{
+	struct env *en = env_new(64, false);
+	const struct nftdp_vm_ct_expect media = {NFPROTO_IPV4, IPPROTO_UDP, 1, htons(5004), 60};
+	struct nftdp_ct_entry *d;
+	struct tpkt t;
+
+	(void)state;
+	udp(&t, false, "10.0.0.2", "192.0.2.10", 5060, 5060, 8);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_CONTINUE);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* size 1: a second one on the same connection breaks the rule */
+	assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_BREAK);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	/* confirmed: breaks */
+	udp(&t, false, "10.0.0.2", "192.0.2.10", 5060, 5060, 8);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_BREAK);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	/* the peer's media to port 5004, from any port: related, once */
+	udp(&t, false, "192.0.2.10", "10.0.0.2", 7000, 5004, 12);
+	assert_int_equal(hx(en, &t, NULL, &d, NULL), ST_RELATED);
+	udp(&t, false, "192.0.2.10", "10.0.0.2", 7001, 5004, 12);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_NEW);
+	/* another source: not expected */
+	udp(&t, false, "10.0.0.2", "192.0.2.11", 5061, 5060, 8);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_CONTINUE);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	udp(&t, false, "192.0.2.99", "10.0.0.2", 7000, 5004, 12);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_NEW);
+	env_free(en);
+}
+
 /* tftp through source NAT: the reply to the NAT address is related and
  * taken back to the client by the expectation (nf_nat_follow_master),
  * with no nat rule of its own */
@@ -696,6 +734,7 @@ int main(void)
 	    cmocka_unit_test(test_netbios_ns),
 	    cmocka_unit_test(test_tftp_snat),
 	    cmocka_unit_test(test_expect_across_shards),
+	    cmocka_unit_test(test_expect_obj),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,6 +175,18 @@ struct nftdp_vm_ct_helper {
 	bool v4, v6;	 /**< helper4 / helper6 are set */
 };
 
+/**
+ * A `ct expectation` object (nft_ct_expect_obj): the expectation a new
+ * connection's first packet opens for its peer. Immutable.
+ */
+struct nftdp_vm_ct_expect {
+	uint8_t l3proto;   /**< NFPROTO_IPV4 / NFPROTO_IPV6, or NFPROTO_INET: the connection's */
+	uint8_t l4proto;   /**< the expected connection's protocol */
+	uint8_t size;	   /**< expectations a connection may hold (help->expecting) */
+	uint16_t dport_be; /**< its destination port */
+	uint32_t timeout;  /**< seconds (priv->timeout * HZ jiffies) */
+};
+
 struct nftdp_vm_ct_ops {
 	bool (*get)(const void *ct, uint32_t key, int dir, void *dest, uint32_t len);
 	void (*set)(void *ct, uint32_t key, int dir, const void *src, uint32_t len);
@@ -191,6 +203,10 @@ struct nftdp_vm_ct_ops {
 	 * the helper's protocol and family without a helper takes it.
 	 * Optional. */
 	void (*helper)(void *ct, const struct nftdp_vm_ct_helper *h);
+	/** nft_ct_expect_obj_eval: open expectation x from ct's peer; the
+	 * verdict code (NFT_CONTINUE, NFT_BREAK: a confirmed connection or
+	 * size reached; NF_DROP: no room, a clash). Optional (NFT_BREAK). */
+	int (*expect)(void *ct, const struct nftdp_vm_ct_expect *x);
 	/** connlimit: a key that names ct's connection for as long as it lives
 	 * (never reused by another one in the same shard); *confirmed says
 	 * whether it is confirmed. Optional (connlimit then counts nothing). */
