@@ -912,13 +912,14 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 }
 
 /*
- * __nf_conntrack_confirm's check: another entry already has tuple t (after
- * NAT chose the tuples). Only zones make that possible here: NAT picks
+ * __nf_conntrack_confirm's check, and nf_conntrack_hash_check_insert's for
+ * entries ctnetlink makes: another entry already has tuple t (after NAT
+ * chose the tuples). Only zones make that possible here: NAT picks
  * tuples no one uses, and without zones a packet whose tuple is another
  * entry's reply finds that entry.
  */
-static bool tuple_clash(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
-			const struct nftdp_ct_tuple *t)
+bool nftdp_ct_tuple_taken(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+			  const struct nftdp_ct_tuple *t)
 {
 	uint32_t node = s->buckets[nftdp_ct_tuple_hash(s, t) & s->bucket_mask];
 
@@ -945,7 +946,8 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	pkt->ct = NULL;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
-	    (tuple_clash(s, e, &e->tuple[0]) || tuple_clash(s, e, &e->tuple[1]))) {
+	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
+	     nftdp_ct_tuple_taken(s, e, &e->tuple[1]))) {
 		/* nf_ct_resolve_clash finds nothing to merge with: NF_DROP */
 		s->st.insert_failed++;
 		nftdp_ct_kill(s, e);

@@ -216,24 +216,6 @@ static int setup_nat(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	return nftdp_ct_nat_setup_entry(s, e, &r, manip) == NF_ACCEPT ? 0 : -ENOMEM;
 }
 
-/* nf_conntrack_hash_check_insert: neither tuple may be in the table */
-static bool taken(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
-		  const struct nftdp_ct_tuple *t)
-{
-	uint32_t node = s->buckets[nftdp_ct_tuple_hash(s, t) & s->bucket_mask];
-
-	while (node != CT_NIL) {
-		const struct nftdp_ct_entry *o = &s->entries[node >> 1];
-		int d = (int)(node & 1);
-
-		node = o->hnext[d];
-		if (o != e && o->in_use && !(o->status & IPS_DYING) &&
-		    !memcmp(&o->tuple[d], t, sizeof(*t)))
-			return true;
-	}
-	return false;
-}
-
 int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, uint64_t now_ms,
 		    struct nftdp_ct_info *out)
 {
@@ -294,7 +276,7 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		s->help[e - s->entries].master_id = m->id;
 		s->help[e - s->entries].master_helper = m->helper;
 	}
-	if (taken(s, e, &e->tuple[0]) || taken(s, e, &e->tuple[1])) {
+	if (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) || nftdp_ct_tuple_taken(s, e, &e->tuple[1])) {
 		err = -EEXIST;
 		goto fail;
 	}

@@ -362,6 +362,10 @@ static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
 	h ^= h >> 33;
 	return (uint32_t)h;
 }
+/* another live entry than e has tuple t in either direction (the clash
+ * checks of __nf_conntrack_confirm and nf_conntrack_hash_check_insert) */
+bool nftdp_ct_tuple_taken(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+			  const struct nftdp_ct_tuple *t);
 void nftdp_ct_alter_reply(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			  const struct nftdp_ct_tuple *reply);
 /* a new entry with these tuples, linked but not confirmed (ct_inject.c);
