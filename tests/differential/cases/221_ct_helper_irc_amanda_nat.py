@@ -1,35 +1,22 @@
-from scapy.all import IP, TCP, UDP, Raw
+import importlib.util
+import os
+
+from scapy.all import IP, UDP, Raw
 
 C, S, MASQ, PUB = '10.1.0.1', '10.2.0.1', '10.2.255.254', '10.2.0.100'
 MASQ_NUM = (10 << 24) | (2 << 16) | (255 << 8) | 254  # as DCC writes it
 
 
-class Flow:
-    """A TCP connection; each side sends to the address it sees of the other."""
+# case 198's connections, each side sending to the address it sees of the
+# other; the text here is bytes already
+_spec = importlib.util.spec_from_file_location(
+    'case_198_capture', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                     '198_ct_helper_ftp_masq.py'))
+_case = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_case)
 
-    def __init__(self, c_side, c, c_seen, s, s_seen, cport, sport, cseq, sseq):
-        self.c_side = c_side
-        self.s_side = 'dp1' if c_side == 'dp0' else 'dp0'
-        self.c, self.c_seen, self.s, self.s_seen = c, c_seen, s, s_seen
-        self.cport, self.sport = cport, sport
-        self.seq = {'c': cseq, 's': sseq}
 
-    def pkt(self, who, flags, data=b''):
-        other = 's' if who == 'c' else 'c'
-        if who == 'c':
-            side, ip, sp, dp = self.c_side, IP(src=self.c, dst=self.s_seen), self.cport, self.sport
-        else:
-            side, ip, sp, dp = self.s_side, IP(src=self.s, dst=self.c_seen), self.sport, self.cport
-        ack = self.seq[other] if 'A' in flags else 0
-        p = ip / TCP(sport=sp, dport=dp, flags=flags, seq=self.seq[who], ack=ack, window=8192)
-        if data:
-            p = p / Raw(data)
-        self.seq[who] += len(data) + (1 if 'S' in flags else 0)
-        return (side, p)
-
-    def handshake(self):
-        return [self.pkt('c', 'S'), self.pkt('s', 'SA'), self.pkt('c', 'A')]
-
+class Flow(_case.Flow):
     def say(self, who, text):
         return self.pkt(who, 'PA', text)
 
