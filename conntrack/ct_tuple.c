@@ -215,23 +215,14 @@ bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)
 	const uint8_t *nh = pkt->data + pkt->nh_off;
 	const uint8_t *l4 = pkt->data + pkt->th_off;
 	uint32_t l4len = nftdp_ct_l4len(pkt);
-	uint64_t ps = 0;
+	uint32_t sum = 0;
 
 	if (pkt->flags & NFTDP_VM_PKT_F_CSUM_OK)
 		return true; /* CHECKSUM_UNNECESSARY: the NIC checked it */
-	if (pkt->l4proto != IPPROTO_ICMP) {
-		/* the pseudo-header: addresses, length and protocol */
-		if (pkt->nfproto == NFPROTO_IPV4) {
-			ps = nftdp_ld64(nh + 12);
-		} else {
-			ps = nftdp_csum_add64(nftdp_ld64(nh + 8), nftdp_ld64(nh + 16));
-			ps = nftdp_csum_add64(ps, nftdp_ld64(nh + 24));
-			ps = nftdp_csum_add64(ps, nftdp_ld64(nh + 32));
-		}
-		ps = nftdp_csum_add64(ps, (uint32_t)rte_cpu_to_be_16((uint16_t)l4len) +
-					      rte_cpu_to_be_16(pkt->l4proto));
-	}
-	return nftdp_csum_fold(nftdp_csum_partial(l4, l4len, nftdp_csum_from64(ps))) == 0;
+	if (pkt->l4proto != IPPROTO_ICMP)
+		sum = nftdp_csum_pseudo(nh, pkt->nfproto == NFPROTO_IPV6, pkt->l4proto,
+					(uint16_t)l4len);
+	return nftdp_csum_fold(nftdp_csum_partial(l4, l4len, sum)) == 0;
 }
 
 /* 0x6d5a repeated: the symmetric RSS key (both directions hash alike). */

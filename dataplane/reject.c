@@ -14,28 +14,11 @@
 
 #define REPLY_TTL 64 /* net.ipv4.ip_default_ttl, net.ipv6.conf.*.hop_limit */
 
-/* one's-complement sum of the pseudo header (RFC 793 / RFC 8200 8.1) */
-static uint32_t pseudo_sum(const uint8_t *ip, bool v4, uint8_t proto, uint32_t l4len)
-{
-	uint8_t tail[8] = {0};
-	uint32_t s;
-
-	if (v4) {
-		s = nftdp_csum_partial(ip + 12, 8, 0);
-		tail[1] = proto;
-		nftdp_wr16(tail + 2, (uint16_t)l4len);
-		return nftdp_csum_partial(tail, 4, s);
-	}
-	s = nftdp_csum_partial(ip + 8, 32, 0);
-	nftdp_wr32(tail, l4len);
-	tail[7] = proto;
-	return nftdp_csum_partial(tail, 8, s);
-}
-
 /* the transport checksum over the pseudo header and len bytes at th */
 static uint16_t l4_csum(const uint8_t *ip, bool v4, uint8_t proto, const uint8_t *th, uint32_t len)
 {
-	return nftdp_csum_fold(nftdp_csum_partial(th, len, pseudo_sum(ip, v4, proto, len)));
+	return nftdp_csum_fold(
+	    nftdp_csum_partial(th, len, nftdp_csum_pseudo(ip, !v4, proto, (uint16_t)len)));
 }
 
 /* nf_reject_verify_csum() then nf_ip_checksum() / nf_ip6_checksum() */

@@ -13,6 +13,8 @@
 #ifndef NFTDP_COMMON_H
 #define NFTDP_COMMON_H
 
+#include <arpa/inet.h> /* htons: the pseudo-header's words */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -116,6 +118,28 @@ static inline uint32_t nftdp_csum_from64(uint64_t s)
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffffffffu) + (s >> 32);
 	return (uint32_t)s;
+}
+
+/*
+ * The partial sum of the pseudo-header (RFC 793; RFC 8200 8.1) of a
+ * transport segment of l4len bytes, proto, after the IPv4 (v6 false) or
+ * IPv6 header at ip: addresses, length and protocol, the last two added as
+ * the big-endian words they are on the wire. An IP datagram's segment is
+ * shorter than 64 KiB, so IPv6's 32-bit length sums as IPv4's 16 bits do.
+ */
+static inline uint32_t nftdp_csum_pseudo(const uint8_t *ip, bool v6, uint8_t proto, uint16_t l4len)
+{
+	uint64_t s;
+
+	if (v6) {
+		s = nftdp_csum_add64(nftdp_ld64(ip + 8), nftdp_ld64(ip + 16));
+		s = nftdp_csum_add64(s, nftdp_ld64(ip + 24));
+		s = nftdp_csum_add64(s, nftdp_ld64(ip + 32));
+	} else {
+		s = nftdp_ld64(ip + 12);
+	}
+	s = nftdp_csum_add64(s, (uint64_t)htons(l4len) + htons(proto));
+	return nftdp_csum_from64(s);
 }
 
 /* csum_add: one's complement addition of two 32-bit partial sums */

@@ -80,6 +80,33 @@ static void test_csum_all_lengths_offsets(void **state)
 	assert_int_equal(nftdp_csum_fold(nftdp_csum_partial(buf, 0, 0)), 0xffff);
 }
 
+/* the pseudo-header sum equals the sum of the pseudo-header written out
+ * (IPv4: addresses, zero, protocol, 16-bit length; IPv6: addresses,
+ * 32-bit length, three zeros, next header) */
+static void test_csum_pseudo(void **state)
+{
+	uint8_t ip[40], ph[40];
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		ip[i] = (uint8_t)(i * 53 + 7);
+	for (uint32_t len = 0; len < 65536; len += 977) {
+		memset(ph, 0, sizeof(ph));
+		memcpy(ph, ip + 12, 8);
+		ph[9] = 6;
+		ph[10] = (uint8_t)(len >> 8);
+		ph[11] = (uint8_t)len;
+		assert_int_equal(nftdp_csum_fold(nftdp_csum_pseudo(ip, false, 6, (uint16_t)len)),
+				 nftdp_csum_fold(nftdp_csum_partial(ph, 12, 0)));
+		memset(ph, 0, sizeof(ph));
+		memcpy(ph, ip + 8, 32);
+		nftdp_wr32(ph + 32, len);
+		ph[39] = 17;
+		assert_int_equal(nftdp_csum_fold(nftdp_csum_pseudo(ip, true, 17, (uint16_t)len)),
+				 nftdp_csum_fold(nftdp_csum_partial(ph, 40, 0)));
+	}
+}
+
 static void test_csum_chained(void **state)
 {
 	uint8_t buf[301];
@@ -207,9 +234,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bytes),	 cmocka_unit_test(test_csum_all_lengths_offsets),
-	    cmocka_unit_test(test_csum_chained), cmocka_unit_test(test_ip_header),
-	    cmocka_unit_test(test_csum_replace), cmocka_unit_test(test_crc32c),
-	    cmocka_unit_test(test_clock),
+	    cmocka_unit_test(test_csum_chained), cmocka_unit_test(test_csum_pseudo),
+	    cmocka_unit_test(test_ip_header),	 cmocka_unit_test(test_csum_replace),
+	    cmocka_unit_test(test_crc32c),	 cmocka_unit_test(test_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
