@@ -184,13 +184,40 @@ static bool master_is(const struct ct_expect *x, const struct nftdp_ct_shard *s,
 	       x->master_id == m->id;
 }
 
+/* What master m holds of class in part p (help->expecting[class]), the
+ * oldest of those, and p's first free slot (NULL: none). */
+static uint32_t part_scan(const struct nftdp_ct_shard *s, struct ct_expect_part *p,
+			  const struct nftdp_ct_entry *m, uint8_t class, struct ct_expect **oldest,
+			  struct ct_expect **free_slot)
+{
+	uint32_t mine = 0;
+
+	*oldest = *free_slot = NULL;
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+
+		if ((w & 3) == CT_EXP_FREE) {
+			if (!*free_slot)
+				*free_slot = y;
+			continue;
+		}
+		if ((w & 3) == CT_EXP_LIVE && master_is(y, s, m) && y->class == class) {
+			mine++;
+			if (!*oldest || y->id - (*oldest)->id > 0x80000000u)
+				*oldest = y;
+		}
+	}
+	return mine;
+}
+
 int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s)
 {
 	struct nftdp_ct_expect_table *t = s->exp;
 	struct ct_expect_part *p = own_part(s);
-	struct ct_expect *free_slot = NULL, *oldest = NULL;
-	uint32_t mine = 0;
+	struct ct_expect *free_slot, *oldest;
+	uint32_t mine;
 
 	x->tuple.zone = nftdp_ct_entry_zone(master);
 	x->master_shard = s->cfg.shard_id;
@@ -228,21 +255,7 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 				return -EBUSY;
 		}
 	}
-	for (uint32_t j = 0; j < t->per_part; j++) {
-		struct ct_expect *y = &p->slot[j];
-		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
-
-		if ((w & 3) == CT_EXP_FREE) {
-			if (!free_slot)
-				free_slot = y;
-			continue;
-		}
-		if ((w & 3) == CT_EXP_LIVE && master_is(y, s, master) && y->class == x->class) {
-			mine++;
-			if (!oldest || y->id - oldest->id > 0x80000000u)
-				oldest = y;
-		}
-	}
+	mine = part_scan(s, p, master, x->class, &oldest, &free_slot);
 	/* max_expected reached: evict_oldest_expect */
 	if (max_expected && mine >= max_expected && oldest) {
 		if (slot_remove(s, p, oldest) && !free_slot)
@@ -270,21 +283,12 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 int nftdp_ct_expect_from_obj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, int dir,
 			     const struct nftdp_vm_ct_expect *o)
 {
-	struct ct_expect_part *p = own_part(s);
 	const struct nftdp_ct_tuple *r = &e->tuple[!dir];
 	uint8_t l3 = o->l3proto == NFPROTO_INET ? e->tuple[0].l3proto : o->l3proto;
-	struct ct_expect x;
-	uint32_t mine = 0;
+	struct ct_expect x, *oldest, *free_slot;
 
 	/* help->expecting[NF_CT_EXPECT_CLASS_DEFAULT] >= priv->size */
-	for (uint32_t j = 0; j < s->exp->per_part; j++) {
-		const struct ct_expect *y = &p->slot[j];
-		uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
-
-		if ((w & 3) == CT_EXP_LIVE && master_is(y, s, e) && y->class == 0)
-			mine++;
-	}
-	if (mine >= o->size)
+	if (part_scan(s, own_part(s), e, 0, &oldest, &free_slot) >= o->size)
 		return NFT_BREAK;
 	/* from the peer (the reply tuple's source) to us, any source port */
 	nftdp_ct_expect_init(&x, l3, &r->src, &r->dst, o->l4proto, 0, o->dport_be);
