@@ -56,6 +56,21 @@ static uint32_t route_mtu(const struct nftdp_vm_fib_route *r, bool v6)
 	return r->mtu ? r->mtu : v6 ? 1280 : 0;
 }
 
+/* the packet's dst: its route to daddr (false: no route table, no IP
+ * header, no route) */
+static bool dst_route(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt,
+		      struct nftdp_vm_fib_route *r)
+{
+	const struct nftdp_vm_fib_ops *fo = ctx->fib_ops;
+	const uint8_t *ip = pkt->data + pkt->nh_off;
+
+	if (!fo || (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
+	    (uint64_t)pkt->nh_off + (pkt->nfproto == NFPROTO_IPV6 ? 40 : 20) > pkt->len)
+		return false;
+	return pkt->nfproto == NFPROTO_IPV6 ? fo->route6(ctx->fib, ip + 24, 0, r)
+					    : fo->route4(ctx->fib, nftdp_ld32(ip + 16), r);
+}
+
 bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt,
 			 uint32_t *mtu, uint32_t *back)
 {
@@ -64,11 +79,7 @@ bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_p
 	const uint8_t *ip = pkt->data + pkt->nh_off;
 	struct nftdp_vm_fib_route r;
 
-	if (!fo || (pkt->nfproto != NFPROTO_IPV4 && !v6) ||
-	    (uint64_t)pkt->nh_off + (v6 ? 40 : 20) > pkt->len)
-		return false;
-	if (v6 ? !fo->route6(ctx->fib, ip + 24, 0, &r)
-	       : !fo->route4(ctx->fib, nftdp_ld32(ip + 16), &r))
+	if (!dst_route(ctx, pkt, &r))
 		return false;
 	*mtu = route_mtu(&r, v6);
 	*back = ~0u;
@@ -83,28 +94,21 @@ static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 			  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
 	const struct rt_priv *p = (const void *)op->priv;
-	const struct nftdp_vm_fib_ops *fo = ctx->fib_ops;
 	bool v6 = pkt->nfproto == NFPROTO_IPV6;
-	uint32_t need = v6 ? 40 : 20;
-	struct nftdp_vm_fib_route r;
 	const uint8_t *ip = pkt->data + pkt->nh_off;
+	struct nftdp_vm_fib_route r;
 	uint32_t mtu, back;
 
-	if (!routed(pkt) || !fo || (uint64_t)pkt->nh_off + need > pkt->len ||
-	    (pkt->nfproto != NFPROTO_IPV4 && !v6))
-		goto brk;
-	/* the packet's dst: its route to daddr */
-	if (v6 ? !fo->route6(ctx->fib, ip + 24, 0, &r)
-	       : !fo->route4(ctx->fib, nftdp_ld32(ip + 16), &r))
+	if (!routed(pkt))
 		goto brk;
 	switch (p->key) {
 	case NFT_RT_NEXTHOP4: /* rt_nexthop: the gateway, else daddr */
-		if (v6)
+		if (pkt->nfproto != NFPROTO_IPV4 || !dst_route(ctx, pkt, &r))
 			goto brk;
 		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 16, 4);
 		return;
 	case NFT_RT_NEXTHOP6: /* rt6_nexthop */
-		if (!v6)
+		if (!v6 || !dst_route(ctx, pkt, &r))
 			goto brk;
 		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 24, 16);
 		return;
