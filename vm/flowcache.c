@@ -34,6 +34,7 @@
 #define FC_KEY_MAX 80		   /* bytes, a multiple of 8 */
 #define FC_HDR 8		   /* nfproto, hook, class, flags, l4proto, layout, 2 zero */
 #define FC_HDR_PACKED (1ull << 40) /* the key has the packed layout */
+#define FC_HDR_WINDOW (1ull << 41) /* the key has the window layout */
 #define FC_VALS_MAX 8		   /* l4proto values with a class of their own */
 #define FC_CHAINS_MAX 256
 #define FC_CHUNKS_MAX 24 /* 8-byte moves of a template's payload fields */
@@ -75,6 +76,23 @@ struct fc_tmpl {
 		uint8_t pos;   /* left shift into its word */
 		uint64_t mask; /* its bits that count */
 	} c[FC_CHUNKS_MAX];
+	/* the window case (tmpl_window): the transport header where the
+	 * family's fixed header ends (IPv4 without options, IPv6 without
+	 * extension headers), so every payload field has one place relative
+	 * to the network header. The key is the header word (with
+	 * FC_HDR_WINDOW), the n_win words read from nh_off + win_start on,
+	 * each under its win_mask (0 where no field is), then the meta / ct
+	 * fields as packed keys have them (op_at). */
+	bool window;
+	int8_t win_start; /* from the network header; >= -8 */
+	uint8_t win_end;  /* bytes past the network header every field fits in */
+	uint8_t win_th;	  /* where the transport header must be; 0: no field in it */
+	uint8_t n_win;	  /* 1..FC_KEY_MAX / 8 - 1 */
+	uint8_t win_len;  /* the key's length */
+	uint8_t n_win_opf;
+	uint8_t win_opf[FC_FIELDS_MAX];	  /* the meta / ct fields */
+	uint8_t win_op_at[FC_FIELDS_MAX]; /* key offset of each one's status byte */
+	uint64_t win_mask[FC_KEY_MAX / 8 - 1];
 	/* the key of a packet with every field in bounds, header and bytes 0 */
 	alignas(8) uint8_t image[FC_KEY_MAX];
 };
@@ -446,6 +464,75 @@ static void tmpl_pack(struct fc_tmpl *t)
 	t->packed = true;
 }
 
+/*
+ * The window case (little-endian hosts): for nfproto's plain header length
+ * hl (20, 40), the bytes [win_start, win_end) past the network header hold
+ * every payload field when the transport header is at hl, read as whole
+ * words and masked: a load, an and and a store a word instead of a piece
+ * each. The words end where the last field ends, so no read passes it; a
+ * window starting up to 8 bytes before the network header reads the link
+ * header, which the mask then clears.
+ */
+static void tmpl_window(struct fc_tmpl *t, uint8_t nfproto)
+{
+	uint32_t hl = nfproto == NFPROTO_IPV4 ? 20 : nfproto == NFPROTO_IPV6 ? 40 : 0;
+	uint32_t lo = UINT32_MAX, hi = 0, at;
+	int32_t start;
+
+	t->window = false;
+	if (!t->ok || !t->fast || !hl || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return;
+	t->win_th = 0;
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct fc_field *f = &t->f[i];
+		uint32_t off;
+
+		if (f->kind != FF_NH && f->kind != FF_TH)
+			continue;
+		off = f->off + (f->kind == FF_TH ? hl : 0);
+		if (f->kind == FF_TH)
+			t->win_th = (uint8_t)hl;
+		lo = off < lo ? off : lo;
+		hi = off + f->len > hi ? off + f->len : hi;
+	}
+	if (!hi)
+		return; /* no payload field: the packed key is as short */
+	t->n_win = (uint8_t)((hi - lo + 7) / 8);
+	start = (int32_t)hi - 8 * t->n_win;
+	if (hi > 255 || 8u * (1u + t->n_win) > FC_KEY_MAX)
+		return;
+	memset(t->win_mask, 0, sizeof(t->win_mask));
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct fc_field *f = &t->f[i];
+		uint8_t *mb = (uint8_t *)t->win_mask;
+		uint8_t fm[4];
+		int32_t pos;
+
+		if (f->kind != FF_NH && f->kind != FF_TH)
+			continue;
+		pos = (int32_t)(f->off + (f->kind == FF_TH ? hl : 0)) - start;
+		memcpy(fm, &f->mask, 4);
+		for (unsigned int j = 0; j < f->len; j++)
+			mb[pos + (int32_t)j] |= f->masked ? fm[j] : 0xff;
+	}
+	at = 8u * (1u + t->n_win);
+	t->n_win_opf = 0;
+	for (unsigned int i = 0; i < t->n; i++) {
+		if (t->f[i].kind != FF_OP && t->f[i].kind != FF_PRED)
+			continue;
+		t->win_opf[t->n_win_opf] = (uint8_t)i;
+		t->win_op_at[t->n_win_opf++] = (uint8_t)at;
+		at += 1u + t->f[i].len;
+	}
+	at = (at + 7) & ~7u;
+	if (at > FC_KEY_MAX)
+		return;
+	t->win_start = (int8_t)start;
+	t->win_end = (uint8_t)hi;
+	t->win_len = (uint8_t)at;
+	t->window = true;
+}
+
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
 						    bool writes_sets,
@@ -495,6 +582,7 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 			walk(t, base[b], &wk);
 		tmpl_layout(t);
 		tmpl_pack(t);
+		tmpl_window(t, nfproto);
 	}
 	memset(fp->class_of, n_vals, sizeof(fp->class_of));
 	for (unsigned int k = 0; k < n_vals; k++)
@@ -632,11 +720,48 @@ static inline void mask_field(const struct fc_field *f, uint8_t *key, uint32_t n
 		key[f->at + 1 + j] &= mb[j];
 }
 
-/* The key of pkt into key (FC_KEY_MAX bytes); its length, 0 when pkt's
- * class is not cached. */
+/* the key hash, a word at a time: one crc32 instruction a word */
+static inline uint64_t hash_step(uint64_t h, uint64_t w)
+{
+#ifdef __SSE4_2__
+	return _mm_crc32_u64(h, w);
+#else
+	h = (h ^ w) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+#endif
+}
+
+#ifdef __SSE4_2__
+#define HASH_SEED 0xffffffffu
+#else
+#define HASH_SEED 0x9e3779b97f4a7c15ull
+#endif
+
+static inline uint32_t key_hash(const uint8_t *key, unsigned int len)
+{
+	uint64_t h = HASH_SEED;
+
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, key + i, 8);
+		h = hash_step(h, w);
+	}
+	return (uint32_t)h;
+}
+
+/* len, with the hash of key's len bytes into *h */
+static inline unsigned int hashed(const uint8_t *key, unsigned int len, uint32_t *h)
+{
+	*h = key_hash(key, len);
+	return len;
+}
+
+/* The key of pkt into key (FC_KEY_MAX bytes) and its hash into *h; its
+ * length, 0 when pkt's class is not cached. */
 static inline __attribute__((always_inline)) unsigned int
 key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt *pkt,
-	  struct nftdp_vm_ctx *ctx, uint8_t *key)
+	  struct nftdp_vm_ctx *ctx, uint8_t *key, uint32_t *h)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
 	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
@@ -648,6 +773,67 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
 	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
 	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
+	if (t->window && pkt->nh_off >= 8 && (uint64_t)pkt->nh_off + t->win_end <= pkt->len &&
+	    (!t->win_th || (l4 && pkt->th_off == pkt->nh_off + t->win_th))) {
+		const uint8_t *s = pkt->data + pkt->nh_off + t->win_start;
+		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
+
+		memcpy(key, &kw0, 8);
+		/* unrolled: a load, an and, a store and a crc32 a word */
+#define WIN_WORD(w)                                                                                \
+	do {                                                                                       \
+		uint64_t v;                                                                        \
+		memcpy(&v, s + 8 * (w), 8);                                                        \
+		v &= t->win_mask[w];                                                               \
+		memcpy(key + 8 * ((w) + 1), &v, 8);                                                \
+		hv = hash_step(hv, v);                                                             \
+	} while (0)
+		switch (t->n_win) {
+		case 9:
+			WIN_WORD(8);
+			/* fall through */
+		case 8:
+			WIN_WORD(7);
+			/* fall through */
+		case 7:
+			WIN_WORD(6);
+			/* fall through */
+		case 6:
+			WIN_WORD(5);
+			/* fall through */
+		case 5:
+			WIN_WORD(4);
+			/* fall through */
+		case 4:
+			WIN_WORD(3);
+			/* fall through */
+		case 3:
+			WIN_WORD(2);
+			/* fall through */
+		case 2:
+			WIN_WORD(1);
+			/* fall through */
+		default:
+			WIN_WORD(0);
+		}
+#undef WIN_WORD
+		if (t->n_win_opf) {
+			unsigned int w = 1u + t->n_win;
+
+			for (unsigned int x = 8 * w; x < t->win_len; x += 8)
+				memset(key + x, 0, 8);
+			for (unsigned int i = 0; i < t->n_win_opf; i++)
+				op_field(&t->f[t->win_opf[i]], t->win_op_at[i], pkt, ctx, key);
+			for (; 8 * w < t->win_len; w++) {
+				uint64_t v;
+
+				memcpy(&v, key + 8 * w, 8);
+				hv = hash_step(hv, v);
+			}
+		}
+		*h = (uint32_t)hv;
+		return t->win_len;
+	}
 	if (t->fast && (uint64_t)pkt->nh_off + t->nh_need <= pkt->len &&
 	    (!t->th_need || (l4 && (uint64_t)pkt->th_off + t->th_need <= pkt->len))) {
 		if (t->packed && pkt->nh_off >= 8) {
@@ -668,7 +854,7 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 				for (unsigned int i = 0; i < t->n_opf; i++)
 					op_field(&t->f[t->opf[i]], t->op_at[i], pkt, ctx, key);
 			}
-			return t->pk_len;
+			return hashed(key, t->pk_len, h);
 		}
 		/* every field in the packet: the image's status bytes hold */
 		for (unsigned int i = 0; i < t->key_len; i += 8)
@@ -688,7 +874,7 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 			if (f->masked)
 				mask_field(f, key, f->len);
 		}
-		return t->key_len;
+		return hashed(key, t->key_len, h);
 	}
 	for (unsigned int i = 0; i < t->key_len; i += 8)
 		memset(key + i, 0, 8);
@@ -729,47 +915,54 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 		if (f->masked)
 			mask_field(f, key, avail);
 	}
-	return t->key_len;
+	return hashed(key, t->key_len, h);
 }
 
-static inline uint32_t key_hash(const uint8_t *key, unsigned int len)
-{
-#ifdef __SSE4_2__
-	/* one crc32 instruction a word */
-	uint64_t h = 0xffffffffu;
-
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, key + i, 8);
-		h = _mm_crc32_u64(h, w);
-	}
-	return (uint32_t)h;
-#else
-	uint64_t h = 0x9e3779b97f4a7c15ull;
-
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, key + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	return (uint32_t)h;
-#endif
-}
-
+/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: unrolled */
 static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 {
 	uint64_t d = 0;
 
-	for (unsigned int i = 0; i < len; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		d |= x ^ y;
+#define EQ_WORD(w)                                                                                 \
+	do {                                                                                       \
+		uint64_t x, y;                                                                     \
+		memcpy(&x, a + 8 * (w), 8);                                                        \
+		memcpy(&y, b + 8 * (w), 8);                                                        \
+		d |= x ^ y;                                                                        \
+	} while (0)
+	_Static_assert(FC_KEY_MAX == 80, "key_eq unrolls ten words");
+	switch (len / 8) {
+	case 10:
+		EQ_WORD(9);
+		/* fall through */
+	case 9:
+		EQ_WORD(8);
+		/* fall through */
+	case 8:
+		EQ_WORD(7);
+		/* fall through */
+	case 7:
+		EQ_WORD(6);
+		/* fall through */
+	case 6:
+		EQ_WORD(5);
+		/* fall through */
+	case 5:
+		EQ_WORD(4);
+		/* fall through */
+	case 4:
+		EQ_WORD(3);
+		/* fall through */
+	case 3:
+		EQ_WORD(2);
+		/* fall through */
+	case 2:
+		EQ_WORD(1);
+		/* fall through */
+	default:
+		EQ_WORD(0);
 	}
+#undef EQ_WORD
 	return d == 0;
 }
 
@@ -813,9 +1006,9 @@ struct fc_keys {
 };
 
 /* packet i's key under fp, its hash, and its bucket on the way */
-static inline void key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
-			       uint8_t hook, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
-			       struct fc_keys *k, unsigned int i)
+static inline __attribute__((always_inline)) void
+key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp, uint8_t hook,
+	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i)
 {
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
 	 * chains: each of them emits its trace events */
@@ -823,10 +1016,9 @@ static inline void key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp
 		k->len[i] = 0;
 		return;
 	}
-	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i]);
+	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i], &k->hash[i]);
 	if (!k->len[i])
 		return;
-	k->hash[i] = key_hash(k->key[i], k->len[i]);
 	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
 }
 
@@ -845,6 +1037,22 @@ static unsigned int run_recorded(const struct nftdp_vm_gen *gen, uint8_t nfproto
 	ctx->flow_rec = NULL;
 	ctx->flow_need = 0;
 	return v;
+}
+
+/* a hit's counters, charged with pkt's length: what each counter op of
+ * the recorded run would have added (nftdp_vm_counter_eval_slot, without
+ * the recording a hit never has) */
+static inline void charge(const struct fc_entry *e, const struct nftdp_vm_pkt *pkt,
+			  struct nftdp_vm_ctx *ctx)
+{
+	for (unsigned int i = 0; i < e->n_ctr; i++) {
+		struct nftdp_vm_counter *c =
+		    nftdp_vm_counter_slot(ctx->state, ctx->worker, e->ctr[i]);
+
+		/* one writer per row: plain read, relaxed store */
+		__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->bytes, c->bytes + pkt->skb_len, __ATOMIC_RELAXED);
+	}
 }
 
 /* verify mode: the chains judge a hit; the entry must agree with them */
@@ -892,8 +1100,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 				continue;
 			}
 			if (e) {
-				for (unsigned int c = 0; c < e->n_ctr; c++)
-					nftdp_vm_counter_eval_slot(e->ctr[c], pkt, ctx);
+				charge(e, pkt, ctx);
 				verdicts[i] = e->verdict;
 				fc->st.hits++;
 				continue;
@@ -959,8 +1166,7 @@ void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_p
 {
 	if (hit == &hook_empty)
 		return;
-	for (unsigned int c = 0; c < hit->e.n_ctr; c++)
-		nftdp_vm_counter_eval_slot(hit->e.ctr[c], pkt, ctx);
+	charge(&hit->e, pkt, ctx);
 	ctx->flow->st.hits++;
 }
 
