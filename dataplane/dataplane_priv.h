@@ -348,12 +348,14 @@ struct nftdp_dp_meta {
 	 * IPCB/IP6CB frag_max_size), 0 for any other packet */
 	uint16_t frag_max;
 	uint32_t frag_id; /**< defrag.c: the reassembled datagram's IPv6 fragment id */
-	/** --route (nexthop.c): the route the packet leaves by (a struct
-	 * nftdp_route_nh of the table the burst reads), the path taken and
-	 * its port */
-	const void *rt;
-	uint16_t tx_port;
-	uint8_t nh_path;
+};
+
+/** --route (nexthop.c): the route a view leaves by; apart from the meta so
+ * that wire mode's per-packet state stays as small as it was */
+struct nftdp_dp_nh {
+	const void *rt;	  /**< a struct nftdp_route_nh of the table the burst reads */
+	uint16_t tx_port; /**< the port of the path's device */
+	uint8_t path;	  /**< the path taken (ECMP) */
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
@@ -422,7 +424,8 @@ struct nftdp_dp_worker {
 	struct nftdp_vm_pkt view[NFTDP_DP_VIEWS];
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
-	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
+	struct nftdp_dp_nh nh[NFTDP_DP_VIEWS]; /**< --route only */
+	unsigned int n_reply;		       /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
@@ -559,7 +562,7 @@ void nftdp_dp_nexthop_fini(struct nftdp_dp *dp);
  * error ip_error / ip6_pkt_discard sends (type 0: none). Packet-path.
  */
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
-					  const struct nftdp_vm_pkt *p, struct nftdp_dp_meta *mt,
+					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
 					  struct nftdp_dp_icmp *icmp);
 /*
  * ip_finish_output2's neighbour step for a packet leaving by mt's route:
@@ -569,7 +572,8 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
  */
 struct rte_mbuf;
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
-			     const struct nftdp_dp_meta *mt, struct rte_mbuf *mb);
+			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *nh,
+			     struct rte_mbuf *mb);
 /* a packet whose next hop has no neighbour entry: counted and freed (the
  * host path will take it for resolution: issue 15 part 1) */
 void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb);

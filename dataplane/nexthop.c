@@ -238,7 +238,7 @@ static void route_error(bool v4, uint8_t type, struct nftdp_dp_icmp *icmp)
 }
 
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
-					  const struct nftdp_vm_pkt *p, struct nftdp_dp_meta *mt,
+					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *out,
 					  struct nftdp_dp_icmp *icmp)
 {
 	const struct nftdp_dp *dp = w->dp;
@@ -289,9 +289,9 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 	oif = nh->oif[path];
 	if (oif < 1 || oif > dp->n_ports || !dp->port[oif - 1].used)
 		return NFTDP_DP_DROP_ROUTE_NOT_PORT;
-	mt->rt = nh;
-	mt->nh_path = (uint8_t)path;
-	mt->tx_port = (uint16_t)(oif - 1);
+	out->rt = nh;
+	out->path = (uint8_t)path;
+	out->tx_port = (uint16_t)(oif - 1);
 	return NFTDP_DP_DROP_MAX;
 }
 
@@ -312,12 +312,13 @@ void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb)
 }
 
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
-			     const struct nftdp_dp_meta *mt, struct rte_mbuf *mb)
+			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *out,
+			     struct rte_mbuf *mb)
 {
-	const struct nftdp_route_nh *nh = mt->rt;
+	const struct nftdp_route_nh *nh = out->rt;
 	const struct nftdp_dp_nexthop *h = w->dp->nexthop;
 	const struct nftdp_route_neigh *t = atomic_load_explicit(&h->cur, memory_order_acquire);
-	const struct nftdp_dp_port *pt = &w->dp->port[mt->tx_port];
+	const struct nftdp_dp_port *pt = &w->dp->port[out->tx_port];
 	bool v4 = mt->ip_proto == NFTDP_DP_ETH_P_IP;
 	unsigned int alen = v4 ? 4 : 16;
 	const uint8_t *nexthop, *lladdr;
@@ -325,8 +326,8 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 
 	/* rt_nexthop(): the path's gateway, else the destination now in
 	 * the header (after any rewrite on the way) */
-	if (nh->gateway && !all_zero(nh->path_gw[mt->nh_path], alen))
-		nexthop = nh->path_gw[mt->nh_path];
+	if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
+		nexthop = nh->path_gw[out->path];
 	else
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
 	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);

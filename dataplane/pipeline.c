@@ -712,18 +712,18 @@ static void egress_routed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 		struct nftdp_vm_pkt *p = act[i];
 		unsigned int idx = (unsigned int)(p - w->view);
 
-		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], w->mb[idx]))
+		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], &w->nh[idx], w->mb[idx]))
 			act[k++] = p;
 	}
 	for (unsigned int first = 0; first < k; first++) {
-		uint16_t port = w->meta[act[first] - w->view].tx_port;
+		uint16_t port = w->nh[act[first] - w->view].tx_port;
 		const struct nftdp_dp_port *tx = &w->dp->port[port];
 		unsigned int m = 0;
 
 		if (done[first])
 			continue;
 		for (unsigned int i = first; i < k; i++) {
-			if (done[i] || w->meta[act[i] - w->view].tx_port != port)
+			if (done[i] || w->nh[act[i] - w->view].tx_port != port)
 				continue;
 			done[i] = 1;
 			grp[m++] = act[i];
@@ -748,12 +748,12 @@ static unsigned int route_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt
 		struct nftdp_dp_icmp icmp;
 		const struct nftdp_dp_port *o;
 
-		if (nftdp_dp_nexthop_route(w, p, &w->meta[idx], &icmp) != NFTDP_DP_DROP_MAX) {
+		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
 			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
 			rte_pktmbuf_free(w->mb[idx]);
 			continue;
 		}
-		o = &w->dp->port[w->meta[idx].tx_port];
+		o = &w->dp->port[w->nh[idx].tx_port];
 		p->oif = o->ifindex;
 		p->oifname = o->name;
 		act[k++] = p;
@@ -980,9 +980,10 @@ prerouting:
 				why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
 			/* --route: ip_route_input's lookup (nexthop.c) */
 			if (why == NFTDP_DP_DROP_MAX && dp->route)
-				why = nftdp_dp_nexthop_route(w, p, &meta[idx], &icmp);
+				why = nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp);
 			if (why == NFTDP_DP_DROP_MAX && mt->frag_max &&
-			    too_big(w, p, mt, rx, rx_port, dp->route ? mt->tx_port : tx_port))
+			    too_big(w, p, mt, rx, rx_port,
+				    dp->route ? w->nh[idx].tx_port : tx_port))
 				continue;
 			if (why == NFTDP_DP_DROP_MAX)
 				why = p->nfproto == NFPROTO_IPV4
@@ -990,7 +991,7 @@ prerouting:
 					  : nftdp_dp_ip6_forward(iph, mt->ip_len);
 			if (why == NFTDP_DP_DROP_MAX) {
 				const struct nftdp_dp_port *o =
-				    dp->route ? &dp->port[mt->tx_port] : tx;
+				    dp->route ? &dp->port[w->nh[idx].tx_port] : tx;
 
 				if (p->nfproto == NFPROTO_IPV4 && o->has_addr4)
 					nftdp_dp_ip_forward_options(iph, o->addr4);
@@ -1034,7 +1035,7 @@ prerouting:
 	/* 7. forward: iif = rx, oif = tx (--route: the route's port) */
 	for (unsigned int i = 0; i < nip; i++) {
 		const struct nftdp_dp_port *o =
-		    dp->route ? &dp->port[meta[ipl[i] - w->view].tx_port] : tx;
+		    dp->route ? &dp->port[w->nh[ipl[i] - w->view].tx_port] : tx;
 
 		ipl[i]->oif = o->ifindex;
 		ipl[i]->oifname = o->name;
