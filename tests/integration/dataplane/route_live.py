@@ -71,6 +71,17 @@ def csum(b):
     return ~s & 0xffff
 
 
+def probe6(src, dst, tag):
+    payload = b'rtlive' + struct.pack('!I', tag)
+    ulen = 8 + len(payload)
+    s6, d6 = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)
+    udp = struct.pack('!HHHH', 40000, 9, ulen, 0) + payload
+    ph = s6 + d6 + struct.pack('!IxxxB', ulen, 17)
+    udp = udp[:6] + struct.pack('!H', csum(ph + udp) or 0xffff) + udp[8:]
+    ip = struct.pack('!IHBB', 0x60000000, ulen, 17, 64) + s6 + d6
+    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x86\xdd' + ip + udp
+
+
 def probe(src, dst, tag, sport=40000):
     payload = b'rtlive' + struct.pack('!I', tag)
     udp = struct.pack('!HHHH', sport, 9, 8 + len(payload), 0) + payload
@@ -93,6 +104,7 @@ class Wire:
         self.lock = threading.Lock()
         self.seen = []  # (when, dev, tag, frame)
         self.icmp = []  # (when, frame) ICMP into t0
+        self.icmp6 = []  # (when, frame) ICMPv6 into t0
         self.stop = False
         self.th = threading.Thread(target=self.loop, daemon=True)
         self.th.start()
@@ -113,6 +125,12 @@ class Wire:
                     with self.lock:
                         if d == 't0' and len(f) > 34 and f[12:14] == b'\x08\x00' and f[23] == 1:
                             self.icmp.append((now, f))
+                        elif d == 't0' and len(f) > 62 and f[12:14] == b'\x86\xdd' and \
+                                f[20] == 58:
+                            self.icmp6.append((now, f))
+                        elif i == 62 and f[12:14] == b'\x86\xdd' and f[20] == 17 and \
+                                len(f) >= 72:
+                            self.seen.append((now, d, struct.unpack('!I', f[68:72])[0], f))
                         elif i >= 0 and len(f) >= i + 10 and f[12:14] == b'\x08\x00' and \
                                 f[23] == 17 and i == 42:
                             self.seen.append((now, d, struct.unpack('!I', f[i + 6:i + 10])[0],
@@ -128,6 +146,25 @@ class Wire:
         self.tag += 1
         self.tx.send(probe(src, dst, self.tag, sport))
         return self.tag
+
+    def send6(self, dst, src='2001:db8:1::1'):
+        self.tag += 1
+        self.tx.send(probe6(src, dst, self.tag))
+        return self.tag
+
+    def icmp6_for(self, tag, wait=0.15):
+        """An ICMPv6 error quoting probe tag that came back to t0."""
+        end = time.monotonic() + wait
+        while True:
+            with self.lock:
+                for _, f in self.icmp6:
+                    # eth 14 + ip6 40 + icmp6 8 + quoted ip6 40 + udp 8: 'rtlive' + tag
+                    if len(f) >= 120 and f[110:116] == b'rtlive' and \
+                            struct.unpack('!I', f[116:120])[0] == tag:
+                        return f
+            if time.monotonic() >= end:
+                return None
+            time.sleep(0.002)
 
     def where(self, tag, wait=0.15):
         """The devices tag came out of (after up to wait seconds) and one frame."""
@@ -225,12 +262,13 @@ def test_live_swap(w):
 
 
 def main(tmp):
-    for ns in (NS_DP, NS_T):
-        T.netns_add(ns, ipv6=False)
+    T.netns_add(NS_DP)  # IPv6 on: its routes and neighbours are mirrored
+    T.netns_add(NS_T, ipv6=False)
     for i in range(3):
         dp, t = 'dp%d' % i, 't%d' % i
         T.veth(NS_DP, dp, t, peer_ns=NS_T, mac=MAC[dp], peer_mac=MAC[t])
         nsh('ip', 'addr', 'add', '10.%d.0.254/24' % (i + 1), 'dev', dp)
+        nsh('ip', 'addr', 'add', '2001:db8:%d::254/64' % (i + 1), 'dev', dp, 'nodad')
     rules = os.path.join(tmp, 'r.nft')
     with open(rules, 'w') as f:
         f.write(RULES)
@@ -250,6 +288,8 @@ def main(tmp):
         for i in range(3):
             nsh('ip', 'neigh', 'replace', '10.%d.0.1' % (i + 1), 'lladdr', MAC['t%d' % i], 'dev',
                 'dp%d' % i, 'nud', 'permanent')
+            nsh('ip', '-6', 'neigh', 'replace', '2001:db8:%d::1' % (i + 1), 'lladdr',
+                MAC['t%d' % i], 'dev', 'dp%d' % i, 'nud', 'permanent')
         w = Wire()
         time.sleep(0.2)
 
@@ -266,6 +306,27 @@ def main(tmp):
             check(f[6:12] == mac(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
             check(f[22] == 63, 'TTL decremented (%d)' % f[22])
             check(csum(f[14:34]) == 0, 'IP header checksum valid')
+
+        # 1b. IPv6: a route via a gateway on dp2, ND entry for the MAC
+        nsh('ip', '-6', 'route', 'add', '2001:db8:7::/64', 'via', '2001:db8:3::1', 'dev', 'dp2')
+        time.sleep(BUDGET)
+        tag = w.send6('2001:db8:7::1')
+        devs, f = w.where(tag)
+        check(devs == ['t2'], 'IPv6: a probe to 2001:db8:7::1 leaves dp2 only (%s)' % devs)
+        if f:
+            check(f[0:6] == mac(MAC['t2']) and f[6:12] == mac(MAC['dp2']),
+                  'IPv6: MACs of dp2 and the neighbour 2001:db8:3::1')
+            check(f[21] == 63, 'IPv6: hop limit decremented (%d)' % f[21])
+        nsh('ip', '-6', 'route', 'del', '2001:db8:7::/64')
+        time.sleep(BUDGET)
+        tag = w.send6('2001:db8:7::1')
+        f = w.icmp6_for(tag)
+        check(f is not None and f[54] == 1 and f[55] == 0,
+              'IPv6: no route, ICMPv6 destination unreachable (no route) to the sender (%s)' %
+              (f[54:56].hex() if f else None))
+        if f:
+            check(f[0:6] == mac(MAC['t0']) and f[6:12] == mac(MAC['dp0']),
+                  'IPv6: the ICMPv6 error goes by route to the sender: dp0, neighbour t0')
 
         # 2. replace under traffic
         test_live_swap(w)
