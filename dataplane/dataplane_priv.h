@@ -574,6 +574,11 @@ struct rte_mbuf;
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *nh,
 			     struct rte_mbuf *mb);
+/* the replies of a burst (rejects, ICMP errors): each by the route to its
+ * destination, as icmp_send's route lookup: port and oif set; one with no
+ * route is counted (no_route) and freed. Returns those kept, in order. */
+unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
+				      unsigned int n);
 /* a packet whose next hop has no neighbour entry: counted and freed (the
  * host path will take it for resolution: issue 15 part 1) */
 void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb);

@@ -33,9 +33,9 @@
 struct nftdp_dp_nexthop {
 	/* first: the one word workers load */
 	_Atomic(struct nftdp_route_neigh *) cur;
-	bool dirty;   /* a neighbour notification since the last dump */
-	bool l4_hash; /* fib_multipath_hash_policy 1: ports too */
-	uint64_t retry_ns;
+	bool dirty;	   /* a neighbour notification since the last dump */
+	bool l4_hash;	   /* fib_multipath_hash_policy 1: ports too */
+	uint64_t retry_ns; /* no dump before: a failed one's retry, or pacing */
 	unsigned int n_ret;
 	struct {
 		struct nftdp_route_neigh *t;
@@ -145,9 +145,16 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
 	if (now < h->retry_ns)
 		return;
 	/* neighbours are few: every change is a new dump at once, so a
-	 * resolved next hop is used within a millisecond or so */
+	 * resolved next hop is used within a millisecond or so; a storm of
+	 * state changes (a large L2 segment) gets dumps at most a third of
+	 * the control thread's time, as route rebuilds */
 	h->dirty = false;
 	ret = dump(dp, &t);
+	if (ret == 0) {
+		uint64_t end = now_ns();
+
+		h->retry_ns = end + 2 * (end - now);
+	}
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: neighbours: dump: %s; keeping the previous table\n",
 			strerror(-ret));
@@ -338,4 +345,28 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	memcpy(d, lladdr, 6);
 	memcpy(d + 6, pt->mac.addr_bytes, 6);
 	return true;
+}
+
+unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
+				      unsigned int n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		unsigned int idx = (unsigned int)(p - w->view);
+		struct nftdp_dp_icmp icmp;
+		const struct nftdp_dp_port *o;
+
+		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
+			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
+			rte_pktmbuf_free(w->mb[idx]);
+			continue;
+		}
+		o = &w->dp->port[w->nh[idx].tx_port];
+		p->oif = o->ifindex;
+		p->oifname = o->name;
+		act[k++] = p;
+	}
+	return k;
 }

@@ -734,33 +734,6 @@ static void egress_routed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 	}
 }
 
-/* --route: the replies of a burst go out by the route to their
- * destination (icmp_send's ip_route_output_key): port and output device;
- * one without a route is not sent */
-static unsigned int route_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
-				  unsigned int n)
-{
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct nftdp_vm_pkt *p = act[i];
-		unsigned int idx = (unsigned int)(p - w->view);
-		struct nftdp_dp_icmp icmp;
-		const struct nftdp_dp_port *o;
-
-		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
-			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
-			rte_pktmbuf_free(w->mb[idx]);
-			continue;
-		}
-		o = &w->dp->port[w->nh[idx].tx_port];
-		p->oif = o->ifindex;
-		p->oifname = o->name;
-		act[k++] = p;
-	}
-	return k;
-}
-
 int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio, nftdp_dp_step_fn *fn,
 		      bool (*active)(const struct nftdp_vm_gen *))
 {
@@ -1070,7 +1043,7 @@ prerouting:
 		for (unsigned int i = 0; i < na; i++)
 			act[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
 		if (dp->route) /* by route to the source, as icmp_send */
-			na = route_replies(w, act, na);
+			na = nftdp_dp_nexthop_replies(w, act, na);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, meta,
 				 rx_port);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
