@@ -49,6 +49,10 @@ table inet fw {
 		oifname "dp1" counter
 		oifname "dp2" counter
 	}
+	chain c_rej {
+		type filter hook forward priority 10; policy accept;
+		ip daddr 10.12.0.1 reject
+	}
 	chain c_post {
 		type filter hook postrouting priority 0; policy accept;
 		oifname "dp1" counter
@@ -105,6 +109,7 @@ class Wire:
         self.seen = []  # (when, dev, tag, frame)
         self.icmp = []  # (when, frame) ICMP into t0
         self.icmp6 = []  # (when, frame) ICMPv6 into t0
+        self.icmp_other = []  # (when, dev, frame) ICMP out of t1, t2
         self.stop = False
         self.th = threading.Thread(target=self.loop, daemon=True)
         self.th.start()
@@ -123,8 +128,11 @@ class Wire:
                     now = time.monotonic()
                     i = f.find(b'rtlive')
                     with self.lock:
-                        if d == 't0' and len(f) > 34 and f[12:14] == b'\x08\x00' and f[23] == 1:
-                            self.icmp.append((now, f))
+                        if len(f) > 34 and f[12:14] == b'\x08\x00' and f[23] == 1:
+                            if d == 't0':
+                                self.icmp.append((now, f))
+                            else:
+                                self.icmp_other.append((now, d, f))
                         elif d == 't0' and len(f) > 62 and f[12:14] == b'\x86\xdd' and \
                                 f[20] == 58:
                             self.icmp6.append((now, f))
@@ -146,6 +154,14 @@ class Wire:
         self.tag += 1
         self.tx.send(probe(src, dst, self.tag, sport))
         return self.tag
+
+    def icmp_on(self, dev, tag):
+        """An ICMP error quoting probe tag that came out on dev, None yet."""
+        with self.lock:
+            for _, d, f in self.icmp_other:
+                if d == dev and len(f) >= 48 and struct.unpack('!H', f[46:48])[0] == tag & 0xffff:
+                    return f
+        return None
 
     def send6(self, dst, src='2001:db8:1::1'):
         self.tag += 1
@@ -210,7 +226,7 @@ def counters(build, sock):
     out = {}
     for o in json.loads(r.stdout)['nftables']:
         rule = o.get('rule')
-        if not rule:
+        if not rule or rule['chain'] not in ('c_fwd', 'c_post'):
             continue
         dev = rule['expr'][0]['match']['right']
         out[(rule['chain'], dev)] = rule['expr'][1]['counter']['packets']
@@ -357,6 +373,22 @@ def main(tmp):
                       (kind, code, f[34:36].hex() if f else None))
             nsh('ip', 'route', 'del', kind, '10.8.0.0/24')
 
+        # 3b. reject's ICMP error goes by the route to the source: a probe
+        # from 10.3.0.1 that came in on dp0 is answered out of dp2
+        nsh('ip', 'route', 'add', '10.12.0.0/24', 'via', '10.2.0.1', 'dev', 'dp1')
+        time.sleep(BUDGET)
+        tag = w.send('10.12.0.1', src='10.3.0.1')
+        end = time.monotonic() + 0.3
+        f = None
+        while f is None and time.monotonic() < end:
+            time.sleep(0.01)
+            f = w.icmp_on('t2', tag)
+        check(f is not None and f[34] == 3 and f[35] == 3 and f[0:6] == mac(MAC['t2']) and
+              f[6:12] == mac(MAC['dp2']),
+              'reject in forward: the ICMP error leaves by the route to the source (dp2), '
+              'not the receiving port')
+        check(w.icmp_for(tag, wait=0.05) is None, 'reject: nothing back out of dp0')
+
         # 4. an unresolved next hop: dropped and counted; resolved within ms
         nsh('ip', 'route', 'add', '10.9.0.0/24', 'via', '10.2.0.77', 'dev', 'dp1')
         time.sleep(BUDGET)
@@ -404,8 +436,12 @@ def main(tmp):
         c = counters(BUILD, sock)
         check(c.get(('c_post', 'dp2'), 0) >= n2 and c.get(('c_post', 'dp1'), 0) >= n1,
               'postrouting sees the route\'s device as oifname (%s)' % c)
-        check(c.get(('c_fwd', 'dp2'), 0) == c.get(('c_post', 'dp2'), 0),
-              'forward and postrouting agree on oifname')
+        # the rejected probe (via dp1) passed c_fwd only; its ICMP error
+        # (out of dp2) passed c_post only, as the kernel's output path
+        check(c.get(('c_fwd', 'dp1'), 0) == c.get(('c_post', 'dp1'), 0) + 1 and
+              c.get(('c_post', 'dp2'), 0) == c.get(('c_fwd', 'dp2'), 0) + 1,
+              'forward and postrouting agree on oifname (the reject: forward dp1, its '
+              'reply postrouting dp2)')
     finally:
         if w:
             w.close()
