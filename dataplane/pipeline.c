@@ -696,7 +696,7 @@ static unsigned int refragment(struct nftdp_dp_worker *w, const struct nftdp_vm_
 }
 
 /*
- * --route: packets leave by their routes (meta tx_port), each with the
+ * --route: packets leave by their routes (w->nh[]: port), each with the
  * next hop's MACs (ip_finish_output2); those without a neighbour entry
  * go to nftdp_dp_nexthop_unresolved(). Then netdev egress port by port
  * (emit keeps the packets' order).
@@ -1037,7 +1037,7 @@ prerouting:
 	}
 
 	/* 10. the replies of this burst (rejects, time exceeded): output,
-	 * postrouting, netdev egress, out of the rx port */
+	 * postrouting, netdev egress, out of the rx port (--route: by route) */
 	if (w->n_reply > r0) {
 		na = w->n_reply - r0;
 		for (unsigned int i = 0; i < na; i++)
