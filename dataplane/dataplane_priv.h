@@ -57,6 +57,9 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_IP_SRR,	   /**< --router: LSRR/SSRR, accept_source_route 0 */
 	NFTDP_DP_DROP_OWN_SRC, /**< --router: source is one of our --ifaddr (fib_validate_source) */
 	NFTDP_DP_DROP_L2_NOT_HOST, /**< --router: IP unicast in an L2 broadcast/multicast frame */
+	NFTDP_DP_DROP_NO_ROUTE,	   /**< --route: no route, unreachable, prohibit, blackhole */
+	NFTDP_DP_DROP_ROUTE_NOT_PORT,	/**< --route: the route's device is not a port */
+	NFTDP_DP_DROP_NEIGH_UNRESOLVED, /**< --route: no usable neighbour entry (nexthop.c) */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -347,6 +350,14 @@ struct nftdp_dp_meta {
 	uint32_t frag_id; /**< defrag.c: the reassembled datagram's IPv6 fragment id */
 };
 
+/** --route (nexthop.c): the route a view leaves by; apart from the meta so
+ * that wire mode's per-packet state stays as small as it was */
+struct nftdp_dp_nh {
+	const void *rt;	  /**< a struct nftdp_route_nh of the table the burst reads */
+	uint16_t tx_port; /**< the port of the path's device */
+	uint8_t path;	  /**< the path taken (ECMP) */
+};
+
 /** A frame the burst sends, keyed by the received packet it comes from. */
 struct nftdp_dp_emit {
 	uint16_t key;
@@ -413,7 +424,8 @@ struct nftdp_dp_worker {
 	struct nftdp_vm_pkt view[NFTDP_DP_VIEWS];
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
-	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
+	struct nftdp_dp_nh nh[NFTDP_DP_VIEWS]; /**< --route only */
+	unsigned int n_reply;		       /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
@@ -472,7 +484,8 @@ struct nftdp_dp_builtin {
  * NFTDP_VM_BURST_MAX (views, steering) */
 #define NFTDP_DP_RX_BURST_MAX 256
 
-struct nftdp_dp_fib; /* fib.c */
+struct nftdp_dp_fib;	 /* fib.c */
+struct nftdp_dp_nexthop; /* nexthop.c */
 
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
@@ -481,7 +494,8 @@ struct nftdp_dp {
 	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
 	bool flow_verify;		      /**< --flow-cache-verify */
 	bool router;
-	uint16_t mtu;			 /**< 0: leave the port's */
+	bool route;   /**< --route: forward by the mirrored routes and neighbours (nexthop.c) */
+	uint16_t mtu; /**< 0: leave the port's */
 	unsigned int n_mbufs;		 /**< --mbufs: mbufs per pool, 0: computed */
 	uint16_t mbuf_size;		 /**< --mbuf-size: data room per mbuf, 0: computed */
 	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
@@ -490,6 +504,8 @@ struct nftdp_dp {
 	struct nftdp_dp_own own; /**< every port's --ifaddr */
 	/** the kernel's routes for fib (fib.c): the slot workers read */
 	struct nftdp_dp_fib *fib;
+	/** --route: the neighbour table workers read (nexthop.c) */
+	struct nftdp_dp_nexthop *nexthop;
 	/** offline replay over several captures, one worker: the worker reads
 	 * them merged by capture time (worker.c; port.c decides) */
 	bool rx_merge;
@@ -520,6 +536,52 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp);
  * returns the ms left for nftdp_ctl_poll (0 once it waited here) */
 int nftdp_dp_fib_wait(struct nftdp_dp *dp, int ctl_fd, int max_ms);
 void nftdp_dp_fib_fini(struct nftdp_dp *dp);
+/* the route table workers read now (acquire), NULL before the first;
+ * valid until the caller's next quiescent state. Packet-path. */
+struct nftdp_route_table;
+const struct nftdp_route_table *nftdp_dp_fib_table(const struct nftdp_dp *dp);
+/* neighbour notifications on the fib's watch too. 0 or a negative errno */
+int nftdp_dp_fib_watch_neigh(struct nftdp_dp *dp);
+
+/* nexthop.c: --route, forwarding by route (docs/dataplane.md "Router
+ * mode"): the route lookup after prerouting, ECMP, the neighbour mirror
+ * and the MAC rewrite before netdev egress */
+/* after nftdp_dp_fib_init(dp, true): the first neighbour dump, and the
+ * watch's neighbour group. 0 or a negative errno */
+int nftdp_dp_nexthop_init(struct nftdp_dp *dp);
+/* control loop (from nftdp_dp_fib_tick): neighbours changed (changed),
+ * rebuild; free tables past their grace period */
+void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed);
+/* whether the control loop should come back within a millisecond */
+bool nftdp_dp_nexthop_pending(const struct nftdp_dp *dp);
+void nftdp_dp_nexthop_fini(struct nftdp_dp *dp);
+/*
+ * ip_route_input / ip6_route_input for a packet about to be forwarded:
+ * the route of its destination, the path (ECMP by the flow hash) and its
+ * port into mt. NFTDP_DP_DROP_MAX: forward; else why not, with *icmp the
+ * error ip_error / ip6_pkt_discard sends (type 0: none). Packet-path.
+ */
+enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
+					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
+					  struct nftdp_dp_icmp *icmp);
+/*
+ * ip_finish_output2's neighbour step for a packet leaving by mt's route:
+ * source MAC = the port's, destination = the next hop's lladdr. false:
+ * no usable neighbour; the packet went to nftdp_dp_nexthop_unresolved().
+ * Packet-path.
+ */
+struct rte_mbuf;
+bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *nh,
+			     struct rte_mbuf *mb);
+/* the replies of a burst (rejects, ICMP errors): each by the route to its
+ * destination, as icmp_send's route lookup: port and oif set; one with no
+ * route is counted (no_route) and freed. Returns those kept, in order. */
+unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
+				      unsigned int n);
+/* a packet whose next hop has no neighbour entry: counted and freed (the
+ * host path will take it for resolution: issue 15 part 1) */
+void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb);
 
 /* ct_step.c: conntrack in the pipeline */
 struct nftdp_ct_shard;

@@ -65,6 +65,18 @@ static const struct nftdp_route_table *cur(const void *fib)
 	return atomic_load_explicit(&f->cur, memory_order_acquire);
 }
 
+const struct nftdp_route_table *nftdp_dp_fib_table(const struct nftdp_dp *dp)
+{
+	return dp->fib ? cur(dp->fib) : NULL;
+}
+
+int nftdp_dp_fib_watch_neigh(struct nftdp_dp *dp)
+{
+	if (!dp->fib || !dp->fib->watch)
+		return -ENOTCONN;
+	return nftdp_route_watch_neigh(dp->fib->watch);
+}
+
 static void to_vm(const struct nftdp_route_table *t, const struct nftdp_route_nh *nh,
 		  struct nftdp_vm_fib_route *out)
 {
@@ -363,7 +375,9 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 		reclaim(dp);
 	ret = nftdp_route_watch_read(f->watch);
 	now = now_ns();
-	if (ret > 0) {
+	/* --route: neighbours are dumped again on their own, at once */
+	nftdp_dp_nexthop_tick(dp, ret > 0 && (ret & NFTDP_ROUTE_WATCH_NEIGH));
+	if (ret > 0 && (ret & NFTDP_ROUTE_WATCH_ROUTES)) {
 		if (!f->dirty)
 			f->first_ns = now;
 		f->dirty = true;
@@ -390,7 +404,7 @@ int nftdp_dp_fib_wait(struct nftdp_dp *dp, int ctl_fd, int max_ms)
 		return max_ms;
 	if (f->dirty)
 		ms = 1; /* the burst's end is measured in milliseconds */
-	else if (f->n_ret && ms > 1)
+	else if ((f->n_ret || nftdp_dp_nexthop_pending(dp)) && ms > 1)
 		ms = 1; /* a retired table: free it soon */
 	pfd[0] = (struct pollfd){.fd = ctl_fd, .events = POLLIN};
 	pfd[1] = (struct pollfd){.fd = nftdp_route_watch_fd(f->watch), .events = POLLIN};

@@ -56,6 +56,7 @@ struct opts {
 	unsigned int mbufs;	/* 0: computed per port */
 	unsigned int mbuf_size; /* 0: computed from the MTU */
 	bool router;
+	bool route; /* --route: forward by route (implies --router, --mirror-routes) */
 	bool mirror_routes;
 	double stats_period;
 	long exit_on_idle_ms; /* < 0: never */
@@ -90,6 +91,11 @@ static void usage(const char *prog)
 	    "                      it or to its subnet broadcast are not forwarded\n"
 	    "  --router            forward as the kernel's ip_forward: martians and TTL <= 1\n"
 	    "                      dropped (time exceeded sent), TTL/hop limit decremented\n"
+	    "  --route             --router and --mirror-routes, and forward by route: the\n"
+	    "                      output port is the port of the route's device (ECMP by\n"
+	    "                      flow hash), MACs from the port and the kernel's\n"
+	    "                      neighbour table; no route: ICMP unreachable (--wire\n"
+	    "                      is not used)\n"
 	    "  --mirror-routes     copy the routes (tables local and main, IPv4 and IPv6)\n"
 	    "                      and addresses of the network namespace nftdp runs in at\n"
 	    "                      start, for the fib expression (without it: at the first\n"
@@ -148,6 +154,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"wire", required_argument, NULL, 'w'},
 	    {"router", no_argument, NULL, 'R'},
 	    {"mirror-routes", no_argument, NULL, 'M'},
+	    {"route", no_argument, NULL, 'G'},
 	    {"conntrack-max", required_argument, NULL, 'T'},
 	    {"conntrack-events", required_argument, NULL, 'V'},
 	    {"ct-sysctl", required_argument, NULL, 'X'},
@@ -224,6 +231,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'M':
 			o->mirror_routes = true;
+			break;
+		case 'G':
+			o->route = o->router = o->mirror_routes = true;
 			break;
 		case 'T':
 			if (parse_uint(optarg, 1ul << 26, &v) < 0 || v == 0)
@@ -570,6 +580,7 @@ int main(int argc, char **argv)
 	dp.flow_cache = o.flow_cache;
 	dp.flow_verify = o.flow_verify;
 	dp.router = o.router;
+	dp.route = o.route && !o.control_only;
 	dp.mtu = (uint16_t)o.mtu;
 	dp.n_mbufs = o.mbufs;
 	dp.mbuf_size = (uint16_t)o.mbuf_size;
@@ -621,6 +632,9 @@ int main(int argc, char **argv)
 	 * that uses fib (cfg.fib_prepare); --control-only runs no fib and
 	 * has no quiescing worker to free old tables behind */
 	if (nftdp_dp_fib_init(&dp, o.mirror_routes && !o.control_only) < 0)
+		goto out_workers;
+	/* --route: the neighbours beside the routes */
+	if (dp.route && nftdp_dp_nexthop_init(&dp) < 0)
 		goto out_workers;
 	o.ct_cfg.timeouts = &o.ct_tmo;
 	/* conntrack -E: each new connection, change and end is copied into the
@@ -690,7 +704,9 @@ int main(int argc, char **argv)
 		printf("nftdp: %u worker%s%s, burst %u, flow cache %s, %s mode\n", dp.n_workers,
 		       dp.n_workers == 1 ? "" : "s",
 		       dp.main_is_worker ? " (on the main lcore)" : "", dp.burst, fc,
-		       dp.router ? "router" : "wire");
+		       dp.route	   ? "route"
+		       : dp.router ? "router"
+				   : "wire");
 	}
 	hz = rte_get_tsc_hz();
 	dp.start_tsc = t_start = rte_rdtsc();
@@ -786,6 +802,7 @@ out_workers:
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);
+	nftdp_dp_nexthop_fini(&dp);
 	nftdp_dp_fib_fini(&dp);
 	nftdp_vm_gen_domain_destroy(dp.dom);
 	goto out_state;

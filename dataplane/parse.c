@@ -38,6 +38,9 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_IP_SRR] = "ip_source_route",
     [NFTDP_DP_DROP_OWN_SRC] = "own_source",
     [NFTDP_DP_DROP_L2_NOT_HOST] = "l2_not_host",
+    [NFTDP_DP_DROP_NO_ROUTE] = "no_route",
+    [NFTDP_DP_DROP_ROUTE_NOT_PORT] = "route_not_port",
+    [NFTDP_DP_DROP_NEIGH_UNRESOLVED] = "neigh_unresolved",
 };
 
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)

@@ -695,6 +695,45 @@ static unsigned int refragment(struct nftdp_dp_worker *w, const struct nftdp_vm_
 	return k;
 }
 
+/*
+ * --route: packets leave by their routes (w->nh[]: port), each with the
+ * next hop's MACs (ip_finish_output2); those without a neighbour entry
+ * go to nftdp_dp_nexthop_unresolved(). Then netdev egress port by port
+ * (emit keeps the packets' order).
+ */
+static void egress_routed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  struct nftdp_vm_pkt **act, unsigned int n, uint16_t rx_port, bool replies)
+{
+	struct nftdp_vm_pkt *grp[NFTDP_VM_BURST_MAX];
+	uint8_t done[NFTDP_VM_BURST_MAX] = {0};
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		unsigned int idx = (unsigned int)(p - w->view);
+
+		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], &w->nh[idx], w->mb[idx]))
+			act[k++] = p;
+	}
+	for (unsigned int first = 0; first < k; first++) {
+		uint16_t port = w->nh[act[first] - w->view].tx_port;
+		const struct nftdp_dp_port *tx = &w->dp->port[port];
+		unsigned int m = 0;
+
+		if (done[first])
+			continue;
+		for (unsigned int i = first; i < k; i++) {
+			if (done[i] || w->nh[act[i] - w->view].tx_port != port)
+				continue;
+			done[i] = 1;
+			grp[m++] = act[i];
+		}
+		if (w->defrag)
+			m = refragment(w, gen, grp, m, tx, rx_port);
+		egress(w, gen, grp, m, tx, rx_port, replies);
+	}
+}
+
 int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio, nftdp_dp_step_fn *fn,
 		      bool (*active)(const struct nftdp_vm_gen *))
 {
@@ -912,16 +951,23 @@ prerouting:
 						      p->pkttype == PACKET_HOST, &dp->own, &icmp);
 			if (why == NFTDP_DP_DROP_MAX)
 				why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
+			/* --route: ip_route_input's lookup (nexthop.c) */
+			if (why == NFTDP_DP_DROP_MAX && dp->route)
+				why = nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp);
 			if (why == NFTDP_DP_DROP_MAX && mt->frag_max &&
-			    too_big(w, p, mt, rx, rx_port, tx_port))
+			    too_big(w, p, mt, rx, rx_port,
+				    dp->route ? w->nh[idx].tx_port : tx_port))
 				continue;
 			if (why == NFTDP_DP_DROP_MAX)
 				why = p->nfproto == NFPROTO_IPV4
 					  ? nftdp_dp_ip_forward(iph, mt->ip_len)
 					  : nftdp_dp_ip6_forward(iph, mt->ip_len);
 			if (why == NFTDP_DP_DROP_MAX) {
-				if (p->nfproto == NFPROTO_IPV4 && tx->has_addr4)
-					nftdp_dp_ip_forward_options(iph, tx->addr4);
+				const struct nftdp_dp_port *o =
+				    dp->route ? &dp->port[w->nh[idx].tx_port] : tx;
+
+				if (p->nfproto == NFPROTO_IPV4 && o->has_addr4)
+					nftdp_dp_ip_forward_options(iph, o->addr4);
 				ipl[k++] = p;
 				continue;
 			}
@@ -933,6 +979,15 @@ prerouting:
 				    p->data, mt->ip_off, mt->ip_len, false,
 				    p->nfproto == NFPROTO_IPV4 ? 11 : 3, 0, w->ip_id++,
 				    icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
+				    sizeof(w->reply));
+
+				if (len)
+					send_reply(w, rx_port, len, p);
+			} else if (why == NFTDP_DP_DROP_NO_ROUTE && icmp.type) {
+				/* ip_error / ip6_pkt_discard: destination unreachable */
+				uint32_t len = nftdp_dp_reject_build(
+				    p->data, mt->ip_off, mt->ip_len, false, icmp.type, icmp.code,
+				    w->ip_id++, icmp_src(rx, p->nfproto == NFPROTO_IPV4), w->reply,
 				    sizeof(w->reply));
 
 				if (len)
@@ -950,10 +1005,13 @@ prerouting:
 		nip = k;
 	}
 
-	/* 7. forward: iif = rx, oif = tx */
+	/* 7. forward: iif = rx, oif = tx (--route: the route's port) */
 	for (unsigned int i = 0; i < nip; i++) {
-		ipl[i]->oif = tx->ifindex;
-		ipl[i]->oifname = tx->name;
+		const struct nftdp_dp_port *o =
+		    dp->route ? &dp->port[w->nh[ipl[i] - w->view].tx_port] : tx;
+
+		ipl[i]->oif = o->ifindex;
+		ipl[i]->oifname = o->name;
 		ipl[i]->oiftype = ARPHRD_ETHER;
 	}
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_FORWARD, NF_INET_FORWARD, ipl, nip, meta, rx_port);
@@ -970,16 +1028,22 @@ prerouting:
 	na = 0;
 	for (unsigned int i = 0, j = 0; i < nip || j < nother;)
 		act[na++] = (j >= nother || (i < nip && ipl[i] < other[j])) ? ipl[i++] : other[j++];
-	if (w->defrag)
-		na = refragment(w, gen, act, na, tx, rx_port);
-	egress(w, gen, act, na, tx, rx_port, false);
+	if (dp->route) {
+		egress_routed(w, gen, act, na, rx_port, false);
+	} else {
+		if (w->defrag)
+			na = refragment(w, gen, act, na, tx, rx_port);
+		egress(w, gen, act, na, tx, rx_port, false);
+	}
 
 	/* 10. the replies of this burst (rejects, time exceeded): output,
-	 * postrouting, netdev egress, out of the rx port */
+	 * postrouting, netdev egress, out of the rx port (--route: by route) */
 	if (w->n_reply > r0) {
 		na = w->n_reply - r0;
 		for (unsigned int i = 0; i < na; i++)
 			act[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
+		if (dp->route) /* by route to the source, as icmp_send */
+			na = nftdp_dp_nexthop_replies(w, act, na);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, meta,
 				 rx_port);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
@@ -993,7 +1057,10 @@ prerouting:
 				all[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
 			nftdp_dp_ct_confirm(w, all, w->n_reply - r0, NF_DROP);
 		}
-		egress(w, gen, act, na, rx, rx_port, true);
+		if (dp->route)
+			egress_routed(w, gen, act, na, rx_port, true);
+		else
+			egress(w, gen, act, na, rx, rx_port, true);
 	}
 	/* whatever was tracked and did not get through postrouting was dropped:
 	 * its unconfirmed entry goes (a dropped first packet leaves none) */

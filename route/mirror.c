@@ -218,41 +218,64 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (tb[RTA_METRICS])
 		nh.mtu = metric_mtu(tb[RTA_METRICS]);
+	if (nh.gateway)
+		memcpy(nh.path_gw[0], nh.gw, alen);
+	nh.path_weight[0] = 1;
 	if (tb[RTA_MULTIPATH]) {
 		const struct rtnexthop *rtnh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
 		int len = (int)mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
-
+		struct {
+			uint32_t dev;
+			uint8_t gw[16], weight;
+			bool dead;
+		} path[NFTDP_ROUTE_MAX_PATHS];
+		unsigned int n = 0, first_live = NFTDP_ROUTE_MAX_PATHS;
 		bool live = false;
 
 		while (len >= (int)sizeof(*rtnh) && rtnh->rtnh_len >= sizeof(*rtnh) &&
 		       rtnh->rtnh_len <= len) {
-			uint32_t dev = map_dev(m, (uint32_t)rtnh->rtnh_ifindex);
+			bool dead = rtnh->rtnh_flags & RTNH_F_DEAD;
 
-			/* fib_table_lookup's res.nh_sel is the first path not
-			 * dead (IPv4; FIB_LOOKUP_IGNORE_LINKSTATE keeps linkdown
-			 * ones): FIB_RES_DEV is oif[0]. fib_info_nh_uses_dev
-			 * looks at every path, dead or not: all are kept. */
-			if (nh.n_oif < NFTDP_ROUTE_MAX_PATHS) {
-				if (!live && !(rtnh->rtnh_flags & RTNH_F_DEAD) &&
-				    rtm->rtm_family == AF_INET && nh.n_oif) {
-					memmove(&nh.oif[1], &nh.oif[0],
-						nh.n_oif * sizeof(nh.oif[0]));
-					nh.oif[0] = dev;
-					nh.n_oif++;
-				} else {
-					nh.oif[nh.n_oif++] = dev;
-				}
+			if (n < NFTDP_ROUTE_MAX_PATHS) {
+				memset(path[n].gw, 0, sizeof(path[n].gw));
+				path[n].dev = map_dev(m, (uint32_t)rtnh->rtnh_ifindex);
+				path[n].weight = (uint8_t)(rtnh->rtnh_hops + 1);
+				path[n].dead = dead;
+				if (rtnh->rtnh_len > sizeof(*rtnh))
+					path_gw(rtnh, alen, path[n].gw);
+				if (!dead && first_live == NFTDP_ROUTE_MAX_PATHS)
+					first_live = n;
+				n++;
 			}
 			/* a path with a gateway: the route has one (RTF_GATEWAY);
 			 * the gateway kept is the first live path's */
 			if (rtnh->rtnh_len > sizeof(*rtnh)) {
 				nh.gateway = true;
-				if (!live && !(rtnh->rtnh_flags & RTNH_F_DEAD))
+				if (!live && !dead)
 					path_gw(rtnh, alen, nh.gw);
 			}
-			live |= !(rtnh->rtnh_flags & RTNH_F_DEAD);
+			live |= !dead;
 			len -= RTNH_ALIGN(rtnh->rtnh_len);
 			rtnh = RTNH_NEXT(rtnh);
+		}
+		/* fib_table_lookup's res.nh_sel is the first path not dead
+		 * (IPv4; FIB_LOOKUP_IGNORE_LINKSTATE keeps linkdown ones):
+		 * FIB_RES_DEV is oif[0], the others follow in order.
+		 * fib_info_nh_uses_dev looks at every path, dead or not: all
+		 * are kept. */
+		for (unsigned int i = 0; i < n; i++) {
+			unsigned int from = i;
+
+			if (rtm->rtm_family == AF_INET && first_live < n)
+				from = i == 0 ? first_live : i <= first_live ? i - 1 : i;
+			if (nh.n_oif >= NFTDP_ROUTE_MAX_PATHS)
+				break;
+			nh.oif[nh.n_oif] = path[from].dev;
+			memcpy(nh.path_gw[nh.n_oif], path[from].gw, 16);
+			nh.path_weight[nh.n_oif] = path[from].weight;
+			if (path[from].dead)
+				nh.path_dead |= (uint8_t)(1u << nh.n_oif);
+			nh.n_oif++;
 		}
 	}
 	rc = nftdp_route_add(m->t, rtm->rtm_family, tbl, dst, rtm->rtm_dst_len, &nh);

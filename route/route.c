@@ -380,3 +380,29 @@ bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **w
 		*why = t->n_custom ? t->custom_why : NULL;
 	return t->n_custom != 0;
 }
+
+int nftdp_route_path_select(const struct nftdp_route_nh *nh, uint32_t hash)
+{
+	uint32_t total = 0, x;
+
+	/* fib_select_multipath's hash-threshold: each live path owns a share
+	 * of the hash space by its weight, so a flow stays on its path while
+	 * the route stands (the kernel's bounds, not its hash) */
+	for (unsigned int i = 0; i < nh->n_oif; i++)
+		if (!(nh->path_dead & (1u << i)))
+			total += nh->path_weight[i] ? nh->path_weight[i] : 1;
+	if (!total)
+		return nh->n_oif ? 0 : -1; /* all dead: FIB_RES_DEV's first */
+	x = (uint32_t)(((uint64_t)hash * total) >> 32);
+	for (unsigned int i = 0; i < nh->n_oif; i++) {
+		uint32_t w;
+
+		if (nh->path_dead & (1u << i))
+			continue;
+		w = nh->path_weight[i] ? nh->path_weight[i] : 1;
+		if (x < w)
+			return (int)i;
+		x -= w;
+	}
+	return 0;
+}

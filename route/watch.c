@@ -4,7 +4,9 @@
  * copies (links, IPv4/IPv6 addresses, routes and rules). It only says
  * "something changed, dump again": the caller coalesces a burst of
  * notifications (a routing daemon sends thousands) into one new table.
- * ENOBUFS (the kernel dropped notifications) says the same.
+ * ENOBUFS (the kernel dropped notifications) says the same. Neighbours
+ * (RTNLGRP_NEIGH, router forwarding only) are told apart from the rest:
+ * their table is small and rebuilt on its own (dataplane/nexthop.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 struct nftdp_route_watch {
 	struct mnl_socket *nl;
+	bool neigh; /* in RTNLGRP_NEIGH */
 };
 
 int nftdp_route_watch_open(struct nftdp_route_watch **out)
@@ -65,18 +68,31 @@ int nftdp_route_watch_fd(const struct nftdp_route_watch *w)
 	return mnl_socket_get_fd(w->nl);
 }
 
-/* whether one notification changes what the mirror holds */
-static bool relevant(const struct nlmsghdr *nlh)
+int nftdp_route_watch_neigh(struct nftdp_route_watch *w)
+{
+	unsigned int g = RTNLGRP_NEIGH;
+
+	if (mnl_socket_setsockopt(w->nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0)
+		return -errno;
+	w->neigh = true;
+	return 0;
+}
+
+/* what one notification changes of what the mirrors hold (a mask) */
+static int relevant(const struct nlmsghdr *nlh)
 {
 	switch (nlh->nlmsg_type) {
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		return NFTDP_ROUTE_WATCH_NEIGH;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE: {
 		const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
-			return true;
+			return NFTDP_ROUTE_WATCH_ROUTES;
 		/* IPv6 route cache (exceptions) entries are no routes */
-		return !(rtm->rtm_flags & RTM_F_CLONED);
+		return rtm->rtm_flags & RTM_F_CLONED ? 0 : NFTDP_ROUTE_WATCH_ROUTES;
 	}
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
@@ -84,9 +100,9 @@ static bool relevant(const struct nlmsghdr *nlh)
 	case RTM_DELADDR:
 	case RTM_NEWRULE:
 	case RTM_DELRULE:
-		return true;
+		return NFTDP_ROUTE_WATCH_ROUTES;
 	default:
-		return false;
+		return 0;
 	}
 }
 
@@ -108,7 +124,8 @@ int nftdp_route_watch_read(struct nftdp_route_watch *w)
 			if (errno == ENOBUFS) {
 				/* lost some: only a new dump is right; keep
 				 * draining what is queued */
-				changed = 1;
+				changed = NFTDP_ROUTE_WATCH_ROUTES |
+					  (w->neigh ? NFTDP_ROUTE_WATCH_NEIGH : 0);
 				continue;
 			}
 			return -errno;
@@ -116,8 +133,7 @@ int nftdp_route_watch_read(struct nftdp_route_watch *w)
 		len = (int)n;
 		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
 		     nlh = mnl_nlmsg_next(nlh, &len))
-			if (relevant(nlh))
-				changed = 1;
+			changed |= relevant(nlh);
 	}
 }
 

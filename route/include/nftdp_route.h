@@ -55,6 +55,11 @@ struct nftdp_route_nh {
 			      the first live path's */
 	uint32_t mtu;	 /**< the route's mtu metric (RTAX_MTU), 0: the device's */
 	uint32_t oif[NFTDP_ROUTE_MAX_PATHS]; /**< nftdp ifindex of each path */
+	/** each path's gateway (zeros: none, the destination is on link), in
+	 * the order of oif[]: router forwarding's next hop */
+	uint8_t path_gw[NFTDP_ROUTE_MAX_PATHS][16];
+	uint8_t path_weight[NFTDP_ROUTE_MAX_PATHS]; /**< rtnh_hops + 1 (1: single path) */
+	uint8_t path_dead; /**< bit i: path i is dead or its link down (RTNH_F_DEAD, _LINKDOWN) */
 };
 
 struct nftdp_route_table;
@@ -121,6 +126,13 @@ const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifi
 /** Device ifindex's mtu, 0 if unknown. Packet-path, any thread. */
 uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex);
 
+/**
+ * The path of a multipath route a flow of hash `hash` takes: hash-threshold
+ * over the live paths by weight (fib_select_multipath). A single-path
+ * route gives 0; -1: the route has no device. Packet-path, any thread.
+ */
+int nftdp_route_path_select(const struct nftdp_route_nh *nh, uint32_t hash);
+
 /** A port as nftdp numbers it, for the mirror. */
 struct nftdp_route_port {
 	const char *name;
@@ -159,13 +171,65 @@ int nftdp_route_watch_open(struct nftdp_route_watch **out);
 /** The socket, for poll(2): readable when a notification waits. */
 int nftdp_route_watch_fd(const struct nftdp_route_watch *w);
 /**
- * Read every pending notification without blocking. 1: something the
- * table mirrors changed, or messages were lost (ENOBUFS): dump again;
- * 0: nothing did; a negative errno on another socket error.
+ * Read every pending notification without blocking. A mask of
+ * NFTDP_ROUTE_WATCH_*: what changed (routes: something the table mirrors;
+ * neighbours: a neighbour, once subscribed), both when messages were lost
+ * (ENOBUFS): dump again; 0: nothing did; a negative errno on another
+ * socket error.
  */
 int nftdp_route_watch_read(struct nftdp_route_watch *w);
 /** Close it; NULL is a no-op. */
 void nftdp_route_watch_close(struct nftdp_route_watch *w);
+
+/** Which notifications nftdp_route_watch_read() saw (a mask). */
+#define NFTDP_ROUTE_WATCH_ROUTES 1 /**< links, addresses, routes, rules */
+#define NFTDP_ROUTE_WATCH_NEIGH 2  /**< neighbours (after nftdp_route_watch_neigh) */
+
+/**
+ * Subscribe w to neighbour notifications too (RTNLGRP_NEIGH): router
+ * forwarding's MAC rewrite follows them. 0 or a negative errno.
+ */
+int nftdp_route_watch_neigh(struct nftdp_route_watch *w);
+
+/*
+ * Neighbours: the kernel's ARP and ND entries on the devices named like a
+ * port, as {family, port ifindex, address} -> lladdr. Built by the control
+ * thread, read-only once published: workers look it up without locks;
+ * live updates swap whole tables (dataplane/nexthop.c).
+ */
+#define NFTDP_ROUTE_ALEN 6	   /**< Ethernet lladdr */
+#define NFTDP_ROUTE_NEIGH_PORTS 64 /**< port devices one mirror follows */
+
+struct nftdp_route_neigh;
+
+/** An empty neighbour table. 0 or -ENOMEM. Control-path. */
+int nftdp_route_neigh_create(struct nftdp_route_neigh **out);
+/** Free a table no worker reads any more; NULL is a no-op. Control-path. */
+void nftdp_route_neigh_destroy(struct nftdp_route_neigh *t);
+/**
+ * Add (or replace) the lladdr of addr (4 or 16 bytes by family) on port
+ * ifindex. 0, -EINVAL (family, ifindex 0), -ENOMEM. Control-path.
+ */
+int nftdp_route_neigh_add(struct nftdp_route_neigh *t, int family, uint32_t ifindex,
+			  const void *addr, const uint8_t lladdr[NFTDP_ROUTE_ALEN]);
+/**
+ * The lladdr of addr on port ifindex, NULL when the kernel has no usable
+ * entry (t NULL: none). Packet-path, any thread.
+ */
+const uint8_t *nftdp_route_neigh_lookup(const struct nftdp_route_neigh *t, int family,
+					uint32_t ifindex, const void *addr);
+/** Entries held. */
+unsigned int nftdp_route_neigh_count(const struct nftdp_route_neigh *t);
+/** Whether a neighbour in NUD state `state` is sent to (NUD_VALID). */
+bool nftdp_route_neigh_state_usable(uint16_t state);
+/**
+ * Fill t from one RTM_GETNEIGH dump (IPv4 and IPv6) of the netns this
+ * process runs in: usable entries with a 6-byte lladdr on the devices
+ * named like ports (at most NFTDP_ROUTE_NEIGH_PORTS), proxies left out.
+ * 0 or a negative errno (socket, netlink, -ENOMEM). Control-path.
+ */
+int nftdp_route_neigh_mirror(struct nftdp_route_neigh *t, const struct nftdp_route_port *ports,
+			     unsigned int n_ports);
 
 /** Routes added so far (IPv4, IPv6), for the start-up log. */
 void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6);

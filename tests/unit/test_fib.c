@@ -444,6 +444,171 @@ static void test_route_live(void **state)
 	nftdp_route_watch_close(w);
 }
 
+/* The neighbour table: add, replace, miss, growth past its first size. */
+static void test_neigh_table(void **state)
+{
+	static const uint8_t mac1[6] = {2, 0, 0, 0, 0, 1}, mac2[6] = {2, 0, 0, 0, 0, 2};
+	struct nftdp_route_neigh *t;
+	uint32_t a = a4("10.0.0.1");
+	const uint8_t *ll;
+
+	(void)state;
+	assert_null(nftdp_route_neigh_lookup(NULL, AF_INET, 1, &a));
+	assert_int_equal(nftdp_route_neigh_create(&t), 0);
+	assert_null(nftdp_route_neigh_lookup(t, AF_INET, 1, &a));
+	assert_int_equal(nftdp_route_neigh_add(t, AF_INET, 1, &a, mac1), 0);
+	assert_int_equal(nftdp_route_neigh_add(t, AF_INET, 0, &a, mac1), -EINVAL);
+	assert_int_equal(nftdp_route_neigh_add(t, AF_UNSPEC, 1, &a, mac1), -EINVAL);
+	ll = nftdp_route_neigh_lookup(t, AF_INET, 1, &a);
+	assert_non_null(ll);
+	assert_memory_equal(ll, mac1, 6);
+	assert_null(nftdp_route_neigh_lookup(t, AF_INET, 2, &a));	     /* another port */
+	assert_int_equal(nftdp_route_neigh_add(t, AF_INET, 1, &a, mac2), 0); /* replaced */
+	assert_memory_equal(nftdp_route_neigh_lookup(t, AF_INET, 1, &a), mac2, 6);
+	assert_int_equal(nftdp_route_neigh_count(t), 1);
+	assert_int_equal(nftdp_route_neigh_add(t, AF_INET6, 1, a6("2001:db8::1"), mac1), 0);
+	assert_memory_equal(nftdp_route_neigh_lookup(t, AF_INET6, 1, a6("2001:db8::1")), mac1, 6);
+	assert_null(nftdp_route_neigh_lookup(t, AF_INET6, 1, a6("2001:db8::2")));
+	for (uint32_t i = 0; i < 5000; i++) {
+		uint32_t b = htonl(0x0a010000u + i);
+		uint8_t mac[6] = {2, 0, 0, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i};
+
+		assert_int_equal(nftdp_route_neigh_add(t, AF_INET, 1 + i % 3, &b, mac), 0);
+	}
+	assert_int_equal(nftdp_route_neigh_count(t), 5002);
+	for (uint32_t i = 0; i < 5000; i++) {
+		uint32_t b = htonl(0x0a010000u + i);
+
+		ll = nftdp_route_neigh_lookup(t, AF_INET, 1 + i % 3, &b);
+		assert_non_null(ll);
+		assert_int_equal(ll[5], (uint8_t)i);
+		assert_null(nftdp_route_neigh_lookup(t, AF_INET, 1 + (i + 1) % 3, &b));
+	}
+	assert_memory_equal(nftdp_route_neigh_lookup(t, AF_INET, 1, &a), mac2, 6);
+	nftdp_route_neigh_destroy(t);
+	nftdp_route_neigh_destroy(NULL);
+	/* NUD_VALID only: incomplete and failed entries are not sent to */
+	assert_true(nftdp_route_neigh_state_usable(0x02));  /* NUD_REACHABLE */
+	assert_true(nftdp_route_neigh_state_usable(0x04));  /* NUD_STALE */
+	assert_true(nftdp_route_neigh_state_usable(0x80));  /* NUD_PERMANENT */
+	assert_true(nftdp_route_neigh_state_usable(0x40));  /* NUD_NOARP */
+	assert_false(nftdp_route_neigh_state_usable(0x01)); /* NUD_INCOMPLETE */
+	assert_false(nftdp_route_neigh_state_usable(0x20)); /* NUD_FAILED */
+	assert_false(nftdp_route_neigh_state_usable(0));
+}
+
+/* ECMP: hash-threshold by weight over the live paths, stable per hash. */
+static void test_path_select(void **state)
+{
+	struct nftdp_route_nh nh = {.type = RTN_UNICAST, .n_oif = 2};
+	unsigned int hits[3] = {0};
+
+	(void)state;
+	nh.path_weight[0] = nh.path_weight[1] = 1;
+	for (uint32_t i = 0; i < 10000; i++) {
+		uint32_t h = i * 2654435761u;
+		int p = nftdp_route_path_select(&nh, h);
+
+		assert_true(p == 0 || p == 1);
+		assert_int_equal(nftdp_route_path_select(&nh, h), p);
+		hits[p]++;
+	}
+	assert_true(hits[0] > 4000 && hits[1] > 4000);
+	/* weight 3:1 */
+	nh.path_weight[0] = 3;
+	hits[0] = hits[1] = 0;
+	for (uint32_t i = 0; i < 10000; i++)
+		hits[nftdp_route_path_select(&nh, i * 2654435761u)]++;
+	assert_true(hits[0] > 7000 && hits[0] < 8000);
+	/* a dead path takes nothing */
+	nh.path_dead = 1;
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(nftdp_route_path_select(&nh, i * 2654435761u), 1);
+	nh.path_dead = 3; /* all dead: the first */
+	assert_int_equal(nftdp_route_path_select(&nh, 12345), 0);
+	nh.n_oif = 0;
+	assert_int_equal(nftdp_route_path_select(&nh, 12345), -1);
+	nh.n_oif = 1;
+	nh.path_dead = 0;
+	assert_int_equal(nftdp_route_path_select(&nh, 0xffffffffu), 0);
+}
+
+/* In test_route_mirror's netns: each multipath path's gateway and weight;
+ * the neighbour mirror keeps usable entries of port devices only; the
+ * watch tells neighbour changes apart once subscribed. */
+static void test_route_neigh_live(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	static const uint8_t mac9[6] = {2, 0, 0, 0, 0, 9}, macb[6] = {2, 0, 0, 0, 0, 0xb};
+	struct nftdp_route_watch *w;
+	struct nftdp_route_table *t;
+	struct nftdp_route_neigh *n;
+	const struct nftdp_route_nh *nh;
+	unsigned int count;
+	uint32_t a;
+
+	(void)state;
+	if (system("ip link show dp0 >/dev/null 2>&1") != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(system("ip link set eth9 up"), 0); /* test_route_live set it down */
+	assert_int_equal(system("ip route add 198.20.0.0/16 nexthop via 10.1.0.7 dev dp0 weight 2 "
+				"nexthop via 192.0.2.7 dev eth9"),
+			 0);
+	t = remirror(ports, 2);
+	nh = nftdp_route_lookup4(t, a4("198.20.1.1"));
+	assert_non_null(nh);
+	assert_int_equal(nh->n_oif, 2);
+	assert_true(nh->gateway);
+	assert_int_equal(nh->oif[0], 1);
+	a = a4("10.1.0.7");
+	assert_memory_equal(nh->path_gw[0], &a, 4);
+	a = a4("192.0.2.7");
+	assert_memory_equal(nh->path_gw[1], &a, 4);
+	assert_int_equal(nh->path_weight[0], 2);
+	assert_int_equal(nh->path_weight[1], 1);
+	assert_int_equal(nh->path_dead, 0);
+	nh = nftdp_route_lookup4(t, a4("198.51.100.1")); /* single path via 10.1.0.2 */
+	a = a4("10.1.0.2");
+	assert_memory_equal(nh->path_gw[0], &a, 4);
+	assert_int_equal(nh->path_weight[0], 1);
+	nftdp_route_table_destroy(t);
+
+	assert_int_equal(nftdp_route_watch_open(&w), 0);
+	assert_int_equal(nftdp_route_watch_neigh(w), 0);
+	assert_int_equal(system("ip neigh replace 10.1.0.9 lladdr 02:00:00:00:00:09 dev dp0 nud "
+				"permanent && ip -6 neigh replace 2001:db8:1::b lladdr "
+				"02:00:00:00:00:0b dev dp0 nud reachable && ip neigh replace "
+				"192.0.2.9 lladdr 02:00:00:00:00:09 dev eth9 nud permanent"),
+			 0);
+	assert_true(watch_wait(w) & NFTDP_ROUTE_WATCH_NEIGH);
+	assert_int_equal(nftdp_route_neigh_create(&n), 0);
+	assert_int_equal(nftdp_route_neigh_mirror(n, ports, 2), 0);
+	a = a4("10.1.0.9");
+	assert_non_null(nftdp_route_neigh_lookup(n, AF_INET, 1, &a));
+	assert_memory_equal(nftdp_route_neigh_lookup(n, AF_INET, 1, &a), mac9, 6);
+	assert_memory_equal(nftdp_route_neigh_lookup(n, AF_INET6, 1, a6("2001:db8:1::b")), macb, 6);
+	a = a4("192.0.2.9"); /* eth9 is no port */
+	assert_null(nftdp_route_neigh_lookup(n, AF_INET, 1, &a));
+	/* and the kernel's own NOARP entries (IPv6 multicast) of dp0 */
+	count = nftdp_route_neigh_count(n);
+	assert_true(count >= 2);
+	nftdp_route_neigh_destroy(n);
+	/* deleted: gone from the next dump; the watch says so */
+	while (nftdp_route_watch_read(w) != 0)
+		;
+	assert_int_equal(system("ip neigh del 10.1.0.9 dev dp0"), 0);
+	assert_int_equal(watch_wait(w), NFTDP_ROUTE_WATCH_NEIGH);
+	assert_int_equal(nftdp_route_neigh_create(&n), 0);
+	assert_int_equal(nftdp_route_neigh_mirror(n, ports, 2), 0);
+	a = a4("10.1.0.9");
+	assert_null(nftdp_route_neigh_lookup(n, AF_INET, 1, &a));
+	assert_int_equal(nftdp_route_neigh_count(n), count - 1);
+	nftdp_route_neigh_destroy(n);
+	nftdp_route_watch_close(w);
+}
+
 /* ---------- the expression over a stub table ---------- */
 
 struct stub_route {
@@ -1019,10 +1184,12 @@ int main(int argc, char **argv)
 	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_lpm4),	 cmocka_unit_test(test_route_lpm6),
-	    cmocka_unit_test(test_route_reset),	 cmocka_unit_test(test_route_big),
+	    cmocka_unit_test(test_route_lpm4),	     cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_reset),	     cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
+	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_neigh_table),
+	    cmocka_unit_test(test_path_select),
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),

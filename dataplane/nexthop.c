@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --route: forwarding by the kernel's routes and neighbours. After
+ * prerouting a packet's destination is looked up in the mirrored route
+ * table (fib.c owns it) as ip_route_input / ip6_route_input would; a
+ * multipath route picks its path by the flow hash (fib_multipath_hash,
+ * L3 or L4 as net.ipv4.fib_multipath_hash_policy says); the route's
+ * device is the output port. Before netdev egress the MACs are rewritten
+ * as ip_finish_output2 / neigh_output would: source the port's, destination
+ * the next hop's lladdr from the neighbour mirror (route/neigh.c), a table
+ * rebuilt from one RTM_GETNEIGH dump whenever rtnetlink reports a
+ * neighbour change and swapped in like the route table (one release
+ * store, old one freed a grace period of the generation domain later).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+
+#include <rte_jhash.h>
+#include <rte_mbuf.h>
+
+#include "dataplane_priv.h"
+#include "nftdp_route.h"
+
+#define RET_MAX 8	      /* neighbour tables in their grace period */
+#define RETRY_NS 100000000ull /* a failed neighbour dump is tried again after 100 ms */
+
+struct nftdp_dp_nexthop {
+	/* first: the one word workers load */
+	_Atomic(struct nftdp_route_neigh *) cur;
+	bool dirty;	   /* a neighbour notification since the last dump */
+	bool l4_hash;	   /* fib_multipath_hash_policy 1: ports too */
+	uint64_t retry_ns; /* no dump before: a failed one's retry, or pacing */
+	unsigned int n_ret;
+	struct {
+		struct nftdp_route_neigh *t;
+		uint64_t token;
+	} ret[RET_MAX];
+	unsigned long n_builds;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
+ * (3: of the inner header, which nftdp does not look at: as 1) */
+static bool read_l4_policy(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/fib_multipath_hash_policy", "r");
+	int v = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == 1 || v == 3;
+}
+
+static int dump(struct nftdp_dp *dp, struct nftdp_route_neigh **out)
+{
+	struct nftdp_route_port ports[RTE_MAX_ETHPORTS];
+	unsigned int n = 0;
+	int ret;
+
+	for (uint16_t p = 0; p < dp->n_ports; p++)
+		if (dp->port[p].used)
+			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
+							       .ifindex = dp->port[p].ifindex};
+	ret = nftdp_route_neigh_create(out);
+	if (ret < 0)
+		return ret;
+	ret = nftdp_route_neigh_mirror(*out, ports, n);
+	if (ret < 0) {
+		nftdp_route_neigh_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_nexthop *h;
+	struct nftdp_route_neigh *t;
+	int ret;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	dp->nexthop = h;
+	h->l4_hash = read_l4_policy();
+	/* subscribed before the dump: no change slips in between */
+	ret = nftdp_dp_fib_watch_neigh(dp);
+	if (ret == 0)
+		ret = dump(dp, &t);
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: neighbours: %s\n", strerror(-ret));
+		return ret;
+	}
+	atomic_store_explicit(&h->cur, t, memory_order_release);
+	printf("nftdp: route mode: %u neighbours, ECMP hash %s, following changes\n",
+	       nftdp_route_neigh_count(t), h->l4_hash ? "L4" : "L3");
+	return 0;
+}
+
+static void reclaim(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_nexthop *h = dp->nexthop;
+	unsigned int k = 0;
+
+	while (k < h->n_ret && nftdp_vm_gen_grace_passed(dp->dom, h->ret[k].token))
+		nftdp_route_neigh_destroy(h->ret[k++].t);
+	if (k) {
+		memmove(h->ret, h->ret + k, (h->n_ret - k) * sizeof(h->ret[0]));
+		h->n_ret -= k;
+	}
+}
+
+void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
+{
+	struct nftdp_dp_nexthop *h = dp->nexthop;
+	struct nftdp_route_neigh *t, *old;
+	uint64_t now;
+	int ret;
+
+	if (!h)
+		return;
+	if (h->n_ret)
+		reclaim(dp);
+	h->dirty |= changed;
+	/* a full ring of old tables waits for the workers' next burst */
+	if (!h->dirty || h->n_ret == RET_MAX)
+		return;
+	now = now_ns();
+	if (now < h->retry_ns)
+		return;
+	/* neighbours are few: every change is a new dump at once, so a
+	 * resolved next hop is used within a millisecond or so; a storm of
+	 * state changes (a large L2 segment) gets dumps at most a third of
+	 * the control thread's time, as route rebuilds */
+	h->dirty = false;
+	ret = dump(dp, &t);
+	if (ret == 0) {
+		uint64_t end = now_ns();
+
+		h->retry_ns = end + 2 * (end - now);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: neighbours: dump: %s; keeping the previous table\n",
+			strerror(-ret));
+		h->dirty = true;
+		h->retry_ns = now + RETRY_NS;
+		return;
+	}
+	old = atomic_exchange_explicit(&h->cur, t, memory_order_release);
+	h->ret[h->n_ret].t = old;
+	h->ret[h->n_ret++].token = nftdp_vm_gen_grace_start(dp->dom);
+	h->n_builds++;
+}
+
+bool nftdp_dp_nexthop_pending(const struct nftdp_dp *dp)
+{
+	const struct nftdp_dp_nexthop *h = dp->nexthop;
+
+	return h && (h->dirty || h->n_ret);
+}
+
+void nftdp_dp_nexthop_fini(struct nftdp_dp *dp)
+{
+	struct nftdp_dp_nexthop *h = dp->nexthop;
+
+	if (!h)
+		return;
+	/* no worker runs any more */
+	for (unsigned int i = 0; i < h->n_ret; i++)
+		nftdp_route_neigh_destroy(h->ret[i].t);
+	nftdp_route_neigh_destroy(atomic_load_explicit(&h->cur, memory_order_relaxed));
+	free(h);
+	dp->nexthop = NULL;
+}
+
+/* fib_multipath_hash: addresses (and for IPv6 the flow label and next
+ * header), with policy 1 the transport ports and protocol too; the
+ * kernel's per-boot key is not known, so the spread differs from the
+ * kernel's but each flow keeps one path */
+static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
+{
+	const uint8_t *iph = p->data + p->nh_off;
+	uint32_t k[11], n;
+
+	if (p->nfproto == NFPROTO_IPV4) {
+		memcpy(&k[0], iph + 12, 8); /* saddr, daddr */
+		n = 2;
+	} else {
+		memcpy(&k[0], iph + 8, 32);
+		k[8] = ((uint32_t)(iph[1] & 0x0f) << 16 | (uint32_t)iph[2] << 8 | iph[3]);
+		n = 9;
+		if (!l4)
+			k[n++] = iph[6];
+	}
+	if (l4) {
+		k[n] = p->l4proto;
+		k[n + 1] = 0;
+		if ((p->flags & NFTDP_VM_PKT_F_L4PROTO) && !p->fragoff &&
+		    (p->l4proto == IPPROTO_TCP || p->l4proto == IPPROTO_UDP ||
+		     p->l4proto == IPPROTO_SCTP || p->l4proto == IPPROTO_UDPLITE) &&
+		    p->th_off + 4 <= p->len)
+			memcpy(&k[n + 1], p->data + p->th_off, 4);
+		n += 2;
+	}
+	return rte_jhash_32b(k, n, 0x6e667464u);
+}
+
+/* ip_error (IPv4) / ip6_pkt_discard and friends (IPv6): what a packet
+ * with route type `type` (RTN_*; RTN_UNSPEC: no route at all) gets */
+static void route_error(bool v4, uint8_t type, struct nftdp_dp_icmp *icmp)
+{
+	*icmp = (struct nftdp_dp_icmp){0};
+	switch (type) {
+	case RTN_BLACKHOLE: /* -EINVAL: dropped without a word */
+		return;
+	case RTN_UNREACHABLE: /* -EHOSTUNREACH / ip6_pkt_discard */
+		icmp->type = v4 ? 3 : 1;
+		icmp->code = v4 ? 1 : 0; /* ICMP_HOST_UNREACH / ICMPV6_NOROUTE */
+		return;
+	case RTN_PROHIBIT: /* -EACCES / ip6_pkt_prohibit */
+		icmp->type = v4 ? 3 : 1;
+		icmp->code = v4 ? 13 : 1; /* ICMP_PKT_FILTERED / ICMPV6_ADM_PROHIBITED */
+		return;
+	default: /* no route, or throw out of main: -ENETUNREACH */
+		icmp->type = v4 ? 3 : 1;
+		icmp->code = 0; /* ICMP_NET_UNREACH / ICMPV6_NOROUTE */
+		return;
+	}
+}
+
+enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
+					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *out,
+					  struct nftdp_dp_icmp *icmp)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_route_table *t = nftdp_dp_fib_table(dp);
+	const uint8_t *iph = p->data + p->nh_off;
+	bool v4 = p->nfproto == NFPROTO_IPV4;
+	const struct nftdp_route_nh *nh = NULL;
+	uint32_t oif;
+	int path;
+
+	icmp->type = 0;
+	if (t) {
+		if (v4) {
+			uint32_t daddr;
+
+			memcpy(&daddr, iph + 16, 4);
+			nh = nftdp_route_lookup4(t, daddr);
+		} else {
+			/* a link-scope destination: the routes of the receiving
+			 * device (RT6_LOOKUP_F_IFACE with the input device) */
+			nh = nftdp_route_lookup6(t, iph + 24, p->iif);
+		}
+	}
+	if (!nh) {
+		route_error(v4, RTN_UNSPEC, icmp);
+		return NFTDP_DP_DROP_NO_ROUTE;
+	}
+	switch (nh->type) {
+	case RTN_UNICAST:
+		break;
+	case RTN_LOCAL:
+	case RTN_BROADCAST:
+	case RTN_MULTICAST:
+	case RTN_ANYCAST:
+		/* local delivery: the host path's (issue 15 part 1) */
+		return NFTDP_DP_DROP_NOT_FORWARDED;
+	default:
+		route_error(v4, nh->type, icmp);
+		return NFTDP_DP_DROP_NO_ROUTE;
+	}
+	path = nh->n_oif > 1 ? nftdp_route_path_select(nh, flow_hash(p, dp->nexthop->l4_hash))
+	       : nh->n_oif   ? 0
+			     : -1;
+	if (path < 0) {
+		route_error(v4, RTN_UNSPEC, icmp);
+		return NFTDP_DP_DROP_NO_ROUTE;
+	}
+	oif = nh->oif[path];
+	if (oif < 1 || oif > dp->n_ports || !dp->port[oif - 1].used)
+		return NFTDP_DP_DROP_ROUTE_NOT_PORT;
+	out->rt = nh;
+	out->path = (uint8_t)path;
+	out->tx_port = (uint16_t)(oif - 1);
+	return NFTDP_DP_DROP_MAX;
+}
+
+static bool all_zero(const uint8_t *a, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
+void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb)
+{
+	/* the kernel queues it on the neighbour (arp_queue) and solicits;
+	 * here it is dropped until the host path can take it there */
+	w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
+	rte_pktmbuf_free(mb);
+}
+
+bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *out,
+			     struct rte_mbuf *mb)
+{
+	const struct nftdp_route_nh *nh = out->rt;
+	const struct nftdp_dp_nexthop *h = w->dp->nexthop;
+	const struct nftdp_route_neigh *t = atomic_load_explicit(&h->cur, memory_order_acquire);
+	const struct nftdp_dp_port *pt = &w->dp->port[out->tx_port];
+	bool v4 = mt->ip_proto == NFTDP_DP_ETH_P_IP;
+	unsigned int alen = v4 ? 4 : 16;
+	const uint8_t *nexthop, *lladdr;
+	uint8_t *d = p->data;
+
+	/* rt_nexthop(): the path's gateway, else the destination now in
+	 * the header (after any rewrite on the way) */
+	if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
+		nexthop = nh->path_gw[out->path];
+	else
+		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
+	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);
+	if (!lladdr) {
+		nftdp_dp_nexthop_unresolved(w, mb);
+		return false;
+	}
+	memcpy(d, lladdr, 6);
+	memcpy(d + 6, pt->mac.addr_bytes, 6);
+	return true;
+}
+
+unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
+				      unsigned int n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = act[i];
+		unsigned int idx = (unsigned int)(p - w->view);
+		struct nftdp_dp_icmp icmp;
+		const struct nftdp_dp_port *o;
+
+		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
+			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
+			rte_pktmbuf_free(w->mb[idx]);
+			continue;
+		}
+		o = &w->dp->port[w->nh[idx].tx_port];
+		p->oif = o->ifindex;
+		p->oifname = o->name;
+		act[k++] = p;
+	}
+	return k;
+}

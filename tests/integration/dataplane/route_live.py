@@ -1,0 +1,483 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""--route: forwarding by the kernel's routes and neighbours (issue 15, part 2).
+
+usage: route_live.py BUILD_DIR
+
+nftdp runs with --route on three net_af_packet ports dp0, dp1, dp2 in a
+scratch netns whose kernel has 10.1.0.254/24, 10.2.0.254/24, 10.3.0.254/24
+on them and permanent neighbours 10.1.0.1, 10.2.0.1, 10.3.0.1 (the tester's
+t0, t1, t2 in a second netns). The tester sends UDP probes into dp0 and
+reads t0, t1 and t2:
+- `ip route add 10.7.0.0/24 via 10.2.0.1 dev dp1`: a probe to 10.7.0.1
+  leaves dp1 with dp1's MAC as source, t1's as destination, TTL 63;
+- `ip route replace ... via 10.3.0.1 dev dp2` while a probe goes every
+  millisecond: every probe comes out exactly once, those before the swap
+  on dp1, those after on dp2 (none lost, none misrouted), within 100 ms;
+- `ip route del`: ICMP net unreachable back out of dp0 to t0; an
+  unreachable route gives host unreachable, prohibit packet filtered,
+  blackhole nothing;
+- a route via 10.2.0.77 with no neighbour entry: nothing leaves (counted
+  neigh_unresolved); `ip neigh add ... lladdr` shows within 100 ms;
+- a two-path route: 200 flows (L3 hash), each on one port, both used;
+- forward and postrouting see the route's device as oifname.
+Bounded: nftdp runs under timeout 90.
+"""
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
+import nftdp_test as T  # noqa: E402
+
+BUILD = os.path.abspath(sys.argv[1])
+NS_DP, NS_T = T.netns_name('rl'), T.netns_name('rl', 't')
+checks = T.Checks(flush=True)
+check = checks.check
+# seconds a route or neighbour change may take to show: milliseconds on an
+# idle machine (printed), but `ip route replace` alone took 280 ms on a
+# loaded CI host, so the bound is fib_live's
+BUDGET = 1.0
+MAC = {n: '02:00:00:00:%02x:%02x' % (0xd0 + i // 3 * 0x10, i % 3) for i, n in
+       enumerate(('dp0', 'dp1', 'dp2', 't0', 't1', 't2'))}
+
+RULES = '''
+table inet fw {
+	chain c_fwd {
+		type filter hook forward priority 0; policy accept;
+		oifname "dp1" counter
+		oifname "dp2" counter
+	}
+	chain c_rej {
+		type filter hook forward priority 10; policy accept;
+		ip daddr 10.12.0.1 reject
+	}
+	chain c_post {
+		type filter hook postrouting priority 0; policy accept;
+		oifname "dp1" counter
+		oifname "dp2" counter
+	}
+}
+'''
+
+
+def mac(s):
+    return bytes(int(x, 16) for x in s.split(':'))
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def probe6(src, dst, tag):
+    payload = b'rtlive' + struct.pack('!I', tag)
+    ulen = 8 + len(payload)
+    s6, d6 = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)
+    udp = struct.pack('!HHHH', 40000, 9, ulen, 0) + payload
+    ph = s6 + d6 + struct.pack('!IxxxB', ulen, 17)
+    udp = udp[:6] + struct.pack('!H', csum(ph + udp) or 0xffff) + udp[8:]
+    ip = struct.pack('!IHBB', 0x60000000, ulen, 17, 64) + s6 + d6
+    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x86\xdd' + ip + udp
+
+
+def probe(src, dst, tag, sport=40000):
+    payload = b'rtlive' + struct.pack('!I', tag)
+    udp = struct.pack('!HHHH', sport, 9, 8 + len(payload), 0) + payload
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), tag & 0xffff, 0, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
+    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x08\x00' + ip + udp
+
+
+class Wire:
+    """Probes into dp0 through t0; what comes out on t0, t1, t2, read by a thread."""
+
+    def __init__(self):
+        self.tx = T.packet_socket(NS_T, 't0')
+        self.rx = {d: T.packet_socket(NS_T, d) for d in ('t0', 't1', 't2')}
+        for s in self.rx.values():
+            # a lagging reader thread must not lose what nftdp sent
+            s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE
+            s.settimeout(0.01)
+        self.lock = threading.Lock()
+        self.seen = []  # (when, dev, tag, frame)
+        self.icmp = []  # (when, frame) ICMP into t0
+        self.icmp6 = []  # (when, frame) ICMPv6 into t0
+        self.icmp_other = []  # (when, dev, frame) ICMP out of t1, t2
+        self.stop = False
+        self.th = threading.Thread(target=self.loop, daemon=True)
+        self.th.start()
+        self.tag = 0
+
+    def loop(self):
+        while not self.stop:
+            for d, s in self.rx.items():
+                while True:
+                    try:
+                        f, addr = s.recvfrom(4096)
+                    except (socket.timeout, BlockingIOError):
+                        break
+                    if addr[2] == socket.PACKET_OUTGOING:
+                        continue
+                    now = time.monotonic()
+                    i = f.find(b'rtlive')
+                    with self.lock:
+                        if len(f) > 34 and f[12:14] == b'\x08\x00' and f[23] == 1:
+                            if d == 't0':
+                                self.icmp.append((now, f))
+                            else:
+                                self.icmp_other.append((now, d, f))
+                        elif d == 't0' and len(f) > 62 and f[12:14] == b'\x86\xdd' and \
+                                f[20] == 58:
+                            self.icmp6.append((now, f))
+                        elif i == 62 and f[12:14] == b'\x86\xdd' and f[20] == 17 and \
+                                len(f) >= 72:
+                            self.seen.append((now, d, struct.unpack('!I', f[68:72])[0], f))
+                        elif i >= 0 and len(f) >= i + 10 and f[12:14] == b'\x08\x00' and \
+                                f[23] == 17 and i == 42:
+                            self.seen.append((now, d, struct.unpack('!I', f[i + 6:i + 10])[0],
+                                              f))
+                    s.settimeout(0)
+                s.settimeout(0.002)
+
+    def close(self):
+        self.stop = True
+        self.th.join(2)
+
+    def send(self, dst, src='10.1.0.1', sport=40000):
+        self.tag += 1
+        self.tx.send(probe(src, dst, self.tag, sport))
+        return self.tag
+
+    def until6(self, dst, want_dev, budget=BUDGET):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            devs, _ = self.where(self.send6(dst), wait=0.005)
+            if want_dev in devs:
+                return time.monotonic() - t0
+        return None
+
+    def icmp_on(self, dev, tag):
+        """An ICMP error quoting probe tag that came out on dev, None yet."""
+        with self.lock:
+            for _, d, f in self.icmp_other:
+                if d == dev and len(f) >= 48 and struct.unpack('!H', f[46:48])[0] == tag & 0xffff:
+                    return f
+        return None
+
+    def send6(self, dst, src='2001:db8:1::1'):
+        self.tag += 1
+        self.tx.send(probe6(src, dst, self.tag))
+        return self.tag
+
+    def icmp6_for(self, tag, wait=0.15):
+        """An ICMPv6 error quoting probe tag that came back to t0."""
+        end = time.monotonic() + wait
+        while True:
+            with self.lock:
+                for _, f in self.icmp6:
+                    # eth 14 + ip6 40 + icmp6 8 + quoted ip6 40 + udp 8: 'rtlive' + tag
+                    if len(f) >= 120 and f[110:116] == b'rtlive' and \
+                            struct.unpack('!I', f[116:120])[0] == tag:
+                        return f
+            if time.monotonic() >= end:
+                return None
+            time.sleep(0.002)
+
+    def where(self, tag, wait=0.15):
+        """The devices tag came out of (after up to wait seconds) and one frame."""
+        end = time.monotonic() + wait
+        while True:
+            with self.lock:
+                hits = [(d, f) for _, d, t, f in self.seen if t == tag]
+            if hits or time.monotonic() >= end:
+                return [d for d, _ in hits], hits[0][1] if hits else None
+            time.sleep(0.002)
+
+    def icmp_for(self, tag, wait=0.15):
+        """An ICMP error quoting probe tag (its IP id) that came back to t0."""
+        end = time.monotonic() + wait
+        while True:
+            with self.lock:
+                for _, f in self.icmp:
+                    # eth 14 + ip 20 + icmp 8 + quoted ip: id at 4
+                    if len(f) >= 48 and struct.unpack('!H', f[46:48])[0] == tag & 0xffff:
+                        return f
+            if time.monotonic() >= end:
+                return None
+            time.sleep(0.002)
+
+    def until(self, dst, want_dev, budget=BUDGET):
+        """Probe until a probe to dst comes out of want_dev; the seconds it took."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            tag = self.send(dst)
+            devs, _ = self.where(tag, wait=0.005)
+            if want_dev in devs:
+                return time.monotonic() - t0
+        return None
+
+
+def nsh(*a):
+    return T.sh(*a, ns=NS_DP)
+
+
+def counters(build, sock):
+    r = T.sh(*(T.nft_argv(build, NS_DP) + ['-j', 'list', 'table', 'inet', 'fw']),
+             env=T.nft_env(sock))
+    out = {}
+    for o in json.loads(r.stdout)['nftables']:
+        rule = o.get('rule')
+        if not rule or rule['chain'] not in ('c_fwd', 'c_post'):
+            continue
+        dev = rule['expr'][0]['match']['right']
+        out[(rule['chain'], dev)] = rule['expr'][1]['counter']['packets']
+    return out
+
+
+def test_live_swap(w):
+    """A probe a millisecond across `ip route replace`: each exactly once,
+    dp1 before the swap, dp2 after."""
+    tags = []
+    done = threading.Event()
+
+    def sender():
+        while not done.is_set():
+            tags.append(w.send('10.7.0.1'))
+            time.sleep(0.001)
+    th = threading.Thread(target=sender)
+    th.start()
+    time.sleep(0.15)
+    t_cmd = time.monotonic()
+    nsh('ip', 'route', 'replace', '10.7.0.0/24', 'via', '10.3.0.1', 'dev', 'dp2')
+    t_ret = time.monotonic()
+    end = t_ret + BUDGET + 0.5
+    while time.monotonic() < end:  # until dp2 carries it, then a little more
+        with w.lock:
+            if any(d == 't2' and t >= tags[0] for _, d, t, _ in w.seen):
+                break
+        time.sleep(0.005)
+    time.sleep(0.1)
+    done.set()
+    th.join()
+    time.sleep(0.3)
+    with w.lock:
+        got = [(when, d, t) for when, d, t, _ in w.seen if tags[0] <= t <= tags[-1]]
+    by_tag = {}
+    for when, d, t in got:
+        by_tag.setdefault(t, []).append((when, d))
+    lost = [t for t in tags if t not in by_tag]
+    dup = [t for t, v in by_tag.items() if len(v) > 1]
+    check(not lost, 'route replace under traffic: no probe lost (%d sent, %d lost)' %
+          (len(tags), len(lost)))
+    check(not dup, 'route replace under traffic: no probe duplicated (%d)' % len(dup))
+    on1 = sorted(t for t, v in by_tag.items() if v[0][1] == 't1')
+    on2 = sorted(t for t, v in by_tag.items() if v[0][1] == 't2')
+    check(on1 and on2 and on1[-1] < on2[0],
+          'route replace under traffic: dp1 before the swap, dp2 after, never mixed '
+          '(%d then %d)' % (len(on1), len(on2)))
+    if on2:
+        first = min(when for when, d, t in got if d == 't2')
+        # from the command's return: `ip route replace` itself may take tens
+        # of ms on a loaded machine, and the kernel notifies before it returns
+        print('route replace: `ip route replace` ran %.1f ms; first probe on dp2 %.1f ms '
+              'after it returned' % ((t_ret - t_cmd) * 1000, (first - t_ret) * 1000), flush=True)
+        check(first - t_ret < BUDGET, 'route replace shows within %.0f ms' % (BUDGET * 1000))
+
+
+def main(tmp):
+    T.netns_add(NS_DP)  # IPv6 on: its routes and neighbours are mirrored
+    T.netns_add(NS_T, ipv6=False)
+    for i in range(3):
+        dp, t = 'dp%d' % i, 't%d' % i
+        T.veth(NS_DP, dp, t, peer_ns=NS_T, mac=MAC[dp], peer_mac=MAC[t])
+        nsh('ip', 'addr', 'add', '10.%d.0.254/24' % (i + 1), 'dev', dp)
+        nsh('ip', 'addr', 'add', '2001:db8:%d::254/64' % (i + 1), 'dev', dp, 'nodad')
+    rules = os.path.join(tmp, 'r.nft')
+    with open(rules, 'w') as f:
+        f.write(RULES)
+    sock = os.path.join(tmp, 'nl.sock')
+    stats = os.path.join(tmp, 'stats.json')
+    prefix = T.netns_name('rl')
+    eal = T.eal_args(prefix, ['net_af_packet%d,iface=dp%d' % (i, i) for i in range(3)],
+                     lcores=('--lcores', '0@0,1@1'))
+    args = ['--socket', sock, '--route', '--ruleset', rules, '--stats-json', stats]
+    d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_DP, limit=90)
+    w = None
+    try:
+        d.wait_started(sock=sock)
+        check('route mode' in d.log(), 'nftdp starts in route mode')
+        # after the start: the port setup takes the links down and up,
+        # which flushes even permanent entries
+        for i in range(3):
+            nsh('ip', 'neigh', 'replace', '10.%d.0.1' % (i + 1), 'lladdr', MAC['t%d' % i], 'dev',
+                'dp%d' % i, 'nud', 'permanent')
+            nsh('ip', '-6', 'neigh', 'replace', '2001:db8:%d::1' % (i + 1), 'lladdr',
+                MAC['t%d' % i], 'dev', 'dp%d' % i, 'nud', 'permanent')
+        w = Wire()
+        time.sleep(0.2)
+
+        # 1. a route via a gateway on dp1
+        nsh('ip', 'route', 'add', '10.7.0.0/24', 'via', '10.2.0.1', 'dev', 'dp1')
+        lat = w.until('10.7.0.1', 't1')
+        check(lat is not None, 'ip route add via 10.2.0.1 dev dp1: probes leave dp1')
+        tag = w.send('10.7.0.1')
+        devs, f = w.where(tag)
+        check(devs == ['t1'], 'a probe to 10.7.0.1 leaves dp1 only (%s)' % devs)
+        if f:
+            check(f[0:6] == mac(MAC['t1']), 'destination MAC: the neighbour 10.2.0.1 (%s)' %
+                  f[0:6].hex(':'))
+            check(f[6:12] == mac(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
+            check(f[22] == 63, 'TTL decremented (%d)' % f[22])
+            check(csum(f[14:34]) == 0, 'IP header checksum valid')
+
+        # 1b. IPv6: a route via a gateway on dp2, ND entry for the MAC
+        nsh('ip', '-6', 'route', 'add', '2001:db8:7::/64', 'via', '2001:db8:3::1', 'dev', 'dp2')
+        lat = w.until6('2001:db8:7::1', 't2')
+        tag = w.send6('2001:db8:7::1')
+        devs, f = w.where(tag)
+        check(devs == ['t2'], 'IPv6: a probe to 2001:db8:7::1 leaves dp2 only (%s)' % devs)
+        if f:
+            check(f[0:6] == mac(MAC['t2']) and f[6:12] == mac(MAC['dp2']),
+                  'IPv6: MACs of dp2 and the neighbour 2001:db8:3::1')
+            check(f[21] == 63, 'IPv6: hop limit decremented (%d)' % f[21])
+        nsh('ip', '-6', 'route', 'del', '2001:db8:7::/64')
+        time.sleep(BUDGET)
+        tag = w.send6('2001:db8:7::1')
+        f = w.icmp6_for(tag)
+        check(f is not None and f[54] == 1 and f[55] == 0,
+              'IPv6: no route, ICMPv6 destination unreachable (no route) to the sender (%s)' %
+              (f[54:56].hex() if f else None))
+        if f:
+            check(f[0:6] == mac(MAC['t0']) and f[6:12] == mac(MAC['dp0']),
+                  'IPv6: the ICMPv6 error goes by route to the sender: dp0, neighbour t0')
+
+        # 2. replace under traffic
+        test_live_swap(w)
+
+        # 3. no route: ICMP net unreachable back to the sender, out of dp0
+        nsh('ip', 'route', 'del', '10.7.0.0/24')
+        time.sleep(BUDGET)
+        tag = w.send('10.7.0.1')
+        devs, _ = w.where(tag, wait=0.1)
+        check(devs == [], 'ip route del: nothing forwarded (%s)' % devs)
+        f = w.icmp_for(tag)
+        check(f is not None and f[34] == 3 and f[35] == 0,
+              'ip route del: ICMP net unreachable to the sender (%s)' %
+              (f[34:36].hex() if f else None))
+        if f:
+            check(f[0:6] == mac(MAC['t0']) and f[6:12] == mac(MAC['dp0']),
+                  'the ICMP error goes by route to 10.1.0.1: dp0, neighbour t0')
+        for kind, code in (('unreachable', 1), ('prohibit', 13), ('blackhole', None)):
+            nsh('ip', 'route', 'add', kind, '10.8.0.0/24')
+            time.sleep(BUDGET)
+            tag = w.send('10.8.0.1')
+            f = w.icmp_for(tag, wait=0.15 if code is not None else 0.3)
+            if code is None:
+                check(f is None, 'blackhole route: no ICMP error')
+            else:
+                check(f is not None and f[34] == 3 and f[35] == code,
+                      '%s route: ICMP destination unreachable code %d (%s)' %
+                      (kind, code, f[34:36].hex() if f else None))
+            nsh('ip', 'route', 'del', kind, '10.8.0.0/24')
+
+        # 3b. reject's ICMP error goes by the route to the source: a probe
+        # from 10.3.0.1 that came in on dp0 is answered out of dp2
+        nsh('ip', 'route', 'add', '10.12.0.0/24', 'via', '10.2.0.1', 'dev', 'dp1')
+        time.sleep(BUDGET)
+        tag = w.send('10.12.0.1', src='10.3.0.1')
+        end = time.monotonic() + 0.3
+        f = None
+        while f is None and time.monotonic() < end:
+            time.sleep(0.01)
+            f = w.icmp_on('t2', tag)
+        check(f is not None and f[34] == 3 and f[35] == 3 and f[0:6] == mac(MAC['t2']) and
+              f[6:12] == mac(MAC['dp2']),
+              'reject in forward: the ICMP error leaves by the route to the source (dp2), '
+              'not the receiving port')
+        check(w.icmp_for(tag, wait=0.05) is None, 'reject: nothing back out of dp0')
+
+        # 4. an unresolved next hop: dropped and counted; resolved within ms
+        nsh('ip', 'route', 'add', '10.9.0.0/24', 'via', '10.2.0.77', 'dev', 'dp1')
+        time.sleep(BUDGET)
+        tag = w.send('10.9.0.1')
+        devs, _ = w.where(tag, wait=0.2)
+        check(devs == [], 'no neighbour for 10.2.0.77: nothing leaves (%s)' % devs)
+        nsh('ip', 'neigh', 'add', '10.2.0.77', 'lladdr', '02:00:00:00:77:77', 'dev', 'dp1',
+            'nud', 'permanent')
+        t0 = time.monotonic()
+        lat = w.until('10.9.0.1', 't1')
+        check(lat is not None and lat < BUDGET,
+              'ip neigh add: forwarded within %.0f ms (%s)' %
+              (BUDGET * 1000, '%.1f ms' % (lat * 1000) if lat is not None else 'never'))
+        tag = w.send('10.9.0.1')
+        devs, f = w.where(tag)
+        check(f is not None and f[0:6] == bytes.fromhex('020000007777'),
+              'destination MAC: the new neighbour')
+        nsh('ip', 'neigh', 'del', '10.2.0.77', 'dev', 'dp1')
+        time.sleep(BUDGET)
+        tag = w.send('10.9.0.1')
+        devs, _ = w.where(tag, wait=0.2)
+        check(devs == [], 'ip neigh del: dropped again (%s)' % devs)
+        del t0
+
+        # 5. ECMP: each flow on one path, both paths used
+        nsh('ip', 'route', 'add', '10.10.0.0/24', 'nexthop', 'via', '10.2.0.1', 'dev', 'dp1',
+            'nexthop', 'via', '10.3.0.1', 'dev', 'dp2')
+        time.sleep(BUDGET)
+        flows = {}
+        for rnd in range(3):
+            for x in range(1, 201):
+                tag = w.send('10.10.0.%d' % x)
+                flows.setdefault(x, []).append(tag)
+                time.sleep(0.0005)
+        time.sleep(0.3)
+        with w.lock:
+            dev_of = {t: d for _, d, t, _ in w.seen}
+        per_flow = {x: {dev_of.get(t) for t in tags} for x, tags in flows.items()}
+        one = all(len(v) == 1 and None not in v for v in per_flow.values())
+        n1 = sum(1 for v in per_flow.values() if v == {'t1'})
+        n2 = sum(1 for v in per_flow.values() if v == {'t2'})
+        check(one, 'ECMP: every probe of a flow leaves by one path')
+        check(n1 >= 40 and n2 >= 40, 'ECMP: both paths carry flows (%d on dp1, %d on dp2)' %
+              (n1, n2))
+        c = counters(BUILD, sock)
+        check(c.get(('c_post', 'dp2'), 0) >= n2 and c.get(('c_post', 'dp1'), 0) >= n1,
+              'postrouting sees the route\'s device as oifname (%s)' % c)
+        # the rejected probe (via dp1) passed c_fwd only; its ICMP error
+        # (out of dp2) passed c_post only, as the kernel's output path
+        check(c.get(('c_fwd', 'dp1'), 0) == c.get(('c_post', 'dp1'), 0) + 1 and
+              c.get(('c_post', 'dp2'), 0) == c.get(('c_fwd', 'dp2'), 0) + 1,
+              'forward and postrouting agree on oifname (the reject: forward dp1, its '
+              'reply postrouting dp2)')
+    finally:
+        if w:
+            w.close()
+        rc = d.stop(wait=20)
+        log = d.log()
+        if checks.failures:
+            print(log[-3000:])
+    check(rc == 0, 'nftdp exits 0 on SIGTERM')
+    try:
+        with open(stats) as f:
+            st = json.load(f)
+    except (OSError, ValueError):
+        st = {}
+    drops = st.get('drops', {})
+    print('drops: %s' % {k: v for k, v in drops.items() if v}, flush=True)
+    print('ports: %s' % st.get('ports'), flush=True)
+    check(drops.get('neigh_unresolved', 0) >= 1, 'stats: neigh_unresolved counted (%s)' %
+          drops.get('neigh_unresolved'))
+    check(drops.get('no_route', 0) >= 1, 'stats: no_route counted (%s)' % drops.get('no_route'))
+
+
+T.run_root_test('route-live', checks, main, lambda: T.netns_del(NS_DP, NS_T))
