@@ -406,7 +406,8 @@ struct nftdp_dp_worker {
 	/* pipeline.c: the pass of the last generation seen (its id + 1, 0: none) */
 	uint64_t plan_gen;
 	uint8_t plan_kind;
-	bool plan_router; /* dp->router when the plan was worked out */
+	bool plan_router;  /* dp->router when the plan was worked out */
+	bool plan_headers; /* PLAN_CACHED probes header views (burst_cached) */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
 	/* ct_step.c: what the probe of view i found out (PLAN_TRACKED), for

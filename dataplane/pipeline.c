@@ -1401,6 +1401,9 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 	if (w->plan_gen != id || w->plan_router != w->dp->router) {
 		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
+		w->plan_headers = gen && nftdp_vm_gen_flow_headers_only(gen, NF_INET_PRE_ROUTING) &&
+				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_FORWARD) &&
+				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_POST_ROUTING);
 		w->plan_gen = id;
 		w->plan_router = w->dp->router;
 	}
@@ -1439,10 +1442,42 @@ cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 		meta_from_l2(mt, l2, ip_len);
 	nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
 	view_rx(w, p, mb, d, rx);
-	nftdp_vm_pkt_parse_ip(p);
+	nftdp_vm_pkt_parse_ip_fast(p);
 	if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
 	    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
 		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	/* pskb_trim_rcsum */
+	trim_linear(mb, (uint16_t)(len - p->len));
+	return true;
+}
+
+/*
+ * cached_view's checks with a header view (nftdp_vm_pkt_header_view): what
+ * the flow cache's probe reads when its keys hold packet bytes only. A hit
+ * decides the packet with it; a miss takes a whole view from setup_view.
+ * false: as cached_view's, and also for packets outside the header view's
+ * plain cases (IPv6 extension headers), which go the full way.
+ */
+static inline __attribute__((always_inline)) bool header_view(struct nftdp_dp_worker *w,
+							      unsigned int i, struct rte_mbuf *mb,
+							      const struct nftdp_dp_l2 *l2)
+{
+	struct nftdp_vm_pkt *p = &w->view[i];
+	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
+	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
+	struct nftdp_dp_icmp icmp = {0};
+
+	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6) ||
+	    (w->dp->router && l2->vid))
+		return false;
+	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
+		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
+	    NFTDP_DP_DROP_MAX)
+		return false;
+	if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
+		return false;
+	w->mb[i] = mb;
 	/* pskb_trim_rcsum */
 	trim_linear(mb, (uint16_t)(len - p->len));
 	return true;
@@ -1486,7 +1521,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		if (!cached_view(w, i, mb, &l2[i], rx, false)) {
+		if (w->plan_headers ? !header_view(w, i, mb, &l2[i])
+				    : !cached_view(w, i, mb, &l2[i], rx, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			continue;
@@ -1501,20 +1537,23 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
 
-		for (unsigned int j = 0; j < nl; j++) {
-			struct nftdp_vm_pkt *p = fast[live[j]];
-
-			p->hook = hooks[h];
-			if (hooks[h] == NF_INET_FORWARD) {
-				p->oif = tx->ifindex;
-				p->oifname = tx->name;
-				p->oiftype = ARPHRD_ETHER;
-			}
-			cur[j] = p;
-		}
 		chains[h] = hook_chains(gen, hooks[h]);
 		if (!chains[h])
 			continue;
+		for (unsigned int j = 0; j < nl; j++) {
+			struct nftdp_vm_pkt *p = fast[live[j]];
+
+			/* a header view's keys read none of this */
+			if (!w->plan_headers) {
+				p->hook = hooks[h];
+				if (hooks[h] == NF_INET_FORWARD) {
+					p->oif = tx->ifindex;
+					p->oifname = tx->name;
+					p->oiftype = ARPHRD_ETHER;
+				}
+			}
+			cur[j] = p;
+		}
 		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
 		for (unsigned int j = 0; j < nl; j++) {
 			unsigned int x = live[j];

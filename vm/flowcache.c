@@ -98,7 +98,8 @@ struct fc_tmpl {
 };
 
 struct nftdp_vm_flow_plan {
-	uint8_t need; /* ctx->flow_need while a miss runs */
+	uint8_t need;	 /* ctx->flow_need while a miss runs */
+	bool reads_meta; /* some template keys a meta / ct field or a test */
 	uint8_t class_of[256];
 	uint8_t class_none;
 	uint8_t n_tmpl;
@@ -583,6 +584,8 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		tmpl_layout(t);
 		tmpl_pack(t);
 		tmpl_window(t, nfproto);
+		for (unsigned int i = 0; t->ok && i < t->n; i++)
+			fp->reads_meta |= t->f[i].kind == FF_OP || t->f[i].kind == FF_PRED;
 	}
 	memset(fp->class_of, n_vals, sizeof(fp->class_of));
 	for (unsigned int k = 0; k < n_vals; k++)
@@ -595,6 +598,11 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp)
 {
 	free(fp);
+}
+
+bool nftdp_vm_flow_plan_reads_meta(const struct nftdp_vm_flow_plan *fp)
+{
+	return fp && fp->reads_meta;
 }
 
 bool nftdp_vm_flow_plan_usable(const struct nftdp_vm_flow_plan *fp)

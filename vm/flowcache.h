@@ -27,6 +27,9 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 						    const struct nftdp_vm_chain *const *all,
 						    unsigned int n_all);
 void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp);
+/* some key under fp holds a meta or ct field or a test's outcome, which
+ * read more of a packet's view than its headers */
+bool nftdp_vm_flow_plan_reads_meta(const struct nftdp_vm_flow_plan *fp);
 /* some class of packets can be cached under fp */
 bool nftdp_vm_flow_plan_usable(const struct nftdp_vm_flow_plan *fp);
 

@@ -791,6 +791,16 @@ void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
 	nftdp_vm_flow_probe(gen->flow[hook], empty, gen, hook, pkts, n, hits, ctx);
 }
 
+bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	if (hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return false;
+	for (unsigned int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
+		if (nftdp_vm_flow_plan_reads_meta(gen->flow[hook][f]))
+			return false;
+	return true;
+}
+
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
 				 struct nftdp_vm_ctx *ctx)

@@ -2134,10 +2134,69 @@ static void test_burst(void **state)
 		assert_int_equal(v[i], i % 2 ? NF_DROP : NF_ACCEPT);
 }
 
+/*
+ * nftdp_vm_pkt_parse_ip_fast gives the view nftdp_vm_pkt_parse_ip gives,
+ * and a header view where it says it applies has the same fields: over
+ * IPv4 with options, fragments and bad lengths, IPv6 with extension
+ * headers, and truncations of each.
+ */
+static void test_pkt_parse_fast(void **state)
+{
+	static const uint8_t v6_next[] = {6, 17, 58, 0, 43, 44, 59, 60, 51, 132};
+	uint8_t buf[128];
+
+	(void)state;
+	for (unsigned int shape = 0; shape < 12 + sizeof(v6_next); shape++) {
+		for (uint32_t cut = 0; cut <= 80; cut++) {
+			struct nftdp_vm_pkt a, b, h;
+			uint32_t len;
+			bool ok;
+
+			memset(buf, 0, sizeof(buf));
+			if (shape < 12) { /* IPv4: ihl 5..7, total length, fragment */
+				buf[14] = (uint8_t)(0x45 + shape % 3);
+				buf[16] = 0, buf[17] = (uint8_t)(shape / 3 == 3 ? 10 : 60);
+				buf[20] = (uint8_t)(shape / 3 == 1 ? 0x20 : 0);
+				buf[21] = (uint8_t)(shape / 3 == 2 ? 5 : 0);
+				buf[23] = 6;
+			} else { /* IPv6 with a next header */
+				buf[14] = 0x60;
+				buf[19] = 40;
+				buf[20] = v6_next[shape - 12];
+				buf[54] = 6, buf[55] = 1; /* an extension header's next, length */
+			}
+			len = 14 + cut;
+			nftdp_vm_pkt_init(&a, buf, len, 0, 14);
+			a.mark = 7;
+			b = a;
+			nftdp_vm_pkt_parse_ip(&a);
+			nftdp_vm_pkt_parse_ip_fast(&b);
+			assert_memory_equal(&a, &b, sizeof(a));
+			memset(&h, 0x5a, sizeof(h));
+			ok = nftdp_vm_pkt_header_view(&h, buf, len, 14);
+			if (!ok)
+				continue;
+			assert_true(a.flags & NFTDP_VM_PKT_F_L4PROTO);
+			assert_ptr_equal(h.data, a.data);
+			assert_int_equal(h.len, a.len);
+			assert_int_equal(h.mac_off, a.mac_off);
+			assert_int_equal(h.nh_off, a.nh_off);
+			assert_int_equal(h.th_off, a.th_off);
+			assert_int_equal(h.skb_len, a.skb_len);
+			assert_int_equal(h.nfproto, a.nfproto);
+			assert_int_equal(h.l4proto, a.l4proto);
+			assert_int_equal(h.fragoff, a.fragoff);
+			assert_int_equal(h.flags, a.flags);
+			assert_int_equal(h.nftrace, 0);
+		}
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_pkt_parse_fast),
 	    T(test_policy),
 	    T(test_prefilter_runs),
 	    T(test_jump_return_goto),

@@ -335,6 +335,82 @@ void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, in
  */
 void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt);
 
+/**
+ * A header view: what nftdp_vm_pkt_init and nftdp_vm_pkt_parse_ip give an
+ * IP packet in the fields nftdp_vm_gen_flow_headers_only names, and only
+ * those (the rest is left as it was). For a flow cache probe whose result
+ * decides the packet without a chain; anything else needs a whole view.
+ * false: not one of the plain cases of nftdp_vm_pkt_parse_ip_fast.
+ */
+static inline bool nftdp_vm_pkt_header_view(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len,
+					    uint32_t nh_off)
+{
+	const uint8_t *p = data + nh_off;
+	uint32_t avail = len > nh_off ? len - nh_off : 0;
+
+	pkt->data = data;
+	pkt->len = len;
+	pkt->mac_off = 0;
+	pkt->nh_off = nh_off;
+	pkt->skb_len = avail;
+	pkt->nftrace = 0;
+	pkt->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
+	if (avail >= 20 && p[0] >= 0x45 && p[0] <= 0x4f) {
+		uint32_t ihl = (p[0] & 0xfu) * 4u, tot = (uint32_t)p[2] << 8 | p[3];
+
+		pkt->nfproto = NFPROTO_IPV4;
+		pkt->th_off = nh_off + ihl;
+		pkt->l4proto = p[9];
+		pkt->fragoff = (uint16_t)((((uint32_t)p[6] << 8 | p[7]) & 0x1fff) << 3);
+		return tot >= ihl && avail >= tot;
+	}
+	if (avail < 40 || (p[0] >> 4) != 6 || p[6] == 0 || p[6] == 43 || p[6] == 44 || p[6] == 60 ||
+	    ((uint32_t)p[4] << 8 | p[5]) + 40 > avail)
+		return false;
+	pkt->nfproto = NFPROTO_IPV6;
+	pkt->th_off = nh_off + 40;
+	pkt->l4proto = p[6];
+	pkt->fragoff = 0;
+	return true;
+}
+
+/**
+ * nftdp_vm_pkt_parse_ip with its common cases inline, for the packet path:
+ * an IPv4 header whose lengths hold, an IPv6 header whose next header is
+ * not an extension header that ipv6_find_hdr walks (hop-by-hop, routing,
+ * fragment, destination options). Anything else takes the function. The
+ * view is the same either way.
+ */
+static inline void nftdp_vm_pkt_parse_ip_fast(struct nftdp_vm_pkt *pkt)
+{
+	const uint8_t *p = pkt->data + pkt->nh_off;
+	uint32_t avail = pkt->len > pkt->nh_off ? pkt->len - pkt->nh_off : 0;
+
+	if (avail >= 20 && p[0] >= 0x45 && p[0] <= 0x4f) {
+		uint32_t ihl = (p[0] & 0xfu) * 4u, tot = (uint32_t)p[2] << 8 | p[3];
+
+		if (tot >= ihl && avail >= tot) {
+			pkt->protocol = htons(0x0800);
+			pkt->nfproto = NFPROTO_IPV4;
+			pkt->th_off = pkt->nh_off + ihl;
+			pkt->l4proto = p[9];
+			pkt->fragoff = (uint16_t)((((uint32_t)p[6] << 8 | p[7]) & 0x1fff) << 3);
+			pkt->flags |= NFTDP_VM_PKT_F_L4PROTO;
+			return;
+		}
+	} else if (avail >= 40 && (p[0] >> 4) == 6 && p[6] != 0 && p[6] != 43 && p[6] != 44 &&
+		   p[6] != 60 && ((uint32_t)p[4] << 8 | p[5]) + 40 <= avail) {
+		pkt->protocol = htons(0x86dd);
+		pkt->nfproto = NFPROTO_IPV6;
+		pkt->th_off = pkt->nh_off + 40;
+		pkt->l4proto = p[6];
+		pkt->fragoff = 0;
+		pkt->flags |= NFTDP_VM_PKT_F_L4PROTO;
+		return;
+	}
+	nftdp_vm_pkt_parse_ip(pkt);
+}
+
 /* ------------------------------------------------------------------ */
 /* Sets: what the VM needs from sets/ (lookup, dynset, objref maps).   */
 
@@ -1087,6 +1163,14 @@ struct nftdp_vm_flow_hit;
 void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
 			     struct nftdp_vm_pkt **pkts, unsigned int n,
 			     const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx);
+
+/**
+ * Whether nftdp_vm_gen_flow_probe at hook reads no more of a view than a
+ * header view has (nftdp_vm_pkt_header_view): data, len, mac_off, nh_off,
+ * th_off, skb_len, nfproto, l4proto, fragoff, flags and nftrace. Otherwise
+ * its keys read meta or ct fields, and the view must be whole.
+ */
+bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook);
 /** NF_ACCEPT or NF_DROP: the verdict of a hit */
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit);
 /** Charge pkt to the counters hit recorded and count a cache hit. Packet-path. */
