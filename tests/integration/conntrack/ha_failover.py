@@ -26,7 +26,10 @@ what was set); the wire moves to B and every connection echoes again (the
 same sockets: no new handshake, the client's address and the dnat target
 as before). Then A comes back, asks B for its state (`conntrackd -n`),
 commits it, the wire moves back, and every connection echoes once more.
-Exit 0 when all hold, 1 otherwise, 77 when not root or without conntrackd.
+All of it twice: one worker on each box, then two (the NAT bindings A
+chose for its shards are the ones B needs: equal worker counts, one
+symmetric RSS key). Exit 0 when all hold, 1 otherwise, 77 when not root
+or without conntrackd.
 """
 
 import os
@@ -170,10 +173,19 @@ def wire(active):
             sh("ip", "link", "set", f"{box}{p}", "up" if box == active else "down", ns="sw")
 
 
+def children(pid):
+    """pid's child processes (timeout's: the process it bounds)"""
+    try:
+        return [int(x) for x in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 class Box:
     """One firewall: nftdp on ports p0, p1 and conntrackd through the shim."""
 
-    def __init__(self, tmp, name):
+    def __init__(self, tmp, name, lcores):
+        self.lcores = lcores
         self.name, self.dir = name, os.path.join(tmp, name)
         os.makedirs(self.dir, exist_ok=True)
         self.sock = os.path.join(self.dir, "nl.sock")
@@ -192,7 +204,7 @@ class Box:
                 os.unlink(p)
         prefix = f"nftdp-ha-{PID}-{self.name}"
         eal = T.eal_args(prefix, ["net_af_packet0,iface=p0", "net_af_packet1,iface=p1"],
-                         ["-l", "0"])
+                         self.lcores)
         args = ["--socket", self.sock, "--ruleset", os.path.join(self.dir, "r.nft"),
                 "--wire", "0:1"]
         self.daemon = T.Daemon(BUILD, eal, args, prefix, os.path.join(self.dir, "nftdp.log"),
@@ -218,10 +230,17 @@ class Box:
             return None
 
     def kill(self):
-        """The box dies: SIGKILL to nftdp and to conntrackd."""
-        pid = self.ctd_pid()
-        if self.ctd and self.ctd.poll() is None and pid:
-            os.kill(pid, signal.SIGKILL)
+        """The box dies: SIGKILL to nftdp and to conntrackd (the processes
+        themselves: SIGKILL to the `timeout` that bounds them would leave
+        them running)."""
+        for pid in (self.ctd_pid() if self.ctd and self.ctd.poll() is None else None,
+                    self.daemon.pid() if self.daemon and self.daemon.alive() else None):
+            if pid:
+                for p in children(pid) + [pid]:
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
         if self.ctd:
             self.ctd.wait(timeout=10)
         if self.daemon:
@@ -371,6 +390,49 @@ def echo_all(conns, tag, want_peer):
                   f"{tag}: {c.name}: the server sees {got}, as before")
 
 
+def scenario(boxes, mode):
+    """Connections through A, A dies, B takes over, A comes back."""
+    for b in boxes.values():
+        b.start()
+    wire("A")
+    time.sleep(0.5)
+    conns = [Conn("tcp1", SRV, 7000), Conn("tcp2", SRV, 7000), Conn("tcp3", SRV, 7000),
+             Conn("dnat", VIP, 80), Conn("snat", SRV, 9000)]
+    peers = {}
+    for c in conns:
+        got = c.echo(f"through-A ({mode})")
+        check(got is not None, f"{mode}: through A: {c.name} echoes")
+        peers[c.name] = got.split(":")[0] if got else None
+    check(peers.get("snat") == SNAT,
+          f"{mode}: through A: the server sees snat's {peers.get('snat')}")
+    check(peers.get("dnat") == CLI, f"{mode}: through A: dnat's client address kept")
+    time.sleep(1.5)  # conntrackd A's events reach B
+    check_table(boxes["A"], conns, f"{mode}: A")
+
+    # ---- A dies; B takes over ----
+    boxes["A"].kill()
+    t0 = time.monotonic()
+    boxes["B"].take_over()
+    check_table(boxes["B"], conns, f"{mode}: B after commit")
+    wire("B")
+    echo_all(conns, f"through-B ({mode})", peers)
+    print(f"{mode}: failover: {time.monotonic() - t0:.2f} s from A's death to every echo via B")
+
+    # ---- A comes back, gets the state from B, takes over again ----
+    boxes["A"].start()
+    time.sleep(1)
+    r = boxes["A"].ctd_cmd("-n")
+    check(r.returncode == 0, f"{mode}: A: conntrackd -n (resync from B)")
+    time.sleep(1.5)
+    boxes["A"].take_over()
+    check_table(boxes["A"], conns, f"{mode}: A after commit")
+    wire("A")
+    boxes["B"].ctd_cmd("-t")  # B: back to backup (keepalived's `backup`)
+    echo_all(conns, f"back-through-A ({mode})", peers)
+    for c in conns:
+        c.sock.close()
+
+
 def main():
     if not T.is_root():
         T.skip("ha_failover: needs root (scratch network namespaces)")
@@ -385,45 +447,13 @@ def main():
             ls = in_netns(NS["s"], lambda: socket.create_server((SRV, port)))
             listeners.append(ls)
             threading.Thread(target=echo_server, args=(ls,), daemon=True).start()
-        boxes = {b: Box(tmp, b) for b in ("A", "B")}
-        for b in boxes.values():
-            b.start()
-        wire("A")
-        time.sleep(0.5)
-        conns = [Conn("tcp1", SRV, 7000), Conn("tcp2", SRV, 7000), Conn("tcp3", SRV, 7000),
-                 Conn("dnat", VIP, 80), Conn("snat", SRV, 9000)]
-        peers = {}
-        for c in conns:
-            got = c.echo("through-A")
-            check(got is not None, f"through A: {c.name} echoes")
-            peers[c.name] = got.split(":")[0] if got else None
-        check(peers.get("snat") == SNAT, f"through A: the server sees snat's {peers.get('snat')}")
-        check(peers.get("dnat") == CLI, "through A: dnat's client address kept")
-        time.sleep(1.5)  # conntrackd A's events reach B
-        check_table(boxes["A"], conns, "A")
-
-        # ---- A dies; B takes over ----
-        boxes["A"].kill()
-        t0 = time.monotonic()
-        boxes["B"].take_over()
-        check_table(boxes["B"], conns, "B after commit")
-        wire("B")
-        echo_all(conns, "through-B", peers)
-        print(f"failover: {time.monotonic() - t0:.2f} s from A's death to every echo via B")
-
-        # ---- A comes back, gets the state from B, takes over again ----
-        boxes["A"].start()
-        time.sleep(1)
-        r = boxes["A"].ctd_cmd("-n")
-        check(r.returncode == 0, "A: conntrackd -n (resync from B)")
-        time.sleep(1.5)
-        boxes["A"].take_over()
-        check_table(boxes["A"], conns, "A after commit")
-        wire("A")
-        boxes["B"].ctd_cmd("-t")  # B: back to backup (keepalived's `backup`)
-        echo_all(conns, "back-through-A", peers)
-        for c in conns:
-            c.sock.close()
+        for mode, lcores in (("one worker", ["-l", "0"]),
+                             ("two workers", ["--lcores", "0@0,1@1,2@1"])):
+            print(f"---- {mode} on each box")
+            boxes = {b: Box(tmp, b, lcores) for b in ("A", "B")}
+            scenario(boxes, mode)
+            for b in boxes.values():
+                b.stop()
     except Exception as e:  # noqa: BLE001 (report, then clean up)
         check(False, f"exception: {e!r}")
         for b in boxes.values():
