@@ -72,6 +72,7 @@ table ip nat {{
 """
 # TCP established as nftdp sets it (nf_conntrack_tcp_timeout_established)
 EST_TIMEOUT = 432000
+FTFW_EXTRA = ""  # more Mode FTFW lines (bench/ha/run.py)
 checks = T.Checks(flush=True)
 check = checks.check
 
@@ -86,7 +87,7 @@ def conf(tmp, box):
 		ResendQueueSize 131072
 		PurgeTimeout 5
 		StartupResync on
-	}}
+{FTFW_EXTRA}	}}
 	UDP {{
 		IPv4_address {me}
 		IPv4_Destination_Address {peer}
