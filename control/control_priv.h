@@ -60,6 +60,9 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 
 /* Whether any session joined group (nfnetlink_has_listeners). */
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group);
+/* A listener of group with NETLINK_BROADCAST_ERROR has no room for a
+ * notification now (netlink_broadcast would fail for it). */
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group);
 
 uint32_t ctl_session_portid(const struct ctl_session *s);
 pid_t ctl_session_pid(const struct ctl_session *s);

@@ -644,6 +644,7 @@ struct ev_ctx {
 	struct nftdp_ctl *ctl;
 	uint32_t portid;		 /* destroys a request caused: its port id */
 	const struct nftdp_ct_tuple *by; /* ... of this tuple; NULL: every destroy */
+	bool blocked;			 /* a BROADCAST_ERROR listener is full */
 };
 
 static bool tuple_eq(const struct nftdp_ct_tuple *a, const struct nftdp_ct_tuple *b)
@@ -651,7 +652,8 @@ static bool tuple_eq(const struct nftdp_ct_tuple *a, const struct nftdp_ct_tuple
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
-static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
+/* false: not delivered, the event stays in its ring */
+static bool ev_cb(const struct nftdp_ct_event *ev, void *arg)
 {
 	struct ev_ctx *c = arg;
 	char buf[CTN_MSG_MAX];
@@ -667,10 +669,18 @@ static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
 		portid = c->portid;
 	/* nfnetlink_has_listeners: nobody listening, nothing built or sent */
 	if (!ctl_server_has_listeners(c->ctl->server, event_group(ev->events)))
-		return;
+		return true;
 	len = ctl_ctnetlink_fill_event(buf, portid, ev, c->ctl->cfg.ct->acct, &group);
-	if (len > 0)
-		ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
+	if (len <= 0)
+		return true;
+	/* netlink_broadcast's delivery_failure: the kernel keeps the event
+	 * (nf_conntrack_ecache) and sends it again later, to everyone */
+	if (ctl_server_group_blocked(c->ctl->server, group)) {
+		c->blocked = true;
+		return false;
+	}
+	ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
+	return true;
 }
 
 static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
@@ -682,7 +692,7 @@ static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
 
 	if (!ops || !ops->events_poll)
 		return 0;
-	for (unsigned int sh = 0; sh < ops->n_shards; sh++)
+	for (unsigned int sh = 0; sh < ops->n_shards && !c.blocked; sh++)
 		n += ops->events_poll(ops->arg, sh, ev_cb, &c);
 	return n;
 }

@@ -41,6 +41,8 @@ static struct dgram {
 } sent[MAX_DGRAMS];
 static unsigned int n_sent;
 static bool listening = true;
+static unsigned int block_at; /* non-zero: a BROADCAST_ERROR listener is full
+			       * once this many datagrams were sent */
 
 static void keep(const void *buf, size_t len, unsigned int group)
 {
@@ -70,6 +72,13 @@ bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
 	(void)srv;
 	(void)group;
 	return listening;
+}
+
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
+{
+	(void)srv;
+	(void)group;
+	return block_at && n_sent >= block_at;
 }
 
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
@@ -177,17 +186,19 @@ static void f_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
 }
 
 static unsigned int f_events(void *arg, unsigned int shard,
-			     void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+			     bool (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 			     void *cb_arg)
 {
-	unsigned int n = n_ev;
+	unsigned int n = 0;
 
 	(void)arg;
 	if (shard != 0)
 		return 0;
-	for (unsigned int i = 0; i < n; i++)
-		cb(&evq[i], cb_arg);
-	n_ev = 0;
+	while (n < n_ev && cb(&evq[n], cb_arg))
+		n++;
+	/* what cb refused stays queued, first */
+	memmove(evq, evq + n, (n_ev - n) * sizeof(evq[0]));
+	n_ev -= n;
 	return n;
 }
 
@@ -390,6 +401,7 @@ static int setup(void **state)
 	chg_rc = 0;
 	ops.acct = false;
 	listening = true;
+	block_at = 0;
 	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |=
 	    IPS_SEEN_REPLY | IPS_ASSURED;
 	add4("10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53, 1)->mark = 7;
@@ -1003,6 +1015,31 @@ static void test_events(void **state)
 	assert_int_equal(n_ev, 0);
 }
 
+/* NETLINK_BROADCAST_ERROR: while such a listener has no room the events
+ * wait in their ring, in order, and go out once it has */
+static void test_events_blocked(void **state)
+{
+	struct nftdp_ct_info ci = tab[0].ci;
+
+	(void)state;
+	for (uint32_t m = 1; m <= 3; m++) {
+		ci.mark = m;
+		push_event(1u << IPCT_MARK, &ci);
+	}
+	block_at = 1;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 1);
+	assert_int_equal(n_sent, 1);
+	assert_int_equal(n_ev, 2);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0); /* still full */
+	assert_int_equal(n_ev, 2);
+	block_at = 0;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 2);
+	assert_int_equal(n_sent, 3);
+	assert_int_equal(n_ev, 0);
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(attr_u32((const void *)sent[i].buf, CTA_MARK), i + 1);
+}
+
 /* sctp_to_nlattr: state and both verification tags; a destroy only the state */
 static void test_sctp_protoinfo(void **state)
 {
@@ -1557,6 +1594,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_flush, setup),
 	    cmocka_unit_test_setup(test_stats, setup),
 	    cmocka_unit_test_setup(test_events, setup),
+	    cmocka_unit_test_setup(test_events_blocked, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),

@@ -110,6 +110,7 @@ General {{
 	}}
 	NetlinkBufferSize 2097152
 	NetlinkBufferSizeMaxGrowth 8388608
+	NetlinkEventsReliable On
 	Filter From Userspace {{
 		Protocol Accept {{
 			TCP
