@@ -26,7 +26,14 @@ struct nftdp_ctl {
 	struct ctl_build *bld;	 /* builds the dataplane's generations (build.c), or NULL */
 	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
 	bool trace_listening;	 /* NFNLGRP_NFTRACE has members: workers record traces */
+	/* expectation events (ctnetlink.c): the expectations at the last
+	 * pump, sorted, while someone listens to NFNLGRP_CONNTRACK_EXP_* */
+	struct ctn_exp_snap *exp_snap;
+	unsigned int n_exp_snap;
 };
+
+/* ctnetlink.c: forget the expectation snapshot (nftdp_ctl_destroy) */
+void ctl_ctnetlink_exp_reset(struct nftdp_ctl *ctl);
 
 struct ctl_build;
 
