@@ -8,6 +8,8 @@
  * event and publishes it with a release store of head; the control thread
  * reads up to head (acquire) and frees the slots with a release store of
  * tail. A full ring drops the event and counts it (the kernel's "missed").
+ * A consumer that cannot deliver (a NETLINK_BROADCAST_ERROR listener's
+ * full socket) leaves the rest in the ring (nftdp_ct_events_poll_while).
  */
 #include <stdlib.h>
 
@@ -57,6 +59,24 @@ unsigned int nftdp_ct_events_poll(struct nftdp_ct_shard *s,
 	for (; tail != head; tail++, n++)
 		cb(&r->ev[tail & r->mask], arg);
 	/* the slots are read before the worker may reuse them */
+	atomic_store_explicit(&r->tail, tail, memory_order_release);
+	return n;
+}
+
+unsigned int nftdp_ct_events_poll_while(struct nftdp_ct_shard *s,
+					bool (*cb)(const struct nftdp_ct_event *ev, void *arg),
+					void *arg)
+{
+	struct ct_event_ring *r = s->events;
+	uint32_t head, tail, n = 0;
+
+	if (!r)
+		return 0;
+	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	head = atomic_load_explicit(&r->head, memory_order_acquire);
+	/* an event cb refuses stays first in the ring for the next poll */
+	for (; tail != head && cb(&r->ev[tail & r->mask], arg); tail++, n++)
+		;
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
 	return n;
 }

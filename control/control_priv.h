@@ -26,7 +26,14 @@ struct nftdp_ctl {
 	struct ctl_build *bld;	 /* builds the dataplane's generations (build.c), or NULL */
 	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
 	bool trace_listening;	 /* NFNLGRP_NFTRACE has members: workers record traces */
+	/* expectation events (ctnetlink.c): the expectations at the last
+	 * pump, sorted, while someone listens to NFNLGRP_CONNTRACK_EXP_* */
+	struct ctn_exp_snap *exp_snap;
+	unsigned int n_exp_snap;
 };
+
+/* ctnetlink.c: forget the expectation snapshot (nftdp_ctl_destroy) */
+void ctl_ctnetlink_exp_reset(struct nftdp_ctl *ctl);
 
 struct ctl_build;
 
@@ -60,6 +67,9 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 
 /* Whether any session joined group (nfnetlink_has_listeners). */
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group);
+/* A listener of group with NETLINK_BROADCAST_ERROR has no room for a
+ * notification now (netlink_broadcast would fail for it). */
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group);
 
 uint32_t ctl_session_portid(const struct ctl_session *s);
 pid_t ctl_session_pid(const struct ctl_session *s);

@@ -68,6 +68,7 @@ void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
 	if (ctl == NULL)
 		return;
 	ctl_server_close(ctl->server);
+	ctl_ctnetlink_exp_reset(ctl);
 	ctl_build_destroy(ctl);
 	ctl_state_destroy(ctl);
 	free(ctl);

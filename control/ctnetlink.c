@@ -644,6 +644,7 @@ struct ev_ctx {
 	struct nftdp_ctl *ctl;
 	uint32_t portid;		 /* destroys a request caused: its port id */
 	const struct nftdp_ct_tuple *by; /* ... of this tuple; NULL: every destroy */
+	bool blocked;			 /* a BROADCAST_ERROR listener is full */
 };
 
 static bool tuple_eq(const struct nftdp_ct_tuple *a, const struct nftdp_ct_tuple *b)
@@ -651,7 +652,8 @@ static bool tuple_eq(const struct nftdp_ct_tuple *a, const struct nftdp_ct_tuple
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
-static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
+/* false: not delivered, the event stays in its ring */
+static bool ev_cb(const struct nftdp_ct_event *ev, void *arg)
 {
 	struct ev_ctx *c = arg;
 	char buf[CTN_MSG_MAX];
@@ -667,10 +669,18 @@ static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
 		portid = c->portid;
 	/* nfnetlink_has_listeners: nobody listening, nothing built or sent */
 	if (!ctl_server_has_listeners(c->ctl->server, event_group(ev->events)))
-		return;
+		return true;
 	len = ctl_ctnetlink_fill_event(buf, portid, ev, c->ctl->cfg.ct->acct, &group);
-	if (len > 0)
-		ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
+	if (len <= 0)
+		return true;
+	/* netlink_broadcast's delivery_failure: the kernel keeps the event
+	 * (nf_conntrack_ecache) and sends it again later, to everyone */
+	if (ctl_server_group_blocked(c->ctl->server, group)) {
+		c->blocked = true;
+		return false;
+	}
+	ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
+	return true;
 }
 
 static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
@@ -682,9 +692,108 @@ static unsigned int pump_events(struct nftdp_ctl *ctl, uint32_t portid,
 
 	if (!ops || !ops->events_poll)
 		return 0;
-	for (unsigned int sh = 0; sh < ops->n_shards; sh++)
+	for (unsigned int sh = 0; sh < ops->n_shards && !c.blocked; sh++)
 		n += ops->events_poll(ops->arg, sh, ev_cb, &c);
 	return n;
+}
+
+/* ---- expectation events (nf_ct_expect_event_report) ----
+ *
+ * The helpers make and take expectations on the workers, which send no
+ * event for them; while someone listens to NFNLGRP_CONNTRACK_EXP_NEW or
+ * _DESTROY (conntrackd's ExpectationSync), each pump compares the
+ * expectation table with the last pump's: one that appeared is IPEXP_NEW,
+ * one that went (taken, expired, deleted) IPEXP_DESTROY, as the kernel
+ * reports them from nf_ct_expect_related_report and
+ * nf_ct_unlink_expect_report. One that comes and goes between two pumps
+ * (a millisecond) is not reported. */
+
+struct ctn_exp_snap {
+	uint64_t key; /* shard << 32 | id */
+	struct nftdp_ct_expect_info x;
+};
+
+void ctl_ctnetlink_exp_reset(struct nftdp_ctl *ctl)
+{
+	free(ctl->exp_snap);
+	ctl->exp_snap = NULL;
+	ctl->n_exp_snap = 0;
+}
+
+static int snap_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ctn_exp_snap *)a)->key,
+		 y = ((const struct ctn_exp_snap *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp_ct_expect_info *x);
+
+/* ctnetlink_expect_event */
+static void exp_event(struct nftdp_ctl *ctl, const struct nftdp_ct_expect_info *x, bool created)
+{
+	char msg[CTN_MSG_MAX];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)msg;
+	int len = exp_fill(msg, 0, 0, x);
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) |
+			  (created ? IPCTNL_MSG_EXP_NEW : IPCTNL_MSG_EXP_DELETE);
+	nlh->nlmsg_flags = created ? NLM_F_CREATE | NLM_F_EXCL : 0;
+	ctl_server_multicast(ctl->server,
+			     created ? NFNLGRP_CONNTRACK_EXP_NEW : NFNLGRP_CONNTRACK_EXP_DESTROY,
+			     msg, (size_t)len, NULL);
+}
+
+#define CTN_EXP_CHUNK 256
+
+static unsigned int exp_events(struct nftdp_ctl *ctl)
+{
+	const struct nftdp_ctl_ct_ops *ops = ctl->cfg.ct;
+	struct nftdp_ct_expect_info *buf;
+	struct ctn_exp_snap *cur, *prev = ctl->exp_snap;
+	unsigned int n = 0, i = 0, j = 0, sent = 0;
+
+	if (!ops->exp_dump ||
+	    (!ctl_server_has_listeners(ctl->server, NFNLGRP_CONNTRACK_EXP_NEW) &&
+	     !ctl_server_has_listeners(ctl->server, NFNLGRP_CONNTRACK_EXP_DESTROY))) {
+		ctl_ctnetlink_exp_reset(ctl);
+		return 0;
+	}
+	cur = malloc(((size_t)ops->n_shards * CTN_EXP_CHUNK + 1) * sizeof(*cur));
+	buf = malloc(CTN_EXP_CHUNK * sizeof(*buf));
+	if (!cur || !buf) {
+		free(cur);
+		free(buf);
+		return 0;
+	}
+	for (unsigned int sh = 0; sh < ops->n_shards; sh++) {
+		int k = ops->exp_dump(ops->arg, sh, buf, CTN_EXP_CHUNK);
+
+		for (int e = 0; e < k; e++, n++) {
+			cur[n].key = (uint64_t)sh << 32 | buf[e].id;
+			cur[n].x = buf[e];
+		}
+	}
+	free(buf);
+	qsort(cur, n, sizeof(*cur), snap_cmp);
+	/* the first pump with a listener only learns the table */
+	while (prev && (i < ctl->n_exp_snap || j < n)) {
+		if (j == n || (i < ctl->n_exp_snap && prev[i].key < cur[j].key)) {
+			exp_event(ctl, &prev[i++].x, false);
+			sent++;
+		} else if (i == ctl->n_exp_snap || cur[j].key < prev[i].key) {
+			exp_event(ctl, &cur[j++].x, true);
+			sent++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+	free(prev);
+	ctl->exp_snap = cur;
+	ctl->n_exp_snap = n;
+	return sent;
 }
 
 unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl)
@@ -701,7 +810,7 @@ unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl)
 			ctl->ct_listening = on;
 		}
 	}
-	return pump_events(ctl, 0, NULL);
+	return pump_events(ctl, 0, NULL) + (ops ? exp_events(ctl) : 0);
 }
 
 /* ---- requests ---- */
@@ -1387,8 +1496,6 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
 	return (int)nlh->nlmsg_len;
 }
-
-#define CTN_EXP_CHUNK 256
 
 /* ctnetlink_exp_dump_table */
 static int exp_dump(struct req *r)

@@ -63,6 +63,7 @@ struct ctl_session {
 	bool cap_ack;
 	bool out_wait;	 /* waiting for EPOLLOUT to flush out[] */
 	bool no_enobufs; /* NETLINK_NO_ENOBUFS */
+	bool bcast_err;	 /* NETLINK_BROADCAST_ERROR: its events wait, not drop */
 	bool overrun;	 /* notifications dropped, ENOBUFS not yet queued */
 	int rcvbuf;	 /* sk_rcvbuf: what queued notifications may hold */
 	/* the rest of a dump the peer's queue had no room for, as records
@@ -650,8 +651,11 @@ static int do_sockopt(struct ctl_session *s, const void *payload)
 	case NETLINK_NO_ENOBUFS:
 		s->no_enobufs = opt.value != 0;
 		break;
+	case NETLINK_BROADCAST_ERROR:
+		s->bcast_err = opt.value != 0;
+		break;
 	default:
-		/* PKTINFO, BROADCAST_ERROR, NO_ENOBUFS, GET_STRICT_CHK, ...:
+		/* PKTINFO, LISTEN_ALL_NSID, GET_STRICT_CHK, ...:
 		 * accepted, nothing nft relies on. */
 		break;
 	}
@@ -995,6 +999,17 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 	for (struct ctl_session *s = srv->sessions; s; s = s->next)
 		if (s != skip && ctl_session_in_group(s, group))
 			mcast_one(srv, s, buf, len);
+}
+
+/* do_one_broadcast's test (sk_rmem_alloc >= sk_rcvbuf, or congested) for
+ * the listeners whose failure netlink_broadcast reports */
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
+{
+	for (const struct ctl_session *s = srv->sessions; s; s = s->next)
+		if (s->bcast_err && ctl_session_in_group(s, group) &&
+		    (s->overrun || s->bl || queued(s) >= s->rcvbuf))
+			return true;
+	return false;
 }
 
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)

@@ -293,14 +293,14 @@ static void op_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
 }
 
 static unsigned int op_events(void *arg, unsigned int shard,
-			      void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+			      bool (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 			      void *cb_arg)
 {
 	struct ct_ctl *c = arg;
 
 	if (shard >= c->dp->n_workers)
 		return 0;
-	return nftdp_ct_events_poll(c->dp->w[shard].ct, cb, cb_arg, NULL);
+	return nftdp_ct_events_poll_while(c->dp->w[shard].ct, cb, cb_arg);
 }
 
 static void op_events_listen(void *arg, bool on)

@@ -334,6 +334,18 @@ unsigned int nftdp_ct_events_poll(struct nftdp_ct_shard *s,
 				  uint64_t *lost);
 
 /**
+ * nftdp_ct_events_poll, but stop at the first event cb returns false for:
+ * that one and those after it stay in the ring, for the next poll (the
+ * kernel keeps an event a listener with NETLINK_BROADCAST_ERROR could not
+ * take and delivers it again; here the worker keeps producing behind it
+ * until the ring is full, then counts the rest as lost).
+ * @return events cb accepted. Same thread rules as nftdp_ct_events_poll.
+ */
+unsigned int nftdp_ct_events_poll_while(struct nftdp_ct_shard *s,
+					bool (*cb)(const struct nftdp_ct_event *ev, void *arg),
+					void *arg);
+
+/**
  * Turn event delivery on or off (on after create): with nobody listening
  * (no `conntrack -E`), the worker builds no events, as the kernel's
  * nf_conntrack_events=2 ("only when a listener exists"). Any thread; the

@@ -66,9 +66,12 @@ struct nftdp_ctl_ct_ops {
 	int (*flush)(void *arg);
 	/** A shard's counters (any time). */
 	void (*stats)(void *arg, unsigned int shard, struct nftdp_ct_stats *out);
-	/** Hand shard's pending events to cb, oldest first; the number handed. */
+	/** Hand shard's pending events to cb, oldest first, until cb returns
+	 * false: that event and the later ones stay pending for the next poll
+	 * (a NETLINK_BROADCAST_ERROR listener's queue is full). The number cb
+	 * took. */
 	unsigned int (*events_poll)(void *arg, unsigned int shard,
-				    void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+				    bool (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 				    void *cb_arg);
 	/** Optional: whether anyone listens to conntrack events now (called
 	 * when that changes, first at the first event pump); the embedder
@@ -170,7 +173,8 @@ uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl);
 /**
  * Deliver pending conntrack events (cfg.ct->events_poll) to the sessions
  * that joined NFNLGRP_CONNTRACK_NEW / _UPDATE / _DESTROY (conntrack -E);
- * without listeners they are dropped, as the kernel generates none. Call it
+ * without listeners they are dropped, as the kernel generates none. While a
+ * listener with NETLINK_BROADCAST_ERROR has no room, they wait. Call it
  * often (every millisecond or so); nftdp_ctl_poll() calls it too.
  * @return events delivered or dropped. Control-path. Not thread-safe.
  */

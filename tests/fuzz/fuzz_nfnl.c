@@ -105,7 +105,7 @@ static void stub_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out
 }
 
 static unsigned int stub_events(void *arg, unsigned int shard,
-				void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+				bool (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 				void *cb_arg)
 {
 	(void)arg;

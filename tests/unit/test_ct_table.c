@@ -398,6 +398,22 @@ static void ev_cb(const struct nftdp_ct_event *ev, void *arg)
 	l->ev[l->n++] = ev->events;
 }
 
+/* nftdp_ct_events_poll_while: take at most `room` events, note their ports */
+struct ev_take {
+	unsigned int room, n;
+	uint16_t sport[8];
+};
+
+static bool take_cb(const struct nftdp_ct_event *ev, void *arg)
+{
+	struct ev_take *k = arg;
+
+	if (k->n >= k->room)
+		return false;
+	k->sport[k->n++] = ntohs(ev->info.tuple[0].sport);
+	return true;
+}
+
 static void test_events(void **state)
 {
 	struct nftdp_ct_config cfg = {.max_entries = 16, .event_ring_size = 4};
@@ -453,6 +469,24 @@ static void test_events(void **state)
 	assert_int_equal(nftdp_ct_delete(en.s, &e->tuple[0], 0), 0);
 	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 1);
 	assert_int_equal(l.ev[4], 1u << IPCT_DESTROY);
+	/* a consumer that stops leaves the rest, in order, for the next poll */
+	{
+		struct ev_take k = {.room = 1};
+
+		for (uint16_t p = 201; p <= 203; p++) {
+			udp(&t, false, "10.0.0.1", "10.0.0.2", p, 9, 0);
+			assert_int_equal(xmit(&en, &t, NULL), ST_NEW);
+		}
+		assert_int_equal(nftdp_ct_events_poll_while(en.s, take_cb, &k), 1);
+		assert_int_equal(nftdp_ct_events_poll_while(en.s, take_cb, &k), 0);
+		k.room = 8;
+		assert_int_equal(nftdp_ct_events_poll_while(en.s, take_cb, &k), 2);
+		assert_int_equal(k.sport[0], 201);
+		assert_int_equal(k.sport[1], 202);
+		assert_int_equal(k.sport[2], 203);
+		assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
+		assert_int_equal(lost, 0);
+	}
 	/* a full ring loses events and says so */
 	for (uint16_t p = 1; p <= 6; p++) {
 		udp(&t, false, "10.0.0.1", "10.0.0.2", p, 9, 0);
@@ -467,7 +501,7 @@ static void test_events(void **state)
 	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
 	l.n = 0;
 	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 0);
-	assert_int_equal(nftdp_ct_flush(en.s), 7);
+	assert_int_equal(nftdp_ct_flush(en.s), 10); /* 7, and 201-203 */
 	assert_int_equal(nftdp_ct_events_poll(en.s, ev_cb, &l, &lost), 4);
 	nftdp_ct_shard_destroy(en.s);
 }

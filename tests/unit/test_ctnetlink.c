@@ -41,6 +41,8 @@ static struct dgram {
 } sent[MAX_DGRAMS];
 static unsigned int n_sent;
 static bool listening = true;
+static unsigned int block_at; /* non-zero: a BROADCAST_ERROR listener is full
+			       * once this many datagrams were sent */
 
 static void keep(const void *buf, size_t len, unsigned int group)
 {
@@ -65,11 +67,22 @@ uint32_t ctl_session_portid(const struct ctl_session *s)
 	return 4242;
 }
 
+static bool exp_listening; /* NFNLGRP_CONNTRACK_EXP_* have members */
+static bool exp_gone;	   /* f_exp_dump: shard 1's expectation is not there */
+
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
 {
 	(void)srv;
-	(void)group;
+	if (group == NFNLGRP_CONNTRACK_EXP_NEW || group == NFNLGRP_CONNTRACK_EXP_DESTROY)
+		return exp_listening;
 	return listening;
+}
+
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
+{
+	(void)srv;
+	(void)group;
+	return block_at && n_sent >= block_at;
 }
 
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
@@ -177,17 +190,19 @@ static void f_stats(void *arg, unsigned int shard, struct nftdp_ct_stats *out)
 }
 
 static unsigned int f_events(void *arg, unsigned int shard,
-			     void (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
+			     bool (*cb)(const struct nftdp_ct_event *ev, void *cb_arg),
 			     void *cb_arg)
 {
-	unsigned int n = n_ev;
+	unsigned int n = 0;
 
 	(void)arg;
 	if (shard != 0)
 		return 0;
-	for (unsigned int i = 0; i < n; i++)
-		cb(&evq[i], cb_arg);
-	n_ev = 0;
+	while (n < n_ev && cb(&evq[n], cb_arg))
+		n++;
+	/* what cb refused stays queued, first */
+	memmove(evq, evq + n, (n_ev - n) * sizeof(evq[0]));
+	n_ev -= n;
 	return n;
 }
 
@@ -196,7 +211,7 @@ static int f_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info
 		      unsigned int max)
 {
 	(void)arg;
-	if (shard != 1 || !max)
+	if (shard != 1 || !max || exp_gone)
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->tuple.l3proto = out->master.l3proto = NFPROTO_IPV4;
@@ -390,6 +405,8 @@ static int setup(void **state)
 	chg_rc = 0;
 	ops.acct = false;
 	listening = true;
+	block_at = 0;
+	exp_listening = exp_gone = false;
 	add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, 0)->status |=
 	    IPS_SEEN_REPLY | IPS_ASSURED;
 	add4("10.0.0.1", "10.0.0.3", IPPROTO_UDP, 5000, 53, 1)->mark = 7;
@@ -1003,6 +1020,70 @@ static void test_events(void **state)
 	assert_int_equal(n_ev, 0);
 }
 
+/* NETLINK_BROADCAST_ERROR: while such a listener has no room the events
+ * wait in their ring, in order, and go out once it has */
+static void test_events_blocked(void **state)
+{
+	struct nftdp_ct_info ci = tab[0].ci;
+
+	(void)state;
+	for (uint32_t m = 1; m <= 3; m++) {
+		ci.mark = m;
+		push_event(1u << IPCT_MARK, &ci);
+	}
+	block_at = 1;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 1);
+	assert_int_equal(n_sent, 1);
+	assert_int_equal(n_ev, 2);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0); /* still full */
+	assert_int_equal(n_ev, 2);
+	block_at = 0;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 2);
+	assert_int_equal(n_sent, 3);
+	assert_int_equal(n_ev, 0);
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(attr_u32((const void *)sent[i].buf, CTA_MARK), i + 1);
+}
+
+/* expectation events: nothing for what was there when the listener came,
+ * then IPCTNL_MSG_EXP_DELETE when one goes and EXP_NEW (CREATE|EXCL) when
+ * one comes, to their groups, with the dump's attributes */
+static void test_exp_events(void **state)
+{
+	const struct nlmsghdr *m;
+
+	(void)state;
+	exp_listening = true;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0);
+	assert_int_equal(n_sent, 0);
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0); /* no change */
+	exp_gone = true;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 1);
+	assert_int_equal(n_sent, 1);
+	m = (const void *)sent[0].buf;
+	assert_int_equal(sent[0].group, NFNLGRP_CONNTRACK_EXP_DESTROY);
+	assert_int_equal(m->nlmsg_type, (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_DELETE);
+	assert_int_equal(m->nlmsg_flags, 0);
+	assert_int_equal(attr_u32(m, CTA_EXPECT_ID), 9);
+	exp_gone = false;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 1);
+	m = (const void *)sent[1].buf;
+	assert_int_equal(sent[1].group, NFNLGRP_CONNTRACK_EXP_NEW);
+	assert_int_equal(m->nlmsg_type, (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW);
+	assert_int_equal(m->nlmsg_flags, NLM_F_CREATE | NLM_F_EXCL);
+	assert_non_null(attr(m, CTA_EXPECT_MASTER));
+	assert_int_equal(attr_u32(m, CTA_EXPECT_TIMEOUT), 299);
+	/* the listener leaves: the snapshot goes; a new one learns again */
+	exp_listening = false;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0);
+	assert_null(ctl.exp_snap);
+	exp_listening = true;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0);
+	exp_listening = false;
+	assert_int_equal(nftdp_ctl_ct_events(&ctl), 0);
+	assert_int_equal(n_sent, 2);
+}
+
 /* sctp_to_nlattr: state and both verification tags; a destroy only the state */
 static void test_sctp_protoinfo(void **state)
 {
@@ -1557,6 +1638,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_flush, setup),
 	    cmocka_unit_test_setup(test_stats, setup),
 	    cmocka_unit_test_setup(test_events, setup),
+	    cmocka_unit_test_setup(test_events_blocked, setup),
+	    cmocka_unit_test_setup(test_exp_events, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
