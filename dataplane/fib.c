@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/rtnetlink.h>
+
 #include "dataplane_priv.h"
 #include "nftdp_route.h"
 
@@ -413,4 +415,22 @@ void nftdp_dp_fib_fini(struct nftdp_dp *dp)
 	free(f->ret);
 	free(f);
 	dp->fib = NULL;
+}
+
+bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr)
+{
+	const struct nftdp_route_table *t = dp->fib ? cur(dp->fib) : NULL;
+	const struct nftdp_route_nh *nh;
+	uint32_t a;
+
+	if (!t)
+		return false;
+	if (v4) {
+		memcpy(&a, daddr, 4);
+		nh = nftdp_route_lookup4(t, a);
+	} else {
+		nh = nftdp_route_lookup6(t, daddr, 0);
+	}
+	/* the kernel's local table: an address of ours, a broadcast of ours */
+	return nh && (nh->type == RTN_LOCAL || nh->type == RTN_BROADCAST);
 }

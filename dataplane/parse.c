@@ -38,6 +38,7 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_IP_SRR] = "ip_source_route",
     [NFTDP_DP_DROP_OWN_SRC] = "own_source",
     [NFTDP_DP_DROP_L2_NOT_HOST] = "l2_not_host",
+    [NFTDP_DP_DROP_HOST_LIMIT] = "host_limit",
 };
 
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
