@@ -138,10 +138,16 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 	bool reused = false;
 	int ret = -1;
 
-	for (uint16_t p = 0; p < dp->n_ports; p++)
-		if (dp->port[p].used)
-			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
-							       .ifindex = dp->port[p].ifindex};
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		const struct nftdp_dp_port *pt = &dp->port[p];
+
+		/* a host interface (--host-ports) is its data port to the host:
+		 * routes through it go out of that port */
+		if (pt->used)
+			ports[n++] = (struct nftdp_route_port){
+			    .name = pt->name,
+			    .ifindex = pt->is_host ? dp->port[pt->host_peer].ifindex : pt->ifindex};
+	}
 	*out = f->spare;
 	f->spare = NULL;
 	if (*out) {
