@@ -162,6 +162,13 @@ static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16
 		memcpy(addr16, p->addr4, 4);
 		return true;
 	}
+	if (nfproto == NFPROTO_IPV4 && p->has_host) {
+		/* the exception path: the host interface's primary address */
+		uint32_t a = __atomic_load_n(&p->host_addr4, __ATOMIC_RELAXED);
+
+		memcpy(addr16, &a, 4);
+		return a != 0;
+	}
 	if (nfproto == NFPROTO_IPV6 && p->has_addr6) {
 		memcpy(addr16, p->addr6, 16);
 		return true;

@@ -498,6 +498,10 @@ struct nftdp_dp_port {
 	 * host_peer is its host interface */
 	bool is_host, has_host;
 	uint16_t host_peer;
+	/** has_host: the host interface's primary IPv4 address (network
+	 * order, 0: none) for redirect; the control thread stores it whole
+	 * (one aligned word), workers load it */
+	uint32_t host_addr4;
 };
 
 /**
@@ -683,6 +687,9 @@ enum nftdp_dp_host_pmd { NFTDP_DP_HOST_TAP, NFTDP_DP_HOST_VIRTIO };
 /** Create a host interface per data port (names[P]: its name, NULL: P's
  * name), after the data ports are known and before ports_init. */
 int nftdp_dp_host_setup(struct nftdp_dp *dp, enum nftdp_dp_host_pmd pmd, const char *const *names);
+/** Read the host interfaces' primary IPv4 addresses (getifaddrs) into
+ * host_addr4. Control thread (fib.c, with each route mirror). */
+void nftdp_dp_host_addrs(struct nftdp_dp *dp);
 /** Each worker's rate limit, once the workers exist. */
 void nftdp_dp_host_workers(struct nftdp_dp *dp);
 /** --router with a host: whether the IP packet at iph is for the box

@@ -148,6 +148,8 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 			    .name = pt->name,
 			    .ifindex = pt->is_host ? dp->port[pt->host_peer].ifindex : pt->ifindex};
 	}
+	if (dp->host)
+		nftdp_dp_host_addrs(dp); /* redirect's addresses, from the same netns */
 	*out = f->spare;
 	f->spare = NULL;
 	if (*out) {

@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +79,30 @@ int nftdp_dp_host_setup(struct nftdp_dp *dp, enum nftdp_dp_host_pmd pmd, const c
 	}
 	dp->host = true;
 	return 0;
+}
+
+void nftdp_dp_host_addrs(struct nftdp_dp *dp)
+{
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		struct nftdp_dp_port *pt = &dp->port[p];
+		const char *name;
+		uint32_t a = 0;
+
+		if (!pt->used || !pt->has_host)
+			continue;
+		name = dp->port[pt->host_peer].name;
+		/* the kernel lists a device's primary address first */
+		for (i = ifa; i && !a; i = i->ifa_next)
+			if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+			    strcmp(i->ifa_name, name) == 0)
+				a = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+		__atomic_store_n(&pt->host_addr4, a, __ATOMIC_RELAXED);
+	}
+	freeifaddrs(ifa);
 }
 
 void nftdp_dp_host_workers(struct nftdp_dp *dp)

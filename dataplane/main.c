@@ -645,6 +645,7 @@ int main(int argc, char **argv)
 	scfg.max_cells = 1u << 22;
 	scfg.log_ring_size = 1024;
 	scfg.hash_seed = (uint32_t)rte_rdtsc();
+	scfg.local_stack = o.host_ports; /* redirect reaches the host */
 	ret = nftdp_vm_state_create(&scfg, &dp.state);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: VM state: %s\n", strerror(-ret));
