@@ -15,6 +15,9 @@ whatever the box answers went through nftdp. A tester in a second netns
 - ping 10.0.0.1 is answered;
 - a TCP connection to a listener on 10.0.0.1 echoes its data, with
   conntrack at input and output: `ct state` counters as the kernel's;
+- `redirect to :8080` at prerouting turns a connection to 10.9.0.7:80
+  into one to the host's 10.0.0.1:8080 (h0's primary address), the
+  replies de-NATed;
 - an input-chain rule drops and counts UDP to port 9999 (the listener gets
   nothing); an output-chain rule drops the host's UDP to port 7777;
 - a flood at the box over --host-rate is limited (stats host.limited) while
@@ -38,6 +41,12 @@ N_DROP, N_OUT, N_FLOOD, N_FWD, RATE = 5, 4, 3000, 200, 500
 NO_CACHE = os.environ.get('HP_NO_CACHE') is not None
 
 RULES = '''
+table ip nat {
+	chain pre {
+		type nat hook prerouting priority -100; policy accept;
+		ip daddr 10.9.0.7 tcp dport 80 redirect to :8080
+	}
+}
 table inet f {
 	chain in {
 		type filter hook input priority 0; policy accept;
@@ -68,14 +77,17 @@ srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(('10.0.0.1', 8080)); srv.listen(4); srv.settimeout(15)
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('10.0.0.1', 9999)); u.settimeout(0.2)
 print('ready', flush=True)
-c, _ = srv.accept(); c.settimeout(5)
-data = b''
-while not data.endswith(b'END'):
-    b = c.recv(4096)
-    if not b:
-        break
-    data += b
-c.sendall(data.upper()); c.close()
+peers = []
+for k in range(2):  # the direct connection, then the redirected one
+    c, a = srv.accept(); c.settimeout(5)
+    peers.append(a[0])
+    data = b''
+    while not data.endswith(b'END'):
+        b = c.recv(4096)
+        if not b:
+            break
+        data += b
+    c.sendall(data.upper() + (' %%s:%%d' %% c.getsockname()).encode()); c.close()
 got9999 = 0
 try:
     while True:
@@ -85,7 +97,7 @@ except socket.timeout:
 o = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(%d):
     o.sendto(b'x', ('10.0.0.2', 7777))
-print(json.dumps({'echoed': len(data), 'got9999': got9999}), flush=True)
+print(json.dumps({'echoed': len(data), 'got9999': got9999, 'peers': peers}), flush=True)
 ''' % N_OUT
 
 # in NS_T: the other end
@@ -123,6 +135,17 @@ while True:
         break
     r += b
 res['tcp'] = r.decode()
+c = socket.create_connection(('10.9.0.7', 80), timeout=5)
+res['redir_peer'] = '%%s:%%d' %% c.getpeername()
+c.sendall(b'redirected END')
+c.settimeout(5)
+r = b''
+while True:
+    b = c.recv(4096)
+    if not b:
+        break
+    r += b
+res['redir'] = r.decode()
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 o = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); o.bind(('10.0.0.2', 7777)); o.settimeout(2)
 for i in range(%d):
@@ -221,8 +244,13 @@ def main(tmp):
             print('host side:', hout[-1500:])
         check(res.get('arp'), 'ARP: the tester resolved 10.0.0.1 (answered by the host)')
         check(res.get('ping') == 3, 'ping 10.0.0.1: 3 echo replies (got %s)' % res.get('ping'))
-        check(res.get('tcp') == 'HELLO EXCEPTION PATH END',
+        check(res.get('tcp') == 'HELLO EXCEPTION PATH END 10.0.0.1:8080',
               'TCP to a listener on the host interface echoes (%r)' % res.get('tcp'))
+        check(res.get('redir') == 'REDIRECTED END 10.0.0.1:8080' and
+              res.get('redir_peer') == '10.9.0.7:80' and h.get('peers') == ['10.0.0.2'] * 2,
+              'redirect: a connection to 10.9.0.7:80 reaches the host\'s 10.0.0.1:8080 '
+              '(the primary address of h0) and its replies come from 10.9.0.7:80 (%r, %r, %r)'
+              % (res.get('redir'), res.get('redir_peer'), h.get('peers')))
         check(h.get('got9999') == 0, 'the input chain dropped UDP to 9999 (host got %s)' %
               h.get('got9999'))
         check(res.get('got7777') == 0, 'the output chain dropped the host\'s UDP to 7777 '
@@ -259,12 +287,13 @@ def main(tmp):
     # UDP datagram to 9999 is dropped before confirm, so each is new; the
     # flood's connection sees no reply, so each of its packets is new
     # (IP_CT_NEW until a reply), as the conntrack stats' one insert says
-    n_new = 1 + 1 + N_DROP + N_FLOOD
+    n_new = 1 + 2 + N_DROP + N_FLOOD
     check(len(cin) == 4 and cin[1] == n_new and cin[2] == N_DROP and cin[3] == 1,
           'input counters: ct state new %d, udp 9999 dropped %d, echo requests 1 (got %s)' %
           (n_new, N_DROP, cin))
-    check(len(cin) == 4 and cin[0] >= 2 + 3,
+    check(len(cin) == 4 and cin[0] >= 2 + 6,
           'ct state established at input: echo requests, the TCP client (%s)' % cin)
+    ctr = {k: v for k, v in ctr.items()}
     cout = ctr.get('out', [])
     check(len(cout) == 2 and cout[0] == N_OUT and cout[1] >= 2,
           'output counters: the host\'s udp 7777 dropped %d, TCP replies established (got %s)'
