@@ -551,6 +551,7 @@ bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 	X(nat) \
 	X(masq) \
 	X(redir) \
+	X(tproxy) \
 	X(connlimit) \
 	X(rt) \
 	X(xfrm) \

@@ -323,6 +323,8 @@ static void test_vm_redirect(void **state)
 	assert_int_equal(nftdp_vm_chain_create(&pre, st, &cpre), 0);
 	assert_int_equal(nftdp_vm_chain_create(&post, st, &cpost), 0);
 	assert_int_equal(try_rule(cpost, st, ex("redir"), NULL), -EOPNOTSUPP);
+	/* tproxy needs the host's sockets: refused even so */
+	assert_int_equal(try_rule(cpre, st, ex("tproxy"), NULL), -EOPNOTSUPP);
 	ctx.state = st;
 	/* redirect to :8080 */
 	rd = ex("redir");
