@@ -12,7 +12,8 @@ whatever the box answers went through nftdp. A tester in a second netns
 (t0 10.0.0.2/24, t1) checks:
 
 - ARP: the tester resolves 10.0.0.1 (the host answers through nftdp);
-- ping 10.0.0.1 is answered;
+- ping 10.0.0.1 is answered; so is ping fd00::1 after neighbour
+  discovery (solicited-node multicast to the host, its advertisement out);
 - a TCP connection to a listener on 10.0.0.1 echoes its data, with
   conntrack at input and output: `ct state` counters as the kernel's;
 - `redirect to :8080` at prerouting turns a connection to 10.9.0.7:80
@@ -50,10 +51,12 @@ table ip nat {
 table inet f {
 	chain in {
 		type filter hook input priority 0; policy accept;
-		ct state established counter accept
-		ct state new counter
+		meta nfproto ipv4 ct state established counter accept
+		meta nfproto ipv4 ct state new counter
 		udp dport 9999 counter drop
 		icmp type echo-request counter accept
+		icmpv6 type echo-request counter accept
+		icmpv6 type nd-neighbor-solicit counter accept
 	}
 	chain out {
 		type filter hook output priority 0; policy accept;
@@ -146,6 +149,19 @@ while True:
         break
     r += b
 res['redir'] = r.decode()
+# IPv6: neighbour discovery through nftdp to the host, then echo
+ic6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6); ic6.settimeout(2)
+res['ping6'] = 0
+for seq in range(3):
+    ic6.sendto(bytes([128, 0, 0, 0, 0x43, 0x21, 0, seq]) + b'exc6', ('fd00::1', 0))
+    try:
+        while True:
+            r, a = ic6.recvfrom(200)
+            if r[0] == 129 and r[7] == seq:
+                res['ping6'] += 1
+                break
+    except socket.timeout:
+        pass
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 o = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); o.bind(('10.0.0.2', 7777)); o.settimeout(2)
 for i in range(%d):
@@ -204,6 +220,9 @@ def main(tmp):
     # a veth's checksum offload leaves AF_PACKET partial checksums, which
     # conntrack (and the host) would find bad: full checksums on the wire
     T.sh('ethtool', '-K', 't0', 'tx', 'off', ns=NS_T)
+    # IPv6 on the test link only (the namespaces have it off elsewhere)
+    T.sh('sysctl', '-qw', 'net.ipv6.conf.t0.disable_ipv6=0', ns=NS_T)
+    T.sh('ip', 'addr', 'add', 'fd00::2/64', 'dev', 't0', 'nodad', ns=NS_T)
     T.sh('ip', 'route', 'add', '10.9.0.0/24', 'via', '10.0.0.1', ns=NS_T)
     T.sh('nft', '-f', '-', input=GUARD, ns=NS_DP)
     rules, sj, lj = (os.path.join(tmp, x) for x in ('r.nft', 's.json', 'l.json'))
@@ -218,11 +237,13 @@ def main(tmp):
             '--listing-json', lj] + (['--flow-cache', '0'] if NO_CACHE else [])
     d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_DP, limit=80)
     p = d.proc
-    res = {}
+    res, fwd = {}, None
     try:
         d.wait_started(timeout=30)
         T.sh('ip', 'addr', 'add', '10.0.0.1/24', 'dev', 'h0', ns=NS_DP)
         T.sh('ip', 'link', 'set', 'h0', 'up', ns=NS_DP)
+        T.sh('sysctl', '-qw', 'net.ipv6.conf.h0.disable_ipv6=0', ns=NS_DP)
+        T.sh('ip', 'addr', 'add', 'fd00::1/64', 'dev', 'h0', 'nodad', ns=NS_DP)
         time.sleep(0.5)  # the route mirror follows the new address
         host = subprocess.Popen(['ip', 'netns', 'exec', NS_DP, '/usr/bin/python3', '-c', HOST],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -244,6 +265,8 @@ def main(tmp):
             print('host side:', hout[-1500:])
         check(res.get('arp'), 'ARP: the tester resolved 10.0.0.1 (answered by the host)')
         check(res.get('ping') == 3, 'ping 10.0.0.1: 3 echo replies (got %s)' % res.get('ping'))
+        check(res.get('ping6') == 3, 'ping fd00::1 after neighbour discovery through nftdp: '
+              '3 echo replies (got %s)' % res.get('ping6'))
         check(res.get('tcp') == 'HELLO EXCEPTION PATH END 10.0.0.1:8080',
               'TCP to a listener on the host interface echoes (%r)' % res.get('tcp'))
         check(res.get('redir') == 'REDIRECTED END 10.0.0.1:8080' and
@@ -260,8 +283,7 @@ def main(tmp):
         fo = f.stdout.strip().splitlines()
         check(f.returncode == 0, 'flood ran (%s)' % (fo[-1] if fo else ''))
         fl = json.loads(fo[-1]) if f.returncode == 0 else {}
-        check(fl.get('fwd') == N_FWD, 'forwarding went on through the flood: %s of %d frames '
-              'reached t1' % (fl.get('fwd'), N_FWD))
+        fwd = fl.get('fwd')
     finally:
         d.stop(wait=20)
     check(p.returncode == 0, 'nftdp exits 0 on SIGTERM')
@@ -272,6 +294,12 @@ def main(tmp):
         if not res:
             return
     s = json.load(open(sj))
+    # frames the af_packet ring of dp0 lost before nftdp read them (a busy
+    # machine: the tester and nftdp share its CPUs) are no loss of nftdp's
+    missed = s['ports'][0]['rx_missed']
+    check(fwd is not None and N_FWD - missed <= fwd <= N_FWD,
+          'forwarding went on through the flood: %s of %d frames reached t1 (%d lost '
+          'before nftdp)' % (fwd, N_FWD, missed))
     ctr = {}
     for o in json.load(open(lj))['nftables']:
         if 'rule' in o and o['rule']['table'] == 'f':
@@ -288,10 +316,12 @@ def main(tmp):
     # flood's connection sees no reply, so each of its packets is new
     # (IP_CT_NEW until a reply), as the conntrack stats' one insert says
     n_new = 1 + 2 + N_DROP + N_FLOOD
-    check(len(cin) == 4 and cin[1] == n_new and cin[2] == N_DROP and cin[3] == 1,
-          'input counters: ct state new %d, udp 9999 dropped %d, echo requests 1 (got %s)' %
+    check(len(cin) == 6 and n_new - missed <= cin[1] <= n_new and cin[2] == N_DROP and cin[3] == 1 and
+          cin[4] == 3 and cin[5] >= 1,
+          'input counters: ct state new %d, udp 9999 dropped %d, echo requests 1, ICMPv6 '
+          'echo requests 3, neighbour solicitations (got %s)' %
           (n_new, N_DROP, cin))
-    check(len(cin) == 4 and cin[0] >= 2 + 6,
+    check(len(cin) == 6 and cin[0] >= 2 + 6,
           'ct state established at input: echo requests, the TCP client (%s)' % cin)
     ctr = {k: v for k, v in ctr.items()}
     cout = ctr.get('out', [])
