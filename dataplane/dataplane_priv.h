@@ -28,6 +28,7 @@
 #define NFTDP_DP_VLAN_HLEN 4
 #define NFTDP_DP_ETH_P_IP 0x0800
 #define NFTDP_DP_ETH_P_IPV6 0x86dd
+#define NFTDP_DP_ETH_P_ARP 0x0806
 #define NFTDP_DP_ETH_P_8021Q 0x8100
 #define NFTDP_DP_ETH_P_8021AD 0x88a8
 
@@ -715,6 +716,10 @@ void nftdp_dp_egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 		     struct nftdp_vm_pkt **act, unsigned int n, uint16_t tx_port, uint16_t rx_port);
 void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 		   const struct nftdp_vm_pkt *p);
+/** View i of this burst for frame mb, as netdev ingress on port 0 sees it
+ * (host.c then makes it the view it needs), its meta from l2. */
+void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			 const struct nftdp_dp_l2 *l2);
 /** View i of this burst for an IP frame mb the host sent (no iif), its
  * meta from l2; false when its IP header fails ip_rcv's checks. */
 bool nftdp_dp_view_host(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <linux/netfilter.h> /* after netinet/in.h */
+#include <linux/netfilter_arp.h>
 
 #include <rte_cycles.h>
 #include <rte_dev.h>
@@ -180,10 +181,55 @@ void nftdp_dp_host_input(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		to_host(w, w->mb[pkts[i] - w->view], pkts[i], rx_port, now);
 }
 
+/*
+ * arp_rcv / arp_xmit: an untagged ARP frame through the arp family's
+ * NF_ARP_IN or NF_ARP_OUT chains (network header: the ARP header; in:
+ * iif the port, out: oif the port). Returns whether it goes on; a dropped
+ * frame is counted at the stage and freed.
+ */
+static bool arp_hook(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t hook,
+		     const struct nftdp_dp_port *port)
+{
+	const struct nftdp_dp_meta *mt = &w->meta[p - w->view];
+	enum nftdp_dp_stage st = hook == NF_ARP_IN ? NFTDP_DP_ST_INPUT : NFTDP_DP_ST_OUTPUT;
+	struct rte_mbuf *mb = w->mb[p - w->view];
+	unsigned int v;
+
+	if (!w->gen || mt->l2_proto != NFTDP_DP_ETH_P_ARP || mt->vid != 0 ||
+	    nftdp_vm_gen_hook_len(w->gen, NFPROTO_ARP, hook) == 0)
+		return true;
+	p->nfproto = NFPROTO_ARP;
+	p->hook = hook;
+	p->mac_off = 0;
+	p->nh_off = mt->l2_nh;
+	p->len = rte_pktmbuf_data_len(mb);
+	p->skb_len = p->len - mt->l2_nh;
+	if (hook == NF_ARP_IN) {
+		p->oif = 0;
+		p->oifname = NULL;
+	} else {
+		p->iif = 0;
+		p->iifname = NULL;
+		p->oif = port->ifindex;
+		p->oifname = port->name;
+		p->oiftype = 1; /* ARPHRD_ETHER */
+	}
+	nftdp_vm_gen_run_hook_burst(w->gen, NFPROTO_ARP, hook, &p, 1, &v, &w->ctx);
+	if (v == NF_ACCEPT) {
+		w->st.hook[st][NFTDP_DP_V_ACCEPT]++;
+		return true;
+	}
+	w->st.hook[st][v == NF_DROP ? NFTDP_DP_V_DROP : NFTDP_DP_V_QUEUE]++;
+	rte_pktmbuf_free(mb);
+	return false;
+}
+
 void nftdp_dp_host_l2(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint16_t rx_port)
 {
-	/* ARP, LLDP and the like: the host's (arp-family chains do not run,
-	 * docs/differences.md) */
+	/* ARP (through the arp family's input chains), LLDP and the like:
+	 * the host's */
+	if (!arp_hook(w, p, NF_ARP_IN, &w->dp->port[rx_port]))
+		return;
 	to_host(w, w->mb[p - w->view], p, rx_port, rte_rdtsc());
 }
 
@@ -213,7 +259,11 @@ void nftdp_dp_host_output(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 			continue;
 		}
 		if (l2.ip_proto != NFTDP_DP_ETH_P_IP && l2.ip_proto != NFTDP_DP_ETH_P_IPV6) {
-			/* ARP replies and requests of the host: straight out */
+			/* ARP of the host: the arp family's output chains, then
+			 * out; anything else straight out */
+			nftdp_dp_view_frame(w, i, mb, &l2);
+			if (!arp_hook(w, p, NF_ARP_OUT, tx))
+				continue;
 			w->st.host_out++;
 			nftdp_dp_emit(w, tx->port_id, mb, p);
 			continue;

@@ -1581,6 +1581,12 @@ void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 	emit(w, port, m, key_of(w, p));
 }
 
+void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			 const struct nftdp_dp_l2 *l2)
+{
+	setup_view(w, i, mb, l2, &w->dp->port[0], false);
+}
+
 bool nftdp_dp_view_host(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 			const struct nftdp_dp_l2 *l2)
 {
