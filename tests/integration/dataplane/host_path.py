@@ -19,6 +19,8 @@ whatever the box answers went through nftdp. A tester in a second netns
 - `redirect to :8080` at prerouting turns a connection to 10.9.0.7:80
   into one to the host's 10.0.0.1:8080 (h0's primary address), the
   replies de-NATed;
+- arp-family input and output chains count the tester's requests and
+  the host's replies;
 - an input-chain rule drops and counts UDP to port 9999 (the listener gets
   nothing); an output-chain rule drops the host's UDP to port 7777;
 - a flood at the box over --host-rate is limited (stats host.limited) while
@@ -42,6 +44,18 @@ N_DROP, N_OUT, N_FLOOD, N_FWD, RATE = 5, 4, 3000, 200, 500
 NO_CACHE = os.environ.get('HP_NO_CACHE') is not None
 
 RULES = '''
+table arp a {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		arp operation request counter
+		arp operation reply counter
+	}
+	chain out {
+		type filter hook output priority 0; policy accept;
+		arp operation request counter
+		arp operation reply counter
+	}
+}
 table ip nat {
 	chain pre {
 		type nat hook prerouting priority -100; policy accept;
@@ -300,8 +314,12 @@ def main(tmp):
     check(fwd is not None and N_FWD - missed <= fwd <= N_FWD,
           'forwarding went on through the flood: %s of %d frames reached t1 (%d lost '
           'before nftdp)' % (fwd, N_FWD, missed))
-    ctr = {}
+    ctr, arp = {}, {}
     for o in json.load(open(lj))['nftables']:
+        if 'rule' in o and o['rule']['table'] == 'a':
+            r = o['rule']
+            arp.setdefault(r['chain'], []).extend(
+                e['counter']['packets'] for e in r['expr'] if 'counter' in e)
         if 'rule' in o and o['rule']['table'] == 'f':
             r = o['rule']
             ctr.setdefault(r['chain'], []).extend(
@@ -328,6 +346,12 @@ def main(tmp):
     check(len(cout) == 2 and cout[0] == N_OUT and cout[1] >= 2,
           'output counters: the host\'s udp 7777 dropped %d, TCP replies established (got %s)'
           % (N_OUT, cout))
+    # the tester's request for 10.0.0.1 and the host's reply ran the arp
+    # family's input and output chains (how many more depends on timers)
+    check(len(arp.get('in', [])) == 2 and arp['in'][0] >= 1 and
+          len(arp.get('out', [])) == 2 and arp['out'][1] >= 1,
+          'arp chains: requests in, replies out (in %s, out %s)' % (arp.get('in'),
+                                                                    arp.get('out')))
     hs = s.get('host', {})
     check(hs.get('limited', 0) > 0 and hs.get('to_host', 0) < N_FLOOD,
           'the flood was rate-limited at %d/s: %s' % (RATE, hs))
