@@ -192,6 +192,8 @@ static unsigned int ct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat
 		return nftdp_ct_nat_setup(e->shard, pkt, &r, NFTDP_CT_MANIP_DST);
 	case NFTDP_VM_NAT_MASQ:
 		return nftdp_ct_nat_masquerade(e->shard, pkt, &r);
+	case NFTDP_VM_NAT_REDIR:
+		return nftdp_ct_nat_redirect(e->shard, pkt, &r);
 	}
 	return NF_DROP;
 }

@@ -310,6 +310,24 @@ unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_p
 	return nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_SRC);
 }
 
+unsigned int nftdp_ct_nat_redirect(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				   const struct nftdp_ct_nat_range *range)
+{
+	struct nftdp_ct_nat_range r = *range;
+	union nftdp_ct_addr a;
+
+	if (!pkt->ct || !s->cfg.ifaddr)
+		return NF_DROP;
+	memset(&a, 0, sizeof(a));
+	/* nf_nat_redirect_ipv4/6: the incoming device's (primary) address;
+	 * none: drop */
+	if (!s->cfg.ifaddr(s->cfg.ifaddr_arg, pkt->iif, pkt->nfproto, a.u8))
+		return NF_DROP;
+	r.flags |= NF_NAT_RANGE_MAP_IPS;
+	r.min_addr = r.max_addr = a;
+	return nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_DST);
+}
+
 bool nftdp_ct_nat_need_chains(const struct nftdp_vm_pkt *pkt, uint8_t hook)
 {
 	const struct nftdp_ct_entry *e;

@@ -815,7 +815,7 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 			fprintf(
 			    stderr,
 			    "nftdp: warning: %s base chain %s %s is accepted but never run: the "
-			    "dataplane has no bridge or arp hooks\n",
+			    "dataplane has no bridge hooks, and arp hooks only with --host-ports\n",
 			    fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
 			    base[i]->name);
 		}

@@ -63,6 +63,32 @@ static bool ct_active(const struct nftdp_vm_gen *gen)
 	return nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6);
 }
 
+/*
+ * ipv4_conntrack_local / ipv6_conntrack_local at LOCAL_OUT: what the host
+ * sends (views of the burst) is tracked; nftdp's own replies (views from
+ * NFTDP_VM_BURST_MAX) already joined their connection (nf_ct_attach), and
+ * nf_conntrack_in lets a packet with a connection pass.
+ */
+static void ct_local_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
+			  unsigned int n, unsigned int *verdicts)
+{
+	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
+	unsigned int pos[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		verdicts[i] = NF_ACCEPT;
+		if (pkts[i] - w->view < NFTDP_VM_BURST_MAX) {
+			pos[k] = i;
+			sub[k++] = pkts[i];
+		}
+	}
+	if (k == 0)
+		return;
+	ct_in_step(w, hook, sub, k, sv);
+	for (unsigned int j = 0; j < k; j++)
+		verdicts[pos[j]] = sv[j];
+}
+
 /* A connection's binding of the hook's manip type is set: the walk stops. */
 static bool nat_bound(const struct nftdp_vm_pkt *pkt, uint8_t hook)
 {
@@ -136,6 +162,13 @@ static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16
 		memcpy(addr16, p->addr4, 4);
 		return true;
 	}
+	if (nfproto == NFPROTO_IPV4 && p->has_host) {
+		/* the exception path: the host interface's primary address */
+		uint32_t a = __atomic_load_n(&p->host_addr4, __ATOMIC_RELAXED);
+
+		memcpy(addr16, &a, 4);
+		return a != 0;
+	}
 	if (nfproto == NFPROTO_IPV6 && p->has_addr6) {
 		memcpy(addr16, p->addr6, 16);
 		return true;
@@ -184,6 +217,13 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 	/* nftdp's own replies (reject, time exceeded) leave through output:
 	 * NAT translates them there and at postrouting with their connection */
 	nftdp_dp_step_add(dp, NF_INET_LOCAL_OUT, NF_IP_PRI_NAT_DST, nat_step, nat_active);
+	if (dp->host) {
+		/* the exception path (host.c): ipv4_conntrack_local for what
+		 * the host sends, NAT at input (SNAT) as the kernel has it */
+		nftdp_dp_step_add(dp, NF_INET_LOCAL_OUT, NF_IP_PRI_CONNTRACK, ct_local_step,
+				  ct_active);
+		nftdp_dp_step_add(dp, NF_INET_LOCAL_IN, NF_IP_PRI_NAT_SRC, nat_step, nat_active);
+	}
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #define NFTDP_DP_VLAN_HLEN 4
 #define NFTDP_DP_ETH_P_IP 0x0800
 #define NFTDP_DP_ETH_P_IPV6 0x86dd
+#define NFTDP_DP_ETH_P_ARP 0x0806
 #define NFTDP_DP_ETH_P_8021Q 0x8100
 #define NFTDP_DP_ETH_P_8021AD 0x88a8
 
@@ -60,6 +61,7 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_NO_ROUTE,	   /**< --route: no route, unreachable, prohibit, blackhole */
 	NFTDP_DP_DROP_ROUTE_NOT_PORT,	/**< --route: the route's device is not a port */
 	NFTDP_DP_DROP_NEIGH_UNRESOLVED, /**< --route: no usable neighbour entry (nexthop.c) */
+	NFTDP_DP_DROP_HOST_LIMIT,	/**< host.c: over the exception path's rate (--host-rate) */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -272,6 +274,48 @@ unsigned int nftdp_dp_frag_plan(const uint16_t *geo, unsigned int n_geo, uint32_
 /** ip_options_fragment on the IPv4 header iph of hl bytes, in place. */
 void nftdp_dp_ip_options_fragment(uint8_t *iph, uint32_t hl);
 
+/* ------------------------------------------------------------------ */
+/* host.c: the exception path's rate limit (bytes only)                */
+
+/**
+ * A token bucket counted in clock cycles (GCRA): each packet costs cost
+ * cycles of credit, credit grows with time up to cap. No division per
+ * packet. cost 0: no limit.
+ */
+struct nftdp_dp_tb {
+	uint64_t cost;	 /**< cycles per packet: hz / rate */
+	uint64_t cap;	 /**< the most credit: cost * burst */
+	uint64_t credit; /**< cycles of credit now */
+	uint64_t last;	 /**< the clock at the last take */
+};
+
+/** rate packets/s (0: unlimited), up to burst at once, with a clock of hz. */
+static inline void nftdp_dp_tb_init(struct nftdp_dp_tb *tb, uint64_t rate, uint64_t burst,
+				    uint64_t hz, uint64_t now)
+{
+	tb->cost = rate ? (hz / rate ? hz / rate : 1) : 0;
+	tb->cap = tb->cost * (burst ? burst : 1);
+	tb->credit = tb->cap;
+	tb->last = now;
+}
+
+/** Whether one more packet may pass at time now (now never goes back). */
+static inline bool nftdp_dp_tb_take(struct nftdp_dp_tb *tb, uint64_t now)
+{
+	if (tb->cost == 0)
+		return true;
+	if (now > tb->last) {
+		uint64_t add = now - tb->last;
+
+		tb->credit = add >= tb->cap - tb->credit ? tb->cap : tb->credit + add;
+		tb->last = now;
+	}
+	if (tb->credit < tb->cost)
+		return false;
+	tb->credit -= tb->cost;
+	return true;
+}
+
 #ifndef NFTDP_DP_BYTES_ONLY
 /* ------------------------------------------------------------------ */
 /* Everything below needs DPDK.                                         */
@@ -295,6 +339,7 @@ enum nftdp_dp_stage {
 	NFTDP_DP_ST_FORWARD,
 	NFTDP_DP_ST_POSTROUTING,
 	NFTDP_DP_ST_NETDEV_EGRESS,
+	NFTDP_DP_ST_INPUT, /**< host.c: packets for the box, before the host gets them */
 	NFTDP_DP_ST_MAX
 };
 extern const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX];
@@ -323,6 +368,9 @@ struct nftdp_dp_stats {
 	/* steer.c: packets passed to their owning worker, taken from other
 	 * workers, dropped for a full ring, polls that left rx for later */
 	uint64_t steered, steered_in, steer_full, steer_wait;
+	/* host.c: the exception path: frames given to the host interfaces,
+	 * frames the host sent out of a port (after output and postrouting) */
+	uint64_t host_in, host_out;
 } __rte_cache_aligned;
 
 struct nftdp_dp_rxq {
@@ -434,6 +482,7 @@ struct nftdp_dp_worker {
 	struct nftdp_dp_emit emit[NFTDP_DP_EMIT_MAX];
 	struct nftdp_dp_emit emit_sorted[NFTDP_DP_EMIT_MAX];
 	uint8_t reply[NFTDP_DP_REPLY_MAX];
+	struct nftdp_dp_tb host_tb; /**< host.c: the exception path's rate */
 } __rte_cache_aligned;
 
 struct nftdp_dp_port {
@@ -458,6 +507,15 @@ struct nftdp_dp_port {
 	 * packets arrives on, in file order (port.c), NULL otherwise */
 	uint16_t *replay_port;
 	uint32_t replay_n;
+	/* host.c, --host-ports: is_host, the port is a host interface of
+	 * host_peer's (no --ifname of its own, never an nft device); has_host,
+	 * host_peer is its host interface */
+	bool is_host, has_host;
+	uint16_t host_peer;
+	/** has_host: the host interface's primary IPv4 address (network
+	 * order, 0: none) for redirect; the control thread stores it whole
+	 * (one aligned word), workers load it */
+	uint32_t host_addr4;
 };
 
 /**
@@ -495,8 +553,10 @@ struct nftdp_dp {
 	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
 	bool flow_verify;		      /**< --flow-cache-verify */
 	bool router;
-	bool route;   /**< --route: forward by the mirrored routes and neighbours (nexthop.c) */
-	uint16_t mtu; /**< 0: leave the port's */
+	bool route; /**< --route: forward by the mirrored routes and neighbours (nexthop.c) */
+	bool host;  /**< --host-ports: the exception path (host.c) */
+	uint64_t host_rate, host_burst;	 /**< its rate limit per worker, packets/s */
+	uint16_t mtu;			 /**< 0: leave the port's */
 	unsigned int n_mbufs;		 /**< --mbufs: mbufs per pool, 0: computed */
 	uint16_t mbuf_size;		 /**< --mbuf-size: data room per mbuf, 0: computed */
 	uint16_t wire[RTE_MAX_ETHPORTS]; /**< tx port of each rx port */
@@ -685,6 +745,50 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 /** Stage m for transmission on port (flushes when the buffer is full). */
 void nftdp_dp_tx_stage(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m);
 void nftdp_dp_tx_flush(struct nftdp_dp_worker *w);
+
+/* host.c: the exception path to the host stack (--host-ports) */
+enum nftdp_dp_host_pmd { NFTDP_DP_HOST_TAP, NFTDP_DP_HOST_VIRTIO };
+/** Create a host interface per data port (names[P]: its name, NULL: P's
+ * name), after the data ports are known and before ports_init. */
+int nftdp_dp_host_setup(struct nftdp_dp *dp, enum nftdp_dp_host_pmd pmd, const char *const *names);
+/** Read the host interfaces' primary IPv4 addresses (getifaddrs) into
+ * host_addr4. Control thread (fib.c, with each route mirror). */
+void nftdp_dp_host_addrs(struct nftdp_dp *dp);
+/** Each worker's rate limit, once the workers exist. */
+void nftdp_dp_host_workers(struct nftdp_dp *dp);
+/** --router with a host: whether the IP packet at iph is for the box
+ * (a local address or broadcast per route/'s local table, an --ifaddr,
+ * multicast, IPv6 link-local). Packet-path. */
+bool nftdp_dp_host_local(const struct nftdp_dp *dp, bool v4, const uint8_t *iph);
+/** Packets for the box after the routing decision: input, then the host
+ * interface of rx_port. Packet-path. */
+void nftdp_dp_host_input(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			 struct nftdp_vm_pkt **pkts, unsigned int n, uint16_t rx_port,
+			 bool tracking);
+/** A non-IP frame (ARP) received on rx_port: to the host. Packet-path. */
+void nftdp_dp_host_l2(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint16_t rx_port);
+/** A burst the host sent on host interface rx_port: output, postrouting,
+ * out of its data port. Packet-path. */
+void nftdp_dp_host_output(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  uint16_t rx_port, struct rte_mbuf **m, unsigned int n, bool tracking);
+/* pipeline.c for host.c: the burst's hook walker, netdev egress and emit */
+unsigned int nftdp_dp_hook_run(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			       enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
+			       unsigned int n, uint16_t rx_port);
+void nftdp_dp_egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+		     struct nftdp_vm_pkt **act, unsigned int n, uint16_t tx_port, uint16_t rx_port);
+void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
+		   const struct nftdp_vm_pkt *p);
+/** View i of this burst for frame mb, as netdev ingress on port 0 sees it
+ * (host.c then makes it the view it needs), its meta from l2. */
+void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			 const struct nftdp_dp_l2 *l2);
+/** View i of this burst for an IP frame mb the host sent (no iif), its
+ * meta from l2; false when its IP header fails ip_rcv's checks. */
+bool nftdp_dp_view_host(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			const struct nftdp_dp_l2 *l2);
+/* fib.c: whether route/'s local table says daddr is local or broadcast */
+bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr);
 
 /* stats.c */
 void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out);

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/rtnetlink.h>
+
 #include "dataplane_priv.h"
 #include "nftdp_route.h"
 
@@ -148,10 +150,18 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 	bool reused = false;
 	int ret = -1;
 
-	for (uint16_t p = 0; p < dp->n_ports; p++)
-		if (dp->port[p].used)
-			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
-							       .ifindex = dp->port[p].ifindex};
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		const struct nftdp_dp_port *pt = &dp->port[p];
+
+		/* a host interface (--host-ports) is its data port to the host:
+		 * routes through it go out of that port */
+		if (pt->used)
+			ports[n++] = (struct nftdp_route_port){
+			    .name = pt->name,
+			    .ifindex = pt->is_host ? dp->port[pt->host_peer].ifindex : pt->ifindex};
+	}
+	if (dp->host)
+		nftdp_dp_host_addrs(dp); /* redirect's addresses, from the same netns */
 	*out = f->spare;
 	f->spare = NULL;
 	if (*out) {
@@ -427,4 +437,22 @@ void nftdp_dp_fib_fini(struct nftdp_dp *dp)
 	free(f->ret);
 	free(f);
 	dp->fib = NULL;
+}
+
+bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr)
+{
+	const struct nftdp_route_table *t = dp->fib ? cur(dp->fib) : NULL;
+	const struct nftdp_route_nh *nh;
+	uint32_t a;
+
+	if (!t)
+		return false;
+	if (v4) {
+		memcpy(&a, daddr, 4);
+		nh = nftdp_route_lookup4(t, a);
+	} else {
+		nh = nftdp_route_lookup6(t, daddr, 0);
+	}
+	/* the kernel's local table: an address of ours, a broadcast of ours */
+	return nh && (nh->type == RTN_LOCAL || nh->type == RTN_BROADCAST);
 }

@@ -58,6 +58,10 @@ struct opts {
 	bool router;
 	bool route; /* --route: forward by route (implies --router, --mirror-routes) */
 	bool mirror_routes;
+	bool host_ports;			   /* --host-ports: the exception path */
+	const char *host_ifname[RTE_MAX_ETHPORTS]; /* --host-ifname P=NAME */
+	bool host_virtio;			   /* --host-pmd virtio */
+	unsigned long host_rate;		   /* --host-rate, packets/s per worker */
 	double stats_period;
 	long exit_on_idle_ms; /* < 0: never */
 	const char *listing;
@@ -102,6 +106,15 @@ static void usage(const char *prog)
 	    "                      commit that uses fib); either way the copy follows the\n"
 	    "                      kernel's changes. Routes through a device named like a\n"
 	    "                      port (--ifname) go out of that port\n"
+	    "  --host-ports        the exception path: a kernel interface per port (P's\n"
+	    "                      name and MAC) for the host stack; packets for the box\n"
+	    "                      run input, the host's output and postrouting (implies\n"
+	    "                      --router and --mirror-routes)\n"
+	    "  --host-ifname P=NAME  name port P's host interface NAME (default: P's name)\n"
+	    "  --host-pmd tap|virtio  host interfaces by net_tap (default) or by\n"
+	    "                      net_virtio_user over /dev/vhost-net\n"
+	    "  --host-rate N       packets/s each worker gives the host at most (default\n"
+	    "                      20000; 0: no limit), bursts of up to N/10 (at least 64)\n"
 	    "  --conntrack-max N   connections tracked, split over the workers' shards\n"
 	    "                      (default 262144)\n"
 	    "  --conntrack-events N  events kept per worker for conntrack -E (a power of\n"
@@ -155,6 +168,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"router", no_argument, NULL, 'R'},
 	    {"mirror-routes", no_argument, NULL, 'M'},
 	    {"route", no_argument, NULL, 'G'},
+	    {"host-ports", no_argument, NULL, 'H'},
+	    {"host-ifname", required_argument, NULL, 'n'},
+	    {"host-pmd", required_argument, NULL, 'P'},
+	    {"host-rate", required_argument, NULL, 'L'},
 	    {"conntrack-max", required_argument, NULL, 'T'},
 	    {"conntrack-events", required_argument, NULL, 'V'},
 	    {"ct-sysctl", required_argument, NULL, 'X'},
@@ -234,6 +251,36 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'G':
 			o->route = o->router = o->mirror_routes = true;
+			break;
+		case 'H':
+			o->host_ports = true;
+			break;
+		case 'n': {
+			char *eq = strchr(optarg, '=');
+			char *end;
+			unsigned long p;
+
+			p = strtoul(optarg, &end, 10);
+			if (eq == NULL || end != eq || p >= RTE_MAX_ETHPORTS ||
+			    strlen(eq + 1) == 0 || strlen(eq + 1) >= NFTDP_CTL_IFNAMSIZ) {
+				fprintf(stderr, "nftdp: bad --host-ifname '%s' (want PORT=NAME)\n",
+					optarg);
+				return -1;
+			}
+			o->host_ifname[p] = eq + 1;
+			break;
+		}
+		case 'P':
+			if (strcmp(optarg, "tap") != 0 && strcmp(optarg, "virtio") != 0) {
+				fprintf(stderr, "nftdp: --host-pmd tap or virtio\n");
+				return -1;
+			}
+			o->host_virtio = strcmp(optarg, "virtio") == 0;
+			break;
+		case 'L':
+			if (parse_uint(optarg, 1000000000ul, &v) < 0)
+				goto bad_num;
+			o->host_rate = v;
 			break;
 		case 'T':
 			if (parse_uint(optarg, 1ul << 26, &v) < 0 || v == 0)
@@ -550,7 +597,8 @@ int main(int argc, char **argv)
 			 .exit_on_idle_ms = -1,
 			 .conntrack_max = 262144,
 			 .flow_cache = 65536,
-			 .conntrack_events = -1};
+			 .conntrack_events = -1,
+			 .host_rate = 20000};
 	struct nftdp_vm_state_config scfg = {0};
 	struct nftdp_vm_gen_domain_config dcfg = {0};
 	static struct nftdp_dp dp;
@@ -579,7 +627,7 @@ int main(int argc, char **argv)
 	dp.burst = o.burst ? o.burst : 32;
 	dp.flow_cache = o.flow_cache;
 	dp.flow_verify = o.flow_verify;
-	dp.router = o.router;
+	dp.router = o.router || o.host_ports;
 	dp.route = o.route && !o.control_only;
 	dp.mtu = (uint16_t)o.mtu;
 	dp.n_mbufs = o.mbufs;
@@ -608,6 +656,7 @@ int main(int argc, char **argv)
 	scfg.max_cells = 1u << 22;
 	scfg.log_ring_size = 1024;
 	scfg.hash_seed = (uint32_t)rte_rdtsc();
+	scfg.local_stack = o.host_ports; /* redirect reaches the host */
 	ret = nftdp_vm_state_create(&scfg, &dp.state);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: VM state: %s\n", strerror(-ret));
@@ -621,6 +670,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nftdp: generation domain: %s\n", strerror(-ret));
 		goto out_state;
 	}
+	if (o.host_ports) {
+		/* host interfaces are extra ports: before the queues are made */
+		dp.host_rate = o.host_rate;
+		dp.host_burst = o.host_rate / 10 > 64 ? o.host_rate / 10 : 64;
+		if (nftdp_dp_host_setup(&dp,
+					o.host_virtio ? NFTDP_DP_HOST_VIRTIO : NFTDP_DP_HOST_TAP,
+					o.host_ifname) < 0)
+			goto out_ports;
+	}
 	if (nftdp_dp_ports_init(&dp) < 0)
 		goto out_ports;
 	ret = nftdp_dp_workers_init(&dp, lcores);
@@ -631,11 +689,13 @@ int main(int argc, char **argv)
 	/* fib's table: now with --mirror-routes, else at the first commit
 	 * that uses fib (cfg.fib_prepare); --control-only runs no fib and
 	 * has no quiescing worker to free old tables behind */
-	if (nftdp_dp_fib_init(&dp, o.mirror_routes && !o.control_only) < 0)
+	if (nftdp_dp_fib_init(&dp, (o.mirror_routes || o.host_ports) && !o.control_only) < 0)
 		goto out_workers;
 	/* --route: the neighbours beside the routes */
 	if (dp.route && nftdp_dp_nexthop_init(&dp) < 0)
 		goto out_workers;
+	if (dp.host)
+		nftdp_dp_host_workers(&dp);
 	o.ct_cfg.timeouts = &o.ct_tmo;
 	/* conntrack -E: each new connection, change and end is copied into the
 	 * worker's ring whether or not anybody listens */

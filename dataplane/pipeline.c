@@ -36,6 +36,7 @@ const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX] = {
     [NFTDP_DP_ST_FORWARD] = "forward",
     [NFTDP_DP_ST_POSTROUTING] = "postrouting",
     [NFTDP_DP_ST_NETDEV_EGRESS] = "netdev_egress",
+    [NFTDP_DP_ST_INPUT] = "input",
 };
 
 const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX] = {
@@ -845,6 +846,10 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 		if (!is_ip(mt->ip_proto)) {
 			if (dp->router) {
 				/* ARP and the like are the host stack's, never forwarded */
+				if (dp->host) {
+					nftdp_dp_host_l2(w, p, rx_port);
+					continue;
+				}
 				w->st.drop[NFTDP_DP_DROP_NOT_FORWARDED]++;
 				rte_pktmbuf_free(w->mb[p - w->view]);
 				continue;
@@ -938,6 +943,9 @@ prerouting:
 
 	/* 6. --router: the kernel's forwarding step before the forward hook */
 	if (dp->router) {
+		struct nftdp_vm_pkt *loc[NFTDP_VM_BURST_MAX];
+		unsigned int nloc = 0;
+
 		k = 0;
 		for (unsigned int i = 0; i < nip; i++) {
 			struct nftdp_vm_pkt *p = ipl[i];
@@ -949,6 +957,13 @@ prerouting:
 
 			why = nftdp_dp_ip_route_input(iph, mt->ip_len, p->nfproto == NFPROTO_IPV4,
 						      p->pkttype == PACKET_HOST, &dp->own, &icmp);
+			/* the routing decision "local": ip_local_deliver (host.c) */
+			if (dp->host &&
+			    (why == NFTDP_DP_DROP_MAX || why == NFTDP_DP_DROP_L2_NOT_HOST) &&
+			    nftdp_dp_host_local(dp, p->nfproto == NFPROTO_IPV4, iph)) {
+				loc[nloc++] = p;
+				continue;
+			}
 			if (why == NFTDP_DP_DROP_MAX)
 				why = local_dest(dp, p->nfproto == NFPROTO_IPV4, iph);
 			/* --route: ip_route_input's lookup (nexthop.c) */
@@ -1003,6 +1018,8 @@ prerouting:
 			rte_pktmbuf_free(w->mb[idx]);
 		}
 		nip = k;
+		if (nloc)
+			nftdp_dp_host_input(w, gen, loc, nloc, rx_port, tracking);
 	}
 
 	/* 7. forward: iif = rx, oif = tx (--route: the route's port) */
@@ -1650,6 +1667,64 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 	nftdp_dp_ct_lookups(w, n, false);
 }
 
+/* host.c's walks through the same hooks, egress and emit order as ours */
+unsigned int nftdp_dp_hook_run(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			       enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
+			       unsigned int n, uint16_t rx_port)
+{
+	return run_ip_hook(w, gen, stage, hook, act, n, w->meta, rx_port);
+}
+
+void nftdp_dp_egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+		     struct nftdp_vm_pkt **act, unsigned int n, uint16_t tx_port, uint16_t rx_port)
+{
+	egress(w, gen, act, n, &w->dp->port[tx_port], rx_port, false);
+}
+
+void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
+		   const struct nftdp_vm_pkt *p)
+{
+	emit(w, port, m, key_of(w, p));
+}
+
+void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			 const struct nftdp_dp_l2 *l2)
+{
+	setup_view(w, i, mb, l2, &w->dp->port[0], false);
+}
+
+bool nftdp_dp_view_host(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+			const struct nftdp_dp_l2 *l2)
+{
+	struct nftdp_vm_pkt *p = &w->view[i];
+	struct nftdp_dp_meta *mt = &w->meta[i];
+	uint32_t avail = rte_pktmbuf_data_len(mb) - l2->ip_off;
+	enum nftdp_dp_drop why;
+
+	setup_view(w, i, mb, l2, &w->dp->port[0], false);
+	/* the host's own packets pass ip_rcv's checks; a raw socket's may not */
+	why = l2->ip_proto == NFTDP_DP_ETH_P_IP
+		  ? nftdp_dp_ip_rcv(p->data + l2->ip_off, avail, &mt->ip_len)
+		  : nftdp_dp_ip6_rcv(p->data + l2->ip_off, avail, &mt->ip_len);
+	if (why != NFTDP_DP_DROP_MAX) {
+		w->st.drop[why]++;
+		return false;
+	}
+	view_ip(p, mt);
+	if (p->nfproto != NFPROTO_IPV4 && p->nfproto != NFPROTO_IPV6) {
+		w->st.drop[l2->ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
+							     : NFTDP_DP_DROP_IP6_HDR]++;
+		return false;
+	}
+	trim_linear(mb, (uint16_t)(rte_pktmbuf_data_len(mb) - p->len));
+	/* locally generated: no input device */
+	p->iif = 0;
+	p->iifname = NULL;
+	p->iiftype = 0;
+	p->pkttype = PACKET_HOST;
+	return true;
+}
+
 void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			     uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
@@ -1667,6 +1742,11 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->emit_unordered = false;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
+	if (rx->is_host) { /* what the host sent: the exception path's output */
+		nftdp_dp_host_output(w, gen, rx_port, m, n, tracking);
+		flush_emits(w);
+		return;
+	}
 	switch (pipeline_plan(w, gen, tracking)) {
 	case PLAN_EMPTY:
 		burst_empty(w, gen, rx_port, m, n);

@@ -40,6 +40,8 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		out->steered_in += s->steered_in;
 		out->steer_full += s->steer_full;
 		out->steer_wait += s->steer_wait;
+		out->host_in += s->host_in;
+		out->host_out += s->host_out;
 	}
 }
 
@@ -209,6 +211,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		"  \"steering\": {\"steered\": %lu, \"steered_in\": %lu, \"ring_full\": %lu, "
 		"\"backpressure_polls\": %lu},\n",
 		s.steered, s.steered_in, s.steer_full, s.steer_wait);
+	/* the exception path (host.c) */
+	fprintf(f, "  \"host\": {\"to_host\": %lu, \"from_host\": %lu, \"limited\": %lu},\n",
+		s.host_in, s.host_out, s.drop[NFTDP_DP_DROP_HOST_LIMIT]);
 	{
 		struct nftdp_ct_stats c;
 
@@ -345,6 +350,9 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "replies_sent", s.replies_out);
 	rte_tel_data_add_dict_u64(d, "steered", s.steered);
 	rte_tel_data_add_dict_u64(d, "steer_ring_full", s.steer_full);
+	rte_tel_data_add_dict_u64(d, "host_in", s.host_in);
+	rte_tel_data_add_dict_u64(d, "host_out", s.host_out);
+	rte_tel_data_add_dict_u64(d, "host_limited", s.drop[NFTDP_DP_DROP_HOST_LIMIT]);
 	rte_tel_data_add_dict_u64(d, "trace_lost", dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
 	{
 		struct nftdp_ct_stats c;

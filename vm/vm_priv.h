@@ -347,6 +347,7 @@ struct nftdp_vm_state {
 	unsigned int n_workers, max_counters, max_cells, log_ring_size, trace_ring_size;
 	/* someone listens to NFNLGRP_NFTRACE: traced packets record events */
 	_Atomic bool trace_on;
+	bool local_stack; /* the exception path is on: redirect compiles */
 	uint32_t hash_seed;
 	uint64_t gen;
 	/* counters[worker * counter_stride + slot]; rows are cache aligned.
@@ -550,6 +551,7 @@ bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 	X(nat) \
 	X(masq) \
 	X(redir) \
+	X(tproxy) \
 	X(connlimit) \
 	X(rt) \
 	X(xfrm) \

@@ -99,7 +99,8 @@ struct nftdp_ct_config {
 	/** workers sharing the traffic (> 1: source NAT picks reply tuples
 	 * whose nftdp_ct_tuple_owner() is shard_id, so replies come back here) */
 	uint16_t n_shards;
-	/** masquerade: the address of port ifindex for nfproto (--ifaddr);
+	/** masquerade and redirect: the address of port ifindex for nfproto
+	 * (--ifaddr; with --host-ports its host interface's primary one);
 	 * false when it has none. Packet-path, must not block. Optional. */
 	bool (*ifaddr)(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16);
 	void *ifaddr_arg;
@@ -442,6 +443,14 @@ unsigned int nftdp_ct_nat_setup(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
  */
 unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 				     const struct nftdp_ct_nat_range *range);
+
+/**
+ * nf_nat_redirect_ipv4/6: destination NAT to the address of pkt->iif
+ * (cfg.ifaddr) with range's port part. NF_DROP when the port has no
+ * address. Packet-path.
+ */
+unsigned int nftdp_ct_nat_redirect(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				   const struct nftdp_ct_nat_range *range);
 
 /**
  * After the hook's chains: give a new connection without a binding of this

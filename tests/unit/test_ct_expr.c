@@ -278,6 +278,82 @@ static void test_vm_nat_rules(void **state)
 	nftdp_ct_shard_destroy(en.s);
 }
 
+/* redirect: refused without a local stack and outside prerouting; with
+ * one, DNAT to the incoming port's address with the given port, dropped
+ * on a port without an address (nf_nat_redirect_ipv4) */
+static void test_vm_redirect(void **state)
+{
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
+	struct nftdp_vm_chain_desc pre = {.family = NFPROTO_IPV4,
+					  .table = "nat",
+					  .name = "pre",
+					  .base = true,
+					  .hook = NF_INET_PRE_ROUTING,
+					  .policy = NF_ACCEPT};
+	struct nftdp_vm_chain_desc post = pre;
+	struct nftdp_ct_config cfg = {.max_entries = 16, .ifaddr = test_ifaddr};
+	struct env en = {.now = 1000};
+	struct nftdp_vm_chain *cpre, *cpost;
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_state *st;
+	struct nftnl_expr *rd;
+	struct tpkt t;
+	uint16_t port = htons(8080);
+
+	(void)state;
+	post.name = "post";
+	post.hook = NF_INET_POST_ROUTING;
+	post.chain_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	/* no local stack: refused */
+	assert_int_equal(nftdp_vm_state_create(&vcfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	assert_int_equal(nftdp_vm_chain_create(&pre, st, &cpre), 0);
+	assert_int_equal(try_rule(cpre, st, ex("redir"), NULL), -EOPNOTSUPP);
+	nftdp_vm_chain_destroy(cpre);
+	nftdp_vm_state_destroy(st);
+
+	vcfg.local_stack = true;
+	assert_int_equal(nftdp_vm_state_create(&vcfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	assert_int_equal(nftdp_vm_chain_create(&pre, st, &cpre), 0);
+	assert_int_equal(nftdp_vm_chain_create(&post, st, &cpost), 0);
+	assert_int_equal(try_rule(cpost, st, ex("redir"), NULL), -EOPNOTSUPP);
+	/* tproxy needs the host's sockets: refused even so */
+	assert_int_equal(try_rule(cpre, st, ex("tproxy"), NULL), -EOPNOTSUPP);
+	ctx.state = st;
+	/* redirect to :8080 */
+	rd = ex("redir");
+	nftnl_expr_set_u32(rd, NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFT_REG32_01);
+	add_rule(cpre, st, 1, imm32(NFT_REG32_01, port), rd, NULL);
+
+	udp(&t, false, "198.51.100.7", "10.9.0.7", 5555, 80, 8);
+	t.pkt.iif = 2;
+	assert_int_equal(nftdp_ct_in(en.s, &t.pkt, en.now), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_run_chain(cpre, &t.pkt, &ctx), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en.s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_ip4(t.buf + 16, "192.0.2.254");
+	assert_int_equal(port_at(t.buf + 22), 8080);
+	assert_csums(&t);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
+
+	/* a port with no address: the kernel drops */
+	udp(&t, false, "198.51.100.8", "10.9.0.7", 5556, 80, 8);
+	t.pkt.iif = 3;
+	assert_int_equal(nftdp_ct_in(en.s, &t.pkt, en.now), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_run_chain(cpre, &t.pkt, &ctx), NF_DROP);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_DROP);
+
+	nftdp_vm_chain_destroy(cpre);
+	nftdp_vm_chain_destroy(cpost);
+	nftdp_vm_state_destroy(st);
+	nftdp_ct_shard_destroy(en.s);
+}
+
 struct vm_env {
 	struct nftdp_vm_state *st;
 	struct nftdp_vm_ctx ctx;
@@ -948,7 +1024,7 @@ int main(void)
 	    cmocka_unit_test(test_vm_ct_rules),	  cmocka_unit_test(test_vm_nat_rules),
 	    cmocka_unit_test(test_zones),	  cmocka_unit_test(test_timeout_policy),
 	    cmocka_unit_test(test_connlimit),	  cmocka_unit_test(test_connlimit_compile),
-	    cmocka_unit_test(test_helper_objref),
+	    cmocka_unit_test(test_helper_objref), cmocka_unit_test(test_vm_redirect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -762,6 +762,44 @@ static void test_ip_len_clip(void **state)
 	assert_int_equal(nftdp_dp_ip_len_clip(ip, 100, true), 0);
 }
 
+/* host.c's token bucket: a burst at once, then the rate, never more */
+static void test_host_tb(void **state)
+{
+	struct nftdp_dp_tb tb;
+	unsigned int n = 0;
+
+	(void)state;
+
+	/* 1000 packets/s, bursts of 100, a 1 MHz clock: 1000 cycles a packet */
+	nftdp_dp_tb_init(&tb, 1000, 100, 1000000, 5000);
+	while (nftdp_dp_tb_take(&tb, 5000))
+		n++;
+	assert_int_equal(n, 100); /* the burst, then nothing at the same time */
+	assert_false(nftdp_dp_tb_take(&tb, 5999));
+	assert_true(nftdp_dp_tb_take(&tb, 6000)); /* one packet's worth later */
+	assert_false(nftdp_dp_tb_take(&tb, 6000));
+	/* a second later: 1000 packets' worth, capped at the burst */
+	n = 0;
+	while (nftdp_dp_tb_take(&tb, 1006000))
+		n++;
+	assert_int_equal(n, 100);
+	/* over one simulated second at 10 packets offered per ms: the rate */
+	n = 0;
+	for (uint64_t t = 2006000; t < 3006000; t += 100)
+		n += nftdp_dp_tb_take(&tb, t);
+	assert_true(n >= 1000 && n <= 1000 + 100);
+	/* a clock that goes back gives no credit */
+	assert_false(nftdp_dp_tb_take(&tb, 1000));
+	/* rate 0: no limit */
+	nftdp_dp_tb_init(&tb, 0, 0, 1000000, 0);
+	for (unsigned int i = 0; i < 100000; i++)
+		assert_true(nftdp_dp_tb_take(&tb, 0));
+	/* a rate above the clock: one cycle a packet, not zero (no limit) */
+	nftdp_dp_tb_init(&tb, 10000000, 1, 1000000, 0);
+	assert_true(nftdp_dp_tb_take(&tb, 0));
+	assert_false(nftdp_dp_tb_take(&tb, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +816,7 @@ int main(void)
 	    cmocka_unit_test(test_route_input),
 	    cmocka_unit_test(test_rcv_random),
 	    cmocka_unit_test(test_ip_len_clip),
+	    cmocka_unit_test(test_host_tb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

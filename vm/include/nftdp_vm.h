@@ -110,9 +110,10 @@ struct nftdp_vm_pkt;
 
 /** NAT bindings the nat and masq expressions ask for (nftdp_vm_ct_ops.nat). */
 enum nftdp_vm_nat_kind {
-	NFTDP_VM_NAT_SNAT, /**< nf_nat_setup_info, NF_NAT_MANIP_SRC */
-	NFTDP_VM_NAT_DNAT, /**< nf_nat_setup_info, NF_NAT_MANIP_DST */
-	NFTDP_VM_NAT_MASQ, /**< nf_nat_masquerade_ipv4/6 on pkt->oif */
+	NFTDP_VM_NAT_SNAT,  /**< nf_nat_setup_info, NF_NAT_MANIP_SRC */
+	NFTDP_VM_NAT_DNAT,  /**< nf_nat_setup_info, NF_NAT_MANIP_DST */
+	NFTDP_VM_NAT_MASQ,  /**< nf_nat_masquerade_ipv4/6 on pkt->oif */
+	NFTDP_VM_NAT_REDIR, /**< nf_nat_redirect_ipv4/6: to the address of pkt->iif */
 };
 
 /** The kernel's struct nf_nat_range2 as the VM fills it (network byte order). */
@@ -548,6 +549,9 @@ struct nftdp_vm_state_config {
 	unsigned int log_ring_size;   /**< entries per worker, power of 2 */
 	unsigned int trace_ring_size; /**< trace events per worker, power of 2 (0: 512) */
 	uint32_t hash_seed;	      /**< default seed for hash without NFTA_HASH_SEED */
+	/** a host stack beside the dataplane (--host-ports): redirect has
+	 * somewhere to go, and compiles */
+	bool local_stack;
 };
 
 /** One per-worker counter slot. */
