@@ -126,12 +126,10 @@ int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nl
 	switch (nfg->nfgen_family) {
 	case NFPROTO_IPV4:
 	case NFPROTO_IPV6:
+	case NFPROTO_BRIDGE: /* ebtables and arptables: the ones nftdp stores */
+	case NFPROTO_ARP:
 		/* xt_find_revision compares a u8 revision */
 		err = nftdp_vm_compat_revision(nfg->nfgen_family, name, rev & 0xff, target == 1);
-		break;
-	case NFPROTO_BRIDGE:
-	case NFPROTO_ARP:
-		err = -ENOENT; /* no ebtables/arptables extension runs */
 		break;
 	default:
 		return -EINVAL;

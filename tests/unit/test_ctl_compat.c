@@ -112,6 +112,9 @@ static void test_get(void **state)
 	assert_int_equal(get(NFPROTO_IPV6, "CONNMARK", 1, 1), 0);
 	mnl_attr_for_each(a, nlh, sizeof(*nfg)) if (mnl_attr_get_type(a) == NFTA_COMPAT_REV)
 	    assert_int_equal(ntohl(mnl_attr_get_u32(a)), 2);
+	/* ebtables and arptables extensions nftdp stores */
+	assert_int_equal(get(NFPROTO_BRIDGE, "ip", 0, 0), 0);
+	assert_int_equal(get(NFPROTO_ARP, "mangle", 0, 1), 0);
 	/* the errnos */
 	assert_int_equal(get(NFPROTO_IPV4, "conntrack", 9, 0), -EPROTONOSUPPORT);
 	assert_int_equal(get(NFPROTO_IPV4, "nosuch", 0, 0), -ENOENT);
