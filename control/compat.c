@@ -19,6 +19,9 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_compat.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_bridge/ebt_log.h>
+#include <linux/netfilter_bridge/ebt_nflog.h>
+#include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netlink.h>
 
 #include "control_priv.h"
@@ -61,14 +64,56 @@ static int parse(const struct nlmsghdr *nlh, const struct nlattr *tb[NFTA_COMPAT
 	return 0;
 }
 
+/*
+ * What an ebtables extension's checkentry writes into the info the kernel
+ * then keeps and dumps: ebt_vlan_mt_check drops EBT_VLAN_PRIO when a VLAN
+ * id is given, ebt_log_tg_check and ebt_nflog_tg_check end the prefix.
+ * With apply false, says whether there is anything to write.
+ */
+static bool kernel_rewrite(uint8_t family, const char *name, bool target, uint8_t *info, bool apply)
+{
+	if (family != NFPROTO_BRIDGE)
+		return false;
+	if (!target && strcmp(name, "vlan") == 0) {
+		struct ebt_vlan_info *v = (struct ebt_vlan_info *)info;
+
+		if (!(v->bitmask & EBT_VLAN_ID) || v->id == 0 || !(v->bitmask & EBT_VLAN_PRIO))
+			return false;
+		if (apply)
+			v->bitmask &= ~EBT_VLAN_PRIO;
+		return true;
+	}
+	if (target && strcmp(name, "log") == 0) {
+		struct ebt_log_info *l = (struct ebt_log_info *)info;
+
+		if (l->prefix[EBT_LOG_PREFIX_SIZE - 1] == 0)
+			return false;
+		if (apply)
+			l->prefix[EBT_LOG_PREFIX_SIZE - 1] = 0;
+		return true;
+	}
+	if (target && strcmp(name, "nflog") == 0) {
+		struct ebt_nflog_info *n = (struct ebt_nflog_info *)info;
+
+		if (n->prefix[EBT_NFLOG_PREFIX_SIZE - 1] == 0)
+			return false;
+		if (apply)
+			n->prefix[EBT_NFLOG_PREFIX_SIZE - 1] = 0;
+		return true;
+	}
+	return false;
+}
+
 void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family)
 {
 	const char *kind = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 	bool target = kind && strcmp(kind, "target") == 0;
 	uint16_t a_info = target ? NFTNL_EXPR_TG_INFO : NFTNL_EXPR_MT_INFO;
 	const uint8_t *info;
+	const char *name;
 	uint32_t len = 0;
 	size_t aligned;
+	bool rewrite;
 	uint8_t *copy;
 	int size;
 
@@ -76,15 +121,17 @@ void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family)
 		return;
 	if (!nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME) || !nftnl_expr_is_set(e, NFTNL_EXPR_MT_REV))
 		return; /* TG_NAME and TG_REV are the same attributes */
-	size = nftdp_vm_compat_info_size(family, nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
-					 nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV), target);
+	name = nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME);
+	size = nftdp_vm_compat_info_size(family, name, nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV),
+					 target);
 	info = nftnl_expr_get(e, a_info, &len);
 	if (size < 0 || info == NULL || len < (uint32_t)size)
 		return; /* refused at commit */
 	/* match_compat_from_user: matchsize bytes, zero padding to XT_ALIGN;
 	 * the dump puts XT_ALIGN(matchsize) bytes */
 	aligned = XT_ALIGN((size_t)size);
-	if (len == aligned) {
+	rewrite = kernel_rewrite(family, name, target, (uint8_t *)(uintptr_t)info, false);
+	if (len == aligned && !rewrite) {
 		size_t i;
 
 		for (i = (size_t)size; i < aligned && info[i] == 0; i++)
@@ -96,6 +143,8 @@ void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family)
 	if (copy == NULL)
 		return;
 	memcpy(copy, info, (size_t)size);
+	if (rewrite)
+		kernel_rewrite(family, name, target, copy, true);
 	nftnl_expr_set(e, a_info, copy, (uint32_t)aligned); /* libnftnl owns copy */
 }
 
@@ -126,12 +175,10 @@ int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nl
 	switch (nfg->nfgen_family) {
 	case NFPROTO_IPV4:
 	case NFPROTO_IPV6:
+	case NFPROTO_BRIDGE: /* ebtables and arptables: the ones nftdp stores */
+	case NFPROTO_ARP:
 		/* xt_find_revision compares a u8 revision */
 		err = nftdp_vm_compat_revision(nfg->nfgen_family, name, rev & 0xff, target == 1);
-		break;
-	case NFPROTO_BRIDGE:
-	case NFPROTO_ARP:
-		err = -ENOENT; /* no ebtables/arptables extension runs */
 		break;
 	default:
 		return -EINVAL;

@@ -85,5 +85,8 @@ int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_p
 
 extern const struct compat_ext nftdp_vm_compat_matches[];
 extern const struct compat_ext nftdp_vm_compat_targets[];
+/* ebtables and arptables (expr_compat_bridge.c): checked and stored, not run */
+extern const struct compat_ext nftdp_vm_compat_br_matches[];
+extern const struct compat_ext nftdp_vm_compat_br_targets[];
 
 #endif

@@ -19,6 +19,15 @@
 
 #include "compat.h"
 
+/* the bridge and arp families have their own extensions (ebtables,
+ * arptables: expr_compat_bridge.c), as x_tables.c keeps a list per family */
+static const struct compat_ext *tab_of(uint8_t family, bool target)
+{
+	if (family == NFPROTO_BRIDGE || family == NFPROTO_ARP)
+		return target ? nftdp_vm_compat_br_targets : nftdp_vm_compat_br_matches;
+	return target ? nftdp_vm_compat_targets : nftdp_vm_compat_matches;
+}
+
 static const struct compat_ext *find(const struct compat_ext *tab, const char *name, uint32_t rev,
 				     uint8_t family, bool *name_known)
 {
@@ -98,7 +107,7 @@ static const struct compat_known kernel_known[] = {
 
 int nftdp_vm_compat_revision(uint8_t family, const char *name, uint32_t rev, bool target)
 {
-	const struct compat_ext *tab = target ? nftdp_vm_compat_targets : nftdp_vm_compat_matches;
+	const struct compat_ext *tab = tab_of(family, target);
 	int best = -1;
 	bool have = false;
 
@@ -115,6 +124,8 @@ int nftdp_vm_compat_revision(uint8_t family, const char *name, uint32_t rev, boo
 			have = true;
 	}
 	for (const struct compat_known *k = kernel_known; k->name; k++) {
+		if (family == NFPROTO_BRIDGE || family == NFPROTO_ARP)
+			break; /* ebtables/arptables: only the ones stored */
 		if (k->target != target || strcmp(k->name, name) != 0 ||
 		    (k->family != NFPROTO_UNSPEC && k->family != family))
 			continue;
@@ -137,8 +148,7 @@ int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bo
 	const struct compat_ext *x;
 	bool known;
 
-	x = find(target ? nftdp_vm_compat_targets : nftdp_vm_compat_matches, name, rev, family,
-		 &known);
+	x = find(tab_of(family, target), name, rev, family, &known);
 	return x ? x->size : -ENOENT;
 }
 
@@ -175,13 +185,13 @@ static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nf
 		nftdp_vm_errf(cc, -EINVAL, "target %s: not a target", name);
 		return NULL;
 	}
-	if (cc->chain->family != NFPROTO_IPV4 && cc->chain->family != NFPROTO_IPV6) {
-		nftdp_vm_errf(cc, -EOPNOTSUPP,
-			      "%s %s: only ip and ip6 tables run xtables extensions", kind, name);
+	if (cc->chain->family != NFPROTO_IPV4 && cc->chain->family != NFPROTO_IPV6 &&
+	    cc->chain->family != NFPROTO_BRIDGE && cc->chain->family != NFPROTO_ARP) {
+		/* no xtables extension registers for inet or netdev */
+		nftdp_vm_errf(cc, -EOPNOTSUPP, "%s %s: not in a table of this family", kind, name);
 		return NULL;
 	}
-	x = find(target ? nftdp_vm_compat_targets : nftdp_vm_compat_matches, name, rev,
-		 cc->chain->family, &known);
+	x = find(tab_of(cc->chain->family, target), name, rev, cc->chain->family, &known);
 	if (!x) {
 		/* the kernel would load it (ENOENT only when no module has it);
 		 * nftdp does not run it */

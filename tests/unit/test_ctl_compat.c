@@ -24,6 +24,8 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_compat.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_bridge/ebt_log.h>
+#include <linux/netfilter_bridge/ebt_vlan.h>
 
 #include "control_priv.h"
 
@@ -112,6 +114,9 @@ static void test_get(void **state)
 	assert_int_equal(get(NFPROTO_IPV6, "CONNMARK", 1, 1), 0);
 	mnl_attr_for_each(a, nlh, sizeof(*nfg)) if (mnl_attr_get_type(a) == NFTA_COMPAT_REV)
 	    assert_int_equal(ntohl(mnl_attr_get_u32(a)), 2);
+	/* ebtables and arptables extensions nftdp stores */
+	assert_int_equal(get(NFPROTO_BRIDGE, "ip", 0, 0), 0);
+	assert_int_equal(get(NFPROTO_ARP, "mangle", 0, 1), 0);
 	/* the errnos */
 	assert_int_equal(get(NFPROTO_IPV4, "conntrack", 9, 0), -EPROTONOSUPPORT);
 	assert_int_equal(get(NFPROTO_IPV4, "nosuch", 0, 0), -ENOENT);
@@ -164,11 +169,52 @@ static void test_store_info(void **state)
 	e = NULL;
 }
 
+/* what ebtables' checkentry writes into the info is what the kernel dumps */
+static void test_store_info_bridge(void **state)
+{
+	struct ebt_vlan_info v = {.id = 10, .prio = 3, .bitmask = EBT_VLAN_ID | EBT_VLAN_PRIO};
+	struct ebt_log_info l = {.loglevel = 6};
+	struct nftnl_expr *x;
+	const struct ebt_vlan_info *gv;
+	const struct ebt_log_info *gl;
+	uint32_t len = 0;
+	void *info;
+
+	(void)state;
+	/* ebt_vlan_mt_check: an id makes the priority moot */
+	x = nftnl_expr_alloc("match");
+	nftnl_expr_set_str(x, NFTNL_EXPR_MT_NAME, "vlan");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_MT_REV, 0);
+	info = calloc(1, XT_ALIGN(sizeof(v)));
+	memcpy(info, &v, sizeof(v));
+	nftnl_expr_set(x, NFTNL_EXPR_MT_INFO, info, XT_ALIGN(sizeof(v)));
+	ctl_compat_store_info(x, NFPROTO_BRIDGE);
+	gv = nftnl_expr_get(x, NFTNL_EXPR_MT_INFO, &len);
+	assert_int_equal(len, XT_ALIGN(sizeof(v)));
+	assert_int_equal(gv->bitmask, EBT_VLAN_ID);
+	assert_int_equal(gv->prio, 3);
+	nftnl_expr_free(x);
+	/* ebt_log_tg_check ends the prefix */
+	memset(l.prefix, 'p', sizeof(l.prefix));
+	x = nftnl_expr_alloc("target");
+	nftnl_expr_set_str(x, NFTNL_EXPR_TG_NAME, "log");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_TG_REV, 0);
+	info = calloc(1, XT_ALIGN(sizeof(l)));
+	memcpy(info, &l, sizeof(l));
+	nftnl_expr_set(x, NFTNL_EXPR_TG_INFO, info, XT_ALIGN(sizeof(l)));
+	ctl_compat_store_info(x, NFPROTO_BRIDGE);
+	gl = nftnl_expr_get(x, NFTNL_EXPR_TG_INFO, &len);
+	assert_int_equal(gl->prefix[EBT_LOG_PREFIX_SIZE - 1], 0);
+	assert_int_equal(gl->prefix[0], 'p');
+	nftnl_expr_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_get),
 	    cmocka_unit_test(test_store_info),
+	    cmocka_unit_test(test_store_info_bridge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,12 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_state.h>
+#include <linux/netfilter_arp.h>
+#include <linux/netfilter_arp/arpt_mangle.h>
+#include <linux/netfilter_bridge/ebt_ip.h>
+#include <linux/netfilter_bridge/ebt_mark_t.h>
+#include <linux/netfilter_bridge/ebt_vlan.h>
+#include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 
@@ -771,6 +777,81 @@ static void test_recent_list_tot(void **state)
 	assert_int_equal(RUN(w, d, tcp4_from(&t, 101, 22)), NF_DROP);
 }
 
+/* ebtables and arptables extensions: the kernel's checks, stored, not run */
+static void test_bridge_arp(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_BRIDGE,
+					.table = "filter",
+					.name = "FORWARD",
+					.base = true,
+					.hook = 2, /* NF_BR_FORWARD */
+					.policy = NF_ACCEPT};
+	struct nftdp_vm_chain *br, *arp;
+	struct ebt_ip_info ip = {
+	    .protocol = IPPROTO_TCP, .bitmask = EBT_IP_PROTO | EBT_IP_DPORT, .dport = {22, 22}};
+	struct ebt_vlan_info vl = {.prio = 9, .bitmask = EBT_VLAN_PRIO};
+	struct ebt_mark_t_info mk = {.mark = 7, .target = MARK_SET_VALUE | (EBT_CONTINUE & 0xf)};
+	struct arpt_mangle mg = {.flags = ARPT_MANGLE_SIP, .target = NF_ACCEPT};
+	const int ipv4 = htons(ETH_P_IP);
+	uint8_t info[64] = {0};
+
+	d.chain_id = (uint32_t)w->n;
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &br), 0);
+	w->chains[w->n++] = br;
+	d.family = NFPROTO_ARP;
+	d.hook = NF_ARP_OUT;
+	d.chain_id = (uint32_t)w->n;
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &arp), 0);
+	w->chains[w->n++] = arp;
+
+	/* ebt_ip: -p IPv4, not inverted; ports only for a port protocol */
+	assert_int_equal(add(w, br, ipv4, false, MT("ip", 0, ip), NF_DROP), 0);
+	assert_int_equal(add(w, br, -1, false, MT("ip", 0, ip), -1), -EINVAL);
+	assert_int_equal(add(w, br, ipv4, true, MT("ip", 0, ip), -1), -EINVAL);
+	ip.protocol = IPPROTO_ICMP;
+	assert_int_equal(add(w, br, ipv4, false, MT("ip", 0, ip), -1), -EINVAL);
+	ip.protocol = IPPROTO_TCP;
+	ip.dport[0] = 23;
+	assert_int_equal(add(w, br, ipv4, false, MT("ip", 0, ip), -1), -EINVAL);
+	/* the size of the bridge family's ip, not iptables' */
+	assert_int_equal(add(w, br, ipv4, false, xt("match", "ip", 0, info, 64), -1), -EINVAL);
+	/* ebt_vlan: -p 802_1Q; a priority above 7 only when an id makes it moot */
+	assert_int_equal(add(w, br, htons(ETH_P_8021Q), false, MT("vlan", 0, vl), -1), -EINVAL);
+	vl.id = 10;
+	vl.bitmask |= EBT_VLAN_ID;
+	assert_int_equal(add(w, br, htons(ETH_P_8021Q), false, MT("vlan", 0, vl), -1), 0);
+	assert_int_equal(add(w, br, ipv4, false, MT("vlan", 0, vl), -1), -EINVAL);
+	/* ebt_mark: a standard verdict and a known operation */
+	assert_int_equal(add(w, br, -1, false, TG("mark", 0, mk), -1), 0);
+	mk.target = EBT_CONTINUE & 0xf;
+	assert_int_equal(add(w, br, -1, false, TG("mark", 0, mk), -1), -EINVAL);
+	mk.target = MARK_OR_VALUE | 0x5; /* verdict -11 */
+	assert_int_equal(add(w, br, -1, false, TG("mark", 0, mk), -1), -EINVAL);
+	/* arpt_mangle: something to mangle, a verdict of drop, accept, continue */
+	assert_int_equal(add(w, arp, -1, false, TG("mangle", 0, mg), -1), 0);
+	mg.flags = 0;
+	assert_int_equal(add(w, arp, -1, false, TG("mangle", 0, mg), -1), -EINVAL);
+	mg.flags = ARPT_MANGLE_SIP;
+	mg.target = 7;
+	assert_int_equal(add(w, arp, -1, false, TG("mangle", 0, mg), -1), -EINVAL);
+	/* one family's extensions are not another's */
+	assert_int_equal(add(w, br, -1, false, TG("mangle", 0, mg), -1), -EOPNOTSUPP);
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_LOCAL_IN), ipv4, false, MT("ip", 0, ip), -1),
+	    -EOPNOTSUPP);
+	/* others are refused, named */
+	assert_int_equal(add(w, br, -1, false, xt("target", "arpreply", 0, info, 16), -1),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "arpreply"));
+	/* revision queries */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "ip", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "ip", 1, false),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_ARP, "mangle", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "tcp", 0, false), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +867,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
