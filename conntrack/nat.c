@@ -294,8 +294,11 @@ unsigned int nftdp_ct_nat_setup_entry(struct nftdp_ct_shard *s, struct nftdp_ct_
 	return setup_info(s, e, range, manip);
 }
 
-unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-				     const struct nftdp_ct_nat_range *range)
+/* range with its address the one of device ifindex (the configured
+ * ifaddr), for manip; no address: drop */
+static unsigned int nat_to_ifaddr(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				  const struct nftdp_ct_nat_range *range, uint32_t ifindex,
+				  enum nftdp_ct_manip manip)
 {
 	struct nftdp_ct_nat_range r = *range;
 	union nftdp_ct_addr a;
@@ -303,29 +306,25 @@ unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_p
 	if (!pkt->ct || !s->cfg.ifaddr)
 		return NF_DROP;
 	memset(&a, 0, sizeof(a));
-	if (!s->cfg.ifaddr(s->cfg.ifaddr_arg, pkt->oif, pkt->nfproto, a.u8))
-		return NF_DROP; /* "ate my IP address" */
+	if (!s->cfg.ifaddr(s->cfg.ifaddr_arg, ifindex, pkt->nfproto, a.u8))
+		return NF_DROP;
 	r.flags |= NF_NAT_RANGE_MAP_IPS;
 	r.min_addr = r.max_addr = a;
-	return nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_SRC);
+	return nftdp_ct_nat_setup(s, pkt, &r, manip);
+}
+
+unsigned int nftdp_ct_nat_masquerade(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+				     const struct nftdp_ct_nat_range *range)
+{
+	/* the output device's address; none: "ate my IP address" */
+	return nat_to_ifaddr(s, pkt, range, pkt->oif, NFTDP_CT_MANIP_SRC);
 }
 
 unsigned int nftdp_ct_nat_redirect(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 				   const struct nftdp_ct_nat_range *range)
 {
-	struct nftdp_ct_nat_range r = *range;
-	union nftdp_ct_addr a;
-
-	if (!pkt->ct || !s->cfg.ifaddr)
-		return NF_DROP;
-	memset(&a, 0, sizeof(a));
-	/* nf_nat_redirect_ipv4/6: the incoming device's (primary) address;
-	 * none: drop */
-	if (!s->cfg.ifaddr(s->cfg.ifaddr_arg, pkt->iif, pkt->nfproto, a.u8))
-		return NF_DROP;
-	r.flags |= NF_NAT_RANGE_MAP_IPS;
-	r.min_addr = r.max_addr = a;
-	return nftdp_ct_nat_setup(s, pkt, &r, NFTDP_CT_MANIP_DST);
+	/* nf_nat_redirect_ipv4/6: the incoming device's (primary) address */
+	return nat_to_ifaddr(s, pkt, range, pkt->iif, NFTDP_CT_MANIP_DST);
 }
 
 bool nftdp_ct_nat_need_chains(const struct nftdp_vm_pkt *pkt, uint8_t hook)
