@@ -1431,16 +1431,21 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
  * View i, for the IP frame mb, as prerouting sees it when no chain or step
  * runs before it: what setup_view, inet ingress's version check, ip_rcv /
  * ipv6_rcv, view_ip and the trim leave, in one go (and its meta if
- * with_meta: what the pipeline after prerouting reads). false:
- * the full pipeline must see it (it drops or answers it there); nothing
- * changed. Inline: both passes' loops are built around it.
+ * with_meta: what the pipeline after prerouting reads). header: a header
+ * view instead (nftdp_vm_pkt_header_view), what the flow cache's probe
+ * reads when its keys hold packet bytes only; a hit decides the packet
+ * with it, a miss takes a whole view from setup_view. false: the full
+ * pipeline must see it (it drops or answers it there, or, for a header
+ * view, it is outside the plain cases: IPv6 extension headers); nothing
+ * changed but the view. Inline: both passes' loops are built around it.
  */
-static inline __attribute__((always_inline)) bool
-cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
-	    const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx, bool with_meta)
+static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_worker *w,
+							      unsigned int i, struct rte_mbuf *mb,
+							      const struct nftdp_dp_l2 *l2,
+							      const struct nftdp_dp_port *rx,
+							      bool with_meta, bool header)
 {
 	struct nftdp_vm_pkt *p = &w->view[i];
-	struct nftdp_dp_meta *mt = &w->meta[i];
 	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
 	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
@@ -1454,47 +1459,20 @@ cached_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
 	    NFTDP_DP_DROP_MAX)
 		return false;
+	if (header) {
+		if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
+			return false;
+	} else {
+		nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
+		view_rx(w, p, mb, d, rx);
+		nftdp_vm_pkt_parse_ip_fast(p);
+		if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+		    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
+			p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	}
 	w->mb[i] = mb;
 	if (with_meta)
-		meta_from_l2(mt, l2, ip_len);
-	nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
-	view_rx(w, p, mb, d, rx);
-	nftdp_vm_pkt_parse_ip_fast(p);
-	if ((mb->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
-	    !p->fragoff && !(v4 && (d[l2->ip_off + 6] & 0x20)))
-		p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
-	/* pskb_trim_rcsum */
-	trim_linear(mb, (uint16_t)(len - p->len));
-	return true;
-}
-
-/*
- * cached_view's checks with a header view (nftdp_vm_pkt_header_view): what
- * the flow cache's probe reads when its keys hold packet bytes only. A hit
- * decides the packet with it; a miss takes a whole view from setup_view.
- * false: as cached_view's, and also for packets outside the header view's
- * plain cases (IPv6 extension headers), which go the full way.
- */
-static inline __attribute__((always_inline)) bool header_view(struct nftdp_dp_worker *w,
-							      unsigned int i, struct rte_mbuf *mb,
-							      const struct nftdp_dp_l2 *l2)
-{
-	struct nftdp_vm_pkt *p = &w->view[i];
-	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
-	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
-	struct nftdp_dp_icmp icmp = {0};
-
-	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6) ||
-	    (w->dp->router && l2->vid))
-		return false;
-	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
-		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
-	    NFTDP_DP_DROP_MAX)
-		return false;
-	if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
-		return false;
-	w->mb[i] = mb;
+		meta_from_l2(&w->meta[i], l2, ip_len);
 	/* pskb_trim_rcsum */
 	trim_linear(mb, (uint16_t)(len - p->len));
 	return true;
@@ -1538,8 +1516,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		if (w->plan_headers ? !header_view(w, i, mb, &l2[i])
-				    : !cached_view(w, i, mb, &l2[i], rx, false)) {
+		if (w->plan_headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
+				    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			continue;
@@ -1657,7 +1635,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 
 		if (!rx_frame(w, m, i, n, &l2))
 			continue;
-		ready[na] = cached_view(w, i, m[i], &l2, rx, true);
+		ready[na] = cached_view(w, i, m[i], &l2, rx, true, false);
 		if (!ready[na])
 			setup_view(w, i, m[i], &l2, rx, false);
 		act[na++] = &w->view[i];
