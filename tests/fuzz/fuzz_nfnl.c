@@ -329,6 +329,14 @@ bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
 	return true;
 }
 
+/* the stand-in session always takes what it is sent */
+bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
+{
+	(void)srv;
+	(void)group;
+	return false;
+}
+
 void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
