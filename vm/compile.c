@@ -280,6 +280,7 @@ void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 	for (uint32_t i = 0; i < c->n_pf; i++)
 		free(c->pf[i].slots);
 	free(c->pf);
+	free(c->ix);
 	free(c);
 }
 

@@ -31,11 +31,11 @@
 #include "vm_priv.h"
 
 #define FC_FIELDS_MAX 16
-#define FC_KEY_MAX 80		   /* bytes, a multiple of 8 */
-#define FC_HDR 8		   /* nfproto, hook, class, flags, l4proto, layout, 2 zero */
-#define FC_HDR_PACKED (1ull << 40) /* the key has the packed layout */
-#define FC_HDR_WINDOW (1ull << 41) /* the key has the window layout */
-#define FC_VALS_MAX 8		   /* l4proto values with a class of their own */
+#define FC_KEY_MAX 80		     /* bytes, a multiple of 8 */
+#define FC_HDR 8		     /* nfproto, hook, class, flags, l4proto, layout, 2 zero */
+#define FC_HDR_PACKED (1ull << 40)   /* the key has the packed layout */
+#define FC_HDR_WINDOW (1ull << 41)   /* the key has the window layout */
+#define FC_VALS_MAX NFTDP_VM_IX_VALS /* l4proto values with a class of their own */
 #define FC_CHAINS_MAX 256
 #define FC_CHUNKS_MAX 24 /* 8-byte moves of a template's payload fields */
 
@@ -127,75 +127,6 @@ struct nftdp_vm_flowcache {
 };
 
 /* ---------- the plan (control thread) ---------- */
-
-/* class of a template: an l4proto value, any other value, none */
-struct fc_class {
-	enum { CLS_VAL, CLS_OTHER, CLS_NONE } kind;
-	uint8_t val;
-	const uint8_t *listed; /* values with a class of their own */
-	unsigned int n_listed;
-};
-
-static bool listed(const struct fc_class *c, uint32_t v)
-{
-	for (unsigned int i = 0; i < c->n_listed; i++)
-		if (c->listed[i] == v)
-			return true;
-	return false;
-}
-
-/*
- * Whether the rule surely breaks at one of the meta nfproto / l4proto
- * tests it starts with for a packet of nfproto and class c (vm.c: a failed
- * fused meta+cmp goes to the next rule, and l4proto without a transport
- * header breaks too).
- */
-static bool rule_pruned(const struct nftdp_vm_chain *ch, const struct nftdp_vm_rule *r,
-			uint8_t nfproto, const struct fc_class *c)
-{
-	for (uint32_t i = 0; i < r->n_ops; i++) {
-		const struct nftdp_vm_op *op = &ch->ops[r->first_op + i];
-		const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
-		bool eq;
-
-		if (op->fast != NFTDP_VM_FAST_META_CMP || f->cmp.mask != 0xff)
-			return false;
-		if (f->meta.key == NFT_META_NFPROTO) {
-			if ((f->cmp.data == nfproto) == f->cmp.inv)
-				return true;
-			continue;
-		}
-		/* l4proto */
-		if (c->kind == CLS_NONE)
-			return true;
-		if (c->kind == CLS_VAL) {
-			eq = f->cmp.data == c->val;
-			if (eq == f->cmp.inv)
-				return true;
-			continue;
-		}
-		if (!f->cmp.inv && listed(c, f->cmp.data))
-			return true;
-	}
-	return false;
-}
-
-static void collect_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigned int *n)
-{
-	for (uint32_t i = 0; i < ch->n_ops; i++) {
-		const struct nftdp_vm_op *op = &ch->ops[i];
-		const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
-		bool seen = false;
-
-		if (op->fast != NFTDP_VM_FAST_META_CMP || f->meta.key != NFT_META_L4PROTO ||
-		    f->cmp.mask != 0xff)
-			continue;
-		for (unsigned int j = 0; j < *n; j++)
-			seen |= vals[j] == f->cmp.data;
-		if (!seen && *n < FC_VALS_MAX)
-			vals[(*n)++] = (uint8_t)f->cmp.data;
-	}
-}
 
 static bool tmpl_add(struct fc_tmpl *t, uint8_t kind, uint32_t off, uint32_t len,
 		     const struct nftdp_vm_op *op, bool masked, uint32_t mask)
@@ -313,7 +244,7 @@ static bool op_fields(struct fc_tmpl *t, const struct nftdp_vm_op *op,
  * class c can reach */
 struct fc_walk {
 	uint8_t nfproto;
-	const struct fc_class *c;
+	const struct nftdp_vm_l4class *c;
 	const struct nftdp_vm_chain **seen;
 	unsigned int n_seen;
 	const struct nftdp_vm_chain *const *all; /* the generation's chains */
@@ -335,7 +266,7 @@ static void walk(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, struct fc_w
 	for (uint32_t r = 0; r < ch->n_rules && t->ok; r++) {
 		const struct nftdp_vm_rule *rule = &ch->rules[r];
 
-		if (rule_pruned(ch, rule, wk->nfproto, wk->c))
+		if (nftdp_vm_rule_pruned(ch, rule, wk->nfproto, wk->c))
 			continue;
 		for (uint32_t i = 0; i < rule->n_ops && t->ok; i++) {
 			const struct nftdp_vm_op *op = &ch->ops[rule->first_op + i];
@@ -559,25 +490,20 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	 * base chain reaches: every chain of the table is enough) */
 	for (unsigned int b = 0; b < n_base; b++) {
 		struct fc_tmpl scratch = {.ok = true};
-		struct fc_class any = {.kind = CLS_OTHER};
+		struct nftdp_vm_l4class any = {.kind = NFTDP_VM_L4_OTHER};
 		struct fc_walk wk = {nfproto, &any, seen, 0, all, n_all};
 
 		walk(&scratch, base[b], &wk);
 		for (unsigned int i = 0; i < wk.n_seen; i++)
-			collect_vals(seen[i], vals, &n_vals);
+			nftdp_vm_l4_vals(seen[i], vals, &n_vals, FC_VALS_MAX);
 	}
 	fp->n_tmpl = (uint8_t)(n_vals + 2);
 	for (unsigned int k = 0; k < fp->n_tmpl; k++) {
-		struct fc_class c = {.listed = vals, .n_listed = n_vals};
+		struct nftdp_vm_l4class c;
 		struct fc_tmpl *t = &fp->t[k];
 		struct fc_walk wk = {nfproto, &c, seen, 0, all, n_all};
 
-		if (k < n_vals) {
-			c.kind = CLS_VAL;
-			c.val = vals[k];
-		} else {
-			c.kind = k == n_vals ? CLS_OTHER : CLS_NONE;
-		}
+		nftdp_vm_l4class_of(&c, k, vals, n_vals);
 		t->ok = true;
 		for (unsigned int b = 0; b < n_base && t->ok; b++)
 			walk(t, base[b], &wk);

@@ -20,6 +20,7 @@
 
 #include "flowcache.h"
 #include "nftdp_vm.h"
+#include "rule_index.h"
 
 #define GEN_MAX_CHAIN_ID (1u << 20) /* chain table entries; ids are dense in practice */
 
@@ -554,6 +555,10 @@ int nftdp_vm_gen_build(struct nftdp_vm_gen_builder *b, struct nftdp_vm_gen **out
 		if (rc < 0)
 			goto err_build;
 	}
+	/* chains are complete now and immutable once published: a new one
+	 * gets its rule index (a reused one has it) */
+	for (uint32_t i = 0; i < gen->n_owned; i++)
+		nftdp_vm_chain_index(gen->owned[i].chain);
 	derive_facts(b);
 	build_flow_plans(gen);
 	b->gen = NULL;

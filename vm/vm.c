@@ -79,6 +79,7 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 {
 	const struct nftdp_vm_chain *chain = base;
 	const struct nftdp_vm_rule *vrule = NULL; /* the rule that gave the verdict */
+	const uint16_t *next;			  /* the chain's rule index for pkt */
 	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
 	struct nftdp_vm_traceinfo info;
 	unsigned int stackptr = 0;
@@ -98,7 +99,8 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 			ctx->flow_taint = 1;
 	}
 do_chain:
-	rulenum = 0;
+	next = nftdp_vm_rule_next(chain, pkt);
+	rulenum = next ? next[0] : 0;
 next_rule:
 	regs->verdict.code = NFT_CONTINUE;
 	run_end = 0; /* also after a jump or return: the rest runs rule by rule */
@@ -139,7 +141,9 @@ next_rule:
 			nxt = rule->next_same == NFTDP_VM_PF_END ? run_end : rule->next_same;
 			restore = nxt == run_end && rulenum + 1 != run_end;
 		} else {
-			nxt = rulenum + 1;
+			/* past the rules that would break at their meta nfproto /
+			 * l4proto test for this packet (rule_index.c) */
+			nxt = next ? next[rulenum + 1] : rulenum + 1;
 		}
 		op = &chain->ops[rule->first_op];
 		last = op + rule->n_ops;
@@ -322,6 +326,9 @@ next_rule:
 		stackptr--;
 		chain = jumpstack[stackptr].chain;
 		rulenum = jumpstack[stackptr].rule;
+		next = nftdp_vm_rule_next(chain, pkt);
+		if (next)
+			rulenum = next[rulenum];
 		goto next_rule;
 	}
 

@@ -197,6 +197,21 @@ static inline uint32_t nftdp_vm_pf_find(const struct nftdp_vm_pf *pf, uint32_t v
 	}
 }
 
+/*
+ * Rule index (rule_index.c): per family and transport class of a packet,
+ * next[r] is the first rule at or after r the class can reach (n_rules:
+ * none); NULL for a class that reaches every rule. Built once per chain
+ * before its first generation is published; chains never change after.
+ */
+#define NFTDP_VM_IX_VALS 8 /* l4proto values with a class of their own */
+
+struct nftdp_vm_rule_index {
+	uint8_t cls_of[256];			       /* l4proto -> class */
+	uint8_t cls_none;			       /* no transport header */
+	const uint16_t *next[2][NFTDP_VM_IX_VALS + 2]; /* [IPv4, IPv6][class] */
+	uint16_t tab[];
+};
+
 struct nftdp_vm_chain {
 	struct nftdp_vm_rule *rules;
 	struct nftdp_vm_op *ops;
@@ -218,6 +233,8 @@ struct nftdp_vm_chain {
 	char name[256];
 	struct nftdp_vm_pf *pf; /* prefilter runs */
 	uint32_t n_pf, cap_pf;
+	struct nftdp_vm_rule_index *ix; /* NULL: every packet steps through every rule */
+	bool ix_done;			/* the index was built (or found useless) */
 	/* generations sharing this chain (nftdp_vm_gen_chain_reuse) */
 	uint32_t refs;
 	/* the state slots its expressions use (map entries of the arena), so a
@@ -228,6 +245,46 @@ struct nftdp_vm_chain {
 	void **blobs;
 	uint32_t n_blobs, cap_blobs;
 };
+
+/* a packet's transport class, as rule_index.c and flowcache.c sort rules:
+ * an l4proto value rules test, any other value, no transport header */
+enum nftdp_vm_l4class_kind { NFTDP_VM_L4_VAL, NFTDP_VM_L4_OTHER, NFTDP_VM_L4_NONE };
+struct nftdp_vm_l4class {
+	enum nftdp_vm_l4class_kind kind;
+	uint8_t val;
+	const uint8_t *listed; /* values with a class of their own */
+	unsigned int n_listed;
+};
+
+/* whether rule r of ch surely breaks at its leading meta nfproto / l4proto
+ * tests for a packet of nfproto and class c */
+bool nftdp_vm_rule_pruned(const struct nftdp_vm_chain *ch, const struct nftdp_vm_rule *r,
+			  uint8_t nfproto, const struct nftdp_vm_l4class *c);
+/* the l4proto values ch's rules test (meta l4proto + cmp), added to
+ * vals[0..*n) up to max */
+void nftdp_vm_l4_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigned int *n,
+		      unsigned int max);
+/* class k of vals[0..n_vals): a value, then other, then none */
+void nftdp_vm_l4class_of(struct nftdp_vm_l4class *c, unsigned int k, const uint8_t *vals,
+			 unsigned int n_vals);
+/* the rule index table for pkt in ch, NULL: every rule */
+static inline const uint16_t *nftdp_vm_rule_next(const struct nftdp_vm_chain *ch,
+						 const struct nftdp_vm_pkt *pkt)
+{
+	const struct nftdp_vm_rule_index *ix = ch->ix;
+	unsigned int f;
+
+	if (!ix)
+		return NULL;
+	if (pkt->nfproto == NFPROTO_IPV4)
+		f = 0;
+	else if (pkt->nfproto == NFPROTO_IPV6)
+		f = 1;
+	else
+		return NULL;
+	return ix->next[f][(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) ? ix->cls_of[pkt->l4proto]
+								 : ix->cls_none];
+}
 
 /* A set lookup of the packet path in the run's set generation: straight
  * into sets/ for its sets (ops NULL), through ops for a stand-in. */

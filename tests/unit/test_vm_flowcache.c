@@ -31,6 +31,7 @@
 #include "nft_build.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
+#include "vm_priv.h" /* the rule index of a chain (test_rule_index) */
 
 /* ---------- rules (the expression builders: tests/lib/nft_build.h) ---------- */
 
@@ -1166,6 +1167,114 @@ static void test_jump_goto(void **state)
 	same_counters(f, NFPROTO_IPV4, 13);
 }
 
+/* ---------- the rule index (vm/rule_index.c) ---------- */
+
+/*
+ * inet forward, accept; every rule counts, so a rule the index skips that
+ * the linear walk would have run to its end shows in the counters:
+ *   21 meta nfproto ipv4 meta l4proto tcp th dport 22 counter drop
+ *   22 meta nfproto ipv6 meta l4proto udp counter
+ *   23 meta l4proto udp th dport 53 counter accept
+ *   24 meta nfproto ipv6 counter
+ *   25 meta l4proto != tcp counter
+ *   26 meta l4proto 47 counter drop
+ *   27 meta l4proto icmp jump sub
+ *   28 meta nfproto ipv4 meta l4proto icmp counter
+ *   29 counter
+ *   sub: 31 meta l4proto tcp counter; 32 meta l4proto icmp icmp type 8
+ *        counter drop; 33 meta nfproto ipv6 counter
+ */
+static struct nftdp_vm_chain *ix_sub[2];
+static int ix_side;
+
+static void rs_index(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c, *sub;
+
+	c = base[0] = gen_chain(b, NFPROTO_INET, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	sub = ix_sub[ix_side] = gen_chain(b, NFPROTO_INET, "sub", false, 0, 0, 0, 1);
+	add(b, sub, 31, L4_IS(IPPROTO_TCP), CNT, NULL);
+	add(b, sub, 32, L4_IS(IPPROTO_ICMP), ICMP_TYPE_IS(8), CNT, DROP, NULL);
+	add(b, sub, 33, NFPROTO_IS(NFPROTO_IPV6), CNT, NULL);
+	add(b, c, 21, NFPROTO_IS(NFPROTO_IPV4), L4_IS(IPPROTO_TCP), DPORT_IS(22), CNT, DROP, NULL);
+	add(b, c, 22, NFPROTO_IS(NFPROTO_IPV6), L4_IS(IPPROTO_UDP), CNT, NULL);
+	add(b, c, 23, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, ACCEPT, NULL);
+	add(b, c, 24, NFPROTO_IS(NFPROTO_IPV6), CNT, NULL);
+	add(b, c, 25, meta(NFT_META_L4PROTO, NFT_REG_1), cmp8(NFT_CMP_NEQ, NFT_REG_1, IPPROTO_TCP),
+	    CNT, NULL);
+	add(b, c, 26, L4_IS(47), CNT, DROP, NULL);
+	add(b, c, 27, L4_IS(IPPROTO_ICMP), verdict(NFT_JUMP, "sub"), NULL);
+	add(b, c, 28, NFPROTO_IS(NFPROTO_IPV4), L4_IS(IPPROTO_ICMP), CNT, NULL);
+	add(b, c, 29, CNT, NULL);
+}
+
+static void test_rule_index(void **state)
+{
+	struct fix *f = *state;
+	const struct flow v4[] = {T4(22),
+				  T4(80),
+				  U4(53),
+				  U4(54),
+				  I4(8),
+				  I4(0),
+				  {.proto = 47},
+				  {.proto = 50},
+				  {.proto = 132},
+				  T4(80, .frag = 4),
+				  U4(53, .cut = 2),
+				  I4(8, .cut = 1)};
+	const struct flow v6[] = {T6(22),
+				  T6(80),
+				  U6(53),
+				  U6(54),
+				  I6(128),
+				  {.v6 = true, .proto = 47},
+				  {.v6 = true, .proto = 132},
+				  U6(53, .cut = 2)};
+	const unsigned int n4 = sizeof(v4) / sizeof(v4[0]), n6 = sizeof(v6) / sizeof(v6[0]);
+	const struct nftdp_vm_rule_index *ix;
+	unsigned int tcp, v[RUN_MAX];
+
+	for (ix_side = 0; ix_side < 2; ix_side++) {
+		if (f->s[ix_side].gen)
+			nftdp_vm_gen_destroy(f->s[ix_side].gen);
+		f->s[ix_side].gen = build_side(&f->s[ix_side], rs_index);
+	}
+	/* side 1 has the index; side 0 walks every rule, and no cache */
+	ix = f->s[1].base[0]->ix;
+	assert_non_null(ix);
+	assert_non_null(ix_sub[1]->ix);
+	free(f->s[0].base[0]->ix);
+	f->s[0].base[0]->ix = NULL;
+	free(ix_sub[0]->ix);
+	ix_sub[0]->ix = NULL;
+	f->s[1].ctx.flow = NULL;
+	/* IPv4 TCP: 21, then straight to 29 (25 is l4proto != tcp) */
+	tcp = ix->cls_of[IPPROTO_TCP];
+	assert_non_null(ix->next[0][tcp]);
+	assert_int_equal(ix->next[0][tcp][0], 0);
+	assert_int_equal(ix->next[0][tcp][1], 8);
+	assert_int_equal(ix->next[0][tcp][9], 9);
+	/* IPv4 UDP: 21 and 22 skipped, 23 and 25 run */
+	assert_int_equal(ix->next[0][ix->cls_of[IPPROTO_UDP]][0], 2);
+	assert_int_equal(ix->next[0][ix->cls_of[IPPROTO_UDP]][3], 4);
+	/* IPv6 TCP: from the first rule straight to the fourth */
+	assert_int_equal(ix->next[1][tcp][0], 3);
+
+	for (int round = 0; round < 3; round++) {
+		run_both(f, NFPROTO_IPV4, v4, n4, v);
+		assert_int_equal(v[0], NF_DROP);
+		assert_int_equal(v[2], NF_ACCEPT);
+		assert_int_equal(v[4], NF_DROP);
+		assert_int_equal(v[6], NF_DROP);
+		run_both(f, NFPROTO_IPV6, v6, n6, v);
+		assert_int_equal(v[2], NF_ACCEPT);
+		assert_int_equal(v[5], NF_DROP);
+	}
+	assert_true(same_counters(f, NFPROTO_INET, 33) > 0);
+	f->s[1].ctx.flow = f->fc;
+}
+
 /* ---------- meta keys; where the cache is not used ---------- */
 
 /* ip forward, accept: 1 meta mark 7 counter drop; 2 meta iif 3 counter drop */
@@ -2216,6 +2325,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ct_keys, fix_setup_eth, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_set_lookups, fix_setup_eth, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_charge, fix_setup_eth, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_rule_index, fix_setup_eth, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
