@@ -65,9 +65,7 @@ struct fc_tmpl {
 	 * shifted, masked and placed into a key word; no status bytes (every
 	 * field is in the packet); the meta / ct fields after the words */
 	bool packed;
-	uint8_t n_chunk, n_word, n_opf, pk_len;
-	uint8_t opf[FC_FIELDS_MAX];
-	uint8_t op_at[FC_FIELDS_MAX]; /* packed key offset of each opf's status byte */
+	uint8_t n_chunk, n_word, pk_len;
 	struct fc_chunk {
 		uint8_t th;    /* from the transport header, else the network header */
 		uint8_t end;   /* header offset just past the piece */
@@ -82,17 +80,20 @@ struct fc_tmpl {
 	 * to the network header. The key is the header word (with
 	 * FC_HDR_WINDOW), the n_win words read from nh_off + win_start on,
 	 * each under its win_mask (0 where no field is), then the meta / ct
-	 * fields as packed keys have them (op_at). */
+	 * fields as packed keys have them (op_rel). */
 	bool window;
 	int8_t win_start; /* from the network header; >= -8 */
 	uint8_t win_end;  /* bytes past the network header every field fits in */
 	uint8_t win_th;	  /* where the transport header must be; 0: no field in it */
 	uint8_t n_win;	  /* 1..FC_KEY_MAX / 8 - 1 */
 	uint8_t win_len;  /* the key's length */
-	uint8_t n_win_opf;
-	uint8_t win_opf[FC_FIELDS_MAX];	  /* the meta / ct fields */
-	uint8_t win_op_at[FC_FIELDS_MAX]; /* key offset of each one's status byte */
 	uint64_t win_mask[FC_KEY_MAX / 8 - 1];
+	/* the meta / ct fields and tests of the packed and window layouts,
+	 * after their words: each one's status byte at op_rel from the area's
+	 * start (tmpl_layout) */
+	uint8_t n_opf, op_bytes;
+	uint8_t opf[FC_FIELDS_MAX];
+	uint8_t op_rel[FC_FIELDS_MAX];
 	/* the key of a packet with every field in bounds, header and bytes 0 */
 	alignas(8) uint8_t image[FC_KEY_MAX];
 };
@@ -313,6 +314,17 @@ static void tmpl_layout(struct fc_tmpl *t)
 		t->ok = false;
 		return;
 	}
+	/* the op area of the packed and window layouts */
+	t->n_opf = 0;
+	at = 0;
+	for (unsigned int i = 0; i < t->n; i++) {
+		if (t->f[i].kind != FF_OP && t->f[i].kind != FF_PRED)
+			continue;
+		t->opf[t->n_opf] = (uint8_t)i;
+		t->op_rel[t->n_opf++] = (uint8_t)at;
+		at += 1u + t->f[i].len;
+	}
+	t->op_bytes = (uint8_t)at; /* < FC_KEY_MAX: the full layout holds them */
 	t->fast = true;
 	for (unsigned int i = 0; i < t->n; i++) {
 		const struct fc_field *f = &t->f[i];
@@ -350,15 +362,13 @@ static void tmpl_pack(struct fc_tmpl *t)
 	t->packed = false;
 	if (!t->ok || !t->fast || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
 		return;
-	t->n_chunk = t->n_opf = 0;
+	t->n_chunk = 0;
 	t->n_word = 1; /* the header */
 	for (unsigned int i = 0; i < t->n; i++) {
 		const struct fc_field *f = &t->f[i];
 
-		if (f->kind == FF_OP || f->kind == FF_PRED) {
-			t->opf[t->n_opf++] = (uint8_t)i;
-			continue;
-		}
+		if (f->kind == FF_OP || f->kind == FF_PRED)
+			continue; /* in the op area after the words */
 		for (unsigned int o = 0; o < f->len; o += 8) {
 			unsigned int len = f->len - o < 8 ? f->len - o : 8, w = 1;
 			struct fc_chunk *c;
@@ -384,12 +394,7 @@ static void tmpl_pack(struct fc_tmpl *t)
 			used[w] = (uint8_t)(used[w] + len);
 		}
 	}
-	at = 8u * t->n_word;
-	for (unsigned int i = 0; i < t->n_opf; i++) {
-		t->op_at[i] = (uint8_t)at;
-		at += 1u + t->f[t->opf[i]].len;
-	}
-	at = (at + 7) & ~7u;
+	at = (8u * t->n_word + t->op_bytes + 7) & ~7u;
 	if (at > FC_KEY_MAX)
 		return;
 	t->pk_len = (uint8_t)at;
@@ -447,16 +452,7 @@ static void tmpl_window(struct fc_tmpl *t, uint8_t nfproto)
 		for (unsigned int j = 0; j < f->len; j++)
 			mb[pos + (int32_t)j] |= f->masked ? fm[j] : 0xff;
 	}
-	at = 8u * (1u + t->n_win);
-	t->n_win_opf = 0;
-	for (unsigned int i = 0; i < t->n; i++) {
-		if (t->f[i].kind != FF_OP && t->f[i].kind != FF_PRED)
-			continue;
-		t->win_opf[t->n_win_opf] = (uint8_t)i;
-		t->win_op_at[t->n_win_opf++] = (uint8_t)at;
-		at += 1u + t->f[i].len;
-	}
-	at = (at + 7) & ~7u;
+	at = (8u * (1u + t->n_win) + t->op_bytes + 7) & ~7u;
 	if (at > FC_KEY_MAX)
 		return;
 	t->win_start = (int8_t)start;
@@ -751,13 +747,13 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 			WIN_WORD(0);
 		}
 #undef WIN_WORD
-		if (t->n_win_opf) {
+		if (t->n_opf) {
 			unsigned int w = 1u + t->n_win;
 
 			for (unsigned int x = 8 * w; x < t->win_len; x += 8)
 				memset(key + x, 0, 8);
-			for (unsigned int i = 0; i < t->n_win_opf; i++)
-				op_field(&t->f[t->win_opf[i]], t->win_op_at[i], pkt, ctx, key);
+			for (unsigned int i = 0; i < t->n_opf; i++)
+				op_field(&t->f[t->opf[i]], 8 * w + t->op_rel[i], pkt, ctx, key);
 			for (; 8 * w < t->win_len; w++) {
 				uint64_t v;
 
@@ -784,10 +780,9 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 				kw[c->word] |= ((v >> c->shift) & c->mask) << c->pos;
 			}
 			memcpy(key, kw, sizeof(kw));
-			if (t->n_opf) {
-				for (unsigned int i = 0; i < t->n_opf; i++)
-					op_field(&t->f[t->opf[i]], t->op_at[i], pkt, ctx, key);
-			}
+			for (unsigned int i = 0; i < t->n_opf; i++)
+				op_field(&t->f[t->opf[i]], 8u * t->n_word + t->op_rel[i], pkt, ctx,
+					 key);
 			return hashed(key, t->pk_len, h);
 		}
 		/* every field in the packet: the image's status bytes hold */
