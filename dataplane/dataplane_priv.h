@@ -478,6 +478,8 @@ struct nftdp_dp_worker {
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
+	/** datagrams defrag.c reassembled this burst: 0 skips the refragment pass */
+	unsigned int n_reasm;
 	bool emit_unordered; /* an emit came before an earlier packet's */
 	struct nftdp_dp_emit emit[NFTDP_DP_EMIT_MAX];
 	struct nftdp_dp_emit emit_sorted[NFTDP_DP_EMIT_MAX];

@@ -142,6 +142,7 @@ static unsigned int adopt(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df,
 	w->mb[idx] = j;
 	mt->ip_len = len - mt->ip_off;
 	mt->frag_max = (uint16_t)max_size;
+	w->n_reasm++;
 	p->data = d;
 	p->len = len;
 	p->skb_len = mt->ip_len;

@@ -729,7 +729,7 @@ static void egress_routed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 			done[i] = 1;
 			grp[m++] = act[i];
 		}
-		if (w->defrag)
+		if (w->n_reasm)
 			m = refragment(w, gen, grp, m, tx, rx_port);
 		egress(w, gen, grp, m, tx, rx_port, replies);
 	}
@@ -1048,7 +1048,7 @@ prerouting:
 	if (dp->route) {
 		egress_routed(w, gen, act, na, rx_port, false);
 	} else {
-		if (w->defrag)
+		if (w->n_reasm)
 			na = refragment(w, gen, act, na, tx, rx_port);
 		egress(w, gen, act, na, tx, rx_port, false);
 	}
@@ -1717,6 +1717,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->gen = gen;
 	w->n_reply = 0;
 	w->n_emit = 0;
+	w->n_reasm = 0;
 	w->emit_unordered = false;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
