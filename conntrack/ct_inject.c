@@ -152,6 +152,26 @@ static struct nftdp_ct_entry *lookup(struct nftdp_ct_shard *s, const struct nftd
 	return e && (e->status & IPS_CONFIRMED) ? e : NULL;
 }
 
+/* ctnetlink_change_seq_adj: nothing without the extension (a connection
+ * from traffic that no helper translates); the bit set for each direction
+ * given, even with zero offsets */
+static void change_seq_adj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			   const struct nftdp_ct_change *c)
+{
+	struct ct_help *h = &s->help[e - s->entries];
+
+	if (!nftdp_ct_seqadj_ext(s, e))
+		return;
+	if (!(e->status & IPS_SEQ_ADJUST))
+		memset(h->seq, 0, sizeof(h->seq)); /* the extension starts zeroed */
+	for (int d = 0; d < 2; d++) {
+		if (!(c->seqadj_dirs & (1u << d)))
+			continue;
+		h->seq[d] = c->seqadj[d];
+		e->status |= IPS_SEQ_ADJUST;
+	}
+}
+
 int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, uint64_t now_ms,
 		    struct nftdp_ct_info *out)
 {
@@ -187,6 +207,8 @@ int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		change_protoinfo(e, c);
 	if (c->has & NFTDP_CT_CHG_MARK)
 		change_mark(e, c);
+	if (c->has & NFTDP_CT_CHG_SEQADJ)
+		change_seq_adj(s, e, c);
 	if (c->has & NFTDP_CT_CHG_LABELS) {
 		if (c->labels_err)
 			return c->labels_err;
@@ -256,6 +278,10 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		if (err)
 			goto fail;
 	}
+	/* nfct_seqadj_ext_add: every entry ctnetlink makes has one */
+	e->in_use |= CT_IN_USE_SEQADJ_EXT;
+	if (c->has & NFTDP_CT_CHG_SEQADJ)
+		change_seq_adj(s, e, c);
 	memset(&e->proto, 0, sizeof(e->proto));
 	if (c->has & NFTDP_CT_CHG_PROTOINFO)
 		change_protoinfo(e, c);

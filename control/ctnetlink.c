@@ -421,6 +421,22 @@ static struct nlmsghdr *msg_start(void *buf, uint16_t type, uint16_t flags, uint
 	return nlh;
 }
 
+/* ctnetlink_dump_ct_seq_adj */
+static void put_seqadj(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	for (int d = 0; d < 2; d++) {
+		struct nlattr *nest =
+		    mnl_attr_nest_start(nlh, d ? CTA_NAT_SEQ_ADJ_REPLY : CTA_NAT_SEQ_ADJ_ORIG);
+
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(ci->seq[d].correction_pos));
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE,
+				 htonl((uint32_t)ci->seq[d].offset_before));
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER,
+				 htonl((uint32_t)ci->seq[d].offset_after));
+		mnl_attr_nest_end(nlh, nest);
+	}
+}
+
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
 			    const struct nftdp_ct_info *ci, bool acct)
 {
@@ -433,6 +449,8 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 	mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
 	mnl_attr_put_u32(nlh, CTA_ID, htonl(ci->id));
 	mnl_attr_put_u32(nlh, CTA_USE, htonl(ci->use));
+	if (ci->seqadj)
+		put_seqadj(nlh, ci);
 	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 	put_protoinfo(nlh, ci, false);
 	put_helpinfo(nlh, ci);
@@ -491,6 +509,8 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 		put_helpinfo(nlh, ci); /* (IPCT_HELPER or nfct_help) */
 		if ((e & (1u << IPCT_LABEL)) && labels_set(ci))
 			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+		if ((e & (1u << IPCT_SEQADJ)) && ci->seqadj)
+			put_seqadj(nlh, ci);
 	}
 	if ((e & (1u << IPCT_MARK)) || ci->mark)
 		mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
@@ -1158,9 +1178,9 @@ static int parse_nat(const struct nlattr *nest, uint8_t l3, struct nftdp_ct_nat_
 	return 0;
 }
 
-/* change_seq_adj: all three parts; nftdp adjusts no sequence numbers, so
- * only a zero adjustment is taken */
-static int parse_seqadj(const struct nlattr *nest, const struct nlattr **bad)
+/* change_seq_adj: all three parts, each -EINVAL when missing */
+static int parse_seqadj(const struct nlattr *nest, struct nftdp_ct_seqadj *o,
+			const struct nlattr **bad)
 {
 	const struct nlattr *tb[CTA_SEQADJ_MAX + 1];
 	int err = ctn_parse_nested(nest, seqadj_policy, CTA_SEQADJ_MAX, tb, bad);
@@ -1170,8 +1190,9 @@ static int parse_seqadj(const struct nlattr *nest, const struct nlattr **bad)
 	for (int i = CTA_SEQADJ_CORRECTION_POS; i <= CTA_SEQADJ_OFFSET_AFTER; i++)
 		if (!tb[i])
 			return -EINVAL;
-	if (get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]) || get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]))
-		return -EOPNOTSUPP;
+	o->correction_pos = ntohl(get_be32(tb[CTA_SEQADJ_CORRECTION_POS]));
+	o->offset_before = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]));
+	o->offset_after = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]));
 	return 0;
 }
 
@@ -1378,10 +1399,11 @@ static int ct_new(struct req *r)
 
 		if (!a)
 			continue;
-		err = parse_seqadj(a, r->bad);
+		err = parse_seqadj(a, &c->seqadj[d], r->bad);
 		if (err < 0)
 			goto out;
 		c->has |= NFTDP_CT_CHG_SEQADJ;
+		c->seqadj_dirs |= (uint8_t)(1u << d);
 	}
 	if (cda[CTA_TUPLE_MASTER]) {
 		c->has |= NFTDP_CT_CHG_MASTER;
