@@ -1325,7 +1325,18 @@ static void test_new_parse(void **state)
 	mnl_attr_put_u16(nlh, CTA_PROTONAT_PORT_MIN, htons(8080));
 	mnl_attr_nest_end(nlh, m);
 	mnl_attr_nest_end(nlh, n);
+	/* an FTP control connection whose client's PORT grew by 4 */
+	n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(0xfffffff0u));
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, htonl(0));
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, htonl((uint32_t)-3));
+	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(rcv(nlh), -EEXIST); /* the table's answer */
+	assert_true(last_chg.has & NFTDP_CT_CHG_SEQADJ);
+	assert_int_equal(last_chg.seqadj_dirs, 1);
+	assert_int_equal(last_chg.seqadj[0].correction_pos, 0xfffffff0u);
+	assert_int_equal(last_chg.seqadj[0].offset_before, 0);
+	assert_int_equal(last_chg.seqadj[0].offset_after, -3);
 	assert_int_equal(last_chg.has & (NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL),
 			 NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL);
 	assert_int_equal(last_chg.status, IPS_ASSURED | IPS_SEEN_REPLY | IPS_CONFIRMED);
@@ -1433,17 +1444,16 @@ static void test_new_malformed(void **state)
 	mnl_attr_put_strz(nlh, CTA_HELP_NAME, name);
 	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(rcv(nlh), -ERANGE);
-	/* a sequence adjustment needs all three parts; nftdp takes only 0 */
-	for (int off = 0; off < 2; off++) {
+	/* a sequence adjustment needs all three parts */
+	for (int miss = 0; miss < 3; miss++) {
 		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
 		put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
-		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
-		mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(1));
-		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, htonl((uint32_t)off * 5));
-		if (off)
-			mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, htonl(5));
+		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_REPLY);
+		for (int i = 0; i < 3; i++)
+			if (i != miss)
+				mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS + i, htonl(5));
 		mnl_attr_nest_end(nlh, n);
-		assert_int_equal(rcv(nlh), off ? -EOPNOTSUPP : -EINVAL);
+		assert_int_equal(rcv(nlh), -EINVAL);
 	}
 	/* a NAT address shorter than its type when creating */
 	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
