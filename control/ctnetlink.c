@@ -449,8 +449,6 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 	mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
 	mnl_attr_put_u32(nlh, CTA_ID, htonl(ci->id));
 	mnl_attr_put_u32(nlh, CTA_USE, htonl(ci->use));
-	if (ci->seqadj)
-		put_seqadj(nlh, ci);
 	mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(ci->timeout_s));
 	put_protoinfo(nlh, ci, false);
 	put_helpinfo(nlh, ci);
@@ -459,6 +457,8 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 		put_counters(nlh, ci);
 	if (labels_set(ci))
 		mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+	if (ci->seqadj)
+		put_seqadj(nlh, ci);
 	return (int)nlh->nlmsg_len;
 }
 
@@ -1178,8 +1178,10 @@ static int parse_nat(const struct nlattr *nest, uint8_t l3, struct nftdp_ct_nat_
 	return 0;
 }
 
-/* change_seq_adj: all three parts, each -EINVAL when missing */
-static int parse_seqadj(const struct nlattr *nest, struct nftdp_ct_seqadj *o,
+/* change_seq_adj: all three parts, each -EINVAL when missing; the parts
+ * given are kept (*parts, bit i for CTA_SEQADJ_CORRECTION_POS + i), since
+ * an update writes those before the missing one fails it */
+static int parse_seqadj(const struct nlattr *nest, struct nftdp_ct_seqadj *o, uint8_t *parts,
 			const struct nlattr **bad)
 {
 	const struct nlattr *tb[CTA_SEQADJ_MAX + 1];
@@ -1187,13 +1189,17 @@ static int parse_seqadj(const struct nlattr *nest, struct nftdp_ct_seqadj *o,
 
 	if (err < 0)
 		return err;
+	*parts = 0;
 	for (int i = CTA_SEQADJ_CORRECTION_POS; i <= CTA_SEQADJ_OFFSET_AFTER; i++)
-		if (!tb[i])
-			return -EINVAL;
-	o->correction_pos = ntohl(get_be32(tb[CTA_SEQADJ_CORRECTION_POS]));
-	o->offset_before = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]));
-	o->offset_after = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]));
-	return 0;
+		if (tb[i])
+			*parts |= (uint8_t)(1u << (i - CTA_SEQADJ_CORRECTION_POS));
+	if (tb[CTA_SEQADJ_CORRECTION_POS])
+		o->correction_pos = ntohl(get_be32(tb[CTA_SEQADJ_CORRECTION_POS]));
+	if (tb[CTA_SEQADJ_OFFSET_BEFORE])
+		o->offset_before = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]));
+	if (tb[CTA_SEQADJ_OFFSET_AFTER])
+		o->offset_after = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]));
+	return *parts == 7 ? 0 : -EINVAL;
 }
 
 /* ctnetlink_change_protoinfo for the entry's protocol: nlattr_to_tcp,
@@ -1399,8 +1405,9 @@ static int ct_new(struct req *r)
 
 		if (!a)
 			continue;
-		err = parse_seqadj(a, &c->seqadj[d], r->bad);
-		if (err < 0)
+		err = parse_seqadj(a, &c->seqadj[d], &c->seqadj_parts[d], r->bad);
+		/* an update applies what came before the missing part */
+		if (err < 0 && (err != -EINVAL || (c->has & NFTDP_CT_CHG_CREATE)))
 			goto out;
 		c->has |= NFTDP_CT_CHG_SEQADJ;
 		c->seqadj_dirs |= (uint8_t)(1u << d);

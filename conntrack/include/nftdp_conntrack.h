@@ -531,6 +531,9 @@ struct nftdp_ct_change {
 	struct nftdp_ct_nat_range nat[2]; /**< [NFTDP_CT_MANIP_SRC], [NFTDP_CT_MANIP_DST] */
 	uint8_t seqadj_dirs;		  /**< bit d: CTA_NAT_SEQ_ADJ_ORIG (0), _REPLY (1) given */
 	struct nftdp_ct_seqadj seqadj[2]; /**< their values (ctnetlink_change_seq_adj) */
+	/** per direction, bit i: part CTA_SEQADJ_CORRECTION_POS + i was given
+	 * (an update with one missing writes those before it, then -EINVAL) */
+	uint8_t seqadj_parts[2];
 };
 
 /**

@@ -460,12 +460,23 @@ static void test_inject(void **state)
 	c.timeout_s = 100;
 	c.zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
 	c.seqadj_dirs = 2;
+	c.seqadj_parts[1] = 7;
 	c.seqadj[1] = (struct nftdp_ct_seqadj){77, 0, 5};
 	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, &ci), 0);
 	assert_true(ci.status & IPS_SEQ_ADJUST);
 	assert_true(ci.seqadj);
 	assert_int_equal(ci.seq[0].offset_after, 0);
 	assert_int_equal(ci.seq[1].correction_pos, 77);
+	assert_int_equal(ci.seq[1].offset_after, 5);
+	/* an update missing OFFSET_AFTER: -EINVAL, the parts before it written */
+	c.has = NFTDP_CT_CHG_ORIG | NFTDP_CT_CHG_SEQADJ;
+	c.seqadj_parts[1] = 3;
+	c.seqadj[1] = (struct nftdp_ct_seqadj){7, 3, 99};
+	assert_int_equal(nftdp_ct_update(en->s, &c, en->now, &ci), -EINVAL);
+	c.has = NFTDP_CT_CHG_ORIG;
+	assert_int_equal(nftdp_ct_update(en->s, &c, en->now, &ci), 0);
+	assert_int_equal(ci.seq[1].correction_pos, 7);
+	assert_int_equal(ci.seq[1].offset_before, 3);
 	assert_int_equal(ci.seq[1].offset_after, 5);
 	/* a connection from traffic, no helper: the adjustment is ignored */
 	handshake(en, &f);
@@ -478,6 +489,7 @@ static void test_inject(void **state)
 	c.tuple[0].dport = htons(80);
 	c.has = NFTDP_CT_CHG_ORIG | NFTDP_CT_CHG_SEQADJ;
 	c.seqadj_dirs = 1;
+	c.seqadj_parts[0] = 7;
 	c.seqadj[0] = (struct nftdp_ct_seqadj){1, 2, 3};
 	assert_int_equal(nftdp_ct_update(en->s, &c, en->now, &ci), 0);
 	assert_false(ci.status & IPS_SEQ_ADJUST);

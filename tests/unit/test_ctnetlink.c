@@ -1444,9 +1444,10 @@ static void test_new_malformed(void **state)
 	mnl_attr_put_strz(nlh, CTA_HELP_NAME, name);
 	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(rcv(nlh), -ERANGE);
-	/* a sequence adjustment needs all three parts */
+	/* a sequence adjustment needs all three parts (an update writes
+	 * those before the missing one: the table's part) */
 	for (int miss = 0; miss < 3; miss++) {
-		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
 		put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
 		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_REPLY);
 		for (int i = 0; i < 3; i++)
