@@ -154,8 +154,12 @@ bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	uint32_t l4len = nftdp_ct_l4len(pkt);
 	uint8_t *th = pkt->data + pkt->th_off;
 
+	/* an ICMP error related to the connection: the kernel would read its
+	 * header as a TCP one; nftdp leaves it alone (docs/differences.md) */
+	if (pkt->l4proto != IPPROTO_TCP)
+		return true;
 	/* skb_ensure_writable(protoff + sizeof(tcph)), then of the options */
-	if (pkt->l4proto != IPPROTO_TCP || l4len < 20 || (uint32_t)(th[12] >> 4) * 4 > l4len)
+	if (l4len < 20 || (uint32_t)(th[12] >> 4) * 4 > l4len)
 		return false;
 	return nftdp_ct_seqadj_tcp(th, &h->seq[dir], &h->seq[!dir]);
 }
