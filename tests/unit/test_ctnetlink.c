@@ -1119,6 +1119,62 @@ static void test_sctp_protoinfo(void **state)
 	assert_int_equal(mnl_attr_get_payload_len(sctp), 8); /* the state alone */
 }
 
+/* ctnetlink_dump_ct_seq_adj: in a listing after the labels
+ * (ctnetlink_dump_extinfo), in an event with IPCT_SEQADJ after them too;
+ * nothing without IPS_SEQ_ADJUST */
+static void test_seqadj_dump(void **state)
+{
+	static const uint16_t want[] = {CTA_TUPLE_ORIG,
+					CTA_TUPLE_REPLY,
+					CTA_STATUS,
+					CTA_MARK,
+					CTA_ID,
+					CTA_USE,
+					CTA_TIMEOUT,
+					CTA_PROTOINFO,
+					CTA_LABELS,
+					CTA_NAT_SEQ_ADJ_ORIG,
+					CTA_NAT_SEQ_ADJ_REPLY};
+	struct nftdp_ct_info *ci = add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 7000, 21, 0);
+	const struct nlmsghdr *m;
+	const struct nlattr *a, *b;
+	struct nftdp_ct_event ev;
+	unsigned int group;
+	uint16_t ty[16];
+	char buf[1024];
+
+	(void)state;
+	ci->labels[0] = 1;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	m = (const void *)buf;
+	assert_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	ci->status |= IPS_SEQ_ADJUST;
+	ci->seqadj = true;
+	ci->seq[0] = (struct nftdp_ct_seqadj){0xfffffff0u, 0, 4};
+	ci->seq[1] = (struct nftdp_ct_seqadj){5000, 2, -2};
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	assert_int_equal(attr_types(m, ty, 16), 11);
+	assert_memory_equal(ty, want, sizeof(want));
+	a = attr(m, CTA_NAT_SEQ_ADJ_REPLY);
+	assert_true(a->nla_type & NLA_F_NESTED);
+	b = mnl_attr_get_payload(a);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SEQADJ_CORRECTION_POS);
+	assert_int_equal(ntohl(mnl_attr_get_u32(b)), 5000);
+	b = mnl_attr_next(b);
+	b = mnl_attr_next(b);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SEQADJ_OFFSET_AFTER);
+	assert_int_equal((int32_t)ntohl(mnl_attr_get_u32(b)), -2);
+	/* an event: only with IPCT_SEQADJ */
+	ev.info = *ci;
+	ev.events = 1u << IPCT_MARK;
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	ev.events = (1u << IPCT_SEQADJ) | (1u << IPCT_LABEL);
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_non_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	assert_non_null(attr(m, CTA_NAT_SEQ_ADJ_REPLY));
+}
+
 /* Valid requests with random bytes changed after the nfnetlink header (the
 lengths nfnl.c checks are kept): no crash, no read past the message (run
 it under ASan), every answer whole and within 4096 bytes. */
@@ -1652,6 +1708,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_events_blocked, setup),
 	    cmocka_unit_test_setup(test_exp_events, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
+	    cmocka_unit_test_setup(test_seqadj_dump, setup),
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),
