@@ -940,11 +940,13 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 {
 	struct nftdp_ct_entry *e;
 	unsigned int ctinfo;
+	bool seqadj;
 
 	if (!pkt->ct)
 		return verdict;
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	pkt->ct = NULL;
+	seqadj = e->status & IPS_SEQ_ADJUST;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
 	     nftdp_ct_tuple_taken(s, e, &e->tuple[1]))) {
@@ -957,6 +959,13 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	/* nf_confirm: the helper sees every accepted packet of its connection */
 	if (e->helper && verdict == NF_ACCEPT && !(e->status & IPS_DYING) &&
 	    nftdp_ct_help(s, e, pkt, ctinfo) != NF_ACCEPT) {
+		ct_put(s, e);
+		return NF_DROP;
+	}
+	/* then nf_ct_seq_adjust (seqadj_needed was read before the helper ran) */
+	if (seqadj && verdict == NF_ACCEPT && ctinfo != IP_CT_RELATED_REPLY &&
+	    !nftdp_ct_seq_adjust(s, e, pkt, ctinfo >= IP_CT_IS_REPLY)) {
+		s->st.drop++;
 		ct_put(s, e);
 		return NF_DROP;
 	}
@@ -1064,6 +1073,10 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
 	memcpy(o->labels, e->labels, sizeof(o->labels));
 	o->helper = nftdp_ct_helper_name(e->helper);
+	/* ctnetlink_dump_ct_seq_adj: IPS_SEQ_ADJUST and the extension */
+	o->seqadj = (e->status & IPS_SEQ_ADJUST) && nftdp_ct_seqadj_ext(e->shard, e);
+	if (o->seqadj)
+		memcpy(o->seq, e->shard->help[e - e->shard->entries].seq, sizeof(o->seq));
 	if (e->tuple[0].l4proto == IPPROTO_TCP) {
 		o->tcp.state = e->proto.tcp.state;
 		o->tcp.wscale[0] = e->proto.tcp.seen[0].td_scale;

@@ -152,6 +152,36 @@ static struct nftdp_ct_entry *lookup(struct nftdp_ct_shard *s, const struct nftd
 	return e && (e->status & IPS_CONFIRMED) ? e : NULL;
 }
 
+/* ctnetlink_change_seq_adj: nothing without the extension (a connection
+ * from traffic that no helper translates); the bit set for each direction
+ * given whole, even with zero offsets. A missing part fails the request
+ * with what came before it written, as change_seq_adj does. */
+static int change_seq_adj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			  const struct nftdp_ct_change *c)
+{
+	struct ct_help *h = &s->help[e - s->entries];
+
+	if (!nftdp_ct_seqadj_ext(s, e))
+		return 0;
+	if (!(e->status & IPS_SEQ_ADJUST))
+		memset(h->seq, 0, sizeof(h->seq)); /* the extension starts zeroed */
+	for (int d = 0; d < 2; d++) {
+		uint8_t parts = c->seqadj_parts[d];
+
+		if (!(c->seqadj_dirs & (1u << d)))
+			continue;
+		if (parts & 1)
+			h->seq[d].correction_pos = c->seqadj[d].correction_pos;
+		if ((parts & 3) == 3)
+			h->seq[d].offset_before = c->seqadj[d].offset_before;
+		if (parts != 7)
+			return -EINVAL;
+		h->seq[d].offset_after = c->seqadj[d].offset_after;
+		e->status |= IPS_SEQ_ADJUST;
+	}
+	return 0;
+}
+
 int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, uint64_t now_ms,
 		    struct nftdp_ct_info *out)
 {
@@ -187,6 +217,11 @@ int nftdp_ct_update(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		change_protoinfo(e, c);
 	if (c->has & NFTDP_CT_CHG_MARK)
 		change_mark(e, c);
+	if (c->has & NFTDP_CT_CHG_SEQADJ) {
+		err = change_seq_adj(s, e, c);
+		if (err < 0)
+			return err;
+	}
 	if (c->has & NFTDP_CT_CHG_LABELS) {
 		if (c->labels_err)
 			return c->labels_err;
@@ -253,6 +288,13 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 	set_timeout(e, c->timeout_s, now_ms);
 	if (c->has & NFTDP_CT_CHG_STATUS) {
 		err = change_status(e, c->status);
+		if (err)
+			goto fail;
+	}
+	/* nfct_seqadj_ext_add: every entry ctnetlink makes has one */
+	e->in_use |= CT_IN_USE_SEQADJ_EXT;
+	if (c->has & NFTDP_CT_CHG_SEQADJ) {
+		err = change_seq_adj(s, e, c);
 		if (err)
 			goto fail;
 	}

@@ -18,6 +18,9 @@
 #define CT_NIL UINT32_MAX
 #define CT_EVICTION_RANGE 8 /* NF_CT_EVICTION_RANGE */
 #define CT_CTINFO_MASK 7u   /* ctinfo lives in the low bits of pkt->ct, as skb->_nfct */
+/* in_use bit: the entry has the seqadj extension whatever its helper and
+ * NAT (ctnetlink_create_conntrack's nfct_seqadj_ext_add); seqadj.c */
+#define CT_IN_USE_SEQADJ_EXT 2u
 
 /* The kernel's ip_ct_tcp_state: one direction's window data. */
 struct ct_tcp_state {
@@ -70,10 +73,10 @@ struct nftdp_ct_entry {
 	uint32_t eventmask;
 	uint16_t refs;	     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
 	uint16_t ev_pending; /* 1 << IPCT_*: cached until the packet is confirmed */
-	uint8_t in_use;
-	uint8_t zone_dir; /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
-	uint8_t tmo_slot; /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
-	uint8_t helper;	  /* NFTDP_VM_CT_HELPER_*: its state is s->help[index] */
+	uint8_t in_use;	     /* 1, | CT_IN_USE_SEQADJ_EXT */
+	uint8_t zone_dir;    /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
+	uint8_t tmo_slot;    /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
+	uint8_t helper;	     /* NFTDP_VM_CT_HELPER_*: its state is s->help[index] */
 	uint64_t packets[2], bytes[2];
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
@@ -127,6 +130,9 @@ struct ct_help {
 	union nftdp_ct_addr nat_src, nat_dst; /* the master's tuple[!exp->dir] dst, src */
 	uint16_t master_shard;		      /* IPS_EXPECTED: the master (shard, index, id) */
 	uint32_t master_idx, master_id;
+	/* nf_conn_seqadj, per direction; meaningful while IPS_SEQ_ADJUST
+	 * (zeroed when the bit is first set: seqadj.c) */
+	struct nftdp_ct_seqadj seq[2];
 };
 
 /* An expectation (struct nf_conntrack_expect), in a part of the shared table. */
@@ -250,8 +256,9 @@ static inline void nftdp_ct_event_cache(struct nftdp_ct_entry *e, unsigned int e
 
 /* helper.c, expect.c, helper_*.c: nf_conntrack_helper, _expect and the helpers */
 void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper);
+/* pkt is writable: a NAT helper may rewrite it (nf_nat_ftp) */
 unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			   const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			   struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* init_conntrack's lookup: whether new entry e (not yet in the table) is
  * expected; if so it takes IPS_EXPECTED, its master and the master's mark */
 bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
@@ -297,7 +304,10 @@ struct ct_ftp_cmd {
 /* 1: a command, 0: none, -1: a partial one (the kernel drops the packet) */
 int nftdp_ct_ftp_parse(const char *data, uint32_t dlen, int dir, struct ct_ftp_cmd *cmd);
 unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* nf_nat_ftp_fmt_cmd: the text's length (without a NUL), 0 if it does not fit */
+int nftdp_ct_ftp_fmt_cmd(uint8_t l3proto, enum ct_ftp_type type, char *buf, size_t size,
+			 const union nftdp_ct_addr *addr, uint16_t port);
 /* irc: a DCC offer in a client's PRIVMSG (nf_conntrack_irc.c's help loop);
  * offers of another address than ip1 or ip2 (network order) or of port 0
  * are skipped as there. 1 and the offer, or 0 */
@@ -325,6 +335,32 @@ unsigned int nftdp_ct_bcast_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 				 const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+
+/* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
+ * ct_seqadj and a TCP header so that the unit tests can reach them. */
+void nftdp_ct_seqadj_record(struct nftdp_ct_seqadj *this_way, uint32_t seq, int32_t off);
+int32_t nftdp_ct_seqadj_offset(const struct nftdp_ct_seqadj *this_way, uint32_t seq);
+/* nf_ct_seq_adjust on a TCP header of doff*4 bytes: false for a partial
+ * option (the kernel drops the packet) */
+bool nftdp_ct_seqadj_tcp(uint8_t *th, const struct nftdp_ct_seqadj *this_way,
+			 const struct nftdp_ct_seqadj *other_way);
+/* nfct_seqadj(ct) != NULL */
+bool nftdp_ct_seqadj_ext(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e);
+/* nf_ct_seqadj_set for the packet's direction dir (seq host order) */
+void nftdp_ct_seqadj_set(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, int dir, uint32_t seq,
+			 int32_t off);
+/* nf_ct_seq_offset: 0 without IPS_SEQ_ADJUST */
+int32_t nftdp_ct_seq_offset(const struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e, int dir,
+			    uint32_t seq);
+/* nf_confirm's nf_ct_seq_adjust: false drops the packet */
+bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			 struct nftdp_vm_pkt *pkt, int dir);
+/* __nf_nat_mangle_tcp_packet: replace match_len bytes at match_off of the
+ * TCP payload by rep, fix lengths and checksums, record the seqadj. false:
+ * no room (the packet is dropped) */
+bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
+			     uint32_t match_len, const char *rep, uint32_t rep_len);
 
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,

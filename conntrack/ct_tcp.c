@@ -100,6 +100,7 @@ struct tcp_seg {
 	uint32_t doff; /* header bytes */
 	uint8_t flags;
 	uint32_t seq, ack;
+	int32_t recv_off; /* the receiver's seqadj at ack - 1 */
 	uint16_t win;
 };
 
@@ -258,6 +259,10 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 
 	if (receiver->flags & IP_CT_TCP_FLAG_SACK_PERM)
 		tcp_sack(g, &sack);
+
+	/* NAT sequence number mangling (nf_ct_seq_offset) */
+	ack -= (uint32_t)g->recv_off;
+	sack -= (uint32_t)g->recv_off;
 
 	if (sender->td_maxwin == 0) {
 		/* initialise sender data */
@@ -629,6 +634,9 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 		break;
 	}
 
+	g.recv_off = 0;
+	if (e->status & IPS_SEQ_ADJUST)
+		g.recv_off = nftdp_ct_seq_offset(s, e, !dir, g.ack - 1);
 	res = tcp_in_window(s, t, dir, index, &g);
 	switch (res) {
 	case TCP_IGNORE:

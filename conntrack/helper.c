@@ -37,7 +37,7 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 
 /* nf_confirm's helper->help(); NF_ACCEPT or NF_DROP */
 unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			   const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			   struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	unsigned int v = NF_ACCEPT;
 

@@ -6,6 +6,7 @@
  * the data connection they announce. Every read stays inside the segment.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
 
 #include "ct_priv.h"
 
@@ -253,19 +254,107 @@ static void update_nl_seq(uint32_t nl_seq, struct ct_help *h, int dir)
 		h->seq_aft_nl[dir][oldest] = nl_seq;
 }
 
+/* nf_nat_ftp_fmt_cmd: the address and port as the command writes them */
+int nftdp_ct_ftp_fmt_cmd(uint8_t l3proto, enum ct_ftp_type type, char *buf, size_t size,
+			 const union nftdp_ct_addr *addr, uint16_t port)
+{
+	const uint8_t *a = addr->u8;
+	int n = 0;
+
+	switch (type) {
+	case CT_FTP_PORT:
+	case CT_FTP_PASV:
+		n = snprintf(buf, size, "%u,%u,%u,%u,%u,%u", a[0], a[1], a[2], a[3], port >> 8,
+			     port & 0xff);
+		break;
+	case CT_FTP_EPRT:
+		if (l3proto == NFPROTO_IPV4) {
+			n = snprintf(buf, size, "|1|%u.%u.%u.%u|%u|", a[0], a[1], a[2], a[3], port);
+		} else {
+			/* %pI6: eight groups of four lower-case digits, not compressed */
+			n = snprintf(buf, size, "|2|");
+			for (unsigned int i = 0; i < 16 && n > 0 && (size_t)n < size; i += 2)
+				n += snprintf(buf + n, size - (size_t)n, "%02x%02x%s", a[i],
+					      a[i + 1], i < 14 ? ":" : "");
+			if (n > 0 && (size_t)n < size)
+				n += snprintf(buf + n, size - (size_t)n, "|%u|", port);
+		}
+		break;
+	case CT_FTP_EPSV:
+		n = snprintf(buf, size, "|||%u|", port);
+		break;
+	}
+	return n > 0 && (size_t)n < size ? n : 0;
+}
+
+static uint16_t random16(struct nftdp_ct_shard *s)
+{
+	/* xorshift64* on the shard's state, as nat.c's: get_random_u32_below */
+	s->prng ^= s->prng >> 12;
+	s->prng ^= s->prng << 25;
+	s->prng ^= s->prng >> 27;
+	return (uint16_t)((s->prng * 2685821657736338717ull) >> 48);
+}
+
+/* nf_nat_exp_find_port: the port given, else up to 128 others on a clash */
+static uint16_t exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+			      struct ct_expect *x, uint16_t port)
+{
+	int range = 65535 - port, attempts_left = range > 128 ? 128 : range;
+	uint16_t min = port;
+
+	for (;;) {
+		int res;
+
+		x->tuple.dport = htons(port);
+		res = nftdp_ct_expect_related(s, e, x, ftp_max_expected, ftp_timeout_s);
+		if (res == 0)
+			return port;
+		if (res != -EBUSY || --attempts_left < 0)
+			break;
+		port = (uint16_t)(min + (uint16_t)(random16(s) % (uint32_t)range));
+	}
+	return 0;
+}
+
+/* nf_nat_ftp: the data connection is NATed as the master
+ * (nf_nat_follow_master) and the command names the address the sender has
+ * beyond the NAT (tuple[!dir].dst) */
+static unsigned int nat_ftp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			    struct nftdp_vm_pkt *pkt, int dir, const struct ct_ftp_cmd *cmd,
+			    struct ct_expect *x)
+{
+	char buf[sizeof("|1||65535|") + 46];
+	uint16_t port;
+	int n;
+
+	nftdp_ct_expect_set_nat(x, e, !dir, cmd->port);
+	port = exp_find_port(s, e, x, ntohs(cmd->port));
+	if (!port)
+		return NF_DROP; /* "all ports in use" */
+	n = nftdp_ct_ftp_fmt_cmd(e->tuple[0].l3proto, cmd->type, buf, sizeof(buf),
+				 &e->tuple[!dir].dst, port);
+	if (n &&
+	    nftdp_ct_nat_mangle_tcp(s, e, pkt, dir, cmd->matchoff, cmd->matchlen, buf, (uint32_t)n))
+		return NF_ACCEPT;
+	/* "cannot mangle packet": nf_ct_unexpect_related (max_expected is
+	 * 1, so the master's only one) */
+	nftdp_ct_expect_remove_master(s, e);
+	return NF_DROP;
+}
+
 /* help() */
 unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	struct ct_help *h = &s->help[e - s->entries];
 	int dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, datalen, seq;
 	const uint8_t *th = pkt->data + pkt->th_off;
-	const union nftdp_ct_addr *daddr;
 	struct ct_ftp_cmd cmd;
 	struct ct_expect x;
 	unsigned int ret = NF_ACCEPT;
-	bool ends_in_nl, nat;
+	bool ends_in_nl;
 	int found;
 
 	/* until there has been traffic both ways, don't look in packets */
@@ -289,23 +378,17 @@ unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 		return NF_DROP; /* "partial matching": nl seq not updated */
 	if (!found)
 		goto out_update_nl;
-	daddr = &e->tuple[!dir].dst;
 	if (memcmp(&cmd.u3, &e->tuple[dir].src, sizeof(cmd.u3)))
 		goto out_update_nl; /* loose = 0: another address than the sender's */
-	/* NAT on the control connection: nf_nat_ftp writes the address the
-	 * sender has beyond the NAT (tuple[!dir].dst) into the text. nftdp
-	 * does not rewrite packets yet (docs/conntrack.md), so it follows
-	 * only when that is the address given, where the text stays as it
-	 * is: the sender's side is not translated */
-	nat = e->status & IPS_NAT_MASK;
-	if (nat && memcmp(&e->tuple[!dir].dst, &cmd.u3, sizeof(cmd.u3)))
-		goto out_update_nl;
-	nftdp_ct_expect_init(&x, cmd.l3proto, &e->tuple[!dir].src, daddr, IPPROTO_TCP, 0, cmd.port);
-	if (nat) /* the data connection is NATed as the master (nf_nat_follow_master) */
-		nftdp_ct_expect_set_nat(&x, e, !dir, cmd.port);
-	if (nftdp_ct_expect_related(s, e, &x, ftp_max_expected, ftp_timeout_s) != 0)
+	nftdp_ct_expect_init(&x, cmd.l3proto, &e->tuple[!dir].src, &e->tuple[!dir].dst, IPPROTO_TCP,
+			     0, cmd.port);
+	if (e->status & IPS_NAT_MASK)
+		ret = nat_ftp(s, e, pkt, dir, &cmd, &x);
+	else if (nftdp_ct_expect_related(s, e, &x, ftp_max_expected, ftp_timeout_s) != 0)
 		ret = NF_DROP; /* "cannot add expectation" */
 out_update_nl:
+	/* seq and datalen as the segment came: the sequence space of this
+	 * direction before the adjustment confirm applies */
 	if (ends_in_nl)
 		update_nl_seq(seq + datalen, h, dir);
 	return ret;

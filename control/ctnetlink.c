@@ -421,6 +421,22 @@ static struct nlmsghdr *msg_start(void *buf, uint16_t type, uint16_t flags, uint
 	return nlh;
 }
 
+/* ctnetlink_dump_ct_seq_adj */
+static void put_seqadj(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	for (int d = 0; d < 2; d++) {
+		struct nlattr *nest =
+		    mnl_attr_nest_start(nlh, d ? CTA_NAT_SEQ_ADJ_REPLY : CTA_NAT_SEQ_ADJ_ORIG);
+
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(ci->seq[d].correction_pos));
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE,
+				 htonl((uint32_t)ci->seq[d].offset_before));
+		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER,
+				 htonl((uint32_t)ci->seq[d].offset_after));
+		mnl_attr_nest_end(nlh, nest);
+	}
+}
+
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
 			    const struct nftdp_ct_info *ci, bool acct)
 {
@@ -441,6 +457,8 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 		put_counters(nlh, ci);
 	if (labels_set(ci))
 		mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+	if (ci->seqadj)
+		put_seqadj(nlh, ci);
 	return (int)nlh->nlmsg_len;
 }
 
@@ -491,6 +509,8 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 		put_helpinfo(nlh, ci); /* (IPCT_HELPER or nfct_help) */
 		if ((e & (1u << IPCT_LABEL)) && labels_set(ci))
 			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
+		if ((e & (1u << IPCT_SEQADJ)) && ci->seqadj)
+			put_seqadj(nlh, ci);
 	}
 	if ((e & (1u << IPCT_MARK)) || ci->mark)
 		mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));
@@ -1158,21 +1178,28 @@ static int parse_nat(const struct nlattr *nest, uint8_t l3, struct nftdp_ct_nat_
 	return 0;
 }
 
-/* change_seq_adj: all three parts; nftdp adjusts no sequence numbers, so
- * only a zero adjustment is taken */
-static int parse_seqadj(const struct nlattr *nest, const struct nlattr **bad)
+/* change_seq_adj: all three parts, each -EINVAL when missing; the parts
+ * given are kept (*parts, bit i for CTA_SEQADJ_CORRECTION_POS + i), since
+ * an update writes those before the missing one fails it */
+static int parse_seqadj(const struct nlattr *nest, struct nftdp_ct_seqadj *o, uint8_t *parts,
+			const struct nlattr **bad)
 {
 	const struct nlattr *tb[CTA_SEQADJ_MAX + 1];
 	int err = ctn_parse_nested(nest, seqadj_policy, CTA_SEQADJ_MAX, tb, bad);
 
 	if (err < 0)
 		return err;
+	*parts = 0;
 	for (int i = CTA_SEQADJ_CORRECTION_POS; i <= CTA_SEQADJ_OFFSET_AFTER; i++)
-		if (!tb[i])
-			return -EINVAL;
-	if (get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]) || get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]))
-		return -EOPNOTSUPP;
-	return 0;
+		if (tb[i])
+			*parts |= (uint8_t)(1u << (i - CTA_SEQADJ_CORRECTION_POS));
+	if (tb[CTA_SEQADJ_CORRECTION_POS])
+		o->correction_pos = ntohl(get_be32(tb[CTA_SEQADJ_CORRECTION_POS]));
+	if (tb[CTA_SEQADJ_OFFSET_BEFORE])
+		o->offset_before = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_BEFORE]));
+	if (tb[CTA_SEQADJ_OFFSET_AFTER])
+		o->offset_after = (int32_t)ntohl(get_be32(tb[CTA_SEQADJ_OFFSET_AFTER]));
+	return *parts == 7 ? 0 : -EINVAL;
 }
 
 /* ctnetlink_change_protoinfo for the entry's protocol: nlattr_to_tcp,
@@ -1378,10 +1405,12 @@ static int ct_new(struct req *r)
 
 		if (!a)
 			continue;
-		err = parse_seqadj(a, r->bad);
-		if (err < 0)
+		err = parse_seqadj(a, &c->seqadj[d], &c->seqadj_parts[d], r->bad);
+		/* an update applies what came before the missing part */
+		if (err < 0 && (err != -EINVAL || (c->has & NFTDP_CT_CHG_CREATE)))
 			goto out;
 		c->has |= NFTDP_CT_CHG_SEQADJ;
+		c->seqadj_dirs |= (uint8_t)(1u << d);
 	}
 	if (cda[CTA_TUPLE_MASTER]) {
 		c->has |= NFTDP_CT_CHG_MASTER;

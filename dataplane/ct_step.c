@@ -176,6 +176,31 @@ static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16
 	return false;
 }
 
+/*
+ * nf_nat_mangle_tcp_packet's skb_put / __skb_trim for a view of the burst:
+ * its mbuf grows into its tailroom (the kernel would reallocate; nftdp
+ * drops, the brief's choice for a packet that already fills its buffer)
+ * or shrinks, and the datagram length the later hooks use follows.
+ */
+static bool pkt_resize(void *arg, struct nftdp_vm_pkt *p, uint32_t len)
+{
+	struct nftdp_dp_worker *w = arg;
+	unsigned int idx = (unsigned int)(p - w->view);
+	struct rte_mbuf *mb;
+	int64_t delta = (int64_t)len - p->len;
+
+	if (idx >= NFTDP_DP_VIEWS || !(mb = w->mb[idx]) || mb->nb_segs != 1)
+		return false;
+	if (delta > 0 && rte_pktmbuf_append(mb, (uint16_t)delta) == NULL)
+		return false;
+	if (delta < 0 && rte_pktmbuf_trim(mb, (uint16_t)-delta) < 0)
+		return false;
+	w->meta[idx].ip_len = (uint32_t)((int64_t)w->meta[idx].ip_len + delta);
+	p->len = len;
+	p->skb_len = (uint32_t)((int64_t)p->skb_len + delta);
+	return true;
+}
+
 int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl)
 {
 	uint32_t per = ct_max / (dp->n_workers ? dp->n_workers : 1);
@@ -202,6 +227,8 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 		cfg.ifaddr = port_addr;
 		cfg.ifaddr_arg = dp;
 		cfg.expect = dp->ct_exp;
+		cfg.pkt_resize = pkt_resize;
+		cfg.pkt_resize_arg = &dp->w[i];
 		rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
 		if (rc < 0) {
 			fprintf(stderr, "nftdp: conntrack shard of %u entries: %d\n", per, rc);

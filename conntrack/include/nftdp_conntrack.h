@@ -111,6 +111,14 @@ struct nftdp_ct_config {
 	 * dataplane shares (nftdp_ct_expect_table_create with n_shards parts);
 	 * NULL: the shard makes a private one of one part */
 	struct nftdp_ct_expect_table *expect;
+	/** NAT helpers' mangling (nf_nat_ftp): make pkt's IP datagram len
+	 * bytes long from pkt->data (skb_put / __skb_trim), the bytes kept;
+	 * sets pkt->len and pkt->skb_len. false: no tailroom, nothing
+	 * changed (the packet is dropped, as when the kernel cannot enlarge
+	 * the skb). Packet-path, must not block. NULL: a packet can only
+	 * shrink. */
+	bool (*pkt_resize)(void *arg, struct nftdp_vm_pkt *pkt, uint32_t len);
+	void *pkt_resize_arg;
 };
 
 struct nftdp_ct_shard;
@@ -147,6 +155,13 @@ struct nftdp_ct_tcp_info {
 };
 
 /** Everything ctnetlink dumps about one entry (conntrack -L). */
+/** struct nf_ct_seqadj: one direction's TCP sequence correction, from
+ * correction_pos on offset_after, before it offset_before (host order) */
+struct nftdp_ct_seqadj {
+	uint32_t correction_pos;
+	int32_t offset_before, offset_after;
+};
+
 struct nftdp_ct_info {
 	struct nftdp_ct_tuple tuple[2]; /**< IP_CT_DIR_ORIGINAL, IP_CT_DIR_REPLY */
 	uint32_t status;		/**< IPS_* */
@@ -165,6 +180,8 @@ struct nftdp_ct_info {
 		uint8_t state;	  /**< SCTP_CONNTRACK_* */
 		uint32_t vtag[2]; /**< per direction, network order (CTA_PROTOINFO_SCTP_VTAG_*) */
 	} sctp;			  /**< valid when l4proto is SCTP */
+	bool seqadj;		  /**< IPS_SEQ_ADJUST with the extension: seq is dumped */
+	struct nftdp_ct_seqadj seq[2]; /**< CTA_NAT_SEQ_ADJ_ORIG, _REPLY */
 };
 
 /** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */
@@ -481,7 +498,7 @@ enum {
 	NFTDP_CT_CHG_NAT_SRC = 1u << 8,	    /**< CTA_NAT_SRC */
 	NFTDP_CT_CHG_NAT_DST = 1u << 9,	    /**< CTA_NAT_DST */
 	NFTDP_CT_CHG_MASTER = 1u << 10,	    /**< CTA_TUPLE_MASTER */
-	NFTDP_CT_CHG_SEQADJ = 1u << 11,	    /**< CTA_NAT_SEQ_ADJ_ORIG/REPLY, all offsets 0 */
+	NFTDP_CT_CHG_SEQADJ = 1u << 11,	    /**< CTA_NAT_SEQ_ADJ_ORIG and/or _REPLY (seqadj_dirs) */
 	NFTDP_CT_CHG_CREATE = 1u << 12,	    /**< NLM_F_CREATE */
 	NFTDP_CT_CHG_EXCL = 1u << 13,	    /**< NLM_F_EXCL */
 	NFTDP_CT_CHG_TCP_STATE = 1u << 14,  /**< CTA_PROTOINFO_TCP_STATE */
@@ -512,6 +529,11 @@ struct nftdp_ct_change {
 	uint32_t sctp_vtag[2];		  /**< network order */
 	char helper[16];		  /**< CTA_HELP_NAME; "" removes the helper (update) */
 	struct nftdp_ct_nat_range nat[2]; /**< [NFTDP_CT_MANIP_SRC], [NFTDP_CT_MANIP_DST] */
+	uint8_t seqadj_dirs;		  /**< bit d: CTA_NAT_SEQ_ADJ_ORIG (0), _REPLY (1) given */
+	struct nftdp_ct_seqadj seqadj[2]; /**< their values (ctnetlink_change_seq_adj) */
+	/** per direction, bit i: part CTA_SEQADJ_CORRECTION_POS + i was given
+	 * (an update with one missing writes those before it, then -EINVAL) */
+	uint8_t seqadj_parts[2];
 };
 
 /**

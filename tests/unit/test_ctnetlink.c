@@ -1119,6 +1119,62 @@ static void test_sctp_protoinfo(void **state)
 	assert_int_equal(mnl_attr_get_payload_len(sctp), 8); /* the state alone */
 }
 
+/* ctnetlink_dump_ct_seq_adj: in a listing after the labels
+ * (ctnetlink_dump_extinfo), in an event with IPCT_SEQADJ after them too;
+ * nothing without IPS_SEQ_ADJUST */
+static void test_seqadj_dump(void **state)
+{
+	static const uint16_t want[] = {CTA_TUPLE_ORIG,
+					CTA_TUPLE_REPLY,
+					CTA_STATUS,
+					CTA_MARK,
+					CTA_ID,
+					CTA_USE,
+					CTA_TIMEOUT,
+					CTA_PROTOINFO,
+					CTA_LABELS,
+					CTA_NAT_SEQ_ADJ_ORIG,
+					CTA_NAT_SEQ_ADJ_REPLY};
+	struct nftdp_ct_info *ci = add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 7000, 21, 0);
+	const struct nlmsghdr *m;
+	const struct nlattr *a, *b;
+	struct nftdp_ct_event ev;
+	unsigned int group;
+	uint16_t ty[16];
+	char buf[1024];
+
+	(void)state;
+	ci->labels[0] = 1;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	m = (const void *)buf;
+	assert_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	ci->status |= IPS_SEQ_ADJUST;
+	ci->seqadj = true;
+	ci->seq[0] = (struct nftdp_ct_seqadj){0xfffffff0u, 0, 4};
+	ci->seq[1] = (struct nftdp_ct_seqadj){5000, 2, -2};
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	assert_int_equal(attr_types(m, ty, 16), 11);
+	assert_memory_equal(ty, want, sizeof(want));
+	a = attr(m, CTA_NAT_SEQ_ADJ_REPLY);
+	assert_true(a->nla_type & NLA_F_NESTED);
+	b = mnl_attr_get_payload(a);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SEQADJ_CORRECTION_POS);
+	assert_int_equal(ntohl(mnl_attr_get_u32(b)), 5000);
+	b = mnl_attr_next(b);
+	b = mnl_attr_next(b);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SEQADJ_OFFSET_AFTER);
+	assert_int_equal((int32_t)ntohl(mnl_attr_get_u32(b)), -2);
+	/* an event: only with IPCT_SEQADJ */
+	ev.info = *ci;
+	ev.events = 1u << IPCT_MARK;
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	ev.events = (1u << IPCT_SEQADJ) | (1u << IPCT_LABEL);
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_non_null(attr(m, CTA_NAT_SEQ_ADJ_ORIG));
+	assert_non_null(attr(m, CTA_NAT_SEQ_ADJ_REPLY));
+}
+
 /* Valid requests with random bytes changed after the nfnetlink header (the
 lengths nfnl.c checks are kept): no crash, no read past the message (run
 it under ASan), every answer whole and within 4096 bytes. */
@@ -1325,7 +1381,18 @@ static void test_new_parse(void **state)
 	mnl_attr_put_u16(nlh, CTA_PROTONAT_PORT_MIN, htons(8080));
 	mnl_attr_nest_end(nlh, m);
 	mnl_attr_nest_end(nlh, n);
+	/* an FTP control connection whose client's PORT grew by 4 */
+	n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(0xfffffff0u));
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, htonl(0));
+	mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, htonl((uint32_t)-3));
+	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(rcv(nlh), -EEXIST); /* the table's answer */
+	assert_true(last_chg.has & NFTDP_CT_CHG_SEQADJ);
+	assert_int_equal(last_chg.seqadj_dirs, 1);
+	assert_int_equal(last_chg.seqadj[0].correction_pos, 0xfffffff0u);
+	assert_int_equal(last_chg.seqadj[0].offset_before, 0);
+	assert_int_equal(last_chg.seqadj[0].offset_after, -3);
 	assert_int_equal(last_chg.has & (NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL),
 			 NFTDP_CT_CHG_CREATE | NFTDP_CT_CHG_EXCL);
 	assert_int_equal(last_chg.status, IPS_ASSURED | IPS_SEEN_REPLY | IPS_CONFIRMED);
@@ -1433,17 +1500,17 @@ static void test_new_malformed(void **state)
 	mnl_attr_put_strz(nlh, CTA_HELP_NAME, name);
 	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(rcv(nlh), -ERANGE);
-	/* a sequence adjustment needs all three parts; nftdp takes only 0 */
-	for (int off = 0; off < 2; off++) {
-		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET);
+	/* a sequence adjustment needs all three parts (an update writes
+	 * those before the missing one: the table's part) */
+	for (int miss = 0; miss < 3; miss++) {
+		nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
 		put_tuple4(nlh, CTA_TUPLE_ORIG, "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 4000, 80);
-		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_ORIG);
-		mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS, htonl(1));
-		mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_BEFORE, htonl((uint32_t)off * 5));
-		if (off)
-			mnl_attr_put_u32(nlh, CTA_SEQADJ_OFFSET_AFTER, htonl(5));
+		n = mnl_attr_nest_start(nlh, CTA_NAT_SEQ_ADJ_REPLY);
+		for (int i = 0; i < 3; i++)
+			if (i != miss)
+				mnl_attr_put_u32(nlh, CTA_SEQADJ_CORRECTION_POS + i, htonl(5));
 		mnl_attr_nest_end(nlh, n);
-		assert_int_equal(rcv(nlh), off ? -EOPNOTSUPP : -EINVAL);
+		assert_int_equal(rcv(nlh), -EINVAL);
 	}
 	/* a NAT address shorter than its type when creating */
 	nlh = req(IPCTNL_MSG_CT_NEW, NLM_F_ACK | NLM_F_CREATE, AF_INET);
@@ -1641,6 +1708,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_events_blocked, setup),
 	    cmocka_unit_test_setup(test_exp_events, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
+	    cmocka_unit_test_setup(test_seqadj_dump, setup),
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),
