@@ -89,8 +89,6 @@ static const struct compat_known kernel_known[] = {
     {"TCPMSS", true, NFPROTO_UNSPEC, 1 << 0},
     {"NFLOG", true, NFPROTO_UNSPEC, 1 << 0},
     {"NFQUEUE", true, NFPROTO_UNSPEC, 1 << 1 | 1 << 2 | 1 << 3},
-    {"REDIRECT", true, NFPROTO_IPV4, 1 << 0},
-    {"REDIRECT", true, NFPROTO_IPV6, 1 << 0},
     {"TPROXY", true, NFPROTO_UNSPEC, 1 << 1},
     {"CT", true, NFPROTO_UNSPEC, 1 << 0 | 1 << 1 | 1 << 2},
     {"NOTRACK", true, NFPROTO_UNSPEC, 1 << 0},

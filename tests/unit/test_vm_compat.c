@@ -45,6 +45,9 @@
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <netinet/in.h>
+
+#include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
 
 #include "nft_build.h"
 #include "nftdp_vm.h"
@@ -778,6 +781,75 @@ static void test_recent_list_tot(void **state)
 }
 
 /* ebtables and arptables extensions: the kernel's checks, stored, not run */
+/* what the REDIRECT target asked conntrack for */
+static enum nftdp_vm_nat_kind redir_kind;
+static struct nftdp_vm_nat_range redir_range;
+
+static unsigned int fct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat_kind kind,
+			    const struct nftdp_vm_nat_range *range)
+{
+	(void)ct, (void)pkt;
+	redir_kind = kind;
+	redir_range = *range;
+	return NF_ACCEPT;
+}
+
+static void test_redirect(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+	struct nf_nat_ipv4_multi_range_compat mr = {
+	    .rangesize = 1,
+	    .range = {{.flags = NF_NAT_RANGE_PROTO_SPECIFIED,
+		       .min = {.tcp = {htons(8080)}},
+		       .max = {.tcp = {htons(8080)}}}}};
+	static const struct nftdp_vm_ct_ops ops = {fct_get, fct_set, fct_state, .nat = fct_nat};
+	struct fake_ct f = {0};
+	struct nftdp_vm_chain *pre;
+	struct tpkt t;
+
+	/* without --host-ports: refused, saying why, as nft redirect is */
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "local stack"));
+	/* the kernel's own checks come first: EINVAL */
+	mr.rangesize = 2;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EINVAL);
+	mr.rangesize = 1;
+
+	/* with a local stack */
+	for (int i = 0; i < w->n; i++)
+		nftdp_vm_chain_destroy(w->chains[i]);
+	w->n = 0;
+	nftdp_vm_state_destroy(w->st);
+	cfg.local_stack = true;
+	assert_int_equal(nftdp_vm_state_create(&cfg, &w->st), 0);
+	nftdp_vm_state_gen_begin(w->st);
+	w->ctx.state = w->st;
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	/* nat table only, prerouting (output: no loopback here) */
+	assert_int_equal(add(w, chain(w, "filter", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
+			     TG("REDIRECT", 0, mr), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, chain(w, "nat", NF_INET_LOCAL_OUT), IPPROTO_TCP, false,
+			     TG("REDIRECT", 0, mr), -1),
+			 -EOPNOTSUPP);
+	mr.range[0].flags |= NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EINVAL);
+	mr.range[0].flags &= ~NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), 0);
+	tcp4(&t, 80);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	redir_kind = NFTDP_VM_NAT_SNAT;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_REDIR);
+	assert_int_equal(redir_range.flags, NF_NAT_RANGE_PROTO_SPECIFIED);
+	assert_int_equal(redir_range.min_proto, htons(8080));
+	assert_int_equal(redir_range.max_proto, htons(8080));
+}
+
 static void test_bridge_arp(void **state)
 {
 	struct world *w = *state;
@@ -867,6 +939,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	};
 
