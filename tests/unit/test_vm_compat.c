@@ -547,10 +547,25 @@ static void test_hashlimit(void **state)
 	bad = hl;
 	bad.cfg.burst = 0;
 	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	/* a rule counting bytes on a table that counts packets */
 	bad = hl;
 	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
 	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "hashlimit"));
+	assert_non_null(strstr(w->err.msg, "another mode"));
+	/* rate-match: rev 3 only, a rate and an interval */
+	bad = hl;
+	snprintf(bad.name, sizeof(bad.name), "rm");
+	bad.cfg.mode |= XT_HASHLIMIT_RATE_MATCH;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad.cfg.interval = 1;
+	bad.cfg.avg = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	/* bytes: a rate so high that a chunk costs no credit */
+	bad = hl;
+	snprintf(bad.name, sizeof(bad.name), "by");
+	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
+	bad.cfg.avg = 1;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
 
 	/* revision 1 (1/s, burst 1) */
 	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
@@ -559,6 +574,91 @@ static void test_hashlimit(void **state)
 	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_ACCEPT);
 	w->ctx.now_ns += 250 * NS_PER_JIFFY;
 	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+}
+
+/* n packets of 40 bytes from one source through c: how many matched
+ * (the rule drops what is under the limit) */
+static int hl_run(struct world *w, struct nftdp_vm_chain *c, int n)
+{
+	struct tpkt t;
+	int under = 0;
+
+	for (int i = 0; i < n; i++)
+		under += RUN(w, c, tcp4_from(&t, 9, 22)) == NF_DROP;
+	return under;
+}
+
+static void test_hashlimit_bytes(void **state)
+{
+	struct world *w = *state;
+	/* --hashlimit-upto 1kb/s --hashlimit-mode srcip: iptables sends
+	 * UINT32_MAX / (1024 / 16 + 1), a chunk then costs 64527752 of the
+	 * second's 4194304000 credits; a 40-byte packet is 3 chunks */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("b", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_BYTES, 1, 0);
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+
+	hl.cfg.avg = UINT32_MAX / 65;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* a second's worth: 21 packets, 129055624 credits left */
+	assert_int_equal(hl_run(w, c, 30), 21);
+	/* 16777216 a jiffy: the next packet after 4 jiffies */
+	w->ctx.now_ns += 3 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 2), 1);
+	/* --hashlimit-burst: refills of a second's worth when credit runs out */
+	snprintf(hl.name, sizeof(hl.name), "b1");
+	hl.cfg.burst = 1;
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	assert_int_equal(hl_run(w, d, 60), 42);
+}
+
+static void test_hashlimit_rate_match(void **state)
+{
+	struct world *w = *state;
+	/* --hashlimit-upto 10/s --hashlimit-burst 5 --hashlimit-rate-match
+	 * --hashlimit-rate-interval 1: rate 10, burst 5 + 10 a second */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("r", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_RATE_MATCH, 10, 5);
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+
+	hl.cfg.interval = 1;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	{
+		/* rev 2 has no rate-match fields: the kernel would read the
+		 * packet mode's as rate-match's; nftdp refuses it */
+		struct xt_hashlimit_mtinfo2 h2 = {.name = "r2",
+						  .cfg = {.mode = hl.cfg.mode,
+							  .avg = hl.cfg.avg,
+							  .burst = 5,
+							  .gc_interval = 1000,
+							  .expire = 10000}};
+
+		assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 2, h2), NF_DROP),
+				 -EOPNOTSUPP);
+	}
+	assert_int_equal(hl_run(w, c, 20), 15);
+	/* within the interval: still over */
+	w->ctx.now_ns += 249 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	/* the interval was over its rate (21 x 250 > 249 x 10... at 250
+	 * jiffies: 21 x 250 > 250 x 10): the whole next one is */
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	/* one packet in that interval: under, the next one is free again */
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 20), 15);
+
+	/* bytes: 1kb/s (user2rate_bytes: 1024 bytes), no burst: 25 packets */
+	snprintf(hl.name, sizeof(hl.name), "rb");
+	hl.cfg.mode |= XT_HASHLIMIT_BYTES;
+	hl.cfg.avg = UINT32_MAX / 65;
+	hl.cfg.burst = 0;
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	assert_int_equal(hl_run(w, d, 40), 25);
 }
 
 static void test_hashlimit_max(void **state)
@@ -936,6 +1036,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_bytes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_rate_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
