@@ -948,6 +948,34 @@ static void test_redirect(void **state)
 	assert_int_equal(redir_range.flags, NF_NAT_RANGE_PROTO_SPECIFIED);
 	assert_int_equal(redir_range.min_proto, htons(8080));
 	assert_int_equal(redir_range.max_proto, htons(8080));
+
+	/* ip6tables' REDIRECT: struct nf_nat_range, the same checks */
+	{
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV6,
+						.table = "nat",
+						.name = "c6",
+						.base = true,
+						.hook = NF_INET_PRE_ROUTING,
+						.policy = NF_ACCEPT,
+						.chain_id = 99};
+		struct nf_nat_range nr = {.flags = NF_NAT_RANGE_PROTO_SPECIFIED,
+					  .min_proto = {.tcp = {htons(8443)}},
+					  .max_proto = {.tcp = {htons(8443)}}};
+		struct nftdp_vm_chain *c6;
+
+		assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c6), 0);
+		w->chains[w->n++] = c6;
+		nr.flags |= NF_NAT_RANGE_MAP_IPS;
+		assert_int_equal(add(w, c6, IPPROTO_TCP, false, TG("REDIRECT", 0, nr), -1),
+				 -EINVAL);
+		nr.flags &= ~NF_NAT_RANGE_MAP_IPS;
+		assert_int_equal(add(w, c6, IPPROTO_TCP, false, TG("REDIRECT", 0, nr), -1), 0);
+	}
+	/* revision queries: rev 0 for both families */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REDIRECT", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "REDIRECT", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REDIRECT", 1, true),
+			 -EPROTONOSUPPORT);
 }
 
 static void test_bridge_arp(void **state)
