@@ -249,6 +249,7 @@ static void test_refused_names_extension(void **state)
 	assert_non_null(strstr(w->err.msg, "string"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFLOG"));
+	assert_non_null(strstr(w->err.msg, "nfnetlink_log"));
 	/* ipset and owner: refused, saying why */
 	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "ipset"));
