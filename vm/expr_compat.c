@@ -89,8 +89,6 @@ static const struct compat_known kernel_known[] = {
     {"TCPMSS", true, NFPROTO_UNSPEC, 1 << 0},
     {"NFLOG", true, NFPROTO_UNSPEC, 1 << 0},
     {"NFQUEUE", true, NFPROTO_UNSPEC, 1 << 1 | 1 << 2 | 1 << 3},
-    {"REDIRECT", true, NFPROTO_IPV4, 1 << 0},
-    {"REDIRECT", true, NFPROTO_IPV6, 1 << 0},
     {"TPROXY", true, NFPROTO_UNSPEC, 1 << 1},
     {"CT", true, NFPROTO_UNSPEC, 1 << 0 | 1 << 1 | 1 << 2},
     {"NOTRACK", true, NFPROTO_UNSPEC, 1 << 0},
@@ -159,6 +157,9 @@ static const char *why_not(const char *name, bool target)
 		return ": no ipset here, use an nft set";
 	if (!target && strcmp(name, "owner") == 0)
 		return ": it needs a local socket, nftdp has no local stack";
+	/* iptables-nft sends -j NFLOG as log group: only other tools get here */
+	if (target && strcmp(name, "NFLOG") == 0)
+		return ": no nfnetlink_log in nftdp";
 	return "";
 }
 

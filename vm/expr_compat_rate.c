@@ -7,6 +7,11 @@
  * hashlimit table is shared by every rule naming it (per name and family,
  * as htable_find_get), lives as long as a rule uses it, and holds at most
  * htable-max buckets. Workers update both with CAS, never a lock.
+ * hashlimit counts packets (credits per jiffy, as limit), bytes
+ * (--hashlimit-mode ... --hashlimit-upto 1kb/s: 16-byte chunks against a
+ * second's worth of credit, refilled --hashlimit-burst times) or, rev 3
+ * with --hashlimit-rate-match, packets or bytes per --hashlimit-rate-
+ * interval against the rate of the interval before.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -163,6 +168,25 @@ static uint64_t hl_user2credits(uint64_t user, int revision)
 	return user * (hzcpj / scale);
 }
 
+/* the byte mode's credit: one second's worth, CREDITS_PER_JIFFY_BYTES a
+ * jiffy (u32 arithmetic, as the kernel's constants) */
+#define HL_CPJ_BYTES ((uint32_t)pow2_below(0xFFFFFFFFu / XT_HZ))
+#define HL_BYTES_FULL ((uint32_t)(HL_CPJ_BYTES * XT_HZ))
+
+/* user2credits_byte */
+static uint32_t hl_user2credits_byte(uint32_t user)
+{
+	return (uint32_t)(((uint64_t)user * HL_BYTES_FULL) >> 32);
+}
+
+/* user2rate_bytes */
+static uint64_t hl_user2rate_bytes(uint32_t user)
+{
+	uint64_t r = user ? UINT32_MAX / user : UINT32_MAX;
+
+	return (r - 1) << XT_HASHLIMIT_BYTE_SHIFT;
+}
+
 /* struct dsthash_dst: what a bucket is keyed on */
 struct hl_key {
 	uint32_t src[4], dst[4];
@@ -177,12 +201,17 @@ struct hl_key {
  * the first empty slot of its probe sequence. credit is in the form of
  * nft_limit's bucket (expr_limit.c): empty = now * CPJ - credit, all mod
  * 2^64, which is the kernel's u64 arithmetic of rateinfo_recalc exactly.
+ * The byte mode keeps credit << 32 | prev (jiffies, 32 bits) in empty and
+ * the refills left (credit_cap) in aux; rate-match keeps current_rate in
+ * empty and prev << 1 | prev_window in aux (prev in 31 bits: a bucket
+ * idle that long, 99 days, has expired).
  */
 enum { HL_EMPTY = 0, HL_BUSY = 1, HL_READY = 2 };
 
 struct hl_ent {
 	alignas(64) _Atomic uint64_t state;
 	struct hl_key key;
+	_Atomic uint32_t aux;
 	_Atomic uint64_t empty;
 	_Atomic uint64_t expires; /* jiffies */
 };
@@ -195,7 +224,7 @@ struct hl_table {
 	uint32_t use;
 	/* the first rule's config, as the kernel keeps it (hinfo->cfg) */
 	uint64_t avg, burst;
-	uint32_t mode, size, max, expire;
+	uint32_t mode, size, max, expire, interval;
 	uint8_t srcmask, dstmask;
 	uint32_t seed;
 	uint32_t mask;		    /* slots - 1 */
@@ -208,10 +237,17 @@ struct hl_table {
 static pthread_mutex_t hl_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hl_table *hl_tables;
 
+/* how the table's buckets count (the first rule's mode, as rateinfo_init) */
+enum { HL_PACKETS, HL_BYTES, HL_RATE, HL_RATE_BYTES };
+
+/* packets: cpj, cost and cap as rateinfo_init; bytes: cost is the
+ * cost of a chunk, cap the refills (--hashlimit-burst); rate-match: cost
+ * is the rate, cap the burst, cpj the interval in jiffies */
 struct hl_priv {
 	struct hl_table *t;
 	uint64_t cpj, cost, cap;
 	bool invert;
+	uint8_t kind;
 };
 NFTDP_VM_PRIV_CHECK(struct hl_priv);
 
@@ -239,6 +275,7 @@ static int hl_table_get(const char *name, uint8_t family, const struct hashlimit
 	t->burst = cfg->burst;
 	t->mode = cfg->mode;
 	t->expire = cfg->expire;
+	t->interval = cfg->interval;
 	t->srcmask = cfg->srcmask;
 	t->dstmask = cfg->dstmask;
 	/* htable_create: size, and max (8 * size, at least size) */
@@ -335,10 +372,11 @@ static int hl_check_common(struct nftdp_vm_cctx *cc, const struct compat_par *pa
 					  hl_user2credits(cfg->avg, revision)) {
 		return nftdp_vm_errf(cc, -ERANGE, "match hashlimit: overflow, try lower");
 	}
-	if (cfg->mode & (XT_HASHLIMIT_BYTES | XT_HASHLIMIT_RATE_MATCH))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "match hashlimit: --hashlimit-mode bytes and "
-				     "--hashlimit-rate-match are not supported by nftdp");
+	/* the kernel reads rate-match's fields of a rev 1/2 rule's bucket as
+	 * the other modes' (a union): nftdp does not run that */
+	if (revision < 3 && (cfg->mode & XT_HASHLIMIT_RATE_MATCH))
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "match hashlimit: rate-match in revision %d",
+				     revision);
 	if (cfg->size > HASHLIMIT_MAX_SIZE)
 		cfg->size = HASHLIMIT_MAX_SIZE;
 	if (cfg->max > HASHLIMIT_MAX_SIZE)
@@ -346,11 +384,42 @@ static int hl_check_common(struct nftdp_vm_cctx *cc, const struct compat_par *pa
 	rc = hl_table_get(name, par->family, cfg, &p->t);
 	if (rc < 0)
 		return nftdp_vm_errf(cc, rc, "match hashlimit: no memory for table %s", name);
+	/* the kernel's buckets keep one mode's fields (a union), set up by the
+	 * table's mode and spent by the rule's: nftdp runs rules of the
+	 * table's mode only */
+	if ((p->t->mode ^ cfg->mode) & (XT_HASHLIMIT_BYTES | XT_HASHLIMIT_RATE_MATCH)) {
+		hl_destroy(p);
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "match hashlimit: %s counts in another mode (bytes, "
+				     "rate-match) than this rule",
+				     name);
+	}
 	/* rateinfo_init/recalc: the table's rate, this rule's revision */
-	p->cpj = hl_cpj(revision);
-	p->cap = hl_user2credits(p->t->avg * p->t->burst, revision);
-	p->cost = hl_user2credits(p->t->avg, revision);
 	p->invert = cfg->mode & XT_HASHLIMIT_INVERT;
+	if (p->t->mode & XT_HASHLIMIT_RATE_MATCH) {
+		bool bytes = p->t->mode & XT_HASHLIMIT_BYTES;
+
+		p->kind = bytes ? HL_RATE_BYTES : HL_RATE;
+		/* u32 * HZ in the kernel's int arithmetic */
+		p->cpj = (uint32_t)(p->t->interval * XT_HZ);
+		if (bytes) {
+			p->cost = hl_user2rate_bytes((uint32_t)p->t->avg);
+			p->cap = p->t->burst ? p->t->burst * p->cost : p->cost;
+		} else {
+			p->cost = XT_HASHLIMIT_SCALE_v2 / p->t->avg; /* user2rate */
+			p->cap = p->t->burst + p->cost;
+		}
+	} else if (p->t->mode & XT_HASHLIMIT_BYTES) {
+		p->kind = HL_BYTES;
+		p->cost = hl_user2credits_byte((uint32_t)p->t->avg);
+		/* refills: a u32 here, 4e9 of them are as many as the u64's */
+		p->cap = p->t->burst > UINT32_MAX ? UINT32_MAX : p->t->burst;
+	} else {
+		p->kind = HL_PACKETS;
+		p->cpj = hl_cpj(revision);
+		p->cap = hl_user2credits(p->t->avg * p->t->burst, revision);
+		p->cost = hl_user2credits(p->t->avg, revision);
+	}
 	return 0;
 }
 
@@ -482,6 +551,28 @@ static void hl_gc(struct hl_table *t, uint64_t now, uint32_t n)
 	}
 }
 
+/* rateinfo_init, for the table's mode */
+static void hl_rateinfo_init(struct hl_ent *e, uint64_t now, const struct hl_priv *p)
+{
+	uint64_t empty = 0;
+	uint32_t aux = 0;
+
+	switch (p->kind) {
+	case HL_PACKETS:
+		empty = now * p->cpj - p->cap;
+		break;
+	case HL_BYTES:
+		empty = (uint64_t)HL_BYTES_FULL << 32 | (uint32_t)now;
+		aux = (uint32_t)p->cap;
+		break;
+	default: /* rate-match: no rate yet, no window over */
+		aux = (uint32_t)now << 1;
+		break;
+	}
+	atomic_store_explicit(&e->empty, empty, memory_order_relaxed);
+	atomic_store_explicit(&e->aux, aux, memory_order_relaxed);
+}
+
 /* dsthash_find, or dsthash_alloc_init (a fresh bucket: rateinfo_init);
  * NULL when the table holds max buckets (the kernel hotdrops) */
 static struct hl_ent *hl_find_or_add__(struct hl_table *t, const struct hl_key *k, uint64_t now,
@@ -536,7 +627,7 @@ static struct hl_ent *hl_find_or_add__(struct hl_table *t, const struct hl_key *
 	free_ent->key = *k;
 	atomic_store_explicit(&free_ent->expires, now + msecs_to_jiffies(t->expire),
 			      memory_order_relaxed);
-	atomic_store_explicit(&free_ent->empty, now * p->cpj - p->cap, memory_order_relaxed);
+	hl_rateinfo_init(free_ent, now, p);
 	*created = true;
 	atomic_store_explicit(&free_ent->state, (st & ~3ull) + 4 + HL_READY, memory_order_release);
 	return free_ent;
@@ -563,6 +654,78 @@ static struct hl_ent *hl_find_or_add(struct hl_table *t, const struct hl_key *k,
 	return NULL;
 }
 
+/* rateinfo_recalc and hashlimit_byte_cost of the byte mode: credit in
+ * 16-byte chunks, a second's worth at most; a packet that finds too little
+ * takes a full second's worth while refills (credit_cap) are left */
+static bool hl_bytes(struct hl_ent *dh, uint64_t now, const struct hl_priv *p, uint32_t len)
+{
+	uint64_t cost = ((uint64_t)(len >> XT_HASHLIMIT_BYTE_SHIFT) + 1) * p->cost;
+	uint64_t old = atomic_load_explicit(&dh->empty, memory_order_relaxed), nw, credit;
+	uint32_t prev, delta, cap;
+	bool refilled = false, ok;
+
+	if (cost > HL_BYTES_FULL)
+		cost = HL_BYTES_FULL;
+	do {
+		credit = old >> 32;
+		prev = (uint32_t)old;
+		delta = (uint32_t)now - prev;
+		if (delta) {
+			credit += (uint64_t)HL_CPJ_BYTES * delta;
+			if (credit > HL_BYTES_FULL)
+				credit = HL_BYTES_FULL;
+			prev = (uint32_t)now;
+		}
+		if (credit < cost) {
+			/* one refill per packet, however often the CAS retries */
+			cap = atomic_load_explicit(&dh->aux, memory_order_relaxed);
+			while (!refilled && cap &&
+			       !atomic_compare_exchange_weak_explicit(&dh->aux, &cap, cap - 1,
+								      memory_order_relaxed,
+								      memory_order_relaxed))
+				;
+			if (cap)
+				refilled = true;
+			if (refilled)
+				credit = HL_BYTES_FULL;
+		}
+		ok = credit >= cost;
+		if (ok)
+			credit -= cost;
+		nw = credit << 32 | prev;
+	} while (!atomic_compare_exchange_weak_explicit(&dh->empty, &old, nw, memory_order_relaxed,
+							memory_order_relaxed));
+	return ok;
+}
+
+/* rev 3 --hashlimit-rate-match (rateinfo_recalc, hashlimit_mt_common):
+ * packets (or bytes) are summed over an interval; at the first packet
+ * after it, prev_window says whether that interval's rate was over, and
+ * while it was, or this interval's sum is over the burst, the rate is */
+static bool hl_rate_match(struct hl_ent *dh, uint64_t now, const struct hl_priv *p, uint32_t len)
+{
+	uint32_t a = atomic_load_explicit(&dh->aux, memory_order_relaxed), na, delta;
+	uint64_t cur;
+
+	for (;;) {
+		delta = ((uint32_t)now - (a >> 1)) & 0x7fffffffu;
+		if (delta == 0 || delta < p->cpj)
+			break;
+		cur = atomic_load_explicit(&dh->empty, memory_order_relaxed);
+		na = (uint32_t)now << 1 | (cur * p->cpj > (uint64_t)delta * p->cost);
+		if (atomic_compare_exchange_weak_explicit(&dh->aux, &a, na, memory_order_relaxed,
+							  memory_order_relaxed)) {
+			atomic_store_explicit(&dh->empty, 0, memory_order_relaxed);
+			a = na;
+			break;
+		}
+	}
+	cur = atomic_fetch_add_explicit(&dh->empty, p->kind == HL_RATE_BYTES ? len : 1,
+					memory_order_relaxed) +
+	      (p->kind == HL_RATE_BYTES ? len : 1);
+	return !(a & 1) && cur <= p->cap;
+}
+
 static void hashlimit_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			   struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -582,6 +745,15 @@ static void hashlimit_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 		hl_gc(t, now, HL_GC_STEP); /* a new bucket pays for the gc */
 	atomic_store_explicit(&dh->expires, now + msecs_to_jiffies(t->expire),
 			      memory_order_relaxed);
+	if (p->kind == HL_BYTES)
+		ok = hl_bytes(dh, now, p, pkt->skb_len);
+	else if (p->kind != HL_PACKETS)
+		ok = hl_rate_match(dh, now, p, pkt->skb_len);
+	else
+		goto packets;
+	compat_match_result(regs, ok ^ p->invert);
+	return;
+packets:
 	e = atomic_load_explicit(&dh->empty, memory_order_relaxed);
 	do {
 		/* rateinfo_recalc: credit += delta * cpj, capped */

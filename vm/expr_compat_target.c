@@ -6,7 +6,8 @@
  * <name>_check, the target function as <name>_eval. REJECT, LOG and
  * CT --notrack run as the native reject, log and notrack expressions
  * (nftdp_vm_compat_become), which do what the xtables targets do; the
- * NAT targets ask conntrack/ for the binding as nat and masq do.
+ * NAT targets (REDIRECT too) ask conntrack/ for the binding as nat, masq
+ * and redir do.
  */
 #include <arpa/inet.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -334,6 +335,49 @@ static int masq6_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 	return nat_v1(cc, par, priv, NFTDP_VM_NAT_MASQ, "MASQUERADE");
 }
 
+/* ---- REDIRECT (xt_REDIRECT.c) as redir does: only with a local stack ---- */
+
+/* what vm/expr_redir.c refuses, for the same reasons, after the kernel's
+ * own checks (so a malformed target still gets EINVAL) */
+static int redirect_local(struct nftdp_vm_cctx *cc, const struct compat_par *par)
+{
+	if (!cc->st || !cc->st->local_stack)
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "target REDIRECT: no local stack (only with --host-ports)");
+	/* nf_nat_redirect at LOCAL_OUT maps to 127.0.0.1 / ::1: no loopback */
+	if (par->hook_mask & COMPAT_HOOK(NF_INET_LOCAL_OUT))
+		return nftdp_vm_errf(
+		    cc, -EOPNOTSUPP,
+		    "target REDIRECT: only at prerouting (no loopback for output)");
+	return 0;
+}
+
+static int redirect4_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct nf_nat_ipv4_multi_range_compat *mr = par->info;
+	int rc;
+
+	/* redirect_tg4_check */
+	if (mr->range[0].flags & NF_NAT_RANGE_MAP_IPS)
+		return nftdp_vm_errf(cc, -EINVAL, "target REDIRECT: with addresses");
+	if (mr->rangesize != 1)
+		return nftdp_vm_errf(cc, -EINVAL, "target REDIRECT: %u ranges", mr->rangesize);
+	rc = redirect_local(cc, par);
+	return rc < 0 ? rc : nat_v0(cc, par, priv, NFTDP_VM_NAT_REDIR, "REDIRECT");
+}
+
+static int redirect6_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct nf_nat_range *nr = par->info;
+	int rc;
+
+	/* redirect_tg6_checkentry */
+	if (nr->flags & NF_NAT_RANGE_MAP_IPS)
+		return nftdp_vm_errf(cc, -EINVAL, "target REDIRECT: with addresses");
+	rc = redirect_local(cc, par);
+	return rc < 0 ? rc : nat_v1(cc, par, priv, NFTDP_VM_NAT_REDIR, "REDIRECT");
+}
+
 static void nat_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -395,6 +439,10 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      0, COMPAT_F_CT, masq0_check, &nat_ops},
     {"MASQUERADE", 0, V6, sizeof(struct nf_nat_range), H(POST_ROUTING), "nat", 0, COMPAT_F_CT,
      masq6_check, &nat_ops},
+    {"REDIRECT", 0, V4, sizeof(struct nf_nat_ipv4_multi_range_compat),
+     H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0, COMPAT_F_CT, redirect4_check, &nat_ops},
+    {"REDIRECT", 0, V6, sizeof(struct nf_nat_range), H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0,
+     COMPAT_F_CT, redirect6_check, &nat_ops},
     {"TCPMSS", 0, V4, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,

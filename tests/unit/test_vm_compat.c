@@ -45,6 +45,9 @@
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <netinet/in.h>
+
+#include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
 
 #include "nft_build.h"
 #include "nftdp_vm.h"
@@ -246,6 +249,7 @@ static void test_refused_names_extension(void **state)
 	assert_non_null(strstr(w->err.msg, "string"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFLOG"));
+	assert_non_null(strstr(w->err.msg, "nfnetlink_log"));
 	/* ipset and owner: refused, saying why */
 	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "ipset"));
@@ -544,10 +548,25 @@ static void test_hashlimit(void **state)
 	bad = hl;
 	bad.cfg.burst = 0;
 	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	/* a rule counting bytes on a table that counts packets */
 	bad = hl;
 	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
 	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "hashlimit"));
+	assert_non_null(strstr(w->err.msg, "another mode"));
+	/* rate-match: rev 3 only, a rate and an interval */
+	bad = hl;
+	snprintf(bad.name, sizeof(bad.name), "rm");
+	bad.cfg.mode |= XT_HASHLIMIT_RATE_MATCH;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
+	bad.cfg.interval = 1;
+	bad.cfg.avg = 0;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -ERANGE);
+	/* bytes: a rate so high that a chunk costs no credit */
+	bad = hl;
+	snprintf(bad.name, sizeof(bad.name), "by");
+	bad.cfg.mode |= XT_HASHLIMIT_BYTES;
+	bad.cfg.avg = 1;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, bad), -1), -EINVAL);
 
 	/* revision 1 (1/s, burst 1) */
 	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
@@ -556,6 +575,91 @@ static void test_hashlimit(void **state)
 	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_ACCEPT);
 	w->ctx.now_ns += 250 * NS_PER_JIFFY;
 	assert_int_equal(RUN(w, e, tcp4_from(&t, 1, 22)), NF_DROP);
+}
+
+/* n packets of 40 bytes from one source through c: how many matched
+ * (the rule drops what is under the limit) */
+static int hl_run(struct world *w, struct nftdp_vm_chain *c, int n)
+{
+	struct tpkt t;
+	int under = 0;
+
+	for (int i = 0; i < n; i++)
+		under += RUN(w, c, tcp4_from(&t, 9, 22)) == NF_DROP;
+	return under;
+}
+
+static void test_hashlimit_bytes(void **state)
+{
+	struct world *w = *state;
+	/* --hashlimit-upto 1kb/s --hashlimit-mode srcip: iptables sends
+	 * UINT32_MAX / (1024 / 16 + 1), a chunk then costs 64527752 of the
+	 * second's 4194304000 credits; a 40-byte packet is 3 chunks */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("b", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_BYTES, 1, 0);
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+
+	hl.cfg.avg = UINT32_MAX / 65;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	/* a second's worth: 21 packets, 129055624 credits left */
+	assert_int_equal(hl_run(w, c, 30), 21);
+	/* 16777216 a jiffy: the next packet after 4 jiffies */
+	w->ctx.now_ns += 3 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 2), 1);
+	/* --hashlimit-burst: refills of a second's worth when credit runs out */
+	snprintf(hl.name, sizeof(hl.name), "b1");
+	hl.cfg.burst = 1;
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	assert_int_equal(hl_run(w, d, 60), 42);
+}
+
+static void test_hashlimit_rate_match(void **state)
+{
+	struct world *w = *state;
+	/* --hashlimit-upto 10/s --hashlimit-burst 5 --hashlimit-rate-match
+	 * --hashlimit-rate-interval 1: rate 10, burst 5 + 10 a second */
+	struct xt_hashlimit_mtinfo3 hl =
+	    hl_info("r", XT_HASHLIMIT_HASH_SIP | XT_HASHLIMIT_RATE_MATCH, 10, 5);
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+
+	hl.cfg.interval = 1;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	{
+		/* rev 2 has no rate-match fields: the kernel would read the
+		 * packet mode's as rate-match's; nftdp refuses it */
+		struct xt_hashlimit_mtinfo2 h2 = {.name = "r2",
+						  .cfg = {.mode = hl.cfg.mode,
+							  .avg = hl.cfg.avg,
+							  .burst = 5,
+							  .gc_interval = 1000,
+							  .expire = 10000}};
+
+		assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 2, h2), NF_DROP),
+				 -EOPNOTSUPP);
+	}
+	assert_int_equal(hl_run(w, c, 20), 15);
+	/* within the interval: still over */
+	w->ctx.now_ns += 249 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	/* the interval was over its rate (21 x 250 > 249 x 10... at 250
+	 * jiffies: 21 x 250 > 250 x 10): the whole next one is */
+	w->ctx.now_ns += NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 1), 0);
+	/* one packet in that interval: under, the next one is free again */
+	w->ctx.now_ns += 250 * NS_PER_JIFFY;
+	assert_int_equal(hl_run(w, c, 20), 15);
+
+	/* bytes: 1kb/s (user2rate_bytes: 1024 bytes), no burst: 25 packets */
+	snprintf(hl.name, sizeof(hl.name), "rb");
+	hl.cfg.mode |= XT_HASHLIMIT_BYTES;
+	hl.cfg.avg = UINT32_MAX / 65;
+	hl.cfg.burst = 0;
+	assert_int_equal(add(w, d, IPPROTO_TCP, false, MT("hashlimit", 3, hl), NF_DROP), 0);
+	assert_int_equal(hl_run(w, d, 40), 25);
 }
 
 static void test_hashlimit_max(void **state)
@@ -778,6 +882,103 @@ static void test_recent_list_tot(void **state)
 }
 
 /* ebtables and arptables extensions: the kernel's checks, stored, not run */
+/* what the REDIRECT target asked conntrack for */
+static enum nftdp_vm_nat_kind redir_kind;
+static struct nftdp_vm_nat_range redir_range;
+
+static unsigned int fct_nat(void *ct, struct nftdp_vm_pkt *pkt, enum nftdp_vm_nat_kind kind,
+			    const struct nftdp_vm_nat_range *range)
+{
+	(void)ct, (void)pkt;
+	redir_kind = kind;
+	redir_range = *range;
+	return NF_ACCEPT;
+}
+
+static void test_redirect(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+	struct nf_nat_ipv4_multi_range_compat mr = {
+	    .rangesize = 1,
+	    .range = {{.flags = NF_NAT_RANGE_PROTO_SPECIFIED,
+		       .min = {.tcp = {htons(8080)}},
+		       .max = {.tcp = {htons(8080)}}}}};
+	static const struct nftdp_vm_ct_ops ops = {fct_get, fct_set, fct_state, .nat = fct_nat};
+	struct fake_ct f = {0};
+	struct nftdp_vm_chain *pre;
+	struct tpkt t;
+
+	/* without --host-ports: refused, saying why, as nft redirect is */
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "local stack"));
+	/* the kernel's own checks come first: EINVAL */
+	mr.rangesize = 2;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EINVAL);
+	mr.rangesize = 1;
+
+	/* with a local stack */
+	for (int i = 0; i < w->n; i++)
+		nftdp_vm_chain_destroy(w->chains[i]);
+	w->n = 0;
+	nftdp_vm_state_destroy(w->st);
+	cfg.local_stack = true;
+	assert_int_equal(nftdp_vm_state_create(&cfg, &w->st), 0);
+	nftdp_vm_state_gen_begin(w->st);
+	w->ctx.state = w->st;
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	/* nat table only, prerouting (output: no loopback here) */
+	assert_int_equal(add(w, chain(w, "filter", NF_INET_PRE_ROUTING), IPPROTO_TCP, false,
+			     TG("REDIRECT", 0, mr), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, chain(w, "nat", NF_INET_LOCAL_OUT), IPPROTO_TCP, false,
+			     TG("REDIRECT", 0, mr), -1),
+			 -EOPNOTSUPP);
+	mr.range[0].flags |= NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), -EINVAL);
+	mr.range[0].flags &= ~NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, IPPROTO_TCP, false, TG("REDIRECT", 0, mr), -1), 0);
+	tcp4(&t, 80);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	redir_kind = NFTDP_VM_NAT_SNAT;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_REDIR);
+	assert_int_equal(redir_range.flags, NF_NAT_RANGE_PROTO_SPECIFIED);
+	assert_int_equal(redir_range.min_proto, htons(8080));
+	assert_int_equal(redir_range.max_proto, htons(8080));
+
+	/* ip6tables' REDIRECT: struct nf_nat_range, the same checks */
+	{
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV6,
+						.table = "nat",
+						.name = "c6",
+						.base = true,
+						.hook = NF_INET_PRE_ROUTING,
+						.policy = NF_ACCEPT,
+						.chain_id = 99};
+		struct nf_nat_range nr = {.flags = NF_NAT_RANGE_PROTO_SPECIFIED,
+					  .min_proto = {.tcp = {htons(8443)}},
+					  .max_proto = {.tcp = {htons(8443)}}};
+		struct nftdp_vm_chain *c6;
+
+		assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c6), 0);
+		w->chains[w->n++] = c6;
+		nr.flags |= NF_NAT_RANGE_MAP_IPS;
+		assert_int_equal(add(w, c6, IPPROTO_TCP, false, TG("REDIRECT", 0, nr), -1),
+				 -EINVAL);
+		nr.flags &= ~NF_NAT_RANGE_MAP_IPS;
+		assert_int_equal(add(w, c6, IPPROTO_TCP, false, TG("REDIRECT", 0, nr), -1), 0);
+	}
+	/* revision queries: rev 0 for both families */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REDIRECT", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "REDIRECT", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REDIRECT", 1, true),
+			 -EPROTONOSUPPORT);
+}
+
 static void test_bridge_arp(void **state)
 {
 	struct world *w = *state;
@@ -864,9 +1065,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_bytes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hashlimit_rate_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	};
 

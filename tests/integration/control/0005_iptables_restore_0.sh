@@ -5,7 +5,8 @@
 # restore for .v6) into the kernel, in a scratch network namespace this
 # script creates and deletes, and into a private nftdp through the shim;
 # iptables-nft-save must print the same on both. unsupported.v4 must fail
-# on nftdp with EOPNOTSUPP and leave nothing behind.
+# on nftdp with EOPNOTSUPP and leave nothing behind, as must REDIRECT (this
+# daemon has no --host-ports).
 set -u
 BUILD=${1:?build dir}
 [ "$(id -u)" -eq 0 ] || exit 77
@@ -70,6 +71,14 @@ grep -q "Operation not supported" "$tmp/err" || fail "unsupported.v4: want EOPNO
 [ -z "$(NFTDP_NFT=/usr/sbin/nft timeout 30 "$BUILD/nftdp-nft" list ruleset)" ] ||
 	fail "unsupported.v4 left rules behind"
 echo "ok unsupported.v4"
+pass=$((pass + 1))
+# REDIRECT runs only with a local stack (--host-ports, tested by
+# dataplane-host-path-iptables): this daemon has none, so it is refused by name
+printf '*nat\n-A PREROUTING -p tcp --dport 80 -j REDIRECT --to-ports 8080\nCOMMIT\n' > "$tmp/redir.v4"
+dp iptables-nft-restore "$tmp/redir.v4" 2> "$tmp/err" && fail "REDIRECT loaded with no local stack"
+grep -q "Operation not supported" "$tmp/err" || fail "REDIRECT: want EOPNOTSUPP: $(cat "$tmp/err")"
+grep -q "REDIRECT: no local stack" "$tmp/daemon.log" || fail "REDIRECT: the log does not say why"
+echo "ok REDIRECT refused without --host-ports"
 pass=$((pass + 1))
 kill -0 "$pid" || fail "daemon died"
 echo "$pass passed, 0 failed"

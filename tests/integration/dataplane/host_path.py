@@ -18,7 +18,8 @@ whatever the box answers went through nftdp. A tester in a second netns
   conntrack at input and output: `ct state` counters as the kernel's;
 - `redirect to :8080` at prerouting turns a connection to 10.9.0.7:80
   into one to the host's 10.0.0.1:8080 (h0's primary address), the
-  replies de-NATed;
+  replies de-NATed (HP_IPTABLES=1: the same redirect as iptables'
+  `-j REDIRECT --to-ports 8080`, loaded with iptables-nft-restore);
 - arp-family input and output chains count the tester's requests and
   the host's replies;
 - an input-chain rule drops and counts UDP to port 9999 (the listener gets
@@ -42,6 +43,8 @@ check = checks.check
 N_DROP, N_OUT, N_FLOOD, N_FWD, RATE = 5, 4, 3000, 200, 500
 # HP_NO_CACHE=1: the same with --flow-cache 0
 NO_CACHE = os.environ.get('HP_NO_CACHE') is not None
+# HP_IPTABLES=1: the redirect from iptables-nft-restore (the REDIRECT target)
+IPTABLES = os.environ.get('HP_IPTABLES') is not None
 
 RULES = '''
 table arp a {
@@ -56,12 +59,7 @@ table arp a {
 		arp operation reply counter
 	}
 }
-table ip nat {
-	chain pre {
-		type nat hook prerouting priority -100; policy accept;
-		ip daddr 10.9.0.7 tcp dport 80 redirect to :8080
-	}
-}
+%s
 table inet f {
 	chain in {
 		type filter hook input priority 0; policy accept;
@@ -78,6 +76,19 @@ table inet f {
 		tcp sport 8080 ct state established counter accept
 	}
 }
+''' % ('' if IPTABLES else '''
+table ip nat {
+	chain pre {
+		type nat hook prerouting priority -100; policy accept;
+		ip daddr 10.9.0.7 tcp dport 80 redirect to :8080
+	}
+}''')
+
+# the same redirect as an iptables-restore file
+IPT_RULES = '''*nat
+:PREROUTING ACCEPT [0:0]
+-A PREROUTING -d 10.9.0.7/32 -p tcp -m tcp --dport 80 -j REDIRECT --to-ports 8080
+COMMIT
 '''
 
 GUARD = '''
@@ -242,13 +253,18 @@ def main(tmp):
     rules, sj, lj = (os.path.join(tmp, x) for x in ('r.nft', 's.json', 'l.json'))
     with open(rules, 'w') as f:
         f.write(RULES)
+    ipt = []
+    if IPTABLES:
+        ipt = ['--iptables-restore', os.path.join(tmp, 'r.v4')]
+        with open(ipt[1], 'w') as f:
+            f.write(IPT_RULES)
     prefix = T.netns_name('hp')
     eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'],
                      mem=1024)
     args = ['--socket', os.path.join(tmp, 'nl.sock'), '--wire', '0:1', '--ruleset', rules,
             '--ifname', '0=dp0', '--ifname', '1=dp1', '--host-ports', '--host-ifname', '0=h0',
             '--host-ifname', '1=h1', '--host-rate', str(RATE), '--stats-json', sj,
-            '--listing-json', lj] + (['--flow-cache', '0'] if NO_CACHE else [])
+            '--listing-json', lj] + (['--flow-cache', '0'] if NO_CACHE else []) + ipt
     d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_DP, limit=80)
     p = d.proc
     res, fwd = {}, None
