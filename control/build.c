@@ -810,14 +810,12 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 
 		/* kept and listed, never run (docs/differences.md): said once
 		 * by the commit that adds such a base chain */
-		if (!warned && !base[i]->dp_cur && (fam == NFPROTO_BRIDGE || fam == NFPROTO_ARP)) {
+		if (!warned && !base[i]->dp_cur && fam == NFPROTO_ARP) {
 			warned = 1;
-			fprintf(
-			    stderr,
-			    "nftdp: warning: %s base chain %s %s is accepted but never run: the "
-			    "dataplane has no bridge hooks, and arp hooks only with --host-ports\n",
-			    fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
-			    base[i]->name);
+			fprintf(stderr,
+				"nftdp: warning: arp base chain %s %s is accepted but never run "
+				"without --host-ports\n",
+				base[i]->table->name, base[i]->name);
 		}
 		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
 		if (rc < 0)
