@@ -8,10 +8,14 @@
  *
  * The ip/inet hooks of wire mode stay where they are: this kernel has
  * br_netfilter built in (bridge-nf-call-iptables=1), which runs them from
- * inside the bridge hooks, at NF_BR_PRI_BRNF (0) in prerouting, at
- * NF_BR_PRI_BRNF - 1 in forward and at NF_BR_PRI_LAST in postrouting. So
- * the pipeline splits each bridge hook at those priorities around the
- * matching ip hook (nftdp_dp_bridge_hook with a priority range).
+ * inside the bridge hooks: ip prerouting after the bridge prerouting
+ * chains of priority <= NF_BR_PRI_BRNF (0; br_nf_pre_routing sits at 0
+ * and chains registered after it at 0 go before it), ip forward after the
+ * bridge forward chains of priority <= 0 (br_nf_forward at -1, resumed by
+ * br_nf_hook_thresh past 0), ip postrouting after every bridge
+ * postrouting chain (NF_BR_PRI_LAST); measured on this kernel. So the
+ * pipeline splits each bridge hook there around the matching ip hook
+ * (nftdp_dp_bridge_hook with a priority range).
  */
 #include <arpa/inet.h>
 #include <linux/if_arp.h>

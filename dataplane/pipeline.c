@@ -913,9 +913,9 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	}
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_INET_INGRESS, NF_INET_INGRESS, ipl, k, meta, rx_port);
 
-	/* bridge prerouting below br_netfilter's NF_BR_PRI_BRNF (bridge.c) */
+	/* bridge prerouting up to br_netfilter's NF_BR_PRI_BRNF (bridge.c) */
 	if (bridge)
-		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, INT32_MIN, NF_BR_PRI_BRNF - 1, ipl,
+		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, INT32_MIN, NF_BR_PRI_BRNF, ipl,
 				     &nip, other, &nother, rx_port);
 
 	/* 4. ip_rcv / ipv6_rcv: what the kernel drops before prerouting */
@@ -965,11 +965,11 @@ prerouting:
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
 			  rx_port);
 	if (bridge) /* the rest of bridge prerouting, then forward up to br_nf_forward */
-		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, NF_BR_PRI_BRNF, INT32_MAX, ipl,
+		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, NF_BR_PRI_BRNF + 1, INT32_MAX, ipl,
 				     &nip, other, &nother, rx_port);
 	if (bridge)
-		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, INT32_MIN, NF_BR_PRI_BRNF - 2, ipl,
-				     &nip, other, &nother, rx_port);
+		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, INT32_MIN, NF_BR_PRI_BRNF, ipl, &nip,
+				     other, &nother, rx_port);
 
 	/* 6. --router: the kernel's forwarding step before the forward hook */
 	if (dp->router) {
@@ -1063,7 +1063,7 @@ prerouting:
 	}
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_FORWARD, NF_INET_FORWARD, ipl, nip, meta, rx_port);
 	if (bridge) { /* from br_nf_forward on; postrouting up to br_nf_post_routing (last) */
-		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, NF_BR_PRI_BRNF - 1, INT32_MAX, ipl,
+		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, NF_BR_PRI_BRNF + 1, INT32_MAX, ipl,
 				     &nip, other, &nother, rx_port);
 		nftdp_dp_bridge_hook(w, gen, NF_BR_POST_ROUTING, INT32_MIN, INT32_MAX, ipl, &nip,
 				     other, &nother, rx_port);

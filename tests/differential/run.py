@@ -416,6 +416,10 @@ def bridge_setup():
         nsx(NS_DUT, 'ip', 'link', 'set', dp, 'master', 'br0')
         nsx(NS_DUT, 'ip', 'link', 'set', dp, 'up')
         nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
+    # no IGMP reports of br0's own (they would pass bridge output and
+    # postrouting); no snooping: unknown multicast is flooded
+    nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'multicast', 'off')
+    nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'type', 'bridge', 'mcast_snooping', '0')
     nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'up')
     time.sleep(0.2)
 
