@@ -837,8 +837,9 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = n_seg, nip = 0, nother = 0, k, r0 = w->n_reply;
 	bool inet_ingress;
-	/* the plan's flag: a generation without bridge chains pays this test */
-	bool bridge = w->plan_bridge;
+	/* the plan's flag: a generation without bridge chains pays this test;
+	 * a port without a --wire partner is no bridge */
+	bool bridge = w->plan_bridge && tx_port != rx_port;
 
 	if (at_prerouting) {
 		memcpy(ipl, seg, n_seg * sizeof(*ipl));
