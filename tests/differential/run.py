@@ -442,7 +442,10 @@ def run_tester(work, recipe, prefix):
 def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
-        if is_iptables(case):
+        if ruleset_file(case).endswith('.eb'):  # ebtables-nft-restore reads stdin
+            with open(ruleset_file(case)) as f:
+                nsx(NS_DUT, restore_tool(case), stdin=f.read())
+        elif is_iptables(case):
             nsx(NS_DUT, restore_tool(case), ruleset_file(case))
         else:
             nsx(NS_DUT, 'nft', '-f', case + '.nft')
@@ -851,20 +854,23 @@ def check_expectation(recipe, kernel):
 # ---------------------------------------------------------------- driver
 
 def is_iptables(case):
-    """A case whose ruleset is an iptables-restore file (.v4 or .v6),
+    """A case whose ruleset is an iptables-restore file (.v4 or .v6; .eb: ebtables),
     loaded with iptables-nft-restore on both sides (docs/iptables.md)."""
     return not os.path.exists(case + '.nft')
 
 
 def ruleset_file(case):
-    for ext in ('.nft', '.v4', '.v6'):
+    for ext in ('.nft', '.v4', '.v6', '.eb'):
         if os.path.exists(case + ext):
             return case + ext
     raise RuntimeError('no ruleset for ' + case)
 
 
 def restore_tool(case):
-    return 'ip6tables-nft-restore' if ruleset_file(case).endswith('.v6') else 'iptables-nft-restore'
+    f = ruleset_file(case)
+    if f.endswith('.eb'):
+        return 'ebtables-nft-restore'
+    return 'ip6tables-nft-restore' if f.endswith('.v6') else 'iptables-nft-restore'
 
 
 def ruleset_args(case):
@@ -876,7 +882,7 @@ def ruleset_args(case):
 
 def list_cases(case_dir, names):
     all_cases = sorted(f[:-len(os.path.splitext(f)[1])] for f in os.listdir(case_dir)
-                       if os.path.splitext(f)[1] in ('.nft', '.v4', '.v6'))
+                       if os.path.splitext(f)[1] in ('.nft', '.v4', '.v6', '.eb'))
     if not names:
         return all_cases
     return [c for c in all_cases if any(c.startswith(n) for n in names)]
