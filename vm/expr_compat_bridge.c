@@ -7,13 +7,14 @@
  * builds from NFTA_RULE_COMPAT (nft_match_set_mtchk_param: the ethernet
  * protocol and EBT_IPROTO, nothing else), and stored so that the tools'
  * listings match the kernel's. Bridge chains run in wire mode: the
- * matches ip, vlan, pkttype, mark_m and 802_3 and the mark target are
- * evaluated as ebt_*.c do on the bridge's view (network header after the
- * outer tag, the tag in place); ip6, arp and stp never match, log and
+ * matches ip, arp, vlan, pkttype, mark_m and 802_3 and the mark target
+ * are evaluated as ebt_*.c do on the bridge's view (network header after
+ * the outer tag, the tag in place); ip6 and stp never match, log and
  * nflog log nothing and go on (docs/differences.md). arptables' mangle is
  * stored only (arp chains run with --host-ports; it never acts).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
@@ -133,7 +134,14 @@ static int arp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 {
 	const struct ebt_arp_info *i = par->info;
 
-	(void)priv;
+	if (priv) { /* the info, too big for the op, in a blob of the chain */
+		struct ebt_arp_info *b = nftdp_vm_blob(cc, sizeof(*i));
+
+		if (!b)
+			return -ENOMEM;
+		*b = *i;
+		*(struct ebt_arp_info **)priv = b;
+	}
 	if (!ethproto_is(par, ETH_P_ARP) && !ethproto_is(par, ETH_P_RARP))
 		return nftdp_vm_errf(cc, -EINVAL, "ebtables arp: needs -p ARP or RARP");
 	if ((i->bitmask & ~EBT_ARP_MASK) || (i->invflags & ~EBT_ARP_MASK))
@@ -320,6 +328,73 @@ no:
 	compat_match_result(regs, false);
 }
 
+/* ebt_arp_mt on the ARP header at the network header; the info lives in
+ * a blob (it does not fit an op) */
+static void arp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_arp_info *i = *(const struct ebt_arp_info *const *)(const void *)op->priv;
+	uint8_t ah[8], mac[ETH_ALEN];
+	uint16_t hrd, pro, opc;
+	uint32_t nh = pkt->nh_off;
+
+	(void)ctx;
+	if (!nftdp_vm_copy_bits(pkt, nh, ah, sizeof(ah)))
+		goto no;
+	memcpy(&hrd, ah, 2);
+	memcpy(&pro, ah + 2, 2);
+	memcpy(&opc, ah + 6, 2);
+	if ((i->bitmask & EBT_ARP_OPCODE) && INVF(i, EBT_ARP_OPCODE, i->opcode != opc))
+		goto no;
+	if ((i->bitmask & EBT_ARP_HTYPE) && INVF(i, EBT_ARP_HTYPE, i->htype != hrd))
+		goto no;
+	if ((i->bitmask & EBT_ARP_PTYPE) && INVF(i, EBT_ARP_PTYPE, i->ptype != pro))
+		goto no;
+	if (i->bitmask & (EBT_ARP_SRC_IP | EBT_ARP_DST_IP | EBT_ARP_GRAT)) {
+		uint32_t sa, da;
+
+		if (ah[5] != 4 || pro != htons(ETH_P_IP))
+			goto no;
+		if (!nftdp_vm_copy_bits(pkt, nh + 8u + ah[4], &sa, 4) ||
+		    !nftdp_vm_copy_bits(pkt, nh + 8u + 2u * ah[4] + 4u, &da, 4))
+			goto no;
+		if ((i->bitmask & EBT_ARP_SRC_IP) &&
+		    INVF(i, EBT_ARP_SRC_IP, i->saddr != (sa & i->smsk)))
+			goto no;
+		if ((i->bitmask & EBT_ARP_DST_IP) &&
+		    INVF(i, EBT_ARP_DST_IP, i->daddr != (da & i->dmsk)))
+			goto no;
+		if ((i->bitmask & EBT_ARP_GRAT) && INVF(i, EBT_ARP_GRAT, da != sa))
+			goto no;
+	}
+	if (i->bitmask & (EBT_ARP_SRC_MAC | EBT_ARP_DST_MAC)) {
+		uint8_t v = 0;
+
+		if (ah[4] != ETH_ALEN || hrd != htons(ARPHRD_ETHER))
+			goto no;
+		if (i->bitmask & EBT_ARP_SRC_MAC) {
+			if (!nftdp_vm_copy_bits(pkt, nh + 8u, mac, ETH_ALEN))
+				goto no;
+			for (unsigned int k = 0; k < ETH_ALEN; k++)
+				v |= (uint8_t)((mac[k] ^ i->smaddr[k]) & i->smmsk[k]);
+			if (INVF(i, EBT_ARP_SRC_MAC, v != 0))
+				goto no;
+		}
+		if (i->bitmask & EBT_ARP_DST_MAC) {
+			v = 0;
+			if (!nftdp_vm_copy_bits(pkt, nh + 8u + ah[4] + ah[5], mac, ETH_ALEN))
+				goto no;
+			for (unsigned int k = 0; k < ETH_ALEN; k++)
+				v |= (uint8_t)((mac[k] ^ i->dmaddr[k]) & i->dmmsk[k]);
+			if (INVF(i, EBT_ARP_DST_MAC, v != 0))
+				goto no;
+		}
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
 /* ebt_vlan_mt: the outer tag (skb_vlan_tag_get, encap skb->protocol) when
  * the frame has one, else a vlan_hdr read at the network header */
 static void vlan_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
@@ -438,7 +513,7 @@ static void mark_t_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	}
 }
 
-/* ip6, arp, stp: not evaluated, so never a match (their infos do not fit
+/* ip6, stp: not evaluated, so never a match (their infos do not fit
  * an op); mangle (arp chains) never acts */
 static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
@@ -489,6 +564,7 @@ EBT_MATCH_OPS(vlan_ops, struct ebt_vlan_info, vlan_eval);
 EBT_MATCH_OPS(pkttype_ops, struct ebt_pkttype_info, pkttype_eval);
 EBT_MATCH_OPS(mark_m_ops, struct ebt_mark_m_info, mark_m_eval);
 EBT_MATCH_OPS(e8023_ops, struct ebt_802_3_info, e8023_eval);
+EBT_MATCH_OPS(arp_ops, struct ebt_arp_info *, arp_eval);
 
 static const struct nftdp_vm_expr_ops mark_t_ops = {
     .name = "target (ebtables) mark",
@@ -501,7 +577,7 @@ static const struct nftdp_vm_expr_ops mark_t_ops = {
 const struct compat_ext nftdp_vm_compat_br_matches[] = {
     {"ip", 0, BR, sizeof(struct ebt_ip_info), 0, NULL, 0, 0, ip_check, &ip_ops},
     {"ip6", 0, BR, sizeof(struct ebt_ip6_info), 0, NULL, 0, 0, ip6_check, &stored_match_ops},
-    {"arp", 0, BR, sizeof(struct ebt_arp_info), 0, NULL, 0, 0, arp_check, &stored_match_ops},
+    {"arp", 0, BR, sizeof(struct ebt_arp_info), 0, NULL, 0, 0, arp_check, &arp_ops},
     {"vlan", 0, BR, sizeof(struct ebt_vlan_info), 0, NULL, 0, 0, vlan_check, &vlan_ops},
     {"pkttype", 0, BR, sizeof(struct ebt_pkttype_info), 0, NULL, 0, 0, pkttype_check,
      &pkttype_ops},

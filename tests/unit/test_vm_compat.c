@@ -40,6 +40,7 @@
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
+#include <linux/netfilter_bridge/ebt_arp.h>
 #include <linux/netfilter_bridge/ebt_ip.h>
 #include <linux/netfilter_bridge/ebt_mark_m.h>
 #include <linux/netfilter_bridge/ebt_mark_t.h>
@@ -943,6 +944,85 @@ static void test_bridge_eval(void **state)
 	assert_int_equal(t.pkt.mark, 0x17);
 }
 
+/* ebt_arp: addresses, gratuitous, sender MAC, on an ARP request */
+static void test_bridge_eval_arp(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w);
+	struct ebt_arp_info src = {
+	    .saddr = htonl(0x0a000042), .smsk = 0xffffffff, .bitmask = EBT_ARP_SRC_IP};
+	struct ebt_arp_info grat = {.bitmask = EBT_ARP_GRAT};
+	struct ebt_arp_info mac = {.smaddr = {2, 0, 0, 0, 1, 0x10},
+				   .smmsk = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+				   .opcode = htons(1),
+				   .bitmask = EBT_ARP_SRC_MAC | EBT_ARP_OPCODE,
+				   .invflags = EBT_ARP_SRC_MAC};
+	static const uint8_t req[42] = {
+	    /* broadcast from 02:00:00:00:01:10, ARP */
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    2,
+	    0,
+	    0,
+	    0,
+	    1,
+	    0x10,
+	    0x08,
+	    0x06,
+	    /* ethernet/ip, request */
+	    0,
+	    1,
+	    8,
+	    0,
+	    6,
+	    4,
+	    0,
+	    1,
+	    /* sha, spa 10.0.0.1, tha, tpa 10.0.0.9 */
+	    2,
+	    0,
+	    0,
+	    0,
+	    1,
+	    0x10,
+	    10,
+	    0,
+	    0,
+	    1,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    10,
+	    0,
+	    0,
+	    9,
+	};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, src), NF_DROP), 0);
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, grat), NF_DROP), 0);
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, mac), NF_DROP), 0);
+	memset(&t, 0, sizeof(t));
+	memcpy(t.buf, req, sizeof(req));
+	nftdp_vm_pkt_init(&t.pkt, t.buf, 60, 0, 14);
+	t.pkt.nfproto = NFPROTO_BRIDGE;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT); /* 10.0.0.1 asks for 10.0.0.9 */
+	t.buf[31] = 0x42;				/* from 10.0.0.66 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	t.buf[31] = 9; /* gratuitous: 10.0.0.9 for itself */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	t.buf[31] = 1;
+	t.buf[27] = 0x11; /* ! --arp-mac-src 02:00:00:00:01:10 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -960,6 +1040,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
