@@ -1,5 +1,5 @@
 # ebtables-nft through a bridge (BRIDGE = True): the compat extensions
-# ip, vlan, pkttype, mark_m, 802_3 and the mark target run in bridge
+# ip, arp, vlan, pkttype, mark_m, 802_3 and the mark target run in bridge
 # forward chains as ebt_*.c run them; every rule's counter is compared.
 from scapy.all import ARP, Dot1Q, Ether, ICMP, IP, LLC, Raw, SNAP, TCP, UDP
 
@@ -20,8 +20,11 @@ PACKETS = [
     IP(src=S, dst=D) / TCP(sport=1000, dport=80, flags='S'),
     IP(src=S, dst=D, frag=10) / Raw(b'later fragment, no ports here'),
     Ether(src=T0, dst='ff:ff:ff:ff:ff:ff') / ARP(psrc=S, pdst='10.1.0.1', hwsrc=T0),
+    Ether(src=T0, dst='ff:ff:ff:ff:ff:ff') / ARP(op=2, psrc=S, pdst=S, hwsrc=T0),
+    Ether(src='02:00:00:00:01:20', dst='ff:ff:ff:ff:ff:ff') /
+    ARP(psrc='10.1.0.20', pdst='10.1.0.2', hwsrc='02:00:00:00:01:20'),
     Ether(src=T0, dst=T1) / LLC(dsap=0xaa, ssap=0xaa, ctrl=3) / SNAP(OUI=0, code=1) / Raw(b'x' * 8),
     Ether(src=T0, dst=T1) / LLC(dsap=0x42, ssap=0x42, ctrl=3) / Raw(b'stp-ish'),
     Ether(src=T0, dst=T1) / LLC(dsap=0xaa, ssap=0xaa, ctrl=3) / SNAP(OUI=0, code=2) / Raw(b'y' * 8),
 ]
-EXPECT = {'dp1': 9}
+EXPECT = {'dp1': 10}
