@@ -113,7 +113,9 @@ void nftdp_dp_bridge_view(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uin
 	 * VM reads the tag where it is, as nft_payload_copy_vlan rebuilds it */
 	p->mac_off = 0;
 	p->nh_off = mt->l2_nh;
-	p->len = rte_pktmbuf_data_len(w->mb[idx]);
+	/* the whole frame (a reassembled datagram's is one linear mbuf) */
+	if (w->mb[idx])
+		p->len = rte_pktmbuf_data_len(w->mb[idx]);
 	p->skb_len = p->len > mt->l2_nh ? p->len - mt->l2_nh : 0;
 	p->protocol = htons(mt->l2_proto);
 	p->inner_off = -1;
