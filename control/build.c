@@ -35,6 +35,8 @@
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
+#include <linux/netfilter_bridge.h> /* after netinet/in.h */
+
 struct ctl_build {
 	struct nftdp_vm_state *vm;
 	struct nftdp_vm_gen_domain *dom;
@@ -809,15 +811,23 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 		uint8_t fam = base[i]->table->family;
 
 		/* kept and listed, never run (docs/differences.md): said once
-		 * by the commit that adds such a base chain */
-		if (!warned && !base[i]->dp_cur && (fam == NFPROTO_BRIDGE || fam == NFPROTO_ARP)) {
+		 * by the commit that adds such a base chain. Bridge input and
+		 * output see frames for and from the bridge itself: wire mode
+		 * has none */
+		bool idle = fam == NFPROTO_ARP ||
+			    (fam == NFPROTO_BRIDGE && (base[i]->hooknum == NF_BR_LOCAL_IN ||
+						       base[i]->hooknum == NF_BR_LOCAL_OUT));
+
+		if (!warned && !base[i]->dp_cur && idle) {
 			warned = 1;
-			fprintf(
-			    stderr,
-			    "nftdp: warning: %s base chain %s %s is accepted but never run: the "
-			    "dataplane has no bridge hooks, and arp hooks only with --host-ports\n",
-			    fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
-			    base[i]->name);
+			fprintf(stderr,
+				"nftdp: warning: %s base chain %s %s is accepted but never run: "
+				"%s\n",
+				fam == NFPROTO_BRIDGE ? "bridge" : "arp", base[i]->table->name,
+				base[i]->name,
+				fam == NFPROTO_BRIDGE
+				    ? "the bridge has no frames of its own (input, output)"
+				    : "arp hooks run only with --host-ports");
 		}
 		rc = chain_add(ctl, b, base[i]->table, base[i], req, msg, msglen);
 		if (rc < 0)

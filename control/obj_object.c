@@ -272,6 +272,13 @@ int ctl_newobj(struct ctl_msg *m)
 			return err;
 		}
 	}
+	/* nft_ct_helper_obj_init / nft_ct_timeout_obj_init end in
+	 * nf_ct_netns_get: no nf_conntrack_bridge in this kernel */
+	if ((type == NFT_OBJECT_CT_HELPER || type == NFT_OBJECT_CT_TIMEOUT) &&
+	    t->family == NFPROTO_BRIDGE) {
+		ctl_obj_free(o);
+		return -EPROTO;
+	}
 	err = obj_check(o->nl, type);
 	if (err < 0) {
 		ctl_obj_free(o);

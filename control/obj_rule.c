@@ -369,6 +369,19 @@ static int expr_init_check(const struct nftnl_expr *e, uint8_t family)
 	/* nft_xfrm_get_init, nft_socket_init: ip, ip6 and inet tables only */
 	if ((strcmp(name, "xfrm") == 0 || strcmp(name, "socket") == 0) && !ip_family(family))
 		return -EOPNOTSUPP;
+	/* nft_ct_get_init, nft_ct_set_init and nft_connlimit_do_init end in
+	 * nf_ct_netns_get, which has no nf_conntrack_bridge in this kernel
+	 * (CONFIG_NF_CONNTRACK_BRIDGE unset); a ct address key fails first */
+	if (family == NFPROTO_BRIDGE && strcmp(name, "ct") == 0) {
+		uint32_t key = nftnl_expr_get_u32(e, NFTNL_EXPR_CT_KEY);
+
+		if (nftnl_expr_is_set(e, NFTNL_EXPR_CT_DREG) &&
+		    (key == NFT_CT_SRC || key == NFT_CT_DST))
+			return -EAFNOSUPPORT;
+		return -EPROTO;
+	}
+	if (family == NFPROTO_BRIDGE && strcmp(name, "connlimit") == 0)
+		return -EPROTO;
 	if (strcmp(name, "meta") == 0) {
 		/* the bridge meta keys live in nft_meta_bridge, not built in */
 		switch (nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)) {

@@ -339,7 +339,10 @@ enum nftdp_dp_stage {
 	NFTDP_DP_ST_FORWARD,
 	NFTDP_DP_ST_POSTROUTING,
 	NFTDP_DP_ST_NETDEV_EGRESS,
-	NFTDP_DP_ST_INPUT, /**< host.c: packets for the box, before the host gets them */
+	NFTDP_DP_ST_INPUT,	   /**< host.c: packets for the box, before the host gets them */
+	NFTDP_DP_ST_BR_PREROUTING, /**< bridge.c: the bridge family's hooks */
+	NFTDP_DP_ST_BR_FORWARD,
+	NFTDP_DP_ST_BR_POSTROUTING,
 	NFTDP_DP_ST_MAX
 };
 extern const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX];
@@ -456,6 +459,7 @@ struct nftdp_dp_worker {
 	uint8_t plan_kind;
 	bool plan_router;  /* dp->router when the plan was worked out */
 	bool plan_headers; /* PLAN_CACHED probes header views (burst_cached) */
+	bool plan_bridge;  /* bridge.c: the generation has bridge chains wire mode runs */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
 	/* ct_step.c: what the probe of view i found out (PLAN_TRACKED), for
@@ -789,6 +793,43 @@ void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_m
  * meta from l2; false when its IP header fails ip_rcv's checks. */
 bool nftdp_dp_view_host(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 			const struct nftdp_dp_l2 *l2);
+/* pipeline.c: act on one hook's verdicts (drop, reject, fwd, dup), keep
+ * the accepted in act and return how many; counted at stage. Packet-path. */
+unsigned int nftdp_dp_settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
+			     struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
+			     uint16_t rx_port);
+
+/* bridge.c: the bridge family in wire mode */
+/* linux/netfilter_bridge.h's values: the header clashes with DPDK's
+ * net/if_arp.h */
+#ifndef NF_BR_PRE_ROUTING
+#define NF_BR_PRE_ROUTING 0
+#define NF_BR_LOCAL_IN 1
+#define NF_BR_FORWARD 2
+#define NF_BR_LOCAL_OUT 3
+#define NF_BR_POST_ROUTING 4
+#define NF_BR_PRI_BRNF 0
+#endif
+/** Whether gen has bridge base chains that wire mode runs (not --router):
+ * the plan's flag, computed once per generation. */
+bool nftdp_dp_bridge_on(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen);
+/** meta pkttype as the bridge over ports a and b sees a frame whose
+ * destination is d: the bridge's address is the smaller of theirs. */
+uint8_t nftdp_dp_bridge_pkttype(const struct nftdp_dp_port *a, const struct nftdp_dp_port *b,
+				const uint8_t *d);
+/** Make p the view of the bridge family at hook for a frame that came
+ * in on rx_port and leaves by tx_port. Packet-path. */
+void nftdp_dp_bridge_view(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t hook,
+			  uint16_t rx_port, uint16_t tx_port);
+/** The bridge base chains of hook with prio_min <= priority <= prio_max
+ * over every frame of ipl[0..*nip) and other[0..*nother) (received views,
+ * each list in arrival order) in arrival order; what they accept goes
+ * back to its list with its own view. Packet-path. */
+void nftdp_dp_bridge_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
+			  int32_t prio_min, int32_t prio_max, struct nftdp_vm_pkt **ipl,
+			  unsigned int *nip, struct nftdp_vm_pkt **other, unsigned int *nother,
+			  uint16_t rx_port);
+
 /* fib.c: whether route/'s local table says daddr is local or broadcast */
 bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr);
 

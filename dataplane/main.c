@@ -83,7 +83,8 @@ static void usage(const char *prog)
 	    "  --socket PATH       control socket (default /run/nftdp/nfnetlink.sock)\n"
 	    "  --ruleset FILE      load FILE with nft through the control socket at start\n"
 	    "  --iptables-restore FILE  load FILE with iptables-nft-restore (ip6tables-nft-\n"
-	    "                      restore for FILE ending in .v6) at start, after --ruleset\n"
+	    "                      restore for FILE ending in .v6, ebtables-nft-restore\n"
+	    "                      for .eb) at start, after --ruleset\n"
 	    "  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
 	    "  --flowtables        accept flowtables (the reference kernel has none)\n"
 	    "  --control-only      store rulesets without compiling them for the workers\n"
@@ -418,6 +419,10 @@ static int self_dir(char *buf, size_t size)
 /* Run the stock nft (nftdp-nft) on our own socket with up to three
  * arguments, stdout to out_file when given, serving the control socket
  * while it runs. */
+/* run_nft's standard input when set: ebtables-nft-restore reads its
+ * rules from there and takes no file argument */
+static const char *nft_stdin;
+
 static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file, const char *a1,
 		   const char *a2, const char *a3)
 {
@@ -442,6 +447,15 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 
 			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
 				fprintf(stderr, "nftdp: %s: %s\n", out_file, strerror(errno));
+				_exit(126);
+			}
+			close(fd);
+		}
+		if (nft_stdin) {
+			int fd = open(nft_stdin, O_RDONLY);
+
+			if (fd < 0 || dup2(fd, STDIN_FILENO) < 0) {
+				fprintf(stderr, "nftdp: %s: %s\n", nft_stdin, strerror(errno));
 				_exit(126);
 			}
 			close(fd);
@@ -471,11 +485,11 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFSIGNALED(status))
-			fprintf(stderr, "nftdp: nft %s %s %s: killed by signal %d\n", a1,
+			fprintf(stderr, "nftdp: nft %s %s %s: killed by signal %d\n", a1 ? a1 : "",
 				a2 ? a2 : "", a3 ? a3 : "", WTERMSIG(status));
 		else
-			fprintf(stderr, "nftdp: nft %s %s %s failed (exit %d)\n", a1, a2 ? a2 : "",
-				a3 ? a3 : "", WEXITSTATUS(status));
+			fprintf(stderr, "nftdp: nft %s %s %s failed (exit %d)\n", a1 ? a1 : "",
+				a2 ? a2 : "", a3 ? a3 : "", WEXITSTATUS(status));
 		return -1;
 	}
 	return 0;
@@ -742,12 +756,17 @@ int main(int argc, char **argv)
 	if (o.iptables) {
 		size_t n = strlen(o.iptables);
 		bool v6 = n > 3 && strcmp(o.iptables + n - 3, ".v6") == 0;
+		bool eb = n > 3 && strcmp(o.iptables + n - 3, ".eb") == 0;
 
 		/* nftdp-nft runs $NFTDP_NFT instead of nft */
 		setenv("NFTDP_NFT",
-		       v6 ? "/usr/sbin/ip6tables-nft-restore" : "/usr/sbin/iptables-nft-restore",
+		       eb   ? "/usr/sbin/ebtables-nft-restore"
+		       : v6 ? "/usr/sbin/ip6tables-nft-restore"
+			    : "/usr/sbin/iptables-nft-restore",
 		       1);
-		ret = run_nft(ctl, o.socket_path, NULL, o.iptables, NULL, NULL);
+		nft_stdin = eb ? o.iptables : NULL;
+		ret = run_nft(ctl, o.socket_path, NULL, eb ? NULL : o.iptables, NULL, NULL);
+		nft_stdin = NULL;
 		unsetenv("NFTDP_NFT");
 		if (ret < 0) {
 			fprintf(stderr, "nftdp: loading %s failed\n", o.iptables);

@@ -37,6 +37,9 @@ const char *const nftdp_dp_stage_names[NFTDP_DP_ST_MAX] = {
     [NFTDP_DP_ST_POSTROUTING] = "postrouting",
     [NFTDP_DP_ST_NETDEV_EGRESS] = "netdev_egress",
     [NFTDP_DP_ST_INPUT] = "input",
+    [NFTDP_DP_ST_BR_PREROUTING] = "bridge_prerouting",
+    [NFTDP_DP_ST_BR_FORWARD] = "bridge_forward",
+    [NFTDP_DP_ST_BR_POSTROUTING] = "bridge_postrouting",
 };
 
 const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX] = {
@@ -293,6 +296,13 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		rte_pktmbuf_free(mb);
 	}
 	return k;
+}
+
+unsigned int nftdp_dp_settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
+			     struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
+			     uint16_t rx_port)
+{
+	return settle(w, stage, act, n, v, w->meta, rx_port);
 }
 
 static void all_accept(unsigned int *v, unsigned int n)
@@ -790,6 +800,9 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 	shared = nftdp_vm_gen_shares_state(gen);
 	netdev = nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) +
 		 nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
+	/* bridge chains see every frame, before conntrack too (bridge.c) */
+	for (uint8_t h = NF_BR_PRE_ROUTING; h <= NF_BR_POST_ROUTING; h++)
+		netdev += nftdp_vm_gen_hook_len(gen, NFPROTO_BRIDGE, h);
 	for (unsigned int f = 0; f < sizeof(fams); f++) {
 		uint32_t chains = netdev;
 
@@ -824,6 +837,9 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	struct nftdp_dp_meta *meta = w->meta;
 	unsigned int na = n_seg, nip = 0, nother = 0, k, r0 = w->n_reply;
 	bool inet_ingress;
+	/* the plan's flag: a generation without bridge chains pays this test;
+	 * a port without a --wire partner is no bridge */
+	bool bridge = w->plan_bridge && tx_port != rx_port;
 
 	if (at_prerouting) {
 		memcpy(ipl, seg, n_seg * sizeof(*ipl));
@@ -898,6 +914,11 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	}
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_INET_INGRESS, NF_INET_INGRESS, ipl, k, meta, rx_port);
 
+	/* bridge prerouting up to br_netfilter's NF_BR_PRI_BRNF (bridge.c) */
+	if (bridge)
+		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, INT32_MIN, NF_BR_PRI_BRNF, ipl,
+				     &nip, other, &nother, rx_port);
+
 	/* 4. ip_rcv / ipv6_rcv: what the kernel drops before prerouting */
 	k = 0;
 	for (unsigned int i = 0; i < nip; i++) {
@@ -930,8 +951,12 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 		    !p->fragoff &&
 		    !(mt->ip_proto == NFTDP_DP_ETH_P_IP && (p->data[mt->ip_off + 6] & 0x20)))
 			p->flags |= NFTDP_VM_PKT_F_CSUM_OK;
-		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go */
-		trim_linear(w->mb[idx], (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
+		/* pskb_trim_rcsum: Ethernet padding and trailing bytes go;
+		 * not from a tagged frame crossing the bridge, which
+		 * br_netfilter leaves alone (brnf_filter_vlan_tagged 0) */
+		if (!bridge || mt->l2_nh == 14)
+			trim_linear(w->mb[idx],
+				    (uint16_t)(rte_pktmbuf_data_len(w->mb[idx]) - p->len));
 		ipl[k++] = p;
 	}
 	nip = k;
@@ -940,6 +965,12 @@ prerouting:
 	/* 5. prerouting: iif = rx, no oif */
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
 			  rx_port);
+	if (bridge) /* the rest of bridge prerouting, then forward up to br_nf_forward */
+		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, NF_BR_PRI_BRNF + 1, INT32_MAX, ipl,
+				     &nip, other, &nother, rx_port);
+	if (bridge)
+		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, INT32_MIN, NF_BR_PRI_BRNF, ipl, &nip,
+				     other, &nother, rx_port);
 
 	/* 6. --router: the kernel's forwarding step before the forward hook */
 	if (dp->router) {
@@ -1032,6 +1063,12 @@ prerouting:
 		ipl[i]->oiftype = ARPHRD_ETHER;
 	}
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_FORWARD, NF_INET_FORWARD, ipl, nip, meta, rx_port);
+	if (bridge) { /* from br_nf_forward on; postrouting up to br_nf_post_routing (last) */
+		nftdp_dp_bridge_hook(w, gen, NF_BR_FORWARD, NF_BR_PRI_BRNF + 1, INT32_MAX, ipl,
+				     &nip, other, &nother, rx_port);
+		nftdp_dp_bridge_hook(w, gen, NF_BR_POST_ROUTING, INT32_MIN, INT32_MAX, ipl, &nip,
+				     other, &nother, rx_port);
+	}
 
 	/* 8. postrouting: the kernel's ip_output still passes the input device */
 	nip = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, ipl, nip, meta,
@@ -1283,6 +1320,8 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 		return false;
 	if (!gen)
 		return true;
+	if (nftdp_dp_bridge_on(dp, gen))
+		return false;
 	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
 	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS))
 		return false;
@@ -1394,7 +1433,7 @@ static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct
 	 * cached pass, --flow-cache 0 turns it off (A/B runs) */
 	if (tracking && w->ctx.flow && burst_mode(gen, true) == BURST_BY_CONNECTION)
 		return PLAN_TRACKED;
-	if (tracking || dp->router || !gen || !w->ctx.flow)
+	if (tracking || dp->router || !gen || !w->ctx.flow || nftdp_dp_bridge_on(dp, gen))
 		return PLAN_FULL;
 	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
 	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS) ||
@@ -1418,6 +1457,7 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 	if (w->plan_gen != id || w->plan_router != w->dp->router) {
 		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
+		w->plan_bridge = nftdp_dp_bridge_on(w->dp, gen);
 		w->plan_headers = gen && nftdp_vm_gen_flow_headers_only(gen, NF_INET_PRE_ROUTING) &&
 				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_FORWARD) &&
 				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_POST_ROUTING);

@@ -6,10 +6,15 @@
  * ebt_*.c, net/ipv4/netfilter/arpt_mangle.c), with the entry nft_compat.c
  * builds from NFTA_RULE_COMPAT (nft_match_set_mtchk_param: the ethernet
  * protocol and EBT_IPROTO, nothing else), and stored so that the tools'
- * listings match the kernel's. The dataplane has no bridge or arp hooks,
- * so none of them is ever evaluated (docs/differences.md).
+ * listings match the kernel's. Bridge chains run in wire mode: the
+ * matches ip, arp, vlan, pkttype, mark_m and 802_3 and the mark target
+ * are evaluated as ebt_*.c do on the bridge's view (network header after
+ * the outer tag, the tag in place); ip6 and stp never match, log and
+ * nflog log nothing and go on (docs/differences.md). arptables' mangle is
+ * stored only (arp chains run with --host-ports; it never acts).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
@@ -26,8 +31,10 @@
 #include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netfilter_bridge/ebtables.h>
 #include <netinet/in.h>
+#include <string.h>
 
 #include "compat.h"
+#include "vm_priv.h"
 
 #define BR NFPROTO_BRIDGE
 
@@ -48,12 +55,26 @@ static int bad(struct nftdp_vm_cctx *cc, const char *name)
 	return nftdp_vm_errf(cc, -EINVAL, "ebtables %s: invalid options", name);
 }
 
+NFTDP_VM_PRIV_CHECK(struct ebt_ip_info);
+NFTDP_VM_PRIV_CHECK(struct ebt_vlan_info);
+NFTDP_VM_PRIV_CHECK(struct ebt_pkttype_info);
+NFTDP_VM_PRIV_CHECK(struct ebt_mark_m_info);
+NFTDP_VM_PRIV_CHECK(struct ebt_802_3_info);
+NFTDP_VM_PRIV_CHECK(struct ebt_mark_t_info);
+
+/* the info as the extension's match/target reads it, in the op */
+static void keep(void *priv, const struct compat_par *par, size_t size)
+{
+	if (priv)
+		memcpy(priv, par->info, size);
+}
+
 /* ebt_ip_mt_check */
 static int ip_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
 	const struct ebt_ip_info *i = par->info;
 
-	(void)priv;
+	keep(priv, par, sizeof(*i));
 	if (!ethproto_is(par, ETH_P_IP))
 		return nftdp_vm_errf(cc, -EINVAL, "ebtables ip: needs -p IPv4");
 	if ((i->bitmask & ~EBT_IP_MASK) || (i->invflags & ~EBT_IP_MASK))
@@ -113,7 +134,14 @@ static int arp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 {
 	const struct ebt_arp_info *i = par->info;
 
-	(void)priv;
+	if (priv) { /* the info, too big for the op, in a blob of the chain */
+		struct ebt_arp_info *b = nftdp_vm_blob(cc, sizeof(*i));
+
+		if (!b)
+			return -ENOMEM;
+		*b = *i;
+		*(struct ebt_arp_info **)priv = b;
+	}
 	if (!ethproto_is(par, ETH_P_ARP) && !ethproto_is(par, ETH_P_RARP))
 		return nftdp_vm_errf(cc, -EINVAL, "ebtables arp: needs -p ARP or RARP");
 	if ((i->bitmask & ~EBT_ARP_MASK) || (i->invflags & ~EBT_ARP_MASK))
@@ -127,7 +155,13 @@ static int vlan_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, vo
 {
 	const struct ebt_vlan_info *i = par->info;
 
-	(void)priv;
+	if (priv) { /* the check's own change: an id makes the prio not count */
+		struct ebt_vlan_info *k = priv;
+
+		*k = *i;
+		if ((k->bitmask & EBT_VLAN_ID) && k->id)
+			k->bitmask &= (uint8_t)~EBT_VLAN_PRIO;
+	}
 	if (par->proto != htons(ETH_P_8021Q))
 		return nftdp_vm_errf(cc, -EINVAL, "ebtables vlan: needs -p 802_1Q");
 	if ((i->bitmask & ~EBT_VLAN_MASK) || (i->invflags & ~EBT_VLAN_MASK))
@@ -146,7 +180,7 @@ static int pkttype_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 {
 	const struct ebt_pkttype_info *i = par->info;
 
-	(void)priv;
+	keep(priv, par, sizeof(*i));
 	return i->invert > 1 ? bad(cc, "pkttype") : 0;
 }
 
@@ -155,7 +189,7 @@ static int mark_m_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, 
 {
 	const struct ebt_mark_m_info *i = par->info;
 
-	(void)priv;
+	keep(priv, par, sizeof(*i));
 	if ((i->bitmask & ~EBT_MARK_MASK) ||
 	    ((i->bitmask & EBT_MARK_OR) && (i->bitmask & EBT_MARK_AND)) || !i->bitmask)
 		return bad(cc, "mark_m");
@@ -167,7 +201,7 @@ static int e8023_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 {
 	const struct ebt_802_3_info *i = par->info;
 
-	(void)priv;
+	keep(priv, par, sizeof(*i));
 	if ((i->bitmask & ~EBT_802_3_MASK) || (i->invflags & ~EBT_802_3_MASK))
 		return bad(cc, "802_3");
 	return 0;
@@ -213,7 +247,7 @@ static int mark_t_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, 
 	int verdict = (int)(i->target | ~EBT_VERDICT_BITS);
 	unsigned int op = i->target & ~EBT_VERDICT_BITS;
 
-	(void)priv;
+	keep(priv, par, sizeof(*i));
 	if (verdict < -NUM_STANDARD_TARGETS || verdict >= 0) /* ebt_invalid_target */
 		return bad(cc, "mark");
 	if (op != MARK_SET_VALUE && op != MARK_OR_VALUE && op != MARK_AND_VALUE &&
@@ -236,8 +270,251 @@ static int mangle_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, 
 	return 0;
 }
 
-/* never reached: no bridge or arp chain is run; were one run, the rule
- * would not match rather than act unchecked */
+/* NF_INVF: cond, inverted when flag is in the info's invflags */
+#define INVF(info, flag, cond) ((bool)(cond) ^ !!((info)->invflags & (flag)))
+
+/* ebt_ip_mt: the IPv4 header at the network header, ports (or ICMP type
+ * and code, IGMP type) after it unless a later fragment */
+static void ip_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_ip_info *i = (const void *)op->priv;
+	uint8_t ih[20], th[4];
+	uint32_t saddr, daddr;
+
+	(void)ctx;
+	if (!nftdp_vm_copy_bits(pkt, pkt->nh_off, ih, sizeof(ih)))
+		goto no;
+	memcpy(&saddr, ih + 12, 4);
+	memcpy(&daddr, ih + 16, 4);
+	if ((i->bitmask & EBT_IP_TOS) && INVF(i, EBT_IP_TOS, i->tos != ih[1]))
+		goto no;
+	if ((i->bitmask & EBT_IP_SOURCE) && INVF(i, EBT_IP_SOURCE, (saddr & i->smsk) != i->saddr))
+		goto no;
+	if ((i->bitmask & EBT_IP_DEST) && INVF(i, EBT_IP_DEST, (daddr & i->dmsk) != i->daddr))
+		goto no;
+	if (i->bitmask & EBT_IP_PROTO) {
+		if (INVF(i, EBT_IP_PROTO, i->protocol != ih[9]))
+			goto no;
+		if (!(i->bitmask & (EBT_IP_DPORT | EBT_IP_SPORT | EBT_IP_ICMP | EBT_IP_IGMP)))
+			return;
+		if (((uint32_t)ih[6] << 8 | ih[7]) & 0x1fff) /* IP_OFFSET */
+			goto no;
+		if (!nftdp_vm_copy_bits(pkt, pkt->nh_off + (ih[0] & 0xfu) * 4u, th, sizeof(th)))
+			goto no;
+		if (i->bitmask & EBT_IP_DPORT) {
+			uint32_t dst = (uint32_t)th[2] << 8 | th[3];
+
+			if (INVF(i, EBT_IP_DPORT, dst < i->dport[0] || dst > i->dport[1]))
+				goto no;
+		}
+		if (i->bitmask & EBT_IP_SPORT) {
+			uint32_t src = (uint32_t)th[0] << 8 | th[1];
+
+			if (INVF(i, EBT_IP_SPORT, src < i->sport[0] || src > i->sport[1]))
+				goto no;
+		}
+		if ((i->bitmask & EBT_IP_ICMP) &&
+		    INVF(i, EBT_IP_ICMP,
+			 th[0] < i->icmp_type[0] || th[0] > i->icmp_type[1] ||
+			     th[1] < i->icmp_code[0] || th[1] > i->icmp_code[1]))
+			goto no;
+		if ((i->bitmask & EBT_IP_IGMP) &&
+		    INVF(i, EBT_IP_IGMP, th[0] < i->igmp_type[0] || th[0] > i->igmp_type[1]))
+			goto no;
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
+/* ebt_arp_mt on the ARP header at the network header; the info lives in
+ * a blob (it does not fit an op) */
+static void arp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_arp_info *i = *(const struct ebt_arp_info *const *)(const void *)op->priv;
+	uint8_t ah[8], mac[ETH_ALEN];
+	uint16_t hrd, pro, opc;
+	uint32_t nh = pkt->nh_off;
+
+	(void)ctx;
+	if (!nftdp_vm_copy_bits(pkt, nh, ah, sizeof(ah)))
+		goto no;
+	memcpy(&hrd, ah, 2);
+	memcpy(&pro, ah + 2, 2);
+	memcpy(&opc, ah + 6, 2);
+	if ((i->bitmask & EBT_ARP_OPCODE) && INVF(i, EBT_ARP_OPCODE, i->opcode != opc))
+		goto no;
+	if ((i->bitmask & EBT_ARP_HTYPE) && INVF(i, EBT_ARP_HTYPE, i->htype != hrd))
+		goto no;
+	if ((i->bitmask & EBT_ARP_PTYPE) && INVF(i, EBT_ARP_PTYPE, i->ptype != pro))
+		goto no;
+	if (i->bitmask & (EBT_ARP_SRC_IP | EBT_ARP_DST_IP | EBT_ARP_GRAT)) {
+		uint32_t sa, da;
+
+		if (ah[5] != 4 || pro != htons(ETH_P_IP))
+			goto no;
+		if (!nftdp_vm_copy_bits(pkt, nh + 8u + ah[4], &sa, 4) ||
+		    !nftdp_vm_copy_bits(pkt, nh + 8u + 2u * ah[4] + 4u, &da, 4))
+			goto no;
+		if ((i->bitmask & EBT_ARP_SRC_IP) &&
+		    INVF(i, EBT_ARP_SRC_IP, i->saddr != (sa & i->smsk)))
+			goto no;
+		if ((i->bitmask & EBT_ARP_DST_IP) &&
+		    INVF(i, EBT_ARP_DST_IP, i->daddr != (da & i->dmsk)))
+			goto no;
+		if ((i->bitmask & EBT_ARP_GRAT) && INVF(i, EBT_ARP_GRAT, da != sa))
+			goto no;
+	}
+	if (i->bitmask & (EBT_ARP_SRC_MAC | EBT_ARP_DST_MAC)) {
+		uint8_t v = 0;
+
+		if (ah[4] != ETH_ALEN || hrd != htons(ARPHRD_ETHER))
+			goto no;
+		if (i->bitmask & EBT_ARP_SRC_MAC) {
+			if (!nftdp_vm_copy_bits(pkt, nh + 8u, mac, ETH_ALEN))
+				goto no;
+			for (unsigned int k = 0; k < ETH_ALEN; k++)
+				v |= (uint8_t)((mac[k] ^ i->smaddr[k]) & i->smmsk[k]);
+			if (INVF(i, EBT_ARP_SRC_MAC, v != 0))
+				goto no;
+		}
+		if (i->bitmask & EBT_ARP_DST_MAC) {
+			v = 0;
+			if (!nftdp_vm_copy_bits(pkt, nh + 8u + ah[4] + ah[5], mac, ETH_ALEN))
+				goto no;
+			for (unsigned int k = 0; k < ETH_ALEN; k++)
+				v |= (uint8_t)((mac[k] ^ i->dmaddr[k]) & i->dmmsk[k]);
+			if (INVF(i, EBT_ARP_DST_MAC, v != 0))
+				goto no;
+		}
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
+/* ebt_vlan_mt: the outer tag (skb_vlan_tag_get, encap skb->protocol) when
+ * the frame has one, else a vlan_hdr read at the network header */
+static void vlan_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_vlan_info *i = (const void *)op->priv;
+	uint8_t h[4], et[2] = {0, 0};
+	uint16_t tci, encap;
+	bool tagged;
+
+	(void)ctx;
+	tagged = pkt->mac_off >= 0 && pkt->nh_off >= (uint32_t)pkt->mac_off + 18 &&
+		 nftdp_vm_copy_bits(pkt, pkt->mac_off + 12, et, 2) &&
+		 ((et[0] == 0x81 && et[1] == 0x00) || (et[0] == 0x88 && et[1] == 0xa8));
+	if (!nftdp_vm_copy_bits(pkt, tagged ? (int64_t)pkt->mac_off + 14 : (int64_t)pkt->nh_off, h,
+				sizeof(h)))
+		goto no;
+	tci = (uint16_t)(h[0] << 8 | h[1]);
+	memcpy(&encap, h + 2, 2);
+	if ((i->bitmask & EBT_VLAN_ID) &&
+	    !((i->id == (tci & 0xfff)) ^ !!(i->invflags & EBT_VLAN_ID)))
+		goto no;
+	if ((i->bitmask & EBT_VLAN_PRIO) &&
+	    !((i->prio == ((tci >> 13) & 7)) ^ !!(i->invflags & EBT_VLAN_PRIO)))
+		goto no;
+	if ((i->bitmask & EBT_VLAN_ENCAP) &&
+	    !((i->encap == encap) ^ !!(i->invflags & EBT_VLAN_ENCAP)))
+		goto no;
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
+/* ebt_pkttype_mt */
+static void pkttype_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			 struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_pkttype_info *i = (const void *)op->priv;
+
+	(void)ctx;
+	compat_match_result(regs, (pkt->pkttype == i->pkt_type) ^ i->invert);
+}
+
+/* ebt_mark_mt */
+static void mark_m_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_mark_m_info *i = (const void *)op->priv;
+
+	(void)ctx;
+	if (i->bitmask & EBT_MARK_OR)
+		compat_match_result(regs, !!(pkt->mark & i->mask) ^ i->invert);
+	else
+		compat_match_result(regs, ((pkt->mark & i->mask) == i->mark) ^ i->invert);
+}
+
+/* ebt_802_3_mt: the LLC header after the length field at the link header */
+static void e8023_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_802_3_info *i = (const void *)op->priv;
+	uint8_t llc[9]; /* dsap, ssap, ctrl, then the ui (or ni) type */
+	uint16_t type;
+
+	(void)ctx;
+	if (pkt->mac_off < 0 || !nftdp_vm_copy_bits(pkt, pkt->mac_off + 14, llc, sizeof(llc)))
+		goto no;
+	/* IS_UI: ui.type at 6, else ni.type at 7 */
+	memcpy(&type, (llc[2] & 0x03) ? llc + 6 : llc + 7, 2);
+	if (i->bitmask & EBT_802_3_SAP) {
+		if (INVF(i, EBT_802_3_SAP, i->sap != llc[1]))
+			goto no;
+		if (INVF(i, EBT_802_3_SAP, i->sap != llc[0]))
+			goto no;
+	}
+	if (i->bitmask & EBT_802_3_TYPE) {
+		if (!(llc[0] == 0xaa && llc[1] == 0xaa)) /* CHECK_TYPE */
+			goto no;
+		if (INVF(i, EBT_802_3_TYPE, i->type != type))
+			goto no;
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
+/* ebt_mark_tg, then nft_target_eval_bridge's mapping of its verdict */
+static void mark_t_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_mark_t_info *i = (const void *)op->priv;
+	unsigned int action = (unsigned int)(i->target & -16);
+	uint32_t mark = (uint32_t)i->mark;
+
+	(void)ctx;
+	if (action == MARK_SET_VALUE)
+		pkt->mark = mark;
+	else if (action == MARK_OR_VALUE)
+		pkt->mark |= mark;
+	else if (action == MARK_AND_VALUE)
+		pkt->mark &= mark;
+	else
+		pkt->mark ^= mark;
+	switch (i->target | ~EBT_VERDICT_BITS) {
+	case EBT_ACCEPT:
+		regs->verdict.code = NF_ACCEPT;
+		break;
+	case EBT_DROP:
+		regs->verdict.code = NF_DROP;
+		break;
+	case EBT_RETURN:
+		regs->verdict.code = (uint32_t)NFT_RETURN;
+		break;
+	default: /* EBT_CONTINUE */
+		break;
+	}
+}
+
+/* ip6, stp: not evaluated, so never a match (their infos do not fit
+ * an op); mangle (arp chains) never acts */
 static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -245,6 +522,16 @@ static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	(void)pkt;
 	(void)ctx;
 	regs->verdict.code = NFT_BREAK;
+}
+
+/* log, nflog: nothing logged; the rule goes on (EBT_CONTINUE) */
+static void nolog_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	(void)op;
+	(void)regs;
+	(void)pkt;
+	(void)ctx;
 }
 
 static const struct nftdp_vm_expr_ops stored_match_ops = {
@@ -259,28 +546,55 @@ static const struct nftdp_vm_expr_ops stored_target_ops = {
     .eval = stored_eval,
 };
 
+static const struct nftdp_vm_expr_ops nolog_target_ops = {
+    .name = "target (ebtables log, not logged)",
+    .init = nftdp_vm_compat_target_init,
+    .eval = nolog_eval,
+};
+
+#define EBT_MATCH_OPS(nm, info, fn)                                                                \
+	static const struct nftdp_vm_expr_ops nm = {                                               \
+	    .name = "match (ebtables) " #fn,                                                       \
+	    .size = sizeof(info),                                                                  \
+	    .init = nftdp_vm_compat_match_init,                                                    \
+	    .eval = fn,                                                                            \
+	}
+EBT_MATCH_OPS(ip_ops, struct ebt_ip_info, ip_eval);
+EBT_MATCH_OPS(vlan_ops, struct ebt_vlan_info, vlan_eval);
+EBT_MATCH_OPS(pkttype_ops, struct ebt_pkttype_info, pkttype_eval);
+EBT_MATCH_OPS(mark_m_ops, struct ebt_mark_m_info, mark_m_eval);
+EBT_MATCH_OPS(e8023_ops, struct ebt_802_3_info, e8023_eval);
+EBT_MATCH_OPS(arp_ops, struct ebt_arp_info *, arp_eval);
+
+static const struct nftdp_vm_expr_ops mark_t_ops = {
+    .name = "target (ebtables) mark",
+    .size = sizeof(struct ebt_mark_t_info),
+    .init = nftdp_vm_compat_target_init,
+    .eval = mark_t_eval,
+};
+
 /* clang-format off */
 const struct compat_ext nftdp_vm_compat_br_matches[] = {
-    {"ip", 0, BR, sizeof(struct ebt_ip_info), 0, NULL, 0, 0, ip_check, &stored_match_ops},
+    {"ip", 0, BR, sizeof(struct ebt_ip_info), 0, NULL, 0, 0, ip_check, &ip_ops},
     {"ip6", 0, BR, sizeof(struct ebt_ip6_info), 0, NULL, 0, 0, ip6_check, &stored_match_ops},
-    {"arp", 0, BR, sizeof(struct ebt_arp_info), 0, NULL, 0, 0, arp_check, &stored_match_ops},
-    {"vlan", 0, BR, sizeof(struct ebt_vlan_info), 0, NULL, 0, 0, vlan_check, &stored_match_ops},
+    {"arp", 0, BR, sizeof(struct ebt_arp_info), 0, NULL, 0, 0, arp_check, &arp_ops},
+    {"vlan", 0, BR, sizeof(struct ebt_vlan_info), 0, NULL, 0, 0, vlan_check, &vlan_ops},
     {"pkttype", 0, BR, sizeof(struct ebt_pkttype_info), 0, NULL, 0, 0, pkttype_check,
-     &stored_match_ops},
+     &pkttype_ops},
     {"mark_m", 0, BR, sizeof(struct ebt_mark_m_info), 0, NULL, 0, 0, mark_m_check,
-     &stored_match_ops},
+     &mark_m_ops},
     {"802_3", 0, BR, sizeof(struct ebt_802_3_info), 0, NULL, 0, 0, e8023_check,
-     &stored_match_ops},
+     &e8023_ops},
     {"stp", 0, BR, sizeof(struct ebt_stp_info), 0, NULL, 0, 0, stp_check, &stored_match_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 const struct compat_ext nftdp_vm_compat_br_targets[] = {
-    {"log", 0, BR, sizeof(struct ebt_log_info), 0, NULL, 0, 0, log_check, &stored_target_ops},
+    {"log", 0, BR, sizeof(struct ebt_log_info), 0, NULL, 0, 0, log_check, &nolog_target_ops},
     {"nflog", 0, BR, sizeof(struct ebt_nflog_info), 0, NULL, 0, 0, nflog_check,
-     &stored_target_ops},
+     &nolog_target_ops},
     {"mark", 0, BR, sizeof(struct ebt_mark_t_info), 0, NULL, 0, 0, mark_t_check,
-     &stored_target_ops},
+     &mark_t_ops},
     {"mangle", 0, NFPROTO_ARP, sizeof(struct arpt_mangle), 0, NULL, 0, 0, mangle_check,
      &stored_target_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},

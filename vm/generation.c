@@ -467,7 +467,8 @@ static void build_flow_plans(struct nftdp_vm_gen *gen)
 			const struct nftdp_vm_chain *base[64];
 			bool bound = false;
 
-			if (hl->n == 0 || hl->n > 64)
+			/* bridge views: not keyed (correctness first, docs/vm.md) */
+			if (hl->n == 0 || hl->n > 64 || f == NFPROTO_BRIDGE)
 				continue;
 			for (uint32_t c = 0; c < hl->n; c++) {
 				bound |= hl->e[c].dev_bound;

@@ -155,16 +155,28 @@ def two_way(recipe):
     return any(isinstance(p, tuple) for p in recipe.PACKETS)
 
 
+def bridged(recipe):
+    """BRIDGE = True: the DUT is a bridge over dp0 and dp1 (the kernel's
+    br0, nftdp in wire mode without --router), docs/differential.md."""
+    return getattr(recipe, 'BRIDGE', False)
+
+
+# set per case by main(): a bridge case compares link-layer headers too
+_compare_l2 = False
+
+
 def frames_of(recipe):
     """The capture as raw frames: L3 packets get an Ethernet header towards
-    the port they arrive on (from that side's tester peer); frames shorter
-    than 60 bytes are padded as a wire would."""
+    the port they arrive on (from that side's tester peer; through a bridge,
+    to the other side's peer); frames shorter than 60 bytes are padded as a
+    wire would."""
     from scapy.layers.l2 import Ether
     out = []
     for item, side in zip(recipe.PACKETS, sides_of(recipe)):
         p = item[1] if isinstance(item, tuple) else item
         if not isinstance(p, Ether):
-            p = Ether(src=MAC['t' + side[-1]], dst=MAC[side]) / p
+            dst = MAC['t' + ('1' if side == 'dp0' else '0')] if bridged(recipe) else MAC[side]
+            p = Ether(src=MAC['t' + side[-1]], dst=dst) / p
         b = bytes(p)
         if len(b) < 60:
             b += b'\0' * (60 - len(b))
@@ -207,7 +219,21 @@ def l3_bytes(frame):
         b = b[:int.from_bytes(b[2:4], 'big')]
     elif eth_type == 0x86dd and len(b) >= 6 and b[0] >> 4 == 6:
         b = b[:40 + int.from_bytes(b[4:6], 'big')]
+    elif _compare_l2:  # not IP: the frame without its padding
+        b = b.rstrip(b'\0')
     return eth_type, b
+
+
+def egress_key(frame):
+    """What compare() compares of a frame: its IP packet (l3_bytes), and in
+    a bridge case its link-layer header (MACs, tags) before it."""
+    eth_type, b = l3_bytes(frame)
+    if not _compare_l2:
+        return eth_type, normalised(b)
+    off = 14
+    while int.from_bytes(frame[off - 2:off], 'big') in (0x8100, 0x88a8) and len(frame) >= off + 4:
+        off += 4
+    return eth_type, frame[:off] + normalised(b)
 
 
 def ipv4_header_ok(b):
@@ -341,6 +367,9 @@ def dut_setup(recipe, frames):
                     'net.ipv6.conf.%s.mldv2_unsolicited_report_interval=1' % scope,
                     'net.ipv6.conf.%s.addr_gen_mode=1' % scope]
     nsx(NS_DUT, 'sysctl', '-q', '-w', *sysctls)
+    if bridged(recipe):
+        bridge_setup()
+        return
     for i in (0, 1):
         dp, t = 'dp%d' % i, 't%d' % i
         nsx(NS_DUT, 'ip', 'link', 'add', dp, 'address', MAC[dp], 'type', 'veth',
@@ -372,6 +401,29 @@ def dut_setup(recipe, frames):
     time.sleep(0.2)  # let the DUT's MLD reports go out before any counter exists
 
 
+def bridge_setup():
+    """br0 over dp0 and dp1, no addresses, no IPv6 (so no MLD or ND of its
+    own), STP off (the default); br_netfilter as this kernel has it built
+    in, bridge-nf-call-iptables/ip6tables 1 (docs/dataplane.md)."""
+    nsx(NS_DUT, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1',
+        'net.ipv6.conf.default.disable_ipv6=1')
+    nsx(NS_DUT, 'ip', 'link', 'add', 'br0', 'type', 'bridge')
+    for i in (0, 1):
+        dp, t = 'dp%d' % i, 't%d' % i
+        nsx(NS_DUT, 'ip', 'link', 'add', dp, 'address', MAC[dp], 'type', 'veth',
+            'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
+        nsx(NS_DUT, 'ethtool', '-K', dp, 'tx', 'off')
+        nsx(NS_DUT, 'ip', 'link', 'set', dp, 'master', 'br0')
+        nsx(NS_DUT, 'ip', 'link', 'set', dp, 'up')
+        nsx(NS_TESTER, 'ip', 'link', 'set', t, 'up')
+    # no IGMP reports of br0's own (they would pass bridge output and
+    # postrouting); no snooping: unknown multicast is flooded
+    nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'multicast', 'off')
+    nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'type', 'bridge', 'mcast_snooping', '0')
+    nsx(NS_DUT, 'ip', 'link', 'set', 'br0', 'up')
+    time.sleep(0.2)
+
+
 def run_tester(work, recipe, prefix):
     """The tester in NS_TESTER; two-way cases get a plan (sides, gap)."""
     argv = [sys.executable, os.path.abspath(__file__), '--tester',
@@ -390,7 +442,10 @@ def run_tester(work, recipe, prefix):
 def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
-        if is_iptables(case):
+        if ruleset_file(case).endswith('.eb'):  # ebtables-nft-restore reads stdin
+            with open(ruleset_file(case)) as f:
+                nsx(NS_DUT, restore_tool(case), stdin=f.read())
+        elif is_iptables(case):
             nsx(NS_DUT, restore_tool(case), ruleset_file(case))
         else:
             nsx(NS_DUT, 'nft', '-f', case + '.nft')
@@ -538,9 +593,10 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=(), recipe=None, fr
     argv = T.in_ns(ns) + [os.path.join(build, 'nftdp')] + T.eal_args(
         prefix, ['net_pcap%d,rx_pcap=%s,tx_pcap=%s' % (i, rx[p], out[p])
                  for i, p in enumerate(('dp0', 'dp1'))], log_level=None)
-    argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
-            '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
-            '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
+    argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1',
+             *([] if bridged(recipe) else ['--router']),
+             '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
+             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
     if burst:
         argv += ['--burst', str(burst)]
     if mirror:
@@ -739,10 +795,8 @@ def compare(kernel, nftdp, egress_only=False, known=None):
     for port in ('dp1', 'dp0'):
         kf = [f for f in kegress[port] if not is_noise(f)]
         df = [f for f in degress[port] if not is_noise(f)]
-        k = [l3_bytes(f) for f in kf]
-        d = [l3_bytes(f) for f in df]
-        k = [(t, normalised(b)) for t, b in k]
-        d = [(t, normalised(b)) for t, b in d]
+        k = [egress_key(f) for f in kf]
+        d = [egress_key(f) for f in df]
         for i in range(min(len(k), len(d))):
             key = 'packet %s #%d' % (port, i)
             if key in known:
@@ -800,20 +854,23 @@ def check_expectation(recipe, kernel):
 # ---------------------------------------------------------------- driver
 
 def is_iptables(case):
-    """A case whose ruleset is an iptables-restore file (.v4 or .v6),
+    """A case whose ruleset is an iptables-restore file (.v4 or .v6; .eb: ebtables),
     loaded with iptables-nft-restore on both sides (docs/iptables.md)."""
     return not os.path.exists(case + '.nft')
 
 
 def ruleset_file(case):
-    for ext in ('.nft', '.v4', '.v6'):
+    for ext in ('.nft', '.v4', '.v6', '.eb'):
         if os.path.exists(case + ext):
             return case + ext
     raise RuntimeError('no ruleset for ' + case)
 
 
 def restore_tool(case):
-    return 'ip6tables-nft-restore' if ruleset_file(case).endswith('.v6') else 'iptables-nft-restore'
+    f = ruleset_file(case)
+    if f.endswith('.eb'):
+        return 'ebtables-nft-restore'
+    return 'ip6tables-nft-restore' if f.endswith('.v6') else 'iptables-nft-restore'
 
 
 def ruleset_args(case):
@@ -825,7 +882,7 @@ def ruleset_args(case):
 
 def list_cases(case_dir, names):
     all_cases = sorted(f[:-len(os.path.splitext(f)[1])] for f in os.listdir(case_dir)
-                       if os.path.splitext(f)[1] in ('.nft', '.v4', '.v6'))
+                       if os.path.splitext(f)[1] in ('.nft', '.v4', '.v6', '.eb'))
     if not names:
         return all_cases
     return [c for c in all_cases if any(c.startswith(n) for n in names)]
@@ -886,6 +943,10 @@ def main():
         signal.alarm(CASE_TIMEOUT)
         try:
             recipe = load_recipe(case + '.py')
+            global _compare_l2
+            _compare_l2 = bridged(recipe)
+            if bridged(recipe) and two_way(recipe):
+                raise ValueError('a bridge case is one-way (for now)')
             frames = frames_of(recipe)
             write_pcap(os.path.join(work, 'in.pcap'), frames)
             kernel = kernel_side(case, recipe, frames, work)

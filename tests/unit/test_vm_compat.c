@@ -20,6 +20,7 @@
 
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
+#include <linux/if_packet.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_CT.h>
@@ -39,8 +40,11 @@
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
+#include <linux/netfilter_bridge/ebt_arp.h>
 #include <linux/netfilter_bridge/ebt_ip.h>
+#include <linux/netfilter_bridge/ebt_mark_m.h>
 #include <linux/netfilter_bridge/ebt_mark_t.h>
+#include <linux/netfilter_bridge/ebt_pkttype.h>
 #include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -1053,6 +1057,173 @@ static void test_bridge_arp(void **state)
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "tcp", 0, false), -ENOENT);
 }
 
+/* a bridge chain of its own (chain id = index) */
+static struct nftdp_vm_chain *br_chain(struct world *w)
+{
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_BRIDGE,
+					.table = "filter",
+					.name = "FORWARD",
+					.base = true,
+					.hook = 2, /* NF_BR_FORWARD */
+					.policy = NF_ACCEPT,
+					.chain_id = (uint32_t)w->n};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+/* tcp4's frame as a bridge chain sees it, with an 802.1Q tag (tci) in
+ * front of the IP header when tagged (dataplane/bridge.c's view) */
+static struct nftdp_vm_pkt *br_frame(struct tpkt *t, uint16_t dport, bool tagged, uint16_t tci)
+{
+	tcp4(t, dport);
+	if (tagged) {
+		memmove(t->buf + 16, t->buf + 12, 42);
+		t->buf[12] = 0x81;
+		t->buf[13] = 0x00;
+		t->buf[14] = (uint8_t)(tci >> 8);
+		t->buf[15] = (uint8_t)tci;
+		nftdp_vm_pkt_init(&t->pkt, t->buf, 58, 0, 18);
+		nftdp_vm_pkt_parse_ip(&t->pkt);
+	}
+	t->pkt.nfproto = NFPROTO_BRIDGE;
+	t->pkt.pkttype = PACKET_OTHERHOST;
+	t->pkt.flags |= NFTDP_VM_PKT_F_WRITABLE;
+	return &t->pkt;
+}
+
+/* The ebtables extensions evaluated in bridge chains, as ebt_*.c */
+static void test_bridge_eval(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *ipc = br_chain(w), *vc = br_chain(w), *mc = br_chain(w);
+	struct ebt_ip_info ip = {.protocol = IPPROTO_TCP,
+				 .bitmask = EBT_IP_PROTO | EBT_IP_DPORT | EBT_IP_SOURCE,
+				 .dport = {20, 22},
+				 .saddr = htonl(0x0a000000),
+				 .smsk = htonl(0xff000000)};
+	struct ebt_vlan_info vl = {.id = 10, .prio = 3, .bitmask = EBT_VLAN_ID | EBT_VLAN_PRIO};
+	struct ebt_mark_t_info mk = {.mark = 7, .target = MARK_SET_VALUE | (EBT_CONTINUE & 0xf)};
+	struct ebt_mark_t_info mka = {.mark = 0x10, .target = MARK_OR_VALUE | (EBT_ACCEPT & 0xf)};
+	struct ebt_mark_m_info mm = {.mark = 7, .mask = 0xff, .bitmask = EBT_MARK_AND};
+	struct ebt_pkttype_info pt = {.pkt_type = PACKET_BROADCAST, .invert = 1};
+	struct tpkt t;
+
+	/* ip: 10.0.0.0/8, tcp dport 20-22: drop */
+	assert_int_equal(add(w, ipc, htons(ETH_P_IP), false, MT("ip", 0, ip), NF_DROP), 0);
+	assert_int_equal(RUN(w, ipc, br_frame(&t, 22, false, 0)), NF_DROP);
+	assert_int_equal(RUN(w, ipc, br_frame(&t, 23, false, 0)), NF_ACCEPT);
+	ip.invflags = EBT_IP_DPORT; /* ! --ip-dport 20:22 */
+	assert_int_equal(add(w, ipc, htons(ETH_P_IP), false, MT("ip", 0, ip), NF_DROP), 0);
+	assert_int_equal(RUN(w, ipc, br_frame(&t, 80, false, 0)), NF_DROP);
+	/* a later fragment has no ports: no match */
+	br_frame(&t, 80, false, 0);
+	t.buf[14 + 7] = 1;
+	assert_int_equal(RUN(w, ipc, &t.pkt), NF_ACCEPT);
+
+	/* vlan id 10 (the check drops --vlan-prio when an id is given): drop */
+	assert_int_equal(add(w, vc, htons(ETH_P_8021Q), false, MT("vlan", 0, vl), NF_DROP), 0);
+	assert_int_equal(RUN(w, vc, br_frame(&t, 80, true, 0xa00a)), NF_DROP); /* pcp 5 */
+	assert_int_equal(RUN(w, vc, br_frame(&t, 80, true, 0x600b)), NF_ACCEPT);
+	/* untagged: the "tag" read at the network header (0x4500 0x0028) */
+	assert_int_equal(RUN(w, vc, br_frame(&t, 80, false, 0)), NF_ACCEPT);
+
+	/* mark target (continue), mark match, pkttype, mark target (accept) */
+	assert_int_equal(add(w, mc, -1, false, TG("mark", 0, mk), -1), 0);
+	assert_int_equal(add(w, mc, -1, false, MT("pkttype", 0, pt), -1), 0);
+	assert_int_equal(add(w, mc, -1, false, MT("mark_m", 0, mm), -1), 0);
+	assert_int_equal(add(w, mc, -1, false, TG("mark", 0, mka), -1), 0);
+	assert_int_equal(add(w, mc, -1, false, ex("counter"), NF_DROP), 0);
+	br_frame(&t, 80, false, 0);
+	assert_int_equal(RUN(w, mc, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.mark, 0x17);
+	br_frame(&t, 80, false, 0);
+	t.pkt.pkttype = PACKET_BROADCAST; /* the pkttype rule breaks, the rest runs */
+	assert_int_equal(RUN(w, mc, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.mark, 0x17);
+}
+
+/* ebt_arp: addresses, gratuitous, sender MAC, on an ARP request */
+static void test_bridge_eval_arp(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w);
+	struct ebt_arp_info src = {
+	    .saddr = htonl(0x0a000042), .smsk = 0xffffffff, .bitmask = EBT_ARP_SRC_IP};
+	struct ebt_arp_info grat = {.bitmask = EBT_ARP_GRAT};
+	struct ebt_arp_info mac = {.smaddr = {2, 0, 0, 0, 1, 0x10},
+				   .smmsk = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+				   .opcode = htons(1),
+				   .bitmask = EBT_ARP_SRC_MAC | EBT_ARP_OPCODE,
+				   .invflags = EBT_ARP_SRC_MAC};
+	static const uint8_t req[42] = {
+	    /* broadcast from 02:00:00:00:01:10, ARP */
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    0xff,
+	    2,
+	    0,
+	    0,
+	    0,
+	    1,
+	    0x10,
+	    0x08,
+	    0x06,
+	    /* ethernet/ip, request */
+	    0,
+	    1,
+	    8,
+	    0,
+	    6,
+	    4,
+	    0,
+	    1,
+	    /* sha, spa 10.0.0.1, tha, tpa 10.0.0.9 */
+	    2,
+	    0,
+	    0,
+	    0,
+	    1,
+	    0x10,
+	    10,
+	    0,
+	    0,
+	    1,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    0,
+	    10,
+	    0,
+	    0,
+	    9,
+	};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, src), NF_DROP), 0);
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, grat), NF_DROP), 0);
+	assert_int_equal(add(w, c, htons(ETH_P_ARP), false, MT("arp", 0, mac), NF_DROP), 0);
+	memset(&t, 0, sizeof(t));
+	memcpy(t.buf, req, sizeof(req));
+	nftdp_vm_pkt_init(&t.pkt, t.buf, 60, 0, 14);
+	t.pkt.nfproto = NFPROTO_BRIDGE;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT); /* 10.0.0.1 asks for 10.0.0.9 */
+	t.buf[31] = 0x42;				/* from 10.0.0.66 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	t.buf[31] = 9; /* gratuitous: 10.0.0.9 for itself */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	t.buf[31] = 1;
+	t.buf[27] = 0x11; /* ! --arp-mac-src 02:00:00:00:01:10 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1072,6 +1243,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
