@@ -177,6 +177,7 @@ struct ctl_set {
 	uint32_t dp_counter_at;	 /* elements have counters: 1 + their slot's offset */
 	uint32_t dp_expr_at;	 /* elements have expressions: 1 + their offset in the data */
 	void *dp_expr_tmpl;	 /* the set's expressions in that form, or NULL */
+	bool dp_connlimit;	 /* an element had `ct count` (conntrack on for lookups) */
 	bool dp_touched;	 /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool dp_jumps_changed;	 /* the batch adds or deletes a jump element (build.c) */

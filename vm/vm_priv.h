@@ -276,6 +276,7 @@ struct nftdp_vm_cctx {
 	const char *expr_name;
 	const struct nftnl_rule *rule; /* NFTA_RULE_COMPAT for match/target */
 	bool needs_routes;	       /* the expression reads the route table (init sets it) */
+	bool needs_ct; /* conntrack for the family (init sets it: meters' ct count) */
 };
 
 /* ---- stateful arena ---- */
