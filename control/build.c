@@ -48,6 +48,7 @@ struct ctl_build {
 	const struct nftdp_vm_chain **vchains;
 	size_t cap_vchains;
 	uint64_t last_gc_ms;
+	int bad_expr; /* ctl_build_bad_expr() */
 };
 
 /* Dumps are built without the control plane at hand (ctl_rule_fill); there
@@ -857,6 +858,8 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 				rc = nftdp_vm_gen_add_rule(b, c->dp_build, r->nl, &err);
 				if (rc < 0) {
 					trans_for(st, r, CTL_TR_NEWRULE, req);
+					if (*req)
+						bld->bad_expr = err.expr_index;
 					snprintf(msg, msglen, "%s", err.msg);
 					goto err;
 				}
@@ -1018,6 +1021,11 @@ static int assign_chain_ids(struct ctl_state *st)
 	return 0;
 }
 
+int ctl_build_bad_expr(const struct nftdp_ctl *ctl)
+{
+	return ctl->bld ? ctl->bld->bad_expr : -1;
+}
+
 int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	int rc;
@@ -1027,6 +1035,7 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		msg[0] = '\0';
 	if (!ctl->bld)
 		return 0;
+	ctl->bld->bad_expr = -1;
 	rc = assign_chain_ids(ctl->state);
 	if (rc == 0)
 		rc = apply_objects(ctl, req, msg, msglen);
