@@ -533,6 +533,28 @@ int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsi
 unsigned int nftdp_vm_elem_expr_read(const void *area,
 				     struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX]);
 
+/* ------------------------------------------------------------------ */
+/* osf: the OS fingerprint database (nfnetlink_osf)                    */
+
+struct nf_osf_user_finger;
+struct nftdp_vm_osf_db;
+
+/**
+ * OSF_MSG_ADD (nfnl_osf_add_callback): publish a database with f appended
+ * to its don't-fragment list, unless an identical record is there (then
+ * nothing, or -EEXIST with excl: NLM_F_EXCL). *old is the replaced
+ * database, to free with nftdp_vm_osf_db_free() after a grace period
+ * (NULL: none). Control path, one thread.
+ * @return 0, -EINVAL (opt_num, an unterminated string, option lengths),
+ *   -EEXIST, -ENOMEM.
+ */
+int nftdp_vm_osf_db_add(const struct nf_osf_user_finger *f, bool excl,
+			struct nftdp_vm_osf_db **old);
+/** OSF_MSG_REMOVE: as nftdp_vm_osf_db_add(); -ENOENT when f is not there. */
+int nftdp_vm_osf_db_remove(const struct nf_osf_user_finger *f, struct nftdp_vm_osf_db **old);
+/** Free a database nftdp_vm_osf_db_add/_remove handed back. */
+void nftdp_vm_osf_db_free(struct nftdp_vm_osf_db *db);
+
 /**
  * Whether area (or a set's template in that form) holds a `ct count`.
  * Control path.
