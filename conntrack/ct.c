@@ -156,6 +156,7 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 			s->hkey[i] = (uint32_t)(z ^ (z >> 31));
 		}
 	}
+	nftdp_ct_reg_add(s);
 	*out = s;
 	return 0;
 
@@ -176,6 +177,7 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
 {
 	if (!s)
 		return;
+	nftdp_ct_reg_del(s);
 	free(s->events);
 	nftdp_ct_expect_shard_fini(s);
 	table_free(s->buckets, s->buckets_len);

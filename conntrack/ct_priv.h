@@ -196,7 +196,13 @@ struct nftdp_ct_shard {
 	struct ct_help *help;	      /* per entry (helper state, master), see ct_help */
 	struct nftdp_ct_expect_table *exp;
 	bool exp_own; /* a private table (cfg.expect was NULL) */
+	uint8_t reg;  /* 1 + its slot in the shard registry (ct_vm.c), 0: none */
 };
+
+/* ct_vm.c: the registry that lets connlimit keys name any shard's entry
+ * (per-element `ct count` is shared by the workers) */
+void nftdp_ct_reg_add(struct nftdp_ct_shard *s);
+void nftdp_ct_reg_del(struct nftdp_ct_shard *s);
 
 /* nf_ct_zone_id of a packet's template: the zone in direction dir, else 0 */
 static inline uint16_t nftdp_ct_pkt_zone(const struct nftdp_vm_pkt *pkt, int dir)

@@ -235,14 +235,48 @@ static int ct_expect(void *ct, const struct nftdp_vm_ct_expect *x)
 	    e->shard, e, ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL, x);
 }
 
-/* connlimit: entry index and id name a connection; ids are unique in a shard */
+/*
+ * connlimit keys: bit 63 set (0 is "no key" in per-element lists), the
+ * shard's registry number (6 bits, 0: unregistered, then only its own shard
+ * can judge the key), the entry's index (28 bits) and the low 29 bits of
+ * its id (ids grow per shard: one comes back after 2^29 new connections).
+ * Per-element `ct count` lists are shared by the workers, so a worker must
+ * be able to tell whether another shard's connection is still there: the
+ * registry names every shard, and the fields read are single words the
+ * owner writes (a stale read errs for one packet, as the kernel's
+ * lockless find_or_evict may).
+ */
+#define CT_REG_MAX 63
+static struct nftdp_ct_shard *_Atomic ct_reg[CT_REG_MAX];
+
+void nftdp_ct_reg_add(struct nftdp_ct_shard *s)
+{
+	for (unsigned int i = 0; i < CT_REG_MAX; i++) {
+		struct nftdp_ct_shard *none = NULL;
+
+		if (atomic_compare_exchange_strong(&ct_reg[i], &none, s)) {
+			s->reg = (uint8_t)(i + 1);
+			return;
+		}
+	}
+	s->reg = 0;
+}
+
+void nftdp_ct_reg_del(struct nftdp_ct_shard *s)
+{
+	if (s->reg)
+		atomic_store(&ct_reg[s->reg - 1], NULL);
+	s->reg = 0;
+}
+
 static uint64_t ct_conn_key(const void *ct, bool *confirmed)
 {
 	unsigned int ctinfo;
 	const struct nftdp_ct_entry *e = entry_of(ct, &ctinfo);
 
 	*confirmed = e->status & IPS_CONFIRMED;
-	return (uint64_t)(uint32_t)(e - e->shard->entries) << 32 | e->id;
+	return 1ull << 63 | (uint64_t)e->shard->reg << 57 |
+	       (uint64_t)(uint32_t)(e - e->shard->entries) << 29 | (e->id & 0x1fffffffu);
 }
 
 /* nf_conncount's find_or_evict + already_closed; an unconfirmed entry of
@@ -250,21 +284,37 @@ static uint64_t ct_conn_key(const void *ct, bool *confirmed)
 static bool ct_conn_live(const void *ct, uint64_t key)
 {
 	unsigned int ctinfo;
-	const struct nftdp_ct_entry *cur = entry_of(ct, &ctinfo);
-	const struct nftdp_ct_shard *s = cur->shard;
-	uint32_t idx = (uint32_t)(key >> 32);
+	const struct nftdp_ct_shard *s = ct ? entry_of(ct, &ctinfo)->shard : NULL;
+	unsigned int reg = (unsigned int)(key >> 57) & 0x3f;
+	uint32_t idx = (uint32_t)(key >> 29) & 0xfffffff;
 	const struct nftdp_ct_entry *e;
+	uint32_t status;
 
+	if (!s && !reg)
+		return true; /* an unregistered shard's: only its worker can tell */
+	if (!s || reg != s->reg) {
+		s = reg ? atomic_load_explicit(&ct_reg[reg - 1], memory_order_acquire) : NULL;
+		if (!s)
+			return false;
+	}
 	if (idx >= s->n_entries)
 		return false;
 	e = &s->entries[idx];
-	if (!e->in_use || e->id != (uint32_t)key || (e->status & IPS_DYING))
+	status = __atomic_load_n(&e->status, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&e->in_use, __ATOMIC_RELAXED) ||
+	    (__atomic_load_n(&e->id, __ATOMIC_RELAXED) & 0x1fffffffu) !=
+		(uint32_t)(key & 0x1fffffffu) ||
+	    (status & IPS_DYING))
 		return false;
-	if ((e->status & IPS_CONFIRMED) && e->expires_ms <= s->now_ms)
+	if ((status & IPS_CONFIRMED) && __atomic_load_n(&e->expires_ms, __ATOMIC_RELAXED) <=
+					    __atomic_load_n(&s->now_ms, __ATOMIC_RELAXED))
 		return false;
-	if (e->tuple[0].l4proto == IPPROTO_TCP && (e->proto.tcp.state == TCP_CONNTRACK_TIME_WAIT ||
-						   e->proto.tcp.state == TCP_CONNTRACK_CLOSE))
-		return false;
+	if (e->tuple[0].l4proto == IPPROTO_TCP) {
+		uint8_t st = __atomic_load_n(&e->proto.tcp.state, __ATOMIC_RELAXED);
+
+		if (st == TCP_CONNTRACK_TIME_WAIT || st == TCP_CONNTRACK_CLOSE)
+			return false;
+	}
 	return true;
 }
 

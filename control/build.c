@@ -50,6 +50,7 @@ struct ctl_build {
 	const struct nftdp_vm_chain **vchains;
 	size_t cap_vchains;
 	uint64_t last_gc_ms;
+	int bad_expr; /* ctl_build_bad_expr() */
 };
 
 /* Dumps are built without the control plane at hand (ctl_rule_fill); there
@@ -89,7 +90,7 @@ static uint32_t nest_u32(const struct nlattr *data, uint16_t type, uint32_t dflt
 /*
  * Element expressions (payload of NFTA_SET_ELEM_EXPR or _EXPRESSIONS, as
  * type says) as the VM's per-element expressions (meters): counter, quota
- * and limit. The number of them, or -EOPNOTSUPP (ct count, anything else),
+ * limit and ct count. The number of them, or -EOPNOTSUPP (anything else),
  * -E2BIG (more than NFT_SET_EXPR_MAX).
  */
 static int elem_exprs_parse(const void *expr, uint16_t len, uint16_t type,
@@ -142,8 +143,12 @@ static int elem_exprs_parse(const void *expr, uint16_t len, uint16_t type,
 			o->burst = nest_u32(data, NFTA_LIMIT_BURST, 0);
 			o->limit_type = nest_u32(data, NFTA_LIMIT_TYPE, NFT_LIMIT_PKTS);
 			o->flags = nest_u32(data, NFTA_LIMIT_FLAGS, 0);
+		} else if (strcmp(mnl_attr_get_str(name), "connlimit") == 0) {
+			o->type = NFTDP_VM_ELEM_EXPR_CONNLIMIT;
+			o->count = nest_u32(data, NFTA_CONNLIMIT_COUNT, 0);
+			o->flags = nest_u32(data, NFTA_CONNLIMIT_FLAGS, 0);
 		} else {
-			return -EOPNOTSUPP; /* ct count, last: not per element yet */
+			return -EOPNOTSUPP; /* last: not per element yet */
 		}
 		n++;
 		if (type != NFTA_SET_ELEM_EXPRESSIONS)
@@ -236,6 +241,10 @@ static int set_create(struct ctl_set *s, uint32_t batch_elems)
 
 		if (n < 0)
 			return n;
+		for (int i = 0; i < n; i++)
+			if (v[i].type == NFTDP_VM_ELEM_EXPR_CONNLIMIT &&
+			    (s->flags & NFT_SET_TIMEOUT))
+				return -EOPNOTSUPP; /* nft_set_elem_expr_alloc: NFT_EXPR_GC */
 		if (off + NFTDP_VM_ELEM_EXPR_SIZE > NFTDP_SET_DATA_MAX)
 			return -EOPNOTSUPP;
 		if (n > 0) {
@@ -279,8 +288,7 @@ static int elem_data_value(const struct ctl_set *s, const struct ctl_elem *e, ui
 
 /* The element's data as the dataplane set holds it: its map data, then,
  * with element counters, 1 + its counter slot. */
-static int elem_data(struct ctl_build *bld, const struct ctl_set *s, struct ctl_elem *e,
-		     uint8_t *out)
+static int elem_data(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem *e, uint8_t *out)
 {
 	uint64_t pk, by;
 	int rc;
@@ -295,6 +303,14 @@ static int elem_data(struct ctl_build *bld, const struct ctl_set *s, struct ctl_
 		rc = elem_exprs_parse(e->expr, e->exprlen, e->expr_type, v);
 		if (rc < 0)
 			return rc;
+		for (int i = 0; i < rc; i++) {
+			if (v[i].type != NFTDP_VM_ELEM_EXPR_CONNLIMIT)
+				continue;
+			/* nft_set_elem_expr_alloc: NFT_EXPR_GC, no timeouts */
+			if (s->flags & NFT_SET_TIMEOUT)
+				return -EOPNOTSUPP;
+			s->dp_connlimit = true;
+		}
 		return nftdp_vm_elem_expr_init(out + s->dp_expr_at - 1, v, (unsigned int)rc);
 	}
 	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
@@ -526,6 +542,7 @@ static int res_set(void *opaque, const char *table, const char *name, uint32_t s
 	out->elem_counter_at = s->dp_counter_at;
 	out->elem_expr_at = s->dp_expr_at;
 	out->elem_expr_tmpl = s->dp_expr_tmpl;
+	out->elem_uses_ct = s->dp_connlimit;
 	if (s->dtype == NFT_DATA_VERDICT) {
 		int n = vmap_chains(bld, s);
 
@@ -851,6 +868,8 @@ static int build(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, 
 				rc = nftdp_vm_gen_add_rule(b, c->dp_build, r->nl, &err);
 				if (rc < 0) {
 					trans_for(st, r, CTL_TR_NEWRULE, req);
+					if (*req)
+						bld->bad_expr = err.expr_index;
 					snprintf(msg, msglen, "%s", err.msg);
 					goto err;
 				}
@@ -1012,6 +1031,11 @@ static int assign_chain_ids(struct ctl_state *st)
 	return 0;
 }
 
+int ctl_build_bad_expr(const struct nftdp_ctl *ctl)
+{
+	return ctl->bld ? ctl->bld->bad_expr : -1;
+}
+
 int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	int rc;
@@ -1021,6 +1045,7 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		msg[0] = '\0';
 	if (!ctl->bld)
 		return 0;
+	ctl->bld->bad_expr = -1;
 	rc = assign_chain_ids(ctl->state);
 	if (rc == 0)
 		rc = apply_objects(ctl, req, msg, msglen);
@@ -1312,6 +1337,13 @@ static void put_elem_expr(struct nlmsghdr *nlh, uint16_t type, const struct nftd
 		mnl_attr_put_u64(nlh, NFTA_QUOTA_CONSUMED, htobe64(consumed));
 		mnl_attr_put_u32(nlh, NFTA_QUOTA_FLAGS, htonl(flags));
 		break;
+	case NFTDP_VM_ELEM_EXPR_CONNLIMIT:
+		/* nft_connlimit_do_dump */
+		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "connlimit");
+		d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+		mnl_attr_put_u32(nlh, NFTA_CONNLIMIT_COUNT, htonl(v->count));
+		mnl_attr_put_u32(nlh, NFTA_CONNLIMIT_FLAGS, htonl(v->flags));
+		break;
 	default:
 		/* nft_limit_dump */
 		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "limit");
@@ -1416,6 +1448,46 @@ void ctl_build_obj_stats(struct ctl_obj *o, bool reset)
 	}
 }
 
+struct connlimit_gc {
+	const struct ctl_set *s;
+	const struct nftdp_vm_ct_ops *ops;
+};
+
+static bool connlimit_gc_dead(void *data, void *arg)
+{
+	const struct connlimit_gc *g = arg;
+
+	return nftdp_vm_elem_expr_gc((uint8_t *)data + g->s->dp_expr_at - 1, g->ops);
+}
+
+/*
+ * The kernel's set gc for elements with `ct count` (NFT_EXPR_GC:
+ * nft_rhash_gc asks nft_connlimit_gc): an element whose connections are
+ * all gone leaves the set, whoever added it, without a new generation.
+ */
+static void connlimit_gc(struct ctl_build *bld, struct ctl_set *s,
+			 const struct nftdp_vm_ct_ops *ops, uint64_t now)
+{
+	struct connlimit_gc g = {.s = s, .ops = ops};
+	struct ctl_elem *e, *n;
+
+	if (!nftdp_set_gc_data(s->dp, now, connlimit_gc_dead, &g))
+		return;
+	/* the control plane's own elements that went with them */
+	ctl_list_for_each_entry_safe(e, n, &s->elems, list) {
+		const void *data;
+		uint64_t exp, tmo;
+
+		if (e->dead || !e->expr || nftdp_set_get(s->dp, e->key, &data, &exp, &tmo))
+			continue;
+		elem_unpin(bld, s, e);
+		ctl_elem_refs(e, -1);
+		s->nelems--;
+		ctl_set_elem_unlink(s, e);
+		ctl_elem_free(e);
+	}
+}
+
 void ctl_build_tick(struct nftdp_ctl *ctl)
 {
 	struct ctl_build *bld = ctl->bld;
@@ -1432,10 +1504,16 @@ void ctl_build_tick(struct nftdp_ctl *ctl)
 		ctl_list_for_each_entry(t, &ctl->state->tables, list) {
 			struct ctl_set *s;
 
-			ctl_list_for_each_entry(s, &t->sets, list)
-				if (s->dp && !s->dp_touched &&
-				    (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL)))
+			ctl_list_for_each_entry(s, &t->sets, list) {
+				if (!s->dp || s->dp_touched)
+					continue;
+				/* elements with expressions: any may hold a ct count
+				 * (a dynset's, the set's, its own) */
+				if (s->dp_expr_at && ctl->cfg.ct && ctl->cfg.ct->vm_ops)
+					connlimit_gc(bld, s, ctl->cfg.ct->vm_ops, now);
+				else if (s->flags & (NFT_SET_TIMEOUT | NFT_SET_EVAL))
 					nftdp_set_gc(s->dp, now);
+			}
 		}
 	}
 	/* every tick: end the grace periods that passed, begin one for what

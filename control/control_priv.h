@@ -110,6 +110,10 @@ struct nftdp_ct_event;
  * NLMSG_DONE: no ack) or -errno for the error ack, *bad the attribute. */
 int ctl_ctnetlink_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		      const struct nlattr **bad);
+/* One request of subsystem OSF (osf.c): OSF_MSG_ADD or OSF_MSG_REMOVE of
+ * a fingerprint; 0 (ack if asked) or -errno, *bad the attribute. */
+int ctl_osf_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		const struct nlattr **bad);
 /* One request of subsystem NFT_COMPAT (compat.c): a revision query,
  * answered straight to s; 0 (ack if asked) or -errno, *bad the attribute. */
 int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,

@@ -177,6 +177,7 @@ struct ctl_set {
 	uint32_t dp_counter_at;	 /* elements have counters: 1 + their slot's offset */
 	uint32_t dp_expr_at;	 /* elements have expressions: 1 + their offset in the data */
 	void *dp_expr_tmpl;	 /* the set's expressions in that form, or NULL */
+	bool dp_connlimit;	 /* an element had `ct count` (conntrack on for lookups) */
 	bool dp_touched;	 /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool dp_jumps_changed;	 /* the batch adds or deletes a jump element (build.c) */
@@ -317,6 +318,9 @@ size_t ctl_out_room(const struct ctl_out *o, const struct nlmsghdr *nlh);
 /* Error and ack answers (netlink_ack). */
 void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struct nlattr *bad_attr,
 	     bool ext_ack);
+/* ctl_ack() that also carries msg as NLMSGERR_ATTR_MSG (with ext_ack) */
+void ctl_ack_msg(struct ctl_out *o, const struct nlmsghdr *req, int err,
+		 const struct nlattr *bad_attr, bool ext_ack, const char *msg);
 
 /* ---- state.c: the store's shared helpers (no obj_*.c file calls another) ---- */
 /* Record one step of the open batch (nft_trans_alloc); NULL when out of memory. */
@@ -411,6 +415,9 @@ void ctl_build_destroy(struct nftdp_ctl *ctl);
  * (NULL: the batch) and msg the compiler's reason. Nothing is visible to
  * workers until ctl_build_commit(). */
 int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen);
+/* After ctl_build_prepare() failed at a rule of *req (a NEWRULE): the index
+ * of the expression the dataplane cannot run, -1 when none is to blame. */
+int ctl_build_bad_expr(const struct nftdp_ctl *ctl);
 /* Phase 3 of ctl_commit: publish what ctl_build_prepare() built. Cannot fail. */
 void ctl_build_commit(struct nftdp_ctl *ctl);
 /* Undo what ctl_build_prepare() did; before ctl_trans_abort(). */

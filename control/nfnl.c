@@ -348,6 +348,24 @@ static void batch_pass(struct nftdp_ctl *ctl, struct ctl_session *s, const char 
 
 /* nfnetlink_rcv_batch(): runs every message, collects every error, then
  * commits or aborts the whole batch. */
+/* The NFTA_LIST_ELEM of expression i (0-based) of a NEWRULE message, where
+ * the caret of a refusal belongs; NULL for anything else. */
+static const struct nlattr *rule_expr_attr(const struct nlmsghdr *nlh, int i)
+{
+	const struct nlattr *a, *x;
+
+	if (i < 0 || (nlh->nlmsg_type & 0xff) != NFT_MSG_NEWRULE ||
+	    nlh->nlmsg_type >> 8 != NFNL_SUBSYS_NFTABLES)
+		return NULL;
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
+		if (mnl_attr_get_type(a) != NFTA_RULE_EXPRESSIONS)
+			continue;
+		mnl_attr_for_each_nested(x, a) if (i-- == 0) return x;
+	}
+	return NULL;
+}
+
 static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *buf, size_t len,
 		      const struct nlmsghdr *begin, struct ctl_out *o)
 {
@@ -415,8 +433,14 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 			ctl_trans_abort(ctl);
 		} else if (err < 0) {
 			/* the dataplane cannot run it: the batch fails at the
-			 * message that brought it, nothing changed */
-			ctl_ack(&errs, bad ? bad : begin, err, NULL, ctl_session_ext_ack(s));
+			 * message that brought it (the caret under the
+			 * expression nftdp cannot run, as the kernel points at
+			 * one it lacks), nothing changed; the reason goes in
+			 * the extended ack (nft 1.0.6 does not print it) and,
+			 * once per commit, to the daemon's stderr */
+			ctl_ack_msg(&errs, bad ? bad : begin, err,
+				    bad ? rule_expr_attr(bad, ctl_build_bad_expr(ctl)) : NULL,
+				    ctl_session_ext_ack(s), why);
 			if (why[0])
 				fprintf(stderr, "nftdp: commit refused: %s\n", why);
 		}
@@ -479,6 +503,11 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 		}
 		if ((type >> 8) == NFNL_SUBSYS_NFT_COMPAT) {
 			err = ctl_compat_rcv(ctl, s, nlh, &m.bad_attr);
+			goto ack;
+		}
+		if ((type >> 8) == NFNL_SUBSYS_OSF) {
+			/* nfnl_osf: the fingerprints osf matches (osf.c) */
+			err = ctl_osf_rcv(ctl, s, nlh, &m.bad_attr);
 			goto ack;
 		}
 		if ((type >> 8) == NFNL_SUBSYS_CTNETLINK_EXP) {

@@ -178,6 +178,27 @@ static int parse_verdict(struct ctl_set *s, const struct nlattr *nest, struct ct
 	}
 }
 
+/* Whether element expressions x (NFTA_SET_ELEM_EXPR: one, or
+ * NFTA_SET_ELEM_EXPRESSIONS: a list) hold a connlimit (`ct count`). */
+static bool exprs_have_connlimit(const struct nlattr *x)
+{
+	const struct nlattr *y, *z;
+
+	mnl_attr_for_each_nested(y, x)
+	{
+		if (mnl_attr_get_type(x) == NFTA_SET_ELEM_EXPR) {
+			if (mnl_attr_get_type(y) == NFTA_EXPR_NAME &&
+			    strcmp(mnl_attr_get_str(y), "connlimit") == 0)
+				return true;
+			continue;
+		}
+		mnl_attr_for_each_nested(z, y) if (mnl_attr_get_type(z) == NFTA_EXPR_NAME &&
+						   strcmp(mnl_attr_get_str(z), "connlimit") ==
+						       0) return true;
+	}
+	return false;
+}
+
 /* Parse one NFTA_LIST_ELEM of NFTA_SET_ELEM_LIST_ELEMENTS into e. */
 static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_elem *e,
 		      bool for_delete)
@@ -299,6 +320,10 @@ static int elem_parse(struct ctl_set *s, const struct nlattr *elem, struct ctl_e
 		const struct nlattr *x =
 		    tb[NFTA_SET_ELEM_EXPR] ? tb[NFTA_SET_ELEM_EXPR] : tb[NFTA_SET_ELEM_EXPRESSIONS];
 
+		/* nft_set_elem_expr_alloc: NFT_EXPR_GC (connlimit) on a set
+		 * with timeouts */
+		if ((s->flags & NFT_SET_TIMEOUT) && exprs_have_connlimit(x))
+			return -EOPNOTSUPP;
 		e->expr_type = mnl_attr_get_type(x);
 		e->expr = ctl_expr_payload_canon(e->expr_type, mnl_attr_get_payload(x),
 						 mnl_attr_get_payload_len(x), &e->exprlen);

@@ -225,6 +225,16 @@ static int dynset_exprs_check(const struct ctl_set *s, const struct nlattr *elem
 	}
 	if ((one || list) && !(s->flags & NFT_SET_EVAL))
 		return -EINVAL;
+	/* nft_set_elem_expr_alloc: NFT_EXPR_GC (connlimit) on a set with
+	 * timeouts */
+	if (s->flags & NFT_SET_TIMEOUT) {
+		if (one && strcmp(expr_name_of(one), "connlimit") == 0)
+			return -EOPNOTSUPP;
+		if (list)
+			mnl_attr_for_each_nested(y,
+						 list) if (strcmp(expr_name_of(y), "connlimit") ==
+							   0) return -EOPNOTSUPP;
+	}
 	if (one) {
 		if (set_n > 1 || (set_n == 1 && strcmp(expr_name_of(one), set_names[0]) != 0))
 			return -EOPNOTSUPP;

@@ -186,13 +186,23 @@ void ctl_put_strz_of(struct nlmsghdr *nlh, const struct nlattr *a)
 void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struct nlattr *bad_attr,
 	     bool ext_ack)
 {
+	ctl_ack_msg(o, req, err, bad_attr, ext_ack, NULL);
+}
+
+/* ctl_ack() with the extack message (NLMSGERR_ATTR_MSG, before the offset
+ * as netlink_ack_tlv_fill puts them) when the requester asked for
+ * NETLINK_EXT_ACK: why nftdp refused what the kernel would run. */
+void ctl_ack_msg(struct ctl_out *o, const struct nlmsghdr *req, int err,
+		 const struct nlattr *bad_attr, bool ext_ack, const char *msg)
+{
 	bool capped = err == 0 || (o->s && ctl_session_cap_ack(o->s));
 	size_t payload = capped ? sizeof(struct nlmsghdr) : req->nlmsg_len;
 	struct nlmsgerr *e;
 	struct nlmsghdr *nlh;
 	uint16_t flags = 0;
 	uint32_t portid = o->s ? ctl_session_portid(o->s) : 0;
-	bool tlv = ext_ack && err && bad_attr != NULL;
+	bool tlv = ext_ack && err && (bad_attr != NULL || (msg && msg[0]));
+	size_t msg_size = tlv && msg ? MNL_ALIGN(MNL_ATTR_HDRLEN + strlen(msg) + 1) : 0;
 
 	if (capped)
 		flags |= NLM_F_CAPPED;
@@ -200,7 +210,7 @@ void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struc
 		flags |= NLM_F_ACK_TLVS;
 	if (o->len >= CTL_OUT_DGRAM)
 		ctl_out_flush(o);
-	if (reserve(o, NLMSG_ALIGN(sizeof(*nlh) + sizeof(int) + payload) + 64) < 0)
+	if (reserve(o, NLMSG_ALIGN(sizeof(*nlh) + sizeof(int) + payload) + 64 + msg_size) < 0)
 		return;
 	nlh = mnl_nlmsg_put_header(o->buf + o->len);
 	nlh->nlmsg_type = NLMSG_ERROR;
@@ -212,7 +222,9 @@ void ctl_ack(struct ctl_out *o, const struct nlmsghdr *req, int err, const struc
 	memcpy(&e->msg, req, payload);
 	if (!capped)
 		e->msg.nlmsg_len = req->nlmsg_len;
-	if (tlv)
+	if (msg_size)
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	if (tlv && bad_attr)
 		mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, ctl_attr_offset(req, bad_attr));
 	ctl_out_end(o, nlh);
 }

@@ -462,6 +462,7 @@ int nftdp_dp_ct_ctl_init(struct nftdp_dp *dp, bool direct, bool acct,
 	    .exp_flush = op_exp_flush,
 	    .exp_timeout = op_exp_timeout,
 	    .exp_new = op_exp_new,
+	    .vm_ops = &nftdp_ct_vm_ops,
 	};
 	ct_ctl = c;
 	*ops = &c->ops;

@@ -708,6 +708,9 @@ uint32_t nftdp_set_retired_len(const struct nftdp_set *s)
 }
 
 struct gc_ctx {
+	const struct nftdp_set *s;
+	bool (*dead)(void *data, void *arg);
+	void *arg;
 	uint64_t now;
 	uint64_t gen;
 	struct set_elem **v;
@@ -718,7 +721,10 @@ static int gc_collect(struct set_elem *e, void *arg)
 {
 	struct gc_ctx *c = arg;
 
-	if (e->op != TXN_NONE || ld_rlx(&e->gen_del) != GEN_NEVER || !set_elem_expired(e, c->now))
+	if (e->op != TXN_NONE || ld_rlx(&e->gen_del) != GEN_NEVER)
+		return 0;
+	if (!set_elem_expired(e, c->now) &&
+	    !(c->dead && c->s->data_size && c->dead(set_elem_data(c->s, e), c->arg)))
 		return 0;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -735,7 +741,13 @@ static int gc_collect(struct set_elem *e, void *arg)
 
 unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms)
 {
-	struct gc_ctx c = {.now = now_ms, .gen = set_gen_cur(s)};
+	return nftdp_set_gc_data(s, now_ms, NULL, NULL);
+}
+
+unsigned nftdp_set_gc_data(struct nftdp_set *s, uint64_t now_ms,
+			   bool (*dead)(void *data, void *arg), void *arg)
+{
+	struct gc_ctx c = {.s = s, .dead = dead, .arg = arg, .now = now_ms, .gen = set_gen_cur(s)};
 
 	s->ops->walk(s, gc_collect, &c);
 	for (size_t i = 0; i < c.n; i++) {

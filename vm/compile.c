@@ -616,7 +616,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		}
 		op->flow = op_flow_level(op);
 		chain->n_ops++;
-		uses_ct |= expr_uses_ct(cc.expr_name) || nftdp_vm_compat_uses_ct(e);
+		uses_ct |= expr_uses_ct(cc.expr_name) || nftdp_vm_compat_uses_ct(e) || cc.needs_ct;
+		cc.needs_ct = false;
 		uses_fib |= cc.needs_routes;
 		cc.needs_routes = false;
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);

@@ -140,9 +140,9 @@ static int parse_expr(struct nftnl_expr *e, void *arg)
 				    : NFT_LIMIT_PKTS;
 		v->flags = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_FLAGS);
 	} else if (name && strcmp(name, "connlimit") == 0) {
-		x->err = -EOPNOTSUPP;
-		x->why = "dynset: per-element ct count not supported by nftdp";
-		return -1;
+		v->type = NFTDP_VM_ELEM_EXPR_CONNLIMIT;
+		v->count = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT);
+		v->flags = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS);
 	} else {
 		/* not NFT_EXPR_STATEFUL */
 		x->err = -EOPNOTSUPP;
@@ -167,6 +167,12 @@ static int dynset_exprs(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	nftnl_expr_expr_foreach(e, parse_expr, &x);
 	if (x.err)
 		return nftdp_vm_errf(cc, x.err, "%s", x.why);
+	cc->needs_ct |= si->elem_uses_ct;
+	for (unsigned int i = 0; i < x.n; i++)
+		if (x.v[i].type == NFTDP_VM_ELEM_EXPR_CONNLIMIT && (si->flags & NFT_SET_TIMEOUT))
+			/* nft_set_elem_expr_alloc: NFT_EXPR_GC on a set with timeouts */
+			return nftdp_vm_errf(cc, -EOPNOTSUPP,
+					     "dynset: ct count on a set with timeouts");
 	if (x.n && !(si->flags & NFT_SET_EVAL))
 		return nftdp_vm_errf(cc, -EINVAL,
 				     "dynset: element expressions on a set that is "
@@ -207,6 +213,8 @@ static int dynset_exprs(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 		memcpy(tmpl, si->elem_expr_tmpl, NFTDP_VM_ELEM_EXPR_SIZE);
 	}
 	p->tmpl = tmpl;
+	/* connlimit's init: nf_ct_netns_get */
+	cc->needs_ct |= nftdp_vm_elem_expr_uses_ct(tmpl);
 	return 0;
 }
 

@@ -106,6 +106,8 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	if (si.elem_expr_at > NFTDP_SET_DATA_MAX - NFTDP_VM_ELEM_EXPR_SIZE + 1)
 		return nftdp_vm_errf(cc, -EINVAL, "lookup: element expression offset");
 	p->expr_at = (uint16_t)si.elem_expr_at;
+	cc->needs_ct |=
+	    si.elem_uses_ct || (si.elem_expr_tmpl && nftdp_vm_elem_expr_uses_ct(si.elem_expr_tmpl));
 	rc = nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_LOOKUP_SREG, &p->sreg, si.klen);
 	if (rc < 0)
 		return rc;

@@ -333,6 +333,7 @@ struct nftdp_vm_cctx {
 	const char *expr_name;
 	const struct nftnl_rule *rule; /* NFTA_RULE_COMPAT for match/target */
 	bool needs_routes;	       /* the expression reads the route table (init sets it) */
+	bool needs_ct; /* conntrack for the family (init sets it: meters' ct count) */
 };
 
 /* ---- stateful arena ---- */
@@ -609,6 +610,7 @@ bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 	X(masq) \
 	X(redir) \
 	X(tproxy) \
+	X(osf) \
 	X(connlimit) \
 	X(rt) \
 	X(xfrm) \
@@ -667,5 +669,9 @@ struct nftdp_vm_immediate {
  * tcpmss_reverse_mtu look them up. false: no route to daddr (no dst). */
 bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt,
 			 uint32_t *mtu, uint32_t *back);
+
+/* expr_osf.c: nf_osf_find over an IPv4 packet of len bytes from its IP
+ * header, with the database published now; NULL: not a SYN, or no match */
+const struct nf_osf_user_finger *nftdp_vm_osf_find(const uint8_t *ip, uint32_t len, int ttl_check);
 
 #endif /* NFTDP_VM_PRIV_H */

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct nftdp_vm_ct_ops;
+
 #define NFTDP_CTL_MAX_IFACES 64
 #define NFTDP_CTL_IFNAMSIZ 16
 
@@ -104,6 +106,9 @@ struct nftdp_ctl_ct_ops {
 	/** Create one for master n->master, on the master's shard
 	 * (nftdp_ct_expect_create's errnos). */
 	int (*exp_new)(void *arg, const struct nftdp_ct_expect_new *n);
+	/** Optional: the VM's conntrack ops, for the set gc of elements with
+	 * `ct count` (conn_live with ct NULL, any thread). */
+	const struct nftdp_vm_ct_ops *vm_ops;
 };
 
 struct nftdp_ctl_config {

@@ -194,6 +194,16 @@ uint32_t nftdp_set_retired_len(const struct nftdp_set *s);
 unsigned nftdp_set_gc(struct nftdp_set *s, uint64_t now_ms);
 
 /**
+ * nftdp_set_gc() that also retires the committed elements whose data
+ * dead() calls dead (the kernel's set gc asking the element's expressions,
+ * nft_rhash_expr_needs_gc_run: a `ct count` with no connection left).
+ * Control path.
+ * @return number of elements retired.
+ */
+unsigned nftdp_set_gc_data(struct nftdp_set *s, uint64_t now_ms,
+			   bool (*dead)(void *data, void *arg), void *arg);
+
+/**
  * Look up one key. Packet path; safe from any number of threads.
  * @param data  if not NULL and the set is a map, set to the element's data
  *   (valid until the caller's next quiescent state).

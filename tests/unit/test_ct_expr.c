@@ -906,6 +906,117 @@ static void test_connlimit(void **state)
 	env_free(en);
 }
 
+/* A one-element stand-in set whose element carries `ct count`: the area
+ * the element's data holds (nftdp_vm_elem_expr_init's layout). */
+static alignas(8) uint8_t meter_area[NFTDP_VM_ELEM_EXPR_SIZE];
+
+static bool meter_lookup(const struct nftdp_set *s, const void *key, const void **data,
+			 uint64_t now_ms)
+{
+	(void)s;
+	(void)key;
+	(void)now_ms;
+	*data = meter_area;
+	return true;
+}
+
+static const struct nftdp_vm_set_ops meter_ops = {.lookup = meter_lookup};
+
+static int meter_res_set(void *opaque, const char *table, const char *name, uint32_t set_id,
+			 struct nftdp_vm_set_info *out)
+{
+	(void)opaque;
+	(void)table;
+	(void)name;
+	(void)set_id;
+	memset(out, 0, sizeof(*out));
+	out->set = (struct nftdp_set *)(uintptr_t)meter_area; /* any non-NULL handle */
+	out->ops = &meter_ops;
+	out->klen = 4;
+	out->elem_expr_at = 1;
+	out->elem_uses_ct = true;
+	return 0;
+}
+
+/* `ip saddr @m drop`, m's element `ct count over 2` (nft_connlimit as a
+ * set element expression): one list for every worker, each shard's
+ * connections judged by the worker that meets the element next */
+static void test_connlimit_elem(void **state)
+{
+	struct env *en = env_new(64, false), *en2 = env_new(64, false);
+	struct nftdp_vm_resolver res = {.set = meter_res_set};
+	struct nftdp_vm_elem_expr ce = {
+	    .type = NFTDP_VM_ELEM_EXPR_CONNLIMIT, .count = 2, .flags = NFT_CONNLIMIT_F_INV};
+	struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX];
+	struct nftdp_vm_chain *f;
+	struct nftnl_expr *lk;
+	struct nftdp_ct_entry *e1;
+	struct vm_env v;
+	struct tpkt t;
+
+	(void)state;
+	assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), 0);
+	assert_true(nftdp_vm_elem_expr_uses_ct(meter_area));
+	assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 1);
+	assert_int_equal(out[0].type, NFTDP_VM_ELEM_EXPR_CONNLIMIT);
+	assert_int_equal(out[0].count, 2);
+	assert_int_equal(out[0].flags, NFT_CONNLIMIT_F_INV);
+	vm_env_init(&v, en->now);
+	en2->now = en->now;
+	f = vm_chain(&v, "f", NF_INET_FORWARD, NF_ACCEPT);
+	lk = ex("lookup");
+	nftnl_expr_set_u32(lk, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
+	nftnl_expr_set_str(lk, NFTNL_EXPR_LOOKUP_SET, "m");
+	add_rule_res(f, v.st, &res, 1, imm32(NFT_REG32_00, 1), lk, verdict(NF_DROP, NULL), NULL);
+	assert_true(nftdp_vm_chain_uses_ct(f));
+	/* two connections on worker 0's shard, the third on worker 1's:
+	 * over 2, dropped */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1, 53, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e1), ST_NEW);
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 2, 53, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), ST_NEW);
+	v.ctx.worker = 1;
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 3, 53, 0);
+	assert_int_equal(zxmit(en2, &v, &t, NULL, f, NULL), 0);
+	/* counted ones pass, from either worker */
+	udp(&t, false, "10.0.0.2", "10.0.0.1", 53, 1, 0);
+	v.ctx.worker = 0;
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), ST_ESTABLISHED);
+	/* the first goes (worker 0's shard): worker 1 sees it gone, and
+	 * its own new connection fits */
+	assert_int_equal(nftdp_ct_delete(en->s, &e1->tuple[0], 0), 0);
+	en2->now += 1;
+	v.ctx.worker = 1;
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 4, 53, 0);
+	assert_int_equal(zxmit(en2, &v, &t, NULL, f, NULL), ST_NEW);
+	/* then the list is full again: a fifth on worker 0 is over */
+	v.ctx.worker = 0;
+	en->now += 1;
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 5, 53, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), 0);
+	/* its N + 1 keys are all the element holds: above that, refused;
+	 * with a counter beside it, fewer */
+	ce.count = NFTDP_VM_ELEM_CONNLIMIT_MAX + 1;
+	assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), -EOPNOTSUPP);
+	{
+		struct nftdp_vm_elem_expr two[2] = {{.type = NFTDP_VM_ELEM_EXPR_COUNTER}, ce};
+
+		two[1].count = NFTDP_VM_ELEM_CONNLIMIT_MAX2;
+		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), 0);
+		assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 2);
+		assert_int_equal(out[1].count, NFTDP_VM_ELEM_CONNLIMIT_MAX2);
+		two[1].count++;
+		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), -EOPNOTSUPP);
+		two[1].flags = 2;
+		two[1].count = 1;
+		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), -EOPNOTSUPP);
+	}
+	nftdp_vm_chain_destroy(f);
+	nftdp_vm_state_destroy(v.st);
+	env_free(en2);
+	env_free(en);
+}
+
 static void test_connlimit_compile(void **state)
 {
 	struct vm_env v;
@@ -1021,10 +1132,11 @@ static void test_connlimit_compile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_vm_ct_rules),	  cmocka_unit_test(test_vm_nat_rules),
-	    cmocka_unit_test(test_zones),	  cmocka_unit_test(test_timeout_policy),
-	    cmocka_unit_test(test_connlimit),	  cmocka_unit_test(test_connlimit_compile),
-	    cmocka_unit_test(test_helper_objref), cmocka_unit_test(test_vm_redirect),
+	    cmocka_unit_test(test_vm_ct_rules),	   cmocka_unit_test(test_vm_nat_rules),
+	    cmocka_unit_test(test_zones),	   cmocka_unit_test(test_timeout_policy),
+	    cmocka_unit_test(test_connlimit),	   cmocka_unit_test(test_connlimit_compile),
+	    cmocka_unit_test(test_connlimit_elem), cmocka_unit_test(test_helper_objref),
+	    cmocka_unit_test(test_vm_redirect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -426,9 +426,9 @@ static void test_compile_errors(void **state)
 	assert_int_equal(add(w, c, 1, ex("queue"), NULL), -EOPNOTSUPP);
 	assert_string_equal(w->err.msg, "queue: not supported by nftdp");
 	assert_int_equal(w->err.expr_index, 0);
-	assert_int_equal(add(w, c, 1, verdict(NF_ACCEPT, NULL), ex("osf"), NULL), -EOPNOTSUPP);
+	assert_int_equal(add(w, c, 1, verdict(NF_ACCEPT, NULL), ex("tunnel"), NULL), -EOPNOTSUPP);
 	assert_int_equal(w->err.expr_index, 1);
-	assert_string_equal(w->err.msg, "osf: not supported by nftdp");
+	assert_string_equal(w->err.msg, "tunnel: not supported by nftdp");
 	assert_int_equal(nftdp_vm_chain_n_ops(c), 0); /* a failed rule leaves nothing */
 	assert_int_equal(add(w, c, 1, verdict(NF_QUEUE, NULL), NULL), -EOPNOTSUPP);
 	assert_int_equal(add(w, c, 1, verdict(NF_STOLEN, NULL), NULL), -EINVAL);

@@ -320,7 +320,7 @@ static void test_dynset_set_exprs(void **state)
 			 -EOPNOTSUPP);
 	assert_int_equal(
 	    add(w, c, SADDR, dynset("s", NFT_DYNSET_OP_ADD, 0, ex("counter"), NULL), NULL), 0);
-	/* stateful expressions only, at most two, no ct count yet */
+	/* stateful expressions only, at most two */
 	assert_int_equal(add(w, c, SADDR,
 			     dynset("q", NFT_DYNSET_OP_ADD, 0, ex("counter"), ex("counter"),
 				    ex("counter"), NULL),
@@ -329,9 +329,17 @@ static void test_dynset_set_exprs(void **state)
 	assert_int_equal(
 	    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, ex("payload"), NULL), NULL),
 	    -EOPNOTSUPP);
+	/* ct count (connlimit) in a dynset: its count must leave room for N + 1 keys */
 	assert_int_equal(
-	    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, ex("connlimit"), NULL), NULL),
-	    -EOPNOTSUPP);
+	    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, ex("connlimit"), NULL), NULL), 0);
+	{
+		struct nftnl_expr *cl = ex("connlimit");
+
+		nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT, NFTDP_VM_ELEM_CONNLIMIT_MAX + 1);
+		assert_int_equal(
+		    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, cl, NULL), NULL),
+		    -EOPNOTSUPP);
+	}
 }
 
 /* ip saddr @l drop, where the element carries a quota: the lookup runs it */

@@ -209,12 +209,15 @@ struct nftdp_vm_ct_ops {
 	 * size reached; NF_DROP: no room, a clash). Optional (NFT_BREAK). */
 	int (*expect)(void *ct, const struct nftdp_vm_ct_expect *x);
 	/** connlimit: a key that names ct's connection for as long as it lives
-	 * (never reused by another one in the same shard); *confirmed says
-	 * whether it is confirmed. Optional (connlimit then counts nothing). */
+	 * (not reused by another one for a long while), never 0; *confirmed
+	 * says whether it is confirmed. Optional (connlimit then counts
+	 * nothing). */
 	uint64_t (*conn_key)(const void *ct, bool *confirmed);
-	/** connlimit: whether the connection key names, in the shard of ct, is
-	 * still tracked and not closed (nf_conncount's find_or_evict and
-	 * already_closed: TCP TIME_WAIT / CLOSE count as gone). */
+	/** connlimit: whether the connection key names (of ct's shard or, for
+	 * per-element lists that workers share, of another one) is still
+	 * tracked and not closed (nf_conncount's find_or_evict and
+	 * already_closed: TCP TIME_WAIT / CLOSE count as gone). ct may be
+	 * NULL (the set gc, control thread). */
 	bool (*conn_live)(const void *ct, uint64_t key);
 };
 
@@ -463,6 +466,9 @@ struct nftdp_vm_set_info {
 	 * which dynset clones into the elements it creates when it has none
 	 * of its own; NULL: none. Read only during the resolver call. */
 	const void *elem_expr_tmpl;
+	/** an element carries `ct count`: lookups need conntrack, as the
+	 * kernel's connlimit init turns it on (nf_ct_netns_get) */
+	bool elem_uses_ct;
 	/** the distinct chains the elements of a verdict map jump or goto,
 	 * for nftdp_vm_validate (ELOOP, EMLINK, a base chain): chains of the
 	 * generation being built. Read only during the resolver call (compile
@@ -484,7 +490,14 @@ enum nftdp_vm_elem_expr_type {
 	NFTDP_VM_ELEM_EXPR_COUNTER,
 	NFTDP_VM_ELEM_EXPR_QUOTA,
 	NFTDP_VM_ELEM_EXPR_LIMIT,
+	NFTDP_VM_ELEM_EXPR_CONNLIMIT, /**< `ct count`: at most NFTDP_VM_ELEM_CONNLIMIT_MAX */
 };
+
+/** The largest N of a per-element `ct count [over] N`: its list of
+ * connections lives in the element (N + 1 of them decide "over N"); with
+ * another expression beside it, NFTDP_VM_ELEM_CONNLIMIT_MAX2. */
+#define NFTDP_VM_ELEM_CONNLIMIT_MAX 10
+#define NFTDP_VM_ELEM_CONNLIMIT_MAX2 4
 
 /** One element expression's parameters and values, as netlink has them. */
 struct nftdp_vm_elem_expr {
@@ -498,6 +511,7 @@ struct nftdp_vm_elem_expr {
 	uint64_t unit;	     /**< limit, seconds */
 	uint32_t burst;	     /**< limit (read: 5 for an unset packet burst, as the kernel) */
 	uint32_t limit_type; /**< NFT_LIMIT_PKTS / NFT_LIMIT_PKT_BYTES */
+	uint32_t count;	     /**< connlimit: NFTA_CONNLIMIT_COUNT (flags: _FLAGS) */
 };
 
 /**
@@ -506,7 +520,8 @@ struct nftdp_vm_elem_expr {
  * element's state: counters and quotas from their values, limits with a full
  * bucket (nft_limit_init). Control path.
  * @return 0, -EINVAL (bad quota flags, rate 0), -EOVERFLOW, -EOPNOTSUPP
- *   (limit flags), -E2BIG (n too large).
+ *   (limit or connlimit flags, a `ct count` above
+ *   NFTDP_VM_ELEM_CONNLIMIT_MAX[2]), -E2BIG (n too large).
  */
 int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsigned int n);
 
@@ -517,6 +532,43 @@ int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsi
  */
 unsigned int nftdp_vm_elem_expr_read(const void *area,
 				     struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX]);
+
+/* ------------------------------------------------------------------ */
+/* osf: the OS fingerprint database (nfnetlink_osf)                    */
+
+struct nf_osf_user_finger;
+struct nftdp_vm_osf_db;
+
+/**
+ * OSF_MSG_ADD (nfnl_osf_add_callback): publish a database with f appended
+ * to its don't-fragment list, unless an identical record is there (then
+ * nothing, or -EEXIST with excl: NLM_F_EXCL). *old is the replaced
+ * database, to free with nftdp_vm_osf_db_free() after a grace period
+ * (NULL: none). Control path, one thread.
+ * @return 0, -EINVAL (opt_num, an unterminated string, option lengths),
+ *   -EEXIST, -ENOMEM.
+ */
+int nftdp_vm_osf_db_add(const struct nf_osf_user_finger *f, bool excl,
+			struct nftdp_vm_osf_db **old);
+/** OSF_MSG_REMOVE: as nftdp_vm_osf_db_add(); -ENOENT when f is not there. */
+int nftdp_vm_osf_db_remove(const struct nf_osf_user_finger *f, struct nftdp_vm_osf_db **old);
+/** Free a database nftdp_vm_osf_db_add/_remove handed back. */
+void nftdp_vm_osf_db_free(struct nftdp_vm_osf_db *db);
+
+/**
+ * Whether area (or a set's template in that form) holds a `ct count`.
+ * Control path.
+ */
+bool nftdp_vm_elem_expr_uses_ct(const void *area);
+
+/**
+ * The set gc's question to an element's expressions (nft_connlimit_gc):
+ * drop the connections of its `ct count` that are gone (ops->conn_live
+ * with ct NULL) and say whether none is left, so the element goes.
+ * Control path, beside workers that evaluate area.
+ * @return true when area holds a `ct count` with an empty list.
+ */
+bool nftdp_vm_elem_expr_gc(void *area, const struct nftdp_vm_ct_ops *ops);
 
 struct nftdp_vm_obj;
 

@@ -39,7 +39,7 @@ n=$(nft list chain ip t c | grep -c 'counter packets 0 bytes 0')
 # a batch that fails at compile after 2000 new counters
 {
 	for ((i = 0; i < 2000; i++)); do echo "add rule ip t c tcp dport $i counter"; done
-	echo "add rule ip t c osf name \"Linux\" counter"
+	echo "add rule ip t c meta l4proto tcp tproxy to 10.0.0.1:80 counter"
 } > "$tmp/fail.nft"
 nft -f "$tmp/fail.nft" 2> "$tmp/fail.err" && fail "the failing batch loaded"
 grep -q "Operation not supported" "$tmp/fail.err" || fail "want EOPNOTSUPP: $(head -3 "$tmp/fail.err")"
