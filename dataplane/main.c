@@ -694,6 +694,11 @@ int main(int argc, char **argv)
 	/* --route: the neighbours beside the routes */
 	if (dp.route && nftdp_dp_nexthop_init(&dp) < 0)
 		goto out_workers;
+	/* --route --host-ports: unresolved next hops wait for the host */
+	if (nftdp_dp_unres_init(&dp) < 0) {
+		fprintf(stderr, "nftdp: next hop queues: %s\n", strerror(ENOMEM));
+		goto out_workers;
+	}
 	if (dp.host)
 		nftdp_dp_host_workers(&dp);
 	o.ct_cfg.timeouts = &o.ct_tmo;
@@ -859,6 +864,7 @@ out_workers:
 	nftdp_dp_ct_ctl_fini();
 	nftdp_dp_telemetry_stop();
 	nftdp_dp_defrag_fini(&dp); /* held fragments go back to the port pools */
+	nftdp_dp_unres_fini(&dp);  /* packets still waiting on a next hop too */
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);
