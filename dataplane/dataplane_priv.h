@@ -656,6 +656,13 @@ void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb)
 /* the neighbour table workers read now (packet-path, any thread) */
 const struct nftdp_route_neigh *nftdp_dp_nexthop_table(const struct nftdp_dp *dp);
 
+/* service.c: nftdp.service (docs/appliance.md). sd_notify(state), a no-op
+ * unless $NOTIFY_SOCKET is set; 0 or -errno */
+int nftdp_dp_sd_notify(const char *state);
+/* a temporary file (its name in path) holding `flush ruleset` and an
+ * include of ruleset, for one nft -f transaction; 0 or -errno */
+int nftdp_dp_reload_file(const char *ruleset, char *path, size_t size);
+
 /* unres.c: --route with --host-ports, next hops waiting for the host to
  * resolve them (docs/dataplane.md "Unresolved next hops") */
 struct nftdp_dp_unres;
