@@ -25,7 +25,8 @@
 # traffic, as bench/dataplane/instructions.sh) for wire and route-small.
 #
 # usage: forward.sh [--build DIR] [--routes4 N] [--routes6 N] [--flows N]
-#                   [--seconds S] [--repeat N] [--updates N] [--smoke]
+#                   [--seconds S] [--repeat N] [--updates N] [--no-callgrind]
+#                   [--smoke]
 # --smoke: 20,000 / 2,000 routes, no hugepages, 2 s, one round, no
 #          callgrind: that it runs, not a measurement.
 # Full runs reserve 2 MB hugepages (nr_hugepages + 3000) on a private
@@ -36,7 +37,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build n4=1000000 n6=100000 flows=1024 seconds=6 repeat=3 updates=10000 smoke=0
+build=$root/build n4=1000000 n6=100000 flows=1024 seconds=6 repeat=3 updates=10000 smoke=0 callgrind=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(cd "$2" && pwd); shift ;;
@@ -47,8 +48,9 @@ while [ $# -gt 0 ]; do
 	--repeat) repeat=$2; shift ;;
 	--updates) updates=$2; shift ;;
 	--smoke) smoke=1 ;;
+	--no-callgrind) callgrind=0 ;;
 	*) echo "usage: $0 [--build DIR] [--routes4 N] [--routes6 N] [--flows N] [--seconds S]" \
-		"[--repeat N] [--updates N] [--smoke]" >&2
+		"[--repeat N] [--updates N] [--no-callgrind] [--smoke]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -263,7 +265,7 @@ grep 'routes: .* rebuilt' "$log" | tail -3 || true
 echo "updates: Mpps before $before, during $during"
 
 ins_rows=()
-if [ "$smoke" -eq 0 ] && command -v valgrind > /dev/null; then
+if [ "$smoke" -eq 0 ] && [ "$callgrind" -eq 1 ] && command -v valgrind > /dev/null; then
 	# instructions per packet: an offline replay of the traffic's 4 laps
 	for n in wire route-small; do
 		a=()
@@ -295,7 +297,7 @@ echo "| route updates while forwarding (route-big) | value |"
 echo "|---|---|"
 echo "| route adds in one ip -batch | $updates |"
 echo "| kernel's time for the batch | $kern_s s |"
-echo "| until all were in nftdp's table | ${abs_s:-not within 60 s} s |"
+echo "| until all were in nftdp's table | $([ -n "$abs_s" ] && echo "$abs_s s" || echo "not within 60 s") |"
 echo "| Mpps before / during | $before / $during |"
 for row in "${ins_rows[@]}"; do
 	echo "instructions per packet: $row"
