@@ -374,6 +374,9 @@ struct nftdp_dp_stats {
 	/* host.c: the exception path: frames given to the host interfaces,
 	 * frames the host sent out of a port (after output and postrouting) */
 	uint64_t host_in, host_out;
+	/* unres.c: packets queued for a next hop being resolved, sent once
+	 * it was, and resolutions asked of the host */
+	uint64_t neigh_queued, neigh_sent, neigh_asked;
 } __rte_cache_aligned;
 
 struct nftdp_dp_rxq {
@@ -489,6 +492,10 @@ struct nftdp_dp_worker {
 	struct nftdp_dp_emit emit_sorted[NFTDP_DP_EMIT_MAX];
 	uint8_t reply[NFTDP_DP_REPLY_MAX];
 	struct nftdp_dp_tb host_tb; /**< host.c: the exception path's rate */
+	/** unres.c: next hops being resolved (--route --host-ports), NULL
+	 * otherwise; n_unres of them in use */
+	struct nftdp_dp_unres *unres;
+	unsigned int n_unres;
 } __rte_cache_aligned;
 
 struct nftdp_dp_port {
@@ -573,6 +580,9 @@ struct nftdp_dp {
 	struct nftdp_dp_fib *fib;
 	/** --route: the neighbour table workers read (nexthop.c) */
 	struct nftdp_dp_nexthop *nexthop;
+	/** unres.c: next hops workers want resolved, to the control thread
+	 * (MP/SC); NULL unless --route with --host-ports */
+	struct rte_ring *solicit;
 	/** offline replay over several captures, one worker: the worker reads
 	 * them merged by capture time (worker.c; port.c decides) */
 	bool rx_merge;
@@ -649,6 +659,35 @@ unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm
 /* a packet whose next hop has no neighbour entry: counted and freed (the
  * host path will take it for resolution: issue 15 part 1) */
 void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb);
+/* the neighbour table workers read now (packet-path, any thread) */
+const struct nftdp_route_neigh *nftdp_dp_nexthop_table(const struct nftdp_dp *dp);
+
+/* service.c: nftdp.service (docs/appliance.md). sd_notify(state), a no-op
+ * unless $NOTIFY_SOCKET is set; 0 or -errno */
+int nftdp_dp_sd_notify(const char *state);
+/* a temporary file (its name in path) holding `flush ruleset` and an
+ * include of ruleset, for one nft -f transaction; 0 or -errno */
+int nftdp_dp_reload_file(const char *ruleset, char *path, size_t size);
+
+/* unres.c: --route with --host-ports, next hops waiting for the host to
+ * resolve them (docs/dataplane.md "Unresolved next hops") */
+struct nftdp_dp_unres;
+/* the per-worker queues and the ring to the control thread; 0 or -ENOMEM */
+int nftdp_dp_unres_init(struct nftdp_dp *dp);
+/* after the workers stopped: what is still queued is freed */
+void nftdp_dp_unres_fini(struct nftdp_dp *dp);
+/* mb (routed out of tx_port, received on rx_port) has no neighbour entry
+ * for nexthop (4 or 16 bytes by family): queue it on that next hop, ask
+ * the host to resolve it; the packet is consumed. Packet-path. */
+void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16_t tx_port,
+			  uint16_t rx_port, int family, const uint8_t *nexthop);
+/* worker poll, while w->n_unres: send what waited on a next hop the
+ * neighbour mirror now has, drop what waited too long */
+void nftdp_dp_unres_flush(struct nftdp_dp_worker *w);
+/* control loop: pass the workers' requests to the kernel; whether any
+ * request is still waiting */
+void nftdp_dp_unres_solicit(struct nftdp_dp *dp);
+bool nftdp_dp_unres_pending(const struct nftdp_dp *dp);
 
 /* ct_step.c: conntrack in the pipeline */
 struct nftdp_ct_shard;
@@ -785,6 +824,8 @@ void nftdp_dp_egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 		     struct nftdp_vm_pkt **act, unsigned int n, uint16_t tx_port, uint16_t rx_port);
 void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 		   const struct nftdp_vm_pkt *p);
+/** Stage what was emitted outside a pipeline burst for tx (unres.c). */
+void nftdp_dp_emit_flush(struct nftdp_dp_worker *w);
 /** View i of this burst for frame mb, as netdev ingress on port 0 sees it
  * (host.c then makes it the view it needs), its meta from l2. */
 void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,

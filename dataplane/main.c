@@ -39,6 +39,14 @@ static void on_signal(int sig)
 	quit = 1;
 }
 
+static volatile sig_atomic_t reload; /* SIGHUP: load the ruleset file again */
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reload = 1;
+}
+
 struct opts {
 	const char *socket_path;
 	const char *ruleset;
@@ -495,6 +503,43 @@ static int run_nft(struct nftdp_ctl *ctl, const char *sock, const char *out_file
 	return 0;
 }
 
+/* SIGHUP (systemctl reload): the ruleset file again, flushing the old one
+ * in the same transaction; a bad file leaves the old ruleset (nft says
+ * why on stderr, the journal) */
+static void reload_ruleset(struct nftdp_ctl *ctl, const char *sock, const char *ruleset,
+			   struct nftdp_dp *dp)
+{
+	char tmp[PATH_MAX];
+	int ret;
+
+	if (!ruleset) {
+		fprintf(stderr, "nftdp: SIGHUP: no --ruleset to load again\n");
+		return;
+	}
+	nftdp_dp_sd_notify("RELOADING=1");
+	ret = nftdp_dp_reload_file(ruleset, tmp, sizeof(tmp));
+	if (ret < 0) {
+		fprintf(stderr, "nftdp: reload: %s: %s; the ruleset stays as it was\n", ruleset,
+			strerror(-ret));
+		nftdp_dp_sd_notify("READY=1");
+		return;
+	}
+	/* the main lcore's worker (if it is one) waits: no grace period on it */
+	if (dp->main_is_worker)
+		nftdp_vm_gen_reader_offline(dp->dom, 0);
+	ret = run_nft(ctl, sock, NULL, "-f", tmp, NULL);
+	if (dp->main_is_worker)
+		nftdp_vm_gen_reader_online(dp->dom, 0);
+	unlink(tmp);
+	if (ret < 0)
+		fprintf(stderr, "nftdp: reload: loading %s failed; the ruleset stays as it was\n",
+			ruleset);
+	else
+		printf("nftdp: reload: %s loaded\n", ruleset);
+	fflush(stdout);
+	nftdp_dp_sd_notify("READY=1");
+}
+
 static void set_reclaim(struct nftdp_set *s, void *arg)
 {
 	(void)arg;
@@ -708,6 +753,11 @@ int main(int argc, char **argv)
 	/* --route: the neighbours beside the routes */
 	if (dp.route && nftdp_dp_nexthop_init(&dp) < 0)
 		goto out_workers;
+	/* --route --host-ports: unresolved next hops wait for the host */
+	if (nftdp_dp_unres_init(&dp) < 0) {
+		fprintf(stderr, "nftdp: next hop queues: %s\n", strerror(ENOMEM));
+		goto out_workers;
+	}
 	if (dp.host)
 		nftdp_dp_host_workers(&dp);
 	o.ct_cfg.timeouts = &o.ct_tmo;
@@ -741,6 +791,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = nftdp_ctl_create(&cfg, &ctl);
@@ -805,6 +857,8 @@ int main(int argc, char **argv)
 	}
 	if (dp.main_is_worker && run_workers)
 		nftdp_dp_worker_begin(&dp.w[0]);
+	fflush(stdout);
+	nftdp_dp_sd_notify("READY=1"); /* nftdp.service: started */
 
 	ret = 0;
 	while (!quit) {
@@ -833,6 +887,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		ret = 0;
+		if (reload) {
+			reload = 0;
+			reload_ruleset(ctl, o.socket_path, o.ruleset, &dp);
+		}
 		nftdp_vm_gen_reclaim(dp.dom);
 		nftdp_dp_fib_tick(&dp); /* route changes: a new table for fib */
 		nftdp_dp_log_drain(&dp);
@@ -878,6 +936,7 @@ out_workers:
 	nftdp_dp_ct_ctl_fini();
 	nftdp_dp_telemetry_stop();
 	nftdp_dp_defrag_fini(&dp); /* held fragments go back to the port pools */
+	nftdp_dp_unres_fini(&dp);  /* packets still waiting on a next hop too */
 	nftdp_dp_ports_close(&dp);
 	nftdp_dp_ct_fini(&dp);
 	nftdp_dp_workers_free(&dp);

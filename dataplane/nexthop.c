@@ -73,10 +73,16 @@ static int dump(struct nftdp_dp *dp, struct nftdp_route_neigh **out)
 	unsigned int n = 0;
 	int ret;
 
-	for (uint16_t p = 0; p < dp->n_ports; p++)
-		if (dp->port[p].used)
-			ports[n++] = (struct nftdp_route_port){.name = dp->port[p].name,
-							       .ifindex = dp->port[p].ifindex};
+	/* a host interface (--host-ports) is its data port to the host: its
+	 * neighbours are the port's, as its routes are (fib.c) */
+	for (uint16_t p = 0; p < dp->n_ports; p++) {
+		const struct nftdp_dp_port *pt = &dp->port[p];
+
+		if (pt->used)
+			ports[n++] = (struct nftdp_route_port){
+			    .name = pt->name,
+			    .ifindex = pt->is_host ? dp->port[pt->host_peer].ifindex : pt->ifindex};
+	}
 	ret = nftdp_route_neigh_create(out);
 	if (ret < 0)
 		return ret;
@@ -135,6 +141,7 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
 
 	if (!h)
 		return;
+	nftdp_dp_unres_solicit(dp); /* next hops workers wait on (unres.c) */
 	if (h->n_ret)
 		reclaim(dp);
 	h->dirty |= changed;
@@ -172,7 +179,7 @@ bool nftdp_dp_nexthop_pending(const struct nftdp_dp *dp)
 {
 	const struct nftdp_dp_nexthop *h = dp->nexthop;
 
-	return h && (h->dirty || h->n_ret);
+	return h && (h->dirty || h->n_ret || nftdp_dp_unres_pending(dp));
 }
 
 void nftdp_dp_nexthop_fini(struct nftdp_dp *dp)
@@ -310,10 +317,15 @@ static bool all_zero(const uint8_t *a, unsigned int n)
 	return true;
 }
 
+const struct nftdp_route_neigh *nftdp_dp_nexthop_table(const struct nftdp_dp *dp)
+{
+	return atomic_load_explicit(&dp->nexthop->cur, memory_order_acquire);
+}
+
 void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb)
 {
-	/* the kernel queues it on the neighbour (arp_queue) and solicits;
-	 * here it is dropped until the host path can take it there */
+	/* without a host to resolve it (--host-ports), or with more next hops
+	 * waiting than unres.c follows: dropped */
 	w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
 	rte_pktmbuf_free(mb);
 }
@@ -339,7 +351,14 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
 	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);
 	if (!lladdr) {
-		nftdp_dp_nexthop_unresolved(w, mb);
+		/* the kernel queues it on the neighbour and solicits (unres.c);
+		 * a reassembled datagram would leave unfragmented: dropped */
+		if (w->unres && !mt->frag_max)
+			nftdp_dp_unres_queue(w, mb, out->tx_port,
+					     p->iif ? (uint16_t)(p->iif - 1) : out->tx_port,
+					     v4 ? AF_INET : AF_INET6, nexthop);
+		else
+			nftdp_dp_nexthop_unresolved(w, mb);
 		return false;
 	}
 	memcpy(d, lladdr, 6);

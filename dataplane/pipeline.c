@@ -1705,6 +1705,11 @@ void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 	emit(w, port, m, key_of(w, p));
 }
 
+void nftdp_dp_emit_flush(struct nftdp_dp_worker *w)
+{
+	flush_emits(w);
+}
+
 void nftdp_dp_view_frame(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
 			 const struct nftdp_dp_l2 *l2)
 {

@@ -42,6 +42,9 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		out->steer_wait += s->steer_wait;
 		out->host_in += s->host_in;
 		out->host_out += s->host_out;
+		out->neigh_queued += s->neigh_queued;
+		out->neigh_sent += s->neigh_sent;
+		out->neigh_asked += s->neigh_asked;
 	}
 }
 
@@ -212,8 +215,11 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		"\"backpressure_polls\": %lu},\n",
 		s.steered, s.steered_in, s.steer_full, s.steer_wait);
 	/* the exception path (host.c) */
-	fprintf(f, "  \"host\": {\"to_host\": %lu, \"from_host\": %lu, \"limited\": %lu},\n",
-		s.host_in, s.host_out, s.drop[NFTDP_DP_DROP_HOST_LIMIT]);
+	fprintf(f,
+		"  \"host\": {\"to_host\": %lu, \"from_host\": %lu, \"limited\": %lu, "
+		"\"neigh_queued\": %lu, \"neigh_sent\": %lu, \"neigh_asked\": %lu},\n",
+		s.host_in, s.host_out, s.drop[NFTDP_DP_DROP_HOST_LIMIT], s.neigh_queued,
+		s.neigh_sent, s.neigh_asked);
 	{
 		struct nftdp_ct_stats c;
 
@@ -353,6 +359,9 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "host_in", s.host_in);
 	rte_tel_data_add_dict_u64(d, "host_out", s.host_out);
 	rte_tel_data_add_dict_u64(d, "host_limited", s.drop[NFTDP_DP_DROP_HOST_LIMIT]);
+	rte_tel_data_add_dict_u64(d, "neigh_queued", s.neigh_queued);
+	rte_tel_data_add_dict_u64(d, "neigh_sent", s.neigh_sent);
+	rte_tel_data_add_dict_u64(d, "neigh_asked", s.neigh_asked);
 	rte_tel_data_add_dict_u64(d, "trace_lost", dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
 	{
 		struct nftdp_ct_stats c;

@@ -263,6 +263,10 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 
 	if (dp->rx_merge)
 		total = rx_merged(w);
+	/* --route --host-ports: next hops the host resolved since (unres.c),
+	 * before this poll's packets to them */
+	if (w->n_unres)
+		nftdp_dp_unres_flush(w);
 	for (unsigned int q = 0; !dp->rx_merge && q < w->n_rxq; q++) {
 		const struct nftdp_dp_rxq *rq = &w->rxq[q];
 		const struct nftdp_vm_gen *gen;

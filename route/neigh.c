@@ -274,3 +274,54 @@ out:
 	mnl_socket_close(nl);
 	return rc;
 }
+
+int nftdp_route_neigh_resolve(const char *ifname, int family, const void *addr)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	unsigned int k = if_nametoindex(ifname);
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct ndmsg *ndm;
+	uint32_t seq, portid;
+	int rc;
+
+	if (!k)
+		return -ENODEV;
+	if (family != AF_INET && family != AF_INET6)
+		return -EINVAL;
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	seq = (uint32_t)time(NULL);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	/* neigh_add creates only with NLM_F_CREATE; NTF_USE leaves the state
+	 * alone and starts resolution (neigh_event_send) */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	ndm->ndm_family = (uint8_t)family;
+	ndm->ndm_ifindex = (int)k;
+	ndm->ndm_state = NUD_NONE;
+	ndm->ndm_flags = NTF_USE;
+	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (rc < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = mnl_cb_run(buf, (size_t)rc, seq, portid, NULL, NULL);
+	rc = rc < 0 ? -errno : 0;
+out:
+	mnl_socket_close(nl);
+	return rc;
+}

@@ -28,6 +28,9 @@
 #define FIB_ROUTES 65536 /* the default size; bigger ones take 4-byte next hops */
 #define FIB_TBL8 4096
 #define FIB6_TBL8 16384 /* a /64 takes up to 5 groups of the TRIE: ~3000 of them */
+/* a grown table: a group for every 8 routes of its size (1 KiB each with
+ * 4-byte next hops: 512 MiB a TRIE at 4M routes), room for 100k /64s */
+#define FIB6_TBL8_PER_ROUTES 8u
 
 static unsigned int fib_seq; /* control thread only: unique rte_fib names */
 
@@ -50,7 +53,8 @@ int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int 
 	    .type = RTE_FIB6_TRIE,
 	    .default_nh = 0,
 	    .max_routes = big ? (int)max_routes : FIB_ROUTES,
-	    .trie = {.nh_sz = big ? RTE_FIB6_TRIE_4B : RTE_FIB6_TRIE_2B, .num_tbl8 = FIB6_TBL8},
+	    .trie = {.nh_sz = big ? RTE_FIB6_TRIE_4B : RTE_FIB6_TRIE_2B,
+		     .num_tbl8 = big ? max_routes / FIB6_TBL8_PER_ROUTES : FIB6_TBL8},
 	};
 	struct nftdp_route_table *t;
 	char name[32];
@@ -68,8 +72,14 @@ int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int 
 	if (!t->fib4)
 		goto err_fib;
 	for (int i = 0; i < 2; i++) {
+		/* the local table holds the box's own addresses: the default
+		 * size, with the next hop size of the whole */
+		struct rte_fib6_conf c6l = c6;
+
+		c6l.max_routes = FIB_ROUTES;
+		c6l.trie.num_tbl8 = FIB6_TBL8;
 		snprintf(name, sizeof(name), "nftdp_rt6%c_%u", i ? 'l' : 'm', t->seq);
-		t->fib6[i] = rte_fib6_create(name, SOCKET_ID_ANY, &c6);
+		t->fib6[i] = rte_fib6_create(name, SOCKET_ID_ANY, i ? &c6l : &c6);
 		if (!t->fib6[i])
 			goto err_fib;
 	}

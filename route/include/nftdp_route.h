@@ -231,6 +231,16 @@ bool nftdp_route_neigh_state_usable(uint16_t state);
 int nftdp_route_neigh_mirror(struct nftdp_route_neigh *t, const struct nftdp_route_port *ports,
 			     unsigned int n_ports);
 
+/**
+ * Ask the kernel to resolve addr (4 or 16 bytes by family) on the device
+ * named ifname: RTM_NEWNEIGH with NTF_USE, as `ip neigh replace ADDR dev
+ * IF use`, which makes neigh_add create the entry if need be and call
+ * neigh_event_send (an ARP request or neighbour solicitation unless the
+ * entry is already usable). 0 or a negative errno (-ENODEV: no such
+ * device, socket and netlink errors, the kernel's answer). Control-path.
+ */
+int nftdp_route_neigh_resolve(const char *ifname, int family, const void *addr);
+
 /** Routes added so far (IPv4, IPv6), for the start-up log. */
 void nftdp_route_count(const struct nftdp_route_table *t, unsigned int *n4, unsigned int *n6);
 

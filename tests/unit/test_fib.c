@@ -444,6 +444,34 @@ static void test_route_live(void **state)
 	nftdp_route_watch_close(w);
 }
 
+/* Resolution on request (unres.c's): the kernel makes the entry and
+ * starts resolving it (nobody answers on p0: it stays incomplete, then
+ * fails; the integration test dataplane-route-host sees the answer) */
+static void test_route_neigh_resolve(void **state)
+{
+	uint32_t a = a4("10.1.0.50");
+
+	(void)state;
+	if (system("ip link show dp0 >/dev/null 2>&1") != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(nftdp_route_neigh_resolve("nosuchdev0", AF_INET, &a), -ENODEV);
+	assert_int_equal(nftdp_route_neigh_resolve("dp0", AF_UNSPEC, &a), -EINVAL);
+	assert_int_not_equal(system("ip neigh show 10.1.0.50 dev dp0 | grep -q ."), 0);
+	assert_int_equal(nftdp_route_neigh_resolve("dp0", AF_INET, &a), 0);
+	assert_int_equal(system("ip neigh show 10.1.0.50 dev dp0 | grep -Eq 'INCOMPLETE|FAILED'"),
+			 0);
+	assert_int_equal(nftdp_route_neigh_resolve("dp0", AF_INET6, a6("2001:db8:1::50")), 0);
+	assert_int_equal(system("ip -6 neigh show 2001:db8:1::50 dev dp0 | grep -Eq "
+				"'INCOMPLETE|FAILED'"),
+			 0);
+	assert_int_equal(
+	    system("ip neigh del 10.1.0.50 dev dp0; ip -6 neigh del 2001:db8:1::50 dev "
+		   "dp0; true"),
+	    0);
+}
+
 /* The neighbour table: add, replace, miss, growth past its first size. */
 static void test_neigh_table(void **state)
 {
@@ -1188,8 +1216,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_route_reset),	     cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
-	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_neigh_table),
-	    cmocka_unit_test(test_path_select),
+	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_route_neigh_resolve),
+	    cmocka_unit_test(test_neigh_table),	     cmocka_unit_test(test_path_select),
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),
