@@ -320,6 +320,26 @@ static void reclaim(struct nftdp_dp *dp)
 	}
 }
 
+/*
+ * The rebuilds since the last line, at most a line a second; the last
+ * rebuild of a burst is logged by a later tick once the second is over,
+ * so the line always ends with the table in use.
+ */
+static void log_rebuilds(struct nftdp_dp_fib *f, uint64_t now)
+{
+	unsigned int n4, n6;
+
+	if (!f->n_unlogged || now < f->next_log_ns)
+		return;
+	nftdp_route_count(atomic_load_explicit(&f->cur, memory_order_relaxed), &n4, &n6);
+	printf("nftdp: routes: %u IPv4 and %u IPv6 routes, rebuilt in %.2f ms, swapped in "
+	       "%.3f ms (%lu rebuild%s)\n",
+	       n4, n6, (double)f->build_ns / 1e6, (double)f->swap_ns / 1e6, f->n_unlogged,
+	       f->n_unlogged == 1 ? "" : "s");
+	f->n_unlogged = 0;
+	f->next_log_ns = now + 1000000000ull;
+}
+
 /* A new table in place of the current one; the old one waits a grace period. */
 static void rebuild(struct nftdp_dp *dp, uint64_t now)
 {
@@ -359,17 +379,7 @@ static void rebuild(struct nftdp_dp *dp, uint64_t now)
 	f->next_ok_ns = t2 + 2 * (t2 - now);
 	f->n_builds++;
 	f->n_unlogged++;
-	if (t2 >= f->next_log_ns) {
-		unsigned int n4, n6;
-
-		nftdp_route_count(t, &n4, &n6);
-		printf("nftdp: routes: %u IPv4 and %u IPv6 routes, rebuilt in %.2f ms, swapped in "
-		       "%.3f ms (%lu rebuild%s)\n",
-		       n4, n6, (double)f->build_ns / 1e6, (double)f->swap_ns / 1e6, f->n_unlogged,
-		       f->n_unlogged == 1 ? "" : "s");
-		f->n_unlogged = 0;
-		f->next_log_ns = t2 + 1000000000ull;
-	}
+	log_rebuilds(f, t2);
 	log_custom(f, t);
 }
 
@@ -385,6 +395,7 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 		reclaim(dp);
 	ret = nftdp_route_watch_read(f->watch);
 	now = now_ns();
+	log_rebuilds(f, now);
 	/* --route: neighbours are dumped again on their own, at once */
 	nftdp_dp_nexthop_tick(dp, ret > 0 && (ret & NFTDP_ROUTE_WATCH_NEIGH));
 	if (ret > 0 && (ret & NFTDP_ROUTE_WATCH_ROUTES)) {
