@@ -224,6 +224,24 @@ void nftdp_vm_osf_db_free(struct nftdp_vm_osf_db *db)
 	free(db);
 }
 
+/* snprintf(os_match, NFT_OSF_MAXGENRELEN, "%s:%s", genre, version) or
+ * strscpy of the genre alone: cut to NFT_OSF_MAXGENRELEN - 1 bytes; dest
+ * is zeroed (written without snprintf, whose truncation gcc flags) */
+static void osf_match(char *dest, const char *genre, const char *version)
+{
+	size_t n = 0;
+
+	/* each field stops at its NUL or its MAXGENRELEN bytes */
+	for (size_t i = 0; i < MAXGENRELEN && genre[i] && n < NFT_OSF_MAXGENRELEN - 1; i++)
+		dest[n++] = genre[i];
+	if (!version)
+		return;
+	if (n < NFT_OSF_MAXGENRELEN - 1)
+		dest[n++] = ':';
+	for (size_t i = 0; i < MAXGENRELEN && version[i] && n < NFT_OSF_MAXGENRELEN - 1; i++)
+		dest[n++] = version[i];
+}
+
 /* nft_osf_eval */
 static void osf_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
@@ -248,10 +266,8 @@ static void osf_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	f = nftdp_vm_osf_find(pkt->data + pkt->nh_off, pkt->len - pkt->nh_off, p->ttl);
 	if (!f)
 		memcpy(dest, "unknown", 7);
-	else if (p->flags & NFT_OSF_F_VERSION)
-		snprintf(dest, NFT_OSF_MAXGENRELEN, "%s:%s", f->genre, f->version);
 	else
-		snprintf(dest, NFT_OSF_MAXGENRELEN, "%s", f->genre);
+		osf_match(dest, f->genre, (p->flags & NFT_OSF_F_VERSION) ? f->version : NULL);
 }
 
 /* nft_osf_init */
