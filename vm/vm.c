@@ -99,9 +99,12 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 			ctx->flow_taint = 1;
 	}
 do_chain:
+	rulenum = 0;
+resume:
+	/* from rulenum on, past what pkt cannot reach (rule_index.c) */
 	next = nftdp_vm_rule_next(chain, pkt);
-	rulenum = next ? next[0] : 0;
-next_rule:
+	if (next)
+		rulenum = next[rulenum];
 	regs->verdict.code = NFT_CONTINUE;
 	run_end = 0; /* also after a jump or return: the rest runs rule by rule */
 	restore = false;
@@ -326,10 +329,7 @@ next_rule:
 		stackptr--;
 		chain = jumpstack[stackptr].chain;
 		rulenum = jumpstack[stackptr].rule;
-		next = nftdp_vm_rule_next(chain, pkt);
-		if (next)
-			rulenum = next[rulenum];
-		goto next_rule;
+		goto resume;
 	}
 
 	if (trace)
