@@ -335,6 +335,9 @@ static void test_catchall(void **state)
 		assert_int_equal(mask, 3);
 		assert_memory_equal(bd[0], &drop, sizeof(drop));
 		assert_memory_equal(bd[1], &acc, sizeof(acc));
+		/* the catch-all's (zero) key is no element's: key 0 is a miss */
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
 		/* removed: seen until the commit, gone after; abort keeps it */
 		assert_int_equal(nftdp_set_remove_catchall(s), 0);
 		assert_int_equal(nftdp_set_remove_catchall(s), -ENOENT);
@@ -356,6 +359,24 @@ static void test_catchall(void **state)
 		nftdp_set_abort(s);
 		nftdp_set_reclaim(s);
 		assert_false(has(s, o));
+		/* an element at key 0 beside the catch-all keeps its own data */
+		assert_int_equal(nftdp_set_remove(s, k, NULL), 0);
+		assert_int_equal(nftdp_set_insert(s, z, NULL, &drop, 0, 0, false), 0);
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		commit(s);
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+		assert_true(nftdp_set_lookup(s, o, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		assert_int_equal(nftdp_set_remove(s, z, NULL), 0);
+		commit(s);
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		assert_int_equal(nftdp_set_remove_catchall(s), 0);
+		commit(s);
+		assert_false(has(s, z));
+		assert_false(has(s, o));
 		/* left in place for destroy to free */
 		assert_int_equal(
 		    nftdp_set_insert(s, z, NULL, &drop, 0, NFT_SET_ELEM_CATCHALL, false), 0);
@@ -364,6 +385,33 @@ static void test_catchall(void **state)
 		assert_memory_equal(data, &drop, sizeof(drop));
 		nftdp_set_destroy(s);
 	}
+}
+
+/* The interval backend's read index never holds the catch-all: its
+ * (zero) key must not shadow a range that starts at 0. */
+static void test_catchall_interval_index(void **state)
+{
+	struct nftdp_set_verdict acc = {NF_ACCEPT, 0}, drop = {NF_DROP, 0};
+	struct nftdp_set *s = mk(NFT_SET_MAP | NFT_SET_INTERVAL, 4, sizeof(acc), 0);
+	uint8_t z[4] = {0}, lo[4], hi[4], k[4];
+	const void *data = NULL;
+
+	(void)state;
+	ip4(lo, 0, 0, 0, 0);
+	ip4(hi, 0, 0, 0, 10);
+	assert_int_equal(nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+	commit(s);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, &drop, 0, 0, false), 0);
+	commit(s);
+	for (unsigned i = 0; i <= 10; i++) {
+		ip4(k, 0, 0, 0, i);
+		assert_true(nftdp_set_lookup(s, k, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+	}
+	ip4(k, 0, 0, 0, 11);
+	assert_true(nftdp_set_lookup(s, k, &data, fake_now));
+	assert_memory_equal(data, &acc, sizeof(acc));
+	nftdp_set_destroy(s);
 }
 
 /* ---- bitmap ---- */
@@ -1367,7 +1415,7 @@ int main(void)
 	    cmocka_unit_test(test_model_hash),	    cmocka_unit_test(test_model_bitmap),
 	    cmocka_unit_test(test_model_interval),  cmocka_unit_test(test_model_concat),
 	    cmocka_unit_test(test_dp_update),	    cmocka_unit_test(test_dp_update_elem),
-	    cmocka_unit_test(test_catchall),
+	    cmocka_unit_test(test_catchall),	    cmocka_unit_test(test_catchall_interval_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
