@@ -388,8 +388,6 @@ static int elem_insert(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem
 	uint8_t data[NFTDP_SET_DATA_MAX];
 	int rc;
 
-	if (e->flags & NFT_SET_ELEM_CATCHALL)
-		return -EOPNOTSUPP; /* the wildcard element: not in sets/ yet */
 	rc = elem_data(bld, s, e, data);
 	if (rc < 0)
 		return rc;
@@ -965,13 +963,16 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		if (tr->op == CTL_TR_DELSETELEM) {
 			if (e->flags & NFT_SET_ELEM_INTERVAL_END)
 				continue;
-			rc = nftdp_set_remove(s->dp, e->key,
-					      e->dp_ranged ? e->key_end
-					      : e->kelen   ? e->key_end
-							   : NULL);
+			if (e->flags & NFT_SET_ELEM_CATCHALL)
+				rc = nftdp_set_remove_catchall(s->dp);
+			else
+				rc = nftdp_set_remove(s->dp, e->key,
+						      e->dp_ranged ? e->key_end
+						      : e->kelen   ? e->key_end
+								   : NULL);
 			if (rc == -ENOENT)
 				rc = 0; /* added and removed in this batch, or never in */
-		} else if (one_field_interval(s)) {
+		} else if (one_field_interval(s) && !(e->flags & NFT_SET_ELEM_CATCHALL)) {
 			/* collected per set, paired below (one set per message) */
 			if (ivset && ivset != s) {
 				rc = interval_inserts(ctl->bld, ivset, iv, niv, now);

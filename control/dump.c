@@ -78,9 +78,30 @@ static bool put_stateful_data(struct nlmsghdr *nlh, const struct nlattr *data, c
 	return false;
 }
 
-/* The expression data as the kernel dumps it: no set id, and the objref
+/* A ct load of the (l3) protocol takes a direction "for compatibility"
+ * (nft sends one for `ct original protocol`) but nft_ct_get_dump never
+ * dumps it: the listing says `ct protocol`. Every other key either refuses
+ * a direction or dumps the one it got. */
+static bool ct_dir_hidden(const struct nlattr *data)
+{
+	const struct nlattr *a;
+	bool load = false;
+	uint32_t key = UINT32_MAX;
+
+	mnl_attr_for_each_nested(a, data)
+	{
+		if (mnl_attr_get_type(a) == NFTA_CT_DREG)
+			load = true;
+		else if (mnl_attr_get_type(a) == NFTA_CT_KEY && mnl_attr_get_payload_len(a) == 4)
+			key = ntohl(mnl_attr_get_u32(a));
+	}
+	return load && (key == NFT_CT_L3PROTOCOL || key == NFT_CT_PROTOCOL);
+}
+
+/* The expression data as the kernel dumps it: no set id, the objref
  * set name NUL-terminated (libnftnl 1.2.4 builds it without the NUL, which
- * the kernel tolerates on input but never sends back). */
+ * the kernel tolerates on input but never sends back), no direction on a
+ * ct protocol load. */
 void ctl_put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const char *name)
 {
 	int skip = id_attr_of(name);
@@ -90,6 +111,8 @@ void ctl_put_expr_data(struct nlmsghdr *nlh, const struct nlattr *data, const ch
 
 	if (put_stateful_data(nlh, data, name))
 		return;
+	if (strcmp(name, "ct") == 0 && ct_dir_hidden(data))
+		skip = NFTA_CT_DIRECTION;
 	nd = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
 
 	mnl_attr_for_each_nested(a, data)

@@ -194,8 +194,10 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 		if (flags & NFT_CHAIN_BASE)
 			return -EOPNOTSUPP;
 	}
+	/* a binding chain (nft's `jump { ... }`) has no name: the kernel
+	 * names it "__chain%llu"; nftdp does not run them yet */
 	if (!m->tb[NFTA_CHAIN_NAME])
-		return -EINVAL;
+		return (flags & NFT_CHAIN_BINDING) ? -EOPNOTSUPP : -EINVAL;
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
@@ -352,7 +354,8 @@ int ctl_newchain(struct ctl_msg *m)
 		}
 	} else if (m->tb[NFTA_CHAIN_NAME]) {
 		c = ctl_chain_lookup(t, mnl_attr_get_str(m->tb[NFTA_CHAIN_NAME]));
-	} else {
+	} else if (!m->tb[NFTA_CHAIN_FLAGS] ||
+		   !(ntohl(mnl_attr_get_u32(m->tb[NFTA_CHAIN_FLAGS])) & NFT_CHAIN_BINDING)) {
 		return -EINVAL;
 	}
 	if (!family_known(t->family))

@@ -720,6 +720,30 @@ static struct ctl_elem *interval_find(const struct ctl_set *s, const uint8_t *ke
 	return start;
 }
 
+/* nft_rbtree_get() asked for an end (NFT_SET_ELEM_INTERVAL_END: the second
+ * half of `get element ... { a-b }`, key b + 1): the nearest element at or
+ * above key, past a start element at key itself, if it is an end element
+ * (the interval that holds key - 1 ends there); else none. */
+static struct ctl_elem *interval_end_find(const struct ctl_set *s, const uint8_t *key,
+					  unsigned int klen, uint64_t now)
+{
+	struct ctl_elem *e, *best = NULL;
+
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		int d;
+
+		if (e->dead || elem_expired(e, now) || (e->flags & NFT_SET_ELEM_CATCHALL) ||
+		    e->klen != klen)
+			continue;
+		d = memcmp(e->key, key, klen);
+		if (d < 0 || (d == 0 && !(e->flags & NFT_SET_ELEM_INTERVAL_END)))
+			continue;
+		if (best == NULL || memcmp(e->key, best->key, klen) < 0)
+			best = e;
+	}
+	return best && (best->flags & NFT_SET_ELEM_INTERVAL_END) ? best : NULL;
+}
+
 int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 {
 	struct ctl_table *t;
@@ -749,7 +773,11 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 			m->bad_attr = attr;
 			return err;
 		}
-		if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) && !key.kelen)
+		if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) && !key.kelen &&
+		    (key.flags & NFT_SET_ELEM_INTERVAL_END))
+			e = interval_end_find(s, key.key, key.klen, nftdp_now_ms());
+		else if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) &&
+			 !key.kelen)
 			e = interval_find(s, key.key, key.klen, nftdp_now_ms());
 		else
 			e = elem_find(s, key.key, key.klen, key.flags, false);

@@ -47,6 +47,57 @@ static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t fa
 
 /* Walk NFTA_RULE_EXPRESSIONS as nf_tables_expr_parse does: every element
  * must be a nest with a known NFTA_EXPR_NAME. */
+/*
+ * libnftnl 1.2.4's nftnl_parse_verdict reads an uninitialised attribute
+ * table when a jump or goto carries no NFTA_VERDICT_CHAIN (nft sends only
+ * NFTA_VERDICT_CHAIN_ID for a binding chain, `jump { accept }`) and
+ * crashes in strdup. Such a verdict is answered here, before the parse,
+ * as nft_verdict_init answers it: by id, the chain is none nftdp holds
+ * (binding chains are refused), so ENOENT; neither name nor id, EINVAL.
+ */
+static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem)
+{
+	const struct nlattr *a, *d, *v, *x;
+
+	mnl_attr_for_each_nested(a, elem)
+	{
+		if (mnl_attr_get_type(a) != NFTA_EXPR_DATA)
+			continue;
+		mnl_attr_for_each_nested(d, a)
+		{
+			if (mnl_attr_get_type(d) != NFTA_IMMEDIATE_DATA)
+				continue;
+			mnl_attr_for_each_nested(v, d)
+			{
+				bool jump = false, chain = false, id = false;
+
+				if (mnl_attr_get_type(v) != NFTA_DATA_VERDICT)
+					continue;
+				mnl_attr_for_each_nested(x, v)
+				{
+					uint16_t t = mnl_attr_get_type(x);
+
+					if (t == NFTA_VERDICT_CODE &&
+					    mnl_attr_get_payload_len(x) == 4) {
+						int32_t c = (int32_t)ntohl(mnl_attr_get_u32(x));
+
+						jump = c == NFT_JUMP || c == NFT_GOTO;
+					} else if (t == NFTA_VERDICT_CHAIN) {
+						chain = true;
+					} else if (t == NFTA_VERDICT_CHAIN_ID) {
+						id = true;
+					}
+				}
+				if (jump && !chain) {
+					m->bad_attr = elem;
+					return id ? -ENOENT : -EINVAL;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned int *n)
 {
 	const struct nlattr *elem;
@@ -104,6 +155,12 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 		if (++*n > 128) { /* NFT_RULE_MAXEXPRS */
 			m->bad_attr = elem;
 			return -EINVAL;
+		}
+		if (strcmp(str, "immediate") == 0) {
+			int err = imm_verdict_check(m, elem);
+
+			if (err < 0)
+				return err;
 		}
 	}
 	return 0;

@@ -219,6 +219,11 @@ int ctl_newset(struct ctl_msg *m)
 		goto err_set;
 	nftnl_set_unset(s->nl, NFTNL_SET_ID);
 	nftnl_set_set_str(s->nl, NFTNL_SET_NAME, name);
+	/* nf_tables_fill_set dumps the length it keeps: a verdict map's is
+	 * sizeof(struct nft_verdict) whatever nft sent (nft 1.0.6 sends 0 and
+	 * reads the dumped one back to size the data of concatenated ranges) */
+	if (flags & NFT_SET_MAP)
+		nftnl_set_set_u32(s->nl, NFTNL_SET_DATA_LEN, dlen);
 	if (tb[NFTA_SET_POLICY] &&
 	    ntohl(mnl_attr_get_u32(tb[NFTA_SET_POLICY])) == NFT_SET_POL_PERFORMANCE)
 		nftnl_set_unset(s->nl, NFTNL_SET_POLICY);

@@ -403,6 +403,60 @@ int nftdp_set_defer_free(struct nftdp_set *s, void *ptr)
 	return 0;
 }
 
+/*
+ * The catch-all element (nft's `*`, NFT_SET_ELEM_CATCHALL) lives beside the
+ * backend on a list of its own: the kernel's set->catchall_list, asked when
+ * the backend finds no key (nft_set_do_lookup falls back to
+ * nft_set_catchall_lookup; on 6.18 that counts as found, so `!= @s` never
+ * matches a set with one). It does not count towards the set's size.
+ */
+static bool is_catchall(const struct set_elem *e)
+{
+	return (e->flags & NFT_SET_ELEM_CATCHALL) != 0;
+}
+
+static struct set_elem *catchall_get(const struct nftdp_set *s, uint64_t gen)
+{
+	for (struct set_elem *e = s->catchall; e; e = e->next[0])
+		if (set_elem_active(e, gen))
+			return e;
+	return NULL;
+}
+
+/* packet path: the live catch-all of generation gen, or NULL */
+static const struct set_elem *catchall_lookup(const struct nftdp_set *s, uint64_t gen, uint64_t now)
+{
+	for (const struct set_elem *e = ld_acq(&s->catchall); e; e = ld_acq(&e->next[0]))
+		if (set_elem_live(e, gen, now))
+			return e;
+	return NULL;
+}
+
+static int catchall_insert(struct nftdp_set *s, struct set_elem *e, struct set_elem **dup)
+{
+	*dup = catchall_get(s, set_gen_next(s));
+	if (*dup)
+		return -EEXIST;
+	e->next[0] = s->catchall;
+	st_rel(&s->catchall, e);
+	return 0;
+}
+
+/* physically remove (readers still walking over e keep their way on) */
+static void elem_unlink(struct nftdp_set *s, struct set_elem *e)
+{
+	struct set_elem **pe;
+
+	if (!is_catchall(e)) {
+		s->ops->unlink(s, e);
+		return;
+	}
+	for (pe = &s->catchall; *pe && *pe != e; pe = &(*pe)->next[0])
+		;
+	if (*pe)
+		st_rel(pe, e->next[0]);
+}
+
 static void txn_push(struct nftdp_set *s, struct set_elem *e, uint32_t op)
 {
 	e->op = op;
@@ -484,7 +538,7 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end, 
 	e->gen_del = GEN_NEVER;
 	e->seq = ++s->seq;
 
-	err = s->ops->insert(s, e, &dup);
+	err = is_catchall(e) ? catchall_insert(s, e, &dup) : s->ops->insert(s, e, &dup);
 	if (err == -EEXIST && dup) {
 		/* nft_add_set_elem: same key, other data is a clash */
 		if (s->data_size &&
@@ -500,7 +554,7 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end, 
 		return err;
 	}
 	/* after the insert, as nft_add_set_elem checks nft_set_maxsize */
-	if (!count_add(s)) {
+	if (!is_catchall(e) && !count_add(s)) {
 		/* linked a moment: a reader may be walking over it */
 		s->ops->unlink(s, e);
 		st_rlx(&e->gen_add, GEN_NEVER);
@@ -524,6 +578,20 @@ int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end)
 		return -ENOENT;
 	st_rlx(&e->gen_del, set_gen_next(s));
 	s->ndeact++;
+	if (e->op == TXN_ADD)
+		e->op = TXN_ADD_DEL;
+	else
+		txn_push(s, e, TXN_DEL);
+	return 0;
+}
+
+int nftdp_set_remove_catchall(struct nftdp_set *s)
+{
+	struct set_elem *e = catchall_get(s, set_gen_next(s));
+
+	if (!e)
+		return -ENOENT;
+	st_rlx(&e->gen_del, set_gen_next(s));
 	if (e->op == TXN_ADD)
 		e->op = TXN_ADD_DEL;
 	else
@@ -564,8 +632,10 @@ void nftdp_set_commit_stage(struct nftdp_set *s)
 		n = e->txn_next;
 		e->txn_next = NULL;
 		if (e->op == TXN_DEL || e->op == TXN_ADD_DEL) {
-			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
-			s->ndeact--;
+			if (!is_catchall(e)) {
+				__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+				s->ndeact--;
+			}
 			e->gc_next = s->retired;
 			s->retired = e;
 			s->n_retired++;
@@ -587,20 +657,23 @@ void nftdp_set_abort(struct nftdp_set *s)
 	for (e = s->txn_head; e; e = n) {
 		n = e->txn_next;
 		e->txn_next = NULL;
+		bool counted = !is_catchall(e);
+
 		switch (e->op) {
 		case TXN_ADD_DEL:
-			s->ndeact--;
+			s->ndeact -= counted;
 			/* fallthrough */
 		case TXN_ADD:
 			st_rlx(&e->gen_add, GEN_NEVER);
-			s->ops->unlink(s, e);
-			__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
+			elem_unlink(s, e);
+			if (counted)
+				__atomic_fetch_sub(&s->nelems, 1, __ATOMIC_RELAXED);
 			/* readers may be walking over it: a grace period first */
 			nftdp_set_elem_retire(s, e);
 			break;
 		case TXN_DEL:
 			st_rlx(&e->gen_del, GEN_NEVER);
-			s->ndeact--;
+			s->ndeact -= counted;
 			break;
 		}
 		e->op = TXN_NONE;
@@ -644,7 +717,7 @@ static void reclaim_upto(struct nftdp_set *s, uint64_t upto, uint64_t gen)
 			*pe = e->gc_next;
 			s->n_retired--;
 			retired_wait--;
-			s->ops->unlink(s, e);
+			elem_unlink(s, e);
 			nftdp_set_elem_retire(s, e);
 		} else {
 			pe = &e->gc_next;
@@ -813,11 +886,17 @@ static inline bool lookup_one(const struct nftdp_set *s, const void *key, const 
 
 	if (s->ops->lookup) {
 		x = s->ops->lookup(s, key, now_ms, gen);
+		if (!x && ld_rlx(&s->catchall))
+			x = catchall_lookup(s, gen, now_ms);
 		if (x && data)
 			*data = s->data_size ? set_elem_data(s, x) : NULL;
 		return x != NULL;
 	}
 	hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, gen, &mask) != 0;
+	if (!hit && ld_rlx(&s->catchall) && (x = catchall_lookup(s, gen, now_ms))) {
+		hit = true;
+		d[0] = s->data_size ? set_elem_data(s, x) : NULL;
+	}
 	if (hit && data)
 		*data = d[0];
 	return hit;
@@ -854,12 +933,20 @@ bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void
 unsigned nftdp_set_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
 			       const void *data[], uint64_t now_ms, uint64_t *hit_mask)
 {
-	uint64_t mask = 0;
+	uint64_t mask = 0, gen;
 	unsigned hits;
 
 	if (n > NFTDP_SET_BULK_MAX)
 		n = NFTDP_SET_BULK_MAX;
-	hits = s->ops->lookup_bulk(s, keys, n, data, now_ms, set_gen_read(0), &mask);
+	gen = set_gen_read(0);
+	hits = s->ops->lookup_bulk(s, keys, n, data, now_ms, gen, &mask);
+	if (hits < n && ld_rlx(&s->catchall)) {
+		const struct set_elem *x = catchall_lookup(s, gen, now_ms);
+
+		for (unsigned i = 0; x && i < n; i++)
+			if (!(mask >> i & 1))
+				set_bulk_hit(s, i, x, data, &mask, &hits);
+	}
 	if (hit_mask)
 		*hit_mask = mask;
 	return hits;
@@ -910,6 +997,10 @@ void nftdp_set_destroy(struct nftdp_set *s)
 	retired_wait -= s->n_retired; /* still linked: freed by the walk */
 	s->ops->walk(s, destroy_collect, &c);
 	s->ops->destroy(s);
+	while ((e = s->catchall)) {
+		s->catchall = e->next[0];
+		nftdp_set_elem_free(s, e);
+	}
 	for (size_t i = 0; i < c.n; i++)
 		nftdp_set_elem_free(s, c.v[i]);
 	free(c.v);

@@ -679,12 +679,14 @@ static void ival_commit(struct nftdp_set *s)
 
 	if (!p->tree_ok)
 		return;
-	/* removals first: a range may be replaced by one with the same start */
+	/* removals first: a range may be replaced by one with the same start;
+	 * a catch-all on the pending list is set.c's, never indexed */
 	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
 		if ((e->flags & SET_ELEM_F_INDEXED) && !set_elem_active(e, gen))
 			rx_del_elem(s, p, e);
 	for (e = s->txn_head; e && !p->tree_fail; e = e->txn_next)
-		if (!(e->flags & SET_ELEM_F_INDEXED) && set_elem_active(e, gen))
+		if (!(e->flags & (SET_ELEM_F_INDEXED | NFT_SET_ELEM_CATCHALL)) &&
+		    set_elem_active(e, gen))
 			rx_add_elem(s, p, e);
 	bt_publish(p, gen);
 }

@@ -133,6 +133,10 @@ struct nftdp_set {
 	uint32_t pool_stride;
 	uint64_t pool_head; /* atomic: tag << 32 | (index + 1) */
 	void *priv;	    /* backend */
+	/* catch-all elements (NFT_SET_ELEM_CATCHALL), newest first through
+	 * next[0]: at most one active per generation, older ones linked until
+	 * no reader can see them (set.c, not the backend's) */
+	struct set_elem *catchall;
 	/* element slab for fixed-size elements (control path only): chunks
 	 * that double up to 2 MiB, those on transparent huge pages, so that
 	 * lookups in large sets do not miss the TLB on every element */

@@ -23,6 +23,39 @@ struct nat_priv {
 };
 NFTDP_VM_PRIV_CHECK(struct nat_priv);
 
+/*
+ * nft_nat_setup_netmap: `snat|dnat prefix to A/N` (NF_NAT_RANGE_NETMAP)
+ * keeps the packet's own address outside the bits where the range's ends
+ * agree and takes those from the range: one address, 1:1 as iptables'
+ * NETMAP. The address is the packet's at this hook (saddr for snat, daddr
+ * for dnat), of the hook's family.
+ */
+static bool nat_netmap(const struct nat_priv *p, const struct nftdp_vm_pkt *pkt,
+		       struct nftdp_vm_nat_range *r)
+{
+	uint8_t addr[16];
+	unsigned off, len;
+
+	if (pkt->nfproto == NFPROTO_IPV4) {
+		off = p->kind == NFTDP_VM_NAT_SNAT ? 12 : 16;
+		len = 4;
+	} else {
+		off = p->kind == NFTDP_VM_NAT_SNAT ? 8 : 24;
+		len = 16;
+	}
+	if (len != p->alen || (uint64_t)pkt->nh_off + off + len > pkt->len)
+		return false;
+	memcpy(addr, pkt->data + pkt->nh_off + off, len);
+	for (unsigned i = 0; i < len; i++) {
+		uint8_t keep = (uint8_t)(r->min_addr[i] ^ r->max_addr[i]);
+
+		addr[i] = (uint8_t)((addr[i] & keep) | (r->min_addr[i] & (uint8_t)~keep));
+	}
+	memcpy(r->min_addr, addr, len);
+	memcpy(r->max_addr, addr, len);
+	return true;
+}
+
 static void nat_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -41,6 +74,10 @@ static void nat_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	if (p->has_addr) {
 		memcpy(r.min_addr, &regs->data[p->reg_addr_min], p->alen);
 		memcpy(r.max_addr, &regs->data[p->reg_addr_max], p->alen);
+		if ((p->flags & NF_NAT_RANGE_NETMAP) && !nat_netmap(p, pkt, &r)) {
+			regs->verdict.code = NFT_BREAK; /* no address to map (never for IP) */
+			return;
+		}
 	}
 	if (p->has_proto) {
 		memcpy(&r.min_proto, &regs->data[p->reg_proto_min], 2);
@@ -50,11 +87,10 @@ static void nat_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	regs->verdict.code = pkt->ct_ops->nat(pkt->ct, pkt, (enum nftdp_vm_nat_kind)p->kind, &r);
 }
 
-/* flags nftdp implements; NETMAP and PROTO_OFFSET (prefix and shifted
- * port maps) are not yet */
+/* flags nftdp implements; PROTO_OFFSET (shifted port maps) is not yet */
 #define NAT_FLAGS_SUPPORTED                                                                        \
 	(NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED | NF_NAT_RANGE_PROTO_RANDOM |         \
-	 NF_NAT_RANGE_PERSISTENT | NF_NAT_RANGE_PROTO_RANDOM_FULLY)
+	 NF_NAT_RANGE_PERSISTENT | NF_NAT_RANGE_PROTO_RANDOM_FULLY | NF_NAT_RANGE_NETMAP)
 
 static int nat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
@@ -130,7 +166,7 @@ static int nat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 			return nftdp_vm_errf(cc, -EOPNOTSUPP, "nat: flags 0x%x", p->flags);
 		if (p->flags & ~NAT_FLAGS_SUPPORTED)
 			return nftdp_vm_errf(cc, -EOPNOTSUPP,
-					     "nat: prefix/offset maps not supported by nftdp");
+					     "nat: port offset maps not supported by nftdp");
 	}
 	return 0;
 }

@@ -110,6 +110,14 @@ int nftdp_set_insert(struct nftdp_set *s, const void *key, const void *key_end, 
 int nftdp_set_remove(struct nftdp_set *s, const void *key, const void *key_end);
 
 /**
+ * Remove the catch-all element (nft's `*`; inserted with elem_flags
+ * NFT_SET_ELEM_CATCHALL, key ignored) in the pending transaction. A lookup
+ * that finds no key returns the catch-all, as found. Control path.
+ * @return 0, -ENOENT if there is none in the pending state.
+ */
+int nftdp_set_remove_catchall(struct nftdp_set *s);
+
+/**
  * The set's part of a commit: its pending changes are final, but visible
  * only to readers of the generation nftdp_set_gen_next() names, which
  * nftdp_set_gen_publish() makes current. Several sets committed this way

@@ -278,6 +278,83 @@ static void test_vm_nat_rules(void **state)
 	nftdp_ct_shard_destroy(en.s);
 }
 
+/* `snat ip prefix to 192.168.2.0/24` and `dnat ip prefix to 10.0.0.0/24`
+ * (NF_NAT_RANGE_NETMAP, nft_nat_setup_netmap): the packet keeps its host
+ * bits, the network bits come from the range; port offset maps stay
+ * refused */
+static void test_vm_nat_netmap(void **state)
+{
+	struct nftdp_vm_state_config vcfg = {.n_workers = 1,
+					     .max_counters = 16,
+					     .max_cells = 16,
+					     .log_ring_size = 8,
+					     .hash_seed = 1};
+	struct nftdp_vm_chain_desc post = {.family = NFPROTO_IPV4,
+					   .table = "nat",
+					   .name = "post",
+					   .base = true,
+					   .hook = NF_INET_POST_ROUTING,
+					   .policy = NF_ACCEPT};
+	struct nftdp_vm_chain_desc pre = post;
+	struct nftdp_ct_config cfg = {.max_entries = 16, .ifaddr = test_ifaddr};
+	struct env en = {.now = 1000};
+	struct nftdp_vm_chain *cpost, *cpre;
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_state *st;
+	struct nftnl_expr *n;
+	struct tpkt t;
+	uint32_t lo, hi;
+
+	(void)state;
+	pre.name = "pre";
+	pre.hook = NF_INET_PRE_ROUTING;
+	pre.chain_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &en.s), 0);
+	assert_int_equal(nftdp_vm_state_create(&vcfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	assert_int_equal(nftdp_vm_chain_create(&post, st, &cpost), 0);
+	assert_int_equal(nftdp_vm_chain_create(&pre, st, &cpre), 0);
+	ctx.state = st;
+	assert_int_equal(try_rule(cpost, st,
+				  nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0,
+					   NF_NAT_RANGE_PROTO_OFFSET),
+				  NULL),
+			 -EOPNOTSUPP);
+	assert_int_equal(inet_pton(AF_INET, "192.168.2.0", &lo), 1);
+	assert_int_equal(inet_pton(AF_INET, "192.168.2.255", &hi), 1);
+	n = nat_expr(NFT_NAT_SNAT, NFPROTO_IPV4, NFT_REG32_00, 0, NF_NAT_RANGE_NETMAP);
+	nftnl_expr_set_u32(n, NFTNL_EXPR_NAT_REG_ADDR_MAX, NFT_REG32_01);
+	add_rule(cpost, st, 1, imm32(NFT_REG32_00, lo), imm32(NFT_REG32_01, hi), n, NULL);
+	assert_int_equal(inet_pton(AF_INET, "10.0.0.0", &lo), 1);
+	assert_int_equal(inet_pton(AF_INET, "10.0.0.255", &hi), 1);
+	n = nat_expr(NFT_NAT_DNAT, NFPROTO_IPV4, NFT_REG32_00, 0, NF_NAT_RANGE_NETMAP);
+	nftnl_expr_set_u32(n, NFTNL_EXPR_NAT_REG_ADDR_MAX, NFT_REG32_01);
+	add_rule(cpre, st, 1, imm32(NFT_REG32_00, lo), imm32(NFT_REG32_01, hi), n, NULL);
+
+	udp(&t, false, "10.141.11.4", "203.0.113.77", 5555, 53, 8);
+	t.pkt.oif = 2;
+	assert_int_equal(nftdp_ct_in(en.s, &t.pkt, en.now), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_run_chain(cpre, &t.pkt, &ctx), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en.s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_ip4(t.buf + 16, "10.0.0.77");
+	assert_int_equal(nftdp_vm_run_chain(cpost, &t.pkt, &ctx), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en.s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_ip4(t.buf + 12, "192.168.2.4");
+	assert_int_equal(port_at(t.buf + 20), 5555);
+	assert_csums(&t);
+	nftdp_ct_confirm(en.s, &t.pkt, NF_ACCEPT);
+	/* the reply is translated back */
+	udp(&t, false, "10.0.0.77", "192.168.2.4", 53, 5555, 8);
+	assert_int_equal(nat_path(&en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	assert_ip4(t.buf + 12, "203.0.113.77");
+	assert_ip4(t.buf + 16, "10.141.11.4");
+	assert_csums(&t);
+	nftdp_vm_chain_destroy(cpre);
+	nftdp_vm_chain_destroy(cpost);
+	nftdp_vm_state_destroy(st);
+	nftdp_ct_shard_destroy(en.s);
+}
+
 /* redirect: refused without a local stack and outside prerouting; with
  * one, DNAT to the incoming port's address with the given port, dropped
  * on a port without an address (nf_nat_redirect_ipv4) */
@@ -1136,7 +1213,7 @@ int main(void)
 	    cmocka_unit_test(test_zones),	   cmocka_unit_test(test_timeout_policy),
 	    cmocka_unit_test(test_connlimit),	   cmocka_unit_test(test_connlimit_compile),
 	    cmocka_unit_test(test_connlimit_elem), cmocka_unit_test(test_helper_objref),
-	    cmocka_unit_test(test_vm_redirect),
+	    cmocka_unit_test(test_vm_redirect),	   cmocka_unit_test(test_vm_nat_netmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -295,6 +295,125 @@ static void test_verdict_map(void **state)
 	nftdp_set_destroy(s);
 }
 
+/* ---- the catch-all element (nft's `*`) ---- */
+
+/* Every backend: a key no element holds finds the catch-all (its data for
+ * a map), visible from the commit that adds it until the one that removes
+ * it; it does not count towards the size; one per generation. */
+static void test_catchall(void **state)
+{
+	static const uint32_t flags[] = {NFT_SET_MAP, NFT_SET_MAP | NFT_SET_INTERVAL};
+	struct nftdp_set_verdict acc = {NF_ACCEPT, 0}, drop = {NF_DROP, 0};
+	uint8_t z[4] = {0}, k[4], o[4], bk[2][4];
+	const void *keys[2] = {bk[0], bk[1]}, *data = NULL, *bd[2];
+	uint64_t mask = 0;
+
+	(void)state;
+	ip4(k, 1, 1, 1, 1);
+	ip4(o, 2, 2, 2, 2);
+	for (unsigned f = 0; f < 2; f++) {
+		struct nftdp_set *s = mk(flags[f], 4, sizeof(acc), 1);
+
+		assert_int_equal(nftdp_set_insert(s, k, NULL, &drop, 0, 0, false), 0);
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		assert_false(has(s, o)); /* invisible until commit */
+		/* the size (1) is not reached by it; a second one clashes */
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &drop, 0, NFT_SET_ELEM_CATCHALL, false), -EBUSY);
+		assert_int_equal(nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, true),
+				 -EEXIST);
+		commit(s);
+		assert_int_equal(nftdp_set_count(s), 1);
+		assert_true(nftdp_set_lookup(s, o, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		assert_true(nftdp_set_lookup(s, k, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+		memcpy(bk[0], k, 4);
+		memcpy(bk[1], o, 4);
+		assert_int_equal(nftdp_set_lookup_bulk(s, keys, 2, bd, fake_now, &mask), 2);
+		assert_int_equal(mask, 3);
+		assert_memory_equal(bd[0], &drop, sizeof(drop));
+		assert_memory_equal(bd[1], &acc, sizeof(acc));
+		/* the catch-all's (zero) key is no element's: key 0 is a miss */
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		/* removed: seen until the commit, gone after; abort keeps it */
+		assert_int_equal(nftdp_set_remove_catchall(s), 0);
+		assert_int_equal(nftdp_set_remove_catchall(s), -ENOENT);
+		nftdp_set_abort(s);
+		assert_true(has(s, o));
+		assert_int_equal(nftdp_set_remove_catchall(s), 0);
+		assert_true(has(s, o));
+		commit(s);
+		assert_false(has(s, o));
+		assert_true(has(s, k));
+		/* added and removed in one batch; then an abort of a new one */
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		assert_int_equal(nftdp_set_remove_catchall(s), 0);
+		commit(s);
+		assert_false(has(s, o));
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		nftdp_set_abort(s);
+		nftdp_set_reclaim(s);
+		assert_false(has(s, o));
+		/* an element at key 0 beside the catch-all keeps its own data */
+		assert_int_equal(nftdp_set_remove(s, k, NULL), 0);
+		assert_int_equal(nftdp_set_insert(s, z, NULL, &drop, 0, 0, false), 0);
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		commit(s);
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+		assert_true(nftdp_set_lookup(s, o, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		assert_int_equal(nftdp_set_remove(s, z, NULL), 0);
+		commit(s);
+		assert_true(nftdp_set_lookup(s, z, &data, fake_now));
+		assert_memory_equal(data, &acc, sizeof(acc));
+		assert_int_equal(nftdp_set_remove_catchall(s), 0);
+		commit(s);
+		assert_false(has(s, z));
+		assert_false(has(s, o));
+		/* left in place for destroy to free */
+		assert_int_equal(
+		    nftdp_set_insert(s, z, NULL, &drop, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+		commit(s);
+		assert_true(nftdp_set_lookup(s, o, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+		nftdp_set_destroy(s);
+	}
+}
+
+/* The interval backend's read index never holds the catch-all: its
+ * (zero) key must not shadow a range that starts at 0. */
+static void test_catchall_interval_index(void **state)
+{
+	struct nftdp_set_verdict acc = {NF_ACCEPT, 0}, drop = {NF_DROP, 0};
+	struct nftdp_set *s = mk(NFT_SET_MAP | NFT_SET_INTERVAL, 4, sizeof(acc), 0);
+	uint8_t z[4] = {0}, lo[4], hi[4], k[4];
+	const void *data = NULL;
+
+	(void)state;
+	ip4(lo, 0, 0, 0, 0);
+	ip4(hi, 0, 0, 0, 10);
+	assert_int_equal(nftdp_set_insert(s, z, NULL, &acc, 0, NFT_SET_ELEM_CATCHALL, false), 0);
+	commit(s);
+	assert_int_equal(nftdp_set_insert(s, lo, hi, &drop, 0, 0, false), 0);
+	commit(s);
+	for (unsigned i = 0; i <= 10; i++) {
+		ip4(k, 0, 0, 0, i);
+		assert_true(nftdp_set_lookup(s, k, &data, fake_now));
+		assert_memory_equal(data, &drop, sizeof(drop));
+	}
+	ip4(k, 0, 0, 0, 11);
+	assert_true(nftdp_set_lookup(s, k, &data, fake_now));
+	assert_memory_equal(data, &acc, sizeof(acc));
+	nftdp_set_destroy(s);
+}
+
 /* ---- bitmap ---- */
 
 static void test_bitmap(void **state)
@@ -1296,6 +1415,7 @@ int main(void)
 	    cmocka_unit_test(test_model_hash),	    cmocka_unit_test(test_model_bitmap),
 	    cmocka_unit_test(test_model_interval),  cmocka_unit_test(test_model_concat),
 	    cmocka_unit_test(test_dp_update),	    cmocka_unit_test(test_dp_update_elem),
+	    cmocka_unit_test(test_catchall),	    cmocka_unit_test(test_catchall_interval_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,6 +129,20 @@ def deep_rule(n, t):
                      payload=attr(1, strz("deep")) + attr(2, strz("c")) + attr(NLA_F_NESTED | 4, nested(n, t))))
 
 
+def jump_rule(verdict_extra):
+    """A rule `immediate jump` whose verdict names no chain (only what
+    verdict_extra adds: a chain id, or nothing). libnftnl 1.2.4 crashed
+    on it (nftnl_parse_verdict reads an uninitialised table)."""
+    verdict = attr(1, struct.pack("!i", -3)) + verdict_extra  # NFT_JUMP
+    data = attr(1, struct.pack("!I", 0)) + attr(NLA_F_NESTED | 2, attr(NLA_F_NESTED | 2, verdict))
+    expr = attr(1, strz("immediate")) + attr(NLA_F_NESTED | 2, data)
+    return batch(table("j", 1),
+                 msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2, payload=attr(1, strz("j")) + attr(3, strz("c"))),
+                 msg(nft(NEWRULE), F_REQUEST | F_CREATE | 0x800, 3,
+                     payload=attr(1, strz("j")) + attr(2, strz("c"))
+                     + attr(NLA_F_NESTED | 4, attr(NLA_F_NESTED | 1, expr))))
+
+
 def cases():
     big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
     big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
@@ -165,6 +179,8 @@ def cases():
         ("3000 tables", big),
         ("3000 tables, last fails", big_fail),
         ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
+        ("jump without chain", jump_rule(b"")),
+        ("jump to an unknown chain id", jump_rule(attr(3, struct.pack("!I", 12345)))),
     ] + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
          for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)] + [
         ("table of family %d" % f, batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1, family=f,
