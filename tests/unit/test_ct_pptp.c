@@ -7,7 +7,8 @@
  * shorter than their type's, in exactly-sized buffers), an outgoing and an
  * incoming call whose GRE packets are related and then established with
  * the negotiated keys while other call ids are new connections of their
- * own, the keymaps, the expectations made and removed (the sibling one
+ * own, an ICMP error quoting the call's GRE, the keymaps, the
+ * expectations made and removed (the sibling one
  * when the GRE connection starts, Call-Disconnect-Notify, the control
  * connection's death), and a call whose GRE goes to another shard.
  * Shared fixtures: tests/lib/ct_fixture.h.
@@ -290,6 +291,18 @@ static void test_outgoing_call(void **state)
 	assert_ptr_equal(g, g2);
 	assert_true(g->status & IPS_ASSURED);
 	assert_int_equal(left_s(en, g), 180); /* the kernel's GRE_CT_REPLIED */
+	/* an ICMP error quoting the PNS's GRE (its 8-byte header): the
+	 * quoted tuple takes the keymap's source key too, so it is related */
+	{
+		struct tpkt q, e;
+		unsigned int ctinfo;
+
+		gre(&q, PNS, PAC, 1, 0x880b, 0x0200, 16);
+		icmp(&e, false, PAC, PNS, 3, 1, 0, q.buf, 28);
+		assert_int_equal(xmit_v(en, &e, NF_ACCEPT, &g2, &ctinfo), ST_RELATED);
+		assert_ptr_equal(g, g2);
+		assert_int_equal(ctinfo, IP_CT_RELATED_REPLY);
+	}
 	/* other call ids: connections of their own, not related */
 	assert_int_equal(gre_x(en, PNS, PAC, 0x0201, &o), ST_NEW);
 	assert_ptr_not_equal(o, g);
