@@ -595,17 +595,19 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 		return -ENOENT;
 	if (n->helper[0]) {
 		/* __nf_conntrack_helper_find(name, u3, the master's protocol) */
-		const char *want = m->tuple[0].l4proto == IPPROTO_TCP	? "ftp"
-				   : m->tuple[0].l4proto == IPPROTO_UDP ? "tftp"
-									: NULL;
+		bool tcp = m->tuple[0].l4proto == IPPROTO_TCP;
+		bool found =
+		    (tcp && !strcmp(n->helper, "ftp")) ||
+		    (tcp && m->tuple[0].l3proto == NFPROTO_IPV4 && !strcmp(n->helper, "pptp")) ||
+		    (m->tuple[0].l4proto == IPPROTO_UDP && !strcmp(n->helper, "tftp"));
 
-		if (!want || strcmp(want, n->helper))
+		if (!found)
 			return -EOPNOTSUPP;
 	}
 	if (!m->helper)
 		return -EOPNOTSUPP; /* ctnetlink_alloc_expect: no nfct_help */
 	if ((n->helper[0] && n->class > 0) || n->fn_unknown)
-		return -EINVAL; /* ftp and tftp have one class; no such expectfn */
+		return -EINVAL; /* ftp, tftp and pptp have one class; no such expectfn */
 	nftdp_ct_expect_init(&x, n->tuple.l3proto, &n->tuple.src, &n->tuple.dst, n->tuple.l4proto,
 			     n->tuple.sport, n->tuple.dport);
 	x.mask.src = n->mask.src;
@@ -621,6 +623,7 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 	if (now_ms > s->now_ms)
 		s->now_ms = now_ms;
 	/* nf_ct_expect_insert: the master's helper's policy (ftp, tftp: 1
-	 * expectation, 5 minutes) */
-	return nftdp_ct_expect_related(s, m, &x, 1, 5 * 60);
+	 * expectation, pptp: 2; 5 minutes) */
+	return nftdp_ct_expect_related(s, m, &x, m->helper == NFTDP_VM_CT_HELPER_PPTP ? 2 : 1,
+				       5 * 60);
 }

@@ -10,7 +10,8 @@
  * own, an ICMP error quoting the call's GRE, the keymaps, the
  * expectations made and removed (the sibling one
  * when the GRE connection starts, Call-Disconnect-Notify, the control
- * connection's death), and a call whose GRE goes to another shard.
+ * connection's death), a call whose GRE goes to another shard, and
+ * ctnetlink naming the helper (a master, its expectations).
  * Shared fixtures: tests/lib/ct_fixture.h.
  */
 #include "ct_fixture.h"
@@ -414,6 +415,69 @@ static void test_keymap_across_shards(void **state)
 	nftdp_ct_expect_table_destroy(tab);
 }
 
+static void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp, const char *d,
+		   uint16_t dp)
+{
+	memset(t, 0, sizeof(*t));
+	t->l3proto = NFPROTO_IPV4;
+	t->l4proto = l4;
+	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
+	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
+	t->sport = htons(sp);
+	t->dport = htons(dp);
+}
+
+/* ctnetlink (conntrackd): a master created with helper "pptp" (IPv4 TCP
+ * only, as __nf_conntrack_helper_find), and its GRE expectations
+ * created by name under pptp's policy (max_expected 2) */
+static void test_ctnetlink_by_name(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_change c;
+	struct nftdp_ct_expect_new n;
+	struct nftdp_ct_info ci;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	tuple4(&c.tuple[0], IPPROTO_TCP, PNS, 40003, PAC, 1723);
+	tuple4(&c.tuple[1], IPPROTO_TCP, PAC, 1723, PNS, 40003);
+	c.has = NFTDP_CT_CHG_ORIG | NFTDP_CT_CHG_REPLY | NFTDP_CT_CHG_CREATE |
+		NFTDP_CT_CHG_TIMEOUT | NFTDP_CT_CHG_STATUS | NFTDP_CT_CHG_HELPER;
+	c.timeout_s = 100;
+	c.status = IPS_CONFIRMED;
+	c.zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	strcpy(c.helper, "pptp");
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, &ci), 0);
+	assert_string_equal(ci.helper, "pptp");
+	/* pptp has no UDP helper, and no IPv6 one */
+	{
+		struct nftdp_ct_change u = c;
+
+		tuple4(&u.tuple[0], IPPROTO_UDP, PNS, 40004, PAC, 1723);
+		tuple4(&u.tuple[1], IPPROTO_UDP, PAC, 1723, PNS, 40004);
+		assert_int_equal(nftdp_ct_create(en->s, &u, en->now, NULL), -EOPNOTSUPP);
+		u = c;
+		u.tuple[0].l3proto = u.tuple[1].l3proto = NFPROTO_IPV6;
+		assert_int_equal(nftdp_ct_create(en->s, &u, en->now, NULL), -EOPNOTSUPP);
+	}
+	memset(&n, 0, sizeof(n));
+	n.master = c.tuple[0];
+	strcpy(n.helper, "pptp");
+	for (uint16_t i = 0; i < 3; i++) {
+		tuple4(&n.tuple, IPPROTO_GRE, PNS, 0x0100, PAC, (uint16_t)(0x0200 + i));
+		n.mask = n.tuple;
+		memset(&n.mask.src, 0xff, 4);
+		memset(&n.mask.dst, 0xff, 4);
+		n.mask.sport = n.mask.dport = 0xffff;
+		assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	}
+	assert_int_equal(live(en), 2); /* the third evicted the oldest */
+	/* a name the master's protocol has no helper for */
+	strcpy(n.helper, "tftp");
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +486,7 @@ int main(void)
 	    cmocka_unit_test(test_outgoing_call),
 	    cmocka_unit_test(test_incoming_call_and_master_gone),
 	    cmocka_unit_test(test_keymap_across_shards),
+	    cmocka_unit_test(test_ctnetlink_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
