@@ -369,6 +369,8 @@ void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 
 static void entry_free(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 {
+	if ((e->status & IPS_EXPECTED) && e->tuple[0].l4proto == IPPROTO_GRE)
+		nftdp_ct_gre_destroy(s, e); /* nf_ct_destroy's destroy_gre_conntrack */
 	policy_put(s, e);
 	e->in_use = 0;
 	e->status = 0;
@@ -384,6 +386,8 @@ void nftdp_ct_kill(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 		return;
 	hash_unlink(s, e);
 	e->status |= IPS_DYING;
+	if (e->helper == NFTDP_VM_CT_HELPER_PPTP) /* helper->destroy */
+		nftdp_ct_pptp_destroy_siblings(s, e);
 	if (e->helper) /* nf_ct_remove_expectations */
 		nftdp_ct_expect_remove_master(s, e);
 	if (e->status & IPS_CONFIRMED)
@@ -586,6 +590,8 @@ static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint6
 	}
 	if (!nftdp_ct_tuple_from(l4 + 8, l4len - 8, true, pkt->nfproto, &orig, &off))
 		return ICMP_INVALID;
+	if (orig.l4proto == IPPROTO_GRE)
+		nftdp_ct_gre_keymap_lookup(s, l4 + 8 + off, l4len - 8 - off, &orig);
 	if (!nftdp_ct_tuple_invert(&orig, &inner))
 		return ICMP_INVALID;
 	inner.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL); /* the error's own zone */
@@ -689,6 +695,8 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	}
 	if (!nftdp_ct_pkt_tuple(pkt, t))
 		return CT_BAD;
+	if (t->l4proto == IPPROTO_GRE) /* gre_pkt_to_tuple's source key */
+		nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), t);
 	/* the lookup keys the zone of the original direction
 	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
 	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
@@ -841,6 +849,8 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	    pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6 ||
 	    !nftdp_ct_pkt_tuple(pkt, &t))
 		return NULL;
+	if (t.l4proto == IPPROTO_GRE)
+		nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), &t);
 	t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
 	hash = nftdp_ct_tuple_hash(s, &t);
 	if (lk) {

@@ -97,8 +97,8 @@ static bool replace_labels(struct nftdp_ct_entry *e, const struct nftdp_ct_chang
 	return changed;
 }
 
-/* __nf_conntrack_helper_find by name for the entry's protocol */
-static uint8_t helper_find(const char *name, uint8_t l4proto)
+/* __nf_conntrack_helper_find by name for the entry's family and protocol */
+static uint8_t helper_find(const char *name, uint8_t l3proto, uint8_t l4proto)
 {
 	for (uint8_t h = 1; h < NFTDP_VM_CT_HELPER_MAX; h++) {
 		const char *n = nftdp_ct_helper_name(h);
@@ -106,7 +106,9 @@ static uint8_t helper_find(const char *name, uint8_t l4proto)
 		if (!n || strcmp(n, name))
 			continue;
 		if ((h == NFTDP_VM_CT_HELPER_FTP && l4proto == IPPROTO_TCP) ||
-		    (h == NFTDP_VM_CT_HELPER_TFTP && l4proto == IPPROTO_UDP))
+		    (h == NFTDP_VM_CT_HELPER_TFTP && l4proto == IPPROTO_UDP) ||
+		    (h == NFTDP_VM_CT_HELPER_PPTP && l4proto == IPPROTO_TCP &&
+		     l3proto == NFPROTO_IPV4))
 			return h;
 	}
 	return NFTDP_VM_CT_HELPER_NONE;
@@ -128,7 +130,7 @@ static int change_helper(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		}
 		return 0;
 	}
-	h = helper_find(c->helper, e->tuple[0].l4proto);
+	h = helper_find(c->helper, e->tuple[0].l3proto, e->tuple[0].l4proto);
 	if (!h)
 		return -EOPNOTSUPP;
 	if (!e->helper)
@@ -265,7 +267,7 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 	if (!(c->has & NFTDP_CT_CHG_TIMEOUT))
 		return -EINVAL;
 	if (c->has & NFTDP_CT_CHG_HELPER) {
-		if (!helper_find(c->helper, c->tuple[0].l4proto))
+		if (!helper_find(c->helper, c->tuple[0].l3proto, c->tuple[0].l4proto))
 			return -EOPNOTSUPP; /* no such helper (module) */
 	}
 	if (now_ms > s->now_ms)
@@ -275,7 +277,8 @@ int nftdp_ct_create(struct nftdp_ct_shard *s, const struct nftdp_ct_change *c, u
 		return -ENOMEM;
 	e->zone_dir = c->zone_dir ? c->zone_dir : NFTDP_VM_CT_ZONE_DIR_BOTH;
 	if (c->has & NFTDP_CT_CHG_HELPER)
-		nftdp_ct_helper_assign(s, e, helper_find(c->helper, c->tuple[0].l4proto));
+		nftdp_ct_helper_assign(
+		    s, e, helper_find(c->helper, c->tuple[0].l3proto, c->tuple[0].l4proto));
 	/* ctnetlink_setup_nat: destination first, each or its null binding */
 	if (c->has & (NFTDP_CT_CHG_NAT_SRC | NFTDP_CT_CHG_NAT_DST)) {
 		err = setup_nat(s, e, c, NFTDP_CT_MANIP_DST);

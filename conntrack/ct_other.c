@@ -5,7 +5,11 @@
  * way, with their ports in the tuple but no protocol state machine (see
  * docs/conntrack.md). GRE has the kernel's GRE timeouts (its version 0
  * packets carry no keys, so their tuple is the protocol's, as the kernel's
- * gre_pkt_to_tuple does for them; PPTP's version 1 keys are not tracked).
+ * gre_pkt_to_tuple does for them; PPTP's version 1 keys: ct_tuple.c and
+ * ct_gre.c). The pptp helper's expectfn raises the timeouts of its GRE
+ * connections, but nf_conntrack_gre_packet sets them back to these for an
+ * unconfirmed entry, after it ran: the kernel's GRE calls time out at 30 s
+ * and 180 s as well.
  */
 #include "ct_priv.h"
 

@@ -133,6 +133,12 @@ struct ct_help {
 	/* nf_conn_seqadj, per direction; meaningful while IPS_SEQ_ADJUST
 	 * (zeroed when the bit is first set: seqadj.c) */
 	struct nftdp_ct_seqadj seq[2];
+	/* pptp: nf_ct_pptp_master (its keymaps are in the expectation
+	 * table's part, found by master: ct_gre.c) */
+	struct {
+		uint8_t sstate, cstate;		   /* enum pptp_ctrlsess_state, _ctrlcall_state */
+		uint16_t pac_call_id, pns_call_id; /* network order */
+	} pptp;
 };
 
 /* An expectation (struct nf_conntrack_expect), in a part of the shared table. */
@@ -159,14 +165,34 @@ struct ct_expect {
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
 };
 
+/*
+ * A GRE keymap entry (nf_ct_gre_keymap): the tuple of one direction of a
+ * PPTP call's GRE traffic, whose source key a GRE version 1 packet with the
+ * same addresses and destination key (call id) takes (gre_keymap_lookup).
+ * Written like expectations: the master's worker fills a free slot of its
+ * part and publishes it; any worker frees one with a compare and swap
+ * (the GRE connection's death, on whatever worker it lives).
+ */
+struct ct_gre_keymap {
+	_Atomic uint32_t state; /* sequence << 2 | CT_EXP_FREE or CT_EXP_LIVE */
+	uint8_t dir;		/* the master's keymap[dir] */
+	uint16_t master_shard;
+	uint32_t master_idx, master_id;
+	struct nftdp_ct_tuple tuple;
+};
+
 struct ct_expect_part {
 	alignas(64) _Atomic uint32_t n_live;
 	uint32_t next_id;
 	struct ct_expect *slot;
+	struct ct_gre_keymap *km; /* per_part slots */
+	_Atomic uint32_t km_live;
+	_Atomic uint32_t km_hi; /* slots at and past it were never used: lookups stop there */
 };
 
 struct nftdp_ct_expect_table {
 	alignas(64) _Atomic uint32_t n_live; /* over all parts: 0 lets new connections skip */
+	_Atomic uint32_t km_live;	     /* GRE keymaps over all parts: 0 skips the lookup */
 	uint16_t n_parts;
 	uint32_t per_part;
 	struct ct_expect_part part[];
@@ -336,6 +362,43 @@ struct ct_amanda_port {
 unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_port ports[3]);
 unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* pptp (helper_pptp.c, nf_conntrack_pptp.c): one control message at the
+ * start of a TCP payload of n bytes. 1 and its type, the message body and
+ * its length (at most the largest message's, 208), or 0: not a control
+ * message, or one shorter than its type's (pptp_msg_size) */
+int nftdp_ct_pptp_parse(const uint8_t *d, uint32_t n, uint16_t *msg, const uint8_t **req,
+			uint32_t *reqlen);
+unsigned int nftdp_ct_pptp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* helper->destroy = pptp_destroy_siblings: the master is going */
+void nftdp_ct_pptp_destroy_siblings(struct nftdp_ct_shard *s, struct nftdp_ct_entry *master);
+/* pptp_expectfn for new GRE entry e that took expectation x (any worker) */
+void nftdp_ct_pptp_expectfn(struct nftdp_ct_shard *s, const struct ct_expect *x);
+/* nf_ct_unexpect_related of the live expectation t matches (any part,
+ * any worker); whether there was one */
+bool nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
+
+/* ct_gre.c (nf_conntrack_proto_gre.c): GRE version 1 keys. The source key
+ * of t from the keymaps, for the GRE header at l4 (l4len bytes): only for
+ * version 1 packets (gre_pkt_to_tuple); any worker */
+void nftdp_ct_gre_keymap_lookup(const struct nftdp_ct_shard *s, const uint8_t *l4, uint32_t l4len,
+				struct nftdp_ct_tuple *t);
+/* nf_ct_gre_keymap_add: both directions of master m's call, or a
+ * retransmission of the same; false: m has others, or no room. Owner. */
+bool nftdp_ct_gre_keymap_add(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *m,
+			     const struct nftdp_ct_tuple *orig, const struct nftdp_ct_tuple *repl);
+/* nf_ct_gre_keymap_destroy of the master (shard, idx, id); any worker */
+void nftdp_ct_gre_keymap_destroy(struct nftdp_ct_shard *s, uint16_t master_shard,
+				 uint32_t master_idx, uint32_t master_id);
+/* destroy_gre_conntrack: e is an expected GRE entry going away */
+static inline void nftdp_ct_gre_destroy(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e)
+{
+	const struct ct_help *h = &s->help[e - s->entries];
+
+	if (atomic_load_explicit(&s->exp->km_live, memory_order_relaxed))
+		nftdp_ct_gre_keymap_destroy(s, h->master_shard, h->master_idx, h->master_id);
+}
+
 /* netbios-ns, snmp: the broadcast helper, which serves only local sockets */
 unsigned int nftdp_ct_bcast_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				 const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);

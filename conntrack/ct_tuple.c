@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Tuples: a packet's original-direction tuple (nf_ct_get_tuple and the
- * protocols' pkt_to_tuple), its inverse (nf_ct_invert_tuple, with the ICMP
+ * protocols' pkt_to_tuple; GRE version 1's destination key, its source key
+ * is ct_gre.c's), its inverse (nf_ct_invert_tuple, with the ICMP
  * type maps of icmp_invert_tuple / icmpv6_invert_tuple), the inner tuple of
  * an ICMP error (nf_ct_get_tuplepr), L4 checksum verification as
  * nf_checksum does at prerouting, and the symmetric RSS hash for steering.
@@ -39,6 +40,18 @@ static bool l4_tuple(const uint8_t *th, uint32_t avail, struct nftdp_ct_tuple *t
 		memcpy(&t->sport, th + 4, 2); /* echo id */
 		t->dport = 0;
 		memcpy(&t->dport, th, 2); /* type, code */
+		return true;
+	}
+	if (t->l4proto == IPPROTO_GRE) {
+		/* gre_pkt_to_tuple: version 0 (and anything shorter than a
+		 * version 1 header) is tracked like generic; version 1 must
+		 * carry PPP (0x880b), its call id is the destination key and
+		 * the source key comes from the keymaps (ct_gre.c) */
+		if (avail < 8 || (th[1] & 7) != 1)
+			return true;
+		if (th[2] != 0x88 || th[3] != 0x0b)
+			return false;
+		memcpy(&t->dport, th + 6, 2);
 		return true;
 	}
 	return true; /* generic: protocol only */

@@ -53,7 +53,8 @@ int nftdp_ct_expect_table_create(uint16_t n_shards, uint32_t per_shard,
 	t->per_part = per_shard;
 	for (uint16_t i = 0; i < n_shards; i++) {
 		t->part[i].slot = calloc(per_shard, sizeof(struct ct_expect));
-		if (!t->part[i].slot) {
+		t->part[i].km = calloc(per_shard, sizeof(struct ct_gre_keymap));
+		if (!t->part[i].slot || !t->part[i].km) {
 			nftdp_ct_expect_table_destroy(t);
 			return -ENOMEM;
 		}
@@ -66,8 +67,10 @@ void nftdp_ct_expect_table_destroy(struct nftdp_ct_expect_table *t)
 {
 	if (!t)
 		return;
-	for (uint16_t i = 0; i < t->n_parts; i++)
+	for (uint16_t i = 0; i < t->n_parts; i++) {
 		free(t->part[i].slot);
+		free(t->part[i].km);
+	}
 	free(t);
 }
 
@@ -352,6 +355,8 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			h->master_idx = c.master_idx;
 			h->master_id = c.master_id;
 			s->st.expect_new++;
+			if (c.helper == NFTDP_VM_CT_HELPER_PPTP) /* exp->expectfn */
+				nftdp_ct_pptp_expectfn(s, &c);
 			return true;
 		}
 	}
@@ -402,6 +407,40 @@ void nftdp_ct_expect_remove_master(struct nftdp_ct_shard *s, const struct nftdp_
 			CT_EXP_LIVE &&
 		    master_is(&p->slot[j], s, master))
 			slot_remove(s, p, &p->slot[j]);
+}
+
+bool nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
+{
+	struct nftdp_ct_expect_table *tb = s->exp;
+
+	/* __nf_ct_expect_find + nf_ct_unexpect_related; a compare and swap
+	 * as nftdp_ct_expect_init_conntrack's claim, so any worker may */
+	for (uint16_t i = 0; i < tb->n_parts; i++) {
+		struct ct_expect_part *q = &tb->part[i];
+
+		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+			continue;
+		for (uint32_t j = 0; j < tb->per_part; j++) {
+			struct ct_expect *y = &q->slot[j];
+			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+			struct ct_expect c;
+
+			if ((w & 3) != CT_EXP_LIVE)
+				continue;
+			memcpy(&c, y, sizeof(c));
+			if (c.expires_ms <= s->now_ms || !tuple_mask_cmp(t, &c))
+				continue;
+			if (!atomic_compare_exchange_strong_explicit(
+				&y->state, &w, st_make(st_seq(w) + 1, CT_EXP_FREE),
+				memory_order_acq_rel, memory_order_relaxed))
+				continue;
+			atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
+			atomic_fetch_sub_explicit(&tb->n_live, 1, memory_order_relaxed);
+			s->st.expect_delete++;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* the expectations' timers */
@@ -556,17 +595,19 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 		return -ENOENT;
 	if (n->helper[0]) {
 		/* __nf_conntrack_helper_find(name, u3, the master's protocol) */
-		const char *want = m->tuple[0].l4proto == IPPROTO_TCP	? "ftp"
-				   : m->tuple[0].l4proto == IPPROTO_UDP ? "tftp"
-									: NULL;
+		bool tcp = m->tuple[0].l4proto == IPPROTO_TCP;
+		bool found =
+		    (tcp && !strcmp(n->helper, "ftp")) ||
+		    (tcp && m->tuple[0].l3proto == NFPROTO_IPV4 && !strcmp(n->helper, "pptp")) ||
+		    (m->tuple[0].l4proto == IPPROTO_UDP && !strcmp(n->helper, "tftp"));
 
-		if (!want || strcmp(want, n->helper))
+		if (!found)
 			return -EOPNOTSUPP;
 	}
 	if (!m->helper)
 		return -EOPNOTSUPP; /* ctnetlink_alloc_expect: no nfct_help */
 	if ((n->helper[0] && n->class > 0) || n->fn_unknown)
-		return -EINVAL; /* ftp and tftp have one class; no such expectfn */
+		return -EINVAL; /* ftp, tftp and pptp have one class; no such expectfn */
 	nftdp_ct_expect_init(&x, n->tuple.l3proto, &n->tuple.src, &n->tuple.dst, n->tuple.l4proto,
 			     n->tuple.sport, n->tuple.dport);
 	x.mask.src = n->mask.src;
@@ -582,6 +623,7 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 	if (now_ms > s->now_ms)
 		s->now_ms = now_ms;
 	/* nf_ct_expect_insert: the master's helper's policy (ftp, tftp: 1
-	 * expectation, 5 minutes) */
-	return nftdp_ct_expect_related(s, m, &x, 1, 5 * 60);
+	 * expectation, pptp: 2; 5 minutes) */
+	return nftdp_ct_expect_related(s, m, &x, m->helper == NFTDP_VM_CT_HELPER_PPTP ? 2 : 1,
+				       5 * 60);
 }

@@ -158,7 +158,7 @@ static const struct {
     {"netbios-ns", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_NETBIOS_NS},
     {"snmp", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP},
     {"snmp_trap", IPPROTO_UDP, HF_4, 0},
-    {"pptp", IPPROTO_TCP, HF_4, 0},
+    {"pptp", IPPROTO_TCP, HF_4, NFTDP_VM_CT_HELPER_PPTP},
     {"sip", IPPROTO_UDP, HF_4 | HF_6, 0},
     {"sip", IPPROTO_TCP, HF_4 | HF_6, 0},
     {"sane", IPPROTO_TCP, HF_4 | HF_6, 0},

@@ -96,10 +96,49 @@ def ftp_session(c, s, v6=False):
     return out
 
 
+def pptp_session(c, s):
+    """A PPTP control connection with an outgoing call (fuzz_pkt_tracked.nft
+    gives it the pptp helper), the call's GRE both ways, GRE with another
+    call id, then Call-Disconnect-Notify."""
+    seq = {0: 1000, 1: 5000}
+    out = []
+
+    def ctl(mtype, body):
+        return struct.pack('>HHIHH', 12 + len(body), 1, 0x1a2b3c4d, mtype, 0) + body
+
+    def seg(port, data):
+        src, dst = (c, s) if port == 0 else (s, c)
+        sp, dp = (40020, 1723) if port == 0 else (1723, 40020)
+        out.append(rec(IP(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags='PA', seq=seq[port],
+                                                  ack=seq[1 - port]) / data, port=port))
+        seq[port] += len(data)
+
+    def gre(port, call_id):
+        src, dst = (c, s) if port == 0 else (s, c)
+        hdr = struct.pack('>BBHHHI', 0x30, 1, 0x880b, 4, call_id, 1)
+        out.append(rec(IP(src=src, dst=dst, proto=47) / (hdr + b'\xff\x03\xc0\x21'), port=port))
+
+    out.append(rec(IP(src=c, dst=s) / TCP(sport=40020, dport=1723, flags='S', seq=999)))
+    out.append(rec(IP(src=s, dst=c) / TCP(sport=1723, dport=40020, flags='SA', seq=4999,
+                                          ack=1000), port=1))
+    out.append(rec(IP(src=c, dst=s) / TCP(sport=40020, dport=1723, flags='A', seq=1000, ack=5000)))
+    seg(0, ctl(1, bytes(144)))
+    seg(1, ctl(2, b'\x01\x00\x01' + bytes(141)))
+    seg(0, ctl(7, b'\x4a\x01' + bytes(154)))
+    seg(1, ctl(8, b'\x7b\x02\x4a\x01\x01' + bytes(15)))
+    gre(0, 0x7b02)
+    gre(1, 0x4a01)
+    gre(0, 0x7b03)
+    seg(1, ctl(13, b'\x7b\x02\x01' + bytes(133)))
+    gre(0, 0x7b02)
+    return out
+
+
 def seeds():
     out = {}
     out['ftp4'] = seed(ftp_session(C4, S4))
     out['ftp6'] = seed(ftp_session(C6, S6, v6=True))
+    out['pptp4'] = seed(pptp_session(C4, S4))
     out['tftp4'] = seed([
         rec(IP(src=C4, dst=S4) / UDP(sport=1069, dport=69) / b'\x00\x01f\x00octet\x00'),
         rec(IP(src=S4, dst=C4) / UDP(sport=3001, dport=1069) / b'\x00\x03\x00\x01d', port=1),

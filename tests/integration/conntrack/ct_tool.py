@@ -8,7 +8,9 @@ The same frames -- TCP handshakes with data (left established, closed to
 TIME_WAIT, a bare SYN), UDP with and without a reply, a UDP flow whose
 packets get `ct mark set 42`, ICMP and ICMPv6 echo, UDP in zone 7 and in
 original zone 8, IPv4 and IPv6, and a
-masqueraded TCP flow, SCTP four-way handshakes; with nf_conntrack_acct on -- go
+masqueraded TCP flow, SCTP four-way handshakes, PPTP control connections with
+the pptp helper and a call's GRE version 1 traffic (srckey/dstkey), GRE with
+an unannounced call id and GRE version 0; with nf_conntrack_acct on -- go
 
   kernel: from two address-less peers (nftdp-ctt-PID-c, -s) through a
           scratch namespace nftdp-ctt-PID-fw that forwards between two veths
@@ -20,6 +22,7 @@ masqueraded TCP flow, SCTP four-way handshakes; with nf_conntrack_acct on -- go
 
 On each side the same conntrack commands run (through the shim for nftdp):
 -E while the traffic runs, then -L, -L -f ipv6, -L -m 42, -L -u ASSURED,
+-L -w 7, -L -p gre, -L expect (a PPTP call's two GRE expectations),
 -G of a TCP and an ICMPv6 flow, -G of a flow that does not exist, -C, -D of
 one UDP flow and of a missing one, -L, -F -f ipv6 (the kernel flushes every
 family), -L, -F, -L, -C, -S (shape only). Their outputs (stdout, stderr,
@@ -34,6 +37,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -53,6 +57,9 @@ C4, S4 = "10.31.0.2", "10.32.0.2"
 C6, S6 = "fd31::2", "fd32::2"
 MAC_C, MAC_S = "02:00:00:00:31:0c", "02:00:00:00:32:0d"
 RULESET = """table inet ctt {
+	ct helper pptp-h {
+		type "pptp" protocol tcp
+	}
 	chain pre {
 		type filter hook prerouting priority raw; policy accept;
 		udp dport 5400 ct zone set 7
@@ -62,6 +69,7 @@ RULESET = """table inet ctt {
 	chain forward {
 		type filter hook forward priority 0; policy accept;
 		udp dport 5300 ct mark set 42
+		tcp dport 1723 ct helper set "pptp-h"
 		ct state established,related accept
 		ct state new accept
 	}
@@ -198,10 +206,41 @@ def sequences():
                                 init_tsn=1)),
               (0, ip(0) / SCTP(sport=sp, dport=9899, tag=st) / SCTPChunkCookieEcho(cookie=b"c" * 8)),
               (1, ip(1) / SCTP(sport=9899, dport=sp, tag=ct) / SCTPChunkCookieAck())]
+    # PPTP: a control connection with the pptp helper, an outgoing call,
+    # its GRE (version 1, keyed by the call ids) both ways, then its end;
+    # GRE with a call id nobody announced; a second control connection
+    # whose call gets no GRE (its two expectations stay); plain GRE
+    # (version 0, no keys). The call ends before the listings: a master
+    # with a live related connection lists use=2 on the kernel (the
+    # child's reference), which nftdp does not count (docs/differences.md)
+    for cport, pns, pac, gre in ((30011, 0x4a01, 0x7b02, True), (30012, 0x4a03, 0x7b04, False)):
+        t = Tcp(False, cport, 1723, 21000, 22000)
+        P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"),
+              t.seg(0, "PA", pptp_ctl(1, struct.pack("!HHIIHH128s", 0x100, 0, 1, 1, 0, 1, b""))),
+              t.seg(1, "PA", pptp_ctl(2, struct.pack("!HBBIIHH128s", 0x100, 1, 0, 1, 1, 0, 1,
+                                                     b""))),
+              t.seg(0, "PA", pptp_ctl(7, struct.pack("!HH24x128s", pns, 1, b""))),
+              t.seg(1, "PA", pptp_ctl(8, struct.pack("!HHB15x", pac, pns, 1)))]
+        if gre:  # the call, then its end (Call-Disconnect-Notify kills its GRE)
+            P += [gre1(0, pac, 1), gre1(1, pns, 1), gre1(0, pac, 2), gre1(0, 0x1234, 1),
+                  t.seg(1, "PA", pptp_ctl(13, struct.pack("!HBB132x", pac, 1, 0)))]
+    P += [(0, IP(src=C4, dst=S4, ttl=64, proto=47) / Raw(b"\x00\x00\x08\x00" + b"g" * 20))]
     # masquerade: the server answers the router's address, the port kept
     t = Tcp(False, 30008, 8080, 11000, 12000, reply_dst=MASQ4)
     P += [t.seg(0, "S"), t.seg(1, "SA"), t.seg(0, "A"), t.seg(0, "PA", b"masq"), t.seg(1, "A")]
     return P
+
+
+def pptp_ctl(mtype, body):
+    """A PPTP control message: length, control type, magic cookie, type, body."""
+    return struct.pack("!HHIHH", 12 + len(body), 1, 0x1a2b3c4d, mtype, 0) + body
+
+
+def gre1(d, call_id, seq):
+    """Enhanced GRE (RFC 2637, version 1, PPP) carrying the receiver's call id."""
+    src, dst = (C4, S4) if d == 0 else (S4, C4)
+    hdr = struct.pack("!BBHHHI", 0x30, 0x01, 0x880b, 4, call_id, seq)
+    return (d, IP(src=src, dst=dst, ttl=64, proto=47) / Raw(hdr + b"\xff\x03\xc0\x21"))
 
 
 def send_all(socks, macs, P):
@@ -217,6 +256,7 @@ def commands():
     return [
         ("list", ["-L"]), ("list ipv6", ["-L", "-f", "ipv6"]), ("list mark 42", ["-L", "-m", "42"]),
         ("list assured", ["-L", "-u", "ASSURED"]), ("list zone 7", ["-L", "-w", "7"]),
+        ("list gre", ["-L", "-p", "gre"]), ("list expect", ["-L", "expect"]),
         ("get tcp", ["-G", "-p", "tcp", "-s", C4, "-d", S4, "--sport", "30001", "--dport", "80"]),
         ("get ipv6 icmp", ["-G", "-p", "icmpv6", "-s", C6, "-d", S6,
                            "--icmpv6-type", "128", "--icmpv6-code", "0", "--icmpv6-id",
