@@ -9,9 +9,13 @@ decoded attribute by attribute in arrival order, until SIGTERM/SIGINT.
     nflog_listen.py OUT GROUP[:QTHRESH[:FLAGS[:RANGE]]] ...
 
 Normalised, so that two runs compare: interface indexes are printed as
-names (this namespace's, if_indextoname), and the timestamp only as
-present. Everything else (attribute order, lengths, the prefix, hardware
-addresses and header, sequence numbers, the payload) is printed whole.
+names (this namespace's, if_indextoname), the timestamp only as present,
+and NFULA_UID/NFULA_GID are left out (and out of the lengths printed):
+at netdev ingress the kernel finds the tester's packet socket on a frame
+that came over a veth, which a frame from a wire never has. Everything
+else (attribute order, lengths, the prefix, hardware addresses and
+header, sequence numbers, the payload, messages per datagram) is printed
+whole.
 The first line says `ready` once every group is bound.
 """
 import os
@@ -83,8 +87,8 @@ def decode(data, out):
             out.write('done flags %d group %d\n' % (flags, res))
         elif typ == (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET:
             fam, ver, res = struct.unpack_from('!BBH', data, off + 16)
-            words = ['packet family %d version %d group %d flags %d seq %d pid %d' %
-                     (fam, ver, res, flags, mseq, pid)]
+            words = []
+            skipped = 0
             a = off + 20
             while a + 4 <= off + length:
                 alen, atype = struct.unpack_from('=HH', data, a)
@@ -92,14 +96,16 @@ def decode(data, out):
                     break
                 v = data[a + 4:a + alen]
                 name = ATTR.get(atype & 0x3fff, 'attr%d' % atype)
-                if name == 'hdr':
+                if name in ('uid', 'gid'):
+                    skipped += (alen + 3) & ~3
+                elif name == 'hdr':
                     hw, hook = struct.unpack_from('!HB', v)
                     words.append('hdr proto 0x%04x hook %d' % (hw, hook))
                 elif name in ('indev', 'outdev', 'physindev', 'physoutdev'):
                     words.append('%s %s' % (name, ifname(struct.unpack('!I', v)[0])))
                 elif name == 'timestamp':
                     words.append('timestamp(%d)' % len(v))
-                elif name in ('mark', 'seq', 'seq_global', 'ct_info', 'uid', 'gid'):
+                elif name in ('mark', 'seq', 'seq_global', 'ct_info'):
                     words.append('%s %d' % (name, struct.unpack('!I', v)[0]))
                 elif name in ('hwtype', 'hwlen'):
                     words.append('%s %d' % (name, struct.unpack('!H', v)[0]))
@@ -108,7 +114,9 @@ def decode(data, out):
                 else:
                     words.append('%s(%d) %s' % (name, len(v), v.hex()))
                 a += (alen + 3) & ~3
-            out.write(' '.join(words) + '\n')
+            head = 'packet len %d family %d version %d group %d flags %d seq %d pid %d' % (
+                length - skipped, fam, ver, res, flags, mseq, pid)
+            out.write(' '.join([head] + words) + '\n')
         else:
             out.write('message type %d flags %d\n' % (typ, flags))
         off += (length + 3) & ~3
@@ -152,7 +160,11 @@ def main():
     signal.signal(signal.SIGINT, stop)
     while True:
         data = sock.recv(1 << 17)
-        out.write('datagram %d bytes\n' % len(data))
+        n, off = 0, 0
+        while off + 16 <= len(data):
+            n += 1
+            off += (struct.unpack_from('=I', data, off)[0] + 3) & ~3
+        out.write('datagram of %d messages\n' % n)
         decode(data, out)
 
 
