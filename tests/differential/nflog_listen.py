@@ -23,6 +23,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 NETLINK_NETFILTER = 12
 NFNL_SUBSYS_ULOG = 4
@@ -149,6 +150,24 @@ def main():
         if len(parts) > 2:
             attrs.append(attr(CFG_FLAGS, struct.pack('!H', parts[2])))
         out.write('config %d: %d\n' % (group, config(sock, group, attrs)))
+    # another socket (port id): a bound group is not its own; a group it
+    # bound goes away with it, so a third socket may bind it
+    if len(sys.argv) > 2:
+        group = int(sys.argv[2].split(':')[0], 0)
+        other = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
+        other.bind((0, 0))
+        out.write('other port bind %d: %d\n' % (group, config(other, group, [cmd(CMD_BIND)])))
+        out.write('other port config %d: %d\n' % (group, config(other, group,
+                                                                [u32(CFG_QTHRESH, 1)])))
+        out.write('other port bind 999: %d\n' % config(other, 999, [cmd(CMD_BIND)]))
+        other.close()
+        time.sleep(0.1)  # nftdp's daemon sees the close on its own loop
+        third = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
+        third.bind((0, 0))
+        out.write('after close bind 999: %d\n' % config(third, 999, [cmd(CMD_BIND)]))
+        out.write('unbind 999: %d\n' % config(third, 999, [cmd(CMD_UNBIND)]))
+        out.write('unbind 999 again: %d\n' % config(third, 999, [cmd(CMD_UNBIND)]))
+        third.close()
     out.write('ready\n')
     out.flush()
 
