@@ -506,8 +506,10 @@ static void log_packet(const struct nftdp_vm_nflog_event *ev, void *arg)
 		uint32_t n = inst->nlbufsiz > size ? inst->nlbufsiz : size;
 
 		inst->tailroom = skb_tailroom_for(n);
-		/* the estimate bounds what is built; the slack is for safety */
-		inst->skb = malloc(inst->tailroom + 256);
+		/* the estimate bounds what is built; the slack is for safety.
+		 * Zeroed: attribute padding goes out as the kernel's nla_put
+		 * writes it (libmnl before 1.0.5 leaves it as it finds it) */
+		inst->skb = calloc(1, inst->tailroom + 256);
 		if (!inst->skb)
 			return;
 		inst->len = 0;

@@ -307,6 +307,9 @@ static void test_packet_layout(void **state)
 	assert_int_equal(ntohs(mnl_attr_get_u16(s.tb[NFULA_HWTYPE])), ARPHRD_ETHER);
 	assert_int_equal(ntohs(mnl_attr_get_u16(s.tb[NFULA_HWLEN])), 14);
 	assert_memory_equal(mnl_attr_get_payload(s.tb[NFULA_HWHEADER]), frame, 14);
+	/* its padding is zero, as nla_put leaves it */
+	assert_int_equal(((const uint8_t *)mnl_attr_get_payload(s.tb[NFULA_HWHEADER]))[14], 0);
+	assert_int_equal(((const uint8_t *)mnl_attr_get_payload(s.tb[NFULA_HWHEADER]))[15], 0);
 	ts = mnl_attr_get_payload(s.tb[NFULA_TIMESTAMP]);
 	assert_int_equal(be64toh(ts->sec), 1234);
 	assert_int_equal(be64toh(ts->usec), 567891);
