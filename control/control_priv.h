@@ -26,6 +26,7 @@ struct nftdp_ctl {
 	struct ctl_build *bld;	 /* builds the dataplane's generations (build.c), or NULL */
 	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
 	bool trace_listening;	 /* NFNLGRP_NFTRACE has members: workers record traces */
+	struct ctl_nflog *nflog; /* nfnetlink_log instances (nflog.c), NULL: none yet */
 	/* expectation events (ctnetlink.c): the expectations at the last
 	 * pump, sorted, while someone listens to NFNLGRP_CONNTRACK_EXP_* */
 	struct ctn_exp_snap *exp_snap;
@@ -42,6 +43,23 @@ struct nftdp_vm_trace_event;
 /* One trace event as the kernel's NFT_MSG_TRACE into buf (2048 bytes);
  * returns its length. */
 int ctl_trace_fill(void *buf, const struct nftdp_vm_trace_event *ev);
+
+/* ---- nflog.c: NFNL_SUBSYS_ULOG (nfnetlink_log) ---- */
+struct nlmsghdr;
+struct nlattr;
+struct nftdp_vm_nflog_event;
+/* One request of subsystem ULOG from s (NFULNL_MSG_CONFIG); 0 (ack if
+ * asked) or -errno, *bad the attribute. */
+int ctl_nflog_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		  const struct nlattr **bad);
+/* The session is gone: its instances go (nfulnl_rcv_nl_event). */
+void ctl_nflog_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s);
+/* Free every instance (nftdp_ctl_destroy). */
+void ctl_nflog_destroy(struct nftdp_ctl *ctl);
+/* One NFULNL_MSG_PACKET (__build_packet_message) into buf (room for the
+ * event's prefix and data_len payload bytes plus 256); returns its length. */
+int ctl_nflog_fill(void *buf, uint16_t group, uint16_t flags, uint32_t seq, uint32_t global_seq,
+		   const struct nftdp_vm_nflog_event *ev, uint32_t data_len);
 
 /* ---- server.c: the unix socket, one session per emulated netlink socket ---- */
 

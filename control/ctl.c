@@ -50,6 +50,7 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 	ctl_build_tick(ctl);
 	nftdp_ctl_ct_events(ctl);    /* conntrack -E */
 	nftdp_ctl_trace_events(ctl); /* nft monitor trace */
+	nftdp_ctl_nflog_events(ctl); /* log group N */
 	return rc;
 }
 
@@ -68,6 +69,7 @@ void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
 	if (ctl == NULL)
 		return;
 	ctl_server_close(ctl->server);
+	ctl_nflog_destroy(ctl);
 	ctl_ctnetlink_exp_reset(ctl);
 	ctl_build_destroy(ctl);
 	ctl_state_destroy(ctl);

@@ -505,6 +505,11 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 			err = ctl_compat_rcv(ctl, s, nlh, &m.bad_attr);
 			goto ack;
 		}
+		if ((type >> 8) == NFNL_SUBSYS_ULOG) {
+			/* nfnetlink_log: listeners bind groups (nflog.c) */
+			err = ctl_nflog_rcv(ctl, s, nlh, &m.bad_attr);
+			goto ack;
+		}
 		if ((type >> 8) == NFNL_SUBSYS_OSF) {
 			/* nfnl_osf: the fingerprints osf matches (osf.c) */
 			err = ctl_osf_rcv(ctl, s, nlh, &m.bad_attr);

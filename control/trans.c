@@ -667,6 +667,7 @@ void ctl_nfnl_session_closed(struct nftdp_ctl *ctl, struct ctl_session *s)
 	struct ctl_table *t, *tn;
 	uint32_t portid = ctl_session_portid(s);
 
+	ctl_nflog_session_closed(ctl, s); /* nfulnl_rcv_nl_event */
 	if (st == NULL)
 		return;
 	ctl_list_for_each_entry_safe(t, tn, &st->tables, list) {

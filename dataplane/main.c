@@ -896,6 +896,7 @@ int main(int argc, char **argv)
 		nftdp_dp_log_drain(&dp);
 		nftdp_ctl_ct_events(ctl);    /* conntrack -E, also when the socket is quiet */
 		nftdp_ctl_trace_events(ctl); /* nft monitor trace, likewise */
+		nftdp_ctl_nflog_events(ctl); /* log group N: packets and flush timers */
 		now = rte_rdtsc();
 		if (o.stats_period > 0 && now >= next_stats) {
 			nftdp_dp_stats_print(&dp, o.stats_period);

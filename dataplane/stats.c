@@ -210,6 +210,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	/* trace events lost on full rings (packets are never lost for them) */
 	fprintf(f, "  \"trace\": {\"lost\": %lu},\n",
 		dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
+	/* nflog events (log group) lost on full rings, likewise */
+	fprintf(f, "  \"nflog\": {\"lost\": %lu},\n",
+		dp->state ? nftdp_vm_nflog_lost(dp->state) : 0);
 	fprintf(f,
 		"  \"steering\": {\"steered\": %lu, \"steered_in\": %lu, \"ring_full\": %lu, "
 		"\"backpressure_polls\": %lu},\n",
@@ -363,6 +366,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "neigh_sent", s.neigh_sent);
 	rte_tel_data_add_dict_u64(d, "neigh_asked", s.neigh_asked);
 	rte_tel_data_add_dict_u64(d, "trace_lost", dp->state ? nftdp_vm_trace_lost(dp->state) : 0);
+	rte_tel_data_add_dict_u64(d, "nflog_lost", dp->state ? nftdp_vm_nflog_lost(dp->state) : 0);
 	{
 		struct nftdp_ct_stats c;
 

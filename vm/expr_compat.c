@@ -157,9 +157,6 @@ static const char *why_not(const char *name, bool target)
 		return ": no ipset here, use an nft set";
 	if (!target && strcmp(name, "owner") == 0)
 		return ": it needs a local socket, nftdp has no local stack";
-	/* iptables-nft sends -j NFLOG as log group: only other tools get here */
-	if (target && strcmp(name, "NFLOG") == 0)
-		return ": no nfnetlink_log in nftdp";
 	return "";
 }
 

@@ -19,6 +19,7 @@
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
@@ -110,6 +111,32 @@ static int log_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 		return -ENOMEM;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, i->level);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_FLAGS, i->logflags & NF_LOG_MASK);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, i->prefix);
+	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
+}
+
+/* ---- NFLOG (xt_NFLOG.c) as log group ---- */
+
+static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_nflog_info *i = par->info;
+	struct nftnl_expr *e;
+
+	/* nflog_tg_check */
+	if (i->flags & ~XT_NFLOG_MASK)
+		return nftdp_vm_errf(cc, -EINVAL, "target NFLOG: flags 0x%x", i->flags);
+	if (i->prefix[sizeof(i->prefix) - 1] != '\0')
+		return nftdp_vm_errf(cc, -EINVAL, "target NFLOG: prefix not terminated");
+	/* nflog_tg: li.u.ulog's group, qthreshold, and copy_len with
+	 * NF_LOG_F_COPY_LEN only when XT_NFLOG_F_COPY_LEN says so */
+	e = nftnl_expr_alloc("log");
+	if (!e)
+		return -ENOMEM;
+	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, i->group);
+	if (i->threshold)
+		nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD, i->threshold);
+	if (i->flags & XT_NFLOG_F_COPY_LEN)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_SNAPLEN, i->len);
 	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, i->prefix);
 	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
 }
@@ -415,6 +442,8 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
     {"REJECT", 0, V6, sizeof(struct ip6t_reject_info), HOOKS_FILTER, "filter", 0, 0,
      reject6_check, &become_ops},
     {"LOG", 0, ANY, sizeof(struct xt_log_info), 0, NULL, 0, COMPAT_F_LOG, log_check,
+     &become_ops},
+    {"NFLOG", 0, ANY, sizeof(struct xt_nflog_info), 0, NULL, 0, COMPAT_F_LOG, nflog_check,
      &become_ops},
     {"CT", 2, ANY, sizeof(struct xt_ct_target_info_v1), H(PRE_ROUTING) | H(LOCAL_OUT), "raw", 0,
      COMPAT_F_CT, ct_check, &become_ops},

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * log: record an event in the worker's log ring; the control thread prints
- * it (stdout/syslog) or hands it to nflog. Workers never write anything.
- * Attribute rules mirror nft_log_init.
+ * it (stdout/syslog). `log group N` goes to nfnetlink_log instead
+ * (nflog.c), and only while an instance is bound to N. Workers never write
+ * anything. Attribute rules mirror nft_log_init.
  */
 #include <linux/netfilter/nf_log.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -14,8 +15,8 @@
 struct log_priv {
 	const char *prefix; /* blob owned by the chain */
 	uint32_t level, flags, snaplen;
-	uint16_t group;
-	bool group_set;
+	uint16_t group, qthreshold;
+	bool group_set, snaplen_set;
 };
 NFTDP_VM_PRIV_CHECK(struct log_priv);
 
@@ -29,6 +30,20 @@ static void log_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	(void)regs;
 	if (!ctx->state)
 		return;
+	if (p->group_set) {
+		/* nf_log_packet -> nfulnl_log_packet: nothing without an instance */
+		if (nftdp_vm_nflog_bound(ctx->state, p->group)) {
+			const struct nftdp_vm_nflog_params np = {
+			    .prefix = p->prefix,
+			    .copy_len = p->snaplen_set ? p->snaplen : UINT32_MAX,
+			    .group = p->group,
+			    .qthreshold = p->qthreshold,
+			};
+
+			nftdp_vm_nflog_record(&np, pkt, ctx);
+		}
+		return;
+	}
 	memcpy(ev.prefix, p->prefix, sizeof(ev.prefix));
 	ev.level = p->level;
 	ev.group = p->group;
@@ -69,8 +84,13 @@ static int log_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 		p->group = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_GROUP);
 		if (nftdp_vm_attr(e, NFTNL_EXPR_LOG_FLAGS))
 			return nftdp_vm_errf(cc, -EINVAL, "log: flags with a group");
-		if (nftdp_vm_attr(e, NFTNL_EXPR_LOG_SNAPLEN))
+		/* NF_LOG_F_COPY_LEN */
+		if (nftdp_vm_attr(e, NFTNL_EXPR_LOG_SNAPLEN)) {
 			p->snaplen = nftdp_vm_u32(e, NFTNL_EXPR_LOG_SNAPLEN);
+			p->snaplen_set = true;
+		}
+		if (nftdp_vm_attr(e, NFTNL_EXPR_LOG_QTHRESHOLD))
+			p->qthreshold = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD);
 		return 0;
 	}
 	p->level = NFT_LOGLEVEL_WARNING;

@@ -54,6 +54,8 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 		return -EINVAL;
 	if (cfg->trace_ring_size & (cfg->trace_ring_size - 1))
 		return -EINVAL;
+	if (cfg->nflog_ring_size & (cfg->nflog_ring_size - 1))
+		return -EINVAL;
 	if (cfg->max_counters >= HIDX_DEAD / 2 || cfg->max_cells >= HIDX_DEAD / 2)
 		return -EINVAL;
 	st = calloc(1, sizeof(*st));
@@ -93,6 +95,8 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 	}
 	if (nftdp_vm_trace_rings_create(st, cfg->trace_ring_size))
 		goto err_alloc;
+	if (nftdp_vm_nflog_rings_create(st, cfg->nflog_ring_size))
+		goto err_alloc;
 	*out = st;
 	return 0;
 
@@ -110,6 +114,7 @@ void nftdp_vm_state_destroy(struct nftdp_vm_state *st)
 			free(st->logs[w].ev);
 	free(st->logs);
 	nftdp_vm_trace_rings_destroy(st);
+	nftdp_vm_nflog_rings_destroy(st);
 	if (st->map)
 		for (size_t i = 0; i < st->map_cap; i++)
 			free(st->map[i].key);

@@ -393,6 +393,13 @@ struct nftdp_vm_log_ring {
 	struct nftdp_vm_log_event *ev;
 };
 
+struct nftdp_vm_nflog_ring {
+	alignas(64) _Atomic uint32_t head; /* byte position, written by the worker */
+	_Atomic uint64_t lost;		   /* worker-owned, relaxed: read by stats */
+	alignas(64) _Atomic uint32_t tail; /* byte position, written by the control thread */
+	uint8_t *buf;
+};
+
 struct nftdp_vm_trace_ring {
 	alignas(64) _Atomic uint32_t head; /* written by the worker */
 	uint32_t seq;			   /* trace ids given out, worker-owned */
@@ -405,6 +412,10 @@ struct nftdp_vm_state {
 	unsigned int n_workers, max_counters, max_cells, log_ring_size, trace_ring_size;
 	/* someone listens to NFNLGRP_NFTRACE: traced packets record events */
 	_Atomic bool trace_on;
+	/* nflog (nflog.c): groups with an instance, per-worker byte rings */
+	_Atomic uint64_t nflog_bound[65536 / 64];
+	unsigned int nflog_ring_size;
+	struct nftdp_vm_nflog_ring *nflog;
 	bool local_stack; /* the exception path is on: redirect compiles */
 	uint32_t hash_seed;
 	uint64_t gen;
@@ -476,6 +487,17 @@ struct nftdp_vm_traceinfo {
 	bool packet_dumped; /* devices and headers went with an event of this run */
 };
 int nftdp_vm_trace_rings_create(struct nftdp_vm_state *st, unsigned int ring_size);
+/* nflog.c: the nflog rings (state create/destroy) and the packet-path
+ * record of one `log group` (expr_log.c) */
+int nftdp_vm_nflog_rings_create(struct nftdp_vm_state *st, unsigned int ring_size);
+void nftdp_vm_nflog_rings_destroy(struct nftdp_vm_state *st);
+struct nftdp_vm_nflog_params {
+	const char *prefix;
+	uint32_t copy_len; /* UINT32_MAX: no snaplen */
+	uint16_t group, qthreshold;
+};
+void nftdp_vm_nflog_record(const struct nftdp_vm_nflog_params *p, const struct nftdp_vm_pkt *pkt,
+			   const struct nftdp_vm_ctx *ctx);
 void nftdp_vm_trace_rings_destroy(struct nftdp_vm_state *st);
 /* a rule ended with NFT_CONTINUE (nft_trace_packet, NFT_TRACETYPE_RULE) */
 void nftdp_vm_trace_rule(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,

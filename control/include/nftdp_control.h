@@ -194,6 +194,15 @@ unsigned int nftdp_ctl_ct_events(struct nftdp_ctl *ctl);
  */
 unsigned int nftdp_ctl_trace_events(struct nftdp_ctl *ctl);
 
+/**
+ * Deliver pending `log group N` events as NFULNL_MSG_PACKET to the
+ * instance bound to N (nfnetlink_log), batched as the kernel batches them,
+ * and send the batches whose flush timeout passed. Call it often;
+ * nftdp_ctl_poll() calls it too.
+ * @return events drained. Control-path. Not thread-safe.
+ */
+unsigned int nftdp_ctl_nflog_events(struct nftdp_ctl *ctl);
+
 /** Stop listening, close every session, free the ruleset. NULL is ignored. */
 void nftdp_ctl_destroy(struct nftdp_ctl *ctl);
 

@@ -450,9 +450,12 @@ def kernel_side(case, recipe, frames, work):
         else:
             nsx(NS_DUT, 'nft', '-f', case + '.nft')
         mon = trace_start(NS_DUT, ['nft'], None, work, 'kernel') if traced(recipe) else None
+        lst = nflog_start(NS_DUT, None, work, 'kernel', recipe) if nflogged(recipe) else None
         run_tester(work, recipe, 'kernel')
         if mon:
             trace_stop(mon)
+        if lst:
+            nflog_stop(lst)
         _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
         with open(os.path.join(work, 'kernel.json'), 'w') as f:
             f.write(listing)
@@ -545,6 +548,73 @@ def trace_monitor_ns():
     nsx(NS_MON, 'ip', 'link', 'set', 'lo', 'name', 'dp0')
     nsx(NS_MON, 'ip', 'link', 'add', 'dp1', 'index', '2', 'type', 'veth', 'peer', 'name', 'x1',
         'index', '3')
+
+
+# ---------------------------------------------------------------- nflog
+
+NFLOG_LISTENER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'nflog_listen.py')
+
+
+def nflogged(recipe):
+    """NFLOG = ['GROUP[:QTHRESH[:FLAGS[:RANGE]]]', ...]: nflog_listen.py
+    binds these groups on each side while the tester sends (two-way
+    cases, so that nftdp runs live), and what it prints (config answers,
+    then every NFULNL_MSG_PACKET decoded) must be the same."""
+    return getattr(recipe, 'NFLOG', None)
+
+
+def nflog_start(ns, env, work, side, recipe):
+    path = os.path.join(work, side + '-nflog.txt')
+    p = subprocess.Popen(T.in_ns(ns) + ['/usr/bin/python3', NFLOG_LISTENER, path] +
+                         list(recipe.NFLOG), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=open(path + '.err', 'w'), env=env,
+                         start_new_session=True)
+    _live.append(p)
+    deadline = time.monotonic() + STEP_TIMEOUT
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            _live.remove(p)
+            with open(path + '.err') as f:
+                raise RuntimeError('%s: nflog listener exited %d: %s' %
+                                   (side, p.returncode, f.read()[-400:]))
+        if os.path.exists(path):
+            with open(path) as f:
+                if 'ready\n' in f.read():
+                    return p
+        time.sleep(0.05)
+    T.kill_group(p)
+    _live.remove(p)
+    raise RuntimeError('%s: nflog listener not ready' % side)
+
+
+def nflog_stop(p):
+    """The kernel flushes a batch after its timeout (1 s by default):
+    wait past it, then SIGTERM."""
+    time.sleep(1.3)
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(timeout=STEP_TIMEOUT)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        T.kill_group(p)
+    finally:
+        _live.remove(p)
+
+
+def nflog_compare(work):
+    def lines(side):
+        with open(os.path.join(work, side + '-nflog.txt')) as f:
+            return [line.rstrip('\n') for line in f]
+    k, d = lines('kernel'), lines('nftdp')
+    if k == d:
+        return []
+    diffs = ['nflog listener: kernel printed %d lines, nftdp %d' % (len(k), len(d))]
+    for i in range(max(len(k), len(d))):
+        a = k[i] if i < len(k) else '-'
+        b = d[i] if i < len(d) else '-'
+        if a != b:
+            diffs += ['  line %d kernel: %s' % (i + 1, a), '  line %d nftdp:  %s' % (i + 1, b)]
+            break
+    return diffs
 
 
 # ---------------------------------------------------------------- nftdp side
@@ -690,24 +760,34 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
                  pid_path=os.path.join(work, 'nftdp.pid'), limit=CASE_TIMEOUT, session=True)
     p = d.proc
     _live.append(p)
-    mon = None
+    mon = lst = None
     try:
         # started once the ruleset is loaded and the workers announced
         d.wait_started(timeout=STEP_TIMEOUT)
-        if traced(recipe):
+        if traced(recipe) or nflogged(recipe):
             trace_monitor_ns()
+        if traced(recipe):
             mon = trace_start(NS_MON, T.nft_argv(build),
                               T.nft_env(os.path.join(work, 'nl.sock')), work, 'nftdp')
+        if nflogged(recipe):
+            # the listener through the shim, where ifindex P+1 is port P's name
+            lst = nflog_start(NS_MON, T.nft_env(os.path.join(work, 'nl.sock'),
+                                                shim=T.shim_path(build)), work, 'nftdp', recipe)
         run_tester(work, recipe, 'nftdp')
         if mon:
             trace_stop(mon)
             mon = None
+        if lst:
+            nflog_stop(lst)
+            lst = None
         rc = d.stop(wait=STEP_TIMEOUT)
         if rc != 0:
             raise RuntimeError('nftdp exit %d: %s' % (rc, d.log().strip()[-600:]))
     finally:
         if mon:
             trace_stop(mon)
+        if lst:
+            nflog_stop(lst)
         if p.poll() is None:
             T.kill_group(p)
         _live.remove(p)
@@ -962,6 +1042,8 @@ def main():
                 diffs = compare(kernel, nftdp, args.egress_only, known)
                 if traced(recipe):
                     diffs += trace_compare(work)
+                if nflogged(recipe):
+                    diffs += nflog_compare(work)
                 for burst in bursts:
                     if two_way(recipe) and not offline_two_way(args.build):
                         continue

@@ -26,6 +26,7 @@
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
+#include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
@@ -251,9 +252,9 @@ static void test_refused_names_extension(void **state)
 
 	assert_int_equal(add(w, c, -1, false, xt("match", "string", 0, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "string"));
-	assert_int_equal(add(w, c, -1, false, xt("target", "NFLOG", 0, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "NFLOG"));
-	assert_non_null(strstr(w->err.msg, "nfnetlink_log"));
+	assert_int_equal(add(w, c, -1, false, xt("target", "NFQUEUE", 1, info, 64), -1),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "NFQUEUE"));
 	/* ipset and owner: refused, saying why */
 	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "ipset"));
@@ -433,6 +434,54 @@ static void test_targets_become_native(void **state)
 	/* CT belongs to the raw table */
 	nt.flags = XT_CT_NOTRACK;
 	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
+}
+
+struct nflog_seen {
+	unsigned int n;
+	struct nftdp_vm_nflog_event ev;
+	char prefix[64];
+};
+
+static void nflog_cb(const struct nftdp_vm_nflog_event *ev, void *arg)
+{
+	struct nflog_seen *s = arg;
+
+	s->n++;
+	s->ev = *ev;
+	memcpy(s->prefix, ev->data, ev->prefix_len < 64 ? ev->prefix_len : 64);
+}
+
+/* NFLOG (xt_NFLOG.c) as log group: group, threshold, the length only with
+ * XT_NFLOG_F_COPY_LEN; nothing recorded for an unbound group */
+static void test_nflog_target(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	struct xt_nflog_info nl = {
+	    .len = 20, .group = 5, .threshold = 3, .flags = XT_NFLOG_F_COPY_LEN, .prefix = "nfl "};
+	struct nflog_seen seen = {0};
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, -1, false, TG("NFLOG", 0, nl), -1), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_nflog_poll(w->st, nflog_cb, &seen), 0);
+	nftdp_vm_nflog_bind(w->st, 5, true);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_nflog_poll(w->st, nflog_cb, &seen), 1);
+	assert_int_equal(seen.ev.group, 5);
+	assert_int_equal(seen.ev.qthreshold, 3);
+	assert_int_equal(seen.ev.copy_len, 20);
+	assert_int_equal(seen.ev.data_len, 20);
+	assert_int_equal(seen.ev.skb_len, 40);
+	assert_int_equal(seen.ev.mac_len, 14);
+	assert_string_equal(seen.prefix, "nfl ");
+	nftdp_vm_nflog_bind(w->st, 5, false);
+
+	nl.flags = XT_NFLOG_F_COPY_LEN << 1;
+	assert_int_equal(add(w, c, -1, false, TG("NFLOG", 0, nl), -1), -EINVAL);
+	nl.flags = 0;
+	memset(nl.prefix, 'x', sizeof(nl.prefix));
+	assert_int_equal(add(w, c, -1, false, TG("NFLOG", 0, nl), -1), -EINVAL);
 }
 
 #define NS_PER_JIFFY 4000000ull /* HZ 250 */
@@ -1230,6 +1279,7 @@ int main(void)
 	    cmocka_unit_test(test_revisions),
 	    cmocka_unit_test_setup_teardown(test_generic_checks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_targets_become_native, setup, teardown),

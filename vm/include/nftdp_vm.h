@@ -601,6 +601,7 @@ struct nftdp_vm_state_config {
 	unsigned int max_cells;	      /**< shared cells: quota, limit, last, numgen */
 	unsigned int log_ring_size;   /**< entries per worker, power of 2 */
 	unsigned int trace_ring_size; /**< trace events per worker, power of 2 (0: 512) */
+	unsigned int nflog_ring_size; /**< nflog ring bytes per worker, power of 2 (0: 256 KiB) */
 	uint32_t hash_seed;	      /**< default seed for hash without NFTA_HASH_SEED */
 	/** a host stack beside the dataplane (--host-ports): redirect has
 	 * somewhere to go, and compiles */
@@ -709,6 +710,65 @@ struct nftdp_vm_log_event {
 unsigned int nftdp_vm_log_poll(struct nftdp_vm_state *st, unsigned int worker,
 			       void (*cb)(const struct nftdp_vm_log_event *ev, void *arg),
 			       void *arg, uint64_t *lost);
+
+/* ------------------------------------------------------------------ */
+/* nfnetlink_log (`log group N`; vm/nflog.c, docs/vm.md "nflog")       */
+/*                                                                    */
+/* While control/ has an instance bound to group N                    */
+/* (nftdp_vm_nflog_bind), a `log group N` records what                */
+/* nfulnl_log_packet reads from the skb into the worker's nflog ring, */
+/* a single-producer byte ring of variable-size records; the control  */
+/* thread drains it (nftdp_vm_nflog_poll) and builds                  */
+/* NFULNL_MSG_PACKET. An unbound group costs one bit test; a full     */
+/* ring loses the event (counted), never the packet.                  */
+/* ------------------------------------------------------------------ */
+
+#define NFTDP_VM_NFLOG_MAC_MAX 32      /**< link-layer header bytes kept */
+#define NFTDP_VM_NFLOG_COPY_MAX 65531u /**< NFULNL_COPY_RANGE_MAX */
+
+/** One `log group` event as the control thread reads it. */
+struct nftdp_vm_nflog_event {
+	uint32_t size;	     /**< bytes of the record, 8-aligned (ring use) */
+	uint16_t group;	     /**< li->u.ulog.group */
+	uint16_t qthreshold; /**< li->u.ulog.qthreshold, 0: the instance's */
+	uint32_t copy_len;   /**< li->u.ulog.copy_len (NF_LOG_F_COPY_LEN), UINT32_MAX: none */
+	uint8_t family;	     /**< pf given to nf_log_packet (nft_pf) */
+	uint8_t hook;
+	uint16_t hw_protocol; /**< skb->protocol, network byte order */
+	uint32_t iif, oif;    /**< ifindex, 0: no device */
+	uint16_t iiftype, oiftype;
+	uint32_t mark;
+	uint64_t tstamp_ns; /**< wall clock */
+	uint32_t skb_len;   /**< skb->len at the hook */
+	uint32_t data_len;  /**< payload bytes recorded (after the prefix) */
+	uint8_t mac_len;    /**< mac header to network header, 0: no mac header */
+	bool mac_set;	    /**< skb_mac_header_was_set */
+	uint8_t prefix_len; /**< prefix bytes with its NUL */
+	uint8_t pad;
+	uint8_t mac[NFTDP_VM_NFLOG_MAC_MAX];
+	uint8_t data[]; /**< prefix (prefix_len), then payload (data_len) from skb->data */
+};
+
+/**
+ * Tell the workers whether `log group group` has an instance to go to
+ * (instance_lookup_get_rcu found one). Control-path; workers see it at
+ * their next `log` op.
+ */
+void nftdp_vm_nflog_bind(struct nftdp_vm_state *st, uint16_t group, bool bound);
+
+/** Whether group is bound (packet path: one relaxed load). */
+bool nftdp_vm_nflog_bound(const struct nftdp_vm_state *st, uint16_t group);
+
+/**
+ * Drain every worker's nflog ring, calling cb for each event (one worker's
+ * in order); returns the number handed out. Control-path; one reader.
+ */
+unsigned int nftdp_vm_nflog_poll(struct nftdp_vm_state *st,
+				 void (*cb)(const struct nftdp_vm_nflog_event *ev, void *arg),
+				 void *arg);
+
+/** Events lost on full nflog rings, all workers. Control-path. */
+uint64_t nftdp_vm_nflog_lost(const struct nftdp_vm_state *st);
 
 /* ------------------------------------------------------------------ */
 /* Tracing (`meta nftrace set 1`, `nft monitor trace`; vm/trace.c)     */
