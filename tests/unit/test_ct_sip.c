@@ -47,14 +47,14 @@ static void test_sip_parse(void **state)
 	(void)state;
 	/* full and compact names, case, whitespace and folding before and
 	 * after the colon */
-	assert_int_equal(hdr("X\r\nContent-Length: 12\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 1);
+	assert_int_equal(hdr("X\r\nContent-Length: 12\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml),
+			 1);
 	assert_int_equal(mo, 19);
 	assert_int_equal(ml, 2);
 	assert_int_equal(hdr("X\r\nl:7\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 1);
 	assert_int_equal(mo, 5);
-	assert_int_equal(hdr("X\ncontent-length \t:\r\n  42\n", CT_SIP_HDR_CONTENT_LENGTH, &mo,
-			     &ml),
-			 1);
+	assert_int_equal(
+	    hdr("X\ncontent-length \t:\r\n  42\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 1);
 	assert_int_equal(mo, 23);
 	assert_int_equal(ml, 2);
 	/* a compact name followed by a letter is another header */
@@ -187,8 +187,8 @@ static uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_help
 	return st;
 }
 
-static void sip_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
-		    uint16_t dp, const char *text)
+static void sip_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		    const char *text)
 {
 	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
 	size_t n = strlen(text);
@@ -213,8 +213,8 @@ static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, u
 	return v;
 }
 
-static uint32_t rtp(struct env *en, bool v6, const char *s, const char *d, uint16_t sp,
-		    uint16_t dp, struct nftdp_ct_entry **e)
+static uint32_t rtp(struct env *en, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		    struct nftdp_ct_entry **e)
 {
 	struct tpkt t;
 
@@ -322,7 +322,8 @@ static void test_sip_failure(void **state)
 			 NF_ACCEPT);
 	assert_int_equal(live(en), 2);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
-			     "SIP/2.0 487 Request Terminated\r\nCSeq: 1 INVITE\r\n\r\n", NULL, NULL),
+			     "SIP/2.0 487 Request Terminated\r\nCSeq: 1 INVITE\r\n\r\n", NULL,
+			     NULL),
 			 NF_ACCEPT);
 	assert_int_equal(live(en), 0);
 	/* responses the kernel drops: no code, no CSeq; a request without
@@ -361,6 +362,30 @@ static void test_sip_failure(void **state)
 			     NULL, NULL),
 			 NF_ACCEPT);
 	assert_int_equal(live(en), 0);
+	env_free(en);
+}
+
+/* the same media announced on a second connection (a forked call): the
+ * first master's expectations stand for it (-EALREADY), the INVITE
+ * passes and makes nothing; its BYE leaves the first's alone */
+static void test_sip_two_masters(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *a, *b;
+
+	(void)state;
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite, &sip_udp, &a),
+			 NF_ACCEPT);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060, invite, &sip_udp, &b),
+			 NF_ACCEPT);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(en->s->st.expect_create, 2);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060,
+			     "BYE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 2 BYE\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
 	env_free(en);
 }
 
@@ -615,7 +640,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_parse),	 cmocka_unit_test(test_sip_call),
 	    cmocka_unit_test(test_sip_failure),	 cmocka_unit_test(test_sip_classes),
 	    cmocka_unit_test(test_sip_register), cmocka_unit_test(test_sip_tcp6),
-	    cmocka_unit_test(test_sip_prefixes),
+	    cmocka_unit_test(test_sip_prefixes), cmocka_unit_test(test_sip_two_masters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,9 @@ def media(side, sport, dport, src=None):
 
 PACKETS = [
     sip('dp0', msg('INVITE sip:bob@%s SIP/2.0' % S, '1 INVITE', sdp(C, 49170))),
+    # the same INVITE on a second connection (a forked call): the first
+    # one's expectations stand for it (-EALREADY), it passes
+    sip('dp0', msg('INVITE sip:bob@%s SIP/2.0' % S, '1 INVITE', sdp(C, 49170)), sport=5062),
     sip('dp1', msg('SIP/2.0 100 Trying', '1 INVITE')),
     sip('dp1', msg('SIP/2.0 200 OK', '1 INVITE', sdp(S, 3456, media_c=True))),
     sip('dp0', msg('ACK sip:bob@%s SIP/2.0' % S, '1 ACK')),
@@ -43,4 +46,4 @@ PACKETS = [
     sip('dp1', msg('SIP/2.0 200 OK', '2 BYE')),
     media('dp1', 3458, 49171),             # after the BYE: dropped
 ]
-EXPECT = {'dp1': 5, 'dp0': 4}
+EXPECT = {'dp1': 6, 'dp0': 4}
