@@ -596,8 +596,35 @@ static void test_sip_tcp6(void **state)
 	env_free(en);
 }
 
-/* every prefix of every message, in exactly-sized datagrams: no read past
- * the end (ASan), whatever the verdict */
+/* every parser over text in a buffer of exactly its length */
+static void parse_all(const char *text)
+{
+	uint32_t n, mo, ml, off = 0;
+	char *b = exact(text, &n);
+	union nftdp_ct_addr a;
+	uint16_t port;
+	int in = 0;
+
+	for (int l3 = 0; l3 < 2; l3++) {
+		uint8_t f = l3 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+
+		for (int type = 0; type <= CT_SIP_HDR_CONTENT_LENGTH; type++)
+			nftdp_ct_sip_get_header(f, b, 0, n, (enum ct_sip_hdr)type, &mo, &ml);
+		for (int type = CT_SDP_HDR_VERSION; type <= CT_SDP_HDR_MEDIA; type++)
+			nftdp_ct_sip_get_sdp_header(f, b, 0, n, (enum ct_sdp_hdr)type,
+						    CT_SDP_HDR_MEDIA, &mo, &ml);
+		off = 0;
+		in = 0;
+		for (int k = 0; k < 8; k++)
+			if (nftdp_ct_sip_parse_header_uri(f, b, &off, n, CT_SIP_HDR_CONTACT, &in,
+							  &mo, &ml, &a, &port) <= 0)
+				break;
+	}
+	free(b);
+}
+
+/* every prefix of every message, in exactly-sized datagrams, and mutated
+ * copies: no read past the end (ASan), whatever the verdict */
 static void test_sip_prefixes(void **state)
 {
 	static const char *const texts[] = {invite, ok,
@@ -615,19 +642,29 @@ static void test_sip_prefixes(void **state)
 		size_t n = strlen(texts[i]);
 
 		for (size_t k = 0; k <= n; k++) {
-			uint32_t len;
-			char *b;
-
 			memcpy(buf, texts[i], k);
 			buf[k] = 0;
-			b = exact(buf, &len);
-			for (int type = 0; type <= CT_SIP_HDR_CONTENT_LENGTH; type++) {
-				uint32_t mo, ml;
+			parse_all(buf);
+			msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, buf, &sip_udp, NULL);
+		}
+	}
+	/* mutated copies (bytes from the parsers' alphabet), cut anywhere */
+	{
+		static const char alpha[] = "\r\n \t:;,@<>[].0123456789abcdefsipSIPvcmlIN=/";
+		uint32_t seed = 1;
 
-				nftdp_ct_sip_get_header(NFPROTO_IPV4, b, 0, len,
-							(enum ct_sip_hdr)type, &mo, &ml);
+		for (int r = 0; r < 4000; r++) {
+			const char *t = texts[r % (sizeof(texts) / sizeof(texts[0]))];
+			size_t n = strlen(t);
+
+			memcpy(buf, t, n + 1);
+			for (int k = 0; k < 6; k++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[(seed >> 8) % n] = alpha[(seed >> 20) % (sizeof(alpha) - 1)];
 			}
-			free(b);
+			seed = seed * 1103515245u + 12345u;
+			buf[(seed >> 8) % (n + 1)] = 0;
+			parse_all(buf);
 			msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, buf, &sip_udp, NULL);
 		}
 	}
