@@ -274,8 +274,7 @@ static const struct {
     [CT_SIP_HDR_CONTENT_LENGTH] = {"Content-Length", "l", NULL, 14, 1, 0, ML_DIGITS},
 };
 
-static uint32_t match_len(uint8_t ml, uint8_t l3, const char *p, const char *limit,
-			  uint32_t *shift)
+static uint32_t match_len(uint8_t ml, uint8_t l3, const char *p, const char *limit, uint32_t *shift)
 {
 	switch (ml) {
 	case ML_DIGITS:
@@ -319,8 +318,7 @@ static const char *skip_whitespace(const char *p, const char *limit)
 
 /* ct_sip_header_search: needle in a header value, folded lines included;
  * as the kernel, a needle must end before limit */
-static const char *header_search(const char *p, const char *limit, const char *needle,
-				 uint32_t len)
+static const char *header_search(const char *p, const char *limit, const char *needle, uint32_t len)
 {
 	if (limit - p <= (ptrdiff_t)len)
 		return NULL;
@@ -640,7 +638,8 @@ static unsigned int set_expected_rtp_rtcp(const struct sip_ctx *c, const union n
 	 * under NAT */
 	nftdp_ct_expect_init(&rtp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons(base));
 	rtp.class = class;
-	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons((uint16_t)(base + 1)));
+	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0,
+			     htons((uint16_t)(base + 1)));
 	rtcp.class = class;
 	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
 					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
@@ -674,8 +673,8 @@ static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
 
 	(void)cseq;
 	/* the session description starts at v= */
-	if (nftdp_ct_sip_get_sdp_header(c->l3, d, 0, c->dlen, CT_SDP_HDR_VERSION,
-					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
+	if (nftdp_ct_sip_get_sdp_header(c->l3, d, 0, c->dlen, CT_SDP_HDR_VERSION, CT_SDP_HDR_UNSPEC,
+					&matchoff, &matchlen) <= 0)
 		return NF_ACCEPT;
 	sdpoff = matchoff;
 	/* the session's c= (up to the first m=) */
@@ -692,7 +691,8 @@ static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
 			break;
 		for (k = 0; k < sizeof(sdp_media_types) / sizeof(sdp_media_types[0]); k++)
 			if (medialen >= sdp_media_types[k].len &&
-			    !strncmp(d + mediaoff, sdp_media_types[k].name, sdp_media_types[k].len)) {
+			    !strncmp(d + mediaoff, sdp_media_types[k].name,
+				     sdp_media_types[k].len)) {
 				t = k;
 				break;
 			}
@@ -799,8 +799,7 @@ static unsigned int process_register_request(const struct sip_ctx *c, uint32_t c
 
 /* process_register_response: a 2xx activates the expectation for the
  * Contact's expiry; anything else removes it */
-static unsigned int process_register_response(const struct sip_ctx *c, uint32_t cseq,
-					      uint32_t code)
+static unsigned int process_register_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
 {
 	uint32_t matchoff, matchlen, coff = 0, expires = 0;
 	union nftdp_ct_addr addr;
@@ -821,9 +820,9 @@ static unsigned int process_register_response(const struct sip_ctx *c, uint32_t 
 	for (;;) {
 		uint32_t c_expires = expires;
 
-		ret = nftdp_ct_sip_parse_header_uri(c->l3, c->d, &coff, c->dlen,
-						    CT_SIP_HDR_CONTACT, &in_contact, &matchoff,
-						    &matchlen, &addr, &port);
+		ret =
+		    nftdp_ct_sip_parse_header_uri(c->l3, c->d, &coff, c->dlen, CT_SIP_HDR_CONTACT,
+						  &in_contact, &matchoff, &matchlen, &addr, &port);
 		if (ret < 0)
 			return NF_DROP; /* "cannot parse contact" */
 		if (ret == 0)
@@ -832,8 +831,8 @@ static unsigned int process_register_response(const struct sip_ctx *c, uint32_t 
 			continue;
 		if (!parse_transport(c->l4, c->d, matchoff + matchlen, c->dlen, &proto))
 			continue;
-		ret = parse_numerical_param(c->d, matchoff + matchlen, c->dlen, "expires=",
-					    &c_expires);
+		ret = parse_numerical_param(c->d, matchoff + matchlen, c->dlen,
+					    "expires=", &c_expires);
 		if (ret < 0)
 			return NF_DROP; /* "cannot parse expires" */
 		if (c_expires == 0)
@@ -852,9 +851,9 @@ static const struct {
 	uint32_t len;
 	bool request, response;
 } sip_handlers[H_MAX] = {
-    [H_INVITE] = {"INVITE", 6, true, true},	  [H_UPDATE] = {"UPDATE", 6, true, true},
-    [H_ACK] = {"ACK", 3, true, false},		  [H_PRACK] = {"PRACK", 5, true, true},
-    [H_BYE] = {"BYE", 3, true, false},		  [H_REGISTER] = {"REGISTER", 8, true, true},
+    [H_INVITE] = {"INVITE", 6, true, true}, [H_UPDATE] = {"UPDATE", 6, true, true},
+    [H_ACK] = {"ACK", 3, true, false},	    [H_PRACK] = {"PRACK", 5, true, true},
+    [H_BYE] = {"BYE", 3, true, false},	    [H_REGISTER] = {"REGISTER", 8, true, true},
 };
 
 static unsigned int process_sip_response(const struct sip_ctx *c)
@@ -932,7 +931,7 @@ unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 {
 	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff;
 	const uint8_t *th = pkt->data + pkt->th_off;
-	struct sip_ctx c = {s, e, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto,
+	struct sip_ctx c = {s,	  e, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto,
 			    NULL, 0};
 	unsigned int ret = NF_ACCEPT;
 
