@@ -389,6 +389,35 @@ static void test_sip_two_masters(void **state)
 	env_free(en);
 }
 
+/* a source-NATed caller: no nf_nat_sip, so the text leaves as it is and
+ * the media is expected to the inside address (docs/conntrack.md); the
+ * callee's media to the NAT address is not expected */
+static void test_sip_snat_untouched(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m;
+	struct tpkt t;
+
+	(void)state;
+	sip_pkt(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &sip_udp);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_true(m->status & IPS_SRC_NAT);
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	assert_int_equal(t.len, 20 + 8 + strlen(invite));
+	assert_memory_equal(t.buf + 28, invite, strlen(invite));
+	assert_int_equal(live(en), 2);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "198.51.100.1", 3456, 49170, NULL), ST_NEW);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
+	env_free(en);
+}
+
 /* max_expected: audio holds 4; video's own class beside it; the media
  * c= overrides the session's */
 static void test_sip_classes(void **state)
@@ -674,10 +703,11 @@ static void test_sip_prefixes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sip_parse),	 cmocka_unit_test(test_sip_call),
-	    cmocka_unit_test(test_sip_failure),	 cmocka_unit_test(test_sip_classes),
-	    cmocka_unit_test(test_sip_register), cmocka_unit_test(test_sip_tcp6),
-	    cmocka_unit_test(test_sip_prefixes), cmocka_unit_test(test_sip_two_masters),
+	    cmocka_unit_test(test_sip_parse),	       cmocka_unit_test(test_sip_call),
+	    cmocka_unit_test(test_sip_failure),	       cmocka_unit_test(test_sip_classes),
+	    cmocka_unit_test(test_sip_register),       cmocka_unit_test(test_sip_tcp6),
+	    cmocka_unit_test(test_sip_prefixes),       cmocka_unit_test(test_sip_two_masters),
+	    cmocka_unit_test(test_sip_snat_untouched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
