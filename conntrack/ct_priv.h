@@ -139,6 +139,8 @@ struct ct_help {
 		uint8_t sstate, cstate;		   /* enum pptp_ctrlsess_state, _ctrlcall_state */
 		uint16_t pac_call_id, pns_call_id; /* network order */
 	} pptp;
+	/* sip: nf_ct_sip_master's CSeq of the last INVITE and REGISTER */
+	uint32_t sip_invite_cseq, sip_register_cseq;
 };
 
 /* An expectation (struct nf_conntrack_expect), in a part of the shared table. */
@@ -159,6 +161,7 @@ struct ct_expect {
 	uint16_t master_shard;
 	uint8_t helper; /* the master's */
 	uint8_t class;
+	uint8_t exp_helper;		      /* exp->helper: the expected connection's */
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
@@ -306,6 +309,26 @@ int nftdp_ct_expect_from_obj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 /* nf_ct_expect_related: 0, -EBUSY (another master's clash), -EMFILE (full) */
 int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s);
+/* nf_ct_expect_related(exp, NF_CT_EXP_F_SKIP_MASTER): an identical
+ * expectation of another master or class is -EALREADY, not a clash */
+#define CT_EXP_F_SKIP_MASTER 1u
+int nftdp_ct_expect_related_flags(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+				  struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s,
+				  unsigned int flags);
+/* nf_ct_unexpect_related: the master's expectation with x's tuple and mask */
+void nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+			      const struct ct_expect *x);
+/* sip's flush_expectations: every expectation of the master of a class
+ * other than 0 (media), or one of class 0 (!media) */
+void nftdp_ct_expect_flush_class(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+				 bool media);
+/* sip's refresh_signalling_expectation: the master's live class 0
+ * expectation to addr, proto, port (network order) runs expires_s from now
+ * and is active; whether there was one */
+bool nftdp_ct_expect_refresh_signalling(struct nftdp_ct_shard *s,
+					const struct nftdp_ct_entry *master,
+					const union nftdp_ct_addr *addr, uint8_t proto,
+					uint16_t port, uint32_t expires_s);
 /* nf_ct_expect_init: src address may be NULL, src port 0 = any */
 void nftdp_ct_expect_init(struct ct_expect *x, uint8_t l3proto, const union nftdp_ct_addr *saddr,
 			  const union nftdp_ct_addr *daddr, uint8_t l4proto, uint16_t sport_be,
@@ -376,7 +399,7 @@ void nftdp_ct_pptp_destroy_siblings(struct nftdp_ct_shard *s, struct nftdp_ct_en
 void nftdp_ct_pptp_expectfn(struct nftdp_ct_shard *s, const struct ct_expect *x);
 /* nf_ct_unexpect_related of the live expectation t matches (any part,
  * any worker); whether there was one */
-bool nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
+bool nftdp_ct_expect_unexpect_tuple(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t);
 
 /* ct_gre.c (nf_conntrack_proto_gre.c): GRE version 1 keys. The source key
  * of t from the keymaps, for the GRE header at l4 (l4len bytes): only for
@@ -404,6 +427,51 @@ unsigned int nftdp_ct_bcast_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 				 const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+
+/* sip (helper_sip.c): the kernel's header tables, its parsers for the
+ * unit tests, and the help function */
+enum ct_sip_hdr {
+	CT_SIP_HDR_CSEQ,
+	CT_SIP_HDR_FROM,
+	CT_SIP_HDR_TO,
+	CT_SIP_HDR_CONTACT,
+	CT_SIP_HDR_VIA_UDP,
+	CT_SIP_HDR_VIA_TCP,
+	CT_SIP_HDR_EXPIRES,
+	CT_SIP_HDR_CONTENT_LENGTH,
+};
+enum ct_sdp_hdr {
+	CT_SDP_HDR_UNSPEC,
+	CT_SDP_HDR_VERSION,
+	CT_SDP_HDR_OWNER,
+	CT_SDP_HDR_CONNECTION,
+	CT_SDP_HDR_MEDIA,
+};
+/* sip_expectation_classes */
+enum {
+	CT_SIP_EXPECT_SIGNALLING,
+	CT_SIP_EXPECT_AUDIO,
+	CT_SIP_EXPECT_VIDEO,
+	CT_SIP_EXPECT_IMAGE,
+	CT_SIP_EXPECT_MAX = CT_SIP_EXPECT_IMAGE,
+};
+/* sip_strtouint: digits within len, 0 and *endp = cp past UINT_MAX */
+uint32_t nftdp_ct_sip_strtouint(const char *cp, uint32_t len, const char **endp);
+/* ct_sip_get_header from off: 1 and the value's offset and length, 0
+ * (none), -1 (found but not parsable) */
+int nftdp_ct_sip_get_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			    enum ct_sip_hdr type, uint32_t *matchoff, uint32_t *matchlen);
+/* ct_sip_parse_header_uri: the address and port of the header's sip: URI;
+ * a list is walked with off and in_header */
+int nftdp_ct_sip_parse_header_uri(uint8_t l3, const char *d, uint32_t *off, uint32_t dlen,
+				  enum ct_sip_hdr type, int *in_header, uint32_t *matchoff,
+				  uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port);
+/* ct_sip_get_sdp_header: type's line from off, stopping at a term line */
+int nftdp_ct_sip_get_sdp_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+				enum ct_sdp_hdr type, enum ct_sdp_hdr term, uint32_t *matchoff,
+				uint32_t *matchlen);
+unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
  * ct_seqadj and a TCP header so that the unit tests can reach them. */

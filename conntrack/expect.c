@@ -217,6 +217,13 @@ static uint32_t part_scan(const struct nftdp_ct_shard *s, struct ct_expect_part 
 int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			    struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s)
 {
+	return nftdp_ct_expect_related_flags(s, master, x, max_expected, timeout_s, 0);
+}
+
+int nftdp_ct_expect_related_flags(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+				  struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s,
+				  unsigned int flags)
+{
 	struct nftdp_ct_expect_table *t = s->exp;
 	struct ct_expect_part *p = own_part(s);
 	struct ct_expect *free_slot, *oldest;
@@ -231,8 +238,10 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 	x->mark = master->mark;
 	x->secmark = master->secmark;
 	x->expires_ms = s->now_ms + (uint64_t)timeout_s * 1000u;
-	/* __nf_ct_expect_check: the same expectation of this master is
-	 * replaced, a clash with another's is -EBUSY */
+	/* __nf_ct_expect_check: the same expectation of this master and
+	 * class is replaced, of this master and another class -EALREADY;
+	 * another master's is a clash (-EBUSY), or with
+	 * CT_EXP_F_SKIP_MASTER -EALREADY */
 	for (uint16_t i = 0; i < t->n_parts; i++) {
 		struct ct_expect_part *q = &t->part[i];
 
@@ -245,12 +254,14 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 
 			if ((w & 3) != CT_EXP_LIVE)
 				continue;
-			mastered = q == p && master_is(y, s, master) && y->class == x->class;
+			mastered = q == p && master_is(y, s, master);
 			match = expect_matches(y, x);
 			clash = !match && expect_clash(y, x);
 			if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
 				continue; /* changed while read */
-			if (match && mastered) {
+			if (match && (mastered || (flags & CT_EXP_F_SKIP_MASTER))) {
+				if (!mastered || y->class != x->class)
+					return -EALREADY;
 				slot_remove(s, p, y);
 				continue;
 			}
@@ -323,7 +334,9 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			if ((w & 3) != CT_EXP_LIVE)
 				continue;
 			memcpy(&c, y, sizeof(c));
-			if (c.expires_ms <= now_ms || !tuple_mask_cmp(tup, &c))
+			/* an inactive one (sip's REGISTER before its 2xx) waits */
+			if (c.expires_ms <= now_ms || (c.flags & NF_CT_EXPECT_INACTIVE) ||
+			    !tuple_mask_cmp(tup, &c))
 				continue;
 			if (c.flags & NF_CT_EXPECT_PERMANENT) {
 				if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
@@ -354,6 +367,9 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			h->master_shard = c.master_shard;
 			h->master_idx = c.master_idx;
 			h->master_id = c.master_id;
+			/* exp->helper: the connection gets it, IPS_HELPER not */
+			if (c.exp_helper)
+				e->helper = c.exp_helper;
 			s->st.expect_new++;
 			if (c.helper == NFTDP_VM_CT_HELPER_PPTP) /* exp->expectfn */
 				nftdp_ct_pptp_expectfn(s, &c);
@@ -409,7 +425,7 @@ void nftdp_ct_expect_remove_master(struct nftdp_ct_shard *s, const struct nftdp_
 			slot_remove(s, p, &p->slot[j]);
 }
 
-bool nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
+bool nftdp_ct_expect_unexpect_tuple(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t)
 {
 	struct nftdp_ct_expect_table *tb = s->exp;
 
@@ -439,6 +455,71 @@ bool nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_tu
 			s->st.expect_delete++;
 			return true;
 		}
+	}
+	return false;
+}
+
+void nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+			      const struct ct_expect *x)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+
+		if ((atomic_load_explicit(&y->state, memory_order_relaxed) & 3) == CT_EXP_LIVE &&
+		    master_is(y, s, master) && y->class == x->class && expect_matches(y, x)) {
+			slot_remove(s, p, y);
+			return;
+		}
+	}
+}
+
+void nftdp_ct_expect_flush_class(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
+				 bool media)
+{
+	struct ct_expect_part *p = own_part(s);
+
+	if (!atomic_load_explicit(&p->n_live, memory_order_relaxed))
+		return;
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+
+		if ((atomic_load_explicit(&y->state, memory_order_relaxed) & 3) != CT_EXP_LIVE ||
+		    !master_is(y, s, master) || (y->class != 0) != media)
+			continue;
+		/* a timer already run: the gc's */
+		if (y->expires_ms <= s->now_ms)
+			continue;
+		if (slot_remove(s, p, y) && !media)
+			return;
+	}
+}
+
+bool nftdp_ct_expect_refresh_signalling(struct nftdp_ct_shard *s,
+					const struct nftdp_ct_entry *master,
+					const union nftdp_ct_addr *addr, uint8_t proto,
+					uint16_t port, uint32_t expires_s)
+{
+	struct ct_expect_part *p = own_part(s);
+	size_t alen = master->tuple[0].l3proto == NFPROTO_IPV4 ? 4 : 16;
+
+	for (uint32_t j = 0; j < s->exp->per_part; j++) {
+		struct ct_expect *y = &p->slot[j];
+
+		if ((atomic_load_explicit(&y->state, memory_order_relaxed) & 3) != CT_EXP_LIVE ||
+		    !master_is(y, s, master) || y->class != 0 ||
+		    memcmp(&y->tuple.dst, addr, alen) || y->tuple.l4proto != proto ||
+		    y->tuple.dport != port)
+			continue;
+		/* mod_timer_pending: only a timer that has not run */
+		if (y->expires_ms <= s->now_ms)
+			continue;
+		/* the owner writes its own slot; readers copy it (a reader
+		 * that sees it still inactive does not take it) */
+		y->expires_ms = s->now_ms + (uint64_t)expires_s * 1000u;
+		y->flags &= ~(uint32_t)NF_CT_EXPECT_INACTIVE;
+		return true;
 	}
 	return false;
 }
@@ -485,6 +566,7 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 		o.timeout_s = (uint32_t)((x.expires_ms - now_ms) / 1000u);
 		o.id = x.id;
 		o.flags = x.flags;
+		o.class = x.class;
 		o.helper = nftdp_ct_helper_name(x.helper);
 		o.nat = x.nat_follow;
 		o.nat_dir = x.nat_dir;
@@ -535,6 +617,7 @@ int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t
 	out->timeout_s = (uint32_t)((x.expires_ms - now_ms) / 1000u);
 	out->id = x.id;
 	out->flags = x.flags;
+	out->class = x.class;
 	out->helper = nftdp_ct_helper_name(x.helper);
 	out->nat = x.nat_follow;
 	out->nat_dir = x.nat_dir;

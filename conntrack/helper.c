@@ -5,7 +5,8 @@
  * nftdp_vm_ct_ops.helper), and the call of its help function for every
  * accepted packet of the connection at confirm time, as nf_confirm does.
  * The helpers: helper_ftp.c, helper_tftp.c, helper_irc.c, helper_amanda.c,
- * helper_bcast.c (netbios-ns, snmp), helper_pptp.c; expectations: expect.c.
+ * helper_bcast.c (netbios-ns, snmp), helper_pptp.c, helper_sip.c;
+ * expectations: expect.c.
  */
 #include "ct_priv.h"
 
@@ -17,6 +18,7 @@ static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
     [NFTDP_VM_CT_HELPER_NETBIOS_NS] = "netbios-ns",
     [NFTDP_VM_CT_HELPER_SNMP] = "snmp",
     [NFTDP_VM_CT_HELPER_PPTP] = "pptp",
+    [NFTDP_VM_CT_HELPER_SIP] = "sip",
 };
 
 const char *nftdp_ct_helper_name(uint8_t helper)
@@ -33,6 +35,7 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 	memset(h->seq_aft_nl, 0, sizeof(h->seq_aft_nl));
 	memset(h->seq_aft_nl_num, 0, sizeof(h->seq_aft_nl_num));
 	memset(&h->pptp, 0, sizeof(h->pptp));
+	h->sip_invite_cseq = h->sip_register_cseq = 0;
 	e->helper = helper;
 	e->status |= IPS_HELPER;
 }
@@ -64,6 +67,9 @@ unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		break;
 	case NFTDP_VM_CT_HELPER_PPTP:
 		v = nftdp_ct_pptp_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_SIP:
+		v = nftdp_ct_sip_help(s, e, pkt, ctinfo);
 		break;
 	}
 	if (v != NF_ACCEPT)

@@ -146,7 +146,7 @@ static void destroy_sibling_or_exp(struct nftdp_ct_shard *s, const struct nftdp_
 		nftdp_ct_kill(s, sib);
 		return;
 	}
-	nftdp_ct_expect_unexpect(s, t);
+	nftdp_ct_expect_unexpect_tuple(s, t);
 }
 
 void nftdp_ct_pptp_destroy_siblings(struct nftdp_ct_shard *s, struct nftdp_ct_entry *master)
@@ -178,7 +178,7 @@ void nftdp_ct_pptp_expectfn(struct nftdp_ct_shard *s, const struct ct_expect *x)
 	if (!nftdp_ct_tuple_invert(&x->tuple, &inv))
 		return;
 	inv.zone = x->tuple.zone;
-	nftdp_ct_expect_unexpect(s, &inv);
+	nftdp_ct_expect_unexpect_tuple(s, &inv);
 }
 
 /* pptp_inbound_pkt: PAC -> PNS */

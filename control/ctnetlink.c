@@ -1518,7 +1518,7 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 	mnl_attr_put_u32(nlh, CTA_EXPECT_TIMEOUT, htonl(x->timeout_s));
 	mnl_attr_put_u32(nlh, CTA_EXPECT_ID, htonl(x->id));
 	mnl_attr_put_u32(nlh, CTA_EXPECT_FLAGS, htonl(x->flags));
-	mnl_attr_put_u32(nlh, CTA_EXPECT_CLASS, htonl(0));
+	mnl_attr_put_u32(nlh, CTA_EXPECT_CLASS, htonl(x->class));
 	if (x->helper)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, x->helper);
 	if (x->nat)

@@ -597,6 +597,7 @@ struct nftdp_ct_expect_info {
 	uint32_t timeout_s;	      /**< seconds left */
 	uint32_t id;
 	uint32_t flags;	    /**< NF_CT_EXPECT_* */
+	uint8_t class;	    /**< the helper's expectation class (sip: 0-3) */
 	const char *helper; /**< the master's helper name */
 	bool nat;	    /**< follows the master's NAT (nf_nat_follow_master) */
 	uint8_t nat_dir;    /**< exp->dir */

@@ -134,8 +134,41 @@ def pptp_session(c, s):
     return out
 
 
+def sip_call(c, s, v6=False):
+    """A SIP call over UDP (fuzz_pkt_tracked.nft gives port 5060 the sip
+    helper): INVITE and 200 with SDP, the announced RTP, a BYE; then a
+    REGISTER and its 200."""
+    L3 = IPv6 if v6 else IP
+    fam = 'IP6' if v6 else 'IP4'
+
+    def sip(port, text):
+        # longer than 200 bytes: the tracked ruleset drops new 100-200
+        text = text.replace('CSeq', 'Subject: %s\nCSeq' % ('x' * 100), 1)
+        src, dst = (c, s) if port == 0 else (s, c)
+        return rec(L3(src=src, dst=dst) / UDP(sport=5060, dport=5060) /
+                   text.replace('\n', '\r\n').encode(), port=port)
+
+    def sdp(a, p):
+        return 'v=0\no=x 1 1 IN %s %s\nc=IN %s %s\nm=audio %d RTP/AVP 0\n' % (fam, a, fam, a, p)
+
+    return [
+        sip(0, 'INVITE sip:b SIP/2.0\nCSeq: 1 INVITE\nl: 0\n\n' + sdp(c, 4000)),
+        sip(1, 'SIP/2.0 200 OK\nCSeq: 1 INVITE\n\n' + sdp(s, 6000)),
+        rec(L3(src=s, dst=c) / UDP(sport=6000, dport=4000) / (b'\x80' * 12), port=1),
+        sip(0, 'BYE sip:b SIP/2.0\nCSeq: 2 BYE\n\n'),
+        sip(0, 'REGISTER sip:r SIP/2.0\nCSeq: 3 REGISTER\nm: <sip:a@%s:5070>;expires=60\n\n'
+            % (('[%s]' % c) if v6 else c)),
+        sip(1, 'SIP/2.0 200 OK\nCSeq: 3 REGISTER\nm: <sip:a@%s:5070>\n\n'
+            % (('[%s]' % c) if v6 else c)),
+        rec(L3(src=s, dst=c) / UDP(sport=5061, dport=5070) / b'INVITE x SIP/2.0\r\n', port=1,
+            end=True),
+    ]
+
+
 def seeds():
     out = {}
+    out['sip4'] = seed(sip_call(C4, S4))
+    out['sip6'] = seed(sip_call(C6, S6, v6=True))
     out['ftp4'] = seed(ftp_session(C4, S4))
     out['ftp6'] = seed(ftp_session(C6, S6, v6=True))
     out['pptp4'] = seed(pptp_session(C4, S4))

@@ -1115,8 +1115,8 @@ static void test_connlimit_compile(void **state)
 	nftnl_rule_add_expr(r, e);
 	assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
 	nftnl_rule_free(r);
-	/* ct helper objects: ftp and tftp compile, the kernel's other helpers
-	 * are refused by name, unknown ones are -ENOENT; ct expectation
+	/* ct helper objects: ftp, tftp and sip compile, the kernel's other
+	 * helpers nftdp lacks are refused by name, unknown ones are -ENOENT; ct expectation
 	 * objects compile, synproxy ones are refused */
 	{
 		struct nftnl_obj *o = nftnl_obj_alloc();
@@ -1126,10 +1126,14 @@ static void test_connlimit_compile(void **state)
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_HELPER);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL); /* no name */
-		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "sip");
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "snmp_trap");
 		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct helper sip"));
+		assert_non_null(strstr(err.msg, "ct helper snmp_trap"));
+		/* sip compiles, for UDP and TCP */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "sip");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
 		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ftp");
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT); /* ftp/udp */
 		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "nope");

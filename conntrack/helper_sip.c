@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The sip helper (nf_conntrack_sip.c, defaults sip_direct_signalling=1,
+ * sip_direct_media=1, sip_timeout=3600): SIP requests and responses over
+ * UDP, and over TCP one message after another by Content-Length, as the
+ * kernel walks them. An SDP body (INVITE, UPDATE, ACK, PRACK and their 1xx
+ * and 2xx responses) expects RTP and RTCP from the peer to the address and
+ * even/odd ports of each audio, video or image `m=` line (`c=` of the media
+ * or of the session); a failure response to the INVITE and a BYE remove
+ * them. A REGISTER expects the registrar's calls to the Contact address,
+ * inactive until a 2xx response activates it for its Expires time.
+ * Every read stays inside the message: the kernel's parsers look at most
+ * one byte past some headers' ends (skb tailroom); nftdp stops there.
+ * No NAT rewrite (nf_nat_sip): a NAT'd connection is tracked as if it had
+ * none (docs/conntrack.md).
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <strings.h>
+
+#include "ct_priv.h"
+
+#define SIP_PORT 5060
+#define SIP_TIMEOUT_S 3600 /* sip_timeout */
+
+/* sip_exp_policy: max_expected by class (timeout 3 * 60 for every class) */
+static const uint32_t sip_max_expected[CT_SIP_EXPECT_MAX + 1] = {
+    [CT_SIP_EXPECT_SIGNALLING] = 1,
+    [CT_SIP_EXPECT_AUDIO] = 4,
+    [CT_SIP_EXPECT_VIDEO] = 4,
+    [CT_SIP_EXPECT_IMAGE] = 2,
+};
+static const uint32_t sip_exp_timeout_s = 3 * 60;
+
+/* ---- scanning helpers (string_len, digits_len, ...) ---- */
+
+static uint32_t string_len(const char *p, const char *limit)
+{
+	uint32_t n = 0;
+
+	while (p < limit && isalpha((unsigned char)*p)) {
+		p++;
+		n++;
+	}
+	return n;
+}
+
+static uint32_t digits_len(const char *p, const char *limit)
+{
+	uint32_t n = 0;
+
+	while (p < limit && isdigit((unsigned char)*p)) {
+		p++;
+		n++;
+	}
+	return n;
+}
+
+/* media_len: "type port" */
+static uint32_t media_len(const char *p, const char *limit)
+{
+	uint32_t n = string_len(p, limit);
+
+	p += n;
+	if (p >= limit || *p != ' ')
+		return 0;
+	return n + 1 + digits_len(p + 1, limit);
+}
+
+uint32_t nftdp_ct_sip_strtouint(const char *cp, uint32_t len, const char **endp)
+{
+	uint32_t max = sizeof("4294967295"), olen = len;
+	const char *s = cp;
+	uint64_t v = 0;
+
+	if (len > max)
+		len = max;
+	while (olen > 0 && isdigit((unsigned char)*s)) {
+		if (len == 0)
+			goto err;
+		v = v * 10u + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			goto err;
+		s++;
+		len--;
+		olen--;
+	}
+	if (endp)
+		*endp = s;
+	return (uint32_t)v;
+err:
+	if (endp)
+		*endp = cp;
+	return 0;
+}
+
+/*
+ * in4_pton(cp, limit - cp, .., -1, end): dotted quad; any character that is
+ * no hex digit, dot or colon (or the end) ends it after four numbers, a hex
+ * letter fails it.
+ */
+static bool in4_parse(const char *s, const char *limit, uint8_t *dst, const char **end)
+{
+	uint8_t buf[4];
+	uint32_t w = 0;
+	bool seen = false, ok = false;
+	int i = 0;
+
+	for (;; s++) {
+		char c = s < limit ? *s : '\0';
+
+		if (c >= '0' && c <= '9') {
+			w = w * 10u + (uint32_t)(c - '0');
+			if (w > 255)
+				break;
+			seen = true;
+		} else if (isxdigit((unsigned char)c)) {
+			break;
+		} else {
+			if (!seen)
+				break;
+			buf[i++] = (uint8_t)w;
+			w = 0;
+			seen = false;
+			if (c != '.') {
+				ok = i == 4;
+				break;
+			}
+		}
+		if (i >= 4)
+			break;
+	}
+	if (ok)
+		memcpy(dst, buf, 4);
+	if (end)
+		*end = s;
+	return ok;
+}
+
+/* in6_pton(cp, limit - cp, .., -1, end): the run of hex digits, colons
+ * and dots there, as an IPv6 address */
+static bool in6_parse(const char *s, const char *limit, uint8_t *dst, const char **end)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+	uint32_t n = 0;
+
+	while (s + n < limit && (isxdigit((unsigned char)s[n]) || s[n] == ':' || s[n] == '.')) {
+		if (n >= INET6_ADDRSTRLEN)
+			return false;
+		buf[n] = s[n];
+		n++;
+	}
+	buf[n] = 0;
+	if (end)
+		*end = s + n;
+	return n && inet_pton(AF_INET6, buf, dst) == 1;
+}
+
+/* sip_parse_addr: an IPv6 address of a SIP header in brackets (delim) */
+static bool sip_parse_addr(uint8_t l3, const char *cp, const char **endp, union nftdp_ct_addr *a,
+			   const char *limit, bool delim)
+{
+	const char *end;
+
+	memset(a, 0, sizeof(*a));
+	if (l3 == NFPROTO_IPV4)
+		return in4_parse(cp, limit, a->u8, endp);
+	if (cp < limit && *cp == '[')
+		cp++;
+	else if (delim)
+		return false;
+	if (!in6_parse(cp, limit, a->u8, &end))
+		return false;
+	if (end < limit && *end == ']')
+		end++;
+	else if (delim)
+		return false;
+	if (endp)
+		*endp = end;
+	return true;
+}
+
+/* sip_parse_port: ":port" (1024-65535) or nothing (5060) */
+static bool sip_parse_port(const char *p, const char **endp, const char *limit, uint16_t *port)
+{
+	uint32_t v = 0, n = 0;
+
+	if (p >= limit)
+		return false;
+	if (*p != ':') {
+		if (port)
+			*port = htons(SIP_PORT);
+		if (endp)
+			*endp = p;
+		return true;
+	}
+	p++;
+	while (p < limit && isdigit((unsigned char)*p)) {
+		v = v * 10u + (uint32_t)(*p - '0');
+		p++;
+		if (++n > 5)
+			return false;
+	}
+	if (n == 0 || p >= limit || v < 1024 || v > 65535)
+		return false;
+	if (port)
+		*port = htons((uint16_t)v);
+	if (endp)
+		*endp = p;
+	return true;
+}
+
+/* epaddr_len: address and port */
+static uint32_t epaddr_len(uint8_t l3, const char *p, const char *limit)
+{
+	union nftdp_ct_addr a;
+	const char *q;
+
+	if (!sip_parse_addr(l3, p, &q, &a, limit, true) || !sip_parse_port(q, &q, limit, NULL))
+		return 0;
+	return (uint32_t)(q - p);
+}
+
+/* skp_epaddr_len: skip "user@" on the line */
+static uint32_t skp_epaddr_len(uint8_t l3, const char *p, const char *limit, uint32_t *shift)
+{
+	const char *q = p;
+	uint32_t s = 0;
+
+	while (q < limit && *q != '@' && *q != '\r' && *q != '\n') {
+		q++;
+		s++;
+	}
+	if (q < limit && *q == '@') {
+		p = q + 1;
+		*shift += s + 1;
+	}
+	return epaddr_len(l3, p, limit);
+}
+
+/* sdp_parse_addr: no brackets */
+static bool sdp_parse_addr(uint8_t l3, const char *cp, const char **endp, union nftdp_ct_addr *a,
+			   const char *limit)
+{
+	memset(a, 0, sizeof(*a));
+	if (l3 == NFPROTO_IPV4)
+		return in4_parse(cp, limit, a->u8, endp);
+	return in6_parse(cp, limit, a->u8, endp);
+}
+
+static uint32_t sdp_addr_len(uint8_t l3, const char *p, const char *limit)
+{
+	union nftdp_ct_addr a;
+	const char *q;
+
+	return sdp_parse_addr(l3, p, &q, &a, limit) ? (uint32_t)(q - p) : 0;
+}
+
+/* ---- SIP headers (ct_sip_hdrs) ---- */
+
+enum { ML_DIGITS, ML_SKP_EPADDR, ML_EPADDR, ML_MEDIA, ML_SDP_ADDR };
+static const struct {
+	const char *name, *cname, *search;
+	uint32_t len, clen, slen;
+	uint8_t ml;
+} sip_hdrs[] = {
+    [CT_SIP_HDR_CSEQ] = {"CSeq", NULL, NULL, 4, 0, 0, ML_DIGITS},
+    [CT_SIP_HDR_FROM] = {"From", "f", "sip:", 4, 1, 4, ML_SKP_EPADDR},
+    [CT_SIP_HDR_TO] = {"To", "t", "sip:", 2, 1, 4, ML_SKP_EPADDR},
+    [CT_SIP_HDR_CONTACT] = {"Contact", "m", "sip:", 7, 1, 4, ML_SKP_EPADDR},
+    [CT_SIP_HDR_VIA_UDP] = {"Via", "v", "UDP ", 3, 1, 4, ML_EPADDR},
+    [CT_SIP_HDR_VIA_TCP] = {"Via", "v", "TCP ", 3, 1, 4, ML_EPADDR},
+    [CT_SIP_HDR_EXPIRES] = {"Expires", NULL, NULL, 7, 0, 0, ML_DIGITS},
+    [CT_SIP_HDR_CONTENT_LENGTH] = {"Content-Length", "l", NULL, 14, 1, 0, ML_DIGITS},
+};
+
+static uint32_t match_len(uint8_t ml, uint8_t l3, const char *p, const char *limit, uint32_t *shift)
+{
+	switch (ml) {
+	case ML_DIGITS:
+		return digits_len(p, limit);
+	case ML_SKP_EPADDR:
+		return skp_epaddr_len(l3, p, limit, shift);
+	case ML_EPADDR:
+		return epaddr_len(l3, p, limit);
+	case ML_MEDIA:
+		return media_len(p, limit);
+	default:
+		return sdp_addr_len(l3, p, limit);
+	}
+}
+
+/* sip_follow_continuation: past a line end into a folded line, or NULL */
+static const char *follow_continuation(const char *p, const char *limit)
+{
+	if (++p >= limit)
+		return NULL;
+	if (p[-1] == '\r' && *p == '\n' && ++p >= limit)
+		return NULL;
+	if (*p != ' ' && *p != '\t')
+		return NULL;
+	while (p < limit && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static const char *skip_whitespace(const char *p, const char *limit)
+{
+	for (; p < limit; p++) {
+		if (*p == ' ' || *p == '\t')
+			continue;
+		if (*p != '\r' && *p != '\n')
+			break;
+		return follow_continuation(p, limit);
+	}
+	return p;
+}
+
+/* ct_sip_header_search: needle in a header value, folded lines included;
+ * as the kernel, a needle must end before limit */
+static const char *header_search(const char *p, const char *limit, const char *needle, uint32_t len)
+{
+	if (limit - p <= (ptrdiff_t)len)
+		return NULL;
+	limit -= len;
+	for (; p < limit; p++) {
+		if (*p == '\r' || *p == '\n') {
+			p = follow_continuation(p, limit);
+			if (!p)
+				break;
+			continue;
+		}
+		if (!strncasecmp(p, needle, len))
+			return p;
+	}
+	return NULL;
+}
+
+int nftdp_ct_sip_get_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			    enum ct_sip_hdr type, uint32_t *matchoff, uint32_t *matchlen)
+{
+	const char *p, *limit = d + dlen;
+	uint32_t shift = 0;
+
+	for (p = d + off; p < limit; p++) {
+		/* a line start */
+		if (*p != '\r' && *p != '\n')
+			continue;
+		if (++p >= limit)
+			break;
+		if (p[-1] == '\r' && *p == '\n' && ++p >= limit)
+			break;
+		if (*p == ' ' || *p == '\t')
+			continue; /* a folded line */
+		/* the name, or the compact form followed by no letter */
+		if (limit - p >= (ptrdiff_t)sip_hdrs[type].len &&
+		    !strncasecmp(p, sip_hdrs[type].name, sip_hdrs[type].len))
+			p += sip_hdrs[type].len;
+		else if (sip_hdrs[type].cname && limit - p >= (ptrdiff_t)sip_hdrs[type].clen + 1 &&
+			 !strncasecmp(p, sip_hdrs[type].cname, sip_hdrs[type].clen) &&
+			 !isalpha((unsigned char)p[sip_hdrs[type].clen]))
+			p += sip_hdrs[type].clen;
+		else
+			continue;
+		p = skip_whitespace(p, limit);
+		/* the kernel reads the byte at limit here; nftdp ends */
+		if (!p || p >= limit || *p != ':' || ++p >= limit)
+			break;
+		p = skip_whitespace(p, limit);
+		if (!p)
+			break;
+		*matchoff = (uint32_t)(p - d);
+		if (sip_hdrs[type].search) {
+			p = header_search(p, limit, sip_hdrs[type].search, sip_hdrs[type].slen);
+			if (!p)
+				return -1;
+			p += sip_hdrs[type].slen;
+		}
+		*matchlen = match_len(sip_hdrs[type].ml, l3, p, limit, &shift);
+		if (!*matchlen)
+			return -1;
+		*matchoff = (uint32_t)(p - d) + shift;
+		return 1;
+	}
+	return 0;
+}
+
+/* ct_sip_next_header: the next value of a comma separated list */
+static int next_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen, enum ct_sip_hdr type,
+		       uint32_t *matchoff, uint32_t *matchlen)
+{
+	const char *p, *limit = d + dlen;
+	uint32_t shift = 0;
+
+	p = header_search(d + off, limit, ",", 1);
+	if (!p)
+		return 0;
+	p = header_search(p, limit, sip_hdrs[type].search, sip_hdrs[type].slen);
+	if (!p)
+		return 0;
+	p += sip_hdrs[type].slen;
+	*matchoff = (uint32_t)(p - d);
+	*matchlen = match_len(sip_hdrs[type].ml, l3, p, limit, &shift);
+	if (!*matchlen)
+		return -1;
+	*matchoff += shift;
+	return 1;
+}
+
+/* ct_sip_walk_headers */
+static int walk_headers(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			enum ct_sip_hdr type, int *in_header, uint32_t *matchoff,
+			uint32_t *matchlen)
+{
+	int ret;
+
+	if (in_header && *in_header) {
+		for (;;) {
+			ret = next_header(l3, d, off, dlen, type, matchoff, matchlen);
+			if (ret > 0)
+				return ret;
+			if (ret == 0)
+				break;
+			off = *matchoff;
+		}
+		*in_header = 0;
+	}
+	for (;;) {
+		ret = nftdp_ct_sip_get_header(l3, d, off, dlen, type, matchoff, matchlen);
+		if (ret > 0)
+			break;
+		if (ret == 0)
+			return 0;
+		off = *matchoff;
+	}
+	if (in_header)
+		*in_header = 1;
+	return 1;
+}
+
+int nftdp_ct_sip_parse_header_uri(uint8_t l3, const char *d, uint32_t *off, uint32_t dlen,
+				  enum ct_sip_hdr type, int *in_header, uint32_t *matchoff,
+				  uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port)
+{
+	const char *c, *limit = d + dlen;
+
+	if (!walk_headers(l3, d, off ? *off : 0, dlen, type, in_header, matchoff, matchlen))
+		return 0;
+	if (!sip_parse_addr(l3, d + *matchoff, &c, addr, limit, true))
+		return -1;
+	if (!sip_parse_port(c, &c, limit, port))
+		return -1;
+	if (off)
+		*off = (uint32_t)(c - d);
+	return 1;
+}
+
+/* ct_sip_parse_param: "name" up to the next ';' within this list value */
+static int parse_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
+		       uint32_t *matchoff, uint32_t *matchlen)
+{
+	const char *limit = d + dlen, *start, *end;
+	uint32_t n = (uint32_t)strlen(name);
+
+	limit = header_search(d + off, limit, ",", 1);
+	if (!limit)
+		limit = d + dlen;
+	start = header_search(d + off, limit, name, n);
+	if (!start)
+		return 0;
+	start += n;
+	end = header_search(start, limit, ";", 1);
+	if (!end)
+		end = limit;
+	*matchoff = (uint32_t)(start - d);
+	*matchlen = (uint32_t)(end - start);
+	return 1;
+}
+
+/* ct_sip_parse_numerical_param: 1 and the value, 0 (none) or -1 (no digits) */
+static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
+				 uint32_t *val)
+{
+	const char *limit = d + dlen, *start, *end;
+	uint32_t n = (uint32_t)strlen(name);
+
+	limit = header_search(d + off, limit, ",", 1);
+	if (!limit)
+		limit = d + dlen;
+	start = header_search(d + off, limit, name, n);
+	if (!start)
+		return 0;
+	start += n;
+	*val = nftdp_ct_sip_strtouint(start, (uint32_t)(limit - start), &end);
+	return start == end ? -1 : 1;
+}
+
+/* ct_sip_parse_transport: 0 if a transport= names another protocol */
+static int parse_transport(uint8_t l4, const char *d, uint32_t off, uint32_t dlen, uint8_t *proto)
+{
+	uint32_t mo, ml;
+
+	if (parse_param(d, off, dlen, "transport=", &mo, &ml)) {
+		/* the kernel compares 3 bytes whatever the value's length */
+		if (dlen - mo >= 3 && !strncasecmp(d + mo, "TCP", 3))
+			*proto = IPPROTO_TCP;
+		else if (dlen - mo >= 3 && !strncasecmp(d + mo, "UDP", 3))
+			*proto = IPPROTO_UDP;
+		else
+			return 0;
+		if (*proto != l4)
+			return 0;
+	} else {
+		*proto = l4;
+	}
+	return 1;
+}
+
+/* ---- SDP (ct_sdp_hdrs_v4/_v6) ---- */
+
+static const struct {
+	const char *name, *search4, *search6;
+	uint32_t len;
+	uint8_t ml;
+} sdp_hdrs[] = {
+    [CT_SDP_HDR_VERSION] = {"v=", NULL, NULL, 2, ML_DIGITS},
+    [CT_SDP_HDR_OWNER] = {"o=", "IN IP4 ", "IN IP6 ", 2, ML_SDP_ADDR},
+    [CT_SDP_HDR_CONNECTION] = {"c=", "IN IP4 ", "IN IP6 ", 2, ML_SDP_ADDR},
+    [CT_SDP_HDR_MEDIA] = {"m=", NULL, NULL, 2, ML_MEDIA},
+};
+
+/* ct_sdp_header_search: within the line, case-sensitive */
+static const char *sdp_header_search(const char *p, const char *limit, const char *needle,
+				     uint32_t len)
+{
+	if (limit - p <= (ptrdiff_t)len)
+		return NULL;
+	for (limit -= len; p < limit; p++) {
+		if (*p == '\r' || *p == '\n')
+			break;
+		if (!strncmp(p, needle, len))
+			return p;
+	}
+	return NULL;
+}
+
+int nftdp_ct_sip_get_sdp_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+				enum ct_sdp_hdr type, enum ct_sdp_hdr term, uint32_t *matchoff,
+				uint32_t *matchlen)
+{
+	const char *p, *limit = d + dlen, *search;
+	uint32_t shift = 0;
+
+	search = l3 == NFPROTO_IPV4 ? sdp_hdrs[type].search4 : sdp_hdrs[type].search6;
+	for (p = d + off; p < limit; p++) {
+		if (*p != '\r' && *p != '\n')
+			continue;
+		if (++p >= limit)
+			break;
+		if (p[-1] == '\r' && *p == '\n' && ++p >= limit)
+			break;
+		if (term != CT_SDP_HDR_UNSPEC && limit - p >= (ptrdiff_t)sdp_hdrs[term].len &&
+		    !strncasecmp(p, sdp_hdrs[term].name, sdp_hdrs[term].len))
+			break;
+		if (limit - p >= (ptrdiff_t)sdp_hdrs[type].len &&
+		    !strncasecmp(p, sdp_hdrs[type].name, sdp_hdrs[type].len))
+			p += sdp_hdrs[type].len;
+		else
+			continue;
+		*matchoff = (uint32_t)(p - d);
+		if (search) {
+			uint32_t slen = (uint32_t)strlen(search);
+
+			p = sdp_header_search(p, limit, search, slen);
+			if (!p)
+				return -1;
+			p += slen;
+		}
+		*matchlen = match_len(sdp_hdrs[type].ml, l3, p, limit, &shift);
+		if (!*matchlen)
+			return -1;
+		*matchoff = (uint32_t)(p - d) + shift;
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_sdp_addr(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			  uint32_t *matchoff, uint32_t *matchlen, union nftdp_ct_addr *addr)
+{
+	int ret = nftdp_ct_sip_get_sdp_header(l3, d, off, dlen, CT_SDP_HDR_CONNECTION,
+					      CT_SDP_HDR_MEDIA, matchoff, matchlen);
+
+	if (ret <= 0)
+		return ret;
+	if (!sdp_parse_addr(l3, d + *matchoff, NULL, addr, d + *matchoff + *matchlen))
+		return -1;
+	return 1;
+}
+
+/* ---- the helper ---- */
+
+struct sip_ctx {
+	struct nftdp_ct_shard *s;
+	struct nftdp_ct_entry *e;
+	int dir; /* CTINFO2DIR */
+	uint8_t l3, l4;
+	const char *d;
+	uint32_t dlen;
+};
+
+static struct ct_help *help_of(const struct sip_ctx *c)
+{
+	return &c->s->help[c->e - c->s->entries];
+}
+
+static bool addr_eq(const union nftdp_ct_addr *a, const union nftdp_ct_addr *b, uint8_t l3)
+{
+	return !memcmp(a, b, l3 == NFPROTO_IPV4 ? 4 : 16);
+}
+
+/* set_expected_rtp_rtcp with sip_direct_media; no NAT */
+static unsigned int set_expected_rtp_rtcp(const struct sip_ctx *c, const union nftdp_ct_addr *daddr,
+					  uint16_t port, uint8_t class)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir];
+	const union nftdp_ct_addr *saddr = &c->e->tuple[!c->dir].src;
+	uint16_t base = (uint16_t)(port & ~1u);
+	struct ct_expect rtp, rtcp;
+	int errp, errcp;
+
+	/* media between the signalling endpoints only */
+	if (!addr_eq(daddr, &t->src, c->l3))
+		return NF_ACCEPT;
+	/* an identical expectation of another master (or class) stands
+	 * for this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY); the kernel's
+	 * search before it (__nf_ct_expect_find) changes the outcome only
+	 * under NAT */
+	nftdp_ct_expect_init(&rtp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons(base));
+	rtp.class = class;
+	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0,
+			     htons((uint16_t)(base + 1)));
+	rtcp.class = class;
+	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
+					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
+	if (errp == 0 || errp == -EALREADY) {
+		errcp = nftdp_ct_expect_related_flags(c->s, c->e, &rtcp, sip_max_expected[class],
+						      sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
+		if (errcp == 0 || errcp == -EALREADY)
+			return NF_ACCEPT;
+		if (errp == 0)
+			nftdp_ct_expect_unexpect(c->s, c->e, &rtp);
+	}
+	return NF_DROP; /* "cannot add expectation for voice" */
+}
+
+static const struct {
+	const char *name;
+	uint32_t len;
+	uint8_t class;
+} sdp_media_types[] = {
+    {"audio ", 6, CT_SIP_EXPECT_AUDIO},
+    {"video ", 6, CT_SIP_EXPECT_VIDEO},
+    {"image ", 6, CT_SIP_EXPECT_IMAGE},
+};
+
+static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
+{
+	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0;
+	union nftdp_ct_addr caddr, maddr, rtp_addr;
+	const char *d = c->d;
+	unsigned int i = 0, ret;
+
+	(void)cseq;
+	/* the session description starts at v= */
+	if (nftdp_ct_sip_get_sdp_header(c->l3, d, 0, c->dlen, CT_SDP_HDR_VERSION, CT_SDP_HDR_UNSPEC,
+					&matchoff, &matchlen) <= 0)
+		return NF_ACCEPT;
+	sdpoff = matchoff;
+	/* the session's c= (up to the first m=) */
+	if (parse_sdp_addr(c->l3, d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0)
+		caddr_len = matchlen;
+	mediaoff = sdpoff;
+	while (i < sizeof(sdp_media_types) / sizeof(sdp_media_types[0])) {
+		unsigned int k, t = ~0u;
+		const char *end;
+		uint32_t port;
+
+		if (nftdp_ct_sip_get_sdp_header(c->l3, d, mediaoff, c->dlen, CT_SDP_HDR_MEDIA,
+						CT_SDP_HDR_UNSPEC, &mediaoff, &medialen) <= 0)
+			break;
+		for (k = 0; k < sizeof(sdp_media_types) / sizeof(sdp_media_types[0]); k++)
+			if (medialen >= sdp_media_types[k].len &&
+			    !strncmp(d + mediaoff, sdp_media_types[k].name,
+				     sdp_media_types[k].len)) {
+				t = k;
+				break;
+			}
+		if (t == ~0u) {
+			mediaoff += medialen;
+			continue;
+		}
+		mediaoff += sdp_media_types[t].len;
+		medialen -= sdp_media_types[t].len;
+		/* port 0: an inactive stream */
+		port = nftdp_ct_sip_strtouint(d + mediaoff, c->dlen - mediaoff, &end);
+		if (port == 0 || end == d + mediaoff)
+			continue;
+		if (port < 1024 || port > 65535)
+			return NF_DROP; /* "wrong port" */
+		/* the media's c= overrides the session's */
+		if (parse_sdp_addr(c->l3, d, mediaoff, c->dlen, &matchoff, &matchlen, &maddr) > 0)
+			rtp_addr = maddr;
+		else if (caddr_len)
+			rtp_addr = caddr;
+		else
+			return NF_DROP; /* "cannot parse SDP message" */
+		ret = set_expected_rtp_rtcp(c, &rtp_addr, (uint16_t)port, sdp_media_types[t].class);
+		if (ret != NF_ACCEPT)
+			return ret;
+		i++;
+	}
+	return NF_ACCEPT;
+}
+
+/* process_invite_response, process_update_response, process_prack_response */
+static unsigned int process_sdp_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+{
+	if ((code >= 100 && code <= 199) || (code >= 200 && code <= 299))
+		return process_sdp(c, cseq);
+	if (help_of(c)->sip_invite_cseq == cseq)
+		nftdp_ct_expect_flush_class(c->s, c->e, true);
+	return NF_ACCEPT;
+}
+
+static unsigned int process_invite_request(const struct sip_ctx *c, uint32_t cseq)
+{
+	unsigned int ret;
+
+	nftdp_ct_expect_flush_class(c->s, c->e, true);
+	ret = process_sdp(c, cseq);
+	if (ret == NF_ACCEPT)
+		help_of(c)->sip_invite_cseq = cseq;
+	return ret;
+}
+
+static unsigned int process_bye_request(const struct sip_ctx *c, uint32_t cseq)
+{
+	(void)cseq;
+	nftdp_ct_expect_flush_class(c->s, c->e, true);
+	return NF_ACCEPT;
+}
+
+/* process_register_request: a permanent, inactive expectation for calls
+ * from the registrar to the Contact address */
+static unsigned int process_register_request(const struct sip_ctx *c, uint32_t cseq)
+{
+	uint32_t matchoff, matchlen, expires = 0;
+	union nftdp_ct_addr daddr;
+	struct ct_expect x;
+	uint16_t port;
+	uint8_t proto;
+	int ret;
+
+	if (c->e->status & IPS_EXPECTED)
+		return NF_ACCEPT; /* expected connections do not register again */
+	if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_EXPIRES, &matchoff,
+				    &matchlen) > 0)
+		expires = nftdp_ct_sip_strtouint(c->d + matchoff, c->dlen - matchoff, NULL);
+	ret = nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, CT_SIP_HDR_CONTACT, NULL,
+					    &matchoff, &matchlen, &daddr, &port);
+	if (ret < 0)
+		return NF_DROP; /* "cannot parse contact" */
+	if (ret == 0)
+		return NF_ACCEPT;
+	/* no third-party registrations */
+	if (!addr_eq(&c->e->tuple[c->dir].src, &daddr, c->l3))
+		return NF_ACCEPT;
+	if (!parse_transport(c->l4, c->d, matchoff + matchlen, c->dlen, &proto))
+		return NF_ACCEPT;
+	if (parse_numerical_param(c->d, matchoff + matchlen, c->dlen, "expires=", &expires) < 0)
+		return NF_DROP; /* "cannot parse expires" */
+	if (expires == 0) {
+		help_of(c)->sip_register_cseq = cseq;
+		return NF_ACCEPT;
+	}
+	/* sip_direct_signalling: only from the registrar */
+	nftdp_ct_expect_init(&x, c->l3, &c->e->tuple[!c->dir].src, &daddr, proto, 0, port);
+	x.class = CT_SIP_EXPECT_SIGNALLING;
+	x.flags = NF_CT_EXPECT_PERMANENT | NF_CT_EXPECT_INACTIVE;
+	x.exp_helper = NFTDP_VM_CT_HELPER_SIP;
+	/* nf_ct_expect_insert gives it the class's timeout, not sip_timeout */
+	if (nftdp_ct_expect_related(c->s, c->e, &x, sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
+				    sip_exp_timeout_s) != 0)
+		return NF_DROP; /* "cannot add expectation" */
+	help_of(c)->sip_register_cseq = cseq;
+	return NF_ACCEPT;
+}
+
+/* process_register_response: a 2xx activates the expectation for the
+ * Contact's expiry; anything else removes it */
+static unsigned int process_register_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+{
+	uint32_t matchoff, matchlen, coff = 0, expires = 0;
+	union nftdp_ct_addr addr;
+	int in_contact = 0, ret;
+	uint16_t port;
+	uint8_t proto;
+
+	/* late responses to an older request */
+	if (help_of(c)->sip_register_cseq != cseq)
+		return NF_ACCEPT;
+	if (code >= 100 && code <= 199)
+		return NF_ACCEPT;
+	if (code < 200 || code > 299)
+		goto flush;
+	if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_EXPIRES, &matchoff,
+				    &matchlen) > 0)
+		expires = nftdp_ct_sip_strtouint(c->d + matchoff, c->dlen - matchoff, NULL);
+	for (;;) {
+		uint32_t c_expires = expires;
+
+		ret =
+		    nftdp_ct_sip_parse_header_uri(c->l3, c->d, &coff, c->dlen, CT_SIP_HDR_CONTACT,
+						  &in_contact, &matchoff, &matchlen, &addr, &port);
+		if (ret < 0)
+			return NF_DROP; /* "cannot parse contact" */
+		if (ret == 0)
+			break;
+		if (!addr_eq(&c->e->tuple[c->dir].dst, &addr, c->l3))
+			continue;
+		if (!parse_transport(c->l4, c->d, matchoff + matchlen, c->dlen, &proto))
+			continue;
+		ret = parse_numerical_param(c->d, matchoff + matchlen, c->dlen,
+					    "expires=", &c_expires);
+		if (ret < 0)
+			return NF_DROP; /* "cannot parse expires" */
+		if (c_expires == 0)
+			break;
+		if (nftdp_ct_expect_refresh_signalling(c->s, c->e, &addr, proto, port, c_expires))
+			return NF_ACCEPT;
+	}
+flush:
+	nftdp_ct_expect_flush_class(c->s, c->e, false);
+	return NF_ACCEPT;
+}
+
+enum { H_INVITE, H_UPDATE, H_ACK, H_PRACK, H_BYE, H_REGISTER, H_MAX };
+static const struct {
+	const char *method;
+	uint32_t len;
+	bool request, response;
+} sip_handlers[H_MAX] = {
+    [H_INVITE] = {"INVITE", 6, true, true}, [H_UPDATE] = {"UPDATE", 6, true, true},
+    [H_ACK] = {"ACK", 3, true, false},	    [H_PRACK] = {"PRACK", 5, true, true},
+    [H_BYE] = {"BYE", 3, true, false},	    [H_REGISTER] = {"REGISTER", 8, true, true},
+};
+
+static unsigned int process_sip_response(const struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, matchend, code, cseq;
+	const char *end;
+
+	if (c->dlen < sizeof("SIP/2.0 200") - 1)
+		return NF_ACCEPT;
+	code = nftdp_ct_sip_strtouint(c->d + 8, c->dlen - 8, NULL);
+	if (!code)
+		return NF_DROP; /* "cannot get code" */
+	if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_CSEQ, &matchoff,
+				    &matchlen) <= 0)
+		return NF_DROP; /* "cannot parse cseq" */
+	cseq = nftdp_ct_sip_strtouint(c->d + matchoff, c->dlen - matchoff, &end);
+	if (end == c->d + matchoff)
+		return NF_DROP; /* "cannot get cseq" */
+	matchend = matchoff + matchlen + 1;
+	for (unsigned int h = 0; h < H_MAX; h++) {
+		if (!sip_handlers[h].response)
+			continue;
+		if (c->dlen < matchend + sip_handlers[h].len ||
+		    strncasecmp(c->d + matchend, sip_handlers[h].method, sip_handlers[h].len))
+			continue;
+		if (h == H_REGISTER)
+			return process_register_response(c, cseq, code);
+		return process_sdp_response(c, cseq, code);
+	}
+	return NF_ACCEPT;
+}
+
+static unsigned int process_sip_request(const struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, cseq;
+	const char *end;
+
+	/* (the Via port kept for nf_nat_sip: no NAT here) */
+	for (unsigned int h = 0; h < H_MAX; h++) {
+		uint32_t n = sip_handlers[h].len;
+
+		if (c->dlen < n + 2 || strncasecmp(c->d, sip_handlers[h].method, n))
+			continue;
+		if (c->d[n] != ' ' || !isalpha((unsigned char)c->d[n + 1]))
+			continue;
+		if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_CSEQ, &matchoff,
+					    &matchlen) <= 0)
+			return NF_DROP; /* "cannot parse cseq" */
+		cseq = nftdp_ct_sip_strtouint(c->d + matchoff, c->dlen - matchoff, &end);
+		if (end == c->d + matchoff)
+			return NF_DROP; /* "cannot get cseq" */
+		switch (h) {
+		case H_INVITE:
+			return process_invite_request(c, cseq);
+		case H_BYE:
+			return process_bye_request(c, cseq);
+		case H_REGISTER:
+			return process_register_request(c, cseq);
+		default:
+			return process_sdp(c, cseq);
+		}
+	}
+	return NF_ACCEPT;
+}
+
+static unsigned int process_sip_msg(const struct sip_ctx *c)
+{
+	if (strncasecmp(c->d, "SIP/2.0 ", 8))
+		return process_sip_request(c);
+	return process_sip_response(c);
+}
+
+unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+{
+	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff;
+	const uint8_t *th = pkt->data + pkt->th_off;
+	struct sip_ctx c = {s,	  e, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto,
+			    NULL, 0};
+	unsigned int ret = NF_ACCEPT;
+
+	if (pkt->l4proto == IPPROTO_UDP) {
+		dataoff = 8;
+	} else if (pkt->l4proto == IPPROTO_TCP) {
+		if (ctinfo != IP_CT_ESTABLISHED && ctinfo != IP_CT_ESTABLISHED_REPLY)
+			return NF_ACCEPT;
+		if (l4len < 20)
+			return NF_ACCEPT;
+		dataoff = (uint32_t)(th[12] >> 4) * 4;
+	} else {
+		return NF_ACCEPT;
+	}
+	/* no data */
+	if (dataoff >= l4len)
+		return NF_ACCEPT;
+	/* nf_ct_refresh */
+	if (!(e->status & IPS_FIXED_TIMEOUT))
+		e->expires_ms = s->now_ms + (uint64_t)SIP_TIMEOUT_S * 1000u;
+	c.d = (const char *)th + dataoff;
+	c.dlen = l4len - dataoff;
+	if (c.dlen < sizeof("SIP/2.0 200") - 1)
+		return NF_ACCEPT;
+	if (pkt->l4proto == IPPROTO_UDP)
+		return process_sip_msg(&c);
+	/* sip_help_tcp: each message that ends by its Content-Length */
+	{
+		const char *d = c.d;
+		uint32_t datalen = c.dlen;
+
+		for (;;) {
+			uint32_t matchoff, matchlen, clen, msglen;
+			const char *end;
+			bool term = false;
+
+			if (nftdp_ct_sip_get_header(c.l3, d, 0, datalen, CT_SIP_HDR_CONTENT_LENGTH,
+						    &matchoff, &matchlen) <= 0)
+				break;
+			clen = nftdp_ct_sip_strtouint(d + matchoff, datalen - matchoff, &end);
+			if (end == d + matchoff)
+				break;
+			for (; end + 4 <= d + datalen; end++)
+				if (end[0] == '\r' && end[1] == '\n' && end[2] == '\r' &&
+				    end[3] == '\n') {
+					term = true;
+					break;
+				}
+			if (!term)
+				break;
+			if ((uint64_t)(end + 4 - d) + clen > datalen)
+				return NF_ACCEPT; /* the message goes on in a later segment */
+			msglen = (uint32_t)(end + 4 - d) + clen;
+			c.d = d;
+			c.dlen = msglen;
+			ret = process_sip_msg(&c);
+			if (ret != NF_ACCEPT)
+				break;
+			d += msglen;
+			datalen -= msglen;
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests (no EAL): the sip helper (helper_sip.c). Its header
+ * parsers on folded, compact, truncated and exactly-sized messages; an
+ * INVITE/200/ACK call over UDP whose RTP and RTCP are related and whose
+ * BYE removes what is left; failure responses; max_expected per class;
+ * REGISTER's inactive permanent expectation, activated by the 2xx with the
+ * Contact's expiry; TCP with several messages in one segment and a
+ * message cut by its Content-Length; IPv6; messages the kernel drops.
+ * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
+ */
+#include "ct_fixture.h"
+
+static const struct nftdp_vm_ct_helper sip_udp = {NFTDP_VM_CT_HELPER_SIP, IPPROTO_UDP, true, true};
+static const struct nftdp_vm_ct_helper sip_tcp = {NFTDP_VM_CT_HELPER_SIP, IPPROTO_TCP, true, true};
+
+/* a copy of text in a buffer of exactly its length (ASan sees over-reads) */
+static char *exact(const char *text, uint32_t *n)
+{
+	char *b;
+
+	*n = (uint32_t)strlen(text);
+	b = malloc(*n ? *n : 1);
+	assert_non_null(b);
+	memcpy(b, text, *n);
+	return b;
+}
+
+static int hdr(const char *text, enum ct_sip_hdr type, uint32_t *mo, uint32_t *ml)
+{
+	uint32_t n;
+	char *b = exact(text, &n);
+	int rc = nftdp_ct_sip_get_header(NFPROTO_IPV4, b, 0, n, type, mo, ml);
+
+	free(b);
+	return rc;
+}
+
+static void test_sip_parse(void **state)
+{
+	union nftdp_ct_addr a;
+	uint32_t mo, ml, off;
+	const char *end;
+	uint16_t port;
+	int in = 0;
+
+	(void)state;
+	/* full and compact names, case, whitespace and folding before and
+	 * after the colon */
+	assert_int_equal(hdr("X\r\nContent-Length: 12\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml),
+			 1);
+	assert_int_equal(mo, 19);
+	assert_int_equal(ml, 2);
+	assert_int_equal(hdr("X\r\nl:7\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 1);
+	assert_int_equal(mo, 5);
+	assert_int_equal(
+	    hdr("X\ncontent-length \t:\r\n  42\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 1);
+	assert_int_equal(mo, 23);
+	assert_int_equal(ml, 2);
+	/* a compact name followed by a letter is another header */
+	assert_int_equal(hdr("X\r\nlx: 7\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 0);
+	/* a folded line is no header start; a header on the first line neither */
+	assert_int_equal(hdr("X\r\n l: 7\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 0);
+	assert_int_equal(hdr("l: 7\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 0);
+	/* no digits: found but not parsable */
+	assert_int_equal(hdr("X\r\nl: x\r\n", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), -1);
+	/* truncated: no colon, nothing after it */
+	assert_int_equal(hdr("X\r\nContent-Length", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 0);
+	assert_int_equal(hdr("X\r\nContent-Length:", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), 0);
+	assert_int_equal(hdr("X\r\nContent-Length: ", CT_SIP_HDR_CONTENT_LENGTH, &mo, &ml), -1);
+	/* the Contact's address after user@, and its port */
+	assert_int_equal(
+	    hdr("X\r\nm: <sip:alice@10.0.1.2:5070>;expires=60\r\n", CT_SIP_HDR_CONTACT, &mo, &ml),
+	    1);
+	assert_int_equal(mo, 17);
+	assert_int_equal(ml, 13);
+	/* a port out of range, or cut by the end: not parsable */
+	assert_int_equal(hdr("X\r\nm: <sip:a@10.0.1.2:80>\r\n", CT_SIP_HDR_CONTACT, &mo, &ml), -1);
+	assert_int_equal(hdr("X\r\nm: <sip:a@10.0.1.2:5070", CT_SIP_HDR_CONTACT, &mo, &ml), -1);
+	/* the URI of a list's second value */
+	{
+		static const char t[] = "X\r\nContact: <sip:a@10.0.0.9>, <sip:b@10.0.1.2:5062>\r\n";
+		uint32_t n;
+		char *b = exact(t, &n);
+
+		off = 0;
+		assert_int_equal(nftdp_ct_sip_parse_header_uri(NFPROTO_IPV4, b, &off, n,
+							       CT_SIP_HDR_CONTACT, &in, &mo, &ml,
+							       &a, &port),
+				 1);
+		assert_int_equal(a.ip, htonl(0x0a000009));
+		assert_int_equal(ntohs(port), 5060);
+		assert_int_equal(nftdp_ct_sip_parse_header_uri(NFPROTO_IPV4, b, &off, n,
+							       CT_SIP_HDR_CONTACT, &in, &mo, &ml,
+							       &a, &port),
+				 1);
+		assert_int_equal(a.ip, htonl(0x0a000102));
+		assert_int_equal(ntohs(port), 5062);
+		assert_int_equal(nftdp_ct_sip_parse_header_uri(NFPROTO_IPV4, b, &off, n,
+							       CT_SIP_HDR_CONTACT, &in, &mo, &ml,
+							       &a, &port),
+				 0);
+		free(b);
+	}
+	/* IPv6 in a SIP header needs its brackets */
+	{
+		static const char t[] = "X\r\nm: <sip:a@[2001:db8::2]:5062>\r\n";
+		uint8_t want[16];
+		uint32_t n;
+		char *b = exact(t, &n);
+
+		assert_int_equal(nftdp_ct_sip_parse_header_uri(NFPROTO_IPV6, b, NULL, n,
+							       CT_SIP_HDR_CONTACT, NULL, &mo, &ml,
+							       &a, &port),
+				 1);
+		assert_int_equal(inet_pton(AF_INET6, "2001:db8::2", want), 1);
+		assert_memory_equal(a.u8, want, 16);
+		assert_int_equal(ntohs(port), 5062);
+		free(b);
+		b = exact("X\r\nm: <sip:a@2001:db8::2>\r\n", &n);
+		assert_int_equal(nftdp_ct_sip_parse_header_uri(NFPROTO_IPV6, b, NULL, n,
+							       CT_SIP_HDR_CONTACT, NULL, &mo, &ml,
+							       &a, &port),
+				 0);
+		free(b);
+	}
+	/* SDP: c= up to the first m=, IN IP4 within the line */
+	{
+		static const char t[] = "INVITE x\r\n\r\nv=0\r\nc=IN IP4 10.0.1.2\r\nm=audio 49170 "
+					"RTP/AVP 0\r\nc=IN IP4 10.0.1.3\r\n";
+		uint32_t n;
+		char *b = exact(t, &n);
+
+		assert_int_equal(nftdp_ct_sip_get_sdp_header(NFPROTO_IPV4, b, 0, n,
+							     CT_SDP_HDR_VERSION, CT_SDP_HDR_UNSPEC,
+							     &mo, &ml),
+				 1);
+		off = mo;
+		assert_int_equal(nftdp_ct_sip_get_sdp_header(NFPROTO_IPV4, b, off, n,
+							     CT_SDP_HDR_CONNECTION,
+							     CT_SDP_HDR_MEDIA, &mo, &ml),
+				 1);
+		assert_int_equal(ml, 8);
+		assert_int_equal(nftdp_ct_sip_get_sdp_header(NFPROTO_IPV4, b, off, n,
+							     CT_SDP_HDR_MEDIA, CT_SDP_HDR_UNSPEC,
+							     &mo, &ml),
+				 1);
+		assert_int_equal(ml, 11); /* "audio 49170" */
+		/* the family's keyword only */
+		assert_int_equal(nftdp_ct_sip_get_sdp_header(NFPROTO_IPV6, b, off, n,
+							     CT_SDP_HDR_CONNECTION,
+							     CT_SDP_HDR_MEDIA, &mo, &ml),
+				 -1);
+		free(b);
+	}
+	/* sip_strtouint: within the length, 0 past UINT_MAX */
+	assert_int_equal(nftdp_ct_sip_strtouint("123", 2, &end), 12);
+	assert_int_equal(nftdp_ct_sip_strtouint("4294967295x", 11, &end), 4294967295u);
+	{
+		const char *s = "4294967296";
+
+		assert_int_equal(nftdp_ct_sip_strtouint(s, 10, &end), 0);
+		assert_ptr_equal(end, s);
+	}
+}
+
+/* in + (helper) + confirm: the ct state bits; the verdict */
+static uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
+		   struct nftdp_ct_entry **ent, unsigned int *verdict)
+{
+	uint32_t st = ST_INVALID;
+	unsigned int v;
+
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	if (t->pkt.ct) {
+		st = nftdp_ct_vm_ops.state(t->pkt.ct);
+		if (ent)
+			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+		if (h)
+			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
+	} else if (ent) {
+		*ent = NULL;
+	}
+	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
+	if (verdict)
+		*verdict = v;
+	return st;
+}
+
+static void sip_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		    const char *text)
+{
+	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
+	size_t n = strlen(text);
+
+	assert_true(n + 8 <= sizeof(h));
+	h[4] = (uint8_t)((n + 8) >> 8);
+	h[5] = (uint8_t)(n + 8);
+	memcpy(h + 8, text, n);
+	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
+}
+
+/* a UDP SIP message: its verdict */
+static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, uint16_t sp,
+			uint16_t dp, const char *text, const struct nftdp_vm_ct_helper *h,
+			struct nftdp_ct_entry **e)
+{
+	struct tpkt t;
+	unsigned int v;
+
+	sip_pkt(&t, v6, s, d, sp, dp, text);
+	hx(en, &t, h, e, &v);
+	return v;
+}
+
+static uint32_t rtp(struct env *en, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
+		    struct nftdp_ct_entry **e)
+{
+	struct tpkt t;
+
+	udp(&t, v6, s, d, sp, dp, 20);
+	return hx(en, &t, NULL, e, NULL);
+}
+
+static uint32_t live(const struct env *en)
+{
+	return atomic_load(&en->s->exp->n_live);
+}
+
+static const char invite[] = "INVITE sip:bob@10.0.2.2 SIP/2.0\r\n"
+			     "Via: SIP/2.0/UDP 10.0.1.2:5060\r\n"
+			     "From: <sip:alice@10.0.1.2>\r\n"
+			     "To: <sip:bob@10.0.2.2>\r\n"
+			     "CSeq: 1 INVITE\r\n"
+			     "Content-Type: application/sdp\r\n"
+			     "Content-Length: 74\r\n"
+			     "\r\n"
+			     "v=0\r\n"
+			     "o=a 1 1 IN IP4 10.0.1.2\r\n"
+			     "c=IN IP4 10.0.1.2\r\n"
+			     "m=audio 49170 RTP/AVP 0\r\n";
+static const char ok[] = "SIP/2.0 200 OK\r\n"
+			 "CSeq: 1 INVITE\r\n"
+			 "Content-Length: 73\r\n"
+			 "\r\n"
+			 "v=0\r\n"
+			 "o=b 2 2 IN IP4 10.0.2.2\r\n"
+			 "m=audio 3456 RTP/AVP 0\r\n"
+			 "c=IN IP4 10.0.2.2\r\n";
+
+static void test_sip_call(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *m, *m2, *r;
+	struct nftdp_ct_expect_info xi;
+	struct nftdp_ct_tuple t;
+
+	(void)state;
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite, &sip_udp, &m),
+			 NF_ACCEPT);
+	assert_int_equal(m->helper, NFTDP_VM_CT_HELPER_SIP);
+	/* sip_timeout: the master lives 3600 s */
+	assert_int_equal(left_s(en, m), 3600);
+	/* RTP and RTCP from the callee to the caller's port pair */
+	assert_int_equal(live(en), 2);
+	memset(&t, 0, sizeof(t));
+	t.l3proto = NFPROTO_IPV4;
+	t.l4proto = IPPROTO_UDP;
+	inet_pton(AF_INET, "10.0.2.2", &t.src);
+	inet_pton(AF_INET, "10.0.1.2", &t.dst);
+	t.sport = htons(7777);
+	t.dport = htons(49171);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &t, 0, en->now, &xi), 0);
+	assert_int_equal(xi.class, CT_SIP_EXPECT_AUDIO);
+	assert_int_equal(xi.timeout_s, 180);
+	assert_int_equal(xi.flags, 0);
+	assert_string_equal(xi.helper, "sip");
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060, ok, NULL, &m2),
+			 NF_ACCEPT);
+	assert_ptr_equal(m, m2);
+	assert_int_equal(live(en), 4);
+	/* the media: related from the expected peer, new otherwise */
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, &r), ST_RELATED);
+	assert_true(r->status & IPS_EXPECTED);
+	assert_int_equal(r->helper, 0);
+	/* (the caller's RTP answers that connection; its RTCP is new) */
+	assert_int_equal(rtp(en, false, "10.0.1.2", "10.0.2.2", 49170, 3456, NULL), ST_ESTABLISHED);
+	assert_int_equal(rtp(en, false, "10.0.1.2", "10.0.2.2", 49171, 3457, NULL), ST_RELATED);
+	assert_int_equal(rtp(en, false, "10.0.2.3", "10.0.1.2", 3456, 49171, NULL), ST_NEW);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49172, NULL), ST_NEW);
+	assert_int_equal(live(en), 2);
+	/* the ACK without a body changes nothing; the BYE removes the rest */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "ACK sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 1 ACK\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "BYE sip:alice@10.0.1.2 SIP/2.0\r\nCSeq: 1 BYE\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 0);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3460, 49171, NULL), ST_NEW);
+	env_free(en);
+}
+
+/* a failure response to the INVITE removes the media expectations; a
+ * CANCEL does not (the kernel has no CANCEL handler), its 487 does;
+ * another CSeq's failure leaves them */
+static void test_sip_failure(void **state)
+{
+	struct env *en = env_new(64, false);
+
+	(void)state;
+	msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite, &sip_udp, NULL);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "CANCEL sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 1 CANCEL\r\n\r\n", NULL,
+			     NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 486 Busy Here\r\nCSeq: 2 INVITE\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 487 Request Terminated\r\nCSeq: 1 INVITE\r\n\r\n", NULL,
+			     NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 0);
+	/* responses the kernel drops: no code, no CSeq; a request without
+	 * CSeq; media on a port below 1024; media without any c= */
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 abc\r\nCSeq: 1 INVITE\r\n\r\n", NULL, NULL),
+			 NF_DROP);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 200 OK\r\nTo: x\r\n\r\n", NULL, NULL),
+			 NF_DROP);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nTo: x\r\n\r\n", NULL, NULL),
+			 NF_DROP);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 3 INVITE\r\n\r\nv=0\r\n"
+			     "c=IN IP4 10.0.1.2\r\nm=audio 80 RTP/AVP 0\r\n",
+			     NULL, NULL),
+			 NF_DROP);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 3 INVITE\r\n\r\nv=0\r\n"
+			     "m=audio 4000 RTP/AVP 0\r\n",
+			     NULL, NULL),
+			 NF_DROP);
+	/* not a handled method, or too short: accepted untouched */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "OPTIONS sip:b@10.0.2.2 SIP/2.0\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, "INVITE", NULL, NULL),
+			 NF_ACCEPT);
+	/* media of another address than the sender's: no expectation
+	 * (sip_direct_media); port 0 and other media types: none either */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 4 INVITE\r\n\r\nv=0\r\n"
+			     "c=IN IP4 10.0.1.9\r\nm=audio 4000 RTP/AVP 0\r\n"
+			     "m=video 0 RTP/AVP 31\r\nm=application 5000 x\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 0);
+	env_free(en);
+}
+
+/* the same media announced on a second connection (a forked call): the
+ * first master's expectations stand for it (-EALREADY), the INVITE
+ * passes and makes nothing; its BYE leaves the first's alone */
+static void test_sip_two_masters(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_entry *a, *b;
+
+	(void)state;
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite, &sip_udp, &a),
+			 NF_ACCEPT);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060, invite, &sip_udp, &b),
+			 NF_ACCEPT);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(en->s->st.expect_create, 2);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060,
+			     "BYE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 2 BYE\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
+	env_free(en);
+}
+
+/* a source-NATed caller: no nf_nat_sip, so the text leaves as it is and
+ * the media is expected to the inside address (docs/conntrack.md); the
+ * callee's media to the NAT address is not expected */
+static void test_sip_snat_untouched(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m;
+	struct tpkt t;
+
+	(void)state;
+	sip_pkt(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &sip_udp);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_true(m->status & IPS_SRC_NAT);
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	assert_int_equal(t.len, 20 + 8 + strlen(invite));
+	assert_memory_equal(t.buf + 28, invite, strlen(invite));
+	assert_int_equal(live(en), 2);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "198.51.100.1", 3456, 49170, NULL), ST_NEW);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
+	env_free(en);
+}
+
+/* max_expected: audio holds 4; video's own class beside it; the media
+ * c= overrides the session's */
+static void test_sip_classes(void **state)
+{
+	struct env *en = env_new(64, false);
+
+	(void)state;
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 1 INVITE\r\n\r\nv=0\r\n"
+			     "c=IN IP4 10.0.1.2\r\nm=audio 4000 RTP/AVP 0\r\n"
+			     "m=audio 4002 RTP/AVP 0\r\nm=audio 4004 RTP/AVP 0\r\n"
+			     "m=video 4006 RTP/AVP 0\r\n",
+			     &sip_udp, NULL),
+			 NF_ACCEPT);
+	/* three media lines at most are used: the third audio pair evicts
+	 * the first */
+	assert_int_equal(live(en), 4);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4000, NULL), ST_NEW);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4005, NULL), ST_RELATED);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4006, NULL), ST_NEW);
+	/* a re-INVITE flushes, then video gets its class */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "INVITE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 2 INVITE\r\n\r\nv=0\r\n"
+			     "c=IN IP4 10.0.1.9\r\nm=video 5001 RTP/AVP 0\r\n"
+			     "c=IN IP4 10.0.1.2\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 5000, NULL), ST_RELATED);
+	/* the same media again (an UPDATE) replaces its own RTCP and expects
+	 * the RTP that was taken anew */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "UPDATE sip:b@10.0.2.2 SIP/2.0\r\nCSeq: 3 UPDATE\r\n\r\nv=0\r\n"
+			     "c=IN IP4 10.0.1.2\r\nm=video 5001 RTP/AVP 0\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(en->s->st.expect_delete, 6); /* 2 evicted, 3 flushed, 1 replaced */
+	env_free(en);
+}
+
+static void test_sip_register(void **state)
+{
+	static const char reg[] = "REGISTER sip:10.0.2.2 SIP/2.0\r\n"
+				  "CSeq: 7 REGISTER\r\n"
+				  "Contact: <sip:alice@10.0.1.2:5070>\r\n"
+				  "Expires: 3600\r\n"
+				  "Content-Length: 0\r\n\r\n";
+	static const char ok_reg[] = "SIP/2.0 200 OK\r\n"
+				     "CSeq: 7 REGISTER\r\n"
+				     "Contact: <sip:alice@10.0.1.2:5070>;expires=600\r\n"
+				     "Content-Length: 0\r\n\r\n";
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_expect_info xi;
+	struct nftdp_ct_entry *m, *c;
+	struct nftdp_ct_tuple t;
+
+	(void)state;
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, reg, &sip_udp, &m),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	memset(&t, 0, sizeof(t));
+	t.l3proto = NFPROTO_IPV4;
+	t.l4proto = IPPROTO_UDP;
+	inet_pton(AF_INET, "10.0.2.2", &t.src);
+	inet_pton(AF_INET, "10.0.1.2", &t.dst);
+	t.sport = htons(5060);
+	t.dport = htons(5070);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &t, 0, en->now, &xi), 0);
+	assert_int_equal(xi.class, CT_SIP_EXPECT_SIGNALLING);
+	assert_int_equal(xi.flags, NF_CT_EXPECT_PERMANENT | NF_CT_EXPECT_INACTIVE);
+	assert_int_equal(xi.timeout_s, 180);
+	/* inactive: a call from the registrar is not yet related */
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 5060, 5070, NULL), ST_NEW);
+	/* a response to another CSeq is ignored; the 200 activates it */
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 401 No\r\nCSeq: 6 REGISTER\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060, ok_reg, NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &t, 0, en->now, &xi), 0);
+	assert_int_equal(xi.flags, NF_CT_EXPECT_PERMANENT);
+	assert_int_equal(xi.timeout_s, 600);
+	/* calls from the registrar are related and get the sip helper; the
+	 * expectation stays (permanent); another source is not expected */
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 5061, 5070, &c), ST_RELATED);
+	assert_int_equal(c->helper, NFTDP_VM_CT_HELPER_SIP);
+	assert_false(c->status & IPS_HELPER);
+	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 5062, 5070, NULL), ST_RELATED);
+	assert_int_equal(rtp(en, false, "10.0.2.3", "10.0.1.2", 5062, 5070, NULL), ST_NEW);
+	assert_int_equal(live(en), 1);
+	/* an expected connection does not register */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5070, 5061, reg, NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	/* it expires with the Contact's time */
+	en->now += 601 * 1000;
+	nftdp_ct_expect_gc(en->s, en->now);
+	assert_int_equal(live(en), 0);
+	/* REGISTER again; a failure response removes it */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "REGISTER sip:10.0.2.2 SIP/2.0\r\nCSeq: 8 REGISTER\r\n"
+			     "m: <sip:alice@10.0.1.2:5070;transport=udp>;expires=30\r\n\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
+			     "SIP/2.0 403 No\r\nCSeq: 8 REGISTER\r\n\r\n", NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 0);
+	/* third-party registrations, other transports, expires 0: nothing;
+	 * an expires= without digits is dropped */
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "REGISTER sip:x SIP/2.0\r\nCSeq: 9 REGISTER\r\n"
+			     "m: <sip:bob@10.0.1.3:5070>\r\n\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "REGISTER sip:x SIP/2.0\r\nCSeq: 9 REGISTER\r\n"
+			     "m: <sip:a@10.0.1.2:5070;transport=tcp>\r\n\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "REGISTER sip:x SIP/2.0\r\nCSeq: 9 REGISTER\r\nExpires: 0\r\n"
+			     "m: <sip:a@10.0.1.2:5070>\r\n\r\n",
+			     NULL, NULL),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 0);
+	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+			     "REGISTER sip:x SIP/2.0\r\nCSeq: 9 REGISTER\r\n"
+			     "m: <sip:a@10.0.1.2:5070>;expires=x\r\n\r\n",
+			     NULL, NULL),
+			 NF_DROP);
+	env_free(en);
+}
+
+/* a segment with text, sequence numbers advanced */
+static unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
+		 *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[1600];
+	struct tpkt t;
+	unsigned int v;
+
+	assert_true(n <= sizeof(h) - 20);
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
+	*mine += n;
+	return v;
+}
+
+/* TCP over IPv6: two messages in one segment, each by its Content-Length;
+ * a message longer than the segment is left alone */
+static void test_sip_tcp6(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {true, "2001:db8:1::2", "2001:db8:2::2", 40000, 5060, 1000, 5000};
+	struct nftdp_ct_entry *m;
+	static const char sdp_a[] = "v=0\r\nc=IN IP6 2001:db8:1::2\r\nm=audio 4000 RTP/AVP 0\r\n";
+	static const char sdp_b[] = "v=0\r\nc=IN IP6 2001:db8:2::2\r\nm=audio 6000 RTP/AVP 0\r\n";
+	struct tpkt t;
+	char buf[1200];
+
+	(void)state;
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, &sip_tcp, &m, NULL), ST_NEW);
+	f.aseq++;
+	assert_int_equal(tx(en, &f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(m->helper, NFTDP_VM_CT_HELPER_SIP);
+	snprintf(buf, sizeof(buf),
+		 "OPTIONS sip:b SIP/2.0\r\nCSeq: 1 OPTIONS\r\nl: 0\r\n\r\n"
+		 "INVITE sip:b SIP/2.0\r\nCSeq: 2 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp_a), sdp_a);
+	assert_int_equal(say(en, &f, 0, buf), NF_ACCEPT);
+	assert_int_equal(live(en), 2);
+	assert_int_equal(left_s(en, m), 3600);
+	assert_int_equal(rtp(en, true, "2001:db8:2::2", "2001:db8:1::2", 9, 4001, NULL),
+			 ST_RELATED);
+	/* the body runs past the segment: the kernel stops there */
+	assert_int_equal(say(en, &f, 1,
+			     "SIP/2.0 200 OK\r\nCSeq: 2 INVITE\r\nl: 400\r\n\r\nv=0\r\n"
+			     "c=IN IP6 2001:db8:2::2\r\nm=audio 6000 RTP/AVP 0\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	/* no blank line after the headers: nothing */
+	assert_int_equal(say(en, &f, 1,
+			     "SIP/2.0 200 OK\r\nCSeq: 2 INVITE\r\nl: 0\r\nv=0\r\n"
+			     "c=IN IP6 2001:db8:2::2\r\nm=audio 6000 RTP/AVP 0\r\n"),
+			 NF_ACCEPT);
+	assert_int_equal(live(en), 1);
+	/* the answer with its body, then a BYE in the same segment: the
+	 * answer's expectations are made, then flushed with the rest */
+	snprintf(buf, sizeof(buf),
+		 "SIP/2.0 200 OK\r\nCSeq: 2 INVITE\r\nl: %zu\r\n\r\n%s"
+		 "BYE sip:a SIP/2.0\r\nCSeq: 3 BYE\r\nl: 0\r\n\r\n",
+		 strlen(sdp_b), sdp_b);
+	assert_int_equal(say(en, &f, 1, buf), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 4);
+	assert_int_equal(live(en), 0);
+	env_free(en);
+}
+
+/* every parser over text in a buffer of exactly its length */
+static void parse_all(const char *text)
+{
+	uint32_t n, mo, ml, off = 0;
+	char *b = exact(text, &n);
+	union nftdp_ct_addr a;
+	uint16_t port;
+	int in = 0;
+
+	for (int l3 = 0; l3 < 2; l3++) {
+		uint8_t f = l3 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+
+		for (int type = 0; type <= CT_SIP_HDR_CONTENT_LENGTH; type++)
+			nftdp_ct_sip_get_header(f, b, 0, n, (enum ct_sip_hdr)type, &mo, &ml);
+		for (int type = CT_SDP_HDR_VERSION; type <= CT_SDP_HDR_MEDIA; type++)
+			nftdp_ct_sip_get_sdp_header(f, b, 0, n, (enum ct_sdp_hdr)type,
+						    CT_SDP_HDR_MEDIA, &mo, &ml);
+		off = 0;
+		in = 0;
+		for (int k = 0; k < 8; k++)
+			if (nftdp_ct_sip_parse_header_uri(f, b, &off, n, CT_SIP_HDR_CONTACT, &in,
+							  &mo, &ml, &a, &port) <= 0)
+				break;
+	}
+	free(b);
+}
+
+/* every prefix of every message, in exactly-sized datagrams, and mutated
+ * copies: no read past the end (ASan), whatever the verdict */
+static void test_sip_prefixes(void **state)
+{
+	static const char *const texts[] = {invite, ok,
+					    "REGISTER sip:10.0.2.2 SIP/2.0\r\nCSeq: 7 REGISTER\r\n"
+					    "Contact: <sip:alice@10.0.1.2:5070>;expires=60\r\n"
+					    "Expires: 3600\r\n\r\n",
+					    "SIP/2.0 200 OK\r\nCSeq: 7 REGISTER\r\n"
+					    "m: <sip:alice@10.0.1.2:5070>;expires=600, "
+					    "<sip:alice@10.0.1.2:5071;transport=udp>\r\n\r\n"};
+	struct env *en = env_new(256, false);
+	char buf[600];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i]);
+
+		for (size_t k = 0; k <= n; k++) {
+			memcpy(buf, texts[i], k);
+			buf[k] = 0;
+			parse_all(buf);
+			msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, buf, &sip_udp, NULL);
+		}
+	}
+	/* mutated copies (bytes from the parsers' alphabet), cut anywhere */
+	{
+		static const char alpha[] = "\r\n \t:;,@<>[].0123456789abcdefsipSIPvcmlIN=/";
+		uint32_t seed = 1;
+
+		for (int r = 0; r < 4000; r++) {
+			const char *t = texts[r % (sizeof(texts) / sizeof(texts[0]))];
+			size_t n = strlen(t);
+
+			memcpy(buf, t, n + 1);
+			for (int k = 0; k < 6; k++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[(seed >> 8) % n] = alpha[(seed >> 20) % (sizeof(alpha) - 1)];
+			}
+			seed = seed * 1103515245u + 12345u;
+			buf[(seed >> 8) % (n + 1)] = 0;
+			parse_all(buf);
+			msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, buf, &sip_udp, NULL);
+		}
+	}
+	env_free(en);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sip_parse),	       cmocka_unit_test(test_sip_call),
+	    cmocka_unit_test(test_sip_failure),	       cmocka_unit_test(test_sip_classes),
+	    cmocka_unit_test(test_sip_register),       cmocka_unit_test(test_sip_tcp6),
+	    cmocka_unit_test(test_sip_prefixes),       cmocka_unit_test(test_sip_two_masters),
+	    cmocka_unit_test(test_sip_snat_untouched),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
