@@ -444,10 +444,11 @@ struct nftdp_vm_obj {
 	uint64_t tokens_max, rate, nsecs, cost;
 	bool invert, bytes_mode;
 	uint64_t quota_bytes;
-	struct nftdp_vm_ct_timeout ct_timeout; /* NFT_OBJECT_CT_TIMEOUT: no state slot */
-	struct nftdp_vm_ct_helper ct_helper;   /* NFT_OBJECT_CT_HELPER: no state slot */
-	struct nftdp_vm_ct_expect ct_expect;   /* NFT_OBJECT_CT_EXPECT: no state slot */
-	char *key;			       /* its state slot's key, for nftdp_vm_obj_keep() */
+	struct nftdp_vm_ct_timeout ct_timeout;	/* NFT_OBJECT_CT_TIMEOUT: no state slot */
+	struct nftdp_vm_ct_helper ct_helper;	/* NFT_OBJECT_CT_HELPER: no state slot */
+	struct nftdp_vm_ct_expect ct_expect;	/* NFT_OBJECT_CT_EXPECT: no state slot */
+	struct nftdp_vm_synproxy_info synproxy; /* NFT_OBJECT_SYNPROXY: no state slot */
+	char *key;				/* its state slot's key, for nftdp_vm_obj_keep() */
 };
 
 static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,
@@ -489,6 +490,14 @@ void nftdp_vm_trace_verdict(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt
 /* the base chain's policy (NFT_TRACETYPE_POLICY) */
 void nftdp_vm_trace_policy(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,
 			   const struct nftdp_vm_ctx *ctx);
+
+/* synproxy (expr_synproxy.c): nft_synproxy_do_init's checks (-EOPNOTSUPP
+ * for unknown flags) and nft_synproxy_do_eval, for the statement and the
+ * object */
+int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
+			     struct nftdp_vm_synproxy_info *info);
+void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
+			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
 
 /* objects (expr_objref.c) */
 void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,
@@ -616,6 +625,7 @@ bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 	X(xfrm) \
 	X(socket) \
 	X(fib) \
+	X(synproxy) \
 	X(match) \
 	X(target)
 /* clang-format on */

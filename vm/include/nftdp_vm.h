@@ -256,6 +256,28 @@ struct nftdp_vm_fib_ops {
 	const char *(*ifname)(const void *fib, uint32_t ifindex);
 };
 
+/* synproxy (vm/synproxy.c; functions below) */
+/** struct nf_synproxy_info: a synproxy statement's or object's parameters */
+struct nftdp_vm_synproxy_info {
+	uint16_t mss;	 /**< MSS announced to the client (host order) */
+	uint8_t wscale;	 /**< window scale announced to the client */
+	uint8_t options; /**< NF_SYNPROXY_OPT_* */
+};
+
+/** struct synproxy_options: what a TCP header carries, and what is sent */
+struct nftdp_vm_synproxy_opts {
+	uint8_t options; /**< NF_SYNPROXY_OPT_* present */
+	uint8_t wscale;
+	uint16_t mss_option; /**< MSS option (host order) */
+	uint16_t mss_encode; /**< the client's MSS, encoded in the cookie */
+	uint32_t tsval, tsecr;
+};
+
+/** /proc/net/stat/synproxy, per worker (one writer). */
+struct nftdp_vm_synproxy_stats {
+	uint64_t syn_received, cookie_invalid, cookie_valid, cookie_retrans, conn_reopened;
+};
+
 /** What the VM asks the dataplane to do besides the verdict. */
 struct nftdp_vm_pkt_out {
 	bool reject;		  /**< verdict is NF_DROP and a reply must be built */
@@ -269,6 +291,10 @@ struct nftdp_vm_pkt_out {
 	uint8_t fwd_addr[16];
 	uint8_t n_dup;
 	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
+	/** synproxy answered a SYN (verdict NF_STOLEN): send the SYN-ACK
+	 * with these options back out of the receiving port */
+	bool synproxy_synack;
+	struct nftdp_vm_synproxy_opts synproxy_opts;
 };
 
 enum {
@@ -532,6 +558,52 @@ int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsi
  */
 unsigned int nftdp_vm_elem_expr_read(const void *area,
 				     struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX]);
+
+/* ------------------------------------------------------------------ */
+/* synproxy: syncookies and TCP options (vm/synproxy.c)                */
+/* ------------------------------------------------------------------ */
+
+/** Pick the cookie secret once per process (getrandom). Control-path, any thread. */
+void nftdp_vm_synproxy_init(void);
+/** Set the cookie secret (tests). Control-path, before any worker runs. */
+void nftdp_vm_synproxy_set_secret(const uint8_t key[32]);
+/**
+ * synproxy_parse_options over the TCP header th with avail bytes of it in
+ * the packet. false when the header or its options are cut short (the
+ * kernel's skb_header_pointer failing); opts->options is reset first, the
+ * other fields only written for options present. Packet-path.
+ */
+bool nftdp_vm_synproxy_parse_options(const uint8_t *th, uint32_t avail,
+				     struct nftdp_vm_synproxy_opts *opts);
+/** nft_synproxy_tcp_options: what the SYN-ACK to a client's SYN th carries. */
+void nftdp_vm_synproxy_tcp_options(const struct nftdp_vm_synproxy_info *info, const uint8_t *th,
+				   struct nftdp_vm_synproxy_opts *opts, uint64_t now_ms);
+/** synproxy_init_timestamp_cookie (now_ms: tcp_clock_ms) */
+void nftdp_vm_synproxy_init_timestamp_cookie(const struct nftdp_vm_synproxy_info *info,
+					     struct nftdp_vm_synproxy_opts *opts, uint64_t now_ms);
+/** synproxy_check_timestamp_cookie: options back from the echoed TSecr */
+void nftdp_vm_synproxy_check_timestamp_cookie(struct nftdp_vm_synproxy_opts *opts);
+/**
+ * __cookie_v4/v6_init_sequence for the SYN th under IP header ip, in
+ * minute `minute` (tcp_cookie_time). *mss becomes the table's MSS at or
+ * below it (536/1300/1440/1460; IPv6 1220/1420/1440/8940). Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_cookie_init(const uint8_t *ip, bool v6, const uint8_t *th, uint16_t *mss,
+				       uint32_t minute);
+/** __cookie_v4/v6_check of the ACK th: the MSS the cookie carries, 0 if invalid. */
+uint16_t nftdp_vm_synproxy_cookie_check(const uint8_t *ip, bool v6, const uint8_t *th,
+					uint32_t minute);
+/** synproxy_options_size / synproxy_build_options (th: the TCP header) */
+uint32_t nftdp_vm_synproxy_options_size(const struct nftdp_vm_synproxy_opts *opts);
+void nftdp_vm_synproxy_build_options(uint8_t *th, const struct nftdp_vm_synproxy_opts *opts);
+/**
+ * synproxy_send_client_synack's packet: IP header and TCP SYN-ACK with the
+ * cookie, answering the SYN th under ip, into out. @return its length (IP
+ * and TCP), 0 when cap is too small. Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
+					uint8_t *out, uint32_t cap);
 
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
@@ -946,6 +1018,7 @@ struct nftdp_vm_ctx {
 	 * route, no address, no device name */
 	const struct nftdp_vm_fib_ops *fib_ops;
 	const void *fib;
+	struct nftdp_vm_synproxy_stats synproxy; /**< this worker's synproxy counters */
 };
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * synproxy (vm/synproxy.c, vm/expr_synproxy.c): TCP option parsing
+ * (synproxy_parse_options, truncated headers), the syncookie's MSS table
+ * and age (__cookie_v4/v6_init_sequence, __cookie_v4/v6_check), the
+ * timestamp cookie carrying window scale, SACK-permitted and ECN, the
+ * SYN-ACK's options and checksum, and nft_synproxy_do_eval's verdicts and
+ * counters.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <linux/netfilter/nf_synproxy.h>
+
+#include "vm_priv.h"
+
+static const uint8_t key[32] = {1,  2,	3,  4,	5,  6,	7,  8,	9,  10, 11, 12, 13, 14, 15, 16,
+				17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+
+/* MSS 1460, SACK-permitted, timestamps, NOP, window scale 7 (Linux's SYN) */
+static const uint8_t linux_opts[20] = {2,    4,	   0x05, 0xb4, 4, 2, 8, 10, 0, 0,
+				       0x30, 0x39, 0,	 0,    0, 0, 1, 3,  3, 7};
+
+static uint16_t csum_tcp(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t len)
+{
+	return nftdp_csum_fold(
+	    nftdp_csum_partial(th, len, nftdp_csum_pseudo(ip, v6, IPPROTO_TCP, (uint16_t)len)));
+}
+
+/* an IPv4 TCP segment 10.0.0.1:40000 -> 10.0.1.2:80 with flags, seq, ack and
+ * the options opt[0..olen); returns its length */
+static uint32_t seg4(uint8_t *p, uint8_t flags, uint32_t seq, uint32_t ack, const uint8_t *opt,
+		     uint32_t olen)
+{
+	uint32_t len = 20 + 20 + olen;
+
+	memset(p, 0, len);
+	p[0] = 0x45;
+	nftdp_wr16(p + 2, (uint16_t)len);
+	p[8] = 64;
+	p[9] = IPPROTO_TCP;
+	memcpy(p + 12, (uint8_t[]){10, 0, 0, 1, 10, 0, 1, 2}, 8);
+	nftdp_st16(p + 10, nftdp_ip_fast_csum(p, 20));
+	nftdp_wr16(p + 20, 40000);
+	nftdp_wr16(p + 22, 80);
+	nftdp_wr32(p + 24, seq);
+	nftdp_wr32(p + 28, ack);
+	p[32] = (uint8_t)(((20 + olen) / 4) << 4);
+	p[33] = flags;
+	nftdp_wr16(p + 34, 64240);
+	memcpy(p + 40, opt, olen);
+	nftdp_st16(p + 36, csum_tcp(p, false, p + 20, len - 20));
+	return len;
+}
+
+static void view(struct nftdp_vm_pkt *pkt, uint8_t *p, uint32_t len)
+{
+	nftdp_vm_pkt_init(pkt, p, len, -1, 0);
+	nftdp_vm_pkt_parse_ip(pkt);
+	pkt->hook = NF_INET_FORWARD;
+}
+
+static void test_parse_options(void **state)
+{
+	struct nftdp_vm_synproxy_opts o;
+	uint8_t th[60] = {0};
+
+	(void)state;
+	th[12] = 10 << 4;
+	memcpy(th + 20, linux_opts, 20);
+	memset(&o, 0, sizeof(o));
+	assert_true(nftdp_vm_synproxy_parse_options(th, 40, &o));
+	assert_int_equal(o.options, NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_SACK_PERM |
+					NF_SYNPROXY_OPT_TIMESTAMP | NF_SYNPROXY_OPT_WSCALE);
+	assert_int_equal(o.mss_option, 1460);
+	assert_int_equal(o.wscale, 7);
+	assert_int_equal(o.tsval, 0x3039);
+	assert_int_equal(o.tsecr, 0);
+	/* a header shorter than 20 bytes, or options cut by the packet's end */
+	assert_false(nftdp_vm_synproxy_parse_options(th, 19, &o));
+	assert_false(nftdp_vm_synproxy_parse_options(th, 39, &o));
+	/* doff below 5 */
+	th[12] = 4 << 4;
+	assert_false(nftdp_vm_synproxy_parse_options(th, 40, &o));
+	/* window scale above 14 is clipped; a bad length ends the walk */
+	th[12] = 8 << 4;
+	memcpy(th + 20, (uint8_t[]){1, 3, 3, 20, 2, 4, 1, 0, 8, 1, 0, 0}, 12);
+	assert_true(nftdp_vm_synproxy_parse_options(th, 40, &o));
+	assert_int_equal(o.options, NF_SYNPROXY_OPT_WSCALE | NF_SYNPROXY_OPT_MSS);
+	assert_int_equal(o.wscale, 14);
+	assert_int_equal(o.mss_option, 256);
+	/* a length above what is left stops it; EOL stops it */
+	memcpy(th + 20, (uint8_t[]){0, 2, 4, 5, 0xb4, 0, 0, 0, 0, 0, 0, 0}, 12);
+	assert_true(nftdp_vm_synproxy_parse_options(th, 40, &o));
+	assert_int_equal(o.options, 0);
+	memcpy(th + 20, (uint8_t[]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4}, 12);
+	assert_true(nftdp_vm_synproxy_parse_options(th, 40, &o));
+	assert_int_equal(o.options, 0);
+}
+
+static void test_cookie_mss_table(void **state)
+{
+	static const struct {
+		uint16_t mss, got;
+	} v4[] = {{0, 536},	{535, 536},   {1299, 536},  {1300, 1300}, {1439, 1300},
+		  {1440, 1440}, {1459, 1440}, {1460, 1460}, {9000, 1460}},
+	  v6[] = {{0, 1220}, {1420, 1420}, {1500, 1440}, {8940, 8940}, {65535, 8940}};
+	uint8_t p[80], ip6[60] = {0};
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	seg4(p, 0x02, 1000, 0, NULL, 0);
+	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		uint16_t mss = v4[i].mss;
+		uint32_t c = nftdp_vm_synproxy_cookie_init(p, false, p + 20, &mss, 777);
+
+		assert_int_equal(mss, v4[i].got);
+		/* the client's ACK: seq isn + 1, ack cookie + 1 */
+		nftdp_wr32(p + 24, 1001);
+		nftdp_wr32(p + 28, c + 1);
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 777), v4[i].got);
+		/* a minute later still, two minutes later no longer */
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 778), v4[i].got);
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 779), 0);
+		/* another sequence number shifts the MSS index (the kernel's
+		 * layout adds it); another port or address: invalid */
+		nftdp_wr32(p + 24, 1002);
+		assert_int_not_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 777),
+				     v4[i].got);
+		nftdp_wr32(p + 24, 1001);
+		p[23] ^= 1;
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 777), 0);
+		p[23] ^= 1;
+		p[15] ^= 1;
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(p, false, p + 20, 777), 0);
+		p[15] ^= 1;
+		nftdp_wr32(p + 24, 1000);
+		nftdp_wr32(p + 28, 0);
+	}
+	/* IPv6: its own table */
+	ip6[0] = 0x60;
+	ip6[6] = IPPROTO_TCP;
+	ip6[23] = 1;
+	ip6[39] = 2;
+	nftdp_wr32(ip6 + 44, 5000);
+	for (size_t i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		uint16_t mss = v6[i].mss;
+		uint32_t c = nftdp_vm_synproxy_cookie_init(ip6, true, ip6 + 40, &mss, 5);
+
+		assert_int_equal(mss, v6[i].got);
+		nftdp_wr32(ip6 + 44, 5001);
+		nftdp_wr32(ip6 + 48, c + 1);
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(ip6, true, ip6 + 40, 6), v6[i].got);
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(ip6, true, ip6 + 40, 7), 0);
+		ip6[39] = 3;
+		assert_int_equal(nftdp_vm_synproxy_cookie_check(ip6, true, ip6 + 40, 5), 0);
+		ip6[39] = 2;
+		nftdp_wr32(ip6 + 44, 5000);
+	}
+}
+
+static void test_timestamp_cookie(void **state)
+{
+	const struct nftdp_vm_synproxy_info info = {
+	    .mss = 1460,
+	    .wscale = 9,
+	    .options = NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE | NF_SYNPROXY_OPT_TIMESTAMP |
+		       NF_SYNPROXY_OPT_SACK_PERM};
+	struct nftdp_vm_synproxy_opts o = {0}, back = {0};
+	uint8_t th[20] = {0};
+
+	(void)state;
+	/* client: MSS 1400, wscale 7, SACK, timestamps, ECN (ECE|CWR) */
+	o.options = NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE | NF_SYNPROXY_OPT_SACK_PERM |
+		    NF_SYNPROXY_OPT_TIMESTAMP;
+	o.mss_option = 1400;
+	o.wscale = 7;
+	o.tsval = 4242;
+	th[13] = 0x02 | 0x40 | 0x80;
+	nftdp_vm_synproxy_tcp_options(&info, th, &o, 0x12345);
+	/* ECN is not in info->options: dropped */
+	assert_int_equal(o.options, info.options);
+	assert_int_equal(o.mss_encode, 1400);
+	assert_int_equal(o.mss_option, 1460);
+	assert_int_equal(o.wscale, 9);
+	assert_int_equal(o.tsecr, 4242);
+	assert_int_equal(o.tsval, (0x12345 & ~0x3fu) | 7 | 1 << 4);
+	/* the ACK echoes tsval: the options come back */
+	back.tsecr = o.tsval;
+	back.options = NF_SYNPROXY_OPT_TIMESTAMP;
+	nftdp_vm_synproxy_check_timestamp_cookie(&back);
+	assert_int_equal(back.options, NF_SYNPROXY_OPT_TIMESTAMP | NF_SYNPROXY_OPT_WSCALE |
+					   NF_SYNPROXY_OPT_SACK_PERM);
+	assert_int_equal(back.wscale, 7);
+	/* no window scale from the client: 0xf, not carried back */
+	memset(&back, 0, sizeof(back));
+	back.tsecr = 0x40 | 0xf | 1 << 5;
+	nftdp_vm_synproxy_check_timestamp_cookie(&back);
+	assert_int_equal(back.options, NF_SYNPROXY_OPT_ECN);
+	/* without timestamps, no window scale, SACK or ECN in the SYN-ACK */
+	memset(&o, 0, sizeof(o));
+	o.options = NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE | NF_SYNPROXY_OPT_SACK_PERM;
+	o.wscale = 7;
+	th[13] = 0x02;
+	nftdp_vm_synproxy_tcp_options(&info, th, &o, 1);
+	assert_int_equal(o.options, NF_SYNPROXY_OPT_MSS);
+	assert_int_equal(nftdp_vm_synproxy_options_size(&o), 4);
+}
+
+/* the statement over a SYN, its SYN-ACK, the cookie ACK and a forged one */
+static void test_eval(void **state)
+{
+	const struct nftdp_vm_synproxy_info info = {
+	    .mss = 1460,
+	    .wscale = 7,
+	    .options = NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE | NF_SYNPROXY_OPT_TIMESTAMP |
+		       NF_SYNPROXY_OPT_SACK_PERM};
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_regs regs;
+	struct nftdp_vm_pkt pkt;
+	uint8_t p[80], sa[80], ack_opts[12] = {1, 1, 8, 10};
+	uint32_t len, n, cookie;
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	ctx.now_ms = 3600000 + 0x1234;
+	len = seg4(p, 0x02, 7000, 0, linux_opts, 20);
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_true(pkt.out.synproxy_synack);
+	assert_int_equal(ctx.synproxy.syn_received, 1);
+
+	n = nftdp_vm_synproxy_synack_build(p, false, p + 20, &pkt.out.synproxy_opts,
+					   (uint32_t)(ctx.now_ms / 60000), sa, sizeof(sa));
+	/* IP 20, TCP 20 + MSS 4 + SACK/TS 12 + WS 4 */
+	assert_int_equal(n, 60);
+	assert_memory_equal(sa + 12, ((uint8_t[]){10, 0, 1, 2, 10, 0, 0, 1}), 8);
+	assert_int_equal(sa[8], 64);
+	assert_int_equal(nftdp_rd16(sa + 6), 0x4000);
+	assert_int_equal(nftdp_ip_fast_csum(sa, 20), 0);
+	assert_int_equal(nftdp_rd16(sa + 20), 80);
+	assert_int_equal(nftdp_rd16(sa + 22), 40000);
+	assert_int_equal(nftdp_rd32(sa + 28), 7001);
+	assert_int_equal(sa[32] >> 4, 10);
+	assert_int_equal(sa[33], 0x12);
+	assert_int_equal(nftdp_rd16(sa + 34), 0); /* window 0 */
+	assert_memory_equal(sa + 40, ((uint8_t[]){2, 4, 0x05, 0xb4, 4, 2, 8, 10}), 8);
+	assert_int_equal(nftdp_rd32(sa + 48), ((3600000 + 0x1234) & ~0x3fu) | 7 | 1 << 4);
+	assert_int_equal(nftdp_rd32(sa + 52), 0x3039);
+	assert_memory_equal(sa + 56, ((uint8_t[]){1, 3, 3, 7}), 4);
+	assert_int_equal(csum_tcp(sa, false, sa + 20, 40), 0);
+	cookie = nftdp_rd32(sa + 24);
+	assert_true(nftdp_vm_synproxy_synack_build(p, false, p + 20, &pkt.out.synproxy_opts, 1, sa,
+						   59) == 0);
+
+	/* the client's ACK with the cookie: valid */
+	nftdp_wr32(ack_opts + 4, 99);
+	nftdp_wr32(ack_opts + 8, nftdp_rd32(sa + 48));
+	len = seg4(p, 0x10, 7001, cookie + 1, ack_opts, 12);
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(ctx.synproxy.cookie_valid, 1);
+	assert_int_equal(ctx.synproxy.cookie_invalid, 0);
+	assert_false(pkt.out.synproxy_synack);
+	/* a forged one: dropped, counted */
+	len = seg4(p, 0x10, 7001, cookie + 2, ack_opts, 12);
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	assert_int_equal(ctx.synproxy.cookie_invalid, 1);
+	/* neither SYN nor ACK (a bare RST): the rule goes on */
+	len = seg4(p, 0x04, 7001, 0, NULL, 0);
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, (uint32_t)NFT_CONTINUE);
+	/* a bad checksum or a cut option list: dropped, nothing counted */
+	len = seg4(p, 0x02, 7000, 0, linux_opts, 20);
+	p[37] ^= 1;
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	len = seg4(p, 0x02, 7000, 0, linux_opts, 20);
+	p[32] = 0xf0; /* doff 15: 60 bytes claimed, 40 there */
+	nftdp_wr16(p + 36, 0);
+	nftdp_st16(p + 36, csum_tcp(p, false, p + 20, len - 20));
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	assert_int_equal(ctx.synproxy.syn_received, 1);
+	/* a truncated TCP header: dropped */
+	len = seg4(p, 0x02, 7000, 0, NULL, 0);
+	nftdp_wr16(p + 2, 30);
+	nftdp_st16(p + 10, 0);
+	nftdp_st16(p + 10, nftdp_ip_fast_csum(p, 20));
+	view(&pkt, p, 30);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	/* not TCP: break */
+	len = seg4(p, 0x02, 7000, 0, NULL, 0);
+	p[9] = IPPROTO_UDP;
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, (uint32_t)NFT_BREAK);
+}
+
+static void test_params(void **state)
+{
+	struct nftdp_vm_synproxy_info info;
+
+	(void)state;
+	/* nft_synproxy_do_init: flags outside NF_SYNPROXY_OPT_MASK (ECN too) */
+	assert_int_equal(nftdp_vm_synproxy_params(1460, 7, NF_SYNPROXY_OPT_ECN, &info),
+			 -EOPNOTSUPP);
+	assert_int_equal(nftdp_vm_synproxy_params(1460, 7, 0x100, &info), -EOPNOTSUPP);
+	assert_int_equal(nftdp_vm_synproxy_params(1460, 7, NF_SYNPROXY_OPT_MASK, &info), 0);
+	assert_int_equal(info.mss, 1460);
+	assert_int_equal(info.wscale, 7);
+	assert_int_equal(info.options, NF_SYNPROXY_OPT_MASK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_options),    cmocka_unit_test(test_cookie_mss_table),
+	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
+	    cmocka_unit_test(test_params),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
