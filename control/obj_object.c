@@ -12,6 +12,7 @@
 #include "nftdp_vm.h"
 
 #include <linux/netfilter.h> /* after netinet/in.h (ctl_state.h) */
+#include <linux/netfilter/nf_synproxy.h>
 
 static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
@@ -278,6 +279,20 @@ int ctl_newobj(struct ctl_msg *m)
 	    t->family == NFPROTO_BRIDGE) {
 		ctl_obj_free(o);
 		return -EPROTO;
+	}
+	/* nft_synproxy_obj_init: nft_synproxy_do_init's flags, then
+	 * nf_ct_netns_get (no netdev, arp or bridge conntrack here) */
+	if (type == NFT_OBJECT_SYNPROXY) {
+		if (nftnl_obj_is_set(o->nl, NFTNL_OBJ_SYNPROXY_FLAGS) &&
+		    (nftnl_obj_get_u32(o->nl, NFTNL_OBJ_SYNPROXY_FLAGS) & ~NF_SYNPROXY_OPT_MASK)) {
+			ctl_obj_free(o);
+			return -EOPNOTSUPP;
+		}
+		if (t->family != NFPROTO_IPV4 && t->family != NFPROTO_IPV6 &&
+		    t->family != NFPROTO_INET) {
+			ctl_obj_free(o);
+			return -EPROTO;
+		}
 	}
 	err = obj_check(o->nl, type);
 	if (err < 0) {
