@@ -43,13 +43,17 @@ static bool tcp_csum_ok(const struct nftdp_vm_pkt *pkt, uint32_t l4len)
 							IPPROTO_TCP, (uint16_t)l4len))) == 0;
 }
 
-void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
-			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+/* nft_synproxy_do_eval, or xt_SYNPROXY's synproxy_tg4/6 (xt): the target
+ * answers only a SYN without ACK, FIN or RST and checks only an ACK without
+ * FIN, RST or SYN; anything else continues (XT_CONTINUE) */
+static void synproxy_do_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
+			     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, bool xt)
 {
 	struct nftdp_vm_synproxy_opts opts = {0};
 	const uint8_t *th, *ip;
 	uint32_t l4len;
 	bool v6 = pkt->nfproto == NFPROTO_IPV6;
+	uint8_t fl;
 
 	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->l4proto != IPPROTO_TCP ||
 	    (pkt->nfproto != NFPROTO_IPV4 && !v6)) {
@@ -68,14 +72,16 @@ void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nf
 		regs->verdict.code = NF_DROP;
 		return;
 	}
-	if (th[13] & 0x02) { /* SYN: initial SYN from the client */
+	fl = th[13];
+	if (xt ? (fl & 0x02) && !(fl & 0x15) : (fl & 0x02)) {
+		/* SYN: initial SYN from the client */
 		ctx->synproxy.syn_received++;
 		nftdp_vm_synproxy_tcp_options(info, th, &opts, ctx->now_ms);
 		pkt->out.synproxy_synack = true;
 		pkt->out.synproxy_opts = opts;
 		regs->verdict.code = NF_STOLEN;
-	} else if (th[13] & 0x10) { /* ACK from the client */
-		/* synproxy_recv_client_ack */
+	} else if (xt ? (fl & 0x10) && !(fl & 0x07) : (fl & 0x10)) {
+		/* ACK from the client: synproxy_recv_client_ack */
 		if (!nftdp_vm_synproxy_cookie_check(ip, v6, th, (uint32_t)(ctx->now_ms / 60000))) {
 			ctx->synproxy.cookie_invalid++;
 			regs->verdict.code = NF_DROP;
@@ -87,6 +93,19 @@ void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nf
 		regs->verdict.code = NF_DROP;
 	}
 	/* neither: the rule goes on */
+}
+
+void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
+			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	synproxy_do_eval(info, regs, pkt, ctx, false);
+}
+
+void nftdp_vm_synproxy_eval_xt(const struct nftdp_vm_synproxy_info *info,
+			       struct nftdp_vm_regs *regs, struct nftdp_vm_pkt *pkt,
+			       struct nftdp_vm_ctx *ctx)
+{
+	synproxy_do_eval(info, regs, pkt, ctx, true);
 }
 
 static void synproxy_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,

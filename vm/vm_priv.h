@@ -498,6 +498,10 @@ int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
 			     struct nftdp_vm_synproxy_info *info);
 void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
 			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
+/* xt_SYNPROXY's target function (expr_compat_target.c) */
+void nftdp_vm_synproxy_eval_xt(const struct nftdp_vm_synproxy_info *info,
+			       struct nftdp_vm_regs *regs, struct nftdp_vm_pkt *pkt,
+			       struct nftdp_vm_ctx *ctx);
 
 /* objects (expr_objref.c) */
 void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,

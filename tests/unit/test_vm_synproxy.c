@@ -320,6 +320,46 @@ static void test_eval(void **state)
 	assert_int_equal(regs.verdict.code, (uint32_t)NFT_BREAK);
 }
 
+/* xt_SYNPROXY's target: a SYN with ACK, FIN or RST, and an ACK with FIN,
+ * RST or SYN go on (XT_CONTINUE); nft's statement takes any SYN */
+static void test_eval_xt(void **state)
+{
+	const struct nftdp_vm_synproxy_info info = {.mss = 1460, .options = NF_SYNPROXY_OPT_MSS};
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_regs regs;
+	struct nftdp_vm_pkt pkt;
+	uint8_t p[80];
+	uint32_t len;
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	len = seg4(p, 0x12, 7000, 1, NULL, 0); /* SYN|ACK */
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval_xt(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, (uint32_t)NFT_CONTINUE);
+	assert_int_equal(ctx.synproxy.syn_received, 0);
+	view(&pkt, p, len);
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_int_equal(ctx.synproxy.syn_received, 1);
+	len = seg4(p, 0x11, 7000, 1, NULL, 0); /* FIN|ACK */
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval_xt(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, (uint32_t)NFT_CONTINUE);
+	assert_int_equal(ctx.synproxy.cookie_invalid, 0);
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	assert_int_equal(ctx.synproxy.cookie_invalid, 1);
+	len = seg4(p, 0x02, 7000, 0, NULL, 0); /* a plain SYN: answered */
+	view(&pkt, p, len);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval_xt(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_true(pkt.out.synproxy_synack);
+}
+
 static void test_params(void **state)
 {
 	struct nftdp_vm_synproxy_info info;
@@ -340,7 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_options),    cmocka_unit_test(test_cookie_mss_table),
 	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
-	    cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
