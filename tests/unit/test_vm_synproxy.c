@@ -320,6 +320,50 @@ static void test_eval(void **state)
 	assert_int_equal(regs.verdict.code, (uint32_t)NFT_BREAK);
 }
 
+/* an IPv6 SYN's SYN-ACK: addresses swapped, hop limit 64, its own MSS table
+ * in the cookie, the checksum over the pseudo header */
+static void test_synack_v6(void **state)
+{
+	struct nftdp_vm_synproxy_opts o = {
+	    .options = NF_SYNPROXY_OPT_MSS, .mss_option = 1440, .mss_encode = 1500};
+	uint8_t p[60] = {0}, sa[80];
+	uint16_t mss = 1500;
+	uint32_t n;
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	p[0] = 0x60;
+	nftdp_wr16(p + 4, 20);
+	p[6] = IPPROTO_TCP;
+	p[7] = 64;
+	p[8] = 0xfd;
+	p[23] = 1;
+	p[24] = 0xfd;
+	p[39] = 2;
+	nftdp_wr16(p + 40, 40000);
+	nftdp_wr16(p + 42, 443);
+	nftdp_wr32(p + 44, 9);
+	p[52] = 5 << 4;
+	p[53] = 0x02;
+	n = nftdp_vm_synproxy_synack_build(p, true, p + 40, &o, 3, sa, sizeof(sa));
+	assert_int_equal(n, 40 + 24);
+	assert_int_equal(sa[0], 0x60);
+	assert_int_equal(nftdp_rd16(sa + 4), 24);
+	assert_int_equal(sa[6], IPPROTO_TCP);
+	assert_int_equal(sa[7], 64);
+	assert_memory_equal(sa + 8, p + 24, 16);
+	assert_memory_equal(sa + 24, p + 8, 16);
+	assert_int_equal(nftdp_rd16(sa + 40), 443);
+	assert_int_equal(nftdp_rd32(sa + 48), 10);
+	assert_int_equal(sa[53], 0x12);
+	assert_memory_equal(sa + 60, ((uint8_t[]){2, 4, 0x05, 0xa0}), 4);
+	assert_int_equal(csum_tcp(sa, true, sa + 40, 24), 0);
+	/* the cookie is the one __cookie_v6_init_sequence gives (1440) */
+	assert_int_equal(nftdp_rd32(sa + 44),
+			 nftdp_vm_synproxy_cookie_init(p, true, p + 40, &mss, 3));
+	assert_int_equal(mss, 1440);
+}
+
 /* xt_SYNPROXY's target: a SYN with ACK, FIN or RST, and an ACK with FIN,
  * RST or SYN go on (XT_CONTINUE); nft's statement takes any SYN */
 static void test_eval_xt(void **state)
@@ -380,7 +424,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_options),    cmocka_unit_test(test_cookie_mss_table),
 	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
-	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
+	    cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
