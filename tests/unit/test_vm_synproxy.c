@@ -18,6 +18,8 @@
 
 #include <cmocka.h> /* after the headers it needs */
 
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
 #include <linux/netfilter/nf_synproxy.h>
 
 #include "vm_priv.h"
@@ -404,6 +406,52 @@ static void test_eval_xt(void **state)
 	assert_true(pkt.out.synproxy_synack);
 }
 
+/* the statement's attributes compiled (nft_synproxy_do_init,
+ * nft_synproxy_validate): flags outside the mask and base chains other than
+ * input and forward refused, the rule otherwise compiled */
+static int compile(uint8_t hook, bool base, uint32_t flags)
+{
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 16, .max_cells = 16, .log_ring_size = 16};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
+					.table = "x",
+					.name = "c",
+					.base = base,
+					.hook = hook,
+					.policy = NF_ACCEPT};
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_error err;
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftnl_expr *e = nftnl_expr_alloc("synproxy");
+	int rc;
+
+	assert_int_equal(nftdp_vm_state_create(&cfg, &st), 0);
+	assert_int_equal(nftdp_vm_chain_create(&d, st, &c), 0);
+	nftnl_expr_set_u16(e, NFTNL_EXPR_SYNPROXY_MSS, 1460);
+	nftnl_expr_set_u8(e, NFTNL_EXPR_SYNPROXY_WSCALE, 7);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SYNPROXY_FLAGS, flags);
+	nftnl_rule_add_expr(r, e);
+	rc = nftdp_vm_chain_add_rule(c, r, NULL, st, &err);
+	if (rc < 0)
+		assert_non_null(strstr(err.msg, "synproxy"));
+	nftnl_rule_free(r);
+	nftdp_vm_chain_destroy(c);
+	nftdp_vm_state_destroy(st);
+	return rc;
+}
+
+static void test_compile(void **state)
+{
+	(void)state;
+	assert_int_equal(compile(NF_INET_FORWARD, true, NF_SYNPROXY_OPT_MASK), 0);
+	assert_int_equal(compile(NF_INET_LOCAL_IN, true, 0), 0);
+	assert_int_equal(compile(NF_INET_PRE_ROUTING, false, 0), 0); /* a regular chain */
+	assert_int_equal(compile(NF_INET_FORWARD, true, NF_SYNPROXY_OPT_ECN), -EOPNOTSUPP);
+	assert_int_equal(compile(NF_INET_LOCAL_OUT, true, 0), -EOPNOTSUPP);
+	assert_int_equal(compile(NF_INET_PRE_ROUTING, true, 0), -EOPNOTSUPP);
+}
+
 static void test_params(void **state)
 {
 	struct nftdp_vm_synproxy_info info;
@@ -425,7 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_options),    cmocka_unit_test(test_cookie_mss_table),
 	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
 	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
-	    cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_compile),	     cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
