@@ -30,17 +30,24 @@ int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
 	return 0;
 }
 
-/* nf_ip_checksum / nf_ip6_checksum over the whole segment */
-static bool tcp_csum_ok(const struct nftdp_vm_pkt *pkt, uint32_t l4len)
+/*
+ * The checksum check before anything else. xt_SYNPROXY's IPv6 target uses
+ * nf_ip6_checksum; nft_synproxy_do_eval uses nf_ip_checksum for both
+ * families, which reads an IPv6 header as an IPv4 one (the "addresses" at
+ * bytes 12-19): unless the NIC verified the checksum (CHECKSUM_UNNECESSARY,
+ * here NFTDP_VM_PKT_F_CSUM_OK), the kernel's statement drops IPv6 segments.
+ * nftdp does the same (docs/vm.md).
+ */
+static bool tcp_csum_ok(const struct nftdp_vm_pkt *pkt, uint32_t l4len, bool xt)
 {
 	const uint8_t *ip = pkt->data + pkt->nh_off;
+	bool v6 = pkt->nfproto == NFPROTO_IPV6 && xt;
 
 	if (pkt->flags & NFTDP_VM_PKT_F_CSUM_OK)
 		return true;
-	return nftdp_csum_fold(
-		   nftdp_csum_partial(pkt->data + pkt->th_off, l4len,
-				      nftdp_csum_pseudo(ip, pkt->nfproto == NFPROTO_IPV6,
-							IPPROTO_TCP, (uint16_t)l4len))) == 0;
+	return nftdp_csum_fold(nftdp_csum_partial(
+		   pkt->data + pkt->th_off, l4len,
+		   nftdp_csum_pseudo(ip, v6, IPPROTO_TCP, (uint16_t)l4len))) == 0;
 }
 
 /* nft_synproxy_do_eval, or xt_SYNPROXY's synproxy_tg4/6 (xt): the target
@@ -62,7 +69,7 @@ static void synproxy_do_eval(const struct nftdp_vm_synproxy_info *info, struct n
 	}
 	l4len = pkt->th_off <= pkt->len ? pkt->len - pkt->th_off : 0;
 	/* skb_header_pointer of the TCP header fails; the checksum before it */
-	if (pkt->fragoff || !tcp_csum_ok(pkt, l4len) || l4len < 20) {
+	if (pkt->fragoff || !tcp_csum_ok(pkt, l4len, xt) || l4len < 20) {
 		regs->verdict.code = NF_DROP;
 		return;
 	}

@@ -366,6 +366,52 @@ static void test_synack_v6(void **state)
 	assert_int_equal(mss, 1440);
 }
 
+/* nft_synproxy_do_eval checks an IPv6 segment's checksum with
+ * nf_ip_checksum (IPv4's pseudo header over the IPv6 header's bytes 12-19):
+ * dropped unless the NIC verified it; xt_SYNPROXY's target checks it as
+ * IPv6 */
+static void test_eval_v6_csum(void **state)
+{
+	const struct nftdp_vm_synproxy_info info = {.mss = 1460, .options = NF_SYNPROXY_OPT_MSS};
+	struct nftdp_vm_ctx ctx = {0};
+	struct nftdp_vm_regs regs;
+	struct nftdp_vm_pkt pkt;
+	uint8_t p[60] = {0};
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	p[0] = 0x60;
+	nftdp_wr16(p + 4, 20);
+	p[6] = IPPROTO_TCP;
+	p[7] = 64;
+	p[8] = 0xfd;
+	p[23] = 1;
+	p[24] = 0xfd;
+	p[39] = 2;
+	nftdp_wr16(p + 40, 40000);
+	nftdp_wr16(p + 42, 80);
+	nftdp_wr32(p + 44, 9);
+	p[52] = 5 << 4;
+	p[53] = 0x02;
+	nftdp_st16(p + 56, csum_tcp(p, true, p + 40, 20));
+	view(&pkt, p, 60);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_DROP);
+	assert_int_equal(ctx.synproxy.syn_received, 0);
+	view(&pkt, p, 60);
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval_xt(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_int_equal(ctx.synproxy.syn_received, 1);
+	view(&pkt, p, 60);
+	pkt.flags |= NFTDP_VM_PKT_F_CSUM_OK;
+	regs.verdict.code = NFT_CONTINUE;
+	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_int_equal(ctx.synproxy.syn_received, 2);
+}
+
 /* xt_SYNPROXY's target: a SYN with ACK, FIN or RST, and an ACK with FIN,
  * RST or SYN go on (XT_CONTINUE); nft's statement takes any SYN */
 static void test_eval_xt(void **state)
@@ -473,7 +519,8 @@ int main(void)
 	    cmocka_unit_test(test_parse_options),    cmocka_unit_test(test_cookie_mss_table),
 	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
 	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
-	    cmocka_unit_test(test_compile),	     cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_eval_v6_csum),     cmocka_unit_test(test_compile),
+	    cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
