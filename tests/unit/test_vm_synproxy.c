@@ -58,7 +58,8 @@ static uint32_t seg4(uint8_t *p, uint8_t flags, uint32_t seq, uint32_t ack, cons
 	p[32] = (uint8_t)(((20 + olen) / 4) << 4);
 	p[33] = flags;
 	nftdp_wr16(p + 34, 64240);
-	memcpy(p + 40, opt, olen);
+	if (olen)
+		memcpy(p + 40, opt, olen);
 	nftdp_st16(p + 36, csum_tcp(p, false, p + 20, len - 20));
 	return len;
 }
