@@ -240,8 +240,8 @@ static void synproxy_synack(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt
 
 	if (p >= &w->view[NFTDP_VM_BURST_MAX])
 		return; /* nftdp's own packets are never answered */
-	n = nftdp_dp_synproxy_build(p->data, mt->ip_off, mt->ip_len, &p->out.synproxy_opts,
-				    (uint32_t)(w->ctx.now_ms / 60000), w->reply, sizeof(w->reply));
+	n = nftdp_dp_synproxy_build(p->data, mt->ip_off, mt->ip_len, p->out.synproxy, w->ctx.now_ms,
+				    w->reply, sizeof(w->reply));
 	if (n)
 		send_reply(w, rx_port, n, p);
 }
@@ -290,7 +290,7 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			continue;
 		case NF_STOLEN:
 			cnt[NFTDP_DP_V_STOLEN]++;
-			if (p->out.synproxy_synack)
+			if (p->out.synproxy)
 				synproxy_synack(w, p, &meta[idx], rx_port);
 			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
 				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));

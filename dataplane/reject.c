@@ -229,7 +229,7 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 }
 
 uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
-				 const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
+				 const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
 				 uint8_t *out, uint32_t cap)
 {
 	struct nftdp_vm_pkt p;
@@ -245,7 +245,7 @@ uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t
 	    p.l4proto != IPPROTO_TCP || p.fragoff || p.th_off + 20 > ip_off + ip_len)
 		return 0;
 	n = eth_put(frame, ip_off, v4 ? NFTDP_DP_ETH_P_IP : NFTDP_DP_ETH_P_IPV6, out);
-	len = nftdp_vm_synproxy_synack_build(frame + ip_off, !v4, frame + p.th_off, opts, minute,
-					     out + n, cap - n);
+	len = nftdp_vm_synproxy_answer(frame + ip_off, !v4, frame + p.th_off,
+				       ip_off + ip_len - p.th_off, info, now_ms, out + n, cap - n);
 	return len ? n + len : 0;
 }

@@ -5,7 +5,7 @@
  * nft_synproxy_do_eval, nft_synproxy_eval_v4/v6, nft_synproxy_tcp_options);
  * the object type (NFT_OBJECT_SYNPROXY) runs the same eval from
  * expr_objref.c. The cookies and options are vm/synproxy.c's; the
- * dataplane builds and sends the SYN-ACK (out.synproxy_synack), as it does
+ * dataplane builds and sends the SYN-ACK (out.synproxy), as it does
  * reject's replies.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -83,9 +83,9 @@ static void synproxy_do_eval(const struct nftdp_vm_synproxy_info *info, struct n
 	if (xt ? (fl & 0x02) && !(fl & 0x15) : (fl & 0x02)) {
 		/* SYN: initial SYN from the client */
 		ctx->synproxy.syn_received++;
-		nftdp_vm_synproxy_tcp_options(info, th, &opts, ctx->now_ms);
-		pkt->out.synproxy_synack = true;
-		pkt->out.synproxy_opts = opts;
+		/* the options are chosen where the SYN-ACK is built
+		 * (nftdp_vm_synproxy_answer): a pointer keeps out small */
+		pkt->out.synproxy = info;
 		regs->verdict.code = NF_STOLEN;
 	} else if (xt ? (fl & 0x10) && !(fl & 0x07) : (fl & 0x10)) {
 		/* ACK from the client: synproxy_recv_client_ack */

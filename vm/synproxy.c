@@ -348,3 +348,16 @@ uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_
 		       nth, thlen, nftdp_csum_pseudo(out, v6, IPPROTO_TCP, (uint16_t)thlen))));
 	return iplen + thlen;
 }
+
+uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
+				  const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
+				  uint8_t *out, uint32_t cap)
+{
+	struct nftdp_vm_synproxy_opts opts = {0};
+
+	if (!nftdp_vm_synproxy_parse_options(th, thlen, &opts))
+		return 0;
+	nftdp_vm_synproxy_tcp_options(info, th, &opts, now_ms);
+	return nftdp_vm_synproxy_synack_build(ip, v6, th, &opts, (uint32_t)(now_ms / 60000), out,
+					      cap);
+}

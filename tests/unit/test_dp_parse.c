@@ -599,7 +599,8 @@ static void test_reject_tcp(void **state)
 static void test_synproxy_frame(void **state)
 {
 	uint8_t f[128], out[NFTDP_DP_REPLY_MAX], tcp[20] = {0};
-	struct nftdp_vm_synproxy_opts o = {.options = 0x01, .mss_option = 1460, .mss_encode = 1460};
+	/* MSS 1460 announced, but the SYN carries no MSS option: none back */
+	struct nftdp_vm_synproxy_info o = {.mss = 1460, .options = 0x01};
 	uint8_t key[32] = {7};
 	uint32_t len, n;
 
@@ -611,8 +612,8 @@ static void test_synproxy_frame(void **state)
 	tcp[12] = 5 << 4;
 	tcp[13] = 0x02;
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
-	n = nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9, out, sizeof(out));
-	assert_int_equal(n, 14 + 20 + 24);
+	n = nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out));
+	assert_int_equal(n, 14 + 20 + 20);
 	assert_memory_equal(out, f + 6, 6);
 	assert_memory_equal(out + 6, f, 6);
 	assert_int_equal(nftdp_rd16(out + 12), 0x0800);
@@ -622,14 +623,17 @@ static void test_synproxy_frame(void **state)
 	assert_int_equal(nftdp_rd32(out + 34 + 8), 501);
 	assert_int_equal(out[34 + 13], 0x12);
 	/* too small a buffer, UDP, a fragment, a TCP header cut short */
-	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9, out, 100), 0);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, 100), 0);
 	len = mk_ip4(f, IPPROTO_UDP, tcp, 20, 64);
-	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9, out, sizeof(out)), 0);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
 	nftdp_wr16(f + 14 + 6, 0x0001);
-	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9, out, sizeof(out)), 0);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
 	len = mk_ip4(f, IPPROTO_TCP, tcp, 12, 64);
-	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9, out, sizeof(out)), 0);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
 }
 
 static void test_reject_icmp(void **state)

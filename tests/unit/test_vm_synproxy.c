@@ -240,11 +240,11 @@ static void test_eval(void **state)
 	regs.verdict.code = NFT_CONTINUE;
 	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
 	assert_int_equal(regs.verdict.code, NF_STOLEN);
-	assert_true(pkt.out.synproxy_synack);
+	assert_ptr_equal(pkt.out.synproxy, &info);
 	assert_int_equal(ctx.synproxy.syn_received, 1);
 
-	n = nftdp_vm_synproxy_synack_build(p, false, p + 20, &pkt.out.synproxy_opts,
-					   (uint32_t)(ctx.now_ms / 60000), sa, sizeof(sa));
+	n = nftdp_vm_synproxy_answer(p, false, p + 20, len - 20, pkt.out.synproxy, ctx.now_ms, sa,
+				     sizeof(sa));
 	/* IP 20, TCP 20 + MSS 4 + SACK/TS 12 + WS 4 */
 	assert_int_equal(n, 60);
 	assert_memory_equal(sa + 12, ((uint8_t[]){10, 0, 1, 2, 10, 0, 0, 1}), 8);
@@ -263,8 +263,10 @@ static void test_eval(void **state)
 	assert_memory_equal(sa + 56, ((uint8_t[]){1, 3, 3, 7}), 4);
 	assert_int_equal(csum_tcp(sa, false, sa + 20, 40), 0);
 	cookie = nftdp_rd32(sa + 24);
-	assert_true(nftdp_vm_synproxy_synack_build(p, false, p + 20, &pkt.out.synproxy_opts, 1, sa,
-						   59) == 0);
+	assert_int_equal(nftdp_vm_synproxy_answer(p, false, p + 20, len - 20, &info, 1, sa, 59), 0);
+	/* options cut short: no answer */
+	assert_int_equal(nftdp_vm_synproxy_answer(p, false, p + 20, 30, &info, 1, sa, sizeof(sa)),
+			 0);
 
 	/* the client's ACK with the cookie: valid */
 	nftdp_wr32(ack_opts + 4, 99);
@@ -275,7 +277,7 @@ static void test_eval(void **state)
 	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
 	assert_int_equal(ctx.synproxy.cookie_valid, 1);
 	assert_int_equal(ctx.synproxy.cookie_invalid, 0);
-	assert_false(pkt.out.synproxy_synack);
+	assert_null(pkt.out.synproxy);
 	/* a forged one: dropped, counted */
 	len = seg4(p, 0x10, 7001, cookie + 2, ack_opts, 12);
 	view(&pkt, p, len);
@@ -450,7 +452,7 @@ static void test_eval_xt(void **state)
 	regs.verdict.code = NFT_CONTINUE;
 	nftdp_vm_synproxy_eval_xt(&info, &regs, &pkt, &ctx);
 	assert_int_equal(regs.verdict.code, NF_STOLEN);
-	assert_true(pkt.out.synproxy_synack);
+	assert_non_null(pkt.out.synproxy);
 }
 
 /* the statement's attributes compiled (nft_synproxy_do_init,

@@ -291,10 +291,11 @@ struct nftdp_vm_pkt_out {
 	uint8_t fwd_addr[16];
 	uint8_t n_dup;
 	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
-	/** synproxy answered a SYN (verdict NF_STOLEN): send the SYN-ACK
-	 * with these options back out of the receiving port */
-	bool synproxy_synack;
-	struct nftdp_vm_synproxy_opts synproxy_opts;
+	/** synproxy answered a SYN (verdict NF_STOLEN): the statement's
+	 * parameters, for the SYN-ACK sent back out of the receiving port
+	 * (nftdp_vm_synproxy_answer); NULL otherwise. Lives as long as the
+	 * generation the packet ran in. */
+	const struct nftdp_vm_synproxy_info *synproxy;
 };
 
 enum {
@@ -604,6 +605,18 @@ void nftdp_vm_synproxy_build_options(uint8_t *th, const struct nftdp_vm_synproxy
 uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_t *th,
 					const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
 					uint8_t *out, uint32_t cap);
+/**
+ * The SYN-ACK answering the SYN th (thlen bytes of TCP header and beyond
+ * in the packet) under ip that a synproxy with info stole
+ * (out.synproxy): its options parsed and chosen as
+ * nft_synproxy_tcp_options does at now_ms (the VM's ctx->now_ms clock),
+ * the cookie of minute now_ms / 60000, written by
+ * nftdp_vm_synproxy_synack_build. @return the length, 0 when the options
+ * cannot be parsed or cap is too small. Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
+				  const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
+				  uint8_t *out, uint32_t cap);
 
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
