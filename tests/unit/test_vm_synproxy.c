@@ -19,8 +19,10 @@
 #include <cmocka.h> /* after the headers it needs */
 
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <linux/netfilter/nf_synproxy.h>
+#include <linux/netfilter/xt_SYNPROXY.h>
 
 #include "vm_priv.h"
 
@@ -457,11 +459,15 @@ static void test_eval_xt(void **state)
 
 /* the statement's attributes compiled (nft_synproxy_do_init,
  * nft_synproxy_validate): flags outside the mask and base chains other than
- * input and forward refused, the rule otherwise compiled */
+ * input and forward refused, the rule otherwise compiled (on a state that
+ * runs synproxy's cookie half: synproxy_cookies_only) */
 static int compile(uint8_t hook, bool base, uint32_t flags)
 {
-	struct nftdp_vm_state_config cfg = {
-	    .n_workers = 1, .max_counters = 16, .max_cells = 16, .log_ring_size = 16};
+	struct nftdp_vm_state_config cfg = {.n_workers = 1,
+					    .max_counters = 16,
+					    .max_cells = 16,
+					    .log_ring_size = 16,
+					    .synproxy_cookies_only = true};
 	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
 					.table = "x",
 					.name = "c",
@@ -501,6 +507,86 @@ static void test_compile(void **state)
 	assert_int_equal(compile(NF_INET_PRE_ROUTING, true, 0), -EOPNOTSUPP);
 }
 
+/* Until the connection to the server is built, a state without
+ * synproxy_cookies_only (the daemon without --synproxy-cookies-only)
+ * refuses the statement, -j SYNPROXY and the object with EOPNOTSUPP and
+ * says why; with it all three compile. */
+static int compile_kind(int kind, bool cookies_only, char *why, size_t whylen)
+{
+	struct nftdp_vm_state_config cfg = {.n_workers = 1,
+					    .max_counters = 16,
+					    .max_cells = 16,
+					    .log_ring_size = 16,
+					    .synproxy_cookies_only = cookies_only};
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
+					.table = "x",
+					.name = "c",
+					.base = true,
+					.hook = NF_INET_FORWARD,
+					.policy = NF_ACCEPT};
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_error err = {0};
+	int rc;
+
+	assert_int_equal(nftdp_vm_state_create(&cfg, &st), 0);
+	if (kind == 2) { /* a named object */
+		struct nftnl_obj *o = nftnl_obj_alloc();
+		struct nftdp_vm_obj *vo = NULL;
+
+		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "x");
+		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "sp");
+		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_SYNPROXY);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_IPV4);
+		nftnl_obj_set_u16(o, NFTNL_OBJ_SYNPROXY_MSS, 1460);
+		rc = nftdp_vm_obj_create(o, st, &err, &vo);
+		if (rc == 0)
+			nftdp_vm_obj_destroy(vo);
+		nftnl_obj_free(o);
+	} else {
+		struct nftnl_rule *r = nftnl_rule_alloc();
+		struct nftnl_expr *e;
+
+		if (kind == 0) {
+			e = nftnl_expr_alloc("synproxy");
+			nftnl_expr_set_u16(e, NFTNL_EXPR_SYNPROXY_MSS, 1460);
+		} else { /* iptables-nft's -p tcp -j SYNPROXY --mss 1460 */
+			struct xt_synproxy_info *i = calloc(1, sizeof(*i));
+
+			i->mss = 1460;
+			i->options = XT_SYNPROXY_OPT_MSS;
+			e = nftnl_expr_alloc("target");
+			nftnl_expr_set_str(e, NFTNL_EXPR_TG_NAME, "SYNPROXY");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_TG_REV, 0);
+			nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, i, sizeof(*i));
+			nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_PROTO, IPPROTO_TCP);
+			nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_FLAGS, 0);
+		}
+		nftnl_rule_add_expr(r, e);
+		assert_int_equal(nftdp_vm_chain_create(&d, st, &c), 0);
+		rc = nftdp_vm_chain_add_rule(c, r, NULL, st, &err);
+		nftdp_vm_chain_destroy(c);
+		nftnl_rule_free(r);
+	}
+	snprintf(why, whylen, "%s", rc < 0 ? err.msg : "");
+	nftdp_vm_state_destroy(st);
+	return rc;
+}
+
+static void test_refused(void **state)
+{
+	char why[NFTDP_VM_ERRLEN];
+
+	(void)state;
+	for (int kind = 0; kind < 3; kind++) {
+		assert_int_equal(compile_kind(kind, false, why, sizeof(why)), -EOPNOTSUPP);
+		if (!strstr(why, NFTDP_VM_SYNPROXY_WHY))
+			print_error("kind %d: %s\n", kind, why);
+		assert_non_null(strstr(why, NFTDP_VM_SYNPROXY_WHY));
+		assert_int_equal(compile_kind(kind, true, why, sizeof(why)), 0);
+	}
+}
+
 static void test_params(void **state)
 {
 	struct nftdp_vm_synproxy_info info;
@@ -523,7 +609,7 @@ int main(void)
 	    cmocka_unit_test(test_timestamp_cookie), cmocka_unit_test(test_eval),
 	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
 	    cmocka_unit_test(test_eval_v6_csum),     cmocka_unit_test(test_compile),
-	    cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_params),	     cmocka_unit_test(test_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
