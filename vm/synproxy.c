@@ -349,6 +349,150 @@ uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_
 	return iplen + thlen;
 }
 
+/* synproxy_build_ip / synproxy_build_ip_ipv6 with addresses src, dst and
+ * a TCP segment of thlen, then the TCP header: everything but the
+ * options and the checksum */
+struct seg {
+	const uint8_t *src, *dst, *sport, *dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint16_t window;
+};
+
+static uint32_t seg_build(bool v6, const struct seg *s, const struct nftdp_vm_synproxy_opts *opts,
+			  uint8_t *out, uint32_t cap)
+{
+	uint32_t thlen = 20 + nftdp_vm_synproxy_options_size(opts), iplen = v6 ? 40 : 20;
+	uint8_t *nth = out + iplen;
+
+	if (cap < iplen + thlen)
+		return 0;
+	memset(out, 0, iplen + thlen);
+	if (!v6) {
+		out[0] = 0x45;
+		nftdp_wr16(out + 2, (uint16_t)(iplen + thlen));
+		nftdp_wr16(out + 6, 0x4000); /* DF, id 0 */
+		out[8] = 64;		     /* sysctl_ip_default_ttl */
+		out[9] = IPPROTO_TCP;
+		memcpy(out + 12, s->src, 4);
+		memcpy(out + 16, s->dst, 4);
+		nftdp_st16(out + 10, nftdp_ip_fast_csum(out, 20));
+	} else {
+		out[0] = 0x60;
+		nftdp_wr16(out + 4, (uint16_t)thlen);
+		out[6] = IPPROTO_TCP;
+		out[7] = 64; /* devconf_all->hop_limit */
+		memcpy(out + 8, s->src, 16);
+		memcpy(out + 24, s->dst, 16);
+	}
+	memcpy(nth, s->sport, 2);
+	memcpy(nth + 2, s->dport, 2);
+	nftdp_wr32(nth + 4, s->seq);
+	nftdp_wr32(nth + 8, s->ack);
+	nth[12] = (uint8_t)((thlen / 4) << 4);
+	nth[13] = s->flags;
+	nftdp_wr16(nth + 14, s->window);
+	nftdp_vm_synproxy_build_options(nth, opts);
+	nftdp_st16(nth + 16,
+		   nftdp_csum_fold(nftdp_csum_partial(
+		       nth, thlen, nftdp_csum_pseudo(out, v6, IPPROTO_TCP, (uint16_t)thlen))));
+	return iplen + thlen;
+}
+
+/* the source and destination address of the packet under ip */
+static const uint8_t *saddr(const uint8_t *ip, bool v6)
+{
+	return ip + (v6 ? 8 : 12);
+}
+
+static const uint8_t *daddr(const uint8_t *ip, bool v6)
+{
+	return ip + (v6 ? 24 : 16);
+}
+
+uint32_t nftdp_vm_synproxy_server_syn_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint32_t recv_seq, uint8_t *out, uint32_t cap)
+{
+	struct seg s = {.src = saddr(ip, v6),
+			.dst = daddr(ip, v6),
+			.sport = th,
+			.dport = th + 2,
+			.seq = recv_seq - 1,
+			.ack = nftdp_rd32(th + 8) - 1,
+			.flags = 0x02, /* SYN */
+			.window = nftdp_rd16(th + 14)};
+
+	if (opts->options & NF_SYNPROXY_OPT_ECN)
+		s.flags |= 0x40 | 0x80; /* ECE, CWR */
+	return seg_build(v6, &s, opts, out, cap);
+}
+
+uint32_t nftdp_vm_synproxy_server_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint16_t maxwin, uint8_t *out, uint32_t cap)
+{
+	struct seg s = {.src = daddr(ip, v6),
+			.dst = saddr(ip, v6),
+			.sport = th + 2,
+			.dport = th,
+			.seq = nftdp_rd32(th + 8),
+			.ack = nftdp_rd32(th + 4) + 1,
+			.flags = 0x10, /* ACK */
+			.window = maxwin};
+
+	return seg_build(v6, &s, opts, out, cap);
+}
+
+uint32_t nftdp_vm_synproxy_client_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts, uint8_t *out,
+					    uint32_t cap)
+{
+	struct seg s = {.src = saddr(ip, v6),
+			.dst = daddr(ip, v6),
+			.sport = th,
+			.dport = th + 2,
+			.seq = nftdp_rd32(th + 4) + 1,
+			.ack = nftdp_rd32(th + 8),
+			.flags = 0x10, /* ACK */
+			.window = (uint16_t)(nftdp_rd16(th + 14) >> opts->wscale)};
+
+	return seg_build(v6, &s, opts, out, cap);
+}
+
+bool nftdp_vm_synproxy_tstamp_adjust(uint8_t *th, uint32_t thlen, bool reply, uint32_t tsoff)
+{
+	uint32_t off = 20, end;
+
+	if (tsoff == 0)
+		return true;
+	if (thlen < 20 || (end = (uint32_t)(th[12] >> 4) * 4) > thlen)
+		return false;
+	while (off < end) {
+		uint8_t *op = th + off;
+
+		if (op[0] == 0) /* EOL */
+			return true;
+		if (op[0] == 1) { /* NOP */
+			off++;
+			continue;
+		}
+		if (off + 1 == end || op[1] < 2 || off + op[1] > end)
+			return false;
+		if (op[0] == 8 && op[1] == 10) {
+			uint8_t *p = reply ? op + 2 : op + 6;
+			uint8_t old[4];
+
+			memcpy(old, p, 4);
+			nftdp_wr32(p, reply ? nftdp_rd32(old) - tsoff : nftdp_rd32(old) + tsoff);
+			nftdp_inet_csum_replace(th + 16, old, p, 4); /* inet_proto_csum_replace4 */
+			return true;
+		}
+		off += op[1];
+	}
+	return true;
+}
+
 uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
 				  const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
 				  uint8_t *out, uint32_t cap)

@@ -587,6 +587,116 @@ static void test_refused(void **state)
 	}
 }
 
+/* the server side's segments (synproxy_send_server_syn, _server_ack,
+ * _client_ack) and synproxy_tstamp_adjust, field by field */
+static void test_server_segments(void **state)
+{
+	/* the client's cookie ACK: seq 1001, ack = cookie 0x11223345 + 0,
+	 * window 502; NOP NOP timestamp 0x01020305 / 0x0a0b0c0d */
+	static const uint8_t ts[12] = {1, 1, 8, 10, 1, 2, 3, 5, 0x0a, 0x0b, 0x0c, 0x0d};
+	struct nftdp_vm_synproxy_opts o = {.options = NF_SYNPROXY_OPT_MSS | NF_SYNPROXY_OPT_WSCALE |
+						      NF_SYNPROXY_OPT_SACK_PERM |
+						      NF_SYNPROXY_OPT_TIMESTAMP,
+					   .wscale = 6,
+					   .mss_option = 1400,
+					   .tsval = 0x01020305,
+					   .tsecr = 0x0a0b0c0d};
+	uint8_t p[80], out[128], *th = out + 20;
+	uint32_t len, n;
+
+	(void)state;
+	len = seg4(p, 0x10, 1001, 0x11223345, ts, sizeof(ts));
+	nftdp_wr16(p + 34, 502);
+	nftdp_st16(p + 36, 0);
+	nftdp_st16(p + 36, csum_tcp(p, false, p + 20, len - 20));
+	/* too small: nothing */
+	assert_int_equal(nftdp_vm_synproxy_server_syn_build(p, false, p + 20, &o, 1001, out, 59),
+			 0);
+	n = nftdp_vm_synproxy_server_syn_build(p, false, p + 20, &o, 1001, out, sizeof(out));
+	assert_int_equal(n, 20 + 20 + 20);	  /* MSS, SACK+TS, NOP+WS */
+	assert_memory_equal(out + 12, p + 12, 8); /* client -> server */
+	assert_int_equal(out[8], 64);
+	assert_int_equal(nftdp_rd16(out + 6), 0x4000);
+	assert_int_equal(nftdp_ip_fast_csum(out, 20), 0);
+	assert_memory_equal(th, p + 20, 4);		  /* same ports */
+	assert_int_equal(nftdp_rd32(th + 4), 1000);	  /* recv_seq - 1: the client's ISN */
+	assert_int_equal(nftdp_rd32(th + 8), 0x11223344); /* the cookie */
+	assert_int_equal(th[13], 0x02);			  /* SYN */
+	assert_int_equal(nftdp_rd16(th + 14), 502);	  /* the ACK's window */
+	assert_int_equal(th[12] >> 4, 10);
+	assert_memory_equal(th + 20, ((const uint8_t[]){2, 4, 0x05, 0x78, 4,	2,    8, 10, 1, 2,
+							3, 5, 0x0a, 0x0b, 0x0c, 0x0d, 1, 3,  3, 6}),
+			    20);
+	assert_int_equal(csum_tcp(out, false, th, 40), 0);
+	/* with ECN: ECE and CWR */
+	o.options |= NF_SYNPROXY_OPT_ECN;
+	nftdp_vm_synproxy_server_syn_build(p, false, p + 20, &o, 1001, out, sizeof(out));
+	assert_int_equal(th[13], 0xc2);
+	o.options &= (uint8_t)~NF_SYNPROXY_OPT_ECN;
+
+	/* the server's SYN-ACK (10.0.1.2:80 -> 10.0.0.1:40000 once swapped):
+	 * seq 5000, ack 1001, window 65160; the hook keeps only timestamps,
+	 * TSval/TSecr swapped */
+	len = seg4(p, 0x12, 5000, 1001, ts, sizeof(ts));
+	memcpy(p + 12, (uint8_t[]){10, 0, 1, 2, 10, 0, 0, 1}, 8);
+	nftdp_wr16(p + 20, 80);
+	nftdp_wr16(p + 22, 40000);
+	nftdp_wr16(p + 34, 65160);
+	o.options = NF_SYNPROXY_OPT_TIMESTAMP;
+	n = nftdp_vm_synproxy_server_ack_build(p, false, p + 20, &o, 29200, out, sizeof(out));
+	assert_int_equal(n, 20 + 20 + 12);
+	assert_memory_equal(out + 12, p + 16, 4); /* from the client */
+	assert_memory_equal(out + 16, p + 12, 4); /* to the server */
+	assert_int_equal(nftdp_rd16(th), 40000);
+	assert_int_equal(nftdp_rd16(th + 2), 80);
+	assert_int_equal(nftdp_rd32(th + 4), 1001); /* its ack */
+	assert_int_equal(nftdp_rd32(th + 8), 5001); /* its seq + 1 */
+	assert_int_equal(th[13], 0x10);
+	assert_int_equal(nftdp_rd16(th + 14), 29200); /* td_maxwin */
+	assert_int_equal(csum_tcp(out, false, th, 32), 0);
+	/* the window update to the client: from the server, seq + 1, its
+	 * ack, window >> wscale */
+	o.wscale = 7;
+	n = nftdp_vm_synproxy_client_ack_build(p, false, p + 20, &o, out, sizeof(out));
+	assert_int_equal(n, 20 + 20 + 12);
+	assert_memory_equal(out + 12, p + 12, 8);
+	assert_memory_equal(th, p + 20, 4);
+	assert_int_equal(nftdp_rd32(th + 4), 5001);
+	assert_int_equal(nftdp_rd32(th + 8), 1001);
+	assert_int_equal(th[13], 0x10);
+	assert_int_equal(nftdp_rd16(th + 14), 65160 >> 7);
+	assert_int_equal(csum_tcp(out, false, th, 32), 0);
+}
+
+static void test_tstamp_adjust(void **state)
+{
+	static const uint8_t ts[12] = {1, 1, 8, 10, 0, 0, 0x10, 0, 0, 0, 0x20, 0};
+	uint8_t p[80];
+	uint32_t len = seg4(p, 0x10, 1, 2, ts, sizeof(ts));
+
+	(void)state;
+	/* no offset: untouched */
+	assert_true(nftdp_vm_synproxy_tstamp_adjust(p + 20, len - 20, false, 0));
+	assert_int_equal(nftdp_rd32(p + 48), 0x2000);
+	/* original direction: TSecr += tsoff */
+	assert_true(nftdp_vm_synproxy_tstamp_adjust(p + 20, len - 20, false, 0x300));
+	assert_int_equal(nftdp_rd32(p + 44), 0x1000);
+	assert_int_equal(nftdp_rd32(p + 48), 0x2300);
+	assert_int_equal(csum_tcp(p, false, p + 20, len - 20), 0);
+	/* reply direction: TSval -= tsoff (wrapping) */
+	assert_true(nftdp_vm_synproxy_tstamp_adjust(p + 20, len - 20, true, 0x1001));
+	assert_int_equal(nftdp_rd32(p + 44), 0xffffffffu);
+	assert_int_equal(csum_tcp(p, false, p + 20, len - 20), 0);
+	/* an option running past the header: false, nothing changed */
+	p[42] = 5;
+	p[43] = 40;
+	assert_false(nftdp_vm_synproxy_tstamp_adjust(p + 20, len - 20, true, 1));
+	assert_int_equal(nftdp_rd32(p + 44), 0xffffffffu);
+	/* a header longer than the bytes given */
+	assert_false(nftdp_vm_synproxy_tstamp_adjust(p + 20, 19, true, 1));
+	assert_false(nftdp_vm_synproxy_tstamp_adjust(p + 20, 24, true, 1));
+}
+
 static void test_params(void **state)
 {
 	struct nftdp_vm_synproxy_info info;
@@ -610,6 +720,7 @@ int main(void)
 	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
 	    cmocka_unit_test(test_eval_v6_csum),     cmocka_unit_test(test_compile),
 	    cmocka_unit_test(test_params),	     cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_server_segments),  cmocka_unit_test(test_tstamp_adjust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -618,6 +618,40 @@ uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th,
 				  const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
 				  uint8_t *out, uint32_t cap);
 
+/*
+ * The server side's segments (nf_synproxy_core.c), IP header and TCP
+ * header with opts' options into out; each @return its length, 0 when cap
+ * is too small. Packet-path. Not wired into the dataplane yet: a valid
+ * cookie's ACK is still dropped (docs/vm.md).
+ *
+ * server_syn: synproxy_send_server_syn for the client's ACK th under ip
+ * (recv_seq: the ACK's seq + 0, or + 1 for a keep-alive): same addresses
+ * and ports, seq recv_seq - 1, ack the cookie (ack - 1) to relay the ISN,
+ * SYN (ECE|CWR with ECN), the ACK's window.
+ * server_ack: synproxy_send_server_ack for the server's SYN-ACK th under
+ * ip: back to the server, seq its ack, ack its seq + 1, window maxwin
+ * (the original direction's td_maxwin).
+ * client_ack: synproxy_send_client_ack, the window update to the client
+ * for the same SYN-ACK: seq + 1, its ack, its window >> opts->wscale.
+ */
+uint32_t nftdp_vm_synproxy_server_syn_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint32_t recv_seq, uint8_t *out, uint32_t cap);
+uint32_t nftdp_vm_synproxy_server_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint16_t maxwin, uint8_t *out, uint32_t cap);
+uint32_t nftdp_vm_synproxy_client_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts, uint8_t *out,
+					    uint32_t cap);
+/**
+ * synproxy_tstamp_adjust on the TCP header th (thlen bytes, options
+ * included) of a connection whose timestamp offset is tsoff: in the reply
+ * direction TSval -= tsoff, else TSecr += tsoff, the checksum updated.
+ * @return false for malformed options (nothing changed), else true.
+ * Packet-path.
+ */
+bool nftdp_vm_synproxy_tstamp_adjust(uint8_t *th, uint32_t thlen, bool reply, uint32_t tsoff);
+
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
 
