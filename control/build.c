@@ -908,7 +908,8 @@ static int apply_objects(struct nftdp_ctl *ctl, const struct nlmsghdr **req, cha
 			continue; /* deleted again, or compiled for this batch already */
 		if (o->type != NFT_OBJECT_COUNTER && o->type != NFT_OBJECT_QUOTA &&
 		    o->type != NFT_OBJECT_LIMIT && o->type != NFT_OBJECT_CT_TIMEOUT &&
-		    o->type != NFT_OBJECT_CT_HELPER && o->type != NFT_OBJECT_CT_EXPECT)
+		    o->type != NFT_OBJECT_CT_HELPER && o->type != NFT_OBJECT_CT_EXPECT &&
+		    o->type != NFT_OBJECT_SYNPROXY)
 			continue; /* rules that use it are refused at compile */
 		rc = nftdp_vm_obj_create(o->nl, ctl->bld->vm, &err, &vo);
 		if (rc < 0) {

@@ -12,6 +12,7 @@
 #include "nftdp_vm.h"
 
 #include <linux/netfilter.h> /* after netinet/in.h (ctl_state.h) */
+#include <linux/netfilter/nf_synproxy.h>
 
 static struct ctl_obj *obj_lookup_handle(struct ctl_table *t, uint64_t handle)
 {
@@ -196,6 +197,13 @@ static int obj_check(struct nftnl_obj *nl, uint32_t type)
 			       nftnl_obj_get_u32(nl, NFTNL_OBJ_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES);
 }
 
+/* nft_synproxy_do_init: flags outside NF_SYNPROXY_OPT_MASK */
+static bool synproxy_flags_bad(struct nftnl_obj *nl)
+{
+	return nftnl_obj_is_set(nl, NFTNL_OBJ_SYNPROXY_FLAGS) &&
+	       (nftnl_obj_get_u32(nl, NFTNL_OBJ_SYNPROXY_FLAGS) & ~NF_SYNPROXY_OPT_MASK);
+}
+
 int ctl_newobj(struct ctl_msg *m)
 {
 	struct ctl_table *t;
@@ -217,9 +225,10 @@ int ctl_newobj(struct ctl_msg *m)
 		}
 		if (m->nlh->nlmsg_flags & NLM_F_REPLACE)
 			return -EOPNOTSUPP;
-		/* nft_obj_update(): only quota and limit take new parameters;
-		 * the stored attributes are what a dump shows */
-		if (type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT) {
+		/* nft_obj_update(): only quota, limit and synproxy take new
+		 * parameters; the stored attributes are what a dump shows */
+		if (type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT ||
+		    type == NFT_OBJECT_SYNPROXY) {
 			struct nftnl_obj *nl = nftnl_obj_alloc();
 			struct ctl_trans *tr;
 
@@ -228,6 +237,11 @@ int ctl_newobj(struct ctl_msg *m)
 			if (nl == NULL || err < 0) {
 				nftnl_obj_free(nl);
 				return -EINVAL;
+			}
+			/* nf_tables_updobj -> nft_synproxy_obj_init's flags */
+			if (type == NFT_OBJECT_SYNPROXY && synproxy_flags_bad(nl)) {
+				nftnl_obj_free(nl);
+				return -EOPNOTSUPP;
 			}
 			tr = ctl_trans_add(m, CTL_TR_UPDOBJ, t, o);
 			if (tr == NULL) {
@@ -278,6 +292,19 @@ int ctl_newobj(struct ctl_msg *m)
 	    t->family == NFPROTO_BRIDGE) {
 		ctl_obj_free(o);
 		return -EPROTO;
+	}
+	/* nft_synproxy_obj_init: nft_synproxy_do_init's flags, then
+	 * nf_ct_netns_get (no netdev, arp or bridge conntrack here) */
+	if (type == NFT_OBJECT_SYNPROXY) {
+		if (synproxy_flags_bad(o->nl)) {
+			ctl_obj_free(o);
+			return -EOPNOTSUPP;
+		}
+		if (t->family != NFPROTO_IPV4 && t->family != NFPROTO_IPV6 &&
+		    t->family != NFPROTO_INET) {
+			ctl_obj_free(o);
+			return -EPROTO;
+		}
 	}
 	err = obj_check(o->nl, type);
 	if (err < 0) {

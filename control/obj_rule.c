@@ -15,6 +15,7 @@
 #include <libnftnl/expr.h>
 
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_synproxy.h>
 #include <linux/netfilter_bridge.h>
 #include <linux/xfrm.h> /* XFRM_POLICY_OUT */
 
@@ -449,6 +450,16 @@ static int expr_init_check(const struct nftnl_expr *e, uint8_t family)
 	}
 	if (family == NFPROTO_BRIDGE && strcmp(name, "connlimit") == 0)
 		return -EPROTO;
+	/* nft_synproxy_do_init: flags outside NF_SYNPROXY_OPT_MASK, then
+	 * nf_ct_netns_get, which fails for netdev, arp and (without
+	 * nf_conntrack_bridge) bridge tables */
+	if (strcmp(name, "synproxy") == 0) {
+		if (nftnl_expr_is_set(e, NFTNL_EXPR_SYNPROXY_FLAGS) &&
+		    (nftnl_expr_get_u32(e, NFTNL_EXPR_SYNPROXY_FLAGS) & ~NF_SYNPROXY_OPT_MASK))
+			return -EOPNOTSUPP;
+		if (!ip_family(family))
+			return -EPROTO;
+	}
 	if (strcmp(name, "meta") == 0) {
 		/* the bridge meta keys live in nft_meta_bridge, not built in */
 		switch (nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)) {
@@ -581,6 +592,20 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		*has_ref = true;
 	}
 	return 0;
+}
+
+/* nft_objref_validate / nft_objref_map_validate (nft_objref_validate_obj_type):
+ * a synproxy object, named or from an object map, only at input and
+ * forward, as the statement */
+static bool objref_synproxy(const struct nftnl_expr *e, const struct ctl_ref *ref)
+{
+	if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "objref") != 0)
+		return false;
+	if (ref->kind == CTL_REF_OBJ)
+		return ((const struct ctl_obj *)ref->obj)->type == NFT_OBJECT_SYNPROXY;
+	if (ref->kind == CTL_REF_SET)
+		return ((const struct ctl_set *)ref->obj)->objtype == NFT_OBJECT_SYNPROXY;
+	return false;
 }
 
 struct stat_list {
@@ -919,6 +944,8 @@ int ctl_newrule(struct ctl_msg *m)
 		if (has_ref)
 			r->nrefs++;
 		r->hook_mask &= expr_hooks(e, t->family, &r->need_nat);
+		if (has_ref && objref_synproxy(e, &r->refs[r->nrefs - 1]))
+			r->hook_mask &= H(LOCAL_IN) | H(FORWARD);
 	}
 	nftnl_expr_iter_destroy(it);
 	if (r->hook_mask != ~0u || r->need_nat)

@@ -244,6 +244,16 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			       uint8_t icmp_type, uint8_t icmp_code, uint16_t ip_id,
 			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
+/**
+ * synproxy's SYN-ACK (synproxy_send_client_synack) answering the TCP SYN
+ * at frame + ip_off that a synproxy with info stole (out.synproxy), at
+ * now_ms (nftdp_vm_synproxy_answer); Ethernet addresses swapped as for
+ * reject. @return the frame length, 0 when nothing is sent.
+ */
+uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
+				 const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
+				 uint8_t *out, uint32_t cap);
+
 /* ------------------------------------------------------------------ */
 /* ct_conf.c: conntrack tunables by their kernel sysctl names           */
 

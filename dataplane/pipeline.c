@@ -232,6 +232,20 @@ static void reject(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 		send_reply(w, rx_port, n, p);
 }
 
+/* synproxy_send_client_synack: the cookie SYN-ACK goes back out of rx_port */
+static void synproxy_synack(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			    const struct nftdp_dp_meta *mt, uint16_t rx_port)
+{
+	uint32_t n;
+
+	if (p >= &w->view[NFTDP_VM_BURST_MAX])
+		return; /* nftdp's own packets are never answered */
+	n = nftdp_dp_synproxy_build(p->data, mt->ip_off, mt->ip_len, p->out.synproxy, w->ctx.now_ms,
+				    w->reply, sizeof(w->reply));
+	if (n)
+		send_reply(w, rx_port, n, p);
+}
+
 static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct nftdp_vm_pkt *p)
 {
 	for (unsigned int i = 0; i < p->out.n_dup && i < NFTDP_VM_MAX_DUP; i++) {
@@ -276,6 +290,8 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			continue;
 		case NF_STOLEN:
 			cnt[NFTDP_DP_V_STOLEN]++;
+			if (p->out.synproxy)
+				synproxy_synack(w, p, &meta[idx], rx_port);
 			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
 				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
 				continue;

@@ -227,3 +227,25 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 		return n + 48 + quote;
 	}
 }
+
+uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
+				 const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
+				 uint8_t *out, uint32_t cap)
+{
+	struct nftdp_vm_pkt p;
+	uint32_t n, len;
+	bool v4;
+
+	if (ip_off < 14 || cap < NFTDP_DP_REPLY_MAX)
+		return 0;
+	nftdp_vm_pkt_init(&p, (uint8_t *)frame, ip_off + ip_len, 0, ip_off);
+	nftdp_vm_pkt_parse_ip(&p);
+	v4 = p.nfproto == NFPROTO_IPV4;
+	if ((!v4 && p.nfproto != NFPROTO_IPV6) || !(p.flags & NFTDP_VM_PKT_F_L4PROTO) ||
+	    p.l4proto != IPPROTO_TCP || p.fragoff || p.th_off + 20 > ip_off + ip_len)
+		return 0;
+	n = eth_put(frame, ip_off, v4 ? NFTDP_DP_ETH_P_IP : NFTDP_DP_ETH_P_IPV6, out);
+	len = nftdp_vm_synproxy_answer(frame + ip_off, !v4, frame + p.th_off,
+				       ip_off + ip_len - p.th_off, info, now_ms, out + n, cap - n);
+	return len ? n + len : 0;
+}

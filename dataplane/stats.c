@@ -3,7 +3,7 @@
  * Statistics: per-worker counters (one writer each) summed on read, for
  * --stats-period lines (testpmd-like Mpps), --stats-json at exit and the
  * DPDK telemetry command /nftdp/stats (dpdk-telemetry.py); the conntrack
- * shards' and the per-flow verdict caches' counters, trace events lost,
+ * shards' and the per-flow verdict caches' counters, synproxy's, trace events lost,
  * and the kernel's "table full" log line.
  */
 #include <stdio.h>
@@ -213,6 +213,26 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	/* nflog events (log group) lost on full rings, likewise */
 	fprintf(f, "  \"nflog\": {\"lost\": %lu},\n",
 		dp->state ? nftdp_vm_nflog_lost(dp->state) : 0);
+	{
+		/* /proc/net/stat/synproxy, summed over the workers */
+		struct nftdp_vm_synproxy_stats sp = {0};
+
+		for (unsigned int i = 0; i < dp->n_workers; i++) {
+			const struct nftdp_vm_synproxy_stats *x = &dp->w[i].ctx.synproxy;
+
+			sp.syn_received += x->syn_received;
+			sp.cookie_invalid += x->cookie_invalid;
+			sp.cookie_valid += x->cookie_valid;
+			sp.cookie_retrans += x->cookie_retrans;
+			sp.conn_reopened += x->conn_reopened;
+		}
+		fprintf(
+		    f,
+		    "  \"synproxy\": {\"syn_received\": %lu, \"cookie_invalid\": %lu, "
+		    "\"cookie_valid\": %lu, \"cookie_retrans\": %lu, \"conn_reopened\": %lu},\n",
+		    sp.syn_received, sp.cookie_invalid, sp.cookie_valid, sp.cookie_retrans,
+		    sp.conn_reopened);
+	}
 	fprintf(f,
 		"  \"steering\": {\"steered\": %lu, \"steered_in\": %lu, \"ring_full\": %lu, "
 		"\"backpressure_polls\": %lu},\n",

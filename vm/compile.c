@@ -507,11 +507,12 @@ static int pf_add_rule(struct nftdp_vm_chain *c, uint32_t ri)
 
 /* The expressions whose init calls nf_ct_netns_get(): connection tracking
  * on for the table's family while the rule exists (nft_ct, nft_nat,
- * nft_masq, nft_redir, nft_connlimit; notrack needs the ct hooks too). */
+ * nft_masq, nft_redir, nft_connlimit, nft_synproxy; notrack needs the ct
+ * hooks too). */
 static bool expr_uses_ct(const char *name)
 {
-	static const char *const ct_exprs[] = {"ct",   "notrack", "nat",
-					       "masq", "redir",	  "connlimit"};
+	static const char *const ct_exprs[] = {"ct",	"notrack",   "nat",	"masq",
+					       "redir", "connlimit", "synproxy"};
 
 	for (size_t i = 0; i < sizeof(ct_exprs) / sizeof(ct_exprs[0]); i++)
 		if (strcmp(name, ct_exprs[i]) == 0)

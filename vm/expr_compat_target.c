@@ -20,6 +20,7 @@
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
 #include <linux/netfilter/xt_NFLOG.h>
+#include <linux/netfilter/xt_SYNPROXY.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
@@ -424,6 +425,38 @@ static const struct nftdp_vm_expr_ops nat_ops = {
     .eval = nat_eval,
 };
 
+/* ---- SYNPROXY (xt_SYNPROXY.c) ---- */
+
+/* synproxy_tg4_check / synproxy_tg6_check: -p tcp (the table's proto),
+ * then nf_ct_netns_get (COMPAT_F_CT) */
+static int synproxy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_synproxy_info *i = par->info;
+
+	/* no flag check: the target takes any options byte as it is */
+	if (nftdp_vm_synproxy_refused(cc->st))
+		return nftdp_vm_errf(cc, -EOPNOTSUPP, "target SYNPROXY: %s",
+				     nftdp_vm_synproxy_refused(cc->st));
+	((struct nftdp_vm_synproxy_info *)priv)->mss = i->mss;
+	((struct nftdp_vm_synproxy_info *)priv)->wscale = i->wscale;
+	((struct nftdp_vm_synproxy_info *)priv)->options = i->options;
+	nftdp_vm_synproxy_init();
+	return 0;
+}
+
+static void synproxy_tg_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	nftdp_vm_synproxy_eval_xt((const void *)op->priv, regs, pkt, ctx);
+}
+
+static const struct nftdp_vm_expr_ops synproxy_ops = {
+    .name = "target",
+    .size = sizeof(struct nftdp_vm_synproxy_info),
+    .init = nftdp_vm_compat_target_init,
+    .eval = synproxy_tg_eval,
+};
+
 /* the ops of a target that becomes another expression: init only */
 static const struct nftdp_vm_expr_ops become_ops = {
     .name = "target",
@@ -472,6 +505,10 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0, COMPAT_F_CT, redirect4_check, &nat_ops},
     {"REDIRECT", 0, V6, sizeof(struct nf_nat_range), H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0,
      COMPAT_F_CT, redirect6_check, &nat_ops},
+    {"SYNPROXY", 0, V4, sizeof(struct xt_synproxy_info), H(LOCAL_IN) | H(FORWARD), NULL,
+     IPPROTO_TCP, COMPAT_F_CT, synproxy_check, &synproxy_ops},
+    {"SYNPROXY", 0, V6, sizeof(struct xt_synproxy_info), H(LOCAL_IN) | H(FORWARD), NULL,
+     IPPROTO_TCP, COMPAT_F_CT, synproxy_check, &synproxy_ops},
     {"TCPMSS", 0, V4, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,

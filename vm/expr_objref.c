@@ -63,6 +63,9 @@ void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *reg
 			regs->verdict.code = (uint32_t)v;
 		break;
 	}
+	case NFT_OBJECT_SYNPROXY:
+		nftdp_vm_synproxy_eval(&obj->synproxy, regs, pkt, ctx);
+		break;
 	}
 }
 
@@ -71,7 +74,7 @@ static bool obj_type_ok(uint32_t type)
 {
 	return type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT ||
 	       type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_HELPER ||
-	       type == NFT_OBJECT_CT_EXPECT;
+	       type == NFT_OBJECT_CT_EXPECT || type == NFT_OBJECT_SYNPROXY;
 }
 
 static const char *obj_type_name(uint32_t type)
@@ -289,6 +292,32 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 		rc = ct_expect_parse(o, &obj->ct_expect);
 		if (rc < 0)
 			goto err_params;
+		*out = obj;
+		return 0;
+	}
+	if (type == NFT_OBJECT_SYNPROXY) {
+		/* nft_synproxy_obj_init */
+		rc = nftdp_vm_synproxy_params(nftnl_obj_is_set(o, NFTNL_OBJ_SYNPROXY_MSS)
+						  ? nftnl_obj_get_u16(o, NFTNL_OBJ_SYNPROXY_MSS)
+						  : 0,
+					      nftnl_obj_is_set(o, NFTNL_OBJ_SYNPROXY_WSCALE)
+						  ? nftnl_obj_get_u8(o, NFTNL_OBJ_SYNPROXY_WSCALE)
+						  : 0,
+					      nftnl_obj_is_set(o, NFTNL_OBJ_SYNPROXY_FLAGS)
+						  ? nftnl_obj_get_u32(o, NFTNL_OBJ_SYNPROXY_FLAGS)
+						  : 0,
+					      &obj->synproxy);
+		if (rc < 0)
+			goto err_params;
+		if (nftdp_vm_synproxy_refused(st)) {
+			if (err) {
+				err->err = -EOPNOTSUPP;
+				snprintf(err->msg, sizeof(err->msg), "synproxy %s: %s", name,
+					 nftdp_vm_synproxy_refused(st));
+			}
+			free(obj);
+			return -EOPNOTSUPP;
+		}
 		*out = obj;
 		return 0;
 	}

@@ -416,7 +416,8 @@ struct nftdp_vm_state {
 	_Atomic uint64_t nflog_bound[65536 / 64];
 	unsigned int nflog_ring_size;
 	struct nftdp_vm_nflog_ring *nflog;
-	bool local_stack; /* the exception path is on: redirect compiles */
+	bool local_stack;	    /* the exception path is on: redirect compiles */
+	bool synproxy_cookies_only; /* synproxy compiles (its server side is not built) */
 	uint32_t hash_seed;
 	uint64_t gen;
 	/* counters[worker * counter_stride + slot]; rows are cache aligned.
@@ -455,10 +456,11 @@ struct nftdp_vm_obj {
 	uint64_t tokens_max, rate, nsecs, cost;
 	bool invert, bytes_mode;
 	uint64_t quota_bytes;
-	struct nftdp_vm_ct_timeout ct_timeout; /* NFT_OBJECT_CT_TIMEOUT: no state slot */
-	struct nftdp_vm_ct_helper ct_helper;   /* NFT_OBJECT_CT_HELPER: no state slot */
-	struct nftdp_vm_ct_expect ct_expect;   /* NFT_OBJECT_CT_EXPECT: no state slot */
-	char *key;			       /* its state slot's key, for nftdp_vm_obj_keep() */
+	struct nftdp_vm_ct_timeout ct_timeout;	/* NFT_OBJECT_CT_TIMEOUT: no state slot */
+	struct nftdp_vm_ct_helper ct_helper;	/* NFT_OBJECT_CT_HELPER: no state slot */
+	struct nftdp_vm_ct_expect ct_expect;	/* NFT_OBJECT_CT_EXPECT: no state slot */
+	struct nftdp_vm_synproxy_info synproxy; /* NFT_OBJECT_SYNPROXY: no state slot */
+	char *key;				/* its state slot's key, for nftdp_vm_obj_keep() */
 };
 
 static inline struct nftdp_vm_counter *nftdp_vm_counter_slot(struct nftdp_vm_state *st,
@@ -511,6 +513,23 @@ void nftdp_vm_trace_verdict(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt
 /* the base chain's policy (NFT_TRACETYPE_POLICY) */
 void nftdp_vm_trace_policy(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt *pkt,
 			   const struct nftdp_vm_ctx *ctx);
+
+/* synproxy (expr_synproxy.c): nft_synproxy_do_init's checks (-EOPNOTSUPP
+ * for unknown flags) and nft_synproxy_do_eval, for the statement and the
+ * object */
+int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
+			     struct nftdp_vm_synproxy_info *info);
+void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
+			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
+/* Why synproxy does not compile on st, or NULL when it does: the
+ * connection to the server after a valid cookie is not built, so outside
+ * tests of the cookie half (synproxy_cookies_only) it is refused */
+#define NFTDP_VM_SYNPROXY_WHY "not run by nftdp yet (its connection to the server is not built)"
+const char *nftdp_vm_synproxy_refused(const struct nftdp_vm_state *st);
+/* xt_SYNPROXY's target function (expr_compat_target.c) */
+void nftdp_vm_synproxy_eval_xt(const struct nftdp_vm_synproxy_info *info,
+			       struct nftdp_vm_regs *regs, struct nftdp_vm_pkt *pkt,
+			       struct nftdp_vm_ctx *ctx);
 
 /* objects (expr_objref.c) */
 void nftdp_vm_obj_eval(const struct nftdp_vm_obj *obj, struct nftdp_vm_regs *regs,
@@ -638,6 +657,7 @@ bool nftdp_vm_compat_shares_state(const struct nftnl_expr *e, bool base);
 	X(xfrm) \
 	X(socket) \
 	X(fib) \
+	X(synproxy) \
 	X(match) \
 	X(target)
 /* clang-format on */

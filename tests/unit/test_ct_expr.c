@@ -1115,9 +1115,9 @@ static void test_connlimit_compile(void **state)
 	nftnl_rule_add_expr(r, e);
 	assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
 	nftnl_rule_free(r);
-	/* ct helper objects: ftp, tftp and sip compile, the kernel's other
-	 * helpers nftdp lacks are refused by name, unknown ones are -ENOENT; ct expectation
-	 * objects compile, synproxy ones are refused */
+	/* ct helper objects: ftp, tftp, pptp and sip compile, the kernel's
+	 * other helpers nftdp lacks are refused by name, unknown ones are
+	 * -ENOENT; ct expectation objects compile, tunnel ones are refused */
 	{
 		struct nftnl_obj *o = nftnl_obj_alloc();
 		struct nftdp_vm_obj *vo;
@@ -1192,18 +1192,18 @@ static void test_connlimit_compile(void **state)
 		o = nftnl_obj_alloc();
 		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
-		/* a synproxy object is refused by name */
-		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_SYNPROXY);
+		/* a tunnel object is refused by name */
+		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_TUNNEL);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "synproxy"));
+		assert_non_null(strstr(err.msg, "tunnel"));
 		/* a ct timeout object without a protocol is invalid */
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_TIMEOUT);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL);
 		nftnl_obj_free(o);
 		r = nftnl_rule_alloc();
-		nftnl_rule_add_expr(r, objref(NFT_OBJECT_SYNPROXY, "h"));
+		nftnl_rule_add_expr(r, objref(NFT_OBJECT_TUNNEL, "h"));
 		assert_int_equal(nftdp_vm_chain_add_rule(c, r, NULL, v.st, &err), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "synproxy"));
+		assert_non_null(strstr(err.msg, "tunnel"));
 		nftnl_rule_free(r);
 	}
 	nftdp_vm_chain_destroy(c);

@@ -594,6 +594,48 @@ static void test_reject_tcp(void **state)
 	    nftdp_dp_reject_build(f, 14, len - 14, true, 0, 0, 1, NULL, out, sizeof(out)), 0);
 }
 
+/* synproxy's SYN-ACK frame: Ethernet swapped around the VM's IP and TCP
+ * headers; nothing for a non-TCP packet, a fragment or a short header */
+static void test_synproxy_frame(void **state)
+{
+	uint8_t f[128], out[NFTDP_DP_REPLY_MAX], tcp[20] = {0};
+	/* MSS 1460 announced, but the SYN carries no MSS option: none back */
+	struct nftdp_vm_synproxy_info o = {.mss = 1460, .options = 0x01};
+	uint8_t key[32] = {7};
+	uint32_t len, n;
+
+	(void)state;
+	nftdp_vm_synproxy_set_secret(key);
+	nftdp_wr16(tcp, 40000);
+	nftdp_wr16(tcp + 2, 80);
+	nftdp_wr32(tcp + 4, 500);
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x02;
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	n = nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out));
+	assert_int_equal(n, 14 + 20 + 20);
+	assert_memory_equal(out, f + 6, 6);
+	assert_memory_equal(out + 6, f, 6);
+	assert_int_equal(nftdp_rd16(out + 12), 0x0800);
+	assert_ip4_ok(out + 14);
+	assert_memory_equal(out + 14 + 12, f + 14 + 16, 4);
+	assert_memory_equal(out + 14 + 16, f + 14 + 12, 4);
+	assert_int_equal(nftdp_rd32(out + 34 + 8), 501);
+	assert_int_equal(out[34 + 13], 0x12);
+	/* too small a buffer, UDP, a fragment, a TCP header cut short */
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, 100), 0);
+	len = mk_ip4(f, IPPROTO_UDP, tcp, 20, 64);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 20, 64);
+	nftdp_wr16(f + 14 + 6, 0x0001);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
+	len = mk_ip4(f, IPPROTO_TCP, tcp, 12, 64);
+	assert_int_equal(nftdp_dp_synproxy_build(f, 14, len - 14, &o, 9 * 60000, out, sizeof(out)),
+			 0);
+}
+
 static void test_reject_icmp(void **state)
 {
 	uint8_t f[1600], out[NFTDP_DP_REPLY_MAX], udp[1400] = {0};
@@ -811,6 +853,7 @@ int main(void)
 	    cmocka_unit_test(test_forward),
 	    cmocka_unit_test(test_reject_tcp),
 	    cmocka_unit_test(test_reject_icmp),
+	    cmocka_unit_test(test_synproxy_frame),
 	    cmocka_unit_test(test_ip6_hbh),
 	    cmocka_unit_test(test_icmp_build),
 	    cmocka_unit_test(test_route_input),

@@ -579,7 +579,7 @@ static void test_compile_errors(void **state)
 	assert_int_equal(add(w, c, 1, e, NULL), -ENOENT);
 	/* objref of an unsupported object type */
 	e = ex("objref");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_SYNPROXY);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_TUNNEL);
 	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, "e");
 	assert_int_equal(add(w, c, 1, e, NULL), -EOPNOTSUPP);
 	/* too many expressions */
@@ -1105,7 +1105,15 @@ static void test_objects(void **state)
 	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, w->family);
 	nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_BYTES, 50);
 	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &quota), 0);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_TUNNEL);
+	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &helper), -EOPNOTSUPP);
+	/* synproxy objects: flags outside NF_SYNPROXY_OPT_MASK are refused */
 	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_SYNPROXY);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_SYNPROXY_FLAGS, 0x10);
+	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &helper), -EOPNOTSUPP);
+	/* valid ones too on a state without synproxy_cookies_only (the
+	 * server side is not built; test_vm_synproxy's test_refused) */
+	nftnl_obj_set_u32(o, NFTNL_OBJ_SYNPROXY_FLAGS, 0x0f);
 	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &helper), -EOPNOTSUPP);
 	nftnl_obj_free(o);
 	w->objs[0] = ctr;

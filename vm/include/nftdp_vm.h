@@ -258,6 +258,28 @@ struct nftdp_vm_fib_ops {
 	const char *(*ifname)(const void *fib, uint32_t ifindex);
 };
 
+/* synproxy (vm/synproxy.c; functions below) */
+/** struct nf_synproxy_info: a synproxy statement's or object's parameters */
+struct nftdp_vm_synproxy_info {
+	uint16_t mss;	 /**< MSS announced to the client (host order) */
+	uint8_t wscale;	 /**< window scale announced to the client */
+	uint8_t options; /**< NF_SYNPROXY_OPT_* */
+};
+
+/** struct synproxy_options: what a TCP header carries, and what is sent */
+struct nftdp_vm_synproxy_opts {
+	uint8_t options; /**< NF_SYNPROXY_OPT_* present */
+	uint8_t wscale;
+	uint16_t mss_option; /**< MSS option (host order) */
+	uint16_t mss_encode; /**< the client's MSS, encoded in the cookie */
+	uint32_t tsval, tsecr;
+};
+
+/** /proc/net/stat/synproxy, per worker (one writer). */
+struct nftdp_vm_synproxy_stats {
+	uint64_t syn_received, cookie_invalid, cookie_valid, cookie_retrans, conn_reopened;
+};
+
 /** What the VM asks the dataplane to do besides the verdict. */
 struct nftdp_vm_pkt_out {
 	bool reject;		  /**< verdict is NF_DROP and a reply must be built */
@@ -271,6 +293,11 @@ struct nftdp_vm_pkt_out {
 	uint8_t fwd_addr[16];
 	uint8_t n_dup;
 	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
+	/** synproxy answered a SYN (verdict NF_STOLEN): the statement's
+	 * parameters, for the SYN-ACK sent back out of the receiving port
+	 * (nftdp_vm_synproxy_answer); NULL otherwise. Lives as long as the
+	 * generation the packet ran in. */
+	const struct nftdp_vm_synproxy_info *synproxy;
 };
 
 enum {
@@ -536,6 +563,98 @@ unsigned int nftdp_vm_elem_expr_read(const void *area,
 				     struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX]);
 
 /* ------------------------------------------------------------------ */
+/* synproxy: syncookies and TCP options (vm/synproxy.c)                */
+/* ------------------------------------------------------------------ */
+
+/** Pick the cookie secret once per process (getrandom). Control-path, any thread. */
+void nftdp_vm_synproxy_init(void);
+/** Set the cookie secret (tests). Control-path, before any worker runs. */
+void nftdp_vm_synproxy_set_secret(const uint8_t key[32]);
+/**
+ * synproxy_parse_options over the TCP header th with avail bytes of it in
+ * the packet. false when the header or its options are cut short (the
+ * kernel's skb_header_pointer failing); opts->options is reset first, the
+ * other fields only written for options present. Packet-path.
+ */
+bool nftdp_vm_synproxy_parse_options(const uint8_t *th, uint32_t avail,
+				     struct nftdp_vm_synproxy_opts *opts);
+/** nft_synproxy_tcp_options: what the SYN-ACK to a client's SYN th carries. */
+void nftdp_vm_synproxy_tcp_options(const struct nftdp_vm_synproxy_info *info, const uint8_t *th,
+				   struct nftdp_vm_synproxy_opts *opts, uint64_t now_ms);
+/** synproxy_init_timestamp_cookie (now_ms: tcp_clock_ms) */
+void nftdp_vm_synproxy_init_timestamp_cookie(const struct nftdp_vm_synproxy_info *info,
+					     struct nftdp_vm_synproxy_opts *opts, uint64_t now_ms);
+/** synproxy_check_timestamp_cookie: options back from the echoed TSecr */
+void nftdp_vm_synproxy_check_timestamp_cookie(struct nftdp_vm_synproxy_opts *opts);
+/**
+ * __cookie_v4/v6_init_sequence for the SYN th under IP header ip, in
+ * minute `minute` (tcp_cookie_time). *mss becomes the table's MSS at or
+ * below it (536/1300/1440/1460; IPv6 1220/1420/1440/8940). Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_cookie_init(const uint8_t *ip, bool v6, const uint8_t *th, uint16_t *mss,
+				       uint32_t minute);
+/** __cookie_v4/v6_check of the ACK th: the MSS the cookie carries, 0 if invalid. */
+uint16_t nftdp_vm_synproxy_cookie_check(const uint8_t *ip, bool v6, const uint8_t *th,
+					uint32_t minute);
+/** synproxy_options_size / synproxy_build_options (th: the TCP header) */
+uint32_t nftdp_vm_synproxy_options_size(const struct nftdp_vm_synproxy_opts *opts);
+void nftdp_vm_synproxy_build_options(uint8_t *th, const struct nftdp_vm_synproxy_opts *opts);
+/**
+ * synproxy_send_client_synack's packet: IP header and TCP SYN-ACK with the
+ * cookie, answering the SYN th under ip, into out. @return its length (IP
+ * and TCP), 0 when cap is too small. Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
+					uint8_t *out, uint32_t cap);
+/**
+ * The SYN-ACK answering the SYN th (thlen bytes of TCP header and beyond
+ * in the packet) under ip that a synproxy with info stole
+ * (out.synproxy): its options parsed and chosen as
+ * nft_synproxy_tcp_options does at now_ms (the VM's ctx->now_ms clock),
+ * the cookie of minute now_ms / 60000, written by
+ * nftdp_vm_synproxy_synack_build. @return the length, 0 when the options
+ * cannot be parsed or cap is too small. Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
+				  const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
+				  uint8_t *out, uint32_t cap);
+
+/*
+ * The server side's segments (nf_synproxy_core.c), IP header and TCP
+ * header with opts' options into out; each @return its length, 0 when cap
+ * is too small. Packet-path. Not wired into the dataplane yet: a valid
+ * cookie's ACK is still dropped (docs/vm.md).
+ *
+ * server_syn: synproxy_send_server_syn for the client's ACK th under ip
+ * (recv_seq: the ACK's seq + 0, or + 1 for a keep-alive): same addresses
+ * and ports, seq recv_seq - 1, ack the cookie (ack - 1) to relay the ISN,
+ * SYN (ECE|CWR with ECN), the ACK's window.
+ * server_ack: synproxy_send_server_ack for the server's SYN-ACK th under
+ * ip: back to the server, seq its ack, ack its seq + 1, window maxwin
+ * (the original direction's td_maxwin).
+ * client_ack: synproxy_send_client_ack, the window update to the client
+ * for the same SYN-ACK: seq + 1, its ack, its window >> opts->wscale.
+ */
+uint32_t nftdp_vm_synproxy_server_syn_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint32_t recv_seq, uint8_t *out, uint32_t cap);
+uint32_t nftdp_vm_synproxy_server_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts,
+					    uint16_t maxwin, uint8_t *out, uint32_t cap);
+uint32_t nftdp_vm_synproxy_client_ack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					    const struct nftdp_vm_synproxy_opts *opts, uint8_t *out,
+					    uint32_t cap);
+/**
+ * synproxy_tstamp_adjust on the TCP header th (thlen bytes, options
+ * included) of a connection whose timestamp offset is tsoff: in the reply
+ * direction TSval -= tsoff, else TSecr += tsoff, the checksum updated.
+ * @return false for malformed options (nothing changed), else true.
+ * Packet-path.
+ */
+bool nftdp_vm_synproxy_tstamp_adjust(uint8_t *th, uint32_t thlen, bool reply, uint32_t tsoff);
+
+/* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
 
 struct nf_osf_user_finger;
@@ -607,6 +726,11 @@ struct nftdp_vm_state_config {
 	/** a host stack beside the dataplane (--host-ports): redirect has
 	 * somewhere to go, and compiles */
 	bool local_stack;
+	/** synproxy (statement, objects, -j SYNPROXY) compiles although
+	 * the connection to the server after a valid cookie is not built
+	 * (a valid cookie's ACK is dropped): only for tests of the cookie
+	 * half (--synproxy-cookies-only). Off: refused with EOPNOTSUPP */
+	bool synproxy_cookies_only;
 };
 
 /** One per-worker counter slot. */
@@ -1008,6 +1132,7 @@ struct nftdp_vm_ctx {
 	 * route, no address, no device name */
 	const struct nftdp_vm_fib_ops *fib_ops;
 	const void *fib;
+	struct nftdp_vm_synproxy_stats synproxy; /**< this worker's synproxy counters */
 };
 
 /* ------------------------------------------------------------------ */

@@ -143,6 +143,40 @@ def jump_rule(verdict_extra):
                      + attr(NLA_F_NESTED | 4, attr(NLA_F_NESTED | 1, expr))))
 
 
+def synproxy_rule(seq, tbl, data):
+    """a rule in chain c of table tbl with one synproxy expression"""
+    expr = attr(NLA_F_NESTED | 1, attr(1, strz("synproxy")) + attr(NLA_F_NESTED | 2, data))
+    return msg(nft(NEWRULE), F_REQUEST | F_CREATE | F_APPEND, seq,
+               payload=attr(1, strz(tbl)) + attr(2, strz("c")) + attr(NLA_F_NESTED | 4, expr))
+
+
+def synproxy_cases():
+    """nft_synproxy_do_init's flags check (nft sends no flags outside
+    NF_SYNPROXY_OPT_MASK, so only raw messages reach it), for the
+    statement and the object (NFT_OBJECT_SYNPROXY 10, NFT_MSG_NEWOBJ 18)"""
+    def opts(flags):
+        return (attr(1, struct.pack("!H", 1460)) + attr(2, b"\x07") +
+                attr(3, struct.pack("!I", flags)))
+
+    def obj(seq, tbl, data):
+        return msg(nft(18), F_REQUEST | F_CREATE, seq,
+                   payload=attr(1, strz(tbl)) + attr(2, strz("s")) +
+                   attr(3, struct.pack("!I", 10)) + attr(NLA_F_NESTED | 4, data))
+
+    chain = msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2,
+                payload=attr(1, strz("sp")) + attr(3, strz("c")))
+    return [
+        ("synproxy flags 0xf", batch(table("sp", 1), chain, synproxy_rule(3, "sp", opts(0xf)))),
+        ("synproxy flags with ECN", batch(table("sp", 1), chain,
+                                          synproxy_rule(3, "sp", opts(0x10)))),
+        ("synproxy without attributes", batch(table("sp", 1), chain,
+                                              synproxy_rule(3, "sp", b""))),
+        ("synproxy object flags 0xf", batch(table("sp", 1), obj(2, "sp", opts(0xf)))),
+        ("synproxy object flags with ECN", batch(table("sp", 1), obj(2, "sp", opts(0x10)))),
+        ("flush after synproxy", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
+    ]
+
+
 def cases():
     big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
     big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
@@ -181,7 +215,7 @@ def cases():
         ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
         ("jump without chain", jump_rule(b"")),
         ("jump to an unknown chain id", jump_rule(attr(3, struct.pack("!I", 12345)))),
-    ] + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
+    ] + synproxy_cases() + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
          for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)] + [
         ("table of family %d" % f, batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1, family=f,
                                              payload=attr(1, strz("fam")))))
