@@ -83,6 +83,8 @@ struct ctl_chain {
 	uint64_t hook_seq;		 /* when its hook was registered: among base chains of
 					  * equal priority the kernel runs the latest first */
 	bool dp_dirty;			 /* must be compiled again */
+	bool binding;			 /* NFT_CHAIN_BINDING: nft's `jump { ... }` */
+	bool bound;			 /* a rule's verdict holds it (nft_chain_is_bound) */
 	bool dead;
 };
 
@@ -250,6 +252,9 @@ struct ctl_trans {
 	struct ctl_rule *replaced;
 	/* the request, valid while its batch is processed (dataplane errors) */
 	const struct nlmsghdr *req;
+	/* a step the kernel takes without a transaction of its own (a binding
+	 * chain and its rules going with the rule that held it): no event */
+	bool quiet;
 };
 
 struct ctl_state {
@@ -260,6 +265,7 @@ struct ctl_state {
 	bool validate;	   /* the open batch added jumps: validate before commit */
 	uint64_t hook_seq; /* base-chain hook registrations so far */
 	uint64_t epoch_ms;
+	uint64_t binding_seq; /* N of the last "__chainN" (the kernel's chain_id) */
 };
 
 /* What one message handler works with. */

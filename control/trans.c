@@ -453,6 +453,9 @@ static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool ech
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		bool echo = (tr->nlflags & NLM_F_ECHO) != 0;
 
+		if (tr->quiet)
+			continue;
+
 		mc.skip = echo ? tr->session : NULL;
 		notify(&mc, tr, st->genid, echo, &uc);
 		ctl_out_flush(&mc);
@@ -477,6 +480,20 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 	*bad = NULL;
 	if (whylen)
 		why[0] = '\0';
+
+	/* 0. a binding chain no rule holds (nf_tables_commit's binding
+	 * list): the batch fails, at its begin message. A check batch
+	 * (nft -c) never gets here in the kernel. */
+	if (!req->check) {
+		ctl_list_for_each_entry(tr, &st->trans, list) {
+			const struct ctl_chain *c = tr->obj;
+
+			if (tr->op == CTL_TR_NEWCHAIN && c->binding && !c->bound) {
+				ctl_trans_abort(ctl);
+				return -EINVAL;
+			}
+		}
+	}
 
 	/* 1. validate (nf_tables_validate): the caller replays on -EAGAIN */
 	if (st->validate && ctl_validate(st) < 0) {
@@ -562,6 +579,13 @@ static void undo(struct ctl_trans *tr)
 			ctl_refs_put(r->refs, r->nrefs);
 			r->chain->use--;
 			r->chain->nrules--;
+		}
+		/* the binding chains it bound are free again */
+		for (unsigned int i = 0; i < r->nrefs; i++) {
+			struct ctl_chain *c = r->refs[i].obj;
+
+			if (r->refs[i].kind == CTL_REF_CHAIN && c->binding)
+				c->bound = false;
 		}
 		ctl_rule_free(r);
 		break;
