@@ -482,14 +482,17 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 		why[0] = '\0';
 
 	/* 0. a binding chain no rule holds (nf_tables_commit's binding
-	 * list): the batch fails, at its begin message. A check batch
-	 * (nft -c) never gets here in the kernel. */
+	 * list): the batch fails, answered at its first message after
+	 * BATCH_BEGIN (nfnetlink acks the skb it pulled the begin from). A
+	 * check batch (nft -c) never gets here in the kernel. */
 	if (!req->check) {
 		ctl_list_for_each_entry(tr, &st->trans, list) {
 			const struct ctl_chain *c = tr->obj;
 
 			if (tr->op == CTL_TR_NEWCHAIN && c->binding && !c->bound) {
 				ctl_trans_abort(ctl);
+				ctl_build_clear_bad(ctl);
+				*bad = req->first;
 				return -EINVAL;
 			}
 		}
