@@ -248,6 +248,45 @@ static void del_chain_handle(uint64_t handle)
 	done(nlh);
 }
 
+/* map m: ipv4 addresses to verdicts */
+static void add_vmap(void)
+{
+	struct nlmsghdr *nlh = nft(NFT_MSG_NEWSET, NLM_F_CREATE);
+
+	mnl_attr_put_strz(nlh, NFTA_SET_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_SET_NAME, "m");
+	mnl_attr_put_u32(nlh, NFTA_SET_FLAGS, htonl(NFT_SET_MAP));
+	mnl_attr_put_u32(nlh, NFTA_SET_KEY_TYPE, htonl(7));
+	mnl_attr_put_u32(nlh, NFTA_SET_KEY_LEN, htonl(4));
+	mnl_attr_put_u32(nlh, NFTA_SET_DATA_TYPE, htonl(NFT_DATA_VERDICT));
+	mnl_attr_put_u32(nlh, NFTA_SET_DATA_LEN, htonl(16));
+	mnl_attr_put_u32(nlh, NFTA_SET_ID, htonl(1));
+	done(nlh);
+}
+
+static void add_elem_jump(const char *to)
+{
+	struct nlmsghdr *nlh = nft(NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+	struct nlattr *l, *e, *k, *d, *v;
+
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, "m");
+	l = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+	e = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	k = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_KEY);
+	mnl_attr_put_u32(nlh, NFTA_DATA_VALUE, htonl(0x0a000001));
+	mnl_attr_nest_end(nlh, k);
+	d = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_DATA);
+	v = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
+	mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, htonl((uint32_t)NFT_JUMP));
+	mnl_attr_put_strz(nlh, NFTA_VERDICT_CHAIN, to);
+	mnl_attr_nest_end(nlh, v);
+	mnl_attr_nest_end(nlh, d);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, l);
+	done(nlh);
+}
+
 /* ---- the state ---- */
 
 static struct ctl_table *table_t(void)
@@ -269,7 +308,8 @@ static unsigned int nchains(void)
 
 	if (t == NULL)
 		return 0;
-	ctl_list_for_each_entry(c, &t->chains, list) n++;
+	ctl_list_for_each_entry(c, &t->chains, list)
+		n++;
 	return n;
 }
 
@@ -354,6 +394,17 @@ static void test_bind(void **unused)
 	add_rule("__chain1", 0, NULL, 0);
 	send_batch();
 	assert_int_equal(errs[0], EOPNOTSUPP);
+	/* nor jumped to from a verdict map (NFT_DATA_DESC_SETELEM) */
+	begin();
+	add_vmap();
+	add_elem_jump("c");
+	send_batch();
+	assert_int_equal(nerrs, 0);
+	begin();
+	add_elem_jump("__chain1");
+	send_batch();
+	assert_int_equal(nerrs, 1);
+	assert_int_equal(errs[0], EINVAL);
 	/* nor is it jumped to twice */
 	begin();
 	add_rule("c", 0, "__chain1", 0);
