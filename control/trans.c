@@ -463,6 +463,10 @@ static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool ech
 	mc.skip = NULL;
 	gen_notify(&mc, s, st->genid, last->nlmsg_seq);
 	ctl_out_flush(&mc);
+	/* the echoes, then NEWGEN in a datagram of its own, as
+	 * nf_tables_gen_notify sends it apart from the coalesced events: nft
+	 * reads a binding chain back in the middle of the echoes (nft -e) */
+	ctl_out_flush(&uc);
 	if (echo_gen)
 		gen_notify(&uc, s, st->genid, last->nlmsg_seq);
 	ctl_out_flush(&uc);
