@@ -370,6 +370,9 @@ int ctl_newchain(struct ctl_msg *m)
 	if (!family_known(t->family))
 		return -EOPNOTSUPP;
 	if (c) {
+		/* a binding chain is neither updated nor renamed */
+		if (c->binding)
+			return -EINVAL;
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL) {
 			m->bad_attr = m->tb[NFTA_CHAIN_NAME];
 			return -EEXIST;

@@ -394,6 +394,19 @@ static void test_bind(void **unused)
 	add_rule("__chain1", 0, NULL, 0);
 	send_batch();
 	assert_int_equal(errs[0], EOPNOTSUPP);
+	/* nor updated (renamed) */
+	begin();
+	{
+		struct nlmsghdr *nlh = nft(NFT_MSG_NEWCHAIN, 0);
+
+		mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
+		mnl_attr_put_u64(nlh, NFTA_CHAIN_HANDLE, htobe64(2));
+		mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, "x");
+		done(nlh);
+	}
+	send_batch();
+	assert_int_equal(nerrs, 1);
+	assert_int_equal(errs[0], EINVAL);
 	/* nor jumped to from a verdict map (NFT_DATA_DESC_SETELEM) */
 	begin();
 	add_vmap();

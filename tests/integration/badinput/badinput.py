@@ -182,6 +182,11 @@ def del_chain_handle(t, handle):
     return batch(msg(nft(5), F_REQUEST, 1, payload=attr(1, strz(t)) + attr(2, struct.pack("!Q", handle))))
 
 
+def rename_chain_handle(t, handle, name):
+    return batch(msg(nft(NEWCHAIN), F_REQUEST, 1, payload=attr(1, strz(t)) + attr(2, struct.pack("!Q", handle))
+                     + attr(3, strz(name))))
+
+
 def cases():
     big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
     big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
@@ -222,6 +227,8 @@ def cases():
         ("jump to an unknown chain id", jump_rule(attr(3, struct.pack("!I", 12345)))),
         ("binding chain bound by a jump", binding_batch("b1")),
         ("binding chain deleted alone", del_chain_handle("b1", 2)),
+        ("binding chain renamed", rename_chain_handle("b1", 2, "x")),
+        ("regular chain renamed", rename_chain_handle("b1", 1, "c2")),
         ("binding chain never bound", binding_batch("b2", binds=0)),
         ("binding chain bound twice", binding_batch("b3", binds=2)),
         ("rule added to a bound binding chain", binding_batch("b4", late_rule=True)),
