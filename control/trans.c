@@ -437,7 +437,7 @@ int ctl_validate(struct ctl_state *st)
 
 /* Phase 4: the new generation id and every notification, in message order. */
 static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
-			  const struct nlmsghdr *last)
+			  const struct nlmsghdr *first)
 {
 	struct ctl_state *st = ctl->state;
 	struct ctl_trans *tr;
@@ -456,19 +456,26 @@ static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool ech
 		if (tr->quiet)
 			continue;
 
+		/* events go out together, as nft_commit_notify coalesces
+		 * them, in datagrams of one skip each */
+		if (mc.skip != (echo ? tr->session : NULL))
+			ctl_out_flush(&mc);
 		mc.skip = echo ? tr->session : NULL;
 		notify(&mc, tr, st->genid, echo, &uc);
-		ctl_out_flush(&mc);
 	}
+	ctl_out_flush(&mc);
 	mc.skip = NULL;
-	gen_notify(&mc, s, st->genid, last->nlmsg_seq);
+	/* nf_tables_gen_notify: the seq of the batch's first message after
+	 * BATCH_BEGIN (nlmsg_hdr of the skb nfnetlink pulled the begin from);
+	 * nft monitor's read-back of a binding chain depends on it */
+	gen_notify(&mc, s, st->genid, first->nlmsg_seq);
 	ctl_out_flush(&mc);
 	/* the echoes, then NEWGEN in a datagram of its own, as
 	 * nf_tables_gen_notify sends it apart from the coalesced events: nft
 	 * reads a binding chain back in the middle of the echoes (nft -e) */
 	ctl_out_flush(&uc);
 	if (echo_gen)
-		gen_notify(&uc, s, st->genid, last->nlmsg_seq);
+		gen_notify(&uc, s, st->genid, first->nlmsg_seq);
 	ctl_out_flush(&uc);
 	ctl_out_free(&mc);
 	ctl_out_free(&uc);
@@ -530,7 +537,7 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 	ctl_build_commit(ctl);
 
 	/* 4. genid++ and notifications */
-	commit_notify(ctl, s, req->echo_gen, req->last);
+	commit_notify(ctl, s, req->echo_gen, req->first);
 
 	/* 5. release what the batch deleted; the old generation goes after
 	 * the grace period (published above, freed by nftdp_vm_gen_reclaim) */
