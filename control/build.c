@@ -1038,6 +1038,12 @@ int ctl_build_bad_expr(const struct nftdp_ctl *ctl)
 	return ctl->bld ? ctl->bld->bad_expr : -1;
 }
 
+void ctl_build_clear_bad(struct nftdp_ctl *ctl)
+{
+	if (ctl->bld)
+		ctl->bld->bad_expr = -1;
+}
+
 int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *msg, size_t msglen)
 {
 	int rc;

@@ -83,6 +83,8 @@ struct ctl_chain {
 	uint64_t hook_seq;		 /* when its hook was registered: among base chains of
 					  * equal priority the kernel runs the latest first */
 	bool dp_dirty;			 /* must be compiled again */
+	bool binding;			 /* NFT_CHAIN_BINDING: nft's `jump { ... }` */
+	bool bound;			 /* a rule's verdict holds it (nft_chain_is_bound) */
 	bool dead;
 };
 
@@ -250,6 +252,9 @@ struct ctl_trans {
 	struct ctl_rule *replaced;
 	/* the request, valid while its batch is processed (dataplane errors) */
 	const struct nlmsghdr *req;
+	/* a step the kernel takes without a transaction of its own (a binding
+	 * chain and its rules going with the rule that held it): no event */
+	bool quiet;
 };
 
 struct ctl_state {
@@ -260,6 +265,7 @@ struct ctl_state {
 	bool validate;	   /* the open batch added jumps: validate before commit */
 	uint64_t hook_seq; /* base-chain hook registrations so far */
 	uint64_t epoch_ms;
+	uint64_t binding_seq; /* N of the last "__chainN" (the kernel's chain_id) */
 };
 
 /* What one message handler works with. */
@@ -381,9 +387,10 @@ void *ctl_expr_payload_canon(uint16_t type, const void *payload, uint16_t len, u
 /* ---- the commit (trans.c) ---- */
 /* What the batch asks of its commit. */
 struct ctl_commit_req {
-	bool echo_gen;		     /* NEWGEN echoed to the sender */
-	bool check;		     /* no BATCH_END (nft -c): phases 1-2, then abort */
-	const struct nlmsghdr *last; /* BATCH_END (or the last message) */
+	bool echo_gen;		      /* NEWGEN echoed to the sender */
+	bool check;		      /* no BATCH_END (nft -c): phases 1-2, then abort */
+	const struct nlmsghdr *last;  /* BATCH_END (or the last message) */
+	const struct nlmsghdr *first; /* the message after BATCH_BEGIN */
 };
 /* The commit (trans.c), nf_tables_commit's phases: validate, prepare,
  * publish, notify, release. 0, -EAGAIN (validation failed: replay the batch
@@ -418,6 +425,8 @@ int ctl_build_prepare(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 /* After ctl_build_prepare() failed at a rule of *req (a NEWRULE): the index
  * of the expression the dataplane cannot run, -1 when none is to blame. */
 int ctl_build_bad_expr(const struct nftdp_ctl *ctl);
+/* No expression to blame (a failure before the build ran). */
+void ctl_build_clear_bad(struct nftdp_ctl *ctl);
 /* Phase 3 of ctl_commit: publish what ctl_build_prepare() built. Cannot fail. */
 void ctl_build_commit(struct nftdp_ctl *ctl);
 /* Undo what ctl_build_prepare() did; before ctl_trans_abort(). */

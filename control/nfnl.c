@@ -417,7 +417,10 @@ static void rcv_batch(struct nftdp_ctl *ctl, struct ctl_session *s, const char *
 		 * runs it, validates (NFNL_ABORT_VALIDATE) and aborts. Here it
 		 * runs every phase of the commit up to publish, then aborts. */
 		struct ctl_commit_req req = {
-		    .echo_gen = br.echo, .check = !br.done, .last = br.last};
+		    .echo_gen = br.echo,
+		    .check = !br.done,
+		    .last = br.last,
+		    .first = off < len ? (const struct nlmsghdr *)(buf + off) : begin};
 		const struct nlmsghdr *bad;
 		char why[NFTDP_VM_ERRLEN];
 		int err = ctl_commit(ctl, s, &req, &bad, why, sizeof(why));

@@ -4,6 +4,7 @@
  * nft_chain_parse_hook), nf_tables_delchain and nf_tables_getchain.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,10 +195,10 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 		if (flags & NFT_CHAIN_BASE)
 			return -EOPNOTSUPP;
 	}
-	/* a binding chain (nft's `jump { ... }`) has no name: the kernel
-	 * names it "__chain%llu"; nftdp does not run them yet */
-	if (!m->tb[NFTA_CHAIN_NAME])
-		return (flags & NFT_CHAIN_BINDING) ? -EOPNOTSUPP : -EINVAL;
+	/* a binding chain (nft's `jump { ... }`) comes without a name: the
+	 * kernel names it "__chain%llu" from one counter for all tables */
+	if (!m->tb[NFTA_CHAIN_NAME] && !(flags & NFT_CHAIN_BINDING))
+		return -EINVAL;
 
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
@@ -208,6 +209,14 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 		return -EINVAL;
 	}
 	c->table = t;
+	if (!m->tb[NFTA_CHAIN_NAME]) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "__chain%llu",
+			 (unsigned long long)++m->st->binding_seq);
+		nftnl_chain_set_str(c->nl, NFTNL_CHAIN_NAME, name);
+	}
+	c->binding = (flags & NFT_CHAIN_BINDING) != 0;
 	c->name = nftnl_chain_get_str(c->nl, NFTNL_CHAIN_NAME);
 	ctl_list_init(&c->rules);
 	if (m->tb[NFTA_CHAIN_ID])
@@ -361,6 +370,9 @@ int ctl_newchain(struct ctl_msg *m)
 	if (!family_known(t->family))
 		return -EOPNOTSUPP;
 	if (c) {
+		/* a binding chain is neither updated nor renamed */
+		if (c->binding)
+			return -EINVAL;
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL) {
 			m->bad_attr = m->tb[NFTA_CHAIN_NAME];
 			return -EEXIST;
@@ -396,6 +408,9 @@ int ctl_delchain(struct ctl_msg *m)
 		m->bad_attr = attr;
 		return -ENOENT;
 	}
+	/* a binding chain goes only with the rule that holds it */
+	if (c->binding)
+		return -EOPNOTSUPP;
 	if ((m->nlh->nlmsg_flags & NLM_F_NONREC) && c->use > 0)
 		return -EBUSY;
 	/* what still names the chain once its own rules are gone */

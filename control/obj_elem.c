@@ -170,6 +170,9 @@ static int parse_verdict(struct ctl_set *s, const struct nlattr *nest, struct ct
 			return -ENOENT;
 		if ((*chain)->base)
 			return -EOPNOTSUPP;
+		/* NFT_DATA_DESC_SETELEM: no element jumps to a binding chain */
+		if ((*chain)->binding)
+			return -EINVAL;
 		return 0;
 	default:
 		if ((verdict & NF_VERDICT_MASK) == NF_QUEUE)

@@ -52,11 +52,11 @@ static bool expr_known(const struct nftdp_ctl *ctl, const char *name, uint8_t fa
  * libnftnl 1.2.4's nftnl_parse_verdict reads an uninitialised attribute
  * table when a jump or goto carries no NFTA_VERDICT_CHAIN (nft sends only
  * NFTA_VERDICT_CHAIN_ID for a binding chain, `jump { accept }`) and
- * crashes in strdup. Such a verdict is answered here, before the parse,
- * as nft_verdict_init answers it: by id, the chain is none nftdp holds
- * (binding chains are refused), so ENOENT; neither name nor id, EINVAL.
+ * crashes in strdup. Such a verdict never reaches libnftnl: neither name
+ * nor id is EINVAL (nft_verdict_init); one by id is counted in *nids, and
+ * the request is parsed from a copy that names the chain (ids_to_names).
  */
-static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem)
+static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem, unsigned int *nids)
 {
 	const struct nlattr *a, *d, *v, *x;
 
@@ -85,13 +85,17 @@ static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem)
 						jump = c == NFT_JUMP || c == NFT_GOTO;
 					} else if (t == NFTA_VERDICT_CHAIN) {
 						chain = true;
-					} else if (t == NFTA_VERDICT_CHAIN_ID) {
+					} else if (t == NFTA_VERDICT_CHAIN_ID &&
+						   mnl_attr_get_payload_len(x) == 4) {
 						id = true;
 					}
 				}
 				if (jump && !chain) {
-					m->bad_attr = elem;
-					return id ? -ENOENT : -EINVAL;
+					if (!id) {
+						m->bad_attr = elem;
+						return -EINVAL;
+					}
+					(*nids)++;
 				}
 			}
 		}
@@ -99,7 +103,138 @@ static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem)
 	return 0;
 }
 
-static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned int *n)
+/* One verdict nest copied into dst; a jump or goto by chain id gets the
+ * name of that chain of this batch (nft_chain_lookup_byid), ENOENT if none. */
+static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+			const struct nlattr *v)
+{
+	const struct nlattr *x, *id = NULL;
+	bool jump = false, chain = false;
+	struct nlattr *nest = mnl_attr_nest_start(dst, mnl_attr_get_type(v));
+
+	mnl_attr_for_each_nested(x, v)
+	{
+		uint16_t type = mnl_attr_get_type(x);
+
+		if (type == NFTA_VERDICT_CODE && mnl_attr_get_payload_len(x) == 4) {
+			int32_t c = (int32_t)ntohl(mnl_attr_get_u32(x));
+
+			jump = c == NFT_JUMP || c == NFT_GOTO;
+		} else if (type == NFTA_VERDICT_CHAIN) {
+			chain = true;
+		} else if (type == NFTA_VERDICT_CHAIN_ID && mnl_attr_get_payload_len(x) == 4) {
+			id = x;
+		}
+		mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
+			     mnl_attr_get_payload(x));
+	}
+	if (jump && !chain && id) {
+		struct ctl_chain *c = ctl_chain_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(id)));
+
+		if (c == NULL)
+			return -ENOENT;
+		mnl_attr_put_strz(dst, NFTA_VERDICT_CHAIN, c->name);
+	}
+	mnl_attr_nest_end(dst, nest);
+	return 0;
+}
+
+/* Copy the nests of src on the way to an immediate's verdict: level 0 the
+ * rule's attributes, 1 the expression list, 2 one expression, 3 its data,
+ * 4 the immediate's data (holding the verdict). */
+static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+		     const struct nlattr *src, int level)
+{
+	static const uint16_t into[] = {NFTA_RULE_EXPRESSIONS, NFTA_LIST_ELEM, NFTA_EXPR_DATA,
+					NFTA_IMMEDIATE_DATA, NFTA_DATA_VERDICT};
+	const struct nlattr *x;
+	char name[16];
+	bool imm = true;
+
+	if (level == 2) {
+		/* only an immediate's data is walked */
+		imm = false;
+		mnl_attr_for_each_nested(x, src)
+		{
+			if (mnl_attr_get_type(x) == NFTA_EXPR_NAME &&
+			    mnl_attr_get_payload_len(x) < sizeof(name)) {
+				memset(name, 0, sizeof(name));
+				memcpy(name, mnl_attr_get_payload(x), mnl_attr_get_payload_len(x));
+				imm = strcmp(name, "immediate") == 0;
+			}
+		}
+	}
+	mnl_attr_for_each_nested(x, src)
+	{
+		uint16_t type = mnl_attr_get_type(x);
+		int err;
+
+		if (imm && type == into[level] && level == 4) {
+			err = verdict_copy(m, t, dst, x);
+		} else if (imm && type == into[level]) {
+			struct nlattr *nest = mnl_attr_nest_start(dst, type);
+
+			err = nest_copy(m, t, dst, x, level + 1);
+			mnl_attr_nest_end(dst, nest);
+		} else {
+			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
+				     mnl_attr_get_payload(x));
+			err = 0;
+		}
+		if (err < 0) {
+			if (level == 1)
+				m->bad_attr = x; /* the expression */
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The request with every verdict by chain id naming its chain, in a buffer
+ * the caller frees; NULL with *err set when a chain id names no chain. */
+static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, unsigned int nids,
+				     int *err)
+{
+	const struct nlmsghdr *nlh = m->nlh;
+	size_t cap = nlh->nlmsg_len + (size_t)nids * (CTL_NAME_MAXLEN + 8) + 64;
+	const struct nlattr *a;
+	struct nlmsghdr *dst;
+	void *buf = calloc(1, cap);
+
+	if (buf == NULL) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	dst = mnl_nlmsg_put_header(buf);
+	dst->nlmsg_type = nlh->nlmsg_type;
+	dst->nlmsg_flags = nlh->nlmsg_flags;
+	dst->nlmsg_seq = nlh->nlmsg_seq;
+	dst->nlmsg_pid = nlh->nlmsg_pid;
+	memcpy(mnl_nlmsg_put_extra_header(dst, sizeof(struct nfgenmsg)), mnl_nlmsg_get_payload(nlh),
+	       sizeof(struct nfgenmsg));
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type == NFTA_RULE_EXPRESSIONS) {
+			struct nlattr *nest = mnl_attr_nest_start(dst, type);
+
+			*err = nest_copy(m, t, dst, a, 1);
+			if (*err < 0) {
+				free(buf);
+				return NULL;
+			}
+			mnl_attr_nest_end(dst, nest);
+		} else {
+			mnl_attr_put(dst, a->nla_type, mnl_attr_get_payload_len(a),
+				     mnl_attr_get_payload(a));
+		}
+	}
+	return dst;
+}
+
+static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned int *n,
+		       unsigned int *nids)
 {
 	const struct nlattr *elem;
 
@@ -158,7 +293,7 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 			return -EINVAL;
 		}
 		if (strcmp(str, "immediate") == 0) {
-			int err = imm_verdict_check(m, elem);
+			int err = imm_verdict_check(m, elem, nids);
 
 			if (err < 0)
 				return err;
@@ -504,6 +639,9 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 			return -ENOENT;
 		if (c->base)
 			return -EOPNOTSUPP;
+		/* nft_verdict_init: a bound binding chain is held already */
+		if (c->binding && c->bound)
+			return -EINVAL;
 		ref->kind = CTL_REF_CHAIN;
 		ref->obj = c;
 		*has_ref = true;
@@ -859,7 +997,8 @@ int ctl_newrule(struct ctl_msg *m)
 	struct ctl_chain *c;
 	struct nftnl_expr_iter *it;
 	struct nftnl_expr *e;
-	unsigned int nexprs = 0, i;
+	unsigned int nexprs = 0, nids = 0, i;
+	struct nlmsghdr *named = NULL;
 	uint64_t handle;
 	bool jumps = false;
 	int err;
@@ -870,6 +1009,9 @@ int ctl_newrule(struct ctl_msg *m)
 	c = rule_chain(m, t, &err);
 	if (c == NULL)
 		return err;
+	/* a bound binding chain takes no more rules (nf_tables_newrule) */
+	if (c->binding && c->bound)
+		return -EOPNOTSUPP;
 
 	if (m->tb[NFTA_RULE_HANDLE]) {
 		handle = be64toh(mnl_attr_get_u64(m->tb[NFTA_RULE_HANDLE]));
@@ -905,17 +1047,25 @@ int ctl_newrule(struct ctl_msg *m)
 	}
 
 	if (m->tb[NFTA_RULE_EXPRESSIONS]) {
-		err = check_exprs(m, m->tb[NFTA_RULE_EXPRESSIONS], &nexprs);
+		err = check_exprs(m, m->tb[NFTA_RULE_EXPRESSIONS], &nexprs, &nids);
 		if (err < 0)
+			return err;
+	}
+	if (nids) {
+		named = ids_to_names(m, t, nids, &err);
+		if (named == NULL)
 			return err;
 	}
 
 	r = calloc(1, sizeof(*r));
-	if (r == NULL)
+	if (r == NULL) {
+		free(named);
 		return -ENOMEM;
+	}
 	r->nl = nftnl_rule_alloc();
 	if (r->nl)
-		err = ctl_parse_rule(m->nlh, r->nl);
+		err = ctl_parse_rule(named ? named : m->nlh, r->nl);
+	free(named);
 	if (r->nl == NULL || err < 0) {
 		err = -EINVAL;
 		goto err_rule;
@@ -993,6 +1143,13 @@ int ctl_newrule(struct ctl_msg *m)
 		}
 	}
 	ctl_refs_get(r->refs, r->nrefs);
+	/* nft_immediate_init: the binding chains it jumps to are bound now */
+	for (i = 0; i < r->nrefs; i++) {
+		struct ctl_chain *b = r->refs[i].obj;
+
+		if (r->refs[i].kind == CTL_REF_CHAIN && b->binding)
+			b->bound = true;
+	}
 	c->use++;
 	c->nrules++;
 	if (jumps)
@@ -1022,6 +1179,9 @@ int ctl_delrule(struct ctl_msg *m)
 		c = rule_chain(m, t, &err);
 		if (c == NULL)
 			return err;
+		/* its rules go only with the rule holding it (nf_tables_delrule) */
+		if (c->binding)
+			return -EOPNOTSUPP;
 	}
 	if (c) {
 		if (m->tb[NFTA_RULE_HANDLE]) {

@@ -446,14 +446,54 @@ void ctl_flowtable_free(struct ctl_flowtable *f)
 
 /* ---- deleting rules (nft_delrule, nft_delrule_by_chain) ---- */
 
-int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
+/* A binding chain goes with the rule that holds it (nft_immediate_deactivate):
+ * its rules and the chain, without events of their own. It stays bound, so
+ * that an abort gives it back to the rule. */
+static int rule_delete(struct ctl_msg *m, struct ctl_rule *r, bool quiet);
+
+static int binding_chain_delete(struct ctl_msg *m, struct ctl_chain *c)
 {
-	if (ctl_trans_add(m, CTL_TR_DELRULE, r->chain->table, r) == NULL)
+	struct ctl_trans *tr;
+	struct ctl_rule *r;
+	int err;
+
+	ctl_list_for_each_entry(r, &c->rules, list) {
+		if (r->dead)
+			continue;
+		err = rule_delete(m, r, true);
+		if (err < 0)
+			return err;
+	}
+	tr = ctl_trans_add(m, CTL_TR_DELCHAIN, c->table, c);
+	if (tr == NULL)
 		return -ENOMEM;
+	tr->quiet = true;
+	c->dead = true;
+	c->table->use--;
+	return 0;
+}
+
+static int rule_delete(struct ctl_msg *m, struct ctl_rule *r, bool quiet)
+{
+	struct ctl_trans *tr = ctl_trans_add(m, CTL_TR_DELRULE, r->chain->table, r);
+
+	if (tr == NULL)
+		return -ENOMEM;
+	tr->quiet = quiet;
 	r->dead = true;
 	r->chain->use--;
 	r->chain->nrules--;
 	ctl_refs_put(r->refs, r->nrefs);
+	for (unsigned int i = 0; i < r->nrefs; i++) {
+		struct ctl_chain *c = r->refs[i].obj;
+		int err;
+
+		if (r->refs[i].kind != CTL_REF_CHAIN || !c->binding || c->dead)
+			continue;
+		err = binding_chain_delete(m, c);
+		if (err < 0)
+			return err;
+	}
 	/* an anonymous set goes with the rule that bound it
 	 * (nf_tables_deactivate_set), with its own DELSET step */
 	for (unsigned int i = 0; i < r->nrefs; i++) {
@@ -461,12 +501,19 @@ int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
 
 		if (r->refs[i].kind != CTL_REF_SET || !s->anonymous || s->use > 0 || s->dead)
 			continue;
-		if (ctl_trans_add(m, CTL_TR_DELSET, s->table, s) == NULL)
+		tr = ctl_trans_add(m, CTL_TR_DELSET, s->table, s);
+		if (tr == NULL)
 			return -ENOMEM;
+		tr->quiet = quiet;
 		s->dead = true;
 		s->table->use--;
 	}
 	return 0;
+}
+
+int ctl_rule_delete(struct ctl_msg *m, struct ctl_rule *r)
+{
+	return rule_delete(m, r, false);
 }
 
 /* Delete every live rule of c (nft_delrule_by_chain). */
@@ -492,7 +539,8 @@ int ctl_table_flush_rules(struct ctl_msg *m, struct ctl_table *t)
 	int err;
 
 	ctl_list_for_each_entry(c, &t->chains, list) {
-		if (c->dead)
+		/* a binding chain's rules go with the rule holding it */
+		if (c->dead || c->binding)
 			continue;
 		err = ctl_chain_flush_rules(m, c);
 		if (err < 0)

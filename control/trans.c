@@ -437,7 +437,7 @@ int ctl_validate(struct ctl_state *st)
 
 /* Phase 4: the new generation id and every notification, in message order. */
 static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool echo_gen,
-			  const struct nlmsghdr *last)
+			  const struct nlmsghdr *first)
 {
 	struct ctl_state *st = ctl->state;
 	struct ctl_trans *tr;
@@ -453,15 +453,29 @@ static void commit_notify(struct nftdp_ctl *ctl, struct ctl_session *s, bool ech
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		bool echo = (tr->nlflags & NLM_F_ECHO) != 0;
 
+		if (tr->quiet)
+			continue;
+
+		/* events go out together, as nft_commit_notify coalesces
+		 * them, in datagrams of one skip each */
+		if (mc.skip != (echo ? tr->session : NULL))
+			ctl_out_flush(&mc);
 		mc.skip = echo ? tr->session : NULL;
 		notify(&mc, tr, st->genid, echo, &uc);
-		ctl_out_flush(&mc);
 	}
-	mc.skip = NULL;
-	gen_notify(&mc, s, st->genid, last->nlmsg_seq);
 	ctl_out_flush(&mc);
+	mc.skip = NULL;
+	/* nf_tables_gen_notify: the seq of the batch's first message after
+	 * BATCH_BEGIN (nlmsg_hdr of the skb nfnetlink pulled the begin from);
+	 * nft monitor's read-back of a binding chain depends on it */
+	gen_notify(&mc, s, st->genid, first->nlmsg_seq);
+	ctl_out_flush(&mc);
+	/* the echoes, then NEWGEN in a datagram of its own, as
+	 * nf_tables_gen_notify sends it apart from the coalesced events: nft
+	 * reads a binding chain back in the middle of the echoes (nft -e) */
+	ctl_out_flush(&uc);
 	if (echo_gen)
-		gen_notify(&uc, s, st->genid, last->nlmsg_seq);
+		gen_notify(&uc, s, st->genid, first->nlmsg_seq);
 	ctl_out_flush(&uc);
 	ctl_out_free(&mc);
 	ctl_out_free(&uc);
@@ -477,6 +491,23 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 	*bad = NULL;
 	if (whylen)
 		why[0] = '\0';
+
+	/* 0. a binding chain no rule holds (nf_tables_commit's binding
+	 * list): the batch fails, answered at its first message after
+	 * BATCH_BEGIN (nfnetlink acks the skb it pulled the begin from). A
+	 * check batch (nft -c) never gets here in the kernel. */
+	if (!req->check) {
+		ctl_list_for_each_entry(tr, &st->trans, list) {
+			const struct ctl_chain *c = tr->obj;
+
+			if (tr->op == CTL_TR_NEWCHAIN && c->binding && !c->bound) {
+				ctl_trans_abort(ctl);
+				ctl_build_clear_bad(ctl);
+				*bad = req->first;
+				return -EINVAL;
+			}
+		}
+	}
 
 	/* 1. validate (nf_tables_validate): the caller replays on -EAGAIN */
 	if (st->validate && ctl_validate(st) < 0) {
@@ -506,7 +537,7 @@ int ctl_commit(struct nftdp_ctl *ctl, struct ctl_session *s, const struct ctl_co
 	ctl_build_commit(ctl);
 
 	/* 4. genid++ and notifications */
-	commit_notify(ctl, s, req->echo_gen, req->last);
+	commit_notify(ctl, s, req->echo_gen, req->first);
 
 	/* 5. release what the batch deleted; the old generation goes after
 	 * the grace period (published above, freed by nftdp_vm_gen_reclaim) */
@@ -562,6 +593,13 @@ static void undo(struct ctl_trans *tr)
 			ctl_refs_put(r->refs, r->nrefs);
 			r->chain->use--;
 			r->chain->nrules--;
+		}
+		/* the binding chains it bound are free again */
+		for (unsigned int i = 0; i < r->nrefs; i++) {
+			struct ctl_chain *c = r->refs[i].obj;
+
+			if (r->refs[i].kind == CTL_REF_CHAIN && c->binding)
+				c->bound = false;
 		}
 		ctl_rule_free(r);
 		break;

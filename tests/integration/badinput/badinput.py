@@ -177,6 +177,50 @@ def synproxy_cases():
     ]
 
 
+def imm_jump(code, chain_id):
+    """An immediate expression: jump (-3) or goto (-4) to a chain by id."""
+    verdict = attr(1, struct.pack("!i", code)) + attr(3, struct.pack("!I", chain_id))
+    data = attr(1, struct.pack("!I", 0)) + attr(NLA_F_NESTED | 2, attr(NLA_F_NESTED | 2, verdict))
+    return attr(NLA_F_NESTED | 1, attr(1, strz("immediate")) + attr(NLA_F_NESTED | 2, data))
+
+
+def accept_expr():
+    data = attr(1, struct.pack("!I", 0)) + attr(NLA_F_NESTED | 2, attr(NLA_F_NESTED | 2,
+                                                                      attr(1, struct.pack("!i", 1))))
+    return attr(NLA_F_NESTED | 1, attr(1, strz("immediate")) + attr(NLA_F_NESTED | 2, data))
+
+
+def binding_batch(t, binds=1, late_rule=False, hook=b""):
+    """Table t, chain c, a binding chain (NFT_CHAIN_BINDING, no name, chain
+    id 7) holding one rule, then `binds` rules of c jumping to it by id;
+    late_rule adds a rule to the binding chain after it is bound."""
+    rule_in = msg(nft(NEWRULE), F_REQUEST | F_CREATE | 0x800, 4,
+                  payload=attr(1, strz(t)) + attr(11, struct.pack("!I", 7))
+                  + attr(NLA_F_NESTED | 4, accept_expr()))
+    msgs = [table(t, 1),
+            msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 2, payload=attr(1, strz(t)) + attr(3, strz("c"))),
+            msg(nft(NEWCHAIN), F_REQUEST | F_CREATE, 3,
+                payload=attr(1, strz(t)) + attr(10, struct.pack("!I", 4)) + attr(11, struct.pack("!I", 7))
+                + hook),
+            rule_in]
+    for i in range(binds):
+        msgs.append(msg(nft(NEWRULE), F_REQUEST | F_CREATE | 0x800, 5 + i,
+                        payload=attr(1, strz(t)) + attr(2, strz("c"))
+                        + attr(NLA_F_NESTED | 4, imm_jump(-3 - i % 2, 7))))
+    if late_rule:
+        msgs.append(rule_in)
+    return batch(*msgs)
+
+
+def del_chain_handle(t, handle):
+    return batch(msg(nft(5), F_REQUEST, 1, payload=attr(1, strz(t)) + attr(2, struct.pack("!Q", handle))))
+
+
+def rename_chain_handle(t, handle, name):
+    return batch(msg(nft(NEWCHAIN), F_REQUEST, 1, payload=attr(1, strz(t)) + attr(2, struct.pack("!Q", handle))
+                     + attr(3, strz(name))))
+
+
 def cases():
     big = batch(*[table("t%d" % i, i + 1) for i in range(3000)])
     big_fail = batch(*[table("u%d" % i, i + 1) for i in range(3000)],
@@ -215,6 +259,14 @@ def cases():
         ("flush", batch(msg(nft(DELTABLE), F_REQUEST, 1, family=0))),
         ("jump without chain", jump_rule(b"")),
         ("jump to an unknown chain id", jump_rule(attr(3, struct.pack("!I", 12345)))),
+        ("binding chain bound by a jump", binding_batch("b1")),
+        ("binding chain deleted alone", del_chain_handle("b1", 2)),
+        ("binding chain renamed", rename_chain_handle("b1", 2, "x")),
+        ("regular chain renamed", rename_chain_handle("b1", 1, "c2")),
+        ("binding chain never bound", binding_batch("b2", binds=0)),
+        ("binding chain bound twice", binding_batch("b3", binds=2)),
+        ("rule added to a bound binding chain", binding_batch("b4", late_rule=True)),
+        ("binding chain with a hook", binding_batch("b5", hook=hook)),
     ] + synproxy_cases() + [("%d nested levels of type %d in a rule" % (n, t), deep_rule(n, t))
          for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)] + [
         ("table of family %d" % f, batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1, family=f,

@@ -238,8 +238,14 @@ def norm_common(s):
 GEN_PID = re.compile(r'(# new generation \d+ by process )\d+')
 
 
+# A binding chain (`jump { ... }`) is named "__chainN" from one counter the
+# kernel keeps since boot (nftdp: since the daemon started); nft prints the
+# name only in echoes and monitor lines, where N is normalised.
+BINDING_NAME = re.compile(r'\b__chain\d+\b')
+
+
 def norm_monitor(s):
-    return GEN_PID.sub(r'\1PID', s)
+    return BINDING_NAME.sub('__chainN', GEN_PID.sub(r'\1PID', s))
 
 
 def diff(a, b, la, lb):
