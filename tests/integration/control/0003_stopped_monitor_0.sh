@@ -10,7 +10,9 @@ BUILD=${1:?build dir}
 [ "$(id -u)" -eq 0 ] || exit 77
 command -v ss >/dev/null || exit 77
 N=${N:-20000}     # elements per commit
-COMMITS=${COMMITS:-5}
+# enough commits to pass the monitor's receive buffer even coalesced into datagrams
+# as nft_commit_notify does (~2.9 MB a commit; nft monitor holds 32 MiB)
+COMMITS=${COMMITS:-16}
 tmp=$(mktemp -d /tmp/nftdp-mon-XXXXXX)
 pid= mon=
 cleanup() {
