@@ -71,14 +71,22 @@ echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 ninja -C build-fuzz tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
 # fuzz_pkt NAME [ENV=VALUE...]: one run, its corpus and log under $corpus/NAME
 fuzz_pkt() {
-	local name=$1
+	local name=$1 rc=0 before d
 	shift
 	mkdir "$corpus/$name"
+	before=$(ls -d /var/run/dpdk/nftdp-fuzz-pkt-* 2> /dev/null || true)
 	env UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" "$@" \
 		build-fuzz/tests/fuzz/fuzz_pkt -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_PKT_RUNS:-100000}" \
 		-max_total_time="${FUZZ_PKT_SECONDS:-120}" -rss_limit_mb=4096 \
 		-artifact_prefix="$corpus/$name/" "$corpus/$name" tests/fuzz/corpus/pkt \
-		> "$corpus/$name.log" 2>&1 ||
+		> "$corpus/$name.log" 2>&1 || rc=$?
+	# the EAL runtime folder of this run (libFuzzer exits without
+	# rte_eal_cleanup): the ones that were not there before
+	for d in /var/run/dpdk/nftdp-fuzz-pkt-*; do
+		[ -d "$d" ] || continue
+		grep -qxF "$d" <<< "$before" || rm -rf "$d"
+	done
+	[ "$rc" -eq 0 ] ||
 		{ grep -A30 "ERROR\|runtime error" "$corpus/$name.log" | head -60; exit 1; }
 	! grep -q "runtime error" "$corpus/$name.log" ||
 		{ grep -A30 "runtime error" "$corpus/$name.log" | head -60; exit 1; }
