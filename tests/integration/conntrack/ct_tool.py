@@ -327,12 +327,14 @@ def run_side(run_ct, socks, macs, tmp, tag):
 CONN_RE = re.compile(r"\b([a-z0-9]+)\s+\d+\s+\d+\s+(?:[A-Z_]+\s+)?(src=\S+ dst=\S+ "
                      r"(?:sport=\d+ dport=\d+|type=\d+ code=\d+ id=\d+))")
 TIMEOUT_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?\w+\s+\d+\s+)(\d+)(.*)$")
+# an expectation's line starts with its timeout
+EXPECT_TIMEOUT_RE = re.compile(r"^()(\d+)(\s+proto=.*)$")
 
 
 def norm(line):
     """(text with the timeout blanked, the timeout) for tolerance checks."""
     line = re.sub(r"portid=\d+( progname=\S+)?", "portid=N", line)
-    m = TIMEOUT_RE.match(line)
+    m = TIMEOUT_RE.match(line) or EXPECT_TIMEOUT_RE.match(line)
     if not m:
         return (line, None)
     return (m.group(1) + "T" + m.group(3), int(m.group(2)))
