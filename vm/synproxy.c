@@ -303,52 +303,6 @@ void nftdp_vm_synproxy_build_options(uint8_t *th, const struct nftdp_vm_synproxy
 		nftdp_wr32(p, (1u << 24) | (3u << 16) | (3u << 8) | opts->wscale);
 }
 
-uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_t *th,
-					const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
-					uint8_t *out, uint32_t cap)
-{
-	uint32_t thlen = 20 + nftdp_vm_synproxy_options_size(opts), iplen = v6 ? 40 : 20;
-	uint16_t mss = opts->mss_encode;
-	uint8_t *nth = out + iplen;
-	uint32_t flags = 0x12; /* SYN|ACK */
-
-	if (cap < iplen + thlen)
-		return 0;
-	memset(out, 0, iplen + thlen);
-	/* synproxy_build_ip / synproxy_build_ip_ipv6 */
-	if (!v6) {
-		out[0] = 0x45;
-		nftdp_wr16(out + 2, (uint16_t)(iplen + thlen));
-		nftdp_wr16(out + 6, 0x4000); /* DF, id 0 */
-		out[8] = 64;		     /* sysctl_ip_default_ttl */
-		out[9] = IPPROTO_TCP;
-		memcpy(out + 12, ip + 16, 4);
-		memcpy(out + 16, ip + 12, 4);
-		nftdp_st16(out + 10, nftdp_ip_fast_csum(out, 20));
-	} else {
-		out[0] = 0x60;
-		nftdp_wr16(out + 4, (uint16_t)thlen);
-		out[6] = IPPROTO_TCP;
-		out[7] = 64; /* ip6_dst_hoplimit of the default route */
-		memcpy(out + 8, ip + 24, 16);
-		memcpy(out + 24, ip + 8, 16);
-	}
-	memcpy(nth, th + 2, 2);
-	memcpy(nth + 2, th, 2);
-	nftdp_wr32(nth + 4, nftdp_vm_synproxy_cookie_init(ip, v6, th, &mss, minute));
-	nftdp_wr32(nth + 8, nftdp_rd32(th + 4) + 1);
-	if (opts->options & NF_SYNPROXY_OPT_ECN)
-		flags |= 0x40; /* ECE */
-	nth[12] = (uint8_t)((thlen / 4) << 4);
-	nth[13] = (uint8_t)flags;
-	/* window 0, urgent pointer 0 */
-	nftdp_vm_synproxy_build_options(nth, opts);
-	nftdp_st16(nth + 16,
-		   nftdp_csum_fold(nftdp_csum_partial(
-		       nth, thlen, nftdp_csum_pseudo(out, v6, IPPROTO_TCP, (uint16_t)thlen))));
-	return iplen + thlen;
-}
-
 /* synproxy_build_ip / synproxy_build_ip_ipv6 with addresses src, dst and
  * a TCP segment of thlen, then the TCP header: everything but the
  * options and the checksum */
@@ -408,6 +362,24 @@ static const uint8_t *saddr(const uint8_t *ip, bool v6)
 static const uint8_t *daddr(const uint8_t *ip, bool v6)
 {
 	return ip + (v6 ? 24 : 16);
+}
+
+uint32_t nftdp_vm_synproxy_synack_build(const uint8_t *ip, bool v6, const uint8_t *th,
+					const struct nftdp_vm_synproxy_opts *opts, uint32_t minute,
+					uint8_t *out, uint32_t cap)
+{
+	uint16_t mss = opts->mss_encode;
+	struct seg sa = {.src = daddr(ip, v6),
+			 .dst = saddr(ip, v6),
+			 .sport = th + 2,
+			 .dport = th,
+			 .seq = nftdp_vm_synproxy_cookie_init(ip, v6, th, &mss, minute),
+			 .ack = nftdp_rd32(th + 4) + 1,
+			 /* SYN|ACK, ECE with ECN; window 0 */
+			 .flags =
+			     (uint8_t)(0x12 | (opts->options & NF_SYNPROXY_OPT_ECN ? 0x40 : 0))};
+
+	return seg_build(v6, &sa, opts, out, cap);
 }
 
 uint32_t nftdp_vm_synproxy_server_syn_build(const uint8_t *ip, bool v6, const uint8_t *th,
