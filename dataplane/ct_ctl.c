@@ -21,7 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include "ct_ctl.h"
 #include "dataplane_priv.h"
@@ -29,6 +31,10 @@
 #include "nftdp_control.h"
 
 #define CT_CTL_WAIT_MS 2000 /* a worker that does not answer in this time */
+/* a polling worker takes a request within microseconds, and the request
+ * runs in about as long: the poster spins this long before it sleeps, as
+ * a sleep's wake-up costs more than the whole request (bench/results/ha.md) */
+#define CT_CTL_SPIN_US 500
 
 enum { MB_IDLE, MB_POSTED, MB_RUNNING, MB_DONE };
 enum {
@@ -152,7 +158,7 @@ static void pause_us(long us)
 static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
 {
 	struct nftdp_dp_worker *w = &c->dp->w[sh];
-	uint64_t deadline;
+	uint64_t deadline, spin_end;
 	uint32_t expect;
 
 	mb->now_ms = nftdp_now_ms();
@@ -160,6 +166,7 @@ static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
 		return execute(w->ct, mb);
 	atomic_store_explicit(&mb->state, MB_POSTED, memory_order_release);
 	deadline = mb->now_ms + CT_CTL_WAIT_MS;
+	spin_end = rte_get_timer_cycles() + rte_get_timer_hz() * CT_CTL_SPIN_US / 1000000;
 	for (;;) {
 		uint32_t st = atomic_load_explicit(&mb->state, memory_order_acquire);
 
@@ -175,7 +182,10 @@ static int call(struct ct_ctl *c, unsigned int sh, struct ct_mbox *mb)
 			}
 			continue; /* the worker took it meanwhile */
 		}
-		pause_us(20);
+		if (rte_get_timer_cycles() < spin_end)
+			rte_pause();
+		else
+			pause_us(20);
 	}
 	atomic_store_explicit(&mb->state, MB_IDLE, memory_order_relaxed);
 	return mb->rc;
