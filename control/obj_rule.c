@@ -139,11 +139,86 @@ static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr 
 	return 0;
 }
 
-/* Copy the nests of src on the way to an immediate's verdict: level 0 the
- * rule's attributes, 1 the expression list, 2 one expression, 3 its data,
- * 4 the immediate's data (holding the verdict). */
+/* The expressions that name a set: by name, by id of a set of this batch,
+ * or by the name nft gives an anonymous set before the kernel numbers it,
+ * "__set%d" (nf_tables_set_lookup, nft_set_lookup_byid). */
+static const struct setref {
+	const char *expr;
+	uint16_t name, id;
+	uint16_t obj_name; /* an object's name beside it, or 0 */
+} setrefs[] = {
+    {"lookup", NFTA_LOOKUP_SET, NFTA_LOOKUP_SET_ID, 0},
+    {"dynset", NFTA_DYNSET_SET_NAME, NFTA_DYNSET_SET_ID, 0},
+    {"objref", NFTA_OBJREF_SET_NAME, NFTA_OBJREF_SET_ID, NFTA_OBJREF_IMM_NAME},
+};
+
+static const struct setref *setref_of(const char *expr)
+{
+	for (size_t i = 0; i < sizeof(setrefs) / sizeof(setrefs[0]); i++)
+		if (strcmp(setrefs[i].expr, expr) == 0)
+			return &setrefs[i];
+	return NULL;
+}
+
+/* One string attribute copied into dst NUL-terminated (nft sends objref's
+ * names without a NUL, which libnftnl's parse would read past); as it
+ * came when it does not fit a name. */
+static void str_copy(struct nlmsghdr *dst, const struct nlattr *a)
+{
+	char str[CTL_NAME_MAXLEN];
+
+	if (ctl_attr_strcpy(a, str, sizeof(str)))
+		mnl_attr_put_strz(dst, mnl_attr_get_type(a), str);
+	else
+		mnl_attr_put(dst, a->nla_type, mnl_attr_get_payload_len(a),
+			     mnl_attr_get_payload(a));
+}
+
+/* The data of an expression that names a set, copied into dst with the
+ * set's name as it stands in the table (find_set's choice: by name unless
+ * the name is a template or names no set, then by id), so that libnftnl
+ * parses the name that is stored and dumped, and no setter has to replace
+ * it: libnftnl 1.2.4's setters leak the string they replace. */
+static void setref_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+			const struct nlattr *data, const struct setref *ref)
+{
+	const struct nlattr *x, *name = NULL, *id = NULL;
+	struct ctl_set *s = NULL;
+	char str[CTL_NAME_MAXLEN];
+
+	mnl_attr_for_each_nested(x, data)
+	{
+		if (mnl_attr_get_type(x) == ref->name)
+			name = x;
+		else if (mnl_attr_get_type(x) == ref->id && mnl_attr_get_payload_len(x) == 4)
+			id = x;
+	}
+	if (name && ctl_attr_strcpy(name, str, sizeof(str)) && !strchr(str, '%'))
+		s = ctl_set_lookup(t, str);
+	if (s == NULL && id)
+		s = ctl_set_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(id)));
+	mnl_attr_for_each_nested(x, data)
+	{
+		uint16_t type = mnl_attr_get_type(x);
+
+		if (type == ref->name && s)
+			continue;
+		if (type == ref->name || (ref->obj_name && type == ref->obj_name))
+			str_copy(dst, x);
+		else
+			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
+				     mnl_attr_get_payload(x));
+	}
+	if (s)
+		mnl_attr_put_strz(dst, ref->name, s->name);
+}
+
+/* Copy the nests of src on the way to an immediate's verdict or to the
+ * data of an expression that names a set: level 0 the rule's attributes,
+ * 1 the expression list, 2 one expression, 3 its data, 4 the immediate's
+ * data (holding the verdict). */
 static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
-		     const struct nlattr *src, int level)
+		     const struct nlattr *src, int level, const struct setref *ref)
 {
 	static const uint16_t into[] = {NFTA_RULE_EXPRESSIONS, NFTA_LIST_ELEM, NFTA_EXPR_DATA,
 					NFTA_IMMEDIATE_DATA, NFTA_DATA_VERDICT};
@@ -152,7 +227,7 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 	bool imm = true;
 
 	if (level == 2) {
-		/* only an immediate's data is walked */
+		/* only an immediate's data, or a set's namer's, is walked */
 		imm = false;
 		mnl_attr_for_each_nested(x, src)
 		{
@@ -161,25 +236,30 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 				memset(name, 0, sizeof(name));
 				memcpy(name, mnl_attr_get_payload(x), mnl_attr_get_payload_len(x));
 				imm = strcmp(name, "immediate") == 0;
+				ref = setref_of(name);
 			}
 		}
 	}
 	mnl_attr_for_each_nested(x, src)
 	{
 		uint16_t type = mnl_attr_get_type(x);
-		int err;
+		int err = 0;
 
-		if (imm && type == into[level] && level == 4) {
+		if (ref && level == 2 && type == NFTA_EXPR_DATA) {
+			struct nlattr *nest = mnl_attr_nest_start(dst, type);
+
+			setref_copy(m, t, dst, x, ref);
+			mnl_attr_nest_end(dst, nest);
+		} else if (imm && type == into[level] && level == 4) {
 			err = verdict_copy(m, t, dst, x);
 		} else if (imm && type == into[level]) {
 			struct nlattr *nest = mnl_attr_nest_start(dst, type);
 
-			err = nest_copy(m, t, dst, x, level + 1);
+			err = nest_copy(m, t, dst, x, level + 1, NULL);
 			mnl_attr_nest_end(dst, nest);
 		} else {
 			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
 				     mnl_attr_get_payload(x));
-			err = 0;
 		}
 		if (err < 0) {
 			if (level == 1)
@@ -190,8 +270,10 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 	return 0;
 }
 
-/* The request with every verdict by chain id naming its chain, in a buffer
- * the caller frees; NULL with *err set when a chain id names no chain. */
+/* The request with every verdict by chain id naming its chain and every
+ * expression that names a set naming it as stored (nids: how many of
+ * both), in a buffer the caller frees; NULL with *err set when a chain id
+ * names no chain. */
 static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, unsigned int nids,
 				     int *err)
 {
@@ -219,7 +301,7 @@ static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, uns
 		if (type == NFTA_RULE_EXPRESSIONS) {
 			struct nlattr *nest = mnl_attr_nest_start(dst, type);
 
-			*err = nest_copy(m, t, dst, a, 1);
+			*err = nest_copy(m, t, dst, a, 1, NULL);
 			if (*err < 0) {
 				free(buf);
 				return NULL;
@@ -298,6 +380,8 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 			if (err < 0)
 				return err;
 		}
+		if (setref_of(str))
+			(*nids)++; /* its set named as stored (setref_copy) */
 	}
 	return 0;
 }
@@ -314,8 +398,9 @@ static const struct nlattr *nth_expr(const struct nlattr *exprs, unsigned int i)
 	return exprs;
 }
 
-/* By name, or by id for a set of this batch; the stored expression then
- * names the set as the kernel dumps it (anonymous "__set%d" resolved). */
+/* By name, or by id for a set of this batch. The request was parsed from
+ * a copy that names the set as the kernel dumps it (setref_copy: anonymous
+ * "__set%d" resolved), so what is stored needs no setter. */
 static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
 				uint16_t name_attr, uint16_t id_attr)
 {
@@ -325,9 +410,6 @@ static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct n
 		s = ctl_set_lookup(t, nftnl_expr_get_str(e, name_attr));
 	if (s == NULL && nftnl_expr_is_set(e, id_attr))
 		s = ctl_set_lookup_id(m->st, t, nftnl_expr_get_u32(e, id_attr));
-	if (s && (!nftnl_expr_is_set(e, name_attr) ||
-		  strcmp(nftnl_expr_get_str(e, name_attr), s->name) != 0))
-		nftnl_expr_set_str(e, name_attr, s->name);
 	return s;
 }
 
@@ -691,9 +773,6 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 
 			if (!expr_raw_str(elem, NFTA_OBJREF_IMM_NAME, str, sizeof(str)))
 				return -EINVAL;
-			/* libnftnl 1.2.4 leaks the string a setter replaces */
-			if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME), str) != 0)
-				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
 			o = ctl_obj_lookup(t, str,
 					   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
 			if (o == NULL)
@@ -703,10 +782,6 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		} else {
 			struct ctl_set *s;
 
-			if (expr_raw_str(elem, NFTA_OBJREF_SET_NAME, str, sizeof(str)) &&
-			    (!nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME) ||
-			     strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME), str) != 0))
-				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, str);
 			s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME, NFTNL_EXPR_OBJREF_SET_ID);
 
 			if (s == NULL)
