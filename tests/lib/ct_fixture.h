@@ -4,9 +4,9 @@
  * plain buffers without EAL: IPv4/IPv6 packets with correct checksums
  * around a TCP, UDP, ICMP or SCTP header, a shard with its clock (struct
  * env), a TCP flow that keeps both peers' sequence numbers, the packet
- * path (nftdp_ct_in + confirm) returning the ct state bits, and the NAT
- * path. Each test file includes this once; everything is static inline so
- * a file pays only for what it uses.
+ * path (nftdp_ct_in + confirm) returning the ct state bits, the helpers'
+ * (hx, say, open_ctl, exp_live, exact) and the NAT path. Each test file includes this once;
+ * everything is static inline so a file pays only for what it uses.
  */
 #ifndef NFTDP_TESTS_CT_FIXTURE_H
 #define NFTDP_TESTS_CT_FIXTURE_H
@@ -246,6 +246,83 @@ static inline struct nftdp_ct_entry *handshake(struct env *en, struct tflow *f)
 	assert_ptr_equal(e1, e3);
 	assert_int_equal(e1->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
 	return e1;
+}
+
+/* in + (helper h, may be NULL) + confirm: the ct state bits; *ent the
+ * entry, *verdict confirm's verdict (either may be NULL) */
+static inline uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
+			  struct nftdp_ct_entry **ent, unsigned int *verdict)
+{
+	uint32_t st = ST_INVALID;
+	unsigned int v;
+
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	if (t->pkt.ct) {
+		st = nftdp_ct_vm_ops.state(t->pkt.ct);
+		if (ent)
+			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+		if (h)
+			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
+	} else if (ent) {
+		*ent = NULL;
+	}
+	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
+	if (verdict)
+		*verdict = v;
+	return st;
+}
+
+/* a segment of f with text from dir, sequence numbers advanced; confirm's
+ * verdict (a helper may drop it) */
+static inline unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
+		 *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[1600];
+	struct tpkt t;
+	unsigned int v;
+
+	assert_true(n <= sizeof(h) - 20);
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
+	*mine += n;
+	return v;
+}
+
+/* f's handshake with helper h given to its first packet: the entry */
+static inline struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f,
+					      const struct nftdp_vm_ct_helper *h)
+{
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	seg(&t, f, 0, TS, f->aseq, 0, 0);
+	assert_int_equal(hx(en, &t, h, &e, NULL), ST_NEW);
+	f->aseq++;
+	assert_int_equal(tx(en, f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(tx(en, f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	return e;
+}
+
+/* the shard's live expectations */
+static inline uint32_t exp_live(const struct env *en)
+{
+	return atomic_load(&en->s->exp->n_live);
+}
+
+/* a copy of text in a buffer of exactly its length (ASan sees any
+ * over-read), *n its length; the caller frees it */
+static inline char *exact(const char *text, uint32_t *n)
+{
+	char *b;
+
+	*n = (uint32_t)strlen(text);
+	b = malloc(*n ? *n : 1);
+	assert_non_null(b);
+	memcpy(b, text, *n);
+	return b;
 }
 
 static inline uint64_t left_s(const struct env *en, const struct nftdp_ct_entry *e)
