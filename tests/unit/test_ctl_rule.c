@@ -34,7 +34,9 @@
 #endif
 #endif
 #ifdef HAVE_ASAN
-#include <sanitizer/allocator_interface.h>
+/* the ASan runtime's (sanitizer/allocator_interface.h, which gcc does not
+ * always install) */
+size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 static struct nftdp_ctl ctl;
