@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The stand-in session and server of ctl_stub.h, and its batch builder.
- * What a test or fuzzer wants to see of the answers it reads in
- * ctl_stub.on_msg; a datagram that does not hold whole messages aborts.
+ * The errors answered are kept in ctl_stub_errs; what else a test or
+ * fuzzer wants to see of the answers it reads in ctl_stub.on_msg. A
+ * datagram that does not hold whole messages aborts.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -18,6 +20,7 @@ struct ctl_session {
 
 struct ctl_stub_config ctl_stub = {.comm = "test"};
 struct ctl_session ctl_stub_session;
+struct ctl_stub_errs ctl_stub_errs;
 
 uint32_t ctl_session_portid(const struct ctl_session *s)
 {
@@ -71,6 +74,17 @@ int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
 
 		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
 			abort();
+		if (nlh->nlmsg_type == NLMSG_ERROR &&
+		    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+			if (e->error && ctl_stub_errs.n < 16) {
+				ctl_stub_errs.err[ctl_stub_errs.n] = -e->error;
+				ctl_stub_errs.seq[ctl_stub_errs.n] = e->msg.nlmsg_seq;
+			}
+			if (e->error)
+				ctl_stub_errs.n++;
+		}
 		if (ctl_stub.on_msg)
 			ctl_stub.on_msg(nlh, ctl_stub.arg);
 		off += NLMSG_ALIGN(nlh->nlmsg_len);
@@ -147,5 +161,6 @@ struct nlmsghdr *ctl_batch_put(uint8_t type, uint16_t flags, uint8_t family)
 void ctl_batch_send(struct nftdp_ctl *ctl)
 {
 	ctl_batch_done(put(NFNL_MSG_BATCH_END, 0, AF_UNSPEC));
+	memset(&ctl_stub_errs, 0, sizeof(ctl_stub_errs));
 	ctl_nfnl_rcv(ctl, &ctl_stub_session, bbuf, blen);
 }

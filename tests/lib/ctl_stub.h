@@ -25,6 +25,16 @@ struct ctl_stub_config {
 };
 
 extern struct ctl_stub_config ctl_stub;
+
+/* the errors (NLMSG_ERROR with an errno) the session was sent since the
+ * last ctl_batch_send began: the first 16, errno positive, and the seq of
+ * the request each answers; n counts all */
+struct ctl_stub_errs {
+	int err[16];
+	uint32_t seq[16];
+	unsigned int n;
+};
+extern struct ctl_stub_errs ctl_stub_errs;
 /* the one session every request comes from */
 extern struct ctl_session ctl_stub_session;
 
@@ -36,7 +46,8 @@ void ctl_batch_begin(void);
  * its attributes, then ctl_batch_done */
 struct nlmsghdr *ctl_batch_put(uint8_t type, uint16_t flags, uint8_t family);
 void ctl_batch_done(struct nlmsghdr *nlh);
-/* NFNL_MSG_BATCH_END put, the whole batch to ctl_nfnl_rcv */
+/* NFNL_MSG_BATCH_END put, ctl_stub_errs emptied, the whole batch to
+ * ctl_nfnl_rcv */
 void ctl_batch_send(struct nftdp_ctl *ctl);
 
 #endif

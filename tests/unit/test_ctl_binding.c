@@ -6,7 +6,7 @@
  * chain id, and a rule whose immediate jumps by NFTA_VERDICT_CHAIN_ID.
  * The control plane runs without the dataplane build (as --control-only);
  * the stand-in session (tests/lib/ctl_stub.c) records the errors it is
- * answered.
+ * answered (ctl_stub_errs).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,31 +27,7 @@
 
 static struct nftdp_ctl ctl;
 
-/* the errors answered since the last batch: errno and seq of each */
-static int errs[16];
-static uint32_t err_seqs[16];
-static unsigned int nerrs;
-
-static void record_err(const struct nlmsghdr *nlh, void *arg)
-{
-	(void)arg;
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-
-		if (e->error && nerrs < 16) {
-			err_seqs[nerrs] = e->msg.nlmsg_seq;
-			errs[nerrs++] = -e->error;
-		}
-	}
-}
-
 /* ---- batches ---- */
-
-static void send_batch(void)
-{
-	nerrs = 0;
-	ctl_batch_send(&ctl);
-}
 
 static struct nlmsghdr *nft(uint8_t type, uint16_t flags)
 {
@@ -215,7 +191,6 @@ static int setup(void **unused)
 {
 	(void)unused;
 	memset(&ctl, 0, sizeof(ctl));
-	ctl_stub.on_msg = record_err;
 	return ctl_state_create(&ctl);
 }
 
@@ -235,7 +210,7 @@ static void load(uint32_t id)
 	add_binding(id);
 	add_rule(NULL, id, NULL, 0);
 	add_rule("c", 0, NULL, id);
-	send_batch();
+	ctl_batch_send(&ctl);
 }
 
 static void test_bind(void **unused)
@@ -248,7 +223,7 @@ static void test_bind(void **unused)
 
 	(void)unused;
 	load(7);
-	assert_int_equal(nerrs, 0);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	t = table_t();
 	assert_non_null(t);
 	b = ctl_chain_lookup(t, "__chain1");
@@ -268,25 +243,25 @@ static void test_bind(void **unused)
 	add_binding(8);
 	add_rule(NULL, 8, NULL, 0);
 	add_rule("c", 0, NULL, 8);
-	send_batch();
-	assert_int_equal(nerrs, 0);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_non_null(ctl_chain_lookup(t, "__chain2"));
 	assert_int_equal(nchains(), 3);
 
 	/* neither chain nor its rules go alone */
 	ctl_batch_begin();
 	del_chain_handle(2);
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EOPNOTSUPP);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
 	ctl_batch_begin();
 	del_rule("__chain1", first_rule(b)->handle);
-	send_batch();
-	assert_int_equal(errs[0], EOPNOTSUPP);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
 	ctl_batch_begin();
 	add_rule("__chain1", 0, NULL, 0);
-	send_batch();
-	assert_int_equal(errs[0], EOPNOTSUPP);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
 	/* nor updated (renamed) */
 	ctl_batch_begin();
 	{
@@ -297,25 +272,25 @@ static void test_bind(void **unused)
 		mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, "x");
 		ctl_batch_done(nlh);
 	}
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	/* nor jumped to from a verdict map (NFT_DATA_DESC_SETELEM) */
 	ctl_batch_begin();
 	add_vmap();
 	add_elem_jump("c");
-	send_batch();
-	assert_int_equal(nerrs, 0);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	ctl_batch_begin();
 	add_elem_jump("__chain1");
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	/* nor is it jumped to twice */
 	ctl_batch_begin();
 	add_rule("c", 0, "__chain1", 0);
-	send_batch();
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	assert_int_equal(nchains(), 3);
 
 	/* the rule's deletion takes the chain, which an abort gives back */
@@ -324,14 +299,14 @@ static void test_bind(void **unused)
 	del_rule("c", r->handle);
 	add_chain("c"); /* fine: an update */
 	del_rule("c", 999);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_int_equal(nchains(), 3);
 	assert_true(b->bound && !b->dead);
 	ctl_batch_begin();
 	del_rule("c", r->handle);
-	send_batch();
-	assert_int_equal(nerrs, 0);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_int_equal(nchains(), 2);
 	assert_null(ctl_chain_lookup(t, "__chain1"));
 	assert_non_null(ctl_chain_lookup(t, "__chain2"));
@@ -346,10 +321,10 @@ static void test_unbound(void **unused)
 	add_chain("c");
 	add_binding(3);
 	add_rule(NULL, 3, NULL, 0);
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
-	assert_int_equal(err_seqs[0], 1);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
+	assert_int_equal(ctl_stub_errs.seq[0], 1);
 	assert_null(table_t());
 
 	/* a jump by an id no chain of the batch has */
@@ -357,8 +332,8 @@ static void test_unbound(void **unused)
 	add_table();
 	add_chain("c");
 	add_rule("c", 0, NULL, 99);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_null(table_t());
 
 	/* a failing batch unbinds: the next one binds afresh */
@@ -368,11 +343,11 @@ static void test_unbound(void **unused)
 	add_binding(4);
 	add_rule("c", 0, NULL, 4);
 	add_rule("nosuch", 0, NULL, 0);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_null(table_t());
 	load(5);
-	assert_int_equal(nerrs, 0);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_int_equal(nchains(), 2);
 }
 
