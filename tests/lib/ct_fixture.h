@@ -5,7 +5,8 @@
  * around a TCP, UDP, ICMP or SCTP header, a shard with its clock (struct
  * env), a TCP flow that keeps both peers' sequence numbers, the packet
  * path (nftdp_ct_in + confirm) returning the ct state bits, the helpers'
- * (hx, say, open_ctl, exp_live, exact) and the NAT path. Each test file includes this once;
+ * (hx, say, open_ctl, exp_live, exact; two shards sharing an expectation
+ * table), tuples, and the NAT path. Each test file includes this once;
  * everything is static inline so a file pays only for what it uses.
  */
 #ifndef NFTDP_TESTS_CT_FIXTURE_H
@@ -310,6 +311,44 @@ static inline struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f,
 static inline uint32_t exp_live(const struct env *en)
 {
 	return atomic_load(&en->s->exp->n_live);
+}
+
+/* an IPv4 tuple s:sp -> d:dp of l4 */
+static inline void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp,
+			  const char *d, uint16_t dp)
+{
+	memset(t, 0, sizeof(*t));
+	t->l3proto = NFPROTO_IPV4;
+	t->l4proto = l4;
+	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
+	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
+	t->sport = htons(sp);
+	t->dport = htons(dp);
+}
+
+/* two shards, a and b (ids 0 and 1, 64 entries), sharing an expectation
+ * table made here, their clocks at 1000 s: a master on one, its expected
+ * connection on the other */
+static inline struct nftdp_ct_expect_table *two_shards(struct env *a, struct env *b)
+{
+	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
+	struct nftdp_ct_expect_table *tab;
+
+	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
+	cfg.expect = tab;
+	cfg.shard_id = 0;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &a->s), 0);
+	cfg.shard_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &b->s), 0);
+	a->now = b->now = 1000000;
+	return tab;
+}
+
+static inline void two_shards_free(struct env *a, struct env *b, struct nftdp_ct_expect_table *tab)
+{
+	nftdp_ct_shard_destroy(a->s);
+	nftdp_ct_shard_destroy(b->s);
+	nftdp_ct_expect_table_destroy(tab);
 }
 
 /* a copy of text in a buffer of exactly its length (ASan sees any

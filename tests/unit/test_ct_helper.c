@@ -612,18 +612,11 @@ static void test_expect_across_shards(void **state)
 {
 	struct nftdp_ct_expect_table *tab;
 	struct env a = {0}, b = {0};
-	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
 	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
 	struct nftdp_ct_entry *ctl, *d;
 
 	(void)state;
-	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
-	cfg.expect = tab;
-	cfg.shard_id = 0;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &a.s), 0);
-	cfg.shard_id = 1;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &b.s), 0);
-	a.now = b.now = 1000000;
+	tab = two_shards(&a, &b);
 	ctl = open_ctl(&a, &f, &ftp_h);
 	say(&a, &f, 1, "220 hi\r\n");
 	say(&a, &f, 0, "USER ftp\r\n");
@@ -653,9 +646,7 @@ static void test_expect_across_shards(void **state)
 	}
 	assert_int_equal(a.s->st.expect_create, 5);
 	assert_int_equal(a.s->st.helper_drop, 2);
-	nftdp_ct_shard_destroy(a.s);
-	nftdp_ct_shard_destroy(b.s);
-	nftdp_ct_expect_table_destroy(tab);
+	two_shards_free(&a, &b, tab);
 }
 
 int main(void)

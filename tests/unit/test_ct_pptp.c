@@ -370,18 +370,11 @@ static void test_keymap_across_shards(void **state)
 {
 	struct nftdp_ct_expect_table *tab;
 	struct env a = {0}, b = {0};
-	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
 	struct tflow f = {false, PNS, PAC, 40002, 1723, 1000, 5000};
 	struct nftdp_ct_entry *g, *g2;
 
 	(void)state;
-	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
-	cfg.expect = tab;
-	cfg.shard_id = 0;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &a.s), 0);
-	cfg.shard_id = 1;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &b.s), 0);
-	a.now = b.now = 1000000;
+	tab = two_shards(&a, &b);
 	open_pptp(&a, &f);
 	session(&a, &f);
 	out_call(&a, &f, 0x0a00, 0x0b00, 1);
@@ -395,21 +388,7 @@ static void test_keymap_across_shards(void **state)
 	assert_int_equal(atomic_load(&tab->km_live), 2);
 	nftdp_ct_kill(b.s, g);
 	assert_int_equal(atomic_load(&tab->km_live), 0);
-	nftdp_ct_shard_destroy(a.s);
-	nftdp_ct_shard_destroy(b.s);
-	nftdp_ct_expect_table_destroy(tab);
-}
-
-static void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp, const char *d,
-		   uint16_t dp)
-{
-	memset(t, 0, sizeof(*t));
-	t->l3proto = NFPROTO_IPV4;
-	t->l4proto = l4;
-	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
-	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
-	t->sport = htons(sp);
-	t->dport = htons(dp);
+	two_shards_free(&a, &b, tab);
 }
 
 /* ctnetlink (conntrackd): a master created with helper "pptp" (IPv4 TCP
