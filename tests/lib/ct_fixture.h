@@ -383,6 +383,20 @@ static inline void udp(struct tpkt *t, bool v6, const char *s, const char *d, ui
 	build(t, v6, s, d, IPPROTO_UDP, h, 8 + payload);
 }
 
+/* a UDP datagram sp -> dp carrying text (a helper's message) */
+static inline void udp_text(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
+			    uint16_t dp, const char *text)
+{
+	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
+	size_t n = strlen(text);
+
+	assert_true(n + 8 <= sizeof(h));
+	h[4] = (uint8_t)((n + 8) >> 8);
+	h[5] = (uint8_t)(n + 8);
+	memcpy(h + 8, text, n);
+	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
+}
+
 static inline void icmp(struct tpkt *t, bool v6, const char *s, const char *d, uint8_t type,
 			uint8_t code, uint16_t id, const uint8_t *quote, uint32_t qlen)
 {

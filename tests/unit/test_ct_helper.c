@@ -531,19 +531,6 @@ static void test_irc_snat(void **state)
 	env_free(en);
 }
 
-static void amanda_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
-		       uint16_t dp, const char *text)
-{
-	uint8_t h[256] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
-	size_t n = strlen(text);
-
-	assert_true(n + 8 <= sizeof(h));
-	h[4] = (uint8_t)((n + 8) >> 8);
-	h[5] = (uint8_t)(n + 8);
-	memcpy(h + 8, text, n);
-	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
-}
-
 static void test_amanda(void **state)
 {
 	static const char reply[] = "Amanda 2.4 REP HANDLE 000-65637373 SEQ 954568800\n"
@@ -573,10 +560,10 @@ static void test_amanda(void **state)
 		free(b);
 	}
 	/* the server's request, then the client's reply: three expectations */
-	amanda_pkt(&t, false, "192.0.2.10", "10.0.0.2", 850, 10080, "Amanda 2.4 REQ HANDLE x\n");
+	udp_text(&t, false, "192.0.2.10", "10.0.0.2", 850, 10080, "Amanda 2.4 REQ HANDLE x\n");
 	assert_int_equal(hx(en, &t, &amanda_h, &m, NULL), ST_NEW);
 	assert_int_equal(en->s->st.expect_create, 0);
-	amanda_pkt(&t, false, "10.0.0.2", "192.0.2.10", 10080, 850, reply);
+	udp_text(&t, false, "10.0.0.2", "192.0.2.10", 10080, 850, reply);
 	assert_int_equal(hx(en, &t, NULL, &m2, NULL), ST_ESTABLISHED);
 	assert_ptr_equal(m, m2);
 	assert_int_equal(en->s->st.expect_create, 3);

@@ -152,19 +152,6 @@ static void test_sip_parse(void **state)
 	}
 }
 
-static void sip_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
-		    const char *text)
-{
-	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
-	size_t n = strlen(text);
-
-	assert_true(n + 8 <= sizeof(h));
-	h[4] = (uint8_t)((n + 8) >> 8);
-	h[5] = (uint8_t)(n + 8);
-	memcpy(h + 8, text, n);
-	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
-}
-
 /* a UDP SIP message: its verdict */
 static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, uint16_t sp,
 			uint16_t dp, const char *text, const struct nftdp_vm_ct_helper *h,
@@ -173,7 +160,7 @@ static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, u
 	struct tpkt t;
 	unsigned int v;
 
-	sip_pkt(&t, v6, s, d, sp, dp, text);
+	udp_text(&t, v6, s, d, sp, dp, text);
 	hx(en, &t, h, e, &v);
 	return v;
 }
@@ -360,7 +347,7 @@ static void test_sip_snat_untouched(void **state)
 	struct tpkt t;
 
 	(void)state;
-	sip_pkt(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
 	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
 	nftdp_ct_vm_ops.helper(t.pkt.ct, &sip_udp);
 	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
