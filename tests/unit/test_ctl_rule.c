@@ -6,7 +6,9 @@
  * `nft delete rule ... handle N` do, leaves the heap where it was: the
  * set's name "__set%d" is resolved before libnftnl parses the rule, so no
  * setter of libnftnl (whose 1.2.4 ones leak the string they replace)
- * runs over a name.
+ * runs over a name. A chain renamed back and forth, with a jump to it,
+ * leaves it where it was too (the setters it uses free what they
+ * replace).
  */
 #include <errno.h>
 #include <malloc.h>
@@ -197,6 +199,85 @@ static void test_anon_set_rule_leaks_nothing(void **unused)
 	assert_true(after < before + 2048);
 }
 
+/* chain c renamed to name (`nft rename chain`), by its handle */
+static void rename_c(uint64_t handle, const char *name)
+{
+	struct nlmsghdr *nlh;
+
+	ctl_batch_begin();
+	nlh = nft(NFT_MSG_NEWCHAIN, 0);
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
+	mnl_attr_put_u64(nlh, NFTA_CHAIN_HANDLE, htobe64(handle));
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, name);
+	ctl_batch_done(nlh);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
+}
+
+/* a renamed chain's jumps follow it (the stored immediates' chain names
+ * and the rule's chain are set anew), and the heap stays where it was */
+static void test_chain_rename_leaks_nothing(void **unused)
+{
+	struct nlattr *exprs, *elem, *data, *imm, *v;
+	struct nftnl_expr_iter *it;
+	struct nlmsghdr *nlh;
+	size_t before, after;
+	struct ctl_chain *c;
+	uint64_t handle;
+
+	(void)unused;
+	load();
+	c = chain_c();
+	handle = c->handle;
+	/* chain d { jump c }, and a rule in c */
+	ctl_batch_begin();
+	nlh = nft(NFT_MSG_NEWCHAIN, NLM_F_CREATE);
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, "d");
+	ctl_batch_done(nlh);
+	nlh = nft(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, "d");
+	exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+	elem = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "immediate");
+	data = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+	mnl_attr_put_u32(nlh, NFTA_IMMEDIATE_DREG, htonl(NFT_REG_VERDICT));
+	imm = mnl_attr_nest_start(nlh, NFTA_IMMEDIATE_DATA);
+	v = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
+	mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, htonl((uint32_t)NFT_JUMP));
+	mnl_attr_put_strz(nlh, NFTA_VERDICT_CHAIN, "c");
+	mnl_attr_nest_end(nlh, v);
+	mnl_attr_nest_end(nlh, imm);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, elem);
+	mnl_attr_nest_end(nlh, exprs);
+	ctl_batch_done(nlh);
+	add_anon_rule(1);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
+
+	for (unsigned int i = 0; i < 32; i++) {
+		rename_c(handle, "c2");
+		rename_c(handle, "c");
+	}
+	before = heap_in_use();
+	for (unsigned int i = 0; i < 1000; i++) {
+		rename_c(handle, "c2");
+		rename_c(handle, "c");
+	}
+	rename_c(handle, "c2");
+	after = heap_in_use();
+	print_message("heap: %zu bytes before, %zu after 2001 renames\n", before, after);
+	assert_true(after < before + 2048);
+	c = ctl_chain_lookup(c->table, "d");
+	assert_non_null(c);
+	it = nftnl_expr_iter_create(ctl_list_entry(c->rules.next, struct ctl_rule, list)->nl);
+	assert_string_equal(nftnl_expr_get_str(nftnl_expr_iter_next(it), NFTNL_EXPR_IMM_CHAIN),
+			    "c2");
+	nftnl_expr_iter_destroy(it);
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -215,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_anon_set_rule_leaks_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_chain_rename_leaks_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
