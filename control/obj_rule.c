@@ -103,15 +103,35 @@ static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem, unsig
 	return 0;
 }
 
+/* The copy a request is parsed from (ids_to_names) is written with checked
+ * puts into a buffer of cap bytes, sized from what check_exprs counted: a
+ * request whose copy would outgrow that (names counted and names written
+ * disagree only for duplicated attributes) is refused, EINVAL, never
+ * written past. */
+static int put_copy(struct nlmsghdr *dst, size_t cap, const struct nlattr *a)
+{
+	return mnl_attr_put_check(dst, cap, a->nla_type, mnl_attr_get_payload_len(a),
+				  mnl_attr_get_payload(a))
+		   ? 0
+		   : -EINVAL;
+}
+
+static int put_strz(struct nlmsghdr *dst, size_t cap, uint16_t type, const char *str)
+{
+	return mnl_attr_put_strz_check(dst, cap, type, str) ? 0 : -EINVAL;
+}
+
 /* One verdict nest copied into dst; a jump or goto by chain id gets the
  * name of that chain of this batch (nft_chain_lookup_byid), ENOENT if none. */
-static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
 			const struct nlattr *v)
 {
 	const struct nlattr *x, *id = NULL;
 	bool jump = false, chain = false;
-	struct nlattr *nest = mnl_attr_nest_start(dst, mnl_attr_get_type(v));
+	struct nlattr *nest = mnl_attr_nest_start_check(dst, cap, mnl_attr_get_type(v));
 
+	if (nest == NULL)
+		return -EINVAL;
 	mnl_attr_for_each_nested(x, v)
 	{
 		uint16_t type = mnl_attr_get_type(x);
@@ -125,15 +145,16 @@ static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr 
 		} else if (type == NFTA_VERDICT_CHAIN_ID && mnl_attr_get_payload_len(x) == 4) {
 			id = x;
 		}
-		mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
-			     mnl_attr_get_payload(x));
+		if (put_copy(dst, cap, x) < 0)
+			return -EINVAL;
 	}
 	if (jump && !chain && id) {
 		struct ctl_chain *c = ctl_chain_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(id)));
 
 		if (c == NULL)
 			return -ENOENT;
-		mnl_attr_put_strz(dst, NFTA_VERDICT_CHAIN, c->name);
+		if (put_strz(dst, cap, NFTA_VERDICT_CHAIN, c->name) < 0)
+			return -EINVAL;
 	}
 	mnl_attr_nest_end(dst, nest);
 	return 0;
@@ -162,16 +183,14 @@ static const struct setref *setref_of(const char *expr)
 
 /* One string attribute copied into dst NUL-terminated (nft sends objref's
  * names without a NUL, which libnftnl's parse would read past); as it
- * came when it does not fit a name. */
-static void str_copy(struct nlmsghdr *dst, const struct nlattr *a)
+ * came when it does not fit a name. It grows by 4 bytes at most. */
+static int str_copy(struct nlmsghdr *dst, size_t cap, const struct nlattr *a)
 {
 	char str[CTL_NAME_MAXLEN];
 
 	if (ctl_attr_strcpy(a, str, sizeof(str)))
-		mnl_attr_put_strz(dst, mnl_attr_get_type(a), str);
-	else
-		mnl_attr_put(dst, a->nla_type, mnl_attr_get_payload_len(a),
-			     mnl_attr_get_payload(a));
+		return put_strz(dst, cap, mnl_attr_get_type(a), str);
+	return put_copy(dst, cap, a);
 }
 
 /* The data of an expression that names a set, copied into dst with the
@@ -179,8 +198,8 @@ static void str_copy(struct nlmsghdr *dst, const struct nlattr *a)
  * the name is a template or names no set, then by id), so that libnftnl
  * parses the name that is stored and dumped, and no setter has to replace
  * it: libnftnl 1.2.4's setters leak the string they replace. */
-static void setref_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
-			const struct nlattr *data, const struct setref *ref)
+static int setref_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
+		       const struct nlattr *data, const struct setref *ref)
 {
 	const struct nlattr *x, *name = NULL, *id = NULL;
 	struct ctl_set *s = NULL;
@@ -200,28 +219,30 @@ static void setref_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr 
 	mnl_attr_for_each_nested(x, data)
 	{
 		uint16_t type = mnl_attr_get_type(x);
+		int err;
 
 		if (type == ref->name && s)
 			continue;
 		if (type == ref->name || (ref->obj_name && type == ref->obj_name))
-			str_copy(dst, x);
+			err = str_copy(dst, cap, x);
 		else
-			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
-				     mnl_attr_get_payload(x));
+			err = put_copy(dst, cap, x);
+		if (err < 0)
+			return err;
 	}
-	if (s)
-		mnl_attr_put_strz(dst, ref->name, s->name);
+	return s ? put_strz(dst, cap, ref->name, s->name) : 0;
 }
 
 /* Copy the nests of src on the way to an immediate's verdict or to the
  * data of an expression that names a set: level 0 the rule's attributes,
  * 1 the expression list, 2 one expression, 3 its data, 4 the immediate's
  * data (holding the verdict). */
-static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
-		     const struct nlattr *src, int level, const struct setref *ref)
+static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
+		     const struct nlattr *src, int level)
 {
 	static const uint16_t into[] = {NFTA_RULE_EXPRESSIONS, NFTA_LIST_ELEM, NFTA_EXPR_DATA,
 					NFTA_IMMEDIATE_DATA, NFTA_DATA_VERDICT};
+	const struct setref *ref = NULL;
 	const struct nlattr *x;
 	char name[16];
 	bool imm = true;
@@ -243,29 +264,29 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 	mnl_attr_for_each_nested(x, src)
 	{
 		uint16_t type = mnl_attr_get_type(x);
-		int err = 0;
+		struct nlattr *nest = NULL;
+		int err;
 
-		if (ref && level == 2 && type == NFTA_EXPR_DATA) {
-			struct nlattr *nest = mnl_attr_nest_start(dst, type);
-
-			setref_copy(m, t, dst, x, ref);
-			mnl_attr_nest_end(dst, nest);
-		} else if (imm && type == into[level] && level == 4) {
-			err = verdict_copy(m, t, dst, x);
-		} else if (imm && type == into[level]) {
-			struct nlattr *nest = mnl_attr_nest_start(dst, type);
-
-			err = nest_copy(m, t, dst, x, level + 1, NULL);
-			mnl_attr_nest_end(dst, nest);
-		} else {
-			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
-				     mnl_attr_get_payload(x));
+		if ((ref || imm) && type == into[level] && level < 4) {
+			nest = mnl_attr_nest_start_check(dst, cap, type);
+			if (nest == NULL)
+				return -EINVAL;
 		}
+		if (ref && level == 2 && type == NFTA_EXPR_DATA)
+			err = setref_copy(m, t, dst, cap, x, ref);
+		else if (imm && type == into[level] && level == 4)
+			err = verdict_copy(m, t, dst, cap, x);
+		else if (imm && type == into[level])
+			err = nest_copy(m, t, dst, cap, x, level + 1);
+		else
+			err = put_copy(dst, cap, x);
 		if (err < 0) {
 			if (level == 1)
 				m->bad_attr = x; /* the expression */
 			return err;
 		}
+		if (nest)
+			mnl_attr_nest_end(dst, nest);
 	}
 	return 0;
 }
@@ -273,12 +294,16 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 /* The request with every verdict by chain id naming its chain and every
  * expression that names a set naming it as stored (nids: how many of
  * both), in a buffer the caller frees; NULL with *err set when a chain id
- * names no chain. */
+ * names no chain. Only the expression list libnftnl parses (the last) is
+ * rewritten. */
 static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, unsigned int nids,
 				     int *err)
 {
 	const struct nlmsghdr *nlh = m->nlh;
-	size_t cap = nlh->nlmsg_len + (size_t)nids * (CTL_NAME_MAXLEN + 8) + 64;
+	/* a string attribute NUL-terminated grows by at most 4 bytes, its
+	 * header's size (str_copy): twice the request bounds them all; each
+	 * name added (a chain's, a set's) takes at most a name and a header */
+	size_t cap = 2 * (size_t)nlh->nlmsg_len + (size_t)nids * (CTL_NAME_MAXLEN + 8) + 64;
 	const struct nlattr *a;
 	struct nlmsghdr *dst;
 	void *buf = calloc(1, cap);
@@ -296,20 +321,22 @@ static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, uns
 	       sizeof(struct nfgenmsg));
 	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
 	{
-		uint16_t type = mnl_attr_get_type(a);
+		if (a == m->tb[NFTA_RULE_EXPRESSIONS]) {
+			struct nlattr *nest =
+			    mnl_attr_nest_start_check(dst, cap, NFTA_RULE_EXPRESSIONS);
 
-		if (type == NFTA_RULE_EXPRESSIONS) {
-			struct nlattr *nest = mnl_attr_nest_start(dst, type);
-
-			*err = nest_copy(m, t, dst, a, 1, NULL);
+			*err = nest ? nest_copy(m, t, dst, cap, a, 1) : -EINVAL;
 			if (*err < 0) {
 				free(buf);
 				return NULL;
 			}
 			mnl_attr_nest_end(dst, nest);
 		} else {
-			mnl_attr_put(dst, a->nla_type, mnl_attr_get_payload_len(a),
-				     mnl_attr_get_payload(a));
+			*err = put_copy(dst, cap, a);
+			if (*err < 0) {
+				free(buf);
+				return NULL;
+			}
 		}
 	}
 	return dst;

@@ -278,6 +278,96 @@ static void test_chain_rename_leaks_nothing(void **unused)
 	nftnl_expr_iter_destroy(it);
 }
 
+/* The copy the request is parsed from NUL-terminates names: an objref
+ * with 300 four-byte names without a NUL grows by 4 bytes each (the copy
+ * must have room; build-asan catches an overflow) and is refused as the
+ * kernel refuses a missing object, ENOENT, leaving no rule. */
+static void test_objref_names_copied_in_bounds(void **unused)
+{
+	struct nlattr *exprs, *elem, *data;
+	struct nlmsghdr *nlh;
+
+	(void)unused;
+	load();
+	ctl_batch_begin();
+	nlh = nft(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, "c");
+	exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+	elem = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "objref");
+	data = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+	mnl_attr_put_u32(nlh, NFTA_OBJREF_IMM_TYPE, htonl(NFT_OBJECT_COUNTER));
+	for (unsigned int i = 0; i < 300; i++)
+		mnl_attr_put(nlh, NFTA_OBJREF_IMM_NAME, 4, "abcd");
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, elem);
+	mnl_attr_nest_end(nlh, exprs);
+	ctl_batch_done(nlh);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
+	assert_true(ctl_list_empty(&chain_c()->rules));
+}
+
+/* An expression named twice, "immediate" and then a padded "counter"
+ * (what libnftnl and the kernel take, the last), holding 50 jumps by the
+ * id of a chain with a long name, beside a lookup (so that the rule is
+ * parsed from a copy): the names added to the copy were not counted for
+ * it. The copy's puts are checked: the request is refused, EINVAL, before
+ * libnftnl sees it, and nothing is written past the copy (build-asan). */
+static void test_copy_never_outgrows(void **unused)
+{
+	struct nlattr *exprs, *elem, *data, *imm, *v;
+	static const char padded[20] = "counter";
+	char longname[201];
+	struct nlmsghdr *nlh;
+
+	(void)unused;
+	load();
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ctl_batch_begin();
+	add_anon_rule(1);
+	nlh = nft(NFT_MSG_NEWCHAIN, NLM_F_CREATE);
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, longname);
+	mnl_attr_put_u32(nlh, NFTA_CHAIN_ID, htonl(9));
+	ctl_batch_done(nlh);
+	nlh = nft(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND);
+	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "t");
+	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, "c");
+	exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+	elem = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "immediate");
+	mnl_attr_put(nlh, NFTA_EXPR_NAME, sizeof(padded), padded);
+	data = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+	imm = mnl_attr_nest_start(nlh, NFTA_IMMEDIATE_DATA);
+	for (unsigned int i = 0; i < 50; i++) {
+		v = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
+		mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, htonl((uint32_t)NFT_JUMP));
+		mnl_attr_put_u32(nlh, NFTA_VERDICT_CHAIN_ID, htonl(9));
+		mnl_attr_nest_end(nlh, v);
+	}
+	mnl_attr_nest_end(nlh, imm);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, elem);
+	elem = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "lookup");
+	data = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+	mnl_attr_put_strz(nlh, NFTA_LOOKUP_SET, "__set%d");
+	mnl_attr_put_u32(nlh, NFTA_LOOKUP_SET_ID, htonl(1));
+	mnl_attr_put_u32(nlh, NFTA_LOOKUP_SREG, htonl(NFT_REG_1));
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, elem);
+	mnl_attr_nest_end(nlh, exprs);
+	ctl_batch_done(nlh);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
+	assert_null(ctl_chain_lookup(chain_c()->table, longname));
+}
+
 static int setup(void **unused)
 {
 	(void)unused;
@@ -297,6 +387,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_anon_set_rule_leaks_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_rename_leaks_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_objref_names_copied_in_bounds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_never_outgrows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
