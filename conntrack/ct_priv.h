@@ -7,6 +7,7 @@
 #ifndef NFTDP_CT_PRIV_H
 #define NFTDP_CT_PRIV_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -290,6 +291,38 @@ static inline void nftdp_ct_event_cache(struct nftdp_ct_entry *e, unsigned int e
 }
 
 /* helper.c, expect.c, helper_*.c: nf_conntrack_helper, _expect and the helpers */
+/* Text scanning for the helpers' parsers (packet path; never past limit
+ * or n): how many bytes from p are letters (sip's string_len), or decimal
+ * digits (digits_len); the value of the decimal digits of d from *i, *i
+ * moved past them, modulo 2^32 as the kernel's simple_strtoul callers
+ * truncate it (irc's parse_dcc, amanda's ports, sip's port). */
+static inline uint32_t nftdp_ct_alpha_len(const char *p, const char *limit)
+{
+	const char *q = p;
+
+	while (q < limit && isalpha((unsigned char)*q))
+		q++;
+	return (uint32_t)(q - p);
+}
+
+static inline uint32_t nftdp_ct_digits_len(const char *p, const char *limit)
+{
+	const char *q = p;
+
+	while (q < limit && isdigit((unsigned char)*q))
+		q++;
+	return (uint32_t)(q - p);
+}
+
+static inline uint32_t nftdp_ct_strtou32(const char *d, uint32_t n, uint32_t *i)
+{
+	uint32_t v = 0;
+
+	while (*i < n && d[*i] >= '0' && d[*i] <= '9')
+		v = v * 10u + (uint32_t)(d[(*i)++] - '0');
+	return v;
+}
+
 void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper);
 /* pkt is writable: a NAT helper may rewrite it (nf_nat_ftp) */
 unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,

@@ -39,7 +39,7 @@ unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_p
 	if (stop < 0)
 		return 0;
 	for (unsigned int i = 0; i < 3; i++) {
-		uint32_t j, len, v = 0;
+		uint32_t j, len, v;
 
 		off = find_text(d, (uint32_t)start, (uint32_t)stop, kw[i].s, kw[i].len);
 		if (off < 0)
@@ -47,8 +47,8 @@ unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_p
 		off += kw[i].len;
 		/* at most 5 characters, simple_strtoul, the port's 16 bits */
 		len = (uint32_t)(stop - off) < 5 ? (uint32_t)(stop - off) : 5;
-		for (j = 0; j < len && d[off + j] >= '0' && d[off + j] <= '9'; j++)
-			v = v * 10 + (uint32_t)(d[off + j] - '0');
+		j = 0;
+		v = nftdp_ct_strtou32(d + off, len, &j);
 		if ((uint16_t)v == 0)
 			break;
 		ports[found].port = (uint16_t)v;

@@ -22,16 +22,6 @@ static const struct {
 	uint32_t len;
 } dccprotos[] = {{"SEND ", 5}, {"CHAT ", 5}, {"MOVE ", 5}, {"TSEND ", 6}, {"SCHAT ", 6}};
 
-/* simple_strtoul, base 10, truncated to 32 bits as the kernel's callers do */
-static uint32_t strtou32(const char *d, uint32_t n, uint32_t *i)
-{
-	uint32_t v = 0;
-
-	while (*i < n && d[*i] >= '0' && d[*i] <= '9')
-		v = v * 10u + (uint32_t)(d[(*i)++] - '0');
-	return v;
-}
-
 /* parse_dcc: from i (after the DCC type) "ARG ADDR PORT" before a \n of
  * the segment; 0 and the values, or -1 */
 static int parse_dcc(const char *d, uint32_t n, uint32_t i, uint32_t *ip, uint16_t *port,
@@ -51,10 +41,10 @@ static int parse_dcc(const char *d, uint32_t n, uint32_t i, uint32_t *ip, uint16
 	if (t == n)
 		return -1;
 	*beg = i;
-	*ip = strtou32(d, n, &i);
+	*ip = nftdp_ct_strtou32(d, n, &i);
 	while (d[i] == ' ')
 		i++; /* stops at the \n at the latest */
-	*port = (uint16_t)strtou32(d, n, &i);
+	*port = (uint16_t)nftdp_ct_strtou32(d, n, &i);
 	*end = i;
 	return 0;
 }

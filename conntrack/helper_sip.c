@@ -32,39 +32,17 @@ static const uint32_t sip_max_expected[CT_SIP_EXPECT_MAX + 1] = {
 };
 static const uint32_t sip_exp_timeout_s = 3 * 60;
 
-/* ---- scanning helpers (string_len, digits_len, ...) ---- */
-
-static uint32_t string_len(const char *p, const char *limit)
-{
-	uint32_t n = 0;
-
-	while (p < limit && isalpha((unsigned char)*p)) {
-		p++;
-		n++;
-	}
-	return n;
-}
-
-static uint32_t digits_len(const char *p, const char *limit)
-{
-	uint32_t n = 0;
-
-	while (p < limit && isdigit((unsigned char)*p)) {
-		p++;
-		n++;
-	}
-	return n;
-}
+/* ---- scanning helpers (string_len, digits_len: ct_priv.h) ---- */
 
 /* media_len: "type port" */
 static uint32_t media_len(const char *p, const char *limit)
 {
-	uint32_t n = string_len(p, limit);
+	uint32_t n = nftdp_ct_alpha_len(p, limit);
 
 	p += n;
 	if (p >= limit || *p != ' ')
 		return 0;
-	return n + 1 + digits_len(p + 1, limit);
+	return n + 1 + nftdp_ct_digits_len(p + 1, limit);
 }
 
 uint32_t nftdp_ct_sip_strtouint(const char *cp, uint32_t len, const char **endp)
@@ -183,7 +161,7 @@ static bool sip_parse_addr(uint8_t l3, const char *cp, const char **endp, union 
 /* sip_parse_port: ":port" (1024-65535) or nothing (5060) */
 static bool sip_parse_port(const char *p, const char **endp, const char *limit, uint16_t *port)
 {
-	uint32_t v = 0, n = 0;
+	uint32_t v, n = 0;
 
 	if (p >= limit)
 		return false;
@@ -195,12 +173,11 @@ static bool sip_parse_port(const char *p, const char **endp, const char *limit, 
 		return true;
 	}
 	p++;
-	while (p < limit && isdigit((unsigned char)*p)) {
-		v = v * 10u + (uint32_t)(*p - '0');
-		p++;
-		if (++n > 5)
-			return false;
-	}
+	/* at most five digits: the kernel's simple_strtoul, then its range */
+	if (nftdp_ct_digits_len(p, limit) > 5)
+		return false;
+	v = nftdp_ct_strtou32(p, (uint32_t)(limit - p), &n);
+	p += n;
 	if (n == 0 || p >= limit || v < 1024 || v > 65535)
 		return false;
 	if (port)
@@ -278,7 +255,7 @@ static uint32_t match_len(uint8_t ml, uint8_t l3, const char *p, const char *lim
 {
 	switch (ml) {
 	case ML_DIGITS:
-		return digits_len(p, limit);
+		return nftdp_ct_digits_len(p, limit);
 	case ML_SKP_EPADDR:
 		return skp_epaddr_len(l3, p, limit, shift);
 	case ML_EPADDR:

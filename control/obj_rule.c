@@ -103,15 +103,35 @@ static int imm_verdict_check(struct ctl_msg *m, const struct nlattr *elem, unsig
 	return 0;
 }
 
+/* The copy a request is parsed from (ids_to_names) is written with checked
+ * puts into a buffer of cap bytes, sized from what check_exprs counted: a
+ * request whose copy would outgrow that (names counted and names written
+ * disagree only for duplicated attributes) is refused, EINVAL, never
+ * written past. */
+static int put_copy(struct nlmsghdr *dst, size_t cap, const struct nlattr *a)
+{
+	return mnl_attr_put_check(dst, cap, a->nla_type, mnl_attr_get_payload_len(a),
+				  mnl_attr_get_payload(a))
+		   ? 0
+		   : -EINVAL;
+}
+
+static int put_strz(struct nlmsghdr *dst, size_t cap, uint16_t type, const char *str)
+{
+	return mnl_attr_put_strz_check(dst, cap, type, str) ? 0 : -EINVAL;
+}
+
 /* One verdict nest copied into dst; a jump or goto by chain id gets the
  * name of that chain of this batch (nft_chain_lookup_byid), ENOENT if none. */
-static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
 			const struct nlattr *v)
 {
 	const struct nlattr *x, *id = NULL;
 	bool jump = false, chain = false;
-	struct nlattr *nest = mnl_attr_nest_start(dst, mnl_attr_get_type(v));
+	struct nlattr *nest = mnl_attr_nest_start_check(dst, cap, mnl_attr_get_type(v));
 
+	if (nest == NULL)
+		return -EINVAL;
 	mnl_attr_for_each_nested(x, v)
 	{
 		uint16_t type = mnl_attr_get_type(x);
@@ -125,34 +145,110 @@ static int verdict_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr 
 		} else if (type == NFTA_VERDICT_CHAIN_ID && mnl_attr_get_payload_len(x) == 4) {
 			id = x;
 		}
-		mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
-			     mnl_attr_get_payload(x));
+		if (put_copy(dst, cap, x) < 0)
+			return -EINVAL;
 	}
 	if (jump && !chain && id) {
 		struct ctl_chain *c = ctl_chain_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(id)));
 
 		if (c == NULL)
 			return -ENOENT;
-		mnl_attr_put_strz(dst, NFTA_VERDICT_CHAIN, c->name);
+		if (put_strz(dst, cap, NFTA_VERDICT_CHAIN, c->name) < 0)
+			return -EINVAL;
 	}
 	mnl_attr_nest_end(dst, nest);
 	return 0;
 }
 
-/* Copy the nests of src on the way to an immediate's verdict: level 0 the
- * rule's attributes, 1 the expression list, 2 one expression, 3 its data,
- * 4 the immediate's data (holding the verdict). */
-static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst,
+/* The expressions that name a set: by name, by id of a set of this batch,
+ * or by the name nft gives an anonymous set before the kernel numbers it,
+ * "__set%d" (nf_tables_set_lookup, nft_set_lookup_byid). */
+static const struct setref {
+	const char *expr;
+	uint16_t name, id;
+	uint16_t obj_name; /* an object's name beside it, or 0 */
+} setrefs[] = {
+    {"lookup", NFTA_LOOKUP_SET, NFTA_LOOKUP_SET_ID, 0},
+    {"dynset", NFTA_DYNSET_SET_NAME, NFTA_DYNSET_SET_ID, 0},
+    {"objref", NFTA_OBJREF_SET_NAME, NFTA_OBJREF_SET_ID, NFTA_OBJREF_IMM_NAME},
+};
+
+static const struct setref *setref_of(const char *expr)
+{
+	for (size_t i = 0; i < sizeof(setrefs) / sizeof(setrefs[0]); i++)
+		if (strcmp(setrefs[i].expr, expr) == 0)
+			return &setrefs[i];
+	return NULL;
+}
+
+/* One string attribute copied into dst NUL-terminated (nft sends objref's
+ * names without a NUL, which libnftnl's parse would read past); as it
+ * came when it does not fit a name. It grows by 4 bytes at most. */
+static int str_copy(struct nlmsghdr *dst, size_t cap, const struct nlattr *a)
+{
+	char str[CTL_NAME_MAXLEN];
+
+	if (ctl_attr_strcpy(a, str, sizeof(str)))
+		return put_strz(dst, cap, mnl_attr_get_type(a), str);
+	return put_copy(dst, cap, a);
+}
+
+/* The data of an expression that names a set, copied into dst with the
+ * set's name as it stands in the table (find_set's choice: by name unless
+ * the name is a template or names no set, then by id), so that libnftnl
+ * parses the name that is stored and dumped, and no setter has to replace
+ * it: libnftnl 1.2.4's setters leak the string they replace. */
+static int setref_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
+		       const struct nlattr *data, const struct setref *ref)
+{
+	const struct nlattr *x, *name = NULL, *id = NULL;
+	struct ctl_set *s = NULL;
+	char str[CTL_NAME_MAXLEN];
+
+	mnl_attr_for_each_nested(x, data)
+	{
+		if (mnl_attr_get_type(x) == ref->name)
+			name = x;
+		else if (mnl_attr_get_type(x) == ref->id && mnl_attr_get_payload_len(x) == 4)
+			id = x;
+	}
+	if (name && ctl_attr_strcpy(name, str, sizeof(str)) && !strchr(str, '%'))
+		s = ctl_set_lookup(t, str);
+	if (s == NULL && id)
+		s = ctl_set_lookup_id(m->st, t, ntohl(mnl_attr_get_u32(id)));
+	mnl_attr_for_each_nested(x, data)
+	{
+		uint16_t type = mnl_attr_get_type(x);
+		int err;
+
+		if (type == ref->name && s)
+			continue;
+		if (type == ref->name || (ref->obj_name && type == ref->obj_name))
+			err = str_copy(dst, cap, x);
+		else
+			err = put_copy(dst, cap, x);
+		if (err < 0)
+			return err;
+	}
+	return s ? put_strz(dst, cap, ref->name, s->name) : 0;
+}
+
+/* Copy the nests of src on the way to an immediate's verdict or to the
+ * data of an expression that names a set: level 0 the rule's attributes,
+ * 1 the expression list, 2 one expression, 3 its data, 4 the immediate's
+ * data (holding the verdict). */
+static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *dst, size_t cap,
 		     const struct nlattr *src, int level)
 {
 	static const uint16_t into[] = {NFTA_RULE_EXPRESSIONS, NFTA_LIST_ELEM, NFTA_EXPR_DATA,
 					NFTA_IMMEDIATE_DATA, NFTA_DATA_VERDICT};
+	const struct setref *ref = NULL;
 	const struct nlattr *x;
 	char name[16];
 	bool imm = true;
 
 	if (level == 2) {
-		/* only an immediate's data is walked */
+		/* only an immediate's data, or a set's namer's, is walked */
 		imm = false;
 		mnl_attr_for_each_nested(x, src)
 		{
@@ -161,42 +257,53 @@ static int nest_copy(struct ctl_msg *m, struct ctl_table *t, struct nlmsghdr *ds
 				memset(name, 0, sizeof(name));
 				memcpy(name, mnl_attr_get_payload(x), mnl_attr_get_payload_len(x));
 				imm = strcmp(name, "immediate") == 0;
+				ref = setref_of(name);
 			}
 		}
 	}
 	mnl_attr_for_each_nested(x, src)
 	{
 		uint16_t type = mnl_attr_get_type(x);
+		struct nlattr *nest = NULL;
 		int err;
 
-		if (imm && type == into[level] && level == 4) {
-			err = verdict_copy(m, t, dst, x);
-		} else if (imm && type == into[level]) {
-			struct nlattr *nest = mnl_attr_nest_start(dst, type);
-
-			err = nest_copy(m, t, dst, x, level + 1);
-			mnl_attr_nest_end(dst, nest);
-		} else {
-			mnl_attr_put(dst, x->nla_type, mnl_attr_get_payload_len(x),
-				     mnl_attr_get_payload(x));
-			err = 0;
+		if ((ref || imm) && type == into[level] && level < 4) {
+			nest = mnl_attr_nest_start_check(dst, cap, type);
+			if (nest == NULL)
+				return -EINVAL;
 		}
+		if (ref && level == 2 && type == NFTA_EXPR_DATA)
+			err = setref_copy(m, t, dst, cap, x, ref);
+		else if (imm && type == into[level] && level == 4)
+			err = verdict_copy(m, t, dst, cap, x);
+		else if (imm && type == into[level])
+			err = nest_copy(m, t, dst, cap, x, level + 1);
+		else
+			err = put_copy(dst, cap, x);
 		if (err < 0) {
 			if (level == 1)
 				m->bad_attr = x; /* the expression */
 			return err;
 		}
+		if (nest)
+			mnl_attr_nest_end(dst, nest);
 	}
 	return 0;
 }
 
-/* The request with every verdict by chain id naming its chain, in a buffer
- * the caller frees; NULL with *err set when a chain id names no chain. */
+/* The request with every verdict by chain id naming its chain and every
+ * expression that names a set naming it as stored (nids: how many of
+ * both), in a buffer the caller frees; NULL with *err set when a chain id
+ * names no chain. Only the expression list libnftnl parses (the last) is
+ * rewritten. */
 static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, unsigned int nids,
 				     int *err)
 {
 	const struct nlmsghdr *nlh = m->nlh;
-	size_t cap = nlh->nlmsg_len + (size_t)nids * (CTL_NAME_MAXLEN + 8) + 64;
+	/* a string attribute NUL-terminated grows by at most 4 bytes, its
+	 * header's size (str_copy): twice the request bounds them all; each
+	 * name added (a chain's, a set's) takes at most a name and a header */
+	size_t cap = 2 * (size_t)nlh->nlmsg_len + (size_t)nids * (CTL_NAME_MAXLEN + 8) + 64;
 	const struct nlattr *a;
 	struct nlmsghdr *dst;
 	void *buf = calloc(1, cap);
@@ -214,20 +321,22 @@ static struct nlmsghdr *ids_to_names(struct ctl_msg *m, struct ctl_table *t, uns
 	       sizeof(struct nfgenmsg));
 	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
 	{
-		uint16_t type = mnl_attr_get_type(a);
+		if (a == m->tb[NFTA_RULE_EXPRESSIONS]) {
+			struct nlattr *nest =
+			    mnl_attr_nest_start_check(dst, cap, NFTA_RULE_EXPRESSIONS);
 
-		if (type == NFTA_RULE_EXPRESSIONS) {
-			struct nlattr *nest = mnl_attr_nest_start(dst, type);
-
-			*err = nest_copy(m, t, dst, a, 1);
+			*err = nest ? nest_copy(m, t, dst, cap, a, 1) : -EINVAL;
 			if (*err < 0) {
 				free(buf);
 				return NULL;
 			}
 			mnl_attr_nest_end(dst, nest);
 		} else {
-			mnl_attr_put(dst, a->nla_type, mnl_attr_get_payload_len(a),
-				     mnl_attr_get_payload(a));
+			*err = put_copy(dst, cap, a);
+			if (*err < 0) {
+				free(buf);
+				return NULL;
+			}
 		}
 	}
 	return dst;
@@ -298,6 +407,8 @@ static int check_exprs(struct ctl_msg *m, const struct nlattr *exprs, unsigned i
 			if (err < 0)
 				return err;
 		}
+		if (setref_of(str))
+			(*nids)++; /* its set named as stored (setref_copy) */
 	}
 	return 0;
 }
@@ -314,8 +425,9 @@ static const struct nlattr *nth_expr(const struct nlattr *exprs, unsigned int i)
 	return exprs;
 }
 
-/* By name, or by id for a set of this batch; the stored expression then
- * names the set as the kernel dumps it (anonymous "__set%d" resolved). */
+/* By name, or by id for a set of this batch. The request was parsed from
+ * a copy that names the set as the kernel dumps it (setref_copy: anonymous
+ * "__set%d" resolved), so what is stored needs no setter. */
 static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *e,
 				uint16_t name_attr, uint16_t id_attr)
 {
@@ -325,9 +437,6 @@ static struct ctl_set *find_set(struct ctl_msg *m, struct ctl_table *t, struct n
 		s = ctl_set_lookup(t, nftnl_expr_get_str(e, name_attr));
 	if (s == NULL && nftnl_expr_is_set(e, id_attr))
 		s = ctl_set_lookup_id(m->st, t, nftnl_expr_get_u32(e, id_attr));
-	if (s && (!nftnl_expr_is_set(e, name_attr) ||
-		  strcmp(nftnl_expr_get_str(e, name_attr), s->name) != 0))
-		nftnl_expr_set_str(e, name_attr, s->name);
 	return s;
 }
 
@@ -691,9 +800,6 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 
 			if (!expr_raw_str(elem, NFTA_OBJREF_IMM_NAME, str, sizeof(str)))
 				return -EINVAL;
-			/* libnftnl 1.2.4 leaks the string a setter replaces */
-			if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME), str) != 0)
-				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, str);
 			o = ctl_obj_lookup(t, str,
 					   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE));
 			if (o == NULL)
@@ -703,10 +809,6 @@ static int expr_refs(struct ctl_msg *m, struct ctl_table *t, struct nftnl_expr *
 		} else {
 			struct ctl_set *s;
 
-			if (expr_raw_str(elem, NFTA_OBJREF_SET_NAME, str, sizeof(str)) &&
-			    (!nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME) ||
-			     strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME), str) != 0))
-				nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, str);
 			s = find_set(m, t, e, NFTNL_EXPR_OBJREF_SET_NAME, NFTNL_EXPR_OBJREF_SET_ID);
 
 			if (s == NULL)

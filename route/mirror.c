@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
@@ -339,30 +338,15 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 static int dump(struct mnl_socket *nl, uint16_t type, uint8_t family, size_t hdrlen, mnl_cb_t cb,
 		struct mirror *m)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t buf[32]; /* the header and the largest family header */
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	uint32_t seq = (uint32_t)time(NULL) + type, portid = mnl_socket_get_portid(nl);
 	struct rtgenmsg *g;
-	ssize_t n;
-	int rc;
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
 	g = mnl_nlmsg_put_extra_header(nlh, hdrlen);
 	g->rtgen_family = family; /* first byte of ifinfomsg, ifaddrmsg, rtmsg */
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		rc = mnl_cb_run(buf, (size_t)n, seq, portid, cb, m);
-		if (rc == MNL_CB_STOP)
-			return 0;
-		if (rc < 0)
-			return m->err ? m->err : -errno;
-	}
+	return nftdp_route_rtnl_talk(nl, nlh, cb, m, &m->err);
 }
 
 int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_port *ports,
@@ -372,13 +356,9 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 	struct mnl_socket *nl;
 	int rc;
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
+	nl = nftdp_route_rtnl_open();
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		rc = -errno;
-		goto out;
-	}
 	rc = dump(nl, RTM_GETLINK, AF_UNSPEC, sizeof(struct ifinfomsg), link_cb, &m);
 	if (rc == 0)
 		rc = dump(nl, RTM_GETADDR, AF_INET6, sizeof(struct ifaddrmsg), addr_cb, &m);
@@ -394,7 +374,6 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 		if (rc == -EAFNOSUPPORT)
 			rc = 0;
 	}
-out:
 	free(m.devs);
 	mnl_socket_close(nl);
 	return rc;

@@ -14,7 +14,6 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/neighbour.h>
@@ -215,12 +214,11 @@ int nftdp_route_neigh_mirror(struct nftdp_route_neigh *t, const struct nftdp_rou
 			     unsigned int n_ports)
 {
 	struct neigh_dump d = {.t = t};
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t buf[16]; /* the header and ndmsg */
 	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct ndmsg *ndm;
-	uint32_t seq, portid;
-	int rc = 0;
+	int rc;
 
 	/* a port's device by name now: a rename shows as RTM_NEWLINK, which
 	 * makes the route mirror dump again, not this one (docs/route.md) */
@@ -234,94 +232,47 @@ int nftdp_route_neigh_mirror(struct nftdp_route_neigh *t, const struct nftdp_rou
 	}
 	if (!d.n)
 		return 0;
-	nl = mnl_socket_open(NETLINK_ROUTE);
+	nl = nftdp_route_rtnl_open();
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
-	seq = (uint32_t)time(NULL);
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_GETNEIGH;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = AF_UNSPEC; /* ARP and ND in one dump */
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		rc = mnl_cb_run(buf, (size_t)n, seq, portid, neigh_cb, &d);
-		if (rc == MNL_CB_STOP) {
-			rc = 0;
-			break;
-		}
-		if (rc < 0) {
-			rc = d.err ? d.err : -errno;
-			break;
-		}
-	}
-out:
+	rc = nftdp_route_rtnl_talk(nl, nlh, neigh_cb, &d, &d.err);
 	mnl_socket_close(nl);
 	return rc;
 }
 
 int nftdp_route_neigh_resolve(const char *ifname, int family, const void *addr)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	uint32_t buf[32]; /* the header, ndmsg and NDA_DST */
 	unsigned int k = if_nametoindex(ifname);
 	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct ndmsg *ndm;
-	uint32_t seq, portid;
 	int rc;
 
 	if (!k)
 		return -ENODEV;
 	if (family != AF_INET && family != AF_INET6)
 		return -EINVAL;
-	nl = mnl_socket_open(NETLINK_ROUTE);
+	nl = nftdp_route_rtnl_open();
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
-	seq = (uint32_t)time(NULL);
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_NEWNEIGH;
 	/* neigh_add creates only with NLM_F_CREATE; NTF_USE leaves the state
 	 * alone and starts resolution (neigh_event_send) */
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = (uint8_t)family;
 	ndm->ndm_ifindex = (int)k;
 	ndm->ndm_state = NUD_NONE;
 	ndm->ndm_flags = NTF_USE;
 	mnl_attr_put(nlh, NDA_DST, family == AF_INET ? 4 : 16, addr);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (rc < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = mnl_cb_run(buf, (size_t)rc, seq, portid, NULL, NULL);
-	rc = rc < 0 ? -errno : 0;
-out:
+	rc = nftdp_route_rtnl_talk(nl, nlh, NULL, NULL, NULL);
 	mnl_socket_close(nl);
 	return rc;
 }

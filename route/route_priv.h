@@ -6,6 +6,8 @@
 #ifndef NFTDP_ROUTE_PRIV_H
 #define NFTDP_ROUTE_PRIV_H
 
+#include <libmnl/libmnl.h>
+
 #include "nftdp_route.h"
 
 struct rte_fib;
@@ -41,5 +43,14 @@ struct nftdp_route_table {
 	unsigned int n_custom;
 	char custom_why[128];
 };
+
+/* rtnl.c: a NETLINK_ROUTE socket bound to an automatic port id (NULL with
+ * errno set), and one request on it: nlh (its seq set here) sent, every
+ * answer given to cb (may be NULL) until the dump's NLMSG_DONE or the
+ * request's ack. 0, or -errno: the kernel's error, or *cb_err where cb
+ * failed and set it. Control path. */
+struct mnl_socket *nftdp_route_rtnl_open(void);
+int nftdp_route_rtnl_talk(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
+			  const int *cb_err);
 
 #endif /* NFTDP_ROUTE_PRIV_H */

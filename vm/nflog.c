@@ -22,26 +22,17 @@ int nftdp_vm_nflog_rings_create(struct nftdp_vm_state *st, unsigned int ring_siz
 	st->nflog_ring_size = ring_size ? ring_size : 256u * 1024;
 	if (st->nflog_ring_size < 4096)
 		return -EINVAL;
-	st->nflog = aligned_alloc(64, st->n_workers * sizeof(*st->nflog));
-	if (!st->nflog)
-		return -ENOMEM;
-	memset(st->nflog, 0, st->n_workers * sizeof(*st->nflog));
-	for (unsigned int w = 0; w < st->n_workers; w++) {
-		/* 8-aligned so that every record header is too */
-		st->nflog[w].buf = aligned_alloc(64, st->nflog_ring_size);
-		if (!st->nflog[w].buf)
-			return -ENOMEM;
-	}
-	return 0;
+	/* the buffers 64-aligned, so that every record header is 8-aligned */
+	st->nflog = nftdp_vm_worker_rings_alloc(st->n_workers, sizeof(*st->nflog),
+						offsetof(struct nftdp_vm_nflog_ring, buf),
+						st->nflog_ring_size);
+	return st->nflog ? 0 : -ENOMEM;
 }
 
 void nftdp_vm_nflog_rings_destroy(struct nftdp_vm_state *st)
 {
-	if (!st->nflog)
-		return;
-	for (unsigned int w = 0; w < st->n_workers; w++)
-		free(st->nflog[w].buf);
-	free(st->nflog);
+	nftdp_vm_worker_rings_free(st->nflog, st->n_workers, sizeof(*st->nflog),
+				   offsetof(struct nftdp_vm_nflog_ring, buf));
 	st->nflog = NULL;
 }
 

@@ -36,6 +36,46 @@ static void unreserve(void *p, size_t n)
 		munmap(p, n ? n : 1);
 }
 
+void *nftdp_vm_worker_rings_alloc(unsigned int n_workers, size_t slot_size, size_t buf_off,
+				  size_t buf_size)
+{
+	size_t size = (size_t)n_workers * slot_size;
+	char *slots;
+
+	/* aligned_alloc wants a multiple of the alignment */
+	size = (size + 63) & ~(size_t)63;
+	buf_size = (buf_size + 63) & ~(size_t)63;
+	slots = aligned_alloc(64, size ? size : 64);
+	if (!slots)
+		return NULL;
+	memset(slots, 0, size);
+	for (unsigned int w = 0; w < n_workers; w++) {
+		void *buf = aligned_alloc(64, buf_size);
+
+		if (!buf) {
+			nftdp_vm_worker_rings_free(slots, w, slot_size, buf_off);
+			return NULL;
+		}
+		memset(buf, 0, buf_size);
+		memcpy(slots + (size_t)w * slot_size + buf_off, &buf, sizeof(buf));
+	}
+	return slots;
+}
+
+void nftdp_vm_worker_rings_free(void *slots, unsigned int n_workers, size_t slot_size,
+				size_t buf_off)
+{
+	if (!slots)
+		return;
+	for (unsigned int w = 0; w < n_workers; w++) {
+		void *buf;
+
+		memcpy(&buf, (char *)slots + (size_t)w * slot_size + buf_off, sizeof(buf));
+		free(buf);
+	}
+	free(slots);
+}
+
 static size_t counters_size(const struct nftdp_vm_state *st)
 {
 	return st->counter_stride * st->n_workers * sizeof(struct nftdp_vm_counter);
@@ -83,17 +123,13 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 	st->ent_free = reserve(st->max_ents * sizeof(uint32_t));
 	st->hcap = 64;
 	st->hidx = calloc(st->hcap, sizeof(*st->hidx));
-	st->logs = aligned_alloc(64, cfg->n_workers * sizeof(*st->logs));
+	st->logs = nftdp_vm_worker_rings_alloc(
+	    cfg->n_workers, sizeof(*st->logs), offsetof(struct nftdp_vm_log_ring, ev),
+	    st->log_ring_size * sizeof(struct nftdp_vm_log_event));
 	if (!st->counters || !st->cells || !st->counter_used || !st->counter_base ||
 	    !st->cell_used || !st->counter_free || !st->cell_free || !st->map || !st->ent_free ||
 	    !st->hidx || !st->logs)
 		goto err_alloc;
-	memset(st->logs, 0, cfg->n_workers * sizeof(*st->logs));
-	for (unsigned int w = 0; w < cfg->n_workers; w++) {
-		st->logs[w].ev = calloc(st->log_ring_size, sizeof(struct nftdp_vm_log_event));
-		if (!st->logs[w].ev)
-			goto err_alloc;
-	}
 	if (nftdp_vm_trace_rings_create(st, cfg->trace_ring_size))
 		goto err_alloc;
 	if (nftdp_vm_nflog_rings_create(st, cfg->nflog_ring_size))
@@ -110,10 +146,8 @@ void nftdp_vm_state_destroy(struct nftdp_vm_state *st)
 {
 	if (!st)
 		return;
-	if (st->logs)
-		for (unsigned int w = 0; w < st->n_workers; w++)
-			free(st->logs[w].ev);
-	free(st->logs);
+	nftdp_vm_worker_rings_free(st->logs, st->n_workers, sizeof(*st->logs),
+				   offsetof(struct nftdp_vm_log_ring, ev));
 	nftdp_vm_trace_rings_destroy(st);
 	nftdp_vm_nflog_rings_destroy(st);
 	if (st->map)

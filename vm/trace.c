@@ -13,25 +13,16 @@
 int nftdp_vm_trace_rings_create(struct nftdp_vm_state *st, unsigned int ring_size)
 {
 	st->trace_ring_size = ring_size ? ring_size : 512;
-	st->traces = aligned_alloc(64, st->n_workers * sizeof(*st->traces));
-	if (!st->traces)
-		return -ENOMEM;
-	memset(st->traces, 0, st->n_workers * sizeof(*st->traces));
-	for (unsigned int w = 0; w < st->n_workers; w++) {
-		st->traces[w].ev = calloc(st->trace_ring_size, sizeof(struct nftdp_vm_trace_event));
-		if (!st->traces[w].ev)
-			return -ENOMEM;
-	}
-	return 0;
+	st->traces = nftdp_vm_worker_rings_alloc(
+	    st->n_workers, sizeof(*st->traces), offsetof(struct nftdp_vm_trace_ring, ev),
+	    st->trace_ring_size * sizeof(struct nftdp_vm_trace_event));
+	return st->traces ? 0 : -ENOMEM;
 }
 
 void nftdp_vm_trace_rings_destroy(struct nftdp_vm_state *st)
 {
-	if (!st->traces)
-		return;
-	for (unsigned int w = 0; w < st->n_workers; w++)
-		free(st->traces[w].ev);
-	free(st->traces);
+	nftdp_vm_worker_rings_free(st->traces, st->n_workers, sizeof(*st->traces),
+				   offsetof(struct nftdp_vm_trace_ring, ev));
 	st->traces = NULL;
 }
 

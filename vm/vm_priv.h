@@ -408,6 +408,17 @@ struct nftdp_vm_trace_ring {
 	alignas(64) _Atomic uint32_t tail; /* written by the control thread */
 };
 
+/* state.c: the per-worker rings of log, trace and nflog events. n_workers
+ * slots of slot_size bytes (64-aligned, zeroed), each given a zeroed,
+ * 64-aligned buffer of buf_size bytes whose pointer is stored buf_off
+ * bytes into its slot; NULL when out of memory, nothing left allocated.
+ * Control path. */
+void *nftdp_vm_worker_rings_alloc(unsigned int n_workers, size_t slot_size, size_t buf_off,
+				  size_t buf_size);
+/* the slots and their buffers; slots may be NULL */
+void nftdp_vm_worker_rings_free(void *slots, unsigned int n_workers, size_t slot_size,
+				size_t buf_off);
+
 struct nftdp_vm_state {
 	unsigned int n_workers, max_counters, max_cells, log_ring_size, trace_ring_size;
 	/* someone listens to NFNLGRP_NFTRACE: traced packets record events */

@@ -526,11 +526,12 @@ def trace_lines(work, side):
     return out
 
 
-def trace_compare(work):
-    k, d = trace_lines(work, 'kernel'), trace_lines(work, 'nftdp')
+def lines_compare(what, k, d):
+    """[] when the kernel's lines k and nftdp's d are the same; else their
+    counts and the first line that differs"""
     if k == d:
         return []
-    diffs = ['nft monitor trace: kernel printed %d lines, nftdp %d' % (len(k), len(d))]
+    diffs = ['%s: kernel printed %d lines, nftdp %d' % (what, len(k), len(d))]
     for i in range(max(len(k), len(d))):
         a = k[i] if i < len(k) else '-'
         b = d[i] if i < len(d) else '-'
@@ -538,6 +539,11 @@ def trace_compare(work):
             diffs += ['  line %d kernel: %s' % (i + 1, a), '  line %d nftdp:  %s' % (i + 1, b)]
             break
     return diffs
+
+
+def trace_compare(work):
+    return lines_compare('nft monitor trace', trace_lines(work, 'kernel'),
+                         trace_lines(work, 'nftdp'))
 
 
 def trace_monitor_ns():
@@ -604,17 +610,7 @@ def nflog_compare(work):
     def lines(side):
         with open(os.path.join(work, side + '-nflog.txt')) as f:
             return [line.rstrip('\n') for line in f]
-    k, d = lines('kernel'), lines('nftdp')
-    if k == d:
-        return []
-    diffs = ['nflog listener: kernel printed %d lines, nftdp %d' % (len(k), len(d))]
-    for i in range(max(len(k), len(d))):
-        a = k[i] if i < len(k) else '-'
-        b = d[i] if i < len(d) else '-'
-        if a != b:
-            diffs += ['  line %d kernel: %s' % (i + 1, a), '  line %d nftdp:  %s' % (i + 1, b)]
-            break
-    return diffs
+    return lines_compare('nflog listener', lines('kernel'), lines('nftdp'))
 
 
 # ---------------------------------------------------------------- nftdp side

@@ -4,12 +4,13 @@
  * each input is the bytes of one sendmsg to the control plane (a batch or
  * plain requests). The store persists across inputs so that later inputs
  * meet the objects earlier ones made; every 64 inputs a full dump of every
- * object kind runs over it. A stand-in session replaces the unix socket
- * (server.c): answers are built and dropped. Commits compile and publish
- * generations (control/build.c, vm/, sets/) as in the daemon, into a domain
- * without readers. ctnetlink requests (conntrack -I/-U/-G/-D/-L, expect)
- * reach a stand-in connection table of a few entries (ct_stub below), so
- * their parsing and answers run as against the daemon's.
+ * object kind runs over it. A stand-in session (tests/lib/ctl_stub.c)
+ * replaces the unix socket (server.c): it asks for extended acks, joins
+ * every group, and drops the answers it is built. Commits compile and
+ * publish generations (control/build.c, vm/, sets/) as in the daemon, into
+ * a domain without readers. ctnetlink requests (conntrack -I/-U/-G/-D/-L,
+ * expect) reach a stand-in connection table of a few entries (ct_stub
+ * below), so their parsing and answers run as against the daemon's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,15 +19,11 @@
 #include <string.h>
 
 #include "ctl_state.h"
+#include "ctl_stub.h"
 #include "nftdp_conntrack.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
-struct ctl_session {
-	int unused;
-};
-
-static struct ctl_session session;
 static struct nftdp_ctl ctl;
 static struct nftdp_vm_state *vm;
 static struct nftdp_vm_gen_domain *dom;
@@ -254,6 +251,9 @@ static int start(void)
 	ctl.cfg.gen_dom = dom;
 	ctl.cfg.ct = &ct_stub_ops;
 	ct_stub_n = 0;
+	ctl_stub.comm = "fuzz";
+	ctl_stub.ext_ack = true;
+	ctl_stub.listeners = true;
 	if (ctl_state_create(&ctl) < 0 || ctl_build_create(&ctl) < 0)
 		return -1;
 	return 0;
@@ -267,87 +267,6 @@ static void stop(void)
 	ctl_state_destroy(&ctl);
 	nftdp_vm_gen_domain_destroy(dom);
 	nftdp_vm_state_destroy(vm);
-}
-
-uint32_t ctl_session_portid(const struct ctl_session *s)
-{
-	(void)s;
-	return 4242;
-}
-
-pid_t ctl_session_pid(const struct ctl_session *s)
-{
-	(void)s;
-	return 4242;
-}
-
-const char *ctl_session_comm(const struct ctl_session *s)
-{
-	(void)s;
-	return "fuzz";
-}
-
-bool ctl_session_privileged(const struct ctl_session *s)
-{
-	(void)s;
-	return true;
-}
-
-bool ctl_session_ext_ack(const struct ctl_session *s)
-{
-	(void)s;
-	return true;
-}
-
-bool ctl_session_cap_ack(const struct ctl_session *s)
-{
-	(void)s;
-	return false;
-}
-
-bool ctl_session_in_group(const struct ctl_session *s, unsigned int group)
-{
-	(void)s;
-	(void)group;
-	return true;
-}
-
-int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
-{
-	(void)s;
-	/* every datagram must hold whole messages: walk them */
-	for (size_t off = 0; off + sizeof(struct nlmsghdr) <= len;) {
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + off);
-
-		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
-			__builtin_trap();
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
-	}
-	return 0;
-}
-
-bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
-{
-	(void)srv;
-	(void)group;
-	return true;
-}
-
-/* the stand-in session always takes what it is sent */
-bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
-{
-	(void)srv;
-	(void)group;
-	return false;
-}
-
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
-			  const struct ctl_session *skip)
-{
-	(void)srv;
-	(void)group;
-	(void)skip;
-	ctl_session_send(&session, buf, len);
 }
 
 static void dump_all(void)
@@ -364,7 +283,7 @@ static void dump_all(void)
 		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
 		nfg->nfgen_family = AF_UNSPEC;
-		ctl_nfnl_rcv(&ctl, &session, buf, nlh->nlmsg_len);
+		ctl_nfnl_rcv(&ctl, &ctl_stub_session, buf, nlh->nlmsg_len);
 	}
 }
 
@@ -381,7 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!n)
 			atexit(stop);
 	}
-	ctl_nfnl_rcv(&ctl, &session, data, size);
+	ctl_nfnl_rcv(&ctl, &ctl_stub_session, data, size);
 	if (++n % 64 == 0)
 		dump_all();
 	if (n % 4096 == 0) {

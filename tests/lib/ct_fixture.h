@@ -4,9 +4,10 @@
  * plain buffers without EAL: IPv4/IPv6 packets with correct checksums
  * around a TCP, UDP, ICMP or SCTP header, a shard with its clock (struct
  * env), a TCP flow that keeps both peers' sequence numbers, the packet
- * path (nftdp_ct_in + confirm) returning the ct state bits, and the NAT
- * path. Each test file includes this once; everything is static inline so
- * a file pays only for what it uses.
+ * path (nftdp_ct_in + confirm) returning the ct state bits, the helpers'
+ * (hx, say, open_ctl, exp_live, exact; two shards sharing an expectation
+ * table), tuples, and the NAT path. Each test file includes this once;
+ * everything is static inline so a file pays only for what it uses.
  */
 #ifndef NFTDP_TESTS_CT_FIXTURE_H
 #define NFTDP_TESTS_CT_FIXTURE_H
@@ -248,6 +249,121 @@ static inline struct nftdp_ct_entry *handshake(struct env *en, struct tflow *f)
 	return e1;
 }
 
+/* in + (helper h, may be NULL) + confirm: the ct state bits; *ent the
+ * entry, *verdict confirm's verdict (either may be NULL) */
+static inline uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
+			  struct nftdp_ct_entry **ent, unsigned int *verdict)
+{
+	uint32_t st = ST_INVALID;
+	unsigned int v;
+
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	if (t->pkt.ct) {
+		st = nftdp_ct_vm_ops.state(t->pkt.ct);
+		if (ent)
+			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+		if (h)
+			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
+	} else if (ent) {
+		*ent = NULL;
+	}
+	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
+	if (verdict)
+		*verdict = v;
+	return st;
+}
+
+/* a segment of f with text from dir, sequence numbers advanced; confirm's
+ * verdict (a helper may drop it) */
+static inline unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+{
+	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
+		 *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[1600];
+	struct tpkt t;
+	unsigned int v;
+
+	assert_true(n <= sizeof(h) - 20);
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	memcpy(h + 20, text, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
+	*mine += n;
+	return v;
+}
+
+/* f's handshake with helper h given to its first packet: the entry */
+static inline struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f,
+					      const struct nftdp_vm_ct_helper *h)
+{
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	seg(&t, f, 0, TS, f->aseq, 0, 0);
+	assert_int_equal(hx(en, &t, h, &e, NULL), ST_NEW);
+	f->aseq++;
+	assert_int_equal(tx(en, f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(tx(en, f, 0, TA, 0, NULL), ST_ESTABLISHED);
+	return e;
+}
+
+/* the shard's live expectations */
+static inline uint32_t exp_live(const struct env *en)
+{
+	return atomic_load(&en->s->exp->n_live);
+}
+
+/* an IPv4 tuple s:sp -> d:dp of l4 */
+static inline void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp,
+			  const char *d, uint16_t dp)
+{
+	memset(t, 0, sizeof(*t));
+	t->l3proto = NFPROTO_IPV4;
+	t->l4proto = l4;
+	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
+	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
+	t->sport = htons(sp);
+	t->dport = htons(dp);
+}
+
+/* two shards, a and b (ids 0 and 1, 64 entries), sharing an expectation
+ * table made here, their clocks at 1000 s: a master on one, its expected
+ * connection on the other */
+static inline struct nftdp_ct_expect_table *two_shards(struct env *a, struct env *b)
+{
+	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
+	struct nftdp_ct_expect_table *tab;
+
+	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
+	cfg.expect = tab;
+	cfg.shard_id = 0;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &a->s), 0);
+	cfg.shard_id = 1;
+	assert_int_equal(nftdp_ct_shard_create(&cfg, &b->s), 0);
+	a->now = b->now = 1000000;
+	return tab;
+}
+
+static inline void two_shards_free(struct env *a, struct env *b, struct nftdp_ct_expect_table *tab)
+{
+	nftdp_ct_shard_destroy(a->s);
+	nftdp_ct_shard_destroy(b->s);
+	nftdp_ct_expect_table_destroy(tab);
+}
+
+/* a copy of text in a buffer of exactly its length (ASan sees any
+ * over-read), *n its length; the caller frees it */
+static inline char *exact(const char *text, uint32_t *n)
+{
+	char *b;
+
+	*n = (uint32_t)strlen(text);
+	b = malloc(*n ? *n : 1);
+	assert_non_null(b);
+	memcpy(b, text, *n);
+	return b;
+}
+
 static inline uint64_t left_s(const struct env *en, const struct nftdp_ct_entry *e)
 {
 	return (e->expires_ms - en->now) / 1000;
@@ -265,6 +381,20 @@ static inline void udp(struct tpkt *t, bool v6, const char *s, const char *d, ui
 	h[4] = (uint8_t)((8 + payload) >> 8);
 	h[5] = (uint8_t)(8 + payload);
 	build(t, v6, s, d, IPPROTO_UDP, h, 8 + payload);
+}
+
+/* a UDP datagram sp -> dp carrying text (a helper's message) */
+static inline void udp_text(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
+			    uint16_t dp, const char *text)
+{
+	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
+	size_t n = strlen(text);
+
+	assert_true(n + 8 <= sizeof(h));
+	h[4] = (uint8_t)((n + 8) >> 8);
+	h[5] = (uint8_t)(n + 8);
+	memcpy(h + 8, text, n);
+	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
 }
 
 static inline void icmp(struct tpkt *t, bool v6, const char *s, const char *d, uint8_t type,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Generations in unit tests: a chain of a generation builder, a rule of
- * NULL-terminated expressions (tests/lib/nft_build.h builds them) compiled
- * into it, and an IPv4 TCP packet view without a link header. Header-only;
+ * Generations in unit tests: a VM state and context (gen_fix), a chain of
+ * a generation builder, a rule of NULL-terminated expressions
+ * (tests/lib/nft_build.h builds them) compiled into it, the build, and an
+ * IPv4 TCP packet view without a link header. Header-only;
  * include it after <cmocka.h> (the chain asserts through it).
  */
 #ifndef NFTDP_TESTS_GEN_BUILD_H
@@ -11,6 +12,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libnftnl/rule.h>
@@ -35,6 +37,56 @@ static inline int gen_rule_v(struct nftdp_vm_gen_builder *b, struct nftdp_vm_cha
 	if (rc)
 		fprintf(stderr, "rule %llu: %s\n", (unsigned long long)handle, err.msg);
 	return rc;
+}
+
+/* compile handle's rule of NULL-terminated expressions into chain c; the
+ * result */
+static inline int gen_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c,
+			   uint64_t handle, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, handle);
+	rc = gen_rule_v(b, c, handle, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* b built into a generation, which must succeed */
+static inline struct nftdp_vm_gen *gen_build_ok(struct nftdp_vm_gen_builder *b)
+{
+	struct nftdp_vm_error err;
+	struct nftdp_vm_gen *gen = NULL;
+
+	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
+	assert_non_null(gen);
+	return gen;
+}
+
+/* a VM state of n_workers workers and an evaluation context on it */
+struct gen_fix {
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_ctx ctx;
+};
+
+static inline struct gen_fix *gen_fix_new(unsigned int n_workers)
+{
+	struct gen_fix *f = calloc(1, sizeof(*f));
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = n_workers, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
+
+	assert_non_null(f);
+	assert_int_equal(nftdp_vm_state_create(&cfg, &f->st), 0);
+	f->ctx.state = f->st;
+	f->ctx.prng = 1;
+	return f;
+}
+
+static inline void gen_fix_free(struct gen_fix *f)
+{
+	nftdp_vm_state_destroy(f->st);
+	free(f);
 }
 
 /* chain name of table "t" in b; id: its chain id (verdict maps name it) */

@@ -22,15 +22,13 @@ static const struct nftdp_vm_ct_helper nbns_h = {NFTDP_VM_CT_HELPER_NETBIOS_NS, 
 /* parse text in a buffer of exactly its length (ASan sees any over-read) */
 static int parse(const char *text, int dir, uint8_t l3, struct ct_ftp_cmd *cmd)
 {
-	size_t n = strlen(text);
-	char *buf = malloc(n ? n : 1);
+	uint32_t n;
+	char *buf = exact(text, &n);
 	int rc;
 
-	assert_non_null(buf);
-	memcpy(buf, text, n);
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->l3proto = l3;
-	rc = nftdp_ct_ftp_parse(buf, (uint32_t)n, dir, cmd);
+	rc = nftdp_ct_ftp_parse(buf, n, dir, cmd);
 	free(buf);
 	return rc;
 }
@@ -120,62 +118,6 @@ static void test_ftp_parse(void **state)
 			}
 		}
 	}
-}
-
-/* in + (helper) + confirm: the ct state bits; *e the entry */
-static uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
-		   struct nftdp_ct_entry **ent, unsigned int *verdict)
-{
-	uint32_t st = ST_INVALID;
-	unsigned int v;
-
-	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
-	if (t->pkt.ct) {
-		st = nftdp_ct_vm_ops.state(t->pkt.ct);
-		if (ent)
-			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
-		if (h)
-			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
-	} else if (ent) {
-		*ent = NULL;
-	}
-	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
-	if (verdict)
-		*verdict = v;
-	return st;
-}
-
-/* a segment with text, sequence numbers advanced */
-static unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
-{
-	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
-		 *theirs = dir ? &f->aseq : &f->bseq;
-	uint8_t h[1600];
-	struct tpkt t;
-	unsigned int v;
-
-	assert_true(n <= sizeof(h) - 20);
-	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
-	memcpy(h + 20, text, n);
-	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
-	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
-	*mine += n;
-	return v;
-}
-
-/* handshake with the helper given to the first packet */
-static struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f,
-				       const struct nftdp_vm_ct_helper *h)
-{
-	struct nftdp_ct_entry *e;
-	struct tpkt t;
-
-	seg(&t, f, 0, TS, f->aseq, 0, 0);
-	assert_int_equal(hx(en, &t, h, &e, NULL), ST_NEW);
-	f->aseq++;
-	assert_int_equal(tx(en, f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
-	assert_int_equal(tx(en, f, 0, TA, 0, NULL), ST_ESTABLISHED);
-	return e;
 }
 
 static uint32_t syn(struct env *en, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
@@ -444,14 +386,12 @@ static void test_tftp_snat(void **state)
 /* irc parser on text in a buffer of exactly its length */
 static int irc_parse(const char *text, uint32_t ip1, struct ct_irc_dcc *dcc)
 {
-	size_t n = strlen(text);
-	char *buf = malloc(n ? n : 1);
+	uint32_t n;
+	char *buf = exact(text, &n);
 	int rc;
 
-	assert_non_null(buf);
-	memcpy(buf, text, n);
 	memset(dcc, 0, sizeof(*dcc));
-	rc = nftdp_ct_irc_parse(buf, (uint32_t)n, htonl(ip1), htonl(ip1), dcc);
+	rc = nftdp_ct_irc_parse(buf, n, htonl(ip1), htonl(ip1), dcc);
 	free(buf);
 	return rc;
 }
@@ -591,19 +531,6 @@ static void test_irc_snat(void **state)
 	env_free(en);
 }
 
-static void amanda_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp,
-		       uint16_t dp, const char *text)
-{
-	uint8_t h[256] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
-	size_t n = strlen(text);
-
-	assert_true(n + 8 <= sizeof(h));
-	h[4] = (uint8_t)((n + 8) >> 8);
-	h[5] = (uint8_t)(n + 8);
-	memcpy(h + 8, text, n);
-	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
-}
-
 static void test_amanda(void **state)
 {
 	static const char reply[] = "Amanda 2.4 REP HANDLE 000-65637373 SEQ 954568800\n"
@@ -633,10 +560,10 @@ static void test_amanda(void **state)
 		free(b);
 	}
 	/* the server's request, then the client's reply: three expectations */
-	amanda_pkt(&t, false, "192.0.2.10", "10.0.0.2", 850, 10080, "Amanda 2.4 REQ HANDLE x\n");
+	udp_text(&t, false, "192.0.2.10", "10.0.0.2", 850, 10080, "Amanda 2.4 REQ HANDLE x\n");
 	assert_int_equal(hx(en, &t, &amanda_h, &m, NULL), ST_NEW);
 	assert_int_equal(en->s->st.expect_create, 0);
-	amanda_pkt(&t, false, "10.0.0.2", "192.0.2.10", 10080, 850, reply);
+	udp_text(&t, false, "10.0.0.2", "192.0.2.10", 10080, 850, reply);
 	assert_int_equal(hx(en, &t, NULL, &m2, NULL), ST_ESTABLISHED);
 	assert_ptr_equal(m, m2);
 	assert_int_equal(en->s->st.expect_create, 3);
@@ -672,18 +599,11 @@ static void test_expect_across_shards(void **state)
 {
 	struct nftdp_ct_expect_table *tab;
 	struct env a = {0}, b = {0};
-	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
 	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 21, 1000, 5000};
 	struct nftdp_ct_entry *ctl, *d;
 
 	(void)state;
-	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
-	cfg.expect = tab;
-	cfg.shard_id = 0;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &a.s), 0);
-	cfg.shard_id = 1;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &b.s), 0);
-	a.now = b.now = 1000000;
+	tab = two_shards(&a, &b);
 	ctl = open_ctl(&a, &f, &ftp_h);
 	say(&a, &f, 1, "220 hi\r\n");
 	say(&a, &f, 0, "USER ftp\r\n");
@@ -713,9 +633,7 @@ static void test_expect_across_shards(void **state)
 	}
 	assert_int_equal(a.s->st.expect_create, 5);
 	assert_int_equal(a.s->st.helper_drop, 2);
-	nftdp_ct_shard_destroy(a.s);
-	nftdp_ct_shard_destroy(b.s);
-	nftdp_ct_expect_table_destroy(tab);
+	two_shards_free(&a, &b, tab);
 }
 
 int main(void)

@@ -11,18 +11,6 @@
 
 #include <linux/netfilter/nf_conntrack_tcp.h>
 
-static void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp, const char *d,
-		   uint16_t dp)
-{
-	memset(t, 0, sizeof(*t));
-	t->l3proto = NFPROTO_IPV4;
-	t->l4proto = l4;
-	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
-	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
-	t->sport = htons(sp);
-	t->dport = htons(dp);
-}
-
 /* conntrack -I: orig given, the reply its inverse (the tool's SETUP_REPLY) */
 static void chg_new(struct nftdp_ct_change *c, uint8_t l4, const char *s, uint16_t sp,
 		    const char *d, uint16_t dp)

@@ -175,20 +175,10 @@ static void send_msg(struct env *en, struct tflow *f, int dir, uint16_t type, co
 	*mine += len;
 }
 
-static struct nftdp_ct_entry *open_ctl(struct env *en, struct tflow *f)
+static struct nftdp_ct_entry *open_pptp(struct env *en, struct tflow *f)
 {
-	struct nftdp_ct_entry *e;
-	struct tpkt t;
+	struct nftdp_ct_entry *e = open_ctl(en, f, &pptp_h);
 
-	seg(&t, f, 0, TS, f->aseq, 0, 0);
-	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
-	assert_non_null(t.pkt.ct);
-	nftdp_ct_vm_ops.helper(t.pkt.ct, &pptp_h);
-	e = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
-	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
-	f->aseq++;
-	assert_int_equal(tx(en, f, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
-	assert_int_equal(tx(en, f, 0, TA, 0, NULL), ST_ESTABLISHED);
 	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_PPTP);
 	return e;
 }
@@ -218,11 +208,6 @@ static void out_call(struct env *en, struct tflow *f, uint16_t pns, uint16_t pac
 	send_msg(en, f, 1, 8, b, 20); /* Outgoing-Call-Reply */
 }
 
-static uint32_t live(const struct env *en)
-{
-	return atomic_load(&en->s->exp->n_live);
-}
-
 static uint32_t km_live(const struct env *en)
 {
 	return atomic_load(&en->s->exp->km_live);
@@ -236,14 +221,14 @@ static void test_outgoing_call(void **state)
 	uint8_t b[208] = {0};
 
 	(void)state;
-	ctl = open_ctl(en, &f);
+	ctl = open_pptp(en, &f);
 	/* a call before the session is confirmed: ignored */
 	out_call(en, &f, 0x0100, 0x0200, 1);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	session(en, &f);
 	/* the server refuses: no expectation */
 	out_call(en, &f, 0x0100, 0x0200, 3);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* a reply naming another PNS call id: invalid, ignored */
 	b[0] = 0x7;
 	send_msg(en, &f, 0, 7, b, 156);
@@ -252,7 +237,7 @@ static void test_outgoing_call(void **state)
 	b[3] = 0x99;
 	b[4] = 1;
 	send_msg(en, &f, 1, 8, b, 20);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* a reply one byte short of its size: not read */
 	memset(b, 0, sizeof(b));
 	b[1] = 0x01;
@@ -262,9 +247,9 @@ static void test_outgoing_call(void **state)
 	b[3] = 0x01;
 	b[4] = 1;
 	send_msg(en, &f, 1, 8, b, 19);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	out_call(en, &f, 0x0100, 0x0200, 1);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(km_live(en), 2);
 	assert_int_equal(en->s->help[ctl - en->s->entries].pptp.cstate, 3); /* OUT_CONF */
 	/* the same reply again: the same expectations and keymaps */
@@ -273,7 +258,7 @@ static void test_outgoing_call(void **state)
 	b[3] = 0x01;
 	b[4] = 1;
 	send_msg(en, &f, 1, 8, b, 20);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(km_live(en), 2);
 	/* GRE to the PAC carries the PAC's call id: related, keys both ways */
 	assert_int_equal(gre_x(en, PNS, PAC, 0x0200, &g), ST_RELATED);
@@ -283,7 +268,7 @@ static void test_outgoing_call(void **state)
 	assert_int_equal(ntohs(g->tuple[1].dport), 0x0100);
 	assert_true(g->status & IPS_EXPECTED);
 	/* the other direction's expectation went with it (pptp_expectfn) */
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* the PAC's GRE with the PNS's call id is the reply */
 	assert_int_equal(gre_x(en, PAC, PNS, 0x0100, &g2), ST_ESTABLISHED);
 	assert_ptr_equal(g, g2);
@@ -333,7 +318,7 @@ static void test_incoming_call_and_master_gone(void **state)
 	uint8_t b[208] = {0};
 
 	(void)state;
-	ctl = open_ctl(en, &f);
+	ctl = open_pptp(en, &f);
 	session(en, &f);
 	/* Incoming-Call-Request (PAC's id), -Reply (PNS's id, accept),
 	 * -Connected (names the PNS's id) */
@@ -344,18 +329,18 @@ static void test_incoming_call_and_master_gone(void **state)
 	b[2] = 0x03;
 	b[4] = 1;
 	send_msg(en, &f, 0, 10, b, 12);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* Set-Link-Info and WAN-Error-Notify change nothing */
 	memset(b, 0, sizeof(b));
 	send_msg(en, &f, 0, 15, b, 12);
 	send_msg(en, &f, 1, 14, b, 28);
 	b[0] = 0x04;
 	send_msg(en, &f, 1, 11, b, 16);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	/* the PAC sends first this time */
 	assert_int_equal(gre_x(en, PAC, PNS, 0x0400, &g), ST_RELATED);
 	assert_int_equal(ntohs(g->tuple[0].sport), 0x0300);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	assert_int_equal(km_live(en), 2);
 	/* the GRE connection's end frees the keymaps */
 	nftdp_ct_kill(en->s, g);
@@ -372,10 +357,10 @@ static void test_incoming_call_and_master_gone(void **state)
 	memset(b, 0, sizeof(b));
 	b[0] = 0x06;
 	send_msg(en, &f, 1, 11, b, 16);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(km_live(en), 2);
 	nftdp_ct_kill(en->s, ctl);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	assert_int_equal(km_live(en), 0);
 	env_free(en);
 }
@@ -385,19 +370,12 @@ static void test_keymap_across_shards(void **state)
 {
 	struct nftdp_ct_expect_table *tab;
 	struct env a = {0}, b = {0};
-	struct nftdp_ct_config cfg = {.max_entries = 64, .hash_seed = 1, .n_shards = 2};
 	struct tflow f = {false, PNS, PAC, 40002, 1723, 1000, 5000};
 	struct nftdp_ct_entry *g, *g2;
 
 	(void)state;
-	assert_int_equal(nftdp_ct_expect_table_create(2, 4, &tab), 0);
-	cfg.expect = tab;
-	cfg.shard_id = 0;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &a.s), 0);
-	cfg.shard_id = 1;
-	assert_int_equal(nftdp_ct_shard_create(&cfg, &b.s), 0);
-	a.now = b.now = 1000000;
-	open_ctl(&a, &f);
+	tab = two_shards(&a, &b);
+	open_pptp(&a, &f);
 	session(&a, &f);
 	out_call(&a, &f, 0x0a00, 0x0b00, 1);
 	assert_int_equal(atomic_load(&tab->n_live), 2);
@@ -410,21 +388,7 @@ static void test_keymap_across_shards(void **state)
 	assert_int_equal(atomic_load(&tab->km_live), 2);
 	nftdp_ct_kill(b.s, g);
 	assert_int_equal(atomic_load(&tab->km_live), 0);
-	nftdp_ct_shard_destroy(a.s);
-	nftdp_ct_shard_destroy(b.s);
-	nftdp_ct_expect_table_destroy(tab);
-}
-
-static void tuple4(struct nftdp_ct_tuple *t, uint8_t l4, const char *s, uint16_t sp, const char *d,
-		   uint16_t dp)
-{
-	memset(t, 0, sizeof(*t));
-	t->l3proto = NFPROTO_IPV4;
-	t->l4proto = l4;
-	assert_int_equal(inet_pton(AF_INET, s, &t->src.ip), 1);
-	assert_int_equal(inet_pton(AF_INET, d, &t->dst.ip), 1);
-	t->sport = htons(sp);
-	t->dport = htons(dp);
+	two_shards_free(&a, &b, tab);
 }
 
 /* ctnetlink (conntrackd): a master created with helper "pptp" (IPv4 TCP
@@ -471,7 +435,7 @@ static void test_ctnetlink_by_name(void **state)
 		n.mask.sport = n.mask.dport = 0xffff;
 		assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
 	}
-	assert_int_equal(live(en), 2); /* the third evicted the oldest */
+	assert_int_equal(exp_live(en), 2); /* the third evicted the oldest */
 	/* a name the master's protocol has no helper for */
 	strcpy(n.helper, "tftp");
 	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);

@@ -14,18 +14,6 @@
 static const struct nftdp_vm_ct_helper sip_udp = {NFTDP_VM_CT_HELPER_SIP, IPPROTO_UDP, true, true};
 static const struct nftdp_vm_ct_helper sip_tcp = {NFTDP_VM_CT_HELPER_SIP, IPPROTO_TCP, true, true};
 
-/* a copy of text in a buffer of exactly its length (ASan sees over-reads) */
-static char *exact(const char *text, uint32_t *n)
-{
-	char *b;
-
-	*n = (uint32_t)strlen(text);
-	b = malloc(*n ? *n : 1);
-	assert_non_null(b);
-	memcpy(b, text, *n);
-	return b;
-}
-
 static int hdr(const char *text, enum ct_sip_hdr type, uint32_t *mo, uint32_t *ml)
 {
 	uint32_t n;
@@ -164,42 +152,6 @@ static void test_sip_parse(void **state)
 	}
 }
 
-/* in + (helper) + confirm: the ct state bits; the verdict */
-static uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_ct_helper *h,
-		   struct nftdp_ct_entry **ent, unsigned int *verdict)
-{
-	uint32_t st = ST_INVALID;
-	unsigned int v;
-
-	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
-	if (t->pkt.ct) {
-		st = nftdp_ct_vm_ops.state(t->pkt.ct);
-		if (ent)
-			*ent = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
-		if (h)
-			nftdp_ct_vm_ops.helper(t->pkt.ct, h);
-	} else if (ent) {
-		*ent = NULL;
-	}
-	v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
-	if (verdict)
-		*verdict = v;
-	return st;
-}
-
-static void sip_pkt(struct tpkt *t, bool v6, const char *s, const char *d, uint16_t sp, uint16_t dp,
-		    const char *text)
-{
-	uint8_t h[1800] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
-	size_t n = strlen(text);
-
-	assert_true(n + 8 <= sizeof(h));
-	h[4] = (uint8_t)((n + 8) >> 8);
-	h[5] = (uint8_t)(n + 8);
-	memcpy(h + 8, text, n);
-	build(t, v6, s, d, IPPROTO_UDP, h, (uint32_t)(n + 8));
-}
-
 /* a UDP SIP message: its verdict */
 static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, uint16_t sp,
 			uint16_t dp, const char *text, const struct nftdp_vm_ct_helper *h,
@@ -208,7 +160,7 @@ static unsigned int msg(struct env *en, bool v6, const char *s, const char *d, u
 	struct tpkt t;
 	unsigned int v;
 
-	sip_pkt(&t, v6, s, d, sp, dp, text);
+	udp_text(&t, v6, s, d, sp, dp, text);
 	hx(en, &t, h, e, &v);
 	return v;
 }
@@ -220,11 +172,6 @@ static uint32_t rtp(struct env *en, bool v6, const char *s, const char *d, uint1
 
 	udp(&t, v6, s, d, sp, dp, 20);
 	return hx(en, &t, NULL, e, NULL);
-}
-
-static uint32_t live(const struct env *en)
-{
-	return atomic_load(&en->s->exp->n_live);
 }
 
 static const char invite[] = "INVITE sip:bob@10.0.2.2 SIP/2.0\r\n"
@@ -262,7 +209,7 @@ static void test_sip_call(void **state)
 	/* sip_timeout: the master lives 3600 s */
 	assert_int_equal(left_s(en, m), 3600);
 	/* RTP and RTCP from the callee to the caller's port pair */
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	memset(&t, 0, sizeof(t));
 	t.l3proto = NFPROTO_IPV4;
 	t.l4proto = IPPROTO_UDP;
@@ -278,7 +225,7 @@ static void test_sip_call(void **state)
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060, ok, NULL, &m2),
 			 NF_ACCEPT);
 	assert_ptr_equal(m, m2);
-	assert_int_equal(live(en), 4);
+	assert_int_equal(exp_live(en), 4);
 	/* the media: related from the expected peer, new otherwise */
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, &r), ST_RELATED);
 	assert_true(r->status & IPS_EXPECTED);
@@ -288,16 +235,16 @@ static void test_sip_call(void **state)
 	assert_int_equal(rtp(en, false, "10.0.1.2", "10.0.2.2", 49171, 3457, NULL), ST_RELATED);
 	assert_int_equal(rtp(en, false, "10.0.2.3", "10.0.1.2", 3456, 49171, NULL), ST_NEW);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49172, NULL), ST_NEW);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	/* the ACK without a body changes nothing; the BYE removes the rest */
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
 			     "ACK sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 1 ACK\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
 			     "BYE sip:alice@10.0.1.2 SIP/2.0\r\nCSeq: 1 BYE\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3460, 49171, NULL), ST_NEW);
 	env_free(en);
 }
@@ -311,21 +258,21 @@ static void test_sip_failure(void **state)
 
 	(void)state;
 	msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite, &sip_udp, NULL);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
 			     "CANCEL sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 1 CANCEL\r\n\r\n", NULL,
 			     NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
 			     "SIP/2.0 486 Busy Here\r\nCSeq: 2 INVITE\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
 			     "SIP/2.0 487 Request Terminated\r\nCSeq: 1 INVITE\r\n\r\n", NULL,
 			     NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* responses the kernel drops: no code, no CSeq; a request without
 	 * CSeq; media on a port below 1024; media without any c= */
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
@@ -361,7 +308,7 @@ static void test_sip_failure(void **state)
 			     "m=video 0 RTP/AVP 31\r\nm=application 5000 x\r\n",
 			     NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	env_free(en);
 }
 
@@ -379,12 +326,12 @@ static void test_sip_two_masters(void **state)
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060, invite, &sip_udp, &b),
 			 NF_ACCEPT);
 	assert_ptr_not_equal(a, b);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(en->s->st.expect_create, 2);
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5062, 5060,
 			     "BYE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 2 BYE\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
 	env_free(en);
 }
@@ -400,7 +347,7 @@ static void test_sip_snat_untouched(void **state)
 	struct tpkt t;
 
 	(void)state;
-	sip_pkt(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, invite);
 	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
 	nftdp_ct_vm_ops.helper(t.pkt.ct, &sip_udp);
 	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
@@ -412,7 +359,7 @@ static void test_sip_snat_untouched(void **state)
 	assert_ip4(t.buf + 12, "198.51.100.1");
 	assert_int_equal(t.len, 20 + 8 + strlen(invite));
 	assert_memory_equal(t.buf + 28, invite, strlen(invite));
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "198.51.100.1", 3456, 49170, NULL), ST_NEW);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 3456, 49170, NULL), ST_RELATED);
 	env_free(en);
@@ -434,7 +381,7 @@ static void test_sip_classes(void **state)
 			 NF_ACCEPT);
 	/* three media lines at most are used: the third audio pair evicts
 	 * the first */
-	assert_int_equal(live(en), 4);
+	assert_int_equal(exp_live(en), 4);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4000, NULL), ST_NEW);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4005, NULL), ST_RELATED);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 4006, NULL), ST_NEW);
@@ -445,7 +392,7 @@ static void test_sip_classes(void **state)
 			     "c=IN IP4 10.0.1.2\r\n",
 			     NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 1, 5000, NULL), ST_RELATED);
 	/* the same media again (an UPDATE) replaces its own RTCP and expects
 	 * the RTP that was taken anew */
@@ -454,7 +401,7 @@ static void test_sip_classes(void **state)
 			     "c=IN IP4 10.0.1.2\r\nm=video 5001 RTP/AVP 0\r\n",
 			     NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(en->s->st.expect_delete, 6); /* 2 evicted, 3 flushed, 1 replaced */
 	env_free(en);
 }
@@ -478,7 +425,7 @@ static void test_sip_register(void **state)
 	(void)state;
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060, reg, &sip_udp, &m),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	memset(&t, 0, sizeof(t));
 	t.l3proto = NFPROTO_IPV4;
 	t.l4proto = IPPROTO_UDP;
@@ -496,7 +443,7 @@ static void test_sip_register(void **state)
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
 			     "SIP/2.0 401 No\r\nCSeq: 6 REGISTER\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060, ok_reg, NULL, NULL),
 			 NF_ACCEPT);
 	assert_int_equal(nftdp_ct_expect_get(en->s, &t, 0, en->now, &xi), 0);
@@ -509,26 +456,26 @@ static void test_sip_register(void **state)
 	assert_false(c->status & IPS_HELPER);
 	assert_int_equal(rtp(en, false, "10.0.2.2", "10.0.1.2", 5062, 5070, NULL), ST_RELATED);
 	assert_int_equal(rtp(en, false, "10.0.2.3", "10.0.1.2", 5062, 5070, NULL), ST_NEW);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	/* an expected connection does not register */
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5070, 5061, reg, NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	/* it expires with the Contact's time */
 	en->now += 601 * 1000;
 	nftdp_ct_expect_gc(en->s, en->now);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* REGISTER again; a failure response removes it */
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
 			     "REGISTER sip:10.0.2.2 SIP/2.0\r\nCSeq: 8 REGISTER\r\n"
 			     "m: <sip:alice@10.0.1.2:5070;transport=udp>;expires=30\r\n\r\n",
 			     NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	assert_int_equal(msg(en, false, "10.0.2.2", "10.0.1.2", 5060, 5060,
 			     "SIP/2.0 403 No\r\nCSeq: 8 REGISTER\r\n\r\n", NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	/* third-party registrations, other transports, expires 0: nothing;
 	 * an expires= without digits is dropped */
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
@@ -546,31 +493,13 @@ static void test_sip_register(void **state)
 			     "m: <sip:a@10.0.1.2:5070>\r\n\r\n",
 			     NULL, NULL),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	assert_int_equal(msg(en, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
 			     "REGISTER sip:x SIP/2.0\r\nCSeq: 9 REGISTER\r\n"
 			     "m: <sip:a@10.0.1.2:5070>;expires=x\r\n\r\n",
 			     NULL, NULL),
 			 NF_DROP);
 	env_free(en);
-}
-
-/* a segment with text, sequence numbers advanced */
-static unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
-{
-	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
-		 *theirs = dir ? &f->aseq : &f->bseq;
-	uint8_t h[1600];
-	struct tpkt t;
-	unsigned int v;
-
-	assert_true(n <= sizeof(h) - 20);
-	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
-	memcpy(h + 20, text, n);
-	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
-	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
-	*mine += n;
-	return v;
 }
 
 /* TCP over IPv6: two messages in one segment, each by its Content-Length;
@@ -597,7 +526,7 @@ static void test_sip_tcp6(void **state)
 		 "INVITE sip:b SIP/2.0\r\nCSeq: 2 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
 		 strlen(sdp_a), sdp_a);
 	assert_int_equal(say(en, &f, 0, buf), NF_ACCEPT);
-	assert_int_equal(live(en), 2);
+	assert_int_equal(exp_live(en), 2);
 	assert_int_equal(left_s(en, m), 3600);
 	assert_int_equal(rtp(en, true, "2001:db8:2::2", "2001:db8:1::2", 9, 4001, NULL),
 			 ST_RELATED);
@@ -606,13 +535,13 @@ static void test_sip_tcp6(void **state)
 			     "SIP/2.0 200 OK\r\nCSeq: 2 INVITE\r\nl: 400\r\n\r\nv=0\r\n"
 			     "c=IN IP6 2001:db8:2::2\r\nm=audio 6000 RTP/AVP 0\r\n"),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	/* no blank line after the headers: nothing */
 	assert_int_equal(say(en, &f, 1,
 			     "SIP/2.0 200 OK\r\nCSeq: 2 INVITE\r\nl: 0\r\nv=0\r\n"
 			     "c=IN IP6 2001:db8:2::2\r\nm=audio 6000 RTP/AVP 0\r\n"),
 			 NF_ACCEPT);
-	assert_int_equal(live(en), 1);
+	assert_int_equal(exp_live(en), 1);
 	/* the answer with its body, then a BYE in the same segment: the
 	 * answer's expectations are made, then flushed with the rest */
 	snprintf(buf, sizeof(buf),
@@ -621,7 +550,7 @@ static void test_sip_tcp6(void **state)
 		 strlen(sdp_b), sdp_b);
 	assert_int_equal(say(en, &f, 1, buf), NF_ACCEPT);
 	assert_int_equal(en->s->st.expect_create, 4);
-	assert_int_equal(live(en), 0);
+	assert_int_equal(exp_live(en), 0);
 	env_free(en);
 }
 

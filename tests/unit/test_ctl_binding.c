@@ -5,7 +5,8 @@
  * chain add without name, flags BINDING and a chain id, a rule in it by
  * chain id, and a rule whose immediate jumps by NFTA_VERDICT_CHAIN_ID.
  * The control plane runs without the dataplane build (as --control-only);
- * a stand-in session records the errors it is answered.
+ * the stand-in session (tests/lib/ctl_stub.c) records the errors it is
+ * answered (ctl_stub_errs).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,152 +19,19 @@
 #include <cmocka.h> /* after the headers it needs */
 
 #include "ctl_state.h"
+#include "ctl_stub.h"
 
 #include <libnftnl/expr.h>
 
 #include <linux/netfilter.h>
 
-struct ctl_session {
-	int unused;
-};
-
-static struct ctl_session session;
 static struct nftdp_ctl ctl;
-
-/* the errors answered since the last batch: errno and seq of each */
-static int errs[16];
-static uint32_t err_seqs[16];
-static unsigned int nerrs;
-
-uint32_t ctl_session_portid(const struct ctl_session *s)
-{
-	(void)s;
-	return 4242;
-}
-
-pid_t ctl_session_pid(const struct ctl_session *s)
-{
-	(void)s;
-	return 4242;
-}
-
-const char *ctl_session_comm(const struct ctl_session *s)
-{
-	(void)s;
-	return "test";
-}
-
-bool ctl_session_privileged(const struct ctl_session *s)
-{
-	(void)s;
-	return true;
-}
-
-bool ctl_session_ext_ack(const struct ctl_session *s)
-{
-	(void)s;
-	return false;
-}
-
-bool ctl_session_cap_ack(const struct ctl_session *s)
-{
-	(void)s;
-	return false;
-}
-
-bool ctl_session_in_group(const struct ctl_session *s, unsigned int group)
-{
-	(void)s;
-	(void)group;
-	return false;
-}
-
-int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
-{
-	(void)s;
-	for (size_t off = 0; off + sizeof(struct nlmsghdr) <= len;) {
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + off);
-
-		assert_true(nlh->nlmsg_len >= sizeof(*nlh) && nlh->nlmsg_len <= len - off);
-		if (nlh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-
-			if (e->error && nerrs < 16) {
-				err_seqs[nerrs] = e->msg.nlmsg_seq;
-				errs[nerrs++] = -e->error;
-			}
-		}
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
-	}
-	return 0;
-}
-
-bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
-{
-	(void)srv;
-	(void)group;
-	return false;
-}
-
-bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
-{
-	(void)srv;
-	(void)group;
-	return false;
-}
-
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
-			  const struct ctl_session *skip)
-{
-	(void)srv;
-	(void)group;
-	(void)buf;
-	(void)len;
-	(void)skip;
-}
 
 /* ---- batches ---- */
 
-static char bbuf[16384];
-static size_t blen;
-static uint32_t bseq;
-
-static struct nlmsghdr *put(uint16_t type, uint16_t flags, uint8_t family)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(bbuf + blen);
-	struct nfgenmsg *nfg;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = bseq++;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = family;
-	nfg->res_id = htons(NFNL_SUBSYS_NFTABLES);
-	return nlh;
-}
-
-static void done(struct nlmsghdr *nlh)
-{
-	blen += NLMSG_ALIGN(nlh->nlmsg_len);
-}
-
-static void begin(void)
-{
-	blen = 0;
-	bseq = 0;
-	done(put(NFNL_MSG_BATCH_BEGIN, 0, AF_UNSPEC));
-}
-
-static void send_batch(void)
-{
-	done(put(NFNL_MSG_BATCH_END, 0, AF_UNSPEC));
-	nerrs = 0;
-	ctl_nfnl_rcv(&ctl, &session, bbuf, blen);
-}
-
 static struct nlmsghdr *nft(uint8_t type, uint16_t flags)
 {
-	return put((NFNL_SUBSYS_NFTABLES << 8) | type, flags, NFPROTO_IPV4);
+	return ctl_batch_put(type, flags, NFPROTO_IPV4);
 }
 
 static void add_table(void)
@@ -171,7 +39,7 @@ static void add_table(void)
 	struct nlmsghdr *nlh = nft(NFT_MSG_NEWTABLE, NLM_F_CREATE);
 
 	mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, "t");
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 static void add_chain(const char *name)
@@ -180,7 +48,7 @@ static void add_chain(const char *name)
 
 	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
 	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, name);
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 static void add_binding(uint32_t id)
@@ -190,7 +58,7 @@ static void add_binding(uint32_t id)
 	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
 	mnl_attr_put_u32(nlh, NFTA_CHAIN_FLAGS, htonl(NFT_CHAIN_BINDING));
 	mnl_attr_put_u32(nlh, NFTA_CHAIN_ID, htonl(id));
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 /* a rule of one immediate: accept (chain NULL, id 0), or jump to chain
@@ -226,7 +94,7 @@ static void add_rule(const char *chain, uint32_t chain_id, const char *to, uint3
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, elem);
 	mnl_attr_nest_end(nlh, exprs);
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 static void del_rule(const char *chain, uint64_t handle)
@@ -236,7 +104,7 @@ static void del_rule(const char *chain, uint64_t handle)
 	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "t");
 	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain);
 	mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(handle));
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 static void del_chain_handle(uint64_t handle)
@@ -245,7 +113,7 @@ static void del_chain_handle(uint64_t handle)
 
 	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
 	mnl_attr_put_u64(nlh, NFTA_CHAIN_HANDLE, htobe64(handle));
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 /* map m: ipv4 addresses to verdicts */
@@ -261,7 +129,7 @@ static void add_vmap(void)
 	mnl_attr_put_u32(nlh, NFTA_SET_DATA_TYPE, htonl(NFT_DATA_VERDICT));
 	mnl_attr_put_u32(nlh, NFTA_SET_DATA_LEN, htonl(16));
 	mnl_attr_put_u32(nlh, NFTA_SET_ID, htonl(1));
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 static void add_elem_jump(const char *to)
@@ -284,7 +152,7 @@ static void add_elem_jump(const char *to)
 	mnl_attr_nest_end(nlh, d);
 	mnl_attr_nest_end(nlh, e);
 	mnl_attr_nest_end(nlh, l);
-	done(nlh);
+	ctl_batch_done(nlh);
 }
 
 /* ---- the state ---- */
@@ -336,13 +204,13 @@ static int teardown(void **unused)
 /* table t, chain c, a binding chain holding one accept, c jumping to it */
 static void load(uint32_t id)
 {
-	begin();
+	ctl_batch_begin();
 	add_table();
 	add_chain("c");
 	add_binding(id);
 	add_rule(NULL, id, NULL, 0);
 	add_rule("c", 0, NULL, id);
-	send_batch();
+	ctl_batch_send(&ctl);
 }
 
 static void test_bind(void **unused)
@@ -355,7 +223,7 @@ static void test_bind(void **unused)
 
 	(void)unused;
 	load(7);
-	assert_int_equal(nerrs, 0);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	t = table_t();
 	assert_non_null(t);
 	b = ctl_chain_lookup(t, "__chain1");
@@ -371,74 +239,74 @@ static void test_bind(void **unused)
 	nftnl_expr_iter_destroy(it);
 
 	/* a second one is numbered on: one counter for all tables */
-	begin();
+	ctl_batch_begin();
 	add_binding(8);
 	add_rule(NULL, 8, NULL, 0);
 	add_rule("c", 0, NULL, 8);
-	send_batch();
-	assert_int_equal(nerrs, 0);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_non_null(ctl_chain_lookup(t, "__chain2"));
 	assert_int_equal(nchains(), 3);
 
 	/* neither chain nor its rules go alone */
-	begin();
+	ctl_batch_begin();
 	del_chain_handle(2);
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EOPNOTSUPP);
-	begin();
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
+	ctl_batch_begin();
 	del_rule("__chain1", first_rule(b)->handle);
-	send_batch();
-	assert_int_equal(errs[0], EOPNOTSUPP);
-	begin();
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
+	ctl_batch_begin();
 	add_rule("__chain1", 0, NULL, 0);
-	send_batch();
-	assert_int_equal(errs[0], EOPNOTSUPP);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EOPNOTSUPP);
 	/* nor updated (renamed) */
-	begin();
+	ctl_batch_begin();
 	{
 		struct nlmsghdr *nlh = nft(NFT_MSG_NEWCHAIN, 0);
 
 		mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "t");
 		mnl_attr_put_u64(nlh, NFTA_CHAIN_HANDLE, htobe64(2));
 		mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, "x");
-		done(nlh);
+		ctl_batch_done(nlh);
 	}
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	/* nor jumped to from a verdict map (NFT_DATA_DESC_SETELEM) */
-	begin();
+	ctl_batch_begin();
 	add_vmap();
 	add_elem_jump("c");
-	send_batch();
-	assert_int_equal(nerrs, 0);
-	begin();
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
+	ctl_batch_begin();
 	add_elem_jump("__chain1");
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	/* nor is it jumped to twice */
-	begin();
+	ctl_batch_begin();
 	add_rule("c", 0, "__chain1", 0);
-	send_batch();
-	assert_int_equal(errs[0], EINVAL);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
 	assert_int_equal(nchains(), 3);
 
 	/* the rule's deletion takes the chain, which an abort gives back */
 	r = first_rule(ctl_chain_lookup(t, "c"));
-	begin();
+	ctl_batch_begin();
 	del_rule("c", r->handle);
 	add_chain("c"); /* fine: an update */
 	del_rule("c", 999);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_int_equal(nchains(), 3);
 	assert_true(b->bound && !b->dead);
-	begin();
+	ctl_batch_begin();
 	del_rule("c", r->handle);
-	send_batch();
-	assert_int_equal(nerrs, 0);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_int_equal(nchains(), 2);
 	assert_null(ctl_chain_lookup(t, "__chain1"));
 	assert_non_null(ctl_chain_lookup(t, "__chain2"));
@@ -448,38 +316,38 @@ static void test_unbound(void **unused)
 {
 	(void)unused;
 	/* a binding chain no rule binds fails the batch at its first message */
-	begin();
+	ctl_batch_begin();
 	add_table();
 	add_chain("c");
 	add_binding(3);
 	add_rule(NULL, 3, NULL, 0);
-	send_batch();
-	assert_int_equal(nerrs, 1);
-	assert_int_equal(errs[0], EINVAL);
-	assert_int_equal(err_seqs[0], 1);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.n, 1);
+	assert_int_equal(ctl_stub_errs.err[0], EINVAL);
+	assert_int_equal(ctl_stub_errs.seq[0], 1);
 	assert_null(table_t());
 
 	/* a jump by an id no chain of the batch has */
-	begin();
+	ctl_batch_begin();
 	add_table();
 	add_chain("c");
 	add_rule("c", 0, NULL, 99);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_null(table_t());
 
 	/* a failing batch unbinds: the next one binds afresh */
-	begin();
+	ctl_batch_begin();
 	add_table();
 	add_chain("c");
 	add_binding(4);
 	add_rule("c", 0, NULL, 4);
 	add_rule("nosuch", 0, NULL, 0);
-	send_batch();
-	assert_int_equal(errs[0], ENOENT);
+	ctl_batch_send(&ctl);
+	assert_int_equal(ctl_stub_errs.err[0], ENOENT);
 	assert_null(table_t());
 	load(5);
-	assert_int_equal(nerrs, 0);
+	assert_int_equal(ctl_stub_errs.n, 0);
 	assert_int_equal(nchains(), 2);
 }
 

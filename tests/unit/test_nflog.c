@@ -106,7 +106,7 @@ struct cfg {
 static int config(struct world *w, struct ctl_session *s, uint16_t group, struct cfg c,
 		  const struct nlattr **bad)
 {
-	alignas(8) char buf[512];
+	static alignas(8) char buf[512]; /* bad points into it after the call */
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *nfg;
 	const struct nlattr *b = NULL;

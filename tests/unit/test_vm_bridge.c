@@ -34,51 +34,16 @@
 #define MARK_SET(v) imm32(NFT_REG_1, (v)), meta_set(NFT_META_MARK, NFT_REG_1)
 #define MARK_IS(v) meta(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
 
-static int add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, handle);
-	rc = gen_rule_v(b, c, handle, ap);
-	va_end(ap);
-	return rc;
-}
-
-struct fix {
-	struct nftdp_vm_state *st;
-	struct nftdp_vm_ctx ctx;
-};
-
 static int fix_setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
-	struct nftdp_vm_state_config cfg = {
-	    .n_workers = 1, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
-
-	assert_int_equal(nftdp_vm_state_create(&cfg, &f->st), 0);
-	f->ctx.state = f->st;
-	f->ctx.prng = 1;
-	*state = f;
+	*state = gen_fix_new(1);
 	return 0;
 }
 
 static int fix_teardown(void **state)
 {
-	struct fix *f = *state;
-
-	nftdp_vm_state_destroy(f->st);
-	free(f);
+	gen_fix_free(*state);
 	return 0;
-}
-
-static struct nftdp_vm_gen *build_ok(struct nftdp_vm_gen_builder *b)
-{
-	struct nftdp_vm_error err;
-	struct nftdp_vm_gen *gen = NULL;
-
-	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
-	return gen;
 }
 
 /* a bitwise (reg & mask) ^ xor of len bytes, as nft builds `vlan id set` */
@@ -143,7 +108,7 @@ static struct nftdp_vm_pkt *frame(struct frame *f, bool tagged, uint8_t hook)
  * (priority <= 0, then > 0) and postrouting whole. */
 static void test_bridge_hook_split(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *p1, *p2, *p3, *fw;
 	struct nftdp_vm_pkt *v[1];
@@ -155,11 +120,11 @@ static void test_bridge_hook_split(void **state)
 	p1 = gen_chain(b, NFPROTO_BRIDGE, "pm200", true, BR_PRE_ROUTING, -200, NF_ACCEPT, 1);
 	p2 = gen_chain(b, NFPROTO_BRIDGE, "p0", true, BR_PRE_ROUTING, 0, NF_ACCEPT, 2);
 	fw = gen_chain(b, NFPROTO_BRIDGE, "f1", true, BR_FORWARD, 1, NF_DROP, 3);
-	assert_int_equal(add(b, p1, 1, MARK_SET(1), NULL), 0);
-	assert_int_equal(add(b, p2, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
-	assert_int_equal(add(b, p3, 3, MARK_IS(5), MARK_SET(3), NULL), 0);
-	assert_int_equal(add(b, fw, 4, MARK_IS(3), verdict(NF_ACCEPT, NULL), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, p1, 1, MARK_SET(1), NULL), 0);
+	assert_int_equal(gen_rule(b, p2, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(gen_rule(b, p3, 3, MARK_IS(5), MARK_SET(3), NULL), 0);
+	assert_int_equal(gen_rule(b, fw, 4, MARK_IS(3), verdict(NF_ACCEPT, NULL), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_BRIDGE, BR_PRE_ROUTING), 3);
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_BRIDGE, BR_FORWARD), 1);
@@ -198,7 +163,7 @@ static void test_bridge_hook_split(void **state)
  * chain, as nft 1.0.6 compiles them */
 static void test_bridge_ether_vlan(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
 	static const uint8_t vid_mask[2] = {0x0f, 0xff}, vid6[2] = {0, 6};
@@ -211,25 +176,25 @@ static void test_bridge_ether_vlan(void **state)
 	c = gen_chain(b, NFPROTO_BRIDGE, "pre", true, BR_PRE_ROUTING, -200, NF_ACCEPT, 0);
 	/* ether type 0x8100 (the tag where the VM reads it) and meta
 	 * protocol ip (skb->protocol after skb_vlan_untag): mark 1 */
-	assert_int_equal(add(b, c, 1, payload(NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1),
-			     cmp(NFT_CMP_EQ, NFT_REG_1, t8100, 2),
-			     meta(NFT_META_PROTOCOL, NFT_REG_1),
-			     cmp(NFT_CMP_EQ, NFT_REG_1, t0800, 2), MARK_SET(1), NULL),
+	assert_int_equal(gen_rule(b, c, 1, payload(NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1),
+				  cmp(NFT_CMP_EQ, NFT_REG_1, t8100, 2),
+				  meta(NFT_META_PROTOCOL, NFT_REG_1),
+				  cmp(NFT_CMP_EQ, NFT_REG_1, t0800, 2), MARK_SET(1), NULL),
 			 0);
 	/* vlan id 6 vlan id set 7 */
-	assert_int_equal(add(b, c, 2, payload(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1),
-			     bitwise(NFT_REG_1, 2, vid_mask, zero2),
-			     cmp(NFT_CMP_EQ, NFT_REG_1, vid6, 2),
-			     payload(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1),
-			     bitwise(NFT_REG_1, 2, keep_pcp, vid7),
-			     payload_write(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1), NULL),
+	assert_int_equal(gen_rule(b, c, 2, payload(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1),
+				  bitwise(NFT_REG_1, 2, vid_mask, zero2),
+				  cmp(NFT_CMP_EQ, NFT_REG_1, vid6, 2),
+				  payload(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1),
+				  bitwise(NFT_REG_1, 2, keep_pcp, vid7),
+				  payload_write(NFT_PAYLOAD_LL_HEADER, 14, 2, NFT_REG_1), NULL),
 			 0);
 	/* meta pkttype other: drop */
-	assert_int_equal(add(b, c, 3, meta(NFT_META_PKTTYPE, NFT_REG_1),
-			     cmp32(NFT_CMP_EQ, NFT_REG_1, PACKET_OTHERHOST), verdict(NF_DROP, NULL),
-			     NULL),
+	assert_int_equal(gen_rule(b, c, 3, meta(NFT_META_PKTTYPE, NFT_REG_1),
+				  cmp32(NFT_CMP_EQ, NFT_REG_1, PACKET_OTHERHOST),
+				  verdict(NF_DROP, NULL), NULL),
 			 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 
 	frame(&fr, true, BR_PRE_ROUTING);
 	assert_int_equal(

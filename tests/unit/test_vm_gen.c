@@ -35,60 +35,23 @@
 /* meta mark == v */
 #define MARK_IS(v) meta(NFT_META_MARK, NFT_REG_1), cmp32(NFT_CMP_EQ, NFT_REG_1, (v))
 
-/* compile a rule of NULL-terminated expressions into chain; the result */
-static int add(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *c, uint64_t handle, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, handle);
-	rc = gen_rule_v(b, c, handle, ap);
-	va_end(ap);
-	return rc;
-}
-
-struct fix {
-	struct nftdp_vm_state *st;
-	struct nftdp_vm_ctx ctx;
-};
-
 static int fix_setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
-	struct nftdp_vm_state_config cfg = {
-	    .n_workers = 4, .max_counters = 64, .max_cells = 64, .log_ring_size = 8};
-
-	assert_int_equal(nftdp_vm_state_create(&cfg, &f->st), 0);
-	f->ctx.state = f->st;
-	f->ctx.prng = 1;
-	*state = f;
+	*state = gen_fix_new(4);
 	return 0;
 }
 
 static int fix_teardown(void **state)
 {
-	struct fix *f = *state;
-
-	nftdp_vm_state_destroy(f->st);
-	free(f);
+	gen_fix_free(*state);
 	return 0;
-}
-
-static struct nftdp_vm_gen *build_ok(struct nftdp_vm_gen_builder *b)
-{
-	struct nftdp_vm_error err;
-	struct nftdp_vm_gen *gen = NULL;
-
-	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
-	assert_non_null(gen);
-	return gen;
 }
 
 /* ---------- hook semantics ---------- */
 
 static void test_priority_order(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c10, *cm5, *c0a, *c0b, *ci;
 	struct gen_tpkt t;
@@ -102,12 +65,12 @@ static void test_priority_order(void **state)
 	c0b = gen_chain(b, NFPROTO_IPV4, "p0b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
 	/* an inet chain at 5 runs in both the ip and ip6 lists */
 	ci = gen_chain(b, NFPROTO_INET, "i5", true, NF_INET_FORWARD, 5, NF_ACCEPT, 4);
-	assert_int_equal(add(b, cm5, 1, MARK_SET(1), NULL), 0);
-	assert_int_equal(add(b, c0b, 3, MARK_IS(1), MARK_SET(2), NULL), 0);
-	assert_int_equal(add(b, c0a, 2, MARK_IS(2), MARK_SET(4), NULL), 0);
-	assert_int_equal(add(b, ci, 4, MARK_IS(4), MARK_SET(5), NULL), 0);
-	assert_int_equal(add(b, c10, 5, MARK_IS(5), MARK_SET(3), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, cm5, 1, MARK_SET(1), NULL), 0);
+	assert_int_equal(gen_rule(b, c0b, 3, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(gen_rule(b, c0a, 2, MARK_IS(2), MARK_SET(4), NULL), 0);
+	assert_int_equal(gen_rule(b, ci, 4, MARK_IS(4), MARK_SET(5), NULL), 0);
+	assert_int_equal(gen_rule(b, c10, 5, MARK_IS(5), MARK_SET(3), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV4, NF_INET_FORWARD), 5);
 	assert_int_equal(nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, NF_INET_FORWARD), 1);
@@ -129,7 +92,7 @@ static void test_priority_order(void **state)
 
 static void test_accept_moves_on_drop_ends(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *a, *d, *z;
 	struct gen_tpkt t;
@@ -140,12 +103,13 @@ static void test_accept_moves_on_drop_ends(void **state)
 	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
 	/* an explicit accept ends chain a (its drop policy is not reached)
 	 * and moves on to d */
-	assert_int_equal(add(b, a, 1, MARK_SET(7), verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, a, 1, MARK_SET(7), verdict(NF_ACCEPT, NULL), NULL), 0);
 	/* d drops mark 8; z would set 9 */
-	assert_int_equal(add(b, d, 2, MARK_IS(8), verdict(NF_DROP, NULL), NULL), 0);
-	assert_int_equal(add(b, d, 3, MARK_SET(8), NULL), 0);
-	assert_int_equal(add(b, z, 4, MARK_IS(8), MARK_SET(9), verdict(NF_ACCEPT, NULL), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, d, 2, MARK_IS(8), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, d, 3, MARK_SET(8), NULL), 0);
+	assert_int_equal(gen_rule(b, z, 4, MARK_IS(8), MARK_SET(9), verdict(NF_ACCEPT, NULL), NULL),
+			 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	/* a: accept (mark 7) -> d: sets 8, policy accept -> z: sets 9 */
@@ -158,9 +122,9 @@ static void test_accept_moves_on_drop_ends(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
 	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 10, NF_ACCEPT, 1);
-	assert_int_equal(add(b, a, 1, verdict(NF_DROP, NULL), NULL), 0);
-	assert_int_equal(add(b, z, 2, MARK_SET(9), NULL), 0);
-	gen = build_ok(b);
+	assert_int_equal(gen_rule(b, a, 1, verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, z, 2, MARK_SET(9), NULL), 0);
+	gen = gen_build_ok(b);
 	p = gen_tcp4(&t);
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_DROP);
@@ -173,7 +137,7 @@ static void test_accept_moves_on_drop_ends(void **state)
 static void test_one_chain_burst(void **state)
 {
 	enum { N = NFTDP_VM_BURST_MAX * 2 + 3 };
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
 	static struct gen_tpkt t[N];
@@ -182,9 +146,9 @@ static void test_one_chain_burst(void **state)
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c = gen_chain(b, NFPROTO_IPV4, "only", true, NF_INET_FORWARD, 5, NF_ACCEPT, 0);
-	assert_int_equal(add(b, c, 1, MARK_IS(7), verdict(NF_DROP, NULL), NULL), 0);
-	assert_int_equal(add(b, c, 2, MARK_SET(9), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, c, 1, MARK_IS(7), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 2, MARK_SET(9), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 
 	for (int i = 0; i < N; i++) {
 		pk[i] = gen_tcp4(&t[i]);
@@ -216,7 +180,7 @@ static void test_one_chain_burst(void **state)
  * priority window of a hook, so a built-in step can sit between chains */
 static void test_devices_and_prio_window(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
 	static const uint32_t dev2[] = {2}, dev13[] = {1, 3};
@@ -232,22 +196,22 @@ static void test_devices_and_prio_window(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	d.name = "on2", d.chain_id = 0, d.ifindex = dev2, d.n_ifindex = 1;
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 0, &c), 0);
-	assert_int_equal(add(b, c, 1, verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 1, verdict(NF_DROP, NULL), NULL), 0);
 	d.name = "on13", d.chain_id = 1, d.ifindex = dev13, d.n_ifindex = 2;
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 10, &c), 0);
-	assert_int_equal(add(b, c, 2, MARK_SET(13), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 2, MARK_SET(13), NULL), 0);
 	/* a chain on a device that does not exist never runs */
 	d.name = "nodev", d.chain_id = 2, d.ifindex = NULL, d.n_ifindex = 0;
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &d, 20, &c), 0);
-	assert_int_equal(add(b, c, 3, verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 3, verdict(NF_DROP, NULL), NULL), 0);
 	/* ip forward chains at -10, 0, 10 */
 	c = gen_chain(b, NFPROTO_IPV4, "m10", true, NF_INET_FORWARD, -10, NF_ACCEPT, 3);
-	assert_int_equal(add(b, c, 4, MARK_SET(1), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 4, MARK_SET(1), NULL), 0);
 	c = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 0, NF_ACCEPT, 4);
-	assert_int_equal(add(b, c, 5, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(gen_rule(b, c, 5, MARK_IS(1), MARK_SET(2), NULL), 0);
 	c = gen_chain(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 5);
-	assert_int_equal(add(b, c, 6, MARK_IS(2), verdict(NF_DROP, NULL), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, c, 6, MARK_IS(2), verdict(NF_DROP, NULL), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 
 	for (int i = 0; i < 4; i++) {
 		pk[i] = gen_tcp4(&t[i]);
@@ -299,7 +263,7 @@ static void test_devices_and_prio_window(void **state)
 
 static void test_policies(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *a, *z;
 	struct gen_tpkt t;
@@ -308,8 +272,8 @@ static void test_policies(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_DROP, 0);
 	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_ACCEPT, 1);
-	assert_int_equal(add(b, z, 1, MARK_SET(1), NULL), 0);
-	struct nftdp_vm_gen *gen = build_ok(b);
+	assert_int_equal(gen_rule(b, z, 1, MARK_SET(1), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
 	struct nftdp_vm_pkt *p = gen_tcp4(&t);
 
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
@@ -321,9 +285,9 @@ static void test_policies(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
-	assert_int_equal(add(b, a, 1, MARK_SET(1), NULL), 0);
-	assert_int_equal(add(b, z, 2, MARK_IS(2), verdict(NF_ACCEPT, NULL), NULL), 0);
-	gen = build_ok(b);
+	assert_int_equal(gen_rule(b, a, 1, MARK_SET(1), NULL), 0);
+	assert_int_equal(gen_rule(b, z, 2, MARK_IS(2), verdict(NF_ACCEPT, NULL), NULL), 0);
+	gen = gen_build_ok(b);
 	p = gen_tcp4(&t);
 	assert_int_equal(nftdp_vm_gen_run_hook(gen, NFPROTO_IPV4, NF_INET_FORWARD, p, &f->ctx),
 			 NF_DROP);
@@ -349,10 +313,11 @@ static void test_policies(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	a = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	z = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 1, NF_DROP, 1);
-	assert_int_equal(add(b, a, 1, MARK_IS(5), verdict(NF_DROP, NULL), NULL), 0);
-	assert_int_equal(add(b, a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
-	assert_int_equal(add(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL), 0);
-	gen = build_ok(b);
+	assert_int_equal(gen_rule(b, a, 1, MARK_IS(5), verdict(NF_DROP, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, a, 2, MARK_IS(1), MARK_SET(2), NULL), 0);
+	assert_int_equal(gen_rule(b, z, 3, MARK_IS(2), MARK_SET(3), verdict(NF_ACCEPT, NULL), NULL),
+			 0);
+	gen = gen_build_ok(b);
 	for (int i = 0; i < 70; i++) {
 		pk[i] = gen_tcp4(&tb[i]);
 		pk[i]->mark =
@@ -377,7 +342,7 @@ static void test_policies(void **state)
 
 static void test_build_errors(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *base, *x, *y;
 	struct nftdp_vm_error err;
@@ -388,9 +353,9 @@ static void test_build_errors(void **state)
 	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	x = gen_chain(b, NFPROTO_IPV4, "x", false, 0, 0, 0, 1);
 	y = gen_chain(b, NFPROTO_IPV4, "y", false, 0, 0, 0, 2);
-	assert_int_equal(add(b, base, 1, verdict(NFT_JUMP, "x"), NULL), 0);
-	assert_int_equal(add(b, x, 2, verdict(NFT_JUMP, "y"), NULL), 0);
-	assert_int_equal(add(b, y, 3, verdict(NFT_JUMP, "x"), NULL), 0);
+	assert_int_equal(gen_rule(b, base, 1, verdict(NFT_JUMP, "x"), NULL), 0);
+	assert_int_equal(gen_rule(b, x, 2, verdict(NFT_JUMP, "y"), NULL), 0);
+	assert_int_equal(gen_rule(b, y, 3, verdict(NFT_JUMP, "x"), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -ELOOP);
 	assert_null(gen);
 	assert_int_equal(err.err, -ELOOP);
@@ -398,8 +363,8 @@ static void test_build_errors(void **state)
 	/* a refused expression sticks: build returns it with the message */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	assert_int_equal(add(b, base, 1, verdict(NF_QUEUE, NULL), NULL), -EOPNOTSUPP);
-	assert_int_equal(add(b, base, 2, verdict(NF_ACCEPT, NULL), NULL), 0);
+	assert_int_equal(gen_rule(b, base, 1, verdict(NF_QUEUE, NULL), NULL), -EOPNOTSUPP);
+	assert_int_equal(gen_rule(b, base, 2, verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "queue"));
 
@@ -416,7 +381,7 @@ static void test_build_errors(void **state)
 	}
 	for (int i = 0; i < 19; i++)
 		assert_int_equal(
-		    add(b, cs[i], (uint64_t)i + 1, verdict(NFT_JUMP, names[i + 1]), NULL), 0);
+		    gen_rule(b, cs[i], (uint64_t)i + 1, verdict(NFT_JUMP, names[i + 1]), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), -EMLINK);
 
 	/* duplicate chain id / name, bad hook */
@@ -507,7 +472,7 @@ static void count_free(void *arg)
 	atomic_fetch_add((atomic_int *)arg, 1);
 }
 
-static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolver *res)
+static struct nftdp_vm_gen *set_gen(struct gen_fix *f, const struct nftdp_vm_resolver *res)
 {
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c;
@@ -519,19 +484,20 @@ static struct nftdp_vm_gen *set_gen(struct fix *f, const struct nftdp_vm_resolve
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
 	assert_int_equal(
-	    add(b, c, 1, meta(NFT_META_MARK, NFT_REG_1), l, verdict(NF_ACCEPT, NULL), NULL), 0);
+	    gen_rule(b, c, 1, meta(NFT_META_MARK, NFT_REG_1), l, verdict(NF_ACCEPT, NULL), NULL),
+	    0);
 	l = ex("lookup");
 	nftnl_expr_set_str(l, NFTNL_EXPR_LOOKUP_SET, "s");
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
-	assert_int_equal(add(b, c, 2, meta(NFT_META_MARK, NFT_REG_1), l, NULL), 0);
-	return build_ok(b);
+	assert_int_equal(gen_rule(b, c, 2, meta(NFT_META_MARK, NFT_REG_1), l, NULL), 0);
+	return gen_build_ok(b);
 }
 
 /* a chain compiled for one generation is shared by the next (reference
  * counted); its counter keeps counting and is not swept */
 static void test_chain_reuse(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *base, *sub, *sub2;
 	struct nftdp_vm_stateful_val v;
@@ -543,9 +509,9 @@ static void test_chain_reuse(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, NF_ACCEPT, 1);
-	assert_int_equal(add(b, sub, 7, ex("counter"), MARK_SET(5), NULL), 0);
-	assert_int_equal(add(b, base, 8, ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
-	g1 = build_ok(b);
+	assert_int_equal(gen_rule(b, sub, 7, ex("counter"), MARK_SET(5), NULL), 0);
+	assert_int_equal(gen_rule(b, base, 8, ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
+	g1 = gen_build_ok(b);
 	assert_int_equal(
 	    nftdp_vm_gen_run_hook(g1, NFPROTO_IPV4, NF_INET_FORWARD, gen_tcp4(&t), &f->ctx),
 	    NF_ACCEPT);
@@ -555,8 +521,8 @@ static void test_chain_reuse(void **state)
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), 0);
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, sub), -EEXIST);
 	base = gen_chain(b, NFPROTO_IPV4, "base", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
-	assert_int_equal(add(b, base, 9, verdict(NFT_JUMP, "sub"), NULL), 0);
-	g2 = build_ok(b);
+	assert_int_equal(gen_rule(b, base, 9, verdict(NFT_JUMP, "sub"), NULL), 0);
+	g2 = gen_build_ok(b);
 	/* the old generation goes (rule 8 and its counter with it), the shared
 	 * chain stays */
 	nftdp_vm_gen_destroy(g1);
@@ -602,7 +568,7 @@ static struct nftnl_expr *limit10(void)
  */
 static void test_shares_state_derived(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c1, *c2, *reg;
 	struct nftdp_vm_gen *g1, *g2, *g3;
@@ -611,14 +577,14 @@ static void test_shares_state_derived(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c1 = gen_chain(b, NFPROTO_IPV4, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
 	cnt = ex("counter");
-	assert_int_equal(add(b, c1, 1, cnt, limit10(), NULL), 0);
-	g1 = build_ok(b);
+	assert_int_equal(gen_rule(b, c1, 1, cnt, limit10(), NULL), 0);
+	g1 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_shares_state(g1));
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c2 = gen_chain(b, NFPROTO_IPV4, "b", true, NF_INET_POST_ROUTING, 0, NF_ACCEPT, 2);
-	assert_int_equal(add(b, c2, 2, ex("log"), NULL), 0);
-	g2 = build_ok(b);
+	assert_int_equal(gen_rule(b, c2, 2, ex("log"), NULL), 0);
+	g2 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_shares_state(g2));
 
 	/* the log chain reused untouched beside a new regular chain */
@@ -634,14 +600,14 @@ static void test_shares_state_derived(void **state)
 
 		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
 	}
-	g3 = build_ok(b);
+	g3 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_shares_state(g3));
 	nftdp_vm_gen_destroy(g3);
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	reg = gen_chain(b, NFPROTO_IPV4, "c", false, 0, 0, NF_ACCEPT, 3);
-	assert_int_equal(add(b, reg, 3, limit10(), NULL), 0);
-	g3 = build_ok(b);
+	assert_int_equal(gen_rule(b, reg, 3, limit10(), NULL), 0);
+	g3 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_shares_state(g3));
 	nftdp_vm_gen_destroy(g3);
 	nftdp_vm_gen_destroy(g2);
@@ -656,21 +622,21 @@ static void test_shares_state_derived(void **state)
  */
 static void test_order_free_derived(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *c1, *c2;
 	struct nftdp_vm_gen *g1, *g2, *g3;
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c1 = gen_chain(b, NFPROTO_INET, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
-	assert_int_equal(add(b, c1, 1, ex("counter"), NULL), 0);
-	g1 = build_ok(b);
+	assert_int_equal(gen_rule(b, c1, 1, ex("counter"), NULL), 0);
+	g1 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_order_free(g1));
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c2 = gen_chain(b, NFPROTO_INET, "b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
-	assert_int_equal(add(b, c2, 2, ex("counter"), limit10(), NULL), 0);
-	g2 = build_ok(b);
+	assert_int_equal(gen_rule(b, c2, 2, ex("counter"), limit10(), NULL), 0);
+	g2 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_shares_state(g2)); /* a base chain's own limit */
 	assert_false(nftdp_vm_gen_order_free(g2));
 
@@ -686,14 +652,14 @@ static void test_order_free_derived(void **state)
 
 		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
 	}
-	g3 = build_ok(b);
+	g3 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_order_free(g3));
 	nftdp_vm_gen_destroy(g3);
 
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	c2 = gen_chain(b, NFPROTO_INET, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 3);
-	assert_int_equal(add(b, c2, 3, ex("log"), NULL), 0);
-	g3 = build_ok(b);
+	assert_int_equal(gen_rule(b, c2, 3, ex("log"), NULL), 0);
+	g3 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_order_free(g3));
 	assert_false(nftdp_vm_gen_order_free(NULL));
 	nftdp_vm_gen_destroy(g3);
@@ -703,7 +669,7 @@ static void test_order_free_derived(void **state)
 
 static void test_facts_derived(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct nftdp_vm_gen_builder *b;
 	struct nftdp_vm_chain *fw, *other;
 	struct nftdp_vm_gen *g1, *g2, *g3, *g4;
@@ -731,8 +697,8 @@ static void test_facts_derived(void **state)
 	ct = ex("ct");
 	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
 	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	assert_int_equal(add(b, fw, 1, ct, verdict(NF_ACCEPT, NULL), NULL), 0);
-	g1 = build_ok(b);
+	assert_int_equal(gen_rule(b, fw, 1, ct, verdict(NF_ACCEPT, NULL), NULL), 0);
+	g1 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_uses_ct(g1, NFPROTO_IPV4));
 	assert_true(nftdp_vm_gen_uses_ct(g1, NFPROTO_IPV6));
 
@@ -741,8 +707,8 @@ static void test_facts_derived(void **state)
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, fw), 0);
 	other = gen_chain(b, NFPROTO_IPV4, "x", true, NF_INET_FORWARD, 10, NF_ACCEPT, 2);
-	assert_int_equal(add(b, other, 2, MARK_SET(1), NULL), 0);
-	g2 = build_ok(b);
+	assert_int_equal(gen_rule(b, other, 2, MARK_SET(1), NULL), 0);
+	g2 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_uses_ct(g2, NFPROTO_IPV4));
 	assert_true(nftdp_vm_gen_uses_ct(g2, NFPROTO_IPV6));
 	nftdp_vm_gen_destroy(g1);
@@ -751,21 +717,21 @@ static void test_facts_derived(void **state)
 	 * its family only */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	assert_int_equal(nftdp_vm_gen_chain_create(b, &dn, 100, &nat), 0);
-	g3 = build_ok(b);
+	g3 = gen_build_ok(b);
 	assert_true(nftdp_vm_gen_uses_ct(g3, NFPROTO_IPV4));
 	assert_false(nftdp_vm_gen_uses_ct(g3, NFPROTO_IPV6));
 
 	/* g4: no chain at all; a ct object noted in an ip6 table */
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
 	nftdp_vm_gen_note_ct(b, NFPROTO_IPV6);
-	g4 = build_ok(b);
+	g4 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV4));
 	assert_true(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV6));
 
 	/* and nothing noted, no chain: no conntrack */
 	nftdp_vm_gen_destroy(g4);
 	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
-	g4 = build_ok(b);
+	g4 = gen_build_ok(b);
 	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV4));
 	assert_false(nftdp_vm_gen_uses_ct(g4, NFPROTO_IPV6));
 	nftdp_vm_gen_destroy(g4);
@@ -775,7 +741,7 @@ static void test_facts_derived(void **state)
 
 static void test_sets_and_reclaim(void **state)
 {
-	struct fix *f = *state;
+	struct gen_fix *f = *state;
 	struct fake_set fs = {0};
 	struct nftdp_vm_resolver res = {.opaque = &fs, .set = fake_res_set};
 	struct nftdp_vm_gen_domain_config cfg = {
@@ -892,10 +858,11 @@ static struct nftdp_vm_gen *ruleset(struct nftdp_vm_state *st, uint32_t m, atomi
 	pre = gen_chain(b, NFPROTO_IPV4, "pre", true, NF_INET_FORWARD, -10, NF_ACCEPT, 0);
 	sub = gen_chain(b, NFPROTO_IPV4, "sub", false, 0, 0, 0, 1);
 	post = gen_chain(b, NFPROTO_IPV4, "post", true, NF_INET_FORWARD, 10, NF_DROP, 2);
-	assert_int_equal(add(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"), NULL),
+	assert_int_equal(
+	    gen_rule(b, pre, 1, MARK_SET(m), ex("counter"), verdict(NFT_JUMP, "sub"), NULL), 0);
+	assert_int_equal(gen_rule(b, sub, 2, MARK_IS(m), MARK_SET(m * 0x11), NULL), 0);
+	assert_int_equal(gen_rule(b, post, 3, MARK_IS(m * 0x11), verdict(NF_ACCEPT, NULL), NULL),
 			 0);
-	assert_int_equal(add(b, sub, 2, MARK_IS(m), MARK_SET(m * 0x11), NULL), 0);
-	assert_int_equal(add(b, post, 3, MARK_IS(m * 0x11), verdict(NF_ACCEPT, NULL), NULL), 0);
 	assert_int_equal(nftdp_vm_gen_build(b, &gen, &err), 0);
 	assert_int_equal(nftdp_vm_gen_on_free(gen, count_free, freed), 0);
 	return gen;

@@ -1,25 +1,13 @@
-import importlib.util
 import os
+import sys
 
 from scapy.all import IP, UDP, Raw
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tcpflow import Flow  # noqa: E402
+
 C, S, MASQ, PUB = '10.1.0.1', '10.2.0.1', '10.2.255.254', '10.2.0.100'
 MASQ_NUM = (10 << 24) | (2 << 16) | (255 << 8) | 254  # as DCC writes it
-
-
-# case 198's connections, each side sending to the address it sees of the
-# other; the text here is bytes already
-_spec = importlib.util.spec_from_file_location(
-    'case_198_capture', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                     '198_ct_helper_ftp_masq.py'))
-_case = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_case)
-
-
-class Flow(_case.Flow):
-    def say(self, who, text):
-        return self.pkt(who, 'PA', text)
-
 
 # the IRC client masqueraded; the DCC peer (S) connects to the public address
 irc = Flow('dp0', C, MASQ, S, S, 40000, 6667, 1000, 5000)

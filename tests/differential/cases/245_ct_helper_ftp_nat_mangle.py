@@ -1,46 +1,10 @@
-from scapy.all import IP, TCP, Raw
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tcpflow import Flow  # noqa: E402
 
 C, C2, S, MASQ, PUB = '10.1.0.1', '10.1.0.2', '10.2.0.1', '10.2.255.254', '10.2.0.100'
-
-
-class Flow:
-    """A TCP connection; each side sends to the address it sees of the
-    other, and acks the other's bytes as they reached it: off[who] is what
-    the NAT helper added to who's stream so far."""
-
-    def __init__(self, c_side, c, c_seen, s, s_seen, cport, sport, cseq, sseq):
-        self.c_side = c_side
-        self.s_side = 'dp1' if c_side == 'dp0' else 'dp0'
-        self.c, self.c_seen, self.s, self.s_seen = c, c_seen, s, s_seen
-        self.cport, self.sport = cport, sport
-        self.seq = {'c': cseq, 's': sseq}
-        self.off = {'c': 0, 's': 0}
-
-    def pkt(self, who, flags, data=b'', grow=0, options=None):
-        other = 's' if who == 'c' else 'c'
-        if who == 'c':
-            side, ip, sp, dp = self.c_side, IP(src=self.c, dst=self.s_seen), self.cport, self.sport
-        else:
-            side, ip, sp, dp = self.s_side, IP(src=self.s, dst=self.c_seen), self.sport, self.cport
-        ack = (self.seq[other] + self.off[other]) & 0xffffffff if 'A' in flags else 0
-        p = ip / TCP(sport=sp, dport=dp, flags=flags, seq=self.seq[who], ack=ack, window=8192,
-                     options=options or [])
-        if data:
-            p = p / Raw(data)
-        self.seq[who] = (self.seq[who] + len(data) + (1 if 'S' in flags else 0)) & 0xffffffff
-        self.off[who] += grow
-        return (side, p)
-
-    def handshake(self):
-        return [self.pkt('c', 'S'), self.pkt('s', 'SA'), self.pkt('c', 'A')]
-
-    def say(self, who, text, grow=0):
-        return self.pkt(who, 'PA', text.encode(), grow)
-
-    def login(self):
-        return [self.say('s', '220 ready\r\n'), self.say('c', 'USER ftp\r\n'),
-                self.say('s', '331 ok\r\n')]
-
 
 # active, the client masqueraded: "10,1,0,1" becomes "10,2,255,254" (+4);
 # the client's sequence numbers start just below 2^32 so they wrap

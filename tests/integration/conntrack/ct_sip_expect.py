@@ -16,15 +16,15 @@ REGISTER (Contact expires=600) and the callee's 200 with SDP (audio on
 600 s, four media ones) and `conntrack -L -p udp --orig-port-dst 5060`
 (the master, helper=sip, 3600 s); then the callee's BYE, and what
 `conntrack -E expect` printed all along (five NEW, four DESTROY).
-Listings and events sorted, equal line by line, timeouts within 3 s. Exit 0 when equal, 1 otherwise, 77 when not root.
+Listings and events sorted, equal line by line, timeouts within 3 s
+(ct_tool.py's same_lines). Exit 0 when equal, 1 otherwise, 77 when not
+root.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -99,73 +99,24 @@ def side(run, socks, macs):
     return out
 
 
-EXP_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?)(\d+) (.*)$")  # an expectation: its timeout first
-
-
-def same(k, o):
-    """equal once sorted (nftdp's expectation events come from comparing
-    table snapshots, so their order is not the kernel's), the timeouts
-    within 3 s"""
-    def key(line):  # the timeout out of the sort key
-        return re.sub(r"^(\s*(?:\[\w+\]\s+)?)\d+ ", r"\1", line)
-    kl = sorted(k.strip().splitlines(), key=key)
-    ol = sorted(o.strip().splitlines(), key=key)
-    if len(kl) != len(ol):
-        return False
-    for a, b in zip(kl, ol):
-        ma, mb = CT.TIMEOUT_RE.match(a), CT.TIMEOUT_RE.match(b)
-        if ma and mb:
-            if ma.group(1) != mb.group(1) or ma.group(3) != mb.group(3) or \
-                    abs(int(ma.group(2)) - int(mb.group(2))) > 3:
-                return False
-            continue
-        ea, eb = EXP_RE.match(a), EXP_RE.match(b)
-        if ea and eb:
-            if ea.group(1) != eb.group(1) or ea.group(3) != eb.group(3) or \
-                    abs(int(ea.group(2)) - int(eb.group(2))) > 3:
-                return False
-        elif a != b:
-            return False
-    return True
-
-
 def main():
     if not T.is_root():
         T.skip("ct_sip_expect: needs root (scratch network namespaces)")
     if not shutil.which("conntrack"):
         T.skip("ct_sip_expect: no conntrack tool, skipped")
-    tmp = tempfile.mkdtemp(prefix="nftdp-ctsip.")
-    daemon = None
-    try:
-        CT.setup_kernel()
-        ks = {0: CT.packet_socket(CT.NS["c"], "c0"), 1: CT.packet_socket(CT.NS["s"], "s0")}
-        km = {0: (CT.MAC_C, CT.sh("cat", "/sys/class/net/f0/address", ns="fw").stdout.strip()),
-              1: (CT.MAC_S, CT.sh("cat", "/sys/class/net/f1/address", ns="fw").stdout.strip())}
-        kout = side(lambda a: T.in_ns(CT.NS["fw"]) + ["timeout", "10", "conntrack"] + a, ks, km)
-        CT.setup_nftdp_ns()
-        daemon = CT.start_nftdp(tmp, f"nftdp-ctsip-{os.getpid()}", ["-l", "0"], "nftdp")
-        if daemon is None:
-            return 1
-        env = T.nft_env(os.path.join(tmp, "nl.sock"), shim=T.shim_path(CT.BUILD))
-        ds = {0: CT.packet_socket(CT.NS["d"], "da0"), 1: CT.packet_socket(CT.NS["d"], "db0")}
-        dm = {0: (CT.MAC_C, "02:00:00:00:31:01"), 1: (CT.MAC_S, "02:00:00:00:32:01")}
-        oout = side(lambda a: ["env"] + [f"{k}={env[k]}" for k in ("NFTDP_SOCKET",
-                                                                   "LD_PRELOAD")] +
-                    T.in_ns(CT.NS["d"]) + ["timeout", "10", "conntrack"] + a, ds, dm)
-        checks.check("PERMANENT,INACTIVE" in kout[0][1] and "helper=sip" in kout[2][1],
-                     "kernel: the REGISTER's inactive expectation, the master's helper")
-        for (name, k, ke), (_, o, oe) in zip(kout, oout):
-            if not checks.check(same(k, o) and ke == oe, f"{name}: nftdp as the kernel") or \
-                    CT.VERBOSE:
-                CT.show(name, k + ke, o + oe)
-        log = open(os.path.join(tmp, "nftdp.log")).read()
-        checks.check("Sanitizer" not in log and "runtime error" not in log,
-                     "no sanitizer report in the daemon's log")
-    finally:
-        if daemon:
-            CT.stop_nftdp(daemon, tmp)
-        CT.cleanup()
-        shutil.rmtree(tmp, ignore_errors=True)
+    r = CT.kernel_and_nftdp("ctsip", side)
+    if r is None:
+        return 1
+    kout, oout, clean = r
+    checks.check("PERMANENT,INACTIVE" in kout[0][1] and "helper=sip" in kout[2][1],
+                 "kernel: the REGISTER's inactive expectation, the master's helper")
+    for (name, k, ke), (_, o, oe) in zip(kout, oout):
+        # sorted: nftdp's expectation events come from comparing table
+        # snapshots, so their order is not the kernel's
+        if not checks.check(CT.same_lines(k, o, False) and ke == oe,
+                            f"{name}: nftdp as the kernel") or CT.VERBOSE:
+            CT.show(name, k + ke, o + oe)
+    checks.check(clean, "no sanitizer report in the daemon's log")
     return checks.report("ct_sip_expect")
 
 

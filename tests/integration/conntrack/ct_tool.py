@@ -327,8 +327,8 @@ def run_side(run_ct, socks, macs, tmp, tag):
 CONN_RE = re.compile(r"\b([a-z0-9]+)\s+\d+\s+\d+\s+(?:[A-Z_]+\s+)?(src=\S+ dst=\S+ "
                      r"(?:sport=\d+ dport=\d+|type=\d+ code=\d+ id=\d+))")
 TIMEOUT_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?\w+\s+\d+\s+)(\d+)(.*)$")
-# an expectation's line starts with its timeout
-EXPECT_TIMEOUT_RE = re.compile(r"^()(\d+)(\s+proto=.*)$")
+# an expectation's line starts with its timeout (an event's after its type)
+EXPECT_TIMEOUT_RE = re.compile(r"^(\s*(?:\[\w+\]\s+)?)(\d+)(\s+proto=.*)$")
 
 
 def norm(line):
@@ -384,6 +384,47 @@ def stop_nftdp(daemon, tmp):
         os.unlink(os.path.join(tmp, "pid"))
     except OSError:
         pass
+
+
+def kernel_and_nftdp(tag, side):
+    """side(run, socks, macs) against the kernel's forwarding namespace,
+    then against nftdp (one lcore, its worker on the main lcore, --wire 0:1):
+    run(args) is the conntrack command line with args for that side, socks
+    and macs are send_all's. Returns (the kernel's result, nftdp's result,
+    whether the daemon's log holds no sanitizer report), or None when
+    nftdp did not start. Leaves no namespace, daemon or folder behind."""
+    tmp = tempfile.mkdtemp(prefix=f"nftdp-{tag}.")
+    prefix = f"nftdp-{tag}-{PID}"
+    daemon = None
+    socks = []
+    try:
+        setup_kernel()
+        ks = {0: packet_socket(NS["c"], "c0"), 1: packet_socket(NS["s"], "s0")}
+        km = {0: (MAC_C, sh("cat", "/sys/class/net/f0/address", ns="fw").stdout.strip()),
+              1: (MAC_S, sh("cat", "/sys/class/net/f1/address", ns="fw").stdout.strip())}
+        socks += ks.values()
+        kout = side(lambda a: T.in_ns(NS["fw"]) + ["timeout", "10", "conntrack"] + a, ks, km)
+        setup_nftdp_ns()
+        daemon = start_nftdp(tmp, prefix, ["-l", "0"], "nftdp")
+        if daemon is None:
+            return None
+        env = T.nft_env(os.path.join(tmp, "nl.sock"), shim=T.shim_path(BUILD))
+        ds = {0: packet_socket(NS["d"], "da0"), 1: packet_socket(NS["d"], "db0")}
+        dm = {0: (MAC_C, "02:00:00:00:31:01"), 1: (MAC_S, "02:00:00:00:32:01")}
+        socks += ds.values()
+        envs = [f"{k}={env[k]}" for k in ("NFTDP_SOCKET", "LD_PRELOAD")]
+        oout = side(lambda a: ["env"] + envs + T.in_ns(NS["d"]) + ["timeout", "10", "conntrack"] + a,
+                    ds, dm)
+        log = open(os.path.join(tmp, "nftdp.log")).read()
+        return kout, oout, "Sanitizer" not in log and "runtime error" not in log
+    finally:
+        for sk in socks:
+            sk.close()
+        if daemon:
+            stop_nftdp(daemon, tmp)
+        cleanup()
+        T.rm_runtime(prefix)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def compare(kout, oout, mode):
