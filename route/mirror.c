@@ -26,6 +26,12 @@
 
 #include "route_priv.h"
 
+/* newer than this system's linux/fib_rules.h (uapi numbering) */
+#define NFTDP_FRA_DSCP 25
+#define NFTDP_FRA_SPORT_MASK 28
+#define NFTDP_FRA_DPORT_MASK 29
+#define NFTDP_FRA_DSCP_MASK 30
+
 struct kdev {
 	uint32_t kidx; /* kernel ifindex */
 	uint32_t idx;  /* nftdp's */
@@ -364,7 +370,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	    .suppress_ifgroup = -1,
 	};
 	const struct nlattr *a;
-	bool fwmask = false;
+	bool fwmask = false, dscp_mask = false;
 
 	if (frh->family != AF_INET && frh->family != AF_INET6)
 		return MNL_CB_OK;
@@ -421,6 +427,24 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		case FRA_DPORT_RANGE:
 			port_range(a, r.dport);
 			break;
+		case NFTDP_FRA_SPORT_MASK:
+			if (len == 2)
+				r.sport_mask = mnl_attr_get_u16(a);
+			break;
+		case NFTDP_FRA_DPORT_MASK:
+			if (len == 2)
+				r.dport_mask = mnl_attr_get_u16(a);
+			break;
+		case NFTDP_FRA_DSCP: /* the DSCP value, 0-63 */
+			r.dscp_full = true;
+			r.dscp = (uint8_t)(mnl_attr_get_u8(a) << 2);
+			if (!dscp_mask)
+				r.dscp_mask = 0xfc;
+			break;
+		case NFTDP_FRA_DSCP_MASK:
+			r.dscp_mask = (uint8_t)(mnl_attr_get_u8(a) << 2);
+			dscp_mask = true;
+			break;
 		case FRA_UID_RANGE:
 			if (len >= sizeof(struct fib_rule_uid_range)) {
 				const struct fib_rule_uid_range *u = mnl_attr_get_payload(a);
@@ -437,8 +461,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 			if (len >= 1 && mnl_attr_get_u8(a) == 0)
 				break;
 			/* fall through */
-		default: /* tunnel id, l3mdev, newer kernels' dscp, flow label,
-			    port masks: not evaluated */
+		default: /* tunnel id, l3mdev, the IPv6 flow label: not evaluated */
 			custom(m, "an ip rule selector nftdp does not evaluate (pref, attribute)",
 			       frh->family, r.pref, mnl_attr_get_type(a));
 			break;

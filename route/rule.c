@@ -58,8 +58,8 @@ int nftdp_route_rule_add(struct nftdp_route_table *t, const struct nftdp_route_r
 	return 0;
 }
 
-int nftdp_route_table_add(struct nftdp_route_table *t, int family, uint32_t table,
-			  const void *addr, uint8_t plen, const struct nftdp_route_nh *nh)
+int nftdp_route_table_add(struct nftdp_route_table *t, int family, uint32_t table, const void *addr,
+			  uint8_t plen, const struct nftdp_route_nh *nh)
 {
 	unsigned int size = family == AF_INET ? 4 : 16;
 	struct nftdp_route_nh n = *nh;
@@ -86,8 +86,8 @@ int nftdp_route_table_add(struct nftdp_route_table *t, int family, uint32_t tabl
 	rc = nftdp_route_nh_add(t, &n, &idx);
 	if (rc < 0)
 		return rc;
-	t->pend[t->n_pend++] =
-	    (struct nftdp_route_pend){.table = table, .nh = idx, .family = (uint8_t)family, .plen = plen};
+	t->pend[t->n_pend++] = (struct nftdp_route_pend){
+	    .table = table, .nh = idx, .family = (uint8_t)family, .plen = plen};
 	return 0;
 }
 
@@ -195,8 +195,9 @@ static bool default_list(const struct nftdp_route_rule *r, uint32_t n, int f)
 		if (x->pref != pref[i] || x->table != table[i] || x->action != FR_ACT_TO_TBL ||
 		    x->invert || x->tos || x->src_len || x->dst_len || x->iif || x->oif ||
 		    x->mark_mask || x->ip_proto || x->sport[0] || x->sport[1] || x->dport[0] ||
-		    x->dport[1] || x->uid_start || x->uid_end != UINT32_MAX ||
-		    x->suppress_prefixlen != -1 || x->suppress_ifgroup != -1)
+		    x->dport[1] || x->sport_mask || x->dport_mask || x->dscp_full || x->uid_start ||
+		    x->uid_end != UINT32_MAX || x->suppress_prefixlen != -1 ||
+		    x->suppress_ifgroup != -1)
 			return false;
 	}
 	return true;
@@ -248,17 +249,20 @@ static bool prefix_eq(const uint8_t *a, const uint8_t *p, uint8_t plen)
 	return !rest || ((a[full] ^ p[full]) & (uint8_t)(0xff00u >> rest)) == 0;
 }
 
-/* fib_rule_port_match: an unset range matches any port */
-static bool port_match(const uint16_t range[2], uint16_t port)
+/* fib_rule_port_match: with a mask (FRA_*PORT_MASK, or a single port)
+ * the masked bits of the range's start; else an unset range matches any
+ * port, a set one its ports */
+static bool port_match(const uint16_t range[2], uint16_t mask, uint16_t port)
 {
+	if (mask)
+		return ((range[0] ^ port) & mask) == 0;
 	if (!range[0] && !range[1])
 		return true;
 	return port >= range[0] && port <= range[1];
 }
 
 /* fib_rule_match with the family's match (fib4_rule_match, fib6_rule_match) */
-static bool rule_match(const struct nftdp_route_rule *r, const struct nftdp_route_flow *fl,
-		       bool v4)
+static bool rule_match(const struct nftdp_route_rule *r, const struct nftdp_route_flow *fl, bool v4)
 {
 	bool ret = false;
 
@@ -287,9 +291,13 @@ static bool rule_match(const struct nftdp_route_rule *r, const struct nftdp_rout
 	 * whole DSCP (ip6_dscp) */
 	if (r->tos && (v4 ? (fl->dscp & 0x1c) : fl->dscp) != r->tos)
 		goto out;
+	/* FRA_DSCP: the whole DSCP under its mask, both families */
+	if (r->dscp_full && ((r->dscp ^ fl->dscp) & r->dscp_mask))
+		goto out;
 	if (r->ip_proto && r->ip_proto != fl->proto)
 		goto out;
-	if (!port_match(r->sport, fl->sport) || !port_match(r->dport, fl->dport))
+	if (!port_match(r->sport, r->sport_mask, fl->sport) ||
+	    !port_match(r->dport, r->dport_mask, fl->dport))
 		goto out;
 	ret = true;
 out:

@@ -155,14 +155,17 @@ struct nftdp_route_rule {
 	bool invert;	 /**< FIB_RULE_INVERT (`not`) */
 	uint8_t tos;	 /**< legacy tos selector (frh->tos), 0: none */
 	uint8_t src_len, dst_len;
-	uint8_t src[16], dst[16];    /**< prefixes (IPv4 in the first 4 bytes) */
-	uint32_t iif, oif;	     /**< nftdp ifindex, 0: any, NFTDP_ROUTE_IFINDEX_NONE */
-	uint32_t mark, mark_mask;    /**< FRA_FWMARK / FRA_FWMASK */
-	uint32_t uid_start, uid_end; /**< FRA_UID_RANGE (unset: 0..~0) */
-	uint8_t ip_proto;	     /**< FRA_IP_PROTO, 0: any */
-	uint16_t sport[2], dport[2]; /**< FRA_SPORT/DPORT_RANGE, {0, 0}: any */
-	int32_t suppress_prefixlen;  /**< -1: none */
-	int32_t suppress_ifgroup;    /**< -1: none */
+	uint8_t src[16], dst[16];	 /**< prefixes (IPv4 in the first 4 bytes) */
+	uint32_t iif, oif;		 /**< nftdp ifindex, 0: any, NFTDP_ROUTE_IFINDEX_NONE */
+	uint32_t mark, mark_mask;	 /**< FRA_FWMARK / FRA_FWMASK */
+	uint32_t uid_start, uid_end;	 /**< FRA_UID_RANGE (unset: 0..~0) */
+	uint8_t ip_proto;		 /**< FRA_IP_PROTO, 0: any */
+	uint16_t sport[2], dport[2];	 /**< FRA_SPORT/DPORT_RANGE, {0, 0}: any */
+	uint16_t sport_mask, dport_mask; /**< FRA_SPORT/DPORT_MASK (a single port: 0xffff) */
+	bool dscp_full;			 /**< FRA_DSCP given: dscp and dscp_mask compare */
+	uint8_t dscp, dscp_mask;	 /**< as in the tos byte (DSCP << 2); mask default 0xfc */
+	int32_t suppress_prefixlen;	 /**< -1: none */
+	int32_t suppress_ifgroup;	 /**< -1: none */
 	/* filled by nftdp_route_policy_build(): */
 	int32_t goto_idx; /**< the rule a goto lands on, -1: unresolved */
 	int32_t xt;	  /**< the table looked up (internal), -1: none */
@@ -236,10 +239,9 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 
 /**
  * Whether an `ip rule` of the mirrored netns has a selector the policy
- * lookup does not evaluate (tunnel id, l3mdev, attributes newer than
- * FRA_DPORT_RANGE): then the flow lookups cannot give the kernel's
- * answers. *why (optional) names the first, NULL if none. Set by
- * nftdp_route_mirror(). Control-path.
+ * lookup does not evaluate (tunnel id, l3mdev, IPv6 flow label): then the flow lookups cannot give
+ * the kernel's answers. *why (optional) names the first, NULL if none. Set by nftdp_route_mirror().
+ * Control-path.
  */
 bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **why);
 

@@ -190,6 +190,13 @@ static void test_route_rules4(void **state)
 	rule4(t, (struct nftdp_route_rule){
 		     .pref = 150, .table = 200, .ip_proto = IPPROTO_TCP, .dport = {443, 444}});
 	rule4(t, (struct nftdp_route_rule){.pref = 151, .table = 200, .tos = 0x10});
+	/* 152: sport 0x1000/0xf000 (FRA_SPORT_MASK); 153: dscp 46 (FRA_DSCP) */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 152, .table = 200, .sport = {0x1000, 0x1000}, .sport_mask = 0xf000});
+	rule4(
+	    t,
+	    (struct nftdp_route_rule){
+		.pref = 153, .table = 200, .dscp_full = true, .dscp = 46 << 2, .dscp_mask = 0xfc});
 	/* 160: main without its default route (suppress_prefixlength 0) */
 	rule4(t, (struct nftdp_route_rule){
 		     .pref = 160, .table = RT_TABLE_MAIN, .suppress_prefixlen = SUPPRESS_0});
@@ -253,6 +260,18 @@ static void test_route_rules4(void **state)
 	fl = flow4("10.1.3.3", NULL);
 	fl.dscp = 0x10 | 0x80; /* precedence bits are not compared */
 	assert_int_equal(oif_of(t, fl), 6);
+	fl.dscp = 0x20; /* 0x20 & 0x1c: not 0x10 */
+	assert_int_equal(oif_of(t, fl), 2);
+	fl.dscp = 46 << 2; /* EF: FRA_DSCP compares all six bits */
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.dscp = 47 << 2;
+	assert_int_equal(oif_of(t, fl), 2);
+	fl = flow4("10.1.3.3", NULL);
+	fl.proto = IPPROTO_UDP;
+	fl.sport = 0x1abc;
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.sport = 0x2abc;
+	assert_int_equal(oif_of(t, fl), 2);
 	/* suppress_prefixlength 0: main's default route is not taken at
 	 * 160, oif 7 then picks 100 at 170 */
 	fl = flow4("8.8.8.8", NULL);
