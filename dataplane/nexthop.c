@@ -259,7 +259,8 @@ static void input_flow(const struct nftdp_vm_pkt *p, const uint8_t *iph, bool v4
 		       struct nftdp_route_flow *fl)
 {
 	memset(fl, 0, sizeof(*fl));
-	fl->iif = p->iif;
+	/* nftdp's own replies (no input device): an output route's lo */
+	fl->iif = p->iif ? p->iif : NFTDP_ROUTE_IFINDEX_FOREIGN + 1;
 	fl->mark = p->mark;
 	if (v4) {
 		memcpy(fl->daddr, iph + 16, 4);
