@@ -16,7 +16,12 @@
  * through netdev egress: each is forwarded once, by nftdp, after the
  * chains judged it. Unanswered after UNRES_TIMEOUT_MS (the kernel's three
  * probes a second apart) the packets are dropped as neigh_invalidate
- * drops them (counted neigh_unresolved).
+ * drops them (counted neigh_unresolved), each answered as the kernel's
+ * error_report does (arp_error_report / ndisc_error_report ->
+ * dst_link_failure): ICMP host unreachable (ICMPv6 address unreachable)
+ * quoting the packet as it was queued (after postrouting), sent like
+ * nftdp's other ICMP errors: by the route to the sender, through output,
+ * postrouting and netdev egress.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +78,92 @@ int nftdp_dp_unres_init(struct nftdp_dp *dp)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* the source of an ICMP error sent out of port: its --ifaddr, if any */
+static const uint8_t *icmp_src(const struct nftdp_dp_port *pt, bool v4)
+{
+	if (v4)
+		return pt->has_addr4 ? pt->addr4 : NULL;
+	return pt->has_addr6 ? pt->addr6 : NULL;
+}
+
+/*
+ * neigh_invalidate: the neighbour failed; each queued packet gets its
+ * error report (ipv4_link_failure: ICMP_HOST_UNREACH; ip6_link_failure:
+ * ICMPV6_ADDR_UNREACH), then all are dropped. The errors are locally
+ * generated packets: the route back to the sender, output, postrouting,
+ * the neighbour step and netdev egress.
+ */
+static void link_failure(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			 struct nftdp_dp_unres *u)
+{
+	struct nftdp_vm_pkt *act[UNRES_QLEN], *all[UNRES_QLEN];
+	bool v4 = u->family == AF_INET;
+	unsigned int n = 0, na;
+
+	w->gen = gen;
+	w->n_reply = 0;
+	w->n_emit = 0;
+	w->emit_unordered = false;
+	for (unsigned int i = 0; i < u->n; i++) {
+		unsigned int idx = NFTDP_VM_BURST_MAX + n;
+		struct rte_mbuf *mb = u->q[i], *r;
+		uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+		struct nftdp_dp_l2 l2;
+		uint32_t len = 0;
+		char *o;
+
+		if (nftdp_dp_parse_l2(d, rte_pktmbuf_data_len(mb), &l2))
+			len = nftdp_dp_reject_build(
+			    d, l2.ip_off, rte_pktmbuf_data_len(mb) - l2.ip_off, false, v4 ? 3 : 1,
+			    v4 ? 1 : 3, w->ip_id++, icmp_src(&w->dp->port[u->rx_port[i]], v4),
+			    w->reply, sizeof(w->reply));
+		rte_pktmbuf_free(mb);
+		w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
+		if (!len)
+			continue;
+		r = rte_pktmbuf_alloc(w->pool);
+		if (r == NULL || (o = rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
+			rte_pktmbuf_free(r);
+			w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+			continue;
+		}
+		memcpy(o, w->reply, len);
+		w->st.replies++;
+		nftdp_dp_parse_l2((uint8_t *)o, len, &l2);
+		if (!nftdp_dp_view_host(w, idx, r, &l2)) {
+			rte_pktmbuf_free(r);
+			continue;
+		}
+		act[n++] = &w->view[idx];
+	}
+	u->n = 0;
+	u->expire_tsc = 0;
+	w->n_unres--;
+	if (!n)
+		return;
+	/* rejects of the chains below take the slots after these */
+	w->n_reply = n;
+	memcpy(all, act, n * sizeof(*act));
+	na = nftdp_dp_nexthop_replies(w, act, n);
+	na = nftdp_dp_hook_run(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na,
+			       u->rx_port[0]);
+	na = nftdp_dp_hook_run(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
+			       u->rx_port[0]);
+	if (w->ct) {
+		nftdp_dp_ct_confirm(w, act, na, NF_ACCEPT);
+		nftdp_dp_ct_confirm(w, all, n, NF_DROP);
+	}
+	for (unsigned int i = 0; i < na; i++) {
+		unsigned int idx = (unsigned int)(act[i] - w->view);
+		struct nftdp_vm_pkt *p = act[i];
+
+		/* an unresolved way back queues the error in its turn */
+		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], &w->nh[idx], w->mb[idx]))
+			nftdp_dp_egress(w, gen, &p, 1, w->nh[idx].tx_port, u->rx_port[0]);
+	}
+	nftdp_dp_emit_flush(w);
 }
 
 static void drop_all(struct nftdp_dp_worker *w, struct nftdp_dp_unres *u)
@@ -214,7 +305,9 @@ void nftdp_dp_unres_flush(struct nftdp_dp_worker *w)
 				gen = nftdp_vm_gen_acquire(dp->dom);
 			send_queue(w, gen, u, lladdr);
 		} else if (now >= u->expire_tsc) {
-			drop_all(w, u);
+			if (!gen)
+				gen = nftdp_vm_gen_acquire(dp->dom);
+			link_failure(w, gen, u);
 		}
 	}
 	if (gen)
