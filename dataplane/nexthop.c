@@ -388,6 +388,11 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	else
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
 	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);
+	/* resolved since this poll began, with packets still queued on it:
+	 * behind them, as neigh_update sends its queue before anything new */
+	if (lladdr && w->n_unres && !mt->frag_max &&
+	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
+		lladdr = NULL;
 	if (!lladdr) {
 		/* the kernel queues it on the neighbour and solicits (unres.c);
 		 * a reassembled datagram would leave unfragmented: dropped */

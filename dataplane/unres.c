@@ -36,8 +36,11 @@
 #include "dataplane_priv.h"
 #include "nftdp_route.h"
 
-#define UNRES_MAX 16	       /* next hops being resolved, per worker */
-#define UNRES_QLEN 3	       /* packets queued on each (unres_qlen's old default) */
+#define UNRES_MAX 16 /* next hops being resolved, per worker */
+#define UNRES_QLEN 3 /* packets queued on each (unres_qlen's old default) */
+/* room behind a queue whose next hop resolved since the poll began: the
+ * packets of that poll join it rather than overtake it */
+#define UNRES_BEHIND 32
 #define UNRES_TIMEOUT_MS 3000u /* mcast_solicit 3 x retrans_time 1 s */
 #define SOLICIT_RING 1024u
 
@@ -48,8 +51,8 @@ struct nftdp_dp_unres {
 	uint8_t n; /* packets queued, oldest first */
 	uint16_t tx_port;
 	uint8_t addr[16];
-	struct rte_mbuf *q[UNRES_QLEN];
-	uint16_t rx_port[UNRES_QLEN];
+	struct rte_mbuf *q[UNRES_QLEN + UNRES_BEHIND];
+	uint16_t rx_port[UNRES_QLEN + UNRES_BEHIND];
 };
 
 /* one request on dp->solicit (a multiple of 4 bytes: rte_ring_elem) */
@@ -98,7 +101,7 @@ static const uint8_t *icmp_src(const struct nftdp_dp_port *pt, bool v4)
 static void link_failure(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			 struct nftdp_dp_unres *u)
 {
-	struct nftdp_vm_pkt *act[UNRES_QLEN], *all[UNRES_QLEN];
+	struct nftdp_vm_pkt *act[UNRES_QLEN + UNRES_BEHIND], *all[UNRES_QLEN + UNRES_BEHIND];
 	bool v4 = u->family == AF_INET;
 	unsigned int n = 0, na;
 
@@ -204,7 +207,7 @@ static void ask(struct nftdp_dp_worker *w, struct nftdp_dp_unres *u)
 void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16_t tx_port,
 			  uint16_t rx_port, int family, const uint8_t *nexthop)
 {
-	unsigned int alen = family == AF_INET ? 4 : 16;
+	unsigned int alen = family == AF_INET ? 4 : 16, cap;
 	struct nftdp_dp_unres *u = NULL, *free_slot = NULL;
 
 	if (!w->unres || !w->dp->port[tx_port].has_host) {
@@ -236,16 +239,38 @@ void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16
 		w->n_unres++;
 		ask(w, u);
 	}
-	if (u->n == UNRES_QLEN) { /* the oldest goes, as neigh's queue */
+	/* a queue whose next hop resolved since the poll began goes out at
+	 * the next poll whole: room behind it; else the oldest goes at the
+	 * limit, as neigh's queue */
+	cap = UNRES_QLEN;
+	if (u->n && nftdp_route_neigh_lookup(nftdp_dp_nexthop_table(w->dp), family,
+					     w->dp->port[tx_port].ifindex, nexthop))
+		cap = UNRES_QLEN + UNRES_BEHIND;
+	if (u->n >= cap) {
 		rte_pktmbuf_free(u->q[0]);
 		w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
-		memmove(u->q, u->q + 1, (UNRES_QLEN - 1) * sizeof(u->q[0]));
-		memmove(u->rx_port, u->rx_port + 1, (UNRES_QLEN - 1) * sizeof(u->rx_port[0]));
+		memmove(u->q, u->q + 1, (u->n - 1) * sizeof(u->q[0]));
+		memmove(u->rx_port, u->rx_port + 1, (u->n - 1) * sizeof(u->rx_port[0]));
 		u->n--;
 	}
 	u->q[u->n] = mb;
 	u->rx_port[u->n++] = rx_port;
 	w->st.neigh_queued++;
+}
+
+bool nftdp_dp_unres_waiting(const struct nftdp_dp_worker *w, uint16_t tx_port, int family,
+			    const uint8_t *nexthop)
+{
+	unsigned int alen = family == AF_INET ? 4 : 16;
+
+	for (unsigned int k = 0; w->unres && k < UNRES_MAX; k++) {
+		const struct nftdp_dp_unres *e = &w->unres[k];
+
+		if (e->expire_tsc && e->n && e->tx_port == tx_port && e->family == family &&
+		    memcmp(e->addr, nexthop, alen) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* neigh_update to a valid state: the queue goes out (neigh->output) */
