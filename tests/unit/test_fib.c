@@ -282,6 +282,77 @@ static void test_route_rules4(void **state)
 	nftdp_route_table_destroy(t);
 }
 
+/* IPv6: the source selector needs RT6_LOOKUP_F_HAS_SADDR, local and main
+ * are route.c's own tables, a prohibit rule, the whole DSCP for tos. */
+static void test_route_rules6(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_rule r = {.family = AF_INET6,
+				     .action = FR_ACT_TO_TBL,
+				     .uid_end = UINT32_MAX,
+				     .suppress_prefixlen = -1,
+				     .suppress_ifgroup = -1};
+	struct nftdp_route_nh nh = nh1(RTN_UNICAST, 5);
+	struct nftdp_route_flow fl = {.iif = 1, .has_saddr = true};
+	const struct nftdp_route_nh *res;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	r.pref = 0;
+	r.table = RT_TABLE_LOCAL;
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.pref = 100;
+	r.table = 100;
+	r.src_len = 48;
+	memcpy(r.src, a6("2001:db8:5::"), 16);
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.src_len = 0;
+	r.pref = 110;
+	r.tos = 0xb8; /* the whole DSCP (EF) */
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.tos = 0;
+	r.pref = 120;
+	r.action = FR_ACT_PROHIBIT;
+	r.dst_len = 48;
+	memcpy(r.dst, a6("2001:db8:9::"), 16);
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.action = FR_ACT_TO_TBL;
+	r.dst_len = 0;
+	r.pref = 32766;
+	r.table = RT_TABLE_MAIN;
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:7::", 48, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:9::", 48, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "2001:db8:7::1", 128, RTN_LOCAL, 2);
+	assert_int_equal(nftdp_route_table_add(t, AF_INET6, 100, a6("2001:db8:7::"), 64, &nh), 0);
+	assert_int_equal(nftdp_route_policy_build(t), 0);
+	assert_true(nftdp_route_policy_active(t, AF_INET6));
+	assert_false(nftdp_route_policy_active(t, AF_INET));
+
+	memcpy(fl.daddr, a6("2001:db8:7::5"), 16);
+	memcpy(fl.saddr, a6("2001:db8:5::1"), 16);
+	res = nftdp_route_lookup6_flow(t, &fl);
+	assert_non_null(res);
+	assert_int_equal(res->oif[0], 5);
+	fl.has_saddr = false; /* no source: the from rule cannot match */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.has_saddr = true;
+	memcpy(fl.saddr, a6("2001:db8:6::1"), 16);
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.dscp = 0xb8;
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 5);
+	fl.dscp = 0x98; /* the same TOS bits (0x18), another DSCP: IPv6 compares all */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.dscp = 0;
+	memcpy(fl.daddr, a6("2001:db8:7::1"), 16); /* local first */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->type, RTN_LOCAL);
+	memcpy(fl.daddr, a6("2001:db8:9::1"), 16);
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->type, RTN_PROHIBIT);
+	memcpy(fl.daddr, a6("3000::1"), 16);
+	assert_null(nftdp_route_lookup6_flow(t, &fl));
+	nftdp_route_table_destroy(t);
+}
+
 static void test_route_lpm4(void **state)
 {
 	struct nftdp_route_table *t;
@@ -1444,17 +1515,13 @@ int main(int argc, char **argv)
 	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_rules4),
-	    cmocka_unit_test(test_route_lpm4),
-	    cmocka_unit_test(test_route_lpm6),
-	    cmocka_unit_test(test_route_reset),
-	    cmocka_unit_test(test_route_big),
+	    cmocka_unit_test(test_route_rules4),     cmocka_unit_test(test_route_rules6),
+	    cmocka_unit_test(test_route_lpm4),	     cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_reset),	     cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
-	    cmocka_unit_test(test_route_neigh_live),
-	    cmocka_unit_test(test_route_neigh_resolve),
-	    cmocka_unit_test(test_neigh_table),
-	    cmocka_unit_test(test_path_select),
+	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_route_neigh_resolve),
+	    cmocka_unit_test(test_neigh_table),	     cmocka_unit_test(test_path_select),
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),
