@@ -273,6 +273,11 @@ static void fib6_flow(const struct fib_priv *p, const struct nftdp_vm_pkt *pkt, 
 	const uint8_t *saddr = daddr == iph + 24 ? iph + 8 : iph + 24;
 
 	*fl = (struct nftdp_vm_fib_flow){.iif = NFTDP_VM_FIB_IIF_LOOPBACK, .oif = ll_oif};
+	/* a saddr check at forward with iif: the output device as flowi6_iif,
+	 * for `ip rule iif` (as nft_fib4_eval) */
+	if (!(p->flags & NFTA_FIB_F_DADDR) && pkt->hook == NF_INET_FORWARD &&
+	    (p->flags & NFTA_FIB_F_IIF))
+		fl->iif = pkt->oif;
 	memcpy(fl->daddr, daddr, 16);
 	memcpy(fl->saddr, saddr, 16);
 	fl->has_saddr = (addr6_type(saddr) & A6_UNICAST) != 0;
