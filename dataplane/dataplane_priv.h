@@ -691,6 +691,11 @@ void nftdp_dp_unres_fini(struct nftdp_dp *dp);
  * the host to resolve it; the packet is consumed. Packet-path. */
 void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16_t tx_port,
 			  uint16_t rx_port, int family, const uint8_t *nexthop);
+/* whether packets wait on that next hop still (its entry may have come
+ * since the last poll: a new packet then queues behind them, as
+ * neigh_update sends the queue before anything new). Packet-path. */
+bool nftdp_dp_unres_waiting(const struct nftdp_dp_worker *w, uint16_t tx_port, int family,
+			    const uint8_t *nexthop);
 /* worker poll, while w->n_unres: send what waited on a next hop the
  * neighbour mirror now has, drop what waited too long */
 void nftdp_dp_unres_flush(struct nftdp_dp_worker *w);

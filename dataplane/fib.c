@@ -118,6 +118,56 @@ static bool fib_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
 	return true;
 }
 
+/* nft_fib's flowi as route/ takes it: lo is the host's (LOOPBACK_IFINDEX,
+ * a device that is no port) */
+static void to_route_flow(const struct nftdp_vm_fib_flow *v, struct nftdp_route_flow *fl)
+{
+	memcpy(fl->daddr, v->daddr, 16);
+	memcpy(fl->saddr, v->saddr, 16);
+	fl->has_saddr = v->has_saddr;
+	fl->dscp = v->dscp;
+	fl->proto = v->proto;
+	fl->sport = fl->dport = 0;
+	fl->iif = v->iif == NFTDP_VM_FIB_IIF_LOOPBACK ? NFTDP_ROUTE_IFINDEX_FOREIGN + 1 : v->iif;
+	fl->oif = v->oif;
+	fl->ll_oif = v->oif;
+	fl->mark = v->mark;
+}
+
+static bool fib_route4_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
+			    struct nftdp_vm_fib_route *out)
+{
+	const struct nftdp_route_table *t = cur(fib);
+	const struct nftdp_route_nh *nh;
+	struct nftdp_route_flow fl;
+
+	if (!t)
+		return false;
+	to_route_flow(v, &fl);
+	nh = nftdp_route_lookup4_flow(t, &fl);
+	if (!nh)
+		return false;
+	to_vm(t, nh, out);
+	return true;
+}
+
+static bool fib_route6_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
+			    struct nftdp_vm_fib_route *out)
+{
+	const struct nftdp_route_table *t = cur(fib);
+	const struct nftdp_route_nh *nh;
+	struct nftdp_route_flow fl;
+
+	if (!t)
+		return false;
+	to_route_flow(v, &fl);
+	nh = nftdp_route_lookup6_flow(t, &fl);
+	if (!nh)
+		return false;
+	to_vm(t, nh, out);
+	return true;
+}
+
 static bool fib_addr6_on(const void *fib, const uint8_t addr[16], uint32_t ifindex)
 {
 	const struct nftdp_route_table *t = cur(fib);
@@ -137,6 +187,8 @@ static const struct nftdp_vm_fib_ops fib_ops = {
     .route6 = fib_route6,
     .addr6_on = fib_addr6_on,
     .ifname = fib_ifname,
+    .route4_flow = fib_route4_flow,
+    .route6_flow = fib_route6_flow,
 };
 
 /* Fill a table from one dump of the kernel's netns: the spare one (a
@@ -211,9 +263,9 @@ static void log_custom(struct nftdp_dp_fib *f, const struct nftdp_route_table *t
 		return;
 	f->custom_logged = true;
 	fprintf(stderr,
-		"nftdp: routes: %s: the kernel's fib lookups go through policy routing, "
-		"which nftdp does not mirror; a commit that brings fib in is refused while it "
-		"lasts, and fib rules already running answer from tables local and main\n",
+		"nftdp: routes: %s: nftdp's policy routing does not evaluate it; a commit that "
+		"brings fib in is refused while it lasts, and fib rules already running treat "
+		"the selector as absent\n",
 		why);
 }
 
@@ -293,7 +345,7 @@ int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen)
 	/* refused when a commit brings fib in; once fib runs, commits that
 	 * change something else go through (the rebuild logged the rules) */
 	if (first && nftdp_route_policy_custom(t, &why)) {
-		snprintf(msg, msglen, "fib: %s: policy routing is not mirrored", why);
+		snprintf(msg, msglen, "fib: %s: not mirrored", why);
 		fprintf(stderr, "nftdp: commit refused: %s\n", msg);
 		return -EOPNOTSUPP;
 	}

@@ -251,6 +251,50 @@ static void route_error(bool v4, uint8_t type, struct nftdp_dp_icmp *icmp)
 	}
 }
 
+/* ip_route_input_slow's flowi4 / ip6_route_input's flowi6, what the `ip
+ * rule`s see of a packet to forward: the input device, the mark, the
+ * DSCP, both addresses, and the protocol and ports (the early flow
+ * dissection that rules with ipproto or ports ask for; unused otherwise) */
+static void input_flow(const struct nftdp_vm_pkt *p, const uint8_t *iph, bool v4,
+		       struct nftdp_route_flow *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	/* nftdp's own replies (no input device): an output route's lo */
+	fl->iif = p->iif ? p->iif : NFTDP_ROUTE_IFINDEX_FOREIGN + 1;
+	fl->mark = p->mark;
+	if (v4) {
+		memcpy(fl->daddr, iph + 16, 4);
+		memcpy(fl->saddr, iph + 12, 4);
+		fl->dscp = iph[1] & 0xfc;
+	} else {
+		memcpy(fl->daddr, iph + 24, 16);
+		memcpy(fl->saddr, iph + 8, 16);
+		fl->has_saddr = true;
+		fl->dscp = (uint8_t)(((iph[0] << 4) | (iph[1] >> 4)) & 0xfc);
+		/* a link-scope destination: the routes of the receiving
+		 * device (RT6_LOOKUP_F_IFACE with the input device) */
+		fl->ll_oif = p->iif;
+	}
+	if (!(p->flags & NFTDP_VM_PKT_F_L4PROTO))
+		return;
+	fl->proto = p->l4proto;
+	switch (p->l4proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		if (!p->fragoff && (uint64_t)p->th_off + 4 <= p->len) {
+			fl->sport = (uint16_t)(p->data[p->th_off] << 8 | p->data[p->th_off + 1]);
+			fl->dport =
+			    (uint16_t)(p->data[p->th_off + 2] << 8 | p->data[p->th_off + 3]);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *out,
 					  struct nftdp_dp_icmp *icmp)
@@ -265,16 +309,10 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 
 	icmp->type = 0;
 	if (t) {
-		if (v4) {
-			uint32_t daddr;
+		struct nftdp_route_flow fl;
 
-			memcpy(&daddr, iph + 16, 4);
-			nh = nftdp_route_lookup4(t, daddr);
-		} else {
-			/* a link-scope destination: the routes of the receiving
-			 * device (RT6_LOOKUP_F_IFACE with the input device) */
-			nh = nftdp_route_lookup6(t, iph + 24, p->iif);
-		}
+		input_flow(p, iph, v4, &fl);
+		nh = v4 ? nftdp_route_lookup4_flow(t, &fl) : nftdp_route_lookup6_flow(t, &fl);
 	}
 	if (!nh) {
 		route_error(v4, RTN_UNSPEC, icmp);
@@ -350,6 +388,11 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	else
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
 	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);
+	/* resolved since this poll began, with packets still queued on it:
+	 * behind them, as neigh_update sends its queue before anything new */
+	if (lladdr && w->n_unres && !mt->frag_max &&
+	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
+		lladdr = NULL;
 	if (!lladdr) {
 		/* the kernel queues it on the neighbour and solicits (unres.c);
 		 * a reassembled datagram would leave unfragmented: dropped */

@@ -16,7 +16,12 @@
  * through netdev egress: each is forwarded once, by nftdp, after the
  * chains judged it. Unanswered after UNRES_TIMEOUT_MS (the kernel's three
  * probes a second apart) the packets are dropped as neigh_invalidate
- * drops them (counted neigh_unresolved).
+ * drops them (counted neigh_unresolved), each answered as the kernel's
+ * error_report does (arp_error_report / ndisc_error_report ->
+ * dst_link_failure): ICMP host unreachable (ICMPv6 address unreachable)
+ * quoting the packet as it was queued (after postrouting), sent like
+ * nftdp's other ICMP errors: by the route to the sender, through output,
+ * postrouting and netdev egress.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,8 +36,11 @@
 #include "dataplane_priv.h"
 #include "nftdp_route.h"
 
-#define UNRES_MAX 16	       /* next hops being resolved, per worker */
-#define UNRES_QLEN 3	       /* packets queued on each (unres_qlen's old default) */
+#define UNRES_MAX 16 /* next hops being resolved, per worker */
+#define UNRES_QLEN 3 /* packets queued on each (unres_qlen's old default) */
+/* room behind a queue whose next hop resolved since the poll began: the
+ * packets of that poll join it rather than overtake it */
+#define UNRES_BEHIND 32
 #define UNRES_TIMEOUT_MS 3000u /* mcast_solicit 3 x retrans_time 1 s */
 #define SOLICIT_RING 1024u
 
@@ -43,8 +51,8 @@ struct nftdp_dp_unres {
 	uint8_t n; /* packets queued, oldest first */
 	uint16_t tx_port;
 	uint8_t addr[16];
-	struct rte_mbuf *q[UNRES_QLEN];
-	uint16_t rx_port[UNRES_QLEN];
+	struct rte_mbuf *q[UNRES_QLEN + UNRES_BEHIND];
+	uint16_t rx_port[UNRES_QLEN + UNRES_BEHIND];
 };
 
 /* one request on dp->solicit (a multiple of 4 bytes: rte_ring_elem) */
@@ -73,6 +81,92 @@ int nftdp_dp_unres_init(struct nftdp_dp *dp)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* the source of an ICMP error sent out of port: its --ifaddr, if any */
+static const uint8_t *icmp_src(const struct nftdp_dp_port *pt, bool v4)
+{
+	if (v4)
+		return pt->has_addr4 ? pt->addr4 : NULL;
+	return pt->has_addr6 ? pt->addr6 : NULL;
+}
+
+/*
+ * neigh_invalidate: the neighbour failed; each queued packet gets its
+ * error report (ipv4_link_failure: ICMP_HOST_UNREACH; ip6_link_failure:
+ * ICMPV6_ADDR_UNREACH), then all are dropped. The errors are locally
+ * generated packets: the route back to the sender, output, postrouting,
+ * the neighbour step and netdev egress.
+ */
+static void link_failure(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			 struct nftdp_dp_unres *u)
+{
+	struct nftdp_vm_pkt *act[UNRES_QLEN + UNRES_BEHIND], *all[UNRES_QLEN + UNRES_BEHIND];
+	bool v4 = u->family == AF_INET;
+	unsigned int n = 0, na;
+
+	w->gen = gen;
+	w->n_reply = 0;
+	w->n_emit = 0;
+	w->emit_unordered = false;
+	for (unsigned int i = 0; i < u->n; i++) {
+		unsigned int idx = NFTDP_VM_BURST_MAX + n;
+		struct rte_mbuf *mb = u->q[i], *r;
+		uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+		struct nftdp_dp_l2 l2;
+		uint32_t len = 0;
+		char *o;
+
+		if (nftdp_dp_parse_l2(d, rte_pktmbuf_data_len(mb), &l2))
+			len = nftdp_dp_reject_build(
+			    d, l2.ip_off, rte_pktmbuf_data_len(mb) - l2.ip_off, false, v4 ? 3 : 1,
+			    v4 ? 1 : 3, w->ip_id++, icmp_src(&w->dp->port[u->rx_port[i]], v4),
+			    w->reply, sizeof(w->reply));
+		rte_pktmbuf_free(mb);
+		w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
+		if (!len)
+			continue;
+		r = rte_pktmbuf_alloc(w->pool);
+		if (r == NULL || (o = rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
+			rte_pktmbuf_free(r);
+			w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+			continue;
+		}
+		memcpy(o, w->reply, len);
+		w->st.replies++;
+		nftdp_dp_parse_l2((uint8_t *)o, len, &l2);
+		if (!nftdp_dp_view_host(w, idx, r, &l2)) {
+			rte_pktmbuf_free(r);
+			continue;
+		}
+		act[n++] = &w->view[idx];
+	}
+	u->n = 0;
+	u->expire_tsc = 0;
+	w->n_unres--;
+	if (!n)
+		return;
+	/* rejects of the chains below take the slots after these */
+	w->n_reply = n;
+	memcpy(all, act, n * sizeof(*act));
+	na = nftdp_dp_nexthop_replies(w, act, n);
+	na = nftdp_dp_hook_run(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na,
+			       u->rx_port[0]);
+	na = nftdp_dp_hook_run(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
+			       u->rx_port[0]);
+	if (w->ct) {
+		nftdp_dp_ct_confirm(w, act, na, NF_ACCEPT);
+		nftdp_dp_ct_confirm(w, all, n, NF_DROP);
+	}
+	for (unsigned int i = 0; i < na; i++) {
+		unsigned int idx = (unsigned int)(act[i] - w->view);
+		struct nftdp_vm_pkt *p = act[i];
+
+		/* an unresolved way back queues the error in its turn */
+		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], &w->nh[idx], w->mb[idx]))
+			nftdp_dp_egress(w, gen, &p, 1, w->nh[idx].tx_port, u->rx_port[0]);
+	}
+	nftdp_dp_emit_flush(w);
 }
 
 static void drop_all(struct nftdp_dp_worker *w, struct nftdp_dp_unres *u)
@@ -113,7 +207,7 @@ static void ask(struct nftdp_dp_worker *w, struct nftdp_dp_unres *u)
 void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16_t tx_port,
 			  uint16_t rx_port, int family, const uint8_t *nexthop)
 {
-	unsigned int alen = family == AF_INET ? 4 : 16;
+	unsigned int alen = family == AF_INET ? 4 : 16, cap;
 	struct nftdp_dp_unres *u = NULL, *free_slot = NULL;
 
 	if (!w->unres || !w->dp->port[tx_port].has_host) {
@@ -145,16 +239,38 @@ void nftdp_dp_unres_queue(struct nftdp_dp_worker *w, struct rte_mbuf *mb, uint16
 		w->n_unres++;
 		ask(w, u);
 	}
-	if (u->n == UNRES_QLEN) { /* the oldest goes, as neigh's queue */
+	/* a queue whose next hop resolved since the poll began goes out at
+	 * the next poll whole: room behind it; else the oldest goes at the
+	 * limit, as neigh's queue */
+	cap = UNRES_QLEN;
+	if (u->n && nftdp_route_neigh_lookup(nftdp_dp_nexthop_table(w->dp), family,
+					     w->dp->port[tx_port].ifindex, nexthop))
+		cap = UNRES_QLEN + UNRES_BEHIND;
+	if (u->n >= cap) {
 		rte_pktmbuf_free(u->q[0]);
 		w->st.drop[NFTDP_DP_DROP_NEIGH_UNRESOLVED]++;
-		memmove(u->q, u->q + 1, (UNRES_QLEN - 1) * sizeof(u->q[0]));
-		memmove(u->rx_port, u->rx_port + 1, (UNRES_QLEN - 1) * sizeof(u->rx_port[0]));
+		memmove(u->q, u->q + 1, (u->n - 1) * sizeof(u->q[0]));
+		memmove(u->rx_port, u->rx_port + 1, (u->n - 1) * sizeof(u->rx_port[0]));
 		u->n--;
 	}
 	u->q[u->n] = mb;
 	u->rx_port[u->n++] = rx_port;
 	w->st.neigh_queued++;
+}
+
+bool nftdp_dp_unres_waiting(const struct nftdp_dp_worker *w, uint16_t tx_port, int family,
+			    const uint8_t *nexthop)
+{
+	unsigned int alen = family == AF_INET ? 4 : 16;
+
+	for (unsigned int k = 0; w->unres && k < UNRES_MAX; k++) {
+		const struct nftdp_dp_unres *e = &w->unres[k];
+
+		if (e->expire_tsc && e->n && e->tx_port == tx_port && e->family == family &&
+		    memcmp(e->addr, nexthop, alen) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* neigh_update to a valid state: the queue goes out (neigh->output) */
@@ -214,7 +330,9 @@ void nftdp_dp_unres_flush(struct nftdp_dp_worker *w)
 				gen = nftdp_vm_gen_acquire(dp->dom);
 			send_queue(w, gen, u, lladdr);
 		} else if (now >= u->expire_tsc) {
-			drop_all(w, u);
+			if (!gen)
+				gen = nftdp_vm_gen_acquire(dp->dom);
+			link_failure(w, gen, u);
 		}
 	}
 	if (gen)

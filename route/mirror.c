@@ -5,9 +5,10 @@
  * libmnl, into a route table (route.c). Devices named like a port become
  * that port's ifindex; the others keep their names under
  * NFTDP_ROUTE_IFINDEX_FOREIGN + their kernel ifindex. Also dumps the
- * `ip rule`s, to tell whether the kernel's lookup goes beyond local and
- * main (nftdp_route_policy_custom). Live updates: watch.c says when to
- * dump again.
+ * `ip rule`s first, then keeps the routes of every table they name
+ * (rule.c), and notes rule selectors it cannot evaluate
+ * (nftdp_route_policy_custom). Live updates: watch.c says when to dump
+ * again.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -23,6 +24,12 @@
 #include <linux/rtnetlink.h>
 
 #include "route_priv.h"
+
+/* newer than this system's linux/fib_rules.h (uapi numbering) */
+#define NFTDP_FRA_DSCP 25
+#define NFTDP_FRA_SPORT_MASK 28
+#define NFTDP_FRA_DPORT_MASK 29
+#define NFTDP_FRA_DSCP_MASK 30
 
 struct kdev {
 	uint32_t kidx; /* kernel ifindex */
@@ -94,6 +101,9 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		m->err = -ENOMEM;
 		return MNL_CB_ERROR;
 	}
+	/* suppress_ifgroup compares the route's device's group */
+	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
+		nftdp_route_dev_group(m->t, idx, mnl_attr_get_u32(tb[IFLA_GROUP]));
 	return MNL_CB_OK;
 }
 
@@ -167,6 +177,22 @@ static void path_gw(const struct rtnexthop *rtnh, unsigned int alen, uint8_t gw[
 	}
 }
 
+/* whether a route of this table goes into a policy table (rule.c) */
+static bool table_named(const struct mirror *m, uint8_t family, uint32_t table)
+{
+	const struct nftdp_route_table *t = m->t;
+	int f = family == AF_INET ? 0 : 1;
+
+	if (family == AF_INET && table == RT_TABLE_DEFAULT)
+		return true;				       /* the default rule's, or a rule's */
+	if (table == RT_TABLE_MAIN || table == RT_TABLE_LOCAL) /* IPv6's are route.c's */
+		return family == AF_INET && t->policy[0];
+	for (uint32_t i = 0; i < t->n_rules[f]; i++)
+		if (t->rules[f][i].action == FR_ACT_TO_TBL && t->rules[f][i].table == table)
+			return true;
+	return false;
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct mirror *m = data;
@@ -177,6 +203,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	unsigned int alen = rtm->rtm_family == AF_INET ? 4 : 16;
 	uint32_t table;
 	enum nftdp_route_tbl tbl;
+	bool other;
 	int rc;
 
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
@@ -191,13 +218,15 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		tbl = NFTDP_ROUTE_TBL_MAIN;
 	else if (table == RT_TABLE_LOCAL)
 		tbl = NFTDP_ROUTE_TBL_LOCAL;
-	else {
-		/* other tables are reached only through rules (rule_cb), but
-		 * table default is behind a default IPv4 rule */
-		if (table == RT_TABLE_DEFAULT && rtm->rtm_family == AF_INET)
-			custom(m, "a route in table default", AF_INET, table, rtm->rtm_dst_len);
+	else
+		tbl = NFTDP_ROUTE_TBL_OTHER;
+	/* other tables are reached through rules (and IPv4's table default
+	 * through the default rule): kept when a rule names them. Under
+	 * custom rules the kernel no longer merges IPv4 local and main
+	 * (fib_unmerge): each also gets a table of its own. */
+	other = table_named(m, rtm->rtm_family, table);
+	if (tbl == NFTDP_ROUTE_TBL_OTHER && !other)
 		return MNL_CB_OK;
-	}
 	/* an IPv4 route whose every path is dead is skipped by
 	 * fib_table_lookup (fi->fib_flags & RTNH_F_DEAD): the next route of
 	 * the prefix, or a shorter prefix, answers */
@@ -277,6 +306,16 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 			nh.n_oif++;
 		}
 	}
+	if (other) {
+		rc =
+		    nftdp_route_table_add(m->t, rtm->rtm_family, table, dst, rtm->rtm_dst_len, &nh);
+		if (rc < 0) {
+			m->err = rc;
+			return MNL_CB_ERROR;
+		}
+	}
+	if (tbl == NFTDP_ROUTE_TBL_OTHER)
+		return MNL_CB_OK;
 	rc = nftdp_route_add(m->t, rtm->rtm_family, tbl, dst, rtm->rtm_dst_len, &nh);
 	if (rc < 0 && rc != -EEXIST) {
 		m->err = rc;
@@ -285,52 +324,152 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* The rules fib_rules installs in a new netns (fib_default_rules_init,
- * fib6_rules_net_init): pref 0 local, 32766 main, and for IPv4 32767
- * default. Any other rule, or one with a selector, steers some lookups
- * elsewhere. */
-static bool default_rule(uint8_t family, uint32_t prio, uint32_t table)
+/* a rule's device by name (the kernel keeps the name and resolves it as
+ * devices come and go): nftdp's ifindex, NONE when absent */
+static uint32_t dev_by_name(const struct nftdp_route_table *t, const struct nlattr *a)
 {
-	return (prio == 0 && table == RT_TABLE_LOCAL) ||
-	       (prio == 32766 && table == RT_TABLE_MAIN) ||
-	       (family == AF_INET && prio == 32767 && table == RT_TABLE_DEFAULT);
+	char name[NFTDP_ROUTE_IFNAMSIZ] = {0};
+
+	memcpy(name, mnl_attr_get_payload(a),
+	       mnl_attr_get_payload_len(a) < sizeof(name) - 1 ? mnl_attr_get_payload_len(a)
+							      : sizeof(name) - 1);
+	for (unsigned int i = 0; i < t->n_devs; i++)
+		if (strncmp(t->devs[i].name, name, sizeof(name)) == 0)
+			return t->devs[i].ifindex;
+	return NFTDP_ROUTE_IFINDEX_NONE;
 }
 
+static void port_range(const struct nlattr *a, uint16_t range[2])
+{
+	const struct fib_rule_port_range *p = mnl_attr_get_payload(a);
+
+	if (mnl_attr_get_payload_len(a) >= sizeof(*p)) {
+		range[0] = p->start;
+		range[1] = p->end;
+	}
+}
+
+/* one rule of the dump (fib_nl_fill_rule and the family's fill), in the
+ * list's order; a selector nftdp does not evaluate is noted (custom) */
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct mirror *m = data;
 	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	unsigned int alen = frh->family == AF_INET ? 4 : 16;
+	struct nftdp_route_rule r = {
+	    .family = frh->family,
+	    .action = frh->action,
+	    .table = frh->table,
+	    .invert = frh->flags & FIB_RULE_INVERT,
+	    .tos = frh->tos,
+	    .src_len = frh->src_len,
+	    .dst_len = frh->dst_len,
+	    .uid_end = UINT32_MAX,
+	    .suppress_prefixlen = -1,
+	    .suppress_ifgroup = -1,
+	};
 	const struct nlattr *a;
-	uint32_t prio = 0, table = frh->table;
-	bool selector = frh->src_len || frh->dst_len || frh->tos ||
-			(frh->flags & FIB_RULE_INVERT) || frh->action != FR_ACT_TO_TBL;
+	bool fwmask = false, dscp_mask = false;
 
 	if (frh->family != AF_INET && frh->family != AF_INET6)
 		return MNL_CB_OK;
 	mnl_attr_for_each(a, nlh, sizeof(*frh))
 	{
+		uint16_t len = mnl_attr_get_payload_len(a);
+
 		switch (mnl_attr_get_type(a)) {
 		case FRA_PRIORITY:
-			prio = mnl_attr_get_u32(a);
+			r.pref = mnl_attr_get_u32(a);
 			break;
 		case FRA_TABLE:
-			table = mnl_attr_get_u32(a);
+			r.table = mnl_attr_get_u32(a);
 			break;
-		case FRA_PROTOCOL: /* who added it: no selector */
-		case FRA_PAD:
+		case FRA_GOTO:
+			r.target = mnl_attr_get_u32(a);
 			break;
-		case FRA_SUPPRESS_PREFIXLEN: /* -1: none (fib_nl_fill_rule puts it always) */
+		case FRA_SRC:
+			if (len == alen)
+				memcpy(r.src, mnl_attr_get_payload(a), alen);
+			break;
+		case FRA_DST:
+			if (len == alen)
+				memcpy(r.dst, mnl_attr_get_payload(a), alen);
+			break;
+		case FRA_IIFNAME:
+			r.iif = dev_by_name(m->t, a);
+			break;
+		case FRA_OIFNAME:
+			r.oif = dev_by_name(m->t, a);
+			break;
+		case FRA_FWMARK:
+			/* a non-zero mark without a mask compares all bits */
+			r.mark = mnl_attr_get_u32(a);
+			if (r.mark && !fwmask)
+				r.mark_mask = UINT32_MAX;
+			break;
+		case FRA_FWMASK:
+			r.mark_mask = mnl_attr_get_u32(a);
+			fwmask = true;
+			break;
+		case FRA_SUPPRESS_PREFIXLEN:
+			r.suppress_prefixlen = (int32_t)mnl_attr_get_u32(a);
+			break;
 		case FRA_SUPPRESS_IFGROUP:
-			selector |=
-			    mnl_attr_get_payload_len(a) < 4 || mnl_attr_get_u32(a) != UINT32_MAX;
+			r.suppress_ifgroup = (int32_t)mnl_attr_get_u32(a);
 			break;
-		default: /* iif, oif, fwmark, uid, ports, l3mdev ... */
-			selector = true;
+		case FRA_IP_PROTO:
+			r.ip_proto = mnl_attr_get_u8(a);
+			break;
+		case FRA_SPORT_RANGE:
+			port_range(a, r.sport);
+			break;
+		case FRA_DPORT_RANGE:
+			port_range(a, r.dport);
+			break;
+		case NFTDP_FRA_SPORT_MASK:
+			if (len == 2)
+				r.sport_mask = mnl_attr_get_u16(a);
+			break;
+		case NFTDP_FRA_DPORT_MASK:
+			if (len == 2)
+				r.dport_mask = mnl_attr_get_u16(a);
+			break;
+		case NFTDP_FRA_DSCP: /* the DSCP value, 0-63 */
+			r.dscp_full = true;
+			r.dscp = (uint8_t)(mnl_attr_get_u8(a) << 2);
+			if (!dscp_mask)
+				r.dscp_mask = 0xfc;
+			break;
+		case NFTDP_FRA_DSCP_MASK:
+			r.dscp_mask = (uint8_t)(mnl_attr_get_u8(a) << 2);
+			dscp_mask = true;
+			break;
+		case FRA_UID_RANGE:
+			if (len >= sizeof(struct fib_rule_uid_range)) {
+				const struct fib_rule_uid_range *u = mnl_attr_get_payload(a);
+
+				r.uid_start = u->start;
+				r.uid_end = u->end;
+			}
+			break;
+		case FRA_PROTOCOL: /* who added it */
+		case FRA_PAD:
+		case FRA_FLOW: /* IPv4 realms: an attribute of the result */
+			break;
+		case FRA_L3MDEV:
+			if (len >= 1 && mnl_attr_get_u8(a) == 0)
+				break;
+			/* fall through */
+		default: /* tunnel id, l3mdev, the IPv6 flow label: not evaluated */
+			custom(m, "an ip rule selector nftdp does not evaluate (pref, attribute)",
+			       frh->family, r.pref, mnl_attr_get_type(a));
 			break;
 		}
 	}
-	if (selector || !default_rule(frh->family, prio, table))
-		custom(m, "an ip rule (pref, table)", frh->family, prio, table);
+	if (nftdp_route_rule_add(m->t, &r) < 0) {
+		m->err = -ENOMEM;
+		return MNL_CB_ERROR;
+	}
 	return MNL_CB_OK;
 }
 
@@ -362,10 +501,7 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 	rc = dump(nl, RTM_GETLINK, AF_UNSPEC, sizeof(struct ifinfomsg), link_cb, &m);
 	if (rc == 0)
 		rc = dump(nl, RTM_GETADDR, AF_INET6, sizeof(struct ifaddrmsg), addr_cb, &m);
-	if (rc == 0)
-		rc = dump(nl, RTM_GETROUTE, AF_INET, sizeof(struct rtmsg), route_cb, &m);
-	if (rc == 0)
-		rc = dump(nl, RTM_GETROUTE, AF_INET6, sizeof(struct rtmsg), route_cb, &m);
+	/* the rules before the routes: they say which tables to keep */
 	if (rc == 0)
 		rc = dump(nl, RTM_GETRULE, AF_INET, sizeof(struct fib_rule_hdr), rule_cb, &m);
 	/* no IPv6 in the netns: no IPv6 rules to dump */
@@ -374,6 +510,14 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 		if (rc == -EAFNOSUPPORT)
 			rc = 0;
 	}
+	if (rc == 0)
+		rc = nftdp_route_policy_build(t);
+	if (rc == 0)
+		rc = dump(nl, RTM_GETROUTE, AF_INET, sizeof(struct rtmsg), route_cb, &m);
+	if (rc == 0)
+		rc = dump(nl, RTM_GETROUTE, AF_INET6, sizeof(struct rtmsg), route_cb, &m);
+	if (rc == 0)
+		rc = nftdp_route_policy_build(t);
 	free(m.devs);
 	mnl_socket_close(nl);
 	return rc;

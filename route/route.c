@@ -90,6 +90,7 @@ int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int 
 		return -ENOMEM;
 	}
 	t->n_nh = t->cap_nh = 1;
+	t->xt_default4 = -1;
 	*out = t;
 	return 0;
 
@@ -106,6 +107,10 @@ void nftdp_route_table_destroy(struct nftdp_route_table *t)
 	rte_fib_free(t->fib4);
 	rte_fib6_free(t->fib6[0]);
 	rte_fib6_free(t->fib6[1]);
+	nftdp_route_policy_clear(t);
+	free(t->rules[0]);
+	free(t->rules[1]);
+	free(t->pend);
 	free(t->nh);
 	free(t->ll);
 	free(t->addr6);
@@ -121,6 +126,8 @@ int nftdp_route_table_reset(struct nftdp_route_table *t)
 		const struct nftdp_route_nh *n = &t->nh[i];
 		int rc;
 
+		if (n->tbl == NFTDP_ROUTE_TBL_OTHER) /* in a policy table's RIB */
+			continue;
 		if (n->family == AF_INET) {
 			uint32_t a;
 
@@ -141,10 +148,11 @@ int nftdp_route_table_reset(struct nftdp_route_table *t)
 	t->n4 = t->n6 = 0;
 	t->n_custom = 0;
 	t->custom_why[0] = '\0';
+	nftdp_route_policy_clear(t);
 	return 0;
 }
 
-static int nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx)
+int nftdp_route_nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx)
 {
 	struct nftdp_route_nh *n;
 
@@ -191,7 +199,7 @@ static bool per_dev6(const uint8_t *a)
 	return (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff;
 }
 
-static void mask_prefix(uint8_t *a, unsigned int size, uint8_t plen)
+void nftdp_route_mask_prefix(uint8_t *a, unsigned int size, uint8_t plen)
 {
 	for (unsigned int i = 0; i < size; i++) {
 		unsigned int bits = plen > i * 8 ? plen - i * 8 : 0;
@@ -218,7 +226,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		if (plen > 32)
 			return -EINVAL;
 		memcpy(n.dst, addr, 4);
-		mask_prefix(n.dst, 4, plen);
+		nftdp_route_mask_prefix(n.dst, 4, plen);
 		n.plen = plen;
 		memcpy(&a, n.dst, 4);
 		a = ntohl(a);
@@ -227,7 +235,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		h = fib4_exact(t, a, plen);
 		if (h && !(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
 			return -EEXIST;
-		rc = nh_add(t, &n, &idx);
+		rc = nftdp_route_nh_add(t, &n, &idx);
 		if (rc < 0)
 			return rc;
 		rc = rte_fib_add(t->fib4, a, plen, idx);
@@ -239,7 +247,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 	if (family != AF_INET6 || plen > 128)
 		return -EINVAL;
 	memcpy(n.dst, addr, 16);
-	mask_prefix(n.dst, 16, plen);
+	nftdp_route_mask_prefix(n.dst, 16, plen);
 	n.plen = plen;
 	if (plen >= 8 && per_dev6(n.dst) && (n.dst[0] == 0xff || plen >= 10)) {
 		struct nftdp_route_nh *l = realloc(t->ll, (t->n_ll + 1) * sizeof(*l));
@@ -253,7 +261,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 	}
 	if (fib6_exact(t, (int)tbl, n.dst, plen))
 		return -EEXIST;
-	rc = nh_add(t, &n, &idx);
+	rc = nftdp_route_nh_add(t, &n, &idx);
 	if (rc < 0)
 		return rc;
 	rc = rte_fib6_add(t->fib6[tbl], n.dst, plen, idx);
@@ -286,6 +294,7 @@ int nftdp_route_dev_add(struct nftdp_route_table *t, uint32_t ifindex, const cha
 	t->devs = d;
 	d[t->n_devs].ifindex = ifindex;
 	d[t->n_devs].mtu = mtu;
+	d[t->n_devs].group = 0;
 	memset(d[t->n_devs].name, 0, sizeof(d[t->n_devs].name));
 	snprintf(d[t->n_devs].name, sizeof(d[t->n_devs].name), "%s", name);
 	t->n_devs++;
@@ -330,22 +339,27 @@ static const struct nftdp_route_nh *ll_lookup(const struct nftdp_route_table *t,
 	return best;
 }
 
-const struct nftdp_route_nh *nftdp_route_lookup6(const struct nftdp_route_table *t,
-						 const uint8_t daddr[16], uint32_t oif)
+const struct nftdp_route_nh *nftdp_route_lookup6_tbl(const struct nftdp_route_table *t,
+						     const uint8_t daddr[16], uint32_t oif,
+						     enum nftdp_route_tbl tbl)
 {
 	uint8_t ip[1][16];
 	uint64_t h = 0;
 
-	if (per_dev6(daddr)) {
-		const struct nftdp_route_nh *n = ll_lookup(t, daddr, oif, NFTDP_ROUTE_TBL_LOCAL);
-
-		return n ? n : ll_lookup(t, daddr, oif, NFTDP_ROUTE_TBL_MAIN);
-	}
+	if (per_dev6(daddr))
+		return ll_lookup(t, daddr, oif, (uint8_t)tbl);
 	memcpy(ip[0], daddr, 16);
-	rte_fib6_lookup_bulk(t->fib6[NFTDP_ROUTE_TBL_LOCAL], ip, &h, 1);
-	if (!h)
-		rte_fib6_lookup_bulk(t->fib6[NFTDP_ROUTE_TBL_MAIN], ip, &h, 1);
+	rte_fib6_lookup_bulk(t->fib6[tbl], ip, &h, 1);
 	return h ? &t->nh[h] : NULL;
+}
+
+const struct nftdp_route_nh *nftdp_route_lookup6(const struct nftdp_route_table *t,
+						 const uint8_t daddr[16], uint32_t oif)
+{
+	const struct nftdp_route_nh *n =
+	    nftdp_route_lookup6_tbl(t, daddr, oif, NFTDP_ROUTE_TBL_LOCAL);
+
+	return n ? n : nftdp_route_lookup6_tbl(t, daddr, oif, NFTDP_ROUTE_TBL_MAIN);
 }
 
 bool nftdp_route_addr6_on(const struct nftdp_route_table *t, const uint8_t addr[16],
@@ -363,6 +377,13 @@ const char *nftdp_route_dev_name(const struct nftdp_route_table *t, uint32_t ifi
 		if (t->devs[i].ifindex == ifindex)
 			return t->devs[i].name;
 	return NULL;
+}
+
+void nftdp_route_dev_group(struct nftdp_route_table *t, uint32_t ifindex, uint32_t group)
+{
+	for (unsigned int i = 0; i < t->n_devs; i++)
+		if (t->devs[i].ifindex == ifindex)
+			t->devs[i].group = group;
 }
 
 uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex)

@@ -21,7 +21,23 @@ struct nftdp_route_addr6 {
 struct nftdp_route_dev {
 	uint32_t ifindex;
 	uint32_t mtu;
+	uint32_t group; /* IFLA_GROUP */
 	char name[NFTDP_ROUTE_IFNAMSIZ];
+};
+
+/* a table that rules name, in rte_rib / rte_rib6 (longest prefix, no
+ * DIR24/TRIE: policy tables are small; rule.c) */
+struct nftdp_route_xtable {
+	uint32_t id;
+	uint8_t family;
+	struct rte_rib *rib4;
+	struct rte_rib6 *rib6;
+};
+
+/* a route waiting for its table's RIB (nftdp_route_policy_build) */
+struct nftdp_route_pend {
+	uint32_t table, nh;
+	uint8_t family, plen;
 };
 
 struct nftdp_route_table {
@@ -42,6 +58,16 @@ struct nftdp_route_table {
 	 * (a non-default `ip rule`, a route in table default): mirror.c */
 	unsigned int n_custom;
 	char custom_why[128];
+	/* policy routing (rule.c): by family, 0 IPv4, 1 IPv6 */
+	struct nftdp_route_rule *rules[2];
+	uint32_t n_rules[2], cap_rules[2];
+	bool policy[2];	     /* the rules are not the default ones */
+	int32_t xt_default4; /* IPv4 table default (253) when it has routes, -1 */
+	struct nftdp_route_xtable *xt;
+	uint32_t n_xt;
+	struct nftdp_route_pend *pend;
+	uint32_t n_pend, cap_pend;
+	unsigned int xt_seq; /* unique rte_rib names */
 };
 
 /* rtnl.c: a NETLINK_ROUTE socket bound to an automatic port id (NULL with
@@ -52,5 +78,15 @@ struct nftdp_route_table {
 struct mnl_socket *nftdp_route_rtnl_open(void);
 int nftdp_route_rtnl_talk(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
 			  const int *cb_err);
+
+/* route.c, for rule.c */
+int nftdp_route_nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh *nh, uint32_t *idx);
+void nftdp_route_mask_prefix(uint8_t *a, unsigned int size, uint8_t plen);
+const struct nftdp_route_nh *nftdp_route_lookup6_tbl(const struct nftdp_route_table *t,
+						     const uint8_t daddr[16], uint32_t oif,
+						     enum nftdp_route_tbl tbl);
+
+/* rule.c: forget rules and policy tables (reset, destroy) */
+void nftdp_route_policy_clear(struct nftdp_route_table *t);
 
 #endif /* NFTDP_ROUTE_PRIV_H */

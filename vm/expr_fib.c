@@ -70,10 +70,27 @@ static bool route4(const struct nftdp_vm_ctx *ctx, uint32_t daddr, struct nftdp_
 	return ctx->fib_ops && ctx->fib_ops->route4(ctx->fib, daddr, r);
 }
 
-static bool route6(const struct nftdp_vm_ctx *ctx, const uint8_t *daddr, uint32_t oif,
-		   struct nftdp_vm_fib_route *r)
+static bool route4_flow(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_fib_flow *fl,
+			struct nftdp_vm_fib_route *r)
 {
-	return ctx->fib_ops && ctx->fib_ops->route6(ctx->fib, daddr, oif, r);
+	uint32_t daddr;
+
+	if (!ctx->fib_ops)
+		return false;
+	if (ctx->fib_ops->route4_flow)
+		return ctx->fib_ops->route4_flow(ctx->fib, fl, r);
+	memcpy(&daddr, fl->daddr, 4);
+	return ctx->fib_ops->route4(ctx->fib, daddr, r);
+}
+
+static bool route6_flow(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_fib_flow *fl,
+			struct nftdp_vm_fib_route *r)
+{
+	if (!ctx->fib_ops)
+		return false;
+	if (ctx->fib_ops->route6_flow)
+		return ctx->fib_ops->route6_flow(ctx->fib, fl, r);
+	return ctx->fib_ops->route6(ctx->fib, fl->daddr, fl->oif, r);
 }
 
 /* route types whose lookup fails (fib_props[type].error, RTF_REJECT) */
@@ -158,7 +175,8 @@ static void fib4_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		      struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
 	uint32_t *dest = &regs->data[p->dreg];
-	uint32_t oif = flag_dev(p, pkt), saddr, daddr, found;
+	uint32_t oif = flag_dev(p, pkt), saddr, daddr, found, other;
+	struct nftdp_vm_fib_flow fl;
 	struct nftdp_vm_fib_route r;
 	uint8_t iph[20];
 
@@ -174,9 +192,26 @@ static void fib4_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		store_result(dest, p, pkt->iif, pkt, ctx);
 		return;
 	}
-	/* the mark only picks an `ip rule`, and none is mirrored */
+	/* nft_fib4_eval's flowi4: lo as the input device (the output
+	 * device for a saddr check at forward), the mark only when asked,
+	 * the DSCP, and the other address unless it cannot be a source
+	 * (get_saddr); no protocol, no ports. The `ip rule`s see these. */
+	fl = (struct nftdp_vm_fib_flow){.iif = NFTDP_VM_FIB_IIF_LOOPBACK, .dscp = iph[1] & 0xfc};
+	if (p->flags & NFTA_FIB_F_MARK)
+		fl.mark = pkt->mark;
+	if (p->flags & NFTA_FIB_F_DADDR) {
+		memcpy(fl.daddr, &daddr, 4);
+		other = saddr;
+	} else {
+		if (pkt->hook == NF_INET_FORWARD && (p->flags & NFTA_FIB_F_IIF))
+			fl.iif = pkt->oif;
+		memcpy(fl.daddr, &saddr, 4);
+		other = daddr;
+	}
+	if (!v4_multicast(other) && !v4_lbcast(other) && !v4_zeronet(other))
+		memcpy(fl.saddr, &other, 4);
 	*dest = 0;
-	if (!route4(ctx, (p->flags & NFTA_FIB_F_DADDR) ? daddr : saddr, &r) || reject_type(r.type))
+	if (!route4_flow(ctx, &fl, &r) || reject_type(r.type))
 		return;
 	if (r.type == RTN_LOCAL)
 		return;
@@ -229,19 +264,44 @@ static uint32_t fib6_flowi(const struct fib_priv *p, const struct nftdp_vm_pkt *
 	return 0;
 }
 
+/* the rest of nft_fib6_flowi_init's flowi6: lo as the input device, the
+ * other address (RT6_LOOKUP_F_HAS_SADDR when unicast), the mark when
+ * asked, the traffic class, pkt->tprot */
+static void fib6_flow(const struct fib_priv *p, const struct nftdp_vm_pkt *pkt, const uint8_t *iph,
+		      const uint8_t *daddr, uint32_t ll_oif, struct nftdp_vm_fib_flow *fl)
+{
+	const uint8_t *saddr = daddr == iph + 24 ? iph + 8 : iph + 24;
+
+	*fl = (struct nftdp_vm_fib_flow){.iif = NFTDP_VM_FIB_IIF_LOOPBACK, .oif = ll_oif};
+	/* a saddr check at forward with iif: the output device as flowi6_iif,
+	 * for `ip rule iif` (as nft_fib4_eval) */
+	if (!(p->flags & NFTA_FIB_F_DADDR) && pkt->hook == NF_INET_FORWARD &&
+	    (p->flags & NFTA_FIB_F_IIF))
+		fl->iif = pkt->oif;
+	memcpy(fl->daddr, daddr, 16);
+	memcpy(fl->saddr, saddr, 16);
+	fl->has_saddr = (addr6_type(saddr) & A6_UNICAST) != 0;
+	fl->dscp = (uint8_t)(((iph[0] << 4) | (iph[1] >> 4)) & 0xfc);
+	fl->proto = (pkt->flags & NFTDP_VM_PKT_F_L4PROTO) ? pkt->l4proto : 0;
+	if (p->flags & NFTA_FIB_F_MARK)
+		fl->mark = pkt->mark;
+}
+
 /* __nft_fib6_eval_type */
 static uint32_t fib6_type(const struct fib_priv *p, const struct nftdp_vm_pkt *pkt,
 			  const struct nftdp_vm_ctx *ctx, const uint8_t *iph)
 {
 	uint32_t dev = flag_dev(p, pkt), ret = 0, oif;
+	struct nftdp_vm_fib_flow fl;
 	struct nftdp_vm_fib_route r;
 	const uint8_t *daddr;
 	unsigned int t;
 
 	oif = fib6_flowi(p, pkt, dev, iph, &daddr);
+	fib6_flow(p, pkt, iph, daddr, oif, &fl);
 	if (dev && ctx->fib_ops && ctx->fib_ops->addr6_on(ctx->fib, daddr, dev))
 		ret = RTN_LOCAL;
-	if (!route6(ctx, daddr, oif, &r))
+	if (!route6_flow(ctx, &fl, &r))
 		return RTN_UNREACHABLE; /* ip6_null_entry: -ENETUNREACH */
 	switch (r.type) {
 	case RTN_BLACKHOLE:
@@ -289,6 +349,7 @@ static void fib6_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 {
 	uint32_t *dest = &regs->data[p->dreg];
 	uint32_t oif = flag_dev(p, pkt), ll_oif, tprot;
+	struct nftdp_vm_fib_flow fl;
 	struct nftdp_vm_fib_route r;
 	const uint8_t *daddr;
 	uint8_t iph[40];
@@ -307,7 +368,8 @@ static void fib6_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		return;
 	}
 	*dest = 0;
-	if (!route6(ctx, daddr, ll_oif, &r) || reject_type(r.type))
+	fib6_flow(p, pkt, iph, daddr, ll_oif, &fl);
+	if (!route6_flow(ctx, &fl, &r) || reject_type(r.type))
 		return;
 	if (r.type == RTN_ANYCAST || r.type == RTN_LOCAL)
 		return;

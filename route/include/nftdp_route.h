@@ -39,6 +39,7 @@
 enum nftdp_route_tbl {
 	NFTDP_ROUTE_TBL_MAIN = 0, /**< RT_TABLE_MAIN (254) */
 	NFTDP_ROUTE_TBL_LOCAL,	  /**< RT_TABLE_LOCAL (255) */
+	NFTDP_ROUTE_TBL_OTHER,	  /**< a table only rules reach (policy routing) */
 };
 
 /** A route's next hop, as a lookup returns it. */
@@ -48,7 +49,8 @@ struct nftdp_route_nh {
 	uint8_t n_oif;	 /**< devices in oif[] (a reject route may have none) */
 	uint8_t plen;	 /**< the route's prefix length */
 	bool gateway;	 /**< via a gateway (RTF_GATEWAY) */
-	uint8_t tbl;	 /**< enum nftdp_route_tbl it came from (set by nftdp_route_add) */
+	uint8_t tbl;	 /**< enum nftdp_route_tbl it came from (set by nftdp_route_add;
+			      NFTDP_ROUTE_TBL_OTHER: nftdp_route_table_add) */
 	uint8_t family;	 /**< AF_INET or AF_INET6 (set by nftdp_route_add) */
 	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
 	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes); multipath:
@@ -133,6 +135,91 @@ uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex
  */
 int nftdp_route_path_select(const struct nftdp_route_nh *nh, uint32_t hash);
 
+/*
+ * Policy routing (net/core/fib_rules.c, fib4_rules.c, fib6_rules.c): the
+ * kernel's `ip rule` list of each family, in its order, and every table a
+ * rule names. While a family's list is the one a new netns has (IPv4: pref
+ * 0 local, 32766 main, 32767 default; IPv6: 0 local, 32766 main) the flow
+ * lookups below are one branch away from nftdp_route_lookup4/6; otherwise
+ * they walk the rules as fib_rules_lookup does.
+ */
+#define NFTDP_ROUTE_IFINDEX_NONE 0xffffffffu /**< a rule's device that is not there */
+
+/** A rule (struct fib_rule with its family's selectors). */
+struct nftdp_route_rule {
+	uint32_t pref;	 /**< FRA_PRIORITY */
+	uint32_t table;	 /**< FR_ACT_TO_TBL: the kernel's table id */
+	uint32_t target; /**< FR_ACT_GOTO: the pref it jumps to */
+	uint8_t family;	 /**< AF_INET or AF_INET6 */
+	uint8_t action;	 /**< FR_ACT_* */
+	bool invert;	 /**< FIB_RULE_INVERT (`not`) */
+	uint8_t tos;	 /**< legacy tos selector (frh->tos), 0: none */
+	uint8_t src_len, dst_len;
+	uint8_t src[16], dst[16];	 /**< prefixes (IPv4 in the first 4 bytes) */
+	uint32_t iif, oif;		 /**< nftdp ifindex, 0: any, NFTDP_ROUTE_IFINDEX_NONE */
+	uint32_t mark, mark_mask;	 /**< FRA_FWMARK / FRA_FWMASK */
+	uint32_t uid_start, uid_end;	 /**< FRA_UID_RANGE (unset: 0..~0) */
+	uint8_t ip_proto;		 /**< FRA_IP_PROTO, 0: any */
+	uint16_t sport[2], dport[2];	 /**< FRA_SPORT/DPORT_RANGE, {0, 0}: any */
+	uint16_t sport_mask, dport_mask; /**< FRA_SPORT/DPORT_MASK (a single port: 0xffff) */
+	bool dscp_full;			 /**< FRA_DSCP given: dscp and dscp_mask compare */
+	uint8_t dscp, dscp_mask;	 /**< as in the tos byte (DSCP << 2); mask default 0xfc */
+	int32_t suppress_prefixlen;	 /**< -1: none */
+	int32_t suppress_ifgroup;	 /**< -1: none */
+	/* filled by nftdp_route_policy_build(): */
+	int32_t goto_idx; /**< the rule a goto lands on, -1: unresolved */
+	int32_t xt;	  /**< the table looked up (internal), -1: none */
+};
+
+/** What a policy lookup is asked about (struct flowi4 / flowi6). */
+struct nftdp_route_flow {
+	uint8_t daddr[16]; /**< IPv4 in the first 4 bytes, network order */
+	uint8_t saddr[16];
+	bool has_saddr;		 /**< IPv6: RT6_LOOKUP_F_HAS_SADDR (IPv4: saddr 0 is none) */
+	uint8_t dscp;		 /**< the tos / traffic class byte & 0xfc */
+	uint8_t proto;		 /**< flowi_proto, 0: none */
+	uint16_t sport, dport;	 /**< host order, 0: none */
+	uint32_t iif, oif, mark; /**< flowi_iif / flowi_oif (nftdp ifindex), flowi_mark */
+	uint32_t ll_oif;	 /**< IPv6 link-scope daddr: routes of this device, 0: any */
+};
+
+/**
+ * Append a rule of its family's list (the kernel's order: call in dump
+ * order). 0, -EINVAL (family), -ENOMEM. Control-path.
+ */
+int nftdp_route_rule_add(struct nftdp_route_table *t, const struct nftdp_route_rule *r);
+/**
+ * A route of a table other than local and main (or, for IPv4 under
+ * custom rules, a copy of one of theirs): kept for rules that name the
+ * table, looked up once nftdp_route_policy_build() ran. 0, -EINVAL,
+ * -ENOSPC, -ENOMEM. Control-path.
+ */
+int nftdp_route_table_add(struct nftdp_route_table *t, int family, uint32_t table, const void *addr,
+			  uint8_t plen, const struct nftdp_route_nh *nh);
+/**
+ * After the rules and routes: the tables they name, goto targets, and
+ * whether each family's list differs from the default one. 0, -ENOMEM,
+ * or rte_rib's negative errno. Control-path.
+ */
+int nftdp_route_policy_build(struct nftdp_route_table *t);
+/** Whether family's rules differ from a new netns' (the flow lookups walk them). */
+bool nftdp_route_policy_active(const struct nftdp_route_table *t, int family);
+/** Set a device's group (IFLA_GROUP, suppress_ifgroup). Control-path. */
+void nftdp_route_dev_group(struct nftdp_route_table *t, uint32_t ifindex, uint32_t group);
+
+/**
+ * fib_lookup for an IPv4 flow: the rules in order (selectors, goto, nop,
+ * blackhole / unreachable / prohibit, lookup table, suppress_*), each
+ * table longest prefix first. NULL: no route (-ENETUNREACH, also a rule's
+ * `unreachable`); a rule's blackhole or prohibit gives a next hop of that
+ * type without devices. Packet-path, any thread.
+ */
+const struct nftdp_route_nh *nftdp_route_lookup4_flow(const struct nftdp_route_table *t,
+						      const struct nftdp_route_flow *fl);
+/** The same for IPv6 (fib6_rule_lookup; fl->ll_oif as nftdp_route_lookup6's oif). */
+const struct nftdp_route_nh *nftdp_route_lookup6_flow(const struct nftdp_route_table *t,
+						      const struct nftdp_route_flow *fl);
+
 /** A port as nftdp numbers it, for the mirror. */
 struct nftdp_route_port {
 	const char *name;
@@ -141,8 +228,9 @@ struct nftdp_route_port {
 
 /**
  * Fill t from the kernel's network namespace this process runs in:
- * RTM_GETLINK (device names), RTM_GETADDR (IPv6 addresses), RTM_GETROUTE
- * of tables local and main for IPv4 and IPv6. A device named like a port
+ * RTM_GETLINK (device names), RTM_GETADDR (IPv6 addresses), RTM_GETRULE
+ * (the rules), RTM_GETROUTE of tables local and main for IPv4 and IPv6
+ * and of the tables the rules name (nftdp_route_policy_build). A device named like a port
  * maps to the port's ifindex, any other to NFTDP_ROUTE_IFINDEX_FOREIGN +
  * its kernel ifindex. 0 or a negative errno (socket, netlink). Control-path.
  */
@@ -150,11 +238,10 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 		       unsigned int n_ports);
 
 /**
- * Whether the kernel's fib lookup in the mirrored netns goes beyond tables
- * local and main (fib_rules: a non-default `ip rule` or `ip -6 rule`, or a
- * route in table default that the default rule would reach): then the
- * table cannot give the kernel's answers. *why (optional) names the first
- * such thing, NULL if none. Set by nftdp_route_mirror(). Control-path.
+ * Whether an `ip rule` of the mirrored netns has a selector the policy
+ * lookup does not evaluate (tunnel id, l3mdev, IPv6 flow label): then the flow lookups cannot give
+ * the kernel's answers. *why (optional) names the first, NULL if none. Set by nftdp_route_mirror().
+ * Control-path.
  */
 bool nftdp_route_policy_custom(const struct nftdp_route_table *t, const char **why);
 

@@ -23,6 +23,7 @@
 
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <rte_eal.h>
 
@@ -85,6 +86,271 @@ static uint32_t a4h(const char *s)
 static uint32_t rd_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ---------- policy routing: the rule matcher (fib_rules_lookup) ---------- */
+
+#define SUPPRESS_0 INT32_MIN /* suppress_prefixlength 0 (0 in a literal: none) */
+
+static void rule4(struct nftdp_route_table *t, struct nftdp_route_rule r)
+{
+	r.family = AF_INET;
+	if (!r.action)
+		r.action = FR_ACT_TO_TBL;
+	if (!r.uid_end)
+		r.uid_end = UINT32_MAX;
+	if (!r.suppress_prefixlen)
+		r.suppress_prefixlen = -1;
+	else if (r.suppress_prefixlen == SUPPRESS_0)
+		r.suppress_prefixlen = 0;
+	if (!r.suppress_ifgroup)
+		r.suppress_ifgroup = -1;
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+}
+
+static void tadd4(struct nftdp_route_table *t, uint32_t table, const char *a, uint8_t plen,
+		  uint8_t type, uint32_t oif)
+{
+	struct nftdp_route_nh nh = nh1(type, oif);
+	uint32_t v = a4(a);
+
+	assert_int_equal(nftdp_route_table_add(t, AF_INET, table, &v, plen, &nh), 0);
+}
+
+static struct nftdp_route_flow flow4(const char *d, const char *sa)
+{
+	struct nftdp_route_flow fl = {.iif = 1};
+	uint32_t v = a4(d);
+
+	memcpy(fl.daddr, &v, 4);
+	if (sa) {
+		v = a4(sa);
+		memcpy(fl.saddr, &v, 4);
+	}
+	return fl;
+}
+
+static uint32_t oif_of(const struct nftdp_route_table *t, struct nftdp_route_flow fl)
+{
+	const struct nftdp_route_nh *nh = nftdp_route_lookup4_flow(t, &fl);
+
+	if (!nh)
+		return 0;
+	if (nh->type != RTN_UNICAST)
+		return 1000 + nh->type;
+	return nh->oif[0];
+}
+
+/* Rules in order with their selectors and actions, over tables local,
+ * main (unmerged copies), 100 and 200. */
+static void test_route_rules4(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_flow fl;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	/* the default list: one branch from the merged lookup */
+	rule4(t, (struct nftdp_route_rule){.pref = 0, .table = RT_TABLE_LOCAL});
+	rule4(t, (struct nftdp_route_rule){.pref = 32766, .table = RT_TABLE_MAIN});
+	rule4(t, (struct nftdp_route_rule){.pref = 32767, .table = RT_TABLE_DEFAULT});
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "0.0.0.0", 0, RTN_UNICAST, 1);
+	assert_int_equal(nftdp_route_policy_build(t), 0);
+	assert_false(nftdp_route_policy_active(t, AF_INET));
+	assert_int_equal(oif_of(t, flow4("10.9.9.9", NULL)), 1);
+	nftdp_route_table_destroy(t);
+
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	rule4(t, (struct nftdp_route_rule){.pref = 0, .table = RT_TABLE_LOCAL});
+	/* 100: marked packets, fwmark 0x10/0xf0 */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 100, .table = 100, .mark = 0x10, .mark_mask = 0xf0});
+	/* 110: from 192.168.5.0/24 to table 200 */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 110, .table = 200, .src_len = 24, .src = {192, 168, 5, 0}});
+	/* 120: to 198.51.100.0/24 blackhole; 121 prohibit; 122 unreachable */
+	rule4(t, (struct nftdp_route_rule){.pref = 120,
+					   .action = FR_ACT_BLACKHOLE,
+					   .dst_len = 24,
+					   .dst = {198, 51, 100, 0}});
+	rule4(t,
+	      (struct nftdp_route_rule){
+		  .pref = 121, .action = FR_ACT_PROHIBIT, .dst_len = 24, .dst = {198, 51, 101, 0}});
+	rule4(t, (struct nftdp_route_rule){.pref = 122,
+					   .action = FR_ACT_UNREACHABLE,
+					   .dst_len = 24,
+					   .dst = {198, 51, 102, 0}});
+	/* 130: not iif 3 -> nop; 131: iif 3 goto 150 (over 140) */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 130, .action = FR_ACT_NOP, .iif = 3, .invert = true});
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 131, .action = FR_ACT_GOTO, .target = 150, .iif = 3});
+	rule4(t, (struct nftdp_route_rule){.pref = 140, .action = FR_ACT_BLACKHOLE, .iif = 3});
+	/* 150: tcp dport 443-444 to 200; 151: tos 0x10 to 200 */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 150, .table = 200, .ip_proto = IPPROTO_TCP, .dport = {443, 444}});
+	rule4(t, (struct nftdp_route_rule){.pref = 151, .table = 200, .tos = 0x10});
+	/* 152: sport 0x1000/0xf000 (FRA_SPORT_MASK); 153: dscp 46 (FRA_DSCP) */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 152, .table = 200, .sport = {0x1000, 0x1000}, .sport_mask = 0xf000});
+	rule4(
+	    t,
+	    (struct nftdp_route_rule){
+		.pref = 153, .table = 200, .dscp_full = true, .dscp = 46 << 2, .dscp_mask = 0xfc});
+	/* 160: main without its default route (suppress_prefixlength 0) */
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 160, .table = RT_TABLE_MAIN, .suppress_prefixlen = SUPPRESS_0});
+	/* 170: oif 7 to 100; 180: uid 1000-2000 prohibit (flows are root) */
+	rule4(t, (struct nftdp_route_rule){.pref = 170, .table = 100, .oif = 7});
+	rule4(t, (struct nftdp_route_rule){
+		     .pref = 180, .action = FR_ACT_PROHIBIT, .uid_start = 1000, .uid_end = 2000});
+	rule4(t, (struct nftdp_route_rule){.pref = 32766, .table = RT_TABLE_MAIN});
+	rule4(t, (struct nftdp_route_rule){.pref = 32767, .table = RT_TABLE_DEFAULT});
+	/* main (and its unmerged copy), local, 100, 200 */
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "0.0.0.0", 0, RTN_UNICAST, 1);
+	tadd4(t, RT_TABLE_MAIN, "0.0.0.0", 0, RTN_UNICAST, 1);
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.1.0.0", 16, RTN_UNICAST, 2);
+	tadd4(t, RT_TABLE_MAIN, "10.1.0.0", 16, RTN_UNICAST, 2);
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.0.1", 32, RTN_LOCAL, 2);
+	tadd4(t, RT_TABLE_LOCAL, "10.1.0.1", 32, RTN_LOCAL, 2);
+	tadd4(t, 100, "0.0.0.0", 0, RTN_UNICAST, 5);
+	tadd4(t, 100, "10.1.2.0", 24, RTN_THROW, 0);
+	tadd4(t, 200, "10.0.0.0", 8, RTN_UNICAST, 6);
+	assert_int_equal(nftdp_route_policy_build(t), 0);
+	assert_true(nftdp_route_policy_active(t, AF_INET));
+	assert_false(nftdp_route_policy_active(t, AF_INET6));
+
+	/* local first */
+	assert_int_equal(oif_of(t, flow4("10.1.0.1", NULL)), 1000 + RTN_LOCAL);
+	/* no rule but main's */
+	assert_int_equal(oif_of(t, flow4("10.1.3.3", "10.1.0.9")), 2);
+	/* fwmark under its mask; a throw route in 100 falls through to main */
+	fl = flow4("10.1.3.3", NULL);
+	fl.mark = 0x1f;
+	assert_int_equal(oif_of(t, fl), 5);
+	fl.mark = 0x20;
+	assert_int_equal(oif_of(t, fl), 2);
+	fl = flow4("10.1.2.3", NULL);
+	fl.mark = 0x10;
+	assert_int_equal(oif_of(t, fl), 2);
+	/* source prefix: 200 has 10/8 only; elsewhere table 200 misses and
+	 * the walk goes on */
+	assert_int_equal(oif_of(t, flow4("10.1.3.3", "192.168.5.77")), 6);
+	assert_int_equal(oif_of(t, flow4("8.8.8.8", "192.168.5.77")), 1);
+	/* blackhole, prohibit, unreachable (no route) by destination */
+	assert_int_equal(oif_of(t, flow4("198.51.100.1", NULL)), 1000 + RTN_BLACKHOLE);
+	assert_int_equal(oif_of(t, flow4("198.51.101.1", NULL)), 1000 + RTN_PROHIBIT);
+	assert_null(nftdp_route_lookup4_flow(
+	    t, &(struct nftdp_route_flow){.daddr = {198, 51, 102, 1}, .iif = 1}));
+	/* iif 3: 130 is skipped (not iif 3 fails), 131 jumps over 140's
+	 * blackhole to 150 */
+	fl = flow4("10.1.3.3", NULL);
+	fl.iif = 3;
+	assert_int_equal(oif_of(t, fl), 2);
+	/* tcp dport 443 and tos 0x10 (the TOS bits of the DSCP) to 200 */
+	fl = flow4("10.1.3.3", NULL);
+	fl.proto = IPPROTO_TCP;
+	fl.dport = 443;
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.dport = 445;
+	assert_int_equal(oif_of(t, fl), 2);
+	fl.proto = IPPROTO_UDP;
+	fl.dport = 443;
+	assert_int_equal(oif_of(t, fl), 2);
+	fl = flow4("10.1.3.3", NULL);
+	fl.dscp = 0x10 | 0x80; /* precedence bits are not compared */
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.dscp = 0x20; /* 0x20 & 0x1c: not 0x10 */
+	assert_int_equal(oif_of(t, fl), 2);
+	fl.dscp = 46 << 2; /* EF: FRA_DSCP compares all six bits */
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.dscp = 47 << 2;
+	assert_int_equal(oif_of(t, fl), 2);
+	fl = flow4("10.1.3.3", NULL);
+	fl.proto = IPPROTO_UDP;
+	fl.sport = 0x1abc;
+	assert_int_equal(oif_of(t, fl), 6);
+	fl.sport = 0x2abc;
+	assert_int_equal(oif_of(t, fl), 2);
+	/* suppress_prefixlength 0: main's default route is not taken at
+	 * 160, oif 7 then picks 100 at 170 */
+	fl = flow4("8.8.8.8", NULL);
+	fl.oif = 7;
+	assert_int_equal(oif_of(t, fl), 5);
+	fl.oif = 0;
+	assert_int_equal(oif_of(t, fl), 1); /* main again at 32766 */
+	nftdp_route_table_destroy(t);
+}
+
+/* IPv6: the source selector needs RT6_LOOKUP_F_HAS_SADDR, local and main
+ * are route.c's own tables, a prohibit rule, the whole DSCP for tos. */
+static void test_route_rules6(void **state)
+{
+	struct nftdp_route_table *t;
+	struct nftdp_route_rule r = {.family = AF_INET6,
+				     .action = FR_ACT_TO_TBL,
+				     .uid_end = UINT32_MAX,
+				     .suppress_prefixlen = -1,
+				     .suppress_ifgroup = -1};
+	struct nftdp_route_nh nh = nh1(RTN_UNICAST, 5);
+	struct nftdp_route_flow fl = {.iif = 1, .has_saddr = true};
+	const struct nftdp_route_nh *res;
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	r.pref = 0;
+	r.table = RT_TABLE_LOCAL;
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.pref = 100;
+	r.table = 100;
+	r.src_len = 48;
+	memcpy(r.src, a6("2001:db8:5::"), 16);
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.src_len = 0;
+	r.pref = 110;
+	r.tos = 0xb8; /* the whole DSCP (EF) */
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.tos = 0;
+	r.pref = 120;
+	r.action = FR_ACT_PROHIBIT;
+	r.dst_len = 48;
+	memcpy(r.dst, a6("2001:db8:9::"), 16);
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	r.action = FR_ACT_TO_TBL;
+	r.dst_len = 0;
+	r.pref = 32766;
+	r.table = RT_TABLE_MAIN;
+	assert_int_equal(nftdp_route_rule_add(t, &r), 0);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:7::", 48, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:9::", 48, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "2001:db8:7::1", 128, RTN_LOCAL, 2);
+	assert_int_equal(nftdp_route_table_add(t, AF_INET6, 100, a6("2001:db8:7::"), 64, &nh), 0);
+	assert_int_equal(nftdp_route_policy_build(t), 0);
+	assert_true(nftdp_route_policy_active(t, AF_INET6));
+	assert_false(nftdp_route_policy_active(t, AF_INET));
+
+	memcpy(fl.daddr, a6("2001:db8:7::5"), 16);
+	memcpy(fl.saddr, a6("2001:db8:5::1"), 16);
+	res = nftdp_route_lookup6_flow(t, &fl);
+	assert_non_null(res);
+	assert_int_equal(res->oif[0], 5);
+	fl.has_saddr = false; /* no source: the from rule cannot match */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.has_saddr = true;
+	memcpy(fl.saddr, a6("2001:db8:6::1"), 16);
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.dscp = 0xb8;
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 5);
+	fl.dscp = 0x98; /* the same TOS bits (0x18), another DSCP: IPv6 compares all */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->oif[0], 2);
+	fl.dscp = 0;
+	memcpy(fl.daddr, a6("2001:db8:7::1"), 16); /* local first */
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->type, RTN_LOCAL);
+	memcpy(fl.daddr, a6("2001:db8:9::1"), 16);
+	assert_int_equal(nftdp_route_lookup6_flow(t, &fl)->type, RTN_PROHIBIT);
+	memcpy(fl.daddr, a6("3000::1"), 16);
+	assert_null(nftdp_route_lookup6_flow(t, &fl));
+	nftdp_route_table_destroy(t);
 }
 
 static void test_route_lpm4(void **state)
@@ -407,22 +673,57 @@ static void test_route_live(void **state)
 	assert_string_equal(nftdp_route_dev_name(t, nh->oif[1]), "eth9");
 	nftdp_route_table_destroy(t);
 
-	/* ip rule: a fwmark rule steers some lookups elsewhere */
+	/* ip rule: a fwmark rule steers marked lookups to table 100, which
+	 * is mirrored with the rule; main's answer for the others */
+	assert_int_equal(system("ip route add 10.77.0.0/16 dev lo table 100"), 0);
 	assert_int_equal(system("ip rule add fwmark 1 table 100"), 0);
 	assert_int_equal(watch_wait(w), 1);
 	t = remirror(ports, 2);
-	assert_true(nftdp_route_policy_custom(t, &why));
-	assert_non_null(why);
+	assert_false(nftdp_route_policy_custom(t, &why));
+	assert_true(nftdp_route_policy_active(t, AF_INET));
+	assert_false(nftdp_route_policy_active(t, AF_INET6));
+	{
+		struct nftdp_route_flow fl = {.iif = 1};
+		uint32_t d = a4("10.77.1.1");
+
+		memcpy(fl.daddr, &d, 4);
+		fl.mark = 1;
+		nh = nftdp_route_lookup4_flow(t, &fl);
+		assert_non_null(nh);
+		assert_int_equal(nh->oif[0], NFTDP_ROUTE_IFINDEX_FOREIGN + 1); /* lo */
+		fl.mark = 2;
+		assert_ptr_equal(nftdp_route_lookup4_flow(t, &fl), nftdp_route_lookup4(t, d));
+		d = a4("203.0.113.9"); /* main's, through the unmerged copy */
+		memcpy(fl.daddr, &d, 4);
+		nh = nftdp_route_lookup4_flow(t, &fl);
+		assert_non_null(nh);
+		assert_int_equal(nh->oif[0], 1);
+	}
 	nftdp_route_table_destroy(t);
 	assert_int_equal(system("ip rule del fwmark 1 table 100"), 0);
 	assert_int_equal(watch_wait(w), 1);
 	t = remirror(ports, 2);
 	assert_false(nftdp_route_policy_custom(t, NULL));
+	assert_false(nftdp_route_policy_active(t, AF_INET));
 	nftdp_route_table_destroy(t);
-	/* a route in table default is behind the default rule 32767 */
+	assert_int_equal(system("ip route del 10.77.0.0/16 dev lo table 100"), 0);
+	/* a route in table default is behind the default rule 32767: after
+	 * local and main */
 	assert_int_equal(system("ip route add 192.0.2.0/24 dev dp0 table default"), 0);
 	t = remirror(ports, 2);
-	assert_true(nftdp_route_policy_custom(t, NULL));
+	assert_false(nftdp_route_policy_custom(t, NULL));
+	assert_false(nftdp_route_policy_active(t, AF_INET));
+	{
+		struct nftdp_route_flow fl = {0};
+		uint32_t d = a4("192.0.2.7");
+
+		memcpy(fl.daddr, &d, 4);
+		if (!nftdp_route_lookup4(t, d)) { /* no default route in main */
+			nh = nftdp_route_lookup4_flow(t, &fl);
+			assert_non_null(nh);
+			assert_int_equal(nh->oif[0], 1);
+		}
+	}
 	nftdp_route_table_destroy(t);
 	assert_int_equal(system("ip route del 192.0.2.0/24 dev dp0 table default"), 0);
 	/* notifications lost (ENOBUFS): "dump again", not an error */
@@ -1214,6 +1515,7 @@ int main(int argc, char **argv)
 	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
+	    cmocka_unit_test(test_route_rules4),     cmocka_unit_test(test_route_rules6),
 	    cmocka_unit_test(test_route_lpm4),	     cmocka_unit_test(test_route_lpm6),
 	    cmocka_unit_test(test_route_reset),	     cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */

@@ -241,6 +241,19 @@ struct nftdp_vm_fib_route {
 	uint32_t oif[NFTDP_VM_FIB_MAX_PATHS]; /**< ifindex of each path */
 };
 
+/** nft_fib's flowi4 / flowi6: what a fib lookup through `ip rule`s sees. */
+struct nftdp_vm_fib_flow {
+	uint8_t daddr[16]; /**< looked up (IPv4 in the first 4 bytes, network order) */
+	uint8_t saddr[16]; /**< the other address (IPv4: 0 when get_saddr drops it) */
+	bool has_saddr;	   /**< IPv6: RT6_LOOKUP_F_HAS_SADDR */
+	uint8_t dscp;	   /**< tos / traffic class & 0xfc */
+	uint8_t proto;	   /**< flowi_proto (nft_fib6: pkt->tprot; nft_fib4: none) */
+	uint32_t iif;	   /**< flowi_iif: an ifindex or NFTDP_VM_FIB_IIF_LOOPBACK */
+	uint32_t oif;	   /**< flowi_oif (IPv6: the link-scope lookup's device), 0: none */
+	uint32_t mark;	   /**< flowi_mark (NFTA_FIB_F_MARK) */
+};
+#define NFTDP_VM_FIB_IIF_LOOPBACK 0xfffffffeu /**< LOOPBACK_IFINDEX, the host's lo */
+
 /**
  * The route table the fib expression looks up (nftdp_vm_ctx.fib_ops with
  * nftdp_vm_ctx.fib). All four are packet-path and read-only. route4 and
@@ -256,6 +269,12 @@ struct nftdp_vm_fib_ops {
 	bool (*addr6_on)(const void *fib, const uint8_t addr[16], uint32_t ifindex);
 	/** device ifindex's name, NULL if unknown */
 	const char *(*ifname)(const void *fib, uint32_t ifindex);
+	/** fib_lookup / fib6_rule_lookup of a flow, through the `ip rule`s
+	 * (NULL: route4 / route6 of fl->daddr, as without rules) */
+	bool (*route4_flow)(const void *fib, const struct nftdp_vm_fib_flow *fl,
+			    struct nftdp_vm_fib_route *out);
+	bool (*route6_flow)(const void *fib, const struct nftdp_vm_fib_flow *fl,
+			    struct nftdp_vm_fib_route *out);
 };
 
 /* synproxy (vm/synproxy.c; functions below) */

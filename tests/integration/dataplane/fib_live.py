@@ -17,8 +17,9 @@ UDP probes into dp0 from a second netns and reads what comes out of dp1:
   `fib daddr type local` and is dropped within 1 s; `ip addr del`: passes;
 - `ip -batch` of 251 routes shows within 1 s;
 - with `ip rule add fwmark 1 table 100` a commit that brings fib into a
-  ruleset without it fails with EOPNOTSUPP (policy routing is not
-  mirrored); after `ip rule del` it goes through.
+  ruleset goes through (the rules are mirrored); with `ip rule add tun_id
+  5 table 100` (a selector nftdp does not evaluate) it fails with
+  EOPNOTSUPP; after `ip rule del` it goes through.
 Each change's latency (the change to the first probe that shows it) is
 printed. Bounded: nftdp runs under timeout 60.
 """
@@ -174,22 +175,31 @@ def main(tmp):
             f.write('route add 10.7.0.0/24 dev dp0\n')
         change('ip -batch (251 routes)', ['ip', '-batch', batch], w, '10.7.0.1', '10.2.0.1',
                True)
-        # policy routing is not mirrored: a fib commit is refused while an
-        # ip rule beyond the defaults exists, and accepted again after
+        # policy routing is mirrored: a fib commit goes through with a
+        # fwmark rule, and is refused only while a rule has a selector
+        # nftdp does not evaluate (a tunnel id), accepted again after
         nft = T.nft_argv(BUILD, NS_DP)
         env = T.nft_env(sock)
         add = nft + ['add', 'rule', 'inet', 'fw', 'pre', 'fib', 'daddr', 'type', 'local',
                      'counter']
+        flush = nft + ['flush', 'chain', 'inet', 'fw', 'pre']
         T.sh('ip', 'rule', 'add', 'fwmark', '1', 'table', '100', ns=NS_DP)
         time.sleep(0.1)
-        r = T.sh(*(nft + ['flush', 'chain', 'inet', 'fw', 'pre']), check=False, merge=True,
-                 env=env)
+        r = T.sh(*flush, check=False, merge=True, env=env)
+        check(r.returncode == 0, 'flush the fib rules (%s)' % r.stdout.strip()[-120:])
+        r = T.sh(*add, check=False, merge=True, env=env)
+        check(r.returncode == 0, 'ip rule fwmark 1 table 100: a fib commit goes through (%s)' %
+              r.stdout.strip()[-120:])
+        T.sh('ip', 'rule', 'del', 'fwmark', '1', 'table', '100', ns=NS_DP)
+        T.sh('ip', 'rule', 'add', 'tun_id', '5', 'table', '100', ns=NS_DP)
+        time.sleep(0.1)
+        r = T.sh(*flush, check=False, merge=True, env=env)
         check(r.returncode == 0, 'flush the fib rules (%s)' % r.stdout.strip()[-120:])
         r = T.sh(*add, check=False, merge=True, env=env)
         check(r.returncode != 0 and 'Operation not supported' in r.stdout,
-              'ip rule fwmark 1 table 100: a fib commit fails with EOPNOTSUPP (%s)' %
+              'ip rule tun_id 5 table 100: a fib commit fails with EOPNOTSUPP (%s)' %
               r.stdout.strip()[-120:])
-        T.sh('ip', 'rule', 'del', 'fwmark', '1', 'table', '100', ns=NS_DP)
+        T.sh('ip', 'rule', 'del', 'tun_id', '5', 'table', '100', ns=NS_DP)
         time.sleep(0.1)
         r = T.sh(*add, check=False, merge=True, env=env)
         check(r.returncode == 0, 'ip rule deleted: the fib commit goes through (%s)' %
