@@ -126,6 +126,8 @@ struct ct_help {
 	uint8_t seq_aft_nl_num[2];
 	uint8_t master_helper; /* IPS_EXPECTED: the master's helper (`ct helper`) */
 	bool nat_follow;       /* nf_nat_follow_master once the entry is in the table */
+	bool nat_proto_src;    /* pptp_nat_expected, exp->dir original: the saved key is
+				* the source's, the destination keeps its own */
 	uint16_t nat_port;     /* exp->saved_proto (network order) */
 	union nftdp_ct_addr nat_src, nat_dst; /* the master's tuple[!exp->dir] dst, src */
 	uint16_t master_shard;		      /* IPS_EXPECTED: the master (shard, index, id) */
@@ -138,6 +140,8 @@ struct ct_help {
 	struct {
 		uint8_t sstate, cstate;		   /* enum pptp_ctrlsess_state, _ctrlcall_state */
 		uint16_t pac_call_id, pns_call_id; /* network order */
+		/* nf_nat_pptp: the call ids as the PNS knows them */
+		uint16_t nat_pac_call_id, nat_pns_call_id;
 	} pptp;
 	/* sip: nf_ct_sip_master's CSeq of the last INVITE and REGISTER */
 	uint32_t sip_invite_cseq, sip_register_cseq;
@@ -163,6 +167,7 @@ struct ct_expect {
 	uint8_t class;
 	uint8_t exp_helper;		      /* exp->helper: the expected connection's */
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
+	bool nat_pptp;			      /* pptp_expectfn with nf_nat_pptp's half */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
@@ -392,7 +397,7 @@ unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 int nftdp_ct_pptp_parse(const uint8_t *d, uint32_t n, uint16_t *msg, const uint8_t **req,
 			uint32_t *reqlen);
 unsigned int nftdp_ct_pptp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* helper->destroy = pptp_destroy_siblings: the master is going */
 void nftdp_ct_pptp_destroy_siblings(struct nftdp_ct_shard *s, struct nftdp_ct_entry *master);
 /* pptp_expectfn for new GRE entry e that took expectation x (any worker) */
