@@ -379,7 +379,7 @@ struct ct_irc_dcc {
 int nftdp_ct_irc_parse(const char *d, uint32_t n, uint32_t ip1, uint32_t ip2,
 		       struct ct_irc_dcc *out);
 unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* amanda: the ports of "CONNECT ... DATA p MESG p INDEX p\n" (nf_conntrack_amanda.c);
  * ports[i] for DATA, MESG, INDEX in that order (host order), offs/lens of
  * their text; the number found (the kernel stops at the first bad one) */
@@ -389,7 +389,7 @@ struct ct_amanda_port {
 };
 unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_port ports[3]);
 unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				  struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* pptp (helper_pptp.c, nf_conntrack_pptp.c): one control message at the
  * start of a TCP payload of n bytes. 1 and its type, the message body and
  * its length (at most the largest message's, 208), or 0: not a control
@@ -503,6 +503,16 @@ bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
 			     uint32_t match_len, const char *rep, uint32_t rep_len);
+/* nf_nat_mangle_udp_packet: the same in the UDP payload; the datagram's
+ * lengths follow, its checksum is recomputed unless it had none */
+bool nftdp_ct_nat_mangle_udp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint32_t match_off,
+			     uint32_t match_len, const char *rep, uint32_t rep_len);
+/* nf_nat_exp_find_port: x (its destination port set from port) related
+ * at port, else at up to 128 random others above it on a clash; the port
+ * or 0 */
+uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+				    struct ct_expect *x, uint16_t port, uint32_t max_expected,
+				    uint32_t timeout_s);
 
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
