@@ -774,6 +774,51 @@ static void test_amanda_dnat(void **state)
 	env_free(en);
 }
 
+/* nf_conntrack_amanda searches each keyword up to the line end it found
+ * before a rewrite moved it: after DATA grew by a byte, "INDEX 4672" is
+ * read as far as the old line end, port 467 (the kernel, seen: "CONNECT
+ * DATA 23500 MESG 10716 INDEX 4672" for a reply that had DATA 9999 and
+ * MESG 4671 moved); 467 is expected and written as it was */
+static void test_amanda_dnat_stale_stop(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range dnat = nat_to("10.0.0.2", 0);
+	struct nftdp_ct_entry *d;
+	struct tpkt t;
+
+	(void)state;
+	en->s->cfg.pkt_resize = resize;
+	room_left = true;
+	for (uint16_t sp = 850; sp <= 851; sp++) {
+		amanda_pkt(&t, false, "192.0.2.10", "198.51.100.1", sp, 10080, "Amanda 2.4 REQ\n");
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		nftdp_ct_vm_ops.helper(t.pkt.ct, &amanda_h);
+		assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &dnat, NFTDP_CT_MANIP_DST),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+		amanda_pkt(&t, false, "10.0.0.2", "192.0.2.10", 10080, sp,
+			   sp == 850 ? "CONNECT DATA 9999\n" : "CONNECT DATA 9999 INDEX 4672\n");
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	}
+	assert_int_equal(t.pkt.len, 28 + strlen("CONNECT DATA 99999 INDEX 4672\n"));
+	assert_memory_equal(t.buf + 28 + 18, " INDEX 4672\n", 12);
+	assert_int_equal(atomic_load(&en->s->exp->n_live), 3);
+	{
+		struct tflow f = {false, "192.0.2.10", "198.51.100.1", 900, 467, 7000, 0};
+
+		seg(&t, &f, 0, TS, 7000, 0, 0);
+	}
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 467);
+	env_free(en);
+}
+
 /* netbios-ns: the broadcast helper serves local sockets only: a forwarded
  * request expects nothing */
 static void test_netbios_ns(void **state)
@@ -856,6 +901,7 @@ int main(void)
 	    cmocka_unit_test(test_irc),
 	    cmocka_unit_test(test_irc_snat),
 	    cmocka_unit_test(test_amanda_dnat),
+	    cmocka_unit_test(test_amanda_dnat_stale_stop),
 	    cmocka_unit_test(test_amanda),
 	    cmocka_unit_test(test_netbios_ns),
 	    cmocka_unit_test(test_tftp_snat),
