@@ -127,6 +127,8 @@ struct ct_help {
 	uint8_t seq_aft_nl_num[2];
 	uint8_t master_helper; /* IPS_EXPECTED: the master's helper (`ct helper`) */
 	bool nat_follow;       /* nf_nat_follow_master once the entry is in the table */
+	bool nat_proto_src;    /* pptp_nat_expected, exp->dir original: the saved key is
+				* the source's, the destination keeps its own */
 	uint16_t nat_port;     /* exp->saved_proto (network order) */
 	union nftdp_ct_addr nat_src, nat_dst; /* the master's tuple[!exp->dir] dst, src */
 	uint16_t master_shard;		      /* IPS_EXPECTED: the master (shard, index, id) */
@@ -139,6 +141,8 @@ struct ct_help {
 	struct {
 		uint8_t sstate, cstate;		   /* enum pptp_ctrlsess_state, _ctrlcall_state */
 		uint16_t pac_call_id, pns_call_id; /* network order */
+		/* nf_nat_pptp: the call ids as the PNS knows them */
+		uint16_t nat_pac_call_id, nat_pns_call_id;
 	} pptp;
 	/* sip: nf_ct_sip_master's CSeq of the last INVITE and REGISTER */
 	uint32_t sip_invite_cseq, sip_register_cseq;
@@ -164,6 +168,7 @@ struct ct_expect {
 	uint8_t class;
 	uint8_t exp_helper;		      /* exp->helper: the expected connection's */
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
+	bool nat_pptp;			      /* pptp_expectfn with nf_nat_pptp's half */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
@@ -407,7 +412,7 @@ struct ct_irc_dcc {
 int nftdp_ct_irc_parse(const char *d, uint32_t n, uint32_t ip1, uint32_t ip2,
 		       struct ct_irc_dcc *out);
 unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* amanda: the ports of "CONNECT ... DATA p MESG p INDEX p\n" (nf_conntrack_amanda.c);
  * ports[i] for DATA, MESG, INDEX in that order (host order), offs/lens of
  * their text; the number found (the kernel stops at the first bad one) */
@@ -417,7 +422,7 @@ struct ct_amanda_port {
 };
 unsigned int nftdp_ct_amanda_parse(const char *d, uint32_t n, struct ct_amanda_port ports[3]);
 unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				  struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* pptp (helper_pptp.c, nf_conntrack_pptp.c): one control message at the
  * start of a TCP payload of n bytes. 1 and its type, the message body and
  * its length (at most the largest message's, 208), or 0: not a control
@@ -425,7 +430,7 @@ unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 int nftdp_ct_pptp_parse(const uint8_t *d, uint32_t n, uint16_t *msg, const uint8_t **req,
 			uint32_t *reqlen);
 unsigned int nftdp_ct_pptp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 /* helper->destroy = pptp_destroy_siblings: the master is going */
 void nftdp_ct_pptp_destroy_siblings(struct nftdp_ct_shard *s, struct nftdp_ct_entry *master);
 /* pptp_expectfn for new GRE entry e that took expectation x (any worker) */
@@ -531,6 +536,16 @@ bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
 			     uint32_t match_len, const char *rep, uint32_t rep_len);
+/* nf_nat_mangle_udp_packet: the same in the UDP payload; the datagram's
+ * lengths follow, its checksum is recomputed unless it had none */
+bool nftdp_ct_nat_mangle_udp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint32_t match_off,
+			     uint32_t match_len, const char *rep, uint32_t rep_len);
+/* nf_nat_exp_find_port: x (its destination port set from port) related
+ * at port, else at up to 128 random others above it on a clash; the port
+ * or 0 */
+uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+				    struct ct_expect *x, uint16_t port, uint32_t max_expected,
+				    uint32_t timeout_s);
 
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,

@@ -361,6 +361,7 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			memset(h, 0, sizeof(*h));
 			h->master_helper = c.helper;
 			h->nat_follow = c.nat_follow;
+			h->nat_proto_src = c.nat_pptp && c.nat_dir == IP_CT_DIR_ORIGINAL;
 			h->nat_port = c.nat_port;
 			h->nat_src = c.nat_src;
 			h->nat_dst = c.nat_dst;
@@ -392,7 +393,9 @@ void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *m
 /*
  * nf_nat_follow_master: the source becomes where the master sends to, the
  * destination the master's peer at the expected port. Run once the entry
- * is in the table (a binding may move its reply tuple).
+ * is in the table (a binding may move its reply tuple). pptp_nat_expected
+ * is the same but for a GRE connection the PNS starts (exp->dir original):
+ * there the saved key is the source's and the destination keeps its own.
  */
 void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 {
@@ -404,10 +407,14 @@ void nftdp_ct_expect_nat_follow(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 	memset(&r, 0, sizeof(r));
 	r.flags = NF_NAT_RANGE_MAP_IPS;
 	r.min_addr = r.max_addr = h->nat_src;
-	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_SRC);
-	r.flags = NF_NAT_RANGE_MAP_IPS | NF_NAT_RANGE_PROTO_SPECIFIED;
-	r.min_addr = r.max_addr = h->nat_dst;
 	r.min_proto = r.max_proto = h->nat_port;
+	if (h->nat_proto_src)
+		r.flags |= NF_NAT_RANGE_PROTO_SPECIFIED;
+	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_SRC);
+	r.flags = NF_NAT_RANGE_MAP_IPS;
+	if (!h->nat_proto_src)
+		r.flags |= NF_NAT_RANGE_PROTO_SPECIFIED;
+	r.min_addr = r.max_addr = h->nat_dst;
 	nftdp_ct_nat_setup_entry(s, e, &r, NFTDP_CT_MANIP_DST);
 }
 
@@ -571,6 +578,7 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 		o.nat = x.nat_follow;
 		o.nat_dir = x.nat_dir;
 		o.nat_port = x.nat_port;
+		o.nat_pptp = x.nat_pptp;
 		rc = fn(&o, arg);
 		if (rc)
 			return rc;
@@ -622,6 +630,7 @@ int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t
 	out->nat = x.nat_follow;
 	out->nat_dir = x.nat_dir;
 	out->nat_port = x.nat_port;
+	out->nat_pptp = x.nat_pptp;
 	return 0;
 }
 

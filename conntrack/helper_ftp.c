@@ -296,9 +296,9 @@ static uint16_t random16(struct nftdp_ct_shard *s)
 	return (uint16_t)((s->prng * 2685821657736338717ull) >> 48);
 }
 
-/* nf_nat_exp_find_port: the port given, else up to 128 others on a clash */
-static uint16_t exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
-			      struct ct_expect *x, uint16_t port)
+uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *e,
+				    struct ct_expect *x, uint16_t port, uint32_t max_expected,
+				    uint32_t timeout_s)
 {
 	int range = 65535 - port, attempts_left = range > 128 ? 128 : range;
 	uint16_t min = port;
@@ -307,7 +307,7 @@ static uint16_t exp_find_port(struct nftdp_ct_shard *s, const struct nftdp_ct_en
 		int res;
 
 		x->tuple.dport = htons(port);
-		res = nftdp_ct_expect_related(s, e, x, ftp_max_expected, ftp_timeout_s);
+		res = nftdp_ct_expect_related(s, e, x, max_expected, timeout_s);
 		if (res == 0)
 			return port;
 		if (res != -EBUSY || --attempts_left < 0)
@@ -329,7 +329,8 @@ static unsigned int nat_ftp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	int n;
 
 	nftdp_ct_expect_set_nat(x, e, !dir, cmd->port);
-	port = exp_find_port(s, e, x, ntohs(cmd->port));
+	port =
+	    nftdp_ct_nat_exp_find_port(s, e, x, ntohs(cmd->port), ftp_max_expected, ftp_timeout_s);
 	if (!port)
 		return NF_DROP; /* "all ports in use" */
 	n = nftdp_ct_ftp_fmt_cmd(e->tuple[0].l3proto, cmd->type, buf, sizeof(buf),

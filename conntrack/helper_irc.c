@@ -4,7 +4,9 @@
  * message is a DCC CHAT/SEND/MOVE/TSEND/SCHAT offer ("\1DCC SEND name
  * ADDR PORT\1\n") expects a TCP connection from anywhere to the address
  * and port offered. Only the first 4095 bytes of a segment are read, and
- * every read stays inside the segment.
+ * every read stays inside the segment. On a NATed connection the offer is
+ * rewritten as nf_nat_irc does: the client's address beyond the NAT and
+ * the port expected there, with the sequence adjustment (seqadj.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -49,13 +51,29 @@ static int parse_dcc(const char *d, uint32_t n, uint32_t i, uint32_t *ip, uint16
 	return 0;
 }
 
-/* the text nf_nat_irc writes: "%u %u" of the address and port */
-static bool nat_text_same(const char *d, uint32_t beg, uint32_t end, uint32_t ip, uint16_t port)
+/* nf_nat_irc: the data connection comes from the server, NATed as the
+ * master (nf_nat_follow_master); the offer names the client's address as
+ * the server sees it and the port found free there */
+static unsigned int nat_irc(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			    struct nftdp_vm_pkt *pkt, const struct ct_irc_dcc *dcc,
+			    struct ct_expect *x)
 {
-	char buf[sizeof("4294967295 65535")];
-	int len = snprintf(buf, sizeof(buf), "%u %u", ip, port);
+	char buf[sizeof("4294967296 65635")];
+	uint16_t port;
+	int n;
 
-	return len > 0 && (uint32_t)len == end - beg && !memcmp(d + beg, buf, (size_t)len);
+	nftdp_ct_expect_set_nat(x, e, IP_CT_DIR_REPLY, htons(dcc->port));
+	port = nftdp_ct_nat_exp_find_port(s, e, x, dcc->port, irc_max_expected, irc_timeout_s);
+	if (!port)
+		return NF_DROP; /* "all ports in use" */
+	n = snprintf(buf, sizeof(buf), "%u %u", ntohl(e->tuple[IP_CT_DIR_REPLY].dst.ip), port);
+	if (n > 0 && (size_t)n < sizeof(buf) &&
+	    nftdp_ct_nat_mangle_tcp(s, e, pkt, IP_CT_DIR_ORIGINAL, dcc->beg, dcc->end - dcc->beg,
+				    buf, (uint32_t)n))
+		return NF_ACCEPT;
+	/* "cannot mangle packet": nf_ct_unexpect_related */
+	nftdp_ct_expect_delete(s, &x->tuple, x->id);
+	return NF_DROP;
 }
 
 int nftdp_ct_irc_parse(const char *d, uint32_t n, uint32_t ip1, uint32_t ip2,
@@ -105,7 +123,7 @@ int nftdp_ct_irc_parse(const char *d, uint32_t n, uint32_t ip1, uint32_t ip2,
 }
 
 unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, n;
 	const uint8_t *th = pkt->data + pkt->th_off;
@@ -131,15 +149,8 @@ unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	if (nftdp_ct_irc_parse(d, n, o->src.ip, r->dst.ip, &dcc) != 1)
 		return NF_ACCEPT;
 	nftdp_ct_expect_init(&x, r->l3proto, NULL, &r->dst, IPPROTO_TCP, 0, htons(dcc.port));
-	if (e->status & IPS_NAT_MASK) {
-		/* nf_nat_irc writes the client's address beyond the NAT and
-		 * the port; nftdp does not rewrite, so it follows only where
-		 * the text stays as it is */
-		if (dcc.ip != r->dst.ip ||
-		    !nat_text_same(d, dcc.beg, dcc.end, ntohl(dcc.ip), dcc.port))
-			return NF_ACCEPT;
-		nftdp_ct_expect_set_nat(&x, e, IP_CT_DIR_REPLY, htons(dcc.port));
-	}
+	if (e->status & IPS_NAT_MASK)
+		return nat_irc(s, e, pkt, &dcc, &x);
 	if (nftdp_ct_expect_related(s, e, &x, irc_max_expected, irc_timeout_s) != 0)
 		return NF_DROP; /* "cannot add expectation" */
 	return NF_ACCEPT;

@@ -8,7 +8,15 @@
  * the GRE keymaps (ct_gre.c); Call-Disconnect-Notify and the control
  * connection's end kill the call's GRE connection or remove what is still
  * expected (pptp_destroy_siblings). As the kernel's, it assumes the client
- * (PNS) opened the control connection. No NAT rewrite (nf_nat_pptp).
+ * (PNS) opened the control connection.
+ *
+ * On a NATed control connection it does what nf_nat_pptp adds: the PNS's
+ * call id of an Outgoing-Call-Request becomes the control connection's
+ * translated source port (pptp_outbound_pkt), the PAC's messages get the
+ * PNS's own call id back (pptp_inbound_pkt), the GRE expectations carry
+ * the translated keys (pptp_exp_gre) and the GRE connection is translated
+ * by pptp_nat_expected (expect.c); nat.c rewrites the call id of the GRE
+ * packets that come back (nf_nat_proto.c's gre_manip_pkt).
  */
 #include <netinet/in.h>
 
@@ -115,12 +123,25 @@ static void exp_gre(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint16_t
 {
 	const struct nftdp_ct_tuple *o = &e->tuple[IP_CT_DIR_ORIGINAL];
 	const struct nftdp_ct_tuple *r = &e->tuple[IP_CT_DIR_REPLY];
+	struct ct_help *h = &s->help[e - s->entries];
 	struct ct_expect xo, xr;
 
 	nftdp_ct_expect_init(&xo, o->l3proto, &o->src, &o->dst, IPPROTO_GRE, peer_callid, callid);
 	nftdp_ct_expect_init(&xr, r->l3proto, &r->src, &r->dst, IPPROTO_GRE, callid, peer_callid);
 	/* nf_ct_expect_init: a given source "port" is matched even if 0 */
 	xo.mask.sport = xr.mask.sport = 0xffff;
+	if (e->status & IPS_NAT_MASK) {
+		/* pptp_exp_gre: the PNS sends with its own call id, the PAC
+		 * to the translated one; each keeps the other's key to map to */
+		h->pptp.nat_pac_call_id = h->pptp.pac_call_id;
+		nftdp_ct_expect_set_nat(&xo, e, IP_CT_DIR_ORIGINAL, h->pptp.pns_call_id);
+		xo.tuple.sport = h->pptp.nat_pns_call_id;
+		xo.tuple.dport = h->pptp.pac_call_id;
+		nftdp_ct_expect_set_nat(&xr, e, IP_CT_DIR_REPLY, h->pptp.nat_pns_call_id);
+		xr.tuple.sport = h->pptp.nat_pac_call_id;
+		xr.tuple.dport = h->pptp.pns_call_id;
+		xo.nat_pptp = xr.nat_pptp = true;
+	}
 	if (nftdp_ct_expect_related(s, e, &xo, pptp_max_expected, pptp_timeout_s) != 0)
 		return;
 	if (nftdp_ct_expect_related(s, e, &xr, pptp_max_expected, pptp_timeout_s) != 0)
@@ -175,14 +196,33 @@ void nftdp_ct_pptp_expectfn(struct nftdp_ct_shard *s, const struct ct_expect *x)
 
 	/* the GRE connection covers both directions: the other expectation
 	 * goes ("obviously this tuple inversion only works until you do NAT") */
-	if (!nftdp_ct_tuple_invert(&x->tuple, &inv))
-		return;
+	if (!x->nat_pptp) {
+		if (!nftdp_ct_tuple_invert(&x->tuple, &inv))
+			return;
+	} else {
+		/* pptp_nat_expected: the other one, between the master's
+		 * tuple[!exp->dir] addresses (nat_dst to nat_src), with the
+		 * call ids as pptp_exp_gre saved them (the kernel reads the
+		 * master's current ones: the same unless a call came between) */
+		memset(&inv, 0, sizeof(inv));
+		inv.l3proto = x->tuple.l3proto;
+		inv.l4proto = IPPROTO_GRE;
+		inv.src = x->nat_dst;
+		inv.dst = x->nat_src;
+		if (x->nat_dir == IP_CT_DIR_ORIGINAL) {
+			inv.sport = x->tuple.dport; /* pac_call_id */
+			inv.dport = x->nat_port;    /* the translated pns_call_id */
+		} else {
+			inv.sport = x->nat_port;    /* the PNS's own call id */
+			inv.dport = x->tuple.sport; /* pac_call_id */
+		}
+	}
 	inv.zone = x->tuple.zone;
 	nftdp_ct_expect_unexpect_tuple(s, &inv);
 }
 
-/* pptp_inbound_pkt: PAC -> PNS */
-static void inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, struct ct_help *h,
+/* pptp_inbound_pkt: PAC -> PNS; false: an invalid message (no NAT hook) */
+static bool inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, struct ct_help *h,
 		    uint16_t msg, const uint8_t *req)
 {
 	uint16_t cid, pcid;
@@ -190,25 +230,25 @@ static void inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, struct c
 	switch (msg) {
 	case PPTP_START_SESSION_REPLY:
 		if (h->pptp.sstate < PPTP_SESSION_REQUESTED)
-			return;
+			return false;
 		h->pptp.sstate =
 		    req[2] == PPTP_START_OK ? PPTP_SESSION_CONFIRMED : PPTP_SESSION_ERROR;
 		break;
 	case PPTP_STOP_SESSION_REPLY:
 		if (h->pptp.sstate > PPTP_SESSION_STOPREQ)
-			return;
+			return false;
 		h->pptp.sstate = req[0] == PPTP_STOP_OK ? PPTP_SESSION_NONE : PPTP_SESSION_ERROR;
 		break;
 	case PPTP_OUT_CALL_REPLY:
 		/* server accepted call, we now expect GRE frames */
 		if (h->pptp.sstate != PPTP_SESSION_CONFIRMED)
-			return;
+			return false;
 		if (h->pptp.cstate != PPTP_CALL_OUT_REQ && h->pptp.cstate != PPTP_CALL_OUT_CONF)
-			return;
+			return false;
 		cid = be16_at(req);
 		pcid = be16_at(req + 2);
 		if (h->pptp.pns_call_id != pcid)
-			return;
+			return false;
 		if (req[4] == PPTP_OUTCALL_CONNECT) {
 			h->pptp.cstate = PPTP_CALL_OUT_CONF;
 			h->pptp.pac_call_id = cid;
@@ -219,19 +259,19 @@ static void inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, struct c
 		break;
 	case PPTP_IN_CALL_REQUEST:
 		if (h->pptp.sstate != PPTP_SESSION_CONFIRMED)
-			return;
+			return false;
 		h->pptp.cstate = PPTP_CALL_IN_REQ;
 		h->pptp.pac_call_id = be16_at(req);
 		break;
 	case PPTP_IN_CALL_CONNECT:
 		if (h->pptp.sstate != PPTP_SESSION_CONFIRMED)
-			return;
+			return false;
 		if (h->pptp.cstate != PPTP_CALL_IN_REP && h->pptp.cstate != PPTP_CALL_IN_CONF)
-			return;
+			return false;
 		pcid = be16_at(req);
 		cid = h->pptp.pac_call_id;
 		if (h->pptp.pns_call_id != pcid)
-			return;
+			return false;
 		h->pptp.cstate = PPTP_CALL_IN_CONF;
 		exp_gre(s, e, cid, pcid);
 		break;
@@ -240,18 +280,24 @@ static void inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, struct c
 		h->pptp.cstate = PPTP_CALL_NONE;
 		nftdp_ct_pptp_destroy_siblings(s, e);
 		break;
-	default: /* WAN-Error-Notify, Set-Link-Info, echo: nothing; the rest invalid */
+	case PPTP_WAN_ERROR_NOTIFY:
+	case PPTP_SET_LINK_INFO:
+	case PPTP_ECHO_REQUEST:
+	case PPTP_ECHO_REPLY:
 		break;
+	default:
+		return false;
 	}
+	return true;
 }
 
-/* pptp_outbound_pkt: PNS -> PAC */
-static void outbound(struct ct_help *h, uint16_t msg, const uint8_t *req)
+/* pptp_outbound_pkt: PNS -> PAC; false: an invalid message (no NAT hook) */
+static bool outbound(struct ct_help *h, uint16_t msg, const uint8_t *req)
 {
 	switch (msg) {
 	case PPTP_START_SESSION_REQUEST:
 		if (h->pptp.sstate != PPTP_SESSION_NONE)
-			return;
+			return false;
 		h->pptp.sstate = PPTP_SESSION_REQUESTED;
 		break;
 	case PPTP_STOP_SESSION_REQUEST:
@@ -259,15 +305,15 @@ static void outbound(struct ct_help *h, uint16_t msg, const uint8_t *req)
 		break;
 	case PPTP_OUT_CALL_REQUEST:
 		if (h->pptp.sstate != PPTP_SESSION_CONFIRMED)
-			return;
+			return false;
 		h->pptp.cstate = PPTP_CALL_OUT_REQ;
 		h->pptp.pns_call_id = be16_at(req); /* track PNS call id */
 		break;
 	case PPTP_IN_CALL_REPLY:
 		if (h->pptp.cstate != PPTP_CALL_IN_REQ && h->pptp.cstate != PPTP_CALL_IN_REP)
-			return;
+			return false;
 		if (h->pptp.pac_call_id != be16_at(req + 2))
-			return;
+			return false;
 		if (req[4] == PPTP_INCALL_ACCEPT) {
 			h->pptp.cstate = PPTP_CALL_IN_REP;
 			h->pptp.pns_call_id = be16_at(req);
@@ -277,17 +323,78 @@ static void outbound(struct ct_help *h, uint16_t msg, const uint8_t *req)
 		break;
 	case PPTP_CALL_CLEAR_REQUEST:
 		if (h->pptp.sstate != PPTP_SESSION_CONFIRMED)
-			return;
+			return false;
 		h->pptp.cstate = PPTP_CALL_CLEAR_REQ;
 		break;
-	default: /* Set-Link-Info, echo: nothing; the rest invalid */
+	case PPTP_SET_LINK_INFO:
+	case PPTP_ECHO_REQUEST:
+	case PPTP_ECHO_REPLY:
 		break;
+	default:
+		return false;
 	}
+	return true;
+}
+
+/* the call id at off of the control message (after its 12-byte headers)
+ * becomes id (network order): nf_nat_mangle_tcp_packet, same length */
+static unsigned int nat_mangle_cid(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				   struct nftdp_vm_pkt *pkt, int dir, uint32_t off, uint16_t id)
+{
+	char rep[2];
+
+	memcpy(rep, &id, 2);
+	return nftdp_ct_nat_mangle_tcp(s, e, pkt, dir, 12 + off, 2, rep, 2) ? NF_ACCEPT : NF_DROP;
+}
+
+/* nf_nat_pptp's pptp_outbound_pkt: the PNS's call id */
+static unsigned int nat_outbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				 struct ct_help *h, struct nftdp_vm_pkt *pkt, uint16_t msg)
+{
+	uint16_t new_callid = h->pptp.pns_call_id;
+
+	switch (msg) {
+	case PPTP_OUT_CALL_REQUEST:
+		/* one call per control connection: its translated source
+		 * port (tuple[REPLY].dst, the packet is not mangled yet) */
+		h->pptp.nat_pns_call_id = h->pptp.pns_call_id;
+		new_callid = e->tuple[IP_CT_DIR_REPLY].dport;
+		h->pptp.pns_call_id = new_callid;
+		break;
+	case PPTP_IN_CALL_REPLY:      /* icack.callID */
+	case PPTP_CALL_CLEAR_REQUEST: /* clrreq.callID */
+		break;
+	default:
+		return NF_ACCEPT;
+	}
+	return nat_mangle_cid(s, e, pkt, IP_CT_DIR_ORIGINAL, 0, new_callid);
+}
+
+/* nf_nat_pptp's pptp_inbound_pkt: the PNS's own call id back */
+static unsigned int nat_inbound(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct ct_help *h, struct nftdp_vm_pkt *pkt, uint16_t msg)
+{
+	uint32_t pcid_off;
+
+	switch (msg) {
+	case PPTP_OUT_CALL_REPLY:
+		pcid_off = 2; /* ocack.peersCallID */
+		break;
+	case PPTP_IN_CALL_CONNECT:	  /* iccon.peersCallID */
+	case PPTP_WAN_ERROR_NOTIFY:	  /* wanerr.peersCallID */
+	case PPTP_CALL_DISCONNECT_NOTIFY: /* disc.callID (sic) */
+	case PPTP_SET_LINK_INFO:	  /* setlink.peersCallID */
+		pcid_off = 0;
+		break;
+	default:
+		return NF_ACCEPT;
+	}
+	return nat_mangle_cid(s, e, pkt, IP_CT_DIR_REPLY, pcid_off, h->pptp.nat_pns_call_id);
 }
 
 /* conntrack_pptp_help */
 unsigned int nftdp_ct_pptp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	const uint8_t *th = pkt->data + pkt->th_off, *req;
 	uint32_t tcplen = nftdp_ct_l4len(pkt), doff, reqlen;
@@ -305,9 +412,13 @@ unsigned int nftdp_ct_pptp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 	if (!nftdp_ct_pptp_parse(th + doff, tcplen - doff, &msg, &req, &reqlen))
 		return NF_ACCEPT;
 	(void)reqlen;
-	if (ctinfo == IP_CT_ESTABLISHED)
-		outbound(h, msg, req); /* client -> server (PNS -> PAC) */
-	else
-		inbound(s, e, h, msg, req); /* server -> client (PAC -> PNS) */
+	if (ctinfo == IP_CT_ESTABLISHED) {
+		/* client -> server (PNS -> PAC) */
+		if (outbound(h, msg, req) && (e->status & IPS_NAT_MASK))
+			return nat_outbound(s, e, h, pkt, msg);
+	} else if (inbound(s, e, h, msg, req) && (e->status & IPS_NAT_MASK)) {
+		/* server -> client (PAC -> PNS) */
+		return nat_inbound(s, e, h, pkt, msg);
+	}
 	return NF_ACCEPT;
 }

@@ -15,7 +15,10 @@
  * (nftdp_ct_tuple_owner), so the NIC's symmetric RSS brings replies back.
  * The kernel's bysource table (reuse a source's earlier mapping) is not
  * kept: a source NAT keeps the original port when it is free, else it
- * searches like the kernel.
+ * searches like the kernel. GRE version 1 keys (PPTP's call ids) are
+ * translated as nf_nat_proto.c does: only for an expected connection (the
+ * pptp helper's), only the destination key in the packet (the source key
+ * is not in it).
  */
 #include <arpa/inet.h>
 #include <linux/netfilter/nf_nat.h>
@@ -102,7 +105,7 @@ static bool l4_in_range(const struct nftdp_ct_tuple *t, enum nftdp_ct_manip mani
 
 	if (is_icmp(t))
 		v = ntohs(t->sport);
-	else if (has_ports(t->l4proto))
+	else if (has_ports(t->l4proto) || t->l4proto == IPPROTO_GRE)
 		v = ntohs(manip == NFTDP_CT_MANIP_SRC ? t->sport : t->dport);
 	else
 		return true;
@@ -201,6 +204,20 @@ static void unique_l4(struct nftdp_ct_shard *s, struct nftdp_ct_tuple *t,
 				min = x;
 			}
 			range_size = max - min + 1;
+		}
+	} else if (t->l4proto == IPPROTO_GRE) {
+		/* no master: not PPTP, the keys stay */
+		if (!(e->status & IPS_EXPECTED))
+			return;
+		key = manip == NFTDP_CT_MANIP_SRC ? &t->sport : &t->dport;
+		if (!(r->flags & NF_NAT_RANGE_PROTO_SPECIFIED)) {
+			min = 1;
+			range_size = 65535;
+		} else {
+			min = ntohs(r->min_proto);
+			range_size = (unsigned int)((int)ntohs(r->max_proto) - (int)min + 1);
+			if (!range_size)
+				return;
 		}
 	} else {
 		return;
@@ -388,8 +405,10 @@ static bool icmp_query(uint8_t l4proto, uint8_t type)
  * (avail bytes, transport header at thoff) carry target's source
  * (manip SRC) or destination. A truncated L4 header (inside an ICMP error)
  * gets its ports changed but keeps its checksum, as the kernel does.
+ * False (drop) where the kernel's l4proto manip fails: a GRE header
+ * shorter than 8 bytes, a GRE version other than 0 and 1 to translate.
  */
-static void manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, uint8_t l4proto,
+static bool manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, uint8_t l4proto,
 		      const struct nftdp_ct_tuple *target, enum nftdp_ct_manip manip)
 {
 	bool src = manip == NFTDP_CT_MANIP_SRC, v4 = l3 == NFPROTO_IPV4;
@@ -399,7 +418,19 @@ static void manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, u
 	uint8_t *th = nh + thoff;
 
 	if (avail < (v4 ? 20u : 40u) || thoff < (v4 ? 20u : 40u))
-		return; /* callers validated the header; never write past it */
+		return true; /* callers validated the header; never write past it */
+	if (l4proto == IPPROTO_GRE) {
+		/* gre_manip_pkt: skb_ensure_writable of the 8 bytes up to the
+		 * call id; the destination key is the version 1 call id */
+		if (l4avail < 8)
+			return false;
+		if (!src) {
+			if ((th[1] & 7) == 1)
+				memcpy(th + 6, &target->dport, 2);
+			else if ((th[1] & 7) != 0)
+				return false;
+		}
+	}
 	if (has_ports(l4proto) && l4avail >= 4) {
 		uint8_t *port = th + (src ? 0 : 2);
 		const uint16_t nport = src ? target->sport : target->dport;
@@ -446,18 +477,19 @@ static void manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, u
 	if (v4)
 		csum_replace(nh + 10, addr, naddr, 4);
 	memcpy(addr, naddr, alen);
+	return true;
 }
 
 /* nf_nat_manip_pkt: look like the inverse of the other direction */
-static void nat_manip(struct nftdp_ct_entry *e, struct nftdp_vm_pkt *pkt, enum nftdp_ct_manip manip,
+static bool nat_manip(struct nftdp_ct_entry *e, struct nftdp_vm_pkt *pkt, enum nftdp_ct_manip manip,
 		      int dir)
 {
 	struct nftdp_ct_tuple target;
 
 	if (!nftdp_ct_tuple_invert(&e->tuple[!dir], &target))
-		return;
-	manip_pkt(pkt->data + pkt->nh_off, pkt->len - pkt->nh_off, pkt->nfproto,
-		  pkt->th_off - pkt->nh_off, pkt->l4proto, &target, manip);
+		return true;
+	return manip_pkt(pkt->data + pkt->nh_off, pkt->len - pkt->nh_off, pkt->nfproto,
+			 pkt->th_off - pkt->nh_off, pkt->l4proto, &target, manip);
 }
 
 static unsigned long statusbit_for(enum nftdp_ct_manip manip, int dir)
@@ -497,13 +529,16 @@ static bool icmp_reply_translation(struct nftdp_ct_entry *e, struct nftdp_vm_pkt
 	if (!nftdp_ct_tuple_from(icmp + 8, ilen - 8, true, pkt->nfproto, &inner, &inner_thoff))
 		return false;
 	/* the quoted packet went the other way: the other manip */
-	manip_pkt(icmp + 8, ilen - 8, pkt->nfproto, inner_thoff, inner.l4proto, &e->tuple[!dir],
-		  manip == NFTDP_CT_MANIP_SRC ? NFTDP_CT_MANIP_DST : NFTDP_CT_MANIP_SRC);
+	if (!manip_pkt(icmp + 8, ilen - 8, pkt->nfproto, inner_thoff, inner.l4proto,
+		       &e->tuple[!dir],
+		       manip == NFTDP_CT_MANIP_SRC ? NFTDP_CT_MANIP_DST : NFTDP_CT_MANIP_SRC))
+		return false;
 	/* the outer header looks like the reply to an incoming packet */
 	if (!nftdp_ct_tuple_invert(&e->tuple[!dir], &target))
 		return false;
-	manip_pkt(nh, pkt->len - pkt->nh_off, pkt->nfproto, pkt->th_off - pkt->nh_off, pkt->l4proto,
-		  &target, manip);
+	if (!manip_pkt(nh, pkt->len - pkt->nh_off, pkt->nfproto, pkt->th_off - pkt->nh_off,
+		       pkt->l4proto, &target, manip))
+		return false;
 	icmp[2] = icmp[3] = 0;
 	if (pkt->l4proto == IPPROTO_ICMP) {
 		c = csum_full(icmp, ilen, 0);
@@ -546,7 +581,7 @@ unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 		if (setup_info(s, e, &r, manip) != NF_ACCEPT)
 			return NF_DROP;
 	}
-	if (e->status & statusbit_for(manip, dir))
-		nat_manip(e, pkt, manip, dir);
+	if ((e->status & statusbit_for(manip, dir)) && !nat_manip(e, pkt, manip, dir))
+		return NF_DROP;
 	return NF_ACCEPT;
 }

@@ -221,3 +221,57 @@ bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				    (int32_t)rep_len - (int32_t)match_len);
 	return true;
 }
+
+bool nftdp_ct_nat_mangle_udp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint32_t match_off,
+			     uint32_t match_len, const char *rep, uint32_t rep_len)
+{
+	uint32_t l4len = nftdp_ct_l4len(pkt), end = pkt->th_off + l4len, len, datalen;
+	bool v6 = pkt->nfproto == NFPROTO_IPV6;
+	uint8_t *nh, *th, *d;
+	uint16_t c;
+
+	if (l4len < 8 || 8 + match_off + match_len > l4len)
+		return false;
+	len = end - match_len + rep_len;
+	/* enlarge_skb: an IP datagram stays below 64 KiB */
+	if (rep_len > match_len && len - pkt->nh_off > 65535)
+		return false;
+	if (rep_len > match_len &&
+	    (!s->cfg.pkt_resize || !s->cfg.pkt_resize(s->cfg.pkt_resize_arg, pkt, len)))
+		return false;
+	th = pkt->data + pkt->th_off;
+	d = th + 8 + match_off;
+	/* mangle_contents: move what follows, write the replacement */
+	memmove(d + rep_len, d + match_len, end - (uint32_t)(d + match_len - pkt->data));
+	memcpy(d, rep, rep_len);
+	if (rep_len < match_len) {
+		if (s->cfg.pkt_resize) {
+			if (!s->cfg.pkt_resize(s->cfg.pkt_resize_arg, pkt, len))
+				return false;
+		} else {
+			pkt->skb_len -= pkt->len - len;
+			pkt->len = len;
+		}
+	}
+	nh = pkt->data + pkt->nh_off;
+	th = pkt->data + pkt->th_off;
+	if (!v6) {
+		nftdp_wr16(nh + 2, (uint16_t)(len - pkt->nh_off));
+		nh[10] = nh[11] = 0;
+		nftdp_st16(nh + 10, nftdp_ip_fast_csum(nh, (uint32_t)(nh[0] & 15) * 4));
+	} else {
+		nftdp_wr16(nh + 4, (uint16_t)(len - pkt->nh_off - 40));
+	}
+	datalen = len - pkt->th_off;
+	nftdp_wr16(th + 4, (uint16_t)datalen);
+	/* fix the checksum only if there was one */
+	if (!th[6] && !th[7])
+		return true;
+	th[6] = th[7] = 0;
+	c = nftdp_csum_fold(nftdp_csum_partial(
+	    th, datalen, nftdp_csum_pseudo(nh, v6, IPPROTO_UDP, (uint16_t)datalen)));
+	if (!c)
+		c = 0xffff; /* CSUM_MANGLED_0 */
+	nftdp_st16(th + 6, c);
+	return true;
+}

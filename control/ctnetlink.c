@@ -1521,7 +1521,7 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 	mnl_attr_put_u32(nlh, CTA_EXPECT_CLASS, htonl(x->class));
 	if (x->helper)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, x->helper);
-	if (x->nat)
+	if (x->nat && !x->nat_pptp) /* pptp_expectfn has no registered name */
 		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
 	return (int)nlh->nlmsg_len;
 }

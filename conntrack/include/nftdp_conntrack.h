@@ -602,6 +602,7 @@ struct nftdp_ct_expect_info {
 	bool nat;	    /**< follows the master's NAT (nf_nat_follow_master) */
 	uint8_t nat_dir;    /**< exp->dir */
 	uint16_t nat_port;  /**< exp->saved_proto, network order */
+	bool nat_pptp;	    /**< pptp's expectfn (no CTA_EXPECT_FN), not nat-follow-master */
 };
 
 /**

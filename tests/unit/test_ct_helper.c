@@ -472,36 +472,60 @@ static void test_irc(void **state)
 	env_free(en);
 }
 
-/* a segment with text through the NAT path (the bindings already made) */
-static uint32_t say_nat(struct env *en, const struct tflow *f, int dir, uint32_t seq, uint32_t ack,
-			const char *text)
+/* the dataplane's resize for helpers that grow a packet: the fixture's
+ * buffer is the mbuf; no room when room_left is false */
+static bool room_left = true;
+static bool resize(void *arg, struct nftdp_vm_pkt *pkt, uint32_t len)
 {
-	uint32_t n = (uint32_t)strlen(text);
+	(void)arg;
+	if ((!room_left && len > pkt->len) || len > sizeof(((struct tpkt *)0)->buf))
+		return false;
+	pkt->skb_len += len - pkt->len;
+	pkt->len = len;
+	return true;
+}
+
+/* a segment with text through the NAT path (the bindings already made);
+ * the packet as it leaves in *t, the confirm verdict in *v */
+static uint32_t say_nat(struct env *en, const struct tflow *f, int dir, uint32_t seq, uint32_t ack,
+			const char *text, struct tpkt *t, unsigned int *v)
+{
+	uint32_t n = (uint32_t)strlen(text), st;
 	uint8_t h[1600];
-	struct tpkt t;
 
 	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, seq, ack, TA, 65535, 0);
 	memcpy(h + 20, text, n);
-	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
-	return nat_path(en, &t, NULL, NULL, NULL);
+	build(t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	st = nftdp_ct_vm_ops.state(t->pkt.ct);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t->pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t->pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	*v = nftdp_ct_confirm(en->s, &t->pkt, NF_ACCEPT);
+	return st;
 }
 
-/* irc through source NAT: an offer of the public address needs no rewrite
- * (nf_nat_irc writes the same text) and its connection follows the
- * master to the client; an offer of the private address would need one:
- * nothing is expected */
+/* irc through source NAT (nf_nat_irc): an offer of the private address
+ * is rewritten to the public one ("%u %u", one digit longer: the client's
+ * later sequence numbers move by one) and its connection follows the
+ * master to the client; an offer of the public address is written again
+ * as it was; a rewrite without room drops the segment and expects nothing */
 static void test_irc_snat(void **state)
 {
 	static const char pub[] = "PRIVMSG bob :\1DCC SEND f 3325256705 5000 1\1\r\n";
 	static const char priv[] = "PRIVMSG bob :\1DCC SEND f 167772162 5001 1\1\r\n";
+	static const char priv_out[] = "PRIVMSG bob :\1DCC SEND f 3325256705 5001 1\1\r\n";
 	struct env *en = env_new(64, false);
 	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
 	struct tflow fc = {false, "10.0.0.2", "192.0.2.10", 40000, 6667, 1000, 5000}, fs;
 	struct tflow peer = {false, "203.0.113.9", "198.51.100.1", 33000, 5000, 7000, 0};
 	struct nftdp_ct_entry *m, *d;
+	uint32_t seq = 1001;
+	unsigned int v;
 	struct tpkt t;
 
 	(void)state;
+	en->s->cfg.pkt_resize = resize;
+	room_left = true;
 	seg(&t, &fc, 0, TS, 1000, 0, 0);
 	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
 	nftdp_ct_vm_ops.helper(t.pkt.ct, &irc_h);
@@ -517,17 +541,40 @@ static void test_irc_snat(void **state)
 	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
 	seg(&t, &fc, 0, TA, 1001, 5001, 0);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
-	assert_int_equal(say_nat(en, &fc, 0, 1001, 5001, priv), ST_ESTABLISHED);
-	assert_int_equal(en->s->st.expect_create, 0);
-	assert_int_equal(say_nat(en, &fc, 0, 1001 + (uint32_t)strlen(priv), 5001, pub),
-			 ST_ESTABLISHED);
-	assert_int_equal(en->s->st.expect_create, 1);
+	/* no room for the longer text: dropped, the expectation taken back */
+	room_left = false;
+	assert_int_equal(say_nat(en, &fc, 0, seq, 5001, priv, &t, &v), ST_ESTABLISHED);
+	assert_int_equal(v, NF_DROP);
+	assert_int_equal(atomic_load(&en->s->exp->n_live), 0);
+	assert_false(m->status & IPS_SEQ_ADJUST);
+	room_left = true;
+	assert_int_equal(say_nat(en, &fc, 0, seq, 5001, priv, &t, &v), ST_ESTABLISHED);
+	assert_int_equal(v, NF_ACCEPT);
+	assert_int_equal(t.pkt.len, 40 + strlen(priv_out));
+	t.len = t.pkt.len;
+	assert_memory_equal(t.buf + 40, priv_out, strlen(priv_out));
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	assert_csums(&t);
+	assert_true(m->status & IPS_SEQ_ADJUST);
+	assert_int_equal(atomic_load(&en->s->exp->n_live), 1);
+	seq += (uint32_t)strlen(priv);
+	/* the next segment leaves one later in the server's view */
+	assert_int_equal(say_nat(en, &fc, 0, seq, 5001, pub, &t, &v), ST_ESTABLISHED);
+	assert_int_equal(v, NF_ACCEPT);
+	assert_int_equal((uint32_t)port_at(t.buf + 24) << 16 | port_at(t.buf + 26), seq + 1);
+	assert_memory_equal(t.buf + 40, pub, strlen(pub));
+	assert_int_equal(atomic_load(&en->s->exp->n_live), 2);
 	/* the peer reaches the public address: related, taken to the client */
 	seg(&t, &peer, 0, TS, 7000, 0, 0);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
 	assert_true(d->status & IPS_DST_NAT);
 	assert_ip4(t.buf + 16, "10.0.0.2");
 	assert_int_equal(port_at(t.buf + 22), 5000);
+	peer.ap = 33001;
+	peer.bp = 5001;
+	seg(&t, &peer, 0, TS, 7000, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_int_equal(port_at(t.buf + 22), 5001);
 	env_free(en);
 }
 
@@ -573,6 +620,129 @@ static void test_amanda(void **state)
 	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 900, 4671, NULL), ST_RELATED);
 	assert_int_equal(syn(en, false, "192.0.2.11", "10.0.0.2", 900, 4670, NULL), ST_NEW);
 	assert_int_equal(syn(en, false, "192.0.2.10", "10.0.0.2", 901, 4670, NULL), ST_RELATED);
+	env_free(en);
+}
+
+/* amanda through destination NAT (nf_nat_amanda): the client behind
+ * dnat announces its ports; a port another master's expectation holds
+ * moves (nf_nat_exp_find_port: a random one above 9999, so the datagram
+ * grows by one byte) and the server's connection to it reaches the port the
+ * client announced (nf_nat_follow_master, exp->dir original); without
+ * room for the longer text the datagram is dropped */
+static void test_amanda_dnat(void **state)
+{
+	static const char rep[] = "Amanda 2.4 REP\nCONNECT DATA 9999\n";
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range dnat = nat_to("10.0.0.2", 0);
+	struct nftdp_ct_entry *m, *d;
+	unsigned int moved = 0;
+	struct tpkt t;
+
+	(void)state;
+	en->s->cfg.pkt_resize = resize;
+	room_left = true;
+	for (uint16_t sp = 850; sp <= 852; sp++) {
+		udp_text(&t, false, "192.0.2.10", "198.51.100.1", sp, 10080, "Amanda 2.4 REQ\n");
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		nftdp_ct_vm_ops.helper(t.pkt.ct, &amanda_h);
+		m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+		assert_int_equal(m->helper, NFTDP_VM_CT_HELPER_AMANDA);
+		assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &dnat, NFTDP_CT_MANIP_DST),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+		assert_ip4(t.buf + 16, "10.0.0.2");
+		if (sp == 852)
+			room_left = false;
+		udp_text(&t, false, "10.0.0.2", "192.0.2.10", 10080, sp, rep);
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING),
+				 NF_ACCEPT);
+		if (sp == 850) {
+			/* the first: the ports as they are, text the same */
+			assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+			assert_int_equal(t.pkt.len, 28 + strlen(rep));
+			assert_memory_equal(t.buf + 28, rep, strlen(rep));
+			assert_int_equal(atomic_load(&en->s->exp->n_live), 1);
+		} else if (sp == 851) {
+			/* the second: 9999 taken by the first master */
+			assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+			assert_int_equal(t.pkt.len, 28 + strlen(rep) + 1);
+			assert_memory_equal(t.buf + 28, rep, strlen(rep) - 5);
+			assert_int_equal(
+			    sscanf((const char *)t.buf + 28 + strlen(rep) - 5, "%5u\n", &moved), 1);
+			assert_true(moved > 9999 && moved <= 65535);
+			assert_int_equal(t.buf[28 + strlen(rep)], '\n');
+			assert_int_equal(port_at(t.buf + 24), 8 + strlen(rep) + 1);
+			assert_ip4(t.buf + 12, "198.51.100.1");
+			t.len = t.pkt.len;
+			assert_csums(&t);
+			assert_int_equal(atomic_load(&en->s->exp->n_live), 2);
+		} else {
+			/* 9999 and 10000 taken: 10001, one byte longer, no room */
+			assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_DROP);
+			assert_int_equal(t.pkt.len, 28 + strlen(rep));
+			assert_int_equal(atomic_load(&en->s->exp->n_live), 2);
+		}
+	}
+	room_left = true;
+	/* the server's connection to the moved port: related, taken to 9999 */
+	{
+		struct tflow f = {false, "192.0.2.10", "198.51.100.1", 900, (uint16_t)moved, 7000,
+				  0};
+
+		seg(&t, &f, 0, TS, 7000, 0, 0);
+	}
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 9999);
+	env_free(en);
+}
+
+/* nf_conntrack_amanda searches each keyword up to the line end it found
+ * before a rewrite moved it: after DATA grew by a byte, "INDEX 4672" is
+ * read as far as the old line end, port 467 (the kernel, seen: "CONNECT
+ * DATA 23500 MESG 10716 INDEX 4672" for a reply that had DATA 9999 and
+ * MESG 4671 moved); 467 is expected and written as it was */
+static void test_amanda_dnat_stale_stop(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range dnat = nat_to("10.0.0.2", 0);
+	struct nftdp_ct_entry *d;
+	struct tpkt t;
+
+	(void)state;
+	en->s->cfg.pkt_resize = resize;
+	room_left = true;
+	for (uint16_t sp = 850; sp <= 851; sp++) {
+		udp_text(&t, false, "192.0.2.10", "198.51.100.1", sp, 10080, "Amanda 2.4 REQ\n");
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		nftdp_ct_vm_ops.helper(t.pkt.ct, &amanda_h);
+		assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &dnat, NFTDP_CT_MANIP_DST),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+		udp_text(&t, false, "10.0.0.2", "192.0.2.10", 10080, sp,
+			   sp == 850 ? "CONNECT DATA 9999\n" : "CONNECT DATA 9999 INDEX 4672\n");
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING),
+				 NF_ACCEPT);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	}
+	assert_int_equal(t.pkt.len, 28 + strlen("CONNECT DATA 99999 INDEX 4672\n"));
+	assert_memory_equal(t.buf + 28 + 18, " INDEX 4672\n", 12);
+	assert_int_equal(atomic_load(&en->s->exp->n_live), 3);
+	{
+		struct tflow f = {false, "192.0.2.10", "198.51.100.1", 900, 467, 7000, 0};
+
+		seg(&t, &f, 0, TS, 7000, 0, 0);
+	}
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.0.0.2");
+	assert_int_equal(port_at(t.buf + 22), 467);
 	env_free(en);
 }
 
@@ -648,6 +818,8 @@ int main(void)
 	    cmocka_unit_test(test_irc_parse),
 	    cmocka_unit_test(test_irc),
 	    cmocka_unit_test(test_irc_snat),
+	    cmocka_unit_test(test_amanda_dnat),
+	    cmocka_unit_test(test_amanda_dnat_stale_stop),
 	    cmocka_unit_test(test_amanda),
 	    cmocka_unit_test(test_netbios_ns),
 	    cmocka_unit_test(test_tftp_snat),

@@ -11,7 +11,9 @@
  * expectations made and removed (the sibling one
  * when the GRE connection starts, Call-Disconnect-Notify, the control
  * connection's death), a call whose GRE goes to another shard, and
- * ctnetlink naming the helper (a master, its expectations).
+ * ctnetlink naming the helper (a master, its expectations), and a call
+ * through source NAT (nf_nat_pptp: the call ids rewritten in the control
+ * messages, the GRE keys translated, a short GRE header dropped).
  * Shared fixtures: tests/lib/ct_fixture.h.
  */
 #include "ct_fixture.h"
@@ -442,6 +444,156 @@ static void test_ctnetlink_by_name(void **state)
 	env_free(en);
 }
 
+/* nf_nat_pptp: a control message through the NAT path (the PAC's sent to
+ * the NAT address and port); the packet as it leaves in *t */
+#define NATIP "198.51.100.1"
+static void nat_msg(struct env *en, struct tflow *f, int dir, uint16_t type, const uint8_t *body,
+		    uint32_t n, struct tpkt *t)
+{
+	struct nftdp_ct_nat_range snat = nat_to(NATIP, 0);
+	uint32_t *mine = dir ? &f->bseq : &f->aseq, *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[20 + 300];
+	uint32_t len;
+
+	len = ctl_msg(h + 20, type, body, n);
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	build(t, false, dir ? f->b : f->a, dir ? NATIP : f->b, IPPROTO_TCP, h, 20 + len);
+	assert_int_equal(nat_path(en, t, NULL, &snat, NULL), ST_ESTABLISHED);
+	assert_csums(t);
+	*mine += len;
+}
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t nat_gre(struct env *en, const char *s, const char *d, uint16_t call_id,
+			struct tpkt *t, struct nftdp_ct_entry **e)
+{
+	struct nftdp_ct_nat_range snat = nat_to(NATIP, 0);
+
+	gre(t, s, d, 1, 0x880b, call_id, 16);
+	return nat_path(en, t, NULL, &snat, e);
+}
+
+static void test_nat_outgoing_call(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to(NATIP, 0);
+	struct tflow f = {false, PNS, PAC, 40000, 1723, 1000, 5000};
+	struct nftdp_ct_entry *ctl, *g, *g2;
+	const uint16_t nat_id = 40000; /* the control connection's source port */
+	uint8_t b[208] = {0};
+	struct tpkt t;
+
+	(void)state;
+	/* the handshake, the PNS masqueraded to NATIP (its port kept) */
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &pptp_h);
+	ctl = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_true(ctl->status & IPS_SRC_NAT);
+	f.aseq++;
+	{
+		uint8_t h[20];
+
+		tcp_hdr(h, f.bp, f.ap, f.bseq, f.aseq, TS | TA, 65535, 0);
+		build(&t, false, PAC, NATIP, IPPROTO_TCP, h, 20);
+		assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+		f.bseq++;
+	}
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	nat_msg(en, &f, 0, 1, b, 144, &t);
+	b[2] = 1;
+	nat_msg(en, &f, 1, 2, b, 144, &t);
+	/* Outgoing-Call-Request: the call id becomes the NAT port */
+	memset(b, 0, sizeof(b));
+	b[0] = 0x01;
+	nat_msg(en, &f, 0, 7, b, 156, &t);
+	assert_ip4(t.buf + 12, NATIP);
+	assert_int_equal(be16(t.buf + 40 + 12), nat_id);
+	assert_int_equal(ntohs(en->s->help[ctl - en->s->entries].pptp.pns_call_id), nat_id);
+	/* a reply one byte short of its size: not read, not rewritten */
+	memset(b, 0, sizeof(b));
+	b[0] = 0x02;
+	b[2] = (uint8_t)(nat_id >> 8);
+	b[3] = (uint8_t)nat_id;
+	b[4] = 1;
+	nat_msg(en, &f, 1, 8, b, 19, &t);
+	assert_int_equal(be16(t.buf + 40 + 14), nat_id);
+	assert_int_equal(exp_live(en), 0);
+	/* Outgoing-Call-Reply to the NAT id: the PNS gets its own id back */
+	nat_msg(en, &f, 1, 8, b, 20, &t);
+	assert_ip4(t.buf + 16, PNS);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0200);
+	assert_int_equal(be16(t.buf + 40 + 14), 0x0100);
+	assert_int_equal(exp_live(en), 2);
+	assert_int_equal(km_live(en), 2);
+	/* the PNS's GRE: related, masqueraded, its key kept in the packet */
+	assert_int_equal(nat_gre(en, PNS, PAC, 0x0200, &t, &g), ST_RELATED);
+	assert_true(g->status & IPS_EXPECTED);
+	assert_true(g->status & IPS_SRC_NAT);
+	assert_ip4(t.buf + 12, NATIP);
+	assert_int_equal(be16(t.buf + 20 + 6), 0x0200);
+	assert_int_equal(ntohs(g->tuple[0].sport), 0x0100);
+	assert_int_equal(ntohs(g->tuple[0].dport), 0x0200);
+	assert_int_equal(ntohs(g->tuple[1].sport), 0x0200);
+	assert_int_equal(ntohs(g->tuple[1].dport), nat_id);
+	assert_int_equal(exp_live(en), 0);			/* the other one went (pptp_nat_expected) */
+	assert_int_equal(fold(sum16(t.buf, 20, 0)), 0); /* GRE: no checksum of its own */
+	/* the PAC's GRE to the NAT id: back to the PNS with its own id */
+	assert_int_equal(nat_gre(en, PAC, NATIP, nat_id, &t, &g2), ST_ESTABLISHED);
+	assert_ptr_equal(g, g2);
+	assert_ip4(t.buf + 16, PNS);
+	assert_int_equal(be16(t.buf + 20 + 6), 0x0100);
+	assert_int_equal(fold(sum16(t.buf, 20, 0)), 0);
+	/* the inside id from outside: another connection, not rewritten */
+	assert_int_equal(nat_gre(en, PAC, NATIP, 0x0100, &t, &g2), ST_NEW);
+	assert_ptr_not_equal(g, g2);
+	assert_int_equal(be16(t.buf + 20 + 6), 0x0100);
+	/* WAN-Error-Notify and the PAC's Set-Link-Info name the NAT id */
+	memset(b, 0, sizeof(b));
+	b[0] = (uint8_t)(nat_id >> 8);
+	b[1] = (uint8_t)nat_id;
+	nat_msg(en, &f, 1, 14, b, 28, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0100);
+	nat_msg(en, &f, 1, 15, b, 12, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0100);
+	/* echo and the PNS's Set-Link-Info are left alone */
+	memset(b, 0, sizeof(b));
+	b[0] = 0x02;
+	nat_msg(en, &f, 0, 15, b, 12, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0200);
+	nat_msg(en, &f, 0, 5, b, 4, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0200);
+	/* Call-Clear-Request goes out with the NAT id */
+	memset(b, 0, sizeof(b));
+	b[0] = 0x01;
+	nat_msg(en, &f, 0, 12, b, 4, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), nat_id);
+	/* Call-Disconnect-Notify: its call id (the PAC's) becomes the PNS's
+	 * as the kernel writes it; the call's GRE connection goes */
+	memset(b, 0, sizeof(b));
+	b[0] = 0x02;
+	nat_msg(en, &f, 1, 13, b, 136, &t);
+	assert_int_equal(be16(t.buf + 40 + 12), 0x0100);
+	assert_int_equal(km_live(en), 0);
+	assert_true(!g->in_use || (g->status & IPS_DYING));
+	/* a GRE header too short for the call id cannot be translated: the
+	 * kernel's gre_manip_pkt fails, the packet is dropped */
+	gre(&t, PNS, PAC, 1, 0x880b, 0x0200, 7);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_DROP);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_DROP);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +603,7 @@ int main(void)
 	    cmocka_unit_test(test_incoming_call_and_master_gone),
 	    cmocka_unit_test(test_keymap_across_shards),
 	    cmocka_unit_test(test_ctnetlink_by_name),
+	    cmocka_unit_test(test_nat_outgoing_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -207,6 +207,8 @@ static unsigned int f_events(void *arg, unsigned int shard,
 }
 
 /* shard 1 holds one expectation (an ftp data connection, NAT following) */
+static bool exp_pptp; /* f_exp_dump gives nf_nat_pptp's expectation */
+
 static int f_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info *out,
 		      unsigned int max)
 {
@@ -233,6 +235,17 @@ static int f_exp_dump(void *arg, unsigned int shard, struct nftdp_ct_expect_info
 	out->nat = true;
 	out->nat_dir = 0;
 	out->nat_port = htons(50000);
+	if (exp_pptp) {
+		/* nf_nat_pptp's: GRE keys, saved key, pptp_expectfn */
+		out->tuple.l4proto = IPPROTO_GRE;
+		out->tuple.sport = htons(0x4a01);
+		out->tuple.dport = htons(0x7b02);
+		out->mask.sport = 0xffff;
+		out->master.dport = htons(1723);
+		out->helper = "pptp";
+		out->nat_port = htons(40000);
+		out->nat_pptp = true;
+	}
 	return 1;
 }
 
@@ -547,6 +560,32 @@ static uint8_t family_of(const struct nlmsghdr *nlh)
 }
 
 /* ---- tests ---- */
+
+/* a pptp expectation under NAT lists its saved key (CTA_EXPECT_NAT) but
+ * no CTA_EXPECT_FN: pptp_expectfn has no registered name */
+static void test_exp_dump_pptp_nat(void **state)
+{
+	const struct nlmsghdr *m[8];
+	struct nlmsghdr *nlh;
+	uint16_t ty[16];
+	unsigned int n;
+
+	(void)state;
+	exp_pptp = true;
+	nlh = req(IPCTNL_MSG_EXP_GET, NLM_F_DUMP, AF_UNSPEC);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_GET;
+	bad = NULL;
+	assert_int_equal(ctl_ctnetlink_exp_rcv(&ctl, &sess, nlh, &bad), -EINTR);
+	exp_pptp = false;
+	n = collect(m, 8);
+	assert_int_equal(n, 2);
+	n = attr_types(m[0], ty, 16);
+	assert_int_equal(n, 9);
+	assert_int_equal(ty[3], CTA_EXPECT_NAT);
+	assert_int_equal(ty[8], CTA_EXPECT_HELP_NAME);
+	assert_null(attr(m[0], CTA_EXPECT_FN));
+	assert_string_equal(mnl_attr_get_str(attr(m[0], CTA_EXPECT_HELP_NAME)), "pptp");
+}
 
 /* conntrack -L expect: IPCTNL_MSG_EXP_GET dump on NFNL_SUBSYS_CTNETLINK_EXP */
 static void test_exp_dump(void **state)
@@ -1696,6 +1735,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_dump_all, setup),
 	    cmocka_unit_test_setup(test_exp_dump, setup),
+	    cmocka_unit_test_setup(test_exp_dump_pptp_nat, setup),
 	    cmocka_unit_test_setup(test_dump_icmp_tuple, setup),
 	    cmocka_unit_test_setup(test_dump_filters, setup),
 	    cmocka_unit_test_setup(test_dump_big, setup),
