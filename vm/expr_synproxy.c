@@ -95,9 +95,11 @@ static void synproxy_do_eval(const struct nftdp_vm_synproxy_info *info, struct n
 			return;
 		}
 		ctx->synproxy.cookie_valid++;
-		/* the connection to the server (synproxy_send_server_syn) is
-		 * not built: the ACK goes no further (docs/differences.md) */
-		regs->verdict.code = NF_DROP;
+		/* synproxy_send_server_syn: the dataplane sends the SYN to the
+		 * server (nftdp_vm_synproxy_server_syn) and the ACK goes no
+		 * further: stolen, or dropped by the target */
+		pkt->out.synproxy = info;
+		regs->verdict.code = xt ? NF_DROP : NF_STOLEN;
 	}
 	/* neither: the rule goes on */
 }

@@ -279,7 +279,32 @@ static void test_eval(void **state)
 	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
 	assert_int_equal(ctx.synproxy.cookie_valid, 1);
 	assert_int_equal(ctx.synproxy.cookie_invalid, 0);
-	assert_null(pkt.out.synproxy);
+	/* stolen: the dataplane sends the SYN to the server */
+	assert_int_equal(regs.verdict.code, NF_STOLEN);
+	assert_ptr_equal(pkt.out.synproxy, &info);
+	n = nftdp_vm_synproxy_server_syn(p, false, p + 20, len - 20, 0, ctx.now_ms, sa, sizeof(sa));
+	/* IP 20, TCP 20 + MSS 4 + SACK/TS 12 + WS 4: the client's options
+	 * back from the cookies */
+	assert_int_equal(n, 60);
+	assert_memory_equal(sa + 12, p + 12, 8);
+	assert_memory_equal(sa + 20, p + 20, 4);
+	assert_int_equal(nftdp_rd32(sa + 24), 7000);   /* the client's ISN */
+	assert_int_equal(nftdp_rd32(sa + 28), cookie); /* the proxy's */
+	assert_int_equal(sa[33], 0x02);		       /* SYN */
+	assert_memory_equal(sa + 40, ((uint8_t[]){2, 4, 0x05, 0xb4, 4, 2, 8, 10}), 8);
+	assert_int_equal(nftdp_rd32(sa + 48), 99); /* TSval: the client's */
+	assert_int_equal(nftdp_rd32(sa + 52), nftdp_rd32(ack_opts + 8));
+	assert_memory_equal(sa + 56, ((uint8_t[]){1, 3, 3, 7}), 4); /* its wscale */
+	assert_int_equal(csum_tcp(sa, false, sa + 20, 40), 0);
+	/* an ACK seen again: its seq + 1 - 1 */
+	n = nftdp_vm_synproxy_server_syn(p, false, p + 20, len - 20, 1, ctx.now_ms, sa, sizeof(sa));
+	assert_int_equal(nftdp_rd32(sa + 24), 7001);
+	/* too late (two minutes on), or no room: nothing */
+	assert_int_equal(nftdp_vm_synproxy_server_syn(p, false, p + 20, len - 20, 0,
+						      ctx.now_ms + 120000, sa, sizeof(sa)),
+			 0);
+	assert_int_equal(
+	    nftdp_vm_synproxy_server_syn(p, false, p + 20, len - 20, 0, ctx.now_ms, sa, 59), 0);
 	/* a forged one: dropped, counted */
 	len = seg4(p, 0x10, 7001, cookie + 2, ack_opts, 12);
 	view(&pkt, p, len);
@@ -287,6 +312,9 @@ static void test_eval(void **state)
 	nftdp_vm_synproxy_eval(&info, &regs, &pkt, &ctx);
 	assert_int_equal(regs.verdict.code, NF_DROP);
 	assert_int_equal(ctx.synproxy.cookie_invalid, 1);
+	assert_int_equal(
+	    nftdp_vm_synproxy_server_syn(p, false, p + 20, len - 20, 0, ctx.now_ms, sa, sizeof(sa)),
+	    0);
 	/* neither SYN nor ACK (a bare RST): the rule goes on */
 	len = seg4(p, 0x04, 7001, 0, NULL, 0);
 	view(&pkt, p, len);
