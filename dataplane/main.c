@@ -780,6 +780,9 @@ int main(int argc, char **argv)
 	ret = nftdp_dp_defrag_init(&dp); /* fragments with conntrack */
 	if (ret < 0)
 		goto out_workers;
+	ret = nftdp_dp_synproxy_init(&dp); /* synproxy's hook before confirm */
+	if (ret < 0)
+		goto out_workers;
 	if (nftdp_dp_telemetry_register(&dp) < 0)
 		fprintf(stderr, "nftdp: telemetry commands not registered\n");
 

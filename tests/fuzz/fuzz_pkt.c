@@ -231,6 +231,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("conntrack");
 	if (nftdp_dp_defrag_init(&dp) < 0)
 		die("defrag");
+	if (nftdp_dp_synproxy_init(&dp) < 0)
+		die("synproxy");
 	if (nftdp_dp_ct_ctl_init(&dp, true, false, &cfg.ct) < 0)
 		die("ctnetlink");
 
