@@ -138,8 +138,7 @@ enum nftdp_ct_synproxy_act nftdp_ct_synproxy_hook(struct nftdp_ct_shard *s,
 		break;
 	}
 	/* synproxy_tstamp_adjust */
-	if (!nftdp_vm_synproxy_tstamp_adjust(th, l4len, dir == IP_CT_DIR_REPLY,
-					     h->synproxy.tsoff))
+	if (!nftdp_vm_synproxy_tstamp_adjust(th, l4len, dir == IP_CT_DIR_REPLY, h->synproxy.tsoff))
 		return NFTDP_CT_SYNPROXY_DROP;
 	return NFTDP_CT_SYNPROXY_ACCEPT;
 }

@@ -92,8 +92,8 @@ static void server_synack(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
 	opts->tsval = opts->tsecr;
 	opts->tsecr = t;
 	if (l2_put(p->data, mt->ip_off, true, w->reply, sizeof(w->reply)) &&
-	    (n = nftdp_vm_synproxy_server_ack_build(ip, v6, th, opts, maxwin,
-						     w->reply + mt->ip_off, cap)))
+	    (n = nftdp_vm_synproxy_server_ack_build(ip, v6, th, opts, maxwin, w->reply + mt->ip_off,
+						    cap)))
 		q = nftdp_dp_send_built(w, rx_port, false, mt->ip_off + n, p);
 	else
 		q = NULL;
@@ -115,7 +115,7 @@ static void server_synack(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
 	opts->tsecr = t;
 	if (l2_put(p->data, mt->ip_off, false, w->reply, sizeof(w->reply)) &&
 	    (n = nftdp_vm_synproxy_client_ack_build(ip, v6, th, opts, w->reply + mt->ip_off,
-						     cap)) &&
+						    cap)) &&
 	    (q = nftdp_dp_send_built(w, rx_port, true, mt->ip_off + n, p)))
 		nftdp_ct_synproxy_join(q, p);
 }

@@ -14,11 +14,11 @@
 
 #include "ct_fixture.h"
 
-#define CI 1000u	/* the client's ISN */
-#define PI 0x50000000u	/* the proxy's (the cookie) */
-#define SI 0x90000000u	/* the server's */
-#define CT 7000u	/* the proxy's timestamp in its SYN-ACK (its) */
-#define ST 900000u	/* the server's timestamp */
+#define CI 1000u       /* the client's ISN */
+#define PI 0x50000000u /* the proxy's (the cookie) */
+#define SI 0x90000000u /* the server's */
+#define CT 7000u       /* the proxy's timestamp in its SYN-ACK (its) */
+#define ST 900000u     /* the server's timestamp */
 
 static uint32_t rd32(const uint8_t *p)
 {
