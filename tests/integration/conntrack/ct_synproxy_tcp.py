@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Real TCP connections through SYNPROXY, on the kernel and on nftdp (issue 14).
+
+    ct_synproxy_tcp.py BUILD_DIR [-v]
+
+A client and a server namespace with real TCP stacks: on the kernel side
+routed through a forwarding namespace, on nftdp's side through nftdp on
+af_packet ports (--wire 0:1; each end's gateway is the other end's MAC),
+both with nf_conntrack_tcp_loose=0 and checksum offload off on the ends
+(so that nftdp's ports see whole checksums; the kernel's ends likewise).
+Two passes: the issue's nft ruleset (IPv4: nft_synproxy_do_eval checks an
+IPv6 segment with nf_ip_checksum, so IPv6 goes through the second pass
+only), then the same through iptables-nft-restore and
+ip6tables-nft-restore (xt_SYNPROXY, IPv4 and IPv6). In each pass, per
+family, with the client's TCP timestamps on and off, one connection: the
+handshake goes through the proxy (the cookie SYN-ACK, the SYN to the
+server, the server's SYN-ACK answered by the ACK to the server and the
+window update to the client), 3000 bytes go to the server and back, the
+client closes (FIN both ways). Compared with the kernel: that the data came
+back whole, `conntrack -L` of the connection once the data is back and
+after the close (state, flags, tuples, counters' absence; the timeout
+within 3 s), and the synproxy counters. About 40 s. Exit 0 when all checks
+pass, 1 otherwise, 77 when not root or without the conntrack tool.
+"""
+
+import ctypes
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ct_tool as CT  # noqa: E402
+
+T = CT.T
+CT.NS.update({k: f"nftdp-ctt-{CT.PID}-{k}" for k in ("dc", "ds")})
+checks = T.Checks(flush=True)
+check = checks.check
+# only the client's SYN is untracked (`tcp flags syn` would take the
+# server's SYN-ACK too, which synproxy then answers on both sides)
+NFT_RULESET = """table inet x {
+	chain pre {
+		type filter hook prerouting priority raw; policy accept;
+		tcp flags & (fin|syn|rst|ack) == syn notrack
+	}
+	chain fw {
+		type filter hook forward priority filter; policy accept;
+		ct state invalid,untracked synproxy mss 1460 wscale 7 timestamp sack-perm
+		ct state invalid drop
+	}
+}
+"""
+IPT = """*raw
+:PREROUTING ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A PREROUTING -p tcp -m tcp --syn -j CT --notrack
+COMMIT
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -p tcp -m conntrack --ctstate INVALID,UNTRACKED -j SYNPROXY --sack-perm --timestamp --wscale 7 --mss 1460
+-A FORWARD -m conntrack --ctstate INVALID -j DROP
+COMMIT
+"""
+ADDR = {4: (CT.C4, CT.S4, "10.31.0.1", "10.32.0.1", 24),
+        6: (CT.C6, CT.S6, "fd31::1", "fd32::1", 64)}
+PAYLOAD = bytes((i * 7) & 0xff for i in range(3000))
+
+
+def sh(*args, ns, check=True):
+    """args inside netns ns (a full name; None: here)"""
+    return T.sh(*args, ns=ns, check=check, timeout=30)
+
+
+def in_netns(ns, fn):
+    """fn() with this thread in netns ns (sockets keep it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = os.open("/proc/self/ns/net", os.O_RDONLY)
+    fd = os.open(f"/var/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if libc.setns(fd, 0x40000000) != 0:
+            raise OSError(ctypes.get_errno(), "setns")
+        return fn()
+    finally:
+        libc.setns(own, 0x40000000)
+        os.close(fd)
+        os.close(own)
+
+
+def end(ns, dev, mac, fam_gw_mac):
+    """a client or server end: dev up with mac, both addresses, the
+    default routes by the gateways whose MAC is fam_gw_mac"""
+    client = ns in (CT.NS["c"], CT.NS["dc"])
+    sh("ip", "link", "set", dev, "address", mac, ns=ns)
+    sh("ethtool", "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off", ns=ns)
+    sh("ip", "link", "set", dev, "up", ns=ns)
+    for fam, (c, s, gc, gs, plen) in ADDR.items():
+        me, gw = (c, gc) if client else (s, gs)
+        extra = ["nodad"] if fam == 6 else []
+        sh("ip", "-%d" % fam, "addr", "add", "%s/%d" % (me, plen), "dev", dev, *extra, ns=ns)
+        if fam_gw_mac:
+            sh("ip", "-%d" % fam, "neigh", "replace", gw, "lladdr", fam_gw_mac, "dev", dev,
+               "nud", "permanent", ns=ns)
+        sh("ip", "-%d" % fam, "route", "add", "default", "via", gw, "dev", dev, ns=ns)
+
+
+def setup_kernel(kind, tmp):
+    for n in ("fw", "c", "s"):
+        sh("ip", "netns", "add", CT.NS[n], ns=None)
+    sh("ip", "link", "add", "c0", "netns", CT.NS["c"], "type", "veth", "peer", "f0",
+       "netns", CT.NS["fw"], ns=None)
+    sh("ip", "link", "add", "s0", "netns", CT.NS["s"], "type", "veth", "peer", "f1",
+       "netns", CT.NS["fw"], ns=None)
+    fw = CT.NS["fw"]
+    for c in ["sysctl -qw net.ipv4.ip_forward=1", "sysctl -qw net.ipv6.conf.all.forwarding=1",
+              "sysctl -qw net.ipv4.conf.all.rp_filter=0",
+              "sysctl -qw net.ipv4.conf.default.rp_filter=0",
+              "sysctl -qw net.ipv6.conf.default.accept_dad=0",
+              "sysctl -qw net.netfilter.nf_conntrack_tcp_loose=0",
+              "ip link set f0 up", "ip link set f1 up",
+              "ip addr add 10.31.0.1/24 dev f0", "ip addr add 10.32.0.1/24 dev f1",
+              "ip addr add fd31::1/64 dev f0 nodad", "ip addr add fd32::1/64 dev f1 nodad"]:
+        sh(*c.split(), ns=fw)
+    end(CT.NS["c"], "c0", CT.MAC_C, None)
+    end(CT.NS["s"], "s0", CT.MAC_S, None)
+    load(kind, tmp, fw, None)
+
+
+def load(kind, tmp, ns, env):
+    if kind == "nft":
+        p = os.path.join(tmp, "r.nft")
+        with open(p, "w") as f:
+            f.write(NFT_RULESET)
+        argv = ["nft", "-f", p]
+        todo = [argv]
+    else:
+        todo = []
+        for tool in ("iptables-nft-restore", "ip6tables-nft-restore"):
+            p = os.path.join(tmp, tool + ".rules")
+            with open(p, "w") as f:
+                f.write(IPT)
+            todo.append([tool, p])
+    for argv in todo:
+        r = subprocess.run(T.in_ns(ns) + argv, capture_output=True, text=True, timeout=30,
+                           env=env)
+        check(r.returncode == 0, "%s %s loads (%s)" % (kind, argv[0], r.stderr.strip()[-200:]))
+
+
+def setup_nftdp_ends():
+    d = CT.NS["d"]
+    for n in ("dc", "ds"):
+        sh("ip", "netns", "add", CT.NS[n], ns=None)
+    sh("ip", "link", "set", "da0", "netns", CT.NS["dc"], ns=d)
+    sh("ip", "link", "set", "db0", "netns", CT.NS["ds"], ns=d)
+    # a wire: each end's gateway is the other end
+    end(CT.NS["dc"], "da0", CT.MAC_C, CT.MAC_S)
+    end(CT.NS["ds"], "db0", CT.MAC_S, CT.MAC_C)
+
+
+def connection(cns, sns, fam, sport, ts, run_ct):
+    """one connection client -> server:80; returns what is compared"""
+    c, s = ADDR[fam][0], ADDR[fam][1]
+    af = socket.AF_INET if fam == 4 else socket.AF_INET6
+    sh("sysctl", "-qw", "net.ipv4.tcp_timestamps=%d" % (1 if ts else 0), ns=cns)
+    r = {}
+    ls = in_netns(sns, lambda: socket.create_server((s, 80), family=af))
+    got = {}
+
+    def serve():
+        try:
+            ls.settimeout(10)
+            conn, _ = ls.accept()
+            conn.settimeout(10)
+            buf = b""
+            while True:
+                b = conn.recv(65536)
+                if not b:
+                    break
+                buf += b
+                conn.sendall(b)
+            got["server"] = buf
+            conn.close()
+        except OSError as e:
+            got["server error"] = str(e)
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    back = b""
+    try:
+        def mk():
+            k = socket.socket(af, socket.SOCK_STREAM)
+            k.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            k.bind((c, sport))
+            return k
+        k = in_netns(cns, mk)
+        k.settimeout(10)
+        k.connect((s, 80))
+        k.sendall(PAYLOAD)
+        while len(back) < len(PAYLOAD):
+            b = k.recv(65536)
+            if not b:
+                break
+            back += b
+        time.sleep(0.3)
+        r["established"] = entry(run_ct, fam, sport)
+        k.shutdown(socket.SHUT_WR)
+        while k.recv(65536):
+            pass
+        k.close()
+    except OSError as e:
+        r["client error"] = str(e)
+    th.join(12)
+    ls.close()
+    time.sleep(0.5)
+    r["closed"] = entry(run_ct, fam, sport)
+    r["data back"] = back == PAYLOAD
+    r["data at server"] = got.get("server") == PAYLOAD
+    return r
+
+
+def entry(run_ct, fam, sport):
+    """conntrack -L's line of the connection, timeout blanked"""
+    out = run_ct(["-L", "-f", "ipv4" if fam == 4 else "ipv6", "-p", "tcp", "--sport",
+                  str(sport)]).stdout
+    return [CT.norm(x) for x in out.splitlines() if x.strip()]
+
+
+def side(cns, sns, run_ct, fams):
+    res = {}
+    for fam in fams:
+        for ts in (True, False):
+            sport = 40100 + fam * 10 + (1 if ts else 0)
+            res["IPv%d %s timestamps" % (fam, "with" if ts else "without")] = \
+                connection(cns, sns, fam, sport, ts, run_ct)
+    return res
+
+
+def kernel_stats():
+    out = CT.sh("cat", "/proc/net/stat/synproxy", ns="fw").stdout.split("\n")
+    names = out[0].split()
+    total = dict.fromkeys(names, 0)
+    for line in out[1:]:
+        for n, v in zip(names, line.split()):
+            total[n] += int(v, 16)
+    return {"syn_received": total.get("clients_syn_received", total.get("syn_received", 0)),
+            "cookie_valid": total["cookie_valid"]}
+
+
+def same_entry(a, b):
+    if len(a) != len(b):
+        return False
+    for (ta, va), (tb, vb) in zip(a, b):
+        if ta != tb or (va is None) != (vb is None) or (va is not None and abs(va - vb) > 3):
+            return False
+    return True
+
+
+def run(kind, tmp, prefix):
+    fams = (4,) if kind == "nft" else (4, 6)
+    daemon = None
+    try:
+        setup_kernel(kind, tmp)
+
+        def kernel_ct(args):
+            return subprocess.run(T.in_ns(CT.NS["fw"]) + ["conntrack"] + args,
+                                  capture_output=True, text=True, timeout=15)
+
+        k = side(CT.NS["c"], CT.NS["s"], kernel_ct, fams)
+        kst = kernel_stats()
+
+        CT.setup_nftdp_ns()
+        setup_nftdp_ends()
+        stats = os.path.join(tmp, "stats.json")
+        extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--ct-sysctl", "nf_conntrack_acct=0",
+                 "--stats-json", stats, "--synproxy-cookies-only"]
+        real_daemon = T.Daemon
+
+        class LooseOff(real_daemon):
+            def __init__(self, build, eal, args, *a, **kw):
+                super().__init__(build, eal, args + extra, *a, **kw)
+
+        CT.RULESET = ""
+        T.Daemon = LooseOff
+        try:
+            daemon = CT.start_nftdp(tmp, prefix, ["-l", "0"], kind + ": nftdp")
+        finally:
+            T.Daemon = real_daemon
+        if daemon is None:
+            return
+        env = T.nft_env(os.path.join(tmp, "nl.sock"), shim=T.shim_path(CT.BUILD))
+        load(kind, tmp, CT.NS["d"], env)
+
+        def nftdp_ct(args):
+            return subprocess.run(T.in_ns(CT.NS["d"]) + ["conntrack"] + args,
+                                  capture_output=True, text=True, timeout=15, env=env)
+
+        o = side(CT.NS["dc"], CT.NS["ds"], nftdp_ct, fams)
+        CT.stop_nftdp(daemon, tmp)
+        daemon = None
+        ost = {}
+        try:
+            with open(stats) as f:
+                ost = json.load(f).get("synproxy", {})
+        except (OSError, ValueError) as e:
+            print("no stats: %s" % e)
+        log = open(os.path.join(tmp, "nftdp.log")).read()
+    finally:
+        if daemon:
+            CT.stop_nftdp(daemon, tmp)
+        CT.cleanup()
+        T.rm_runtime(prefix)
+
+    for name in k:
+        kr, orr = k[name], o.get(name, {})
+        tag = "%s: %s" % (kind, name)
+        if CT.VERBOSE:
+            print(tag, "\n  kernel:", kr, "\n  nftdp: ", orr)
+        check(kr.get("data back") and kr.get("data at server"),
+              tag + ": kernel: the data went there and back")
+        check(orr.get("data back") and orr.get("data at server"),
+              tag + ": nftdp: the data went there and back (%s)" % orr.get("client error", ""))
+        for when in ("established", "closed"):
+            ok = same_entry(kr.get(when, []), orr.get(when, []))
+            check(ok and len(kr.get(when, [])) == 1,
+                  tag + ": conntrack -L once %s: the kernel's entry" % when)
+            if not ok or CT.VERBOSE:
+                print("  kernel: %s\n  nftdp:  %s" % (kr.get(when), orr.get(when)))
+    n = len(k)
+    check(kst["cookie_valid"] >= n, "%s: kernel: %d valid cookies (%s)" % (kind, n, kst))
+    check(ost.get("cookie_valid", 0) >= n, "%s: nftdp: %d valid cookies (%s)" % (kind, n, ost))
+    check("Sanitizer" not in log and "runtime error" not in log,
+          kind + ": no sanitizer report in the daemon's log")
+
+
+def main():
+    if not T.is_root():
+        T.skip("ct_synproxy_tcp: needs root (scratch network namespaces)")
+    for tool in ("conntrack", "ethtool"):
+        if not shutil.which(tool):
+            T.skip("ct_synproxy_tcp: no %s, skipped" % tool)
+    tmp = tempfile.mkdtemp(prefix="nftdp-ctsyntcp.")
+    prefix = f"nftdp-ctsyntcp-{os.getpid()}"
+    try:
+        run("nft", tmp, prefix)
+        if shutil.which("iptables-nft-restore") and shutil.which("ip6tables-nft-restore"):
+            run("iptables", tmp, prefix)
+        else:
+            print("no iptables-nft-restore: the xt_SYNPROXY pass is skipped")
+    finally:
+        CT.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return checks.report("ct_synproxy_tcp")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
