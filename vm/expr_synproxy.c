@@ -141,15 +141,7 @@ static int synproxy_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 	if (cc->chain->base && cc->chain->hook != NF_INET_LOCAL_IN &&
 	    cc->chain->hook != NF_INET_FORWARD)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: not valid in this hook");
-	if (nftdp_vm_synproxy_refused(cc->st))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: %s",
-				     nftdp_vm_synproxy_refused(cc->st));
 	return 0;
-}
-
-const char *nftdp_vm_synproxy_refused(const struct nftdp_vm_state *st)
-{
-	return st && st->synproxy_cookies_only ? NULL : NFTDP_VM_SYNPROXY_WHY;
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_synproxy = {

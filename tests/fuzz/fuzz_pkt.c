@@ -210,7 +210,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	scfg.max_cells = 1u << 10;
 	scfg.log_ring_size = 256;
 	scfg.hash_seed = 1;
-	scfg.synproxy_cookies_only = true; /* fuzz_pkt.nft runs synproxy */
 	if (nftdp_vm_state_create(&scfg, &dp.state) < 0)
 		die("VM state");
 	dcfg.max_readers = 1;

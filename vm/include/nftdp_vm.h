@@ -739,11 +739,6 @@ struct nftdp_vm_state_config {
 	/** a host stack beside the dataplane (--host-ports): redirect has
 	 * somewhere to go, and compiles */
 	bool local_stack;
-	/** synproxy (statement, objects, -j SYNPROXY) compiles although
-	 * the connection to the server after a valid cookie is not built
-	 * (a valid cookie's ACK is dropped): only for tests of the cookie
-	 * half (--synproxy-cookies-only). Off: refused with EOPNOTSUPP */
-	bool synproxy_cookies_only;
 };
 
 /** One per-worker counter slot. */

@@ -224,10 +224,7 @@ def run(kind, tmp, prefix):
 
         CT.setup_nftdp_ns()
         stats = os.path.join(tmp, "stats.json")
-        # the cookie half runs only with --synproxy-cookies-only (without
-        # it synproxy is refused: control-refusal-reason)
-        extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--stats-json", stats,
-                 "--synproxy-cookies-only"]
+        extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--stats-json", stats]
         if kind == "iptables":
             extra += ["--iptables-restore", ipt]
         real_daemon = T.Daemon

@@ -279,7 +279,7 @@ def run(kind, tmp, prefix):
         setup_nftdp_ends()
         stats = os.path.join(tmp, "stats.json")
         extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--ct-sysctl", "nf_conntrack_acct=0",
-                 "--stats-json", stats, "--synproxy-cookies-only"]
+                 "--stats-json", stats]
         real_daemon = T.Daemon
 
         class LooseOff(real_daemon):
