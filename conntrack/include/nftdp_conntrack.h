@@ -182,6 +182,8 @@ struct nftdp_ct_info {
 	} sctp;			  /**< valid when l4proto is SCTP */
 	bool seqadj;		  /**< IPS_SEQ_ADJUST with the extension: seq is dumped */
 	struct nftdp_ct_seqadj seq[2]; /**< CTA_NAT_SEQ_ADJ_ORIG, _REPLY */
+	bool synproxy;		       /**< the synproxy extension: CTA_SYNPROXY is dumped */
+	uint32_t synproxy_isn, synproxy_its, synproxy_tsoff; /**< its fields */
 };
 
 /** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */

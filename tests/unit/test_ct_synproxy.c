@@ -91,6 +91,15 @@ static void run(bool v6)
 	assert_int_equal(maxwin, 29200);
 	assert_true(nftdp_ct_synproxy_info(e, info));
 	assert_int_equal(info[2], ST - CT);
+	{
+		struct nftdp_ct_info ci;
+
+		nftdp_ct_fill_info(e, en->now, &ci); /* CTA_SYNPROXY's values */
+		assert_true(ci.synproxy);
+		assert_int_equal(ci.synproxy_isn, PI);
+		assert_int_equal(ci.synproxy_its, CT);
+		assert_int_equal(ci.synproxy_tsoff, ST - CT);
+	}
 	/* the ACK to the server passes conntrack before the offset is set */
 	ts_seg(&ack, v6, 0, TA, CI + 1, SI + 1, 100, ST, false, 0);
 	assert_int_equal(xmit(en, &ack, NULL), ST_ESTABLISHED);
@@ -172,6 +181,12 @@ static void test_plain(void **state)
 
 	(void)state;
 	assert_false(nftdp_ct_synproxy_info(e, info));
+	{
+		struct nftdp_ct_info ci;
+
+		nftdp_ct_fill_info(e, en->now, &ci);
+		assert_false(ci.synproxy);
+	}
 	ts_seg(&t, false, 1, TA, f.bseq, f.aseq, ST, 100, false, 4);
 	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
 	/* an established entry takes no template */

@@ -29,11 +29,66 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+CTA_TUPLE_ORIG, CTA_TUPLE_PROTO, CTA_PROTO_SRC_PORT, CTA_SYNPROXY = 1, 2, 2, 24
+
+
+def attrs(buf):
+    out, off = [], 0
+    while off + 4 <= len(buf):
+        n, t = struct.unpack_from("=HH", buf, off)
+        if n < 4:
+            break
+        out.append((t & 0x3fff, buf[off + 4:off + n]))
+        off += (n + 3) & ~3
+    return out
+
+
+def raw_dump(fam, sport):
+    """(in the namespace, through the shim on nftdp) a raw ctnetlink
+    dump: the entry whose original source port is sport, as the types of
+    its attributes in order and CTA_SYNPROXY's (isn, its, tsoff)"""
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)  # NETLINK_NETFILTER
+    s.settimeout(5)
+    s.bind((0, 0))
+    af = socket.AF_INET if fam == 4 else socket.AF_INET6
+    body = struct.pack("=BBH", af, 0, 0)
+    # IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP
+    s.send(struct.pack("=IHHII", 16 + len(body), (1 << 8) | 1, 1 | 0x300, 1, 0) + body)
+    found = None
+    while True:
+        data = s.recv(65536)
+        off = 0
+        while off + 16 <= len(data):
+            n, t, _f, _sq, _p = struct.unpack_from("=IHHII", data, off)
+            if t in (2, 3):  # NLMSG_ERROR, NLMSG_DONE
+                print(json.dumps(found))
+                return 0
+            top = attrs(data[off + 20:off + n])
+            port = None
+            for at, v in top:
+                if at == CTA_TUPLE_ORIG:
+                    for a2, v2 in attrs(v):
+                        if a2 == CTA_TUPLE_PROTO:
+                            for a3, v3 in attrs(v2):
+                                if a3 == CTA_PROTO_SRC_PORT:
+                                    port = struct.unpack(">H", v3)[0]
+            if port == sport:
+                sp = [struct.unpack(">I", v2)[0] for at, v in top if at == CTA_SYNPROXY
+                      for _a2, v2 in attrs(v)]
+                found = {"types": [at for at, _ in top], "synproxy": sp}
+            off += (n + 3) & ~3
+
+
+if __name__ == "__main__" and "--dump" in sys.argv:
+    i = sys.argv.index("--dump")
+    sys.exit(raw_dump(int(sys.argv[i + 1]), int(sys.argv[i + 2])))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ct_tool as CT  # noqa: E402
@@ -164,7 +219,7 @@ def setup_nftdp_ends():
     end(CT.NS["ds"], "db0", CT.MAC_S, CT.MAC_C)
 
 
-def connection(cns, sns, fam, sport, ts, run_ct):
+def connection(cns, sns, fam, sport, ts, run_ct, run_dump):
     """one connection client -> server:80; returns what is compared"""
     c, s = ADDR[fam][0], ADDR[fam][1]
     af = socket.AF_INET if fam == 4 else socket.AF_INET6
@@ -210,6 +265,7 @@ def connection(cns, sns, fam, sport, ts, run_ct):
             back += b
         time.sleep(0.3)
         r["established"] = entry(run_ct, fam, sport)
+        r["raw"] = run_dump(fam, sport)
         k.shutdown(socket.SHUT_WR)
         while k.recv(65536):
             pass
@@ -232,14 +288,36 @@ def entry(run_ct, fam, sport):
     return [CT.norm(x) for x in out.splitlines() if x.strip()]
 
 
-def side(cns, sns, run_ct, fams):
+def side(cns, sns, run_ct, run_dump, fams):
     res = {}
     for fam in fams:
         for ts in (True, False):
             sport = 40100 + fam * 10 + (1 if ts else 0)
             res["IPv%d %s timestamps" % (fam, "with" if ts else "without")] = \
-                connection(cns, sns, fam, sport, ts, run_ct)
+                connection(cns, sns, fam, sport, ts, run_ct, run_dump)
     return res
+
+
+def dump(ns, fam, sport, env):
+    r = subprocess.run(T.in_ns(ns) + [sys.executable, os.path.abspath(__file__), "--dump",
+                                      str(fam), str(sport)],
+                       capture_output=True, text=True, timeout=30, env=env)
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"error": r.stdout + r.stderr}
+
+
+def raw_view(d, ts):
+    """what of the raw entry is compared: the attribute types in order,
+    CTA_SYNPROXY's three values there, its and tsoff 0 exactly without
+    timestamps (isn and the values are each side's own cookies)"""
+    if not d or "types" not in d:
+        return d
+    sp = d["synproxy"]
+    return {"types": d["types"], "synproxy fields": len(sp),
+            "its and tsoff zero": len(sp) == 3 and sp[1] == 0 and sp[2] == 0,
+            "isn non-zero": len(sp) == 3 and sp[0] != 0}
 
 
 def kernel_stats():
@@ -272,7 +350,10 @@ def run(kind, tmp, prefix):
             return subprocess.run(T.in_ns(CT.NS["fw"]) + ["conntrack"] + args,
                                   capture_output=True, text=True, timeout=15)
 
-        k = side(CT.NS["c"], CT.NS["s"], kernel_ct, fams)
+        def kernel_dump(fam, sport):
+            return dump(CT.NS["fw"], fam, sport, None)
+
+        k = side(CT.NS["c"], CT.NS["s"], kernel_ct, kernel_dump, fams)
         kst = kernel_stats()
 
         CT.setup_nftdp_ns()
@@ -301,7 +382,10 @@ def run(kind, tmp, prefix):
             return subprocess.run(T.in_ns(CT.NS["d"]) + ["conntrack"] + args,
                                   capture_output=True, text=True, timeout=15, env=env)
 
-        o = side(CT.NS["dc"], CT.NS["ds"], nftdp_ct, fams)
+        def nftdp_dump(fam, sport):
+            return dump(CT.NS["d"], fam, sport, env)
+
+        o = side(CT.NS["dc"], CT.NS["ds"], nftdp_ct, nftdp_dump, fams)
         CT.stop_nftdp(daemon, tmp)
         daemon = None
         ost = {}
@@ -326,6 +410,13 @@ def run(kind, tmp, prefix):
               tag + ": kernel: the data went there and back")
         check(orr.get("data back") and orr.get("data at server"),
               tag + ": nftdp: the data went there and back (%s)" % orr.get("client error", ""))
+        ts = "without" not in name
+        kv, ov = raw_view(kr.get("raw"), ts), raw_view(orr.get("raw"), ts)
+        check(kv == ov and kv and kv.get("synproxy fields") == 3 and
+              kv.get("its and tsoff zero") == (not ts),
+              tag + ": raw ctnetlink dump: CTA_SYNPROXY where the kernel has it")
+        if kv != ov or CT.VERBOSE:
+            print("  kernel: %s\n  nftdp:  %s" % (kr.get("raw"), orr.get("raw")))
         for when in ("established", "closed"):
             ok = same_entry(kr.get(when, []), orr.get(when, []))
             check(ok and len(kr.get(when, [])) == 1,
