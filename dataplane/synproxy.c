@@ -28,9 +28,11 @@ static bool l2_put(const uint8_t *frame, uint32_t ip_off, bool back, uint8_t *ou
 	if (ip_off < 14 || ip_off >= cap)
 		return false;
 	memcpy(out, frame, ip_off);
-	if (back) {
-		memcpy(out, frame + 6, 6);
-		memcpy(out + 6, frame, 6);
+	for (unsigned int i = 0; back && i < 6; i++) {
+		uint8_t t = out[i];
+
+		out[i] = out[6 + i];
+		out[6 + i] = t;
 	}
 	return true;
 }
