@@ -153,6 +153,14 @@ int32_t nftdp_ct_synproxy_seqadj(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 	if (!pkt->ct)
 		return 0;
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	/* the kernel's ACK to the server went through confirm, its events
+	 * delivered (nf_ct_deliver_cached_events), before the offset was
+	 * set; nftdp's waits in this burst's replies: deliver them now, so
+	 * that IPCT_SEQADJ comes in an event of its own as the kernel's */
+	if (e->ev_pending && (e->status & IPS_CONFIRMED) && !(e->status & IPS_DYING)) {
+		nftdp_ct_event_push(s, e, e->ev_pending);
+		e->ev_pending = 0;
+	}
 	off = (int32_t)(s->help[e - s->entries].synproxy.isn - nftdp_rd32(th + 4));
 	seqadj_init(s, e, ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL, off);
 	nftdp_ct_event_cache(e, IPCT_SEQADJ);

@@ -219,7 +219,7 @@ def setup_nftdp_ends():
     end(CT.NS["ds"], "db0", CT.MAC_S, CT.MAC_C)
 
 
-def connection(cns, sns, fam, sport, ts, run_ct, run_dump):
+def connection(cns, sns, fam, sport, ts, run_ct, run_dump, listen):
     """one connection client -> server:80; returns what is compared"""
     c, s = ADDR[fam][0], ADDR[fam][1]
     af = socket.AF_INET if fam == 4 else socket.AF_INET6
@@ -246,6 +246,8 @@ def connection(cns, sns, fam, sport, ts, run_ct, run_dump):
             got["server error"] = str(e)
 
     th = threading.Thread(target=serve, daemon=True)
+    ev = listen(fam, sport)
+    time.sleep(0.5)  # subscribed before the first packet
     th.start()
     back = b""
     try:
@@ -276,6 +278,13 @@ def connection(cns, sns, fam, sport, ts, run_ct, run_dump):
     ls.close()
     time.sleep(0.5)
     r["closed"] = entry(run_ct, fam, sport)
+    ev.terminate()
+    try:
+        out = ev.communicate(timeout=10)[0]
+    except subprocess.TimeoutExpired:
+        ev.kill()
+        out = ev.communicate()[0]
+    r["events"] = out
     r["data back"] = back == PAYLOAD
     r["data at server"] = got.get("server") == PAYLOAD
     return r
@@ -288,14 +297,23 @@ def entry(run_ct, fam, sport):
     return [CT.norm(x) for x in out.splitlines() if x.strip()]
 
 
-def side(cns, sns, run_ct, run_dump, fams):
+def side(cns, sns, run_ct, run_dump, listen, fams):
     res = {}
     for fam in fams:
         for ts in (True, False):
             sport = 40100 + fam * 10 + (1 if ts else 0)
             res["IPv%d %s timestamps" % (fam, "with" if ts else "without")] = \
-                connection(cns, sns, fam, sport, ts, run_ct, run_dump)
+                connection(cns, sns, fam, sport, ts, run_ct, run_dump, listen)
     return res
+
+
+def listen(ns, fam, sport, env):
+    """conntrack -E for the connection from sport, until terminated"""
+    return subprocess.Popen(T.in_ns(ns) + ["timeout", "60", "conntrack", "-E", "-f",
+                                           "ipv4" if fam == 4 else "ipv6", "-p", "tcp",
+                                           "--sport", str(sport)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=env)
 
 
 def dump(ns, fam, sport, env):
@@ -353,7 +371,10 @@ def run(kind, tmp, prefix):
         def kernel_dump(fam, sport):
             return dump(CT.NS["fw"], fam, sport, None)
 
-        k = side(CT.NS["c"], CT.NS["s"], kernel_ct, kernel_dump, fams)
+        def kernel_listen(fam, sport):
+            return listen(CT.NS["fw"], fam, sport, None)
+
+        k = side(CT.NS["c"], CT.NS["s"], kernel_ct, kernel_dump, kernel_listen, fams)
         kst = kernel_stats()
 
         CT.setup_nftdp_ns()
@@ -385,7 +406,10 @@ def run(kind, tmp, prefix):
         def nftdp_dump(fam, sport):
             return dump(CT.NS["d"], fam, sport, env)
 
-        o = side(CT.NS["dc"], CT.NS["ds"], nftdp_ct, nftdp_dump, fams)
+        def nftdp_listen(fam, sport):
+            return listen(CT.NS["d"], fam, sport, env)
+
+        o = side(CT.NS["dc"], CT.NS["ds"], nftdp_ct, nftdp_dump, nftdp_listen, fams)
         CT.stop_nftdp(daemon, tmp)
         daemon = None
         ost = {}
@@ -417,6 +441,12 @@ def run(kind, tmp, prefix):
               tag + ": raw ctnetlink dump: CTA_SYNPROXY where the kernel has it")
         if kv != ov or CT.VERBOSE:
             print("  kernel: %s\n  nftdp:  %s" % (kr.get("raw"), orr.get("raw")))
+        ok = CT.same_lines(kr.get("events", ""), orr.get("events", ""), True) and \
+            "[NEW]" in kr.get("events", "")
+        check(ok, tag + ": conntrack -E: the kernel's events in its order (%d)" %
+              len(kr.get("events", "").splitlines()))
+        if not ok or CT.VERBOSE:
+            print("  kernel:\n%s  nftdp:\n%s" % (kr.get("events"), orr.get("events")))
         for when in ("established", "closed"):
             ok = same_entry(kr.get(when, []), orr.get(when, []))
             check(ok and len(kr.get(when, [])) == 1,
