@@ -20,7 +20,10 @@ window update to the client), 3000 bytes go to the server and back, the
 client closes (FIN both ways). Compared with the kernel: that the data came
 back whole, `conntrack -L` of the connection once the data is back and
 after the close (state, flags, tuples, counters' absence; the timeout
-within 3 s), and the synproxy counters. About 40 s. Exit 0 when all checks
+within 3 s), its `conntrack -E` events in order, a raw ctnetlink dump of
+it (the attribute types in order, CTA_SYNPROXY's three fields, its and
+tsoff zero exactly without timestamps; the values are each side's own
+cookies), and the synproxy counters. About 30 s. Exit 0 when all checks
 pass, 1 otherwise, 77 when not root or without the conntrack tool.
 """
 
@@ -302,8 +305,11 @@ def side(cns, sns, run_ct, run_dump, listen, fams):
     for fam in fams:
         for ts in (True, False):
             sport = 40100 + fam * 10 + (1 if ts else 0)
-            res["IPv%d %s timestamps" % (fam, "with" if ts else "without")] = \
-                connection(cns, sns, fam, sport, ts, run_ct, run_dump, listen)
+            name = "IPv%d %s timestamps" % (fam, "with" if ts else "without")
+            t0 = time.time()
+            res[name] = connection(cns, sns, fam, sport, ts, run_ct, run_dump, listen)
+            # progress, so that a run past its time shows where it was
+            print("(%s: %s in %.1f s)" % (cns, name, time.time() - t0), flush=True)
     return res
 
 
