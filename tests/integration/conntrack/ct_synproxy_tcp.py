@@ -31,6 +31,7 @@ import ctypes
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -281,13 +282,7 @@ def connection(cns, sns, fam, sport, ts, run_ct, run_dump, listen):
     ls.close()
     time.sleep(0.5)
     r["closed"] = entry(run_ct, fam, sport)
-    ev.terminate()
-    try:
-        out = ev.communicate(timeout=10)[0]
-    except subprocess.TimeoutExpired:
-        ev.kill()
-        out = ev.communicate()[0]
-    r["events"] = out
+    r["events"] = stop_listener(ev)
     r["data back"] = back == PAYLOAD
     r["data at server"] = got.get("server") == PAYLOAD
     return r
@@ -313,13 +308,41 @@ def side(cns, sns, run_ct, run_dump, listen, fams):
     return res
 
 
+LISTENERS = []
+
+
 def listen(ns, fam, sport, env):
-    """conntrack -E for the connection from sport, until terminated"""
-    return subprocess.Popen(T.in_ns(ns) + ["timeout", "60", "conntrack", "-E", "-f",
-                                           "ipv4" if fam == 4 else "ipv6", "-p", "tcp",
-                                           "--sport", str(sport)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env=env)
+    """conntrack -E for the connection from sport, in a process group of
+    its own, until stop_listener"""
+    f = tempfile.TemporaryFile("w+")
+    p = subprocess.Popen(T.in_ns(ns) + ["timeout", "60", "conntrack", "-E", "-f",
+                                        "ipv4" if fam == 4 else "ipv6", "-p", "tcp",
+                                        "--sport", str(sport)],
+                         stdout=f, stderr=subprocess.DEVNULL, text=True,
+                         env=env, start_new_session=True)
+    p.out = f
+    LISTENERS.append(p)
+    return p
+
+
+def stop_listener(p):
+    """SIGINT to the listener's group (conntrack -E prints what it has and
+    exits, as ct_tool.py stops it), SIGKILL after 5 s; its output (a file:
+    a pipe kept open by a conntrack that outlived `timeout` hung a run)"""
+    try:
+        os.killpg(p.pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        T.kill_group(p)
+    p.out.seek(0)
+    out = p.out.read()
+    p.out.close()
+    if p in LISTENERS:
+        LISTENERS.remove(p)
+    return out
 
 
 def dump(ns, fam, sport, env):
@@ -474,6 +497,8 @@ def main():
             T.skip("ct_synproxy_tcp: no %s, skipped" % tool)
     tmp = tempfile.mkdtemp(prefix="nftdp-ctsyntcp.")
     prefix = f"nftdp-ctsyntcp-{os.getpid()}"
+    # meson's SIGTERM at the time limit: the finally clauses still clean up
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         run("nft", tmp, prefix)
         if shutil.which("iptables-nft-restore") and shutil.which("ip6tables-nft-restore"):
@@ -481,7 +506,10 @@ def main():
         else:
             print("no iptables-nft-restore: the xt_SYNPROXY pass is skipped")
     finally:
+        for p in list(LISTENERS):
+            T.kill_group(p)
         CT.cleanup()
+        T.rm_runtime(prefix)
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.report("ct_synproxy_tcp")
 
