@@ -1070,6 +1070,8 @@ unsigned int nftdp_ct_gc(struct nftdp_ct_shard *s, uint64_t now_ms, unsigned int
 
 void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct nftdp_ct_info *o)
 {
+	uint32_t sp[3];
+
 	memset(o, 0, sizeof(*o));
 	o->tuple[0] = e->tuple[0];
 	o->tuple[1] = e->tuple[1];
@@ -1089,6 +1091,12 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	o->seqadj = (e->status & IPS_SEQ_ADJUST) && nftdp_ct_seqadj_ext(e->shard, e);
 	if (o->seqadj)
 		memcpy(o->seq, e->shard->help[e - e->shard->entries].seq, sizeof(o->seq));
+	o->synproxy = nftdp_ct_synproxy_info(e, sp);
+	if (o->synproxy) {
+		o->synproxy_isn = sp[0];
+		o->synproxy_its = sp[1];
+		o->synproxy_tsoff = sp[2];
+	}
 	if (e->tuple[0].l4proto == IPPROTO_TCP) {
 		o->tcp.state = e->proto.tcp.state;
 		o->tcp.wscale[0] = e->proto.tcp.seen[0].td_scale;

@@ -22,6 +22,9 @@
 /* in_use bit: the entry has the seqadj extension whatever its helper and
  * NAT (ctnetlink_create_conntrack's nfct_seqadj_ext_add); seqadj.c */
 #define CT_IN_USE_SEQADJ_EXT 2u
+/* in_use bit: the entry has the synproxy extension (made by the SYN
+ * synproxy sends to the server, from its template); ct_synproxy.c */
+#define CT_IN_USE_SYNPROXY_EXT 4u
 
 /* The kernel's ip_ct_tcp_state: one direction's window data. */
 struct ct_tcp_state {
@@ -146,6 +149,10 @@ struct ct_help {
 	} pptp;
 	/* sip: nf_ct_sip_master's CSeq of the last INVITE and REGISTER */
 	uint32_t sip_invite_cseq, sip_register_cseq;
+	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
+	struct {
+		uint32_t isn, its, tsoff;
+	} synproxy;
 };
 
 /* An expectation (struct nf_conntrack_expect), in a part of the shared table. */

@@ -437,6 +437,17 @@ static void put_seqadj(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
 	}
 }
 
+/* ctnetlink_dump_ct_synproxy */
+static void put_synproxy(struct nlmsghdr *nlh, const struct nftdp_ct_info *ci)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CTA_SYNPROXY);
+
+	mnl_attr_put_u32(nlh, CTA_SYNPROXY_ISN, htonl(ci->synproxy_isn));
+	mnl_attr_put_u32(nlh, CTA_SYNPROXY_ITS, htonl(ci->synproxy_its));
+	mnl_attr_put_u32(nlh, CTA_SYNPROXY_TSOFF, htonl(ci->synproxy_tsoff));
+	mnl_attr_nest_end(nlh, nest);
+}
+
 int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t flags,
 			    const struct nftdp_ct_info *ci, bool acct)
 {
@@ -459,6 +470,8 @@ int ctl_ctnetlink_fill_info(void *buf, uint32_t seq, uint32_t portid, uint16_t f
 		mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
 	if (ci->seqadj)
 		put_seqadj(nlh, ci);
+	if (ci->synproxy)
+		put_synproxy(nlh, ci);
 	return (int)nlh->nlmsg_len;
 }
 
@@ -511,6 +524,8 @@ int ctl_ctnetlink_fill_event(void *buf, uint32_t portid, const struct nftdp_ct_e
 			mnl_attr_put(nlh, CTA_LABELS, sizeof(ci->labels), ci->labels);
 		if ((e & (1u << IPCT_SEQADJ)) && ci->seqadj)
 			put_seqadj(nlh, ci);
+		if ((e & (1u << IPCT_SYNPROXY)) && ci->synproxy)
+			put_synproxy(nlh, ci);
 	}
 	if ((e & (1u << IPCT_MARK)) || ci->mark)
 		mnl_attr_put_u32(nlh, CTA_MARK, htonl(ci->mark));

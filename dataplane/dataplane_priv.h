@@ -250,6 +250,21 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
  * now_ms (nftdp_vm_synproxy_answer); Ethernet addresses swapped as for
  * reject. @return the frame length, 0 when nothing is sent.
  */
+struct nftdp_dp;
+struct nftdp_dp_worker;
+struct nftdp_dp_meta;
+/* pipeline.c: a frame nftdp built (in w->reply, len bytes) because of orig
+ * goes into this burst's replies, out of rx_port, or onward out of its
+ * wire partner; no connection attached. NULL when there is no room. */
+struct nftdp_vm_pkt *nftdp_dp_send_built(struct nftdp_dp_worker *w, uint16_t rx_port, bool onward,
+					 uint32_t len, const struct nftdp_vm_pkt *orig);
+/* synproxy.c: synproxy's server side (nf_synproxy_core.c). client_ack:
+ * the client's cookie ACK p (stolen) becomes the SYN to the server, which
+ * makes the connection's entry; the step: ipv4/ipv6_synproxy_hook at
+ * postrouting and input, before confirm */
+void nftdp_dp_synproxy_client_ack(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+				  const struct nftdp_dp_meta *mt, uint16_t rx_port);
+int nftdp_dp_synproxy_init(struct nftdp_dp *dp);
 uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t ip_len,
 				 const struct nftdp_vm_synproxy_info *info, uint64_t now_ms,
 				 uint8_t *out, uint32_t cap);
@@ -411,6 +426,9 @@ struct nftdp_dp_meta {
 	/** defrag.c: a reassembled datagram's largest fragment (the kernel's
 	 * IPCB/IP6CB frag_max_size), 0 for any other packet */
 	uint16_t frag_max;
+	/** a reply sent on, out of the rx port's --wire partner: synproxy's
+	 * SYN and ACK to the server, its window update to the client */
+	uint8_t onward;
 	uint32_t frag_id; /**< defrag.c: the reassembled datagram's IPv6 fragment id */
 };
 

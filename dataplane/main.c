@@ -67,7 +67,6 @@ struct opts {
 	bool route; /* --route: forward by route (implies --router, --mirror-routes) */
 	bool mirror_routes;
 	bool host_ports;			   /* --host-ports: the exception path */
-	bool synproxy_cookies_only;		   /* --synproxy-cookies-only (tests) */
 	const char *host_ifname[RTE_MAX_ETHPORTS]; /* --host-ifname P=NAME */
 	bool host_virtio;			   /* --host-pmd virtio */
 	unsigned long host_rate;		   /* --host-rate, packets/s per worker */
@@ -133,10 +132,6 @@ static void usage(const char *prog)
 	    "                      (repeatable): nf_conntrack_tcp_timeout_established=3600,\n"
 	    "                      nf_conntrack_tcp_be_liberal=1, nf_conntrack_tcp_loose=0,\n"
 	    "                      nf_conntrack_udp_timeout_stream=180, ... (docs/conntrack.md)\n"
-	    "  --synproxy-cookies-only  run synproxy rules although nftdp does not yet open\n"
-	    "                      the connection to the server (a valid cookie's ACK is\n"
-	    "                      dropped): for tests of the cookie half; without it\n"
-	    "                      synproxy is refused with EOPNOTSUPP\n"
 	    "  --workers N         use at most N worker lcores (default: every one)\n"
 	    "  --burst N           rx burst size, 1..256 (default 32)\n"
 	    "  --flow-cache N      per-flow verdict cache entries per worker (default\n"
@@ -183,7 +178,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"mirror-routes", no_argument, NULL, 'M'},
 	    {"route", no_argument, NULL, 'G'},
 	    {"host-ports", no_argument, NULL, 'H'},
-	    {"synproxy-cookies-only", no_argument, NULL, 'K'},
 	    {"host-ifname", required_argument, NULL, 'n'},
 	    {"host-pmd", required_argument, NULL, 'P'},
 	    {"host-rate", required_argument, NULL, 'L'},
@@ -269,9 +263,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'H':
 			o->host_ports = true;
-			break;
-		case 'K':
-			o->synproxy_cookies_only = true;
 			break;
 		case 'n': {
 			char *eq = strchr(optarg, '=');
@@ -725,7 +716,6 @@ int main(int argc, char **argv)
 	scfg.log_ring_size = 1024;
 	scfg.hash_seed = (uint32_t)rte_rdtsc();
 	scfg.local_stack = o.host_ports; /* redirect reaches the host */
-	scfg.synproxy_cookies_only = o.synproxy_cookies_only;
 	ret = nftdp_vm_state_create(&scfg, &dp.state);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: VM state: %s\n", strerror(-ret));
@@ -778,6 +768,9 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		goto out_workers;
 	ret = nftdp_dp_defrag_init(&dp); /* fragments with conntrack */
+	if (ret < 0)
+		goto out_workers;
+	ret = nftdp_dp_synproxy_init(&dp); /* synproxy's hook before confirm */
 	if (ret < 0)
 		goto out_workers;
 	if (nftdp_dp_telemetry_register(&dp) < 0)

@@ -163,8 +163,8 @@ static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt);
  * like the kernel's, it goes through output, postrouting and netdev egress
  * (iif none, oif the port it answers through) before it is sent.
  */
-static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
-		       const struct nftdp_vm_pkt *orig)
+static struct nftdp_vm_pkt *send_frame(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
+				       const struct nftdp_vm_pkt *orig, bool related)
 {
 	const struct nftdp_dp_port *pt = &w->dp->port[port];
 	unsigned int idx = NFTDP_VM_BURST_MAX + w->n_reply;
@@ -175,12 +175,12 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
 	char *d;
 
 	if (w->n_reply == NFTDP_VM_BURST_MAX)
-		return; /* at most one reply per received packet */
+		return NULL; /* at most one reply per received packet */
 	r = rte_pktmbuf_alloc(w->pool);
 	if (r == NULL || (d = rte_pktmbuf_append(r, (uint16_t)len)) == NULL) {
 		rte_pktmbuf_free(r);
 		w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
-		return;
+		return NULL;
 	}
 	memcpy(d, w->reply, len);
 	w->st.replies++;
@@ -193,9 +193,10 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
 	mt->ip_len = len - l2.ip_off;
 	mt->origin = key_of(w, orig);
 	mt->frag_max = 0;
+	mt->onward = 0;
 	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
 	view_ip(p, mt);
-	if (w->ct)
+	if (w->ct && related)
 		nftdp_dp_ct_attach(p, orig); /* nf_ct_attach: related to orig's connection */
 	p->pkttype = PACKET_HOST;
 	p->cpu = (uint16_t)w->lcore;
@@ -204,6 +205,24 @@ static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
 	p->oiftype = ARPHRD_ETHER;
 	w->mb[idx] = r;
 	w->n_reply++;
+	return p;
+}
+
+static void send_reply(struct nftdp_dp_worker *w, uint16_t port, uint32_t len,
+		       const struct nftdp_vm_pkt *orig)
+{
+	send_frame(w, port, len, orig, true);
+}
+
+struct nftdp_vm_pkt *nftdp_dp_send_built(struct nftdp_dp_worker *w, uint16_t rx_port, bool onward,
+					 uint32_t len, const struct nftdp_vm_pkt *orig)
+{
+	uint16_t port = onward ? w->dp->wire[rx_port] : rx_port;
+	struct nftdp_vm_pkt *p = send_frame(w, port, len, orig, false);
+
+	if (p)
+		w->meta[p - w->view].onward = onward;
+	return p;
 }
 
 /* the source of an ICMP error sent out of port: its --ifaddr, if any */
@@ -282,6 +301,9 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		/* mb is NULL for a fragment the reassembly holds */
 		if (p->out.n_dup && mb)
 			dup_out(w, mb, p);
+		/* synproxy took the client's cookie ACK: the SYN to the server */
+		if (p->out.synproxy && v[i] != NF_ACCEPT && !(p->data[p->th_off + 13] & 0x02))
+			nftdp_dp_synproxy_client_ack(w, p, &meta[idx], rx_port);
 		switch (v[i]) {
 		case NF_ACCEPT:
 			cnt[NFTDP_DP_V_ACCEPT]++;
@@ -290,7 +312,7 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			continue;
 		case NF_STOLEN:
 			cnt[NFTDP_DP_V_STOLEN]++;
-			if (p->out.synproxy)
+			if (p->out.synproxy && (p->data[p->th_off + 13] & 0x02))
 				synproxy_synack(w, p, &meta[idx], rx_port);
 			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
 				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
@@ -1127,10 +1149,24 @@ prerouting:
 				all[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
 			nftdp_dp_ct_confirm(w, all, w->n_reply - r0, NF_DROP);
 		}
-		if (dp->route)
+		if (dp->route) {
 			egress_routed(w, gen, act, na, rx_port, true);
-		else
-			egress(w, gen, act, na, rx, rx_port, true);
+		} else {
+			/* synproxy's segments sent on leave by the wire partner */
+			struct nftdp_vm_pkt *on[NFTDP_VM_BURST_MAX];
+			unsigned int non = 0;
+
+			k = 0;
+			for (unsigned int i = 0; i < na; i++) {
+				if (meta[act[i] - w->view].onward)
+					on[non++] = act[i];
+				else
+					act[k++] = act[i];
+			}
+			egress(w, gen, act, k, rx, rx_port, true);
+			if (non)
+				egress(w, gen, on, non, tx, rx_port, true);
+		}
 	}
 	/* whatever was tracked and did not get through postrouting was dropped:
 	 * its unconfirmed entry goes (a dropped first packet leaves none) */

@@ -433,10 +433,8 @@ static int synproxy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par
 {
 	const struct xt_synproxy_info *i = par->info;
 
+	(void)cc;
 	/* no flag check: the target takes any options byte as it is */
-	if (nftdp_vm_synproxy_refused(cc->st))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "target SYNPROXY: %s",
-				     nftdp_vm_synproxy_refused(cc->st));
 	((struct nftdp_vm_synproxy_info *)priv)->mss = i->mss;
 	((struct nftdp_vm_synproxy_info *)priv)->wscale = i->wscale;
 	((struct nftdp_vm_synproxy_info *)priv)->options = i->options;

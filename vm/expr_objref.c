@@ -309,15 +309,6 @@ int nftdp_vm_obj_create(const struct nftnl_obj *co, struct nftdp_vm_state *st,
 					      &obj->synproxy);
 		if (rc < 0)
 			goto err_params;
-		if (nftdp_vm_synproxy_refused(st)) {
-			if (err) {
-				err->err = -EOPNOTSUPP;
-				snprintf(err->msg, sizeof(err->msg), "synproxy %s: %s", name,
-					 nftdp_vm_synproxy_refused(st));
-			}
-			free(obj);
-			return -EOPNOTSUPP;
-		}
 		*out = obj;
 		return 0;
 	}

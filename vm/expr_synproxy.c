@@ -95,9 +95,11 @@ static void synproxy_do_eval(const struct nftdp_vm_synproxy_info *info, struct n
 			return;
 		}
 		ctx->synproxy.cookie_valid++;
-		/* the connection to the server (synproxy_send_server_syn) is
-		 * not built: the ACK goes no further (docs/differences.md) */
-		regs->verdict.code = NF_DROP;
+		/* synproxy_send_server_syn: the dataplane sends the SYN to the
+		 * server (nftdp_vm_synproxy_server_syn) and the ACK goes no
+		 * further: stolen, or dropped by the target */
+		pkt->out.synproxy = info;
+		regs->verdict.code = xt ? NF_DROP : NF_STOLEN;
 	}
 	/* neither: the rule goes on */
 }
@@ -139,15 +141,7 @@ static int synproxy_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 	if (cc->chain->base && cc->chain->hook != NF_INET_LOCAL_IN &&
 	    cc->chain->hook != NF_INET_FORWARD)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: not valid in this hook");
-	if (nftdp_vm_synproxy_refused(cc->st))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: %s",
-				     nftdp_vm_synproxy_refused(cc->st));
 	return 0;
-}
-
-const char *nftdp_vm_synproxy_refused(const struct nftdp_vm_state *st)
-{
-	return st && st->synproxy_cookies_only ? NULL : NFTDP_VM_SYNPROXY_WHY;
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_synproxy = {

@@ -103,7 +103,6 @@ int nftdp_vm_state_create(const struct nftdp_vm_state_config *cfg, struct nftdp_
 		return -ENOMEM;
 	st->n_workers = cfg->n_workers;
 	st->local_stack = cfg->local_stack;
-	st->synproxy_cookies_only = cfg->synproxy_cookies_only;
 	st->max_counters = cfg->max_counters;
 	st->max_cells = cfg->max_cells;
 	st->log_ring_size = cfg->log_ring_size ? cfg->log_ring_size : 256;

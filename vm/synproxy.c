@@ -477,3 +477,23 @@ uint32_t nftdp_vm_synproxy_answer(const uint8_t *ip, bool v6, const uint8_t *th,
 	return nftdp_vm_synproxy_synack_build(ip, v6, th, &opts, (uint32_t)(now_ms / 60000), out,
 					      cap);
 }
+
+uint32_t nftdp_vm_synproxy_server_syn(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
+				      uint32_t seq_add, uint64_t now_ms, uint8_t *out, uint32_t cap)
+{
+	struct nftdp_vm_synproxy_opts opts = {0};
+	uint16_t mss;
+
+	if (!nftdp_vm_synproxy_parse_options(th, thlen, &opts))
+		return 0;
+	/* synproxy_recv_client_ack */
+	mss = nftdp_vm_synproxy_cookie_check(ip, v6, th, (uint32_t)(now_ms / 60000));
+	if (!mss)
+		return 0;
+	opts.mss_option = mss;
+	opts.options |= NF_SYNPROXY_OPT_MSS;
+	if (opts.options & NF_SYNPROXY_OPT_TIMESTAMP)
+		nftdp_vm_synproxy_check_timestamp_cookie(&opts);
+	return nftdp_vm_synproxy_server_syn_build(ip, v6, th, &opts, nftdp_rd32(th + 4) + seq_add,
+						  out, cap);
+}

@@ -427,8 +427,7 @@ struct nftdp_vm_state {
 	_Atomic uint64_t nflog_bound[65536 / 64];
 	unsigned int nflog_ring_size;
 	struct nftdp_vm_nflog_ring *nflog;
-	bool local_stack;	    /* the exception path is on: redirect compiles */
-	bool synproxy_cookies_only; /* synproxy compiles (its server side is not built) */
+	bool local_stack; /* the exception path is on: redirect compiles */
 	uint32_t hash_seed;
 	uint64_t gen;
 	/* counters[worker * counter_stride + slot]; rows are cache aligned.
@@ -532,11 +531,6 @@ int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
 			     struct nftdp_vm_synproxy_info *info);
 void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
 			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
-/* Why synproxy does not compile on st, or NULL when it does: the
- * connection to the server after a valid cookie is not built, so outside
- * tests of the cookie half (synproxy_cookies_only) it is refused */
-#define NFTDP_VM_SYNPROXY_WHY "not run by nftdp yet (its connection to the server is not built)"
-const char *nftdp_vm_synproxy_refused(const struct nftdp_vm_state *st);
 /* xt_SYNPROXY's target function (expr_compat_target.c) */
 void nftdp_vm_synproxy_eval_xt(const struct nftdp_vm_synproxy_info *info,
 			       struct nftdp_vm_regs *regs, struct nftdp_vm_pkt *pkt,

@@ -182,6 +182,8 @@ struct nftdp_ct_info {
 	} sctp;			  /**< valid when l4proto is SCTP */
 	bool seqadj;		  /**< IPS_SEQ_ADJUST with the extension: seq is dumped */
 	struct nftdp_ct_seqadj seq[2]; /**< CTA_NAT_SEQ_ADJ_ORIG, _REPLY */
+	bool synproxy;		       /**< the synproxy extension: CTA_SYNPROXY is dumped */
+	uint32_t synproxy_isn, synproxy_its, synproxy_tsoff; /**< its fields */
 };
 
 /** Shard counters, the kernel's per-cpu nf_conntrack stats plus ours. */
@@ -295,6 +297,41 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
  * when skb has no connection. Packet-path.
  */
 void nftdp_ct_attach(struct nftdp_vm_pkt *nskb, const struct nftdp_vm_pkt *skb);
+
+/*
+ * synproxy's conntrack side (ct_synproxy.c, nf_synproxy_core.c).
+ * nftdp_ct_synproxy_new: pkt, the SYN synproxy sends to the server, just
+ * made a new entry (nftdp_ct_in): it gets the synproxy and seqadj
+ * extensions, as from synproxy's conntrack template. False when pkt has no
+ * new entry. nftdp_ct_synproxy_join: nskb, the window update synproxy sends
+ * to the client, joins skb's connection as IP_CT_ESTABLISHED_REPLY.
+ * nftdp_ct_synproxy_hook: ipv4/ipv6_synproxy_hook on pkt (postrouting or
+ * input, before confirm): _ACCEPT (timestamps adjusted), _DROP, _SYNACK
+ * (pkt is the server's SYN-ACK and is stolen: opts are what the ACK to the
+ * server carries, maxwin its window; send it, then call
+ * nftdp_ct_synproxy_seqadj(pkt), which returns the reply direction's
+ * offset, then send the window update to the client with tsval and tsecr
+ * swapped back), _RETRANS (the client's ACK again
+ * while the server has not answered: check its cookie with seq + 1, and
+ * send the SYN again). nftdp_ct_synproxy_info: isn, its, tsoff of an entry
+ * with the extension (CTA_SYNPROXY). Packet-path but _info.
+ */
+enum nftdp_ct_synproxy_act {
+	NFTDP_CT_SYNPROXY_ACCEPT,
+	NFTDP_CT_SYNPROXY_DROP,
+	NFTDP_CT_SYNPROXY_SYNACK,
+	NFTDP_CT_SYNPROXY_RETRANS,
+};
+bool nftdp_ct_synproxy_new(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt);
+void nftdp_ct_synproxy_join(struct nftdp_vm_pkt *nskb, const struct nftdp_vm_pkt *skb);
+enum nftdp_ct_synproxy_act nftdp_ct_synproxy_hook(struct nftdp_ct_shard *s,
+						  struct nftdp_vm_pkt *pkt,
+						  struct nftdp_vm_synproxy_opts *opts,
+						  uint16_t *maxwin,
+						  struct nftdp_vm_synproxy_stats *st);
+int32_t nftdp_ct_synproxy_seqadj(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt);
+struct nftdp_ct_entry;
+bool nftdp_ct_synproxy_info(const struct nftdp_ct_entry *e, uint32_t out[3]);
 
 /** nftdp_ct_confirm() over a burst. Packet-path. */
 void nftdp_ct_confirm_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,

@@ -231,12 +231,8 @@ static const struct nftdp_ctl_ct_ops ct_stub_ops = {
 
 static int start(void)
 {
-	struct nftdp_vm_state_config sc = {.n_workers = 1,
-					   .max_counters = 4096,
-					   .max_cells = 1024,
-					   .log_ring_size = 64,
-					   .synproxy_cookies_only =
-					       true}; /* synproxy's compiler fuzzed too */
+	struct nftdp_vm_state_config sc = {
+	    .n_workers = 1, .max_counters = 4096, .max_cells = 1024, .log_ring_size = 64};
 	struct nftdp_vm_gen_domain_config dc = {.max_readers = 1, .set_reclaim = reclaim_set};
 
 	if (nftdp_vm_state_create(&sc, &vm) < 0)

@@ -210,7 +210,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	scfg.max_cells = 1u << 10;
 	scfg.log_ring_size = 256;
 	scfg.hash_seed = 1;
-	scfg.synproxy_cookies_only = true; /* fuzz_pkt.nft runs synproxy */
 	if (nftdp_vm_state_create(&scfg, &dp.state) < 0)
 		die("VM state");
 	dcfg.max_readers = 1;
@@ -231,6 +230,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("conntrack");
 	if (nftdp_dp_defrag_init(&dp) < 0)
 		die("defrag");
+	if (nftdp_dp_synproxy_init(&dp) < 0)
+		die("synproxy");
 	if (nftdp_dp_ct_ctl_init(&dp, true, false, &cfg.ct) < 0)
 		die("ctnetlink");
 

@@ -726,7 +726,7 @@ static void test_amanda_dnat_stale_stop(void **state)
 				 NF_ACCEPT);
 		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
 		udp_text(&t, false, "10.0.0.2", "192.0.2.10", 10080, sp,
-			   sp == 850 ? "CONNECT DATA 9999\n" : "CONNECT DATA 9999 INDEX 4672\n");
+			 sp == 850 ? "CONNECT DATA 9999\n" : "CONNECT DATA 9999 INDEX 4672\n");
 		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
 		assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING),
 				 NF_ACCEPT);

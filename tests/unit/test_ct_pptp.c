@@ -544,7 +544,7 @@ static void test_nat_outgoing_call(void **state)
 	assert_int_equal(ntohs(g->tuple[0].dport), 0x0200);
 	assert_int_equal(ntohs(g->tuple[1].sport), 0x0200);
 	assert_int_equal(ntohs(g->tuple[1].dport), nat_id);
-	assert_int_equal(exp_live(en), 0);			/* the other one went (pptp_nat_expected) */
+	assert_int_equal(exp_live(en), 0);		/* the other one went (pptp_nat_expected) */
 	assert_int_equal(fold(sum16(t.buf, 20, 0)), 0); /* GRE: no checksum of its own */
 	/* the PAC's GRE to the NAT id: back to the PNS with its own id */
 	assert_int_equal(nat_gre(en, PAC, NATIP, nat_id, &t, &g2), ST_ESTABLISHED);

@@ -1214,6 +1214,54 @@ static void test_seqadj_dump(void **state)
 	assert_non_null(attr(m, CTA_NAT_SEQ_ADJ_REPLY));
 }
 
+/* ctnetlink_dump_ct_synproxy: CTA_SYNPROXY (isn, its, tsoff) after the
+ * sequence adjustment in a listing, in an event only with IPCT_SYNPROXY;
+ * nothing for an entry without the extension */
+static void test_synproxy_dump(void **state)
+{
+	struct nftdp_ct_info *ci = add4("10.0.0.1", "10.0.0.2", IPPROTO_TCP, 7001, 80, 0);
+	const struct nlmsghdr *m;
+	const struct nlattr *a, *b;
+	struct nftdp_ct_event ev;
+	unsigned int group, n;
+	uint16_t ty[16];
+	char buf[1024];
+
+	(void)state;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	m = (const void *)buf;
+	assert_null(attr(m, CTA_SYNPROXY));
+	ci->status |= IPS_SEQ_ADJUST;
+	ci->seqadj = true;
+	ci->synproxy = true;
+	ci->synproxy_isn = 0x50000000u;
+	ci->synproxy_its = 7000;
+	ci->synproxy_tsoff = 0xfffffff0u;
+	ctl_ctnetlink_fill_info(buf, 1, 4242, 0, ci, false);
+	n = attr_types(m, ty, 16);
+	assert_int_equal(ty[n - 3], CTA_NAT_SEQ_ADJ_ORIG);
+	assert_int_equal(ty[n - 1], CTA_SYNPROXY);
+	a = attr(m, CTA_SYNPROXY);
+	assert_true(a->nla_type & NLA_F_NESTED);
+	assert_int_equal(mnl_attr_get_payload_len(a), 24);
+	b = mnl_attr_get_payload(a);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SYNPROXY_ISN);
+	assert_int_equal(ntohl(mnl_attr_get_u32(b)), 0x50000000u);
+	b = mnl_attr_next(b);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SYNPROXY_ITS);
+	assert_int_equal(ntohl(mnl_attr_get_u32(b)), 7000);
+	b = mnl_attr_next(b);
+	assert_int_equal(mnl_attr_get_type(b), CTA_SYNPROXY_TSOFF);
+	assert_int_equal(ntohl(mnl_attr_get_u32(b)), 0xfffffff0u);
+	ev.info = *ci;
+	ev.events = 1u << IPCT_SEQADJ;
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_null(attr(m, CTA_SYNPROXY));
+	ev.events = (1u << IPCT_NEW) | (1u << IPCT_SYNPROXY);
+	assert_true(ctl_ctnetlink_fill_event(buf, 0, &ev, false, &group) > 0);
+	assert_non_null(attr(m, CTA_SYNPROXY));
+}
+
 /* Valid requests with random bytes changed after the nfnetlink header (the
 lengths nfnl.c checks are kept): no crash, no read past the message (run
 it under ASan), every answer whole and within 4096 bytes. */
@@ -1749,6 +1797,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_exp_events, setup),
 	    cmocka_unit_test_setup(test_sctp_protoinfo, setup),
 	    cmocka_unit_test_setup(test_seqadj_dump, setup),
+	    cmocka_unit_test_setup(test_synproxy_dump, setup),
 	    cmocka_unit_test_setup(test_zones, setup),
 	    cmocka_unit_test_setup(test_mutations, setup),
 	    cmocka_unit_test_setup(test_no_table, setup),

@@ -1111,10 +1111,6 @@ static void test_objects(void **state)
 	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_SYNPROXY);
 	nftnl_obj_set_u32(o, NFTNL_OBJ_SYNPROXY_FLAGS, 0x10);
 	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &helper), -EOPNOTSUPP);
-	/* valid ones too on a state without synproxy_cookies_only (the
-	 * server side is not built; test_vm_synproxy's test_refused) */
-	nftnl_obj_set_u32(o, NFTNL_OBJ_SYNPROXY_FLAGS, 0x0f);
-	assert_int_equal(nftdp_vm_obj_create(o, w->st, &w->err, &helper), -EOPNOTSUPP);
 	nftnl_obj_free(o);
 	w->objs[0] = ctr;
 	w->obj_names[0] = "cnt";

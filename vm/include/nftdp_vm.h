@@ -672,6 +672,19 @@ uint32_t nftdp_vm_synproxy_client_ack_build(const uint8_t *ip, bool v6, const ui
  * Packet-path.
  */
 bool nftdp_vm_synproxy_tstamp_adjust(uint8_t *th, uint32_t thlen, bool reply, uint32_t tsoff);
+/**
+ * synproxy_recv_client_ack and synproxy_send_server_syn: the SYN to the
+ * server (IP header and TCP, as nftdp_vm_synproxy_server_syn_build) for
+ * the client's ACK th (thlen bytes) under ip, with the MSS its cookie
+ * holds and, with timestamps, the window scale, SACK and ECN of its
+ * timestamp cookie; its sequence number is th's + seq_add - 1 (seq_add 1
+ * for an ACK seen again while the server has not answered). @return the
+ * length, 0 when the cookie (at now_ms) or the options are not valid or
+ * cap is too small. Packet-path.
+ */
+uint32_t nftdp_vm_synproxy_server_syn(const uint8_t *ip, bool v6, const uint8_t *th, uint32_t thlen,
+				      uint32_t seq_add, uint64_t now_ms, uint8_t *out,
+				      uint32_t cap);
 
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
@@ -745,11 +758,6 @@ struct nftdp_vm_state_config {
 	/** a host stack beside the dataplane (--host-ports): redirect has
 	 * somewhere to go, and compiles */
 	bool local_stack;
-	/** synproxy (statement, objects, -j SYNPROXY) compiles although
-	 * the connection to the server after a valid cookie is not built
-	 * (a valid cookie's ACK is dropped): only for tests of the cookie
-	 * half (--synproxy-cookies-only). Off: refused with EOPNOTSUPP */
-	bool synproxy_cookies_only;
 };
 
 /** One per-worker counter slot. */

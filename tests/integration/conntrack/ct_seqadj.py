@@ -14,7 +14,8 @@ updating them (another direction, zero offsets, a part missing); CT_GET
 after each. What is compared: the errno of every request, the status,
 the two adjustments' attributes and where they sit among the others
 (every attribute's type in order; CTA_SYNPROXY, which the kernel lists
-for every entry ctnetlink made, is left out: nftdp has no synproxy yet). The kernel side and the nftdp side are
+for every entry ctnetlink made, is left out: nftdp gives the extension
+only to entries synproxy opens, docs/differences.md). The kernel side and the nftdp side are
 ct_tool.py's. Exit 0 when they agree, 1 otherwise, 77 when not root.
 """
 
@@ -106,7 +107,7 @@ def child():
                     return 0, shown
                 for at, v in attrs(data[off + 20:off + n]):
                     if at == CTA_SYNPROXY:
-                        continue  # the synproxy extension: not nftdp's yet (issue 14)
+                        continue  # not on nftdp's ctnetlink-made entries (issue 14)
                     if at not in SHOWN:
                         shown.append((at,))
                         continue

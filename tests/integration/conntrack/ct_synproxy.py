@@ -19,12 +19,11 @@ segments on a packet socket) sends:
   secrets differ);
 - 20 SYNs from spoofed sources: no conntrack entry on either side;
 - an ACK whose cookie is wrong: dropped, nothing at the server;
-- the ACK with the right cookie: the kernel opens the connection to the
-  server (a SYN with the client's options). nftdp does not build that
-  part yet (docs/differences.md): there the ACK must be counted
-  cookie_valid and dropped. This is checked as such, so the test fails
-  both when nftdp regresses and when the server side is built (update it
-  then).
+- the ACK with the right cookie: both open the connection to the server
+  with the same SYN (flags, seq = the client's ISN, ack = the proxy's own
+  cookie, window, options with the MSS, window scale and SACK decoded from
+  the cookies, TSval the client's, TSecr the proxy's TSval). Real
+  connections through the proxy: ct_synproxy_tcp.py.
 
 The counters (/proc/net/stat/synproxy in the kernel's namespace, the
 daemon's --stats-json "synproxy") must agree: 21 SYNs received, 1 cookie
@@ -157,7 +156,9 @@ def side(socks, macs, run_ct):
     send(socks, macs, 0, ack(40000, 1001, (cookie + 1) & 0xffffffff, ts))
     got_s = tcp_of(drain(socks[1], 0.5))
     r["server syn"] = [dict(flags=str(f[TCP].flags), seq=f[TCP].seq, ack=f[TCP].ack,
-                            options=[k for k, _ in f[TCP].options]) for f in got_s]
+                            window=f[TCP].window,
+                            options=[(k, (v[0], v[1] == ts) if k == "Timestamp" else v)
+                                     for k, v in f[TCP].options]) for f in got_s]
     r["cookie"] = cookie
     # IPv6: the same SYN
     send(socks, macs, 0, syn(40001, 3000, v6=True))
@@ -223,10 +224,7 @@ def run(kind, tmp, prefix):
 
         CT.setup_nftdp_ns()
         stats = os.path.join(tmp, "stats.json")
-        # the cookie half runs only with --synproxy-cookies-only (without
-        # it synproxy is refused: control-refusal-reason)
-        extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--stats-json", stats,
-                 "--synproxy-cookies-only"]
+        extra = ["--ct-sysctl", "nf_conntrack_tcp_loose=0", "--stats-json", stats]
         if kind == "iptables":
             extra += ["--iptables-restore", ipt]
         real_daemon = T.Daemon
@@ -299,11 +297,17 @@ def run(kind, tmp, prefix):
           k["server syn"][0]["seq"] == 1000 and k["server syn"][0]["ack"] == k["cookie"],
           tag + "kernel: the cookie ACK opens the connection to the server (SYN, seq = the "
           "client's ISN)")
-    check("MSS" in (k["server syn"] or [{}])[0].get("options", []),
+    check("MSS" in [x for x, _ in (k["server syn"] or [{}])[0].get("options", [])],
           tag + "kernel: that SYN carries the client's options")
-    # nftdp: not built yet (docs/differences.md)
-    check(o["server syn"] == [], tag + "nftdp: the valid cookie ACK is dropped (server side "
-          "not built)")
+    # nftdp: the same SYN (its ack is its own cookie, TSecr its own TSval)
+    same = len(o["server syn"]) == 1 and o["server syn"][0]["ack"] == o["cookie"] and \
+        len(k["server syn"]) == 1 and \
+        {x: y for x, y in o["server syn"][0].items() if x != "ack"} == \
+        {x: y for x, y in k["server syn"][0].items() if x != "ack"}
+    check(same, tag + "nftdp: the cookie ACK opens the connection to the server as the "
+          "kernel's (flags, seq, ack = the cookie, window, options)")
+    if not same:
+        print("kernel: %s\nnftdp:  %s" % (k["server syn"], o["server syn"]))
     want = {"syn_received": 21, "cookie_invalid": 1, "cookie_valid": 1}
     check(kst == want, tag + "kernel: synproxy counters %s" % kst)
     check({x: ost.get(x) for x in want} == want, tag + "nftdp: synproxy counters %s" % ost)

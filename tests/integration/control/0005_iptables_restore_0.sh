@@ -7,8 +7,7 @@
 # iptables-nft-save must print the same on both. unsupported.v4 must fail
 # on nftdp with EOPNOTSUPP and leave nothing behind, as must REDIRECT (this
 # daemon has no --host-ports).
-# synproxy.v4 loads because the daemon runs --synproxy-cookies-only
-# (without it -j SYNPROXY is refused: control-refusal-reason).
+# synproxy.v4 (-j SYNPROXY) loads as on the kernel.
 set -u
 BUILD=${1:?build dir}
 [ "$(id -u)" -eq 0 ] || exit 77
@@ -29,7 +28,7 @@ fail() {
 	exit 1
 }
 "$BUILD/nftdp" --no-huge -m 512 --no-pci --vdev=net_null0 --file-prefix "nftdp-ipt-$$" \
-	--log-level=lib.*:error -- --socket "$tmp/nl.sock" --synproxy-cookies-only \
+	--log-level=lib.*:error -- --socket "$tmp/nl.sock" \
 	> "$tmp/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 200); do [ -S "$tmp/nl.sock" ] && break; sleep 0.05; done

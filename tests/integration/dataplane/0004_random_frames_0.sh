@@ -31,7 +31,7 @@ timeout 150 "$build/nftdp" -l 0 --no-huge -m 1024 --no-pci --log-level=error \
 	--vdev="net_pcap1,rx_pcap=$tmp/in1.pcap,tx_pcap=$tmp/out1.pcap" -- \
 	--socket "$tmp/nl.sock" --router --wire 0:1 --ifaddr 0=10.1.255.254/16 \
 	--ifaddr 1=10.2.255.254/16 --ruleset "$root/tests/fuzz/fuzz_pkt.nft" \
-	--synproxy-cookies-only --exit-on-idle 500 --stats-json "$tmp/stats.json" \
+	--exit-on-idle 500 --stats-json "$tmp/stats.json" \
 	> "$tmp/out.log" 2> "$tmp/err.log" || rc=$?
 if [ $rc -ne 0 ] || grep -q "runtime error\|ERROR: AddressSanitizer\|SUMMARY: " "$tmp/err.log"; then
 	echo "FAIL: nftdp exit $rc"
