@@ -36,16 +36,24 @@
 #define NFNL_SUBSYS_IPSET 6
 #endif
 
-#define IPSET_MAX_SETS 65534	       /* IPSET_INVALID_ID - 1 */
-#define IPSET_MAX_TIMEOUT 2147483u     /* (UINT_MAX >> 1) / MSEC_PER_SEC */
-#define IPSET_ELEMS_MAX (1u << 22)     /* every set together: bounded memory */
+#define IPSET_MAX_SETS 65534	   /* IPSET_INVALID_ID - 1 */
+#define IPSET_MAX_TIMEOUT 2147483u /* (UINT_MAX >> 1) / MSEC_PER_SEC */
+#define IPSET_ELEMS_MAX (1u << 22) /* every set together: bounded memory */
 #define IPSET_DEFAULT_MAXELEM 65536u
 #define IPSET_DEFAULT_HASHSIZE 1024u
 #define IPSET_BITMAP_MAX_RANGE 0x10000u
 #define IPSET_MSG_ROOM 3800u /* ipset reads 4096-byte datagrams */
 
-enum ipset_kind { K_HASH_IP, K_HASH_NET, K_HASH_IPPORT, K_HASH_NETPORT, K_HASH_IPPORTIP,
-		  K_BITMAP_IP, K_BITMAP_PORT, K_LIST_SET };
+enum ipset_kind {
+	K_HASH_IP,
+	K_HASH_NET,
+	K_HASH_IPPORT,
+	K_HASH_NETPORT,
+	K_HASH_IPPORTIP,
+	K_BITMAP_IP,
+	K_BITMAP_PORT,
+	K_LIST_SET
+};
 
 /* type features (ip_set.h's IPSET_TYPE_*): swap needs equal ones */
 #define F_IP 1
@@ -307,7 +315,8 @@ static int parse_nest(const struct nlattr *nest, tb_t *tb, unsigned int max, con
 		if (t > max || pol[t] == 0)
 			return -IPSET_ERR_PROTOCOL;
 		if (pol[t] == 0xffff || pol[t] == 0xfffe) {
-			size_t lim = pol[t] == 0xffff ? IPSET_MAXNAMELEN - 1 : IPSET_MAX_COMMENT_SIZE;
+			size_t lim =
+			    pol[t] == 0xffff ? IPSET_MAXNAMELEN - 1 : IPSET_MAX_COMMENT_SIZE;
 
 			if (len == 0 || strnlen(p, len) == len || strnlen(p, len) > lim)
 				return -IPSET_ERR_PROTOCOL;
@@ -329,8 +338,8 @@ static int parse_nest(const struct nlattr *nest, tb_t *tb, unsigned int max, con
 /* ip_set_get_ipaddr4/6: a nest holding the family's address, in network order */
 static int get_ipaddr(const struct nlattr *nest, uint8_t family, uint8_t out[16])
 {
-	static const uint16_t pol[IPSET_ATTR_IPADDR_MAX + 1] = {[IPSET_ATTR_IPADDR_IPV4] = 4,
-								[IPSET_ATTR_IPADDR_IPV6] = 16};
+	static const uint16_t pol[IPSET_ATTR_IPADDR_MAX + 1] = {
+	    [IPSET_ATTR_IPADDR_IPV4] = 4, [IPSET_ATTR_IPADDR_IPV6] = 16};
 	tb_t tb[IPSET_ATTR_IPADDR_MAX + 1];
 	int t = family == NFPROTO_IPV6 ? IPSET_ATTR_IPADDR_IPV6 : IPSET_ATTR_IPADDR_IPV4;
 
@@ -409,11 +418,11 @@ static void set_ip4(uint8_t ip[16], uint32_t v)
 /* ---- create ---- */
 
 static const uint16_t create_pol[IPSET_ATTR_CREATE_MAX + 1] = {
-    [IPSET_ATTR_IP] = P_NEST,	  [IPSET_ATTR_IP_TO] = P_NEST,	    [IPSET_ATTR_CIDR] = 1,
-    [IPSET_ATTR_PORT] = 2,	  [IPSET_ATTR_PORT_TO] = 2,	    [IPSET_ATTR_TIMEOUT] = 4,
-    [IPSET_ATTR_PROTO] = 1,	  [IPSET_ATTR_CADT_FLAGS] = 4,	    [IPSET_ATTR_INITVAL] = 4,
-    [IPSET_ATTR_HASHSIZE] = 4,	  [IPSET_ATTR_MAXELEM] = 4,	    [IPSET_ATTR_NETMASK] = 1,
-    [IPSET_ATTR_BUCKETSIZE] = 1, [IPSET_ATTR_RESIZE] = 1,	    [IPSET_ATTR_SIZE] = 4,
+    [IPSET_ATTR_IP] = P_NEST,	 [IPSET_ATTR_IP_TO] = P_NEST, [IPSET_ATTR_CIDR] = 1,
+    [IPSET_ATTR_PORT] = 2,	 [IPSET_ATTR_PORT_TO] = 2,    [IPSET_ATTR_TIMEOUT] = 4,
+    [IPSET_ATTR_PROTO] = 1,	 [IPSET_ATTR_CADT_FLAGS] = 4, [IPSET_ATTR_INITVAL] = 4,
+    [IPSET_ATTR_HASHSIZE] = 4,	 [IPSET_ATTR_MAXELEM] = 4,    [IPSET_ATTR_NETMASK] = 1,
+    [IPSET_ATTR_BUCKETSIZE] = 1, [IPSET_ATTR_RESIZE] = 1,     [IPSET_ATTR_SIZE] = 4,
     [IPSET_ATTR_LINENO] = 4,
 };
 
@@ -562,9 +571,8 @@ static bool same_set(const struct ipset *a, const struct ipset *b)
 {
 	return a->type == b->type && a->family == b->family && a->cadt_flags == b->cadt_flags &&
 	       a->with_timeout == b->with_timeout && a->timeout == b->timeout &&
-	       a->hashsize == b->hashsize && a->maxelem == b->maxelem &&
-	       a->netmask == b->netmask && a->first == b->first && a->last == b->last &&
-	       a->size == b->size;
+	       a->hashsize == b->hashsize && a->maxelem == b->maxelem && a->netmask == b->netmask &&
+	       a->first == b->first && a->last == b->last && a->size == b->size;
 }
 
 static int ipset_create(struct ctl_ipset *st, const struct nlmsghdr *nlh, tb_t *attr)
@@ -577,8 +585,8 @@ static int ipset_create(struct ctl_ipset *st, const struct nlmsghdr *nlh, tb_t *
 	uint32_t slot = UINT32_MAX;
 	int err;
 
-	if (!attr[IPSET_ATTR_SETNAME] || !attr[IPSET_ATTR_TYPENAME] ||
-	    !attr[IPSET_ATTR_REVISION] || !attr[IPSET_ATTR_FAMILY] ||
+	if (!attr[IPSET_ATTR_SETNAME] || !attr[IPSET_ATTR_TYPENAME] || !attr[IPSET_ATTR_REVISION] ||
+	    !attr[IPSET_ATTR_FAMILY] ||
 	    (attr[IPSET_ATTR_DATA] && !(attr[IPSET_ATTR_DATA]->nla_type & NLA_F_NESTED)))
 		return -IPSET_ERR_PROTOCOL;
 	family = mnl_attr_get_u8(attr[IPSET_ATTR_FAMILY]);
@@ -643,12 +651,15 @@ fail:
 /* ---- add, del, test ---- */
 
 static const uint16_t adt_pol[IPSET_ATTR_ADT_MAX + 1] = {
-    [IPSET_ATTR_IP] = P_NEST,	  [IPSET_ATTR_IP_TO] = P_NEST,	  [IPSET_ATTR_CIDR] = 1,
-    [IPSET_ATTR_PORT] = 2,	  [IPSET_ATTR_PORT_TO] = 2,	  [IPSET_ATTR_TIMEOUT] = 4,
-    [IPSET_ATTR_PROTO] = 1,	  [IPSET_ATTR_CADT_FLAGS] = 4,	  [IPSET_ATTR_LINENO] = 4,
-    [IPSET_ATTR_IP2] = P_NEST,	  [IPSET_ATTR_CIDR2] = 1,	  [IPSET_ATTR_NAME] = P_STR,
-    [IPSET_ATTR_NAMEREF] = P_STR, [IPSET_ATTR_BYTES] = 8,	  [IPSET_ATTR_PACKETS] = 8,
-    [IPSET_ATTR_COMMENT] = P_COMMENT, [IPSET_ATTR_SKBMARK] = 8,	  [IPSET_ATTR_SKBPRIO] = 4,
+    [IPSET_ATTR_IP] = P_NEST,	  [IPSET_ATTR_IP_TO] = P_NEST,
+    [IPSET_ATTR_CIDR] = 1,	  [IPSET_ATTR_PORT] = 2,
+    [IPSET_ATTR_PORT_TO] = 2,	  [IPSET_ATTR_TIMEOUT] = 4,
+    [IPSET_ATTR_PROTO] = 1,	  [IPSET_ATTR_CADT_FLAGS] = 4,
+    [IPSET_ATTR_LINENO] = 4,	  [IPSET_ATTR_IP2] = P_NEST,
+    [IPSET_ATTR_CIDR2] = 1,	  [IPSET_ATTR_NAME] = P_STR,
+    [IPSET_ATTR_NAMEREF] = P_STR, [IPSET_ATTR_BYTES] = 8,
+    [IPSET_ATTR_PACKETS] = 8,	  [IPSET_ATTR_COMMENT] = P_COMMENT,
+    [IPSET_ATTR_SKBMARK] = 8,	  [IPSET_ATTR_SKBPRIO] = 4,
     [IPSET_ATTR_SKBQUEUE] = 2,
 };
 
@@ -891,8 +902,8 @@ static int adt_one(struct ctl_ipset *st, struct ipset *set, enum ipset_adt adt,
 	return set->e[i].nomatch ? -ENOTEMPTY : 1;
 }
 
-/* hash:net's test of a host: the most specific net holding it
- * (mtype_test_cidrs) */
+/* hash:net's and hash:net,port's test of a host: the most specific net
+ * holding it (mtype_test_cidrs) */
 static int test_cidrs(struct ipset *set, struct ipset_key k)
 {
 	unsigned int bits = set->family == NFPROTO_IPV6 ? 128 : 32;
@@ -1118,7 +1129,7 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 			return -IPSET_ERR_HASH_RANGE_UNSUPPORTED;
 		if (adt == IPSET_TEST || !tb[IPSET_ATTR_IP_TO]) {
 			mask_ip(k.ip, set->family, k.cidr);
-			if (adt == IPSET_TEST && k.cidr == bits && kind == K_HASH_NET)
+			if (adt == IPSET_TEST && k.cidr == bits)
 				return test_cidrs(set, k);
 			for (uint32_t p = pfrom; p <= pto; p++) {
 				k.port = (uint16_t)p;
@@ -1310,8 +1321,6 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 		break;
 	case K_BITMAP_IP:
 		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, e->k.ip);
-		if (set->netmask != 32)
-			mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, set->netmask);
 		break;
 	default:
 		put_ipaddr(nlh, IPSET_ATTR_IP, set->family, e->k.ip);
@@ -1321,8 +1330,6 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 			put_net16(nlh, IPSET_ATTR_PORT, e->k.port);
 		if (kind == K_HASH_NET || kind == K_HASH_NETPORT)
 			mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, e->k.cidr);
-		if (kind == K_HASH_IP && set->netmask != (set->family == NFPROTO_IPV6 ? 128 : 32))
-			mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, set->netmask);
 		if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP)
 			mnl_attr_put_u8(nlh, IPSET_ATTR_PROTO, e->k.proto);
 		if (e->nomatch)
@@ -1428,8 +1435,8 @@ static int ipset_dump(struct ctl_ipset *st, struct ctl_out *o, const struct nlms
  * attribute set to the failing line */
 static void lineno_error(struct ctl_out *o, const struct nlmsghdr *req, int err, uint32_t lineno)
 {
-	struct nlmsghdr *nlh =
-	    ctl_out_msg(o, NLMSG_ERROR, 0, 0, req->nlmsg_seq, o->s ? ctl_session_portid(o->s) : 0, 0);
+	struct nlmsghdr *nlh = ctl_out_msg(o, NLMSG_ERROR, 0, 0, req->nlmsg_seq,
+					   o->s ? ctl_session_portid(o->s) : 0, 0);
 	struct nlmsgerr *e;
 	struct nlattr *a;
 
@@ -1586,10 +1593,12 @@ static void fill_byindex(struct nlmsghdr *nlh, const void *arg)
 static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr)
 {
 	static const uint16_t pol[IPSET_ATTR_CMD_MAX + 1] = {
-	    [IPSET_ATTR_PROTOCOL] = 1, [IPSET_ATTR_SETNAME] = P_STR, [IPSET_ATTR_TYPENAME] = P_STR,
-	    [IPSET_ATTR_REVISION] = 1, [IPSET_ATTR_FAMILY] = 1,	     [IPSET_ATTR_FLAGS] = 4,
-	    [IPSET_ATTR_DATA] = 4,     [IPSET_ATTR_ADT] = 4,	     [IPSET_ATTR_LINENO] = 4,
-	    [IPSET_ATTR_PROTOCOL_MIN] = 1, [IPSET_ATTR_INDEX] = 2,
+	    [IPSET_ATTR_PROTOCOL] = 1,	   [IPSET_ATTR_SETNAME] = P_STR,
+	    [IPSET_ATTR_TYPENAME] = P_STR, [IPSET_ATTR_REVISION] = 1,
+	    [IPSET_ATTR_FAMILY] = 1,	   [IPSET_ATTR_FLAGS] = 4,
+	    [IPSET_ATTR_DATA] = 4,	   [IPSET_ATTR_ADT] = 4,
+	    [IPSET_ATTR_LINENO] = 4,	   [IPSET_ATTR_PROTOCOL_MIN] = 1,
+	    [IPSET_ATTR_INDEX] = 2,
 	};
 	const struct nlattr *a;
 
@@ -1607,7 +1616,8 @@ static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr)
 			continue;
 		}
 		if (pol[t] == P_STR) {
-			if (len == 0 || strnlen(p, len) == len || strnlen(p, len) > IPSET_MAXNAMELEN - 1)
+			if (len == 0 || strnlen(p, len) == len ||
+			    strnlen(p, len) > IPSET_MAXNAMELEN - 1)
 				return -IPSET_ERR_PROTOCOL;
 		} else if (len < pol[t]) {
 			return -IPSET_ERR_PROTOCOL;
@@ -1649,8 +1659,9 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 	/* protocol_min_failed, protocol_failed for the by-name/index queries */
 	if (!attr[IPSET_ATTR_PROTOCOL] ||
 	    mnl_attr_get_u8(attr[IPSET_ATTR_PROTOCOL]) <
-		((cmd == IPSET_CMD_GET_BYNAME || cmd == IPSET_CMD_GET_BYINDEX) ? IPSET_PROTOCOL
-									      : IPSET_PROTOCOL_MIN) ||
+		((cmd == IPSET_CMD_GET_BYNAME || cmd == IPSET_CMD_GET_BYINDEX)
+		     ? IPSET_PROTOCOL
+		     : IPSET_PROTOCOL_MIN) ||
 	    ((cmd == IPSET_CMD_GET_BYNAME || cmd == IPSET_CMD_GET_BYINDEX) &&
 	     mnl_attr_get_u8(attr[IPSET_ATTR_PROTOCOL]) != IPSET_PROTOCOL)) {
 		ret = -IPSET_ERR_PROTOCOL;

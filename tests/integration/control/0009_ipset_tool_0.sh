@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The stock ipset tool on the kernel (a scratch network namespace this
+# script creates and deletes) and on a private nftdp through the shim:
+# every command of tests/data/ipset/session.txt (create, add/del/test with
+# their errors, ranges, timeouts, counters, comments, nomatch, list:set,
+# rename, swap, list, save, restore with a failing line, flush, destroy)
+# must print the same and exit the same on both (ipset_norm.py masks what
+# is the kernel's own: initval, Size in memory, running timeouts, and
+# sorts the members of hash sets, which the kernel lists in hash order).
+set -u
+BUILD=${1:?build dir}
+[ "$(id -u)" -eq 0 ] || exit 77
+command -v ipset > /dev/null || { echo "SKIP: no ipset"; exit 77; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$(cd "$HERE/../../data/ipset" && pwd)
+tmp=$(mktemp -d /tmp/nftdp-ipset-XXXXXX)
+ns=nftdp-ipset-$$
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+	ip netns del "$ns" 2> /dev/null
+	rm -rf "$tmp" "/var/run/dpdk/nftdp-ipset-$$"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*"
+	tail -5 "$tmp/daemon.log"
+	exit 1
+}
+"$BUILD/nftdp" --no-huge -m 512 --no-pci --vdev=net_null0 --file-prefix "nftdp-ipset-$$" \
+	--log-level=lib.*:error -- --socket "$tmp/nl.sock" > "$tmp/daemon.log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ -S "$tmp/nl.sock" ] && break; sleep 0.05; done
+[ -S "$tmp/nl.sock" ] || fail "daemon did not start"
+shim=$(sed -n 's/^preload="\(.*\)"$/\1/p' "$BUILD/nftdp-nft")
+[ -r "$shim" ] || fail "no shim at '$shim'"
+ip netns add "$ns" || fail "cannot create netns"
+kern() { timeout 30 ip netns exec "$ns" "$@"; }
+dp() { NFTDP_SOCKET=$tmp/nl.sock LD_PRELOAD=$shim timeout 30 "$@"; }
+run() { # side: runs every line, prints "$ line", output, "rc N"
+	local side=$1 line
+	while IFS= read -r line; do
+		case $line in '#'* | '') continue ;; esac
+		echo "\$ $line"
+		if [ "${line:0:2}" = "< " ]; then
+			$side ipset restore < "$DATA/${line:2}" 2>&1
+		else
+			eval "$side ipset $line" 2>&1
+		fi
+		echo "rc $?"
+	done < "$DATA/session.txt"
+}
+run kern > "$tmp/kernel.out"
+run dp > "$tmp/nftdp.out"
+kill -0 "$pid" || fail "daemon died"
+python3 "$HERE/ipset_norm.py" "$tmp/kernel.out" > "$tmp/kernel.norm"
+python3 "$HERE/ipset_norm.py" "$tmp/nftdp.out" > "$tmp/nftdp.norm"
+n=$(grep -c '^\$ ' "$tmp/kernel.norm")
+if ! diff -u "$tmp/kernel.norm" "$tmp/nftdp.norm"; then
+	fail "ipset differs from the kernel (- kernel, + nftdp)"
+fi
+echo "$n commands agree; 1 passed, 0 failed"
