@@ -1812,7 +1812,7 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 			ret = -IPSET_ERR_PROTOCOL;
 			break;
 		}
-		id = mnl_attr_get_u16(attr[IPSET_ATTR_INDEX]);
+		id = ntohs(mnl_attr_get_u16(attr[IPSET_ATTR_INDEX])); /* ip_set_get_h16 */
 		r.set = id < st->max ? st->sets[id] : NULL;
 		ret = r.set ? simple_reply(&o, nlh, cmd, fill_byindex, &r) : -ENOENT;
 		break;

@@ -220,9 +220,9 @@ static void test_protocol_and_type(void **state)
 	mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV6);
 	assert_int_equal(rcv(nlh), 0);
 	assert_int_equal(r->nlmsg_type, (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_TYPE);
-	mnl_attr_for_each(a, r, sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) ==
-							     IPSET_ATTR_REVISION) rev =
-	    mnl_attr_get_u8(a);
+	mnl_attr_for_each(a, r,
+			  sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) == IPSET_ATTR_REVISION)
+	    rev = mnl_attr_get_u8(a);
 	assert_int_equal(rev, 8); /* the kernel's hash:net,port */
 	nlh = msg(buf, IPSET_CMD_TYPE, 0, NULL);
 	mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "bitmap:ip");
@@ -333,13 +333,13 @@ static void test_hash_net(void **state)
 	(void)state;
 	assert_int_equal(create("n", "hash:net", NFPROTO_IPV4, 0, 0), 0);
 	assert_int_equal(adt(IPSET_CMD_ADD, "n", "192.168.0.0", 16, NULL, 0, false), 0);
-	assert_int_equal(adt(IPSET_CMD_ADD, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false),
-			 0);
+	assert_int_equal(
+	    adt(IPSET_CMD_ADD, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false), 0);
 	assert_int_equal(adt(IPSET_CMD_TEST, "n", "192.168.2.7", 0, NULL, 0, false), 0);
 	assert_int_equal(adt(IPSET_CMD_TEST, "n", "192.168.1.7", 0, NULL, 0, false),
 			 -IPSET_ERR_EXIST);
-	assert_int_equal(adt(IPSET_CMD_TEST, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false),
-			 0);
+	assert_int_equal(
+	    adt(IPSET_CMD_TEST, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false), 0);
 	assert_int_equal(adt(IPSET_CMD_ADD, "n", "10.0.0.0", 0, NULL, 0, false), 0); /* a /32 */
 	/* 10.1.0.1-10.1.0.6 is .1/32 .2/31 .4/31 .6/32 */
 	assert_int_equal(adt(IPSET_CMD_ADD, "n", "10.1.0.1", 0, "10.1.0.6", 0, false), 0);
@@ -419,9 +419,9 @@ static void test_restore_lineno(void **state)
 	assert_int_equal(r->nlmsg_type, NLMSG_ERROR);
 	e = mnl_nlmsg_get_payload(r);
 	assert_int_equal(e->error, -IPSET_ERR_EXIST);
-	mnl_attr_for_each(a, &e->msg, sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) ==
-								   IPSET_ATTR_LINENO) line =
-	    mnl_attr_get_u32(a);
+	mnl_attr_for_each(a, &e->msg,
+			  sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) == IPSET_ATTR_LINENO)
+	    line = mnl_attr_get_u32(a);
 	assert_int_equal(line, 7);
 	assert_int_equal(elements("r"), 2);
 }

@@ -71,6 +71,18 @@ big kern > "$tmp/big.kernel" || fail "restore of 3000 on the kernel"
 big dp > "$tmp/big.nftdp" || fail "restore of 3000 on nftdp"
 [ "$(wc -l < "$tmp/big.nftdp")" -eq 3001 ] || fail "nftdp saved $(wc -l < "$tmp/big.nftdp") lines"
 cmp -s "$tmp/big.kernel" "$tmp/big.nftdp" || fail "save of 3000 members differs"
+# iptables' set match asks for set indexes with getsockopt(SO_IP_SET):
+# the shim answers from nftdp's sets. A missing set is iptables' own error
+# on both sides; an existing one resolves, and the rule is then refused at
+# commit (rules do not read ipset's sets yet), naming the reason.
+ipt() { $1 iptables-nft -A INPUT -m set --match-set "$2" src -j DROP 2>&1; echo "rc $?"; }
+kern ipset create blk hash:ip && dp ipset create blk hash:ip || fail "create blk"
+[ "$(ipt kern nope)" = "$(ipt dp nope)" ] || fail "iptables-nft -m set of a missing set: $(ipt dp nope)"
+out=$(ipt dp blk)
+case $out in *"Operation not supported"*"rc 4") ;; *) fail "iptables-nft -m set blk: $out" ;; esac
+grep -q "match set (revision 4): not supported by nftdp: rules do not read ipset" "$tmp/daemon.log" ||
+	fail "no refusal reason in the log"
+[ "$(ipt kern blk)" = "rc 0" ] || fail "the kernel refused -m set blk"
 kill -0 "$pid" || fail "daemon died"
 python3 "$HERE/ipset_norm.py" "$tmp/kernel.out" > "$tmp/kernel.norm"
 python3 "$HERE/ipset_norm.py" "$tmp/nftdp.out" > "$tmp/nftdp.norm"
