@@ -31,6 +31,7 @@
 
 #include "control_priv.h"
 #include "ctl_state.h"
+#include "nftdp_vm.h"
 
 #ifndef NFNL_SUBSYS_IPSET
 #define NFNL_SUBSYS_IPSET 6
@@ -80,12 +81,11 @@ static const struct ipset_type {
     {"list:set", K_LIST_SET, NFPROTO_UNSPEC, 3, F_NAME | F_DUMP_LAST},
 };
 
-struct ipset_key {
-	uint8_t ip[16], ip2[16];
-	uint16_t port; /* host order */
-	uint8_t proto, cidr;
-	uint16_t id; /* list:set: the member's index */
-};
+/* an element's key is the workers' (nftdp_vm.h), hashed alike */
+#define ipset_key nftdp_vm_ipset_key
+_Static_assert((int)K_LIST_SET == (int)NFTDP_VM_IPSET_LIST_SET &&
+		   (int)K_BITMAP_IP == (int)NFTDP_VM_IPSET_BITMAP_IP,
+	       "control's kinds are the VM's");
 
 struct ipset_elem {
 	struct ipset_key k;
@@ -109,7 +109,8 @@ struct ipset {
 	uint8_t bucketsize, netmask;
 	uint32_t first, last; /* bitmap range, host order */
 	uint32_t size;	      /* list:set */
-	uint32_t ref;	      /* list:set members (and, later, rules) naming it */
+	uint32_t ref;	      /* list:set members naming it */
+	bool dirty;	      /* changed since last published to the workers */
 	struct ipset_elem *e;
 	uint32_t n, cap;
 	int32_t *head;
@@ -118,6 +119,7 @@ struct ipset {
 
 struct ctl_ipset {
 	struct ipset **sets;
+	bool *pub;    /* slot i published to the workers */
 	uint32_t max; /* slots in sets[] (grows by 64 as the kernel's) */
 	uint32_t elems;
 };
@@ -136,12 +138,7 @@ uint64_t (*ctl_ipset_clock)(void) = clock_ms;
 
 static uint32_t key_hash(const struct ipset_key *k)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return nftdp_vm_ipset_hash(k);
 }
 
 static bool expired(const struct ipset *set, const struct ipset_elem *e, uint64_t now)
@@ -196,6 +193,7 @@ static void elem_release(struct ctl_ipset *st, struct ipset *set, struct ipset_e
 /* Remove element i keeping the order (bitmaps and lists print in order). */
 static void elem_remove(struct ctl_ipset *st, struct ipset *set, uint32_t i)
 {
+	set->dirty = true;
 	elem_release(st, set, &set->e[i]);
 	memmove(&set->e[i], &set->e[i + 1], (set->n - i - 1) * sizeof(set->e[0]));
 	set->n--;
@@ -224,6 +222,7 @@ static void gc(struct ctl_ipset *st, struct ipset *set)
 
 static void set_flush(struct ctl_ipset *st, struct ipset *set)
 {
+	set->dirty = true;
 	for (uint32_t i = 0; i < set->n; i++)
 		elem_release(st, set, &set->e[i]);
 	set->n = 0;
@@ -257,7 +256,10 @@ static struct ctl_ipset *store(struct nftdp_ctl *ctl)
 			return NULL;
 		ctl->ipset->max = 256; /* CONFIG_IP_SET_MAX */
 		ctl->ipset->sets = calloc(ctl->ipset->max, sizeof(struct ipset *));
-		if (ctl->ipset->sets == NULL) {
+		ctl->ipset->pub = calloc(ctl->ipset->max, sizeof(bool));
+		if (ctl->ipset->sets == NULL || ctl->ipset->pub == NULL) {
+			free(ctl->ipset->sets);
+			free(ctl->ipset->pub);
 			free(ctl->ipset);
 			ctl->ipset = NULL;
 		}
@@ -274,10 +276,14 @@ void ctl_ipset_destroy(struct nftdp_ctl *ctl)
 	for (uint32_t i = 0; i < st->max; i++)
 		if (st->sets[i] && st->sets[i]->type->kind == K_LIST_SET)
 			set_flush(st, st->sets[i]);
-	for (uint32_t i = 0; i < st->max; i++)
+	for (uint32_t i = 0; i < st->max; i++) {
+		if (st->pub[i])
+			nftdp_vm_ipset_free(nftdp_vm_ipset_publish((uint16_t)i, NULL));
 		if (st->sets[i])
 			set_free(st, st->sets[i]);
+	}
 	free(st->sets);
+	free(st->pub);
 	free(st);
 	ctl->ipset = NULL;
 }
@@ -637,6 +643,16 @@ static int ipset_create(struct ctl_ipset *st, const struct nlmsghdr *nlh, tb_t *
 		}
 		memset(n + st->max, 0, 64 * sizeof(*n));
 		st->sets = n;
+		{
+			bool *p = realloc(st->pub, nmax * sizeof(*p));
+
+			if (p == NULL) {
+				err = -IPSET_ERR_MAX_SETS;
+				goto fail;
+			}
+			memset(p + st->max, 0, 64 * sizeof(*p));
+			st->pub = p;
+		}
 		slot = st->max;
 		st->max = nmax;
 	}
@@ -815,6 +831,8 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 	struct ipset_elem *e;
 	uint32_t pos;
 	int err;
+
+	set->dirty = true;
 
 	if (i >= 0 && !expired(set, &set->e[i], ctl_ipset_clock())) {
 		if (!(flags & IPSET_FLAG_EXIST))
@@ -1627,6 +1645,88 @@ static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr)
 	return 0;
 }
 
+/* ---- what the workers read (xt_set: vm/expr_compat_set.c) ---- */
+
+static uint8_t dim_of(enum ipset_kind k)
+{
+	return k == K_HASH_IPPORTIP ? 3 : (k == K_HASH_IPPORT || k == K_HASH_NETPORT) ? 2 : 1;
+}
+
+/* the set as an immutable copy for the workers; NULL when out of memory */
+static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
+{
+	uint32_t nhead = 16;
+	struct nftdp_vm_ipset *v;
+
+	while (nhead < set->n * 2 && nhead < (1u << 24))
+		nhead <<= 1;
+	v = nftdp_vm_ipset_alloc(set->n, nhead);
+	if (v == NULL)
+		return NULL;
+	v->kind = (uint8_t)set->type->kind;
+	v->family = set->type->kind == K_BITMAP_PORT || set->type->kind == K_LIST_SET
+			? NFPROTO_UNSPEC
+			: set->family;
+	v->netmask = set->netmask;
+	v->dim = dim_of(set->type->kind);
+	v->first = set->first;
+	v->last = set->last;
+	for (uint32_t i = 0; i < set->n; i++) {
+		struct nftdp_vm_ipset_elem *e = &v->e[i];
+		uint32_t b = nftdp_vm_ipset_hash(&set->e[i].k) & (nhead - 1);
+
+		e->k = set->e[i].k;
+		e->expire_ms = set->with_timeout ? set->e[i].expire_ms : 0;
+		e->nomatch = set->e[i].nomatch;
+		e->next = v->head[b];
+		v->head[b] = (int32_t)i;
+		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT)
+			v->cidrs[e->k.cidr <= 128 ? e->k.cidr : 128] = true;
+	}
+	return v;
+}
+
+/* Publish every set changed by the last command (and unpublish destroyed
+ * ones); the replaced copies are freed after one grace period. */
+static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
+{
+	struct nftdp_vm_ipset *olds[16];
+	unsigned int nold = 0;
+
+	for (uint32_t i = 0; i < st->max; i++) {
+		struct ipset *set = st->sets[i];
+		struct nftdp_vm_ipset *v = NULL, *old;
+
+		if (set ? !set->dirty && st->pub[i] : !st->pub[i])
+			continue;
+		if (set) {
+			v = snapshot(set);
+			if (v == NULL) {
+				fprintf(stderr,
+					"nftdp: ipset %s: out of memory, rules see it as it was\n",
+					set->name);
+				continue;
+			}
+			set->dirty = false;
+		}
+		old = nftdp_vm_ipset_publish((uint16_t)i, v);
+		st->pub[i] = v != NULL;
+		if (old == NULL)
+			continue;
+		if (nold == sizeof(olds) / sizeof(olds[0])) {
+			if (ctl->cfg.gen_dom)
+				nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
+			while (nold)
+				nftdp_vm_ipset_free(olds[--nold]);
+		}
+		olds[nold++] = old;
+	}
+	if (nold && ctl->cfg.gen_dom)
+		nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
+	while (nold)
+		nftdp_vm_ipset_free(olds[--nold]);
+}
+
 int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 		  const struct nlattr **bad)
 {
@@ -1776,6 +1876,7 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		set2->ref = ref;
 		st->sets[id] = set2;
 		st->sets[id2] = set;
+		set->dirty = set2->dirty = true;
 		break;
 	}
 	case IPSET_CMD_LIST:
@@ -1821,6 +1922,7 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		break;
 	}
 out:
+	sync_workers(ctl, st);
 	ctl_out_flush(&o);
 	ctl_out_free(&o);
 	return ret;
