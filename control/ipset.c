@@ -21,12 +21,15 @@
 #include <time.h>
 
 #include <libmnl/libmnl.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/ipset/ip_set.h>
 #include <linux/netfilter/ipset/ip_set_bitmap.h>
 #include <linux/netfilter/ipset/ip_set_hash.h>
 #include <linux/netfilter/ipset/ip_set_list.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/xt_set.h>
 #include <linux/netlink.h>
 
 #include "control_priv.h"
@@ -1256,6 +1259,54 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	return ret;
 }
 
+/* The rules naming set index id in a set match (the references
+ * set_match_v*_checkentry takes, ip_set_nfnl_get_byindex): the kernel's
+ * set->ref counts them beside list:set members. */
+static uint32_t rule_refs(struct nftdp_ctl *ctl, uint16_t id)
+{
+	struct ctl_table *t;
+	struct ctl_chain *c;
+	struct ctl_rule *r;
+	uint32_t n = 0;
+
+	if (ctl->state == NULL)
+		return 0;
+	ctl_list_for_each_entry(t, &ctl->state->tables, list) {
+		if (t->family != NFPROTO_IPV4 && t->family != NFPROTO_IPV6)
+			continue;
+		ctl_list_for_each_entry(c, &t->chains, list) {
+			ctl_list_for_each_entry(r, &c->rules, list) {
+				struct nftnl_expr_iter *it;
+				struct nftnl_expr *e;
+
+				if (r->dead || r->nl == NULL)
+					continue;
+				it = nftnl_expr_iter_create(r->nl);
+				if (it == NULL)
+					continue;
+				while ((e = nftnl_expr_iter_next(it)) != NULL) {
+					const char *kind = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+					const struct xt_set_info *info;
+					uint32_t len = 0;
+
+					if (kind == NULL || strcmp(kind, "match") != 0 ||
+					    !nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME) ||
+					    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
+						   "set") != 0)
+						continue;
+					info = nftnl_expr_get(e, NFTNL_EXPR_MT_INFO, &len);
+					if (info && len >= sizeof(*info) &&
+					    nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV) >= 1 &&
+					    info->index == id)
+						n++;
+				}
+				nftnl_expr_iter_destroy(it);
+			}
+		}
+	}
+	return n;
+}
+
 /* ---- messages ---- */
 
 static struct nlmsghdr *start_msg(struct ctl_out *o, const struct nlmsghdr *req, uint16_t flags,
@@ -1283,7 +1334,7 @@ static uint32_t memsize(const struct ipset *set)
 	return (uint32_t)sz;
 }
 
-static void put_head(struct nlmsghdr *nlh, const struct ipset *set)
+static void put_head(struct nlmsghdr *nlh, const struct ipset *set, uint32_t refs)
 {
 	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
 
@@ -1315,7 +1366,7 @@ static void put_head(struct nlmsghdr *nlh, const struct ipset *set)
 		put_net32(nlh, IPSET_ATTR_INITVAL, set->initval);
 		break;
 	}
-	put_net32(nlh, IPSET_ATTR_REFERENCES, set->ref);
+	put_net32(nlh, IPSET_ATTR_REFERENCES, set->ref + refs);
 	put_net32(nlh, IPSET_ATTR_MEMSIZE, memsize(set));
 	put_net32(nlh, IPSET_ATTR_ELEMENTS, set->n);
 	put_flags(nlh, set);
@@ -1409,7 +1460,7 @@ static void dump_set(struct ctl_out *o, const struct nlmsghdr *req, struct ctl_i
 			mnl_attr_put_u8(nlh, IPSET_ATTR_REVISION, set->revision);
 			if (proto > IPSET_PROTOCOL_MIN)
 				put_net16(nlh, IPSET_ATTR_INDEX, id);
-			put_head(nlh, set);
+			put_head(nlh, set, o->ctl ? rule_refs(o->ctl, id) : 0);
 			first = false;
 			if (dflags & IPSET_FLAG_LIST_HEADER)
 				goto end;
@@ -1793,7 +1844,8 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 	case IPSET_CMD_DESTROY:
 		if (!attr[IPSET_ATTR_SETNAME]) {
 			for (uint32_t i = 0; i < st->max; i++)
-				if (st->sets[i] && st->sets[i]->ref) {
+				if (st->sets[i] &&
+				    (st->sets[i]->ref || rule_refs(ctl, (uint16_t)i))) {
 					ret = -IPSET_ERR_BUSY;
 					goto out;
 				}
@@ -1810,7 +1862,7 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		set = find_set(st, mnl_attr_get_str(attr[IPSET_ATTR_SETNAME]), &id);
 		if (set == NULL) {
 			ret = -ENOENT;
-		} else if (set->ref) {
+		} else if (set->ref || rule_refs(ctl, id)) {
 			ret = -IPSET_ERR_BUSY;
 		} else {
 			set_free(st, set);
@@ -1835,10 +1887,10 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 			ret = -IPSET_ERR_PROTOCOL;
 			break;
 		}
-		set = find_set(st, mnl_attr_get_str(attr[IPSET_ATTR_SETNAME]), NULL);
+		set = find_set(st, mnl_attr_get_str(attr[IPSET_ATTR_SETNAME]), &id);
 		if (set == NULL)
 			ret = -ENOENT;
-		else if (set->ref)
+		else if (set->ref || rule_refs(ctl, id))
 			ret = -IPSET_ERR_REFERENCED;
 		else if (find_set(st, mnl_attr_get_str(attr[IPSET_ATTR_SETNAME2]), NULL))
 			ret = -IPSET_ERR_EXIST_SETNAME2;

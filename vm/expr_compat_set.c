@@ -63,8 +63,7 @@ struct nftdp_vm_ipset *nftdp_vm_ipset_publish(uint16_t id, struct nftdp_vm_ipset
 }
 
 /* 1: in the set, 0: not, -1: a nomatch entry (-ENOTEMPTY) */
-static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k,
-		  uint64_t now)
+static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k, uint64_t now)
 {
 	int32_t i = s->head[nftdp_vm_ipset_hash(k) & (s->nhead - 1)];
 
@@ -182,7 +181,8 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		uint8_t ip[16];
 
 		get_ip(pkt, src1, ip);
-		if (s->kind == NFTDP_VM_IPSET_HASH_NETPORT && !get_port(pkt, src2, &k.port, &k.proto))
+		if (s->kind == NFTDP_VM_IPSET_HASH_NETPORT &&
+		    !get_port(pkt, src2, &k.port, &k.proto))
 			return 0;
 		/* mtype_test_cidrs: the most specific net holding it */
 		for (int c = (int)bytes * 8; c >= 1; c--) {
@@ -249,7 +249,8 @@ static int set_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 	const struct xt_set_info *ms = par->info; /* first in every revision */
 	uint32_t cmdflags = 0;
 
-	if (ms->index >= IPSET_SLOTS || __atomic_load_n(&ipsets[ms->index], __ATOMIC_RELAXED) == NULL)
+	if (ms->index >= IPSET_SLOTS ||
+	    __atomic_load_n(&ipsets[ms->index], __ATOMIC_RELAXED) == NULL)
 		return nftdp_vm_errf(cc, -ENOENT, "match set: cannot find set identified by id %u",
 				     ms->index);
 	if (ms->dim > IPSET_DIM_MAX)

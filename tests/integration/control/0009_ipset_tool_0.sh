@@ -83,7 +83,20 @@ kern ipset create blk hash:ip,port && dp ipset create blk hash:ip,port || fail "
 save() { $1 iptables-nft-save -t filter | grep -v '^#'; $1 iptables-nft -L FORWARD -n; }
 [ "$(save kern)" = "$(save dp)" ] || fail "iptables-nft-save differs: $(save dp)"
 save dp | grep -q -- "--match-set blk src,dst" || fail "no set name in the save: $(save dp)"
-kern iptables-nft -F FORWARD && dp iptables-nft -F FORWARD || fail "flush FORWARD"
+# the rule references the set: References 1, destroy IPSET_ERR_BUSY,
+# rename IPSET_ERR_REFERENCED; after the flush both work
+refs() {
+	$1 ipset list -t blk | sed 's/initval 0x[0-9a-f]*//; /^Size in memory/d'
+	$1 ipset destroy blk 2>&1; echo "rc $?"
+	$1 ipset rename blk blk2 2>&1; echo "rc $?"
+	$1 iptables-nft -F FORWARD
+	$1 ipset rename blk blk2 2>&1; echo "rc $?"
+	$1 ipset destroy blk2 2>&1; echo "rc $?"
+}
+refs kern > "$tmp/refs.kernel"
+refs dp > "$tmp/refs.nftdp"
+grep -q "References: 1" "$tmp/refs.kernel" || fail "the kernel lists no reference: $(cat "$tmp/refs.kernel")"
+diff -u "$tmp/refs.kernel" "$tmp/refs.nftdp" || fail "references from rules differ"
 kill -0 "$pid" || fail "daemon died"
 python3 "$HERE/ipset_norm.py" "$tmp/kernel.out" > "$tmp/kernel.norm"
 python3 "$HERE/ipset_norm.py" "$tmp/nftdp.out" > "$tmp/nftdp.norm"
