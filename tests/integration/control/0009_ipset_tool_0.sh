@@ -34,7 +34,7 @@ pid=$!
 for _ in $(seq 200); do [ -S "$tmp/nl.sock" ] && break; sleep 0.05; done
 [ -S "$tmp/nl.sock" ] || fail "daemon did not start"
 shim=$(sed -n 's/^preload="\(.*\)"$/\1/p' "$BUILD/nftdp-nft")
-[ -r "$shim" ] || fail "no shim at '$shim'"
+[ -r "${shim##*:}" ] || fail "no shim at '$shim'" # ASan: libasan.so:shim
 ip netns add "$ns" || fail "cannot create netns"
 kern() { timeout 30 ip netns exec "$ns" "$@"; }
 dp() { NFTDP_SOCKET=$tmp/nl.sock LD_PRELOAD=$shim timeout 30 "$@"; }
