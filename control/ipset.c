@@ -1195,6 +1195,15 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	}
 
 	/* hash:ip, hash:ip,port, hash:ip,port,ip */
+	if (kind == K_HASH_IP) {
+		/* hash_ip4/6_uadt: the (masked) first address may not be zero */
+		uint8_t m[16], zero[16] = {0};
+
+		memcpy(m, k.ip, 16);
+		mask_ip(m, set->family, set->netmask);
+		if (memcmp(m, zero, 16) == 0)
+			return -IPSET_ERR_HASH_ELEM;
+	}
 	if (set->family == NFPROTO_IPV6 || adt == IPSET_TEST) {
 		if (set->family == NFPROTO_IPV6 && adt != IPSET_TEST) {
 			if (tb[IPSET_ATTR_IP_TO])
