@@ -28,6 +28,7 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include "control_priv.h"
+#include "nftdp_vm.h"
 
 static char sent[1 << 16];
 static size_t sent_len;
@@ -426,6 +427,35 @@ static void test_restore_lineno(void **state)
 	assert_int_equal(elements("r"), 2);
 }
 
+/* every change reaches the workers' copy of the set (sync_workers):
+ * published after add and del, gone after destroy */
+static void test_published_to_workers(void **state)
+{
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	assert_int_equal(create("w", "hash:net", NFPROTO_IPV4, 0, 0), 0); /* index 0 */
+	assert_int_equal(adt(IPSET_CMD_ADD, "w", "10.0.0.0", 8, NULL, 0, false), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "w", "10.1.0.0", 16, NULL, IPSET_FLAG_NOMATCH, false),
+			 0);
+	/* take the copy out to look at it, then put it back */
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->n, 2);
+	assert_int_equal(v->kind, NFTDP_VM_IPSET_HASH_NET);
+	assert_int_equal(v->dim, 1);
+	assert_true(v->cidrs[8] && v->cidrs[16] && !v->cidrs[24]);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	assert_int_equal(adt(IPSET_CMD_DEL, "w", "10.0.0.0", 8, NULL, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->n, 1);
+	assert_true(v->e[0].nomatch);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "w", NULL), 0);
+	assert_null(nftdp_vm_ipset_publish(0, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +467,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bitmap_port_range, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
