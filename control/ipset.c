@@ -1667,8 +1667,9 @@ static void fill_byindex(struct nlmsghdr *nlh, const void *arg)
 	mnl_attr_put_strz(nlh, IPSET_ATTR_SETNAME, r->set->name);
 }
 
-/* nfnetlink's lenient parse of the command attributes (ip_set_*_policy) */
-static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr)
+/* nfnetlink's lenient parse of the command attributes (ip_set_*_policy,
+ * nla_parse_deprecated: EINVAL, ERANGE as validate_nla) */
+static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr, const struct nlattr **bad)
 {
 	static const uint16_t pol[IPSET_ATTR_CMD_MAX + 1] = {
 	    [IPSET_ATTR_PROTOCOL] = 1,	   [IPSET_ATTR_SETNAME] = P_STR,
@@ -1694,11 +1695,21 @@ static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr)
 			continue;
 		}
 		if (pol[t] == P_STR) {
-			if (len == 0 || strnlen(p, len) == len ||
-			    strnlen(p, len) > IPSET_MAXNAMELEN - 1)
-				return -IPSET_ERR_PROTOCOL;
+			/* validate_nla's NLA_NUL_STRING, .len IPSET_MAXNAMELEN - 1 */
+			size_t minlen = len < IPSET_MAXNAMELEN ? len : IPSET_MAXNAMELEN;
+			size_t l = len;
+
+			*bad = a; /* the extended ack's offset, as validate_nla */
+			if (minlen == 0 || memchr(p, '\0', minlen) == NULL)
+				return -EINVAL;
+			if (p[l - 1] == '\0')
+				l--;
+			if (l > IPSET_MAXNAMELEN - 1)
+				return -ERANGE;
+			*bad = NULL;
 		} else if (len < pol[t]) {
-			return -IPSET_ERR_PROTOCOL;
+			*bad = a;
+			return -ERANGE; /* nla_attr_minlen */
 		}
 		attr[t] = a;
 	}
@@ -1804,8 +1815,9 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		return -EINVAL;
 	if (cmd == IPSET_CMD_NONE)
 		return -EOPNOTSUPP;
-	if (parse_cmd(nlh, attr) < 0)
-		return -IPSET_ERR_PROTOCOL;
+	ret = parse_cmd(nlh, attr, bad);
+	if (ret < 0)
+		return ret;
 	st = store(ctl);
 	if (st == NULL)
 		return -ENOMEM;
