@@ -194,13 +194,37 @@ static void elem_release(struct ctl_ipset *st, struct ipset *set, struct ipset_e
 }
 
 /* Remove element i keeping the order (bitmaps and lists print in order). */
+/* the link that points at element i in its bucket's chain */
+static int32_t *link_of(struct ipset *set, uint32_t i)
+{
+	int32_t *l = &set->head[key_hash(&set->e[i].k) & (set->nhead - 1)];
+
+	while (*l >= 0 && *l != (int32_t)i)
+		l = &set->e[*l].next;
+	return l;
+}
+
+/* Remove element i. list:set keeps its order (a member's position is
+ * its meaning); the other types move the last element into the hole
+ * (bitmaps are sorted when listed), in O(chain) */
 static void elem_remove(struct ctl_ipset *st, struct ipset *set, uint32_t i)
 {
+	uint32_t last = set->n - 1;
+
 	set->dirty = true;
 	elem_release(st, set, &set->e[i]);
-	memmove(&set->e[i], &set->e[i + 1], (set->n - i - 1) * sizeof(set->e[0]));
+	if (set->type->kind == K_LIST_SET || set->nhead == 0) {
+		memmove(&set->e[i], &set->e[i + 1], (set->n - i - 1) * sizeof(set->e[0]));
+		set->n--;
+		index_rebuild(set);
+		return;
+	}
+	*link_of(set, i) = set->e[i].next;
+	if (i != last) {
+		*link_of(set, last) = (int32_t)i;
+		set->e[i] = set->e[last];
+	}
 	set->n--;
-	index_rebuild(set);
 }
 
 static void gc(struct ctl_ipset *st, struct ipset *set)
@@ -847,7 +871,8 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 		set->e[i].nomatch = nomatch;
 		return put_ext(set, &set->e[i], x, true);
 	}
-	gc(st, set);
+	if (set->n >= limit(set)) /* make room: the kernel's gc would have */
+		gc(st, set);
 	if (set->n >= limit(set)) {
 		if (set->type->kind == K_LIST_SET)
 			return -IPSET_ERR_LIST_FULL;
@@ -866,19 +891,11 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 		set->e = n;
 		set->cap = cap;
 	}
-	/* bitmaps keep their order, list:set its position */
+	/* list:set keeps its position; the others append (bitmaps are
+	 * sorted when listed) */
 	pos = set->n;
-	if (set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_PORT) {
-		uint32_t v = set->type->kind == K_BITMAP_PORT ? k->port : ip4(k->ip);
-
-		pos = 0;
-		while (pos < set->n &&
-		       (set->type->kind == K_BITMAP_PORT ? set->e[pos].k.port
-							 : ip4(set->e[pos].k.ip)) < v)
-			pos++;
-	} else if (before_of >= 0) {
+	if (before_of >= 0)
 		pos = (uint32_t)before_of;
-	}
 	memmove(&set->e[pos + 1], &set->e[pos], (set->n - pos) * sizeof(*e));
 	e = &set->e[pos];
 	memset(e, 0, sizeof(*e));
@@ -1442,6 +1459,29 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 	mnl_attr_nest_end(nlh, d);
 }
 
+static int bitmap_cmp(const void *a, const void *b)
+{
+	const struct ipset_elem *x = a, *y = b;
+	uint32_t u = x->k.port, v = y->k.port;
+
+	if (u == v) { /* bitmap:ip: ports are 0 */
+		u = ip4(x->k.ip);
+		v = ip4(y->k.ip);
+	}
+	return u < v ? -1 : u > v;
+}
+
+/* a bitmap lists in ascending order, as the kernel walks its bits */
+static void bitmap_sort(struct ipset *set)
+{
+	for (uint32_t i = 1; i < set->n; i++)
+		if (bitmap_cmp(&set->e[i - 1], &set->e[i]) > 0) {
+			qsort(set->e, set->n, sizeof(set->e[0]), bitmap_cmp);
+			index_rebuild(set);
+			return;
+		}
+}
+
 /* ip_set_dump_start: one set, its header then members, in messages of
  * at most IPSET_MSG_ROOM bytes (each its own datagram) */
 static void dump_set(struct ctl_out *o, const struct nlmsghdr *req, struct ctl_ipset *st,
@@ -1455,6 +1495,8 @@ static void dump_set(struct ctl_out *o, const struct nlmsghdr *req, struct ctl_i
 	bool first = true;
 
 	gc(st, set);
+	if (set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_PORT)
+		bitmap_sort(set);
 	do {
 		nlh = start_msg(o, req, NLM_F_MULTI, IPSET_CMD_LIST);
 		if (nlh == NULL)

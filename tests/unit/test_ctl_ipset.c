@@ -456,6 +456,56 @@ static void test_published_to_workers(void **state)
 	assert_null(nftdp_vm_ipset_publish(0, NULL));
 }
 
+/* deletes move the last element into the hole: the index stays right
+ * over many adds and deletes, and a range of 65536 ports adds and deletes
+ * quickly (no per-element rebuild) */
+static void test_many_deletes(void **state)
+{
+	char ip[32];
+
+	(void)state;
+	assert_int_equal(create("m", "hash:ip", NFPROTO_IPV4, 0, 0), 0);
+	for (int i = 1; i <= 2000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_ADD, "m", ip, 0, NULL, 0, false), 0);
+	}
+	for (int i = 1; i <= 2000; i += 2) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_DEL, "m", ip, 0, NULL, 0, false), 0);
+	}
+	for (int i = 1; i <= 2000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_TEST, "m", ip, 0, NULL, 0, false),
+				 i % 2 ? -IPSET_ERR_EXIST : 0);
+	}
+	assert_int_equal(elements("m"), 1000);
+	{
+		char buf[256];
+		struct nlmsghdr *nlh;
+		struct nlattr *d;
+		nlh = msg(buf, IPSET_CMD_CREATE, NLM_F_CREATE | NLM_F_EXCL, "bp");
+		mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "bitmap:port");
+		mnl_attr_put_u8(nlh, IPSET_ATTR_REVISION, 3);
+		mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV4);
+		d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(0));
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(65535));
+		mnl_attr_nest_end(nlh, d);
+		assert_int_equal(rcv(nlh), 0);
+		for (int del = 0; del < 2; del++) {
+			nlh = msg(buf, del ? IPSET_CMD_DEL : IPSET_CMD_ADD, 0, "bp");
+			d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+			mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER,
+					 htons(del ? 10 : 0));
+			mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER,
+					 htons(65535));
+			mnl_attr_nest_end(nlh, d);
+			assert_int_equal(rcv(nlh), 0);
+		}
+		assert_int_equal(elements("bp"), 10);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +518,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_many_deletes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
