@@ -27,6 +27,7 @@ struct nftdp_ctl {
 	int ct_listening;	 /* last events_listen() told: -1 never, 0, 1 */
 	bool trace_listening;	 /* NFNLGRP_NFTRACE has members: workers record traces */
 	struct ctl_nflog *nflog; /* nfnetlink_log instances (nflog.c), NULL: none yet */
+	struct ctl_ipset *ipset; /* the ipset sets (ipset.c), NULL: none yet */
 	/* expectation events (ctnetlink.c): the expectations at the last
 	 * pump, sorted, while someone listens to NFNLGRP_CONNTRACK_EXP_* */
 	struct ctn_exp_snap *exp_snap;
@@ -140,6 +141,15 @@ int ctl_compat_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nl
  * and dumps it (the extension's size, zero-padded to XT_ALIGN). */
 struct nftnl_expr;
 void ctl_compat_store_info(struct nftnl_expr *e, uint8_t family);
+/* One request of subsystem IPSET (ipset.c): the ipset tool's commands,
+ * answered straight to s; 0 (ack if asked), -EINTR (answered: a dump's
+ * NLMSG_DONE or a restore line's error, no ack) or -errno (IPSET_ERR_*). */
+int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
+		  const struct nlattr **bad);
+/* Free every ipset set (nftdp_ctl_destroy). */
+void ctl_ipset_destroy(struct nftdp_ctl *ctl);
+/* The clock of element timeouts, in ms (CLOCK_MONOTONIC; tests replace it). */
+extern uint64_t (*ctl_ipset_clock)(void);
 /* NFNL_SUBSYS_CTNETLINK_EXP: conntrack -L expect (ctnetlink.c) */
 int ctl_ctnetlink_exp_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
 			  const struct nlattr **bad);

@@ -70,6 +70,7 @@ void nftdp_ctl_destroy(struct nftdp_ctl *ctl)
 		return;
 	ctl_server_close(ctl->server);
 	ctl_nflog_destroy(ctl);
+	ctl_ipset_destroy(ctl);
 	ctl_ctnetlink_exp_reset(ctl);
 	ctl_build_destroy(ctl);
 	ctl_state_destroy(ctl);

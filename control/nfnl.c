@@ -518,6 +518,13 @@ int ctl_nfnl_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const void *data,
 			err = ctl_osf_rcv(ctl, s, nlh, &m.bad_attr);
 			goto ack;
 		}
+		if ((type >> 8) == NFNL_SUBSYS_IPSET) {
+			/* the ipset tool (ipset.c) */
+			err = ctl_ipset_rcv(ctl, s, nlh, &m.bad_attr);
+			if (err == -EINTR)
+				goto next;
+			goto ack;
+		}
 		if ((type >> 8) == NFNL_SUBSYS_CTNETLINK_EXP) {
 			/* conntrack -L expect (ctnetlink.c) */
 			err = ctl_ctnetlink_exp_rcv(ctl, s, nlh, &m.bad_attr);

@@ -51,6 +51,7 @@ struct opts {
 	const char *socket_path;
 	const char *ruleset;
 	const char *iptables; /* --iptables-restore: an iptables-restore file */
+	const char *ipset;    /* --ipset-restore: an `ipset save` file */
 	const char *ifname[RTE_MAX_ETHPORTS];
 	bool flowtables;
 	bool control_only;
@@ -93,6 +94,8 @@ static void usage(const char *prog)
 	    "  --iptables-restore FILE  load FILE with iptables-nft-restore (ip6tables-nft-\n"
 	    "                      restore for FILE ending in .v6, ebtables-nft-restore\n"
 	    "                      for .eb) at start, after --ruleset\n"
+	    "  --ipset-restore FILE  load FILE with `ipset restore` at start, before\n"
+	    "                      --iptables-restore\n"
 	    "  --ifname P=NAME     name port P NAME (default dpP; ifindex is P+1)\n"
 	    "  --flowtables        accept flowtables (the reference kernel has none)\n"
 	    "  --control-only      store rulesets without compiling them for the workers\n"
@@ -170,6 +173,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"socket", required_argument, NULL, 's'},
 	    {"ruleset", required_argument, NULL, 'r'},
 	    {"iptables-restore", required_argument, NULL, 'I'},
+	    {"ipset-restore", required_argument, NULL, 'U'},
 	    {"ifname", required_argument, NULL, 'i'},
 	    {"flowtables", no_argument, NULL, 'F'},
 	    {"control-only", no_argument, NULL, 'C'},
@@ -214,6 +218,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'I':
 			o->iptables = optarg;
+			break;
+		case 'U':
+			o->ipset = optarg;
 			break;
 		case 'i': {
 			char *eq = strchr(optarg, '=');
@@ -807,6 +814,18 @@ int main(int argc, char **argv)
 	if (o.ruleset && run_nft(ctl, o.socket_path, NULL, "-f", o.ruleset, NULL) < 0) {
 		fprintf(stderr, "nftdp: loading ruleset %s failed\n", o.ruleset);
 		goto out_ctl;
+	}
+	if (o.ipset) {
+		/* the sets iptables' set match names exist before its rules */
+		setenv("NFTDP_NFT", "/usr/sbin/ipset", 1);
+		nft_stdin = o.ipset;
+		ret = run_nft(ctl, o.socket_path, NULL, "restore", NULL, NULL);
+		nft_stdin = NULL;
+		unsetenv("NFTDP_NFT");
+		if (ret < 0) {
+			fprintf(stderr, "nftdp: loading %s failed\n", o.ipset);
+			goto out_ctl;
+		}
 	}
 	if (o.iptables) {
 		size_t n = strlen(o.iptables);

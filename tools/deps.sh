@@ -8,7 +8,7 @@ pkgs=(meson ninja-build pkg-config gcc clang clang-format libclang-rt-14-dev
       libdpdk-dev dpdk dpdk-dev libmnl-dev libnftnl-dev nftables libcmocka-dev
       libbpf-dev libxdp-dev libpcap-dev python3 python3-scapy tcpreplay
       conntrack conntrackd iproute2 ethtool jq procps util-linux bc gdb libcap2-bin
-      iptables bird2 tcpdump)
+      iptables bird2 tcpdump ipset)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

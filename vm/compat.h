@@ -73,6 +73,11 @@ int nftdp_vm_compat_hashlimit3_check(struct nftdp_vm_cctx *cc, const struct comp
 				     void *priv);
 
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_recent_ops;
+/* xt_set's set match, revisions 1 (and 2), 3, 4 (expr_compat_set.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_set_ops;
+int nftdp_vm_compat_set1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_set3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_set4_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				  void *priv);
 int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

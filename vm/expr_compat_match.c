@@ -27,6 +27,7 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_pkttype.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -717,6 +718,14 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent0_check, &nftdp_vm_compat_recent_ops},
     {"recent", 1, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo_v1), HOOKS_ALL, NULL, 0,
      COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent1_check, &nftdp_vm_compat_recent_ops},
+    {"set", 1, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v1), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_set1_check, &nftdp_vm_compat_set_ops},
+    {"set", 2, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v1), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_set1_check, &nftdp_vm_compat_set_ops},
+    {"set", 3, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v3), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_set3_check, &nftdp_vm_compat_set_ops},
+    {"set", 4, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v4), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_set4_check, &nftdp_vm_compat_set_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -26,7 +26,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/netfilter/ipset/ip_set.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 
 #include "ctl_wire.h"
 
@@ -565,11 +568,202 @@ static int put_int(void *val, socklen_t *len, int v)
 	return 0;
 }
 
+/* One ipset command (GET_BYNAME or GET_BYINDEX) to the daemon over an
+ * emulated netlink socket of our own; the answer's attributes into *id,
+ * *family, name (IPSET_MAXNAMELEN). 0, or -errno of the answer. */
+static int ipset_query(uint8_t cmd, const char *set, uint16_t index, uint16_t *id, uint8_t *family,
+		       char *name)
+{
+	union {
+		char buf[512];
+		struct nlmsghdr align;
+	} u;
+	struct nlmsghdr *nlh = &u.align;
+	struct nfgenmsg *nfg;
+	struct nlattr *a;
+	ssize_t n;
+	int fd, ret = -EPROTO;
+	size_t off;
+
+	memset(&u, 0, sizeof(u));
+	nlh->nlmsg_type = (NFNL_SUBSYS_IPSET << 8) | cmd;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = 1;
+	nlh->nlmsg_len = NLMSG_LENGTH(sizeof(*nfg));
+	nfg = NLMSG_DATA(nlh);
+	nfg->nfgen_family = AF_INET;
+	a = (struct nlattr *)((char *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
+	a->nla_type = IPSET_ATTR_PROTOCOL;
+	a->nla_len = NLA_HDRLEN + 1;
+	*((uint8_t *)a + NLA_HDRLEN) = IPSET_PROTOCOL;
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+	a = (struct nlattr *)((char *)nlh + nlh->nlmsg_len);
+	if (set) {
+		a->nla_type = IPSET_ATTR_SETNAME;
+		a->nla_len = (uint16_t)(NLA_HDRLEN + strnlen(set, IPSET_MAXNAMELEN - 1) + 1);
+		memcpy((char *)a + NLA_HDRLEN, set, a->nla_len - NLA_HDRLEN - 1);
+	} else {
+		uint16_t be = htons(index);
+
+		a->nla_type = IPSET_ATTR_INDEX | NLA_F_NET_BYTEORDER;
+		a->nla_len = NLA_HDRLEN + 2;
+		memcpy((char *)a + NLA_HDRLEN, &be, 2);
+	}
+	nlh->nlmsg_len += NLA_ALIGN(a->nla_len);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return -errno;
+	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	n = recv(fd, &u, sizeof(u), MSG_DONTWAIT);
+	if (n < (ssize_t)NLMSG_HDRLEN || nlh->nlmsg_len > (size_t)n)
+		goto out;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+			ret = e->error ? e->error : -EPROTO;
+		goto out;
+	}
+	ret = 0;
+	for (off = NLMSG_LENGTH(sizeof(*nfg)); off + NLA_HDRLEN <= nlh->nlmsg_len;) {
+		a = (struct nlattr *)((char *)nlh + off);
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > nlh->nlmsg_len)
+			break;
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case IPSET_ATTR_INDEX:
+			if (a->nla_len >= NLA_HDRLEN + 2) {
+				uint16_t be;
+
+				memcpy(&be, (char *)a + NLA_HDRLEN, 2);
+				*id = ntohs(be);
+			}
+			break;
+		case IPSET_ATTR_FAMILY:
+			if (a->nla_len >= NLA_HDRLEN + 1)
+				*family = *((uint8_t *)a + NLA_HDRLEN);
+			break;
+		case IPSET_ATTR_SETNAME:
+			if (name) {
+				size_t l = a->nla_len - NLA_HDRLEN;
+
+				if (l > IPSET_MAXNAMELEN - 1)
+					l = IPSET_MAXNAMELEN - 1;
+				memcpy(name, (char *)a + NLA_HDRLEN, l);
+				name[l] = '\0';
+			}
+			break;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* getsockopt(SOL_IP, SO_IP_SET): what iptables' set match and SET target
+ * ask the kernel (ip_set_sockfn_get): the protocol version, a set's index
+ * (and family) by name, a set's name by index. Answered from nftdp's sets
+ * (ipset through the shim, docs/iptables.md) with the kernel's errnos. */
+static int ip_set_sockopt(void *val, socklen_t *len)
+{
+	unsigned int op;
+	uint16_t id = IPSET_INVALID_ID;
+	uint8_t family = 0;
+
+	if (!len || *len < sizeof(unsigned int) || !val) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&op, val, sizeof(op));
+	if (op < IP_SET_OP_VERSION) {
+		struct ip_set_req_version v;
+
+		if (*len < sizeof(v)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(&v, val, sizeof(v));
+		if (v.version < IPSET_PROTOCOL_MIN) {
+			errno = EPROTO;
+			return -1;
+		}
+	}
+	switch (op) {
+	case IP_SET_OP_VERSION: {
+		struct ip_set_req_version *v = val;
+
+		if (*len != sizeof(*v)) {
+			errno = EINVAL;
+			return -1;
+		}
+		v->version = IPSET_PROTOCOL;
+		return 0;
+	}
+	case IP_SET_OP_GET_BYNAME:
+	case IP_SET_OP_GET_FNAME: {
+		bool fname = op == IP_SET_OP_GET_FNAME;
+		struct ip_set_req_get_set *g = val;
+		struct ip_set_req_get_set_family *f = val;
+		char *name = fname ? f->set.name : g->set.name;
+		char copy[IPSET_MAXNAMELEN];
+		int ret;
+
+		if (*len != (fname ? sizeof(*f) : sizeof(*g))) {
+			errno = EINVAL;
+			return -1;
+		}
+		name[IPSET_MAXNAMELEN - 1] = '\0';
+		memcpy(copy, name, sizeof(copy));
+		ret = ipset_query(IPSET_CMD_GET_BYNAME, copy, 0, &id, &family, NULL);
+		if (ret < 0 && ret != -ENOENT) {
+			errno = -ret;
+			return -1;
+		}
+		if (ret < 0)
+			id = IPSET_INVALID_ID;
+		if (fname) {
+			f->set.index = id;
+			if (id != IPSET_INVALID_ID)
+				f->family = family;
+		} else {
+			g->set.index = id;
+		}
+		return 0;
+	}
+	case IP_SET_OP_GET_BYINDEX: {
+		struct ip_set_req_get_set *g = val;
+		char name[IPSET_MAXNAMELEN] = "";
+		int ret;
+
+		if (*len != sizeof(*g)) {
+			errno = EINVAL;
+			return -1;
+		}
+		ret = ipset_query(IPSET_CMD_GET_BYINDEX, NULL, g->set.index, &id, &family, name);
+		if (ret < 0 && ret != -ENOENT) {
+			errno = -ret;
+			return -1;
+		}
+		memcpy(g->set.name, name, sizeof(name));
+		return 0;
+	}
+	default:
+		errno = EBADMSG;
+		return -1;
+	}
+}
+
 SHIM_EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	struct shim_sock *ss = lookup(fd);
 
 	INIT();
+	if (!ss && level == SOL_IP && name == SO_IP_SET)
+		return ip_set_sockopt(val, len);
 	if (!ss)
 		return REAL(getsockopt)(fd, level, name, val, len);
 	if (level == SOL_SOCKET) {

@@ -446,6 +446,9 @@ def kernel_side(case, recipe, frames, work):
             with open(ruleset_file(case)) as f:
                 nsx(NS_DUT, restore_tool(case), stdin=f.read())
         elif is_iptables(case):
+            if os.path.exists(case + '.ipset'):  # the sets its -m set names
+                with open(case + '.ipset') as f:
+                    nsx(NS_DUT, 'ipset', 'restore', stdin=f.read())
             nsx(NS_DUT, restore_tool(case), ruleset_file(case))
         else:
             nsx(NS_DUT, 'nft', '-f', case + '.nft')
@@ -952,7 +955,8 @@ def restore_tool(case):
 def ruleset_args(case):
     """nftdp's option that loads the case's ruleset at start."""
     if is_iptables(case):
-        return ['--iptables-restore', ruleset_file(case)]
+        ipset = ['--ipset-restore', case + '.ipset'] if os.path.exists(case + '.ipset') else []
+        return ipset + ['--iptables-restore', ruleset_file(case)]
     return ['--ruleset', case + '.nft']
 
 

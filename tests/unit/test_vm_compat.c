@@ -38,6 +38,7 @@
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
@@ -255,8 +256,8 @@ static void test_refused_names_extension(void **state)
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFQUEUE", 1, info, 64), -1),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFQUEUE"));
-	/* ipset and owner: refused, saying why */
-	assert_int_equal(add(w, c, -1, false, xt("match", "set", 4, info, 64), -1), -EOPNOTSUPP);
+	/* SET and owner: refused, saying why */
+	assert_int_equal(add(w, c, -1, false, xt("target", "SET", 3, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "ipset"));
 	assert_int_equal(add(w, c, -1, false, xt("match", "owner", 1, info, 64), -1), -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "local stack"));
@@ -299,6 +300,116 @@ static void test_matches(void **state)
 	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
 	assert_int_equal(add(w, g, -1, false, MT("iprange", 1, ipr), NF_DROP), 0);
 	assert_int_equal(RUN(w, g, tcp4(&t, 1)), NF_ACCEPT);
+}
+
+static struct nftdp_vm_pkt *tcp4_from(struct tpkt *t, uint8_t src_last, uint16_t dport);
+
+/* xt_set's match over a published ipset set (expr_compat_set.c) */
+static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset_key *keys,
+				       const bool *nomatch, uint32_t n)
+{
+	struct nftdp_vm_ipset *s = nftdp_vm_ipset_alloc(n, 16);
+
+	assert_non_null(s);
+	s->kind = kind;
+	s->family = NFPROTO_IPV4;
+	s->netmask = 32;
+	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT ? 2 : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t b = nftdp_vm_ipset_hash(&keys[i]) & 15;
+
+		s->e[i].k = keys[i];
+		s->e[i].nomatch = nomatch && nomatch[i];
+		s->e[i].next = s->head[b];
+		s->head[b] = (int32_t)i;
+		if (kind == NFTDP_VM_IPSET_HASH_NET)
+			s->cidrs[keys[i].cidr] = true;
+	}
+	return s;
+}
+
+static void test_set_match(void **state)
+{
+	struct world *w = *state;
+	struct xt_set_info_match_v4 m = {
+	    .match_set = {.index = 7, .dim = 1, .flags = IPSET_DIM_ONE_SRC}};
+	struct nftdp_vm_ipset_key k[2];
+	bool nm[2] = {false, true};
+	struct tpkt t;
+
+	memset(k, 0, sizeof(k));
+	/* no set at index 7: ENOENT, as set_match_v4_checkentry */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_LOCAL_IN), -1, false, MT("set", 4, m), NF_DROP),
+	    -ENOENT);
+	/* hash:ip {10.0.0.1}: src matches, dst does not */
+	k[0].ip[0] = 10;
+	k[0].ip[3] = 1;
+	assert_null(nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_IP, k, NULL, 1)));
+	struct nftdp_vm_chain *a = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, a, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_DROP);
+	m.match_set.flags = 0; /* dst */
+	struct nftdp_vm_chain *b = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, b, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, b, tcp4(&t, 1)), NF_ACCEPT);
+	m.match_set.flags = IPSET_INV_MATCH; /* ! dst */
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	/* a timed-out element is not in the set */
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_IP, k, NULL, 1)));
+	w->ctx.now_ms = 5000;
+	{
+		struct nftdp_vm_ipset *s = ipset_of(NFTDP_VM_IPSET_HASH_IP, k, NULL, 1);
+
+		s->e[0].expire_ms = 5000;
+		nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, s));
+	}
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_ACCEPT);
+	/* hash:net {10.0.0.0/8, 10.0.0.0/30 nomatch}: 10.0.0.1 is in the hole;
+	 * --return-nomatch turns it into a match and a plain member into none */
+	k[0].ip[3] = 0;
+	k[0].cidr = 8;
+	k[1] = k[0];
+	k[1].cidr = 30;
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_NET, k, nm, 2)));
+	m.match_set.flags = IPSET_DIM_ONE_SRC;
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, d, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4(&t, 1)), NF_ACCEPT);
+	m.flags = IPSET_FLAG_RETURN_NOMATCH;
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, e, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, e, tcp4_from(&t, 9, 1)), NF_ACCEPT); /* 10.0.0.9: in /8 */
+	assert_int_equal(RUN(w, d, tcp4_from(&t, 9, 1)), NF_DROP);
+	/* hash:ip,port needs two dimensions: dim 1 never matches */
+	memset(k, 0, sizeof(k));
+	k[0].ip[0] = 10;
+	k[0].ip[3] = 2;
+	k[0].port = 22;
+	k[0].proto = IPPROTO_TCP;
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_IPPORT, k, NULL, 1)));
+	m.flags = 0;
+	m.match_set.flags = 0;
+	m.match_set.dim = 2; /* dst,dst */
+	struct nftdp_vm_chain *f = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, f, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, f, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(RUN(w, f, tcp4(&t, 23)), NF_ACCEPT);
+	m.match_set.dim = 1;
+	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, g, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, g, tcp4(&t, 22)), NF_ACCEPT);
+	/* --packets-gt & co. compare counters nftdp does not count */
+	m.flags = IPSET_FLAG_MATCH_COUNTERS;
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_LOCAL_IN), -1, false, MT("set", 4, m), NF_DROP),
+	    -EOPNOTSUPP);
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
 struct fake_ct {
@@ -1281,6 +1392,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_targets_become_native, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_limit, setup, teardown),

@@ -687,6 +687,74 @@ uint32_t nftdp_vm_synproxy_server_syn(const uint8_t *ip, bool v6, const uint8_t 
 				      uint32_t cap);
 
 /* ------------------------------------------------------------------ */
+/* ipset: the sets xt_set matches read (vm/expr_compat_set.c)          */
+
+/** ipset set types nftdp builds (control/ipset.c) */
+enum nftdp_vm_ipset_kind {
+	NFTDP_VM_IPSET_HASH_IP,
+	NFTDP_VM_IPSET_HASH_NET,
+	NFTDP_VM_IPSET_HASH_IPPORT,
+	NFTDP_VM_IPSET_HASH_NETPORT,
+	NFTDP_VM_IPSET_HASH_IPPORTIP,
+	NFTDP_VM_IPSET_BITMAP_IP,
+	NFTDP_VM_IPSET_BITMAP_PORT,
+	NFTDP_VM_IPSET_LIST_SET,
+};
+
+/** One element's key; unused fields zero (compared as bytes). */
+struct nftdp_vm_ipset_key {
+	uint8_t ip[16], ip2[16]; /**< network order, IPv4 in the first 4 bytes */
+	uint16_t port;		 /**< host order; ICMP: type << 8 | code */
+	uint8_t proto, cidr;
+	uint16_t id; /**< list:set: the member set's index */
+};
+
+/** FNV-1a of a key: the bucket of a key, in control/ and on workers. */
+static inline uint32_t nftdp_vm_ipset_hash(const struct nftdp_vm_ipset_key *k)
+{
+	const uint8_t *p = (const uint8_t *)k;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+struct nftdp_vm_ipset_elem {
+	struct nftdp_vm_ipset_key k;
+	uint64_t expire_ms; /**< CLOCK_MONOTONIC ms (nftdp_now_ms); 0: never */
+	int32_t next;	    /**< next in the bucket, -1: none */
+	bool nomatch;
+};
+
+/** One set's contents as workers read them: immutable once published. */
+struct nftdp_vm_ipset {
+	uint8_t kind, family; /**< enum nftdp_vm_ipset_kind, NFPROTO_* (UNSPEC: any) */
+	uint8_t netmask;      /**< hash:ip, bitmap:ip: addresses masked to it */
+	uint8_t dim;	      /**< the type's dimension (1..3) */
+	uint32_t first, last; /**< bitmap range, host order */
+	bool cidrs[129];      /**< hash:net*: prefix lengths present */
+	uint32_t n, nhead;    /**< elements, buckets (a power of two) */
+	int32_t *head;
+	struct nftdp_vm_ipset_elem *e;
+};
+
+/**
+ * Allocate a set of n elements and nhead (a power of two) empty buckets,
+ * e[] and head[] to be filled by the caller. NULL when out of memory.
+ * Control path.
+ */
+struct nftdp_vm_ipset *nftdp_vm_ipset_alloc(uint32_t n, uint32_t nhead);
+/** Free a set nftdp_vm_ipset_alloc made. */
+void nftdp_vm_ipset_free(struct nftdp_vm_ipset *s);
+/**
+ * Publish s (or NULL) as set index id for the workers; returns the one it
+ * replaces, to be freed after a grace period (nftdp_vm_gen_synchronize).
+ * Control path, one thread.
+ */
+struct nftdp_vm_ipset *nftdp_vm_ipset_publish(uint16_t id, struct nftdp_vm_ipset *s);
+
+/* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
 
 struct nf_osf_user_finger;

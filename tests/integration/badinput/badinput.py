@@ -271,7 +271,43 @@ def cases():
          for n in (2, 3, 10, 100, 1000, 10000) for t in (1, 2)] + [
         ("table of family %d" % f, batch(msg(nft(NEWTABLE), F_REQUEST | F_CREATE, 1, family=f,
                                              payload=attr(1, strz("fam")))))
-        for f in (0, 4, 12, 81, 150, 255)]
+        for f in (0, 4, 12, 81, 150, 255)] + ipset_cases()
+
+
+def ipset(cmd, seq, payload, flags=F_REQUEST | F_ACK):
+    """An NFNL_SUBSYS_IPSET request (control/ipset.c)."""
+    return msg((6 << 8) | cmd, flags, seq, payload=payload)
+
+
+def ipset_cases():
+    proto = attr(1, b"\x07")
+    create = proto + attr(2, strz("bad")) + attr(3, strz("hash:ip")) + attr(4, b"\x06") + \
+        attr(5, b"\x02")
+    ip_no_order = attr(NLA_F_NESTED | 1, attr(1, b"\x01\x02\x03\x04"))
+    return [
+        ("ipset command 0", ipset(0, 1, proto)),
+        ("ipset command 99", ipset(99, 1, proto)),
+        ("ipset list without protocol", ipset(7, 1, b"", F_REQUEST | F_ACK | 0x300)),
+        ("ipset protocol 5", ipset(7, 1, attr(1, b"\x05"), F_REQUEST | F_ACK | 0x300)),
+        ("ipset protocol of length 0", ipset(1, 1, attr(1, b""))),
+        ("ipset name without NUL", ipset(3, 1, proto + attr(2, b"abcd"))),
+        ("ipset name too long", ipset(3, 1, proto + attr(2, b"n" * 40 + b"\0"))),
+        ("ipset name with an early NUL, too long", ipset(3, 1, proto + attr(2, b"n\0" + b"x" * 40 + b"\0"))),
+        ("ipset create without type", ipset(2, 1, proto + attr(2, strz("bad")))),
+        ("ipset create of an unknown type", ipset(2, 1, proto + attr(2, strz("bad")) +
+                                                  attr(3, strz("hash:nope")) + attr(4, b"\x00") +
+                                                  attr(5, b"\x02"))),
+        ("ipset create data not nested", ipset(2, 1, create + attr(7, b"\0\0\0\0"))),
+        ("ipset add to a missing set", ipset(9, 1, proto + attr(2, strz("nope")) +
+                                             attr(NLA_F_NESTED | 7, b""))),
+        ("ipset create then add without byte order",
+         ipset(2, 1, create + attr(NLA_F_NESTED | 7, b"")) +
+         ipset(9, 2, proto + attr(2, strz("bad")) + attr(NLA_F_NESTED | 7, ip_no_order))),
+        ("ipset add with data and adt", ipset(9, 1, proto + attr(2, strz("bad")) +
+                                              attr(NLA_F_NESTED | 7, b"") +
+                                              attr(NLA_F_NESTED | 8, b""))),
+        ("ipset destroy all", ipset(3, 1, proto)),
+    ]
 
 
 def write_seeds(d):

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * control/ipset.c: the ipset store and messages without a socket. The
+ * session is a stub that keeps every datagram queued; the clock is the
+ * test's, so timeouts expire on demand. Checks the IPSET_ERR_* errnos of
+ * ip_set_core.c and the types, ranges, hash:net's most specific match,
+ * restore's line number, list:set references, malformed input that must
+ * change nothing, and the attributes of a listed member.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h> /* after the headers it needs */
+
+#include <libmnl/libmnl.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/ipset/ip_set.h>
+#include <linux/netfilter/ipset/ip_set_bitmap.h>
+#include <linux/netfilter/ipset/ip_set_hash.h>
+#include <linux/netfilter/ipset/ip_set_list.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include "control_priv.h"
+#include "nftdp_vm.h"
+
+static char sent[1 << 16];
+static size_t sent_len;
+static uint64_t now_ms = 1000000;
+
+int ctl_session_send(struct ctl_session *s, const void *buf, size_t len)
+{
+	(void)s;
+	if (sent_len + len <= sizeof(sent)) {
+		memcpy(sent + sent_len, buf, len);
+		sent_len += len;
+	}
+	return 0;
+}
+
+uint32_t ctl_session_portid(const struct ctl_session *s)
+{
+	(void)s;
+	return 4242;
+}
+
+bool ctl_session_cap_ack(const struct ctl_session *s)
+{
+	(void)s;
+	return false;
+}
+
+void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+			  const struct ctl_session *skip)
+{
+	(void)srv;
+	(void)group;
+	(void)buf;
+	(void)len;
+	(void)skip;
+}
+
+static uint64_t fake_clock(void)
+{
+	return now_ms;
+}
+
+static struct nftdp_ctl ctl;
+static struct ctl_session *sess = (struct ctl_session *)&ctl; /* never dereferenced */
+
+static struct nlmsghdr *msg(char *buf, uint8_t cmd, uint16_t flags, const char *name)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_IPSET << 8) | cmd;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = 9;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = NFPROTO_IPV4;
+	mnl_attr_put_u8(nlh, IPSET_ATTR_PROTOCOL, IPSET_PROTOCOL);
+	if (name)
+		mnl_attr_put_strz(nlh, IPSET_ATTR_SETNAME, name);
+	return nlh;
+}
+
+static int rcv(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *bad;
+
+	sent_len = 0;
+	return ctl_ipset_rcv(&ctl, sess, nlh, &bad);
+}
+
+static void put_ip4(struct nlmsghdr *nlh, uint16_t type, const char *ip)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, type);
+	struct in_addr a;
+
+	inet_pton(AF_INET, ip, &a);
+	mnl_attr_put_u32(nlh, IPSET_ATTR_IPADDR_IPV4 | NLA_F_NET_BYTEORDER, a.s_addr);
+	mnl_attr_nest_end(nlh, n);
+}
+
+static int create(const char *name, const char *type, uint8_t family, uint32_t timeout,
+		  uint32_t maxelem)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, IPSET_CMD_CREATE, NLM_F_CREATE | NLM_F_EXCL, name);
+	struct nlattr *d;
+
+	mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, type);
+	mnl_attr_put_u8(nlh, IPSET_ATTR_REVISION, 3);
+	mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, family);
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	if (timeout)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(timeout));
+	if (maxelem)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_MAXELEM | NLA_F_NET_BYTEORDER, htonl(maxelem));
+	if (strcmp(type, "bitmap:port") == 0) {
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(100));
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(200));
+	}
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* add/del/test of one IPv4 element: ip, optional cidr (0: none), ip_to */
+static int adt(uint8_t cmd, const char *set, const char *ip, uint8_t cidr, const char *ip_to,
+	       uint32_t cadt, bool exist)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, cmd, exist ? 0 : NLM_F_EXCL, set);
+	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+	put_ip4(nlh, IPSET_ATTR_IP, ip);
+	if (cidr)
+		mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, cidr);
+	if (ip_to)
+		put_ip4(nlh, IPSET_ATTR_IP_TO, ip_to);
+	if (cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER, htonl(cadt));
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+static int name_cmd(uint8_t cmd, const char *a, const char *b)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = msg(buf, cmd, 0, a);
+
+	if (b)
+		mnl_attr_put_strz(nlh, IPSET_ATTR_SETNAME2, b);
+	return rcv(nlh);
+}
+
+static int list_add(const char *list, const char *member)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = msg(buf, IPSET_CMD_ADD, NLM_F_EXCL, list);
+	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+	mnl_attr_put_strz(nlh, IPSET_ATTR_NAME, member);
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* the number of members the LIST dump of set reports (IPSET_ATTR_ELEMENTS) */
+static int elements(const char *set)
+{
+	char buf[256];
+	const struct nlmsghdr *nlh;
+	int n = -1;
+
+	assert_int_equal(rcv(msg(buf, IPSET_CMD_LIST, NLM_F_DUMP, set)), -EINTR);
+	nlh = (const struct nlmsghdr *)sent;
+	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_LIST);
+	assert_int_equal(nlh->nlmsg_flags, NLM_F_MULTI);
+	const struct nlattr *a, *x;
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+	{
+		if (mnl_attr_get_type(a) != IPSET_ATTR_DATA)
+			continue;
+		mnl_attr_for_each_nested(x, a) if (mnl_attr_get_type(x) == IPSET_ATTR_ELEMENTS) n =
+		    (int)ntohl(mnl_attr_get_u32(x));
+	}
+	return n;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl_ipset_clock = fake_clock;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ctl_ipset_destroy(&ctl);
+	return 0;
+}
+
+static void test_protocol_and_type(void **state)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = msg(buf, IPSET_CMD_TYPE, 0, NULL);
+	const struct nlmsghdr *r = (const struct nlmsghdr *)sent;
+	const struct nlattr *a;
+	int rev = -1;
+
+	(void)state;
+	mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "hash:net,port");
+	mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV6);
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(r->nlmsg_type, (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_TYPE);
+	mnl_attr_for_each(a, r,
+			  sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) == IPSET_ATTR_REVISION)
+	    rev = mnl_attr_get_u8(a);
+	assert_int_equal(rev, 8); /* the kernel's hash:net,port */
+	nlh = msg(buf, IPSET_CMD_TYPE, 0, NULL);
+	mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "bitmap:ip");
+	mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV6);
+	assert_int_equal(rcv(nlh), -IPSET_ERR_FIND_TYPE);
+	/* protocol below the minimum */
+	nlh = msg(buf, IPSET_CMD_LIST, NLM_F_DUMP, NULL);
+	((struct nlattr *)((char *)nlh + NLMSG_HDRLEN + sizeof(struct nfgenmsg)))->nla_len = 5;
+	*((uint8_t *)nlh + NLMSG_HDRLEN + sizeof(struct nfgenmsg) + 4) = 5;
+	assert_int_equal(rcv(nlh), -IPSET_ERR_PROTOCOL);
+}
+
+static void test_hash_ip_errnos(void **state)
+{
+	(void)state;
+	assert_int_equal(create("a", "hash:ip", NFPROTO_IPV4, 0, 4), 0);
+	assert_int_equal(create("a", "hash:ip", NFPROTO_IPV4, 0, 4), -EEXIST);
+	assert_int_equal(create("x", "hash:nope", NFPROTO_IPV4, 0, 0), -IPSET_ERR_FIND_TYPE);
+	assert_int_equal(adt(IPSET_CMD_ADD, "a", "1.2.3.4", 0, NULL, 0, false), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "a", "1.2.3.4", 0, NULL, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(adt(IPSET_CMD_ADD, "a", "1.2.3.4", 0, NULL, 0, true), 0);
+	assert_int_equal(adt(IPSET_CMD_TEST, "a", "1.2.3.4", 0, NULL, 0, false), 0);
+	assert_int_equal(adt(IPSET_CMD_TEST, "a", "1.2.3.5", 0, NULL, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(adt(IPSET_CMD_DEL, "a", "1.2.3.5", 0, NULL, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(adt(IPSET_CMD_DEL, "a", "1.2.3.5", 0, NULL, 0, true), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "nope", "1.2.3.5", 0, NULL, 0, false), -ENOENT);
+	/* a /30 is four addresses; maxelem 4 then stops the range */
+	assert_int_equal(adt(IPSET_CMD_ADD, "a", "10.0.0.0", 30, NULL, 0, false),
+			 -IPSET_ERR_HASH_FULL);
+	assert_int_equal(elements("a"), 4);
+	assert_int_equal(adt(IPSET_CMD_ADD, "a", "10.0.0.0", 33, NULL, 0, false),
+			 -IPSET_ERR_INVALID_CIDR);
+	/* a timeout on a set without one */
+	{
+		char buf[256];
+		struct nlmsghdr *nlh = msg(buf, IPSET_CMD_ADD, 0, "a");
+		struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+		put_ip4(nlh, IPSET_ATTR_IP, "9.9.9.9");
+		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(5));
+		mnl_attr_nest_end(nlh, d);
+		assert_int_equal(rcv(nlh), -IPSET_ERR_TIMEOUT);
+	}
+	assert_int_equal(elements("a"), 4);
+}
+
+static void test_malformed_changes_nothing(void **state)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	struct nlattr *d;
+
+	(void)state;
+	assert_int_equal(create("m", "hash:ip", NFPROTO_IPV4, 0, 0), 0);
+	/* the address without NLA_F_NET_BYTEORDER (ip_set_get_ipaddr4) */
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "m");
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	{
+		struct nlattr *n = mnl_attr_nest_start(nlh, IPSET_ATTR_IP);
+
+		mnl_attr_put_u32(nlh, IPSET_ATTR_IPADDR_IPV4, 0x01020304);
+		mnl_attr_nest_end(nlh, n);
+	}
+	mnl_attr_nest_end(nlh, d);
+	assert_int_equal(rcv(nlh), -IPSET_ERR_PROTOCOL);
+	/* an attribute hash:ip does not take */
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "m");
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	put_ip4(nlh, IPSET_ATTR_IP, "1.1.1.1");
+	mnl_attr_put_strz(nlh, IPSET_ATTR_NAME, "x");
+	mnl_attr_nest_end(nlh, d);
+	assert_int_equal(rcv(nlh), -IPSET_ERR_PROTOCOL);
+	/* DATA without NLA_F_NESTED */
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "m");
+	mnl_attr_put_u32(nlh, IPSET_ATTR_DATA, 0);
+	assert_int_equal(rcv(nlh), -IPSET_ERR_PROTOCOL);
+	/* a name without its NUL: nfnetlink's policy (EINVAL), before ipset */
+	nlh = msg(buf, IPSET_CMD_DESTROY, 0, NULL);
+	mnl_attr_put(nlh, IPSET_ATTR_SETNAME, 1, "m");
+	assert_int_equal(rcv(nlh), -EINVAL);
+	/* a truncated nest never reads past the message */
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "m");
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	put_ip4(nlh, IPSET_ATTR_IP, "1.1.1.1");
+	mnl_attr_nest_end(nlh, d);
+	d->nla_len += 64;
+	assert_int_equal(rcv(nlh), -IPSET_ERR_PROTOCOL);
+	assert_int_equal(elements("m"), 0);
+}
+
+static void test_timeout_expires(void **state)
+{
+	(void)state;
+	assert_int_equal(create("t", "hash:ip", NFPROTO_IPV4, 10, 0), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "t", "1.1.1.1", 0, NULL, 0, false), 0);
+	now_ms += 9999;
+	assert_int_equal(adt(IPSET_CMD_TEST, "t", "1.1.1.1", 0, NULL, 0, false), 0);
+	now_ms += 1;
+	assert_int_equal(adt(IPSET_CMD_TEST, "t", "1.1.1.1", 0, NULL, 0, false), -IPSET_ERR_EXIST);
+	/* an expired entry is not there to delete, and adds as new */
+	assert_int_equal(adt(IPSET_CMD_DEL, "t", "1.1.1.1", 0, NULL, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(adt(IPSET_CMD_ADD, "t", "1.1.1.1", 0, NULL, 0, false), 0);
+	assert_int_equal(elements("t"), 1);
+}
+
+static void test_hash_net(void **state)
+{
+	(void)state;
+	assert_int_equal(create("n", "hash:net", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "n", "192.168.0.0", 16, NULL, 0, false), 0);
+	assert_int_equal(
+	    adt(IPSET_CMD_ADD, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false), 0);
+	assert_int_equal(adt(IPSET_CMD_TEST, "n", "192.168.2.7", 0, NULL, 0, false), 0);
+	assert_int_equal(adt(IPSET_CMD_TEST, "n", "192.168.1.7", 0, NULL, 0, false),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(
+	    adt(IPSET_CMD_TEST, "n", "192.168.1.0", 24, NULL, IPSET_FLAG_NOMATCH, false), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "n", "10.0.0.0", 0, NULL, 0, false), 0); /* a /32 */
+	/* 10.1.0.1-10.1.0.6 is .1/32 .2/31 .4/31 .6/32 */
+	assert_int_equal(adt(IPSET_CMD_ADD, "n", "10.1.0.1", 0, "10.1.0.6", 0, false), 0);
+	assert_int_equal(elements("n"), 7);
+	assert_int_equal(adt(IPSET_CMD_ADD, "n", "0.0.0.0", 0, "255.255.255.255", 0, false),
+			 -IPSET_ERR_HASH_RANGE);
+	assert_int_equal(adt(IPSET_CMD_ADD, "n", "1.0.0.0", 0, NULL, 0, false), 0);
+}
+
+static void test_bitmap_port_range(void **state)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	struct nlattr *d;
+
+	(void)state;
+	assert_int_equal(create("p", "bitmap:port", NFPROTO_IPV4, 0, 0), 0);
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "p");
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(99));
+	mnl_attr_nest_end(nlh, d);
+	assert_int_equal(rcv(nlh), -IPSET_ERR_BITMAP_RANGE);
+	nlh = msg(buf, IPSET_CMD_ADD, 0, "p");
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(150));
+	mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(159));
+	mnl_attr_nest_end(nlh, d);
+	assert_int_equal(rcv(nlh), 0);
+	assert_int_equal(elements("p"), 10);
+}
+
+static void test_list_set_refs(void **state)
+{
+	(void)state;
+	assert_int_equal(create("s1", "hash:ip", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(create("L", "list:set", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(list_add("L", "s1"), 0);
+	assert_int_equal(list_add("L", "s1"), -IPSET_ERR_EXIST);
+	assert_int_equal(list_add("L", "nope"), -IPSET_ERR_NAME);
+	assert_int_equal(list_add("L", "L"), -IPSET_ERR_LOOP);
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "s1", NULL), -IPSET_ERR_BUSY);
+	assert_int_equal(name_cmd(IPSET_CMD_RENAME, "s1", "s2"), -IPSET_ERR_REFERENCED);
+	assert_int_equal(name_cmd(IPSET_CMD_SWAP, "s1", "L"), -IPSET_ERR_TYPE_MISMATCH);
+	assert_int_equal(name_cmd(IPSET_CMD_SWAP, "s1", "zz"), -IPSET_ERR_EXIST_SETNAME2);
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, NULL, NULL), -IPSET_ERR_BUSY);
+	assert_int_equal(name_cmd(IPSET_CMD_FLUSH, "L", NULL), 0);
+	assert_int_equal(name_cmd(IPSET_CMD_RENAME, "s1", "s2"), 0);
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "s2", NULL), 0);
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "s2", NULL), -ENOENT);
+}
+
+/* restore mode: ADT of several DATA with LINENO; the failing line comes
+ * back in the echoed request's LINENO and no ack follows (-EINTR) */
+static void test_restore_lineno(void **state)
+{
+	char buf[512];
+	struct nlmsghdr *nlh;
+	struct nlattr *adtn, *d;
+	const struct nlmsghdr *r = (const struct nlmsghdr *)sent;
+	const struct nlmsgerr *e;
+	const struct nlattr *a;
+	uint32_t line = 0;
+
+	(void)state;
+	assert_int_equal(create("r", "hash:ip", NFPROTO_IPV4, 0, 0), 0);
+	nlh = msg(buf, IPSET_CMD_ADD, NLM_F_EXCL, "r");
+	mnl_attr_put_u32(nlh, IPSET_ATTR_LINENO, 0);
+	adtn = mnl_attr_nest_start(nlh, IPSET_ATTR_ADT);
+	for (uint32_t i = 0; i < 3; i++) {
+		d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+		put_ip4(nlh, IPSET_ATTR_IP, i == 2 ? "7.7.7.1" : i == 1 ? "7.7.7.1" : "7.7.7.0");
+		mnl_attr_put_u32(nlh, IPSET_ATTR_LINENO, 5 + i);
+		mnl_attr_nest_end(nlh, d);
+	}
+	mnl_attr_nest_end(nlh, adtn);
+	assert_int_equal(rcv(nlh), -EINTR);
+	assert_int_equal(r->nlmsg_type, NLMSG_ERROR);
+	e = mnl_nlmsg_get_payload(r);
+	assert_int_equal(e->error, -IPSET_ERR_EXIST);
+	mnl_attr_for_each(a, &e->msg,
+			  sizeof(struct nfgenmsg)) if (mnl_attr_get_type(a) == IPSET_ATTR_LINENO)
+	    line = mnl_attr_get_u32(a);
+	assert_int_equal(line, 7);
+	assert_int_equal(elements("r"), 2);
+}
+
+/* every change reaches the workers' copy of the set (sync_workers):
+ * published after add and del, gone after destroy */
+static void test_published_to_workers(void **state)
+{
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	assert_int_equal(create("w", "hash:net", NFPROTO_IPV4, 0, 0), 0); /* index 0 */
+	assert_int_equal(adt(IPSET_CMD_ADD, "w", "10.0.0.0", 8, NULL, 0, false), 0);
+	assert_int_equal(adt(IPSET_CMD_ADD, "w", "10.1.0.0", 16, NULL, IPSET_FLAG_NOMATCH, false),
+			 0);
+	/* take the copy out to look at it, then put it back */
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->n, 2);
+	assert_int_equal(v->kind, NFTDP_VM_IPSET_HASH_NET);
+	assert_int_equal(v->dim, 1);
+	assert_true(v->cidrs[8] && v->cidrs[16] && !v->cidrs[24]);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	assert_int_equal(adt(IPSET_CMD_DEL, "w", "10.0.0.0", 8, NULL, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->n, 1);
+	assert_true(v->e[0].nomatch);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "w", NULL), 0);
+	assert_null(nftdp_vm_ipset_publish(0, NULL));
+}
+
+/* deletes move the last element into the hole: the index stays right
+ * over many adds and deletes, and a range of 65536 ports adds and deletes
+ * quickly (no per-element rebuild) */
+static void test_many_deletes(void **state)
+{
+	char ip[32];
+
+	(void)state;
+	assert_int_equal(create("m", "hash:ip", NFPROTO_IPV4, 0, 0), 0);
+	for (int i = 1; i <= 2000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_ADD, "m", ip, 0, NULL, 0, false), 0);
+	}
+	for (int i = 1; i <= 2000; i += 2) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_DEL, "m", ip, 0, NULL, 0, false), 0);
+	}
+	for (int i = 1; i <= 2000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(adt(IPSET_CMD_TEST, "m", ip, 0, NULL, 0, false),
+				 i % 2 ? -IPSET_ERR_EXIST : 0);
+	}
+	assert_int_equal(elements("m"), 1000);
+	{
+		char buf[256];
+		struct nlmsghdr *nlh;
+		struct nlattr *d;
+		nlh = msg(buf, IPSET_CMD_CREATE, NLM_F_CREATE | NLM_F_EXCL, "bp");
+		mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "bitmap:port");
+		mnl_attr_put_u8(nlh, IPSET_ATTR_REVISION, 3);
+		mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV4);
+		d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(0));
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(65535));
+		mnl_attr_nest_end(nlh, d);
+		assert_int_equal(rcv(nlh), 0);
+		for (int del = 0; del < 2; del++) {
+			nlh = msg(buf, del ? IPSET_CMD_DEL : IPSET_CMD_ADD, 0, "bp");
+			d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+			mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER,
+					 htons(del ? 10 : 0));
+			mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER,
+					 htons(65535));
+			mnl_attr_nest_end(nlh, d);
+			assert_int_equal(rcv(nlh), 0);
+		}
+		assert_int_equal(elements("bp"), 10);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_protocol_and_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hash_ip_errnos, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed_changes_nothing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timeout_expires, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hash_net, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bitmap_port_range, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_many_deletes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
