@@ -80,8 +80,10 @@ int ctl_server_poll(struct ctl_server *srv, int timeout_ms);
 void ctl_server_close(struct ctl_server *srv);
 
 /* Send buf (one datagram of whole netlink messages) to every session that
- * joined group (NFNLGRP_*, 1-based), skipping skip (may be NULL). */
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+ * joined group (NFNLGRP_*, 1-based), skipping skip (may be NULL). false:
+ * a NETLINK_BROADCAST_ERROR listener could not take it (netlink_broadcast's
+ * -ENOBUFS); the others got it. */
+bool ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip);
 
 /* Whether any session joined group (nfnetlink_has_listeners). */

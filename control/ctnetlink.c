@@ -710,11 +710,11 @@ static bool ev_cb(const struct nftdp_ct_event *ev, void *arg)
 		return true;
 	/* netlink_broadcast's delivery_failure: the kernel keeps the event
 	 * (nf_conntrack_ecache) and sends it again later, to everyone */
-	if (ctl_server_group_blocked(c->ctl->server, group)) {
+	if (ctl_server_group_blocked(c->ctl->server, group) ||
+	    !ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL)) {
 		c->blocked = true;
 		return false;
 	}
-	ctl_server_multicast(c->ctl->server, group, buf, (size_t)len, NULL);
 	return true;
 }
 

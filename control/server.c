@@ -962,14 +962,18 @@ static int queued(const struct ctl_session *s)
  * unless NETLINK_NO_ENOBUFS); until it got it, everything is dropped (the
  * kernel's NETLINK_S_CONGESTED). Unicast answers are not limited here.
  */
-static void mcast_one(struct ctl_server *srv, struct ctl_session *s, const void *buf, size_t len)
+static bool mcast_one(struct ctl_server *srv, struct ctl_session *s, const void *buf, size_t len)
 {
 	(void)srv;
-	if (s->overrun || s->bl || queued(s) >= s->rcvbuf) {
+	/* a send the socket pair refuses (its send buffer, however large
+	 * it was made) is a full queue all the same, never a silent loss */
+	if (s->overrun || s->bl || queued(s) >= s->rcvbuf || raw_send(s, buf, len) == -ENOBUFS) {
 		overrun(s);
-		return;
+		/* do_one_broadcast: a BROADCAST_ERROR listener's failure is
+		 * the sender's (delivery_failure) */
+		return !s->bcast_err;
 	}
-	raw_send(s, buf, len);
+	return true;
 }
 
 /* Feed waiting dumps; queue the ENOBUFS marker once the listener has read
@@ -993,12 +997,15 @@ static void deliver_overruns(struct ctl_server *srv)
 	}
 }
 
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+bool ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
+	bool ok = true;
+
 	for (struct ctl_session *s = srv->sessions; s; s = s->next)
 		if (s != skip && ctl_session_in_group(s, group))
-			mcast_one(srv, s, buf, len);
+			ok &= mcast_one(srv, s, buf, len);
+	return ok;
 }
 
 /* do_one_broadcast's test (sk_rmem_alloc >= sk_rcvbuf, or congested) for

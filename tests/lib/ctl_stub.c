@@ -107,7 +107,7 @@ bool ctl_server_group_blocked(const struct ctl_server *srv, unsigned int group)
 	return false;
 }
 
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+bool ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
 	(void)srv;
@@ -115,6 +115,7 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 	(void)skip;
 	if (ctl_stub.listeners)
 		ctl_session_send(&ctl_stub_session, buf, len);
+	return true;
 }
 
 /* ---- batches ---- */

@@ -56,7 +56,7 @@ bool ctl_session_cap_ack(const struct ctl_session *s)
 	return false;
 }
 
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+bool ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
 	(void)srv;
@@ -64,6 +64,7 @@ void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void
 	(void)buf;
 	(void)len;
 	(void)skip;
+	return true;
 }
 
 static uint64_t fake_clock(void)

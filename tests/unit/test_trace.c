@@ -29,10 +29,11 @@
 #include "nftdp_vm.h"
 
 /* control/trace.c's server calls: no sessions here */
-void ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
+bool ctl_server_multicast(struct ctl_server *srv, unsigned int group, const void *buf, size_t len,
 			  const struct ctl_session *skip)
 {
 	(void)srv, (void)group, (void)buf, (void)len, (void)skip;
+	return true;
 }
 
 bool ctl_server_has_listeners(const struct ctl_server *srv, unsigned int group)
