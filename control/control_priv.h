@@ -75,6 +75,8 @@ struct ctl_server_ops {
 int ctl_server_open(struct nftdp_ctl *ctl, const char *path, const struct ctl_server_ops *ops,
 		    struct ctl_server **out);
 int ctl_server_fd(const struct ctl_server *srv);
+/* Listeners owed ENOBUFS or dumps waiting for room (nftdp_ctl_pending). */
+bool ctl_server_pending(const struct ctl_server *srv);
 /* Serve events for at most timeout_ms; calls ops->rcv per sendmsg. */
 int ctl_server_poll(struct ctl_server *srv, int timeout_ms);
 void ctl_server_close(struct ctl_server *srv);

@@ -59,6 +59,11 @@ int nftdp_ctl_fd(const struct nftdp_ctl *ctl)
 	return ctl_server_fd(ctl->server);
 }
 
+bool nftdp_ctl_pending(const struct nftdp_ctl *ctl)
+{
+	return ctl_server_pending(ctl->server);
+}
+
 uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl)
 {
 	return ctl->state->genid;

@@ -311,6 +311,11 @@ int ctl_server_fd(const struct ctl_server *srv)
 	return srv->epoll_fd;
 }
 
+bool ctl_server_pending(const struct ctl_server *srv)
+{
+	return srv->n_overrun || srv->n_backlog;
+}
+
 /* ---- sessions ---- */
 
 static bool portid_in_use(const struct ctl_server *srv, uint32_t portid)

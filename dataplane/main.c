@@ -895,7 +895,8 @@ int main(int argc, char **argv)
 			if (now < next_ctl && now >= ctl_hot_until)
 				continue;
 			next_ctl = now + hz / 1000;
-			if (ctl_readable(ctl)) {
+			/* a listener owed ENOBUFS shows no descriptor */
+			if (ctl_readable(ctl) || nftdp_ctl_pending(ctl)) {
 				ctl_hot_until = now + hz / 50;
 				nftdp_vm_gen_reader_offline(dp.dom, 0);
 				ret = nftdp_ctl_poll(ctl, 0);

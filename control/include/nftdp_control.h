@@ -172,6 +172,13 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms);
  */
 int nftdp_ctl_fd(const struct nftdp_ctl *ctl);
 
+/**
+ * Whether nftdp_ctl_poll() has work that no descriptor shows: a listener
+ * owed ENOBUFS, or a dump waiting for its reader to make room. A caller
+ * that polls only when nftdp_ctl_fd() is readable must poll then too.
+ */
+bool nftdp_ctl_pending(const struct nftdp_ctl *ctl);
+
 /** The current nf_tables generation id (what GETGEN answers). */
 uint32_t nftdp_ctl_genid(const struct nftdp_ctl *ctl);
 
