@@ -631,7 +631,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	}
 	nftnl_expr_iter_destroy(it);
 	if (rc < 0) {
-		destroy_ops(&chain->ops[first], chain->n_ops - first);
+		if (chain->n_ops > first) /* no ops array before the first op */
+			destroy_ops(&chain->ops[first], chain->n_ops - first);
 		chain->n_ops = first;
 		return rc;
 	}
