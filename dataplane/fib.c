@@ -134,8 +134,11 @@ static void to_route_flow(const struct nftdp_vm_fib_flow *v, struct nftdp_route_
 	fl->mark = v->mark;
 }
 
-static bool fib_route4_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
-			    struct nftdp_vm_fib_route *out)
+/* one family's policy lookup (route/: through ip rule) as the VM's answer */
+static bool route_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
+		       struct nftdp_vm_fib_route *out,
+		       const struct nftdp_route_nh *(*lookup)(const struct nftdp_route_table *,
+							      const struct nftdp_route_flow *))
 {
 	const struct nftdp_route_table *t = cur(fib);
 	const struct nftdp_route_nh *nh;
@@ -144,28 +147,23 @@ static bool fib_route4_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
 	if (!t)
 		return false;
 	to_route_flow(v, &fl);
-	nh = nftdp_route_lookup4_flow(t, &fl);
+	nh = lookup(t, &fl);
 	if (!nh)
 		return false;
 	to_vm(t, nh, out);
 	return true;
 }
 
+static bool fib_route4_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
+			    struct nftdp_vm_fib_route *out)
+{
+	return route_flow(fib, v, out, nftdp_route_lookup4_flow);
+}
+
 static bool fib_route6_flow(const void *fib, const struct nftdp_vm_fib_flow *v,
 			    struct nftdp_vm_fib_route *out)
 {
-	const struct nftdp_route_table *t = cur(fib);
-	const struct nftdp_route_nh *nh;
-	struct nftdp_route_flow fl;
-
-	if (!t)
-		return false;
-	to_route_flow(v, &fl);
-	nh = nftdp_route_lookup6_flow(t, &fl);
-	if (!nh)
-		return false;
-	to_vm(t, nh, out);
-	return true;
+	return route_flow(fib, v, out, nftdp_route_lookup6_flow);
 }
 
 static bool fib_addr6_on(const void *fib, const uint8_t addr[16], uint32_t ifindex)
