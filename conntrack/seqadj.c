@@ -164,6 +164,31 @@ bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	return nftdp_ct_seqadj_tcp(th, &h->seq[dir], &h->seq[!dir]);
 }
 
+/* __skb_trim after a shorter replacement: the packet ends at len */
+static bool shrink_to(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint32_t len)
+{
+	if (s->cfg.pkt_resize)
+		return s->cfg.pkt_resize(s->cfg.pkt_resize_arg, pkt, len);
+	pkt->skb_len -= pkt->len - len;
+	pkt->len = len;
+	return true;
+}
+
+/* the IP header's length for a datagram now ending at len (and the IPv4
+ * header checksum) */
+static void ip_len_set(struct nftdp_vm_pkt *pkt, uint32_t len, bool v6)
+{
+	uint8_t *nh = pkt->data + pkt->nh_off;
+
+	if (!v6) {
+		nftdp_wr16(nh + 2, (uint16_t)(len - pkt->nh_off));
+		nh[10] = nh[11] = 0;
+		nftdp_st16(nh + 10, nftdp_ip_fast_csum(nh, (uint32_t)(nh[0] & 15) * 4));
+	} else {
+		nftdp_wr16(nh + 4, (uint16_t)(len - pkt->nh_off - 40));
+	}
+}
+
 bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
 			     uint32_t match_len, const char *rep, uint32_t rep_len)
@@ -193,23 +218,12 @@ bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	memmove(d + rep_len, d + match_len, end - (uint32_t)(d + match_len - pkt->data));
 	memcpy(d, rep, rep_len);
 	if (rep_len < match_len) {
-		if (s->cfg.pkt_resize) {
-			if (!s->cfg.pkt_resize(s->cfg.pkt_resize_arg, pkt, len))
-				return false;
-		} else {
-			pkt->skb_len -= pkt->len - len;
-			pkt->len = len;
-		}
+		if (!shrink_to(s, pkt, len))
+			return false;
 		nh = pkt->data + pkt->nh_off;
 		th = pkt->data + pkt->th_off;
 	}
-	if (!v6) {
-		nftdp_wr16(nh + 2, (uint16_t)(len - pkt->nh_off));
-		nh[10] = nh[11] = 0;
-		nftdp_st16(nh + 10, nftdp_ip_fast_csum(nh, (uint32_t)(nh[0] & 15) * 4));
-	} else {
-		nftdp_wr16(nh + 4, (uint16_t)(len - pkt->nh_off - 40));
-	}
+	ip_len_set(pkt, len, v6);
 	/* nf_nat_csum_recalc on a forwarded packet: the whole segment again */
 	datalen = len - pkt->th_off;
 	th[16] = th[17] = 0;
@@ -244,24 +258,11 @@ bool nftdp_ct_nat_mangle_udp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 	/* mangle_contents: move what follows, write the replacement */
 	memmove(d + rep_len, d + match_len, end - (uint32_t)(d + match_len - pkt->data));
 	memcpy(d, rep, rep_len);
-	if (rep_len < match_len) {
-		if (s->cfg.pkt_resize) {
-			if (!s->cfg.pkt_resize(s->cfg.pkt_resize_arg, pkt, len))
-				return false;
-		} else {
-			pkt->skb_len -= pkt->len - len;
-			pkt->len = len;
-		}
-	}
+	if (rep_len < match_len && !shrink_to(s, pkt, len))
+		return false;
 	nh = pkt->data + pkt->nh_off;
 	th = pkt->data + pkt->th_off;
-	if (!v6) {
-		nftdp_wr16(nh + 2, (uint16_t)(len - pkt->nh_off));
-		nh[10] = nh[11] = 0;
-		nftdp_st16(nh + 10, nftdp_ip_fast_csum(nh, (uint32_t)(nh[0] & 15) * 4));
-	} else {
-		nftdp_wr16(nh + 4, (uint16_t)(len - pkt->nh_off - 40));
-	}
+	ip_len_set(pkt, len, v6);
 	datalen = len - pkt->th_off;
 	nftdp_wr16(th + 4, (uint16_t)datalen);
 	/* fix the checksum only if there was one */
