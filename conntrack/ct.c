@@ -663,6 +663,8 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 		  const struct nftdp_ct_lookup *lk)
 {
 	*node = CT_NIL;
+	if (pkt->ct_seen)
+		return CT_DONE;
 	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack) {
 		if (!pkt->ct) {
 			pkt->ct_untracked = true;
@@ -843,7 +845,7 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		lk->data = NULL;
 		lk->node = CT_NIL;
 	}
-	if (pkt->ct || pkt->ct_untracked || pkt->out.notrack ||
+	if (pkt->ct || pkt->ct_untracked || pkt->ct_seen || pkt->out.notrack ||
 	    !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
 	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
 	    pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6 ||
@@ -997,6 +999,17 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	}
 	ct_put(s, e);
 	return verdict;
+}
+
+bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt)
+{
+	const struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+
+	if (!pkt->ct)
+		return true;
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	return (e->status & (IPS_CONFIRMED | IPS_DYING)) == IPS_CONFIRMED && !e->helper;
 }
 
 void nftdp_ct_attach(struct nftdp_vm_pkt *nskb, const struct nftdp_vm_pkt *skb)

@@ -490,6 +490,7 @@ struct nftdp_dp_worker {
 	uint8_t plan_kind;
 	bool plan_router;  /* dp->router when the plan was worked out */
 	bool plan_headers; /* PLAN_CACHED probes header views (burst_cached) */
+	bool plan_established; /* PLAN_TRACKED bursts take burst_established */
 	bool plan_bridge;  /* bridge.c: the generation has bridge chains wire mode runs */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
@@ -749,6 +750,11 @@ void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);
  * segment (no NAT, no chain whose state shows packet order, room in the
  * table for a burst of them without early drop) */
 bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w);
+/* the established pass (pipeline.c): nf_conntrack_in for view p = i of the
+ * burst right after its probe, marked as run (ct_seen); *plain: what it
+ * gave reaches no other connection (nftdp_ct_pkt_plain) */
+unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int i,
+				bool *plain);
 /* a bit (of 64) for the connection of view i's kept lookup, the same for
  * both directions; 0 when there is none */
 uint64_t nftdp_dp_ct_conn_bit(const struct nftdp_dp_worker *w, unsigned int i);
@@ -798,6 +804,11 @@ struct nftdp_dp_defrag;
 int nftdp_dp_defrag_init(struct nftdp_dp *dp);	/* after the workers; adds the step */
 void nftdp_dp_defrag_fini(struct nftdp_dp *dp); /* before the ports close */
 uint16_t nftdp_dp_defrag_mtu(const struct nftdp_dp_worker *w, uint16_t port);
+/* whether defrag's step would take the datagram at iph (ip_len bytes) */
+bool nftdp_dp_defrag_is_fragment(const uint8_t *iph, uint32_t ip_len, bool v4);
+/* the step's timekeeping (expired datagrams freed), for a burst that
+ * decides its packets without the step */
+void nftdp_dp_defrag_tick(struct nftdp_dp_worker *w);
 /** --router, before the forward hook: whether a reassembled datagram
  * (frag_max != 0) gets ICMP fragmentation needed / packet too big with *mtu */
 bool nftdp_dp_defrag_too_big(const struct nftdp_dp_worker *w, const uint8_t *iph, bool v4,

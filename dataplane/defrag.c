@@ -83,7 +83,7 @@ static void dr_flush(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df)
 }
 
 /* the fragment IP header at iph (ip_len bytes, checked by ip_rcv) */
-static bool is_fragment(const uint8_t *iph, uint32_t ip_len, bool v4)
+bool nftdp_dp_defrag_is_fragment(const uint8_t *iph, uint32_t ip_len, bool v4)
 {
 	if (v4)
 		return (nftdp_rd16(iph + 6) & 0x3fff) != 0;
@@ -204,6 +204,19 @@ static unsigned int reassemble(struct nftdp_dp_worker *w, struct nftdp_dp_defrag
 }
 
 /* nf_defrag_ipv4 / nf_defrag_ipv6 at -400 in prerouting */
+/* what the step does for time, once per burst */
+static void expire(struct nftdp_dp_worker *w, struct nftdp_dp_defrag *df, uint64_t tsc)
+{
+	if (tsc >= df->next_expire_tsc) {
+		/* datagrams not completed in time free their fragments (no ICMP:
+		 * the kernel sends none for conntrack's defrag users) */
+		dr_flush(w, df);
+		rte_ip_frag_table_del_expired_entries(df->tbl, &df->dr, tsc);
+		df->next_expire_tsc = tsc + df->expire_every_tsc;
+	}
+	dr_flush(w, df);
+}
+
 static void defrag_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm_pkt **pkts,
 			unsigned int n, unsigned int *verdicts)
 {
@@ -220,18 +233,16 @@ static void defrag_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_vm
 		verdicts[i] = NF_ACCEPT;
 		/* only for a family conntrack tracks */
 		if (!nftdp_vm_gen_uses_ct(w->gen, p->nfproto) || idx >= NFTDP_VM_BURST_MAX ||
-		    !is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
+		    !nftdp_dp_defrag_is_fragment(p->data + mt->ip_off, mt->ip_len, v4))
 			continue;
 		verdicts[i] = reassemble(w, df, p, idx, v4, tsc);
 	}
-	if (tsc >= df->next_expire_tsc) {
-		/* datagrams not completed in time free their fragments (no ICMP:
-		 * the kernel sends none for conntrack's defrag users) */
-		dr_flush(w, df);
-		rte_ip_frag_table_del_expired_entries(df->tbl, &df->dr, tsc);
-		df->next_expire_tsc = tsc + df->expire_every_tsc;
-	}
-	dr_flush(w, df);
+	expire(w, df, tsc);
+}
+
+void nftdp_dp_defrag_tick(struct nftdp_dp_worker *w)
+{
+	expire(w, w->defrag, rte_rdtsc());
 }
 
 static bool defrag_active(const struct nftdp_vm_gen *gen)

@@ -1464,6 +1464,36 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 }
 
 /*
+ * Whether PLAN_TRACKED bursts of gen may take the established pass
+ * (burst_established): no --router step, no bridge, no netdev egress
+ * chain, no chain whose state shows packet order, no step after conntrack
+ * (NAT), and the flow cache serves every chain of prerouting, forward and
+ * postrouting. Asked once per generation (pipeline_plan, after
+ * steps_compute).
+ */
+static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen)
+{
+	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+					NF_INET_POST_ROUTING};
+	const struct nftdp_dp *dp = w->dp;
+
+	if (dp->router || dp->route || nftdp_dp_bridge_on(dp, gen) ||
+	    !nftdp_vm_gen_order_free(gen) ||
+	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS))
+		return false;
+	for (unsigned int s = 0; s < dp->n_builtin[NF_INET_PRE_ROUTING]; s++)
+		if ((w->step_on[NF_INET_PRE_ROUTING] & (1u << s)) &&
+		    dp->builtin[NF_INET_PRE_ROUTING][s].prio > NF_IP_PRI_CONNTRACK)
+			return false;
+	if (hook_steps(w, NF_INET_FORWARD) || hook_steps(w, NF_INET_POST_ROUTING))
+		return false;
+	for (unsigned int h = 0; h < sizeof(hooks); h++)
+		if (!nftdp_vm_gen_flow_serves(gen, hooks[h]))
+			return false;
+	return true;
+}
+
+/*
  * Which pass a burst of gen takes (pipeline_plan caches it per generation):
  * PLAN_EMPTY, nothing to run (burst_empty); PLAN_CACHED, nothing but
  * IP base chains at prerouting, forward and postrouting, with the flow
@@ -1509,6 +1539,7 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 	if (w->plan_gen != id || w->plan_router != w->dp->router) {
 		steps_compute(w->dp, gen, w->step_on);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
+		w->plan_established = w->plan_kind == PLAN_TRACKED && established_ok(w, gen);
 		w->plan_bridge = nftdp_dp_bridge_on(w->dp, gen);
 		w->plan_headers = gen && nftdp_vm_gen_flow_headers_only(gen, NF_INET_PRE_ROUTING) &&
 				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_FORWARD) &&
@@ -1707,33 +1738,249 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		run_segment(w, gen, rx_port, &slow[i], 1, false);
 }
 
+/* what burst_established left to the pipeline, per view */
+enum est_how {
+	EST_GONE,     /* dropped by the L2 parse */
+	EST_DONE,     /* decided in the pass */
+	EST_PIPELINE, /* the pipeline runs it whole */
+	EST_AFTER_CT, /* the pipeline runs it, conntrack already ran (ct_seen) */
+};
+
+/* connections whose later packets must wait for the pipeline: a bit per
+ * entry address hash, then the list */
+struct est_held {
+	uint64_t bits;
+	unsigned int n;
+	const void *e[NFTDP_VM_BURST_MAX];
+};
+
+static bool held_has(const struct est_held *h, const void *e)
+{
+	if (!(h->bits & entry_bit(e)))
+		return false;
+	for (unsigned int i = 0; i < h->n; i++)
+		if (h->e[i] == e)
+			return true;
+	return false;
+}
+
+static void hold(struct est_held *h, const void *e)
+{
+	if (held_has(h, e))
+		return;
+	h->bits |= entry_bit(e);
+	h->e[h->n++] = e;
+}
+
+/*
+ * The established pass of PLAN_TRACKED (established_ok): packets of
+ * confirmed connections without a helper are decided here in one go: the
+ * prerouting view (cached_view), conntrack's probe and nf_conntrack_in in
+ * arrival order, then the flow cache's verdicts of prerouting, forward
+ * and postrouting over them all, charged, confirmed, counted, sent.
+ * Whatever the cache cannot decide goes to the pipeline (how[]), after
+ * conntrack when that already ran; so do the later packets of its
+ * connection, and every packet after a fragment (its connection is known
+ * only once reassembled). Packets of other connections may be decided
+ * before it: nothing they touch shows order (no order state, no NAT, no
+ * helper, room in the table, entries confirmed), and emit's key restores
+ * the order on the wire. ready[i]: view i is a prerouting view.
+ */
+static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			      uint16_t rx_port, struct rte_mbuf **m, unsigned int n,
+			      uint8_t *how, bool *ready)
+{
+	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+						    NF_INET_POST_ROUTING};
+	static const uint8_t stages[CACHED_HOOKS] = {NFTDP_DP_ST_PREROUTING, NFTDP_DP_ST_FORWARD,
+						     NFTDP_DP_ST_POSTROUTING};
+	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
+	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
+	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *cur[NFTDP_VM_BURST_MAX];
+	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
+	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
+	const void *ent[NFTDP_VM_BURST_MAX];
+	unsigned int live[NFTDP_VM_BURST_MAX];
+	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
+	 * none); whether a hook on its path missed */
+	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
+	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
+	struct est_held held = {0};
+	unsigned int nf = 0, nl, nd = 0, ct_drop = 0, nout = 0, dropped[CACHED_HOOKS] = {0};
+
+	if (w->defrag)
+		nftdp_dp_defrag_tick(w);
+
+	/* views, probe and conntrack, in arrival order */
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_vm_pkt *p = &w->view[i];
+		const struct nftdp_dp_meta *mt = &w->meta[i];
+		struct nftdp_dp_l2 l2;
+		const void *e;
+		unsigned int v;
+		bool plain;
+
+		how[i] = EST_GONE;
+		if (!rx_frame(w, m, i, n, &l2))
+			continue;
+		how[i] = EST_PIPELINE;
+		ready[i] = cached_view(w, i, m[i], &l2, rx, true, false);
+		if (!ready[i]) {
+			setup_view(w, i, m[i], &l2, rx, false);
+			continue;
+		}
+		if (after_frag)
+			continue;
+		if (nftdp_dp_defrag_is_fragment(p->data + mt->ip_off, mt->ip_len,
+						p->nfproto == NFPROTO_IPV4)) {
+			after_frag = true;
+			continue;
+		}
+		e = nftdp_dp_ct_probe(w, p, i);
+		if (!e || held_has(&held, e))
+			continue;
+		v = nftdp_dp_ct_in_one(w, p, i, &plain);
+		if (v != NF_ACCEPT) {
+			/* conntrack's drop at prerouting (a reopened connection
+			 * finding the table full) */
+			how[i] = EST_DONE;
+			ct_drop++;
+			nftdp_dp_ct_confirm(w, &p, 1, NF_DROP);
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		if (!plain) {
+			how[i] = EST_AFTER_CT;
+			hold(&held, e);
+			continue;
+		}
+		how[i] = EST_DONE;
+		ent[nf] = e;
+		last[nf] = CACHED_HOOKS;
+		miss[nf] = 0;
+		live[nf] = nf;
+		fast[nf++] = p;
+	}
+
+	/* each hook over the packets every earlier hook accepted from cache */
+	nl = nf;
+	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
+		unsigned int k = 0;
+
+		chains[h] = hook_chains(gen, hooks[h]);
+		if (!chains[h])
+			continue;
+		for (unsigned int j = 0; j < nl; j++) {
+			struct nftdp_vm_pkt *p = fast[live[j]];
+
+			p->hook = hooks[h];
+			if (hooks[h] == NF_INET_FORWARD) {
+				p->oif = tx->ifindex;
+				p->oifname = tx->name;
+				p->oiftype = ARPHRD_ETHER;
+			}
+			cur[j] = p;
+		}
+		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
+		for (unsigned int j = 0; j < nl; j++) {
+			unsigned int x = live[j];
+
+			hit[h][x] = got[j];
+			if (!got[j]) {
+				miss[x] = 1; /* the chains must run */
+				continue;
+			}
+			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
+				last[x] = (uint8_t)h;
+				continue;
+			}
+			live[k++] = x;
+		}
+		nl = k;
+	}
+
+	/* in arrival order: a miss, or a packet after one of its
+	 * connection, goes to the pipeline; the rest are charged, confirmed
+	 * and sent (or freed) */
+	for (unsigned int x = 0; x < nf; x++) {
+		struct nftdp_vm_pkt *p = fast[x];
+		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int end = last[x] < CACHED_HOOKS ? last[x] + 1u : CACHED_HOOKS;
+
+		if (miss[x] || held_has(&held, ent[x])) {
+			how[idx] = EST_AFTER_CT;
+			hold(&held, ent[x]);
+			continue;
+		}
+		nd++;
+		for (unsigned int h = 0; h < end; h++)
+			if (chains[h])
+				nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+		if (last[x] < CACHED_HOOKS) {
+			dropped[last[x]]++;
+			nftdp_dp_ct_confirm(w, &p, 1, NF_DROP);
+			rte_pktmbuf_free(w->mb[idx]);
+			continue;
+		}
+		/* __nf_conntrack_confirm, last in postrouting */
+		if (!nftdp_dp_ct_confirm_accepted(w, &p, 1))
+			continue;
+		nout++;
+		emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+	}
+	/* netdev and inet ingress accept all, prerouting drops conntrack's
+	 * drops, each hook what reached it less what it dropped */
+	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd + ct_drop;
+	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nd + ct_drop;
+	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_DROP] += ct_drop;
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++) {
+		w->st.hook[stages[h]][NFTDP_DP_V_ACCEPT] += nd - dropped[h];
+		w->st.hook[stages[h]][NFTDP_DP_V_DROP] += dropped[h];
+		nd -= dropped[h];
+	}
+	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nout;
+}
+
 /*
  * PLAN_TRACKED: the pipeline by connection (run_by_connection), with each
  * IP packet's prerouting view made in one go (cached_view) and probed in
  * place, so it enters at prerouting; a frame cached_view leaves (not IP,
  * dropped or answered by ip_rcv, tagged under --router) runs the whole
- * pipeline alone.
+ * pipeline alone. First, where the generation allows, the established
+ * pass decides what it can.
  */
 static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			  uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
-	bool ready[NFTDP_VM_BURST_MAX];
+	bool ready[NFTDP_VM_BURST_MAX], view_ready[NFTDP_VM_BURST_MAX];
+	uint8_t how[NFTDP_VM_BURST_MAX];
 	unsigned int na = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
-		struct nftdp_dp_l2 l2;
-
-		if (!rx_frame(w, m, i, n, &l2))
-			continue;
-		ready[na] = cached_view(w, i, m[i], &l2, rx, true, false);
-		if (!ready[na])
-			setup_view(w, i, m[i], &l2, rx, false);
-		act[na++] = &w->view[i];
-	}
 	nftdp_dp_ct_lookups(w, n, true);
-	run_by_connection(w, gen, rx_port, act, ready, na);
+	if (w->plan_established && nftdp_dp_ct_group_new(w)) {
+		burst_established(w, gen, rx_port, m, n, how, view_ready);
+		for (unsigned int i = 0; i < n; i++) {
+			if (how[i] != EST_PIPELINE && how[i] != EST_AFTER_CT)
+				continue;
+			ready[na] = view_ready[i];
+			act[na++] = &w->view[i];
+		}
+	} else {
+		for (unsigned int i = 0; i < n; i++) {
+			struct nftdp_dp_l2 l2;
+
+			if (!rx_frame(w, m, i, n, &l2))
+				continue;
+			ready[na] = cached_view(w, i, m[i], &l2, rx, true, false);
+			if (!ready[na])
+				setup_view(w, i, m[i], &l2, rx, false);
+			act[na++] = &w->view[i];
+		}
+	}
+	if (na)
+		run_by_connection(w, gen, rx_port, act, ready, na);
 	nftdp_dp_ct_lookups(w, n, false);
 }
 

@@ -807,6 +807,18 @@ bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook
 	return true;
 }
 
+bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+
+	if (!gen || hook >= NFTDP_VM_GEN_HOOK_MAX)
+		return false;
+	for (unsigned int f = 0; f < sizeof(fams); f++)
+		if (gen->hooks[fams[f]][hook].n && !gen->flow[hook][fams[f]])
+			return false;
+	return true;
+}
+
 void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
 				 struct nftdp_vm_ctx *ctx)

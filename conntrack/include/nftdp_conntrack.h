@@ -289,6 +289,15 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 			      unsigned int verdict);
 
 /**
+ * Whether what nftdp_ct_in() gave pkt reaches no other connection: no
+ * entry (invalid), or a confirmed, live entry without a helper. Then its
+ * confirm only delivers the entry's cached events, and the packet may be
+ * decided before earlier packets of other connections (the pipeline's
+ * established pass). Packet-path.
+ */
+bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt);
+
+/**
  * nf_ct_attach: a packet nftdp makes in answer to skb (reject's RST or ICMP
  * error, time exceeded, packet too big) joins skb's connection as related,
  * in the other direction, so `ct state related` sees it and NAT translates

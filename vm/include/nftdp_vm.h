@@ -364,6 +364,10 @@ struct nftdp_vm_pkt {
 	void *ct;
 	const struct nftdp_vm_ct_ops *ct_ops;
 	bool ct_untracked;
+	/** nf_conntrack_in already ran for this packet at this hook (the
+	 * pipeline's established pass): conntrack leaves it alone, as it
+	 * leaves a packet with a ct, whatever that run decided */
+	bool ct_seen;
 	/** `ct zone set` ran before conntrack (the kernel's template): the
 	 * NFTDP_VM_CT_ZONE_DIR_* it keys, 0 when no zone was set */
 	uint8_t ct_zone_dir;
@@ -1509,6 +1513,13 @@ void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
  * its keys read meta or ct fields, and the view must be whole.
  */
 bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook);
+
+/**
+ * Whether the flow cache can serve every IPv4 and IPv6 base chain of gen at
+ * hook (each family with chains there has a plan), so that a probe can hit
+ * for any packet; true when there are none.
+ */
+bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook);
 /** NF_ACCEPT or NF_DROP: the verdict of a hit */
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit);
 /** Charge pkt to the counters hit recorded and count a cache hit. Packet-path. */
