@@ -172,10 +172,10 @@ static void synproxy_step(struct nftdp_dp_worker *w, uint8_t hook, struct nftdp_
 
 static bool synproxy_active(const struct nftdp_vm_gen *gen)
 {
-	/* without conntrack no entry has the extension (the kernel's hooks
-	 * are there while a synproxy is: nf_synproxy_ipv4_init; nftdp looks
-	 * at every tracked packet's entry, docs/differences.md) */
-	return nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV4) || nftdp_vm_gen_uses_ct(gen, NFPROTO_IPV6);
+	/* the kernel's hooks are there while a synproxy is
+	 * (nf_synproxy_ipv4_init): here while a rule runs one; entries
+	 * keep their extension, as the kernel's do, for when one returns */
+	return nftdp_vm_gen_uses_synproxy(gen);
 }
 
 int nftdp_dp_synproxy_init(struct nftdp_dp *dp)

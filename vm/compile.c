@@ -557,6 +557,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
 	bool uses_ct = false, shares_state = false, order_state = false, uses_fib = false;
+	bool uses_synproxy = false;
 	int rc = 0;
 
 	if (err) {
@@ -621,6 +622,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		cc.needs_ct = false;
 		uses_fib |= cc.needs_routes;
 		cc.needs_routes = false;
+		uses_synproxy |= cc.needs_synproxy;
+		cc.needs_synproxy = false;
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
 		/* the same test as for a regular chain: state any packet moves */
 		order_state |= expr_shares_state(cc.expr_name, e, false);
@@ -650,6 +653,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	}
 	chain->uses_ct |= uses_ct;
 	chain->uses_fib |= uses_fib;
+	chain->uses_synproxy |= uses_synproxy;
 	chain->shares_state |= shares_state;
 	chain->order_state |= order_state;
 	return 0;
@@ -668,6 +672,11 @@ bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain)
 bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)
 {
 	return chain && chain->uses_ct;
+}
+
+bool nftdp_vm_chain_uses_synproxy(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->uses_synproxy;
 }
 
 bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain)

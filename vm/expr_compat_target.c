@@ -439,6 +439,7 @@ static int synproxy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par
 	((struct nftdp_vm_synproxy_info *)priv)->wscale = i->wscale;
 	((struct nftdp_vm_synproxy_info *)priv)->options = i->options;
 	nftdp_vm_synproxy_init();
+	cc->needs_synproxy = true;
 	return 0;
 }
 

@@ -476,6 +476,7 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
 	if (!p->obj)
 		return nftdp_vm_errf(cc, -ENOENT, "objref: object %s not found", name);
+	cc->needs_synproxy = type == NFT_OBJECT_SYNPROXY;
 	return 0;
 }
 
@@ -495,6 +496,7 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 				     "objref: object type %u not supported by nftdp", si.objtype);
 	p->set = si.set;
 	p->ops = si.ops;
+	cc->needs_synproxy = si.objtype == NFT_OBJECT_SYNPROXY;
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
 }
 

@@ -137,6 +137,7 @@ static int synproxy_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 
 	if (nftdp_vm_synproxy_params(mss, wscale, flags, priv) < 0)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: flags 0x%x", flags);
+	cc->needs_synproxy = true;
 	/* nft_synproxy_validate */
 	if (cc->chain->base && cc->chain->hook != NF_INET_LOCAL_IN &&
 	    cc->chain->hook != NF_INET_FORWARD)

@@ -60,6 +60,7 @@ struct nftdp_vm_gen {
 	bool shares_state;    /* some chain's state is seen by other rules: derived */
 	bool order_free;      /* no chain's state shows packet order: derived */
 	bool uses_fib;	      /* some chain has a fib expression: derived */
+	bool uses_synproxy;   /* some chain runs synproxy: derived */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
@@ -433,12 +434,13 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 {
 	struct nftdp_vm_gen *gen = b->gen;
 	uint32_t ct = b->ct_noted;
-	bool shares = false, order = false, fib = false;
+	bool shares = false, order = false, fib = false, synproxy = false;
 
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		const struct owned_chain *o = &gen->owned[i];
 
 		fib |= nftdp_vm_chain_uses_fib(o->chain);
+		synproxy |= nftdp_vm_chain_uses_synproxy(o->chain);
 
 		if (o->nat || nftdp_vm_chain_uses_ct(o->chain))
 			ct |= ct_fams(o->family);
@@ -449,6 +451,7 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 	gen->shares_state = shares;
 	gen->order_free = !order;
 	gen->uses_fib = fib;
+	gen->uses_synproxy = synproxy;
 }
 
 /*
@@ -505,6 +508,11 @@ bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen)
 bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen)
 {
 	return gen && gen->uses_fib;
+}
+
+bool nftdp_vm_gen_uses_synproxy(const struct nftdp_vm_gen *gen)
+{
+	return gen && gen->uses_synproxy;
 }
 
 int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,

@@ -227,6 +227,7 @@ struct nftdp_vm_chain {
 	bool uses_ct;
 	bool shares_state;  /* an expression whose state other rules see (compile.c) */
 	bool uses_fib;	    /* a fib expression: the dataplane must have a route table */
+	bool uses_synproxy; /* synproxy runs in it: the dataplane's synproxy step acts */
 	bool order_state;   /* an expression whose result depends on earlier packets */
 	int32_t stats_slot; /* base chain policy counter, -1 if none */
 	char table[256];
@@ -333,6 +334,7 @@ struct nftdp_vm_cctx {
 	const char *expr_name;
 	const struct nftnl_rule *rule; /* NFTA_RULE_COMPAT for match/target */
 	bool needs_routes;	       /* the expression reads the route table (init sets it) */
+	bool needs_synproxy;	       /* a synproxy statement, object or target (init sets it) */
 	bool needs_ct; /* conntrack for the family (init sets it: meters' ct count) */
 };
 

@@ -667,6 +667,56 @@ static void test_order_free_derived(void **state)
 	nftdp_vm_gen_destroy(g1);
 }
 
+/*
+ * Whether synproxy runs (nftdp_vm_gen_uses_synproxy: the dataplane's step
+ * before confirm acts only then, as the kernel's hooks exist only while a
+ * synproxy does): not for conntrack alone, yes for the statement, and a
+ * reused chain keeps its fact.
+ */
+static void test_synproxy_derived(void **state)
+{
+	struct gen_fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c1, *c2;
+	struct nftdp_vm_gen *g1, *g2, *g3;
+	struct nftnl_expr *ct;
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c1 = gen_chain(b, NFPROTO_INET, "a", true, NF_INET_FORWARD, 0, NF_ACCEPT, 1);
+	ct = ex("ct");
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(ct, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	assert_int_equal(gen_rule(b, c1, 1, ct, NULL), 0);
+	g1 = gen_build_ok(b);
+	assert_true(nftdp_vm_gen_uses_ct(g1, NFPROTO_IPV4));
+	assert_false(nftdp_vm_gen_uses_synproxy(g1));
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	c2 = gen_chain(b, NFPROTO_INET, "b", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
+	assert_int_equal(gen_rule(b, c2, 2, ex("synproxy"), NULL), 0);
+	g2 = gen_build_ok(b);
+	assert_true(nftdp_vm_gen_uses_synproxy(g2));
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	{
+		struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
+						.table = "t",
+						.name = "b",
+						.base = true,
+						.hook = NF_INET_FORWARD,
+						.policy = NF_ACCEPT,
+						.chain_id = 2};
+
+		assert_int_equal(nftdp_vm_gen_chain_reuse(b, &d, 0, c2), 0);
+	}
+	g3 = gen_build_ok(b);
+	assert_true(nftdp_vm_gen_uses_synproxy(g3));
+	assert_false(nftdp_vm_gen_uses_synproxy(NULL));
+	nftdp_vm_gen_destroy(g3);
+	nftdp_vm_gen_destroy(g2);
+	nftdp_vm_gen_destroy(g1);
+}
+
 static void test_facts_derived(void **state)
 {
 	struct gen_fix *f = *state;
@@ -1013,6 +1063,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_facts_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_shares_state_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_order_free_derived, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_synproxy_derived, fix_setup, fix_teardown),
 	    cmocka_unit_test(test_stress),
 	};
 

@@ -1165,6 +1165,10 @@ bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain);
  * exist before the chain runs). Any thread. */
 bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain);
 
+/** Whether a rule of chain runs synproxy (statement, object, object map
+ * of synproxy objects, xt SYNPROXY). Any thread. */
+bool nftdp_vm_chain_uses_synproxy(const struct nftdp_vm_chain *chain);
+
 /** Whether a rule of chain holds state that other rules see: a dynset, an
  * objref other than a counter's, a log (its lines' order). Control path. */
 bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain);
@@ -1440,6 +1444,11 @@ bool nftdp_vm_gen_shares_state(const struct nftdp_vm_gen *gen);
  * gets its route table ready before publishing gen. Derived like uses_ct.
  * Any thread. */
 bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen);
+
+/** Whether any chain linked into gen runs synproxy: the kernel's synproxy
+ * hooks are registered while one does (nf_synproxy_ipv4_init). Derived
+ * like uses_ct. Any thread. */
+bool nftdp_vm_gen_uses_synproxy(const struct nftdp_vm_gen *gen);
 
 /**
  * Whether no chain of gen has state that the order of packets shows
