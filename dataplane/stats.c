@@ -64,6 +64,7 @@ static void fc_stats(const struct nftdp_dp *dp, unsigned int i, struct nftdp_vm_
 		out->inserts += f.inserts;
 		out->uncacheable += f.uncacheable;
 		out->mismatches += f.mismatches;
+		out->carried += f.carried;
 	}
 }
 
@@ -262,9 +263,10 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		fc_stats(dp, dp->n_workers, &fc);
 		fprintf(f,
 			"  \"flow_cache\": {\"entries\": %u, \"hits\": %lu, \"misses\": %lu, "
-			"\"inserts\": %lu, \"uncacheable\": %lu, \"mismatches\": %lu},\n",
+			"\"inserts\": %lu, \"uncacheable\": %lu, \"mismatches\": %lu, "
+			"\"carried\": %lu},\n",
 			dp->flow_cache, fc.hits, fc.misses, fc.inserts, fc.uncacheable,
-			fc.mismatches);
+			fc.mismatches, fc.carried);
 	}
 	fprintf(f, "  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
@@ -280,10 +282,10 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
 			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu, \"flow_cache\": "
 			"{\"hits\": %lu, \"misses\": %lu, \"inserts\": %lu, \"uncacheable\": %lu, "
-			"\"mismatches\": %lu}}",
+			"\"mismatches\": %lu, \"carried\": %lu}}",
 			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts,
 			dp->w[i].st.steered, dp->w[i].st.steered_in, fc.hits, fc.misses, fc.inserts,
-			fc.uncacheable, fc.mismatches);
+			fc.uncacheable, fc.mismatches, fc.carried);
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
@@ -337,8 +339,8 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 
 		fc_stats(dp, dp->n_workers, &fc);
 		printf("nftdp: flow cache hits %lu misses %lu inserts %lu uncacheable %lu "
-		       "(%.1f%% hits)",
-		       fc.hits, fc.misses, fc.inserts, fc.uncacheable,
+		       "carried %lu (%.1f%% hits)",
+		       fc.hits, fc.misses, fc.inserts, fc.uncacheable, fc.carried,
 		       fc.hits + fc.misses ? 100.0 * (double)fc.hits / (double)(fc.hits + fc.misses)
 					   : 0.0);
 		if (dp->flow_verify)
@@ -413,6 +415,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 			rte_tel_data_add_dict_u64(c, "inserts", fc.inserts);
 			rte_tel_data_add_dict_u64(c, "uncacheable", fc.uncacheable);
 			rte_tel_data_add_dict_u64(c, "mismatches", fc.mismatches);
+			rte_tel_data_add_dict_u64(c, "carried", fc.carried);
 			if (rte_tel_data_add_dict_container(d, "flow_cache", c, 0) < 0)
 				rte_tel_data_free(c);
 		}

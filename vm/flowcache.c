@@ -96,10 +96,15 @@ struct fc_tmpl {
 	uint8_t op_rel[FC_FIELDS_MAX];
 	/* the key of a packet with every field in bounds, header and bytes 0 */
 	alignas(8) uint8_t image[FC_KEY_MAX];
+	/* a run that ended at a base chain rule below this (the policy: past
+	 * the last rule), without a jump, read only what a connection fixes
+	 * (conn_fixed); 0: none did */
+	uint32_t conn_lim;
 };
 
 struct nftdp_vm_flow_plan {
 	uint8_t need;	 /* ctx->flow_need while a miss runs */
+	bool conn;	 /* one base chain: a run's end says what it read */
 	bool reads_meta; /* some template keys a meta / ct field or a test */
 	uint8_t class_of[256];
 	uint8_t class_none;
@@ -114,7 +119,8 @@ struct fc_entry {
 	uint32_t hash;
 	uint32_t verdict;
 	uint8_t key_len, n_ctr;
-	uint16_t pad;
+	bool conn_ok; /* the run read only what the packet's connection fixes */
+	uint8_t pad;
 	uint32_t ctr[NFTDP_VM_FLOW_CTRS];
 	uint8_t key[FC_KEY_MAX];
 };
@@ -461,6 +467,94 @@ static void tmpl_window(struct fc_tmpl *t, uint8_t nfproto)
 	t->window = true;
 }
 
+/*
+ * Whether every packet of one connection, direction and ctinfo, through one
+ * input device, gives op the same input: the network header's protocol and
+ * addresses, the ports of a transport with ports, `meta`'s family,
+ * protocols and devices, `ct state`, `direction`, `l3proto` and
+ * `protocol`, and registers (what such ops loaded). An op whose level
+ * taints a run never has its result stored, whatever this says.
+ */
+static bool conn_fixed(const struct nftdp_vm_op *op, uint8_t nfproto,
+		       const struct nftdp_vm_l4class *c)
+{
+	const struct nftdp_vm_payload *p = (const void *)op->priv;
+	const struct nftdp_vm_meta *m = (const void *)op->priv;
+	uint32_t end = (uint32_t)p->offset + p->len;
+
+	switch (op->fast) {
+	case NFTDP_VM_FAST_META:
+	case NFTDP_VM_FAST_META_CMP:
+		return true; /* nfproto / l4proto */
+	}
+	switch (op->ops->flow) {
+	case NFTDP_VM_FLOW_REGS:
+	case NFTDP_VM_FLOW_COUNTER:
+	case NFTDP_VM_FLOW_LOOKUP:
+	case NFTDP_VM_FLOW_OBJREF:
+		return true;
+	case NFTDP_VM_FLOW_PAYLOAD:
+		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV4)
+			return (p->offset == 9 && end == 10) || (p->offset >= 12 && end <= 20);
+		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV6)
+			return p->offset >= 8 && end <= 40;
+		if (p->base == NFT_PAYLOAD_TRANSPORT_HEADER && c->kind == NFTDP_VM_L4_VAL)
+			return end <= 4 && (c->val == IPPROTO_TCP || c->val == IPPROTO_UDP ||
+					    c->val == IPPROTO_UDPLITE || c->val == IPPROTO_SCTP ||
+					    c->val == IPPROTO_DCCP);
+		return false;
+	case NFTDP_VM_FLOW_META:
+		switch (m->key) {
+		case NFT_META_NFPROTO:
+		case NFT_META_L4PROTO:
+		case NFT_META_PROTOCOL:
+		case NFT_META_IIF:
+		case NFT_META_IIFNAME:
+		case NFT_META_IIFTYPE:
+		case NFT_META_OIF:
+		case NFT_META_OIFNAME:
+		case NFT_META_OIFTYPE:
+			return true;
+		}
+		return false;
+	case NFTDP_VM_FLOW_CT:
+		switch (m->key) {
+		case NFT_CT_STATE:
+		case NFT_CT_DIRECTION:
+		case NFT_CT_L3PROTOCOL:
+		case NFT_CT_PROTOCOL:
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* t->conn_lim for the one base chain ch and class c: the first rule a
+ * packet of c can reach that reads more than its connection fixes */
+static void tmpl_conn(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfproto,
+		      const struct nftdp_vm_l4class *c)
+{
+	uint32_t r;
+
+	t->conn_lim = 0;
+	if (ch->n_rules >= NFTDP_VM_FLOW_END_POLICY)
+		return; /* rule numbers do not fit the record */
+	for (r = 0; r < ch->n_rules; r++) {
+		const struct nftdp_vm_rule *rule = &ch->rules[r];
+		bool fixed = true;
+
+		if (nftdp_vm_rule_pruned(ch, rule, nfproto, c))
+			continue;
+		for (uint32_t i = 0; i < rule->n_ops && fixed; i++)
+			fixed = conn_fixed(&ch->ops[rule->first_op + i], nfproto, c);
+		if (!fixed)
+			break;
+	}
+	/* every rule: a verdict by the policy too */
+	t->conn_lim = r == ch->n_rules ? NFTDP_VM_FLOW_END_POLICY + 1u : r;
+}
+
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
 						    bool writes_sets,
@@ -482,6 +576,7 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		return NULL;
 	}
 	fp->need = writes_sets ? NFTDP_VM_FLOW_LVL_ALWAYS : NFTDP_VM_FLOW_LVL_NO_DYNSET;
+	fp->conn = n_base == 1;
 	/* the l4proto values rules test: each gets a class (in the chains a
 	 * base chain reaches: every chain of the table is enough) */
 	for (unsigned int b = 0; b < n_base; b++) {
@@ -506,6 +601,8 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		tmpl_layout(t);
 		tmpl_pack(t);
 		tmpl_window(t, nfproto);
+		if (fp->conn)
+			tmpl_conn(t, base[0], nfproto, &c);
 		for (unsigned int i = 0; t->ok && i < t->n; i++)
 			fp->reads_meta |= t->f[i].kind == FF_OP || t->f[i].kind == FF_PRED;
 	}
@@ -590,6 +687,7 @@ void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_
 	out->inserts = __atomic_load_n(&fc->st.inserts, __ATOMIC_RELAXED);
 	out->uncacheable = __atomic_load_n(&fc->st.uncacheable, __ATOMIC_RELAXED);
 	out->mismatches = __atomic_load_n(&fc->st.mismatches, __ATOMIC_RELAXED);
+	out->carried = __atomic_load_n(&fc->st.carried, __ATOMIC_RELAXED);
 }
 
 /* ---------- packet path ---------- */
@@ -910,7 +1008,7 @@ static inline struct fc_entry *probe(struct nftdp_vm_flowcache *fc, uint32_t h, 
 /* the newest result goes first in its pair; the older one moves second */
 static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint64_t set_gen,
 		   const uint8_t *key, unsigned int len, unsigned int verdict,
-		   const struct nftdp_vm_flow_rec *rec)
+		   const struct nftdp_vm_flow_rec *rec, bool conn_ok)
 {
 	struct fc_entry *e = &fc->e[h & fc->mask & ~1u];
 
@@ -922,6 +1020,7 @@ static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint
 	e[0].verdict = verdict;
 	e[0].key_len = (uint8_t)len;
 	e[0].n_ctr = (uint8_t)rec->n;
+	e[0].conn_ok = conn_ok;
 	memcpy(e[0].ctr, rec->slot, sizeof(e[0].ctr));
 	memcpy(e[0].key, key, len);
 	fc->st.inserts++;
@@ -949,6 +1048,17 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp, 
 	if (!k->len[i])
 		return;
 	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+}
+
+/* whether the run rec recorded for pkt read only what pkt's connection
+ * fixes (fc_tmpl.conn_lim) */
+static inline bool conn_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_pkt *pkt,
+			    const struct nftdp_vm_flow_rec *rec)
+{
+	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
+	const struct fc_tmpl *t = &fp->t[l4 ? fp->class_of[pkt->l4proto] : fp->class_none];
+
+	return fp->conn && pkt->ct && !rec->jumped && rec->end < t->conn_lim;
 }
 
 /* The chains over pkt with what they charge recorded into rec and ops
@@ -1040,7 +1150,8 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		verdicts[i] = v;
 		if (k.len[i] && !ctx->flow_taint && (v == NF_ACCEPT || v == NF_DROP) &&
 		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
-			insert(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i], v, &rec);
+			insert(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i], v, &rec,
+			       conn_run(fp, pkt, &rec));
 		else
 			fc->st.uncacheable++;
 	}
@@ -1097,6 +1208,59 @@ void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_p
 		return;
 	charge(&hit->e, pkt, ctx);
 	ctx->flow->st.hits++;
+}
+
+bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uint32_t iif,
+			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
+			      unsigned int last)
+{
+	struct nftdp_vm_flow_carry r = {.ct = (uintptr_t)ct, .iif = iif, .last = (uint8_t)last};
+	unsigned int end = last < n ? last + 1 : n;
+
+	if (!ct || n > UINT8_MAX)
+		return false;
+	for (unsigned int h = 0; h < end; h++) {
+		const struct fc_entry *e = hits[h] ? &hits[h]->e : NULL;
+
+		if (!e || hits[h] == &hook_empty)
+			continue;
+		if (!e->conn_ok || r.n_ctr + e->n_ctr > NFTDP_VM_FLOW_CARRY_CTRS ||
+		    (r.tag && (r.tag != e->gen || r.set_gen != e->set_gen)))
+			return false;
+		r.tag = e->gen;
+		r.set_gen = e->set_gen;
+		memcpy(&r.ctr[r.n_ctr], e->ctr, e->n_ctr * sizeof(e->ctr[0]));
+		r.n_ctr = (uint8_t)(r.n_ctr + e->n_ctr);
+	}
+	if (!r.tag)
+		return false; /* nothing cached decided it */
+	*c = r;
+	return true;
+}
+
+bool nftdp_vm_flow_carried(const struct nftdp_vm_flow_carry *c, uint64_t tag, uint64_t set_gen,
+			   const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,
+			   unsigned int *last)
+{
+	if (c->tag != tag || c->set_gen != set_gen || c->ct != (uintptr_t)p->ct ||
+	    c->iif != p->iif || p->nftrace || !ctx->flow || ctx->flow->verify)
+		return false;
+	*last = c->last;
+	return true;
+}
+
+void nftdp_vm_flow_carry_charge(const struct nftdp_vm_flow_carry *c, const struct nftdp_vm_pkt *p,
+				struct nftdp_vm_ctx *ctx)
+{
+	for (unsigned int i = 0; i < c->n_ctr; i++) {
+		struct nftdp_vm_counter *k =
+		    nftdp_vm_counter_slot(ctx->state, ctx->worker, c->ctr[i]);
+
+		/* one writer per row: plain read, relaxed store */
+		__atomic_store_n(&k->packets, k->packets + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&k->bytes, k->bytes + p->skb_len, __ATOMIC_RELAXED);
+	}
+	ctx->flow->st.carried++;
 }
 
 bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain)

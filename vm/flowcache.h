@@ -47,6 +47,10 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 			 const struct nftdp_vm_gen *gen, uint8_t hook, struct nftdp_vm_pkt **pkts,
 			 unsigned int n, const struct nftdp_vm_flow_hit **hits,
 			 struct nftdp_vm_ctx *ctx);
+/* nftdp_vm_gen_flow_carried with gen's tag (id + 1) and set generation */
+bool nftdp_vm_flow_carried(const struct nftdp_vm_flow_carry *c, uint64_t tag, uint64_t set_gen,
+			   const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,
+			   unsigned int *last);
 /* verify mode is on: hits are judged by the chains */
 bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc);
 

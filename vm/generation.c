@@ -815,6 +815,14 @@ bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook
 	return true;
 }
 
+bool nftdp_vm_gen_flow_carried(const struct nftdp_vm_gen *gen, const struct nftdp_vm_flow_carry *c,
+			       const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,
+			       unsigned int *last)
+{
+	/* what a probe compares: the hits' generation and set generation */
+	return nftdp_vm_flow_carried(c, nftdp_vm_gen_id(gen) + 1, gen->set_gen, p, ctx, last);
+}
+
 bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook)
 {
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};

@@ -293,11 +293,15 @@ resume:
 	case NF_DROP:
 	case NF_QUEUE:
 	case NF_STOLEN:
+		if (ctx->flow_rec)
+			ctx->flow_rec->end = (uint16_t)rulenum;
 		return regs->verdict.code;
 	}
 
 	switch (regs->verdict.code) {
 	case NFT_JUMP:
+		if (ctx->flow_rec)
+			ctx->flow_rec->jumped = true;
 		if (stackptr >= NFTDP_VM_JUMP_STACK_SIZE) {
 			/* compile-time validation makes this impossible */
 			ctx->drops[NFTDP_VM_DROP_JUMPSTACK]++;
@@ -309,6 +313,8 @@ resume:
 		stackptr++;
 		/* fall through */
 	case NFT_GOTO:
+		if (ctx->flow_rec)
+			ctx->flow_rec->jumped = true;
 		chain = regs->verdict.chain;
 		if (!chain) {
 			ctx->drops[NFTDP_VM_DROP_BAD_VERDICT]++;
@@ -343,6 +349,8 @@ resume:
 		c->bytes += pkt->skb_len;
 		nftdp_vm_flow_note_counter(ctx, (uint32_t)base->stats_slot);
 	}
+	if (ctx->flow_rec)
+		ctx->flow_rec->end = NFTDP_VM_FLOW_END_POLICY;
 	return base->policy;
 }
 

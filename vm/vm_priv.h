@@ -80,9 +80,14 @@ enum nftdp_vm_flow_level {
 
 /* What a cached miss recorded (flowcache.c). */
 #define NFTDP_VM_FLOW_CTRS 5
+#define NFTDP_VM_FLOW_END_POLICY 0xffffu
 struct nftdp_vm_flow_rec {
 	uint32_t n;
 	uint32_t slot[NFTDP_VM_FLOW_CTRS];
+	/* where the run of the last base chain ended: the rule of its
+	 * verdict, or ..._END_POLICY; meaningful only when nothing jumped */
+	uint16_t end;
+	bool jumped;
 };
 
 /* a counter slot the running miss charged (counter, element, policy) */

@@ -1259,6 +1259,7 @@ struct nftdp_vm_flow_stats {
 	uint64_t inserts;     /**< results stored */
 	uint64_t uncacheable; /**< misses whose path cannot be cached */
 	uint64_t mismatches;  /**< verify mode: hits the chains judged otherwise */
+	uint64_t carried;     /**< packets judged by their connection's carried result */
 };
 
 /**
@@ -1529,6 +1530,48 @@ bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook
  * for any packet; true when there are none.
  */
 bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook);
+/** Counters a carried result charges at most */
+#define NFTDP_VM_FLOW_CARRY_CTRS 8
+/**
+ * A connection direction's carried result (docs/vm.md "Flow cache"): what
+ * the flow cache's hits at a pass's hooks gave one packet of it, kept by
+ * conntrack beside the entry, so that the next packet of the same entry,
+ * ctinfo and input device is judged without a key or a probe. Made only
+ * from hits whose runs read nothing but what the connection fixes; valid
+ * in the generation and set generation it was made in. Zeroed: none.
+ * The owning worker's alone.
+ */
+struct nftdp_vm_flow_carry {
+	uint64_t tag;	  /**< generation id + 1 */
+	uint64_t set_gen; /**< the generation's set generation */
+	uintptr_t ct;	  /**< pkt->ct: the entry and the ctinfo */
+	uint32_t iif;
+	uint8_t last;  /**< the hook (index into the pass's hooks) whose drop decided; n: accept */
+	uint8_t n_ctr; /**< ctr[0..n_ctr): the counter slots of every hook, in order */
+	uint16_t pad;
+	uint32_t ctr[NFTDP_VM_FLOW_CARRY_CTRS];
+};
+
+/**
+ * Fill c from hits[0..n) (NULL: a hook without chains) of an untraced
+ * packet of ct (its pkt->ct) from input device iif, the last one
+ * hits[last] when it dropped the packet (last == n: every hook accepted).
+ * @return false, and c untouched, when some hit cannot be carried (its run
+ * read more than the connection fixes, or too many counters). Packet-path.
+ */
+bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uint32_t iif,
+			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
+			      unsigned int last);
+/**
+ * Whether c judges p in gen (not in verify mode); if so *last is the hook
+ * index as nftdp_vm_flow_carry_make took it. Charges nothing. Packet-path.
+ */
+bool nftdp_vm_gen_flow_carried(const struct nftdp_vm_gen *gen, const struct nftdp_vm_flow_carry *c,
+			       const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,
+			       unsigned int *last);
+/** Charge p to the counters c carries and count it. Packet-path. */
+void nftdp_vm_flow_carry_charge(const struct nftdp_vm_flow_carry *c, const struct nftdp_vm_pkt *p,
+				struct nftdp_vm_ctx *ctx);
 /** NF_ACCEPT or NF_DROP: the verdict of a hit */
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit);
 /** Charge pkt to the counters hit recorded and count a cache hit. Packet-path. */
