@@ -122,6 +122,10 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 	s->buckets = table_alloc((size_t)nb * sizeof(*s->buckets), &s->buckets_len);
 	if (!s->buckets)
 		goto err_buckets;
+	s->carry = table_alloc((size_t)cfg->max_entries * sizeof(*s->carry), &s->carry_len);
+	if (!s->carry)
+		goto err_carry;
+	memset(s->carry, 0, (size_t)cfg->max_entries * sizeof(*s->carry)); /* faulted now */
 	/* every page is touched here, at start: no faults on the packet path */
 	for (i = 0; i < nb; i++)
 		s->buckets[i] = CT_NIL;
@@ -162,6 +166,8 @@ int nftdp_ct_shard_create(const struct nftdp_ct_config *cfg, struct nftdp_ct_sha
 
 err_events:
 	nftdp_ct_expect_shard_fini(s);
+	table_free(s->carry, s->carry_len);
+err_carry:
 	table_free(s->buckets, s->buckets_len);
 	table_free(s->entries, s->entries_len);
 	free(s);
@@ -180,6 +186,7 @@ void nftdp_ct_shard_destroy(struct nftdp_ct_shard *s)
 	nftdp_ct_reg_del(s);
 	free(s->events);
 	nftdp_ct_expect_shard_fini(s);
+	table_free(s->carry, s->carry_len);
 	table_free(s->buckets, s->buckets_len);
 	table_free(s->entries, s->entries_len);
 	free(s);
@@ -504,6 +511,8 @@ static void entry_init(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	uint32_t n = ++s->next_id;
 
 	memset(e, 0, sizeof(*e));
+	/* no result of the slot's last connection carries over */
+	memset(s->carry[e - s->entries], 0, sizeof(s->carry[0]));
 	e->tuple[0] = *orig;
 	e->tuple[1] = *reply;
 	e->in_use = 1;
@@ -999,6 +1008,14 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	}
 	ct_put(s, e);
 	return verdict;
+}
+
+struct nftdp_vm_flow_carry *nftdp_ct_carry(const void *ct)
+{
+	unsigned int ctinfo;
+	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
+
+	return &e->shard->carry[e - e->shard->entries][ctinfo >= IP_CT_IS_REPLY];
 }
 
 bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt)

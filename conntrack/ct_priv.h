@@ -236,6 +236,10 @@ struct nftdp_ct_shard {
 	struct nftdp_ct_stats st;
 	struct ct_event_ring *events; /* NULL: no events */
 	struct ct_help *help;	      /* per entry (helper state, master), see ct_help */
+	/* per entry and direction: the flow cache's carried result (the
+	 * pipeline's established pass), cleared with each new connection */
+	struct nftdp_vm_flow_carry (*carry)[2];
+	size_t carry_len; /* its mapping (table_alloc) */
 	struct nftdp_ct_expect_table *exp;
 	bool exp_own; /* a private table (cfg.expect was NULL) */
 	uint8_t reg;  /* 1 + its slot in the shard registry (ct_vm.c), 0: none */

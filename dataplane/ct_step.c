@@ -292,14 +292,16 @@ bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
 }
 
 unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int i,
-				bool *plain)
+				bool *plain, struct nftdp_vm_flow_carry **carry)
 {
-	const struct nftdp_ct_lookup *lk = w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL;
+	const struct nftdp_ct_lookup *lk =
+	    w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL;
 	unsigned int v;
 
 	nftdp_ct_in_burst(w->ct, &p, 1, &v, w->ctx.now_ms, &lk);
 	p->ct_seen = true;
 	*plain = nftdp_ct_pkt_plain(p);
+	*carry = *plain && p->ct ? nftdp_ct_carry(p->ct) : NULL;
 	return v;
 }
 

@@ -488,10 +488,10 @@ struct nftdp_dp_worker {
 	/* pipeline.c: the pass of the last generation seen (its id + 1, 0: none) */
 	uint64_t plan_gen;
 	uint8_t plan_kind;
-	bool plan_router;  /* dp->router when the plan was worked out */
-	bool plan_headers; /* PLAN_CACHED probes header views (burst_cached) */
+	bool plan_router;      /* dp->router when the plan was worked out */
+	bool plan_headers;     /* PLAN_CACHED probes header views (burst_cached) */
 	bool plan_established; /* PLAN_TRACKED bursts take burst_established */
-	bool plan_bridge;  /* bridge.c: the generation has bridge chains wire mode runs */
+	bool plan_bridge;      /* bridge.c: the generation has bridge chains wire mode runs */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
 	/* ct_step.c: what the probe of view i found out (PLAN_TRACKED), for
@@ -752,9 +752,10 @@ void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);
 bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w);
 /* the established pass (pipeline.c): nf_conntrack_in for view p = i of the
  * burst right after its probe, marked as run (ct_seen); *plain: what it
- * gave reaches no other connection (nftdp_ct_pkt_plain) */
+ * gave reaches no other connection (nftdp_ct_pkt_plain); *carry: then the
+ * carried result of p's connection and direction (NULL without an entry) */
 unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int i,
-				bool *plain);
+				bool *plain, struct nftdp_vm_flow_carry **carry);
 /* a bit (of 64) for the connection of view i's kept lookup, the same for
  * both directions; 0 when there is none */
 uint64_t nftdp_dp_ct_conn_bit(const struct nftdp_dp_worker *w, unsigned int i);

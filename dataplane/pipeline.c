@@ -1473,8 +1473,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
  */
 static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen)
 {
-	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
-					NF_INET_POST_ROUTING};
+	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD, NF_INET_POST_ROUTING};
 	const struct nftdp_dp *dp = w->dp;
 
 	if (dp->router || dp->route || nftdp_dp_bridge_on(dp, gen) ||
@@ -1787,8 +1786,8 @@ static void hold(struct est_held *h, const void *e)
  * the order on the wire. ready[i]: view i is a prerouting view.
  */
 static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			      uint16_t rx_port, struct rte_mbuf **m, unsigned int n,
-			      uint8_t *how, bool *ready)
+			      uint16_t rx_port, struct rte_mbuf **m, unsigned int n, uint8_t *how,
+			      bool *ready)
 {
 	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
 						    NF_INET_POST_ROUTING};
@@ -1800,13 +1799,19 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 	const void *ent[NFTDP_VM_BURST_MAX];
-	unsigned int live[NFTDP_VM_BURST_MAX];
+	/* per fast packet: its connection's carried result; whether that
+	 * judged it */
+	struct nftdp_vm_flow_carry *carry[NFTDP_VM_BURST_MAX];
+	const void *ct[NFTDP_VM_BURST_MAX]; /* its pkt->ct, which confirm takes */
+	bool carried[NFTDP_VM_BURST_MAX];
+	unsigned int live[NFTDP_VM_BURST_MAX], make[NFTDP_VM_BURST_MAX];
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	struct est_held held = {0};
-	unsigned int nf = 0, nl, nd = 0, ct_drop = 0, nout = 0, dropped[CACHED_HOOKS] = {0};
+	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0;
+	unsigned int dropped[CACHED_HOOKS] = {0};
 
 	if (w->defrag)
 		nftdp_dp_defrag_tick(w);
@@ -1816,8 +1821,9 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		struct nftdp_vm_pkt *p = &w->view[i];
 		const struct nftdp_dp_meta *mt = &w->meta[i];
 		struct nftdp_dp_l2 l2;
+		struct nftdp_vm_flow_carry *c;
 		const void *e;
-		unsigned int v;
+		unsigned int v, l;
 		bool plain;
 
 		how[i] = EST_GONE;
@@ -1839,7 +1845,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		e = nftdp_dp_ct_probe(w, p, i);
 		if (!e || held_has(&held, e))
 			continue;
-		v = nftdp_dp_ct_in_one(w, p, i, &plain);
+		v = nftdp_dp_ct_in_one(w, p, i, &plain, &c);
 		if (v != NF_ACCEPT) {
 			/* conntrack's drop at prerouting (a reopened connection
 			 * finding the table full) */
@@ -1858,12 +1864,18 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		ent[nf] = e;
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
-		live[nf] = nf;
+		carry[nf] = c;
+		ct[nf] = p->ct;
+		/* the connection's carried result: no key, no probe */
+		carried[nf] = c && nftdp_vm_gen_flow_carried(gen, c, p, &w->ctx, &l);
+		if (carried[nf])
+			last[nf] = (uint8_t)l;
+		else
+			live[nl++] = nf;
 		fast[nf++] = p;
 	}
 
 	/* each hook over the packets every earlier hook accepted from cache */
-	nl = nf;
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
 
@@ -1913,9 +1925,15 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			continue;
 		}
 		nd++;
-		for (unsigned int h = 0; h < end; h++)
-			if (chains[h])
-				nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+		if (carried[x]) {
+			nftdp_vm_flow_carry_charge(carry[x], p, &w->ctx);
+		} else {
+			for (unsigned int h = 0; h < end; h++)
+				if (chains[h])
+					nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+			if (carry[x])
+				make[nm++] = x;
+		}
 		if (last[x] < CACHED_HOOKS) {
 			dropped[last[x]]++;
 			nftdp_dp_ct_confirm(w, &p, 1, NF_DROP);
@@ -1927,6 +1945,17 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			continue;
 		nout++;
 		emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+	}
+	/* after every carried packet charged what its result said: results
+	 * for the connections the cache judged (a run that read more than
+	 * its connection fixes makes none) */
+	for (unsigned int j = 0; j < nm; j++) {
+		unsigned int x = make[j];
+		const struct nftdp_vm_flow_hit *hs[CACHED_HOOKS];
+
+		for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+			hs[h] = chains[h] && h <= last[x] ? hit[h][x] : NULL;
+		nftdp_vm_flow_carry_make(carry[x], ct[x], fast[x]->iif, hs, CACHED_HOOKS, last[x]);
 	}
 	/* netdev and inet ingress accept all, prerouting drops conntrack's
 	 * drops, each hook what reached it less what it dropped */

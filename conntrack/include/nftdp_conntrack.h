@@ -298,6 +298,13 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt);
 
 /**
+ * The carried result of the connection and direction of ct (a packet's
+ * pkt->ct): the flow cache's (struct nftdp_vm_flow_carry), kept beside
+ * the entry and zeroed for each new connection. The owning worker's.
+ */
+struct nftdp_vm_flow_carry *nftdp_ct_carry(const void *ct);
+
+/**
  * nf_ct_attach: a packet nftdp makes in answer to skb (reject's RST or ICMP
  * error, time exceeded, packet too big) joins skb's connection as related,
  * in the other direction, so `ct state related` sees it and NAT translates

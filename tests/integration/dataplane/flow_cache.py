@@ -15,7 +15,16 @@ hit also runs the chains). The listings with their counters (--listing),
 each port's tx count and frames, and the hook verdicts must be identical,
 and as the model says (which flows are dropped); with the cache on
 flow_cache.hits must be > 0 (each worker's summing to the total), with it
-off 0, and verify mode must count no mismatch. Exit 0 when all hold, 1 otherwise, 77 when not root.
+off 0, and verify mode must count no mismatch.
+
+Then the same flows as real TCP connections (sequence numbers that
+conntrack's window tracking accepts) through a stateful ruleset with
+conntrack first (the tracked pass, whose established packets are judged
+by the result their connection carries: docs/dataplane.md): with the
+cache, without it and in verify mode the listings, each port's frames
+and the hook verdicts must be identical, and with the cache
+flow_cache.carried must be > 0. Exit 0 when all hold, 1 otherwise, 77
+when not root.
 """
 import json
 import os
@@ -75,6 +84,32 @@ table ip t4 {
 }
 '''
 
+# conntrack first, one base chain a hook: established packets carry
+# their connection's result (the first rule reads only ct state)
+TRACKED = '''flush ruleset
+table inet filter {
+	counter est { }
+	set blocked4 {
+		type ipv4_addr
+		elements = { 10.0.0.66 }
+	}
+	chain forward {
+		type filter hook forward priority 0; policy drop;
+		ct state established,related counter name "est" accept
+		ct state invalid counter drop
+		tcp dport 22 counter drop
+		ip saddr @blocked4 counter drop
+		meta l4proto udp meta length > 200 counter
+		ct state new counter accept
+	}
+	chain postrouting {
+		type filter hook postrouting priority 0; policy accept;
+		ct direction reply counter
+		ip6 nexthdr tcp counter
+	}
+}
+'''
+
 MAC = {0: '02:00:00:00:00:01', 1: '02:00:00:00:00:02'}
 
 
@@ -93,6 +128,86 @@ def flows():
         f.append(('udp', 4, src, '192.0.2.53', 42000, 53, 1 if src == '10.0.0.66' else 0))
     f.append(('udp', 6, '2001:db8::9', '2001:db8:1::123', 43000, 123, 0))
     return f
+
+
+def tracked_capture():
+    """The flows as conntrack accepts them: TCP with a handshake,
+    sequence and acknowledgement numbers that follow the data both ways,
+    FIN at the end; 20 packets a flow, interleaved (fixed seed)."""
+    from scapy.all import IP, TCP, UDP, Ether, IPv6, Raw
+    rnd = random.Random(17)
+    per_flow = []
+    for proto, fam, cli, srv, sport, dport, _ in flows():
+        pkts = []
+        nxt = {0: 1000, 1: 5000}  # next sequence number of each side
+        for k in range(20):
+            reply = k % 2 == 1
+            port = 1 if reply else 0
+            src, dst = (srv, cli) if reply else (cli, srv)
+            sp, dp = (dport, sport) if reply else (sport, dport)
+            l3 = IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst)
+            data = b''
+            if proto == 'tcp':
+                me, peer = (1, 0) if reply else (0, 1)
+                flags = 'S' if k == 0 else 'SA' if k == 1 else 'FA' if k >= 18 else \
+                    'A' if k == 2 else 'PA'
+                data = b'' if k < 3 or k >= 18 else b'd' * rnd.choice((10, 300, 1200))
+                ack = 0 if k == 0 else nxt[peer]
+                l4 = TCP(sport=sp, dport=dp, flags=flags, seq=nxt[me], ack=ack, window=65535)
+                nxt[me] += len(data) + (1 if 'S' in flags or 'F' in flags else 0)
+            else:
+                l4 = UDP(sport=sp, dport=dp)
+                data = b'q' * rnd.choice((20, 250))
+            p = Ether(src=MAC[port], dst=MAC[1 - port]) / l3 / l4
+            if data:
+                p = p / Raw(data)
+            pkts.append((port, bytes(p), False))
+        per_flow.append(pkts)
+    out = []
+    while any(per_flow):
+        f = rnd.choice([x for x in per_flow if x])
+        out.append(f.pop(0))
+    return out
+
+
+def write_ports(tmp, pkts):
+    """one capture per port, stamped in the capture's order (merged by time)"""
+    for port in (0, 1):
+        idx = [i for i, p in enumerate(pkts) if p[0] == port]
+        T.write_pcap(os.path.join(tmp, 'in%d.pcap' % port), [pkts[i][1] for i in idx],
+                     stamp=lambda k, idx=idx: (1700000000 + idx[k] // 1000,
+                                               (idx[k] % 1000) * 1000))
+
+
+def tracked(tmp):
+    """The stateful ruleset: the carried results change nothing."""
+    with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
+        f.write(TRACKED)
+    write_ports(tmp, tracked_capture())
+    on = run(tmp, 't-cache', [])
+    off = run(tmp, 't-nocache', ['--flow-cache', '0'])
+    ver = run(tmp, 't-verify', ['--flow-cache-verify'])
+    if on is None or off is None or ver is None:
+        return
+    fc_on = on['stats'].get('flow_cache', {})
+    print('   tracked, cache on: %s' % fc_on)
+    check(on['listing'] == off['listing'] == ver['listing'],
+          'tracked: listings with counters are identical')
+    if on['listing'] != off['listing']:
+        import difflib
+        print(''.join(difflib.unified_diff(off['listing'].splitlines(True),
+                                           on['listing'].splitlines(True),
+                                           'nocache', 'cache')))
+    check(on['tx'] == off['tx'] == ver['tx'], 'tracked: each port sends the same frames')
+    check(on['stats']['hooks'] == off['stats']['hooks'] == ver['stats']['hooks'],
+          'tracked: hook verdicts are identical')
+    est = re.search(r'counter est \{\s*packets (\d+)', on['listing'])
+    check(est is not None and int(est.group(1)) >= 100,
+          'tracked: established packets counted (%s)' % (est.group(1) if est else None))
+    check(fc_on.get('carried', 0) > 0,
+          'tracked: connections carried results (%s packets)' % fc_on.get('carried'))
+    check(ver['stats'].get('flow_cache', {}).get('carried', -1) == 0,
+          'tracked: verify mode carries nothing')
 
 
 def capture():
@@ -165,12 +280,7 @@ def main():
         with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
             f.write(RULESET)
         pkts = capture()
-        # one capture per port, stamped in the capture's order (merged by time)
-        for port in (0, 1):
-            idx = [i for i, p in enumerate(pkts) if p[0] == port]
-            T.write_pcap(os.path.join(tmp, 'in%d.pcap' % port), [pkts[i][1] for i in idx],
-                         stamp=lambda k, idx=idx: (1700000000 + idx[k] // 1000,
-                                                   (idx[k] % 1000) * 1000))
+        write_ports(tmp, pkts)
         # the model: a packet of a dropped flow never leaves; the rest leave
         # out of the other port, in order
         want_tx = [[f for port, f, dropped in pkts if port == 1 - p and not dropped]
@@ -217,6 +327,7 @@ def main():
               % (fc_ver.get('hits'), fc_ver.get('mismatches')))
         check(ver['listing'] == off['listing'] and ver['tx'] == off['tx'],
               'verify: listing and tx as without the cache')
+        tracked(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.report('flow-cache')
