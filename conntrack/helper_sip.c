@@ -11,11 +11,15 @@
  * inactive until a 2xx response activates it for its Expires time.
  * Every read stays inside the message: the kernel's parsers look at most
  * one byte past some headers' ends (skb tailroom); nftdp stops there.
- * No NAT rewrite (nf_nat_sip): a NAT'd connection is tracked as if it had
- * none (docs/conntrack.md).
+ * nf_nat_sip on a NAT'd connection: the Request-URI, the topmost Via (and
+ * its maddr=, received=, rport=), every Contact, From and To that name an
+ * address and port of the connection's are written as the other side
+ * sees them; over TCP the segment's growth is one sequence adjustment.
+ * The SDP body and the expectations are not NAT'd (docs/conntrack.md).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "ct_priv.h"
@@ -454,9 +458,10 @@ static int parse_param(const char *d, uint32_t off, uint32_t dlen, const char *n
 	return 1;
 }
 
-/* ct_sip_parse_numerical_param: 1 and the value, 0 (none) or -1 (no digits) */
-static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
-				 uint32_t *val)
+/* ct_sip_parse_numerical_param: 1 and the value (and where its digits
+ * are, when matchoff), 0 (none) or -1 (no digits) */
+static int parse_numerical_param_at(const char *d, uint32_t off, uint32_t dlen, const char *name,
+				    uint32_t *matchoff, uint32_t *matchlen, uint32_t *val)
 {
 	const char *limit = d + dlen, *start, *end;
 	uint32_t n = (uint32_t)strlen(name);
@@ -469,7 +474,79 @@ static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, con
 		return 0;
 	start += n;
 	*val = nftdp_ct_sip_strtouint(start, (uint32_t)(limit - start), &end);
-	return start == end ? -1 : 1;
+	if (start == end)
+		return -1;
+	if (matchoff) {
+		*matchoff = (uint32_t)(start - d);
+		*matchlen = (uint32_t)(end - start);
+	}
+	return 1;
+}
+
+static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
+				 uint32_t *val)
+{
+	return parse_numerical_param_at(d, off, dlen, name, NULL, NULL, val);
+}
+
+/* ct_sip_parse_address_param: the address after name= within this list
+ * value; delim: an IPv6 one in brackets */
+static int parse_address_param(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			       const char *name, uint32_t *matchoff, uint32_t *matchlen,
+			       union nftdp_ct_addr *addr, bool delim)
+{
+	const char *limit = d + dlen, *start, *end;
+	uint32_t n = (uint32_t)strlen(name);
+
+	limit = header_search(d + off, limit, ",", 1);
+	if (!limit)
+		limit = d + dlen;
+	start = header_search(d + off, limit, name, n);
+	if (!start)
+		return 0;
+	start += n;
+	if (!sip_parse_addr(l3, start, &end, addr, limit, delim))
+		return 0;
+	*matchoff = (uint32_t)(start - d);
+	*matchlen = (uint32_t)(end - start);
+	return 1;
+}
+
+int nftdp_ct_sip_parse_request(uint8_t l3, const char *d, uint32_t dlen, uint32_t *matchoff,
+			       uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port)
+{
+	const char *p = d, *limit = d + dlen, *end;
+	uint32_t n, shift = 0;
+
+	/* the method and the space after it */
+	n = nftdp_ct_alpha_len(p, limit);
+	if (!n)
+		return 0;
+	p += n;
+	if (++p >= limit)
+		return 0;
+	/* the sip: URI on this line; without one the kernel goes on from
+	 * four bytes before the end */
+	for (; limit - p > 4; p++) {
+		if (*p == '\r' || *p == '\n')
+			return -1;
+		if (!strncasecmp(p, "sip:", 4)) {
+			p += 4;
+			break;
+		}
+	}
+	if (!skp_epaddr_len(l3, p, limit, &shift))
+		return 0;
+	p += shift;
+	if (!sip_parse_addr(l3, p, &end, addr, limit, true))
+		return -1;
+	if (!sip_parse_port(end, &end, limit, port))
+		return -1;
+	if (end == p)
+		return 0;
+	*matchoff = (uint32_t)(p - d);
+	*matchlen = (uint32_t)(end - p);
+	return 1;
 }
 
 /* ct_sip_parse_transport: 0 if a transport= names another protocol */
@@ -580,13 +657,16 @@ static int parse_sdp_addr(uint8_t l3, const char *d, uint32_t off, uint32_t dlen
 struct sip_ctx {
 	struct nftdp_ct_shard *s;
 	struct nftdp_ct_entry *e;
+	struct nftdp_vm_pkt *pkt;
 	int dir; /* CTINFO2DIR */
 	uint8_t l3, l4;
-	const char *d;
+	const char *d; /* the message */
 	uint32_t dlen;
+	uint32_t hlen;	 /* the transport header's length */
+	uint32_t msgoff; /* d's offset in the transport payload */
 };
 
-static struct ct_help *help_of(const struct sip_ctx *c)
+static struct ct_help *help_of(struct sip_ctx *c)
 {
 	return &c->s->help[c->e - c->s->entries];
 }
@@ -596,8 +676,234 @@ static bool addr_eq(const union nftdp_ct_addr *a, const union nftdp_ct_addr *b, 
 	return !memcmp(a, b, l3 == NFPROTO_IPV4 ? 4 : 16);
 }
 
+/* ---- nf_nat_sip ---- */
+
+int nftdp_ct_sip_fmt_ip6(char *buf, const uint8_t *a)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t w2 = (uint32_t)a[8] << 24 | (uint32_t)a[9] << 16 | (uint32_t)a[10] << 8 | a[11];
+	bool v4 = false, needcolon = false;
+	int zero[8] = {0}, longest = 1, colonpos = -1, range, n = 0;
+
+	/* ipv6_addr_v4mapped or ipv6_addr_is_isatap: the last 32 bits dotted */
+	if (!memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) || (w2 | 0x02000000u) == 0x02005efeu)
+		v4 = true;
+	range = v4 ? 6 : 8;
+	for (int i = 0; i < range; i++)
+		for (int j = i; j < range && !a[2 * j] && !a[2 * j + 1]; j++)
+			zero[i]++;
+	/* the first longest run of two or more zero words */
+	for (int i = 0; i < range; i++)
+		if (zero[i] > longest) {
+			longest = zero[i];
+			colonpos = i;
+		}
+	for (int i = 0; i < range; i++) {
+		unsigned int hi = a[2 * i], lo = a[2 * i + 1];
+
+		if (i == colonpos) {
+			if (needcolon || i == 0)
+				buf[n++] = ':';
+			buf[n++] = ':';
+			needcolon = false;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			buf[n++] = ':';
+		if (hi) {
+			if (hi > 0x0f)
+				buf[n++] = hex[hi >> 4];
+			buf[n++] = hex[hi & 15];
+			buf[n++] = hex[lo >> 4];
+			buf[n++] = hex[lo & 15];
+		} else {
+			if (lo > 0x0f)
+				buf[n++] = hex[lo >> 4];
+			buf[n++] = hex[lo & 15];
+		}
+		needcolon = true;
+	}
+	if (v4) {
+		if (needcolon)
+			buf[n++] = ':';
+		n += snprintf(buf + n, 16, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+	}
+	buf[n] = 0;
+	return n;
+}
+
+/* sip_sprintf_addr: %pI4, or %pI6c, in brackets with delim */
+static uint32_t sprintf_addr(uint8_t l3, char *buf, const union nftdp_ct_addr *a, bool delim)
+{
+	int n = 0;
+
+	if (l3 == NFPROTO_IPV4)
+		return (uint32_t)snprintf(buf, 16, "%u.%u.%u.%u", a->u8[0], a->u8[1], a->u8[2],
+					  a->u8[3]);
+	if (delim)
+		buf[n++] = '[';
+	n += nftdp_ct_sip_fmt_ip6(buf + n, a->u8);
+	if (delim) {
+		buf[n++] = ']';
+		buf[n] = 0;
+	}
+	return (uint32_t)n;
+}
+
+/* sip_sprintf_addr_port */
+static uint32_t sprintf_addr_port(uint8_t l3, char *buf, const union nftdp_ct_addr *a,
+				  uint16_t port)
+{
+	uint32_t n = sprintf_addr(l3, buf, a, l3 != NFPROTO_IPV4);
+
+	return n + (uint32_t)snprintf(buf + n, sizeof(":65535"), ":%u", port);
+}
+
+/* mangle_packet: matchlen bytes at matchoff of the message become buf;
+ * TCP records no seqadj here (nf_nat_sip_seq_adjust does, once) */
+static bool sip_mangle(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen, const char *buf,
+		       uint32_t buflen)
+{
+	bool ok;
+
+	if (c->l4 == IPPROTO_TCP)
+		ok = nftdp_ct_nat_mangle_tcp_adj(c->s, c->e, c->pkt, c->dir, c->msgoff + matchoff,
+						 matchlen, buf, buflen, false);
+	else
+		ok = nftdp_ct_nat_mangle_udp(c->s, c->pkt, c->msgoff + matchoff, matchlen, buf,
+					     buflen);
+	if (!ok)
+		return false;
+	c->d = (const char *)c->pkt->data + c->pkt->th_off + c->hlen + c->msgoff;
+	c->dlen = c->dlen + buflen - matchlen;
+	return true;
+}
+
+#define SIP_ADDR_BUF (INET6_ADDRSTRLEN + sizeof("[]:nnnnn"))
+
+/* map_addr: an address and port of this connection's as the other side
+ * sees it */
+static bool map_addr(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen,
+		     const union nftdp_ct_addr *addr, uint16_t port)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	union nftdp_ct_addr newaddr;
+	char buf[SIP_ADDR_BUF];
+	uint16_t newport;
+
+	if (addr_eq(&t->src, addr, c->l3) && t->sport == port) {
+		newaddr = r->dst;
+		newport = r->dport;
+	} else if (addr_eq(&t->dst, addr, c->l3) && t->dport == port) {
+		newaddr = r->src;
+		newport = help_of(c)->sip_forced_dport ? help_of(c)->sip_forced_dport : r->sport;
+	} else {
+		return true;
+	}
+	if (addr_eq(&newaddr, addr, c->l3) && newport == port)
+		return true;
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  sprintf_addr_port(c->l3, buf, &newaddr, ntohs(newport)));
+}
+
+/* map_sip_addr: the first header of the type */
+static bool map_sip_addr(struct sip_ctx *c, enum ct_sip_hdr type)
+{
+	uint32_t matchoff, matchlen;
+	union nftdp_ct_addr addr;
+	uint16_t port;
+
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, type, NULL, &matchoff,
+					  &matchlen, &addr, &port) <= 0)
+		return true;
+	return map_addr(c, matchoff, matchlen, &addr, port);
+}
+
+/* nf_nat_sip_via: the topmost Via of this connection and its maddr=,
+ * received= and rport= parameters */
+static bool nat_sip_via(struct sip_ctx *c, bool request)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	enum ct_sip_hdr hdr = c->l4 == IPPROTO_TCP ? CT_SIP_HDR_VIA_TCP : CT_SIP_HDR_VIA_UDP;
+	uint32_t matchoff, matchlen, matchend, olen, poff, plen, n;
+	union nftdp_ct_addr addr;
+	char buf[SIP_ADDR_BUF];
+	uint16_t port;
+
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, hdr, NULL, &matchoff,
+					  &matchlen, &addr, &port) <= 0)
+		return true;
+	/* only a Via of this connection's */
+	if (request ? !addr_eq(&addr, &t->src, c->l3) || port != t->sport
+		    : !addr_eq(&addr, &t->dst, c->l3) || port != t->dport)
+		return true;
+	olen = c->dlen;
+	if (!map_addr(c, matchoff, matchlen, &addr, port))
+		return false; /* "cannot mangle Via header" */
+	matchend = matchoff + matchlen + c->dlen - olen;
+	/* maddr= (RFC 2361): where to send the reply */
+	if (parse_address_param(c->l3, c->d, matchend, c->dlen, "maddr=", &poff, &plen, &addr,
+				true) > 0 &&
+	    addr_eq(&addr, &t->src, c->l3) && !addr_eq(&addr, &r->dst, c->l3) &&
+	    !sip_mangle(c, poff, plen, buf, sprintf_addr(c->l3, buf, &r->dst, true)))
+		return false; /* "cannot mangle maddr" */
+	/* received= (RFC 2361): where the server got the request from */
+	if (parse_address_param(c->l3, c->d, matchend, c->dlen, "received=", &poff, &plen, &addr,
+				false) > 0 &&
+	    addr_eq(&addr, &t->dst, c->l3) && !addr_eq(&addr, &r->src, c->l3) &&
+	    !sip_mangle(c, poff, plen, buf, sprintf_addr(c->l3, buf, &r->src, false)))
+		return false; /* "cannot mangle received" */
+	/* rport= (RFC 3581): the port the server got the request from */
+	if (parse_numerical_param_at(c->d, matchend, c->dlen, "rport=", &poff, &plen, &n) > 0 &&
+	    n >= 1024 && n <= 65535 && htons((uint16_t)n) == t->dport &&
+	    htons((uint16_t)n) != r->sport &&
+	    !sip_mangle(c, poff, plen, buf,
+			(uint32_t)snprintf(buf, sizeof(buf), "%u", (unsigned int)ntohs(r->sport))))
+		return false; /* "cannot mangle rport" */
+	return true;
+}
+
+/* nf_nat_sip: the Request-URI, the topmost Via, every Contact, From and
+ * To; NF_ACCEPT or NF_DROP */
+static unsigned int nat_sip(struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, coff = 0;
+	union nftdp_ct_addr addr;
+	int in_header = 0;
+	bool request;
+	uint16_t port;
+
+	/* "SIP/2.0" without the space that process_sip_msg looks for */
+	request = c->dlen < 7 || strncasecmp(c->d, "SIP/2.0", 7);
+	if (request &&
+	    nftdp_ct_sip_parse_request(c->l3, c->d, c->dlen, &matchoff, &matchlen, &addr, &port) >
+		0 &&
+	    !map_addr(c, matchoff, matchlen, &addr, port))
+		return NF_DROP; /* "cannot mangle SIP message" */
+	if (!nat_sip_via(c, request))
+		return NF_DROP;
+	while (nftdp_ct_sip_parse_header_uri(c->l3, c->d, &coff, c->dlen, CT_SIP_HDR_CONTACT,
+					     &in_header, &matchoff, &matchlen, &addr, &port) > 0)
+		if (!map_addr(c, matchoff, matchlen, &addr, port))
+			return NF_DROP; /* "cannot mangle contact" */
+	if (!map_sip_addr(c, CT_SIP_HDR_FROM) || !map_sip_addr(c, CT_SIP_HDR_TO))
+		return NF_DROP; /* "cannot mangle SIP from/to" */
+	/* the reply to where a Cisco phone listens, not where it sent from;
+	 * nf_nat_mangle_udp_packet of nothing recomputes the checksum */
+	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport && c->l4 == IPPROTO_UDP) {
+		uint8_t *th = c->pkt->data + c->pkt->th_off;
+
+		memcpy(th + 2, &help_of(c)->sip_forced_dport, 2);
+		if (!nftdp_ct_nat_mangle_udp(c->s, c->pkt, 0, 0, "", 0))
+			return NF_DROP; /* "cannot mangle packet" */
+		c->d = (const char *)c->pkt->data + c->pkt->th_off + c->hlen + c->msgoff;
+	}
+	return NF_ACCEPT;
+}
+
 /* set_expected_rtp_rtcp with sip_direct_media; no NAT */
-static unsigned int set_expected_rtp_rtcp(const struct sip_ctx *c, const union nftdp_ct_addr *daddr,
+static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, const union nftdp_ct_addr *daddr,
 					  uint16_t port, uint8_t class)
 {
 	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir];
@@ -641,7 +947,7 @@ static const struct {
     {"image ", 6, CT_SIP_EXPECT_IMAGE},
 };
 
-static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 {
 	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0;
 	union nftdp_ct_addr caddr, maddr, rtp_addr;
@@ -701,7 +1007,7 @@ static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
 }
 
 /* process_invite_response, process_update_response, process_prack_response */
-static unsigned int process_sdp_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+static unsigned int process_sdp_response(struct sip_ctx *c, uint32_t cseq, uint32_t code)
 {
 	if ((code >= 100 && code <= 199) || (code >= 200 && code <= 299))
 		return process_sdp(c, cseq);
@@ -710,7 +1016,7 @@ static unsigned int process_sdp_response(const struct sip_ctx *c, uint32_t cseq,
 	return NF_ACCEPT;
 }
 
-static unsigned int process_invite_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_invite_request(struct sip_ctx *c, uint32_t cseq)
 {
 	unsigned int ret;
 
@@ -721,7 +1027,7 @@ static unsigned int process_invite_request(const struct sip_ctx *c, uint32_t cse
 	return ret;
 }
 
-static unsigned int process_bye_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_bye_request(struct sip_ctx *c, uint32_t cseq)
 {
 	(void)cseq;
 	nftdp_ct_expect_flush_class(c->s, c->e, true);
@@ -730,7 +1036,7 @@ static unsigned int process_bye_request(const struct sip_ctx *c, uint32_t cseq)
 
 /* process_register_request: a permanent, inactive expectation for calls
  * from the registrar to the Contact address */
-static unsigned int process_register_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_register_request(struct sip_ctx *c, uint32_t cseq)
 {
 	uint32_t matchoff, matchlen, expires = 0;
 	union nftdp_ct_addr daddr;
@@ -776,7 +1082,7 @@ static unsigned int process_register_request(const struct sip_ctx *c, uint32_t c
 
 /* process_register_response: a 2xx activates the expectation for the
  * Contact's expiry; anything else removes it */
-static unsigned int process_register_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+static unsigned int process_register_response(struct sip_ctx *c, uint32_t cseq, uint32_t code)
 {
 	uint32_t matchoff, matchlen, coff = 0, expires = 0;
 	union nftdp_ct_addr addr;
@@ -833,7 +1139,7 @@ static const struct {
     [H_BYE] = {"BYE", 3, true, false},	    [H_REGISTER] = {"REGISTER", 8, true, true},
 };
 
-static unsigned int process_sip_response(const struct sip_ctx *c)
+static unsigned int process_sip_response(struct sip_ctx *c)
 {
 	uint32_t matchoff, matchlen, matchend, code, cseq;
 	const char *end;
@@ -863,12 +1169,20 @@ static unsigned int process_sip_response(const struct sip_ctx *c)
 	return NF_ACCEPT;
 }
 
-static unsigned int process_sip_request(const struct sip_ctx *c)
+static unsigned int process_sip_request(struct sip_ctx *c)
 {
 	uint32_t matchoff, matchlen, cseq;
 	const char *end;
 
-	/* (the Via port kept for nf_nat_sip: no NAT here) */
+	union nftdp_ct_addr addr;
+	uint16_t port;
+
+	/* a Cisco phone sends from a high port and listens at its Via's:
+	 * nf_nat_sip sends the replies there */
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, CT_SIP_HDR_VIA_UDP, NULL,
+					  &matchoff, &matchlen, &addr, &port) > 0 &&
+	    port != c->e->tuple[c->dir].sport && addr_eq(&addr, &c->e->tuple[c->dir].src, c->l3))
+		help_of(c)->sip_forced_dport = port;
 	for (unsigned int h = 0; h < H_MAX; h++) {
 		uint32_t n = sip_handlers[h].len;
 
@@ -896,20 +1210,27 @@ static unsigned int process_sip_request(const struct sip_ctx *c)
 	return NF_ACCEPT;
 }
 
-static unsigned int process_sip_msg(const struct sip_ctx *c)
+static unsigned int process_sip_msg(struct sip_ctx *c)
 {
+	unsigned int ret;
+
 	if (strncasecmp(c->d, "SIP/2.0 ", 8))
-		return process_sip_request(c);
-	return process_sip_response(c);
+		ret = process_sip_request(c);
+	else
+		ret = process_sip_response(c);
+	/* nf_nat_sip_hooks->msg: "cannot NAT SIP message" */
+	if (ret == NF_ACCEPT && (c->e->status & IPS_NAT_MASK))
+		ret = nat_sip(c);
+	return ret;
 }
 
 unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
-	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff;
+	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, datalen, tdiff = 0;
 	const uint8_t *th = pkt->data + pkt->th_off;
-	struct sip_ctx c = {s,	  e, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto,
-			    NULL, 0};
+	struct sip_ctx c = {
+	    s, e, pkt, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto, NULL, 0, 0, 0};
 	unsigned int ret = NF_ACCEPT;
 
 	if (pkt->l4proto == IPPROTO_UDP) {
@@ -929,47 +1250,51 @@ unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	/* nf_ct_refresh */
 	if (!(e->status & IPS_FIXED_TIMEOUT))
 		e->expires_ms = s->now_ms + (uint64_t)SIP_TIMEOUT_S * 1000u;
+	c.hlen = dataoff;
 	c.d = (const char *)th + dataoff;
 	c.dlen = l4len - dataoff;
 	if (c.dlen < sizeof("SIP/2.0 200") - 1)
 		return NF_ACCEPT;
 	if (pkt->l4proto == IPPROTO_UDP)
 		return process_sip_msg(&c);
-	/* sip_help_tcp: each message that ends by its Content-Length */
-	{
-		const char *d = c.d;
-		uint32_t datalen = c.dlen;
+	/* sip_help_tcp: each message that ends by its Content-Length; a
+	 * rewrite moves what follows, the offsets go on from the new end */
+	datalen = c.dlen;
+	for (;;) {
+		const char *d = (const char *)pkt->data + pkt->th_off + dataoff + c.msgoff;
+		uint32_t matchoff, matchlen, clen, msglen;
+		const char *end;
+		bool term = false;
 
-		for (;;) {
-			uint32_t matchoff, matchlen, clen, msglen;
-			const char *end;
-			bool term = false;
-
-			if (nftdp_ct_sip_get_header(c.l3, d, 0, datalen, CT_SIP_HDR_CONTENT_LENGTH,
-						    &matchoff, &matchlen) <= 0)
+		if (nftdp_ct_sip_get_header(c.l3, d, 0, datalen, CT_SIP_HDR_CONTENT_LENGTH,
+					    &matchoff, &matchlen) <= 0)
+			break;
+		clen = nftdp_ct_sip_strtouint(d + matchoff, datalen - matchoff, &end);
+		if (end == d + matchoff)
+			break;
+		for (; end + 4 <= d + datalen; end++)
+			if (end[0] == '\r' && end[1] == '\n' && end[2] == '\r' && end[3] == '\n') {
+				term = true;
 				break;
-			clen = nftdp_ct_sip_strtouint(d + matchoff, datalen - matchoff, &end);
-			if (end == d + matchoff)
-				break;
-			for (; end + 4 <= d + datalen; end++)
-				if (end[0] == '\r' && end[1] == '\n' && end[2] == '\r' &&
-				    end[3] == '\n') {
-					term = true;
-					break;
-				}
-			if (!term)
-				break;
-			if ((uint64_t)(end + 4 - d) + clen > datalen)
-				return NF_ACCEPT; /* the message goes on in a later segment */
-			msglen = (uint32_t)(end + 4 - d) + clen;
-			c.d = d;
-			c.dlen = msglen;
-			ret = process_sip_msg(&c);
-			if (ret != NF_ACCEPT)
-				break;
-			d += msglen;
-			datalen -= msglen;
-		}
+			}
+		if (!term)
+			break;
+		if ((uint64_t)(end + 4 - d) + clen > datalen)
+			return NF_ACCEPT; /* the message goes on in a later segment (no
+					   * seq adjust for what was rewritten before) */
+		msglen = (uint32_t)(end + 4 - d) + clen;
+		c.d = d;
+		c.dlen = msglen;
+		ret = process_sip_msg(&c);
+		if (ret != NF_ACCEPT)
+			break;
+		tdiff += c.dlen - msglen;
+		c.msgoff += c.dlen;
+		datalen -= msglen;
 	}
+	/* nf_nat_sip_seq_adjust: the segment's growth, as an s16 */
+	if (ret == NF_ACCEPT && (e->status & IPS_NAT_MASK) && (int16_t)tdiff != 0)
+		nftdp_ct_seqadj_set(s, e, c.dir, nftdp_rd32(pkt->data + pkt->th_off + 4),
+				    (int16_t)tdiff);
 	return ret;
 }
