@@ -15,7 +15,10 @@
  * its maddr=, received=, rport=), every Contact, From and To that name an
  * address and port of the connection's are written as the other side
  * sees them; over TCP the segment's growth is one sequence adjustment.
- * The SDP body and the expectations are not NAT'd (docs/conntrack.md).
+ * Its SDP half: the media is expected at the address the peer sees (a free
+ * even port pair from the announced one on), NATed back when it comes;
+ * the m= port if it moved, each media's c=, the session's o= and c= and
+ * the Content-Length are written again (docs/conntrack.md).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -902,9 +905,141 @@ static unsigned int nat_sip(struct sip_ctx *c)
 	return NF_ACCEPT;
 }
 
-/* set_expected_rtp_rtcp with sip_direct_media; no NAT */
-static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, const union nftdp_ct_addr *daddr,
-					  uint16_t port, uint8_t class)
+/* ---- nf_nat_sip's SDP half ---- */
+
+static bool nat_on(const struct sip_ctx *c)
+{
+	return (c->e->status & IPS_NAT_MASK) != 0;
+}
+
+/* mangle_content_len: the body's length from its v= line on */
+static bool mangle_content_len(struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, clen;
+	char buf[sizeof("65536")];
+
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, 0, c->dlen, CT_SDP_HDR_VERSION,
+					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
+		return false;
+	clen = c->dlen - matchoff + 2;
+	if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_CONTENT_LENGTH, &matchoff,
+				    &matchlen) <= 0)
+		return false;
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  (uint32_t)snprintf(buf, sizeof(buf), "%u", clen));
+}
+
+/* mangle_sdp_packet: 0, -ENOENT (no such line) or -EINVAL */
+static int mangle_sdp_packet(struct sip_ctx *c, uint32_t sdpoff, enum ct_sdp_hdr type,
+			     enum ct_sdp_hdr term, const char *buf, uint32_t buflen)
+{
+	uint32_t matchoff, matchlen;
+
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, sdpoff, c->dlen, type, term, &matchoff,
+					&matchlen) <= 0)
+		return -ENOENT;
+	return sip_mangle(c, matchoff, matchlen, buf, buflen) ? 0 : -EINVAL;
+}
+
+/* nf_nat_sdp_addr: a media's c= */
+static unsigned int nat_sdp_addr(struct sip_ctx *c, uint32_t sdpoff, enum ct_sdp_hdr type,
+				 enum ct_sdp_hdr term, const union nftdp_ct_addr *addr)
+{
+	char buf[SIP_ADDR_BUF];
+
+	if (mangle_sdp_packet(c, sdpoff, type, term, buf, sprintf_addr(c->l3, buf, addr, false)))
+		return NF_DROP;
+	return mangle_content_len(c) ? NF_ACCEPT : NF_DROP;
+}
+
+/* nf_nat_sdp_port: an m= line's port */
+static bool nat_sdp_port(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen, uint16_t port)
+{
+	char buf[sizeof("nnnnn")];
+
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  (uint32_t)snprintf(buf, sizeof(buf), "%u", port)) &&
+	       mangle_content_len(c);
+}
+
+/* nf_nat_sdp_session: the session's o= (which must be there) and c= */
+static unsigned int nat_sdp_session(struct sip_ctx *c, uint32_t sdpoff,
+				    const union nftdp_ct_addr *addr)
+{
+	char buf[SIP_ADDR_BUF];
+	uint32_t n = sprintf_addr(c->l3, buf, addr, false);
+
+	if (mangle_sdp_packet(c, sdpoff, CT_SDP_HDR_OWNER, CT_SDP_HDR_MEDIA, buf, n))
+		return NF_DROP;
+	/* RFC 2327: the session's c= may be left out */
+	if (mangle_sdp_packet(c, sdpoff, CT_SDP_HDR_CONNECTION, CT_SDP_HDR_MEDIA, buf, n) ==
+	    -EINVAL)
+		return NF_DROP;
+	return mangle_content_len(c) ? NF_ACCEPT : NF_DROP;
+}
+
+/*
+ * nf_nat_sdp_media: the media is expected at the address the peer sees
+ * (the NAT's, unless this direction is not NATed), at the announced port
+ * pair or the next free even one (EBUSY), NATed back to the announced
+ * address and port when it comes (nf_nat_sip_expected, as
+ * nf_nat_follow_master here: with sip_direct_media the expected source
+ * is the master's peer, so its source condition always holds); a moved
+ * port is written into the m= line. *rtp_addr: the address announced now.
+ */
+static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, struct ct_expect *rtcp,
+				  uint32_t mediaoff, uint32_t medialen,
+				  union nftdp_ct_addr *rtp_addr)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	uint16_t saved = rtp->tuple.dport, port;
+	uint32_t max = sip_max_expected[rtp->class];
+	int ret;
+
+	if (addr_eq(&t->src, &r->dst, c->l3))
+		*rtp_addr = rtp->tuple.dst; /* "connection will come from reply" */
+	else
+		*rtp_addr = r->dst;
+	nftdp_ct_expect_set_nat(rtp, c->e, !c->dir, rtp->tuple.dport);
+	rtp->tuple.dst = *rtp_addr;
+	nftdp_ct_expect_set_nat(rtcp, c->e, !c->dir, rtcp->tuple.dport);
+	rtcp->tuple.dst = *rtp_addr;
+	for (port = ntohs(saved); port != 0; port = (uint16_t)(port + 2)) {
+		rtp->tuple.dport = htons(port);
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtp, max, sip_exp_timeout_s,
+						    CT_EXP_F_SKIP_MASTER);
+		if (ret == -EBUSY)
+			continue;
+		if (ret < 0) {
+			port = 0;
+			break;
+		}
+		rtcp->tuple.dport = htons((uint16_t)(port + 1));
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtcp, max, sip_exp_timeout_s,
+						    CT_EXP_F_SKIP_MASTER);
+		if (ret == 0)
+			break;
+		nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+		if (ret != -EBUSY) {
+			port = 0;
+			break;
+		}
+	}
+	if (!port)
+		return NF_DROP; /* "all ports in use for SDP media" */
+	if (rtp->tuple.dport != saved && !nat_sdp_port(c, mediaoff, medialen, port)) {
+		nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+		nftdp_ct_expect_unexpect(c->s, c->e, rtcp);
+		return NF_DROP; /* "cannot mangle SDP message" */
+	}
+	return NF_ACCEPT;
+}
+
+/* set_expected_rtp_rtcp with sip_direct_media; under NAT through
+ * nf_nat_sdp_media, which may change *daddr */
+static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, union nftdp_ct_addr *daddr,
+					  uint16_t port, uint8_t class, uint32_t mediaoff,
+					  uint32_t medialen)
 {
 	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir];
 	const union nftdp_ct_addr *saddr = &c->e->tuple[!c->dir].src;
@@ -918,12 +1053,14 @@ static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, const union nftdp_c
 	/* an identical expectation of another master (or class) stands
 	 * for this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY); the kernel's
 	 * search before it (__nf_ct_expect_find) changes the outcome only
-	 * under NAT */
+	 * under NAT (its direct RTP between two NATed calls: not built) */
 	nftdp_ct_expect_init(&rtp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons(base));
 	rtp.class = class;
 	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0,
 			     htons((uint16_t)(base + 1)));
 	rtcp.class = class;
+	if (nat_on(c))
+		return nat_sdp_media(c, &rtp, &rtcp, mediaoff, medialen, daddr);
 	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
 					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
 	if (errp == 0 || errp == -EALREADY) {
@@ -947,21 +1084,26 @@ static const struct {
     {"image ", 6, CT_SIP_EXPECT_IMAGE},
 };
 
+/* process_sdp; under NAT each media's c=, then the session's o= and c=
+ * are written as the address announced (nf_nat_sdp_addr,
+ * nf_nat_sdp_session), the Content-Length after each */
 static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 {
-	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0;
+	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0, maddr_len;
 	union nftdp_ct_addr caddr, maddr, rtp_addr;
-	const char *d = c->d;
-	unsigned int i = 0, ret;
+	unsigned int i = 0, ret = NF_ACCEPT;
 
 	(void)cseq;
+	/* the kernel's rtp_addr is uninitialised when no media is expected
+	 * and nf_nat_sdp_session still writes it; nftdp writes 0.0.0.0 / :: */
+	memset(&rtp_addr, 0, sizeof(rtp_addr));
 	/* the session description starts at v= */
-	if (nftdp_ct_sip_get_sdp_header(c->l3, d, 0, c->dlen, CT_SDP_HDR_VERSION, CT_SDP_HDR_UNSPEC,
-					&matchoff, &matchlen) <= 0)
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, 0, c->dlen, CT_SDP_HDR_VERSION,
+					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
 		return NF_ACCEPT;
 	sdpoff = matchoff;
 	/* the session's c= (up to the first m=) */
-	if (parse_sdp_addr(c->l3, d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0)
+	if (parse_sdp_addr(c->l3, c->d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0)
 		caddr_len = matchlen;
 	mediaoff = sdpoff;
 	while (i < sizeof(sdp_media_types) / sizeof(sdp_media_types[0])) {
@@ -969,12 +1111,12 @@ static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 		const char *end;
 		uint32_t port;
 
-		if (nftdp_ct_sip_get_sdp_header(c->l3, d, mediaoff, c->dlen, CT_SDP_HDR_MEDIA,
+		if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, mediaoff, c->dlen, CT_SDP_HDR_MEDIA,
 						CT_SDP_HDR_UNSPEC, &mediaoff, &medialen) <= 0)
 			break;
 		for (k = 0; k < sizeof(sdp_media_types) / sizeof(sdp_media_types[0]); k++)
 			if (medialen >= sdp_media_types[k].len &&
-			    !strncmp(d + mediaoff, sdp_media_types[k].name,
+			    !strncmp(c->d + mediaoff, sdp_media_types[k].name,
 				     sdp_media_types[k].len)) {
 				t = k;
 				break;
@@ -986,24 +1128,38 @@ static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 		mediaoff += sdp_media_types[t].len;
 		medialen -= sdp_media_types[t].len;
 		/* port 0: an inactive stream */
-		port = nftdp_ct_sip_strtouint(d + mediaoff, c->dlen - mediaoff, &end);
-		if (port == 0 || end == d + mediaoff)
+		port = nftdp_ct_sip_strtouint(c->d + mediaoff, c->dlen - mediaoff, &end);
+		if (port == 0 || end == c->d + mediaoff)
 			continue;
 		if (port < 1024 || port > 65535)
 			return NF_DROP; /* "wrong port" */
 		/* the media's c= overrides the session's */
-		if (parse_sdp_addr(c->l3, d, mediaoff, c->dlen, &matchoff, &matchlen, &maddr) > 0)
+		maddr_len = 0;
+		if (parse_sdp_addr(c->l3, c->d, mediaoff, c->dlen, &matchoff, &matchlen, &maddr) >
+		    0) {
+			maddr_len = matchlen;
 			rtp_addr = maddr;
-		else if (caddr_len)
+		} else if (caddr_len) {
 			rtp_addr = caddr;
-		else
+		} else {
 			return NF_DROP; /* "cannot parse SDP message" */
-		ret = set_expected_rtp_rtcp(c, &rtp_addr, (uint16_t)port, sdp_media_types[t].class);
+		}
+		ret = set_expected_rtp_rtcp(c, &rtp_addr, (uint16_t)port, sdp_media_types[t].class,
+					    mediaoff, medialen);
 		if (ret != NF_ACCEPT)
 			return ret;
+		/* the media's own c=, as announced */
+		if (maddr_len && nat_on(c)) {
+			ret = nat_sdp_addr(c, mediaoff, CT_SDP_HDR_CONNECTION, CT_SDP_HDR_MEDIA,
+					   &rtp_addr);
+			if (ret != NF_ACCEPT)
+				return ret; /* "cannot mangle SDP" */
+		}
 		i++;
 	}
-	return NF_ACCEPT;
+	if (nat_on(c))
+		ret = nat_sdp_session(c, sdpoff, &rtp_addr);
+	return ret;
 }
 
 /* process_invite_response, process_update_response, process_prack_response */

@@ -662,8 +662,118 @@ static void test_sip_nat_tcp(void **state)
 	env_free(en);
 }
 
-/* every prefix and mutation of NAT'd messages: no read past the end
- * (ASan), whatever the verdict; over UDP and TCP */
+/* the SDP of a caller behind snat: o=, c= and the media's c= name the NAT
+ * address, Content-Length follows; the media is expected from the callee
+ * to the NAT address and goes to the inside one; the callee's answer
+ * keeps its addresses and its media expectation is SNATed as the master.
+ * A port pair taken by a clashing expectation moves the media to the
+ * next even port, written into m=. */
+static void test_sip_nat_sdp(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m, *r;
+	struct ct_expect x;
+	union nftdp_ct_addr any, to;
+	struct tpkt t;
+	char want[800];
+	static const char sdp_c[] = "v=0\r\n"
+				    "o=a 1 1 IN IP4 10.0.1.2\r\n"
+				    "s=-\r\n"
+				    "c=IN IP4 10.0.1.2\r\n"
+				    "t=0 0\r\n"
+				    "m=audio 49170 RTP/AVP 0\r\n"
+				    "m=video 51372 RTP/AVP 31\r\n"
+				    "c=IN IP4 10.0.1.2\r\n";
+	static const char sdp_s[] = "v=0\r\n"
+				    "o=b 2 2 IN IP4 10.0.2.2\r\n"
+				    "m=audio 3456 RTP/AVP 0\r\n"
+				    "c=IN IP4 10.0.2.2\r\n";
+	char text[800];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.1.2:5060\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp_c), sdp_c);
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, text);
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, &m), NF_ACCEPT);
+	snprintf(want, sizeof(want),
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nVia: SIP/2.0/UDP 198.51.100.1:5060\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n"
+		 "v=0\r\n"
+		 "o=a 1 1 IN IP4 198.51.100.1\r\n"
+		 "s=-\r\n"
+		 "c=IN IP4 198.51.100.1\r\n"
+		 "t=0 0\r\n"
+		 "m=audio 49170 RTP/AVP 0\r\n"
+		 "m=video 51372 RTP/AVP 31\r\n"
+		 "c=IN IP4 198.51.100.1\r\n",
+		 strlen(sdp_c) + 12);
+	assert_udp_text(&t, want);
+	assert_int_equal(exp_live(en), 4);
+	/* the callee's media to the NAT address: related, to the caller */
+	udp(&t, false, "10.0.2.2", "198.51.100.1", 3456, 49170, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &r), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.0.1.2");
+	assert_int_equal(port_at(t.buf + 22), 49170);
+	udp(&t, false, "10.0.2.2", "198.51.100.1", 3457, 51373, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	/* to the inside address it is nothing the call announced */
+	udp(&t, false, "10.0.2.2", "10.0.1.2", 3456, 49171, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_NEW);
+	/* the answer: nothing of it is NATed; the caller's media to it is
+	 * expected and leaves from the NAT address */
+	snprintf(text, sizeof(text),
+		 "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 198.51.100.1:5060\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp_s), sdp_s);
+	udp_text(&t, false, "10.0.2.2", "198.51.100.1", 5060, 5060, text);
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	snprintf(want, sizeof(want),
+		 "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 10.0.1.2:5060\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp_s), sdp_s);
+	assert_udp_text(&t, want);
+	udp(&t, false, "10.0.1.2", "10.0.2.2", 49173, 3457, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_ip4(t.buf + 12, "198.51.100.1");
+	/* a clashing expectation of another master (any source) on 40000
+	 * and 40001: the re-INVITE's media moves to 40002, m= says so */
+	udp_text(&t, false, "10.0.1.2", "10.0.2.9", 5060, 5060, "OPTIONS sip:x SIP/2.0\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, &r), NF_ACCEPT);
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", to.u8), 1);
+	memset(&any, 0, sizeof(any));
+	nftdp_ct_expect_init(&x, NFPROTO_IPV4, NULL, &to, IPPROTO_UDP, 0, htons(40000));
+	x.mask.src.ip = 0;
+	assert_int_equal(nftdp_ct_expect_related(en->s, r, &x, 4, 180), 0);
+	snprintf(text, sizeof(text),
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 2 INVITE\r\nContent-Length: 66\r\n\r\n"
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nc=IN IP4 10.0.1.2\r\nm=audio 40000 x\r\n");
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, text);
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	assert_udp_text(&t, "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 2 INVITE\r\n"
+			    "Content-Length: 74\r\n\r\n"
+			    "v=0\r\no=a 1 1 IN IP4 198.51.100.1\r\nc=IN IP4 198.51.100.1\r\n"
+			    "m=audio 40002 x\r\n");
+	udp(&t, false, "10.0.2.2", "198.51.100.1", 3456, 40002, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(port_at(t.buf + 22), 40000);
+	/* an SDP without o=, or without Content-Length: the kernel's
+	 * nf_nat_sdp_session and mangle_content_len fail, NF_DROP */
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 3 INVITE\r\nContent-Length: 38\r\n\r\n"
+		 "v=0\r\nc=IN IP4 10.0.1.2\r\nm=audio 0 x\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_DROP);
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 4 INVITE\r\n\r\n"
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nm=audio 0 x\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_DROP);
+	env_free(en);
+}
+
+/* every prefix and mutation of NAT'd messages, SDP included: no read
+ * past the end (ASan), whatever the verdict */
 static void test_sip_nat_prefixes(void **state)
 {
 	static const char *const texts[] = {
@@ -673,7 +783,8 @@ static void test_sip_nat_prefixes(void **state)
 	    "m: <sip:a@10.0.1.2>, <sip:a@10.0.1.2:5062>\r\nCSeq: 1 INVITE\r\n\r\n",
 	    "SIP/2.0 200 OK\r\n"
 	    "Via: SIP/2.0/UDP 198.51.100.1:5060;received=198.51.100.1;rport=5060\r\n"
-	    "Contact: <sip:b@10.0.2.2>\r\nCSeq: 1 INVITE\r\n\r\n"};
+	    "Contact: <sip:b@10.0.2.2>\r\nCSeq: 1 INVITE\r\n\r\n",
+	    invite};
 	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
 	struct env *en = env_nat();
 	uint32_t seed = 7;
@@ -681,21 +792,21 @@ static void test_sip_nat_prefixes(void **state)
 	struct tpkt t;
 
 	(void)state;
-	for (int r = 0; r < 3000; r++) {
-		const char *txt = texts[r & 1];
+	for (int r = 0; r < 4500; r++) {
+		const char *txt = texts[r % 3];
 		size_t n = strlen(txt), cut;
 
 		memcpy(buf, txt, n + 1);
-		if (r >= 600)
+		if (r >= 1500)
 			for (int k = 0; k < 4; k++) {
 				seed = seed * 1103515245u + 12345u;
 				buf[(seed >> 8) % n] =
 				    "\r\n :;,@<>[].0123456789=sipUDP"[(seed >> 20) % 29];
 			}
 		seed = seed * 1103515245u + 12345u;
-		cut = r < 600 ? (size_t)(r / 2) % (n + 1) : (seed >> 8) % (n + 1);
+		cut = r < 1500 ? (size_t)(r / 3) % (n + 1) : (seed >> 8) % (n + 1);
 		buf[cut] = 0;
-		if (r & 1)
+		if (r % 3 == 1)
 			udp_text(&t, false, "10.0.2.2", "198.51.100.1", 5060, 5060, buf);
 		else
 			udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060, buf);
@@ -979,6 +1090,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_fmt_ip6),	 cmocka_unit_test(test_sip_parse_request),
 	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
 	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
+	    cmocka_unit_test(test_sip_nat_sdp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
