@@ -18,7 +18,8 @@
  * Its SDP half: the media is expected at the address the peer sees (a free
  * even port pair from the announced one on), NATed back when it comes;
  * the m= port if it moved, each media's c=, the session's o= and c= and
- * the Content-Length are written again (docs/conntrack.md).
+ * the Content-Length are written again; a REGISTER's calls are expected
+ * at the NAT address, its Contact written so (docs/conntrack.md).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -1190,6 +1191,51 @@ static unsigned int process_bye_request(struct sip_ctx *c, uint32_t cseq)
 	return NF_ACCEPT;
 }
 
+/*
+ * nf_nat_sip_expect: the registrar's calls are expected at the address it
+ * sees (the NAT's, unless this direction is not NATed) and at the port
+ * it sees when the Contact names the port the request came from, else at
+ * the Contact's, or the next free one above (-EBUSY); NATed back to the
+ * Contact (nf_nat_sip_expected, as nf_nat_follow_master: the expected
+ * source is the registrar). A Contact that moved is written again.
+ */
+static unsigned int nat_sip_expect(struct sip_ctx *c, struct ct_expect *x, uint32_t matchoff,
+				   uint32_t matchlen)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	uint16_t srcport = help_of(c)->sip_forced_dport ? help_of(c)->sip_forced_dport : t->sport;
+	union nftdp_ct_addr newaddr, saved = x->tuple.dst;
+	uint16_t saved_port = x->tuple.dport, port;
+	char buf[SIP_ADDR_BUF];
+	int ret;
+
+	newaddr = addr_eq(&t->src, &r->dst, c->l3) ? x->tuple.dst : r->dst;
+	port = x->tuple.dport == srcport ? ntohs(r->dport) : ntohs(x->tuple.dport);
+	nftdp_ct_expect_set_nat(x, c->e, !c->dir, saved_port);
+	x->tuple.dst = newaddr;
+	for (; port != 0; port++) {
+		x->tuple.dport = htons(port);
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, x,
+						    sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
+						    sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
+		if (ret == 0)
+			break;
+		if (ret != -EBUSY) {
+			port = 0;
+			break;
+		}
+	}
+	if (!port)
+		return NF_DROP; /* "all ports in use for SIP" */
+	if ((!addr_eq(&x->tuple.dst, &saved, c->l3) || x->tuple.dport != saved_port) &&
+	    !sip_mangle(c, matchoff, matchlen, buf,
+			sprintf_addr_port(c->l3, buf, &newaddr, port))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, x);
+		return NF_DROP; /* "cannot mangle packet" */
+	}
+	return NF_ACCEPT;
+}
+
 /* process_register_request: a permanent, inactive expectation for calls
  * from the registrar to the Contact address */
 static unsigned int process_register_request(struct sip_ctx *c, uint32_t cseq)
@@ -1229,9 +1275,16 @@ static unsigned int process_register_request(struct sip_ctx *c, uint32_t cseq)
 	x.flags = NF_CT_EXPECT_PERMANENT | NF_CT_EXPECT_INACTIVE;
 	x.exp_helper = NFTDP_VM_CT_HELPER_SIP;
 	/* nf_ct_expect_insert gives it the class's timeout, not sip_timeout */
-	if (nftdp_ct_expect_related(c->s, c->e, &x, sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
-				    sip_exp_timeout_s) != 0)
+	if (nat_on(c)) {
+		unsigned int v = nat_sip_expect(c, &x, matchoff, matchlen);
+
+		if (v != NF_ACCEPT)
+			return v;
+	} else if (nftdp_ct_expect_related(c->s, c->e, &x,
+					   sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
+					   sip_exp_timeout_s) != 0) {
 		return NF_DROP; /* "cannot add expectation" */
+	}
 	help_of(c)->sip_register_cseq = cseq;
 	return NF_ACCEPT;
 }

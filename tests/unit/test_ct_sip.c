@@ -772,6 +772,56 @@ static void test_sip_nat_sdp(void **state)
 	env_free(en);
 }
 
+/* REGISTER behind snat with a port (198.51.100.1:6000): the registrar's
+ * calls are expected at the NAT address and port, the Contact says so;
+ * the 2xx activates that expectation and goes back naming the inside
+ * Contact; the registrar's call from another port is related and reaches
+ * the phone's inside address and port */
+static void test_sip_nat_register(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 6000);
+	struct nftdp_ct_entry *m, *r;
+	struct tpkt t;
+
+	(void)state;
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+		 "REGISTER sip:10.0.2.2 SIP/2.0\r\nVia: SIP/2.0/UDP 10.0.1.2:5060\r\n"
+		 "Contact: <sip:alice@10.0.1.2:5060>\r\nCSeq: 7 REGISTER\r\nExpires: 3600\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, &m), NF_ACCEPT);
+	assert_udp_text(&t,
+			"REGISTER sip:10.0.2.2 SIP/2.0\r\nVia: SIP/2.0/UDP 198.51.100.1:6000\r\n"
+			"Contact: <sip:alice@198.51.100.1:6000>\r\nCSeq: 7 REGISTER\r\n"
+			"Expires: 3600\r\n\r\n");
+	assert_int_equal(exp_live(en), 1);
+	/* inactive until the 2xx */
+	udp_text(&t, false, "10.0.2.2", "198.51.100.1", 5070, 6000, "INVITE sip:a SIP/2.0\r\n\r\n");
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_NEW);
+	udp_text(&t, false, "10.0.2.2", "198.51.100.1", 5060, 6000,
+		 "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 198.51.100.1:6000\r\n"
+		 "Contact: <sip:alice@198.51.100.1:6000>;expires=600\r\nCSeq: 7 REGISTER\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	assert_udp_text(&t, "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 10.0.1.2:5060\r\n"
+			    "Contact: <sip:alice@10.0.1.2:5060>;expires=600\r\nCSeq: 7 REGISTER\r\n"
+			    "\r\n");
+	udp_text(&t, false, "10.0.2.2", "198.51.100.1", 5071, 6000, "INVITE sip:a SIP/2.0\r\n\r\n");
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &r), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.0.1.2");
+	assert_int_equal(port_at(t.buf + 22), 5060);
+	assert_int_equal(r->helper, NFTDP_VM_CT_HELPER_SIP);
+	/* permanent: still there */
+	assert_int_equal(exp_live(en), 1);
+	/* no tailroom for the Contact the NAT needs: the expectation goes
+	 * with the dropped request */
+	room = false;
+	udp_text(&t, false, "10.0.1.2", "10.0.2.9", 5062, 5060,
+		 "REGISTER sip:10.0.2.9 SIP/2.0\r\n"
+		 "Contact: <sip:alice@10.0.1.2:5062>\r\nCSeq: 1 REGISTER\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_DROP);
+	assert_int_equal(exp_live(en), 1);
+	env_free(en);
+}
+
 /* every prefix and mutation of NAT'd messages, SDP included: no read
  * past the end (ASan), whatever the verdict */
 static void test_sip_nat_prefixes(void **state)
@@ -1090,7 +1140,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_fmt_ip6),	 cmocka_unit_test(test_sip_parse_request),
 	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
 	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
-	    cmocka_unit_test(test_sip_nat_sdp),
+	    cmocka_unit_test(test_sip_nat_sdp),	 cmocka_unit_test(test_sip_nat_register),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
