@@ -822,6 +822,62 @@ static void test_sip_nat_register(void **state)
 	env_free(en);
 }
 
+/* IPv6 behind snat: URIs in brackets, received= and the SDP without
+ * (%pI6c), maddr= with; the media expected at the NAT address */
+static void test_sip_nat6(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_nat_range snat = nat_to("2001:db8:ff::1", 0);
+	static const char sdp[] = "v=0\r\no=a 1 1 IN IP6 2001:db8:1::2\r\n"
+				  "c=IN IP6 2001:db8:1::2\r\nm=audio 4000 RTP/AVP 0\r\n";
+	static const char sdp_nat[] = "v=0\r\no=a 1 1 IN IP6 2001:db8:ff::1\r\n"
+				      "c=IN IP6 2001:db8:ff::1\r\nm=audio 4000 RTP/AVP 0\r\n";
+	char text[600], want[600];
+	struct tpkt t;
+	uint32_t n;
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "INVITE sip:bob@[2001:db8:2::2] SIP/2.0\r\n"
+		 "Via: SIP/2.0/UDP [2001:db8:1::2]:5060;maddr=[2001:db8:1::2]\r\n"
+		 "Contact: <sip:alice@[2001:db8:1::2]:5060>\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp), sdp);
+	udp_text(&t, true, "2001:db8:1::2", "2001:db8:2::2", 5060, 5060, text);
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	snprintf(want, sizeof(want),
+		 "INVITE sip:bob@[2001:db8:2::2] SIP/2.0\r\n"
+		 "Via: SIP/2.0/UDP [2001:db8:ff::1]:5060;maddr=[2001:db8:ff::1]\r\n"
+		 "Contact: <sip:alice@[2001:db8:ff::1]:5060>\r\n"
+		 "CSeq: 1 INVITE\r\nContent-Length: %zu\r\n\r\n%s",
+		 strlen(sdp_nat), sdp_nat);
+	n = (uint32_t)strlen(want);
+	assert_int_equal(t.len, 40 + 8 + n);
+	assert_int_equal(port_at(t.buf + 4), 8 + n);
+	assert_int_equal(port_at(t.buf + 44), 8 + n);
+	assert_memory_equal(t.buf + 48, want, n);
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 2);
+	/* the answer's Via and received= go back inside */
+	udp_text(&t, true, "2001:db8:2::2", "2001:db8:ff::1", 5060, 5060,
+		 "SIP/2.0 100 Trying\r\n"
+		 "Via: SIP/2.0/UDP [2001:db8:ff::1]:5060;received=2001:db8:ff::1\r\n"
+		 "CSeq: 1 INVITE\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	strcpy(want, "SIP/2.0 100 Trying\r\n"
+		     "Via: SIP/2.0/UDP [2001:db8:1::2]:5060;received=2001:db8:1::2\r\n"
+		     "CSeq: 1 INVITE\r\n\r\n");
+	n = (uint32_t)strlen(want);
+	assert_int_equal(t.len, 40 + 8 + n);
+	assert_memory_equal(t.buf + 48, want, n);
+	assert_csums(&t);
+	udp(&t, true, "2001:db8:2::2", "2001:db8:ff::1", 9000, 4001, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(inet_ntop(AF_INET6, t.buf + 24, text, sizeof(text)) != NULL, 1);
+	assert_string_equal(text, "2001:db8:1::2");
+	env_free(en);
+}
+
 /* every prefix and mutation of NAT'd messages, SDP included: no read
  * past the end (ASan), whatever the verdict */
 static void test_sip_nat_prefixes(void **state)
@@ -1141,6 +1197,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
 	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
 	    cmocka_unit_test(test_sip_nat_sdp),	 cmocka_unit_test(test_sip_nat_register),
+	    cmocka_unit_test(test_sip_nat6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
