@@ -179,6 +179,8 @@ struct ct_expect {
 	uint8_t exp_helper;		      /* exp->helper: the expected connection's */
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
 	bool nat_pptp;			      /* pptp_expectfn with nf_nat_pptp's half */
+	bool nat_sip;			      /* nf_nat_sip_expected: its saved address
+					       * (nat_dst) dumped, CTA_EXPECT_FN "sip" */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */

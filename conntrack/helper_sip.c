@@ -1003,8 +1003,10 @@ static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, stru
 		*rtp_addr = r->dst;
 	nftdp_ct_expect_set_nat(rtp, c->e, !c->dir, rtp->tuple.dport);
 	rtp->tuple.dst = *rtp_addr;
+	rtp->nat_sip = true;
 	nftdp_ct_expect_set_nat(rtcp, c->e, !c->dir, rtcp->tuple.dport);
 	rtcp->tuple.dst = *rtp_addr;
+	rtcp->nat_sip = true;
 	for (port = ntohs(saved); port != 0; port = (uint16_t)(port + 2)) {
 		rtp->tuple.dport = htons(port);
 		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtp, max, sip_exp_timeout_s,
@@ -1213,6 +1215,7 @@ static unsigned int nat_sip_expect(struct sip_ctx *c, struct ct_expect *x, uint3
 	port = x->tuple.dport == srcport ? ntohs(r->dport) : ntohs(x->tuple.dport);
 	nftdp_ct_expect_set_nat(x, c->e, !c->dir, saved_port);
 	x->tuple.dst = newaddr;
+	x->nat_sip = true;
 	for (; port != 0; port++) {
 		x->tuple.dport = htons(port);
 		ret = nftdp_ct_expect_related_flags(c->s, c->e, x,

@@ -662,6 +662,17 @@ static void test_sip_nat_tcp(void **state)
 	env_free(en);
 }
 
+/* an expectation's dump fields: how many are nf_nat_sip's with the
+ * saved address *arg */
+static int count_nat_sip(const struct nftdp_ct_expect_info *x, void *arg)
+{
+	union nftdp_ct_addr *want = arg;
+
+	if (x->nat && x->nat_sip && !memcmp(&x->nat_saved, want, 4))
+		want->ip6[3]++;
+	return 0;
+}
+
 /* the SDP of a caller behind snat: o=, c= and the media's c= name the NAT
  * address, Content-Length follows; the media is expected from the callee
  * to the NAT address and goes to the inside one; the callee's answer
@@ -712,6 +723,12 @@ static void test_sip_nat_sdp(void **state)
 		 strlen(sdp_c) + 12);
 	assert_udp_text(&t, want);
 	assert_int_equal(exp_live(en), 4);
+	/* `conntrack -L expect`: CTA_EXPECT_NAT with the saved (inside)
+	 * address, CTA_EXPECT_FN "sip" */
+	memset(&any, 0, sizeof(any));
+	assert_int_equal(inet_pton(AF_INET, "10.0.1.2", any.u8), 1);
+	assert_int_equal(nftdp_ct_expect_walk(en->s, en->now, count_nat_sip, &any), 0);
+	assert_int_equal(any.ip6[3], 4);
 	/* the callee's media to the NAT address: related, to the caller */
 	udp(&t, false, "10.0.2.2", "198.51.100.1", 3456, 49170, 20);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, &r), ST_RELATED);
