@@ -1197,7 +1197,8 @@ static unsigned int process_bye_request(struct sip_ctx *c, uint32_t cseq)
  * nf_nat_sip_expect: the registrar's calls are expected at the address it
  * sees (the NAT's, unless this direction is not NATed) and at the port
  * it sees when the Contact names the port the request came from, else at
- * the Contact's, or the next free one above (-EBUSY); NATed back to the
+ * the Contact's, or a random free one above (nf_nat_exp_find_port, as
+ * nf_nat_ftp's); NATed back to the
  * Contact (nf_nat_sip_expected, as nf_nat_follow_master: the expected
  * source is the registrar). A Contact that moved is written again.
  */
@@ -1209,25 +1210,16 @@ static unsigned int nat_sip_expect(struct sip_ctx *c, struct ct_expect *x, uint3
 	union nftdp_ct_addr newaddr, saved = x->tuple.dst;
 	uint16_t saved_port = x->tuple.dport, port;
 	char buf[SIP_ADDR_BUF];
-	int ret;
 
 	newaddr = addr_eq(&t->src, &r->dst, c->l3) ? x->tuple.dst : r->dst;
 	port = x->tuple.dport == srcport ? ntohs(r->dport) : ntohs(x->tuple.dport);
 	nftdp_ct_expect_set_nat(x, c->e, !c->dir, saved_port);
 	x->tuple.dst = newaddr;
 	x->nat_sip = true;
-	for (; port != 0; port++) {
-		x->tuple.dport = htons(port);
-		ret = nftdp_ct_expect_related_flags(c->s, c->e, x,
-						    sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
-						    sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
-		if (ret == 0)
-			break;
-		if (ret != -EBUSY) {
-			port = 0;
-			break;
-		}
-	}
+	/* nf_nat_exp_find_port: the port, else up to 128 random ones above
+	 * it on a clash */
+	port = nftdp_ct_nat_exp_find_port(
+	    c->s, c->e, x, port, sip_max_expected[CT_SIP_EXPECT_SIGNALLING], sip_exp_timeout_s);
 	if (!port)
 		return NF_DROP; /* "all ports in use for SIP" */
 	if ((!addr_eq(&x->tuple.dst, &saved, c->l3) || x->tuple.dport != saved_port) &&
