@@ -1095,19 +1095,20 @@ static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0, maddr_len;
 	union nftdp_ct_addr caddr, maddr, rtp_addr;
 	unsigned int i = 0, ret = NF_ACCEPT;
+	bool have_rtp_addr = false;
 
 	(void)cseq;
-	/* the kernel's rtp_addr is uninitialised when no media is expected
-	 * and nf_nat_sdp_session still writes it; nftdp writes 0.0.0.0 / :: */
-	memset(&rtp_addr, 0, sizeof(rtp_addr));
 	/* the session description starts at v= */
 	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, 0, c->dlen, CT_SDP_HDR_VERSION,
 					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
 		return NF_ACCEPT;
 	sdpoff = matchoff;
 	/* the session's c= (up to the first m=) */
-	if (parse_sdp_addr(c->l3, c->d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0)
+	if (parse_sdp_addr(c->l3, c->d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0) {
 		caddr_len = matchlen;
+		rtp_addr = caddr;
+		have_rtp_addr = true;
+	}
 	mediaoff = sdpoff;
 	while (i < sizeof(sdp_media_types) / sizeof(sdp_media_types[0])) {
 		unsigned int k, t = ~0u;
@@ -1142,8 +1143,10 @@ static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 		    0) {
 			maddr_len = matchlen;
 			rtp_addr = maddr;
+			have_rtp_addr = true;
 		} else if (caddr_len) {
 			rtp_addr = caddr;
+			have_rtp_addr = true;
 		} else {
 			return NF_DROP; /* "cannot parse SDP message" */
 		}
@@ -1160,7 +1163,9 @@ static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 		}
 		i++;
 	}
-	if (nat_on(c))
+	/* the session's o= and c=: as the last media's address, else the
+	 * session's c=, else (no address at all) left alone */
+	if (nat_on(c) && have_rtp_addr)
 		ret = nat_sdp_session(c, sdpoff, &rtp_addr);
 	return ret;
 }

@@ -784,8 +784,24 @@ static void test_sip_nat_sdp(void **state)
 	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_DROP);
 	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
 		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 4 INVITE\r\n\r\n"
-		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nm=audio 0 x\r\n");
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nc=IN IP4 10.0.1.2\r\nm=audio 0 x\r\n");
 	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_DROP);
+	/* no media expected: the session's o= and c= become its c= address
+	 * (the kernel's have_rtp_addr), not the NAT's; without any c= the
+	 * SDP is left alone */
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 5 INVITE\r\nl: 62\r\n\r\n"
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nc=IN IP4 10.0.1.7\r\nm=audio 0 x\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	assert_udp_text(&t,
+			"INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 5 INVITE\r\nl: 62\r\n\r\n"
+			"v=0\r\no=a 1 1 IN IP4 10.0.1.7\r\nc=IN IP4 10.0.1.7\r\nm=audio 0 x\r\n");
+	udp_text(&t, false, "10.0.1.2", "10.0.2.2", 5060, 5060,
+		 "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 6 INVITE\r\nl: 45\r\n\r\n"
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nm=text 4000 x\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, &snat, NULL), NF_ACCEPT);
+	assert_udp_text(&t, "INVITE sip:bob@10.0.2.2 SIP/2.0\r\nCSeq: 6 INVITE\r\nl: 45\r\n\r\n"
+			    "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\nm=text 4000 x\r\n");
 	env_free(en);
 }
 

@@ -5,8 +5,8 @@ from scapy.all import IP, UDP, Raw
 C, S, NAT = '10.1.0.1', '10.2.0.1', '100.64.0.1'
 
 
-def sip(side, text, src, dst):
-    return (side, IP(src=src, dst=dst) / UDP(sport=5060, dport=5060) /
+def sip(side, text, src, dst, sport=5060):
+    return (side, IP(src=src, dst=dst) / UDP(sport=sport, dport=5060) /
             Raw(text.replace('\n', '\r\n').encode()))
 
 
@@ -41,5 +41,14 @@ PACKETS = [
     media('dp1', S, C, 3458, 49170),       # to the inside address: dropped
     sip('dp0', msg('BYE sip:bob@%s SIP/2.0' % S, C, '2 BYE'), C, S),
     sip('dp1', msg('SIP/2.0 200 OK', NAT, '2 BYE'), S, NAT),
+    # offers that expect no media, each on its own connection: the
+    # session's o= and c= become its c= address (have_rtp_addr), and
+    # without any c= the SDP is left alone
+    sip('dp0', msg('INVITE sip:bob@%s SIP/2.0' % S, C, '1 INVITE',
+                   'v=0\no=x 1 1 IN IP4 %s\ns=-\nc=IN IP4 10.1.0.7\nt=0 0\n'
+                   'm=audio 0 RTP/AVP 0\n' % C), C, S, 5062),
+    sip('dp0', msg('INVITE sip:bob@%s SIP/2.0' % S, C, '1 INVITE',
+                   'v=0\no=x 1 1 IN IP4 %s\ns=-\nt=0 0\nm=text 4000 RTP/AVP 0\n' % C),
+        C, S, 5064),
 ]
-EXPECT = {'dp1': 5, 'dp0': 4}
+EXPECT = {'dp1': 7, 'dp0': 4}
