@@ -1,6 +1,6 @@
 # A SIP call from C behind snat (see 286_ct_helper_sip_nat_sdp.nft): SDP
 # both ways, then media; each side sends to the address it sees.
-from scapy.all import IP, UDP, Raw
+from scapy.all import IP, IPv6, UDP, Raw
 
 C, S, NAT = '10.1.0.1', '10.2.0.1', '100.64.0.1'
 
@@ -51,4 +51,33 @@ PACKETS = [
                    'v=0\no=x 1 1 IN IP4 %s\ns=-\nt=0 0\nm=text 4000 RTP/AVP 0\n' % C),
         C, S, 5064),
 ]
-EXPECT = {'dp1': 7, 'dp0': 4}
+
+# IPv6: the caller masqueraded to the DUT's address on dp1; the SDP's
+# addresses are written as %pI6c, the Via and From in brackets
+C6, S6, MASQ6 = '2001:db8:1::1', '2001:db8:2::1', '2001:db8:2::ffff'
+
+
+def sip6(side, text, src, dst):
+    return (side, IPv6(src=src, dst=dst) / UDP(sport=5060, dport=5060) /
+            Raw(text.replace('\n', '\r\n').encode()))
+
+
+def sdp6(addr, port):
+    return 'v=0\no=x 1 1 IN IP6 %s\ns=-\nc=IN IP6 %s\nt=0 0\nm=audio %d RTP/AVP 0\n' % (
+        addr, addr, port)
+
+
+def msg6(first, via, cseq, body=''):
+    return ('%s\nVia: SIP/2.0/UDP [%s]:5060\nFrom: <sip:alice@[%s]>\nTo: <sip:bob@[%s]>\n'
+            'Call-ID: 6@x\nCSeq: %s\nContent-Length: %d\n\n%s') % (
+        first, via, via, S6, cseq, len(body.replace('\n', '\r\n')), body)
+
+
+PACKETS += [
+    sip6('dp0', msg6('INVITE sip:bob@[%s] SIP/2.0' % S6, C6, '1 INVITE', sdp6(C6, 40000)),
+         C6, S6),
+    sip6('dp1', msg6('SIP/2.0 200 OK', MASQ6, '1 INVITE', sdp6(S6, 6000)), S6, MASQ6),
+    ('dp1', IPv6(src=S6, dst=MASQ6) / UDP(sport=6000, dport=40000) / Raw(b'\x80' * 20)),
+    ('dp0', IPv6(src=C6, dst=S6) / UDP(sport=40001, dport=6001) / Raw(b'\x80' * 20)),
+]
+EXPECT = {'dp1': 9, 'dp0': 6}
