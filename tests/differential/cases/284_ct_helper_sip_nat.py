@@ -3,7 +3,7 @@
 # headers only).
 from scapy.all import IP, UDP, Raw
 
-C, S, X, NAT = '10.1.0.1', '10.2.0.1', '10.2.0.9', '100.64.0.1'
+C, C2, S, X, NAT, PUB = '10.1.0.1', '10.1.0.2', '10.2.0.1', '10.2.0.9', '100.64.0.1', '10.2.0.100'
 
 
 def sip(side, text, src, dst, sport=5060, dport=5060):
@@ -40,5 +40,10 @@ PACKETS = [
                    C, X, None, '3 OPTIONS'), C, X, sport=5062),
     sip('dp1', msg('SIP/2.0 200 OK', '%s:6000;branch=z9hG4bK4' % NAT, C, X,
                    '%s:5070' % X, '3 OPTIONS'), X, NAT, dport=6000),
+    # a server behind dnat, from another client (not snat'd)
+    sip('dp0', msg('INVITE sip:bob@%s SIP/2.0' % PUB, '%s:5060;branch=z9hG4bK5' % C2,
+                   C2, PUB, 'alice@%s' % C2, '5 INVITE'), C2, PUB),
+    sip('dp1', msg('SIP/2.0 200 OK', '%s:5060;branch=z9hG4bK5' % C2, C2, '%s:5070' % S,
+                   'bob@%s:5070' % S, '5 INVITE'), S, C2, sport=5070),
 ]
-EXPECT = {'dp1': 4, 'dp0': 4}
+EXPECT = {'dp1': 5, 'dp0': 5}
