@@ -149,6 +149,9 @@ struct ct_help {
 	} pptp;
 	/* sip: nf_ct_sip_master's CSeq of the last INVITE and REGISTER */
 	uint32_t sip_invite_cseq, sip_register_cseq;
+	/* sip: forced_dport, the Via port of a request sent from another
+	 * port (network order; nf_nat_sip sends the replies there) */
+	uint16_t sip_forced_dport;
 	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
 	struct {
 		uint32_t isn, its, tsoff;
@@ -176,6 +179,8 @@ struct ct_expect {
 	uint8_t exp_helper;		      /* exp->helper: the expected connection's */
 	bool nat_follow;		      /* exp->expectfn = nf_nat_follow_master */
 	bool nat_pptp;			      /* pptp_expectfn with nf_nat_pptp's half */
+	bool nat_sip;			      /* nf_nat_sip_expected: its saved address
+					       * (nat_dst) dumped, CTA_EXPECT_FN "sip" */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */
@@ -515,12 +520,18 @@ int nftdp_ct_sip_get_header(uint8_t l3, const char *d, uint32_t off, uint32_t dl
 int nftdp_ct_sip_parse_header_uri(uint8_t l3, const char *d, uint32_t *off, uint32_t dlen,
 				  enum ct_sip_hdr type, int *in_header, uint32_t *matchoff,
 				  uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port);
+/* ct_sip_parse_request: the address and port of the Request-URI */
+int nftdp_ct_sip_parse_request(uint8_t l3, const char *d, uint32_t dlen, uint32_t *matchoff,
+			       uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port);
 /* ct_sip_get_sdp_header: type's line from off, stopping at a term line */
 int nftdp_ct_sip_get_sdp_header(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
 				enum ct_sdp_hdr type, enum ct_sdp_hdr term, uint32_t *matchoff,
 				uint32_t *matchlen);
 unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* %pI6c: an IPv6 address as the kernel prints it compressed (at most 45
+ * characters and a NUL); its length */
+int nftdp_ct_sip_fmt_ip6(char *buf, const uint8_t *a);
 
 /* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
  * ct_seqadj and a TCP header so that the unit tests can reach them. */
@@ -547,6 +558,12 @@ bool nftdp_ct_seq_adjust(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
 			     uint32_t match_len, const char *rep, uint32_t rep_len);
+/* the same with __nf_nat_mangle_tcp_packet's adjust: false records no
+ * seqadj (nf_nat_sip adjusts once for the whole segment) */
+bool nftdp_ct_nat_mangle_tcp_adj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				 struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
+				 uint32_t match_len, const char *rep, uint32_t rep_len,
+				 bool adjust);
 /* nf_nat_mangle_udp_packet: the same in the UDP payload; the datagram's
  * lengths follow, its checksum is recomputed unless it had none */
 bool nftdp_ct_nat_mangle_udp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint32_t match_off,

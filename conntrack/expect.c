@@ -579,6 +579,8 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 		o.nat_dir = x.nat_dir;
 		o.nat_port = x.nat_port;
 		o.nat_pptp = x.nat_pptp;
+		o.nat_sip = x.nat_sip;
+		o.nat_saved = x.nat_dst;
 		rc = fn(&o, arg);
 		if (rc)
 			return rc;
@@ -631,6 +633,8 @@ int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t
 	out->nat_dir = x.nat_dir;
 	out->nat_port = x.nat_port;
 	out->nat_pptp = x.nat_pptp;
+	out->nat_sip = x.nat_sip;
+	out->nat_saved = x.nat_dst;
 	return 0;
 }
 

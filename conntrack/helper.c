@@ -36,6 +36,7 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 	memset(h->seq_aft_nl_num, 0, sizeof(h->seq_aft_nl_num));
 	memset(&h->pptp, 0, sizeof(h->pptp));
 	h->sip_invite_cseq = h->sip_register_cseq = 0;
+	h->sip_forced_dport = 0;
 	e->helper = helper;
 	e->status |= IPS_HELPER;
 }

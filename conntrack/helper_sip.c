@@ -11,11 +11,19 @@
  * inactive until a 2xx response activates it for its Expires time.
  * Every read stays inside the message: the kernel's parsers look at most
  * one byte past some headers' ends (skb tailroom); nftdp stops there.
- * No NAT rewrite (nf_nat_sip): a NAT'd connection is tracked as if it had
- * none (docs/conntrack.md).
+ * nf_nat_sip on a NAT'd connection: the Request-URI, the topmost Via (and
+ * its maddr=, received=, rport=), every Contact, From and To that name an
+ * address and port of the connection's are written as the other side
+ * sees them; over TCP the segment's growth is one sequence adjustment.
+ * Its SDP half: the media is expected at the address the peer sees (a free
+ * even port pair from the announced one on), NATed back when it comes;
+ * the m= port if it moved, each media's c=, the session's o= and c= and
+ * the Content-Length are written again; a REGISTER's calls are expected
+ * at the NAT address, its Contact written so (docs/conntrack.md).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "ct_priv.h"
@@ -454,9 +462,10 @@ static int parse_param(const char *d, uint32_t off, uint32_t dlen, const char *n
 	return 1;
 }
 
-/* ct_sip_parse_numerical_param: 1 and the value, 0 (none) or -1 (no digits) */
-static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
-				 uint32_t *val)
+/* ct_sip_parse_numerical_param: 1 and the value (and where its digits
+ * are, when matchoff), 0 (none) or -1 (no digits) */
+static int parse_numerical_param_at(const char *d, uint32_t off, uint32_t dlen, const char *name,
+				    uint32_t *matchoff, uint32_t *matchlen, uint32_t *val)
 {
 	const char *limit = d + dlen, *start, *end;
 	uint32_t n = (uint32_t)strlen(name);
@@ -469,7 +478,79 @@ static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, con
 		return 0;
 	start += n;
 	*val = nftdp_ct_sip_strtouint(start, (uint32_t)(limit - start), &end);
-	return start == end ? -1 : 1;
+	if (start == end)
+		return -1;
+	if (matchoff) {
+		*matchoff = (uint32_t)(start - d);
+		*matchlen = (uint32_t)(end - start);
+	}
+	return 1;
+}
+
+static int parse_numerical_param(const char *d, uint32_t off, uint32_t dlen, const char *name,
+				 uint32_t *val)
+{
+	return parse_numerical_param_at(d, off, dlen, name, NULL, NULL, val);
+}
+
+/* ct_sip_parse_address_param: the address after name= within this list
+ * value; delim: an IPv6 one in brackets */
+static int parse_address_param(uint8_t l3, const char *d, uint32_t off, uint32_t dlen,
+			       const char *name, uint32_t *matchoff, uint32_t *matchlen,
+			       union nftdp_ct_addr *addr, bool delim)
+{
+	const char *limit = d + dlen, *start, *end;
+	uint32_t n = (uint32_t)strlen(name);
+
+	limit = header_search(d + off, limit, ",", 1);
+	if (!limit)
+		limit = d + dlen;
+	start = header_search(d + off, limit, name, n);
+	if (!start)
+		return 0;
+	start += n;
+	if (!sip_parse_addr(l3, start, &end, addr, limit, delim))
+		return 0;
+	*matchoff = (uint32_t)(start - d);
+	*matchlen = (uint32_t)(end - start);
+	return 1;
+}
+
+int nftdp_ct_sip_parse_request(uint8_t l3, const char *d, uint32_t dlen, uint32_t *matchoff,
+			       uint32_t *matchlen, union nftdp_ct_addr *addr, uint16_t *port)
+{
+	const char *p = d, *limit = d + dlen, *end;
+	uint32_t n, shift = 0;
+
+	/* the method and the space after it */
+	n = nftdp_ct_alpha_len(p, limit);
+	if (!n)
+		return 0;
+	p += n;
+	if (++p >= limit)
+		return 0;
+	/* the sip: URI on this line; without one the kernel goes on from
+	 * four bytes before the end */
+	for (; limit - p > 4; p++) {
+		if (*p == '\r' || *p == '\n')
+			return -1;
+		if (!strncasecmp(p, "sip:", 4)) {
+			p += 4;
+			break;
+		}
+	}
+	if (!skp_epaddr_len(l3, p, limit, &shift))
+		return 0;
+	p += shift;
+	if (!sip_parse_addr(l3, p, &end, addr, limit, true))
+		return -1;
+	if (!sip_parse_port(end, &end, limit, port))
+		return -1;
+	if (end == p)
+		return 0;
+	*matchoff = (uint32_t)(p - d);
+	*matchlen = (uint32_t)(end - p);
+	return 1;
 }
 
 /* ct_sip_parse_transport: 0 if a transport= names another protocol */
@@ -580,13 +661,16 @@ static int parse_sdp_addr(uint8_t l3, const char *d, uint32_t off, uint32_t dlen
 struct sip_ctx {
 	struct nftdp_ct_shard *s;
 	struct nftdp_ct_entry *e;
+	struct nftdp_vm_pkt *pkt;
 	int dir; /* CTINFO2DIR */
 	uint8_t l3, l4;
-	const char *d;
+	const char *d; /* the message */
 	uint32_t dlen;
+	uint32_t hlen;	 /* the transport header's length */
+	uint32_t msgoff; /* d's offset in the transport payload */
 };
 
-static struct ct_help *help_of(const struct sip_ctx *c)
+static struct ct_help *help_of(struct sip_ctx *c)
 {
 	return &c->s->help[c->e - c->s->entries];
 }
@@ -596,9 +680,369 @@ static bool addr_eq(const union nftdp_ct_addr *a, const union nftdp_ct_addr *b, 
 	return !memcmp(a, b, l3 == NFPROTO_IPV4 ? 4 : 16);
 }
 
-/* set_expected_rtp_rtcp with sip_direct_media; no NAT */
-static unsigned int set_expected_rtp_rtcp(const struct sip_ctx *c, const union nftdp_ct_addr *daddr,
-					  uint16_t port, uint8_t class)
+/* ---- nf_nat_sip ---- */
+
+int nftdp_ct_sip_fmt_ip6(char *buf, const uint8_t *a)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t w2 = (uint32_t)a[8] << 24 | (uint32_t)a[9] << 16 | (uint32_t)a[10] << 8 | a[11];
+	bool v4 = false, needcolon = false;
+	int zero[8] = {0}, longest = 1, colonpos = -1, range, n = 0;
+
+	/* ipv6_addr_v4mapped or ipv6_addr_is_isatap: the last 32 bits dotted */
+	if (!memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) || (w2 | 0x02000000u) == 0x02005efeu)
+		v4 = true;
+	range = v4 ? 6 : 8;
+	for (int i = 0; i < range; i++)
+		for (int j = i; j < range && !a[2 * j] && !a[2 * j + 1]; j++)
+			zero[i]++;
+	/* the first longest run of two or more zero words */
+	for (int i = 0; i < range; i++)
+		if (zero[i] > longest) {
+			longest = zero[i];
+			colonpos = i;
+		}
+	for (int i = 0; i < range; i++) {
+		unsigned int hi = a[2 * i], lo = a[2 * i + 1];
+
+		if (i == colonpos) {
+			if (needcolon || i == 0)
+				buf[n++] = ':';
+			buf[n++] = ':';
+			needcolon = false;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			buf[n++] = ':';
+		if (hi) {
+			if (hi > 0x0f)
+				buf[n++] = hex[hi >> 4];
+			buf[n++] = hex[hi & 15];
+			buf[n++] = hex[lo >> 4];
+			buf[n++] = hex[lo & 15];
+		} else {
+			if (lo > 0x0f)
+				buf[n++] = hex[lo >> 4];
+			buf[n++] = hex[lo & 15];
+		}
+		needcolon = true;
+	}
+	if (v4) {
+		if (needcolon)
+			buf[n++] = ':';
+		n += snprintf(buf + n, 16, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+	}
+	buf[n] = 0;
+	return n;
+}
+
+/* sip_sprintf_addr: %pI4, or %pI6c, in brackets with delim */
+static uint32_t sprintf_addr(uint8_t l3, char *buf, const union nftdp_ct_addr *a, bool delim)
+{
+	int n = 0;
+
+	if (l3 == NFPROTO_IPV4)
+		return (uint32_t)snprintf(buf, 16, "%u.%u.%u.%u", a->u8[0], a->u8[1], a->u8[2],
+					  a->u8[3]);
+	if (delim)
+		buf[n++] = '[';
+	n += nftdp_ct_sip_fmt_ip6(buf + n, a->u8);
+	if (delim) {
+		buf[n++] = ']';
+		buf[n] = 0;
+	}
+	return (uint32_t)n;
+}
+
+/* sip_sprintf_addr_port */
+static uint32_t sprintf_addr_port(uint8_t l3, char *buf, const union nftdp_ct_addr *a,
+				  uint16_t port)
+{
+	uint32_t n = sprintf_addr(l3, buf, a, l3 != NFPROTO_IPV4);
+
+	return n + (uint32_t)snprintf(buf + n, sizeof(":65535"), ":%u", port);
+}
+
+/* mangle_packet: matchlen bytes at matchoff of the message become buf;
+ * TCP records no seqadj here (nf_nat_sip_seq_adjust does, once) */
+static bool sip_mangle(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen, const char *buf,
+		       uint32_t buflen)
+{
+	bool ok;
+
+	if (c->l4 == IPPROTO_TCP)
+		ok = nftdp_ct_nat_mangle_tcp_adj(c->s, c->e, c->pkt, c->dir, c->msgoff + matchoff,
+						 matchlen, buf, buflen, false);
+	else
+		ok = nftdp_ct_nat_mangle_udp(c->s, c->pkt, c->msgoff + matchoff, matchlen, buf,
+					     buflen);
+	if (!ok)
+		return false;
+	c->d = (const char *)c->pkt->data + c->pkt->th_off + c->hlen + c->msgoff;
+	c->dlen = c->dlen + buflen - matchlen;
+	return true;
+}
+
+#define SIP_ADDR_BUF (INET6_ADDRSTRLEN + sizeof("[]:nnnnn"))
+
+/* map_addr: an address and port of this connection's as the other side
+ * sees it */
+static bool map_addr(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen,
+		     const union nftdp_ct_addr *addr, uint16_t port)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	union nftdp_ct_addr newaddr;
+	char buf[SIP_ADDR_BUF];
+	uint16_t newport;
+
+	if (addr_eq(&t->src, addr, c->l3) && t->sport == port) {
+		newaddr = r->dst;
+		newport = r->dport;
+	} else if (addr_eq(&t->dst, addr, c->l3) && t->dport == port) {
+		newaddr = r->src;
+		newport = help_of(c)->sip_forced_dport ? help_of(c)->sip_forced_dport : r->sport;
+	} else {
+		return true;
+	}
+	if (addr_eq(&newaddr, addr, c->l3) && newport == port)
+		return true;
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  sprintf_addr_port(c->l3, buf, &newaddr, ntohs(newport)));
+}
+
+/* map_sip_addr: the first header of the type */
+static bool map_sip_addr(struct sip_ctx *c, enum ct_sip_hdr type)
+{
+	uint32_t matchoff, matchlen;
+	union nftdp_ct_addr addr;
+	uint16_t port;
+
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, type, NULL, &matchoff,
+					  &matchlen, &addr, &port) <= 0)
+		return true;
+	return map_addr(c, matchoff, matchlen, &addr, port);
+}
+
+/* nf_nat_sip_via: the topmost Via of this connection and its maddr=,
+ * received= and rport= parameters */
+static bool nat_sip_via(struct sip_ctx *c, bool request)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	enum ct_sip_hdr hdr = c->l4 == IPPROTO_TCP ? CT_SIP_HDR_VIA_TCP : CT_SIP_HDR_VIA_UDP;
+	uint32_t matchoff, matchlen, matchend, olen, poff, plen, n;
+	union nftdp_ct_addr addr;
+	char buf[SIP_ADDR_BUF];
+	uint16_t port;
+
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, hdr, NULL, &matchoff,
+					  &matchlen, &addr, &port) <= 0)
+		return true;
+	/* only a Via of this connection's */
+	if (request ? !addr_eq(&addr, &t->src, c->l3) || port != t->sport
+		    : !addr_eq(&addr, &t->dst, c->l3) || port != t->dport)
+		return true;
+	olen = c->dlen;
+	if (!map_addr(c, matchoff, matchlen, &addr, port))
+		return false; /* "cannot mangle Via header" */
+	matchend = matchoff + matchlen + c->dlen - olen;
+	/* maddr= (RFC 2361): where to send the reply */
+	if (parse_address_param(c->l3, c->d, matchend, c->dlen, "maddr=", &poff, &plen, &addr,
+				true) > 0 &&
+	    addr_eq(&addr, &t->src, c->l3) && !addr_eq(&addr, &r->dst, c->l3) &&
+	    !sip_mangle(c, poff, plen, buf, sprintf_addr(c->l3, buf, &r->dst, true)))
+		return false; /* "cannot mangle maddr" */
+	/* received= (RFC 2361): where the server got the request from */
+	if (parse_address_param(c->l3, c->d, matchend, c->dlen, "received=", &poff, &plen, &addr,
+				false) > 0 &&
+	    addr_eq(&addr, &t->dst, c->l3) && !addr_eq(&addr, &r->src, c->l3) &&
+	    !sip_mangle(c, poff, plen, buf, sprintf_addr(c->l3, buf, &r->src, false)))
+		return false; /* "cannot mangle received" */
+	/* rport= (RFC 3581): the port the server got the request from */
+	if (parse_numerical_param_at(c->d, matchend, c->dlen, "rport=", &poff, &plen, &n) > 0 &&
+	    n >= 1024 && n <= 65535 && htons((uint16_t)n) == t->dport &&
+	    htons((uint16_t)n) != r->sport &&
+	    !sip_mangle(c, poff, plen, buf,
+			(uint32_t)snprintf(buf, sizeof(buf), "%u", (unsigned int)ntohs(r->sport))))
+		return false; /* "cannot mangle rport" */
+	return true;
+}
+
+/* nf_nat_sip: the Request-URI, the topmost Via, every Contact, From and
+ * To; NF_ACCEPT or NF_DROP */
+static unsigned int nat_sip(struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, coff = 0;
+	union nftdp_ct_addr addr;
+	int in_header = 0;
+	bool request;
+	uint16_t port;
+
+	/* "SIP/2.0" without the space that process_sip_msg looks for */
+	request = c->dlen < 7 || strncasecmp(c->d, "SIP/2.0", 7);
+	if (request &&
+	    nftdp_ct_sip_parse_request(c->l3, c->d, c->dlen, &matchoff, &matchlen, &addr, &port) >
+		0 &&
+	    !map_addr(c, matchoff, matchlen, &addr, port))
+		return NF_DROP; /* "cannot mangle SIP message" */
+	if (!nat_sip_via(c, request))
+		return NF_DROP;
+	while (nftdp_ct_sip_parse_header_uri(c->l3, c->d, &coff, c->dlen, CT_SIP_HDR_CONTACT,
+					     &in_header, &matchoff, &matchlen, &addr, &port) > 0)
+		if (!map_addr(c, matchoff, matchlen, &addr, port))
+			return NF_DROP; /* "cannot mangle contact" */
+	if (!map_sip_addr(c, CT_SIP_HDR_FROM) || !map_sip_addr(c, CT_SIP_HDR_TO))
+		return NF_DROP; /* "cannot mangle SIP from/to" */
+	/* the reply to where a Cisco phone listens, not where it sent from;
+	 * nf_nat_mangle_udp_packet of nothing recomputes the checksum */
+	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport && c->l4 == IPPROTO_UDP) {
+		uint8_t *th = c->pkt->data + c->pkt->th_off;
+
+		memcpy(th + 2, &help_of(c)->sip_forced_dport, 2);
+		if (!nftdp_ct_nat_mangle_udp(c->s, c->pkt, 0, 0, "", 0))
+			return NF_DROP; /* "cannot mangle packet" */
+		c->d = (const char *)c->pkt->data + c->pkt->th_off + c->hlen + c->msgoff;
+	}
+	return NF_ACCEPT;
+}
+
+/* ---- nf_nat_sip's SDP half ---- */
+
+static bool nat_on(const struct sip_ctx *c)
+{
+	return (c->e->status & IPS_NAT_MASK) != 0;
+}
+
+/* mangle_content_len: the body's length from its v= line on */
+static bool mangle_content_len(struct sip_ctx *c)
+{
+	uint32_t matchoff, matchlen, clen;
+	char buf[sizeof("65536")];
+
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, 0, c->dlen, CT_SDP_HDR_VERSION,
+					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
+		return false;
+	clen = c->dlen - matchoff + 2;
+	if (nftdp_ct_sip_get_header(c->l3, c->d, 0, c->dlen, CT_SIP_HDR_CONTENT_LENGTH, &matchoff,
+				    &matchlen) <= 0)
+		return false;
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  (uint32_t)snprintf(buf, sizeof(buf), "%u", clen));
+}
+
+/* mangle_sdp_packet: 0, -ENOENT (no such line) or -EINVAL */
+static int mangle_sdp_packet(struct sip_ctx *c, uint32_t sdpoff, enum ct_sdp_hdr type,
+			     enum ct_sdp_hdr term, const char *buf, uint32_t buflen)
+{
+	uint32_t matchoff, matchlen;
+
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, sdpoff, c->dlen, type, term, &matchoff,
+					&matchlen) <= 0)
+		return -ENOENT;
+	return sip_mangle(c, matchoff, matchlen, buf, buflen) ? 0 : -EINVAL;
+}
+
+/* nf_nat_sdp_addr: a media's c= */
+static unsigned int nat_sdp_addr(struct sip_ctx *c, uint32_t sdpoff, enum ct_sdp_hdr type,
+				 enum ct_sdp_hdr term, const union nftdp_ct_addr *addr)
+{
+	char buf[SIP_ADDR_BUF];
+
+	if (mangle_sdp_packet(c, sdpoff, type, term, buf, sprintf_addr(c->l3, buf, addr, false)))
+		return NF_DROP;
+	return mangle_content_len(c) ? NF_ACCEPT : NF_DROP;
+}
+
+/* nf_nat_sdp_port: an m= line's port */
+static bool nat_sdp_port(struct sip_ctx *c, uint32_t matchoff, uint32_t matchlen, uint16_t port)
+{
+	char buf[sizeof("nnnnn")];
+
+	return sip_mangle(c, matchoff, matchlen, buf,
+			  (uint32_t)snprintf(buf, sizeof(buf), "%u", port)) &&
+	       mangle_content_len(c);
+}
+
+/* nf_nat_sdp_session: the session's o= (which must be there) and c= */
+static unsigned int nat_sdp_session(struct sip_ctx *c, uint32_t sdpoff,
+				    const union nftdp_ct_addr *addr)
+{
+	char buf[SIP_ADDR_BUF];
+	uint32_t n = sprintf_addr(c->l3, buf, addr, false);
+
+	if (mangle_sdp_packet(c, sdpoff, CT_SDP_HDR_OWNER, CT_SDP_HDR_MEDIA, buf, n))
+		return NF_DROP;
+	/* RFC 2327: the session's c= may be left out */
+	if (mangle_sdp_packet(c, sdpoff, CT_SDP_HDR_CONNECTION, CT_SDP_HDR_MEDIA, buf, n) ==
+	    -EINVAL)
+		return NF_DROP;
+	return mangle_content_len(c) ? NF_ACCEPT : NF_DROP;
+}
+
+/*
+ * nf_nat_sdp_media: the media is expected at the address the peer sees
+ * (the NAT's, unless this direction is not NATed), at the announced port
+ * pair or the next free even one (EBUSY), NATed back to the announced
+ * address and port when it comes (nf_nat_sip_expected, as
+ * nf_nat_follow_master here: with sip_direct_media the expected source
+ * is the master's peer, so its source condition always holds); a moved
+ * port is written into the m= line. *rtp_addr: the address announced now.
+ */
+static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, struct ct_expect *rtcp,
+				  uint32_t mediaoff, uint32_t medialen,
+				  union nftdp_ct_addr *rtp_addr)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	uint16_t saved = rtp->tuple.dport, port;
+	uint32_t max = sip_max_expected[rtp->class];
+	int ret;
+
+	if (addr_eq(&t->src, &r->dst, c->l3))
+		*rtp_addr = rtp->tuple.dst; /* "connection will come from reply" */
+	else
+		*rtp_addr = r->dst;
+	nftdp_ct_expect_set_nat(rtp, c->e, !c->dir, rtp->tuple.dport);
+	rtp->tuple.dst = *rtp_addr;
+	rtp->nat_sip = true;
+	nftdp_ct_expect_set_nat(rtcp, c->e, !c->dir, rtcp->tuple.dport);
+	rtcp->tuple.dst = *rtp_addr;
+	rtcp->nat_sip = true;
+	for (port = ntohs(saved); port != 0; port = (uint16_t)(port + 2)) {
+		rtp->tuple.dport = htons(port);
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtp, max, sip_exp_timeout_s,
+						    CT_EXP_F_SKIP_MASTER);
+		if (ret == -EBUSY)
+			continue;
+		if (ret < 0) {
+			port = 0;
+			break;
+		}
+		rtcp->tuple.dport = htons((uint16_t)(port + 1));
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtcp, max, sip_exp_timeout_s,
+						    CT_EXP_F_SKIP_MASTER);
+		if (ret == 0)
+			break;
+		nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+		if (ret != -EBUSY) {
+			port = 0;
+			break;
+		}
+	}
+	if (!port)
+		return NF_DROP; /* "all ports in use for SDP media" */
+	if (rtp->tuple.dport != saved && !nat_sdp_port(c, mediaoff, medialen, port)) {
+		nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+		nftdp_ct_expect_unexpect(c->s, c->e, rtcp);
+		return NF_DROP; /* "cannot mangle SDP message" */
+	}
+	return NF_ACCEPT;
+}
+
+/* set_expected_rtp_rtcp with sip_direct_media; under NAT through
+ * nf_nat_sdp_media, which may change *daddr */
+static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, union nftdp_ct_addr *daddr,
+					  uint16_t port, uint8_t class, uint32_t mediaoff,
+					  uint32_t medialen)
 {
 	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir];
 	const union nftdp_ct_addr *saddr = &c->e->tuple[!c->dir].src;
@@ -612,12 +1056,14 @@ static unsigned int set_expected_rtp_rtcp(const struct sip_ctx *c, const union n
 	/* an identical expectation of another master (or class) stands
 	 * for this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY); the kernel's
 	 * search before it (__nf_ct_expect_find) changes the outcome only
-	 * under NAT */
+	 * under NAT (its direct RTP between two NATed calls: not built) */
 	nftdp_ct_expect_init(&rtp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons(base));
 	rtp.class = class;
 	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0,
 			     htons((uint16_t)(base + 1)));
 	rtcp.class = class;
+	if (nat_on(c))
+		return nat_sdp_media(c, &rtp, &rtcp, mediaoff, medialen, daddr);
 	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
 					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
 	if (errp == 0 || errp == -EALREADY) {
@@ -641,34 +1087,40 @@ static const struct {
     {"image ", 6, CT_SIP_EXPECT_IMAGE},
 };
 
-static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
+/* process_sdp; under NAT each media's c=, then the session's o= and c=
+ * are written as the address announced (nf_nat_sdp_addr,
+ * nf_nat_sdp_session), the Content-Length after each */
+static unsigned int process_sdp(struct sip_ctx *c, uint32_t cseq)
 {
-	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0;
+	uint32_t matchoff, matchlen, mediaoff, medialen, sdpoff, caddr_len = 0, maddr_len;
 	union nftdp_ct_addr caddr, maddr, rtp_addr;
-	const char *d = c->d;
-	unsigned int i = 0, ret;
+	unsigned int i = 0, ret = NF_ACCEPT;
+	bool have_rtp_addr = false;
 
 	(void)cseq;
 	/* the session description starts at v= */
-	if (nftdp_ct_sip_get_sdp_header(c->l3, d, 0, c->dlen, CT_SDP_HDR_VERSION, CT_SDP_HDR_UNSPEC,
-					&matchoff, &matchlen) <= 0)
+	if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, 0, c->dlen, CT_SDP_HDR_VERSION,
+					CT_SDP_HDR_UNSPEC, &matchoff, &matchlen) <= 0)
 		return NF_ACCEPT;
 	sdpoff = matchoff;
 	/* the session's c= (up to the first m=) */
-	if (parse_sdp_addr(c->l3, d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0)
+	if (parse_sdp_addr(c->l3, c->d, sdpoff, c->dlen, &matchoff, &matchlen, &caddr) > 0) {
 		caddr_len = matchlen;
+		rtp_addr = caddr;
+		have_rtp_addr = true;
+	}
 	mediaoff = sdpoff;
 	while (i < sizeof(sdp_media_types) / sizeof(sdp_media_types[0])) {
 		unsigned int k, t = ~0u;
 		const char *end;
 		uint32_t port;
 
-		if (nftdp_ct_sip_get_sdp_header(c->l3, d, mediaoff, c->dlen, CT_SDP_HDR_MEDIA,
+		if (nftdp_ct_sip_get_sdp_header(c->l3, c->d, mediaoff, c->dlen, CT_SDP_HDR_MEDIA,
 						CT_SDP_HDR_UNSPEC, &mediaoff, &medialen) <= 0)
 			break;
 		for (k = 0; k < sizeof(sdp_media_types) / sizeof(sdp_media_types[0]); k++)
 			if (medialen >= sdp_media_types[k].len &&
-			    !strncmp(d + mediaoff, sdp_media_types[k].name,
+			    !strncmp(c->d + mediaoff, sdp_media_types[k].name,
 				     sdp_media_types[k].len)) {
 				t = k;
 				break;
@@ -680,28 +1132,46 @@ static unsigned int process_sdp(const struct sip_ctx *c, uint32_t cseq)
 		mediaoff += sdp_media_types[t].len;
 		medialen -= sdp_media_types[t].len;
 		/* port 0: an inactive stream */
-		port = nftdp_ct_sip_strtouint(d + mediaoff, c->dlen - mediaoff, &end);
-		if (port == 0 || end == d + mediaoff)
+		port = nftdp_ct_sip_strtouint(c->d + mediaoff, c->dlen - mediaoff, &end);
+		if (port == 0 || end == c->d + mediaoff)
 			continue;
 		if (port < 1024 || port > 65535)
 			return NF_DROP; /* "wrong port" */
 		/* the media's c= overrides the session's */
-		if (parse_sdp_addr(c->l3, d, mediaoff, c->dlen, &matchoff, &matchlen, &maddr) > 0)
+		maddr_len = 0;
+		if (parse_sdp_addr(c->l3, c->d, mediaoff, c->dlen, &matchoff, &matchlen, &maddr) >
+		    0) {
+			maddr_len = matchlen;
 			rtp_addr = maddr;
-		else if (caddr_len)
+			have_rtp_addr = true;
+		} else if (caddr_len) {
 			rtp_addr = caddr;
-		else
+			have_rtp_addr = true;
+		} else {
 			return NF_DROP; /* "cannot parse SDP message" */
-		ret = set_expected_rtp_rtcp(c, &rtp_addr, (uint16_t)port, sdp_media_types[t].class);
+		}
+		ret = set_expected_rtp_rtcp(c, &rtp_addr, (uint16_t)port, sdp_media_types[t].class,
+					    mediaoff, medialen);
 		if (ret != NF_ACCEPT)
 			return ret;
+		/* the media's own c=, as announced */
+		if (maddr_len && nat_on(c)) {
+			ret = nat_sdp_addr(c, mediaoff, CT_SDP_HDR_CONNECTION, CT_SDP_HDR_MEDIA,
+					   &rtp_addr);
+			if (ret != NF_ACCEPT)
+				return ret; /* "cannot mangle SDP" */
+		}
 		i++;
 	}
-	return NF_ACCEPT;
+	/* the session's o= and c=: as the last media's address, else the
+	 * session's c=, else (no address at all) left alone */
+	if (nat_on(c) && have_rtp_addr)
+		ret = nat_sdp_session(c, sdpoff, &rtp_addr);
+	return ret;
 }
 
 /* process_invite_response, process_update_response, process_prack_response */
-static unsigned int process_sdp_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+static unsigned int process_sdp_response(struct sip_ctx *c, uint32_t cseq, uint32_t code)
 {
 	if ((code >= 100 && code <= 199) || (code >= 200 && code <= 299))
 		return process_sdp(c, cseq);
@@ -710,7 +1180,7 @@ static unsigned int process_sdp_response(const struct sip_ctx *c, uint32_t cseq,
 	return NF_ACCEPT;
 }
 
-static unsigned int process_invite_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_invite_request(struct sip_ctx *c, uint32_t cseq)
 {
 	unsigned int ret;
 
@@ -721,16 +1191,54 @@ static unsigned int process_invite_request(const struct sip_ctx *c, uint32_t cse
 	return ret;
 }
 
-static unsigned int process_bye_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_bye_request(struct sip_ctx *c, uint32_t cseq)
 {
 	(void)cseq;
 	nftdp_ct_expect_flush_class(c->s, c->e, true);
 	return NF_ACCEPT;
 }
 
+/*
+ * nf_nat_sip_expect: the registrar's calls are expected at the address it
+ * sees (the NAT's, unless this direction is not NATed) and at the port
+ * it sees when the Contact names the port the request came from, else at
+ * the Contact's, or a random free one above (nf_nat_exp_find_port, as
+ * nf_nat_ftp's); NATed back to the
+ * Contact (nf_nat_sip_expected, as nf_nat_follow_master: the expected
+ * source is the registrar). A Contact that moved is written again.
+ */
+static unsigned int nat_sip_expect(struct sip_ctx *c, struct ct_expect *x, uint32_t matchoff,
+				   uint32_t matchlen)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
+	uint16_t srcport = help_of(c)->sip_forced_dport ? help_of(c)->sip_forced_dport : t->sport;
+	union nftdp_ct_addr newaddr, saved = x->tuple.dst;
+	uint16_t saved_port = x->tuple.dport, port;
+	char buf[SIP_ADDR_BUF];
+
+	newaddr = addr_eq(&t->src, &r->dst, c->l3) ? x->tuple.dst : r->dst;
+	port = x->tuple.dport == srcport ? ntohs(r->dport) : ntohs(x->tuple.dport);
+	nftdp_ct_expect_set_nat(x, c->e, !c->dir, saved_port);
+	x->tuple.dst = newaddr;
+	x->nat_sip = true;
+	/* nf_nat_exp_find_port: the port, else up to 128 random ones above
+	 * it on a clash */
+	port = nftdp_ct_nat_exp_find_port(
+	    c->s, c->e, x, port, sip_max_expected[CT_SIP_EXPECT_SIGNALLING], sip_exp_timeout_s);
+	if (!port)
+		return NF_DROP; /* "all ports in use for SIP" */
+	if ((!addr_eq(&x->tuple.dst, &saved, c->l3) || x->tuple.dport != saved_port) &&
+	    !sip_mangle(c, matchoff, matchlen, buf,
+			sprintf_addr_port(c->l3, buf, &newaddr, port))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, x);
+		return NF_DROP; /* "cannot mangle packet" */
+	}
+	return NF_ACCEPT;
+}
+
 /* process_register_request: a permanent, inactive expectation for calls
  * from the registrar to the Contact address */
-static unsigned int process_register_request(const struct sip_ctx *c, uint32_t cseq)
+static unsigned int process_register_request(struct sip_ctx *c, uint32_t cseq)
 {
 	uint32_t matchoff, matchlen, expires = 0;
 	union nftdp_ct_addr daddr;
@@ -767,16 +1275,23 @@ static unsigned int process_register_request(const struct sip_ctx *c, uint32_t c
 	x.flags = NF_CT_EXPECT_PERMANENT | NF_CT_EXPECT_INACTIVE;
 	x.exp_helper = NFTDP_VM_CT_HELPER_SIP;
 	/* nf_ct_expect_insert gives it the class's timeout, not sip_timeout */
-	if (nftdp_ct_expect_related(c->s, c->e, &x, sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
-				    sip_exp_timeout_s) != 0)
+	if (nat_on(c)) {
+		unsigned int v = nat_sip_expect(c, &x, matchoff, matchlen);
+
+		if (v != NF_ACCEPT)
+			return v;
+	} else if (nftdp_ct_expect_related(c->s, c->e, &x,
+					   sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
+					   sip_exp_timeout_s) != 0) {
 		return NF_DROP; /* "cannot add expectation" */
+	}
 	help_of(c)->sip_register_cseq = cseq;
 	return NF_ACCEPT;
 }
 
 /* process_register_response: a 2xx activates the expectation for the
  * Contact's expiry; anything else removes it */
-static unsigned int process_register_response(const struct sip_ctx *c, uint32_t cseq, uint32_t code)
+static unsigned int process_register_response(struct sip_ctx *c, uint32_t cseq, uint32_t code)
 {
 	uint32_t matchoff, matchlen, coff = 0, expires = 0;
 	union nftdp_ct_addr addr;
@@ -833,7 +1348,7 @@ static const struct {
     [H_BYE] = {"BYE", 3, true, false},	    [H_REGISTER] = {"REGISTER", 8, true, true},
 };
 
-static unsigned int process_sip_response(const struct sip_ctx *c)
+static unsigned int process_sip_response(struct sip_ctx *c)
 {
 	uint32_t matchoff, matchlen, matchend, code, cseq;
 	const char *end;
@@ -863,12 +1378,20 @@ static unsigned int process_sip_response(const struct sip_ctx *c)
 	return NF_ACCEPT;
 }
 
-static unsigned int process_sip_request(const struct sip_ctx *c)
+static unsigned int process_sip_request(struct sip_ctx *c)
 {
 	uint32_t matchoff, matchlen, cseq;
 	const char *end;
 
-	/* (the Via port kept for nf_nat_sip: no NAT here) */
+	union nftdp_ct_addr addr;
+	uint16_t port;
+
+	/* a Cisco phone sends from a high port and listens at its Via's:
+	 * nf_nat_sip sends the replies there */
+	if (nftdp_ct_sip_parse_header_uri(c->l3, c->d, NULL, c->dlen, CT_SIP_HDR_VIA_UDP, NULL,
+					  &matchoff, &matchlen, &addr, &port) > 0 &&
+	    port != c->e->tuple[c->dir].sport && addr_eq(&addr, &c->e->tuple[c->dir].src, c->l3))
+		help_of(c)->sip_forced_dport = port;
 	for (unsigned int h = 0; h < H_MAX; h++) {
 		uint32_t n = sip_handlers[h].len;
 
@@ -896,20 +1419,27 @@ static unsigned int process_sip_request(const struct sip_ctx *c)
 	return NF_ACCEPT;
 }
 
-static unsigned int process_sip_msg(const struct sip_ctx *c)
+static unsigned int process_sip_msg(struct sip_ctx *c)
 {
+	unsigned int ret;
+
 	if (strncasecmp(c->d, "SIP/2.0 ", 8))
-		return process_sip_request(c);
-	return process_sip_response(c);
+		ret = process_sip_request(c);
+	else
+		ret = process_sip_response(c);
+	/* nf_nat_sip_hooks->msg: "cannot NAT SIP message" */
+	if (ret == NF_ACCEPT && (c->e->status & IPS_NAT_MASK))
+		ret = nat_sip(c);
+	return ret;
 }
 
 unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
-	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff;
+	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, datalen, tdiff = 0;
 	const uint8_t *th = pkt->data + pkt->th_off;
-	struct sip_ctx c = {s,	  e, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto,
-			    NULL, 0};
+	struct sip_ctx c = {
+	    s, e, pkt, ctinfo >= IP_CT_IS_REPLY, e->tuple[0].l3proto, pkt->l4proto, NULL, 0, 0, 0};
 	unsigned int ret = NF_ACCEPT;
 
 	if (pkt->l4proto == IPPROTO_UDP) {
@@ -929,47 +1459,51 @@ unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	/* nf_ct_refresh */
 	if (!(e->status & IPS_FIXED_TIMEOUT))
 		e->expires_ms = s->now_ms + (uint64_t)SIP_TIMEOUT_S * 1000u;
+	c.hlen = dataoff;
 	c.d = (const char *)th + dataoff;
 	c.dlen = l4len - dataoff;
 	if (c.dlen < sizeof("SIP/2.0 200") - 1)
 		return NF_ACCEPT;
 	if (pkt->l4proto == IPPROTO_UDP)
 		return process_sip_msg(&c);
-	/* sip_help_tcp: each message that ends by its Content-Length */
-	{
-		const char *d = c.d;
-		uint32_t datalen = c.dlen;
+	/* sip_help_tcp: each message that ends by its Content-Length; a
+	 * rewrite moves what follows, the offsets go on from the new end */
+	datalen = c.dlen;
+	for (;;) {
+		const char *d = (const char *)pkt->data + pkt->th_off + dataoff + c.msgoff;
+		uint32_t matchoff, matchlen, clen, msglen;
+		const char *end;
+		bool term = false;
 
-		for (;;) {
-			uint32_t matchoff, matchlen, clen, msglen;
-			const char *end;
-			bool term = false;
-
-			if (nftdp_ct_sip_get_header(c.l3, d, 0, datalen, CT_SIP_HDR_CONTENT_LENGTH,
-						    &matchoff, &matchlen) <= 0)
+		if (nftdp_ct_sip_get_header(c.l3, d, 0, datalen, CT_SIP_HDR_CONTENT_LENGTH,
+					    &matchoff, &matchlen) <= 0)
+			break;
+		clen = nftdp_ct_sip_strtouint(d + matchoff, datalen - matchoff, &end);
+		if (end == d + matchoff)
+			break;
+		for (; end + 4 <= d + datalen; end++)
+			if (end[0] == '\r' && end[1] == '\n' && end[2] == '\r' && end[3] == '\n') {
+				term = true;
 				break;
-			clen = nftdp_ct_sip_strtouint(d + matchoff, datalen - matchoff, &end);
-			if (end == d + matchoff)
-				break;
-			for (; end + 4 <= d + datalen; end++)
-				if (end[0] == '\r' && end[1] == '\n' && end[2] == '\r' &&
-				    end[3] == '\n') {
-					term = true;
-					break;
-				}
-			if (!term)
-				break;
-			if ((uint64_t)(end + 4 - d) + clen > datalen)
-				return NF_ACCEPT; /* the message goes on in a later segment */
-			msglen = (uint32_t)(end + 4 - d) + clen;
-			c.d = d;
-			c.dlen = msglen;
-			ret = process_sip_msg(&c);
-			if (ret != NF_ACCEPT)
-				break;
-			d += msglen;
-			datalen -= msglen;
-		}
+			}
+		if (!term)
+			break;
+		if ((uint64_t)(end + 4 - d) + clen > datalen)
+			return NF_ACCEPT; /* the message goes on in a later segment (no
+					   * seq adjust for what was rewritten before) */
+		msglen = (uint32_t)(end + 4 - d) + clen;
+		c.d = d;
+		c.dlen = msglen;
+		ret = process_sip_msg(&c);
+		if (ret != NF_ACCEPT)
+			break;
+		tdiff += c.dlen - msglen;
+		c.msgoff += c.dlen;
+		datalen -= msglen;
 	}
+	/* nf_nat_sip_seq_adjust: the segment's growth, as an s16 */
+	if (ret == NF_ACCEPT && (e->status & IPS_NAT_MASK) && (int16_t)tdiff != 0)
+		nftdp_ct_seqadj_set(s, e, c.dir, nftdp_rd32(pkt->data + pkt->th_off + 4),
+				    (int16_t)tdiff);
 	return ret;
 }

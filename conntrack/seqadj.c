@@ -193,6 +193,14 @@ bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			     struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
 			     uint32_t match_len, const char *rep, uint32_t rep_len)
 {
+	return nftdp_ct_nat_mangle_tcp_adj(s, e, pkt, dir, match_off, match_len, rep, rep_len,
+					   true);
+}
+
+bool nftdp_ct_nat_mangle_tcp_adj(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				 struct nftdp_vm_pkt *pkt, int dir, uint32_t match_off,
+				 uint32_t match_len, const char *rep, uint32_t rep_len, bool adjust)
+{
 	uint32_t l4len = nftdp_ct_l4len(pkt), end = pkt->th_off + l4len, dataoff, len;
 	uint8_t *nh = pkt->data + pkt->nh_off, *th, *d;
 	bool v6 = e->tuple[0].l3proto == NFPROTO_IPV6;
@@ -230,7 +238,7 @@ bool nftdp_ct_nat_mangle_tcp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	nftdp_st16(th + 16,
 		   nftdp_csum_fold(nftdp_csum_partial(
 		       th, datalen, nftdp_csum_pseudo(nh, v6, IPPROTO_TCP, (uint16_t)datalen))));
-	if (rep_len != match_len)
+	if (adjust && rep_len != match_len)
 		nftdp_ct_seqadj_set(s, e, dir, nftdp_rd32(th + 4),
 				    (int32_t)rep_len - (int32_t)match_len);
 	return true;

@@ -1526,6 +1526,8 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 		nt.l3proto = x->master.l3proto;
 		nt.l4proto = x->master.l4proto;
 		nt.sport = x->nat_port;
+		if (x->nat_sip) /* nf_nat_sip keeps the address too */
+			nt.src = x->nat_saved;
 		mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(x->nat_dir));
 		put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, &nt, 0);
 		mnl_attr_nest_end(nlh, nest);
@@ -1537,7 +1539,7 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 	if (x->helper)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, x->helper);
 	if (x->nat && !x->nat_pptp) /* pptp_expectfn has no registered name */
-		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, "nat-follow-master");
+		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, x->nat_sip ? "sip" : "nat-follow-master");
 	return (int)nlh->nlmsg_len;
 }
 

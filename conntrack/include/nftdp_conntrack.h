@@ -656,6 +656,8 @@ struct nftdp_ct_expect_info {
 	uint8_t nat_dir;    /**< exp->dir */
 	uint16_t nat_port;  /**< exp->saved_proto, network order */
 	bool nat_pptp;	    /**< pptp's expectfn (no CTA_EXPECT_FN), not nat-follow-master */
+	bool nat_sip;	    /**< nf_nat_sip_expected: saved address, CTA_EXPECT_FN "sip" */
+	union nftdp_ct_addr nat_saved; /**< exp->saved_addr (nat_sip) */
 };
 
 /**
