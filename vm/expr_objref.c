@@ -160,7 +160,7 @@ static const struct {
     {"amanda", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_AMANDA},
     {"netbios-ns", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_NETBIOS_NS},
     {"snmp", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP},
-    {"snmp_trap", IPPROTO_UDP, HF_4, 0},
+    {"snmp_trap", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP_TRAP},
     {"pptp", IPPROTO_TCP, HF_4, NFTDP_VM_CT_HELPER_PPTP},
     {"sip", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
     {"sip", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
