@@ -45,12 +45,12 @@ enum snmp_op_kind {
 	OP_DONE,
 };
 
-#define F_SKIP 0x01	/* a mismatch goes on to the next op */
-#define F_COND 0x02	/* skipped when the previous op matched */
-#define F_CONS 0x04	/* constructed: opens a container */
-#define F_JUMP 0x08	/* after the match, run the ops at arg, then return */
-#define F_VERSION 0x10	/* the version check */
-#define F_IPADDR 0x20	/* an IpAddress: translated */
+#define F_SKIP 0x01    /* a mismatch goes on to the next op */
+#define F_COND 0x02    /* skipped when the previous op matched */
+#define F_CONS 0x04    /* constructed: opens a container */
+#define F_JUMP 0x08    /* after the match, run the ops at arg, then return */
+#define F_VERSION 0x10 /* the version check */
+#define F_IPADDR 0x20  /* an IpAddress: translated */
 
 struct snmp_op {
 	uint8_t kind, tag, flags, arg;

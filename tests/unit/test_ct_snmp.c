@@ -17,8 +17,7 @@
 
 static const struct nftdp_vm_ct_helper trap_h = {NFTDP_VM_CT_HELPER_SNMP_TRAP, IPPROTO_UDP, true,
 						 false};
-static const struct nftdp_vm_ct_helper snmp_h = {NFTDP_VM_CT_HELPER_SNMP, IPPROTO_UDP, true,
-						 false};
+static const struct nftdp_vm_ct_helper snmp_h = {NFTDP_VM_CT_HELPER_SNMP, IPPROTO_UDP, true, false};
 
 /* SNMPv2c trap from 10.1.0.2 (scapy): three IpAddress varbinds, 10.1.0.2,
  * 10.9.9.9, 10.1.0.2; the message length in long form */
@@ -161,7 +160,10 @@ static void test_snmp_walk_refuses(void **state)
 	walk("30", -1, NULL);
 	walk("68656c6c6f", -1, NULL);
 	/* three length bytes */
-	walk("30830000" "0e020101040670" "75626c6963a700", -1, NULL);
+	walk("30830000"
+	     "0e020101040670"
+	     "75626c6963a700",
+	     -1, NULL);
 	/* an IpAddress of five bytes */
 	walk("302402010104067075626c6963a717020107020100020100300c300a06012b40050a010002ff", -1,
 	     NULL);
@@ -182,7 +184,8 @@ static void test_snmp_walk_kernel_corners(void **state)
 	    {"302402010104067075626c6963a717020107020100020100300c30810906012b40040a010002", 0},
 	    {"302502010104067075626c6963a718020107020100020100300d3082000906012b40040a010002", 0},
 	    {"302302010104067075626c6963a716020107020100020100300b100906012b40040a010002", 0},
-	    {"303b02010104067075626c6963a016020107020100020100300b300906012b40040a010002a21602010702"
+	    {"303b02010104067075626c6963a016020107020100020100300b300906012b40040a010002a2160201070"
+	     "2"
 	     "0100020100300b300906012b40040a010002",
 	     0},
 	    {"302602010104067075626c6963a719020107020100020100300e300c06012b40040a010002410105", 0},
@@ -191,7 +194,8 @@ static void test_snmp_walk_kernel_corners(void **state)
 	    {"302302010104067075626c6963a716020107020100020100300b300906012b02040102030400", 0},
 	    {"300b02010104067075626c6963", 0},
 	    {"301802010104067075626c6963a70b0201070201000201003000", -1},
-	    {"303b02010104067075626c6963a216020107020100020100300b300906012b40040a010002a01602010702"
+	    {"303b02010104067075626c6963a216020107020100020100300b300906012b40040a010002a0160201070"
+	     "2"
 	     "0100020100300b300906012b40040a010002",
 	     -1},
 	    {"302002010104067075626c6963a7130201070201000201003008300606012b1f0100", -1},
@@ -221,8 +225,8 @@ static void test_snmp_walk_kernel_corners(void **state)
  * inside the buffer (ASan) and ends */
 static void test_snmp_walk_truncated_and_mutated(void **state)
 {
-	static const uint8_t vals[] = {0x00, 0x01, 0x02, 0x05, 0x1f, 0x30, 0x40, 0x7f,
-				       0x80, 0x81, 0x82, 0x83, 0xa7, 0xff};
+	static const uint8_t vals[] = {0x00, 0x01, 0x02, 0x05, 0x1f, 0x30, 0x40,
+				       0x7f, 0x80, 0x81, 0x82, 0x83, 0xa7, 0xff};
 	const char *msgs[] = {V2, V2_ODD, V1_TRAP, RESP, GET1};
 
 	(void)state;
