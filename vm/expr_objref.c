@@ -476,6 +476,8 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 		p->obj = cc->res->obj(cc->res->opaque, cc->chain->table, name, type);
 	if (!p->obj)
 		return nftdp_vm_errf(cc, -ENOENT, "objref: object %s not found", name);
+	if (type == NFT_OBJECT_SYNPROXY)
+		return nftdp_vm_synproxy_host_check(cc, "synproxy object");
 	return 0;
 }
 
@@ -493,6 +495,11 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	if (!obj_type_ok(si.objtype))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP,
 				     "objref: object type %u not supported by nftdp", si.objtype);
+	if (si.objtype == NFT_OBJECT_SYNPROXY) {
+		rc = nftdp_vm_synproxy_host_check(cc, "synproxy object map");
+		if (rc < 0)
+			return rc;
+	}
 	p->set = si.set;
 	p->ops = si.ops;
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
