@@ -332,6 +332,40 @@ static void test_snmp_trap_helper(void **state)
 	env_free(en);
 }
 
+/* an ICMP error related in the original direction: its header read as
+ * UDP, the length field (the error's unused bytes) not the datagram's:
+ * dropped; one in the reply direction is not helped: passes */
+static void test_snmp_trap_icmp(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("10.2.0.100", 0);
+	struct tpkt t, q;
+
+	(void)state;
+	udp_msg(&t, "10.1.0.2", "10.2.0.1", 1162, 162, V2);
+	assert_int_equal(pass(en, &t, &trap_h, &snat), NF_ACCEPT);
+	/* the manager's answer (from 162, reply direction) is walked */
+	udp_msg(&q, "10.2.0.1", "10.2.0.100", 162, 1162, RESP);
+	assert_int_equal(pass(en, &q, NULL, NULL), NF_ACCEPT);
+	assert_ip4(q.buf + 16, "10.1.0.2");
+	/* the agent's port unreachable about it */
+	icmp(&t, false, "10.1.0.2", "10.2.0.1", 3, 3, 0, q.buf, 48);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_RELATED);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_DROP);
+	/* the manager's about the trap: related reply, passes */
+	udp_msg(&q, "10.2.0.100", "10.2.0.1", 1162, 162, V2);
+	icmp(&t, false, "10.2.0.1", "10.2.0.100", 3, 3, 0, q.buf, 48);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_RELATED);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	env_free(en);
+}
+
 static void test_snmp_helper(void **state)
 {
 	struct env *en = env_new(64, false);
@@ -381,6 +415,7 @@ int main(void)
 	    cmocka_unit_test(test_snmp_walk_kernel_corners),
 	    cmocka_unit_test(test_snmp_walk_truncated_and_mutated),
 	    cmocka_unit_test(test_snmp_trap_helper),
+	    cmocka_unit_test(test_snmp_trap_icmp),
 	    cmocka_unit_test(test_snmp_helper),
 	};
 
