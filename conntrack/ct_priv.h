@@ -479,6 +479,15 @@ static inline void nftdp_ct_gre_destroy(struct nftdp_ct_shard *s, const struct n
 /* netbios-ns, snmp: the broadcast helper, which serves only local sockets */
 unsigned int nftdp_ct_bcast_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				 const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* snmp on a NATed connection and snmp_trap (helper_snmp.c,
+ * nf_nat_snmp_basic); the BER walk: every IpAddress equal to from (network
+ * order) becomes to in d[0, n), the checksum at check adjusted unless it is
+ * 0; -1 where the kernel's decoder fails (or would read past n) */
+int nftdp_ct_snmp_translate(uint8_t *d, uint32_t n, uint32_t from, uint32_t to, uint8_t *check);
+unsigned int nftdp_ct_snmp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+unsigned int nftdp_ct_snmp_trap_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				     struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 

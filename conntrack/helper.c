@@ -5,7 +5,8 @@
  * nftdp_vm_ct_ops.helper), and the call of its help function for every
  * accepted packet of the connection at confirm time, as nf_confirm does.
  * The helpers: helper_ftp.c, helper_tftp.c, helper_irc.c, helper_amanda.c,
- * helper_bcast.c (netbios-ns, snmp), helper_pptp.c, helper_sip.c;
+ * helper_bcast.c (netbios-ns, snmp), helper_snmp.c (snmp's NAT part,
+ * snmp_trap), helper_pptp.c, helper_sip.c;
  * expectations: expect.c.
  */
 #include "ct_priv.h"
@@ -19,6 +20,7 @@ static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
     [NFTDP_VM_CT_HELPER_SNMP] = "snmp",
     [NFTDP_VM_CT_HELPER_PPTP] = "pptp",
     [NFTDP_VM_CT_HELPER_SIP] = "sip",
+    [NFTDP_VM_CT_HELPER_SNMP_TRAP] = "snmp_trap",
 };
 
 const char *nftdp_ct_helper_name(uint8_t helper)
@@ -63,8 +65,13 @@ unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		v = nftdp_ct_amanda_help(s, e, pkt, ctinfo);
 		break;
 	case NFTDP_VM_CT_HELPER_NETBIOS_NS:
-	case NFTDP_VM_CT_HELPER_SNMP:
 		v = nftdp_ct_bcast_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_SNMP:
+		v = nftdp_ct_snmp_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_SNMP_TRAP:
+		v = nftdp_ct_snmp_trap_help(s, e, pkt, ctinfo);
 		break;
 	case NFTDP_VM_CT_HELPER_PPTP:
 		v = nftdp_ct_pptp_help(s, e, pkt, ctinfo);

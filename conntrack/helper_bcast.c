@@ -5,8 +5,7 @@
  * expects the answers to a request a local socket broadcast on its
  * subnet; a forwarded packet has no socket (skb->sk is NULL), so the
  * kernel creates nothing for it, and nftdp, which only forwards, neither.
- * snmp's NAT part (nf_nat_snmp_basic: translating the addresses inside
- * SNMP messages of a NATed connection) is not done (docs/conntrack.md).
+ * snmp's NAT part (nf_nat_snmp_basic) is helper_snmp.c.
  */
 #include "ct_priv.h"
 

@@ -432,8 +432,10 @@ static const struct nftdp_vm_expr_ops nat_ops = {
 static int synproxy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
 	const struct xt_synproxy_info *i = par->info;
+	int rc = nftdp_vm_synproxy_host_check(cc, "target SYNPROXY");
 
-	(void)cc;
+	if (rc < 0)
+		return rc;
 	/* no flag check: the target takes any options byte as it is */
 	((struct nftdp_vm_synproxy_info *)priv)->mss = i->mss;
 	((struct nftdp_vm_synproxy_info *)priv)->wscale = i->wscale;

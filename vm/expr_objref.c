@@ -160,7 +160,7 @@ static const struct {
     {"amanda", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_AMANDA},
     {"netbios-ns", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_NETBIOS_NS},
     {"snmp", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP},
-    {"snmp_trap", IPPROTO_UDP, HF_4, 0},
+    {"snmp_trap", IPPROTO_UDP, HF_4, NFTDP_VM_CT_HELPER_SNMP_TRAP},
     {"pptp", IPPROTO_TCP, HF_4, NFTDP_VM_CT_HELPER_PPTP},
     {"sip", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
     {"sip", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
@@ -477,6 +477,8 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	if (!p->obj)
 		return nftdp_vm_errf(cc, -ENOENT, "objref: object %s not found", name);
 	cc->needs_synproxy = type == NFT_OBJECT_SYNPROXY;
+	if (type == NFT_OBJECT_SYNPROXY)
+		return nftdp_vm_synproxy_host_check(cc, "synproxy object");
 	return 0;
 }
 
@@ -494,6 +496,11 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	if (!obj_type_ok(si.objtype))
 		return nftdp_vm_errf(cc, -EOPNOTSUPP,
 				     "objref: object type %u not supported by nftdp", si.objtype);
+	if (si.objtype == NFT_OBJECT_SYNPROXY) {
+		rc = nftdp_vm_synproxy_host_check(cc, "synproxy object map");
+		if (rc < 0)
+			return rc;
+	}
 	p->set = si.set;
 	p->ops = si.ops;
 	cc->needs_synproxy = si.objtype == NFT_OBJECT_SYNPROXY;

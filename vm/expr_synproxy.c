@@ -123,6 +123,23 @@ static void synproxy_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 	nftdp_vm_synproxy_eval((const void *)op->priv, regs, pkt, ctx);
 }
 
+/*
+ * synproxy in front of a server on the box itself (an input base chain
+ * with --host-ports) is refused: there the kernel's SYN to the server,
+ * the server's SYN-ACK and the ACK answering it travel its loopback
+ * (ip_local_out, output, postrouting, lo, prerouting, input), which the
+ * exception path does not model; nftdp would send the SYN on out of the
+ * wire partner and swallow the host's SYN-ACK (docs/differences.md).
+ */
+int nftdp_vm_synproxy_host_check(struct nftdp_vm_cctx *cc, const char *what)
+{
+	if (cc->st && cc->st->local_stack && cc->chain->base && cc->chain->hook == NF_INET_LOCAL_IN)
+		return nftdp_vm_errf(cc, -EOPNOTSUPP,
+				     "%s: not for a server on the box (input with --host-ports)",
+				     what);
+	return 0;
+}
+
 static int synproxy_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
 	uint32_t mss = nftdp_vm_attr(e, NFTNL_EXPR_SYNPROXY_MSS)
@@ -142,7 +159,7 @@ static int synproxy_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, v
 	if (cc->chain->base && cc->chain->hook != NF_INET_LOCAL_IN &&
 	    cc->chain->hook != NF_INET_FORWARD)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "synproxy: not valid in this hook");
-	return 0;
+	return nftdp_vm_synproxy_host_check(cc, "synproxy");
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_synproxy = {

@@ -536,6 +536,9 @@ void nftdp_vm_trace_policy(struct nftdp_vm_traceinfo *info, struct nftdp_vm_pkt 
  * object */
 int nftdp_vm_synproxy_params(uint32_t mss, uint8_t wscale, uint32_t flags,
 			     struct nftdp_vm_synproxy_info *info);
+/* -EOPNOTSUPP for synproxy in an input base chain with --host-ports (a
+ * server on the box), what naming the statement, object or target */
+int nftdp_vm_synproxy_host_check(struct nftdp_vm_cctx *cc, const char *what);
 void nftdp_vm_synproxy_eval(const struct nftdp_vm_synproxy_info *info, struct nftdp_vm_regs *regs,
 			    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx);
 /* xt_SYNPROXY's target function (expr_compat_target.c) */

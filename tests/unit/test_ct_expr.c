@@ -1126,10 +1126,14 @@ static void test_connlimit_compile(void **state)
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_HELPER);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL); /* no name */
-		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "snmp_trap");
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "RAS");
 		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct helper snmp_trap"));
+		assert_non_null(strstr(err.msg, "ct helper RAS"));
+		/* snmp_trap (nf_nat_snmp_basic) compiles */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "snmp_trap");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
 		/* sip compiles, for UDP and TCP */
 		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "sip");
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);

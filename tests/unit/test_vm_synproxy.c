@@ -531,27 +531,40 @@ static void test_compile(void **state)
 	assert_int_equal(compile(NF_INET_PRE_ROUTING, true, 0), -EOPNOTSUPP);
 }
 
-/* The statement, -j SYNPROXY and the object compile on any state (the
- * server side is built: no refusal) */
-static int compile_kind(int kind, char *why, size_t whylen)
+static const struct nftdp_vm_obj *the_obj(void *o, const char *table, const char *name,
+					  uint32_t type)
 {
-	struct nftdp_vm_state_config cfg = {
-	    .n_workers = 1, .max_counters = 16, .max_cells = 16, .log_ring_size = 16};
+	(void)table;
+	(void)name;
+	(void)type;
+	return o;
+}
+
+/* The statement (kind 0), -j SYNPROXY (1), the object (2) and a reference
+ * to it (3) in a base chain at hook, with the exception path on or off
+ * (local) */
+static int compile_at(int kind, uint8_t hook, bool local, char *why, size_t whylen)
+{
+	struct nftdp_vm_state_config cfg = {.n_workers = 1,
+					    .max_counters = 16,
+					    .max_cells = 16,
+					    .log_ring_size = 16,
+					    .local_stack = local};
 	struct nftdp_vm_chain_desc d = {.family = NFPROTO_IPV4,
 					.table = "x",
 					.name = "c",
 					.base = true,
-					.hook = NF_INET_FORWARD,
+					.hook = hook,
 					.policy = NF_ACCEPT};
 	struct nftdp_vm_state *st;
 	struct nftdp_vm_chain *c;
 	struct nftdp_vm_error err = {0};
+	struct nftdp_vm_obj *vo = NULL;
 	int rc;
 
 	assert_int_equal(nftdp_vm_state_create(&cfg, &st), 0);
-	if (kind == 2) { /* a named object */
+	if (kind >= 2) { /* a named object */
 		struct nftnl_obj *o = nftnl_obj_alloc();
-		struct nftdp_vm_obj *vo = NULL;
 
 		nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "x");
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "sp");
@@ -559,14 +572,22 @@ static int compile_kind(int kind, char *why, size_t whylen)
 		nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_IPV4);
 		nftnl_obj_set_u16(o, NFTNL_OBJ_SYNPROXY_MSS, 1460);
 		rc = nftdp_vm_obj_create(o, st, &err, &vo);
+		nftnl_obj_free(o);
+	}
+	if (kind == 2) {
 		if (rc == 0)
 			nftdp_vm_obj_destroy(vo);
-		nftnl_obj_free(o);
 	} else {
+		struct nftdp_vm_resolver res = {vo, NULL, NULL, the_obj};
 		struct nftnl_rule *r = nftnl_rule_alloc();
 		struct nftnl_expr *e;
 
-		if (kind == 0) {
+		if (kind == 3) {
+			assert_int_equal(rc, 0);
+			e = nftnl_expr_alloc("objref");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_SYNPROXY);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, "sp");
+		} else if (kind == 0) {
 			e = nftnl_expr_alloc("synproxy");
 			nftnl_expr_set_u16(e, NFTNL_EXPR_SYNPROXY_MSS, 1460);
 		} else { /* iptables-nft's -p tcp -j SYNPROXY --mss 1460 */
@@ -583,26 +604,51 @@ static int compile_kind(int kind, char *why, size_t whylen)
 		}
 		nftnl_rule_add_expr(r, e);
 		assert_int_equal(nftdp_vm_chain_create(&d, st, &c), 0);
-		rc = nftdp_vm_chain_add_rule(c, r, NULL, st, &err);
+		rc = nftdp_vm_chain_add_rule(c, r, kind == 3 ? &res : NULL, st, &err);
 		nftdp_vm_chain_destroy(c);
 		nftnl_rule_free(r);
+		if (vo)
+			nftdp_vm_obj_destroy(vo);
 	}
 	snprintf(why, whylen, "%s", rc < 0 ? err.msg : "");
 	nftdp_vm_state_destroy(st);
 	return rc;
 }
 
+/* The statement, -j SYNPROXY, the object and a reference to it compile
+ * at forward, and at input without the exception path (the server side is
+ * built: no refusal) */
 static void test_not_refused(void **state)
 {
 	char why[NFTDP_VM_ERRLEN];
 
 	(void)state;
-	for (int kind = 0; kind < 3; kind++) {
-		int rc = compile_kind(kind, why, sizeof(why));
+	for (int kind = 0; kind < 4; kind++) {
+		int rc = compile_at(kind, NF_INET_FORWARD, true, why, sizeof(why));
 
 		if (rc)
 			print_error("kind %d: %s\n", kind, why);
 		assert_int_equal(rc, 0);
+		assert_int_equal(compile_at(kind, NF_INET_LOCAL_IN, false, why, sizeof(why)), 0);
+	}
+}
+
+/* in front of a server on the box (input with --host-ports): refused,
+ * saying why; the object itself still loads */
+static void test_refused_for_host(void **state)
+{
+	char why[NFTDP_VM_ERRLEN];
+
+	(void)state;
+	for (int kind = 0; kind < 4; kind++) {
+		int rc = compile_at(kind, NF_INET_LOCAL_IN, true, why, sizeof(why));
+
+		if (kind == 2) {
+			assert_int_equal(rc, 0);
+			continue;
+		}
+		assert_int_equal(rc, -EOPNOTSUPP);
+		assert_non_null(strstr(why, "server on the box"));
 	}
 }
 
@@ -739,7 +785,8 @@ int main(void)
 	    cmocka_unit_test(test_eval_xt),	     cmocka_unit_test(test_synack_v6),
 	    cmocka_unit_test(test_eval_v6_csum),     cmocka_unit_test(test_compile),
 	    cmocka_unit_test(test_params),	     cmocka_unit_test(test_not_refused),
-	    cmocka_unit_test(test_server_segments),  cmocka_unit_test(test_tstamp_adjust),
+	    cmocka_unit_test(test_refused_for_host), cmocka_unit_test(test_server_segments),
+	    cmocka_unit_test(test_tstamp_adjust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,6 +158,7 @@ enum nftdp_vm_ct_helper_id {
 	NFTDP_VM_CT_HELPER_SNMP,       /**< "snmp", UDP, IPv4 (nf_conntrack_snmp) */
 	NFTDP_VM_CT_HELPER_PPTP,       /**< "pptp", TCP, IPv4 (nf_conntrack_pptp) */
 	NFTDP_VM_CT_HELPER_SIP,	       /**< "sip", UDP and TCP (nf_conntrack_sip) */
+	NFTDP_VM_CT_HELPER_SNMP_TRAP,  /**< "snmp_trap", UDP, IPv4 (nf_nat_snmp_basic) */
 	NFTDP_VM_CT_HELPER_MAX,
 };
 
