@@ -10,8 +10,9 @@
  * attributes, flags and order the kernel's mtype_head/mtype_list put, so
  * `ipset list` and `ipset save` print what they print on the kernel.
  *
- * The sets live on the control thread only: no rule reads them yet
- * (xt_set and SET are still refused, docs/iptables.md).
+ * The sets live on the control thread; the workers read published
+ * copies (-m set, --map-set) and ask for adds and deletes (-j SET)
+ * through rings that ctl_ipset_events drains (vm/expr_compat_set.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1285,6 +1286,37 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	return ret;
 }
 
+/* The references a SET target holds on set index id: its add, del and
+ * (rev 3) map sets (set_target_v*_checkentry) */
+static uint32_t target_refs(const struct nftnl_expr *e, uint16_t id)
+{
+	const void *info;
+	uint32_t len = 0, rev, n = 0;
+
+	if (!nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME) ||
+	    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME), "SET") != 0)
+		return 0;
+	info = nftnl_expr_get(e, NFTNL_EXPR_TG_INFO, &len);
+	rev = nftnl_expr_get_u32(e, NFTNL_EXPR_TG_REV);
+	if (info == NULL)
+		return 0;
+	if (rev == 0) {
+		const struct xt_set_info_target_v0 *t = info;
+
+		if (len < sizeof(*t))
+			return 0;
+		return (t->add_set.index == id) + (t->del_set.index == id);
+	}
+	if (len >= sizeof(struct xt_set_info_target_v1)) {
+		const struct xt_set_info_target_v1 *t = info;
+
+		n = (t->add_set.index == id) + (t->del_set.index == id);
+	}
+	if (rev == 3 && len >= sizeof(struct xt_set_info_target_v3))
+		n += ((const struct xt_set_info_target_v3 *)info)->map_set.index == id;
+	return n;
+}
+
 /* The rules naming set index id in a set match (the references
  * set_match_v*_checkentry takes, ip_set_nfnl_get_byindex): the kernel's
  * set->ref counts them beside list:set members. */
@@ -1315,6 +1347,10 @@ static uint32_t rule_refs(struct nftdp_ctl *ctl, uint16_t id)
 					const struct xt_set_info *info;
 					uint32_t len = 0;
 
+					if (kind && strcmp(kind, "target") == 0) {
+						n += target_refs(e, id);
+						continue;
+					}
 					if (kind == NULL || strcmp(kind, "match") != 0 ||
 					    !nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME) ||
 					    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
@@ -1782,6 +1818,7 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 			: set->family;
 	v->netmask = set->netmask;
 	v->dim = dim_of(set->type->kind);
+	v->skbinfo = (set->cadt_flags & IPSET_FLAG_WITH_SKBINFO) != 0;
 	v->first = set->first;
 	v->last = set->last;
 	for (uint32_t i = 0; i < set->n; i++) {
@@ -1791,6 +1828,10 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 		e->k = set->e[i].k;
 		e->expire_ms = set->with_timeout ? set->e[i].expire_ms : 0;
 		e->nomatch = set->e[i].nomatch;
+		e->skbmark = set->e[i].skbmark;
+		e->skbmarkmask = set->e[i].skbmarkmask;
+		e->skbprio = set->e[i].skbprio;
+		e->skbqueue = set->e[i].skbqueue;
 		e->next = v->head[b];
 		v->head[b] = (int32_t)i;
 		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT)
@@ -1838,6 +1879,57 @@ static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 		nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
 	while (nold)
 		nftdp_vm_ipset_free(olds[--nold]);
+}
+
+/* -j SET: one add or delete a packet asked for, as ip_set_add /
+ * ip_set_del apply it (the type's kadt built the key on the worker):
+ * 0 when it changed the set */
+static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
+{
+	struct ctl_ipset *st = arg;
+	struct ipset *set = ev->id < st->max ? st->sets[ev->id] : NULL;
+	struct ipset_key k = ev->k;
+	struct ext x;
+
+	/* the worker read the set before a swap or destroy: the kernel's
+	 * kadt would have seen the set now at that index */
+	if (set == NULL || set->type->kind == K_LIST_SET)
+		return -IPSET_ERR_TYPE_MISMATCH;
+	switch (set->type->kind) {
+	case K_BITMAP_IP:
+		mask_ip(k.ip, NFPROTO_IPV4, set->netmask);
+		if (ip4(k.ip) < set->first || ip4(k.ip) > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		break;
+	case K_BITMAP_PORT:
+		if (k.port < set->first || k.port > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		break;
+	case K_HASH_IP:
+		mask_ip(k.ip, set->family, set->netmask);
+		break;
+	default:
+		break;
+	}
+	memset(&x, 0, sizeof(x));
+	if (!ev->del && ev->timeout != UINT32_MAX) {
+		x.has_timeout = true;
+		x.timeout = ev->timeout;
+	}
+	return adt_one(st, set, ev->del ? IPSET_DEL : IPSET_ADD, &k, &x, false,
+		       (ev->flags & NFTDP_VM_IPSET_EV_EXIST) ? IPSET_FLAG_EXIST : 0, -1);
+}
+
+void ctl_ipset_events(struct nftdp_ctl *ctl)
+{
+	struct ctl_ipset *st = ctl->ipset;
+
+	if (st == NULL) {
+		nftdp_vm_ipset_poll(NULL, NULL);
+		return;
+	}
+	if (nftdp_vm_ipset_poll(apply_event, st))
+		sync_workers(ctl, st);
 }
 
 int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,

@@ -153,8 +153,6 @@ int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bo
 /* why an extension common in firewalls does not run */
 static const char *why_not(const char *name, bool target)
 {
-	if (strcmp(name, target ? "SET" : "set") == 0)
-		return ": rules do not read ipset's sets yet, use an nft set";
 	if (!target && strcmp(name, "owner") == 0)
 		return ": it needs a local socket, nftdp has no local stack";
 	return "";
