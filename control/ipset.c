@@ -16,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1819,6 +1820,8 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 	v->netmask = set->netmask;
 	v->dim = dim_of(set->type->kind);
 	v->skbinfo = (set->cadt_flags & IPSET_FLAG_WITH_SKBINFO) != 0;
+	v->counters = (set->cadt_flags & IPSET_FLAG_WITH_COUNTERS) != 0;
+	v->owner = set;
 	v->first = set->first;
 	v->last = set->last;
 	for (uint32_t i = 0; i < set->n; i++) {
@@ -1832,6 +1835,10 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 		e->skbmarkmask = set->e[i].skbmarkmask;
 		e->skbprio = set->e[i].skbprio;
 		e->skbqueue = set->e[i].skbqueue;
+		atomic_init(&e->packets, set->e[i].packets);
+		atomic_init(&e->bytes, set->e[i].bytes);
+		e->base_packets = set->e[i].packets;
+		e->base_bytes = set->e[i].bytes;
 		e->next = v->head[b];
 		v->head[b] = (int32_t)i;
 		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT)
@@ -1840,11 +1847,80 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 	return v;
 }
 
+/* Fold what packets counted into the published copy v since the last
+ * fold into set's own counters (into also's, the copy that replaced v,
+ * where it is given): the workers add to v's counters, the control
+ * thread remembers what it has taken in base_*. */
+static void pull_counters(struct ipset *set, struct nftdp_vm_ipset *v, struct nftdp_vm_ipset *also)
+{
+	if (set == NULL || v == NULL || !v->counters || v->owner != set)
+		return;
+	for (uint32_t i = 0; i < v->n; i++) {
+		struct nftdp_vm_ipset_elem *e = &v->e[i];
+		uint64_t dp =
+		    atomic_load_explicit(&e->packets, memory_order_relaxed) - e->base_packets;
+		uint64_t db = atomic_load_explicit(&e->bytes, memory_order_relaxed) - e->base_bytes;
+		int32_t j;
+
+		if (dp == 0 && db == 0)
+			continue;
+		e->base_packets += dp;
+		e->base_bytes += db;
+		j = find(set, &e->k);
+		if (j >= 0) {
+			set->e[j].packets += dp;
+			set->e[j].bytes += db;
+		}
+		if (also && also->counters && also->owner == set) {
+			int32_t x = also->head[nftdp_vm_ipset_hash(&e->k) & (also->nhead - 1)];
+
+			for (; x >= 0; x = also->e[x].next)
+				if (memcmp(&also->e[x].k, &e->k, sizeof(e->k)) == 0)
+					break;
+			if (x >= 0) {
+				atomic_fetch_add_explicit(&also->e[x].packets, dp,
+							  memory_order_relaxed);
+				atomic_fetch_add_explicit(&also->e[x].bytes, db,
+							  memory_order_relaxed);
+				also->e[x].base_packets += dp;
+				also->e[x].base_bytes += db;
+			}
+		}
+	}
+}
+
+/* every published set's counters into the sets, before a command reads
+ * or sets them */
+static void pull_all(struct ctl_ipset *st)
+{
+	for (uint32_t i = 0; i < st->max; i++)
+		if (st->pub[i] && st->sets[i])
+			pull_counters(st->sets[i], nftdp_vm_ipset_get((uint16_t)i), NULL);
+}
+
+struct retired {
+	struct nftdp_vm_ipset *old;
+	uint32_t slot;
+};
+
+/* after a grace period: what packets counted into the replaced copies
+ * since they were folded goes to the set and its new copy; then free */
+static void retire(struct ctl_ipset *st, struct retired *r, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		uint32_t i = r[k].slot;
+
+		if (i < st->max && st->sets[i])
+			pull_counters(st->sets[i], r[k].old, nftdp_vm_ipset_get((uint16_t)i));
+		nftdp_vm_ipset_free(r[k].old);
+	}
+}
+
 /* Publish every set changed by the last command (and unpublish destroyed
  * ones); the replaced copies are freed after one grace period. */
 static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 {
-	struct nftdp_vm_ipset *olds[16];
+	struct retired olds[16];
 	unsigned int nold = 0;
 
 	for (uint32_t i = 0; i < st->max; i++) {
@@ -1854,6 +1930,7 @@ static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 		if (set ? !set->dirty && st->pub[i] : !st->pub[i])
 			continue;
 		if (set) {
+			pull_counters(set, nftdp_vm_ipset_get((uint16_t)i), NULL);
 			v = snapshot(set);
 			if (v == NULL) {
 				fprintf(stderr,
@@ -1870,23 +1947,29 @@ static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 		if (nold == sizeof(olds) / sizeof(olds[0])) {
 			if (ctl->cfg.gen_dom)
 				nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
-			while (nold)
-				nftdp_vm_ipset_free(olds[--nold]);
+			retire(st, olds, nold);
+			nold = 0;
 		}
-		olds[nold++] = old;
+		olds[nold].old = old;
+		olds[nold++].slot = i;
 	}
 	if (nold && ctl->cfg.gen_dom)
 		nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
-	while (nold)
-		nftdp_vm_ipset_free(olds[--nold]);
+	retire(st, olds, nold);
 }
 
 /* -j SET: one add or delete a packet asked for, as ip_set_add /
  * ip_set_del apply it (the type's kadt built the key on the worker):
  * 0 when it changed the set */
+struct ev_ctx {
+	struct ctl_ipset *st;
+	bool pulled;
+};
+
 static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
 {
-	struct ctl_ipset *st = arg;
+	struct ev_ctx *c = arg;
+	struct ctl_ipset *st = c->st;
 	struct ipset *set = ev->id < st->max ? st->sets[ev->id] : NULL;
 	struct ipset_key k = ev->k;
 	struct ext x;
@@ -1895,6 +1978,10 @@ static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
 	 * kadt would have seen the set now at that index */
 	if (set == NULL || set->type->kind == K_LIST_SET)
 		return -IPSET_ERR_TYPE_MISMATCH;
+	if (!c->pulled) { /* the counters as they are before the first change */
+		pull_all(st);
+		c->pulled = true;
+	}
 	switch (set->type->kind) {
 	case K_BITMAP_IP:
 		mask_ip(k.ip, NFPROTO_IPV4, set->netmask);
@@ -1916,6 +2003,10 @@ static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
 		x.has_timeout = true;
 		x.timeout = ev->timeout;
 	}
+	/* IP_SET_INIT_KEXT: the adding packet is the element's count */
+	x.has_packets = x.has_bytes = !ev->del;
+	x.packets = 1;
+	x.bytes = ev->len;
 	return adt_one(st, set, ev->del ? IPSET_DEL : IPSET_ADD, &k, &x, false,
 		       (ev->flags & NFTDP_VM_IPSET_EV_EXIST) ? IPSET_FLAG_EXIST : 0, -1);
 }
@@ -1928,7 +2019,9 @@ void ctl_ipset_events(struct nftdp_ctl *ctl)
 		nftdp_vm_ipset_poll(NULL, NULL);
 		return;
 	}
-	if (nftdp_vm_ipset_poll(apply_event, st))
+	struct ev_ctx c = {st, false};
+
+	if (nftdp_vm_ipset_poll(apply_event, &c))
 		sync_workers(ctl, st);
 }
 
@@ -1973,6 +2066,9 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		ret = -IPSET_ERR_PROTOCOL;
 		goto out;
 	}
+	/* what packets counted, before the command lists or sets counters */
+	if (cmd != IPSET_CMD_TYPE && cmd != IPSET_CMD_GET_BYNAME && cmd != IPSET_CMD_GET_BYINDEX)
+		pull_all(st);
 	switch (cmd) {
 	case IPSET_CMD_TYPE: {
 		bool known;

@@ -62,8 +62,62 @@ struct nftdp_vm_ipset *nftdp_vm_ipset_publish(uint16_t id, struct nftdp_vm_ipset
 	return old;
 }
 
+struct set_opt {
+	uint64_t pkt_val, byte_val;
+	uint8_t pkt_op, byte_op; /* IPSET_COUNTER_*, NONE: no counter match */
+	uint8_t dim, flags;	 /* IPSET_DIM_*_SRC */
+	bool return_nomatch;
+	bool skip_update;    /* ! --update-counters (IPSET_FLAG_SKIP_COUNTER_UPDATE) */
+	bool skip_subupdate; /* ! --update-subcounters */
+};
+
+static bool counter_match(uint64_t v, uint8_t op, uint64_t want)
+{
+	switch (op) {
+	case IPSET_COUNTER_NONE:
+		return true;
+	case IPSET_COUNTER_EQ:
+		return v == want;
+	case IPSET_COUNTER_NE:
+		return v != want;
+	case IPSET_COUNTER_LT:
+		return v < want;
+	case IPSET_COUNTER_GT:
+		return v > want;
+	default:
+		return false;
+	}
+}
+
+/* ip_set_match_extensions' counters: the packet counts first (unless
+ * skipped), then the --packets-* and --bytes-* tests; false: no match */
+static bool count_and_match(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_elem *e,
+			    const struct nftdp_vm_pkt *pkt, const struct set_opt *o, bool skip)
+{
+	struct nftdp_vm_ipset_elem *m = (struct nftdp_vm_ipset_elem *)e; /* the counters */
+	uint64_t p, b;
+
+	if (!s->counters)
+		return true;
+	if (!skip) {
+		p = atomic_fetch_add_explicit(&m->packets, 1, memory_order_relaxed) + 1;
+		b = atomic_fetch_add_explicit(&m->bytes, pkt->skb_len, memory_order_relaxed) +
+		    pkt->skb_len;
+	} else {
+		p = atomic_load_explicit(&m->packets, memory_order_relaxed);
+		b = atomic_load_explicit(&m->bytes, memory_order_relaxed);
+	}
+	return counter_match(p, o->pkt_op, o->pkt_val) && counter_match(b, o->byte_op, o->byte_val);
+}
+
+struct nftdp_vm_ipset *nftdp_vm_ipset_get(uint16_t id)
+{
+	return id < IPSET_SLOTS ? __atomic_load_n(&ipsets[id], __ATOMIC_RELAXED) : NULL;
+}
+
 /* 1: in the set (*hit: the element), 0: not, -1: a nomatch entry (-ENOTEMPTY) */
-static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k, uint64_t now,
+static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k,
+		  const struct nftdp_vm_pkt *pkt, const struct set_opt *o, bool skip, uint64_t now,
 		  const struct nftdp_vm_ipset_elem **hit)
 {
 	int32_t i = s->head[nftdp_vm_ipset_hash(k) & (s->nhead - 1)];
@@ -74,6 +128,9 @@ static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_ke
 		if (memcmp(&e->k, k, sizeof(*k)) != 0)
 			continue;
 		if (e->expire_ms && e->expire_ms <= now)
+			return 0;
+		/* mtype_data_match: the extensions before nomatch */
+		if (!count_and_match(s, e, pkt, o, skip))
 			return 0;
 		*hit = e;
 		return e->nomatch ? -1 : 1;
@@ -133,14 +190,10 @@ static void get_ip(const struct nftdp_vm_pkt *pkt, bool src, uint8_t ip[16])
 			   v4 ? 4 : 16);
 }
 
-struct set_opt {
-	uint8_t dim, flags; /* IPSET_DIM_*_SRC */
-	bool return_nomatch;
-};
-
 /* the type's kadt(IPSET_TEST): 1, 0, or -1 for a nomatch entry */
 static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *pkt,
-		     const struct set_opt *o, uint64_t now, const struct nftdp_vm_ipset_elem **hit)
+		     const struct set_opt *o, bool skip, uint64_t now,
+		     const struct nftdp_vm_ipset_elem **hit)
 {
 	struct nftdp_vm_ipset_key k;
 	unsigned int bytes = pkt->nfproto == NFPROTO_IPV4 ? 4 : 16;
@@ -156,7 +209,7 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		if (k.port < s->first || k.port > s->last)
 			return 0;
 		k.proto = 0;
-		return lookup(s, &k, now, hit);
+		return lookup(s, &k, pkt, o, skip, now, hit);
 	case NFTDP_VM_IPSET_BITMAP_IP: {
 		uint32_t v;
 
@@ -166,12 +219,12 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		if (v < s->first || v > s->last)
 			return 0;
 		mask_ip(k.ip, 4, s->netmask);
-		return lookup(s, &k, now, hit);
+		return lookup(s, &k, pkt, o, skip, now, hit);
 	}
 	case NFTDP_VM_IPSET_HASH_IP:
 		get_ip(pkt, src1, k.ip);
 		mask_ip(k.ip, bytes, s->netmask);
-		return lookup(s, &k, now, hit);
+		return lookup(s, &k, pkt, o, skip, now, hit);
 	case NFTDP_VM_IPSET_HASH_IPPORT:
 	case NFTDP_VM_IPSET_HASH_IPPORTIP:
 		get_ip(pkt, src1, k.ip);
@@ -179,7 +232,7 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return 0;
 		if (s->kind == NFTDP_VM_IPSET_HASH_IPPORTIP)
 			get_ip(pkt, o->flags & IPSET_DIM_THREE_SRC, k.ip2);
-		return lookup(s, &k, now, hit);
+		return lookup(s, &k, pkt, o, skip, now, hit);
 	case NFTDP_VM_IPSET_HASH_NET:
 	case NFTDP_VM_IPSET_HASH_NETPORT: {
 		uint8_t ip[16];
@@ -197,7 +250,7 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			memcpy(k.ip, ip, 16);
 			mask_ip(k.ip, bytes, (unsigned int)c);
 			k.cidr = (uint8_t)c;
-			r = lookup(s, &k, now, hit);
+			r = lookup(s, &k, pkt, o, skip, now, hit);
 			if (r)
 				return r;
 		}
@@ -220,24 +273,35 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 		     const struct nftdp_vm_ipset **in)
 {
 	const struct nftdp_vm_ipset *s = set_of(id);
+	bool skip = o->skip_update;
 	int r;
 
 	if (s == NULL || o->dim < s->dim ||
 	    !(s->family == NFPROTO_UNSPEC || s->family == pkt->nfproto))
 		return false;
 	if (s->kind == NFTDP_VM_IPSET_LIST_SET) {
+		/* list_set_ktest: the members without counter matches, their
+		 * counters skipped with ! --update-subcounters; then the
+		 * list's own element counts and compares */
+		struct set_opt sub = *o;
+
 		if (depth)
 			return false;
+		sub.pkt_op = sub.byte_op = IPSET_COUNTER_NONE;
+		if (o->skip_subupdate)
+			sub.skip_update = true;
 		for (uint32_t i = 0; i < s->n; i++) {
 			if (s->e[i].expire_ms && s->e[i].expire_ms <= now)
 				continue;
-			if (set_test(s->e[i].k.id, pkt, o, now, depth + 1, hit, in))
+			if (!set_test(s->e[i].k.id, pkt, &sub, now, depth + 1, hit, in))
+				continue;
+			if (count_and_match(s, &s->e[i], pkt, o, skip))
 				return true;
 		}
 		return false;
 	}
 	*hit = NULL;
-	r = kadt_test(s, pkt, o, now, hit);
+	r = kadt_test(s, pkt, o, skip, now, hit);
 	*in = s;
 	/* --return-nomatch on a type with nomatch entries inverts the
 	 * answer: a nomatch entry matches, a plain one does not */
@@ -248,10 +312,11 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 }
 
 struct set_priv {
-	uint16_t index;
 	struct set_opt opt;
+	uint16_t index;
 	bool inv;
 };
+NFTDP_VM_PRIV_CHECK(struct set_priv);
 
 /* set_match_v1_checkentry / set_match_v3_checkentry / _v4 */
 static int set_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv,
@@ -267,14 +332,26 @@ static int set_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 				     ms->index);
 	if (ms->dim > IPSET_DIM_MAX)
 		return nftdp_vm_errf(cc, -ERANGE, "match set: bad dimension %u", ms->dim);
-	if (rev == 3)
-		cmdflags = ((const struct xt_set_info_match_v3 *)par->info)->flags;
-	else if (rev == 4)
-		cmdflags = ((const struct xt_set_info_match_v4 *)par->info)->flags;
-	if (cmdflags & IPSET_FLAG_MATCH_COUNTERS)
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "match set: --packets-*/--bytes-* (set counters are not "
-				     "counted by nftdp)");
+	memset(&p->opt, 0, sizeof(p->opt));
+	if (rev == 3) {
+		const struct xt_set_info_match_v3 *i = par->info;
+
+		cmdflags = i->flags;
+		p->opt.pkt_op = i->packets.op;
+		p->opt.pkt_val = i->packets.value;
+		p->opt.byte_op = i->bytes.op;
+		p->opt.byte_val = i->bytes.value;
+	} else if (rev == 4) {
+		const struct xt_set_info_match_v4 *i = par->info;
+
+		cmdflags = i->flags;
+		p->opt.pkt_op = i->packets.op;
+		p->opt.pkt_val = i->packets.value;
+		p->opt.byte_op = i->bytes.op;
+		p->opt.byte_val = i->bytes.value;
+	}
+	p->opt.skip_update = cmdflags & IPSET_FLAG_SKIP_COUNTER_UPDATE;
+	p->opt.skip_subupdate = cmdflags & IPSET_FLAG_SKIP_SUBCOUNTER_UPDATE;
 	p->index = ms->index;
 	p->inv = ms->flags & IPSET_INV_MATCH;
 	p->opt.dim = ms->dim;
@@ -477,6 +554,7 @@ static unsigned int adt_events(uint16_t id, const struct nftdp_vm_pkt *pkt, cons
 		ev->del = del;
 		ev->flags = flags;
 		ev->timeout = timeout;
+		ev->len = pkt->skb_len;
 		return 1;
 	}
 	/* list_set_kadd / list_set_kdel: the members in order, until one
@@ -494,6 +572,7 @@ static unsigned int adt_events(uint16_t id, const struct nftdp_vm_pkt *pkt, cons
 		ev[n].del = del;
 		ev[n].flags = (uint8_t)(flags | (n ? NFTDP_VM_IPSET_EV_ALT : 0));
 		ev[n].timeout = timeout;
+		ev[n].len = pkt->skb_len;
 		n++;
 	}
 	return n;
@@ -501,33 +580,48 @@ static unsigned int adt_events(uint16_t id, const struct nftdp_vm_pkt *pkt, cons
 
 #define IPSET_INVALID_ID 65535
 
+/* a set's dimension and src/dst flags (the rest of struct set_opt is
+ * zero for a target) */
+struct set_dim {
+	uint8_t dim, flags;
+};
+
 struct set_tg_priv {
 	uint16_t add, del, map; /* IPSET_INVALID_ID: none */
 	uint8_t flags;		/* NFTDP_VM_IPSET_EV_EXIST */
-	uint32_t map_flags;	/* IPSET_FLAG_MAP_SKB* */
-	uint32_t timeout;	/* UINT32_MAX: the set's */
-	struct set_opt add_opt, del_opt, map_opt;
 	bool map_inv;
+	uint32_t map_flags; /* IPSET_FLAG_MAP_SKB* */
+	uint32_t timeout;   /* UINT32_MAX: the set's */
+	struct set_dim add_opt, del_opt, map_opt;
 };
+NFTDP_VM_PRIV_CHECK(struct set_tg_priv);
+
+static struct set_opt opt_from(struct set_dim d)
+{
+	struct set_opt o;
+
+	memset(&o, 0, sizeof(o));
+	o.dim = d.dim;
+	o.flags = d.flags;
+	return o;
+}
 
 static bool have_set(uint16_t id)
 {
 	return id < IPSET_SLOTS && __atomic_load_n(&ipsets[id], __ATOMIC_RELAXED) != NULL;
 }
 
-static void opt_of(struct set_opt *o, const struct xt_set_info *i)
+static void opt_of(struct set_dim *o, const struct xt_set_info *i)
 {
 	o->dim = i->dim;
 	o->flags = i->flags;
-	o->return_nomatch = false;
 }
 
 /* set_target_v0 keeps the old flags array: compat_flags */
-static void opt_of_v0(struct set_opt *o, const struct xt_set_info_v0 *i)
+static void opt_of_v0(struct set_dim *o, const struct xt_set_info_v0 *i)
 {
 	o->dim = 0;
 	o->flags = 0;
-	o->return_nomatch = false;
 	for (unsigned int d = 0; d < IPSET_DIM_MAX - 1 && i->u.flags[d]; d++) {
 		o->dim++;
 		if (i->u.flags[d] & IPSET_SRC)
@@ -636,20 +730,25 @@ static void set_tg_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	const struct set_tg_priv *p = (const void *)op->priv;
 	struct nftdp_vm_ipset_event ev[2 * IPSET_LIST_TRIES];
 	unsigned int n = 0;
+	struct set_opt o;
 
 	(void)regs;
-	if (p->add != IPSET_INVALID_ID)
-		n += adt_events(p->add, pkt, &p->add_opt, false, p->flags, p->timeout, ctx->now_ms,
-				ev);
-	if (p->del != IPSET_INVALID_ID)
-		n += adt_events(p->del, pkt, &p->del_opt, true, 0, UINT32_MAX, ctx->now_ms, ev + n);
+	if (p->add != IPSET_INVALID_ID) {
+		o = opt_from(p->add_opt);
+		n += adt_events(p->add, pkt, &o, false, p->flags, p->timeout, ctx->now_ms, ev);
+	}
+	if (p->del != IPSET_INVALID_ID) {
+		o = opt_from(p->del_opt);
+		n += adt_events(p->del, pkt, &o, true, 0, UINT32_MAX, ctx->now_ms, ev + n);
+	}
 	nftdp_vm_ipset_put(ctx->worker, ev, n);
 	if (p->map != IPSET_INVALID_ID) {
 		const struct nftdp_vm_ipset_elem *hit = NULL;
 		const struct nftdp_vm_ipset *in = NULL;
 		uint32_t mark = 0, mask = 0, prio = 0;
 
-		if (!(set_test(p->map, pkt, &p->map_opt, ctx->now_ms, 0, &hit, &in) ^ p->map_inv))
+		o = opt_from(p->map_opt);
+		if (!(set_test(p->map, pkt, &o, ctx->now_ms, 0, &hit, &in) ^ p->map_inv))
 			return;
 		/* ip_set_get_skbinfo: the element's, zero from a set without */
 		if (hit && in && in->skbinfo) {

@@ -404,11 +404,82 @@ static void test_set_match(void **state)
 	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
 	assert_int_equal(add(w, g, -1, false, MT("set", 4, m), NF_DROP), 0);
 	assert_int_equal(RUN(w, g, tcp4(&t, 22)), NF_ACCEPT);
-	/* --packets-gt & co. compare counters nftdp does not count */
-	m.flags = IPSET_FLAG_MATCH_COUNTERS;
-	assert_int_equal(
-	    add(w, chain(w, "filter", NF_INET_LOCAL_IN), -1, false, MT("set", 4, m), NF_DROP),
-	    -EOPNOTSUPP);
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
+}
+
+/* counters (ip_set_match_extensions): a matching packet counts into the
+ * element first, then --packets-* and --bytes-* compare; ! --update-counters
+ * compares without counting; list:set counts into its member's element
+ * and its own, ! --update-subcounters leaves the member's alone */
+static void test_set_counters(void **state)
+{
+	struct world *w = *state;
+	struct xt_set_info_match_v4 m = {
+	    .match_set = {.index = 7, .dim = 1, .flags = IPSET_DIM_ONE_SRC},
+	    .packets = {.value = 1, .op = IPSET_COUNTER_GT}};
+	struct nftdp_vm_ipset_key k, lk;
+	struct nftdp_vm_ipset *s, *ls;
+	struct tpkt t;
+
+	memset(&k, 0, sizeof(k));
+	k.ip[0] = 10;
+	k.ip[3] = 1;
+	s = ipset_of(NFTDP_VM_IPSET_HASH_IP, &k, NULL, 1);
+	s->counters = true;
+	assert_null(nftdp_vm_ipset_publish(7, s));
+	struct nftdp_vm_chain *a = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, a, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_ACCEPT); /* 1 > 1: no */
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_DROP);   /* 2 > 1 */
+	assert_int_equal(s->e[0].packets, 2);
+	assert_int_equal(s->e[0].bytes, 80);
+	assert_int_equal(RUN(w, a, tcp4_from(&t, 9, 1)), NF_ACCEPT); /* not in it */
+	/* ! --update-counters: compared, not counted */
+	m.flags = IPSET_FLAG_SKIP_COUNTER_UPDATE;
+	m.packets.op = IPSET_COUNTER_EQ;
+	m.packets.value = 2;
+	struct nftdp_vm_chain *b = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, b, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, b, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, b, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(s->e[0].packets, 2);
+	/* --bytes-lt */
+	m.flags = 0;
+	m.packets.op = IPSET_COUNTER_NONE;
+	m.bytes.op = IPSET_COUNTER_LT;
+	m.bytes.value = 160;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);   /* 120 < 160 */
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT); /* 160 */
+	/* a set without counters: the comparison has nothing to say */
+	s->counters = false;
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	s->counters = true;
+	/* list:set 8 = {7} with counters */
+	memset(&lk, 0, sizeof(lk));
+	lk.id = 7;
+	ls = ipset_of(NFTDP_VM_IPSET_LIST_SET, &lk, NULL, 1);
+	ls->family = NFPROTO_UNSPEC;
+	ls->counters = true;
+	assert_null(nftdp_vm_ipset_publish(8, ls));
+	m.match_set.index = 8;
+	m.bytes.op = IPSET_COUNTER_NONE;
+	m.packets.op = IPSET_COUNTER_EQ;
+	m.packets.value = 1; /* the list's own element, not the member's (4, then 5) */
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, d, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, d, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(s->e[0].packets, 5);
+	assert_int_equal(ls->e[0].packets, 1);
+	m.flags = IPSET_FLAG_SKIP_SUBCOUNTER_UPDATE;
+	m.packets.op = IPSET_COUNTER_NONE;
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, e, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(s->e[0].packets, 5);
+	assert_int_equal(ls->e[0].packets, 2);
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(8, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
@@ -1566,6 +1637,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_counters, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

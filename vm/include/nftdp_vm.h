@@ -727,6 +727,12 @@ struct nftdp_vm_ipset_elem {
 	bool nomatch;
 	uint16_t skbqueue; /**< skbinfo (sets created with it): what --map-set applies */
 	uint32_t skbmark, skbmarkmask, skbprio;
+	/** counters (sets created with them): what packets add, shared by
+	 * every worker (relaxed atomic adds) */
+	_Atomic uint64_t packets, bytes;
+	/** the counters the control thread last folded into its own copy
+	 * (control path only) */
+	uint64_t base_packets, base_bytes;
 };
 
 /** One set's contents as workers read them: immutable once published. */
@@ -735,6 +741,8 @@ struct nftdp_vm_ipset {
 	uint8_t netmask;      /**< hash:ip, bitmap:ip: addresses masked to it */
 	uint8_t dim;	      /**< the type's dimension (1..3) */
 	bool skbinfo;	      /**< created with skbinfo: elements carry e[].skb* */
+	bool counters;	      /**< created with counters: packets count into e[] */
+	const void *owner;    /**< the control thread's set it copies (opaque) */
 	uint32_t first, last; /**< bitmap range, host order */
 	bool cidrs[129];      /**< hash:net*: prefix lengths present */
 	uint32_t n, nhead;    /**< elements, buckets (a power of two) */
@@ -756,6 +764,8 @@ void nftdp_vm_ipset_free(struct nftdp_vm_ipset *s);
  * Control path, one thread.
  */
 struct nftdp_vm_ipset *nftdp_vm_ipset_publish(uint16_t id, struct nftdp_vm_ipset *s);
+/** The set published as index id, or NULL. Control path (the one writer). */
+struct nftdp_vm_ipset *nftdp_vm_ipset_get(uint16_t id);
 
 /*
  * -j SET (xt_SET): a packet's add or delete goes to the control thread,
@@ -775,6 +785,7 @@ struct nftdp_vm_ipset_event {
 	uint8_t del;	  /**< 0: IPSET_ADD, 1: IPSET_DEL */
 	uint8_t flags;	  /**< NFTDP_VM_IPSET_EV_* */
 	uint32_t timeout; /**< add: seconds, UINT32_MAX: the set's default */
+	uint32_t len;	  /**< add: the packet's length (a new element's bytes) */
 };
 
 /**
