@@ -37,6 +37,8 @@
 #include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_physdev.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
@@ -256,11 +258,10 @@ static void test_refused_names_extension(void **state)
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFQUEUE", 1, info, 64), -1),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFQUEUE"));
-	/* SET runs (test_set_target): an info of the wrong size is EINVAL;
-	 * owner: refused, saying why */
+	/* SET and owner run (test_set_target, test_owner_physdev): an info
+	 * of the wrong size is EINVAL */
 	assert_int_equal(add(w, c, -1, false, xt("target", "SET", 3, info, 64), -1), -EINVAL);
-	assert_int_equal(add(w, c, -1, false, xt("match", "owner", 1, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "local stack"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "owner", 1, info, 64), -1), -EINVAL);
 	/* the standard target is no target */
 	assert_int_equal(add(w, c, -1, false, xt("target", "", 0, info, 8), -1), -EINVAL);
 }
@@ -639,6 +640,90 @@ static void test_set_target(void **state)
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(8, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(9, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(10, NULL));
+}
+
+/* owner (no packet nftdp sees has a socket) and physdev (bridged IP
+ * only in wire mode): owner_mt's and physdev_mt's socketless and
+ * bridgeless answers, the bridged one, the checkentry errnos */
+static void test_owner_physdev(void **state)
+{
+	struct world *w = *state;
+	struct xt_owner_match_info o = {.uid_min = 0, .uid_max = 0, .match = XT_OWNER_UID};
+	struct xt_physdev_info pd;
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	/* owner: LOCAL_OUT and POSTROUTING only; uid ranges checked */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("owner", 1, o), NF_DROP),
+	    -EINVAL);
+	o.uid_max = UINT32_MAX;
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_POST_ROUTING), -1, false, MT("owner", 1, o), NF_DROP),
+	    -EINVAL);
+	o.uid_max = 0;
+	o.match = 0x10;
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_POST_ROUTING), -1, false, MT("owner", 1, o), NF_DROP),
+	    -EINVAL);
+	/* --uid-owner 0: no socket, no match; ! --uid-owner 0 and
+	 * ! --socket-exists: a match */
+	o.match = XT_OWNER_UID;
+	struct nftdp_vm_chain *a = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, a, -1, false, MT("owner", 1, o), NF_DROP), 0);
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_ACCEPT);
+	o.invert = XT_OWNER_UID;
+	struct nftdp_vm_chain *b = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, b, -1, false, MT("owner", 1, o), NF_DROP), 0);
+	assert_int_equal(RUN(w, b, tcp4(&t, 1)), NF_DROP);
+	o.match = XT_OWNER_UID | XT_OWNER_SOCKET;
+	o.invert = XT_OWNER_UID;
+	struct nftdp_vm_chain *c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("owner", 1, o), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+
+	/* physdev: options checked; --physdev-out without --physdev-is-bridged
+	 * not at OUTPUT */
+	memset(&pd, 0, sizeof(pd));
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("physdev", 0, pd), NF_DROP),
+	    -EINVAL);
+	pd.bitmask = XT_PHYSDEV_OP_OUT;
+	strcpy(pd.physoutdev, "dp1");
+	memset(pd.out_mask, 0xff, 4);
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_LOCAL_OUT), -1, false, MT("physdev", 0, pd), NF_DROP),
+	    -EINVAL);
+	/* routed (not bridged): only inverted options match */
+	nftdp_vm_physdev_bridged(false);
+	struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, d, -1, false, MT("physdev", 0, pd), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->hook = NF_INET_FORWARD;
+	p->iifname = "dp0";
+	p->oifname = "dp1";
+	assert_int_equal(RUN(w, d, p), NF_ACCEPT);
+	pd.invert = XT_PHYSDEV_OP_OUT;
+	struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, e, -1, false, MT("physdev", 0, pd), NF_DROP), 0);
+	assert_int_equal(RUN(w, e, p), NF_DROP);
+	/* bridged: the ports; --physdev-out dp1 at forward */
+	nftdp_vm_physdev_bridged(true);
+	assert_int_equal(RUN(w, d, p), NF_DROP);
+	assert_int_equal(RUN(w, e, p), NF_ACCEPT);
+	p->oifname = "dp2";
+	assert_int_equal(RUN(w, d, p), NF_ACCEPT);
+	/* --physdev-in dp with a 2-byte mask (iptables' dp+), is-bridged */
+	memset(&pd, 0, sizeof(pd));
+	pd.bitmask = XT_PHYSDEV_OP_IN | XT_PHYSDEV_OP_BRIDGED;
+	strcpy(pd.physindev, "dp");
+	memset(pd.in_mask, 0xff, 2);
+	struct nftdp_vm_chain *f = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, f, -1, false, MT("physdev", 0, pd), NF_DROP), 0);
+	assert_int_equal(RUN(w, f, p), NF_DROP);
+	p->iifname = "eth0";
+	assert_int_equal(RUN(w, f, p), NF_ACCEPT);
+	nftdp_vm_physdev_bridged(false);
 }
 
 struct fake_ct {
@@ -1638,6 +1723,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_counters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_owner_physdev, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

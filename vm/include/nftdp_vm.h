@@ -804,6 +804,14 @@ unsigned int nftdp_vm_ipset_poll(int (*cb)(const struct nftdp_vm_ipset_event *ev
 /** Events lost on full rings since the start, all workers. */
 uint64_t nftdp_vm_ipset_lost(void);
 
+/**
+ * Whether the ip hooks see bridged IP (wire mode: a --wire pair is a
+ * bridge, br_netfilter's view), for xt_physdev: the rx port is the
+ * physindev and, at forward and postrouting, the tx port the physoutdev.
+ * Off (--router): no packet crossed a bridge. Set before the workers run.
+ */
+void nftdp_vm_physdev_bridged(bool on);
+
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
 
