@@ -147,9 +147,8 @@ static bool physdev_test(const struct physdev_priv *p, const struct nftdp_vm_pkt
 	}
 	indev = pkt->iifname;
 	/* br_nf_forward_ip records the out port: forward and postrouting */
-	outdev = pkt->hook == NF_INET_FORWARD || pkt->hook == NF_INET_POST_ROUTING
-		     ? pkt->oifname
-		     : NULL;
+	outdev =
+	    pkt->hook == NF_INET_FORWARD || pkt->hook == NF_INET_POST_ROUTING ? pkt->oifname : NULL;
 	if ((b & XT_PHYSDEV_OP_BRIDGED) && (!!outdev ^ !(inv & XT_PHYSDEV_OP_BRIDGED)))
 		return false;
 	if (((b & XT_PHYSDEV_OP_ISIN) && (!indev ^ !!(inv & XT_PHYSDEV_OP_ISIN))) ||

@@ -23,5 +23,6 @@ PACKETS = [
     syn(A, 8080, 40008),  # --add-set nets src: 10.1.0.0/16 (nets' largest prefix)
     syn(E, 8081, 40009),  # nets counts it, forwarded
 ]
+IPSET_SAVE = True  # what the packets added and deleted, on both sides
 PACED_ONLY = 'a packet\'s add reaches the set at the control thread\'s next poll'
 EXPECT = {'dp1': 4}

@@ -7,16 +7,18 @@ from scapy.all import IP, TCP, UDP, ICMP, Raw
 A, B, C, H, N, D = '10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.5', '10.1.0.9', '10.2.0.1'
 
 
+# sent one at a time from dp0 (two-way mode: nftdp runs live), so that
+# `ipset save` compares the counters the packets left on both sides
 def udp(src, sport):
-    return IP(src=src, dst=D) / UDP(sport=sport, dport=53) / Raw(b'q' * 12)
+    return ('dp0', IP(src=src, dst=D) / UDP(sport=sport, dport=53) / Raw(b'q' * 12))
 
 
 def tcp(src, sport):
-    return IP(src=src, dst=D) / TCP(sport=sport, dport=80, flags='S')
+    return ('dp0', IP(src=src, dst=D) / TCP(sport=sport, dport=80, flags='S'))
 
 
 def icmp(src, seq):
-    return IP(src=src, dst=D) / ICMP(id=7, seq=seq)
+    return ('dp0', IP(src=src, dst=D) / ICMP(id=7, seq=seq))
 
 
 PACKETS = [
@@ -26,4 +28,5 @@ PACKETS = [
     icmp(H, 1), icmp(H, 2), icmp(H, 3),                        # /30 nomatch, then /24 when it fails
     icmp(N, 4), icmp(N, 5), icmp(N, 6),                        # /24's bytes over 60: dropped
 ]
+IPSET_SAVE = True
 EXPECT = {'dp1': 5}
