@@ -2,12 +2,19 @@
 /*
  * xt_set's set match (net/netfilter/xt_set.c, revisions 1-4) over the
  * ipset sets control/ipset.c keeps: each set's contents are published
- * here as an immutable struct nftdp_vm_ipset, replaced whole on every
- * change and freed after a grace period, so workers read without locks.
- * The lookup is the types' kadt with IPSET_TEST (ip_set_test): the
- * packet's addresses and ports by the rule's per-dimension src/dst
- * flags, hash:net's most specific net (mtype_test_cidrs), nomatch
- * entries and --return-nomatch, timeouts, list:set's members in order.
+ * here as a struct nftdp_vm_ipset, replaced whole on every change and
+ * freed after a grace period, so workers read without locks; only the
+ * elements' counters change in place (relaxed atomic adds, folded back
+ * by the control thread). The lookup is the types' kadt with IPSET_TEST
+ * (ip_set_test): the packet's addresses and ports by the rule's
+ * per-dimension src/dst flags, hash:net's most specific net
+ * (mtype_test_cidrs), nomatch entries and --return-nomatch, timeouts,
+ * counters and the --packets-* and --bytes-* tests (ip_set_match_extensions),
+ * list:set's members in order.
+ *
+ * The SET target (xt_SET rev 0-3): adds and deletes build the kadt's
+ * element here and go to the control thread on the worker's ring
+ * (nftdp_vm_ipset_put); --map-set is a test that applies skbinfo.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
