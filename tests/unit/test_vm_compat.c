@@ -408,6 +408,33 @@ static void test_set_match(void **state)
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
+/* bitmap:port answers for TCP and UDP only (ip_set_get_ip_port; the
+ * kernel here does not match SCTP or UDP-Lite to port 80 in it) */
+static void test_set_bitmap_port_proto(void **state)
+{
+	struct world *w = *state;
+	struct xt_set_info_match_v4 m = {.match_set = {.index = 7, .dim = 1, .flags = 0}};
+	struct nftdp_vm_ipset_key k;
+	struct nftdp_vm_ipset *s;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	memset(&k, 0, sizeof(k));
+	k.port = 80;
+	s = ipset_of(NFTDP_VM_IPSET_BITMAP_PORT, &k, NULL, 1);
+	s->family = NFPROTO_UNSPEC;
+	s->first = 0;
+	s->last = 1000;
+	assert_null(nftdp_vm_ipset_publish(7, s));
+	struct nftdp_vm_chain *a = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, a, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, a, tcp4(&t, 80)), NF_DROP);
+	p = tcp4(&t, 80);
+	p->l4proto = IPPROTO_SCTP;
+	assert_int_equal(RUN(w, a, p), NF_ACCEPT);
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
+}
+
 /* counters (ip_set_match_extensions): a matching packet counts into the
  * element first, then --packets-* and --bytes-* compare; ! --update-counters
  * compares without counting; list:set counts into its member's element
@@ -1722,6 +1749,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_bitmap_port_proto, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_owner_physdev, setup, teardown),
 	};
