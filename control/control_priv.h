@@ -152,6 +152,8 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		  const struct nlattr **bad);
 /* Free every ipset set (nftdp_ctl_destroy). */
 void ctl_ipset_destroy(struct nftdp_ctl *ctl);
+/* -j SET: apply the adds and deletes the workers asked for, publish */
+void ctl_ipset_events(struct nftdp_ctl *ctl);
 /* The clock of element timeouts, in ms (CLOCK_MONOTONIC; tests replace it). */
 extern uint64_t (*ctl_ipset_clock)(void);
 /* NFNL_SUBSYS_CTNETLINK_EXP: conntrack -L expect (ctnetlink.c) */

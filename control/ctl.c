@@ -51,6 +51,7 @@ int nftdp_ctl_poll(struct nftdp_ctl *ctl, int timeout_ms)
 	nftdp_ctl_ct_events(ctl);    /* conntrack -E */
 	nftdp_ctl_trace_events(ctl); /* nft monitor trace */
 	nftdp_ctl_nflog_events(ctl); /* log group N */
+	ctl_ipset_events(ctl);	     /* -j SET */
 	return rc;
 }
 

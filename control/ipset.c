@@ -10,11 +10,13 @@
  * attributes, flags and order the kernel's mtype_head/mtype_list put, so
  * `ipset list` and `ipset save` print what they print on the kernel.
  *
- * The sets live on the control thread only: no rule reads them yet
- * (xt_set and SET are still refused, docs/iptables.md).
+ * The sets live on the control thread; the workers read published
+ * copies (-m set, --map-set) and ask for adds and deletes (-j SET)
+ * through rings that ctl_ipset_events drains (vm/expr_compat_set.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1285,6 +1287,37 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	return ret;
 }
 
+/* The references a SET target holds on set index id: its add, del and
+ * (rev 3) map sets (set_target_v*_checkentry) */
+static uint32_t target_refs(const struct nftnl_expr *e, uint16_t id)
+{
+	const void *info;
+	uint32_t len = 0, rev, n = 0;
+
+	if (!nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME) ||
+	    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME), "SET") != 0)
+		return 0;
+	info = nftnl_expr_get(e, NFTNL_EXPR_TG_INFO, &len);
+	rev = nftnl_expr_get_u32(e, NFTNL_EXPR_TG_REV);
+	if (info == NULL)
+		return 0;
+	if (rev == 0) {
+		const struct xt_set_info_target_v0 *t = info;
+
+		if (len < sizeof(*t))
+			return 0;
+		return (t->add_set.index == id) + (t->del_set.index == id);
+	}
+	if (len >= sizeof(struct xt_set_info_target_v1)) {
+		const struct xt_set_info_target_v1 *t = info;
+
+		n = (t->add_set.index == id) + (t->del_set.index == id);
+	}
+	if (rev == 3 && len >= sizeof(struct xt_set_info_target_v3))
+		n += ((const struct xt_set_info_target_v3 *)info)->map_set.index == id;
+	return n;
+}
+
 /* The rules naming set index id in a set match (the references
  * set_match_v*_checkentry takes, ip_set_nfnl_get_byindex): the kernel's
  * set->ref counts them beside list:set members. */
@@ -1315,6 +1348,10 @@ static uint32_t rule_refs(struct nftdp_ctl *ctl, uint16_t id)
 					const struct xt_set_info *info;
 					uint32_t len = 0;
 
+					if (kind && strcmp(kind, "target") == 0) {
+						n += target_refs(e, id);
+						continue;
+					}
 					if (kind == NULL || strcmp(kind, "match") != 0 ||
 					    !nftnl_expr_is_set(e, NFTNL_EXPR_MT_NAME) ||
 					    strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME),
@@ -1782,6 +1819,9 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 			: set->family;
 	v->netmask = set->netmask;
 	v->dim = dim_of(set->type->kind);
+	v->skbinfo = (set->cadt_flags & IPSET_FLAG_WITH_SKBINFO) != 0;
+	v->counters = (set->cadt_flags & IPSET_FLAG_WITH_COUNTERS) != 0;
+	v->owner = set;
 	v->first = set->first;
 	v->last = set->last;
 	for (uint32_t i = 0; i < set->n; i++) {
@@ -1791,6 +1831,14 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 		e->k = set->e[i].k;
 		e->expire_ms = set->with_timeout ? set->e[i].expire_ms : 0;
 		e->nomatch = set->e[i].nomatch;
+		e->skbmark = set->e[i].skbmark;
+		e->skbmarkmask = set->e[i].skbmarkmask;
+		e->skbprio = set->e[i].skbprio;
+		e->skbqueue = set->e[i].skbqueue;
+		atomic_init(&e->packets, set->e[i].packets);
+		atomic_init(&e->bytes, set->e[i].bytes);
+		e->base_packets = set->e[i].packets;
+		e->base_bytes = set->e[i].bytes;
 		e->next = v->head[b];
 		v->head[b] = (int32_t)i;
 		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT)
@@ -1799,11 +1847,80 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 	return v;
 }
 
+/* Fold what packets counted into the published copy v since the last
+ * fold into set's own counters (into also's, the copy that replaced v,
+ * where it is given): the workers add to v's counters, the control
+ * thread remembers what it has taken in base_*. */
+static void pull_counters(struct ipset *set, struct nftdp_vm_ipset *v, struct nftdp_vm_ipset *also)
+{
+	if (set == NULL || v == NULL || !v->counters || v->owner != set)
+		return;
+	for (uint32_t i = 0; i < v->n; i++) {
+		struct nftdp_vm_ipset_elem *e = &v->e[i];
+		uint64_t dp =
+		    atomic_load_explicit(&e->packets, memory_order_relaxed) - e->base_packets;
+		uint64_t db = atomic_load_explicit(&e->bytes, memory_order_relaxed) - e->base_bytes;
+		int32_t j;
+
+		if (dp == 0 && db == 0)
+			continue;
+		e->base_packets += dp;
+		e->base_bytes += db;
+		j = find(set, &e->k);
+		if (j >= 0) {
+			set->e[j].packets += dp;
+			set->e[j].bytes += db;
+		}
+		if (also && also->counters && also->owner == set) {
+			int32_t x = also->head[nftdp_vm_ipset_hash(&e->k) & (also->nhead - 1)];
+
+			for (; x >= 0; x = also->e[x].next)
+				if (memcmp(&also->e[x].k, &e->k, sizeof(e->k)) == 0)
+					break;
+			if (x >= 0) {
+				atomic_fetch_add_explicit(&also->e[x].packets, dp,
+							  memory_order_relaxed);
+				atomic_fetch_add_explicit(&also->e[x].bytes, db,
+							  memory_order_relaxed);
+				also->e[x].base_packets += dp;
+				also->e[x].base_bytes += db;
+			}
+		}
+	}
+}
+
+/* every published set's counters into the sets, before a command reads
+ * or sets them */
+static void pull_all(struct ctl_ipset *st)
+{
+	for (uint32_t i = 0; i < st->max; i++)
+		if (st->pub[i] && st->sets[i])
+			pull_counters(st->sets[i], nftdp_vm_ipset_get((uint16_t)i), NULL);
+}
+
+struct retired {
+	struct nftdp_vm_ipset *old;
+	uint32_t slot;
+};
+
+/* after a grace period: what packets counted into the replaced copies
+ * since they were folded goes to the set and its new copy; then free */
+static void retire(struct ctl_ipset *st, struct retired *r, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		uint32_t i = r[k].slot;
+
+		if (i < st->max && st->sets[i])
+			pull_counters(st->sets[i], r[k].old, nftdp_vm_ipset_get((uint16_t)i));
+		nftdp_vm_ipset_free(r[k].old);
+	}
+}
+
 /* Publish every set changed by the last command (and unpublish destroyed
  * ones); the replaced copies are freed after one grace period. */
 static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 {
-	struct nftdp_vm_ipset *olds[16];
+	struct retired olds[16];
 	unsigned int nold = 0;
 
 	for (uint32_t i = 0; i < st->max; i++) {
@@ -1813,6 +1930,7 @@ static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 		if (set ? !set->dirty && st->pub[i] : !st->pub[i])
 			continue;
 		if (set) {
+			pull_counters(set, nftdp_vm_ipset_get((uint16_t)i), NULL);
 			v = snapshot(set);
 			if (v == NULL) {
 				fprintf(stderr,
@@ -1829,15 +1947,82 @@ static void sync_workers(struct nftdp_ctl *ctl, struct ctl_ipset *st)
 		if (nold == sizeof(olds) / sizeof(olds[0])) {
 			if (ctl->cfg.gen_dom)
 				nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
-			while (nold)
-				nftdp_vm_ipset_free(olds[--nold]);
+			retire(st, olds, nold);
+			nold = 0;
 		}
-		olds[nold++] = old;
+		olds[nold].old = old;
+		olds[nold++].slot = i;
 	}
 	if (nold && ctl->cfg.gen_dom)
 		nftdp_vm_gen_synchronize(ctl->cfg.gen_dom);
-	while (nold)
-		nftdp_vm_ipset_free(olds[--nold]);
+	retire(st, olds, nold);
+}
+
+/* -j SET: one add or delete a packet asked for, as ip_set_add /
+ * ip_set_del apply it (the type's kadt built the key on the worker):
+ * 0 when it changed the set */
+struct ev_ctx {
+	struct ctl_ipset *st;
+	bool pulled;
+};
+
+static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
+{
+	struct ev_ctx *c = arg;
+	struct ctl_ipset *st = c->st;
+	struct ipset *set = ev->id < st->max ? st->sets[ev->id] : NULL;
+	struct ipset_key k = ev->k;
+	struct ext x;
+
+	/* the worker read the set before a swap or destroy: the kernel's
+	 * kadt would have seen the set now at that index */
+	if (set == NULL || set->type->kind == K_LIST_SET)
+		return -IPSET_ERR_TYPE_MISMATCH;
+	if (!c->pulled) { /* the counters as they are before the first change */
+		pull_all(st);
+		c->pulled = true;
+	}
+	switch (set->type->kind) {
+	case K_BITMAP_IP:
+		mask_ip(k.ip, NFPROTO_IPV4, set->netmask);
+		if (ip4(k.ip) < set->first || ip4(k.ip) > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		break;
+	case K_BITMAP_PORT:
+		if (k.port < set->first || k.port > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		break;
+	case K_HASH_IP:
+		mask_ip(k.ip, set->family, set->netmask);
+		break;
+	default:
+		break;
+	}
+	memset(&x, 0, sizeof(x));
+	if (!ev->del && ev->timeout != UINT32_MAX) {
+		x.has_timeout = true;
+		x.timeout = ev->timeout;
+	}
+	/* IP_SET_INIT_KEXT: the adding packet is the element's count */
+	x.has_packets = x.has_bytes = !ev->del;
+	x.packets = 1;
+	x.bytes = ev->len;
+	return adt_one(st, set, ev->del ? IPSET_DEL : IPSET_ADD, &k, &x, false,
+		       (ev->flags & NFTDP_VM_IPSET_EV_EXIST) ? IPSET_FLAG_EXIST : 0, -1);
+}
+
+void ctl_ipset_events(struct nftdp_ctl *ctl)
+{
+	struct ctl_ipset *st = ctl->ipset;
+
+	if (st == NULL) {
+		nftdp_vm_ipset_poll(NULL, NULL);
+		return;
+	}
+	struct ev_ctx c = {st, false};
+
+	if (nftdp_vm_ipset_poll(apply_event, &c))
+		sync_workers(ctl, st);
 }
 
 int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlmsghdr *nlh,
@@ -1881,6 +2066,9 @@ int ctl_ipset_rcv(struct nftdp_ctl *ctl, struct ctl_session *s, const struct nlm
 		ret = -IPSET_ERR_PROTOCOL;
 		goto out;
 	}
+	/* what packets counted, before the command lists or sets counters */
+	if (cmd != IPSET_CMD_TYPE && cmd != IPSET_CMD_GET_BYNAME && cmd != IPSET_CMD_GET_BYINDEX)
+		pull_all(st);
 	switch (cmd) {
 	case IPSET_CMD_TYPE: {
 		bool known;

@@ -694,6 +694,7 @@ int main(int argc, char **argv)
 	dp.flow_cache = o.flow_cache;
 	dp.flow_verify = o.flow_verify;
 	dp.router = o.router || o.host_ports;
+	nftdp_vm_physdev_bridged(!dp.router); /* xt_physdev: wire mode bridges */
 	dp.route = o.route && !o.control_only;
 	dp.mtu = (uint16_t)o.mtu;
 	dp.n_mbufs = o.mbufs;

@@ -78,6 +78,22 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_set_ops;
 int nftdp_vm_compat_set1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_set3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_set4_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* owner rev 1 and physdev rev 0 (expr_compat_owner.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_owner_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_physdev_ops;
+int nftdp_vm_compat_owner_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_physdev_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+/* xt_SET's SET target, revisions 0-3 (expr_compat_set.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_settg_ops;
+int nftdp_vm_compat_settg0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_settg1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_settg2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_settg3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
 int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				  void *priv);
 int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -150,16 +150,6 @@ int nftdp_vm_compat_info_size(uint8_t family, const char *name, uint32_t rev, bo
 	return x ? x->size : -ENOENT;
 }
 
-/* why an extension common in firewalls does not run */
-static const char *why_not(const char *name, bool target)
-{
-	if (strcmp(name, target ? "SET" : "set") == 0)
-		return ": rules do not read ipset's sets yet, use an nft set";
-	if (!target && strcmp(name, "owner") == 0)
-		return ": it needs a local socket, nftdp has no local stack";
-	return "";
-}
-
 static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 				       bool target)
 {
@@ -193,8 +183,8 @@ static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nf
 	if (!x) {
 		/* the kernel would load it (ENOENT only when no module has it);
 		 * nftdp does not run it */
-		nftdp_vm_errf(cc, -EOPNOTSUPP, "%s %s (revision %u): not supported by nftdp%s",
-			      kind, name, rev, why_not(name, target));
+		nftdp_vm_errf(cc, -EOPNOTSUPP, "%s %s (revision %u): not supported by nftdp", kind,
+			      name, rev);
 		return NULL;
 	}
 	nftnl_expr_get(e, a_info, &len);

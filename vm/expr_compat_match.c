@@ -25,6 +25,8 @@
 #include <linux/netfilter/xt_mac.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_physdev.h>
 #include <linux/netfilter/xt_pkttype.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
@@ -718,6 +720,11 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent0_check, &nftdp_vm_compat_recent_ops},
     {"recent", 1, NFPROTO_UNSPEC, sizeof(struct xt_recent_mtinfo_v1), HOOKS_ALL, NULL, 0,
      COMPAT_F_STATE | COMPAT_F_NAMED, nftdp_vm_compat_recent1_check, &nftdp_vm_compat_recent_ops},
+    {"owner", 1, NFPROTO_UNSPEC, sizeof(struct xt_owner_match_info),
+     COMPAT_HOOK(NF_INET_LOCAL_OUT) | COMPAT_HOOK(NF_INET_POST_ROUTING), NULL, 0, 0,
+     nftdp_vm_compat_owner_check, &nftdp_vm_compat_owner_ops},
+    {"physdev", 0, NFPROTO_UNSPEC, sizeof(struct xt_physdev_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_physdev_check, &nftdp_vm_compat_physdev_ops},
     {"set", 1, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v1), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_set1_check, &nftdp_vm_compat_set_ops},
     {"set", 2, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v1), HOOKS_ALL, NULL, 0, 0,

@@ -23,6 +23,7 @@
 #include <linux/netfilter/xt_SYNPROXY.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_connmark.h>
+#include <linux/netfilter/xt_set.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv6/ip6t_REJECT.h>
 
@@ -510,6 +511,14 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      IPPROTO_TCP, COMPAT_F_CT, synproxy_check, &synproxy_ops},
     {"SYNPROXY", 0, V6, sizeof(struct xt_synproxy_info), H(LOCAL_IN) | H(FORWARD), NULL,
      IPPROTO_TCP, COMPAT_F_CT, synproxy_check, &synproxy_ops},
+    {"SET", 0, ANY, sizeof(struct xt_set_info_target_v0), 0, NULL, 0, 0,
+     nftdp_vm_compat_settg0_check, &nftdp_vm_compat_settg_ops},
+    {"SET", 1, ANY, sizeof(struct xt_set_info_target_v1), 0, NULL, 0, 0,
+     nftdp_vm_compat_settg1_check, &nftdp_vm_compat_settg_ops},
+    {"SET", 2, ANY, sizeof(struct xt_set_info_target_v2), 0, NULL, 0, 0,
+     nftdp_vm_compat_settg2_check, &nftdp_vm_compat_settg_ops},
+    {"SET", 3, ANY, sizeof(struct xt_set_info_target_v3), 0, NULL, 0, 0,
+     nftdp_vm_compat_settg3_check, &nftdp_vm_compat_settg_ops},
     {"TCPMSS", 0, V4, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,

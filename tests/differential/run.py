@@ -45,6 +45,7 @@ import importlib.util
 import ipaddress
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -153,6 +154,32 @@ def two_way(recipe):
     """A case with packets from both sides: sent one at a time, with a gap,
     on both ports, and nftdp runs live on veths (docs/differential.md)."""
     return any(isinstance(p, tuple) for p in recipe.PACKETS)
+
+
+def ipset_saved(recipe):
+    """IPSET_SAVE = True (a two-way case with a .ipset): `ipset save` after
+    the packets must be the same on both sides (docs/differential.md)."""
+    return getattr(recipe, 'IPSET_SAVE', False)
+
+
+def ipset_lines(text):
+    """`ipset save` without what differs by design: the random initval, a
+    hash set's member order (sorted), an element's remaining timeout."""
+    creates, adds = [], []
+    for line in text.splitlines():
+        line = re.sub(r' initval 0x[0-9a-f]+', '', line)
+        if line.startswith('add '):
+            adds.append(re.sub(r' timeout \d+', ' timeout T', line))
+        else:
+            creates.append(line)
+    return creates + sorted(adds)
+
+
+def ipset_compare(work):
+    def lines(side):
+        with open(os.path.join(work, side + '-ipset.txt')) as f:
+            return ipset_lines(f.read())
+    return lines_compare('ipset save', lines('kernel'), lines('nftdp'))
 
 
 def bridged(recipe):
@@ -459,6 +486,10 @@ def kernel_side(case, recipe, frames, work):
             trace_stop(mon)
         if lst:
             nflog_stop(lst)
+        if ipset_saved(recipe):
+            _, saved, _ = nsx(NS_DUT, 'ipset', 'save')
+            with open(os.path.join(work, 'kernel-ipset.txt'), 'w') as f:
+                f.write(saved)
         _, listing, _ = nsx(NS_DUT, 'nft', '-j', 'list', 'ruleset')
         with open(os.path.join(work, 'kernel.json'), 'w') as f:
             f.write(listing)
@@ -779,6 +810,14 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
         if lst:
             nflog_stop(lst)
             lst = None
+        if ipset_saved(recipe):
+            # the stock ipset through the shim, while nftdp still runs
+            r = subprocess.run(['ipset', 'save'], capture_output=True, text=True,
+                               timeout=STEP_TIMEOUT,
+                               env=T.nft_env(os.path.join(work, 'nl.sock'),
+                                             shim=T.shim_path(build)))
+            with open(os.path.join(work, 'nftdp-ipset.txt'), 'w') as f:
+                f.write(r.stdout if r.returncode == 0 else 'ipset save failed: ' + r.stderr)
         rc = d.stop(wait=STEP_TIMEOUT)
         if rc != 0:
             raise RuntimeError('nftdp exit %d: %s' % (rc, d.log().strip()[-600:]))
@@ -1044,6 +1083,8 @@ def main():
                     diffs += trace_compare(work)
                 if nflogged(recipe):
                     diffs += nflog_compare(work)
+                if ipset_saved(recipe) and two_way(recipe):
+                    diffs += ipset_compare(work)
                 for burst in bursts:
                     if two_way(recipe) and not offline_two_way(args.build):
                         continue

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,8 @@ static void put_ip4(struct nlmsghdr *nlh, uint16_t type, const char *ip)
 	mnl_attr_nest_end(nlh, n);
 }
 
+static uint32_t create_cadt; /* the next create's CADT_FLAGS (0: none) */
+
 static int create(const char *name, const char *type, uint8_t family, uint32_t timeout,
 		  uint32_t maxelem)
 {
@@ -124,6 +127,9 @@ static int create(const char *name, const char *type, uint8_t family, uint32_t t
 		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(timeout));
 	if (maxelem)
 		mnl_attr_put_u32(nlh, IPSET_ATTR_MAXELEM | NLA_F_NET_BYTEORDER, htonl(maxelem));
+	if (create_cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER,
+				 htonl(create_cadt));
 	if (strcmp(type, "bitmap:port") == 0) {
 		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(100));
 		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(200));
@@ -457,6 +463,147 @@ static void test_published_to_workers(void **state)
 	assert_null(nftdp_vm_ipset_publish(0, NULL));
 }
 
+static struct nftdp_vm_ipset_event ev_of(uint16_t id, bool del, const char *ip, uint8_t flags,
+					 uint32_t timeout)
+{
+	struct nftdp_vm_ipset_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	inet_pton(AF_INET, ip, ev.k.ip);
+	ev.id = id;
+	ev.del = del;
+	ev.flags = flags;
+	ev.timeout = timeout;
+	return ev;
+}
+
+/* -j SET: the adds and deletes the workers queue are applied as
+ * ip_set_add/ip_set_del (--exist, --timeout, the set's default timeout,
+ * list:set's next member only when the last did not take it) and
+ * published; ipset sees them */
+static void test_packet_adds(void **state)
+{
+	struct nftdp_vm_ipset_event ev[3];
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	nftdp_vm_ipset_poll(NULL, NULL);
+	assert_int_equal(create("p", "hash:ip", NFPROTO_IPV4, 100, 0), 0); /* index 0 */
+	assert_int_equal(create("q", "hash:ip", NFPROTO_IPV4, 0, 0), 0);   /* index 1 */
+	ev[0] = ev_of(0, false, "10.0.0.5", 0, UINT32_MAX);
+	ev[1] = ev_of(0, false, "10.0.0.6", 0, 7);
+	assert_true(nftdp_vm_ipset_put(0, ev, 2));
+	ctl_ipset_events(&ctl);
+	assert_int_equal(elements("p"), 2);
+	assert_int_equal(adt(IPSET_CMD_TEST, "p", "10.0.0.6", 0, NULL, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->n, 2);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(v->e[i].expire_ms,
+				 now_ms + (v->e[i].k.ip[3] == 5 ? 100000 : 7000));
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	/* again without --exist: the timeout stays; with it: refreshed */
+	now_ms += 1000;
+	ev[0] = ev_of(0, false, "10.0.0.6", 0, 50);
+	assert_true(nftdp_vm_ipset_put(0, ev, 1));
+	ctl_ipset_events(&ctl);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->e[i].k.ip[3] == 6)
+			assert_int_equal(v->e[i].expire_ms, now_ms - 1000 + 7000);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	ev[0].flags = NFTDP_VM_IPSET_EV_EXIST;
+	assert_true(nftdp_vm_ipset_put(0, ev, 1));
+	ctl_ipset_events(&ctl);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->e[i].k.ip[3] == 6)
+			assert_int_equal(v->e[i].expire_ms, now_ms + 50000);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	/* delete */
+	ev[0] = ev_of(0, true, "10.0.0.5", 0, UINT32_MAX);
+	assert_true(nftdp_vm_ipset_put(0, ev, 1));
+	ctl_ipset_events(&ctl);
+	assert_int_equal(elements("p"), 1);
+	/* list:set's tries: p has .6, so q takes it; then p takes .7 and q
+	 * is not tried */
+	ev[0] = ev_of(0, false, "10.0.0.6", 0, UINT32_MAX);
+	ev[1] = ev_of(1, false, "10.0.0.6", NFTDP_VM_IPSET_EV_ALT, UINT32_MAX);
+	assert_true(nftdp_vm_ipset_put(0, ev, 2));
+	ev[0] = ev_of(0, false, "10.0.0.7", 0, UINT32_MAX);
+	ev[1] = ev_of(1, false, "10.0.0.7", NFTDP_VM_IPSET_EV_ALT, UINT32_MAX);
+	assert_true(nftdp_vm_ipset_put(0, ev, 2));
+	ctl_ipset_events(&ctl);
+	assert_int_equal(elements("p"), 2);
+	assert_int_equal(elements("q"), 1);
+	assert_int_equal(adt(IPSET_CMD_TEST, "q", "10.0.0.6", 0, NULL, 0, false), 0);
+	/* a set destroyed since: nothing */
+	ev[0] = ev_of(1, false, "10.0.0.9", 0, UINT32_MAX);
+	assert_true(nftdp_vm_ipset_put(0, ev, 1));
+	assert_int_equal(name_cmd(IPSET_CMD_DESTROY, "q", NULL), 0);
+	ctl_ipset_events(&ctl);
+	assert_int_equal(elements("p"), 2);
+}
+
+/* the element of v with ip's last byte */
+static struct nftdp_vm_ipset_elem *elem_of(struct nftdp_vm_ipset *v, uint8_t last)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->e[i].k.ip[3] == last)
+			return &v->e[i];
+	fail();
+	return NULL;
+}
+
+/* counters: what packets add to the published copy is folded into the
+ * set before a command and carried into the next copy, also what came
+ * in while the old copy was being replaced; a packet's add starts the
+ * element at 1 packet and its length */
+static void test_counters_fold(void **state)
+{
+	struct nftdp_vm_ipset_event ev;
+	struct nftdp_vm_ipset *v, *v2;
+
+	(void)state;
+	nftdp_vm_ipset_poll(NULL, NULL);
+	create_cadt = IPSET_FLAG_WITH_COUNTERS;
+	assert_int_equal(create("c", "hash:ip", NFPROTO_IPV4, 0, 0), 0); /* index 0 */
+	create_cadt = 0;
+	assert_int_equal(adt(IPSET_CMD_ADD, "c", "10.0.0.1", 0, NULL, 0, false), 0);
+	v = nftdp_vm_ipset_get(0);
+	assert_non_null(v);
+	assert_true(v->counters);
+	atomic_fetch_add(&elem_of(v, 1)->packets, 3);
+	atomic_fetch_add(&elem_of(v, 1)->bytes, 300);
+	/* a command: folded first, then the new copy starts from there */
+	assert_int_equal(adt(IPSET_CMD_ADD, "c", "10.0.0.2", 0, NULL, 0, false), 0);
+	v2 = nftdp_vm_ipset_get(0);
+	assert_ptr_not_equal(v, v2);
+	assert_int_equal(elem_of(v2, 1)->packets, 3);
+	assert_int_equal(elem_of(v2, 1)->bytes, 300);
+	assert_int_equal(elem_of(v2, 2)->packets, 0);
+	/* a test command folds too; a later change carries 3 + 2 */
+	atomic_fetch_add(&elem_of(v2, 1)->packets, 2);
+	assert_int_equal(adt(IPSET_CMD_TEST, "c", "10.0.0.1", 0, NULL, 0, false), 0);
+	assert_int_equal(elem_of(v2, 1)->base_packets, 5);
+	assert_int_equal(adt(IPSET_CMD_DEL, "c", "10.0.0.2", 0, NULL, 0, false), 0);
+	v = nftdp_vm_ipset_get(0);
+	assert_int_equal(elem_of(v, 1)->packets, 5);
+	assert_int_equal(elem_of(v, 1)->bytes, 300);
+	/* a packet's add: 1 packet of its length */
+	memset(&ev, 0, sizeof(ev));
+	inet_pton(AF_INET, "10.0.0.3", ev.k.ip);
+	ev.timeout = UINT32_MAX;
+	ev.len = 60;
+	assert_true(nftdp_vm_ipset_put(0, &ev, 1));
+	ctl_ipset_events(&ctl);
+	v = nftdp_vm_ipset_get(0);
+	assert_int_equal(elem_of(v, 3)->packets, 1);
+	assert_int_equal(elem_of(v, 3)->bytes, 60);
+	assert_int_equal(elem_of(v, 1)->packets, 5);
+}
+
 /* deletes move the last element into the hole: the index stays right
  * over many adds and deletes, and a range of 65536 ports adds and deletes
  * quickly (no per-element rebuild) */
@@ -520,6 +667,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_many_deletes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_packet_adds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_counters_fold, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

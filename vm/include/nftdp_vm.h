@@ -730,6 +730,14 @@ struct nftdp_vm_ipset_elem {
 	uint64_t expire_ms; /**< CLOCK_MONOTONIC ms (nftdp_now_ms); 0: never */
 	int32_t next;	    /**< next in the bucket, -1: none */
 	bool nomatch;
+	uint16_t skbqueue; /**< skbinfo (sets created with it): what --map-set applies */
+	uint32_t skbmark, skbmarkmask, skbprio;
+	/** counters (sets created with them): what packets add, shared by
+	 * every worker (relaxed atomic adds) */
+	_Atomic uint64_t packets, bytes;
+	/** the counters the control thread last folded into its own copy
+	 * (control path only) */
+	uint64_t base_packets, base_bytes;
 };
 
 /** One set's contents as workers read them: immutable once published. */
@@ -737,6 +745,9 @@ struct nftdp_vm_ipset {
 	uint8_t kind, family; /**< enum nftdp_vm_ipset_kind, NFPROTO_* (UNSPEC: any) */
 	uint8_t netmask;      /**< hash:ip, bitmap:ip: addresses masked to it */
 	uint8_t dim;	      /**< the type's dimension (1..3) */
+	bool skbinfo;	      /**< created with skbinfo: elements carry e[].skb* */
+	bool counters;	      /**< created with counters: packets count into e[] */
+	const void *owner;    /**< the control thread's set it copies (opaque) */
 	uint32_t first, last; /**< bitmap range, host order */
 	bool cidrs[129];      /**< hash:net*: prefix lengths present */
 	uint32_t n, nhead;    /**< elements, buckets (a power of two) */
@@ -758,6 +769,53 @@ void nftdp_vm_ipset_free(struct nftdp_vm_ipset *s);
  * Control path, one thread.
  */
 struct nftdp_vm_ipset *nftdp_vm_ipset_publish(uint16_t id, struct nftdp_vm_ipset *s);
+/** The set published as index id, or NULL. Control path (the one writer). */
+struct nftdp_vm_ipset *nftdp_vm_ipset_get(uint16_t id);
+
+/*
+ * -j SET (xt_SET): a packet's add or delete goes to the control thread,
+ * which owns the sets, through the worker's single-producer ring (no
+ * lock, no allocation on the packet path); a full ring loses the event
+ * (counted). The control thread applies them as ip_set_add/ip_set_del
+ * would and publishes the changed sets, so every worker and `ipset list`
+ * see them after its next poll.
+ */
+#define NFTDP_VM_IPSET_EV_EXIST 0x01 /**< --exist: re-add refreshes the element */
+#define NFTDP_VM_IPSET_EV_ALT 0x02   /**< a list:set member's try: only if the last one failed */
+
+/** One add or delete a packet asked for. */
+struct nftdp_vm_ipset_event {
+	struct nftdp_vm_ipset_key k;
+	uint16_t id;	  /**< the set's index */
+	uint8_t del;	  /**< 0: IPSET_ADD, 1: IPSET_DEL */
+	uint8_t flags;	  /**< NFTDP_VM_IPSET_EV_* */
+	uint32_t timeout; /**< add: seconds, UINT32_MAX: the set's default */
+	uint32_t len;	  /**< add: the packet's length (a new element's bytes) */
+};
+
+/**
+ * Queue one packet's n events on worker's ring, all or none; false (and
+ * counted lost) when the ring lacks room. Packet path of that worker.
+ */
+bool nftdp_vm_ipset_put(unsigned int worker, const struct nftdp_vm_ipset_event *ev, unsigned int n);
+/**
+ * Drain every worker's ring in order, calling cb for each event; cb
+ * returns 0 when it changed the set (an ALT event after a success is
+ * skipped without a call). Returns the events read. Control path, one
+ * reader.
+ */
+unsigned int nftdp_vm_ipset_poll(int (*cb)(const struct nftdp_vm_ipset_event *ev, void *arg),
+				 void *arg);
+/** Events lost on full rings since the start, all workers. */
+uint64_t nftdp_vm_ipset_lost(void);
+
+/**
+ * Whether the ip hooks see bridged IP (wire mode: a --wire pair is a
+ * bridge, br_netfilter's view), for xt_physdev: the rx port is the
+ * physindev and, at forward and postrouting, the tx port the physoutdev.
+ * Off (--router): no packet crossed a bridge. Set before the workers run.
+ */
+void nftdp_vm_physdev_bridged(bool on);
 
 /* ------------------------------------------------------------------ */
 /* osf: the OS fingerprint database (nfnetlink_osf)                    */
