@@ -254,6 +254,39 @@ static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 	}
 }
 
+/* The hash of a key (the hash backend's buckets), inline for the packet
+ * path's lookups; nftdp_set_hash_key is the same for other callers. */
+static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t seed)
+{
+	const uint8_t *p = key;
+	uint64_t h = seed ^ (size * 0x9E3779B97F4A7C15ull);
+
+	while (size >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		p += 8;
+		size -= 8;
+	}
+	if (size >= 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+		p += 4;
+		size -= 4;
+	}
+	while (size--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
 /* control path: zeroed memory, 2 MiB aligned and on transparent huge pages
  * when size is over 1 MiB (bucket tables, pools, slab chunks); free()
