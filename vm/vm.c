@@ -150,6 +150,9 @@ resume:
 		}
 		op = &chain->ops[rule->first_op];
 		last = op + rule->n_ops;
+		/* reached through the index: its leading meta tests hold */
+		if (next)
+			op += rule->pre;
 
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to

@@ -153,6 +153,9 @@ struct nftdp_vm_rule {
 	uint32_t n_ops;
 	uint32_t pf;	    /* prefilter run starting at this rule, index + 1; 0 none */
 	uint32_t next_same; /* next rule of the run with the same guard value, or NFTDP_VM_PF_END */
+	/* leading meta nfproto/l4proto tests a packet that reached the rule
+	 * through the rule index surely passes, skipped then (rule_index.c) */
+	uint32_t pre;
 };
 
 /*
@@ -205,6 +208,9 @@ static inline uint32_t nftdp_vm_pf_find(const struct nftdp_vm_pf *pf, uint32_t v
  */
 #define NFTDP_VM_IX_VALS 8 /* l4proto values with a class of their own */
 
+/* Every class of IPv4 and IPv6 has a table (one that steps rule by rule
+ * where the class reaches every rule), so a packet stepped by a table
+ * reached each rule through it and its leading tests (rule->pre) hold. */
 struct nftdp_vm_rule_index {
 	uint8_t cls_of[256];			       /* l4proto -> class */
 	uint8_t cls_none;			       /* no transport header */

@@ -1196,6 +1196,9 @@ static void rs_index(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 	add(b, sub, 31, L4_IS(IPPROTO_TCP), CNT, NULL);
 	add(b, sub, 32, L4_IS(IPPROTO_ICMP), ICMP_TYPE_IS(8), CNT, DROP, NULL);
 	add(b, sub, 33, NFPROTO_IS(NFPROTO_IPV6), CNT, NULL);
+	/* ip ttl 1, loaded into another register than the test's */
+	add(b, sub, 34, NFPROTO_IS(NFPROTO_IPV4), payload(NH, 8, 1, NFT_REG_2),
+	    cmp8(NFT_CMP_EQ, NFT_REG_2, 1), CNT, DROP, NULL);
 	add(b, c, 21, NFPROTO_IS(NFPROTO_IPV4), L4_IS(IPPROTO_TCP), DPORT_IS(22), CNT, DROP, NULL);
 	add(b, c, 22, NFPROTO_IS(NFPROTO_IPV6), L4_IS(IPPROTO_UDP), CNT, NULL);
 	add(b, c, 23, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, ACCEPT, NULL);
@@ -1260,6 +1263,15 @@ static void test_rule_index(void **state)
 	assert_int_equal(ix->next[0][ix->cls_of[IPPROTO_UDP]][3], 4);
 	/* IPv6 TCP: from the first rule straight to the fourth */
 	assert_int_equal(ix->next[1][tcp][0], 3);
+	/* the leading tests a rule reached through the index skips: both of
+	 * 21's (th dport goes to the same register), 23's l4proto; none where
+	 * nothing loads after them, or the load goes to another register */
+	assert_int_equal(f->s[1].base[0]->rules[0].pre, 2);
+	assert_int_equal(f->s[1].base[0]->rules[1].pre, 0);
+	assert_int_equal(f->s[1].base[0]->rules[2].pre, 1);
+	assert_int_equal(f->s[1].base[0]->rules[4].pre, 0);
+	assert_int_equal(ix_sub[1]->rules[1].pre, 1);
+	assert_int_equal(ix_sub[1]->rules[3].pre, 0);
 
 	for (int round = 0; round < 3; round++) {
 		run_both(f, NFPROTO_IPV4, v4, n4, v);
