@@ -1863,6 +1863,14 @@ static struct nftnl_expr *lookup(const char *set)
 	return e;
 }
 
+static struct nftnl_expr *lookup_inv(const char *set)
+{
+	struct nftnl_expr *e = lookup(set);
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	return e;
+}
+
 static struct nftnl_expr *dynset_add(const char *set)
 {
 	struct nftnl_expr *e = ex("dynset");
@@ -1882,6 +1890,15 @@ static void rs_set_s(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 
 	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 41, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("s"), CNT, DROP, NULL);
+}
+
+/* meta l4proto tcp ip saddr != @s counter drop */
+static void rs_set_s_inv(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 46, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup_inv("s"), CNT, DROP, NULL);
 }
 
 static void rs_set_k(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
@@ -1998,6 +2015,11 @@ static void test_set_lookups(void **state)
 	for_both(f, &resolver, sets_commit());
 	build_both(f, rs_set_s);
 	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 3);
+	/* a plain set's lookup is inlined by vm.c, inverted too */
+	assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_LOOKUP);
+	build_both(f, rs_set_s_inv);
+	assert_int_equal(set_rounds(f, 2, NF_ACCEPT, NF_DROP), 3);
+	assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_LOOKUP);
 	set_elem(set_s, 1, false);
 	set_elem(set_s, 2, true);
 	for_both(f, &resolver, sets_commit());
@@ -2054,6 +2076,8 @@ static void test_set_lookups(void **state)
 		assert_int_equal(nftdp_set_insert(set_e, key, NULL, area, 0, 0, true), 0);
 		for_both(f, &resolver, sets_commit());
 		build_both(f, rs_set_e);
+		/* element expressions: lookup_eval runs them */
+		assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_NONE);
 		set_rounds(f, 1, NF_DROP, NF_ACCEPT);
 		s0 = stats(f);
 		assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 1);
