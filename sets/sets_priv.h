@@ -256,7 +256,8 @@ static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 
 /* The hash of a key (the hash backend's buckets), inline for the packet
  * path's lookups; nftdp_set_hash_key is the same for other callers. */
-static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t seed)
+static inline __attribute__((always_inline)) uint32_t set_hash_key_n(const void *key, uint32_t size,
+								     uint32_t seed)
 {
 	const uint8_t *p = key;
 	uint64_t h = seed ^ (size * 0x9E3779B97F4A7C15ull);
@@ -285,6 +286,22 @@ static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t see
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return (uint32_t)h;
+}
+
+/* the same, with the loops unrolled for the VM's common key sizes (an
+ * address, an address and a port, an IPv6 address) */
+static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t seed)
+{
+	switch (size) {
+	case 4:
+		return set_hash_key_n(key, 4, seed);
+	case 8:
+		return set_hash_key_n(key, 8, seed);
+	case 16:
+		return set_hash_key_n(key, 16, seed);
+	default:
+		return set_hash_key_n(key, size, seed);
+	}
 }
 
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
