@@ -885,6 +885,27 @@ static inline bool lookup_one(const struct nftdp_set *s, const void *key, const 
 	return x != NULL;
 }
 
+bool nftdp_set_catchall_live(const struct nftdp_set *s, uint64_t gen, uint64_t now)
+{
+	return catchall_lookup(s, gen, now) != NULL;
+}
+
+static __attribute__((noinline)) bool contains_by_lookup(const struct nftdp_set *s, const void *key,
+							 uint64_t now_ms, uint64_t gen)
+{
+	return lookup_one(s, key, NULL, now_ms, gen);
+}
+
+bool nftdp_set_contains_gen(const struct nftdp_set *s, const void *key, uint64_t now_ms,
+			    uint64_t gen)
+{
+	/* tail calls either way: no frame here */
+	gen = set_gen_read(gen);
+	if (s->ops->contains)
+		return s->ops->contains(s, key, now_ms, gen);
+	return contains_by_lookup(s, key, now_ms, gen);
+}
+
 bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
 		      uint64_t now_ms)
 {

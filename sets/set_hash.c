@@ -371,6 +371,11 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 	return x ? 0 : -EAGAIN;
 }
 
+static bool hash_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	return set_contains_or_catchall(s, hash_lookup(s, key, now, gen), gen, now);
+}
+
 const struct nftdp_set_ops nftdp_set_hash_ops = {
     .name = "hash",
     .features = NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_CONCAT,
@@ -383,6 +388,7 @@ const struct nftdp_set_ops nftdp_set_hash_ops = {
     .reclaim = hash_reclaim,
     .walk = hash_walk,
     .lookup = hash_lookup,
+    .contains = hash_contains,
     .lookup_bulk = hash_lookup_bulk,
     .dp_update = hash_dp_update,
 };

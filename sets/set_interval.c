@@ -1084,6 +1084,11 @@ static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	return hits;
 }
 
+static bool ival_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	return set_contains_or_catchall(s, ival_lookup(s, key, now, gen), gen, now);
+}
+
 const struct nftdp_set_ops nftdp_set_interval_ops = {
     .name = "interval",
     .features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT,
@@ -1097,5 +1102,6 @@ const struct nftdp_set_ops nftdp_set_interval_ops = {
     .commit = ival_commit,
     .walk = ival_walk,
     .lookup = ival_lookup,
+    .contains = ival_contains,
     .lookup_bulk = ival_lookup_bulk,
 };

@@ -83,6 +83,9 @@ struct nftdp_set_ops {
 	 * element or NULL; optional, lookup_bulk with n = 1 stands in */
 	const struct set_elem *(*lookup)(const struct nftdp_set *s, const void *key, uint64_t now,
 					 uint64_t gen);
+	/* packet path: lookup's answer as a bool, the catch-all included
+	 * (set_catchall_hit); optional, lookup stands in */
+	bool (*contains)(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen);
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask);
 	/* *elem_data (when not NULL) gets the data of the element added or
@@ -305,6 +308,16 @@ static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t see
 }
 
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
+
+/* whether s has a catch-all element live in gen (set.c) */
+bool nftdp_set_catchall_live(const struct nftdp_set *s, uint64_t gen, uint64_t now);
+
+/* a backend's contains: x, its lookup's answer, or else the catch-all */
+static inline bool set_contains_or_catchall(const struct nftdp_set *s, const struct set_elem *x,
+					    uint64_t gen, uint64_t now)
+{
+	return x || (ld_rlx(&s->catchall) && nftdp_set_catchall_live(s, gen, now));
+}
 /* control path: zeroed memory, 2 MiB aligned and on transparent huge pages
  * when size is over 1 MiB (bucket tables, pools, slab chunks); free()
  * releases it */

@@ -259,8 +259,8 @@ resume:
 
 				if (op->flow < ctx->flow_need)
 					ctx->flow_taint = 1;
-				if (nftdp_set_lookup_gen(l->set, &regs->data[l->sreg], NULL,
-							 ctx->now_ms, ctx->set_gen) == l->invert)
+				if (nftdp_set_contains_gen(l->set, &regs->data[l->sreg],
+							   ctx->now_ms, ctx->set_gen) == l->invert)
 					goto next;
 				continue;
 			}
