@@ -46,33 +46,7 @@ uint64_t nftdp_set_now(void)
 
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed)
 {
-	const uint8_t *p = key;
-	uint64_t h = seed ^ (size * 0x9E3779B97F4A7C15ull);
-
-	while (size >= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		p += 8;
-		size -= 8;
-	}
-	if (size >= 4) {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
-		p += 4;
-		size -= 4;
-	}
-	while (size--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return (uint32_t)h;
+	return set_hash_key(key, size, seed);
 }
 
 /* Backends in the order nft_select_set_ops would prefer them on a tie. */
@@ -875,8 +849,10 @@ const char *nftdp_set_backend_name(const struct nftdp_set *s)
 }
 
 /* one key: the backend's own single lookup, else its bulk with n = 1 */
-static inline bool lookup_one(const struct nftdp_set *s, const void *key, const void **data,
-			      uint64_t now_ms, uint64_t gen)
+/* a backend without a single-key lookup: its bulk code for one key */
+static __attribute__((noinline)) bool lookup_one_bulk(const struct nftdp_set *s, const void *key,
+						      const void **data, uint64_t now_ms,
+						      uint64_t gen)
 {
 	const void *keys[1] = {key};
 	const void *d[1] = {NULL};
@@ -884,14 +860,6 @@ static inline bool lookup_one(const struct nftdp_set *s, const void *key, const 
 	uint64_t mask = 0;
 	bool hit;
 
-	if (s->ops->lookup) {
-		x = s->ops->lookup(s, key, now_ms, gen);
-		if (!x && ld_rlx(&s->catchall))
-			x = catchall_lookup(s, gen, now_ms);
-		if (x && data)
-			*data = s->data_size ? set_elem_data(s, x) : NULL;
-		return x != NULL;
-	}
 	hit = s->ops->lookup_bulk(s, keys, 1, d, now_ms, gen, &mask) != 0;
 	if (!hit && ld_rlx(&s->catchall) && (x = catchall_lookup(s, gen, now_ms))) {
 		hit = true;
@@ -900,6 +868,42 @@ static inline bool lookup_one(const struct nftdp_set *s, const void *key, const 
 	if (hit && data)
 		*data = d[0];
 	return hit;
+}
+
+static inline bool lookup_one(const struct nftdp_set *s, const void *key, const void **data,
+			      uint64_t now_ms, uint64_t gen)
+{
+	const struct set_elem *x;
+
+	if (!s->ops->lookup)
+		return lookup_one_bulk(s, key, data, now_ms, gen);
+	x = s->ops->lookup(s, key, now_ms, gen);
+	if (!x && ld_rlx(&s->catchall))
+		x = catchall_lookup(s, gen, now_ms);
+	if (x && data)
+		*data = s->data_size ? set_elem_data(s, x) : NULL;
+	return x != NULL;
+}
+
+bool nftdp_set_catchall_live(const struct nftdp_set *s, uint64_t gen, uint64_t now)
+{
+	return catchall_lookup(s, gen, now) != NULL;
+}
+
+static __attribute__((noinline)) bool contains_by_lookup(const struct nftdp_set *s, const void *key,
+							 uint64_t now_ms, uint64_t gen)
+{
+	return lookup_one(s, key, NULL, now_ms, gen);
+}
+
+bool nftdp_set_contains_gen(const struct nftdp_set *s, const void *key, uint64_t now_ms,
+			    uint64_t gen)
+{
+	/* tail calls either way: no frame here */
+	gen = set_gen_read(gen);
+	if (s->ops->contains)
+		return s->ops->contains(s, key, now_ms, gen);
+	return contains_by_lookup(s, key, now_ms, gen);
 }
 
 bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,

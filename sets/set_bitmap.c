@@ -141,6 +141,11 @@ static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const 
 	return hits;
 }
 
+static bool bitmap_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	return set_contains_or_catchall(s, bitmap_lookup(s, key, now, gen), gen, now);
+}
+
 const struct nftdp_set_ops nftdp_set_bitmap_ops = {
     .name = "bitmap",
     .features = NFT_SET_MAP | NFT_SET_OBJECT,
@@ -152,5 +157,6 @@ const struct nftdp_set_ops nftdp_set_bitmap_ops = {
     .unlink = bitmap_unlink,
     .walk = bitmap_walk,
     .lookup = bitmap_lookup,
+    .contains = bitmap_contains,
     .lookup_bulk = bitmap_lookup_bulk,
 };

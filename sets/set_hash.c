@@ -100,9 +100,9 @@ static inline struct set_elem **bucket(struct hash_table *t, uint32_t h)
 	return &t->b[h & t->mask];
 }
 
-static struct set_elem *chain_find(const struct nftdp_set *s, struct set_elem *x, uint32_t link,
-				   uint32_t h, const void *key, uint64_t gen, uint64_t now,
-				   const struct set_elem *stop)
+static inline __attribute__((always_inline)) struct set_elem *
+chain_find(const struct nftdp_set *s, struct set_elem *x, uint32_t link, uint32_t h,
+	   const void *key, uint64_t gen, uint64_t now, const struct set_elem *stop)
 {
 	for (; x && x != stop; x = ld_acq(&x->next[link]))
 		if (x->hash == h && set_key_eq(set_elem_key(x), key, s->key_size) &&
@@ -233,7 +233,7 @@ static const struct set_elem *hash_lookup(const struct nftdp_set *s, const void 
 	const struct hash_priv *hp = s->priv;
 	/* gen (read by the caller, acquire) before table, as in the bulk */
 	struct hash_table *t = ld_acq(&hp->t);
-	uint32_t h = nftdp_set_hash_key(key, s->key_size, hp->seed);
+	uint32_t h = set_hash_key(key, s->key_size, hp->seed);
 
 	return chain_find(s, ld_acq(bucket(t, h)), t->link, h, key, gen, now, NULL);
 }
@@ -252,7 +252,7 @@ static unsigned hash_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	unsigned hits = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		h[i] = nftdp_set_hash_key(keys[i], ks, hp->seed);
+		h[i] = set_hash_key(keys[i], ks, hp->seed);
 		__builtin_prefetch(bucket(t, h[i]));
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -371,6 +371,11 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 	return x ? 0 : -EAGAIN;
 }
 
+static bool hash_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	return set_contains_or_catchall(s, hash_lookup(s, key, now, gen), gen, now);
+}
+
 const struct nftdp_set_ops nftdp_set_hash_ops = {
     .name = "hash",
     .features = NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT | NFT_SET_EVAL | NFT_SET_CONCAT,
@@ -383,6 +388,7 @@ const struct nftdp_set_ops nftdp_set_hash_ops = {
     .reclaim = hash_reclaim,
     .walk = hash_walk,
     .lookup = hash_lookup,
+    .contains = hash_contains,
     .lookup_bulk = hash_lookup_bulk,
     .dp_update = hash_dp_update,
 };

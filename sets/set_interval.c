@@ -987,6 +987,77 @@ static unsigned rx_lookup_bulk(const struct nftdp_set *s, const struct rx_node *
 	return hits;
 }
 
+/*
+ * One key of the packet path (the VM's lookup expression): the walk of
+ * rx_lookup_bulk for a single key, without its arrays and prefetches.
+ * A set (no data) without timeouts answers with the leaf itself: any
+ * non-NULL is a hit and set.c reads no data from it.
+ */
+static const struct set_elem *rx_lookup_one(const struct nftdp_set *s, const struct rx_node *root,
+					    const void *key, uint64_t now)
+{
+	uint32_t ks = s->key_size;
+	bool wide = ks > 8, timeouts = s->desc.flags & NFT_SET_TIMEOUT;
+	bool need_elem = timeouts || s->data_size;
+	u128 k = bt_key(key, ks);
+	uintptr_t v = (uintptr_t)root;
+	const struct bt_node *t;
+	struct set_elem *x = NULL;
+	unsigned dep = 0, r;
+
+	while (v && !(v & RX_TAG)) /* radix nodes: the slot for our byte */
+		v = ((const struct rx_node *)v)->slot[rx_byte(k, dep++)];
+	if (!v)
+		return NULL;
+	t = (const struct bt_node *)(v & ~(uintptr_t)RX_TAG);
+	switch (v & RX_TAG) {
+	case RX_FULL:
+		x = (struct set_elem *)t;
+		break;
+	case RX_ONE:
+		if (k >= bt_key(set_elem_key((const struct set_elem *)t), ks) &&
+		    k <= bt_key(set_elem_key_end(s, (const struct set_elem *)t), ks))
+			x = (struct set_elem *)t;
+		break;
+	case RX_TREE:
+		for (;;) {
+			r = bt_rank(t, k, wide);
+			if (!r)
+				return NULL;
+			if (!t->level)
+				break;
+			t = t->child[r - 1];
+		}
+		if (k <= t->end[r - 1])
+			x = need_elem ? t->elem[r - 1] : (struct set_elem *)t;
+		break;
+	default:
+		break;
+	}
+	if (x && timeouts && set_elem_expired(x, now))
+		x = NULL;
+	return x;
+}
+
+static const struct set_elem *ival_lookup(const struct nftdp_set *s, const void *key, uint64_t now,
+					  uint64_t gen)
+{
+	const struct ival_priv *p = s->priv;
+	struct set_elem *x;
+
+	if (ld_acq(&p->tree_ok)) {
+		/* root before root_gen, as in the bulk */
+		const struct rx_node *root = ld_acq(&p->root);
+
+		if (ld_acq(&p->root_gen) <= gen)
+			return root ? rx_lookup_one(s, root, key, now) : NULL;
+	}
+	x = find_active_le(s, key, gen);
+	if (x && (memcmp(key, set_elem_key_end(s, x), s->key_size) > 0 || set_elem_expired(x, now)))
+		x = NULL;
+	return x;
+}
+
 static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				 const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask)
 {
@@ -1013,6 +1084,11 @@ static unsigned ival_lookup_bulk(const struct nftdp_set *s, const void *const ke
 	return hits;
 }
 
+static bool ival_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	return set_contains_or_catchall(s, ival_lookup(s, key, now, gen), gen, now);
+}
+
 const struct nftdp_set_ops nftdp_set_interval_ops = {
     .name = "interval",
     .features = NFT_SET_INTERVAL | NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_TIMEOUT,
@@ -1025,5 +1101,7 @@ const struct nftdp_set_ops nftdp_set_interval_ops = {
     .unlink = ival_unlink,
     .commit = ival_commit,
     .walk = ival_walk,
+    .lookup = ival_lookup,
+    .contains = ival_contains,
     .lookup_bulk = ival_lookup_bulk,
 };

@@ -83,6 +83,9 @@ struct nftdp_set_ops {
 	 * element or NULL; optional, lookup_bulk with n = 1 stands in */
 	const struct set_elem *(*lookup)(const struct nftdp_set *s, const void *key, uint64_t now,
 					 uint64_t gen);
+	/* packet path: lookup's answer as a bool, the catch-all included
+	 * (set_catchall_hit); optional, lookup stands in */
+	bool (*contains)(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen);
 	unsigned (*lookup_bulk)(const struct nftdp_set *s, const void *const keys[], unsigned n,
 				const void *data[], uint64_t now, uint64_t gen, uint64_t *hit_mask);
 	/* *elem_data (when not NULL) gets the data of the element added or
@@ -254,7 +257,67 @@ static inline bool set_key_eq(const void *a, const void *b, uint32_t n)
 	}
 }
 
+/* The hash of a key (the hash backend's buckets), inline for the packet
+ * path's lookups; nftdp_set_hash_key is the same for other callers. */
+static inline __attribute__((always_inline)) uint32_t set_hash_key_n(const void *key, uint32_t size,
+								     uint32_t seed)
+{
+	const uint8_t *p = key;
+	uint64_t h = seed ^ (size * 0x9E3779B97F4A7C15ull);
+
+	while (size >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		p += 8;
+		size -= 8;
+	}
+	if (size >= 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+		p += 4;
+		size -= 4;
+	}
+	while (size--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+/* the same, with the loops unrolled for the VM's common key sizes (an
+ * address, an address and a port, an IPv6 address) */
+static inline uint32_t set_hash_key(const void *key, uint32_t size, uint32_t seed)
+{
+	switch (size) {
+	case 4:
+		return set_hash_key_n(key, 4, seed);
+	case 8:
+		return set_hash_key_n(key, 8, seed);
+	case 16:
+		return set_hash_key_n(key, 16, seed);
+	default:
+		return set_hash_key_n(key, size, seed);
+	}
+}
+
 uint32_t nftdp_set_hash_key(const void *key, uint32_t size, uint32_t seed);
+
+/* whether s has a catch-all element live in gen (set.c) */
+bool nftdp_set_catchall_live(const struct nftdp_set *s, uint64_t gen, uint64_t now);
+
+/* a backend's contains: x, its lookup's answer, or else the catch-all */
+static inline bool set_contains_or_catchall(const struct nftdp_set *s, const struct set_elem *x,
+					    uint64_t gen, uint64_t now)
+{
+	return x || (ld_rlx(&s->catchall) && nftdp_set_catchall_live(s, gen, now));
+}
 /* control path: zeroed memory, 2 MiB aligned and on transparent huge pages
  * when size is over 1 MiB (bucket tables, pools, slab chunks); free()
  * releases it */

@@ -617,6 +617,8 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 			break;
 		}
 		op->flow = op_flow_level(op);
+		if (nftdp_vm_lookup_fast(op))
+			op->fast = NFTDP_VM_FAST_LOOKUP;
 		chain->n_ops++;
 		uses_ct |= expr_uses_ct(cc.expr_name) || nftdp_vm_compat_uses_ct(e) || cc.needs_ct;
 		cc.needs_ct = false;

@@ -11,23 +11,10 @@
 
 #include "vm_priv.h"
 
-struct lookup_priv {
-	struct nftdp_set *set;
-	const struct nftdp_vm_set_ops *ops;
-	const struct nftdp_vm_chain *const *vchains;
-	uint32_t n_vchains;
-	uint8_t sreg, dreg, dlen;
-	bool invert, dreg_set, verdict;
-	uint16_t counter_at; /* set_info.elem_counter_at */
-	uint8_t flow_lvl;    /* enum nftdp_vm_flow_level */
-	uint16_t expr_at;    /* set_info.elem_expr_at */
-};
-NFTDP_VM_PRIV_CHECK(struct lookup_priv);
-
 static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
-	const struct lookup_priv *p = (const void *)op->priv;
+	const struct nftdp_vm_lookup *p = (const void *)op->priv;
 	const void *data = NULL;
 	bool found;
 
@@ -78,7 +65,7 @@ static void lookup_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 
 static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
-	struct lookup_priv *p = priv;
+	struct nftdp_vm_lookup *p = priv;
 	struct nftdp_vm_set_info si;
 	uint32_t flags = 0;
 	int rc;
@@ -150,20 +137,29 @@ static int lookup_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	return 0;
 }
 
+/* a plain set: vm.c's inlined lookup (found or not, nothing else) */
+bool nftdp_vm_lookup_fast(const struct nftdp_vm_op *op)
+{
+	const struct nftdp_vm_lookup *p = (const void *)op->priv;
+
+	return op->ops->flow == NFTDP_VM_FLOW_LOOKUP && !p->ops && !p->dreg_set && !p->counter_at &&
+	       !p->expr_at;
+}
+
 static uint8_t lookup_flow_level(const void *priv)
 {
-	return ((const struct lookup_priv *)priv)->flow_lvl;
+	return ((const struct nftdp_vm_lookup *)priv)->flow_lvl;
 }
 
 bool nftdp_vm_lookup_is_vmap(const struct nftdp_vm_op *op)
 {
 	return op->ops->flow == NFTDP_VM_FLOW_LOOKUP &&
-	       ((const struct lookup_priv *)(const void *)op->priv)->verdict;
+	       ((const struct nftdp_vm_lookup *)(const void *)op->priv)->verdict;
 }
 
 static int lookup_targets(const void *priv, const struct nftdp_vm_chain **out, int max)
 {
-	const struct lookup_priv *p = priv;
+	const struct nftdp_vm_lookup *p = priv;
 	int n = 0;
 
 	if (!p->verdict)
@@ -178,7 +174,7 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_lookup = {
     .ops =
 	&(const struct nftdp_vm_expr_ops){
 	    .name = "lookup",
-	    .size = sizeof(struct lookup_priv),
+	    .size = sizeof(struct nftdp_vm_lookup),
 	    .init = lookup_init,
 	    .eval = lookup_eval,
 	    .flow = NFTDP_VM_FLOW_LOOKUP,

@@ -98,6 +98,51 @@ void nftdp_vm_l4class_of(struct nftdp_vm_l4class *c, unsigned int k, const uint8
 	}
 }
 
+/*
+ * How many leading ops of r a packet that reached r through the index
+ * surely passes, so that eval may skip them: fused meta nfproto / l4proto
+ * + cmp (mask 0xff) tests, l4proto ones only on a value with a class of
+ * its own (nftdp_vm_rule_pruned is exact for those), and only when the
+ * next op is a payload load into the same register, which overwrites what
+ * the skipped ops wrote (if that load fails the rule breaks, and like a
+ * pruned rule it leaves the register unwritten: no later rule reads it).
+ */
+static uint32_t rule_pre(const struct nftdp_vm_chain *ch, const struct nftdp_vm_rule *r,
+			 const uint8_t *vals, unsigned int n_vals)
+{
+	const struct nftdp_vm_op *ops = &ch->ops[r->first_op];
+	struct nftdp_vm_l4class c = {.listed = vals, .n_listed = n_vals};
+	uint32_t i;
+	uint8_t reg = 0, dreg;
+
+	for (i = 0; i < r->n_ops; i++) {
+		const struct nftdp_vm_meta_cmp *f = (const void *)ops[i].priv;
+
+		if (ops[i].fast != NFTDP_VM_FAST_META_CMP || f->cmp.mask != 0xff)
+			break;
+		if (f->meta.key == NFT_META_L4PROTO && !listed(&c, f->cmp.data))
+			break;
+		if (i && f->meta.reg != reg)
+			break;
+		reg = f->meta.reg;
+	}
+	if (i == 0 || i >= r->n_ops)
+		return 0;
+	switch (ops[i].fast) {
+	case NFTDP_VM_FAST_PAYLOAD:
+	case NFTDP_VM_FAST_PAYLOAD_NH:
+		dreg = ((const struct nftdp_vm_payload *)(const void *)ops[i].priv)->dreg;
+		break;
+	case NFTDP_VM_FAST_PAYLOAD_CMP:
+		dreg =
+		    ((const struct nftdp_vm_payload_cmp *)(const void *)ops[i].priv)->payload.dreg;
+		break;
+	default:
+		return 0;
+	}
+	return dreg == reg ? i : 0;
+}
+
 void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 {
 	static const uint8_t fams[2] = {NFPROTO_IPV4, NFPROTO_IPV6};
@@ -107,7 +152,7 @@ void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 	unsigned int n_vals = 0, n_cls, n_tab = 0;
 	uint32_t n = ch->n_rules;
 	uint16_t *tmp = NULL;
-	bool *reach = NULL;
+	bool *reach = NULL, any_skips = false, any_pre = false;
 
 	if (ch->ix_done)
 		return;
@@ -127,14 +172,14 @@ void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 			uint16_t *t = tmp + (size_t)n_tab * (n + 1);
 			bool skips = false;
 
-			which[f][k] = -1; /* every rule: the loop steps one by one */
+			which[f][k] = -1;
 			nftdp_vm_l4class_of(&c, k, vals, n_vals);
 			for (uint32_t r = 0; r < n; r++) {
 				reach[r] = !nftdp_vm_rule_pruned(ch, &ch->rules[r], fams[f], &c);
 				skips |= !reach[r];
 			}
-			if (!skips)
-				continue;
+			any_skips |= skips;
+			/* a class that reaches every rule steps one by one */
 			t[n] = (uint16_t)n;
 			for (uint32_t r = n; r-- > 0;)
 				t[r] = reach[r] ? (uint16_t)r : t[r + 1];
@@ -146,7 +191,11 @@ void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 				which[f][k] = (int)n_tab++;
 		}
 	}
-	if (n_tab == 0)
+	for (uint32_t r = 0; r < n; r++) {
+		ch->rules[r].pre = rule_pre(ch, &ch->rules[r], vals, n_vals);
+		any_pre |= ch->rules[r].pre != 0;
+	}
+	if (!any_skips && !any_pre)
 		goto out;
 	ix = calloc(1, sizeof(*ix) + (size_t)n_tab * (n + 1) * sizeof(uint16_t));
 	if (!ix)
@@ -154,8 +203,7 @@ void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 	memcpy(ix->tab, tmp, (size_t)n_tab * (n + 1) * sizeof(uint16_t));
 	for (unsigned int f = 0; f < 2; f++)
 		for (unsigned int k = 0; k < n_cls; k++)
-			if (which[f][k] >= 0)
-				ix->next[f][k] = ix->tab + (size_t)which[f][k] * (n + 1);
+			ix->next[f][k] = ix->tab + (size_t)which[f][k] * (n + 1);
 	memset(ix->cls_of, (int)n_vals, sizeof(ix->cls_of));
 	for (unsigned int k = 0; k < n_vals; k++)
 		ix->cls_of[vals[k]] = (uint8_t)k;

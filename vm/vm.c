@@ -5,8 +5,8 @@
  * jump/goto with a stack of NFT_JUMP_STACK_SIZE, return, policy. The fast
  * variants the kernel inlines (cmp_fast, cmp16_fast, payload_fast,
  * bitwise_fast, plus the immediate verdict and a fused payload_fast+cmp_fast)
- * are inlined here too; this is the one table of them (enum nftdp_vm_fast in
- * vm_priv.h).
+ * are inlined here too, and so is a lookup in a plain set; this is the one table of them (enum
+ * nftdp_vm_fast in vm_priv.h).
  */
 #include "vm_priv.h"
 
@@ -150,6 +150,9 @@ resume:
 		}
 		op = &chain->ops[rule->first_op];
 		last = op + rule->n_ops;
+		/* reached through the index: its leading meta tests hold */
+		if (next)
+			op += rule->pre;
 
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to
@@ -250,6 +253,17 @@ resume:
 				continue;
 			}
 #endif
+			case NFTDP_VM_FAST_LOOKUP: {
+				/* lookup_eval for a plain set: found or not */
+				const struct nftdp_vm_lookup *l = (const void *)op->priv;
+
+				if (op->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (nftdp_set_contains_gen(l->set, &regs->data[l->sreg],
+							   ctx->now_ms, ctx->set_gen) == l->invert)
+					goto next;
+				continue;
+			}
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =
 				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)

@@ -34,6 +34,7 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_META,	   /* meta nfproto / l4proto load (struct nftdp_vm_meta) */
 	NFTDP_VM_FAST_META_CMP,	   /* FAST_META then cmp_fast on its register (fused) */
 	NFTDP_VM_FAST_PAYLOAD_NH,  /* network header load of 5..16 bytes (addresses) */
+	NFTDP_VM_FAST_LOOKUP,	   /* lookup in a set: no data, element counter or expression */
 };
 
 /* meta's private data; vm.c reads it for NFTDP_VM_FAST_META */
@@ -158,6 +159,9 @@ struct nftdp_vm_rule {
 	uint32_t n_ops;
 	uint32_t pf;	    /* prefilter run starting at this rule, index + 1; 0 none */
 	uint32_t next_same; /* next rule of the run with the same guard value, or NFTDP_VM_PF_END */
+	/* leading meta nfproto/l4proto tests a packet that reached the rule
+	 * through the rule index surely passes, skipped then (rule_index.c) */
+	uint32_t pre;
 };
 
 /*
@@ -210,6 +214,9 @@ static inline uint32_t nftdp_vm_pf_find(const struct nftdp_vm_pf *pf, uint32_t v
  */
 #define NFTDP_VM_IX_VALS 8 /* l4proto values with a class of their own */
 
+/* Every class of IPv4 and IPv6 has a table (one that steps rule by rule
+ * where the class reaches every rule), so a packet stepped by a table
+ * reached each rule through it and its leading tests (rule->pre) hold. */
 struct nftdp_vm_rule_index {
 	uint8_t cls_of[256];			       /* l4proto -> class */
 	uint8_t cls_none;			       /* no transport header */
@@ -291,6 +298,24 @@ static inline const uint16_t *nftdp_vm_rule_next(const struct nftdp_vm_chain *ch
 	return ix->next[f][(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) ? ix->cls_of[pkt->l4proto]
 								 : ix->cls_none];
 }
+
+/* lookup's private data (expr_lookup.c); vm.c reads it for
+ * NFTDP_VM_FAST_LOOKUP */
+struct nftdp_vm_lookup {
+	struct nftdp_set *set;
+	const struct nftdp_vm_set_ops *ops; /* a test's stand-in; NULL: sets/ */
+	const struct nftdp_vm_chain *const *vchains;
+	uint32_t n_vchains;
+	uint8_t sreg, dreg, dlen;
+	bool invert, dreg_set, verdict;
+	uint16_t counter_at; /* set_info.elem_counter_at */
+	uint8_t flow_lvl;    /* enum nftdp_vm_flow_level */
+	uint16_t expr_at;    /* set_info.elem_expr_at */
+};
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_lookup);
+
+/* whether compile.c may tag a lookup op NFTDP_VM_FAST_LOOKUP */
+bool nftdp_vm_lookup_fast(const struct nftdp_vm_op *op);
 
 /* A set lookup of the packet path in the run's set generation: straight
  * into sets/ for its sets (ops NULL), through ops for a stand-in. */

@@ -229,6 +229,13 @@ bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void
 			  uint64_t now_ms, uint64_t gen);
 
 /**
+ * nftdp_set_lookup_gen() without the data: whether key is in s (an element
+ * or the catch-all). The VM's lookup in a plain set; packet path.
+ */
+bool nftdp_set_contains_gen(const struct nftdp_set *s, const void *key, uint64_t now_ms,
+			    uint64_t gen);
+
+/**
  * Look up n <= NFTDP_SET_BULK_MAX keys. Packet path; safe from any number of
  * threads. data[i] is set for hits when data is not NULL; bit i of *hit_mask
  * is set for a hit. @return the number of hits.

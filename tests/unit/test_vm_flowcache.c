@@ -1196,6 +1196,9 @@ static void rs_index(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 	add(b, sub, 31, L4_IS(IPPROTO_TCP), CNT, NULL);
 	add(b, sub, 32, L4_IS(IPPROTO_ICMP), ICMP_TYPE_IS(8), CNT, DROP, NULL);
 	add(b, sub, 33, NFPROTO_IS(NFPROTO_IPV6), CNT, NULL);
+	/* ip ttl 1, loaded into another register than the test's */
+	add(b, sub, 34, NFPROTO_IS(NFPROTO_IPV4), payload(NH, 8, 1, NFT_REG_2),
+	    cmp8(NFT_CMP_EQ, NFT_REG_2, 1), CNT, DROP, NULL);
 	add(b, c, 21, NFPROTO_IS(NFPROTO_IPV4), L4_IS(IPPROTO_TCP), DPORT_IS(22), CNT, DROP, NULL);
 	add(b, c, 22, NFPROTO_IS(NFPROTO_IPV6), L4_IS(IPPROTO_UDP), CNT, NULL);
 	add(b, c, 23, L4_IS(IPPROTO_UDP), DPORT_IS(53), CNT, ACCEPT, NULL);
@@ -1260,6 +1263,15 @@ static void test_rule_index(void **state)
 	assert_int_equal(ix->next[0][ix->cls_of[IPPROTO_UDP]][3], 4);
 	/* IPv6 TCP: from the first rule straight to the fourth */
 	assert_int_equal(ix->next[1][tcp][0], 3);
+	/* the leading tests a rule reached through the index skips: both of
+	 * 21's (th dport goes to the same register), 23's l4proto; none where
+	 * nothing loads after them, or the load goes to another register */
+	assert_int_equal(f->s[1].base[0]->rules[0].pre, 2);
+	assert_int_equal(f->s[1].base[0]->rules[1].pre, 0);
+	assert_int_equal(f->s[1].base[0]->rules[2].pre, 1);
+	assert_int_equal(f->s[1].base[0]->rules[4].pre, 0);
+	assert_int_equal(ix_sub[1]->rules[1].pre, 1);
+	assert_int_equal(ix_sub[1]->rules[3].pre, 0);
 
 	for (int round = 0; round < 3; round++) {
 		run_both(f, NFPROTO_IPV4, v4, n4, v);
@@ -1851,6 +1863,14 @@ static struct nftnl_expr *lookup(const char *set)
 	return e;
 }
 
+static struct nftnl_expr *lookup_inv(const char *set)
+{
+	struct nftnl_expr *e = lookup(set);
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	return e;
+}
+
 static struct nftnl_expr *dynset_add(const char *set)
 {
 	struct nftnl_expr *e = ex("dynset");
@@ -1870,6 +1890,15 @@ static void rs_set_s(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **bas
 
 	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
 	add(b, c, 41, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup("s"), CNT, DROP, NULL);
+}
+
+/* meta l4proto tcp ip saddr != @s counter drop */
+static void rs_set_s_inv(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_ACCEPT, 0);
+	add(b, c, 46, L4_IS(IPPROTO_TCP), SADDR_LOAD, lookup_inv("s"), CNT, DROP, NULL);
 }
 
 static void rs_set_k(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
@@ -1986,6 +2015,11 @@ static void test_set_lookups(void **state)
 	for_both(f, &resolver, sets_commit());
 	build_both(f, rs_set_s);
 	assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 3);
+	/* a plain set's lookup is inlined by vm.c, inverted too */
+	assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_LOOKUP);
+	build_both(f, rs_set_s_inv);
+	assert_int_equal(set_rounds(f, 2, NF_ACCEPT, NF_DROP), 3);
+	assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_LOOKUP);
 	set_elem(set_s, 1, false);
 	set_elem(set_s, 2, true);
 	for_both(f, &resolver, sets_commit());
@@ -2042,6 +2076,8 @@ static void test_set_lookups(void **state)
 		assert_int_equal(nftdp_set_insert(set_e, key, NULL, area, 0, 0, true), 0);
 		for_both(f, &resolver, sets_commit());
 		build_both(f, rs_set_e);
+		/* element expressions: lookup_eval runs them */
+		assert_int_equal(f->s[1].base[0]->ops[2].fast, NFTDP_VM_FAST_NONE);
 		set_rounds(f, 1, NF_DROP, NF_ACCEPT);
 		s0 = stats(f);
 		assert_int_equal(set_rounds(f, 2, NF_DROP, NF_ACCEPT), 1);
