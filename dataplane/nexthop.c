@@ -114,8 +114,9 @@ int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
 		return ret;
 	}
 	atomic_store_explicit(&h->cur, t, memory_order_release);
-	printf("nftdp: route mode: %u neighbours, ECMP hash %s, following changes\n",
-	       nftdp_route_neigh_count(t), h->l4_hash ? "L4" : "L3");
+	printf("nftdp: %s: %u neighbours, ECMP hash %s, following changes\n",
+	       dp->route ? "route mode" : "dup to an address", nftdp_route_neigh_count(t),
+	       h->l4_hash ? "L4" : "L3");
 	return 0;
 }
 
@@ -344,6 +345,7 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 	out->rt = nh;
 	out->path = (uint8_t)path;
 	out->tx_port = (uint16_t)(oif - 1);
+	out->dup = false;
 	return NFTDP_DP_DROP_MAX;
 }
 
@@ -352,6 +354,75 @@ static bool all_zero(const uint8_t *a, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		if (a[i])
 			return false;
+	return true;
+}
+
+bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const uint8_t *gw,
+				uint32_t oif, const uint8_t *iph, struct nftdp_dp_nh *out)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_route_table *t = nftdp_dp_fib_table(dp);
+	const struct nftdp_route_nh *nh = NULL;
+	unsigned int alen = v4 ? 4 : 16;
+	struct nftdp_route_flow fl;
+	int path = -1;
+
+	/* the neighbour table is made with the route table (fib.c) */
+	if (!t || !dp->nexthop || !nftdp_dp_nexthop_table(dp))
+		return false;
+	/* ip_route_output_key / ip6_route_output: an output flow (iif lo,
+	 * no mark, no source), the DSCP (IPv6: the flow label is not a
+	 * selector nftdp mirrors), the device the statement names */
+	memset(&fl, 0, sizeof(fl));
+	memcpy(fl.daddr, gw, alen);
+	fl.iif = NFTDP_ROUTE_IFINDEX_FOREIGN + 1;
+	fl.oif = oif;
+	if (v4) {
+		fl.dscp = iph[1] & 0xfc;
+	} else {
+		fl.dscp = (uint8_t)(((iph[0] << 4) | (iph[1] >> 4)) & 0xfc);
+		fl.ll_oif = oif;
+	}
+	nh = v4 ? nftdp_route_lookup4_flow(t, &fl) : nftdp_route_lookup6_flow(t, &fl);
+	if (nh && nh->type != RTN_UNICAST)
+		return false; /* local delivery, or an error route: not sent out */
+	if (nh && oif) {
+		/* fib_table_lookup / rt6_device_match skip paths through
+		 * other devices */
+		for (unsigned int i = 0; i < nh->n_oif; i++)
+			if (nh->oif[i] == oif) {
+				path = (int)i;
+				break;
+			}
+	} else if (nh && nh->n_oif) {
+		/* fib_select_path over the gateway (the kernel's hash of the
+		 * output flow is keyed per boot: the spread is nftdp's) */
+		path = nh->n_oif > 1 ? nftdp_route_path_select(nh, rte_jhash(gw, alen, 0x64757021u))
+				     : 0;
+	}
+	if (path < 0) {
+		/* IPv4 with a device and no route through it: ip_route_output's
+		 * "assume the destination is on link"; IPv6 has no such rule */
+		if (!v4 || !oif)
+			return false;
+		nh = NULL;
+	}
+	if (nh)
+		oif = nh->oif[path];
+	if (oif < 1 || oif > dp->n_ports || !dp->port[oif - 1].used)
+		return false;
+	out->rt = nh;
+	out->path = (uint8_t)(path < 0 ? 0 : path);
+	out->tx_port = (uint16_t)(oif - 1);
+	out->dup = true;
+	/* FLOWI_FLAG_KNOWN_NH: rt_set_nexthop's uncached route (rt_gw4 =
+	 * daddr) and ip6_pol_route's RTF_CACHE clone: the gateway of the
+	 * path if it has one, else the dup's address itself */
+	memset(out->dup_nh, 0, sizeof(out->dup_nh));
+	if (nh && nh->gateway && !all_zero(nh->path_gw[path], alen))
+		memcpy(out->dup_nh, nh->path_gw[path], alen);
+	else
+		memcpy(out->dup_nh, gw, alen);
 	return true;
 }
 
@@ -382,8 +453,11 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	uint8_t *d = p->data;
 
 	/* rt_nexthop(): the path's gateway, else the destination now in
-	 * the header (after any rewrite on the way) */
-	if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
+	 * the header (after any rewrite on the way); a dup copy's was
+	 * chosen with its route */
+	if (out->dup)
+		nexthop = out->dup_nh;
+	else if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
 		nexthop = nh->path_gw[out->path];
 	else
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
@@ -420,6 +494,11 @@ unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm
 		struct nftdp_dp_icmp icmp;
 		const struct nftdp_dp_port *o;
 
+		if (w->meta[idx].dup) { /* routed when it was made */
+			act[k++] = p;
+			continue;
+		}
+		w->nh[idx].dup = false;
 		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
 			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
 			rte_pktmbuf_free(w->mb[idx]);

@@ -370,9 +370,15 @@ def dut_setup(recipe, frames):
     if bridged(recipe):
         bridge_setup()
         return
+    # MIRROR_ROUTES: nftdp runs in this namespace, where nft resolves
+    # names; dp1 as ifindex 2 is nftdp's port 1 (P+1), as in
+    # nftdp-diff-PID-nftdp, so `dup to ADDR device "dp1"` means the same
+    # port on both sides (dp0 cannot be 1, lo's)
+    index = {'dp0': ['index', '3'], 'dp1': ['index', '2']} \
+        if getattr(recipe, 'MIRROR_ROUTES', False) else {'dp0': [], 'dp1': []}
     for i in (0, 1):
         dp, t = 'dp%d' % i, 't%d' % i
-        nsx(NS_DUT, 'ip', 'link', 'add', dp, 'address', MAC[dp], 'type', 'veth',
+        nsx(NS_DUT, 'ip', 'link', 'add', dp, *index[dp], 'address', MAC[dp], 'type', 'veth',
             'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
         nsx(NS_DUT, 'ip', 'link', 'set', dp, 'addrgenmode', 'none')
         nsx(NS_DUT, 'sysctl', '-q', '-w', 'net.ipv4.conf.%s.rp_filter=0' % dp,
