@@ -695,6 +695,16 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
  */
 bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const uint8_t *gw,
 				uint32_t oif, const uint8_t *iph, struct nftdp_dp_nh *nh);
+/*
+ * nft_fwd_neigh_eval's neigh_xmit for `fwd ip|ip6 to ADDR device DEV` at
+ * netdev ingress/egress: TTL / hop limit one less (ip_decrease_ttl), a
+ * plain Ethernet header from the port's MAC to ADDR's lladdr by the
+ * neighbour mirror. false: the packet was consumed (no usable neighbour:
+ * queued with --route --host-ports, else dropped as neigh_unresolved; or
+ * no IP header: dropped). Packet-path.
+ */
+bool nftdp_dp_nexthop_fwd(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			  const struct nftdp_dp_meta *mt, struct rte_mbuf *mb, uint16_t rx_port);
 /* the replies of a burst (rejects, ICMP errors): each by the route to its
  * destination, as icmp_send's route lookup: port and oif set; one with no
  * route is counted (no_route) and freed. Returns those kept, in order. */

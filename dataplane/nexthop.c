@@ -483,6 +483,62 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	return true;
 }
 
+bool nftdp_dp_nexthop_fwd(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			  const struct nftdp_dp_meta *mt, struct rte_mbuf *mb, uint16_t rx_port)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_dp_port *pt = &dp->port[p->out.fwd_oif - 1];
+	bool v4 = p->out.fwd_nfproto == NFPROTO_IPV4;
+	const struct nftdp_route_neigh *t = dp->nexthop ? nftdp_dp_nexthop_table(dp) : NULL;
+	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *), *iph = d + mt->ip_off;
+	const uint8_t *lladdr;
+
+	/* skb_try_make_writable(sizeof(*iph)): the header must be there */
+	if (mb->nb_segs != 1 || mt->ip_off < 14 ||
+	    (uint32_t)mt->ip_off + (v4 ? 20u : 40u) > rte_pktmbuf_data_len(mb)) {
+		rte_pktmbuf_free(mb);
+		return false;
+	}
+	if (v4) {
+		/* ip_decrease_ttl: the checksum updated as it does */
+		uint32_t check = (uint32_t)iph[10] << 8 | iph[11];
+
+		check += 0x0100;
+		check += check >= 0xffff;
+		iph[10] = (uint8_t)(check >> 8);
+		iph[11] = (uint8_t)check;
+		iph[8]--;
+	} else {
+		iph[7]--;
+	}
+	/* neigh_xmit's dev_hard_header: a plain Ethernet header in front of
+	 * the network header (tags the frame came with are not sent on) */
+	if (mt->ip_off > 14) {
+		d = (uint8_t *)rte_pktmbuf_adj(mb, (uint16_t)(mt->ip_off - 14));
+		d[12] = v4 ? 0x08 : 0x86;
+		d[13] = v4 ? 0x00 : 0xdd;
+	}
+	memcpy(d + 6, pt->mac.addr_bytes, 6);
+	lladdr =
+	    t ? nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, p->out.fwd_addr)
+	      : NULL;
+	if (lladdr && w->n_unres &&
+	    nftdp_dp_unres_waiting(w, (uint16_t)(p->out.fwd_oif - 1), v4 ? AF_INET : AF_INET6,
+				   p->out.fwd_addr))
+		lladdr = NULL;
+	if (!lladdr) {
+		/* __neigh_event_send queues it and solicits (unres.c) */
+		if (w->unres)
+			nftdp_dp_unres_queue(w, mb, (uint16_t)(p->out.fwd_oif - 1), rx_port,
+					     v4 ? AF_INET : AF_INET6, p->out.fwd_addr);
+		else
+			nftdp_dp_nexthop_unresolved(w, mb);
+		return false;
+	}
+	memcpy(d, lladdr, 6);
+	return true;
+}
+
 unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
 				      unsigned int n)
 {

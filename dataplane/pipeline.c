@@ -416,7 +416,10 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			if (p->out.synproxy && (p->data[p->th_off + 13] & 0x02))
 				synproxy_synack(w, p, &meta[idx], rx_port);
 			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
-				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
+				/* to a neighbour: its MAC, TTL one less (nexthop.c) */
+				if (!p->out.fwd_nfproto ||
+				    nftdp_dp_nexthop_fwd(w, p, &meta[idx], mb, rx_port))
+					emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
 				continue;
 			}
 			break;

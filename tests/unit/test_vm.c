@@ -2035,8 +2035,16 @@ static void test_netdev(void **state)
 	e = ex("reject");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_TCP_RST);
 	assert_int_equal(add(w, c, 3, DPORT(be80), e, NULL), 0);
+	/* fwd ip to ADDR: a frame of another protocol breaks the rule
+	 * (nft_fwd_neigh_eval) */
 	tcp4(&t, 22);
 	t.pkt.nfproto = NFPROTO_IPV4;
+	t.pkt.protocol = htons(0x86dd);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.out.fwd_oif, 0);
+	tcp4(&t, 22);
+	t.pkt.nfproto = NFPROTO_IPV4;
+	t.pkt.protocol = htons(0x0800);
 	assert_int_equal(RUN(w, c, &t.pkt), NF_STOLEN);
 	assert_int_equal(t.pkt.out.fwd_oif, 2);
 	assert_int_equal(t.pkt.out.fwd_nfproto, NFPROTO_IPV4);
