@@ -33,8 +33,14 @@
 struct nftdp_dp_nexthop {
 	/* first: the one word workers load */
 	_Atomic(struct nftdp_route_neigh *) cur;
-	bool dirty;	   /* a neighbour notification since the last dump */
-	bool l4_hash;	   /* fib_multipath_hash_policy 1: ports too */
+	bool dirty;   /* a neighbour notification since the last dump */
+	bool l4_hash; /* fib_multipath_hash_policy 1: ports too */
+	/* net.ipv4.fib_multipath_hash_seed (0: the kernel's key is random)
+	 * and each family's policy; read at start and at each neighbour
+	 * dump. Workers read them as plain words: a stale value for a burst
+	 * only picks the other hash */
+	uint32_t mp_seed;
+	uint8_t policy4, policy6;
 	uint64_t retry_ns; /* no dump before: a failed one's retry, or pacing */
 	unsigned int n_ret;
 	struct {
@@ -52,18 +58,29 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
- * (3: of the inner header, which nftdp does not look at: as 1) */
-static bool read_l4_policy(void)
+static unsigned long read_sysctl(const char *path)
 {
-	FILE *f = fopen("/proc/sys/net/ipv4/fib_multipath_hash_policy", "r");
-	int v = 0;
+	FILE *f = fopen(path, "r");
+	unsigned long v = 0;
 
 	if (!f)
-		return false;
-	if (fscanf(f, "%d", &v) != 1)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
 		v = 0;
 	fclose(f);
+	return v;
+}
+
+/* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
+ * (3: of the inner header, which nftdp does not look at: as 1); the
+ * seed (6.11+) and both families' policies for the kernel's own hash */
+static bool read_l4_policy(struct nftdp_dp_nexthop *h)
+{
+	unsigned long v = read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy");
+
+	h->policy4 = (uint8_t)v;
+	h->policy6 = (uint8_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy");
+	h->mp_seed = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_seed");
 	return v == 1 || v == 3;
 }
 
@@ -104,7 +121,7 @@ int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
 	if (!h)
 		return -ENOMEM;
 	dp->nexthop = h;
-	h->l4_hash = read_l4_policy();
+	h->l4_hash = read_l4_policy(h);
 	/* subscribed before the dump: no change slips in between */
 	ret = nftdp_dp_fib_watch_neigh(dp);
 	if (ret == 0)
@@ -157,6 +174,16 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
 	 * state changes (a large L2 segment) gets dumps at most a third of
 	 * the control thread's time, as route rebuilds */
 	h->dirty = false;
+	/* the hash sysctls with the neighbours (workers load them relaxed) */
+	{
+		struct nftdp_dp_nexthop n = {0};
+		bool l4 = read_l4_policy(&n);
+
+		__atomic_store_n(&h->l4_hash, l4, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->mp_seed, n.mp_seed, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->policy4, n.policy4, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->policy6, n.policy6, __ATOMIC_RELAXED);
+	}
 	ret = dump(dp, &t);
 	if (ret == 0) {
 		uint64_t end = now_ns();
@@ -197,10 +224,11 @@ void nftdp_dp_nexthop_fini(struct nftdp_dp *dp)
 	dp->nexthop = NULL;
 }
 
-/* fib_multipath_hash: addresses (and for IPv6 the flow label and next
- * header), with policy 1 the transport ports and protocol too; the
- * kernel's per-boot key is not known, so the spread differs from the
- * kernel's but each flow keeps one path */
+/* fib_multipath_hash's fields without its key: addresses (and for IPv6
+ * the flow label and next header), with policy 1 the transport ports and
+ * protocol too. Used while no seed is set (the kernel's key is then
+ * random): the spread differs from the kernel's but each flow keeps one
+ * path (kernel_hash() below otherwise) */
 static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
 {
 	const uint8_t *iph = p->data + p->nh_off;
@@ -227,6 +255,80 @@ static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
 		n += 2;
 	}
 	return rte_jhash_32b(k, n, 0x6e667464u);
+}
+
+/* icmp_is_err / icmpv6_is_err: an error quoting a header */
+static bool icmp_err(bool v4, uint8_t type)
+{
+	if (v4)
+		return type == 3 || type == 5 || type == 11 || type == 12;
+	return type < 128;
+}
+
+/*
+ * The kernel's multipath hash of a packet to forward (fib_multipath_hash /
+ * rt6_multipath_hash with the skb), possible while the seed is set and the
+ * family's policy is 0 or 1: false otherwise (the kernel's key is random,
+ * or the policy hashes what nftdp does not: 2, 3). Policy 0:
+ * ip_multipath_l3_keys / ip6_multipath_l3_keys (an ICMP error hashes the
+ * header it quotes); policy 1: the flow dissector's addresses, protocol
+ * and ports (none for fragments), unless the skb already had an L4 hash
+ * (a NIC's RSS hash), which nftdp cannot know.
+ */
+static bool kernel_hash(const struct nftdp_dp_nexthop *h, const struct nftdp_vm_pkt *p,
+			uint32_t *out)
+{
+	uint32_t seed = __atomic_load_n(&h->mp_seed, __ATOMIC_RELAXED);
+	bool v4 = p->nfproto == NFPROTO_IPV4;
+	uint8_t policy = v4 ? __atomic_load_n(&h->policy4, __ATOMIC_RELAXED)
+			    : __atomic_load_n(&h->policy6, __ATOMIC_RELAXED);
+	const uint8_t *iph = p->data + p->nh_off, *key = iph;
+	struct nftdp_route_mp_keys k;
+	uint32_t hlen = v4 ? (uint32_t)(iph[0] & 0x0f) * 4 : 40;
+
+	if (!seed || policy > 1)
+		return false;
+	memset(&k, 0, sizeof(k));
+	k.v6 = !v4;
+	if (policy == 0) {
+		uint8_t proto = v4 ? iph[9] : iph[6];
+
+		/* an ICMP error, not a fragment: the quoted header */
+		if (proto == (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6) &&
+		    (v4 ? !(iph[6] & 0x3f) && !iph[7] : true) &&
+		    (uint64_t)p->nh_off + hlen + 8 + (v4 ? 20 : 40) <= p->len &&
+		    icmp_err(v4, iph[hlen]))
+			key = iph + hlen + 8;
+		if (v4) {
+			memcpy(k.saddr, key + 12, 4);
+			memcpy(k.daddr, key + 16, 4);
+		} else {
+			memcpy(k.saddr, key + 8, 16);
+			memcpy(k.daddr, key + 24, 16);
+			k.flow_label = 0;
+			memcpy(&k.flow_label, key, 4);
+			((uint8_t *)&k.flow_label)[0] = 0;
+			((uint8_t *)&k.flow_label)[1] &= 0x0f;
+			k.ip_proto = key[6];
+		}
+	} else {
+		memcpy(k.saddr, iph + (v4 ? 12 : 8), v4 ? 4 : 16);
+		memcpy(k.daddr, iph + (v4 ? 16 : 24), v4 ? 4 : 16);
+		if (p->flags & NFTDP_VM_PKT_F_L4PROTO) {
+			k.ip_proto = p->l4proto;
+			/* proto_ports_offset: the first 4 bytes of these */
+			if (!(v4 ? (iph[6] & 0x3f) || iph[7] : p->fragoff) &&
+			    (p->l4proto == IPPROTO_TCP || p->l4proto == IPPROTO_UDP ||
+			     p->l4proto == IPPROTO_UDPLITE || p->l4proto == IPPROTO_SCTP ||
+			     p->l4proto == IPPROTO_DCCP || p->l4proto == IPPROTO_ESP) &&
+			    p->th_off + 4 <= p->len) {
+				memcpy(&k.sport, p->data + p->th_off, 2);
+				memcpy(&k.dport, p->data + p->th_off + 2, 2);
+			}
+		}
+	}
+	*out = nftdp_route_mp_hash(seed, &k);
+	return true;
 }
 
 /* ip_error (IPv4) / ip6_pkt_discard and friends (IPv6): what a packet
@@ -332,9 +434,19 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 		route_error(v4, nh->type, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
 	}
-	path = nh->n_oif > 1 ? nftdp_route_path_select(nh, flow_hash(p, dp->nexthop->l4_hash))
-	       : nh->n_oif   ? 0
-			     : -1;
+	if (nh->n_oif > 1) {
+		uint32_t hash;
+
+		/* the kernel's choice where its key is known (the seed set) */
+		if (kernel_hash(dp->nexthop, p, &hash))
+			path = nftdp_route_path_select_kernel(nh, hash);
+		else
+			path = nftdp_route_path_select(
+			    nh,
+			    flow_hash(p, __atomic_load_n(&dp->nexthop->l4_hash, __ATOMIC_RELAXED)));
+	} else {
+		path = nh->n_oif ? 0 : -1;
+	}
 	if (path < 0) {
 		route_error(v4, RTN_UNSPEC, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
@@ -397,8 +509,18 @@ bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const 
 	} else if (nh && nh->n_oif) {
 		/* fib_select_path over the gateway (the kernel's hash of the
 		 * output flow is keyed per boot: the spread is nftdp's) */
-		path = nh->n_oif > 1 ? nftdp_route_path_select(nh, rte_jhash(gw, alen, 0x64757021u))
-				     : 0;
+		uint32_t seed = __atomic_load_n(&dp->nexthop->mp_seed, __ATOMIC_RELAXED);
+		struct nftdp_route_mp_keys k = {.v6 = !v4};
+
+		/* fib_multipath_hash of the output flow {0, gw} (policy 0; its
+		 * other fields are empty here) where the key is known */
+		memcpy(k.daddr, gw, alen);
+		if (nh->n_oif < 2)
+			path = 0;
+		else if (seed)
+			path = nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash(seed, &k));
+		else
+			path = nftdp_route_path_select(nh, rte_jhash(gw, alen, 0x64757021u));
 	}
 	if (path < 0) {
 		/* IPv4 with a device and no route through it: ip_route_output's

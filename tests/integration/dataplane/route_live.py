@@ -27,6 +27,7 @@ import json
 import os
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -451,6 +452,56 @@ def main(tmp):
         check(one, 'ECMP: every probe of a flow leaves by one path')
         check(n1 >= 40 and n2 >= 40, 'ECMP: both paths carry flows (%d on dp1, %d on dp2)' %
               (n1, n2))
+        # 5b. the kernel's own hash once net.ipv4.fib_multipath_hash_seed
+        # is set (read again with the next neighbour dump): each flow on
+        # the path `ip route get ... iif dp0` names (dp0 forwards only
+        # for those questions, so the kernel sends none of the probes)
+        nsh('sysctl', '-qw', 'net.ipv4.fib_multipath_hash_seed=4242')
+        nsh('ip', 'neigh', 'replace', '10.2.0.99', 'lladdr', MAC['t1'], 'dev', 'dp1')
+        time.sleep(BUDGET)
+        seeded = {}
+        for x in range(1, 101):
+            seeded[x] = w.send('10.10.0.%d' % x)
+            time.sleep(0.0005)
+        time.sleep(0.3)
+        with w.lock:
+            dev_of = {t: d for _, d, t, _ in w.seen}
+        nsh('sysctl', '-qw', 'net.ipv4.conf.dp0.forwarding=1')
+        want = {}
+        for x in seeded:
+            out = subprocess.run(T.in_ns(NS_DP) + ['ip', 'route', 'get', '10.10.0.%d' % x,
+                                                   'from', '10.1.0.1', 'iif', 'dp0'],
+                                 capture_output=True, text=True, timeout=10).stdout
+            want[x] = 't1' if 'dev dp1' in out else 't2' if 'dev dp2' in out else None
+        nsh('sysctl', '-qw', 'net.ipv4.conf.dp0.forwarding=0')
+        wrong = [x for x in seeded if dev_of.get(seeded[x]) != want[x]]
+        check(not wrong and None not in want.values(),
+              'ECMP with a seed: every flow on the kernel\'s path (%d of 100 not: %s)' %
+              (len(wrong), wrong[:5]))
+        # 5c. the same for IPv6 (rt6_multipath_hash: addresses, flow
+        # label 0, next header UDP; the seed is net.ipv4's)
+        nsh('ip', '-6', 'route', 'add', '2001:db8:10::/64', 'nexthop', 'via', '2001:db8:2::1',
+            'dev', 'dp1', 'nexthop', 'via', '2001:db8:3::1', 'dev', 'dp2')
+        time.sleep(BUDGET)
+        seeded = {}
+        for x in range(1, 101):
+            seeded[x] = w.send6('2001:db8:10::%x' % x)
+            time.sleep(0.0005)
+        time.sleep(0.3)
+        with w.lock:
+            dev_of = {t: d for _, d, t, _ in w.seen}
+        want = {}
+        for x in seeded:
+            out = subprocess.run(T.in_ns(NS_DP) + ['ip', '-6', 'route', 'get',
+                                                   '2001:db8:10::%x' % x, 'from', '2001:db8:1::1',
+                                                   'iif', 'dp0', 'ipproto', 'udp'],
+                                 capture_output=True, text=True, timeout=10).stdout
+            want[x] = 't1' if 'dev dp1' in out else 't2' if 'dev dp2' in out else None
+        wrong = [x for x in seeded if dev_of.get(seeded[x]) != want[x]]
+        check(not wrong and None not in want.values() and len(set(want.values())) == 2,
+              'IPv6 ECMP with a seed: every flow on the kernel\'s path (%d of 100 not: %s)' %
+              (len(wrong), wrong[:5]))
+        nsh('sysctl', '-qw', 'net.ipv4.fib_multipath_hash_seed=0')
         c = counters(BUILD, sock)
         check(c.get(('c_post', 'dp2'), 0) >= n2 and c.get(('c_post', 'dp1'), 0) >= n1,
               'postrouting sees the route\'s device as oifname (%s)' % c)
