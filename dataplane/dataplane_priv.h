@@ -693,6 +693,12 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
  * dscp / flowlabel: the packet's. false: no route (the kernel frees the
  * copy). Packet-path.
  */
+struct nftdp_vm_gen;
+/* host.c, unres.c: the dup copies among the replies from index `from` on
+ * (made by output or postrouting chains there) through output,
+ * postrouting and netdev egress by their routes; others are left */
+void nftdp_dp_send_copies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  unsigned int from, uint16_t rx_port);
 bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const uint8_t *gw,
 				uint32_t oif, const uint8_t *iph, struct nftdp_dp_nh *nh);
 /*

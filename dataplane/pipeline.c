@@ -1438,6 +1438,7 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
 	uint32_t len = rte_pktmbuf_data_len(mb);
 
 	w->mb[i] = mb;
+	mt->dup = 0; /* host.c and unres.c make replies with this too */
 	meta_from_l2(mt, l2,
 		     is_ip(l2->ip_proto) ? nftdp_dp_ip_len_clip(d + l2->ip_off, len - l2->ip_off,
 								l2->ip_proto == NFTDP_DP_ETH_P_IP)
@@ -1877,6 +1878,30 @@ void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 		   const struct nftdp_vm_pkt *p)
 {
 	emit(w, port, m, key_of(w, p));
+}
+
+void nftdp_dp_send_copies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  unsigned int from, uint16_t rx_port)
+{
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+
+	for (unsigned int r1; (r1 = w->n_reply) > from; from = r1) {
+		unsigned int na = 0;
+
+		for (unsigned int r = from; r < r1; r++)
+			if (w->meta[NFTDP_VM_BURST_MAX + r].dup)
+				act[na++] = &w->view[NFTDP_VM_BURST_MAX + r];
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, w->meta,
+				 rx_port);
+		for (unsigned int i = 0; i < na; i++) { /* ip_output's skb->dev */
+			act[i]->iif = act[i]->oif;
+			act[i]->iifname = act[i]->oifname;
+			act[i]->iiftype = act[i]->oiftype;
+		}
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
+				 w->meta, rx_port);
+		egress_routed(w, gen, act, na, rx_port, true);
+	}
 }
 
 void nftdp_dp_emit_flush(struct nftdp_dp_worker *w)
