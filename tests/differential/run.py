@@ -366,6 +366,8 @@ def dut_setup(recipe, frames):
                     'net.ipv6.conf.%s.mldv1_unsolicited_report_interval=1' % scope,
                     'net.ipv6.conf.%s.mldv2_unsolicited_report_interval=1' % scope,
                     'net.ipv6.conf.%s.addr_gen_mode=1' % scope]
+    # SYSCTLS (optional): more, e.g. net.ipv4.fib_multipath_hash_seed
+    sysctls += list(getattr(recipe, 'SYSCTLS', []))
     nsx(NS_DUT, 'sysctl', '-q', '-w', *sysctls)
     if bridged(recipe):
         bridge_setup()
