@@ -74,14 +74,31 @@ static unsigned long read_sysctl(const char *path)
 /* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
  * (3: of the inner header, which nftdp does not look at: as 1); the
  * seed (6.11+) and both families' policies for the kernel's own hash */
-static bool read_l4_policy(struct nftdp_dp_nexthop *h)
-{
-	unsigned long v = read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy");
+struct mp_conf {
+	uint32_t seed;
+	uint8_t policy4, policy6;
+	bool l4;
+};
 
-	h->policy4 = (uint8_t)v;
-	h->policy6 = (uint8_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy");
-	h->mp_seed = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_seed");
-	return v == 1 || v == 3;
+static struct mp_conf read_mp_conf(void)
+{
+	struct mp_conf c;
+
+	c.policy4 = (uint8_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy");
+	c.policy6 = (uint8_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy");
+	c.seed = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_seed");
+	c.l4 = c.policy4 == 1 || c.policy4 == 3;
+	return c;
+}
+
+/* workers load these relaxed: a stale value for a burst only picks the
+ * other hash */
+static void set_mp_conf(struct nftdp_dp_nexthop *h, const struct mp_conf *c)
+{
+	__atomic_store_n(&h->l4_hash, c->l4, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->mp_seed, c->seed, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->policy4, c->policy4, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->policy6, c->policy6, __ATOMIC_RELAXED);
 }
 
 static int dump(struct nftdp_dp *dp, struct nftdp_route_neigh **out)
@@ -121,7 +138,11 @@ int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
 	if (!h)
 		return -ENOMEM;
 	dp->nexthop = h;
-	h->l4_hash = read_l4_policy(h);
+	{
+		struct mp_conf c = read_mp_conf();
+
+		set_mp_conf(h, &c);
+	}
 	/* subscribed before the dump: no change slips in between */
 	ret = nftdp_dp_fib_watch_neigh(dp);
 	if (ret == 0)
@@ -174,15 +195,11 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
 	 * state changes (a large L2 segment) gets dumps at most a third of
 	 * the control thread's time, as route rebuilds */
 	h->dirty = false;
-	/* the hash sysctls with the neighbours (workers load them relaxed) */
+	/* the hash sysctls with the neighbours */
 	{
-		struct nftdp_dp_nexthop n = {0};
-		bool l4 = read_l4_policy(&n);
+		struct mp_conf c = read_mp_conf();
 
-		__atomic_store_n(&h->l4_hash, l4, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->mp_seed, n.mp_seed, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->policy4, n.policy4, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->policy6, n.policy6, __ATOMIC_RELAXED);
+		set_mp_conf(h, &c);
 	}
 	ret = dump(dp, &t);
 	if (ret == 0) {
