@@ -62,6 +62,7 @@ enum nftdp_dp_drop {
 	NFTDP_DP_DROP_ROUTE_NOT_PORT,	/**< --route: the route's device is not a port */
 	NFTDP_DP_DROP_NEIGH_UNRESOLVED, /**< --route: no usable neighbour entry (nexthop.c) */
 	NFTDP_DP_DROP_HOST_LIMIT,	/**< host.c: over the exception path's rate (--host-rate) */
+	NFTDP_DP_DROP_DUP_NO_ROUTE, /**< a `dup to ADDR` copy: no route, or not through a port */
 	NFTDP_DP_DROP_MAX
 };
 
@@ -429,21 +430,27 @@ struct nftdp_dp_meta {
 	/** a reply sent on, out of the rx port's --wire partner: synproxy's
 	 * SYN and ACK to the server, its window update to the client */
 	uint8_t onward;
+	/** a copy `dup to ADDR` made (nf_dup_ipv4/6): routed already, dups
+	 * no further (nf_skb_duplicated), leaves before its original */
+	uint8_t dup;
 	uint32_t frag_id; /**< defrag.c: the reassembled datagram's IPv6 fragment id */
 };
 
 /** --route (nexthop.c): the route a view leaves by; apart from the meta so
  * that wire mode's per-packet state stays as small as it was */
 struct nftdp_dp_nh {
-	const void *rt;	  /**< a struct nftdp_route_nh of the table the burst reads */
-	uint16_t tx_port; /**< the port of the path's device */
-	uint8_t path;	  /**< the path taken (ECMP) */
+	const void *rt;	    /**< a struct nftdp_route_nh of the table the burst reads */
+	uint16_t tx_port;   /**< the port of the path's device */
+	uint8_t path;	    /**< the path taken (ECMP) */
+	bool dup;	    /**< a dup copy: the neighbour is dup_nh (rt may be NULL) */
+	uint8_t dup_nh[16]; /**< a dup copy's next hop: the route's gateway, else ADDR */
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
 struct nftdp_dp_emit {
 	uint16_t key;
 	uint16_t port;
+	bool early; /**< before the rest of its key: a dup copy (sent at its hook) */
 	struct rte_mbuf *m;
 };
 #define NFTDP_DP_EMIT_MAX (NFTDP_VM_BURST_MAX * (2 + NFTDP_VM_MAX_DUP))
@@ -680,6 +687,31 @@ struct rte_mbuf;
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *nh,
 			     struct rte_mbuf *mb);
+/*
+ * nf_dup_ipv4_route / nf_dup_ipv6_route: the output route of a copy to the
+ * gateway gw (4 or 16 bytes) through device oif (nftdp ifindex, 0: any),
+ * FLOWI_FLAG_KNOWN_NH: the next hop is the route's gateway, else gw.
+ * dscp / flowlabel: the packet's. false: no route (the kernel frees the
+ * copy). Packet-path.
+ */
+struct nftdp_vm_gen;
+/* host.c, unres.c: the dup copies among the replies from index `from` on
+ * (made by output or postrouting chains there) through output,
+ * postrouting and netdev egress by their routes; others are left */
+void nftdp_dp_send_copies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  unsigned int from, uint16_t rx_port);
+bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const uint8_t *gw,
+				uint32_t oif, const uint8_t *iph, struct nftdp_dp_nh *nh);
+/*
+ * nft_fwd_neigh_eval's neigh_xmit for `fwd ip|ip6 to ADDR device DEV` at
+ * netdev ingress/egress: TTL / hop limit one less (ip_decrease_ttl), a
+ * plain Ethernet header from the port's MAC to ADDR's lladdr by the
+ * neighbour mirror. false: the packet was consumed (no usable neighbour:
+ * queued with --route --host-ports, else dropped as neigh_unresolved; or
+ * no IP header: dropped). Packet-path.
+ */
+bool nftdp_dp_nexthop_fwd(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			  const struct nftdp_dp_meta *mt, struct rte_mbuf *mb, uint16_t rx_port);
 /* the replies of a burst (rejects, ICMP errors): each by the route to its
  * destination, as icmp_send's route lookup: port and oif set; one with no
  * route is counted (no_route) and freed. Returns those kept, in order. */

@@ -339,6 +339,11 @@ int nftdp_dp_fib_prepare(void *arg, bool first, char *msg, size_t msglen)
 			return -ENOMEM;
 		}
 	}
+	/* the neighbours beside the routes (--route made them at start):
+	 * `dup to ADDR` sends its copies by them. Without them a copy is not
+	 * sent (dup_no_route); the commit goes on, as the kernel's would */
+	if (!dp->nexthop && nftdp_dp_nexthop_init(dp) < 0)
+		nftdp_dp_nexthop_fini(dp);
 	t = atomic_load_explicit(&dp->fib->cur, memory_order_relaxed);
 	/* refused when a commit brings fib in; once fib runs, commits that
 	 * change something else go through (the rebuild logged the rules) */

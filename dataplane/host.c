@@ -290,15 +290,18 @@ void nftdp_dp_host_output(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 	nftdp_dp_egress(w, gen, act, na, tx->port_id, rx_port);
 	/* rejects of output chains answer the host (icmp_send to a local
 	 * sender is delivered locally) */
-	for (unsigned int r = 0; r < w->n_reply; r++) {
+	for (unsigned int r = 0, n_rep = w->n_reply; r < n_rep; r++) {
 		struct nftdp_vm_pkt *p = &w->view[NFTDP_VM_BURST_MAX + r];
 
+		if (w->meta[NFTDP_VM_BURST_MAX + r].dup)
+			continue; /* dup to ADDR: by its route, below */
 		if (tracking) {
 			nftdp_dp_ct_confirm(w, &p, 1, NF_ACCEPT);
 			nftdp_dp_ct_confirm(w, &p, 1, NF_DROP);
 		}
 		nftdp_dp_emit(w, rx_port, w->mb[NFTDP_VM_BURST_MAX + r], p);
 	}
+	nftdp_dp_send_copies(w, gen, 0, rx_port);
 	if (tracking)
 		nftdp_dp_ct_confirm(w, all, n_all, NF_DROP);
 }

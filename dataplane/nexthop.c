@@ -33,8 +33,14 @@
 struct nftdp_dp_nexthop {
 	/* first: the one word workers load */
 	_Atomic(struct nftdp_route_neigh *) cur;
-	bool dirty;	   /* a neighbour notification since the last dump */
-	bool l4_hash;	   /* fib_multipath_hash_policy 1: ports too */
+	bool dirty;   /* a neighbour notification since the last dump */
+	bool l4_hash; /* fib_multipath_hash_policy 1: ports too */
+	/* net.ipv4.fib_multipath_hash_seed (0: the kernel's key is random)
+	 * and each family's policy; read at start and at each neighbour
+	 * dump. Workers read them as plain words: a stale value for a burst
+	 * only picks the other hash */
+	uint32_t mp_seed;
+	uint8_t policy4, policy6;
 	uint64_t retry_ns; /* no dump before: a failed one's retry, or pacing */
 	unsigned int n_ret;
 	struct {
@@ -52,19 +58,47 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
- * (3: of the inner header, which nftdp does not look at: as 1) */
-static bool read_l4_policy(void)
+static unsigned long read_sysctl(const char *path)
 {
-	FILE *f = fopen("/proc/sys/net/ipv4/fib_multipath_hash_policy", "r");
-	int v = 0;
+	FILE *f = fopen(path, "r");
+	unsigned long v = 0;
 
 	if (!f)
-		return false;
-	if (fscanf(f, "%d", &v) != 1)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
 		v = 0;
 	fclose(f);
-	return v == 1 || v == 3;
+	return v;
+}
+
+/* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
+ * (3: of the inner header, which nftdp does not look at: as 1); the
+ * seed (6.11+) and both families' policies for the kernel's own hash */
+struct mp_conf {
+	uint32_t seed;
+	uint8_t policy4, policy6;
+	bool l4;
+};
+
+static struct mp_conf read_mp_conf(void)
+{
+	struct mp_conf c;
+
+	c.policy4 = (uint8_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy");
+	c.policy6 = (uint8_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy");
+	c.seed = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_seed");
+	c.l4 = c.policy4 == 1 || c.policy4 == 3;
+	return c;
+}
+
+/* workers load these relaxed: a stale value for a burst only picks the
+ * other hash */
+static void set_mp_conf(struct nftdp_dp_nexthop *h, const struct mp_conf *c)
+{
+	__atomic_store_n(&h->l4_hash, c->l4, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->mp_seed, c->seed, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->policy4, c->policy4, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->policy6, c->policy6, __ATOMIC_RELAXED);
 }
 
 static int dump(struct nftdp_dp *dp, struct nftdp_route_neigh **out)
@@ -104,7 +138,11 @@ int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
 	if (!h)
 		return -ENOMEM;
 	dp->nexthop = h;
-	h->l4_hash = read_l4_policy();
+	{
+		struct mp_conf c = read_mp_conf();
+
+		set_mp_conf(h, &c);
+	}
 	/* subscribed before the dump: no change slips in between */
 	ret = nftdp_dp_fib_watch_neigh(dp);
 	if (ret == 0)
@@ -114,8 +152,9 @@ int nftdp_dp_nexthop_init(struct nftdp_dp *dp)
 		return ret;
 	}
 	atomic_store_explicit(&h->cur, t, memory_order_release);
-	printf("nftdp: route mode: %u neighbours, ECMP hash %s, following changes\n",
-	       nftdp_route_neigh_count(t), h->l4_hash ? "L4" : "L3");
+	printf("nftdp: %s: %u neighbours, ECMP hash %s, following changes\n",
+	       dp->route ? "route mode" : "dup to an address", nftdp_route_neigh_count(t),
+	       h->l4_hash ? "L4" : "L3");
 	return 0;
 }
 
@@ -156,6 +195,12 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed)
 	 * state changes (a large L2 segment) gets dumps at most a third of
 	 * the control thread's time, as route rebuilds */
 	h->dirty = false;
+	/* the hash sysctls with the neighbours */
+	{
+		struct mp_conf c = read_mp_conf();
+
+		set_mp_conf(h, &c);
+	}
 	ret = dump(dp, &t);
 	if (ret == 0) {
 		uint64_t end = now_ns();
@@ -196,10 +241,11 @@ void nftdp_dp_nexthop_fini(struct nftdp_dp *dp)
 	dp->nexthop = NULL;
 }
 
-/* fib_multipath_hash: addresses (and for IPv6 the flow label and next
- * header), with policy 1 the transport ports and protocol too; the
- * kernel's per-boot key is not known, so the spread differs from the
- * kernel's but each flow keeps one path */
+/* fib_multipath_hash's fields without its key: addresses (and for IPv6
+ * the flow label and next header), with policy 1 the transport ports and
+ * protocol too. Used while no seed is set (the kernel's key is then
+ * random): the spread differs from the kernel's but each flow keeps one
+ * path (kernel_hash() below otherwise) */
 static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
 {
 	const uint8_t *iph = p->data + p->nh_off;
@@ -226,6 +272,80 @@ static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
 		n += 2;
 	}
 	return rte_jhash_32b(k, n, 0x6e667464u);
+}
+
+/* icmp_is_err / icmpv6_is_err: an error quoting a header */
+static bool icmp_err(bool v4, uint8_t type)
+{
+	if (v4)
+		return type == 3 || type == 5 || type == 11 || type == 12;
+	return type < 128;
+}
+
+/*
+ * The kernel's multipath hash of a packet to forward (fib_multipath_hash /
+ * rt6_multipath_hash with the skb), possible while the seed is set and the
+ * family's policy is 0 or 1: false otherwise (the kernel's key is random,
+ * or the policy hashes what nftdp does not: 2, 3). Policy 0:
+ * ip_multipath_l3_keys / ip6_multipath_l3_keys (an ICMP error hashes the
+ * header it quotes); policy 1: the flow dissector's addresses, protocol
+ * and ports (none for fragments), unless the skb already had an L4 hash
+ * (a NIC's RSS hash), which nftdp cannot know.
+ */
+static bool kernel_hash(const struct nftdp_dp_nexthop *h, const struct nftdp_vm_pkt *p,
+			uint32_t *out)
+{
+	uint32_t seed = __atomic_load_n(&h->mp_seed, __ATOMIC_RELAXED);
+	bool v4 = p->nfproto == NFPROTO_IPV4;
+	uint8_t policy = v4 ? __atomic_load_n(&h->policy4, __ATOMIC_RELAXED)
+			    : __atomic_load_n(&h->policy6, __ATOMIC_RELAXED);
+	const uint8_t *iph = p->data + p->nh_off, *key = iph;
+	struct nftdp_route_mp_keys k;
+	uint32_t hlen = v4 ? (uint32_t)(iph[0] & 0x0f) * 4 : 40;
+
+	if (!seed || policy > 1)
+		return false;
+	memset(&k, 0, sizeof(k));
+	k.v6 = !v4;
+	if (policy == 0) {
+		uint8_t proto = v4 ? iph[9] : iph[6];
+
+		/* an ICMP error, not a fragment: the quoted header */
+		if (proto == (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6) &&
+		    (v4 ? !(iph[6] & 0x3f) && !iph[7] : true) &&
+		    (uint64_t)p->nh_off + hlen + 8 + (v4 ? 20 : 40) <= p->len &&
+		    icmp_err(v4, iph[hlen]))
+			key = iph + hlen + 8;
+		if (v4) {
+			memcpy(k.saddr, key + 12, 4);
+			memcpy(k.daddr, key + 16, 4);
+		} else {
+			memcpy(k.saddr, key + 8, 16);
+			memcpy(k.daddr, key + 24, 16);
+			k.flow_label = 0;
+			memcpy(&k.flow_label, key, 4);
+			((uint8_t *)&k.flow_label)[0] = 0;
+			((uint8_t *)&k.flow_label)[1] &= 0x0f;
+			k.ip_proto = key[6];
+		}
+	} else {
+		memcpy(k.saddr, iph + (v4 ? 12 : 8), v4 ? 4 : 16);
+		memcpy(k.daddr, iph + (v4 ? 16 : 24), v4 ? 4 : 16);
+		if (p->flags & NFTDP_VM_PKT_F_L4PROTO) {
+			k.ip_proto = p->l4proto;
+			/* proto_ports_offset: the first 4 bytes of these */
+			if (!(v4 ? (iph[6] & 0x3f) || iph[7] : p->fragoff) &&
+			    (p->l4proto == IPPROTO_TCP || p->l4proto == IPPROTO_UDP ||
+			     p->l4proto == IPPROTO_UDPLITE || p->l4proto == IPPROTO_SCTP ||
+			     p->l4proto == IPPROTO_DCCP || p->l4proto == IPPROTO_ESP) &&
+			    p->th_off + 4 <= p->len) {
+				memcpy(&k.sport, p->data + p->th_off, 2);
+				memcpy(&k.dport, p->data + p->th_off + 2, 2);
+			}
+		}
+	}
+	*out = nftdp_route_mp_hash(seed, &k);
+	return true;
 }
 
 /* ip_error (IPv4) / ip6_pkt_discard and friends (IPv6): what a packet
@@ -331,9 +451,19 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 		route_error(v4, nh->type, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
 	}
-	path = nh->n_oif > 1 ? nftdp_route_path_select(nh, flow_hash(p, dp->nexthop->l4_hash))
-	       : nh->n_oif   ? 0
-			     : -1;
+	if (nh->n_oif > 1) {
+		uint32_t hash;
+
+		/* the kernel's choice where its key is known (the seed set) */
+		if (kernel_hash(dp->nexthop, p, &hash))
+			path = nftdp_route_path_select_kernel(nh, hash);
+		else
+			path = nftdp_route_path_select(
+			    nh,
+			    flow_hash(p, __atomic_load_n(&dp->nexthop->l4_hash, __ATOMIC_RELAXED)));
+	} else {
+		path = nh->n_oif ? 0 : -1;
+	}
 	if (path < 0) {
 		route_error(v4, RTN_UNSPEC, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
@@ -344,6 +474,7 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 	out->rt = nh;
 	out->path = (uint8_t)path;
 	out->tx_port = (uint16_t)(oif - 1);
+	out->dup = false;
 	return NFTDP_DP_DROP_MAX;
 }
 
@@ -352,6 +483,85 @@ static bool all_zero(const uint8_t *a, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		if (a[i])
 			return false;
+	return true;
+}
+
+bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const uint8_t *gw,
+				uint32_t oif, const uint8_t *iph, struct nftdp_dp_nh *out)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_route_table *t = nftdp_dp_fib_table(dp);
+	const struct nftdp_route_nh *nh = NULL;
+	unsigned int alen = v4 ? 4 : 16;
+	struct nftdp_route_flow fl;
+	int path = -1;
+
+	/* the neighbour table is made with the route table (fib.c) */
+	if (!t || !dp->nexthop || !nftdp_dp_nexthop_table(dp))
+		return false;
+	/* ip_route_output_key / ip6_route_output: an output flow (iif lo,
+	 * no mark, no source), the DSCP (IPv6: the flow label is not a
+	 * selector nftdp mirrors), the device the statement names */
+	memset(&fl, 0, sizeof(fl));
+	memcpy(fl.daddr, gw, alen);
+	fl.iif = NFTDP_ROUTE_IFINDEX_FOREIGN + 1;
+	fl.oif = oif;
+	if (v4) {
+		fl.dscp = iph[1] & 0xfc;
+	} else {
+		fl.dscp = (uint8_t)(((iph[0] << 4) | (iph[1] >> 4)) & 0xfc);
+		fl.ll_oif = oif;
+	}
+	nh = v4 ? nftdp_route_lookup4_flow(t, &fl) : nftdp_route_lookup6_flow(t, &fl);
+	if (nh && nh->type != RTN_UNICAST)
+		return false; /* local delivery, or an error route: not sent out */
+	if (nh && oif) {
+		/* fib_table_lookup / rt6_device_match skip paths through
+		 * other devices */
+		for (unsigned int i = 0; i < nh->n_oif; i++)
+			if (nh->oif[i] == oif) {
+				path = (int)i;
+				break;
+			}
+	} else if (nh && nh->n_oif) {
+		/* fib_select_path over the gateway (the kernel's hash of the
+		 * output flow is keyed per boot: the spread is nftdp's) */
+		uint32_t seed = __atomic_load_n(&dp->nexthop->mp_seed, __ATOMIC_RELAXED);
+		struct nftdp_route_mp_keys k = {.v6 = !v4};
+
+		/* fib_multipath_hash of the output flow {0, gw} (policy 0; its
+		 * other fields are empty here) where the key is known */
+		memcpy(k.daddr, gw, alen);
+		if (nh->n_oif < 2)
+			path = 0;
+		else if (seed)
+			path = nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash(seed, &k));
+		else
+			path = nftdp_route_path_select(nh, rte_jhash(gw, alen, 0x64757021u));
+	}
+	if (path < 0) {
+		/* IPv4 with a device and no route through it: ip_route_output's
+		 * "assume the destination is on link"; IPv6 has no such rule */
+		if (!v4 || !oif)
+			return false;
+		nh = NULL;
+	}
+	if (nh)
+		oif = nh->oif[path];
+	if (oif < 1 || oif > dp->n_ports || !dp->port[oif - 1].used)
+		return false;
+	out->rt = nh;
+	out->path = (uint8_t)(path < 0 ? 0 : path);
+	out->tx_port = (uint16_t)(oif - 1);
+	out->dup = true;
+	/* FLOWI_FLAG_KNOWN_NH: rt_set_nexthop's uncached route (rt_gw4 =
+	 * daddr) and ip6_pol_route's RTF_CACHE clone: the gateway of the
+	 * path if it has one, else the dup's address itself */
+	memset(out->dup_nh, 0, sizeof(out->dup_nh));
+	if (nh && nh->gateway && !all_zero(nh->path_gw[path], alen))
+		memcpy(out->dup_nh, nh->path_gw[path], alen);
+	else
+		memcpy(out->dup_nh, gw, alen);
 	return true;
 }
 
@@ -382,8 +592,11 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	uint8_t *d = p->data;
 
 	/* rt_nexthop(): the path's gateway, else the destination now in
-	 * the header (after any rewrite on the way) */
-	if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
+	 * the header (after any rewrite on the way); a dup copy's was
+	 * chosen with its route */
+	if (out->dup)
+		nexthop = out->dup_nh;
+	else if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
 		nexthop = nh->path_gw[out->path];
 	else
 		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
@@ -409,6 +622,62 @@ bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pk
 	return true;
 }
 
+bool nftdp_dp_nexthop_fwd(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+			  const struct nftdp_dp_meta *mt, struct rte_mbuf *mb, uint16_t rx_port)
+{
+	const struct nftdp_dp *dp = w->dp;
+	const struct nftdp_dp_port *pt = &dp->port[p->out.fwd_oif - 1];
+	bool v4 = p->out.fwd_nfproto == NFPROTO_IPV4;
+	const struct nftdp_route_neigh *t = dp->nexthop ? nftdp_dp_nexthop_table(dp) : NULL;
+	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *), *iph = d + mt->ip_off;
+	const uint8_t *lladdr;
+
+	/* skb_try_make_writable(sizeof(*iph)): the header must be there */
+	if (mb->nb_segs != 1 || mt->ip_off < 14 ||
+	    (uint32_t)mt->ip_off + (v4 ? 20u : 40u) > rte_pktmbuf_data_len(mb)) {
+		rte_pktmbuf_free(mb);
+		return false;
+	}
+	if (v4) {
+		/* ip_decrease_ttl: the checksum updated as it does */
+		uint32_t check = (uint32_t)iph[10] << 8 | iph[11];
+
+		check += 0x0100;
+		check += check >= 0xffff;
+		iph[10] = (uint8_t)(check >> 8);
+		iph[11] = (uint8_t)check;
+		iph[8]--;
+	} else {
+		iph[7]--;
+	}
+	/* neigh_xmit's dev_hard_header: a plain Ethernet header in front of
+	 * the network header (tags the frame came with are not sent on) */
+	if (mt->ip_off > 14) {
+		d = (uint8_t *)rte_pktmbuf_adj(mb, (uint16_t)(mt->ip_off - 14));
+		d[12] = v4 ? 0x08 : 0x86;
+		d[13] = v4 ? 0x00 : 0xdd;
+	}
+	memcpy(d + 6, pt->mac.addr_bytes, 6);
+	lladdr =
+	    t ? nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, p->out.fwd_addr)
+	      : NULL;
+	if (lladdr && w->n_unres &&
+	    nftdp_dp_unres_waiting(w, (uint16_t)(p->out.fwd_oif - 1), v4 ? AF_INET : AF_INET6,
+				   p->out.fwd_addr))
+		lladdr = NULL;
+	if (!lladdr) {
+		/* __neigh_event_send queues it and solicits (unres.c) */
+		if (w->unres)
+			nftdp_dp_unres_queue(w, mb, (uint16_t)(p->out.fwd_oif - 1), rx_port,
+					     v4 ? AF_INET : AF_INET6, p->out.fwd_addr);
+		else
+			nftdp_dp_nexthop_unresolved(w, mb);
+		return false;
+	}
+	memcpy(d, lladdr, 6);
+	return true;
+}
+
 unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **act,
 				      unsigned int n)
 {
@@ -420,6 +689,11 @@ unsigned int nftdp_dp_nexthop_replies(struct nftdp_dp_worker *w, struct nftdp_vm
 		struct nftdp_dp_icmp icmp;
 		const struct nftdp_dp_port *o;
 
+		if (w->meta[idx].dup) { /* routed when it was made */
+			act[k++] = p;
+			continue;
+		}
+		w->nh[idx].dup = false;
 		if (nftdp_dp_nexthop_route(w, p, &w->nh[idx], &icmp) != NFTDP_DP_DROP_MAX) {
 			w->st.drop[NFTDP_DP_DROP_NO_ROUTE]++;
 			rte_pktmbuf_free(w->mb[idx]);

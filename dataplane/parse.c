@@ -42,6 +42,7 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_ROUTE_NOT_PORT] = "route_not_port",
     [NFTDP_DP_DROP_NEIGH_UNRESOLVED] = "neigh_unresolved",
     [NFTDP_DP_DROP_HOST_LIMIT] = "host_limit",
+    [NFTDP_DP_DROP_DUP_NO_ROUTE] = "dup_no_route",
 };
 
 enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)

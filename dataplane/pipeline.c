@@ -110,7 +110,15 @@ static uint16_t key_of(const struct nftdp_dp_worker *w, const struct nftdp_vm_pk
  */
 static void flush_emits(struct nftdp_dp_worker *w);
 
-static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key)
+/* the order within a burst: by key, a packet's dup copies first (the
+ * kernel sends them from the hook, before the packet goes on) */
+static unsigned int emit_rank(const struct nftdp_dp_emit *e)
+{
+	return 2u * e->key + !e->early;
+}
+
+static void emit_at(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key,
+		    bool early)
 {
 	struct nftdp_dp_emit *e;
 
@@ -118,18 +126,25 @@ static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, u
 	 * give more: send what is there first */
 	if (w->n_emit == NFTDP_DP_EMIT_MAX)
 		flush_emits(w);
-	if (w->n_emit && key < w->emit[w->n_emit - 1].key)
-		w->emit_unordered = true;
-	e = &w->emit[w->n_emit++];
+	e = &w->emit[w->n_emit];
 	e->key = key;
 	e->port = port;
 	e->m = m;
+	e->early = early;
+	if (w->n_emit && emit_rank(e) < emit_rank(&w->emit[w->n_emit - 1]))
+		w->emit_unordered = true;
+	w->n_emit++;
 }
 
-/* stable counting sort by key, then stage */
+static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key)
+{
+	emit_at(w, port, m, key, false);
+}
+
+/* stable counting sort by rank, then stage */
 static void flush_emits(struct nftdp_dp_worker *w)
 {
-	unsigned int count[NFTDP_VM_BURST_MAX + 1];
+	unsigned int count[2 * NFTDP_VM_BURST_MAX + 1];
 
 	if (!w->emit_unordered) {
 		/* the common case: already in packet order */
@@ -141,11 +156,11 @@ static void flush_emits(struct nftdp_dp_worker *w)
 	w->emit_unordered = false;
 	memset(count, 0, sizeof(count)); /* only here: the common case needs none */
 	for (unsigned int i = 0; i < w->n_emit; i++)
-		count[w->emit[i].key + 1]++;
-	for (unsigned int k = 1; k <= NFTDP_VM_BURST_MAX; k++)
+		count[emit_rank(&w->emit[i]) + 1]++;
+	for (unsigned int k = 1; k <= 2 * NFTDP_VM_BURST_MAX; k++)
 		count[k] += count[k - 1];
 	for (unsigned int i = 0; i < w->n_emit; i++)
-		w->emit_sorted[count[w->emit[i].key]++] = w->emit[i];
+		w->emit_sorted[count[emit_rank(&w->emit[i])]++] = w->emit[i];
 	for (unsigned int i = 0; i < w->n_emit; i++)
 		nftdp_dp_tx_stage(w, w->emit_sorted[i].port, w->emit_sorted[i].m);
 	w->n_emit = 0;
@@ -194,6 +209,7 @@ static struct nftdp_vm_pkt *send_frame(struct nftdp_dp_worker *w, uint16_t port,
 	mt->origin = key_of(w, orig);
 	mt->frag_max = 0;
 	mt->onward = 0;
+	mt->dup = 0;
 	nftdp_vm_pkt_init(p, (uint8_t *)d, len, 0, l2.ip_off);
 	view_ip(p, mt);
 	if (w->ct && related)
@@ -265,11 +281,96 @@ static void synproxy_synack(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt
 		send_reply(w, rx_port, n, p);
 }
 
+static bool is_dup_copy(const struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p)
+{
+	unsigned int idx = (unsigned int)(p - w->view);
+
+	return idx >= NFTDP_VM_BURST_MAX && idx < NFTDP_VM_BURST_MAX + w->n_reply &&
+	       w->meta[idx].dup;
+}
+
+/*
+ * nf_dup_ipv4 / nf_dup_ipv6: a copy of the packet as it is now, untracked
+ * (nf_ct_set IP_CT_UNTRACKED), IPv4 with DF set, TTL / hop limit one less
+ * at prerouting and input, routed to the gateway dup i names; it joins
+ * this burst's replies, so it goes through output, postrouting and netdev
+ * egress (ip_local_out) and leaves before its original. A copy makes no
+ * copies of its own (nf_skb_duplicated).
+ */
+static void dup_addr_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb,
+			 const struct nftdp_vm_pkt *p, unsigned int i)
+{
+	unsigned int idx = NFTDP_VM_BURST_MAX + w->n_reply;
+	const struct nftdp_dp_meta *om = &w->meta[p - w->view];
+	struct nftdp_dp_meta *mt = &w->meta[idx];
+	struct nftdp_vm_pkt *c = &w->view[idx];
+	bool v4 = om->ip_proto == NFTDP_DP_ETH_P_IP;
+	const struct nftdp_dp_port *pt;
+	struct rte_mbuf *m;
+	uint8_t *d, *iph;
+
+	if ((v4 ? p->nfproto != NFPROTO_IPV4 : p->nfproto != NFPROTO_IPV6) || mb->nb_segs != 1 ||
+	    is_dup_copy(w, p))
+		return;
+	if (w->n_reply == NFTDP_VM_BURST_MAX) {
+		w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+		return;
+	}
+	if (!nftdp_dp_nexthop_dup_route(w, v4, p->dup_addr[i], p->out.dup_oif[i],
+					p->data + om->ip_off, &w->nh[idx])) {
+		w->st.drop[NFTDP_DP_DROP_DUP_NO_ROUTE]++;
+		return;
+	}
+	m = rte_pktmbuf_copy(mb, w->pool, 0, UINT32_MAX);
+	if (m == NULL) {
+		w->st.drop[NFTDP_DP_DROP_NO_MBUF]++;
+		return;
+	}
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	*mt = *om;
+	mt->origin = key_of(w, p);
+	mt->frag_max = 0;
+	mt->onward = 0;
+	mt->dup = 1;
+	iph = d + mt->ip_off;
+	if (v4) {
+		uint16_t sum;
+
+		iph[6] |= 0x40; /* IP_DF */
+		if (p->hook == NF_INET_PRE_ROUTING || p->hook == NF_INET_LOCAL_IN)
+			iph[8]--;
+		/* ip_send_check in __ip_local_out */
+		iph[10] = iph[11] = 0;
+		sum = nftdp_csum_fold(nftdp_csum_partial(iph, (uint32_t)(iph[0] & 0x0f) * 4, 0));
+		memcpy(iph + 10, &sum, 2);
+	} else if (p->hook == NF_INET_PRE_ROUTING || p->hook == NF_INET_LOCAL_IN) {
+		iph[7]--;
+	}
+	nftdp_vm_pkt_init(c, d, rte_pktmbuf_data_len(m), 0, mt->ip_off);
+	view_ip(c, mt);
+	pt = &w->dp->port[w->nh[idx].tx_port];
+	c->ct_untracked = true;
+	c->mark = p->mark; /* pskb_copy keeps the skb's fields */
+	c->priority = p->priority;
+	c->pkttype = PACKET_HOST;
+	c->cpu = (uint16_t)w->lcore;
+	c->oif = pt->ifindex;
+	c->oifname = pt->name;
+	c->oiftype = ARPHRD_ETHER;
+	w->mb[idx] = m;
+	w->n_reply++;
+	w->st.dups++;
+}
+
 static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct nftdp_vm_pkt *p)
 {
 	for (unsigned int i = 0; i < p->out.n_dup && i < NFTDP_VM_MAX_DUP; i++) {
 		struct rte_mbuf *c;
 
+		if (p->out.dup_to_addr & (1u << i)) {
+			dup_addr_out(w, mb, p, i);
+			continue;
+		}
 		if (!port_valid(w->dp, p->out.dup_oif[i]))
 			continue;
 		c = rte_pktmbuf_copy(mb, w->pool, 0, UINT32_MAX);
@@ -315,7 +416,10 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 			if (p->out.synproxy && (p->data[p->th_off + 13] & 0x02))
 				synproxy_synack(w, p, &meta[idx], rx_port);
 			if (mb && p->out.fwd_oif && port_valid(w->dp, p->out.fwd_oif)) {
-				emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
+				/* to a neighbour: its MAC, TTL one less (nexthop.c) */
+				if (!p->out.fwd_nfproto ||
+				    nftdp_dp_nexthop_fwd(w, p, &meta[idx], mb, rx_port))
+					emit(w, (uint16_t)(p->out.fwd_oif - 1), mb, key_of(w, p));
 				continue;
 			}
 			break;
@@ -636,10 +740,12 @@ static void egress(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 	}
 	n = run_netdev_hook(w, gen, NFTDP_DP_ST_NETDEV_EGRESS, NF_NETDEV_EGRESS, act, n, w->meta,
 			    rx_port);
-	if (replies)
-		w->st.replies_out += n;
-	for (unsigned int i = 0; i < n; i++)
-		emit(w, tx->port_id, w->mb[act[i] - w->view], key_of(w, act[i]));
+	for (unsigned int i = 0; i < n; i++) {
+		bool copy = replies && is_dup_copy(w, act[i]);
+
+		w->st.replies_out += replies && !copy;
+		emit_at(w, tx->port_id, w->mb[act[i] - w->view], key_of(w, act[i]), copy);
+	}
 }
 
 static bool same_prefix(const uint8_t *a, const uint8_t *b, unsigned int plen)
@@ -1130,14 +1236,25 @@ prerouting:
 
 	/* 10. the replies of this burst (rejects, time exceeded): output,
 	 * postrouting, netdev egress, out of the rx port (--route: by route) */
-	if (w->n_reply > r0) {
-		na = w->n_reply - r0;
+	/* dup copies (dup to ADDR) are made here too, and go through output
+	 * and postrouting as ip_local_out sends them; a reply that output
+	 * duplicates makes one more round */
+	for (unsigned int r1; (r1 = w->n_reply) > r0; r0 = r1) {
+		na = r1 - r0;
 		for (unsigned int i = 0; i < na; i++)
 			act[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
 		if (dp->route) /* by route to the source, as icmp_send */
 			na = nftdp_dp_nexthop_replies(w, act, na);
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, meta,
 				 rx_port);
+		/* ip_output passes skb->dev as the input device: for a dup
+		 * copy that is the device nf_dup_ipv4_route set, the oif */
+		for (unsigned int i = 0; i < na; i++)
+			if (meta[act[i] - w->view].dup) {
+				act[i]->iif = act[i]->oif;
+				act[i]->iifname = act[i]->oifname;
+				act[i]->iiftype = act[i]->oiftype;
+			}
 		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
 				 meta, rx_port);
 		if (tracking) {
@@ -1145,20 +1262,23 @@ prerouting:
 			struct nftdp_vm_pkt *all[NFTDP_VM_BURST_MAX];
 
 			nftdp_dp_ct_confirm(w, act, na, NF_ACCEPT);
-			for (unsigned int i = 0; i < w->n_reply - r0; i++)
+			for (unsigned int i = 0; i < r1 - r0; i++)
 				all[i] = &w->view[NFTDP_VM_BURST_MAX + r0 + i];
-			nftdp_dp_ct_confirm(w, all, w->n_reply - r0, NF_DROP);
+			nftdp_dp_ct_confirm(w, all, r1 - r0, NF_DROP);
 		}
 		if (dp->route) {
 			egress_routed(w, gen, act, na, rx_port, true);
 		} else {
-			/* synproxy's segments sent on leave by the wire partner */
-			struct nftdp_vm_pkt *on[NFTDP_VM_BURST_MAX];
-			unsigned int non = 0;
+			/* synproxy's segments sent on leave by the wire partner;
+			 * dup copies by their route */
+			struct nftdp_vm_pkt *on[NFTDP_VM_BURST_MAX], *cp[NFTDP_VM_BURST_MAX];
+			unsigned int non = 0, ncp = 0;
 
 			k = 0;
 			for (unsigned int i = 0; i < na; i++) {
-				if (meta[act[i] - w->view].onward)
+				if (meta[act[i] - w->view].dup)
+					cp[ncp++] = act[i];
+				else if (meta[act[i] - w->view].onward)
 					on[non++] = act[i];
 				else
 					act[k++] = act[i];
@@ -1166,6 +1286,8 @@ prerouting:
 			egress(w, gen, act, k, rx, rx_port, true);
 			if (non)
 				egress(w, gen, on, non, tx, rx_port, true);
+			if (ncp)
+				egress_routed(w, gen, cp, ncp, rx_port, true);
 		}
 	}
 	/* whatever was tracked and did not get through postrouting was dropped:
@@ -1316,6 +1438,7 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
 	uint32_t len = rte_pktmbuf_data_len(mb);
 
 	w->mb[i] = mb;
+	mt->dup = 0; /* host.c and unres.c make replies with this too */
 	meta_from_l2(mt, l2,
 		     is_ip(l2->ip_proto) ? nftdp_dp_ip_len_clip(d + l2->ip_off, len - l2->ip_off,
 								l2->ip_proto == NFTDP_DP_ETH_P_IP)
@@ -2031,6 +2154,30 @@ void nftdp_dp_emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m,
 		   const struct nftdp_vm_pkt *p)
 {
 	emit(w, port, m, key_of(w, p));
+}
+
+void nftdp_dp_send_copies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			  unsigned int from, uint16_t rx_port)
+{
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+
+	for (unsigned int r1; (r1 = w->n_reply) > from; from = r1) {
+		unsigned int na = 0;
+
+		for (unsigned int r = from; r < r1; r++)
+			if (w->meta[NFTDP_VM_BURST_MAX + r].dup)
+				act[na++] = &w->view[NFTDP_VM_BURST_MAX + r];
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_OUTPUT, NF_INET_LOCAL_OUT, act, na, w->meta,
+				 rx_port);
+		for (unsigned int i = 0; i < na; i++) { /* ip_output's skb->dev */
+			act[i]->iif = act[i]->oif;
+			act[i]->iifname = act[i]->oifname;
+			act[i]->iiftype = act[i]->oiftype;
+		}
+		na = run_ip_hook(w, gen, NFTDP_DP_ST_POSTROUTING, NF_INET_POST_ROUTING, act, na,
+				 w->meta, rx_port);
+		egress_routed(w, gen, act, na, rx_port, true);
+	}
 }
 
 void nftdp_dp_emit_flush(struct nftdp_dp_worker *w)

@@ -166,6 +166,8 @@ static void link_failure(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		if (nftdp_dp_nexthop_output(w, p, &w->meta[idx], &w->nh[idx], w->mb[idx]))
 			nftdp_dp_egress(w, gen, &p, 1, w->nh[idx].tx_port, u->rx_port[0]);
 	}
+	/* the copies output chains made of the errors (dup to ADDR) */
+	nftdp_dp_send_copies(w, gen, n, u->rx_port[0]);
 	nftdp_dp_emit_flush(w);
 }
 

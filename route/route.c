@@ -437,3 +437,132 @@ int nftdp_route_path_select(const struct nftdp_route_nh *nh, uint32_t hash)
 	}
 	return 0;
 }
+
+/* SipHash-2-4 (include/linux/siphash.h, lib/siphash.c): 64-bit key words,
+ * message words read little-endian, 2 compression and 4 finalization rounds */
+#define SIPROUND(v0, v1, v2, v3)                                                                   \
+	do {                                                                                       \
+		v0 += v1;                                                                          \
+		v1 = (v1 << 13) | (v1 >> 51);                                                      \
+		v1 ^= v0;                                                                          \
+		v0 = (v0 << 32) | (v0 >> 32);                                                      \
+		v2 += v3;                                                                          \
+		v3 = (v3 << 16) | (v3 >> 48);                                                      \
+		v3 ^= v2;                                                                          \
+		v0 += v3;                                                                          \
+		v3 = (v3 << 21) | (v3 >> 43);                                                      \
+		v3 ^= v0;                                                                          \
+		v2 += v1;                                                                          \
+		v1 = (v1 << 17) | (v1 >> 47);                                                      \
+		v1 ^= v2;                                                                          \
+		v2 = (v2 << 32) | (v2 >> 32);                                                      \
+	} while (0)
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+uint64_t nftdp_route_siphash(const void *data, size_t len, uint64_t k0, uint64_t k1);
+uint64_t nftdp_route_siphash(const void *data, size_t len, uint64_t k0, uint64_t k1)
+{
+	const uint8_t *d = data;
+	uint64_t v0 = 0x736f6d6570736575ull ^ k0, v1 = 0x646f72616e646f6dull ^ k1;
+	uint64_t v2 = 0x6c7967656e657261ull ^ k0, v3 = 0x7465646279746573ull ^ k1;
+	uint64_t b = (uint64_t)len << 56, m;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		m = le64(d + i);
+		v3 ^= m;
+		SIPROUND(v0, v1, v2, v3);
+		SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+	}
+	for (size_t j = 0; i + j < len; j++)
+		b |= (uint64_t)d[i + j] << (8 * j);
+	v3 ^= b;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	for (int r = 0; r < 4; r++)
+		SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint32_t nftdp_route_mp_hash(uint32_t seed, const struct nftdp_route_mp_keys *k)
+{
+	/* struct flow_keys on 64-bit: control (8 bytes, not hashed), then
+	 * from FLOW_KEYS_HASH_OFFSET 8: basic {n_proto, ip_proto, pad} at 8,
+	 * tags.flow_label at 12, vlan and cvlan (8 each), keyid at 32, ports
+	 * at 36, icmp at 40, addrs at 44 (v4: 8 bytes, v6: 32); 80 bytes in
+	 * all. flow_keys_hash_length: 48 bytes for IPv4, 72 for IPv6 */
+	uint8_t f[80];
+	uint64_t key = (uint64_t)seed << 32 | seed; /* fib_multipath_hash_construct_key */
+	uint32_t h;
+
+	memset(f, 0, sizeof(f));
+	f[10] = k->ip_proto;
+	memcpy(f + 12, &k->flow_label, 4);
+	memcpy(f + 36, &k->sport, 2);
+	memcpy(f + 38, &k->dport, 2);
+	if (!k->v6) {
+		uint32_t s, d;
+
+		memcpy(&s, k->saddr, 4);
+		memcpy(&d, k->daddr, 4);
+		/* __flow_hash_consistentify: raw u32 and u16 compares */
+		if (d < s) {
+			memcpy(f + 44, k->daddr, 4);
+			memcpy(f + 48, k->saddr, 4);
+		} else {
+			memcpy(f + 44, k->saddr, 4);
+			memcpy(f + 48, k->daddr, 4);
+		}
+	} else if (memcmp(k->daddr, k->saddr, 16) < 0) {
+		memcpy(f + 44, k->daddr, 16);
+		memcpy(f + 60, k->saddr, 16);
+	} else {
+		memcpy(f + 44, k->saddr, 16);
+		memcpy(f + 60, k->daddr, 16);
+	}
+	if (k->dport < k->sport) {
+		memcpy(f + 36, &k->dport, 2);
+		memcpy(f + 38, &k->sport, 2);
+	}
+	h = (uint32_t)nftdp_route_siphash(f + 8, k->v6 ? 72 : 48, key, key);
+	if (!h)
+		h = 1;
+	return h >> 1;
+}
+
+int nftdp_route_path_select_kernel(const struct nftdp_route_nh *nh, uint32_t hash31)
+{
+	uint64_t total = 0, w = 0;
+	int first = -1;
+
+	for (unsigned int i = 0; i < nh->n_oif; i++)
+		if (!(nh->path_dead & (1u << i)))
+			total += nh->path_weight[i] ? nh->path_weight[i] : 1;
+	if (!total)
+		return nh->n_oif ? 0 : -1;
+	for (unsigned int i = 0; i < nh->n_oif; i++) {
+		uint64_t bound;
+
+		if (nh->path_dead & (1u << i))
+			continue;
+		if (first < 0)
+			first = (int)i;
+		w += nh->path_weight[i] ? nh->path_weight[i] : 1;
+		/* DIV_ROUND_CLOSEST_ULL(w << 31, total) - 1 */
+		bound = ((w << 31) + total / 2) / total - 1;
+		if (hash31 <= bound)
+			return (int)i;
+	}
+	return first; /* not reached: the last bound is 2^31 - 1 */
+}

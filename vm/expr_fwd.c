@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fwd (netdev): send the packet out of the port whose ifindex is in a
- * register, optionally to a neighbour address; the verdict is NF_STOLEN and
- * pkt->out says where. Mirrors nft_fwd_netdev.c.
+ * register, optionally to a neighbour address (the dataplane decrements
+ * the TTL / hop limit and writes the neighbour's MAC); the verdict is
+ * NF_STOLEN and pkt->out says where. Mirrors nft_fwd_netdev.c.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
@@ -22,6 +23,11 @@ static void fwd_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	const struct fwd_priv *p = (const void *)op->priv;
 
 	(void)ctx;
+	/* nft_fwd_neigh_eval: a packet of the other family breaks the rule */
+	if (p->neigh && pkt->protocol != htons(p->nfproto == NFPROTO_IPV4 ? 0x0800 : 0x86dd)) {
+		regs->verdict.code = NFT_BREAK;
+		return;
+	}
 	pkt->out.fwd_oif = regs->data[p->sreg_dev];
 	if (p->neigh) {
 		pkt->out.fwd_nfproto = p->nfproto;
@@ -60,6 +66,9 @@ static int fwd_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *
 		if (rc < 0)
 			return rc;
 		p->neigh = true;
+		/* the dataplane resolves the address by the neighbour mirror,
+		 * which comes with the route mirror */
+		cc->needs_routes = true;
 	}
 	return 0;
 }

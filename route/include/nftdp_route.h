@@ -135,6 +135,30 @@ uint32_t nftdp_route_dev_mtu(const struct nftdp_route_table *t, uint32_t ifindex
  */
 int nftdp_route_path_select(const struct nftdp_route_nh *nh, uint32_t hash);
 
+/** The keys of the kernel's multipath hash (the fields of struct
+ * flow_keys that fib_multipath_hash / rt6_multipath_hash fill). */
+struct nftdp_route_mp_keys {
+	bool v6;
+	uint8_t saddr[16], daddr[16]; /**< IPv4 in the first 4 bytes */
+	uint32_t flow_label;	      /**< IPv6: as ip6_flowlabel() reads it (memory order) */
+	uint8_t ip_proto;
+	uint16_t sport, dport; /**< network order, as flow_keys holds them */
+};
+
+/**
+ * fib_multipath_hash_from_keys: SipHash-2-4 of the keys laid out as
+ * struct flow_keys (made symmetric by __flow_hash_consistentify) under
+ * the key net.ipv4.fib_multipath_hash_seed makes, then `>> 1` as
+ * fib_multipath_hash / rt6_multipath_hash return it (31 bits). Packet-path.
+ */
+uint32_t nftdp_route_mp_hash(uint32_t seed, const struct nftdp_route_mp_keys *k);
+/**
+ * fib_select_multipath / fib6_select_path over fib_rebalance's upper
+ * bounds: the first live path whose bound (round(cumulative weight *
+ * 2^31 / total) - 1) is at least hash31. -1: no device. Packet-path.
+ */
+int nftdp_route_path_select_kernel(const struct nftdp_route_nh *nh, uint32_t hash31);
+
 /*
  * Policy routing (net/core/fib_rules.c, fib4_rules.c, fib6_rules.c): the
  * kernel's `ip rule` list of each family, in its order, and every table a

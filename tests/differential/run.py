@@ -393,13 +393,21 @@ def dut_setup(recipe, frames):
                     'net.ipv6.conf.%s.mldv1_unsolicited_report_interval=1' % scope,
                     'net.ipv6.conf.%s.mldv2_unsolicited_report_interval=1' % scope,
                     'net.ipv6.conf.%s.addr_gen_mode=1' % scope]
+    # SYSCTLS (optional): more, e.g. net.ipv4.fib_multipath_hash_seed
+    sysctls += list(getattr(recipe, 'SYSCTLS', []))
     nsx(NS_DUT, 'sysctl', '-q', '-w', *sysctls)
     if bridged(recipe):
         bridge_setup()
         return
+    # MIRROR_ROUTES: nftdp runs in this namespace, where nft resolves
+    # names; dp1 as ifindex 2 is nftdp's port 1 (P+1), as in
+    # nftdp-diff-PID-nftdp, so `dup to ADDR device "dp1"` means the same
+    # port on both sides (dp0 cannot be 1, lo's)
+    index = {'dp0': ['index', '3'], 'dp1': ['index', '2']} \
+        if getattr(recipe, 'MIRROR_ROUTES', False) else {'dp0': [], 'dp1': []}
     for i in (0, 1):
         dp, t = 'dp%d' % i, 't%d' % i
-        nsx(NS_DUT, 'ip', 'link', 'add', dp, 'address', MAC[dp], 'type', 'veth',
+        nsx(NS_DUT, 'ip', 'link', 'add', dp, *index[dp], 'address', MAC[dp], 'type', 'veth',
             'peer', 'name', t, 'address', MAC[t], 'netns', NS_TESTER)
         nsx(NS_DUT, 'ip', 'link', 'set', dp, 'addrgenmode', 'none')
         nsx(NS_DUT, 'sysctl', '-q', '-w', 'net.ipv4.conf.%s.rp_filter=0' % dp,

@@ -940,6 +940,104 @@ static void test_route_neigh_live(void **state)
 	nftdp_route_watch_close(w);
 }
 
+/* SipHash-2-4's reference vectors (key 00..0f; messages 00.., lengths 0,
+ * 7, 8 and 15), then the kernel's multipath choice: in test_route_mirror's
+ * netns with net.ipv4.fib_multipath_hash_seed set, `ip route get` of 64
+ * destinations over a two-path route (weights 1 and 2), IPv4 with and
+ * without a source and IPv6, must name the gateway nftdp's hash picks. */
+uint64_t nftdp_route_siphash(const void *data, size_t len, uint64_t k0, uint64_t k1);
+
+static bool kernel_gw(const char *cmd, char *gw, size_t size)
+{
+	char line[512], *v;
+	FILE *f = popen(cmd, "r");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && (v = strstr(line, " via ")) != NULL) {
+		ok = sscanf(v + 5, "%63s", gw) == 1;
+		(void)size;
+	}
+	pclose(f);
+	return ok;
+}
+
+static void test_mp_hash_kernel(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	const uint64_t k0 = 0x0706050403020100ull, k1 = 0x0f0e0d0c0b0a0908ull;
+	struct nftdp_route_table *t;
+	uint8_t msg[15];
+	unsigned int used[2][3] = {{0}};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	assert_true(nftdp_route_siphash(msg, 0, k0, k1) == 0x726fdb47dd0e0e31ull);
+	assert_true(nftdp_route_siphash(msg, 7, k0, k1) == 0xab0200f58b01d137ull);
+	assert_true(nftdp_route_siphash(msg, 8, k0, k1) == 0x93f5f5799a932462ull);
+	assert_true(nftdp_route_siphash(msg, 15, k0, k1) == 0xa129ca6149be45e5ull);
+	if (system("ip link show dp0 >/dev/null 2>&1") != 0 ||
+	    system("sysctl -qw net.ipv4.fib_multipath_hash_seed=12345 >/dev/null 2>&1") != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(
+	    system("sysctl -qw net.ipv4.fib_multipath_hash_policy=0 "
+		   "net.ipv6.fib_multipath_hash_policy=0 && "
+		   "ip route add 198.18.77.0/24 nexthop via 10.1.0.7 dev dp0 "
+		   "nexthop via 10.1.0.8 dev dp0 weight 2 && "
+		   "ip -6 route add 2001:db8:77::/64 nexthop via 2001:db8:1::7 dev dp0 "
+		   "nexthop via 2001:db8:1::8 dev dp0 weight 2"),
+	    0);
+	t = remirror(ports, 2);
+	for (unsigned int v = 0; v < 3; v++) {
+		for (unsigned int i = 1; i <= 64; i++) {
+			struct nftdp_route_mp_keys k = {.v6 = v == 2};
+			const struct nftdp_route_nh *nh;
+			char cmd[160], gw[64], mine[64];
+			int path;
+
+			if (v < 2) {
+				snprintf(cmd, sizeof(cmd),
+					 "ip route get 198.18.77.%u%s 2>/dev/null", i,
+					 v ? " from 10.1.0.1" : "");
+				uint32_t s0 = v ? a4("10.1.0.1") : 0;
+
+				k.daddr[0] = 198;
+				k.daddr[1] = 18;
+				k.daddr[2] = 77;
+				k.daddr[3] = (uint8_t)i;
+				memcpy(k.saddr, &s0, 4);
+				nh = nftdp_route_lookup4(t, a4("198.18.77.1"));
+			} else {
+				snprintf(cmd, sizeof(cmd),
+					 "ip -6 route get 2001:db8:77::%x 2>/dev/null", i);
+				memcpy(k.daddr, a6("2001:db8:77::"), 16);
+				k.daddr[15] = (uint8_t)i;
+				nh = nftdp_route_lookup6(t, k.daddr, 0);
+			}
+			assert_non_null(nh);
+			assert_int_equal(nh->n_oif, 2);
+			assert_true(kernel_gw(cmd, gw, sizeof(gw)));
+			path = nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash(12345, &k));
+			assert_true(path == 0 || path == 1);
+			inet_ntop(v < 2 ? AF_INET : AF_INET6, nh->path_gw[path], mine,
+				  sizeof(mine));
+			if (strcmp(gw, mine) != 0)
+				fail_msg("%s: kernel via %s, nftdp via %s", cmd, gw, mine);
+			used[path][v]++;
+		}
+		/* both paths taken, the weight-2 one more often */
+		assert_true(used[0][v] > 5 && used[1][v] > used[0][v]);
+	}
+	nftdp_route_table_destroy(t);
+	assert_int_equal(system("ip route del 198.18.77.0/24; ip -6 route del 2001:db8:77::/64; "
+				"sysctl -qw net.ipv4.fib_multipath_hash_seed=0"),
+			 0);
+}
+
 /* ---------- the expression over a stub table ---------- */
 
 struct stub_route {
@@ -1522,6 +1620,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
 	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_route_neigh_resolve),
 	    cmocka_unit_test(test_neigh_table),	     cmocka_unit_test(test_path_select),
+	    cmocka_unit_test(test_mp_hash_kernel),
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),

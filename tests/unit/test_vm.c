@@ -559,9 +559,10 @@ static void test_compile_errors(void **state)
 	e = ex("fwd");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FWD_SREG_DEV, NFT_REG_1);
 	assert_int_equal(add(w, c, 1, e, NULL), -EOPNOTSUPP);
+	/* ip's dup wants an address (nft_dup_ipv4_init) */
 	e = ex("dup");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
-	assert_int_equal(add(w, c, 1, e, NULL), -EOPNOTSUPP);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_DEV, NFT_REG_1);
+	assert_int_equal(add(w, c, 1, e, NULL), -EINVAL);
 	/* ct */
 	e = ex("ct");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_PROTO_SRC);
@@ -2034,8 +2035,16 @@ static void test_netdev(void **state)
 	e = ex("reject");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_TCP_RST);
 	assert_int_equal(add(w, c, 3, DPORT(be80), e, NULL), 0);
+	/* fwd ip to ADDR: a frame of another protocol breaks the rule
+	 * (nft_fwd_neigh_eval) */
 	tcp4(&t, 22);
 	t.pkt.nfproto = NFPROTO_IPV4;
+	t.pkt.protocol = htons(0x86dd);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.out.fwd_oif, 0);
+	tcp4(&t, 22);
+	t.pkt.nfproto = NFPROTO_IPV4;
+	t.pkt.protocol = htons(0x0800);
 	assert_int_equal(RUN(w, c, &t.pkt), NF_STOLEN);
 	assert_int_equal(t.pkt.out.fwd_oif, 2);
 	assert_int_equal(t.pkt.out.fwd_nfproto, NFPROTO_IPV4);
@@ -2047,6 +2056,72 @@ static void test_netdev(void **state)
 	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
 	assert_true(t.pkt.out.reject);
 	assert_int_equal(t.pkt.out.reject_type, NFT_REJECT_TCP_RST);
+	w->family = NFPROTO_IPV4;
+}
+
+/* dup to an address (nft_dup_ipv4 / nft_dup_ipv6): the gateway and the
+ * optional device go to the dataplane, which routes the copy */
+static void test_dup_addr(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c;
+	struct nftnl_expr *e;
+	struct tpkt t;
+	uint8_t gw[4] = {10, 2, 0, 1}, gw2[4] = {10, 9, 9, 9};
+	uint8_t gw6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 1};
+
+	c = chain_hook(w, "pre", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_DEV, NFT_REG_2);
+	assert_int_equal(add(w, c, 1, imm(NFT_REG_1, gw, 4), imm32(NFT_REG_2, 2), e, NULL), 0);
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
+	assert_int_equal(add(w, c, 2, imm(NFT_REG_1, gw2, 4), e, NULL), 0);
+	tcp4(&t, 22);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.out.n_dup, 2);
+	assert_int_equal(t.pkt.out.dup_to_addr, 3);
+	assert_int_equal(t.pkt.out.dup_oif[0], 2);
+	assert_memory_equal(t.pkt.dup_addr[0], gw, 4);
+	assert_int_equal(t.pkt.out.dup_oif[1], 0); /* no device: the kernel's oif -1 */
+	assert_memory_equal(t.pkt.dup_addr[1], gw2, 4);
+	/* at most NFTDP_VM_MAX_DUP a packet */
+	for (int i = 0; i < 3; i++) {
+		e = ex("dup");
+		nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
+		assert_int_equal(add(w, c, 3 + i, imm(NFT_REG_1, gw2, 4), e, NULL), 0);
+	}
+	tcp4(&t, 22);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.out.n_dup, NFTDP_VM_MAX_DUP);
+	assert_int_equal(t.pkt.out.dup_to_addr, (1u << NFTDP_VM_MAX_DUP) - 1);
+	/* an address register too short for IPv4 */
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG32_15);
+	assert_int_equal(add(w, c, 9, e, NULL), 0); /* 4 bytes fit the last register */
+
+	w->family = NFPROTO_IPV6;
+	c = chain_hook(w, "fw6", true, NF_ACCEPT, NF_INET_FORWARD);
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG32_15);
+	assert_int_equal(add(w, c, 1, e, NULL), -ERANGE); /* 16 bytes past the end */
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
+	assert_int_equal(add(w, c, 1, imm(NFT_REG_1, gw6, 16), e, NULL), 0);
+	tcp4(&t, 22);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.out.n_dup, 1);
+	assert_int_equal(t.pkt.out.dup_to_addr, 1);
+	assert_int_equal(t.pkt.out.dup_oif[0], 0);
+	assert_memory_equal(t.pkt.dup_addr[0], gw6, 16);
+
+	/* inet has no dup type in the kernel (nft_dup_ipv4/6 are per family) */
+	w->family = NFPROTO_INET;
+	c = chain_hook(w, "in", true, NF_ACCEPT, NF_INET_PRE_ROUTING);
+	e = ex("dup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DUP_SREG_ADDR, NFT_REG_1);
+	assert_int_equal(add(w, c, 1, imm(NFT_REG_1, gw, 4), e, NULL), -ENOENT);
 	w->family = NFPROTO_IPV4;
 }
 
@@ -2230,6 +2305,7 @@ int main(void)
 	    T(test_exthdr_sctp),
 	    T(test_ct_zone_timeout_connlimit),
 	    T(test_netdev),
+	    T(test_dup_addr),
 	    T(test_burst),
 	    T(test_pkt_ipv6_walk),
 	};

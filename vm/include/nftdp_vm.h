@@ -312,6 +312,9 @@ struct nftdp_vm_pkt_out {
 	uint8_t fwd_nfproto;	  /**< fwd with neighbour: NFPROTO_IPV4/6, 0 if none */
 	uint8_t fwd_addr[16];
 	uint8_t n_dup;
+	/** bit i: dup i is to an address (nf_dup_ipv4/6): the gateway in
+	 * pkt->dup_addr[i], dup_oif[i] the device or 0 for none */
+	uint8_t dup_to_addr;
 	uint32_t dup_oif[NFTDP_VM_MAX_DUP];
 	/** synproxy answered a SYN (verdict NF_STOLEN): the statement's
 	 * parameters, for the SYN-ACK sent back out of the receiving port
@@ -373,6 +376,9 @@ struct nftdp_vm_pkt {
 	 * NFTDP_VM_CT_ZONE_DIR_* it keys, 0 when no zone was set */
 	uint8_t ct_zone_dir;
 	uint16_t ct_zone; /**< that zone id, which conntrack puts into the tuple */
+	/** `dup to ADDR`: the gateways of out.dup_to_addr's dups (IPv4 in
+	 * the first 4 bytes); not cleared, read only where that bit is set */
+	uint8_t dup_addr[NFTDP_VM_MAX_DUP][16];
 	struct nftdp_vm_pkt_out out;
 };
 

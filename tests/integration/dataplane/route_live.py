@@ -20,6 +20,10 @@ reads t0, t1 and t2:
 - a route via 10.2.0.77 with no neighbour entry: nothing leaves (counted
   neigh_unresolved); `ip neigh add ... lladdr` shows within 100 ms;
 - a two-path route: 200 flows (L3 hash), each on one port, both used;
+  with fib_multipath_hash_seed set, 100 flows of each family on the
+  path `ip route get ... iif dp0` names;
+- `dup to 10.3.0.1` at prerouting: the copy out of dp2 with its
+  neighbour's MAC, TTL 63, DF;
 - forward and postrouting see the route's device as oifname.
 Bounded: nftdp runs under timeout 90.
 """
@@ -27,6 +31,7 @@ import json
 import os
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -57,10 +62,17 @@ table inet fw {
 		type filter hook forward priority 10; policy accept;
 		ip daddr 10.12.0.1 reject
 	}
+
 	chain c_post {
 		type filter hook postrouting priority 0; policy accept;
 		oifname "dp1" counter
 		oifname "dp2" counter
+	}
+}
+table ip dupt {
+	chain c_dup {
+		type filter hook prerouting priority 0; policy accept;
+		ip daddr 10.7.0.9 dup to 10.3.0.1
 	}
 }
 '''
@@ -341,6 +353,24 @@ def main(tmp):
             check(f[22] == 63, 'TTL decremented (%d)' % f[22])
             check(csum(f[14:34]) == 0, 'IP header checksum valid')
 
+        # 1a. dup to an address at prerouting: the copy by its own route
+        # (10.3.0.1 on dp2), its neighbour's MAC, TTL one less, DF
+        tag = w.send('10.7.0.9')
+        time.sleep(0.15)
+        with w.lock:
+            hits = [(d, f) for _, d, t, f in w.seen if t == tag]
+        devs = sorted(d for d, _ in hits)
+        check(devs == ['t1', 't2'], 'dup to 10.3.0.1: the copy leaves dp2, the packet dp1 (%s)' %
+              devs)
+        cp = [f for d, f in hits if d == 't2']
+        if cp:
+            f = cp[0]
+            check(f[0:6] == mac(MAC['t2']) and f[6:12] == mac(MAC['dp2']),
+                  'the copy: from dp2 to the neighbour 10.3.0.1 (%s > %s)' %
+                  (f[6:12].hex(':'), f[0:6].hex(':')))
+            check(f[22] == 63 and f[20] & 0x40 and csum(f[14:34]) == 0,
+                  'the copy: TTL 63, DF set, header checksum valid')
+
         # 1b. IPv6: a route via a gateway on dp2, ND entry for the MAC
         nsh('ip', '-6', 'route', 'add', '2001:db8:7::/64', 'via', '2001:db8:3::1', 'dev', 'dp2')
         lat = w.until6('2001:db8:7::1', 't2')
@@ -451,15 +481,65 @@ def main(tmp):
         check(one, 'ECMP: every probe of a flow leaves by one path')
         check(n1 >= 40 and n2 >= 40, 'ECMP: both paths carry flows (%d on dp1, %d on dp2)' %
               (n1, n2))
+        # 5b. the kernel's own hash once net.ipv4.fib_multipath_hash_seed
+        # is set (read again with the next neighbour dump): each flow on
+        # the path `ip route get ... iif dp0` names (dp0 forwards only
+        # for those questions, so the kernel sends none of the probes)
+        nsh('sysctl', '-qw', 'net.ipv4.fib_multipath_hash_seed=4242')
+        nsh('ip', 'neigh', 'replace', '10.2.0.99', 'lladdr', MAC['t1'], 'dev', 'dp1')
+        time.sleep(BUDGET)
+        seeded = {}
+        for x in range(1, 101):
+            seeded[x] = w.send('10.10.0.%d' % x)
+            time.sleep(0.0005)
+        time.sleep(0.3)
+        with w.lock:
+            dev_of = {t: d for _, d, t, _ in w.seen}
+        nsh('sysctl', '-qw', 'net.ipv4.conf.dp0.forwarding=1')
+        want = {}
+        for x in seeded:
+            out = subprocess.run(T.in_ns(NS_DP) + ['ip', 'route', 'get', '10.10.0.%d' % x,
+                                                   'from', '10.1.0.1', 'iif', 'dp0'],
+                                 capture_output=True, text=True, timeout=10).stdout
+            want[x] = 't1' if 'dev dp1' in out else 't2' if 'dev dp2' in out else None
+        nsh('sysctl', '-qw', 'net.ipv4.conf.dp0.forwarding=0')
+        wrong = [x for x in seeded if dev_of.get(seeded[x]) != want[x]]
+        check(not wrong and None not in want.values(),
+              'ECMP with a seed: every flow on the kernel\'s path (%d of 100 not: %s)' %
+              (len(wrong), wrong[:5]))
+        # 5c. the same for IPv6 (rt6_multipath_hash: addresses, flow
+        # label 0, next header UDP; the seed is net.ipv4's)
+        nsh('ip', '-6', 'route', 'add', '2001:db8:10::/64', 'nexthop', 'via', '2001:db8:2::1',
+            'dev', 'dp1', 'nexthop', 'via', '2001:db8:3::1', 'dev', 'dp2')
+        time.sleep(BUDGET)
+        seeded = {}
+        for x in range(1, 101):
+            seeded[x] = w.send6('2001:db8:10::%x' % x)
+            time.sleep(0.0005)
+        time.sleep(0.3)
+        with w.lock:
+            dev_of = {t: d for _, d, t, _ in w.seen}
+        want = {}
+        for x in seeded:
+            out = subprocess.run(T.in_ns(NS_DP) + ['ip', '-6', 'route', 'get',
+                                                   '2001:db8:10::%x' % x, 'from', '2001:db8:1::1',
+                                                   'iif', 'dp0', 'ipproto', 'udp'],
+                                 capture_output=True, text=True, timeout=10).stdout
+            want[x] = 't1' if 'dev dp1' in out else 't2' if 'dev dp2' in out else None
+        wrong = [x for x in seeded if dev_of.get(seeded[x]) != want[x]]
+        check(not wrong and None not in want.values() and len(set(want.values())) == 2,
+              'IPv6 ECMP with a seed: every flow on the kernel\'s path (%d of 100 not: %s)' %
+              (len(wrong), wrong[:5]))
+        nsh('sysctl', '-qw', 'net.ipv4.fib_multipath_hash_seed=0')
         c = counters(BUILD, sock)
         check(c.get(('c_post', 'dp2'), 0) >= n2 and c.get(('c_post', 'dp1'), 0) >= n1,
               'postrouting sees the route\'s device as oifname (%s)' % c)
         # the rejected probe (via dp1) passed c_fwd only; its ICMP error
         # (out of dp2) passed c_post only, as the kernel's output path
         check(c.get(('c_fwd', 'dp1'), 0) == c.get(('c_post', 'dp1'), 0) + 1 and
-              c.get(('c_post', 'dp2'), 0) == c.get(('c_fwd', 'dp2'), 0) + 1,
+              c.get(('c_post', 'dp2'), 0) == c.get(('c_fwd', 'dp2'), 0) + 2,
               'forward and postrouting agree on oifname (the reject: forward dp1, its '
-              'reply postrouting dp2)')
+              'reply postrouting dp2; the dup copy: postrouting dp2 only)')
     finally:
         if w:
             w.close()
