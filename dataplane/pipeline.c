@@ -117,8 +117,8 @@ static unsigned int emit_rank(const struct nftdp_dp_emit *e)
 	return 2u * e->key + !e->early;
 }
 
-static void emit_at(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key,
-		    bool early)
+static inline __attribute__((always_inline)) void
+emit_at(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key, bool early)
 {
 	struct nftdp_dp_emit *e;
 

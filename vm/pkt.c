@@ -11,7 +11,9 @@
 void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, int32_t mac_off,
 		       uint32_t nh_off)
 {
-	memset(pkt, 0, sizeof(*pkt));
+	/* all but dup_addr, which is read only where out says it was set */
+	memset(pkt, 0, offsetof(struct nftdp_vm_pkt, dup_addr));
+	memset(&pkt->out, 0, sizeof(*pkt) - offsetof(struct nftdp_vm_pkt, out));
 	pkt->data = data;
 	pkt->len = len;
 	pkt->mac_off = mac_off;
