@@ -668,6 +668,17 @@ void nftdp_dp_nexthop_tick(struct nftdp_dp *dp, bool changed);
 /* whether the control loop should come back within a millisecond */
 bool nftdp_dp_nexthop_pending(const struct nftdp_dp *dp);
 void nftdp_dp_nexthop_fini(struct nftdp_dp *dp);
+struct nftdp_route_nh; /* route/ */
+/*
+ * The path of route nh (v4: an IPv4 route) a packet takes: fib_select_path
+ * / fib6_select_path with the packet's multipath hash, the kernel's
+ * (nftdp_route_mp_hash) while net.ipv4.fib_multipath_hash_seed is set and
+ * the family's policy is 0 or 1, else nftdp's own flow hash over the same
+ * fields; the first live path when p is no IP packet of that family or
+ * there is no neighbour mirror. -1: the route has no device. Packet-path.
+ */
+int nftdp_dp_nexthop_path(const struct nftdp_dp *dp, const struct nftdp_vm_pkt *p, bool v4,
+			  const struct nftdp_route_nh *nh);
 /*
  * ip_route_input / ip6_route_input for a packet about to be forwarded:
  * the route of its destination, the path (ECMP by the flow hash) and its

@@ -49,6 +49,7 @@ struct nftdp_dp_fib {
 	unsigned int n_ret, cap_ret;
 	struct nftdp_route_table *spare; /* read by no worker: the next rebuild's */
 	unsigned int max_routes;	 /* the size tables are made with (0: default) */
+	const struct nftdp_dp *dp;	 /* mp_select's multipath hash settings */
 };
 
 static uint64_t now_ns(void)
@@ -90,6 +91,8 @@ static void to_vm(const struct nftdp_route_table *t, const struct nftdp_route_nh
 	memcpy(out->dst, nh->dst, sizeof(out->dst));
 	memcpy(out->gw, nh->gw, sizeof(out->gw));
 	memcpy(out->oif, nh->oif, sizeof(out->oif));
+	out->sel = 0;
+	out->rt = nh;
 	/* dst_mtu: the metric, else the device's (the kernel's learned
 	 * path mtus are not mirrored) */
 	out->mtu = nh->mtu ? nh->mtu : nh->n_oif ? nftdp_route_dev_mtu(t, nh->oif[0]) : 0;
@@ -180,6 +183,27 @@ static const char *fib_ifname(const void *fib, uint32_t ifindex)
 	return t ? nftdp_route_dev_name(t, ifindex) : NULL;
 }
 
+/* the path the packet's multipath hash picks, as nexthop.c forwards it */
+static void fib_mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
+			  struct nftdp_vm_fib_route *r)
+{
+	const struct nftdp_dp_fib *f = fib;
+	const struct nftdp_route_nh *nh = r->rt;
+	int path;
+
+	if (!nh || !f->dp)
+		return;
+	path = nftdp_dp_nexthop_path(f->dp, pkt, v4, nh);
+	if (path <= 0 || path >= nh->n_oif)
+		return;
+	r->sel = (uint8_t)path;
+	/* rt_nexthop / rt6_nexthop: that path's gateway, if it has one */
+	memcpy(r->gw, nh->path_gw[path], sizeof(r->gw));
+	r->gateway = false;
+	for (unsigned int i = 0; i < sizeof(r->gw); i++)
+		r->gateway |= r->gw[i] != 0;
+}
+
 static const struct nftdp_vm_fib_ops fib_ops = {
     .route4 = fib_route4,
     .route6 = fib_route6,
@@ -187,6 +211,7 @@ static const struct nftdp_vm_fib_ops fib_ops = {
     .ifname = fib_ifname,
     .route4_flow = fib_route4_flow,
     .route6_flow = fib_route6_flow,
+    .mp_select = fib_mp_select,
 };
 
 /* Fill a table from one dump of the kernel's netns: the spare one (a
@@ -310,6 +335,7 @@ int nftdp_dp_fib_init(struct nftdp_dp *dp, bool mirror_now)
 	dp->fib = calloc(1, sizeof(*dp->fib));
 	if (!dp->fib)
 		return -ENOMEM;
+	dp->fib->dp = dp;
 	/* every worker reads through the same slot, NULL until a table is made */
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
 		dp->w[i].ctx.fib_ops = &fib_ops;

@@ -348,6 +348,24 @@ static bool kernel_hash(const struct nftdp_dp_nexthop *h, const struct nftdp_vm_
 	return true;
 }
 
+int nftdp_dp_nexthop_path(const struct nftdp_dp *dp, const struct nftdp_vm_pkt *p, bool v4,
+			  const struct nftdp_route_nh *nh)
+{
+	uint32_t hash;
+
+	if (nh->n_oif < 2)
+		return nh->n_oif ? 0 : -1;
+	/* no neighbour mirror (it failed to start), or no IP packet of the
+	 * route's family (a netdev table's): the first path */
+	if (!dp->nexthop || p->nfproto != (v4 ? NFPROTO_IPV4 : NFPROTO_IPV6))
+		return nftdp_route_path_select_kernel(nh, 0);
+	/* the kernel's choice where its key is known (the seed set) */
+	if (kernel_hash(dp->nexthop, p, &hash))
+		return nftdp_route_path_select_kernel(nh, hash);
+	return nftdp_route_path_select(
+	    nh, flow_hash(p, __atomic_load_n(&dp->nexthop->l4_hash, __ATOMIC_RELAXED)));
+}
+
 /* ip_error (IPv4) / ip6_pkt_discard and friends (IPv6): what a packet
  * with route type `type` (RTN_*; RTN_UNSPEC: no route at all) gets */
 static void route_error(bool v4, uint8_t type, struct nftdp_dp_icmp *icmp)
@@ -451,19 +469,7 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 		route_error(v4, nh->type, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
 	}
-	if (nh->n_oif > 1) {
-		uint32_t hash;
-
-		/* the kernel's choice where its key is known (the seed set) */
-		if (kernel_hash(dp->nexthop, p, &hash))
-			path = nftdp_route_path_select_kernel(nh, hash);
-		else
-			path = nftdp_route_path_select(
-			    nh,
-			    flow_hash(p, __atomic_load_n(&dp->nexthop->l4_hash, __ATOMIC_RELAXED)));
-	} else {
-		path = nh->n_oif ? 0 : -1;
-	}
+	path = nftdp_dp_nexthop_path(dp, p, v4, nh);
 	if (path < 0) {
 		route_error(v4, RTN_UNSPEC, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;

@@ -93,6 +93,14 @@ static bool route6_flow(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_fi
 	return ctx->fib_ops->route6(ctx->fib, fl->daddr, fl->oif, r);
 }
 
+void nftdp_vm_fib_select(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt, bool v4,
+			 struct nftdp_vm_fib_route *r)
+{
+	r->sel = 0;
+	if (r->n_oif > 1 && ctx->fib_ops && ctx->fib_ops->mp_select)
+		ctx->fib_ops->mp_select(ctx->fib, pkt, v4, r);
+}
+
 /* route types whose lookup fails (fib_props[type].error, RTF_REJECT) */
 static bool reject_type(uint8_t type)
 {
@@ -375,9 +383,17 @@ static void fib6_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		return;
 	if (!r.n_oif)
 		return;
-	if (oif && oif != r.oif[0])
+	/* ip6_pol_route_lookup's fib6_select_path: a multipath route's path
+	 * by rt6_multipath_hash of the packet itself (the skb is passed), the
+	 * hash its forwarding takes; the flowi's oif (a link-local address)
+	 * keeps the matched route's path (have_oif_match) */
+	if (!ll_oif)
+		nftdp_vm_fib_select(ctx, pkt, false, &r);
+	else
+		r.sel = 0;
+	if (oif && oif != r.oif[r.sel])
 		return;
-	store_result(dest, p, r.oif[0], pkt, ctx);
+	store_result(dest, p, r.oif[r.sel], pkt, ctx);
 }
 
 static void fib_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,

@@ -8,8 +8,10 @@
  * classid` is 0 and `rt ipsec` false where there is a route. `rt nexthop`
  * and `rt mtu` (NFT_RT_TCPMSS) read the packet's route from the route
  * table fib uses (the kernel's routes, mirrored): the route to daddr is
- * the dst a forwarded packet has. No route there: no dst, the rule
- * breaks. Such a run is never cached: routes change under it.
+ * the dst a forwarded packet has; of a multipath route the path the
+ * packet's multipath hash picks, as ip_mkroute_input / ip6_route_input's
+ * fib6_select_path pick it (fib_ops' mp_select). No route there: no dst,
+ * the rule breaks. Such a run is never cached: routes change under it.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
@@ -105,11 +107,13 @@ static void rt_route_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *re
 	case NFT_RT_NEXTHOP4: /* rt_nexthop: the gateway, else daddr */
 		if (pkt->nfproto != NFPROTO_IPV4 || !dst_route(ctx, pkt, &r))
 			goto brk;
+		nftdp_vm_fib_select(ctx, pkt, true, &r);
 		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 16, 4);
 		return;
 	case NFT_RT_NEXTHOP6: /* rt6_nexthop */
 		if (!v6 || !dst_route(ctx, pkt, &r))
 			goto brk;
+		nftdp_vm_fib_select(ctx, pkt, false, &r);
 		memcpy(&regs->data[p->dreg], r.gateway ? r.gw : ip + 24, 16);
 		return;
 	default: /* NFT_RT_TCPMSS: get_tcpmss, the lower of the mtus to both ends */

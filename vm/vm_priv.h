@@ -746,6 +746,12 @@ struct nftdp_vm_immediate {
 	struct nftdp_vm_verdict verdict;
 };
 
+/* expr_fib.c: the path of multipath route r that pkt takes, as the
+ * kernel's fib6_select_path and forward route choose it (fib_ops'
+ * mp_select; without it, or for a single path, the first: r->sel 0) */
+void nftdp_vm_fib_select(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_pkt *pkt, bool v4,
+			 struct nftdp_vm_fib_route *r);
+
 /* expr_rt.c: the dst_mtu of pkt's route (to daddr) into mtu and of the
  * route back to saddr into back (~0u: none), as get_tcpmss and
  * tcpmss_reverse_mtu look them up. false: no route to daddr (no dst). */

@@ -1561,6 +1561,132 @@ static void test_rt_route(void **state)
 	assert_false(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
 }
 
+/* multipath over a stub: every route has two paths, dp0 (gateway .1) and
+ * dp1 (gateway .2); mp_select picks the path by the low bit of the
+ * packet's last destination byte, and counts its calls */
+static unsigned int n_mp_select;
+
+static bool mp_lookup(bool v4, struct nftdp_vm_fib_route *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = RTN_UNICAST;
+	out->gateway = true;
+	out->n_oif = 2;
+	out->oif[0] = 1;
+	out->oif[1] = 2;
+	memcpy(out->gw, v4 ? (const uint8_t *)"\x0a\x00\x00\x01" : a6("2001:db8::1"), v4 ? 4 : 16);
+	out->rt = out; /* anything not NULL */
+	return true;
+}
+
+static bool mp_route4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	return mp_lookup(true, out);
+}
+
+static bool mp_route6(const void *fib, const uint8_t daddr[16], uint32_t oif,
+		      struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	(void)oif;
+	return mp_lookup(false, out);
+}
+
+static void mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
+		      struct nftdp_vm_fib_route *r)
+{
+	const uint8_t *ip = pkt->data + pkt->nh_off;
+
+	(void)fib;
+	n_mp_select++;
+	assert_int_equal(v4, pkt->nfproto == NFPROTO_IPV4);
+	assert_non_null(r->rt);
+	r->sel = (v4 ? ip[19] : ip[39]) & 1;
+	if (r->sel)
+		memcpy(r->gw, v4 ? (const uint8_t *)"\x0a\x00\x00\x02" : a6("2001:db8::2"),
+		       v4 ? 4 : 16);
+}
+
+static const struct nftdp_vm_fib_ops mp_ops = {
+    .route4 = mp_route4,
+    .route6 = mp_route6,
+    .addr6_on = stub_addr6_on,
+    .ifname = stub_ifname,
+    .mp_select = mp_select,
+};
+
+static void test_fib_multipath(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_pkt *p;
+	uint8_t reg[16];
+	struct tpkt t;
+
+	w->ctx.fib_ops = &mp_ops;
+	n_mp_select = 0;
+	/* IPv6 (fib6_select_path): the path the packet's hash picks, for
+	 * the device and for `. iif` / `. oif` */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::1", IPPROTO_UDP, 1)),
+			 2);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::2", IPPROTO_UDP, 1)),
+			 1);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::1", IPPROTO_UDP, 2)),
+			 2);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::1", IPPROTO_UDP, 1)),
+			 0);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::2", IPPROTO_UDP, 1)),
+			 1);
+	assert_int_equal(n_mp_select, 5);
+	/* a link-local address looked up on a device: the matched route's */
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_SADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "fe80::5", "2001:db8:2::1", IPPROTO_UDP, 1)),
+			 1);
+	assert_int_equal(n_mp_select, 5);
+	/* IPv4 (fib_lookup, FIB_RES_DEV): the first live path, no hash; any
+	 * path for `. iif` (fib_info_nh_uses_dev) */
+	assert_int_equal(
+	    reg4(w, NFPROTO_IPV4, F_DADDR, NFT_FIB_RESULT_OIF, ip4(&t, "10.0.0.5", "10.0.1.7", 1)),
+	    1);
+	assert_int_equal(reg4(w, NFPROTO_IPV4, F_DADDR | F_IIF, NFT_FIB_RESULT_OIF,
+			      ip4(&t, "10.0.0.5", "10.0.1.8", 2)),
+			 2);
+	assert_int_equal(n_mp_select, 5);
+	/* rt nexthop: the gateway of the path the forwarding hash picks */
+	p = ip4(&t, "10.0.0.5", "8.8.8.9", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_NEXTHOP4, p, reg));
+	assert_int_equal(rd_be32(reg), a4h("10.0.0.2"));
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_NEXTHOP4, p, reg));
+	assert_int_equal(rd_be32(reg), a4h("10.0.0.1"));
+	p = ip6(&t, "2001:db8:1::5", "2001:db8:2::3", IPPROTO_UDP, 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	assert_memory_equal(reg, a6("2001:db8::2"), 16);
+	/* without mp_select: the first path */
+	n_mp_select = 0;
+	w->ctx.fib_ops = &(const struct nftdp_vm_fib_ops){.route4 = mp_route4,
+							  .route6 = mp_route6,
+							  .addr6_on = stub_addr6_on,
+							  .ifname = stub_ifname};
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
+	assert_memory_equal(reg, a6("2001:db8::1"), 16);
+	assert_int_equal(reg4(w, NFPROTO_IPV6, F_DADDR, NFT_FIB_RESULT_OIF,
+			      ip6(&t, "2001:db8:1::5", "2001:db8:2::1", IPPROTO_UDP, 1)),
+			 1);
+	assert_int_equal(n_mp_select, 0);
+	w->ctx.fib_ops = &stub_ops;
+}
+
 static void test_fib_errors(void **state)
 {
 	struct world *w = *state;
@@ -1629,6 +1755,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_fib6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_break, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rt_route, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fib_multipath, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fib_errors, setup, teardown),
 	};
 	int rc;

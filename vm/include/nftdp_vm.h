@@ -240,6 +240,8 @@ struct nftdp_vm_fib_route {
 	uint8_t gw[16];	 /**< the gateway when gateway (IPv4 in the first 4 bytes) */
 	uint32_t mtu;	 /**< the route's mtu metric, else its first device's; 0: unknown */
 	uint32_t oif[NFTDP_VM_FIB_MAX_PATHS]; /**< ifindex of each path */
+	uint8_t sel;	/**< the path taken (oif[sel]): 0 until mp_select chose */
+	const void *rt; /**< the fib ops' own route, for mp_select */
 };
 
 /** nft_fib's flowi4 / flowi6: what a fib lookup through `ip rule`s sees. */
@@ -276,6 +278,12 @@ struct nftdp_vm_fib_ops {
 			    struct nftdp_vm_fib_route *out);
 	bool (*route6_flow)(const void *fib, const struct nftdp_vm_fib_flow *fl,
 			    struct nftdp_vm_fib_route *out);
+	/** the path of multipath route r (from one of the lookups above,
+	 * this burst) that packet pkt takes (fib6_select_path, the forward
+	 * route's fib_select_multipath): sets r->sel, and r->gateway and
+	 * r->gw to that path's. v4: r is an IPv4 route. NULL: the first. */
+	void (*mp_select)(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
+			  struct nftdp_vm_fib_route *r);
 };
 
 /* synproxy (vm/synproxy.c; functions below) */
