@@ -53,7 +53,7 @@ done
 
 tmp=$(mktemp -d /tmp/nftdp-bench-syn.XXXXXX)
 pfx="nftdp-bsyn-$$"
-trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
+trap '[ -n "${KEEP:-}" ] && cp "$tmp/mix.pcap" "$tmp/syn.nft" "$KEEP"/; rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
 
 # a flow's packets: SYN, SYN-ACK, ACK, DATA rounds of data and its ACK, FIN both ways
 est_total=$((flows * (3 + 2 * data + 2)))
@@ -106,7 +106,7 @@ table ip bench {
 }
 EOF
 total=$((est_total + syns))
-idle=300
+idle=1000
 
 # one replay: "rate_mpps syn_received tx"
 run() {
