@@ -263,6 +263,29 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		}
 		return 0;
 	}
+	case NFTDP_VM_IPSET_HASH_IPPORTNET: {
+		/* hash_ipportnet*_kadt: the most specific net holding the
+		 * third dimension's address */
+		uint8_t ip2[16];
+
+		get_ip(pkt, src1, k.ip);
+		if (!get_port(pkt, src2, &k.port, &k.proto))
+			return 0;
+		get_ip(pkt, o->flags & IPSET_DIM_THREE_SRC, ip2);
+		for (int c = (int)bytes * 8; c >= 1; c--) {
+			int r;
+
+			if (!s->cidrs[c])
+				continue;
+			memcpy(k.ip2, ip2, 16);
+			mask_ip(k.ip2, bytes, (unsigned int)c);
+			k.cidr = (uint8_t)c;
+			r = lookup(s, &k, pkt, o, skip, now, hit);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -313,7 +336,8 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 	/* --return-nomatch on a type with nomatch entries inverts the
 	 * answer: a nomatch entry matches, a plain one does not */
 	if (o->return_nomatch &&
-	    (s->kind == NFTDP_VM_IPSET_HASH_NET || s->kind == NFTDP_VM_IPSET_HASH_NETPORT))
+	    (s->kind == NFTDP_VM_IPSET_HASH_NET || s->kind == NFTDP_VM_IPSET_HASH_NETPORT ||
+	     s->kind == NFTDP_VM_IPSET_HASH_IPPORTNET))
 		return r < 0;
 	return r > 0;
 }
@@ -534,6 +558,23 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		    !get_port(pkt, src2, &k->port, &k->proto))
 			return false;
 		mask_ip(k->ip, bytes, (unsigned int)c);
+		k->cidr = (uint8_t)c;
+		return true;
+	}
+	case NFTDP_VM_IPSET_HASH_IPPORTNET: {
+		/* the net of the largest prefix in the set, the host
+		 * without one (hash_ipportnet*_kadt) */
+		int c = (int)bytes * 8;
+
+		while (c > 1 && !s->cidrs[c])
+			c--;
+		if (!s->cidrs[c])
+			c = (int)bytes * 8;
+		get_ip(pkt, src1, k->ip);
+		if (!get_port(pkt, src2, &k->port, &k->proto))
+			return false;
+		get_ip(pkt, o->flags & IPSET_DIM_THREE_SRC, k->ip2);
+		mask_ip(k->ip2, bytes, (unsigned int)c);
 		k->cidr = (uint8_t)c;
 		return true;
 	}

@@ -315,7 +315,9 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 	s->kind = kind;
 	s->family = NFPROTO_IPV4;
 	s->netmask = 32;
-	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT ? 2 : 1;
+	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT	 ? 2
+		 : kind == NFTDP_VM_IPSET_HASH_IPPORTNET ? 3
+							 : 1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t b = nftdp_vm_ipset_hash(&keys[i]) & 15;
 
@@ -323,7 +325,7 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 		s->e[i].nomatch = nomatch && nomatch[i];
 		s->e[i].next = s->head[b];
 		s->head[b] = (int32_t)i;
-		if (kind == NFTDP_VM_IPSET_HASH_NET)
+		if (kind == NFTDP_VM_IPSET_HASH_NET || kind == NFTDP_VM_IPSET_HASH_IPPORTNET)
 			s->cidrs[keys[i].cidr] = true;
 	}
 	return s;
@@ -405,6 +407,27 @@ static void test_set_match(void **state)
 	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
 	assert_int_equal(add(w, g, -1, false, MT("set", 4, m), NF_DROP), 0);
 	assert_int_equal(RUN(w, g, tcp4(&t, 22)), NF_ACCEPT);
+	/* hash:ip,port,net {10.0.0.2,tcp:22,10.0.0.0/30; the same with
+	 * 10.0.0.0/31 nomatch} as dst,dst,src: the most specific net of the
+	 * source decides; two dimensions never match */
+	k[0].ip2[0] = 10;
+	k[0].cidr = 30;
+	k[1] = k[0];
+	k[1].cidr = 31;
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_IPPORTNET, k, nm, 2)));
+	m.match_set.dim = 3;
+	m.match_set.flags = IPSET_DIM_THREE_SRC;
+	struct nftdp_vm_chain *h = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, h, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 3, 22)), NF_DROP);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 1, 22)), NF_ACCEPT); /* nomatch /31 */
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 3, 23)), NF_ACCEPT);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 9, 22)), NF_ACCEPT); /* outside the /30 */
+	m.match_set.dim = 2;
+	struct nftdp_vm_chain *i = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, i, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, i, tcp4_from(&t, 3, 22)), NF_ACCEPT);
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
