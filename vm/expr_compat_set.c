@@ -145,6 +145,23 @@ static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_ke
 	return 0;
 }
 
+/* hash:net,iface's data_equal: the name exactly, or a wildcard element
+ * (proto 1) whose name is a prefix of it */
+static int lookup_iface(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k,
+			const struct nftdp_vm_pkt *pkt, const struct set_opt *o, bool skip,
+			uint64_t now, const struct nftdp_vm_ipset_elem **hit)
+{
+	struct nftdp_vm_ipset_key w = *k;
+	int r = lookup(s, &w, pkt, o, skip, now, hit);
+
+	w.proto = 1;
+	for (size_t l = strnlen((const char *)k->ip2, 16); !r && l >= 1; l--) {
+		r = lookup(s, &w, pkt, o, skip, now, hit);
+		w.ip2[l - 1] = 0;
+	}
+	return r;
+}
+
 static void mask_ip(uint8_t ip[16], unsigned int bytes, unsigned int cidr)
 {
 	for (unsigned int i = 0; i < bytes; i++) {
@@ -263,6 +280,33 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		}
 		return 0;
 	}
+	case NFTDP_VM_IPSET_HASH_NETIFACE: {
+		/* hash_netiface*_kadt: the address's most specific net (/0
+		 * too) with the in (second dimension src) or out device's
+		 * name; none: no match. physdev is a bridge's: not here */
+		const char *dev = (o->flags & IPSET_DIM_TWO_SRC) ? (pkt->iif ? pkt->iifname : NULL)
+								 : (pkt->oif ? pkt->oifname : NULL);
+		uint8_t ip[16];
+		size_t l;
+
+		if (dev == NULL || (l = strnlen(dev, 15)) == 0)
+			return 0;
+		get_ip(pkt, src1, ip);
+		memcpy(k.ip2, dev, l);
+		for (int c = (int)bytes * 8; c >= 0; c--) {
+			int r;
+
+			if (!s->cidrs[c])
+				continue;
+			memcpy(k.ip, ip, 16);
+			mask_ip(k.ip, bytes, (unsigned int)c);
+			k.cidr = (uint8_t)c;
+			r = lookup_iface(s, &k, pkt, o, skip, now, hit);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
 	case NFTDP_VM_IPSET_HASH_IPPORTNET: {
 		/* hash_ipportnet*_kadt: the most specific net holding the
 		 * third dimension's address */
@@ -337,7 +381,7 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 	 * answer: a nomatch entry matches, a plain one does not */
 	if (o->return_nomatch &&
 	    (s->kind == NFTDP_VM_IPSET_HASH_NET || s->kind == NFTDP_VM_IPSET_HASH_NETPORT ||
-	     s->kind == NFTDP_VM_IPSET_HASH_IPPORTNET))
+	     s->kind == NFTDP_VM_IPSET_HASH_IPPORTNET || s->kind == NFTDP_VM_IPSET_HASH_NETIFACE))
 		return r < 0;
 	return r > 0;
 }
@@ -559,6 +603,26 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return false;
 		mask_ip(k->ip, bytes, (unsigned int)c);
 		k->cidr = (uint8_t)c;
+		return true;
+	}
+	case NFTDP_VM_IPSET_HASH_NETIFACE: {
+		/* hash_netiface*_kadt: the net of the largest prefix in the
+		 * set, the host without one; the device's name */
+		const char *dev = (o->flags & IPSET_DIM_TWO_SRC) ? (pkt->iif ? pkt->iifname : NULL)
+								 : (pkt->oif ? pkt->oifname : NULL);
+		int c = (int)bytes * 8;
+		size_t l;
+
+		if (dev == NULL || (l = strnlen(dev, 15)) == 0)
+			return false;
+		while (c > 0 && !s->cidrs[c])
+			c--;
+		if (!s->cidrs[c])
+			c = (int)bytes * 8;
+		get_ip(pkt, src1, k->ip);
+		mask_ip(k->ip, bytes, (unsigned int)c);
+		k->cidr = (uint8_t)c;
+		memcpy(k->ip2, dev, l);
 		return true;
 	}
 	case NFTDP_VM_IPSET_HASH_IPPORTNET: {

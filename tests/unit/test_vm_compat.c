@@ -316,6 +316,7 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 	s->family = NFPROTO_IPV4;
 	s->netmask = 32;
 	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT	 ? 2
+		 : kind == NFTDP_VM_IPSET_HASH_NETIFACE	 ? 2
 		 : kind == NFTDP_VM_IPSET_HASH_IPPORTNET ? 3
 							 : 1;
 	for (uint32_t i = 0; i < n; i++) {
@@ -325,7 +326,8 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 		s->e[i].nomatch = nomatch && nomatch[i];
 		s->e[i].next = s->head[b];
 		s->head[b] = (int32_t)i;
-		if (kind == NFTDP_VM_IPSET_HASH_NET || kind == NFTDP_VM_IPSET_HASH_IPPORTNET)
+		if (kind == NFTDP_VM_IPSET_HASH_NET || kind == NFTDP_VM_IPSET_HASH_IPPORTNET ||
+		    kind == NFTDP_VM_IPSET_HASH_NETIFACE)
 			s->cidrs[keys[i].cidr] = true;
 	}
 	return s;
@@ -428,6 +430,49 @@ static void test_set_match(void **state)
 	struct nftdp_vm_chain *i = chain(w, "filter", NF_INET_LOCAL_IN);
 	assert_int_equal(add(w, i, -1, false, MT("set", 4, m), NF_DROP), 0);
 	assert_int_equal(RUN(w, i, tcp4_from(&t, 3, 22)), NF_ACCEPT);
+	/* hash:net,iface {10.0.0.0/24,eth1; 0.0.0.0/0,wan0; 10.0.0.0/30,eth1
+	 * nomatch} as src,dst: the source's net with the out device's name,
+	 * /0 for any; src,src: the in device's; no device: no match */
+	memset(k, 0, sizeof(k));
+	k[0].ip[0] = 10;
+	k[0].cidr = 24;
+	memcpy(k[0].ip2, "eth1", 4);
+	k[1] = k[0];
+	k[1].cidr = 30;
+	struct nftdp_vm_ipset_key kw[3] = {k[0], k[1], {.cidr = 0}};
+	bool nmw[3] = {false, true, false};
+	memcpy(kw[2].ip2, "wan0", 4);
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, kw, nmw, 3)));
+	m.match_set.dim = 2;
+	m.match_set.flags = IPSET_DIM_ONE_SRC;
+	struct nftdp_vm_chain *j = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, j, -1, false, MT("set", 4, m), NF_DROP), 0);
+	struct nftdp_vm_pkt *p = tcp4_from(&t, 9, 22);
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT); /* no device */
+	p->iif = 2;
+	p->iifname = "wan0";
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, j, p), NF_DROP);
+	p = tcp4_from(&t, 1, 22); /* 10.0.0.1: the nomatch /30 */
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT);
+	p->oifname = "eth10";
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT);
+	p->oifname = "wan0"; /* /0 */
+	assert_int_equal(RUN(w, j, p), NF_DROP);
+	m.match_set.flags = IPSET_DIM_ONE_SRC | IPSET_DIM_TWO_SRC;
+	struct nftdp_vm_chain *l = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, l, -1, false, MT("set", 4, m), NF_DROP), 0);
+	p = tcp4_from(&t, 9, 22);
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, l, p), NF_ACCEPT); /* no in device */
+	p->iif = 2;
+	p->iifname = "eth1";
+	assert_int_equal(RUN(w, l, p), NF_DROP);
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 

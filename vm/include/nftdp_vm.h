@@ -711,6 +711,7 @@ enum nftdp_vm_ipset_kind {
 	NFTDP_VM_IPSET_BITMAP_PORT,
 	NFTDP_VM_IPSET_LIST_SET,
 	NFTDP_VM_IPSET_HASH_IPPORTNET, /**< ip2/cidr: the net */
+	NFTDP_VM_IPSET_HASH_NETIFACE,  /**< ip2: the name, port: physdev, proto: wildcard */
 };
 
 /** One element's key; unused fields zero (compared as bytes). */
