@@ -617,6 +617,8 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return false;
 		while (c > 0 && !s->cidrs[c])
 			c--;
+		if (c == 0 && s->cidrs[0])
+			return false; /* only /0: e.cidr 0 is -EINVAL */
 		if (!s->cidrs[c])
 			c = (int)bytes * 8;
 		get_ip(pkt, src1, k->ip);

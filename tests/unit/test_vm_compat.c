@@ -732,6 +732,43 @@ static void test_set_target(void **state)
 	assert_int_equal(
 	    add(w, chain(w, "mangle", NF_INET_FORWARD), -1, false, TG("SET", 3, t3), -1), -ERANGE);
 	assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	/* hash:net,iface at 8 {10.0.0.0/24,eth1}: src,dst adds the source's
+	 * /24 with the out device's name; with only a /0 in the set the kadt
+	 * refuses (e.cidr 0: -EINVAL) */
+	{
+		struct nftdp_vm_ipset_key ki;
+
+		memset(&ki, 0, sizeof(ki));
+		ki.ip[0] = 10;
+		ki.cidr = 24;
+		memcpy(ki.ip2, "eth1", 4);
+		nftdp_vm_ipset_free(nftdp_vm_ipset_publish(
+		    8, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, &ki, NULL, 1)));
+		memset(&t3, 0, sizeof(t3));
+		t3.add_set.index = 8;
+		t3.add_set.dim = 2;
+		t3.add_set.flags = IPSET_DIM_ONE_SRC;
+		t3.del_set.index = 65535;
+		t3.map_set.index = 65535;
+		struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+		assert_int_equal(add(w, e, -1, false, TG("SET", 3, t3), -1), 0);
+		p = tcp4_from(&t, 77, 1);
+		p->oif = 3;
+		p->oifname = "eth5";
+		RUN(w, e, p);
+		ngot = 0;
+		got_ret = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 1);
+		assert_int_equal(got[0].k.cidr, 24);
+		assert_int_equal(got[0].k.ip[3], 0);
+		assert_memory_equal(got[0].k.ip2, "eth5", 5);
+		ki.cidr = 0;
+		ki.ip[0] = 0;
+		nftdp_vm_ipset_free(nftdp_vm_ipset_publish(
+		    8, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, &ki, NULL, 1)));
+		RUN(w, e, p);
+		assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	}
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(8, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(9, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(10, NULL));
