@@ -5,6 +5,7 @@
  * destroy, flush, rename, swap, list/save, add/del/test, header, get by
  * name/index) with the kernel's IPSET_ERR_* errnos, for the types
  * hash:ip, hash:net, hash:ip,port, hash:net,port, hash:ip,port,ip,
+ * hash:ip,port,net, hash:net,iface,
  * bitmap:ip, bitmap:port and list:set, with the timeout, counters,
  * comment and skbinfo extensions. Headers and members are sent with the
  * attributes, flags and order the kernel's mtype_head/mtype_list put, so
@@ -58,7 +59,9 @@ enum ipset_kind {
 	K_HASH_IPPORTIP,
 	K_BITMAP_IP,
 	K_BITMAP_PORT,
-	K_LIST_SET
+	K_LIST_SET,
+	K_HASH_IPPORTNET,
+	K_HASH_NETIFACE
 };
 
 /* type features (ip_set.h's IPSET_TYPE_*): swap needs equal ones */
@@ -66,6 +69,7 @@ enum ipset_kind {
 #define F_PORT 2
 #define F_IP2 8
 #define F_NAME 32
+#define F_IFACE 64
 #define F_NOMATCH 512
 #define F_DUMP_LAST 128
 
@@ -84,12 +88,16 @@ static const struct ipset_type {
     {"bitmap:ip", K_BITMAP_IP, NFPROTO_IPV4, 3, F_IP},
     {"bitmap:port", K_BITMAP_PORT, NFPROTO_UNSPEC, 3, F_PORT},
     {"list:set", K_LIST_SET, NFPROTO_UNSPEC, 3, F_NAME | F_DUMP_LAST},
+    {"hash:ip,port,net", K_HASH_IPPORTNET, NFPROTO_UNSPEC, 8, F_IP | F_PORT | F_IP2 | F_NOMATCH},
+    {"hash:net,iface", K_HASH_NETIFACE, NFPROTO_UNSPEC, 8, F_IP | F_IFACE | F_NOMATCH},
 };
 
 /* an element's key is the workers' (nftdp_vm.h), hashed alike */
 #define ipset_key nftdp_vm_ipset_key
 _Static_assert((int)K_LIST_SET == (int)NFTDP_VM_IPSET_LIST_SET &&
-		   (int)K_BITMAP_IP == (int)NFTDP_VM_IPSET_BITMAP_IP,
+		   (int)K_BITMAP_IP == (int)NFTDP_VM_IPSET_BITMAP_IP &&
+		   (int)K_HASH_IPPORTNET == (int)NFTDP_VM_IPSET_HASH_IPPORTNET &&
+		   (int)K_HASH_NETIFACE == (int)NFTDP_VM_IPSET_HASH_NETIFACE,
 	       "control's kinds are the VM's");
 
 struct ipset_elem {
@@ -176,13 +184,35 @@ static void index_rebuild(struct ipset *set)
 	}
 }
 
-static int32_t find(const struct ipset *set, const struct ipset_key *k)
+static int32_t find_exact(const struct ipset *set, const struct ipset_key *k)
 {
 	if (set->nhead == 0)
 		return -1;
 	for (int32_t i = set->head[key_hash(k) & (set->nhead - 1)]; i >= 0; i = set->e[i].next)
 		if (memcmp(&set->e[i].k, k, sizeof(*k)) == 0)
 			return i;
+	return -1;
+}
+
+/* hash:net,iface's data_equal: a stored wildcard element (proto 1)
+ * equals any name it is a prefix of, whatever the asked one's flag */
+static int32_t find(const struct ipset *set, const struct ipset_key *k)
+{
+	struct ipset_key w;
+	int32_t i = find_exact(set, k);
+
+	if (i >= 0 || set->type->kind != K_HASH_NETIFACE)
+		return i;
+	w = *k;
+	w.proto = (uint8_t)!k->proto;
+	if ((i = find_exact(set, &w)) >= 0)
+		return i;
+	w.proto = 1;
+	for (size_t l = strnlen((const char *)k->ip2, 16); l-- > 1;) {
+		w.ip2[l] = 0;
+		if ((i = find_exact(set, &w)) >= 0)
+			return i;
+	}
 	return -1;
 }
 
@@ -705,7 +735,8 @@ static const uint16_t adt_pol[IPSET_ATTR_ADT_MAX + 1] = {
     [IPSET_ATTR_NAMEREF] = P_STR, [IPSET_ATTR_BYTES] = 8,
     [IPSET_ATTR_PACKETS] = 8,	  [IPSET_ATTR_COMMENT] = P_COMMENT,
     [IPSET_ATTR_SKBMARK] = 8,	  [IPSET_ATTR_SKBPRIO] = 4,
-    [IPSET_ATTR_SKBQUEUE] = 2,
+    [IPSET_ATTR_SKBQUEUE] = 2,	  [IPSET_ATTR_IP2_TO] = P_NEST,
+    [IPSET_ATTR_IFACE] = P_STR,
 };
 
 /* which ADT attributes each kind takes (the type's adt_policy) */
@@ -729,13 +760,17 @@ static bool adt_allowed(enum ipset_kind k, unsigned int t)
 	case IPSET_ATTR_PORT:
 	case IPSET_ATTR_PORT_TO:
 		return k == K_HASH_IPPORT || k == K_HASH_NETPORT || k == K_HASH_IPPORTIP ||
-		       k == K_BITMAP_PORT;
+		       k == K_HASH_IPPORTNET || k == K_BITMAP_PORT;
 	case IPSET_ATTR_PROTO:
 		return k == K_HASH_IPPORT || k == K_HASH_NETPORT || k == K_HASH_IPPORTIP ||
-		       k == K_BITMAP_PORT;
+		       k == K_HASH_IPPORTNET || k == K_BITMAP_PORT;
 	case IPSET_ATTR_IP2:
 	case IPSET_ATTR_CIDR2:
-		return k == K_HASH_IPPORTIP;
+		return k == K_HASH_IPPORTIP || k == K_HASH_IPPORTNET;
+	case IPSET_ATTR_IP2_TO:
+		return k == K_HASH_IPPORTNET;
+	case IPSET_ATTR_IFACE:
+		return k == K_HASH_NETIFACE;
 	case IPSET_ATTR_NAME:
 	case IPSET_ATTR_NAMEREF:
 		return k == K_LIST_SET;
@@ -942,20 +977,22 @@ static int adt_one(struct ctl_ipset *st, struct ipset *set, enum ipset_adt adt,
 	return set->e[i].nomatch ? -ENOTEMPTY : 1;
 }
 
-/* hash:net's and hash:net,port's test of a host: the most specific net
- * holding it (mtype_test_cidrs) */
+/* hash:net's, hash:net,port's and hash:ip,port,net's test of a host:
+ * the most specific net holding it (mtype_test_cidrs); the net is ip2
+ * in hash:ip,port,net */
 static int test_cidrs(struct ipset *set, struct ipset_key k)
 {
 	unsigned int bits = set->family == NFPROTO_IPV6 ? 128 : 32;
+	uint8_t *net = set->type->kind == K_HASH_IPPORTNET ? k.ip2 : k.ip;
 	uint8_t ip[16];
 	uint64_t now = ctl_ipset_clock();
 
-	memcpy(ip, k.ip, 16);
-	for (int c = (int)bits; c >= 1; c--) {
+	memcpy(ip, net, 16);
+	for (int c = (int)bits; c >= (set->type->kind == K_HASH_NETIFACE ? 0 : 1); c--) {
 		int32_t i;
 
-		memcpy(k.ip, ip, 16);
-		mask_ip(k.ip, set->family, (uint8_t)c);
+		memcpy(net, ip, 16);
+		mask_ip(net, set->family, (uint8_t)c);
 		k.cidr = (uint8_t)c;
 		i = find(set, &k);
 		if (i >= 0 && !expired(set, &set->e[i], now))
@@ -978,6 +1015,187 @@ static uint8_t range_to_cidr(uint32_t from, uint32_t to, uint32_t *last)
 	}
 	*last = from;
 	return 32;
+}
+
+/* adt_one over ports pfrom..pto: the last answer, the first error
+ * (an existing element with --exist is none) */
+static int adt_ports(struct ctl_ipset *st, struct ipset *set, enum ipset_adt adt,
+		     struct ipset_key *k, const struct ext *x, bool nomatch, uint32_t flags,
+		     uint16_t pfrom, uint16_t pto)
+{
+	int ret = 0;
+
+	for (uint32_t p = pfrom; p <= pto; p++) {
+		k->port = (uint16_t)p;
+		ret = adt_one(st, set, adt, k, x, nomatch, flags, -1);
+		if (ret == -IPSET_ERR_EXIST && (flags & IPSET_FLAG_EXIST))
+			ret = 0;
+		if (ret < 0 || adt == IPSET_TEST)
+			return ret;
+	}
+	return ret;
+}
+
+/* hash_ipportnet4_uadt / hash_ipportnet6_uadt: k holds ip, ip2, port
+ * and proto; the net is ip2/CIDR2, stored with its prefix in k.cidr. An
+ * IPv4 add or del expands IP_TO or CIDR (hosts), PORT_TO and IP2_TO
+ * (the largest nets covering it) */
+static int uadt_ipportnet(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_adt adt,
+			  uint32_t flags, struct ipset_key *k, const struct ext *x, bool nomatch,
+			  uint16_t pfrom, uint16_t pto)
+{
+	unsigned int bits = set->family == NFPROTO_IPV6 ? 128 : 32;
+	uint32_t from, to, from2, to2, last2;
+	int ret = 0;
+
+	k->cidr = (uint8_t)bits;
+	if (tb[IPSET_ATTR_CIDR2]) {
+		k->cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR2]);
+		if (k->cidr == 0 || k->cidr > bits)
+			return -IPSET_ERR_INVALID_CIDR;
+	}
+	if (set->family == NFPROTO_IPV6) {
+		if (tb[IPSET_ATTR_IP_TO] || tb[IPSET_ATTR_IP2_TO])
+			return -IPSET_ERR_HASH_RANGE_UNSUPPORTED;
+		if (tb[IPSET_ATTR_CIDR] && mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]) != 128)
+			return -IPSET_ERR_INVALID_CIDR;
+	}
+	if (adt == IPSET_TEST || set->family == NFPROTO_IPV6 ||
+	    !(tb[IPSET_ATTR_CIDR] || tb[IPSET_ATTR_IP_TO] || pto != pfrom ||
+	      tb[IPSET_ATTR_IP2_TO])) {
+		mask_ip(k->ip2, set->family, k->cidr);
+		if (adt == IPSET_TEST && k->cidr == bits)
+			return test_cidrs(set, *k);
+		return adt_ports(st, set, adt, k, x, nomatch, flags, pfrom, pto);
+	}
+	from = to = ip4(k->ip);
+	if (tb[IPSET_ATTR_IP_TO]) {
+		uint8_t b[16];
+
+		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		to = ip4(b);
+		if (from > to) {
+			uint32_t t = from;
+
+			from = to;
+			to = t;
+		}
+	} else if (tb[IPSET_ATTR_CIDR]) {
+		uint8_t c = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
+
+		if (c == 0 || c > 32)
+			return -IPSET_ERR_INVALID_CIDR;
+		if (c < 32) {
+			from &= ~(0xffffffffu >> c);
+			to = from | (0xffffffffu >> c);
+		}
+	}
+	from2 = to2 = ip4(k->ip2);
+	if (tb[IPSET_ATTR_IP2_TO]) {
+		uint8_t b[16];
+
+		if (get_ipaddr(tb[IPSET_ATTR_IP2_TO], NFPROTO_IPV4, b) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		to2 = ip4(b);
+		if (from2 > to2) {
+			uint32_t t = from2;
+
+			from2 = to2;
+			to2 = t;
+		}
+		if (from2 == 0 && to2 == 0xffffffffu)
+			return -IPSET_ERR_HASH_RANGE;
+	} else if (k->cidr < 32) {
+		from2 &= ~(0xffffffffu >> k->cidr);
+		to2 = from2 | (0xffffffffu >> k->cidr);
+	}
+	for (uint64_t a = from; a <= to; a++) {
+		set_ip4(k->ip, (uint32_t)a);
+		for (uint32_t p = pfrom; p <= pto; p++) {
+			k->port = (uint16_t)p;
+			for (uint64_t b = from2; b <= to2; b = (uint64_t)last2 + 1) {
+				uint8_t ip[16];
+
+				k->cidr = range_to_cidr((uint32_t)b, to2, &last2);
+				set_ip4(ip, (uint32_t)b);
+				memcpy(k->ip2, ip, 16);
+				ret = adt_one(st, set, adt, k, x, nomatch, flags, -1);
+				if (ret == -IPSET_ERR_EXIST && (flags & IPSET_FLAG_EXIST))
+					ret = 0;
+				if (ret < 0)
+					return ret;
+			}
+		}
+	}
+	return ret;
+}
+
+/* hash_netiface4_uadt / hash_netiface6_uadt: ip/CIDR (0 allowed), the
+ * name in ip2 (NUL padded), physdev in port, the wildcard flag in proto;
+ * an IPv4 add or del splits IP_TO into nets */
+static int uadt_netiface(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_adt adt,
+			 uint32_t flags, struct ipset_key *k, const struct ext *x, bool nomatch)
+{
+	unsigned int bits = set->family == NFPROTO_IPV6 ? 128 : 32;
+	const char *name;
+	uint32_t from, to, last;
+	int ret = 0;
+
+	if (!tb[IPSET_ATTR_IFACE])
+		return -IPSET_ERR_PROTOCOL;
+	if (set->family == NFPROTO_IPV6 && tb[IPSET_ATTR_IP_TO])
+		return -IPSET_ERR_HASH_RANGE_UNSUPPORTED;
+	k->cidr = (uint8_t)bits;
+	if (tb[IPSET_ATTR_CIDR]) {
+		k->cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
+		if (k->cidr > bits)
+			return -IPSET_ERR_INVALID_CIDR;
+	}
+	name = mnl_attr_get_str(tb[IPSET_ATTR_IFACE]);
+	if (strlen(name) > 15)
+		return -IPSET_ERR_PROTOCOL;
+	memset(k->ip2, 0, 16);
+	memcpy(k->ip2, name, strlen(name));
+	if (tb[IPSET_ATTR_CADT_FLAGS]) {
+		uint32_t cf = get_h32(tb[IPSET_ATTR_CADT_FLAGS]);
+
+		k->port = (cf & IPSET_FLAG_PHYSDEV) ? 1 : 0;
+		k->proto = (cf & IPSET_FLAG_IFACE_WILDCARD) ? 1 : 0;
+	}
+	if (adt == IPSET_TEST || !tb[IPSET_ATTR_IP_TO]) {
+		mask_ip(k->ip, set->family, k->cidr);
+		if (adt == IPSET_TEST && k->cidr == bits)
+			return test_cidrs(set, *k);
+		ret = adt_one(st, set, adt, k, x, nomatch, flags, -1);
+		return ret == -IPSET_ERR_EXIST && (flags & IPSET_FLAG_EXIST) ? 0 : ret;
+	}
+	{
+		uint8_t b[16];
+
+		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		from = ip4(k->ip);
+		to = ip4(b);
+	}
+	if (from > to) {
+		uint32_t t = from;
+
+		from = to;
+		to = t;
+	}
+	if (from == 0 && to == 0xffffffffu)
+		return -IPSET_ERR_HASH_RANGE;
+	for (uint64_t a = from; a <= to; a = (uint64_t)last + 1) {
+		k->cidr = range_to_cidr((uint32_t)a, to, &last);
+		set_ip4(k->ip, (uint32_t)a);
+		ret = adt_one(st, set, adt, k, x, nomatch, flags, -1);
+		if (ret == -IPSET_ERR_EXIST && (flags & IPSET_FLAG_EXIST))
+			ret = 0;
+		if (ret < 0)
+			return ret;
+	}
+	return ret;
 }
 
 /* The uadt of the set's type: one DATA nest. */
@@ -1085,10 +1303,11 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], set->family, k.ip) < 0)
 		return -IPSET_ERR_PROTOCOL;
 
-	if (kind == K_HASH_IPPORTIP &&
+	if ((kind == K_HASH_IPPORTIP || kind == K_HASH_IPPORTNET) &&
 	    (!tb[IPSET_ATTR_IP2] || get_ipaddr(tb[IPSET_ATTR_IP2], set->family, k.ip2) < 0))
 		return -IPSET_ERR_PROTOCOL;
-	if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP) {
+	if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP ||
+	    kind == K_HASH_IPPORTNET) {
 		if (!tb[IPSET_ATTR_PORT])
 			return -IPSET_ERR_PROTOCOL;
 		k.port = ntohs(mnl_attr_get_u16(tb[IPSET_ATTR_PORT]));
@@ -1155,6 +1374,11 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 		}
 		return ret;
 	}
+
+	if (kind == K_HASH_IPPORTNET)
+		return uadt_ipportnet(st, set, tb, adt, flags, &k, &x, nomatch, pfrom, pto);
+	if (kind == K_HASH_NETIFACE)
+		return uadt_netiface(st, set, tb, adt, flags, &k, &x, nomatch);
 
 	if (kind == K_HASH_NET || kind == K_HASH_NETPORT) {
 		unsigned int bits = set->family == NFPROTO_IPV6 ? 128 : 32;
@@ -1456,13 +1680,29 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 		break;
 	default:
 		put_ipaddr(nlh, IPSET_ATTR_IP, set->family, e->k.ip);
-		if (kind == K_HASH_IPPORTIP)
+		if (kind == K_HASH_IPPORTIP || kind == K_HASH_IPPORTNET)
 			put_ipaddr(nlh, IPSET_ATTR_IP2, set->family, e->k.ip2);
-		if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP)
+		if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP ||
+		    kind == K_HASH_IPPORTNET)
 			put_net16(nlh, IPSET_ATTR_PORT, e->k.port);
-		if (kind == K_HASH_NET || kind == K_HASH_NETPORT)
+		if (kind == K_HASH_NET || kind == K_HASH_NETPORT || kind == K_HASH_NETIFACE)
 			mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, e->k.cidr);
-		if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP)
+		if (kind == K_HASH_NETIFACE) {
+			char name[17] = {0};
+			uint32_t f = (e->k.port ? IPSET_FLAG_PHYSDEV : 0) |
+				     (e->k.proto ? IPSET_FLAG_IFACE_WILDCARD : 0) |
+				     (e->nomatch ? IPSET_FLAG_NOMATCH : 0);
+
+			memcpy(name, e->k.ip2, 16);
+			mnl_attr_put_strz(nlh, IPSET_ATTR_IFACE, name);
+			if (f)
+				put_net32(nlh, IPSET_ATTR_CADT_FLAGS, f);
+			break;
+		}
+		if (kind == K_HASH_IPPORTNET)
+			mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR2, e->k.cidr);
+		if (kind == K_HASH_IPPORT || kind == K_HASH_NETPORT || kind == K_HASH_IPPORTIP ||
+		    kind == K_HASH_IPPORTNET)
 			mnl_attr_put_u8(nlh, IPSET_ATTR_PROTO, e->k.proto);
 		if (e->nomatch)
 			put_net32(nlh, IPSET_ATTR_CADT_FLAGS, IPSET_FLAG_NOMATCH);
@@ -1799,7 +2039,9 @@ static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr, const struct nlattr
 
 static uint8_t dim_of(enum ipset_kind k)
 {
-	return k == K_HASH_IPPORTIP ? 3 : (k == K_HASH_IPPORT || k == K_HASH_NETPORT) ? 2 : 1;
+	return k == K_HASH_IPPORTIP || k == K_HASH_IPPORTNET			     ? 3
+	       : (k == K_HASH_IPPORT || k == K_HASH_NETPORT || k == K_HASH_NETIFACE) ? 2
+										     : 1;
 }
 
 /* the set as an immutable copy for the workers; NULL when out of memory */
@@ -1841,7 +2083,8 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 		e->base_bytes = set->e[i].bytes;
 		e->next = v->head[b];
 		v->head[b] = (int32_t)i;
-		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT)
+		if (set->type->kind == K_HASH_NET || set->type->kind == K_HASH_NETPORT ||
+		    set->type->kind == K_HASH_IPPORTNET || set->type->kind == K_HASH_NETIFACE)
 			v->cidrs[e->k.cidr <= 128 ? e->k.cidr : 128] = true;
 	}
 	return v;

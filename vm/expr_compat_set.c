@@ -145,6 +145,23 @@ static int lookup(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_ke
 	return 0;
 }
 
+/* hash:net,iface's data_equal: the name exactly, or a wildcard element
+ * (proto 1) whose name is a prefix of it */
+static int lookup_iface(const struct nftdp_vm_ipset *s, const struct nftdp_vm_ipset_key *k,
+			const struct nftdp_vm_pkt *pkt, const struct set_opt *o, bool skip,
+			uint64_t now, const struct nftdp_vm_ipset_elem **hit)
+{
+	struct nftdp_vm_ipset_key w = *k;
+	int r = lookup(s, &w, pkt, o, skip, now, hit);
+
+	w.proto = 1;
+	for (size_t l = strnlen((const char *)k->ip2, 16); !r && l >= 1; l--) {
+		r = lookup(s, &w, pkt, o, skip, now, hit);
+		w.ip2[l - 1] = 0;
+	}
+	return r;
+}
+
 static void mask_ip(uint8_t ip[16], unsigned int bytes, unsigned int cidr)
 {
 	for (unsigned int i = 0; i < bytes; i++) {
@@ -263,6 +280,56 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		}
 		return 0;
 	}
+	case NFTDP_VM_IPSET_HASH_NETIFACE: {
+		/* hash_netiface*_kadt: the address's most specific net (/0
+		 * too) with the in (second dimension src) or out device's
+		 * name; none: no match. physdev is a bridge's: not here */
+		const char *dev = (o->flags & IPSET_DIM_TWO_SRC) ? (pkt->iif ? pkt->iifname : NULL)
+								 : (pkt->oif ? pkt->oifname : NULL);
+		uint8_t ip[16];
+		size_t l;
+
+		if (dev == NULL || (l = strnlen(dev, 15)) == 0)
+			return 0;
+		get_ip(pkt, src1, ip);
+		memcpy(k.ip2, dev, l);
+		for (int c = (int)bytes * 8; c >= 0; c--) {
+			int r;
+
+			if (!s->cidrs[c])
+				continue;
+			memcpy(k.ip, ip, 16);
+			mask_ip(k.ip, bytes, (unsigned int)c);
+			k.cidr = (uint8_t)c;
+			r = lookup_iface(s, &k, pkt, o, skip, now, hit);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	case NFTDP_VM_IPSET_HASH_IPPORTNET: {
+		/* hash_ipportnet*_kadt: the most specific net holding the
+		 * third dimension's address */
+		uint8_t ip2[16];
+
+		get_ip(pkt, src1, k.ip);
+		if (!get_port(pkt, src2, &k.port, &k.proto))
+			return 0;
+		get_ip(pkt, o->flags & IPSET_DIM_THREE_SRC, ip2);
+		for (int c = (int)bytes * 8; c >= 1; c--) {
+			int r;
+
+			if (!s->cidrs[c])
+				continue;
+			memcpy(k.ip2, ip2, 16);
+			mask_ip(k.ip2, bytes, (unsigned int)c);
+			k.cidr = (uint8_t)c;
+			r = lookup(s, &k, pkt, o, skip, now, hit);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -313,7 +380,8 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 	/* --return-nomatch on a type with nomatch entries inverts the
 	 * answer: a nomatch entry matches, a plain one does not */
 	if (o->return_nomatch &&
-	    (s->kind == NFTDP_VM_IPSET_HASH_NET || s->kind == NFTDP_VM_IPSET_HASH_NETPORT))
+	    (s->kind == NFTDP_VM_IPSET_HASH_NET || s->kind == NFTDP_VM_IPSET_HASH_NETPORT ||
+	     s->kind == NFTDP_VM_IPSET_HASH_IPPORTNET || s->kind == NFTDP_VM_IPSET_HASH_NETIFACE))
 		return r < 0;
 	return r > 0;
 }
@@ -534,6 +602,45 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		    !get_port(pkt, src2, &k->port, &k->proto))
 			return false;
 		mask_ip(k->ip, bytes, (unsigned int)c);
+		k->cidr = (uint8_t)c;
+		return true;
+	}
+	case NFTDP_VM_IPSET_HASH_NETIFACE: {
+		/* hash_netiface*_kadt: the net of the largest prefix in the
+		 * set, the host without one; the device's name */
+		const char *dev = (o->flags & IPSET_DIM_TWO_SRC) ? (pkt->iif ? pkt->iifname : NULL)
+								 : (pkt->oif ? pkt->oifname : NULL);
+		int c = (int)bytes * 8;
+		size_t l;
+
+		if (dev == NULL || (l = strnlen(dev, 15)) == 0)
+			return false;
+		while (c > 0 && !s->cidrs[c])
+			c--;
+		if (c == 0 && s->cidrs[0])
+			return false; /* only /0: e.cidr 0 is -EINVAL */
+		if (!s->cidrs[c])
+			c = (int)bytes * 8;
+		get_ip(pkt, src1, k->ip);
+		mask_ip(k->ip, bytes, (unsigned int)c);
+		k->cidr = (uint8_t)c;
+		memcpy(k->ip2, dev, l);
+		return true;
+	}
+	case NFTDP_VM_IPSET_HASH_IPPORTNET: {
+		/* the net of the largest prefix in the set, the host
+		 * without one (hash_ipportnet*_kadt) */
+		int c = (int)bytes * 8;
+
+		while (c > 1 && !s->cidrs[c])
+			c--;
+		if (!s->cidrs[c])
+			c = (int)bytes * 8;
+		get_ip(pkt, src1, k->ip);
+		if (!get_port(pkt, src2, &k->port, &k->proto))
+			return false;
+		get_ip(pkt, o->flags & IPSET_DIM_THREE_SRC, k->ip2);
+		mask_ip(k->ip2, bytes, (unsigned int)c);
 		k->cidr = (uint8_t)c;
 		return true;
 	}

@@ -357,6 +357,165 @@ static void test_hash_net(void **state)
 	assert_int_equal(adt(IPSET_CMD_ADD, "n", "1.0.0.0", 0, NULL, 0, false), 0);
 }
 
+/* hash:ip,port,net: one element, the net ip2/cidr2 (0: none); ip_to and
+ * ip2_to ranges, port_to (0: none) */
+static int ipn(uint8_t cmd, const char *set, const char *ip, const char *ip_to, uint16_t port,
+	       uint16_t port_to, const char *ip2, uint8_t cidr2, const char *ip2_to, uint32_t cadt)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, cmd, NLM_F_EXCL, set);
+	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+	put_ip4(nlh, IPSET_ATTR_IP, ip);
+	if (ip_to)
+		put_ip4(nlh, IPSET_ATTR_IP_TO, ip_to);
+	put_ip4(nlh, IPSET_ATTR_IP2, ip2);
+	if (cidr2)
+		mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR2, cidr2);
+	if (ip2_to)
+		put_ip4(nlh, IPSET_ATTR_IP2_TO, ip2_to);
+	mnl_attr_put_u16(nlh, IPSET_ATTR_PORT | NLA_F_NET_BYTEORDER, htons(port));
+	if (port_to)
+		mnl_attr_put_u16(nlh, IPSET_ATTR_PORT_TO | NLA_F_NET_BYTEORDER, htons(port_to));
+	mnl_attr_put_u8(nlh, IPSET_ATTR_PROTO, IPPROTO_TCP);
+	if (cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER, htonl(cadt));
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* hash:ip,port,net (hash_ipportnet4_uadt): the net's most specific
+ * match on a host test, nomatch, the three ranges expanded (hosts,
+ * ports, the largest nets), the kernel's errnos, and the workers' copy
+ * (three dimensions, the net prefixes present) */
+static void test_hash_ipportnet(void **state)
+{
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	assert_int_equal(create("ipn", "hash:ip,port,net", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.0", 24, NULL, 0),
+			 0);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.128", 25, NULL,
+			     IPSET_FLAG_NOMATCH),
+			 0);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.9", 24, NULL, 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(ipn(IPSET_CMD_TEST, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.7", 0, NULL, 0),
+			 0);
+	assert_int_equal(
+	    ipn(IPSET_CMD_TEST, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.200", 0, NULL, 0),
+	    -IPSET_ERR_EXIST);
+	assert_int_equal(ipn(IPSET_CMD_TEST, "ipn", "1.1.1.1", NULL, 81, 0, "10.0.0.7", 0, NULL, 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(ipn(IPSET_CMD_TEST, "ipn", "1.1.1.2", NULL, 80, 0, "10.0.0.7", 0, NULL, 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(
+	    ipn(IPSET_CMD_TEST, "ipn", "1.1.1.1", NULL, 80, 0, "10.0.0.0", 25, NULL, 0),
+	    -IPSET_ERR_EXIST);
+	assert_int_equal(elements("ipn"), 2);
+	/* 2 hosts x 2 ports x (.1/32 .2/31 .4/31 .6/32) */
+	assert_int_equal(
+	    ipn(IPSET_CMD_ADD, "ipn", "2.0.0.1", "2.0.0.2", 53, 54, "10.1.0.1", 0, "10.1.0.6", 0),
+	    0);
+	assert_int_equal(elements("ipn"), 18);
+	assert_int_equal(ipn(IPSET_CMD_TEST, "ipn", "2.0.0.2", NULL, 54, 0, "10.1.0.5", 0, NULL, 0),
+			 0);
+	assert_int_equal(
+	    ipn(IPSET_CMD_ADD, "ipn", "3.0.0.1", NULL, 1, 0, "0.0.0.0", 0, "255.255.255.255", 0),
+	    -IPSET_ERR_HASH_RANGE);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "ipn", "3.0.0.1", NULL, 1, 0, "10.0.0.0", 33, NULL, 0),
+			 -IPSET_ERR_INVALID_CIDR);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "ipn", "3.0.0.1", NULL, 1, 0, "10.0.0.0", 0, NULL, 0),
+			 0);
+	assert_int_equal(
+	    ipn(IPSET_CMD_DEL, "ipn", "2.0.0.1", "2.0.0.2", 53, 0, "10.1.0.1", 0, "10.1.0.6", 0),
+	    0);
+	assert_int_equal(elements("ipn"), 11);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->kind, NFTDP_VM_IPSET_HASH_IPPORTNET);
+	assert_int_equal(v->dim, 3);
+	assert_true(v->cidrs[24] && v->cidrs[25] && v->cidrs[31] && v->cidrs[32] && !v->cidrs[16]);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	/* a bitmap has no second address */
+	assert_int_equal(create("bm", "bitmap:port", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(ipn(IPSET_CMD_ADD, "bm", "1.1.1.1", NULL, 150, 0, "10.0.0.0", 24, NULL, 0),
+			 -IPSET_ERR_PROTOCOL);
+}
+
+/* hash:net,iface: one IPv4 element, ip/cidr (0: none, 255: /0), name,
+ * CADT flags */
+static int nif(uint8_t cmd, const char *set, const char *ip, uint8_t cidr, const char *ip_to,
+	       const char *name, uint32_t cadt)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, cmd, NLM_F_EXCL, set);
+	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+	put_ip4(nlh, IPSET_ATTR_IP, ip);
+	if (cidr)
+		mnl_attr_put_u8(nlh, IPSET_ATTR_CIDR, cidr == 255 ? 0 : cidr);
+	if (ip_to)
+		put_ip4(nlh, IPSET_ATTR_IP_TO, ip_to);
+	mnl_attr_put_strz(nlh, IPSET_ATTR_IFACE, name);
+	if (cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER, htonl(cadt));
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* hash:net,iface (hash_netiface4_uadt): names part of the element,
+ * physdev a separate one, /0 allowed, a range split into nets, a
+ * wildcard element equal to the names it prefixes (data_equal) */
+static void test_hash_netiface(void **state)
+{
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	assert_int_equal(create("nif", "hash:net,iface", NFPROTO_IPV4, 0, 0), 0);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.0.0.0", 24, NULL, "eth0", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.0.0.0", 24, NULL, "eth1", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.0.0.9", 24, NULL, "eth1", 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(
+	    nif(IPSET_CMD_ADD, "nif", "10.0.0.0", 24, NULL, "eth1", IPSET_FLAG_PHYSDEV), 0);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "0.0.0.0", 255, NULL, "wan0", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.0.0.0", 33, NULL, "eth0", 0),
+			 -IPSET_ERR_INVALID_CIDR);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "10.0.0.7", 0, NULL, "eth1", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "10.0.0.7", 0, NULL, "eth2", 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "9.9.9.9", 0, NULL, "wan0", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "9.9.9.9", 0, NULL, "eth0", 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(
+	    nif(IPSET_CMD_DEL, "nif", "10.0.0.0", 24, NULL, "eth1", IPSET_FLAG_PHYSDEV), 0);
+	assert_int_equal(
+	    nif(IPSET_CMD_DEL, "nif", "10.0.0.0", 24, NULL, "eth1", IPSET_FLAG_PHYSDEV),
+	    -IPSET_ERR_EXIST);
+	assert_int_equal(elements("nif"), 3);
+	/* .1/32 .2/31 .4/31 .6/32 */
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.1.0.1", 0, "10.1.0.6", "br0", 0), 0);
+	assert_int_equal(elements("nif"), 7);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "0.0.0.0", 0, "255.255.255.255", "br0", 0),
+			 -IPSET_ERR_HASH_RANGE);
+	/* a wildcard "veth" holds veth7; a name it prefixes exists already */
+	assert_int_equal(
+	    nif(IPSET_CMD_ADD, "nif", "10.2.0.0", 16, NULL, "veth", IPSET_FLAG_IFACE_WILDCARD), 0);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "10.2.3.4", 0, NULL, "veth7", 0), 0);
+	assert_int_equal(nif(IPSET_CMD_TEST, "nif", "10.2.3.4", 0, NULL, "vet", 0),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(nif(IPSET_CMD_ADD, "nif", "10.2.0.0", 16, NULL, "veth12", 0),
+			 -IPSET_ERR_EXIST);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->kind, NFTDP_VM_IPSET_HASH_NETIFACE);
+	assert_int_equal(v->dim, 2);
+	assert_true(v->cidrs[0] && v->cidrs[24] && v->cidrs[16] && !v->cidrs[8]);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+}
+
 static void test_bitmap_port_range(void **state)
 {
 	char buf[256];
@@ -662,6 +821,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_malformed_changes_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_timeout_expires, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hash_net, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hash_ipportnet, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hash_netiface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bitmap_port_range, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),

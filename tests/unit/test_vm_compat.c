@@ -315,7 +315,10 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 	s->kind = kind;
 	s->family = NFPROTO_IPV4;
 	s->netmask = 32;
-	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT ? 2 : 1;
+	s->dim = kind == NFTDP_VM_IPSET_HASH_IPPORT	 ? 2
+		 : kind == NFTDP_VM_IPSET_HASH_NETIFACE	 ? 2
+		 : kind == NFTDP_VM_IPSET_HASH_IPPORTNET ? 3
+							 : 1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t b = nftdp_vm_ipset_hash(&keys[i]) & 15;
 
@@ -323,7 +326,8 @@ static struct nftdp_vm_ipset *ipset_of(uint8_t kind, const struct nftdp_vm_ipset
 		s->e[i].nomatch = nomatch && nomatch[i];
 		s->e[i].next = s->head[b];
 		s->head[b] = (int32_t)i;
-		if (kind == NFTDP_VM_IPSET_HASH_NET)
+		if (kind == NFTDP_VM_IPSET_HASH_NET || kind == NFTDP_VM_IPSET_HASH_IPPORTNET ||
+		    kind == NFTDP_VM_IPSET_HASH_NETIFACE)
 			s->cidrs[keys[i].cidr] = true;
 	}
 	return s;
@@ -405,6 +409,70 @@ static void test_set_match(void **state)
 	struct nftdp_vm_chain *g = chain(w, "filter", NF_INET_LOCAL_IN);
 	assert_int_equal(add(w, g, -1, false, MT("set", 4, m), NF_DROP), 0);
 	assert_int_equal(RUN(w, g, tcp4(&t, 22)), NF_ACCEPT);
+	/* hash:ip,port,net {10.0.0.2,tcp:22,10.0.0.0/30; the same with
+	 * 10.0.0.0/31 nomatch} as dst,dst,src: the most specific net of the
+	 * source decides; two dimensions never match */
+	k[0].ip2[0] = 10;
+	k[0].cidr = 30;
+	k[1] = k[0];
+	k[1].cidr = 31;
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_IPPORTNET, k, nm, 2)));
+	m.match_set.dim = 3;
+	m.match_set.flags = IPSET_DIM_THREE_SRC;
+	struct nftdp_vm_chain *h = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, h, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 3, 22)), NF_DROP);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 1, 22)), NF_ACCEPT); /* nomatch /31 */
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 3, 23)), NF_ACCEPT);
+	assert_int_equal(RUN(w, h, tcp4_from(&t, 9, 22)), NF_ACCEPT); /* outside the /30 */
+	m.match_set.dim = 2;
+	struct nftdp_vm_chain *i = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, i, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, i, tcp4_from(&t, 3, 22)), NF_ACCEPT);
+	/* hash:net,iface {10.0.0.0/24,eth1; 0.0.0.0/0,wan0; 10.0.0.0/30,eth1
+	 * nomatch} as src,dst: the source's net with the out device's name,
+	 * /0 for any; src,src: the in device's; no device: no match */
+	memset(k, 0, sizeof(k));
+	k[0].ip[0] = 10;
+	k[0].cidr = 24;
+	memcpy(k[0].ip2, "eth1", 4);
+	k[1] = k[0];
+	k[1].cidr = 30;
+	struct nftdp_vm_ipset_key kw[3] = {k[0], k[1], {.cidr = 0}};
+	bool nmw[3] = {false, true, false};
+	memcpy(kw[2].ip2, "wan0", 4);
+	nftdp_vm_ipset_free(
+	    nftdp_vm_ipset_publish(7, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, kw, nmw, 3)));
+	m.match_set.dim = 2;
+	m.match_set.flags = IPSET_DIM_ONE_SRC;
+	struct nftdp_vm_chain *j = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, j, -1, false, MT("set", 4, m), NF_DROP), 0);
+	struct nftdp_vm_pkt *p = tcp4_from(&t, 9, 22);
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT); /* no device */
+	p->iif = 2;
+	p->iifname = "wan0";
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, j, p), NF_DROP);
+	p = tcp4_from(&t, 1, 22); /* 10.0.0.1: the nomatch /30 */
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT);
+	p->oifname = "eth10";
+	assert_int_equal(RUN(w, j, p), NF_ACCEPT);
+	p->oifname = "wan0"; /* /0 */
+	assert_int_equal(RUN(w, j, p), NF_DROP);
+	m.match_set.flags = IPSET_DIM_ONE_SRC | IPSET_DIM_TWO_SRC;
+	struct nftdp_vm_chain *l = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, l, -1, false, MT("set", 4, m), NF_DROP), 0);
+	p = tcp4_from(&t, 9, 22);
+	p->oif = 3;
+	p->oifname = "eth1";
+	assert_int_equal(RUN(w, l, p), NF_ACCEPT); /* no in device */
+	p->iif = 2;
+	p->iifname = "eth1";
+	assert_int_equal(RUN(w, l, p), NF_DROP);
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
@@ -664,6 +732,43 @@ static void test_set_target(void **state)
 	assert_int_equal(
 	    add(w, chain(w, "mangle", NF_INET_FORWARD), -1, false, TG("SET", 3, t3), -1), -ERANGE);
 	assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	/* hash:net,iface at 8 {10.0.0.0/24,eth1}: src,dst adds the source's
+	 * /24 with the out device's name; with only a /0 in the set the kadt
+	 * refuses (e.cidr 0: -EINVAL) */
+	{
+		struct nftdp_vm_ipset_key ki;
+
+		memset(&ki, 0, sizeof(ki));
+		ki.ip[0] = 10;
+		ki.cidr = 24;
+		memcpy(ki.ip2, "eth1", 4);
+		nftdp_vm_ipset_free(nftdp_vm_ipset_publish(
+		    8, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, &ki, NULL, 1)));
+		memset(&t3, 0, sizeof(t3));
+		t3.add_set.index = 8;
+		t3.add_set.dim = 2;
+		t3.add_set.flags = IPSET_DIM_ONE_SRC;
+		t3.del_set.index = 65535;
+		t3.map_set.index = 65535;
+		struct nftdp_vm_chain *e = chain(w, "filter", NF_INET_FORWARD);
+		assert_int_equal(add(w, e, -1, false, TG("SET", 3, t3), -1), 0);
+		p = tcp4_from(&t, 77, 1);
+		p->oif = 3;
+		p->oifname = "eth5";
+		RUN(w, e, p);
+		ngot = 0;
+		got_ret = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 1);
+		assert_int_equal(got[0].k.cidr, 24);
+		assert_int_equal(got[0].k.ip[3], 0);
+		assert_memory_equal(got[0].k.ip2, "eth5", 5);
+		ki.cidr = 0;
+		ki.ip[0] = 0;
+		nftdp_vm_ipset_free(nftdp_vm_ipset_publish(
+		    8, ipset_of(NFTDP_VM_IPSET_HASH_NETIFACE, &ki, NULL, 1)));
+		RUN(w, e, p);
+		assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	}
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(8, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(9, NULL));
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(10, NULL));

@@ -718,6 +718,8 @@ enum nftdp_vm_ipset_kind {
 	NFTDP_VM_IPSET_BITMAP_IP,
 	NFTDP_VM_IPSET_BITMAP_PORT,
 	NFTDP_VM_IPSET_LIST_SET,
+	NFTDP_VM_IPSET_HASH_IPPORTNET, /**< ip2/cidr: the net */
+	NFTDP_VM_IPSET_HASH_NETIFACE,  /**< ip2: the name, port: physdev, proto: wildcard */
 };
 
 /** One element's key; unused fields zero (compared as bytes). */
@@ -763,7 +765,7 @@ struct nftdp_vm_ipset {
 	bool counters;	      /**< created with counters: packets count into e[] */
 	const void *owner;    /**< the control thread's set it copies (opaque) */
 	uint32_t first, last; /**< bitmap range, host order */
-	bool cidrs[129];      /**< hash:net*: prefix lengths present */
+	bool cidrs[129];      /**< hash:net*, hash:ip,port,net: prefix lengths present */
 	uint32_t n, nhead;    /**< elements, buckets (a power of two) */
 	int32_t *head;
 	struct nftdp_vm_ipset_elem *e;
