@@ -385,11 +385,13 @@ static void dup_out(struct nftdp_dp_worker *w, struct rte_mbuf *mb, const struct
 
 /*
  * Act on the verdicts of one hook over act[0..n) and keep the accepted
- * packets in act, in order. Returns how many are left.
+ * packets in act, in order. Returns how many are left. part: the hook's
+ * first part (priorities below conntrack's, BURST_PRE_CT): accepted packets
+ * are neither counted nor cleared, the second part settles them.
  */
-static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
-			   struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
-			   const struct nftdp_dp_meta *meta, uint16_t rx_port)
+static unsigned int settle_at(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
+			      struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
+			      const struct nftdp_dp_meta *meta, uint16_t rx_port, bool part)
 {
 	uint64_t *cnt = w->st.hook[stage];
 	unsigned int k = 0;
@@ -402,6 +404,14 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		/* mb is NULL for a fragment the reassembly holds */
 		if (p->out.n_dup && mb)
 			dup_out(w, mb, p);
+		if (part && v[i] == NF_ACCEPT) {
+			/* the hook goes on later: what the rest of it reads
+			 * (notrack) stays, the copies are out, no count yet */
+			p->out.n_dup = 0;
+			p->out.dup_to_addr = 0;
+			act[k++] = p;
+			continue;
+		}
 		/* synproxy took the client's cookie ACK: the SYN to the server */
 		if (p->out.synproxy && v[i] != NF_ACCEPT && !(p->data[p->th_off + 13] & 0x02))
 			nftdp_dp_synproxy_client_ack(w, p, &meta[idx], rx_port);
@@ -438,6 +448,17 @@ static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
 		rte_pktmbuf_free(mb);
 	}
 	return k;
+}
+
+/*
+ * Act on the verdicts of one hook over act[0..n) and keep the accepted
+ * packets in act, in order. Returns how many are left.
+ */
+static unsigned int settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
+			   struct nftdp_vm_pkt **act, unsigned int n, const unsigned int *v,
+			   const struct nftdp_dp_meta *meta, uint16_t rx_port)
+{
+	return settle_at(w, stage, act, n, v, meta, rx_port, false);
 }
 
 unsigned int nftdp_dp_settle(struct nftdp_dp_worker *w, enum nftdp_dp_stage stage,
@@ -490,6 +511,15 @@ static bool hook_steps(const struct nftdp_dp_worker *w, uint8_t hook)
 	return w->step_on[hook] != 0;
 }
 
+/* The priorities of a hook that a run covers: all, or the part before or
+ * from conntrack's step (BURST_PRE_CT) */
+struct prio_span {
+	int32_t from, to;
+	bool part; /* settle as the first of two parts (settle_at) */
+};
+
+static const struct prio_span span_all = {INT32_MIN, INT32_MAX, false};
+
 /*
  * One hook with its steps over pkts[0..n) in arrival order: chains below
  * the first step, the step over what they accepted, the chains up to the
@@ -501,13 +531,14 @@ static bool hook_steps(const struct nftdp_dp_worker *w, uint8_t hook)
  * time.
  */
 static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
-		      struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v)
+		      struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
+		      const struct prio_span *span)
 {
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
 	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX], *fam[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], fv[NFTDP_VM_BURST_MAX];
 	unsigned int pos[NFTDP_VM_BURST_MAX], m = n;
-	int32_t lo = INT32_MIN;
+	int32_t lo = span->from;
 
 	all_accept(v, n);
 	for (unsigned int i = 0; i < n; i++) {
@@ -517,8 +548,14 @@ static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
 		const struct nftdp_dp_builtin *b =
 		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
-		int32_t hi = b ? b->prio - 1 : INT32_MAX;
+		int32_t hi;
 		bool ran = false;
+
+		if (b && b->prio < span->from)
+			continue; /* ran in the hook's first part */
+		if (b && b->prio > span->to)
+			b = NULL; /* for the hook's second part */
+		hi = b ? b->prio - 1 : span->to;
 
 		for (unsigned int f = 0; gen && lo <= hi && f < sizeof(fams); f++) {
 			unsigned int c = 0;
@@ -557,7 +594,7 @@ static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
  * hook, asked once per hook by run_ip_hook */
 static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
 		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
-		       bool steps)
+		       bool steps, const struct prio_span *span)
 {
 	/* no step acts (no conntrack): the chains in one run over the whole
 	 * priority range, the one the per-flow cache serves */
@@ -568,7 +605,7 @@ static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen
 			all_accept(v, n);
 		return;
 	}
-	run_mixed(w, gen, hook, pkts, n, v);
+	run_mixed(w, gen, hook, pkts, n, v, span);
 }
 
 /* conntrack runs for this burst: only then do packets carry a ct */
@@ -617,7 +654,7 @@ static void run_by_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 			fam[m] = act[i];
 			pos[m++] = i;
 		}
-		run_family(w, gen, nfproto, hook, fam, m, fv, false);
+		run_family(w, gen, nfproto, hook, fam, m, fv, false, &span_all);
 		for (unsigned int j = 0; j < m; j++)
 			v[pos[j]] = fv[j];
 	}
@@ -630,13 +667,15 @@ static void run_by_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
  * share in an inet chain (quota, limit, sets) sees them in the kernel's
  * order.
  */
-static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
-				unsigned int n, const struct nftdp_dp_meta *meta, uint16_t rx_port)
+static unsigned int run_ip_hook_span(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				     enum nftdp_dp_stage stage, uint8_t hook,
+				     struct nftdp_vm_pkt **act, unsigned int n,
+				     const struct nftdp_dp_meta *meta, uint16_t rx_port,
+				     const struct prio_span *span)
 {
 	unsigned int v[NFTDP_VM_BURST_MAX];
-	unsigned int k = 0;
-	bool steps = hook_steps(w, hook);
+	/* a part of a hook takes the windows' walk, steps or not */
+	bool steps = hook_steps(w, hook) || span != &span_all;
 
 	/* nothing at this hook: everything moves on untouched */
 	if (!steps && !hook_chains(gen, hook)) {
@@ -647,10 +686,10 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 		act[i]->hook = hook;
 	if (n > 1 && nftdp_vm_gen_order_free(gen)) {
 		if (steps)
-			run_mixed(w, gen, hook, act, n, v);
+			run_mixed(w, gen, hook, act, n, v, span);
 		else
 			run_by_family(w, gen, hook, act, n, v);
-		return settle(w, stage, act, n, v, meta, rx_port);
+		return settle_at(w, stage, act, n, v, meta, rx_port, span->part);
 	}
 	for (unsigned int i = 0; i < n;) {
 		uint8_t nfproto = act[i]->nfproto;
@@ -658,11 +697,17 @@ static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm
 
 		while (j < n && act[j]->nfproto == nfproto)
 			j++;
-		run_family(w, gen, nfproto, hook, act + i, j - i, v + i, steps);
+		run_family(w, gen, nfproto, hook, act + i, j - i, v + i, steps, span);
 		i = j;
 	}
-	k = settle(w, stage, act, n, v, meta, rx_port);
-	return k;
+	return settle_at(w, stage, act, n, v, meta, rx_port, span->part);
+}
+
+static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
+				unsigned int n, const struct nftdp_dp_meta *meta, uint16_t rx_port)
+{
+	return run_ip_hook_span(w, gen, stage, hook, act, n, meta, rx_port, &span_all);
 }
 
 static unsigned int run_netdev_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
@@ -927,17 +972,27 @@ int nftdp_dp_step_add(struct nftdp_dp *dp, uint8_t hook, int32_t prio, nftdp_dp_
  *   would create a connection (or be invalid, untracked, an ICMP error or a
  *   fragment) goes alone, so its confirm, NAT binding and NAT port are
  *   there for whatever follows. nat-type chains only run for such packets.
+ * BURST_PRE_CT: as BURST_BY_CONNECTION, but base chains run before the
+ *   conntrack step (netdev and inet ingress, raw prerouting; no bridge
+ *   chain). What they see is the packet and their own state, which they
+ *   see in order: nothing a later hook of an earlier packet changes, unless
+ *   state is shared across chains (BURST_ONE above) or a rule reads
+ *   conntrack's table (ct count: nftdp_vm_gen_reads_ct_table). So they run
+ *   over the whole burst first, up to conntrack's step; then the segments
+ *   by connection from that step on, probed as those chains left the
+ *   packets (zone, notrack). A packet they untracked joins any segment:
+ *   conntrack leaves no state for it.
  * BURST_ONE: anything else, one packet at a time.
  */
-enum burst_mode { BURST_WHOLE, BURST_BY_CONNECTION, BURST_ONE };
+enum burst_mode { BURST_WHOLE, BURST_BY_CONNECTION, BURST_PRE_CT, BURST_ONE };
 
 static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 {
 	static const uint8_t hooks[] = {NF_INET_INGRESS, NF_INET_PRE_ROUTING, NF_INET_FORWARD,
 					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
-	bool shared;
-	uint32_t netdev;
+	bool shared, pre_ct = false;
+	uint32_t netdev, bridge = 0;
 
 	if (!gen)
 		return tracking ? BURST_ONE : BURST_WHOLE;
@@ -946,31 +1001,53 @@ static enum burst_mode burst_mode(const struct nftdp_vm_gen *gen, bool tracking)
 		 nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS);
 	/* bridge chains see every frame, before conntrack too (bridge.c) */
 	for (uint8_t h = NF_BR_PRE_ROUTING; h <= NF_BR_POST_ROUTING; h++)
-		netdev += nftdp_vm_gen_hook_len(gen, NFPROTO_BRIDGE, h);
+		bridge += nftdp_vm_gen_hook_len(gen, NFPROTO_BRIDGE, h);
 	for (unsigned int f = 0; f < sizeof(fams); f++) {
-		uint32_t chains = netdev;
+		uint32_t chains = netdev + bridge;
 
 		for (unsigned int h = 0; h < sizeof(hooks); h++)
 			chains += nftdp_vm_gen_hook_len(gen, fams[f], hooks[h]);
 		if (chains > 1 && shared)
 			return BURST_ONE;
-		if (tracking && (netdev || nftdp_vm_gen_hook_len(gen, fams[f], NF_INET_INGRESS) ||
-				 nftdp_vm_gen_hook_has_prio(gen, fams[f], NF_INET_PRE_ROUTING,
-							    INT32_MIN, NF_IP_PRI_CONNTRACK)))
-			return BURST_ONE;
+		pre_ct |= netdev || nftdp_vm_gen_hook_len(gen, fams[f], NF_INET_INGRESS) ||
+			  nftdp_vm_gen_hook_has_prio(gen, fams[f], NF_INET_PRE_ROUTING, INT32_MIN,
+						     NF_IP_PRI_CONNTRACK);
 	}
-	return tracking ? BURST_BY_CONNECTION : BURST_WHOLE;
+	if (!tracking)
+		return BURST_WHOLE;
+	if (bridge)
+		return BURST_ONE;
+	if (!pre_ct)
+		return BURST_BY_CONNECTION;
+	return nftdp_vm_gen_reads_ct_table(gen) ? BURST_ONE : BURST_PRE_CT;
 }
+
+/* Which part of the pipeline run_segment_at takes views through */
+enum seg_part {
+	SEG_ALL,	/* netdev ingress views, steps 2-10 */
+	SEG_PREROUTING, /* prerouting views (cached_view), nothing before */
+	SEG_BEFORE_CT,	/* netdev ingress views up to prerouting's conntrack step */
+	SEG_FROM_CT,	/* SEG_BEFORE_CT's prerouting views, from that step on */
+};
+
+/* prerouting's two parts around conntrack's step (BURST_PRE_CT), as
+ * run_mixed's windows split them */
+static const struct prio_span span_before_ct = {INT32_MIN, NF_IP_PRI_CONNTRACK - 1, true};
+static const struct prio_span span_from_ct = {NF_IP_PRI_CONNTRACK, INT32_MAX, false};
+
+static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			uint16_t rx_port, unsigned int r0, bool tracking);
 
 /*
  * Steps 2-10 of the pipeline over seg[0..n_seg), parsed views of packets
- * received on rx_port, in arrival order. at_prerouting: the views are IP
- * packets as prerouting sees them (cached_view), with nothing to run
- * before it: steps 2-4 were done on the way in.
+ * received on rx_port, in arrival order, or the part of them that part
+ * says. SEG_BEFORE_CT leaves the prerouting views still to go on in
+ * pre[] and returns their number (non-IP frames have left, and the
+ * replies its chains made); every other part returns 0.
  */
-static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			   uint16_t rx_port, struct nftdp_vm_pkt **seg, unsigned int n_seg,
-			   bool tracking, bool at_prerouting)
+static unsigned int run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+				   uint16_t rx_port, struct nftdp_vm_pkt **seg, unsigned int n_seg,
+				   bool tracking, enum seg_part part, struct nftdp_vm_pkt **pre)
 {
 	struct nftdp_dp *dp = w->dp;
 	const struct nftdp_dp_port *rx = &dp->port[rx_port];
@@ -985,11 +1062,13 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 	 * a port without a --wire partner is no bridge */
 	bool bridge = w->plan_bridge && tx_port != rx_port;
 
-	if (at_prerouting) {
+	if (part == SEG_PREROUTING || part == SEG_FROM_CT) {
 		memcpy(ipl, seg, n_seg * sizeof(*ipl));
 		nip = n_seg;
-		w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
-		w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
+		if (part == SEG_PREROUTING) {
+			w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
+			w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += n_seg;
+		}
 		goto prerouting;
 	}
 
@@ -1107,8 +1186,20 @@ static void run_segment_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen 
 
 prerouting:
 	/* 5. prerouting: iif = rx, no oif */
-	nip = run_ip_hook(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
-			  rx_port);
+	nip = run_ip_hook_span(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
+			       rx_port,
+			       part == SEG_BEFORE_CT ? &span_before_ct
+			       : part == SEG_FROM_CT ? &span_from_ct
+						     : &span_all);
+	if (part == SEG_BEFORE_CT) {
+		/* non-IP frames leave now, the rest after the burst's first
+		 * part; flush_emits() puts them back in arrival order */
+		if (nother)
+			egress(w, gen, other, nother, tx, rx_port, false);
+		run_replies(w, gen, rx_port, r0, tracking);
+		memcpy(pre, ipl, nip * sizeof(*ipl));
+		return nip;
+	}
 	if (bridge) /* the rest of bridge prerouting, then forward up to br_nf_forward */
 		nftdp_dp_bridge_hook(w, gen, NF_BR_PRE_ROUTING, NF_BR_PRI_BRNF + 1, INT32_MAX, ipl,
 				     &nip, other, &nother, rx_port);
@@ -1234,11 +1325,32 @@ prerouting:
 		egress(w, gen, act, na, tx, rx_port, false);
 	}
 
-	/* 10. the replies of this burst (rejects, time exceeded): output,
-	 * postrouting, netdev egress, out of the rx port (--route: by route) */
-	/* dup copies (dup to ADDR) are made here too, and go through output
-	 * and postrouting as ip_local_out sends them; a reply that output
-	 * duplicates makes one more round */
+	/* 10. the replies of this segment */
+	run_replies(w, gen, rx_port, r0, tracking);
+	/* whatever was tracked and did not get through postrouting was dropped:
+	 * its unconfirmed entry goes (a dropped first packet leaves none) */
+	if (tracking)
+		nftdp_dp_ct_confirm(w, seg, n_seg, NF_DROP);
+	return 0;
+}
+
+/*
+ * The replies made since reply r0 (rejects, time exceeded): output,
+ * postrouting, netdev egress, out of the rx port (--route: by route). dup
+ * copies (dup to ADDR) are made here too, and go through output and
+ * postrouting as ip_local_out sends them; a reply that output duplicates
+ * makes one more round.
+ */
+static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			uint16_t rx_port, unsigned int r0, bool tracking)
+{
+	struct nftdp_dp *dp = w->dp;
+	const struct nftdp_dp_port *rx = &dp->port[rx_port];
+	const struct nftdp_dp_port *tx = &dp->port[dp->wire[rx_port]];
+	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX];
+	struct nftdp_dp_meta *meta = w->meta;
+	unsigned int na, k;
+
 	for (unsigned int r1; (r1 = w->n_reply) > r0; r0 = r1) {
 		na = r1 - r0;
 		for (unsigned int i = 0; i < na; i++)
@@ -1290,16 +1402,12 @@ prerouting:
 				egress_routed(w, gen, cp, ncp, rx_port, true);
 		}
 	}
-	/* whatever was tracked and did not get through postrouting was dropped:
-	 * its unconfirmed entry goes (a dropped first packet leaves none) */
-	if (tracking)
-		nftdp_dp_ct_confirm(w, seg, n_seg, NF_DROP);
 }
 
 static void run_segment(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
 			struct nftdp_vm_pkt **seg, unsigned int n_seg, bool tracking)
 {
-	run_segment_at(w, gen, rx_port, seg, n_seg, tracking, false);
+	run_segment_at(w, gen, rx_port, seg, n_seg, tracking, SEG_ALL, NULL);
 }
 
 static inline uint64_t entry_bit(const void *e)
@@ -1317,7 +1425,8 @@ static inline uint64_t entry_bit(const void *e)
  * ready (PLAN_TRACKED): which views cached_view made, prerouting views
  * that are probed in place and enter the pipeline at prerouting; the
  * others run the whole pipeline alone. NULL: every view is a netdev
- * ingress view.
+ * ingress view. from: where ready views enter (SEG_PREROUTING, or
+ * SEG_FROM_CT after BURST_PRE_CT's first part).
  *
  * With ready views, first packets of new connections join segments too
  * where nftdp_dp_ct_group_new() allows: without NAT, order-visible chain
@@ -1328,7 +1437,7 @@ static inline uint64_t entry_bit(const void *e)
  */
 static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			      uint16_t rx_port, struct nftdp_vm_pkt **act, const bool *ready,
-			      unsigned int na)
+			      unsigned int na, enum seg_part from)
 {
 	const void *ent[NFTDP_VM_BURST_MAX];
 	unsigned int start = 0, i = 0;
@@ -1350,19 +1459,23 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (ready && !ready[i]) {
 			/* before what it would join: no state is ahead of it */
 			if (i > start)
-				run_segment_at(w, gen, rx_port, act + start, i - start, true, true);
+				run_segment_at(w, gen, rx_port, act + start, i - start, true, from,
+					       NULL);
 			run_segment(w, gen, rx_port, act + i, 1, true);
 			start = ++i;
 			seen = fresh = 0;
 			continue;
 		}
 		if (at_pre) {
+			/* untracked by a chain before conntrack: no state */
+			bool untracked = act[i]->out.notrack || act[i]->ct_untracked;
+
 			e = nftdp_dp_ct_probe(w, act[i], v);
-			if (!e && group_new)
+			if (!e && group_new && !untracked)
 				conn = nftdp_dp_ct_conn_bit(w, v);
 			/* new: alone unless it has a tuple no other new packet
 			 * of the segment may share */
-			alone = !e && (!conn || (fresh & conn));
+			alone = !e && !untracked && (!conn || (fresh & conn));
 		} else if (is_ip(mt->ip_proto)) {
 			/* the prerouting view conntrack will see */
 			probe = *act[i];
@@ -1386,15 +1499,17 @@ static void run_by_connection(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		seen = fresh = 0;
 		if (i > start) {
 			/* run what came before, then probe this one again */
-			run_segment_at(w, gen, rx_port, act + start, i - start, true, at_pre);
+			run_segment_at(w, gen, rx_port, act + start, i - start, true,
+				       at_pre ? from : SEG_ALL, NULL);
 			start = i;
 			continue;
 		}
-		run_segment_at(w, gen, rx_port, act + i, 1, true, at_pre);
+		run_segment_at(w, gen, rx_port, act + i, 1, true, at_pre ? from : SEG_ALL, NULL);
 		start = ++i;
 	}
 	if (na > start)
-		run_segment_at(w, gen, rx_port, act + start, na - start, true, at_pre);
+		run_segment_at(w, gen, rx_port, act + start, na - start, true,
+			       at_pre ? from : SEG_ALL, NULL);
 }
 
 /* A frame's meta from its L2 parse (ip_len: its IP datagram's length) */
@@ -2132,7 +2247,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 		}
 	}
 	if (na)
-		run_by_connection(w, gen, rx_port, act, ready, na);
+		run_by_connection(w, gen, rx_port, act, ready, na, SEG_PREROUTING);
 	nftdp_dp_ct_lookups(w, n, false);
 }
 
@@ -2281,8 +2396,18 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		run_segment(w, gen, rx_port, act, na, tracking);
 		break;
 	case BURST_BY_CONNECTION:
-		run_by_connection(w, gen, rx_port, act, NULL, na);
+		run_by_connection(w, gen, rx_port, act, NULL, na, SEG_ALL);
 		break;
+	case BURST_PRE_CT: {
+		bool ready[NFTDP_VM_BURST_MAX];
+
+		nftdp_dp_ct_lookups(w, n, true);
+		na = run_segment_at(w, gen, rx_port, act, na, true, SEG_BEFORE_CT, act);
+		memset(ready, 1, na * sizeof(*ready));
+		run_by_connection(w, gen, rx_port, act, ready, na, SEG_FROM_CT);
+		nftdp_dp_ct_lookups(w, n, false);
+		break;
+	}
 	case BURST_ONE:
 		for (unsigned int i = 0; i < na; i++)
 			run_segment(w, gen, rx_port, &act[i], 1, tracking);

@@ -557,7 +557,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	struct nftnl_expr *e;
 	uint32_t first = chain->n_ops, n = 0;
 	bool uses_ct = false, shares_state = false, order_state = false, uses_fib = false;
-	bool uses_synproxy = false;
+	bool uses_synproxy = false, reads_ct_table = false;
 	int rc = 0;
 
 	if (err) {
@@ -626,6 +626,10 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		cc.needs_routes = false;
 		uses_synproxy |= cc.needs_synproxy;
 		cc.needs_synproxy = false;
+		/* ct count looks connections up in the table; a dynset's
+		 * element expressions may hold one */
+		reads_ct_table |=
+		    strcmp(cc.expr_name, "connlimit") == 0 || strcmp(cc.expr_name, "dynset") == 0;
 		shares_state |= expr_shares_state(cc.expr_name, e, chain->base);
 		/* the same test as for a regular chain: state any packet moves */
 		order_state |= expr_shares_state(cc.expr_name, e, false);
@@ -656,6 +660,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 	chain->uses_ct |= uses_ct;
 	chain->uses_fib |= uses_fib;
 	chain->uses_synproxy |= uses_synproxy;
+	chain->reads_ct_table |= reads_ct_table;
 	chain->shares_state |= shares_state;
 	chain->order_state |= order_state;
 	return 0;
@@ -679,6 +684,11 @@ bool nftdp_vm_chain_uses_ct(const struct nftdp_vm_chain *chain)
 bool nftdp_vm_chain_uses_synproxy(const struct nftdp_vm_chain *chain)
 {
 	return chain && chain->uses_synproxy;
+}
+
+bool nftdp_vm_chain_reads_ct_table(const struct nftdp_vm_chain *chain)
+{
+	return chain && chain->reads_ct_table;
 }
 
 bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain)

@@ -61,6 +61,7 @@ struct nftdp_vm_gen {
 	bool order_free;      /* no chain's state shows packet order: derived */
 	bool uses_fib;	      /* some chain has a fib expression: derived */
 	bool uses_synproxy;   /* some chain runs synproxy: derived */
+	bool reads_ct_table;  /* some chain reads conntrack's table: derived */
 	struct hook_list hooks[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	struct hook_list nat[NFTDP_VM_GEN_NFPROTO_MAX][NFTDP_VM_GEN_HOOK_MAX];
 	/* per-flow cache key templates of hooks that can use it (flowcache.c) */
@@ -434,13 +435,14 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 {
 	struct nftdp_vm_gen *gen = b->gen;
 	uint32_t ct = b->ct_noted;
-	bool shares = false, order = false, fib = false, synproxy = false;
+	bool shares = false, order = false, fib = false, synproxy = false, ct_table = false;
 
 	for (uint32_t i = 0; i < gen->n_owned; i++) {
 		const struct owned_chain *o = &gen->owned[i];
 
 		fib |= nftdp_vm_chain_uses_fib(o->chain);
 		synproxy |= nftdp_vm_chain_uses_synproxy(o->chain);
+		ct_table |= nftdp_vm_chain_reads_ct_table(o->chain);
 
 		if (o->nat || nftdp_vm_chain_uses_ct(o->chain))
 			ct |= ct_fams(o->family);
@@ -452,6 +454,7 @@ static void derive_facts(struct nftdp_vm_gen_builder *b)
 	gen->order_free = !order;
 	gen->uses_fib = fib;
 	gen->uses_synproxy = synproxy;
+	gen->reads_ct_table = ct_table;
 }
 
 /*
@@ -513,6 +516,11 @@ bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen)
 bool nftdp_vm_gen_uses_synproxy(const struct nftdp_vm_gen *gen)
 {
 	return gen && gen->uses_synproxy;
+}
+
+bool nftdp_vm_gen_reads_ct_table(const struct nftdp_vm_gen *gen)
+{
+	return gen && gen->reads_ct_table;
 }
 
 int nftdp_vm_gen_add_rule(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain *chain,

@@ -237,11 +237,12 @@ struct nftdp_vm_chain {
 	 * init): a fact of the chain, so a generation that reuses the chain
 	 * derives it again (nftdp_vm_gen_build) */
 	bool uses_ct;
-	bool shares_state;  /* an expression whose state other rules see (compile.c) */
-	bool uses_fib;	    /* a fib expression: the dataplane must have a route table */
-	bool uses_synproxy; /* synproxy runs in it: the dataplane's synproxy step acts */
-	bool order_state;   /* an expression whose result depends on earlier packets */
-	int32_t stats_slot; /* base chain policy counter, -1 if none */
+	bool shares_state;   /* an expression whose state other rules see (compile.c) */
+	bool uses_fib;	     /* a fib expression: the dataplane must have a route table */
+	bool uses_synproxy;  /* synproxy runs in it: the dataplane's synproxy step acts */
+	bool reads_ct_table; /* ct count (or a dynset that may hold one) reads conntrack's table */
+	bool order_state;    /* an expression whose result depends on earlier packets */
+	int32_t stats_slot;  /* base chain policy counter, -1 if none */
 	char table[256];
 	char name[256];
 	struct nftdp_vm_pf *pf; /* prefilter runs */

@@ -1244,6 +1244,11 @@ bool nftdp_vm_chain_uses_fib(const struct nftdp_vm_chain *chain);
  * of synproxy objects, xt SYNPROXY). Any thread. */
 bool nftdp_vm_chain_uses_synproxy(const struct nftdp_vm_chain *chain);
 
+/** Whether a rule of chain may look connections up in conntrack's table
+ * (ct count, or a dynset, whose element expressions may hold one). Any
+ * thread. */
+bool nftdp_vm_chain_reads_ct_table(const struct nftdp_vm_chain *chain);
+
 /** Whether a rule of chain holds state that other rules see: a dynset, an
  * objref other than a counter's, a log (its lines' order). Control path. */
 bool nftdp_vm_chain_shares_state(const struct nftdp_vm_chain *chain);
@@ -1525,6 +1530,12 @@ bool nftdp_vm_gen_uses_fib(const struct nftdp_vm_gen *gen);
  * hooks are registered while one does (nf_synproxy_ipv4_init). Derived
  * like uses_ct. Any thread. */
 bool nftdp_vm_gen_uses_synproxy(const struct nftdp_vm_gen *gen);
+
+/** Whether any chain linked into gen may look connections up in
+ * conntrack's table (nftdp_vm_chain_reads_ct_table): then what a chain
+ * before conntrack finds depends on the connections earlier packets made.
+ * Derived like uses_ct. Any thread. */
+bool nftdp_vm_gen_reads_ct_table(const struct nftdp_vm_gen *gen);
 
 /**
  * Whether no chain of gen has state that the order of packets shows

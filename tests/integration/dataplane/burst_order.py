@@ -11,13 +11,14 @@ tokens, counters. One capture of densely interleaved connections (TCP and
 UDP, IPv4 and IPv6, under dnat, snat and masquerade, with a dynamic set, a
 named quota and a limit) is replayed offline on one port (wire mode: a
 packet leaves where it came in, so both directions of every connection sit
-in one capture) with --burst 1, 32, 64 and 256, under four rulesets: one
+in one capture) with --burst 1, 32, 64 and 256, under five rulesets: one
 that the pipeline runs one packet at a time, one that it runs by
 connection, one without order-visible state, where a segment's IPv4
 and IPv6 packets also run together, and one without NAT either, where
 first packets of new connections share segments unless one may be
 another's (the capture has blocks of such flows back to back, whose
-first packets the ruleset drops). What leaves, every counter,
+first packets the ruleset drops), and one with chains before conntrack
+(notrack, zones, a limit), which run over the whole burst first. What leaves, every counter,
 quota, set element and the conntrack counts in --stats-json must be the
 same for every burst size. --burst 1 is the kernel's order; the checks
 that NAT really translated keep the test from passing on a ruleset that
@@ -111,10 +112,28 @@ NO_NAT = """table inet filter {
   }
 }
 """
-# Four rulesets: with a second filter chain (postrouting) the pipeline takes
+# Chains before conntrack (raw prerouting: notrack, zones on both
+# directions of NATed connections, a limit of its own) in front of the
+# order-free one: they run over the whole burst first, then conntrack and
+# the rest by connection (pipeline.c, BURST_PRE_CT). The limit refills one
+# token an hour, so only the order of packets decides what it matches.
+RAW_FIRST = """table inet raw {
+  chain pre { type filter hook prerouting priority raw; policy accept;
+    ip saddr 10.3.4.0/24 udp dport 7000 notrack counter
+    ip daddr 10.3.4.0/24 notrack counter
+    ip saddr 10.1.3.0/24 ct zone set 5 counter
+    ip daddr %(masq4)s tcp dport { 44000, 44001 } ct zone set 5 counter
+    meta l4proto tcp limit rate 1/hour burst 40 packets counter
+    counter
+  }
+}
+""" % dict(masq4=MASQ4) + ORDER_FREE
+# Five rulesets: with a second filter chain (postrouting) the pipeline takes
 # one packet at a time; with the forward chain alone it runs packets of
 # distinct established connections together (pipeline.c, burst_mode).
 RULESETS = {
+    'raw-first': RAW_FIRST % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
+                                  masq6=MASQ6),
     'no-nat': NO_NAT,
     'order-free': ORDER_FREE % dict(vip4=VIP4, vip6=VIP6, srv4=SRV4, srv6=SRV6, masq4=MASQ4,
                                     masq6=MASQ6),
@@ -281,6 +300,13 @@ def check_variant(tmp, cap, pkts, variant, failures):
                     Ether(b)[TCP].flags == 'S' and Ether(b)[TCP].seq == 7)
     print('%s, burst 1: %d of %d frames out, %d un-NATed (v4), %d (v6), %d masqueraded, '
           'clash ports %s' % (variant, len(ref_out), len(pkts), unnat, unnat6, masq, sports))
+    if variant == 'raw-first':
+        # every raw rule matched something at burst 1
+        hits = [r['rule']['expr'][-1].get('counter', {}).get('packets', 0)
+                for r in ref_list.get('nftables', [])
+                if 'rule' in r and r['rule']['table'] == 'raw']
+        verdict(len(hits) == 6 and all(hits), 'burst 1: every raw rule matched (%s)' % hits)
+        return 1 + check_bursts(tmp, cap, variant, ref_out, ref, verdict)
     if variant == 'no-nat':
         # the reference dropped each block's one-byte first packets, and
         # their flows' next packets were new again
