@@ -1035,8 +1035,8 @@ enum seg_part {
 static const struct prio_span span_before_ct = {INT32_MIN, NF_IP_PRI_CONNTRACK - 1, true};
 static const struct prio_span span_from_ct = {NF_IP_PRI_CONNTRACK, INT32_MAX, false};
 
-static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			uint16_t rx_port, unsigned int r0, bool tracking);
+static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			unsigned int r0, bool tracking);
 
 /*
  * Steps 2-10 of the pipeline over seg[0..n_seg), parsed views of packets
@@ -1341,8 +1341,8 @@ prerouting:
  * postrouting as ip_local_out sends them; a reply that output duplicates
  * makes one more round.
  */
-static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			uint16_t rx_port, unsigned int r0, bool tracking)
+static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			unsigned int r0, bool tracking)
 {
 	struct nftdp_dp *dp = w->dp;
 	const struct nftdp_dp_port *rx = &dp->port[rx_port];
@@ -1841,6 +1841,67 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 #define CACHED_HOOKS 3
 
 /*
+ * The flow cache's probe of the cached hooks (CACHED_HOOKS) for the fast
+ * packets fast[live[0..nl)], each hook over those every earlier hook
+ * accepted from cache: hit[h][x] the hit of packet x at hook h, last[x]
+ * the hook whose verdict other than accept decided it (left as it was
+ * where none did), miss[x] 1 where a hook on its path missed (the chains
+ * must run), else 0; chains[h] whether hook h has chains (none: no
+ * probe). views: set the view's hook and forward's devices first (a
+ * header view's keys read none of them). live is used up.
+ */
+static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			const struct nftdp_dp_port *tx, struct nftdp_vm_pkt *const *fast,
+			unsigned int *live, unsigned int nl, bool views,
+			const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
+			uint8_t *last, uint8_t *miss, bool *chains)
+{
+	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+						    NF_INET_POST_ROUTING};
+	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
+	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
+
+	for (unsigned int j = 0; j < nl; j++)
+		miss[live[j]] = 0;
+	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
+		unsigned int k = 0;
+
+		chains[h] = hook_chains(gen, hooks[h]);
+		if (!chains[h])
+			continue;
+		for (unsigned int j = 0; j < nl; j++) {
+			struct nftdp_vm_pkt *p = fast[live[j]];
+
+			if (views) {
+				p->hook = hooks[h];
+				if (hooks[h] == NF_INET_FORWARD) {
+					p->oif = tx->ifindex;
+					p->oifname = tx->name;
+					p->oiftype = ARPHRD_ETHER;
+				}
+			}
+			cur[j] = p;
+		}
+		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
+		for (unsigned int j = 0; j < nl; j++) {
+			unsigned int x = live[j];
+
+			hit[h][x] = got[j];
+			if (!got[j]) {
+				miss[x] = 1;
+				continue;
+			}
+			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
+				last[x] = (uint8_t)h;
+				continue;
+			}
+			live[k++] = x;
+		}
+		nl = k;
+	}
+}
+
+/*
  * PLAN_CACHED in one pass: parse, ip_rcv and the trim, then the flow
  * cache's verdict of prerouting, forward and postrouting, both families
  * at once; a packet every hook of whose path hits is charged, counted and
@@ -1853,22 +1914,20 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			 uint16_t rx_port, struct rte_mbuf **m, unsigned int n)
 {
-	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
-						    NF_INET_POST_ROUTING};
 	static const uint8_t stages[CACHED_HOOKS] = {NFTDP_DP_ST_PREROUTING, NFTDP_DP_ST_FORWARD,
 						     NFTDP_DP_ST_POSTROUTING};
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
 	struct nftdp_dp_l2 l2[NFTDP_VM_BURST_MAX];
 	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *slow[NFTDP_VM_BURST_MAX];
-	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
-	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 	unsigned int live[NFTDP_VM_BURST_MAX];
-	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS: none) */
-	uint8_t last[NFTDP_VM_BURST_MAX], slow_at[NFTDP_VM_BURST_MAX] = {0};
+	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
+	 * none); whether a hook on its path missed */
+	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
+	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
 	bool chains[CACHED_HOOKS] = {false};
-	unsigned int nf = 0, nl, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
+	unsigned int nf = 0, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
@@ -1887,45 +1946,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		fast[nf++] = p;
 	}
 
-	/* each hook over the packets every earlier hook accepted from cache */
-	nl = nf;
-	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
-		unsigned int k = 0;
-
-		chains[h] = hook_chains(gen, hooks[h]);
-		if (!chains[h])
-			continue;
-		for (unsigned int j = 0; j < nl; j++) {
-			struct nftdp_vm_pkt *p = fast[live[j]];
-
-			/* a header view's keys read none of this */
-			if (!w->plan_headers) {
-				p->hook = hooks[h];
-				if (hooks[h] == NF_INET_FORWARD) {
-					p->oif = tx->ifindex;
-					p->oifname = tx->name;
-					p->oiftype = ARPHRD_ETHER;
-				}
-			}
-			cur[j] = p;
-		}
-		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
-		for (unsigned int j = 0; j < nl; j++) {
-			unsigned int x = live[j];
-
-			hit[h][x] = got[j];
-			if (!got[j]) {
-				slow_at[cur[j] - w->view] = 1; /* a miss: the chains must run */
-				continue;
-			}
-			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
-				last[x] = (uint8_t)h;
-				continue;
-			}
-			live[k++] = x;
-		}
-		nl = k;
-	}
+	/* a header view's keys read neither the hook nor the devices */
+	probe_hooks(w, gen, tx, fast, live, nf, !w->plan_headers, hit, last, miss, chains);
 
 	/* the packets the cache decided: charge, count, send; dropped[h]:
 	 * how many hook h dropped */
@@ -1934,8 +1956,10 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		unsigned int idx = (unsigned int)(p - w->view);
 		unsigned int end = last[x] < CACHED_HOOKS ? last[x] + 1u : CACHED_HOOKS;
 
-		if (slow_at[idx])
+		if (miss[x]) {
+			slow_at[idx] = 1; /* the chains must run */
 			continue;
+		}
 		nd++;
 		for (unsigned int h = 0; h < end; h++)
 			if (chains[h])
@@ -2027,15 +2051,12 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			      uint16_t rx_port, struct rte_mbuf **m, unsigned int n, uint8_t *how,
 			      bool *ready)
 {
-	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
-						    NF_INET_POST_ROUTING};
 	static const uint8_t stages[CACHED_HOOKS] = {NFTDP_DP_ST_PREROUTING, NFTDP_DP_ST_FORWARD,
 						     NFTDP_DP_ST_POSTROUTING};
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
-	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *cur[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
-	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 	const void *ent[NFTDP_VM_BURST_MAX];
 	/* per fast packet: its connection's carried result; whether that
 	 * judged it */
@@ -2113,41 +2134,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		fast[nf++] = p;
 	}
 
-	/* each hook over the packets every earlier hook accepted from cache */
-	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
-		unsigned int k = 0;
-
-		chains[h] = hook_chains(gen, hooks[h]);
-		if (!chains[h])
-			continue;
-		for (unsigned int j = 0; j < nl; j++) {
-			struct nftdp_vm_pkt *p = fast[live[j]];
-
-			p->hook = hooks[h];
-			if (hooks[h] == NF_INET_FORWARD) {
-				p->oif = tx->ifindex;
-				p->oifname = tx->name;
-				p->oiftype = ARPHRD_ETHER;
-			}
-			cur[j] = p;
-		}
-		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
-		for (unsigned int j = 0; j < nl; j++) {
-			unsigned int x = live[j];
-
-			hit[h][x] = got[j];
-			if (!got[j]) {
-				miss[x] = 1; /* the chains must run */
-				continue;
-			}
-			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
-				last[x] = (uint8_t)h;
-				continue;
-			}
-			live[k++] = x;
-		}
-		nl = k;
-	}
+	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
 
 	/* in arrival order: a miss, or a packet after one of its
 	 * connection, goes to the pipeline; the rest are charged, confirmed
