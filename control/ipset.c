@@ -132,8 +132,13 @@ struct ipset {
 	uint8_t bucketsize, netmask;
 	uint32_t first, last; /* bitmap range, host order */
 	uint32_t size;	      /* list:set */
-	uint32_t ref;	      /* list:set members naming it */
-	bool dirty;	      /* changed since last published to the workers */
+	/* a bitmap with counters: the packets and bytes of each id whose
+	 * element went (del, flush, expiry), which a new element of that
+	 * id starts from, as the kernel's bitmaps keep the counters in
+	 * their extension memory; allocated at the first such removal */
+	uint64_t (*kept)[2];
+	uint32_t ref; /* list:set members naming it */
+	bool dirty;   /* changed since last published to the workers */
 	struct ipset_elem *e;
 	uint32_t n, cap;
 	int32_t *head;
@@ -226,8 +231,42 @@ static int32_t find(const struct ipset *set, const struct ipset_key *k)
 	return -1;
 }
 
+static uint32_t ip4(const uint8_t ip[16]);
+
+static bool is_bitmap(const struct ipset *set)
+{
+	return set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_IPMAC ||
+	       set->type->kind == K_BITMAP_PORT;
+}
+
+/* a bitmap's number of elements (map->elements) */
+static uint32_t bitmap_ids(const struct ipset *set)
+{
+	if (set->type->kind == K_BITMAP_PORT)
+		return set->last - set->first + 1;
+	return ((set->last - set->first) >> (32 - set->netmask)) + 1;
+}
+
+/* a bitmap element's index (ip_to_id / the port's offset) */
+static uint32_t bitmap_id(const struct ipset *set, const struct ipset_key *k)
+{
+	if (set->type->kind == K_BITMAP_PORT)
+		return (uint32_t)(k->port - set->first);
+	return (ip4(k->ip) - set->first) >> (32 - set->netmask);
+}
+
 static void elem_release(struct ctl_ipset *st, struct ipset *set, struct ipset_elem *e)
 {
+	if (is_bitmap(set) && (set->cadt_flags & IPSET_FLAG_WITH_COUNTERS)) {
+		uint32_t n = bitmap_ids(set), id = bitmap_id(set, &e->k);
+
+		if (set->kept == NULL)
+			set->kept = calloc(n, sizeof(*set->kept));
+		if (set->kept && id < n) { /* out of memory: they start at zero */
+			set->kept[id][0] = e->packets;
+			set->kept[id][1] = e->bytes;
+		}
+	}
 	free(e->comment);
 	e->comment = NULL;
 	if (set->type->kind == K_LIST_SET && e->k.id < st->max && st->sets[e->k.id])
@@ -301,6 +340,7 @@ static void set_flush(struct ctl_ipset *st, struct ipset *set)
 static void set_free(struct ctl_ipset *st, struct ipset *set)
 {
 	set_flush(st, set);
+	free(set->kept);
 	free(set->e);
 	free(set->head);
 	free(set);
@@ -953,9 +993,9 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 		set->e[i].nomatch = nomatch;
 		return put_ext(set, &set->e[i], x, false);
 	}
-	if (i >= 0) { /* expired: reused as a new one */
+	if (i >= 0) { /* expired: reused as a new one (a bitmap's counters stay) */
 		set->e[i].nomatch = nomatch;
-		return put_ext(set, &set->e[i], x, true);
+		return put_ext(set, &set->e[i], x, !is_bitmap(set));
 	}
 	if (set->n >= limit(set)) /* make room: the kernel's gc would have */
 		gc(st, set);
@@ -990,6 +1030,13 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 	set->n++;
 	st->elems++;
 	err = put_ext(set, e, x, true);
+	if (set->kept && bitmap_id(set, k) < bitmap_ids(set)) {
+		/* the kernel's ip_set_init_counter sets only what is given */
+		if (!x->has_packets)
+			e->packets = set->kept[bitmap_id(set, k)][0];
+		if (!x->has_bytes)
+			e->bytes = set->kept[bitmap_id(set, k)][1];
+	}
 	if (set->type->kind == K_LIST_SET && st->sets[k->id])
 		st->sets[k->id]->ref++;
 	if (pos == set->n - 1 && set->nhead && set->n * 2 <= set->nhead) {

@@ -8,6 +8,7 @@
  * change nothing, and the attributes of a listed member.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -720,6 +721,9 @@ static int create_ipmac(const char *name, const char *from, const char *to, uint
 	put_ip4(nlh, IPSET_ATTR_IP_TO, to);
 	if (timeout)
 		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(timeout));
+	if (create_cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER,
+				 htonl(create_cadt));
 	mnl_attr_nest_end(nlh, d);
 	return rcv(nlh);
 }
@@ -819,6 +823,45 @@ static void test_bitmap_ipmac(void **state)
 		assert_true(v->e[i].mac_set);
 		assert_int_equal(v->e[i].expire_ms, now_ms + 100000);
 	}
+	assert_null(nftdp_vm_ipset_publish(0, v));
+}
+
+/* a bitmap with counters keeps an id's counters across del and flush
+ * (the kernel's extension memory); what an add gives wins; a hash set's
+ * new element starts at zero */
+static void test_bitmap_counters_kept(void **state)
+{
+	struct nftdp_vm_ipset *v;
+	const char *sets[] = {"b", "h"};
+
+	(void)state;
+	create_cadt = IPSET_FLAG_WITH_COUNTERS;
+	assert_int_equal(create_ipmac("b", "10.0.0.0", "10.0.0.255", 0), 0); /* index 0 */
+	assert_int_equal(create("h", "hash:ip", NFPROTO_IPV4, 0, 0), 0);     /* index 1 */
+	create_cadt = 0;
+	for (int i = 0; i < 2; i++) {
+		char buf[256];
+		struct nlmsghdr *nlh = msg(buf, IPSET_CMD_ADD, NLM_F_EXCL, sets[i]);
+		struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+		put_ip4(nlh, IPSET_ATTR_IP, "10.0.0.1");
+		mnl_attr_put_u64(nlh, IPSET_ATTR_PACKETS | NLA_F_NET_BYTEORDER, htobe64(5));
+		mnl_attr_put_u64(nlh, IPSET_ATTR_BYTES | NLA_F_NET_BYTEORDER, htobe64(7));
+		mnl_attr_nest_end(nlh, d);
+		assert_int_equal(rcv(nlh), 0);
+		assert_int_equal(ipmac(IPSET_CMD_DEL, sets[i], "10.0.0.1", NULL, 0, 0, false), 0);
+		assert_int_equal(ipmac(IPSET_CMD_ADD, sets[i], "10.0.0.1", NULL, 0, 0, false), 0);
+		v = nftdp_vm_ipset_publish((uint16_t)i, NULL);
+		assert_non_null(v);
+		assert_int_equal(v->n, 1);
+		assert_int_equal(v->e[0].packets, i == 0 ? 5 : 0);
+		assert_int_equal(v->e[0].bytes, i == 0 ? 7 : 0);
+		assert_null(nftdp_vm_ipset_publish((uint16_t)i, v));
+	}
+	assert_int_equal(name_cmd(IPSET_CMD_FLUSH, "b", NULL), 0);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "b", "10.0.0.1", NULL, 0, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_int_equal(v->e[0].packets, 5);
 	assert_null(nftdp_vm_ipset_publish(0, v));
 }
 
@@ -942,6 +985,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hash_netiface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bitmap_port_range, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bitmap_ipmac, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bitmap_counters_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),
