@@ -150,6 +150,7 @@ struct ctl_ipset {
 	bool *pub;    /* slot i published to the workers */
 	uint32_t max; /* slots in sets[] (grows by 64 as the kernel's) */
 	uint32_t elems;
+	uint32_t kept; /* ids in every set's kept[] (bounded as elements are) */
 };
 
 static uint64_t clock_ms(void)
@@ -260,9 +261,10 @@ static void elem_release(struct ctl_ipset *st, struct ipset *set, struct ipset_e
 	if (is_bitmap(set) && (set->cadt_flags & IPSET_FLAG_WITH_COUNTERS)) {
 		uint32_t n = bitmap_ids(set), id = bitmap_id(set, &e->k);
 
-		if (set->kept == NULL)
-			set->kept = calloc(n, sizeof(*set->kept));
-		if (set->kept && id < n) { /* out of memory: they start at zero */
+		if (set->kept == NULL && st->kept + n <= IPSET_ELEMS_MAX &&
+		    (set->kept = calloc(n, sizeof(*set->kept))) != NULL)
+			st->kept += n;
+		if (set->kept && id < n) { /* past the bound: they start at zero */
 			set->kept[id][0] = e->packets;
 			set->kept[id][1] = e->bytes;
 		}
@@ -340,6 +342,8 @@ static void set_flush(struct ctl_ipset *st, struct ipset *set)
 static void set_free(struct ctl_ipset *st, struct ipset *set)
 {
 	set_flush(st, set);
+	if (set->kept)
+		st->kept -= bitmap_ids(set);
 	free(set->kept);
 	free(set->e);
 	free(set->head);
