@@ -662,6 +662,39 @@ static void test_set_bitmap_ipmac(void **state)
 	memset(t.buf + 6, 0, 6);
 	assert_int_equal(RUN(w, a, p), NF_ACCEPT);
 	assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	/* -j SET --add-set: the event carries the source MAC (src,src) or
+	 * the destination MAC (src,dst); none for a zero source MAC */
+	{
+		static const uint8_t dmac[6] = {0, 1, 2, 3, 4, 5};
+		struct xt_set_info_target_v3 t3;
+
+		memset(&t3, 0, sizeof(t3));
+		t3.add_set.index = 7;
+		t3.add_set.dim = 2;
+		t3.add_set.flags = IPSET_DIM_ONE_SRC | IPSET_DIM_TWO_SRC;
+		t3.del_set.index = 7;
+		t3.del_set.dim = 2;
+		t3.del_set.flags = IPSET_DIM_ONE_SRC;
+		t3.map_set.index = 65535;
+		t3.timeout = UINT32_MAX;
+		struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+		assert_int_equal(add(w, d, -1, false, TG("SET", 3, t3), -1), 0);
+		RUN(w, d, tcp4(&t, 1));
+		ngot = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 2);
+		assert_int_equal(got[0].del, 0);
+		assert_int_equal(got[0].flags, NFTDP_VM_IPSET_EV_MAC);
+		assert_memory_equal(got[0].mac, smac, 6);
+		assert_int_equal(got[1].del, 1);
+		assert_int_equal(got[1].flags, NFTDP_VM_IPSET_EV_MAC);
+		assert_memory_equal(got[1].mac, dmac, 6);
+		p = tcp4(&t, 1);
+		memset(t.buf + 6, 0, 6);
+		RUN(w, d, p);
+		ngot = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 1); /* the del only */
+		assert_int_equal(got[0].del, 1);
+	}
 	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
 }
 
