@@ -6,7 +6,7 @@
  * name/index) with the kernel's IPSET_ERR_* errnos, for the types
  * hash:ip, hash:net, hash:ip,port, hash:net,port, hash:ip,port,ip,
  * hash:ip,port,net, hash:net,iface,
- * bitmap:ip, bitmap:port and list:set, with the timeout, counters,
+ * bitmap:ip, bitmap:ip,mac, bitmap:port and list:set, with the timeout, counters,
  * comment and skbinfo extensions. Headers and members are sent with the
  * attributes, flags and order the kernel's mtype_head/mtype_list put, so
  * `ipset list` and `ipset save` print what they print on the kernel.
@@ -61,12 +61,14 @@ enum ipset_kind {
 	K_BITMAP_PORT,
 	K_LIST_SET,
 	K_HASH_IPPORTNET,
-	K_HASH_NETIFACE
+	K_HASH_NETIFACE,
+	K_BITMAP_IPMAC
 };
 
 /* type features (ip_set.h's IPSET_TYPE_*): swap needs equal ones */
 #define F_IP 1
 #define F_PORT 2
+#define F_MAC 4
 #define F_IP2 8
 #define F_NAME 32
 #define F_IFACE 64
@@ -86,6 +88,7 @@ static const struct ipset_type {
     {"hash:net,port", K_HASH_NETPORT, NFPROTO_UNSPEC, 8, F_IP | F_PORT | F_NOMATCH},
     {"hash:ip,port,ip", K_HASH_IPPORTIP, NFPROTO_UNSPEC, 6, F_IP | F_PORT | F_IP2},
     {"bitmap:ip", K_BITMAP_IP, NFPROTO_IPV4, 3, F_IP},
+    {"bitmap:ip,mac", K_BITMAP_IPMAC, NFPROTO_IPV4, 3, F_IP | F_MAC},
     {"bitmap:port", K_BITMAP_PORT, NFPROTO_UNSPEC, 3, F_PORT},
     {"list:set", K_LIST_SET, NFPROTO_UNSPEC, 3, F_NAME | F_DUMP_LAST},
     {"hash:ip,port,net", K_HASH_IPPORTNET, NFPROTO_UNSPEC, 8, F_IP | F_PORT | F_IP2 | F_NOMATCH},
@@ -97,7 +100,8 @@ static const struct ipset_type {
 _Static_assert((int)K_LIST_SET == (int)NFTDP_VM_IPSET_LIST_SET &&
 		   (int)K_BITMAP_IP == (int)NFTDP_VM_IPSET_BITMAP_IP &&
 		   (int)K_HASH_IPPORTNET == (int)NFTDP_VM_IPSET_HASH_IPPORTNET &&
-		   (int)K_HASH_NETIFACE == (int)NFTDP_VM_IPSET_HASH_NETIFACE,
+		   (int)K_HASH_NETIFACE == (int)NFTDP_VM_IPSET_HASH_NETIFACE &&
+		   (int)K_BITMAP_IPMAC == (int)NFTDP_VM_IPSET_BITMAP_IPMAC,
 	       "control's kinds are the VM's");
 
 struct ipset_elem {
@@ -108,6 +112,12 @@ struct ipset_elem {
 	uint32_t skbmark, skbmarkmask, skbprio;
 	uint16_t skbqueue;
 	bool nomatch;
+	/* bitmap:ip,mac: the MAC, once known (MAC_FILLED); an element
+	 * without one (MAC_UNSET) keeps its timeout unstarted in
+	 * plain_timeout and never expires */
+	bool mac_set;
+	uint8_t mac[6];
+	uint32_t plain_timeout;
 	int32_t next; /* hash chain */
 };
 
@@ -122,8 +132,13 @@ struct ipset {
 	uint8_t bucketsize, netmask;
 	uint32_t first, last; /* bitmap range, host order */
 	uint32_t size;	      /* list:set */
-	uint32_t ref;	      /* list:set members naming it */
-	bool dirty;	      /* changed since last published to the workers */
+	/* a bitmap with counters: the packets and bytes of each id whose
+	 * element went (del, flush, expiry), which a new element of that
+	 * id starts from, as the kernel's bitmaps keep the counters in
+	 * their extension memory; allocated at the first such removal */
+	uint64_t (*kept)[2];
+	uint32_t ref; /* list:set members naming it */
+	bool dirty;   /* changed since last published to the workers */
 	struct ipset_elem *e;
 	uint32_t n, cap;
 	int32_t *head;
@@ -135,6 +150,7 @@ struct ctl_ipset {
 	bool *pub;    /* slot i published to the workers */
 	uint32_t max; /* slots in sets[] (grows by 64 as the kernel's) */
 	uint32_t elems;
+	uint32_t kept; /* ids in every set's kept[] (bounded as elements are) */
 };
 
 static uint64_t clock_ms(void)
@@ -216,8 +232,43 @@ static int32_t find(const struct ipset *set, const struct ipset_key *k)
 	return -1;
 }
 
+static uint32_t ip4(const uint8_t ip[16]);
+
+static bool is_bitmap(const struct ipset *set)
+{
+	return set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_IPMAC ||
+	       set->type->kind == K_BITMAP_PORT;
+}
+
+/* a bitmap's number of elements (map->elements) */
+static uint32_t bitmap_ids(const struct ipset *set)
+{
+	if (set->type->kind == K_BITMAP_PORT)
+		return set->last - set->first + 1;
+	return ((set->last - set->first) >> (32 - set->netmask)) + 1;
+}
+
+/* a bitmap element's index (ip_to_id / the port's offset) */
+static uint32_t bitmap_id(const struct ipset *set, const struct ipset_key *k)
+{
+	if (set->type->kind == K_BITMAP_PORT)
+		return (uint32_t)(k->port - set->first);
+	return (ip4(k->ip) - set->first) >> (32 - set->netmask);
+}
+
 static void elem_release(struct ctl_ipset *st, struct ipset *set, struct ipset_elem *e)
 {
+	if (is_bitmap(set) && (set->cadt_flags & IPSET_FLAG_WITH_COUNTERS)) {
+		uint32_t n = bitmap_ids(set), id = bitmap_id(set, &e->k);
+
+		if (set->kept == NULL && st->kept + n <= IPSET_ELEMS_MAX &&
+		    (set->kept = calloc(n, sizeof(*set->kept))) != NULL)
+			st->kept += n;
+		if (set->kept && id < n) { /* past the bound: they start at zero */
+			set->kept[id][0] = e->packets;
+			set->kept[id][1] = e->bytes;
+		}
+	}
 	free(e->comment);
 	e->comment = NULL;
 	if (set->type->kind == K_LIST_SET && e->k.id < st->max && st->sets[e->k.id])
@@ -291,6 +342,9 @@ static void set_flush(struct ctl_ipset *st, struct ipset *set)
 static void set_free(struct ctl_ipset *st, struct ipset *set)
 {
 	set_flush(st, set);
+	if (set->kept)
+		st->kept -= bitmap_ids(set);
+	free(set->kept);
 	free(set->e);
 	free(set->head);
 	free(set);
@@ -570,6 +624,42 @@ static int create_data(struct ipset *set, tb_t *tb)
 		set->last = last;
 		break;
 	}
+	case K_BITMAP_IPMAC: {
+		/* bitmap_ipmac_create: no netmask; up to 65536 addresses */
+		uint8_t a[16], b[16];
+		uint32_t first, last;
+
+		set->cadt_flags &= ~(uint32_t)IPSET_FLAG_WITH_FORCEADD;
+		if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], NFPROTO_IPV4, a) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		first = ip4(a);
+		if (tb[IPSET_ATTR_IP_TO]) {
+			if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
+				return -IPSET_ERR_PROTOCOL;
+			last = ip4(b);
+			if (first > last) {
+				uint32_t t = first;
+
+				first = last;
+				last = t;
+			}
+		} else if (tb[IPSET_ATTR_CIDR]) {
+			uint8_t cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
+
+			if (cidr >= 32)
+				return -IPSET_ERR_INVALID_CIDR;
+			first &= cidr ? ~(0xffffffffu >> cidr) : 0;
+			last = first | (0xffffffffu >> cidr);
+		} else {
+			return -IPSET_ERR_PROTOCOL;
+		}
+		if ((uint64_t)last - first + 1 > IPSET_BITMAP_MAX_RANGE)
+			return -IPSET_ERR_BITMAP_RANGE_SIZE;
+		set->netmask = 32;
+		set->first = first;
+		set->last = last;
+		break;
+	}
 	case K_BITMAP_PORT: {
 		uint16_t a, b;
 
@@ -736,7 +826,7 @@ static const uint16_t adt_pol[IPSET_ATTR_ADT_MAX + 1] = {
     [IPSET_ATTR_PACKETS] = 8,	  [IPSET_ATTR_COMMENT] = P_COMMENT,
     [IPSET_ATTR_SKBMARK] = 8,	  [IPSET_ATTR_SKBPRIO] = 4,
     [IPSET_ATTR_SKBQUEUE] = 2,	  [IPSET_ATTR_IP2_TO] = P_NEST,
-    [IPSET_ATTR_IFACE] = P_STR,
+    [IPSET_ATTR_IFACE] = P_STR,	  [IPSET_ATTR_ETHER] = 1,
 };
 
 /* which ADT attributes each kind takes (the type's adt_policy) */
@@ -771,6 +861,8 @@ static bool adt_allowed(enum ipset_kind k, unsigned int t)
 		return k == K_HASH_IPPORTNET;
 	case IPSET_ATTR_IFACE:
 		return k == K_HASH_NETIFACE;
+	case IPSET_ATTR_ETHER:
+		return k == K_BITMAP_IPMAC;
 	case IPSET_ATTR_NAME:
 	case IPSET_ATTR_NAMEREF:
 		return k == K_LIST_SET;
@@ -881,6 +973,7 @@ static uint32_t limit(const struct ipset *set)
 	case K_LIST_SET:
 		return set->size;
 	case K_BITMAP_IP:
+	case K_BITMAP_IPMAC:
 	case K_BITMAP_PORT:
 		return IPSET_BITMAP_MAX_RANGE;
 	default:
@@ -904,9 +997,9 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 		set->e[i].nomatch = nomatch;
 		return put_ext(set, &set->e[i], x, false);
 	}
-	if (i >= 0) { /* expired: reused as a new one */
+	if (i >= 0) { /* expired: reused as a new one (a bitmap's counters stay) */
 		set->e[i].nomatch = nomatch;
-		return put_ext(set, &set->e[i], x, true);
+		return put_ext(set, &set->e[i], x, !is_bitmap(set));
 	}
 	if (set->n >= limit(set)) /* make room: the kernel's gc would have */
 		gc(st, set);
@@ -941,6 +1034,13 @@ static int do_add(struct ctl_ipset *st, struct ipset *set, const struct ipset_ke
 	set->n++;
 	st->elems++;
 	err = put_ext(set, e, x, true);
+	if (set->kept && bitmap_id(set, k) < bitmap_ids(set)) {
+		/* the kernel's ip_set_init_counter sets only what is given */
+		if (!x->has_packets)
+			e->packets = set->kept[bitmap_id(set, k)][0];
+		if (!x->has_bytes)
+			e->bytes = set->kept[bitmap_id(set, k)][1];
+	}
 	if (set->type->kind == K_LIST_SET && st->sets[k->id])
 		st->sets[k->id]->ref++;
 	if (pos == set->n - 1 && set->nhead && set->n * 2 <= set->nhead) {
@@ -975,6 +1075,91 @@ static int adt_one(struct ctl_ipset *st, struct ipset *set, enum ipset_adt adt,
 	if (i < 0)
 		return 0;
 	return set->e[i].nomatch ? -ENOTEMPTY : 1;
+}
+
+/* bitmap:ip,mac's add, del and test of k (bitmap_ipmac_do_* under the
+ * bitmap's mtype_add/del/test): mac is the element's MAC, NULL without.
+ * An element added without a MAC keeps its timeout unstarted until a
+ * MAC fills it (a later add, or the first packet matching it); an
+ * expired element is gone, as after the kernel's gc. 0, 1 (test: in
+ * the set) or -errno. */
+static int adt_ipmac(struct ctl_ipset *st, struct ipset *set, enum ipset_adt adt,
+		     const struct ipset_key *k, const uint8_t *mac, const struct ext *x,
+		     uint32_t flags)
+{
+	uint64_t now = ctl_ipset_clock();
+	int32_t i = find(set, k);
+	struct ipset_elem *e;
+	uint32_t stored = 0, t;
+	bool fill = false;
+	int err;
+
+	if (i >= 0 && expired(set, &set->e[i], now)) {
+		if (adt == IPSET_TEST)
+			return 0;
+		elem_remove(st, set, (uint32_t)i);
+		i = -1;
+	}
+	if (adt == IPSET_TEST) {
+		if (i < 0)
+			return 0;
+		e = &set->e[i];
+		if (mac && e->mac_set)
+			return memcmp(mac, e->mac, 6) == 0;
+		return 1; /* -EAGAIN: ip_set_utest answers "in the set" */
+	}
+	if (adt == IPSET_DEL) {
+		if (i < 0)
+			return -IPSET_ERR_EXIST;
+		elem_remove(st, set, (uint32_t)i);
+		return 0;
+	}
+	if (i >= 0) {
+		e = &set->e[i];
+		if (e->mac_set) {
+			/* -exist replaces the MAC; the element is re-added */
+			if (!(flags & IPSET_FLAG_EXIST))
+				return -IPSET_ERR_EXIST;
+			if (mac)
+				memcpy(e->mac, mac, 6);
+		} else if (mac == NULL) {
+			if (!(flags & IPSET_FLAG_EXIST))
+				return -IPSET_ERR_EXIST;
+		} else {
+			memcpy(e->mac, mac, 6);
+			e->mac_set = true;
+			fill = true; /* IPSET_ADD_START_STORED_TIMEOUT */
+		}
+		stored = e->plain_timeout;
+		set->dirty = true;
+		err = put_ext(set, e, x, false);
+	} else {
+		err = do_add(st, set, k, x, false, flags, -1);
+		if (err < 0 || (i = find(set, k)) < 0)
+			return err;
+		e = &set->e[i];
+		e->mac_set = mac != NULL;
+		if (mac)
+			memcpy(e->mac, mac, 6);
+	}
+	if (set->with_timeout) {
+		t = x->has_timeout ? x->timeout : set->timeout;
+		if (fill) {
+			/* bitmap_ipmac_add_timeout: no timeout given: the stored one */
+			if (t == set->timeout)
+				t = stored;
+			e->expire_ms = t ? now + (uint64_t)t * 1000 : 0;
+		} else if (mac) {
+			e->expire_ms = t ? now + (uint64_t)t * 1000 : 0;
+		} else {
+			/* the plain value stored; a filled element re-added
+			 * without a MAC reads it as a running timer long
+			 * expired, as the kernel's does */
+			e->plain_timeout = t;
+			e->expire_ms = e->mac_set ? 1 : 0;
+		}
+	}
+	return err;
 }
 
 /* hash:net's, hash:net,port's and hash:ip,port,net's test of a host:
@@ -1302,6 +1487,23 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 
 	if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], set->family, k.ip) < 0)
 		return -IPSET_ERR_PROTOCOL;
+
+	if (kind == K_BITMAP_IPMAC) {
+		/* bitmap_ipmac_uadt: one address (IP_TO and CIDR ignored) */
+		const uint8_t *mac = NULL;
+
+		if (ip4(k.ip) < set->first || ip4(k.ip) > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		if (tb[IPSET_ATTR_ETHER]) {
+			if (mnl_attr_get_payload_len(tb[IPSET_ATTR_ETHER]) != 6)
+				return -IPSET_ERR_PROTOCOL;
+			mac = mnl_attr_get_payload(tb[IPSET_ATTR_ETHER]);
+		}
+		ret = adt_ipmac(st, set, adt, &k, mac, &x, flags);
+		if (ret == -IPSET_ERR_EXIST && (flags & IPSET_FLAG_EXIST))
+			ret = 0;
+		return ret;
+	}
 
 	if ((kind == K_HASH_IPPORTIP || kind == K_HASH_IPPORTNET) &&
 	    (!tb[IPSET_ATTR_IP2] || get_ipaddr(tb[IPSET_ATTR_IP2], set->family, k.ip2) < 0))
@@ -1637,6 +1839,15 @@ static void put_head(struct nlmsghdr *nlh, const struct ipset *set, uint32_t ref
 			mnl_attr_put_u8(nlh, IPSET_ATTR_NETMASK, set->netmask);
 		break;
 	}
+	case K_BITMAP_IPMAC: {
+		uint8_t a[16];
+
+		set_ip4(a, set->first);
+		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, a);
+		set_ip4(a, set->last);
+		put_ipaddr(nlh, IPSET_ATTR_IP_TO, NFPROTO_IPV4, a);
+		break;
+	}
 	case K_BITMAP_PORT:
 		put_net16(nlh, IPSET_ATTR_PORT, (uint16_t)set->first);
 		put_net16(nlh, IPSET_ATTR_PORT_TO, (uint16_t)set->last);
@@ -1678,6 +1889,11 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 	case K_BITMAP_IP:
 		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, e->k.ip);
 		break;
+	case K_BITMAP_IPMAC:
+		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, e->k.ip);
+		if (e->mac_set)
+			mnl_attr_put(nlh, IPSET_ATTR_ETHER, 6, e->mac);
+		break;
 	default:
 		put_ipaddr(nlh, IPSET_ATTR_IP, set->family, e->k.ip);
 		if (kind == K_HASH_IPPORTIP || kind == K_HASH_IPPORTNET)
@@ -1711,7 +1927,9 @@ static void put_elem(struct nlmsghdr *nlh, struct ctl_ipset *st, const struct ip
 	if (set->with_timeout) {
 		uint32_t left = 0;
 
-		if (e->expire_ms) {
+		if (kind == K_BITMAP_IPMAC && !e->mac_set)
+			left = e->plain_timeout; /* not started */
+		else if (e->expire_ms) {
 			left = (uint32_t)((e->expire_ms - now) / 1000);
 			if (left == 0)
 				left = 1;
@@ -1772,7 +1990,8 @@ static void dump_set(struct ctl_out *o, const struct nlmsghdr *req, struct ctl_i
 	bool first = true;
 
 	gc(st, set);
-	if (set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_PORT)
+	if (set->type->kind == K_BITMAP_IP || set->type->kind == K_BITMAP_PORT ||
+	    set->type->kind == K_BITMAP_IPMAC)
 		bitmap_sort(set);
 	do {
 		nlh = start_msg(o, req, NLM_F_MULTI, IPSET_CMD_LIST);
@@ -2039,9 +2258,11 @@ static int parse_cmd(const struct nlmsghdr *nlh, tb_t *attr, const struct nlattr
 
 static uint8_t dim_of(enum ipset_kind k)
 {
-	return k == K_HASH_IPPORTIP || k == K_HASH_IPPORTNET			     ? 3
-	       : (k == K_HASH_IPPORT || k == K_HASH_NETPORT || k == K_HASH_NETIFACE) ? 2
-										     : 1;
+	return k == K_HASH_IPPORTIP || k == K_HASH_IPPORTNET ? 3
+	       : (k == K_HASH_IPPORT || k == K_HASH_NETPORT || k == K_HASH_NETIFACE ||
+		  k == K_BITMAP_IPMAC)
+		   ? 2
+		   : 1;
 }
 
 /* the set as an immutable copy for the workers; NULL when out of memory */
@@ -2077,6 +2298,8 @@ static struct nftdp_vm_ipset *snapshot(const struct ipset *set)
 		e->skbmarkmask = set->e[i].skbmarkmask;
 		e->skbprio = set->e[i].skbprio;
 		e->skbqueue = set->e[i].skbqueue;
+		e->mac_set = set->e[i].mac_set;
+		memcpy(e->mac, set->e[i].mac, 6);
 		atomic_init(&e->packets, set->e[i].packets);
 		atomic_init(&e->bytes, set->e[i].bytes);
 		e->base_packets = set->e[i].packets;
@@ -2235,6 +2458,10 @@ static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
 		if (k.port < set->first || k.port > set->last)
 			return -IPSET_ERR_BITMAP_RANGE;
 		break;
+	case K_BITMAP_IPMAC:
+		if (ip4(k.ip) < set->first || ip4(k.ip) > set->last)
+			return -IPSET_ERR_BITMAP_RANGE;
+		break;
 	case K_HASH_IP:
 		mask_ip(k.ip, set->family, set->netmask);
 		break;
@@ -2250,6 +2477,10 @@ static int apply_event(const struct nftdp_vm_ipset_event *ev, void *arg)
 	x.has_packets = x.has_bytes = !ev->del;
 	x.packets = 1;
 	x.bytes = ev->len;
+	if (set->type->kind == K_BITMAP_IPMAC) /* the kadt always has a MAC */
+		return adt_ipmac(st, set, ev->del ? IPSET_DEL : IPSET_ADD, &k,
+				 (ev->flags & NFTDP_VM_IPSET_EV_MAC) ? ev->mac : NULL, &x,
+				 (ev->flags & NFTDP_VM_IPSET_EV_EXIST) ? IPSET_FLAG_EXIST : 0);
 	return adt_one(st, set, ev->del ? IPSET_DEL : IPSET_ADD, &k, &x, false,
 		       (ev->flags & NFTDP_VM_IPSET_EV_EXIST) ? IPSET_FLAG_EXIST : 0, -1);
 }

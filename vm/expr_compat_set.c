@@ -214,10 +214,25 @@ static void get_ip(const struct nftdp_vm_pkt *pkt, bool src, uint8_t ip[16])
 			   v4 ? 4 : 16);
 }
 
-/* the type's kadt(IPSET_TEST): 1, 0, or -1 for a nomatch entry */
+/* bitmap_ipmac_kadt's MAC: the source with the second dimension's src
+ * flag, else the destination; false (-EINVAL) without a whole Ethernet
+ * header before the network header, or for a zero MAC */
+static bool pkt_mac(const struct nftdp_vm_pkt *pkt, bool src, uint8_t mac[6])
+{
+	static const uint8_t zero[6];
+
+	if (pkt->mac_off < 0 || (uint32_t)pkt->mac_off + 14 > pkt->nh_off ||
+	    !nftdp_vm_copy_bits(pkt, (uint32_t)pkt->mac_off + (src ? 6 : 0), mac, 6))
+		return false;
+	return memcmp(mac, zero, 6) != 0;
+}
+
+/* the type's kadt(IPSET_TEST): 1, 0, or -1 for a nomatch entry; 2 for a
+ * bitmap:ip,mac element without a MAC (-EAGAIN: ip_set_test adds the
+ * packet's MAC and answers 1), *fill then holds its key and the MAC */
 static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *pkt,
 		     const struct set_opt *o, bool skip, uint64_t now,
-		     const struct nftdp_vm_ipset_elem **hit)
+		     const struct nftdp_vm_ipset_elem **hit, struct nftdp_vm_ipset_event *fill)
 {
 	struct nftdp_vm_ipset_key k;
 	unsigned int bytes = pkt->nfproto == NFPROTO_IPV4 ? 4 : 16;
@@ -244,6 +259,36 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return 0;
 		mask_ip(k.ip, 4, s->netmask);
 		return lookup(s, &k, pkt, o, skip, now, hit);
+	}
+	case NFTDP_VM_IPSET_BITMAP_IPMAC: {
+		/* bitmap_ipmac_do_test, then mtype_test's timeout and
+		 * counters */
+		uint8_t mac[6];
+		uint32_t v;
+		int32_t i;
+
+		get_ip(pkt, src1, k.ip);
+		memcpy(&v, k.ip, 4);
+		v = ntohl(v);
+		if (v < s->first || v > s->last || !pkt_mac(pkt, src2, mac))
+			return 0;
+		i = s->head[nftdp_vm_ipset_hash(&k) & (s->nhead - 1)];
+		for (; i >= 0; i = s->e[i].next)
+			if (memcmp(&s->e[i].k, &k, sizeof(k)) == 0)
+				break;
+		if (i < 0)
+			return 0;
+		if (!s->e[i].mac_set) {
+			fill->k = k;
+			memcpy(fill->mac, mac, 6);
+			return 2;
+		}
+		if (memcmp(s->e[i].mac, mac, 6) != 0 ||
+		    (s->e[i].expire_ms && s->e[i].expire_ms <= now) ||
+		    !count_and_match(s, &s->e[i], pkt, o, skip))
+			return 0;
+		*hit = &s->e[i];
+		return 1;
 	}
 	case NFTDP_VM_IPSET_HASH_IP:
 		get_ip(pkt, src1, k.ip);
@@ -341,11 +386,15 @@ static const struct nftdp_vm_ipset *set_of(uint16_t id)
 }
 
 /* ip_set_test: 1 when the packet is in set id; *hit, *in: the element
- * found and its set (for --map-set's skbinfo) */
+ * found and its set (for --map-set's skbinfo). A bitmap:ip,mac element
+ * without a MAC matches and takes the packet's: the add goes to the
+ * control thread on worker's ring (the kernel's kadt IPSET_ADD), so
+ * until it is published the element matches any MAC. */
 static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct set_opt *o,
-		     uint64_t now, int depth, const struct nftdp_vm_ipset_elem **hit,
-		     const struct nftdp_vm_ipset **in)
+		     uint64_t now, unsigned int worker, int depth,
+		     const struct nftdp_vm_ipset_elem **hit, const struct nftdp_vm_ipset **in)
 {
+	struct nftdp_vm_ipset_event fill;
 	const struct nftdp_vm_ipset *s = set_of(id);
 	bool skip = o->skip_update;
 	int r;
@@ -367,7 +416,7 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 		for (uint32_t i = 0; i < s->n; i++) {
 			if (s->e[i].expire_ms && s->e[i].expire_ms <= now)
 				continue;
-			if (!set_test(s->e[i].k.id, pkt, &sub, now, depth + 1, hit, in))
+			if (!set_test(s->e[i].k.id, pkt, &sub, now, worker, depth + 1, hit, in))
 				continue;
 			if (count_and_match(s, &s->e[i], pkt, o, skip))
 				return true;
@@ -375,8 +424,18 @@ static bool set_test(uint16_t id, const struct nftdp_vm_pkt *pkt, const struct s
 		return false;
 	}
 	*hit = NULL;
-	r = kadt_test(s, pkt, o, skip, now, hit);
+	r = kadt_test(s, pkt, o, skip, now, hit, &fill);
 	*in = s;
+	if (r == 2) {
+		/* IP_SET_INIT_KEXT: the set's timeout, the packet counted */
+		fill.id = id;
+		fill.del = 0;
+		fill.flags = NFTDP_VM_IPSET_EV_MAC;
+		fill.timeout = UINT32_MAX;
+		fill.len = pkt->skb_len;
+		nftdp_vm_ipset_put(worker, &fill, 1);
+		return true;
+	}
 	/* --return-nomatch on a type with nomatch entries inverts the
 	 * answer: a nomatch entry matches, a plain one does not */
 	if (o->return_nomatch &&
@@ -459,8 +518,9 @@ static void set_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 	const struct nftdp_vm_ipset_elem *hit;
 	const struct nftdp_vm_ipset *in;
 
-	compat_match_result(regs,
-			    set_test(p->index, pkt, &p->opt, ctx->now_ms, 0, &hit, &in) ^ p->inv);
+	compat_match_result(
+	    regs,
+	    set_test(p->index, pkt, &p->opt, ctx->now_ms, ctx->worker, 0, &hit, &in) ^ p->inv);
 }
 
 const struct nftdp_vm_expr_ops nftdp_vm_compat_set_ops = {
@@ -574,6 +634,14 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 		mask_ip(k->ip, 4, s->netmask);
 		return true;
 	}
+	case NFTDP_VM_IPSET_BITMAP_IPMAC: {
+		uint32_t v;
+
+		get_ip(pkt, src1, k->ip);
+		memcpy(&v, k->ip, 4);
+		v = ntohl(v);
+		return v >= s->first && v <= s->last;
+	}
 	case NFTDP_VM_IPSET_HASH_IP:
 		/* hash_ip4_kadt / hash_ip6_kadt: a masked zero address is -EINVAL */
 		get_ip(pkt, src1, k->ip);
@@ -667,6 +735,11 @@ static unsigned int adt_events(uint16_t id, const struct nftdp_vm_pkt *pkt, cons
 		ev->id = id;
 		ev->del = del;
 		ev->flags = flags;
+		if (s->kind == NFTDP_VM_IPSET_BITMAP_IPMAC) {
+			if (!pkt_mac(pkt, o->flags & IPSET_DIM_TWO_SRC, ev->mac))
+				return 0;
+			ev->flags |= NFTDP_VM_IPSET_EV_MAC;
+		}
 		ev->timeout = timeout;
 		ev->len = pkt->skb_len;
 		return 1;
@@ -682,9 +755,14 @@ static unsigned int adt_events(uint16_t id, const struct nftdp_vm_pkt *pkt, cons
 		    !(m->family == NFPROTO_UNSPEC || m->family == pkt->nfproto) ||
 		    !kadt_key(m, pkt, o, &ev[n].k))
 			continue;
+		ev[n].flags = (uint8_t)(flags | (n ? NFTDP_VM_IPSET_EV_ALT : 0));
+		if (m->kind == NFTDP_VM_IPSET_BITMAP_IPMAC) {
+			if (!pkt_mac(pkt, o->flags & IPSET_DIM_TWO_SRC, ev[n].mac))
+				continue;
+			ev[n].flags |= NFTDP_VM_IPSET_EV_MAC;
+		}
 		ev[n].id = s->e[i].k.id;
 		ev[n].del = del;
-		ev[n].flags = (uint8_t)(flags | (n ? NFTDP_VM_IPSET_EV_ALT : 0));
 		ev[n].timeout = timeout;
 		ev[n].len = pkt->skb_len;
 		n++;
@@ -862,7 +940,8 @@ static void set_tg_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 		uint32_t mark = 0, mask = 0, prio = 0;
 
 		o = opt_from(p->map_opt);
-		if (!(set_test(p->map, pkt, &o, ctx->now_ms, 0, &hit, &in) ^ p->map_inv))
+		if (!(set_test(p->map, pkt, &o, ctx->now_ms, ctx->worker, 0, &hit, &in) ^
+		      p->map_inv))
 			return;
 		/* ip_set_get_skbinfo: the element's, zero from a set without */
 		if (hit && in && in->skbinfo) {

@@ -481,6 +481,8 @@ def kernel_side(case, recipe, frames, work):
             with open(ruleset_file(case)) as f:
                 nsx(NS_DUT, restore_tool(case), stdin=f.read())
         elif is_iptables(case):
+            if os.path.exists(case + '.nftpre'):  # nft's tables beside iptables'
+                nsx(NS_DUT, 'nft', '-f', case + '.nftpre')
             if os.path.exists(case + '.ipset'):  # the sets its -m set names
                 with open(case + '.ipset') as f:
                     nsx(NS_DUT, 'ipset', 'restore', stdin=f.read())
@@ -1003,7 +1005,10 @@ def ruleset_args(case):
     """nftdp's option that loads the case's ruleset at start."""
     if is_iptables(case):
         ipset = ['--ipset-restore', case + '.ipset'] if os.path.exists(case + '.ipset') else []
-        return ipset + ['--iptables-restore', ruleset_file(case)]
+        # .nftpre: an nft ruleset loaded before the sets and iptables'
+        # rules, as kernel_side loads it
+        pre = ['--ruleset', case + '.nftpre'] if os.path.exists(case + '.nftpre') else []
+        return pre + ipset + ['--iptables-restore', ruleset_file(case)]
     return ['--ruleset', case + '.nft']
 
 

@@ -21,7 +21,7 @@ IPSET = 6 << 8
 A_PROTOCOL, A_SETNAME, A_TYPENAME, A_REVISION, A_FAMILY, A_FLAGS, A_DATA, A_ADT, A_LINENO = \
     range(1, 10)
 D_IP, D_IP_TO, D_CIDR, D_PORT, D_PORT_TO, D_TIMEOUT, D_PROTO, D_CADT_FLAGS = range(1, 9)
-D_NAME, D_IP2, D_COMMENT = 18, 20, 26
+D_ETHER, D_NAME, D_IP2, D_COMMENT = 17, 18, 20, 26
 
 
 def attr(t, payload):
@@ -79,6 +79,17 @@ SEEDS = {
     'ipset-test': msg(TEST, F_ACK, strz(A_SETNAME, 'a'),
                       nest(A_DATA, ip4(D_IP, '10.1.2.3'), be16(D_PORT, 85), u8(D_PROTO, 6))),
     'ipset-list': msg(LIST, F_ACK | F_DUMP, be32(A_FLAGS, 0)),
+    # bitmap:ip,mac: an element without a MAC, then its MAC, a test
+    'ipset-bitmap-ipmac': msg(CREATE, F_ACK | F_EXCL | F_CREATE, strz(A_SETNAME, 'm'),
+                              strz(A_TYPENAME, 'bitmap:ip,mac'), u8(A_REVISION, 3),
+                              u8(A_FAMILY, 2),
+                              nest(A_DATA, ip4(D_IP, '10.0.0.0'), u8(D_CIDR, 24),
+                                   be32(D_TIMEOUT, 60), be32(D_CADT_FLAGS, 0x8))) +
+    msg(ADD, F_ACK | F_EXCL, strz(A_SETNAME, 'm'), nest(A_DATA, ip4(D_IP, '10.0.0.1')), seq=2) +
+    msg(ADD, F_ACK | F_EXCL, strz(A_SETNAME, 'm'),
+        nest(A_DATA, ip4(D_IP, '10.0.0.1'), attr(D_ETHER, bytes([0, 1, 2, 3, 4, 5]))), seq=3) +
+    msg(TEST, F_ACK, strz(A_SETNAME, 'm'),
+        nest(A_DATA, ip4(D_IP, '10.0.0.1'), attr(D_ETHER, bytes([0, 1, 2, 3, 4, 6]))), seq=4),
     'ipset-swap-destroy': msg(SWAP, F_ACK, strz(A_SETNAME, 'a'), strz(A_TYPENAME, 'r')) +
     msg(DESTROY, F_ACK, seq=2),
 }

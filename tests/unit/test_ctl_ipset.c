@@ -8,6 +8,7 @@
  * change nothing, and the attributes of a listed member.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -705,6 +706,165 @@ static void test_packet_adds(void **state)
 	assert_int_equal(elements("p"), 2);
 }
 
+/* bitmap:ip,mac: create a range */
+static int create_ipmac(const char *name, const char *from, const char *to, uint32_t timeout)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, IPSET_CMD_CREATE, NLM_F_CREATE | NLM_F_EXCL, name);
+	struct nlattr *d;
+
+	mnl_attr_put_strz(nlh, IPSET_ATTR_TYPENAME, "bitmap:ip,mac");
+	mnl_attr_put_u8(nlh, IPSET_ATTR_REVISION, 3);
+	mnl_attr_put_u8(nlh, IPSET_ATTR_FAMILY, NFPROTO_IPV4);
+	d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+	put_ip4(nlh, IPSET_ATTR_IP, from);
+	put_ip4(nlh, IPSET_ATTR_IP_TO, to);
+	if (timeout)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(timeout));
+	if (create_cadt)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_CADT_FLAGS | NLA_F_NET_BYTEORDER,
+				 htonl(create_cadt));
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* add/del/test of ip with mac (NULL: none; maclen: its length) */
+static int ipmac(uint8_t cmd, const char *set, const char *ip, const uint8_t *mac, int maclen,
+		 uint32_t timeout, bool exist)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, cmd, exist ? 0 : NLM_F_EXCL, set);
+	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+	put_ip4(nlh, IPSET_ATTR_IP, ip);
+	if (mac)
+		mnl_attr_put(nlh, IPSET_ATTR_ETHER, (size_t)maclen, mac);
+	if (timeout)
+		mnl_attr_put_u32(nlh, IPSET_ATTR_TIMEOUT | NLA_F_NET_BYTEORDER, htonl(timeout));
+	mnl_attr_nest_end(nlh, d);
+	return rcv(nlh);
+}
+
+/* bitmap:ip,mac as bitmap_ipmac_* on the kernel: at most 65536
+ * addresses; an element without a MAC is filled by the next add with
+ * one, its timeout starting only then (the one stored at the first add);
+ * a MAC once set is replaced only with -exist; test without a MAC or of
+ * an element without one is "in the set"; del ignores the MAC; the first
+ * packet's event fills the MAC and counts the packet; out of range and a
+ * short MAC are refused */
+static void test_bitmap_ipmac(void **state)
+{
+	static const uint8_t ma[6] = {0, 0x11, 0x22, 0x33, 0x44, 0x55};
+	static const uint8_t mb[6] = {0, 0x11, 0x22, 0x33, 0x44, 0x66};
+	struct nftdp_vm_ipset_event ev;
+	struct nftdp_vm_ipset *v;
+
+	(void)state;
+	nftdp_vm_ipset_poll(NULL, NULL);
+	assert_int_equal(create_ipmac("big", "10.0.0.0", "10.1.0.0", 0),
+			 -IPSET_ERR_BITMAP_RANGE_SIZE);
+	assert_int_equal(create_ipmac("m", "10.0.0.255", "10.0.0.0", 100), 0); /* index 0 */
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.1.0", NULL, 0, 0, false),
+			 -IPSET_ERR_BITMAP_RANGE);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", ma, 5, 0, false),
+			 -IPSET_ERR_PROTOCOL);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", NULL, 0, 40, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", NULL, 0, 0, false),
+			 -IPSET_ERR_EXIST);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.1", mb, 6, 0, false), 0);
+	/* the timeout has not started: 200 s later it is still there */
+	now_ms += 200000;
+	assert_int_equal(elements("m"), 1);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", ma, 6, 0, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", mb, 6, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.1", mb, 6, 0, false), -IPSET_ERR_EXIST);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.1", ma, 6, 0, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.1", NULL, 0, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_non_null(v);
+	assert_int_equal(v->kind, NFTDP_VM_IPSET_BITMAP_IPMAC);
+	assert_int_equal(v->dim, 2);
+	assert_int_equal(v->first, 0x0a000000);
+	assert_int_equal(v->last, 0x0a0000ff);
+	assert_true(v->e[0].mac_set);
+	assert_memory_equal(v->e[0].mac, ma, 6);
+	assert_int_equal(v->e[0].expire_ms, now_ms + 40000); /* the stored 40 s */
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.1", mb, 6, 0, true), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_memory_equal(v->e[0].mac, mb, 6);
+	assert_int_equal(v->e[0].expire_ms, now_ms + 100000); /* re-added: the set's */
+	assert_null(nftdp_vm_ipset_publish(0, v));
+	/* expired after 100 s */
+	now_ms += 100000;
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.1", NULL, 0, 0, false),
+			 -IPSET_ERR_EXIST);
+	/* del ignores the MAC */
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.2", ma, 6, 0, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_DEL, "m", "10.0.0.2", mb, 6, 0, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_DEL, "m", "10.0.0.2", NULL, 0, 0, false),
+			 -IPSET_ERR_EXIST);
+	/* a packet fills an element without a MAC */
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "m", "10.0.0.3", NULL, 0, 0, false), 0);
+	memset(&ev, 0, sizeof(ev));
+	inet_pton(AF_INET, "10.0.0.3", ev.k.ip);
+	ev.flags = NFTDP_VM_IPSET_EV_MAC;
+	ev.timeout = UINT32_MAX;
+	ev.len = 60;
+	memcpy(ev.mac, mb, 6);
+	assert_true(nftdp_vm_ipset_put(0, &ev, 1));
+	ctl_ipset_events(&ctl);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.3", mb, 6, 0, false), 0);
+	assert_int_equal(ipmac(IPSET_CMD_TEST, "m", "10.0.0.3", ma, 6, 0, false), -IPSET_ERR_EXIST);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (v->e[i].k.ip[3] != 3)
+			continue; /* the expired .1 stays until a gc */
+		assert_true(v->e[i].mac_set);
+		assert_int_equal(v->e[i].expire_ms, now_ms + 100000);
+	}
+	assert_null(nftdp_vm_ipset_publish(0, v));
+}
+
+/* a bitmap with counters keeps an id's counters across del and flush
+ * (the kernel's extension memory); what an add gives wins; a hash set's
+ * new element starts at zero */
+static void test_bitmap_counters_kept(void **state)
+{
+	struct nftdp_vm_ipset *v;
+	const char *sets[] = {"b", "h"};
+
+	(void)state;
+	create_cadt = IPSET_FLAG_WITH_COUNTERS;
+	assert_int_equal(create_ipmac("b", "10.0.0.0", "10.0.0.255", 0), 0); /* index 0 */
+	assert_int_equal(create("h", "hash:ip", NFPROTO_IPV4, 0, 0), 0);     /* index 1 */
+	create_cadt = 0;
+	for (int i = 0; i < 2; i++) {
+		char buf[256];
+		struct nlmsghdr *nlh = msg(buf, IPSET_CMD_ADD, NLM_F_EXCL, sets[i]);
+		struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
+
+		put_ip4(nlh, IPSET_ATTR_IP, "10.0.0.1");
+		mnl_attr_put_u64(nlh, IPSET_ATTR_PACKETS | NLA_F_NET_BYTEORDER, htobe64(5));
+		mnl_attr_put_u64(nlh, IPSET_ATTR_BYTES | NLA_F_NET_BYTEORDER, htobe64(7));
+		mnl_attr_nest_end(nlh, d);
+		assert_int_equal(rcv(nlh), 0);
+		assert_int_equal(ipmac(IPSET_CMD_DEL, sets[i], "10.0.0.1", NULL, 0, 0, false), 0);
+		assert_int_equal(ipmac(IPSET_CMD_ADD, sets[i], "10.0.0.1", NULL, 0, 0, false), 0);
+		v = nftdp_vm_ipset_publish((uint16_t)i, NULL);
+		assert_non_null(v);
+		assert_int_equal(v->n, 1);
+		assert_int_equal(v->e[0].packets, i == 0 ? 5 : 0);
+		assert_int_equal(v->e[0].bytes, i == 0 ? 7 : 0);
+		assert_null(nftdp_vm_ipset_publish((uint16_t)i, v));
+	}
+	assert_int_equal(name_cmd(IPSET_CMD_FLUSH, "b", NULL), 0);
+	assert_int_equal(ipmac(IPSET_CMD_ADD, "b", "10.0.0.1", NULL, 0, 0, false), 0);
+	v = nftdp_vm_ipset_publish(0, NULL);
+	assert_int_equal(v->e[0].packets, 5);
+	assert_null(nftdp_vm_ipset_publish(0, v));
+}
+
 /* the element of v with ip's last byte */
 static struct nftdp_vm_ipset_elem *elem_of(struct nftdp_vm_ipset *v, uint8_t last)
 {
@@ -824,6 +984,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hash_ipportnet, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hash_netiface, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bitmap_port_range, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bitmap_ipmac, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bitmap_counters_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_set_refs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restore_lineno, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_published_to_workers, setup, teardown),

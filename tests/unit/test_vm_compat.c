@@ -592,6 +592,112 @@ static int got_ev(const struct nftdp_vm_ipset_event *ev, void *arg)
 	return got_ret;
 }
 
+/* bitmap:ip,mac (bitmap_ipmac_kadt): the address by the first
+ * dimension's flag, the MAC by the second's (source with src, else the
+ * destination); a two-dimension type never matches a one-dimension
+ * rule; an element without a MAC matches the first packet and asks the
+ * control thread to fill in the packet's MAC; no link-layer header or a
+ * zero MAC: no match */
+static void test_set_bitmap_ipmac(void **state)
+{
+	struct world *w = *state;
+	static const uint8_t smac[6] = {6, 7, 8, 9, 10, 11};
+	struct xt_set_info_match_v4 m = {
+	    .match_set = {.index = 7, .dim = 2, .flags = IPSET_DIM_ONE_SRC | IPSET_DIM_TWO_SRC}};
+	struct nftdp_vm_ipset_key k;
+	struct nftdp_vm_ipset *s;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	memset(&k, 0, sizeof(k));
+	k.ip[0] = 10;
+	k.ip[3] = 1;
+	s = ipset_of(NFTDP_VM_IPSET_BITMAP_IPMAC, &k, NULL, 1);
+	s->dim = 2;
+	s->first = 0x0a000000;
+	s->last = 0x0a0000ff;
+	s->e[0].mac_set = true;
+	memcpy(s->e[0].mac, smac, 6);
+	assert_null(nftdp_vm_ipset_publish(7, s));
+	struct nftdp_vm_chain *a = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, a, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_DROP);
+	p = tcp4(&t, 1);
+	p->mac_off = -1;
+	assert_int_equal(RUN(w, a, p), NF_ACCEPT);
+	/* src,dst: the destination MAC 00:01:02:03:04:05 */
+	m.match_set.flags = IPSET_DIM_ONE_SRC;
+	struct nftdp_vm_chain *b = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, b, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, b, tcp4(&t, 1)), NF_ACCEPT);
+	/* src only: below the type's dimension */
+	m.match_set.dim = 1;
+	m.match_set.flags = IPSET_DIM_ONE_SRC;
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("set", 4, m), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* another MAC: no match; no MAC yet: a match and the fill event */
+	s = ipset_of(NFTDP_VM_IPSET_BITMAP_IPMAC, &k, NULL, 1);
+	s->dim = 2;
+	s->first = 0x0a000000;
+	s->last = 0x0a0000ff;
+	s->e[0].mac_set = true;
+	s->e[0].mac[5] = 1;
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, s));
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_ACCEPT);
+	s->e[0].mac_set = false;
+	nftdp_vm_ipset_poll(NULL, NULL);
+	assert_int_equal(RUN(w, a, tcp4(&t, 1)), NF_DROP);
+	ngot = 0;
+	got_ret = 0;
+	assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 1);
+	assert_int_equal(got[0].id, 7);
+	assert_int_equal(got[0].del, 0);
+	assert_int_equal(got[0].flags, NFTDP_VM_IPSET_EV_MAC);
+	assert_int_equal(got[0].timeout, UINT32_MAX);
+	assert_int_equal(got[0].k.ip[3], 1);
+	assert_memory_equal(got[0].mac, smac, 6);
+	/* a zero source MAC is -EINVAL */
+	p = tcp4(&t, 1);
+	memset(t.buf + 6, 0, 6);
+	assert_int_equal(RUN(w, a, p), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_ipset_poll(NULL, NULL), 0);
+	/* -j SET --add-set: the event carries the source MAC (src,src) or
+	 * the destination MAC (src,dst); none for a zero source MAC */
+	{
+		static const uint8_t dmac[6] = {0, 1, 2, 3, 4, 5};
+		struct xt_set_info_target_v3 t3;
+
+		memset(&t3, 0, sizeof(t3));
+		t3.add_set.index = 7;
+		t3.add_set.dim = 2;
+		t3.add_set.flags = IPSET_DIM_ONE_SRC | IPSET_DIM_TWO_SRC;
+		t3.del_set.index = 7;
+		t3.del_set.dim = 2;
+		t3.del_set.flags = IPSET_DIM_ONE_SRC;
+		t3.map_set.index = 65535;
+		t3.timeout = UINT32_MAX;
+		struct nftdp_vm_chain *d = chain(w, "filter", NF_INET_FORWARD);
+		assert_int_equal(add(w, d, -1, false, TG("SET", 3, t3), -1), 0);
+		RUN(w, d, tcp4(&t, 1));
+		ngot = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 2);
+		assert_int_equal(got[0].del, 0);
+		assert_int_equal(got[0].flags, NFTDP_VM_IPSET_EV_MAC);
+		assert_memory_equal(got[0].mac, smac, 6);
+		assert_int_equal(got[1].del, 1);
+		assert_int_equal(got[1].flags, NFTDP_VM_IPSET_EV_MAC);
+		assert_memory_equal(got[1].mac, dmac, 6);
+		p = tcp4(&t, 1);
+		memset(t.buf + 6, 0, 6);
+		RUN(w, d, p);
+		ngot = 0;
+		assert_int_equal(nftdp_vm_ipset_poll(got_ev, NULL), 1); /* the del only */
+		assert_int_equal(got[0].del, 1);
+	}
+	nftdp_vm_ipset_free(nftdp_vm_ipset_publish(7, NULL));
+}
+
 /* xt_SET (set_target_v0..v3): adds and deletes queued for the control
  * thread, --exist and --timeout carried, list:set members tried in order,
  * --map-set's skbinfo applied, the checkentry errnos */
@@ -1855,6 +1961,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_bitmap_port_proto, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_bitmap_ipmac, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_owner_physdev, setup, teardown),
 	};

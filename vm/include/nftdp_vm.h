@@ -720,6 +720,7 @@ enum nftdp_vm_ipset_kind {
 	NFTDP_VM_IPSET_LIST_SET,
 	NFTDP_VM_IPSET_HASH_IPPORTNET, /**< ip2/cidr: the net */
 	NFTDP_VM_IPSET_HASH_NETIFACE,  /**< ip2: the name, port: physdev, proto: wildcard */
+	NFTDP_VM_IPSET_BITMAP_IPMAC,   /**< ip: the key; e[].mac the element's MAC */
 };
 
 /** One element's key; unused fields zero (compared as bytes). */
@@ -748,6 +749,10 @@ struct nftdp_vm_ipset_elem {
 	bool nomatch;
 	uint16_t skbqueue; /**< skbinfo (sets created with it): what --map-set applies */
 	uint32_t skbmark, skbmarkmask, skbprio;
+	/** bitmap:ip,mac: the MAC when mac_set; an element without one is
+	 * filled in by the first packet that matches it */
+	bool mac_set;
+	uint8_t mac[6];
 	/** counters (sets created with them): what packets add, shared by
 	 * every worker (relaxed atomic adds) */
 	_Atomic uint64_t packets, bytes;
@@ -798,6 +803,7 @@ struct nftdp_vm_ipset *nftdp_vm_ipset_get(uint16_t id);
  */
 #define NFTDP_VM_IPSET_EV_EXIST 0x01 /**< --exist: re-add refreshes the element */
 #define NFTDP_VM_IPSET_EV_ALT 0x02   /**< a list:set member's try: only if the last one failed */
+#define NFTDP_VM_IPSET_EV_MAC 0x04   /**< bitmap:ip,mac: mac holds the packet's MAC */
 
 /** One add or delete a packet asked for. */
 struct nftdp_vm_ipset_event {
@@ -807,6 +813,7 @@ struct nftdp_vm_ipset_event {
 	uint8_t flags;	  /**< NFTDP_VM_IPSET_EV_* */
 	uint32_t timeout; /**< add: seconds, UINT32_MAX: the set's default */
 	uint32_t len;	  /**< add: the packet's length (a new element's bytes) */
+	uint8_t mac[6];	  /**< NFTDP_VM_IPSET_EV_MAC: bitmap:ip,mac's MAC */
 };
 
 /**

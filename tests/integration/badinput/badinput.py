@@ -284,6 +284,12 @@ def ipset_cases():
     create = proto + attr(2, strz("bad")) + attr(3, strz("hash:ip")) + attr(4, b"\x06") + \
         attr(5, b"\x02")
     ip_no_order = attr(NLA_F_NESTED | 1, attr(1, b"\x01\x02\x03\x04"))
+    ip10 = attr(NLA_F_NESTED | 1, attr(0x4000 | 1, b"\x0a\x00\x00\x01"))
+    create_im = proto + attr(2, strz("bim")) + attr(3, strz("bitmap:ip,mac")) + \
+        attr(4, b"\x03") + attr(5, b"\x02") + attr(NLA_F_NESTED | 7, ip10 + attr(3, b"\x18"))
+
+    def adt_im(mac):  # IPSET_ATTR_ETHER (17) of a given length
+        return proto + attr(2, strz("bim")) + attr(NLA_F_NESTED | 7, ip10 + attr(17, mac))
     return [
         ("ipset command 0", ipset(0, 1, proto)),
         ("ipset command 99", ipset(99, 1, proto)),
@@ -306,6 +312,10 @@ def ipset_cases():
         ("ipset add with data and adt", ipset(9, 1, proto + attr(2, strz("bad")) +
                                               attr(NLA_F_NESTED | 7, b"") +
                                               attr(NLA_F_NESTED | 8, b""))),
+        ("ipset bitmap:ip,mac add with a 5-byte and a 7-byte MAC",
+         ipset(2, 1, create_im) + ipset(9, 2, adt_im(b"\x00\x11\x22\x33\x44")) +
+         ipset(9, 3, adt_im(b"\x00\x11\x22\x33\x44\x55\x66")) +
+         ipset(9, 4, adt_im(b"\x00\x11\x22\x33\x44\x55"))),
         ("ipset destroy all", ipset(3, 1, proto)),
     ]
 

@@ -4,7 +4,7 @@
 # script creates and deletes) and on a private nftdp through the shim:
 # every command of tests/data/ipset/session.txt (create, add/del/test with
 # their errors, ranges, timeouts, counters, comments, nomatch, list:set,
-# hash:ip,port,net, hash:net,iface,
+# hash:ip,port,net, hash:net,iface, bitmap:ip,mac (with and without MACs),
 # rename, swap, list, save, restore with a failing line, flush, destroy)
 # must print the same and exit the same on both (ipset_norm.py masks what
 # is the kernel's own: initval, Size in memory, running timeouts, and
