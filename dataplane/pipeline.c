@@ -742,6 +742,16 @@ static bool is_ip(uint16_t ethertype)
 	return ethertype == NFTDP_DP_ETH_P_IP || ethertype == NFTDP_DP_ETH_P_IPV6;
 }
 
+/* ip_forward: skb->priority = rt_tos2priority(iph->tos), before the
+ * forward hook (IPv4 only; ip6_forward leaves it) */
+static inline void forward_priority(struct nftdp_vm_pkt *p)
+{
+	static const uint8_t tos2prio[16] = {0, 0, 0, 0, 2, 2, 2, 2, 6, 6, 6, 6, 4, 4, 4, 4};
+
+	if (p->nfproto == NFPROTO_IPV4)
+		p->priority = tos2prio[(p->data[p->nh_off + 1] & 0x1e) >> 1];
+}
+
 /* the view of an IP packet at ip/ip6/inet hooks: trimmed to the datagram */
 static void view_ip(struct nftdp_vm_pkt *p, const struct nftdp_dp_meta *mt)
 {
@@ -1293,6 +1303,9 @@ prerouting:
 		const struct nftdp_dp_port *o =
 		    dp->route ? &dp->port[w->nh[ipl[i] - w->view].tx_port] : tx;
 
+		/* ip_forward's; br_netfilter's forward of bridged IP has none */
+		if (!bridge)
+			forward_priority(ipl[i]);
 		ipl[i]->oif = o->ifindex;
 		ipl[i]->oifname = o->name;
 		ipl[i]->oiftype = ARPHRD_ETHER;
@@ -1875,6 +1888,7 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			if (views) {
 				p->hook = hooks[h];
 				if (hooks[h] == NF_INET_FORWARD) {
+					forward_priority(p);
 					p->oif = tx->ifindex;
 					p->oifname = tx->name;
 					p->oiftype = ARPHRD_ETHER;
