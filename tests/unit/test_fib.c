@@ -1957,12 +1957,13 @@ static void test_rt_route(void **state)
 /* multipath over a stub: every route has two paths, dp0 (gateway .1) and
  * dp1 (gateway .2); mp_select picks the path by the low bit of the
  * packet's last destination byte, and counts its calls */
-static unsigned int n_mp_select;
+static unsigned int n_mp_select, n_mp_select_out;
 
 static bool mp_lookup(bool v4, struct nftdp_vm_fib_route *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = RTN_UNICAST;
+	out->mtu = 1500; /* the first path's device */
 	out->gateway = true;
 	out->n_oif = 2;
 	out->oif[0] = 1;
@@ -1998,9 +1999,24 @@ static void mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
 	assert_int_equal(v4, pkt->nfproto == NFPROTO_IPV4);
 	assert_non_null(r->rt);
 	r->sel = (v4 ? ip[19] : ip[39]) & 1;
-	if (r->sel)
+	if (r->sel) {
 		memcpy(r->gw, v4 ? (const uint8_t *)"\x0a\x00\x00\x02" : a6("2001:db8::2"),
 		       v4 ? 4 : 16);
+		r->mtu = 1400; /* the second path's device */
+	}
+}
+
+/* an output route to daddr: the second path (device mtu 1300) for an odd
+ * last byte */
+static void mp_select_out(const void *fib, const uint8_t *daddr, bool v4,
+			  struct nftdp_vm_fib_route *r)
+{
+	(void)fib;
+	n_mp_select_out++;
+	assert_non_null(r->rt);
+	r->sel = daddr[v4 ? 3 : 15] & 1;
+	if (r->sel)
+		r->mtu = 1300;
 }
 
 static const struct nftdp_vm_fib_ops mp_ops = {
@@ -2009,6 +2025,7 @@ static const struct nftdp_vm_fib_ops mp_ops = {
     .addr6_on = stub_addr6_on,
     .ifname = stub_ifname,
     .mp_select = mp_select,
+    .mp_select_out = mp_select_out,
 };
 
 static void test_fib_multipath(void **state)
@@ -2065,6 +2082,27 @@ static void test_fib_multipath(void **state)
 	p->hook = NF_INET_FORWARD;
 	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
 	assert_memory_equal(reg, a6("2001:db8::2"), 16);
+	/* rt mtu (get_tcpmss): the hashed path's device mtu for the packet's
+	 * dst, the output route's path for the route back to saddr */
+	n_mp_select = n_mp_select_out = 0;
+	p = ip4(&t, "10.0.0.4", "8.8.8.9", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1400 - 40);
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1300 - 40);
+	p = ip4(&t, "10.0.0.4", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1500 - 40);
+	p = ip6(&t, "2001:db8:1::4", "2001:db8:2::3", IPPROTO_TCP, 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1400 - 60);
+	assert_int_equal(n_mp_select, 4);
+	assert_int_equal(n_mp_select_out, 4);
 	/* without mp_select: the first path */
 	n_mp_select = 0;
 	w->ctx.fib_ops = &(const struct nftdp_vm_fib_ops){.route4 = mp_route4,
