@@ -158,7 +158,8 @@ proto_again:
 		k->v6 = true;
 		/* set only where there is one: an inner header without
 		 * leaves the outer one's */
-		label = (uint32_t)(d[off + 1] & 0x0f) << 16 | (uint32_t)d[off + 2] << 8 | d[off + 3];
+		label =
+		    (uint32_t)(d[off + 1] & 0x0f) << 16 | (uint32_t)d[off + 2] << 8 | d[off + 3];
 		if (label)
 			k->flow_label = label;
 		off += 40;
