@@ -3,8 +3,9 @@
  * --route: forwarding by the kernel's routes and neighbours. After
  * prerouting a packet's destination is looked up in the mirrored route
  * table (fib.c owns it) as ip_route_input / ip6_route_input would; a
- * multipath route picks its path by the flow hash (fib_multipath_hash,
- * L3 or L4 as net.ipv4.fib_multipath_hash_policy says); the route's
+ * multipath route picks its path by the flow hash (fib_multipath_hash /
+ * rt6_multipath_hash under the family's fib_multipath_hash_policy,
+ * route/mphash.c); the route's
  * device is the output port. Before netdev egress the MACs are rewritten
  * as ip_finish_output2 / neigh_output would: source the port's, destination
  * the next hop's lladdr from the neighbour mirror (route/neigh.c), a table
