@@ -6,7 +6,7 @@
 # fib_multipath_hash / ip6_route_input's rt6_multipath_hash picked),
 # compared element by element with the kernel's. The tunnelled flows share
 # outer addresses: only their inner ones spread them.
-from scapy.all import IP, IPv6, UDP, TCP, GRE, ICMP, Ether, Raw
+from scapy.all import IP, IPv6, UDP, TCP, GRE, GRE_PPTP, ICMP, Ether, Dot1Q, Raw
 
 MIRROR_ROUTES = True
 SYSCTLS = ['net.ipv4.fib_multipath_hash_seed=4242', 'net.ipv4.fib_multipath_hash_policy=2',
@@ -41,6 +41,15 @@ for i in range(1, 5):  # GRE TEB: an Ethernet frame with IPv4
     P.append(IP(src=S4, dst='10.50.0.204') / GRE(proto=0x6558) /
              Ether(src='02:00:00:00:09:01', dst='02:00:00:00:09:02') /
              IP(src='10.200.%d.1' % i, dst='10.201.0.%d' % i) / UDP(sport=7, dport=7))
+for i in range(1, 5):  # GRE TEB with a VLAN tag inside
+    P.append(IP(src=S4, dst='10.50.0.205') / GRE(proto=0x6558) /
+             Ether(src='02:00:00:00:09:01', dst='02:00:00:00:09:02') / Dot1Q(vlan=5) /
+             IP(src='10.202.%d.1' % i, dst='10.203.0.%d' % i) / UDP(sport=7, dport=7))
+for i in range(1, 9):  # PPTP (GRE version 1, key) carrying PPP with IPv4
+    P.append(IP(src=S4, dst='10.50.0.206') /
+             GRE_PPTP(call_id=i, seqnum_present=1, seqence_number=i) /
+             Raw(b'\xff\x03\x00\x21') /  # PPP address, control, protocol IP
+             IP(src='10.204.%d.1' % i, dst='10.205.0.%d' % i) / UDP(sport=7, dport=7))
 for i in range(1, 7):  # ICMP errors: the outer addresses (the dissector stops)
     P.append(IP(src=S4, dst='10.50.0.%d' % (100 + i)) / ICMP(type=3, code=3) /
              IP(src='10.50.0.%d' % (100 + i), dst='10.9.%d.1' % i) / UDP(sport=53, dport=9999))
