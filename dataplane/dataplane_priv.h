@@ -672,13 +672,21 @@ struct nftdp_route_nh; /* route/ */
 /*
  * The path of route nh (v4: an IPv4 route) a packet takes: fib_select_path
  * / fib6_select_path with the packet's multipath hash, the kernel's
- * (nftdp_route_mp_hash) while net.ipv4.fib_multipath_hash_seed is set and
- * the family's policy is 0 or 1, else nftdp's own flow hash over the same
- * fields; the first live path when p is no IP packet of that family or
- * there is no neighbour mirror. -1: the route has no device. Packet-path.
+ * (nftdp_route_mp_hash_skb, every policy) while
+ * net.ipv4.fib_multipath_hash_seed is set, else nftdp's own flow hash over
+ * the addresses (and ports); the first live path when p is no IP packet of
+ * that family or there is no neighbour mirror. -1: the route has no
+ * device. Packet-path.
  */
 int nftdp_dp_nexthop_path(const struct nftdp_dp *dp, const struct nftdp_vm_pkt *p, bool v4,
 			  const struct nftdp_route_nh *nh);
+/*
+ * The same for an output route to daddr with nothing else in its flow
+ * (nf_route's, get_tcpmss's route back to the source):
+ * nftdp_route_mp_hash_flow under the seed, else nftdp's hash of daddr.
+ */
+int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr,
+			      const struct nftdp_route_nh *nh);
 /*
  * ip_route_input / ip6_route_input for a packet about to be forwarded:
  * the route of its destination, the path (ECMP by the flow hash) and its

@@ -183,17 +183,12 @@ static const char *fib_ifname(const void *fib, uint32_t ifindex)
 	return t ? nftdp_route_dev_name(t, ifindex) : NULL;
 }
 
-/* the path the packet's multipath hash picks, as nexthop.c forwards it */
-static void fib_mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
-			  struct nftdp_vm_fib_route *r)
+/* r takes path `path` of its route nh: the dst of that nexthop */
+static void take_path(const void *fib, const struct nftdp_route_nh *nh, int path,
+		      struct nftdp_vm_fib_route *r)
 {
-	const struct nftdp_dp_fib *f = fib;
-	const struct nftdp_route_nh *nh = r->rt;
-	int path;
+	const struct nftdp_route_table *t;
 
-	if (!nh || !f->dp)
-		return;
-	path = nftdp_dp_nexthop_path(f->dp, pkt, v4, nh);
 	if (path <= 0 || path >= nh->n_oif)
 		return;
 	r->sel = (uint8_t)path;
@@ -202,6 +197,35 @@ static void fib_mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool 
 	r->gateway = false;
 	for (unsigned int i = 0; i < sizeof(r->gw); i++)
 		r->gateway |= r->gw[i] != 0;
+	/* dst_mtu: the route's metric (all paths share it), else the
+	 * device of this path (ipv4_mtu's dst->dev, ip6_mtu's idev) */
+	t = cur(fib);
+	if (!nh->mtu && t)
+		r->mtu = nftdp_route_dev_mtu(t, nh->oif[path]);
+}
+
+/* the path the packet's multipath hash picks, as nexthop.c forwards it */
+static void fib_mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
+			  struct nftdp_vm_fib_route *r)
+{
+	const struct nftdp_dp_fib *f = fib;
+	const struct nftdp_route_nh *nh = r->rt;
+
+	if (!nh || !f->dp)
+		return;
+	take_path(fib, nh, nftdp_dp_nexthop_path(f->dp, pkt, v4, nh), r);
+}
+
+/* the path an output route to daddr takes (nexthop.c) */
+static void fib_mp_select_out(const void *fib, const uint8_t *daddr, bool v4,
+			      struct nftdp_vm_fib_route *r)
+{
+	const struct nftdp_dp_fib *f = fib;
+	const struct nftdp_route_nh *nh = r->rt;
+
+	if (!nh || !f->dp)
+		return;
+	take_path(fib, nh, nftdp_dp_nexthop_path_out(f->dp, v4, daddr, nh), r);
 }
 
 static const struct nftdp_vm_fib_ops fib_ops = {
@@ -212,6 +236,7 @@ static const struct nftdp_vm_fib_ops fib_ops = {
     .route4_flow = fib_route4_flow,
     .route6_flow = fib_route6_flow,
     .mp_select = fib_mp_select,
+    .mp_select_out = fib_mp_select_out,
 };
 
 /* Fill a table from one dump of the kernel's netns: the spare one (a

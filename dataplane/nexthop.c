@@ -3,8 +3,9 @@
  * --route: forwarding by the kernel's routes and neighbours. After
  * prerouting a packet's destination is looked up in the mirrored route
  * table (fib.c owns it) as ip_route_input / ip6_route_input would; a
- * multipath route picks its path by the flow hash (fib_multipath_hash,
- * L3 or L4 as net.ipv4.fib_multipath_hash_policy says); the route's
+ * multipath route picks its path by the flow hash (fib_multipath_hash /
+ * rt6_multipath_hash under the family's fib_multipath_hash_policy,
+ * route/mphash.c); the route's
  * device is the output port. Before netdev egress the MACs are rewritten
  * as ip_finish_output2 / neigh_output would: source the port's, destination
  * the next hop's lladdr from the neighbour mirror (route/neigh.c), a table
@@ -41,7 +42,8 @@ struct nftdp_dp_nexthop {
 	 * only picks the other hash */
 	uint32_t mp_seed;
 	uint8_t policy4, policy6;
-	uint64_t retry_ns; /* no dump before: a failed one's retry, or pacing */
+	uint32_t fields4, fields6; /* fib_multipath_hash_fields (policy 3) */
+	uint64_t retry_ns;	   /* no dump before: a failed one's retry, or pacing */
 	unsigned int n_ret;
 	struct {
 		struct nftdp_route_neigh *t;
@@ -72,11 +74,12 @@ static unsigned long read_sysctl(const char *path)
 }
 
 /* net.ipv4.fib_multipath_hash_policy of the netns: 1 and 3 hash ports
- * (3: of the inner header, which nftdp does not look at: as 1); the
- * seed (6.11+) and both families' policies for the kernel's own hash */
+ * (without a seed nftdp's own hash: 3 as 1); the seed (6.11+) and both
+ * families' policies and custom fields for the kernel's own hash */
 struct mp_conf {
 	uint32_t seed;
 	uint8_t policy4, policy6;
+	uint32_t fields4, fields6;
 	bool l4;
 };
 
@@ -87,6 +90,8 @@ static struct mp_conf read_mp_conf(void)
 	c.policy4 = (uint8_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy");
 	c.policy6 = (uint8_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy");
 	c.seed = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_seed");
+	c.fields4 = (uint32_t)read_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_fields");
+	c.fields6 = (uint32_t)read_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_fields");
 	c.l4 = c.policy4 == 1 || c.policy4 == 3;
 	return c;
 }
@@ -99,6 +104,20 @@ static void set_mp_conf(struct nftdp_dp_nexthop *h, const struct mp_conf *c)
 	__atomic_store_n(&h->mp_seed, c->seed, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->policy4, c->policy4, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->policy6, c->policy6, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->fields4, c->fields4, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->fields6, c->fields6, __ATOMIC_RELAXED);
+}
+
+/* the family's settings as route/ hashes with them; false: no seed, the
+ * kernel's key is random */
+static bool mp_conf_of(const struct nftdp_dp_nexthop *h, bool v4, struct nftdp_route_mp_conf *c)
+{
+	c->seed = __atomic_load_n(&h->mp_seed, __ATOMIC_RELAXED);
+	c->policy = v4 ? __atomic_load_n(&h->policy4, __ATOMIC_RELAXED)
+		       : __atomic_load_n(&h->policy6, __ATOMIC_RELAXED);
+	c->fields = v4 ? __atomic_load_n(&h->fields4, __ATOMIC_RELAXED)
+		       : __atomic_load_n(&h->fields6, __ATOMIC_RELAXED);
+	return c->seed != 0;
 }
 
 static int dump(struct nftdp_dp *dp, struct nftdp_route_neigh **out)
@@ -274,77 +293,24 @@ static uint32_t flow_hash(const struct nftdp_vm_pkt *p, bool l4)
 	return rte_jhash_32b(k, n, 0x6e667464u);
 }
 
-/* icmp_is_err / icmpv6_is_err: an error quoting a header */
-static bool icmp_err(bool v4, uint8_t type)
-{
-	if (v4)
-		return type == 3 || type == 5 || type == 11 || type == 12;
-	return type < 128;
-}
-
 /*
  * The kernel's multipath hash of a packet to forward (fib_multipath_hash /
- * rt6_multipath_hash with the skb), possible while the seed is set and the
- * family's policy is 0 or 1: false otherwise (the kernel's key is random,
- * or the policy hashes what nftdp does not: 2, 3). Policy 0:
- * ip_multipath_l3_keys / ip6_multipath_l3_keys (an ICMP error hashes the
- * header it quotes); policy 1: the flow dissector's addresses, protocol
- * and ports (none for fragments), unless the skb already had an L4 hash
- * (a NIC's RSS hash), which nftdp cannot know.
+ * rt6_multipath_hash with the skb, route/mphash.c), possible while the
+ * seed is set: false otherwise (the kernel's key is random). Every policy:
+ * 0 the L3 keys, 1 the outer flow, 2 the innermost addresses through
+ * IPIP and GRE, 3 the custom fields; under policy 1 the kernel takes an
+ * skb's L4 hash where it already has one (a NIC's RSS hash), which nftdp
+ * cannot know.
  */
 static bool kernel_hash(const struct nftdp_dp_nexthop *h, const struct nftdp_vm_pkt *p,
 			uint32_t *out)
 {
-	uint32_t seed = __atomic_load_n(&h->mp_seed, __ATOMIC_RELAXED);
 	bool v4 = p->nfproto == NFPROTO_IPV4;
-	uint8_t policy = v4 ? __atomic_load_n(&h->policy4, __ATOMIC_RELAXED)
-			    : __atomic_load_n(&h->policy6, __ATOMIC_RELAXED);
-	const uint8_t *iph = p->data + p->nh_off, *key = iph;
-	struct nftdp_route_mp_keys k;
-	uint32_t hlen = v4 ? (uint32_t)(iph[0] & 0x0f) * 4 : 40;
+	struct nftdp_route_mp_conf c;
 
-	if (!seed || policy > 1)
+	if (!mp_conf_of(h, v4, &c) || p->nh_off >= p->len)
 		return false;
-	memset(&k, 0, sizeof(k));
-	k.v6 = !v4;
-	if (policy == 0) {
-		uint8_t proto = v4 ? iph[9] : iph[6];
-
-		/* an ICMP error, not a fragment: the quoted header */
-		if (proto == (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6) &&
-		    (v4 ? !(iph[6] & 0x3f) && !iph[7] : true) &&
-		    (uint64_t)p->nh_off + hlen + 8 + (v4 ? 20 : 40) <= p->len &&
-		    icmp_err(v4, iph[hlen]))
-			key = iph + hlen + 8;
-		if (v4) {
-			memcpy(k.saddr, key + 12, 4);
-			memcpy(k.daddr, key + 16, 4);
-		} else {
-			memcpy(k.saddr, key + 8, 16);
-			memcpy(k.daddr, key + 24, 16);
-			k.flow_label = 0;
-			memcpy(&k.flow_label, key, 4);
-			((uint8_t *)&k.flow_label)[0] = 0;
-			((uint8_t *)&k.flow_label)[1] &= 0x0f;
-			k.ip_proto = key[6];
-		}
-	} else {
-		memcpy(k.saddr, iph + (v4 ? 12 : 8), v4 ? 4 : 16);
-		memcpy(k.daddr, iph + (v4 ? 16 : 24), v4 ? 4 : 16);
-		if (p->flags & NFTDP_VM_PKT_F_L4PROTO) {
-			k.ip_proto = p->l4proto;
-			/* proto_ports_offset: the first 4 bytes of these */
-			if (!(v4 ? (iph[6] & 0x3f) || iph[7] : p->fragoff) &&
-			    (p->l4proto == IPPROTO_TCP || p->l4proto == IPPROTO_UDP ||
-			     p->l4proto == IPPROTO_UDPLITE || p->l4proto == IPPROTO_SCTP ||
-			     p->l4proto == IPPROTO_DCCP || p->l4proto == IPPROTO_ESP) &&
-			    p->th_off + 4 <= p->len) {
-				memcpy(&k.sport, p->data + p->th_off, 2);
-				memcpy(&k.dport, p->data + p->th_off + 2, 2);
-			}
-		}
-	}
-	*out = nftdp_route_mp_hash(seed, &k);
+	*out = nftdp_route_mp_hash_skb(&c, !v4, p->data + p->nh_off, p->len - p->nh_off);
 	return true;
 }
 
@@ -364,6 +330,22 @@ int nftdp_dp_nexthop_path(const struct nftdp_dp *dp, const struct nftdp_vm_pkt *
 		return nftdp_route_path_select_kernel(nh, hash);
 	return nftdp_route_path_select(
 	    nh, flow_hash(p, __atomic_load_n(&dp->nexthop->l4_hash, __ATOMIC_RELAXED)));
+}
+
+int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr,
+			      const struct nftdp_route_nh *nh)
+{
+	struct nftdp_route_mp_conf c;
+	struct nftdp_route_mp_keys k = {.v6 = !v4};
+
+	if (nh->n_oif < 2)
+		return nh->n_oif ? 0 : -1;
+	if (!dp->nexthop)
+		return nftdp_route_path_select_kernel(nh, 0);
+	if (!mp_conf_of(dp->nexthop, v4, &c))
+		return nftdp_route_path_select(nh, rte_jhash(daddr, v4 ? 4 : 16, 0x64757021u));
+	memcpy(k.daddr, daddr, v4 ? 4 : 16);
+	return nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash_flow(&c, &k));
 }
 
 /* ip_error (IPv4) / ip6_pkt_discard and friends (IPv6): what a packet
@@ -530,18 +512,30 @@ bool nftdp_dp_nexthop_dup_route(const struct nftdp_dp_worker *w, bool v4, const 
 				break;
 			}
 	} else if (nh && nh->n_oif) {
-		/* fib_select_path over the gateway (the kernel's hash of the
-		 * output flow is keyed per boot: the spread is nftdp's) */
-		uint32_t seed = __atomic_load_n(&dp->nexthop->mp_seed, __ATOMIC_RELAXED);
+		/* fib_select_path over the gateway (without a seed the
+		 * kernel's hash of the output flow is keyed per boot: the
+		 * spread is nftdp's) */
+		struct nftdp_route_mp_conf c;
 		struct nftdp_route_mp_keys k = {.v6 = !v4};
 
-		/* fib_multipath_hash of the output flow {0, gw} (policy 0; its
-		 * other fields are empty here) where the key is known */
+		/* fib_multipath_hash / rt6_multipath_hash of the output flow
+		 * {daddr gw} where the key is known. nf_dup_ipv6_route's
+		 * flowlabel is the header's label bytes as a host-order
+		 * number in a __be32, which flowi6_get_flowlabel masks with
+		 * the network-order label mask: of the little-endian words
+		 * the kernel runs on, bytes 1 and 2 (the low nibbles of the
+		 * label's middle and top bytes) stay */
 		memcpy(k.daddr, gw, alen);
+		if (!v4) {
+			uint8_t *lb = (uint8_t *)&k.flow_label;
+
+			lb[1] = iph[2] & 0x0f;
+			lb[2] = iph[1] & 0x0f;
+		}
 		if (nh->n_oif < 2)
 			path = 0;
-		else if (seed)
-			path = nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash(seed, &k));
+		else if (mp_conf_of(dp->nexthop, v4, &c))
+			path = nftdp_route_path_select_kernel(nh, nftdp_route_mp_hash_flow(&c, &k));
 		else
 			path = nftdp_route_path_select(nh, rte_jhash(gw, alen, 0x64757021u));
 	}

@@ -497,6 +497,11 @@ uint64_t nftdp_route_siphash(const void *data, size_t len, uint64_t k0, uint64_t
 
 uint32_t nftdp_route_mp_hash(uint32_t seed, const struct nftdp_route_mp_keys *k)
 {
+	return nftdp_route_mp_hash32(seed, k) >> 1;
+}
+
+uint32_t nftdp_route_mp_hash32(uint32_t seed, const struct nftdp_route_mp_keys *k)
+{
 	/* struct flow_keys on 64-bit: control (8 bytes, not hashed), then
 	 * from FLOW_KEYS_HASH_OFFSET 8: basic {n_proto, ip_proto, pad} at 8,
 	 * tags.flow_label at 12, vlan and cvlan (8 each), keyid at 32, ports
@@ -538,7 +543,7 @@ uint32_t nftdp_route_mp_hash(uint32_t seed, const struct nftdp_route_mp_keys *k)
 	h = (uint32_t)nftdp_route_siphash(f + 8, k->v6 ? 72 : 48, key, key);
 	if (!h)
 		h = 1;
-	return h >> 1;
+	return h;
 }
 
 int nftdp_route_path_select_kernel(const struct nftdp_route_nh *nh, uint32_t hash31)

@@ -10,7 +10,9 @@
  * table fib uses (the kernel's routes, mirrored): the route to daddr is
  * the dst a forwarded packet has; of a multipath route the path the
  * packet's multipath hash picks, as ip_mkroute_input / ip6_route_input's
- * fib6_select_path pick it (fib_ops' mp_select). No route there: no dst,
+ * fib6_select_path pick it (fib_ops' mp_select), and `rt mtu` that path's
+ * mtu; get_tcpmss's route back to saddr is an output route, whose path
+ * the flow {daddr saddr} picks (mp_select_out). No route there: no dst,
  * the rule breaks. Such a run is never cached: routes change under it.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -83,11 +85,19 @@ bool nftdp_vm_route_mtus(const struct nftdp_vm_ctx *ctx, const struct nftdp_vm_p
 
 	if (!dst_route(ctx, pkt, &r))
 		return false;
+	/* the forwarded packet's dst: the path its hash picks */
+	nftdp_vm_fib_select(ctx, pkt, !v6, &r);
 	*mtu = route_mtu(&r, v6);
 	*back = ~0u;
 	if (v6 ? fo->route6(ctx->fib, ip + 8, 0, &r)
-	       : fo->route4(ctx->fib, nftdp_ld32(ip + 12), &r))
+	       : fo->route4(ctx->fib, nftdp_ld32(ip + 12), &r)) {
+		/* nf_route's output route to saddr: the path of the flow
+		 * {daddr saddr} (ip_route_output_key / ip6_route_output) */
+		r.sel = 0;
+		if (r.n_oif > 1 && fo->mp_select_out)
+			fo->mp_select_out(ctx->fib, ip + (v6 ? 8 : 12), !v6, &r);
 		*back = route_mtu(&r, v6);
+	}
 	return true;
 }
 

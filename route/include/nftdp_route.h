@@ -152,6 +152,56 @@ struct nftdp_route_mp_keys {
  * fib_multipath_hash / rt6_multipath_hash return it (31 bits). Packet-path.
  */
 uint32_t nftdp_route_mp_hash(uint32_t seed, const struct nftdp_route_mp_keys *k);
+/** The same before `>> 1`: flow_hash_from_keys_seed's 32 bits (never 0). */
+uint32_t nftdp_route_mp_hash32(uint32_t seed, const struct nftdp_route_mp_keys *k);
+
+/** fib_multipath_hash_fields bits (FIB_MULTIPATH_HASH_FIELD_*) */
+#define NFTDP_ROUTE_MP_F_SRC_IP 0x001u
+#define NFTDP_ROUTE_MP_F_DST_IP 0x002u
+#define NFTDP_ROUTE_MP_F_IP_PROTO 0x004u
+#define NFTDP_ROUTE_MP_F_FLOWLABEL 0x008u
+#define NFTDP_ROUTE_MP_F_SRC_PORT 0x010u
+#define NFTDP_ROUTE_MP_F_DST_PORT 0x020u
+#define NFTDP_ROUTE_MP_F_INNER_SRC_IP 0x040u
+#define NFTDP_ROUTE_MP_F_INNER_DST_IP 0x080u
+#define NFTDP_ROUTE_MP_F_INNER_IP_PROTO 0x100u
+#define NFTDP_ROUTE_MP_F_INNER_FLOWLABEL 0x200u
+#define NFTDP_ROUTE_MP_F_INNER_SRC_PORT 0x400u
+#define NFTDP_ROUTE_MP_F_INNER_DST_PORT 0x800u
+#define NFTDP_ROUTE_MP_F_OUTER_MASK 0x03fu
+#define NFTDP_ROUTE_MP_F_INNER_MASK 0xfc0u
+
+/** One family's multipath hash settings (the netns's sysctls). */
+struct nftdp_route_mp_conf {
+	uint32_t seed;	 /**< net.ipv4.fib_multipath_hash_seed (both families) */
+	uint8_t policy;	 /**< net.ipv{4,6}.fib_multipath_hash_policy: 0-3 */
+	uint32_t fields; /**< net.ipv{4,6}.fib_multipath_hash_fields (policy 3) */
+};
+
+/**
+ * fib_multipath_hash / rt6_multipath_hash of a packet being forwarded (the
+ * skb, no flow keys from the rules' early dissection), 31 bits: `ip` is
+ * the network header of a packet of the route's family (v6: IPv6), `len`
+ * the bytes there from it (the datagram; never read past). Policy 0: the
+ * L3 keys (an ICMP error's quoted header); 1: the flow dissector's
+ * addresses, protocol and ports, stopping at an encapsulation; 2: the
+ * innermost addresses the dissector finds through IPIP, IPv6-in-IP and
+ * GRE (IPv6 ones with the flow label and protocol); 3: the fields
+ * conf->fields names of the outer and of the inner flow, joined by
+ * jhash_2words. Packet-path.
+ */
+uint32_t nftdp_route_mp_hash_skb(const struct nftdp_route_mp_conf *conf, bool v6, const uint8_t *ip,
+				 size_t len);
+/**
+ * The same of a flow without a packet (an output route: dup's, the route
+ * back to the source that get_tcpmss asks for): f's addresses, flow label
+ * (memory order, as flowi6_get_flowlabel reads it), protocol and ports,
+ * each where the policy hashes it (3: the outer fields; a source port as
+ * given). Packet-path.
+ */
+uint32_t nftdp_route_mp_hash_flow(const struct nftdp_route_mp_conf *conf,
+				  const struct nftdp_route_mp_keys *f);
+
 /**
  * fib_select_multipath / fib6_select_path over fib_rebalance's upper
  * bounds: the first live path whose bound (round(cumulative weight *

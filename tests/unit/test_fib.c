@@ -26,6 +26,7 @@
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <rte_eal.h>
+#include <rte_jhash.h>
 
 #include "nft_build.h"
 #include "nftdp_route.h"
@@ -1038,6 +1039,398 @@ static void test_mp_hash_kernel(void **state)
 			 0);
 }
 
+/* ---------- multipath hash policies (route/mphash.c) ---------- */
+
+uint32_t nftdp_route_jhash_2words(uint32_t a, uint32_t b, uint32_t initval);
+
+/* an IPv4 header of proto with total length tot at b */
+static size_t put_ip4(uint8_t *b, const char *src, const char *dst, uint8_t proto, size_t tot)
+{
+	uint32_t s = a4(src), d = a4(dst);
+
+	memset(b, 0, 20);
+	b[0] = 0x45;
+	b[2] = (uint8_t)(tot >> 8);
+	b[3] = (uint8_t)tot;
+	b[8] = 64;
+	b[9] = proto;
+	memcpy(b + 12, &s, 4);
+	memcpy(b + 16, &d, 4);
+	return 20;
+}
+
+static size_t put_ip6(uint8_t *b, const char *src, const char *dst, uint8_t nh, uint32_t label,
+		      size_t plen)
+{
+	memset(b, 0, 40);
+	b[0] = 0x60;
+	b[1] = (uint8_t)(label >> 16 & 0x0f);
+	b[2] = (uint8_t)(label >> 8);
+	b[3] = (uint8_t)label;
+	b[4] = (uint8_t)(plen >> 8);
+	b[5] = (uint8_t)plen;
+	b[6] = nh;
+	b[7] = 64;
+	memcpy(b + 8, a6(src), 16);
+	memcpy(b + 24, a6(dst), 16);
+	return 40;
+}
+
+static size_t put_ports(uint8_t *b, uint16_t sport, uint16_t dport)
+{
+	memset(b, 0, 8);
+	b[0] = (uint8_t)(sport >> 8);
+	b[1] = (uint8_t)sport;
+	b[2] = (uint8_t)(dport >> 8);
+	b[3] = (uint8_t)dport;
+	return 8;
+}
+
+static uint16_t nbo16(uint16_t v)
+{
+	return (uint16_t)((v >> 8) | (v << 8)); /* little-endian hosts, as the test runs */
+}
+
+/* the keys as the kernel fills struct flow_keys, hashed by the existing
+ * function: what each policy must come to */
+static uint32_t keys4(uint32_t seed, const char *s, const char *d, uint8_t proto, uint16_t sp,
+		      uint16_t dp)
+{
+	struct nftdp_route_mp_keys k = {.v6 = false, .ip_proto = proto};
+	uint32_t sa = s ? a4(s) : 0, da = d ? a4(d) : 0;
+
+	memcpy(k.saddr, &sa, 4);
+	memcpy(k.daddr, &da, 4);
+	k.sport = sp ? nbo16(sp) : 0;
+	k.dport = dp ? nbo16(dp) : 0;
+	return nftdp_route_mp_hash32(seed, &k);
+}
+
+static uint32_t keys6(uint32_t seed, const char *s, const char *d, uint32_t label, uint8_t proto,
+		      uint16_t sp, uint16_t dp)
+{
+	struct nftdp_route_mp_keys k = {.v6 = true, .ip_proto = proto, .flow_label = label};
+
+	if (s)
+		memcpy(k.saddr, a6(s), 16);
+	if (d)
+		memcpy(k.daddr, a6(d), 16);
+	k.sport = sp ? nbo16(sp) : 0;
+	k.dport = dp ? nbo16(dp) : 0;
+	return nftdp_route_mp_hash32(seed, &k);
+}
+
+static void test_mp_hash_policies(void **state)
+{
+	const uint32_t seed = 777;
+	struct nftdp_route_mp_conf c = {.seed = seed};
+	uint8_t pk[256];
+	size_t n, o;
+	uint32_t h;
+
+	(void)state;
+	/* jhash_2words is DPDK's rte_jhash_2words (the same lookup3 final) */
+	for (uint32_t i = 0; i < 64; i++) {
+		uint32_t a = i * 0x9e3779b9u, b = ~i * 0x85ebca6bu;
+
+		assert_int_equal(nftdp_route_jhash_2words(a, b, 0), rte_jhash_2words(a, b, 0));
+		assert_int_equal(nftdp_route_jhash_2words(a, b, i), rte_jhash_2words(a, b, i));
+	}
+
+	/* a UDP datagram: 0 the addresses, 1 with protocol and ports, 2 the
+	 * addresses, 3 the fields named */
+	n = put_ip4(pk, "10.1.0.2", "10.50.0.9", IPPROTO_UDP, 28);
+	n += put_ports(pk + n, 4000, 53);
+	c.policy = 0;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", 0, 0, 0) >> 1);
+	c.policy = 1;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", IPPROTO_UDP, 4000, 53) >> 1);
+	c.policy = 2;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", 0, 0, 0) >> 1);
+	c.policy = 3;
+	c.fields = NFTDP_ROUTE_MP_F_DST_IP | NFTDP_ROUTE_MP_F_DST_PORT;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 nftdp_route_jhash_2words(keys4(seed, NULL, "10.50.0.9", 0, 0, 53), 0, 0) >>
+			     1);
+	/* inner fields only, no encapsulation: jhash_2words(0, 0) */
+	c.fields = NFTDP_ROUTE_MP_F_INNER_MASK;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 nftdp_route_jhash_2words(0, 0, 0) >> 1);
+	/* padding past the total length is not the datagram's: a port
+	 * field cut off by it is 0 */
+	pk[3] = 22;
+	c.policy = 1;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", IPPROTO_UDP, 0, 0) >> 1);
+
+	/* IPIP: policy 2 the inner addresses, 1 the outer with protocol 4 */
+	o = put_ip4(pk, "10.1.0.2", "10.50.0.9", IPPROTO_IPIP, 48);
+	n = o + put_ip4(pk + o, "172.16.0.1", "172.16.9.9", IPPROTO_TCP, 28);
+	n += put_ports(pk + n, 1234, 80);
+	c.policy = 2;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "172.16.0.1", "172.16.9.9", 0, 0, 0) >> 1);
+	c.policy = 1;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", IPPROTO_IPIP, 0, 0) >> 1);
+	c.policy = 3;
+	c.fields = NFTDP_ROUTE_MP_F_SRC_IP | NFTDP_ROUTE_MP_F_INNER_IP_PROTO |
+		   NFTDP_ROUTE_MP_F_INNER_DST_PORT | NFTDP_ROUTE_MP_F_INNER_SRC_IP;
+	assert_int_equal(
+	    nftdp_route_mp_hash_skb(&c, false, pk, n),
+	    nftdp_route_jhash_2words(keys4(seed, "10.1.0.2", NULL, 0, 0, 0),
+				     keys4(seed, "172.16.0.1", NULL, IPPROTO_TCP, 0, 80), 0) >>
+		1);
+	/* the inner header cut short: no inner addresses, the outer ones */
+	c.policy = 2;
+	pk[3] = 30;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, 30),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", 0, 0, 0) >> 1);
+	pk[3] = 48;
+
+	/* GRE with checksum, key and sequence, carrying IPv6 (ETH_P_IPV6):
+	 * policy 2 on an IPv4 route hashes IPv6 keys, label and protocol */
+	o = put_ip4(pk, "10.1.0.2", "10.50.0.9", IPPROTO_GRE, 20 + 16 + 48);
+	memset(pk + o, 0, 16);
+	pk[o] = 0xb0; /* C, K, S */
+	pk[o + 2] = 0x86;
+	pk[o + 3] = 0xdd;
+	pk[o + 8] = 0x12; /* the key: not hashed */
+	o += 16;
+	n = o + put_ip6(pk + o, "2001:db8:a::1", "2001:db8:b::2", IPPROTO_UDP, 0x12345, 8);
+	n += put_ports(pk + n, 5000, 6000);
+	c.policy = 2;
+	assert_int_equal(
+	    nftdp_route_mp_hash_skb(&c, false, pk, n),
+	    keys6(seed, "2001:db8:a::1", "2001:db8:b::2", 0x12345, IPPROTO_UDP, 0, 0) >> 1);
+	c.policy = 3;
+	c.fields = NFTDP_ROUTE_MP_F_INNER_FLOWLABEL | NFTDP_ROUTE_MP_F_INNER_SRC_PORT;
+	assert_int_equal(
+	    nftdp_route_mp_hash_skb(&c, false, pk, n),
+	    nftdp_route_jhash_2words(0, keys6(seed, NULL, NULL, 0x12345, 0, 5000, 0), 0) >> 1);
+	/* GRE routing (R): not looked into */
+	pk[20] = 0x40;
+	c.policy = 2;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", 0, 0, 0) >> 1);
+
+	/* GRE TEB: an Ethernet header, then IPv4 */
+	o = put_ip4(pk, "10.1.0.2", "10.50.0.9", IPPROTO_GRE, 20 + 4 + 14 + 28);
+	memset(pk + o, 0, 18);
+	pk[o + 2] = 0x65;
+	pk[o + 3] = 0x58;
+	pk[o + 4 + 12] = 0x08;
+	o += 18;
+	n = o + put_ip4(pk + o, "192.168.7.1", "192.168.8.1", IPPROTO_UDP, 28);
+	n += put_ports(pk + n, 1, 2);
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "192.168.7.1", "192.168.8.1", 0, 0, 0) >> 1);
+
+	/* IPv6 over a hop-by-hop header and IPv4-in-IPv6 */
+	o = put_ip6(pk, "2001:db8:1::2", "2001:db8:50::9", IPPROTO_HOPOPTS, 0x00abc, 8 + 28);
+	memset(pk + o, 0, 8);
+	pk[o] = IPPROTO_IPIP;
+	o += 8;
+	n = o + put_ip4(pk + o, "10.7.0.1", "10.8.0.1", IPPROTO_UDP, 28);
+	n += put_ports(pk + n, 7, 8);
+	c.policy = 2;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, true, pk, n),
+			 keys4(seed, "10.7.0.1", "10.8.0.1", 0, 0, 0) >> 1);
+	c.policy = 1; /* stops at the encapsulation: protocol 4, no ports */
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, true, pk, n),
+			 keys6(seed, "2001:db8:1::2", "2001:db8:50::9", 0, IPPROTO_IPIP, 0, 0) >>
+			     1);
+	c.policy = 3; /* the outer flow label as the dissector has it */
+	c.fields = NFTDP_ROUTE_MP_F_FLOWLABEL | NFTDP_ROUTE_MP_F_INNER_DST_IP;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, true, pk, n),
+			 nftdp_route_jhash_2words(keys6(seed, NULL, NULL, 0x00abc, 0, 0, 0),
+						  keys4(seed, NULL, "10.8.0.1", 0, 0, 0), 0) >>
+			     1);
+	/* policy 0: ip6_multipath_l3_keys, the label as the header has it */
+	c.policy = 0;
+	{
+		uint32_t lbl = 0;
+
+		memcpy(&lbl, pk, 4);
+		lbl &= htonl(0x000fffff);
+		h = keys6(seed, "2001:db8:1::2", "2001:db8:50::9", lbl, IPPROTO_HOPOPTS, 0, 0);
+	}
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, true, pk, n), h >> 1);
+
+	/* an ICMPv4 source quench quoting a header: policy 0 the quoted
+	 * addresses, 2 the outer (the dissector does not look into it) */
+	o = put_ip4(pk, "10.1.0.2", "10.50.0.9", IPPROTO_ICMP, 20 + 8 + 28);
+	memset(pk + o, 0, 8);
+	pk[o] = 4;
+	o += 8;
+	n = o + put_ip4(pk + o, "10.50.0.9", "10.1.0.77", IPPROTO_UDP, 28);
+	n += put_ports(pk + n, 1, 2);
+	c.policy = 0;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.50.0.9", "10.1.0.77", 0, 0, 0) >> 1);
+	c.policy = 2;
+	assert_int_equal(nftdp_route_mp_hash_skb(&c, false, pk, n),
+			 keys4(seed, "10.1.0.2", "10.50.0.9", 0, 0, 0) >> 1);
+
+	/* a flow without a packet (an output route to 10.50.0.9) */
+	{
+		struct nftdp_route_mp_keys f = {.v6 = false, .ip_proto = IPPROTO_UDP};
+		uint32_t da = a4("10.50.0.9");
+
+		memcpy(f.daddr, &da, 4);
+		f.dport = nbo16(53);
+		c.policy = 0;
+		assert_int_equal(nftdp_route_mp_hash_flow(&c, &f),
+				 keys4(seed, NULL, "10.50.0.9", 0, 0, 0) >> 1);
+		c.policy = 1;
+		assert_int_equal(nftdp_route_mp_hash_flow(&c, &f),
+				 keys4(seed, NULL, "10.50.0.9", IPPROTO_UDP, 0, 53) >> 1);
+		c.policy = 3;
+		c.fields = NFTDP_ROUTE_MP_F_INNER_MASK; /* no outer field: 0 */
+		assert_int_equal(nftdp_route_mp_hash_flow(&c, &f), 0);
+		c.fields = NFTDP_ROUTE_MP_F_SRC_IP;
+		assert_int_equal(nftdp_route_mp_hash_flow(&c, &f), keys4(seed, 0, 0, 0, 0, 0) >> 1);
+	}
+}
+
+/* In test_route_mirror's netns: `ip route get` against nftdp's hash under
+ * policies 1-3 (custom field sets): IPv4 input and output routes (both
+ * hash the skb inet_rtm_getroute builds, as a forwarded packet's), IPv6
+ * output and input routes (flows without a packet, as nf_route's), 24
+ * flows each */
+static void test_mp_hash_policy_kernel(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	static const struct {
+		uint8_t policy;
+		uint32_t fields;
+	} conf[] = {{1, 0}, {2, 0}, {3, 0x037}, {3, 0x020}, {3, 0x0c0}, {3, 0xfff}, {3, 0x02d}};
+	struct nftdp_route_table *t;
+	const struct nftdp_route_nh *nh4, *nh6;
+	unsigned int differ = 0, used[2] = {0};
+
+	(void)state;
+	if (system("ip link show eth9 >/dev/null 2>&1") != 0 ||
+	    system("sysctl -qw net.ipv4.fib_multipath_hash_seed=4321 >/dev/null 2>&1") != 0) {
+		skip();
+		return;
+	}
+	assert_int_equal(
+	    system("sysctl -qw net.ipv4.conf.all.forwarding=1 net.ipv4.conf.all.rp_filter=0 "
+		   "net.ipv4.conf.eth9.rp_filter=0 && "
+		   "ip route add 198.18.78.0/24 nexthop via 10.1.0.7 dev dp0 "
+		   "nexthop via 10.1.0.8 dev dp0 && "
+		   "ip -6 route add 2001:db8:78::/64 nexthop via 2001:db8:1::7 dev dp0 "
+		   "nexthop via 2001:db8:1::8 dev dp0"),
+	    0);
+	t = remirror(ports, 2);
+	nh4 = nftdp_route_lookup4(t, a4("198.18.78.1"));
+	nh6 = nftdp_route_lookup6(t, a6("2001:db8:78::1"), 0);
+	assert_true(nh4 && nh4->n_oif == 2 && nh6 && nh6->n_oif == 2);
+	for (unsigned int ci = 0; ci < sizeof(conf) / sizeof(conf[0]); ci++) {
+		struct nftdp_route_mp_conf c = {
+		    .seed = 4321, .policy = conf[ci].policy, .fields = conf[ci].fields};
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd),
+			 "sysctl -qw net.ipv4.fib_multipath_hash_policy=%u "
+			 "net.ipv6.fib_multipath_hash_policy=%u "
+			 "net.ipv4.fib_multipath_hash_fields=%u "
+			 "net.ipv6.fib_multipath_hash_fields=%u",
+			 c.policy, c.policy, c.fields ? c.fields : 7, c.fields ? c.fields : 7);
+		assert_int_equal(system(cmd), 0);
+		for (unsigned int i = 1; i <= 24; i++) {
+			static const uint8_t protos[3] = {IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMP};
+			unsigned int pi = i % 3;
+			uint16_t sp = (uint16_t)(1000 + i * 37), dp = (uint16_t)(80 + i * 11);
+			char dst[64], src[64], gw[64], mine[64], pp[64];
+			uint8_t pk[64];
+			size_t n;
+
+			if (protos[pi] == IPPROTO_ICMP)
+				pp[0] = '\0';
+			else
+				snprintf(pp, sizeof(pp), " sport %u dport %u", sp, dp);
+			for (unsigned int kind = 0; kind < 4; kind++) {
+				struct nftdp_route_mp_keys f = {.v6 = kind >= 2};
+				const struct nftdp_route_nh *nh = kind < 2 ? nh4 : nh6;
+				uint32_t h;
+				int path;
+
+				if (kind < 2) {
+					snprintf(dst, sizeof(dst), "198.18.78.%u", i * 7 % 250 + 1);
+					snprintf(src, sizeof(src), kind ? "10.1.0.1" : "192.0.2.%u",
+						 i + 10);
+				} else {
+					snprintf(dst, sizeof(dst), "2001:db8:78::%x", i * 977);
+					snprintf(src, sizeof(src), "2001:db8:1::%x", i + 16);
+				}
+				/* rtm_getroute_parse_ip_proto: ICMP of the family */
+				uint8_t proto = protos[pi] == IPPROTO_ICMP && kind >= 2
+						    ? IPPROTO_ICMPV6
+						    : protos[pi];
+
+				snprintf(cmd, sizeof(cmd),
+					 "ip %s route get %s from %s%s ipproto %u%s 2>/dev/null",
+					 kind < 2 ? "-4" : "-6", dst, src,
+					 kind == 0 || kind == 3 ? " iif eth9" : "", proto, pp);
+				if (kind < 2) {
+					/* inet_rtm_getroute_build_skb: a header and a
+					 * zeroed transport header with the ports, which
+					 * the output route is given too */
+					n = put_ip4(pk, src, dst, protos[pi], 20);
+					memset(pk + n, 0, 20);
+					if (protos[pi] == IPPROTO_ICMP) {
+						pk[n] = 8;
+						n += 8;
+					} else {
+						put_ports(pk + n, sp, dp);
+						n += protos[pi] == IPPROTO_TCP ? 20 : 8;
+					}
+					pk[3] = (uint8_t)n;
+					h = nftdp_route_mp_hash_skb(&c, false, pk, n);
+				} else {
+					memcpy(f.saddr, a6(src), 16);
+					memcpy(f.daddr, a6(dst), 16);
+					f.ip_proto = proto;
+					if (protos[pi] != IPPROTO_ICMP) {
+						f.sport = nbo16(sp);
+						f.dport = nbo16(dp);
+					}
+					h = nftdp_route_mp_hash_flow(&c, &f);
+				}
+				if (!kernel_gw(cmd, gw, sizeof(gw)))
+					fail_msg("%s: no answer", cmd);
+				path = nftdp_route_path_select_kernel(nh, h);
+				assert_true(path == 0 || path == 1);
+				used[path]++;
+				inet_ntop(kind < 2 ? AF_INET : AF_INET6, nh->path_gw[path], mine,
+					  sizeof(mine));
+				if (strcmp(gw, mine) != 0) {
+					print_message("policy %u fields %#x: %s: kernel via %s, "
+						      "nftdp via %s\n",
+						      c.policy, c.fields, cmd, gw, mine);
+					differ++;
+				}
+			}
+		}
+	}
+	nftdp_route_table_destroy(t);
+	assert_int_equal(system("ip route del 198.18.78.0/24; ip -6 route del 2001:db8:78::/64; "
+				"sysctl -qw net.ipv4.fib_multipath_hash_seed=0 "
+				"net.ipv4.fib_multipath_hash_policy=0 "
+				"net.ipv6.fib_multipath_hash_policy=0 "
+				"net.ipv4.fib_multipath_hash_fields=7 "
+				"net.ipv6.fib_multipath_hash_fields=7 "
+				"net.ipv4.conf.all.forwarding=0"),
+			 0);
+	assert_int_equal(differ, 0);
+	assert_true(used[0] > 50 && used[1] > 50);
+}
+
 /* ---------- the expression over a stub table ---------- */
 
 struct stub_route {
@@ -1564,12 +1957,13 @@ static void test_rt_route(void **state)
 /* multipath over a stub: every route has two paths, dp0 (gateway .1) and
  * dp1 (gateway .2); mp_select picks the path by the low bit of the
  * packet's last destination byte, and counts its calls */
-static unsigned int n_mp_select;
+static unsigned int n_mp_select, n_mp_select_out;
 
 static bool mp_lookup(bool v4, struct nftdp_vm_fib_route *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = RTN_UNICAST;
+	out->mtu = 1500; /* the first path's device */
 	out->gateway = true;
 	out->n_oif = 2;
 	out->oif[0] = 1;
@@ -1605,9 +1999,24 @@ static void mp_select(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
 	assert_int_equal(v4, pkt->nfproto == NFPROTO_IPV4);
 	assert_non_null(r->rt);
 	r->sel = (v4 ? ip[19] : ip[39]) & 1;
-	if (r->sel)
+	if (r->sel) {
 		memcpy(r->gw, v4 ? (const uint8_t *)"\x0a\x00\x00\x02" : a6("2001:db8::2"),
 		       v4 ? 4 : 16);
+		r->mtu = 1400; /* the second path's device */
+	}
+}
+
+/* an output route to daddr: the second path (device mtu 1300) for an odd
+ * last byte */
+static void mp_select_out(const void *fib, const uint8_t *daddr, bool v4,
+			  struct nftdp_vm_fib_route *r)
+{
+	(void)fib;
+	n_mp_select_out++;
+	assert_non_null(r->rt);
+	r->sel = daddr[v4 ? 3 : 15] & 1;
+	if (r->sel)
+		r->mtu = 1300;
 }
 
 static const struct nftdp_vm_fib_ops mp_ops = {
@@ -1616,6 +2025,7 @@ static const struct nftdp_vm_fib_ops mp_ops = {
     .addr6_on = stub_addr6_on,
     .ifname = stub_ifname,
     .mp_select = mp_select,
+    .mp_select_out = mp_select_out,
 };
 
 static void test_fib_multipath(void **state)
@@ -1672,6 +2082,27 @@ static void test_fib_multipath(void **state)
 	p->hook = NF_INET_FORWARD;
 	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_NEXTHOP6, p, reg));
 	assert_memory_equal(reg, a6("2001:db8::2"), 16);
+	/* rt mtu (get_tcpmss): the hashed path's device mtu for the packet's
+	 * dst, the output route's path for the route back to saddr */
+	n_mp_select = n_mp_select_out = 0;
+	p = ip4(&t, "10.0.0.4", "8.8.8.9", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1400 - 40);
+	p = ip4(&t, "10.0.0.5", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1300 - 40);
+	p = ip4(&t, "10.0.0.4", "8.8.8.8", 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV4, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1500 - 40);
+	p = ip6(&t, "2001:db8:1::4", "2001:db8:2::3", IPPROTO_TCP, 1);
+	p->hook = NF_INET_FORWARD;
+	assert_true(rt_run(w, NFPROTO_IPV6, NFT_RT_TCPMSS, p, reg));
+	assert_int_equal(mss_of(reg), 1400 - 60);
+	/* each run selected both paths (rt_run may run a rule more than once) */
+	assert_true(n_mp_select >= 4 && n_mp_select_out == n_mp_select);
 	/* without mp_select: the first path */
 	n_mp_select = 0;
 	w->ctx.fib_ops = &(const struct nftdp_vm_fib_ops){.route4 = mp_route4,
@@ -1739,14 +2170,21 @@ int main(int argc, char **argv)
 	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
 		       "--no-shconf", "--log-level=3", NULL};
 	const struct CMUnitTest route_tests[] = {
-	    cmocka_unit_test(test_route_rules4),     cmocka_unit_test(test_route_rules6),
-	    cmocka_unit_test(test_route_lpm4),	     cmocka_unit_test(test_route_lpm6),
-	    cmocka_unit_test(test_route_reset),	     cmocka_unit_test(test_route_big),
+	    cmocka_unit_test(test_route_rules4),
+	    cmocka_unit_test(test_route_rules6),
+	    cmocka_unit_test(test_route_lpm4),
+	    cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_reset),
+	    cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
-	    cmocka_unit_test(test_route_neigh_live), cmocka_unit_test(test_route_neigh_resolve),
-	    cmocka_unit_test(test_neigh_table),	     cmocka_unit_test(test_path_select),
+	    cmocka_unit_test(test_route_neigh_live),
+	    cmocka_unit_test(test_route_neigh_resolve),
+	    cmocka_unit_test(test_neigh_table),
+	    cmocka_unit_test(test_path_select),
 	    cmocka_unit_test(test_mp_hash_kernel),
+	    cmocka_unit_test(test_mp_hash_policies),
+	    cmocka_unit_test(test_mp_hash_policy_kernel),
 	};
 	const struct CMUnitTest expr_tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fib4_oif, setup, teardown),

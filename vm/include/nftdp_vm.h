@@ -238,7 +238,7 @@ struct nftdp_vm_fib_route {
 	bool gateway;	 /**< RTF_GATEWAY */
 	uint8_t dst[16]; /**< the route's prefix (IPv4 in the first 4 bytes) */
 	uint8_t gw[16];	 /**< the gateway when gateway (IPv4 in the first 4 bytes) */
-	uint32_t mtu;	 /**< the route's mtu metric, else its first device's; 0: unknown */
+	uint32_t mtu;	 /**< the route's mtu metric, else its device's (of path sel); 0: unknown */
 	uint32_t oif[NFTDP_VM_FIB_MAX_PATHS]; /**< ifindex of each path */
 	uint8_t sel;	/**< the path taken (oif[sel]): 0 until mp_select chose */
 	const void *rt; /**< the fib ops' own route, for mp_select */
@@ -284,6 +284,12 @@ struct nftdp_vm_fib_ops {
 	 * r->gw to that path's. v4: r is an IPv4 route. NULL: the first. */
 	void (*mp_select)(const void *fib, const struct nftdp_vm_pkt *pkt, bool v4,
 			  struct nftdp_vm_fib_route *r);
+	/** the path of multipath route r (route4 / route6 of daddr, this
+	 * burst) that an output route to daddr takes (nf_route: the flow
+	 * {daddr} through fib_select_path / fib6_select_path): as
+	 * mp_select. NULL: the first. */
+	void (*mp_select_out)(const void *fib, const uint8_t *daddr, bool v4,
+			      struct nftdp_vm_fib_route *r);
 };
 
 /* synproxy (vm/synproxy.c; functions below) */
