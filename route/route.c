@@ -27,6 +27,10 @@
 #define NH_MAX_2B 65535u /* 2-byte next hops; 0 is "no route" */
 #define FIB_ROUTES 65536 /* the default size; bigger ones take 4-byte next hops */
 #define FIB_TBL8 4096
+/* a grown table: an IPv4 tbl8 group (a /24 with longer prefixes in it,
+ * 1 KiB with 4-byte next hops) for every 32 routes of its size: 32 MiB at
+ * 1M routes, room for the /25-/32s a full table and its local routes have */
+#define FIB_TBL8_PER_ROUTES 32u
 #define FIB6_TBL8 16384 /* a /64 takes up to 5 groups of the TRIE: ~3000 of them */
 /* a grown table: a group for every 8 routes of its size (1 KiB each with
  * 4-byte next hops: 512 MiB a TRIE at 4M routes), room for 100k /64s */
@@ -47,7 +51,7 @@ int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int 
 	    .default_nh = 0,
 	    .max_routes = big ? (int)max_routes : FIB_ROUTES,
 	    .dir24_8 = {.nh_sz = big ? RTE_FIB_DIR24_8_4B : RTE_FIB_DIR24_8_2B,
-			.num_tbl8 = FIB_TBL8},
+			.num_tbl8 = big ? max_routes / FIB_TBL8_PER_ROUTES : FIB_TBL8},
 	};
 	struct rte_fib6_conf c6 = {
 	    .type = RTE_FIB6_TRIE,
