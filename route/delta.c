@@ -10,7 +10,9 @@
  * the shadow set), a NEWROUTE that does not replace the route of its
  * prefix (an append, another metric), IPv6 multipath (its siblings come
  * and go one by one), IPv6 link-local and multicast routes (per device),
- * and every route of a table an `ip rule` names.
+ * every route of a table an `ip rule` names, and a link notification
+ * that changes what the mirror holds of the device (a promiscuity change
+ * from tcpdump does not).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +85,8 @@ int nftdp_route_batch_add(struct nftdp_route_batch *b, const void *msg, unsigned
 	if (b->full)
 		return 0;
 	if (len < sizeof(*nlh) || nlh->nlmsg_len != len ||
-	    (nlh->nlmsg_type != RTM_NEWROUTE && nlh->nlmsg_type != RTM_DELROUTE) ||
+	    (nlh->nlmsg_type != RTM_NEWROUTE && nlh->nlmsg_type != RTM_DELROUTE &&
+	     nlh->nlmsg_type != RTM_NEWLINK) ||
 	    b->len + need > BATCH_MAX) {
 		nftdp_route_batch_set_full(b);
 		return 0;
@@ -154,6 +157,8 @@ static int apply_one(struct nftdp_route_table *t, const struct nlmsghdr *nlh)
 	uint32_t h, idx;
 	int rc;
 
+	if (nlh->nlmsg_type == RTM_NEWLINK) /* a flag routes do not depend on */
+		return nftdp_route_link_same(t, nlh) ? 0 : -EAGAIN;
 	if (nftdp_route_msg_parse(t, nlh, &r) < 0)
 		return -EAGAIN;
 	if (r.skip)

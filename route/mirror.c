@@ -89,10 +89,35 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	/* the kernel's ifindex: route messages name devices by it */
 	m->t->devs[m->t->n_devs - 1].kidx = (uint32_t)ifi->ifi_index;
+	m->t->devs[m->t->n_devs - 1].flags = ifi->ifi_flags & NFTDP_ROUTE_LINK_FLAGS;
 	/* suppress_ifgroup compares the route's device's group */
 	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
 		nftdp_route_dev_group(m->t, idx, mnl_attr_get_u32(tb[IFLA_GROUP]));
 	return MNL_CB_OK;
+}
+
+bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsghdr *nlh)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IFLA_MAX + 1] = {0};
+	const struct nftdp_route_dev *d = NULL;
+	uint32_t mtu = 0, group = 0;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+	    mnl_attr_parse(nlh, sizeof(*ifi), link_attr, tb) < 0 || !tb[IFLA_IFNAME])
+		return false;
+	for (unsigned int i = 0; i < t->n_devs && !d; i++)
+		if (t->devs[i].kidx == (uint32_t)ifi->ifi_index)
+			d = &t->devs[i];
+	if (!d)
+		return false; /* a new device */
+	if (tb[IFLA_MTU] && mnl_attr_get_payload_len(tb[IFLA_MTU]) == 4)
+		mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
+		group = mnl_attr_get_u32(tb[IFLA_GROUP]);
+	return strncmp(d->name, mnl_attr_get_str(tb[IFLA_IFNAME]), NFTDP_ROUTE_IFNAMSIZ - 1) == 0 &&
+	       d->mtu == mtu && d->group == group &&
+	       d->flags == (ifi->ifi_flags & NFTDP_ROUTE_LINK_FLAGS);
 }
 
 static int addr_attr(const struct nlattr *a, void *data)

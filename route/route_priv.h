@@ -7,6 +7,7 @@
 #define NFTDP_ROUTE_PRIV_H
 
 #include <libmnl/libmnl.h>
+#include <linux/if.h>
 
 #include "nftdp_route.h"
 
@@ -23,6 +24,7 @@ struct nftdp_route_dev {
 	uint32_t mtu;
 	uint32_t group; /* IFLA_GROUP */
 	uint32_t kidx;	/* the kernel's ifindex (0: not from a dump) */
+	uint32_t flags; /* ifi_flags & NFTDP_ROUTE_LINK_FLAGS */
 	char name[NFTDP_ROUTE_IFNAMSIZ];
 };
 
@@ -102,6 +104,12 @@ struct nftdp_route_msg {
  * whether it matters), -EINVAL (malformed). */
 int nftdp_route_msg_parse(const struct nftdp_route_table *t, const struct nlmsghdr *nlh,
 			  struct nftdp_route_msg *r);
+/* the link flags routes depend on (IPv4 marks or flushes routes of a
+ * device down or without carrier without a route notification) */
+#define NFTDP_ROUTE_LINK_FLAGS (IFF_UP | IFF_RUNNING | IFF_LOWER_UP)
+/* mirror.c: whether an RTM_NEWLINK changes nothing t mirrors (name, mtu,
+ * group, NFTDP_ROUTE_LINK_FLAGS): promiscuity, statistics and the like */
+bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsghdr *nlh);
 /* mirror.c: whether a route of this table goes into a policy table (rule.c) */
 bool nftdp_route_table_kept(const struct nftdp_route_table *t, uint8_t family, uint32_t table);
 

@@ -148,8 +148,8 @@ int nftdp_route_watch_read(struct nftdp_route_watch *w)
 			changed |= r;
 			if (!w->batch || !(r & NFTDP_ROUTE_WATCH_ROUTES))
 				continue;
-			/* a route: kept as a delta; a link, address or rule:
-			 * a refill (batch_add marks the batch full) */
+			/* a route or link: kept as a delta; an address or
+			 * rule: a refill (batch_add marks the batch full) */
 			nftdp_route_batch_add(w->batch, nlh, nlh->nlmsg_len);
 		}
 	}

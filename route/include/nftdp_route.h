@@ -299,8 +299,9 @@ void nftdp_route_watch_close(struct nftdp_route_watch *w);
  * notifications it reads in a batch; the batch is applied to a table no
  * worker reads (the spare), which is swapped in, and once the grace
  * period passed the same batch is replayed on the other table. A batch
- * holding anything a delta cannot apply exactly (a link, address or rule
- * change, lost notifications, a prefix with more than one route, IPv6
+ * holding anything a delta cannot apply exactly (a change of a link's
+ * name, mtu, group or up/carrier flags, an address or rule change, lost
+ * notifications, a prefix with more than one route, IPv6
  * multipath, policy tables) asks for a full refill instead.
  */
 struct nftdp_route_batch;
@@ -318,14 +319,14 @@ bool nftdp_route_batch_full(const struct nftdp_route_batch *b);
 /** Mark it so (a refill is due whatever it holds). */
 void nftdp_route_batch_set_full(struct nftdp_route_batch *b);
 /**
- * Append one netlink message (RTM_NEWROUTE or RTM_DELROUTE; any other
- * type marks the batch full). Its messages stay bounded: past 32 MiB it
+ * Append one netlink message (RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWLINK;
+ * any other type marks the batch full). Its messages stay bounded: past 32 MiB it
  * forgets them and is full. 0 or -ENOMEM (then full too).
  */
 int nftdp_route_batch_add(struct nftdp_route_batch *b, const void *nlh, unsigned int len);
 /**
- * Collect what w reads into b (NULL: stop): route messages are kept,
- * links, addresses, rules and ENOBUFS mark it full. Neighbours are not
+ * Collect what w reads into b (NULL: stop): route and link messages are
+ * kept, addresses, rules, link deletions and ENOBUFS mark it full. Neighbours are not
  * kept (their table is dumped on its own).
  */
 void nftdp_route_watch_collect(struct nftdp_route_watch *w, struct nftdp_route_batch *b);
@@ -333,9 +334,11 @@ void nftdp_route_watch_collect(struct nftdp_route_watch *w, struct nftdp_route_b
  * Apply b's messages in order to t, a table no worker reads: a route
  * added, replaced or deleted in tables local or main, as a refill from a
  * dump taken after them would hold it. Messages the table already
- * reflects (a dump that came after them) change nothing. 0; -EAGAIN: b
- * holds something only a refill gets right (b full, a prefix with other
- * routes, an `ip rule` table, IPv6 multipath or link-local); -ENOSPC /
+ * reflects (a dump that came after them) change nothing, as do link
+ * messages that change nothing it holds of the device (promiscuity).
+ * 0; -EAGAIN: b holds something only a refill gets right (b full, a
+ * prefix with other routes, an `ip rule` table, IPv6 multipath or
+ * link-local, a link change); -ENOSPC /
  * -EINVAL: the table is full (rte_fib's tbl8 groups or RIB, next hops);
  * -ENOMEM. On any error t is half changed: refill it before use.
  * Control-path.

@@ -781,8 +781,9 @@ static void assert_same_as_refill(const struct nftdp_route_table *t,
 /* Route updates as deltas (route/delta.c), in test_route_mirror's netns:
  * adds, replaces and deletes of both families applied to a mirrored
  * table answer as a new dump does; applied again to that dump they
- * change nothing; a second route of a prefix, an address and a table
- * out of tbl8 groups ask for a refill. */
+ * change nothing, nor does a promiscuity change; a second route of a
+ * prefix, an mtu, an address and a table out of tbl8 groups ask for a
+ * refill. */
 static void test_route_delta(void **state)
 {
 	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
@@ -886,7 +887,26 @@ static void test_route_delta(void **state)
 	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 500);
 	nftdp_route_batch_clear(b);
 
-	/* an address: links, addresses and rules are refills */
+	/* promiscuity (tcpdump) changes nothing mirrored; an mtu does */
+	assert_int_equal(system("ip link set dp0 promisc on"), 0);
+	collect(w);
+	assert_false(nftdp_route_batch_full(b));
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip link set dp0 promisc off; ip link set dp0 mtu 1450"), 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	assert_int_equal(nftdp_route_dev_mtu(t, 1), 1450);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip link set dp0 mtu 1400"), 0);
+	collect(w);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	nftdp_route_batch_clear(b);
+
+	/* an address: addresses and rules are refills */
 	assert_int_equal(system("ip addr add 10.3.0.1/24 dev dp0"), 0);
 	collect(w);
 	assert_true(nftdp_route_batch_full(b));
