@@ -43,7 +43,8 @@ struct nftdp_dp_fib {
 	struct nftdp_route_watch *watch;
 	bool dirty;		    /* a notification since the last dump */
 	uint64_t first_ns, last_ns; /* of the pending burst */
-	uint64_t next_ok_ns;	    /* rebuilds take at most a third of the time */
+	uint64_t next_ok_ns;	    /* updates take at most a third of the time: */
+	uint64_t next_refill_ns;    /* deltas by their own time, refills by theirs */
 	uint64_t next_log_ns;	    /* one log line a second at most */
 	unsigned long n_builds, n_unlogged;
 	uint64_t build_ns, swap_ns; /* the last rebuild's dump+build and publish */
@@ -496,7 +497,7 @@ static void rebuild(struct nftdp_dp *dp, uint64_t now)
 			strerror(-ret));
 		nftdp_route_batch_set_full(f->batch);
 		f->dirty = true;
-		f->next_ok_ns = t1 + RETRY_NS;
+		f->next_ok_ns = f->next_refill_ns = t1 + RETRY_NS;
 		return;
 	}
 	old = atomic_exchange_explicit(&f->cur, t, memory_order_release);
@@ -519,7 +520,12 @@ static void rebuild(struct nftdp_dp *dp, uint64_t now)
 	t2 = now_ns();
 	f->build_ns = t1 - now;
 	f->swap_ns = t2 - t1;
-	f->next_ok_ns = t2 + 2 * (t2 - now);
+	/* the next delta after twice this one's time; a refill (seconds at
+	 * 1M routes) holds back the next refill, not the deltas */
+	if (delta)
+		f->next_ok_ns = t2 + 2 * (t2 - now);
+	else
+		f->next_ok_ns = f->next_refill_ns = t2 + 2 * (t2 - now);
 	f->n_builds++;
 	f->n_unlogged++;
 	log_rebuilds(f, t2);
@@ -538,12 +544,14 @@ static void refill_spare(struct nftdp_dp *dp, uint64_t now)
 	if (ret < 0) {
 		/* build() gave the spare up: the next update makes a table */
 		fprintf(stderr, "nftdp: routes: refilling the spare table: %s\n", strerror(-ret));
-		f->next_ok_ns = t1 + RETRY_NS;
+		f->next_refill_ns = t1 + RETRY_NS;
 		return;
 	}
 	f->spare = t;
 	f->spare_stale = false;
-	f->next_ok_ns = t1 + 2 * (t1 - now);
+	f->next_refill_ns = t1 + 2 * (t1 - now);
+	/* once a refill: the next changes are deltas again */
+	printf("nftdp: routes: spare table refilled in %.1f ms\n", (double)(t1 - now) / 1e6);
 }
 
 void nftdp_dp_fib_tick(struct nftdp_dp *dp)
@@ -571,7 +579,7 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 	}
 	/* a stale spare is refilled while nothing is pending, so that the
 	 * next change is a delta */
-	if (f->spare && f->spare_stale && !f->dirty && now >= f->next_ok_ns) {
+	if (f->spare && f->spare_stale && !f->dirty && now >= f->next_refill_ns) {
 		refill_spare(dp, now);
 		return;
 	}
@@ -579,6 +587,10 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 	 * within a worker burst, far sooner than a new 100 MiB table (and
 	 * workers that stopped quiescing do not pile tables up) */
 	if (!f->dirty || now < f->next_ok_ns || (!f->spare && f->n_ret))
+		return;
+	/* an update that must refill waits for the refills' own pace */
+	if ((!f->spare || f->spare_stale || nftdp_route_batch_full(f->batch)) &&
+	    now < f->next_refill_ns)
 		return;
 	if (now - f->last_ns >= QUIET_NS || now - f->first_ns >= MAX_DELAY_NS)
 		rebuild(dp, now);

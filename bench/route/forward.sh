@@ -269,7 +269,15 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 echo "updates: start: $(grep -h 'mirrored' "$log" | head -1)"
-sleep $((n4 / 200000 + 2))
+wait_spare() { # the first refill of the spare table (then updates are deltas)
+	for _ in $(seq 1200); do
+		grep -q 'spare table refilled' "$1" && break
+		sleep 0.1
+	done
+	grep -h 'spare table refilled' "$1" | head -1
+	sleep 2
+}
+echo "updates: $(wait_spare "$log")"
 mark=$(wc -l < "$log")
 t0=$(date +%s.%N)
 timeout 300 ip -n "$nsb" -batch "$tmp/updates"
@@ -314,7 +322,7 @@ if [ "$replaces" -gt 0 ]; then
 	vdevs=(--vdev="net_pcap0,rx_pcap=$tmp/traffic.pcap,infinite_rx=1,tx_iface=p0")
 	ip -n "$nsb" route replace "$first" via 10.1.0.2 dev dp0 # as the big table has it
 	start_nftdp "$nsb" "$log" --route
-	sleep $((n4 / 200000 + 3))
+	wait_spare "$log" > /dev/null
 	# the update batch undone (replaces back, adds deleted), then the
 	# first flow's route replaced: its first packet on the new path says
 	# when nftdp had the whole batch (the batch is applied in order)
