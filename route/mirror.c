@@ -102,6 +102,8 @@ bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsg
 	const struct nlattr *tb[IFLA_MAX + 1] = {0};
 	const struct nftdp_route_dev *d = NULL;
 	uint32_t mtu = 0, group = 0;
+	const char *name;
+	size_t len;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
 	    mnl_attr_parse(nlh, sizeof(*ifi), link_attr, tb) < 0 || !tb[IFLA_IFNAME])
@@ -115,7 +117,10 @@ bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsg
 		mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
 	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
 		group = mnl_attr_get_u32(tb[IFLA_GROUP]);
-	return strncmp(d->name, mnl_attr_get_str(tb[IFLA_IFNAME]), NFTDP_ROUTE_IFNAMSIZ - 1) == 0 &&
+	/* the name within its attribute (no NUL needed to stop) */
+	name = mnl_attr_get_payload(tb[IFLA_IFNAME]);
+	len = strnlen(name, mnl_attr_get_payload_len(tb[IFLA_IFNAME]));
+	return len == strnlen(d->name, sizeof(d->name)) && memcmp(d->name, name, len) == 0 &&
 	       d->mtu == mtu && d->group == group &&
 	       d->flags == (ifi->ifi_flags & NFTDP_ROUTE_LINK_FLAGS);
 }
