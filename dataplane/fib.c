@@ -3,12 +3,15 @@
  * The fib expression's route table, live: a mirror of the kernel's routes
  * and addresses of the netns nftdp runs in (route/), made when the first
  * commit whose generation uses fib is prepared (or at start with
- * --mirror-routes), then rebuilt from a new dump whenever rtnetlink says
- * something changed, and swapped in like a generation: workers load the
- * current table per lookup, the old one is refilled for the next change
- * (double buffering) one grace period of the generation domain's QSBR
- * variable later. A burst of notifications makes
- * one rebuild. The callbacks give the table to the VM (nftdp_vm_fib_ops),
+ * --mirror-routes), then kept up to date from rtnetlink's notifications.
+ * Two tables: a burst of route notifications (a batch) is applied as
+ * deltas to the spare one, which is swapped in like a generation
+ * (workers load the current table per lookup); one grace period of the
+ * generation domain's QSBR variable later the old one takes the same
+ * batch and is the spare. A change deltas cannot apply (links,
+ * addresses, rules, lost notifications, route/delta.c's other cases)
+ * makes a full refill from a new dump instead, and the other table is
+ * refilled once it is free. The callbacks give the table to the VM (nftdp_vm_fib_ops),
  * which does not depend on route/.
  */
 #include <errno.h>
@@ -40,16 +43,22 @@ struct nftdp_dp_fib {
 	struct nftdp_route_watch *watch;
 	bool dirty;		    /* a notification since the last dump */
 	uint64_t first_ns, last_ns; /* of the pending burst */
-	uint64_t next_ok_ns;	    /* rebuilds take at most a third of the time */
+	uint64_t next_ok_ns;	    /* updates take at most a third of the time: */
+	uint64_t next_refill_ns;    /* deltas by their own time, refills by theirs */
 	uint64_t next_log_ns;	    /* one log line a second at most */
 	unsigned long n_builds, n_unlogged;
 	uint64_t build_ns, swap_ns; /* the last rebuild's dump+build and publish */
 	bool custom_logged;
 	struct retired *ret;
 	unsigned int n_ret, cap_ret;
-	struct nftdp_route_table *spare; /* read by no worker: the next rebuild's */
-	unsigned int max_routes;	 /* the size tables are made with (0: default) */
-	const struct nftdp_dp *dp;	 /* mp_select's multipath hash settings */
+	struct nftdp_route_table *spare;   /* read by no worker: the next rebuild's */
+	bool spare_stale;		   /* the spare needs a refill, not deltas */
+	struct nftdp_route_batch *batch;   /* route messages since the last update */
+	struct nftdp_route_batch *owed;	   /* applied to cur, not yet to the retired one */
+	bool owed_full;			   /* the retired one needs a refill */
+	unsigned long n_deltas, n_refills; /* updates since the last log line, by kind */
+	unsigned int max_routes;	   /* the size tables are made with (0: default) */
+	const struct nftdp_dp *dp;	   /* mp_select's multipath hash settings */
 };
 
 static uint64_t now_ns(void)
@@ -287,13 +296,15 @@ static int build(struct nftdp_dp *dp, struct nftdp_route_table **out)
 		/* full (rte_fib's RIB says EINVAL, next hops ENOSPC): rte_fib6's
 		 * TRIE does not give every tbl8 group back on delete, so a
 		 * refilled table may run out where a new one fits; a new one
-		 * that runs out grows fourfold (4-byte next hops) */
+		 * that runs out doubles (4-byte next hops past 65,536): a table
+		 * of 1M routes takes 1.2 GiB, one of 4M 4.2 GiB, and there
+		 * are two */
 		if (ret != -ENOSPC && ret != -EINVAL)
 			return ret;
 		if (!reused) {
 			if (f->max_routes >= MAX_ROUTES)
 				return ret;
-			f->max_routes = f->max_routes < 65536 ? 262144 : f->max_routes * 4;
+			f->max_routes = f->max_routes < 65536 ? 262144 : f->max_routes * 2;
 		}
 		reused = false;
 	}
@@ -327,11 +338,20 @@ static int start(struct nftdp_dp *dp)
 	uint64_t t0 = now_ns(), t1;
 	int ret;
 
+	if ((!f->batch && nftdp_route_batch_create(&f->batch) < 0) ||
+	    (!f->owed && nftdp_route_batch_create(&f->owed) < 0))
+		return -ENOMEM;
+	nftdp_route_batch_clear(f->batch);
+	nftdp_route_batch_clear(f->owed);
+	f->owed_full = false;
 	ret = nftdp_route_watch_open(&f->watch);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: routes: rtnetlink notifications: %s\n", strerror(-ret));
 		return ret;
 	}
+	/* the route notifications as deltas; those the dump already saw
+	 * change nothing when applied */
+	nftdp_route_watch_collect(f->watch, f->batch);
 	ret = build(dp, &t);
 	if (ret < 0) {
 		fprintf(stderr, "nftdp: routes: mirror: %s\n", strerror(-ret));
@@ -347,6 +367,7 @@ static int start(struct nftdp_dp *dp)
 	 * made then) */
 	if (nftdp_route_table_create_sized(&f->spare, f->max_routes) < 0)
 		f->spare = NULL;
+	f->spare_stale = true; /* empty: refilled once the control thread is idle */
 	nftdp_route_count(t, &n4, &n6);
 	printf("nftdp: mirrored %u IPv4 and %u IPv6 routes in %.1f ms (and a spare table in "
 	       "%.1f ms), following changes\n",
@@ -413,11 +434,16 @@ static void reclaim(struct nftdp_dp *dp)
 
 	/* tokens grow along the list: free the prefix that has passed */
 	while (k < f->n_ret && nftdp_vm_gen_grace_passed(dp->dom, f->ret[k].token)) {
-		/* the first one free becomes the spare */
-		if (!f->spare)
+		/* the first one free becomes the spare: it takes what cur
+		 * took since (deltas), or is refilled */
+		if (!f->spare) {
 			f->spare = f->ret[k].t;
-		else
+			f->spare_stale = f->owed_full || nftdp_route_apply(f->spare, f->owed) < 0;
+			nftdp_route_batch_clear(f->owed);
+			f->owed_full = false;
+		} else {
 			nftdp_route_table_destroy(f->ret[k].t);
+		}
 		k++;
 	}
 	if (k) {
@@ -439,10 +465,11 @@ static void log_rebuilds(struct nftdp_dp_fib *f, uint64_t now)
 		return;
 	nftdp_route_count(atomic_load_explicit(&f->cur, memory_order_relaxed), &n4, &n6);
 	printf("nftdp: routes: %u IPv4 and %u IPv6 routes, rebuilt in %.2f ms, swapped in "
-	       "%.3f ms (%lu rebuild%s)\n",
+	       "%.3f ms (%lu rebuild%s: %lu by deltas, %lu refilled)\n",
 	       n4, n6, (double)f->build_ns / 1e6, (double)f->swap_ns / 1e6, f->n_unlogged,
-	       f->n_unlogged == 1 ? "" : "s");
+	       f->n_unlogged == 1 ? "" : "s", f->n_deltas, f->n_refills);
 	f->n_unlogged = 0;
+	f->n_deltas = f->n_refills = 0;
 	f->next_log_ns = now + 1000000000ull;
 }
 
@@ -450,9 +477,10 @@ static void log_rebuilds(struct nftdp_dp_fib *f, uint64_t now)
 static void rebuild(struct nftdp_dp *dp, uint64_t now)
 {
 	struct nftdp_dp_fib *f = dp->fib;
-	struct nftdp_route_table *t, *old;
+	struct nftdp_route_table *t = NULL, *old;
 	uint64_t t1, t2;
-	int ret;
+	bool delta = false;
+	int ret = 0;
 
 	if (f->n_ret == f->cap_ret) {
 		unsigned int cap = f->cap_ret ? f->cap_ret * 2 : 4;
@@ -466,27 +494,89 @@ static void rebuild(struct nftdp_dp *dp, uint64_t now)
 		f->cap_ret = cap;
 	}
 	f->dirty = false;
-	ret = build(dp, &t);
+	/* the batch as deltas on the spare, when it is as current as cur
+	 * (a refill that fails half way leaves it to a refill) */
+	if (f->spare && !f->spare_stale && !nftdp_route_batch_full(f->batch) &&
+	    nftdp_route_capacity(f->spare) >= f->max_routes) {
+		ret = nftdp_route_apply(f->spare, f->batch);
+		if (ret == 0) {
+			t = f->spare;
+			f->spare = NULL;
+			delta = true;
+		} else {
+			f->spare_stale = true;
+			if (ret != -EAGAIN)
+				fprintf(stderr, "nftdp: routes: deltas: %s; refilling\n",
+					strerror(-ret));
+		}
+	}
+	if (!delta) {
+		nftdp_route_batch_clear(f->batch); /* the dump holds it */
+		ret = build(dp, &t);
+	}
 	t1 = now_ns();
 	if (ret < 0) {
 		/* the old table stays; a later notification or the retry
-		 * builds again */
+		 * builds again, from a dump */
 		fprintf(stderr, "nftdp: routes: rebuild: %s; keeping the previous table\n",
 			strerror(-ret));
+		nftdp_route_batch_set_full(f->batch);
 		f->dirty = true;
-		f->next_ok_ns = t1 + RETRY_NS;
+		f->next_ok_ns = f->next_refill_ns = t1 + RETRY_NS;
 		return;
 	}
 	old = atomic_exchange_explicit(&f->cur, t, memory_order_release);
 	f->ret[f->n_ret++] = (struct retired){.t = old, .token = nftdp_vm_gen_grace_start(dp->dom)};
+	if (delta) {
+		/* the old table takes the same batch once free (reclaim) */
+		struct nftdp_route_batch *b = f->owed;
+
+		f->owed = f->batch;
+		f->batch = b;
+		nftdp_route_batch_clear(f->batch);
+		nftdp_route_watch_collect(f->watch, f->batch);
+		f->owed_full = false;
+		f->n_deltas++;
+	} else {
+		nftdp_route_batch_clear(f->owed);
+		f->owed_full = true;
+		f->n_refills++;
+	}
 	t2 = now_ns();
 	f->build_ns = t1 - now;
 	f->swap_ns = t2 - t1;
-	f->next_ok_ns = t2 + 2 * (t2 - now);
+	/* the next delta after twice this one's time; a refill (seconds at
+	 * 1M routes) holds back the next refill, not the deltas */
+	if (delta)
+		f->next_ok_ns = t2 + 2 * (t2 - now);
+	else
+		f->next_ok_ns = f->next_refill_ns = t2 + 2 * (t2 - now);
 	f->n_builds++;
 	f->n_unlogged++;
 	log_rebuilds(f, t2);
 	log_custom(f, t);
+}
+
+/* Refill the spare from a dump (it is then ahead of cur: the batch
+ * applied to it next changes nothing it already holds). */
+static void refill_spare(struct nftdp_dp *dp, uint64_t now)
+{
+	struct nftdp_dp_fib *f = dp->fib;
+	struct nftdp_route_table *t;
+	int ret = build(dp, &t);
+	uint64_t t1 = now_ns();
+
+	if (ret < 0) {
+		/* build() gave the spare up: the next update makes a table */
+		fprintf(stderr, "nftdp: routes: refilling the spare table: %s\n", strerror(-ret));
+		f->next_refill_ns = t1 + RETRY_NS;
+		return;
+	}
+	f->spare = t;
+	f->spare_stale = false;
+	f->next_refill_ns = t1 + 2 * (t1 - now);
+	/* once a refill: the next changes are deltas again */
+	printf("nftdp: routes: spare table refilled in %.1f ms\n", (double)(t1 - now) / 1e6);
 }
 
 void nftdp_dp_fib_tick(struct nftdp_dp *dp)
@@ -512,10 +602,20 @@ void nftdp_dp_fib_tick(struct nftdp_dp *dp)
 	} else if (ret < 0) {
 		fprintf(stderr, "nftdp: routes: rtnetlink: %s\n", strerror(-ret));
 	}
+	/* a stale spare is refilled while nothing is pending, so that the
+	 * next change is a delta */
+	if (f->spare && f->spare_stale && !f->dirty && now >= f->next_refill_ns) {
+		refill_spare(dp, now);
+		return;
+	}
 	/* no spare yet but an old table in its grace period: it is the spare
 	 * within a worker burst, far sooner than a new 100 MiB table (and
 	 * workers that stopped quiescing do not pile tables up) */
 	if (!f->dirty || now < f->next_ok_ns || (!f->spare && f->n_ret))
+		return;
+	/* an update that must refill waits for the refills' own pace */
+	if ((!f->spare || f->spare_stale || nftdp_route_batch_full(f->batch)) &&
+	    now < f->next_refill_ns)
 		return;
 	if (now - f->last_ns >= QUIET_NS || now - f->first_ns >= MAX_DELAY_NS)
 		rebuild(dp, now);
@@ -551,6 +651,8 @@ void nftdp_dp_fib_fini(struct nftdp_dp *dp)
 	nftdp_route_table_destroy(atomic_load_explicit(&f->cur, memory_order_relaxed));
 	nftdp_route_table_destroy(f->spare);
 	nftdp_route_watch_close(f->watch);
+	nftdp_route_batch_destroy(f->batch);
+	nftdp_route_batch_destroy(f->owed);
 	free(f->ret);
 	free(f);
 	dp->fib = NULL;

@@ -31,25 +31,19 @@
 #define NFTDP_FRA_DPORT_MASK 29
 #define NFTDP_FRA_DSCP_MASK 30
 
-struct kdev {
-	uint32_t kidx; /* kernel ifindex */
-	uint32_t idx;  /* nftdp's */
-};
-
 struct mirror {
 	struct nftdp_route_table *t;
 	const struct nftdp_route_port *ports;
 	unsigned int n_ports;
-	struct kdev *devs;
-	unsigned int n_devs;
 	int err;
 };
 
-static uint32_t map_dev(const struct mirror *m, uint32_t kidx)
+/* a kernel ifindex as nftdp names the device (link_cb kept the map) */
+static uint32_t map_dev(const struct nftdp_route_table *t, uint32_t kidx)
 {
-	for (unsigned int i = 0; i < m->n_devs; i++)
-		if (m->devs[i].kidx == kidx)
-			return m->devs[i].idx;
+	for (unsigned int i = 0; i < t->n_devs; i++)
+		if (t->devs[i].kidx == kidx)
+			return t->devs[i].ifindex;
 	return NFTDP_ROUTE_IFINDEX_FOREIGN + kidx;
 }
 
@@ -76,7 +70,6 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[IFLA_MAX + 1] = {0};
 	const char *name;
-	struct kdev *d;
 	uint32_t idx;
 
 	mnl_attr_parse(nlh, sizeof(*ifi), link_attr, tb);
@@ -87,13 +80,6 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	for (unsigned int i = 0; i < m->n_ports; i++)
 		if (strncmp(m->ports[i].name, name, IFNAMSIZ) == 0)
 			idx = m->ports[i].ifindex;
-	d = realloc(m->devs, (m->n_devs + 1) * sizeof(*d));
-	if (!d) {
-		m->err = -ENOMEM;
-		return MNL_CB_ERROR;
-	}
-	m->devs = d;
-	d[m->n_devs++] = (struct kdev){.kidx = (uint32_t)ifi->ifi_index, .idx = idx};
 	if (nftdp_route_dev_add(m->t, idx, name,
 				tb[IFLA_MTU] && mnl_attr_get_payload_len(tb[IFLA_MTU]) == 4
 				    ? mnl_attr_get_u32(tb[IFLA_MTU])
@@ -101,10 +87,42 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		m->err = -ENOMEM;
 		return MNL_CB_ERROR;
 	}
+	/* the kernel's ifindex: route messages name devices by it */
+	m->t->devs[m->t->n_devs - 1].kidx = (uint32_t)ifi->ifi_index;
+	m->t->devs[m->t->n_devs - 1].flags = ifi->ifi_flags & NFTDP_ROUTE_LINK_FLAGS;
 	/* suppress_ifgroup compares the route's device's group */
 	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
 		nftdp_route_dev_group(m->t, idx, mnl_attr_get_u32(tb[IFLA_GROUP]));
 	return MNL_CB_OK;
+}
+
+bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsghdr *nlh)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IFLA_MAX + 1] = {0};
+	const struct nftdp_route_dev *d = NULL;
+	uint32_t mtu = 0, group = 0;
+	const char *name;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+	    mnl_attr_parse(nlh, sizeof(*ifi), link_attr, tb) < 0 || !tb[IFLA_IFNAME])
+		return false;
+	for (unsigned int i = 0; i < t->n_devs && !d; i++)
+		if (t->devs[i].kidx == (uint32_t)ifi->ifi_index)
+			d = &t->devs[i];
+	if (!d)
+		return false; /* a new device */
+	if (tb[IFLA_MTU] && mnl_attr_get_payload_len(tb[IFLA_MTU]) == 4)
+		mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_GROUP] && mnl_attr_get_payload_len(tb[IFLA_GROUP]) == 4)
+		group = mnl_attr_get_u32(tb[IFLA_GROUP]);
+	/* the name within its attribute (no NUL needed to stop) */
+	name = mnl_attr_get_payload(tb[IFLA_IFNAME]);
+	len = strnlen(name, mnl_attr_get_payload_len(tb[IFLA_IFNAME]));
+	return len == strnlen(d->name, sizeof(d->name)) && memcmp(d->name, name, len) == 0 &&
+	       d->mtu == mtu && d->group == group &&
+	       d->flags == (ifi->ifi_flags & NFTDP_ROUTE_LINK_FLAGS);
 }
 
 static int addr_attr(const struct nlattr *a, void *data)
@@ -133,7 +151,7 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (!tb[IFA_ADDRESS] || mnl_attr_get_payload_len(tb[IFA_ADDRESS]) != 16)
 		return MNL_CB_OK;
-	if (nftdp_route_addr6_add(m->t, map_dev(m, ifa->ifa_index),
+	if (nftdp_route_addr6_add(m->t, map_dev(m->t, ifa->ifa_index),
 				  mnl_attr_get_payload(tb[IFA_ADDRESS])) < 0) {
 		m->err = -ENOMEM;
 		return MNL_CB_ERROR;
@@ -177,10 +195,8 @@ static void path_gw(const struct rtnexthop *rtnh, unsigned int alen, uint8_t gw[
 	}
 }
 
-/* whether a route of this table goes into a policy table (rule.c) */
-static bool table_named(const struct mirror *m, uint8_t family, uint32_t table)
+bool nftdp_route_table_kept(const struct nftdp_route_table *t, uint8_t family, uint32_t table)
 {
-	const struct nftdp_route_table *t = m->t;
 	int f = family == AF_INET ? 0 : 1;
 
 	if (family == AF_INET && table == RT_TABLE_DEFAULT)
@@ -193,62 +209,64 @@ static bool table_named(const struct mirror *m, uint8_t family, uint32_t table)
 	return false;
 }
 
-static int route_cb(const struct nlmsghdr *nlh, void *data)
+int nftdp_route_msg_parse(const struct nftdp_route_table *t, const struct nlmsghdr *nlh,
+			  struct nftdp_route_msg *r)
 {
-	struct mirror *m = data;
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[RTA_MAX + 1] = {0};
-	struct nftdp_route_nh nh = {0};
-	uint8_t dst[16] = {0};
-	unsigned int alen = rtm->rtm_family == AF_INET ? 4 : 16;
-	uint32_t table;
-	enum nftdp_route_tbl tbl;
-	bool other;
-	int rc;
+	struct nftdp_route_nh *nh = &r->nh;
+	unsigned int alen;
 
+	memset(r, 0, sizeof(*r));
+	r->skip = true;
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return -EINVAL;
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
-		return MNL_CB_OK;
+		return 0;
 	/* cached clones are no routes; a TOS route only serves packets of
 	 * that TOS, which fib's lookup would have to carry (not mirrored) */
 	if ((rtm->rtm_flags & RTM_F_CLONED) || rtm->rtm_tos)
-		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*rtm), route_attr, tb);
-	table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
-	if (table == RT_TABLE_MAIN)
-		tbl = NFTDP_ROUTE_TBL_MAIN;
-	else if (table == RT_TABLE_LOCAL)
-		tbl = NFTDP_ROUTE_TBL_LOCAL;
+		return 0;
+	alen = rtm->rtm_family == AF_INET ? 4 : 16;
+	if (mnl_attr_parse(nlh, sizeof(*rtm), route_attr, tb) < 0)
+		return -EINVAL;
+	r->family = rtm->rtm_family;
+	r->plen = rtm->rtm_dst_len;
+	if (r->plen > alen * 8)
+		return -EINVAL;
+	r->table = tb[RTA_TABLE] && mnl_attr_get_payload_len(tb[RTA_TABLE]) == 4
+		       ? mnl_attr_get_u32(tb[RTA_TABLE])
+		       : rtm->rtm_table;
+	if (r->table == RT_TABLE_MAIN)
+		r->tbl = NFTDP_ROUTE_TBL_MAIN;
+	else if (r->table == RT_TABLE_LOCAL)
+		r->tbl = NFTDP_ROUTE_TBL_LOCAL;
 	else
-		tbl = NFTDP_ROUTE_TBL_OTHER;
-	/* other tables are reached through rules (and IPv4's table default
-	 * through the default rule): kept when a rule names them. Under
-	 * custom rules the kernel no longer merges IPv4 local and main
-	 * (fib_unmerge): each also gets a table of its own. */
-	other = table_named(m, rtm->rtm_family, table);
-	if (tbl == NFTDP_ROUTE_TBL_OTHER && !other)
-		return MNL_CB_OK;
+		r->tbl = NFTDP_ROUTE_TBL_OTHER;
 	/* an IPv4 route whose every path is dead is skipped by
 	 * fib_table_lookup (fi->fib_flags & RTNH_F_DEAD): the next route of
 	 * the prefix, or a shorter prefix, answers */
-	if (rtm->rtm_family == AF_INET && (rtm->rtm_flags & RTNH_F_DEAD))
-		return MNL_CB_OK;
+	r->dead = rtm->rtm_family == AF_INET && (rtm->rtm_flags & RTNH_F_DEAD);
 	if (tb[RTA_DST]) {
 		if (mnl_attr_get_payload_len(tb[RTA_DST]) != alen)
-			return MNL_CB_OK;
-		memcpy(dst, mnl_attr_get_payload(tb[RTA_DST]), alen);
+			return 0;
+		memcpy(r->dst, mnl_attr_get_payload(tb[RTA_DST]), alen);
 	}
-	nh.type = rtm->rtm_type;
-	if (tb[RTA_OIF])
-		nh.oif[nh.n_oif++] = map_dev(m, mnl_attr_get_u32(tb[RTA_OIF]));
+	r->skip = false;
+	nh->type = rtm->rtm_type;
+	if (tb[RTA_PRIORITY] && mnl_attr_get_payload_len(tb[RTA_PRIORITY]) == 4)
+		nh->metric = mnl_attr_get_u32(tb[RTA_PRIORITY]);
+	if (tb[RTA_OIF] && mnl_attr_get_payload_len(tb[RTA_OIF]) == 4)
+		nh->oif[nh->n_oif++] = map_dev(t, mnl_attr_get_u32(tb[RTA_OIF]));
 	if (tb[RTA_GATEWAY] && mnl_attr_get_payload_len(tb[RTA_GATEWAY]) == alen) {
-		nh.gateway = true;
-		memcpy(nh.gw, mnl_attr_get_payload(tb[RTA_GATEWAY]), alen);
+		nh->gateway = true;
+		memcpy(nh->gw, mnl_attr_get_payload(tb[RTA_GATEWAY]), alen);
 	}
 	if (tb[RTA_METRICS])
-		nh.mtu = metric_mtu(tb[RTA_METRICS]);
-	if (nh.gateway)
-		memcpy(nh.path_gw[0], nh.gw, alen);
-	nh.path_weight[0] = 1;
+		nh->mtu = metric_mtu(tb[RTA_METRICS]);
+	if (nh->gateway)
+		memcpy(nh->path_gw[0], nh->gw, alen);
+	nh->path_weight[0] = 1;
 	if (tb[RTA_MULTIPATH]) {
 		const struct rtnexthop *rtnh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
 		int len = (int)mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
@@ -260,13 +278,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		unsigned int n = 0, first_live = NFTDP_ROUTE_MAX_PATHS;
 		bool live = false;
 
+		r->multipath = true;
 		while (len >= (int)sizeof(*rtnh) && rtnh->rtnh_len >= sizeof(*rtnh) &&
 		       rtnh->rtnh_len <= len) {
 			bool dead = rtnh->rtnh_flags & RTNH_F_DEAD;
 
 			if (n < NFTDP_ROUTE_MAX_PATHS) {
 				memset(path[n].gw, 0, sizeof(path[n].gw));
-				path[n].dev = map_dev(m, (uint32_t)rtnh->rtnh_ifindex);
+				path[n].dev = map_dev(t, (uint32_t)rtnh->rtnh_ifindex);
 				path[n].weight = (uint8_t)(rtnh->rtnh_hops + 1);
 				path[n].dead = dead;
 				if (rtnh->rtnh_len > sizeof(*rtnh))
@@ -278,9 +297,9 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 			/* a path with a gateway: the route has one (RTF_GATEWAY);
 			 * the gateway kept is the first live path's */
 			if (rtnh->rtnh_len > sizeof(*rtnh)) {
-				nh.gateway = true;
+				nh->gateway = true;
 				if (!live && !dead)
-					path_gw(rtnh, alen, nh.gw);
+					path_gw(rtnh, alen, nh->gw);
 			}
 			live |= !dead;
 			len -= RTNH_ALIGN(rtnh->rtnh_len);
@@ -296,27 +315,57 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 
 			if (rtm->rtm_family == AF_INET && first_live < n)
 				from = i == 0 ? first_live : i <= first_live ? i - 1 : i;
-			if (nh.n_oif >= NFTDP_ROUTE_MAX_PATHS)
+			if (nh->n_oif >= NFTDP_ROUTE_MAX_PATHS)
 				break;
-			nh.oif[nh.n_oif] = path[from].dev;
-			memcpy(nh.path_gw[nh.n_oif], path[from].gw, 16);
-			nh.path_weight[nh.n_oif] = path[from].weight;
+			nh->oif[nh->n_oif] = path[from].dev;
+			memcpy(nh->path_gw[nh->n_oif], path[from].gw, 16);
+			nh->path_weight[nh->n_oif] = path[from].weight;
 			if (path[from].dead)
-				nh.path_dead |= (uint8_t)(1u << nh.n_oif);
-			nh.n_oif++;
+				nh->path_dead |= (uint8_t)(1u << nh->n_oif);
+			nh->n_oif++;
 		}
 	}
+	return 0;
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct mirror *m = data;
+	struct nftdp_route_msg r;
+	bool other;
+	int rc;
+
+	if (nftdp_route_msg_parse(m->t, nlh, &r) < 0 || r.skip)
+		return MNL_CB_OK;
+	/* other tables are reached through rules (and IPv4's table default
+	 * through the default rule): kept when a rule names them. Under
+	 * custom rules the kernel no longer merges IPv4 local and main
+	 * (fib_unmerge): each also gets a table of its own. */
+	other = nftdp_route_table_kept(m->t, r.family, r.table);
+	if (r.tbl == NFTDP_ROUTE_TBL_OTHER && !other)
+		return MNL_CB_OK;
+	if (r.dead) {
+		/* a live route of the prefix may come later: a delta at this
+		 * prefix cannot tell which one answers (delta.c) */
+		rc = r.tbl == NFTDP_ROUTE_TBL_OTHER
+			 ? 0
+			 : nftdp_route_shadow_add(m->t, r.family, r.tbl, r.dst, r.plen);
+		if (rc < 0) {
+			m->err = rc;
+			return MNL_CB_ERROR;
+		}
+		return MNL_CB_OK;
+	}
 	if (other) {
-		rc =
-		    nftdp_route_table_add(m->t, rtm->rtm_family, table, dst, rtm->rtm_dst_len, &nh);
+		rc = nftdp_route_table_add(m->t, r.family, r.table, r.dst, r.plen, &r.nh);
 		if (rc < 0) {
 			m->err = rc;
 			return MNL_CB_ERROR;
 		}
 	}
-	if (tbl == NFTDP_ROUTE_TBL_OTHER)
+	if (r.tbl == NFTDP_ROUTE_TBL_OTHER)
 		return MNL_CB_OK;
-	rc = nftdp_route_add(m->t, rtm->rtm_family, tbl, dst, rtm->rtm_dst_len, &nh);
+	rc = nftdp_route_add(m->t, r.family, r.tbl, r.dst, r.plen, &r.nh);
 	if (rc < 0 && rc != -EEXIST) {
 		m->err = rc;
 		return MNL_CB_ERROR;
@@ -518,7 +567,6 @@ int nftdp_route_mirror(struct nftdp_route_table *t, const struct nftdp_route_por
 		rc = dump(nl, RTM_GETROUTE, AF_INET6, sizeof(struct rtmsg), route_cb, &m);
 	if (rc == 0)
 		rc = nftdp_route_policy_build(t);
-	free(m.devs);
 	mnl_socket_close(nl);
 	return rc;
 }

@@ -27,6 +27,10 @@
 #define NH_MAX_2B 65535u /* 2-byte next hops; 0 is "no route" */
 #define FIB_ROUTES 65536 /* the default size; bigger ones take 4-byte next hops */
 #define FIB_TBL8 4096
+/* a grown table: an IPv4 tbl8 group (a /24 with longer prefixes in it,
+ * 1 KiB with 4-byte next hops) for every 32 routes of its size: 32 MiB at
+ * 1M routes, room for the /25-/32s a full table and its local routes have */
+#define FIB_TBL8_PER_ROUTES 32u
 #define FIB6_TBL8 16384 /* a /64 takes up to 5 groups of the TRIE: ~3000 of them */
 /* a grown table: a group for every 8 routes of its size (1 KiB each with
  * 4-byte next hops: 512 MiB a TRIE at 4M routes), room for 100k /64s */
@@ -47,7 +51,7 @@ int nftdp_route_table_create_sized(struct nftdp_route_table **out, unsigned int 
 	    .default_nh = 0,
 	    .max_routes = big ? (int)max_routes : FIB_ROUTES,
 	    .dir24_8 = {.nh_sz = big ? RTE_FIB_DIR24_8_4B : RTE_FIB_DIR24_8_2B,
-			.num_tbl8 = FIB_TBL8},
+			.num_tbl8 = big ? max_routes / FIB_TBL8_PER_ROUTES : FIB_TBL8},
 	};
 	struct rte_fib6_conf c6 = {
 	    .type = RTE_FIB6_TRIE,
@@ -111,6 +115,8 @@ void nftdp_route_table_destroy(struct nftdp_route_table *t)
 	free(t->rules[0]);
 	free(t->rules[1]);
 	free(t->pend);
+	free(t->nh_free);
+	free(t->shadow);
 	free(t->nh);
 	free(t->ll);
 	free(t->addr6);
@@ -126,7 +132,8 @@ int nftdp_route_table_reset(struct nftdp_route_table *t)
 		const struct nftdp_route_nh *n = &t->nh[i];
 		int rc;
 
-		if (n->tbl == NFTDP_ROUTE_TBL_OTHER) /* in a policy table's RIB */
+		/* in a policy table's RIB, or given back by a delta */
+		if (n->tbl == NFTDP_ROUTE_TBL_OTHER || n->family == AF_UNSPEC)
 			continue;
 		if (n->family == AF_INET) {
 			uint32_t a;
@@ -142,6 +149,11 @@ int nftdp_route_table_reset(struct nftdp_route_table *t)
 			return rc;
 	}
 	t->n_nh = 1;
+	t->n_free = 0;
+	if (t->n_shadow) {
+		memset(t->shadow, 0, t->cap_shadow * sizeof(*t->shadow));
+		t->n_shadow = 0;
+	}
 	t->n_ll = 0;
 	t->n_addr6 = 0;
 	t->n_devs = 0;
@@ -156,6 +168,11 @@ int nftdp_route_nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh 
 {
 	struct nftdp_route_nh *n;
 
+	if (t->n_free) { /* one a delta gave back */
+		*idx = t->nh_free[--t->n_free];
+		t->nh[*idx] = *nh;
+		return 0;
+	}
 	if (t->n_nh >= t->nh_max)
 		return -ENOSPC;
 	if (t->n_nh == t->cap_nh) {
@@ -170,6 +187,95 @@ int nftdp_route_nh_add(struct nftdp_route_table *t, const struct nftdp_route_nh 
 	t->nh[t->n_nh] = *nh;
 	*idx = t->n_nh++;
 	return 0;
+}
+
+void nftdp_route_nh_free(struct nftdp_route_table *t, uint32_t idx)
+{
+	if (t->n_free == t->cap_free) {
+		uint32_t cap = t->cap_free ? t->cap_free * 2 : 64;
+		uint32_t *f = realloc(t->nh_free, cap * sizeof(*f));
+
+		if (!f) /* not reused then; a refill compacts */
+			goto mark;
+		t->nh_free = f;
+		t->cap_free = cap;
+	}
+	t->nh_free[t->n_free++] = idx;
+mark:
+	t->nh[idx].family = AF_UNSPEC; /* nftdp_route_table_reset skips it */
+}
+
+/* the shadow set: open addressing, linear probing, at most half full */
+static uint32_t shadow_hash(int family, unsigned int tbl, const uint8_t *dst, uint8_t plen)
+{
+	uint32_t h = 2166136261u;
+
+	h = (h ^ (uint32_t)family) * 16777619u;
+	h = (h ^ tbl) * 16777619u;
+	h = (h ^ plen) * 16777619u;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ dst[i]) * 16777619u;
+	return h;
+}
+
+static void shadow_key(struct nftdp_route_shadow *k, int family, enum nftdp_route_tbl tbl,
+		       const uint8_t *dst, uint8_t plen)
+{
+	memset(k, 0, sizeof(*k));
+	k->used = 1;
+	k->family = (uint8_t)family;
+	k->tbl = family == AF_INET ? 0 : (uint8_t)tbl; /* IPv4: one merged table */
+	k->plen = plen;
+	memcpy(k->dst, dst, family == AF_INET ? 4 : 16);
+	nftdp_route_mask_prefix(k->dst, 16, plen);
+}
+
+static struct nftdp_route_shadow *shadow_slot(struct nftdp_route_shadow *set, uint32_t cap,
+					      const struct nftdp_route_shadow *k)
+{
+	uint32_t i = shadow_hash(k->family, k->tbl, k->dst, k->plen) & (cap - 1);
+
+	while (set[i].used && memcmp(&set[i], k, sizeof(*k)) != 0)
+		i = (i + 1) & (cap - 1);
+	return &set[i];
+}
+
+int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			   const uint8_t *dst, uint8_t plen)
+{
+	struct nftdp_route_shadow k, *s;
+
+	shadow_key(&k, family, tbl, dst, plen);
+	if ((t->n_shadow + 1) * 2 > t->cap_shadow) {
+		uint32_t cap = t->cap_shadow ? t->cap_shadow * 2 : 64;
+		struct nftdp_route_shadow *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < t->cap_shadow; i++)
+			if (t->shadow[i].used)
+				*shadow_slot(n, cap, &t->shadow[i]) = t->shadow[i];
+		free(t->shadow);
+		t->shadow = n;
+		t->cap_shadow = cap;
+	}
+	s = shadow_slot(t->shadow, t->cap_shadow, &k);
+	if (!s->used) {
+		*s = k;
+		t->n_shadow++;
+	}
+	return 0;
+}
+
+bool nftdp_route_shadow_has(const struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			    const uint8_t *dst, uint8_t plen)
+{
+	struct nftdp_route_shadow k;
+
+	if (!t->n_shadow)
+		return false;
+	shadow_key(&k, family, tbl, dst, plen);
+	return shadow_slot(t->shadow, t->cap_shadow, &k)->used;
 }
 
 /* the next hop at this exact prefix (the RIB under the FIB), 0 if none */
@@ -197,6 +303,24 @@ static uint64_t fib6_exact(struct nftdp_route_table *t, int i, const uint8_t *a,
 static bool per_dev6(const uint8_t *a)
 {
 	return (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff;
+}
+
+/* a prefix (masked) of the per-device list */
+bool nftdp_route_is_ll6(const uint8_t *dst, uint8_t plen)
+{
+	return plen >= 8 && per_dev6(dst) && (dst[0] == 0xff || plen >= 10);
+}
+
+uint32_t nftdp_route_exact(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			   const uint8_t *dst, uint8_t plen)
+{
+	uint32_t a;
+
+	if (family == AF_INET) {
+		memcpy(&a, dst, 4);
+		return (uint32_t)fib4_exact(t, ntohl(a), plen);
+	}
+	return (uint32_t)fib6_exact(t, (int)tbl, dst, plen);
 }
 
 void nftdp_route_mask_prefix(uint8_t *a, unsigned int size, uint8_t plen)
@@ -233,8 +357,15 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		/* a prefix keeps its first route, but local's wins over main's:
 		 * the merged trie lists local's entries of a prefix first */
 		h = fib4_exact(t, a, plen);
-		if (h && !(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
-			return -EEXIST;
+		if (h) {
+			/* two routes of the prefix: a delta cannot tell which
+			 * one answers once one goes (delta.c) */
+			rc = nftdp_route_shadow_add(t, family, tbl, n.dst, plen);
+			if (rc < 0)
+				return rc;
+			if (!(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
+				return -EEXIST;
+		}
 		rc = nftdp_route_nh_add(t, &n, &idx);
 		if (rc < 0)
 			return rc;
@@ -249,7 +380,7 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 	memcpy(n.dst, addr, 16);
 	nftdp_route_mask_prefix(n.dst, 16, plen);
 	n.plen = plen;
-	if (plen >= 8 && per_dev6(n.dst) && (n.dst[0] == 0xff || plen >= 10)) {
+	if (nftdp_route_is_ll6(n.dst, plen)) {
 		struct nftdp_route_nh *l = realloc(t->ll, (t->n_ll + 1) * sizeof(*l));
 
 		if (!l)
@@ -259,8 +390,10 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		t->n6++;
 		return 0;
 	}
-	if (fib6_exact(t, (int)tbl, n.dst, plen))
-		return -EEXIST;
+	if (fib6_exact(t, (int)tbl, n.dst, plen)) {
+		rc = nftdp_route_shadow_add(t, family, tbl, n.dst, plen);
+		return rc < 0 ? rc : -EEXIST;
+	}
 	rc = nftdp_route_nh_add(t, &n, &idx);
 	if (rc < 0)
 		return rc;

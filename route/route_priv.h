@@ -7,6 +7,7 @@
 #define NFTDP_ROUTE_PRIV_H
 
 #include <libmnl/libmnl.h>
+#include <linux/if.h>
 
 #include "nftdp_route.h"
 
@@ -22,6 +23,8 @@ struct nftdp_route_dev {
 	uint32_t ifindex;
 	uint32_t mtu;
 	uint32_t group; /* IFLA_GROUP */
+	uint32_t kidx;	/* the kernel's ifindex (0: not from a dump) */
+	uint32_t flags; /* ifi_flags & NFTDP_ROUTE_LINK_FLAGS */
 	char name[NFTDP_ROUTE_IFNAMSIZ];
 };
 
@@ -68,7 +71,57 @@ struct nftdp_route_table {
 	struct nftdp_route_pend *pend;
 	uint32_t n_pend, cap_pend;
 	unsigned int xt_seq; /* unique rte_rib names */
+	/* deltas (delta.c): next hops given back by a delete or a replace,
+	 * reused before the table grows */
+	uint32_t *nh_free;
+	uint32_t n_free, cap_free;
+	/* prefixes the kernel holds more than one route of (a higher
+	 * metric, IPv4 local over main, a dead route): a delta there cannot
+	 * say which one answers, only a refill can */
+	struct nftdp_route_shadow *shadow;
+	uint32_t n_shadow, cap_shadow; /* cap: a power of two, or 0 */
 };
+
+/* a prefix in the shadow set (IPv4: tbl 0, local and main are merged) */
+struct nftdp_route_shadow {
+	uint8_t used, family, tbl, plen;
+	uint8_t dst[16];
+};
+
+/* one RTM_NEWROUTE / RTM_DELROUTE as the mirror reads it (mirror.c) */
+struct nftdp_route_msg {
+	bool skip;	/* nothing the mirror keeps (cloned, TOS, not IP) */
+	bool dead;	/* IPv4: every path dead (fib_table_lookup skips it) */
+	bool multipath; /* RTA_MULTIPATH */
+	uint8_t family, plen;
+	uint32_t table;		  /* the kernel's id */
+	enum nftdp_route_tbl tbl; /* main, local or other */
+	uint8_t dst[16];
+	struct nftdp_route_nh nh; /* metric: RTA_PRIORITY */
+};
+
+/* mirror.c: parse a route message; devices by t's map. 0 (r->skip says
+ * whether it matters), -EINVAL (malformed). */
+int nftdp_route_msg_parse(const struct nftdp_route_table *t, const struct nlmsghdr *nlh,
+			  struct nftdp_route_msg *r);
+/* the link flags routes depend on (IPv4 marks or flushes routes of a
+ * device down or without carrier without a route notification) */
+#define NFTDP_ROUTE_LINK_FLAGS (IFF_UP | IFF_RUNNING | IFF_LOWER_UP)
+/* mirror.c: whether an RTM_NEWLINK changes nothing t mirrors (name, mtu,
+ * group, NFTDP_ROUTE_LINK_FLAGS): promiscuity, statistics and the like */
+bool nftdp_route_link_same(const struct nftdp_route_table *t, const struct nlmsghdr *nlh);
+/* mirror.c: whether a route of this table goes into a policy table (rule.c) */
+bool nftdp_route_table_kept(const struct nftdp_route_table *t, uint8_t family, uint32_t table);
+
+/* route.c: the shadow set, and the next hop at a prefix of local/main */
+int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			   const uint8_t *dst, uint8_t plen);
+bool nftdp_route_shadow_has(const struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			    const uint8_t *dst, uint8_t plen);
+void nftdp_route_nh_free(struct nftdp_route_table *t, uint32_t idx);
+uint32_t nftdp_route_exact(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			   const uint8_t *dst, uint8_t plen);
+bool nftdp_route_is_ll6(const uint8_t *dst, uint8_t plen);
 
 /* rtnl.c: a NETLINK_ROUTE socket bound to an automatic port id (NULL with
  * errno set), and one request on it: nlh (its seq set here) sent, every

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Live updates: a non-blocking rtnetlink socket in the groups the mirror
- * copies (links, IPv4/IPv6 addresses, routes and rules). It only says
- * "something changed, dump again": the caller coalesces a burst of
- * notifications (a routing daemon sends thousands) into one new table.
- * ENOBUFS (the kernel dropped notifications) says the same. Neighbours
+ * copies (links, IPv4/IPv6 addresses, routes and rules). It says
+ * "something changed": the caller coalesces a burst of notifications (a
+ * routing daemon sends thousands) into one update and, when it asked for
+ * them (nftdp_route_watch_collect), gets the route messages as a batch of
+ * deltas (delta.c); a link, address or rule change, or ENOBUFS (the
+ * kernel dropped notifications), asks for a new dump. Neighbours
  * (RTNLGRP_NEIGH, router forwarding only) are told apart from the rest:
  * their table is small and rebuilt on its own (dataplane/nexthop.c).
  */
@@ -21,8 +23,14 @@
 
 struct nftdp_route_watch {
 	struct mnl_socket *nl;
-	bool neigh; /* in RTNLGRP_NEIGH */
+	bool neigh;			 /* in RTNLGRP_NEIGH */
+	struct nftdp_route_batch *batch; /* where route messages go, or NULL */
 };
+
+void nftdp_route_watch_collect(struct nftdp_route_watch *w, struct nftdp_route_batch *b)
+{
+	w->batch = b;
+}
 
 int nftdp_route_watch_open(struct nftdp_route_watch **out)
 {
@@ -126,14 +134,24 @@ int nftdp_route_watch_read(struct nftdp_route_watch *w)
 				 * draining what is queued */
 				changed = NFTDP_ROUTE_WATCH_ROUTES |
 					  (w->neigh ? NFTDP_ROUTE_WATCH_NEIGH : 0);
+				if (w->batch)
+					nftdp_route_batch_set_full(w->batch);
 				continue;
 			}
 			return -errno;
 		}
 		len = (int)n;
 		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
-		     nlh = mnl_nlmsg_next(nlh, &len))
-			changed |= relevant(nlh);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			int r = relevant(nlh);
+
+			changed |= r;
+			if (!w->batch || !(r & NFTDP_ROUTE_WATCH_ROUTES))
+				continue;
+			/* a route or link: kept as a delta; an address or
+			 * rule: a refill (batch_add marks the batch full) */
+			nftdp_route_batch_add(w->batch, nlh, nlh->nlmsg_len);
+		}
 	}
 }
 

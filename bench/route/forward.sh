@@ -18,15 +18,28 @@
 #   route-small  --route in the small netns
 #   route-big    --route in the big netns
 # Then route updates absorbed while forwarding: nftdp --route runs in the
-# big netns, and `ip -batch` adds UPDATES more /24s via another gateway;
-# the kernel's time for the batch, the time until nftdp's table has them
-# all (its "routes: N IPv4" log line), and the Mpps before and during.
+# big netns, and one `ip -batch` replaces UPDATES/2 routes of the big
+# table (another gateway) then adds UPDATES/2 more /24s; the kernel's
+# time for the batch, the time until nftdp's table has them all (its
+# "routes: N IPv4" log line: the adds come last), how many updates were
+# deltas and how many refills, and the Mpps before and during.
+# Then, with nftdp --route in the big netns sending out of port 0 into
+# the veth p0 (tx_iface: slower than the tx drop) and tcpdump on dp0
+# waiting for the first frame of the traffic's first flow to a gateway's
+# MAC: a second batch undoes the first (replaces back, deletes) and ends
+# with that flow's route replaced via 10.1.0.3: the time from the batch's
+# start to that frame (the log line above is at most one a second); then
+# REPLACES single `ip route replace`s of that route, alternately via
+# 10.1.0.2 and 10.1.0.3: the time from just before each to the frame's
+# kernel timestamp.
 # Then instructions per packet (callgrind, the offline replay of the same
 # traffic, as bench/dataplane/instructions.sh) for wire and route-small.
 #
 # usage: forward.sh [--build DIR] [--routes4 N] [--routes6 N] [--flows N]
 #                   [--seconds S] [--repeat N] [--updates N] [--no-callgrind]
-#                   [--smoke]
+#                   [--updates-only] [--replaces N] [--smoke]
+# --updates-only: no forwarding rounds nor callgrind, only the updates and
+#          the replace latency (ROUTES4 at 1M: about 5 minutes on 2 cores).
 # --smoke: 20,000 / 2,000 routes, no hugepages, 2 s, one round, no
 #          callgrind: that it runs, not a measurement.
 # Full runs reserve 2 MB hugepages (nr_hugepages + 3000) on a private
@@ -38,6 +51,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$root/build n4=1000000 n6=100000 flows=1024 seconds=6 repeat=3 updates=10000 smoke=0 callgrind=1
+only=0 replaces=5
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(cd "$2" && pwd); shift ;;
@@ -49,15 +63,19 @@ while [ $# -gt 0 ]; do
 	--updates) updates=$2; shift ;;
 	--smoke) smoke=1 ;;
 	--no-callgrind) callgrind=0 ;;
+	--updates-only) only=1 callgrind=0 ;;
+	--replaces) replaces=$2; shift ;;
 	*) echo "usage: $0 [--build DIR] [--routes4 N] [--routes6 N] [--flows N] [--seconds S]" \
-		"[--repeat N] [--updates N] [--no-callgrind] [--smoke]" >&2
+		"[--repeat N] [--updates N] [--no-callgrind] [--updates-only] [--replaces N]" \
+		"[--smoke]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
 if [ "$smoke" -eq 1 ]; then
-	n4=20000 n6=2000 seconds=2 repeat=1 updates=1000
+	n4=20000 n6=2000 seconds=2 repeat=1 updates=1000 replaces=2
 fi
+command -v tcpdump > /dev/null || replaces=0
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
 [ -x "$build/nftdp" ] || { echo "SKIP: $build/nftdp missing"; exit 77; }
 
@@ -137,6 +155,9 @@ for k in range(flows):
     sport = 1024 + k
     if k % 2 == 0:
         a, b, c = p4(rnd.randrange(n4))
+        if k == 0:  # the route the replace latency changes
+            with open(tmp + '/first', 'w') as f:
+                f.write('%d.%d.%d.0/24\n' % (a, b, c))
         src = bytes([10, 1, 0, 2 + k % 200])
         dst = bytes([a, b, c, 1 + k % 250])
         udp = struct.pack('!HHHH', sport, 5000, 8 + 18, 0) + b'x' * 18
@@ -159,9 +180,19 @@ with open(tmp + '/traffic.pcap', 'wb') as f:
             fr = fr + b'\0' * max(0, 60 - len(fr))
             f.write(struct.pack('<IIII', 0, 0, len(fr), len(fr)) + fr)
 PY
-for i in $(seq 0 $((updates - 1))); do
-	echo "route add $((60 + (i >> 16))).$(((i >> 8) & 255)).$((i & 255)).0/24 via 10.1.0.3 dev dp0"
-done > "$tmp/updates" # /24s past the big table's, via another gateway
+# half replaces of the big table's routes (another gateway), then half
+# adds of /24s past it
+/usr/bin/python3 - "$n4" "$updates" > "$tmp/updates" <<'PY'
+import sys
+n4, updates = int(sys.argv[1]), int(sys.argv[2])
+nrep = min(updates // 2, n4)
+for i in range(nrep):
+    j = (i * 7919) % n4
+    print('route replace %d.%d.%d.0/24 via 10.1.0.3 dev dp0' % (11 + (j >> 16), (j >> 8) & 255, j & 255))
+for i in range(updates - nrep):
+    print('route add %d.%d.%d.0/24 via 10.1.0.3 dev dp0' % (60 + (i >> 16), (i >> 8) & 255, i & 255))
+PY
+nadds=$((updates - $(grep -c '^route replace' "$tmp/updates")))
 t0=$(date +%s.%N)
 timeout 900 ip -n "$nsb" -batch "$tmp/big"
 t1=$(date +%s.%N)
@@ -213,6 +244,7 @@ run_cfg() {
 }
 
 names=(wire route-small route-big)
+[ "$only" -eq 0 ] || names=()
 declare -A runs med
 for r in $(seq "$repeat"); do
 	for n in "${names[@]}"; do
@@ -225,18 +257,33 @@ done
 for n in "${names[@]}"; do
 	med[$n]=$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | median)
 done
-echo "route-big start: $(cat "$tmp/route-big.mirror")"
+[ "$only" -eq 1 ] || echo "route-big start: $(cat "$tmp/route-big.mirror")"
 
 # route updates while forwarding
 log=$tmp/updates.log
 start_nftdp "$nsb" "$log" --route
+# the first refill of the spare runs once nftdp is idle: wait for it
 sleep 3
+for _ in $(seq 600); do
+	grep -q 'mirrored' "$log" && break
+	sleep 0.1
+done
+echo "updates: start: $(grep -h 'mirrored' "$log" | head -1)"
+wait_spare() { # the first refill of the spare table (then updates are deltas)
+	for _ in $(seq 1200); do
+		grep -q 'spare table refilled' "$1" && break
+		sleep 0.1
+	done
+	grep -h 'spare table refilled' "$1" | head -1
+	sleep 2
+}
+echo "updates: $(wait_spare "$log")"
 mark=$(wc -l < "$log")
 t0=$(date +%s.%N)
 timeout 300 ip -n "$nsb" -batch "$tmp/updates"
 t1=$(date +%s.%N)
 have=$(sed -n 's/^nftdp: mirrored \([0-9]*\) IPv4.*/\1/p' "$log" | head -1)
-want=$((have + updates))
+want=$((have + nadds))
 absorbed=
 for _ in $(seq 1200); do
 	if tail -n +$((mark + 1)) "$log" | grep -q "routes: $want IPv4"; then
@@ -251,7 +298,7 @@ stop_nftdp
 before=$(rates "$log" 0 "$mark" | tail -n +2 | median)
 during=$(rates "$log" "$mark" $((mark2 - mark)) | median)
 kern_s=$(echo "$t1 - $t0" | bc)
-echo "updates: $updates route adds: kernel $kern_s s ($(echo "$updates / $kern_s" | bc) /s)"
+echo "updates: $updates route replaces and adds: kernel $kern_s s ($(echo "$updates / $kern_s" | bc) /s)"
 if [ -n "$absorbed" ]; then
 	abs_s=$(echo "$absorbed - $t0" | bc)
 	echo "updates: in nftdp's table $abs_s s after the batch began" \
@@ -263,6 +310,81 @@ else
 fi
 grep 'routes: .* rebuilt' "$log" | tail -3 || true
 echo "updates: Mpps before $before, during $during"
+deltas=$(sed -n 's/.* rebuilds\{0,1\}: \([0-9]*\) by deltas, \([0-9]*\) refilled.*/\1 \2/p' "$log" |
+	awk '{ d += $1; r += $2 } END { printf "%d by deltas, %d refills", d, r }')
+echo "updates: $deltas"
+
+# the latency from ip route replace to the first packet on the new path
+lat=()
+if [ "$replaces" -gt 0 ]; then
+	log=$tmp/replace.log
+	first=$(cat "$tmp/first")
+	vdevs=(--vdev="net_pcap0,rx_pcap=$tmp/traffic.pcap,infinite_rx=1,tx_iface=p0")
+	ip -n "$nsb" route replace "$first" via 10.1.0.2 dev dp0 # as the big table has it
+	start_nftdp "$nsb" "$log" --route
+	wait_spare "$log" > /dev/null
+	# the update batch undone (replaces back, adds deleted), then the
+	# first flow's route replaced: its first packet on the new path says
+	# when nftdp had the whole batch (the batch is applied in order)
+	{
+		sed -n 's/^route replace \(.*\) via 10.1.0.3 /route replace \1 via 10.1.0.2 /p' "$tmp/updates"
+		sed -n 's/^route add \(.*\) via .*/route del \1/p' "$tmp/updates"
+		echo "route replace $first via 10.1.0.3 dev dp0"
+	} > "$tmp/undo"
+	rm -f "$tmp/td.out"
+	ip netns exec "$nsb" timeout 120 tcpdump -i dp0 -nn -e -c 1 -tt -Q in \
+		"ether dst 02:00:00:00:02:03 and dst net $first" > "$tmp/td.out" 2> "$tmp/td.err" &
+	td=$!
+	pids+=("$td")
+	for _ in $(seq 100); do
+		grep -q 'listening' "$tmp/td.err" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.5
+	t0=$(date +%s.%N)
+	timeout 300 ip -n "$nsb" -batch "$tmp/undo"
+	t1=$(date +%s.%N)
+	wait "$td" || true
+	ts=$(awk 'NR == 1 { print $1 }' "$tmp/td.out")
+	undo_n=$(wc -l < "$tmp/undo")
+	undo_k=$(echo "$t1 - $t0" | bc -l | xargs printf '%.3f')
+	if [ -n "$ts" ]; then
+		undo_s=$(echo "$ts - $t0" | bc -l | xargs printf '%.3f')
+		undo_rate=$(echo "$undo_n / $undo_s" | bc)
+	else
+		undo_s=none undo_rate=0
+	fi
+	echo "updates: $undo_n more (replaces, deletes, the first flow's route last):" \
+		"kernel $undo_k s, in nftdp's forwarding $undo_s s after the batch began" \
+		"($undo_rate updates/s absorbed)"
+	sleep 2
+	for i in $(seq "$replaces"); do
+		if [ $((i % 2)) -eq 0 ]; then gw=10.1.0.3 mac=02:00:00:00:02:03
+		else gw=10.1.0.2 mac=02:00:00:00:02:02; fi
+		rm -f "$tmp/td.out"
+		ip netns exec "$nsb" timeout 20 tcpdump -i dp0 -nn -e -c 1 -tt -Q in \
+			"ether dst $mac and dst net $first" > "$tmp/td.out" 2> "$tmp/td.err" &
+		td=$!
+		pids+=("$td")
+		for _ in $(seq 100); do
+			grep -q 'listening' "$tmp/td.err" 2>/dev/null && break
+			sleep 0.05
+		done
+		sleep 0.5
+		t0=$(date +%s.%N)
+		ip -n "$nsb" route replace "$first" via "$gw" dev dp0
+		wait "$td" || true
+		ts=$(awk 'NR == 1 { print $1 }' "$tmp/td.out")
+		if [ -n "$ts" ]; then
+			lat+=("$(echo "($ts - $t0) * 1000" | bc -l | xargs printf '%.1f')")
+		else
+			lat+=(none)
+		fi
+		echo "replace $i via $gw: first packet after ${lat[-1]} ms"
+		sleep 1
+	done
+	stop_nftdp
+fi
 
 ins_rows=()
 if [ "$smoke" -eq 0 ] && [ "$callgrind" -eq 1 ] && command -v valgrind > /dev/null; then
@@ -299,6 +421,11 @@ echo "| route adds in one ip -batch | $updates |"
 echo "| kernel's time for the batch | $kern_s s |"
 echo "| until all were in nftdp's table | $([ -n "$abs_s" ] && echo "$abs_s s" || echo "not within 60 s") |"
 echo "| Mpps before / during | $before / $during |"
+echo "| updates applied | $deltas |"
+if [ "${#lat[@]}" -gt 0 ]; then
+	echo "| second batch ($undo_n: replaces, deletes, one replace last), kernel / until its last route forwarded | $undo_k s / $undo_s s ($undo_rate updates/s) |"
+	echo "| ip route replace to the first packet on the new path | ${lat[*]} ms |"
+fi
 for row in "${ins_rows[@]}"; do
 	echo "instructions per packet: $row"
 done
@@ -307,4 +434,8 @@ for n in "${names[@]}"; do
 	awk -v v="${med[$n]}" 'BEGIN { exit !(v > 0) }' || { echo "FAIL: no rate for $n"; fail=1; }
 done
 [ -n "$abs_s" ] || fail=1
+[ "${undo_s:-x}" != none ] || { echo "FAIL: the second batch's last route never forwarded"; fail=1; }
+for l in "${lat[@]}"; do
+	[ "$l" != none ] || { echo "FAIL: no packet on the new path"; fail=1; }
+done
 exit "$fail"

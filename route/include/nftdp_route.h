@@ -56,6 +56,8 @@ struct nftdp_route_nh {
 	uint8_t gw[16];	 /**< gateway address (IPv4 in the first 4 bytes); multipath:
 			      the first live path's */
 	uint32_t mtu;	 /**< the route's mtu metric (RTAX_MTU), 0: the device's */
+	uint32_t metric; /**< its priority (RTA_PRIORITY): which route of a prefix
+			      answers; deltas compare it */
 	uint32_t oif[NFTDP_ROUTE_MAX_PATHS]; /**< nftdp ifindex of each path */
 	/** each path's gateway (zeros: none, the destination is on link), in
 	 * the order of oif[]: router forwarding's next hop */
@@ -341,6 +343,65 @@ int nftdp_route_watch_fd(const struct nftdp_route_watch *w);
 int nftdp_route_watch_read(struct nftdp_route_watch *w);
 /** Close it; NULL is a no-op. */
 void nftdp_route_watch_close(struct nftdp_route_watch *w);
+
+/*
+ * Route updates as deltas (delta.c): the watch keeps the route
+ * notifications it reads in a batch; the batch is applied to a table no
+ * worker reads (the spare), which is swapped in, and once the grace
+ * period passed the same batch is replayed on the other table. A batch
+ * holding anything a delta cannot apply exactly (a change of a link's
+ * name, mtu, group or up/carrier flags, an address or rule change, lost
+ * notifications, a prefix with more than one route, IPv6
+ * multipath, policy tables) asks for a full refill instead.
+ */
+struct nftdp_route_batch;
+
+/** An empty batch. 0 or -ENOMEM. Control-path. */
+int nftdp_route_batch_create(struct nftdp_route_batch **out);
+/** Free it; NULL is a no-op. */
+void nftdp_route_batch_destroy(struct nftdp_route_batch *b);
+/** Empty it (no messages, no refill asked). */
+void nftdp_route_batch_clear(struct nftdp_route_batch *b);
+/** Route messages held. */
+unsigned int nftdp_route_batch_count(const struct nftdp_route_batch *b);
+/** Whether only a full dump is right (see above; also past 32 MiB of messages). */
+bool nftdp_route_batch_full(const struct nftdp_route_batch *b);
+/** Mark it so (a refill is due whatever it holds). */
+void nftdp_route_batch_set_full(struct nftdp_route_batch *b);
+/**
+ * Append one netlink message (RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWLINK;
+ * any other type marks the batch full). Its messages stay bounded: past 32 MiB it
+ * forgets them and is full. 0 or -ENOMEM (then full too).
+ */
+int nftdp_route_batch_add(struct nftdp_route_batch *b, const void *nlh, unsigned int len);
+/**
+ * Collect what w reads into b (NULL: stop): route and link messages are
+ * kept, addresses, rules, link deletions and ENOBUFS mark it full. Neighbours are not
+ * kept (their table is dumped on its own).
+ */
+void nftdp_route_watch_collect(struct nftdp_route_watch *w, struct nftdp_route_batch *b);
+/**
+ * Apply b's messages in order to t, a table no worker reads: a route
+ * added, replaced or deleted in tables local or main, as a refill from a
+ * dump taken after them would hold it. Messages the table already
+ * reflects (a dump that came after them) change nothing, as do link
+ * messages that change nothing it holds of the device (promiscuity).
+ * 0; -EAGAIN: b holds something only a refill gets right (b full, a
+ * prefix with other routes, an `ip rule` table, IPv6 multipath or
+ * link-local, a link change); -ENOSPC /
+ * -EINVAL: the table is full (rte_fib's tbl8 groups or RIB, next hops);
+ * -ENOMEM. On any error t is half changed: refill it before use.
+ * Control-path.
+ */
+int nftdp_route_apply(struct nftdp_route_table *t, const struct nftdp_route_batch *b);
+/**
+ * Whether a and b answer alike: the same routes with the same next hops
+ * in tables local and main (IPv4, IPv6 and the per-device list), the
+ * same devices and IPv6 addresses. For tests and checks; control-path,
+ * walks every route. On a difference, *why (optional) says where.
+ */
+bool nftdp_route_table_same(const struct nftdp_route_table *a, const struct nftdp_route_table *b,
+			    char *why, unsigned int why_len);
 
 /** Which notifications nftdp_route_watch_read() saw (a mask). */
 #define NFTDP_ROUTE_WATCH_ROUTES 1 /**< links, addresses, routes, rules */

@@ -746,6 +746,219 @@ static void test_route_live(void **state)
 	nftdp_route_watch_close(w);
 }
 
+/* the notifications of one change: the first within a second, then
+ * every one until 50 ms pass without another */
+static void collect(struct nftdp_route_watch *w)
+{
+	assert_true(watch_wait(w) > 0);
+	for (int quiet = 0; quiet < 5;) {
+		if (nftdp_route_watch_read(w) != 0) {
+			quiet = 0;
+		} else {
+			quiet++;
+			usleep(10000);
+		}
+	}
+}
+
+/* t and a new dump of the netns answer alike */
+static void assert_same_as_refill(const struct nftdp_route_table *t,
+				  const struct nftdp_route_port *ports, unsigned int n,
+				  unsigned int size)
+{
+	struct nftdp_route_table *fresh;
+	char why[160];
+	bool same;
+
+	assert_int_equal(nftdp_route_table_create_sized(&fresh, size), 0);
+	assert_int_equal(nftdp_route_mirror(fresh, ports, n), 0);
+	same = nftdp_route_table_same(t, fresh, why, sizeof(why));
+	if (!same)
+		fprintf(stderr, "delta against refill: %s\n", why);
+	assert_true(same);
+	nftdp_route_table_destroy(fresh);
+}
+
+/* Route updates as deltas (route/delta.c), in test_route_mirror's netns:
+ * adds, replaces and deletes of both families applied to a mirrored
+ * table answer as a new dump does; applied again to that dump they
+ * change nothing, nor does a promiscuity change; a second route of a
+ * prefix, an mtu, an address and a table out of tbl8 groups ask for a
+ * refill. */
+static void test_route_delta(void **state)
+{
+	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
+	struct nftdp_route_watch *w;
+	struct nftdp_route_batch *b;
+	struct nftdp_route_table *t, *t2;
+	const struct nftdp_route_nh *nh;
+	FILE *f;
+
+	(void)state;
+	if (system("ip link show dp0 >/dev/null 2>&1") != 0) {
+		skip(); /* test_route_mirror was skipped: no netns of our own */
+		return;
+	}
+	/* eth9 up (test_route_live took it down), its IPv6 link-local
+	 * address past DAD, before the first dump */
+	assert_int_equal(system("ip link set eth9 up; for i in $(seq 50); do "
+				"ip -6 addr show dev eth9 scope link | grep -q . && "
+				"! ip -6 addr show dev eth9 tentative | grep -q . && break; "
+				"sleep 0.1; done; sleep 0.2"),
+			 0);
+	assert_int_equal(nftdp_route_watch_open(&w), 0);
+	assert_int_equal(nftdp_route_batch_create(&b), 0);
+	nftdp_route_watch_collect(w, b);
+	t = remirror(ports, 2);
+	usleep(100000);
+	nftdp_route_watch_read(w); /* eth9's link and routes: before the dump */
+	nftdp_route_batch_clear(b);
+
+	/* adds: gateway, mtu, multipath, blackhole, a host route, IPv6 */
+	assert_int_equal(system("set -e\n"
+				"ip route add 100.64.1.0/24 via 10.1.0.2 dev dp0\n"
+				"ip route add 100.64.2.0/24 dev eth9 mtu 1200\n"
+				"ip route add 100.64.0.0/16 nexthop via 10.1.0.3 dev dp0 weight 2 "
+				"nexthop via 192.0.2.9 dev eth9\n"
+				"ip route add blackhole 100.65.0.0/16\n"
+				"ip route add 100.66.0.1/32 dev dp0\n"
+				"ip -6 route add 2001:db8:50::/48 via 2001:db8:1::2 dev dp0\n"
+				"ip -6 route add unreachable 2001:db8:51::/48\n"),
+			 0);
+	collect(w);
+	assert_true(nftdp_route_batch_count(b) >= 7);
+	assert_false(nftdp_route_batch_full(b));
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	assert_same_as_refill(t, ports, 2, 0);
+	nh = nftdp_route_lookup4(t, a4("100.64.9.9"));
+	assert_non_null(nh);
+	assert_int_equal(nh->n_oif, 2);
+	assert_int_equal(nh->path_weight[0], 2);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.2.1"))->mtu, 1200);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:51::1"), 0)->type, RTN_UNREACHABLE);
+	assert_int_equal(nftdp_route_apply(t, b), 0); /* again: nothing changes */
+	assert_same_as_refill(t, ports, 2, 0);
+	t2 = remirror(ports, 2); /* a later dump: the batch changes nothing */
+	assert_int_equal(nftdp_route_apply(t2, b), 0);
+	assert_same_as_refill(t2, ports, 2, 0);
+	nftdp_route_table_destroy(t2);
+	nftdp_route_batch_clear(b);
+
+	/* replace (ip route replace: NLM_F_REPLACE), then delete */
+	assert_int_equal(system("set -e\n"
+				"ip route replace 100.64.1.0/24 via 10.1.0.9 dev dp0\n"
+				"ip route replace 100.64.0.0/16 via 192.0.2.8 dev eth9\n"
+				"ip -6 route replace 2001:db8:50::/48 via 2001:db8:1::3 dev dp0\n"
+				"ip route replace 100.67.0.0/16 dev dp0\n"),
+			 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	assert_same_as_refill(t, ports, 2, 0);
+	nh = nftdp_route_lookup4(t, a4("100.64.1.1"));
+	assert_int_equal(rd_be32(nh->gw), rd_be32((const uint8_t *)&(uint32_t){a4("10.1.0.9")}));
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.9.9"))->n_oif, 1);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("set -e\n"
+				"ip route del 100.64.2.0/24\n"
+				"ip route del 100.64.0.0/16\n"
+				"ip route del blackhole 100.65.0.0/16\n"
+				"ip -6 route del 2001:db8:51::/48\n"
+				"ip route add 100.64.2.0/24 dev dp0\n"),
+			 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	assert_same_as_refill(t, ports, 2, 0);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.2.1"))->oif[0], 1);
+	assert_null(nftdp_route_lookup4(t, a4("100.65.0.1"))); /* eth9 down took the default */
+	nftdp_route_batch_clear(b);
+
+	/* a second route of a prefix (another metric): a refill; after it a
+	 * delete there is a refill too (which route answers then) */
+	assert_int_equal(system("ip route add 100.64.1.0/24 via 10.1.0.5 dev dp0 metric 500"), 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip route del 100.64.1.0/24 via 10.1.0.9 dev dp0"), 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 500);
+	nftdp_route_batch_clear(b);
+
+	/* promiscuity (tcpdump) changes nothing mirrored; an mtu does */
+	assert_int_equal(system("ip link set dp0 promisc on"), 0);
+	collect(w);
+	assert_false(nftdp_route_batch_full(b));
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip link set dp0 promisc off; ip link set dp0 mtu 1450"), 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	assert_int_equal(nftdp_route_dev_mtu(t, 1), 1450);
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip link set dp0 mtu 1400"), 0);
+	collect(w);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	nftdp_route_batch_clear(b);
+
+	/* an address: addresses and rules are refills */
+	assert_int_equal(system("ip addr add 10.3.0.1/24 dev dp0"), 0);
+	collect(w);
+	assert_true(nftdp_route_batch_full(b));
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	t = remirror(ports, 2);
+	nftdp_route_batch_clear(b);
+
+	/* out of tbl8 groups (4096 in the default size): -ENOSPC; a grown
+	 * table, refilled, holds them, and the batch changes it no more */
+	f = fopen("/tmp/nftdp-test-fib-delta", "w");
+	assert_non_null(f);
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "route add 100.%d.%d.1/32 dev dp0\n", 80 + i / 256, i % 256);
+	fclose(f);
+	assert_int_equal(system("ip -batch /tmp/nftdp-test-fib-delta"), 0);
+	collect(w);
+	assert_false(nftdp_route_batch_full(b));
+	assert_int_equal(nftdp_route_batch_count(b), 5000);
+	assert_int_equal(nftdp_route_apply(t, b), -ENOSPC);
+	nftdp_route_table_destroy(t);
+	assert_int_equal(nftdp_route_table_create_sized(&t, 262144), 0);
+	assert_int_equal(nftdp_route_mirror(t, ports, 2), 0);
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	assert_same_as_refill(t, ports, 2, 262144);
+	nftdp_route_batch_clear(b);
+	/* and deleted as deltas: the next hops are reused, not grown */
+	f = fopen("/tmp/nftdp-test-fib-delta", "w");
+	assert_non_null(f);
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "route del 100.%d.%d.1/32 dev dp0\n", 80 + i / 256, i % 256);
+	fclose(f);
+	assert_int_equal(system("ip -batch /tmp/nftdp-test-fib-delta"), 0);
+	remove("/tmp/nftdp-test-fib-delta");
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), 0);
+	assert_same_as_refill(t, ports, 2, 262144);
+	nftdp_route_table_destroy(t);
+
+	assert_int_equal(system("set -e\n"
+				"ip addr del 10.3.0.1/24 dev dp0\n"
+				"ip route del 100.64.1.0/24\n"
+				"ip route del 100.64.2.0/24\n"
+				"ip route del 100.66.0.1/32\n"
+				"ip route del 100.67.0.0/16\n"
+				"ip -6 route del 2001:db8:50::/48\n"),
+			 0);
+	nftdp_route_watch_close(w);
+	nftdp_route_batch_destroy(b);
+}
+
 /* Resolution on request (unres.c's): the kernel makes the entry and
  * starts resolving it (nobody answers on p0: it stays incomplete, then
  * fails; the integration test dataplane-route-host sees the answer) */
@@ -2178,6 +2391,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
 	    cmocka_unit_test(test_route_live),	 /* in test_route_mirror's netns */
+	    cmocka_unit_test(test_route_delta),
 	    cmocka_unit_test(test_route_neigh_live),
 	    cmocka_unit_test(test_route_neigh_resolve),
 	    cmocka_unit_test(test_neigh_table),
