@@ -805,6 +805,109 @@ static void test_sip_nat_sdp(void **state)
 	env_free(en);
 }
 
+/* the SDP body of UDP SIP message t (after the blank line) is want */
+static void assert_udp_body(struct tpkt *t, const char *want)
+{
+	const char *d = (const char *)t->buf + 28, *b;
+	uint32_t n = t->len - 28;
+
+	assert_csums(t);
+	b = memmem(d, n, "\r\n\r\n", 4);
+	assert_non_null(b);
+	b += 4;
+	assert_int_equal(n - (uint32_t)(b - d), strlen(want));
+	assert_memory_equal(b, want, strlen(want));
+}
+
+/* an INVITE from 10.0.1.2 (source port sp) to the server's public
+ * 198.51.100.1:5060, dnat'd to 10.0.2.2:5060 when nat; its SDP announces
+ * 10.0.1.2:mport */
+static unsigned int same_media_call(struct env *en, uint16_t sp, uint16_t mport, bool nat,
+				    struct tpkt *t)
+{
+	struct nftdp_ct_nat_range dnat = nat_to("10.0.2.2", 5060);
+	char text[400], body[200];
+
+	snprintf(body, sizeof(body),
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\nt=0 0\r\n"
+		 "m=audio %u RTP/AVP 0\r\n",
+		 mport);
+	snprintf(text, sizeof(text), "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s",
+		 strlen(body), body);
+	udp_text(t, false, "10.0.1.2", nat ? "198.51.100.1" : "10.0.2.2", sp, 5060, text);
+	return nat_through(en, t, &sip_udp, nat ? &dnat : NULL, NULL, NULL);
+}
+
+/* set_expected_rtp_rtcp's __nf_ct_expect_find: calls from one phone to a
+ * server behind dnat (the phone's address not NATed) announcing the same
+ * media. The second NATed call finds the first's expectation (its saved
+ * address and port its tuple's): skipped, accepted as it came. A call
+ * without NAT makes an expectation whose saved address and port are 0:
+ * a NATed call of the same media then takes the direct RTP path to
+ * 0.0.0.0 port 0 (m=, c= and o= written so, its own pair made there, as
+ * the kernel does), and the next such call finds that pair and skips.
+ * An expectation whose port moved past a clash: the next call of the
+ * moved media goes directly to the announced port. */
+static void test_sip_nat_same_media(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_entry *r;
+	struct ct_expect x;
+	union nftdp_ct_addr ph;
+	struct tpkt t;
+
+	(void)state;
+	assert_int_equal(same_media_call(en, 5060, 49170, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	assert_int_equal(same_media_call(en, 5062, 49170, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 49170 RTP/AVP 0\r\n");
+	/* without NAT: its own pair, saved 0 */
+	assert_int_equal(same_media_call(en, 5064, 49172, false, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 4);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 49172 RTP/AVP 0\r\n");
+	assert_int_equal(same_media_call(en, 5066, 49172, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 0.0.0.0\r\ns=-\r\nc=IN IP4 0.0.0.0\r\n"
+			    "t=0 0\r\nm=audio 0 RTP/AVP 0\r\n");
+	assert_int_equal(same_media_call(en, 5068, 49172, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 0.0.0.0\r\ns=-\r\nc=IN IP4 0.0.0.0\r\n"
+			    "t=0 0\r\nm=audio 0 RTP/AVP 0\r\n");
+	/* the non-NATed call itself again (its own master): replaced */
+	assert_int_equal(same_media_call(en, 5064, 49172, false, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	/* the first call's media reaches the phone */
+	udp(&t, false, "10.0.2.2", "10.0.1.2", 3456, 49170, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(exp_live(en), 5);
+
+	/* a clash (any source) on the phone's 40000: the NATed call's pair
+	 * moves to 40002 */
+	udp_text(&t, false, "10.0.1.2", "10.0.2.9", 5060, 5060, "OPTIONS sip:x SIP/2.0\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, NULL, &r), NF_ACCEPT);
+	assert_int_equal(inet_pton(AF_INET, "10.0.1.2", ph.u8), 1);
+	nftdp_ct_expect_init(&x, NFPROTO_IPV4, NULL, &ph, IPPROTO_UDP, 0, htons(40000));
+	x.mask.src.ip = 0;
+	assert_int_equal(nftdp_ct_expect_related(en->s, r, &x, 4, 180), 0);
+	assert_int_equal(same_media_call(en, 5070, 40000, true, &t), NF_ACCEPT);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 40002 RTP/AVP 0\r\n");
+	assert_int_equal(exp_live(en), 8);
+	/* another NATed call of 40002 finds it, saved port 40000: direct
+	 * RTP to 40000, which the clash still holds (-EBUSY: dropped) */
+	assert_int_equal(same_media_call(en, 5072, 40002, true, &t), NF_DROP);
+	nftdp_ct_expect_unexpect(en->s, r, &x);
+	assert_int_equal(exp_live(en), 7);
+	assert_int_equal(same_media_call(en, 5072, 40002, true, &t), NF_ACCEPT);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 40000 RTP/AVP 0\r\n");
+	assert_int_equal(exp_live(en), 9);
+	env_free(en);
+}
+
 /* REGISTER behind snat with a port (198.51.100.1:6000): the registrar's
  * calls are expected at the NAT address and port, the Contact says so;
  * the 2xx activates that expectation and goes back naming the inside
@@ -1230,7 +1333,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
 	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
 	    cmocka_unit_test(test_sip_nat_sdp),	 cmocka_unit_test(test_sip_nat_register),
-	    cmocka_unit_test(test_sip_nat6),
+	    cmocka_unit_test(test_sip_nat6),	 cmocka_unit_test(test_sip_nat_same_media),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
