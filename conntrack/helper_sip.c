@@ -897,9 +897,16 @@ static unsigned int nat_sip(struct sip_ctx *c)
 		return NF_DROP; /* "cannot mangle SIP from/to" */
 	/* the reply to where a Cisco phone listens, not where it sent from;
 	 * nf_nat_mangle_udp_packet of nothing recomputes the checksum */
-	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport && c->l4 == IPPROTO_UDP) {
+	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport) {
 		uint8_t *th = c->pkt->data + c->pkt->th_off;
 
+		/* "forced_dport only expected with UDP": a TCP connection's
+		 * (a request over TCP whose Via names UDP and another port)
+		 * replies are dropped, as this kernel (6.18.y, with the
+		 * stable fix) does; older ones wrote the port and a UDP
+		 * length and checksum into the TCP header */
+		if (c->l4 != IPPROTO_UDP)
+			return NF_DROP;
 		memcpy(th + 2, &help_of(c)->sip_forced_dport, 2);
 		if (!nftdp_ct_nat_mangle_udp(c->s, c->pkt, 0, 0, "", 0))
 			return NF_DROP; /* "cannot mangle packet" */

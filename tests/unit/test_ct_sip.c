@@ -805,6 +805,54 @@ static void test_sip_nat_sdp(void **state)
 	env_free(en);
 }
 
+/* a request over TCP whose Via names UDP and another port of the sender
+ * sets forced_dport (process_sip_request looks for a UDP Via whatever the
+ * protocol); under NAT the server's replies on that connection are then
+ * dropped (nf_nat_sip: "forced_dport only expected with UDP"), its
+ * requests still pass; without NAT the replies pass untouched */
+static void test_sip_nat_tcp_forced_dport(void **state)
+{
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	static const char req[] = "OPTIONS sip:b@example.com SIP/2.0\r\n"
+				  "Via: SIP/2.0/UDP 10.0.1.2:5062\r\n"
+				  "CSeq: 1 OPTIONS\r\nl: 0\r\n\r\n";
+	static const char ok[] = "SIP/2.0 200 OK\r\nCSeq: 1 OPTIONS\r\nl: 0\r\n\r\n";
+	uint32_t n = (uint32_t)strlen(req), k = (uint32_t)strlen(ok);
+	uint8_t hd[600];
+	struct tpkt t;
+
+	(void)state;
+	for (int nat = 1; nat >= 0; nat--) {
+		struct env *en = env_nat();
+		const struct nftdp_ct_nat_range *sn = nat ? &snat : NULL;
+		const char *peer = nat ? "198.51.100.1" : "10.0.1.2";
+		struct nftdp_ct_entry *m;
+
+		tcp_hdr(hd, 40000, 5060, 1000, 0, TS, 65535, 0);
+		build(&t, false, "10.0.1.2", "10.0.2.2", IPPROTO_TCP, hd, 20);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, &m), NF_ACCEPT);
+		tcp_hdr(hd, 5060, 40000, 5000, 1001, TS | TA, 65535, 0);
+		build(&t, false, "10.0.2.2", peer, IPPROTO_TCP, hd, 20);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL), NF_ACCEPT);
+		tcp_hdr(hd, 40000, 5060, 1001, 5001, TA, 65535, 0);
+		memcpy(hd + 20, req, n);
+		build(&t, false, "10.0.1.2", "10.0.2.2", IPPROTO_TCP, hd, 20 + n);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL), NF_ACCEPT);
+		assert_int_equal(en->s->help[m - en->s->entries].sip_forced_dport, htons(5062));
+		tcp_hdr(hd, 5060, 40000, 5001, 1001 + n, TA, 65535, 0);
+		memcpy(hd + 20, ok, k);
+		build(&t, false, "10.0.2.2", peer, IPPROTO_TCP, hd, 20 + k);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL),
+				 nat ? NF_DROP : NF_ACCEPT);
+		if (!nat) {
+			assert_int_equal(port_at(t.buf + 22), 40000);
+			assert_int_equal(rd32be(t.buf + 24), 5001);
+			assert_csums(&t);
+		}
+		env_free(en);
+	}
+}
+
 /* the SDP body of UDP SIP message t (after the blank line) is want */
 static void assert_udp_body(struct tpkt *t, const char *want)
 {
@@ -1325,15 +1373,25 @@ static void test_sip_prefixes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sip_parse),	 cmocka_unit_test(test_sip_call),
-	    cmocka_unit_test(test_sip_failure),	 cmocka_unit_test(test_sip_classes),
-	    cmocka_unit_test(test_sip_register), cmocka_unit_test(test_sip_tcp6),
-	    cmocka_unit_test(test_sip_prefixes), cmocka_unit_test(test_sip_two_masters),
-	    cmocka_unit_test(test_sip_fmt_ip6),	 cmocka_unit_test(test_sip_parse_request),
-	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
-	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
-	    cmocka_unit_test(test_sip_nat_sdp),	 cmocka_unit_test(test_sip_nat_register),
-	    cmocka_unit_test(test_sip_nat6),	 cmocka_unit_test(test_sip_nat_same_media),
+	    cmocka_unit_test(test_sip_parse),
+	    cmocka_unit_test(test_sip_call),
+	    cmocka_unit_test(test_sip_failure),
+	    cmocka_unit_test(test_sip_classes),
+	    cmocka_unit_test(test_sip_register),
+	    cmocka_unit_test(test_sip_tcp6),
+	    cmocka_unit_test(test_sip_prefixes),
+	    cmocka_unit_test(test_sip_two_masters),
+	    cmocka_unit_test(test_sip_fmt_ip6),
+	    cmocka_unit_test(test_sip_parse_request),
+	    cmocka_unit_test(test_sip_nat_snat),
+	    cmocka_unit_test(test_sip_nat_dnat),
+	    cmocka_unit_test(test_sip_nat_tcp),
+	    cmocka_unit_test(test_sip_nat_prefixes),
+	    cmocka_unit_test(test_sip_nat_sdp),
+	    cmocka_unit_test(test_sip_nat_register),
+	    cmocka_unit_test(test_sip_nat6),
+	    cmocka_unit_test(test_sip_nat_same_media),
+	    cmocka_unit_test(test_sip_nat_tcp_forced_dport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

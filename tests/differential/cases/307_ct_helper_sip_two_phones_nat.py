@@ -1,7 +1,13 @@
 # Two phones behind one snat call each other through a registrar outside
 # (see 307_ct_helper_sip_two_phones_nat.nft); each side sends to the
 # address it sees.
+import os
+import sys
+
 from scapy.all import IP, UDP, Raw
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tcpflow import Flow  # noqa: E402
 
 A, B, R, NAT = '10.1.0.1', '10.1.0.2', '10.2.0.1', '100.64.0.1'
 
@@ -44,4 +50,23 @@ PACKETS = [
     media(R, NAT, 4000, 49170),
     media(R, NAT, 4002, 49180),
 ]
-EXPECT = {'dp1': 3, 'dp0': 5}
+
+# A over TCP, its Via naming UDP and port 5062 (a Cisco phone's):
+# forced_dport is set (the Request-URI's registrar gets port 5062, +5);
+# the registrar's answer on that NATed TCP connection is dropped
+# ("forced_dport only expected with UDP", this kernel); A's next request
+# still passes
+tcp = Flow('dp0', A, NAT, R, R, 40100, 5060, 1000, 5000)
+
+
+def treq(cseq):
+    return ('OPTIONS sip:%s SIP/2.0\r\nVia: SIP/2.0/UDP %s:5062;branch=z9hG4bK%d\r\n'
+            'CSeq: %d OPTIONS\r\nContent-Length: 0\r\n\r\n') % (R, A, cseq, cseq)
+
+
+PACKETS += tcp.handshake() + [
+    tcp.say('c', treq(1), grow=5),
+    tcp.say('s', 'SIP/2.0 200 OK\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n'),
+    tcp.say('c', treq(2), grow=5),
+]
+EXPECT = {'dp1': 7, 'dp0': 6}
