@@ -805,6 +805,68 @@ static void test_sip_nat_sdp(void **state)
 	env_free(en);
 }
 
+/* the same over IPv6: the second dnat'd call of the same media skips; a
+ * dnat'd call of media first announced without NAT goes directly to the
+ * saved address ::, port 0 (%pI6c) */
+static void test_sip_nat6_same_media(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_nat_range dnat = nat_to("2001:db8:2::2", 5060);
+	static const char body[] = "v=0\r\no=a 1 1 IN IP6 2001:db8:1::2\r\n"
+				   "c=IN IP6 2001:db8:1::2\r\nm=audio 4000 RTP/AVP 0\r\n";
+	static const struct {
+		uint16_t sp;
+		bool nat;
+		uint32_t live;
+		const char *want;
+	} calls[] = {
+	    {5060, true, 2, body},
+	    {5062, true, 2, body},
+	};
+	static const struct {
+		uint16_t sp;
+		bool nat;
+		uint32_t live;
+		const char *want;
+	} calls2[] = {
+	    {5064, false, 4, NULL},
+	    {5066, true, 6, "v=0\r\no=a 1 1 IN IP6 ::\r\nc=IN IP6 ::\r\nm=audio 0 RTP/AVP 0\r\n"},
+	};
+	char text[400];
+	struct tpkt t;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text),
+			 "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s",
+			 strlen(body), body);
+		udp_text(&t, true, "2001:db8:1::2", "2001:db8:2::100", calls[i].sp, 5060, text);
+		assert_int_equal(nat_through(en, &t, &sip_udp, &dnat, NULL, NULL), NF_ACCEPT);
+		assert_int_equal(exp_live(en), calls[i].live);
+		assert_memory_equal(t.buf + t.len - strlen(calls[i].want), calls[i].want,
+				    strlen(calls[i].want));
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *b = "v=0\r\no=a 1 1 IN IP6 2001:db8:1::2\r\n"
+				"c=IN IP6 2001:db8:1::2\r\nm=audio 4010 RTP/AVP 0\r\n";
+
+		snprintf(text, sizeof(text),
+			 "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s", strlen(b),
+			 b);
+		udp_text(&t, true, "2001:db8:1::2",
+			 calls2[i].nat ? "2001:db8:2::100" : "2001:db8:2::2", calls2[i].sp, 5060,
+			 text);
+		assert_int_equal(
+		    nat_through(en, &t, &sip_udp, calls2[i].nat ? &dnat : NULL, NULL, NULL),
+		    NF_ACCEPT);
+		assert_int_equal(exp_live(en), calls2[i].live);
+		if (calls2[i].want)
+			assert_memory_equal(t.buf + t.len - strlen(calls2[i].want), calls2[i].want,
+					    strlen(calls2[i].want));
+	}
+	env_free(en);
+}
+
 /* a request over TCP whose Via names UDP and another port of the sender
  * sets forced_dport (process_sip_request looks for a UDP Via whatever the
  * protocol); under NAT the server's replies on that connection are then
@@ -1392,6 +1454,7 @@ int main(void)
 	    cmocka_unit_test(test_sip_nat6),
 	    cmocka_unit_test(test_sip_nat_same_media),
 	    cmocka_unit_test(test_sip_nat_tcp_forced_dport),
+	    cmocka_unit_test(test_sip_nat6_same_media),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
