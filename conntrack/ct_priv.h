@@ -369,6 +369,10 @@ int nftdp_ct_expect_related(struct nftdp_ct_shard *s, const struct nftdp_ct_entr
 int nftdp_ct_expect_related_flags(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 				  struct ct_expect *x, uint32_t max_expected, uint32_t timeout_s,
 				  unsigned int flags);
+/* __nf_ct_expect_find: a live expectation (any part) that tuple t
+ * matches under its mask (the zone included), copied into *copy */
+bool nftdp_ct_expect_find(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+			  struct ct_expect *copy);
 /* nf_ct_unexpect_related: the master's expectation with x's tuple and mask */
 void nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			      const struct ct_expect *x);

@@ -466,6 +466,36 @@ bool nftdp_ct_expect_unexpect_tuple(struct nftdp_ct_shard *s, const struct nftdp
 	return false;
 }
 
+bool nftdp_ct_expect_find(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
+			  struct ct_expect *copy)
+{
+	const struct nftdp_ct_expect_table *tb = s->exp;
+
+	/* __nf_ct_expect_find: the first live expectation t matches under
+	 * its mask, read as nftdp_ct_expect_unexpect_tuple reads them */
+	if (!atomic_load_explicit(&tb->n_live, memory_order_relaxed))
+		return false;
+	for (uint16_t i = 0; i < tb->n_parts; i++) {
+		const struct ct_expect_part *q = &tb->part[i];
+
+		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+			continue;
+		for (uint32_t j = 0; j < tb->per_part; j++) {
+			const struct ct_expect *y = &q->slot[j];
+			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+
+			if ((w & 3) != CT_EXP_LIVE)
+				continue;
+			memcpy(copy, y, sizeof(*copy));
+			if (atomic_load_explicit(&y->state, memory_order_acquire) != w ||
+			    copy->expires_ms <= s->now_ms || !tuple_mask_cmp(t, copy))
+				continue;
+			return true;
+		}
+	}
+	return false;
+}
+
 void nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,
 			      const struct ct_expect *x)
 {

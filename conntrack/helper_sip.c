@@ -19,7 +19,9 @@
  * even port pair from the announced one on), NATed back when it comes;
  * the m= port if it moved, each media's c=, the session's o= and c= and
  * the Content-Length are written again; a REGISTER's calls are expected
- * at the NAT address, its Contact written so (docs/conntrack.md).
+ * at the NAT address, its Contact written so. Another call's expectation
+ * of the same media stands for it, or under NAT sends the media directly
+ * to that one's saved address and port (direct RTP; docs/conntrack.md).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -895,9 +897,16 @@ static unsigned int nat_sip(struct sip_ctx *c)
 		return NF_DROP; /* "cannot mangle SIP from/to" */
 	/* the reply to where a Cisco phone listens, not where it sent from;
 	 * nf_nat_mangle_udp_packet of nothing recomputes the checksum */
-	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport && c->l4 == IPPROTO_UDP) {
+	if (c->dir == IP_CT_DIR_REPLY && help_of(c)->sip_forced_dport) {
 		uint8_t *th = c->pkt->data + c->pkt->th_off;
 
+		/* "forced_dport only expected with UDP": a TCP connection's
+		 * (a request over TCP whose Via names UDP and another port)
+		 * replies are dropped, as this kernel (6.18.y, with the
+		 * stable fix) does; older ones wrote the port and a UDP
+		 * length and checksum into the TCP header */
+		if (c->l4 != IPPROTO_UDP)
+			return NF_DROP;
 		memcpy(th + 2, &help_of(c)->sip_forced_dport, 2);
 		if (!nftdp_ct_nat_mangle_udp(c->s, c->pkt, 0, 0, "", 0))
 			return NF_DROP; /* "cannot mangle packet" */
@@ -1038,32 +1047,94 @@ static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, stru
 	return NF_ACCEPT;
 }
 
+/*
+ * __nf_ct_expect_find's search in set_expected_rtp_rtcp: another master's
+ * expectation of this helper and class that the media tuple matches.
+ * Under NAT, one whose saved address or port differs from its tuple's
+ * destination (one nf_nat_sdp_media made at the NAT address or at a moved
+ * port, or one made without NAT, whose saved address and port are 0)
+ * means both calls are NATed: the media goes directly to its saved
+ * address and port (direct RTP), searched once more; any other found
+ * one stands for this media (skip). 1: skip, 0: make the pair at *daddr
+ * and *port (network order), which direct RTP changed (*direct).
+ */
+static int sip_media_search(struct sip_ctx *c, union nftdp_ct_addr *daddr, uint16_t *port,
+			    uint8_t class, bool *direct)
+{
+	struct nftdp_ct_tuple q;
+	struct ct_expect y;
+
+	memset(&q, 0, sizeof(q));
+	q.l3proto = c->l3;
+	q.l4proto = IPPROTO_UDP;
+	q.src = c->e->tuple[!c->dir].src;
+	q.dst = *daddr;
+	q.dport = *port;
+	q.zone = nftdp_ct_entry_zone(c->e);
+	*direct = false;
+	for (;;) {
+		union nftdp_ct_addr saved;
+		uint16_t saved_port;
+
+		/* the helper is one per family and protocol, as the
+		 * kernel's sip[i][j] */
+		if (!nftdp_ct_expect_find(c->s, &q, &y) ||
+		    (y.master_shard == c->s->cfg.shard_id &&
+		     y.master_idx == (uint32_t)(c->e - c->s->entries) && y.master_id == c->e->id) ||
+		    y.helper != c->e->helper ||
+		    y.master_tuple.l4proto != c->e->tuple[IP_CT_DIR_ORIGINAL].l4proto ||
+		    y.class != class)
+			return 0;
+		memset(&saved, 0, sizeof(saved));
+		saved_port = 0;
+		if (y.nat_sip) {
+			saved = y.nat_dst;
+			saved_port = y.nat_port;
+		}
+		if (*direct || !nat_on(c) ||
+		    (addr_eq(&saved, &y.tuple.dst, c->l3) && saved_port == y.tuple.dport))
+			return 1;
+		*daddr = saved;
+		q.dst = saved;
+		q.dport = saved_port;
+		*port = saved_port;
+		*direct = true;
+	}
+}
+
 /* set_expected_rtp_rtcp with sip_direct_media; under NAT through
- * nf_nat_sdp_media, which may change *daddr */
+ * nf_nat_sdp_media, or direct RTP, either of which may change *daddr */
 static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, union nftdp_ct_addr *daddr,
 					  uint16_t port, uint8_t class, uint32_t mediaoff,
 					  uint32_t medialen)
 {
 	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir];
 	const union nftdp_ct_addr *saddr = &c->e->tuple[!c->dir].src;
-	uint16_t base = (uint16_t)(port & ~1u);
+	uint16_t base, port_be = htons(port);
 	struct ct_expect rtp, rtcp;
-	int errp, errcp;
+	bool direct;
+	int skip, errp, errcp;
 
 	/* media between the signalling endpoints only */
 	if (!addr_eq(daddr, &t->src, c->l3))
 		return NF_ACCEPT;
-	/* an identical expectation of another master (or class) stands
-	 * for this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY); the kernel's
-	 * search before it (__nf_ct_expect_find) changes the outcome only
-	 * under NAT (its direct RTP between two NATed calls: not built) */
+	/* the same media of another call (several endpoints receiving one
+	 * call, or two NATed calls of the same media) */
+	skip = sip_media_search(c, daddr, &port_be, class, &direct);
+	base = (uint16_t)(ntohs(port_be) & ~1u);
+	if (direct && !nat_sdp_port(c, mediaoff, medialen, base))
+		return NF_DROP; /* "cannot add expectation for voice" */
+	if (skip)
+		return NF_ACCEPT;
 	nftdp_ct_expect_init(&rtp, c->l3, saddr, daddr, IPPROTO_UDP, 0, htons(base));
 	rtp.class = class;
 	nftdp_ct_expect_init(&rtcp, c->l3, saddr, daddr, IPPROTO_UDP, 0,
 			     htons((uint16_t)(base + 1)));
 	rtcp.class = class;
-	if (nat_on(c))
+	if (nat_on(c) && !direct)
 		return nat_sdp_media(c, &rtp, &rtcp, mediaoff, medialen, daddr);
+	/* an identical expectation of another master (or class) stands for
+	 * this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY) */
 	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
 					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
 	if (errp == 0 || errp == -EALREADY) {

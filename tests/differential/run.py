@@ -85,6 +85,7 @@ GAP = 0.05             # seconds between the packets of a two-way case
 
 _cleanup_dirs = []
 _live = []             # the live nftdp of a two-way case, while it runs
+_osf_added = []        # the osf fingerprints this run put in the kernel's global list
 
 
 def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
@@ -111,6 +112,11 @@ def cleanup():
     for p in _live:  # its own session: a signal to us does not reach it
         if p.poll() is None:
             T.kill_group(p)
+    if _osf_added:  # interrupted before the case's finally: from a fresh netns
+        try:
+            osf_remove(['unshare', '--net'])
+        except Exception as e:
+            print('osf: could not remove fingerprints from the kernel: %s' % e, flush=True)
     delete_namespaces()
     for d in _cleanup_dirs:
         shutil.rmtree(d, ignore_errors=True)
@@ -474,6 +480,63 @@ def run_tester(work, recipe, prefix):
         raise RuntimeError('tester failed: ' + err.strip()[-600:])
 
 
+# ---------------------------------------------------------------- osf
+
+OSF_LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'osf_load.py')
+
+
+class CaseSkip(Exception):
+    """The case cannot run here; the message says why."""
+
+
+def osf_fingerprints(recipe):
+    """OSF = [fingerprint, ...] (osf_load.py's record()): loaded into the
+    kernel from the DUT namespace before the packets and removed after
+    (the kernel's list is global), and into the live nftdp through the
+    shim. Such a case is two-way (nftdp runs live) and PACED_ONLY."""
+    return getattr(recipe, 'OSF', None)
+
+
+def osf_run(prefix, op, fps, env=None, shim=False):
+    path = os.path.join(tempfile.gettempdir(), 'nftdp-diff-%d-osf-%s.json' % (PID, op))
+    with open(path, 'w') as f:
+        json.dump(fps, f)
+    try:
+        r = subprocess.run(prefix + ['/usr/bin/python3', OSF_LOADER, op, path] +
+                           (['--shim'] if shim else []), capture_output=True, text=True,
+                           timeout=STEP_TIMEOUT, env=env)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        raise RuntimeError('osf_load.py %s: %s' % (op, (r.stderr or r.stdout).strip()[-300:]))
+    return [int(e) for e in r.stdout.split()]
+
+
+def osf_add_kernel(fps):
+    """Adds each with NLM_F_EXCL from the DUT namespace; those added are
+    in _osf_added until removed. EEXIST: the host has that fingerprint
+    (never removed here); EPERM or EOPNOTSUPP: the kernel refuses adds
+    from this namespace or lacks nfnetlink_osf, and the case skips."""
+    errs = osf_run(['ip', 'netns', 'exec', NS_DUT], 'add', fps)
+    _osf_added.extend(fp for fp, e in zip(fps, errs) if e == 0)
+    bad = [(fp['genre'], e) for fp, e in zip(fps, errs) if e]
+    if any(e in (1, 95, 93) for _, e in bad):  # EPERM, EOPNOTSUPP, EPROTONOSUPPORT
+        raise CaseSkip('the kernel refused OSF_MSG_ADD from the scratch netns (%s)' % bad)
+    if bad:
+        raise RuntimeError('osf: fingerprints not added to the kernel (errno): %s' % bad)
+
+
+def osf_remove(prefix):
+    """Removes what osf_add_kernel added; every one must go (errno 0)."""
+    if not _osf_added:
+        return
+    fps = list(_osf_added)
+    errs = osf_run(prefix, 'remove', fps)
+    del _osf_added[:]
+    if any(errs):
+        raise RuntimeError('osf: removing the fingerprints added: errno %s' % errs)
+
+
 def kernel_side(case, recipe, frames, work):
     dut_setup(recipe, frames)
     try:
@@ -489,6 +552,8 @@ def kernel_side(case, recipe, frames, work):
             nsx(NS_DUT, restore_tool(case), ruleset_file(case))
         else:
             nsx(NS_DUT, 'nft', '-f', case + '.nft')
+        if osf_fingerprints(recipe):
+            osf_add_kernel(osf_fingerprints(recipe))
         mon = trace_start(NS_DUT, ['nft'], None, work, 'kernel') if traced(recipe) else None
         lst = nflog_start(NS_DUT, None, work, 'kernel', recipe) if nflogged(recipe) else None
         run_tester(work, recipe, 'kernel')
@@ -504,7 +569,10 @@ def kernel_side(case, recipe, frames, work):
         with open(os.path.join(work, 'kernel.json'), 'w') as f:
             f.write(listing)
     finally:
-        delete_namespaces()
+        try:
+            osf_remove(['ip', 'netns', 'exec', NS_DUT])
+        finally:
+            delete_namespaces()
     egress = {p: read_pcap(os.path.join(work, 'kernel-%s.pcap' % p)) for p in ('dp0', 'dp1')}
     return egress, json.loads(listing)
 
@@ -804,6 +872,11 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
     try:
         # started once the ruleset is loaded and the workers announced
         d.wait_started(timeout=STEP_TIMEOUT)
+        if osf_fingerprints(recipe):
+            errs = osf_run([], 'add', osf_fingerprints(recipe), shim=True,
+                           env=T.nft_env(os.path.join(work, 'nl.sock'), shim=T.shim_path(build)))
+            if any(errs):
+                raise RuntimeError('osf: fingerprints not added to nftdp (errno): %s' % errs)
         if traced(recipe) or nflogged(recipe):
             trace_monitor_ns()
         if traced(recipe):
@@ -1065,7 +1138,7 @@ def main():
     if not cases:
         print('no such case: %s' % ' '.join(args.cases))
         return 2
-    tally = {'agree': 0, 'DIFFER': 0, 'kernel-only': 0, 'ERROR': 0}
+    tally = {'agree': 0, 'DIFFER': 0, 'kernel-only': 0, 'ERROR': 0, 'skipped': 0}
     t_start = time.monotonic()
     for name in cases:
         case = os.path.join(args.case_dir, name)
@@ -1124,6 +1197,8 @@ def main():
             if args.verbose:
                 for k, v in sorted(counters_of(kernel[1]).items()):
                     detail += '\n    kernel %s: %s' % (k, '; '.join(v))
+        except CaseSkip as e:  # counted apart: not a failure
+            verdict, detail = 'skipped', ': %s' % e
         except Exception as e:  # one broken case must not stop the corpus
             verdict, detail = 'ERROR', ': %s' % e
         finally:
@@ -1136,8 +1211,9 @@ def main():
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(work, dst, ignore=shutil.ignore_patterns('*.sock'))
         shutil.rmtree(work, ignore_errors=True)
-    print('%d cases: %d agree, %d differ, %d kernel-only, %d errors [%.0fs]' % (
+    print('%d cases: %d agree, %d differ, %d kernel-only, %d errors%s [%.0fs]' % (
         len(cases), tally['agree'], tally['DIFFER'], tally['kernel-only'], tally['ERROR'],
+        ', %d skipped' % tally['skipped'] if tally['skipped'] else '',
         time.monotonic() - t_start))
     return 1 if tally['DIFFER'] or tally['ERROR'] else 0
 

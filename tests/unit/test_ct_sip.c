@@ -805,6 +805,219 @@ static void test_sip_nat_sdp(void **state)
 	env_free(en);
 }
 
+/* the same over IPv6: the second dnat'd call of the same media skips; a
+ * dnat'd call of media first announced without NAT goes directly to the
+ * saved address ::, port 0 (%pI6c) */
+static void test_sip_nat6_same_media(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_nat_range dnat = nat_to("2001:db8:2::2", 5060);
+	static const char body[] = "v=0\r\no=a 1 1 IN IP6 2001:db8:1::2\r\n"
+				   "c=IN IP6 2001:db8:1::2\r\nm=audio 4000 RTP/AVP 0\r\n";
+	static const struct {
+		uint16_t sp;
+		bool nat;
+		uint32_t live;
+		const char *want;
+	} calls[] = {
+	    {5060, true, 2, body},
+	    {5062, true, 2, body},
+	};
+	static const struct {
+		uint16_t sp;
+		bool nat;
+		uint32_t live;
+		const char *want;
+	} calls2[] = {
+	    {5064, false, 4, NULL},
+	    {5066, true, 6, "v=0\r\no=a 1 1 IN IP6 ::\r\nc=IN IP6 ::\r\nm=audio 0 RTP/AVP 0\r\n"},
+	};
+	char text[400];
+	struct tpkt t;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text),
+			 "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s",
+			 strlen(body), body);
+		udp_text(&t, true, "2001:db8:1::2", "2001:db8:2::100", calls[i].sp, 5060, text);
+		assert_int_equal(nat_through(en, &t, &sip_udp, &dnat, NULL, NULL), NF_ACCEPT);
+		assert_int_equal(exp_live(en), calls[i].live);
+		assert_memory_equal(t.buf + t.len - strlen(calls[i].want), calls[i].want,
+				    strlen(calls[i].want));
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *b = "v=0\r\no=a 1 1 IN IP6 2001:db8:1::2\r\n"
+				"c=IN IP6 2001:db8:1::2\r\nm=audio 4010 RTP/AVP 0\r\n";
+
+		snprintf(text, sizeof(text),
+			 "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s", strlen(b),
+			 b);
+		udp_text(&t, true, "2001:db8:1::2",
+			 calls2[i].nat ? "2001:db8:2::100" : "2001:db8:2::2", calls2[i].sp, 5060,
+			 text);
+		assert_int_equal(
+		    nat_through(en, &t, &sip_udp, calls2[i].nat ? &dnat : NULL, NULL, NULL),
+		    NF_ACCEPT);
+		assert_int_equal(exp_live(en), calls2[i].live);
+		if (calls2[i].want)
+			assert_memory_equal(t.buf + t.len - strlen(calls2[i].want), calls2[i].want,
+					    strlen(calls2[i].want));
+	}
+	env_free(en);
+}
+
+/* a request over TCP whose Via names UDP and another port of the sender
+ * sets forced_dport (process_sip_request looks for a UDP Via whatever the
+ * protocol); under NAT the server's replies on that connection are then
+ * dropped (nf_nat_sip: "forced_dport only expected with UDP"), its
+ * requests still pass; without NAT the replies pass untouched */
+static void test_sip_nat_tcp_forced_dport(void **state)
+{
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	static const char req[] = "OPTIONS sip:b@example.com SIP/2.0\r\n"
+				  "Via: SIP/2.0/UDP 10.0.1.2:5062\r\n"
+				  "CSeq: 1 OPTIONS\r\nl: 0\r\n\r\n";
+	static const char ok[] = "SIP/2.0 200 OK\r\nCSeq: 1 OPTIONS\r\nl: 0\r\n\r\n";
+	uint32_t n = (uint32_t)strlen(req), k = (uint32_t)strlen(ok);
+	uint8_t hd[600];
+	struct tpkt t;
+
+	(void)state;
+	for (int nat = 1; nat >= 0; nat--) {
+		struct env *en = env_nat();
+		const struct nftdp_ct_nat_range *sn = nat ? &snat : NULL;
+		const char *peer = nat ? "198.51.100.1" : "10.0.1.2";
+		struct nftdp_ct_entry *m;
+
+		tcp_hdr(hd, 40000, 5060, 1000, 0, TS, 65535, 0);
+		build(&t, false, "10.0.1.2", "10.0.2.2", IPPROTO_TCP, hd, 20);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, &m), NF_ACCEPT);
+		tcp_hdr(hd, 5060, 40000, 5000, 1001, TS | TA, 65535, 0);
+		build(&t, false, "10.0.2.2", peer, IPPROTO_TCP, hd, 20);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL), NF_ACCEPT);
+		tcp_hdr(hd, 40000, 5060, 1001, 5001, TA, 65535, 0);
+		memcpy(hd + 20, req, n);
+		build(&t, false, "10.0.1.2", "10.0.2.2", IPPROTO_TCP, hd, 20 + n);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL), NF_ACCEPT);
+		assert_int_equal(en->s->help[m - en->s->entries].sip_forced_dport, htons(5062));
+		tcp_hdr(hd, 5060, 40000, 5001, 1001 + n, TA, 65535, 0);
+		memcpy(hd + 20, ok, k);
+		build(&t, false, "10.0.2.2", peer, IPPROTO_TCP, hd, 20 + k);
+		assert_int_equal(nat_through(en, &t, &sip_tcp, NULL, sn, NULL),
+				 nat ? NF_DROP : NF_ACCEPT);
+		if (!nat) {
+			assert_int_equal(port_at(t.buf + 22), 40000);
+			assert_int_equal(rd32be(t.buf + 24), 5001);
+			assert_csums(&t);
+		}
+		env_free(en);
+	}
+}
+
+/* the SDP body of UDP SIP message t (after the blank line) is want */
+static void assert_udp_body(struct tpkt *t, const char *want)
+{
+	const char *d = (const char *)t->buf + 28, *b;
+	uint32_t n = t->len - 28;
+
+	assert_csums(t);
+	b = memmem(d, n, "\r\n\r\n", 4);
+	assert_non_null(b);
+	b += 4;
+	assert_int_equal(n - (uint32_t)(b - d), strlen(want));
+	assert_memory_equal(b, want, strlen(want));
+}
+
+/* an INVITE from 10.0.1.2 (source port sp) to the server's public
+ * 198.51.100.1:5060, dnat'd to 10.0.2.2:5060 when nat; its SDP announces
+ * 10.0.1.2:mport */
+static unsigned int same_media_call(struct env *en, uint16_t sp, uint16_t mport, bool nat,
+				    struct tpkt *t)
+{
+	struct nftdp_ct_nat_range dnat = nat_to("10.0.2.2", 5060);
+	char text[400], body[200];
+
+	snprintf(body, sizeof(body),
+		 "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\nt=0 0\r\n"
+		 "m=audio %u RTP/AVP 0\r\n",
+		 mport);
+	snprintf(text, sizeof(text), "INVITE sip:bob SIP/2.0\r\nCSeq: 1 INVITE\r\nl: %zu\r\n\r\n%s",
+		 strlen(body), body);
+	udp_text(t, false, "10.0.1.2", nat ? "198.51.100.1" : "10.0.2.2", sp, 5060, text);
+	return nat_through(en, t, &sip_udp, nat ? &dnat : NULL, NULL, NULL);
+}
+
+/* set_expected_rtp_rtcp's __nf_ct_expect_find: calls from one phone to a
+ * server behind dnat (the phone's address not NATed) announcing the same
+ * media. The second NATed call finds the first's expectation (its saved
+ * address and port its tuple's): skipped, accepted as it came. A call
+ * without NAT makes an expectation whose saved address and port are 0:
+ * a NATed call of the same media then takes the direct RTP path to
+ * 0.0.0.0 port 0 (m=, c= and o= written so, its own pair made there, as
+ * the kernel does), and the next such call finds that pair and skips.
+ * An expectation whose port moved past a clash: the next call of the
+ * moved media goes directly to the announced port. */
+static void test_sip_nat_same_media(void **state)
+{
+	struct env *en = env_nat();
+	struct nftdp_ct_entry *r;
+	struct ct_expect x;
+	union nftdp_ct_addr ph;
+	struct tpkt t;
+
+	(void)state;
+	assert_int_equal(same_media_call(en, 5060, 49170, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	assert_int_equal(same_media_call(en, 5062, 49170, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 49170 RTP/AVP 0\r\n");
+	/* without NAT: its own pair, saved 0 */
+	assert_int_equal(same_media_call(en, 5064, 49172, false, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 4);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 49172 RTP/AVP 0\r\n");
+	assert_int_equal(same_media_call(en, 5066, 49172, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 0.0.0.0\r\ns=-\r\nc=IN IP4 0.0.0.0\r\n"
+			    "t=0 0\r\nm=audio 0 RTP/AVP 0\r\n");
+	assert_int_equal(same_media_call(en, 5068, 49172, true, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 0.0.0.0\r\ns=-\r\nc=IN IP4 0.0.0.0\r\n"
+			    "t=0 0\r\nm=audio 0 RTP/AVP 0\r\n");
+	/* the non-NATed call itself again (its own master): replaced */
+	assert_int_equal(same_media_call(en, 5064, 49172, false, &t), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 6);
+	/* the first call's media reaches the phone */
+	udp(&t, false, "10.0.2.2", "10.0.1.2", 3456, 49170, 20);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(exp_live(en), 5);
+
+	/* a clash (any source) on the phone's 40000: the NATed call's pair
+	 * moves to 40002 */
+	udp_text(&t, false, "10.0.1.2", "10.0.2.9", 5060, 5060, "OPTIONS sip:x SIP/2.0\r\n\r\n");
+	assert_int_equal(nat_through(en, &t, &sip_udp, NULL, NULL, &r), NF_ACCEPT);
+	assert_int_equal(inet_pton(AF_INET, "10.0.1.2", ph.u8), 1);
+	nftdp_ct_expect_init(&x, NFPROTO_IPV4, NULL, &ph, IPPROTO_UDP, 0, htons(40000));
+	x.mask.src.ip = 0;
+	assert_int_equal(nftdp_ct_expect_related(en->s, r, &x, 4, 180), 0);
+	assert_int_equal(same_media_call(en, 5070, 40000, true, &t), NF_ACCEPT);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 40002 RTP/AVP 0\r\n");
+	assert_int_equal(exp_live(en), 8);
+	/* another NATed call of 40002 finds it, saved port 40000: direct
+	 * RTP to 40000, which the clash still holds (-EBUSY: dropped) */
+	assert_int_equal(same_media_call(en, 5072, 40002, true, &t), NF_DROP);
+	nftdp_ct_expect_unexpect(en->s, r, &x);
+	assert_int_equal(exp_live(en), 7);
+	assert_int_equal(same_media_call(en, 5072, 40002, true, &t), NF_ACCEPT);
+	assert_udp_body(&t, "v=0\r\no=a 1 1 IN IP4 10.0.1.2\r\ns=-\r\nc=IN IP4 10.0.1.2\r\n"
+			    "t=0 0\r\nm=audio 40000 RTP/AVP 0\r\n");
+	assert_int_equal(exp_live(en), 9);
+	env_free(en);
+}
+
 /* REGISTER behind snat with a port (198.51.100.1:6000): the registrar's
  * calls are expected at the NAT address and port, the Contact says so;
  * the 2xx activates that expectation and goes back naming the inside
@@ -1222,15 +1435,26 @@ static void test_sip_prefixes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sip_parse),	 cmocka_unit_test(test_sip_call),
-	    cmocka_unit_test(test_sip_failure),	 cmocka_unit_test(test_sip_classes),
-	    cmocka_unit_test(test_sip_register), cmocka_unit_test(test_sip_tcp6),
-	    cmocka_unit_test(test_sip_prefixes), cmocka_unit_test(test_sip_two_masters),
-	    cmocka_unit_test(test_sip_fmt_ip6),	 cmocka_unit_test(test_sip_parse_request),
-	    cmocka_unit_test(test_sip_nat_snat), cmocka_unit_test(test_sip_nat_dnat),
-	    cmocka_unit_test(test_sip_nat_tcp),	 cmocka_unit_test(test_sip_nat_prefixes),
-	    cmocka_unit_test(test_sip_nat_sdp),	 cmocka_unit_test(test_sip_nat_register),
+	    cmocka_unit_test(test_sip_parse),
+	    cmocka_unit_test(test_sip_call),
+	    cmocka_unit_test(test_sip_failure),
+	    cmocka_unit_test(test_sip_classes),
+	    cmocka_unit_test(test_sip_register),
+	    cmocka_unit_test(test_sip_tcp6),
+	    cmocka_unit_test(test_sip_prefixes),
+	    cmocka_unit_test(test_sip_two_masters),
+	    cmocka_unit_test(test_sip_fmt_ip6),
+	    cmocka_unit_test(test_sip_parse_request),
+	    cmocka_unit_test(test_sip_nat_snat),
+	    cmocka_unit_test(test_sip_nat_dnat),
+	    cmocka_unit_test(test_sip_nat_tcp),
+	    cmocka_unit_test(test_sip_nat_prefixes),
+	    cmocka_unit_test(test_sip_nat_sdp),
+	    cmocka_unit_test(test_sip_nat_register),
 	    cmocka_unit_test(test_sip_nat6),
+	    cmocka_unit_test(test_sip_nat_same_media),
+	    cmocka_unit_test(test_sip_nat_tcp_forced_dport),
+	    cmocka_unit_test(test_sip_nat6_same_media),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
