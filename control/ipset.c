@@ -557,6 +557,38 @@ static const struct ipset_type *type_find(const char *name, uint8_t family, bool
 	}
 	return NULL;
 }
+/* A bitmap's address range at create: IP and IP_TO (either order) or
+ * IP/CIDR, as bitmap_ip_create and bitmap_ipmac_create take it */
+static int bitmap_range(tb_t *tb, uint32_t *first, uint32_t *last)
+{
+	uint8_t a[16], b[16];
+
+	if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], NFPROTO_IPV4, a) < 0)
+		return -IPSET_ERR_PROTOCOL;
+	*first = ip4(a);
+	if (tb[IPSET_ATTR_IP_TO]) {
+		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		*last = ip4(b);
+		if (*first > *last) {
+			uint32_t t = *first;
+
+			*first = *last;
+			*last = t;
+		}
+		return 0;
+	}
+	if (tb[IPSET_ATTR_CIDR]) {
+		uint8_t cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
+
+		if (cidr >= 32)
+			return -IPSET_ERR_INVALID_CIDR;
+		*first &= cidr ? ~(0xffffffffu >> cidr) : 0;
+		*last = *first | (0xffffffffu >> cidr);
+		return 0;
+	}
+	return -IPSET_ERR_PROTOCOL;
+}
 
 static int create_data(struct ipset *set, tb_t *tb)
 {
@@ -579,32 +611,11 @@ static int create_data(struct ipset *set, tb_t *tb)
 	}
 	switch (set->type->kind) {
 	case K_BITMAP_IP: {
-		uint8_t a[16], b[16];
 		uint32_t first, last;
+		int rc = bitmap_range(tb, &first, &last);
 
-		if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], NFPROTO_IPV4, a) < 0)
-			return -IPSET_ERR_PROTOCOL;
-		first = ip4(a);
-		if (tb[IPSET_ATTR_IP_TO]) {
-			if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
-				return -IPSET_ERR_PROTOCOL;
-			last = ip4(b);
-			if (first > last) {
-				uint32_t t = first;
-
-				first = last;
-				last = t;
-			}
-		} else if (tb[IPSET_ATTR_CIDR]) {
-			uint8_t cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
-
-			if (cidr >= 32)
-				return -IPSET_ERR_INVALID_CIDR;
-			first &= ~(0xffffffffu >> cidr);
-			last = first | (0xffffffffu >> cidr);
-		} else {
-			return -IPSET_ERR_PROTOCOL;
-		}
+		if (rc < 0)
+			return rc;
 		set->netmask = 32;
 		if (tb[IPSET_ATTR_NETMASK]) {
 			set->netmask = mnl_attr_get_u8(tb[IPSET_ATTR_NETMASK]);
@@ -626,33 +637,13 @@ static int create_data(struct ipset *set, tb_t *tb)
 	}
 	case K_BITMAP_IPMAC: {
 		/* bitmap_ipmac_create: no netmask; up to 65536 addresses */
-		uint8_t a[16], b[16];
 		uint32_t first, last;
+		int rc;
 
 		set->cadt_flags &= ~(uint32_t)IPSET_FLAG_WITH_FORCEADD;
-		if (!tb[IPSET_ATTR_IP] || get_ipaddr(tb[IPSET_ATTR_IP], NFPROTO_IPV4, a) < 0)
-			return -IPSET_ERR_PROTOCOL;
-		first = ip4(a);
-		if (tb[IPSET_ATTR_IP_TO]) {
-			if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
-				return -IPSET_ERR_PROTOCOL;
-			last = ip4(b);
-			if (first > last) {
-				uint32_t t = first;
-
-				first = last;
-				last = t;
-			}
-		} else if (tb[IPSET_ATTR_CIDR]) {
-			uint8_t cidr = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
-
-			if (cidr >= 32)
-				return -IPSET_ERR_INVALID_CIDR;
-			first &= cidr ? ~(0xffffffffu >> cidr) : 0;
-			last = first | (0xffffffffu >> cidr);
-		} else {
-			return -IPSET_ERR_PROTOCOL;
-		}
+		rc = bitmap_range(tb, &first, &last);
+		if (rc < 0)
+			return rc;
 		if ((uint64_t)last - first + 1 > IPSET_BITMAP_MAX_RANGE)
 			return -IPSET_ERR_BITMAP_RANGE_SIZE;
 		set->netmask = 32;
