@@ -105,6 +105,10 @@ fuzz_pkt pkt-tracked FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_tracked.nft
 echo "fuzz_pkt (tracked ruleset): no crash"
 fuzz_pkt pkt-tracked-nat FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_tracked_nat.nft
 echo "fuzz_pkt (tracked ruleset with NAT): no crash"
+# and with chains before conntrack: they run over the whole burst first
+# (BURST_PRE_CT, docs/dataplane.md)
+fuzz_pkt pkt-raw FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_raw.nft
+echo "fuzz_pkt (chains before conntrack): no crash"
 awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
 	/tmp/nftdp-test-summary.$$
 if grep -q '^Skipped [1-9]' /tmp/nftdp-test-summary.$$; then
