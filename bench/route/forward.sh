@@ -269,6 +269,22 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 echo "updates: start: $(grep -h 'mirrored' "$log" | head -1)"
+# first_packet SECONDS MAC: tcpdump (pid in $td) waits up to SECONDS for
+# the first frame to MAC for the first flow's prefix, into $tmp/td.out;
+# returns once it listens
+first_packet() {
+	rm -f "$tmp/td.out"
+	ip netns exec "$nsb" timeout "$1" tcpdump -i dp0 -nn -e -c 1 -tt -Q in \
+		"ether dst $2 and dst net $first" > "$tmp/td.out" 2> "$tmp/td.err" &
+	td=$!
+	pids+=("$td")
+	for _ in $(seq 100); do
+		grep -q 'listening' "$tmp/td.err" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.5
+}
+
 wait_spare() { # the first refill of the spare table (then updates are deltas)
 	for _ in $(seq 1200); do
 		grep -q 'spare table refilled' "$1" && break
@@ -331,16 +347,7 @@ if [ "$replaces" -gt 0 ]; then
 		sed -n 's/^route add \(.*\) via .*/route del \1/p' "$tmp/updates"
 		echo "route replace $first via 10.1.0.3 dev dp0"
 	} > "$tmp/undo"
-	rm -f "$tmp/td.out"
-	ip netns exec "$nsb" timeout 120 tcpdump -i dp0 -nn -e -c 1 -tt -Q in \
-		"ether dst 02:00:00:00:02:03 and dst net $first" > "$tmp/td.out" 2> "$tmp/td.err" &
-	td=$!
-	pids+=("$td")
-	for _ in $(seq 100); do
-		grep -q 'listening' "$tmp/td.err" 2>/dev/null && break
-		sleep 0.05
-	done
-	sleep 0.5
+	first_packet 120 02:00:00:00:02:03
 	t0=$(date +%s.%N)
 	timeout 300 ip -n "$nsb" -batch "$tmp/undo"
 	t1=$(date +%s.%N)
@@ -361,16 +368,7 @@ if [ "$replaces" -gt 0 ]; then
 	for i in $(seq "$replaces"); do
 		if [ $((i % 2)) -eq 0 ]; then gw=10.1.0.3 mac=02:00:00:00:02:03
 		else gw=10.1.0.2 mac=02:00:00:00:02:02; fi
-		rm -f "$tmp/td.out"
-		ip netns exec "$nsb" timeout 20 tcpdump -i dp0 -nn -e -c 1 -tt -Q in \
-			"ether dst $mac and dst net $first" > "$tmp/td.out" 2> "$tmp/td.err" &
-		td=$!
-		pids+=("$td")
-		for _ in $(seq 100); do
-			grep -q 'listening' "$tmp/td.err" 2>/dev/null && break
-			sleep 0.05
-		done
-		sleep 0.5
+		first_packet 20 "$mac"
 		t0=$(date +%s.%N)
 		ip -n "$nsb" route replace "$first" via "$gw" dev dp0
 		wait "$td" || true
