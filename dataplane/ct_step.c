@@ -330,6 +330,32 @@ void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on)
 		w->ct_lk[i].data = NULL;
 }
 
+void nftdp_dp_ct_prefetch(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *const *pkts,
+			  const bool *ready, unsigned int n)
+{
+	struct nftdp_vm_pkt *p[NFTDP_VM_BURST_MAX];
+	struct nftdp_ct_lookup *lk[NFTDP_VM_BURST_MAX];
+
+	if (!w->ct_lk_on || n > NFTDP_VM_BURST_MAX)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int v = (unsigned int)(pkts[i] - w->view);
+		const struct nftdp_dp_meta *mt = &w->meta[v];
+
+		p[i] = NULL;
+		lk[i] = NULL;
+		/* a fragment's connection is known once it is reassembled */
+		if (!ready[i] || v >= NFTDP_VM_BURST_MAX ||
+		    !nftdp_vm_gen_uses_ct(w->gen, pkts[i]->nfproto) ||
+		    nftdp_dp_defrag_is_fragment(pkts[i]->data + mt->ip_off, mt->ip_len,
+						pkts[i]->nfproto == NFPROTO_IPV4))
+			continue;
+		p[i] = pkts[i];
+		lk[i] = &w->ct_lk[v];
+	}
+	nftdp_ct_prefetch_burst(w->ct, p, n, lk);
+}
+
 void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig)
 {
 	nftdp_ct_attach(reply, orig);

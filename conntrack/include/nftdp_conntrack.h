@@ -266,6 +266,19 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk);
 
 /**
+ * The first steps of nftdp_ct_probe() over a burst, for the misses of a
+ * large table to overlap: each pkts[i]'s tuple and hash into *lk[i] (as
+ * the probe leaves them; data NULL where the probe would find nothing to
+ * look up, or for GRE, whose key the probe works out again), its bucket
+ * prefetched; then the first entry of each bucket and its carried result
+ * prefetched. pkts[i] or lk[i] NULL: skipped. The probe and
+ * nftdp_ct_in_burst() of the same bytes take the tuple and hash from
+ * *lk[i]. Packet-path; shard's worker.
+ */
+void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt *const *pkts,
+			     unsigned int n, struct nftdp_ct_lookup *const *lk);
+
+/**
  * nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for
  * pkts[i]. lk: NULL, or per packet what nftdp_ct_probe() left for it (or
  * NULL); one that no longer matches the packet is not used.

@@ -2,7 +2,8 @@
 /*
  * conntrack unit tests (no EAL):
  * the connection table: shard creation and its errors, attach to an
- * existing entry, burst order, timeouts and gc, configured timeouts, table
+ * existing entry, burst order, the probe's hint and the burst's prefetch,
+ * timeouts and gc, configured timeouts, table
  * full with early drop, gc under pressure, confirm/drop, control-plane
  * walk/get/delete/flush and events, the symmetric RSS hash and the tuple
  * hash's spread.
@@ -66,6 +67,61 @@ static void test_probe_hint(void **state)
 	assert_ptr_not_equal((void *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7), b);
 	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_NEW);
 	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(en->s->st.count, 2);
+	env_free(en);
+}
+
+/* the burst's prefetch works out what the probe would (tuple, hash) and
+ * leaves it for the probe, which finds the same entries with it; nothing
+ * for what cannot be looked up (an ICMP echo); a packet put into another
+ * zone since is worked out again */
+static void test_prefetch_burst(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_entry *a;
+	struct nftdp_ct_lookup lk[4], ref;
+	struct nftdp_ct_lookup *lkp[4] = {&lk[0], &lk[1], &lk[2], &lk[3]};
+	const struct nftdp_ct_lookup *lkc[1] = {&lk[0]};
+	struct tpkt t[4];
+	struct nftdp_vm_pkt *pk[4] = {&t[0].pkt, &t[1].pkt, &t[2].pkt, &t[3].pkt};
+	unsigned int v[1];
+
+	(void)state;
+	udp(&t[0], false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &t[0], &a), ST_NEW);
+	udp(&t[0], false, "10.0.0.1", "10.0.0.2", 1000, 53, 0); /* original */
+	udp(&t[1], false, "10.0.0.2", "10.0.0.1", 53, 1000, 0); /* its reply */
+	udp(&t[2], false, "10.0.0.9", "10.0.0.2", 5, 6, 0);	/* no entry */
+	icmp(&t[3], false, "10.0.0.254", "10.0.0.1", 8, 0, 1, NULL, 0);
+	memset(lk, 0xa5, sizeof(lk));
+	nftdp_ct_prefetch_burst(en->s, pk, 4, lkp);
+	for (int i = 0; i < 3; i++) {
+		ref.data = NULL;
+		assert_ptr_equal(lk[i].data, pk[i]->data);
+		assert_int_equal(lk[i].len, pk[i]->len);
+		assert_int_equal(lk[i].node, UINT32_MAX);
+		(void)nftdp_ct_probe(en->s, pk[i], en->now, &ref);
+		assert_int_equal(lk[i].hash, ref.hash);
+		assert_memory_equal(&lk[i].t, &ref.t, sizeof(ref.t));
+	}
+	assert_null(lk[3].data);
+	assert_ptr_equal(nftdp_ct_probe(en->s, pk[0], en->now, &lk[0]), a);
+	assert_ptr_equal(nftdp_ct_probe(en->s, pk[1], en->now, &lk[1]), a);
+	assert_null(nftdp_ct_probe(en->s, pk[2], en->now, &lk[2]));
+	assert_null(nftdp_ct_probe(en->s, pk[3], en->now, &lk[3]));
+	assert_null(lk[3].data);
+	/* prefetched in zone 0, then put into zone 5: not zone 0's entry */
+	nftdp_ct_prefetch_burst(en->s, pk, 1, lkp);
+	t[0].pkt.ct_zone = 5;
+	t[0].pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	assert_null(nftdp_ct_probe(en->s, pk[0], en->now, &lk[0]));
+	assert_int_equal(lk[0].t.zone, 5);
+	nftdp_ct_prefetch_burst(en->s, pk, 1, lkp);
+	t[0].pkt.ct_zone = 6;
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lkc);
+	assert_int_equal(nftdp_ct_vm_ops.state(t[0].pkt.ct), ST_NEW);
+	assert_ptr_not_equal((void *)((uintptr_t)t[0].pkt.ct & ~(uintptr_t)7), a);
+	nftdp_ct_confirm(en->s, &t[0].pkt, NF_ACCEPT);
 	assert_int_equal(en->s->st.count, 2);
 	env_free(en);
 }
@@ -623,13 +679,13 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors), cmocka_unit_test(test_attach),
-	    cmocka_unit_test(test_burst_order),	  cmocka_unit_test(test_probe_hint),
-	    cmocka_unit_test(test_timeout_gc),	  cmocka_unit_test(test_configured_timeouts),
-	    cmocka_unit_test(test_table_full),	  cmocka_unit_test(test_gc_pressure),
-	    cmocka_unit_test(test_confirm_drop),  cmocka_unit_test(test_walk_get_delete_flush),
-	    cmocka_unit_test(test_events),	  cmocka_unit_test(test_rss_symmetric),
-	    cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_create_errors),	  cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),		  cmocka_unit_test(test_probe_hint),
+	    cmocka_unit_test(test_prefetch_burst),	  cmocka_unit_test(test_timeout_gc),
+	    cmocka_unit_test(test_configured_timeouts),	  cmocka_unit_test(test_table_full),
+	    cmocka_unit_test(test_gc_pressure),		  cmocka_unit_test(test_confirm_drop),
+	    cmocka_unit_test(test_walk_get_delete_flush), cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_rss_symmetric),	  cmocka_unit_test(test_table_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
