@@ -335,20 +335,20 @@ void nftdp_dp_ct_prefetch(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *const 
 {
 	struct nftdp_vm_pkt *p[NFTDP_VM_BURST_MAX];
 	struct nftdp_ct_lookup *lk[NFTDP_VM_BURST_MAX];
+	/* whether conntrack tracks IPv4, IPv6 (views are one or the other) */
+	bool on[2] = {nftdp_vm_gen_uses_ct(w->gen, NFPROTO_IPV4),
+		      nftdp_vm_gen_uses_ct(w->gen, NFPROTO_IPV6)};
 
 	if (!w->ct_lk_on || n > NFTDP_VM_BURST_MAX)
 		return;
+	/* a first fragment is prefetched too: its reassembled datagram is
+	 * longer, so the probe and conntrack work its tuple out again */
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int v = (unsigned int)(pkts[i] - w->view);
-		const struct nftdp_dp_meta *mt = &w->meta[v];
 
 		p[i] = NULL;
 		lk[i] = NULL;
-		/* a fragment's connection is known once it is reassembled */
-		if (!ready[i] || v >= NFTDP_VM_BURST_MAX ||
-		    !nftdp_vm_gen_uses_ct(w->gen, pkts[i]->nfproto) ||
-		    nftdp_dp_defrag_is_fragment(pkts[i]->data + mt->ip_off, mt->ip_len,
-						pkts[i]->nfproto == NFPROTO_IPV4))
+		if (!ready[i] || v >= NFTDP_VM_BURST_MAX || !on[pkts[i]->nfproto == NFPROTO_IPV6])
 			continue;
 		p[i] = pkts[i];
 		lk[i] = &w->ct_lk[v];
