@@ -1011,6 +1011,27 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 }
 
+unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk)
+{
+	struct nftdp_ct_tuple t;
+	uint32_t hash, node;
+
+	/* nftdp_ct_in_burst's steps for one packet, without its loops */
+	s->now_ms = now_ms;
+	if (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6)
+		return nftdp_ct_in(s, pkt, now_ms);
+	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, lk)) {
+	case CT_GO_ON:
+		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+	case CT_BAD:
+		s->st.invalid++;
+		return NF_ACCEPT;
+	default:
+		return NF_ACCEPT;
+	}
+}
+
 /*
  * __nf_conntrack_confirm's check, and nf_conntrack_hash_check_insert's for
  * entries ctnetlink makes: another entry already has tuple t (after NAT

@@ -257,7 +257,9 @@ struct nftdp_ct_lookup {
  * moved): what a caller needs to know before it lets packets share a burst.
  * pkt as for nftdp_ct_in(), before any `ct zone set`. lk (or NULL) gets
  * the tuple and hash for nftdp_ct_in_burst(), or data NULL where there are
- * none.
+ * none. lk must come in reset (data NULL) or as nftdp_ct_prefetch_burst()
+ * or an earlier probe left it: one whose data and len are pkt's is taken
+ * as pkt's tuple and hash (while pkt is the same bytes in the same zone).
  * @return the live confirmed entry (either direction), or NULL where
  *   nftdp_ct_in() would create one, leave the packet untracked or invalid,
  *   or track an ICMP error or a fragment. Packet-path; shard's worker.
@@ -286,6 +288,13 @@ void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms,
 		       const struct nftdp_ct_lookup *const *lk);
+
+/**
+ * nftdp_ct_in_burst() of the one packet pkt with its lookup lk (or NULL),
+ * without the burst's loops: the established pass's per-packet call.
+ */
+unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk);
 
 /**
  * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.

@@ -3,6 +3,7 @@
  * conntrack unit tests (no EAL):
  * the connection table: shard creation and its errors, attach to an
  * existing entry, burst order, the probe's hint and the burst's prefetch,
+ * the single-packet nf_conntrack_in,
  * timeouts and gc, configured timeouts, table
  * full with early drop, gc under pressure, confirm/drop, control-plane
  * walk/get/delete/flush and events, the symmetric RSS hash and the tuple
@@ -39,7 +40,7 @@ static void test_probe_hint(void **state)
 {
 	struct env *en = env_new(8, false);
 	struct nftdp_ct_entry *a, *b;
-	struct nftdp_ct_lookup lk;
+	struct nftdp_ct_lookup lk = {0};
 	const struct nftdp_ct_lookup *lks[1] = {&lk};
 	struct nftdp_vm_pkt *pk[1];
 	struct tpkt t, u;
@@ -124,6 +125,80 @@ static void test_prefetch_burst(void **state)
 	nftdp_ct_confirm(en->s, &t[0].pkt, NF_ACCEPT);
 	assert_int_equal(en->s->st.count, 2);
 	env_free(en);
+}
+
+/* packet k of test_in_hinted's sequence */
+static void hinted_pkt(struct tpkt *t, unsigned int k)
+{
+	const struct tflow f = {.a = "10.0.1.1", .b = "10.0.1.2", .ap = 4000, .bp = 80};
+	struct tpkt q;
+
+	switch (k) {
+	case 0: /* new, its reply, the original again */
+	case 2:
+		udp(t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+		break;
+	case 1:
+		udp(t, false, "10.0.0.2", "10.0.0.1", 53, 1000, 0);
+		break;
+	case 3: /* an error about it: related */
+		udp(&q, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+		icmp(t, false, "10.0.0.254", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+		break;
+	case 4: /* a handshake */
+		seg(t, &f, 0, TS, 100, 0, 0);
+		break;
+	case 5:
+		seg(t, &f, 1, TS | TA, 500, 101, 0);
+		break;
+	case 6:
+		seg(t, &f, 0, TA, 101, 501, 0);
+		break;
+	case 7: /* no flags: invalid */
+		seg(t, &f, 0, 0, 101, 0, 0);
+		break;
+	default: /* an echo request */
+		icmp(t, false, "10.0.0.1", "10.0.0.2", 8, 0, 7, NULL, 0);
+		break;
+	}
+}
+
+/* the established pass's single-packet nf_conntrack_in gives what the
+ * burst's gives a burst of one: verdicts, states, counters */
+static void test_in_hinted(void **state)
+{
+	struct env *a = env_new(8, false), *b = env_new(8, false);
+
+	(void)state;
+	for (unsigned int k = 0; k < 9; k++) {
+		struct tpkt ta, tb;
+		/* reset as the dataplane resets them each burst */
+		struct nftdp_ct_lookup la = {0}, lb = {0};
+		const struct nftdp_ct_lookup *lka[1] = {&la};
+		struct nftdp_vm_pkt *pa[1] = {&ta.pkt};
+		unsigned int va, vb;
+
+		hinted_pkt(&ta, k);
+		hinted_pkt(&tb, k);
+		(void)nftdp_ct_probe(a->s, &ta.pkt, a->now, &la);
+		(void)nftdp_ct_probe(b->s, &tb.pkt, b->now, &lb);
+		nftdp_ct_in_burst(a->s, pa, 1, &va, a->now, lka);
+		vb = nftdp_ct_in_hinted(b->s, &tb.pkt, b->now, &lb);
+		assert_int_equal(va, vb);
+		assert_int_equal(!ta.pkt.ct, !tb.pkt.ct);
+		assert_int_equal(ta.pkt.ct_untracked, tb.pkt.ct_untracked);
+		if (ta.pkt.ct)
+			assert_int_equal(nftdp_ct_vm_ops.state(ta.pkt.ct),
+					 nftdp_ct_vm_ops.state(tb.pkt.ct));
+		nftdp_ct_confirm(a->s, &ta.pkt, NF_ACCEPT);
+		nftdp_ct_confirm(b->s, &tb.pkt, NF_ACCEPT);
+	}
+	assert_int_equal(a->s->st.count, 3);
+	assert_int_equal(a->s->st.invalid, 1);
+	assert_int_equal(a->s->st.related, 1);
+	assert_memory_equal(&a->s->st, &b->s->st, sizeof(a->s->st));
+	env_free(a);
+	env_free(b);
 }
 
 static void test_timeout_gc(void **state)
@@ -679,13 +754,14 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors),	  cmocka_unit_test(test_attach),
-	    cmocka_unit_test(test_burst_order),		  cmocka_unit_test(test_probe_hint),
-	    cmocka_unit_test(test_prefetch_burst),	  cmocka_unit_test(test_timeout_gc),
-	    cmocka_unit_test(test_configured_timeouts),	  cmocka_unit_test(test_table_full),
-	    cmocka_unit_test(test_gc_pressure),		  cmocka_unit_test(test_confirm_drop),
-	    cmocka_unit_test(test_walk_get_delete_flush), cmocka_unit_test(test_events),
-	    cmocka_unit_test(test_rss_symmetric),	  cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_create_errors),  cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),	   cmocka_unit_test(test_probe_hint),
+	    cmocka_unit_test(test_prefetch_burst), cmocka_unit_test(test_in_hinted),
+	    cmocka_unit_test(test_timeout_gc),	   cmocka_unit_test(test_configured_timeouts),
+	    cmocka_unit_test(test_table_full),	   cmocka_unit_test(test_gc_pressure),
+	    cmocka_unit_test(test_confirm_drop),   cmocka_unit_test(test_walk_get_delete_flush),
+	    cmocka_unit_test(test_events),	   cmocka_unit_test(test_rss_symmetric),
+	    cmocka_unit_test(test_table_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
