@@ -277,8 +277,10 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt,
 			      unsigned int i)
 {
+	/* only lookups this burst reset (nftdp_dp_ct_lookups): an older one
+	 * of the same mbuf bytes and length would pass for this packet's */
 	return nftdp_ct_probe(w->ct, pkt, w->ctx.now_ms,
-			      i < NFTDP_VM_BURST_MAX && w->ct_lk ? &w->ct_lk[i] : NULL);
+			      w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL);
 }
 
 bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
