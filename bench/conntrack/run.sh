@@ -84,7 +84,11 @@ mem_secs=5
 all_rows=(testpmd empty empty-file established established-mem new-conns nat)
 names=()
 for n in "${all_rows[@]}"; do
-	case ,${rows:-${all_rows[*]// /,}}, in *,"$n",*) names+=("$n") ;; esac
+	if [ -z "$rows" ]; then
+		names+=("$n")
+		continue
+	fi
+	case ,$rows, in *,"$n",*) names+=("$n") ;; esac
 done
 if [ ${#names[@]} -eq 0 ] || { [ -n "$rows" ] && [ "$record" -eq 1 ]; }; then
 	echo "$0: --rows takes names of ${all_rows[*]}, and no --record" >&2
