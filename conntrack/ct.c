@@ -839,36 +839,61 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
 	}
 }
 
-/*
- * Three passes so that the cache misses of a burst overlap: tuples and
- * hashes, prefetching the buckets; the first node of each bucket,
- * prefetching its entry; then the lookups and state machines.
- */
+/* the packets conntrack's probe may look up at all (nftdp_ct_probe's
+ * checks before the tuple) */
+static inline bool probe_may(const struct nftdp_vm_pkt *pkt)
+{
+	return !(pkt->ct || pkt->ct_untracked || pkt->ct_seen || pkt->out.notrack ||
+		 !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
+		 (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
+		 pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6);
+}
+
+/* lk holds pkt's tuple and hash (nftdp_ct_prefetch_burst or an earlier
+ * probe of the same bytes and zone); a GRE tuple is worked out again, as
+ * its key depends on keymaps an earlier packet may have added */
+static inline bool lookup_holds(const struct nftdp_ct_lookup *lk, const struct nftdp_vm_pkt *pkt)
+{
+	return lk->data == pkt->data && lk->len == pkt->len && lk->t.l4proto != IPPROTO_GRE &&
+	       lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+}
+
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk)
 {
 	struct nftdp_ct_tuple t;
 	uint32_t node, hash;
+	bool held = lk && lk->data && lookup_holds(lk, pkt);
 
 	if (lk) {
-		lk->data = NULL;
 		lk->node = CT_NIL;
+		if (!held)
+			lk->data = NULL;
 	}
-	if (pkt->ct || pkt->ct_untracked || pkt->ct_seen || pkt->out.notrack ||
-	    !(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
-	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6) ||
-	    pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6 ||
-	    !nftdp_ct_pkt_tuple(pkt, &t))
+	if (!probe_may(pkt)) {
+		if (lk)
+			lk->data = NULL;
 		return NULL;
-	if (t.l4proto == IPPROTO_GRE)
-		nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), &t);
-	t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
-	hash = nftdp_ct_tuple_hash(s, &t);
-	if (lk) {
-		lk->data = pkt->data;
-		lk->len = pkt->len;
-		lk->hash = hash;
-		lk->t = t;
+	}
+	if (held) {
+		/* the prefetch's tuple and hash: its bucket and entry are on
+		 * their way */
+		t = lk->t;
+		hash = lk->hash;
+	} else {
+		if (!nftdp_ct_pkt_tuple(pkt, &t))
+			return NULL;
+		if (t.l4proto == IPPROTO_GRE)
+			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt),
+						   &t);
+		t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+		hash = nftdp_ct_tuple_hash(s, &t);
+		if (lk) {
+			lk->data = pkt->data;
+			lk->len = pkt->len;
+			lk->hash = hash;
+			lk->t = t;
+		}
 	}
 	/* nftdp_ct_find without its side effects */
 	node = s->buckets[hash & s->bucket_mask];
@@ -890,6 +915,58 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	return NULL;
 }
 
+/*
+ * The probe's first two steps over a burst, so that their cache misses
+ * overlap (a table of a million entries is beyond every cache: each
+ * packet's bucket, entry and carried result are misses): every packet's
+ * tuple and hash, prefetching its bucket; then every bucket's first node,
+ * prefetching that entry's four lines and the carried result of the
+ * node's direction. What it works out stays in lk[i] for the probe and
+ * nftdp_ct_in_burst (lookup_holds).
+ */
+void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt *const *pkts,
+			     unsigned int n, struct nftdp_ct_lookup *const *lk)
+{
+	unsigned int i;
+
+	if (n > NFTDP_VM_BURST_MAX)
+		n = NFTDP_VM_BURST_MAX;
+	for (i = 0; i < n; i++) {
+		const struct nftdp_vm_pkt *pkt = pkts[i];
+		struct nftdp_ct_lookup *l = lk[i];
+
+		if (!pkt || !l)
+			continue;
+		l->data = NULL;
+		l->node = CT_NIL;
+		if (!probe_may(pkt) || !nftdp_ct_pkt_tuple(pkt, &l->t) ||
+		    l->t.l4proto == IPPROTO_GRE)
+			continue;
+		l->t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+		l->hash = nftdp_ct_tuple_hash(s, &l->t);
+		l->data = pkt->data;
+		l->len = pkt->len;
+		__builtin_prefetch(&s->buckets[l->hash & s->bucket_mask]);
+	}
+	for (i = 0; i < n; i++) {
+		const struct nftdp_ct_lookup *l = lk[i];
+		uint32_t first;
+
+		if (!pkts[i] || !l || !l->data)
+			continue;
+		first = s->buckets[l->hash & s->bucket_mask];
+		if (first == CT_NIL)
+			continue;
+		prefetch_entry(s, first >> 1, false);
+		__builtin_prefetch(&s->carry[first >> 1][first & 1]);
+	}
+}
+
+/*
+ * Three passes so that the cache misses of a burst overlap: tuples and
+ * hashes, prefetching the buckets; the first node of each bucket,
+ * prefetching its entry; then the lookups and state machines.
+ */
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms,
 		       const struct nftdp_ct_lookup *const *lk)
@@ -931,6 +1008,27 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], node[i], now_ms);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
+	}
+}
+
+unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk)
+{
+	struct nftdp_ct_tuple t;
+	uint32_t hash, node;
+
+	/* nftdp_ct_in_burst's steps for one packet, without its loops */
+	s->now_ms = now_ms;
+	if (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6)
+		return nftdp_ct_in(s, pkt, now_ms);
+	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, lk)) {
+	case CT_GO_ON:
+		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+	case CT_BAD:
+		s->st.invalid++;
+		return NF_ACCEPT;
+	default:
+		return NF_ACCEPT;
 	}
 }
 

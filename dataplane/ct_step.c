@@ -277,8 +277,10 @@ void nftdp_dp_ct_confirm(struct nftdp_dp_worker *w, struct nftdp_vm_pkt **pkts, 
 const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt,
 			      unsigned int i)
 {
+	/* only lookups this burst reset (nftdp_dp_ct_lookups): an older one
+	 * of the same mbuf bytes and length would pass for this packet's */
 	return nftdp_ct_probe(w->ct, pkt, w->ctx.now_ms,
-			      i < NFTDP_VM_BURST_MAX && w->ct_lk ? &w->ct_lk[i] : NULL);
+			      w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL);
 }
 
 bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
@@ -298,7 +300,7 @@ unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *
 	    w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL;
 	unsigned int v;
 
-	nftdp_ct_in_burst(w->ct, &p, 1, &v, w->ctx.now_ms, &lk);
+	v = nftdp_ct_in_hinted(w->ct, p, w->ctx.now_ms, lk);
 	p->ct_seen = true;
 	*plain = nftdp_ct_pkt_plain(p);
 	*carry = *plain && p->ct ? nftdp_ct_carry(p->ct) : NULL;
@@ -328,6 +330,32 @@ void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on)
 	w->ct_lk_on = on && w->ct_lk;
 	for (unsigned int i = 0; w->ct_lk_on && i < n; i++)
 		w->ct_lk[i].data = NULL;
+}
+
+void nftdp_dp_ct_prefetch(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *const *pkts,
+			  const bool *ready, unsigned int n)
+{
+	struct nftdp_vm_pkt *p[NFTDP_VM_BURST_MAX];
+	struct nftdp_ct_lookup *lk[NFTDP_VM_BURST_MAX];
+	/* whether conntrack tracks IPv4, IPv6 (views are one or the other) */
+	bool on[2] = {nftdp_vm_gen_uses_ct(w->gen, NFPROTO_IPV4),
+		      nftdp_vm_gen_uses_ct(w->gen, NFPROTO_IPV6)};
+
+	if (!w->ct_lk_on || n > NFTDP_VM_BURST_MAX)
+		return;
+	/* a first fragment is prefetched too: its reassembled datagram is
+	 * longer, so the probe and conntrack work its tuple out again */
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int v = (unsigned int)(pkts[i] - w->view);
+
+		p[i] = NULL;
+		lk[i] = NULL;
+		if (!ready[i] || v >= NFTDP_VM_BURST_MAX || !on[pkts[i]->nfproto == NFPROTO_IPV6])
+			continue;
+		p[i] = pkts[i];
+		lk[i] = &w->ct_lk[v];
+	}
+	nftdp_ct_prefetch_burst(w->ct, p, n, lk);
 }
 
 void nftdp_dp_ct_attach(struct nftdp_vm_pkt *reply, const struct nftdp_vm_pkt *orig)

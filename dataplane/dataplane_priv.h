@@ -794,6 +794,11 @@ void nftdp_dp_ct_gc(struct nftdp_dp_worker *w);
  * kept in w->ct_lk[i]), or no view (i = NFTDP_VM_BURST_MAX) */
 const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *pkt,
 			      unsigned int i);
+/* conntrack's probe of views pkts[i] with ready[i] (prerouting views
+ * of the burst, w->meta[] filled) begun over the whole burst, their table
+ * lines prefetched (nftdp_ct_prefetch_burst); needs nftdp_dp_ct_lookups on */
+void nftdp_dp_ct_prefetch(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *const *pkts,
+			  const bool *ready, unsigned int n);
 /* on: the probes of views 0..n-1 are kept for the conntrack step from now
  * (none yet); off: no longer */
 void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);

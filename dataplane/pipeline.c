@@ -2069,7 +2069,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 						     NFTDP_DP_ST_POSTROUTING};
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
-	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *vp[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
 	const void *ent[NFTDP_VM_BURST_MAX];
 	/* per fast packet: its connection's carried result; whether that
@@ -2089,25 +2089,32 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	if (w->defrag)
 		nftdp_dp_defrag_tick(w);
 
-	/* views, probe and conntrack, in arrival order */
+	/* views; conntrack's lookups begun over them all (its misses
+	 * overlap); then probe and conntrack, in arrival order */
+	for (unsigned int i = 0; i < n; i++) {
+		struct nftdp_dp_l2 l2;
+
+		how[i] = EST_GONE;
+		ready[i] = false;
+		vp[i] = &w->view[i];
+		if (!rx_frame(w, m, i, n, &l2))
+			continue;
+		how[i] = EST_PIPELINE;
+		ready[i] = cached_view(w, i, m[i], &l2, rx, true, false);
+		if (!ready[i])
+			setup_view(w, i, m[i], &l2, rx, false);
+	}
+	nftdp_dp_ct_prefetch(w, vp, ready, n);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *p = &w->view[i];
 		const struct nftdp_dp_meta *mt = &w->meta[i];
-		struct nftdp_dp_l2 l2;
 		struct nftdp_vm_flow_carry *c;
 		const void *e;
 		unsigned int v, l;
 		bool plain;
 
-		how[i] = EST_GONE;
-		if (!rx_frame(w, m, i, n, &l2))
+		if (how[i] != EST_PIPELINE || !ready[i])
 			continue;
-		how[i] = EST_PIPELINE;
-		ready[i] = cached_view(w, i, m[i], &l2, rx, true, false);
-		if (!ready[i]) {
-			setup_view(w, i, m[i], &l2, rx, false);
-			continue;
-		}
 		if (after_frag)
 			continue;
 		if (nftdp_dp_defrag_is_fragment(p->data + mt->ip_off, mt->ip_len,
@@ -2246,6 +2253,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 				setup_view(w, i, m[i], &l2, rx, false);
 			act[na++] = &w->view[i];
 		}
+		nftdp_dp_ct_prefetch(w, act, ready, na);
 	}
 	if (na)
 		run_by_connection(w, gen, rx_port, act, ready, na, SEG_PREROUTING);

@@ -701,9 +701,11 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
 	unsigned int subpos[NFTDP_VM_BURST_MAX];
 
-	/* the whole hook through this worker's flow cache */
-	if (ctx->flow && hl && gen->flow[hook][nfproto] && prio_min == INT32_MIN &&
-	    prio_max == INT32_MAX) {
+	/* the whole hook through this worker's flow cache: also a window
+	 * that holds every chain of the hook (prerouting's after conntrack),
+	 * where running the window is running the hook */
+	if (ctx->flow && hl && gen->flow[hook][nfproto] && hl->n && hl->e[0].priority >= prio_min &&
+	    hl->e[hl->n - 1].priority <= prio_max) {
 		while (n > 0) {
 			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
 

@@ -26,9 +26,11 @@
 #                held by net_pcap infinite_rx in a pool of 2 x FLOWS +
 #                65536 mbufs of 256 bytes (--mbufs, --mbuf-size). The first
 #                pass picks every connection up (nf_conntrack_tcp_loose)
-#                and establishes it with the reply: the warm-up, not
-#                measured; every later pass is an established lookup per
-#                packet, both directions, measured for 5 s (2 s in --smoke)
+#                and establishes it with the reply, the second makes each
+#                direction's carried result (docs/dataplane.md): the
+#                warm-up, not measured; every later pass is an
+#                established lookup per packet, both directions, judged
+#                by its carried result, measured for 5 s (2 s in --smoke)
 #   new-conns    every packet a new connection (2 x FLOWS distinct SYNs,
 #                a table large enough for all): connections per second
 #   nat          the same filter plus snat to a /24 in postrouting, FLOWS
@@ -47,7 +49,10 @@
 # total over the time it forwarded. Medians over REPEAT rounds.
 #
 # usage: run.sh [--build DIR] [--smoke] [--repeat N] [--flows N] [--data N]
-#               [--record]   (write bench/results/conntrack.json)
+#               [--rows LIST] [--record]   (write bench/results/conntrack.json)
+# --rows: only these rows (comma-separated names from the list above, e.g.
+# testpmd,established-mem), and only their captures made; no --record, and
+# the memory lines only with the established row.
 # --smoke: no hugepages, 20000 flows, one round: that every row runs (CI);
 # established-mem runs 2 s with counters on its two ct rules, which must
 # count FLOWS new and every other packet established.
@@ -60,7 +65,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build smoke=0 repeat=3 flows=1000000 data=6 record=0
+build=$root/build smoke=0 repeat=3 flows=1000000 data=6 record=0 rows=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(cd "$2" && pwd); shift ;;
@@ -69,12 +74,27 @@ while [ $# -gt 0 ]; do
 	--flows) flows=$2; shift ;;
 	--data) data=$2; shift ;;
 	--record) record=1 ;;
-	*) echo "usage: $0 [--build DIR] [--smoke] [--repeat N] [--flows N] [--data N] [--record]" >&2
+	--rows) rows=$2; shift ;;
+	*) echo "usage: $0 [--build DIR] [--smoke] [--repeat N] [--flows N] [--data N] [--rows LIST] [--record]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
 mem_secs=5
+all_rows=(testpmd empty empty-file established established-mem new-conns nat)
+names=()
+for n in "${all_rows[@]}"; do
+	if [ -z "$rows" ]; then
+		names+=("$n")
+		continue
+	fi
+	case ,$rows, in *,"$n",*) names+=("$n") ;; esac
+done
+if [ ${#names[@]} -eq 0 ] || { [ -n "$rows" ] && [ "$record" -eq 1 ]; }; then
+	echo "$0: --rows takes names of ${all_rows[*]}, and no --record" >&2
+	exit 2
+fi
+want() { case " ${names[*]} " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ "$smoke" -eq 1 ]; then
 	flows=20000 repeat=1 record=0 mem_secs=2
 fi
@@ -132,15 +152,23 @@ srcs="10.0.0.1-10.$(((nsrc >> 16) & 255)).$(((nsrc >> 8) & 255)).$((nsrc & 255))
 gen() { "$build/nftdp-gen" --family 4 --size 64 --src "$srcs" --dst 172.16.0.1 \
 	--sport 40000 --dport 80 "$@" > /dev/null; }
 est_total=$((flows * (3 + data)))
-gen --flows "$flows" --proto tcp --data "$data" --count "$est_total" --pcap-out "$tmp/est.pcap"
+if want empty-file || want established; then
+	gen --flows "$flows" --proto tcp --data "$data" --count "$est_total" --pcap-out "$tmp/est.pcap"
+fi
 # twice as many sources for the SYNs: every one a new connection
 nsyn=$((2 * flows))
-srcs="10.0.0.1-10.$(((nsyn >> 16) & 255)).$(((nsyn >> 8) & 255)).$((nsyn & 255))"
-gen --flows "$nsyn" --proto tcp --syn-flood --count "$nsyn" --pcap-out "$tmp/syn.pcap"
-srcs="10.0.0.1-10.$(((nsrc >> 16) & 255)).$(((nsrc >> 8) & 255)).$((nsrc & 255))"
+if want new-conns; then
+	srcs="10.0.0.1-10.$(((nsyn >> 16) & 255)).$(((nsyn >> 8) & 255)).$((nsyn & 255))"
+	gen --flows "$nsyn" --proto tcp --syn-flood --count "$nsyn" --pcap-out "$tmp/syn.pcap"
+	srcs="10.0.0.1-10.$(((nsrc >> 16) & 255)).$(((nsrc >> 8) & 255)).$((nsrc & 255))"
+fi
 nat_total=$((flows * data))
-gen --flows "$flows" --proto udp --data "$data" --count "$nat_total" --pcap-out "$tmp/nat.pcap"
-gen --flows "$flows" --proto tcp --mid-stream --data 1 --count "$mid_total" --pcap-out "$tmp/mid.pcap"
+if want nat; then
+	gen --flows "$flows" --proto udp --data "$data" --count "$nat_total" --pcap-out "$tmp/nat.pcap"
+fi
+if want established-mem; then
+	gen --flows "$flows" --proto tcp --mid-stream --data 1 --count "$mid_total" --pcap-out "$tmp/mid.pcap"
+fi
 "$build/nftdp-gen" --flows 1024 --family 4 --proto tcp,udp --data 2 --size 64 \
 	--src 10.0.0.1-10.0.0.255 --dport 5000 --count 4096 --pcap-out "$tmp/ceil.pcap" > /dev/null
 
@@ -267,7 +295,6 @@ run_nftdp() {
 /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))' \
 	> "$tmp/idle.pcap"
 
-names=(testpmd empty empty-file established established-mem new-conns nat)
 declare -A runs
 loads= fail=0
 # every nftdp row must have read its whole capture
@@ -283,8 +310,8 @@ nftdp_row() {
 # connections, nothing invalid; with the smoke run's counters, every packet
 # after each flow's first was `ct state established`
 mem_check() {
-	if [ "$1" -le "$mid_total" ]; then
-		echo "FAIL: established-mem: nftdp read $1 packets, the warm-up is $mid_total" >&2
+	if [ "$1" -le $((2 * mid_total)) ]; then
+		echo "FAIL: established-mem: nftdp read $1 packets, the warm-up is $((2 * mid_total))" >&2
 		return 1
 	fi
 	/usr/bin/python3 - "$tmp/mem-stats.json" "$tmp/mem-list.json" "$flows" <<'PY'
@@ -333,7 +360,7 @@ for r in $(seq "$repeat"); do
 			fi
 			rm -f "$tmp/mem-stats.json" "$tmp/mem-list.json"
 			run_nftdp "rx_pcap=$tmp/mid.pcap,infinite_rx=1" "$rules" $((2 * flows)) \
-				"$mid_total" 999999999999 "$mem_secs" "$mem_mb" --mbufs "$mem_mbufs" \
+				$((2 * mid_total)) 999999999999 "$mem_secs" "$mem_mb" --mbufs "$mem_mbufs" \
 				--mbuf-size 256 --stats-json "$tmp/mem-stats.json" "${ml[@]}"
 			read -r v got _ _ < "$tmp/result"
 			mem_check "$got" || fail=1 ;;
@@ -350,12 +377,16 @@ done
 entry=$(gdb -batch -ex 'print sizeof(struct nftdp_ct_entry)' "$build/nftdp" 2>/dev/null |
 	sed -n 's/^\$1 = //p' || true)
 entry=${entry:-null}
-run_nftdp "rx_pcap=$tmp/idle.pcap" "$tmp/ct.nft" 1024 0 1
-read -r _ _ small_rss _ < "$tmp/result"
+small_rss=0
+if want established; then
+	run_nftdp "rx_pcap=$tmp/idle.pcap" "$tmp/ct.nft" 1024 0 1
+	read -r _ _ small_rss _ < "$tmp/result"
+fi
 per_entry=$(awk -v a="${est_rss:-0}" -v b="$small_rss" -v n=$((2 * flows - 1024)) \
 	'BEGIN { if (a > b && n > 0) printf "%.1f", (a - b) * 1024 / n; else print "null" }')
 
 declare -A med
+for n in "${all_rows[@]}"; do med[$n]=0; done
 for n in "${names[@]}"; do
 	med[$n]=$(tr ' ' '\n' <<< "${runs[$n]}" | grep . | median)
 done

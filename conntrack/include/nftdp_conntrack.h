@@ -257,13 +257,28 @@ struct nftdp_ct_lookup {
  * moved): what a caller needs to know before it lets packets share a burst.
  * pkt as for nftdp_ct_in(), before any `ct zone set`. lk (or NULL) gets
  * the tuple and hash for nftdp_ct_in_burst(), or data NULL where there are
- * none.
+ * none. lk must come in reset (data NULL) or as nftdp_ct_prefetch_burst()
+ * or an earlier probe left it: one whose data and len are pkt's is taken
+ * as pkt's tuple and hash (while pkt is the same bytes in the same zone).
  * @return the live confirmed entry (either direction), or NULL where
  *   nftdp_ct_in() would create one, leave the packet untracked or invalid,
  *   or track an ICMP error or a fragment. Packet-path; shard's worker.
  */
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk);
+
+/**
+ * The first steps of nftdp_ct_probe() over a burst, for the misses of a
+ * large table to overlap: each pkts[i]'s tuple and hash into *lk[i] (as
+ * the probe leaves them; data NULL where the probe would find nothing to
+ * look up, or for GRE, whose key the probe works out again), its bucket
+ * prefetched; then the first entry of each bucket and its carried result
+ * prefetched. pkts[i] or lk[i] NULL: skipped. The probe and
+ * nftdp_ct_in_burst() of the same bytes take the tuple and hash from
+ * *lk[i]. Packet-path; shard's worker.
+ */
+void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt *const *pkts,
+			     unsigned int n, struct nftdp_ct_lookup *const *lk);
 
 /**
  * nftdp_ct_in() over n <= NFTDP_VM_BURST_MAX packets; verdicts[i] for
@@ -273,6 +288,13 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, unsigned int n,
 		       unsigned int *verdicts, uint64_t now_ms,
 		       const struct nftdp_ct_lookup *const *lk);
+
+/**
+ * nftdp_ct_in_burst() of the one packet pkt with its lookup lk (or NULL),
+ * without the burst's loops: the established pass's per-packet call.
+ */
+unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk);
 
 /**
  * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.

@@ -2,7 +2,9 @@
 /*
  * conntrack unit tests (no EAL):
  * the connection table: shard creation and its errors, attach to an
- * existing entry, burst order, timeouts and gc, configured timeouts, table
+ * existing entry, burst order, the probe's hint and the burst's prefetch,
+ * the single-packet nf_conntrack_in,
+ * timeouts and gc, configured timeouts, table
  * full with early drop, gc under pressure, confirm/drop, control-plane
  * walk/get/delete/flush and events, the symmetric RSS hash and the tuple
  * hash's spread.
@@ -38,7 +40,7 @@ static void test_probe_hint(void **state)
 {
 	struct env *en = env_new(8, false);
 	struct nftdp_ct_entry *a, *b;
-	struct nftdp_ct_lookup lk;
+	struct nftdp_ct_lookup lk = {0};
 	const struct nftdp_ct_lookup *lks[1] = {&lk};
 	struct nftdp_vm_pkt *pk[1];
 	struct tpkt t, u;
@@ -68,6 +70,135 @@ static void test_probe_hint(void **state)
 	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
 	assert_int_equal(en->s->st.count, 2);
 	env_free(en);
+}
+
+/* the burst's prefetch works out what the probe would (tuple, hash) and
+ * leaves it for the probe, which finds the same entries with it; nothing
+ * for what cannot be looked up (an ICMP echo); a packet put into another
+ * zone since is worked out again */
+static void test_prefetch_burst(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_entry *a;
+	struct nftdp_ct_lookup lk[4], ref;
+	struct nftdp_ct_lookup *lkp[4] = {&lk[0], &lk[1], &lk[2], &lk[3]};
+	const struct nftdp_ct_lookup *lkc[1] = {&lk[0]};
+	struct tpkt t[4];
+	struct nftdp_vm_pkt *pk[4] = {&t[0].pkt, &t[1].pkt, &t[2].pkt, &t[3].pkt};
+	unsigned int v[1];
+
+	(void)state;
+	udp(&t[0], false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &t[0], &a), ST_NEW);
+	udp(&t[0], false, "10.0.0.1", "10.0.0.2", 1000, 53, 0); /* original */
+	udp(&t[1], false, "10.0.0.2", "10.0.0.1", 53, 1000, 0); /* its reply */
+	udp(&t[2], false, "10.0.0.9", "10.0.0.2", 5, 6, 0);	/* no entry */
+	icmp(&t[3], false, "10.0.0.254", "10.0.0.1", 8, 0, 1, NULL, 0);
+	memset(lk, 0xa5, sizeof(lk));
+	nftdp_ct_prefetch_burst(en->s, pk, 4, lkp);
+	for (int i = 0; i < 3; i++) {
+		ref.data = NULL;
+		assert_ptr_equal(lk[i].data, pk[i]->data);
+		assert_int_equal(lk[i].len, pk[i]->len);
+		assert_int_equal(lk[i].node, UINT32_MAX);
+		(void)nftdp_ct_probe(en->s, pk[i], en->now, &ref);
+		assert_int_equal(lk[i].hash, ref.hash);
+		assert_memory_equal(&lk[i].t, &ref.t, sizeof(ref.t));
+	}
+	assert_null(lk[3].data);
+	assert_ptr_equal(nftdp_ct_probe(en->s, pk[0], en->now, &lk[0]), a);
+	assert_ptr_equal(nftdp_ct_probe(en->s, pk[1], en->now, &lk[1]), a);
+	assert_null(nftdp_ct_probe(en->s, pk[2], en->now, &lk[2]));
+	assert_null(nftdp_ct_probe(en->s, pk[3], en->now, &lk[3]));
+	assert_null(lk[3].data);
+	/* prefetched in zone 0, then put into zone 5: not zone 0's entry */
+	nftdp_ct_prefetch_burst(en->s, pk, 1, lkp);
+	t[0].pkt.ct_zone = 5;
+	t[0].pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	assert_null(nftdp_ct_probe(en->s, pk[0], en->now, &lk[0]));
+	assert_int_equal(lk[0].t.zone, 5);
+	nftdp_ct_prefetch_burst(en->s, pk, 1, lkp);
+	t[0].pkt.ct_zone = 6;
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lkc);
+	assert_int_equal(nftdp_ct_vm_ops.state(t[0].pkt.ct), ST_NEW);
+	assert_ptr_not_equal((void *)((uintptr_t)t[0].pkt.ct & ~(uintptr_t)7), a);
+	nftdp_ct_confirm(en->s, &t[0].pkt, NF_ACCEPT);
+	assert_int_equal(en->s->st.count, 2);
+	env_free(en);
+}
+
+/* packet k of test_in_hinted's sequence */
+static void hinted_pkt(struct tpkt *t, unsigned int k)
+{
+	const struct tflow f = {.a = "10.0.1.1", .b = "10.0.1.2", .ap = 4000, .bp = 80};
+	struct tpkt q;
+
+	switch (k) {
+	case 0: /* new, its reply, the original again */
+	case 2:
+		udp(t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+		break;
+	case 1:
+		udp(t, false, "10.0.0.2", "10.0.0.1", 53, 1000, 0);
+		break;
+	case 3: /* an error about it: related */
+		udp(&q, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+		icmp(t, false, "10.0.0.254", "10.0.0.1", 3, 3, 0, q.buf, q.len);
+		break;
+	case 4: /* a handshake */
+		seg(t, &f, 0, TS, 100, 0, 0);
+		break;
+	case 5:
+		seg(t, &f, 1, TS | TA, 500, 101, 0);
+		break;
+	case 6:
+		seg(t, &f, 0, TA, 101, 501, 0);
+		break;
+	case 7: /* no flags: invalid */
+		seg(t, &f, 0, 0, 101, 0, 0);
+		break;
+	default: /* an echo request */
+		icmp(t, false, "10.0.0.1", "10.0.0.2", 8, 0, 7, NULL, 0);
+		break;
+	}
+}
+
+/* the established pass's single-packet nf_conntrack_in gives what the
+ * burst's gives a burst of one: verdicts, states, counters */
+static void test_in_hinted(void **state)
+{
+	struct env *a = env_new(8, false), *b = env_new(8, false);
+
+	(void)state;
+	for (unsigned int k = 0; k < 9; k++) {
+		struct tpkt ta, tb;
+		/* reset as the dataplane resets them each burst */
+		struct nftdp_ct_lookup la = {0}, lb = {0};
+		const struct nftdp_ct_lookup *lka[1] = {&la};
+		struct nftdp_vm_pkt *pa[1] = {&ta.pkt};
+		unsigned int va, vb;
+
+		hinted_pkt(&ta, k);
+		hinted_pkt(&tb, k);
+		(void)nftdp_ct_probe(a->s, &ta.pkt, a->now, &la);
+		(void)nftdp_ct_probe(b->s, &tb.pkt, b->now, &lb);
+		nftdp_ct_in_burst(a->s, pa, 1, &va, a->now, lka);
+		vb = nftdp_ct_in_hinted(b->s, &tb.pkt, b->now, &lb);
+		assert_int_equal(va, vb);
+		assert_int_equal(!ta.pkt.ct, !tb.pkt.ct);
+		assert_int_equal(ta.pkt.ct_untracked, tb.pkt.ct_untracked);
+		if (ta.pkt.ct)
+			assert_int_equal(nftdp_ct_vm_ops.state(ta.pkt.ct),
+					 nftdp_ct_vm_ops.state(tb.pkt.ct));
+		nftdp_ct_confirm(a->s, &ta.pkt, NF_ACCEPT);
+		nftdp_ct_confirm(b->s, &tb.pkt, NF_ACCEPT);
+	}
+	assert_int_equal(a->s->st.count, 3);
+	assert_int_equal(a->s->st.invalid, 1);
+	assert_int_equal(a->s->st.related, 1);
+	assert_memory_equal(&a->s->st, &b->s->st, sizeof(a->s->st));
+	env_free(a);
+	env_free(b);
 }
 
 static void test_timeout_gc(void **state)
@@ -623,12 +754,13 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors), cmocka_unit_test(test_attach),
-	    cmocka_unit_test(test_burst_order),	  cmocka_unit_test(test_probe_hint),
-	    cmocka_unit_test(test_timeout_gc),	  cmocka_unit_test(test_configured_timeouts),
-	    cmocka_unit_test(test_table_full),	  cmocka_unit_test(test_gc_pressure),
-	    cmocka_unit_test(test_confirm_drop),  cmocka_unit_test(test_walk_get_delete_flush),
-	    cmocka_unit_test(test_events),	  cmocka_unit_test(test_rss_symmetric),
+	    cmocka_unit_test(test_create_errors),  cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),	   cmocka_unit_test(test_probe_hint),
+	    cmocka_unit_test(test_prefetch_burst), cmocka_unit_test(test_in_hinted),
+	    cmocka_unit_test(test_timeout_gc),	   cmocka_unit_test(test_configured_timeouts),
+	    cmocka_unit_test(test_table_full),	   cmocka_unit_test(test_gc_pressure),
+	    cmocka_unit_test(test_confirm_drop),   cmocka_unit_test(test_walk_get_delete_flush),
+	    cmocka_unit_test(test_events),	   cmocka_unit_test(test_rss_symmetric),
 	    cmocka_unit_test(test_table_hash),
 	};
 

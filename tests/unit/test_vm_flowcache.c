@@ -1418,6 +1418,39 @@ static unsigned int run_window(struct fix *f, const struct flow *fl, int32_t lo,
 }
 
 /*
+ * A priority window that holds every chain of the hook (prerouting's
+ * after conntrack's step) runs the whole hook: the cache serves it, and
+ * what it filled serves the whole hook; a window one chain short does not
+ * touch the cache.
+ */
+static void test_window_whole(void **state)
+{
+	struct fix *f = *state;
+	struct nftdp_vm_flow_stats s0, s1;
+	const struct flow m0 = T4(80), m7 = T4(80, .mark = 7);
+
+	build_both(f, rs_two); /* chains at 0 and 10 */
+	s0 = stats(f);
+	assert_int_equal(run_window(f, &m0, -200, INT32_MAX), NF_DROP);
+	assert_int_equal(run_window(f, &m7, -200, INT32_MAX), NF_DROP);
+	s1 = stats(f);
+	assert_int_equal(s1.misses - s0.misses, 2);
+	assert_int_equal(s1.inserts - s0.inserts, 2);
+	/* the bounds are the chains' priorities */
+	assert_int_equal(run_window(f, &m0, 0, 10), NF_DROP);
+	assert_int_equal(run1(f, NFPROTO_IPV4, &m7), NF_DROP);
+	assert_int_equal(HITS_SINCE(f, s0), 2);
+	/* a window without the chain at 10, or without the one at 0 */
+	s0 = stats(f);
+	assert_int_equal(run_window(f, &m0, INT32_MIN, 9), NF_ACCEPT);
+	assert_int_equal(run_window(f, &m0, 1, INT32_MAX), NF_DROP);
+	s1 = stats(f);
+	assert_int_equal(s1.hits, s0.hits);
+	assert_int_equal(s1.misses, s0.misses);
+	assert_int_equal(s1.inserts, s0.inserts);
+}
+
+/*
  * One packet at a time, a priority window, a device-bound hook: the
  * chains run and the cache is neither asked nor filled, so a window never
  * gets the whole hook's verdict or the reverse.
@@ -2334,6 +2367,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_meta_keys, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_match_outcome, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_not_used, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_window_whole, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),

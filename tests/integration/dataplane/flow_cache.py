@@ -85,13 +85,20 @@ table ip t4 {
 '''
 
 # conntrack first, one base chain a hook: established packets carry
-# their connection's result (the first rule reads only ct state)
+# their connection's result (the first rule reads only ct state); the
+# prerouting chain runs after conntrack's step, in a window of the hook
+# that holds all of it (cached like a whole hook: else nothing carries)
 TRACKED = '''flush ruleset
 table inet filter {
 	counter est { }
 	set blocked4 {
 		type ipv4_addr
 		elements = { 10.0.0.66 }
+	}
+	chain prerouting {
+		type filter hook prerouting priority filter; policy accept;
+		ip saddr 192.168.0.0/16 counter drop
+		tcp dport { 23, 25 } counter drop
 	}
 	chain forward {
 		type filter hook forward priority 0; policy drop;
