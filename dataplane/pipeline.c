@@ -141,6 +141,23 @@ static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, u
 	emit_at(w, port, m, key, false);
 }
 
+/*
+ * emit for a packet a pass decided ahead of the pipeline: while nothing
+ * with a smaller key is left for the pipeline (first_slow: the smallest
+ * key it gets), nothing can come before it, so it goes straight to the
+ * tx buffer without the ordering's bookkeeping.
+ */
+static inline __attribute__((always_inline)) void emit_decided(struct nftdp_dp_worker *w,
+							       uint16_t port, struct rte_mbuf *m,
+							       uint16_t key,
+							       unsigned int first_slow)
+{
+	if (key < first_slow && !w->n_emit)
+		nftdp_dp_tx_stage(w, port, m);
+	else
+		emit(w, port, m, key);
+}
+
 /* stable counting sort by rank, then stage */
 static void flush_emits(struct nftdp_dp_worker *w)
 {
@@ -1942,6 +1959,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
 	bool chains[CACHED_HOOKS] = {false};
 	unsigned int nf = 0, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
+	/* the first packet left to the pipeline */
+	unsigned int first_slow = NFTDP_VM_BURST_MAX;
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
@@ -1962,6 +1981,12 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 	/* a header view's keys read neither the hook nor the devices */
 	probe_hooks(w, gen, tx, fast, live, nf, !w->plan_headers, hit, last, miss, chains);
+	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
+		if (slow_at[i])
+			first_slow = i;
+	for (unsigned int x = 0; x < nf; x++)
+		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
+			first_slow = (unsigned int)(fast[x] - w->view);
 
 	/* the packets the cache decided: charge, count, send; dropped[h]:
 	 * how many hook h dropped */
@@ -1983,7 +2008,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			rte_pktmbuf_free(w->mb[idx]);
 			continue;
 		}
-		emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow);
 	}
 	/* netdev and inet ingress accept all, each hook what reached it less
 	 * what it dropped; what is left leaves through netdev egress */
@@ -2084,7 +2109,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	struct est_held held = {0};
 	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0;
-	unsigned int dropped[CACHED_HOOKS] = {0};
+	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX;
 
 	if (w->defrag)
 		nftdp_dp_defrag_tick(w);
@@ -2156,6 +2181,14 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	}
 
 	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
+	/* what goes to the pipeline: left so above, or a miss (a packet held
+	 * behind one comes after it) */
+	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
+		if (how[i] == EST_PIPELINE || how[i] == EST_AFTER_CT)
+			first_slow = i;
+	for (unsigned int x = 0; x < nf; x++)
+		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
+			first_slow = (unsigned int)(fast[x] - w->view);
 
 	/* in arrival order: a miss, or a packet after one of its
 	 * connection, goes to the pipeline; the rest are charged, confirmed
@@ -2190,7 +2223,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (!nftdp_dp_ct_confirm_accepted(w, &p, 1))
 			continue;
 		nout++;
-		emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow);
 	}
 	/* after every carried packet charged what its result said: results
 	 * for the connections the cache judged (a run that read more than
