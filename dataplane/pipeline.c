@@ -80,6 +80,26 @@ void nftdp_dp_tx_stage(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf
 	b->m[b->n++] = m;
 }
 
+/* nftdp_dp_tx_stage of ms[0..k), in order, a copy per run that fits */
+static void tx_stage_bulk(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *const *ms,
+			  unsigned int k)
+{
+	struct nftdp_dp_txbuf *b = &w->tx[port];
+
+	while (k) {
+		unsigned int room = NFTDP_DP_TXBUF - b->n, c = k < room ? k : room;
+
+		if (!room) {
+			nftdp_dp_tx_flush_port(w, port);
+			continue;
+		}
+		memcpy(&b->m[b->n], ms, c * sizeof(*ms));
+		b->n = (uint16_t)(b->n + c);
+		ms += c;
+		k -= c;
+	}
+}
+
 void nftdp_dp_tx_flush(struct nftdp_dp_worker *w)
 {
 	for (uint16_t p = 0; p < w->dp->n_ports; p++)
@@ -144,16 +164,16 @@ static void emit(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, u
 /*
  * emit for a packet a pass decided ahead of the pipeline: while nothing
  * with a smaller key is left for the pipeline (first_slow: the smallest
- * key it gets), nothing can come before it, so it goes straight to the
- * tx buffer without the ordering's bookkeeping.
+ * key it gets), nothing can come before it, so it joins out[*no], which
+ * the pass stages (tx_stage_bulk) before anything it emitted leaves,
+ * without the ordering's bookkeeping.
  */
-static inline __attribute__((always_inline)) void emit_decided(struct nftdp_dp_worker *w,
-							       uint16_t port, struct rte_mbuf *m,
-							       uint16_t key,
-							       unsigned int first_slow)
+static inline __attribute__((always_inline)) void
+emit_decided(struct nftdp_dp_worker *w, uint16_t port, struct rte_mbuf *m, uint16_t key,
+	     unsigned int first_slow, struct rte_mbuf **out, unsigned int *no)
 {
 	if (key < first_slow && !w->n_emit)
-		nftdp_dp_tx_stage(w, port, m);
+		out[(*no)++] = m;
 	else
 		emit(w, port, m, key);
 }
@@ -1667,7 +1687,8 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
-	unsigned int nd = 0, nip = 0, nfw = 0, nout = 0;
+	unsigned int nd = 0, nip = 0, nfw = 0, nout = 0, no = 0;
+	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
@@ -1684,7 +1705,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		nd++;
 		if (!is_ip(l2.ip_proto)) {
 			nout++;
-			nftdp_dp_tx_stage(w, tx_port, mb);
+			out[no++] = mb;
 			continue;
 		}
 		avail = len - l2.ip_off;
@@ -1706,6 +1727,8 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 
 			nd--;
 			nip--;
+			tx_stage_bulk(w, tx_port, out, no);
+			no = 0;
 			setup_view(w, i, mb, &l2, rx, false);
 			run_segment(w, gen, rx_port, &p, 1, false);
 			/* its frames now, before the next packet's */
@@ -1721,8 +1744,9 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		trim_linear(mb, (uint16_t)(avail - ip_len));
 		nfw++;
 		nout++;
-		nftdp_dp_tx_stage(w, tx_port, mb);
+		out[no++] = mb;
 	}
+	tx_stage_bulk(w, tx_port, out, no);
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
 	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
 	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
@@ -1959,8 +1983,9 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
 	bool chains[CACHED_HOOKS] = {false};
 	unsigned int nf = 0, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
-	/* the first packet left to the pipeline */
-	unsigned int first_slow = NFTDP_VM_BURST_MAX;
+	/* the first packet left to the pipeline; what leaves before it */
+	unsigned int first_slow = NFTDP_VM_BURST_MAX, no = 0;
+	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
@@ -2008,8 +2033,9 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			rte_pktmbuf_free(w->mb[idx]);
 			continue;
 		}
-		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow);
+		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out, &no);
 	}
+	tx_stage_bulk(w, tx->port_id, out, no);
 	/* netdev and inet ingress accept all, each hook what reached it less
 	 * what it dropped; what is left leaves through netdev egress */
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
@@ -2109,7 +2135,8 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	struct est_held held = {0};
 	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0;
-	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX;
+	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX, no = 0;
+	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
 	if (w->defrag)
 		nftdp_dp_defrag_tick(w);
@@ -2223,8 +2250,9 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (!nftdp_dp_ct_confirm_accepted(w, &p, 1))
 			continue;
 		nout++;
-		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow);
+		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out, &no);
 	}
+	tx_stage_bulk(w, tx->port_id, out, no);
 	/* after every carried packet charged what its result said: results
 	 * for the connections the cache judged (a run that read more than
 	 * its connection fixes makes none) */
