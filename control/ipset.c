@@ -534,6 +534,34 @@ static void set_ip4(uint8_t ip[16], uint32_t v)
 	memcpy(ip, &v, 4);
 }
 
+/* An element's IPv4 range as the ip_set types' uadt take it: ip alone,
+ * ip to IP_TO (either order) or ip's CIDR (1-32) block. */
+static int elem_range4(tb_t *tb, uint32_t ip, uint32_t *from, uint32_t *to)
+{
+	*from = *to = ip;
+	if (tb[IPSET_ATTR_IP_TO]) {
+		uint8_t b[16];
+
+		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
+			return -IPSET_ERR_PROTOCOL;
+		*to = ip4(b);
+		if (*from > *to) {
+			*to = *from;
+			*from = ip4(b);
+		}
+	} else if (tb[IPSET_ATTR_CIDR]) {
+		uint8_t c = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
+
+		if (c == 0 || c > 32)
+			return -IPSET_ERR_INVALID_CIDR;
+		if (c < 32) {
+			*from &= ~(0xffffffffu >> c);
+			*to = *from | (0xffffffffu >> c);
+		}
+	}
+	return 0;
+}
+
 /* ---- create ---- */
 
 static const uint16_t create_pol[IPSET_ATTR_CREATE_MAX + 1] = {
@@ -1244,29 +1272,9 @@ static int uadt_ipportnet(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enu
 			return test_cidrs(set, *k);
 		return adt_ports(st, set, adt, k, x, nomatch, flags, pfrom, pto);
 	}
-	from = to = ip4(k->ip);
-	if (tb[IPSET_ATTR_IP_TO]) {
-		uint8_t b[16];
-
-		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
-			return -IPSET_ERR_PROTOCOL;
-		to = ip4(b);
-		if (from > to) {
-			uint32_t t = from;
-
-			from = to;
-			to = t;
-		}
-	} else if (tb[IPSET_ATTR_CIDR]) {
-		uint8_t c = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
-
-		if (c == 0 || c > 32)
-			return -IPSET_ERR_INVALID_CIDR;
-		if (c < 32) {
-			from &= ~(0xffffffffu >> c);
-			to = from | (0xffffffffu >> c);
-		}
-	}
+	ret = elem_range4(tb, ip4(k->ip), &from, &to);
+	if (ret < 0)
+		return ret;
 	from2 = to2 = ip4(k->ip2);
 	if (tb[IPSET_ATTR_IP2_TO]) {
 		uint8_t b[16];
@@ -1528,26 +1536,9 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 	if (kind == K_BITMAP_IP) {
 		from = to = ip4(k.ip);
 		if (adt != IPSET_TEST) {
-			if (tb[IPSET_ATTR_IP_TO]) {
-				uint8_t b[16];
-
-				if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
-					return -IPSET_ERR_PROTOCOL;
-				to = ip4(b);
-				if (from > to) {
-					uint32_t t = from;
-
-					from = to;
-					to = t;
-				}
-			} else if (tb[IPSET_ATTR_CIDR]) {
-				uint8_t c = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
-
-				if (c == 0 || c > 32)
-					return -IPSET_ERR_INVALID_CIDR;
-				from &= ~(0xffffffffu >> c) | (c == 32 ? 0xffffffffu : 0);
-				to = from | (c == 32 ? 0 : 0xffffffffu >> c);
-			}
+			ret = elem_range4(tb, ip4(k.ip), &from, &to);
+			if (ret < 0)
+				return ret;
 		}
 		if (from < set->first || to > set->last)
 			return -IPSET_ERR_BITMAP_RANGE;
@@ -1658,29 +1649,9 @@ static int uadt(struct ctl_ipset *st, struct ipset *set, tb_t *tb, enum ipset_ad
 		}
 		return ret;
 	}
-	from = to = ip4(k.ip);
-	if (tb[IPSET_ATTR_IP_TO]) {
-		uint8_t b[16];
-
-		if (get_ipaddr(tb[IPSET_ATTR_IP_TO], NFPROTO_IPV4, b) < 0)
-			return -IPSET_ERR_PROTOCOL;
-		to = ip4(b);
-		if (from > to) {
-			uint32_t t = from;
-
-			from = to;
-			to = t;
-		}
-	} else if (tb[IPSET_ATTR_CIDR]) {
-		uint8_t c = mnl_attr_get_u8(tb[IPSET_ATTR_CIDR]);
-
-		if (c == 0 || c > 32)
-			return -IPSET_ERR_INVALID_CIDR;
-		if (c < 32) {
-			from &= ~(0xffffffffu >> c);
-			to = from | (0xffffffffu >> c);
-		}
-	}
+	ret = elem_range4(tb, ip4(k.ip), &from, &to);
+	if (ret < 0)
+		return ret;
 	if (kind == K_HASH_IP && set->netmask < 32) {
 		from &= ~(0xffffffffu >> set->netmask);
 		to |= 0xffffffffu >> set->netmask;
@@ -1819,17 +1790,7 @@ static void put_head(struct nlmsghdr *nlh, const struct ipset *set, uint32_t ref
 	struct nlattr *d = mnl_attr_nest_start(nlh, IPSET_ATTR_DATA);
 
 	switch (set->type->kind) {
-	case K_BITMAP_IP: {
-		uint8_t a[16];
-
-		set_ip4(a, set->first);
-		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, a);
-		set_ip4(a, set->last);
-		put_ipaddr(nlh, IPSET_ATTR_IP_TO, NFPROTO_IPV4, a);
-		if (set->netmask != 32)
-			mnl_attr_put_u8(nlh, IPSET_ATTR_NETMASK, set->netmask);
-		break;
-	}
+	case K_BITMAP_IP:
 	case K_BITMAP_IPMAC: {
 		uint8_t a[16];
 
@@ -1837,6 +1798,9 @@ static void put_head(struct nlmsghdr *nlh, const struct ipset *set, uint32_t ref
 		put_ipaddr(nlh, IPSET_ATTR_IP, NFPROTO_IPV4, a);
 		set_ip4(a, set->last);
 		put_ipaddr(nlh, IPSET_ATTR_IP_TO, NFPROTO_IPV4, a);
+		/* bitmap:ip,mac has no netmask */
+		if (set->type->kind == K_BITMAP_IP && set->netmask != 32)
+			mnl_attr_put_u8(nlh, IPSET_ATTR_NETMASK, set->netmask);
 		break;
 	}
 	case K_BITMAP_PORT:
