@@ -214,6 +214,19 @@ static void get_ip(const struct nftdp_vm_pkt *pkt, bool src, uint8_t ip[16])
 			   v4 ? 4 : 16);
 }
 
+/* a bitmap's IPv4 address of the packet into ip; false outside the
+ * bitmap's range (-IPSET_ERR_BITMAP_RANGE) */
+static bool bitmap_ip(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *pkt, bool src,
+		      uint8_t ip[16])
+{
+	uint32_t v;
+
+	get_ip(pkt, src, ip);
+	memcpy(&v, ip, 4);
+	v = ntohl(v);
+	return v >= s->first && v <= s->last;
+}
+
 /* bitmap_ipmac_kadt's MAC: the source with the second dimension's src
  * flag, else the destination; false (-EINVAL) without a whole Ethernet
  * header before the network header, or for a zero MAC */
@@ -249,28 +262,18 @@ static int kadt_test(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return 0;
 		k.proto = 0;
 		return lookup(s, &k, pkt, o, skip, now, hit);
-	case NFTDP_VM_IPSET_BITMAP_IP: {
-		uint32_t v;
-
-		get_ip(pkt, src1, k.ip);
-		memcpy(&v, k.ip, 4);
-		v = ntohl(v);
-		if (v < s->first || v > s->last)
+	case NFTDP_VM_IPSET_BITMAP_IP:
+		if (!bitmap_ip(s, pkt, src1, k.ip))
 			return 0;
 		mask_ip(k.ip, 4, s->netmask);
 		return lookup(s, &k, pkt, o, skip, now, hit);
-	}
 	case NFTDP_VM_IPSET_BITMAP_IPMAC: {
 		/* bitmap_ipmac_do_test, then mtype_test's timeout and
 		 * counters */
 		uint8_t mac[6];
-		uint32_t v;
 		int32_t i;
 
-		get_ip(pkt, src1, k.ip);
-		memcpy(&v, k.ip, 4);
-		v = ntohl(v);
-		if (v < s->first || v > s->last || !pkt_mac(pkt, src2, mac))
+		if (!bitmap_ip(s, pkt, src1, k.ip) || !pkt_mac(pkt, src2, mac))
 			return 0;
 		i = s->head[nftdp_vm_ipset_hash(&k) & (s->nhead - 1)];
 		for (; i >= 0; i = s->e[i].next)
@@ -623,25 +626,13 @@ static bool kadt_key(const struct nftdp_vm_ipset *s, const struct nftdp_vm_pkt *
 			return false;
 		k->proto = 0;
 		return k->port >= s->first && k->port <= s->last;
-	case NFTDP_VM_IPSET_BITMAP_IP: {
-		uint32_t v;
-
-		get_ip(pkt, src1, k->ip);
-		memcpy(&v, k->ip, 4);
-		v = ntohl(v);
-		if (v < s->first || v > s->last)
+	case NFTDP_VM_IPSET_BITMAP_IP:
+		if (!bitmap_ip(s, pkt, src1, k->ip))
 			return false;
 		mask_ip(k->ip, 4, s->netmask);
 		return true;
-	}
-	case NFTDP_VM_IPSET_BITMAP_IPMAC: {
-		uint32_t v;
-
-		get_ip(pkt, src1, k->ip);
-		memcpy(&v, k->ip, 4);
-		v = ntohl(v);
-		return v >= s->first && v <= s->last;
-	}
+	case NFTDP_VM_IPSET_BITMAP_IPMAC:
+		return bitmap_ip(s, pkt, src1, k->ip);
 	case NFTDP_VM_IPSET_HASH_IP:
 		/* hash_ip4_kadt / hash_ip6_kadt: a masked zero address is -EINVAL */
 		get_ip(pkt, src1, k->ip);
