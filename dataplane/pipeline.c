@@ -2437,6 +2437,10 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		flush_emits(w);
 		return;
 	case PLAN_CACHED:
+		/* the flood guard's sparse mode: the pipeline, whose hook
+		 * runs key the guard's sample */
+		if (nftdp_vm_flowcache_sparse(w->ctx.flow))
+			break;
 		burst_cached(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;

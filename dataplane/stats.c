@@ -65,6 +65,7 @@ static void fc_stats(const struct nftdp_dp *dp, unsigned int i, struct nftdp_vm_
 		out->uncacheable += f.uncacheable;
 		out->mismatches += f.mismatches;
 		out->carried += f.carried;
+		out->unkeyed += f.unkeyed;
 	}
 }
 
@@ -264,9 +265,9 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 		fprintf(f,
 			"  \"flow_cache\": {\"entries\": %u, \"hits\": %lu, \"misses\": %lu, "
 			"\"inserts\": %lu, \"uncacheable\": %lu, \"mismatches\": %lu, "
-			"\"carried\": %lu},\n",
+			"\"carried\": %lu, \"unkeyed\": %lu},\n",
 			dp->flow_cache, fc.hits, fc.misses, fc.inserts, fc.uncacheable,
-			fc.mismatches, fc.carried);
+			fc.mismatches, fc.carried, fc.unkeyed);
 	}
 	fprintf(f, "  \"per_worker\": [");
 	for (unsigned int i = 0; i < dp->n_workers; i++) {
@@ -282,10 +283,10 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 			"%s\n    {\"worker\": %u, \"lcore\": %u, \"rx\": %lu, \"tx\": %lu, "
 			"\"bursts\": %lu, \"steered\": %lu, \"steered_in\": %lu, \"flow_cache\": "
 			"{\"hits\": %lu, \"misses\": %lu, \"inserts\": %lu, \"uncacheable\": %lu, "
-			"\"mismatches\": %lu, \"carried\": %lu}}",
+			"\"mismatches\": %lu, \"carried\": %lu, \"unkeyed\": %lu}}",
 			i ? "," : "", i, dp->w[i].lcore, rx, tx, dp->w[i].st.bursts,
 			dp->w[i].st.steered, dp->w[i].st.steered_in, fc.hits, fc.misses, fc.inserts,
-			fc.uncacheable, fc.mismatches, fc.carried);
+			fc.uncacheable, fc.mismatches, fc.carried, fc.unkeyed);
 	}
 	fprintf(f, "\n  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
@@ -339,8 +340,8 @@ void nftdp_dp_stats_print(const struct nftdp_dp *dp, double period_s)
 
 		fc_stats(dp, dp->n_workers, &fc);
 		printf("nftdp: flow cache hits %lu misses %lu inserts %lu uncacheable %lu "
-		       "carried %lu (%.1f%% hits)",
-		       fc.hits, fc.misses, fc.inserts, fc.uncacheable, fc.carried,
+		       "carried %lu unkeyed %lu (%.1f%% hits)",
+		       fc.hits, fc.misses, fc.inserts, fc.uncacheable, fc.carried, fc.unkeyed,
 		       fc.hits + fc.misses ? 100.0 * (double)fc.hits / (double)(fc.hits + fc.misses)
 					   : 0.0);
 		if (dp->flow_verify)
@@ -416,6 +417,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 			rte_tel_data_add_dict_u64(c, "uncacheable", fc.uncacheable);
 			rte_tel_data_add_dict_u64(c, "mismatches", fc.mismatches);
 			rte_tel_data_add_dict_u64(c, "carried", fc.carried);
+			rte_tel_data_add_dict_u64(c, "unkeyed", fc.unkeyed);
 			if (rte_tel_data_add_dict_container(d, "flow_cache", c, 0) < 0)
 				rte_tel_data_free(c);
 		}

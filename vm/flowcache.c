@@ -129,9 +129,47 @@ _Static_assert(sizeof(struct fc_entry) == 128, "a cache entry is two lines");
 struct nftdp_vm_flowcache {
 	uint32_t mask; /* entries - 1; buckets are pairs */
 	bool verify;
+	bool sparse;			   /* the flood guard keys a sample only */
+	uint32_t g_probes, g_hits, g_tick; /* the guard's window, its sample */
 	struct nftdp_vm_flow_stats st;
 	struct fc_entry *e;
 };
+
+/*
+ * The flood guard. A cache that keeps missing (new flows, scans, floods)
+ * costs every packet a key, a probe and an insert for nothing, and its
+ * inserts evict the flows that do repeat. So, as OVS's exact-match cache
+ * inserts with a probability: when fewer than 1 in FC_GUARD_ENTER of a
+ * window of FC_GUARD_WINDOW probes hit, the worker keys 1 packet in
+ * FC_GUARD_SAMPLE only (the others run the chains as without a cache:
+ * the same verdicts and effects), until its sampled probes hit 1 in
+ * FC_GUARD_LEAVE again. Verify mode keys every packet.
+ */
+#define FC_GUARD_WINDOW 4096u
+#define FC_GUARD_ENTER 16u
+#define FC_GUARD_LEAVE 8u
+#define FC_GUARD_SAMPLE 8u
+
+/* a burst's probes and hits into the guard's window; at its end, the
+ * mode */
+static inline void guard_note(struct nftdp_vm_flowcache *fc, unsigned int probes, unsigned int hits)
+{
+	/* sparse: a window of as many packets, fewer of them probed */
+	uint32_t window;
+
+	if (!probes)
+		return; /* also: no cache (verify's probe without plans) */
+	window = fc->sparse ? FC_GUARD_WINDOW / FC_GUARD_SAMPLE : FC_GUARD_WINDOW;
+	fc->g_hits += hits;
+	fc->g_probes += probes;
+	if (fc->g_probes < window)
+		return;
+	if (!fc->verify)
+		fc->sparse =
+		    fc->g_hits * (fc->sparse ? FC_GUARD_LEAVE : FC_GUARD_ENTER) < fc->g_probes;
+	fc->g_probes = 0;
+	fc->g_hits = 0;
+}
 
 /* ---------- the plan (control thread) ---------- */
 
@@ -676,6 +714,11 @@ bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc)
 	return fc->verify;
 }
 
+bool nftdp_vm_flowcache_sparse(const struct nftdp_vm_flowcache *fc)
+{
+	return fc && fc->sparse;
+}
+
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
 {
 	if (!fc) {
@@ -688,6 +731,7 @@ void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_
 	out->uncacheable = __atomic_load_n(&fc->st.uncacheable, __ATOMIC_RELAXED);
 	out->mismatches = __atomic_load_n(&fc->st.mismatches, __ATOMIC_RELAXED);
 	out->carried = __atomic_load_n(&fc->st.carried, __ATOMIC_RELAXED);
+	out->unkeyed = __atomic_load_n(&fc->st.unkeyed, __ATOMIC_RELAXED);
 }
 
 /* ---------- packet path ---------- */
@@ -1031,6 +1075,7 @@ struct fc_keys {
 	alignas(8) uint8_t key[NFTDP_VM_BURST_MAX][FC_KEY_MAX];
 	unsigned int len[NFTDP_VM_BURST_MAX];
 	uint32_t hash[NFTDP_VM_BURST_MAX];
+	uint64_t unkeyed; /* a bit per packet the flood guard left out */
 };
 
 /* packet i's key under fp, its hash, and its bucket on the way */
@@ -1042,6 +1087,13 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp, 
 	 * chains: each of them emits its trace events */
 	if (pkt->nftrace) {
 		k->len[i] = 0;
+		return;
+	}
+	/* the flood guard's sparse mode keys 1 packet in FC_GUARD_SAMPLE */
+	if (__builtin_expect(fc->sparse, 0) && (++fc->g_tick & (FC_GUARD_SAMPLE - 1))) {
+		k->len[i] = 0;
+		k->unkeyed |= 1ull << i;
+		fc->st.unkeyed++;
 		return;
 	}
 	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i], &k->hash[i]);
@@ -1121,9 +1173,11 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	 * without a new rule generation: lookups then taint */
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
 	struct fc_keys k;
+	unsigned int probes = 0, hits = 0;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
+	k.unkeyed = 0;
 	for (unsigned int i = 0; i < n; i++)
 		key_prepare(fc, fp, hook, pkts[i], ctx, &k, i);
 	for (unsigned int i = 0; i < n; i++) {
@@ -1134,6 +1188,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 
 		if (k.len[i]) {
 			e = probe(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
+			probes++;
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
 				continue;
@@ -1142,6 +1197,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 				charge(e, pkt, ctx);
 				verdicts[i] = e->verdict;
 				fc->st.hits++;
+				hits++;
 				continue;
 			}
 		}
@@ -1152,9 +1208,10 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		    !pkt->out.reject && !pkt->out.fwd_oif && !pkt->out.n_dup && !pkt->out.notrack)
 			insert(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i], v, &rec,
 			       conn_run(fp, pkt, &rec));
-		else
+		else if (!(k.unkeyed >> i & 1))
 			fc->st.uncacheable++;
 	}
+	guard_note(fc, probes, hits);
 }
 
 /* a hit, as the packet path sees it: the entry itself */
@@ -1173,9 +1230,11 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
 	struct fc_keys k;
+	unsigned int probes = 0, found = 0;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
+	k.unkeyed = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t nf = pkts[i]->nfproto;
 
@@ -1190,10 +1249,15 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 		if (plan[nf])
 			key_prepare(fc, plan[nf], hook, pkts[i], ctx, &k, i);
 	}
-	for (unsigned int i = 0; i < n; i++)
-		if (k.len[i])
-			hits[i] = (const struct nftdp_vm_flow_hit *)probe(
-			    fc, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
+	for (unsigned int i = 0; i < n; i++) {
+		if (!k.len[i])
+			continue;
+		hits[i] = (const struct nftdp_vm_flow_hit *)probe(fc, k.hash[i], tag, set_gen,
+								  k.key[i], k.len[i]);
+		probes++;
+		found += hits[i] != NULL;
+	}
+	guard_note(fc, probes, found);
 }
 
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit)

@@ -1573,6 +1573,43 @@ static void test_long_burst(void **state)
 }
 
 /*
+ * The flood guard (flowcache.c): windows of probes that almost never hit
+ * (every packet a new flow) leave most packets unkeyed, judged as without
+ * a cache; flows that repeat bring every packet's key back.
+ */
+static void test_flood_guard(void **state)
+{
+	struct fix *f = *state;
+	static struct flow fl[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_flow_stats s0;
+	unsigned int sent = 0;
+
+	build_both(f, rs_mixed);
+	/* 10240 keys of one packet each: 4096 probes fill the first window */
+	for (unsigned int b = 0; b < 160; b++) {
+		for (unsigned int i = 0; i < NFTDP_VM_BURST_MAX; i++, sent++)
+			fl[i] = (struct flow)U4((uint16_t)(1000 + sent)); /* keyed: dport */
+		run_both(f, NFPROTO_IPV4, fl, NFTDP_VM_BURST_MAX, NULL);
+	}
+	assert_true(nftdp_vm_flowcache_sparse(f->fc));
+	/* 4096 probes to enter, then 1 packet in 8 keyed */
+	assert_true(stats(f).unkeyed >= 5000);
+	assert_int_equal(stats(f).hits, 0);
+	/* 8 flows again and again: the sample hits, keying comes back */
+	for (unsigned int b = 0; b < 200; b++) {
+		for (unsigned int i = 0; i < NFTDP_VM_BURST_MAX; i++)
+			fl[i] = (struct flow)U4(53, .sport = (uint16_t)(7 + i % 8));
+		run_both(f, NFPROTO_IPV4, fl, NFTDP_VM_BURST_MAX, NULL);
+	}
+	assert_false(nftdp_vm_flowcache_sparse(f->fc));
+	s0 = stats(f);
+	run_both(f, NFPROTO_IPV4, fl, NFTDP_VM_BURST_MAX, NULL);
+	assert_int_equal(HITS_SINCE(f, s0), NFTDP_VM_BURST_MAX);
+	assert_int_equal(stats(f).unkeyed, s0.unkeyed);
+	same_counters(f, NFPROTO_INET, 6);
+}
+
+/*
  * ip prerouting (accept): 71 tcp dport 80 counter
  * ip forward    (accept): 72 tcp dport 80 counter drop
  * ip postrouting (drop):  73 counter
@@ -2370,6 +2407,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_window_whole, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_flood_guard, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_link_header, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_named_objects, fix_setup, fix_teardown),

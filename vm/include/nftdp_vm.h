@@ -1353,6 +1353,7 @@ struct nftdp_vm_flow_stats {
 	uint64_t uncacheable; /**< misses whose path cannot be cached */
 	uint64_t mismatches;  /**< verify mode: hits the chains judged otherwise */
 	uint64_t carried;     /**< packets judged by their connection's carried result */
+	uint64_t unkeyed;     /**< packets the flood guard ran without a key (flowcache.c) */
 };
 
 /**
@@ -1368,6 +1369,13 @@ void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc);
  * from the entry's. Control-path, before the worker runs.
  */
 void nftdp_vm_flowcache_verify(struct nftdp_vm_flowcache *fc, bool on);
+/**
+ * Whether fc's flood guard keys only a sample of packets (its recent
+ * probes kept missing, flowcache.c): a pass built around a probe of
+ * every packet then costs more than running the chains. NULL: false.
+ * The owning worker.
+ */
+bool nftdp_vm_flowcache_sparse(const struct nftdp_vm_flowcache *fc);
 /** Counters of fc so far. Any thread (plain reads of one writer's words). */
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out);
 
