@@ -747,6 +747,49 @@ static struct ctl_elem *interval_end_find(const struct ctl_set *s, const uint8_t
 	return best && (best->flags & NFT_SET_ELEM_INTERVAL_END) ? best : NULL;
 }
 
+/* The field lengths of a set of concatenated ranges (the kernel's pipapo:
+ * an interval set of two fields or more), or 0. */
+static unsigned int concat_range_fields(const struct ctl_set *s, const uint8_t **fields)
+{
+	uint32_t n = 0;
+
+	if (!(s->flags & NFT_SET_INTERVAL) || !nftnl_set_is_set(s->nl, NFTNL_SET_DESC_CONCAT))
+		return 0;
+	*fields = nftnl_set_get_data(s->nl, NFTNL_SET_DESC_CONCAT, &n);
+	return *fields && n >= 2 ? n : 0;
+}
+
+/* nft_pipapo_get(): the element whose every field's range holds the key's
+ * field (the key matched as a lookup does; the kernel ignores the key's
+ * end), an element without an end being the range [key, key]. Fields
+ * compare as bytes, each at its 32-bit aligned place in the key. */
+static struct ctl_elem *concat_range_find(const struct ctl_set *s, const uint8_t *fields,
+					  unsigned int nfields, const uint8_t *key,
+					  unsigned int klen, uint64_t now)
+{
+	struct ctl_elem *e;
+
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		const uint8_t *end = e->kelen ? e->key_end : e->key;
+		unsigned int off = 0, i;
+
+		if (e->dead || elem_expired(e, now) || (e->flags & ELEM_ID_FLAGS) ||
+		    e->klen != klen)
+			continue;
+		for (i = 0; i < nfields; i++) {
+			unsigned int fl = fields[i];
+
+			if (off + fl > klen || memcmp(key + off, e->key + off, fl) < 0 ||
+			    memcmp(key + off, end + off, fl) > 0)
+				break;
+			off += (fl + 3) & ~3u;
+		}
+		if (i == nfields)
+			return e;
+	}
+	return NULL;
+}
+
 int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 {
 	struct ctl_table *t;
@@ -770,6 +813,8 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 	{
 		struct ctl_elem key = {0}, *e;
 		struct nlmsghdr *nlh;
+		const uint8_t *fields = NULL;
+		unsigned int nfields = concat_range_fields(s, &fields);
 
 		err = elem_parse(s, attr, &key, true);
 		if (err < 0) {
@@ -782,6 +827,9 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 		else if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) &&
 			 !key.kelen)
 			e = interval_find(s, key.key, key.klen, nftdp_now_ms());
+		else if (nfields && !(key.flags & NFT_SET_ELEM_CATCHALL))
+			e = concat_range_find(s, fields, nfields, key.key, key.klen,
+					      nftdp_now_ms());
 		else
 			e = elem_find(s, key.key, key.klen, key.flags, false);
 		if (e == NULL && !key.kelen && s->dp && (s->flags & NFT_SET_EVAL) &&
