@@ -380,6 +380,9 @@ static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set 
 	return 0;
 }
 
+static bool elem_expired(const struct ctl_elem *e, uint64_t now);
+static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e, bool quiet);
+
 static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *attr)
 {
 	struct ctl_elem *e, *old;
@@ -394,6 +397,16 @@ static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *a
 		goto err_elem;
 	e->hash = elem_hash(e->key, e->klen, e->flags);
 	old = elem_find(s, e->key, e->klen, e->flags, false);
+	if (old && elem_expired(old, nftdp_now_ms())) {
+		/* an expired element is no longer there for an insert
+		 * (nft_rhash_cmp, pipapo_get skip it, the rbtree's insert
+		 * collects it): it leaves without an event, as the kernel's
+		 * gc takes it, and the new one goes in */
+		err = del_elem(m, s, old, true);
+		if (err < 0)
+			goto err_elem;
+		old = NULL;
+	}
 	if (old) {
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL)
 			err = -EEXIST;
@@ -455,13 +468,14 @@ int ctl_newsetelem(struct ctl_msg *m)
 	return 0;
 }
 
-static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e)
+static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e, bool quiet)
 {
 	struct ctl_trans *tr = ctl_trans_add(m, CTL_TR_DELSETELEM, s->table, s);
 
 	if (tr == NULL)
 		return -ENOMEM;
 	tr->elem = e;
+	tr->quiet = quiet;
 	e->dead = true;
 	s->nelems--;
 	ctl_elem_refs(e, -1);
@@ -486,7 +500,7 @@ int ctl_delsetelem(struct ctl_msg *m)
 		ctl_list_for_each_entry(e, &s->elems, list) {
 			if (e->dead)
 				continue;
-			err = del_elem(m, s, e);
+			err = del_elem(m, s, e, false);
 			if (err < 0)
 				return err;
 		}
@@ -499,7 +513,11 @@ int ctl_delsetelem(struct ctl_msg *m)
 		err = elem_parse(s, attr, &key, true);
 		if (err == 0) {
 			e = elem_find(s, key.key, key.klen, key.flags, false);
-			err = e ? del_elem(m, s, e) : -ENOENT;
+			/* an expired element is not found (nft_rhash_cmp,
+			 * pipapo_get, the rbtree's deactivate skip it) */
+			if (e && elem_expired(e, nftdp_now_ms()))
+				e = NULL;
+			err = e ? del_elem(m, s, e, false) : -ENOENT;
 		}
 		if (err < 0) {
 			m->bad_attr = attr;
