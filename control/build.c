@@ -944,6 +944,9 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		struct ctl_set *s = tr->obj;
 
 		if (tr->op == CTL_TR_NEWSET && !s->dead && !s->dp) {
+			uint64_t t0 = nftdp_now_ms(), took;
+			struct ctl_elem *e;
+
 			rc = set_create(s, s->dp_batch_elems);
 			if (rc < 0) {
 				*req = tr->req;
@@ -951,8 +954,19 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 				goto out;
 			}
 			s->dp_touched = true;
+			/* nf_tables_newset allocates the set at its message, before
+			 * the element messages that follow stamp their expiration:
+			 * the time its dataplane copy took here (a dynamic set's
+			 * prefaulted pool) is not counted against its elements, all
+			 * of this batch */
+			took = nftdp_now_ms() - t0;
+			if (took)
+				ctl_list_for_each_entry(e, &s->elems, list)
+					if (e->expires_at)
+						e->expires_at += took;
 		}
 	}
+	now = nftdp_now_ms();
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
 		struct ctl_elem *e = tr->elem;

@@ -380,6 +380,9 @@ static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set 
 	return 0;
 }
 
+static bool elem_expired(const struct ctl_elem *e, uint64_t now);
+static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e, bool quiet);
+
 static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *attr)
 {
 	struct ctl_elem *e, *old;
@@ -394,6 +397,16 @@ static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *a
 		goto err_elem;
 	e->hash = elem_hash(e->key, e->klen, e->flags);
 	old = elem_find(s, e->key, e->klen, e->flags, false);
+	if (old && elem_expired(old, nftdp_now_ms())) {
+		/* an expired element is no longer there for an insert
+		 * (nft_rhash_cmp, pipapo_get skip it, the rbtree's insert
+		 * collects it): it leaves without an event, as the kernel's
+		 * gc takes it, and the new one goes in */
+		err = del_elem(m, s, old, true);
+		if (err < 0)
+			goto err_elem;
+		old = NULL;
+	}
 	if (old) {
 		if (m->nlh->nlmsg_flags & NLM_F_EXCL)
 			err = -EEXIST;
@@ -455,13 +468,14 @@ int ctl_newsetelem(struct ctl_msg *m)
 	return 0;
 }
 
-static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e)
+static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e, bool quiet)
 {
 	struct ctl_trans *tr = ctl_trans_add(m, CTL_TR_DELSETELEM, s->table, s);
 
 	if (tr == NULL)
 		return -ENOMEM;
 	tr->elem = e;
+	tr->quiet = quiet;
 	e->dead = true;
 	s->nelems--;
 	ctl_elem_refs(e, -1);
@@ -486,7 +500,7 @@ int ctl_delsetelem(struct ctl_msg *m)
 		ctl_list_for_each_entry(e, &s->elems, list) {
 			if (e->dead)
 				continue;
-			err = del_elem(m, s, e);
+			err = del_elem(m, s, e, false);
 			if (err < 0)
 				return err;
 		}
@@ -499,7 +513,11 @@ int ctl_delsetelem(struct ctl_msg *m)
 		err = elem_parse(s, attr, &key, true);
 		if (err == 0) {
 			e = elem_find(s, key.key, key.klen, key.flags, false);
-			err = e ? del_elem(m, s, e) : -ENOENT;
+			/* an expired element is not found (nft_rhash_cmp,
+			 * pipapo_get, the rbtree's deactivate skip it) */
+			if (e && elem_expired(e, nftdp_now_ms()))
+				e = NULL;
+			err = e ? del_elem(m, s, e, false) : -ENOENT;
 		}
 		if (err < 0) {
 			m->bad_attr = attr;
@@ -747,6 +765,49 @@ static struct ctl_elem *interval_end_find(const struct ctl_set *s, const uint8_t
 	return best && (best->flags & NFT_SET_ELEM_INTERVAL_END) ? best : NULL;
 }
 
+/* The field lengths of a set of concatenated ranges (the kernel's pipapo:
+ * an interval set of two fields or more), or 0. */
+static unsigned int concat_range_fields(const struct ctl_set *s, const uint8_t **fields)
+{
+	uint32_t n = 0;
+
+	if (!(s->flags & NFT_SET_INTERVAL) || !nftnl_set_is_set(s->nl, NFTNL_SET_DESC_CONCAT))
+		return 0;
+	*fields = nftnl_set_get_data(s->nl, NFTNL_SET_DESC_CONCAT, &n);
+	return *fields && n >= 2 ? n : 0;
+}
+
+/* nft_pipapo_get(): the element whose every field's range holds the key's
+ * field (the key matched as a lookup does; the kernel ignores the key's
+ * end), an element without an end being the range [key, key]. Fields
+ * compare as bytes, each at its 32-bit aligned place in the key. */
+static struct ctl_elem *concat_range_find(const struct ctl_set *s, const uint8_t *fields,
+					  unsigned int nfields, const uint8_t *key,
+					  unsigned int klen, uint64_t now)
+{
+	struct ctl_elem *e;
+
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		const uint8_t *end = e->kelen ? e->key_end : e->key;
+		unsigned int off = 0, i;
+
+		if (e->dead || elem_expired(e, now) || (e->flags & ELEM_ID_FLAGS) ||
+		    e->klen != klen)
+			continue;
+		for (i = 0; i < nfields; i++) {
+			unsigned int fl = fields[i];
+
+			if (off + fl > klen || memcmp(key + off, e->key + off, fl) < 0 ||
+			    memcmp(key + off, end + off, fl) > 0)
+				break;
+			off += (fl + 3) & ~3u;
+		}
+		if (i == nfields)
+			return e;
+	}
+	return NULL;
+}
+
 int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 {
 	struct ctl_table *t;
@@ -770,6 +831,8 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 	{
 		struct ctl_elem key = {0}, *e;
 		struct nlmsghdr *nlh;
+		const uint8_t *fields = NULL;
+		unsigned int nfields = concat_range_fields(s, &fields);
 
 		err = elem_parse(s, attr, &key, true);
 		if (err < 0) {
@@ -782,6 +845,9 @@ int ctl_getsetelem(struct ctl_msg *m, struct ctl_out *o)
 		else if ((s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT) &&
 			 !key.kelen)
 			e = interval_find(s, key.key, key.klen, nftdp_now_ms());
+		else if (nfields && !(key.flags & NFT_SET_ELEM_CATCHALL))
+			e = concat_range_find(s, fields, nfields, key.key, key.klen,
+					      nftdp_now_ms());
 		else
 			e = elem_find(s, key.key, key.klen, key.flags, false);
 		if (e == NULL && !key.kelen && s->dp && (s->flags & NFT_SET_EVAL) &&

@@ -286,6 +286,10 @@ int ctl_newobj(struct ctl_msg *m)
 			return err;
 		}
 	}
+	/* nft_ct_timeout_obj_init: the l3proto given, else the table's
+	 * family, is what its dump shows (nft leaves it out unless told) */
+	if (type == NFT_OBJECT_CT_TIMEOUT && !nftnl_obj_is_set(o->nl, NFTNL_OBJ_CT_TIMEOUT_L3PROTO))
+		nftnl_obj_set_u16(o->nl, NFTNL_OBJ_CT_TIMEOUT_L3PROTO, t->family);
 	/* nft_ct_helper_obj_init / nft_ct_timeout_obj_init end in
 	 * nf_ct_netns_get: no nf_conntrack_bridge in this kernel */
 	if ((type == NFT_OBJECT_CT_HELPER || type == NFT_OBJECT_CT_TIMEOUT) &&
