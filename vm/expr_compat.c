@@ -336,8 +336,13 @@ bool nftdp_vm_compat_logs(const struct nftnl_expr *e)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 
-	return name && strcmp(name, "target") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME) &&
-	       strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME), "LOG") == 0;
+	const char *tg;
+
+	if (!name || strcmp(name, "target") != 0 || !nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME))
+		return false;
+	tg = nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME);
+	/* LOG, and ebtables' log and nflog (no other family has those names) */
+	return strcmp(tg, "LOG") == 0 || strcmp(tg, "log") == 0 || strcmp(tg, "nflog") == 0;
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_match = {
