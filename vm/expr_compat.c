@@ -180,6 +180,13 @@ static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nf
 		return NULL;
 	}
 	x = find(tab_of(cc->chain->family, target), name, rev, cc->chain->family, &known);
+	if (!x && known &&
+	    (cc->chain->family == NFPROTO_BRIDGE || cc->chain->family == NFPROTO_ARP)) {
+		/* xt_find_match: the name with another revision; ebtables'
+		 * and arptables' tables have every revision the kernel has */
+		nftdp_vm_errf(cc, -EPROTOTYPE, "%s %s: no revision %u", kind, name, rev);
+		return NULL;
+	}
 	if (!x) {
 		/* the kernel would load it (ENOENT only when no module has it);
 		 * nftdp does not run it */

@@ -2124,6 +2124,11 @@ static void test_bridge_eval_stp(void **state)
 	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), -1), -EINVAL);
 	st.bitmask = EBT_STP_TYPE | 0x1000;
 	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), -1), -EINVAL);
+	st.bitmask = EBT_STP_TYPE; /* an info of another size */
+	assert_int_equal(add(w, c, -1, false, xt("match", "stp", 0, &st, 16), -1), -EINVAL);
+	/* another revision: xt_find_match's EPROTOTYPE */
+	assert_int_equal(add(w, c, -1, false, xt("match", "stp", 1, &st, sizeof(st)), -1),
+			 -EPROTOTYPE);
 	st.bitmask = EBT_STP_TYPE | EBT_STP_FLAGS | EBT_STP_ROOTPRIO | EBT_STP_SENDERPRIO |
 		     EBT_STP_ROOTCOST | EBT_STP_PORT | EBT_STP_MSGAGE | EBT_STP_MAXAGE |
 		     EBT_STP_HELLOTIME | EBT_STP_FWDD;
@@ -2214,6 +2219,7 @@ static void test_bridge_log(void **state)
 	lg.bitmask |= EBT_LOG_NFLOG; /* not in EBT_LOG_MASK */
 	assert_int_equal(add(w, c, -1, false, TG("log", 0, lg), -1), -EINVAL);
 	lg.bitmask &= ~(uint32_t)EBT_LOG_NFLOG;
+	assert_int_equal(add(w, c, -1, false, xt("target", "log", 0, &lg, 32), -1), -EINVAL);
 	lg.loglevel = 8;
 	assert_int_equal(add(w, c, -1, false, TG("log", 0, lg), -1), -EINVAL);
 	lg.loglevel = 6;
@@ -2272,6 +2278,9 @@ static void test_bridge_nflog(void **state)
 	nl.flags = 1;
 	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), -EINVAL);
 	nl.flags = 0;
+	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, &nl, 16), -1), -EINVAL);
+	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, &nl, sizeof(nl) + 8), -1),
+			 -EINVAL);
 	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), 0);
 	assert_true(nftdp_vm_chain_order_state(c));
 	assert_int_equal(RUN(w, c, br_frame(&t, 80, false, 0)), NF_ACCEPT);
