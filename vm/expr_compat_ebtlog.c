@@ -77,8 +77,8 @@ static void ebt_log_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 	ev.iif = pkt->iif;
 	ev.oif = pkt->oif;
 	ev.mark = pkt->mark;
-	memcpy(ev.pkt, pkt->data + pkt->mac_off, 12);	       /* h_dest, h_source */
-	memcpy(ev.pkt + 12, pkt->data + pkt->nh_off - 2, 2);   /* h_proto */
+	memcpy(ev.pkt, pkt->data + pkt->mac_off, 12);	     /* h_dest, h_source */
+	memcpy(ev.pkt + 12, pkt->data + pkt->nh_off - 2, 2); /* h_proto */
 	ev.caplen = (uint16_t)(14 + (avail < room ? avail : room));
 	memcpy(ev.pkt + 14, pkt->data + pkt->nh_off, ev.caplen - 14u);
 	nftdp_vm_log_record(ctx->state, ctx->worker, &ev);
@@ -164,8 +164,8 @@ static void put_ip6(struct line *l, const uint8_t *a)
 
 /* print_ports; off from the network header; net: the network header's
  * recorded bytes, len: the frame's */
-static void put_ports(struct line *l, uint8_t proto, uint32_t off, const uint8_t *net,
-		      uint32_t cap, uint32_t len)
+static void put_ports(struct line *l, uint8_t proto, uint32_t off, const uint8_t *net, uint32_t cap,
+		      uint32_t len)
 {
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP && proto != IPPROTO_UDPLITE &&
 	    proto != IPPROTO_SCTP && proto != IPPROTO_DCCP)
@@ -180,8 +180,8 @@ static void put_ports(struct line *l, uint8_t proto, uint32_t off, const uint8_t
 	    (unsigned int)(net[off + 2] << 8 | net[off + 3]));
 }
 
-size_t nftdp_vm_ebt_log_line(const struct nftdp_vm_log_event *ev, const char *in,
-			     const char *out, char *buf, size_t size)
+size_t nftdp_vm_ebt_log_line(const struct nftdp_vm_log_event *ev, const char *in, const char *out,
+			     char *buf, size_t size)
 {
 	struct line l = {.buf = buf, .size = size, .n = 0};
 	uint32_t caplen = ev->caplen < sizeof(ev->pkt) ? ev->caplen : sizeof(ev->pkt);
