@@ -2272,6 +2272,7 @@ static void test_bridge_nflog(void **state)
 	struct world *w = *state;
 	struct nftdp_vm_chain *c = br_chain(w);
 	struct ebt_nflog_info nl = {.len = 20, .group = 3, .threshold = 2, .prefix = "bridged "};
+	uint8_t big[sizeof(nl) + 8] = {0};
 	struct nflog_seen seen = {0};
 	struct tpkt t;
 
@@ -2279,7 +2280,8 @@ static void test_bridge_nflog(void **state)
 	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), -EINVAL);
 	nl.flags = 0;
 	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, &nl, 16), -1), -EINVAL);
-	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, &nl, sizeof(nl) + 8), -1),
+	memcpy(big, &nl, sizeof(nl)); /* 8 bytes more than XT_ALIGN(sizeof(nl)) */
+	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, big, sizeof(nl) + 8), -1),
 			 -EINVAL);
 	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), 0);
 	assert_true(nftdp_vm_chain_order_state(c));
