@@ -110,6 +110,12 @@ static void print_event(const struct nftdp_vm_log_event *ev, void *arg)
 	struct line l = {.n = 0};
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
+	if (ev->flags & NFTDP_VM_LOG_F_EBT) { /* ebtables' log: ebt_log_packet's line */
+		l.n = nftdp_vm_ebt_log_line(ev, ifname(dp, ev->iif), ifname(dp, ev->oif), l.buf,
+					    sizeof(l.buf));
+		printf("%.*s\n", (int)l.n, l.buf);
+		return;
+	}
 	put(&l, "%sIN=%s OUT=%s ", ev->prefix, ifname(dp, ev->iif), ifname(dp, ev->oif));
 	if (cap >= 20 && (p[0] >> 4) == 4) {
 		uint32_t ihl = (p[0] & 0xfu) * 4, fo = nftdp_rd16(p + 6);

@@ -104,9 +104,19 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				 void *priv);
 
+/* ebtables' log and nflog watchers (expr_compat_ebtlog.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_log_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_nflog_ops;
+int nftdp_vm_compat_ebt_log_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_ebt_nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				    void *priv);
+/* ipv6_skip_exthdr from pkt's network header (expr_compat_bridge.c) */
+int nftdp_vm_ebt_ipv6_skip(const struct nftdp_vm_pkt *pkt, uint8_t *nexthdr);
+
 extern const struct compat_ext nftdp_vm_compat_matches[];
 extern const struct compat_ext nftdp_vm_compat_targets[];
-/* ebtables and arptables (expr_compat_bridge.c): checked and stored, not run */
+/* ebtables and arptables (expr_compat_bridge.c) */
 extern const struct compat_ext nftdp_vm_compat_br_matches[];
 extern const struct compat_ext nftdp_vm_compat_br_targets[];
 

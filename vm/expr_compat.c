@@ -180,6 +180,13 @@ static const struct compat_ext *ext_of(struct nftdp_vm_cctx *cc, const struct nf
 		return NULL;
 	}
 	x = find(tab_of(cc->chain->family, target), name, rev, cc->chain->family, &known);
+	if (!x && known &&
+	    (cc->chain->family == NFPROTO_BRIDGE || cc->chain->family == NFPROTO_ARP)) {
+		/* xt_find_match: the name with another revision; ebtables'
+		 * and arptables' tables have every revision the kernel has */
+		nftdp_vm_errf(cc, -EPROTOTYPE, "%s %s: no revision %u", kind, name, rev);
+		return NULL;
+	}
 	if (!x) {
 		/* the kernel would load it (ENOENT only when no module has it);
 		 * nftdp does not run it */
@@ -336,8 +343,13 @@ bool nftdp_vm_compat_logs(const struct nftnl_expr *e)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
 
-	return name && strcmp(name, "target") == 0 && nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME) &&
-	       strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME), "LOG") == 0;
+	const char *tg;
+
+	if (!name || strcmp(name, "target") != 0 || !nftnl_expr_is_set(e, NFTNL_EXPR_TG_NAME))
+		return false;
+	tg = nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME);
+	/* LOG, and ebtables' log and nflog (no other family has those names) */
+	return strcmp(tg, "LOG") == 0 || strcmp(tg, "log") == 0 || strcmp(tg, "nflog") == 0;
 }
 
 const struct nftdp_vm_expr_type nftdp_vm_expr_match = {

@@ -9,9 +9,10 @@
  * listings match the kernel's. Bridge chains run in wire mode: the
  * matches ip, arp, vlan, pkttype, mark_m and 802_3 and the mark target
  * are evaluated as ebt_*.c do on the bridge's view (network header after
- * the outer tag, the tag in place); ip6 and stp never match, log and
- * nflog log nothing and go on (docs/differences.md). arptables' mangle is
- * stored only (arp chains run with --host-ports; it never acts).
+ * the outer tag, the tag in place), and so are ip6 and stp (their infos,
+ * too big for an op, in a blob of the chain). The log and nflog watchers
+ * are in expr_compat_ebtlog.c. arptables' mangle is stored only (arp
+ * chains run with --host-ports; it never acts).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,6 +70,23 @@ static void keep(void *priv, const struct compat_par *par, size_t size)
 		memcpy(priv, par->info, size);
 }
 
+/* an info too big for the op: a copy in a blob of the chain, its
+ * address in the op */
+static int keep_blob(struct nftdp_vm_cctx *cc, void *priv, const struct compat_par *par,
+		     size_t size)
+{
+	void *b;
+
+	if (!priv)
+		return 0;
+	b = nftdp_vm_blob(cc, size);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, par->info, size);
+	*(void **)priv = b;
+	return 0;
+}
+
 /* ebt_ip_mt_check */
 static int ip_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
@@ -106,8 +124,10 @@ static int ip_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void
 static int ip6_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
 	const struct ebt_ip6_info *i = par->info;
+	int rc = keep_blob(cc, priv, par, sizeof(*i));
 
-	(void)priv;
+	if (rc < 0)
+		return rc;
 	if (!ethproto_is(par, ETH_P_IPV6))
 		return nftdp_vm_errf(cc, -EINVAL, "ebtables ip6: needs -p IPv6");
 	if ((i->bitmask & ~EBT_IP6_MASK) || (i->invflags & ~EBT_IP6_MASK))
@@ -211,32 +231,14 @@ static int e8023_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 static int stp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
 	const struct ebt_stp_info *i = par->info;
+	int rc = keep_blob(cc, priv, par, sizeof(*i));
 
-	(void)priv;
+	if (rc < 0)
+		return rc;
 	if ((i->bitmask & ~EBT_STP_MASK) || (i->invflags & ~EBT_STP_MASK) ||
 	    !(i->bitmask & EBT_STP_MASK))
 		return bad(cc, "stp");
 	return 0;
-}
-
-/* ebt_log_tg_check (it also NUL-terminates the prefix, as the tool sends it) */
-static int log_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
-{
-	const struct ebt_log_info *i = par->info;
-
-	(void)priv;
-	if ((i->bitmask & ~EBT_LOG_MASK) || i->loglevel >= 8)
-		return bad(cc, "log");
-	return 0;
-}
-
-/* ebt_nflog_tg_check */
-static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
-{
-	const struct ebt_nflog_info *i = par->info;
-
-	(void)priv;
-	return (i->flags & ~EBT_NFLOG_MASK) ? bad(cc, "nflog") : 0;
 }
 
 /* ebt_mark_tg_check: BASE_CHAIN is never set under nft_compat (hook_mask
@@ -395,6 +397,203 @@ no:
 	compat_match_result(regs, false);
 }
 
+/* ipv6_skip_exthdr from the network header: the offset of the header
+ * after the extension headers (a later fragment stops at its fragment
+ * header), its type in *nexthdr; -1 at no next header or the end */
+int nftdp_vm_ebt_ipv6_skip(const struct nftdp_vm_pkt *pkt, uint8_t *nexthdr)
+{
+	uint32_t start = 40;
+	uint8_t nh = *nexthdr, h[2];
+
+	for (;;) {
+		uint32_t hdrlen;
+
+		switch (nh) {
+		case 0:	 /* NEXTHDR_HOP */
+		case 43: /* NEXTHDR_ROUTING */
+		case 44: /* NEXTHDR_FRAGMENT */
+		case 51: /* NEXTHDR_AUTH */
+		case 60: /* NEXTHDR_DEST */
+			break;
+		case 59: /* NEXTHDR_NONE */
+			return -1;
+		default:
+			*nexthdr = nh;
+			return (int)start;
+		}
+		if (start > 0xffff || !nftdp_vm_copy_bits(pkt, (int64_t)pkt->nh_off + start, h, 2))
+			return -1;
+		if (nh == 44) {
+			uint8_t fo[2];
+
+			if (!nftdp_vm_copy_bits(pkt, (int64_t)pkt->nh_off + start + 2, fo, 2))
+				return -1;
+			if (((fo[0] << 8 | fo[1]) & ~0x7) != 0) {
+				*nexthdr = nh;
+				return (int)start;
+			}
+			hdrlen = 8;
+		} else if (nh == 51) {
+			hdrlen = ((uint32_t)h[1] + 2) << 2; /* ipv6_authlen */
+		} else {
+			hdrlen = ((uint32_t)h[1] + 1) << 3; /* ipv6_optlen */
+		}
+		nh = h[0];
+		start += hdrlen;
+	}
+}
+
+/* ebt_ip6_mt: the IPv6 header at the network header; the protocol after
+ * the extension headers, then ports or ICMPv6 type and code */
+static void ip6_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct ebt_ip6_info *i = *(const struct ebt_ip6_info *const *)(const void *)op->priv;
+	uint8_t ih[40], th[4];
+
+	(void)ctx;
+	if (!nftdp_vm_copy_bits(pkt, pkt->nh_off, ih, sizeof(ih)))
+		goto no;
+	/* ipv6_get_dsfield: the traffic class */
+	if ((i->bitmask & EBT_IP6_TCLASS) &&
+	    INVF(i, EBT_IP6_TCLASS, i->tclass != (uint8_t)((ih[0] << 4) | (ih[1] >> 4))))
+		goto no;
+	if (i->bitmask & (EBT_IP6_SOURCE | EBT_IP6_DEST)) {
+		uint8_t vs = 0, vd = 0;
+
+		for (unsigned int k = 0; k < 16; k++) {
+			vs |= (uint8_t)((ih[8 + k] & i->smsk.s6_addr[k]) ^ i->saddr.s6_addr[k]);
+			vd |= (uint8_t)((ih[24 + k] & i->dmsk.s6_addr[k]) ^ i->daddr.s6_addr[k]);
+		}
+		if ((i->bitmask & EBT_IP6_SOURCE) && INVF(i, EBT_IP6_SOURCE, vs != 0))
+			goto no;
+		if ((i->bitmask & EBT_IP6_DEST) && INVF(i, EBT_IP6_DEST, vd != 0))
+			goto no;
+	}
+	if (i->bitmask & EBT_IP6_PROTO) {
+		uint8_t nexthdr = ih[6];
+		int off = nftdp_vm_ebt_ipv6_skip(pkt, &nexthdr);
+
+		if (off < 0)
+			goto no;
+		if (INVF(i, EBT_IP6_PROTO, i->protocol != nexthdr))
+			goto no;
+		if (!(i->bitmask & (EBT_IP6_DPORT | EBT_IP6_SPORT | EBT_IP6_ICMP6)))
+			return;
+		if (!nftdp_vm_copy_bits(pkt, (int64_t)pkt->nh_off + off, th, sizeof(th)))
+			goto no;
+		if (i->bitmask & EBT_IP6_DPORT) {
+			uint32_t dst = (uint32_t)th[2] << 8 | th[3];
+
+			if (INVF(i, EBT_IP6_DPORT, dst < i->dport[0] || dst > i->dport[1]))
+				goto no;
+		}
+		if (i->bitmask & EBT_IP6_SPORT) {
+			uint32_t src = (uint32_t)th[0] << 8 | th[1];
+
+			if (INVF(i, EBT_IP6_SPORT, src < i->sport[0] || src > i->sport[1]))
+				goto no;
+		}
+		if ((i->bitmask & EBT_IP6_ICMP6) &&
+		    INVF(i, EBT_IP6_ICMP6,
+			 th[0] < i->icmpv6_type[0] || th[0] > i->icmpv6_type[1] ||
+			     th[1] < i->icmpv6_code[0] || th[1] > i->icmpv6_code[1]))
+			goto no;
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
+#define NR16(p) ((uint32_t)(p)[0] << 8 | (p)[1])
+#define NR32(p) ((uint32_t)(p)[0] << 24 | (uint32_t)(p)[1] << 16 | (uint32_t)(p)[2] << 8 | (p)[3])
+
+/* a masked 6-byte address of a BPDU differs */
+static bool stp_addr_differs(const uint8_t *a, const char *want, const char *msk)
+{
+	uint8_t v = 0;
+
+	for (unsigned int k = 0; k < 6; k++)
+		v |= (uint8_t)((a[k] ^ (uint8_t)want[k]) & (uint8_t)msk[k]);
+	return v != 0;
+}
+
+/* ebt_filter_config on the configuration BPDU's fields (c: flags, root
+ * id, root cost, sender id, port, message age, max age, hello, delay) */
+static bool stp_config_match(const struct ebt_stp_info *i, const uint8_t *c)
+{
+	const struct ebt_stp_config_info *k = &i->config;
+	uint32_t v;
+
+	if ((i->bitmask & EBT_STP_FLAGS) && INVF(i, EBT_STP_FLAGS, k->flags != c[0]))
+		return false;
+	v = NR16(c + 1);
+	if ((i->bitmask & EBT_STP_ROOTPRIO) &&
+	    INVF(i, EBT_STP_ROOTPRIO, v < k->root_priol || v > k->root_priou))
+		return false;
+	if ((i->bitmask & EBT_STP_ROOTADDR) &&
+	    INVF(i, EBT_STP_ROOTADDR, stp_addr_differs(c + 3, k->root_addr, k->root_addrmsk)))
+		return false;
+	v = NR32(c + 9);
+	if ((i->bitmask & EBT_STP_ROOTCOST) &&
+	    INVF(i, EBT_STP_ROOTCOST, v < k->root_costl || v > k->root_costu))
+		return false;
+	v = NR16(c + 13);
+	if ((i->bitmask & EBT_STP_SENDERPRIO) &&
+	    INVF(i, EBT_STP_SENDERPRIO, v < k->sender_priol || v > k->sender_priou))
+		return false;
+	if ((i->bitmask & EBT_STP_SENDERADDR) &&
+	    INVF(i, EBT_STP_SENDERADDR,
+		 stp_addr_differs(c + 15, k->sender_addr, k->sender_addrmsk)))
+		return false;
+	v = NR16(c + 21);
+	if ((i->bitmask & EBT_STP_PORT) && INVF(i, EBT_STP_PORT, v < k->portl || v > k->portu))
+		return false;
+	v = NR16(c + 23);
+	if ((i->bitmask & EBT_STP_MSGAGE) &&
+	    INVF(i, EBT_STP_MSGAGE, v < k->msg_agel || v > k->msg_ageu))
+		return false;
+	v = NR16(c + 25);
+	if ((i->bitmask & EBT_STP_MAXAGE) &&
+	    INVF(i, EBT_STP_MAXAGE, v < k->max_agel || v > k->max_ageu))
+		return false;
+	v = NR16(c + 27);
+	if ((i->bitmask & EBT_STP_HELLOTIME) &&
+	    INVF(i, EBT_STP_HELLOTIME, v < k->hello_timel || v > k->hello_timeu))
+		return false;
+	v = NR16(c + 29);
+	if ((i->bitmask & EBT_STP_FWDD) &&
+	    INVF(i, EBT_STP_FWDD, v < k->forward_delayl || v > k->forward_delayu))
+		return false;
+	return true;
+}
+
+/* ebt_stp_mt: the LLC and BPDU header at the network header (after the
+ * length field), then a configuration BPDU's fields when asked about */
+static void stp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+		     struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	static const uint8_t header[6] = {0x42, 0x42, 0x03, 0x00, 0x00, 0x00};
+	const struct ebt_stp_info *i = *(const struct ebt_stp_info *const *)(const void *)op->priv;
+	uint8_t sp[6], c[31];
+
+	(void)ctx;
+	if (!nftdp_vm_copy_bits(pkt, pkt->nh_off, sp, sizeof(sp)))
+		goto no;
+	if (memcmp(sp, header, sizeof(header)) != 0) /* the stp code only considers these */
+		goto no;
+	if ((i->bitmask & EBT_STP_TYPE) && INVF(i, EBT_STP_TYPE, i->type != sp[5]))
+		goto no;
+	if (sp[5] == 0 /* BPDU_TYPE_CONFIG */ && (i->bitmask & EBT_STP_CONFIG_MASK)) {
+		if (!nftdp_vm_copy_bits(pkt, (int64_t)pkt->nh_off + sizeof(sp), c, sizeof(c)) ||
+		    !stp_config_match(i, c))
+			goto no;
+	}
+	return;
+no:
+	compat_match_result(regs, false);
+}
+
 /* ebt_vlan_mt: the outer tag (skb_vlan_tag_get, encap skb->protocol) when
  * the frame has one, else a vlan_hdr read at the network header */
 static void vlan_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
@@ -513,8 +712,7 @@ static void mark_t_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	}
 }
 
-/* ip6, stp: not evaluated, so never a match (their infos do not fit
- * an op); mangle (arp chains) never acts */
+/* mangle (arp chains) never acts */
 static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -524,32 +722,10 @@ static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	regs->verdict.code = NFT_BREAK;
 }
 
-/* log, nflog: nothing logged; the rule goes on (EBT_CONTINUE) */
-static void nolog_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
-		       struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
-{
-	(void)op;
-	(void)regs;
-	(void)pkt;
-	(void)ctx;
-}
-
-static const struct nftdp_vm_expr_ops stored_match_ops = {
-    .name = "match (bridge/arp, stored)",
-    .init = nftdp_vm_compat_match_init,
-    .eval = stored_eval,
-};
-
 static const struct nftdp_vm_expr_ops stored_target_ops = {
     .name = "target (bridge/arp, stored)",
     .init = nftdp_vm_compat_target_init,
     .eval = stored_eval,
-};
-
-static const struct nftdp_vm_expr_ops nolog_target_ops = {
-    .name = "target (ebtables log, not logged)",
-    .init = nftdp_vm_compat_target_init,
-    .eval = nolog_eval,
 };
 
 #define EBT_MATCH_OPS(nm, info, fn)                                                                \
@@ -565,6 +741,8 @@ EBT_MATCH_OPS(pkttype_ops, struct ebt_pkttype_info, pkttype_eval);
 EBT_MATCH_OPS(mark_m_ops, struct ebt_mark_m_info, mark_m_eval);
 EBT_MATCH_OPS(e8023_ops, struct ebt_802_3_info, e8023_eval);
 EBT_MATCH_OPS(arp_ops, struct ebt_arp_info *, arp_eval);
+EBT_MATCH_OPS(ip6_ops, struct ebt_ip6_info *, ip6_eval);
+EBT_MATCH_OPS(stp_ops, struct ebt_stp_info *, stp_eval);
 
 static const struct nftdp_vm_expr_ops mark_t_ops = {
     .name = "target (ebtables) mark",
@@ -576,7 +754,7 @@ static const struct nftdp_vm_expr_ops mark_t_ops = {
 /* clang-format off */
 const struct compat_ext nftdp_vm_compat_br_matches[] = {
     {"ip", 0, BR, sizeof(struct ebt_ip_info), 0, NULL, 0, 0, ip_check, &ip_ops},
-    {"ip6", 0, BR, sizeof(struct ebt_ip6_info), 0, NULL, 0, 0, ip6_check, &stored_match_ops},
+    {"ip6", 0, BR, sizeof(struct ebt_ip6_info), 0, NULL, 0, 0, ip6_check, &ip6_ops},
     {"arp", 0, BR, sizeof(struct ebt_arp_info), 0, NULL, 0, 0, arp_check, &arp_ops},
     {"vlan", 0, BR, sizeof(struct ebt_vlan_info), 0, NULL, 0, 0, vlan_check, &vlan_ops},
     {"pkttype", 0, BR, sizeof(struct ebt_pkttype_info), 0, NULL, 0, 0, pkttype_check,
@@ -585,14 +763,15 @@ const struct compat_ext nftdp_vm_compat_br_matches[] = {
      &mark_m_ops},
     {"802_3", 0, BR, sizeof(struct ebt_802_3_info), 0, NULL, 0, 0, e8023_check,
      &e8023_ops},
-    {"stp", 0, BR, sizeof(struct ebt_stp_info), 0, NULL, 0, 0, stp_check, &stored_match_ops},
+    {"stp", 0, BR, sizeof(struct ebt_stp_info), 0, NULL, 0, 0, stp_check, &stp_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 const struct compat_ext nftdp_vm_compat_br_targets[] = {
-    {"log", 0, BR, sizeof(struct ebt_log_info), 0, NULL, 0, 0, log_check, &nolog_target_ops},
-    {"nflog", 0, BR, sizeof(struct ebt_nflog_info), 0, NULL, 0, 0, nflog_check,
-     &nolog_target_ops},
+    {"log", 0, BR, sizeof(struct ebt_log_info), 0, NULL, 0, COMPAT_F_LOG,
+     nftdp_vm_compat_ebt_log_check, &nftdp_vm_compat_ebt_log_ops},
+    {"nflog", 0, BR, sizeof(struct ebt_nflog_info), 0, NULL, 0, COMPAT_F_LOG,
+     nftdp_vm_compat_ebt_nflog_check, &nftdp_vm_compat_ebt_nflog_ops},
     {"mark", 0, BR, sizeof(struct ebt_mark_t_info), 0, NULL, 0, 0, mark_t_check,
      &mark_t_ops},
     {"mangle", 0, NFPROTO_ARP, sizeof(struct arpt_mangle), 0, NULL, 0, 0, mangle_check,

@@ -466,13 +466,15 @@ def bridge_setup():
 
 
 def run_tester(work, recipe, prefix):
-    """The tester in NS_TESTER; two-way cases get a plan (sides, gap)."""
+    """The tester in NS_TESTER; two-way cases get a plan (sides, gap), a
+    one-way case run live against nftdp one with its prefix (no gap)."""
     argv = [sys.executable, os.path.abspath(__file__), '--tester',
             os.path.join(work, 'in.pcap'), work]
-    if two_way(recipe):
+    if two_way(recipe) or prefix != 'kernel':
         plan = os.path.join(work, prefix + '-plan.json')
         with open(plan, 'w') as f:
-            json.dump({'sides': sides_of(recipe), 'gap': getattr(recipe, 'GAP', GAP),
+            json.dump({'sides': sides_of(recipe),
+                       'gap': getattr(recipe, 'GAP', GAP) if two_way(recipe) else 0,
                        'prefix': prefix}, f)
         argv.append(plan)
     rc, out, err = nsx(NS_TESTER, *argv, check=False)
@@ -718,11 +720,33 @@ def nflog_stop(p):
         _live.remove(p)
 
 
-def nflog_compare(work):
+def bridge_dev_as_port(line):
+    """A kernel line of the bridge family as nftdp writes it (recipe
+    NFLOG_BRIDGE_DEV, docs/differences.md): __build_packet_message puts the
+    port as physindev/physoutdev and the bridge device as indev/outdev;
+    nftdp's bridge has no device, so the port is indev/outdev. Each
+    attribute dropped is 8 bytes less in the packet's length."""
+    import re
+    dropped = 0
+    for d in ('in', 'out'):
+        m = re.search(r' phys%sdev (\S+) %sdev \S+' % (d, d), line)
+        if m:
+            line = line[:m.start()] + ' %sdev %s' % (d, m.group(1)) + line[m.end():]
+            dropped += 1
+    m = re.match(r'packet len (\d+) ', line)
+    if m and dropped:
+        line = 'packet len %d ' % (int(m.group(1)) - 8 * dropped) + line[m.end():]
+    return line
+
+
+def nflog_compare(work, recipe=None):
     def lines(side):
         with open(os.path.join(work, side + '-nflog.txt')) as f:
             return [line.rstrip('\n') for line in f]
-    return lines_compare('nflog listener', lines('kernel'), lines('nftdp'))
+    kernel = lines('kernel')
+    if getattr(recipe, 'NFLOG_BRIDGE_DEV', None):
+        kernel = [bridge_dev_as_port(line) for line in kernel]
+    return lines_compare('nflog listener', kernel, lines('nftdp'))
 
 
 # ---------------------------------------------------------------- nftdp side
@@ -830,10 +854,11 @@ def nftdp_two_way_offline(build, case, recipe, frames, work, burst, extra=()):
     return nftdp_side(build, case, work, burst, rx, extra)
 
 
-def nftdp_argv(build, case, work):
-    """nftdp's options common to both modes: wire, router, names, addresses,
-    the ruleset, and the listing at exit."""
-    argv = ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1', '--router',
+def nftdp_argv(build, case, work, bridge=False):
+    """nftdp's options common to both modes: wire, router (not for a bridge
+    case), names, addresses, the ruleset, and the listing at exit."""
+    argv = ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1',
+            *([] if bridge else ['--router']),
             '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
             '--listing-json', os.path.join(work, 'after.json'),
             '--stats-json', os.path.join(work, 'stats.json')]
@@ -862,7 +887,8 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
     prefix = 'nftdp-diff-%d' % PID
     eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'])
     # its own session: killed as a group by cleanup() (_live) on a signal
-    d = T.Daemon(build, eal, nftdp_argv(build, case, work)[1:] + ['--workers', '1'] + list(extra),
+    d = T.Daemon(build, eal, nftdp_argv(build, case, work, bridged(recipe))[1:] +
+                 ['--workers', '1'] + list(extra),
                  prefix,
                  os.path.join(work, 'nftdp.log'), ns=NS_NFTDP,
                  pid_path=os.path.join(work, 'nftdp.pid'), limit=CASE_TIMEOUT, session=True)
@@ -1160,15 +1186,18 @@ def main():
                 verdict, detail = 'ERROR', ': ' + unexpected
             elif use_nftdp:
                 known = getattr(recipe, 'KNOWN_DIFFERENCES', {})
+                # an nflog listener binds before packets flow: live, as
+                # an offline replay starts at once (a bridge case too)
+                live = two_way(recipe) or (bridged(recipe) and nflogged(recipe))
                 nftdp = nftdp_live_side(args.build, case, recipe, work, args.daemon_arg) \
-                    if two_way(recipe) else nftdp_side(args.build, case, work,
+                    if live else nftdp_side(args.build, case, work,
                                                        extra=args.daemon_arg,
                                                        recipe=recipe, frames=frames)
                 diffs = compare(kernel, nftdp, args.egress_only, known)
                 if traced(recipe):
                     diffs += trace_compare(work)
                 if nflogged(recipe):
-                    diffs += nflog_compare(work)
+                    diffs += nflog_compare(work, recipe)
                 if ipset_saved(recipe) and two_way(recipe):
                     diffs += ipset_compare(work)
                 for burst in bursts:
@@ -1191,6 +1220,8 @@ def main():
                     detail += '\n    not replayed in bursts: ' + recipe.PACED_ONLY
                 for key, why in sorted(known.items()):
                     detail += '\n    known difference, %s: %s' % (key, why)
+                if nflogged(recipe) and getattr(recipe, 'NFLOG_BRIDGE_DEV', None):
+                    detail += '\n    known difference, nflog devices: ' + recipe.NFLOG_BRIDGE_DEV
             else:
                 verdict, detail = 'kernel-only', ''
             detail = ' (%s)%s' % (summary(kernel), detail) if not unexpected else detail

@@ -46,9 +46,13 @@
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge/ebt_arp.h>
 #include <linux/netfilter_bridge/ebt_ip.h>
+#include <linux/netfilter_bridge/ebt_ip6.h>
+#include <linux/netfilter_bridge/ebt_log.h>
 #include <linux/netfilter_bridge/ebt_mark_m.h>
 #include <linux/netfilter_bridge/ebt_mark_t.h>
+#include <linux/netfilter_bridge/ebt_nflog.h>
 #include <linux/netfilter_bridge/ebt_pkttype.h>
+#include <linux/netfilter_bridge/ebt_stp.h>
 #include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -1936,6 +1940,373 @@ static void test_bridge_eval_arp(void **state)
 	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
 }
 
+/* an IPv6 frame of n bytes in t: UDP 1000 -> dport from fd00::1 to
+ * fd00::2 (traffic class tc) behind a hop-by-hop header when hbh */
+static struct nftdp_vm_pkt *br_udp6(struct tpkt *t, uint16_t dport, uint8_t tc, bool hbh)
+{
+	uint8_t *p = t->buf + 14;
+	uint32_t l4 = hbh ? 48 : 40;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, (const uint8_t[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd}, 14);
+	p[0] = (uint8_t)(0x60 | tc >> 4);
+	p[1] = (uint8_t)(tc << 4);
+	p[5] = (uint8_t)(l4 - 40 + 8);
+	p[6] = hbh ? 0 : IPPROTO_UDP;
+	p[7] = 64;
+	p[8] = 0xfd, p[23] = 1;
+	p[24] = 0xfd, p[39] = 2;
+	if (hbh) {
+		p[40] = IPPROTO_UDP; /* next header; length 0: 8 bytes of PadN */
+		p[42] = 1;
+		p[43] = 4;
+	}
+	p[l4] = 1000 >> 8;
+	p[l4 + 1] = 1000 & 0xff;
+	p[l4 + 2] = (uint8_t)(dport >> 8);
+	p[l4 + 3] = (uint8_t)dport;
+	p[l4 + 5] = 8;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + l4 + 8, 0, 14);
+	t->pkt.nfproto = NFPROTO_BRIDGE;
+	t->pkt.pkttype = PACKET_OTHERHOST;
+	return &t->pkt;
+}
+
+/* ebt_ip6: addresses with masks, traffic class, the protocol after the
+ * extension headers, ports, ICMPv6 type and code ranges */
+static void test_bridge_eval_ip6(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w), *tc = br_chain(w), *ic = br_chain(w);
+	const int ipv6 = htons(ETH_P_IPV6);
+	struct ebt_ip6_info ip = {.protocol = IPPROTO_UDP,
+				  .bitmask = EBT_IP6_SOURCE | EBT_IP6_PROTO | EBT_IP6_DPORT,
+				  .dport = {53, 53}};
+	struct ebt_ip6_info cls = {.tclass = 0x28, .bitmask = EBT_IP6_TCLASS};
+	struct ebt_ip6_info icmp = {.protocol = IPPROTO_ICMPV6,
+				    .bitmask = EBT_IP6_PROTO | EBT_IP6_ICMP6 | EBT_IP6_DEST,
+				    .icmpv6_type = {135, 136},
+				    .icmpv6_code = {0, 0},
+				    .invflags = EBT_IP6_DEST};
+	struct tpkt t;
+
+	ip.saddr.s6_addr[0] = 0xfd;
+	ip.smsk.s6_addr[0] = 0xff;
+	ip.smsk.s6_addr[1] = 0xff;
+	/* the kernel's checks: -p IPv6 not inverted, ports of a port protocol */
+	assert_int_equal(add(w, c, -1, false, MT("ip6", 0, ip), -1), -EINVAL);
+	assert_int_equal(add(w, c, ipv6, true, MT("ip6", 0, ip), -1), -EINVAL);
+	ip.protocol = IPPROTO_ICMPV6;
+	assert_int_equal(add(w, c, ipv6, false, MT("ip6", 0, ip), -1), -EINVAL);
+	ip.protocol = IPPROTO_UDP;
+	ip.bitmask |= 0x80;
+	assert_int_equal(add(w, c, ipv6, false, MT("ip6", 0, ip), -1), -EINVAL);
+	ip.bitmask &= (uint8_t)~0x80;
+	assert_int_equal(add(w, c, ipv6, false, xt("match", "ip6", 0, &ip, 8), -1), -EINVAL);
+
+	/* --ip6-src fd00::/16 --ip6-proto udp --ip6-dport 53 -j DROP */
+	assert_int_equal(add(w, c, ipv6, false, MT("ip6", 0, ip), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, br_udp6(&t, 53, 0, false)), NF_DROP);
+	assert_int_equal(RUN(w, c, br_udp6(&t, 54, 0, false)), NF_ACCEPT);
+	/* behind a hop-by-hop header: the same */
+	assert_int_equal(RUN(w, c, br_udp6(&t, 53, 0, true)), NF_DROP);
+	/* another source */
+	br_udp6(&t, 53, 0, true);
+	t.buf[14 + 9] = 0x01;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* a truncated transport header: no match */
+	br_udp6(&t, 53, 0, false);
+	t.pkt.len = 14 + 40 + 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* a later fragment stops at its fragment header: protocol 44 */
+	br_udp6(&t, 53, 0, true);
+	t.buf[14 + 6] = 44;
+	t.buf[14 + 40 + 3] = 8; /* offset 1 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	t.buf[14 + 40 + 2] = 0; /* a first fragment: on to UDP */
+	t.buf[14 + 40 + 3] = 0;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	/* no next header: no match */
+	br_udp6(&t, 53, 0, true);
+	t.buf[14 + 40] = 59;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+
+	/* --ip6-tclass 0x28, and inverted */
+	assert_int_equal(add(w, tc, ipv6, false, MT("ip6", 0, cls), NF_DROP), 0);
+	assert_int_equal(RUN(w, tc, br_udp6(&t, 1, 0x28, false)), NF_DROP);
+	assert_int_equal(RUN(w, tc, br_udp6(&t, 1, 0x29, false)), NF_ACCEPT);
+
+	/* ! --ip6-dst fd00::2 (so no match on fd00::2) --ip6-icmp-type 135:136/0 */
+	icmp.daddr.s6_addr[0] = 0xfd;
+	icmp.daddr.s6_addr[15] = 3;
+	memset(&icmp.dmsk, 0xff, sizeof(icmp.dmsk));
+	assert_int_equal(add(w, ic, ipv6, false, MT("ip6", 0, icmp), NF_DROP), 0);
+	br_udp6(&t, 0, 0, false);
+	t.buf[14 + 6] = IPPROTO_ICMPV6;
+	t.buf[14 + 40] = 135;
+	t.buf[14 + 41] = 0;
+	assert_int_equal(RUN(w, ic, &t.pkt), NF_DROP);
+	t.buf[14 + 41] = 1; /* code 1 */
+	assert_int_equal(RUN(w, ic, &t.pkt), NF_ACCEPT);
+	t.buf[14 + 41] = 0;
+	t.buf[14 + 40] = 128;
+	assert_int_equal(RUN(w, ic, &t.pkt), NF_ACCEPT);
+	t.buf[14 + 40] = 136;
+	t.buf[14 + 39] = 3; /* to fd00::3: the inverted address fails */
+	assert_int_equal(RUN(w, ic, &t.pkt), NF_ACCEPT);
+	/* an IPv4 frame's bytes read as IPv6: too short, no match */
+	assert_int_equal(RUN(w, c, br_frame(&t, 53, false, 0)), NF_ACCEPT);
+}
+
+/* a frame to the STP address laid out as ebt_stp.c reads it: struct
+ * stp_header (LLC 42 42 03, pid, vers, type) at the network header, then
+ * struct stp_config_pdu: flags, root 8000.02:00:00:00:01:10, cost 4,
+ * sender prio.02:00:00:00:01:20, port 0x8001, ages 1 and 20, hello 2,
+ * delay 15 */
+static struct nftdp_vm_pkt *br_bpdu(struct tpkt *t, uint8_t type, uint8_t flags, uint16_t prio)
+{
+	static const uint8_t hdr[] = {
+	    0x01, 0x80, 0xc2, 0, 0, 0, 2, 0, 0, 0, 1, 0x10, 0, 38, 0x42, 0x42, 3, 0, 0,
+	};
+	static const uint8_t cfg[] = {
+	    0x80, 0, 2, 0, 0,	 0,    1, 0x10, 0, 0, 0,  4, 0, 0, 2,
+	    0,	  0, 0, 1, 0x20, 0x80, 1, 0,	1, 0, 20, 0, 2, 0, 15,
+	};
+	uint8_t *p = t->buf + 20;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, hdr, sizeof(hdr));
+	t->buf[19] = type;
+	p[0] = flags;
+	memcpy(p + 1, cfg, sizeof(cfg));
+	p[13] = (uint8_t)(prio >> 8);
+	p[14] = (uint8_t)prio;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 60, 0, 14);
+	t->pkt.nfproto = NFPROTO_BRIDGE;
+	t->pkt.pkttype = PACKET_MULTICAST;
+	return &t->pkt;
+}
+
+/* ebt_stp: the LLC/BPDU header, the type, a configuration BPDU's fields
+ * (only for one: a TCN matches whatever they say) */
+static void test_bridge_eval_stp(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w), *a = br_chain(w);
+	struct ebt_stp_info st = {.type = 0,
+				  .config = {.flags = 1,
+					     .root_priol = 0x8000,
+					     .root_priou = 0x8000,
+					     .sender_priol = 0x1000,
+					     .sender_priou = 0x7fff,
+					     .root_costl = 1,
+					     .root_costu = 10,
+					     .portl = 0x8001,
+					     .portu = 0x8001,
+					     .msg_agel = 1,
+					     .msg_ageu = 1,
+					     .max_agel = 20,
+					     .max_ageu = 20,
+					     .hello_timel = 2,
+					     .hello_timeu = 2,
+					     .forward_delayl = 15,
+					     .forward_delayu = 15},
+				  .bitmask = EBT_STP_TYPE | EBT_STP_FLAGS | EBT_STP_ROOTPRIO |
+					     EBT_STP_SENDERPRIO | EBT_STP_ROOTCOST | EBT_STP_PORT |
+					     EBT_STP_MSGAGE | EBT_STP_MAXAGE | EBT_STP_HELLOTIME |
+					     EBT_STP_FWDD};
+	struct ebt_stp_info ad = {.bitmask = EBT_STP_ROOTADDR | EBT_STP_SENDERADDR,
+				  .invflags = EBT_STP_SENDERADDR};
+	struct tpkt t;
+
+	/* ebt_stp_mt_check: something to match, known flags */
+	st.bitmask = 0;
+	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), -1), -EINVAL);
+	st.bitmask = EBT_STP_TYPE | 0x1000;
+	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), -1), -EINVAL);
+	st.bitmask = EBT_STP_TYPE; /* an info of another size */
+	assert_int_equal(add(w, c, -1, false, xt("match", "stp", 0, &st, 16), -1), -EINVAL);
+	/* another revision: xt_find_match's EPROTOTYPE */
+	assert_int_equal(add(w, c, -1, false, xt("match", "stp", 1, &st, sizeof(st)), -1),
+			 -EPROTOTYPE);
+	st.bitmask = EBT_STP_TYPE | EBT_STP_FLAGS | EBT_STP_ROOTPRIO | EBT_STP_SENDERPRIO |
+		     EBT_STP_ROOTCOST | EBT_STP_PORT | EBT_STP_MSGAGE | EBT_STP_MAXAGE |
+		     EBT_STP_HELLOTIME | EBT_STP_FWDD;
+	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, br_bpdu(&t, 0, 1, 0x2000)), NF_DROP);
+	assert_int_equal(RUN(w, c, br_bpdu(&t, 0, 0, 0x2000)), NF_ACCEPT);    /* flags */
+	assert_int_equal(RUN(w, c, br_bpdu(&t, 0, 1, 0x8000)), NF_ACCEPT);    /* sender prio */
+	assert_int_equal(RUN(w, c, br_bpdu(&t, 0x80, 1, 0x2000)), NF_ACCEPT); /* type */
+	br_bpdu(&t, 0, 1, 0x2000);
+	t.buf[20 + 30] = 16; /* forward delay */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	br_bpdu(&t, 0, 1, 0x2000);
+	t.buf[16] = 4; /* not LLC 42 42 03 */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	br_bpdu(&t, 0, 1, 0x2000);
+	t.pkt.len = 14 + 6 + 30; /* the configuration cut short */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* the header compared is six bytes, type included: --stp-type tcn
+	 * never matches, --stp-type config matches what passes the header */
+	st.bitmask = EBT_STP_TYPE;
+	st.type = 0x80;
+	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, br_bpdu(&t, 0x80, 0, 0x2000)), NF_ACCEPT);
+	st.type = 0;
+	assert_int_equal(add(w, c, -1, false, MT("stp", 0, st), NF_DROP), 0);
+	br_bpdu(&t, 0, 0, 0x2000);
+	t.pkt.len = 14 + 6; /* nothing after the header: no fields asked about */
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* --stp-root-addr 02:00:00:00:01:10 ! --stp-sender-addr 02:00:00:00:01:00/ff:..:00 */
+	memcpy(ad.config.root_addr, (const char[]){2, 0, 0, 0, 1, 0x10}, 6);
+	memset(ad.config.root_addrmsk, 0xff, 6);
+	memcpy(ad.config.sender_addr, (const char[]){2, 0, 0, 0, 1, 0}, 6);
+	memset(ad.config.sender_addrmsk, 0xff, 5);
+	assert_int_equal(add(w, a, -1, false, MT("stp", 0, ad), NF_DROP), 0);
+	br_bpdu(&t, 0, 0, 0x2000);
+	assert_int_equal(RUN(w, a, &t.pkt), NF_ACCEPT); /* sender 02:..:01:20 is in /40 */
+	t.buf[20 + 18] = 1;				/* sender 02:00:00:01:01:20 */
+	assert_int_equal(RUN(w, a, &t.pkt), NF_DROP);
+	t.buf[20 + 8] = 0x11; /* another root */
+	assert_int_equal(RUN(w, a, &t.pkt), NF_ACCEPT);
+}
+
+struct log_seen {
+	unsigned int n;
+	struct nftdp_vm_log_event ev;
+};
+
+static void log_cb(const struct nftdp_vm_log_event *ev, void *arg)
+{
+	struct log_seen *s = arg;
+
+	s->n++;
+	s->ev = *ev;
+}
+
+/* the ebt_log line of the one event c logs for p */
+static const char *ebt_line(struct world *w, struct nftdp_vm_chain *c, struct nftdp_vm_pkt *p,
+			    char *buf, size_t size)
+{
+	struct log_seen seen = {0};
+
+	p->iif = 1;
+	p->oif = 2;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_log_poll(w->st, 0, log_cb, &seen, NULL), 1);
+	assert_true(seen.ev.flags & NFTDP_VM_LOG_F_EBT);
+	nftdp_vm_ebt_log_line(&seen.ev, "dp0", "dp1", buf, size);
+	return buf;
+}
+
+/* ebt_log: the kernel's checks, then ebt_log_packet's line for IPv4, IPv6
+ * and ARP frames (as --log-ip/--log-ip6/--log-arp ask), and without */
+static void test_bridge_log(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w), *n = br_chain(w), *s = br_chain(w);
+	struct ebt_log_info lg = {
+	    .loglevel = 6, .prefix = "ebt ", .bitmask = EBT_LOG_IP | EBT_LOG_IP6 | EBT_LOG_ARP};
+	struct ebt_log_info plain = {.loglevel = 4, .prefix = "p"};
+	static const uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2,	0, 0, 0, 1,
+					0x10, 0x08, 0x06, 0,	1,    8,    0,	6, 4, 0, 1,
+					2,    0,    0,	  0,	1,    0x10, 10, 0, 0, 1, 0,
+					0,    0,    0,	  0,	0,    10,   0,	0, 9};
+	char line[512];
+	struct tpkt t;
+
+	lg.bitmask |= EBT_LOG_NFLOG; /* not in EBT_LOG_MASK */
+	assert_int_equal(add(w, c, -1, false, TG("log", 0, lg), -1), -EINVAL);
+	lg.bitmask &= ~(uint32_t)EBT_LOG_NFLOG;
+	assert_int_equal(add(w, c, -1, false, xt("target", "log", 0, &lg, 32), -1), -EINVAL);
+	lg.loglevel = 8;
+	assert_int_equal(add(w, c, -1, false, TG("log", 0, lg), -1), -EINVAL);
+	lg.loglevel = 6;
+	memset(lg.prefix + 4, 'x', sizeof(lg.prefix) - 4); /* not ended: the check ends it */
+	assert_int_equal(add(w, c, -1, false, TG("log", 0, lg), -1), 0);
+	assert_int_equal(add(w, s, -1, false, TG("log", 0, plain), -1), 0);
+	/* it logs: the chain shares state, as a log statement's does */
+	assert_true(nftdp_vm_chain_order_state(c));
+
+	assert_string_equal(ebt_line(w, c, br_frame(&t, 80, false, 0), line, sizeof(line)),
+			    "ebt xxxxxxxxxxxxxxxxxxxxxxxxx IN=dp0 OUT=dp1 "
+			    "MAC source = 06:07:08:09:0a:0b MAC dest = 00:01:02:03:04:05 "
+			    "proto = 0x0800 IP SRC=10.0.0.1 IP DST=10.0.0.2, IP tos=0x00, "
+			    "IP proto=6 SPT=1234 DPT=80");
+	/* tagged: the ethertype after the tag */
+	assert_string_equal(ebt_line(w, s, br_frame(&t, 80, true, 5), line, sizeof(line)),
+			    "p IN=dp0 OUT=dp1 MAC source = 06:07:08:09:0a:0b "
+			    "MAC dest = 00:01:02:03:04:05 proto = 0x0800");
+	memset(lg.prefix, 0, sizeof(lg.prefix));
+	assert_int_equal(add(w, n, -1, false, TG("log", 0, lg), -1), 0);
+	br_udp6(&t, 53, 0xb8, true);
+	assert_string_equal(ebt_line(w, n, &t.pkt, line, sizeof(line)),
+			    " IN=dp0 OUT=dp1 MAC source = 06:07:08:09:0a:0b "
+			    "MAC dest = 00:01:02:03:04:05 proto = 0x86dd "
+			    "IPv6 SRC=fd00:0000:0000:0000:0000:0000:0000:0001 "
+			    "IPv6 DST=fd00:0000:0000:0000:0000:0000:0000:0002, "
+			    "IPv6 priority=0xB, Next Header=0 SPT=1000 DPT=53");
+	/* the IP header cut short */
+	br_frame(&t, 80, false, 0);
+	t.pkt.len = 14 + 19;
+	assert_string_equal(ebt_line(w, n, &t.pkt, line, sizeof(line)),
+			    " IN=dp0 OUT=dp1 MAC source = 06:07:08:09:0a:0b "
+			    "MAC dest = 00:01:02:03:04:05 proto = 0x0800 INCOMPLETE IP header");
+	/* ARP: header, then the Ethernet/IPv4 payload */
+	memset(&t, 0, sizeof(t));
+	memcpy(t.buf, arp, sizeof(arp));
+	nftdp_vm_pkt_init(&t.pkt, t.buf, 60, 0, 14);
+	t.pkt.nfproto = NFPROTO_BRIDGE;
+	assert_string_equal(
+	    ebt_line(w, n, &t.pkt, line, sizeof(line)),
+	    " IN=dp0 OUT=dp1 MAC source = 02:00:00:00:01:10 "
+	    "MAC dest = ff:ff:ff:ff:ff:ff proto = 0x0806 "
+	    "ARP HTYPE=1, PTYPE=0x0800, OPCODE=1 ARP MAC SRC=02:00:00:00:01:10 "
+	    "ARP IP SRC=10.0.0.1 ARP MAC DST=00:00:00:00:00:00 ARP IP DST=10.0.0.9");
+}
+
+/* ebt_nflog as log group: group, threshold, prefix, no copy length */
+static void test_bridge_nflog(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = br_chain(w);
+	struct ebt_nflog_info nl = {.len = 20, .group = 3, .threshold = 2, .prefix = "bridged "};
+	uint8_t big[sizeof(nl) + 8] = {0};
+	struct nflog_seen seen = {0};
+	struct tpkt t;
+
+	nl.flags = 1;
+	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), -EINVAL);
+	nl.flags = 0;
+	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, &nl, 16), -1), -EINVAL);
+	memcpy(big, &nl, sizeof(nl)); /* 8 bytes more than XT_ALIGN(sizeof(nl)) */
+	assert_int_equal(add(w, c, -1, false, xt("target", "nflog", 0, big, sizeof(nl) + 8), -1),
+			 -EINVAL);
+	assert_int_equal(add(w, c, -1, false, TG("nflog", 0, nl), -1), 0);
+	assert_true(nftdp_vm_chain_order_state(c));
+	assert_int_equal(RUN(w, c, br_frame(&t, 80, false, 0)), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_nflog_poll(w->st, nflog_cb, &seen), 0); /* nobody bound */
+	nftdp_vm_nflog_bind(w->st, 3, true);
+	br_frame(&t, 80, false, 0);
+	t.pkt.hook = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(nftdp_vm_nflog_poll(w->st, nflog_cb, &seen), 1);
+	assert_int_equal(seen.ev.group, 3);
+	assert_int_equal(seen.ev.qthreshold, 2);
+	assert_int_equal(seen.ev.copy_len, UINT32_MAX); /* ebt_nflog_tg: flags 0 */
+	assert_int_equal(seen.ev.family, NFPROTO_BRIDGE);
+	assert_string_equal(seen.prefix, "bridged ");
+	nftdp_vm_nflog_bind(w->st, 3, false);
+	/* revision queries as the kernel answers them */
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "nflog", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "log", 1, true),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "stp", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "ip6", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "among", 0, false), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1959,6 +2330,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_eval_ip6, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_eval_stp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_log, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_nflog, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_bitmap_port_proto, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_bitmap_ipmac, setup, teardown),

@@ -1015,6 +1015,23 @@ struct nftdp_vm_log_event {
 };
 
 /**
+ * In a log event's flags: an ebtables log watcher's (ebt_log.c). Its
+ * other flags are EBT_LOG_*, level the syslog level, snaplen the frame's
+ * bytes from the network header, and pkt the MAC header (destination,
+ * source, the ethertype before the network header) then the network
+ * header's first bytes.
+ */
+#define NFTDP_VM_LOG_F_EBT 0x80000000u
+
+/**
+ * ebt_log_packet's line for such an event (without its level and
+ * newline), in and out the devices' names; returns its length (at most
+ * size - 1, NUL-terminated).
+ */
+size_t nftdp_vm_ebt_log_line(const struct nftdp_vm_log_event *ev, const char *in, const char *out,
+			     char *buf, size_t size);
+
+/**
  * Drain worker's log ring, calling cb for each event; returns the number of
  * events handed out. *lost (optional) gets events dropped on a full ring.
  * Control-path; one reader per ring.

@@ -4,9 +4,9 @@
 # tests/data/ebtables (.eb: ebtables-nft-restore, .arp: arptables-nft-
 # restore) is loaded into the kernel, in a scratch network namespace this
 # script creates and deletes, and into a private nftdp through the shim;
-# the tools' save output and listings must be the same on both. The
-# bridge and arp families are stored, not run. unsupported.eb must fail on
-# nftdp with EOPNOTSUPP and leave nothing behind.
+# the tools' save output and listings must be the same on both (what the
+# rules do is compared in tests/differential). unsupported.eb must fail
+# on nftdp with EOPNOTSUPP and leave nothing behind.
 set -u
 BUILD=${1:?build dir}
 [ "$(id -u)" -eq 0 ] || exit 77
