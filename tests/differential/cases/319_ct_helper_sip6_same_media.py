@@ -6,13 +6,13 @@ from scapy.all import IPv6, UDP, Raw
 C, S, PUB = '2001:db8:1::1', '2001:db8:2::1', '2001:db8:2::100'
 
 
-def sdp(port):
+def sdp(port, addr):
     return 'v=0\no=x 1 1 IN IP6 %s\ns=-\nc=IN IP6 %s\nt=0 0\nm=audio %d RTP/AVP 0\n' % (
-        C, C, port)
+        addr, addr, port)
 
 
-def invite(dst, sport, port, call):
-    body = sdp(port)
+def invite(dst, sport, port, call, addr=C):
+    body = sdp(port, addr)
     text = ('INVITE sip:bob@[%s] SIP/2.0\nVia: SIP/2.0/UDP [%s]:%d\nFrom: <sip:alice@[%s]>\n'
             'To: <sip:bob@[%s]>\nCall-ID: %d@x\nCSeq: 1 INVITE\nContent-Length: %d\n\n%s') % (
         dst, C, sport, C, dst, call, len(body.replace('\n', '\r\n')), body)
@@ -35,5 +35,11 @@ PACKETS = [
     invite(S, 5064, 49172, 3),
     invite(PUB, 5066, 49172, 4),
     invite(PUB, 5068, 49172, 5),
+    # the phone's address written long and in capitals: the same address
+    # (in6_pton); through dnat the SDP's o= and c= are written back as
+    # %pI6c writes it, Content-Length following; the next call, written
+    # short, finds that media
+    invite(PUB, 5070, 49174, 6, '2001:DB8:1:0:0:0:0:1'),
+    invite(PUB, 5072, 49174, 7),
 ]
-EXPECT = {'dp1': 5, 'dp0': 1}
+EXPECT = {'dp1': 7, 'dp0': 1}
