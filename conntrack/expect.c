@@ -413,17 +413,20 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 				    uint64_t now_ms)
 {
 	struct nftdp_ct_expect_table *t = s->exp;
-	const struct nftdp_ct_tuple *tup = &e->tuple[IP_CT_DIR_ORIGINAL];
+	struct nftdp_ct_tuple tup = e->tuple[IP_CT_DIR_ORIGINAL];
 	uint32_t mark, secmark;
 	struct ct_expect c;
 	struct ct_help *h;
 
+	/* nf_ct_zone_equal_any: the template zone's id, whatever its
+	 * directions (a reply-only zone is not in the original tuple) */
+	tup.zone = nftdp_ct_entry_zone(e);
 	/* nf_ct_find_expectation: the newest that matches; a slot taken or
 	 * changed under us is looked for again, a few times */
 	for (int tries = 0;; tries++) {
 		struct ct_expect_part *q;
 		uint32_t w;
-		struct ct_expect *y = find_newest(t, tup, now_ms, true, &c, &w, &q);
+		struct ct_expect *y = find_newest(t, &tup, now_ms, true, &c, &w, &q);
 
 		if (!y || tries == 4 || !master_takes(&c, &mark, &secmark))
 			return false;

@@ -897,6 +897,34 @@ static void test_expect_newest_and_master(void **state)
 	two_shards_free(&a, &b, tab);
 }
 
+/* nf_ct_find_expectation's nf_ct_zone_equal_any: the master's zone id and
+ * the new connection's template zone id, whatever directions either has */
+static void test_expect_zone_dir(void **state)
+{
+	const struct nftdp_vm_ct_expect media = {NFPROTO_IPV4, IPPROTO_UDP, 3, htons(5004), 60};
+	static const uint8_t dirs[] = {NFTDP_VM_CT_ZONE_DIR_REPL, NFTDP_VM_CT_ZONE_DIR_ORIG,
+				       NFTDP_VM_CT_ZONE_DIR_BOTH, 0};
+	struct env *en = env_new(64, false);
+	struct tpkt t;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		udp(&t, false, "10.0.0.2", "192.0.2.10", (uint16_t)(5060 + i), 5060, 8);
+		t.pkt.ct_zone = 5;
+		t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_CONTINUE);
+		nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+		udp(&t, false, "192.0.2.10", "10.0.0.2", (uint16_t)(7000 + i), 5004, 12);
+		t.pkt.ct_zone = dirs[i] ? 5 : 0;
+		t.pkt.ct_zone_dir = dirs[i];
+		assert_int_equal(hx(en, &t, NULL, NULL, NULL), dirs[i] ? ST_RELATED : ST_NEW);
+		if (!dirs[i])
+			assert_int_equal(en->s->st.expect_new, 3);
+	}
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -917,6 +945,7 @@ int main(void)
 	    cmocka_unit_test(test_expect_across_shards),
 	    cmocka_unit_test(test_expect_obj),
 	    cmocka_unit_test(test_expect_newest_and_master),
+	    cmocka_unit_test(test_expect_zone_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
