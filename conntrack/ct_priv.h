@@ -170,9 +170,11 @@ struct ct_expect {
 	struct nftdp_ct_tuple tuple, mask; /* mask: src address and port bits that must match */
 	struct nftdp_ct_tuple master_tuple;
 	uint64_t expires_ms;
-	uint32_t master_idx, master_id; /* in the owner's shard */
-	uint32_t mark, secmark;		/* the master's, when created */
-	uint32_t flags;			/* NF_CT_EXPECT_* */
+	uint32_t master_idx, master_id;		/* in the owner's shard */
+	const struct nftdp_ct_shard *master_sh; /* the owner: the master's mark when taken */
+	uint32_t seq;		/* the table's creation order: newest matches first */
+	uint32_t mark, secmark; /* the master's when created (taken: its current ones) */
+	uint32_t flags;		/* NF_CT_EXPECT_* */
 	uint16_t master_shard;
 	uint8_t helper; /* the master's */
 	uint8_t class;
@@ -213,6 +215,7 @@ struct ct_expect_part {
 
 struct nftdp_ct_expect_table {
 	alignas(64) _Atomic uint32_t n_live; /* over all parts: 0 lets new connections skip */
+	_Atomic uint32_t seq;		     /* creation order over all parts (ct_expect.seq) */
 	_Atomic uint32_t km_live;	     /* GRE keymaps over all parts: 0 skips the lookup */
 	uint16_t n_parts;
 	uint32_t per_part;

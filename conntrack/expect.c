@@ -15,7 +15,21 @@
  * with a compare and swap of the word it read (so a slot removed and
  * refilled meanwhile is not taken), copies it, and frees it. No locks; an
  * expectation carries what the data connection needs of its master (tuple,
- * mark, secmark), so no worker reads another shard's entries.
+ * NAT, helper); the master's mark, secmark and state are read from its
+ * shard when the expectation is taken (single words the owner writes, as
+ * the kernel's init_conntrack reads exp->master's).
+ *
+ * Which one a new connection takes: the kernel walks the destination's
+ * hash bucket (nf_ct_expect_dst_hash: destination address, port, protocol
+ * and family, so every expectation that can match a tuple is in its
+ * bucket), newest first (nf_ct_expect_insert adds at the head), and takes
+ * the first that matches. Its __nf_ct_expect_check refuses (-EBUSY) an
+ * expectation that clashes with a live one of another master, so there at
+ * most one matches any tuple, in a netns and zone, whatever the bucket's
+ * order or its per-boot hash seed. nftdp checks the same clash, but two
+ * workers may make clashing ones at the same moment (no lock); then the
+ * newest in the table's creation order is taken, as the kernel's bucket
+ * order would have it.
  */
 #include <stdlib.h>
 
@@ -180,6 +194,86 @@ static bool slot_remove(struct nftdp_ct_shard *s, struct ct_expect_part *p, stru
 	return true;
 }
 
+/* a is newer than b in the table's creation order (wrapping) */
+static inline bool seq_newer(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/*
+ * nf_ct_find_expectation's and __nf_ct_expect_find's walk: the newest live
+ * expectation that tup matches under its mask (active: not
+ * NF_CT_EXPECT_INACTIVE, as nf_ct_find_expectation skips those), copied
+ * into *copy with the state word it had (*word).
+ */
+static struct ct_expect *find_newest(struct nftdp_ct_expect_table *t,
+				     const struct nftdp_ct_tuple *tup, uint64_t now_ms, bool active,
+				     struct ct_expect *copy, uint32_t *word,
+				     struct ct_expect_part **part)
+{
+	struct ct_expect *best = NULL;
+
+	for (uint16_t i = 0; i < t->n_parts; i++) {
+		struct ct_expect_part *q = &t->part[i];
+
+		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+			continue;
+		for (uint32_t j = 0; j < t->per_part; j++) {
+			struct ct_expect *y = &q->slot[j];
+			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
+			struct ct_expect c;
+
+			if ((w & 3) != CT_EXP_LIVE)
+				continue;
+			memcpy(&c, y, sizeof(c));
+			if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
+				continue; /* changed while read */
+			if (c.expires_ms <= now_ms ||
+			    (active && (c.flags & NF_CT_EXPECT_INACTIVE)) ||
+			    !tuple_mask_cmp(tup, &c))
+				continue;
+			if (best && !seq_newer(c.seq, copy->seq))
+				continue;
+			best = y;
+			*copy = c;
+			*word = w;
+			*part = q;
+		}
+	}
+	return best;
+}
+
+/*
+ * The master as nf_ct_find_expectation and init_conntrack see it: not yet
+ * confirmed or dying, the expectation is not taken (false; the kernel
+ * returns NULL, it does not look further); else its mark and secmark now.
+ * A master gone meanwhile (its owner removes its expectations) is not
+ * taken either.
+ */
+static bool master_takes(const struct ct_expect *c, uint32_t *mark, uint32_t *secmark)
+{
+	const struct nftdp_ct_shard *ms = c->master_sh;
+	const struct nftdp_ct_entry *m;
+	uint32_t st, mk, sm;
+
+	*mark = c->mark;
+	*secmark = c->secmark;
+	if (!ms || c->master_idx >= ms->n_entries)
+		return true;
+	m = &ms->entries[c->master_idx];
+	st = __atomic_load_n(&m->status, __ATOMIC_ACQUIRE);
+	mk = __atomic_load_n(&m->mark, __ATOMIC_RELAXED);
+	sm = __atomic_load_n(&m->secmark, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&m->in_use, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&m->id, __ATOMIC_ACQUIRE) != c->master_id)
+		return false;
+	if (!(st & IPS_CONFIRMED) || (st & IPS_DYING))
+		return false;
+	*mark = mk;
+	*secmark = sm;
+	return true;
+}
+
 static bool master_is(const struct ct_expect *x, const struct nftdp_ct_shard *s,
 		      const struct nftdp_ct_entry *m)
 {
@@ -233,6 +327,7 @@ int nftdp_ct_expect_related_flags(struct nftdp_ct_shard *s, const struct nftdp_c
 	x->master_shard = s->cfg.shard_id;
 	x->master_idx = (uint32_t)(master - s->entries);
 	x->master_id = master->id;
+	x->master_sh = s;
 	x->master_tuple = master->tuple[IP_CT_DIR_ORIGINAL];
 	x->helper = master->helper;
 	x->mark = master->mark;
@@ -281,6 +376,7 @@ int nftdp_ct_expect_related_flags(struct nftdp_ct_shard *s, const struct nftdp_c
 		uint32_t w = atomic_load_explicit(&free_slot->state, memory_order_relaxed);
 
 		x->id = ++p->next_id;
+		x->seq = atomic_fetch_add_explicit(&t->seq, 1, memory_order_relaxed);
 		x->state = 0;
 		/* copy all but the state word, then publish */
 		memcpy((uint8_t *)free_slot + sizeof(free_slot->state),
@@ -317,67 +413,61 @@ bool nftdp_ct_expect_init_conntrack(struct nftdp_ct_shard *s, struct nftdp_ct_en
 				    uint64_t now_ms)
 {
 	struct nftdp_ct_expect_table *t = s->exp;
-	const struct nftdp_ct_tuple *tup = &e->tuple[IP_CT_DIR_ORIGINAL];
+	struct nftdp_ct_tuple tup = e->tuple[IP_CT_DIR_ORIGINAL];
+	uint32_t mark, secmark;
+	struct ct_expect c;
+	struct ct_help *h;
 
-	/* nf_ct_find_expectation */
-	for (uint16_t i = 0; i < t->n_parts; i++) {
-		struct ct_expect_part *q = &t->part[i];
+	/* nf_ct_zone_equal_any: the template zone's id, whatever its
+	 * directions (a reply-only zone is not in the original tuple) */
+	tup.zone = nftdp_ct_entry_zone(e);
+	/* nf_ct_find_expectation: the newest that matches; a slot taken or
+	 * changed under us is looked for again, a few times */
+	for (int tries = 0;; tries++) {
+		struct ct_expect_part *q;
+		uint32_t w;
+		struct ct_expect *y = find_newest(t, &tup, now_ms, true, &c, &w, &q);
 
-		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+		if (!y || tries == 4 || !master_takes(&c, &mark, &secmark))
+			return false;
+		if (c.flags & NF_CT_EXPECT_PERMANENT) {
+			if (atomic_load_explicit(&y->state, memory_order_acquire) == w)
+				break;
 			continue;
-		for (uint32_t j = 0; j < t->per_part; j++) {
-			struct ct_expect *y = &q->slot[j];
-			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
-			struct ct_help *h;
-			struct ct_expect c;
-
-			if ((w & 3) != CT_EXP_LIVE)
-				continue;
-			memcpy(&c, y, sizeof(c));
-			/* an inactive one (sip's REGISTER before its 2xx) waits */
-			if (c.expires_ms <= now_ms || (c.flags & NF_CT_EXPECT_INACTIVE) ||
-			    !tuple_mask_cmp(tup, &c))
-				continue;
-			if (c.flags & NF_CT_EXPECT_PERMANENT) {
-				if (atomic_load_explicit(&y->state, memory_order_acquire) != w)
-					continue;
-			} else {
-				/* take it; a failed swap: somebody else did, or it changed */
-				if (!atomic_compare_exchange_strong_explicit(
-					&y->state, &w, st_make(st_seq(w), CT_EXP_CLAIMED),
-					memory_order_acq_rel, memory_order_relaxed))
-					continue;
-				atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
-				atomic_fetch_sub_explicit(&t->n_live, 1, memory_order_relaxed);
-				atomic_store_explicit(&y->state,
-						      st_make(st_seq(w) + 1, CT_EXP_FREE),
-						      memory_order_release);
-			}
-			/* init_conntrack: "Welcome, Mr. Bond" */
-			e->status |= IPS_EXPECTED;
-			e->mark = c.mark;
-			e->secmark = c.secmark;
-			h = &s->help[e - s->entries];
-			memset(h, 0, sizeof(*h));
-			h->master_helper = c.helper;
-			h->nat_follow = c.nat_follow;
-			h->nat_proto_src = c.nat_pptp && c.nat_dir == IP_CT_DIR_ORIGINAL;
-			h->nat_port = c.nat_port;
-			h->nat_src = c.nat_src;
-			h->nat_dst = c.nat_dst;
-			h->master_shard = c.master_shard;
-			h->master_idx = c.master_idx;
-			h->master_id = c.master_id;
-			/* exp->helper: the connection gets it, IPS_HELPER not */
-			if (c.exp_helper)
-				e->helper = c.exp_helper;
-			s->st.expect_new++;
-			if (c.helper == NFTDP_VM_CT_HELPER_PPTP) /* exp->expectfn */
-				nftdp_ct_pptp_expectfn(s, &c);
-			return true;
 		}
+		/* take it; a failed swap: somebody else did, or it changed */
+		if (!atomic_compare_exchange_strong_explicit(
+			&y->state, &w, st_make(st_seq(w), CT_EXP_CLAIMED), memory_order_acq_rel,
+			memory_order_relaxed))
+			continue;
+		atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&t->n_live, 1, memory_order_relaxed);
+		atomic_store_explicit(&y->state, st_make(st_seq(w) + 1, CT_EXP_FREE),
+				      memory_order_release);
+		break;
 	}
-	return false;
+	/* init_conntrack: "Welcome, Mr. Bond" */
+	e->status |= IPS_EXPECTED;
+	e->mark = mark;
+	e->secmark = secmark;
+	h = &s->help[e - s->entries];
+	memset(h, 0, sizeof(*h));
+	h->master_helper = c.helper;
+	h->nat_follow = c.nat_follow;
+	h->nat_proto_src = c.nat_pptp && c.nat_dir == IP_CT_DIR_ORIGINAL;
+	h->nat_port = c.nat_port;
+	h->nat_src = c.nat_src;
+	h->nat_dst = c.nat_dst;
+	h->master_shard = c.master_shard;
+	h->master_idx = c.master_idx;
+	h->master_id = c.master_id;
+	/* exp->helper: the connection gets it, IPS_HELPER not */
+	if (c.exp_helper)
+		e->helper = c.exp_helper;
+	s->st.expect_new++;
+	if (c.helper == NFTDP_VM_CT_HELPER_PPTP) /* exp->expectfn */
+		nftdp_ct_pptp_expectfn(s, &c);
+	return true;
 }
 
 void nftdp_ct_expect_set_nat(struct ct_expect *x, const struct nftdp_ct_entry *master, int exp_dir,
@@ -436,32 +526,25 @@ bool nftdp_ct_expect_unexpect_tuple(struct nftdp_ct_shard *s, const struct nftdp
 {
 	struct nftdp_ct_expect_table *tb = s->exp;
 
-	/* __nf_ct_expect_find + nf_ct_unexpect_related; a compare and swap
-	 * as nftdp_ct_expect_init_conntrack's claim, so any worker may */
-	for (uint16_t i = 0; i < tb->n_parts; i++) {
-		struct ct_expect_part *q = &tb->part[i];
+	/* __nf_ct_expect_find + nf_ct_unexpect_related: the newest that t
+	 * matches; a compare and swap as nftdp_ct_expect_init_conntrack's
+	 * claim, so any worker may */
+	for (int tries = 0; tries < 4; tries++) {
+		struct ct_expect_part *q;
+		struct ct_expect c;
+		uint32_t w;
+		struct ct_expect *y = find_newest(tb, t, s->now_ms, false, &c, &w, &q);
 
-		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
+		if (!y)
+			return false;
+		if (!atomic_compare_exchange_strong_explicit(
+			&y->state, &w, st_make(st_seq(w) + 1, CT_EXP_FREE), memory_order_acq_rel,
+			memory_order_relaxed))
 			continue;
-		for (uint32_t j = 0; j < tb->per_part; j++) {
-			struct ct_expect *y = &q->slot[j];
-			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
-			struct ct_expect c;
-
-			if ((w & 3) != CT_EXP_LIVE)
-				continue;
-			memcpy(&c, y, sizeof(c));
-			if (c.expires_ms <= s->now_ms || !tuple_mask_cmp(t, &c))
-				continue;
-			if (!atomic_compare_exchange_strong_explicit(
-				&y->state, &w, st_make(st_seq(w) + 1, CT_EXP_FREE),
-				memory_order_acq_rel, memory_order_relaxed))
-				continue;
-			atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
-			atomic_fetch_sub_explicit(&tb->n_live, 1, memory_order_relaxed);
-			s->st.expect_delete++;
-			return true;
-		}
+		atomic_fetch_sub_explicit(&q->n_live, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&tb->n_live, 1, memory_order_relaxed);
+		s->st.expect_delete++;
+		return true;
 	}
 	return false;
 }
@@ -469,31 +552,14 @@ bool nftdp_ct_expect_unexpect_tuple(struct nftdp_ct_shard *s, const struct nftdp
 bool nftdp_ct_expect_find(const struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t,
 			  struct ct_expect *copy)
 {
-	const struct nftdp_ct_expect_table *tb = s->exp;
+	struct ct_expect_part *q;
+	uint32_t w;
 
-	/* __nf_ct_expect_find: the first live expectation t matches under
-	 * its mask, read as nftdp_ct_expect_unexpect_tuple reads them */
-	if (!atomic_load_explicit(&tb->n_live, memory_order_relaxed))
+	/* __nf_ct_expect_find: the newest live expectation t matches under
+	 * its mask, inactive ones too */
+	if (!atomic_load_explicit(&s->exp->n_live, memory_order_relaxed))
 		return false;
-	for (uint16_t i = 0; i < tb->n_parts; i++) {
-		const struct ct_expect_part *q = &tb->part[i];
-
-		if (!atomic_load_explicit(&q->n_live, memory_order_relaxed))
-			continue;
-		for (uint32_t j = 0; j < tb->per_part; j++) {
-			const struct ct_expect *y = &q->slot[j];
-			uint32_t w = atomic_load_explicit(&y->state, memory_order_acquire);
-
-			if ((w & 3) != CT_EXP_LIVE)
-				continue;
-			memcpy(copy, y, sizeof(*copy));
-			if (atomic_load_explicit(&y->state, memory_order_acquire) != w ||
-			    copy->expires_ms <= s->now_ms || !tuple_mask_cmp(t, copy))
-				continue;
-			return true;
-		}
-	}
-	return false;
+	return find_newest(s->exp, t, s->now_ms, false, copy, &w, &q) != NULL;
 }
 
 void nftdp_ct_expect_unexpect(struct nftdp_ct_shard *s, const struct nftdp_ct_entry *master,

@@ -806,6 +806,125 @@ static void test_expect_across_shards(void **state)
 	two_shards_free(&a, &b, tab);
 }
 
+/* the first packet of a udp connection s:sp -> 192.0.2.10:5060 on en asks
+ * for media to s:5004 (a `ct expectation` object); confirmed unless not */
+static struct nftdp_ct_entry *media_master(struct env *en, uint16_t sp, uint32_t mark, bool confirm,
+					   int want, struct tpkt *t)
+{
+	const struct nftdp_vm_ct_expect media = {NFPROTO_IPV4, IPPROTO_UDP, 2, htons(5004), 60};
+	struct nftdp_ct_entry *m;
+
+	udp(t, false, "10.0.0.2", "192.0.2.10", sp, 5060, 8);
+	assert_int_equal(nftdp_ct_in(en->s, &t->pkt, en->now), NF_ACCEPT);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t->pkt.ct & ~(uintptr_t)7);
+	m->mark = mark;
+	assert_int_equal(nftdp_ct_vm_ops.expect(t->pkt.ct, &media), want);
+	if (confirm)
+		nftdp_ct_confirm(en->s, &t->pkt, want == NF_DROP ? NF_DROP : NF_ACCEPT);
+	return m;
+}
+
+static uint32_t media_in(struct env *en, uint16_t sp, struct nftdp_ct_entry **d)
+{
+	struct tpkt t;
+
+	udp(&t, false, "192.0.2.10", "10.0.0.2", sp, 5004, 12);
+	return hx(en, &t, NULL, d, NULL);
+}
+
+/* the live slot of a part, NULL: none */
+static struct ct_expect *live_slot(struct nftdp_ct_expect_table *tab, uint16_t part)
+{
+	for (uint32_t j = 0; j < tab->per_part; j++)
+		if ((atomic_load(&tab->part[part].slot[j].state) & 3) == CT_EXP_LIVE)
+			return &tab->part[part].slot[j];
+	return NULL;
+}
+
+/*
+ * nf_ct_find_expectation's choice: the kernel lets one expectation at most
+ * match a tuple (another master's clash is -EBUSY: the object drops the
+ * packet); when two workers make clashing ones at one moment (shown here
+ * by hiding the first while the second is checked) the newest is taken,
+ * as the kernel's bucket (newest at its head) would give it. The master's
+ * mark and secmark are read when the expectation is taken, and a master
+ * not confirmed yet lends none (the kernel returns NULL, looking no
+ * further).
+ */
+static void test_expect_newest_and_master(void **state)
+{
+	struct nftdp_ct_expect_table *tab;
+	struct env a = {0}, b = {0};
+	struct nftdp_ct_entry *ma, *mb, *d;
+	struct ct_expect *xa;
+	struct tpkt t, tc;
+	uint32_t w;
+
+	(void)state;
+	tab = two_shards(&a, &b);
+	ma = media_master(&a, 5060, 1, true, NFT_CONTINUE, &t);
+	/* another master's clash: -EBUSY, the packet dropped */
+	media_master(&b, 5061, 2, true, NF_DROP, &t);
+	assert_int_equal(atomic_load(&tab->n_live), 1);
+	/* both at one moment: b's check does not see a's */
+	xa = live_slot(tab, 0);
+	assert_non_null(xa);
+	w = atomic_load(&xa->state);
+	atomic_store(&xa->state, (w & ~3u) | CT_EXP_CLAIMED);
+	mb = media_master(&b, 5062, 2, true, NFT_CONTINUE, &t);
+	atomic_store(&xa->state, w);
+	assert_int_equal(atomic_load(&tab->n_live), 2);
+	assert_true((int32_t)(live_slot(tab, 1)->seq - xa->seq) > 0);
+	/* the newest (b's) first, on either worker; then a's, with the mark
+	 * a has now */
+	ma->mark = 5;
+	assert_int_equal(media_in(&a, 7000, &d), ST_RELATED);
+	assert_int_equal(d->mark, 2);
+	assert_int_equal(a.s->help[d - a.s->entries].master_shard, 1);
+	assert_int_equal(a.s->help[d - a.s->entries].master_id, mb->id);
+	assert_int_equal(media_in(&b, 7001, &d), ST_RELATED);
+	assert_int_equal(d->mark, 5);
+	assert_int_equal(b.s->help[d - b.s->entries].master_id, ma->id);
+	assert_int_equal(media_in(&a, 7002, NULL), ST_NEW);
+	assert_int_equal(atomic_load(&tab->n_live), 0);
+	/* a master not confirmed yet: its expectation is not taken */
+	media_master(&a, 5063, 3, false, NFT_CONTINUE, &tc);
+	assert_int_equal(media_in(&b, 7003, NULL), ST_NEW);
+	assert_int_equal(atomic_load(&tab->n_live), 1);
+	nftdp_ct_confirm(a.s, &tc.pkt, NF_ACCEPT);
+	assert_int_equal(media_in(&b, 7004, &d), ST_RELATED);
+	assert_int_equal(d->mark, 3);
+	two_shards_free(&a, &b, tab);
+}
+
+/* nf_ct_find_expectation's nf_ct_zone_equal_any: the master's zone id and
+ * the new connection's template zone id, whatever directions either has */
+static void test_expect_zone_dir(void **state)
+{
+	const struct nftdp_vm_ct_expect media = {NFPROTO_IPV4, IPPROTO_UDP, 3, htons(5004), 60};
+	static const uint8_t dirs[] = {NFTDP_VM_CT_ZONE_DIR_REPL, NFTDP_VM_CT_ZONE_DIR_ORIG,
+				       NFTDP_VM_CT_ZONE_DIR_BOTH, 0};
+	struct env *en = env_new(64, false);
+	struct tpkt t;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		udp(&t, false, "10.0.0.2", "192.0.2.10", (uint16_t)(5060 + i), 5060, 8);
+		t.pkt.ct_zone = 5;
+		t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+		assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+		assert_int_equal(nftdp_ct_vm_ops.expect(t.pkt.ct, &media), NFT_CONTINUE);
+		nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+		udp(&t, false, "192.0.2.10", "10.0.0.2", (uint16_t)(7000 + i), 5004, 12);
+		t.pkt.ct_zone = dirs[i] ? 5 : 0;
+		t.pkt.ct_zone_dir = dirs[i];
+		assert_int_equal(hx(en, &t, NULL, NULL, NULL), dirs[i] ? ST_RELATED : ST_NEW);
+		if (!dirs[i])
+			assert_int_equal(en->s->st.expect_new, 3);
+	}
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +944,8 @@ int main(void)
 	    cmocka_unit_test(test_tftp_snat),
 	    cmocka_unit_test(test_expect_across_shards),
 	    cmocka_unit_test(test_expect_obj),
+	    cmocka_unit_test(test_expect_newest_and_master),
+	    cmocka_unit_test(test_expect_zone_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
