@@ -580,7 +580,7 @@ static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint6
 
 	if (l4len < 8)
 		return ICMP_INVALID; /* short packet */
-	if (!s->cfg.no_checksum && !nftdp_ct_l4_checksum_ok(pkt))
+	if (!s->cfg.no_checksum && !nftdp_ct_l4_csum_ok(pkt, l4, l4len))
 		return ICMP_INVALID;
 	memset(&outer_daddr, 0, sizeof(outer_daddr));
 	if (v4) {

@@ -434,7 +434,7 @@ bool nftdp_ct_tcp_error(const struct ct_l4pkt *p, bool checksum)
 	doff = (uint32_t)(p->l4[12] >> 4) * 4u;
 	if (doff < 20 || p->l4len < doff)
 		return true;
-	if (checksum && !nftdp_ct_l4_checksum_ok(p->pkt))
+	if (checksum && !nftdp_ct_l4_csum_ok(p->pkt, p->l4, p->l4len))
 		return true;
 	return !tcp_valid_flags(p->l4[13]);
 }

@@ -294,6 +294,18 @@ static void test_tcp_invalid(void **state)
 		t.buf[(n & 1 ? 40 : 20) + n - 1] ^= 0x10;
 		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
 	}
+	/* long segments of 0xff bytes: the most carries a sum can have */
+	for (uint32_t n = 20; n < 1500; n += 73) {
+		uint8_t u[1500];
+
+		memset(u, 0xff, n);
+		u[6] = u[7] = 0;
+		build(&t, n & 1, (n & 1) ? "ffff::ffff" : "255.255.255.254",
+		      (n & 1) ? "ffff::fffe" : "255.255.255.255", IPPROTO_UDP, u, n);
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		t.buf[(n & 1 ? 40 : 20) + n / 2] ^= 0x01;
+		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	}
 	seg(&t, &f, 0, TS, 1, 0, 0);
 	t.buf[20 + 16] ^= 0xff;
 	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
