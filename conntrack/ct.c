@@ -580,7 +580,7 @@ static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint6
 
 	if (l4len < 8)
 		return ICMP_INVALID; /* short packet */
-	if (!s->cfg.no_checksum && !nftdp_ct_l4_checksum_ok(pkt))
+	if (!s->cfg.no_checksum && !nftdp_ct_l4_csum_ok(pkt, l4, l4len))
 		return ICMP_INVALID;
 	memset(&outer_daddr, 0, sizeof(outer_daddr));
 	if (v4) {
@@ -720,7 +720,7 @@ static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 				const struct nftdp_ct_tuple *tp, uint32_t hash, uint32_t node,
 				uint64_t now_ms)
 {
-	struct nftdp_ct_tuple t = *tp, r;
+	struct nftdp_ct_tuple r;
 	struct nftdp_ct_entry *e;
 	struct ct_l4pkt p;
 	unsigned int ctinfo, tries = 0;
@@ -743,16 +743,16 @@ repeat:
 			e = NULL;
 	}
 	if (!e)
-		e = nftdp_ct_find(s, &t, hash, &dir, now_ms);
+		e = nftdp_ct_find(s, tp, hash, &dir, now_ms);
 	/* nf_ct_zone_equal in the direction found: a reply-direction match
 	 * needs the packet's reply zone to be the entry's */
 	if (e && dir == IP_CT_DIR_REPLY &&
 	    nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
 		e = NULL;
-	if (!e && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != t.zone) {
+	if (!e && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != tp->zone) {
 		/* resolve_normal_ct's second lookup with the reply zone id of a
 		 * directional zone: only a reply tuple can match it */
-		struct nftdp_ct_tuple t2 = t;
+		struct nftdp_ct_tuple t2 = *tp;
 
 		t2.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY);
 		e = nftdp_ct_find(s, &t2, nftdp_ct_tuple_hash(s, &t2), &dir, now_ms);
@@ -762,7 +762,7 @@ repeat:
 	new = !e;
 	if (new) {
 		/* init_conntrack */
-		if (!nftdp_ct_tuple_invert(&t, &r))
+		if (!nftdp_ct_tuple_invert(tp, &r))
 			goto invalid;
 		r.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY);
 		e = entry_alloc(s, hash, now_ms);
@@ -770,7 +770,7 @@ repeat:
 			s->st.drop++;
 			return NF_DROP;
 		}
-		entry_init(s, e, &t, &r);
+		entry_init(s, e, tp, &r);
 		e->zone_dir = pkt->ct_zone_dir ? pkt->ct_zone_dir : NFTDP_VM_CT_ZONE_DIR_BOTH;
 		dir = IP_CT_DIR_ORIGINAL;
 		ctinfo = IP_CT_NEW;

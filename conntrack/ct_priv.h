@@ -595,6 +595,9 @@ uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
 			 struct nftdp_ct_tuple *t, uint32_t *th_off);
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt);
+/* the same for the l4len bytes at l4, pkt's transport header and length
+ * (nftdp_ct_l4len) as the caller has them */
+bool nftdp_ct_l4_csum_ok(const struct nftdp_vm_pkt *pkt, const uint8_t *l4, uint32_t l4len);
 
 /* ct.c */
 void nftdp_ct_set_policy(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,

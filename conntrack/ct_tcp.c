@@ -380,6 +380,71 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 	return TCP_ACCEPT;
 }
 
+/*
+ * tcp_in_window for the segment every established connection is made of:
+ * an ACK without SYN, FIN or RST, in a direction whose window data is set
+ * (td_maxwin != 0), without NAT sequence adjustment (recv_off 0). When
+ * all four bounds hold it does exactly what tcp_in_window does for it and
+ * returns true. Otherwise it returns false having changed nothing, and the
+ * general code decides (and, in liberal mode, accepts).
+ */
+static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_seg *g)
+{
+	struct ct_tcp_state *sender = &state->seen[dir];
+	struct ct_tcp_state *receiver = &state->seen[!dir];
+	uint32_t seq = g->seq, ack = g->ack, sack = g->ack, end, win, swin;
+
+	if (sender->td_maxwin == 0)
+		return false;
+	if ((receiver->flags & IP_CT_TCP_FLAG_SACK_PERM) && g->doff > 20)
+		tcp_sack(g, &sack);
+	end = seq + (g->l4len - g->doff);
+	/* I (seq over the upper bound) and III (ack over it) */
+	if (!before(seq, sender->td_maxend + 1) || !before(sack, receiver->td_end + 1))
+		return false;
+	/* II and IV: the lower bounds */
+	if (receiver->td_maxwin && !after(end, sender->td_end - receiver->td_maxwin - 1))
+		return false;
+	if (!after(sack, receiver->td_end - MAXACKWINDOW(sender) - 1))
+		return false;
+
+	win = (uint32_t)g->win << sender->td_scale;
+	swin = win + (sack - ack);
+	if (sender->td_maxwin < swin)
+		sender->td_maxwin = swin;
+	if (after(end, sender->td_end)) {
+		sender->td_end = end;
+		sender->flags |= IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+	}
+	if (!(sender->flags & IP_CT_TCP_FLAG_MAXACK_SET)) {
+		sender->td_maxack = ack;
+		sender->flags |= IP_CT_TCP_FLAG_MAXACK_SET;
+	} else if (after(ack, sender->td_maxack)) {
+		sender->td_maxack = ack;
+	}
+	if (receiver->td_maxwin != 0 && after(end, sender->td_maxend))
+		receiver->td_maxwin += end - sender->td_maxend;
+	if (after(sack + win, receiver->td_maxend - 1)) {
+		receiver->td_maxend = sack + win;
+		if (win == 0)
+			receiver->td_maxend++;
+	}
+	if (ack == receiver->td_end)
+		receiver->flags &= (uint8_t)~IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+	if (state->last_dir == dir && state->last_seq == seq && state->last_ack == ack &&
+	    state->last_end == end && state->last_win == g->win) {
+		state->retrans++;
+	} else {
+		state->last_dir = (uint8_t)dir;
+		state->last_seq = seq;
+		state->last_ack = ack;
+		state->last_end = end;
+		state->last_win = g->win;
+		state->retrans = 0;
+	}
+	return true;
+}
+
 /* nf_tcp_handle_invalid: an out-of-window FIN/RST answering the peer's
  * FIN/RST shortens an assured entry's timeout to UNACK. */
 static void tcp_handle_invalid(struct nftdp_ct_entry *e, int dir, unsigned int index,
@@ -434,7 +499,7 @@ bool nftdp_ct_tcp_error(const struct ct_l4pkt *p, bool checksum)
 	doff = (uint32_t)(p->l4[12] >> 4) * 4u;
 	if (doff < 20 || p->l4len < doff)
 		return true;
-	if (checksum && !nftdp_ct_l4_checksum_ok(p->pkt))
+	if (checksum && !nftdp_ct_l4_csum_ok(p->pkt, p->l4, p->l4len))
 		return true;
 	return !tcp_valid_flags(p->l4[13]);
 }
@@ -510,6 +575,13 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 	seg_read(p, &g);
 	old_state = t->state;
 	index = get_conntrack_index(g.flags);
+	/* ESTABLISHED stays so on an in-window ACK (both directions' table
+	 * entry); the switch below and the NAT offset have nothing to do */
+	if (old_state == TCP_CONNTRACK_ESTABLISHED && index == TCP_ACK_SET &&
+	    !(e->status & IPS_SEQ_ADJUST) && tcp_in_window_ack(t, dir, &g)) {
+		new_state = TCP_CONNTRACK_ESTABLISHED;
+		goto in_window;
+	}
 	new_state = tcp_conntracks[dir][index][old_state];
 
 	switch (new_state) {

@@ -21,7 +21,7 @@ bool nftdp_ct_udp_error(const struct ct_l4pkt *p, bool checksum)
 		return true;
 	if (!p->l4[6] && !p->l4[7])
 		return false;
-	return checksum && !nftdp_ct_l4_checksum_ok(p->pkt);
+	return checksum && !nftdp_ct_l4_csum_ok(p->pkt, p->l4, p->l4len);
 }
 
 /* nf_conntrack_udp_packet */

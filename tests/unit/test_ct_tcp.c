@@ -33,6 +33,11 @@ static const char *const kernel_table[2][6] = {
     },
 };
 
+static bool after32(uint32_t a, uint32_t b)
+{
+	return (int32_t)(b - a) < 0;
+}
+
 static int state_code(const char *s)
 {
 	static const char *const names[] = {"NO", "SS", "SR", "ES", "FW", "CW",
@@ -294,6 +299,18 @@ static void test_tcp_invalid(void **state)
 		t.buf[(n & 1 ? 40 : 20) + n - 1] ^= 0x10;
 		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
 	}
+	/* long segments of 0xff bytes: the most carries a sum can have */
+	for (uint32_t n = 20; n < 1500; n += 73) {
+		uint8_t u[1500];
+
+		memset(u, 0xff, n);
+		u[6] = u[7] = 0;
+		build(&t, n & 1, (n & 1) ? "ffff::ffff" : "255.255.255.254",
+		      (n & 1) ? "ffff::fffe" : "255.255.255.255", IPPROTO_UDP, u, n);
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		t.buf[(n & 1 ? 40 : 20) + n / 2] ^= 0x01;
+		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	}
 	seg(&t, &f, 0, TS, 1, 0, 0);
 	t.buf[20 + 16] ^= 0xff;
 	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
@@ -349,6 +366,214 @@ static void test_tcp_simultaneous_open(void **state)
 	env_free(en);
 }
 
+/* a segment with window win and, when sack is set, NOP NOP SACK [sack - 100, sack) */
+static void wseg(struct tpkt *t, const struct tflow *f, int dir, uint8_t flags, uint32_t seq,
+		 uint32_t ack, uint16_t win, uint32_t payload, uint32_t sack)
+{
+	uint8_t h[1600];
+	uint32_t opt = sack ? 12 : 0;
+
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, seq, ack, flags, win, 0);
+	memset(h + 20, 0, opt + payload);
+	if (sack) {
+		h[12] = 8 << 4;
+		h[20] = h[21] = 1;
+		h[22] = 5;
+		h[23] = 10;
+		put32(h + 24, sack - 100);
+		put32(h + 28, sack);
+	}
+	build(t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + opt + payload);
+}
+
+static void assert_tcp_same(const struct nftdp_ct_entry *a, const struct nftdp_ct_entry *b)
+{
+	const struct ct_tcp *x = &a->proto.tcp, *y = &b->proto.tcp;
+
+	for (int d = 0; d < 2; d++) {
+		assert_int_equal(x->seen[d].td_end, y->seen[d].td_end);
+		assert_int_equal(x->seen[d].td_maxend, y->seen[d].td_maxend);
+		assert_int_equal(x->seen[d].td_maxwin, y->seen[d].td_maxwin);
+		assert_int_equal(x->seen[d].td_maxack, y->seen[d].td_maxack);
+		assert_int_equal(x->seen[d].td_scale, y->seen[d].td_scale);
+		assert_int_equal(x->seen[d].flags, y->seen[d].flags);
+		assert_int_equal(a->packets[d], b->packets[d]);
+		assert_int_equal(a->bytes[d], b->bytes[d]);
+	}
+	assert_int_equal(x->state, y->state);
+	assert_int_equal(x->last_dir, y->last_dir);
+	assert_int_equal(x->retrans, y->retrans);
+	assert_int_equal(x->last_index, y->last_index);
+	assert_int_equal(x->last_seq, y->last_seq);
+	assert_int_equal(x->last_ack, y->last_ack);
+	assert_int_equal(x->last_end, y->last_end);
+	assert_int_equal(x->last_win, y->last_win);
+	assert_int_equal(a->expires_ms, b->expires_ms);
+	assert_int_equal(a->status & ~(uint32_t)IPS_SEQ_ADJUST,
+			 b->status & ~(uint32_t)IPS_SEQ_ADJUST);
+}
+
+/*
+ * The ESTABLISHED ACK fast path against the general code: the same random
+ * ACK segments (sequence and acknowledgment numbers around and beyond
+ * every window bound, windows with scaling, zero windows, SACK blocks,
+ * retransmissions) go to two entries; one has IPS_SEQ_ADJUST with zero
+ * offsets, which only the general code handles. State, window data,
+ * verdicts, timeouts and counters must agree after every segment.
+ */
+static void test_tcp_fast_path_same(void **state)
+{
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	unsigned int fast = 0, bad = 0;
+
+	(void)state;
+	for (int run = 0; run < 24; run++) {
+		struct env *en[2] = {env_new(64, run & 1), env_new(64, run & 1)};
+		struct tflow f = {run & 2,
+				  (run & 2) ? "2001:db8::a" : "10.7.0.1",
+				  (run & 2) ? "2001:db8::b" : "10.7.0.2",
+				  (uint16_t)(40000 + run),
+				  80,
+				  0xffffff00u + (uint32_t)run * 977u,
+				  0x7fffff00u};
+		struct tflow f1 = f;
+		struct nftdp_ct_entry *e[2] = {handshake(en[0], &f), handshake(en[1], &f1)};
+		uint32_t next[2] = {f.aseq, f.bseq};
+
+		e[1]->status |= IPS_SEQ_ADJUST;
+		for (int k = 0; k < 2; k++) {
+			for (int d = 0; d < 2; d++) {
+				e[k]->proto.tcp.seen[d].td_scale = (uint8_t)(run % 15);
+				if (run & 4)
+					e[k]->proto.tcp.seen[d].flags |= IP_CT_TCP_FLAG_SACK_PERM;
+			}
+		}
+		for (int i = 0; i < 400; i++) {
+			uint32_t v, seq, ack, pay, sack = 0, st[2];
+			int dir;
+			uint16_t win;
+			struct tpkt t;
+
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			v = (uint32_t)(r >> 32);
+			dir = v & 1;
+			pay = (v >> 1) & 1 ? (v >> 2) % 1400 : 0;
+			seq = next[dir];
+			ack = next[!dir];
+			switch ((v >> 13) & 15) {
+			case 0:
+				seq += (v >> 17) * 37u; /* anywhere */
+				break;
+			case 1:
+				seq -= (v >> 17) % 300000u; /* old data */
+				break;
+			case 2:
+				ack += (v >> 17) % 200000u; /* acks the future */
+				break;
+			case 3:
+				ack -= (v >> 17) % 300000u; /* old ack */
+				break;
+			case 4:
+				seq = e[0]->proto.tcp.seen[dir].td_maxend + ((v >> 17) & 3) - 1;
+				break;
+			case 5:
+				ack = e[0]->proto.tcp.seen[!dir].td_end + ((v >> 17) & 3) - 1;
+				break;
+			default:
+				break;
+			}
+			win = (v >> 20) & 1 ? (uint16_t)(v >> 8) : ((v >> 21) & 1 ? 0 : 65535);
+			if ((v >> 22) & 1)
+				sack = ack + ((v >> 23) & 1 ? 100 : 100000);
+			for (int k = 0; k < 2; k++) {
+				wseg(&t, &f, dir, TA | ((v >> 24) & 1 ? 0x08 : 0), seq, ack, win,
+				     pay, sack);
+				en[k]->now += (v >> 25) & 7;
+				st[k] = xmit(en[k], &t, NULL);
+			}
+			assert_int_equal(st[0], st[1]);
+			assert_tcp_same(e[0], e[1]);
+			if (st[0] == ST_INVALID)
+				bad++;
+			else if (seq == next[dir] && ack == next[!dir])
+				fast++;
+			if (st[0] != ST_INVALID && after32(seq + pay, next[dir]))
+				next[dir] = seq + pay;
+		}
+		env_free(en[0]);
+		env_free(en[1]);
+	}
+	assert_true(fast > 1000);
+	assert_true(bad > 100);
+}
+
+/* the fast path's edges, each as the general code has it */
+static void test_tcp_fast_path_edges(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.8.0.1", "10.8.0.2", 3333, 80, 5000, 9000};
+	struct nftdp_ct_entry *e = handshake(en, &f);
+	struct ct_tcp_state *c = &e->proto.tcp.seen[0], *sv = &e->proto.tcp.seen[1];
+	struct ct_tcp before_ = e->proto.tcp;
+	struct tpkt t;
+
+	(void)state;
+	/* past the receiver's window (I) by more than its largest window:
+	 * invalid, nothing changes */
+	seg(&t, &f, 0, TA, c->td_maxend + sv->td_maxwin, f.bseq, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	assert_memory_equal(&e->proto.tcp, &before_, sizeof(before_));
+	/* an ACK one past what the server sent (III): invalid */
+	seg(&t, &f, 0, TA, f.aseq, sv->td_end + 1, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
+	/* retransmissions of the same segment: counted, and past
+	 * tcp_max_retrans (3) the timeout drops to RETRANS (300 s) */
+	for (int i = 0; i < 4; i++) {
+		seg(&t, &f, 0, TA, f.aseq, f.bseq, 10);
+		assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->proto.tcp.retrans, i);
+	}
+	assert_int_equal(left_s(en, e), 300);
+	/* a new segment: the count starts again */
+	f.aseq += 10;
+	assert_int_equal(tx(en, &f, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.retrans, 0);
+	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
+	/* window scaling: the server's window of 1000 << 7 moves the
+	 * client's upper bound */
+	sv->td_scale = 7;
+	wseg(&t, &f, 1, TA, f.bseq, f.aseq, 1000, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(c->td_maxend, f.aseq + (1000u << 7));
+	/* FIN and RST in ESTABLISHED take the general way */
+	assert_int_equal(tx(en, &f, 0, TF | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_FIN_WAIT);
+	seg(&t, &f, 1, TR, f.bseq, 0, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_CLOSE);
+	env_free(en);
+
+	/* just past the window (I), by less than the receiver's window: a
+	 * peer sending more than it was allowed; accepted, not checked
+	 * further, its end noted as unacknowledged */
+	en = env_new(64, false);
+	f = (struct tflow){false, "10.8.0.1", "10.8.0.2", 3334, 80, 5000, 9000};
+	e = handshake(en, &f);
+	c = &e->proto.tcp.seen[0];
+	sv = &e->proto.tcp.seen[1];
+	before_ = e->proto.tcp;
+	seg(&t, &f, 0, TA, c->td_maxend + 1, f.bseq, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(c->td_end, before_.seen[0].td_maxend + 1);
+	assert_int_equal(e->proto.tcp.last_seq, before_.last_seq); /* not in window */
+	/* at the bound: in window (the fast path) */
+	seg(&t, &f, 0, TA, c->td_maxend, f.bseq, 0);
+	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
+	assert_int_equal(e->proto.tcp.last_seq, before_.seen[0].td_maxend);
+	assert_true(c->flags & IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +584,8 @@ int main(void)
 	    cmocka_unit_test(test_tcp_rst),
 	    cmocka_unit_test(test_tcp_invalid),
 	    cmocka_unit_test(test_tcp_simultaneous_open),
+	    cmocka_unit_test(test_tcp_fast_path_same),
+	    cmocka_unit_test(test_tcp_fast_path_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
