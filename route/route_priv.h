@@ -90,9 +90,10 @@ struct nftdp_route_shadow {
 
 /* one RTM_NEWROUTE / RTM_DELROUTE as the mirror reads it (mirror.c) */
 struct nftdp_route_msg {
-	bool skip;	/* nothing the mirror keeps (cloned, TOS, not IP) */
-	bool dead;	/* IPv4: every path dead (fib_table_lookup skips it) */
-	bool multipath; /* RTA_MULTIPATH */
+	bool skip;	      /* nothing the mirror keeps (cloned, TOS, not IP) */
+	bool dead;	      /* IPv4: every path dead (fib_table_lookup skips it) */
+	bool multipath;	      /* RTA_MULTIPATH */
+	unsigned int n_paths; /* its rtnexthops, also those past NFTDP_ROUTE_MAX_PATHS */
 	uint8_t family, plen;
 	uint32_t table;		  /* the kernel's id */
 	enum nftdp_route_tbl tbl; /* main, local or other */
