@@ -7,7 +7,8 @@
  * saw some of its messages still ends where a later dump would. What a
  * message alone cannot say asks for a refill (-EAGAIN): a prefix with
  * more than one route (another metric, IPv4 local over main, a dead one:
- * the shadow set), a NEWROUTE that does not replace the route of its
+ * the shadow set; IPv4 routes of one table and distinct metrics are
+ * listed there and kept: alt4), a NEWROUTE that does not replace the route of its
  * prefix (an IPv4 append, another metric), an IPv6 multipath message
  * that does not say the kernel's order of the paths (below: append6,
  * del_path6), IPv6 link-local and multicast routes (per device),
@@ -215,6 +216,16 @@ static void set_paths(struct nftdp_route_nh *nh, const struct nftdp_route_nh *fr
 		}
 }
 
+/* nh as the route of r's prefix */
+static void nh_place(const struct nftdp_route_msg *r, struct nftdp_route_nh *nh)
+{
+	nh->family = r->family;
+	nh->plen = r->plen;
+	nh->tbl = (uint8_t)r->tbl;
+	memset(nh->dst, 0, sizeof(nh->dst));
+	memcpy(nh->dst, r->dst, r->family == AF_INET ? 4 : 16);
+}
+
 /* the prefix's route set to nh in place (the same table and metric) */
 static int nh_swap(struct nftdp_route_table *t, const struct nftdp_route_msg *r, uint32_t h,
 		   struct nftdp_route_nh *nh)
@@ -222,11 +233,7 @@ static int nh_swap(struct nftdp_route_table *t, const struct nftdp_route_msg *r,
 	uint32_t idx;
 	int rc;
 
-	nh->family = r->family;
-	nh->plen = r->plen;
-	nh->tbl = (uint8_t)r->tbl;
-	memset(nh->dst, 0, sizeof(nh->dst));
-	memcpy(nh->dst, r->dst, r->family == AF_INET ? 4 : 16);
+	nh_place(r, nh);
 	rc = nftdp_route_nh_add(t, nh, &idx);
 	if (rc < 0)
 		return rc;
@@ -302,6 +309,78 @@ static int del_path6(struct nftdp_route_table *t, const struct nftdp_route_msg *
 	return nh_swap(t, r, h, &nh);
 }
 
+/* IPv4 routes of one prefix, listed in the shadow set in the kernel's
+ * order (fib_table_insert keeps a prefix's aliases by TOS, then
+ * priority; TOS routes are not mirrored): a route of another metric
+ * takes its place in the list, a replace or delete changes the route of
+ * its metric, and rte_fib answers with the first. Two routes of one
+ * metric (an append) or of other tables: a refill. */
+static int alt4(struct nftdp_route_table *t, const struct nlmsghdr *nlh,
+		const struct nftdp_route_msg *r, struct nftdp_route_shadow *s)
+{
+	unsigned int at = s->n_alt, i;
+	struct nftdp_route_nh nh = r->nh;
+	uint32_t idx, old;
+	int rc;
+
+	if (s->n_alt && t->nh[s->alt[0]].tbl != r->nh.tbl)
+		return -EAGAIN;
+	for (i = 0; i < s->n_alt; i++)
+		if (t->nh[s->alt[i]].metric == r->nh.metric) {
+			at = i;
+			break;
+		}
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		if (at == s->n_alt || !nh_same(&t->nh[s->alt[at]], &r->nh))
+			return 0; /* not there: the table is past this message */
+		old = s->alt[at];
+		memmove(&s->alt[at], &s->alt[at + 1], (s->n_alt - at - 1) * sizeof(s->alt[0]));
+		s->n_alt--;
+		if (at == 0) {
+			rc = s->n_alt ? fib_set(t, r, s->alt[0]) : fib_unset(t, r);
+			if (rc < 0)
+				return rc;
+			if (!s->n_alt)
+				t->n4--;
+		}
+		nftdp_route_nh_free(t, old);
+		return 0;
+	}
+	if (at < s->n_alt) {
+		if (nh_same(&t->nh[s->alt[at]], &r->nh))
+			return 0; /* already so */
+		if (!(nlh->nlmsg_flags & NLM_F_REPLACE))
+			return -EAGAIN; /* a second route of the metric */
+	} else if (s->n_alt == NFTDP_ROUTE_SHADOW_ALTS) {
+		return -EAGAIN;
+	}
+	nh_place(r, &nh);
+	rc = nftdp_route_nh_add(t, &nh, &idx);
+	if (rc < 0)
+		return rc;
+	if (at < s->n_alt) { /* the route of the metric replaced */
+		old = s->alt[at];
+		s->alt[at] = idx;
+	} else { /* a new one, by its metric */
+		old = 0;
+		for (at = 0; at < s->n_alt && t->nh[s->alt[at]].metric < r->nh.metric; at++)
+			;
+		memmove(&s->alt[at + 1], &s->alt[at], (s->n_alt - at) * sizeof(s->alt[0]));
+		s->alt[at] = idx;
+		s->n_alt++;
+		if (s->n_alt == 1)
+			t->n4++;
+	}
+	if (at == 0) {
+		rc = fib_set(t, r, idx);
+		if (rc < 0)
+			return rc;
+	}
+	if (old)
+		nftdp_route_nh_free(t, old);
+	return 0;
+}
+
 static int apply_one(struct nftdp_route_table *t, const struct nlmsghdr *nlh)
 {
 	bool del = nlh->nlmsg_type == RTM_DELROUTE;
@@ -325,11 +404,28 @@ static int apply_one(struct nftdp_route_table *t, const struct nlmsghdr *nlh)
 	nftdp_route_mask_prefix(r.dst, r.family == AF_INET ? 4 : 16, r.plen);
 	if (r.family == AF_INET6 && nftdp_route_is_ll6(r.dst, r.plen))
 		return -EAGAIN;
-	if (r.dead || nftdp_route_shadow_has(t, r.family, r.tbl, r.dst, r.plen))
+	if (r.dead)
 		return -EAGAIN;
+	if (r.family == AF_INET) {
+		struct nftdp_route_shadow *s =
+		    nftdp_route_shadow_get(t, r.family, r.tbl, r.dst, r.plen);
+
+		r.nh.tbl = (uint8_t)r.tbl;
+		if (s)
+			return s->exact ? alt4(t, nlh, &r, s) : -EAGAIN;
+	} else if (nftdp_route_shadow_has(t, r.family, r.tbl, r.dst, r.plen)) {
+		return -EAGAIN;
+	}
 	h = nftdp_route_exact(t, r.family, r.tbl, r.dst, r.plen);
 	cur = h ? &t->nh[h] : NULL;
 	r.nh.tbl = (uint8_t)r.tbl;
+	/* IPv4: a route of another metric beside the prefix's one */
+	if (!del && r.family == AF_INET && cur && cur->tbl == r.nh.tbl &&
+	    cur->metric != r.nh.metric) {
+		struct nftdp_route_shadow *s = nftdp_route_shadow_new4(t, r.tbl, r.dst, r.plen, h);
+
+		return s ? alt4(t, nlh, &r, s) : -ENOMEM;
+	}
 	/* IPv6 siblings: the prefix's route of this table and metric has
 	 * several paths, or the message does */
 	mp6 = r.family == AF_INET6 && cur && cur->tbl == r.nh.tbl && cur->metric == r.nh.metric &&

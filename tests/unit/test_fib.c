@@ -994,9 +994,10 @@ static void delta_mp6_bench(struct nftdp_route_watch *w, struct nftdp_route_batc
 /* Route updates as deltas (route/delta.c), in test_route_mirror's netns:
  * adds, replaces and deletes of both families applied to a mirrored
  * table answer as a new dump does; applied again to that dump they
- * change nothing, nor does a promiscuity change; a second route of a
- * prefix, an mtu, an address and a table out of tbl8 groups ask for a
- * refill. */
+ * change nothing, nor does a promiscuity change; IPv4 routes of one
+ * prefix by metric and IPv6 multipath routes are deltas too; two routes
+ * of one metric, an mtu, an address and a table out of tbl8 groups ask
+ * for a refill. */
 static void test_route_delta(void **state)
 {
 	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
@@ -1094,15 +1095,37 @@ static void test_route_delta(void **state)
 	delta_mp6_bench(w, b, t, ports);
 	nftdp_route_batch_clear(b);
 
-	/* a second route of a prefix (another metric): a refill; after it a
-	 * delete there is a refill too (which route answers then) */
-	assert_int_equal(system("ip route add 100.64.1.0/24 via 10.1.0.5 dev dp0 metric 500"), 0);
+	/* IPv4 routes of a prefix by metric (the shadow set lists them):
+	 * another metric added behind and in front, replaced, deleted, the
+	 * one left answers; each as a later dump has it */
+	delta_step(w, b, t, ports, "ip route add 100.64.1.0/24 via 10.1.0.5 dev dp0 metric 500",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 0);
+	delta_step(w, b, t, ports, "ip route add 100.64.1.0/24 via 10.1.0.6 dev dp0 metric 50",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 0);
+	delta_step(w, b, t, ports,
+		   "set -e\n"
+		   "ip route del 100.64.1.0/24 via 10.1.0.9 dev dp0 metric 0\n"
+		   "ip route replace 100.64.1.0/24 via 10.1.0.7 dev dp0 metric 50\n",
+		   false);
+	nh = nftdp_route_lookup4(t, a4("100.64.1.1"));
+	assert_int_equal(nh->metric, 50);
+	assert_int_equal(rd_be32(nh->gw), rd_be32((const uint8_t *)&(uint32_t){a4("10.1.0.7")}));
+	delta_step(w, b, t, ports, "ip route del 100.64.1.0/24 via 10.1.0.7 dev dp0 metric 50",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 500);
+	/* two routes of one metric (an append): a refill; after it a delete
+	 * there is a refill too (the refill cannot list them) */
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip route append 100.64.1.0/24 via 10.1.0.8 dev dp0 metric 500"),
+			 0);
 	collect(w);
 	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
 	nftdp_route_table_destroy(t);
 	t = remirror(ports, 2);
 	nftdp_route_batch_clear(b);
-	assert_int_equal(system("ip route del 100.64.1.0/24 via 10.1.0.9 dev dp0"), 0);
+	assert_int_equal(system("ip route del 100.64.1.0/24 via 10.1.0.8 dev dp0 metric 500"), 0);
 	collect(w);
 	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
 	nftdp_route_table_destroy(t);
