@@ -302,6 +302,7 @@ int nftdp_route_msg_parse(const struct nftdp_route_table *t, const struct nlmsgh
 					path_gw(rtnh, alen, nh->gw);
 			}
 			live |= !dead;
+			r->n_paths++;
 			len -= RTNH_ALIGN(rtnh->rtnh_len);
 			rtnh = RTNH_NEXT(rtnh);
 		}

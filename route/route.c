@@ -8,6 +8,7 @@
  * (RT6_LOOKUP_F_IFACE), which one longest-prefix table cannot hold. The mirror (mirror.c) fills it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,13 +236,15 @@ static struct nftdp_route_shadow *shadow_slot(struct nftdp_route_shadow *set, ui
 {
 	uint32_t i = shadow_hash(k->family, k->tbl, k->dst, k->plen) & (cap - 1);
 
-	while (set[i].used && memcmp(&set[i], k, sizeof(*k)) != 0)
+	while (set[i].used && memcmp(&set[i], k, offsetof(struct nftdp_route_shadow, exact)) != 0)
 		i = (i + 1) & (cap - 1);
 	return &set[i];
 }
 
-int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
-			   const uint8_t *dst, uint8_t plen)
+/* the prefix's entry, made (not exact, no routes) if new: 0, -ENOMEM */
+static int shadow_put(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+		      const uint8_t *dst, uint8_t plen, struct nftdp_route_shadow **out,
+		      bool *fresh)
 {
 	struct nftdp_route_shadow k, *s;
 
@@ -260,11 +263,53 @@ int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_r
 		t->cap_shadow = cap;
 	}
 	s = shadow_slot(t->shadow, t->cap_shadow, &k);
+	*fresh = !s->used;
 	if (!s->used) {
 		*s = k;
 		t->n_shadow++;
 	}
+	*out = s;
 	return 0;
+}
+
+int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
+			   const uint8_t *dst, uint8_t plen)
+{
+	struct nftdp_route_shadow *s;
+	bool fresh;
+	int rc = shadow_put(t, family, tbl, dst, plen, &s, &fresh);
+
+	if (rc == 0)
+		s->exact = false; /* a route no list says the place of */
+	return rc;
+}
+
+struct nftdp_route_shadow *nftdp_route_shadow_get(struct nftdp_route_table *t, int family,
+						  enum nftdp_route_tbl tbl, const uint8_t *dst,
+						  uint8_t plen)
+{
+	struct nftdp_route_shadow k, *s;
+
+	if (!t->n_shadow)
+		return NULL;
+	shadow_key(&k, family, tbl, dst, plen);
+	s = shadow_slot(t->shadow, t->cap_shadow, &k);
+	return s->used ? s : NULL;
+}
+
+struct nftdp_route_shadow *nftdp_route_shadow_new4(struct nftdp_route_table *t,
+						   enum nftdp_route_tbl tbl, const uint8_t *dst,
+						   uint8_t plen, uint32_t h)
+{
+	struct nftdp_route_shadow *s;
+	bool fresh;
+
+	if (shadow_put(t, AF_INET, tbl, dst, plen, &s, &fresh) < 0)
+		return NULL;
+	s->exact = true;
+	s->n_alt = 1;
+	s->alt[0] = h;
+	return s;
 }
 
 bool nftdp_route_shadow_has(const struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
@@ -358,11 +403,32 @@ int nftdp_route_add(struct nftdp_route_table *t, int family, enum nftdp_route_tb
 		 * the merged trie lists local's entries of a prefix first */
 		h = fib4_exact(t, a, plen);
 		if (h) {
-			/* two routes of the prefix: a delta cannot tell which
-			 * one answers once one goes (delta.c) */
-			rc = nftdp_route_shadow_add(t, family, tbl, n.dst, plen);
+			/* two routes of the prefix: the shadow set lists them
+			 * in the dump's order, the kernel's (by metric), so a
+			 * delta can tell which one answers once one goes
+			 * (delta.c); other tables or an order it cannot
+			 * keep: a refill then */
+			struct nftdp_route_shadow *s;
+			bool fresh;
+
+			rc = shadow_put(t, family, tbl, n.dst, plen, &s, &fresh);
 			if (rc < 0)
 				return rc;
+			if (fresh) {
+				s->exact = true;
+				s->n_alt = 1;
+				s->alt[0] = (uint32_t)h;
+			}
+			if (!s->exact || !s->n_alt || t->nh[h].tbl != tbl ||
+			    s->n_alt >= NFTDP_ROUTE_SHADOW_ALTS ||
+			    t->nh[s->alt[s->n_alt - 1]].metric >= n.metric) {
+				s->exact = false;
+			} else {
+				rc = nftdp_route_nh_add(t, &n, &idx);
+				if (rc < 0)
+					return rc;
+				s->alt[s->n_alt++] = idx;
+			}
 			if (!(tbl == NFTDP_ROUTE_TBL_LOCAL && t->nh[h].tbl == NFTDP_ROUTE_TBL_MAIN))
 				return -EEXIST;
 		}

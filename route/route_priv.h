@@ -83,16 +83,25 @@ struct nftdp_route_table {
 };
 
 /* a prefix in the shadow set (IPv4: tbl 0, local and main are merged) */
+#define NFTDP_ROUTE_SHADOW_ALTS 4
 struct nftdp_route_shadow {
 	uint8_t used, family, tbl, plen;
-	uint8_t dst[16];
+	uint8_t dst[16]; /* the key ends here */
+	/* IPv4: every route of the prefix, all of one table, none dead, in
+	 * the kernel's order (by metric; TOS routes are not mirrored): the
+	 * next hops in t->nh, alt[0] the one rte_fib answers with. A delta
+	 * there can say which route answers (delta.c). */
+	bool exact;
+	uint8_t n_alt;
+	uint32_t alt[NFTDP_ROUTE_SHADOW_ALTS];
 };
 
 /* one RTM_NEWROUTE / RTM_DELROUTE as the mirror reads it (mirror.c) */
 struct nftdp_route_msg {
-	bool skip;	/* nothing the mirror keeps (cloned, TOS, not IP) */
-	bool dead;	/* IPv4: every path dead (fib_table_lookup skips it) */
-	bool multipath; /* RTA_MULTIPATH */
+	bool skip;	      /* nothing the mirror keeps (cloned, TOS, not IP) */
+	bool dead;	      /* IPv4: every path dead (fib_table_lookup skips it) */
+	bool multipath;	      /* RTA_MULTIPATH */
+	unsigned int n_paths; /* its rtnexthops, also those past NFTDP_ROUTE_MAX_PATHS */
 	uint8_t family, plen;
 	uint32_t table;		  /* the kernel's id */
 	enum nftdp_route_tbl tbl; /* main, local or other */
@@ -118,6 +127,14 @@ int nftdp_route_shadow_add(struct nftdp_route_table *t, int family, enum nftdp_r
 			   const uint8_t *dst, uint8_t plen);
 bool nftdp_route_shadow_has(const struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
 			    const uint8_t *dst, uint8_t plen);
+/* the prefix's entry, NULL if none; shadow_new4 makes an exact one of
+ * the route at h alone (NULL: no memory) */
+struct nftdp_route_shadow *nftdp_route_shadow_get(struct nftdp_route_table *t, int family,
+						  enum nftdp_route_tbl tbl, const uint8_t *dst,
+						  uint8_t plen);
+struct nftdp_route_shadow *nftdp_route_shadow_new4(struct nftdp_route_table *t,
+						   enum nftdp_route_tbl tbl, const uint8_t *dst,
+						   uint8_t plen, uint32_t h);
 void nftdp_route_nh_free(struct nftdp_route_table *t, uint32_t idx);
 uint32_t nftdp_route_exact(struct nftdp_route_table *t, int family, enum nftdp_route_tbl tbl,
 			   const uint8_t *dst, uint8_t plen);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h> /* after the headers it needs */
@@ -796,12 +797,207 @@ static void assert_same_as_refill(const struct nftdp_route_table *t,
 	nftdp_route_table_destroy(fresh);
 }
 
+/* one change to the netns applied as a delta (0) to t and to a later
+ * dump, each then as a new dump answers (or, later_may_refill, the later
+ * dump asks for a refill) */
+static void delta_step(struct nftdp_route_watch *w, struct nftdp_route_batch *b,
+		       struct nftdp_route_table *t, const struct nftdp_route_port *ports,
+		       const char *cmd, bool later_may_refill)
+{
+	struct nftdp_route_table *t2;
+	int rc;
+
+	nftdp_route_batch_clear(b);
+	if (system(cmd) != 0)
+		fprintf(stderr, "failed: %s\n", cmd);
+	collect(w);
+	assert_false(nftdp_route_batch_full(b));
+	rc = nftdp_route_apply(t, b);
+	if (rc != 0)
+		fprintf(stderr, "delta of \"%s\": %d\n", cmd, rc);
+	assert_int_equal(rc, 0);
+	assert_same_as_refill(t, ports, 2, 0);
+	t2 = remirror(ports, 2);
+	rc = nftdp_route_apply(t2, b);
+	if (rc != 0 && !(rc == -EAGAIN && later_may_refill))
+		fprintf(stderr, "delta of \"%s\" to a later dump: %d\n", cmd, rc);
+	if (rc == -EAGAIN && later_may_refill)
+		rc = 0; /* an append the later dump is past: neither reading fits */
+	else
+		assert_same_as_refill(t2, ports, 2, 0);
+	assert_int_equal(rc, 0);
+	nftdp_route_table_destroy(t2);
+}
+
+static const uint8_t *mp6_gw(const struct nftdp_route_table *t, unsigned int i)
+{
+	const struct nftdp_route_nh *nh = nftdp_route_lookup6(t, a6("2001:db8:60::1"), 0);
+
+	assert_non_null(nh);
+	assert_true(i < nh->n_oif);
+	return nh->path_gw[i];
+}
+
+/* IPv6 multipath as deltas: the kernel's sibling routes added, appended
+ * one (new sibling first in the message) or several at a time,
+ * prepended, replaced and deleted one path or whole, each applied to
+ * the table and to a later dump and compared path by path with a new
+ * dump; a path deleted from a route of as many paths as kept is a
+ * refill */
+static void delta_mp6(struct nftdp_route_watch *w, struct nftdp_route_batch *b,
+		      struct nftdp_route_table **tp, const struct nftdp_route_port *ports)
+{
+	const struct nftdp_route_nh *nh;
+	struct nftdp_route_table *t = *tp;
+
+	delta_step(w, b, t, ports,
+		   "ip -6 route add 2001:db8:60::/48 nexthop via 2001:db8:1::11 dev dp0 "
+		   "nexthop via 2001:db8:1::12 dev dp0 weight 2",
+		   false);
+	assert_int_equal(nftdp_route_lookup6(t, a6("2001:db8:60::1"), 0)->n_oif, 2);
+	delta_step(w, b, t, ports, "ip -6 route append 2001:db8:60::/48 via fe80::9 dev eth9",
+		   false);
+	nh = nftdp_route_lookup6(t, a6("2001:db8:60::1"), 0);
+	assert_int_equal(nh->n_oif, 3);
+	assert_memory_equal(mp6_gw(t, 0), a6("2001:db8:1::11"), 16);
+	assert_int_equal(nh->path_weight[1], 2);
+	assert_memory_equal(mp6_gw(t, 2), a6("fe80::9"), 16);
+	delta_step(w, b, t, ports, "ip -6 route del 2001:db8:60::/48 via 2001:db8:1::11 dev dp0",
+		   false);
+	assert_memory_equal(mp6_gw(t, 0), a6("2001:db8:1::12"), 16);
+	delta_step(w, b, t, ports,
+		   "ip -6 route append 2001:db8:60::/48 nexthop via 2001:db8:1::13 dev dp0 "
+		   "nexthop via 2001:db8:1::14 dev dp0",
+		   false);
+	assert_memory_equal(mp6_gw(t, 3), a6("2001:db8:1::14"), 16);
+	/* as many paths as kept: a fifth may exist, a delete is a refill */
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip -6 route del 2001:db8:60::/48 via 2001:db8:1::13 dev dp0"), 0);
+	collect(w);
+	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
+	nftdp_route_table_destroy(t);
+	*tp = t = remirror(ports, 2);
+	delta_step(w, b, t, ports,
+		   "ip -6 route replace 2001:db8:60::/48 nexthop via 2001:db8:1::15 dev dp0 "
+		   "weight 3 nexthop via 2001:db8:1::11 dev dp0",
+		   false);
+	/* an add without NLM_F_EXCL appends too */
+	delta_step(w, b, t, ports,
+		   "ip -6 route prepend 2001:db8:60::/48 via 2001:db8:1::16 dev dp0", false);
+	assert_memory_equal(mp6_gw(t, 2), a6("2001:db8:1::16"), 16);
+	delta_step(w, b, t, ports, "ip -6 route del 2001:db8:60::/48 via 2001:db8:1::11 dev dp0",
+		   false);
+	delta_step(w, b, t, ports, "ip -6 route del 2001:db8:60::/48 via 2001:db8:1::15 dev dp0",
+		   false);
+	nh = nftdp_route_lookup6(t, a6("2001:db8:60::1"), 0);
+	assert_int_equal(nh->n_oif, 1);
+	assert_int_equal(nh->path_weight[0], 1);
+	/* several in one batch */
+	delta_step(w, b, t, ports,
+		   "set -e\n"
+		   "ip -6 route append 2001:db8:60::/48 via 2001:db8:1::17 dev dp0\n"
+		   "ip -6 route append 2001:db8:60::/48 via 2001:db8:1::18 dev dp0\n"
+		   "ip -6 route del 2001:db8:60::/48 via 2001:db8:1::16 dev dp0\n"
+		   "ip -6 route append 2001:db8:60::/48 via 2001:db8:1::16 dev dp0\n"
+		   "ip -6 route add 2001:db8:61::/48 nexthop via 2001:db8:1::11 dev dp0 "
+		   "nexthop via 2001:db8:1::12 dev dp0\n"
+		   "ip -6 route del 2001:db8:61::/48\n"
+		   "ip -6 route add 2001:db8:61::/48 via 2001:db8:1::13 dev dp0\n"
+		   "ip -6 route append 2001:db8:61::/48 via 2001:db8:1::12 dev dp0\n",
+		   true);
+	assert_memory_equal(mp6_gw(t, 0), a6("2001:db8:1::17"), 16);
+	assert_memory_equal(mp6_gw(t, 2), a6("2001:db8:1::16"), 16);
+	delta_step(w, b, t, ports,
+		   "set -e\n"
+		   "ip -6 route del 2001:db8:60::/48\n"
+		   "ip -6 route del 2001:db8:61::/48\n",
+		   false);
+	assert_null(nftdp_route_lookup6(t, a6("2001:db8:60::1"), 0));
+}
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* IPv6 multipath at scale, timed: 500 two-path routes (or
+ * NFTDP_TEST_MP6_ROUTES), then a path appended to each and another
+ * deleted (1,000 updates in one batch), applied as deltas against a
+ * refill of the same table (what each batch cost before) */
+static void delta_mp6_bench(struct nftdp_route_watch *w, struct nftdp_route_batch *b,
+			    struct nftdp_route_table *t, const struct nftdp_route_port *ports)
+{
+	const char *env = getenv("NFTDP_TEST_MP6_ROUTES");
+	int N = env && atoi(env) > 0 && atoi(env) <= 60000 ? atoi(env) : 500;
+	struct nftdp_route_table *t2;
+	struct timespec a, z;
+	double delta, refill, kernel = 0;
+	char load[64] = "?";
+	FILE *f;
+
+	for (int step = 0; step < 3; step++) {
+		f = fopen("/tmp/nftdp-test-fib-mp6", "w");
+		assert_non_null(f);
+		for (int i = 0; i < N; i++)
+			if (step == 0)
+				fprintf(
+				    f,
+				    "route add 2001:db8:70:%x::/64 nexthop via 2001:db8:1::11 dev "
+				    "dp0 nexthop via 2001:db8:1::12 dev dp0\n",
+				    i);
+			else if (step == 1)
+				fprintf(
+				    f,
+				    "route append 2001:db8:70:%x::/64 via 2001:db8:1::13 dev dp0\n"
+				    "route del 2001:db8:70:%x::/64 via 2001:db8:1::11 dev dp0\n",
+				    i, i);
+			else
+				fprintf(f, "route del 2001:db8:70:%x::/64\n", i);
+		fclose(f);
+		nftdp_route_batch_clear(b);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		assert_int_equal(system("ip -6 -batch /tmp/nftdp-test-fib-mp6"), 0);
+		clock_gettime(CLOCK_MONOTONIC, &z);
+		kernel = ms_between(&a, &z);
+		collect(w);
+		assert_false(nftdp_route_batch_full(b));
+		assert_int_equal(nftdp_route_batch_count(b), step == 1 ? 2 * N : N);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		assert_int_equal(nftdp_route_apply(t, b), 0);
+		clock_gettime(CLOCK_MONOTONIC, &z);
+		delta = ms_between(&a, &z);
+		assert_same_as_refill(t, ports, 2, 0);
+		if (step != 1)
+			continue;
+		/* a dump into a new table (a reset one may lack tbl8 groups:
+		 * rte_fib6's TRIE does not give each back) */
+		assert_int_equal(nftdp_route_table_create(&t2), 0);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		assert_int_equal(nftdp_route_mirror(t2, ports, 2), 0);
+		clock_gettime(CLOCK_MONOTONIC, &z);
+		refill = ms_between(&a, &z);
+		nftdp_route_table_destroy(t2);
+		f = fopen("/proc/loadavg", "r");
+		if (f) {
+			if (!fgets(load, sizeof(load), f))
+				strcpy(load, "?");
+			load[strcspn(load, "\n")] = '\0';
+			fclose(f);
+		}
+		printf("IPv6 multipath: %d updates (ip -batch: %.1f ms) as deltas in %.2f ms "
+		       "(%.0f/s); a dump into a new table %.2f ms (load average %s)\n",
+		       2 * N, kernel, delta, 2 * N / (delta / 1e3), refill, load);
+	}
+	remove("/tmp/nftdp-test-fib-mp6");
+}
+
 /* Route updates as deltas (route/delta.c), in test_route_mirror's netns:
  * adds, replaces and deletes of both families applied to a mirrored
  * table answer as a new dump does; applied again to that dump they
- * change nothing, nor does a promiscuity change; a second route of a
- * prefix, an mtu, an address and a table out of tbl8 groups ask for a
- * refill. */
+ * change nothing, nor does a promiscuity change; IPv4 routes of one
+ * prefix by metric and IPv6 multipath routes are deltas too; two routes
+ * of one metric, an mtu, an address and a table out of tbl8 groups ask
+ * for a refill. */
 static void test_route_delta(void **state)
 {
 	static const struct nftdp_route_port ports[] = {{"dp0", 1}, {"dp1", 2}};
@@ -895,15 +1091,41 @@ static void test_route_delta(void **state)
 	assert_null(nftdp_route_lookup4(t, a4("100.65.0.1"))); /* eth9 down took the default */
 	nftdp_route_batch_clear(b);
 
-	/* a second route of a prefix (another metric): a refill; after it a
-	 * delete there is a refill too (which route answers then) */
-	assert_int_equal(system("ip route add 100.64.1.0/24 via 10.1.0.5 dev dp0 metric 500"), 0);
+	delta_mp6(w, b, &t, ports);
+	delta_mp6_bench(w, b, t, ports);
+	nftdp_route_batch_clear(b);
+
+	/* IPv4 routes of a prefix by metric (the shadow set lists them):
+	 * another metric added behind and in front, replaced, deleted, the
+	 * one left answers; each as a later dump has it */
+	delta_step(w, b, t, ports, "ip route add 100.64.1.0/24 via 10.1.0.5 dev dp0 metric 500",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 0);
+	delta_step(w, b, t, ports, "ip route add 100.64.1.0/24 via 10.1.0.6 dev dp0 metric 50",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 0);
+	delta_step(w, b, t, ports,
+		   "set -e\n"
+		   "ip route del 100.64.1.0/24 via 10.1.0.9 dev dp0 metric 0\n"
+		   "ip route replace 100.64.1.0/24 via 10.1.0.7 dev dp0 metric 50\n",
+		   false);
+	nh = nftdp_route_lookup4(t, a4("100.64.1.1"));
+	assert_int_equal(nh->metric, 50);
+	assert_int_equal(rd_be32(nh->gw), rd_be32((const uint8_t *)&(uint32_t){a4("10.1.0.7")}));
+	delta_step(w, b, t, ports, "ip route del 100.64.1.0/24 via 10.1.0.7 dev dp0 metric 50",
+		   false);
+	assert_int_equal(nftdp_route_lookup4(t, a4("100.64.1.1"))->metric, 500);
+	/* two routes of one metric (an append): a refill; after it a delete
+	 * there is a refill too (the refill cannot list them) */
+	nftdp_route_batch_clear(b);
+	assert_int_equal(system("ip route append 100.64.1.0/24 via 10.1.0.8 dev dp0 metric 500"),
+			 0);
 	collect(w);
 	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
 	nftdp_route_table_destroy(t);
 	t = remirror(ports, 2);
 	nftdp_route_batch_clear(b);
-	assert_int_equal(system("ip route del 100.64.1.0/24 via 10.1.0.9 dev dp0"), 0);
+	assert_int_equal(system("ip route del 100.64.1.0/24 via 10.1.0.8 dev dp0 metric 500"), 0);
 	collect(w);
 	assert_int_equal(nftdp_route_apply(t, b), -EAGAIN);
 	nftdp_route_table_destroy(t);

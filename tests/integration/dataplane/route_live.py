@@ -22,6 +22,9 @@ reads t0, t1 and t2:
 - a two-path route: 200 flows (L3 hash), each on one port, both used;
   with fib_multipath_hash_seed set, 100 flows of each family on the
   path `ip route get ... iif dp0` names;
+- the IPv6 two-path route given a third path (`ip -6 route append`),
+  then its first path deleted, live: 60 flows each time on the path
+  `ip -6 route get` names;
 - `dup to 10.3.0.1` at prerouting: the copy out of dp2 with its
   neighbour's MAC, TTL 63, DF;
 - forward and postrouting see the route's device as oifname.
@@ -530,6 +533,38 @@ def main(tmp):
         check(not wrong and None not in want.values() and len(set(want.values())) == 2,
               'IPv6 ECMP with a seed: every flow on the kernel\'s path (%d of 100 not: %s)' %
               (len(wrong), wrong[:5]))
+        # 5d. that route changed live, as deltas (route/delta.c merges
+        # the kernel's sibling notifications in its order): a third path
+        # appended out of dp0 (the new sibling first in the message),
+        # then the first path deleted; each time every flow on the path
+        # `ip -6 route get` names
+        nsh('ip', '-6', 'neigh', 'replace', '2001:db8:1::2', 'lladdr', MAC['t0'], 'dev', 'dp0')
+        for what, cmd, ndev in (
+                ('appended', ['append', '2001:db8:10::/64', 'via', '2001:db8:1::2', 'dev', 'dp0'],
+                 3),
+                ('deleted (the first)', ['del', '2001:db8:10::/64', 'via', '2001:db8:2::1', 'dev', 'dp1'],
+                 2)):
+            nsh('ip', '-6', 'route', *cmd)
+            time.sleep(1.0)
+            seeded = {}
+            for x in range(1, 61):
+                seeded[x] = w.send6('2001:db8:10::%x' % x)
+                time.sleep(0.0005)
+            time.sleep(0.3)
+            with w.lock:
+                dev_of = {t: d for _, d, t, _ in w.seen}
+            want = {}
+            for x in seeded:
+                out = subprocess.run(T.in_ns(NS_DP) + ['ip', '-6', 'route', 'get',
+                                                       '2001:db8:10::%x' % x, 'from',
+                                                       '2001:db8:1::1', 'iif', 'dp0', 'ipproto',
+                                                       'udp'],
+                                     capture_output=True, text=True, timeout=10).stdout
+                want[x] = next((t for t in ('t0', 't1', 't2') if 'dev dp' + t[1] in out), None)
+            wrong = [x for x in seeded if dev_of.get(seeded[x]) != want[x]]
+            check(not wrong and None not in want.values() and len(set(want.values())) == ndev,
+                  'IPv6 ECMP, a path %s live: every flow on the kernel\'s path (%d of 60 not: '
+                  '%s; paths used %s)' % (what, len(wrong), wrong[:5], sorted(set(want.values()))))
         nsh('sysctl', '-qw', 'net.ipv4.fib_multipath_hash_seed=0')
         c = counters(BUILD, sock)
         check(c.get(('c_post', 'dp2'), 0) >= n2 and c.get(('c_post', 'dp1'), 0) >= n1,
@@ -548,6 +583,7 @@ def main(tmp):
         if checks.failures:
             print(log[-3000:])
     check(rc == 0, 'nftdp exits 0 on SIGTERM')
+    print(''.join(l + '\n' for l in log.splitlines() if 'routes:' in l)[-1500:], flush=True)
     try:
         with open(stats) as f:
             st = json.load(f)
