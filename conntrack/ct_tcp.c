@@ -242,6 +242,44 @@ static enum tcp_action tcp_invalid(const struct nftdp_ct_shard *s,
 	return ret;
 }
 
+/*
+ * tcp_in_window's updates of an accepted segment's sender and receiver:
+ * win already scaled, has_ack the segment's ACK flag. Inline: the
+ * established fast path (tcp_in_window_ack) runs it too.
+ */
+static inline __attribute__((always_inline)) void
+window_update(struct ct_tcp_state *sender, struct ct_tcp_state *receiver, uint32_t end,
+	      uint32_t ack, uint32_t sack, uint32_t win, bool has_ack)
+{
+	uint32_t swin = win + (sack - ack);
+
+	/* sender */
+	if (sender->td_maxwin < swin)
+		sender->td_maxwin = swin;
+	if (after(end, sender->td_end)) {
+		sender->td_end = end;
+		sender->flags |= IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+	}
+	if (has_ack) {
+		if (!(sender->flags & IP_CT_TCP_FLAG_MAXACK_SET)) {
+			sender->td_maxack = ack;
+			sender->flags |= IP_CT_TCP_FLAG_MAXACK_SET;
+		} else if (after(ack, sender->td_maxack)) {
+			sender->td_maxack = ack;
+		}
+	}
+	/* receiver */
+	if (receiver->td_maxwin != 0 && after(end, sender->td_maxend))
+		receiver->td_maxwin += end - sender->td_maxend;
+	if (after(sack + win, receiver->td_maxend - 1)) {
+		receiver->td_maxend = sack + win;
+		if (win == 0)
+			receiver->td_maxend++;
+	}
+	if (ack == receiver->td_end)
+		receiver->flags &= (uint8_t)~IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+}
+
 static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *state, int dir,
 				     unsigned int index, const struct tcp_seg *g)
 {
@@ -335,33 +373,7 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 	if (!(g->flags & TH_SYN))
 		win <<= sender->td_scale;
 
-	/* update sender data */
-	swin = win + (sack - ack);
-	if (sender->td_maxwin < swin)
-		sender->td_maxwin = swin;
-	if (after(end, sender->td_end)) {
-		sender->td_end = end;
-		sender->flags |= IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
-	}
-	if (g->flags & TH_ACK) {
-		if (!(sender->flags & IP_CT_TCP_FLAG_MAXACK_SET)) {
-			sender->td_maxack = ack;
-			sender->flags |= IP_CT_TCP_FLAG_MAXACK_SET;
-		} else if (after(ack, sender->td_maxack)) {
-			sender->td_maxack = ack;
-		}
-	}
-
-	/* update receiver data */
-	if (receiver->td_maxwin != 0 && after(end, sender->td_maxend))
-		receiver->td_maxwin += end - sender->td_maxend;
-	if (after(sack + win, receiver->td_maxend - 1)) {
-		receiver->td_maxend = sack + win;
-		if (win == 0)
-			receiver->td_maxend++;
-	}
-	if (ack == receiver->td_end)
-		receiver->flags &= (uint8_t)~IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+	window_update(sender, receiver, end, ack, sack, win, g->flags & TH_ACK);
 
 	/* retransmissions */
 	if (index == TCP_ACK_SET) {
@@ -392,7 +404,7 @@ static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_se
 {
 	struct ct_tcp_state *sender = &state->seen[dir];
 	struct ct_tcp_state *receiver = &state->seen[!dir];
-	uint32_t seq = g->seq, ack = g->ack, sack = g->ack, end, win, swin;
+	uint32_t seq = g->seq, ack = g->ack, sack = g->ack, end, win;
 
 	if (sender->td_maxwin == 0)
 		return false;
@@ -409,28 +421,7 @@ static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_se
 		return false;
 
 	win = (uint32_t)g->win << sender->td_scale;
-	swin = win + (sack - ack);
-	if (sender->td_maxwin < swin)
-		sender->td_maxwin = swin;
-	if (after(end, sender->td_end)) {
-		sender->td_end = end;
-		sender->flags |= IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
-	}
-	if (!(sender->flags & IP_CT_TCP_FLAG_MAXACK_SET)) {
-		sender->td_maxack = ack;
-		sender->flags |= IP_CT_TCP_FLAG_MAXACK_SET;
-	} else if (after(ack, sender->td_maxack)) {
-		sender->td_maxack = ack;
-	}
-	if (receiver->td_maxwin != 0 && after(end, sender->td_maxend))
-		receiver->td_maxwin += end - sender->td_maxend;
-	if (after(sack + win, receiver->td_maxend - 1)) {
-		receiver->td_maxend = sack + win;
-		if (win == 0)
-			receiver->td_maxend++;
-	}
-	if (ack == receiver->td_end)
-		receiver->flags &= (uint8_t)~IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
+	window_update(sender, receiver, end, ack, sack, win, true);
 	if (state->last_dir == dir && state->last_seq == seq && state->last_ack == ack &&
 	    state->last_end == end && state->last_win == g->win) {
 		state->retrans++;
