@@ -280,6 +280,26 @@ window_update(struct ct_tcp_state *sender, struct ct_tcp_state *receiver, uint32
 		receiver->flags &= (uint8_t)~IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED;
 }
 
+/* tcp_in_window's retransmission count of an accepted ACK: the same
+ * segment (direction, seq, ack, end, unscaled window) again, or a new
+ * last one */
+static inline __attribute__((always_inline)) void retrans_note(struct ct_tcp *state, int dir,
+							       uint32_t seq, uint32_t ack,
+							       uint32_t end, uint16_t win_raw)
+{
+	if (state->last_dir == dir && state->last_seq == seq && state->last_ack == ack &&
+	    state->last_end == end && state->last_win == win_raw) {
+		state->retrans++;
+		return;
+	}
+	state->last_dir = (uint8_t)dir;
+	state->last_seq = seq;
+	state->last_ack = ack;
+	state->last_end = end;
+	state->last_win = win_raw;
+	state->retrans = 0;
+}
+
 static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *state, int dir,
 				     unsigned int index, const struct tcp_seg *g)
 {
@@ -375,20 +395,8 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 
 	window_update(sender, receiver, end, ack, sack, win, g->flags & TH_ACK);
 
-	/* retransmissions */
-	if (index == TCP_ACK_SET) {
-		if (state->last_dir == dir && state->last_seq == seq && state->last_ack == ack &&
-		    state->last_end == end && state->last_win == win_raw) {
-			state->retrans++;
-		} else {
-			state->last_dir = (uint8_t)dir;
-			state->last_seq = seq;
-			state->last_ack = ack;
-			state->last_end = end;
-			state->last_win = win_raw;
-			state->retrans = 0;
-		}
-	}
+	if (index == TCP_ACK_SET)
+		retrans_note(state, dir, seq, ack, end, win_raw);
 	return TCP_ACCEPT;
 }
 
@@ -422,17 +430,7 @@ static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_se
 
 	win = (uint32_t)g->win << sender->td_scale;
 	window_update(sender, receiver, end, ack, sack, win, true);
-	if (state->last_dir == dir && state->last_seq == seq && state->last_ack == ack &&
-	    state->last_end == end && state->last_win == g->win) {
-		state->retrans++;
-	} else {
-		state->last_dir = (uint8_t)dir;
-		state->last_seq = seq;
-		state->last_ack = ack;
-		state->last_end = end;
-		state->last_win = g->win;
-		state->retrans = 0;
-	}
+	retrans_note(state, dir, seq, ack, end, g->win);
 	return true;
 }
 
