@@ -59,6 +59,11 @@ static inline void compat_match_result(struct nftdp_vm_regs *regs, bool ret)
  * op that one (its ops, eval), as if the rule had carried it */
 int nftdp_vm_compat_become(struct nftdp_vm_cctx *cc, void *priv,
 			   const struct nftdp_vm_expr_type *type, struct nftnl_expr *e);
+/* the `log group` expression NFLOG and ebtables' nflog become: group,
+ * queue threshold (0: none) and prefix; NULL without memory
+ * (expr_compat_target.c) */
+struct nftnl_expr *nftdp_vm_compat_group_log(uint16_t group, uint16_t threshold,
+					     const char *prefix);
 
 /* the rate matches (expr_compat_rate.c) and recent (expr_compat_recent.c):
  * state that packets move, so never cached (no .flow) */

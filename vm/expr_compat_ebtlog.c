@@ -106,13 +106,9 @@ int nftdp_vm_compat_ebt_nflog_check(struct nftdp_vm_cctx *cc, const struct compa
 		return 0;
 	memcpy(prefix, i->prefix, sizeof(prefix));
 	prefix[sizeof(prefix) - 1] = 0;
-	e = nftnl_expr_alloc("log");
+	e = nftdp_vm_compat_group_log(i->group, i->threshold, prefix);
 	if (!e)
 		return -ENOMEM;
-	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, i->group);
-	if (i->threshold)
-		nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD, i->threshold);
-	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix);
 	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
 }
 

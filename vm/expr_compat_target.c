@@ -119,6 +119,19 @@ static int log_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, voi
 
 /* ---- NFLOG (xt_NFLOG.c) as log group ---- */
 
+struct nftnl_expr *nftdp_vm_compat_group_log(uint16_t group, uint16_t threshold, const char *prefix)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("log");
+
+	if (!e)
+		return NULL;
+	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, group);
+	if (threshold)
+		nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD, threshold);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, prefix);
+	return e;
+}
+
 static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
 {
 	const struct xt_nflog_info *i = par->info;
@@ -131,15 +144,11 @@ static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 		return nftdp_vm_errf(cc, -EINVAL, "target NFLOG: prefix not terminated");
 	/* nflog_tg: li.u.ulog's group, qthreshold, and copy_len with
 	 * NF_LOG_F_COPY_LEN only when XT_NFLOG_F_COPY_LEN says so */
-	e = nftnl_expr_alloc("log");
+	e = nftdp_vm_compat_group_log(i->group, i->threshold, i->prefix);
 	if (!e)
 		return -ENOMEM;
-	nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, i->group);
-	if (i->threshold)
-		nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD, i->threshold);
 	if (i->flags & XT_NFLOG_F_COPY_LEN)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_SNAPLEN, i->len);
-	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, i->prefix);
 	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
 }
 
