@@ -144,11 +144,30 @@ static inline uint32_t nftdp_dp_ip_len_clip(const uint8_t *ip, uint32_t avail, b
 
 /**
  * ip_rcv_core()'s checks on the IPv4 header at d + off (avail bytes to the
- * end of the frame): version, ihl, header checksum, total length.
+ * end of the frame): version, ihl, header checksum, total length. Inline:
+ * every packet of every pass takes it.
  * @return NFTDP_DP_DROP_MAX when the packet passes, and *ip_len = total
  *   length (the frame is trimmed to it); else the drop reason.
  */
-enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);
+static inline enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
+{
+	uint32_t ihl, tot;
+
+	/* ip_rcv_core: pskb_may_pull(iphdr), ihl >= 5, version 4 */
+	if (avail < 20 || (d[0] >> 4) != 4 || (d[0] & 0xf) < 5)
+		return NFTDP_DP_DROP_IP_HDR;
+	ihl = (d[0] & 0xfu) * 4;
+	if (avail < ihl)
+		return NFTDP_DP_DROP_IP_HDR;
+	if (nftdp_ip_fast_csum(d, ihl) != 0)
+		return NFTDP_DP_DROP_IP_CSUM;
+	tot = nftdp_rd16(d + 2);
+	/* skb->len < len: truncated; len < ihl: inhdr error */
+	if (avail < tot || tot < ihl)
+		return NFTDP_DP_DROP_IP_LEN;
+	*ip_len = tot; /* pskb_trim_rcsum: padding goes */
+	return NFTDP_DP_DROP_MAX;
+}
 
 /** The same for ipv6_rcv()/ip6_rcv_core(): *ip_len = 40 + payload length. */
 enum nftdp_dp_drop nftdp_dp_ip6_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);

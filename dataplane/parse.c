@@ -45,26 +45,6 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_DUP_NO_ROUTE] = "dup_no_route",
 };
 
-enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)
-{
-	uint32_t ihl, tot;
-
-	/* ip_rcv_core: pskb_may_pull(iphdr), ihl >= 5, version 4 */
-	if (avail < 20 || (d[0] >> 4) != 4 || (d[0] & 0xf) < 5)
-		return NFTDP_DP_DROP_IP_HDR;
-	ihl = (d[0] & 0xfu) * 4;
-	if (avail < ihl)
-		return NFTDP_DP_DROP_IP_HDR;
-	if (nftdp_ip_fast_csum(d, ihl) != 0)
-		return NFTDP_DP_DROP_IP_CSUM;
-	tot = nftdp_rd16(d + 2);
-	/* skb->len < len: truncated; len < ihl: inhdr error */
-	if (avail < tot || tot < ihl)
-		return NFTDP_DP_DROP_IP_LEN;
-	*ip_len = tot; /* pskb_trim_rcsum: padding goes */
-	return NFTDP_DP_DROP_MAX;
-}
-
 static bool ip6_is_loopback(const uint8_t *a)
 {
 	static const uint8_t lo[16] = {[15] = 1};
