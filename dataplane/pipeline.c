@@ -1982,6 +1982,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
 	bool chains[CACHED_HOOKS] = {false};
+	uint8_t with[CACHED_HOOKS], n_with = 0;
 	unsigned int nf = 0, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
 	/* the first packet left to the pipeline; what leaves before it */
 	unsigned int first_slow = NFTDP_VM_BURST_MAX, no = 0;
@@ -2013,21 +2014,23 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
 			first_slow = (unsigned int)(fast[x] - w->view);
 
+	/* the hooks with chains, in order: only their hits charge */
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		if (chains[h])
+			with[n_with++] = (uint8_t)h;
 	/* the packets the cache decided: charge, count, send; dropped[h]:
 	 * how many hook h dropped */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = (unsigned int)(p - w->view);
-		unsigned int end = last[x] < CACHED_HOOKS ? last[x] + 1u : CACHED_HOOKS;
 
 		if (miss[x]) {
 			slow_at[idx] = 1; /* the chains must run */
 			continue;
 		}
 		nd++;
-		for (unsigned int h = 0; h < end; h++)
-			if (chains[h])
-				nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+		for (unsigned int j = 0; j < n_with && with[j] <= last[x]; j++)
+			nftdp_vm_flow_charge(hit[with[j]][x], p, &w->ctx);
 		if (last[x] < CACHED_HOOKS) {
 			dropped[last[x]]++;
 			rte_pktmbuf_free(w->mb[idx]);

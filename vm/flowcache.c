@@ -54,6 +54,9 @@ struct fc_field {
 };
 
 struct fc_tmpl {
+	/* the key's header word less what varies per packet (the fragment
+	 * bit, l4proto): family, hook, class and whether it has l4proto */
+	uint64_t hdr;
 	bool ok;
 	bool fast; /* no link-layer field: the in-bounds case is one test */
 	uint8_t n;
@@ -595,7 +598,7 @@ static void tmpl_conn(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_
 
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
-						    bool writes_sets,
+						    uint8_t hook, bool writes_sets,
 						    const struct nftdp_vm_chain *const *all,
 						    unsigned int n_all)
 {
@@ -648,6 +651,11 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	for (unsigned int k = 0; k < n_vals; k++)
 		fp->class_of[vals[k]] = (uint8_t)k;
 	fp->class_none = (uint8_t)(n_vals + 1);
+	/* a packet with l4proto takes a class of class_of, one without it
+	 * class_none: the class says which */
+	for (unsigned int k = 0; k < fp->n_tmpl; k++)
+		fp->t[k].hdr = (uint64_t)nfproto | (uint64_t)hook << 8 | (uint64_t)k << 16 |
+			       (uint64_t)(k != fp->class_none) << 24;
 	free(seen);
 	return fp;
 }
@@ -832,8 +840,8 @@ static inline unsigned int hashed(const uint8_t *key, unsigned int len, uint32_t
 /* The key of pkt into key (FC_KEY_MAX bytes) and its hash into *h; its
  * length, 0 when pkt's class is not cached. */
 static inline __attribute__((always_inline)) unsigned int
-key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt *pkt,
-	  struct nftdp_vm_ctx *ctx, uint8_t *key, uint32_t *h)
+key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	  uint8_t *key, uint32_t *h)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
 	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
@@ -842,9 +850,7 @@ key_build(const struct nftdp_vm_flow_plan *fp, uint8_t hook, struct nftdp_vm_pkt
 
 	if (!t->ok)
 		return 0;
-	hdr = (uint64_t)pkt->nfproto | (uint64_t)hook << 8 | (uint64_t)cls << 16 |
-	      (uint64_t)(l4 | (pkt->fragoff ? 2 : 0)) << 24 |
-	      (uint64_t)(l4 ? pkt->l4proto : 0) << 32;
+	hdr = t->hdr | (pkt->fragoff ? 2ull << 24 : 0) | (l4 ? (uint64_t)pkt->l4proto << 32 : 0);
 	if (t->window && pkt->nh_off >= 8 && (uint64_t)pkt->nh_off + t->win_end <= pkt->len &&
 	    (!t->win_th || (l4 && pkt->th_off == pkt->nh_off + t->win_th))) {
 		const uint8_t *s = pkt->data + pkt->nh_off + t->win_start;
@@ -1080,7 +1086,7 @@ struct fc_keys {
 
 /* packet i's key under fp, its hash, and its bucket on the way */
 static inline __attribute__((always_inline)) void
-key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp, uint8_t hook,
+key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
 	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i)
 {
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
@@ -1096,7 +1102,7 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp, 
 		fc->st.unkeyed++;
 		return;
 	}
-	k->len[i] = key_build(fp, hook, pkt, ctx, k->key[i], &k->hash[i]);
+	k->len[i] = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
 	if (!k->len[i])
 		return;
 	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
@@ -1179,7 +1185,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		n = NFTDP_VM_BURST_MAX;
 	k.unkeyed = 0;
 	for (unsigned int i = 0; i < n; i++)
-		key_prepare(fc, fp, hook, pkts[i], ctx, &k, i);
+		key_prepare(fc, fp, pkts[i], ctx, &k, i);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *pkt = pkts[i];
 		struct nftdp_vm_flow_rec rec = {0};
@@ -1223,9 +1229,8 @@ struct nftdp_vm_flow_hit {
 static const struct nftdp_vm_flow_hit hook_empty = {.e = {.verdict = NF_ACCEPT}};
 
 void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *empty,
-			 const struct nftdp_vm_gen *gen, uint8_t hook, struct nftdp_vm_pkt **pkts,
-			 unsigned int n, const struct nftdp_vm_flow_hit **hits,
-			 struct nftdp_vm_ctx *ctx)
+			 const struct nftdp_vm_gen *gen, struct nftdp_vm_pkt **pkts, unsigned int n,
+			 const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx)
 {
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
@@ -1247,7 +1252,7 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 			continue;
 		}
 		if (plan[nf])
-			key_prepare(fc, plan[nf], hook, pkts[i], ctx, &k, i);
+			key_prepare(fc, plan[nf], pkts[i], ctx, &k, i);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])

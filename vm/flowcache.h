@@ -17,13 +17,13 @@ struct nftdp_vm_flow_plan;
 bool nftdp_vm_flow_writes_sets(const struct nftdp_vm_chain *chain);
 
 /* The key templates of a hook whose base chains are base[0..n_base), for
- * packets of nfproto; NULL when there are none or no memory (the hook then
+ * packets of nfproto at hook; NULL when there are none or no memory (the hook then
  * runs uncached). writes_sets: some chain of the generation writes sets.
  * all[0..n_all): the generation's chain table (NULL holes), what a verdict
  * map may jump to. */
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
 						    unsigned int n_base, uint8_t nfproto,
-						    bool writes_sets,
+						    uint8_t hook, bool writes_sets,
 						    const struct nftdp_vm_chain *const *all,
 						    unsigned int n_all);
 void nftdp_vm_flow_plan_free(struct nftdp_vm_flow_plan *fp);
@@ -44,9 +44,8 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
  * not cached), empty[nfproto] whether the hook has no chain there (ctx as
  * for nftdp_vm_flow_run) */
 void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *empty,
-			 const struct nftdp_vm_gen *gen, uint8_t hook, struct nftdp_vm_pkt **pkts,
-			 unsigned int n, const struct nftdp_vm_flow_hit **hits,
-			 struct nftdp_vm_ctx *ctx);
+			 const struct nftdp_vm_gen *gen, struct nftdp_vm_pkt **pkts, unsigned int n,
+			 const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx);
 /* nftdp_vm_gen_flow_carried with gen's tag (id + 1) and set generation */
 bool nftdp_vm_flow_carried(const struct nftdp_vm_flow_carry *c, uint64_t tag, uint64_t set_gen,
 			   const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,

@@ -483,7 +483,7 @@ static void build_flow_plans(struct nftdp_vm_gen *gen)
 			if (bound)
 				continue;
 			gen->flow[h][f] = nftdp_vm_flow_plan_build(
-			    base, hl->n, (uint8_t)f, writes_sets,
+			    base, hl->n, (uint8_t)f, (uint8_t)h, writes_sets,
 			    (const struct nftdp_vm_chain *const *)gen->chains, gen->n_chains);
 			if (gen->flow[h][f] && !nftdp_vm_flow_plan_usable(gen->flow[h][f])) {
 				nftdp_vm_flow_plan_free(gen->flow[h][f]);
@@ -809,10 +809,10 @@ void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
 		empty[f] = gen->hooks[f][hook].n == 0;
 	/* verify mode: every packet runs the chains, which check the entry */
 	if (!ctx->flow || nftdp_vm_flowcache_verifying(ctx->flow)) {
-		nftdp_vm_flow_probe(none, empty, gen, hook, pkts, n, hits, ctx);
+		nftdp_vm_flow_probe(none, empty, gen, pkts, n, hits, ctx);
 		return;
 	}
-	nftdp_vm_flow_probe(gen->flow[hook], empty, gen, hook, pkts, n, hits, ctx);
+	nftdp_vm_flow_probe(gen->flow[hook], empty, gen, pkts, n, hits, ctx);
 }
 
 bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook)
