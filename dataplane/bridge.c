@@ -83,14 +83,18 @@ static void geom_restore(struct nftdp_vm_pkt *p, const struct ip_geom *g)
 	p->pkttype = g->pkttype;
 }
 
+/* the bridge's address: the smallest of its ports' (br_stp_recalculate_bridge_id) */
+static const uint8_t *bridge_addr(const struct nftdp_dp_port *a, const struct nftdp_dp_port *b)
+{
+	return memcmp(a->mac.addr_bytes, b->mac.addr_bytes, 6) <= 0 ? a->mac.addr_bytes
+								    : b->mac.addr_bytes;
+}
+
 uint8_t nftdp_dp_bridge_pkttype(const struct nftdp_dp_port *a, const struct nftdp_dp_port *b,
 				const uint8_t *d)
 {
 	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-	/* the bridge's address: the smallest of its ports' (br_stp_recalculate_bridge_id) */
-	const uint8_t *br = memcmp(a->mac.addr_bytes, b->mac.addr_bytes, 6) <= 0
-				? a->mac.addr_bytes
-				: b->mac.addr_bytes;
+	const uint8_t *br = bridge_addr(a, b);
 
 	if (d[0] & 1)
 		return memcmp(d, bcast, 6) == 0 ? PACKET_BROADCAST : PACKET_MULTICAST;
@@ -129,6 +133,7 @@ void nftdp_dp_bridge_view(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uin
 	p->nfproto = NFPROTO_BRIDGE;
 	p->hook = hook;
 	p->pkttype = nftdp_dp_bridge_pkttype(rx, tx, p->data);
+	p->br_addr = bridge_addr(rx, tx); /* ebtables' dnat and redirect */
 	p->iif = rx->ifindex;
 	p->iifname = rx->name;
 	p->iiftype = ARPHRD_ETHER;
@@ -195,4 +200,13 @@ void nftdp_dp_bridge_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 	}
 	*nip = ni;
 	*nother = no;
+}
+
+void nftdp_dp_bridge_arpreply(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint16_t rx_port)
+{
+	uint32_t n = nftdp_dp_arpreply_build(&p->out, w->reply, sizeof(w->reply));
+
+	p->out.arpreply = false;
+	if (n && p < &w->view[NFTDP_VM_BURST_MAX]) /* nftdp's own frames get none */
+		nftdp_dp_send_built(w, rx_port, false, n, p);
 }

@@ -265,6 +265,14 @@ uint32_t nftdp_dp_reject_build(const uint8_t *frame, uint32_t ip_off, uint32_t i
 			       const uint8_t *icmp_src, uint8_t *out, uint32_t cap);
 
 /**
+ * The reply ebtables' arpreply asked for (o->arpreply): arp_send's
+ * ARPOP_REPLY frame for an Ethernet device, from arpreply_sha/sip to
+ * arpreply_tha/tip, 42 bytes (no padding). @return its length, 0 when
+ * none was asked for or cap is too small.
+ */
+uint32_t nftdp_dp_arpreply_build(const struct nftdp_vm_pkt_out *o, uint8_t *out, uint32_t cap);
+
+/**
  * synproxy's SYN-ACK (synproxy_send_client_synack) answering the TCP SYN
  * at frame + ip_off that a synproxy with info stole (out.synproxy), at
  * now_ms (nftdp_vm_synproxy_answer); Ethernet addresses swapped as for
@@ -978,6 +986,10 @@ bool nftdp_dp_bridge_on(const struct nftdp_dp *dp, const struct nftdp_vm_gen *ge
  * destination is d: the bridge's address is the smaller of theirs. */
 uint8_t nftdp_dp_bridge_pkttype(const struct nftdp_dp_port *a, const struct nftdp_dp_port *b,
 				const uint8_t *d);
+/** ebtables' arpreply answered p (p->out.arpreply): the reply, built
+ * as arp_send builds it, goes out of rx_port; clears the request.
+ * Packet-path. */
+void nftdp_dp_bridge_arpreply(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint16_t rx_port);
 /** Make p the view of the bridge family at hook for a frame that came
  * in on rx_port and leaves by tx_port. Packet-path. */
 void nftdp_dp_bridge_view(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t hook,

@@ -441,6 +441,8 @@ static unsigned int settle_at(struct nftdp_dp_worker *w, enum nftdp_dp_stage sta
 		/* mb is NULL for a fragment the reassembly holds */
 		if (p->out.n_dup && mb)
 			dup_out(w, mb, p);
+		if (p->out.arpreply) /* ebtables' arpreply, whatever the verdict */
+			nftdp_dp_bridge_arpreply(w, p, rx_port);
 		if (part && v[i] == NF_ACCEPT) {
 			/* the hook goes on later: what the rest of it reads
 			 * (notrack) stays, the copies are out, no count yet */

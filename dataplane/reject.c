@@ -249,3 +249,24 @@ uint32_t nftdp_dp_synproxy_build(const uint8_t *frame, uint32_t ip_off, uint32_t
 				       ip_off + ip_len - p.th_off, info, now_ms, out + n, cap - n);
 	return len ? n + len : 0;
 }
+
+uint32_t nftdp_dp_arpreply_build(const struct nftdp_vm_pkt_out *o, uint8_t *out, uint32_t cap)
+{
+	if (!o->arpreply || cap < 42)
+		return 0;
+	/* arp_create for an Ethernet device: to the asker from
+	 * --arpreply-mac, hardware type the device's, no padding (veth
+	 * sends the 42 bytes; a NIC pads them) */
+	memcpy(out, o->arpreply_tha, 6);
+	memcpy(out + 6, o->arpreply_sha, 6);
+	out[12] = 0x08, out[13] = 0x06;
+	out[14] = 0, out[15] = 1; /* ARPHRD_ETHER */
+	out[16] = 0x08, out[17] = 0x00;
+	out[18] = 6, out[19] = 4;
+	out[20] = 0, out[21] = 2; /* ARPOP_REPLY */
+	memcpy(out + 22, o->arpreply_sha, 6);
+	memcpy(out + 28, o->arpreply_sip, 4);
+	memcpy(out + 32, o->arpreply_tha, 6);
+	memcpy(out + 38, o->arpreply_tip, 4);
+	return 42;
+}

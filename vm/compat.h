@@ -116,6 +116,19 @@ int nftdp_vm_compat_ebt_log_check(struct nftdp_vm_cctx *cc, const struct compat_
 				  void *priv);
 int nftdp_vm_compat_ebt_nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				    void *priv);
+/* ebtables' nat targets dnat, snat, redirect, arpreply (expr_compat_ebtnat.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_dnat_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_snat_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_redirect_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ebt_arpreply_ops;
+int nftdp_vm_compat_ebt_dnat_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+int nftdp_vm_compat_ebt_snat_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+int nftdp_vm_compat_ebt_redirect_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				       void *priv);
+int nftdp_vm_compat_ebt_arpreply_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				       void *priv);
 /* ipv6_skip_exthdr from pkt's network header (expr_compat_bridge.c) */
 int nftdp_vm_ebt_ipv6_skip(const struct nftdp_vm_pkt *pkt, uint8_t *nexthdr);
 

@@ -11,7 +11,8 @@
  * are evaluated as ebt_*.c do on the bridge's view (network header after
  * the outer tag, the tag in place), and so are ip6 and stp (their infos,
  * too big for an op, in a blob of the chain). The log and nflog watchers
- * are in expr_compat_ebtlog.c. arptables' mangle is stored only (arp
+ * are in expr_compat_ebtlog.c, the nat table's dnat, snat, redirect and
+ * arpreply in expr_compat_ebtnat.c. arptables' mangle is stored only (arp
  * chains run with --host-ports; it never acts).
  */
 #include <arpa/inet.h>
@@ -19,15 +20,19 @@
 #include <linux/if_ether.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
+#include <linux/netfilter_bridge.h>
 #include <linux/netfilter_bridge/ebt_802_3.h>
 #include <linux/netfilter_bridge/ebt_arp.h>
+#include <linux/netfilter_bridge/ebt_arpreply.h>
 #include <linux/netfilter_bridge/ebt_ip.h>
 #include <linux/netfilter_bridge/ebt_ip6.h>
 #include <linux/netfilter_bridge/ebt_log.h>
 #include <linux/netfilter_bridge/ebt_mark_m.h>
 #include <linux/netfilter_bridge/ebt_mark_t.h>
+#include <linux/netfilter_bridge/ebt_nat.h>
 #include <linux/netfilter_bridge/ebt_nflog.h>
 #include <linux/netfilter_bridge/ebt_pkttype.h>
+#include <linux/netfilter_bridge/ebt_redirect.h>
 #include <linux/netfilter_bridge/ebt_stp.h>
 #include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netfilter_bridge/ebtables.h>
@@ -751,6 +756,11 @@ static const struct nftdp_vm_expr_ops mark_t_ops = {
     .eval = mark_t_eval,
 };
 
+/* a bridge hook's bit; BR_HOOKS adds NF_BR_NUMHOOKS (ebtables' BASE_CHAIN
+ * bit, which nft_compat never sets) */
+#define BR_HOOK(h) COMPAT_HOOK(h)
+#define BR_HOOKS(h) (COMPAT_HOOK(NF_BR_NUMHOOKS) | COMPAT_HOOK(h))
+
 /* clang-format off */
 const struct compat_ext nftdp_vm_compat_br_matches[] = {
     {"ip", 0, BR, sizeof(struct ebt_ip_info), 0, NULL, 0, 0, ip_check, &ip_ops},
@@ -774,6 +784,17 @@ const struct compat_ext nftdp_vm_compat_br_targets[] = {
      nftdp_vm_compat_ebt_nflog_check, &nftdp_vm_compat_ebt_nflog_ops},
     {"mark", 0, BR, sizeof(struct ebt_mark_t_info), 0, NULL, 0, 0, mark_t_check,
      &mark_t_ops},
+    /* the nat table's: .hooks and .table of each xt_target */
+    {"dnat", 0, BR, sizeof(struct ebt_nat_info),
+     BR_HOOKS(NF_BR_PRE_ROUTING) | BR_HOOK(NF_BR_LOCAL_OUT) | BR_HOOK(NF_BR_BROUTING), NULL, 0,
+     0, nftdp_vm_compat_ebt_dnat_check, &nftdp_vm_compat_ebt_dnat_ops},
+    {"snat", 0, BR, sizeof(struct ebt_nat_info), BR_HOOKS(NF_BR_POST_ROUTING), "nat", 0, 0,
+     nftdp_vm_compat_ebt_snat_check, &nftdp_vm_compat_ebt_snat_ops},
+    {"redirect", 0, BR, sizeof(struct ebt_redirect_info),
+     BR_HOOKS(NF_BR_PRE_ROUTING) | BR_HOOK(NF_BR_BROUTING), NULL, 0, 0,
+     nftdp_vm_compat_ebt_redirect_check, &nftdp_vm_compat_ebt_redirect_ops},
+    {"arpreply", 0, BR, sizeof(struct ebt_arpreply_info), BR_HOOKS(NF_BR_PRE_ROUTING), "nat", 0,
+     0, nftdp_vm_compat_ebt_arpreply_check, &nftdp_vm_compat_ebt_arpreply_ops},
     {"mangle", 0, NFPROTO_ARP, sizeof(struct arpt_mangle), 0, NULL, 0, 0, mangle_check,
      &stored_target_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},

@@ -842,6 +842,28 @@ static void test_host_tb(void **state)
 	assert_false(nftdp_dp_tb_take(&tb, 0));
 }
 
+/* ebtables' arpreply: arp_send's reply frame from the fields the VM left */
+static void test_arpreply_build(void **state)
+{
+	static const uint8_t want[42] = {2,  0, 0, 0, 1, 0x10, 2, 0, 0, 0,    7,  7, 8, 6,
+					 0,  1, 8, 0, 6, 4,    0, 2, 2, 0,    0,  0, 7, 7,
+					 10, 0, 0, 9, 2, 0,    0, 0, 1, 0x10, 10, 0, 0, 1};
+	struct nftdp_vm_pkt_out o;
+	uint8_t f[64];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(nftdp_dp_arpreply_build(&o, f, sizeof(f)), 0);
+	o.arpreply = true;
+	memcpy(o.arpreply_sha, "\x02\x00\x00\x00\x07\x07", 6);
+	memcpy(o.arpreply_tha, "\x02\x00\x00\x00\x01\x10", 6);
+	memcpy(o.arpreply_sip, "\x0a\x00\x00\x09", 4);
+	memcpy(o.arpreply_tip, "\x0a\x00\x00\x01", 4);
+	assert_int_equal(nftdp_dp_arpreply_build(&o, f, 41), 0);
+	assert_int_equal(nftdp_dp_arpreply_build(&o, f, sizeof(f)), 42);
+	assert_memory_equal(f, want, 42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -860,6 +882,7 @@ int main(void)
 	    cmocka_unit_test(test_rcv_random),
 	    cmocka_unit_test(test_ip_len_clip),
 	    cmocka_unit_test(test_host_tb),
+	    cmocka_unit_test(test_arpreply_build),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

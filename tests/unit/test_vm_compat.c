@@ -44,14 +44,18 @@
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
+#include <linux/netfilter_bridge.h>
 #include <linux/netfilter_bridge/ebt_arp.h>
+#include <linux/netfilter_bridge/ebt_arpreply.h>
 #include <linux/netfilter_bridge/ebt_ip.h>
 #include <linux/netfilter_bridge/ebt_ip6.h>
 #include <linux/netfilter_bridge/ebt_log.h>
 #include <linux/netfilter_bridge/ebt_mark_m.h>
 #include <linux/netfilter_bridge/ebt_mark_t.h>
+#include <linux/netfilter_bridge/ebt_nat.h>
 #include <linux/netfilter_bridge/ebt_nflog.h>
 #include <linux/netfilter_bridge/ebt_pkttype.h>
+#include <linux/netfilter_bridge/ebt_redirect.h>
 #include <linux/netfilter_bridge/ebt_stp.h>
 #include <linux/netfilter_bridge/ebt_vlan.h>
 #include <linux/netfilter_bridge/ebtables.h>
@@ -1762,9 +1766,8 @@ static void test_bridge_arp(void **state)
 	    add(w, chain(w, "filter", NF_INET_LOCAL_IN), ipv4, false, MT("ip", 0, ip), -1),
 	    -EOPNOTSUPP);
 	/* others are refused, named */
-	assert_int_equal(add(w, br, -1, false, xt("target", "arpreply", 0, info, 16), -1),
-			 -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "arpreply"));
+	assert_int_equal(add(w, br, -1, false, xt("match", "among", 0, info, 16), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "among"));
 	/* revision queries */
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "ip", 0, false), 0);
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "ip", 1, false),
@@ -1938,6 +1941,236 @@ static void test_bridge_eval_arp(void **state)
 	t.buf[31] = 1;
 	t.buf[27] = 0x11; /* ! --arp-mac-src 02:00:00:00:01:10 */
 	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+}
+
+/* a bridge chain of table in hook (base) or a user chain */
+static struct nftdp_vm_chain *br_nat_chain(struct world *w, const char *table, int hook)
+{
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_BRIDGE,
+					.table = table,
+					.name = hook < 0 ? "user" : "base",
+					.base = hook >= 0,
+					.hook = (uint8_t)(hook < 0 ? 0 : hook),
+					.policy = NF_ACCEPT,
+					.chain_id = (uint32_t)w->n};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+/* ebtables' nat targets: xt_check_target's and each checkentry's errnos
+ * (table, hook, verdict, -p ARP for arpreply), revisions */
+static void test_bridge_nat_check(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *pre = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+	struct nftdp_vm_chain *out = br_nat_chain(w, "nat", NF_BR_LOCAL_OUT);
+	struct nftdp_vm_chain *post = br_nat_chain(w, "nat", NF_BR_POST_ROUTING);
+	struct nftdp_vm_chain *fpost = br_nat_chain(w, "filter", NF_BR_POST_ROUTING);
+	struct nftdp_vm_chain *fwd = br_nat_chain(w, "filter", NF_BR_FORWARD);
+	struct nftdp_vm_chain *user = br_nat_chain(w, "nat", -1);
+	struct nftdp_vm_chain *fuser = br_nat_chain(w, "filter", -1);
+	struct ebt_nat_info dn = {.mac = {2, 0, 0, 0, 9, 9}, .target = EBT_ACCEPT};
+	struct ebt_nat_info sn = {.mac = {2, 0, 0, 0, 8, 8}, .target = EBT_ACCEPT};
+	struct ebt_redirect_info rd = {.target = EBT_ACCEPT};
+	struct ebt_arpreply_info ar = {.mac = {2, 0, 0, 0, 7, 7}, .target = EBT_DROP};
+	const int arp = htons(ETH_P_ARP);
+	uint8_t info[16] = {0};
+
+	/* dnat: nat PREROUTING and OUTPUT, a nat user chain */
+	assert_int_equal(add(w, pre, -1, false, TG("dnat", 0, dn), -1), 0);
+	assert_int_equal(add(w, out, -1, false, TG("dnat", 0, dn), -1), 0);
+	assert_int_equal(add(w, user, -1, false, TG("dnat", 0, dn), -1), 0);
+	assert_int_equal(add(w, post, -1, false, TG("dnat", 0, dn), -1), -EINVAL);
+	assert_int_equal(add(w, fwd, -1, false, TG("dnat", 0, dn), -1), -EINVAL);
+	assert_int_equal(add(w, fuser, -1, false, TG("dnat", 0, dn), -1), -EINVAL);
+	dn.target = 0; /* a jump, not a standard verdict */
+	assert_int_equal(add(w, pre, -1, false, TG("dnat", 0, dn), -1), -EINVAL);
+	dn.target = EBT_RETURN; /* no BASE_CHAIN bit under nft_compat */
+	assert_int_equal(add(w, pre, -1, false, TG("dnat", 0, dn), -1), 0);
+	assert_int_equal(add(w, pre, -1, false, xt("target", "dnat", 0, info, 16), -1), -EINVAL);
+
+	/* snat: table nat, POSTROUTING; NAT_ARP_BIT the only other bit */
+	assert_int_equal(add(w, post, -1, false, TG("snat", 0, sn), -1), 0);
+	assert_int_equal(add(w, user, -1, false, TG("snat", 0, sn), -1), 0);
+	assert_int_equal(add(w, pre, -1, false, TG("snat", 0, sn), -1), -EINVAL);
+	assert_int_equal(add(w, fpost, -1, false, TG("snat", 0, sn), -1), -EINVAL);
+	assert_int_equal(add(w, fuser, -1, false, TG("snat", 0, sn), -1), -EINVAL);
+	sn.target = EBT_CONTINUE & ~NAT_ARP_BIT; /* --snat-arp */
+	assert_int_equal(add(w, post, -1, false, TG("snat", 0, sn), -1), 0);
+	sn.target = EBT_CONTINUE & ~0x20;
+	assert_int_equal(add(w, post, -1, false, TG("snat", 0, sn), -1), -EINVAL);
+	sn.target = -5;
+	assert_int_equal(add(w, post, -1, false, TG("snat", 0, sn), -1), -EINVAL);
+
+	/* redirect: nat PREROUTING only */
+	assert_int_equal(add(w, pre, -1, false, TG("redirect", 0, rd), -1), 0);
+	assert_int_equal(add(w, out, -1, false, TG("redirect", 0, rd), -1), -EINVAL);
+	assert_int_equal(add(w, fuser, -1, false, TG("redirect", 0, rd), -1), -EINVAL);
+	rd.target = 3;
+	assert_int_equal(add(w, pre, -1, false, TG("redirect", 0, rd), -1), -EINVAL);
+
+	/* arpreply: -p ARP, not inverted, nat PREROUTING */
+	assert_int_equal(add(w, pre, arp, false, TG("arpreply", 0, ar), -1), 0);
+	assert_int_equal(add(w, pre, -1, false, TG("arpreply", 0, ar), -1), -EINVAL);
+	assert_int_equal(add(w, pre, arp, true, TG("arpreply", 0, ar), -1), -EINVAL);
+	assert_int_equal(add(w, pre, htons(ETH_P_IP), false, TG("arpreply", 0, ar), -1), -EINVAL);
+	assert_int_equal(add(w, post, arp, false, TG("arpreply", 0, ar), -1), -EINVAL);
+	assert_int_equal(add(w, fuser, arp, false, TG("arpreply", 0, ar), -1), -EINVAL);
+	ar.target = 1;
+	assert_int_equal(add(w, pre, arp, false, TG("arpreply", 0, ar), -1), -EINVAL);
+
+	/* revision queries: 0 only; the family's own */
+	for (const char *const *n =
+		 (const char *const[]){"dnat", "snat", "redirect", "arpreply", NULL};
+	     *n; n++) {
+		assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, *n, 0, true), 0);
+		assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, *n, 1, true),
+				 -EPROTONOSUPPORT);
+		assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, *n, 0, false), -ENOENT);
+	}
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "dnat", 0, true), -ENOENT);
+}
+
+/* an ARP request from 02:00:00:00:01:10 (10.0.0.1) for 10.0.0.9, padded
+ * to 60 bytes, behind an 802.1Q tag when tagged */
+static struct nftdp_vm_pkt *br_arp(struct tpkt *t, bool tagged)
+{
+	static const uint8_t req[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2,	0, 0, 0, 1,
+					0x10, 0x08, 0x06, 0,	1,    8,    0,	6, 4, 0, 1,
+					2,    0,    0,	  0,	1,    0x10, 10, 0, 0, 1, 0,
+					0,    0,    0,	  0,	0,    10,   0,	0, 9};
+	uint32_t o = tagged ? 4 : 0;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, req, 12);
+	if (tagged) {
+		t->buf[12] = 0x81;
+		t->buf[15] = 10;
+	}
+	memcpy(t->buf + 12 + o, req + 12, sizeof(req) - 12);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 60 + o, 0, 14 + o);
+	t->pkt.nfproto = NFPROTO_BRIDGE;
+	t->pkt.pkttype = PACKET_BROADCAST;
+	t->pkt.flags |= NFTDP_VM_PKT_F_WRITABLE;
+	return &t->pkt;
+}
+
+/* ebtables' nat targets on a frame: the MACs written, --snat-arp, the
+ * packet type, the verdicts, arpreply's answer */
+static void test_bridge_nat_eval(void **state)
+{
+	static const uint8_t br[6] = {2, 0, 0, 0, 0, 0x10}, asker[6] = {2, 0, 0, 0, 1, 0x10};
+	static const uint8_t ip1[4] = {10, 0, 0, 1}, ip9[4] = {10, 0, 0, 9};
+	struct world *w = *state;
+	struct nftdp_vm_chain *pre = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+	struct nftdp_vm_chain *pre2 = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+	struct nftdp_vm_chain *pre3 = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+	struct nftdp_vm_chain *post = br_nat_chain(w, "nat", NF_BR_POST_ROUTING);
+	struct nftdp_vm_chain *post2 = br_nat_chain(w, "nat", NF_BR_POST_ROUTING);
+	struct ebt_nat_info dn = {.mac = {2, 0, 0, 0, 9, 9}, .target = EBT_CONTINUE};
+	struct ebt_nat_info sn = {.mac = {2, 0, 0, 0, 8, 8}, .target = EBT_ACCEPT};
+	struct ebt_nat_info sna = {.mac = {2, 0, 0, 0, 8, 9}, .target = EBT_ACCEPT & ~NAT_ARP_BIT};
+	struct ebt_redirect_info rd = {.target = EBT_ACCEPT};
+	struct ebt_arpreply_info ar = {.mac = {2, 0, 0, 0, 7, 7}, .target = EBT_DROP};
+	const int arp = htons(ETH_P_ARP);
+	struct tpkt t;
+
+	/* dnat, continue: the next rule sees the new MAC (counter, drop) */
+	assert_int_equal(add(w, pre, -1, false, TG("dnat", 0, dn), -1), 0);
+	assert_int_equal(add(w, pre, -1, false, ex("counter"), NF_DROP), 0);
+	br_frame(&t, 80, false, 0);
+	t.pkt.hook = NF_BR_PRE_ROUTING;
+	t.pkt.br_addr = br;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_DROP);
+	assert_memory_equal(t.buf, dn.mac, 6);
+	assert_int_equal(t.pkt.pkttype, PACKET_OTHERHOST);
+	/* to the bridge's own address: host; broadcast */
+	memcpy(dn.mac, br, 6);
+	dn.target = EBT_ACCEPT;
+	assert_int_equal(add(w, pre2, -1, false, TG("dnat", 0, dn), -1), 0);
+	br_frame(&t, 80, false, 0);
+	t.pkt.hook = NF_BR_PRE_ROUTING;
+	t.pkt.br_addr = br;
+	assert_int_equal(RUN(w, pre2, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.pkttype, PACKET_HOST);
+	memset(dn.mac, 0xff, 6);
+	assert_int_equal(add(w, pre3, -1, false, TG("dnat", 0, dn), -1), 0);
+	br_frame(&t, 80, false, 0);
+	t.pkt.hook = NF_BR_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre3, &t.pkt), NF_ACCEPT);
+	assert_int_equal(t.pkt.pkttype, PACKET_BROADCAST);
+	assert_memory_equal(t.buf, dn.mac, 6);
+
+	/* snat without --snat-arp: the source MAC only */
+	assert_int_equal(add(w, post, -1, false, TG("snat", 0, sn), -1), 0);
+	br_arp(&t, false);
+	assert_int_equal(RUN(w, post, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 6, sn.mac, 6);
+	assert_memory_equal(t.buf + 22, asker, 6);
+	/* --snat-arp: the ARP sender's hardware address too, after a tag */
+	assert_int_equal(add(w, post2, -1, false, TG("snat", 0, sna), -1), 0);
+	br_arp(&t, true);
+	assert_int_equal(RUN(w, post2, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 6, sna.mac, 6);
+	assert_memory_equal(t.buf + 26, sna.mac, 6);
+	assert_memory_equal(t.buf + 32, ip1, 4);
+	/* not for IP, nor for an ARP with other hardware address lengths */
+	br_frame(&t, 80, false, 0);
+	assert_int_equal(RUN(w, post2, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 6, sna.mac, 6);
+	assert_int_equal(t.buf[14], 0x45);
+	br_arp(&t, false);
+	t.buf[18] = 8;
+	assert_int_equal(RUN(w, post2, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 22, asker, 6);
+	/* too short for the ARP header: drop */
+	br_arp(&t, false);
+	t.pkt.len = 20;
+	assert_int_equal(RUN(w, post2, &t.pkt), NF_DROP);
+
+	/* redirect: to the bridge's address, host; no bridge: drop */
+	{
+		struct nftdp_vm_chain *c = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+
+		assert_int_equal(add(w, c, -1, false, TG("redirect", 0, rd), -1), 0);
+		br_frame(&t, 80, false, 0);
+		t.pkt.br_addr = br;
+		assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+		assert_memory_equal(t.buf, br, 6);
+		assert_int_equal(t.pkt.pkttype, PACKET_HOST);
+		br_frame(&t, 80, false, 0);
+		assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	}
+
+	/* arpreply: a request is answered (the fields for arp_send), then
+	 * the verdict; a reply or another protocol goes on */
+	{
+		struct nftdp_vm_chain *c = br_nat_chain(w, "nat", NF_BR_PRE_ROUTING);
+
+		assert_int_equal(add(w, c, arp, false, TG("arpreply", 0, ar), -1), 0);
+		br_arp(&t, true);
+		assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+		assert_true(t.pkt.out.arpreply);
+		assert_memory_equal(t.pkt.out.arpreply_sha, ar.mac, 6);
+		assert_memory_equal(t.pkt.out.arpreply_tha, asker, 6);
+		assert_memory_equal(t.pkt.out.arpreply_sip, ip9, 4);
+		assert_memory_equal(t.pkt.out.arpreply_tip, ip1, 4);
+		br_arp(&t, false);
+		t.buf[21] = 2; /* a reply */
+		assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+		assert_false(t.pkt.out.arpreply);
+		br_arp(&t, false);
+		t.buf[17] = 0xdd; /* ar_pro not IPv4 */
+		assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+		assert_false(t.pkt.out.arpreply);
+		br_arp(&t, false);
+		t.pkt.len = 30; /* the addresses cut off: drop, no answer */
+		assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+		assert_false(t.pkt.out.arpreply);
+	}
 }
 
 /* an IPv6 frame of n bytes in t: UDP 1000 -> dport from fd00::1 to
@@ -2333,6 +2566,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_ip6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_stp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_log, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_nat_check, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bridge_nat_eval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_nflog, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_bitmap_port_proto, setup, teardown),

@@ -335,6 +335,12 @@ struct nftdp_vm_pkt_out {
 	 * (nftdp_vm_synproxy_answer); NULL otherwise. Lives as long as the
 	 * generation the packet ran in. */
 	const struct nftdp_vm_synproxy_info *synproxy;
+	/** ebtables' arpreply answered an ARP request (bridge prerouting,
+	 * any verdict): the dataplane sends the reply out of the receiving
+	 * port, arp_send(ARPOP_REPLY) from sha/sip to tha/tip */
+	bool arpreply;
+	uint8_t arpreply_sha[6], arpreply_tha[6];
+	uint8_t arpreply_sip[4], arpreply_tip[4];
 };
 
 enum {
@@ -390,6 +396,9 @@ struct nftdp_vm_pkt {
 	 * NFTDP_VM_CT_ZONE_DIR_* it keys, 0 when no zone was set */
 	uint8_t ct_zone_dir;
 	uint16_t ct_zone; /**< that zone id, which conntrack puts into the tuple */
+	/** the bridge device's address (bridge hooks in wire mode: the
+	 * smaller of the pair's port MACs), NULL where there is no bridge */
+	const uint8_t *br_addr;
 	/** `dup to ADDR`: the gateways of out.dup_to_addr's dups (IPv4 in
 	 * the first 4 bytes); not cleared, read only where that bit is set */
 	uint8_t dup_addr[NFTDP_VM_MAX_DUP][16];

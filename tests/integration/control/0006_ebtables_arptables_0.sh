@@ -5,8 +5,9 @@
 # restore) is loaded into the kernel, in a scratch network namespace this
 # script creates and deletes, and into a private nftdp through the shim;
 # the tools' save output and listings must be the same on both (what the
-# rules do is compared in tests/differential). unsupported.eb must fail
-# on nftdp with EOPNOTSUPP and leave nothing behind.
+# rules do is compared in tests/differential). refused.eb (dnat in the
+# filter table) must fail on both with the kernel's EINVAL, the same
+# message, and leave nothing behind on nftdp.
 set -u
 BUILD=${1:?build dir}
 [ "$(id -u)" -eq 0 ] || exit 77
@@ -55,7 +56,7 @@ pass=0
 ip netns add "$ns" || fail "cannot create netns"
 for f in "$DATA"/*.eb "$DATA"/*.arp; do
 	name=$(basename "$f")
-	[ "$name" = unsupported.eb ] && continue
+	[ "$name" = refused.eb ] && continue
 	tool=ebtables
 	[ "${f##*.}" = arp ] && tool=arptables
 	flush
@@ -67,10 +68,12 @@ for f in "$DATA"/*.eb "$DATA"/*.arp; do
 	[ -s "$tmp/kernel.save" ] || fail "$name: empty save on the kernel"
 	diff -u "$tmp/kernel.save" "$tmp/nftdp.save" || fail "$name: $tool-nft-save differs"
 	if [ $tool = ebtables ]; then
-		same "$name" ebtables-nft -L
-		same "$name" ebtables-nft -L --Lc
-		same "$name" ebtables-nft -L --Ln --Lc --Lmac2
-		same "$name" ebtables-nft -L --Lx
+		table=filter
+		grep -q '^\*nat' "$f" && table=nat
+		same "$name" ebtables-nft -t $table -L
+		same "$name" ebtables-nft -t $table -L --Lc
+		same "$name" ebtables-nft -t $table -L --Ln --Lc --Lmac2
+		same "$name" ebtables-nft -t $table -L --Lx
 	else
 		same "$name" arptables-nft -L -n
 		same "$name" arptables-nft -L -n -v -x --line-numbers
@@ -78,15 +81,19 @@ for f in "$DATA"/*.eb "$DATA"/*.arp; do
 	echo "ok $name"
 	pass=$((pass + 1))
 done
-# refused extensions: the whole restore fails, naming the rule; nothing loads
+# a target where its checkentry refuses it: the whole restore fails with
+# the kernel's errno and message; nothing loads (every ebtables-nft
+# extension runs on nftdp, so none is refused as unsupported)
 flush
-dp ebtables-nft-restore < "$DATA/unsupported.eb" 2> "$tmp/err" && fail "unsupported.eb loaded"
-grep -q "Operation not supported" "$tmp/err" || fail "unsupported.eb: want EOPNOTSUPP: $(cat "$tmp/err")"
+kern ebtables-nft-restore < "$DATA/refused.eb" 2> "$tmp/kernel.err" && fail "refused.eb loaded on the kernel"
+dp ebtables-nft-restore < "$DATA/refused.eb" 2> "$tmp/err" && fail "refused.eb loaded"
+grep -q "Invalid argument" "$tmp/err" || fail "refused.eb: want EINVAL: $(cat "$tmp/err")"
+diff -u "$tmp/kernel.err" "$tmp/err" || fail "refused.eb: the messages differ"
 [ -z "$(NFTDP_NFT=/usr/sbin/nft timeout 30 "$BUILD/nftdp-nft" list ruleset)" ] ||
-	fail "unsupported.eb left rules behind"
-grep -q "target arpreply (revision 0): not supported" "$tmp/daemon.log" ||
-	fail "unsupported.eb: the log does not name arpreply"
-echo "ok unsupported.eb"
+	fail "refused.eb left rules behind"
+grep -q "target dnat: not valid in this hook" "$tmp/daemon.log" ||
+	fail "refused.eb: the log does not say why"
+echo "ok refused.eb"
 pass=$((pass + 1))
 kill -0 "$pid" || fail "daemon died"
 echo "$pass passed, 0 failed"
