@@ -16,7 +16,8 @@
  * most NFTDP_VM_ELEM_CONNLIMIT_KEYS) and a longer list saturates. A short
  * list lives in the rest of the element's area (N <= 10 alone, <= 4 beside
  * another expression); a longer one in a block of the set's store (struct
- * elem_lists, one per key count, kept by sets/ as the set's side object):
+ * elem_lists, one per power of two of keys, 16 to 65536, kept by sets/ as
+ * the set's side object):
  * blocks allocated on the control thread when the expression is bound to
  * the set (nftdp_vm_elem_expr_bind), as many as the set holds elements (at
  * most NFTDP_VM_ELEM_LISTS_BYTES of them), zero pages until used. The
@@ -80,7 +81,7 @@ static_assert(sizeof(struct elem_connlimit) == 8, "keys 8-byte aligned");
 /* The set's blocks of `keys` keys each (one store per key count). */
 struct elem_lists {
 	struct elem_lists *next; /* the set's store of another key count */
-	uint32_t keys;		 /* per block */
+	uint32_t keys;		 /* per block: a power of two, 16 to 65536 */
 	uint32_t n;		 /* blocks */
 	_Atomic uint32_t fresh;	 /* blocks [fresh, n) never handed out */
 	_Atomic uint64_t head;	 /* given back: tag << 32 | (index + 1) */
@@ -544,27 +545,31 @@ int nftdp_vm_elem_expr_bind(void *area, struct nftdp_set *set, uint32_t off)
 	for (unsigned int i = 0; i < NFTDP_VM_ELEM_EXPR_MAX && x->type; i++, x++) {
 		struct elem_connlimit_ext *c = (struct elem_connlimit_ext *)x;
 		struct elem_lists *l;
-		uint32_t cap;
+		uint32_t cap, bk;
 
 		if (x->type != NFTDP_VM_ELEM_EXPR_CONNLIMIT || c->cap)
 			continue;
 		if (!set)
 			return -EOPNOTSUPP;
-		for (l = nftdp_set_side(set); l && l->keys != c->keys; l = l->next)
+		/* blocks of a power of two keys: at most 13 stores a set
+		 * (16 to 65536 keys), whatever counts its elements use */
+		for (bk = 16; bk < c->keys; bk *= 2)
+			;
+		for (l = nftdp_set_side(set); l && l->keys != bk; l = l->next)
 			;
 		if (!l) {
 			/* one block for each element the set can hold, within
 			 * the bytes a store may take (zero pages until used) */
 			cap = nftdp_set_capacity(set);
-			if (cap > NFTDP_VM_ELEM_LISTS_BYTES / 8 / c->keys)
-				cap = (uint32_t)(NFTDP_VM_ELEM_LISTS_BYTES / 8 / c->keys);
+			if (cap > NFTDP_VM_ELEM_LISTS_BYTES / 8 / bk)
+				cap = (uint32_t)(NFTDP_VM_ELEM_LISTS_BYTES / 8 / bk);
 			l = calloc(1, sizeof(*l));
 			if (!l)
 				return -ENOMEM;
-			l->keys = c->keys;
+			l->keys = bk;
 			l->n = cap;
 			l->link = calloc(cap, sizeof(*l->link));
-			l->mem = calloc((size_t)cap * c->keys, sizeof(*l->mem));
+			l->mem = calloc((size_t)cap * bk, sizeof(*l->mem));
 			if (!l->link || !l->mem) {
 				free(l->link);
 				free(l->mem);

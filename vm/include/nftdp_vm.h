@@ -576,9 +576,10 @@ enum nftdp_vm_elem_expr_type {
 /** The most keys a `ct count` list keeps: min(N + 1, this); an element
  * with more live connections counts this many (plus a new one). */
 #define NFTDP_VM_ELEM_CONNLIMIT_KEYS 65536u
-/** The most bytes of blocks one set's store for one N takes (virtual:
- * zero pages until a list uses them); fewer blocks than the set holds
- * elements when its elements times (N + 1) keys would take more. */
+/** The most bytes of blocks one set's store takes (one store per power
+ * of two of keys, 16 to 65536; virtual: zero pages until a list uses
+ * them); fewer blocks than the set holds elements when its elements
+ * times the keys would take more. */
 #define NFTDP_VM_ELEM_LISTS_BYTES (256ull << 20)
 
 /** One element expression's parameters and values, as netlink has them. */
