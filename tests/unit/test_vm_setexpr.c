@@ -564,6 +564,38 @@ static void test_workers_ct_count(void **state)
 	assert_false(cl_open(c, &w->ctx, 1, next++));
 }
 
+/* add @s { ip saddr ct count 100000 } drop: 65536-key blocks, so the
+ * set's store holds 512 (256 MiB) for its 1024 elements; the 513th source
+ * finds none, counts nothing and breaks (accepted) */
+static void test_ct_count_store_full(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w);
+	struct nftnl_expr *cl = ex("connlimit");
+	const uint32_t blocks = (uint32_t)(NFTDP_VM_ELEM_LISTS_BYTES / 8 / 65536);
+
+	add_set(w, "s", NFT_SET_EVAL, NULL);
+	nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT, 100000);
+	assert_int_equal(add(w, c, SADDR, dynset("s", NFT_DYNSET_OP_ADD, 0, cl, NULL),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(blocks, 512);
+	for (uint32_t i = 0; i <= blocks; i++) {
+		struct cl_conn conn = {.key = 1 + i};
+		struct tpkt t;
+
+		tcp4(&t, (uint8_t)i);
+		t.buf[28] = (uint8_t)(i >> 8);
+		t.pkt.ct = &conn;
+		t.pkt.ct_ops = &cl_ops;
+		atomic_store(&cl_live[1 + i], true);
+		assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &w->ctx),
+				 i < blocks ? NF_DROP : NF_ACCEPT);
+	}
+	for (uint32_t i = 0; i <= blocks; i++)
+		atomic_store(&cl_live[1 + i], false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +606,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dynset_runs_elem_exprs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_workers_exact, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_workers_ct_count, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_count_store_full, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
