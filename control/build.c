@@ -311,7 +311,11 @@ static int elem_data(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem *
 				return -EOPNOTSUPP;
 			s->dp_connlimit = true;
 		}
-		return nftdp_vm_elem_expr_init(out + s->dp_expr_at - 1, v, (unsigned int)rc);
+		rc = nftdp_vm_elem_expr_init(out + s->dp_expr_at - 1, v, (unsigned int)rc);
+		if (rc < 0)
+			return rc;
+		/* a `ct count` list too long for the element: the set's blocks */
+		return nftdp_vm_elem_expr_bind(out + s->dp_expr_at - 1, s->dp, s->dp_expr_at - 1);
 	}
 	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
 	if (rc < 0 || (rc == 1 && !s->dp_counter_at))

@@ -220,8 +220,33 @@ void nftdp_set_pool_put(struct nftdp_set *s, struct set_elem *e)
 
 static void elem_release(struct nftdp_set *s, struct set_elem *e);
 
+void nftdp_set_elem_release_hook(struct nftdp_set *s, void (*release)(void *data, void *arg),
+				 void *arg)
+{
+	s->elem_release = release;
+	s->elem_release_arg = arg;
+}
+
+void *nftdp_set_side(const struct nftdp_set *s)
+{
+	return s->side;
+}
+
+void nftdp_set_side_set(struct nftdp_set *s, void *side, void (*free_fn)(void *side))
+{
+	s->side = side;
+	s->side_free = free_fn;
+}
+
+uint32_t nftdp_set_capacity(const struct nftdp_set *s)
+{
+	return s->pool ? s->pool_len : s->max;
+}
+
 void nftdp_set_elem_free(struct nftdp_set *s, struct set_elem *e)
 {
+	if (s->elem_release && s->data_size)
+		s->elem_release(set_elem_data(s, e), s->elem_release_arg);
 	if (e->flags & SET_ELEM_F_POOL)
 		nftdp_set_pool_put(s, e);
 	else
@@ -1017,6 +1042,8 @@ void nftdp_set_destroy(struct nftdp_set *s)
 		free(g->ptr);
 		free(g);
 	}
+	if (s->side_free)
+		s->side_free(s->side); /* after every element's release */
 	while (s->slab_chunks) {
 		void *c = s->slab_chunks;
 

@@ -149,6 +149,11 @@ struct nftdp_set {
 	uint32_t slab_left;   /* elements left at slab_cur */
 	uint32_t slab_stride; /* 0: elements come from calloc */
 	uint32_t slab_grow;   /* elements in the next chunk */
+	/* nftdp_set_elem_release_hook, nftdp_set_side_set */
+	void (*elem_release)(void *data, void *arg);
+	void *elem_release_arg;
+	void *side;
+	void (*side_free)(void *side);
 };
 
 extern const struct nftdp_set_ops nftdp_set_hash_ops;

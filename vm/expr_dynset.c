@@ -212,6 +212,10 @@ static int dynset_exprs(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	} else {
 		memcpy(tmpl, si->elem_expr_tmpl, NFTDP_VM_ELEM_EXPR_SIZE);
 	}
+	/* a `ct count` too long for the element: blocks of the set's */
+	rc = nftdp_vm_elem_expr_bind(tmpl, p->set, si->elem_expr_at - 1);
+	if (rc < 0)
+		return nftdp_vm_errf(cc, rc, "dynset: ct count list");
 	p->tmpl = tmpl;
 	/* connlimit's init: nf_ct_netns_get */
 	cc->needs_ct |= nftdp_vm_elem_expr_uses_ct(tmpl);

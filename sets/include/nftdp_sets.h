@@ -212,6 +212,30 @@ unsigned nftdp_set_gc_data(struct nftdp_set *s, uint64_t now_ms,
 			   bool (*dead)(void *data, void *arg), void *arg);
 
 /**
+ * What an element's data owns outside the set (a per-element expression's
+ * connection list, vm/elem_expr.c): release(data, arg) runs once for each
+ * element that held data when it is freed for good (after its grace
+ * period, or with the set), never for one that was never published.
+ * Control path.
+ */
+void nftdp_set_elem_release_hook(struct nftdp_set *s, void (*release)(void *data, void *arg),
+				 void *arg);
+
+/**
+ * One object the set keeps for its users (the per-element lists' blocks),
+ * freed by free_fn when the set is destroyed, after every element.
+ * nftdp_set_side() is NULL until nftdp_set_side_set(). Control path.
+ */
+void *nftdp_set_side(const struct nftdp_set *s);
+void nftdp_set_side_set(struct nftdp_set *s, void *side, void (*free_fn)(void *side));
+
+/**
+ * How many elements the set can hold at once: its dp pool (elements the
+ * packet path adds) where it has one, else max_elems, UINT32_MAX unlimited.
+ */
+uint32_t nftdp_set_capacity(const struct nftdp_set *s);
+
+/**
  * Look up one key. Packet path; safe from any number of threads.
  * @param data  if not NULL and the set is a map, set to the element's data
  *   (valid until the caller's next quiescent state).

@@ -7,6 +7,7 @@
  * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
  */
 #include "ct_fixture.h"
+#include "nftdp_sets.h"
 
 /* compile one rule of the NULL-terminated expressions ap into c */
 static void add_rule_v(struct nftdp_vm_chain *c, struct nftdp_vm_state *st,
@@ -1071,10 +1072,15 @@ static void test_connlimit_elem(void **state)
 	en->now += 1;
 	udp(&t, false, "10.0.0.1", "10.0.0.2", 5, 53, 0);
 	assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), 0);
-	/* its N + 1 keys are all the element holds: above that, refused;
-	 * with a counter beside it, fewer */
+	/* N + 1 keys in the element up to NFTDP_VM_ELEM_CONNLIMIT_MAX (with a
+	 * counter beside it, _MAX2); above, a list of the set's, which an
+	 * unbound element lacks: it breaks (the kernel's failed allocation) */
 	ce.count = NFTDP_VM_ELEM_CONNLIMIT_MAX + 1;
-	assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), -EOPNOTSUPP);
+	assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), 0);
+	assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 1);
+	assert_int_equal(out[0].count, NFTDP_VM_ELEM_CONNLIMIT_MAX + 1);
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 6, 53, 0);
+	assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), ST_NEW);
 	{
 		struct nftdp_vm_elem_expr two[2] = {{.type = NFTDP_VM_ELEM_EXPR_COUNTER}, ce};
 
@@ -1083,11 +1089,109 @@ static void test_connlimit_elem(void **state)
 		assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 2);
 		assert_int_equal(out[1].count, NFTDP_VM_ELEM_CONNLIMIT_MAX2);
 		two[1].count++;
-		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), -EOPNOTSUPP);
+		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), 0);
+		assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 2);
+		assert_int_equal(out[1].count, NFTDP_VM_ELEM_CONNLIMIT_MAX2 + 1);
+		assert_int_equal(nftdp_vm_elem_expr_bind(meter_area, NULL, 0), -EOPNOTSUPP);
 		two[1].flags = 2;
 		two[1].count = 1;
 		assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), -EOPNOTSUPP);
 	}
+	nftdp_vm_chain_destroy(f);
+	nftdp_vm_state_destroy(v.st);
+	env_free(en2);
+	env_free(en);
+}
+
+/* `ct count over 20` per element, its list in a block of the set's store:
+ * two workers (two shards) fill it, the 21st connection is over, a gone
+ * one makes room; then a count above the most keys a list keeps */
+static void test_connlimit_elem_block(void **state)
+{
+	struct env *en = env_new(256, false), *en2 = env_new(256, false);
+	struct nftdp_vm_resolver res = {.set = meter_res_set};
+	struct nftdp_vm_elem_expr ce = {
+	    .type = NFTDP_VM_ELEM_EXPR_CONNLIMIT, .count = 20, .flags = NFT_CONNLIMIT_F_INV};
+	struct nftdp_vm_elem_expr two[2] = {{.type = NFTDP_VM_ELEM_EXPR_COUNTER}, ce};
+	struct nftdp_vm_elem_expr out[NFTDP_VM_ELEM_EXPR_MAX];
+	struct nftdp_set_desc d = {
+	    .key_size = 4, .data_size = NFTDP_VM_ELEM_EXPR_SIZE, .max_elems = 4};
+	struct nftdp_ct_entry *first = NULL, *e;
+	struct nftdp_vm_chain *f;
+	struct nftdp_set *set;
+	struct nftnl_expr *lk;
+	struct vm_env v;
+	struct tpkt t;
+
+	(void)state;
+	assert_int_equal(nftdp_set_create(&d, &set), 0);
+	vm_env_init(&v, en->now);
+	en2->now = en->now;
+	f = vm_chain(&v, "f", NF_INET_FORWARD, NF_ACCEPT);
+	lk = ex("lookup");
+	nftnl_expr_set_u32(lk, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
+	nftnl_expr_set_str(lk, NFTNL_EXPR_LOOKUP_SET, "m");
+	add_rule_res(f, v.st, &res, 1, imm32(NFT_REG32_00, 1), lk, verdict(NF_DROP, NULL), NULL);
+	for (int round = 0; round < 2; round++) {
+		/* alone, then beside a counter */
+		if (round == 0)
+			assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), 0);
+		else
+			assert_int_equal(nftdp_vm_elem_expr_init(meter_area, two, 2), 0);
+		assert_int_equal(nftdp_vm_elem_expr_bind(meter_area, set, 0), 0);
+		assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 1u + (unsigned)round);
+		assert_int_equal(out[round].count, 20);
+		assert_int_equal(out[round].flags, NFT_CONNLIMIT_F_INV);
+		/* 20 connections, every other one on worker 1's shard */
+		for (uint16_t i = 0; i < 20; i++) {
+			struct env *x = i % 2 ? en2 : en;
+
+			v.ctx.worker = i % 2;
+			udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(100 * round + i + 1), 53,
+			    0);
+			assert_int_equal(zxmit(x, &v, &t, NULL, f, &e), ST_NEW);
+			if (i == 0)
+				first = e;
+		}
+		/* the 21st, on either worker: over 20 */
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(100 * round + 50), 53, 0);
+		assert_int_equal(zxmit(en2, &v, &t, NULL, f, NULL), 0);
+		v.ctx.worker = 0;
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(100 * round + 51), 53, 0);
+		assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), 0);
+		/* the counted ones pass */
+		udp(&t, false, "10.0.0.2", "10.0.0.1", 53, (uint16_t)(100 * round + 3), 0);
+		assert_int_equal(zxmit(en, &v, &t, NULL, f, NULL), ST_ESTABLISHED);
+		/* one goes: room for exactly one more, seen from worker 1 */
+		assert_int_equal(nftdp_ct_delete(en->s, &first->tuple[0], 0), 0);
+		en->now += 1;
+		en2->now = en->now;
+		v.ctx.worker = 1;
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(100 * round + 52), 53, 0);
+		assert_int_equal(zxmit(en2, &v, &t, NULL, f, NULL), ST_NEW);
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(100 * round + 53), 53, 0);
+		assert_int_equal(zxmit(en2, &v, &t, NULL, f, NULL), 0);
+		/* the element goes: its block back to the store, zeroed */
+		nftdp_vm_elem_expr_release(meter_area);
+		nftdp_vm_elem_expr_release(meter_area); /* once only */
+		en->now += 1;
+		en2->now = en->now;
+	}
+	/* a count above the most keys a list keeps: the list saturates at
+	 * NFTDP_VM_ELEM_CONNLIMIT_KEYS, so nothing here is over */
+	ce.count = 100000;
+	ce.flags = NFT_CONNLIMIT_F_INV;
+	assert_int_equal(nftdp_vm_elem_expr_init(meter_area, &ce, 1), 0);
+	assert_int_equal(nftdp_vm_elem_expr_bind(meter_area, set, 0), 0);
+	assert_int_equal(nftdp_vm_elem_expr_read(meter_area, out), 1);
+	assert_int_equal(out[0].count, 100000);
+	for (uint16_t i = 0; i < 40; i++) {
+		udp(&t, false, "10.0.0.1", "10.0.0.2", (uint16_t)(1000 + i), 53, 0);
+		v.ctx.worker = i % 2;
+		assert_int_equal(zxmit(i % 2 ? en2 : en, &v, &t, NULL, f, NULL), ST_NEW);
+	}
+	nftdp_vm_elem_expr_release(meter_area);
+	nftdp_set_destroy(set); /* frees the store */
 	nftdp_vm_chain_destroy(f);
 	nftdp_vm_state_destroy(v.st);
 	env_free(en2);
@@ -1220,8 +1324,9 @@ int main(void)
 	    cmocka_unit_test(test_vm_ct_rules),	   cmocka_unit_test(test_vm_nat_rules),
 	    cmocka_unit_test(test_zones),	   cmocka_unit_test(test_timeout_policy),
 	    cmocka_unit_test(test_connlimit),	   cmocka_unit_test(test_connlimit_compile),
-	    cmocka_unit_test(test_connlimit_elem), cmocka_unit_test(test_helper_objref),
-	    cmocka_unit_test(test_vm_redirect),	   cmocka_unit_test(test_vm_nat_netmap),
+	    cmocka_unit_test(test_connlimit_elem), cmocka_unit_test(test_connlimit_elem_block),
+	    cmocka_unit_test(test_helper_objref),  cmocka_unit_test(test_vm_redirect),
+	    cmocka_unit_test(test_vm_nat_netmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1158,6 +1158,75 @@ static uint64_t clock_100(void)
 	return 100;
 }
 
+/* the release hook runs once for each element freed for good (after
+ * its grace period, or with the set), with its data; never for one that
+ * was not published; the side object goes with the set, after them */
+static unsigned int released, side_freed;
+static uint32_t released_sum;
+
+static void count_release(void *data, void *arg)
+{
+	uint32_t v;
+
+	assert_ptr_equal(arg, &released);
+	memcpy(&v, data, sizeof(v));
+	released++;
+	released_sum += v;
+}
+
+static void count_side_free(void *side)
+{
+	assert_ptr_equal(side, &side_freed);
+	assert_int_equal(released, 5); /* every element first */
+	side_freed++;
+}
+
+static void test_elem_release_hook(void **state)
+{
+	struct nftdp_set_desc d = {
+	    .flags = NFT_SET_EVAL, .key_size = 4, .data_size = 4, .max_elems = 8};
+	struct nftdp_set *s;
+	uint8_t k[4];
+	uint32_t v;
+
+	(void)state;
+	released = side_freed = 0;
+	released_sum = 0;
+	assert_int_equal(nftdp_set_create(&d, &s), 0);
+	assert_int_equal(nftdp_set_capacity(s), 8);
+	assert_null(nftdp_set_side(s));
+	nftdp_set_elem_release_hook(s, count_release, &released);
+	nftdp_set_side_set(s, &side_freed, count_side_free);
+	assert_ptr_equal(nftdp_set_side(s), &side_freed);
+	/* control plane: 1 and 2; a duplicate never published */
+	for (v = 1; v <= 2; v++) {
+		ip4(k, 10, 0, 0, (uint8_t)v);
+		assert_int_equal(nftdp_set_insert(s, k, NULL, &v, 0, 0, false), 0);
+	}
+	v = 9;
+	assert_int_equal(nftdp_set_insert(s, k, NULL, &v, 0, 0, false), -EBUSY);
+	commit(s);
+	assert_int_equal(released, 0);
+	/* packet path: 3, 4 and 5 */
+	for (v = 3; v <= 5; v++) {
+		ip4(k, 10, 0, 0, (uint8_t)v);
+		assert_int_equal(nftdp_set_dp_update(s, k, &v, 0, 100, NFTDP_SET_DP_ADD), 0);
+	}
+	/* 1 goes: after the grace period, once */
+	ip4(k, 10, 0, 0, 1);
+	assert_int_equal(nftdp_set_remove(s, k, NULL), 0);
+	commit(s);
+	nftdp_set_reclaim(s);
+	nftdp_set_reclaim(s);
+	assert_int_equal(released, 1);
+	assert_int_equal(released_sum, 1);
+	assert_int_equal(side_freed, 0);
+	nftdp_set_destroy(s);
+	assert_int_equal(released, 5);
+	assert_int_equal(released_sum, 1 + 2 + 3 + 4 + 5);
+	assert_int_equal(side_freed, 1);
+}
+
 /* dp_update_elem hands out the element's data; a walk gives each
  * element's timeout (the given one, else the set's) for listings */
 static void test_dp_update_elem(void **state)
@@ -1424,18 +1493,31 @@ static void test_interval_ranges_insert(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors),   cmocka_unit_test(test_hash_basic),
-	    cmocka_unit_test(test_hash_exists),	    cmocka_unit_test(test_full),
-	    cmocka_unit_test(test_timeouts),	    cmocka_unit_test(test_concat_exact),
-	    cmocka_unit_test(test_verdict_map),	    cmocka_unit_test(test_bitmap),
-	    cmocka_unit_test(test_interval_basic),  cmocka_unit_test(test_interval_prefixes),
-	    cmocka_unit_test(test_interval_index),  cmocka_unit_test(test_interval_radix),
-	    cmocka_unit_test(test_interval_ranges), cmocka_unit_test(test_interval_ranges_insert),
-	    cmocka_unit_test(test_concat_range),    cmocka_unit_test(test_walk),
-	    cmocka_unit_test(test_model_hash),	    cmocka_unit_test(test_model_bitmap),
-	    cmocka_unit_test(test_model_interval),  cmocka_unit_test(test_model_concat),
-	    cmocka_unit_test(test_dp_update),	    cmocka_unit_test(test_dp_update_elem),
-	    cmocka_unit_test(test_catchall),	    cmocka_unit_test(test_catchall_interval_index),
+	    cmocka_unit_test(test_create_errors),
+	    cmocka_unit_test(test_hash_basic),
+	    cmocka_unit_test(test_hash_exists),
+	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_timeouts),
+	    cmocka_unit_test(test_concat_exact),
+	    cmocka_unit_test(test_verdict_map),
+	    cmocka_unit_test(test_bitmap),
+	    cmocka_unit_test(test_interval_basic),
+	    cmocka_unit_test(test_interval_prefixes),
+	    cmocka_unit_test(test_interval_index),
+	    cmocka_unit_test(test_interval_radix),
+	    cmocka_unit_test(test_interval_ranges),
+	    cmocka_unit_test(test_interval_ranges_insert),
+	    cmocka_unit_test(test_concat_range),
+	    cmocka_unit_test(test_walk),
+	    cmocka_unit_test(test_model_hash),
+	    cmocka_unit_test(test_model_bitmap),
+	    cmocka_unit_test(test_model_interval),
+	    cmocka_unit_test(test_model_concat),
+	    cmocka_unit_test(test_dp_update),
+	    cmocka_unit_test(test_dp_update_elem),
+	    cmocka_unit_test(test_elem_release_hook),
+	    cmocka_unit_test(test_catchall),
+	    cmocka_unit_test(test_catchall_interval_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -329,16 +330,17 @@ static void test_dynset_set_exprs(void **state)
 	assert_int_equal(
 	    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, ex("payload"), NULL), NULL),
 	    -EOPNOTSUPP);
-	/* ct count (connlimit) in a dynset: its count must leave room for N + 1 keys */
+	/* ct count (connlimit) in a dynset: any count (nft_connlimit_do_init's
+	 * u32), a long list in the set's blocks */
 	assert_int_equal(
 	    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, ex("connlimit"), NULL), NULL), 0);
-	{
+	for (unsigned int i = 0; i < 2; i++) {
 		struct nftnl_expr *cl = ex("connlimit");
 
-		nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT, NFTDP_VM_ELEM_CONNLIMIT_MAX + 1);
+		nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT,
+				   i ? UINT32_MAX : NFTDP_VM_ELEM_CONNLIMIT_MAX + 1);
 		assert_int_equal(
-		    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, cl, NULL), NULL),
-		    -EOPNOTSUPP);
+		    add(w, c, SADDR, dynset("q", NFT_DYNSET_OP_ADD, 0, cl, NULL), NULL), 0);
 	}
 }
 
@@ -447,6 +449,153 @@ static void test_workers_exact(void **state)
 	}
 }
 
+/* a stand-in conntrack for `ct count`: a connection is its key, live
+ * once confirmed (its packet accepted), gone when dropped */
+#define CL_KEYS 4096
+static _Atomic bool cl_live[CL_KEYS];
+
+struct cl_conn {
+	uint64_t key;
+	bool confirmed;
+};
+
+static uint64_t cl_key(const void *ct, bool *confirmed)
+{
+	const struct cl_conn *c = ct;
+
+	*confirmed = c->confirmed;
+	return c->key;
+}
+
+static bool cl_is_live(const void *ct, uint64_t key)
+{
+	(void)ct;
+	return key < CL_KEYS && atomic_load(&cl_live[key]);
+}
+
+static const struct nftdp_vm_ct_ops cl_ops = {.conn_key = cl_key, .conn_live = cl_is_live};
+
+/* a new connection's first packet through c: true when accepted (then
+ * confirmed and live), false when dropped (never confirmed: gone) */
+static bool cl_open(struct nftdp_vm_chain *c, struct nftdp_vm_ctx *ctx, uint8_t src, uint64_t key)
+{
+	struct cl_conn conn = {.key = key};
+	struct tpkt t;
+	bool ok;
+
+	tcp4(&t, src);
+	t.pkt.ct = &conn;
+	t.pkt.ct_ops = &cl_ops;
+	ok = nftdp_vm_run_chain(c, &t.pkt, ctx) == NF_ACCEPT;
+	atomic_store(&cl_live[key], ok);
+	return ok;
+}
+
+struct cl_worker_arg {
+	struct world *w;
+	struct nftdp_vm_chain *c;
+	unsigned int id;
+	unsigned int passed[2];
+};
+
+#define CL_PER_WORKER 100
+
+static void *cl_worker(void *p)
+{
+	struct cl_worker_arg *a = p;
+	struct nftdp_vm_ctx ctx = a->w->ctx;
+
+	ctx.worker = a->id;
+	for (unsigned int i = 0; i < CL_PER_WORKER; i++) {
+		uint8_t src = (uint8_t)(1 + i % 2);
+
+		a->passed[i % 2] += cl_open(a->c, &ctx, src, 1 + a->id * CL_PER_WORKER + i);
+	}
+	return NULL;
+}
+
+/* add @s { ip saddr ct count over 20 } drop: four workers open 100
+ * connections each on two elements at once; each element admits at most
+ * 20, and once the workers stop, exactly 20 in all (no key lost or
+ * doubled): the list lives in a block of the set's store */
+static void test_workers_ct_count(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w);
+	struct nftnl_expr *cl = ex("connlimit");
+	struct nftdp_vm_elem_expr v[NFTDP_VM_ELEM_EXPR_MAX];
+	struct cl_worker_arg a[4];
+	pthread_t th[4];
+	uint64_t next = 1 + 4 * CL_PER_WORKER;
+
+	add_set(w, "s", NFT_SET_EVAL, NULL);
+	nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT, 20);
+	nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_FLAGS, NFT_CONNLIMIT_F_INV);
+	assert_int_equal(add(w, c, SADDR, dynset("s", NFT_DYNSET_OP_ADD, 0, cl, NULL),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	for (unsigned int i = 0; i < 4; i++) {
+		a[i] = (struct cl_worker_arg){.w = w, .c = c, .id = i};
+		assert_int_equal(pthread_create(&th[i], NULL, cl_worker, &a[i]), 0);
+	}
+	for (unsigned int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (unsigned int e = 0; e < 2; e++) {
+		unsigned int passed = 0;
+
+		for (unsigned int i = 0; i < 4; i++)
+			passed += a[i].passed[e];
+		assert_true(passed >= 1 && passed <= 20);
+		/* one at a time now: exactly up to 20 */
+		while (cl_open(c, &w->ctx, (uint8_t)(1 + e), next++))
+			passed++;
+		assert_int_equal(passed, 20);
+		assert_int_equal(elem_read(w->sets[0].set, (uint8_t)(1 + e), v), 1);
+		assert_int_equal(v[0].count, 20);
+		assert_int_equal(v[0].flags, NFT_CONNLIMIT_F_INV);
+	}
+	/* all go: 20 fit again, the 21st is over */
+	atomic_store(&cl_live[1], false);
+	atomic_store(&cl_live[2], false);
+	for (uint64_t k = 3; k < next; k++)
+		atomic_store(&cl_live[k], false);
+	for (unsigned int i = 0; i < 20; i++)
+		assert_true(cl_open(c, &w->ctx, 1, next++));
+	assert_false(cl_open(c, &w->ctx, 1, next++));
+}
+
+/* add @s { ip saddr ct count 100000 } drop: 65536-key blocks, so the
+ * set's store holds 512 (256 MiB) for its 1024 elements; the 513th source
+ * finds none, counts nothing and breaks (accepted) */
+static void test_ct_count_store_full(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w);
+	struct nftnl_expr *cl = ex("connlimit");
+	const uint32_t blocks = (uint32_t)(NFTDP_VM_ELEM_LISTS_BYTES / 8 / 65536);
+
+	add_set(w, "s", NFT_SET_EVAL, NULL);
+	nftnl_expr_set_u32(cl, NFTNL_EXPR_CONNLIMIT_COUNT, 100000);
+	assert_int_equal(add(w, c, SADDR, dynset("s", NFT_DYNSET_OP_ADD, 0, cl, NULL),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(blocks, 512);
+	for (uint32_t i = 0; i <= blocks; i++) {
+		struct cl_conn conn = {.key = 1 + i};
+		struct tpkt t;
+
+		tcp4(&t, (uint8_t)i);
+		t.buf[28] = (uint8_t)(i >> 8);
+		t.pkt.ct = &conn;
+		t.pkt.ct_ops = &cl_ops;
+		atomic_store(&cl_live[1 + i], true);
+		assert_int_equal(nftdp_vm_run_chain(c, &t.pkt, &w->ctx),
+				 i < blocks ? NF_DROP : NF_ACCEPT);
+	}
+	for (uint32_t i = 0; i <= blocks; i++)
+		atomic_store(&cl_live[1 + i], false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +605,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_lookup_runs_exprs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dynset_runs_elem_exprs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_workers_exact, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_workers_ct_count, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_count_store_full, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -572,14 +572,24 @@ enum nftdp_vm_elem_expr_type {
 	NFTDP_VM_ELEM_EXPR_COUNTER,
 	NFTDP_VM_ELEM_EXPR_QUOTA,
 	NFTDP_VM_ELEM_EXPR_LIMIT,
-	NFTDP_VM_ELEM_EXPR_CONNLIMIT, /**< `ct count`: at most NFTDP_VM_ELEM_CONNLIMIT_MAX */
+	NFTDP_VM_ELEM_EXPR_CONNLIMIT, /**< `ct count`, any N */
 };
 
-/** The largest N of a per-element `ct count [over] N`: its list of
- * connections lives in the element (N + 1 of them decide "over N"); with
- * another expression beside it, NFTDP_VM_ELEM_CONNLIMIT_MAX2. */
+/** The largest N of a per-element `ct count [over] N` whose list of
+ * connections lives in the element itself (N + 1 of them decide "over
+ * N"); with another expression beside it, NFTDP_VM_ELEM_CONNLIMIT_MAX2.
+ * A larger N keeps its list in a block of the set's store, bound by
+ * nftdp_vm_elem_expr_bind(). */
 #define NFTDP_VM_ELEM_CONNLIMIT_MAX 10
 #define NFTDP_VM_ELEM_CONNLIMIT_MAX2 4
+/** The most keys a `ct count` list keeps: min(N + 1, this); an element
+ * with more live connections counts this many (plus a new one). */
+#define NFTDP_VM_ELEM_CONNLIMIT_KEYS 65536u
+/** The most bytes of blocks one set's store takes (one store per power
+ * of two of keys, 16 to 65536; virtual: zero pages until a list uses
+ * them); fewer blocks than the set holds elements when its elements
+ * times the keys would take more. */
+#define NFTDP_VM_ELEM_LISTS_BYTES (256ull << 20)
 
 /** One element expression's parameters and values, as netlink has them. */
 struct nftdp_vm_elem_expr {
@@ -601,11 +611,29 @@ struct nftdp_vm_elem_expr {
  * (NFTDP_VM_ELEM_EXPR_SIZE bytes of element data, 8-byte aligned), a new
  * element's state: counters and quotas from their values, limits with a full
  * bucket (nft_limit_init). Control path.
+ * A `ct count` above NFTDP_VM_ELEM_CONNLIMIT_MAX[2] needs
+ * nftdp_vm_elem_expr_bind() before workers evaluate area.
  * @return 0, -EINVAL (bad quota flags, rate 0), -EOVERFLOW, -EOPNOTSUPP
- *   (limit or connlimit flags, a `ct count` above
- *   NFTDP_VM_ELEM_CONNLIMIT_MAX[2]), -E2BIG (n too large).
+ *   (limit or connlimit flags), -E2BIG (n too large).
  */
 int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsigned int n);
+
+/**
+ * Bind area's `ct count` lists too long for the element to set's store of
+ * blocks (created on first use, the set's side object, freed with the
+ * set), and have sets/ release an element's block when the element is
+ * freed (its expressions at off in the element's data). area is an
+ * element's data being inserted or a template dynset copies into new
+ * elements. Control path. No-op without such a list.
+ * @return 0, -ENOMEM, -EOPNOTSUPP (set NULL where a list needs it).
+ */
+int nftdp_vm_elem_expr_bind(void *area, struct nftdp_set *set, uint32_t off);
+
+/**
+ * An element freed for good (its grace period over): give its `ct count`
+ * block back to the set's store. Control path (sets/' release hook).
+ */
+void nftdp_vm_elem_expr_release(void *area);
 
 /**
  * The expressions of area with their live values (nft_set_elem_expr_dump).
