@@ -69,60 +69,50 @@ struct jumpstack {
 };
 
 /*
- * trace is a constant at each call: the untraced variant has no trace code
- * at all, and do_chain() picks a variant with one branch per chain run
- * (the kernel's nft_trace_enabled static key).
+ * One chain's rules from *rulenump on (nft_do_chain's rule loop): returns
+ * the rule that gave a verdict (regs->verdict, *rulenump its number) or
+ * NULL at the chain's end. trace and with_pf are constants at each call:
+ * the untraced variant has no trace code at all (the kernel's
+ * nft_trace_enabled static key), and a chain without prefilter runs
+ * (chain->n_pf == 0, most chains) gets a loop without their stepping.
+ * The chain's arrays are in locals: the register stores could alias them.
  */
-static inline __attribute__((always_inline)) unsigned int
-do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
-	   struct nftdp_vm_regs *regs, const bool trace)
+static inline __attribute__((always_inline)) const struct nftdp_vm_rule *
+run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	  struct nftdp_vm_regs *regs, uint32_t *rulenump, struct nftdp_vm_traceinfo *info,
+	  const bool trace, const bool with_pf)
 {
-	const struct nftdp_vm_chain *chain = base;
-	const struct nftdp_vm_rule *vrule = NULL; /* the rule that gave the verdict */
-	const uint16_t *next;			  /* the chain's rule index for pkt */
-	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
-	struct nftdp_vm_traceinfo info;
-	unsigned int stackptr = 0;
-	uint32_t rulenum = 0, nxt, run_end, run_v = 0;
+	const struct nftdp_vm_rule *const rules = chain->rules;
+	const struct nftdp_vm_op *const ops = chain->ops;
+	const uint32_t n_rules = chain->n_rules;
+	/* the chain's rule index for pkt (rule_index.c) */
+	const uint16_t *const next = nftdp_vm_rule_next(chain, pkt);
+	/* reached through the index: a rule's leading meta tests hold */
+	const uint32_t pre_mask = next ? UINT32_MAX : 0;
+	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
 	uint8_t run_dreg = 0;
 	bool restore = false;
 
-	memset(regs->data, 0, sizeof(regs->data));
-	if (trace) {
-		/* nft_trace_init */
-		info.basechain = base;
-		info.nf_trace = pkt->nftrace;
-		info.packet_dumped = false;
-		/* a traced packet's events are per packet: not for the flow cache
-		 * (`meta nftrace set` itself is a meta write, never cached) */
-		if (pkt->nftrace)
-			ctx->flow_taint = 1;
-	}
-do_chain:
-	rulenum = 0;
-resume:
-	/* from rulenum on, past what pkt cannot reach (rule_index.c) */
-	next = nftdp_vm_rule_next(chain, pkt);
+	/* from rulenum on, past what pkt cannot reach */
 	if (next)
 		rulenum = next[rulenum];
 	regs->verdict.code = NFT_CONTINUE;
-	run_end = 0; /* also after a jump or return: the rest runs rule by rule */
-	restore = false;
+	/* run_end 0: also after a jump or return the rest runs rule by rule */
 	for (;; rulenum = nxt) {
 		const struct nftdp_vm_rule *rule;
 		const struct nftdp_vm_op *op, *last;
 
-		if (restore) {
+		if (with_pf && restore) {
 			/* the skipped rest of a run would have left the guard field here */
 			regs->data[run_dreg] = run_v;
 			restore = false;
 		}
-		if (rulenum >= chain->n_rules) {
-			vrule = NULL;
-			break;
+		if (rulenum >= n_rules) {
+			*rulenump = rulenum;
+			return NULL;
 		}
-		rule = &chain->rules[rulenum];
-		if (rulenum >= run_end && rule->pf) {
+		rule = &rules[rulenum];
+		if (with_pf && rulenum >= run_end && rule->pf) {
 			const struct nftdp_vm_pf *pf = &chain->pf[rule->pf - 1];
 			uint32_t v;
 
@@ -137,10 +127,10 @@ resume:
 					nxt = run_end;
 					continue;
 				}
-				rule = &chain->rules[rulenum];
+				rule = &rules[rulenum];
 			}
 		}
-		if (rulenum < run_end) {
+		if (with_pf && rulenum < run_end) {
 			nxt = rule->next_same == NFTDP_VM_PF_END ? run_end : rule->next_same;
 			restore = nxt == run_end && rulenum + 1 != run_end;
 		} else {
@@ -148,12 +138,8 @@ resume:
 			 * l4proto test for this packet (rule_index.c) */
 			nxt = next ? next[rulenum + 1] : rulenum + 1;
 		}
-		op = &chain->ops[rule->first_op];
-		last = op + rule->n_ops;
-		/* reached through the index: its leading meta tests hold */
-		if (next)
-			op += rule->pre;
-
+		op = &ops[rule->first_op + (rule->pre & pre_mask)];
+		last = &ops[rule->first_op + rule->n_ops];
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to
 		 * the next rule directly, and regs->verdict.code is only read
@@ -282,7 +268,7 @@ resume:
 				goto verdict;
 		}
 		if (trace)
-			nftdp_vm_trace_rule(&info, pkt, ctx, chain, rule);
+			nftdp_vm_trace_rule(info, pkt, ctx, chain, rule);
 		continue;
 	verdict:
 		switch (regs->verdict.code) {
@@ -292,12 +278,47 @@ resume:
 		case NFT_CONTINUE:
 		next:
 			if (trace)
-				info.nf_trace = pkt->nftrace; /* nft_trace_copy_nftrace */
+				info->nf_trace = pkt->nftrace; /* nft_trace_copy_nftrace */
 			continue;
 		}
-		vrule = rule;
-		break;
+		*rulenump = rulenum;
+		return rule;
 	}
+}
+
+/*
+ * nft_do_chain: the rule loop per chain (run_rules), then the verdict
+ * switch with the jump stack and the policy.
+ */
+static inline __attribute__((always_inline)) unsigned int
+do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	   struct nftdp_vm_regs *regs, const bool trace)
+{
+	const struct nftdp_vm_chain *chain = base;
+	const struct nftdp_vm_rule *vrule; /* the rule that gave the verdict */
+	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
+	struct nftdp_vm_traceinfo info;
+	unsigned int stackptr = 0;
+	uint32_t rulenum = 0;
+
+	memset(regs->data, 0, sizeof(regs->data));
+	if (trace) {
+		/* nft_trace_init */
+		info.basechain = base;
+		info.nf_trace = pkt->nftrace;
+		info.packet_dumped = false;
+		/* a traced packet's events are per packet: not for the flow cache
+		 * (`meta nftrace set` itself is a meta write, never cached) */
+		if (pkt->nftrace)
+			ctx->flow_taint = 1;
+	}
+do_chain:
+	rulenum = 0;
+resume:
+	if (chain->n_pf)
+		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true);
+	else
+		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false);
 
 	if (trace)
 		nftdp_vm_trace_verdict(&info, pkt, ctx, chain, vrule, &regs->verdict);
