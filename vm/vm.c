@@ -63,6 +63,34 @@ static inline bool payload_fast_load(const struct nftdp_vm_payload *p,
 	return true;
 }
 
+/* len (1 to 16) bytes from s to d, none past them: fixed-size and
+ * overlapping copies, no call (the network header loads of
+ * NFTDP_VM_FAST_PAYLOAD_NH) */
+static inline void copy_1_16(uint8_t *d, const uint8_t *s, uint32_t len)
+{
+	if (len >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else {
+		uint8_t a = s[0], m = s[len / 2], z = s[len - 1];
+
+		d[0] = a;
+		d[len / 2] = m;
+		d[len - 1] = z;
+	}
+}
+
 struct jumpstack {
 	const struct nftdp_vm_chain *chain;
 	uint32_t rule;
@@ -188,17 +216,13 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 			case NFTDP_VM_FAST_PAYLOAD_NH: {
 				/* payload_eval's network-header case, in line */
 				const struct nftdp_vm_payload *p = (const void *)op->priv;
-				uint32_t *dest = &regs->data[p->dreg];
 				uint32_t off = pkt->nh_off + p->offset;
 
 				if ((uint64_t)off + p->len > pkt->len)
 					break; /* payload_eval breaks the rule */
 				if (p->len % 4)
-					dest[p->len / 4] = 0;
-				if (p->len == 16)
-					memcpy(dest, pkt->data + off, 16);
-				else
-					memcpy(dest, pkt->data + off, p->len);
+					regs->data[p->dreg + p->len / 4] = 0;
+				copy_1_16(&regs->bytes[p->dreg * 4], pkt->data + off, p->len);
 				continue;
 			}
 			case NFTDP_VM_FAST_BITWISE: {
