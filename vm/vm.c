@@ -126,7 +126,9 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 		rulenum = next[rulenum];
 	regs->verdict.code = NFT_CONTINUE;
 	/* run_end 0: also after a jump or return the rest runs rule by rule */
-	for (;; rulenum = nxt) {
+	/* without runs the next rule is found once the rule is done: nxt is
+	 * not live across its ops (fewer spills around a lookup's call) */
+	for (;; rulenum = with_pf ? nxt : next ? next[rulenum + 1] : rulenum + 1) {
 		const struct nftdp_vm_rule *rule;
 		const struct nftdp_vm_op *op, *last;
 
@@ -161,7 +163,7 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 		if (with_pf && rulenum < run_end) {
 			nxt = rule->next_same == NFTDP_VM_PF_END ? run_end : rule->next_same;
 			restore = nxt == run_end && rulenum + 1 != run_end;
-		} else {
+		} else if (with_pf) {
 			/* past the rules that would break at their meta nfproto /
 			 * l4proto test for this packet (rule_index.c) */
 			nxt = next ? next[rulenum + 1] : rulenum + 1;
