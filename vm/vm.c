@@ -276,6 +276,16 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 					goto next;
 				continue;
 			}
+			case NFTDP_VM_FAST_COUNTER:
+				/* counter_eval: the rule's slot, charged to the
+				 * flow record as any counter */
+				if (op->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				nftdp_vm_counter_eval_slot(
+				    ((const struct nftdp_vm_counter_op *)(const void *)op->priv)
+					->slot,
+				    pkt, ctx);
+				continue;
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =
 				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)
