@@ -227,15 +227,40 @@ static int hash_walk(const struct nftdp_set *s, int (*fn)(struct set_elem *e, vo
 	return 0;
 }
 
-static const struct set_elem *hash_lookup(const struct nftdp_set *s, const void *key, uint64_t now,
-					  uint64_t gen)
+/* The common key sizes' hash in line (the others through set_hash_key):
+ * the single-key lookups' */
+static inline __attribute__((always_inline)) uint32_t hash_key_one(const void *key, uint32_t size,
+								   uint32_t seed)
+{
+	switch (size) {
+	case 4:
+		return set_hash_key_n(key, 4, seed);
+	case 8:
+		return set_hash_key_n(key, 8, seed);
+	case 16:
+		return set_hash_key_n(key, 16, seed);
+	default:
+		return set_hash_key(key, size, seed);
+	}
+}
+
+/* one key: hash_lookup, and in line in hash_contains (the VM's plain-set
+ * lookups), with no call for the hash either */
+static inline __attribute__((always_inline)) const struct set_elem *
+hash_find_one(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
 {
 	const struct hash_priv *hp = s->priv;
 	/* gen (read by the caller, acquire) before table, as in the bulk */
 	struct hash_table *t = ld_acq(&hp->t);
-	uint32_t h = set_hash_key(key, s->key_size, hp->seed);
+	uint32_t h = hash_key_one(key, s->key_size, hp->seed);
 
 	return chain_find(s, ld_acq(bucket(t, h)), t->link, h, key, gen, now, NULL);
+}
+
+static const struct set_elem *hash_lookup(const struct nftdp_set *s, const void *key, uint64_t now,
+					  uint64_t gen)
+{
+	return hash_find_one(s, key, now, gen);
 }
 
 static unsigned hash_lookup_bulk(const struct nftdp_set *s, const void *const keys[], unsigned n,
@@ -373,7 +398,7 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 
 static bool hash_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
 {
-	return set_contains_or_catchall(s, hash_lookup(s, key, now, gen), gen, now);
+	return set_contains_or_catchall(s, hash_find_one(s, key, now, gen), gen, now);
 }
 
 const struct nftdp_set_ops nftdp_set_hash_ops = {

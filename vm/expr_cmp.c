@@ -2,7 +2,10 @@
 /*
  * cmp: compare a register with constant data. Mirrors nft_cmp.c, including
  * nft_cmp_select_ops: eq/neq on <= 4 bytes is cmp_fast, on 16 bytes
- * cmp16_fast; both are inlined by vm.c.
+ * cmp16_fast; both are inlined by vm.c. Unlike the kernel, eq/neq on 5 to
+ * 15 bytes is cmp16_fast too, with a mask of the first len bytes (IPv6
+ * prefixes, MAC addresses), where the register file holds 16 bytes from
+ * sreg on: the same result as cmp's memcmp of len bytes.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
@@ -145,8 +148,12 @@ static int cmp16_fast_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 
 	if (rc < 0)
 		return rc;
-	memset(p->mask, 0xff, sizeof(p->mask));
+	/* the first len bytes (all 16 for cmp16_fast proper) */
+	memset(p->mask, 0, sizeof(p->mask));
+	memset(p->mask, 0xff, len);
 	memcpy(p->data, data, 16);
+	for (int i = 0; i < 4; i++)
+		p->data[i] &= p->mask[i];
 	p->inv = op != NFT_CMP_EQ;
 	return 0;
 }
@@ -189,9 +196,13 @@ static const struct nftdp_vm_expr_ops *cmp_select_ops(struct nftdp_vm_cctx *cc,
 	op = nftdp_vm_u32(e, NFTNL_EXPR_CMP_OP);
 	nftnl_expr_get(e, NFTNL_EXPR_CMP_DATA, &len);
 	if (op == NFT_CMP_EQ || op == NFT_CMP_NEQ) {
+		int reg = nftdp_vm_reg_index(nftdp_vm_u32(e, NFTNL_EXPR_CMP_SREG));
+
 		if (len >= 1 && len <= 4)
 			return &cmp_fast_ops;
-		if (len == 16)
+		/* cmp16_fast reads 16 bytes of registers from sreg on; a bad
+		 * register is cmp_init's to reject */
+		if (len > 4 && len <= 16 && reg >= 0 && reg * 4 + 16 <= NFTDP_VM_REG_SIZE)
 			return &cmp16_fast_ops;
 	}
 	return &cmp_ops;

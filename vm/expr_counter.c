@@ -10,10 +10,7 @@
 
 #include "vm_priv.h"
 
-struct counter_priv {
-	uint32_t slot;
-};
-NFTDP_VM_PRIV_CHECK(struct counter_priv);
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_counter_op);
 
 void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
@@ -28,7 +25,7 @@ void nftdp_vm_counter_eval_slot(uint32_t slot, struct nftdp_vm_pkt *pkt, struct 
 static void counter_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
 			 struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
 {
-	const struct counter_priv *p = (const void *)op->priv;
+	const struct nftdp_vm_counter_op *p = (const void *)op->priv;
 
 	(void)regs;
 	nftdp_vm_counter_eval_slot(p->slot, pkt, ctx);
@@ -36,7 +33,7 @@ static void counter_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *reg
 
 static int counter_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, void *priv)
 {
-	struct counter_priv *p = priv;
+	struct nftdp_vm_counter_op *p = priv;
 	bool created;
 	int rc;
 
@@ -61,9 +58,10 @@ const struct nftdp_vm_expr_type nftdp_vm_expr_counter = {
     .ops =
 	&(const struct nftdp_vm_expr_ops){
 	    .name = "counter",
-	    .size = sizeof(struct counter_priv),
+	    .size = sizeof(struct nftdp_vm_counter_op),
 	    .init = counter_init,
 	    .eval = counter_eval,
+	    .fast = NFTDP_VM_FAST_COUNTER, /* inlined by vm.c */
 	    .flow = NFTDP_VM_FLOW_COUNTER,
 	},
 };

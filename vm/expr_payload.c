@@ -238,8 +238,10 @@ static const struct nftdp_vm_expr_ops payload_fast_ops = {
     .eval = payload_eval,
     .flow = NFTDP_VM_FLOW_PAYLOAD,
 };
-/* IPv6 addresses and their prefixes: inlined by vm.c, not a kernel fast op
- * (the kernel's are 1/2/4 bytes), same result as payload_eval */
+/* IPv6 addresses, prefixes of addresses and the other network header
+ * loads payload_fast does not take (3 bytes, unaligned): inlined by vm.c,
+ * not a kernel fast op (the kernel's are 1/2/4 aligned bytes), same
+ * result as payload_eval */
 static const struct nftdp_vm_expr_ops payload_nh_ops = {
     .name = "payload",
     .size = sizeof(struct nftdp_vm_payload),
@@ -292,7 +294,7 @@ static const struct nftdp_vm_expr_ops *payload_select_ops(struct nftdp_vm_cctx *
 	if (len <= 4 && (len & (len - 1)) == 0 && len && offset % len == 0 &&
 	    base != NFT_PAYLOAD_LL_HEADER && base != NFT_PAYLOAD_INNER_HEADER)
 		return &payload_fast_ops;
-	if (base == NFT_PAYLOAD_NETWORK_HEADER && len > 4 && len <= 16)
+	if (base == NFT_PAYLOAD_NETWORK_HEADER && len >= 1 && len <= 16)
 		return &payload_nh_ops;
 	return &payload_ops;
 }

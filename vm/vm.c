@@ -63,66 +63,86 @@ static inline bool payload_fast_load(const struct nftdp_vm_payload *p,
 	return true;
 }
 
+/* len (1 to 16) bytes from s to d, none past them: fixed-size and
+ * overlapping copies, no call (the network header loads of
+ * NFTDP_VM_FAST_PAYLOAD_NH) */
+static inline void copy_1_16(uint8_t *d, const uint8_t *s, uint32_t len)
+{
+	if (len >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else {
+		uint8_t a = s[0], m = s[len / 2], z = s[len - 1];
+
+		d[0] = a;
+		d[len / 2] = m;
+		d[len - 1] = z;
+	}
+}
+
 struct jumpstack {
 	const struct nftdp_vm_chain *chain;
 	uint32_t rule;
 };
 
 /*
- * trace is a constant at each call: the untraced variant has no trace code
- * at all, and do_chain() picks a variant with one branch per chain run
- * (the kernel's nft_trace_enabled static key).
+ * One chain's rules from *rulenump on (nft_do_chain's rule loop): returns
+ * the rule that gave a verdict (regs->verdict, *rulenump its number) or
+ * NULL at the chain's end. trace and with_pf are constants at each call:
+ * the untraced variant has no trace code at all (the kernel's
+ * nft_trace_enabled static key), and a chain without prefilter runs
+ * (chain->n_pf == 0, most chains) gets a loop without their stepping.
+ * The chain's arrays are in locals: the register stores could alias them.
  */
-static inline __attribute__((always_inline)) unsigned int
-do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
-	   struct nftdp_vm_regs *regs, const bool trace)
+static inline __attribute__((always_inline)) const struct nftdp_vm_rule *
+run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	  struct nftdp_vm_regs *regs, uint32_t *rulenump, struct nftdp_vm_traceinfo *info,
+	  const bool trace, const bool with_pf)
 {
-	const struct nftdp_vm_chain *chain = base;
-	const struct nftdp_vm_rule *vrule = NULL; /* the rule that gave the verdict */
-	const uint16_t *next;			  /* the chain's rule index for pkt */
-	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
-	struct nftdp_vm_traceinfo info;
-	unsigned int stackptr = 0;
-	uint32_t rulenum = 0, nxt, run_end, run_v = 0;
+	const struct nftdp_vm_rule *const rules = chain->rules;
+	const struct nftdp_vm_op *const ops = chain->ops;
+	const uint32_t n_rules = chain->n_rules;
+	/* the chain's rule index for pkt (rule_index.c) */
+	const uint16_t *const next = nftdp_vm_rule_next(chain, pkt);
+	/* reached through the index: a rule's leading meta tests hold */
+	const uint32_t pre_mask = next ? UINT32_MAX : 0;
+	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
 	uint8_t run_dreg = 0;
 	bool restore = false;
 
-	memset(regs->data, 0, sizeof(regs->data));
-	if (trace) {
-		/* nft_trace_init */
-		info.basechain = base;
-		info.nf_trace = pkt->nftrace;
-		info.packet_dumped = false;
-		/* a traced packet's events are per packet: not for the flow cache
-		 * (`meta nftrace set` itself is a meta write, never cached) */
-		if (pkt->nftrace)
-			ctx->flow_taint = 1;
-	}
-do_chain:
-	rulenum = 0;
-resume:
-	/* from rulenum on, past what pkt cannot reach (rule_index.c) */
-	next = nftdp_vm_rule_next(chain, pkt);
+	/* from rulenum on, past what pkt cannot reach */
 	if (next)
 		rulenum = next[rulenum];
 	regs->verdict.code = NFT_CONTINUE;
-	run_end = 0; /* also after a jump or return: the rest runs rule by rule */
-	restore = false;
-	for (;; rulenum = nxt) {
+	/* run_end 0: also after a jump or return the rest runs rule by rule */
+	/* without runs the next rule is found once the rule is done: nxt is
+	 * not live across its ops (fewer spills around a lookup's call) */
+	for (;; rulenum = with_pf ? nxt : next ? next[rulenum + 1] : rulenum + 1) {
 		const struct nftdp_vm_rule *rule;
 		const struct nftdp_vm_op *op, *last;
 
-		if (restore) {
+		if (with_pf && restore) {
 			/* the skipped rest of a run would have left the guard field here */
 			regs->data[run_dreg] = run_v;
 			restore = false;
 		}
-		if (rulenum >= chain->n_rules) {
-			vrule = NULL;
-			break;
+		if (rulenum >= n_rules) {
+			*rulenump = rulenum;
+			return NULL;
 		}
-		rule = &chain->rules[rulenum];
-		if (rulenum >= run_end && rule->pf) {
+		rule = &rules[rulenum];
+		if (with_pf && rulenum >= run_end && rule->pf) {
 			const struct nftdp_vm_pf *pf = &chain->pf[rule->pf - 1];
 			uint32_t v;
 
@@ -137,23 +157,19 @@ resume:
 					nxt = run_end;
 					continue;
 				}
-				rule = &chain->rules[rulenum];
+				rule = &rules[rulenum];
 			}
 		}
-		if (rulenum < run_end) {
+		if (with_pf && rulenum < run_end) {
 			nxt = rule->next_same == NFTDP_VM_PF_END ? run_end : rule->next_same;
 			restore = nxt == run_end && rulenum + 1 != run_end;
-		} else {
+		} else if (with_pf) {
 			/* past the rules that would break at their meta nfproto /
 			 * l4proto test for this packet (rule_index.c) */
 			nxt = next ? next[rulenum + 1] : rulenum + 1;
 		}
-		op = &chain->ops[rule->first_op];
-		last = op + rule->n_ops;
-		/* reached through the index: its leading meta tests hold */
-		if (next)
-			op += rule->pre;
-
+		op = &ops[rule->first_op + (rule->pre & pre_mask)];
+		last = &ops[rule->first_op + rule->n_ops];
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to
 		 * the next rule directly, and regs->verdict.code is only read
@@ -202,17 +218,13 @@ resume:
 			case NFTDP_VM_FAST_PAYLOAD_NH: {
 				/* payload_eval's network-header case, in line */
 				const struct nftdp_vm_payload *p = (const void *)op->priv;
-				uint32_t *dest = &regs->data[p->dreg];
 				uint32_t off = pkt->nh_off + p->offset;
 
 				if ((uint64_t)off + p->len > pkt->len)
 					break; /* payload_eval breaks the rule */
 				if (p->len % 4)
-					dest[p->len / 4] = 0;
-				if (p->len == 16)
-					memcpy(dest, pkt->data + off, 16);
-				else
-					memcpy(dest, pkt->data + off, p->len);
+					regs->data[p->dreg + p->len / 4] = 0;
+				copy_1_16(&regs->bytes[p->dreg * 4], pkt->data + off, p->len);
 				continue;
 			}
 			case NFTDP_VM_FAST_BITWISE: {
@@ -264,6 +276,16 @@ resume:
 					goto next;
 				continue;
 			}
+			case NFTDP_VM_FAST_COUNTER:
+				/* counter_eval: the rule's slot, charged to the
+				 * flow record as any counter */
+				if (op->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				nftdp_vm_counter_eval_slot(
+				    ((const struct nftdp_vm_counter_op *)(const void *)op->priv)
+					->slot,
+				    pkt, ctx);
+				continue;
 			case NFTDP_VM_FAST_IMMEDIATE:
 				regs->verdict =
 				    ((const struct nftdp_vm_immediate *)(const void *)op->priv)
@@ -282,7 +304,7 @@ resume:
 				goto verdict;
 		}
 		if (trace)
-			nftdp_vm_trace_rule(&info, pkt, ctx, chain, rule);
+			nftdp_vm_trace_rule(info, pkt, ctx, chain, rule);
 		continue;
 	verdict:
 		switch (regs->verdict.code) {
@@ -292,12 +314,47 @@ resume:
 		case NFT_CONTINUE:
 		next:
 			if (trace)
-				info.nf_trace = pkt->nftrace; /* nft_trace_copy_nftrace */
+				info->nf_trace = pkt->nftrace; /* nft_trace_copy_nftrace */
 			continue;
 		}
-		vrule = rule;
-		break;
+		*rulenump = rulenum;
+		return rule;
 	}
+}
+
+/*
+ * nft_do_chain: the rule loop per chain (run_rules), then the verdict
+ * switch with the jump stack and the policy.
+ */
+static inline __attribute__((always_inline)) unsigned int
+do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
+	   struct nftdp_vm_regs *regs, const bool trace)
+{
+	const struct nftdp_vm_chain *chain = base;
+	const struct nftdp_vm_rule *vrule; /* the rule that gave the verdict */
+	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
+	struct nftdp_vm_traceinfo info;
+	unsigned int stackptr = 0;
+	uint32_t rulenum = 0;
+
+	memset(regs->data, 0, sizeof(regs->data));
+	if (trace) {
+		/* nft_trace_init */
+		info.basechain = base;
+		info.nf_trace = pkt->nftrace;
+		info.packet_dumped = false;
+		/* a traced packet's events are per packet: not for the flow cache
+		 * (`meta nftrace set` itself is a meta write, never cached) */
+		if (pkt->nftrace)
+			ctx->flow_taint = 1;
+	}
+do_chain:
+	rulenum = 0;
+resume:
+	if (chain->n_pf)
+		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true);
+	else
+		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false);
 
 	if (trace)
 		nftdp_vm_trace_verdict(&info, pkt, ctx, chain, vrule, &regs->verdict);

@@ -33,8 +33,15 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_PAYLOAD_CMP, /* payload_fast then cmp_fast on its register (fused) */
 	NFTDP_VM_FAST_META,	   /* meta nfproto / l4proto load (struct nftdp_vm_meta) */
 	NFTDP_VM_FAST_META_CMP,	   /* FAST_META then cmp_fast on its register (fused) */
-	NFTDP_VM_FAST_PAYLOAD_NH,  /* network header load of 5..16 bytes (addresses) */
+	NFTDP_VM_FAST_PAYLOAD_NH,  /* network header load of 1..16 bytes payload_fast leaves */
 	NFTDP_VM_FAST_LOOKUP,	   /* lookup in a set: no data, element counter or expression */
+	NFTDP_VM_FAST_COUNTER,	   /* a rule's counter (struct nftdp_vm_counter_op) */
+};
+
+/* counter's private data (expr_counter.c); vm.c reads it for
+ * NFTDP_VM_FAST_COUNTER */
+struct nftdp_vm_counter_op {
+	uint32_t slot;
 };
 
 /* meta's private data; vm.c reads it for NFTDP_VM_FAST_META */

@@ -815,6 +815,75 @@ static void test_payload_nh_and_short_bitwise(void **state)
 	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
 }
 
+/* Network header loads of 3 bytes and unaligned 2 bytes (inlined like the
+ * address loads), and eq/neq on 5 to 15 bytes (inlined as a 16-byte compare
+ * with a mask): the bytes past len in the registers play no part, and a
+ * register too near the end of the file for 16 bytes still compares len. */
+static void test_payload_nh_odd_and_cmp_masked(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *c = chain(w, "c", true, NF_ACCEPT);
+	struct nftdp_vm_chain *eq6 = chain(w, "eq6", true, NF_ACCEPT);
+	struct nftdp_vm_chain *ne6 = chain(w, "ne6", true, NF_ACCEPT);
+	struct nftdp_vm_chain *r13 = chain(w, "r13", true, NF_ACCEPT);
+	static const uint8_t three[4] = {0, 0, 1, 0}, two[4] = {40, 0, 0, 0};
+	static const uint8_t sd6[6] = {10, 0, 0, 1, 10, 0};
+	static const uint8_t sd12[12] = {0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0};
+	struct nftdp_vm_regs regs;
+	struct tpkt t;
+
+	/* ip saddr's last 3 bytes, the total length's low byte and the id's
+	 * high byte: the rest of each word zeroed */
+	assert_int_equal(add(w, c, 1, imm32(NFT_REG32_01, 0xffffffff),
+			     imm32(NFT_REG32_02, 0xffffffff),
+			     payload(NFT_PAYLOAD_NETWORK_HEADER, 13, 3, NFT_REG32_01),
+			     payload(NFT_PAYLOAD_NETWORK_HEADER, 3, 2, NFT_REG32_02), NULL),
+			 0);
+	/* 3 bytes past the end: the rule breaks before its verdict */
+	assert_int_equal(add(w, c, 2, payload(NFT_PAYLOAD_NETWORK_HEADER, 38, 3, NFT_REG32_03),
+			     verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(nftdp_vm_run_chain_regs(c, tcp4(&t, 80), &w->ctx, &regs), NF_ACCEPT);
+	assert_memory_equal(&regs.data[1], three, 4);
+	assert_memory_equal(&regs.data[2], two, 4);
+	assert_int_equal(regs.data[3], 0);
+
+	/* 8 bytes loaded, 6 compared: saddr . daddr's first 2 bytes */
+	assert_int_equal(add(w, eq6, 1, payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 8, NFT_REG32_04),
+			     cmp(NFT_CMP_EQ, NFT_REG32_04, sd6, 6), verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(add(w, ne6, 1, payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 8, NFT_REG32_04),
+			     cmp(NFT_CMP_NEQ, NFT_REG32_04, sd6, 6), verdict(NF_DROP, NULL), NULL),
+			 0);
+	assert_int_equal(RUN(w, eq6, tcp4(&t, 80)), NF_DROP);
+	assert_int_equal(RUN(w, ne6, &t.pkt), NF_ACCEPT);
+	/* the 6th byte differs */
+	t.buf[14 + 17] = 7;
+	assert_int_equal(RUN(w, eq6, &t.pkt), NF_ACCEPT);
+	assert_int_equal(RUN(w, ne6, &t.pkt), NF_DROP);
+	/* the 7th and 8th bytes differ: still equal on 6 */
+	tcp4(&t, 80);
+	t.buf[14 + 18] = 9;
+	t.buf[14 + 19] = 9;
+	assert_int_equal(RUN(w, eq6, &t.pkt), NF_DROP);
+	assert_int_equal(RUN(w, ne6, &t.pkt), NF_ACCEPT);
+
+	/* at NFT_REG32_13 16 bytes would run past the registers: cmp proper
+	 * on 12 bytes (ip header bytes 7 to 18) */
+	assert_int_equal(add(w, r13, 1, payload(NFT_PAYLOAD_NETWORK_HEADER, 7, 12, NFT_REG32_13),
+			     cmp(NFT_CMP_NEQ, NFT_REG32_13, sd12, 12), verdict(NF_DROP, NULL),
+			     NULL),
+			 0);
+	assert_int_equal(RUN(w, r13, tcp4(&t, 80)), NF_ACCEPT);
+	t.buf[14 + 18] = 9;
+	assert_int_equal(RUN(w, r13, &t.pkt), NF_DROP);
+	tcp4(&t, 80);
+	t.buf[14 + 19] = 9;
+	assert_int_equal(RUN(w, r13, &t.pkt), NF_ACCEPT);
+	t.buf[14 + 7] = 1;
+	assert_int_equal(RUN(w, r13, &t.pkt), NF_DROP);
+}
+
 static void test_payload_write_not_writable(void **state)
 {
 	struct world *w = *state;
@@ -2287,6 +2356,7 @@ int main(void)
 	    T(test_symhash_and_numgen),
 	    T(test_meta_more),
 	    T(test_payload_nh_and_short_bitwise),
+	    T(test_payload_nh_odd_and_cmp_masked),
 	    T(test_payload_write_not_writable),
 	    T(test_counter_survives_recompile),
 	    T(test_quota),
