@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The H.323 helpers (nf_conntrack_h323_main.c) without NAT: Q.931 (the
+ * call signalling over TCP, `ct helper "Q.931"`) and H.245, the helper
+ * Q.931's expectation gives the H.245 connection it announces. Each
+ * segment is read as the TPKTs it holds (a TPKT header alone announces
+ * the data of the next segment, as NetMeeting sends them); each TPKT is
+ * decoded (helper_h323_asn1.c) and, only when the whole message decodes,
+ * its addresses are expected in the kernel's order:
+ * - an UUIE's h245Address (Setup, CallProceeding, Connect, Alerting,
+ *   Facility, Progress): the H.245 TCP connection, helper H.245;
+ * - each OpenLogicalChannel (fastStart, tunnelled h245Control, or on the
+ *   H.245 connection) and OpenLogicalChannelAck: its H.225.0 media and
+ *   media control channels, an RTP (even port) and RTCP (odd port) UDP
+ *   pair each; its T.120 separate LAN stack (PERMANENT, TCP).
+ * An address must be the sender's own and its port not 0. The kernel's
+ * policies: 20 (Q.931) and 18 (H.245) expectations, 240 seconds.
+ * A connection whose addresses NAT changes expects nothing here (the
+ * kernel's nf_nat_h323 rewrites the messages; not built), nor does a
+ * Facility's call forwarding (it needs the kernel's route lookup).
+ * RAS (UDP 1719) is not built: refused by name (vm/expr_objref.c).
+ */
+#include "ct_priv.h"
+#include "helper_h323.h"
+
+#define H323_RTP_CHANNEL_MAX 4
+static const uint32_t q931_max_expected = H323_RTP_CHANNEL_MAX * 4 + 4,
+		      h245_max_expected = H323_RTP_CHANNEL_MAX * 4 + 2, h323_timeout_s = 240;
+
+/* the h323-message-body choices the kernel processes */
+enum { BODY_SETUP, BODY_CALLPROC, BODY_CONNECT, BODY_ALERTING, BODY_FACILITY = 6, BODY_PROGRESS };
+#define FACILITY_CALL_FORWARDED 1
+#define DATATYPE_DATA 4
+#define APP_T120 1
+#define DPC_SEPARATE_LAN_STACK 9
+#define NETADDR_LOCAL_AREA 2
+
+struct h323_ctx {
+	struct nftdp_ct_shard *s;
+	struct nftdp_ct_entry *e;
+	int dir;
+	uint32_t max_expected;
+	const uint8_t *data; /* the TPKT's payload */
+	uint32_t len;
+};
+
+/* get_h225_addr / get_h245_addr: the address at an event's offset, its
+ * port after it, in the connection's family; false otherwise */
+static bool read_addr(const struct h323_ctx *c, const struct h323_event *ev,
+		      union nftdp_ct_addr *addr, uint16_t *port_be)
+{
+	uint32_t n = ev->tag == H323_EV_IP4 ? 4 : 16;
+	uint8_t l3 = c->e->tuple[0].l3proto;
+
+	if ((ev->tag == H323_EV_IP4) != (l3 == NFPROTO_IPV4))
+		return false;
+	if (ev->val > c->len || c->len - ev->val < n + 2)
+		return false;
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr->u8, c->data + ev->val, n);
+	memcpy(port_be, c->data + ev->val + n, 2);
+	return true;
+}
+
+static bool own_addr(const struct h323_ctx *c, const union nftdp_ct_addr *a)
+{
+	return !memcmp(a, &c->e->tuple[c->dir].src, sizeof(*a));
+}
+
+/* the NAT the kernel's nf_nat_h323 would apply: not built */
+static bool nat_needed(const struct h323_ctx *c)
+{
+	const struct nftdp_ct_entry *e = c->e;
+
+	return memcmp(&e->tuple[c->dir].src, &e->tuple[!c->dir].dst, sizeof(e->tuple[0].src)) &&
+	       e->tuple[0].l3proto == NFPROTO_IPV4 && (e->status & IPS_NAT_MASK);
+}
+
+static void init_exp(const struct h323_ctx *c, struct ct_expect *x, uint8_t proto, uint16_t port_be)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[!c->dir];
+
+	nftdp_ct_expect_init(x, t->l3proto, &t->src, &t->dst, proto, 0, port_be);
+}
+
+static int related(const struct h323_ctx *c, struct ct_expect *x)
+{
+	return nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s) ? -1 : 0;
+}
+
+/* expect_h245 */
+static int expect_h245(const struct h323_ctx *c, const struct h323_event *ip)
+{
+	union nftdp_ct_addr a;
+	struct ct_expect x;
+	uint16_t port;
+
+	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
+		return 0;
+	if (nat_needed(c))
+		return 0;
+	init_exp(c, &x, IPPROTO_TCP, port);
+	x.exp_helper = NFTDP_VM_CT_HELPER_H245;
+	return related(c, &x);
+}
+
+/* expect_rtp_rtcp */
+static int expect_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip)
+{
+	union nftdp_ct_addr a;
+	struct ct_expect rtp, rtcp;
+	uint16_t port;
+
+	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
+		return 0;
+	if (nat_needed(c))
+		return 0;
+	init_exp(c, &rtp, IPPROTO_UDP, port & ~htons(1));
+	init_exp(c, &rtcp, IPPROTO_UDP, port | htons(1));
+	if (related(c, &rtp))
+		return -1;
+	if (related(c, &rtcp)) {
+		nftdp_ct_expect_unexpect(c->s, c->e, &rtp);
+		return -1;
+	}
+	return 0;
+}
+
+/* expect_t120 */
+static int expect_t120(const struct h323_ctx *c, const struct h323_event *ip)
+{
+	union nftdp_ct_addr a;
+	struct ct_expect x;
+	uint16_t port;
+
+	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
+		return 0;
+	if (nat_needed(c))
+		return 0;
+	init_exp(c, &x, IPPROTO_TCP, port);
+	x.flags = NF_CT_EXPECT_PERMANENT;
+	return related(c, &x);
+}
+
+/* the address events that follow a TransportAddress' choice event at i:
+ * the one of its choice, if it is an IP one (H.225: ipAddress 0,
+ * ip6Address 3; H.245: unicastAddress 0 then iPAddress 0, iP6Address 2) */
+static const struct h323_event *addr_after(const struct h323_events *ev, uint32_t i, bool h245)
+{
+	if (h245) {
+		if (ev->ev[i].val != 0 || i + 1 >= ev->n || ev->ev[i + 1].tag != H323_EV_UNICAST)
+			return NULL;
+		i++;
+		if (ev->ev[i].val != 0 && ev->ev[i].val != 2)
+			return NULL;
+	} else if (ev->ev[i].val != 0 && ev->ev[i].val != 3) {
+		return NULL;
+	}
+	if (i + 1 < ev->n && (ev->ev[i + 1].tag == H323_EV_IP4 || ev->ev[i + 1].tag == H323_EV_IP6))
+		return &ev->ev[i + 1];
+	return NULL;
+}
+
+/* process_q931 / process_h245 over the decoded events: < 0 drops */
+static int process(const struct h323_ctx *c, const struct h323_events *ev)
+{
+	uint32_t body = UINT32_MAX, reason = UINT32_MAX;
+	uint32_t datatype = UINT32_MAX, app = UINT32_MAX, dpc = UINT32_MAX;
+	/* the current OpenLogicalChannel(Ack), its T.120 address (expected
+	 * after its media channels, as process_olc/process_olca do) */
+	bool olc = false, olca = false, t120 = false, skip = false;
+	const struct h323_event *ip, *t120_ip = NULL;
+
+	for (uint32_t i = 0; i <= ev->n; i++) {
+		const struct h323_event *v = i < ev->n ? &ev->ev[i] : NULL;
+		uint8_t tag = v ? v->tag : H323_EV_NONE;
+
+		if (t120_ip && (!v || tag == H323_EV_OLC || tag == H323_EV_OLCA ||
+				tag == H323_EV_TUNNEL)) {
+			if (expect_t120(c, t120_ip) < 0)
+				return -1;
+			t120_ip = NULL;
+		}
+		if (skip && tag != H323_EV_TUNNEL)
+			continue;
+		switch (tag) {
+		case H323_EV_BODY:
+			body = v->val;
+			break;
+		case H323_EV_REASON:
+			/* a Facility forwarding the call: its alternativeAddress
+			 * (not built), nothing else of its body */
+			reason = v->val;
+			skip = body == BODY_FACILITY && reason == FACILITY_CALL_FORWARDED;
+			break;
+		case H323_EV_TUNNEL:
+			skip = false;
+			break;
+		case H323_EV_H245ADDR:
+			ip = addr_after(ev, i, false);
+			if (ip && expect_h245(c, ip) < 0)
+				return -1;
+			break;
+		case H323_EV_OLC:
+		case H323_EV_OLCA:
+			olc = tag == H323_EV_OLC;
+			olca = !olc;
+			datatype = app = dpc = UINT32_MAX;
+			t120 = false;
+			break;
+		case H323_EV_DATATYPE:
+			datatype = v->val;
+			break;
+		case H323_EV_APP:
+			app = v->val;
+			break;
+		case H323_EV_T120:
+			dpc = v->val;
+			break;
+		case H323_EV_SEPSTACK:
+			t120 = olca || (olc && datatype == DATATYPE_DATA && app == APP_T120 &&
+					dpc == DPC_SEPARATE_LAN_STACK);
+			break;
+		case H323_EV_NETADDR:
+			if (v->val != NETADDR_LOCAL_AREA)
+				t120 = false;
+			break;
+		case H323_EV_LAN:
+			if (t120)
+				t120_ip = addr_after(ev, i, true);
+			break;
+		case H323_EV_MEDIA:
+		case H323_EV_MEDIACTL:
+			ip = addr_after(ev, i, true);
+			if (ip && expect_rtp_rtcp(c, ip) < 0)
+				return -1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* get_tpkt_data: the next TPKT of the segment from *off; its payload in
+ * *doff, *dlen; false when there is none (tpkt_len[dir] as the kernel's) */
+static bool next_tpkt(struct ct_help *h, int dir, const uint8_t *d, uint32_t n, bool first,
+		      uint32_t *off, uint32_t *doff, uint32_t *dlen)
+{
+	uint32_t tpktlen, rest;
+	const uint8_t *t;
+
+	if (n == 0)
+		goto clear;
+	if (first) {
+		if (n < 4 || d[0] != 0x03 || d[1] != 0) {
+			if (h->h323_tpkt_len[dir] > 0) {
+				if (h->h323_tpkt_len[dir] <= n) {
+					*doff = 0;
+					*dlen = h->h323_tpkt_len[dir];
+					h->h323_tpkt_len[dir] = 0;
+					return true;
+				}
+				goto clear; /* a fragmented TPKT */
+			}
+			return false;
+		}
+		*off = 0;
+	} else {
+		*off = *doff + *dlen;
+		if (*off >= n || n - *off <= 4)
+			goto clear;
+		if (d[*off] != 0x03 || d[*off + 1] != 0)
+			goto clear;
+	}
+	rest = n - *off;
+	t = d + *off;
+	tpktlen = (uint32_t)t[2] << 8 | t[3];
+	if (tpktlen < 4)
+		goto clear;
+	if (tpktlen > rest) {
+		if (rest == 4) { /* a TPKT header alone: its data follows */
+			h->h323_tpkt_len[dir] = (uint16_t)(tpktlen - 4);
+			return false;
+		}
+		goto clear;
+	}
+	*doff = *off + 4;
+	*dlen = tpktlen - 4;
+	h->h323_tpkt_len[dir] = 0;
+	return true;
+clear:
+	h->h323_tpkt_len[dir] = 0;
+	return false;
+}
+
+/* q931_help and h245_help */
+static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo, bool q931)
+{
+	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, n, off = 0, doff = 0, dlen = 0;
+	const uint8_t *th = pkt->data + pkt->th_off;
+	struct ct_help *h = &s->help[e - s->entries];
+	struct h323_events ev;
+	struct h323_ctx c;
+	bool first = true;
+
+	if (ctinfo != IP_CT_ESTABLISHED && ctinfo != IP_CT_ESTABLISHED_REPLY)
+		return NF_ACCEPT;
+	if (pkt->l4proto != IPPROTO_TCP || l4len < 20)
+		return NF_ACCEPT;
+	dataoff = (uint32_t)(th[12] >> 4) * 4;
+	if (dataoff > l4len)
+		return NF_ACCEPT;
+	n = l4len - dataoff;
+	c.s = s;
+	c.e = e;
+	c.dir = ctinfo == IP_CT_ESTABLISHED_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
+	c.max_expected = q931 ? q931_max_expected : h245_max_expected;
+	while (next_tpkt(h, c.dir, th + dataoff, n, first, &off, &doff, &dlen)) {
+		int rc;
+
+		first = false;
+		c.data = th + dataoff + doff;
+		c.len = dlen;
+		rc = q931 ? nftdp_h323_decode_q931(c.data, dlen, &ev)
+			  : nftdp_h323_decode_h245(c.data, dlen, &ev);
+		if (rc < H323_OK)
+			break; /* "We don't drop when decoding error" */
+		if (process(&c, &ev) < 0)
+			return NF_DROP;
+	}
+	return NF_ACCEPT;
+}
+
+unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+{
+	return h323_tcp_help(s, e, pkt, ctinfo, true);
+}
+
+unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+{
+	return h323_tcp_help(s, e, pkt, ctinfo, false);
+}
