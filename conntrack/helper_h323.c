@@ -20,8 +20,8 @@
  * Facility's call forwarding (it needs the kernel's route lookup).
  * RAS (UDP 1719) is not built: refused by name (vm/expr_objref.c).
  */
-#include "ct_priv.h"
 #include "helper_h323.h"
+#include "ct_priv.h"
 
 #define H323_RTP_CHANNEL_MAX 4
 static const uint32_t q931_max_expected = H323_RTP_CHANNEL_MAX * 4 + 4,
@@ -175,8 +175,8 @@ static int process(const struct h323_ctx *c, const struct h323_events *ev)
 		const struct h323_event *v = i < ev->n ? &ev->ev[i] : NULL;
 		uint8_t tag = v ? v->tag : H323_EV_NONE;
 
-		if (t120_ip && (!v || tag == H323_EV_OLC || tag == H323_EV_OLCA ||
-				tag == H323_EV_TUNNEL)) {
+		if (t120_ip &&
+		    (!v || tag == H323_EV_OLC || tag == H323_EV_OLCA || tag == H323_EV_TUNNEL)) {
 			if (expect_t120(c, t120_ip) < 0)
 				return -1;
 			t120_ip = NULL;

@@ -46,7 +46,10 @@ struct pf {
 	const struct pf *sub;
 };
 
-#define NF(t, sz, lb, ub, attr, tag, sub) {t, sz, lb, ub, attr, tag, sub}
+#define NF(t, sz, lb, ub, attr, tag, sub)                                                          \
+	{                                                                                          \
+		t, sz, lb, ub, attr, tag, sub                                                      \
+	}
 #define N_(n) (sizeof(n) / sizeof((n)[0]))
 
 struct bs {
@@ -537,19 +540,23 @@ static const struct pf ta_sroute[] = {F_OCT(4), F_WORD, NF(SEQOF, SEMI, 0, 0, 0,
 static const struct pf ta_ipx[] = {F_OCT(6), F_OCT(4), F_OCT(2)};
 static const struct pf ta_ip6[] = {NF(OCTSTR, FIXD, 16, 0, DEC, H323_EV_IP6, NULL), F_WORD};
 static const struct pf ta[] = {
-    NF(SEQ, 0, 2, 2, DEC, 0, ta_ip),	   NF(SEQ, 0, 4, 4, EXT, 0, ta_sroute),
-    NF(SEQ, 0, 3, 3, 0, 0, ta_ipx),	   NF(SEQ, 0, 2, 2, DEC | EXT, 0, ta_ip6),
-    F_OCT(16),				   NF(OCTSTR, 5, 1, 0, 0, 0, NULL),
+    NF(SEQ, 0, 2, 2, DEC, 0, ta_ip),
+    NF(SEQ, 0, 4, 4, EXT, 0, ta_sroute),
+    NF(SEQ, 0, 3, 3, 0, 0, ta_ipx),
+    NF(SEQ, 0, 2, 2, DEC | EXT, 0, ta_ip6),
+    F_OCT(16),
+    NF(OCTSTR, 5, 1, 0, 0, 0, NULL),
     F_NSP(0),
 };
 #define F_TA(a, tag) NF(CHOICE, 3, 7, 7, EXT | (a), tag, ta)
 
-static const struct pf alias[] = {NF(NUMSTR, 7, 1, 0, 0, 0, NULL), NF(BMPSTR, BYTE, 1, 0, 0, 0, NULL),
-				  X, X, X, X, X};
+static const struct pf alias[] = {
+    NF(NUMSTR, 7, 1, 0, 0, 0, NULL), NF(BMPSTR, BYTE, 1, 0, 0, 0, NULL), X, X, X, X, X};
 static const struct pf alias_item[] = {NF(CHOICE, 1, 2, 7, EXT, 0, alias)};
 #define F_ALIASES(a) NF(SEQOF, SEMI, 0, 0, a, 0, alias_item)
 
-static const struct pf vendor[] = {NF(SEQ, 0, 3, 3, EXT, 0, h221), NF(OCTSTR, BYTE, 1, 0, OPT, 0, NULL),
+static const struct pf vendor[] = {NF(SEQ, 0, 3, 3, EXT, 0, h221),
+				   NF(OCTSTR, BYTE, 1, 0, OPT, 0, NULL),
 				   NF(OCTSTR, BYTE, 1, 0, OPT, 0, NULL)};
 static const struct pf nsp_info[] = {F_NSP(OPT), X, X}; /* GatekeeperInfo, McuInfo, H310Caps.. */
 static const struct pf protocols[] = {
@@ -582,8 +589,8 @@ static const struct pf ept[] = {
 #define F_EPT NF(SEQ, 6, 8, 10, EXT, 0, ept)
 
 static const struct pf q954[] = {F_BOOL, F_BOOL};
-static const struct pf qseries[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
-				    NF(SEQ, 0, 2, 2, EXT, 0, q954)};
+static const struct pf qseries[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL,
+				    F_BOOL, F_BOOL, F_BOOL, NF(SEQ, 0, 2, 2, EXT, 0, q954)};
 static const struct pf word_item[] = {F_WORD};
 static const struct pf goal[] = {F_NUL, F_NUL, F_NUL, X, X};
 static const struct pf four_nul[] = {F_NUL, F_NUL, F_NUL, F_NUL};
@@ -594,25 +601,43 @@ static const struct pf h245_nsp[] = {NF(CHOICE, 1, 2, 2, 0, 0, h245_nsid), F_OCT
 #define F_H245NSP(a) NF(SEQ, 0, 2, 2, a, 0, h245_nsp)
 static const struct pf h245_nsp_item[] = {F_H245NSP(0)};
 
-static const struct pf h261[] = {NF(INT, 2, 1, 0, OPT, 0, NULL), NF(INT, 2, 1, 0, OPT, 0, NULL), F_BOOL,
-				 F_WORD, F_BOOL, X};
+static const struct pf h261[] = {
+    NF(INT, 2, 1, 0, OPT, 0, NULL), NF(INT, 2, 1, 0, OPT, 0, NULL), F_BOOL, F_WORD, F_BOOL, X};
 static const struct pf video[] = {F_H245NSP(0), NF(SEQ, 2, 5, 6, EXT, 0, h261), X, X, X, X};
 
 static const struct pf g7231[] = {F_BYTE, F_BOOL};
-static const struct pf is11172a[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
-				     F_WORD};
+static const struct pf is11172a[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
+				     F_BOOL, F_BOOL, F_BOOL, F_WORD};
 static const struct pf is13818a[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
 				     F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
 				     F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_WORD};
 static const struct pf audio[] = {
-    F_H245NSP(0), F_BYTE, F_BYTE, F_BYTE, F_BYTE, F_BYTE, F_BYTE, F_BYTE,
-    NF(SEQ, 0, 2, 2, 0, 0, g7231), F_BYTE, F_BYTE, F_BYTE,
-    NF(SEQ, 0, 9, 9, EXT, 0, is11172a), NF(SEQ, 0, 21, 21, EXT, 0, is13818a),
-    X, X, X, X, X, X, X, X,
+    F_H245NSP(0),
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    NF(SEQ, 0, 2, 2, 0, 0, g7231),
+    F_BYTE,
+    F_BYTE,
+    F_BYTE,
+    NF(SEQ, 0, 9, 9, EXT, 0, is11172a),
+    NF(SEQ, 0, 21, 21, EXT, 0, is13818a),
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
 };
 
-static const struct pf dpc[] = {F_H245NSP(0), F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL,
-				X,	      X,     X,	    X,	   X,	  X,	 X};
+static const struct pf dpc[] = {
+    F_H245NSP(0), F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, X, X, X, X, X, X, X};
 #define F_DPC NF(CHOICE, 3, 7, 14, EXT, 0, dpc)
 static const struct pf t84r[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
 				 F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
@@ -652,15 +677,17 @@ static const struct pf datatype[] = {
 
 static const struct pf h222[] = {F_WORD, F_WORD, F_WORDO, F_OCTSEMI(OPT), F_OCTSEMI(OPT)};
 static const struct pf al3[] = {NF(INT, 2, 0, 0, 0, 0, NULL), F_CONS};
-static const struct pf altype[] = {F_H245NSP(0), F_NUL, F_NUL, F_NUL, F_NUL,
-				   NF(SEQ, 0, 2, 2, 0, 0, al3), X, X, X};
+static const struct pf altype[] = {
+    F_H245NSP(0), F_NUL, F_NUL, F_NUL, F_NUL, NF(SEQ, 0, 2, 2, 0, 0, al3), X, X, X};
 static const struct pf h223[] = {NF(CHOICE, 3, 6, 9, EXT, 0, altype), F_BOOL};
 static const struct pf hdlc[] = {NF(CHOICE, 2, 3, 3, EXT, 0, three_nul), F_WORD, F_BOOL};
-static const struct pf erm[] = {NF(INT, 7, 1, 0, 0, 0, NULL), NF(CHOICE, 2, 3, 3, EXT, 0, three_nul)};
+static const struct pf erm[] = {NF(INT, 7, 1, 0, 0, 0, NULL),
+				NF(CHOICE, 2, 3, 3, EXT, 0, three_nul)};
 static const struct pf v76mode[] = {NF(SEQ, 0, 2, 2, EXT, 0, erm), F_NUL};
 static const struct pf v75[] = {F_BOOL};
-static const struct pf v76[] = {NF(SEQ, 0, 3, 3, EXT, 0, hdlc), NF(CHOICE, 2, 3, 3, EXT, 0, three_nul),
-				F_BOOL, NF(CHOICE, 1, 2, 2, EXT, 0, v76mode), NF(SEQ, 0, 1, 1, EXT, 0, v75)};
+static const struct pf v76[] = {
+    NF(SEQ, 0, 3, 3, EXT, 0, hdlc), NF(CHOICE, 2, 3, 3, EXT, 0, three_nul), F_BOOL,
+    NF(CHOICE, 1, 2, 2, EXT, 0, v76mode), NF(SEQ, 0, 1, 1, EXT, 0, v75)};
 #define F_H222 NF(SEQ, 3, 5, 5, EXT, 0, h222)
 #define F_H223 NF(SEQ, 0, 2, 2, EXT, 0, h223)
 #define F_V76 NF(SEQ, 0, 5, 5, EXT, 0, v76)
@@ -671,15 +698,18 @@ static const struct pf uni_ip6[] = {NF(OCTSTR, FIXD, 16, 0, DEC, H323_EV_IP6, NU
 static const struct pf uni_sroute[] = {NF(CHOICE, 1, 2, 2, 0, 0, two_nul), F_OCT(4), F_WORD,
 				       NF(SEQOF, SEMI, 0, 0, 0, 0, oct4_item)};
 static const struct pf unicast[] = {
-    NF(SEQ, 0, 2, 2, DEC | EXT, 0, uni_ip), NF(SEQ, 0, 3, 3, EXT, 0, uni_ipx),
-    NF(SEQ, 0, 2, 2, DEC | EXT, 0, uni_ip6), F_OCT(16),
-    NF(SEQ, 0, 4, 4, EXT, 0, uni_sroute), X,
+    NF(SEQ, 0, 2, 2, DEC | EXT, 0, uni_ip),
+    NF(SEQ, 0, 3, 3, EXT, 0, uni_ipx),
+    NF(SEQ, 0, 2, 2, DEC | EXT, 0, uni_ip6),
+    F_OCT(16),
+    NF(SEQ, 0, 4, 4, EXT, 0, uni_sroute),
+    X,
     X,
 };
 static const struct pf multi_ip[] = {F_OCT(4), F_WORD};
 static const struct pf multi_ip6[] = {F_OCT(16), F_WORD};
-static const struct pf multicast[] = {NF(SEQ, 0, 2, 2, EXT, 0, multi_ip), NF(SEQ, 0, 2, 2, EXT, 0, multi_ip6),
-				      X, X};
+static const struct pf multicast[] = {NF(SEQ, 0, 2, 2, EXT, 0, multi_ip),
+				      NF(SEQ, 0, 2, 2, EXT, 0, multi_ip6), X, X};
 static const struct pf h245ta[] = {NF(CHOICE, 3, 5, 7, DEC | EXT, H323_EV_UNICAST, unicast),
 				   NF(CHOICE, 1, 2, 4, EXT, 0, multicast)};
 #define F_H245TA(a, tag) NF(CHOICE, 1, 2, 2, DEC | EXT | (a), tag, h245ta)
@@ -695,16 +725,19 @@ static const struct pf h2250[] = {
 };
 #define F_H2250 NF(SEQ, 10, 11, 14, DEC | EXT, 0, h2250)
 static const struct pf fwdmux[] = {F_H222, F_H223, F_V76, F_H2250, F_NUL};
-static const struct pf fwdparams[] = {F_WORDO, NF(CHOICE, 3, 6, 9, DEC | EXT, H323_EV_DATATYPE, datatype),
+static const struct pf fwdparams[] = {F_WORDO,
+				      NF(CHOICE, 3, 6, 9, DEC | EXT, H323_EV_DATATYPE, datatype),
 				      NF(CHOICE, 2, 3, 5, DEC | EXT, 0, fwdmux), X, X};
 static const struct pf revmux[] = {F_H223, F_V76, F_H2250};
 static const struct pf revparams[] = {NF(CHOICE, 3, 6, 9, EXT, 0, datatype),
 				      NF(CHOICE, 1, 2, 3, DEC | EXT | OPT, 0, revmux), X, X};
 
-static const struct pf q2931addr[] = {NF(NUMSTR, 4, 1, 0, 0, 0, NULL), NF(OCTSTR, 5, 1, 0, 0, 0, NULL)};
-static const struct pf q2931[] = {NF(CHOICE, 1, 2, 2, EXT, 0, q2931addr), NF(OCTSTR, 5, 1, 0, OPT, 0, NULL)};
-static const struct pf netaddr[] = {NF(SEQ, 1, 2, 2, EXT, 0, q2931), NF(NUMSTR, 7, 1, 0, 0, 0, NULL),
-				    F_H245TA(0, H323_EV_LAN)};
+static const struct pf q2931addr[] = {NF(NUMSTR, 4, 1, 0, 0, 0, NULL),
+				      NF(OCTSTR, 5, 1, 0, 0, 0, NULL)};
+static const struct pf q2931[] = {NF(CHOICE, 1, 2, 2, EXT, 0, q2931addr),
+				  NF(OCTSTR, 5, 1, 0, OPT, 0, NULL)};
+static const struct pf netaddr[] = {NF(SEQ, 1, 2, 2, EXT, 0, q2931),
+				    NF(NUMSTR, 7, 1, 0, 0, 0, NULL), F_H245TA(0, H323_EV_LAN)};
 static const struct pf nap[] = {NF(CHOICE, 1, 2, 2, EXT | OPT, 0, two_nul),
 				NF(CHOICE, 2, 3, 3, DEC | EXT, H323_EV_NETADDR, netaddr), F_BOOL,
 				NF(OCTSTR, 8, 1, 0, OPT, 0, NULL), X};
@@ -714,21 +747,29 @@ static const struct pf olc[] = {F_WORD, NF(SEQ, 1, 3, 5, DEC | EXT, 0, fwdparams
 				NF(SEQ, 1, 2, 4, DEC | EXT | OPT, 0, revparams), F_NAP, XS};
 
 static const struct pf ackrevmux[] = {F_H222, F_H2250};
-static const struct pf ackrev[] = {F_WORD, F_WORDO, NF(CHOICE, 0, 1, 2, DEC | EXT | OPT, 0, ackrevmux), X};
+static const struct pf ackrev[] = {F_WORD, F_WORDO,
+				   NF(CHOICE, 0, 1, 2, DEC | EXT | OPT, 0, ackrevmux), X};
 static const struct pf h2250ack[] = {
-    NF(SEQOF, SEMI, 0, 0, OPT, 0, h245_nsp_item), NF(INT, 8, 1, 0, OPT, 0, NULL),
-    F_H245TA(OPT, H323_EV_MEDIA), F_H245TA(OPT, H323_EV_MEDIACTL),
-    NF(INT, 5, 96, 0, OPT, 0, NULL), X, X,
+    NF(SEQOF, SEMI, 0, 0, OPT, 0, h245_nsp_item),
+    NF(INT, 8, 1, 0, OPT, 0, NULL),
+    F_H245TA(OPT, H323_EV_MEDIA),
+    F_H245TA(OPT, H323_EV_MEDIACTL),
+    NF(INT, 5, 96, 0, OPT, 0, NULL),
+    X,
+    X,
 };
 static const struct pf fwdack[] = {NF(SEQ, 5, 5, 7, DEC | EXT, 0, h2250ack)};
 static const struct pf olca[] = {F_WORD, NF(SEQ, 2, 3, 4, DEC | EXT | OPT, 0, ackrev), F_NAP,
 				 NF(CHOICE, 0, 1, 1, DEC | EXT | OPT, 0, fwdack), XS};
 
-static const struct pf request[] = {XS, XS, XS, NF(SEQ, 1, 3, 5, DEC | EXT, H323_EV_OLC, olc),
-				    XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS};
-static const struct pf response[] = {XS, XS, XS, XS, XS, NF(SEQ, 1, 2, 5, DEC | EXT, H323_EV_OLCA, olca),
-				     XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS, XS,
-				     XS, XS, XS};
+static const struct pf request[] = {
+    XS, XS, XS, NF(SEQ, 1, 3, 5, DEC | EXT, H323_EV_OLC, olc), XS, XS, XS, XS, XS, XS, XS, XS,
+    XS, XS, XS};
+static const struct pf response[] = {
+    XS, XS, XS, XS, XS, NF(SEQ, 1, 2, 5, DEC | EXT, H323_EV_OLCA, olca),
+    XS, XS, XS, XS, XS, XS,
+    XS, XS, XS, XS, XS, XS,
+    XS, XS, XS, XS, XS, XS};
 static const struct pf mscm[] = {NF(CHOICE, 4, 11, 15, DEC | EXT, 0, request),
 				 NF(CHOICE, 5, 19, 24, DEC | EXT, 0, response), XS, XS};
 static const struct pf mscm_root = NF(CHOICE, 2, 4, 4, DEC | EXT, 0, mscm);
@@ -767,33 +808,61 @@ static const struct pf setup[] = {
     XS,
 };
 static const struct pf callproc[] = {F_OID, F_EPT, F_H245ADDR, X, X, X, X, F_FASTSTART, X, X, X, X};
-static const struct pf connect[] = {F_OID, F_H245ADDR, F_EPT, F_OCT(16), X, X, X, X, F_FASTSTART,
-				    X,	   X,	       X,     X,	 X, X, X, X, X, X};
-static const struct pf alerting[] = {F_OID, F_H245ADDR, F_EPT, X, X, X, X, F_FASTSTART, X,
-				     X,	    X,		X,     X, X, X, X, X};
+static const struct pf connect[] = {
+    F_OID, F_H245ADDR, F_EPT, F_OCT(16), X, X, X, X, F_FASTSTART, X, X, X, X, X, X, X, X, X, X};
+static const struct pf alerting[] = {F_OID, F_H245ADDR, F_EPT, X, X, X, X, F_FASTSTART, X, X,
+				     X,	    X,		X,     X, X, X, X};
 static const struct pf information[] = {F_OID, X, X, X, X, X, X};
 static const struct pf relreason[] = {F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL,
 				      F_NUL, F_NUL, F_NUL, F_NUL, X,	 X,	X,     X,
 				      X,     X,	    X,	   X,	  X,	 X};
-static const struct pf release[] = {F_OID, NF(CHOICE, 4, 12, 22, EXT | OPT, 0, relreason), X, X, X, X,
-				    X,	   X,						X, X, X};
+static const struct pf release[] = {
+    F_OID, NF(CHOICE, 4, 12, 22, EXT | OPT, 0, relreason), X, X, X, X, X, X, X, X, X};
 static const struct pf freason[] = {F_NUL, F_NUL, F_NUL, F_NUL, X, X, X, X, X, X, X};
 static const struct pf facility[] = {
-    F_OID, F_TA(DEC | OPT, H323_EV_ALTADDR), F_ALIASES(OPT), NF(OCTSTR, FIXD, 16, 0, OPT, 0, NULL),
+    F_OID,
+    F_TA(DEC | OPT, H323_EV_ALTADDR),
+    F_ALIASES(OPT),
+    NF(OCTSTR, FIXD, 16, 0, OPT, 0, NULL),
     NF(CHOICE, 2, 4, 11, DEC | EXT, H323_EV_REASON, freason),
     /* extensions: callIdentifier .. conferences, h245Address, fastStart */
-    X, X, X, X, X, X, F_H245ADDR, F_FASTSTART, X, X, X, X, X, X, X, X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    F_H245ADDR,
+    F_FASTSTART,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
 };
 static const struct pf guid[] = {F_OCT(16)};
 static const struct pf secmode[] = {F_NSP(0), F_NUL, F_NUL};
 static const struct pf seccaps[] = {F_NSP(OPT), NF(CHOICE, 2, 3, 3, EXT, 0, secmode),
-				    NF(CHOICE, 2, 3, 3, EXT, 0, secmode), NF(CHOICE, 2, 3, 3, EXT, 0, secmode)};
+				    NF(CHOICE, 2, 3, 3, EXT, 0, secmode),
+				    NF(CHOICE, 2, 3, 3, EXT, 0, secmode)};
 static const struct pf h245sec[] = {F_NSP(0), F_NUL, NF(SEQ, 1, 4, 4, EXT, 0, seccaps),
 				    NF(SEQ, 1, 4, 4, EXT, 0, seccaps)};
 static const struct pf progress[] = {
-    F_OID, F_EPT, F_H245ADDR, NF(SEQ, 0, 1, 1, EXT, 0, guid), NF(CHOICE, 2, 4, 4, EXT | OPT, 0, h245sec),
+    F_OID,
+    F_EPT,
+    F_H245ADDR,
+    NF(SEQ, 0, 1, 1, EXT, 0, guid),
+    NF(CHOICE, 2, 4, 4, EXT | OPT, 0, h245sec),
     /* tokens and cryptoTokens: not described */
-    XO, XO, F_FASTSTART, X, X, X,
+    XO,
+    XO,
+    F_FASTSTART,
+    X,
+    X,
+    X,
 };
 static const struct pf body[] = {
     NF(SEQ, 7, 13, 39, DEC | EXT, 0, setup),

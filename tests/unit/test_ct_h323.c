@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conntrack unit tests (no EAL): the H.323 helpers. The PER decoder on a
+ * Setup, a Connect and an H.245 OpenLogicalChannel (the bytes of
+ * differential case 322's encoder), every prefix of each and corrupted
+ * copies in exactly-sized buffers (ASan sees any read past the end); a
+ * call through the Q.931 helper: the Setup's and Connect's h245Address
+ * expected (the Connect's TPKT header in a segment of its own), the H.245
+ * connection related with helper H.245, its OpenLogicalChannel expecting
+ * RTP/RTCP, media related; an address other than the sender's expects
+ * nothing.
+ */
+#include "ct_fixture.h"
+#include "helper_h323.h"
+
+static const struct nftdp_vm_ct_helper q931_h = {NFTDP_VM_CT_HELPER_Q931, IPPROTO_TCP, true, true};
+
+/* TPKT + Q.931 Setup: h245Address 10.1.0.1:1800 */
+static const uint8_t setup_tpkt[] = {
+    0x03, 0x00, 0x00, 0x35, 0x08, 0x02, 0x00, 0x01, 0x05, 0x04, 0x03, 0x88, 0x93, 0xa5,
+    0x7e, 0x00, 0x24, 0x05, 0x00, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04, 0x00,
+    0x0a, 0x01, 0x00, 0x01, 0x07, 0x08, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
+    0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00};
+/* TPKT + Q.931 Connect: h245Address 10.2.0.1:1801 */
+static const uint8_t connect_tpkt[] = {
+    0x03, 0x00, 0x00, 0x34, 0x08, 0x02, 0x00, 0x01, 0x07, 0x04, 0x03, 0x88, 0x93, 0xa5,
+    0x7e, 0x00, 0x23, 0x05, 0x02, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04, 0x00,
+    0x0a, 0x02, 0x00, 0x01, 0x07, 0x09, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
+    0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
+/* TPKT + H.245 OpenLogicalChannel: g711Ulaw64k, H.225.0 media channel
+ * 10.1.0.1:5000, media control channel 10.1.0.1:5001 */
+static const uint8_t olc_tpkt[] = {0x03, 0x00, 0x00, 0x1e, 0x03, 0x00, 0x00, 0x00, 0x0c, 0x60,
+				   0x13, 0x80, 0x11, 0x14, 0x00, 0x01, 0x00, 0x0a, 0x01, 0x00,
+				   0x01, 0x13, 0x88, 0x00, 0x0a, 0x01, 0x00, 0x01, 0x13, 0x89};
+
+static int decode_exact(const uint8_t *p, uint32_t n, bool q931, struct h323_events *ev)
+{
+	uint8_t *buf = malloc(n ? n : 1);
+	int rc;
+
+	assert_non_null(buf);
+	memcpy(buf, p, n);
+	rc = q931 ? nftdp_h323_decode_q931(buf, n, ev) : nftdp_h323_decode_h245(buf, n, ev);
+	free(buf);
+	return rc;
+}
+
+static uint32_t find(const struct h323_events *ev, uint8_t tag, uint32_t from)
+{
+	for (uint32_t i = from; i < ev->n; i++)
+		if (ev->ev[i].tag == tag)
+			return i;
+	return UINT32_MAX;
+}
+
+static void test_decode(void **state)
+{
+	static struct h323_events ev;
+	uint32_t i;
+
+	(void)state;
+	/* Setup: body 0, h245Address ipAddress, its 4 bytes and port */
+	assert_true(decode_exact(setup_tpkt + 4, sizeof(setup_tpkt) - 4, true, &ev) >= 0);
+	i = find(&ev, H323_EV_BODY, 0);
+	assert_true(i != UINT32_MAX);
+	assert_int_equal(ev.ev[i].val, 0);
+	i = find(&ev, H323_EV_H245ADDR, 0);
+	assert_true(i != UINT32_MAX);
+	assert_int_equal(ev.ev[i].val, 0);
+	assert_int_equal(ev.ev[i + 1].tag, H323_EV_IP4);
+	assert_memory_equal(setup_tpkt + 4 + ev.ev[i + 1].val, "\x0a\x01\x00\x01\x07\x08", 6);
+	/* Connect: body 2 */
+	assert_true(decode_exact(connect_tpkt + 4, sizeof(connect_tpkt) - 4, true, &ev) >= 0);
+	assert_int_equal(ev.ev[find(&ev, H323_EV_BODY, 0)].val, 2);
+	i = find(&ev, H323_EV_IP4, 0);
+	assert_memory_equal(connect_tpkt + 4 + ev.ev[i].val, "\x0a\x02\x00\x01\x07\x09", 6);
+	/* OpenLogicalChannel: audio, media and media control channels */
+	assert_true(decode_exact(olc_tpkt + 4, sizeof(olc_tpkt) - 4, false, &ev) >= 0);
+	assert_true(find(&ev, H323_EV_OLC, 0) != UINT32_MAX);
+	assert_int_equal(ev.ev[find(&ev, H323_EV_DATATYPE, 0)].val, 3);
+	i = find(&ev, H323_EV_MEDIA, 0);
+	assert_true(i != UINT32_MAX);
+	assert_int_equal(ev.ev[i + 1].tag, H323_EV_UNICAST);
+	assert_int_equal(ev.ev[i + 2].tag, H323_EV_IP4);
+	assert_memory_equal(olc_tpkt + 4 + ev.ev[i + 2].val, "\x0a\x01\x00\x01\x13\x88", 6);
+	i = find(&ev, H323_EV_MEDIACTL, i);
+	assert_true(i != UINT32_MAX);
+	assert_memory_equal(olc_tpkt + 4 + ev.ev[i + 2].val, "\x0a\x01\x00\x01\x13\x89", 6);
+	/* a choice index beyond the root without the extension bit */
+	{
+		uint8_t bad[sizeof(olc_tpkt) - 4];
+
+		memcpy(bad, olc_tpkt + 4, sizeof(bad));
+		bad[0] = 0x0f; /* request, RequestMessage index 15 of 11 */
+		assert_int_equal(decode_exact(bad, sizeof(bad), false, &ev), H323_RANGE);
+	}
+	/* not Q.931 */
+	assert_int_equal(decode_exact((const uint8_t *)"\x09\x00\x05\x00", 4, true, &ev), H323_RANGE);
+}
+
+/* every proper prefix is an error; corrupted copies decode or fail, never
+ * reading past the end */
+static void test_decode_truncated(void **state)
+{
+	static struct h323_events ev;
+	static const struct {
+		const uint8_t *p;
+		uint32_t n;
+		bool q931;
+	} m[] = {{setup_tpkt + 4, sizeof(setup_tpkt) - 4, true},
+		 {connect_tpkt + 4, sizeof(connect_tpkt) - 4, true},
+		 {olc_tpkt + 4, sizeof(olc_tpkt) - 4, false}};
+	uint8_t buf[128];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		for (uint32_t n = 0; n < m[k].n; n++)
+			assert_true(decode_exact(m[k].p, n, m[k].q931, &ev) < 0);
+		for (uint32_t at = 0; at < m[k].n; at++)
+			for (unsigned int x = 1; x < 256; x += 17) {
+				memcpy(buf, m[k].p, m[k].n);
+				buf[at] ^= (uint8_t)x;
+				decode_exact(buf, m[k].n, m[k].q931, &ev);
+				/* and the corrupted copy cut short */
+				decode_exact(buf, m[k].n - 1, m[k].q931, &ev);
+			}
+	}
+}
+
+/* a segment of f carrying n bytes from dir: confirm's verdict */
+static unsigned int sayb(struct env *en, struct tflow *f, int dir, const uint8_t *p, uint32_t n)
+{
+	uint32_t *mine = dir ? &f->bseq : &f->aseq, *theirs = dir ? &f->aseq : &f->bseq;
+	uint8_t h[1600];
+	struct tpkt t;
+	unsigned int v;
+
+	tcp_hdr(h, dir ? f->bp : f->ap, dir ? f->ap : f->bp, *mine, *theirs, TA, 65535, 0);
+	memcpy(h + 20, p, n);
+	build(&t, f->v6, dir ? f->b : f->a, dir ? f->a : f->b, IPPROTO_TCP, h, 20 + n);
+	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
+	*mine += n;
+	return v;
+}
+
+static void test_call(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct tflow h245 = {false, "10.1.0.1", "10.2.0.1", 40001, 1801, 7000, 9000};
+	struct tflow other = {false, "10.1.0.1", "10.2.0.1", 1800, 40002, 7000, 9000};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	(void)state;
+	e = open_ctl(en, &q, &q931_h);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_Q931);
+	/* the Setup: C's h245Address (C:1800) */
+	assert_int_equal(sayb(en, &q, 0, setup_tpkt, sizeof(setup_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 1);
+	/* the Connect from S, its TPKT header alone first */
+	assert_int_equal(sayb(en, &q, 1, connect_tpkt, 4), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 1);
+	assert_int_equal(sayb(en, &q, 1, connect_tpkt + 4, sizeof(connect_tpkt) - 4), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	/* the Setup again from S: not S's address, nothing expected */
+	assert_int_equal(sayb(en, &q, 1, setup_tpkt, sizeof(setup_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 2);
+	/* C opens the H.245 connection S announced: related, helper H.245 */
+	seg(&t, &h245, 0, TS, h245.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_RELATED);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_H245);
+	h245.aseq++;
+	assert_int_equal(tx(en, &h245, 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(tx(en, &h245, 0, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(exp_live(en), 1);
+	/* its OpenLogicalChannel: RTP 5000 and RTCP 5001 at C */
+	assert_int_equal(sayb(en, &h245, 0, olc_tpkt, sizeof(olc_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 3);
+	udp(&t, false, "10.2.0.1", "10.1.0.1", 6000, 5000, 20);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	udp(&t, false, "10.2.0.1", "10.1.0.1", 6001, 5001, 20);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	udp(&t, false, "10.2.0.1", "10.1.0.1", 6002, 5002, 20);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_NEW);
+	/* S connects to C's announced H.245 port: related too */
+	seg(&t, &other, 1, TS, other.bseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	env_free(en);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_decode_truncated),
+	    cmocka_unit_test(test_call),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
