@@ -154,6 +154,7 @@ struct ct_help {
 	uint16_t sip_forced_dport;
 	/* h323: get_tpkt_data's tpkt_len, per direction (helper_h323.c) */
 	uint16_t h323_tpkt_len[2];
+	uint32_t h323_timeout; /* RAS: the registration's time to live, seconds */
 	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
 	struct {
 		uint32_t isn, its, tsoff;
@@ -555,6 +556,8 @@ unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
  * ct_seqadj and a TCP header so that the unit tests can reach them. */

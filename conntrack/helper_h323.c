@@ -18,14 +18,26 @@
  * A connection whose addresses NAT changes expects nothing here (the
  * kernel's nf_nat_h323 rewrites the messages; not built), nor does a
  * Facility's call forwarding (it needs the kernel's route lookup).
- * RAS (UDP 1719) is not built: refused by name (vm/expr_objref.c).
+ * RAS (`ct helper "RAS"`, UDP): a RegistrationRequest expects calls
+ * (Q.931, PERMANENT, helper Q.931) from the gatekeeper to the first
+ * callSignalAddress of the sender's own; its Confirm sets the RAS
+ * connection's timeout to the registration's time to live (RRQ's or
+ * RCF's timeToLive, else 300 s); an UnregistrationRequest removes the
+ * connection's expectations and gives it 30 s; a GatekeeperConfirm
+ * naming another RAS address expects it (helper RAS) unless the
+ * connection was itself expected; AdmissionConfirm and LocationConfirm
+ * expect the call to their callSignalAddress (Q.931, PERMANENT). Policy:
+ * 32 expectations, 240 seconds.
  */
 #include "helper_h323.h"
 #include "ct_priv.h"
 
 #define H323_RTP_CHANNEL_MAX 4
 static const uint32_t q931_max_expected = H323_RTP_CHANNEL_MAX * 4 + 4,
-		      h245_max_expected = H323_RTP_CHANNEL_MAX * 4 + 2, h323_timeout_s = 240;
+		      h245_max_expected = H323_RTP_CHANNEL_MAX * 4 + 2, ras_max_expected = 32,
+		      h323_timeout_s = 240;
+/* default_rrq_ttl: a RegistrationRequest's time to live without its own */
+static const uint32_t default_rrq_ttl = 300;
 
 /* the h323-message-body choices the kernel processes */
 enum { BODY_SETUP, BODY_CALLPROC, BODY_CONNECT, BODY_ALERTING, BODY_FACILITY = 6, BODY_PROGRESS };
@@ -343,4 +355,132 @@ unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	return h323_tcp_help(s, e, pkt, ctinfo, false);
+}
+
+/* the RasMessage choices the kernel processes without NAT */
+enum { RAS_GCF = 1, RAS_RRQ = 3, RAS_RCF = 4, RAS_URQ = 6, RAS_ACF = 10, RAS_LCF = 19 };
+
+/* an expectation of the call signalling (Q.931) from the other side's
+ * address (or any) to addr, port: expect_q931, process_acf, process_lcf */
+static int expect_call(const struct h323_ctx *c, const union nftdp_ct_addr *src,
+		       const union nftdp_ct_addr *dst, uint16_t port)
+{
+	struct ct_expect x;
+
+	nftdp_ct_expect_init(&x, c->e->tuple[0].l3proto, src, dst, IPPROTO_TCP, 0, port);
+	x.exp_helper = NFTDP_VM_CT_HELPER_Q931;
+	x.flags = NF_CT_EXPECT_PERMANENT;
+	return related(c, &x);
+}
+
+static void refresh(const struct h323_ctx *c, uint32_t timeout_s)
+{
+	if (!(c->e->status & IPS_FIXED_TIMEOUT))
+		c->e->expires_ms = c->s->now_ms + (uint64_t)timeout_s * 1000u;
+}
+
+/* process_ras over the decoded events: < 0 drops */
+static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
+{
+	const struct nftdp_ct_tuple *t = c->e->tuple;
+	struct ct_help *h = &c->s->help[c->e - c->s->entries];
+	uint32_t msg = ev->n && ev->ev[0].tag == H323_EV_RAS ? ev->ev[0].val : UINT32_MAX;
+	const struct h323_event *ip = NULL;
+	union nftdp_ct_addr a;
+	struct ct_expect x;
+	uint32_t ttl = 0;
+	bool has_ttl = false;
+	uint16_t port;
+
+	for (uint32_t i = 0; i < ev->n; i++) {
+		if (ev->ev[i].tag == H323_EV_TTL) {
+			ttl = ev->ev[i].val;
+			has_ttl = true;
+		}
+	}
+	switch (msg) {
+	case RAS_GCF:
+		for (uint32_t i = 0; i < ev->n && !ip; i++)
+			if (ev->ev[i].tag == H323_EV_RASADDR)
+				ip = addr_after(ev, i, false);
+		if (!ip || !read_addr(c, ip, &a, &port))
+			return 0;
+		/* the registration port is the discovery port */
+		if (own_addr(c, &a) && port == t[c->dir].sport)
+			return 0;
+		/* no RAS expectation loops: a GCF is never expected */
+		if (c->e->status & IPS_EXPECTED)
+			return 0;
+		nftdp_ct_expect_init(&x, t[0].l3proto, &t[!c->dir].src, &a, IPPROTO_UDP, 0, port);
+		x.exp_helper = NFTDP_VM_CT_HELPER_RAS;
+		return related(c, &x);
+	case RAS_RRQ:
+		/* expect_q931: the first callSignalAddress of the sender's */
+		for (uint32_t i = 0; i < ev->n; i++) {
+			const struct h323_event *p;
+
+			if (ev->ev[i].tag != H323_EV_RASADDR)
+				continue;
+			p = addr_after(ev, i, false);
+			if (p && read_addr(c, p, &a, &port) && own_addr(c, &a) && port) {
+				ip = p;
+				break;
+			}
+		}
+		/* under NAT the kernel's nf_nat_h323 makes it: not built */
+		if (ip && !(t[0].l3proto == NFPROTO_IPV4 && (c->e->status & IPS_NAT_MASK))) {
+			/* gkrouted_only: only from the gatekeeper */
+			if (expect_call(c, &t[!c->dir].src, &t[!c->dir].dst, port) < 0)
+				return -1;
+		}
+		h->h323_timeout = has_ttl ? ttl : default_rrq_ttl;
+		return 0;
+	case RAS_RCF:
+		if (has_ttl)
+			h->h323_timeout = ttl;
+		/* the kernel also looks for the Q.931 expectation by a tuple
+		 * without the gatekeeper's address, which the expectation
+		 * (gkrouted_only) never matches: its timeout stays */
+		if (h->h323_timeout > 0)
+			refresh(c, h->h323_timeout);
+		return 0;
+	case RAS_URQ:
+		nftdp_ct_expect_remove_master(c->s, c->e);
+		refresh(c, 30);
+		return 0;
+	case RAS_ACF:
+	case RAS_LCF:
+		for (uint32_t i = 0; i < ev->n && !ip; i++)
+			if (ev->ev[i].tag == H323_EV_RASADDR)
+				ip = addr_after(ev, i, false);
+		if (!ip || !read_addr(c, ip, &a, &port))
+			return 0;
+		/* an answering ACF: only NAT has to do with it */
+		if (msg == RAS_ACF && !memcmp(&a, &t[c->dir].dst, sizeof(a)))
+			return 0;
+		return expect_call(c, &t[!c->dir].src, &a, port);
+	default:
+		return 0;
+	}
+}
+
+/* ras_help: every packet's UDP payload */
+unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+{
+	uint32_t l4len = nftdp_ct_l4len(pkt);
+	struct h323_events ev;
+	struct h323_ctx c;
+
+	if (pkt->l4proto != IPPROTO_UDP || l4len <= 8)
+		return NF_ACCEPT;
+	c.s = s;
+	c.e = e;
+	c.dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
+	c.max_expected = ras_max_expected;
+	c.data = pkt->data + pkt->th_off + 8;
+	c.len = l4len - 8;
+	if (nftdp_h323_decode_ras(c.data, c.len, &ev) < H323_OK)
+		return NF_ACCEPT;
+	return process_ras(&c, &ev) < 0 ? NF_DROP : NF_ACCEPT;
 }

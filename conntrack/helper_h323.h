@@ -40,6 +40,11 @@ enum {
 	H323_EV_NETADDR,  /* its networkAddress: the choice */
 	H323_EV_LAN,	  /* its localAreaAddress (H.245 TransportAddress) */
 	H323_EV_TUNNEL,	  /* the UUIE's h245Control (tunnelled H.245) starts */
+	H323_EV_RAS,	  /* RasMessage: the choice */
+	H323_EV_RASADDR,  /* the RAS message's TransportAddress (RRQ: each
+			   * callSignalAddress; GCF: rasAddress; ACF:
+			   * destCallSignalAddress; LCF: callSignalAddress) */
+	H323_EV_TTL,	  /* RRQ's, RCF's timeToLive: the value */
 };
 
 #define H323_MAX_EVENTS 1024
@@ -57,6 +62,8 @@ struct h323_events {
 /* DecodeQ931: a Q.931 message (the TPKT's payload) and its user-user
  * information element's H323-UserInformation; offsets are from buf */
 int nftdp_h323_decode_q931(const uint8_t *buf, uint32_t len, struct h323_events *out);
+/* DecodeRasMessage */
+int nftdp_h323_decode_ras(const uint8_t *buf, uint32_t len, struct h323_events *out);
 /* DecodeMultimediaSystemControlMessage */
 int nftdp_h323_decode_h245(const uint8_t *buf, uint32_t len, struct h323_events *out);
 

@@ -136,7 +136,7 @@ static uint32_t get_bitmap(struct bs *b, unsigned int n)
 
 static int decode(struct bs *b, const struct pf *f, int dec);
 
-static int dec_int(struct bs *b, const struct pf *f)
+static int dec_int(struct bs *b, const struct pf *f, int dec)
 {
 	long len;
 
@@ -154,6 +154,20 @@ static int dec_int(struct bs *b, const struct pf *f)
 			return H323_BOUND;
 		len = get_bits(b, 2) + 1;
 		align(b);
+		if (dec && (f->attr & DEC) && f->tag) { /* timeToLive */
+			uint32_t v = 0;
+
+			if (oob(b, (size_t)len, 0))
+				return H323_BOUND;
+			for (long k = 0; k < len; k++)
+				v = v << 8 | b->buf[b->cur + (size_t)k];
+			if (emit(b, f->tag, v + f->lb))
+				return H323_UNSUP;
+			/* as the kernel: get_uint steps over the value, then
+			 * the length is added again (a value at the end of
+			 * the message is then out of bound) */
+			b->cur += (size_t)len;
+		}
 		b->cur += (size_t)len;
 		break;
 	case UNCO:
@@ -190,7 +204,7 @@ static int dec_simple(struct bs *b, const struct pf *f, int dec)
 		b->cur += (size_t)len;
 		break;
 	case INT:
-		return dec_int(b, f);
+		return dec_int(b, f, dec);
 	case ENUM:
 		if ((f->attr & EXT) && !oob(b, 0, 1) && get_bits(b, 1))
 			inc_bits(b, 7);
@@ -903,6 +917,107 @@ static int run(const struct pf *root, const uint8_t *buf, size_t beg, size_t end
 	if (b.full)
 		return H323_UNSUP;
 	return rc;
+}
+
+/* RAS */
+static const struct pf ta_item_ras[] = {F_TA(DEC, H323_EV_RASADDR)};
+static const struct pf ta_item[] = {F_TA(0, 0)};
+static const struct pf grq[] = {F_WORD, F_OID, F_NSP(OPT), F_TA(DEC, 0), XS};
+static const struct pf gcf[] = {
+    F_WORD, F_OID, F_NSP(OPT), NF(BMPSTR, 7, 1, 0, OPT, 0, NULL), F_TA(DEC, H323_EV_RASADDR), XS};
+static const struct pf rrq[] = {
+    F_WORD,
+    F_OID,
+    F_NSP(OPT),
+    F_BOOL,
+    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_ras),
+    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+    F_EPT,
+    F_ALIASES(OPT),
+    NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
+    NF(SEQ, 2, 3, 3, EXT, 0, vendor),
+    /* extensions: alternateEndpoints, timeToLive, then the kernel stops */
+    X,
+    NF(INT, CONS, 1, 0, DEC | OPT, H323_EV_TTL, NULL),
+    XS,
+};
+static const struct pf rcf[] = {
+    F_WORD,
+    F_OID,
+    F_NSP(OPT),
+    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+    F_ALIASES(OPT),
+    NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
+    NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
+    /* extensions: alternateGatekeeper, timeToLive, then the kernel stops */
+    X,
+    NF(INT, CONS, 1, 0, DEC | OPT, H323_EV_TTL, NULL),
+    XS,
+};
+static const struct pf urq[] = {F_WORD, NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item), XS};
+static const struct pf arq[] = {
+    F_WORD,
+    NF(CHOICE, 2, 4, 4, EXT, 0, four_nul),
+    NF(CHOICE, 1, 2, 2, EXT | OPT, 0, two_nul),
+    NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
+    F_ALIASES(OPT),
+    F_TA(DEC | OPT, 0),
+    F_ALIASES(OPT),
+    F_ALIASES(0),
+    F_TA(DEC | OPT, 0),
+    XS,
+};
+static const struct pf acf[] = {F_WORD, F_CONS, NF(CHOICE, 1, 2, 2, EXT, 0, two_nul),
+				F_TA(DEC, H323_EV_RASADDR), XS};
+static const struct pf lrq[] = {
+    F_WORD, NF(BMPSTR, 7, 1, 0, OPT, 0, NULL), F_ALIASES(0), F_NSP(OPT), F_TA(DEC, 0), XS};
+static const struct pf lcf[] = {F_WORD, F_TA(DEC, H323_EV_RASADDR), F_TA(DEC, 0), XS};
+static const struct pf irr[] = {F_NSP(OPT),
+				F_WORD,
+				F_EPT,
+				NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
+				F_TA(DEC, 0),
+				NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+				XS};
+static const struct pf ras[] = {
+    NF(SEQ, 4, 8, 18, DEC | EXT, 0, grq),
+    NF(SEQ, 2, 5, 14, DEC | EXT, 0, gcf),
+    XS,
+    NF(SEQ, 3, 10, 31, DEC | EXT, 0, rrq),
+    NF(SEQ, 3, 7, 24, DEC | EXT, 0, rcf),
+    XS,
+    NF(SEQ, 3, 5, 15, DEC | EXT, 0, urq),
+    XS,
+    XS,
+    NF(SEQ, 7, 16, 34, DEC | EXT, 0, arq),
+    NF(SEQ, 2, 6, 27, DEC | EXT, 0, acf),
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    NF(SEQ, 2, 5, 17, DEC | EXT, 0, lrq),
+    NF(SEQ, 1, 4, 19, DEC | EXT, 0, lcf),
+    XS,
+    XS,
+    NF(SEQ, 3, 8, 16, DEC | EXT, 0, irr),
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+    XS,
+};
+static const struct pf ras_root = NF(CHOICE, 5, 24, 32, DEC | EXT, H323_EV_RAS, ras);
+
+int nftdp_h323_decode_ras(const uint8_t *buf, uint32_t len, struct h323_events *out)
+{
+	return run(&ras_root, buf, 0, len, out);
 }
 
 int nftdp_h323_decode_h245(const uint8_t *buf, uint32_t len, struct h323_events *out)

@@ -8,12 +8,34 @@
  * expected (the Connect's TPKT header in a segment of its own), the H.245
  * connection related with helper H.245, its OpenLogicalChannel expecting
  * RTP/RTCP, media related; an address other than the sender's expects
- * nothing.
+ * nothing. RAS: a RegistrationRequest expects the gatekeeper's calls
+ * (permanent, helper Q.931), its Confirm's time to live becomes the RAS
+ * connection's timeout, an AdmissionConfirm expects the call it names,
+ * an UnregistrationRequest removes them all and leaves 30 s; a
+ * timeToLive at the very end of a message is out of bound, as the
+ * kernel's decoder (it steps over the value twice).
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
 
 static const struct nftdp_vm_ct_helper q931_h = {NFTDP_VM_CT_HELPER_Q931, IPPROTO_TCP, true, true};
+static const struct nftdp_vm_ct_helper ras_h = {NFTDP_VM_CT_HELPER_RAS, IPPROTO_UDP, true, true};
+
+/* differential case 323's RAS messages: RRQ from 10.1.0.1
+ * (callSignalAddress 10.1.0.1:1720, timeToLive 120, then an empty
+ * tokens), RCF (timeToLive 120), ACF (destCallSignalAddress
+ * 10.2.0.5:1720), and an URQ */
+static const uint8_t rrq[] = {0x0e, 0x00, 0x00, 0x00, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04,
+			      0x80, 0x01, 0x00, 0x0a, 0x01, 0x00, 0x01, 0x06, 0xb8, 0x01, 0x00,
+			      0x0a, 0x01, 0x00, 0x01, 0x9c, 0x40, 0x00, 0x00, 0xb5, 0x00, 0x00,
+			      0x01, 0x04, 0xc0, 0x02, 0x00, 0x77, 0x01, 0x00};
+static const uint8_t rcf[] = {0x12, 0x00, 0x00, 0x00, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04,
+			      0x01, 0x00, 0x0a, 0x02, 0x00, 0x01, 0x06, 0xb8, 0x02, 0x00, 0x65,
+			      0x00, 0x31, 0x04, 0xc0, 0x02, 0x00, 0x77, 0x01, 0x00};
+static const uint8_t acf[] = {0x28, 0x00, 0x00, 0x01, 0x40, 0x02, 0x80,
+			      0x00, 0x0a, 0x02, 0x00, 0x05, 0x06, 0xb8};
+static const uint8_t urq[] = {0x18, 0x00, 0x00, 0x02, 0x01, 0x00,
+			      0x0a, 0x01, 0x00, 0x01, 0x06, 0xb8};
 
 /* TPKT + Q.931 Setup: h245Address 10.1.0.1:1800 */
 static const uint8_t setup_tpkt[] = {
@@ -23,10 +45,10 @@ static const uint8_t setup_tpkt[] = {
     0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00};
 /* TPKT + Q.931 Connect: h245Address 10.2.0.1:1801 */
 static const uint8_t connect_tpkt[] = {
-    0x03, 0x00, 0x00, 0x34, 0x08, 0x02, 0x00, 0x01, 0x07, 0x04, 0x03, 0x88, 0x93, 0xa5,
-    0x7e, 0x00, 0x23, 0x05, 0x02, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04, 0x00,
-    0x0a, 0x02, 0x00, 0x01, 0x07, 0x09, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
-    0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
+    0x03, 0x00, 0x00, 0x34, 0x08, 0x02, 0x00, 0x01, 0x07, 0x04, 0x03, 0x88, 0x93,
+    0xa5, 0x7e, 0x00, 0x23, 0x05, 0x02, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00,
+    0x04, 0x00, 0x0a, 0x02, 0x00, 0x01, 0x07, 0x09, 0x00, 0x00, 0x00, 0x01, 0x02,
+    0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
 /* TPKT + H.245 OpenLogicalChannel: g711Ulaw64k, H.225.0 media channel
  * 10.1.0.1:5000, media control channel 10.1.0.1:5001 */
 static const uint8_t olc_tpkt[] = {0x03, 0x00, 0x00, 0x1e, 0x03, 0x00, 0x00, 0x00, 0x0c, 0x60,
@@ -41,6 +63,18 @@ static int decode_exact(const uint8_t *p, uint32_t n, bool q931, struct h323_eve
 	assert_non_null(buf);
 	memcpy(buf, p, n);
 	rc = q931 ? nftdp_h323_decode_q931(buf, n, ev) : nftdp_h323_decode_h245(buf, n, ev);
+	free(buf);
+	return rc;
+}
+
+static int decode_ras_exact(const uint8_t *p, uint32_t n, struct h323_events *ev)
+{
+	uint8_t *buf = malloc(n ? n : 1);
+	int rc;
+
+	assert_non_null(buf);
+	memcpy(buf, p, n);
+	rc = nftdp_h323_decode_ras(buf, n, ev);
 	free(buf);
 	return rc;
 }
@@ -95,7 +129,8 @@ static void test_decode(void **state)
 		assert_int_equal(decode_exact(bad, sizeof(bad), false, &ev), H323_RANGE);
 	}
 	/* not Q.931 */
-	assert_int_equal(decode_exact((const uint8_t *)"\x09\x00\x05\x00", 4, true, &ev), H323_RANGE);
+	assert_int_equal(decode_exact((const uint8_t *)"\x09\x00\x05\x00", 4, true, &ev),
+			 H323_RANGE);
 }
 
 /* every proper prefix is an error; corrupted copies decode or fail, never
@@ -189,12 +224,90 @@ static void test_call(void **state)
 	env_free(en);
 }
 
+/* a RAS datagram from dir (0: C -> S) of n bytes: the ct state bits */
+static uint32_t ras_say(struct env *en, int dir, const uint8_t *p, uint32_t n,
+			const struct nftdp_vm_ct_helper *h, struct nftdp_ct_entry **e)
+{
+	uint8_t l4[256] = {0};
+	uint16_t sp = dir ? 1719 : 40000, dp = dir ? 40000 : 1719;
+	struct tpkt t;
+
+	l4[0] = (uint8_t)(sp >> 8);
+	l4[1] = (uint8_t)sp;
+	l4[2] = (uint8_t)(dp >> 8);
+	l4[3] = (uint8_t)dp;
+	l4[4] = (uint8_t)((8 + n) >> 8);
+	l4[5] = (uint8_t)(8 + n);
+	memcpy(l4 + 8, p, n);
+	build(&t, false, dir ? "10.2.0.1" : "10.1.0.1", dir ? "10.1.0.1" : "10.2.0.1", IPPROTO_UDP,
+	      l4, 8 + n);
+	return hx(en, &t, h, e, NULL);
+}
+
+static void test_ras(void **state)
+{
+	static struct h323_events ev;
+	struct env *en = env_new(64, false);
+	struct tflow gk = {false, "10.1.0.1", "10.2.0.1", 1720, 30000, 7000, 9000};
+	struct tflow x = {false, "10.1.0.1", "10.2.0.9", 1720, 30002, 7000, 9000};
+	struct tflow call = {false, "10.1.0.1", "10.2.0.5", 30003, 1720, 7000, 9000};
+	struct nftdp_ct_entry *e, *c;
+	struct tpkt t;
+	uint32_t i;
+
+	(void)state;
+	/* the decoder: the RRQ's callSignalAddress and timeToLive */
+	assert_true(decode_ras_exact(rrq, sizeof(rrq), &ev) >= 0);
+	assert_int_equal(ev.ev[0].tag, H323_EV_RAS);
+	assert_int_equal(ev.ev[0].val, 3);
+	i = find(&ev, H323_EV_RASADDR, 0);
+	assert_true(i != UINT32_MAX);
+	assert_memory_equal(rrq + ev.ev[i + 1].val, "\x0a\x01\x00\x01\x06\xb8", 6);
+	assert_int_equal(ev.ev[find(&ev, H323_EV_TTL, 0)].val, 120);
+	/* without the bytes after timeToLive: out of bound */
+	assert_int_equal(decode_ras_exact(rrq, sizeof(rrq) - 2, &ev), H323_BOUND);
+	for (uint32_t n = 0; n < sizeof(rrq) - 2; n++)
+		assert_true(decode_ras_exact(rrq, n, &ev) < 0);
+	for (uint32_t n = 0; n < sizeof(acf); n++)
+		assert_true(decode_ras_exact(acf, n, &ev) < 0);
+
+	/* RRQ: the gatekeeper's calls to C:1720 */
+	assert_int_equal(ras_say(en, 0, rrq, sizeof(rrq), &ras_h, &e), ST_NEW);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_RAS);
+	assert_int_equal(exp_live(en), 1);
+	/* RCF: the RAS connection lives its time to live */
+	assert_int_equal(ras_say(en, 1, rcf, sizeof(rcf), NULL, NULL), ST_ESTABLISHED);
+	assert_int_equal(left_s(en, e), 120);
+	/* two calls from the gatekeeper: related, helper Q.931 */
+	seg(&t, &gk, 1, TS, gk.bseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &c, NULL), ST_RELATED);
+	assert_int_equal(c->helper, NFTDP_VM_CT_HELPER_Q931);
+	gk.bp = 30001;
+	seg(&t, &gk, 1, TS, gk.bseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(exp_live(en), 1);
+	/* not from the gatekeeper */
+	seg(&t, &x, 1, TS, x.bseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_NEW);
+	/* ACF: C's call to 10.2.0.5:1720 */
+	assert_int_equal(ras_say(en, 1, acf, sizeof(acf), NULL, NULL), ST_ESTABLISHED);
+	assert_int_equal(exp_live(en), 2);
+	seg(&t, &call, 0, TS, call.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	/* URQ: no expectation left, 30 s for the answer */
+	assert_int_equal(ras_say(en, 0, urq, sizeof(urq), NULL, NULL), ST_ESTABLISHED);
+	assert_int_equal(exp_live(en), 0);
+	assert_int_equal(left_s(en, e), 30);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decode),
 	    cmocka_unit_test(test_decode_truncated),
 	    cmocka_unit_test(test_call),
+	    cmocka_unit_test(test_ras),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
