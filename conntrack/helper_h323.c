@@ -319,7 +319,9 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 
 	if (ctinfo != IP_CT_ESTABLISHED && ctinfo != IP_CT_ESTABLISHED_REPLY)
 		return NF_ACCEPT;
-	if (pkt->l4proto != IPPROTO_TCP || l4len < 20)
+	/* skb_header_pointer of a TCP header: an H.245 object on a UDP
+	 * connection reads the datagram so, as the kernel */
+	if (l4len < 20)
 		return NF_ACCEPT;
 	dataoff = (uint32_t)(th[12] >> 4) * 4;
 	if (dataoff > l4len)
