@@ -1,0 +1,182 @@
+# How the Q.931 helper reads segments, against the kernel's get_tpkt_data
+# and decoder: a TPKT header alone announces the next segment's data (as
+# NetMeeting sends them: the Setup's h245Address there is expected); two
+# TPKTs in one segment (an Alerting, then a Connect with h245Address) are
+# both read; a Setup whose user-user element is cut short and a Connect
+# whose TransportAddress choice is out of range decode to errors: nothing
+# is expected from them, and they pass.
+#
+# The PDUs are built here in aligned PER (X.691): each function names the
+# H.225.0 fields it writes, in order.
+from scapy.all import IP, TCP, Raw
+
+C, S = '10.1.0.1', '10.2.0.1'
+
+
+class Per:
+    """Aligned PER bit writer."""
+
+    def __init__(self):
+        self.bits = []
+
+    def bit(self, v):
+        self.bits.append(1 if v else 0)
+
+    def uint(self, v, n):
+        for i in range(n - 1, -1, -1):
+            self.bit((v >> i) & 1)
+
+    def align(self):
+        while len(self.bits) % 8:
+            self.bits.append(0)
+
+    def octets(self, b):
+        self.align()
+        for x in b:
+            self.uint(x, 8)
+
+    def data(self):
+        self.align()
+        return bytes(int(''.join(map(str, self.bits[i:i + 8])), 2)
+                     for i in range(0, len(self.bits), 8))
+
+
+def ip4(a):
+    return bytes(int(x) for x in a.split('.'))
+
+
+def h225_transport_ipv4(w, addr, port, choice=0):
+    # TransportAddress ::= CHOICE (extensible) { ipAddress SEQUENCE { ip
+    # OCTET STRING (SIZE(4)), port INTEGER(0..65535) }, ... }: index 0 of 7
+    # (7: out of the root without the extension bit, a range error)
+    w.bit(0)
+    w.uint(choice, 3)
+    w.octets(ip4(addr))
+    w.octets(port.to_bytes(2, 'big'))
+
+
+def endpoint_type(w):
+    # EndpointType (extensible): no optional field of the 6, mc FALSE,
+    # undefinedNode FALSE
+    w.bit(0)
+    w.uint(0, 6)
+    w.bit(0)
+    w.bit(0)
+
+
+PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
+
+
+def uuie(body_index, body):
+    # H323-UserInformation (ext, user-data absent) { h323-uu-pdu (ext,
+    # nonStandardData absent) { h323-message-body CHOICE index } }
+    w = Per()
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)                 # h323-message-body: not an extension
+    w.uint(body_index, 3)
+    body(w)
+    return w.data()
+
+
+def setup_body(w, port=1800):
+    # Setup-UUIE (ext): optional bits h245Address=1, sourceAddress,
+    # destinationAddress, destCallSignalAddress, destExtraCallInfo,
+    # destExtraCRV, callServices = 0; protocolIdentifier, h245Address,
+    # sourceInfo, activeMC FALSE, conferenceID, conferenceGoal create,
+    # callType pointToPoint
+    w.bit(0)
+    w.uint(0b1000000, 7)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    h225_transport_ipv4(w, C, port)
+    endpoint_type(w)
+    w.bit(0)
+    w.octets(bytes(range(16)))
+    w.bit(0)
+    w.uint(0, 2)
+    w.bit(0)
+    w.uint(0, 2)
+
+
+def connect_body(w, port=1801, choice=0):
+    # Connect-UUIE (ext): h245Address present; protocolIdentifier,
+    # h245Address, destinationInfo, conferenceID
+    w.bit(0)
+    w.bit(1)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    h225_transport_ipv4(w, S, port, choice)
+    endpoint_type(w)
+    w.octets(bytes(range(16)))
+
+
+def q931(msgtype, user_user):
+    # protocol discriminator 8, call reference (2 bytes), message type,
+    # bearer capability IE, user-user IE (protocol discriminator 5)
+    ie = bytes([0x7e]) + (len(user_user) + 1).to_bytes(2, 'big') + b'\x05' + user_user
+    return bytes([0x08, 0x02, 0x00, 0x01, msgtype, 0x04, 0x03, 0x88, 0x93, 0xa5]) + ie
+
+
+def tpkt(payload):
+    return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
+
+
+def alerting_body(w):
+    # Alerting-UUIE (ext, h245Address absent): protocolIdentifier,
+    # destinationInfo
+    w.bit(0)
+    w.bit(0)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    endpoint_type(w)
+
+
+class Flow:
+    """A TCP connection whose sequence numbers follow what was sent."""
+
+    def __init__(self, c, s, cport, sport, cseq, sseq):
+        self.c, self.s, self.cport, self.sport = c, s, cport, sport
+        self.seq = {'dp0': cseq, 'dp1': sseq}
+
+    def pkt(self, side, flags, data=b''):
+        other = 'dp1' if side == 'dp0' else 'dp0'
+        src, dst = (self.c, self.s) if side == 'dp0' else (self.s, self.c)
+        sp, dp = (self.cport, self.sport) if side == 'dp0' else (self.sport, self.cport)
+        ack = self.seq[other] if 'A' in flags else 0
+        p = IP(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags,
+                                       seq=self.seq[side], ack=ack, window=8192)
+        if data:
+            p = p / Raw(data)
+        self.seq[side] += len(data) + (1 if 'S' in flags else 0)
+        return (side, p)
+
+    def handshake(self):
+        return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]
+
+
+def syn(side, sport, dport):
+    a, b = (C, S) if side == 'dp0' else (S, C)
+    return (side, IP(src=a, dst=b) / TCP(sport=sport, dport=dport, flags='S', seq=100,
+                                         window=8192))
+
+
+q = Flow(C, S, 40000, 1720, 1000, 5000)
+setup = q931(0x05, uuie(0, setup_body))
+two = (tpkt(q931(0x01, uuie(3, alerting_body)))
+       + tpkt(q931(0x07, uuie(2, connect_body))))
+cut = q931(0x05, uuie(0, lambda w: setup_body(w, 1802)))[:-5]   # the UUIE cut short
+bad = q931(0x07, uuie(2, lambda w: connect_body(w, 1803, choice=7)))
+
+PACKETS = (
+    q.handshake()
+    + [q.pkt('dp0', 'PA', tpkt(setup)[:4]),      # a TPKT header alone
+       q.pkt('dp0', 'PA', setup),                # its data: h245Address C:1800
+       q.pkt('dp1', 'PA', two),                  # Alerting, Connect (S:1801)
+       q.pkt('dp0', 'PA', tpkt(cut)),            # decoding error: passes
+       q.pkt('dp1', 'PA', tpkt(bad))]            # range error: passes
+    + [syn('dp1', 30000, 1800),                  # related (the split Setup)
+       syn('dp0', 30001, 1801),                  # related (the second TPKT)
+       syn('dp1', 30002, 1802),                  # not expected: dropped
+       syn('dp0', 30003, 1803)]                  # not expected: dropped
+)
+EXPECT = {'dp1': 6, 'dp0': 4}
