@@ -13,7 +13,8 @@
  * connection's timeout, an AdmissionConfirm expects the call it names,
  * an UnregistrationRequest removes them all and leaves 30 s; a
  * timeToLive at the very end of a message is out of bound, as the
- * kernel's decoder (it steps over the value twice).
+ * kernel's decoder (it steps over the value twice). Random buffers and
+ * mutated messages through every decoder.
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
@@ -162,6 +163,60 @@ static void test_decode_truncated(void **state)
 	}
 }
 
+/* random buffers and random mutations of the messages (a fixed seed):
+ * every decoder returns, reading nothing past the end */
+static void test_decode_random(void **state)
+{
+	static struct h323_events ev;
+	static const uint8_t *const msgs[] = {
+	    setup_tpkt + 4, connect_tpkt + 4, olc_tpkt + 4, rrq, rcf, acf, urq};
+	static const uint32_t lens[] = {sizeof(setup_tpkt) - 4,
+					sizeof(connect_tpkt) - 4,
+					sizeof(olc_tpkt) - 4,
+					sizeof(rrq),
+					sizeof(rcf),
+					sizeof(acf),
+					sizeof(urq)};
+	uint32_t x = 0x12345678;
+	uint8_t buf[96];
+
+	(void)state;
+	for (unsigned int round = 0; round < 20000; round++) {
+		unsigned int k = round % 7, n;
+
+		x = x * 1103515245u + 12345u;
+		if (round & 1) { /* a mutated message: 1 to 4 bytes changed */
+			n = lens[k];
+			memcpy(buf, msgs[k], n);
+			for (unsigned int j = 0; j <= (x >> 28) % 4; j++) {
+				x = x * 1103515245u + 12345u;
+				buf[(x >> 8) % n] = (uint8_t)(x >> 20);
+			}
+		} else { /* random bytes */
+			n = (x >> 24) % sizeof(buf);
+			for (unsigned int j = 0; j < n; j++) {
+				x = x * 1103515245u + 12345u;
+				buf[j] = (uint8_t)(x >> 16);
+			}
+			if (n && k < 2)
+				buf[0] = 0x08; /* past the protocol discriminator */
+		}
+		switch (k) {
+		case 0:
+		case 1:
+			decode_exact(buf, n, true, &ev);
+			break;
+		case 2:
+			decode_exact(buf, n, false, &ev);
+			break;
+		default:
+			decode_ras_exact(buf, n, &ev);
+			break;
+		}
+		assert_true(ev.n <= H323_MAX_EVENTS);
+	}
+}
+
 /* a segment of f carrying n bytes from dir: confirm's verdict */
 static unsigned int sayb(struct env *en, struct tflow *f, int dir, const uint8_t *p, uint32_t n)
 {
@@ -304,9 +359,8 @@ static void test_ras(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_decode),
-	    cmocka_unit_test(test_decode_truncated),
-	    cmocka_unit_test(test_call),
+	    cmocka_unit_test(test_decode),	  cmocka_unit_test(test_decode_truncated),
+	    cmocka_unit_test(test_decode_random), cmocka_unit_test(test_call),
 	    cmocka_unit_test(test_ras),
 	};
 
