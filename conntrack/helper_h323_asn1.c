@@ -12,12 +12,12 @@
  * here (H323_BOUND).
  *
  * The types are described below in the decoder's own tables, written
- * from the ASN.1 of H.225.0 v4 and H.245 v7 as the kernel reads them
- * (the same alternatives, optional fields and extension points). Types
- * nftdp does not describe (H.245 video capabilities other than none,
- * H.225 tokens and cryptoTokens in the root of Progress) make the
- * message H323_UNSUP: the helper then expects nothing, as for a message
- * the kernel cannot decode (docs/differences.md).
+ * from the ASN.1 of H.225.0 v4, H.235 and H.245 v7 as the kernel reads
+ * them (the same alternatives, optional fields and extension points,
+ * every root field the kernel walks). A type left undescribed would make
+ * the message H323_UNSUP (the helper then expects nothing, as for a
+ * message the kernel cannot decode): UNSUP entries stand only where the
+ * kernel skips by length or stops.
  */
 #include <stddef.h>
 #include <string.h>
@@ -520,14 +520,12 @@ static int decode(struct bs *b, const struct pf *f, int dec)
 }
 
 /*
- * The types. X: an extension the decoder skips by its length (or a root
- * alternative it does not describe: H323_UNSUP if chosen); XS: where the
- * kernel stops decoding; XO: an optional root field not described
- * (H323_UNSUP when present).
+ * The types. X: an extension the decoder skips by its length (it would
+ * be H323_UNSUP in a root position, where none is left); XS: where the
+ * kernel stops decoding.
  */
 #define X NF(UNSUP, 0, 0, 0, 0, 0, NULL)
 #define XS NF(UNSUP, 0, 0, 0, STOP, 0, NULL)
-#define XO NF(UNSUP, 0, 0, 0, OPT, 0, NULL)
 #define F_NUL NF(NUL, FIXD, 0, 0, 0, 0, NULL)
 #define F_BOOL NF(BOOL, FIXD, 0, 0, 0, 0, NULL)
 #define F_BOOLO NF(BOOL, FIXD, 0, 0, OPT, 0, NULL)
@@ -617,7 +615,42 @@ static const struct pf h245_nsp_item[] = {F_H245NSP(0)};
 
 static const struct pf h261[] = {
     NF(INT, 2, 1, 0, OPT, 0, NULL), NF(INT, 2, 1, 0, OPT, 0, NULL), F_BOOL, F_WORD, F_BOOL, X};
-static const struct pf video[] = {F_H245NSP(0), NF(SEQ, 2, 5, 6, EXT, 0, h261), X, X, X, X};
+#define F_CONSO NF(INT, CONS, 0, 0, OPT, 0, NULL)
+static const struct pf h262[] = {
+    F_BOOL,  F_BOOL, F_BOOL, F_BOOL,  F_BOOL,  F_BOOL,	F_BOOL,	 F_BOOL,
+    F_BOOL,  F_BOOL, F_BOOL, F_CONSO, F_CONSO, F_WORDO, F_WORDO, NF(INT, 4, 0, 0, OPT, 0, NULL),
+    F_CONSO, X};
+static const struct pf h263[] = {
+    NF(INT, 5, 1, 0, OPT, 0, NULL),
+    NF(INT, 5, 1, 0, OPT, 0, NULL),
+    NF(INT, 5, 1, 0, OPT, 0, NULL),
+    NF(INT, 5, 1, 0, OPT, 0, NULL),
+    NF(INT, 5, 1, 0, OPT, 0, NULL),
+    F_CONS,
+    F_BOOL,
+    F_BOOL,
+    F_BOOL,
+    F_BOOL,
+    F_BOOL,
+    F_CONSO,
+    F_WORDO,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+    X,
+};
+static const struct pf is11172v[] = {
+    F_BOOL, F_CONSO, F_CONSO, F_WORDO, F_WORDO, NF(INT, 4, 0, 0, OPT, 0, NULL), F_CONSO, X};
+static const struct pf video[] = {F_H245NSP(0),
+				  NF(SEQ, 2, 5, 6, EXT, 0, h261),
+				  NF(SEQ, 6, 17, 18, EXT, 0, h262),
+				  NF(SEQ, 7, 13, 21, EXT, 0, h263),
+				  NF(SEQ, 6, 7, 8, EXT, 0, is11172v),
+				  X};
 
 static const struct pf g7231[] = {F_BYTE, F_BOOL};
 static const struct pf is11172a[] = {F_BOOL, F_BOOL, F_BOOL, F_BOOL, F_BOOL,
@@ -864,15 +897,59 @@ static const struct pf seccaps[] = {F_NSP(OPT), NF(CHOICE, 2, 3, 3, EXT, 0, secm
 				    NF(CHOICE, 2, 3, 3, EXT, 0, secmode)};
 static const struct pf h245sec[] = {F_NSP(0), F_NUL, NF(SEQ, 1, 4, 4, EXT, 0, seccaps),
 				    NF(SEQ, 1, 4, 4, EXT, 0, seccaps)};
+/* H.235 tokens */
+static const struct pf bitstr3[] = {NF(BITSTR, WORD, 0, 0, 0, 0, NULL),
+				    NF(BITSTR, WORD, 0, 0, 0, 0, NULL),
+				    NF(BITSTR, WORD, 0, 0, 0, 0, NULL)};
+static const struct pf oid_oct[] = {F_OID, F_OCTSEMI(0)};
+static const struct pf cleartoken[] = {
+    F_OID,
+    F_CONSO,
+    NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
+    NF(SEQ, 0, 3, 3, EXT | OPT, 0, bitstr3),
+    NF(OCTSTR, 7, 8, 0, OPT, 0, NULL),
+    NF(INT, UNCO, 0, 0, OPT, 0, NULL),
+    NF(SEQ, 0, 2, 2, EXT | OPT, 0, oid_oct),
+    NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
+    NF(SEQ, 0, 2, 2, OPT, 0, oid_oct),
+    X,
+    X,
+};
+#define F_CLEARTOKEN NF(SEQ, 8, 9, 11, EXT, 0, cleartoken)
+static const struct pf cleartoken_item[] = {F_CLEARTOKEN};
+static const struct pf params[] = {NF(INT, UNCO, 0, 0, OPT, 0, NULL),
+				   NF(OCTSTR, FIXD, 8, 0, OPT, 0, NULL), X};
+#define F_PARAMS NF(SEQ, 2, 2, 3, EXT, 0, params)
+#define F_BITSEMI NF(BITSTR, SEMI, 0, 0, 0, 0, NULL)
+#define F_TOBESIGNED NF(SEQ, 8, 9, 11, OPEN | EXT, 0, NULL)
+static const struct pf hashtok[] = {F_OID, F_PARAMS, F_BITSEMI};
+static const struct pf encrtok[] = {F_OID, F_PARAMS, F_OCTSEMI(0)};
+static const struct pf signtok[] = {F_TOBESIGNED, F_OID, F_PARAMS, F_BITSEMI};
+static const struct pf eppwdhash[] = {NF(CHOICE, 1, 2, 7, EXT, 0, alias), F_CONS,
+				      NF(SEQ, 0, 3, 3, 0, 0, hashtok)};
+static const struct pf gkpwdhash[] = {NF(BMPSTR, 7, 1, 0, 0, 0, NULL), F_CONS,
+				      NF(SEQ, 0, 3, 3, 0, 0, hashtok)};
+static const struct pf ct_encrypted[] = {F_OID, NF(SEQ, 0, 3, 3, 0, 0, encrtok)};
+static const struct pf ct_signed[] = {F_OID, NF(SEQ, 0, 4, 4, 0, 0, signtok)};
+static const struct pf ct_hashed[] = {F_OID, F_CLEARTOKEN, NF(SEQ, 0, 3, 3, 0, 0, hashtok)};
+static const struct pf cryptotoken[] = {
+    NF(SEQ, 0, 2, 2, 0, 0, ct_encrypted), NF(SEQ, 0, 2, 2, 0, 0, ct_signed),
+    NF(SEQ, 0, 3, 3, 0, 0, ct_hashed), NF(SEQ, 0, 3, 3, 0, 0, encrtok)};
+static const struct pf crypto323[] = {
+    NF(SEQ, 0, 3, 3, 0, 0, eppwdhash), NF(SEQ, 0, 3, 3, 0, 0, gkpwdhash),
+    NF(SEQ, 0, 3, 3, 0, 0, encrtok),   NF(SEQ, 0, 3, 3, 0, 0, encrtok),
+    NF(SEQ, 0, 4, 4, 0, 0, signtok),   NF(SEQ, 0, 4, 4, 0, 0, signtok),
+    NF(SEQ, 0, 4, 4, 0, 0, signtok),   NF(CHOICE, 2, 4, 4, EXT, 0, cryptotoken),
+};
+static const struct pf crypto323_item[] = {NF(CHOICE, 3, 8, 8, EXT, 0, crypto323)};
 static const struct pf progress[] = {
     F_OID,
     F_EPT,
     F_H245ADDR,
     NF(SEQ, 0, 1, 1, EXT, 0, guid),
     NF(CHOICE, 2, 4, 4, EXT | OPT, 0, h245sec),
-    /* tokens and cryptoTokens: not described */
-    XO,
-    XO,
+    NF(SEQOF, SEMI, 0, 0, OPT, 0, cleartoken_item),
+    NF(SEQOF, SEMI, 0, 0, OPT, 0, crypto323_item),
     F_FASTSTART,
     X,
     X,
