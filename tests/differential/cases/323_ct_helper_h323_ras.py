@@ -2,13 +2,16 @@
 # (dp1): a RegistrationRequest whose callSignalAddress is C's own expects
 # calls (Q.931, PERMANENT) from the gatekeeper to C:1720; the gatekeeper's
 # RegistrationConfirm; an AdmissionConfirm naming another endpoint E
-# behind S expects C's call to E:1720.
+# behind S expects C's call to E:1720; a GatekeeperConfirm naming another
+# RAS address expects C's RAS there; a LocationConfirm expects C's call to
+# the endpoint it names.
 #
 # The RAS messages are built here in aligned PER (X.691): each function
 # names the H.225.0 fields it writes, in order.
 from scapy.all import IP, TCP, UDP, Raw
 
 C, S, X, E = '10.1.0.1', '10.2.0.1', '10.2.0.9', '10.2.0.5'
+G2, E2 = '10.2.0.7', '10.2.0.6'  # another gatekeeper's RAS, another endpoint
 
 
 class Per:
@@ -135,10 +138,43 @@ def acf(seq, dest):
     return w.data()
 
 
+def gcf(seq, rasaddr):
+    # RasMessage gatekeeperConfirm (1); GatekeeperConfirm (no extension,
+    # nonStandardData and gatekeeperIdentifier absent): requestSeqNum,
+    # protocolIdentifier, rasAddress
+    w = Per()
+    w.bit(0)
+    w.uint(1, 5)
+    w.bit(0)
+    w.uint(0, 2)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    transport_ipv4(w, *rasaddr)
+    return w.data()
+
+
+def lcf(seq, csa, rasaddr):
+    # RasMessage locationConfirm (19); LocationConfirm (no extension,
+    # nonStandardData absent): requestSeqNum, callSignalAddress, rasAddress
+    w = Per()
+    w.bit(0)
+    w.uint(19, 5)
+    w.bit(0)
+    w.bit(0)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    transport_ipv4(w, *csa)
+    transport_ipv4(w, *rasaddr)
+    return w.data()
+
+
 def ras(side, payload):
     src, dst = (C, S) if side == 'dp0' else (S, C)
     sp, dp = (40000, 1719) if side == 'dp0' else (1719, 40000)
     return (side, IP(src=src, dst=dst) / UDP(sport=sp, dport=dp) / Raw(payload))
+
+
+def dgram(side, src, dst, sport, dport):
+    return (side, IP(src=src, dst=dst) / UDP(sport=sport, dport=dport) / Raw(b'\x00' * 8))
 
 
 def syn(side, src, dst, sport, dport):
@@ -155,5 +191,11 @@ PACKETS = [
     ras('dp1', acf(2, (E, 1720))),
     syn('dp0', C, E, 30003, 1720),        # related: the ACF's
     syn('dp0', C, E, 30004, 1721),        # not announced: dropped
+    ras('dp1', gcf(3, (G2, 1719))),       # another RAS address: expected (helper RAS)
+    dgram('dp0', C, G2, 40005, 1719),     # related
+    dgram('dp0', C, G2, 40006, 1718),     # not announced: dropped
+    ras('dp1', lcf(4, (E2, 1720), (E2, 1719))),  # the call to E2 expected
+    syn('dp0', C, E2, 30005, 1720),       # related
+    syn('dp0', C, E2, 30006, 1721),       # not announced: dropped
 ]
-EXPECT = {'dp1': 2, 'dp0': 4}
+EXPECT = {'dp1': 4, 'dp0': 6}
