@@ -324,9 +324,9 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 	if (l4len < 20)
 		return NF_ACCEPT;
 	dataoff = (uint32_t)(th[12] >> 4) * 4;
-	if (dataoff > l4len)
-		return NF_ACCEPT;
-	n = l4len - dataoff;
+	/* no data (the header's length past the packet too): no TPKT, and a
+	 * TPKT header seen before is forgotten */
+	n = dataoff < l4len ? l4len - dataoff : 0;
 	c.s = s;
 	c.e = e;
 	c.dir = ctinfo == IP_CT_ESTABLISHED_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;

@@ -276,6 +276,16 @@ static void test_call(void **state)
 	/* S connects to C's announced H.245 port: related too */
 	seg(&t, &other, 1, TS, other.bseq, 0, 0);
 	assert_int_equal(hx(en, &t, NULL, NULL, NULL), ST_RELATED);
+	assert_int_equal(exp_live(en), 0);
+	/* a segment without data between a TPKT header and its data: the
+	 * header is forgotten (get_tpkt_data's clear_out), the data not
+	 * read; the Connect again, whole: its H.245 expected anew */
+	assert_int_equal(sayb(en, &q, 1, connect_tpkt, 4), NF_ACCEPT);
+	assert_int_equal(tx(en, &q, 1, TA, 0, NULL), ST_ESTABLISHED);
+	assert_int_equal(sayb(en, &q, 1, connect_tpkt + 4, sizeof(connect_tpkt) - 4), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 0);
+	assert_int_equal(sayb(en, &q, 1, connect_tpkt, sizeof(connect_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 1);
 	env_free(en);
 }
 
