@@ -857,8 +857,10 @@ static const struct pf setup[] = {
 static const struct pf callproc[] = {F_OID, F_EPT, F_H245ADDR, X, X, X, X, F_FASTSTART, X, X, X, X};
 static const struct pf connect[] = {
     F_OID, F_H245ADDR, F_EPT, F_OCT(16), X, X, X, X, F_FASTSTART, X, X, X, X, X, X, X, X, X, X};
-static const struct pf alerting[] = {F_OID, F_H245ADDR, F_EPT, X, X, X, X, F_FASTSTART, X, X,
-				     X,	    X,		X,     X, X, X, X};
+/* Alerting: protocolIdentifier, destinationInfo, h245Address (as
+ * CallProceeding); extensions: callIdentifier .. cryptoTokens, fastStart */
+static const struct pf alerting[] = {F_OID, F_EPT, F_H245ADDR, X, X, X, X, F_FASTSTART, X, X,
+				     X,	    X,	   X,	       X, X, X, X};
 static const struct pf information[] = {F_OID, X, X, X, X, X, X};
 static const struct pf relreason[] = {F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL, F_NUL,
 				      F_NUL, F_NUL, F_NUL, F_NUL, X,	 X,	X,     X,

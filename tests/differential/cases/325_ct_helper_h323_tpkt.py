@@ -4,7 +4,9 @@
 # TPKTs in one segment (an Alerting, then a Connect with h245Address) are
 # both read; a Setup whose user-user element is cut short and a Connect
 # whose TransportAddress choice is out of range decode to errors: nothing
-# is expected from them, and they pass.
+# is expected from them, and they pass. Then one segment of four TPKTs:
+# CallProceeding, Alerting and a Facility (startH245) whose h245Address
+# is expected, and a Facility forwarding the call, whose is not.
 #
 # The PDUs are built here in aligned PER (X.691): each function names the
 # H.225.0 fields it writes, in order.
@@ -122,13 +124,38 @@ def tpkt(payload):
     return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
 
 
-def alerting_body(w):
-    # Alerting-UUIE (ext, h245Address absent): protocolIdentifier,
-    # destinationInfo
+def alerting_body(w, port=None):
+    # Alerting-UUIE and CallProceeding-UUIE (ext, the h245Address optional
+    # bit): protocolIdentifier, destinationInfo, [h245Address S:port]
     w.bit(0)
-    w.bit(0)
+    w.bit(1 if port else 0)
     w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
     endpoint_type(w)
+    if port:
+        h225_transport_ipv4(w, S, port)
+
+
+def facility_body(w, reason, port):
+    # Facility-UUIE (ext present; alternativeAddress, alternativeAliasAddress,
+    # conferenceID absent): protocolIdentifier, reason (root 0-3, or an
+    # extension alternative in an open type of one zero octet); the
+    # extensions' 7 bits, h245Address (the 7th, index 11) S:port
+    w.bit(1)
+    w.uint(0, 3)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    if reason < 4:
+        w.bit(0)
+        w.uint(reason, 2)
+    else:
+        w.bit(1)
+        w.uint(reason - 4, 7)
+        w.octets([1, 0])
+    w.uint(7 - 1, 7)
+    w.uint(0b0000001, 7)
+    t = Per()
+    h225_transport_ipv4(t, S, port)
+    b = t.data()
+    w.octets([len(b)] + list(b))
 
 
 class Flow:
@@ -173,10 +200,20 @@ PACKETS = (
        q.pkt('dp0', 'PA', setup),                # its data: h245Address C:1800
        q.pkt('dp1', 'PA', two),                  # Alerting, Connect (S:1801)
        q.pkt('dp0', 'PA', tpkt(cut)),            # decoding error: passes
-       q.pkt('dp1', 'PA', tpkt(bad))]            # range error: passes
+       q.pkt('dp1', 'PA', tpkt(bad)),            # range error: passes
+       q.pkt('dp1', 'PA', tpkt(q931(0x02, uuie(1, lambda w: alerting_body(w, 1810))))
+             + tpkt(q931(0x01, uuie(3, lambda w: alerting_body(w, 1811))))
+             + tpkt(q931(0x62, uuie(6, lambda w: facility_body(w, 5, 1812))))
+             + tpkt(q931(0x62, uuie(6, lambda w: facility_body(w, 1, 1813)))))]
+    # CallProceeding (S:1810), Alerting (S:1811), Facility startH245
+    # (S:1812), Facility callForwarded (its h245Address not read: S:1813)
     + [syn('dp1', 30000, 1800),                  # related (the split Setup)
        syn('dp0', 30001, 1801),                  # related (the second TPKT)
        syn('dp1', 30002, 1802),                  # not expected: dropped
-       syn('dp0', 30003, 1803)]                  # not expected: dropped
+       syn('dp0', 30003, 1803),                  # not expected: dropped
+       syn('dp0', 30004, 1810),                  # related: CallProceeding
+       syn('dp0', 30005, 1811),                  # related: Alerting
+       syn('dp0', 30006, 1812),                  # related: Facility startH245
+       syn('dp0', 30007, 1813)]                  # Facility callForwarded: dropped
 )
-EXPECT = {'dp1': 6, 'dp0': 4}
+EXPECT = {'dp1': 9, 'dp0': 5}
