@@ -3,7 +3,7 @@
 # control channel and reverse media channel are C's, and T.120 data on a
 # separate LAN stack at C:1503), S's Connect tunnels H.245 (h245Control)
 # with an OpenLogicalChannelAck whose H.225.0 media and media control
-# channels are S's. The expected RTP/RTCP both ways and T.120 (permanent)
+# channels, and its reverse parameters' media channel, are S's. The expected RTP/RTCP both ways and T.120 (permanent)
 # are related; ports nobody announced are dropped.
 #
 # The PDUs are built here in aligned PER (X.691): each function names the
@@ -193,21 +193,30 @@ def setup_faststart(olcs):
     return w.data()
 
 
-def olc_ack(media, control):
+def olc_ack(media, control, reverse_media):
     # MultimediaSystemControlMessage response (1), ResponseMessage
-    # openLogicalChannelAck (5): OpenLogicalChannelAck (ext, no reverse
-    # parameters) { forwardLogicalChannelNumber 1; extensions:
-    # forwardMultiplexAckParameters (index 3: 2 bits, the 2nd) present:
-    # h2250LogicalChannelAckParameters (ext) with sessionID 1, mediaChannel
-    # and mediaControlChannel }
+    # openLogicalChannelAck (5): OpenLogicalChannelAck (ext, reverse
+    # parameters present) { forwardLogicalChannelNumber 1;
+    # reverseLogicalChannelParameters (ext; portNumber absent,
+    # multiplexParameters present) { reverseLogicalChannelNumber 2,
+    # multiplexParameters: the extension alternative h2250 (1) with a
+    # media channel }; extensions: forwardMultiplexAckParameters (index 3:
+    # 2 bits, the 2nd) present: h2250LogicalChannelAckParameters (ext)
+    # with sessionID 1, mediaChannel and mediaControlChannel }
     w = Per()
     w.bit(0)
     w.uint(1, 2)
     w.bit(0)
     w.uint(5, 5)
     w.bit(1)
-    w.bit(0)
+    w.bit(1)
     w.octets((0).to_bytes(2, 'big'))
+    w.bit(0)
+    w.uint(0b01, 2)
+    w.octets((1).to_bytes(2, 'big'))
+    w.bit(1)
+    w.uint(0, 7)
+    open_type(w, h2250(media=reverse_media))
     w.uint(2 - 1, 7)
     w.uint(0b01, 2)
     fma = Per()
@@ -306,14 +315,15 @@ PACKETS = (
     + [q.pkt('dp0', 'PA', tpkt(q931(0x05, setup_faststart(
         [olc_audio((C, 5001), (C, 5002)), olc_t120((C, 1503))])))),
        q.pkt('dp1', 'PA', tpkt(q931(0x07, connect_tunnel(
-           [olc_ack((S, 7000), (S, 7001))]))))]
+           [olc_ack((S, 7000), (S, 7001), (S, 7010))]))))]
     + [udp('dp1', 6000, 5000),            # RTP to C (forward control 5001's pair)
        udp('dp1', 6001, 5003),            # RTCP of the reverse media channel 5002
        udp('dp1', 6002, 5004),            # not announced: dropped
        udp('dp0', 5000, 7001),            # to S's media control channel
        udp('dp0', 5000, 7002),            # not announced: dropped
+       udp('dp0', 5010, 7010),            # the Ack's reverse media channel
        syn('dp1', 30000, 1503),           # T.120 to C: related
        syn('dp1', 30001, 1503),           # again: permanent
        syn('dp1', 30002, 1504)]           # not announced: dropped
 )
-EXPECT = {'dp1': 4, 'dp0': 6}
+EXPECT = {'dp1': 5, 'dp0': 6}

@@ -4,7 +4,8 @@
 # TPKTs in one segment (an Alerting, then a Connect with h245Address) are
 # both read; a Setup whose user-user element is cut short and a Connect
 # whose TransportAddress choice is out of range decode to errors: nothing
-# is expected from them, and they pass. Then one segment of four TPKTs:
+# is expected from them, and they pass. Then one segment of six TPKTs:
+# Information, ReleaseComplete (decoded, nothing to expect),
 # CallProceeding, Alerting and a Facility (startH245) whose h245Address
 # is expected, and a Facility forwarding the call, whose is not.
 #
@@ -135,6 +136,22 @@ def alerting_body(w, port=None):
         h225_transport_ipv4(w, S, port)
 
 
+def information_body(w):
+    # Information-UUIE (ext): protocolIdentifier
+    w.bit(0)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+
+
+def release_body(w):
+    # ReleaseComplete-UUIE (ext, reason present): protocolIdentifier,
+    # reason destinationRejection (3 of 12)
+    w.bit(0)
+    w.bit(1)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    w.bit(0)
+    w.uint(3, 4)
+
+
 def facility_body(w, reason, port):
     # Facility-UUIE (ext present; alternativeAddress, alternativeAliasAddress,
     # conferenceID absent): protocolIdentifier, reason (root 0-3, or an
@@ -201,12 +218,15 @@ PACKETS = (
        q.pkt('dp1', 'PA', two),                  # Alerting, Connect (S:1801)
        q.pkt('dp0', 'PA', tpkt(cut)),            # decoding error: passes
        q.pkt('dp1', 'PA', tpkt(bad)),            # range error: passes
-       q.pkt('dp1', 'PA', tpkt(q931(0x02, uuie(1, lambda w: alerting_body(w, 1810))))
+       q.pkt('dp1', 'PA', tpkt(q931(0x7b, uuie(4, information_body)))
+             + tpkt(q931(0x5a, uuie(5, release_body)))
+             + tpkt(q931(0x02, uuie(1, lambda w: alerting_body(w, 1810))))
              + tpkt(q931(0x01, uuie(3, lambda w: alerting_body(w, 1811))))
              + tpkt(q931(0x62, uuie(6, lambda w: facility_body(w, 5, 1812))))
              + tpkt(q931(0x62, uuie(6, lambda w: facility_body(w, 1, 1813)))))]
-    # CallProceeding (S:1810), Alerting (S:1811), Facility startH245
-    # (S:1812), Facility callForwarded (its h245Address not read: S:1813)
+    # Information, ReleaseComplete, CallProceeding (S:1810), Alerting
+    # (S:1811), Facility startH245 (S:1812), Facility callForwarded (its
+    # h245Address not read: S:1813)
     + [syn('dp1', 30000, 1800),                  # related (the split Setup)
        syn('dp0', 30001, 1801),                  # related (the second TPKT)
        syn('dp1', 30002, 1802),                  # not expected: dropped
