@@ -155,6 +155,9 @@ struct ct_help {
 	/* h323: get_tpkt_data's tpkt_len, per direction (helper_h323.c) */
 	uint16_t h323_tpkt_len[2];
 	uint32_t h323_timeout; /* RAS: the registration's time to live, seconds */
+	/* nf_nat_h323: the H.245 port and RTP ports as each side knows
+	 * them (network order; nf_ct_h323_master's sig_port, rtp_port) */
+	uint16_t h323_sig_port[2], h323_rtp_port[4][2];
 	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
 	struct {
 		uint32_t isn, its, tsoff;
@@ -553,9 +556,9 @@ unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 int nftdp_ct_sip_fmt_ip6(char *buf, const uint8_t *a);
 /* helper_h323.c: Q.931 and H.245 (the decoder: helper_h323.h) */
 unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 

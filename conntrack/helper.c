@@ -44,6 +44,8 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 	h->sip_forced_dport = 0;
 	h->h323_tpkt_len[0] = h->h323_tpkt_len[1] = 0;
 	h->h323_timeout = 0;
+	memset(h->h323_sig_port, 0, sizeof(h->h323_sig_port));
+	memset(h->h323_rtp_port, 0, sizeof(h->h323_rtp_port));
 	e->helper = helper;
 	e->status |= IPS_HELPER;
 }

@@ -15,9 +15,14 @@
  *   pair each; its T.120 separate LAN stack (PERMANENT, TCP).
  * An address must be the sender's own and its port not 0. The kernel's
  * policies: 20 (Q.931) and 18 (H.245) expectations, 240 seconds.
- * A connection whose addresses NAT changes expects nothing here (the
- * kernel's nf_nat_h323 rewrites the messages; not built), nor does a
- * Facility's call forwarding (it needs the kernel's route lookup).
+ * On an IPv4 connection whose addresses NAT changes, nf_nat_h323's
+ * nat_h245, nat_rtp_rtcp and nat_t120: the address is rewritten in place
+ * to the one beyond the NAT with a free port (RTP/RTCP pairs remembered
+ * per channel), expected there and NATed back (nf_nat_follow_master).
+ * Not built: the rest of nf_nat_h323 (Setup's call signalling addresses,
+ * RAS' addresses and its NATed Q.931 expectation: no expectation is made
+ * where the kernel's would be NATed) and a Facility's call forwarding
+ * (the kernel's route lookup).
  * RAS (`ct helper "RAS"`, UDP): a RegistrationRequest expects calls
  * (Q.931, PERMANENT, helper Q.931) from the gatekeeper to the first
  * callSignalAddress of the sender's own; its Confirm sets the RAS
@@ -50,6 +55,8 @@ enum { BODY_SETUP, BODY_CALLPROC, BODY_CONNECT, BODY_ALERTING, BODY_FACILITY = 6
 struct h323_ctx {
 	struct nftdp_ct_shard *s;
 	struct nftdp_ct_entry *e;
+	struct nftdp_vm_pkt *pkt; /* TCP (Q.931, H.245) for nf_nat_h323, else NULL */
+	uint32_t doff;		  /* the TPKT payload's offset in the TCP payload */
 	int dir;
 	uint32_t max_expected;
 	const uint8_t *data; /* the TPKT's payload */
@@ -100,6 +107,137 @@ static int related(const struct h323_ctx *c, struct ct_expect *x)
 	return nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s) ? -1 : 0;
 }
 
+/* nf_nat_h323's set_addr: the address and port at ip's offset become
+ * addr:port (same length, in place); 0 or -1 */
+static int set_addr(const struct h323_ctx *c, const struct h323_event *ip,
+		    const union nftdp_ct_addr *addr, uint16_t port_be)
+{
+	char buf[6];
+
+	memcpy(buf, &addr->ip, 4);
+	memcpy(buf + 4, &port_be, 2);
+	if (!c->pkt || !nftdp_ct_nat_mangle_tcp(c->s, c->e, c->pkt, c->dir, c->doff + ip->val,
+						sizeof(buf), buf, sizeof(buf)))
+		return -1; /* "nf_nat_mangle_tcp_packet error" */
+	return 0;
+}
+
+/* the expectation's port from nated on, one by one (nat_h245, nat_t120):
+ * the port or 0 */
+static uint16_t nat_find_port(const struct h323_ctx *c, struct ct_expect *x, uint16_t nated)
+{
+	for (; nated != 0; nated++) {
+		int rc;
+
+		x->tuple.dport = htons(nated);
+		rc = nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s);
+		if (rc == 0)
+			return nated;
+		if (rc != -EBUSY)
+			return 0;
+	}
+	return 0;
+}
+
+/* nat_h245: expected at the address beyond the NAT, a free port from
+ * the announced one (the one given before for the same port), NATed back
+ * to the sender (nf_nat_follow_master); the message rewritten */
+static int nat_h245(const struct h323_ctx *c, const struct h323_event *ip, uint16_t port,
+		    struct ct_expect *x)
+{
+	struct ct_help *h = &c->s->help[c->e - c->s->entries];
+	uint16_t nated = ntohs(port);
+
+	nftdp_ct_expect_set_nat(x, c->e, !c->dir, port);
+	if (h->h323_sig_port[c->dir] == port)
+		nated = ntohs(h->h323_sig_port[!c->dir]);
+	nated = nat_find_port(c, x, nated);
+	if (!nated)
+		return 0; /* "out of TCP ports" */
+	if (set_addr(c, ip, &c->e->tuple[!c->dir].dst, htons(nated))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, x);
+		return -1;
+	}
+	h->h323_sig_port[c->dir] = port;
+	h->h323_sig_port[!c->dir] = htons(nated);
+	return 0;
+}
+
+/* nat_t120 */
+static int nat_t120(const struct h323_ctx *c, const struct h323_event *ip, uint16_t port,
+		    struct ct_expect *x)
+{
+	uint16_t nated;
+
+	nftdp_ct_expect_set_nat(x, c->e, !c->dir, port);
+	nated = nat_find_port(c, x, ntohs(port));
+	if (!nated)
+		return 0;
+	if (set_addr(c, ip, &c->e->tuple[!c->dir].dst, htons(nated))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, x);
+		return -1;
+	}
+	return 0;
+}
+
+/* nat_rtp_rtcp: the pair at the ports given before for the same RTP port
+ * (up to 4 channels per direction), else a free even/odd pair from the
+ * announced one; the address the master sends to beyond the NAT */
+static int nat_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip, uint16_t port,
+			uint16_t rtp_port, struct ct_expect *rtp, struct ct_expect *rtcp)
+{
+	struct ct_help *h = &c->s->help[c->e - c->s->entries];
+	uint16_t nated;
+	int i;
+
+	nftdp_ct_expect_set_nat(rtp, c->e, !c->dir, rtp->tuple.dport);
+	nftdp_ct_expect_set_nat(rtcp, c->e, !c->dir, rtcp->tuple.dport);
+	for (i = 0; i < H323_RTP_CHANNEL_MAX; i++) {
+		if (h->h323_rtp_port[i][c->dir] == rtp_port) {
+			/* the ports given before: the expectations refreshed */
+			rtp->tuple.dport = h->h323_rtp_port[i][!c->dir];
+			rtcp->tuple.dport = htons(ntohs(h->h323_rtp_port[i][!c->dir]) + 1);
+			break;
+		}
+		if (h->h323_rtp_port[i][c->dir] == 0)
+			break;
+	}
+	if (i >= H323_RTP_CHANNEL_MAX)
+		return 0; /* "out of expectations" */
+	for (nated = ntohs(rtp->tuple.dport); nated != 0; nated += 2) {
+		int rc;
+
+		rtp->tuple.dport = htons(nated);
+		rc = nftdp_ct_expect_related(c->s, c->e, rtp, c->max_expected, h323_timeout_s);
+		if (rc == 0) {
+			rtcp->tuple.dport = htons((uint16_t)(nated + 1));
+			rc = nftdp_ct_expect_related(c->s, c->e, rtcp, c->max_expected,
+						     h323_timeout_s);
+			if (rc == 0)
+				break;
+			if (rc != -EBUSY) {
+				nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+				nated = 0;
+				break;
+			}
+		} else if (rc != -EBUSY) {
+			nated = 0;
+			break;
+		}
+	}
+	if (nated == 0)
+		return 0; /* "out of RTP ports" */
+	if (set_addr(c, ip, &c->e->tuple[!c->dir].dst,
+		     htons((port & htons(1)) ? (uint16_t)(nated + 1) : nated))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, rtp);
+		nftdp_ct_expect_unexpect(c->s, c->e, rtcp);
+		return -1;
+	}
+	h->h323_rtp_port[i][c->dir] = rtp_port;
+	h->h323_rtp_port[i][!c->dir] = htons(nated);
+	return 0;
+}
+
 /* expect_h245 */
 static int expect_h245(const struct h323_ctx *c, const struct h323_event *ip)
 {
@@ -109,10 +247,10 @@ static int expect_h245(const struct h323_ctx *c, const struct h323_event *ip)
 
 	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
 		return 0;
-	if (nat_needed(c))
-		return 0;
 	init_exp(c, &x, IPPROTO_TCP, port);
 	x.exp_helper = NFTDP_VM_CT_HELPER_H245;
+	if (nat_needed(c))
+		return nat_h245(c, ip, port, &x);
 	return related(c, &x);
 }
 
@@ -125,10 +263,10 @@ static int expect_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip
 
 	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
 		return 0;
-	if (nat_needed(c))
-		return 0;
 	init_exp(c, &rtp, IPPROTO_UDP, port & ~htons(1));
 	init_exp(c, &rtcp, IPPROTO_UDP, port | htons(1));
+	if (nat_needed(c))
+		return nat_rtp_rtcp(c, ip, port, port & ~htons(1), &rtp, &rtcp);
 	if (related(c, &rtp))
 		return -1;
 	if (related(c, &rtcp)) {
@@ -147,10 +285,10 @@ static int expect_t120(const struct h323_ctx *c, const struct h323_event *ip)
 
 	if (!read_addr(c, ip, &a, &port) || !own_addr(c, &a) || !port)
 		return 0;
-	if (nat_needed(c))
-		return 0;
 	init_exp(c, &x, IPPROTO_TCP, port);
 	x.flags = NF_CT_EXPECT_PERMANENT;
+	if (nat_needed(c))
+		return nat_t120(c, ip, port, &x);
 	return related(c, &x);
 }
 
@@ -308,7 +446,7 @@ clear:
 
 /* q931_help and h245_help */
 static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				  const struct nftdp_vm_pkt *pkt, unsigned int ctinfo, bool q931)
+				  struct nftdp_vm_pkt *pkt, unsigned int ctinfo, bool q931)
 {
 	uint32_t l4len = nftdp_ct_l4len(pkt), dataoff, n, off = 0, doff = 0, dlen = 0;
 	const uint8_t *th = pkt->data + pkt->th_off;
@@ -329,6 +467,7 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 	n = dataoff < l4len ? l4len - dataoff : 0;
 	c.s = s;
 	c.e = e;
+	c.pkt = pkt->l4proto == IPPROTO_TCP ? pkt : NULL;
 	c.dir = ctinfo == IP_CT_ESTABLISHED_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	c.max_expected = q931 ? q931_max_expected : h245_max_expected;
 	while (next_tpkt(h, c.dir, th + dataoff, n, first, &off, &doff, &dlen)) {
@@ -336,6 +475,7 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 
 		first = false;
 		c.data = th + dataoff + doff;
+		c.doff = doff;
 		c.len = dlen;
 		rc = q931 ? nftdp_h323_decode_q931(c.data, dlen, &ev)
 			  : nftdp_h323_decode_h245(c.data, dlen, &ev);
@@ -348,13 +488,13 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 }
 
 unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	return h323_tcp_help(s, e, pkt, ctinfo, true);
 }
 
 unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	return h323_tcp_help(s, e, pkt, ctinfo, false);
 }
@@ -478,6 +618,8 @@ unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 		return NF_ACCEPT;
 	c.s = s;
 	c.e = e;
+	c.pkt = NULL;
+	c.doff = 0;
 	c.dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	c.max_expected = ras_max_expected;
 	c.data = pkt->data + pkt->th_off + 8;

@@ -11,7 +11,7 @@
 #
 # The PDUs are built here in aligned PER (X.691): each function names the
 # H.225.0 fields it writes, in order.
-from scapy.all import IP, TCP, Raw
+from scapy.all import IP, TCP, UDP, Raw
 
 C, S = '10.1.0.1', '10.2.0.1'
 
@@ -204,7 +204,88 @@ def syn(side, sport, dport):
                                          window=8192))
 
 
+def h245_unicast_ipv4(w, addr, port):
+    # H.245 TransportAddress (ext) unicastAddress, UnicastAddress (ext)
+    # iPAddress (ext) { network, tsapIdentifier }
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)
+    w.uint(0, 3)
+    w.bit(0)
+    w.octets(ip4(addr))
+    w.octets(port.to_bytes(2, 'big'))
+
+
+def open_logical_channel(addr, port):
+    # request (0), openLogicalChannel (3): OpenLogicalChannel (ext, no
+    # reverse parameters) { 1, forward (ext) { audioData g711Ulaw64k 20,
+    # multiplexParameters: the extension alternative h2250 (3) with
+    # sessionID 1, mediaChannel addr:port, mediaControlChannel
+    # addr:port + 1 } }
+    w = Per()
+    w.bit(0)
+    w.uint(0, 2)
+    w.bit(0)
+    w.uint(3, 4)
+    w.bit(0)
+    w.bit(0)
+    w.octets((0).to_bytes(2, 'big'))
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)
+    w.uint(3, 3)
+    w.bit(0)
+    w.uint(3, 4)
+    w.octets([19])
+    w.bit(1)
+    w.uint(0, 7)
+    p = Per()
+    p.bit(0)
+    p.uint(0b0010100000, 10)
+    p.octets([1])
+    h245_unicast_ipv4(p, addr, port)
+    h245_unicast_ipv4(p, addr, port + 1)
+    b = p.data()
+    w.octets([len(b)] + list(b))
+    return w.data()
+
+
+NAT = '100.64.0.1'
 q = Flow(C, S, 40000, 1720, 1000, 5000)
+# a call through the source NAT (the nat table's rule: source port 41000):
+# the Setup's h245Address is rewritten to NAT:1800 and expected there; S's
+# H.245 connection to it goes to C (nf_nat_follow_master); C's
+# OpenLogicalChannel on it is rewritten to NAT:5000/5001, S's RTP there
+# goes to C
+qn = Flow(C, S, 41000, 1720, 1000, 5000)
+
+
+def to_nat(pkts):
+    # S's packets of the NATed Q.931 connection go to the NAT address
+    out = []
+    for side, p in pkts:
+        if side == 'dp1':
+            p = p.copy()
+            p[IP].dst = NAT
+            del p[IP].chksum
+            del p[TCP].chksum
+        out.append((side, p))
+    return out
+
+
+def h245_nat():
+    # S (dp1) connects to NAT:1800; C answers from its own address
+    def seg(side, flags, seq, ack, data=b''):
+        if side == 'dp1':
+            p = IP(src=S, dst=NAT) / TCP(sport=30010, dport=1800, flags=flags, seq=seq, ack=ack,
+                                         window=8192)
+        else:
+            p = IP(src=C, dst=S) / TCP(sport=1800, dport=30010, flags=flags, seq=seq, ack=ack,
+                                       window=8192)
+        return (side, p / Raw(data) if data else p)
+    olc = tpkt(open_logical_channel(C, 5000))
+    return [seg('dp1', 'S', 7000, 0), seg('dp0', 'SA', 9000, 7001), seg('dp1', 'A', 7001, 9001),
+            seg('dp0', 'PA', 9001, 7001, olc)]
 setup = q931(0x05, uuie(0, setup_body))
 two = (tpkt(q931(0x01, uuie(3, alerting_body)))
        + tpkt(q931(0x07, uuie(2, connect_body))))
@@ -235,5 +316,10 @@ PACKETS = (
        syn('dp0', 30005, 1811),                  # related: Alerting
        syn('dp0', 30006, 1812),                  # related: Facility startH245
        syn('dp0', 30007, 1813)]                  # Facility callForwarded: dropped
+    + to_nat(qn.handshake())
+    + [qn.pkt('dp0', 'PA', tpkt(q931(0x05, uuie(0, setup_body))))]  # h245Address C:1800
+    + h245_nat()
+    + [('dp1', IP(src=S, dst=NAT) / UDP(sport=6000, dport=5000) / Raw(b'\x80' * 20)),
+       ('dp1', IP(src=S, dst=NAT) / UDP(sport=6001, dport=5001) / Raw(b'\x80' * 20))]
 )
-EXPECT = {'dp1': 9, 'dp0': 5}
+EXPECT = {'dp1': 14, 'dp0': 10}
