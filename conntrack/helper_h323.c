@@ -19,10 +19,11 @@
  * nat_h245, nat_rtp_rtcp and nat_t120: the address is rewritten in place
  * to the one beyond the NAT with a free port (RTP/RTCP pairs remembered
  * per channel), expected there and NATed back (nf_nat_follow_master).
- * Not built: the rest of nf_nat_h323 (Setup's call signalling addresses,
- * RAS' addresses and its NATed Q.931 expectation: no expectation is made
- * where the kernel's would be NATed) and a Facility's call forwarding
- * (the kernel's route lookup).
+ * and a Setup's destination and source call signalling addresses
+ * rewritten to the real peer's and the sender's beyond the NAT. Not
+ * built: RAS' NAT (its addresses, its NATed Q.931 expectation: none is
+ * made where the kernel's would be NATed) and a Facility's call
+ * forwarding (the kernel's route lookup).
  * RAS (`ct helper "RAS"`, UDP): a RegistrationRequest expects calls
  * (Q.931, PERMANENT, helper Q.931) from the gatekeeper to the first
  * callSignalAddress of the sender's own; its Confirm sets the RAS
@@ -238,6 +239,22 @@ static int nat_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip, u
 	return 0;
 }
 
+/* process_setup's set_h225_addr under NAT: the destination's call
+ * signalling address as the sender sees it becomes the peer's real one,
+ * the source's the sender's beyond the NAT */
+static int set_call_signal_addr(const struct h323_ctx *c, const struct h323_event *ip, bool dest)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[!c->dir];
+	const union nftdp_ct_addr *to = dest ? &t->src : &t->dst;
+	union nftdp_ct_addr a;
+	uint16_t port;
+
+	if (t->l3proto != NFPROTO_IPV4 || !(c->e->status & IPS_NAT_MASK) || !c->pkt ||
+	    !read_addr(c, ip, &a, &port) || !memcmp(&a, to, sizeof(a)))
+		return 0;
+	return set_addr(c, ip, to, dest ? t->sport : t->dport);
+}
+
 /* expect_h245 */
 static int expect_h245(const struct h323_ctx *c, const struct h323_event *ip)
 {
@@ -349,6 +366,12 @@ static int process(const struct h323_ctx *c, const struct h323_events *ev)
 		case H323_EV_H245ADDR:
 			ip = addr_after(ev, i, false);
 			if (ip && expect_h245(c, ip) < 0)
+				return -1;
+			break;
+		case H323_EV_DESTCSA:
+		case H323_EV_SRCCSA:
+			ip = addr_after(ev, i, false);
+			if (ip && set_call_signal_addr(c, ip, tag == H323_EV_DESTCSA) < 0)
 				return -1;
 			break;
 		case H323_EV_OLC:

@@ -45,6 +45,8 @@ enum {
 			   * callSignalAddress; GCF: rasAddress; ACF:
 			   * destCallSignalAddress; LCF: callSignalAddress) */
 	H323_EV_TTL,	  /* RRQ's, RCF's timeToLive: the value */
+	H323_EV_DESTCSA,  /* Setup's destCallSignalAddress: the choice */
+	H323_EV_SRCCSA,	  /* Setup's sourceCallSignalAddress: the choice */
 };
 
 #define H323_MAX_EVENTS 1024

@@ -833,7 +833,7 @@ static const struct pf setup[] = {
     F_ALIASES(OPT),
     F_EPT,
     F_ALIASES(OPT),
-    F_TA(OPT, 0),
+    F_TA(DEC | OPT, H323_EV_DESTCSA),
     F_ALIASES(OPT),
     NF(SEQOF, SEMI, 0, 0, OPT, 0, word_item),
     F_BOOL,
@@ -843,7 +843,7 @@ static const struct pf setup[] = {
     NF(CHOICE, 2, 4, 4, EXT, 0, four_nul),
     /* extensions: sourceCallSignalAddress .. cryptoTokens, fastStart,
      * mediaWaitForConnect, canOverlapSend, then endpointIdentifier */
-    X,
+    F_TA(DEC | OPT, H323_EV_SRCCSA),
     X,
     X,
     X,

@@ -253,11 +253,39 @@ def open_logical_channel(addr, port):
 NAT = '100.64.0.1'
 q = Flow(C, S, 40000, 1720, 1000, 5000)
 # a call through the source NAT (the nat table's rule: source port 41000):
-# the Setup's h245Address is rewritten to NAT:1800 and expected there; S's
+# the Setup's h245Address is rewritten to NAT:1800 and expected there, its
+# destCallSignalAddress to S's, its sourceCallSignalAddress to NAT:41000; S's
 # H.245 connection to it goes to C (nf_nat_follow_master); C's
 # OpenLogicalChannel on it is rewritten to NAT:5000/5001, S's RTP there
 # goes to C
 qn = Flow(C, S, 41000, 1720, 1000, 5000)
+
+
+def setup_nat_body(w):
+    # Setup-UUIE (ext present): optional bits h245Address and
+    # destCallSignalAddress; protocolIdentifier, h245Address C:1800,
+    # sourceInfo, destCallSignalAddress 10.2.0.8:1720 (not S: rewritten to
+    # S:1720), activeMC, conferenceID, conferenceGoal, callType; the
+    # extensions' 1 bit: sourceCallSignalAddress C:41000 (rewritten to the
+    # NAT address)
+    w.bit(1)
+    w.uint(0b1001000, 7)
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    h225_transport_ipv4(w, C, 1800)
+    endpoint_type(w)
+    h225_transport_ipv4(w, '10.2.0.8', 1720)
+    w.bit(0)
+    w.octets(bytes(range(16)))
+    w.bit(0)
+    w.uint(0, 2)
+    w.bit(0)
+    w.uint(0, 2)
+    w.uint(0, 7)
+    w.bit(1)
+    t = Per()
+    h225_transport_ipv4(t, C, 41000)
+    b = t.data()
+    w.octets([len(b)] + list(b))
 
 
 def to_nat(pkts):
@@ -317,7 +345,7 @@ PACKETS = (
        syn('dp0', 30006, 1812),                  # related: Facility startH245
        syn('dp0', 30007, 1813)]                  # Facility callForwarded: dropped
     + to_nat(qn.handshake())
-    + [qn.pkt('dp0', 'PA', tpkt(q931(0x05, uuie(0, setup_body))))]  # h245Address C:1800
+    + [qn.pkt('dp0', 'PA', tpkt(q931(0x05, uuie(0, setup_nat_body))))]  # h245Address C:1800
     + h245_nat()
     + [('dp1', IP(src=S, dst=NAT) / UDP(sport=6000, dport=5000) / Raw(b'\x80' * 20)),
        ('dp1', IP(src=S, dst=NAT) / UDP(sport=6001, dport=5001) / Raw(b'\x80' * 20))]
