@@ -560,7 +560,7 @@ unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
  * ct_seqadj and a TCP header so that the unit tests can reach them. */

@@ -20,10 +20,11 @@
  * to the one beyond the NAT with a free port (RTP/RTCP pairs remembered
  * per channel), expected there and NATed back (nf_nat_follow_master).
  * and a Setup's destination and source call signalling addresses
- * rewritten to the real peer's and the sender's beyond the NAT. Not
- * built: RAS' NAT (its addresses, its NATed Q.931 expectation: none is
- * made where the kernel's would be NATed) and a Facility's call
- * forwarding (the kernel's route lookup).
+ * rewritten to the real peer's and the sender's beyond the NAT. RAS on
+ * an IPv4 NATed connection: set_ras_addr (GRQ, RRQ, LRQ, IRR),
+ * set_sig_addr (RCF, URQ, an answering ACF, IRR), nat_q931 (RRQ's calls
+ * expected beyond the NAT, NATed back) and ARQ's addresses. Not built: a
+ * Facility's call forwarding (the kernel's route lookup).
  * RAS (`ct helper "RAS"`, UDP): a RegistrationRequest expects calls
  * (Q.931, PERMANENT, helper Q.931) from the gatekeeper to the first
  * callSignalAddress of the sender's own; its Confirm sets the RAS
@@ -117,6 +118,12 @@ static int set_addr(const struct h323_ctx *c, const struct h323_event *ip,
 
 	memcpy(buf, &addr->ip, 4);
 	memcpy(buf + 4, &port_be, 2);
+	if (c->pkt && c->pkt->l4proto == IPPROTO_UDP) {
+		if (!nftdp_ct_nat_mangle_udp(c->s, c->pkt, c->doff + ip->val, sizeof(buf), buf,
+					     sizeof(buf)))
+			return -1; /* "nf_nat_mangle_udp_packet error" */
+		return 0;
+	}
 	if (!c->pkt || !nftdp_ct_nat_mangle_tcp(c->s, c->e, c->pkt, c->dir, c->doff + ip->val,
 						sizeof(buf), buf, sizeof(buf)))
 		return -1; /* "nf_nat_mangle_tcp_packet error" */
@@ -522,8 +529,118 @@ unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 	return h323_tcp_help(s, e, pkt, ctinfo, false);
 }
 
-/* the RasMessage choices the kernel processes without NAT */
-enum { RAS_GCF = 1, RAS_RRQ = 3, RAS_RCF = 4, RAS_URQ = 6, RAS_ACF = 10, RAS_LCF = 19 };
+/* the RasMessage choices the kernel processes */
+enum {
+	RAS_GRQ = 0,
+	RAS_GCF = 1,
+	RAS_RRQ = 3,
+	RAS_RCF = 4,
+	RAS_URQ = 6,
+	RAS_ARQ = 9,
+	RAS_ACF = 10,
+	RAS_LRQ = 18,
+	RAS_LCF = 19,
+	RAS_IRR = 22
+};
+#define RAS_ITEMS 10 /* a SEQUENCE OF TransportAddress the kernel keeps */
+
+/* nf_nat_h323 applies to RAS on any IPv4 NATed connection */
+static bool ras_nat(const struct h323_ctx *c)
+{
+	return c->e->tuple[0].l3proto == NFPROTO_IPV4 && (c->e->status & IPS_NAT_MASK);
+}
+
+/* the TransportAddresses of a tag in order: each one's address event
+ * (NULL when not an IP one); their number */
+static uint32_t items(const struct h323_events *ev, uint8_t tag, const struct h323_event **out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ev->n && n < RAS_ITEMS; i++)
+		if (ev->ev[i].tag == tag)
+			out[n++] = addr_after(ev, i, false);
+	return n;
+}
+
+static bool is_loopback(const struct h323_ctx *c, const struct h323_event *ip)
+{
+	union nftdp_ct_addr a;
+	uint16_t port;
+
+	return ip && read_addr(c, ip, &a, &port) && (ntohl(a.ip) & 0xff000000) == 0x7f000000;
+}
+
+/* set_ras_addr: the first one that is the sender's own address and port
+ * becomes the address and port beyond the NAT */
+static int set_ras_addr(const struct h323_ctx *c, const struct h323_event **it, uint32_t n)
+{
+	const struct nftdp_ct_tuple *t = c->e->tuple;
+	union nftdp_ct_addr a;
+	uint16_t port;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (it[i] && read_addr(c, it[i], &a, &port) && a.ip == t[c->dir].src.ip &&
+		    port == t[c->dir].sport)
+			return set_addr(c, it[i], &t[!c->dir].dst, t[!c->dir].dport);
+	return 0;
+}
+
+/* set_sig_addr: the first call signalling address at the port the
+ * registration announced, as the other side knows it */
+static int set_sig_addr(const struct h323_ctx *c, const struct h323_event **it, uint32_t n)
+{
+	const struct ct_help *h = &c->s->help[c->e - c->s->entries];
+	const struct nftdp_ct_tuple *t = c->e->tuple;
+	union nftdp_ct_addr a;
+	uint16_t port;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!it[i] || !read_addr(c, it[i], &a, &port) || port != h->h323_sig_port[c->dir])
+			continue;
+		if (a.ip == t[c->dir].src.ip) { /* GW->GK */
+			/* "Fix for Gnomemeeting": a loopback first address */
+			if (i > 0 && is_loopback(c, it[0]))
+				i = 0;
+			return set_addr(c, it[i], &t[!c->dir].dst, h->h323_sig_port[!c->dir]);
+		}
+		if (a.ip == t[c->dir].dst.ip) /* GK->GW */
+			return set_addr(c, it[i], &t[!c->dir].src, h->h323_sig_port[!c->dir]);
+	}
+	return 0;
+}
+
+/* nat_q931: the RRQ's call signalling address beyond the NAT, a free
+ * port from it (the one given before for the same port), the calls NATed
+ * back (ip_nat_q931_expect with gkrouted_only: nf_nat_follow_master) */
+static int nat_q931(const struct h323_ctx *c, const struct h323_event **it, uint32_t idx,
+		    uint16_t port)
+{
+	struct ct_help *h = &c->s->help[c->e - c->s->entries];
+	const struct nftdp_ct_tuple *t = c->e->tuple;
+	uint16_t nated = ntohs(port);
+	struct ct_expect x;
+
+	nftdp_ct_expect_init(&x, t[0].l3proto, &t[!c->dir].src, &t[!c->dir].dst, IPPROTO_TCP, 0,
+			     port);
+	x.exp_helper = NFTDP_VM_CT_HELPER_Q931;
+	x.flags = NF_CT_EXPECT_PERMANENT;
+	nftdp_ct_expect_set_nat(&x, c->e, !c->dir, port);
+	if (h->h323_sig_port[c->dir] == port)
+		nated = ntohs(h->h323_sig_port[!c->dir]);
+	nated = nat_find_port(c, &x, nated);
+	if (!nated)
+		return 0; /* "out of TCP ports" */
+	if (set_addr(c, it[idx], &t[!c->dir].dst, htons(nated))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, &x);
+		return -1;
+	}
+	h->h323_sig_port[c->dir] = port;
+	h->h323_sig_port[!c->dir] = htons(nated);
+	/* "Fix for Gnomemeeting" */
+	if (idx > 0 && is_loopback(c, it[0]))
+		set_addr(c, it[0], &t[!c->dir].dst, h->h323_sig_port[!c->dir]);
+	return 0;
+}
 
 /* an expectation of the call signalling (Q.931) from the other side's
  * address (or any) to addr, port: expect_q931, process_acf, process_lcf */
@@ -550,10 +667,10 @@ static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
 	const struct nftdp_ct_tuple *t = c->e->tuple;
 	struct ct_help *h = &c->s->help[c->e - c->s->entries];
 	uint32_t msg = ev->n && ev->ev[0].tag == H323_EV_RAS ? ev->ev[0].val : UINT32_MAX;
-	const struct h323_event *ip = NULL;
+	const struct h323_event *it[RAS_ITEMS], *ras[RAS_ITEMS], *ip = NULL;
+	uint32_t n, nras, ttl = 0;
 	union nftdp_ct_addr a;
 	struct ct_expect x;
-	uint32_t ttl = 0;
 	bool has_ttl = false;
 	uint16_t port;
 
@@ -563,12 +680,14 @@ static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
 			has_ttl = true;
 		}
 	}
+	nras = items(ev, H323_EV_RASNAT, ras);
 	switch (msg) {
+	case RAS_GRQ:
+	case RAS_LRQ:
+		return ras_nat(c) ? set_ras_addr(c, ras, nras) : 0;
 	case RAS_GCF:
-		for (uint32_t i = 0; i < ev->n && !ip; i++)
-			if (ev->ev[i].tag == H323_EV_RASADDR)
-				ip = addr_after(ev, i, false);
-		if (!ip || !read_addr(c, ip, &a, &port))
+		n = items(ev, H323_EV_RASADDR, it);
+		if (!n || !it[0] || !read_addr(c, it[0], &a, &port))
 			return 0;
 		/* the registration port is the discovery port */
 		if (own_addr(c, &a) && port == t[c->dir].sport)
@@ -579,28 +698,34 @@ static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
 		nftdp_ct_expect_init(&x, t[0].l3proto, &t[!c->dir].src, &a, IPPROTO_UDP, 0, port);
 		x.exp_helper = NFTDP_VM_CT_HELPER_RAS;
 		return related(c, &x);
-	case RAS_RRQ:
-		/* expect_q931: the first callSignalAddress of the sender's */
-		for (uint32_t i = 0; i < ev->n; i++) {
-			const struct h323_event *p;
+	case RAS_RRQ: {
+		uint32_t k;
 
-			if (ev->ev[i].tag != H323_EV_RASADDR)
-				continue;
-			p = addr_after(ev, i, false);
-			if (p && read_addr(c, p, &a, &port) && own_addr(c, &a) && port) {
-				ip = p;
+		/* expect_q931: the first callSignalAddress of the sender's */
+		n = items(ev, H323_EV_RASADDR, it);
+		for (k = 0; k < n; k++)
+			if (it[k] && read_addr(c, it[k], &a, &port) && own_addr(c, &a) && port)
 				break;
+		if (k < n) {
+			if (ras_nat(c)) {
+				if (nat_q931(c, it, k, port) < 0)
+					return -1;
+			} else {
+				/* gkrouted_only: only from the gatekeeper */
+				if (expect_call(c, &t[!c->dir].src, &t[!c->dir].dst, port) < 0)
+					return -1;
+				h->h323_sig_port[c->dir] = port;
 			}
 		}
-		/* under NAT the kernel's nf_nat_h323 makes it: not built */
-		if (ip && !(t[0].l3proto == NFPROTO_IPV4 && (c->e->status & IPS_NAT_MASK))) {
-			/* gkrouted_only: only from the gatekeeper */
-			if (expect_call(c, &t[!c->dir].src, &t[!c->dir].dst, port) < 0)
-				return -1;
-		}
+		if (ras_nat(c) && set_ras_addr(c, ras, nras) < 0)
+			return -1;
 		h->h323_timeout = has_ttl ? ttl : default_rrq_ttl;
 		return 0;
+	}
 	case RAS_RCF:
+		n = items(ev, H323_EV_SIGADDR, it);
+		if (ras_nat(c) && set_sig_addr(c, it, n) < 0)
+			return -1;
 		if (has_ttl)
 			h->h323_timeout = ttl;
 		/* the kernel also looks for the Q.931 expectation by a tuple
@@ -610,20 +735,42 @@ static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
 			refresh(c, h->h323_timeout);
 		return 0;
 	case RAS_URQ:
+		n = items(ev, H323_EV_SIGADDR, it);
+		if (ras_nat(c) && set_sig_addr(c, it, n) < 0)
+			return -1;
 		nftdp_ct_expect_remove_master(c->s, c->e);
+		h->h323_sig_port[0] = h->h323_sig_port[1] = 0;
 		refresh(c, 30);
+		return 0;
+	case RAS_ARQ:
+		if (!ras_nat(c))
+			return 0;
+		/* an answering ARQ: the destination is the sender at its
+		 * registered port; a calling one: the source is the sender */
+		if (items(ev, H323_EV_DESTCSA, it) && it[0] && read_addr(c, it[0], &a, &port) &&
+		    a.ip == t[c->dir].src.ip && port == h->h323_sig_port[c->dir])
+			return set_addr(c, it[0], &t[!c->dir].dst, h->h323_sig_port[!c->dir]);
+		if (items(ev, H323_EV_SRCCSA, it) && it[0] && read_addr(c, it[0], &a, &port) &&
+		    a.ip == t[c->dir].src.ip)
+			return set_addr(c, it[0], &t[!c->dir].dst, port);
 		return 0;
 	case RAS_ACF:
 	case RAS_LCF:
-		for (uint32_t i = 0; i < ev->n && !ip; i++)
-			if (ev->ev[i].tag == H323_EV_RASADDR)
-				ip = addr_after(ev, i, false);
-		if (!ip || !read_addr(c, ip, &a, &port))
+		n = items(ev, H323_EV_RASADDR, it);
+		if (!n || !it[0] || !read_addr(c, it[0], &a, &port))
 			return 0;
+		ip = it[0];
 		/* an answering ACF: only NAT has to do with it */
 		if (msg == RAS_ACF && !memcmp(&a, &t[c->dir].dst, sizeof(a)))
-			return 0;
+			return ras_nat(c) ? set_sig_addr(c, &ip, 1) : 0;
 		return expect_call(c, &t[!c->dir].src, &a, port);
+	case RAS_IRR:
+		if (!ras_nat(c))
+			return 0;
+		if (set_ras_addr(c, ras, nras) < 0)
+			return -1;
+		n = items(ev, H323_EV_SIGADDR, it);
+		return set_sig_addr(c, it, n) < 0 ? -1 : 0;
 	default:
 		return 0;
 	}
@@ -631,7 +778,7 @@ static int process_ras(const struct h323_ctx *c, const struct h323_events *ev)
 
 /* ras_help: every packet's UDP payload */
 unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-			       const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
 	uint32_t l4len = nftdp_ct_l4len(pkt);
 	struct h323_events ev;
@@ -641,7 +788,7 @@ unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 		return NF_ACCEPT;
 	c.s = s;
 	c.e = e;
-	c.pkt = NULL;
+	c.pkt = pkt;
 	c.doff = 0;
 	c.dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
 	c.max_expected = ras_max_expected;

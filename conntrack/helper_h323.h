@@ -46,7 +46,10 @@ enum {
 			   * destCallSignalAddress; LCF: callSignalAddress) */
 	H323_EV_TTL,	  /* RRQ's, RCF's timeToLive: the value */
 	H323_EV_DESTCSA,  /* Setup's destCallSignalAddress: the choice */
-	H323_EV_SRCCSA,	  /* Setup's sourceCallSignalAddress: the choice */
+	H323_EV_SRCCSA,	  /* Setup's sourceCallSignalAddress: the choice (and
+			   * ARQ's destCallSignalAddress, srcCallSignalAddress) */
+	H323_EV_RASNAT,	  /* GRQ's, RRQ's, IRR's rasAddress, LRQ's replyAddress */
+	H323_EV_SIGADDR,  /* RCF's, URQ's, IRR's callSignalAddress items */
 };
 
 #define H323_MAX_EVENTS 1024

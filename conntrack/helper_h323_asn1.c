@@ -1000,8 +1000,9 @@ static int run(const struct pf *root, const uint8_t *buf, size_t beg, size_t end
 
 /* RAS */
 static const struct pf ta_item_ras[] = {F_TA(DEC, H323_EV_RASADDR)};
-static const struct pf ta_item[] = {F_TA(0, 0)};
-static const struct pf grq[] = {F_WORD, F_OID, F_NSP(OPT), F_TA(DEC, 0), XS};
+static const struct pf ta_item_rasnat[] = {F_TA(DEC, H323_EV_RASNAT)};
+static const struct pf ta_item_sig[] = {F_TA(DEC, H323_EV_SIGADDR)};
+static const struct pf grq[] = {F_WORD, F_OID, F_NSP(OPT), F_TA(DEC, H323_EV_RASNAT), XS};
 static const struct pf gcf[] = {
     F_WORD, F_OID, F_NSP(OPT), NF(BMPSTR, 7, 1, 0, OPT, 0, NULL), F_TA(DEC, H323_EV_RASADDR), XS};
 static const struct pf rrq[] = {
@@ -1010,7 +1011,7 @@ static const struct pf rrq[] = {
     F_NSP(OPT),
     F_BOOL,
     NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_ras),
-    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_rasnat),
     F_EPT,
     F_ALIASES(OPT),
     NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
@@ -1024,7 +1025,7 @@ static const struct pf rcf[] = {
     F_WORD,
     F_OID,
     F_NSP(OPT),
-    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+    NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_sig),
     F_ALIASES(OPT),
     NF(BMPSTR, 7, 1, 0, OPT, 0, NULL),
     NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
@@ -1033,30 +1034,30 @@ static const struct pf rcf[] = {
     NF(INT, CONS, 1, 0, DEC | OPT, H323_EV_TTL, NULL),
     XS,
 };
-static const struct pf urq[] = {F_WORD, NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item), XS};
+static const struct pf urq[] = {F_WORD, NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_sig), XS};
 static const struct pf arq[] = {
     F_WORD,
     NF(CHOICE, 2, 4, 4, EXT, 0, four_nul),
     NF(CHOICE, 1, 2, 2, EXT | OPT, 0, two_nul),
     NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
     F_ALIASES(OPT),
-    F_TA(DEC | OPT, 0),
+    F_TA(DEC | OPT, H323_EV_DESTCSA),
     F_ALIASES(OPT),
     F_ALIASES(0),
-    F_TA(DEC | OPT, 0),
+    F_TA(DEC | OPT, H323_EV_SRCCSA),
     XS,
 };
 static const struct pf acf[] = {F_WORD, F_CONS, NF(CHOICE, 1, 2, 2, EXT, 0, two_nul),
 				F_TA(DEC, H323_EV_RASADDR), XS};
-static const struct pf lrq[] = {
-    F_WORD, NF(BMPSTR, 7, 1, 0, OPT, 0, NULL), F_ALIASES(0), F_NSP(OPT), F_TA(DEC, 0), XS};
+static const struct pf lrq[] = {F_WORD,	    NF(BMPSTR, 7, 1, 0, OPT, 0, NULL), F_ALIASES(0),
+				F_NSP(OPT), F_TA(DEC, H323_EV_RASNAT),	       XS};
 static const struct pf lcf[] = {F_WORD, F_TA(DEC, H323_EV_RASADDR), F_TA(DEC, 0), XS};
 static const struct pf irr[] = {F_NSP(OPT),
 				F_WORD,
 				F_EPT,
 				NF(BMPSTR, 7, 1, 0, 0, 0, NULL),
-				F_TA(DEC, 0),
-				NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item),
+				F_TA(DEC, H323_EV_RASNAT),
+				NF(SEQOF, SEMI, 0, 10, DEC, 0, ta_item_sig),
 				XS};
 static const struct pf ras[] = {
     NF(SEQ, 4, 8, 18, DEC | EXT, 0, grq),

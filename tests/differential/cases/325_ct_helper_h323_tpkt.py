@@ -288,6 +288,79 @@ def setup_nat_body(w):
     w.octets([len(b)] + list(b))
 
 
+def rrq_nat():
+    # RasMessage registrationRequest (3); RegistrationRequest (no
+    # extension; nonStandardData, terminalAlias, gatekeeperIdentifier
+    # absent): requestSeqNum 1, protocolIdentifier, discoveryComplete,
+    # callSignalAddress (C:1720), rasAddress (C:41719), terminalType,
+    # endpointVendor
+    w = Per()
+    w.bit(0)
+    w.uint(3, 5)
+    w.bit(0)
+    w.uint(0, 3)
+    w.octets((0).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    w.bit(1)
+    w.octets([1])
+    h225_transport_ipv4(w, C, 1720)
+    w.octets([1])
+    h225_transport_ipv4(w, C, 41719)
+    endpoint_type(w)
+    w.bit(0)
+    w.uint(0, 2)
+    w.bit(0)
+    w.octets([181, 0, 0, 1])
+    return w.data()
+
+
+def rcf_nat():
+    # RasMessage registrationConfirm (4); RegistrationConfirm (no
+    # extension): requestSeqNum 1, protocolIdentifier, callSignalAddress
+    # (S:1720), endpointIdentifier "e1"
+    w = Per()
+    w.bit(0)
+    w.uint(4, 5)
+    w.bit(0)
+    w.uint(0, 3)
+    w.octets((0).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    w.octets([1])
+    h225_transport_ipv4(w, S, 1720)
+    w.uint(2 - 1, 7)
+    w.octets(b'\x00e\x001')
+    return w.data()
+
+
+def arq_nat():
+    # RasMessage admissionRequest (9); AdmissionRequest (no extension; of
+    # the 7 optional bits srcCallSignalAddress): requestSeqNum 2, callType
+    # pointToPoint, endpointIdentifier "e1", srcInfo (h323-ID "c"),
+    # srcCallSignalAddress C:1720 (the kernel stops at bandWidth)
+    w = Per()
+    w.bit(0)
+    w.uint(9, 5)
+    w.bit(0)
+    w.uint(0b0000100, 7)
+    w.octets((1).to_bytes(2, 'big'))
+    w.bit(0)
+    w.uint(0, 2)
+    w.uint(2 - 1, 7)
+    w.octets(b'\x00e\x001')
+    w.octets([1])
+    w.bit(0)
+    w.bit(1)
+    w.octets([0, 0, ord('c')])
+    h225_transport_ipv4(w, C, 1720)
+    return w.data()
+
+
+def ras_nat(side, payload):
+    if side == 'dp0':
+        return (side, IP(src=C, dst=S) / UDP(sport=41719, dport=1719) / Raw(payload))
+    return (side, IP(src=S, dst=NAT) / UDP(sport=1719, dport=41719) / Raw(payload))
+
+
 def to_nat(pkts):
     # S's packets of the NATed Q.931 connection go to the NAT address
     out = []
@@ -349,5 +422,13 @@ PACKETS = (
     + h245_nat()
     + [('dp1', IP(src=S, dst=NAT) / UDP(sport=6000, dport=5000) / Raw(b'\x80' * 20)),
        ('dp1', IP(src=S, dst=NAT) / UDP(sport=6001, dport=5001) / Raw(b'\x80' * 20))]
+    # RAS through the source NAT (source port 41719): the RRQ's
+    # callSignalAddress rewritten to NAT:1720 and its rasAddress to
+    # NAT:41719, the gatekeeper's call there goes to C; an ARQ's
+    # srcCallSignalAddress rewritten to NAT:1720
+    + [ras_nat('dp0', rrq_nat()), ras_nat('dp1', rcf_nat()),
+       ('dp1', IP(src=S, dst=NAT) / TCP(sport=30020, dport=1720, flags='S', seq=100,
+                                       window=8192)),
+       ras_nat('dp0', arq_nat())]
 )
-EXPECT = {'dp1': 14, 'dp0': 10}
+EXPECT = {'dp1': 16, 'dp0': 12}
