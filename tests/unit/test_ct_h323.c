@@ -14,7 +14,8 @@
  * an UnregistrationRequest removes them all and leaves 30 s; a
  * timeToLive at the very end of a message is out of bound, as the
  * kernel's decoder (it steps over the value twice). Random buffers and
- * mutated messages through every decoder.
+ * mutated messages through every decoder. RAS through source NAT: the
+ * RRQ rewritten, the gatekeeper's call taken back to the endpoint.
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
@@ -366,12 +367,53 @@ static void test_ras(void **state)
 	env_free(en);
 }
 
+/* RAS through source NAT (nf_nat_h323): the RRQ's callSignalAddress
+ * and rasAddress become the NAT address, the calls are expected there
+ * and taken back to the endpoint (nf_nat_follow_master) */
+static void test_ras_snat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct nftdp_ct_entry *m, *d;
+	uint8_t l4[8 + sizeof(rrq)] = {0x9c, 0x40, 0x06, 0xb7, 0, 8 + sizeof(rrq)};
+	struct tflow gk = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 7000, 9000};
+	struct tpkt t;
+
+	(void)state;
+	memcpy(l4 + 8, rrq, sizeof(rrq));
+	build(&t, false, "10.1.0.1", "10.2.0.1", IPPROTO_UDP, l4, sizeof(l4));
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &ras_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_true(m->status & IPS_SRC_NAT);
+	/* callSignalAddress (payload byte 14) and rasAddress (22) */
+	assert_ip4(t.buf + 28 + 14, "198.51.100.1");
+	assert_int_equal(port_at(t.buf + 28 + 18), 1720);
+	assert_ip4(t.buf + 28 + 22, "198.51.100.1");
+	assert_int_equal(port_at(t.buf + 28 + 26), ntohs(m->tuple[1].dport));
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 1);
+	/* the gatekeeper calls the NAT address: taken to the endpoint */
+	seg(&t, &gk, 1, TS, gk.bseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_int_equal(d->helper, NFTDP_VM_CT_HELPER_Q931);
+	assert_ip4(t.buf + 16, "10.1.0.1");
+	assert_int_equal(port_at(t.buf + 22), 1720);
+	assert_csums(&t);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decode),	  cmocka_unit_test(test_decode_truncated),
 	    cmocka_unit_test(test_decode_random), cmocka_unit_test(test_call),
-	    cmocka_unit_test(test_ras),
+	    cmocka_unit_test(test_ras),		  cmocka_unit_test(test_ras_snat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
