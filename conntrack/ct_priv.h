@@ -152,6 +152,12 @@ struct ct_help {
 	/* sip: forced_dport, the Via port of a request sent from another
 	 * port (network order; nf_nat_sip sends the replies there) */
 	uint16_t sip_forced_dport;
+	/* h323: get_tpkt_data's tpkt_len, per direction (helper_h323.c) */
+	uint16_t h323_tpkt_len[2];
+	uint32_t h323_timeout; /* RAS: the registration's time to live, seconds */
+	/* nf_nat_h323: the H.245 port and RTP ports as each side knows
+	 * them (network order; nf_ct_h323_master's sig_port, rtp_port) */
+	uint16_t h323_sig_port[2], h323_rtp_port[4][2];
 	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
 	struct {
 		uint32_t isn, its, tsoff;
@@ -548,6 +554,13 @@ unsigned int nftdp_ct_sip_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 /* %pI6c: an IPv6 address as the kernel prints it compressed (at most 45
  * characters and a NUL); its length */
 int nftdp_ct_sip_fmt_ip6(char *buf, const uint8_t *a);
+/* helper_h323.c: Q.931 and H.245 (the decoder: helper_h323.h) */
+unsigned int nftdp_ct_q931_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+unsigned int nftdp_ct_h245_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+			       struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* seqadj.c: nf_conntrack_seqadj.c. The pure parts work on a struct
  * ct_seqadj and a TCP header so that the unit tests can reach them. */

@@ -6,7 +6,7 @@
  * accepted packet of the connection at confirm time, as nf_confirm does.
  * The helpers: helper_ftp.c, helper_tftp.c, helper_irc.c, helper_amanda.c,
  * helper_bcast.c (netbios-ns, snmp), helper_snmp.c (snmp's NAT part,
- * snmp_trap), helper_pptp.c, helper_sip.c;
+ * snmp_trap), helper_pptp.c, helper_sip.c, helper_h323.c (Q.931, H.245, RAS);
  * expectations: expect.c.
  */
 #include "ct_priv.h"
@@ -21,6 +21,9 @@ static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
     [NFTDP_VM_CT_HELPER_PPTP] = "pptp",
     [NFTDP_VM_CT_HELPER_SIP] = "sip",
     [NFTDP_VM_CT_HELPER_SNMP_TRAP] = "snmp_trap",
+    [NFTDP_VM_CT_HELPER_Q931] = "Q.931",
+    [NFTDP_VM_CT_HELPER_H245] = "H.245",
+    [NFTDP_VM_CT_HELPER_RAS] = "RAS",
 };
 
 const char *nftdp_ct_helper_name(uint8_t helper)
@@ -39,6 +42,10 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 	memset(&h->pptp, 0, sizeof(h->pptp));
 	h->sip_invite_cseq = h->sip_register_cseq = 0;
 	h->sip_forced_dport = 0;
+	h->h323_tpkt_len[0] = h->h323_tpkt_len[1] = 0;
+	h->h323_timeout = 0;
+	memset(h->h323_sig_port, 0, sizeof(h->h323_sig_port));
+	memset(h->h323_rtp_port, 0, sizeof(h->h323_rtp_port));
 	e->helper = helper;
 	e->status |= IPS_HELPER;
 }
@@ -78,6 +85,15 @@ unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		break;
 	case NFTDP_VM_CT_HELPER_SIP:
 		v = nftdp_ct_sip_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_Q931:
+		v = nftdp_ct_q931_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_H245:
+		v = nftdp_ct_h245_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_RAS:
+		v = nftdp_ct_ras_help(s, e, pkt, ctinfo);
 		break;
 	}
 	if (v != NF_ACCEPT)

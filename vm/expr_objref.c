@@ -165,8 +165,12 @@ static const struct {
     {"sip", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
     {"sip", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
     {"sane", IPPROTO_TCP, HF_4 | HF_6, 0},
-    {"RAS", IPPROTO_UDP, HF_4 | HF_6, 0},
-    {"Q.931", IPPROTO_TCP, HF_4 | HF_6, 0},
+    {"RAS", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_RAS},
+    {"Q.931", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_Q931},
+    /* registered for UDP, though it reads TPKTs of the TCP connections
+     * Q.931 expects (on UDP it reads the datagram as a TCP header, as
+     * the kernel's h245_help does) */
+    {"H.245", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_H245},
 };
 
 unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)

@@ -1230,10 +1230,28 @@ static void test_connlimit_compile(void **state)
 		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "h");
 		nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_CT_HELPER);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EINVAL); /* no name */
-		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "RAS");
-		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
+		/* sane is refused by name */
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "sane");
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -EOPNOTSUPP);
-		assert_non_null(strstr(err.msg, "ct helper RAS"));
+		assert_non_null(strstr(err.msg, "ct helper sane"));
+		/* RAS (UDP), H.245 (UDP, as the kernel registers it) and Q.931
+		 * (TCP) compile; names are case-sensitive */
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "H.245");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "RAS");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "ras");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT);
+		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "Q.931");
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), -ENOENT); /* Q.931/udp */
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_TCP);
+		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);
+		nftdp_vm_obj_destroy(vo);
+		nftnl_obj_set_u8(o, NFTNL_OBJ_CT_HELPER_L4PROTO, IPPROTO_UDP);
 		/* snmp_trap (nf_nat_snmp_basic) compiles */
 		nftnl_obj_set_str(o, NFTNL_OBJ_CT_HELPER_NAME, "snmp_trap");
 		assert_int_equal(nftdp_vm_obj_create(o, v.st, &err, &vo), 0);

@@ -159,6 +159,9 @@ enum nftdp_vm_ct_helper_id {
 	NFTDP_VM_CT_HELPER_PPTP,       /**< "pptp", TCP, IPv4 (nf_conntrack_pptp) */
 	NFTDP_VM_CT_HELPER_SIP,	       /**< "sip", UDP and TCP (nf_conntrack_sip) */
 	NFTDP_VM_CT_HELPER_SNMP_TRAP,  /**< "snmp_trap", UDP, IPv4 (nf_nat_snmp_basic) */
+	NFTDP_VM_CT_HELPER_Q931,       /**< "Q.931", TCP (nf_conntrack_h323) */
+	NFTDP_VM_CT_HELPER_H245,       /**< "H.245": Q.931's expected connections only */
+	NFTDP_VM_CT_HELPER_RAS,	       /**< "RAS", UDP (nf_conntrack_h323) */
 	NFTDP_VM_CT_HELPER_MAX,
 };
 
