@@ -486,6 +486,9 @@ static bool cl_open(struct nftdp_vm_chain *c, struct nftdp_vm_ctx *ctx, uint8_t 
 	tcp4(&t, src);
 	t.pkt.ct = &conn;
 	t.pkt.ct_ops = &cl_ops;
+	/* live from the start, as conntrack's unconfirmed entry is for the
+	 * other workers (ct_conn_live: in use, not dying) */
+	atomic_store(&cl_live[key], true);
 	ok = nftdp_vm_run_chain(c, &t.pkt, ctx) == NF_ACCEPT;
 	atomic_store(&cl_live[key], ok);
 	return ok;
