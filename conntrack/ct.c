@@ -1067,6 +1067,16 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 		return verdict;
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	pkt->ct = NULL;
+	/* nf_confirm without a helper or sequence adjustment calls
+	 * nf_conntrack_confirm, which for a confirmed entry only delivers
+	 * the cached events: with none, all that is left is ct_put's
+	 * reference, which cannot be the last one that frees a live
+	 * confirmed entry */
+	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
+	    !e->helper && !e->ev_pending) {
+		e->refs--;
+		return verdict;
+	}
 	seqadj = e->status & IPS_SEQ_ADJUST;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
