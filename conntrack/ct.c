@@ -663,13 +663,14 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 
 /*
  * The part of nf_conntrack_in before the lookup: untracked packets, what
- * cannot be tracked, ICMP errors. CT_GO_ON: *t is the tuple to look up.
+ * cannot be tracked, ICMP errors. CT_GO_ON: *tp is the tuple to look up:
+ * the one lk holds, or t worked out here.
  */
 enum { CT_GO_ON, CT_DONE, CT_BAD };
 
 static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
-		  struct nftdp_ct_tuple *t, uint32_t *hash, uint32_t *node,
-		  const struct nftdp_ct_lookup *lk)
+		  struct nftdp_ct_tuple *t, const struct nftdp_ct_tuple **tp, uint32_t *hash,
+		  uint32_t *node, const struct nftdp_ct_lookup *lk)
 {
 	*node = CT_NIL;
 	if (pkt->ct_seen)
@@ -698,12 +699,13 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	/* the probe's, for the same bytes and zone */
 	if (lk && lk->data == pkt->data && lk->len == pkt->len &&
 	    lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL)) {
-		*t = lk->t;
+		*tp = &lk->t; /* read in place: no copy */
 		*hash = lk->hash;
 		if (lk->links == s->links)
 			*node = lk->node;
 		return CT_GO_ON;
 	}
+	*tp = t;
 	if (!nftdp_ct_pkt_tuple(pkt, t))
 		return CT_BAD;
 	if (t->l4proto == IPPROTO_GRE) /* gre_pkt_to_tuple's source key */
@@ -824,18 +826,19 @@ invalid:
 
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
 {
+	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
 	uint32_t hash, node;
 
 	s->now_ms = now_ms;
-	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, NULL)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, NULL)) {
 	case CT_DONE:
 		return NF_ACCEPT;
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
 	}
 }
 
@@ -861,7 +864,8 @@ static inline bool lookup_holds(const struct nftdp_ct_lookup *lk, const struct n
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk)
 {
-	struct nftdp_ct_tuple t;
+	struct nftdp_ct_tuple own;
+	const struct nftdp_ct_tuple *tp;
 	uint32_t node, hash;
 	bool held = lk && lk->data && lookup_holds(lk, pkt);
 
@@ -878,22 +882,26 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	if (held) {
 		/* the prefetch's tuple and hash: its bucket and entry are on
 		 * their way */
-		t = lk->t;
+		tp = &lk->t;
 		hash = lk->hash;
 	} else {
-		if (!nftdp_ct_pkt_tuple(pkt, &t))
+		/* worked out where the lookup keeps it (lk->data is NULL
+		 * until it is whole) */
+		struct nftdp_ct_tuple *t = lk ? &lk->t : &own;
+
+		if (!nftdp_ct_pkt_tuple(pkt, t))
 			return NULL;
-		if (t.l4proto == IPPROTO_GRE)
+		if (t->l4proto == IPPROTO_GRE)
 			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt),
-						   &t);
-		t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
-		hash = nftdp_ct_tuple_hash(s, &t);
+						   t);
+		t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+		hash = nftdp_ct_tuple_hash(s, t);
 		if (lk) {
 			lk->data = pkt->data;
 			lk->len = pkt->len;
 			lk->hash = hash;
-			lk->t = t;
 		}
+		tp = t;
 	}
 	/* nftdp_ct_find without its side effects */
 	node = s->buckets[hash & s->bucket_mask];
@@ -902,7 +910,7 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		int d = (int)(node & 1);
 
 		node = e->hnext[d];
-		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], &t, sizeof(t)))
+		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], tp, sizeof(*tp)))
 			continue;
 		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
 			return NULL;
@@ -972,6 +980,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		       const struct nftdp_ct_lookup *const *lk)
 {
 	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
+	const struct nftdp_ct_tuple *tp[NFTDP_VM_BURST_MAX];
 	uint32_t hash[NFTDP_VM_BURST_MAX], node[NFTDP_VM_BURST_MAX];
 	uint8_t go[NFTDP_VM_BURST_MAX];
 	unsigned int i;
@@ -986,7 +995,8 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			go[i] = 2; /* errors may refer to flows this burst creates: in order */
 			continue;
 		}
-		rc = ct_pre(s, pkts[i], now_ms, &t[i], &hash[i], &node[i], lk ? lk[i] : NULL);
+		rc = ct_pre(s, pkts[i], now_ms, &t[i], &tp[i], &hash[i], &node[i],
+			    lk ? lk[i] : NULL);
 		go[i] = rc == CT_GO_ON;
 		if (rc == CT_BAD)
 			s->st.invalid++;
@@ -1005,7 +1015,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
-			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], node[i], now_ms);
+			verdicts[i] = ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], now_ms);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}
@@ -1014,6 +1024,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 				const struct nftdp_ct_lookup *lk)
 {
+	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
 	uint32_t hash, node;
 
@@ -1021,9 +1032,9 @@ unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	s->now_ms = now_ms;
 	if (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6)
 		return nftdp_ct_in(s, pkt, now_ms);
-	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, lk)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, lk)) {
 	case CT_GO_ON:
-		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
