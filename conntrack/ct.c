@@ -418,18 +418,21 @@ struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftd
 	while (node != CT_NIL) {
 		struct nftdp_ct_entry *e = &s->entries[node >> 1];
 		int d = (int)(node & 1);
+		bool match =
+		    e->in_use && !(e->status & IPS_DYING) && !memcmp(&e->tuple[d], t, sizeof(*t));
 
-		node = e->hnext[d];
+		/* a live match is returned without reading its link (line 1
+		 * of an original tuple's entry) */
+		if (match && !expired(e, now_ms)) {
+			*dir = d;
+			return e;
+		}
 		/* a node of an entry killed during this walk: its links stay valid */
-		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], t, sizeof(*t)))
-			continue;
-		if (expired(e, now_ms)) {
+		node = e->hnext[d];
+		if (match) {
 			s->st.expired++;
 			nftdp_ct_kill(s, e);
-			continue;
 		}
-		*dir = d;
-		return e;
 	}
 	return NULL;
 }
@@ -473,6 +476,18 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 
 /* All four lines of entry idx: the tuples and links, status and timeout,
  * counters, then the protocol state; write: it is about to be initialised. */
+/* the lines an established packet of node's direction reads: 0 (the
+ * lookup, status, timeout), 2 (the protocol's state) and its direction's
+ * counters, in line 3 for the original tuple, 1 with the reply tuple */
+static inline void prefetch_node(const struct nftdp_ct_shard *s, uint32_t node)
+{
+	const uint8_t *e = (const uint8_t *)&s->entries[node >> 1];
+
+	__builtin_prefetch(e);
+	__builtin_prefetch(e + 128);
+	__builtin_prefetch(e + ((node & 1) ? 64 : 192));
+}
+
 static inline void prefetch_entry(const struct nftdp_ct_shard *s, uint32_t idx, bool write)
 {
 	const uint8_t *e = (const uint8_t *)&s->entries[idx];
@@ -909,9 +924,12 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		const struct nftdp_ct_entry *e = &s->entries[node >> 1];
 		int d = (int)(node & 1);
 
-		node = e->hnext[d];
-		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], tp, sizeof(*tp)))
+		/* the link only past an entry that does not match */
+		if (!e->in_use || (e->status & IPS_DYING) ||
+		    memcmp(&e->tuple[d], tp, sizeof(*tp))) {
+			node = e->hnext[d];
 			continue;
+		}
 		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
 			return NULL;
 		if (lk) {
@@ -965,7 +983,7 @@ void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt
 		first = s->buckets[l->hash & s->bucket_mask];
 		if (first == CT_NIL)
 			continue;
-		prefetch_entry(s, first >> 1, false);
+		prefetch_node(s, first);
 		__builtin_prefetch(&s->carry[first >> 1][first & 1]);
 	}
 }
@@ -1011,7 +1029,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			continue;
 		first = s->buckets[hash[i] & s->bucket_mask];
 		if (first != CT_NIL)
-			prefetch_entry(s, first >> 1, false);
+			prefetch_node(s, first);
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
@@ -1129,12 +1147,14 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	return verdict;
 }
 
-struct nftdp_vm_flow_carry *nftdp_ct_carry(const void *ct)
+struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct)
 {
 	unsigned int ctinfo;
 	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
 
-	return &e->shard->carry[e - e->shard->entries][ctinfo >= IP_CT_IS_REPLY];
+	/* the shard from the caller: e->shard is in the entry's last line,
+	 * which an established packet of the reply direction never reads */
+	return &s->carry[e - s->entries][ctinfo >= IP_CT_IS_REPLY];
 }
 
 bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt)
@@ -1232,8 +1252,10 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	o->id = e->id;
 	o->use = 1u + e->refs;
 	o->zone = nftdp_ct_entry_zone(e);
-	memcpy(o->packets, e->packets, sizeof(o->packets));
-	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
+	for (int d = 0; d < 2; d++) {
+		o->packets[d] = nftdp_ct_acct_get(e, d)->packets;
+		o->bytes[d] = nftdp_ct_acct_get(e, d)->bytes;
+	}
 	memcpy(o->labels, e->labels, sizeof(o->labels));
 	o->helper = nftdp_ct_helper_name(e->helper);
 	/* ctnetlink_dump_ct_seq_adj: IPS_SEQ_ADJUST and the extension */
