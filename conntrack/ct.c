@@ -418,18 +418,21 @@ struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftd
 	while (node != CT_NIL) {
 		struct nftdp_ct_entry *e = &s->entries[node >> 1];
 		int d = (int)(node & 1);
+		bool match =
+		    e->in_use && !(e->status & IPS_DYING) && !memcmp(&e->tuple[d], t, sizeof(*t));
 
-		node = e->hnext[d];
+		/* a live match is returned without reading its link (line 1
+		 * of an original tuple's entry) */
+		if (match && !expired(e, now_ms)) {
+			*dir = d;
+			return e;
+		}
 		/* a node of an entry killed during this walk: its links stay valid */
-		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], t, sizeof(*t)))
-			continue;
-		if (expired(e, now_ms)) {
+		node = e->hnext[d];
+		if (match) {
 			s->st.expired++;
 			nftdp_ct_kill(s, e);
-			continue;
 		}
-		*dir = d;
-		return e;
 	}
 	return NULL;
 }
@@ -473,6 +476,18 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 
 /* All four lines of entry idx: the tuples and links, status and timeout,
  * counters, then the protocol state; write: it is about to be initialised. */
+/* the lines an established packet of node's direction reads: 0 (the
+ * lookup, status, timeout), 2 (the protocol's state) and its direction's
+ * counters, in line 3 for the original tuple, 1 with the reply tuple */
+static inline void prefetch_node(const struct nftdp_ct_shard *s, uint32_t node)
+{
+	const uint8_t *e = (const uint8_t *)&s->entries[node >> 1];
+
+	__builtin_prefetch(e);
+	__builtin_prefetch(e + 128);
+	__builtin_prefetch(e + ((node & 1) ? 64 : 192));
+}
+
 static inline void prefetch_entry(const struct nftdp_ct_shard *s, uint32_t idx, bool write)
 {
 	const uint8_t *e = (const uint8_t *)&s->entries[idx];
@@ -663,13 +678,14 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
 
 /*
  * The part of nf_conntrack_in before the lookup: untracked packets, what
- * cannot be tracked, ICMP errors. CT_GO_ON: *t is the tuple to look up.
+ * cannot be tracked, ICMP errors. CT_GO_ON: *tp is the tuple to look up:
+ * the one lk holds, or t worked out here.
  */
 enum { CT_GO_ON, CT_DONE, CT_BAD };
 
 static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
-		  struct nftdp_ct_tuple *t, uint32_t *hash, uint32_t *node,
-		  const struct nftdp_ct_lookup *lk)
+		  struct nftdp_ct_tuple *t, const struct nftdp_ct_tuple **tp, uint32_t *hash,
+		  uint32_t *node, const struct nftdp_ct_lookup *lk)
 {
 	*node = CT_NIL;
 	if (pkt->ct_seen)
@@ -698,12 +714,13 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	/* the probe's, for the same bytes and zone */
 	if (lk && lk->data == pkt->data && lk->len == pkt->len &&
 	    lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL)) {
-		*t = lk->t;
+		*tp = &lk->t; /* read in place: no copy */
 		*hash = lk->hash;
 		if (lk->links == s->links)
 			*node = lk->node;
 		return CT_GO_ON;
 	}
+	*tp = t;
 	if (!nftdp_ct_pkt_tuple(pkt, t))
 		return CT_BAD;
 	if (t->l4proto == IPPROTO_GRE) /* gre_pkt_to_tuple's source key */
@@ -824,18 +841,19 @@ invalid:
 
 unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
 {
+	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
 	uint32_t hash, node;
 
 	s->now_ms = now_ms;
-	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, NULL)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, NULL)) {
 	case CT_DONE:
 		return NF_ACCEPT;
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
 	}
 }
 
@@ -861,7 +879,8 @@ static inline bool lookup_holds(const struct nftdp_ct_lookup *lk, const struct n
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk)
 {
-	struct nftdp_ct_tuple t;
+	struct nftdp_ct_tuple own;
+	const struct nftdp_ct_tuple *tp;
 	uint32_t node, hash;
 	bool held = lk && lk->data && lookup_holds(lk, pkt);
 
@@ -878,22 +897,26 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	if (held) {
 		/* the prefetch's tuple and hash: its bucket and entry are on
 		 * their way */
-		t = lk->t;
+		tp = &lk->t;
 		hash = lk->hash;
 	} else {
-		if (!nftdp_ct_pkt_tuple(pkt, &t))
+		/* worked out where the lookup keeps it (lk->data is NULL
+		 * until it is whole) */
+		struct nftdp_ct_tuple *t = lk ? &lk->t : &own;
+
+		if (!nftdp_ct_pkt_tuple(pkt, t))
 			return NULL;
-		if (t.l4proto == IPPROTO_GRE)
+		if (t->l4proto == IPPROTO_GRE)
 			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt),
-						   &t);
-		t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
-		hash = nftdp_ct_tuple_hash(s, &t);
+						   t);
+		t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+		hash = nftdp_ct_tuple_hash(s, t);
 		if (lk) {
 			lk->data = pkt->data;
 			lk->len = pkt->len;
 			lk->hash = hash;
-			lk->t = t;
 		}
+		tp = t;
 	}
 	/* nftdp_ct_find without its side effects */
 	node = s->buckets[hash & s->bucket_mask];
@@ -901,9 +924,12 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		const struct nftdp_ct_entry *e = &s->entries[node >> 1];
 		int d = (int)(node & 1);
 
-		node = e->hnext[d];
-		if (!e->in_use || (e->status & IPS_DYING) || memcmp(&e->tuple[d], &t, sizeof(t)))
+		/* the link only past an entry that does not match */
+		if (!e->in_use || (e->status & IPS_DYING) ||
+		    memcmp(&e->tuple[d], tp, sizeof(*tp))) {
+			node = e->hnext[d];
 			continue;
+		}
 		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
 			return NULL;
 		if (lk) {
@@ -957,7 +983,7 @@ void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt
 		first = s->buckets[l->hash & s->bucket_mask];
 		if (first == CT_NIL)
 			continue;
-		prefetch_entry(s, first >> 1, false);
+		prefetch_node(s, first);
 		__builtin_prefetch(&s->carry[first >> 1][first & 1]);
 	}
 }
@@ -972,6 +998,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		       const struct nftdp_ct_lookup *const *lk)
 {
 	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
+	const struct nftdp_ct_tuple *tp[NFTDP_VM_BURST_MAX];
 	uint32_t hash[NFTDP_VM_BURST_MAX], node[NFTDP_VM_BURST_MAX];
 	uint8_t go[NFTDP_VM_BURST_MAX];
 	unsigned int i;
@@ -986,7 +1013,8 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			go[i] = 2; /* errors may refer to flows this burst creates: in order */
 			continue;
 		}
-		rc = ct_pre(s, pkts[i], now_ms, &t[i], &hash[i], &node[i], lk ? lk[i] : NULL);
+		rc = ct_pre(s, pkts[i], now_ms, &t[i], &tp[i], &hash[i], &node[i],
+			    lk ? lk[i] : NULL);
 		go[i] = rc == CT_GO_ON;
 		if (rc == CT_BAD)
 			s->st.invalid++;
@@ -1001,11 +1029,11 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			continue;
 		first = s->buckets[hash[i] & s->bucket_mask];
 		if (first != CT_NIL)
-			prefetch_entry(s, first >> 1, false);
+			prefetch_node(s, first);
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
-			verdicts[i] = ct_in_tuple(s, pkts[i], &t[i], hash[i], node[i], now_ms);
+			verdicts[i] = ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], now_ms);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}
@@ -1014,6 +1042,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 				const struct nftdp_ct_lookup *lk)
 {
+	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
 	uint32_t hash, node;
 
@@ -1021,9 +1050,9 @@ unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	s->now_ms = now_ms;
 	if (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6)
 		return nftdp_ct_in(s, pkt, now_ms);
-	switch (ct_pre(s, pkt, now_ms, &t, &hash, &node, lk)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, lk)) {
 	case CT_GO_ON:
-		return ct_in_tuple(s, pkt, &t, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
@@ -1067,6 +1096,16 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 		return verdict;
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	pkt->ct = NULL;
+	/* nf_confirm without a helper or sequence adjustment calls
+	 * nf_conntrack_confirm, which for a confirmed entry only delivers
+	 * the cached events: with none, all that is left is ct_put's
+	 * reference, which cannot be the last one that frees a live
+	 * confirmed entry */
+	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
+	    !e->helper && !e->ev_pending) {
+		e->refs--;
+		return verdict;
+	}
 	seqadj = e->status & IPS_SEQ_ADJUST;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
@@ -1108,12 +1147,14 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	return verdict;
 }
 
-struct nftdp_vm_flow_carry *nftdp_ct_carry(const void *ct)
+struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct)
 {
 	unsigned int ctinfo;
 	struct nftdp_ct_entry *e = nftdp_ct_entry_of(ct, &ctinfo);
 
-	return &e->shard->carry[e - e->shard->entries][ctinfo >= IP_CT_IS_REPLY];
+	/* the shard from the caller: e->shard is in the entry's last line,
+	 * which an established packet of the reply direction never reads */
+	return &s->carry[e - s->entries][ctinfo >= IP_CT_IS_REPLY];
 }
 
 bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt)
@@ -1211,8 +1252,10 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	o->id = e->id;
 	o->use = 1u + e->refs;
 	o->zone = nftdp_ct_entry_zone(e);
-	memcpy(o->packets, e->packets, sizeof(o->packets));
-	memcpy(o->bytes, e->bytes, sizeof(o->bytes));
+	for (int d = 0; d < 2; d++) {
+		o->packets[d] = nftdp_ct_acct_get(e, d)->packets;
+		o->bytes[d] = nftdp_ct_acct_get(e, d)->bytes;
+	}
 	memcpy(o->labels, e->labels, sizeof(o->labels));
 	o->helper = nftdp_ct_helper_name(e->helper);
 	/* ctnetlink_dump_ct_seq_adj: IPS_SEQ_ADJUST and the extension */

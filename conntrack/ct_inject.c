@@ -352,7 +352,7 @@ int nftdp_ct_get_zero(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, 
 	if (!e || !(e->status & IPS_CONFIRMED) || (id && e->id != id))
 		return -ENOENT;
 	nftdp_ct_fill_info(e, now_ms, out);
-	memset(e->packets, 0, sizeof(e->packets));
-	memset(e->bytes, 0, sizeof(e->bytes));
+	memset(&e->acct_orig, 0, sizeof(e->acct_orig));
+	memset(&e->acct_reply, 0, sizeof(e->acct_reply));
 	return 0;
 }

@@ -60,31 +60,41 @@ struct ct_sctp {
 	uint8_t init[2];  /* an INIT was seen in this direction */
 };
 
+/* one direction's nf_conn_counter */
+struct ct_acct {
+	uint64_t packets, bytes;
+};
+
 /*
  * One connection. Both tuples are in the hash table: node 2*i+dir is
  * tuple[dir] of entry i. Aligned so that pkt->ct can carry the ctinfo in
  * its low bits.
+ *
+ * Laid out for an established packet of a table beyond the caches, which
+ * reads three of the four lines: line 0 has what every packet's lookup
+ * and state read and write (status, timeout, references, pending events,
+ * helper, timeout policy slot) and the original tuple; line 1 the reply
+ * tuple, the chain links (read only past an entry that does not match)
+ * and the reply direction's counters; line 2 the protocol's state (TCP's
+ * window fields); line 3 the original direction's counters and what no
+ * packet of an established connection reads.
  */
 struct nftdp_ct_entry {
-	alignas(64) struct nftdp_ct_tuple tuple[2];
-	uint32_t hnext[2];   /* next node in the bucket (kept while freed) */
-	uint32_t free_next;  /* free list */
-	uint32_t status;     /* IPS_* */
-	uint64_t expires_ms; /* absolute; meaningful once confirmed */
-	uint32_t mark;
-	uint32_t secmark;
-	uint32_t id;
-	uint32_t eventmask;
-	uint16_t refs;	     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
-	uint16_t ev_pending; /* 1 << IPCT_*: cached until the packet is confirmed */
-	uint8_t in_use;	     /* 1, | CT_IN_USE_SEQADJ_EXT */
-	uint8_t zone_dir;    /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
-	uint8_t tmo_slot;    /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
-	uint8_t helper;	     /* NFTDP_VM_CT_HELPER_*: its state is s->help[index] */
-	uint64_t packets[2], bytes[2];
-	uint8_t labels[16];
-	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
-	struct nftdp_ct_shard *shard;
+	/* line 0 */
+	alignas(64) uint32_t status; /* IPS_* */
+	uint16_t refs;		     /* packets between nftdp_ct_in() and nftdp_ct_confirm() */
+	uint16_t ev_pending;	     /* 1 << IPCT_*: cached until the packet is confirmed */
+	uint64_t expires_ms;	     /* absolute; meaningful once confirmed */
+	uint8_t in_use;		     /* 1, | CT_IN_USE_SEQADJ_EXT */
+	uint8_t zone_dir;	     /* NFTDP_VM_CT_ZONE_DIR_*: the tuples the zone keys */
+	uint8_t tmo_slot;   /* 1 + the shard's policy slot e->tmo is, 0: the shard's defaults */
+	uint8_t helper;	    /* NFTDP_VM_CT_HELPER_*: its state is s->help[index] */
+	uint32_t free_next; /* free list */
+	struct nftdp_ct_tuple tuple[2]; /* [0] ends line 0, [1] starts line 1 */
+	/* line 1, after tuple[1] */
+	uint32_t hnext[2]; /* next node in the bucket (kept while freed) */
+	struct ct_acct acct_reply;
+	/* line 2 */
 	union {
 		struct ct_tcp tcp;
 		struct ct_sctp sctp;
@@ -92,8 +102,41 @@ struct nftdp_ct_entry {
 			uint64_t stream_ms; /* UDP: 2 s after creation */
 		} udp;
 	} proto;
+	/* line 3 */
+	struct ct_acct acct_orig;
+	uint8_t labels[16];
+	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
+	struct nftdp_ct_shard *shard;
+	uint32_t mark;
+	uint32_t secmark;
+	uint32_t id;
+	uint32_t eventmask;
 };
 static_assert(sizeof(struct nftdp_ct_entry) == 256, "an entry is four cache lines");
+#define CT_LINE(f) (offsetof(struct nftdp_ct_entry, f) / 64)
+#define CT_IN_LINE(f, l)                                                                           \
+	(CT_LINE(f) == (l) &&                                                                      \
+	 (offsetof(struct nftdp_ct_entry, f) + sizeof(((struct nftdp_ct_entry *)0)->f) - 1) /      \
+		 64 ==                                                                             \
+	     (l))
+static_assert(CT_IN_LINE(status, 0) && CT_IN_LINE(refs, 0) && CT_IN_LINE(ev_pending, 0) &&
+		  CT_IN_LINE(expires_ms, 0) && CT_IN_LINE(in_use, 0) && CT_IN_LINE(helper, 0) &&
+		  CT_IN_LINE(tmo_slot, 0) && CT_IN_LINE(tuple[0], 0),
+	      "an established packet's lookup and state are in line 0");
+static_assert(CT_IN_LINE(tuple[1], 1) && CT_IN_LINE(hnext, 1) && CT_IN_LINE(acct_reply, 1),
+	      "the reply tuple, the links and the reply's counters are in line 1");
+static_assert(CT_IN_LINE(proto, 2), "the protocol's state is line 2");
+static_assert(CT_IN_LINE(acct_orig, 3), "the original direction's counters are in line 3");
+
+static inline struct ct_acct *nftdp_ct_acct_of(struct nftdp_ct_entry *e, int dir)
+{
+	return dir ? &e->acct_reply : &e->acct_orig;
+}
+
+static inline const struct ct_acct *nftdp_ct_acct_get(const struct nftdp_ct_entry *e, int dir)
+{
+	return dir ? &e->acct_reply : &e->acct_orig;
+}
 
 /* single-producer (worker), single-consumer (control thread) event ring */
 struct ct_event_ring {
@@ -258,6 +301,14 @@ struct nftdp_ct_shard {
 	bool exp_own; /* a private table (cfg.expect was NULL) */
 	uint8_t reg;  /* 1 + its slot in the shard registry (ct_vm.c), 0: none */
 };
+
+/* e->tmo found from line 0 (its slot) and the shard: the packet path's
+ * way to it, which leaves line 3 alone */
+static inline const struct nftdp_ct_timeouts *nftdp_ct_policy(const struct nftdp_ct_shard *s,
+							      const struct nftdp_ct_entry *e)
+{
+	return e->tmo_slot ? &s->pol[e->tmo_slot - 1].tmo : &s->tmo;
+}
 
 /* ct_vm.c: the registry that lets connlimit keys name any shard's entry
  * (per-element `ct count` is shared by the workers) */
@@ -664,8 +715,10 @@ static inline struct nftdp_ct_entry *nftdp_ct_entry_of(const void *ct, unsigned 
 /* nf_ct_acct_update: counters are kept always (see docs/conntrack.md) */
 static inline void nftdp_ct_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p, int dir)
 {
-	e->packets[dir]++;
-	e->bytes[dir] += p->pkt->skb_len;
+	struct ct_acct *a = nftdp_ct_acct_of(e, dir);
+
+	a->packets++;
+	a->bytes += p->pkt->skb_len;
 }
 
 /* nf_ct_refresh_acct: new timeout from now, and count the packet */

@@ -553,7 +553,7 @@ static void tcp_state_reset(struct ct_tcp_state *st)
 enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				    const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
-	const uint32_t *timeouts = e->tmo->tcp;
+	const uint32_t *timeouts = nftdp_ct_policy(s, e)->tcp;
 	struct ct_tcp *t = &e->proto.tcp;
 	uint8_t new_state, old_state;
 	unsigned int index, max_retrans;

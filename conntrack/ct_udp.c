@@ -34,12 +34,12 @@ enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 	if (!(status & IPS_CONFIRMED))
 		e->proto.udp.stream_ms = now_ms + 2000;
 	if (status & IPS_SEEN_REPLY) {
-		uint32_t extra = e->tmo->udp_unreplied;
+		uint32_t extra = nftdp_ct_policy(s, e)->udp_unreplied;
 		bool stream = false;
 
 		/* still active after two seconds: a stream */
 		if (now_ms > e->proto.udp.stream_ms) {
-			extra = e->tmo->udp_replied;
+			extra = nftdp_ct_policy(s, e)->udp_replied;
 			stream = !(status & IPS_ASSURED);
 		}
 		nftdp_ct_refresh_acct(e, p, dir, now_ms, extra);
@@ -48,7 +48,7 @@ enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			nftdp_ct_event_cache(e, IPCT_ASSURED);
 		}
 	} else {
-		nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->udp_unreplied);
+		nftdp_ct_refresh_acct(e, p, dir, now_ms, nftdp_ct_policy(s, e)->udp_unreplied);
 	}
 	return CT_ACCEPT;
 }

@@ -24,9 +24,15 @@ static uint32_t ct_state(const void *ct)
 }
 
 /* nft_ct_get_eval_counter: one direction, or both summed */
-static uint64_t counter(const uint64_t *c, int dir)
+static uint64_t counter(const struct nftdp_ct_entry *e, int dir, bool packets)
 {
-	return dir >= 0 ? c[dir] : c[0] + c[1];
+	const struct ct_acct *o = nftdp_ct_acct_get(e, IP_CT_DIR_ORIGINAL);
+	const struct ct_acct *r = nftdp_ct_acct_get(e, IP_CT_DIR_REPLY);
+
+	if (dir >= 0)
+		return packets ? nftdp_ct_acct_get(e, dir)->packets
+			       : nftdp_ct_acct_get(e, dir)->bytes;
+	return packets ? o->packets + r->packets : o->bytes + r->bytes;
 }
 
 static void put64(void *dest, uint64_t v)
@@ -92,13 +98,13 @@ static bool ct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t l
 		memcpy(dest, e->labels, len < 16 ? len : 16);
 		return true;
 	case NFT_CT_BYTES:
-		put64(dest, counter(e->bytes, dir));
+		put64(dest, counter(e, dir, false));
 		return true;
 	case NFT_CT_PKTS:
-		put64(dest, counter(e->packets, dir));
+		put64(dest, counter(e, dir, true));
 		return true;
 	case NFT_CT_AVGPKT: {
-		uint64_t pc = counter(e->packets, dir), bc = counter(e->bytes, dir);
+		uint64_t pc = counter(e, dir, true), bc = counter(e, dir, false);
 
 		put64(dest, pc ? bc / pc : 0);
 		return true;

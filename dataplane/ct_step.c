@@ -303,7 +303,7 @@ unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *
 	v = nftdp_ct_in_hinted(w->ct, p, w->ctx.now_ms, lk);
 	p->ct_seen = true;
 	*plain = nftdp_ct_pkt_plain(p);
-	*carry = *plain && p->ct ? nftdp_ct_carry(p->ct) : NULL;
+	*carry = *plain && p->ct ? nftdp_ct_carry(w->ct, p->ct) : NULL;
 	return v;
 }
 

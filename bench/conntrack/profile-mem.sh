@@ -100,6 +100,7 @@ wait_rx() { # until the log shows $1 packets received (or 20 minutes)
 	echo "FAIL: nftdp did not reach $1 packets" >&2
 	exit 1
 }
+: > "$tmp/log" # before the first rx(): the background job may not have made it yet
 valgrind --tool=callgrind --instr-atstart=no --cache-sim=yes --D1=32768,8,64 \
 	--LL=33554432,16,64 --toggle-collect=nftdp_dp_pipeline_burst \
 	--callgrind-out-file="$tmp/cg.out" \

@@ -322,9 +322,10 @@ bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt);
 /**
  * The carried result of the connection and direction of ct (a packet's
  * pkt->ct): the flow cache's (struct nftdp_vm_flow_carry), kept beside
- * the entry and zeroed for each new connection. The owning worker's.
+ * the entry and zeroed for each new connection, in s, the shard that
+ * holds the entry. The owning worker's.
  */
-struct nftdp_vm_flow_carry *nftdp_ct_carry(const void *ct);
+struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct);
 
 /**
  * nf_ct_attach: a packet nftdp makes in answer to skb (reject's RST or ICMP

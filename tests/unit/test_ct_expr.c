@@ -802,6 +802,8 @@ static void test_timeout_policy(void **state)
 	fl.aseq++;
 	assert_int_equal(left_s(en, e), 7);
 	assert_int_equal(e->tmo_slot, 1);
+	/* the packet path finds the policy from the slot */
+	assert_ptr_equal(nftdp_ct_policy(en->s, e), e->tmo);
 	assert_int_equal(en->s->pol[0].refs, 1);
 	/* the state machine then uses the policy */
 	seg(&t, &fl, 1, TS | TA, fl.bseq, fl.aseq, 0);
@@ -838,6 +840,8 @@ static void test_timeout_policy(void **state)
 	seg(&t, &fl, 0, TS, fl.aseq, 0, 0);
 	assert_int_equal(zxmit(en, &v, &t, NULL, f, &e), ST_NEW);
 	assert_int_equal(e->tmo_slot, 0);
+	/* the packet path finds the policy from the slot */
+	assert_ptr_equal(nftdp_ct_policy(en->s, e), e->tmo);
 	assert_int_equal(left_s(en, e), 120);
 	/* the TCP entry's slot is released when its entry goes */
 	assert_int_equal(nftdp_ct_flush(en->s), 3);
@@ -870,6 +874,8 @@ static void test_timeout_policy(void **state)
 		e = pkt_entry(&t);
 		nftdp_ct_vm_ops.timeout(t.pkt.ct, &pols[5]);
 		assert_int_equal(e->tmo_slot, 1);
+		/* the packet path finds the policy from the slot */
+		assert_ptr_equal(nftdp_ct_policy(en->s, e), e->tmo);
 		nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
 	}
 	nftdp_vm_chain_destroy(f);

@@ -5,7 +5,8 @@
  * existing entry, burst order, the probe's hint and the burst's prefetch,
  * the single-packet nf_conntrack_in,
  * timeouts and gc, configured timeouts, table
- * full with early drop, gc under pressure, confirm/drop, control-plane
+ * full with early drop, gc under pressure, confirm/drop, an established
+ * packet's confirm, control-plane
  * walk/get/delete/flush and events, the symmetric RSS hash and the tuple
  * hash's spread.
  * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
@@ -412,6 +413,44 @@ static void test_confirm_drop(void **state)
 	env_free(en);
 }
 
+/* a confirmed connection's packet gives its reference back at confirm
+ * whatever the verdict (nf_conntrack_confirm returns at once for it); a
+ * packet holding an entry killed meanwhile frees it there */
+static void test_confirm_established(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct tflow f = {false, "10.0.0.1", "10.0.0.2", 1000, 80, 1, 1};
+	struct nftdp_ct_entry *e;
+	struct nftdp_ct_stats st;
+	struct tpkt t;
+
+	(void)state;
+	e = handshake(en, &f);
+	assert_int_equal(e->refs, 0);
+	for (int dir = 0; dir < 2; dir++) {
+		assert_int_equal(tx(en, &f, dir, TA, 10, NULL), ST_ESTABLISHED);
+		assert_int_equal(e->refs, 0);
+		seg(&t, &f, dir, TA, dir ? f.bseq : f.aseq, dir ? f.aseq : f.bseq, 0);
+		nftdp_ct_in(en->s, &t.pkt, en->now);
+		assert_int_equal(e->refs, 1);
+		assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_DROP), NF_DROP);
+		assert_null(t.pkt.ct);
+		assert_int_equal(e->refs, 0);
+	}
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 1);
+	/* deleted while a packet holds it: freed by that packet's confirm */
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 0);
+	nftdp_ct_in(en->s, &t.pkt, en->now);
+	assert_int_equal(nftdp_ct_delete(en->s, &e->tuple[0], 0), 0);
+	assert_true(e->in_use);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	assert_false(e->in_use);
+	nftdp_ct_stats(en->s, &st);
+	assert_int_equal(st.count, 0);
+	env_free(en);
+}
+
 /* nf_ct_attach: a reply nftdp makes joins the connection, related, the
  * other way; it never confirms a new connection, and holds it until given back */
 static void test_attach(void **state)
@@ -761,7 +800,7 @@ int main(void)
 	    cmocka_unit_test(test_table_full),	   cmocka_unit_test(test_gc_pressure),
 	    cmocka_unit_test(test_confirm_drop),   cmocka_unit_test(test_walk_get_delete_flush),
 	    cmocka_unit_test(test_events),	   cmocka_unit_test(test_rss_symmetric),
-	    cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_table_hash),	   cmocka_unit_test(test_confirm_established),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
