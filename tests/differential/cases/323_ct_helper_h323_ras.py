@@ -10,36 +10,10 @@
 # names the H.225.0 fields it writes, in order.
 from scapy.all import IP, TCP, UDP, Raw
 
+from h323_per import Per
+
 C, S, X, E = '10.1.0.1', '10.2.0.1', '10.2.0.9', '10.2.0.5'
 G2, E2 = '10.2.0.7', '10.2.0.6'  # another gatekeeper's RAS, another endpoint
-
-
-class Per:
-    """Aligned PER bit writer."""
-
-    def __init__(self):
-        self.bits = []
-
-    def bit(self, v):
-        self.bits.append(1 if v else 0)
-
-    def uint(self, v, n):
-        for i in range(n - 1, -1, -1):
-            self.bit((v >> i) & 1)
-
-    def align(self):
-        while len(self.bits) % 8:
-            self.bits.append(0)
-
-    def octets(self, b):
-        self.align()
-        for x in b:
-            self.uint(x, 8)
-
-    def data(self):
-        self.align()
-        return bytes(int(''.join(map(str, self.bits[i:i + 8])), 2)
-                     for i in range(0, len(self.bits), 8))
 
 
 PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4

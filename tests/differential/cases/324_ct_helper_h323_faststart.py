@@ -8,38 +8,13 @@
 #
 # The PDUs are built here in aligned PER (X.691): each function names the
 # H.225.0 / H.245 fields it writes, in order.
-from scapy.all import IPv6, TCP, UDP, Raw
 import ipaddress
 
+from scapy.all import IPv6, TCP, UDP, Raw
+
+from h323_per import Per, q931, tpkt
+
 C, S = '2001:db8:1::1', '2001:db8:2::1'
-
-
-class Per:
-    """Aligned PER bit writer."""
-
-    def __init__(self):
-        self.bits = []
-
-    def bit(self, v):
-        self.bits.append(1 if v else 0)
-
-    def uint(self, v, n):
-        for i in range(n - 1, -1, -1):
-            self.bit((v >> i) & 1)
-
-    def align(self):
-        while len(self.bits) % 8:
-            self.bits.append(0)
-
-    def octets(self, b):
-        self.align()
-        for x in b:
-            self.uint(x, 8)
-
-    def data(self):
-        self.align()
-        return bytes(int(''.join(map(str, self.bits[i:i + 8])), 2)
-                     for i in range(0, len(self.bits), 8))
 
 
 def ip6(a):
@@ -261,17 +236,6 @@ def connect_tunnel(msgs):
         open_type(ctl, m)
     open_type(w, ctl)
     return w.data()
-
-
-def q931(msgtype, user_user):
-    # protocol discriminator 8, call reference (2 bytes), message type,
-    # bearer capability IE, user-user IE (protocol discriminator 5)
-    ie = bytes([0x7e]) + (len(user_user) + 1).to_bytes(2, 'big') + b'\x05' + user_user
-    return bytes([0x08, 0x02, 0x00, 0x01, msgtype, 0x04, 0x03, 0x88, 0x93, 0xa5]) + ie
-
-
-def tpkt(payload):
-    return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
 
 
 class Flow:

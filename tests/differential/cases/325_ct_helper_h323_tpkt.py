@@ -13,39 +13,9 @@
 # H.225.0 fields it writes, in order.
 from scapy.all import IP, TCP, UDP, Raw
 
+from h323_per import Per, endpoint_type, ip4, q931, tpkt, uuie
+
 C, S = '10.1.0.1', '10.2.0.1'
-
-
-class Per:
-    """Aligned PER bit writer."""
-
-    def __init__(self):
-        self.bits = []
-
-    def bit(self, v):
-        self.bits.append(1 if v else 0)
-
-    def uint(self, v, n):
-        for i in range(n - 1, -1, -1):
-            self.bit((v >> i) & 1)
-
-    def align(self):
-        while len(self.bits) % 8:
-            self.bits.append(0)
-
-    def octets(self, b):
-        self.align()
-        for x in b:
-            self.uint(x, 8)
-
-    def data(self):
-        self.align()
-        return bytes(int(''.join(map(str, self.bits[i:i + 8])), 2)
-                     for i in range(0, len(self.bits), 8))
-
-
-def ip4(a):
-    return bytes(int(x) for x in a.split('.'))
 
 
 def h225_transport_ipv4(w, addr, port, choice=0):
@@ -58,30 +28,7 @@ def h225_transport_ipv4(w, addr, port, choice=0):
     w.octets(port.to_bytes(2, 'big'))
 
 
-def endpoint_type(w):
-    # EndpointType (extensible): no optional field of the 6, mc FALSE,
-    # undefinedNode FALSE
-    w.bit(0)
-    w.uint(0, 6)
-    w.bit(0)
-    w.bit(0)
-
-
 PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
-
-
-def uuie(body_index, body):
-    # H323-UserInformation (ext, user-data absent) { h323-uu-pdu (ext,
-    # nonStandardData absent) { h323-message-body CHOICE index } }
-    w = Per()
-    w.bit(0)
-    w.bit(0)
-    w.bit(0)
-    w.bit(0)
-    w.bit(0)                 # h323-message-body: not an extension
-    w.uint(body_index, 3)
-    body(w)
-    return w.data()
 
 
 def setup_body(w, port=1800):
@@ -112,17 +59,6 @@ def connect_body(w, port=1801, choice=0):
     h225_transport_ipv4(w, S, port, choice)
     endpoint_type(w)
     w.octets(bytes(range(16)))
-
-
-def q931(msgtype, user_user):
-    # protocol discriminator 8, call reference (2 bytes), message type,
-    # bearer capability IE, user-user IE (protocol discriminator 5)
-    ie = bytes([0x7e]) + (len(user_user) + 1).to_bytes(2, 'big') + b'\x05' + user_user
-    return bytes([0x08, 0x02, 0x00, 0x01, msgtype, 0x04, 0x03, 0x88, 0x93, 0xa5]) + ie
-
-
-def tpkt(payload):
-    return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
 
 
 def alerting_body(w, port=None):
