@@ -1901,8 +1901,8 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
  * packets fast[live[0..nl)], each hook over those every earlier hook
  * accepted from cache: hit[h][x] the hit of packet x at hook h, last[x]
  * the hook whose verdict other than accept decided it (left as it was
- * where none did), miss[x] 1 where a hook on its path missed (the chains
- * must run), else 0; chains[h] whether hook h has chains (none: no
+ * where none did), miss[x] set to 1 where a hook on its path missed (the
+ * chains must run; the caller zeroes it); chains[h] whether hook h has chains (none: no
  * probe). views: set the view's hook and forward's devices first (a
  * header view's keys read none of them). live is used up.
  */
@@ -1917,8 +1917,6 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 
-	for (unsigned int j = 0; j < nl; j++)
-		miss[live[j]] = 0;
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
 
@@ -1958,6 +1956,28 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	}
 }
 
+/* the cached hooks with chains, in order, into with; how many */
+static unsigned int chained_hooks(const bool *chains, uint8_t *with)
+{
+	unsigned int n = 0;
+
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		if (chains[h])
+			with[n++] = (uint8_t)h;
+	return n;
+}
+
+/* packet x's hits charged, hook by hook up to the one that decided it
+ * (last: CACHED_HOOKS where none did) */
+static inline void
+charge_hits(struct nftdp_dp_worker *w,
+	    const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX], unsigned int x,
+	    struct nftdp_vm_pkt *p, const uint8_t *with, unsigned int n_with, uint8_t last)
+{
+	for (unsigned int j = 0; j < n_with && with[j] <= last; j++)
+		nftdp_vm_flow_charge(hit[with[j]][x], p, &w->ctx);
+}
+
 /*
  * PLAN_CACHED in one pass: parse, ip_rcv and the trim, then the flow
  * cache's verdict of prerouting, forward and postrouting, both families
@@ -1984,8 +2004,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
 	bool chains[CACHED_HOOKS] = {false};
-	uint8_t with[CACHED_HOOKS], n_with = 0;
-	unsigned int nf = 0, ns = 0, nd = 0, dropped[CACHED_HOOKS] = {0};
+	uint8_t with[CACHED_HOOKS];
+	unsigned int nf = 0, ns = 0, nd = 0, n_with, dropped[CACHED_HOOKS] = {0};
 	/* the first packet left to the pipeline; what leaves before it */
 	unsigned int first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
@@ -2000,26 +2020,23 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 				    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
+			if (first_slow == NFTDP_VM_BURST_MAX)
+				first_slow = i;
 			continue;
 		}
 		last[nf] = CACHED_HOOKS;
+		miss[nf] = 0;
 		live[nf] = nf;
 		fast[nf++] = p;
 	}
 
 	/* a header view's keys read neither the hook nor the devices */
 	probe_hooks(w, gen, tx, fast, live, nf, !w->plan_headers, hit, last, miss, chains);
-	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
-		if (slow_at[i])
-			first_slow = i;
 	for (unsigned int x = 0; x < nf; x++)
 		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
 			first_slow = (unsigned int)(fast[x] - w->view);
 
-	/* the hooks with chains, in order: only their hits charge */
-	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
-		if (chains[h])
-			with[n_with++] = (uint8_t)h;
+	n_with = chained_hooks(chains, with);
 	/* the packets the cache decided: charge, count, send; dropped[h]:
 	 * how many hook h dropped */
 	for (unsigned int x = 0; x < nf; x++) {
@@ -2031,8 +2048,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			continue;
 		}
 		nd++;
-		for (unsigned int j = 0; j < n_with && with[j] <= last[x]; j++)
-			nftdp_vm_flow_charge(hit[with[j]][x], p, &w->ctx);
+		charge_hits(w, hit, x, p, with, n_with, last[x]);
 		if (last[x] < CACHED_HOOKS) {
 			dropped[last[x]]++;
 			rte_pktmbuf_free(w->mb[idx]);
@@ -2138,8 +2154,9 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
+	uint8_t with[CACHED_HOOKS];
 	struct est_held held = {0};
-	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0;
+	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0, n_with;
 	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
@@ -2213,6 +2230,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	}
 
 	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
+	n_with = chained_hooks(chains, with);
 	/* what goes to the pipeline: left so above, or a miss (a packet held
 	 * behind one comes after it) */
 	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
@@ -2228,7 +2246,6 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = (unsigned int)(p - w->view);
-		unsigned int end = last[x] < CACHED_HOOKS ? last[x] + 1u : CACHED_HOOKS;
 
 		if (miss[x] || held_has(&held, ent[x])) {
 			how[idx] = EST_AFTER_CT;
@@ -2239,9 +2256,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (carried[x]) {
 			nftdp_vm_flow_carry_charge(carry[x], p, &w->ctx);
 		} else {
-			for (unsigned int h = 0; h < end; h++)
-				if (chains[h])
-					nftdp_vm_flow_charge(hit[h][x], p, &w->ctx);
+			charge_hits(w, hit, x, p, with, n_with, last[x]);
 			if (carry[x])
 				make[nm++] = x;
 		}
