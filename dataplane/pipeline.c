@@ -1974,6 +1974,12 @@ charge_hits(struct nftdp_dp_worker *w,
 	    const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX], unsigned int x,
 	    struct nftdp_vm_pkt *p, const uint8_t *with, unsigned int n_with, uint8_t last)
 {
+	/* the common case, one hook with chains, without the loop */
+	if (n_with == 1) {
+		if (with[0] <= last)
+			nftdp_vm_flow_charge(hit[with[0]][x], p, &w->ctx);
+		return;
+	}
 	for (unsigned int j = 0; j < n_with && with[j] <= last; j++)
 		nftdp_vm_flow_charge(hit[with[j]][x], p, &w->ctx);
 }
