@@ -30,6 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# the cases import their encoders from beside run.py (h323_per.py)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "differential"))
 import ct_tool as CT  # noqa: E402
 
 T = CT.T
