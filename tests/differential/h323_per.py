@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The H.323 differential cases' (322-325) common encoders: an aligned PER
 (X.691) bit writer, the Q.931 message with its H.225.0 user-user part, and
-the TPKT header (RFC 1006) that frames both on TCP."""
+the TPKT header (RFC 1006) that frames both on TCP, and a TCP flow."""
+
+from scapy.all import IP, IPv6, TCP, Raw
 
 
 class Per:
@@ -68,3 +70,28 @@ def q931(msgtype, user_user):
 
 def tpkt(payload):
     return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
+
+
+class Flow:
+    """A TCP connection whose sequence numbers follow what was sent; IPv6
+    where the addresses are."""
+
+    def __init__(self, c, s, cport, sport, cseq, sseq):
+        self.c, self.s, self.cport, self.sport = c, s, cport, sport
+        self.seq = {'dp0': cseq, 'dp1': sseq}
+
+    def pkt(self, side, flags, data=b''):
+        other = 'dp1' if side == 'dp0' else 'dp0'
+        src, dst = (self.c, self.s) if side == 'dp0' else (self.s, self.c)
+        sp, dp = (self.cport, self.sport) if side == 'dp0' else (self.sport, self.cport)
+        ack = self.seq[other] if 'A' in flags else 0
+        ip = IPv6 if ':' in src else IP
+        p = ip(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags,
+                                     seq=self.seq[side], ack=ack, window=8192)
+        if data:
+            p = p / Raw(data)
+        self.seq[side] += len(data) + (1 if 'S' in flags else 0)
+        return (side, p)
+
+    def handshake(self):
+        return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]

@@ -7,9 +7,9 @@
 #
 # The PDUs are built here in aligned PER (X.691) with h323_per.py's writer: each
 # function names the H.225.0 / H.245 fields it writes, in order.
-from scapy.all import IP, TCP, UDP, Raw
+from scapy.all import IP, UDP, Raw
 
-from h323_per import Per, endpoint_type, ip4, q931, tpkt, uuie
+from h323_per import Flow, Per, endpoint_type, ip4, q931, tpkt, uuie
 
 C, S = '10.1.0.1', '10.2.0.1'
 
@@ -195,29 +195,6 @@ def open_logical_channel(addr, port):
     inner = h2250_params(addr, port)
     w.octets([len(inner)] + list(inner))
     return w.data()
-
-
-class Flow:
-    """A TCP connection whose sequence numbers follow what was sent."""
-
-    def __init__(self, c, s, cport, sport, cseq, sseq):
-        self.c, self.s, self.cport, self.sport = c, s, cport, sport
-        self.seq = {'dp0': cseq, 'dp1': sseq}
-
-    def pkt(self, side, flags, data=b''):
-        other = 'dp1' if side == 'dp0' else 'dp0'
-        src, dst = (self.c, self.s) if side == 'dp0' else (self.s, self.c)
-        sp, dp = (self.cport, self.sport) if side == 'dp0' else (self.sport, self.cport)
-        ack = self.seq[other] if 'A' in flags else 0
-        p = IP(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags,
-                                       seq=self.seq[side], ack=ack, window=8192)
-        if data:
-            p = p / Raw(data)
-        self.seq[side] += len(data) + (1 if 'S' in flags else 0)
-        return (side, p)
-
-    def handshake(self):
-        return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]
 
 
 def media(side, sport, dport):

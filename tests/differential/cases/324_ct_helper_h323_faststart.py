@@ -12,7 +12,7 @@ import ipaddress
 
 from scapy.all import IPv6, TCP, UDP, Raw
 
-from h323_per import Per, q931, tpkt
+from h323_per import Flow, Per, q931, tpkt
 
 C, S = '2001:db8:1::1', '2001:db8:2::1'
 
@@ -236,29 +236,6 @@ def connect_tunnel(msgs):
         open_type(ctl, m)
     open_type(w, ctl)
     return w.data()
-
-
-class Flow:
-    """A TCP connection whose sequence numbers follow what was sent."""
-
-    def __init__(self, c, s, cport, sport, cseq, sseq):
-        self.c, self.s, self.cport, self.sport = c, s, cport, sport
-        self.seq = {'dp0': cseq, 'dp1': sseq}
-
-    def pkt(self, side, flags, data=b''):
-        other = 'dp1' if side == 'dp0' else 'dp0'
-        src, dst = (self.c, self.s) if side == 'dp0' else (self.s, self.c)
-        sp, dp = (self.cport, self.sport) if side == 'dp0' else (self.sport, self.cport)
-        ack = self.seq[other] if 'A' in flags else 0
-        p = IPv6(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags,
-                                       seq=self.seq[side], ack=ack, window=8192)
-        if data:
-            p = p / Raw(data)
-        self.seq[side] += len(data) + (1 if 'S' in flags else 0)
-        return (side, p)
-
-    def handshake(self):
-        return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]
 
 
 def udp(side, sport, dport):

@@ -13,7 +13,7 @@
 # H.225.0 fields it writes, in order.
 from scapy.all import IP, TCP, UDP, Raw
 
-from h323_per import Per, endpoint_type, ip4, q931, tpkt, uuie
+from h323_per import Flow, Per, endpoint_type, ip4, q931, tpkt, uuie
 
 C, S = '10.1.0.1', '10.2.0.1'
 
@@ -109,29 +109,6 @@ def facility_body(w, reason, port):
     h225_transport_ipv4(t, S, port)
     b = t.data()
     w.octets([len(b)] + list(b))
-
-
-class Flow:
-    """A TCP connection whose sequence numbers follow what was sent."""
-
-    def __init__(self, c, s, cport, sport, cseq, sseq):
-        self.c, self.s, self.cport, self.sport = c, s, cport, sport
-        self.seq = {'dp0': cseq, 'dp1': sseq}
-
-    def pkt(self, side, flags, data=b''):
-        other = 'dp1' if side == 'dp0' else 'dp0'
-        src, dst = (self.c, self.s) if side == 'dp0' else (self.s, self.c)
-        sp, dp = (self.cport, self.sport) if side == 'dp0' else (self.sport, self.cport)
-        ack = self.seq[other] if 'A' in flags else 0
-        p = IP(src=src, dst=dst) / TCP(sport=sp, dport=dp, flags=flags,
-                                       seq=self.seq[side], ack=ack, window=8192)
-        if data:
-            p = p / Raw(data)
-        self.seq[side] += len(data) + (1 if 'S' in flags else 0)
-        return (side, p)
-
-    def handshake(self):
-        return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]
 
 
 def syn(side, sport, dport):
