@@ -202,13 +202,16 @@ static inline uint32_t entry_index(const struct nftdp_ct_shard *s, const struct 
 	return (uint32_t)(e - s->entries);
 }
 
-static void hash_link(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+/* orig_hash: the hash of e->tuple[0], which the lookup before the entry's
+ * creation worked out already */
+static void hash_link(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint32_t orig_hash)
 {
 	uint32_t idx = entry_index(s, e);
 	int d;
 
 	for (d = 0; d < 2; d++) {
-		uint32_t b = nftdp_ct_tuple_hash(s, &e->tuple[d]) & s->bucket_mask;
+		uint32_t b =
+		    (d ? nftdp_ct_tuple_hash(s, &e->tuple[1]) : orig_hash) & s->bucket_mask;
 
 		e->hnext[d] = s->buckets[b];
 		s->buckets[b] = idx * 2 + (uint32_t)d;
@@ -546,12 +549,13 @@ struct nftdp_ct_entry *nftdp_ct_entry_new(struct nftdp_ct_shard *s,
 					  const struct nftdp_ct_tuple *orig,
 					  const struct nftdp_ct_tuple *reply, uint64_t now_ms)
 {
-	struct nftdp_ct_entry *e = entry_alloc(s, nftdp_ct_tuple_hash(s, orig), now_ms);
+	uint32_t hash = nftdp_ct_tuple_hash(s, orig);
+	struct nftdp_ct_entry *e = entry_alloc(s, hash, now_ms);
 
 	if (!e)
 		return NULL;
 	entry_init(s, e, orig, reply);
-	hash_link(s, e);
+	hash_link(s, e, hash);
 	return e;
 }
 
@@ -821,7 +825,7 @@ repeat:
 		goto invalid;
 	}
 	if (new && !(e->status & IPS_DYING)) {
-		hash_link(s, e);
+		hash_link(s, e, hash); /* e->tuple[0] is *tp */
 		s->st.new_++;
 		if (e->status & IPS_EXPECTED) /* init_conntrack's exp->expectfn */
 			nftdp_ct_expect_nat_follow(s, e);
