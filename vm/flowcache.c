@@ -107,6 +107,7 @@ struct fc_tmpl {
 
 struct nftdp_vm_flow_plan {
 	uint8_t need;	 /* ctx->flow_need while a miss runs */
+	uint8_t hook;	 /* its flood guard: nftdp_vm_flowcache.g[hook] */
 	bool conn;	 /* one base chain: a run's end says what it read */
 	bool reads_meta; /* some template keys a meta / ct field or a test */
 	uint8_t class_of[256];
@@ -129,11 +130,20 @@ struct fc_entry {
 };
 _Static_assert(sizeof(struct fc_entry) == 128, "a cache entry is two lines");
 
+/* a hook's flood guard: its window, its sample */
+struct fc_guard {
+	uint32_t probes, hits, tick;
+	bool sparse; /* keys a sample only */
+};
+
 struct nftdp_vm_flowcache {
 	uint32_t mask; /* entries - 1; buckets are pairs */
 	bool verify;
-	bool sparse;			   /* the flood guard keys a sample only */
-	uint32_t g_probes, g_hits, g_tick; /* the guard's window, its sample */
+	uint8_t sparse; /* bit h: g[h].sparse */
+	/* one per hook: a hook whose keys never repeat (prerouting keyed on
+	 * the source under a flood) goes sparse while another's keep hitting
+	 * (forward keyed on ct state) */
+	struct fc_guard g[NFTDP_VM_GEN_HOOK_MAX];
 	struct nftdp_vm_flow_stats st;
 	struct fc_entry *e;
 };
@@ -146,32 +156,37 @@ struct nftdp_vm_flowcache {
  * window of FC_GUARD_WINDOW probes hit, the worker keys 1 packet in
  * FC_GUARD_SAMPLE only (the others run the chains as without a cache:
  * the same verdicts and effects), until its sampled probes hit 1 in
- * FC_GUARD_LEAVE again. Verify mode keys every packet.
+ * FC_GUARD_LEAVE again. Each hook has its own guard. Verify mode keys
+ * every packet.
  */
 #define FC_GUARD_WINDOW 4096u
 #define FC_GUARD_ENTER 16u
 #define FC_GUARD_LEAVE 8u
 #define FC_GUARD_SAMPLE 8u
 
-/* a burst's probes and hits into the guard's window; at its end, the
- * mode */
-static inline void guard_note(struct nftdp_vm_flowcache *fc, unsigned int probes, unsigned int hits)
+/* a burst's probes and hits at hook into its guard's window; at its end,
+ * the mode */
+static inline void guard_note(struct nftdp_vm_flowcache *fc, uint8_t hook, unsigned int probes,
+			      unsigned int hits)
 {
+	struct fc_guard *g = &fc->g[hook];
 	/* sparse: a window of as many packets, fewer of them probed */
 	uint32_t window;
 
 	if (!probes)
 		return; /* also: no cache (verify's probe without plans) */
-	window = fc->sparse ? FC_GUARD_WINDOW / FC_GUARD_SAMPLE : FC_GUARD_WINDOW;
-	fc->g_hits += hits;
-	fc->g_probes += probes;
-	if (fc->g_probes < window)
+	window = g->sparse ? FC_GUARD_WINDOW / FC_GUARD_SAMPLE : FC_GUARD_WINDOW;
+	g->hits += hits;
+	g->probes += probes;
+	if (g->probes < window)
 		return;
-	if (!fc->verify)
+	if (!fc->verify) {
+		g->sparse = g->hits * (g->sparse ? FC_GUARD_LEAVE : FC_GUARD_ENTER) < g->probes;
 		fc->sparse =
-		    fc->g_hits * (fc->sparse ? FC_GUARD_LEAVE : FC_GUARD_ENTER) < fc->g_probes;
-	fc->g_probes = 0;
-	fc->g_hits = 0;
+		    (uint8_t)((fc->sparse & ~(1u << hook)) | (unsigned int)g->sparse << hook);
+	}
+	g->probes = 0;
+	g->hits = 0;
 }
 
 /* ---------- the plan (control thread) ---------- */
@@ -617,6 +632,7 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 		return NULL;
 	}
 	fp->need = writes_sets ? NFTDP_VM_FLOW_LVL_ALWAYS : NFTDP_VM_FLOW_LVL_NO_DYNSET;
+	fp->hook = hook < NFTDP_VM_GEN_HOOK_MAX ? hook : 0;
 	fp->conn = n_base == 1;
 	/* the l4proto values rules test: each gets a class (in the chains a
 	 * base chain reaches: every chain of the table is enough) */
@@ -724,7 +740,7 @@ bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc)
 
 bool nftdp_vm_flowcache_sparse(const struct nftdp_vm_flowcache *fc)
 {
-	return fc && fc->sparse;
+	return fc && fc->sparse != 0;
 }
 
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
@@ -1096,7 +1112,8 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
 		return;
 	}
 	/* the flood guard's sparse mode keys 1 packet in FC_GUARD_SAMPLE */
-	if (__builtin_expect(fc->sparse, 0) && (++fc->g_tick & (FC_GUARD_SAMPLE - 1))) {
+	if (__builtin_expect(fc->g[fp->hook].sparse, 0) &&
+	    (++fc->g[fp->hook].tick & (FC_GUARD_SAMPLE - 1))) {
 		k->len[i] = 0;
 		k->unkeyed |= 1ull << i;
 		fc->st.unkeyed++;
@@ -1217,7 +1234,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		else if (!(k.unkeyed >> i & 1))
 			fc->st.uncacheable++;
 	}
-	guard_note(fc, probes, hits);
+	guard_note(fc, fp->hook, probes, hits);
 }
 
 /* a hit, as the packet path sees it: the entry itself */
@@ -1236,6 +1253,7 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
+	uint8_t hook = 0; /* every plan's: one hook a call */
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
@@ -1251,8 +1269,10 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 			hits[i] = &hook_empty;
 			continue;
 		}
-		if (plan[nf])
+		if (plan[nf]) {
+			hook = plan[nf]->hook;
 			key_prepare(fc, plan[nf], pkts[i], ctx, &k, i);
+		}
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])
@@ -1262,7 +1282,7 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 		probes++;
 		found += hits[i] != NULL;
 	}
-	guard_note(fc, probes, found);
+	guard_note(fc, hook, probes, found);
 }
 
 unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit)

@@ -1654,6 +1654,39 @@ static void test_hooks_apart(void **state)
 	assert_int_equal(rule_packets(f, NFPROTO_IPV4, 73, 0), 4);
 }
 
+/*
+ * Each hook has its own flood guard: prerouting, keyed on tcp dport, sees
+ * a new port every packet and goes sparse; postrouting, which reads
+ * nothing, keeps keying every packet and hitting (one guard for both saw
+ * half its probes hit and never went sparse).
+ */
+static void test_flood_guard_per_hook(void **state)
+{
+	struct fix *f = *state;
+	static struct flow fl[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_flow_stats s0, s1;
+	unsigned int sent = 0;
+
+	build_both(f, rs_hooks);
+	for (unsigned int b = 0; b < 200; b++) {
+		for (unsigned int i = 0; i < NFTDP_VM_BURST_MAX; i++, sent++)
+			fl[i] = (struct flow)T4((uint16_t)(1000 + sent));
+		run_both_hook(f, NFPROTO_IPV4, NF_INET_PRE_ROUTING, fl, NFTDP_VM_BURST_MAX, NULL);
+		run_both_hook(f, NFPROTO_IPV4, NF_INET_POST_ROUTING, fl, NFTDP_VM_BURST_MAX, NULL);
+	}
+	assert_true(nftdp_vm_flowcache_sparse(f->fc));
+	/* prerouting keys 1 packet in 8 now */
+	s0 = stats(f);
+	run_both_hook(f, NFPROTO_IPV4, NF_INET_PRE_ROUTING, fl, NFTDP_VM_BURST_MAX, NULL);
+	s1 = stats(f);
+	assert_true(s1.unkeyed - s0.unkeyed >= NFTDP_VM_BURST_MAX / 2);
+	/* postrouting: every packet keyed, every one a hit */
+	run_both_hook(f, NFPROTO_IPV4, NF_INET_POST_ROUTING, fl, NFTDP_VM_BURST_MAX, NULL);
+	assert_int_equal(stats(f).unkeyed, s1.unkeyed);
+	assert_int_equal(HITS_SINCE(f, s1), NFTDP_VM_BURST_MAX);
+	same_counters(f, NFPROTO_IPV4, 73);
+}
+
 /* ip forward, accept: 101 ether saddr 02:00:00:00:00:07 counter drop */
 static void rs_ether(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
 {
@@ -2408,6 +2441,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_many_counters, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_long_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_flood_guard, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_flood_guard_per_hook, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_hooks_apart, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_link_header, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_named_objects, fix_setup, fix_teardown),

@@ -1427,9 +1427,10 @@ void nftdp_vm_flowcache_destroy(struct nftdp_vm_flowcache *fc);
  */
 void nftdp_vm_flowcache_verify(struct nftdp_vm_flowcache *fc, bool on);
 /**
- * Whether fc's flood guard keys only a sample of packets (its recent
- * probes kept missing, flowcache.c): a pass built around a probe of
- * every packet then costs more than running the chains. NULL: false.
+ * Whether the flood guard of some hook keys only a sample of packets (its
+ * recent probes there kept missing, flowcache.c): a pass built around a
+ * probe of every packet then costs more than running the chains. NULL:
+ * false.
  * The owning worker.
  */
 bool nftdp_vm_flowcache_sparse(const struct nftdp_vm_flowcache *fc);
