@@ -184,7 +184,8 @@ void nftdp_dp_host_input(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 /*
  * arp_rcv / arp_xmit: an untagged ARP frame through the arp family's
  * NF_ARP_IN or NF_ARP_OUT chains (network header: the ARP header; in:
- * iif the port, out: oif the port). Returns whether it goes on; a dropped
+ * iif the port, skb->len from the ARP header; out: oif the port,
+ * skb->len from the Ethernet header). Returns whether it goes on; a dropped
  * frame is counted at the stage and freed.
  */
 static bool arp_hook(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t hook,
@@ -203,11 +204,15 @@ static bool arp_hook(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t 
 	p->mac_off = 0;
 	p->nh_off = mt->l2_nh;
 	p->len = rte_pktmbuf_data_len(mb);
-	p->skb_len = p->len - mt->l2_nh;
 	if (hook == NF_ARP_IN) {
+		/* arp_rcv: skb->data at the ARP header */
+		p->skb_len = p->len - mt->l2_nh;
 		p->oif = 0;
 		p->oifname = NULL;
 	} else {
+		/* arp_create pushed the link-layer header before arp_xmit:
+		 * skb->len (meta length, counters) is the whole frame's */
+		p->skb_len = p->len;
 		p->iif = 0;
 		p->iifname = NULL;
 		p->oif = port->ifindex;
