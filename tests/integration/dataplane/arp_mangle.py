@@ -18,7 +18,7 @@ addresses and captures the ARP frames that come back:
   address with ACCEPT, target hardware and IP address with CONTINUE and a
   later rule that matches the rewritten address, DROP);
 - an INPUT mangle rewrites a request's sender IP before the host answers;
-- INPUT -s ... -j DROP and --opcode counters; a truncated request and one
+- INPUT -s ... -j DROP and -i dp0 --opcode counters, OUTPUT -o dp0; a truncated request and one
   with 16-byte protocol addresses, which arp_rcv drops before NF_ARP_IN;
 - a native arp table (arp operation, arp saddr/daddr ip, meta length)
   counts after them, and a payload write (`arp daddr ip set`) rewrites
@@ -26,7 +26,8 @@ addresses and captures the ARP frames that come back:
 
 The captured frames must be equal byte for byte, and so must
 `arptables-nft -L -n -v -x` (less the chains' policy counters, which
-nftdp does not dump) and `nft list table arp native` (counters).
+nftdp does not dump) and `nft list table arp native` and `... filter`
+(arptables-nft's rules as nft lists them, with their counters).
 """
 import json
 import os
@@ -51,12 +52,12 @@ ARPT = '''*filter
 :OUTPUT ACCEPT
 -A INPUT -s 10.0.0.6 -j DROP
 -A INPUT -s 10.0.0.9 -j mangle --mangle-ip-s 10.0.0.19
--A INPUT --opcode 1 -j ACCEPT
+-A INPUT -i dp0 --opcode 1 -j ACCEPT
 -A OUTPUT -d 10.0.0.2 -j mangle --mangle-ip-s 10.0.0.99 --mangle-mac-s 02:00:00:00:99:01
 -A OUTPUT -d 10.0.0.3 -j mangle --mangle-mac-d 02:00:00:00:99:03 --mangle-ip-d 10.0.0.33 --mangle-target CONTINUE
 -A OUTPUT -d 10.0.0.33 -j ACCEPT
 -A OUTPUT -d 10.0.0.4 -j mangle --mangle-ip-s 10.0.0.1 --mangle-target DROP
--A OUTPUT -d 10.0.0.19 -j ACCEPT
+-A OUTPUT -o dp0 -d 10.0.0.19 -j ACCEPT
 '''
 
 NATIVE = '''
@@ -147,6 +148,7 @@ def kernel_run():
     frames = tester()
     lst = T.sh('arptables-nft', '-L', '-n', '-v', '-x', ns=NS_B).stdout
     nat = T.sh('nft', 'list', 'table', 'arp', 'native', ns=NS_B).stdout
+    nat += T.sh('nft', 'list', 'table', 'arp', 'filter', ns=NS_B).stdout
     cleanup()
     return frames, lst, nat
 
@@ -180,6 +182,7 @@ def nftdp_run(tmp):
         frames = tester()
         lst = tool('/usr/sbin/arptables-nft', '-L', '-n', '-v', '-x').stdout
         nat = tool('/usr/sbin/nft', 'list', 'table', 'arp', 'native').stdout
+        nat += tool('/usr/sbin/nft', 'list', 'table', 'arp', 'filter').stdout
     finally:
         d.stop(wait=20)
         if d.proc.returncode != 0 or frames is None or os.environ.get('AM_DEBUG'):
@@ -220,7 +223,7 @@ def main(tmp):
     check(kl and nl == kl, 'arptables-nft -L -n -v -x: the same rule counters')
     if nl != kl:
         print('kernel:\n%s\nnftdp:\n%s' % (kl, nl))
-    check(kn and nn == kn, 'nft list table arp native: the same counters')
+    check(kn and nn == kn, 'nft list table arp native, arp filter: the same counters')
     if nn != kn:
         print('kernel:\n%s\nnftdp:\n%s' % (kn, nn))
 
