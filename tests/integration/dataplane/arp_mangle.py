@@ -112,7 +112,7 @@ for last in (2, 3, 4, 6, 8, 9):
 s.send(req([10, 0, 0, 2])[:34])
 s.send(b'\xff' * 6 + mac + b'\x08\x06' + bytes([0, 1, 8, 0, 6, 16, 0, 1]) + mac +
        bytes(16) + bytes(6) + bytes(15) + b'\x01')
-drain(time.monotonic() + 1.0)
+drain(time.monotonic() + 2.0)
 print(json.dumps(got), flush=True)
 ''' % MAC_T
 
@@ -164,10 +164,10 @@ def nftdp_run(tmp):
     args = ['--socket', sock, '--wire', '0:1', '--ifname', '0=dp0', '--ifname', '1=dp1',
             '--host-ports', '--host-ifname', '0=h0', '--host-ifname', '1=h1',
             '--stats-json', sj] + (['--flow-cache', '0'] if NO_CACHE else [])
-    d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_B, limit=80)
+    d = T.Daemon(BUILD, eal, args, prefix, os.path.join(tmp, 'nftdp.log'), ns=NS_B, limit=150)
     frames = lst = nat = None
     try:
-        d.wait_started(timeout=30)
+        d.wait_started(timeout=60)  # a loaded host starts slowly
         T.sh('ip', 'addr', 'add', '10.0.0.1/24', 'dev', 'h0', ns=NS_B)
         T.sh('ip', 'link', 'set', 'h0', 'up', ns=NS_B)
         env = T.nft_env(sock)
