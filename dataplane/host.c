@@ -184,9 +184,18 @@ void nftdp_dp_host_input(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 /*
  * arp_rcv / arp_xmit: an untagged ARP frame through the arp family's
  * NF_ARP_IN or NF_ARP_OUT chains (network header: the ARP header; in:
- * iif the port, out: oif the port). Returns whether it goes on; a dropped
+ * iif the port, skb->len from the ARP header; out: oif the port,
+ * skb->len from the Ethernet header). Returns whether it goes on; a dropped
  * frame is counted at the stage and freed.
  */
+/* arp_rcv's tests before NF_ARP_IN on an Ethernet device: the header
+ * and both address pairs there (arp_hdr_len: 28 bytes), 6-byte hardware
+ * and 4-byte protocol addresses; another ARP never meets the chains */
+static bool arp_rcv_ok(const uint8_t *arp, uint32_t len)
+{
+	return len >= 28 && arp[4] == 6 && arp[5] == 4;
+}
+
 static bool arp_hook(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t hook,
 		     const struct nftdp_dp_port *port)
 {
@@ -198,16 +207,23 @@ static bool arp_hook(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, uint8_t 
 	if (!w->gen || mt->l2_proto != NFTDP_DP_ETH_P_ARP || mt->vid != 0 ||
 	    nftdp_vm_gen_hook_len(w->gen, NFPROTO_ARP, hook) == 0)
 		return true;
+	if (hook == NF_ARP_IN && !arp_rcv_ok(rte_pktmbuf_mtod(mb, const uint8_t *) + mt->l2_nh,
+					     rte_pktmbuf_data_len(mb) - mt->l2_nh))
+		return true; /* to the host, whose arp_rcv drops it */
 	p->nfproto = NFPROTO_ARP;
 	p->hook = hook;
 	p->mac_off = 0;
 	p->nh_off = mt->l2_nh;
 	p->len = rte_pktmbuf_data_len(mb);
-	p->skb_len = p->len - mt->l2_nh;
 	if (hook == NF_ARP_IN) {
+		/* arp_rcv: skb->data at the ARP header */
+		p->skb_len = p->len - mt->l2_nh;
 		p->oif = 0;
 		p->oifname = NULL;
 	} else {
+		/* arp_create pushed the link-layer header before arp_xmit:
+		 * skb->len (meta length, counters) is the whole frame's */
+		p->skb_len = p->len;
 		p->iif = 0;
 		p->iifname = NULL;
 		p->oif = port->ifindex;

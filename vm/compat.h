@@ -129,6 +129,10 @@ int nftdp_vm_compat_ebt_redirect_check(struct nftdp_vm_cctx *cc, const struct co
 				       void *priv);
 int nftdp_vm_compat_ebt_arpreply_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				       void *priv);
+/* arptables' mangle (expr_compat_arpmangle.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_arp_mangle_ops;
+int nftdp_vm_compat_arp_mangle_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
 /* ipv6_skip_exthdr from pkt's network header (expr_compat_bridge.c) */
 int nftdp_vm_ebt_ipv6_skip(const struct nftdp_vm_pkt *pkt, uint8_t *nexthdr);
 

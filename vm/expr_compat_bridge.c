@@ -12,8 +12,8 @@
  * the outer tag, the tag in place), and so are ip6 and stp (their infos,
  * too big for an op, in a blob of the chain). The log and nflog watchers
  * are in expr_compat_ebtlog.c, the nat table's dnat, snat, redirect and
- * arpreply in expr_compat_ebtnat.c. arptables' mangle is stored only (arp
- * chains run with --host-ports; it never acts).
+ * arpreply in expr_compat_ebtnat.c, arptables' mangle (arp chains, which
+ * run with --host-ports) in expr_compat_arpmangle.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -260,20 +260,6 @@ static int mark_t_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, 
 	if (op != MARK_SET_VALUE && op != MARK_OR_VALUE && op != MARK_AND_VALUE &&
 	    op != MARK_XOR_VALUE)
 		return bad(cc, "mark");
-	return 0;
-}
-
-/* checkentry of arpt_mangle.c */
-static int mangle_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
-{
-	const struct arpt_mangle *m = par->info;
-
-	(void)priv;
-	if ((m->flags & ~ARPT_MANGLE_MASK) || !(m->flags & ARPT_MANGLE_MASK))
-		return nftdp_vm_errf(cc, -EINVAL, "arptables mangle: invalid options");
-	if (m->target != NF_DROP && m->target != NF_ACCEPT &&
-	    (unsigned int)m->target != XT_CONTINUE)
-		return nftdp_vm_errf(cc, -EINVAL, "arptables mangle: invalid verdict");
 	return 0;
 }
 
@@ -717,22 +703,6 @@ static void mark_t_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs
 	}
 }
 
-/* mangle (arp chains) never acts */
-static void stored_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
-			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
-{
-	(void)op;
-	(void)pkt;
-	(void)ctx;
-	regs->verdict.code = NFT_BREAK;
-}
-
-static const struct nftdp_vm_expr_ops stored_target_ops = {
-    .name = "target (bridge/arp, stored)",
-    .init = nftdp_vm_compat_target_init,
-    .eval = stored_eval,
-};
-
 #define EBT_MATCH_OPS(nm, info, fn)                                                                \
 	static const struct nftdp_vm_expr_ops nm = {                                               \
 	    .name = "match (ebtables) " #fn,                                                       \
@@ -795,8 +765,8 @@ const struct compat_ext nftdp_vm_compat_br_targets[] = {
      nftdp_vm_compat_ebt_redirect_check, &nftdp_vm_compat_ebt_redirect_ops},
     {"arpreply", 0, BR, sizeof(struct ebt_arpreply_info), BR_HOOKS(NF_BR_PRE_ROUTING), "nat", 0,
      0, nftdp_vm_compat_ebt_arpreply_check, &nftdp_vm_compat_ebt_arpreply_ops},
-    {"mangle", 0, NFPROTO_ARP, sizeof(struct arpt_mangle), 0, NULL, 0, 0, mangle_check,
-     &stored_target_ops},
+    {"mangle", 0, NFPROTO_ARP, sizeof(struct arpt_mangle), 0, NULL, 0, 0,
+     nftdp_vm_compat_arp_mangle_check, &nftdp_vm_compat_arp_mangle_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

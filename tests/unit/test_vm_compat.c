@@ -1776,6 +1776,152 @@ static void test_bridge_arp(void **state)
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_BRIDGE, "tcp", 0, false), -ENOENT);
 }
 
+/* an arp chain of its own at hook (chain id = index) */
+static struct nftdp_vm_chain *arp_chain(struct world *w, uint8_t hook)
+{
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_ARP,
+					.table = "filter",
+					.name = hook == NF_ARP_IN ? "INPUT" : "OUTPUT",
+					.base = true,
+					.hook = hook,
+					.policy = NF_ACCEPT,
+					.chain_id = (uint32_t)w->n};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+/* an ARP frame of len bytes as the arp hooks see it: ethernet, then an
+ * ARP header with hardware type hrd and address lengths hln, pln, the
+ * address bytes after it numbered 0x80, 0x81, ... */
+static struct nftdp_vm_pkt *arp_frame(struct tpkt *t, uint16_t hrd, uint8_t hln, uint8_t pln,
+				      uint32_t len)
+{
+	static const uint8_t hdr[22] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 1,
+					0x10, 0x08, 0x06, 0,	1,    8,    0, 6, 4, 0, 2};
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, hdr, sizeof(hdr));
+	t->buf[14] = (uint8_t)(hrd >> 8);
+	t->buf[15] = (uint8_t)hrd;
+	t->buf[18] = hln;
+	t->buf[19] = pln;
+	for (unsigned int i = 22; i < sizeof(t->buf); i++)
+		t->buf[i] = (uint8_t)(0x80 + i - 22);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, len, 0, 14);
+	t->pkt.protocol = htons(ETH_P_ARP);
+	t->pkt.nfproto = NFPROTO_ARP;
+	t->pkt.hook = NF_ARP_OUT;
+	t->pkt.skb_len = len - 14;
+	return &t->pkt;
+}
+
+/* buf[off..off+n) still holds arp_frame's numbering */
+static bool untouched(const struct tpkt *t, unsigned int off, unsigned int n)
+{
+	for (unsigned int i = off; i < off + n; i++)
+		if (t->buf[i] != (uint8_t)(0x80 + i - 22))
+			return false;
+	return true;
+}
+
+/* arpt_mangle's target: each field at the offset the frame's own lengths
+ * give, hln bytes of the device address (at most 16), pln of the IPv4
+ * address (at most 4); past the frame's end or longer: drop; the verdict
+ * --mangle-target's */
+static void test_arp_mangle_eval(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *sc = arp_chain(w, NF_ARP_OUT), *tc = arp_chain(w, NF_ARP_OUT);
+	struct nftdp_vm_chain *dc = arp_chain(w, NF_ARP_IN), *ic = arp_chain(w, NF_ARP_OUT);
+	struct arpt_mangle s = {.src_devaddr = {2, 0, 0, 0, 9, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
+				.u_s.src_ip.s_addr = htonl(0x0a000063),
+				.flags = ARPT_MANGLE_SDEV | ARPT_MANGLE_SIP,
+				.target = NF_ACCEPT};
+	struct arpt_mangle tg = {.tgt_devaddr = {2, 0, 0, 0, 9, 4},
+				 .u_t.tgt_ip.s_addr = htonl(0x0a00002c),
+				 .flags = ARPT_MANGLE_TDEV | ARPT_MANGLE_TIP,
+				 .target = (int)XT_CONTINUE};
+	struct arpt_mangle dr = {
+	    .u_s.src_ip.s_addr = htonl(0x0a000005), .flags = ARPT_MANGLE_SIP, .target = NF_DROP};
+	struct arpt_mangle ip = {
+	    .u_t.tgt_ip.s_addr = htonl(0x0a000007), .flags = ARPT_MANGLE_TIP, .target = NF_ACCEPT};
+	struct tpkt t;
+
+	assert_int_equal(add(w, sc, -1, false, TG("mangle", 0, s), -1), 0);
+	assert_int_equal(add(w, tc, -1, false, TG("mangle", 0, tg), -1), 0);
+	assert_int_equal(add(w, tc, -1, false, ex("counter"), NF_DROP), 0);
+	assert_int_equal(add(w, dc, -1, false, TG("mangle", 0, dr), -1), 0);
+	assert_int_equal(add(w, ic, -1, false, TG("mangle", 0, ip), -1), 0);
+
+	/* ethernet/IPv4: sha and spa, ACCEPT; the rest as it was */
+	arp_frame(&t, 1, 6, 4, 42);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 22, s.src_devaddr, 6);
+	assert_memory_equal(t.buf + 28, &s.u_s.src_ip, 4);
+	assert_true(untouched(&t, 32, 10));
+	assert_int_equal(t.buf[6], 2); /* the ethernet header is not the payload */
+	/* tha and tpa, CONTINUE: the next rule runs (drop) */
+	arp_frame(&t, 1, 6, 4, 42);
+	assert_int_equal(RUN(w, tc, &t.pkt), NF_DROP);
+	assert_true(untouched(&t, 22, 10));
+	assert_memory_equal(t.buf + 32, tg.tgt_devaddr, 6);
+	assert_memory_equal(t.buf + 38, &tg.u_t.tgt_ip, 4);
+	/* DROP, after writing (input chains too) */
+	arp_frame(&t, 1, 6, 4, 42);
+	t.pkt.hook = NF_ARP_IN;
+	assert_int_equal(RUN(w, dc, &t.pkt), NF_DROP);
+	assert_memory_equal(t.buf + 28, &dr.u_s.src_ip, 4);
+	/* ar_hrd is not looked at: another hardware type, 6 bytes, written */
+	arp_frame(&t, 6, 6, 4, 42);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 22, s.src_devaddr, 6);
+	/* 8-byte hardware addresses: 8 bytes of --mangle-mac-s, the IP after */
+	arp_frame(&t, 0x20, 8, 4, 22 + 24);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 22, s.src_devaddr, 8);
+	assert_memory_equal(t.buf + 30, &s.u_s.src_ip, 4);
+	assert_true(untouched(&t, 34, 12));
+	/* 20-byte hardware addresses (InfiniBand): over 16, sha drops */
+	arp_frame(&t, 0x20, 20, 4, 22 + 48);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_DROP);
+	assert_true(untouched(&t, 22, 48));
+	/* ... but tpa alone is written after them */
+	arp_frame(&t, 0x20, 20, 4, 22 + 48);
+	assert_int_equal(RUN(w, ic, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 22 + 44, &ip.u_t.tgt_ip, 4);
+	assert_true(untouched(&t, 22, 44));
+	/* 16-byte protocol addresses: over 4, spa drops (sha written first) */
+	arp_frame(&t, 1, 6, 16, 22 + 44);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_DROP);
+	assert_memory_equal(t.buf + 22, s.src_devaddr, 6);
+	assert_true(untouched(&t, 28, 38));
+	/* 2-byte protocol addresses: the IPv4 address's first 2 bytes */
+	arp_frame(&t, 1, 6, 2, 22 + 16);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 28, &s.u_s.src_ip, 2);
+	assert_true(untouched(&t, 30, 8));
+	/* short: tpa runs 2 bytes past the end; tha written, then drop */
+	arp_frame(&t, 1, 6, 4, 40);
+	assert_int_equal(RUN(w, tc, &t.pkt), NF_DROP);
+	assert_memory_equal(t.buf + 32, tg.tgt_devaddr, 6);
+	assert_true(untouched(&t, 38, 4));
+	/* ... while a mangle of the fields that are there goes on */
+	arp_frame(&t, 1, 6, 4, 40);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_ACCEPT);
+	assert_memory_equal(t.buf + 28, &s.u_s.src_ip, 4);
+	/* shorter than the ARP header, or not writable: drop, nothing read */
+	arp_frame(&t, 1, 6, 4, 21);
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_DROP);
+	assert_true(untouched(&t, 22, 20));
+	arp_frame(&t, 1, 6, 4, 42);
+	t.pkt.flags &= (uint8_t)~NFTDP_VM_PKT_F_WRITABLE;
+	assert_int_equal(RUN(w, sc, &t.pkt), NF_DROP);
+	assert_true(untouched(&t, 22, 20));
+}
+
 /* a bridge chain of its own (chain id = index) */
 static struct nftdp_vm_chain *br_chain(struct world *w)
 {
@@ -2562,6 +2708,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_arp_mangle_eval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_arp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_ip6, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bridge_eval_stp, setup, teardown),
