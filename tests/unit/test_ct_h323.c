@@ -16,6 +16,12 @@
  * kernel's decoder (it steps over the value twice). Random buffers and
  * mutated messages through every decoder. RAS through source NAT: the
  * RRQ rewritten, the gatekeeper's call taken back to the endpoint.
+ * Call forwarding: a Facility (callForwarded) expects the peer's call to
+ * its alternativeAddress (helper Q.931) unless callforward_filter's
+ * route lookup (the shard's same_route) puts both on one next hop, which
+ * is asked about the forward-to address and the peer; through source
+ * NAT the address becomes the NAT address and a free port from the
+ * announced one, and the call there is taken to the forward-to party.
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
@@ -56,6 +62,13 @@ static const uint8_t connect_tpkt[] = {
 static const uint8_t olc_tpkt[] = {0x03, 0x00, 0x00, 0x1e, 0x03, 0x00, 0x00, 0x00, 0x0c, 0x60,
 				   0x13, 0x80, 0x11, 0x14, 0x00, 0x01, 0x00, 0x0a, 0x01, 0x00,
 				   0x01, 0x13, 0x88, 0x00, 0x0a, 0x01, 0x00, 0x01, 0x13, 0x89};
+
+/* TPKT + Q.931 Facility, reason callForwarded, alternativeAddress
+ * 10.3.0.9:1720 (its 4 bytes at offset 28) */
+static const uint8_t fwd_tpkt[] = {0x03, 0x00, 0x00, 0x23, 0x08, 0x02, 0x00, 0x01, 0x62,
+				   0x04, 0x03, 0x88, 0x93, 0xa5, 0x7e, 0x00, 0x12, 0x05,
+				   0x06, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04,
+				   0x00, 0x0a, 0x03, 0x00, 0x09, 0x06, 0xb8, 0x20};
 
 static int decode_exact(const uint8_t *p, uint32_t n, bool q931, struct h323_events *ev)
 {
@@ -408,12 +421,141 @@ static void test_ras_snat(void **state)
 	env_free(en);
 }
 
+/* callforward_do_filter's stand-in: the answer, and what it was asked */
+static struct {
+	bool same;
+	unsigned int calls;
+	uint8_t nfproto;
+	uint8_t a[16], b[16];
+} route;
+
+static bool same_route(void *arg, uint8_t nfproto, const void *a16, const void *b16)
+{
+	(void)arg;
+	route.calls++;
+	route.nfproto = nfproto;
+	memcpy(route.a, a16, 16);
+	memcpy(route.b, b16, 16);
+	return route.same;
+}
+
+static void test_callforwarding(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct tflow fwd = {false, "10.1.0.1", "10.3.0.9", 40001, 1720, 7000, 9000};
+	struct nftdp_ct_entry *e, *qe;
+	uint8_t f2[sizeof(fwd_tpkt)];
+	struct tpkt t;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	qe = open_ctl(en, &q, &q931_h);
+	/* no route lookup configured: tracked */
+	assert_int_equal(sayb(en, &q, 1, fwd_tpkt, sizeof(fwd_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 1);
+	/* C's call to the forward-to party: related, helper Q.931 */
+	seg(&t, &fwd, 0, TS, fwd.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_RELATED);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_Q931);
+	assert_int_equal(exp_live(en), 0);
+	/* the filter asked: the forward-to address, then the peer (C) */
+	en->s->cfg.same_route = same_route;
+	assert_int_equal(sayb(en, &q, 1, fwd_tpkt, sizeof(fwd_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 1);
+	assert_int_equal(route.nfproto, NFPROTO_IPV4);
+	assert_memory_equal(route.a, "\x0a\x03\x00\x09", 4);
+	assert_memory_equal(route.b, "\x0a\x01\x00\x01", 4);
+	assert_int_equal(exp_live(en), 1);
+	/* both on one next hop: not tracked */
+	nftdp_ct_expect_remove_master(en->s, qe);
+	route.same = true;
+	memcpy(f2, fwd_tpkt, sizeof(f2));
+	f2[31] = 10; /* 10.3.0.10 */
+	assert_int_equal(sayb(en, &q, 1, f2, sizeof(f2)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	/* port 0: nothing asked, nothing expected */
+	route.same = false;
+	f2[32] = f2[33] = 0;
+	assert_int_equal(sayb(en, &q, 1, f2, sizeof(f2)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	env_free(en);
+}
+
+/* nat_callforwarding: C behind source NAT forwards the call to
+ * 10.1.0.7:1720; the Facility says NAT:1720, S's call there is taken to
+ * 10.1.0.7:1720 (ip_nat_callforwarding_expect: the source stays S's) */
+static void test_callforwarding_snat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct tflow back = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
+	struct tflow call = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 0, 9000};
+	struct nftdp_ct_entry *m, *d;
+	uint8_t h[20 + sizeof(fwd_tpkt)];
+	struct tpkt t;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	en->s->cfg.same_route = same_route;
+	seg(&t, &q, 0, TS, q.aseq, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &q931_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	q.aseq++;
+	back.ap = ntohs(m->tuple[1].dport);
+	seg(&t, &back, 1, TS | TA, back.bseq, q.aseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	back.bseq++;
+	seg(&t, &q, 0, TA, q.aseq, back.bseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	/* the Facility from C: forwarded to 10.1.0.7:1720 */
+	tcp_hdr(h, q.ap, q.bp, q.aseq, back.bseq, TA, 65535, 0);
+	memcpy(h + 20, fwd_tpkt, sizeof(fwd_tpkt));
+	h[20 + 28] = 10;
+	h[20 + 29] = 1;
+	h[20 + 30] = 0;
+	h[20 + 31] = 7;
+	build(&t, false, q.a, q.b, IPPROTO_TCP, h, sizeof(h));
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	/* asked about 10.1.0.7 and the peer S */
+	assert_int_equal(route.calls, 1);
+	assert_memory_equal(route.b, "\x0a\x02\x00\x01", 4);
+	/* the alternativeAddress is the NAT address, the port free */
+	assert_ip4(t.buf + 40 + 28, "198.51.100.1");
+	assert_int_equal(port_at(t.buf + 40 + 32), 1720);
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 1);
+	/* S calls NAT:1720: taken to 10.1.0.7:1720, its source kept */
+	seg(&t, &call, 1, TS, call.bseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_int_equal(d->helper, NFTDP_VM_CT_HELPER_Q931);
+	assert_ip4(t.buf + 12, "10.2.0.1");
+	assert_ip4(t.buf + 16, "10.1.0.7");
+	assert_int_equal(port_at(t.buf + 22), 1720);
+	assert_csums(&t);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_decode),	  cmocka_unit_test(test_decode_truncated),
-	    cmocka_unit_test(test_decode_random), cmocka_unit_test(test_call),
-	    cmocka_unit_test(test_ras),		  cmocka_unit_test(test_ras_snat),
+	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_decode_truncated),
+	    cmocka_unit_test(test_decode_random),
+	    cmocka_unit_test(test_call),
+	    cmocka_unit_test(test_ras),
+	    cmocka_unit_test(test_ras_snat),
+	    cmocka_unit_test(test_callforwarding),
+	    cmocka_unit_test(test_callforwarding_snat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
