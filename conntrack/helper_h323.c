@@ -136,21 +136,12 @@ static int set_addr(const struct h323_ctx *c, const struct h323_event *ip,
 	return 0;
 }
 
-/* the expectation's port from nated on, one by one (nat_h245, nat_t120):
+/* nf_nat_exp_find_port (nat_h245, nat_t120, nat_q931,
+ * nat_callforwarding): the port, else up to 128 random ones above it;
  * the port or 0 */
 static uint16_t nat_find_port(const struct h323_ctx *c, struct ct_expect *x, uint16_t nated)
 {
-	for (; nated != 0; nated++) {
-		int rc;
-
-		x->tuple.dport = htons(nated);
-		rc = nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s);
-		if (rc == 0)
-			return nated;
-		if (rc != -EBUSY)
-			return 0;
-	}
-	return 0;
+	return nftdp_ct_nat_exp_find_port(c->s, c->e, x, nated, c->max_expected, h323_timeout_s);
 }
 
 /* nat_h245: expected at the address beyond the NAT, a free port from

@@ -484,55 +484,89 @@ static void test_callforwarding(void **state)
 	env_free(en);
 }
 
+/* q's Q.931 connection through source NAT snat (its handshake, back:
+ * the reply side's flow) */
+static void nat_q931_open(struct env *en, const struct nftdp_ct_nat_range *snat, struct tflow *q,
+			  struct tflow *back)
+{
+	struct nftdp_ct_entry *m;
+	struct tpkt t;
+
+	seg(&t, q, 0, TS, q->aseq, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &q931_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	q->aseq++;
+	back->ap = ntohs(m->tuple[1].dport);
+	seg(&t, back, 1, TS | TA, back->bseq, q->aseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	back->bseq++;
+	seg(&t, q, 0, TA, q->aseq, back->bseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+}
+
+/* a Facility from C on q forwarding the call to 10.1.0.7:1720, through
+ * the NAT: the packet as it leaves */
+static void nat_forward(struct env *en, struct tflow *q, const struct tflow *back, struct tpkt *t)
+{
+	uint8_t h[20 + sizeof(fwd_tpkt)];
+
+	tcp_hdr(h, q->ap, q->bp, q->aseq, back->bseq, TA, 65535, 0);
+	memcpy(h + 20, fwd_tpkt, sizeof(fwd_tpkt));
+	h[20 + 28] = 10;
+	h[20 + 29] = 1;
+	h[20 + 30] = 0;
+	h[20 + 31] = 7;
+	build(t, false, q->a, q->b, IPPROTO_TCP, h, sizeof(h));
+	assert_int_equal(nat_path(en, t, NULL, NULL, NULL), ST_ESTABLISHED);
+	q->aseq += sizeof(fwd_tpkt);
+}
+
 /* nat_callforwarding: C behind source NAT forwards the call to
  * 10.1.0.7:1720; the Facility says NAT:1720, S's call there is taken to
- * 10.1.0.7:1720 (ip_nat_callforwarding_expect: the source stays S's) */
+ * 10.1.0.7:1720 (ip_nat_callforwarding_expect: the source stays S's).
+ * A second call of C's forwarded the same way finds NAT:1720 taken by
+ * the first's expectation: nf_nat_exp_find_port gives a random port
+ * above it (not the next one) */
 static void test_callforwarding_snat(void **state)
 {
 	struct env *en = env_new(64, false);
 	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
 	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
 	struct tflow back = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
+	struct tflow q2 = {false, "10.1.0.1", "10.2.0.1", 40001, 1720, 1000, 5000};
+	struct tflow back2 = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
 	struct tflow call = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 0, 9000};
-	struct nftdp_ct_entry *m, *d;
-	uint8_t h[20 + sizeof(fwd_tpkt)];
+	struct nftdp_ct_entry *d;
 	struct tpkt t;
+	uint16_t p2;
 
 	(void)state;
 	memset(&route, 0, sizeof(route));
 	en->s->cfg.same_route = same_route;
-	seg(&t, &q, 0, TS, q.aseq, 0, 0);
-	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
-	nftdp_ct_vm_ops.helper(t.pkt.ct, &q931_h);
-	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
-	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
-	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, &snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
-	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
-	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
-	q.aseq++;
-	back.ap = ntohs(m->tuple[1].dport);
-	seg(&t, &back, 1, TS | TA, back.bseq, q.aseq, 0);
-	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
-	back.bseq++;
-	seg(&t, &q, 0, TA, q.aseq, back.bseq, 0);
-	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
-	/* the Facility from C: forwarded to 10.1.0.7:1720 */
-	tcp_hdr(h, q.ap, q.bp, q.aseq, back.bseq, TA, 65535, 0);
-	memcpy(h + 20, fwd_tpkt, sizeof(fwd_tpkt));
-	h[20 + 28] = 10;
-	h[20 + 29] = 1;
-	h[20 + 30] = 0;
-	h[20 + 31] = 7;
-	build(&t, false, q.a, q.b, IPPROTO_TCP, h, sizeof(h));
-	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	nat_q931_open(en, &snat, &q, &back);
+	nat_forward(en, &q, &back, &t);
 	/* asked about 10.1.0.7 and the peer S */
 	assert_int_equal(route.calls, 1);
+	assert_memory_equal(route.a, "\x0a\x01\x00\x07", 4);
 	assert_memory_equal(route.b, "\x0a\x02\x00\x01", 4);
 	/* the alternativeAddress is the NAT address, the port free */
 	assert_ip4(t.buf + 40 + 28, "198.51.100.1");
 	assert_int_equal(port_at(t.buf + 40 + 32), 1720);
 	assert_csums(&t);
 	assert_int_equal(exp_live(en), 1);
+	/* the second call's Facility: NAT:1720 is the first's */
+	nat_q931_open(en, &snat, &q2, &back2);
+	nat_forward(en, &q2, &back2, &t);
+	assert_ip4(t.buf + 40 + 28, "198.51.100.1");
+	p2 = port_at(t.buf + 40 + 32);
+	assert_true(p2 > 1721);
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 2);
 	/* S calls NAT:1720: taken to 10.1.0.7:1720, its source kept */
 	seg(&t, &call, 1, TS, call.bseq, 0, 0);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
@@ -542,6 +576,14 @@ static void test_callforwarding_snat(void **state)
 	assert_ip4(t.buf + 16, "10.1.0.7");
 	assert_int_equal(port_at(t.buf + 22), 1720);
 	assert_csums(&t);
+	/* and at the second port: to 10.1.0.7:1720 too */
+	call.ap = p2;
+	call.bp = 30001;
+	seg(&t, &call, 1, TS, call.bseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.1.0.7");
+	assert_int_equal(port_at(t.buf + 22), 1720);
+	assert_int_equal(exp_live(en), 0);
 	env_free(en);
 }
 
