@@ -687,6 +687,7 @@ static int nat_q931(const struct h323_ctx *c, const struct h323_event **it, uint
 	x.exp_helper = NFTDP_VM_CT_HELPER_Q931;
 	x.flags = NF_CT_EXPECT_PERMANENT;
 	nftdp_ct_expect_set_nat(&x, c->e, !c->dir, port);
+	x.nat_q931 = true; /* ip_nat_q931_expect: a gatekeeper's call follows */
 	if (h->h323_sig_port[c->dir] == port)
 		nated = ntohs(h->h323_sig_port[!c->dir]);
 	nated = nat_find_port(c, &x, nated);

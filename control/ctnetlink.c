@@ -1543,6 +1543,7 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 		mnl_attr_put_strz(nlh, CTA_EXPECT_FN,
 				  x->nat_sip	   ? "sip"
 				  : x->nat_callfwd ? "callforwarding"
+				  : x->nat_q931	   ? "Q.931"
 						   : "nat-follow-master");
 	return (int)nlh->nlmsg_len;
 }

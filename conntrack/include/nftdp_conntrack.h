@@ -692,6 +692,9 @@ struct nftdp_ct_expect_info {
 	/** nf_nat_h323's ip_nat_callforwarding_expect: saved address,
 	 * CTA_EXPECT_FN "callforwarding" */
 	bool nat_callfwd;
+	/** nf_nat_h323's ip_nat_q931_expect (a RegistrationRequest's calls
+	 * through NAT): nf_nat_follow_master's NAT, CTA_EXPECT_FN "Q.931" */
+	bool nat_q931;
 	union nftdp_ct_addr nat_saved; /**< exp->saved_addr (nat_sip, nat_callfwd) */
 };
 

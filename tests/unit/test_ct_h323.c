@@ -380,6 +380,16 @@ static void test_ras(void **state)
 	env_free(en);
 }
 
+/* the expectation `conntrack -L expect` dumps: its NAT function
+ * (CTA_EXPECT_FN "Q.931" or "callforwarding") and saved address */
+static int exp_fn(const struct nftdp_ct_expect_info *x, void *arg)
+{
+	struct nftdp_ct_expect_info *out = arg;
+
+	*out = *x;
+	return 1;
+}
+
 /* RAS through source NAT (nf_nat_h323): the RRQ's callSignalAddress
  * and rasAddress become the NAT address, the calls are expected there
  * and taken back to the endpoint (nf_nat_follow_master) */
@@ -390,6 +400,7 @@ static void test_ras_snat(void **state)
 	struct nftdp_ct_entry *m, *d;
 	uint8_t l4[8 + sizeof(rrq)] = {0x9c, 0x40, 0x06, 0xb7, 0, 8 + sizeof(rrq)};
 	struct tflow gk = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 7000, 9000};
+	struct nftdp_ct_expect_info xi;
 	struct tpkt t;
 
 	(void)state;
@@ -410,6 +421,11 @@ static void test_ras_snat(void **state)
 	assert_int_equal(port_at(t.buf + 28 + 26), ntohs(m->tuple[1].dport));
 	assert_csums(&t);
 	assert_int_equal(exp_live(en), 1);
+	/* ip_nat_q931_expect: CTA_EXPECT_FN "Q.931", no saved address */
+	assert_int_equal(nftdp_ct_expect_walk(en->s, en->now, exp_fn, &xi), 1);
+	assert_true(xi.nat && xi.nat_q931 && !xi.nat_callfwd);
+	assert_int_equal(xi.nat_dir, IP_CT_DIR_REPLY);
+	assert_int_equal(ntohs(xi.nat_port), 1720);
 	/* the gatekeeper calls the NAT address: taken to the endpoint */
 	seg(&t, &gk, 1, TS, gk.bseq, 0, 0);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
@@ -541,6 +557,7 @@ static void test_callforwarding_snat(void **state)
 	struct tflow q2 = {false, "10.1.0.1", "10.2.0.1", 40001, 1720, 1000, 5000};
 	struct tflow back2 = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
 	struct tflow call = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 0, 9000};
+	struct nftdp_ct_expect_info xi;
 	struct nftdp_ct_entry *d;
 	struct tpkt t;
 	uint16_t p2;
@@ -559,6 +576,12 @@ static void test_callforwarding_snat(void **state)
 	assert_int_equal(port_at(t.buf + 40 + 32), 1720);
 	assert_csums(&t);
 	assert_int_equal(exp_live(en), 1);
+	/* CTA_EXPECT_FN "callforwarding", the saved forward-to address */
+	assert_int_equal(nftdp_ct_expect_walk(en->s, en->now, exp_fn, &xi), 1);
+	assert_true(xi.nat && xi.nat_callfwd && !xi.nat_q931);
+	assert_ip4(xi.nat_saved.u8, "10.1.0.7");
+	assert_int_equal(ntohs(xi.nat_port), 1720);
+	assert_int_equal(xi.nat_dir, IP_CT_DIR_REPLY);
 	/* the second call's Facility: NAT:1720 is the first's */
 	nat_q931_open(en, &snat, &q2, &back2);
 	nat_forward(en, &q2, &back2, &t);
