@@ -11,32 +11,12 @@
 # (MIRROR_ROUTES). The PDUs: h323_per.py's aligned PER writer.
 from scapy.all import IP, TCP
 
-from h323_per import Flow, ip4, q931, tpkt, uuie
+from h323_per import Flow, forwarded
 
 C, S = '10.1.0.1', '172.20.0.1'
 ROUTES = ['route add 172.20.0.0/16 via 10.2.0.254 dev dp1']
 NEIGHBOURS = ['10.2.0.254']
 MIRROR_ROUTES = True
-
-PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
-
-
-def forwarded(addr, port):
-    # Facility-UUIE (ext absent): optional bits alternativeAddress=1,
-    # alternativeAliasAddress, conferenceID = 0; protocolIdentifier,
-    # alternativeAddress (TransportAddress ipAddress, index 0 of 7),
-    # reason callForwarded (FacilityReason, index 1 of 4)
-    def body(w):
-        w.bit(0)
-        w.uint(0b100, 3)
-        w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
-        w.bit(0)
-        w.uint(0, 3)
-        w.octets(ip4(addr))
-        w.octets(port.to_bytes(2, 'big'))
-        w.bit(0)
-        w.uint(1, 2)
-    return tpkt(q931(0x62, uuie(6, body)))
 
 
 def syn(side, src, dst, sport, dport):

@@ -10,30 +10,11 @@
 # The kernel decides by its routes, nftdp by its copy (MIRROR_ROUTES).
 from scapy.all import IP, TCP
 
-from h323_per import Flow, ip4, q931, tpkt, uuie
+from h323_per import Flow, forwarded
 
 C, S, NAT = '10.1.0.1', '10.2.0.1', '100.64.0.1'
 MIRROR_ROUTES = True
 NEIGHBOURS = ['10.1.0.7']  # only in the Facility's payload
-
-PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
-
-
-def forwarded(addr, port):
-    # Facility-UUIE (ext absent): alternativeAddress present;
-    # protocolIdentifier, alternativeAddress (ipAddress), reason
-    # callForwarded (1)
-    def body(w):
-        w.bit(0)
-        w.uint(0b100, 3)
-        w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
-        w.bit(0)
-        w.uint(0, 3)
-        w.octets(ip4(addr))
-        w.octets(port.to_bytes(2, 'big'))
-        w.bit(0)
-        w.uint(1, 2)
-    return tpkt(q931(0x62, uuie(6, body)))
 
 
 def to_nat(pkts):

@@ -20,7 +20,8 @@ through masquerade (source port 41000) whose Facility forwards it to
 10.31.0.7:1721 (nat_callforwarding: the expectation at the masquerade
 address; conntrack prints neither its saved address nor its function);
 `conntrack -L expect` after it. The PDUs are those of differential
-cases 322, 323 and 347 (their PER encoders). Listings and events
+cases 322 and 323 (their PER encoders) and h323_per.py's Facility.
+Listings and events
 sorted, equal line by line, timeouts within 3 s (ct_tool.py's
 same_lines). Exit 0 when equal, 1 otherwise, 77 when not root.
 """
@@ -37,6 +38,7 @@ sys.path.insert(0, HERE)
 # the cases import their encoders from beside run.py (h323_per.py)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "differential"))
 import ct_tool as CT  # noqa: E402
+from h323_per import forwarded  # noqa: E402
 
 T = CT.T
 CT.RULESET += """table ip helpers {
@@ -73,7 +75,6 @@ def case(name):
 
 Q = case("322_ct_helper_h323")
 R = case("323_ct_helper_h323_ras")
-F = case("347_ct_helper_h323_callfwd_nat")
 Q.C, Q.S = C, S  # the encoders read these when called
 
 
@@ -101,7 +102,7 @@ def forwarding():
     # by nftdp's, which find neither address)
     f = CT.Tcp(False, 41000, 1720, 3000, 6000, reply_dst=CT.MASQ4)
     return [f.seg(0, "S"), f.seg(1, "SA"), f.seg(0, "A"),
-            f.seg(0, "PA", F.forwarded("10.31.0.7", 1721))]
+            f.seg(0, "PA", forwarded("10.31.0.7", 1721))]
 
 
 def side(run, socks, macs):
