@@ -21,7 +21,9 @@
  * route lookup (the shard's same_route) puts both on one next hop, which
  * is asked about the forward-to address and the peer; through source
  * NAT the address becomes the NAT address and a free port from the
- * announced one, and the call there is taken to the forward-to party.
+ * announced one, and the call there is taken to the forward-to party;
+ * over IPv6 the filter is asked with IPv6 addresses, and an ip6Address
+ * on an IPv4 connection expects nothing.
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
@@ -69,6 +71,13 @@ static const uint8_t fwd_tpkt[] = {0x03, 0x00, 0x00, 0x23, 0x08, 0x02, 0x00, 0x0
 				   0x04, 0x03, 0x88, 0x93, 0xa5, 0x7e, 0x00, 0x12, 0x05,
 				   0x06, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04,
 				   0x00, 0x0a, 0x03, 0x00, 0x09, 0x06, 0xb8, 0x20};
+
+/* the same over IPv6: alternativeAddress ip6Address [2001:db8:3::9]:1720
+ * (h323_per.py's forwarded()) */
+static const uint8_t fwd6_tpkt[] = {
+    0x03, 0x00, 0x00, 0x2f, 0x08, 0x02, 0x00, 0x01, 0x62, 0x04, 0x03, 0x88, 0x93, 0xa5, 0x7e, 0x00,
+    0x1e, 0x05, 0x06, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04, 0x30, 0x20, 0x01, 0x0d, 0xb8,
+    0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x06, 0xb8, 0x20};
 
 static int decode_exact(const uint8_t *p, uint32_t n, bool q931, struct h323_events *ev)
 {
@@ -500,6 +509,44 @@ static void test_callforwarding(void **state)
 	env_free(en);
 }
 
+/* call forwarding over IPv6: the filter asked with IPv6 addresses, the
+ * call expected (no NAT on IPv6, as the kernel's nf_nat_h323); an IPv6
+ * Facility on an IPv4 connection expects nothing (get_h225_addr) */
+static void test_callforwarding6(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow q = {true, "2001:db8:1::1", "2001:db8:2::1", 40000, 1720, 1000, 5000};
+	struct tflow fwd = {true, "2001:db8:1::1", "2001:db8:3::9", 40001, 1720, 7000, 9000};
+	struct tflow q4 = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	en->s->cfg.same_route = same_route;
+	open_ctl(en, &q, &q931_h);
+	assert_int_equal(sayb(en, &q, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 1);
+	assert_int_equal(route.nfproto, NFPROTO_IPV6);
+	assert_memory_equal(route.a, fwd6_tpkt + 28, 16);
+	assert_memory_equal(route.b, "\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 16);
+	assert_int_equal(exp_live(en), 1);
+	seg(&t, &fwd, 0, TS, fwd.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_RELATED);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_Q931);
+	/* filtered */
+	route.same = true;
+	assert_int_equal(sayb(en, &q, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 0);
+	/* on IPv4: not an address of the connection's family */
+	route.same = false;
+	open_ctl(en, &q4, &q931_h);
+	assert_int_equal(sayb(en, &q4, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	env_free(en);
+}
+
 /* q's Q.931 connection through source NAT snat (its handshake, back:
  * the reply side's flow) */
 static void nat_q931_open(struct env *en, const struct nftdp_ct_nat_range *snat, struct tflow *q,
@@ -621,6 +668,7 @@ int main(void)
 	    cmocka_unit_test(test_ras_snat),
 	    cmocka_unit_test(test_callforwarding),
 	    cmocka_unit_test(test_callforwarding_snat),
+	    cmocka_unit_test(test_callforwarding6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
