@@ -232,6 +232,10 @@ struct ct_expect {
 	bool nat_pptp;			      /* pptp_expectfn with nf_nat_pptp's half */
 	bool nat_sip;			      /* nf_nat_sip_expected: its saved address
 					       * (nat_dst) dumped, CTA_EXPECT_FN "sip" */
+	bool nat_q931;			      /* ip_nat_q931_expect (RAS's RRQ): as
+					       * nat_follow, CTA_EXPECT_FN "Q.931" */
+	bool nat_callfwd;		      /* ip_nat_callforwarding_expect: the same,
+					       * "callforwarding" (helper_h323.c) */
 	uint8_t nat_dir;		      /* exp->dir */
 	uint16_t nat_port;		      /* exp->saved_proto */
 	union nftdp_ct_addr nat_src, nat_dst; /* see ct_help */

@@ -676,6 +676,8 @@ int nftdp_ct_expect_walk(struct nftdp_ct_shard *s, uint64_t now_ms,
 		o.nat_port = x.nat_port;
 		o.nat_pptp = x.nat_pptp;
 		o.nat_sip = x.nat_sip;
+		o.nat_callfwd = x.nat_callfwd;
+		o.nat_q931 = x.nat_q931;
 		o.nat_saved = x.nat_dst;
 		rc = fn(&o, arg);
 		if (rc)
@@ -730,6 +732,8 @@ int nftdp_ct_expect_get(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t
 	out->nat_port = x.nat_port;
 	out->nat_pptp = x.nat_pptp;
 	out->nat_sip = x.nat_sip;
+	out->nat_callfwd = x.nat_callfwd;
+	out->nat_q931 = x.nat_q931;
 	out->nat_saved = x.nat_dst;
 	return 0;
 }

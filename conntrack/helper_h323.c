@@ -23,8 +23,14 @@
  * rewritten to the real peer's and the sender's beyond the NAT. RAS on
  * an IPv4 NATed connection: set_ras_addr (GRQ, RRQ, LRQ, IRR),
  * set_sig_addr (RCF, URQ, an answering ACF, IRR), nat_q931 (RRQ's calls
- * expected beyond the NAT, NATed back) and ARQ's addresses. Not built: a
- * Facility's call forwarding (the kernel's route lookup).
+ * expected beyond the NAT, NATed back) and ARQ's addresses.
+ * A Facility forwarding the call (reason callForwarded) expects only the
+ * peer's second call to its alternativeAddress (helper Q.931), unless
+ * callforward_filter's route lookups (the shard's same_route: the
+ * dataplane's copy of the kernel's routes) find that address and the
+ * peer on one device and next hop; through NAT (nat_callforwarding) the
+ * address becomes the one beyond the NAT with a free port, and the call
+ * there goes to the forward-to party (ip_nat_callforwarding_expect).
  * RAS (`ct helper "RAS"`, UDP): a RegistrationRequest expects calls
  * (Q.931, PERMANENT, helper Q.931) from the gatekeeper to the first
  * callSignalAddress of the sender's own; its Confirm sets the RAS
@@ -88,7 +94,7 @@ static bool own_addr(const struct h323_ctx *c, const union nftdp_ct_addr *a)
 	return !memcmp(a, &c->e->tuple[c->dir].src, sizeof(*a));
 }
 
-/* the NAT the kernel's nf_nat_h323 would apply: not built */
+/* whether nf_nat_h323 rewrites what this direction announces */
 static bool nat_needed(const struct h323_ctx *c)
 {
 	const struct nftdp_ct_entry *e = c->e;
@@ -130,21 +136,12 @@ static int set_addr(const struct h323_ctx *c, const struct h323_event *ip,
 	return 0;
 }
 
-/* the expectation's port from nated on, one by one (nat_h245, nat_t120):
+/* nf_nat_exp_find_port (nat_h245, nat_t120, nat_q931,
+ * nat_callforwarding): the port, else up to 128 random ones above it;
  * the port or 0 */
 static uint16_t nat_find_port(const struct h323_ctx *c, struct ct_expect *x, uint16_t nated)
 {
-	for (; nated != 0; nated++) {
-		int rc;
-
-		x->tuple.dport = htons(nated);
-		rc = nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s);
-		if (rc == 0)
-			return nated;
-		if (rc != -EBUSY)
-			return 0;
-	}
-	return 0;
+	return nftdp_ct_nat_exp_find_port(c->s, c->e, x, nated, c->max_expected, h323_timeout_s);
 }
 
 /* nat_h245: expected at the address beyond the NAT, a free port from
@@ -246,6 +243,65 @@ static int nat_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip, u
 	return 0;
 }
 
+/* callforward_filter (the module parameter, on by default) and
+ * callforward_do_filter: the caller and the forward-to party on the same
+ * side (the output routes to both leave by the same device to the same
+ * next hop): the second call is not tracked */
+static bool callforward_filtered(const struct h323_ctx *c, const union nftdp_ct_addr *to)
+{
+	const struct nftdp_ct_config *cfg = &c->s->cfg;
+
+	return cfg->same_route && cfg->same_route(cfg->same_route_arg, c->e->tuple[0].l3proto, to,
+						  &c->e->tuple[!c->dir].src);
+}
+
+/* nat_callforwarding: expected at the address beyond the NAT, a free port
+ * from the announced one; the call that comes there goes to the
+ * forward-to party at its port and, from where the master sends to
+ * (ip_nat_callforwarding_expect: the new connection's tuple of direction
+ * dir, its own source when the Facility came in the original direction,
+ * else the address it called); the message rewritten */
+static int nat_callforwarding(const struct h323_ctx *c, const struct h323_event *ip, uint16_t port,
+			      struct ct_expect *x)
+{
+	union nftdp_ct_addr to = x->tuple.dst;
+	uint16_t nated;
+
+	nftdp_ct_expect_set_nat(x, c->e, !c->dir, port);
+	x->tuple.dst = c->e->tuple[!c->dir].dst;
+	x->nat_callfwd = true;
+	x->nat_dst = to;
+	x->nat_src = c->dir == IP_CT_DIR_ORIGINAL ? x->tuple.src : x->tuple.dst;
+	nated = nat_find_port(c, x, ntohs(port));
+	if (!nated)
+		return 0; /* "out of TCP ports" */
+	if (set_addr(c, ip, &c->e->tuple[!c->dir].dst, htons(nated))) {
+		nftdp_ct_expect_unexpect(c->s, c->e, x);
+		return -1;
+	}
+	return 0;
+}
+
+/* expect_callforwarding: a Facility forwarding the call expects the
+ * second call from the peer to its alternativeAddress (helper Q.931) */
+static int expect_callforwarding(const struct h323_ctx *c, const struct h323_event *ip)
+{
+	const struct nftdp_ct_tuple *t = &c->e->tuple[!c->dir];
+	union nftdp_ct_addr a;
+	struct ct_expect x;
+	uint16_t port;
+
+	if (!read_addr(c, ip, &a, &port) || !port)
+		return 0;
+	if (callforward_filtered(c, &a))
+		return 0; /* "Call Forwarding not tracked" */
+	nftdp_ct_expect_init(&x, t->l3proto, &t->src, &a, IPPROTO_TCP, 0, port);
+	x.exp_helper = NFTDP_VM_CT_HELPER_Q931;
+	if (nat_needed(c))
+		return nat_callforwarding(c, ip, port, &x);
+	return related(c, &x);
+}
+
 /* process_setup's set_h225_addr under NAT: the destination's call
  * signalling address as the sender sees it becomes the peer's real one,
  * the source's the sender's beyond the NAT */
@@ -339,6 +395,7 @@ static const struct h323_event *addr_after(const struct h323_events *ev, uint32_
 static int process(const struct h323_ctx *c, const struct h323_events *ev)
 {
 	uint32_t body = UINT32_MAX, reason = UINT32_MAX;
+	const struct h323_event *altaddr = NULL; /* Facility's alternativeAddress */
 	uint32_t datatype = UINT32_MAX, app = UINT32_MAX, dpc = UINT32_MAX;
 	/* the current OpenLogicalChannel(Ack), its T.120 address (expected
 	 * after its media channels, as process_olc/process_olca do) */
@@ -361,11 +418,16 @@ static int process(const struct h323_ctx *c, const struct h323_events *ev)
 		case H323_EV_BODY:
 			body = v->val;
 			break;
+		case H323_EV_ALTADDR:
+			altaddr = addr_after(ev, i, false);
+			break;
 		case H323_EV_REASON:
-			/* a Facility forwarding the call: its alternativeAddress
-			 * (not built), nothing else of its body */
+			/* a Facility forwarding the call: its alternativeAddress,
+			 * nothing else of its body */
 			reason = v->val;
 			skip = body == BODY_FACILITY && reason == FACILITY_CALL_FORWARDED;
+			if (skip && altaddr && expect_callforwarding(c, altaddr) < 0)
+				return -1;
 			break;
 		case H323_EV_TUNNEL:
 			skip = false;
@@ -625,6 +687,7 @@ static int nat_q931(const struct h323_ctx *c, const struct h323_event **it, uint
 	x.exp_helper = NFTDP_VM_CT_HELPER_Q931;
 	x.flags = NF_CT_EXPECT_PERMANENT;
 	nftdp_ct_expect_set_nat(&x, c->e, !c->dir, port);
+	x.nat_q931 = true; /* ip_nat_q931_expect: a gatekeeper's call follows */
 	if (h->h323_sig_port[c->dir] == port)
 		nated = ntohs(h->h323_sig_port[!c->dir]);
 	nated = nat_find_port(c, &x, nated);

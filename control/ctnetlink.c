@@ -1526,7 +1526,8 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 		nt.l3proto = x->master.l3proto;
 		nt.l4proto = x->master.l4proto;
 		nt.sport = x->nat_port;
-		if (x->nat_sip) /* nf_nat_sip keeps the address too */
+		if (x->nat_sip || x->nat_callfwd) /* nf_nat_sip, nf_nat_h323's call
+						   * forwarding keep the address too */
 			nt.src = x->nat_saved;
 		mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl(x->nat_dir));
 		put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, &nt, 0);
@@ -1539,7 +1540,11 @@ static int exp_fill(void *buf, uint32_t seq, uint32_t portid, const struct nftdp
 	if (x->helper)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_HELP_NAME, x->helper);
 	if (x->nat && !x->nat_pptp) /* pptp_expectfn has no registered name */
-		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, x->nat_sip ? "sip" : "nat-follow-master");
+		mnl_attr_put_strz(nlh, CTA_EXPECT_FN,
+				  x->nat_sip	   ? "sip"
+				  : x->nat_callfwd ? "callforwarding"
+				  : x->nat_q931	   ? "Q.931"
+						   : "nat-follow-master");
 	return (int)nlh->nlmsg_len;
 }
 

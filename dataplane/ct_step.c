@@ -201,6 +201,12 @@ static bool pkt_resize(void *arg, struct nftdp_vm_pkt *p, uint32_t len)
 	return true;
 }
 
+/* the h323 helper's callforward_filter: the route mirror's output routes */
+static bool same_route(void *arg, uint8_t nfproto, const void *a16, const void *b16)
+{
+	return nftdp_dp_fib_same_route(arg, nfproto == NFPROTO_IPV4, a16, b16);
+}
+
 int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct_config *tmpl)
 {
 	uint32_t per = ct_max / (dp->n_workers ? dp->n_workers : 1);
@@ -229,6 +235,8 @@ int nftdp_dp_ct_init(struct nftdp_dp *dp, uint32_t ct_max, const struct nftdp_ct
 		cfg.expect = dp->ct_exp;
 		cfg.pkt_resize = pkt_resize;
 		cfg.pkt_resize_arg = &dp->w[i];
+		cfg.same_route = same_route;
+		cfg.same_route_arg = dp;
 		rc = nftdp_ct_shard_create(&cfg, &dp->w[i].ct);
 		if (rc < 0) {
 			fprintf(stderr, "nftdp: conntrack shard of %u entries: %d\n", per, rc);

@@ -1005,6 +1005,11 @@ void nftdp_dp_bridge_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 
 /* fib.c: whether route/'s local table says daddr is local or broadcast */
 bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr);
+/* nf_conntrack_h323's callforward_do_filter over the route mirror: the
+ * output routes to a and b both found, by the same device to the same
+ * next hop; false without a table. Packet-path. */
+bool nftdp_dp_fib_same_route(const struct nftdp_dp *dp, bool v4, const uint8_t *a,
+			     const uint8_t *b);
 
 /* stats.c */
 void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out);

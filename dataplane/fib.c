@@ -675,3 +675,69 @@ bool nftdp_dp_fib_local(const struct nftdp_dp *dp, bool v4, const uint8_t *daddr
 	/* the kernel's local table: an address of ours, a broadcast of ours */
 	return nh && (nh->type == RTN_LOCAL || nh->type == RTN_BROADCAST);
 }
+
+/* nf_ip_route / nf_ip6_route of a flow with only a destination: the
+ * device (0: the loopback, a local route's) and next hop (rt_nexthop,
+ * rt6_nexthop: the path's gateway, else the destination); false where
+ * the kernel's lookup fails (no route, an error route) */
+static bool out_hop(const struct nftdp_dp *dp, const struct nftdp_route_table *t, bool v4,
+		    const uint8_t *daddr, uint32_t *dev, uint8_t hop[16])
+{
+	static const uint8_t zero[16];
+	const struct nftdp_route_nh *nh;
+	uint8_t a[16] = {0};
+	int path;
+
+	memcpy(a, daddr, v4 ? 4 : 16);
+	if (v4) {
+		uint32_t d;
+
+		memcpy(&d, a, 4);
+		if (d == 0) { /* ip_route_output_key_hash_rcu: the loopback */
+			*dev = 0;
+			a[0] = 127;
+			a[3] = 1;
+			memcpy(hop, a, 16);
+			return true;
+		}
+		nh = nftdp_route_lookup4(t, d);
+	} else {
+		nh = nftdp_route_lookup6(t, a, 0);
+	}
+	if (!nh)
+		return false;
+	switch (nh->type) {
+	case RTN_LOCAL:
+	case RTN_ANYCAST: /* an address of this host's: dst.dev is the loopback */
+		*dev = 0;
+		memcpy(hop, a, 16);
+		return true;
+	case RTN_UNICAST:
+	case RTN_BROADCAST:
+	case RTN_MULTICAST:
+		break;
+	default: /* blackhole, unreachable, prohibit, throw: the lookup fails */
+		return false;
+	}
+	path = nftdp_dp_nexthop_path_out(dp, v4, a, nh);
+	if (path < 0)
+		return false;
+	*dev = nh->oif[path];
+	if (memcmp(nh->path_gw[path], zero, 16))
+		memcpy(hop, nh->path_gw[path], 16);
+	else if (path == 0 && nh->gateway)
+		memcpy(hop, nh->gw, 16);
+	else
+		memcpy(hop, a, 16);
+	return true;
+}
+
+bool nftdp_dp_fib_same_route(const struct nftdp_dp *dp, bool v4, const uint8_t *a, const uint8_t *b)
+{
+	const struct nftdp_route_table *t = dp->fib ? cur(dp->fib) : NULL;
+	uint8_t ha[16], hb[16];
+	uint32_t da, db;
+
+	return t && out_hop(dp, t, v4, a, &da, ha) && out_hop(dp, t, v4, b, &db, hb) && da == db &&
+	       !memcmp(ha, hb, 16);
+}

@@ -481,6 +481,11 @@ static int objref_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	if (!p->obj)
 		return nftdp_vm_errf(cc, -ENOENT, "objref: object %s not found", name);
 	cc->needs_synproxy = type == NFT_OBJECT_SYNPROXY;
+	/* h323's call forwarding looks up routes (callforward_filter): the
+	 * Q.931 helper, or RAS, whose expectations give calls Q.931 */
+	if (type == NFT_OBJECT_CT_HELPER && (p->obj->ct_helper.helper == NFTDP_VM_CT_HELPER_Q931 ||
+					     p->obj->ct_helper.helper == NFTDP_VM_CT_HELPER_RAS))
+		cc->needs_routes = true;
 	if (type == NFT_OBJECT_SYNPROXY)
 		return nftdp_vm_synproxy_host_check(cc, "synproxy object");
 	return 0;
@@ -508,6 +513,9 @@ static int objref_map_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e,
 	p->set = si.set;
 	p->ops = si.ops;
 	cc->needs_synproxy = si.objtype == NFT_OBJECT_SYNPROXY;
+	/* a map of helpers may give Q.931 (call forwarding's routes) */
+	if (si.objtype == NFT_OBJECT_CT_HELPER)
+		cc->needs_routes = true;
 	return nftdp_vm_parse_reg_load(cc, e, NFTNL_EXPR_OBJREF_SET_SREG, &p->sreg, si.klen);
 }
 

@@ -119,6 +119,15 @@ struct nftdp_ct_config {
 	 * shrink. */
 	bool (*pkt_resize)(void *arg, struct nftdp_vm_pkt *pkt, uint32_t len);
 	void *pkt_resize_arg;
+	/** nf_conntrack_h323's callforward_do_filter: whether the output
+	 * routes to a and to b (addresses of family nfproto, IPv4 in the
+	 * first 4 bytes; destination only, as nf_ip_route / nf_ip6_route
+	 * look them up) both exist and leave by the same device to the same
+	 * next hop (rt_nexthop / rt6_nexthop: the gateway, else the
+	 * destination itself). Packet-path, must not block. NULL, or no
+	 * route table: false (the forwarded call is tracked). */
+	bool (*same_route)(void *arg, uint8_t nfproto, const void *a16, const void *b16);
+	void *same_route_arg;
 };
 
 struct nftdp_ct_shard;
@@ -680,7 +689,13 @@ struct nftdp_ct_expect_info {
 	uint16_t nat_port;  /**< exp->saved_proto, network order */
 	bool nat_pptp;	    /**< pptp's expectfn (no CTA_EXPECT_FN), not nat-follow-master */
 	bool nat_sip;	    /**< nf_nat_sip_expected: saved address, CTA_EXPECT_FN "sip" */
-	union nftdp_ct_addr nat_saved; /**< exp->saved_addr (nat_sip) */
+	/** nf_nat_h323's ip_nat_callforwarding_expect: saved address,
+	 * CTA_EXPECT_FN "callforwarding" */
+	bool nat_callfwd;
+	/** nf_nat_h323's ip_nat_q931_expect (a RegistrationRequest's calls
+	 * through NAT): nf_nat_follow_master's NAT, CTA_EXPECT_FN "Q.931" */
+	bool nat_q931;
+	union nftdp_ct_addr nat_saved; /**< exp->saved_addr (nat_sip, nat_callfwd) */
 };
 
 /**

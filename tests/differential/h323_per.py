@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The H.323 differential cases' (322-325) common encoders: an aligned PER
-(X.691) bit writer, the Q.931 message with its H.225.0 user-user part, and
-the TPKT header (RFC 1006) that frames both on TCP, and a TCP flow."""
+"""The H.323 differential cases' (322-325, 346-348) common encoders: an
+aligned PER (X.691) bit writer, the Q.931 message with its H.225.0
+user-user part, the TPKT header (RFC 1006) that frames both on TCP, a
+Facility forwarding the call, and a TCP flow."""
+
+import ipaddress
 
 from scapy.all import IP, IPv6, TCP, Raw
 
@@ -70,6 +73,34 @@ def q931(msgtype, user_user):
 
 def tpkt(payload):
     return bytes([3, 0]) + (len(payload) + 4).to_bytes(2, 'big') + payload
+
+
+PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
+
+
+def forwarded(addr, port):
+    """A TPKT of a Q.931 Facility forwarding the call to addr:port.
+    Facility-UUIE (ext absent): optional bits alternativeAddress=1,
+    alternativeAliasAddress, conferenceID = 0; protocolIdentifier,
+    alternativeAddress (TransportAddress ipAddress, index 0 of 7; an IPv6
+    address: ip6Address, 3, an extensible SEQUENCE), reason callForwarded
+    (FacilityReason, index 1 of 4)."""
+    def body(w):
+        w.bit(0)
+        w.uint(0b100, 3)
+        w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+        w.bit(0)
+        if ':' in addr:
+            w.uint(3, 3)
+            w.bit(0)
+            w.octets(ipaddress.IPv6Address(addr).packed)
+        else:
+            w.uint(0, 3)
+            w.octets(ip4(addr))
+        w.octets(port.to_bytes(2, 'big'))
+        w.bit(0)
+        w.uint(1, 2)
+    return tpkt(q931(0x62, uuie(6, body)))
 
 
 class Flow:

@@ -842,7 +842,8 @@ def offline_two_way(build):
 def nftdp_two_way_offline(build, case, recipe, frames, work, burst, extra=()):
     """A two-way case replayed offline: each side's frames in its port's
     capture, stamped in the case's order, merged by time; runs of one
-    side's packets arrive as bursts."""
+    side's packets arrive as bursts. MIRROR_ROUTES as for a one-way case
+    (h323's call forwarding looks routes up: cases 346-347)."""
     sides = sides_of(recipe)
     rx = {}
     for side in ('dp0', 'dp1'):
@@ -851,6 +852,8 @@ def nftdp_two_way_offline(build, case, recipe, frames, work, burst, extra=()):
         write_pcap(path, [frames[i] for i in idx],
                    stamp=lambda k: (1700000000 + idx[k] // 1000, (idx[k] % 1000) * 1000))
         rx[side] = path
+    if getattr(recipe, 'MIRROR_ROUTES', False):
+        return nftdp_side(build, case, work, burst, rx, extra, recipe=recipe, frames=frames)
     return nftdp_side(build, case, work, burst, rx, extra)
 
 
@@ -871,6 +874,26 @@ def nftdp_argv(build, case, work, bridge=False):
     return argv
 
 
+def live_mirror_setup(recipe):
+    """MIRROR_ROUTES in a live two-way case (h323's call forwarding,
+    346-347): NS_NFTDP gets the DUT's IPv4 addresses and routes (IPv6 is
+    off there) for nftdp's --mirror-routes. Its own kernel, forwarding
+    off, still sends nothing: no packet of the cases is for its
+    addresses, and one it cannot deliver is dropped without an ICMP
+    error (ip_error)."""
+    nsx(NS_NFTDP, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=0')
+    for dev in ('dp0', 'dp1'):
+        for a in DUT_ADDR[dev]:
+            if ':' not in a:
+                nsx(NS_NFTDP, 'ip', 'addr', 'add', a, 'dev', dev)
+        for r in EXTRA_ROUTES[dev]:
+            if ':' not in r:
+                nsx(NS_NFTDP, 'ip', 'route', 'add', r, 'dev', dev)
+    for r in getattr(recipe, 'ROUTES', []):
+        if not r.startswith('-6'):
+            nsx(NS_NFTDP, 'ip', *r.split())
+
+
 def nftdp_live_side(build, case, recipe, work, extra=()):
     """Two-way cases: the order of packets across two ports is lost in an
     offline replay, so nftdp runs live. In NS_NFTDP (IPv6 off, no addresses:
@@ -884,6 +907,9 @@ def nftdp_live_side(build, case, recipe, work, extra=()):
         T.netns_add(ns, ipv6=False, timeout=STEP_TIMEOUT)
     for dp, t, idx in (('dp1', 't1', '2'), ('dp0', 't0', '3')):
         T.veth(NS_NFTDP, dp, t, peer_ns=NS_TESTER, index=idx, mac=MAC[dp], peer_mac=MAC[t])
+    if getattr(recipe, 'MIRROR_ROUTES', False):
+        live_mirror_setup(recipe)
+        extra = list(extra) + ['--mirror-routes']
     prefix = 'nftdp-diff-%d' % PID
     eal = T.eal_args(prefix, ['net_af_packet0,iface=dp0', 'net_af_packet1,iface=dp1'])
     # its own session: killed as a group by cleanup() (_live) on a signal

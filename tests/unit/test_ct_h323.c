@@ -16,6 +16,14 @@
  * kernel's decoder (it steps over the value twice). Random buffers and
  * mutated messages through every decoder. RAS through source NAT: the
  * RRQ rewritten, the gatekeeper's call taken back to the endpoint.
+ * Call forwarding: a Facility (callForwarded) expects the peer's call to
+ * its alternativeAddress (helper Q.931) unless callforward_filter's
+ * route lookup (the shard's same_route) puts both on one next hop, which
+ * is asked about the forward-to address and the peer; through source
+ * NAT the address becomes the NAT address and a free port from the
+ * announced one, and the call there is taken to the forward-to party;
+ * over IPv6 the filter is asked with IPv6 addresses, and an ip6Address
+ * on an IPv4 connection expects nothing.
  */
 #include "ct_fixture.h"
 #include "helper_h323.h"
@@ -56,6 +64,20 @@ static const uint8_t connect_tpkt[] = {
 static const uint8_t olc_tpkt[] = {0x03, 0x00, 0x00, 0x1e, 0x03, 0x00, 0x00, 0x00, 0x0c, 0x60,
 				   0x13, 0x80, 0x11, 0x14, 0x00, 0x01, 0x00, 0x0a, 0x01, 0x00,
 				   0x01, 0x13, 0x88, 0x00, 0x0a, 0x01, 0x00, 0x01, 0x13, 0x89};
+
+/* TPKT + Q.931 Facility, reason callForwarded, alternativeAddress
+ * 10.3.0.9:1720 (its 4 bytes at offset 28) */
+static const uint8_t fwd_tpkt[] = {0x03, 0x00, 0x00, 0x23, 0x08, 0x02, 0x00, 0x01, 0x62,
+				   0x04, 0x03, 0x88, 0x93, 0xa5, 0x7e, 0x00, 0x12, 0x05,
+				   0x06, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04,
+				   0x00, 0x0a, 0x03, 0x00, 0x09, 0x06, 0xb8, 0x20};
+
+/* the same over IPv6: alternativeAddress ip6Address [2001:db8:3::9]:1720
+ * (h323_per.py's forwarded()) */
+static const uint8_t fwd6_tpkt[] = {
+    0x03, 0x00, 0x00, 0x2f, 0x08, 0x02, 0x00, 0x01, 0x62, 0x04, 0x03, 0x88, 0x93, 0xa5, 0x7e, 0x00,
+    0x1e, 0x05, 0x06, 0x40, 0x06, 0x00, 0x08, 0x91, 0x4a, 0x00, 0x04, 0x30, 0x20, 0x01, 0x0d, 0xb8,
+    0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x06, 0xb8, 0x20};
 
 static int decode_exact(const uint8_t *p, uint32_t n, bool q931, struct h323_events *ev)
 {
@@ -367,6 +389,16 @@ static void test_ras(void **state)
 	env_free(en);
 }
 
+/* the expectation `conntrack -L expect` dumps: its NAT function
+ * (CTA_EXPECT_FN "Q.931" or "callforwarding") and saved address */
+static int exp_fn(const struct nftdp_ct_expect_info *x, void *arg)
+{
+	struct nftdp_ct_expect_info *out = arg;
+
+	*out = *x;
+	return 1;
+}
+
 /* RAS through source NAT (nf_nat_h323): the RRQ's callSignalAddress
  * and rasAddress become the NAT address, the calls are expected there
  * and taken back to the endpoint (nf_nat_follow_master) */
@@ -377,6 +409,7 @@ static void test_ras_snat(void **state)
 	struct nftdp_ct_entry *m, *d;
 	uint8_t l4[8 + sizeof(rrq)] = {0x9c, 0x40, 0x06, 0xb7, 0, 8 + sizeof(rrq)};
 	struct tflow gk = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 7000, 9000};
+	struct nftdp_ct_expect_info xi;
 	struct tpkt t;
 
 	(void)state;
@@ -397,6 +430,11 @@ static void test_ras_snat(void **state)
 	assert_int_equal(port_at(t.buf + 28 + 26), ntohs(m->tuple[1].dport));
 	assert_csums(&t);
 	assert_int_equal(exp_live(en), 1);
+	/* ip_nat_q931_expect: CTA_EXPECT_FN "Q.931", no saved address */
+	assert_int_equal(nftdp_ct_expect_walk(en->s, en->now, exp_fn, &xi), 1);
+	assert_true(xi.nat && xi.nat_q931 && !xi.nat_callfwd);
+	assert_int_equal(xi.nat_dir, IP_CT_DIR_REPLY);
+	assert_int_equal(ntohs(xi.nat_port), 1720);
 	/* the gatekeeper calls the NAT address: taken to the endpoint */
 	seg(&t, &gk, 1, TS, gk.bseq, 0, 0);
 	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
@@ -408,12 +446,229 @@ static void test_ras_snat(void **state)
 	env_free(en);
 }
 
+/* callforward_do_filter's stand-in: the answer, and what it was asked */
+static struct {
+	bool same;
+	unsigned int calls;
+	uint8_t nfproto;
+	uint8_t a[16], b[16];
+} route;
+
+static bool same_route(void *arg, uint8_t nfproto, const void *a16, const void *b16)
+{
+	(void)arg;
+	route.calls++;
+	route.nfproto = nfproto;
+	memcpy(route.a, a16, 16);
+	memcpy(route.b, b16, 16);
+	return route.same;
+}
+
+static void test_callforwarding(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct tflow fwd = {false, "10.1.0.1", "10.3.0.9", 40001, 1720, 7000, 9000};
+	struct nftdp_ct_entry *e, *qe;
+	uint8_t f2[sizeof(fwd_tpkt)];
+	struct tpkt t;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	qe = open_ctl(en, &q, &q931_h);
+	/* no route lookup configured: tracked */
+	assert_int_equal(sayb(en, &q, 1, fwd_tpkt, sizeof(fwd_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 1);
+	/* C's call to the forward-to party: related, helper Q.931 */
+	seg(&t, &fwd, 0, TS, fwd.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_RELATED);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_Q931);
+	assert_int_equal(exp_live(en), 0);
+	/* the filter asked: the forward-to address, then the peer (C) */
+	en->s->cfg.same_route = same_route;
+	assert_int_equal(sayb(en, &q, 1, fwd_tpkt, sizeof(fwd_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 1);
+	assert_int_equal(route.nfproto, NFPROTO_IPV4);
+	assert_memory_equal(route.a, "\x0a\x03\x00\x09", 4);
+	assert_memory_equal(route.b, "\x0a\x01\x00\x01", 4);
+	assert_int_equal(exp_live(en), 1);
+	/* both on one next hop: not tracked */
+	nftdp_ct_expect_remove_master(en->s, qe);
+	route.same = true;
+	memcpy(f2, fwd_tpkt, sizeof(f2));
+	f2[31] = 10; /* 10.3.0.10 */
+	assert_int_equal(sayb(en, &q, 1, f2, sizeof(f2)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	/* port 0: nothing asked, nothing expected */
+	route.same = false;
+	f2[32] = f2[33] = 0;
+	assert_int_equal(sayb(en, &q, 1, f2, sizeof(f2)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	env_free(en);
+}
+
+/* call forwarding over IPv6: the filter asked with IPv6 addresses, the
+ * call expected (no NAT on IPv6, as the kernel's nf_nat_h323); an IPv6
+ * Facility on an IPv4 connection expects nothing (get_h225_addr) */
+static void test_callforwarding6(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow q = {true, "2001:db8:1::1", "2001:db8:2::1", 40000, 1720, 1000, 5000};
+	struct tflow fwd = {true, "2001:db8:1::1", "2001:db8:3::9", 40001, 1720, 7000, 9000};
+	struct tflow q4 = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct nftdp_ct_entry *e;
+	struct tpkt t;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	en->s->cfg.same_route = same_route;
+	open_ctl(en, &q, &q931_h);
+	assert_int_equal(sayb(en, &q, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 1);
+	assert_int_equal(route.nfproto, NFPROTO_IPV6);
+	assert_memory_equal(route.a, fwd6_tpkt + 28, 16);
+	assert_memory_equal(route.b, "\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01", 16);
+	assert_int_equal(exp_live(en), 1);
+	seg(&t, &fwd, 0, TS, fwd.aseq, 0, 0);
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_RELATED);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_Q931);
+	/* filtered */
+	route.same = true;
+	assert_int_equal(sayb(en, &q, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(exp_live(en), 0);
+	/* on IPv4: not an address of the connection's family */
+	route.same = false;
+	open_ctl(en, &q4, &q931_h);
+	assert_int_equal(sayb(en, &q4, 1, fwd6_tpkt, sizeof(fwd6_tpkt)), NF_ACCEPT);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(exp_live(en), 0);
+	env_free(en);
+}
+
+/* q's Q.931 connection through source NAT snat (its handshake, back:
+ * the reply side's flow) */
+static void nat_q931_open(struct env *en, const struct nftdp_ct_nat_range *snat, struct tflow *q,
+			  struct tflow *back)
+{
+	struct nftdp_ct_entry *m;
+	struct tpkt t;
+
+	seg(&t, q, 0, TS, q->aseq, 0, 0);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	nftdp_ct_vm_ops.helper(t.pkt.ct, &q931_h);
+	m = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_setup(en->s, &t.pkt, snat, NFTDP_CT_MANIP_SRC), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_POST_ROUTING), NF_ACCEPT);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	q->aseq++;
+	back->ap = ntohs(m->tuple[1].dport);
+	seg(&t, back, 1, TS | TA, back->bseq, q->aseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+	back->bseq++;
+	seg(&t, q, 0, TA, q->aseq, back->bseq, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, NULL), ST_ESTABLISHED);
+}
+
+/* a Facility from C on q forwarding the call to 10.1.0.7:1720, through
+ * the NAT: the packet as it leaves */
+static void nat_forward(struct env *en, struct tflow *q, const struct tflow *back, struct tpkt *t)
+{
+	uint8_t h[20 + sizeof(fwd_tpkt)];
+
+	tcp_hdr(h, q->ap, q->bp, q->aseq, back->bseq, TA, 65535, 0);
+	memcpy(h + 20, fwd_tpkt, sizeof(fwd_tpkt));
+	h[20 + 28] = 10;
+	h[20 + 29] = 1;
+	h[20 + 30] = 0;
+	h[20 + 31] = 7;
+	build(t, false, q->a, q->b, IPPROTO_TCP, h, sizeof(h));
+	assert_int_equal(nat_path(en, t, NULL, NULL, NULL), ST_ESTABLISHED);
+	q->aseq += sizeof(fwd_tpkt);
+}
+
+/* nat_callforwarding: C behind source NAT forwards the call to
+ * 10.1.0.7:1720; the Facility says NAT:1720, S's call there is taken to
+ * 10.1.0.7:1720 (ip_nat_callforwarding_expect: the source stays S's).
+ * A second call of C's forwarded the same way finds NAT:1720 taken by
+ * the first's expectation: nf_nat_exp_find_port gives a random port
+ * above it (not the next one) */
+static void test_callforwarding_snat(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range snat = nat_to("198.51.100.1", 0);
+	struct tflow q = {false, "10.1.0.1", "10.2.0.1", 40000, 1720, 1000, 5000};
+	struct tflow back = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
+	struct tflow q2 = {false, "10.1.0.1", "10.2.0.1", 40001, 1720, 1000, 5000};
+	struct tflow back2 = {false, "198.51.100.1", "10.2.0.1", 0, 1720, 1000, 5000};
+	struct tflow call = {false, "198.51.100.1", "10.2.0.1", 1720, 30000, 0, 9000};
+	struct nftdp_ct_expect_info xi;
+	struct nftdp_ct_entry *d;
+	struct tpkt t;
+	uint16_t p2;
+
+	(void)state;
+	memset(&route, 0, sizeof(route));
+	en->s->cfg.same_route = same_route;
+	nat_q931_open(en, &snat, &q, &back);
+	nat_forward(en, &q, &back, &t);
+	/* asked about 10.1.0.7 and the peer S */
+	assert_int_equal(route.calls, 1);
+	assert_memory_equal(route.a, "\x0a\x01\x00\x07", 4);
+	assert_memory_equal(route.b, "\x0a\x02\x00\x01", 4);
+	/* the alternativeAddress is the NAT address, the port free */
+	assert_ip4(t.buf + 40 + 28, "198.51.100.1");
+	assert_int_equal(port_at(t.buf + 40 + 32), 1720);
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 1);
+	/* CTA_EXPECT_FN "callforwarding", the saved forward-to address */
+	assert_int_equal(nftdp_ct_expect_walk(en->s, en->now, exp_fn, &xi), 1);
+	assert_true(xi.nat && xi.nat_callfwd && !xi.nat_q931);
+	assert_ip4(xi.nat_saved.u8, "10.1.0.7");
+	assert_int_equal(ntohs(xi.nat_port), 1720);
+	assert_int_equal(xi.nat_dir, IP_CT_DIR_REPLY);
+	/* the second call's Facility: NAT:1720 is the first's */
+	nat_q931_open(en, &snat, &q2, &back2);
+	nat_forward(en, &q2, &back2, &t);
+	assert_ip4(t.buf + 40 + 28, "198.51.100.1");
+	p2 = port_at(t.buf + 40 + 32);
+	assert_true(p2 > 1721);
+	assert_csums(&t);
+	assert_int_equal(exp_live(en), 2);
+	/* S calls NAT:1720: taken to 10.1.0.7:1720, its source kept */
+	seg(&t, &call, 1, TS, call.bseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_true(d->status & IPS_DST_NAT);
+	assert_int_equal(d->helper, NFTDP_VM_CT_HELPER_Q931);
+	assert_ip4(t.buf + 12, "10.2.0.1");
+	assert_ip4(t.buf + 16, "10.1.0.7");
+	assert_int_equal(port_at(t.buf + 22), 1720);
+	assert_csums(&t);
+	/* and at the second port: to 10.1.0.7:1720 too */
+	call.ap = p2;
+	call.bp = 30001;
+	seg(&t, &call, 1, TS, call.bseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, NULL, NULL, &d), ST_RELATED);
+	assert_ip4(t.buf + 16, "10.1.0.7");
+	assert_int_equal(port_at(t.buf + 22), 1720);
+	assert_int_equal(exp_live(en), 0);
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_decode),	  cmocka_unit_test(test_decode_truncated),
-	    cmocka_unit_test(test_decode_random), cmocka_unit_test(test_call),
-	    cmocka_unit_test(test_ras),		  cmocka_unit_test(test_ras_snat),
+	    cmocka_unit_test(test_decode),
+	    cmocka_unit_test(test_decode_truncated),
+	    cmocka_unit_test(test_decode_random),
+	    cmocka_unit_test(test_call),
+	    cmocka_unit_test(test_ras),
+	    cmocka_unit_test(test_ras_snat),
+	    cmocka_unit_test(test_callforwarding),
+	    cmocka_unit_test(test_callforwarding_snat),
+	    cmocka_unit_test(test_callforwarding6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

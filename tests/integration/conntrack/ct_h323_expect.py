@@ -15,8 +15,13 @@ s, helper Q.931); `conntrack -L expect`; then a RegistrationRequest
 expected: PERMANENT, helper RAS); `conntrack -L expect` again, the Q.931
 master (`conntrack -L -p tcp --orig-port-dst 1720`: helper=Q.931), the
 RAS connection (its timeout the RCF's time to live, 120 s) and
-what `conntrack -E expect` printed all along. The PDUs are those of
-differential cases 322 and 323 (their PER encoders). Listings and events
+what `conntrack -E expect` printed all along. Between them a call
+through masquerade (source port 41000) whose Facility forwards it to
+10.31.0.7:1721 (nat_callforwarding: the expectation at the masquerade
+address; conntrack prints neither its saved address nor its function);
+`conntrack -L expect` after it. The PDUs are those of differential
+cases 322 and 323 (their PER encoders) and h323_per.py's Facility.
+Listings and events
 sorted, equal line by line, timeouts within 3 s (ct_tool.py's
 same_lines). Exit 0 when equal, 1 otherwise, 77 when not root.
 """
@@ -33,6 +38,7 @@ sys.path.insert(0, HERE)
 # the cases import their encoders from beside run.py (h323_per.py)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "differential"))
 import ct_tool as CT  # noqa: E402
+from h323_per import forwarded  # noqa: E402
 
 T = CT.T
 CT.RULESET += """table ip helpers {
@@ -46,6 +52,12 @@ CT.RULESET += """table ip helpers {
 		type filter hook prerouting priority filter; policy accept;
 		tcp dport 1720 ct helper set "q931"
 		udp dport 1719 ct helper set "ras"
+	}
+}
+table ip h323nat {
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+		ip saddr 10.31.0.2 tcp sport 41000 tcp dport 1720 masquerade
 	}
 }
 """
@@ -84,12 +96,21 @@ def registration():
     return [ras(0, R.rrq(1, (C, 1720), (C, 40001), 120)), ras(1, R.rcf(1, (S, 1720), 120))]
 
 
+def forwarding():
+    # C forwards a call through the masquerade to 10.31.0.7:1721 (C's
+    # side, the peer S on the other: tracked by the kernel's routes, and
+    # by nftdp's, which find neither address)
+    f = CT.Tcp(False, 41000, 1720, 3000, 6000, reply_dst=CT.MASQ4)
+    return [f.seg(0, "S"), f.seg(1, "SA"), f.seg(0, "A"),
+            f.seg(0, "PA", forwarded("10.31.0.7", 1721))]
+
+
 def side(run, socks, macs):
     out = []
     ev = subprocess.Popen(run(["-E", "expect"]), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     time.sleep(1)
-    for P in (calls(), registration()):
+    for P in (calls(), registration(), forwarding()):
         CT.send_all(socks, macs, P)
         time.sleep(0.5)
         r = subprocess.run(run(["-L", "expect"]), capture_output=True, text=True, timeout=10)
@@ -117,7 +138,9 @@ def main():
                  "kernel: the two H.245 expectations of the Q.931 helper")
     checks.check("PERMANENT" in kout[1][1] and "helper=RAS" in kout[1][1],
                  "kernel: the RRQ's permanent expectation")
-    checks.check(" 11" in kout[3][1].split("src=")[0] and "helper=RAS" in kout[3][1],
+    checks.check("dst=%s sport=0 dport=1721" % CT.MASQ4 in kout[2][1],
+                 "kernel: the forwarded call expected at the masquerade address")
+    checks.check(" 11" in kout[4][1].split("src=")[0] and "helper=RAS" in kout[4][1],
                  "kernel: the RAS connection lives the RCF's 120 s")
     for (name, k, ke), (_, o, oe) in zip(kout, oout):
         if not checks.check(CT.same_lines(k, o, False) and ke == oe,
