@@ -1132,9 +1132,10 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		if (rc < 0) {
 			*req = tr->req;
 			snprintf(msg, msglen, "set %s: %s", s->name,
-				 rc == -EOPNOTSUPP
+				 rc != -EOPNOTSUPP ? "element refused by the dataplane"
+				 : (s->flags & NFT_SET_OBJECT)
 				     ? "object map of an object type nftdp does not run"
-				     : "element refused by the dataplane");
+				     : "element expressions nftdp does not run in this set");
 			goto out;
 		}
 	}
