@@ -147,8 +147,12 @@ static int elem_exprs_parse(const void *expr, uint16_t len, uint16_t type,
 			o->type = NFTDP_VM_ELEM_EXPR_CONNLIMIT;
 			o->count = nest_u32(data, NFTA_CONNLIMIT_COUNT, 0);
 			o->flags = nest_u32(data, NFTA_CONNLIMIT_FLAGS, 0);
+		} else if (strcmp(mnl_attr_get_str(name), "last") == 0) {
+			o->type = NFTDP_VM_ELEM_EXPR_LAST;
+			o->last_set = nest_u32(data, NFTA_LAST_SET, 0);
+			o->last_msecs = nest_u64(data, NFTA_LAST_MSECS);
 		} else {
-			return -EOPNOTSUPP; /* last: not per element yet */
+			return -EOPNOTSUPP; /* not NFT_EXPR_STATEFUL */
 		}
 		n++;
 		if (type != NFTA_SET_ELEM_EXPRESSIONS)
@@ -179,12 +183,38 @@ static int expr_is_counter(const void *expr, uint16_t len, uint16_t type, uint64
 	return 1;
 }
 
+/* Whether one of the set's elements carries expressions that are more than
+ * the one counter a VM slot serves (nft_add_set_elem takes any stateful
+ * expressions per element, whatever the set declares). */
+static bool elem_needs_expr_area(const struct ctl_elem *e, bool counter_slot)
+{
+	uint64_t pk, by;
+	int rc;
+
+	if (e->dead || !e->expr)
+		return false;
+	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
+	/* a counter of its own where the set has no counter slot */
+	return rc < 0 || (rc == 1 && !counter_slot);
+}
+
+static bool elems_need_expr_area(const struct ctl_set *s, int counter_rc)
+{
+	const struct ctl_elem *e;
+
+	ctl_list_for_each_entry(e, &s->elems, list)
+		if (elem_needs_expr_area(e, counter_rc == 1))
+			return true;
+	return false;
+}
+
 /* Element expressions in the element's data: dynamic sets (dynset may
- * give their elements some), and sets whose expressions are more than
- * the one counter a VM slot serves. */
+ * give their elements some), sets whose expressions are more than the one
+ * counter a VM slot serves, and sets created with elements that carry such
+ * expressions of their own. */
 static bool set_has_expr_area(const struct ctl_set *s, int counter_rc)
 {
-	return (s->flags & NFT_SET_EVAL) || counter_rc < 0;
+	return (s->flags & NFT_SET_EVAL) || counter_rc < 0 || elems_need_expr_area(s, counter_rc);
 }
 
 static void elem_slot_key(const struct ctl_set *s, const struct ctl_elem *e, char *key, size_t size)
@@ -318,8 +348,12 @@ static int elem_data(struct ctl_build *bld, struct ctl_set *s, struct ctl_elem *
 		return nftdp_vm_elem_expr_bind(out + s->dp_expr_at - 1, s->dp, s->dp_expr_at - 1);
 	}
 	rc = expr_is_counter(e->expr, e->exprlen, e->expr_type, &pk, &by);
+	/* a set with one counter per element in a VM slot (the set's
+	 * `counter`) takes no other expressions (nft_add_set_elem: not the
+	 * set's); a one-field interval set made without an expression area
+	 * is not made again (set_regrow) */
 	if (rc < 0 || (rc == 1 && !s->dp_counter_at))
-		return -EOPNOTSUPP; /* element expressions other than the set's counter */
+		return -EOPNOTSUPP;
 	if (s->dp_counter_at) {
 		char key[600];
 		uint32_t slot;
@@ -463,6 +497,67 @@ static int interval_inserts(struct ctl_build *bld, struct ctl_set *s, struct ctl
 static bool one_field_interval(const struct ctl_set *s)
 {
 	return (s->flags & NFT_SET_INTERVAL) && !(s->flags & NFT_SET_CONCAT);
+}
+
+/*
+ * A batch after the one that created a set that is neither dynamic nor has
+ * expressions (its elements have none either: they would have given it an
+ * expression area) brings it an element with expressions of its own
+ * (nft_add_set_elem takes any stateful expression per element): the set's
+ * dataplane copy is made again, with the area (set_create sees the new
+ * element), every element copied into it, and the rules that use the set
+ * are compiled again (vmap_dirty sees dp_prev). No element state to carry
+ * over: the old copy's elements have none. The old copy goes with the
+ * generation that still reaches it (ctl_build_commit), or comes back at
+ * an abort. One-field interval sets stay refused (their ranges are made
+ * from the batch's points).
+ */
+static int set_regrow(struct ctl_build *bld, struct ctl_state *st, struct ctl_set *s, uint64_t now)
+{
+	struct nftdp_set *old = s->dp;
+	struct ctl_trans *tr;
+	struct ctl_elem *e;
+	int rc = 0;
+
+	rc = set_create(s, s->nelems);
+	if (rc < 0) {
+		s->dp = old;
+		s->dp_counter_at = s->dp_expr_at = 0;
+		return rc;
+	}
+	s->dp_prev = old;
+	s->dp_touched = true;
+	/* this batch's own elements are placed by apply_sets, in order with
+	 * its deletions (dp_ranged_new marks them here) */
+	ctl_list_for_each_entry(tr, &st->trans, list)
+		if (tr->op == CTL_TR_NEWSETELEM && tr->obj == s && tr->elem)
+			tr->elem->dp_ranged_new = true;
+	ctl_list_for_each_entry(e, &s->elems, list) {
+		if (e->dead || e->dp_ranged_new || (e->flags & NFT_SET_ELEM_INTERVAL_END))
+			continue;
+		rc = elem_insert(bld, s, e, e->kelen ? e->key_end : NULL, now);
+		if (rc < 0)
+			break; /* ctl_build_abort puts the old copy back */
+	}
+	ctl_list_for_each_entry(tr, &st->trans, list)
+		if (tr->op == CTL_TR_NEWSETELEM && tr->obj == s && tr->elem)
+			tr->elem->dp_ranged_new = false;
+	return rc;
+}
+
+/* The old copy back in place of the one set_regrow made (never published). */
+static void set_regrow_undo(struct ctl_set *s)
+{
+	if (!s->dp_prev)
+		return;
+	nftdp_set_destroy(s->dp);
+	s->dp = s->dp_prev;
+	s->dp_prev = NULL;
+	s->dp_counter_at = s->dp_expr_at = 0;
+	free(s->dp_expr_tmpl);
+	s->dp_expr_tmpl = NULL;
+	s->dp_connlimit = false;
+	s->dp_touched = false;
 }
 
 /* ---------- the resolver compile uses ---------- */
@@ -614,13 +709,16 @@ static uint32_t chain_devices(struct nftdp_ctl *ctl, const struct ctl_chain *c, 
 	return n;
 }
 
-/* Whether a rule looking verdict map s up must be compiled again: its
- * compiled lookup lists the chains the map jumps to (vchains), so the batch
- * changed that list, or one of those chains is compiled again. */
+/* Whether a rule looking set s up must be compiled again: set_regrow gave
+ * it a new dataplane copy, or, for a verdict map, its compiled lookup lists
+ * the chains the map jumps to (vchains), so the batch changed that list,
+ * or one of those chains is compiled again. */
 static bool vmap_dirty(const struct ctl_set *s)
 {
 	const struct ctl_elem *e;
 
+	if (s->dp_prev)
+		return true; /* a new dataplane copy (set_regrow) */
 	if (s->dtype != NFT_DATA_VERDICT)
 		return false;
 	if (s->dp_jumps_changed)
@@ -973,6 +1071,20 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 	now = nftdp_now_ms();
 	ctl_list_for_each_entry(tr, &st->trans, list) {
 		struct ctl_set *s = tr->obj;
+
+		if (tr->op != CTL_TR_NEWSETELEM || s->dead || !s->dp || s->dp_prev ||
+		    s->dp_expr_at || s->dp_counter_at || one_field_interval(s) || !tr->elem ||
+		    !elem_needs_expr_area(tr->elem, false))
+			continue;
+		rc = set_regrow(ctl->bld, st, s, now);
+		if (rc < 0) {
+			*req = tr->req;
+			snprintf(msg, msglen, "set %s: element refused by the dataplane", s->name);
+			goto out;
+		}
+	}
+	ctl_list_for_each_entry(tr, &st->trans, list) {
+		struct ctl_set *s = tr->obj;
 		struct ctl_elem *e = tr->elem;
 
 		if ((tr->op != CTL_TR_NEWSETELEM && tr->op != CTL_TR_DELSETELEM) || s->dead ||
@@ -1020,9 +1132,10 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		if (rc < 0) {
 			*req = tr->req;
 			snprintf(msg, msglen, "set %s: %s", s->name,
-				 rc == -EOPNOTSUPP
+				 rc != -EOPNOTSUPP ? "element refused by the dataplane"
+				 : (s->flags & NFT_SET_OBJECT)
 				     ? "object map of an object type nftdp does not run"
-				     : "element refused by the dataplane");
+				     : "element expressions nftdp does not run in this set");
 			goto out;
 		}
 	}
@@ -1148,6 +1261,12 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 		switch (tr->op) {
 		case CTL_TR_NEWSET:
 		case CTL_TR_NEWSETELEM:
+			/* a copy set_regrow replaced: gone with the last
+			 * generation that reaches it */
+			if (tr->op == CTL_TR_NEWSETELEM && s->dp_prev) {
+				retire(bld, destroy_set_cb, s->dp_prev);
+				s->dp_prev = NULL;
+			}
 			/* staged: visible with the generation below */
 			if (s->dp && s->dp_touched && !s->dead) {
 				nftdp_set_commit_stage(s->dp);
@@ -1231,6 +1350,7 @@ void ctl_build_abort(struct nftdp_ctl *ctl)
 			break;
 		case CTL_TR_NEWSETELEM:
 		case CTL_TR_DELSETELEM:
+			set_regrow_undo(s);
 			if (s->dp && s->dp_touched) {
 				nftdp_set_abort(s->dp);
 				s->dp_touched = false;
@@ -1362,6 +1482,13 @@ static void put_elem_expr(struct nlmsghdr *nlh, uint16_t type, const struct nftd
 		mnl_attr_put_u64(nlh, NFTA_QUOTA_BYTES, htobe64(v->quota));
 		mnl_attr_put_u64(nlh, NFTA_QUOTA_CONSUMED, htobe64(consumed));
 		mnl_attr_put_u32(nlh, NFTA_QUOTA_FLAGS, htonl(flags));
+		break;
+	case NFTDP_VM_ELEM_EXPR_LAST:
+		/* nft_last_dump */
+		mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "last");
+		d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+		mnl_attr_put_u32(nlh, NFTA_LAST_SET, htonl(v->last_set));
+		mnl_attr_put_u64(nlh, NFTA_LAST_MSECS, htobe64(v->last_msecs));
 		break;
 	case NFTDP_VM_ELEM_EXPR_CONNLIMIT:
 		/* nft_connlimit_do_dump */

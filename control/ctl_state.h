@@ -183,6 +183,9 @@ struct ctl_set {
 	bool dp_touched;	 /* has pending changes in the open batch */
 	uint32_t dp_batch_elems; /* elements the open batch adds (sizing) */
 	bool dp_jumps_changed;	 /* the batch adds or deletes a jump element (build.c) */
+	/* made again with room for element expressions in the open batch
+	 * (build.c set_regrow): the copy it replaces */
+	struct nftdp_set *dp_prev;
 	bool anonymous;
 	bool dead;
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Per-element expressions (meters): the counter, quota and limit a set
- * element carries (nft_set_elem_expr, NFT_SET_EXT_EXPRESSIONS), kept in
+ * Per-element expressions (meters): the counter, quota, limit, `ct count`
+ * and `last` a set element carries (nft_set_elem_expr, NFT_SET_EXT_EXPRESSIONS), kept in
  * NFTDP_VM_ELEM_EXPR_SIZE bytes at the end of the element's data in sets/,
  * so they live and die with the element and survive every commit that
  * leaves it alone. Workers update them with atomics: counters and quotas
@@ -51,8 +51,10 @@ struct elem_expr_slot {
 	uint8_t limit_type;
 	uint16_t pad;
 	uint32_t flags;
-	_Atomic uint64_t a; /* counter packets, quota consumed, limit empty_at */
-	_Atomic uint64_t b; /* counter bytes; quota bytes; limit tokens_max */
+	_Atomic uint64_t a; /* counter packets, quota consumed, limit empty_at,
+			       last: when used (ctx->now_ms's clock) */
+	_Atomic uint64_t b; /* counter bytes; quota bytes; limit tokens_max;
+			       last: set (used once) */
 	uint64_t c;	    /* limit: cost of a packet (pkts) or nsecs (bytes) */
 	uint64_t rate;	    /* limit */
 	uint32_t unit;	    /* limit, seconds */
@@ -381,6 +383,17 @@ int nftdp_vm_elem_expr_init(void *area, const struct nftdp_vm_elem_expr *v, unsi
 					: NFTDP_VM_ELEM_CONNLIMIT_KEYS;
 			}
 			break;
+		case NFTDP_VM_ELEM_EXPR_LAST: {
+			/* nft_last_init: used last_msecs ago, if ever */
+			uint64_t now = nftdp_now_ms();
+
+			if (v[i].last_set) {
+				atomic_init(&x->a,
+					    now > v[i].last_msecs ? now - v[i].last_msecs : 0);
+				atomic_init(&x->b, 1);
+			}
+			break;
+		}
 		default:
 			return -EOPNOTSUPP;
 		}
@@ -429,6 +442,15 @@ unsigned int nftdp_vm_elem_expr_read(const void *area,
 				return n + 1;
 			break;
 		}
+		case NFTDP_VM_ELEM_EXPR_LAST: {
+			/* nft_last_dump: a use stamped after now is none */
+			uint64_t at = atomic_load_explicit(a, memory_order_relaxed);
+			uint64_t now = nftdp_now_ms();
+
+			o->last_set = atomic_load_explicit(b, memory_order_relaxed) && at <= now;
+			o->last_msecs = o->last_set ? now - at : 0;
+			break;
+		}
 		}
 	}
 	return n;
@@ -473,6 +495,13 @@ bool nftdp_vm_elem_expr_eval(void *area, const struct nftdp_vm_pkt *pkt,
 				return true;
 			if (((struct elem_connlimit *)x)->wide)
 				return false;
+			break;
+		case NFTDP_VM_ELEM_EXPR_LAST:
+			/* nft_last_eval: stores only when the value changes */
+			if (atomic_load_explicit(&x->a, memory_order_relaxed) != ctx->now_ms)
+				atomic_store_explicit(&x->a, ctx->now_ms, memory_order_relaxed);
+			if (!atomic_load_explicit(&x->b, memory_order_relaxed))
+				atomic_store_explicit(&x->b, 1, memory_order_relaxed);
 			break;
 		}
 	}

@@ -143,6 +143,10 @@ static int parse_expr(struct nftnl_expr *e, void *arg)
 		v->type = NFTDP_VM_ELEM_EXPR_CONNLIMIT;
 		v->count = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT);
 		v->flags = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS);
+	} else if (name && strcmp(name, "last") == 0) {
+		v->type = NFTDP_VM_ELEM_EXPR_LAST;
+		v->last_set = nftnl_expr_get_u32(e, NFTNL_EXPR_LAST_SET);
+		v->last_msecs = nftnl_expr_get_u64(e, NFTNL_EXPR_LAST_MSECS);
 	} else {
 		/* not NFT_EXPR_STATEFUL */
 		x->err = -EOPNOTSUPP;

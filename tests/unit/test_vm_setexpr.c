@@ -24,6 +24,7 @@
 #include <libnftnl/rule.h>
 
 #include "nft_build.h"
+#include "nftdp_common.h"
 #include "nftdp_sets.h"
 #include "nftdp_vm.h"
 
@@ -373,6 +374,56 @@ static void test_lookup_runs_exprs(void **state)
 	assert_int_equal(v[1].consumed, 120);
 }
 
+/* ip saddr @l drop, where the element carries a counter and `last`
+ * (nft_last): a lookup stamps it, the dump gives the milliseconds since;
+ * one restored as used 5 s ago reads so before any packet, one never used
+ * reads unset, and a stamp after the reader's now reads unset too */
+static void test_lookup_runs_last(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_elem_expr v[2] = {{.type = NFTDP_VM_ELEM_EXPR_COUNTER},
+					  {.type = NFTDP_VM_ELEM_EXPR_LAST}};
+	_Alignas(8) uint8_t data[NFTDP_VM_ELEM_EXPR_SIZE];
+	const uint8_t k1[4] = {10, 0, 0, 1}, k2[4] = {10, 0, 0, 2};
+	struct nftdp_set *l = add_set(w, "l", 0, NULL);
+	struct nftdp_vm_chain *c = chain(w);
+	struct nftnl_expr *lk = ex("lookup");
+	uint64_t now = nftdp_now_ms();
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_elem_expr_init(data, v, 2), 0);
+	assert_int_equal(nftdp_set_insert(l, k1, NULL, data, 0, 0, false), 0);
+	v[1].last_set = 1;
+	v[1].last_msecs = 5000;
+	assert_int_equal(nftdp_vm_elem_expr_init(data, v, 2), 0);
+	assert_int_equal(nftdp_set_insert(l, k2, NULL, data, 0, 0, false), 0);
+	nftdp_set_commit(l);
+	assert_int_equal(elem_read(l, 1, v), 2);
+	assert_int_equal(v[1].type, NFTDP_VM_ELEM_EXPR_LAST);
+	assert_int_equal(v[1].last_set, 0);
+	assert_int_equal(v[1].last_msecs, 0);
+	assert_int_equal(elem_read(l, 2, v), 2);
+	assert_int_equal(v[1].last_set, 1);
+	assert_true(v[1].last_msecs >= 5000 && v[1].last_msecs < 5500);
+
+	nftnl_expr_set_str(lk, NFTNL_EXPR_LOOKUP_SET, "l");
+	nftnl_expr_set_u32(lk, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+	assert_int_equal(add(w, c, SADDR, lk, verdict(NF_DROP, NULL), NULL), 0);
+	/* the packet 2 s before the read */
+	w->ctx.now_ms = now - 2000;
+	assert_int_equal(nftdp_vm_run_chain(c, tcp4(&t, 1), &w->ctx), NF_DROP);
+	assert_int_equal(elem_read(l, 1, v), 2);
+	assert_int_equal(v[0].packets, 1);
+	assert_int_equal(v[1].last_set, 1);
+	assert_true(v[1].last_msecs >= 2000 && v[1].last_msecs < 2500);
+	/* `last` never breaks the rule; a stamp from the future reads unset */
+	w->ctx.now_ms = now + 100000;
+	assert_int_equal(nftdp_vm_run_chain(c, tcp4(&t, 2), &w->ctx), NF_DROP);
+	assert_int_equal(elem_read(l, 2, v), 2);
+	assert_int_equal(v[1].last_set, 0);
+	assert_int_equal(v[1].last_msecs, 0);
+}
+
 /* add @s { ip saddr } without expressions still runs those of an element
  * the control plane added with its own (nft_set_elem_update_expr) */
 static void test_dynset_runs_elem_exprs(void **state)
@@ -606,6 +657,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dynset_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dynset_set_exprs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lookup_runs_exprs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_lookup_runs_last, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dynset_runs_elem_exprs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_workers_exact, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_workers_ct_count, setup, teardown),

@@ -576,6 +576,7 @@ enum nftdp_vm_elem_expr_type {
 	NFTDP_VM_ELEM_EXPR_QUOTA,
 	NFTDP_VM_ELEM_EXPR_LIMIT,
 	NFTDP_VM_ELEM_EXPR_CONNLIMIT, /**< `ct count`, any N */
+	NFTDP_VM_ELEM_EXPR_LAST,      /**< `last`: when the element last matched */
 };
 
 /** The largest N of a per-element `ct count [over] N` whose list of
@@ -607,6 +608,8 @@ struct nftdp_vm_elem_expr {
 	uint32_t burst;	     /**< limit (read: 5 for an unset packet burst, as the kernel) */
 	uint32_t limit_type; /**< NFT_LIMIT_PKTS / NFT_LIMIT_PKT_BYTES */
 	uint32_t count;	     /**< connlimit: NFTA_CONNLIMIT_COUNT (flags: _FLAGS) */
+	uint32_t last_set;   /**< last: NFTA_LAST_SET (0: never used) */
+	uint64_t last_msecs; /**< last: NFTA_LAST_MSECS, milliseconds since its use */
 };
 
 /**
