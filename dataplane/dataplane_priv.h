@@ -488,6 +488,38 @@ struct nftdp_dp_emit {
 #define NFTDP_DP_FRAG_VIEWS NFTDP_VM_BURST_MAX
 #define NFTDP_DP_VIEWS (NFTDP_DP_FRAG_VIEW0 + NFTDP_DP_FRAG_VIEWS)
 
+/** built-in steps a hook at most (nftdp_dp_step_add) */
+#define NFTDP_DP_STEPS_MAX 3
+
+/**
+ * One entry of a hook's walk (pipeline.c, walk_plan): a run of base chains,
+ * those at indexes [first[f], first[f] + n[f]) of the VM's hook list of
+ * IPv4 (f = 0) and IPv6 (f = 1), or one built-in step, dp->builtin[hook][step].
+ */
+struct nftdp_dp_walk_entry {
+	int8_t step; /**< -1: a run of chains */
+	uint32_t first[2], n[2];
+};
+
+/* the most entries of a walk: the steps, a run of chains around each, and
+ * prerouting's run cut at conntrack's priority */
+#define NFTDP_DP_WALK_MAX (2 * NFTDP_DP_STEPS_MAX + 2)
+
+/**
+ * What a hook runs for one generation, in the kernel's order
+ * (nf_hook_entries): the active built-in steps among the runs of base
+ * chains, by priority, a step before the chains of its own priority.
+ * Worked out once per generation for each worker (pipeline.c).
+ */
+struct nftdp_dp_walk {
+	uint8_t n;
+	/** prerouting: the first entry at or above NF_IP_PRI_CONNTRACK, where
+	 * BURST_PRE_CT's second part starts (n elsewhere) */
+	uint8_t ct_at;
+	bool steps; /**< an entry is a step */
+	struct nftdp_dp_walk_entry e[NFTDP_DP_WALK_MAX];
+};
+
 struct nftdp_dp;
 
 /** A worker's own state; one writer. */
@@ -528,6 +560,10 @@ struct nftdp_dp_worker {
 	bool plan_bridge;      /* bridge.c: the generation has bridge chains wire mode runs */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
+	/* pipeline.c: each hook's walk for the generation walk_gen (its id + 1,
+	 * UINT64_MAX: none; 0: not worked out yet) */
+	uint64_t walk_gen;
+	struct nftdp_dp_walk walk[NFTDP_VM_GEN_HOOK_MAX];
 	/* ct_step.c: what the probe of view i found out (PLAN_TRACKED), for
 	 * the conntrack step while ct_lk_on; NFTDP_VM_BURST_MAX of them
 	 * with conntrack, else NULL */
@@ -600,8 +636,8 @@ struct nftdp_dp_port {
  * verdict for each (NF_ACCEPT moves on to the chains from prio up). The
  * place for conntrack (issue 5): nf_conntrack_in at NF_IP_PRI_CONNTRACK
  * (-200) in prerouting, confirm at INT32_MAX in postrouting. Packet-path.
+ * At most NFTDP_DP_STEPS_MAX of them a hook.
  */
-#define NFTDP_DP_STEPS_MAX 3
 
 /* the step's function: pkts are IPv4 and IPv6 packets in arrival order,
  * each of its own family (pkt->nfproto) */

@@ -513,26 +513,8 @@ static void all_accept(unsigned int *v, unsigned int n)
 		v[i] = NF_ACCEPT;
 }
 
-/* Record the verdicts of sub[0..m) other than accept in v (by idx) and keep
- * the accepted ones, in order, for what runs next. */
-static unsigned int keep_accepted(struct nftdp_vm_pkt **sub, unsigned int *idx, unsigned int m,
-				  const unsigned int *sv, unsigned int *v)
-{
-	unsigned int k = 0;
-
-	for (unsigned int j = 0; j < m; j++) {
-		if (sv[j] != NF_ACCEPT) {
-			v[idx[j]] = sv[j];
-			continue;
-		}
-		sub[k] = sub[j];
-		idx[k++] = idx[j];
-	}
-	return k;
-}
-
 /* Which built-in steps act at each hook for gen: bit s of on[hook] for
- * dp->builtin[hook][s]. Worked out once per generation (pipeline_plan). */
+ * dp->builtin[hook][s]. Worked out once per generation (walk_plan). */
 static void steps_compute(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen,
 			  uint8_t on[NFTDP_VM_GEN_HOOK_MAX])
 {
@@ -544,107 +526,10 @@ static void steps_compute(const struct nftdp_dp *dp, const struct nftdp_vm_gen *
 	}
 }
 
-/* whether a built-in step acts at hook for the burst's generation */
+/* whether a built-in step acts at hook for the plan's generation */
 static bool hook_steps(const struct nftdp_dp_worker *w, uint8_t hook)
 {
 	return w->step_on[hook] != 0;
-}
-
-/* The priorities of a hook that a run covers: all, or the part before or
- * from conntrack's step (BURST_PRE_CT) */
-struct prio_span {
-	int32_t from, to;
-	bool part; /* settle as the first of two parts (settle_at) */
-};
-
-static const struct prio_span span_all = {INT32_MIN, INT32_MAX, false};
-
-/*
- * One hook with its steps over pkts[0..n) in arrival order: chains below
- * the first step, the step over what they accepted, the chains up to the
- * next step... as the kernel's hook list interleaves nf_conntrack_in (-200)
- * with nft chains. The packets may be of both families when no state shows
- * their order (nftdp_vm_gen_order_free): each priority window's chains run
- * once per family, each step once over all the packets still accepted, so
- * traffic that alternates families does not run conntrack a packet at a
- * time.
- */
-static void run_mixed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
-		      struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
-		      const struct prio_span *span)
-{
-	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
-	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX], *fam[NFTDP_VM_BURST_MAX];
-	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], fv[NFTDP_VM_BURST_MAX];
-	unsigned int pos[NFTDP_VM_BURST_MAX], m = n;
-	int32_t lo = span->from;
-
-	all_accept(v, n);
-	for (unsigned int i = 0; i < n; i++) {
-		sub[i] = pkts[i];
-		idx[i] = i;
-	}
-	for (unsigned int s = 0; s <= w->dp->n_builtin[hook] && m; s++) {
-		const struct nftdp_dp_builtin *b =
-		    s < w->dp->n_builtin[hook] ? &w->dp->builtin[hook][s] : NULL;
-		int32_t hi;
-		bool ran = false;
-
-		if (b && b->prio < span->from)
-			continue; /* ran in the hook's first part */
-		if (b && b->prio > span->to)
-			b = NULL; /* for the hook's second part */
-		hi = b ? b->prio - 1 : span->to;
-
-		for (unsigned int f = 0; gen && lo <= hi && f < sizeof(fams); f++) {
-			unsigned int c = 0;
-
-			if (!nftdp_vm_gen_hook_has_prio(gen, fams[f], hook, lo, hi))
-				continue;
-			if (!ran)
-				all_accept(sv, m);
-			ran = true;
-			for (unsigned int j = 0; j < m; j++) {
-				if (sub[j]->nfproto != fams[f])
-					continue;
-				pos[c] = j;
-				fam[c++] = sub[j];
-			}
-			if (!c)
-				continue;
-			nftdp_vm_gen_run_hook_burst_prio(gen, fams[f], hook, lo, hi, fam, c, fv,
-							 &w->ctx);
-			for (unsigned int j = 0; j < c; j++)
-				sv[pos[j]] = fv[j];
-		}
-		if (ran)
-			m = keep_accepted(sub, idx, m, sv, v);
-		if (!b || !m)
-			break;
-		lo = b->prio;
-		if (!(w->step_on[hook] & (1u << s)))
-			continue;
-		b->fn(w, hook, sub, m, sv);
-		m = keep_accepted(sub, idx, m, sv, v);
-	}
-}
-
-/* pkts[0..n) of one family through a hook; steps: hook_steps() of this
- * hook, asked once per hook by run_ip_hook */
-static void run_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t nfproto,
-		       uint8_t hook, struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *v,
-		       bool steps, const struct prio_span *span)
-{
-	/* no step acts (no conntrack): the chains in one run over the whole
-	 * priority range, the one the per-flow cache serves */
-	if (!steps) {
-		if (gen)
-			nftdp_vm_gen_run_hook_burst(gen, nfproto, hook, pkts, n, v, &w->ctx);
-		else
-			all_accept(v, n);
-		return;
-	}
-	run_mixed(w, gen, hook, pkts, n, v, span);
 }
 
 /* conntrack runs for this burst: only then do packets carry a ct */
@@ -661,92 +546,249 @@ static bool hook_chains(const struct nftdp_vm_gen *gen, uint8_t hook)
 		       nftdp_vm_gen_hook_len(gen, NFPROTO_IPV6, hook));
 }
 
-/* Whether a hook has nothing to run: no base chain, no active step. */
-static bool hook_idle(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook)
+/* the families of a walk entry's chain runs: IPv4 [0], IPv6 [1] */
+static const uint8_t walk_fams[2] = {NFPROTO_IPV4, NFPROTO_IPV6};
+
+static inline unsigned int walk_fam(uint8_t nfproto)
 {
-	return !hook_steps(w, hook) && !hook_chains(gen, hook);
+	return nfproto == NFPROTO_IPV6;
+}
+
+/* A run of the chains of gen at hook, from cur[f] of each family's list on,
+ * of priority below `below`, as the next entry of wk: none if no chain. */
+static void walk_add_chains(struct nftdp_dp_walk *wk, const struct nftdp_vm_gen *gen, uint8_t hook,
+			    uint32_t cur[2], int64_t below)
+{
+	struct nftdp_dp_walk_entry *e = &wk->e[wk->n];
+	uint32_t total = 0;
+
+	for (unsigned int f = 0; f < 2; f++) {
+		uint32_t len = gen ? nftdp_vm_gen_hook_len(gen, walk_fams[f], hook) : 0;
+
+		e->first[f] = cur[f];
+		while (cur[f] < len &&
+		       nftdp_vm_gen_hook_prio(gen, walk_fams[f], hook, cur[f]) < below)
+			cur[f]++;
+		e->n[f] = cur[f] - e->first[f];
+		total += e->n[f];
+	}
+	if (total) {
+		e->step = -1;
+		wk->n++;
+	}
 }
 
 /*
- * No state shows the order of packets and no step acts: the IPv4 and the
- * IPv6 packets of act are one burst each, verdicts back in arrival order
- * (traffic that alternates families would otherwise run the hook a packet
- * at a time). Settling stays in arrival order.
+ * Each ip/ip6/inet hook's walk for gen (id: its id + 1, UINT64_MAX for
+ * none), as the kernel's nf_hook_entries hold them: the active built-in
+ * steps by priority, each after the base chains of lower priority and
+ * before those of its own (conntrack registers before any table), the
+ * chains between two steps one entry. An inactive step is no entry: the
+ * chains around it are one run. In prerouting, ct_at is the first entry at
+ * or above NF_IP_PRI_CONNTRACK, the cut between BURST_PRE_CT's two parts:
+ * that part is the one with conntrack's step, which is there (the chains
+ * are cut at its priority) whenever the dataplane tracks; without an
+ * active step from there on, ct_at is the end.
  */
-static void run_by_family(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
-			  struct nftdp_vm_pkt **act, unsigned int n, unsigned int *v)
+static void walk_plan(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint64_t id)
+{
+	const struct nftdp_dp *dp = w->dp;
+
+	steps_compute(dp, gen, w->step_on);
+	for (uint8_t h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++) {
+		struct nftdp_dp_walk *wk = &w->walk[h];
+		uint32_t cur[2] = {0, 0};
+		bool cut = h == NF_INET_PRE_ROUTING;
+
+		wk->n = 0;
+		wk->steps = false;
+		for (unsigned int s = 0; s < dp->n_builtin[h]; s++) {
+			const struct nftdp_dp_builtin *b = &dp->builtin[h][s];
+
+			if (!(w->step_on[h] & (1u << s)))
+				continue;
+			if (cut && b->prio >= NF_IP_PRI_CONNTRACK) {
+				walk_add_chains(wk, gen, h, cur, NF_IP_PRI_CONNTRACK);
+				wk->ct_at = wk->n;
+				cut = false;
+			}
+			walk_add_chains(wk, gen, h, cur, b->prio);
+			wk->e[wk->n++] = (struct nftdp_dp_walk_entry){.step = (int8_t)s};
+			wk->steps = true;
+		}
+		walk_add_chains(wk, gen, h, cur, INT64_MAX);
+		if (cut || h != NF_INET_PRE_ROUTING)
+			wk->ct_at = wk->n;
+	}
+	w->walk_gen = id;
+}
+
+/* hook's walk for gen, worked out again when gen is not the walk's */
+static inline const struct nftdp_dp_walk *walk_of(struct nftdp_dp_worker *w,
+						  const struct nftdp_vm_gen *gen, uint8_t hook)
+{
+	uint64_t id = gen ? nftdp_vm_gen_id(gen) + 1 : UINT64_MAX;
+
+	if (unlikely(w->walk_gen != id))
+		walk_plan(w, gen, id);
+	return &w->walk[hook];
+}
+
+/*
+ * A walk entry's run of chains over pkts[0..n), verdicts in out: the
+ * chains of each family over that family's packets as one burst. Packets
+ * of both families come only where no state shows their order
+ * (nftdp_vm_gen_order_free); their families run in order of first
+ * appearance, and traffic that alternates families does not run the
+ * chains a packet at a time.
+ */
+static void walk_run(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
+		     const struct nftdp_dp_walk_entry *e, struct nftdp_vm_pkt **pkts,
+		     unsigned int n, unsigned int *out)
 {
 	struct nftdp_vm_pkt *fam[NFTDP_VM_BURST_MAX];
 	unsigned int pos[NFTDP_VM_BURST_MAX], fv[NFTDP_VM_BURST_MAX];
-	uint8_t done[NFTDP_VM_BURST_MAX] = {0};
+	uint8_t f0 = pkts[0]->nfproto;
+	unsigned int j = 1;
 
-	for (unsigned int first = 0; first < n; first++) {
-		uint8_t nfproto = act[first]->nfproto;
-		unsigned int m = 0;
+	while (j < n && pkts[j]->nfproto == f0)
+		j++;
+	if (j == n) { /* one family: straight into out */
+		unsigned int f = walk_fam(f0);
 
-		if (done[first])
+		if (e->n[f])
+			nftdp_vm_gen_run_hook_range(gen, f0, hook, e->first[f], e->n[f], pkts, n,
+						    out, &w->ctx);
+		else
+			all_accept(out, n);
+		return;
+	}
+	all_accept(out, n);
+	for (unsigned int k = 0; k < 2; k++) {
+		uint8_t nfproto = k == 0 ? f0 : walk_fams[!walk_fam(f0)];
+		unsigned int f = walk_fam(nfproto), c = 0;
+
+		if (!e->n[f])
 			continue;
-		for (unsigned int i = first; i < n; i++) {
-			if (done[i] || act[i]->nfproto != nfproto)
+		for (unsigned int i = 0; i < n; i++) {
+			if (pkts[i]->nfproto != nfproto)
 				continue;
-			done[i] = 1;
-			fam[m] = act[i];
-			pos[m++] = i;
+			pos[c] = i;
+			fam[c++] = pkts[i];
 		}
-		run_family(w, gen, nfproto, hook, fam, m, fv, false, &span_all);
-		for (unsigned int j = 0; j < m; j++)
-			v[pos[j]] = fv[j];
+		if (!c)
+			continue;
+		nftdp_vm_gen_run_hook_range(gen, nfproto, hook, e->first[f], e->n[f], fam, c, fv,
+					    &w->ctx);
+		for (unsigned int i = 0; i < c; i++)
+			out[pos[i]] = fv[i];
 	}
 }
 
 /*
- * Run one hook of an inet-style family over the packets in act, in arrival
- * order: each run of consecutive packets of one family (IPv4: ip and inet
- * chains, IPv6: ip6 and inet) is one burst, so state that IPv4 and IPv6
- * share in an inet chain (quota, limit, sets) sees them in the kernel's
- * order.
+ * The hook walker: entries [from, to) of hook's walk over pkts[0..n) in
+ * arrival order, verdicts in v. Each entry runs over the packets every
+ * entry before it accepted, in arrival order: a run of chains (walk_run),
+ * a built-in step over all of them, as the kernel's hook list interleaves
+ * nf_conntrack_in (-200) with nft chains. A verdict other than accept
+ * ends the packet's walk.
  */
-static unsigned int run_ip_hook_span(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+static void walk_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint8_t hook,
+		      unsigned int from, unsigned int to, struct nftdp_vm_pkt **pkts,
+		      unsigned int n, unsigned int *v)
+{
+	const struct nftdp_dp_walk *wk = &w->walk[hook];
+	struct nftdp_vm_pkt *sub[NFTDP_VM_BURST_MAX];
+	unsigned int idx[NFTDP_VM_BURST_MAX], sv[NFTDP_VM_BURST_MAX], m = n;
+
+	if (n == 0)
+		return;
+	/* one run of chains (no step acts, the common case): its verdicts
+	 * are the hook's */
+	if (to - from == 1 && wk->e[from].step < 0) {
+		walk_run(w, gen, hook, &wk->e[from], pkts, n, v);
+		return;
+	}
+	all_accept(v, n);
+	for (unsigned int i = 0; i < n; i++) {
+		sub[i] = pkts[i];
+		idx[i] = i;
+	}
+	for (unsigned int x = from; x < to && m; x++) {
+		const struct nftdp_dp_walk_entry *e = &wk->e[x];
+		unsigned int k = 0;
+
+		if (e->step < 0)
+			walk_run(w, gen, hook, e, sub, m, sv);
+		else
+			w->dp->builtin[hook][e->step].fn(w, hook, sub, m, sv);
+		/* a verdict other than accept is the packet's; the accepted
+		 * go on to the next entry, in order */
+		for (unsigned int j = 0; j < m; j++) {
+			if (sv[j] != NF_ACCEPT) {
+				v[idx[j]] = sv[j];
+				continue;
+			}
+			sub[k] = sub[j];
+			idx[k++] = idx[j];
+		}
+		m = k;
+	}
+}
+
+/* Which part of a hook run_ip_hook_part walks: all of it, or prerouting's
+ * part before or from conntrack's priority (BURST_PRE_CT) */
+enum hook_part { HOOK_ALL, HOOK_BEFORE_CT, HOOK_FROM_CT };
+
+/*
+ * Run one hook of an inet-style family over the packets in act, in arrival
+ * order, and settle them. Where some state shows the order of packets,
+ * each run of consecutive packets of one family (IPv4: ip and inet chains,
+ * IPv6: ip6 and inet) walks the hook as one burst, so state that IPv4 and
+ * IPv6 share in an inet chain (quota, limit, sets) sees them in the
+ * kernel's order; where none does, the whole burst walks it at once.
+ */
+static unsigned int run_ip_hook_part(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				     enum nftdp_dp_stage stage, uint8_t hook,
 				     struct nftdp_vm_pkt **act, unsigned int n,
 				     const struct nftdp_dp_meta *meta, uint16_t rx_port,
-				     const struct prio_span *span)
+				     enum hook_part part)
 {
-	unsigned int v[NFTDP_VM_BURST_MAX];
-	/* a part of a hook takes the windows' walk, steps or not */
-	bool steps = hook_steps(w, hook) || span != &span_all;
+	const struct nftdp_dp_walk *wk = walk_of(w, gen, hook);
+	unsigned int v[NFTDP_VM_BURST_MAX], from = 0, to = wk->n;
 
 	/* nothing at this hook: everything moves on untouched */
-	if (!steps && !hook_chains(gen, hook)) {
+	if (to == 0 && part == HOOK_ALL) {
 		w->st.hook[stage][NFTDP_DP_V_ACCEPT] += n;
 		return n;
 	}
+	if (part == HOOK_BEFORE_CT)
+		to = wk->ct_at;
+	else if (part == HOOK_FROM_CT)
+		from = wk->ct_at;
 	for (unsigned int i = 0; i < n; i++)
 		act[i]->hook = hook;
 	if (n > 1 && nftdp_vm_gen_order_free(gen)) {
-		if (steps)
-			run_mixed(w, gen, hook, act, n, v, span);
-		else
-			run_by_family(w, gen, hook, act, n, v);
-		return settle_at(w, stage, act, n, v, meta, rx_port, span->part);
-	}
-	for (unsigned int i = 0; i < n;) {
-		uint8_t nfproto = act[i]->nfproto;
-		unsigned int j = i;
+		walk_hook(w, gen, hook, from, to, act, n, v);
+	} else {
+		for (unsigned int i = 0; i < n;) {
+			uint8_t nfproto = act[i]->nfproto;
+			unsigned int j = i;
 
-		while (j < n && act[j]->nfproto == nfproto)
-			j++;
-		run_family(w, gen, nfproto, hook, act + i, j - i, v + i, steps, span);
-		i = j;
+			while (j < n && act[j]->nfproto == nfproto)
+				j++;
+			walk_hook(w, gen, hook, from, to, act + i, j - i, v + i);
+			i = j;
+		}
 	}
-	return settle_at(w, stage, act, n, v, meta, rx_port, span->part);
+	return settle_at(w, stage, act, n, v, meta, rx_port, part == HOOK_BEFORE_CT);
 }
 
 static unsigned int run_ip_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				enum nftdp_dp_stage stage, uint8_t hook, struct nftdp_vm_pkt **act,
 				unsigned int n, const struct nftdp_dp_meta *meta, uint16_t rx_port)
 {
-	return run_ip_hook_span(w, gen, stage, hook, act, n, meta, rx_port, &span_all);
+	return run_ip_hook_part(w, gen, stage, hook, act, n, meta, rx_port, HOOK_ALL);
 }
 
 static unsigned int run_netdev_hook(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
@@ -1079,11 +1121,6 @@ enum seg_part {
 	SEG_FROM_CT,	/* SEG_BEFORE_CT's prerouting views, from that step on */
 };
 
-/* prerouting's two parts around conntrack's step (BURST_PRE_CT), as
- * run_mixed's windows split them */
-static const struct prio_span span_before_ct = {INT32_MIN, NF_IP_PRI_CONNTRACK - 1, true};
-static const struct prio_span span_from_ct = {NF_IP_PRI_CONNTRACK, INT32_MAX, false};
-
 static void run_replies(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
 			unsigned int r0, bool tracking);
 
@@ -1156,7 +1193,7 @@ static unsigned int run_segment_at(struct nftdp_dp_worker *w, const struct nftdp
 
 	/* inet ingress (nft_do_chain_inet_ingress): untrimmed, skb->len as at
 	 * netdev ingress */
-	inet_ingress = !hook_idle(w, gen, NF_INET_INGRESS);
+	inet_ingress = walk_of(w, gen, NF_INET_INGRESS)->n != 0;
 	k = 0;
 	for (unsigned int i = 0; i < nip; i++) {
 		struct nftdp_vm_pkt *p = ipl[i];
@@ -1235,11 +1272,11 @@ static unsigned int run_segment_at(struct nftdp_dp_worker *w, const struct nftdp
 
 prerouting:
 	/* 5. prerouting: iif = rx, no oif */
-	nip = run_ip_hook_span(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
+	nip = run_ip_hook_part(w, gen, NFTDP_DP_ST_PREROUTING, NF_INET_PRE_ROUTING, ipl, nip, meta,
 			       rx_port,
-			       part == SEG_BEFORE_CT ? &span_before_ct
-			       : part == SEG_FROM_CT ? &span_from_ct
-						     : &span_all);
+			       part == SEG_BEFORE_CT ? HOOK_BEFORE_CT
+			       : part == SEG_FROM_CT ? HOOK_FROM_CT
+						     : HOOK_ALL);
 	if (part == SEG_BEFORE_CT) {
 		/* non-IP frames leave now, the rest after the burst's first
 		 * part; flush_emits() puts them back in arrival order */
@@ -1830,7 +1867,8 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 	id = gen ? nftdp_vm_gen_id(gen) + 1 : UINT64_MAX;
 	/* --router is fixed in the daemon; fuzz_pkt flips it per input */
 	if (w->plan_gen != id || w->plan_router != w->dp->router) {
-		steps_compute(w->dp, gen, w->step_on);
+		if (w->walk_gen != id)
+			walk_plan(w, gen, id);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
 		w->plan_established = w->plan_kind == PLAN_TRACKED && established_ok(w, gen);
 		w->plan_bridge = nftdp_dp_bridge_on(w->dp, gen);

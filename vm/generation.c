@@ -8,6 +8,7 @@
  * docs/vm.md "Generations" has the long form.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -691,21 +692,36 @@ unsigned int nftdp_vm_gen_run_hook(const struct nftdp_vm_gen *gen, uint8_t nfpro
 	return NF_ACCEPT;
 }
 
-void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
-				      int32_t prio_min, int32_t prio_max,
-				      struct nftdp_vm_pkt **pkts, unsigned int n,
-				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+int32_t nftdp_vm_gen_hook_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+			       unsigned int i)
+{
+	if (nfproto >= NFTDP_VM_GEN_NFPROTO_MAX || hook >= NFTDP_VM_GEN_HOOK_MAX ||
+	    i >= gen->hooks[nfproto][hook].n)
+		return INT32_MAX;
+	return gen->hooks[nfproto][hook].e[i].priority;
+}
+
+void nftdp_vm_gen_run_hook_range(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 unsigned int first, unsigned int count, struct nftdp_vm_pkt **pkts,
+				 unsigned int n, unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
 {
 	const struct hook_list *hl = hook_of(gen, nfproto, hook, ctx);
 	struct nftdp_vm_pkt *act[NFTDP_VM_BURST_MAX], *sub[NFTDP_VM_BURST_MAX];
 	unsigned int idx[NFTDP_VM_BURST_MAX], v[NFTDP_VM_BURST_MAX];
 	unsigned int subpos[NFTDP_VM_BURST_MAX];
+	uint32_t end;
 
-	/* the whole hook through this worker's flow cache: also a window
+	/* chains [first, end) of the list, none outside it */
+	if (!hl || first >= hl->n)
+		count = 0;
+	else if (count > hl->n - first)
+		count = hl->n - first;
+	end = first + count;
+
+	/* the whole hook through this worker's flow cache: also a range
 	 * that holds every chain of the hook (prerouting's after conntrack),
-	 * where running the window is running the hook */
-	if (ctx->flow && hl && gen->flow[hook][nfproto] && hl->n && hl->e[0].priority >= prio_min &&
-	    hl->e[hl->n - 1].priority <= prio_max) {
+	 * where running the range is running the hook */
+	if (ctx->flow && count && gen->flow[hook][nfproto] && first == 0 && end == hl->n) {
 		while (n > 0) {
 			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
 
@@ -718,14 +734,13 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 		return;
 	}
 
-	if (hl && hl->n == 1 && !hl->e[0].dev_bound && hl->e[0].priority >= prio_min &&
-	    hl->e[0].priority <= prio_max) {
+	if (count == 1 && !hl->e[first].dev_bound) {
 		/* one base chain for every packet (the common case): its
 		 * verdicts are the hook's, no bookkeeping of who goes on */
 		while (n > 0) {
 			unsigned int chunk = n < NFTDP_VM_BURST_MAX ? n : NFTDP_VM_BURST_MAX;
 
-			nftdp_vm_run_burst(hl->e[0].chain, pkts, chunk, verdicts, ctx);
+			nftdp_vm_run_burst(hl->e[first].chain, pkts, chunk, verdicts, ctx);
 			pkts += chunk;
 			verdicts += chunk;
 			n -= chunk;
@@ -740,15 +755,11 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 			act[i] = pkts[i];
 			idx[i] = i;
 		}
-		for (uint32_t c = 0; hl && c < hl->n && m > 0; c++) {
+		for (uint32_t c = first; c < end && m > 0; c++) {
 			const struct hook_entry *e = &hl->e[c];
 			struct nftdp_vm_pkt **run = act;
 			unsigned int k = 0, nrun = m;
 
-			if (e->priority < prio_min)
-				continue;
-			if (e->priority > prio_max)
-				break;
 			if (e->dev_bound) {
 				/* only the packets of the chain's devices */
 				nrun = 0;
@@ -788,6 +799,27 @@ void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nf
 		verdicts += chunk;
 		n -= chunk;
 	}
+}
+
+void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				      int32_t prio_min, int32_t prio_max,
+				      struct nftdp_vm_pkt **pkts, unsigned int n,
+				      unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
+{
+	unsigned int first = 0, end = 0;
+
+	/* the list is in priority order: the chains in the window are one
+	 * range of it */
+	if (nfproto < NFTDP_VM_GEN_NFPROTO_MAX && hook < NFTDP_VM_GEN_HOOK_MAX) {
+		const struct hook_list *hl = &gen->hooks[nfproto][hook];
+
+		while (first < hl->n && hl->e[first].priority < prio_min)
+			first++;
+		end = first;
+		while (end < hl->n && hl->e[end].priority <= prio_max)
+			end++;
+	}
+	nftdp_vm_gen_run_hook_range(gen, nfproto, hook, first, end - first, pkts, n, verdicts, ctx);
 }
 
 void nftdp_vm_gen_flow_probe(const struct nftdp_vm_gen *gen, uint8_t hook,
@@ -849,8 +881,7 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
 				 struct nftdp_vm_pkt **pkts, unsigned int n, unsigned int *verdicts,
 				 struct nftdp_vm_ctx *ctx)
 {
-	nftdp_vm_gen_run_hook_burst_prio(gen, nfproto, hook, INT32_MIN, INT32_MAX, pkts, n,
-					 verdicts, ctx);
+	nftdp_vm_gen_run_hook_range(gen, nfproto, hook, 0, UINT_MAX, pkts, n, verdicts, ctx);
 }
 
 unsigned int nftdp_vm_gen_nat_len(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook)

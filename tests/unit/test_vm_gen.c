@@ -261,6 +261,73 @@ static void test_devices_and_prio_window(void **state)
 	nftdp_vm_gen_destroy(gen);
 }
 
+/* the hook walker's view of a list: each chain's priority by index, and a
+ * range of indexes run as a part of the hook (a step between two ranges) */
+static void test_hook_range(void **state)
+{
+	struct gen_fix *f = *state;
+	struct nftdp_vm_gen_builder *b;
+	struct nftdp_vm_chain *c;
+	static struct gen_tpkt t[3];
+	struct nftdp_vm_pkt *pk[3];
+	unsigned int v[3];
+
+	assert_int_equal(nftdp_vm_gen_builder_create(f->st, NULL, &b), 0);
+	/* created out of order: the list holds them by priority */
+	c = gen_chain(b, NFPROTO_IPV4, "p10", true, NF_INET_FORWARD, 10, NF_ACCEPT, 0);
+	assert_int_equal(gen_rule(b, c, 1, MARK_IS(2), verdict(NF_DROP, NULL), NULL), 0);
+	c = gen_chain(b, NFPROTO_IPV4, "m10", true, NF_INET_FORWARD, -10, NF_ACCEPT, 1);
+	assert_int_equal(gen_rule(b, c, 2, MARK_SET(1), NULL), 0);
+	c = gen_chain(b, NFPROTO_IPV4, "z", true, NF_INET_FORWARD, 0, NF_ACCEPT, 2);
+	assert_int_equal(gen_rule(b, c, 3, MARK_IS(1), MARK_SET(2), NULL), 0);
+	struct nftdp_vm_gen *gen = gen_build_ok(b);
+
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 0), -10);
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1), 0);
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 2), 10);
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, NFPROTO_IPV4, NF_INET_FORWARD, 3), INT32_MAX);
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, NFPROTO_IPV6, NF_INET_FORWARD, 0), INT32_MAX);
+	assert_int_equal(nftdp_vm_gen_hook_prio(gen, 200, NF_INET_FORWARD, 0), INT32_MAX);
+
+	/* [0, 1) then [1, 3): the whole hook in two parts */
+	for (int i = 0; i < 3; i++)
+		pk[i] = gen_tcp4(&t[i]);
+	pk[2]->mark = 5; /* m10 marks it 1 too */
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 0, 1, pk, 3, v, &f->ctx);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(v[i], NF_ACCEPT);
+		assert_int_equal(pk[i]->mark, 1);
+	}
+	pk[1]->mark = 7; /* what a step between the two parts might do */
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, 2, pk, 3, v, &f->ctx);
+	assert_int_equal(v[0], NF_DROP);
+	assert_int_equal(v[1], NF_ACCEPT);
+	assert_int_equal(pk[1]->mark, 7);
+	assert_int_equal(v[2], NF_DROP);
+	/* one chain of the middle: z alone marks, p10 does not run */
+	pk[0] = gen_tcp4(&t[0]);
+	pk[0]->mark = 1;
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 1, 1, pk, 1, v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(pk[0]->mark, 2);
+	/* a range past the end is cut there; one that starts past it, or of
+	 * no chain, or of a list that does not exist, accepts untouched */
+	pk[0]->mark = 2;
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 2, 100, pk, 1, v, &f->ctx);
+	assert_int_equal(v[0], NF_DROP);
+	v[0] = NF_DROP;
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 3, 1, pk, 1, v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	v[0] = NF_DROP;
+	nftdp_vm_gen_run_hook_range(gen, NFPROTO_IPV4, NF_INET_FORWARD, 0, 0, pk, 1, v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	v[0] = NF_DROP;
+	nftdp_vm_gen_run_hook_range(gen, 200, NF_INET_FORWARD, 0, 3, pk, 1, v, &f->ctx);
+	assert_int_equal(v[0], NF_ACCEPT);
+	assert_int_equal(pk[0]->mark, 2);
+	nftdp_vm_gen_destroy(gen);
+}
+
 static void test_policies(void **state)
 {
 	struct gen_fix *f = *state;
@@ -1056,6 +1123,7 @@ int main(void)
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_policies, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_devices_and_prio_window, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_hook_range, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_one_chain_burst, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_build_errors, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_sets_and_reclaim, fix_setup, fix_teardown),

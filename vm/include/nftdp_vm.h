@@ -1633,6 +1633,15 @@ unsigned int nftdp_vm_gen_hook_len(const struct nftdp_vm_gen *gen, uint8_t nfpro
 bool nftdp_vm_gen_hook_has_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				int32_t prio_min, int32_t prio_max);
 
+/**
+ * The priority of the base chain at index i of (nfproto, hook)'s list, which
+ * holds them in priority order (0 <= i < nftdp_vm_gen_hook_len); INT32_MAX
+ * out of range. Lets the dataplane place its built-in steps among the
+ * chains once per generation. Any thread.
+ */
+int32_t nftdp_vm_gen_hook_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+			       unsigned int i);
+
 /** The set handles the generation's programs use (*n of them). Any thread. */
 struct nftdp_set *const *nftdp_vm_gen_sets(const struct nftdp_vm_gen *gen, unsigned int *n);
 
@@ -1655,9 +1664,19 @@ void nftdp_vm_gen_run_hook_burst(const struct nftdp_vm_gen *gen, uint8_t nfproto
 				 struct nftdp_vm_ctx *ctx);
 
 /**
+ * The same, restricted to the base chains at indexes [first, first + count)
+ * of (nfproto, hook)'s list (nftdp_vm_gen_hook_prio; a range past the end
+ * is cut there): the dataplane's hook walker runs a built-in step
+ * (conntrack at -200) between two ranges. A range that holds the whole
+ * list is the whole hook (the flow cache serves it). Packet-path.
+ */
+void nftdp_vm_gen_run_hook_range(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
+				 unsigned int first, unsigned int count, struct nftdp_vm_pkt **pkts,
+				 unsigned int n, unsigned int *verdicts, struct nftdp_vm_ctx *ctx);
+
+/**
  * The same, restricted to the base chains with prio_min <= priority <=
- * prio_max: lets the dataplane run a built-in step (conntrack at -200)
- * between the base chains of one hook. Packet-path.
+ * prio_max (bridge.c's split around br_netfilter). Packet-path.
  */
 void nftdp_vm_gen_run_hook_burst_prio(const struct nftdp_vm_gen *gen, uint8_t nfproto, uint8_t hook,
 				      int32_t prio_min, int32_t prio_max,

@@ -88,7 +88,7 @@ POSTFILTER = """  chain postfilter { type filter hook postrouting priority 200; 
 # The same NAT, a forward chain with no state but counters: no packet's
 # order shows in the chains, so a segment's IPv4 and IPv6 packets run each
 # hook together, conntrack and NAT over both families in arrival order
-# (pipeline.c, run_mixed).
+# (pipeline.c, walk_hook).
 ORDER_FREE = RULESET.split('table inet filter {')[0] + '''table inet filter {
   chain forward { type filter hook forward priority 0; policy drop;
     ct state invalid counter drop
