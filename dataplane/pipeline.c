@@ -2205,7 +2205,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	uint8_t with[CACHED_HOOKS];
-	struct est_held held = {0};
+	/* entries a packet left to the pipeline: after conntrack (held), after
+	 * a miss (missed: only those, as an earlier packet of an entry held
+	 * by a later one, a reopened connection's old one, is decided) */
+	struct est_held held = {0}, missed = {0};
 	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0, n_with;
 	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
@@ -2302,9 +2305,9 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = (unsigned int)(p - w->view);
 
-		if (miss[x] || held_has(&held, ent[x])) {
+		if (miss[x] || held_has(&missed, ent[x])) {
 			how[idx] = EST_AFTER_CT;
-			hold(&held, ent[x]);
+			hold(&missed, ent[x]);
 			continue;
 		}
 		nd++;
