@@ -562,7 +562,9 @@ unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 	unsigned int ctinfo;
 	int dir;
 
-	if (!pkt->ct)
+	/* the established pass applied it already (a flow-cache miss it
+	 * left to the pipeline) */
+	if (!pkt->ct || (pkt->nat_done & (1u << manip)))
 		return NF_ACCEPT;
 	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
 	dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
@@ -584,4 +586,62 @@ unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *
 	if ((e->status & statusbit_for(manip, dir)) && !nat_manip(e, pkt, manip, dir))
 		return NF_DROP;
 	return NF_ACCEPT;
+}
+
+bool nftdp_ct_nat_bound(const struct nftdp_vm_pkt *pkt, uint8_t *manips)
+{
+	const struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+	int dir;
+
+	*manips = 0;
+	if (!pkt->ct)
+		return true; /* untracked: nf_nat_inet_fn leaves it alone */
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	/* an ICMP error's inner header (nf_nat_icmp_reply_translation), a
+	 * related connection's first packet, sequence adjustment: the
+	 * pipeline's way */
+	if (ctinfo == IP_CT_RELATED || ctinfo == IP_CT_RELATED_REPLY ||
+	    (e->status & IPS_SEQ_ADJUST))
+		return false;
+	/* nf_nat_inet_fn runs a hook's nat-type chains for a packet of state
+	 * NEW whose binding of that type is not set (an entry confirmed
+	 * under another generation, without NAT then) */
+	if (ctinfo == IP_CT_NEW && (e->status & IPS_NAT_DONE_MASK) != IPS_NAT_DONE_MASK)
+		return false;
+	/* manip_pkt's protocols that cannot fail (GRE can) */
+	switch (pkt->l4proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		break;
+	default:
+		if (e->status & IPS_NAT_MASK)
+			return false;
+	}
+	dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
+	if (e->status & statusbit_for(NFTDP_CT_MANIP_DST, dir))
+		*manips |= 1u << NFTDP_CT_MANIP_DST;
+	if (e->status & statusbit_for(NFTDP_CT_MANIP_SRC, dir))
+		*manips |= 1u << NFTDP_CT_MANIP_SRC;
+	return true;
+}
+
+bool nftdp_ct_nat_apply(struct nftdp_vm_pkt *pkt, enum nftdp_ct_manip manip)
+{
+	struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+
+	if (!pkt->ct)
+		return true;
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	if (!nat_manip(e, pkt, manip,
+		       ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL))
+		return false;
+	pkt->nat_done |= (uint8_t)(1u << manip);
+	return true;
 }

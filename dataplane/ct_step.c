@@ -148,6 +148,34 @@ static bool nat_active(const struct nftdp_vm_gen *gen)
 	       (nat_registered(gen, NFPROTO_IPV4) || nat_registered(gen, NFPROTO_IPV6));
 }
 
+bool nftdp_dp_nat_on(const struct nftdp_vm_gen *gen, uint8_t nfproto)
+{
+	return gen && ct_active(gen) && nat_registered(gen, nfproto);
+}
+
+bool nftdp_dp_step_is_nat(nftdp_dp_step_fn *fn)
+{
+	return fn == nat_step;
+}
+
+bool nftdp_dp_nat_dst(struct nftdp_vm_pkt *p, bool *snat)
+{
+	uint8_t manips;
+
+	*snat = false;
+	if (!nftdp_ct_nat_bound(p, &manips))
+		return false;
+	if ((manips & 1u << NFTDP_CT_MANIP_DST) && !nftdp_ct_nat_apply(p, NFTDP_CT_MANIP_DST))
+		return false;
+	*snat = manips & 1u << NFTDP_CT_MANIP_SRC;
+	return true;
+}
+
+bool nftdp_dp_nat_src(struct nftdp_vm_pkt *p)
+{
+	return nftdp_ct_nat_apply(p, NFTDP_CT_MANIP_SRC);
+}
+
 /* masquerade: the --ifaddr of the port (ifindex = port id + 1) */
 static bool port_addr(void *arg, uint32_t ifindex, uint8_t nfproto, void *addr16)
 {
@@ -291,14 +319,19 @@ const void *nftdp_dp_ct_probe(struct nftdp_dp_worker *w, const struct nftdp_vm_p
 			      w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL);
 }
 
-bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
+bool nftdp_dp_ct_room(const struct nftdp_dp_worker *w)
 {
 	struct nftdp_ct_stats st;
 
-	if (!w->ct_lk_on || nat_active(w->gen) || !nftdp_vm_gen_order_free(w->gen))
+	if (!w->ct_lk_on || !nftdp_vm_gen_order_free(w->gen))
 		return false;
 	nftdp_ct_stats(w->ct, &st);
 	return st.max - st.count >= NFTDP_VM_BURST_MAX;
+}
+
+bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w)
+{
+	return !nat_active(w->gen) && nftdp_dp_ct_room(w);
 }
 
 unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int i,

@@ -557,6 +557,7 @@ struct nftdp_dp_worker {
 	bool plan_router;      /* dp->router when the plan was worked out */
 	bool plan_headers;     /* PLAN_CACHED probes header views (burst_cached) */
 	bool plan_established; /* PLAN_TRACKED bursts take burst_established */
+	uint8_t plan_nat;      /* burst_established applies NAT: bit 0 IPv4, bit 1 IPv6 */
 	bool plan_bridge;      /* bridge.c: the generation has bridge chains wire mode runs */
 	/* pipeline.c: bit s of step_on[hook]: dp->builtin[hook][s] acts */
 	uint8_t step_on[NFTDP_VM_GEN_HOOK_MAX];
@@ -869,6 +870,26 @@ void nftdp_dp_ct_lookups(struct nftdp_dp_worker *w, unsigned int n, bool on);
  * segment (no NAT, no chain whose state shows packet order, room in the
  * table for a burst of them without early drop) */
 bool nftdp_dp_ct_group_new(const struct nftdp_dp_worker *w);
+/* while lookups are kept: no chain whose state shows packet order, room
+ * in the table for a burst of new connections without early drop (what
+ * the established pass needs: it decides no new connection) */
+bool nftdp_dp_ct_room(const struct nftdp_dp_worker *w);
+/* whether NAT is registered for nfproto in gen (a nat-type chain of the
+ * family: nf_nat_register_fn) with conntrack on, so that its steps
+ * translate that family's packets */
+bool nftdp_dp_nat_on(const struct nftdp_vm_gen *gen, uint8_t nfproto);
+/* whether fn is the NAT step (nf_nat_inet_fn at prerouting, postrouting,
+ * output and input) */
+bool nftdp_dp_step_is_nat(nftdp_dp_step_fn *fn);
+/* the established pass, for a packet of a family NAT is on for after
+ * nftdp_dp_ct_in_one: false when NAT would do more than apply its
+ * connection's bindings (nftdp_ct_nat_bound; the pipeline's way, p left
+ * as it was); else its destination rewritten as NAT's prerouting step
+ * would (p->nat_done), *snat whether its postrouting step rewrites the
+ * source */
+bool nftdp_dp_nat_dst(struct nftdp_vm_pkt *p, bool *snat);
+/* that source rewrite (p->nat_done); false: NAT's drop */
+bool nftdp_dp_nat_src(struct nftdp_vm_pkt *p);
 /* the established pass (pipeline.c): nf_conntrack_in for view p = i of the
  * burst right after its probe, marked as run (ct_seen); *plain: what it
  * gave reaches no other connection (nftdp_ct_pkt_plain); *carry: then the

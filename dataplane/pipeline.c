@@ -1795,31 +1795,73 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 }
 
 /*
+ * Whether the active steps of hook after conntrack's (prerouting) or all of
+ * them (postrouting) are NAT's at most, at nat_prio, with no base chain of
+ * the hook before it (prerouting: the chains see the packet NAT rewrote)
+ * or from it on (postrouting: the chains see it before): the established
+ * pass then rewrites a packet once before its probes (destination) and
+ * once after (source), where the pipeline's run_mixed would. *nat: NAT's
+ * step is active there.
+ */
+static bool established_steps(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			      uint8_t hook, int32_t nat_prio, bool *nat)
+{
+	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
+	const struct nftdp_dp *dp = w->dp;
+
+	*nat = false;
+	for (unsigned int s = 0; s < dp->n_builtin[hook]; s++) {
+		const struct nftdp_dp_builtin *b = &dp->builtin[hook][s];
+
+		if (!(w->step_on[hook] & (1u << s)) ||
+		    (hook == NF_INET_PRE_ROUTING && b->prio <= NF_IP_PRI_CONNTRACK))
+			continue;
+		if (!nftdp_dp_step_is_nat(b->fn) || b->prio != nat_prio)
+			return false;
+		*nat = true;
+	}
+	for (unsigned int f = 0; *nat && f < sizeof(fams); f++)
+		if (hook == NF_INET_PRE_ROUTING
+			? nftdp_vm_gen_hook_has_prio(gen, fams[f], hook, INT32_MIN, nat_prio - 1)
+			: nftdp_vm_gen_hook_has_prio(gen, fams[f], hook, nat_prio, INT32_MAX))
+			return false;
+	return true;
+}
+
+/*
  * Whether PLAN_TRACKED bursts of gen may take the established pass
  * (burst_established): no --router step, no bridge, no netdev egress
  * chain, no chain whose state shows packet order, no step after conntrack
- * (NAT), and the flow cache serves every chain of prerouting, forward and
- * postrouting. Asked once per generation (pipeline_plan, after
- * steps_compute).
+ * but NAT's (established_steps), and the flow cache serves every chain of
+ * prerouting, forward and postrouting. Asked once per generation
+ * (pipeline_plan, after steps_compute); *nat: the families whose NAT the
+ * pass applies (bit 0 IPv4, bit 1 IPv6).
  */
-static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen)
+static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			   uint8_t *nat)
 {
 	static const uint8_t hooks[] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD, NF_INET_POST_ROUTING};
 	const struct nftdp_dp *dp = w->dp;
+	bool dnat, snat;
 
+	*nat = 0;
 	if (dp->router || dp->route || nftdp_dp_bridge_on(dp, gen) ||
 	    !nftdp_vm_gen_order_free(gen) ||
 	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS))
 		return false;
-	for (unsigned int s = 0; s < dp->n_builtin[NF_INET_PRE_ROUTING]; s++)
-		if ((w->step_on[NF_INET_PRE_ROUTING] & (1u << s)) &&
-		    dp->builtin[NF_INET_PRE_ROUTING][s].prio > NF_IP_PRI_CONNTRACK)
-			return false;
-	if (hook_steps(w, NF_INET_FORWARD) || hook_steps(w, NF_INET_POST_ROUTING))
+	if (!established_steps(w, gen, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, &dnat) ||
+	    !established_steps(w, gen, NF_INET_POST_ROUTING, NF_IP_PRI_NAT_SRC, &snat) ||
+	    hook_steps(w, NF_INET_FORWARD))
 		return false;
 	for (unsigned int h = 0; h < sizeof(hooks); h++)
 		if (!nftdp_vm_gen_flow_serves(gen, hooks[h]))
 			return false;
+	/* NAT's steps act at both hooks or at neither (nat_active) */
+	if (dnat != snat)
+		return false;
+	if (dnat)
+		*nat = (uint8_t)(nftdp_dp_nat_on(gen, NFPROTO_IPV4) |
+				 nftdp_dp_nat_on(gen, NFPROTO_IPV6) << 1);
 	return true;
 }
 
@@ -1870,7 +1912,8 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 		if (w->walk_gen != id)
 			walk_plan(w, gen, id);
 		w->plan_kind = (uint8_t)plan_compute(w, gen, tracking);
-		w->plan_established = w->plan_kind == PLAN_TRACKED && established_ok(w, gen);
+		w->plan_established =
+		    w->plan_kind == PLAN_TRACKED && established_ok(w, gen, &w->plan_nat);
 		w->plan_bridge = nftdp_dp_bridge_on(w->dp, gen);
 		w->plan_headers = gen && nftdp_vm_gen_flow_headers_only(gen, NF_INET_PRE_ROUTING) &&
 				  nftdp_vm_gen_flow_headers_only(gen, NF_INET_FORWARD) &&
@@ -2193,13 +2236,17 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	struct nftdp_vm_flow_carry *carry[NFTDP_VM_BURST_MAX];
 	const void *ct[NFTDP_VM_BURST_MAX]; /* its pkt->ct, which confirm takes */
 	bool carried[NFTDP_VM_BURST_MAX];
+	bool snat[NFTDP_VM_BURST_MAX]; /* NAT rewrites its source at postrouting */
 	unsigned int live[NFTDP_VM_BURST_MAX], make[NFTDP_VM_BURST_MAX];
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	uint8_t with[CACHED_HOOKS];
-	struct est_held held = {0};
+	/* entries a packet left to the pipeline: after conntrack (held), after
+	 * a miss (missed: only those, as an earlier packet of an entry held
+	 * by a later one, a reopened connection's old one, is decided) */
+	struct est_held held = {0}, missed = {0};
 	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0, n_with;
 	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
@@ -2253,6 +2300,11 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			rte_pktmbuf_free(m[i]);
 			continue;
 		}
+		snat[nf] = false;
+		/* NAT's step at prerouting, before the chains
+		 * (established_steps): the binding alone */
+		if (plain && (w->plan_nat >> (p->nfproto == NFPROTO_IPV6) & 1))
+			plain = nftdp_dp_nat_dst(p, &snat[nf]);
 		if (!plain) {
 			how[i] = EST_AFTER_CT;
 			hold(&held, e);
@@ -2291,9 +2343,9 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = (unsigned int)(p - w->view);
 
-		if (miss[x] || held_has(&held, ent[x])) {
+		if (miss[x] || held_has(&missed, ent[x])) {
 			how[idx] = EST_AFTER_CT;
-			hold(&held, ent[x]);
+			hold(&missed, ent[x]);
 			continue;
 		}
 		nd++;
@@ -2304,6 +2356,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			if (carry[x])
 				make[nm++] = x;
 		}
+		/* NAT's step at postrouting, after its chains (a failed
+		 * rewrite: its drop) */
+		if (last[x] == CACHED_HOOKS && snat[x] && !nftdp_dp_nat_src(p))
+			last[x] = CACHED_HOOKS - 1;
 		if (last[x] < CACHED_HOOKS) {
 			dropped[last[x]]++;
 			nftdp_dp_ct_confirm(w, &p, 1, NF_DROP);
@@ -2359,7 +2415,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 	unsigned int na = 0;
 
 	nftdp_dp_ct_lookups(w, n, true);
-	if (w->plan_established && nftdp_dp_ct_group_new(w)) {
+	if (w->plan_established && nftdp_dp_ct_room(w)) {
 		burst_established(w, gen, rx_port, m, n, how, view_ready);
 		for (unsigned int i = 0; i < n; i++) {
 			if (how[i] != EST_PIPELINE && how[i] != EST_AFTER_CT)

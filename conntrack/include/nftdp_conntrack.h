@@ -564,6 +564,25 @@ unsigned int nftdp_ct_nat_redirect(struct nftdp_ct_shard *s, struct nftdp_vm_pkt
  */
 unsigned int nftdp_ct_nat_packet(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint8_t hook);
 
+/**
+ * The pipeline's established pass: whether NAT at prerouting and
+ * postrouting does nothing to pkt (nf_conntrack_in ran; its entry
+ * confirmed) but apply its connection's bindings, as nf_nat_inet_fn ->
+ * nf_nat_packet: no nat-type chain runs, no null binding is made, it is no
+ * ICMP error (inner headers) nor a related packet, no sequence adjustment,
+ * a protocol whose rewrite cannot fail. *manips: then the manips
+ * (1 << NFTDP_CT_MANIP_*) whose rewrite changes it. Packet-path.
+ */
+bool nftdp_ct_nat_bound(const struct nftdp_vm_pkt *pkt, uint8_t *manips);
+
+/**
+ * nf_nat_manip_pkt of pkt (one nftdp_ct_nat_bound said is bound) for manip:
+ * addresses, ports or query id, IP and L4 checksums, as nftdp_ct_nat_packet
+ * rewrites it; marked in pkt->nat_done, which nftdp_ct_nat_packet then
+ * leaves alone. @return false where the manip fails (drop). Packet-path.
+ */
+bool nftdp_ct_nat_apply(struct nftdp_vm_pkt *pkt, enum nftdp_ct_manip manip);
+
 /* ------------------------------------------------------------------ */
 /* Entries made and changed by ctnetlink (conntrack -I/-U, conntrackd; */
 /* conntrack/ct_inject.c): IPCTNL_MSG_CT_NEW as                       */

@@ -4,7 +4,8 @@
  * NAT on the packet path: SNAT, DNAT with ports, masquerade,
  * ICMP errors quoting a NATed flow (IPv4 and IPv6), the shard that owns a
  * NATed connection, SCTP's CRC32c after a port change, and zone clashes
- * resolved by the null binding.
+ * resolved by the null binding; the established pass's bindings alone
+ * (nftdp_ct_nat_bound, nftdp_ct_nat_apply), which NAT's step then skips.
  * Shared packet and shard fixtures: tests/lib/ct_fixture.h.
  */
 #include "ct_fixture.h"
@@ -33,7 +34,7 @@ static void test_nat_snat_tcp(void **state)
 	{
 		struct tflow r = {false, "203.0.113.5", "198.51.100.7", 40000, 80, f.aseq, f.bseq};
 
-		seg(&t, &r, 1, TS | TA, r.bseq, r.aseq, 0);
+		seg(&t, &r, 1, TS | TA, f.bseq, f.aseq, 0);
 		assert_int_equal(nat_path(en, &t, NULL, &sn, &e2), ST_ESTABLISHED);
 		assert_ptr_equal(e, e2);
 		assert_ip4(t.buf + 16, "10.0.0.1");
@@ -55,6 +56,60 @@ static void test_nat_snat_tcp(void **state)
 	assert_true(port_at(t.buf + 20) >= 1024);
 	assert_int_equal(ntohs(e2->tuple[1].dport), port_at(t.buf + 20));
 	assert_csums(&t);
+	env_free(en);
+}
+
+/* the established pass's NAT: the binding alone, once, as nf_nat_packet */
+static void test_nat_bound_apply(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_nat_range sn = nat_to("203.0.113.5", 0);
+	struct nftdp_ct_nat_range dn = nat_to("192.0.2.20", 8080);
+	struct tflow f = {false, "10.0.0.1", "198.51.100.7", 40000, 80, 100, 7000};
+	struct tflow r = {false, "203.0.113.5", "192.0.2.20", 40000, 8080, 0, 0};
+	uint8_t before[128], manips = 0;
+	struct tpkt t;
+
+	(void)state;
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	assert_int_equal(nat_path(en, &t, &dn, &sn, NULL), ST_NEW);
+	f.aseq++;
+	seg(&t, &r, 1, TS | TA, f.bseq, f.aseq, 0);
+	assert_int_equal(nat_path(en, &t, &dn, &sn, NULL), ST_ESTABLISHED);
+	f.bseq++;
+	/* the client's ACK: both bindings apply, nothing else */
+	seg(&t, &f, 0, TA, f.aseq, f.bseq, 10);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_true(nftdp_ct_nat_bound(&t.pkt, &manips));
+	assert_int_equal(manips, 1u << NFTDP_CT_MANIP_DST | 1u << NFTDP_CT_MANIP_SRC);
+	assert_true(nftdp_ct_nat_apply(&t.pkt, NFTDP_CT_MANIP_DST));
+	assert_ip4(t.buf + 16, "192.0.2.20");
+	assert_int_equal(port_at(t.buf + 22), 8080);
+	/* the pipeline's step after it leaves the packet alone (a marker in
+	 * the destination it would overwrite, then the packet back) */
+	memcpy(before, t.buf, sizeof(before));
+	t.buf[19] ^= 0xff;
+	assert_int_equal(nftdp_ct_nat_packet(en->s, &t.pkt, NF_INET_PRE_ROUTING), NF_ACCEPT);
+	assert_int_equal(t.buf[19], before[19] ^ 0xff);
+	memcpy(t.buf, before, sizeof(before));
+	assert_true(nftdp_ct_nat_apply(&t.pkt, NFTDP_CT_MANIP_SRC));
+	assert_ip4(t.buf + 12, "203.0.113.5");
+	assert_int_equal(port_at(t.buf + 20), 40000);
+	assert_csums(&t);
+	assert_int_equal(nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT), NF_ACCEPT);
+	/* the server's reply: un-DNAT and un-SNAT */
+	seg(&t, &r, 1, TA, f.bseq, f.aseq + 10, 10);
+	assert_int_equal(nftdp_ct_in(en->s, &t.pkt, en->now), NF_ACCEPT);
+	assert_true(nftdp_ct_nat_bound(&t.pkt, &manips));
+	assert_int_equal(manips, 1u << NFTDP_CT_MANIP_DST | 1u << NFTDP_CT_MANIP_SRC);
+	assert_true(nftdp_ct_nat_apply(&t.pkt, NFTDP_CT_MANIP_DST));
+	assert_true(nftdp_ct_nat_apply(&t.pkt, NFTDP_CT_MANIP_SRC));
+	assert_ip4(t.buf + 12, "198.51.100.7");
+	assert_int_equal(port_at(t.buf + 20), 80);
+	assert_ip4(t.buf + 16, "10.0.0.1");
+	assert_int_equal(port_at(t.buf + 22), 40000);
+	assert_csums(&t);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
 	env_free(en);
 }
 
@@ -259,10 +314,11 @@ static void test_zone_clash_after_nat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nat_snat_tcp),	 cmocka_unit_test(test_nat_dnat_port),
-	    cmocka_unit_test(test_nat_masquerade_icmp),	 cmocka_unit_test(test_nat_icmp_error_ipv4),
-	    cmocka_unit_test(test_nat_icmp_error_ipv6),	 cmocka_unit_test(test_nat_shard_owner),
-	    cmocka_unit_test(test_zone_clash_after_nat), cmocka_unit_test(test_nat_sctp_crc),
+	    cmocka_unit_test(test_nat_bound_apply),	cmocka_unit_test(test_nat_snat_tcp),
+	    cmocka_unit_test(test_nat_dnat_port),	cmocka_unit_test(test_nat_masquerade_icmp),
+	    cmocka_unit_test(test_nat_icmp_error_ipv4), cmocka_unit_test(test_nat_icmp_error_ipv6),
+	    cmocka_unit_test(test_nat_shard_owner),	cmocka_unit_test(test_zone_clash_after_nat),
+	    cmocka_unit_test(test_nat_sctp_crc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

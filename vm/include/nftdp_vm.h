@@ -395,6 +395,9 @@ struct nftdp_vm_pkt {
 	 * pipeline's established pass): conntrack leaves it alone, as it
 	 * leaves a packet with a ct, whatever that run decided */
 	bool ct_seen;
+	/** the NAT manips (1 << NFTDP_CT_MANIP_*) the established pass
+	 * applied already: nf_nat_packet does not apply them again */
+	uint8_t nat_done;
 	/** `ct zone set` ran before conntrack (the kernel's template): the
 	 * NFTDP_VM_CT_ZONE_DIR_* it keys, 0 when no zone was set */
 	uint8_t ct_zone_dir;

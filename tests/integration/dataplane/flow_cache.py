@@ -23,8 +23,12 @@ conntrack first (the tracked pass, whose established packets are judged
 by the result their connection carries: docs/dataplane.md): with the
 cache, without it and in verify mode the listings, each port's frames
 and the hook verdicts must be identical, and with the cache
-flow_cache.carried must be > 0. Exit 0 when all hold, 1 otherwise, 77
-when not root.
+flow_cache.carried must be > 0. Then again with NAT (source and
+destination, IPv4 and IPv6, TCP and UDP): the established packets of
+NATed connections take the established pass too (flow_cache.carried >
+0), the three runs agree, and every packet of a NATed flow leaves
+exactly as the model rewrites it (addresses, ports, checksums). Exit 0
+when all hold, 1 otherwise, 77 when not root.
 """
 import json
 import os
@@ -117,6 +121,46 @@ table inet filter {
 }
 '''
 
+# TRACKED with NAT: the flows of NAT_FLOWS translated (nat-type chains at
+# dstnat and srcnat, the filter chains between them), so that the
+# established packets of NATed connections take the established pass
+NAT_CHAINS = '''
+table ip nat4 {
+	chain pre {
+		type nat hook prerouting priority dstnat; policy accept;
+		ip daddr 192.0.2.10 tcp dport 443 dnat to 192.0.2.20:8443
+		ip daddr 192.0.2.10 tcp dport 8080 dnat to 192.0.2.30:80
+		ip saddr 10.0.0.7 udp dport 53 dnat to 192.0.2.54
+	}
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+		ip saddr { 10.0.0.1, 10.0.0.4, 10.0.0.8 } snat to 198.51.100.1
+	}
+}
+table ip6 nat6 {
+	chain pre {
+		type nat hook prerouting priority dstnat; policy accept;
+		ip6 daddr 2001:db8:1::123 udp dport 123 dnat to [2001:db8:1::124]:1123
+	}
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+		ip6 saddr 2001:db8::1 snat to 2001:db8:ff::1
+	}
+}
+'''
+NAT_TRACKED = TRACKED + NAT_CHAINS
+
+# flows() index: (client, sport, server, dport) as the server sees them
+NAT_FLOWS = {
+    0: ('198.51.100.1', 40000, '192.0.2.10', 80),     # TCP, source NAT
+    1: ('10.0.0.2', 40001, '192.0.2.20', 8443),       # TCP, destination NAT
+    3: ('198.51.100.1', 40003, '192.0.2.30', 80),     # TCP, both
+    4: ('2001:db8:ff::1', 41000, '2001:db8:1::10', 80),  # TCP6, source NAT
+    6: ('10.0.0.7', 42000, '192.0.2.54', 53),         # UDP, destination NAT
+    7: ('198.51.100.1', 42000, '192.0.2.53', 53),     # UDP, source NAT
+    9: ('2001:db8::9', 43000, '2001:db8:1::124', 1123),  # UDP6, destination NAT
+}
+
 MAC = {0: '02:00:00:00:00:01', 1: '02:00:00:00:00:02'}
 
 
@@ -137,38 +181,51 @@ def flows():
     return f
 
 
-def tracked_capture():
+def tracked_capture(nat=None):
     """The flows as conntrack accepts them: TCP with a handshake,
     sequence and acknowledgement numbers that follow the data both ways,
-    FIN at the end; 20 packets a flow, interleaved (fixed seed)."""
+    FIN at the end; 20 packets a flow, interleaved (fixed seed).
+    nat: {flow index: (client, sport, server, dport) as NAT makes them}:
+    the server answers those, and each packet leaves as NAT rewrites it.
+    Returns [(port, frame, frame as it leaves)] in capture order."""
     from scapy.all import IP, TCP, UDP, Ether, IPv6, Raw
     rnd = random.Random(17)
     per_flow = []
-    for proto, fam, cli, srv, sport, dport, _ in flows():
+    for n, (proto, fam, cli, srv, sport, dport, _) in enumerate(flows()):
         pkts = []
         nxt = {0: 1000, 1: 5000}  # next sequence number of each side
+        # the ends as the client sends them and as the server sees them
+        ncli, nsport, nsrv, ndport = (nat or {}).get(n, (cli, sport, srv, dport))
         for k in range(20):
             reply = k % 2 == 1
             port = 1 if reply else 0
-            src, dst = (srv, cli) if reply else (cli, srv)
-            sp, dp = (dport, sport) if reply else (sport, dport)
-            l3 = IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst)
-            data = b''
+            ends = []
+            for c, cp, v, vp in ((cli, sport, srv, dport), (ncli, nsport, nsrv, ndport)):
+                ends.append((v, c, vp, cp) if reply else (c, v, cp, vp))
             if proto == 'tcp':
                 me, peer = (1, 0) if reply else (0, 1)
                 flags = 'S' if k == 0 else 'SA' if k == 1 else 'FA' if k >= 18 else \
                     'A' if k == 2 else 'PA'
                 data = b'' if k < 3 or k >= 18 else b'd' * rnd.choice((10, 300, 1200))
                 ack = 0 if k == 0 else nxt[peer]
-                l4 = TCP(sport=sp, dport=dp, flags=flags, seq=nxt[me], ack=ack, window=65535)
+                seq = nxt[me]
                 nxt[me] += len(data) + (1 if 'S' in flags or 'F' in flags else 0)
             else:
-                l4 = UDP(sport=sp, dport=dp)
                 data = b'q' * rnd.choice((20, 250))
-            p = Ether(src=MAC[port], dst=MAC[1 - port]) / l3 / l4
-            if data:
-                p = p / Raw(data)
-            pkts.append((port, bytes(p), False))
+            frames = []
+            for src, dst, sp, dp in ends:
+                l3 = IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst)
+                if proto == 'tcp':
+                    l4 = TCP(sport=sp, dport=dp, flags=flags, seq=seq, ack=ack, window=65535)
+                else:
+                    l4 = UDP(sport=sp, dport=dp)
+                p = Ether(src=MAC[port], dst=MAC[1 - port]) / l3 / l4
+                if data:
+                    p = p / Raw(data)
+                frames.append(bytes(p))
+            # the client's packets leave translated, the server's back
+            inner, outer = frames
+            pkts.append((port, outer, inner) if reply else (port, inner, outer))
         per_flow.append(pkts)
     out = []
     while any(per_flow):
@@ -215,6 +272,47 @@ def tracked(tmp):
           'tracked: connections carried results (%s packets)' % fc_on.get('carried'))
     check(ver['stats'].get('flow_cache', {}).get('carried', -1) == 0,
           'tracked: verify mode carries nothing')
+
+
+def nat_tracked(tmp):
+    """The stateful ruleset with NAT: established packets of NATed
+    connections take the established pass (the binding applied there),
+    and leave exactly as the pipeline and the model rewrite them."""
+    with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
+        f.write(NAT_TRACKED)
+    pkts = tracked_capture(NAT_FLOWS)
+    write_ports(tmp, pkts)
+    on = run(tmp, 'n-cache', [])
+    off = run(tmp, 'n-nocache', ['--flow-cache', '0'])
+    ver = run(tmp, 'n-verify', ['--flow-cache-verify'])
+    if on is None or off is None or ver is None:
+        return
+    fc_on = on['stats'].get('flow_cache', {})
+    print('   NAT, cache on: %s' % fc_on)
+    check(on['listing'] == off['listing'] == ver['listing'],
+          'NAT: listings with counters are identical')
+    check(on['tx'] == off['tx'] == ver['tx'], 'NAT: each port sends the same frames')
+    check(on['stats']['hooks'] == off['stats']['hooks'] == ver['stats']['hooks'],
+          'NAT: hook verdicts are identical')
+    # the model: each port sends, in order, packets of those the other
+    # port got, as NAT rewrites them, every one of a NATed flow among
+    # them; exact bytes: scapy computed the checksums afresh, nftdp
+    # updates them
+    n_nat = 0
+    for p in (0, 1):
+        model = iter([out for port, _, out in pkts if port == 1 - p])
+        sent = on['tx'][p]
+        check(all(any(f == m for m in model) for f in sent),
+              'NAT: port %d sends the model\'s frames, in order (%d)' % (p, len(sent)))
+        nat_out = [out for port, frame, out in pkts if port == 1 - p and frame != out]
+        n_nat += len(nat_out)
+        check([f for f in sent if f in nat_out] == nat_out,
+              'NAT: port %d sends each NATed packet translated, checksums exact (%d)'
+              % (p, len(nat_out)))
+    check(n_nat >= 100, 'NAT: %d of the frames are translated' % n_nat)
+    check(fc_on.get('carried', 0) > 0,
+          'NAT: connections carried results, through the established pass (%s packets)'
+          % fc_on.get('carried'))
 
 
 def capture():
@@ -335,6 +433,7 @@ def main():
         check(ver['listing'] == off['listing'] and ver['tx'] == off['tx'],
               'verify: listing and tx as without the cache')
         tracked(tmp)
+        nat_tracked(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.report('flow-cache')
