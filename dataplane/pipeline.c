@@ -1800,7 +1800,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
  * the hook before it (prerouting: the chains see the packet NAT rewrote)
  * or from it on (postrouting: the chains see it before): the established
  * pass then rewrites a packet once before its probes (destination) and
- * once after (source), where the pipeline's run_mixed would. *nat: NAT's
+ * once after (source), where the pipeline's hook walk would. *nat: NAT's
  * step is active there.
  */
 static bool established_steps(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
