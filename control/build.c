@@ -1146,6 +1146,26 @@ static void chain_stats_commit(const struct ctl_table *t, struct ctl_chain *c)
 	c->stats_pending = false;
 }
 
+/* A rule that replaced one keeps its handle and so its counters' slots
+ * (keyed by handle): set them to the values the request gave (iptables -Z
+ * replaces each rule with zeroed counters), as the kernel's new rule has. */
+static void rule_stats_commit(const struct ctl_table *t, const struct ctl_rule *r)
+{
+	if (r->dead || !stats_vm)
+		return;
+	for (unsigned int i = 0; i < r->nstats; i++) {
+		const struct ctl_rule_stat *rs = &r->stats[i];
+		uint64_t pk, by;
+
+		if (rs->kind != CTL_STAT_COUNTER)
+			continue;
+		memcpy(&pk, (const char *)r->blob + rs->off_a, sizeof(pk));
+		memcpy(&by, (const char *)r->blob + rs->off_b, sizeof(by));
+		nftdp_vm_state_set_rule(stats_vm, t->family, t->name, r->handle, rs->expr_index,
+					be64toh(pk), be64toh(by));
+	}
+}
+
 void ctl_build_commit(struct nftdp_ctl *ctl)
 {
 	struct ctl_build *bld = ctl->bld;
@@ -1188,6 +1208,10 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 		case CTL_TR_NEWCHAIN:
 		case CTL_TR_UPDCHAIN:
 			chain_stats_commit(tr->table, tr->obj);
+			break;
+		case CTL_TR_NEWRULE:
+			if (tr->replaced)
+				rule_stats_commit(tr->table, tr->obj);
 			break;
 		case CTL_TR_DELTABLE:
 			ctl_list_for_each_entry(s, &tr->table->sets, list)

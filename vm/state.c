@@ -605,13 +605,12 @@ int nftdp_vm_state_read_chain(struct nftdp_vm_state *st, uint8_t family, const c
 	return 0;
 }
 
-int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
-			     const char *name, uint64_t packets, uint64_t bytes)
+static int set_counter(struct nftdp_vm_state *st, struct nftdp_vm_slot_ent *ent, uint64_t packets,
+		       uint64_t bytes)
 {
-	struct nftdp_vm_slot_ent *ent = chain_ent(st, family, table, name);
 	struct nftdp_vm_counter raw = {0, 0};
 
-	if (!ent)
+	if (!ent || ent->kind != NFTDP_VM_SLOT_COUNTER)
 		return -ENOENT;
 	/* workers never see the change: the base makes the sum read as the
 	 * value given (unsigned arithmetic wraps both ways) */
@@ -624,6 +623,22 @@ int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const ch
 	st->counter_base[ent->index].packets = raw.packets - packets;
 	st->counter_base[ent->index].bytes = raw.bytes - bytes;
 	return 0;
+}
+
+int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			     const char *name, uint64_t packets, uint64_t bytes)
+{
+	return set_counter(st, chain_ent(st, family, table, name), packets, bytes);
+}
+
+int nftdp_vm_state_set_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			    uint64_t handle, uint32_t expr_index, uint64_t packets, uint64_t bytes)
+{
+	char key[600];
+
+	snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u", family, table, (unsigned long long)handle,
+		 expr_index);
+	return set_counter(st, map_find(st, key, NULL), packets, bytes);
 }
 
 /* ---- log rings: single producer (worker), single consumer (control) ---- */

@@ -1049,6 +1049,11 @@ int nftdp_vm_state_read_chain(struct nftdp_vm_state *st, uint8_t family, const c
  * top; -ENOENT as above. Control-path. */
 int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
 			     const char *name, uint64_t packets, uint64_t bytes);
+/** The same for a rule's counter (family, table, rule handle, expression
+ * index): a rule that replaces one (NLM_F_REPLACE keeps the handle, so the
+ * slot) starts from its own values. Control-path. */
+int nftdp_vm_state_set_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			    uint64_t handle, uint32_t expr_index, uint64_t packets, uint64_t bytes);
 
 /** One log event recorded by a worker; the control thread prints it. */
 struct nftdp_vm_log_event {
