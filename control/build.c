@@ -1146,9 +1146,11 @@ static void chain_stats_commit(const struct ctl_table *t, struct ctl_chain *c)
 	c->stats_pending = false;
 }
 
-/* A rule that replaced one keeps its handle and so its counters' slots
- * (keyed by handle): set them to the values the request gave (iptables -Z
- * replaces each rule with zeroed counters), as the kernel's new rule has. */
+/* A new rule's counters are the values the request gave, as the kernel's.
+ * Its slots (keyed by handle) may be an older rule's: one it replaced keeps
+ * the handle (iptables -Z replaces each rule with zeroed counters), and a
+ * table deleted and made again in one batch (iptables-restore) hands out
+ * the same handles again. */
 static void rule_stats_commit(const struct ctl_table *t, const struct ctl_rule *r)
 {
 	if (r->dead || !stats_vm)
@@ -1210,8 +1212,7 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 			chain_stats_commit(tr->table, tr->obj);
 			break;
 		case CTL_TR_NEWRULE:
-			if (tr->replaced)
-				rule_stats_commit(tr->table, tr->obj);
+			rule_stats_commit(tr->table, tr->obj);
 			break;
 		case CTL_TR_DELTABLE:
 			ctl_list_for_each_entry(s, &tr->table->sets, list)
