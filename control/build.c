@@ -1247,6 +1247,40 @@ static void obj_retire(struct ctl_build *bld, struct ctl_obj *o)
 	}
 }
 
+/* nft_chain_stats_replace: the chain's counter set to what the request
+ * gave (kept in c->nl until then), once its slot exists */
+static void chain_stats_commit(const struct ctl_table *t, struct ctl_chain *c)
+{
+	if (!c->stats_pending || c->dead || !stats_vm)
+		return;
+	nftdp_vm_state_set_chain(stats_vm, t->family, t->name, c->name,
+				 nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_PACKETS),
+				 nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_BYTES));
+	c->stats_pending = false;
+}
+
+/* A new rule's counters are the values the request gave, as the kernel's.
+ * Its slots (keyed by handle) may be an older rule's: one it replaced keeps
+ * the handle (iptables -Z replaces each rule with zeroed counters), and a
+ * table deleted and made again in one batch (iptables-restore) hands out
+ * the same handles again. */
+static void rule_stats_commit(const struct ctl_table *t, const struct ctl_rule *r)
+{
+	if (r->dead || !stats_vm)
+		return;
+	for (unsigned int i = 0; i < r->nstats; i++) {
+		const struct ctl_rule_stat *rs = &r->stats[i];
+		uint64_t pk, by;
+
+		if (rs->kind != CTL_STAT_COUNTER)
+			continue;
+		memcpy(&pk, (const char *)r->blob + rs->off_a, sizeof(pk));
+		memcpy(&by, (const char *)r->blob + rs->off_b, sizeof(by));
+		nftdp_vm_state_set_rule(stats_vm, t->family, t->name, r->handle, rs->expr_index,
+					be64toh(pk), be64toh(by));
+	}
+}
+
 void ctl_build_commit(struct nftdp_ctl *ctl)
 {
 	struct ctl_build *bld = ctl->bld;
@@ -1291,6 +1325,13 @@ void ctl_build_commit(struct nftdp_ctl *ctl)
 			break;
 		case CTL_TR_DELOBJ:
 			obj_retire(bld, o);
+			break;
+		case CTL_TR_NEWCHAIN:
+		case CTL_TR_UPDCHAIN:
+			chain_stats_commit(tr->table, tr->obj);
+			break;
+		case CTL_TR_NEWRULE:
+			rule_stats_commit(tr->table, tr->obj);
 			break;
 		case CTL_TR_DELTABLE:
 			ctl_list_for_each_entry(s, &tr->table->sets, list)
@@ -1429,6 +1470,18 @@ static void put_be64(struct nlmsghdr *nlh, size_t off, uint64_t v)
 	uint64_t be = htobe64(v);
 
 	memcpy((char *)nlh + off, &be, sizeof(be));
+}
+
+bool ctl_build_chain_stats(const struct ctl_chain *c, uint64_t *packets, uint64_t *bytes)
+{
+	struct nftdp_vm_counter v;
+
+	if (!stats_vm ||
+	    nftdp_vm_state_read_chain(stats_vm, c->table->family, c->table->name, c->name, &v) < 0)
+		return false;
+	*packets = v.packets;
+	*bytes = v.bytes;
+	return true;
 }
 
 void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off,

@@ -86,6 +86,10 @@ struct ctl_chain {
 	bool binding;			 /* NFT_CHAIN_BINDING: nft's `jump { ... }` */
 	bool bound;			 /* a rule's verdict holds it (nft_chain_is_bound) */
 	bool dead;
+	/* NFTA_CHAIN_COUNTERS: the chain has stats while nl holds
+	 * NFTNL_CHAIN_PACKETS/BYTES (the values the request gave); pending
+	 * until the commit sets the dataplane's counter to them */
+	bool stats_pending;
 };
 
 /* What a rule or element refers to, so use counts follow it. */
@@ -436,6 +440,9 @@ void ctl_build_commit(struct nftdp_ctl *ctl);
 void ctl_build_abort(struct nftdp_ctl *ctl);
 /* Current values of a rule's stateful expressions into its dump (nlh holds
  * the rule's blob at blob_off); reset: read and zero (GETRULE_RESET). */
+/* A base chain's statistics as the workers counted them; false where no
+ * generation runs it (no dataplane, a dormant table). */
+bool ctl_build_chain_stats(const struct ctl_chain *c, uint64_t *packets, uint64_t *bytes);
 void ctl_build_rule_stats(const struct ctl_rule *r, struct nlmsghdr *nlh, size_t blob_off,
 			  bool reset);
 /* Current values of a named counter or quota into o->nl before a dump. */

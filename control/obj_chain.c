@@ -65,10 +65,54 @@ static bool hook_is_netdev(uint8_t family, uint32_t hooknum)
 	return family == NFPROTO_NETDEV || (family == NFPROTO_INET && hooknum == NF_INET_INGRESS);
 }
 
+/* nf_tables_fill_chain_info: NFTA_CHAIN_COUNTERS (nft_dump_stats) only of a
+ * chain with stats, the workers' sums; the request's values until the
+ * commit set them, or where no generation runs the chain. */
 void ctl_chain_fill(struct nlmsghdr *nlh, const struct ctl_chain *c)
 {
+	uint64_t pk0, by0, pk, by;
+
 	nftnl_chain_set_u32(c->nl, NFTNL_CHAIN_USE, c->use);
+	if (!nftnl_chain_is_set(c->nl, NFTNL_CHAIN_PACKETS)) {
+		nftnl_chain_nlmsg_build_payload(nlh, c->nl);
+		return;
+	}
+	pk = pk0 = nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_PACKETS);
+	by = by0 = nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_BYTES);
+	if (!c->stats_pending)
+		ctl_build_chain_stats(c, &pk, &by);
+	nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_PACKETS, pk);
+	nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_BYTES, by);
 	nftnl_chain_nlmsg_build_payload(nlh, c->nl);
+	nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_PACKETS, pk0);
+	nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_BYTES, by0);
+}
+
+/* nft_stats_alloc: NFTA_CHAIN_COUNTERS as nla_parse_nested_deprecated reads
+ * it with nft_counter_policy (a value shorter than a u64 is ERANGE, the
+ * last of a type counts), and both values needed. */
+static int chain_counters(struct ctl_msg *m, uint64_t *packets, uint64_t *bytes)
+{
+	const struct nlattr *a, *pk = NULL, *by = NULL;
+
+	mnl_attr_for_each_nested(a, m->tb[NFTA_CHAIN_COUNTERS])
+	{
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type != NFTA_COUNTER_PACKETS && type != NFTA_COUNTER_BYTES)
+			continue;
+		if (mnl_attr_get_payload_len(a) < sizeof(uint64_t))
+			return -ERANGE;
+		if (type == NFTA_COUNTER_PACKETS)
+			pk = a;
+		else
+			by = a;
+	}
+	if (pk == NULL || by == NULL)
+		return -EINVAL;
+	*packets = be64toh(mnl_attr_get_u64(pk));
+	*bytes = be64toh(mnl_attr_get_u64(by));
+	return 0;
 }
 
 /* Parse NFTA_CHAIN_HOOK like nft_chain_parse_hook(): the hook number and
@@ -169,6 +213,8 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 	struct hook_info h = {0};
 	struct ctl_chain *c;
 	uint32_t policy = NF_ACCEPT, flags = 0;
+	uint64_t pk = 0, by = 0;
+	bool stats = false;
 	int err;
 
 	if (m->tb[NFTA_CHAIN_FLAGS]) {
@@ -188,6 +234,13 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 			err = chain_policy(m, &policy);
 			if (err < 0)
 				return err;
+		}
+		/* only a base chain has stats: a regular one ignores them */
+		if (m->tb[NFTA_CHAIN_COUNTERS]) {
+			err = chain_counters(m, &pk, &by);
+			if (err < 0)
+				return err;
+			stats = true;
 		}
 	} else {
 		if (m->tb[NFTA_CHAIN_POLICY])
@@ -230,6 +283,11 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 		nftnl_chain_set_u32(c->nl, NFTNL_CHAIN_POLICY, policy);
 		flags |= NFT_CHAIN_BASE;
 	}
+	if (stats) {
+		nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_PACKETS, pk);
+		nftnl_chain_set_u64(c->nl, NFTNL_CHAIN_BYTES, by);
+		c->stats_pending = true;
+	}
 	if (flags)
 		nftnl_chain_set_u32(c->nl, NFTNL_CHAIN_FLAGS, flags);
 	else
@@ -246,14 +304,17 @@ static int chain_add(struct ctl_msg *m, struct ctl_table *t)
 	return 0;
 }
 
-/* nf_tables_updchain(): policy, rename, netdev devices. A hook that differs
- * from the chain's is EEXIST. */
+/* nf_tables_updchain(): policy, rename, netdev devices, stats (set or zeroed,
+ * made where there were none). A hook that differs from the chain's is
+ * EEXIST. */
 static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 {
 	struct ctl_table *t = c->table;
 	struct nftnl_chain *old, *nc;
 	struct ctl_trans *tr;
 	uint32_t policy = 0;
+	uint64_t pk = 0, by = 0;
+	bool stats = false;
 	int err;
 
 	if (m->tb[NFTA_CHAIN_FLAGS]) {
@@ -311,6 +372,23 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 			}
 		}
 	}
+	if (m->tb[NFTA_CHAIN_COUNTERS]) {
+		if (!c->base)
+			return -EOPNOTSUPP;
+		err = chain_counters(m, &pk, &by);
+		if (err < 0)
+			return err;
+		stats = true;
+	} else if (m->tb[NFTA_CHAIN_HANDLE] && m->tb[NFTA_CHAIN_NAME] &&
+		   nftnl_chain_is_set(c->nl, NFTNL_CHAIN_PACKETS)) {
+		/* the dataplane keys the chain's counter by name: a rename
+		 * carries the values over as the kernel keeps its stats */
+		pk = nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_PACKETS);
+		by = nftnl_chain_get_u64(c->nl, NFTNL_CHAIN_BYTES);
+		if (!c->stats_pending)
+			ctl_build_chain_stats(c, &pk, &by);
+		stats = true;
+	}
 
 	old = c->nl;
 	nc = nftnl_chain_alloc();
@@ -340,6 +418,11 @@ static int chain_update(struct ctl_msg *m, struct ctl_chain *c)
 	if (m->tb[NFTA_CHAIN_HANDLE] && m->tb[NFTA_CHAIN_NAME]) {
 		tr->old_name = c->name;
 		nftnl_chain_set_str(nc, NFTNL_CHAIN_NAME, mnl_attr_get_str(m->tb[NFTA_CHAIN_NAME]));
+	}
+	if (stats) {
+		nftnl_chain_set_u64(nc, NFTNL_CHAIN_PACKETS, pk);
+		nftnl_chain_set_u64(nc, NFTNL_CHAIN_BYTES, by);
+		c->stats_pending = true;
 	}
 	c->nl = nc;
 	c->name = nftnl_chain_get_str(nc, NFTNL_CHAIN_NAME);

@@ -1219,13 +1219,18 @@ int ctl_newrule(struct ctl_msg *m)
 		r->rule_id = ntohl(mnl_attr_get_u32(m->tb[NFTA_RULE_ID]));
 
 	if (flags & NLM_F_REPLACE) {
+		struct ctl_trans *tr;
+
 		err = ctl_rule_delete(m, old);
 		if (err < 0)
 			goto err_rule;
-		if (ctl_trans_add(m, CTL_TR_NEWRULE, t, r) == NULL) {
+		tr = ctl_trans_add(m, CTL_TR_NEWRULE, t, r);
+		if (tr == NULL) {
 			err = -ENOMEM;
 			goto err_rule;
 		}
+		/* same handle, so the same counter slots: the commit sets them */
+		tr->replaced = old;
 		ctl_list_add_tail(&r->list, &old->list);
 	} else {
 		if (ctl_trans_add(m, CTL_TR_NEWRULE, t, r) == NULL) {

@@ -365,10 +365,15 @@ static void release(struct ctl_trans *tr)
 		ctl_list_del(&tr->table->list);
 		ctl_table_free(tr->table);
 		break;
+	case CTL_TR_NEWCHAIN:
+		/* no dataplane to set the stats: the values given stand */
+		((struct ctl_chain *)tr->obj)->stats_pending = false;
+		break;
 	case CTL_TR_UPDCHAIN:
 		if (tr->old_name)
 			ctl_chain_renamed(tr->obj, tr->old_name);
 		nftnl_chain_free(tr->old_chain);
+		((struct ctl_chain *)tr->obj)->stats_pending = false;
 		break;
 	case CTL_TR_DELCHAIN: {
 		struct ctl_chain *c = tr->obj;
@@ -579,6 +584,7 @@ static void undo(struct ctl_trans *tr)
 		nftnl_chain_free(c->nl);
 		c->nl = tr->old_chain;
 		c->name = nftnl_chain_get_str(c->nl, NFTNL_CHAIN_NAME);
+		c->stats_pending = false;
 		break;
 	}
 	case CTL_TR_DELCHAIN:

@@ -572,7 +572,73 @@ int nftdp_vm_chain_stats(const struct nftdp_vm_chain *chain, struct nftdp_vm_sta
 		out->packets += __atomic_load_n(&c->packets, __ATOMIC_RELAXED);
 		out->bytes += __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
 	}
+	/* what the control thread set the chain to (nftdp_vm_state_set_chain) */
+	out->packets -= st->counter_base[chain->stats_slot].packets;
+	out->bytes -= st->counter_base[chain->stats_slot].bytes;
 	return 0;
+}
+
+static struct nftdp_vm_slot_ent *chain_ent(struct nftdp_vm_state *st, uint8_t family,
+					   const char *table, const char *name)
+{
+	struct nftdp_vm_slot_ent *ent;
+	char key[600];
+
+	/* the key nftdp_vm_chain_create gives a base chain's slot */
+	snprintf(key, sizeof(key), "c\n%u\n%s\n%s", family, table, name);
+	ent = map_find(st, key, NULL);
+	return ent && ent->kind == NFTDP_VM_SLOT_COUNTER ? ent : NULL;
+}
+
+int nftdp_vm_state_read_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			      const char *name, struct nftdp_vm_counter *out)
+{
+	struct nftdp_vm_stateful_val v;
+	struct nftdp_vm_slot_ent *ent = chain_ent(st, family, table, name);
+
+	memset(out, 0, sizeof(*out));
+	if (!ent)
+		return -ENOENT;
+	read_slot(st, ent->key, false, &v);
+	out->packets = v.packets;
+	out->bytes = v.bytes;
+	return 0;
+}
+
+static int set_counter(struct nftdp_vm_state *st, struct nftdp_vm_slot_ent *ent, uint64_t packets,
+		       uint64_t bytes)
+{
+	struct nftdp_vm_counter raw = {0, 0};
+
+	if (!ent || ent->kind != NFTDP_VM_SLOT_COUNTER)
+		return -ENOENT;
+	/* workers never see the change: the base makes the sum read as the
+	 * value given (unsigned arithmetic wraps both ways) */
+	for (unsigned int w = 0; w < st->n_workers; w++) {
+		struct nftdp_vm_counter *c = nftdp_vm_counter_slot(st, w, ent->index);
+
+		raw.packets += __atomic_load_n(&c->packets, __ATOMIC_RELAXED);
+		raw.bytes += __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+	}
+	st->counter_base[ent->index].packets = raw.packets - packets;
+	st->counter_base[ent->index].bytes = raw.bytes - bytes;
+	return 0;
+}
+
+int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			     const char *name, uint64_t packets, uint64_t bytes)
+{
+	return set_counter(st, chain_ent(st, family, table, name), packets, bytes);
+}
+
+int nftdp_vm_state_set_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			    uint64_t handle, uint32_t expr_index, uint64_t packets, uint64_t bytes)
+{
+	char key[600];
+
+	snprintf(key, sizeof(key), "r\n%u\n%s\n%llu\n%u", family, table, (unsigned long long)handle,
+		 expr_index);
+	return set_counter(st, map_find(st, key, NULL), packets, bytes);
 }
 
 /* ---- log rings: single producer (worker), single consumer (control) ---- */

@@ -226,6 +226,26 @@ static void test_policy(void **state)
 	assert_int_equal(nftdp_vm_chain_stats(d, w->st, &s), 0);
 	assert_int_equal(s.packets, 1);
 	assert_int_equal(s.bytes, 40);
+	/* set by the control thread (a chain update with counters), the
+	 * workers counting on top; by name as by chain */
+	assert_int_equal(nftdp_vm_state_set_chain(w->st, w->family, "t", "d", 12, 3456), 0);
+	assert_int_equal(nftdp_vm_chain_stats(d, w->st, &s), 0);
+	assert_int_equal(s.packets, 12);
+	assert_int_equal(s.bytes, 3456);
+	assert_int_equal(RUN(w, d, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(nftdp_vm_state_read_chain(w->st, w->family, "t", "d", &s), 0);
+	assert_int_equal(s.packets, 13);
+	assert_int_equal(s.bytes, 3496);
+	assert_int_equal(nftdp_vm_state_set_chain(w->st, w->family, "t", "d", 0, 0), 0);
+	assert_int_equal(nftdp_vm_state_read_chain(w->st, w->family, "t", "d", &s), 0);
+	assert_int_equal(s.packets, 0);
+	assert_int_equal(s.bytes, 0);
+	assert_int_equal(nftdp_vm_state_set_chain(w->st, w->family, "t", "nope", 1, 1), -ENOENT);
+	assert_int_equal(nftdp_vm_state_read_chain(w->st, w->family, "t", "nope", &s), -ENOENT);
+	assert_int_equal(RUN(w, d, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(nftdp_vm_chain_stats(d, w->st, &s), 0);
+	assert_int_equal(s.packets, 1);
+	assert_int_equal(s.bytes, 40);
 	/* break: a mismatching rule falls through to the next one */
 	assert_int_equal(add(w, d, 1, DPORT(be80), verdict(NF_DROP, NULL), NULL), 0);
 	assert_int_equal(add(w, d, 2, DPORT(be22), verdict(NF_ACCEPT, NULL), NULL), 0);

@@ -1045,6 +1045,22 @@ int nftdp_vm_state_read_obj(struct nftdp_vm_state *st, uint8_t family, const cha
 int nftdp_vm_chain_stats(const struct nftdp_vm_chain *chain, struct nftdp_vm_state *st,
 			 struct nftdp_vm_counter *out);
 
+/** The same by name (family, table, chain): -ENOENT while no generation
+ * runs the chain as a base chain (a dormant table's). Control-path. */
+int nftdp_vm_state_read_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			      const char *name, struct nftdp_vm_counter *out);
+
+/** Set a base chain's statistics to packets/bytes (nft_chain_stats_replace:
+ * a chain update with NFTA_CHAIN_COUNTERS). The workers keep counting on
+ * top; -ENOENT as above. Control-path. */
+int nftdp_vm_state_set_chain(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			     const char *name, uint64_t packets, uint64_t bytes);
+/** The same for a rule's counter (family, table, rule handle, expression
+ * index): a rule that replaces one (NLM_F_REPLACE keeps the handle, so the
+ * slot) starts from its own values. Control-path. */
+int nftdp_vm_state_set_rule(struct nftdp_vm_state *st, uint8_t family, const char *table,
+			    uint64_t handle, uint32_t expr_index, uint64_t packets, uint64_t bytes);
+
 /** One log event recorded by a worker; the control thread prints it. */
 struct nftdp_vm_log_event {
 	char prefix[NFTDP_VM_LOG_PREFIXLEN];
