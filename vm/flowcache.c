@@ -139,7 +139,6 @@ struct fc_guard {
 struct nftdp_vm_flowcache {
 	uint32_t mask; /* entries - 1; buckets are pairs */
 	bool verify;
-	uint8_t sparse; /* bit h: g[h].sparse */
 	/* one per hook: a hook whose keys never repeat (prerouting keyed on
 	 * the source under a flood) goes sparse while another's keep hitting
 	 * (forward keyed on ct state) */
@@ -180,11 +179,8 @@ static inline void guard_note(struct nftdp_vm_flowcache *fc, uint8_t hook, unsig
 	g->probes += probes;
 	if (g->probes < window)
 		return;
-	if (!fc->verify) {
+	if (!fc->verify)
 		g->sparse = g->hits * (g->sparse ? FC_GUARD_LEAVE : FC_GUARD_ENTER) < g->probes;
-		fc->sparse =
-		    (uint8_t)((fc->sparse & ~(1u << hook)) | (unsigned int)g->sparse << hook);
-	}
 	g->probes = 0;
 	g->hits = 0;
 }
@@ -740,7 +736,12 @@ bool nftdp_vm_flowcache_verifying(const struct nftdp_vm_flowcache *fc)
 
 bool nftdp_vm_flowcache_sparse(const struct nftdp_vm_flowcache *fc)
 {
-	return fc && fc->sparse != 0;
+	if (!fc)
+		return false;
+	for (unsigned int h = 0; h < NFTDP_VM_GEN_HOOK_MAX; h++)
+		if (fc->g[h].sparse)
+			return true;
+	return false;
 }
 
 void nftdp_vm_flowcache_stats(const struct nftdp_vm_flowcache *fc, struct nftdp_vm_flow_stats *out)
