@@ -46,6 +46,7 @@ import ipaddress
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -86,6 +87,7 @@ GAP = 0.05             # seconds between the packets of a two-way case
 _cleanup_dirs = []
 _live = []             # the live nftdp of a two-way case, while it runs
 _osf_added = []        # the osf fingerprints this run put in the kernel's global list
+_shards = []           # --jobs: the child runs, while they run
 
 
 def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
@@ -109,6 +111,14 @@ def delete_namespaces():
 
 
 def cleanup():
+    for p in _shards:  # each cleans up after itself on SIGTERM
+        if p.poll() is None:
+            p.terminate()
+    for p in _shards:
+        try:
+            p.wait(timeout=STEP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
     for p in _live:  # its own session: a signal to us does not reach it
         if p.poll() is None:
             T.kill_group(p)
@@ -1145,6 +1155,81 @@ def list_cases(case_dir, names):
     return [c for c in all_cases if any(c.startswith(n) for n in names)]
 
 
+# what in a case's ruleset makes its result depend on time: rates, timeouts,
+# expiry, `last`, and iptables' rate and recency matches
+TIMED = re.compile(r'\b(limit|timeout|expires|expiration|meter|last|hashlimit|recent)\b')
+
+
+def runs_alone(case_dir, name):
+    """Whether a case runs by itself under --jobs: one whose kernel side
+    or nftdp side keeps time between packets (two-way, PACED_ONLY, a timed
+    ruleset), watches a live daemon (trace, nflog), or changes what the
+    kernel holds for every namespace (osf); SERIAL = 'why' says so too."""
+    recipe = load_recipe(os.path.join(case_dir, name + '.py'))
+    if (two_way(recipe) or traced(recipe) or nflogged(recipe) or osf_fingerprints(recipe) or
+            hasattr(recipe, 'PACED_ONLY') or hasattr(recipe, 'SERIAL')):
+        return True
+    for f in os.listdir(case_dir):
+        if f.startswith(name + '.') and not f.endswith('.py'):
+            with open(os.path.join(case_dir, f), errors='replace') as r:
+                if TIMED.search(r.read()):
+                    return True
+    return False
+
+
+def run_shards(args, cases, tally):
+    """--jobs N: cases dealt round-robin to N child runs of this script,
+    each with its own namespaces and daemons (named by its pid); their
+    lines are passed on whole, a case's detail lines with it, and their
+    counts added to tally. Returns the cases a child did not report (it
+    died): the caller runs them."""
+    argv = [sys.executable, os.path.abspath(__file__), args.build, '--case-dir', args.case_dir]
+    for flag, on in (('--kernel-only', args.kernel_only), ('-v', args.verbose),
+                     ('--egress-only', args.egress_only)):
+        argv += [flag] if on else []
+    argv += ['--keep', args.keep] if args.keep else []
+    argv += ['--bursts', args.bursts] if args.bursts else []
+    argv += ['--daemon-arg=' + a for a in args.daemon_arg]
+    argv += ['--burst-daemon-arg=' + a for a in args.burst_daemon_arg]
+    jobs = min(args.jobs, len(cases))
+    tallies = []
+    for _ in range(jobs):
+        fd, path = tempfile.mkstemp(prefix='nftdp-diff-tally-')
+        os.close(fd)
+        tallies.append(path)
+    reported = set()
+    for k in range(jobs):
+        _shards.append(subprocess.Popen(argv[:3] + cases[k::jobs] + argv[3:] +
+                                        ['--tally-json', tallies[k]],
+                                        stdout=subprocess.PIPE, text=True))
+    pending = {p.stdout: [] for p in _shards}
+    while pending:
+        for f in select.select(list(pending), [], [])[0]:
+            line = f.readline()
+            record = pending[f]
+            if line and line.startswith(' ') and record:
+                record.append(line)
+                continue
+            if record:  # the next case's line, or the end: this one whole
+                print(''.join(record), end='', flush=True)
+                reported.add(record[0].split()[0])
+            if line:
+                pending[f] = [line]
+            else:
+                del pending[f]
+    for p, path in zip(_shards, tallies):
+        p.wait()
+        try:
+            with open(path) as f:
+                for k, v in json.load(f).items():
+                    tally[k] += v
+        except (OSError, ValueError):
+            print('a --jobs shard exited %d without its counts' % p.returncode, flush=True)
+        os.unlink(path)
+    del _shards[:]
+    return [c for c in cases if c not in reported]
+
+
 def main():
     if len(sys.argv) in (4, 5) and sys.argv[1] == '--tester':
         tester_main(*sys.argv[2:])
@@ -1169,6 +1254,10 @@ def main():
                     help='pass ARG to the --bursts replays only, after --daemon-arg '
                          '(repeatable); the Meson test gives --flow-cache=0 here, so the paced '
                          'pass runs with the per-flow verdict cache and the burst pass without')
+    ap.add_argument('--jobs', type=int, default=1, metavar='N',
+                    help='run the cases that do not depend on time or pacing in N processes '
+                         'at once, then the rest one by one (runs_alone)')
+    ap.add_argument('--tally-json', help=argparse.SUPPRESS)  # a --jobs shard's counts
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     if not T.is_root():
@@ -1192,6 +1281,24 @@ def main():
         return 2
     tally = {'agree': 0, 'DIFFER': 0, 'kernel-only': 0, 'ERROR': 0, 'skipped': 0}
     t_start = time.monotonic()
+    if args.jobs > 1:
+        alone = [c for c in cases if runs_alone(args.case_dir, c)]
+        cases = alone + run_shards(args, [c for c in cases if c not in alone], tally)
+    run_cases(args, cases, bursts, use_nftdp, tally)
+    if args.tally_json:
+        with open(args.tally_json, 'w') as f:
+            json.dump(tally, f)
+        return 0
+    print('%d cases: %d agree, %d differ, %d kernel-only, %d errors%s [%.0fs]' % (
+        sum(tally.values()), tally['agree'], tally['DIFFER'], tally['kernel-only'],
+        tally['ERROR'], ', %d skipped' % tally['skipped'] if tally['skipped'] else '',
+        time.monotonic() - t_start))
+    return 1 if tally['DIFFER'] or tally['ERROR'] else 0
+
+
+def run_cases(args, cases, bursts, use_nftdp, tally):
+    """Runs cases one after another in this process, a line each, counted
+    in tally."""
     for name in cases:
         case = os.path.join(args.case_dir, name)
         work = tempfile.mkdtemp(prefix='nftdp-diff-')
@@ -1268,11 +1375,6 @@ def main():
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(work, dst, ignore=shutil.ignore_patterns('*.sock'))
         shutil.rmtree(work, ignore_errors=True)
-    print('%d cases: %d agree, %d differ, %d kernel-only, %d errors%s [%.0fs]' % (
-        len(cases), tally['agree'], tally['DIFFER'], tally['kernel-only'], tally['ERROR'],
-        ', %d skipped' % tally['skipped'] if tally['skipped'] else '',
-        time.monotonic() - t_start))
-    return 1 if tally['DIFFER'] or tally['ERROR'] else 0
 
 
 if __name__ == '__main__':
