@@ -20,11 +20,25 @@ summary() { # the Ok:/Fail: counts of a meson test log (and Skipped:, see above)
 		print "SKIP as root under CI (a failure): " t > "/dev/stderr" }' "$1"
 	return 0
 }
+# the sanitizer and fuzzer builds, niced, while the main suite runs: its
+# tests wait on namespaces, sleeps and the kernel more than they compute,
+# and a niced compiler takes only the CPU they leave (CI time, not results)
+side_builds() {
+	[ -f build-asan/build.ninja ] ||
+		meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false
+	ninja -C build-asan
+	[ -f build-fuzz/build.ninja ] ||
+		CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Db_lto=false \
+			-Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C build-fuzz tests/fuzz/fuzz_nfnl tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
+}
+side_log=$(mktemp /tmp/nftdp-side-builds.XXXXXX)
+nice -n 19 bash -c "$(declare -f side_builds); set -e; side_builds" > "$side_log" 2>&1 &
+side_pid=$!
 meson test -C build --print-errorlogs --num-processes 2
 summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
-[ -f build-asan/build.ninja ] ||
-	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false >/dev/null
-ninja -C build-asan
+wait "$side_pid" || { tail -40 "$side_log"; rm -f "$side_log"; exit 1; }
+rm -f "$side_log"
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
 summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 # the control-plane integration suites against the sanitizer build of the
@@ -51,24 +65,20 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 # a short libFuzzer run over the netlink parser (tests/fuzz), seeded from
 # tests/fuzz/corpus; a fixed seed and run count keep CI reproducible
-# (FUZZ_RUNS=-1 FUZZ_SECONDS=600 for a longer, random exploration)
-[ -f build-fuzz/build.ninja ] ||
-	CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false -Db_lto=false \
-		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-ninja -C build-fuzz tests/fuzz/fuzz_nfnl
+# (FUZZ_RUNS=-1 FUZZ_SECONDS=600 for a longer, random exploration). It
+# runs in the background on one core while the fuzz_pkt runs below take
+# the other, one after another.
 corpus=$(mktemp -d /tmp/nftdp-fuzz.XXXXXX)
-trap 'rm -rf "$corpus"' EXIT
+nfnl_pid=
+trap '[ -z "$nfnl_pid" ] || kill "$nfnl_pid" 2> /dev/null; rm -rf "$corpus"' EXIT
+mkdir "$corpus/nfnl"
 build-fuzz/tests/fuzz/fuzz_nfnl -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-3000000}" \
 	-max_total_time="${FUZZ_SECONDS:-120}" -rss_limit_mb=4096 \
-	-artifact_prefix="$corpus/" "$corpus" tests/fuzz/corpus/nfnl > "$corpus/log" 2>&1 ||
-	{ grep -A30 "ERROR\|runtime error" "$corpus/log" | head -60; exit 1; }
-tail -2 "$corpus/log"
-echo "fuzz_nfnl: no crash"
-echo "Ok 1" >> /tmp/nftdp-test-summary.$$
+	-artifact_prefix="$corpus/nfnl/" "$corpus/nfnl" tests/fuzz/corpus/nfnl > "$corpus/nfnl.log" 2>&1 &
+nfnl_pid=$!
 # the same over the whole packet path (fuzz_pkt: frames through every hook,
 # conntrack, NAT, defrag, --router under tests/fuzz/fuzz_pkt.nft); docs/testing.md
 # (FUZZ_PKT_RUNS=-1 FUZZ_PKT_SECONDS=1800 for a longer run)
-ninja -C build-fuzz tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
 # fuzz_pkt NAME [ENV=VALUE...]: one run, its corpus and log under $corpus/NAME
 fuzz_pkt() {
 	local name=$1 rc=0 before d
@@ -109,6 +119,10 @@ echo "fuzz_pkt (tracked ruleset with NAT): no crash"
 # (BURST_PRE_CT, docs/dataplane.md)
 fuzz_pkt pkt-raw FUZZ_PKT_RULESET=tests/fuzz/fuzz_pkt_raw.nft
 echo "fuzz_pkt (chains before conntrack): no crash"
+wait "$nfnl_pid" || { grep -A30 "ERROR\|runtime error" "$corpus/nfnl.log" | head -60; exit 1; }
+tail -2 "$corpus/nfnl.log"
+echo "fuzz_nfnl: no crash"
+echo "Ok 1" >> /tmp/nftdp-test-summary.$$
 awk '$1 == "Ok" { p += $2 } $1 != "Ok" { f += $2 } END { printf "%d passed, %d failed\n", p, f }' \
 	/tmp/nftdp-test-summary.$$
 if grep -q '^Skipped [1-9]' /tmp/nftdp-test-summary.$$; then
