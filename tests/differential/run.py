@@ -1161,12 +1161,14 @@ TIMED = re.compile(r'\b(limit|timeout|expires|expiration|meter|last|hashlimit|re
 
 
 def runs_alone(case_dir, name):
-    """Whether a case runs by itself under --jobs: one whose kernel side
-    or nftdp side keeps time between packets (two-way, PACED_ONLY, a timed
-    ruleset), watches a live daemon (trace, nflog), or changes what the
-    kernel holds for every namespace (osf); SERIAL = 'why' says so too."""
+    """Whether a case runs by itself under --jobs: one whose result depends
+    on the time between packets (PACED_ONLY, a timed ruleset), that
+    watches a live daemon's events (trace, nflog), or that changes what the
+    kernel holds for every namespace (osf); SERIAL = 'why' says so too.
+    Two-way cases need not: each packet waits for what it caused (the
+    whole corpus agreed so at load 12, its two-way cases one at a time)."""
     recipe = load_recipe(os.path.join(case_dir, name + '.py'))
-    if (two_way(recipe) or traced(recipe) or nflogged(recipe) or osf_fingerprints(recipe) or
+    if (traced(recipe) or nflogged(recipe) or osf_fingerprints(recipe) or
             hasattr(recipe, 'PACED_ONLY') or hasattr(recipe, 'SERIAL')):
         return True
     for f in os.listdir(case_dir):
