@@ -2,7 +2,8 @@
 """The H.323 differential cases' (322-325, 346-348) common encoders: an
 aligned PER (X.691) bit writer, the Q.931 message with its H.225.0
 user-user part, the TPKT header (RFC 1006) that frames both on TCP, a
-Facility forwarding the call, and a TCP flow."""
+Facility forwarding the call, a TCP flow, and the RAS messages of cases
+323 and 348 with their TransportAddress (IPv4 or IPv6)."""
 
 import ipaddress
 
@@ -126,3 +127,137 @@ class Flow:
 
     def handshake(self):
         return [self.pkt('dp0', 'S'), self.pkt('dp1', 'SA'), self.pkt('dp0', 'A')]
+
+
+
+# H.225.0 RAS (cases 323, 348): each function names the fields it writes, in order
+
+PROTOCOL_ID = bytes([0x00, 0x08, 0x91, 0x4a, 0x00, 0x04])  # 0.0.8.2250.0.4
+
+
+def transport(w, addr, port):
+    # TransportAddress CHOICE (ext): ip6Address (3 of 7) SEQUENCE (ext)
+    # { ip OCTET STRING (SIZE(16)), port }, or an IPv4 ipAddress (0)
+    w.bit(0)
+    if ':' in addr:
+        w.uint(3, 3)
+        w.bit(0)
+        w.octets(ipaddress.IPv6Address(addr).packed)
+    else:
+        w.uint(0, 3)
+        w.octets(ipaddress.IPv4Address(addr).packed)
+    w.octets(port.to_bytes(2, 'big'))
+
+
+def ttl_extension(w, ttl):
+    # the extension bitmap of 3 (alternate..., timeToLive, tokens: the
+    # last two present), then timeToLive INTEGER (1..4294967295) as an
+    # open type (2 bits of length - 1, aligned, the value - 1) and tokens,
+    # an empty SEQUENCE OF ClearToken (the kernel stops decoding there; it
+    # wants bytes after timeToLive, which it steps over twice)
+    w.uint(2, 7)
+    w.uint(0b011, 3)
+    inner = Per()
+    inner.uint(0, 2)
+    inner.octets([ttl - 1])
+    b = inner.data()
+    w.octets([len(b)] + list(b))
+    w.octets([1, 0])
+
+
+def rrq(seq, csa, ras, ttl):
+    # RasMessage registrationRequest (3 of 24); RegistrationRequest (ext
+    # present, nonStandardData, terminalAlias, gatekeeperIdentifier
+    # absent): requestSeqNum, protocolIdentifier, discoveryComplete TRUE,
+    # callSignalAddress (1), rasAddress (1), terminalType (EndpointType
+    # with no optional field, mc, undefinedNode FALSE), endpointVendor
+    # { vendor { t35CountryCode 181, t35Extension 0, manufacturerCode 1 } }
+    w = Per()
+    w.bit(0)
+    w.uint(3, 5)
+    w.bit(1)
+    w.uint(0, 3)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    w.bit(1)
+    w.octets([1])
+    transport(w, *csa)
+    w.octets([1])
+    transport(w, *ras)
+    w.bit(0)
+    w.uint(0, 6)
+    w.bit(0)
+    w.bit(0)
+    w.bit(0)
+    w.uint(0, 2)
+    w.bit(0)
+    w.octets([181, 0, 0, 1])
+    ttl_extension(w, ttl)
+    return w.data()
+
+
+def rcf(seq, csa, ttl):
+    # RasMessage registrationConfirm (4); RegistrationConfirm (ext present,
+    # no optional field): requestSeqNum, protocolIdentifier,
+    # callSignalAddress (1), endpointIdentifier "e1" (BMPString), then
+    # timeToLive
+    w = Per()
+    w.bit(0)
+    w.uint(4, 5)
+    w.bit(1)
+    w.uint(0, 3)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    w.octets([1])
+    transport(w, *csa)
+    w.uint(2 - 1, 7)
+    w.octets(b'\x00e\x001')
+    ttl_extension(w, ttl)
+    return w.data()
+
+
+def acf(seq, dest):
+    # RasMessage admissionConfirm (10); AdmissionConfirm (no extension,
+    # irrFrequency and nonStandardData absent): requestSeqNum, bandWidth
+    # 640 (2 octets), callModel direct, destCallSignalAddress
+    w = Per()
+    w.bit(0)
+    w.uint(10, 5)
+    w.bit(0)
+    w.uint(0, 2)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    w.uint(1, 2)
+    w.octets((640).to_bytes(2, 'big'))
+    w.bit(0)
+    w.bit(0)
+    transport(w, *dest)
+    return w.data()
+
+
+def gcf(seq, rasaddr):
+    # RasMessage gatekeeperConfirm (1); GatekeeperConfirm (no extension,
+    # nonStandardData and gatekeeperIdentifier absent): requestSeqNum,
+    # protocolIdentifier, rasAddress
+    w = Per()
+    w.bit(0)
+    w.uint(1, 5)
+    w.bit(0)
+    w.uint(0, 2)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
+    transport(w, *rasaddr)
+    return w.data()
+
+
+def lcf(seq, csa, rasaddr):
+    # RasMessage locationConfirm (19); LocationConfirm (no extension,
+    # nonStandardData absent): requestSeqNum, callSignalAddress, rasAddress
+    w = Per()
+    w.bit(0)
+    w.uint(19, 5)
+    w.bit(0)
+    w.bit(0)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    transport(w, *csa)
+    transport(w, *rasaddr)
+    return w.data()
