@@ -104,7 +104,8 @@ struct tcp_seg {
 	uint16_t win;
 };
 
-static void seg_read(const struct ct_l4pkt *p, struct tcp_seg *g)
+static inline __attribute__((always_inline)) void seg_read(const struct ct_l4pkt *p,
+							   struct tcp_seg *g)
 {
 	g->th = p->l4;
 	g->l4len = p->l4len;
@@ -459,23 +460,19 @@ static void tcp_handle_invalid(struct nftdp_ct_entry *e, int dir, unsigned int i
 	}
 }
 
-/* tcp_valid_flags: PUSH, ECE and CWR are always valid */
-static bool tcp_valid_flags(uint8_t f)
+/* tcp_valid_flags: PUSH, ECE and CWR are always valid; the others (FIN,
+ * SYN, RST, ACK, URG: a value below 64) must be one of tcp_valid_flags'
+ * combinations, a bit each in one word */
+#define TCP_VALID(f) (1ull << (f))
+static const uint64_t tcp_valid_combos =
+    TCP_VALID(TH_SYN) | TCP_VALID(TH_SYN | TH_URG) | TCP_VALID(TH_SYN | TH_ACK) |
+    TCP_VALID(TH_RST) | TCP_VALID(TH_RST | TH_ACK) | TCP_VALID(TH_FIN | TH_ACK) |
+    TCP_VALID(TH_FIN | TH_ACK | TH_URG) | TCP_VALID(TH_ACK) | TCP_VALID(TH_ACK | TH_URG);
+#undef TCP_VALID
+
+static inline bool tcp_valid_flags(uint8_t f)
 {
-	switch (f & (uint8_t) ~(TH_ECE | TH_CWR | TH_PSH)) {
-	case TH_SYN:
-	case TH_SYN | TH_URG:
-	case TH_SYN | TH_ACK:
-	case TH_RST:
-	case TH_RST | TH_ACK:
-	case TH_FIN | TH_ACK:
-	case TH_FIN | TH_ACK | TH_URG:
-	case TH_ACK:
-	case TH_ACK | TH_URG:
-		return true;
-	default:
-		return false;
-	}
+	return (tcp_valid_combos >> (f & (uint8_t) ~(TH_ECE | TH_CWR | TH_PSH))) & 1;
 }
 
 /* tcp_error: truncated header, bad checksum, impossible flags. */
