@@ -662,6 +662,9 @@ uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
 			 struct nftdp_ct_tuple *t, uint32_t *th_off);
+/* nftdp_ct_pkt_tuple with l4len, nftdp_ct_l4len(pkt), worked out already */
+bool nftdp_ct_pkt_tuple_len(const struct nftdp_vm_pkt *pkt, uint32_t l4len,
+			    struct nftdp_ct_tuple *out);
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt);
 /* the same for the l4len bytes at l4, pkt's transport header and length
  * (nftdp_ct_l4len) as the caller has them */
