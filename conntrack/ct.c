@@ -1121,28 +1121,14 @@ bool nftdp_ct_tuple_taken(const struct nftdp_ct_shard *s, const struct nftdp_ct_
 	return false;
 }
 
-unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-			      unsigned int verdict)
+/* nftdp_ct_confirm past its first case, out of line so that the first
+ * case pays no registers saved for the rest */
+static __attribute__((noinline)) unsigned int
+confirm_slow(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, struct nftdp_ct_entry *e,
+	     unsigned int ctinfo, unsigned int verdict)
 {
-	struct nftdp_ct_entry *e;
-	unsigned int ctinfo;
-	bool seqadj;
+	bool seqadj = e->status & IPS_SEQ_ADJUST;
 
-	if (!pkt->ct)
-		return verdict;
-	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
-	pkt->ct = NULL;
-	/* nf_confirm without a helper or sequence adjustment calls
-	 * nf_conntrack_confirm, which for a confirmed entry only delivers
-	 * the cached events: with none, all that is left is ct_put's
-	 * reference, which cannot be the last one that frees a live
-	 * confirmed entry */
-	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
-	    !e->helper && !e->ev_pending) {
-		e->refs--;
-		return verdict;
-	}
-	seqadj = e->status & IPS_SEQ_ADJUST;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
 	     nftdp_ct_tuple_taken(s, e, &e->tuple[1]))) {
@@ -1181,6 +1167,29 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	}
 	ct_put(s, e);
 	return verdict;
+}
+
+unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+			      unsigned int verdict)
+{
+	struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+
+	if (!pkt->ct)
+		return verdict;
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	pkt->ct = NULL;
+	/* nf_confirm without a helper or sequence adjustment calls
+	 * nf_conntrack_confirm, which for a confirmed entry only delivers
+	 * the cached events: with none, all that is left is ct_put's
+	 * reference, which cannot be the last one that frees a live
+	 * confirmed entry */
+	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
+	    !e->helper && !e->ev_pending) {
+		e->refs--;
+		return verdict;
+	}
+	return confirm_slow(s, pkt, e, ctinfo, verdict);
 }
 
 struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct)
