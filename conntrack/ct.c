@@ -207,15 +207,15 @@ static inline uint32_t entry_index(const struct nftdp_ct_shard *s, const struct 
 static void hash_link(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint32_t orig_hash)
 {
 	uint32_t idx = entry_index(s, e);
-	int d;
+	uint32_t b0 = orig_hash & s->bucket_mask;
+	uint32_t b1 = nftdp_ct_tuple_hash(s, &e->tuple[1]) & s->bucket_mask;
 
-	for (d = 0; d < 2; d++) {
-		uint32_t b =
-		    (d ? nftdp_ct_tuple_hash(s, &e->tuple[1]) : orig_hash) & s->bucket_mask;
-
-		e->hnext[d] = s->buckets[b];
-		s->buckets[b] = idx * 2 + (uint32_t)d;
-	}
+	/* original then reply: a reply tuple in the original's bucket goes
+	 * ahead of it, as the loop over the directions put it */
+	e->hnext[0] = s->buckets[b0];
+	s->buckets[b0] = idx * 2;
+	e->hnext[1] = s->buckets[b1];
+	s->buckets[b1] = idx * 2 + 1;
 	s->links++;
 }
 
@@ -477,8 +477,6 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 	return false;
 }
 
-/* All four lines of entry idx: the tuples and links, status and timeout,
- * counters, then the protocol state; write: it is about to be initialised. */
 /* the lines an established packet of node's direction reads: 0 (the
  * lookup, status, timeout), 2 (the protocol's state) and its direction's
  * counters, in line 3 for the original tuple, 1 with the reply tuple */
@@ -491,16 +489,18 @@ static inline void prefetch_node(const struct nftdp_ct_shard *s, uint32_t node)
 	__builtin_prefetch(e + ((node & 1) ? 64 : 192));
 }
 
-static inline void prefetch_entry(const struct nftdp_ct_shard *s, uint32_t idx, bool write)
+/* all four lines of entry idx, for writing: it is about to be
+ * initialised (written out: the loop with its read/write branch stayed a
+ * loop at -O2) */
+static inline void prefetch_entry(const struct nftdp_ct_shard *s, uint32_t idx)
 {
 	const uint8_t *e = (const uint8_t *)&s->entries[idx];
 
-	for (unsigned int l = 0; l < sizeof(struct nftdp_ct_entry); l += 64) {
-		if (write)
-			__builtin_prefetch(e + l, 1);
-		else
-			__builtin_prefetch(e + l, 0);
-	}
+	static_assert(sizeof(struct nftdp_ct_entry) == 4 * 64, "four lines");
+	__builtin_prefetch(e, 1);
+	__builtin_prefetch(e + 64, 1);
+	__builtin_prefetch(e + 128, 1);
+	__builtin_prefetch(e + 192, 1);
 }
 
 static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
@@ -519,7 +519,7 @@ static struct nftdp_ct_entry *entry_alloc(struct nftdp_ct_shard *s, uint32_t has
 	s->free_head = e->free_next;
 	s->st.count++;
 	if (s->free_head != CT_NIL)
-		prefetch_entry(s, s->free_head, true); /* the next new connection's, cold */
+		prefetch_entry(s, s->free_head); /* the next new connection's, cold */
 	return e;
 }
 
@@ -586,7 +586,8 @@ enum { ICMP_GO_ON, ICMP_DONE, ICMP_INVALID };
  * direction the error travels, and that tuple's destination must be the
  * error's destination.
  */
-static int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms)
+static __attribute__((noinline)) int handle_icmp(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+						 uint64_t now_ms)
 {
 	const uint8_t *l4 = pkt->data + pkt->th_off, *nh = pkt->data + pkt->nh_off;
 	uint32_t l4len = nftdp_ct_l4len(pkt), off;
@@ -687,9 +688,30 @@ static void ct_put(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
  */
 enum { CT_GO_ON, CT_DONE, CT_BAD };
 
-static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
-		  struct nftdp_ct_tuple *t, const struct nftdp_ct_tuple **tp, uint32_t *hash,
-		  uint32_t *node, const struct nftdp_ct_lookup *lk)
+/* ct_pre's tuple where no probe's is held: worked out, the GRE source key
+ * and the zone added, hashed */
+static __attribute__((noinline)) int ct_pre_tuple(struct nftdp_ct_shard *s,
+						  struct nftdp_vm_pkt *pkt,
+						  struct nftdp_ct_tuple *t, uint32_t *hash,
+						  uint32_t *l4len)
+{
+	*l4len = nftdp_ct_l4len(pkt);
+	if (!nftdp_ct_pkt_tuple_len(pkt, *l4len, t))
+		return CT_BAD;
+	if (t->l4proto == IPPROTO_GRE) /* gre_pkt_to_tuple's source key */
+		nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, *l4len, t);
+	/* the lookup keys the zone of the original direction
+	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
+	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
+	*hash = nftdp_ct_tuple_hash(s, t);
+	return CT_GO_ON;
+}
+
+/* in line in its three callers, the tuple's and ICMP's parts out of line */
+static inline __attribute__((always_inline)) int
+ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+       struct nftdp_ct_tuple *t, const struct nftdp_ct_tuple **tp, uint32_t *hash, uint32_t *node,
+       uint32_t *l4len, const struct nftdp_ct_lookup *lk)
 {
 	*node = CT_NIL;
 	if (pkt->ct_seen)
@@ -720,26 +742,19 @@ static int ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t n
 	    lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL)) {
 		*tp = &lk->t; /* read in place: no copy */
 		*hash = lk->hash;
+		*l4len = lk->l4len;
 		if (lk->links == s->links)
 			*node = lk->node;
 		return CT_GO_ON;
 	}
 	*tp = t;
-	if (!nftdp_ct_pkt_tuple(pkt, t))
-		return CT_BAD;
-	if (t->l4proto == IPPROTO_GRE) /* gre_pkt_to_tuple's source key */
-		nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), t);
-	/* the lookup keys the zone of the original direction
-	 * (hash_conntrack_raw(tuple, nf_ct_zone_id(zone, IP_CT_DIR_ORIGINAL))) */
-	t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
-	*hash = nftdp_ct_tuple_hash(s, t);
-	return CT_GO_ON;
+	return ct_pre_tuple(s, pkt, t, hash, l4len);
 }
 
 /* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
 static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 				const struct nftdp_ct_tuple *tp, uint32_t hash, uint32_t node,
-				uint64_t now_ms)
+				uint32_t l4len, uint64_t now_ms)
 {
 	struct nftdp_ct_tuple r;
 	struct nftdp_ct_entry *e;
@@ -750,21 +765,28 @@ static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 	int dir;
 
 	p.l4 = pkt->data + pkt->th_off;
-	p.l4len = nftdp_ct_l4len(pkt);
+	p.l4len = l4len; /* nftdp_ct_l4len(pkt), from ct_pre */
 	p.pkt = pkt;
 repeat:
 	e = NULL;
-	if (node != CT_NIL) {
-		/* the probe's find: nothing was linked since, so the first live
-		 * match of the chain is still this one unless it died */
-		e = &s->entries[node >> 1];
-		dir = (int)(node & 1);
+	if (node == NFTDP_CT_LOOKUP_MISS) {
+		/* the probe walked the chain and no entry had the tuple;
+		 * nothing was linked since, and kills only unlink */
 		node = CT_NIL;
-		if (!e->in_use || (e->status & IPS_DYING) || expired(e, now_ms))
-			e = NULL;
+	} else {
+		if (node != CT_NIL) {
+			/* the probe's find: nothing was linked since, so the
+			 * first live match of the chain is still this one
+			 * unless it died */
+			e = &s->entries[node >> 1];
+			dir = (int)(node & 1);
+			node = CT_NIL;
+			if (!e->in_use || (e->status & IPS_DYING) || expired(e, now_ms))
+				e = NULL;
+		}
+		if (!e)
+			e = nftdp_ct_find(s, tp, hash, &dir, now_ms);
 	}
-	if (!e)
-		e = nftdp_ct_find(s, tp, hash, &dir, now_ms);
 	/* nf_ct_zone_equal in the direction found: a reply-direction match
 	 * needs the packet's reply zone to be the entry's */
 	if (e && dir == IP_CT_DIR_REPLY &&
@@ -847,17 +869,17 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
 {
 	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
-	uint32_t hash, node;
+	uint32_t hash, node, l4len;
 
 	s->now_ms = now_ms;
-	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, NULL)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, &l4len, NULL)) {
 	case CT_DONE:
 		return NF_ACCEPT;
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms);
 	}
 }
 
@@ -907,18 +929,19 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		/* worked out where the lookup keeps it (lk->data is NULL
 		 * until it is whole) */
 		struct nftdp_ct_tuple *t = lk ? &lk->t : &own;
+		uint32_t l4len = nftdp_ct_l4len(pkt);
 
-		if (!nftdp_ct_pkt_tuple(pkt, t))
+		if (!nftdp_ct_pkt_tuple_len(pkt, l4len, t))
 			return NULL;
 		if (t->l4proto == IPPROTO_GRE)
-			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, nftdp_ct_l4len(pkt),
-						   t);
+			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, l4len, t);
 		t->zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
 		hash = nftdp_ct_tuple_hash(s, t);
 		if (lk) {
 			lk->data = pkt->data;
 			lk->len = pkt->len;
 			lk->hash = hash;
+			lk->l4len = l4len;
 		}
 		tp = t;
 	}
@@ -941,6 +964,12 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 			lk->links = s->links;
 		}
 		return e;
+	}
+	/* no entry has the tuple: nftdp_ct_find would find none either
+	 * (and reap none) until a node is linked */
+	if (lk) {
+		lk->node = NFTDP_CT_LOOKUP_MISS;
+		lk->links = s->links;
 	}
 	return NULL;
 }
@@ -969,8 +998,10 @@ void nftdp_ct_prefetch_burst(const struct nftdp_ct_shard *s, struct nftdp_vm_pkt
 			continue;
 		l->data = NULL;
 		l->node = CT_NIL;
-		if (!probe_may(pkt) || !nftdp_ct_pkt_tuple(pkt, &l->t) ||
-		    l->t.l4proto == IPPROTO_GRE)
+		if (!probe_may(pkt))
+			continue;
+		l->l4len = nftdp_ct_l4len(pkt);
+		if (!nftdp_ct_pkt_tuple_len(pkt, l->l4len, &l->t) || l->t.l4proto == IPPROTO_GRE)
 			continue;
 		l->t.zone = nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
 		l->hash = nftdp_ct_tuple_hash(s, &l->t);
@@ -1003,7 +1034,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 {
 	struct nftdp_ct_tuple t[NFTDP_VM_BURST_MAX];
 	const struct nftdp_ct_tuple *tp[NFTDP_VM_BURST_MAX];
-	uint32_t hash[NFTDP_VM_BURST_MAX], node[NFTDP_VM_BURST_MAX];
+	uint32_t hash[NFTDP_VM_BURST_MAX], node[NFTDP_VM_BURST_MAX], l4len[NFTDP_VM_BURST_MAX];
 	uint8_t go[NFTDP_VM_BURST_MAX];
 	unsigned int i;
 
@@ -1017,7 +1048,7 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 			go[i] = 2; /* errors may refer to flows this burst creates: in order */
 			continue;
 		}
-		rc = ct_pre(s, pkts[i], now_ms, &t[i], &tp[i], &hash[i], &node[i],
+		rc = ct_pre(s, pkts[i], now_ms, &t[i], &tp[i], &hash[i], &node[i], &l4len[i],
 			    lk ? lk[i] : NULL);
 		go[i] = rc == CT_GO_ON;
 		if (rc == CT_BAD)
@@ -1037,7 +1068,8 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
-			verdicts[i] = ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], now_ms);
+			verdicts[i] =
+			    ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], l4len[i], now_ms);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}
@@ -1048,15 +1080,15 @@ unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 {
 	const struct nftdp_ct_tuple *tp;
 	struct nftdp_ct_tuple t;
-	uint32_t hash, node;
+	uint32_t hash, node, l4len;
 
 	/* nftdp_ct_in_burst's steps for one packet, without its loops */
 	s->now_ms = now_ms;
 	if (pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6)
 		return nftdp_ct_in(s, pkt, now_ms);
-	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, lk)) {
+	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, &l4len, lk)) {
 	case CT_GO_ON:
-		return ct_in_tuple(s, pkt, tp, hash, node, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms);
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;
@@ -1089,28 +1121,14 @@ bool nftdp_ct_tuple_taken(const struct nftdp_ct_shard *s, const struct nftdp_ct_
 	return false;
 }
 
-unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
-			      unsigned int verdict)
+/* nftdp_ct_confirm past its first case, out of line so that the first
+ * case pays no registers saved for the rest */
+static __attribute__((noinline)) unsigned int
+confirm_slow(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, struct nftdp_ct_entry *e,
+	     unsigned int ctinfo, unsigned int verdict)
 {
-	struct nftdp_ct_entry *e;
-	unsigned int ctinfo;
-	bool seqadj;
+	bool seqadj = e->status & IPS_SEQ_ADJUST;
 
-	if (!pkt->ct)
-		return verdict;
-	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
-	pkt->ct = NULL;
-	/* nf_confirm without a helper or sequence adjustment calls
-	 * nf_conntrack_confirm, which for a confirmed entry only delivers
-	 * the cached events: with none, all that is left is ct_put's
-	 * reference, which cannot be the last one that frees a live
-	 * confirmed entry */
-	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
-	    !e->helper && !e->ev_pending) {
-		e->refs--;
-		return verdict;
-	}
-	seqadj = e->status & IPS_SEQ_ADJUST;
 	if (verdict == NF_ACCEPT && s->zones_seen && !(e->status & (IPS_CONFIRMED | IPS_DYING)) &&
 	    (nftdp_ct_tuple_taken(s, e, &e->tuple[0]) ||
 	     nftdp_ct_tuple_taken(s, e, &e->tuple[1]))) {
@@ -1149,6 +1167,29 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	}
 	ct_put(s, e);
 	return verdict;
+}
+
+unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
+			      unsigned int verdict)
+{
+	struct nftdp_ct_entry *e;
+	unsigned int ctinfo;
+
+	if (!pkt->ct)
+		return verdict;
+	e = nftdp_ct_entry_of(pkt->ct, &ctinfo);
+	pkt->ct = NULL;
+	/* nf_confirm without a helper or sequence adjustment calls
+	 * nf_conntrack_confirm, which for a confirmed entry only delivers
+	 * the cached events: with none, all that is left is ct_put's
+	 * reference, which cannot be the last one that frees a live
+	 * confirmed entry */
+	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
+	    !e->helper && !e->ev_pending) {
+		e->refs--;
+		return verdict;
+	}
+	return confirm_slow(s, pkt, e, ctinfo, verdict);
 }
 
 struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct)

@@ -662,6 +662,9 @@ uint16_t nftdp_ct_nat_exp_find_port(struct nftdp_ct_shard *s, const struct nftdp
 /* ct_tuple.c */
 bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t l3proto,
 			 struct nftdp_ct_tuple *t, uint32_t *th_off);
+/* nftdp_ct_pkt_tuple with l4len, nftdp_ct_l4len(pkt), worked out already */
+bool nftdp_ct_pkt_tuple_len(const struct nftdp_vm_pkt *pkt, uint32_t l4len,
+			    struct nftdp_ct_tuple *out);
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt);
 /* the same for the l4len bytes at l4, pkt's transport header and length
  * (nftdp_ct_l4len) as the caller has them */
@@ -683,14 +686,18 @@ struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftd
 static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
 					   const struct nftdp_ct_tuple *t)
 {
-	uint32_t w[10];
-	uint64_t h = 0;
+	const uint8_t *w = (const uint8_t *)t;
+	const uint32_t *k = s->hkey;
+	uint64_t h;
 
-	static_assert(sizeof(*t) == sizeof(w), "the tuple is ten words");
-	memcpy(w, t, sizeof(w));
-	for (unsigned int i = 0; i < 10; i += 2)
-		h +=
-		    (uint64_t)(uint32_t)(w[i] + s->hkey[i]) * (uint32_t)(w[i + 1] + s->hkey[i + 1]);
+	static_assert(sizeof(*t) == 40, "the tuple is ten words");
+	/* written out, each word loaded in place: a loop that -O2 keeps
+	 * rolled copies the tuple to the stack and pays its counter */
+#define CT_HW(i)                                                                                   \
+	((uint64_t)(uint32_t)(nftdp_ld32(w + 8 * (i)) + k[2 * (i)]) *                              \
+	 (uint32_t)(nftdp_ld32(w + 8 * (i) + 4) + k[2 * (i) + 1]))
+	h = CT_HW(0) + CT_HW(1) + CT_HW(2) + CT_HW(3) + CT_HW(4);
+#undef CT_HW
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

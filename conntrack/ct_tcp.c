@@ -104,7 +104,8 @@ struct tcp_seg {
 	uint16_t win;
 };
 
-static void seg_read(const struct ct_l4pkt *p, struct tcp_seg *g)
+static inline __attribute__((always_inline)) void seg_read(const struct ct_l4pkt *p,
+							   struct tcp_seg *g)
 {
 	g->th = p->l4;
 	g->l4len = p->l4len;
@@ -459,23 +460,19 @@ static void tcp_handle_invalid(struct nftdp_ct_entry *e, int dir, unsigned int i
 	}
 }
 
-/* tcp_valid_flags: PUSH, ECE and CWR are always valid */
-static bool tcp_valid_flags(uint8_t f)
+/* tcp_valid_flags: PUSH, ECE and CWR are always valid; the others (FIN,
+ * SYN, RST, ACK, URG: a value below 64) must be one of tcp_valid_flags'
+ * combinations, a bit each in one word */
+#define TCP_VALID(f) (1ull << (f))
+static const uint64_t tcp_valid_combos =
+    TCP_VALID(TH_SYN) | TCP_VALID(TH_SYN | TH_URG) | TCP_VALID(TH_SYN | TH_ACK) |
+    TCP_VALID(TH_RST) | TCP_VALID(TH_RST | TH_ACK) | TCP_VALID(TH_FIN | TH_ACK) |
+    TCP_VALID(TH_FIN | TH_ACK | TH_URG) | TCP_VALID(TH_ACK) | TCP_VALID(TH_ACK | TH_URG);
+#undef TCP_VALID
+
+static inline bool tcp_valid_flags(uint8_t f)
 {
-	switch (f & (uint8_t) ~(TH_ECE | TH_CWR | TH_PSH)) {
-	case TH_SYN:
-	case TH_SYN | TH_URG:
-	case TH_SYN | TH_ACK:
-	case TH_RST:
-	case TH_RST | TH_ACK:
-	case TH_FIN | TH_ACK:
-	case TH_FIN | TH_ACK | TH_URG:
-	case TH_ACK:
-	case TH_ACK | TH_URG:
-		return true;
-	default:
-		return false;
-	}
+	return (tcp_valid_combos >> (f & (uint8_t) ~(TH_ECE | TH_CWR | TH_PSH))) & 1;
 }
 
 /* tcp_error: truncated header, bad checksum, impossible flags. */
@@ -548,18 +545,81 @@ static void tcp_state_reset(struct ct_tcp_state *st)
 	st->flags &= IP_CT_TCP_FLAG_BE_LIBERAL;
 }
 
+/*
+ * nf_conntrack_tcp_packet from in_window on: the packet is in window (or
+ * exempt from the check); the new state, the timeout, assured. Inline
+ * with constant states and index for the established fast path, so that
+ * it is the general path's own code folded, not a copy.
+ */
+static inline __attribute__((always_inline)) enum ct_verdict
+tcp_accepted(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct_l4pkt *p, int dir,
+	     uint64_t now_ms, uint8_t old_state, uint8_t new_state, unsigned int index)
+{
+	const uint32_t *timeouts = nftdp_ct_policy(s, e)->tcp;
+	struct ct_tcp *t = &e->proto.tcp;
+	unsigned int max_retrans;
+	uint32_t timeout;
+
+	/* from here on the packet is in window */
+	t->last_index = (uint8_t)index;
+	t->last_dir = (uint8_t)dir;
+	t->state = new_state;
+	if (old_state != new_state && new_state == TCP_CONNTRACK_FIN_WAIT)
+		t->seen[dir].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
+	if (old_state != new_state)
+		nftdp_ct_event_cache(e, IPCT_PROTOINFO);
+
+	max_retrans = s->cfg.tcp_max_retrans ? s->cfg.tcp_max_retrans : 3;
+	if (t->retrans >= max_retrans && timeouts[new_state] > timeouts[TCP_CONNTRACK_RETRANS])
+		timeout = timeouts[TCP_CONNTRACK_RETRANS];
+	else if (index == TCP_RST_SET)
+		timeout = timeouts[TCP_CONNTRACK_CLOSE];
+	else if (((t->seen[0].flags | t->seen[1].flags) & IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED) &&
+		 timeouts[new_state] > timeouts[TCP_CONNTRACK_UNACK])
+		timeout = timeouts[TCP_CONNTRACK_UNACK];
+	else if (t->last_win == 0 && timeouts[new_state] > timeouts[TCP_CONNTRACK_RETRANS])
+		timeout = timeouts[TCP_CONNTRACK_RETRANS];
+	else
+		timeout = timeouts[new_state];
+
+	if (!(e->status & IPS_SEEN_REPLY)) {
+		/* only reply an RST: not a connection, delete it now */
+		if (index == TCP_RST_SET) { /* g.flags & TH_RST */
+			nftdp_ct_acct(e, p, dir);
+			nftdp_ct_kill(s, e);
+			return CT_ACCEPT;
+		}
+		/* a SYN retransmit does not renew the timeout (port reuse
+		 * could keep the entry alive forever) */
+		if (index == TCP_SYN_SET && old_state == TCP_CONNTRACK_SYN_SENT)
+			return CT_ACCEPT;
+		/* picked up mid-stream, no reply yet: no long timeout */
+		if (new_state == TCP_CONNTRACK_ESTABLISHED &&
+		    timeout > timeouts[TCP_CONNTRACK_UNACK])
+			timeout = timeouts[TCP_CONNTRACK_UNACK];
+	} else if (!(e->status & IPS_ASSURED) &&
+		   (old_state == TCP_CONNTRACK_SYN_RECV ||
+		    old_state == TCP_CONNTRACK_ESTABLISHED) &&
+		   new_state == TCP_CONNTRACK_ESTABLISHED) {
+		/* a valid ACK in ESTABLISHED after SYN_RECV, or a valid
+		 * answer on a picked-up connection */
+		e->status |= IPS_ASSURED;
+		nftdp_ct_event_cache(e, IPCT_ASSURED);
+	}
+	nftdp_ct_refresh_acct(e, p, dir, now_ms, timeout);
+	return CT_ACCEPT;
+}
+
 /* nf_conntrack_tcp_packet. The caller ran nftdp_ct_tcp_error() and, for an
  * unconfirmed entry, nftdp_ct_tcp_new(). */
 enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				    const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
-	const uint32_t *timeouts = nftdp_ct_policy(s, e)->tcp;
 	struct ct_tcp *t = &e->proto.tcp;
 	uint8_t new_state, old_state;
-	unsigned int index, max_retrans;
 	enum tcp_action res;
+	unsigned int index;
 	struct tcp_seg g;
-	uint32_t timeout;
 
 	seg_read(p, &g);
 	old_state = t->state;
@@ -567,10 +627,9 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 	/* ESTABLISHED stays so on an in-window ACK (both directions' table
 	 * entry); the switch below and the NAT offset have nothing to do */
 	if (old_state == TCP_CONNTRACK_ESTABLISHED && index == TCP_ACK_SET &&
-	    !(e->status & IPS_SEQ_ADJUST) && tcp_in_window_ack(t, dir, &g)) {
-		new_state = TCP_CONNTRACK_ESTABLISHED;
-		goto in_window;
-	}
+	    !(e->status & IPS_SEQ_ADJUST) && tcp_in_window_ack(t, dir, &g))
+		return tcp_accepted(s, e, p, dir, now_ms, TCP_CONNTRACK_ESTABLISHED,
+				    TCP_CONNTRACK_ESTABLISHED, TCP_ACK_SET);
 	new_state = tcp_conntracks[dir][index][old_state];
 
 	switch (new_state) {
@@ -709,52 +768,5 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 		break;
 	}
 in_window:
-	/* from here on the packet is in window */
-	t->last_index = (uint8_t)index;
-	t->last_dir = (uint8_t)dir;
-	t->state = new_state;
-	if (old_state != new_state && new_state == TCP_CONNTRACK_FIN_WAIT)
-		t->seen[dir].flags |= IP_CT_TCP_FLAG_CLOSE_INIT;
-	if (old_state != new_state)
-		nftdp_ct_event_cache(e, IPCT_PROTOINFO);
-
-	max_retrans = s->cfg.tcp_max_retrans ? s->cfg.tcp_max_retrans : 3;
-	if (t->retrans >= max_retrans && timeouts[new_state] > timeouts[TCP_CONNTRACK_RETRANS])
-		timeout = timeouts[TCP_CONNTRACK_RETRANS];
-	else if (index == TCP_RST_SET)
-		timeout = timeouts[TCP_CONNTRACK_CLOSE];
-	else if (((t->seen[0].flags | t->seen[1].flags) & IP_CT_TCP_FLAG_DATA_UNACKNOWLEDGED) &&
-		 timeouts[new_state] > timeouts[TCP_CONNTRACK_UNACK])
-		timeout = timeouts[TCP_CONNTRACK_UNACK];
-	else if (t->last_win == 0 && timeouts[new_state] > timeouts[TCP_CONNTRACK_RETRANS])
-		timeout = timeouts[TCP_CONNTRACK_RETRANS];
-	else
-		timeout = timeouts[new_state];
-
-	if (!(e->status & IPS_SEEN_REPLY)) {
-		/* only reply an RST: not a connection, delete it now */
-		if (g.flags & TH_RST) {
-			nftdp_ct_acct(e, p, dir);
-			nftdp_ct_kill(s, e);
-			return CT_ACCEPT;
-		}
-		/* a SYN retransmit does not renew the timeout (port reuse
-		 * could keep the entry alive forever) */
-		if (index == TCP_SYN_SET && old_state == TCP_CONNTRACK_SYN_SENT)
-			return CT_ACCEPT;
-		/* picked up mid-stream, no reply yet: no long timeout */
-		if (new_state == TCP_CONNTRACK_ESTABLISHED &&
-		    timeout > timeouts[TCP_CONNTRACK_UNACK])
-			timeout = timeouts[TCP_CONNTRACK_UNACK];
-	} else if (!(e->status & IPS_ASSURED) &&
-		   (old_state == TCP_CONNTRACK_SYN_RECV ||
-		    old_state == TCP_CONNTRACK_ESTABLISHED) &&
-		   new_state == TCP_CONNTRACK_ESTABLISHED) {
-		/* a valid ACK in ESTABLISHED after SYN_RECV, or a valid
-		 * answer on a picked-up connection */
-		e->status |= IPS_ASSURED;
-		nftdp_ct_event_cache(e, IPCT_ASSURED);
-	}
-	nftdp_ct_refresh_acct(e, p, dir, now_ms, timeout);
-	return CT_ACCEPT;
+	return tcp_accepted(s, e, p, dir, now_ms, old_state, new_state, index);
 }

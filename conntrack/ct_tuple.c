@@ -126,6 +126,12 @@ bool nftdp_ct_tuple_from(const uint8_t *nh, uint32_t avail, bool inner, uint8_t 
 
 bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *out)
 {
+	return nftdp_ct_pkt_tuple_len(pkt, nftdp_ct_l4len(pkt), out);
+}
+
+bool nftdp_ct_pkt_tuple_len(const struct nftdp_vm_pkt *pkt, uint32_t l4len,
+			    struct nftdp_ct_tuple *out)
+{
 	const uint8_t *nh = pkt->data + pkt->nh_off;
 
 	memset(out, 0, sizeof(*out));
@@ -148,7 +154,15 @@ bool nftdp_ct_pkt_tuple(const struct nftdp_vm_pkt *pkt, struct nftdp_ct_tuple *o
 		return false;
 	}
 	out->l4proto = pkt->l4proto;
-	return l4_tuple(pkt->data + pkt->th_off, nftdp_ct_l4len(pkt), out);
+	if (out->l4proto == IPPROTO_TCP || out->l4proto == IPPROTO_UDP) {
+		/* l4_tuple's ports, in line for the common case */
+		if (l4len < 4)
+			return false;
+		memcpy(&out->sport, pkt->data + pkt->th_off, 2);
+		memcpy(&out->dport, pkt->data + pkt->th_off + 2, 2);
+		return true;
+	}
+	return l4_tuple(pkt->data + pkt->th_off, l4len, out);
 }
 
 /* icmp_invert_tuple's invmap, as type + 1 (0: no inverse) */

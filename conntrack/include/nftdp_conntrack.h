@@ -247,15 +247,20 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
 
 /**
  * What nftdp_ct_probe() worked out for a packet (its tuple, the tuple's
- * hash and the node it found), which nftdp_ct_in_burst() takes instead of
+ * hash, its transport's length and the node it found), which nftdp_ct_in_burst() takes instead of
  * working it out again. It holds while the packet is the bytes it was
- * probed as (data, len); the node, while no entry was linked since.
+ * probed as (data, len); the node, while no entry was linked since (a
+ * chain without the tuple has it no sooner than a node is linked).
  */
+#define NFTDP_CT_LOOKUP_MISS (UINT32_MAX - 1)
 struct nftdp_ct_lookup {
 	const uint8_t *data; /**< pkt->data when probed; NULL: nothing held */
 	uint32_t len;	     /**< pkt->len when probed */
 	uint32_t hash;
-	uint32_t node;	/**< the live entry found (index * 2 + dir), or ~0 */
+	uint32_t node;	/**< the live entry found (index * 2 + dir),
+			 * NFTDP_CT_LOOKUP_MISS (no entry of the chain has the
+			 * tuple), or ~0 (nothing known) */
+	uint32_t l4len; /**< the transport's length by the IP header (nftdp_ct_l4len) */
 	uint64_t links; /**< the shard's link count when probed */
 	struct nftdp_ct_tuple t;
 };

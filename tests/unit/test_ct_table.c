@@ -2,7 +2,8 @@
 /*
  * conntrack unit tests (no EAL):
  * the connection table: shard creation and its errors, attach to an
- * existing entry, burst order, the probe's hint and the burst's prefetch,
+ * existing entry, burst order, the probe's hint (a found entry, a miss)
+ * and the burst's prefetch,
  * the single-packet nf_conntrack_in,
  * timeouts and gc, configured timeouts, table
  * full with early drop, gc under pressure, confirm/drop, an established
@@ -70,6 +71,54 @@ static void test_probe_hint(void **state)
 	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_NEW);
 	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
 	assert_int_equal(en->s->st.count, 2);
+	env_free(en);
+}
+
+/* a probe that found no entry with the tuple spares nf_conntrack_in its
+ * walk while nothing was linked; once a node is, the walk is made again */
+static void test_probe_miss(void **state)
+{
+	struct env *en = env_new(8, false);
+	struct nftdp_ct_entry *a, *b;
+	struct nftdp_ct_lookup lk = {0};
+	const struct nftdp_ct_lookup *lks[1] = {&lk};
+	struct nftdp_vm_pkt *pk[1];
+	struct tpkt t, u;
+	unsigned int v[1];
+
+	(void)state;
+	/* missed, then the same tuple made by another packet: found */
+	udp(&t, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_null(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk));
+	assert_int_equal(lk.node, NFTDP_CT_LOOKUP_MISS);
+	udp(&u, false, "10.0.0.1", "10.0.0.2", 1000, 53, 0);
+	assert_int_equal(xmit(en, &u, &a), ST_NEW);
+	pk[0] = &t.pkt;
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lks);
+	assert_ptr_equal((void *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7), a);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(en->s->st.count, 1);
+	/* missed, the entry of another tuple killed meanwhile: still a
+	 * miss, a new entry made without a second walk */
+	udp(&t, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	lk.data = NULL; /* other bytes in the same buffer: a new burst's lookup */
+	assert_null(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk));
+	assert_int_equal(nftdp_ct_delete(en->s, &a->tuple[0], 0), 0);
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lks);
+	assert_int_equal(nftdp_ct_vm_ops.state(t.pkt.ct), ST_NEW);
+	b = (struct nftdp_ct_entry *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_ACCEPT);
+	assert_int_equal(en->s->st.count, 1);
+	/* the miss is taken as the walk's answer: a hint forged over a
+	 * live entry (which no probe can leave) makes a second one, so
+	 * the walk was not made */
+	udp(&t, false, "10.0.0.5", "10.0.0.6", 1, 2, 0);
+	assert_ptr_equal(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk), b);
+	lk.node = NFTDP_CT_LOOKUP_MISS;
+	nftdp_ct_in_burst(en->s, pk, 1, v, en->now, lks);
+	assert_ptr_not_equal((void *)((uintptr_t)t.pkt.ct & ~(uintptr_t)7), b);
+	nftdp_ct_confirm(en->s, &t.pkt, NF_DROP);
+	assert_int_equal(en->s->st.count, 1);
 	env_free(en);
 }
 
@@ -785,6 +834,30 @@ static void test_table_hash(void **state)
 	}
 	/* another key: about one tuple in 128k buckets lands alike */
 	assert_true(same < 3 * n / 1000);
+	/* the hash written out is the NH sum and finaliser it always was
+	 * (tuples of every field, IPv6 and zones included) */
+	for (uint32_t i = 0; i < 4096; i++) {
+		struct nftdp_ct_tuple t;
+		uint32_t w[10], x = i * 2654435761u + 1;
+		uint64_t h = 0;
+
+		for (unsigned int j = 0; j < 10; j++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			w[j] = x;
+		}
+		memcpy(&t, w, sizeof(t));
+		for (unsigned int j = 0; j < 10; j += 2)
+			h += (uint64_t)(uint32_t)(w[j] + a->s->hkey[j]) *
+			     (uint32_t)(w[j + 1] + a->s->hkey[j + 1]);
+		h ^= h >> 33;
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+		h *= 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 33;
+		assert_int_equal(nftdp_ct_tuple_hash(a->s, &t), (uint32_t)h);
+	}
 	nftdp_ct_shard_destroy(b->s);
 	free(b);
 	env_free(a);
@@ -793,14 +866,23 @@ static void test_table_hash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_errors),  cmocka_unit_test(test_attach),
-	    cmocka_unit_test(test_burst_order),	   cmocka_unit_test(test_probe_hint),
-	    cmocka_unit_test(test_prefetch_burst), cmocka_unit_test(test_in_hinted),
-	    cmocka_unit_test(test_timeout_gc),	   cmocka_unit_test(test_configured_timeouts),
-	    cmocka_unit_test(test_table_full),	   cmocka_unit_test(test_gc_pressure),
-	    cmocka_unit_test(test_confirm_drop),   cmocka_unit_test(test_walk_get_delete_flush),
-	    cmocka_unit_test(test_events),	   cmocka_unit_test(test_rss_symmetric),
-	    cmocka_unit_test(test_table_hash),	   cmocka_unit_test(test_confirm_established),
+	    cmocka_unit_test(test_create_errors),
+	    cmocka_unit_test(test_attach),
+	    cmocka_unit_test(test_burst_order),
+	    cmocka_unit_test(test_probe_hint),
+	    cmocka_unit_test(test_probe_miss),
+	    cmocka_unit_test(test_prefetch_burst),
+	    cmocka_unit_test(test_in_hinted),
+	    cmocka_unit_test(test_timeout_gc),
+	    cmocka_unit_test(test_configured_timeouts),
+	    cmocka_unit_test(test_table_full),
+	    cmocka_unit_test(test_gc_pressure),
+	    cmocka_unit_test(test_confirm_drop),
+	    cmocka_unit_test(test_walk_get_delete_flush),
+	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_rss_symmetric),
+	    cmocka_unit_test(test_table_hash),
+	    cmocka_unit_test(test_confirm_established),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,39 @@ static void test_tcp_table_transcription(void **state)
 				assert_int_equal(nftdp_ct_tcp_table(d, i, o), kernel_next(d, i, o));
 }
 
+/* tcp_error's flag check for each of the 256 flag bytes, against the
+ * kernel's tcp_valid_flags switch written out here */
+static void test_tcp_valid_flags(void **state)
+{
+	uint8_t th[20] = {0};
+	struct nftdp_vm_pkt pkt = {0};
+	struct ct_l4pkt p = {.l4 = th, .l4len = sizeof(th), .pkt = &pkt};
+
+	(void)state;
+	th[12] = 5 << 4;
+	for (unsigned int f = 0; f < 256; f++) {
+		bool valid;
+
+		switch (f & ~0xc8u) { /* PSH, ECE and CWR are always valid */
+		case 0x02:	      /* SYN */
+		case 0x22:	      /* SYN URG */
+		case 0x12:	      /* SYN ACK */
+		case 0x04:	      /* RST */
+		case 0x14:	      /* RST ACK */
+		case 0x11:	      /* FIN ACK */
+		case 0x31:	      /* FIN ACK URG */
+		case 0x10:	      /* ACK */
+		case 0x30:	      /* ACK URG */
+			valid = true;
+			break;
+		default:
+			valid = false;
+		}
+		th[13] = (uint8_t)f;
+		assert_int_equal(nftdp_ct_tcp_error(&p, false), !valid);
+	}
+}
+
 /*
  * Every cell of the table through the packet path: an established flow is
  * put into the old state, a segment of the flag class is sent in the
@@ -579,6 +612,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tcp_table_transcription),
+	    cmocka_unit_test(test_tcp_valid_flags),
 	    cmocka_unit_test(test_tcp_every_transition),
 	    cmocka_unit_test(test_tcp_lifecycle),
 	    cmocka_unit_test(test_tcp_window),
