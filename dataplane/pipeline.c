@@ -2172,6 +2172,20 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		run_segment(w, gen, rx_port, &slow[i], 1, false);
 }
 
+/* packet x's carried result from its hits (chains[h]: hook h has chains)
+ * into c; false when there is none */
+static inline bool carry_make(struct nftdp_vm_flow_carry *c,
+			      const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
+			      const bool *chains, unsigned int x, const void *ct,
+			      const struct nftdp_vm_pkt *p, uint8_t last)
+{
+	const struct nftdp_vm_flow_hit *hs[CACHED_HOOKS];
+
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		hs[h] = chains[h] && h <= last ? hit[h][x] : NULL;
+	return nftdp_vm_flow_carry_make(c, ct, p->iif, hs, CACHED_HOOKS, last, p);
+}
+
 /* what burst_established left to the pipeline, per view */
 enum est_how {
 	EST_GONE,     /* dropped by the L2 parse */
@@ -2238,6 +2252,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	bool carried[NFTDP_VM_BURST_MAX];
 	bool snat[NFTDP_VM_BURST_MAX]; /* NAT rewrites its source at postrouting */
 	unsigned int live[NFTDP_VM_BURST_MAX], make[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_flow_carry made[NFTDP_VM_BURST_MAX]; /* for carry[make[j]] */
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
@@ -2353,7 +2368,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			nftdp_vm_flow_carry_charge(carry[x], p, &w->ctx);
 		} else {
 			charge_hits(w, hit, x, p, with, n_with, last[x]);
-			if (carry[x])
+			/* the result for its connection, from the packet as
+			 * the hooks saw it (before NAT's source rewrite, whose
+			 * failure is the packet's own) */
+			if (carry[x] && carry_make(&made[nm], hit, chains, x, ct[x], p, last[x]))
 				make[nm++] = x;
 		}
 		/* NAT's step at postrouting, after its chains (a failed
@@ -2376,14 +2394,8 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	/* after every carried packet charged what its result said: results
 	 * for the connections the cache judged (a run that read more than
 	 * its connection fixes makes none) */
-	for (unsigned int j = 0; j < nm; j++) {
-		unsigned int x = make[j];
-		const struct nftdp_vm_flow_hit *hs[CACHED_HOOKS];
-
-		for (unsigned int h = 0; h < CACHED_HOOKS; h++)
-			hs[h] = chains[h] && h <= last[x] ? hit[h][x] : NULL;
-		nftdp_vm_flow_carry_make(carry[x], ct[x], fast[x]->iif, hs, CACHED_HOOKS, last[x]);
-	}
+	for (unsigned int j = 0; j < nm; j++)
+		*carry[make[j]] = made[j];
 	/* netdev and inet ingress accept all, prerouting drops conntrack's
 	 * drops, each hook what reached it less what it dropped */
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd + ct_drop;
