@@ -2256,6 +2256,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
+	uint8_t vi[NFTDP_VM_BURST_MAX]; /* per fast packet: its view's index */
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	uint8_t with[CACHED_HOOKS];
 	/* entries a packet left to the pipeline: after conntrack (held), after
@@ -2293,18 +2294,20 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		unsigned int v, l;
 		bool plain;
 
-		if (how[i] != EST_PIPELINE || !ready[i])
+		if (how[i] != EST_PIPELINE)
 			continue;
-		if (after_frag)
-			continue;
+		/* what goes to the pipeline from here: left so here, or a
+		 * miss (below) */
+		if (!ready[i] || after_frag)
+			goto slow;
 		if (nftdp_dp_defrag_is_fragment(p->data + mt->ip_off, mt->ip_len,
 						p->nfproto == NFPROTO_IPV4)) {
 			after_frag = true;
-			continue;
+			goto slow;
 		}
 		e = nftdp_dp_ct_probe(w, p, i);
 		if (!e || held_has(&held, e))
-			continue;
+			goto slow;
 		v = nftdp_dp_ct_in_one(w, p, i, &plain, &c);
 		if (v != NF_ACCEPT) {
 			/* conntrack's drop at prerouting (a reopened connection
@@ -2323,9 +2326,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (!plain) {
 			how[i] = EST_AFTER_CT;
 			hold(&held, e);
-			continue;
+			goto slow;
 		}
 		how[i] = EST_DONE;
+		vi[nf] = (uint8_t)i;
 		ent[nf] = e;
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
@@ -2338,25 +2342,26 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		else
 			live[nl++] = nf;
 		fast[nf++] = p;
+		continue;
+	slow:
+		if (first_slow == NFTDP_VM_BURST_MAX)
+			first_slow = i;
 	}
 
 	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
 	n_with = chained_hooks(chains, with);
-	/* what goes to the pipeline: left so above, or a miss (a packet held
-	 * behind one comes after it) */
-	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
-		if (how[i] == EST_PIPELINE || how[i] == EST_AFTER_CT)
-			first_slow = i;
-	for (unsigned int x = 0; x < nf; x++)
-		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
-			first_slow = (unsigned int)(fast[x] - w->view);
+	/* a miss goes to the pipeline too (a packet held behind one comes
+	 * after it) */
+	for (unsigned int x = 0; x < nf && vi[x] < first_slow; x++)
+		if (miss[x])
+			first_slow = vi[x];
 
 	/* in arrival order: a miss, or a packet after one of its
 	 * connection, goes to the pipeline; the rest are charged, confirmed
 	 * and sent (or freed) */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
-		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int idx = vi[x];
 
 		if (miss[x] || held_has(&missed, ent[x])) {
 			how[idx] = EST_AFTER_CT;
