@@ -2172,6 +2172,20 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		run_segment(w, gen, rx_port, &slow[i], 1, false);
 }
 
+/* packet x's carried result from its hits (chains[h]: hook h has chains)
+ * into c; false when there is none */
+static inline bool carry_make(struct nftdp_vm_flow_carry *c,
+			      const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
+			      const bool *chains, unsigned int x, const void *ct,
+			      const struct nftdp_vm_pkt *p, uint8_t last)
+{
+	const struct nftdp_vm_flow_hit *hs[CACHED_HOOKS];
+
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		hs[h] = chains[h] && h <= last ? hit[h][x] : NULL;
+	return nftdp_vm_flow_carry_make(c, ct, p->iif, hs, CACHED_HOOKS, last, p);
+}
+
 /* what burst_established left to the pipeline, per view */
 enum est_how {
 	EST_GONE,     /* dropped by the L2 parse */
@@ -2238,9 +2252,11 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	bool carried[NFTDP_VM_BURST_MAX];
 	bool snat[NFTDP_VM_BURST_MAX]; /* NAT rewrites its source at postrouting */
 	unsigned int live[NFTDP_VM_BURST_MAX], make[NFTDP_VM_BURST_MAX];
+	struct nftdp_vm_flow_carry made[NFTDP_VM_BURST_MAX]; /* for carry[make[j]] */
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
+	uint8_t vi[NFTDP_VM_BURST_MAX]; /* per fast packet: its view's index */
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	uint8_t with[CACHED_HOOKS];
 	/* entries a packet left to the pipeline: after conntrack (held), after
@@ -2278,18 +2294,20 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		unsigned int v, l;
 		bool plain;
 
-		if (how[i] != EST_PIPELINE || !ready[i])
+		if (how[i] != EST_PIPELINE)
 			continue;
-		if (after_frag)
-			continue;
+		/* what goes to the pipeline from here: left so here, or a
+		 * miss (below) */
+		if (!ready[i] || after_frag)
+			goto slow;
 		if (nftdp_dp_defrag_is_fragment(p->data + mt->ip_off, mt->ip_len,
 						p->nfproto == NFPROTO_IPV4)) {
 			after_frag = true;
-			continue;
+			goto slow;
 		}
 		e = nftdp_dp_ct_probe(w, p, i);
 		if (!e || held_has(&held, e))
-			continue;
+			goto slow;
 		v = nftdp_dp_ct_in_one(w, p, i, &plain, &c);
 		if (v != NF_ACCEPT) {
 			/* conntrack's drop at prerouting (a reopened connection
@@ -2308,9 +2326,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (!plain) {
 			how[i] = EST_AFTER_CT;
 			hold(&held, e);
-			continue;
+			goto slow;
 		}
 		how[i] = EST_DONE;
+		vi[nf] = (uint8_t)i;
 		ent[nf] = e;
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
@@ -2323,25 +2342,26 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		else
 			live[nl++] = nf;
 		fast[nf++] = p;
+		continue;
+	slow:
+		if (first_slow == NFTDP_VM_BURST_MAX)
+			first_slow = i;
 	}
 
 	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
 	n_with = chained_hooks(chains, with);
-	/* what goes to the pipeline: left so above, or a miss (a packet held
-	 * behind one comes after it) */
-	for (unsigned int i = 0; i < n && first_slow == NFTDP_VM_BURST_MAX; i++)
-		if (how[i] == EST_PIPELINE || how[i] == EST_AFTER_CT)
-			first_slow = i;
-	for (unsigned int x = 0; x < nf; x++)
-		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
-			first_slow = (unsigned int)(fast[x] - w->view);
+	/* a miss goes to the pipeline too (a packet held behind one comes
+	 * after it) */
+	for (unsigned int x = 0; x < nf && vi[x] < first_slow; x++)
+		if (miss[x])
+			first_slow = vi[x];
 
 	/* in arrival order: a miss, or a packet after one of its
 	 * connection, goes to the pipeline; the rest are charged, confirmed
 	 * and sent (or freed) */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
-		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int idx = vi[x];
 
 		if (miss[x] || held_has(&missed, ent[x])) {
 			how[idx] = EST_AFTER_CT;
@@ -2353,7 +2373,10 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			nftdp_vm_flow_carry_charge(carry[x], p, &w->ctx);
 		} else {
 			charge_hits(w, hit, x, p, with, n_with, last[x]);
-			if (carry[x])
+			/* the result for its connection, from the packet as
+			 * the hooks saw it (before NAT's source rewrite, whose
+			 * failure is the packet's own) */
+			if (carry[x] && carry_make(&made[nm], hit, chains, x, ct[x], p, last[x]))
 				make[nm++] = x;
 		}
 		/* NAT's step at postrouting, after its chains (a failed
@@ -2376,14 +2399,8 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	/* after every carried packet charged what its result said: results
 	 * for the connections the cache judged (a run that read more than
 	 * its connection fixes makes none) */
-	for (unsigned int j = 0; j < nm; j++) {
-		unsigned int x = make[j];
-		const struct nftdp_vm_flow_hit *hs[CACHED_HOOKS];
-
-		for (unsigned int h = 0; h < CACHED_HOOKS; h++)
-			hs[h] = chains[h] && h <= last[x] ? hit[h][x] : NULL;
-		nftdp_vm_flow_carry_make(carry[x], ct[x], fast[x]->iif, hs, CACHED_HOOKS, last[x]);
-	}
+	for (unsigned int j = 0; j < nm; j++)
+		*carry[make[j]] = made[j];
 	/* netdev and inet ingress accept all, prerouting drops conntrack's
 	 * drops, each hook what reached it less what it dropped */
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd + ct_drop;

@@ -38,6 +38,12 @@
 #define FC_VALS_MAX NFTDP_VM_IX_VALS /* l4proto values with a class of their own */
 #define FC_CHAINS_MAX 256
 #define FC_CHUNKS_MAX 24 /* 8-byte moves of a template's payload fields */
+/* fc_entry.conn, nftdp_vm_flow_carry.g_at: a carried result may be made
+ * (FC_CONN_OK); its guard's 8 bytes are in the transport header (FC_CONN_TH,
+ * else the network header), from the offset in the low 6 bits */
+#define FC_CONN_OK 0x80u
+#define FC_CONN_TH 0x40u
+#define FC_CONN_OFF 0x3fu
 
 /* FF_OP: a meta or ct get, read by running the op (priv: key, reg, len, dir);
  * FF_PRED: a pure test, run for its outcome (one byte: go on, break, drop) */
@@ -101,8 +107,10 @@ struct fc_tmpl {
 	alignas(8) uint8_t image[FC_KEY_MAX];
 	/* a run that ended at a base chain rule below this (the policy: past
 	 * the last rule), without a jump, read only what a connection fixes
-	 * (conn_fixed); 0: none did */
-	uint32_t conn_lim;
+	 * (conn_read); 0: none did. One that ended from guard_from on needs
+	 * the guard (guard_conn, guard_bytes: fc_entry.conn, .g_bytes). */
+	uint32_t conn_lim, guard_from;
+	uint8_t guard_conn, guard_bytes;
 };
 
 struct nftdp_vm_flow_plan {
@@ -123,8 +131,10 @@ struct fc_entry {
 	uint32_t hash;
 	uint32_t verdict;
 	uint8_t key_len, n_ctr;
-	bool conn_ok; /* the run read only what the packet's connection fixes */
-	uint8_t pad;
+	/* the run read only what the packet's connection fixes and the
+	 * guard (FC_CONN_*: 0, it read more) */
+	uint8_t conn;
+	uint8_t g_bytes; /* the guard's bytes, a bit each (0: none) */
 	uint32_t ctr[NFTDP_VM_FLOW_CTRS];
 	uint8_t key[FC_KEY_MAX];
 };
@@ -519,16 +529,34 @@ static void tmpl_window(struct fc_tmpl *t, uint8_t nfproto)
 	t->window = true;
 }
 
+/* what an op reads of the packets of one connection (conn_read) */
+enum conn_read {
+	CONN_FIXED, /* what the connection fixes */
+	CONN_GUARD, /* header bytes a carried result compares (*base, *span) */
+	CONN_MORE,  /* anything else */
+};
+
+/* header bytes 0..FC_GUARD_END of the network or transport header a
+ * guard may cover */
+#define FC_GUARD_END 64
+
 /*
- * Whether every packet of one connection, direction and ctinfo, through one
- * input device, gives op the same input: the network header's protocol and
- * addresses, the ports of a transport with ports, `meta`'s family,
- * protocols and devices, `ct state`, `direction`, `l3proto` and
- * `protocol`, and registers (what such ops loaded). An op whose level
- * taints a run never has its result stored, whatever this says.
+ * What op reads of a packet, for a carried result (docs/vm.md "Flow
+ * cache"). Fixed: every packet of one connection, direction and ctinfo,
+ * through one input device, gives op the same input: the network header's
+ * protocol and addresses, the ports of a transport with ports, `meta`'s
+ * family, protocols and devices, `ct state`, `direction`, `l3proto` and
+ * `protocol`, and registers (what such ops loaded). Guard: a load of other
+ * bytes of the network header, or of the transport header of a class with
+ * one protocol, within the first FC_GUARD_END bytes (`ip ttl`, `ip
+ * frag-off`, `ip6 hoplimit`, `tcp flags`): *base is its header
+ * (NFT_PAYLOAD_NETWORK_HEADER or _TRANSPORT_HEADER), *span gets a bit per
+ * byte it reads; a packet whose bytes there equal the carrying packet's
+ * gives the op the same input (a load reads nothing else). An op whose
+ * level taints a run never has its result stored, whatever this says.
  */
-static bool conn_fixed(const struct nftdp_vm_op *op, uint8_t nfproto,
-		       const struct nftdp_vm_l4class *c)
+static enum conn_read conn_read(const struct nftdp_vm_op *op, uint8_t nfproto,
+				const struct nftdp_vm_l4class *c, uint8_t *base, uint64_t *span)
 {
 	const struct nftdp_vm_payload *p = (const void *)op->priv;
 	const struct nftdp_vm_meta *m = (const void *)op->priv;
@@ -537,24 +565,34 @@ static bool conn_fixed(const struct nftdp_vm_op *op, uint8_t nfproto,
 	switch (op->fast) {
 	case NFTDP_VM_FAST_META:
 	case NFTDP_VM_FAST_META_CMP:
-		return true; /* nfproto / l4proto */
+		return CONN_FIXED; /* nfproto / l4proto */
 	}
 	switch (op->ops->flow) {
 	case NFTDP_VM_FLOW_REGS:
 	case NFTDP_VM_FLOW_COUNTER:
 	case NFTDP_VM_FLOW_LOOKUP:
 	case NFTDP_VM_FLOW_OBJREF:
-		return true;
-	case NFTDP_VM_FLOW_PAYLOAD:
-		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV4)
-			return (p->offset == 9 && end == 10) || (p->offset >= 12 && end <= 20);
-		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV6)
-			return p->offset >= 8 && end <= 40;
-		if (p->base == NFT_PAYLOAD_TRANSPORT_HEADER && c->kind == NFTDP_VM_L4_VAL)
-			return end <= 4 && (c->val == IPPROTO_TCP || c->val == IPPROTO_UDP ||
-					    c->val == IPPROTO_UDPLITE || c->val == IPPROTO_SCTP ||
-					    c->val == IPPROTO_DCCP);
-		return false;
+		return CONN_FIXED;
+	case NFTDP_VM_FLOW_PAYLOAD: {
+		bool th = p->base == NFT_PAYLOAD_TRANSPORT_HEADER && c->kind == NFTDP_VM_L4_VAL;
+
+		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV4 &&
+		    ((p->offset == 9 && end == 10) || (p->offset >= 12 && end <= 20)))
+			return CONN_FIXED;
+		if (p->base == NFT_PAYLOAD_NETWORK_HEADER && nfproto == NFPROTO_IPV6 &&
+		    p->offset >= 8 && end <= 40)
+			return CONN_FIXED;
+		if (th && end <= 4 &&
+		    (c->val == IPPROTO_TCP || c->val == IPPROTO_UDP || c->val == IPPROTO_UDPLITE ||
+		     c->val == IPPROTO_SCTP || c->val == IPPROTO_DCCP))
+			return CONN_FIXED;
+		if ((p->base != NFT_PAYLOAD_NETWORK_HEADER && !th) || p->len == 0 || p->len > 8 ||
+		    end > FC_GUARD_END)
+			return CONN_MORE;
+		*base = p->base;
+		*span |= (~0ull >> (64 - p->len)) << p->offset;
+		return CONN_GUARD;
+	}
 	case NFTDP_VM_FLOW_META:
 		switch (m->key) {
 		case NFT_META_NFPROTO:
@@ -566,45 +604,89 @@ static bool conn_fixed(const struct nftdp_vm_op *op, uint8_t nfproto,
 		case NFT_META_OIF:
 		case NFT_META_OIFNAME:
 		case NFT_META_OIFTYPE:
-			return true;
+			return CONN_FIXED;
 		}
-		return false;
+		return CONN_MORE;
 	case NFTDP_VM_FLOW_CT:
 		switch (m->key) {
 		case NFT_CT_STATE:
 		case NFT_CT_DIRECTION:
 		case NFT_CT_L3PROTOCOL:
 		case NFT_CT_PROTOCOL:
-			return true;
+			return CONN_FIXED;
 		}
-		return false;
+		return CONN_MORE;
 	}
-	return false;
+	return CONN_MORE;
 }
 
-/* t->conn_lim for the one base chain ch and class c: the first rule a
- * packet of c can reach that reads more than its connection fixes */
+/* whether the bytes span has a bit for fit in one 8-byte guard */
+static bool guard_fits(uint64_t span)
+{
+	return !span || 64 - __builtin_clzll(span) - __builtin_ctzll(span) <= 8;
+}
+
+/* the guard of span in base: the entry's conn byte (FC_CONN_*, with the
+ * guard's offset) and its byte mask; the 8 bytes end where span does */
+static void guard_encode(uint8_t base, uint64_t span, uint8_t *conn, uint8_t *bytes)
+{
+	unsigned int hi = span ? 64u - (unsigned int)__builtin_clzll(span) : 0;
+	unsigned int off = hi > 8 ? hi - 8 : 0;
+
+	*conn = (uint8_t)(FC_CONN_OK | off |
+			  (span && base == NFT_PAYLOAD_TRANSPORT_HEADER ? FC_CONN_TH : 0));
+	*bytes = (uint8_t)(span >> off);
+}
+
+/* t->conn_lim, t->guard_from and the guard for the one base chain ch and
+ * class c: the first rule a packet of c can reach that reads more than its
+ * connection fixes and one guard covers */
 static void tmpl_conn(struct fc_tmpl *t, const struct nftdp_vm_chain *ch, uint8_t nfproto,
 		      const struct nftdp_vm_l4class *c)
 {
+	uint64_t span = 0;
+	uint8_t base = 0;
 	uint32_t r;
 
 	t->conn_lim = 0;
+	t->guard_from = NFTDP_VM_FLOW_END_POLICY + 1u;
+	t->guard_conn = FC_CONN_OK;
+	t->guard_bytes = 0;
 	if (ch->n_rules >= NFTDP_VM_FLOW_END_POLICY)
 		return; /* rule numbers do not fit the record */
 	for (r = 0; r < ch->n_rules; r++) {
 		const struct nftdp_vm_rule *rule = &ch->rules[r];
+		uint64_t s = span;
+		uint8_t b = base;
 		bool fixed = true;
 
 		if (nftdp_vm_rule_pruned(ch, rule, nfproto, c))
 			continue;
-		for (uint32_t i = 0; i < rule->n_ops && fixed; i++)
-			fixed = conn_fixed(&ch->ops[rule->first_op + i], nfproto, c);
-		if (!fixed)
+		for (uint32_t i = 0; i < rule->n_ops && fixed; i++) {
+			uint8_t ob = 0;
+
+			switch (conn_read(&ch->ops[rule->first_op + i], nfproto, c, &ob, &s)) {
+			case CONN_FIXED:
+				break;
+			case CONN_GUARD:
+				fixed = !b || b == ob; /* one header */
+				b = ob;
+				break;
+			case CONN_MORE:
+				fixed = false;
+				break;
+			}
+		}
+		if (!fixed || !guard_fits(s))
 			break;
+		if (s != span && t->guard_from > r)
+			t->guard_from = r;
+		span = s;
+		base = b;
 	}
 	/* every rule: a verdict by the policy too */
 	t->conn_lim = r == ch->n_rules ? NFTDP_VM_FLOW_END_POLICY + 1u : r;
+	guard_encode(base, span, &t->guard_conn, &t->guard_bytes);
 }
 
 struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain *const *base,
@@ -1075,7 +1157,7 @@ static inline struct fc_entry *probe(struct nftdp_vm_flowcache *fc, uint32_t h, 
 /* the newest result goes first in its pair; the older one moves second */
 static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint64_t set_gen,
 		   const uint8_t *key, unsigned int len, unsigned int verdict,
-		   const struct nftdp_vm_flow_rec *rec, bool conn_ok)
+		   const struct nftdp_vm_flow_rec *rec, uint16_t conn)
 {
 	struct fc_entry *e = &fc->e[h & fc->mask & ~1u];
 
@@ -1087,7 +1169,8 @@ static void insert(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag, uint
 	e[0].verdict = verdict;
 	e[0].key_len = (uint8_t)len;
 	e[0].n_ctr = (uint8_t)rec->n;
-	e[0].conn_ok = conn_ok;
+	e[0].conn = (uint8_t)conn;
+	e[0].g_bytes = (uint8_t)(conn >> 8);
 	memcpy(e[0].ctr, rec->slot, sizeof(e[0].ctr));
 	memcpy(e[0].key, key, len);
 	fc->st.inserts++;
@@ -1127,14 +1210,19 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
 }
 
 /* whether the run rec recorded for pkt read only what pkt's connection
- * fixes (fc_tmpl.conn_lim) */
-static inline bool conn_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_pkt *pkt,
-			    const struct nftdp_vm_flow_rec *rec)
+ * fixes and a guard (fc_tmpl.conn_lim): 0 if not, else fc_entry.conn, with
+ * .g_bytes in the high byte */
+static inline uint16_t conn_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_vm_pkt *pkt,
+				const struct nftdp_vm_flow_rec *rec)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
 	const struct fc_tmpl *t = &fp->t[l4 ? fp->class_of[pkt->l4proto] : fp->class_none];
 
-	return fp->conn && pkt->ct && !rec->jumped && rec->end < t->conn_lim;
+	if (!fp->conn || !pkt->ct || rec->jumped || rec->end >= t->conn_lim)
+		return 0;
+	if (rec->end < t->guard_from)
+		return FC_CONN_OK; /* it read nothing the guard covers */
+	return (uint16_t)(t->guard_conn | t->guard_bytes << 8);
 }
 
 /* The chains over pkt with what they charge recorded into rec and ops
@@ -1300,12 +1388,44 @@ void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_p
 	ctx->flow->st.hits++;
 }
 
+_Static_assert(sizeof(struct nftdp_vm_flow_carry) == 64, "a carried result is one cache line");
+
+/* the 64-bit mask of a guard's byte mask: 0xff for each bit */
+static inline uint64_t guard_mask(uint8_t bytes)
+{
+	/* bits 0..6 to the low bit of bytes 0..6 (no two products meet),
+	 * bit 7 alone */
+	return ((bytes & 0x7full) * 0x2040810204081ull & 0x0101010101010101ull) * 0xff |
+	       (uint64_t)(bytes >> 7) * 0xff << 56;
+}
+
+/* the 8 bytes of p the guard at (at, FC_CONN_*) covers; false when they
+ * are not all in the packet */
+static inline bool guard_load(const struct nftdp_vm_pkt *p, uint8_t at, uint64_t *v)
+{
+	uint32_t off = at & FC_CONN_OFF;
+
+	if (at & FC_CONN_TH) {
+		if (!nftdp_vm_has_l4(p))
+			return false;
+		off += p->th_off;
+	} else {
+		off += p->nh_off;
+	}
+	if ((uint64_t)off + 8 > p->len)
+		return false;
+	memcpy(v, p->data + off, 8);
+	return true;
+}
+
 bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uint32_t iif,
 			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
-			      unsigned int last)
+			      unsigned int last, const struct nftdp_vm_pkt *p)
 {
 	struct nftdp_vm_flow_carry r = {.ct = (uintptr_t)ct, .iif = iif, .last = (uint8_t)last};
 	unsigned int end = last < n ? last + 1 : n;
+	uint64_t span = 0, v;
+	uint8_t base = 0;
 
 	if (!ct || n > UINT8_MAX)
 		return false;
@@ -1314,9 +1434,21 @@ bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uin
 
 		if (!e || hits[h] == &hook_empty)
 			continue;
-		if (!e->conn_ok || r.n_ctr + e->n_ctr > NFTDP_VM_FLOW_CARRY_CTRS ||
+		if (!e->conn || r.n_ctr + e->n_ctr > NFTDP_VM_FLOW_CARRY_CTRS ||
 		    (r.tag && (r.tag != e->gen || r.set_gen != e->set_gen)))
 			return false;
+		if (e->g_bytes) {
+			/* the hooks' guards: one 8 bytes of one header */
+			uint8_t b = e->conn & FC_CONN_TH ? NFT_PAYLOAD_TRANSPORT_HEADER
+							 : NFT_PAYLOAD_NETWORK_HEADER;
+
+			if (span && base != b)
+				return false;
+			base = b;
+			span |= (uint64_t)e->g_bytes << (e->conn & FC_CONN_OFF);
+			if (!guard_fits(span))
+				return false;
+		}
 		r.tag = e->gen;
 		r.set_gen = e->set_gen;
 		memcpy(&r.ctr[r.n_ctr], e->ctr, e->n_ctr * sizeof(e->ctr[0]));
@@ -1324,6 +1456,12 @@ bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uin
 	}
 	if (!r.tag)
 		return false; /* nothing cached decided it */
+	if (span) {
+		guard_encode(base, span, &r.g_at, &r.g_bytes);
+		if (!p || !guard_load(p, r.g_at, &v))
+			return false;
+		r.g_val = v & guard_mask(r.g_bytes);
+	}
 	*c = r;
 	return true;
 }
@@ -1332,8 +1470,14 @@ bool nftdp_vm_flow_carried(const struct nftdp_vm_flow_carry *c, uint64_t tag, ui
 			   const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,
 			   unsigned int *last)
 {
+	uint64_t v;
+
+	/* a later fragment has no transport header: ports and guards of it
+	 * would break the rule that reads them */
 	if (c->tag != tag || c->set_gen != set_gen || c->ct != (uintptr_t)p->ct ||
-	    c->iif != p->iif || p->nftrace || !ctx->flow || ctx->flow->verify)
+	    c->iif != p->iif || p->nftrace || p->fragoff || !ctx->flow || ctx->flow->verify)
+		return false;
+	if (c->g_bytes && (!guard_load(p, c->g_at, &v) || (v & guard_mask(c->g_bytes)) != c->g_val))
 		return false;
 	*last = c->last;
 	return true;

@@ -2423,6 +2423,105 @@ static void test_probe_family_without_chain(void **state)
 	assert_int_equal(nftdp_vm_flow_hit_verdict(hit), NF_ACCEPT);
 }
 
+/* ---------- carried results ---------- */
+
+/* ip forward, drop, as stateful rulesets: 61 ct state established accept,
+ * 62 ip ttl 1 drop, 63 ip frag-off & 0x1fff != 0 drop, 64 meta l4proto tcp
+ * tcp flags & (syn | fin) == (syn | fin) drop, 65 ct state new counter
+ * accept */
+static void rs_carry(struct nftdp_vm_gen_builder *b, struct nftdp_vm_chain **base)
+{
+	struct nftdp_vm_chain *c;
+
+	c = base[0] = gen_chain(b, NFPROTO_IPV4, "c", true, NF_INET_FORWARD, 0, NF_DROP, 0);
+	add(b, c, 61, ct_get(NFT_CT_STATE, -1, NFT_REG_1), bitwise_and(NFT_REG_1, 4, CT_EST),
+	    cmp32(NFT_CMP_NEQ, NFT_REG_1, 0), ACCEPT, NULL);
+	add(b, c, 62, payload(NH, 8, 1, NFT_REG_1), cmp8(NFT_CMP_EQ, NFT_REG_1, 1), DROP, NULL);
+	add(b, c, 63, payload(NH, 6, 2, NFT_REG_1), bitwise_and(NFT_REG_1, 2, htons(0x1fff)),
+	    cmp16be(NFT_CMP_NEQ, NFT_REG_1, 0), DROP, NULL);
+	add(b, c, 64, L4_IS(IPPROTO_TCP), payload(TH, 13, 1, NFT_REG_1),
+	    bitwise_and(NFT_REG_1, 1, 0x03), cmp8(NFT_CMP_EQ, NFT_REG_1, 0x03), DROP, NULL);
+	add(b, c, 65, ct_get(NFT_CT_STATE, -1, NFT_REG_1), bitwise_and(NFT_REG_1, 4, CT_NEW),
+	    cmp32(NFT_CMP_NEQ, NFT_REG_1, 0), CNT, ACCEPT, NULL);
+}
+
+/* fl's carried result after its hit at forward (cached first); false when
+ * none is made */
+static bool carry_of(struct fix *f, const struct flow *fl, struct nftdp_vm_flow_carry *c)
+{
+	static struct tpkt t;
+	struct nftdp_vm_pkt *pk;
+	const struct nftdp_vm_flow_hit *hit;
+
+	run1(f, NFPROTO_IPV4, fl);
+	pk = build(&t, fl);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, &pk, 1, &hit, &f->s[1].ctx);
+	assert_non_null(hit);
+	memset(c, 0, sizeof(*c));
+	return nftdp_vm_flow_carry_make(c, fl->ct, fl->iif, &hit, 1, 1, pk);
+}
+
+/* whether c judges fl; then charged on side 1 while side 0 runs it */
+static bool carried(struct fix *f, const struct nftdp_vm_flow_carry *c, const struct flow *fl)
+{
+	static struct tpkt t[2];
+	struct nftdp_vm_pkt *pk[2] = {build(&t[0], fl), build(&t[1], fl)};
+	unsigned int last = 9, v;
+
+	if (!nftdp_vm_gen_flow_carried(f->s[1].gen, c, pk[1], &f->s[1].ctx, &last))
+		return false;
+	assert_int_equal(last, 1); /* every hook accepted */
+	nftdp_vm_flow_carry_charge(c, pk[1], &f->s[1].ctx);
+	nftdp_vm_gen_run_hook_burst(f->s[0].gen, NFPROTO_IPV4, NF_INET_FORWARD, &pk[0], 1, &v,
+				    &f->s[0].ctx);
+	assert_int_equal(v, NF_ACCEPT);
+	return true;
+}
+
+/* A connection that stays NEW (UDP without replies) passes rules that read
+ * header bytes it does not fix (ip ttl, ip frag-off): its result is carried
+ * with those bytes as its guard, so a packet with other bytes there (ttl
+ * 1) runs the chains; a later fragment never takes it. Bytes of two
+ * headers (a TCP packet's flags too) make none. */
+static void test_carry_guard(void **state)
+{
+	struct fix *f = *state;
+	struct fake_ct cu = {.state = CT_NEW}, ct = {.state = CT_NEW}, ce = {.state = CT_EST};
+	const struct flow u = U4(53, .ct = &cu, .iif = 3),
+			  u_ttl1 = U4(53, .ct = &cu, .iif = 3, .ttl = 1),
+			  u_ttl9 = U4(53, .ct = &cu, .iif = 3, .ttl = 9),
+			  u_frag = U4(53, .ct = &cu, .iif = 3, .frag = 2),
+			  u_iif = U4(53, .ct = &cu, .iif = 4),
+			  t_syn = T4(80, .ct = &ct, .tflags = 0x02),
+			  t_est = T4(80, .ct = &ce, .tflags = 0x10),
+			  t_est_ttl9 = T4(80, .ct = &ce, .tflags = 0x02, .ttl = 9);
+	struct nftdp_vm_flow_carry c, e;
+	struct nftdp_vm_flow_stats s0;
+
+	build_both(f, rs_carry);
+	assert_true(carry_of(f, &u, &c));
+	assert_int_not_equal(c.g_bytes, 0);
+	assert_int_equal(c.n_ctr, 1); /* rule 65's counter */
+	s0 = stats(f);
+	assert_true(carried(f, &c, &u));
+	assert_true(carried(f, &c, &u));
+	assert_int_equal(stats(f).carried - s0.carried, 2);
+	assert_true(same_counters(f, NFPROTO_IPV4, 65) > 0);
+	/* other bytes under the guard: the chains decide (ttl 1: drop) */
+	assert_false(carried(f, &c, &u_ttl1));
+	assert_false(carried(f, &c, &u_ttl9));
+	assert_int_equal(run1(f, NFPROTO_IPV4, &u_ttl1), NF_DROP);
+	assert_false(carried(f, &c, &u_frag));
+	assert_false(carried(f, &c, &u_iif));
+	/* a TCP packet of a NEW connection also read its flags: two headers */
+	assert_false(carry_of(f, &t_syn, &e));
+	/* an established one read only its state: no guard, any ttl or flags */
+	assert_true(carry_of(f, &t_est, &e));
+	assert_int_equal(e.g_bytes, 0);
+	assert_true(carried(f, &e, &t_est_ttl9));
+	same_counters(f, NFPROTO_IPV4, 65);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2453,6 +2552,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_probe_charge, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_family_without_chain, fix_setup,
 					    fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_carry_guard, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_carry_guard, fix_setup_eth, fix_teardown),
 	    /* the same behind Ethernet headers: the packed key layout */
 	    cmocka_unit_test_setup_teardown(test_mixed_same_as_uncached, fix_setup_eth,
 					    fix_teardown),

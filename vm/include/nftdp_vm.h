@@ -1737,15 +1737,17 @@ bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook
  */
 bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook);
 /** Counters a carried result charges at most */
-#define NFTDP_VM_FLOW_CARRY_CTRS 8
+#define NFTDP_VM_FLOW_CARRY_CTRS 6
 /**
  * A connection direction's carried result (docs/vm.md "Flow cache"): what
  * the flow cache's hits at a pass's hooks gave one packet of it, kept by
  * conntrack beside the entry, so that the next packet of the same entry,
- * ctinfo and input device is judged without a key or a probe. Made only
- * from hits whose runs read nothing but what the connection fixes; valid
- * in the generation and set generation it was made in. Zeroed: none.
- * The owning worker's alone.
+ * ctinfo and input device whose guard bytes are the same is judged
+ * without a key or a probe. Made only from hits whose runs read nothing
+ * but what the connection fixes and header bytes within 8 of one header
+ * (the guard: `ip ttl`, `ip frag-off`, `tcp flags`...); valid in the
+ * generation and set generation it was made in. Zeroed: none. The owning
+ * worker's alone. One cache line.
  */
 struct nftdp_vm_flow_carry {
 	uint64_t tag;	  /**< generation id + 1 */
@@ -1754,23 +1756,30 @@ struct nftdp_vm_flow_carry {
 	uint32_t iif;
 	uint8_t last;  /**< the hook (index into the pass's hooks) whose drop decided; n: accept */
 	uint8_t n_ctr; /**< ctr[0..n_ctr): the counter slots of every hook, in order */
-	uint16_t pad;
+	uint8_t g_at;  /**< the guard's 8 bytes: header and offset (flowcache.c) */
+	uint8_t g_bytes; /**< which of them count, a bit each; 0: no guard */
 	uint32_t ctr[NFTDP_VM_FLOW_CARRY_CTRS];
+	uint64_t g_val; /**< the guard's bytes of the packet that made it, the rest 0 */
 };
 
 /**
  * Fill c from hits[0..n) (NULL: a hook without chains) of an untraced
- * packet of ct (its pkt->ct) from input device iif, the last one
- * hits[last] when it dropped the packet (last == n: every hook accepted).
+ * packet p of ct (its pkt->ct before confirm) from input device iif, as
+ * the hooks saw it, the last one hits[last] when it dropped the packet
+ * (last == n: every hook accepted). p gives the guard's bytes (NULL: a
+ * result that needs a guard is not made).
  * @return false, and c untouched, when some hit cannot be carried (its run
- * read more than the connection fixes, or too many counters). Packet-path.
+ * read more than the connection fixes and a guard covers, or too many
+ * counters), or p lacks the guard's bytes. Packet-path.
  */
 bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uint32_t iif,
 			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
-			      unsigned int last);
+			      unsigned int last, const struct nftdp_vm_pkt *p);
 /**
- * Whether c judges p in gen (not in verify mode); if so *last is the hook
- * index as nftdp_vm_flow_carry_make took it. Charges nothing. Packet-path.
+ * Whether c judges p in gen (not in verify mode): same ct and input
+ * device, untraced, no later fragment, the guard's bytes there and equal;
+ * if so *last is the hook index as nftdp_vm_flow_carry_make took it.
+ * Charges nothing. Packet-path.
  */
 bool nftdp_vm_gen_flow_carried(const struct nftdp_vm_gen *gen, const struct nftdp_vm_flow_carry *c,
 			       const struct nftdp_vm_pkt *p, const struct nftdp_vm_ctx *ctx,

@@ -27,8 +27,13 @@ flow_cache.carried must be > 0. Then again with NAT (source and
 destination, IPv4 and IPv6, TCP and UDP): the established packets of
 NATed connections take the established pass too (flow_cache.carried >
 0), the three runs agree, and every packet of a NATed flow leaves
-exactly as the model rewrites it (addresses, ports, checksums). Exit 0
-when all hold, 1 otherwise, 77 when not root.
+exactly as the model rewrites it (addresses, ports, checksums). Last,
+one-way UDP flows (new until the end) through rules that read ip ttl,
+ip6 hoplimit and ip frag-off before ct state new accept, some packets
+with ttl 1: their results are carried with those bytes as the guard
+(flow_cache.carried >= 100), the three runs agree, and exactly the
+ttl 1 packets are dropped. Exit 0 when all hold, 1 otherwise, 77 when
+not root.
 """
 import json
 import os
@@ -315,6 +320,79 @@ def nat_tracked(tmp):
           % fc_on.get('carried'))
 
 
+# TRACKED for connections that stay NEW (UDP one way): their runs pass
+# rules that read header bytes the connection does not fix, so their
+# carried results keep those bytes as a guard
+GUARDED = '''flush ruleset
+table inet filter {
+	chain forward {
+		type filter hook forward priority 0; policy drop;
+		ct state established,related accept
+		ct state invalid counter drop
+		ip ttl 1 counter drop
+		ip6 hoplimit 1 counter drop
+		ip frag-off & 0x1fff != 0 counter drop
+		ct state new counter accept
+	}
+}
+'''
+
+
+def guarded_capture():
+    """8 one-way UDP flows (IPv4 and IPv6), 40 datagrams each, interleaved
+    (fixed seed); one in ten with ttl / hop limit 1 (dropped), one in ten
+    with 63, DF set on some flows and on one packet of others. Returns
+    [(port, frame, dropped)]."""
+    from scapy.all import IP, UDP, Ether, IPv6, Raw
+    rnd = random.Random(23)
+    per_flow = []
+    for n in range(8):
+        pkts = []
+        for k in range(40):
+            ttl = 1 if k % 10 == 9 else 63 if k % 10 == 5 else 64
+            if n % 2:
+                l3 = IPv6(src='2001:db8::%d' % (n + 1), dst='2001:db8:1::53', hlim=ttl)
+            else:
+                l3 = IP(src='10.0.1.%d' % (n + 1), dst='192.0.2.53', ttl=ttl,
+                        flags='DF' if n % 4 == 0 or k == 20 else 0)
+            p = Ether(src=MAC[0], dst=MAC[1]) / l3 / UDP(sport=44000 + n, dport=53) / \
+                Raw(b'g' * rnd.choice((20, 100)))
+            pkts.append((0, bytes(p), ttl == 1))
+        per_flow.append(pkts)
+    out = []
+    while any(per_flow):
+        f = rnd.choice([x for x in per_flow if x])
+        out.append(f.pop(0))
+    return out
+
+
+def guarded(tmp):
+    """Connections that stay NEW: results carried with a guard (the
+    packet's ttl, hop limit and fragment bits) change nothing; a packet
+    with other bytes there is judged by the chains."""
+    with open(os.path.join(tmp, 'rules.nft'), 'w') as f:
+        f.write(GUARDED)
+    pkts = guarded_capture()
+    write_ports(tmp, pkts)
+    on = run(tmp, 'g-cache', [])
+    off = run(tmp, 'g-nocache', ['--flow-cache', '0'])
+    ver = run(tmp, 'g-verify', ['--flow-cache-verify'])
+    if on is None or off is None or ver is None:
+        return
+    fc_on = on['stats'].get('flow_cache', {})
+    print('   guarded, cache on: %s' % fc_on)
+    check(on['listing'] == off['listing'] == ver['listing'],
+          'guarded: listings with counters are identical')
+    want = [f for _, f, dropped in pkts if not dropped]
+    check(on['tx'][1] == off['tx'][1] == ver['tx'][1] == want,
+          'guarded: port 1 sends the model\'s frames, in order (%d of %d)'
+          % (len(on['tx'][1]), len(want)))
+    check(on['stats']['hooks'] == off['stats']['hooks'] == ver['stats']['hooks'],
+          'guarded: hook verdicts are identical')
+    check(fc_on.get('carried', 0) >= 100,
+          'guarded: connections carried results (%s packets)' % fc_on.get('carried'))
+
+
 def capture():
     """20 packets per flow, flows interleaved at random (fixed seed).
     Returns [(port, frame, dropped by the ruleset)] in capture order."""
@@ -434,6 +512,7 @@ def main():
               'verify: listing and tx as without the cache')
         tracked(tmp)
         nat_tracked(tmp)
+        guarded(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.report('flow-cache')
