@@ -1959,20 +1959,28 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 {
 	struct nftdp_vm_pkt *p = &w->view[i];
 	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
+	uint32_t len = rte_pktmbuf_data_len(mb), ip_len, avail;
 	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
-	struct nftdp_dp_icmp icmp = {0};
+	struct nftdp_dp_icmp icmp;
+	enum nftdp_dp_drop why;
+	const uint8_t *iph;
 
 	/* --router drops a tagged frame (no VLAN device) where it counts it */
-	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6) ||
-	    (w->dp->router && l2->vid))
+	if (l2->ip_off >= len || (w->dp->router && l2->vid))
 		return false;
-	/* IPv6 without hop-by-hop header: ip6_rcv_core's checks inline */
-	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
-	     : len - l2->ip_off < 40 || d[l2->ip_off + 6] == 0
-		 ? nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)
-		 : nftdp_dp_ip6_rcv_core(d + l2->ip_off, len - l2->ip_off, &ip_len)) !=
-	    NFTDP_DP_DROP_MAX)
+	iph = d + l2->ip_off;
+	avail = len - l2->ip_off;
+	/* inet ingress's version check is ip_rcv's / ip6_rcv_core's own; IPv6
+	 * without hop-by-hop header: ip6_rcv_core's checks inline */
+	if (v4)
+		why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+	else if (l2->ip_proto != NFTDP_DP_ETH_P_IPV6)
+		return false;
+	else if (avail < 40 || iph[6] == 0)
+		why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
+	else
+		why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
+	if (why != NFTDP_DP_DROP_MAX)
 		return false;
 	if (header) {
 		if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
