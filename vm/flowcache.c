@@ -1101,29 +1101,30 @@ struct fc_keys {
 	uint64_t unkeyed; /* a bit per packet the flood guard left out */
 };
 
-/* packet i's key under fp, its hash, and its bucket on the way */
-static inline __attribute__((always_inline)) void
+/* packet i's key under fp and its hash into k, its bucket on the way; its
+ * length (0: not keyed). sparse: fp's hook's guard is sparse (read once
+ * a burst: only guard_note, after the burst, changes it). */
+static inline __attribute__((always_inline)) unsigned int
 key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
-	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i)
+	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i,
+	    bool sparse)
 {
+	unsigned int len;
+
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
 	 * chains: each of them emits its trace events */
-	if (pkt->nftrace) {
-		k->len[i] = 0;
-		return;
-	}
+	if (pkt->nftrace)
+		return 0;
 	/* the flood guard's sparse mode keys 1 packet in FC_GUARD_SAMPLE */
-	if (__builtin_expect(fc->g[fp->hook].sparse, 0) &&
-	    (++fc->g[fp->hook].tick & (FC_GUARD_SAMPLE - 1))) {
-		k->len[i] = 0;
+	if (__builtin_expect(sparse, 0) && (++fc->g[fp->hook].tick & (FC_GUARD_SAMPLE - 1))) {
 		k->unkeyed |= 1ull << i;
 		fc->st.unkeyed++;
-		return;
+		return 0;
 	}
-	k->len[i] = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
-	if (!k->len[i])
-		return;
-	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+	len = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
+	if (len)
+		__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+	return len;
 }
 
 /* whether the run rec recorded for pkt read only what pkt's connection
@@ -1198,12 +1199,14 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
 	struct fc_keys k;
 	unsigned int probes = 0, hits = 0;
+	bool sparse;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	k.unkeyed = 0;
+	sparse = fc->g[fp->hook].sparse;
 	for (unsigned int i = 0; i < n; i++)
-		key_prepare(fc, fp, pkts[i], ctx, &k, i);
+		k.len[i] = key_prepare(fc, fp, pkts[i], ctx, &k, i, sparse);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *pkt = pkts[i];
 		struct nftdp_vm_flow_rec rec = {0};
@@ -1255,25 +1258,29 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
 	uint8_t hook = 0; /* every plan's: one hook a call */
+	bool sparse = false;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	k.unkeyed = 0;
+	for (unsigned int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
+		if (plan[f]) {
+			hook = plan[f]->hook;
+			sparse = fc->g[hook].sparse;
+			break;
+		}
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t nf = pkts[i]->nfproto;
+		unsigned int len = 0;
 
-		k.len[i] = 0;
 		hits[i] = NULL;
-		if (nf >= NFTDP_VM_GEN_NFPROTO_MAX)
-			continue;
-		if (empty[nf]) {
-			hits[i] = &hook_empty;
-			continue;
+		if (nf < NFTDP_VM_GEN_NFPROTO_MAX) {
+			if (empty[nf])
+				hits[i] = &hook_empty;
+			else if (plan[nf])
+				len = key_prepare(fc, plan[nf], pkts[i], ctx, &k, i, sparse);
 		}
-		if (plan[nf]) {
-			hook = plan[nf]->hook;
-			key_prepare(fc, plan[nf], pkts[i], ctx, &k, i);
-		}
+		k.len[i] = len;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])
