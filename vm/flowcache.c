@@ -874,7 +874,11 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
 
 		memcpy(key, &kw0, 8);
-		/* unrolled: a load, an and, a store and a crc32 a word */
+		/* unrolled: a load, an and, a store and a crc32 a word; a
+		 * test per word past the first rather than a switch, whose
+		 * indirect jump mispredicts wherever templates of different
+		 * lengths alternate (IPv4 and IPv6 keys): a conditional
+		 * branch follows the branches before it */
 #define WIN_WORD(w)                                                                                \
 	do {                                                                                       \
 		uint64_t v;                                                                        \
@@ -883,34 +887,24 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 		memcpy(key + 8 * ((w) + 1), &v, 8);                                                \
 		hv = hash_step(hv, v);                                                             \
 	} while (0)
-		switch (t->n_win) {
-		case 9:
-			WIN_WORD(8);
-			/* fall through */
-		case 8:
-			WIN_WORD(7);
-			/* fall through */
-		case 7:
-			WIN_WORD(6);
-			/* fall through */
-		case 6:
-			WIN_WORD(5);
-			/* fall through */
-		case 5:
-			WIN_WORD(4);
-			/* fall through */
-		case 4:
-			WIN_WORD(3);
-			/* fall through */
-		case 3:
-			WIN_WORD(2);
-			/* fall through */
-		case 2:
-			WIN_WORD(1);
-			/* fall through */
-		default:
-			WIN_WORD(0);
-		}
+		WIN_WORD(0);
+#define WIN_NEXT(w)                                                                                \
+	do {                                                                                       \
+		if (t->n_win <= (w))                                                               \
+			goto win_done;                                                             \
+		WIN_WORD(w);                                                                       \
+	} while (0)
+		_Static_assert(FC_KEY_MAX / 8 - 1 == 9, "the window has nine words at most");
+		WIN_NEXT(1);
+		WIN_NEXT(2);
+		WIN_NEXT(3);
+		WIN_NEXT(4);
+		WIN_NEXT(5);
+		WIN_NEXT(6);
+		WIN_NEXT(7);
+		WIN_NEXT(8);
+	win_done:
+#undef WIN_NEXT
 #undef WIN_WORD
 		if (t->n_opf) {
 			unsigned int w = 1u + t->n_win;
@@ -1012,9 +1006,12 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	return hashed(key, t->key_len, h);
 }
 
-/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: unrolled */
+/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: a test per word past
+ * the first, not a switch (an indirect jump that mispredicts where keys of
+ * different lengths alternate) */
 static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 {
+	unsigned int n = len / 8;
 	uint64_t d = 0;
 
 #define EQ_WORD(w)                                                                                 \
@@ -1024,38 +1021,25 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 		memcpy(&y, b + 8 * (w), 8);                                                        \
 		d |= x ^ y;                                                                        \
 	} while (0)
-	_Static_assert(FC_KEY_MAX == 80, "key_eq unrolls ten words");
-	switch (len / 8) {
-	case 10:
-		EQ_WORD(9);
-		/* fall through */
-	case 9:
-		EQ_WORD(8);
-		/* fall through */
-	case 8:
-		EQ_WORD(7);
-		/* fall through */
-	case 7:
-		EQ_WORD(6);
-		/* fall through */
-	case 6:
-		EQ_WORD(5);
-		/* fall through */
-	case 5:
-		EQ_WORD(4);
-		/* fall through */
-	case 4:
-		EQ_WORD(3);
-		/* fall through */
-	case 3:
-		EQ_WORD(2);
-		/* fall through */
-	case 2:
-		EQ_WORD(1);
-		/* fall through */
-	default:
-		EQ_WORD(0);
-	}
+	_Static_assert(FC_KEY_MAX == 80, "key_eq: ten words at most");
+	EQ_WORD(0);
+#define EQ_NEXT(w)                                                                                 \
+	do {                                                                                       \
+		if (n <= (w))                                                                      \
+			goto eq_done;                                                              \
+		EQ_WORD(w);                                                                        \
+	} while (0)
+	EQ_NEXT(1);
+	EQ_NEXT(2);
+	EQ_NEXT(3);
+	EQ_NEXT(4);
+	EQ_NEXT(5);
+	EQ_NEXT(6);
+	EQ_NEXT(7);
+	EQ_NEXT(8);
+	EQ_NEXT(9);
+eq_done:
+#undef EQ_NEXT
 #undef EQ_WORD
 	return d == 0;
 }
