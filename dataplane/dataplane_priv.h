@@ -98,6 +98,14 @@ static inline bool nftdp_dp_parse_l2(const uint8_t *d, uint32_t len, struct nftd
 		return false;
 	}
 	t = nftdp_rd16(d + 12);
+	/* the common case, untagged: constant offsets, no loop */
+	if (t != NFTDP_DP_ETH_P_8021Q && t != NFTDP_DP_ETH_P_8021AD) {
+		*l2 = (struct nftdp_dp_l2){.proto = t,
+					   .nh_off = NFTDP_DP_ETH_HLEN,
+					   .ip_proto = t,
+					   .ip_off = NFTDP_DP_ETH_HLEN};
+		return true;
+	}
 	proto = t;
 	/* up to two tags; skb_vlan_untag() pulls only the outer one */
 	while ((t == NFTDP_DP_ETH_P_8021Q || t == NFTDP_DP_ETH_P_8021AD) && n_vlan < 2) {
@@ -171,6 +179,45 @@ static inline enum nftdp_dp_drop nftdp_dp_ip_rcv(const uint8_t *d, uint32_t avai
 
 /** The same for ipv6_rcv()/ip6_rcv_core(): *ip_len = 40 + payload length. */
 enum nftdp_dp_drop nftdp_dp_ip6_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len);
+
+/**
+ * ip6_rcv_core()'s checks before a hop-by-hop header: version, the
+ * multicast and loopback addresses, the payload length; nftdp_dp_ip6_rcv
+ * is this, then ipv6_parse_hopopts when d[6] is 0. Inline, the address
+ * tests on words: an IPv6 packet without hop-by-hop header takes only
+ * this on every pass.
+ */
+static inline enum nftdp_dp_drop nftdp_dp_ip6_rcv_core(const uint8_t *d, uint32_t avail,
+						       uint32_t *ip_len)
+{
+	/* ::1 in memory order, as the second word of an address */
+	const uint64_t one = nftdp_ld64((const uint8_t[8]){[7] = 1});
+	uint64_t s0, s1, d0, d1;
+	uint32_t plen;
+
+	if (avail < 40 || (d[0] >> 4) != 6)
+		return NFTDP_DP_DROP_IP6_HDR;
+	/* multicast source; loopback either side from a non-loopback device;
+	 * interface-local (scope 1) and scope 0 multicast destinations */
+	s0 = nftdp_ld64(d + 8);
+	s1 = nftdp_ld64(d + 16);
+	d0 = nftdp_ld64(d + 24);
+	d1 = nftdp_ld64(d + 32);
+	if ((d[8] == 0xff) | ((s0 | (s1 ^ one)) == 0) | ((d0 | (d1 ^ one)) == 0) |
+	    ((d[24] == 0xff) & ((d[25] & 0xe) == 0)))
+		return NFTDP_DP_DROP_IP6_ADDR;
+	plen = nftdp_rd16(d + 4);
+	/* payload length 0 before a hop-by-hop header: a jumbogram, neither
+	 * checked nor trimmed until ipv6_hop_jumbo */
+	if (plen == 0 && d[6] == 0) {
+		*ip_len = avail;
+	} else {
+		if (plen + 40 > avail)
+			return NFTDP_DP_DROP_IP6_LEN;
+		*ip_len = plen + 40;
+	}
+	return NFTDP_DP_DROP_MAX;
+}
 
 /** An ICMP error the kernel sends about a packet it drops on receive. */
 struct nftdp_dp_icmp {

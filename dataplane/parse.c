@@ -45,13 +45,6 @@ const char *const nftdp_dp_drop_names[NFTDP_DP_DROP_MAX] = {
     [NFTDP_DP_DROP_DUP_NO_ROUTE] = "dup_no_route",
 };
 
-static bool ip6_is_loopback(const uint8_t *a)
-{
-	static const uint8_t lo[16] = {[15] = 1};
-
-	return memcmp(a, lo, 16) == 0;
-}
-
 static void icmp_set(struct nftdp_dp_icmp *icmp, uint8_t type, uint8_t code, uint32_t info)
 {
 	*icmp = (struct nftdp_dp_icmp){.type = type, .code = code, .info = info};
@@ -171,30 +164,13 @@ static enum nftdp_dp_drop ip6_parse_hopopts(const uint8_t *d, uint32_t *ip_len, 
 enum nftdp_dp_drop nftdp_dp_ip6_rcv_icmp(const uint8_t *d, uint32_t avail, uint32_t *ip_len,
 					 struct nftdp_dp_icmp *icmp)
 {
-	uint32_t plen;
+	enum nftdp_dp_drop why;
 
 	icmp->type = 0;
-	if (avail < 40 || (d[0] >> 4) != 6)
-		return NFTDP_DP_DROP_IP6_HDR;
-	/* ip6_rcv_core: multicast source; loopback either side from a non-loopback
-	 * device; interface-local (scope 1) multicast and scope 0 multicast */
-	if (d[8] == 0xff || ip6_is_loopback(d + 8) || ip6_is_loopback(d + 24))
-		return NFTDP_DP_DROP_IP6_ADDR;
-	if (d[24] == 0xff && ((d[25] & 0xf) == 0 || (d[25] & 0xf) == 1))
-		return NFTDP_DP_DROP_IP6_ADDR;
-	plen = nftdp_rd16(d + 4);
-	/* payload length 0 before a hop-by-hop header: a jumbogram, neither
-	 * checked nor trimmed until ipv6_hop_jumbo */
-	if (plen == 0 && d[6] == 0) {
-		*ip_len = avail;
-	} else {
-		if (plen + 40 > avail)
-			return NFTDP_DP_DROP_IP6_LEN;
-		*ip_len = plen + 40;
-	}
-	if (d[6] == 0)
+	why = nftdp_dp_ip6_rcv_core(d, avail, ip_len);
+	if (why == NFTDP_DP_DROP_MAX && d[6] == 0)
 		return ip6_parse_hopopts(d, ip_len, avail, icmp);
-	return NFTDP_DP_DROP_MAX;
+	return why;
 }
 
 enum nftdp_dp_drop nftdp_dp_ip6_rcv(const uint8_t *d, uint32_t avail, uint32_t *ip_len)

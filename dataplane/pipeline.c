@@ -1726,15 +1726,16 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
-	unsigned int nd = 0, nip = 0, nfw = 0, nout = 0, no = 0;
+	unsigned int nd = 0, nip = 0, nfw = 0, nother = 0, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_dp_l2 l2;
 		enum nftdp_dp_drop why;
-		struct nftdp_dp_icmp icmp = {0};
+		struct nftdp_dp_icmp icmp;
 		uint32_t len, avail, ip_len;
+		const uint8_t *iph;
 		uint8_t *d;
 
 		if (!rx_frame(w, m, i, n, &l2))
@@ -1742,36 +1743,51 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		d = rte_pktmbuf_mtod(mb, uint8_t *);
 		len = rte_pktmbuf_data_len(mb);
 		nd++;
-		if (!is_ip(l2.ip_proto)) {
-			nout++;
-			out[no++] = mb;
-			continue;
-		}
-		avail = len - l2.ip_off;
-		/* inet ingress's version check */
-		if (l2.ip_off >= len ||
-		    (d[l2.ip_off] >> 4) != (l2.ip_proto == NFTDP_DP_ETH_P_IP ? 4 : 6)) {
-			w->st.drop[l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFTDP_DP_DROP_IP_HDR
-								    : NFTDP_DP_DROP_IP6_HDR]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
-		nip++;
-		why = l2.ip_proto == NFTDP_DP_ETH_P_IP
-			  ? nftdp_dp_ip_rcv(d + l2.ip_off, avail, &ip_len)
-			  : nftdp_dp_ip6_rcv_icmp(d + l2.ip_off, avail, &ip_len, &icmp);
-		if (why != NFTDP_DP_DROP_MAX && icmp.type) {
-			/* answered: the full pipeline, which counts it again */
-			struct nftdp_vm_pkt *p = &w->view[i];
+		/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
+		 * branch on the family, the checks of each inline */
+		if (l2.ip_proto == NFTDP_DP_ETH_P_IP) {
+			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 4) {
+				w->st.drop[NFTDP_DP_DROP_IP_HDR]++;
+				rte_pktmbuf_free(mb);
+				continue;
+			}
+			nip++;
+			iph = d + l2.ip_off;
+			avail = len - l2.ip_off;
+			why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
+			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 6) {
+				w->st.drop[NFTDP_DP_DROP_IP6_HDR]++;
+				rte_pktmbuf_free(mb);
+				continue;
+			}
+			nip++;
+			iph = d + l2.ip_off;
+			avail = len - l2.ip_off;
+			/* a hop-by-hop header (or a frame too short to say):
+			 * ipv6_parse_hopopts, which may answer */
+			if (avail < 40 || iph[6] == 0) {
+				why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
+				if (why != NFTDP_DP_DROP_MAX && icmp.type) {
+					/* answered: the full pipeline, which counts it again */
+					struct nftdp_vm_pkt *p = &w->view[i];
 
-			nd--;
-			nip--;
-			tx_stage_bulk(w, tx_port, out, no);
-			no = 0;
-			setup_view(w, i, mb, &l2, rx, false);
-			run_segment(w, gen, rx_port, &p, 1, false);
-			/* its frames now, before the next packet's */
-			flush_emits(w);
+					nd--;
+					nip--;
+					tx_stage_bulk(w, tx_port, out, no);
+					no = 0;
+					setup_view(w, i, mb, &l2, rx, false);
+					run_segment(w, gen, rx_port, &p, 1, false);
+					/* its frames now, before the next packet's */
+					flush_emits(w);
+					continue;
+				}
+			} else {
+				why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
+			}
+		} else {
+			nother++;
+			out[no++] = mb;
 			continue;
 		}
 		if (why != NFTDP_DP_DROP_MAX) {
@@ -1782,7 +1798,6 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		/* pskb_trim_rcsum */
 		trim_linear(mb, (uint16_t)(avail - ip_len));
 		nfw++;
-		nout++;
 		out[no++] = mb;
 	}
 	tx_stage_bulk(w, tx_port, out, no);
@@ -1791,7 +1806,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_FORWARD][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_POSTROUTING][NFTDP_DP_V_ACCEPT] += nfw;
-	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nout;
+	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nfw + nother;
 }
 
 /*
@@ -1944,17 +1959,28 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 {
 	struct nftdp_vm_pkt *p = &w->view[i];
 	uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(mb), ip_len;
+	uint32_t len = rte_pktmbuf_data_len(mb), ip_len, avail;
 	bool v4 = l2->ip_proto == NFTDP_DP_ETH_P_IP;
-	struct nftdp_dp_icmp icmp = {0};
+	struct nftdp_dp_icmp icmp;
+	enum nftdp_dp_drop why;
+	const uint8_t *iph;
 
 	/* --router drops a tagged frame (no VLAN device) where it counts it */
-	if (!is_ip(l2->ip_proto) || l2->ip_off >= len || (d[l2->ip_off] >> 4) != (v4 ? 4 : 6) ||
-	    (w->dp->router && l2->vid))
+	if (l2->ip_off >= len || (w->dp->router && l2->vid))
 		return false;
-	if ((v4 ? nftdp_dp_ip_rcv(d + l2->ip_off, len - l2->ip_off, &ip_len)
-		: nftdp_dp_ip6_rcv_icmp(d + l2->ip_off, len - l2->ip_off, &ip_len, &icmp)) !=
-	    NFTDP_DP_DROP_MAX)
+	iph = d + l2->ip_off;
+	avail = len - l2->ip_off;
+	/* inet ingress's version check is ip_rcv's / ip6_rcv_core's own; IPv6
+	 * without hop-by-hop header: ip6_rcv_core's checks inline */
+	if (v4)
+		why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+	else if (l2->ip_proto != NFTDP_DP_ETH_P_IPV6)
+		return false;
+	else if (avail < 40 || iph[6] == 0)
+		why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
+	else
+		why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
+	if (why != NFTDP_DP_DROP_MAX)
 		return false;
 	if (header) {
 		if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))

@@ -956,7 +956,11 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
 
 		memcpy(key, &kw0, 8);
-		/* unrolled: a load, an and, a store and a crc32 a word */
+		/* unrolled: a load, an and, a store and a crc32 a word; a
+		 * test per word past the first rather than a switch, whose
+		 * indirect jump mispredicts wherever templates of different
+		 * lengths alternate (IPv4 and IPv6 keys): a conditional
+		 * branch follows the branches before it */
 #define WIN_WORD(w)                                                                                \
 	do {                                                                                       \
 		uint64_t v;                                                                        \
@@ -965,34 +969,24 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 		memcpy(key + 8 * ((w) + 1), &v, 8);                                                \
 		hv = hash_step(hv, v);                                                             \
 	} while (0)
-		switch (t->n_win) {
-		case 9:
-			WIN_WORD(8);
-			/* fall through */
-		case 8:
-			WIN_WORD(7);
-			/* fall through */
-		case 7:
-			WIN_WORD(6);
-			/* fall through */
-		case 6:
-			WIN_WORD(5);
-			/* fall through */
-		case 5:
-			WIN_WORD(4);
-			/* fall through */
-		case 4:
-			WIN_WORD(3);
-			/* fall through */
-		case 3:
-			WIN_WORD(2);
-			/* fall through */
-		case 2:
-			WIN_WORD(1);
-			/* fall through */
-		default:
-			WIN_WORD(0);
-		}
+		WIN_WORD(0);
+#define WIN_NEXT(w)                                                                                \
+	do {                                                                                       \
+		if (t->n_win <= (w))                                                               \
+			goto win_done;                                                             \
+		WIN_WORD(w);                                                                       \
+	} while (0)
+		_Static_assert(FC_KEY_MAX / 8 - 1 == 9, "the window has nine words at most");
+		WIN_NEXT(1);
+		WIN_NEXT(2);
+		WIN_NEXT(3);
+		WIN_NEXT(4);
+		WIN_NEXT(5);
+		WIN_NEXT(6);
+		WIN_NEXT(7);
+		WIN_NEXT(8);
+	win_done:
+#undef WIN_NEXT
 #undef WIN_WORD
 		if (t->n_opf) {
 			unsigned int w = 1u + t->n_win;
@@ -1094,9 +1088,12 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	return hashed(key, t->key_len, h);
 }
 
-/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: unrolled */
+/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: a test per word past
+ * the first, not a switch (an indirect jump that mispredicts where keys of
+ * different lengths alternate) */
 static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 {
+	unsigned int n = len / 8;
 	uint64_t d = 0;
 
 #define EQ_WORD(w)                                                                                 \
@@ -1106,38 +1103,25 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 		memcpy(&y, b + 8 * (w), 8);                                                        \
 		d |= x ^ y;                                                                        \
 	} while (0)
-	_Static_assert(FC_KEY_MAX == 80, "key_eq unrolls ten words");
-	switch (len / 8) {
-	case 10:
-		EQ_WORD(9);
-		/* fall through */
-	case 9:
-		EQ_WORD(8);
-		/* fall through */
-	case 8:
-		EQ_WORD(7);
-		/* fall through */
-	case 7:
-		EQ_WORD(6);
-		/* fall through */
-	case 6:
-		EQ_WORD(5);
-		/* fall through */
-	case 5:
-		EQ_WORD(4);
-		/* fall through */
-	case 4:
-		EQ_WORD(3);
-		/* fall through */
-	case 3:
-		EQ_WORD(2);
-		/* fall through */
-	case 2:
-		EQ_WORD(1);
-		/* fall through */
-	default:
-		EQ_WORD(0);
-	}
+	_Static_assert(FC_KEY_MAX == 80, "key_eq: ten words at most");
+	EQ_WORD(0);
+#define EQ_NEXT(w)                                                                                 \
+	do {                                                                                       \
+		if (n <= (w))                                                                      \
+			goto eq_done;                                                              \
+		EQ_WORD(w);                                                                        \
+	} while (0)
+	EQ_NEXT(1);
+	EQ_NEXT(2);
+	EQ_NEXT(3);
+	EQ_NEXT(4);
+	EQ_NEXT(5);
+	EQ_NEXT(6);
+	EQ_NEXT(7);
+	EQ_NEXT(8);
+	EQ_NEXT(9);
+eq_done:
+#undef EQ_NEXT
 #undef EQ_WORD
 	return d == 0;
 }
@@ -1184,29 +1168,30 @@ struct fc_keys {
 	uint64_t unkeyed; /* a bit per packet the flood guard left out */
 };
 
-/* packet i's key under fp, its hash, and its bucket on the way */
-static inline __attribute__((always_inline)) void
+/* packet i's key under fp and its hash into k, its bucket on the way; its
+ * length (0: not keyed). sparse: fp's hook's guard is sparse (read once
+ * a burst: only guard_note, after the burst, changes it). */
+static inline __attribute__((always_inline)) unsigned int
 key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
-	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i)
+	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i,
+	    bool sparse)
 {
+	unsigned int len;
+
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
 	 * chains: each of them emits its trace events */
-	if (pkt->nftrace) {
-		k->len[i] = 0;
-		return;
-	}
+	if (pkt->nftrace)
+		return 0;
 	/* the flood guard's sparse mode keys 1 packet in FC_GUARD_SAMPLE */
-	if (__builtin_expect(fc->g[fp->hook].sparse, 0) &&
-	    (++fc->g[fp->hook].tick & (FC_GUARD_SAMPLE - 1))) {
-		k->len[i] = 0;
+	if (__builtin_expect(sparse, 0) && (++fc->g[fp->hook].tick & (FC_GUARD_SAMPLE - 1))) {
 		k->unkeyed |= 1ull << i;
 		fc->st.unkeyed++;
-		return;
+		return 0;
 	}
-	k->len[i] = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
-	if (!k->len[i])
-		return;
-	__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+	len = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
+	if (len)
+		__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+	return len;
 }
 
 /* whether the run rec recorded for pkt read only what pkt's connection
@@ -1286,12 +1271,14 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
 	struct fc_keys k;
 	unsigned int probes = 0, hits = 0;
+	bool sparse;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	k.unkeyed = 0;
+	sparse = fc->g[fp->hook].sparse;
 	for (unsigned int i = 0; i < n; i++)
-		key_prepare(fc, fp, pkts[i], ctx, &k, i);
+		k.len[i] = key_prepare(fc, fp, pkts[i], ctx, &k, i, sparse);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *pkt = pkts[i];
 		struct nftdp_vm_flow_rec rec = {0};
@@ -1343,25 +1330,29 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
 	uint8_t hook = 0; /* every plan's: one hook a call */
+	bool sparse = false;
 
 	if (n > NFTDP_VM_BURST_MAX)
 		n = NFTDP_VM_BURST_MAX;
 	k.unkeyed = 0;
+	for (unsigned int f = 0; f < NFTDP_VM_GEN_NFPROTO_MAX; f++)
+		if (plan[f]) {
+			hook = plan[f]->hook;
+			sparse = fc->g[hook].sparse;
+			break;
+		}
 	for (unsigned int i = 0; i < n; i++) {
 		uint8_t nf = pkts[i]->nfproto;
+		unsigned int len = 0;
 
-		k.len[i] = 0;
 		hits[i] = NULL;
-		if (nf >= NFTDP_VM_GEN_NFPROTO_MAX)
-			continue;
-		if (empty[nf]) {
-			hits[i] = &hook_empty;
-			continue;
+		if (nf < NFTDP_VM_GEN_NFPROTO_MAX) {
+			if (empty[nf])
+				hits[i] = &hook_empty;
+			else if (plan[nf])
+				len = key_prepare(fc, plan[nf], pkts[i], ctx, &k, i, sparse);
 		}
-		if (plan[nf]) {
-			hook = plan[nf]->hook;
-			key_prepare(fc, plan[nf], pkts[i], ctx, &k, i);
-		}
+		k.len[i] = len;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])

@@ -165,6 +165,63 @@ static void test_ip6_rcv(void **state)
 	assert_int_equal(nftdp_dp_ip6_rcv(f + 14, 52, &ip_len), NFTDP_DP_DROP_IP6_ADDR);
 }
 
+/* ip6_rcv_core's address checks as the kernel writes them, byte by byte:
+ * the reference for nftdp_dp_ip6_rcv_core's word tests */
+static bool ip6_addr_bad_ref(const uint8_t *d)
+{
+	static const uint8_t lo[16] = {[15] = 1};
+
+	return d[8] == 0xff || memcmp(d + 8, lo, 16) == 0 || memcmp(d + 24, lo, 16) == 0 ||
+	       (d[24] == 0xff && ((d[25] & 0xf) == 0 || (d[25] & 0xf) == 1));
+}
+
+static void test_ip6_rcv_addrs(void **state)
+{
+	/* the edges: each byte of ::1 off by one bit, multicast scopes 0-15,
+	 * the first byte 0xfe/0xff either side */
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint8_t f[128];
+	uint32_t len = mk_ip6_udp(f, 4), ip_len;
+	unsigned int bad = 0;
+
+	(void)state;
+	for (unsigned int it = 0; it < 20000; it++) {
+		uint8_t *a = f + 14 + (it & 1 ? 24 : 8), *o = f + 14 + (it & 1 ? 8 : 24);
+		enum nftdp_dp_drop why;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		memset(o, 0, 16);
+		o[0] = 0x20;
+		o[15] = 2;
+		switch (it % 6) {
+		case 0: /* ::1 with one bit flipped, or not */
+		case 1:
+			memset(a, 0, 16);
+			a[15] = 1;
+			if (x >> 63)
+				a[(x >> 8) % 16] ^= (uint8_t)(1u << ((x >> 16) % 8));
+			break;
+		case 2: /* multicast, every scope */
+		case 3:
+			memset(a, 0, 16);
+			a[0] = (x >> 63) ? 0xff : 0xfe;
+			a[1] = (uint8_t)(x >> 24);
+			a[15] = (uint8_t)x;
+			break;
+		default: /* random */
+			for (unsigned int i = 0; i < 16; i++)
+				a[i] = (uint8_t)(x >> (8 * (i % 8)));
+			break;
+		}
+		why = nftdp_dp_ip6_rcv_core(f + 14, len - 14, &ip_len);
+		assert_int_equal(why == NFTDP_DP_DROP_IP6_ADDR, ip6_addr_bad_ref(f + 14));
+		assert_int_equal(nftdp_dp_ip6_rcv(f + 14, len - 14, &ip_len), why);
+		bad += why == NFTDP_DP_DROP_IP6_ADDR;
+	}
+	/* both outcomes were seen, many times */
+	assert_true(bad > 2000 && bad < 18000);
+}
+
 static void test_forward(void **state)
 {
 	uint8_t f[128], udp[8] = {0x13, 0x88, 0, 7, 0, 8, 0, 0};
@@ -872,6 +929,7 @@ int main(void)
 	    cmocka_unit_test(test_l2),
 	    cmocka_unit_test(test_ip_rcv),
 	    cmocka_unit_test(test_ip6_rcv),
+	    cmocka_unit_test(test_ip6_rcv_addrs),
 	    cmocka_unit_test(test_forward),
 	    cmocka_unit_test(test_reject_tcp),
 	    cmocka_unit_test(test_reject_icmp),
