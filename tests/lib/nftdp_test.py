@@ -36,6 +36,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import struct
 import sys
 import tempfile
 import time
@@ -421,6 +422,21 @@ def shim_path(build):
 
 
 # ---------------------------------------------------------------- captures
+
+def inet_csum(b):
+    """The Internet checksum (RFC 1071) of b, odd lengths padded with a zero."""
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def mac_bytes(s):
+    """'02:00:..' -> its 6 bytes."""
+    return bytes(int(x, 16) for x in s.split(':'))
+
 
 def write_pcap(path, frames, stamp=None):
     """Write raw Ethernet frames (bytes) to a pcap. stamp(i) gives frame

@@ -49,22 +49,13 @@ table inet fw {
 '''
 
 
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def probe(src, dst, tag):
     """An Ethernet/IPv4/UDP frame from src to dst whose payload is tag."""
     payload = b'fiblive' + struct.pack('!I', tag)
     udp = struct.pack('!HHHH', 40000, 9, 8 + len(payload), 0) + payload
     ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), tag & 0xffff, 0, 64, 17, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
-    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
+    ip = ip[:10] + struct.pack('!H', T.inet_csum(ip)) + ip[12:]
     return b'\x02\0\0\0\0\xd0' + b'\x02\0\0\0\0\xc0' + b'\x08\x00' + ip + udp
 
 

@@ -59,26 +59,13 @@ protocol bgp peer {
 '''
 
 
-def mac(s):
-    return bytes(int(x, 16) for x in s.split(':'))
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def probe(dst, tag):
     payload = b'rtbird' + struct.pack('!I', tag)
     udp = struct.pack('!HHHH', 40000, 9, 8 + len(payload), 0) + payload
     ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), tag, 0, 64, 17, 0,
                      socket.inet_aton('10.1.0.1'), socket.inet_aton(dst))
-    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
-    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x08\x00' + ip + udp
+    ip = ip[:10] + struct.pack('!H', T.inet_csum(ip)) + ip[12:]
+    return T.mac_bytes(MAC['dp0']) + T.mac_bytes(MAC['t0']) + b'\x08\x00' + ip + udp
 
 
 class Bird:
@@ -202,8 +189,9 @@ def main(tmp):
                 break
         check(f is not None, 'a probe to 10.50.0.1 leaves dp1 towards the BGP peer')
         if f:
-            check(f[0:6] == mac(MAC['b1']), 'destination MAC: the peer\'s (%s)' % f[0:6].hex(':'))
-            check(f[6:12] == mac(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
+            check(f[0:6] == T.mac_bytes(MAC['b1']),
+                  'destination MAC: the peer\'s (%s)' % f[0:6].hex(':'))
+            check(f[6:12] == T.mac_bytes(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
             check(f[22] == 63, 'TTL decremented (%d)' % f[22])
         out = birds[0].birdc('disable', 'st')
         check('disabled' in out, 'birdc disable st (%s)' % out.strip()[-80:])

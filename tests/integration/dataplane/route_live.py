@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib'))
 import nftdp_test as T  # noqa: E402
-from routewire import BUDGET, MAC, Wire, csum, mac  # noqa: E402
+from routewire import BUDGET, MAC, Wire  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1])
 NS_DP, NS_T = T.netns_name('rl'), T.netns_name('rl', 't')
@@ -180,11 +180,11 @@ def main(tmp):
         devs, f = w.where(tag)
         check(devs == ['t1'], 'a probe to 10.7.0.1 leaves dp1 only (%s)' % devs)
         if f:
-            check(f[0:6] == mac(MAC['t1']), 'destination MAC: the neighbour 10.2.0.1 (%s)' %
+            check(f[0:6] == T.mac_bytes(MAC['t1']), 'destination MAC: the neighbour 10.2.0.1 (%s)' %
                   f[0:6].hex(':'))
-            check(f[6:12] == mac(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
+            check(f[6:12] == T.mac_bytes(MAC['dp1']), 'source MAC: dp1 (%s)' % f[6:12].hex(':'))
             check(f[22] == 63, 'TTL decremented (%d)' % f[22])
-            check(csum(f[14:34]) == 0, 'IP header checksum valid')
+            check(T.inet_csum(f[14:34]) == 0, 'IP header checksum valid')
 
         # 1a. dup to an address at prerouting: the copy by its own route
         # (10.3.0.1 on dp2), its neighbour's MAC, TTL one less, DF
@@ -198,10 +198,10 @@ def main(tmp):
         cp = [f for d, f in hits if d == 't2']
         if cp:
             f = cp[0]
-            check(f[0:6] == mac(MAC['t2']) and f[6:12] == mac(MAC['dp2']),
+            check(f[0:6] == T.mac_bytes(MAC['t2']) and f[6:12] == T.mac_bytes(MAC['dp2']),
                   'the copy: from dp2 to the neighbour 10.3.0.1 (%s > %s)' %
                   (f[6:12].hex(':'), f[0:6].hex(':')))
-            check(f[22] == 63 and f[20] & 0x40 and csum(f[14:34]) == 0,
+            check(f[22] == 63 and f[20] & 0x40 and T.inet_csum(f[14:34]) == 0,
                   'the copy: TTL 63, DF set, header checksum valid')
 
         # 1b. IPv6: a route via a gateway on dp2, ND entry for the MAC
@@ -211,7 +211,7 @@ def main(tmp):
         devs, f = w.where(tag)
         check(devs == ['t2'], 'IPv6: a probe to 2001:db8:7::1 leaves dp2 only (%s)' % devs)
         if f:
-            check(f[0:6] == mac(MAC['t2']) and f[6:12] == mac(MAC['dp2']),
+            check(f[0:6] == T.mac_bytes(MAC['t2']) and f[6:12] == T.mac_bytes(MAC['dp2']),
                   'IPv6: MACs of dp2 and the neighbour 2001:db8:3::1')
             check(f[21] == 63, 'IPv6: hop limit decremented (%d)' % f[21])
         nsh('ip', '-6', 'route', 'del', '2001:db8:7::/64')
@@ -222,7 +222,7 @@ def main(tmp):
               'IPv6: no route, ICMPv6 destination unreachable (no route) to the sender (%s)' %
               (f[54:56].hex() if f else None))
         if f:
-            check(f[0:6] == mac(MAC['t0']) and f[6:12] == mac(MAC['dp0']),
+            check(f[0:6] == T.mac_bytes(MAC['t0']) and f[6:12] == T.mac_bytes(MAC['dp0']),
                   'IPv6: the ICMPv6 error goes by route to the sender: dp0, neighbour t0')
 
         # 2. replace under traffic
@@ -239,7 +239,7 @@ def main(tmp):
               'ip route del: ICMP net unreachable to the sender (%s)' %
               (f[34:36].hex() if f else None))
         if f:
-            check(f[0:6] == mac(MAC['t0']) and f[6:12] == mac(MAC['dp0']),
+            check(f[0:6] == T.mac_bytes(MAC['t0']) and f[6:12] == T.mac_bytes(MAC['dp0']),
                   'the ICMP error goes by route to 10.1.0.1: dp0, neighbour t0')
         for kind, code in (('unreachable', 1), ('prohibit', 13), ('blackhole', None)):
             nsh('ip', 'route', 'add', kind, '10.8.0.0/24')
@@ -264,8 +264,8 @@ def main(tmp):
         while f is None and time.monotonic() < end:
             time.sleep(0.01)
             f = w.icmp_on('t2', tag)
-        check(f is not None and f[34] == 3 and f[35] == 3 and f[0:6] == mac(MAC['t2']) and
-              f[6:12] == mac(MAC['dp2']),
+        check(f is not None and f[34] == 3 and f[35] == 3 and f[0:6] == T.mac_bytes(MAC['t2']) and
+              f[6:12] == T.mac_bytes(MAC['dp2']),
               'reject in forward: the ICMP error leaves by the route to the source (dp2), '
               'not the receiving port')
         check(w.icmp_for(tag, wait=0.05) is None, 'reject: nothing back out of dp0')

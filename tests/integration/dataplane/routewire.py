@@ -22,28 +22,15 @@ MAC = {n: '02:00:00:00:%02x:%02x' % (0xd0 + i // 3 * 0x10, i % 3) for i, n in
        enumerate(('dp0', 'dp1', 'dp2', 't0', 't1', 't2'))}
 
 
-def mac(s):
-    return bytes(int(x, 16) for x in s.split(':'))
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def probe6(src, dst, tag):
     payload = b'rtlive' + struct.pack('!I', tag)
     ulen = 8 + len(payload)
     s6, d6 = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)
     udp = struct.pack('!HHHH', 40000, 9, ulen, 0) + payload
     ph = s6 + d6 + struct.pack('!IxxxB', ulen, 17)
-    udp = udp[:6] + struct.pack('!H', csum(ph + udp) or 0xffff) + udp[8:]
+    udp = udp[:6] + struct.pack('!H', T.inet_csum(ph + udp) or 0xffff) + udp[8:]
     ip = struct.pack('!IHBB', 0x60000000, ulen, 17, 64) + s6 + d6
-    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x86\xdd' + ip + udp
+    return T.mac_bytes(MAC['dp0']) + T.mac_bytes(MAC['t0']) + b'\x86\xdd' + ip + udp
 
 
 def probe(src, dst, tag, sport=40000):
@@ -51,8 +38,8 @@ def probe(src, dst, tag, sport=40000):
     udp = struct.pack('!HHHH', sport, 9, 8 + len(payload), 0) + payload
     ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), tag & 0xffff, 0, 64, 17, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
-    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
-    return mac(MAC['dp0']) + mac(MAC['t0']) + b'\x08\x00' + ip + udp
+    ip = ip[:10] + struct.pack('!H', T.inet_csum(ip)) + ip[12:]
+    return T.mac_bytes(MAC['dp0']) + T.mac_bytes(MAC['t0']) + b'\x08\x00' + ip + udp
 
 
 class Wire:
