@@ -165,6 +165,20 @@ def ttl_extension(w, ttl):
     w.octets([1, 0])
 
 
+def ras_message(choice, ext, n_opt, seq):
+    """A Per writer at RasMessage's CHOICE index choice (the root's, its
+    extension bit clear), then the chosen SEQUENCE's extension bit ext and
+    n_opt absent optional fields, then requestSeqNum seq (encoded as
+    seq - 1 above the constraint's lower bound 1)."""
+    w = Per()
+    w.bit(0)
+    w.uint(choice, 5)
+    w.bit(ext)
+    w.uint(0, n_opt)
+    w.octets((seq - 1).to_bytes(2, 'big'))
+    return w
+
+
 def rrq(seq, csa, ras, ttl):
     # RasMessage registrationRequest (3 of 24); RegistrationRequest (ext
     # present, nonStandardData, terminalAlias, gatekeeperIdentifier
@@ -172,12 +186,7 @@ def rrq(seq, csa, ras, ttl):
     # callSignalAddress (1), rasAddress (1), terminalType (EndpointType
     # with no optional field, mc, undefinedNode FALSE), endpointVendor
     # { vendor { t35CountryCode 181, t35Extension 0, manufacturerCode 1 } }
-    w = Per()
-    w.bit(0)
-    w.uint(3, 5)
-    w.bit(1)
-    w.uint(0, 3)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(3, 1, 3, seq)
     w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
     w.bit(1)
     w.octets([1])
@@ -201,12 +210,7 @@ def rcf(seq, csa, ttl):
     # no optional field): requestSeqNum, protocolIdentifier,
     # callSignalAddress (1), endpointIdentifier "e1" (BMPString), then
     # timeToLive
-    w = Per()
-    w.bit(0)
-    w.uint(4, 5)
-    w.bit(1)
-    w.uint(0, 3)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(4, 1, 3, seq)
     w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
     w.octets([1])
     transport(w, *csa)
@@ -220,12 +224,7 @@ def acf(seq, dest):
     # RasMessage admissionConfirm (10); AdmissionConfirm (no extension,
     # irrFrequency and nonStandardData absent): requestSeqNum, bandWidth
     # 640 (2 octets), callModel direct, destCallSignalAddress
-    w = Per()
-    w.bit(0)
-    w.uint(10, 5)
-    w.bit(0)
-    w.uint(0, 2)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(10, 0, 2, seq)
     w.uint(1, 2)
     w.octets((640).to_bytes(2, 'big'))
     w.bit(0)
@@ -238,12 +237,7 @@ def gcf(seq, rasaddr):
     # RasMessage gatekeeperConfirm (1); GatekeeperConfirm (no extension,
     # nonStandardData and gatekeeperIdentifier absent): requestSeqNum,
     # protocolIdentifier, rasAddress
-    w = Per()
-    w.bit(0)
-    w.uint(1, 5)
-    w.bit(0)
-    w.uint(0, 2)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(1, 0, 2, seq)
     w.octets([len(PROTOCOL_ID)] + list(PROTOCOL_ID))
     transport(w, *rasaddr)
     return w.data()
@@ -252,12 +246,7 @@ def gcf(seq, rasaddr):
 def lcf(seq, csa, rasaddr):
     # RasMessage locationConfirm (19); LocationConfirm (no extension,
     # nonStandardData absent): requestSeqNum, callSignalAddress, rasAddress
-    w = Per()
-    w.bit(0)
-    w.uint(19, 5)
-    w.bit(0)
-    w.bit(0)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(19, 0, 1, seq)
     transport(w, *csa)
     transport(w, *rasaddr)
     return w.data()
