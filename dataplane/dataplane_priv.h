@@ -621,6 +621,7 @@ struct nftdp_dp_worker {
 	uint64_t tsc0, mono0_ns, real0_ns;
 	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */
 	volatile uint64_t last_busy_tsc; /**< last non-empty rx, read by main */
+	volatile uint64_t last_poll_tsc; /**< end of the last poll, busy or not */
 	volatile bool done;
 	struct nftdp_dp_stats st;
 	/* per-burst scratch */
@@ -964,6 +965,22 @@ void nftdp_dp_worker_begin(struct nftdp_dp_worker *w);
 /** One pass over the worker's rx queues; returns packets received. */
 unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w);
 void nftdp_dp_worker_end(struct nftdp_dp_worker *w);
+
+/*
+ * Whether w's own polls found every rx queue empty for at least cycles
+ * (--exit-on-idle). Measured between the worker's stamps, never against
+ * the reader's clock: a worker the host has not scheduled since it began
+ * (or since its last busy poll) has seen nothing yet, and is not idle.
+ * The worker stamps last_busy_tsc before last_poll_tsc; reading them in
+ * the other order never pairs a new poll stamp with an old busy one.
+ */
+static inline bool nftdp_dp_worker_idle_for(const struct nftdp_dp_worker *w, uint64_t cycles)
+{
+	uint64_t polled = __atomic_load_n(&w->last_poll_tsc, __ATOMIC_ACQUIRE);
+	uint64_t busy = __atomic_load_n(&w->last_busy_tsc, __ATOMIC_ACQUIRE);
+
+	return polled > busy && polled - busy >= cycles;
+}
 /** After the workers stopped: transmit what is left in hand-off rings. Main thread. */
 void nftdp_dp_workers_drain(struct nftdp_dp *dp);
 void nftdp_dp_workers_free(struct nftdp_dp *dp);

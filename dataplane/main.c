@@ -562,16 +562,11 @@ static bool ctl_readable(const struct nftdp_ctl *ctl)
 
 static bool all_idle(const struct nftdp_dp *dp, long ms)
 {
-	uint64_t now = rte_rdtsc(), lim = rte_get_tsc_hz() / 1000 * (uint64_t)ms;
+	uint64_t lim = rte_get_tsc_hz() / 1000 * (uint64_t)ms;
 
-	for (unsigned int i = 0; i < dp->n_workers; i++) {
-		/* a worker may have stamped a time later than our `now`: that
-		 * is busy, not 2^64 cycles ago */
-		uint64_t busy = __atomic_load_n(&dp->w[i].last_busy_tsc, __ATOMIC_RELAXED);
-
-		if (busy + lim > now)
+	for (unsigned int i = 0; i < dp->n_workers; i++)
+		if (!nftdp_dp_worker_idle_for(&dp->w[i], lim))
 			return false;
-	}
 	return true;
 }
 

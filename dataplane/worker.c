@@ -117,6 +117,7 @@ void nftdp_dp_worker_begin(struct nftdp_dp_worker *w)
 	w->mono0_ns = clock_ns(CLOCK_MONOTONIC);
 	w->real0_ns = clock_ns(CLOCK_REALTIME);
 	w->last_busy_tsc = w->tsc0;
+	w->last_poll_tsc = w->tsc0;
 	clock_update(w);
 	nftdp_vm_gen_reader_register(w->dp->dom, w->id);
 }
@@ -260,6 +261,7 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	struct nftdp_dp *dp = w->dp;
 	struct rte_mbuf *m[NFTDP_DP_RX_BURST_MAX];
 	unsigned int total = 0;
+	uint64_t now;
 
 	if (dp->rx_merge)
 		total = rx_merged(w);
@@ -331,10 +333,12 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	}
 	nftdp_dp_tx_flush(w);
 	nftdp_dp_ct_gc(w);
+	now = rte_rdtsc();
 	if (total)
-		w->last_busy_tsc = rte_rdtsc();
+		__atomic_store_n(&w->last_busy_tsc, now, __ATOMIC_RELEASE);
 	else
 		nftdp_vm_gen_quiesce(dp->dom, w->id); /* idle: let commits finish */
+	__atomic_store_n(&w->last_poll_tsc, now, __ATOMIC_RELEASE);
 	return total;
 }
 
