@@ -183,7 +183,11 @@ def main(tmp):
               r.stdout.strip()[-120:])
         T.sh('ip', 'rule', 'del', 'fwmark', '1', 'table', '100', ns=NS_DP)
         T.sh('ip', 'rule', 'add', 'tun_id', '5', 'table', '100', ns=NS_DP)
-        time.sleep(0.1)
+        # the refusal goes by the mirror, which has the rule once its
+        # notification is applied (logged); a loaded host may take a while
+        until = time.monotonic() + 10
+        while 'does not evaluate it' not in d.log() and time.monotonic() < until:
+            time.sleep(0.05)
         r = T.sh(*flush, check=False, merge=True, env=env)
         check(r.returncode == 0, 'flush the fib rules (%s)' % r.stdout.strip()[-120:])
         r = T.sh(*add, check=False, merge=True, env=env)
@@ -191,8 +195,13 @@ def main(tmp):
               'ip rule tun_id 5 table 100: a fib commit fails with EOPNOTSUPP (%s)' %
               r.stdout.strip()[-120:])
         T.sh('ip', 'rule', 'del', 'tun_id', '5', 'table', '100', ns=NS_DP)
-        time.sleep(0.1)
-        r = T.sh(*add, check=False, merge=True, env=env)
+        # likewise: refused until the deletion's notification is applied
+        until = time.monotonic() + 10
+        while True:
+            time.sleep(0.1)
+            r = T.sh(*add, check=False, merge=True, env=env)
+            if r.returncode == 0 or time.monotonic() > until:
+                break
         check(r.returncode == 0, 'ip rule deleted: the fib commit goes through (%s)' %
               r.stdout.strip()[-120:])
     finally:
