@@ -33,12 +33,26 @@ side_builds() {
 	ninja -C build-fuzz tests/fuzz/fuzz_nfnl tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
 }
 side_log=$(mktemp /tmp/nftdp-side-builds.XXXXXX)
-nice -n 19 bash -c "$(declare -f side_builds); set -e; side_builds" > "$side_log" 2>&1 &
+side_pid= nfnl_pid= corpus=
+# what is still running in the background when the script ends, by a
+# failure or not, ends with it (not `[ -z ] || kill`: under set -e a
+# failed kill of a finished job would end the trap, and the script,
+# with status 1)
+cleanup() {
+	local p
+	for p in $side_pid $nfnl_pid; do
+		kill -- "-$p" 2> /dev/null || kill "$p" 2> /dev/null || true
+	done
+	rm -rf "$side_log" ${corpus:+"$corpus"}
+}
+trap cleanup EXIT
+# (setsid: the side builds in a process group of their own, ended whole)
+setsid nice -n 19 bash -c "$(declare -f side_builds); set -e; side_builds" > "$side_log" 2>&1 &
 side_pid=$!
 meson test -C build --print-errorlogs --num-processes 2
 summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
-wait "$side_pid" || { tail -40 "$side_log"; rm -f "$side_log"; exit 1; }
-rm -f "$side_log"
+wait "$side_pid" || { tail -40 "$side_log"; exit 1; }
+side_pid=
 meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
 summary build-asan/meson-logs/testlog.txt >> /tmp/nftdp-test-summary.$$
 # the control-plane integration suites against the sanitizer build of the
@@ -70,10 +84,6 @@ fi
 # runs in the background on one core while the fuzz_pkt runs below take
 # the other, one after another.
 corpus=$(mktemp -d /tmp/nftdp-fuzz.XXXXXX)
-nfnl_pid=
-# (not `[ -z ] || kill`: under set -e a failed kill of the finished run
-# would end the trap, and the script, with status 1)
-trap 'if [ -n "$nfnl_pid" ]; then kill "$nfnl_pid" 2> /dev/null || true; fi; rm -rf "$corpus"' EXIT
 mkdir "$corpus/nfnl"
 build-fuzz/tests/fuzz/fuzz_nfnl -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-3000000}" \
 	-max_total_time="${FUZZ_SECONDS:-120}" -rss_limit_mb=4096 \
