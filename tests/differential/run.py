@@ -886,22 +886,38 @@ def nftdp_argv(build, case, work, bridge=False):
 
 def live_mirror_setup(recipe):
     """MIRROR_ROUTES in a live two-way case (h323's call forwarding,
-    346-347): NS_NFTDP gets the DUT's IPv4 addresses and routes (IPv6 is
-    off there) for nftdp's --mirror-routes. Its own kernel, forwarding
-    off, still sends nothing: no packet of the cases is for its
-    addresses, and one it cannot deliver is dropped without an ICMP
-    error (ip_error)."""
+    346, 347, 349): NS_NFTDP gets the DUT's IPv4 addresses and routes for
+    nftdp's --mirror-routes, and its IPv6 ones where the case routes IPv6
+    (a ROUTES entry `-6 ...`: 349). Its own kernel, forwarding off, still
+    sends nothing: no packet of the cases is for its addresses, and one it
+    cannot deliver is dropped without an ICMP error (ip_error; IPv6 drops
+    it silently). IPv6 comes on per device with no link-local address, no
+    DAD and MLD's reports sent at once, before nftdp and the tester
+    start, as on the DUT."""
+    v6 = any(r.startswith('-6') for r in getattr(recipe, 'ROUTES', []))
     nsx(NS_NFTDP, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=0')
     for dev in ('dp0', 'dp1'):
+        if v6:
+            nsx(NS_NFTDP, 'ip', 'link', 'set', dev, 'addrgenmode', 'none')
+            nsx(NS_NFTDP, 'sysctl', '-q', '-w', 'net.ipv6.conf.%s.accept_ra=0' % dev,
+                'net.ipv6.conf.%s.router_solicitations=0' % dev,
+                'net.ipv6.conf.%s.mldv1_unsolicited_report_interval=1' % dev,
+                'net.ipv6.conf.%s.mldv2_unsolicited_report_interval=1' % dev,
+                'net.ipv6.conf.%s.forwarding=0' % dev,
+                'net.ipv6.conf.%s.disable_ipv6=0' % dev)
         for a in DUT_ADDR[dev]:
             if ':' not in a:
                 nsx(NS_NFTDP, 'ip', 'addr', 'add', a, 'dev', dev)
+            elif v6:
+                nsx(NS_NFTDP, 'ip', 'addr', 'add', a, 'dev', dev, 'nodad')
         for r in EXTRA_ROUTES[dev]:
-            if ':' not in r:
+            if ':' not in r or v6:
                 nsx(NS_NFTDP, 'ip', 'route', 'add', r, 'dev', dev)
     for r in getattr(recipe, 'ROUTES', []):
-        if not r.startswith('-6'):
+        if v6 or not r.startswith('-6'):
             nsx(NS_NFTDP, 'ip', *r.split())
+    if v6:
+        time.sleep(0.2)  # MLD's reports out before anyone listens
 
 
 def nftdp_live_side(build, case, recipe, work, extra=()):
