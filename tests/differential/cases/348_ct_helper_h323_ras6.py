@@ -13,7 +13,7 @@
 
 from scapy.all import IPv6, TCP, UDP, Raw
 
-from h323_per import Per, acf, gcf, lcf, rcf, rrq, transport
+from h323_per import acf, gcf, lcf, ras_message, rcf, rrq, transport
 
 C, S, X, E = '2001:db8:1::1', '2001:db8:2::1', '2001:db8:2::9', '2001:db8:2::5'
 G2, E2 = '2001:db8:2::7', '2001:db8:2::6'  # another gatekeeper's RAS, another endpoint
@@ -22,12 +22,7 @@ G2, E2 = '2001:db8:2::7', '2001:db8:2::6'  # another gatekeeper's RAS, another e
 def urq(seq, csa):
     # RasMessage unregistrationRequest (6); UnregistrationRequest (no
     # extension, no optional field): requestSeqNum, callSignalAddress (1)
-    w = Per()
-    w.bit(0)
-    w.uint(6, 5)
-    w.bit(0)
-    w.uint(0, 5)
-    w.octets((seq - 1).to_bytes(2, 'big'))
+    w = ras_message(6, 0, 5, seq)
     w.octets([1])
     transport(w, *csa)
     return w.data()
