@@ -201,6 +201,8 @@ struct ct_help {
 	/* nf_nat_h323: the H.245 port and RTP ports as each side knows
 	 * them (network order; nf_ct_h323_master's sig_port, rtp_port) */
 	uint16_t h323_sig_port[2], h323_rtp_port[4][2];
+	/* sane: nf_ct_sane_master's state, SANE_STATE_START_REQUESTED */
+	bool sane_start_requested;
 	/* struct nf_conn_synproxy: meaningful while CT_IN_USE_SYNPROXY_EXT */
 	struct {
 		uint32_t isn, its, tsoff;
@@ -557,6 +559,9 @@ unsigned int nftdp_ct_snmp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 unsigned int nftdp_ct_snmp_trap_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				     struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
+/* helper_sane.c: nf_conntrack_sane's help() */
+unsigned int nftdp_ct_sane_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo);
 
 /* sip (helper_sip.c): the kernel's header tables, its parsers for the

@@ -6,8 +6,8 @@
  * accepted packet of the connection at confirm time, as nf_confirm does.
  * The helpers: helper_ftp.c, helper_tftp.c, helper_irc.c, helper_amanda.c,
  * helper_bcast.c (netbios-ns, snmp), helper_snmp.c (snmp's NAT part,
- * snmp_trap), helper_pptp.c, helper_sip.c, helper_h323.c (Q.931, H.245, RAS);
- * expectations: expect.c.
+ * snmp_trap), helper_pptp.c, helper_sip.c, helper_h323.c (Q.931, H.245, RAS),
+ * helper_sane.c; expectations: expect.c.
  */
 #include "ct_priv.h"
 
@@ -24,6 +24,7 @@ static const char *const helper_names[NFTDP_VM_CT_HELPER_MAX] = {
     [NFTDP_VM_CT_HELPER_Q931] = "Q.931",
     [NFTDP_VM_CT_HELPER_H245] = "H.245",
     [NFTDP_VM_CT_HELPER_RAS] = "RAS",
+    [NFTDP_VM_CT_HELPER_SANE] = "sane",
 };
 
 const char *nftdp_ct_helper_name(uint8_t helper)
@@ -44,6 +45,7 @@ void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, 
 	h->sip_forced_dport = 0;
 	h->h323_tpkt_len[0] = h->h323_tpkt_len[1] = 0;
 	h->h323_timeout = 0;
+	h->sane_start_requested = false;
 	memset(h->h323_sig_port, 0, sizeof(h->h323_sig_port));
 	memset(h->h323_rtp_port, 0, sizeof(h->h323_rtp_port));
 	e->helper = helper;
@@ -94,6 +96,9 @@ unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 		break;
 	case NFTDP_VM_CT_HELPER_RAS:
 		v = nftdp_ct_ras_help(s, e, pkt, ctinfo);
+		break;
+	case NFTDP_VM_CT_HELPER_SANE:
+		v = nftdp_ct_sane_help(s, e, pkt, ctinfo);
 		break;
 	}
 	if (v != NF_ACCEPT)

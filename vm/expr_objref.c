@@ -164,7 +164,7 @@ static const struct {
     {"pptp", IPPROTO_TCP, HF_4, NFTDP_VM_CT_HELPER_PPTP},
     {"sip", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
     {"sip", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SIP},
-    {"sane", IPPROTO_TCP, HF_4 | HF_6, 0},
+    {"sane", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_SANE},
     {"RAS", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_RAS},
     {"Q.931", IPPROTO_TCP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_Q931},
     /* registered for UDP, though it reads TPKTs of the TCP connections

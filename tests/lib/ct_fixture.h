@@ -275,10 +275,10 @@ static inline uint32_t hx(struct env *en, struct tpkt *t, const struct nftdp_vm_
 
 /* a segment of f with text from dir, sequence numbers advanced; confirm's
  * verdict (a helper may drop it) */
-static inline unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+static inline unsigned int say_n(struct env *en, struct tflow *f, int dir, const void *text,
+				 uint32_t n)
 {
-	uint32_t n = (uint32_t)strlen(text), *mine = dir ? &f->bseq : &f->aseq,
-		 *theirs = dir ? &f->aseq : &f->bseq;
+	uint32_t *mine = dir ? &f->bseq : &f->aseq, *theirs = dir ? &f->aseq : &f->bseq;
 	uint8_t h[1600];
 	struct tpkt t;
 	unsigned int v;
@@ -290,6 +290,11 @@ static inline unsigned int say(struct env *en, struct tflow *f, int dir, const c
 	assert_int_equal(hx(en, &t, NULL, NULL, &v), ST_ESTABLISHED);
 	*mine += n;
 	return v;
+}
+
+static inline unsigned int say(struct env *en, struct tflow *f, int dir, const char *text)
+{
+	return say_n(en, f, dir, text, (uint32_t)strlen(text));
 }
 
 /* f's handshake with helper h given to its first packet: the entry */

@@ -18,6 +18,7 @@ static const struct nftdp_vm_ct_helper amanda_h = {NFTDP_VM_CT_HELPER_AMANDA, IP
 						   true};
 static const struct nftdp_vm_ct_helper nbns_h = {NFTDP_VM_CT_HELPER_NETBIOS_NS, IPPROTO_UDP, true,
 						 false};
+static const struct nftdp_vm_ct_helper sane_h = {NFTDP_VM_CT_HELPER_SANE, IPPROTO_TCP, true, true};
 
 /* parse text in a buffer of exactly its length (ASan sees any over-read) */
 static int parse(const char *text, int dir, uint8_t l3, struct ct_ftp_cmd *cmd)
@@ -925,6 +926,55 @@ static void test_expect_zone_dir(void **state)
 	env_free(en);
 }
 
+/* nf_conntrack_sane: SANE_NET_START's successful reply expects the
+ * client's data connection to the server at the port it names */
+static void test_sane(void **state)
+{
+	static const uint8_t start[8] = {0, 0, 0, 7, 0, 0, 0, 1}; /* SANE_NET_START, handle 1 */
+	static const uint8_t other[8] = {0, 0, 0, 4, 0, 0, 0, 1}; /* another command */
+	static const uint8_t ok[12] = {0, 0, 0, 0, 0, 0, 0x9c, 0x41, 0, 0, 0, 0}; /* port 40001 */
+	static const uint8_t refused[8] = {0, 0, 0, 1, 0, 0, 0x9c, 0x42};
+	static const uint8_t nonzero[8] = {0, 0, 0, 0, 0, 1, 0x9c, 0x43};
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40000, 6566, 1000, 5000};
+	struct nftdp_ct_entry *d;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(open_ctl(en, &f, &sane_h)->helper, NFTDP_VM_CT_HELPER_SANE);
+	/* a reply with no request before it; a request of another length */
+	assert_int_equal(say_n(en, &f, 1, ok, sizeof(ok)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 0, start, 7), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, ok, sizeof(ok)), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 0);
+	/* another command after the request: its reply is not read */
+	assert_int_equal(say_n(en, &f, 0, start, sizeof(start)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 0, other, sizeof(other)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, ok, sizeof(ok)), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 0);
+	/* refused, a non-zero word, too short: nothing, and the request is spent */
+	assert_int_equal(say_n(en, &f, 0, start, sizeof(start)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, refused, sizeof(refused)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 0, start, sizeof(start)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, nonzero, sizeof(nonzero)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 0, start, sizeof(start)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, ok, 7), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, ok, sizeof(ok)), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 0);
+	/* the start and its reply (longer than 8 bytes: the rest not read) */
+	assert_int_equal(say_n(en, &f, 0, start, sizeof(start)), NF_ACCEPT);
+	assert_int_equal(say_n(en, &f, 1, ok, sizeof(ok)), NF_ACCEPT);
+	assert_int_equal(en->s->st.expect_create, 1);
+	/* the client, from any port, to the server at 40001; nobody else */
+	assert_int_equal(syn(en, false, "10.0.0.3", "192.0.2.10", 33000, 40001, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 33000, 40002, NULL), ST_NEW);
+	assert_int_equal(syn(en, false, "10.0.0.2", "192.0.2.10", 33001, 40001, &d), ST_RELATED);
+	assert_true(nftdp_ct_vm_ops.get((void *)((uintptr_t)d | IP_CT_RELATED), NFT_CT_HELPER, 0,
+					name, sizeof(name)));
+	assert_string_equal(name, "sane");
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -941,6 +991,7 @@ int main(void)
 	    cmocka_unit_test(test_amanda_dnat_stale_stop),
 	    cmocka_unit_test(test_amanda),
 	    cmocka_unit_test(test_netbios_ns),
+	    cmocka_unit_test(test_sane),
 	    cmocka_unit_test(test_tftp_snat),
 	    cmocka_unit_test(test_expect_across_shards),
 	    cmocka_unit_test(test_expect_obj),

@@ -162,6 +162,7 @@ enum nftdp_vm_ct_helper_id {
 	NFTDP_VM_CT_HELPER_Q931,       /**< "Q.931", TCP (nf_conntrack_h323) */
 	NFTDP_VM_CT_HELPER_H245,       /**< "H.245": Q.931's expected connections only */
 	NFTDP_VM_CT_HELPER_RAS,	       /**< "RAS", UDP (nf_conntrack_h323) */
+	NFTDP_VM_CT_HELPER_SANE,       /**< "sane", TCP (nf_conntrack_sane) */
 	NFTDP_VM_CT_HELPER_MAX,
 };
 
