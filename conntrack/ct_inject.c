@@ -97,21 +97,11 @@ static bool replace_labels(struct nftdp_ct_entry *e, const struct nftdp_ct_chang
 	return changed;
 }
 
-/* __nf_conntrack_helper_find by name for the entry's family and protocol */
+/* __nf_conntrack_helper_find by name for the entry's family and protocol:
+ * every helper nftdp runs, as the kernel registers it */
 static uint8_t helper_find(const char *name, uint8_t l3proto, uint8_t l4proto)
 {
-	for (uint8_t h = 1; h < NFTDP_VM_CT_HELPER_MAX; h++) {
-		const char *n = nftdp_ct_helper_name(h);
-
-		if (!n || strcmp(n, name))
-			continue;
-		if ((h == NFTDP_VM_CT_HELPER_FTP && l4proto == IPPROTO_TCP) ||
-		    (h == NFTDP_VM_CT_HELPER_TFTP && l4proto == IPPROTO_UDP) ||
-		    (h == NFTDP_VM_CT_HELPER_PPTP && l4proto == IPPROTO_TCP &&
-		     l3proto == NFPROTO_IPV4))
-			return h;
-	}
-	return NFTDP_VM_CT_HELPER_NONE;
+	return nftdp_vm_ct_helper_find(name, l3proto, l4proto);
 }
 
 /* ctnetlink_change_helper */

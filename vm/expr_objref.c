@@ -173,6 +173,17 @@ static const struct {
     {"H.245", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_H245},
 };
 
+uint8_t nftdp_vm_ct_helper_find(const char *name, uint8_t nfproto, uint8_t l4proto)
+{
+	unsigned int fam = nfproto == NFPROTO_IPV4 ? HF_4 : nfproto == NFPROTO_IPV6 ? HF_6 : 0;
+
+	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
+		if (kernel_helpers[i].l4proto == l4proto && (kernel_helpers[i].families & fam) &&
+		    !strcmp(kernel_helpers[i].name, name))
+			return kernel_helpers[i].helper;
+	return NFTDP_VM_CT_HELPER_NONE;
+}
+
 unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)
 {
 	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)

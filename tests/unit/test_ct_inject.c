@@ -55,7 +55,9 @@ static void test_create_rules(void **state)
 	c.has |= NFTDP_CT_CHG_HELPER;
 	strcpy(c.helper, "ftp");
 	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), -EOPNOTSUPP);
-	strcpy(c.helper, "sip");
+	strcpy(c.helper, "irc"); /* TCP's, IPv4 */
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), -EOPNOTSUPP);
+	strcpy(c.helper, "sane");
 	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), -EOPNOTSUPP);
 	strcpy(c.helper, "tftp");
 	/* a master that does not exist */
@@ -156,6 +158,48 @@ static void test_create_snat_tcp_established(void **state)
 		assert_csums(&t);
 	}
 	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_ESTABLISHED);
+	env_free(en);
+}
+
+/* CTA_HELP_NAME: every helper nftdp runs, by the name, family and
+ * protocol the kernel registers it with (__nf_conntrack_helper_find) */
+static void test_create_helpers(void **state)
+{
+	static const struct {
+		const char *name;
+		uint8_t l4;
+		int err;
+	} v4[] = {
+	    {"sip", IPPROTO_UDP, 0},
+	    {"sip", IPPROTO_TCP, 0},
+	    {"Q.931", IPPROTO_TCP, 0},
+	    {"RAS", IPPROTO_UDP, 0},
+	    {"H.245", IPPROTO_UDP, 0},
+	    {"irc", IPPROTO_TCP, 0},
+	    {"amanda", IPPROTO_UDP, 0},
+	    {"sane", IPPROTO_TCP, 0},
+	    {"snmp", IPPROTO_UDP, 0},
+	    {"netbios-ns", IPPROTO_UDP, 0},
+	    {"H.245", IPPROTO_TCP, -EOPNOTSUPP},
+	    {"sane", IPPROTO_UDP, -EOPNOTSUPP},
+	    {"nosuch", IPPROTO_TCP, -EOPNOTSUPP},
+	};
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_change c;
+	struct nftdp_ct_info ci;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		chg_new(&c, v4[i].l4, "10.0.0.1", (uint16_t)(30000 + i), "10.0.0.2", 5060);
+		c.has |= NFTDP_CT_CHG_HELPER;
+		strcpy(c.helper, v4[i].name);
+		assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), v4[i].err);
+		if (v4[i].err)
+			continue;
+		assert_int_equal(nftdp_ct_get(en->s, &c.tuple[0], en->now, &ci), 0);
+		assert_non_null(ci.helper);
+		assert_string_equal(ci.helper, v4[i].name);
+	}
 	env_free(en);
 }
 
@@ -343,6 +387,7 @@ int main(void)
 	    cmocka_unit_test(test_create_rules),
 	    cmocka_unit_test(test_create_dnat_translates),
 	    cmocka_unit_test(test_create_snat_tcp_established),
+	    cmocka_unit_test(test_create_helpers),
 	    cmocka_unit_test(test_update_rules),
 	    cmocka_unit_test(test_events_and_zero),
 	    cmocka_unit_test(test_expectations),

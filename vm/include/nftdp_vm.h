@@ -171,6 +171,12 @@ enum nftdp_vm_ct_helper_id {
  * bit 1 an IPv6 one; 0 if none. nftdp may still refuse the name
  * (nftdp_vm_obj_create). */
 unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto);
+/**
+ * __nf_conntrack_helper_find: the helper the kernel registers as name for
+ * nfproto (NFPROTO_IPV4/6) and l4proto, if nftdp runs it; else
+ * NFTDP_VM_CT_HELPER_NONE.
+ */
+uint8_t nftdp_vm_ct_helper_find(const char *name, uint8_t nfproto, uint8_t l4proto);
 
 /**
  * A compiled `ct helper` object (NFT_OBJECT_CT_HELPER, nft_ct_helper_obj):
