@@ -251,6 +251,41 @@ static void test_in_hinted(void **state)
 	env_free(b);
 }
 
+/* the probe's tuple of a TCP or UDP packet over IPv4 or IPv6 (worked out
+ * in line) is nftdp_ct_pkt_tuple's, with the packet's zone */
+static void test_probe_tuple(void **state)
+{
+	struct env *en = env_new(8, false);
+
+	(void)state;
+	for (unsigned int k = 0; k < 8; k++) {
+		const struct tflow f = {.v6 = k & 1,
+					.a = k & 1 ? "2001:db8::1:2:3" : "10.1.2.3",
+					.b = k & 1 ? "2001:db8::4:5:6" : "10.4.5.6",
+					.ap = 0x1234,
+					.bp = 0x5678};
+		struct nftdp_ct_lookup lk = {0};
+		struct nftdp_ct_tuple want;
+		struct tpkt t;
+
+		if (k & 2)
+			udp(&t, f.v6, f.a, f.b, f.ap, f.bp, 3);
+		else
+			seg(&t, &f, 0, TS, 100, 0, 0);
+		if (k & 4) { /* `ct zone set 9` before conntrack */
+			t.pkt.ct_zone = 9;
+			t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+		}
+		assert_true(nftdp_ct_pkt_tuple(&t.pkt, &want));
+		want.zone = k & 4 ? 9 : 0;
+		assert_null(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk));
+		assert_ptr_equal(lk.data, t.pkt.data);
+		assert_memory_equal(&lk.t, &want, sizeof(want));
+		assert_int_equal(lk.hash, nftdp_ct_tuple_hash(en->s, &want));
+	}
+	env_free(en);
+}
+
 static void test_timeout_gc(void **state)
 {
 	struct env *en = env_new(16, false);
@@ -873,6 +908,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_miss),
 	    cmocka_unit_test(test_prefetch_burst),
 	    cmocka_unit_test(test_in_hinted),
+	    cmocka_unit_test(test_probe_tuple),
 	    cmocka_unit_test(test_timeout_gc),
 	    cmocka_unit_test(test_configured_timeouts),
 	    cmocka_unit_test(test_table_full),
