@@ -1117,6 +1117,21 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	}
 }
 
+unsigned int nftdp_ct_in_probed(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk)
+{
+	/* the probe found an entry for these bytes, so probe_may held:
+	 * ct_pre would take the CT_GO_ON branch with lk's tuple, hash,
+	 * length and node; of its steps only the zone note is left */
+	if (!lk || lk->data != pkt->data || lk->len != pkt->len || lk->links != s->links ||
+	    lk->node >= NFTDP_CT_LOOKUP_MISS)
+		return nftdp_ct_in_hinted(s, pkt, now_ms, lk);
+	s->now_ms = now_ms;
+	if (pkt->ct_zone_dir)
+		s->zones_seen = true;
+	return ct_in_tuple(s, pkt, &lk->t, lk->hash, lk->node, lk->l4len, now_ms);
+}
+
 unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 				const struct nftdp_ct_lookup *lk)
 {
