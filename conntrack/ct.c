@@ -893,6 +893,48 @@ static inline bool probe_may(const struct nftdp_vm_pkt *pkt)
 		 pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6);
 }
 
+/*
+ * nftdp_ct_pkt_tuple_len for a packet probe_may admits: TCP and UDP over
+ * IPv4 and IPv6 (almost every packet) in line, the tuple's five words
+ * stored once each; the rest, and what fails a check, out of line.
+ */
+static inline bool probe_tuple(const struct nftdp_vm_pkt *pkt, uint32_t l4len,
+			       struct nftdp_ct_tuple *t)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint8_t *nh = pkt->data + pkt->nh_off, *th = pkt->data + pkt->th_off;
+	bool v4 = pkt->nfproto == NFPROTO_IPV4;
+	uint64_t w[5];
+
+	static_assert(offsetof(struct nftdp_ct_tuple, dst) == 16 &&
+			  offsetof(struct nftdp_ct_tuple, sport) == 32 &&
+			  offsetof(struct nftdp_ct_tuple, dport) == 34 &&
+			  offsetof(struct nftdp_ct_tuple, l3proto) == 36 &&
+			  offsetof(struct nftdp_ct_tuple, l4proto) == 37,
+		      "probe_tuple's words");
+	if ((pkt->l4proto == IPPROTO_TCP || pkt->l4proto == IPPROTO_UDP) && l4len >= 4 &&
+	    pkt->len >= pkt->th_off && pkt->th_off >= pkt->nh_off &&
+	    pkt->th_off - pkt->nh_off >= (v4 ? 20u : 40u)) {
+		if (v4) {
+			w[0] = nftdp_ld32(nh + 12); /* the address, 12 zero bytes */
+			w[1] = 0;
+			w[2] = nftdp_ld32(nh + 16);
+			w[3] = 0;
+		} else {
+			w[0] = nftdp_ld64(nh + 8);
+			w[1] = nftdp_ld64(nh + 16);
+			w[2] = nftdp_ld64(nh + 24);
+			w[3] = nftdp_ld64(nh + 32);
+		}
+		/* the ports, l3proto, l4proto, zone 0 */
+		w[4] = nftdp_ld32(th) | (uint64_t)pkt->nfproto << 32 | (uint64_t)pkt->l4proto << 40;
+		memcpy(t, w, sizeof(w));
+		return true;
+	}
+#endif
+	return nftdp_ct_pkt_tuple_len(pkt, l4len, t);
+}
+
 /* lk holds pkt's tuple and hash (nftdp_ct_prefetch_burst or an earlier
  * probe of the same bytes and zone); a GRE tuple is worked out again, as
  * its key depends on keymaps an earlier packet may have added */
@@ -931,7 +973,7 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 		struct nftdp_ct_tuple *t = lk ? &lk->t : &own;
 		uint32_t l4len = nftdp_ct_l4len(pkt);
 
-		if (!nftdp_ct_pkt_tuple_len(pkt, l4len, t))
+		if (!probe_tuple(pkt, l4len, t))
 			return NULL;
 		if (t->l4proto == IPPROTO_GRE)
 			nftdp_ct_gre_keymap_lookup(s, pkt->data + pkt->th_off, l4len, t);
@@ -1073,6 +1115,21 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}
+}
+
+unsigned int nftdp_ct_in_probed(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk)
+{
+	/* the probe found an entry for these bytes, so probe_may held:
+	 * ct_pre would take the CT_GO_ON branch with lk's tuple, hash,
+	 * length and node; of its steps only the zone note is left */
+	if (!lk || lk->data != pkt->data || lk->len != pkt->len || lk->links != s->links ||
+	    lk->node >= NFTDP_CT_LOOKUP_MISS)
+		return nftdp_ct_in_hinted(s, pkt, now_ms, lk);
+	s->now_ms = now_ms;
+	if (pkt->ct_zone_dir)
+		s->zones_seen = true;
+	return ct_in_tuple(s, pkt, &lk->t, lk->hash, lk->node, lk->l4len, now_ms);
 }
 
 unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,

@@ -237,16 +237,18 @@ bool nftdp_ct_tuple_invert(const struct nftdp_ct_tuple *t, struct nftdp_ct_tuple
  * 0xffff. Sums are in host order: the fields added by value go in as the
  * big-endian words they are on the wire.
  *
- * One add chain: every 32-bit half of a 64-bit load goes into a 64-bit sum
- * (a datagram's 16 Ki words cannot carry out of it), so no add waits on a
- * carry; the pseudo-header's addresses, length and protocol, then the first
- * 20 bytes (TCP's header, UDP's and 12 more) without a loop, then the rest.
+ * One add chain of 64-bit words with the carry added back (an add and an
+ * add with carry a word): the pseudo-header's addresses, length and
+ * protocol, then the first 20 bytes (TCP's header, UDP's and 12 more)
+ * without a loop, then the rest. No fold at the end: as 2^16 = 1 modulo
+ * 0xffff, the sum is the 16-bit ones' complement sum modulo 0xffff, and
+ * that folds to 0xffff exactly when it is a non-zero multiple of 0xffff
+ * (a non-zero sum never folds to 0, 0 folds to 0).
  */
-static inline uint64_t csum_halves(uint64_t s, const uint8_t *p)
+static inline uint64_t csum_add(uint64_t s, uint64_t v)
 {
-	uint64_t v = nftdp_ld64(p);
-
-	return s + (v & 0xffffffffu) + (v >> 32);
+	s += v;
+	return s + (s < v);
 }
 
 bool nftdp_ct_l4_csum_ok(const struct nftdp_vm_pkt *pkt, const uint8_t *l4, uint32_t l4len)
@@ -259,43 +261,39 @@ bool nftdp_ct_l4_csum_ok(const struct nftdp_vm_pkt *pkt, const uint8_t *l4, uint
 	if (pkt->l4proto != IPPROTO_ICMP) {
 		s = (uint64_t)htons((uint16_t)l4len) + htons(pkt->l4proto);
 		if (pkt->nfproto == NFPROTO_IPV6) {
-			s = csum_halves(s, nh + 8);
-			s = csum_halves(s, nh + 16);
-			s = csum_halves(s, nh + 24);
-			s = csum_halves(s, nh + 32);
+			s = csum_add(s, nftdp_ld64(nh + 8));
+			s = csum_add(s, nftdp_ld64(nh + 16));
+			s = csum_add(s, nftdp_ld64(nh + 24));
+			s = csum_add(s, nftdp_ld64(nh + 32));
 		} else {
-			s = csum_halves(s, nh + 12);
+			s = csum_add(s, nftdp_ld64(nh + 12));
 		}
 	}
 	if (l4len >= 20) {
-		s = csum_halves(s, l4);
-		s = csum_halves(s, l4 + 8);
-		s += nftdp_ld32(l4 + 16);
+		s = csum_add(s, nftdp_ld64(l4));
+		s = csum_add(s, nftdp_ld64(l4 + 8));
+		s = csum_add(s, nftdp_ld32(l4 + 16));
 		l4 += 20;
 		l4len -= 20;
 	}
 	for (; l4len >= 8; l4 += 8, l4len -= 8)
-		s = csum_halves(s, l4);
+		s = csum_add(s, nftdp_ld64(l4));
 	if (l4len >= 4) {
-		s += nftdp_ld32(l4);
+		s = csum_add(s, nftdp_ld32(l4));
 		l4 += 4;
 		l4len -= 4;
 	}
 	if (l4len >= 2) {
-		s += nftdp_ld16(l4);
+		s = csum_add(s, nftdp_ld16(l4));
 		l4 += 2;
 		l4len -= 2;
 	}
 	if (l4len) {
 		uint8_t last[2] = {*l4, 0}; /* the odd byte first in its word */
 
-		s += nftdp_ld16(last);
+		s = csum_add(s, nftdp_ld16(last));
 	}
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffu) + (s >> 16);
-	s = (s & 0xffffu) + (s >> 16);
-	s = (s & 0xffffu) + (s >> 16);
-	return s == 0xffff;
+	return s && s % 0xffff == 0;
 }
 
 bool nftdp_ct_l4_checksum_ok(const struct nftdp_vm_pkt *pkt)

@@ -939,7 +939,8 @@ bool nftdp_dp_nat_dst(struct nftdp_vm_pkt *p, bool *snat);
 /* that source rewrite (p->nat_done); false: NAT's drop */
 bool nftdp_dp_nat_src(struct nftdp_vm_pkt *p);
 /* the established pass (pipeline.c): nf_conntrack_in for view p = i of the
- * burst right after its probe, marked as run (ct_seen); *plain: what it
+ * burst right after its probe found an entry (p unchanged since: its
+ * lookup goes straight to that entry), marked as run (ct_seen); *plain: what it
  * gave reaches no other connection (nftdp_ct_pkt_plain); *carry: then the
  * carried result of p's connection and direction (NULL without an entry) */
 unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int i,

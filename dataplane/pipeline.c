@@ -2230,7 +2230,8 @@ struct est_held {
 
 static bool held_has(const struct est_held *h, const void *e)
 {
-	if (!(h->bits & entry_bit(e)))
+	/* none held (the common case): no hash of e */
+	if (!h->n || !(h->bits & entry_bit(e)))
 		return false;
 	for (unsigned int i = 0; i < h->n; i++)
 		if (h->e[i] == e)

@@ -311,6 +311,15 @@ unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 				const struct nftdp_ct_lookup *lk);
 
 /**
+ * nftdp_ct_in_hinted() of a packet whose nftdp_ct_probe() with lk just
+ * returned an entry, pkt unchanged since: the checks before the lookup
+ * are the probe's, so it goes straight to the entry lk holds (where lk no
+ * longer holds one for pkt, it is nftdp_ct_in_hinted()).
+ */
+unsigned int nftdp_ct_in_probed(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+				const struct nftdp_ct_lookup *lk);
+
+/**
  * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.
  * Call it once for every packet nftdp_ct_in() gave a pkt->ct, with the
  * packet's final verdict wherever it ended (NF_DROP for a packet dropped at

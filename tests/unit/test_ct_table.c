@@ -251,6 +251,146 @@ static void test_in_hinted(void **state)
 	env_free(b);
 }
 
+/* packet k of test_in_probed's sequence: a TCP connection over IPv4 or
+ * IPv6 (handshake, data both ways, a retransmission, a FIN) with a UDP
+ * flow beside it */
+static void probed_pkt(struct tpkt *t, unsigned int k, bool v6)
+{
+	struct tflow f = {.v6 = v6, .ap = 4000, .bp = 80};
+
+	f.a = v6 ? "2001:db8::1" : "10.0.1.1";
+	f.b = v6 ? "2001:db8::2" : "10.0.1.2";
+	switch (k) {
+	case 0:
+		seg(t, &f, 0, TS, 100, 0, 0);
+		break;
+	case 1:
+		seg(t, &f, 1, TS | TA, 500, 101, 0);
+		break;
+	case 2:
+		seg(t, &f, 0, TA, 101, 501, 0);
+		break;
+	case 3:
+	case 5: /* the same data again: a retransmission */
+		seg(t, &f, 0, TA, 101, 501, 10);
+		break;
+	case 4:
+		seg(t, &f, 1, TA, 501, 111, 20);
+		break;
+	case 6:
+		seg(t, &f, 0, TA, 111, 521, 0);
+		break;
+	case 7: /* out of the window */
+		seg(t, &f, 0, TA, 900000, 521, 4);
+		break;
+	case 8:
+		seg(t, &f, 1, TF | TA, 521, 111, 0);
+		break;
+	case 9:
+	case 11:
+		udp(t, v6, f.a, f.b, 1000, 53, 8);
+		break;
+	default:
+		udp(t, v6, f.b, f.a, 53, 1000, 8);
+		break;
+	}
+}
+
+/* the established pass's nf_conntrack_in after a probe that found the
+ * entry (nftdp_ct_in_probed) gives what nftdp_ct_in_hinted gives:
+ * verdicts, states, TCP windows, counters; where the probe found none,
+ * or an entry was linked since, it is nftdp_ct_in_hinted */
+static void test_in_probed(void **state)
+{
+	(void)state;
+	for (unsigned int v6 = 0; v6 < 2; v6++) {
+		struct env *a = env_new(8, false), *b = env_new(8, false);
+
+		for (unsigned int k = 0; k < 13; k++) {
+			struct nftdp_ct_lookup la = {0}, lb = {0};
+			struct nftdp_ct_entry *ea, *eb;
+			const void *fa, *fb;
+			struct tpkt ta, tb, u;
+			unsigned int va, vb;
+
+			probed_pkt(&ta, k, v6);
+			probed_pkt(&tb, k, v6);
+			fa = nftdp_ct_probe(a->s, &ta.pkt, a->now, &la);
+			fb = nftdp_ct_probe(b->s, &tb.pkt, b->now, &lb);
+			assert_int_equal(!fa, !fb);
+			if (k == 10) {
+				/* an entry linked between the probe and
+				 * conntrack: the probe's node no longer holds */
+				udp(&u, v6, v6 ? "2001:db8::7" : "10.0.0.7",
+				    v6 ? "2001:db8::8" : "10.0.0.8", 7, 7, 0);
+				assert_int_equal(xmit(a, &u, NULL), ST_NEW);
+				udp(&u, v6, v6 ? "2001:db8::7" : "10.0.0.7",
+				    v6 ? "2001:db8::8" : "10.0.0.8", 7, 7, 0);
+				assert_int_equal(xmit(b, &u, NULL), ST_NEW);
+			}
+			va = nftdp_ct_in_hinted(a->s, &ta.pkt, a->now, &la);
+			vb = nftdp_ct_in_probed(b->s, &tb.pkt, b->now, &lb);
+			assert_int_equal(va, vb);
+			assert_int_equal(!ta.pkt.ct, !tb.pkt.ct);
+			if (ta.pkt.ct) {
+				assert_int_equal(nftdp_ct_vm_ops.state(ta.pkt.ct),
+						 nftdp_ct_vm_ops.state(tb.pkt.ct));
+				ea =
+				    (struct nftdp_ct_entry *)((uintptr_t)ta.pkt.ct & ~(uintptr_t)7);
+				eb =
+				    (struct nftdp_ct_entry *)((uintptr_t)tb.pkt.ct & ~(uintptr_t)7);
+				assert_int_equal(ea->status, eb->status);
+				assert_int_equal(ea->expires_ms, eb->expires_ms);
+				if (k < 9)
+					assert_memory_equal(&ea->proto.tcp, &eb->proto.tcp,
+							    sizeof(ea->proto.tcp));
+			}
+			nftdp_ct_confirm(a->s, &ta.pkt, NF_ACCEPT);
+			nftdp_ct_confirm(b->s, &tb.pkt, NF_ACCEPT);
+		}
+		assert_int_equal(a->s->st.count, 3);
+		assert_int_equal(a->s->st.invalid, 1); /* the segment out of the window */
+		assert_memory_equal(&a->s->st, &b->s->st, sizeof(a->s->st));
+		env_free(a);
+		env_free(b);
+	}
+}
+
+/* the probe's tuple of a TCP or UDP packet over IPv4 or IPv6 (worked out
+ * in line) is nftdp_ct_pkt_tuple's, with the packet's zone */
+static void test_probe_tuple(void **state)
+{
+	struct env *en = env_new(8, false);
+
+	(void)state;
+	for (unsigned int k = 0; k < 8; k++) {
+		const struct tflow f = {.v6 = k & 1,
+					.a = k & 1 ? "2001:db8::1:2:3" : "10.1.2.3",
+					.b = k & 1 ? "2001:db8::4:5:6" : "10.4.5.6",
+					.ap = 0x1234,
+					.bp = 0x5678};
+		struct nftdp_ct_lookup lk = {0};
+		struct nftdp_ct_tuple want;
+		struct tpkt t;
+
+		if (k & 2)
+			udp(&t, f.v6, f.a, f.b, f.ap, f.bp, 3);
+		else
+			seg(&t, &f, 0, TS, 100, 0, 0);
+		if (k & 4) { /* `ct zone set 9` before conntrack */
+			t.pkt.ct_zone = 9;
+			t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+		}
+		assert_true(nftdp_ct_pkt_tuple(&t.pkt, &want));
+		want.zone = k & 4 ? 9 : 0;
+		assert_null(nftdp_ct_probe(en->s, &t.pkt, en->now, &lk));
+		assert_ptr_equal(lk.data, t.pkt.data);
+		assert_memory_equal(&lk.t, &want, sizeof(want));
+		assert_int_equal(lk.hash, nftdp_ct_tuple_hash(en->s, &want));
+	}
+	env_free(en);
+}
+
 static void test_timeout_gc(void **state)
 {
 	struct env *en = env_new(16, false);
@@ -873,6 +1013,8 @@ int main(void)
 	    cmocka_unit_test(test_probe_miss),
 	    cmocka_unit_test(test_prefetch_burst),
 	    cmocka_unit_test(test_in_hinted),
+	    cmocka_unit_test(test_in_probed),
+	    cmocka_unit_test(test_probe_tuple),
 	    cmocka_unit_test(test_timeout_gc),
 	    cmocka_unit_test(test_configured_timeouts),
 	    cmocka_unit_test(test_table_full),

@@ -344,6 +344,35 @@ static void test_tcp_invalid(void **state)
 		t.buf[(n & 1 ? 40 : 20) + n / 2] ^= 0x01;
 		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
 	}
+	/* pseudo-random bytes, TCP and UDP: build()'s 16-bit reference
+	 * agrees; the sum does not see the order of 16-bit words; a byte one
+	 * more, or a word 0x0000 made 0xffff (the same in ones' complement
+	 * but for an all-zero sum), is seen as such */
+	for (uint32_t n = 20, x = 1; n < 300; n += 7) {
+		uint8_t u[300], *l4;
+		uint8_t proto = n & 2 ? IPPROTO_TCP : IPPROTO_UDP;
+		uint32_t hl = n & 1 ? 40 : 20, c = proto == IPPROTO_TCP ? 16 : 6;
+
+		for (uint32_t k = 0; k < n; k++) {
+			x = x * 1103515245u + 12345u;
+			u[k] = (uint8_t)(x >> 16);
+		}
+		u[0] = u[1] = 0; /* a word 0x0000 */
+		build(&t, n & 1, (n & 1) ? "2001:db8::9" : "192.0.2.9",
+		      (n & 1) ? "2001:db8:ffff::1" : "198.51.100.200", proto, u, n);
+		l4 = t.buf + hl;
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		l4[0] = l4[1] = 0xff;
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		l4[0] = l4[1] = 0;
+		/* two words swapped */
+		memcpy(u, l4 + 8, 2);
+		memcpy(l4 + 8, l4 + 10, 2);
+		memcpy(l4 + 10, u, 2);
+		assert_true(nftdp_ct_l4_checksum_ok(&t.pkt));
+		l4[n - 1 == c ? n - 2 : n - 1]++;
+		assert_false(nftdp_ct_l4_checksum_ok(&t.pkt));
+	}
 	seg(&t, &f, 0, TS, 1, 0, 0);
 	t.buf[20 + 16] ^= 0xff;
 	/* the same bytes, but the NIC verified the checksum (CHECKSUM_UNNECESSARY):
