@@ -808,6 +808,14 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
 					  struct nftdp_dp_icmp *icmp);
 /*
+ * The next hop's lladdr for a packet (network header iph) leaving by
+ * out's route, as nftdp_dp_nexthop_output would find it: NULL where that
+ * would queue or drop it (unresolved, or packets queued on the neighbour
+ * still to go). Looks only. Packet-path.
+ */
+const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
+				       const uint8_t *iph, bool v4);
+/*
  * ip_finish_output2's neighbour step for a packet leaving by mt's route:
  * source MAC = the port's, destination = the next hop's lladdr. false:
  * no usable neighbour; the packet went to nftdp_dp_nexthop_unresolved().
