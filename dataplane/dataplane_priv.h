@@ -458,6 +458,8 @@ enum nftdp_dp_vclass {
 };
 extern const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX];
 
+#define NFTDP_DP_PASSES 5 /**< nftdp_dp_stats.pass: full, empty, cached, tracked, established */
+
 struct nftdp_dp_stats {
 	uint64_t rx[RTE_MAX_ETHPORTS];
 	uint64_t tx[RTE_MAX_ETHPORTS];
@@ -468,6 +470,10 @@ struct nftdp_dp_stats {
 	uint64_t replies_out; /**< of those, sent (passed output, postrouting, egress) */
 	uint64_t dups;
 	uint64_t bursts;
+	/* pipeline.c: received bursts by the pass they took: full pipeline,
+	 * empty, cached, tracked; and of the tracked, those that took the
+	 * established pass first (docs/dataplane.md) */
+	uint64_t pass[NFTDP_DP_PASSES];
 	/* steer.c: packets passed to their owning worker, taken from other
 	 * workers, dropped for a full ring, polls that left rx for later */
 	uint64_t steered, steered_in, steer_full, steer_wait;
@@ -807,6 +813,14 @@ int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t 
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
 					  struct nftdp_dp_icmp *icmp);
+/*
+ * The next hop's lladdr for a packet (network header iph) leaving by
+ * out's route, as nftdp_dp_nexthop_output would find it: NULL where that
+ * would queue or drop it (unresolved, or packets queued on the neighbour
+ * still to go). Looks only. Packet-path.
+ */
+const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
+				       const uint8_t *iph, bool v4);
 /*
  * The next hop's lladdr for a packet (network header iph) leaving by
  * out's route, as nftdp_dp_nexthop_output would find it: NULL where that

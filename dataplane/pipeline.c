@@ -1888,6 +1888,8 @@ static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_v
  * (burst_tracked); PLAN_FULL, the pipeline.
  */
 enum plan_kind { PLAN_FULL, PLAN_EMPTY, PLAN_CACHED, PLAN_TRACKED };
+/* nftdp_dp_stats.pass: one per plan, then the established pass */
+_Static_assert(PLAN_TRACKED + 2 == NFTDP_DP_PASSES, "a pass count per plan");
 
 static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				   bool tracking)
@@ -2459,6 +2461,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 
 	nftdp_dp_ct_lookups(w, n, true);
 	if (w->plan_established && nftdp_dp_ct_room(w)) {
+		w->st.pass[PLAN_TRACKED + 1]++;
 		burst_established(w, gen, rx_port, m, n, how, view_ready);
 		for (unsigned int i = 0; i < n; i++) {
 			if (how[i] != EST_PIPELINE && how[i] != EST_AFTER_CT)
@@ -2596,6 +2599,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	}
 	switch (pipeline_plan(w, gen, tracking)) {
 	case PLAN_EMPTY:
+		w->st.pass[PLAN_EMPTY]++;
 		burst_empty(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
@@ -2604,16 +2608,19 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		 * runs key the guard's sample */
 		if (nftdp_vm_flowcache_sparse(w->ctx.flow))
 			break;
+		w->st.pass[PLAN_CACHED]++;
 		burst_cached(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
 	case PLAN_TRACKED:
+		w->st.pass[PLAN_TRACKED]++;
 		burst_tracked(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
 	case PLAN_FULL:
 		break;
 	}
+	w->st.pass[PLAN_FULL]++;
 
 	/* 1. parse; the netdev ingress view */
 	for (unsigned int i = 0; i < n; i++) {
