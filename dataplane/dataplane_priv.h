@@ -524,6 +524,10 @@ struct nftdp_dp_nh {
 	uint8_t path;	    /**< the path taken (ECMP) */
 	bool dup;	    /**< a dup copy: the neighbour is dup_nh (rt may be NULL) */
 	uint8_t dup_nh[16]; /**< a dup copy's next hop: the route's gateway, else ADDR */
+	/** a fast pass's forwarded packet (pipeline.c fast_route): the next
+	 * hop's lladdr, found when routed; the pass's own bytes to undo */
+	const uint8_t *lladdr;
+	uint32_t undo;
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
@@ -813,14 +817,6 @@ int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t 
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
 					  struct nftdp_dp_icmp *icmp);
-/*
- * The next hop's lladdr for a packet (network header iph) leaving by
- * out's route, as nftdp_dp_nexthop_output would find it: NULL where that
- * would queue or drop it (unresolved, or packets queued on the neighbour
- * still to go). Looks only. Packet-path.
- */
-const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
-				       const uint8_t *iph, bool v4);
 /*
  * The next hop's lladdr for a packet (network header iph) leaving by
  * out's route, as nftdp_dp_nexthop_output would find it: NULL where that
