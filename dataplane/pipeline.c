@@ -2556,6 +2556,12 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			hold(&missed, ent[x]);
 			if (routed[x]) /* the pipeline's router step does it */
 				route_undo(w, p, idx);
+			/* it enters at prerouting again: no output device, the
+			 * priority it came with (forward's are set again) */
+			p->oif = 0;
+			p->oifname = NULL;
+			p->oiftype = 0;
+			p->priority = 0;
 			continue;
 		}
 		nd++;
