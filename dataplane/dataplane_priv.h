@@ -638,7 +638,17 @@ struct nftdp_dp_worker {
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
 	struct nftdp_dp_nh nh[NFTDP_DP_VIEWS]; /**< --route only */
-	unsigned int n_reply;		       /**< replies of this burst, at view[BURST_MAX..] */
+	/* nexthop.c: the burst's last neighbour lookup of a fast pass
+	 * (nftdp_dp_nexthop_lladdr); t NULL: none. Reset per burst: a table
+	 * is freed only after the worker left its burst */
+	struct {
+		const void *t;
+		const uint8_t *lladdr;
+		uint16_t port;
+		bool v4;
+		uint8_t addr[16];
+	} nb_memo;
+	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
@@ -719,6 +729,7 @@ struct nftdp_dp_nexthop; /* nexthop.c */
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;
+	bool ifaddrs; /**< some port has an --ifaddr address (pipeline.c local_dest) */
 	struct nftdp_ct_expect_table *ct_exp; /**< expectations, shared by the shards */
 	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
 	bool flow_verify;		      /**< --flow-cache-verify */

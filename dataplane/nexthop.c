@@ -612,7 +612,30 @@ static const uint8_t *neigh_of(struct nftdp_dp_worker *w, const struct nftdp_dp_
 const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
 				       const uint8_t *iph, bool v4)
 {
-	return neigh_of(w, out, next_hop(out, iph, v4), v4, true);
+	const struct nftdp_route_neigh *t =
+	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
+	const uint8_t *nexthop = next_hop(out, iph, v4), *lladdr;
+	unsigned int alen = v4 ? 4 : 16;
+
+	/* the same next hop as the packet before (a gateway's): its answer,
+	 * from the same table */
+	if (t && w->nb_memo.t == t && w->nb_memo.port == out->tx_port && w->nb_memo.v4 == v4 &&
+	    memcmp(w->nb_memo.addr, nexthop, alen) == 0) {
+		lladdr = w->nb_memo.lladdr;
+	} else {
+		lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6,
+						  w->dp->port[out->tx_port].ifindex, nexthop);
+		w->nb_memo.t = t;
+		w->nb_memo.port = out->tx_port;
+		w->nb_memo.v4 = v4;
+		memcpy(w->nb_memo.addr, nexthop, alen);
+		w->nb_memo.lladdr = lladdr;
+	}
+	/* behind the packets queued on it, as neigh_of */
+	if (lladdr && w->n_unres &&
+	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
+		return NULL;
+	return lladdr;
 }
 
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,

@@ -899,6 +899,8 @@ static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const u
 {
 	const uint8_t *dst = iph + (v4 ? 16 : 24);
 
+	if (!dp->ifaddrs)
+		return NFTDP_DP_DROP_MAX;
 	for (uint16_t p = 0; p < dp->n_ports; p++) {
 		const struct nftdp_dp_port *pt = &dp->port[p];
 
@@ -1814,12 +1816,12 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
  * the route's port; a frame it leaves (not IP, tagged, not plainly
  * forwarded) takes the full pipeline alone as well.
  */
-static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
-			struct rte_mbuf **m, unsigned int n)
+static inline __attribute__((always_inline)) void
+burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+	       struct rte_mbuf **m, unsigned int n, const bool router)
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
-	bool router = w->dp->router;
 	unsigned int nd = 0, nip = 0, nfw = 0, nother = 0, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
 
@@ -1887,8 +1889,23 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			continue;
 		}
 		if (router) {
-			if (!nftdp_vm_pkt_header_view(p, d, l2.ip_off + ip_len, l2.ip_off) ||
-			    !fast_route(w, p, i, rx, true)) {
+			bool plain;
+
+			/* --route looks the flow up: a header view; --router
+			 * reads the header alone */
+			if (w->dp->route) {
+				plain =
+				    nftdp_vm_pkt_header_view(p, d, l2.ip_off + ip_len, l2.ip_off) &&
+				    fast_route(w, p, i, rx, true);
+			} else {
+				p->data = d;
+				p->nh_off = l2.ip_off;
+				p->len = l2.ip_off + ip_len;
+				p->nfproto =
+				    l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
+				plain = fast_route(w, p, i, rx, true);
+			}
+			if (!plain) {
 				nd--;
 				nip--;
 				goto full;
@@ -1919,6 +1936,16 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	w->st.hook[NFTDP_DP_ST_FORWARD][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_POSTROUTING][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nfw + nother;
+}
+
+/* wire mode's loop without --router's tests */
+static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			struct rte_mbuf **m, unsigned int n)
+{
+	if (w->dp->router)
+		burst_empty_at(w, gen, rx_port, m, n, true);
+	else
+		burst_empty_at(w, gen, rx_port, m, n, false);
 }
 
 /*
@@ -2771,6 +2798,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->n_emit = 0;
 	w->n_reasm = 0;
 	w->emit_unordered = false;
+	w->nb_memo.t = NULL;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	if (rx->is_host) { /* what the host sent: the exception path's output */
