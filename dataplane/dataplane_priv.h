@@ -638,16 +638,16 @@ struct nftdp_dp_worker {
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
 	struct nftdp_dp_nh nh[NFTDP_DP_VIEWS]; /**< --route only */
-	/* nexthop.c: the burst's last neighbour lookup of a fast pass
-	 * (nftdp_dp_nexthop_lladdr); t NULL: none. Reset per burst: a table
-	 * is freed only after the worker left its burst */
+	/* nexthop.c: the burst's last neighbour lookup of a fast pass per
+	 * family, [0] IPv6, [1] IPv4 (nftdp_dp_nexthop_lladdr); t NULL: none.
+	 * Reset per burst: a table is freed only after the worker left its
+	 * burst */
 	struct {
 		const void *t;
 		const uint8_t *lladdr;
 		uint16_t port;
-		bool v4;
 		uint8_t addr[16];
-	} nb_memo;
+	} nb_memo[2];
 	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */

@@ -616,20 +616,19 @@ const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct n
 	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
 	const uint8_t *nexthop = next_hop(out, iph, v4), *lladdr;
 	unsigned int alen = v4 ? 4 : 16;
+	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
 
-	/* the same next hop as the packet before (a gateway's): its answer,
-	 * from the same table */
-	if (t && w->nb_memo.t == t && w->nb_memo.port == out->tx_port && w->nb_memo.v4 == v4 &&
-	    memcmp(w->nb_memo.addr, nexthop, alen) == 0) {
-		lladdr = w->nb_memo.lladdr;
+	/* the same next hop as the family's packet before (a gateway's):
+	 * its answer, from the same table */
+	if (t && m->t == t && m->port == out->tx_port && memcmp(m->addr, nexthop, alen) == 0) {
+		lladdr = m->lladdr;
 	} else {
 		lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6,
 						  w->dp->port[out->tx_port].ifindex, nexthop);
-		w->nb_memo.t = t;
-		w->nb_memo.port = out->tx_port;
-		w->nb_memo.v4 = v4;
-		memcpy(w->nb_memo.addr, nexthop, alen);
-		w->nb_memo.lladdr = lladdr;
+		m->t = t;
+		m->port = out->tx_port;
+		memcpy(m->addr, nexthop, alen);
+		m->lladdr = lladdr;
 	}
 	/* behind the packets queued on it, as neigh_of */
 	if (lladdr && w->n_unres &&
