@@ -458,6 +458,8 @@ enum nftdp_dp_vclass {
 };
 extern const char *const nftdp_dp_vclass_names[NFTDP_DP_V_MAX];
 
+#define NFTDP_DP_PASSES 5 /**< nftdp_dp_stats.pass: full, empty, cached, tracked, established */
+
 struct nftdp_dp_stats {
 	uint64_t rx[RTE_MAX_ETHPORTS];
 	uint64_t tx[RTE_MAX_ETHPORTS];
@@ -468,6 +470,10 @@ struct nftdp_dp_stats {
 	uint64_t replies_out; /**< of those, sent (passed output, postrouting, egress) */
 	uint64_t dups;
 	uint64_t bursts;
+	/* pipeline.c: received bursts by the pass they took: full pipeline,
+	 * empty, cached, tracked; and of the tracked, those that took the
+	 * established pass first (docs/dataplane.md) */
+	uint64_t pass[NFTDP_DP_PASSES];
 	/* steer.c: packets passed to their owning worker, taken from other
 	 * workers, dropped for a full ring, polls that left rx for later */
 	uint64_t steered, steered_in, steer_full, steer_wait;
@@ -518,6 +524,10 @@ struct nftdp_dp_nh {
 	uint8_t path;	    /**< the path taken (ECMP) */
 	bool dup;	    /**< a dup copy: the neighbour is dup_nh (rt may be NULL) */
 	uint8_t dup_nh[16]; /**< a dup copy's next hop: the route's gateway, else ADDR */
+	/** a fast pass's forwarded packet (pipeline.c fast_route): the next
+	 * hop's lladdr, found when routed; the pass's own bytes to undo */
+	const uint8_t *lladdr;
+	uint32_t undo;
 };
 
 /** A frame the burst sends, keyed by the received packet it comes from. */
@@ -629,7 +639,17 @@ struct nftdp_dp_worker {
 	struct rte_mbuf *mb[NFTDP_DP_VIEWS];
 	struct nftdp_dp_meta meta[NFTDP_DP_VIEWS];
 	struct nftdp_dp_nh nh[NFTDP_DP_VIEWS]; /**< --route only */
-	unsigned int n_reply;		       /**< replies of this burst, at view[BURST_MAX..] */
+	/* nexthop.c: the burst's last neighbour lookup of a fast pass per
+	 * family, [0] IPv6, [1] IPv4 (nftdp_dp_nexthop_lladdr); t NULL: none.
+	 * Reset per burst: a table is freed only after the worker left its
+	 * burst */
+	struct {
+		const void *t;
+		const uint8_t *lladdr;
+		uint16_t port;
+		uint8_t addr[16];
+	} nb_memo[2];
+	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
 	unsigned int n_emit;
@@ -710,6 +730,7 @@ struct nftdp_dp_nexthop; /* nexthop.c */
 /** The whole dataplane: set up by main, read-only once workers run. */
 struct nftdp_dp {
 	unsigned int burst;
+	bool ifaddrs; /**< some port has an --ifaddr address (pipeline.c local_dest) */
 	struct nftdp_ct_expect_table *ct_exp; /**< expectations, shared by the shards */
 	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
 	bool flow_verify;		      /**< --flow-cache-verify */
@@ -808,6 +829,14 @@ int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t 
 enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
 					  struct nftdp_dp_icmp *icmp);
+/*
+ * The next hop's lladdr for a packet (network header iph) leaving by
+ * out's route, as nftdp_dp_nexthop_output would find it: NULL where that
+ * would queue or drop it (unresolved, or packets queued on the neighbour
+ * still to go). Looks only. Packet-path.
+ */
+const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
+				       const uint8_t *iph, bool v4);
 /*
  * ip_finish_output2's neighbour step for a packet leaving by mt's route:
  * source MAC = the port's, destination = the next hop's lladdr. false:

@@ -623,8 +623,10 @@ static int setup_ports(struct nftdp_dp *dp, const struct opts *o, struct nftdp_c
 		if (inet_pton(AF_INET, eq + 1, pt->addr4) == 1 && plen <= 32) {
 			pt->has_addr4 = true;
 			pt->plen4 = (uint8_t)(sl ? plen : 32);
+			dp->ifaddrs = true;
 		} else if (inet_pton(AF_INET6, eq + 1, pt->addr6) == 1 && plen <= 128) {
 			pt->has_addr6 = true;
+			dp->ifaddrs = true;
 		} else {
 			goto bad_addr;
 		}

@@ -578,34 +578,76 @@ void nftdp_dp_nexthop_unresolved(struct nftdp_dp_worker *w, struct rte_mbuf *mb)
 	rte_pktmbuf_free(mb);
 }
 
+/* rt_nexthop(): the path's gateway, else the destination now in the
+ * header (after any rewrite on the way); a dup copy's was chosen with its
+ * route */
+static const uint8_t *next_hop(const struct nftdp_dp_nh *out, const uint8_t *iph, bool v4)
+{
+	const struct nftdp_route_nh *nh = out->rt;
+
+	if (out->dup)
+		return out->dup_nh;
+	if (nh->gateway && !all_zero(nh->path_gw[out->path], v4 ? 4 : 16))
+		return nh->path_gw[out->path];
+	return iph + (v4 ? 16 : 24);
+}
+
+/* the next hop's lladdr on its port, NULL while unresolved or while
+ * packets queued on it (resolved since this poll began) are still to go:
+ * behind them, as neigh_update sends its queue before anything new */
+static const uint8_t *neigh_of(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
+			       const uint8_t *nexthop, bool v4, bool queue_first)
+{
+	const struct nftdp_route_neigh *t =
+	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
+	const uint8_t *lladdr = nftdp_route_neigh_lookup(
+	    t, v4 ? AF_INET : AF_INET6, w->dp->port[out->tx_port].ifindex, nexthop);
+
+	if (lladdr && w->n_unres && queue_first &&
+	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
+		return NULL;
+	return lladdr;
+}
+
+const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct nftdp_dp_nh *out,
+				       const uint8_t *iph, bool v4)
+{
+	const struct nftdp_route_neigh *t =
+	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
+	const uint8_t *nexthop = next_hop(out, iph, v4), *lladdr;
+	unsigned int alen = v4 ? 4 : 16;
+	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
+
+	/* the same next hop as the family's packet before (a gateway's):
+	 * its answer, from the same table */
+	if (t && m->t == t && m->port == out->tx_port && memcmp(m->addr, nexthop, alen) == 0) {
+		lladdr = m->lladdr;
+	} else {
+		lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6,
+						  w->dp->port[out->tx_port].ifindex, nexthop);
+		m->t = t;
+		m->port = out->tx_port;
+		memcpy(m->addr, nexthop, alen);
+		m->lladdr = lladdr;
+	}
+	/* behind the packets queued on it, as neigh_of */
+	if (lladdr && w->n_unres &&
+	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
+		return NULL;
+	return lladdr;
+}
+
 bool nftdp_dp_nexthop_output(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
 			     const struct nftdp_dp_meta *mt, const struct nftdp_dp_nh *out,
 			     struct rte_mbuf *mb)
 {
-	const struct nftdp_route_nh *nh = out->rt;
-	const struct nftdp_dp_nexthop *h = w->dp->nexthop;
-	const struct nftdp_route_neigh *t = atomic_load_explicit(&h->cur, memory_order_acquire);
 	const struct nftdp_dp_port *pt = &w->dp->port[out->tx_port];
 	bool v4 = mt->ip_proto == NFTDP_DP_ETH_P_IP;
-	unsigned int alen = v4 ? 4 : 16;
 	const uint8_t *nexthop, *lladdr;
 	uint8_t *d = p->data;
 
-	/* rt_nexthop(): the path's gateway, else the destination now in
-	 * the header (after any rewrite on the way); a dup copy's was
-	 * chosen with its route */
-	if (out->dup)
-		nexthop = out->dup_nh;
-	else if (nh->gateway && !all_zero(nh->path_gw[out->path], alen))
-		nexthop = nh->path_gw[out->path];
-	else
-		nexthop = d + mt->ip_off + (v4 ? 16 : 24);
-	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, pt->ifindex, nexthop);
-	/* resolved since this poll began, with packets still queued on it:
-	 * behind them, as neigh_update sends its queue before anything new */
-	if (lladdr && w->n_unres && !mt->frag_max &&
-	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
-		lladdr = NULL;
+	nexthop = next_hop(out, d + mt->ip_off, v4);
+	lladdr = neigh_of(w, out, nexthop, v4, !mt->frag_max);
 	if (!lladdr) {
 		/* the kernel queues it on the neighbour and solicits (unres.c);
 		 * a reassembled datagram would leave unfragmented: dropped */

@@ -899,6 +899,8 @@ static enum nftdp_dp_drop local_dest(const struct nftdp_dp *dp, bool v4, const u
 {
 	const uint8_t *dst = iph + (v4 ? 16 : 24);
 
+	if (!dp->ifaddrs)
+		return NFTDP_DP_DROP_MAX;
 	for (uint16_t p = 0; p < dp->n_ports; p++) {
 		const struct nftdp_dp_port *pt = &dp->port[p];
 
@@ -945,6 +947,97 @@ static bool too_big(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p,
 		send_reply(w, rx_port, len, p);
 	rte_pktmbuf_free(w->mb[p - w->view]);
 	return true;
+}
+
+/*
+ * Step 6 (--router) for a packet a fast pass forwards: what the router
+ * step of run_segment_at does when it does nothing but forward it. Not
+ * for IPv4 options (ip_rcv_options, ip_forward_options), a destination of
+ * the host (--host-ports: ip_local_deliver; --ifaddr: local_dest), an
+ * error (martians, TTL, no route: their drops and ICMP), under --route a
+ * next hop not resolved (unres.c queues the packet). Otherwise the TTL or
+ * hop limit is decremented (ip_decrease_ttl; the bytes kept for
+ * route_undo), forward's devices and priority are set, and w->nh[idx]
+ * holds the port it leaves by (--route: its route and the next hop's
+ * lladdr). false: the pipeline must take it; nothing of the packet
+ * changed. p: a prerouting view, or a header view (header: then its iif
+ * and mark are set here, as a received packet's). Reassembled datagrams
+ * (too_big) never come here.
+ */
+static inline __attribute__((always_inline)) bool
+fast_route(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int idx,
+	   const struct nftdp_dp_port *rx, bool header)
+{
+	const struct nftdp_dp *dp = w->dp;
+	struct nftdp_dp_nh *nh = &w->nh[idx];
+	uint8_t *iph = p->data + p->nh_off;
+	uint32_t ip_len = p->len - p->nh_off;
+	bool v4 = p->nfproto == NFPROTO_IPV4;
+	const struct nftdp_dp_port *o;
+	struct nftdp_dp_icmp icmp;
+
+	if ((v4 && iph[0] != 0x45) ||
+	    nftdp_dp_ip_route_input(iph, ip_len, v4, pkttype_of(p->data) == PACKET_HOST, &dp->own,
+				    &icmp) != NFTDP_DP_DROP_MAX ||
+	    (dp->host && nftdp_dp_host_local(dp, v4, iph)) ||
+	    local_dest(dp, v4, iph) != NFTDP_DP_DROP_MAX)
+		return false;
+	if (dp->route) {
+		if (header) {
+			p->iif = rx->ifindex;
+			p->mark = 0;
+		}
+		if (nftdp_dp_nexthop_route(w, p, nh, &icmp) != NFTDP_DP_DROP_MAX)
+			return false;
+		nh->lladdr = nftdp_dp_nexthop_lladdr(w, nh, iph, v4);
+		if (!nh->lladdr)
+			return false;
+	} else {
+		nh->tx_port = dp->wire[rx->port_id];
+	}
+	/* ip_forward / ip6_forward change nothing unless they forward */
+	memcpy(&nh->undo, iph + (v4 ? 8 : 4), 4);
+	if ((v4 ? nftdp_dp_ip_forward(iph, ip_len) : nftdp_dp_ip6_forward(iph, ip_len)) !=
+	    NFTDP_DP_DROP_MAX)
+		return false;
+	o = &dp->port[nh->tx_port];
+	forward_priority(p);
+	p->oif = o->ifindex;
+	p->oifname = o->name;
+	p->oiftype = ARPHRD_ETHER;
+	return true;
+}
+
+/* fast_route undone, for a packet the pipeline takes after all; done
+ * again by a second call */
+static inline void route_undo(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, unsigned int idx)
+{
+	uint8_t *at = p->data + p->nh_off + (p->nfproto == NFPROTO_IPV4 ? 8 : 4);
+	uint32_t now;
+
+	memcpy(&now, at, 4);
+	memcpy(at, &w->nh[idx].undo, 4);
+	w->nh[idx].undo = now;
+}
+
+/* A packet fast_route forwarded, out: --route: the next hop's MACs
+ * (nftdp_dp_nexthop_output); staged now while nothing of a packet before
+ * it is left (key < first_slow), else by emit. */
+static inline void route_out(struct nftdp_dp_worker *w, unsigned int idx, struct rte_mbuf *mb,
+			     unsigned int first_slow)
+{
+	const struct nftdp_dp_nh *nh = &w->nh[idx];
+
+	if (w->dp->route) {
+		uint8_t *d = rte_pktmbuf_mtod(mb, uint8_t *);
+
+		memcpy(d, nh->lladdr, 6);
+		memcpy(d + 6, w->dp->port[nh->tx_port].mac.addr_bytes, 6);
+	}
+	if (idx < first_slow && !w->n_emit)
+		nftdp_dp_tx_stage(w, nh->tx_port, mb);
+	else
+		emit(w, nh->tx_port, mb, (uint16_t)idx);
 }
 
 /*
@@ -1685,9 +1778,9 @@ static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worke
 }
 
 /*
- * Whether the generation leaves nothing to do between ip_rcv and the wire:
- * no base chain at any hook, no conntrack (so no built-in step) and no
- * --router step. Then a burst takes one pass (burst_empty).
+ * Whether the generation leaves nothing to do between ip_rcv and the wire
+ * but the --router step: no base chain at any hook and no conntrack (so no
+ * built-in step). Then a burst takes one pass (burst_empty).
  */
 static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen, bool tracking)
 {
@@ -1695,7 +1788,7 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 					NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING};
 	static const uint8_t fams[] = {NFPROTO_IPV4, NFPROTO_IPV6};
 
-	if (tracking || dp->router)
+	if (tracking)
 		return false;
 	if (!gen)
 		return true;
@@ -1719,10 +1812,13 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
  * takes the full pipeline alone, so its reply is built the one way. Frames
  * go to the tx buffer directly, in arrival order (no emit bookkeeping):
  * what the full pipeline emitted for an answered packet is staged before
- * the next packet's.
+ * the next packet's. --router: the router step too (fast_route), out of
+ * the route's port; a frame it leaves (not IP, tagged, not plainly
+ * forwarded) takes the full pipeline alone as well.
  */
-static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
-			struct rte_mbuf **m, unsigned int n)
+static inline __attribute__((always_inline)) void
+burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+	       struct rte_mbuf **m, unsigned int n, const bool router)
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
@@ -1731,6 +1827,7 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
+		struct nftdp_vm_pkt *p = &w->view[i];
 		struct nftdp_dp_l2 l2;
 		enum nftdp_dp_drop why;
 		struct nftdp_dp_icmp icmp;
@@ -1740,6 +1837,10 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 
 		if (!rx_frame(w, m, i, n, &l2))
 			continue;
+		/* --router: not IP (the host's or dropped), or tagged (no VLAN
+		 * device) */
+		if (router && (l2.vid || !is_ip(l2.ip_proto)))
+			goto full;
 		d = rte_pktmbuf_mtod(mb, uint8_t *);
 		len = rte_pktmbuf_data_len(mb);
 		nd++;
@@ -1770,17 +1871,9 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 				why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
 				if (why != NFTDP_DP_DROP_MAX && icmp.type) {
 					/* answered: the full pipeline, which counts it again */
-					struct nftdp_vm_pkt *p = &w->view[i];
-
 					nd--;
 					nip--;
-					tx_stage_bulk(w, tx_port, out, no);
-					no = 0;
-					setup_view(w, i, mb, &l2, rx, false);
-					run_segment(w, gen, rx_port, &p, 1, false);
-					/* its frames now, before the next packet's */
-					flush_emits(w);
-					continue;
+					goto full;
 				}
 			} else {
 				why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
@@ -1795,10 +1888,46 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 			rte_pktmbuf_free(mb);
 			continue;
 		}
+		if (router) {
+			bool plain;
+
+			/* --route looks the flow up: a header view; --router
+			 * reads the header alone */
+			if (w->dp->route) {
+				plain =
+				    nftdp_vm_pkt_header_view(p, d, l2.ip_off + ip_len, l2.ip_off) &&
+				    fast_route(w, p, i, rx, true);
+			} else {
+				p->data = d;
+				p->nh_off = l2.ip_off;
+				p->len = l2.ip_off + ip_len;
+				p->nfproto =
+				    l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
+				plain = fast_route(w, p, i, rx, true);
+			}
+			if (!plain) {
+				nd--;
+				nip--;
+				goto full;
+			}
+			trim_linear(mb, (uint16_t)(avail - ip_len));
+			nfw++;
+			route_out(w, i, mb, NFTDP_VM_BURST_MAX);
+			continue;
+		}
 		/* pskb_trim_rcsum */
 		trim_linear(mb, (uint16_t)(avail - ip_len));
 		nfw++;
 		out[no++] = mb;
+		continue;
+	full:
+		/* the full pipeline alone, which counts it */
+		tx_stage_bulk(w, tx_port, out, no);
+		no = 0;
+		setup_view(w, i, mb, &l2, rx, false);
+		run_segment(w, gen, rx_port, &p, 1, false);
+		/* its frames now, before the next packet's */
+		flush_emits(w);
 	}
 	tx_stage_bulk(w, tx_port, out, no);
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
@@ -1807,6 +1936,16 @@ static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	w->st.hook[NFTDP_DP_ST_FORWARD][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_POSTROUTING][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nfw + nother;
+}
+
+/* wire mode's loop without --router's tests */
+static void burst_empty(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
+			struct rte_mbuf **m, unsigned int n)
+{
+	if (w->dp->router)
+		burst_empty_at(w, gen, rx_port, m, n, true);
+	else
+		burst_empty_at(w, gen, rx_port, m, n, false);
 }
 
 /*
@@ -1845,10 +1984,11 @@ static bool established_steps(const struct nftdp_dp_worker *w, const struct nftd
 
 /*
  * Whether PLAN_TRACKED bursts of gen may take the established pass
- * (burst_established): no --router step, no bridge, no netdev egress
- * chain, no chain whose state shows packet order, no step after conntrack
- * but NAT's (established_steps), and the flow cache serves every chain of
- * prerouting, forward and postrouting. Asked once per generation
+ * (burst_established): no bridge, no netdev egress chain, no chain whose
+ * state shows packet order, no step after conntrack but NAT's
+ * (established_steps), and the flow cache serves every chain of
+ * prerouting, forward and postrouting (--router: the pass does its step,
+ * fast_route). Asked once per generation
  * (pipeline_plan, after steps_compute); *nat: the families whose NAT the
  * pass applies (bit 0 IPv4, bit 1 IPv6).
  */
@@ -1860,8 +2000,7 @@ static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_v
 	bool dnat, snat;
 
 	*nat = 0;
-	if (dp->router || dp->route || nftdp_dp_bridge_on(dp, gen) ||
-	    !nftdp_vm_gen_order_free(gen) ||
+	if (nftdp_dp_bridge_on(dp, gen) || !nftdp_vm_gen_order_free(gen) ||
 	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS))
 		return false;
 	if (!established_steps(w, gen, NF_INET_PRE_ROUTING, NF_IP_PRI_NAT_DST, &dnat) ||
@@ -1888,6 +2027,8 @@ static bool established_ok(const struct nftdp_dp_worker *w, const struct nftdp_v
  * (burst_tracked); PLAN_FULL, the pipeline.
  */
 enum plan_kind { PLAN_FULL, PLAN_EMPTY, PLAN_CACHED, PLAN_TRACKED };
+/* nftdp_dp_stats.pass: one per plan, then the established pass */
+_Static_assert(PLAN_TRACKED + 2 == NFTDP_DP_PASSES, "a pass count per plan");
 
 static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 				   bool tracking)
@@ -1902,7 +2043,7 @@ static enum plan_kind plan_compute(const struct nftdp_dp_worker *w, const struct
 	 * cached pass, --flow-cache 0 turns it off (A/B runs) */
 	if (tracking && w->ctx.flow && burst_mode(gen, true) == BURST_BY_CONNECTION)
 		return PLAN_TRACKED;
-	if (tracking || dp->router || !gen || !w->ctx.flow || nftdp_dp_bridge_on(dp, gen))
+	if (tracking || !gen || !w->ctx.flow || nftdp_dp_bridge_on(dp, gen))
 		return PLAN_FULL;
 	if (nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_INGRESS) ||
 	    nftdp_vm_gen_hook_len(gen, NFPROTO_NETDEV, NF_NETDEV_EGRESS) ||
@@ -2011,22 +2152,45 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
  * where none did), miss[x] set to 1 where a hook on its path missed (the
  * chains must run; the caller zeroes it); chains[h] whether hook h has chains (none: no
  * probe). views: set the view's hook and forward's devices first (a
- * header view's keys read none of them). live is used up.
+ * header view's keys read none of them). --router: the router step
+ * (fast_route) between prerouting and forward, whatever has chains: a
+ * packet it leaves counts as a miss, routed[x] (zeroed by the caller) set
+ * where it forwarded one (route_undo, should the pipeline take it after
+ * all); forward's devices are then the route's. live is used up.
  */
 static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
-			const struct nftdp_dp_port *tx, struct nftdp_vm_pkt *const *fast,
-			unsigned int *live, unsigned int nl, bool views,
+			const struct nftdp_dp_port *rx, const struct nftdp_dp_port *tx,
+			struct nftdp_vm_pkt *const *fast, unsigned int *live, unsigned int nl,
+			bool views,
 			const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
-			uint8_t *last, uint8_t *miss, bool *chains)
+			uint8_t *last, uint8_t *miss, uint8_t *routed, bool *chains)
 {
 	static const uint8_t hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
 						    NF_INET_POST_ROUTING};
 	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
+	bool router = w->dp->router;
 
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
 
+		if (router && hooks[h] == NF_INET_FORWARD) {
+			for (unsigned int j = 0; j < nl; j++) {
+				unsigned int x = live[j];
+				struct nftdp_vm_pkt *p = fast[x];
+
+				if (fast_route(w, p, (unsigned int)(p - w->view), rx, !views)) {
+					routed[x] = 1;
+					live[k++] = x;
+				} else {
+					miss[x] = 1;
+				}
+			}
+			nl = k;
+			k = 0;
+			if (!nl)
+				break;
+		}
 		chains[h] = hook_chains(gen, hooks[h]);
 		if (!chains[h])
 			continue;
@@ -2035,7 +2199,7 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 
 			if (views) {
 				p->hook = hooks[h];
-				if (hooks[h] == NF_INET_FORWARD) {
+				if (hooks[h] == NF_INET_FORWARD && !router) {
 					forward_priority(p);
 					p->oif = tx->ifindex;
 					p->oifname = tx->name;
@@ -2115,8 +2279,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
-	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0};
-	bool chains[CACHED_HOOKS] = {false};
+	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0}, routed[NFTDP_VM_BURST_MAX];
+	bool chains[CACHED_HOOKS] = {false}, router = w->dp->router;
 	uint8_t with[CACHED_HOOKS];
 	unsigned int nf = 0, ns = 0, nd = 0, n_with, dropped[CACHED_HOOKS] = {0};
 	/* the first packet left to the pipeline; what leaves before it */
@@ -2139,15 +2303,22 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		}
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
+		routed[nf] = 0;
 		live[nf] = nf;
 		fast[nf++] = p;
 	}
 
 	/* a header view's keys read neither the hook nor the devices */
-	probe_hooks(w, gen, tx, fast, live, nf, !w->plan_headers, hit, last, miss, chains);
-	for (unsigned int x = 0; x < nf; x++)
-		if (miss[x] && (unsigned int)(fast[x] - w->view) < first_slow)
+	probe_hooks(w, gen, rx, tx, fast, live, nf, !w->plan_headers, hit, last, miss, routed,
+		    chains);
+	for (unsigned int x = 0; x < nf; x++) {
+		if (!miss[x])
+			continue;
+		if ((unsigned int)(fast[x] - w->view) < first_slow)
 			first_slow = (unsigned int)(fast[x] - w->view);
+		if (routed[x])
+			route_undo(w, fast[x], (unsigned int)(fast[x] - w->view));
+	}
 
 	n_with = chained_hooks(chains, with);
 	/* the packets the cache decided: charge, count, send; dropped[h]:
@@ -2167,7 +2338,11 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			rte_pktmbuf_free(w->mb[idx]);
 			continue;
 		}
-		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out, &no);
+		if (router)
+			route_out(w, idx, w->mb[idx], first_slow);
+		else
+			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
+				     &no);
 	}
 	tx_stage_bulk(w, tx->port_id, out, no);
 	/* netdev and inet ingress accept all, each hook what reached it less
@@ -2277,7 +2452,8 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	struct nftdp_vm_flow_carry *carry[NFTDP_VM_BURST_MAX];
 	const void *ct[NFTDP_VM_BURST_MAX]; /* its pkt->ct, which confirm takes */
 	bool carried[NFTDP_VM_BURST_MAX];
-	bool snat[NFTDP_VM_BURST_MAX]; /* NAT rewrites its source at postrouting */
+	uint8_t routed[NFTDP_VM_BURST_MAX]; /* fast_route forwarded it (--router) */
+	bool snat[NFTDP_VM_BURST_MAX];	    /* NAT rewrites its source at postrouting */
 	unsigned int live[NFTDP_VM_BURST_MAX], make[NFTDP_VM_BURST_MAX];
 	struct nftdp_vm_flow_carry made[NFTDP_VM_BURST_MAX]; /* for carry[make[j]] */
 	/* per fast packet: the hook whose drop decided it (CACHED_HOOKS:
@@ -2360,14 +2536,27 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		ent[nf] = e;
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
+		routed[nf] = 0;
 		carry[nf] = c;
 		ct[nf] = p->ct;
-		/* the connection's carried result: no key, no probe */
+		/* the connection's carried result: no key, no probe. Not under
+		 * --route: the route, so the output device, is no part of it */
+		if (w->dp->route)
+			c = carry[nf] = NULL;
 		carried[nf] = c && nftdp_vm_gen_flow_carried(gen, c, p, &w->ctx, &l);
-		if (carried[nf])
+		if (carried[nf]) {
 			last[nf] = (uint8_t)l;
-		else
+			/* --router: its step before forward (probe_hooks does
+			 * the probed packets'); one it leaves is a miss */
+			if (w->dp->router && l > 0) {
+				if (fast_route(w, p, i, rx, false))
+					routed[nf] = 1;
+				else
+					miss[nf] = 1;
+			}
+		} else {
 			live[nl++] = nf;
+		}
 		fast[nf++] = p;
 		continue;
 	slow:
@@ -2375,7 +2564,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			first_slow = i;
 	}
 
-	probe_hooks(w, gen, tx, fast, live, nl, true, hit, last, miss, chains);
+	probe_hooks(w, gen, rx, tx, fast, live, nl, true, hit, last, miss, routed, chains);
 	n_with = chained_hooks(chains, with);
 	/* a miss goes to the pipeline too (a packet held behind one comes
 	 * after it) */
@@ -2393,6 +2582,14 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (miss[x] || held_has(&missed, ent[x])) {
 			how[idx] = EST_AFTER_CT;
 			hold(&missed, ent[x]);
+			if (routed[x]) /* the pipeline's router step does it */
+				route_undo(w, p, idx);
+			/* it enters at prerouting again: no output device, the
+			 * priority it came with (forward's are set again) */
+			p->oif = 0;
+			p->oifname = NULL;
+			p->oiftype = 0;
+			p->priority = 0;
 			continue;
 		}
 		nd++;
@@ -2403,8 +2600,17 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			/* the result for its connection, from the packet as
 			 * the hooks saw it (before NAT's source rewrite, whose
 			 * failure is the packet's own) */
-			if (carry[x] && carry_make(&made[nm], hit, chains, x, ct[x], p, last[x]))
-				make[nm++] = x;
+			if (carry[x]) {
+				/* its guard as the next packet's is checked:
+				 * before the router step, whose decrement is
+				 * a function of the bytes it had */
+				if (routed[x])
+					route_undo(w, p, idx);
+				if (carry_make(&made[nm], hit, chains, x, ct[x], p, last[x]))
+					make[nm++] = x;
+				if (routed[x])
+					route_undo(w, p, idx);
+			}
 		}
 		/* NAT's step at postrouting, after its chains (a failed
 		 * rewrite: its drop) */
@@ -2420,7 +2626,11 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		if (!nftdp_dp_ct_confirm_accepted(w, &p, 1))
 			continue;
 		nout++;
-		emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out, &no);
+		if (w->dp->router)
+			route_out(w, idx, w->mb[idx], first_slow);
+		else
+			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
+				     &no);
 	}
 	tx_stage_bulk(w, tx->port_id, out, no);
 	/* after every carried packet charged what its result said: results
@@ -2460,6 +2670,7 @@ static void burst_tracked(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *
 
 	nftdp_dp_ct_lookups(w, n, true);
 	if (w->plan_established && nftdp_dp_ct_room(w)) {
+		w->st.pass[PLAN_TRACKED + 1]++;
 		burst_established(w, gen, rx_port, m, n, how, view_ready);
 		for (unsigned int i = 0; i < n; i++) {
 			if (how[i] != EST_PIPELINE && how[i] != EST_AFTER_CT)
@@ -2588,6 +2799,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->n_emit = 0;
 	w->n_reasm = 0;
 	w->emit_unordered = false;
+	w->nb_memo[0].t = w->nb_memo[1].t = NULL;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	if (rx->is_host) { /* what the host sent: the exception path's output */
@@ -2597,6 +2809,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	}
 	switch (pipeline_plan(w, gen, tracking)) {
 	case PLAN_EMPTY:
+		w->st.pass[PLAN_EMPTY]++;
 		burst_empty(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
@@ -2605,16 +2818,19 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 		 * runs key the guard's sample */
 		if (nftdp_vm_flowcache_sparse(w->ctx.flow))
 			break;
+		w->st.pass[PLAN_CACHED]++;
 		burst_cached(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
 	case PLAN_TRACKED:
+		w->st.pass[PLAN_TRACKED]++;
 		burst_tracked(w, gen, rx_port, m, n);
 		flush_emits(w);
 		return;
 	case PLAN_FULL:
 		break;
 	}
+	w->st.pass[PLAN_FULL]++;
 
 	/* 1. parse; the netdev ingress view */
 	for (unsigned int i = 0; i < n; i++) {

@@ -36,6 +36,8 @@ void nftdp_dp_stats_sum(const struct nftdp_dp *dp, struct nftdp_dp_stats *out)
 		out->replies_out += s->replies_out;
 		out->dups += s->dups;
 		out->bursts += s->bursts;
+		for (unsigned int k = 0; k < NFTDP_DP_PASSES; k++)
+			out->pass[k] += s->pass[k];
 		out->steered += s->steered;
 		out->steered_in += s->steered_in;
 		out->steer_full += s->steer_full;
@@ -161,6 +163,11 @@ int nftdp_dp_stats_json(const struct nftdp_dp *dp, const char *file, double run_
 	outcome_of(dp, &s, &o);
 	fprintf(f, "{\n  \"run_time_s\": %.6f,\n  \"workers\": %u,\n", run_s, dp->n_workers);
 	fprintf(f, "  \"router\": %s,\n", dp->router ? "true" : "false");
+	/* bursts by the pass they took (pipeline.c) */
+	fprintf(f,
+		"  \"passes\": {\"full\": %lu, \"empty\": %lu, \"cached\": %lu, \"tracked\": %lu, "
+		"\"established\": %lu},\n",
+		s.pass[0], s.pass[1], s.pass[2], s.pass[3], s.pass[4]);
 	fprintf(f,
 		"  \"packets\": {\"rx\": %lu, \"tx\": %lu, \"accepted\": %lu, \"dropped\": %lu, "
 		"\"rejected\": %lu, \"stolen\": %lu, \"queued\": %lu, \"dropped_before_rules\": "

@@ -19,20 +19,30 @@
 #             same 20 checks and ct state new accept
 #   nat       stateful plus snat of 10.0.0.0/8 in postrouting
 #
-# usage: instructions.sh [--build DIR] [--packets N] [--flows N] [CONFIG...]
+# --router: nftdp with --router (the kernel's forwarding step: TTL, martians);
+# --route: with --route too, in a scratch netns whose port dp0 has default
+# routes (both families) via a gateway with a permanent neighbour, as
+# bench/route/forward.sh's small table: a route lookup and MAC rewrite per
+# packet on top (docs/dataplane.md "Router mode: --route").
+#
+# usage: instructions.sh [--build DIR] [--packets N] [--flows N] [--router | --route]
+#                        [CONFIG...]
 # Prints a table; never fails on a figure. Needs root and valgrind.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$root/build packets=20480 flows=1024
+build=$root/build packets=20480 flows=1024 mode=wire
 configs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(cd "$2" && pwd); shift ;;
 	--packets) packets=$2; shift ;;
 	--flows) flows=$2; shift ;;
-	-*) echo "usage: $0 [--build DIR] [--packets N] [--flows N] [CONFIG...]" >&2; exit 2 ;;
+	--router) mode=router ;;
+	--route) mode=route ;;
+	-*) echo "usage: $0 [--build DIR] [--packets N] [--flows N] [--router | --route]" \
+		"[CONFIG...]" >&2; exit 2 ;;
 	*) configs+=("$1") ;;
 	esac
 	shift
@@ -46,7 +56,28 @@ done
 
 tmp=$(mktemp -d /tmp/nftdp-bench-ins.XXXXXX)
 pfx="nftdp-bins-$$"
-trap 'rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
+ns=nftdp-bins-$$
+trap 'ip netns del "$ns" 2> /dev/null || true; rm -rf "$tmp" /var/run/dpdk/"$pfx"-*' EXIT
+trap 'exit 1' INT TERM HUP
+run=() mode_args=()
+case $mode in
+router) mode_args=(--router) ;;
+route)
+	# the traffic's destinations (10.1.0.1, 2001:db8:1::1) and sources
+	# by the default routes out of dp0, port 0's name
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link add dp0 type veth peer name p0
+	for d in dp0 p0; do ip -n "$ns" link set "$d" up; done
+	ip -n "$ns" addr add 10.9.0.1/24 dev dp0
+	ip -n "$ns" addr add 2001:db8:ff09::1/64 dev dp0 nodad
+	ip -n "$ns" neigh replace 10.9.0.2 lladdr 02:00:00:00:09:02 dev dp0 nud permanent
+	ip -n "$ns" neigh replace 2001:db8:ff09::2 lladdr 02:00:00:00:09:02 dev dp0 nud permanent
+	ip -n "$ns" route add default via 10.9.0.2 dev dp0
+	ip -n "$ns" route add default via 2001:db8:ff09::2 dev dp0
+	run=(ip netns exec "$ns")
+	mode_args=(--route) ;;
+esac
 
 "$build/nftdp-gen" --no-huge -m 128 --no-pci --log-level=error --file-prefix "$pfx-g" -- \
 	--flows "$flows" --family 46 --proto tcp,udp --data 2 --size 64 \
@@ -66,11 +97,11 @@ count() {
 	case $cfg in *-nocache) cfg=${cfg%-nocache}; args=(--flow-cache 0) ;; esac
 	[ "$cfg" = empty ] || args+=(--ruleset "$tmp/rules/$cfg.nft")
 	rm -f "$tmp/cg" "$tmp/stats.json"
-	timeout 900 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
+	"${run[@]}" timeout 900 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
 		--toggle-collect=nftdp_dp_pipeline_burst \
 		"$build/nftdp" -l 0,1 --no-huge -m 512 --no-pci --log-level=error \
 		--file-prefix "$pfx-n" --vdev="net_pcap0,rx_pcap=$tmp/traffic.pcap" -- \
-		--socket "$tmp/nl.sock" "${args[@]}" --workers 1 --exit-on-idle 1000 \
+		--socket "$tmp/nl.sock" "${args[@]}" "${mode_args[@]}" --workers 1 --exit-on-idle 1000 \
 		--stats-json "$tmp/stats.json" > "$tmp/$cfg.log" 2>&1 ||
 		{ echo "0 0 -"; return; }
 	local ins pk hit
@@ -85,6 +116,7 @@ print("%.0f" % (100.0 * f["hits"] / n) if n else "-")' "$tmp/stats.json" 2> /dev
 	echo "${ins:-0} $pk $hit"
 }
 
+[ "$mode" = wire ] || echo "mode: --$mode"
 echo "| config | instructions per packet | packets | flow cache hits % |"
 echo "|---|---|---|---|"
 for c in "${configs[@]}"; do
