@@ -104,6 +104,14 @@ int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_
 int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				  void *priv);
 
+/* the CT target, revisions 0-2, and NOTRACK (expr_compat_ct.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ct_ops;
+int nftdp_vm_compat_ct0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ct1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ct2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_notrack_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

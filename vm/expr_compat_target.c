@@ -3,11 +3,11 @@
  * xtables targets the target expression runs (expr_compat.c does the
  * generic checks). One block per extension, mirroring its
  * net/netfilter/xt_<NAME>.c or ipv4/ipv6 ip*t_<NAME>.c: checkentry as
- * <name>_check, the target function as <name>_eval. REJECT, LOG and
- * CT --notrack run as the native reject, log and notrack expressions
- * (nftdp_vm_compat_become), which do what the xtables targets do; the
+ * <name>_check, the target function as <name>_eval. REJECT and LOG run
+ * as the native reject and log expressions (nftdp_vm_compat_become),
+ * which do what the xtables targets do; the
  * NAT targets (REDIRECT too) ask conntrack/ for the binding as nat, masq
- * and redir do.
+ * and redir do. CT and NOTRACK: expr_compat_ct.c.
  */
 #include <arpa/inet.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -150,25 +150,6 @@ static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 	if (i->flags & XT_NFLOG_F_COPY_LEN)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_SNAPLEN, i->len);
 	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
-}
-
-/* ---- CT (xt_CT.c, rev 2): --notrack (and NOTRACK) as notrack ---- */
-
-static int ct_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
-{
-	const struct xt_ct_target_info_v1 *i = par->info;
-	struct nftnl_expr *e;
-
-	/* xt_ct_tg_check */
-	if (i->flags & ~XT_CT_MASK)
-		return nftdp_vm_errf(cc, -EINVAL, "target CT: flags 0x%x", i->flags);
-	if (!(i->flags & XT_CT_NOTRACK))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "target CT: only --notrack is supported by nftdp");
-	e = nftnl_expr_alloc("notrack");
-	if (!e)
-		return -ENOMEM;
-	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_notrack, e);
 }
 
 /* ---- MARK (xt_mark.c, rev 2) ---- */
@@ -489,8 +470,14 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      &become_ops},
     {"NFLOG", 0, ANY, sizeof(struct xt_nflog_info), 0, NULL, 0, COMPAT_F_LOG, nflog_check,
      &become_ops},
-    {"CT", 2, ANY, sizeof(struct xt_ct_target_info_v1), H(PRE_ROUTING) | H(LOCAL_OUT), "raw", 0,
-     COMPAT_F_CT, ct_check, &become_ops},
+    {"CT", 0, ANY, sizeof(struct xt_ct_target_info), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct0_check, &nftdp_vm_compat_ct_ops},
+    {"CT", 1, ANY, sizeof(struct xt_ct_target_info_v1), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct1_check, &nftdp_vm_compat_ct_ops},
+    {"CT", 2, ANY, sizeof(struct xt_ct_target_info_v1), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct2_check, &nftdp_vm_compat_ct_ops},
+    {"NOTRACK", 0, ANY, 0, 0, "raw", 0, COMPAT_F_CT, nftdp_vm_compat_notrack_check,
+     &nftdp_vm_compat_ct_ops},
     {"MARK", 2, ANY, sizeof(struct xt_mark_tginfo2), 0, NULL, 0, 0, mark_check, &mark_ops},
     {"CONNMARK", 1, ANY, sizeof(struct xt_connmark_tginfo1), 0, NULL, 0, COMPAT_F_CT,
      connmark1_check, &connmark_ops},

@@ -1099,12 +1099,120 @@ static void test_targets_become_native(void **state)
 	p = tcp4(&t, 1);
 	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
 	assert_true(p->ct_untracked);
-	assert_int_equal(add(w, r, -1, false, TG("CT", 2, zone), -1), -EOPNOTSUPP);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, zone), -1), 0);
 	nt.flags = 0x100;
 	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), -EINVAL);
 	/* CT belongs to the raw table */
 	nt.flags = XT_CT_NOTRACK;
 	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
+}
+
+/* xt_CT: each revision's checks with xt_ct_tg_check's errnos, and the
+ * template a packet not yet tracked takes (the first CT wins) */
+static void test_ct_target(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *r = chain(w, "raw", NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *r2 = chain(w, "raw", NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *r3 = chain(w, "raw", NF_INET_LOCAL_OUT);
+	struct xt_ct_target_info_v1 i = {.zone = 5, .flags = XT_CT_ZONE_DIR_ORIG};
+	struct xt_ct_target_info i0 = {.zone = 9};
+	struct xt_ct_target_info_v1 nt = {.flags = XT_CT_NOTRACK};
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	/* rev 2: zone 5 in the original direction, events, ftp */
+	i.ct_events = 1u << IPCT_NEW | 1u << IPCT_DESTROY;
+	strcpy(i.helper, "ftp");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
+	assert_int_equal(p->ct_zone, 5);
+	assert_int_equal(p->ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_ORIG);
+	assert_int_equal(p->ct_tmpl_helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_int_equal(p->ct_tmpl_flags, NFTDP_VM_CT_TMPL_EVENTS);
+	assert_int_equal(p->ct_tmpl_events, 1u << IPCT_NEW | 1u << IPCT_DESTROY);
+	assert_false(p->ct_untracked);
+	/* a later CT, or notrack, leaves the template alone (skb->_nfct set) */
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
+	assert_false(p->ct_untracked);
+	assert_false(p->out.notrack);
+	assert_int_equal(p->ct_zone, 5);
+	/* and notrack first wins over a CT template */
+	assert_int_equal(add(w, r2, -1, false, TG("CT", 2, nt), -1), 0);
+	assert_int_equal(add(w, r2, IPPROTO_TCP, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r2, p), NF_ACCEPT);
+	assert_true(p->ct_untracked);
+	assert_int_equal(p->ct_zone_dir, 0);
+	assert_int_equal(p->ct_tmpl_helper, 0);
+	/* --zone-reply mark; events given only for expectations: an empty
+	 * ct mask */
+	memset(&i, 0, sizeof(i));
+	i.flags = XT_CT_ZONE_DIR_REPL | XT_CT_ZONE_MARK;
+	i.exp_events = 1;
+	assert_int_equal(add(w, r3, -1, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 80);
+	assert_int_equal(RUN(w, r3, p), NF_ACCEPT);
+	assert_int_equal(p->ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_REPL);
+	assert_int_equal(p->ct_tmpl_flags, NFTDP_VM_CT_TMPL_ZONE_MARK | NFTDP_VM_CT_TMPL_EVENTS);
+	assert_int_equal(p->ct_tmpl_events, 0);
+	assert_int_equal(p->ct_tmpl_helper, 0);
+
+	/* the helper: -p not inverted (ENOENT), known for that protocol and
+	 * family (ENOENT), one nftdp runs (EOPNOTSUPP), a terminated name */
+	memset(&i, 0, sizeof(i));
+	strcpy(i.helper, "ftp");
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -ENOENT);
+	assert_int_equal(add(w, r, IPPROTO_TCP, true, TG("CT", 2, i), -1), -ENOENT);
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 2, i), -1), -ENOENT);
+	strcpy(i.helper, "nosuch");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -ENOENT);
+	strcpy(i.helper, "sane");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -EOPNOTSUPP);
+	strcpy(i.helper, "tftp");
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 1, i), -1), 0);
+	memset(i.helper, 'a', sizeof(i.helper));
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -ENAMETOOLONG);
+	/* --timeout: -p first (EINVAL), then no nfct policy by that name */
+	memset(&i, 0, sizeof(i));
+	strcpy(i.timeout, "slow");
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -EINVAL);
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 2, i), -1), -ENOENT);
+	memset(i.timeout, 'a', sizeof(i.timeout));
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 1, i), -1), -ENAMETOOLONG);
+	/* each revision's flags */
+	memset(&i, 0, sizeof(i));
+	i.flags = XT_CT_ZONE_DIR_ORIG;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 1, i), -1), -EINVAL);
+	i.flags = XT_CT_NOTRACK_ALIAS;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 1, i), -1), -EINVAL);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), 0);
+	i.flags = 1u << 6;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -EINVAL);
+	i0.flags = XT_CT_NOTRACK_ALIAS;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 0, i0), -1), -EINVAL);
+	/* rev 0: zone 9 in both directions */
+	i0.flags = 0;
+	assert_int_equal(add(w, r3, -1, false, TG("CT", 0, i0), -1), 0);
+	/* the raw table only, any of its hooks (CT names no hooks) */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("CT", 0, i0), -1), -EINVAL);
+	assert_int_equal(add(w, chain(w, "raw", NF_INET_FORWARD), -1, false, TG("CT", 0, i0), -1),
+			 0);
+	/* NOTRACK (rev 0, no info) */
+	{
+		struct nftdp_vm_chain *r4 = chain(w, "raw", NF_INET_PRE_ROUTING);
+		struct nftnl_expr *e = xt("target", "NOTRACK", 0, "", 0);
+
+		assert_int_equal(add(w, r4, -1, false, e, -1), 0);
+		p = tcp4(&t, 80);
+		assert_int_equal(RUN(w, r4, p), NF_ACCEPT);
+		assert_true(p->ct_untracked);
+		assert_true(p->out.notrack);
+	}
 }
 
 struct nflog_seen {
@@ -2693,6 +2801,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_generic_checks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
