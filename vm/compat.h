@@ -112,6 +112,22 @@ int nftdp_vm_compat_ct2_check(struct nftdp_vm_cctx *cc, const struct compat_par 
 int nftdp_vm_compat_notrack_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				  void *priv);
 
+/* the helper match (expr_compat_ct.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_helper_ops;
+int nftdp_vm_compat_helper_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+/* statistic, ttl/hl, dscp/tos, ecn (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_statistic_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hl_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ds_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ecn_ops;
+int nftdp_vm_compat_statistic_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				    void *priv);
+int nftdp_vm_compat_hl_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dscp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_tos_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ecn_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

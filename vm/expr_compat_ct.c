@@ -16,6 +16,7 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_helper.h>
 
 #include "compat.h"
 
@@ -191,3 +192,56 @@ const struct nftdp_vm_expr_ops nftdp_vm_compat_ct_ops = {
     .eval = cttg_eval,
 };
 
+/* ---- the helper match (xt_helper.c, rev 0) ---- */
+
+struct helper_mt_priv {
+	char name[30]; /* terminated at checkentry */
+	bool invert;
+};
+NFTDP_VM_PRIV_CHECK(struct helper_mt_priv);
+
+int nftdp_vm_compat_helper_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_helper_info *i = par->info;
+	struct helper_mt_priv *p = priv;
+
+	/* helper_mt_check: nf_ct_netns_get (COMPAT_F_CT), the name cut */
+	(void)cc;
+	memcpy(p->name, i->name, sizeof(p->name));
+	p->name[sizeof(p->name) - 1] = '\0';
+	p->invert = i->invert != 0;
+	return 0;
+}
+
+/*
+ * helper_mt: the helper of the connection's master (an expected
+ * connection's); no connection, no master or a master without helper is
+ * no match (invert: a match). An empty name matches any helper, another
+ * compares the helper's name's length of it (strncmp(helper->name,
+ * info->name, strlen(helper->name)): "ftp" matches "ftp" and "ftpx").
+ */
+static void helper_mt_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			   struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct helper_mt_priv *p = (const void *)op->priv;
+	char name[16]; /* NF_CT_HELPER_NAME_LEN */
+	bool ret = p->invert;
+
+	(void)ctx;
+	memset(name, 0, sizeof(name));
+	if (pkt->ct && pkt->ct_ops &&
+	    pkt->ct_ops->get(pkt->ct, NFT_CT_HELPER, IP_CT_DIR_ORIGINAL, name, sizeof(name))) {
+		if (p->name[0] == '\0')
+			ret = !ret;
+		else
+			ret ^= strncmp(name, p->name, strnlen(name, sizeof(name))) == 0;
+	}
+	compat_match_result(regs, ret);
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_helper_ops = {
+    .name = "match helper",
+    .size = sizeof(struct helper_mt_priv),
+    .init = nftdp_vm_compat_match_init,
+    .eval = helper_mt_eval,
+};

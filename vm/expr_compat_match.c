@@ -18,7 +18,10 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_hashlimit.h>
+#include <linux/netfilter/xt_helper.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_limit.h>
@@ -31,9 +34,12 @@
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
+#include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_hl.h>
 #include <linux/rtnetlink.h>
 
 #include "compat.h"
@@ -733,6 +739,20 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_set3_check, &nftdp_vm_compat_set_ops},
     {"set", 4, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v4), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_set4_check, &nftdp_vm_compat_set_ops},
+    {"helper", 0, NFPROTO_UNSPEC, sizeof(struct xt_helper_info), HOOKS_ALL, NULL, 0, COMPAT_F_CT,
+     nftdp_vm_compat_helper_check, &nftdp_vm_compat_helper_ops},
+    {"statistic", 0, NFPROTO_UNSPEC, sizeof(struct xt_statistic_info), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE, nftdp_vm_compat_statistic_check, &nftdp_vm_compat_statistic_ops},
+    {"ttl", 0, NFPROTO_IPV4, sizeof(struct ipt_ttl_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hl_check, &nftdp_vm_compat_hl_ops},
+    {"hl", 0, NFPROTO_IPV6, sizeof(struct ip6t_hl_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hl_check, &nftdp_vm_compat_hl_ops},
+    {"dscp", 0, NFPROTO_UNSPEC, sizeof(struct xt_dscp_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_dscp_check, &nftdp_vm_compat_ds_ops},
+    {"tos", 1, NFPROTO_UNSPEC, sizeof(struct xt_tos_match_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_tos_check, &nftdp_vm_compat_ds_ops},
+    {"ecn", 0, NFPROTO_UNSPEC, sizeof(struct xt_ecn_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_ecn_check, &nftdp_vm_compat_ecn_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

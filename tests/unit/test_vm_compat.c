@@ -31,7 +31,10 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_hashlimit.h>
+#include <linux/netfilter/xt_helper.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_limit.h>
@@ -42,6 +45,7 @@
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
+#include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -1007,6 +1011,151 @@ static uint32_t fct_state(const void *ct)
 }
 
 static const struct nftdp_vm_ct_ops fct_ops = {fct_get, fct_set, fct_state};
+
+/* a connection whose master has helper "ftp" (NFT_CT_HELPER), or none */
+static bool hct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	(void)dir;
+	if (key != NFT_CT_HELPER || !*(const bool *)ct)
+		return false;
+	memset(dest, 0, len);
+	memcpy(dest, "ftp", 3);
+	return true;
+}
+
+/* ipt_ttl.h's match info: its header and ipt_TTL.h share an include guard */
+struct ttl_mt_info {
+	uint8_t mode, ttl;
+};
+enum { TTL_MT_EQ, TTL_MT_NE, TTL_MT_LT, TTL_MT_GT };
+
+/* helper, statistic, ttl, dscp, tos, ecn (expr_compat_ct.c, expr_compat_more.c) */
+static void test_more_matches(void **state)
+{
+	struct world *w = *state;
+	static const struct nftdp_vm_ct_ops hops = {hct_get, NULL, NULL};
+	struct xt_helper_info hi = {.name = "ftp"};
+	struct xt_statistic_info nth = {.mode = XT_STATISTIC_MODE_NTH};
+	struct xt_statistic_info rnd = {.mode = XT_STATISTIC_MODE_RANDOM};
+	struct ttl_mt_info ttl = {.mode = TTL_MT_LT, .ttl = 65};
+	struct xt_dscp_info dscp = {.dscp = 0x2e};
+	struct xt_tos_match_info tos = {.tos_mask = 0xff, .tos_value = 0xb8};
+	struct xt_ecn_info ecn = {.operation = XT_ECN_OP_MATCH_IP, .ip_ect = 2};
+	bool has = true, none = false;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+	unsigned int n;
+
+	/* helper: the master's helper; "ftpx" compares strlen("ftp") bytes;
+	 * an empty name is any helper; no connection is no match */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	p = tcp4(&t, 1);
+	p->ct = &none;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	strcpy(hi.name, "ftpx");
+	hi.invert = 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	strcpy(hi.name, "tftp");
+	hi.invert = 0;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+
+	/* statistic nth: every 3rd from count 1 (packet 2, 5, 8, ...) */
+	nth.u.nth.every = 2;
+	nth.u.nth.count = 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), 0);
+	for (unsigned int i = 0; i < 9; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), i % 3 == 1 ? NF_DROP : NF_ACCEPT);
+	nth.mode = 2;
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), -EINVAL);
+	nth.mode = XT_STATISTIC_MODE_NTH;
+	nth.flags = 2;
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), -EINVAL);
+	/* random 0.25 (iptables: 0x80000000 * p): within 5 sigma of 2500 */
+	rnd.u.random.probability = 0x20000000;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, rnd), NF_DROP), 0);
+	n = 0;
+	for (unsigned int i = 0; i < 10000; i++)
+		n += RUN(w, c, tcp4(&t, 1)) == NF_DROP;
+	assert_in_range(n, 2500 - 217, 2500 + 217);
+	rnd.flags = XT_STATISTIC_INVERT;
+	rnd.u.random.probability = 0x80000000u; /* 1.0: all, inverted none */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, rnd), NF_DROP), 0);
+	for (unsigned int i = 0; i < 100; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+
+	/* ttl 64 < 65; not > 65; ttl is IPv4's */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	ttl.mode = TTL_MT_GT;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	ttl.mode = TTL_MT_EQ;
+	ttl.ttl = 64;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(add(w, c, -1, false, MT("hl", 0, ttl), NF_DROP), -EOPNOTSUPP);
+
+	/* dscp EF (46: TOS 0xb8), tos 0xb8/0xff, ecn ECT(0) */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("dscp", 0, dscp), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	t.buf[15] = 0xb8 | 2;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	dscp.dscp = 0x40;
+	assert_int_equal(add(w, c, -1, false, MT("dscp", 0, dscp), NF_DROP), -EDOM);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("tos", 1, tos), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT); /* 0xba & 0xff != 0xb8 */
+	t.buf[15] = 0xb8;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ecn", 0, ecn), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	t.buf[15] = 0xb8 | 2;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	/* TCP bits need -p tcp; unknown bits EINVAL; ECE set, CWR not */
+	ecn.operation = XT_ECN_OP_MATCH_ECE;
+	assert_int_equal(add(w, c, -1, false, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, true, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	ecn.operation = 0x02;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	ecn.operation = XT_ECN_OP_MATCH_ECE | XT_ECN_OP_MATCH_CWR;
+	ecn.invert = XT_ECN_OP_MATCH_CWR;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("ecn", 0, ecn), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT); /* SYN: no ECE */
+	t.buf[14 + 20 + 13] |= 0x40;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	t.buf[14 + 20 + 13] |= 0x80;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+}
 
 static void test_conntrack_and_marks(void **state)
 {
@@ -2802,6 +2951,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ct_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_more_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
