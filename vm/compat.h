@@ -127,6 +127,10 @@ int nftdp_vm_compat_hl_check(struct nftdp_vm_cctx *cc, const struct compat_par *
 int nftdp_vm_compat_dscp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_tos_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_ecn_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* tcp, udp, udplite (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
+int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;

@@ -36,6 +36,7 @@
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpmss.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -753,6 +754,12 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_tos_check, &nftdp_vm_compat_ds_ops},
     {"ecn", 0, NFPROTO_UNSPEC, sizeof(struct xt_ecn_info), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_ecn_check, &nftdp_vm_compat_ecn_ops},
+    {"tcp", 0, NFPROTO_UNSPEC, sizeof(struct xt_tcp), HOOKS_ALL, NULL, IPPROTO_TCP, 0,
+     nftdp_vm_compat_tcp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"udp", 0, NFPROTO_UNSPEC, sizeof(struct xt_udp), HOOKS_ALL, NULL, IPPROTO_UDP, 0,
+     nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"udplite", 0, NFPROTO_UNSPEC, sizeof(struct xt_udp), HOOKS_ALL, NULL, IPPROTO_UDPLITE, 0,
+     nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Small xtables matches: statistic (xt_statistic.c), ttl and hl
- * (xt_hl.c), dscp and tos (xt_dscp.c), ecn (xt_ecn.c). Each mirrors the
+ * (xt_hl.c), dscp and tos (xt_dscp.c), ecn (xt_ecn.c), tcp, udp and
+ * udplite (xt_tcpudp.c). Each mirrors the
  * kernel's checkentry (with its errno) and match function.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -10,6 +11,7 @@
 #include <linux/netfilter/xt_dscp.h>
 #include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6t_hl.h>
 
@@ -282,4 +284,123 @@ const struct nftdp_vm_expr_ops nftdp_vm_compat_ecn_ops = {
     .size = sizeof(struct ecn_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = ecn_eval,
+};
+
+/* ---- tcp, udp and udplite (xt_tcpudp.c, rev 0) ---- */
+
+/* iptables-nft sends `-p tcp -m tcp` as this match where it has nothing
+ * to translate (no port, no flags: kube-proxy's DNAT rules) */
+
+struct tcpudp_priv {
+	uint16_t spts[2], dpts[2];
+	uint8_t option, flg_mask, flg_cmp, invflags;
+	bool tcp;
+};
+NFTDP_VM_PRIV_CHECK(struct tcpudp_priv);
+
+int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_tcp *i = par->info;
+	struct tcpudp_priv *p = priv;
+
+	if (i->invflags & ~XT_TCP_INV_MASK) /* tcp_mt_check */
+		return nftdp_vm_errf(cc, -EINVAL, "match tcp: invflags 0x%x", i->invflags);
+	*p = (struct tcpudp_priv){.spts = {i->spts[0], i->spts[1]},
+				  .dpts = {i->dpts[0], i->dpts[1]},
+				  .option = i->option,
+				  .flg_mask = i->flg_mask,
+				  .flg_cmp = i->flg_cmp,
+				  .invflags = i->invflags,
+				  .tcp = true};
+	return 0;
+}
+
+int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_udp *i = par->info;
+	struct tcpudp_priv *p = priv;
+
+	if (i->invflags & ~XT_UDP_INV_MASK) /* udp_mt_check */
+		return nftdp_vm_errf(cc, -EINVAL, "match udp: invflags 0x%x", i->invflags);
+	*p = (struct tcpudp_priv){.spts = {i->spts[0], i->spts[1]},
+				  .dpts = {i->dpts[0], i->dpts[1]},
+				  .invflags = i->invflags};
+	return 0;
+}
+
+static bool port_in(const uint16_t r[2], uint16_t port, bool invert)
+{
+	return (port >= r[0] && port <= r[1]) ^ invert;
+}
+
+/* tcp_find_option over the optlen option bytes after the fixed header */
+static bool tcp_has_option(const uint8_t *op, uint32_t optlen, uint8_t option, bool invert)
+{
+	for (uint32_t i = 0; i < optlen;) {
+		if (op[i] == option)
+			return !invert;
+		if (op[i] < 2)
+			i++;
+		else if (i + 1 < optlen)
+			i += op[i + 1] ? op[i + 1] : 1;
+		else
+			i++; /* i + op[i + 1] >= optlen too: the walk ends */
+	}
+	return invert;
+}
+
+/* tcp_mt / udp_mt: no later fragment; a header that cannot be read, an
+ * IPv4 fragment at offset 8 (TCP) or a data offset below 5 with an
+ * option asked for drops the packet (hotdrop) */
+static void tcpudp_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct tcpudp_priv *p = (const void *)op->priv;
+	const uint8_t *th = pkt->data + pkt->th_off;
+	uint32_t need = p->tcp ? 20 : 8, doff;
+
+	(void)ctx;
+	if (pkt->fragoff) {
+		/* xtables' fragoff is IPv4's in 8-byte units, IPv6's in bytes */
+		if (p->tcp && pkt->nfproto == NFPROTO_IPV4 && pkt->fragoff == 8)
+			regs->verdict.code = NF_DROP;
+		else
+			compat_match_result(regs, false);
+		return;
+	}
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->th_off + need > pkt->len) {
+		regs->verdict.code = NF_DROP;
+		return;
+	}
+	if (!port_in(p->spts, (uint16_t)(th[0] << 8 | th[1]), p->invflags & XT_TCP_INV_SRCPT) ||
+	    !port_in(p->dpts, (uint16_t)(th[2] << 8 | th[3]), p->invflags & XT_TCP_INV_DSTPT)) {
+		compat_match_result(regs, false);
+		return;
+	}
+	if (!p->tcp)
+		return;
+	if (((th[13] & p->flg_mask) == p->flg_cmp) == !!(p->invflags & XT_TCP_INV_FLAGS)) {
+		compat_match_result(regs, false);
+		return;
+	}
+	if (!p->option)
+		return;
+	doff = (uint32_t)(th[12] >> 4) * 4;
+	if (doff < 20) {
+		regs->verdict.code = NF_DROP;
+		return;
+	}
+	if (doff > 20 && pkt->th_off + doff > pkt->len) { /* skb_header_pointer fails */
+		regs->verdict.code = NF_DROP;
+		return;
+	}
+	if (!tcp_has_option(th + 20, doff - 20, p->option, p->invflags & XT_TCP_INV_OPTION))
+		compat_match_result(regs, false);
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops = {
+    .name = "match tcp",
+    .size = sizeof(struct tcpudp_priv),
+    .init = nftdp_vm_compat_match_init,
+    .eval = tcpudp_eval,
 };

@@ -46,6 +46,7 @@
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -1154,6 +1155,41 @@ static void test_more_matches(void **state)
 	t.buf[14 + 20 + 13] |= 0x40;
 	assert_int_equal(RUN(w, c, p), NF_DROP);
 	t.buf[14 + 20 + 13] |= 0x80;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+
+	/* tcp (xt_tcpudp): ports, flags, an option; the rule's -p; udp */
+	struct xt_tcp tm = {
+	    .spts = {0, 0xffff}, .dpts = {20, 30}, .flg_mask = 0x17, .flg_cmp = 0x02};
+	struct xt_udp um = {.spts = {0, 0xffff}, .dpts = {0, 0xffff}};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 31)), NF_ACCEPT);
+	p = tcp4(&t, 22);
+	t.buf[14 + 20 + 13] = 0x12; /* SYN-ACK */
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(add(w, c, -1, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	tm.invflags = 0x20;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	tm.invflags = XT_TCP_INV_OPTION;
+	tm.option = 2; /* no MSS option: a match when inverted */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_DROP);
+	p = tcp4(&t, 22);
+	t.buf[14 + 20 + 12] = 0x40; /* data offset 4: hotdrop with an option asked */
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("udp", 0, um), NF_DROP), -EINVAL);
+	um.invflags = 4;
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, MT("udp", 0, um), NF_DROP), -EINVAL);
+	/* a later fragment never matches */
+	tm = (struct xt_tcp){.spts = {0, 0xffff}, .dpts = {0, 0xffff}};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	p = tcp4(&t, 22);
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	p->fragoff = 16;
 	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
 }
 
