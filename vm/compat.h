@@ -132,6 +132,17 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
 int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 
+/* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_classify_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hltg_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_dstg_ops;
+int nftdp_vm_compat_classify_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+int nftdp_vm_compat_hltg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dscptg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_tostg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

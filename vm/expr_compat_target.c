@@ -16,7 +16,9 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_log.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_DSCP.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
 #include <linux/netfilter/xt_NFLOG.h>
@@ -25,6 +27,8 @@
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv4/ipt_TTL.h>
+#include <linux/netfilter_ipv6/ip6t_HL.h>
 #include <linux/netfilter_ipv6/ip6t_REJECT.h>
 
 #include "compat.h"
@@ -519,6 +523,17 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
+    {"CLASSIFY", 0, ANY, sizeof(struct xt_classify_target_info),
+     H(LOCAL_OUT) | H(FORWARD) | H(POST_ROUTING), NULL, 0, 0, nftdp_vm_compat_classify_check,
+     &nftdp_vm_compat_classify_ops},
+    {"TTL", 0, V4, sizeof(struct ipt_TTL_info), 0, "mangle", 0, 0, nftdp_vm_compat_hltg_check,
+     &nftdp_vm_compat_hltg_ops},
+    {"HL", 0, V6, sizeof(struct ip6t_HL_info), 0, "mangle", 0, 0, nftdp_vm_compat_hltg_check,
+     &nftdp_vm_compat_hltg_ops},
+    {"DSCP", 0, ANY, sizeof(struct xt_DSCP_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_dscptg_check, &nftdp_vm_compat_dstg_ops},
+    {"TOS", 1, ANY, sizeof(struct xt_tos_target_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_tostg_check, &nftdp_vm_compat_dstg_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -23,7 +23,9 @@
 #include <linux/if_packet.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_DSCP.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
 #include <linux/netfilter/xt_NFLOG.h>
@@ -66,11 +68,13 @@
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv4/ipt_TTL.h> /* ipt_ttl.h has the same guard */
 #include <netinet/in.h>
 
 #include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
 
 #include "nft_build.h"
+#include "nftdp_common.h"
 #include "nftdp_vm.h"
 
 struct world {
@@ -1191,6 +1195,65 @@ static void test_more_matches(void **state)
 	assert_int_equal(RUN(w, c, p), NF_DROP);
 	p->fragoff = 16;
 	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+}
+
+/* CLASSIFY, TTL, DSCP, TOS (expr_compat_mangle.c): the header checksum
+ * stays right */
+static void test_mangle_targets(void **state)
+{
+	struct world *w = *state;
+	struct xt_classify_target_info cl = {.priority = 0x10002};
+	struct ipt_TTL_info ttl = {.mode = IPT_TTL_DEC, .ttl = 70};
+	struct xt_DSCP_info dscp = {.dscp = 0x2e};
+	struct xt_tos_target_info tos = {.tos_value = 0x10, .tos_mask = 0x3f};
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	/* CLASSIFY: LOCAL_OUT, FORWARD, POST_ROUTING, any table */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, TG("CLASSIFY", 0, cl), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(p->priority, 0x10002);
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_PRE_ROUTING), -1, false, TG("CLASSIFY", 0, cl), -1),
+	    -EINVAL);
+
+	/* TTL: mangle only; 64 - 70 stops at 0; --ttl-inc 0 is EINVAL */
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+	c = chain(w, "mangle", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), 0);
+	p = tcp4(&t, 1);
+	t.buf[14 + 10] = t.buf[14 + 11] = 0;
+	memcpy(t.buf + 14 + 10, (uint16_t[]){nftdp_ip_fast_csum(t.buf + 14, 20)}, 2);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[14 + 8], 0);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+	ttl.mode = IPT_TTL_INC;
+	ttl.ttl = 0;
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+	ttl.mode = 3;
+	ttl.ttl = 1;
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+
+	/* DSCP EF keeps the ECN bits; TOS --set-tos 0x10/0x3f; the checksum */
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, -1, false, TG("DSCP", 0, dscp), -1), 0);
+	p = tcp4(&t, 1);
+	t.buf[15] = 0x03;
+	t.buf[14 + 10] = t.buf[14 + 11] = 0;
+	memcpy(t.buf + 14 + 10, (uint16_t[]){nftdp_ip_fast_csum(t.buf + 14, 20)}, 2);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[15], 0xbb);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+	dscp.dscp = 64;
+	assert_int_equal(add(w, c, -1, false, TG("DSCP", 0, dscp), -1), -EDOM);
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, -1, false, TG("TOS", 1, tos), -1), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[15], (0xbb & ~0x3f) ^ 0x10);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
 }
 
 static void test_conntrack_and_marks(void **state)
@@ -2988,6 +3051,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ct_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_more_matches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mangle_targets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),
