@@ -127,12 +127,18 @@ int nftdp_vm_compat_hl_check(struct nftdp_vm_cctx *cc, const struct compat_par *
 int nftdp_vm_compat_dscp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_tos_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_ecn_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* quota (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_quota_ops;
+int nftdp_vm_compat_quota_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 /* tcp, udp, udplite (expr_compat_more.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
 int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
+int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_classify_ops;
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hltg_ops;
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_dstg_ops;

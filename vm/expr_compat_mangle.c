@@ -2,13 +2,14 @@
 /*
  * Targets that rewrite a header field or the packet's priority:
  * CLASSIFY (xt_CLASSIFY.c), TTL and HL (xt_HL.c), DSCP and TOS
- * (xt_DSCP.c). Each mirrors its checkentry (with the errno) and target
- * function; the IPv4 header checksum is updated as the kernel updates it
- * (csum_replace2 for TTL, ipv4_change_dsfield for the DS field).
+ * (xt_DSCP.c), and CHECKSUM (xt_CHECKSUM.c). Each mirrors its checkentry (with the errno) and
+ * target function; the IPv4 header checksum is updated as the kernel updates it (csum_replace2 for
+ * TTL, ipv4_change_dsfield for the DS field).
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
 
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CHECKSUM.h>
 #include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_DSCP.h>
 #include <linux/netfilter_ipv4/ipt_TTL.h>
@@ -211,4 +212,37 @@ const struct nftdp_vm_expr_ops nftdp_vm_compat_dstg_ops = {
     .size = sizeof(struct dstg_priv),
     .init = nftdp_vm_compat_target_init,
     .eval = dstg_eval,
+};
+
+/* ---- CHECKSUM (rev 0) ---- */
+
+/*
+ * checksum_tg fills in the checksum of a CHECKSUM_PARTIAL skb, one whose
+ * transport checksum a NIC was to compute on transmit: only packets the
+ * host itself sends (and only with offloads) are such. Every packet nftdp
+ * sees arrived from a port with its checksum in place, so the target does
+ * nothing; what remains is checksum_tg_check's EINVAL for an operation
+ * other than --checksum-fill.
+ */
+int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv)
+{
+	const struct xt_CHECKSUM_info *i = par->info;
+
+	(void)priv;
+	if (!i->operation || (i->operation & ~XT_CHECKSUM_OP_FILL))
+		return nftdp_vm_errf(cc, -EINVAL, "target CHECKSUM: operation 0x%x", i->operation);
+	return 0;
+}
+
+static void checksum_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			  struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	(void)op, (void)regs, (void)pkt, (void)ctx; /* XT_CONTINUE */
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops = {
+    .name = "target CHECKSUM",
+    .init = nftdp_vm_compat_target_init,
+    .eval = checksum_eval,
 };

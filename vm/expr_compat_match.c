@@ -31,6 +31,7 @@
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
 #include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
@@ -760,6 +761,8 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
     {"udplite", 0, NFPROTO_UNSPEC, sizeof(struct xt_udp), HOOKS_ALL, NULL, IPPROTO_UDPLITE, 0,
      nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"quota", 0, NFPROTO_UNSPEC, sizeof(struct xt_quota_info), HOOKS_ALL, NULL, 0, COMPAT_F_STATE,
+     nftdp_vm_compat_quota_check, &nftdp_vm_compat_quota_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -2,7 +2,7 @@
 /*
  * Small xtables matches: statistic (xt_statistic.c), ttl and hl
  * (xt_hl.c), dscp and tos (xt_dscp.c), ecn (xt_ecn.c), tcp, udp and
- * udplite (xt_tcpudp.c). Each mirrors the
+ * udplite (xt_tcpudp.c), quota (xt_quota.c). Each mirrors the
  * kernel's checkentry (with its errno) and match function.
  */
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -10,6 +10,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_dscp.h>
 #include <linux/netfilter/xt_ecn.h>
+#include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
@@ -403,4 +404,58 @@ const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops = {
     .size = sizeof(struct tcpudp_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = tcpudp_eval,
+};
+
+/* ---- quota (rev 0) ---- */
+
+struct xquota_priv {
+	uint32_t slot; /* the bytes left (q->master->quota) */
+	bool invert;
+};
+NFTDP_VM_PRIV_CHECK(struct xquota_priv);
+
+int nftdp_vm_compat_quota_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_quota_info *i = par->info;
+	struct xquota_priv *p = priv;
+	bool created;
+	int rc;
+
+	if (i->flags & ~XT_QUOTA_MASK) /* quota_mt_check */
+		return nftdp_vm_errf(cc, -EINVAL, "match quota: flags 0x%x", i->flags);
+	p->invert = i->flags & XT_QUOTA_INVERT;
+	/* the rule's own quota, from --quota when the rule is made */
+	rc = nftdp_vm_state_rule_slot(cc, NFTDP_VM_SLOT_CELL, &p->slot, &created);
+	if (rc < 0)
+		return rc;
+	cc->st->cells[p->slot].type = NFTDP_VM_CELL_XT;
+	if (created)
+		atomic_store_explicit(&cc->st->cells[p->slot].xt.word, i->quota,
+				      memory_order_relaxed);
+	return 0;
+}
+
+/* quota_mt: a packet of skb->len that fits takes its bytes and matches;
+ * one that does not empties the quota (no small packet passes after) */
+static void xquota_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct xquota_priv *p = (const void *)op->priv;
+	_Atomic uint64_t *w = &ctx->state->cells[p->slot].xt.word;
+	uint64_t old = atomic_load_explicit(w, memory_order_relaxed), nw;
+	bool fits;
+
+	do {
+		fits = old >= pkt->skb_len;
+		nw = fits ? old - pkt->skb_len : 0;
+	} while (!atomic_compare_exchange_weak_explicit(w, &old, nw, memory_order_relaxed,
+							memory_order_relaxed));
+	compat_match_result(regs, fits ^ p->invert);
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_quota_ops = {
+    .name = "match quota",
+    .size = sizeof(struct xquota_priv),
+    .init = nftdp_vm_compat_match_init,
+    .eval = xquota_eval,
 };

@@ -16,6 +16,7 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_log.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CHECKSUM.h>
 #include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_DSCP.h>
@@ -534,6 +535,8 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      nftdp_vm_compat_dscptg_check, &nftdp_vm_compat_dstg_ops},
     {"TOS", 1, ANY, sizeof(struct xt_tos_target_info), 0, "mangle", 0, 0,
      nftdp_vm_compat_tostg_check, &nftdp_vm_compat_dstg_ops},
+    {"CHECKSUM", 0, ANY, sizeof(struct xt_CHECKSUM_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_checksum_check, &nftdp_vm_compat_checksum_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -23,6 +23,7 @@
 #include <linux/if_packet.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CHECKSUM.h>
 #include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter/xt_DSCP.h>
@@ -44,6 +45,7 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
+#include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_state.h>
@@ -1254,6 +1256,49 @@ static void test_mangle_targets(void **state)
 	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
 	assert_int_equal(t.buf[15], (0xbb & ~0x3f) ^ 0x10);
 	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+}
+
+/* quota (xt_quota.c): bytes of skb->len while they fit, then none;
+ * CHECKSUM (xt_CHECKSUM.c): mangle, --checksum-fill only, a no-op */
+static void test_quota_checksum(void **state)
+{
+	struct world *w = *state;
+	struct xt_quota_info q = {.quota = 100};
+	struct xt_CHECKSUM_info ck = {.operation = XT_CHECKSUM_OP_FILL};
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	/* 40-byte packets: two fit (80), the third empties it, then none */
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	p->skb_len = 1; /* the quota was emptied: not even a small one */
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	q.flags = XT_QUOTA_INVERT;
+	c = chain(w, "mangle", NF_INET_FORWARD); /* another rule: handle 1 of another table */
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	q.flags = 2;
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), -EINVAL);
+
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, TG("CHECKSUM", 0, ck), -1), 0);
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	ck.operation = 0;
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), -EINVAL);
+	ck.operation = 3;
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), -EINVAL);
+	ck.operation = XT_CHECKSUM_OP_FILL;
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("CHECKSUM", 0, ck), -1),
+	    -EINVAL);
 }
 
 static void test_conntrack_and_marks(void **state)
@@ -3052,6 +3097,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ct_target, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_more_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mangle_targets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_quota_checksum, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),

@@ -29,5 +29,7 @@ PACKETS = [
     u(6, tos=0x03),              # ECT bits 3
     u(7, ttl=20),                # ttl not 64, below 30
     u(8, tos=0x02, ttl=65),      # nothing (64 at forward)
+    u(9), u(9), u(9),            # quota: 36 + 36 fit, 36 more do not
+    IP(src=S, dst=D) / UDP(sport=5000, dport=9),  # 28 bytes: emptied, no
 ]
-EXPECT = {'dp1': 10}
+EXPECT = {'dp1': 12}
