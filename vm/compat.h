@@ -130,6 +130,19 @@ int nftdp_vm_compat_ecn_check(struct nftdp_vm_cctx *cc, const struct compat_par 
 /* quota (expr_compat_more.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_quota_ops;
 int nftdp_vm_compat_quota_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* socket and policy (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_socket_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_policy_ops;
+int nftdp_vm_compat_socket_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_socket1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_socket2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_socket3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_policy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
 /* tcp, udp, udplite (expr_compat_more.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
 int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);

@@ -31,9 +31,11 @@
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
 #include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
+#include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpmss.h>
@@ -47,6 +49,7 @@
 #include "compat.h"
 
 #define HOOKS_ALL 0
+#define SOCKET_HOOKS (COMPAT_HOOK(NF_INET_PRE_ROUTING) | COMPAT_HOOK(NF_INET_LOCAL_IN))
 
 /* ---- comment (xt_comment.c): always true ---- */
 
@@ -763,6 +766,16 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
     {"quota", 0, NFPROTO_UNSPEC, sizeof(struct xt_quota_info), HOOKS_ALL, NULL, 0, COMPAT_F_STATE,
      nftdp_vm_compat_quota_check, &nftdp_vm_compat_quota_ops},
+    {"socket", 0, NFPROTO_IPV4, 0, SOCKET_HOOKS, NULL, 0, 0, nftdp_vm_compat_socket_check,
+     &nftdp_vm_compat_socket_ops},
+    {"socket", 1, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo1), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket1_check, &nftdp_vm_compat_socket_ops},
+    {"socket", 2, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo2), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket2_check, &nftdp_vm_compat_socket_ops},
+    {"socket", 3, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo3), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket3_check, &nftdp_vm_compat_socket_ops},
+    {"policy", 0, NFPROTO_UNSPEC, sizeof(struct xt_policy_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_policy_check, &nftdp_vm_compat_policy_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -2,15 +2,19 @@
 /*
  * Small xtables matches: statistic (xt_statistic.c), ttl and hl
  * (xt_hl.c), dscp and tos (xt_dscp.c), ecn (xt_ecn.c), tcp, udp and
- * udplite (xt_tcpudp.c), quota (xt_quota.c). Each mirrors the
- * kernel's checkentry (with its errno) and match function.
+ * udplite (xt_tcpudp.c), quota (xt_quota.c), and socket (xt_socket.c)
+ * and policy (xt_policy.c), which see no socket and no IPsec here. Each
+ * mirrors the kernel's checkentry (with its errno) and match function.
  */
-#include <stdio.h> /* before libnftnl: it uses FILE */
+#include <arpa/inet.h> /* before the linux headers: netinet/in.h first */
+#include <stdio.h>     /* before libnftnl: it uses FILE */
 
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_dscp.h>
 #include <linux/netfilter/xt_ecn.h>
+#include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
+#include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
@@ -458,4 +462,104 @@ const struct nftdp_vm_expr_ops nftdp_vm_compat_quota_ops = {
     .size = sizeof(struct xquota_priv),
     .init = nftdp_vm_compat_match_init,
     .eval = xquota_eval,
+};
+
+/* ---- socket (rev 0-3) and policy (rev 0): no socket, no secpath ---- */
+
+/* socket_mt_v1/v2/v3_check: the revision's flags (EINVAL) */
+static int socket_flags(struct nftdp_vm_cctx *cc, const struct compat_par *par, uint8_t allowed)
+{
+	const uint8_t *flags = par->info;
+
+	if (flags[0] & ~allowed)
+		return nftdp_vm_errf(cc, -EINVAL, "match socket: unknown flags 0x%x",
+				     flags[0] & ~allowed);
+	return 0;
+}
+
+int nftdp_vm_compat_socket_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	(void)cc, (void)par, (void)priv; /* rev 0: no info */
+	return 0;
+}
+
+int nftdp_vm_compat_socket1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv)
+{
+	(void)priv;
+	return socket_flags(cc, par, XT_SOCKET_FLAGS_V1);
+}
+
+int nftdp_vm_compat_socket2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv)
+{
+	(void)priv;
+	return socket_flags(cc, par, XT_SOCKET_FLAGS_V2);
+}
+
+int nftdp_vm_compat_socket3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv)
+{
+	(void)priv;
+	return socket_flags(cc, par, XT_SOCKET_FLAGS_V3);
+}
+
+/* socket_match: the packet's socket, or one nf_sk_lookup finds; nftdp
+ * has no local stack, so there is none and the match is false (xt_socket
+ * has no invert) */
+static void socket_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	(void)op, (void)pkt, (void)ctx;
+	compat_match_result(regs, false);
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_socket_ops = {
+    .name = "match socket",
+    .init = nftdp_vm_compat_match_init,
+    .eval = socket_eval,
+};
+
+struct policy_priv {
+	bool none; /* XT_POLICY_MATCH_NONE */
+};
+NFTDP_VM_PRIV_CHECK(struct policy_priv);
+
+int nftdp_vm_compat_policy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct xt_policy_info *i = par->info;
+	const uint32_t in_hooks = COMPAT_HOOK(NF_INET_PRE_ROUTING) | COMPAT_HOOK(NF_INET_LOCAL_IN);
+	const uint32_t out_hooks =
+	    COMPAT_HOOK(NF_INET_POST_ROUTING) | COMPAT_HOOK(NF_INET_LOCAL_OUT);
+
+	/* policy_mt_check */
+	if (!(i->flags & (XT_POLICY_MATCH_IN | XT_POLICY_MATCH_OUT)))
+		return nftdp_vm_errf(cc, -EINVAL,
+				     "match policy: neither incoming nor outgoing policy selected");
+	if ((par->hook_mask & in_hooks) && (i->flags & XT_POLICY_MATCH_OUT))
+		return nftdp_vm_errf(
+		    cc, -EINVAL, "match policy: output policy not valid in PREROUTING and INPUT");
+	if ((par->hook_mask & out_hooks) && (i->flags & XT_POLICY_MATCH_IN))
+		return nftdp_vm_errf(
+		    cc, -EINVAL, "match policy: input policy not valid in POSTROUTING and OUTPUT");
+	if (i->len > XT_POLICY_MAX_ELEM)
+		return nftdp_vm_errf(cc, -EINVAL, "match policy: too many policy elements");
+	((struct policy_priv *)priv)->none = i->flags & XT_POLICY_MATCH_NONE;
+	return 0;
+}
+
+/* policy_mt: no packet has a secpath (in) or an xfrm route (out) here,
+ * so match_policy_in/out answer -1: a match exactly for --pol none */
+static void policy_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	(void)pkt, (void)ctx;
+	compat_match_result(regs, ((const struct policy_priv *)op->priv)->none);
+}
+
+const struct nftdp_vm_expr_ops nftdp_vm_compat_policy_ops = {
+    .name = "match policy",
+    .size = sizeof(struct policy_priv),
+    .init = nftdp_vm_compat_match_init,
+    .eval = policy_eval,
 };

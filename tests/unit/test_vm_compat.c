@@ -45,9 +45,11 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
+#include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
+#include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpudp.h>
@@ -1299,6 +1301,47 @@ static void test_quota_checksum(void **state)
 	assert_int_equal(
 	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("CHECKSUM", 0, ck), -1),
 	    -EINVAL);
+}
+
+/* socket: never a socket here; policy: no secpath, so --pol none only */
+static void test_socket_policy(void **state)
+{
+	struct world *w = *state;
+	struct xt_socket_mtinfo3 so = {.flags = XT_SOCKET_TRANSPARENT | XT_SOCKET_RESTORESKMARK};
+	struct xt_policy_info pol = {.flags = XT_POLICY_MATCH_IN | XT_POLICY_MATCH_NONE};
+	struct nftdp_vm_chain *c = chain(w, "mangle", NF_INET_PRE_ROUTING);
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, -1, false, MT("socket", 3, so), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* rev 2 has no RESTORESKMARK, rev 1 only TRANSPARENT */
+	assert_int_equal(add(w, c, -1, false, MT("socket", 2, so), NF_DROP), -EINVAL);
+	so.flags = XT_SOCKET_NOWILDCARD;
+	assert_int_equal(add(w, c, -1, false, MT("socket", 1, so), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, -1, false, MT("socket", 2, so), NF_DROP), 0);
+	/* PREROUTING and INPUT only */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("socket", 2, so), NF_DROP),
+	    -EINVAL);
+
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	pol.flags = XT_POLICY_MATCH_IN; /* --pol ipsec */
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* a direction; out not in INPUT, in not in POSTROUTING; 4 elements */
+	pol.flags = 0;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
+	pol.flags = XT_POLICY_MATCH_OUT;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
+	pol.flags = XT_POLICY_MATCH_IN;
+	assert_int_equal(add(w, chain(w, "filter", NF_INET_POST_ROUTING), -1, false,
+			     MT("policy", 0, pol), NF_DROP),
+			 -EINVAL);
+	pol.len = 5;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
 }
 
 static void test_conntrack_and_marks(void **state)
@@ -3098,6 +3141,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_more_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mangle_targets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quota_checksum, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_socket_policy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),

@@ -31,5 +31,7 @@ PACKETS = [
     u(8, tos=0x02, ttl=65),      # nothing (64 at forward)
     u(9), u(9), u(9),            # quota: 36 + 36 fit, 36 more do not
     IP(src=S, dst=D) / UDP(sport=5000, dport=9),  # 28 bytes: emptied, no
+    u(10),                       # --pol none
+    u(11),                       # --dir out --pol ipsec: no
 ]
-EXPECT = {'dp1': 12}
+EXPECT = {'dp1': 13}
