@@ -726,6 +726,9 @@ ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO) || pkt->fragoff ||
 	    (pkt->nfproto != NFPROTO_IPV4 && pkt->nfproto != NFPROTO_IPV6))
 		return CT_BAD;
+	/* nf_ct_zone_tmpl: a CT --zone mark template takes the mark now */
+	if (pkt->ct_tmpl_flags & NFTDP_VM_CT_TMPL_ZONE_MARK)
+		pkt->ct_zone = (uint16_t)pkt->mark;
 	if ((pkt->l4proto == IPPROTO_ICMP && pkt->nfproto == NFPROTO_IPV4) ||
 	    (pkt->l4proto == IPPROTO_ICMPV6 && pkt->nfproto == NFPROTO_IPV6)) {
 		int rc = handle_icmp(s, pkt, now_ms);
@@ -749,6 +752,20 @@ ct_pre(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 	}
 	*tp = t;
 	return ct_pre_tuple(s, pkt, t, hash, l4len);
+}
+
+/* init_conntrack's use of an xtables CT template (pkt->ct_tmpl_*): the
+ * ecache extension's event mask, and the template's helper where no
+ * expectation matched (__nf_ct_try_assign_helper) */
+static __attribute__((noinline)) void ct_from_template(struct nftdp_ct_shard *s,
+						       struct nftdp_ct_entry *e,
+						       const struct nftdp_vm_pkt *pkt,
+						       unsigned int ctinfo)
+{
+	if (pkt->ct_tmpl_flags & NFTDP_VM_CT_TMPL_EVENTS)
+		e->eventmask = pkt->ct_tmpl_events;
+	if (pkt->ct_tmpl_helper && ctinfo != IP_CT_RELATED)
+		nftdp_ct_helper_assign(s, e, pkt->ct_tmpl_helper);
 }
 
 /* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
@@ -819,6 +836,8 @@ repeat:
 		ctinfo = IP_CT_NEW;
 		if (nftdp_ct_expect_any(s) && nftdp_ct_expect_init_conntrack(s, e, now_ms))
 			ctinfo = IP_CT_RELATED;
+		if (pkt->ct_tmpl_flags | pkt->ct_tmpl_helper) /* a CT target's template */
+			ct_from_template(s, e, pkt, ctinfo);
 	} else {
 		s->st.found++;
 		if (dir == IP_CT_DIR_REPLY)

@@ -104,6 +104,64 @@ int nftdp_vm_compat_recent0_check(struct nftdp_vm_cctx *cc, const struct compat_
 int nftdp_vm_compat_recent1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				  void *priv);
 
+/* the CT target, revisions 0-2, and NOTRACK (expr_compat_ct.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ct_ops;
+int nftdp_vm_compat_ct0_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ct1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ct2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_notrack_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+
+/* the helper match (expr_compat_ct.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_helper_ops;
+int nftdp_vm_compat_helper_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+/* statistic, ttl/hl, dscp/tos, ecn (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_statistic_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hl_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ds_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ecn_ops;
+int nftdp_vm_compat_statistic_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				    void *priv);
+int nftdp_vm_compat_hl_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dscp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_tos_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ecn_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* quota (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_quota_ops;
+int nftdp_vm_compat_quota_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+/* socket and policy (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_socket_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_policy_ops;
+int nftdp_vm_compat_socket_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_socket1_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_socket2_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_socket3_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				  void *priv);
+int nftdp_vm_compat_policy_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+/* tcp, udp, udplite (expr_compat_more.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
+int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
+/* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
+int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_classify_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_hltg_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_dstg_ops;
+int nftdp_vm_compat_classify_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+int nftdp_vm_compat_hltg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dscptg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+int nftdp_vm_compat_tostg_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
 /* the TCPMSS target (expr_compat_tcpmss.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpmss_ops;
 int nftdp_vm_compat_tcpmss_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -18,7 +18,10 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_hashlimit.h>
+#include <linux/netfilter/xt_helper.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_limit.h>
@@ -28,17 +31,25 @@
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
 #include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_policy.h>
+#include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
+#include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
+#include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter/xt_tcpmss.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_hl.h>
 #include <linux/rtnetlink.h>
 
 #include "compat.h"
 
 #define HOOKS_ALL 0
+#define SOCKET_HOOKS (COMPAT_HOOK(NF_INET_PRE_ROUTING) | COMPAT_HOOK(NF_INET_LOCAL_IN))
 
 /* ---- comment (xt_comment.c): always true ---- */
 
@@ -733,6 +744,38 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_set3_check, &nftdp_vm_compat_set_ops},
     {"set", 4, NFPROTO_UNSPEC, sizeof(struct xt_set_info_match_v4), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_set4_check, &nftdp_vm_compat_set_ops},
+    {"helper", 0, NFPROTO_UNSPEC, sizeof(struct xt_helper_info), HOOKS_ALL, NULL, 0, COMPAT_F_CT,
+     nftdp_vm_compat_helper_check, &nftdp_vm_compat_helper_ops},
+    {"statistic", 0, NFPROTO_UNSPEC, sizeof(struct xt_statistic_info), HOOKS_ALL, NULL, 0,
+     COMPAT_F_STATE, nftdp_vm_compat_statistic_check, &nftdp_vm_compat_statistic_ops},
+    {"ttl", 0, NFPROTO_IPV4, sizeof(struct ipt_ttl_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hl_check, &nftdp_vm_compat_hl_ops},
+    {"hl", 0, NFPROTO_IPV6, sizeof(struct ip6t_hl_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hl_check, &nftdp_vm_compat_hl_ops},
+    {"dscp", 0, NFPROTO_UNSPEC, sizeof(struct xt_dscp_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_dscp_check, &nftdp_vm_compat_ds_ops},
+    {"tos", 1, NFPROTO_UNSPEC, sizeof(struct xt_tos_match_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_tos_check, &nftdp_vm_compat_ds_ops},
+    {"ecn", 0, NFPROTO_UNSPEC, sizeof(struct xt_ecn_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_ecn_check, &nftdp_vm_compat_ecn_ops},
+    {"tcp", 0, NFPROTO_UNSPEC, sizeof(struct xt_tcp), HOOKS_ALL, NULL, IPPROTO_TCP, 0,
+     nftdp_vm_compat_tcp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"udp", 0, NFPROTO_UNSPEC, sizeof(struct xt_udp), HOOKS_ALL, NULL, IPPROTO_UDP, 0,
+     nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"udplite", 0, NFPROTO_UNSPEC, sizeof(struct xt_udp), HOOKS_ALL, NULL, IPPROTO_UDPLITE, 0,
+     nftdp_vm_compat_udp_check, &nftdp_vm_compat_tcpudp_ops},
+    {"quota", 0, NFPROTO_UNSPEC, sizeof(struct xt_quota_info), HOOKS_ALL, NULL, 0, COMPAT_F_STATE,
+     nftdp_vm_compat_quota_check, &nftdp_vm_compat_quota_ops},
+    {"socket", 0, NFPROTO_IPV4, 0, SOCKET_HOOKS, NULL, 0, 0, nftdp_vm_compat_socket_check,
+     &nftdp_vm_compat_socket_ops},
+    {"socket", 1, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo1), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket1_check, &nftdp_vm_compat_socket_ops},
+    {"socket", 2, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo2), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket2_check, &nftdp_vm_compat_socket_ops},
+    {"socket", 3, NFPROTO_UNSPEC, sizeof(struct xt_socket_mtinfo3), SOCKET_HOOKS, NULL, 0, 0,
+     nftdp_vm_compat_socket3_check, &nftdp_vm_compat_socket_ops},
+    {"policy", 0, NFPROTO_UNSPEC, sizeof(struct xt_policy_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_policy_check, &nftdp_vm_compat_policy_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

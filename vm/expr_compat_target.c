@@ -3,11 +3,11 @@
  * xtables targets the target expression runs (expr_compat.c does the
  * generic checks). One block per extension, mirroring its
  * net/netfilter/xt_<NAME>.c or ipv4/ipv6 ip*t_<NAME>.c: checkentry as
- * <name>_check, the target function as <name>_eval. REJECT, LOG and
- * CT --notrack run as the native reject, log and notrack expressions
- * (nftdp_vm_compat_become), which do what the xtables targets do; the
+ * <name>_check, the target function as <name>_eval. REJECT and LOG run
+ * as the native reject and log expressions (nftdp_vm_compat_become),
+ * which do what the xtables targets do; the
  * NAT targets (REDIRECT too) ask conntrack/ for the binding as nat, masq
- * and redir do.
+ * and redir do. CT and NOTRACK: expr_compat_ct.c.
  */
 #include <arpa/inet.h>
 #include <stdio.h> /* before libnftnl: it uses FILE */
@@ -16,7 +16,10 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_log.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CHECKSUM.h>
+#include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_DSCP.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
 #include <linux/netfilter/xt_NFLOG.h>
@@ -25,6 +28,8 @@
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv4/ipt_TTL.h>
+#include <linux/netfilter_ipv6/ip6t_HL.h>
 #include <linux/netfilter_ipv6/ip6t_REJECT.h>
 
 #include "compat.h"
@@ -150,25 +155,6 @@ static int nflog_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, v
 	if (i->flags & XT_NFLOG_F_COPY_LEN)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_SNAPLEN, i->len);
 	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_log, e);
-}
-
-/* ---- CT (xt_CT.c, rev 2): --notrack (and NOTRACK) as notrack ---- */
-
-static int ct_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
-{
-	const struct xt_ct_target_info_v1 *i = par->info;
-	struct nftnl_expr *e;
-
-	/* xt_ct_tg_check */
-	if (i->flags & ~XT_CT_MASK)
-		return nftdp_vm_errf(cc, -EINVAL, "target CT: flags 0x%x", i->flags);
-	if (!(i->flags & XT_CT_NOTRACK))
-		return nftdp_vm_errf(cc, -EOPNOTSUPP,
-				     "target CT: only --notrack is supported by nftdp");
-	e = nftnl_expr_alloc("notrack");
-	if (!e)
-		return -ENOMEM;
-	return nftdp_vm_compat_become(cc, priv, &nftdp_vm_expr_notrack, e);
 }
 
 /* ---- MARK (xt_mark.c, rev 2) ---- */
@@ -489,8 +475,14 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      &become_ops},
     {"NFLOG", 0, ANY, sizeof(struct xt_nflog_info), 0, NULL, 0, COMPAT_F_LOG, nflog_check,
      &become_ops},
-    {"CT", 2, ANY, sizeof(struct xt_ct_target_info_v1), H(PRE_ROUTING) | H(LOCAL_OUT), "raw", 0,
-     COMPAT_F_CT, ct_check, &become_ops},
+    {"CT", 0, ANY, sizeof(struct xt_ct_target_info), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct0_check, &nftdp_vm_compat_ct_ops},
+    {"CT", 1, ANY, sizeof(struct xt_ct_target_info_v1), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct1_check, &nftdp_vm_compat_ct_ops},
+    {"CT", 2, ANY, sizeof(struct xt_ct_target_info_v1), 0, "raw", 0, COMPAT_F_CT,
+     nftdp_vm_compat_ct2_check, &nftdp_vm_compat_ct_ops},
+    {"NOTRACK", 0, ANY, 0, 0, "raw", 0, COMPAT_F_CT, nftdp_vm_compat_notrack_check,
+     &nftdp_vm_compat_ct_ops},
     {"MARK", 2, ANY, sizeof(struct xt_mark_tginfo2), 0, NULL, 0, 0, mark_check, &mark_ops},
     {"CONNMARK", 1, ANY, sizeof(struct xt_connmark_tginfo1), 0, NULL, 0, COMPAT_F_CT,
      connmark1_check, &connmark_ops},
@@ -532,6 +524,19 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
     {"TCPMSS", 0, V6, sizeof(struct xt_tcpmss_info), 0, NULL, IPPROTO_TCP, 0,
      nftdp_vm_compat_tcpmss_check, &nftdp_vm_compat_tcpmss_ops},
+    {"CLASSIFY", 0, ANY, sizeof(struct xt_classify_target_info),
+     H(LOCAL_OUT) | H(FORWARD) | H(POST_ROUTING), NULL, 0, 0, nftdp_vm_compat_classify_check,
+     &nftdp_vm_compat_classify_ops},
+    {"TTL", 0, V4, sizeof(struct ipt_TTL_info), 0, "mangle", 0, 0, nftdp_vm_compat_hltg_check,
+     &nftdp_vm_compat_hltg_ops},
+    {"HL", 0, V6, sizeof(struct ip6t_HL_info), 0, "mangle", 0, 0, nftdp_vm_compat_hltg_check,
+     &nftdp_vm_compat_hltg_ops},
+    {"DSCP", 0, ANY, sizeof(struct xt_DSCP_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_dscptg_check, &nftdp_vm_compat_dstg_ops},
+    {"TOS", 1, ANY, sizeof(struct xt_tos_target_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_tostg_check, &nftdp_vm_compat_dstg_ops},
+    {"CHECKSUM", 0, ANY, sizeof(struct xt_CHECKSUM_info), 0, "mangle", 0, 0,
+     nftdp_vm_compat_checksum_check, &nftdp_vm_compat_checksum_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

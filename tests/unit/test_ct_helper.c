@@ -284,6 +284,53 @@ static void test_no_helper_and_assign_rules(void **state)
 	env_free(en);
 }
 
+/* an xtables CT template on the first packet (pkt->ct_tmpl_*): the new
+ * connection takes its helper and event mask, its zone from the mark
+ * where asked; an established packet's template changes nothing */
+static void test_ct_template(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct tflow f = {false, "10.0.0.2", "192.0.2.10", 40100, 21, 1000, 5000};
+	struct nftdp_ct_entry *e, *e2;
+	struct tpkt t;
+
+	(void)state;
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	t.pkt.ct_tmpl_helper = NFTDP_VM_CT_HELPER_FTP;
+	t.pkt.ct_tmpl_flags = NFTDP_VM_CT_TMPL_EVENTS;
+	t.pkt.ct_tmpl_events = 1u << IPCT_DESTROY;
+	assert_int_equal(hx(en, &t, NULL, &e, NULL), ST_NEW);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_true(e->status & IPS_HELPER);
+	assert_int_equal(e->eventmask, 1u << IPCT_DESTROY);
+	assert_int_equal(e->tuple[0].zone, 0);
+	/* --zone-orig mark: the mark (16 bits of it) when conntrack runs */
+	f.ap = 40101;
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	t.pkt.mark = 0x10007;
+	t.pkt.ct_zone = 3;
+	t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_ORIG;
+	t.pkt.ct_tmpl_flags = NFTDP_VM_CT_TMPL_ZONE_MARK;
+	assert_int_equal(hx(en, &t, NULL, &e2, NULL), ST_NEW);
+	assert_int_equal(e2->tuple[0].zone, 7);
+	assert_int_equal(e2->tuple[1].zone, 0);
+	assert_int_equal(e2->helper, 0);
+	assert_int_equal(e2->eventmask, ~0u);
+	/* a template on a packet of a known connection: nothing changes */
+	f.ap = 40100;
+	seg(&t, &f, 0, TS, f.aseq, 0, 0);
+	t.pkt.ct_zone_dir = NFTDP_VM_CT_ZONE_DIR_BOTH;
+	t.pkt.ct_tmpl_helper = NFTDP_VM_CT_HELPER_TFTP;
+	t.pkt.ct_tmpl_flags = NFTDP_VM_CT_TMPL_EVENTS;
+	t.pkt.ct_tmpl_events = 0;
+	assert_int_equal(hx(en, &t, NULL, &e2, NULL), ST_NEW);
+	assert_ptr_equal(e2, e);
+	assert_int_equal(e->helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_int_equal(e->eventmask, 1u << IPCT_DESTROY);
+	env_free(en);
+}
+
 static void tftp(struct tpkt *t, const char *s, const char *d, uint16_t sp, uint16_t dp, uint8_t op)
 {
 	uint8_t h[20] = {(uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp, 0, 20};
@@ -979,6 +1026,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ftp_parse),
+	    cmocka_unit_test(test_ct_template),
 	    cmocka_unit_test(test_ftp_passive),
 	    cmocka_unit_test(test_ftp_active_and_lines),
 	    cmocka_unit_test(test_ftp_ipv6_and_master_gone),

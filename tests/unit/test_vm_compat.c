@@ -23,7 +23,10 @@
 #include <linux/if_packet.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_CHECKSUM.h>
+#include <linux/netfilter/xt_CLASSIFY.h>
 #include <linux/netfilter/xt_CT.h>
+#include <linux/netfilter/xt_DSCP.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_MARK.h>
 #include <linux/netfilter/xt_NFLOG.h>
@@ -31,7 +34,10 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_hashlimit.h>
+#include <linux/netfilter/xt_helper.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_limit.h>
@@ -39,9 +45,14 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_owner.h>
 #include <linux/netfilter/xt_physdev.h>
+#include <linux/netfilter/xt_policy.h>
+#include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_set.h>
+#include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
+#include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -61,11 +72,13 @@
 #include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv4/ipt_TTL.h> /* ipt_ttl.h has the same guard */
 #include <netinet/in.h>
 
 #include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
 
 #include "nft_build.h"
+#include "nftdp_common.h"
 #include "nftdp_vm.h"
 
 struct world {
@@ -1008,6 +1021,329 @@ static uint32_t fct_state(const void *ct)
 
 static const struct nftdp_vm_ct_ops fct_ops = {fct_get, fct_set, fct_state};
 
+/* a connection whose master has helper "ftp" (NFT_CT_HELPER), or none */
+static bool hct_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	(void)dir;
+	if (key != NFT_CT_HELPER || !*(const bool *)ct)
+		return false;
+	memset(dest, 0, len);
+	memcpy(dest, "ftp", 3);
+	return true;
+}
+
+/* ipt_ttl.h's match info: its header and ipt_TTL.h share an include guard */
+struct ttl_mt_info {
+	uint8_t mode, ttl;
+};
+enum { TTL_MT_EQ, TTL_MT_NE, TTL_MT_LT, TTL_MT_GT };
+
+/* helper, statistic, ttl, dscp, tos, ecn (expr_compat_ct.c, expr_compat_more.c) */
+static void test_more_matches(void **state)
+{
+	struct world *w = *state;
+	static const struct nftdp_vm_ct_ops hops = {hct_get, NULL, NULL};
+	struct xt_helper_info hi = {.name = "ftp"};
+	struct xt_statistic_info nth = {.mode = XT_STATISTIC_MODE_NTH};
+	struct xt_statistic_info rnd = {.mode = XT_STATISTIC_MODE_RANDOM};
+	struct ttl_mt_info ttl = {.mode = TTL_MT_LT, .ttl = 65};
+	struct xt_dscp_info dscp = {.dscp = 0x2e};
+	struct xt_tos_match_info tos = {.tos_mask = 0xff, .tos_value = 0xb8};
+	struct xt_ecn_info ecn = {.operation = XT_ECN_OP_MATCH_IP, .ip_ect = 2};
+	bool has = true, none = false;
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+	unsigned int n;
+
+	/* helper: the master's helper; "ftpx" compares strlen("ftp") bytes;
+	 * an empty name is any helper; no connection is no match */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	p = tcp4(&t, 1);
+	p->ct = &none;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	strcpy(hi.name, "ftpx");
+	hi.invert = 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	strcpy(hi.name, "tftp");
+	hi.invert = 0;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("helper", 0, hi), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	p->ct = &has;
+	p->ct_ops = &hops;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+
+	/* statistic nth: every 3rd from count 1 (packet 2, 5, 8, ...) */
+	nth.u.nth.every = 2;
+	nth.u.nth.count = 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), 0);
+	for (unsigned int i = 0; i < 9; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), i % 3 == 1 ? NF_DROP : NF_ACCEPT);
+	nth.mode = 2;
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), -EINVAL);
+	nth.mode = XT_STATISTIC_MODE_NTH;
+	nth.flags = 2;
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, nth), NF_DROP), -EINVAL);
+	/* random 0.25 (iptables: 0x80000000 * p): within 5 sigma of 2500 */
+	rnd.u.random.probability = 0x20000000;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, rnd), NF_DROP), 0);
+	n = 0;
+	for (unsigned int i = 0; i < 10000; i++)
+		n += RUN(w, c, tcp4(&t, 1)) == NF_DROP;
+	assert_in_range(n, 2500 - 217, 2500 + 217);
+	rnd.flags = XT_STATISTIC_INVERT;
+	rnd.u.random.probability = 0x80000000u; /* 1.0: all, inverted none */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("statistic", 0, rnd), NF_DROP), 0);
+	for (unsigned int i = 0; i < 100; i++)
+		assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+
+	/* ttl 64 < 65; not > 65; ttl is IPv4's */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	ttl.mode = TTL_MT_GT;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	ttl.mode = TTL_MT_EQ;
+	ttl.ttl = 64;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ttl", 0, ttl), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(add(w, c, -1, false, MT("hl", 0, ttl), NF_DROP), -EOPNOTSUPP);
+
+	/* dscp EF (46: TOS 0xb8), tos 0xb8/0xff, ecn ECT(0) */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("dscp", 0, dscp), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	t.buf[15] = 0xb8 | 2;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	dscp.dscp = 0x40;
+	assert_int_equal(add(w, c, -1, false, MT("dscp", 0, dscp), NF_DROP), -EDOM);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("tos", 1, tos), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT); /* 0xba & 0xff != 0xb8 */
+	t.buf[15] = 0xb8;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ecn", 0, ecn), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	t.buf[15] = 0xb8 | 2;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	/* TCP bits need -p tcp; unknown bits EINVAL; ECE set, CWR not */
+	ecn.operation = XT_ECN_OP_MATCH_ECE;
+	assert_int_equal(add(w, c, -1, false, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_TCP, true, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	ecn.operation = 0x02;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("ecn", 0, ecn), NF_DROP), -EINVAL);
+	ecn.operation = XT_ECN_OP_MATCH_ECE | XT_ECN_OP_MATCH_CWR;
+	ecn.invert = XT_ECN_OP_MATCH_CWR;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("ecn", 0, ecn), NF_DROP), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT); /* SYN: no ECE */
+	t.buf[14 + 20 + 13] |= 0x40;
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	t.buf[14 + 20 + 13] |= 0x80;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+
+	/* tcp (xt_tcpudp): ports, flags, an option; the rule's -p; udp */
+	struct xt_tcp tm = {
+	    .spts = {0, 0xffff}, .dpts = {20, 30}, .flg_mask = 0x17, .flg_cmp = 0x02};
+	struct xt_udp um = {.spts = {0, 0xffff}, .dpts = {0, 0xffff}};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 31)), NF_ACCEPT);
+	p = tcp4(&t, 22);
+	t.buf[14 + 20 + 13] = 0x12; /* SYN-ACK */
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(add(w, c, -1, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	tm.invflags = 0x20;
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), -EINVAL);
+	tm.invflags = XT_TCP_INV_OPTION;
+	tm.option = 2; /* no MSS option: a match when inverted */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 22)), NF_DROP);
+	p = tcp4(&t, 22);
+	t.buf[14 + 20 + 12] = 0x40; /* data offset 4: hotdrop with an option asked */
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("udp", 0, um), NF_DROP), -EINVAL);
+	um.invflags = 4;
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, MT("udp", 0, um), NF_DROP), -EINVAL);
+	/* a later fragment never matches */
+	tm = (struct xt_tcp){.spts = {0, 0xffff}, .dpts = {0, 0xffff}};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("tcp", 0, tm), NF_DROP), 0);
+	p = tcp4(&t, 22);
+	assert_int_equal(RUN(w, c, p), NF_DROP);
+	p->fragoff = 16;
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+}
+
+/* CLASSIFY, TTL, DSCP, TOS (expr_compat_mangle.c): the header checksum
+ * stays right */
+static void test_mangle_targets(void **state)
+{
+	struct world *w = *state;
+	struct xt_classify_target_info cl = {.priority = 0x10002};
+	struct ipt_TTL_info ttl = {.mode = IPT_TTL_DEC, .ttl = 70};
+	struct xt_DSCP_info dscp = {.dscp = 0x2e};
+	struct xt_tos_target_info tos = {.tos_value = 0x10, .tos_mask = 0x3f};
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	/* CLASSIFY: LOCAL_OUT, FORWARD, POST_ROUTING, any table */
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, TG("CLASSIFY", 0, cl), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(p->priority, 0x10002);
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_PRE_ROUTING), -1, false, TG("CLASSIFY", 0, cl), -1),
+	    -EINVAL);
+
+	/* TTL: mangle only; 64 - 70 stops at 0; --ttl-inc 0 is EINVAL */
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+	c = chain(w, "mangle", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), 0);
+	p = tcp4(&t, 1);
+	t.buf[14 + 10] = t.buf[14 + 11] = 0;
+	memcpy(t.buf + 14 + 10, (uint16_t[]){nftdp_ip_fast_csum(t.buf + 14, 20)}, 2);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[14 + 8], 0);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+	ttl.mode = IPT_TTL_INC;
+	ttl.ttl = 0;
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+	ttl.mode = 3;
+	ttl.ttl = 1;
+	assert_int_equal(add(w, c, -1, false, TG("TTL", 0, ttl), -1), -EINVAL);
+
+	/* DSCP EF keeps the ECN bits; TOS --set-tos 0x10/0x3f; the checksum */
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, -1, false, TG("DSCP", 0, dscp), -1), 0);
+	p = tcp4(&t, 1);
+	t.buf[15] = 0x03;
+	t.buf[14 + 10] = t.buf[14 + 11] = 0;
+	memcpy(t.buf + 14 + 10, (uint16_t[]){nftdp_ip_fast_csum(t.buf + 14, 20)}, 2);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[15], 0xbb);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+	dscp.dscp = 64;
+	assert_int_equal(add(w, c, -1, false, TG("DSCP", 0, dscp), -1), -EDOM);
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, -1, false, TG("TOS", 1, tos), -1), 0);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	assert_int_equal(t.buf[15], (0xbb & ~0x3f) ^ 0x10);
+	assert_int_equal(nftdp_ip_fast_csum(t.buf + 14, 20), 0);
+}
+
+/* quota (xt_quota.c): bytes of skb->len while they fit, then none;
+ * CHECKSUM (xt_CHECKSUM.c): mangle, --checksum-fill only, a no-op */
+static void test_quota_checksum(void **state)
+{
+	struct world *w = *state;
+	struct xt_quota_info q = {.quota = 100};
+	struct xt_CHECKSUM_info ck = {.operation = XT_CHECKSUM_OP_FILL};
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_FORWARD);
+	struct nftdp_vm_pkt *p;
+	struct tpkt t;
+
+	/* 40-byte packets: two fit (80), the third empties it, then none */
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	p = tcp4(&t, 1);
+	p->skb_len = 1; /* the quota was emptied: not even a small one */
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	q.flags = XT_QUOTA_INVERT;
+	c = chain(w, "mangle", NF_INET_FORWARD); /* another rule: handle 1 of another table */
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	q.flags = 2;
+	assert_int_equal(add(w, c, -1, false, MT("quota", 0, q), NF_DROP), -EINVAL);
+
+	c = chain(w, "mangle", NF_INET_POST_ROUTING);
+	assert_int_equal(add(w, c, IPPROTO_UDP, false, TG("CHECKSUM", 0, ck), -1), 0);
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), 0);
+	p = tcp4(&t, 1);
+	assert_int_equal(RUN(w, c, p), NF_ACCEPT);
+	ck.operation = 0;
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), -EINVAL);
+	ck.operation = 3;
+	assert_int_equal(add(w, c, -1, false, TG("CHECKSUM", 0, ck), -1), -EINVAL);
+	ck.operation = XT_CHECKSUM_OP_FILL;
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("CHECKSUM", 0, ck), -1),
+	    -EINVAL);
+}
+
+/* socket: never a socket here; policy: no secpath, so --pol none only */
+static void test_socket_policy(void **state)
+{
+	struct world *w = *state;
+	struct xt_socket_mtinfo3 so = {.flags = XT_SOCKET_TRANSPARENT | XT_SOCKET_RESTORESKMARK};
+	struct xt_policy_info pol = {.flags = XT_POLICY_MATCH_IN | XT_POLICY_MATCH_NONE};
+	struct nftdp_vm_chain *c = chain(w, "mangle", NF_INET_PRE_ROUTING);
+	struct tpkt t;
+
+	assert_int_equal(add(w, c, -1, false, MT("socket", 3, so), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* rev 2 has no RESTORESKMARK, rev 1 only TRANSPARENT */
+	assert_int_equal(add(w, c, -1, false, MT("socket", 2, so), NF_DROP), -EINVAL);
+	so.flags = XT_SOCKET_NOWILDCARD;
+	assert_int_equal(add(w, c, -1, false, MT("socket", 1, so), NF_DROP), -EINVAL);
+	assert_int_equal(add(w, c, -1, false, MT("socket", 2, so), NF_DROP), 0);
+	/* PREROUTING and INPUT only */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("socket", 2, so), NF_DROP),
+	    -EINVAL);
+
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_DROP);
+	pol.flags = XT_POLICY_MATCH_IN; /* --pol ipsec */
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 1)), NF_ACCEPT);
+	/* a direction; out not in INPUT, in not in POSTROUTING; 4 elements */
+	pol.flags = 0;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
+	pol.flags = XT_POLICY_MATCH_OUT;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
+	pol.flags = XT_POLICY_MATCH_IN;
+	assert_int_equal(add(w, chain(w, "filter", NF_INET_POST_ROUTING), -1, false,
+			     MT("policy", 0, pol), NF_DROP),
+			 -EINVAL);
+	pol.len = 5;
+	assert_int_equal(add(w, c, -1, false, MT("policy", 0, pol), NF_DROP), -EINVAL);
+}
+
 static void test_conntrack_and_marks(void **state)
 {
 	struct world *w = *state;
@@ -1099,12 +1435,120 @@ static void test_targets_become_native(void **state)
 	p = tcp4(&t, 1);
 	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
 	assert_true(p->ct_untracked);
-	assert_int_equal(add(w, r, -1, false, TG("CT", 2, zone), -1), -EOPNOTSUPP);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, zone), -1), 0);
 	nt.flags = 0x100;
 	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), -EINVAL);
 	/* CT belongs to the raw table */
 	nt.flags = XT_CT_NOTRACK;
 	assert_int_equal(add(w, c, -1, false, TG("CT", 2, nt), -1), -EINVAL);
+}
+
+/* xt_CT: each revision's checks with xt_ct_tg_check's errnos, and the
+ * template a packet not yet tracked takes (the first CT wins) */
+static void test_ct_target(void **state)
+{
+	struct world *w = *state;
+	struct nftdp_vm_chain *r = chain(w, "raw", NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *r2 = chain(w, "raw", NF_INET_PRE_ROUTING);
+	struct nftdp_vm_chain *r3 = chain(w, "raw", NF_INET_LOCAL_OUT);
+	struct xt_ct_target_info_v1 i = {.zone = 5, .flags = XT_CT_ZONE_DIR_ORIG};
+	struct xt_ct_target_info i0 = {.zone = 9};
+	struct xt_ct_target_info_v1 nt = {.flags = XT_CT_NOTRACK};
+	struct tpkt t;
+	struct nftdp_vm_pkt *p;
+
+	/* rev 2: zone 5 in the original direction, events, ftp */
+	i.ct_events = 1u << IPCT_NEW | 1u << IPCT_DESTROY;
+	strcpy(i.helper, "ftp");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
+	assert_int_equal(p->ct_zone, 5);
+	assert_int_equal(p->ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_ORIG);
+	assert_int_equal(p->ct_tmpl_helper, NFTDP_VM_CT_HELPER_FTP);
+	assert_int_equal(p->ct_tmpl_flags, NFTDP_VM_CT_TMPL_EVENTS);
+	assert_int_equal(p->ct_tmpl_events, 1u << IPCT_NEW | 1u << IPCT_DESTROY);
+	assert_false(p->ct_untracked);
+	/* a later CT, or notrack, leaves the template alone (skb->_nfct set) */
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, nt), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r, p), NF_ACCEPT);
+	assert_false(p->ct_untracked);
+	assert_false(p->out.notrack);
+	assert_int_equal(p->ct_zone, 5);
+	/* and notrack first wins over a CT template */
+	assert_int_equal(add(w, r2, -1, false, TG("CT", 2, nt), -1), 0);
+	assert_int_equal(add(w, r2, IPPROTO_TCP, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 21);
+	assert_int_equal(RUN(w, r2, p), NF_ACCEPT);
+	assert_true(p->ct_untracked);
+	assert_int_equal(p->ct_zone_dir, 0);
+	assert_int_equal(p->ct_tmpl_helper, 0);
+	/* --zone-reply mark; events given only for expectations: an empty
+	 * ct mask */
+	memset(&i, 0, sizeof(i));
+	i.flags = XT_CT_ZONE_DIR_REPL | XT_CT_ZONE_MARK;
+	i.exp_events = 1;
+	assert_int_equal(add(w, r3, -1, false, TG("CT", 2, i), -1), 0);
+	p = tcp4(&t, 80);
+	assert_int_equal(RUN(w, r3, p), NF_ACCEPT);
+	assert_int_equal(p->ct_zone_dir, NFTDP_VM_CT_ZONE_DIR_REPL);
+	assert_int_equal(p->ct_tmpl_flags, NFTDP_VM_CT_TMPL_ZONE_MARK | NFTDP_VM_CT_TMPL_EVENTS);
+	assert_int_equal(p->ct_tmpl_events, 0);
+	assert_int_equal(p->ct_tmpl_helper, 0);
+
+	/* the helper: -p not inverted (ENOENT), known for that protocol and
+	 * family (ENOENT), one nftdp runs (EOPNOTSUPP), a terminated name */
+	memset(&i, 0, sizeof(i));
+	strcpy(i.helper, "ftp");
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -ENOENT);
+	assert_int_equal(add(w, r, IPPROTO_TCP, true, TG("CT", 2, i), -1), -ENOENT);
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 2, i), -1), -ENOENT);
+	strcpy(i.helper, "nosuch");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -ENOENT);
+	strcpy(i.helper, "sane");
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -EOPNOTSUPP);
+	strcpy(i.helper, "tftp");
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 1, i), -1), 0);
+	memset(i.helper, 'a', sizeof(i.helper));
+	assert_int_equal(add(w, r, IPPROTO_TCP, false, TG("CT", 2, i), -1), -ENAMETOOLONG);
+	/* --timeout: -p first (EINVAL), then no nfct policy by that name */
+	memset(&i, 0, sizeof(i));
+	strcpy(i.timeout, "slow");
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -EINVAL);
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 2, i), -1), -ENOENT);
+	memset(i.timeout, 'a', sizeof(i.timeout));
+	assert_int_equal(add(w, r, IPPROTO_UDP, false, TG("CT", 1, i), -1), -ENAMETOOLONG);
+	/* each revision's flags */
+	memset(&i, 0, sizeof(i));
+	i.flags = XT_CT_ZONE_DIR_ORIG;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 1, i), -1), -EINVAL);
+	i.flags = XT_CT_NOTRACK_ALIAS;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 1, i), -1), -EINVAL);
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), 0);
+	i.flags = 1u << 6;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 2, i), -1), -EINVAL);
+	i0.flags = XT_CT_NOTRACK_ALIAS;
+	assert_int_equal(add(w, r, -1, false, TG("CT", 0, i0), -1), -EINVAL);
+	/* rev 0: zone 9 in both directions */
+	i0.flags = 0;
+	assert_int_equal(add(w, r3, -1, false, TG("CT", 0, i0), -1), 0);
+	/* the raw table only, any of its hooks (CT names no hooks) */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("CT", 0, i0), -1), -EINVAL);
+	assert_int_equal(add(w, chain(w, "raw", NF_INET_FORWARD), -1, false, TG("CT", 0, i0), -1),
+			 0);
+	/* NOTRACK (rev 0, no info) */
+	{
+		struct nftdp_vm_chain *r4 = chain(w, "raw", NF_INET_PRE_ROUTING);
+		struct nftnl_expr *e = xt("target", "NOTRACK", 0, "", 0);
+
+		assert_int_equal(add(w, r4, -1, false, e, -1), 0);
+		p = tcp4(&t, 80);
+		assert_int_equal(RUN(w, r4, p), NF_ACCEPT);
+		assert_true(p->ct_untracked);
+		assert_true(p->out.notrack);
+	}
 }
 
 struct nflog_seen {
@@ -2693,6 +3137,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_generic_checks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_names_extension, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nflog_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ct_target, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_more_matches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mangle_targets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_quota_checksum, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_socket_policy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_matches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_conntrack_and_marks, setup, teardown),

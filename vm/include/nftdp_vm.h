@@ -129,6 +129,13 @@ struct nftdp_vm_nat_range {
 #define NFTDP_VM_CT_ZONE_DIR_REPL (1u << 1)
 #define NFTDP_VM_CT_ZONE_DIR_BOTH (NFTDP_VM_CT_ZONE_DIR_ORIG | NFTDP_VM_CT_ZONE_DIR_REPL)
 
+/** pkt->ct_tmpl_flags: the zone is the packet's mark when conntrack
+ * runs (XT_CT_ZONE_MARK: nf_ct_zone_tmpl) */
+#define NFTDP_VM_CT_TMPL_ZONE_MARK 0x01
+/** pkt->ct_tmpl_flags: pkt->ct_tmpl_events is the new connection's event
+ * mask (--ctevents, or --expevents alone: an empty mask) */
+#define NFTDP_VM_CT_TMPL_EVENTS 0x02
+
 #define NFTDP_VM_CT_TIMEOUT_MAX 14 /**< TCP_CONNTRACK_TIMEOUT_MAX: the largest policy */
 
 /**
@@ -393,6 +400,14 @@ struct nftdp_vm_pkt {
 	/** the packet's trace id (NFTA_TRACE_ID), given by its first trace
 	 * event: keep it across hooks, as the kernel derives it from the skb */
 	uint32_t trace_id;
+	/** xtables' CT target ran before conntrack (xt_ct_target's template;
+	 * ct_zone_dir is set with it): the helper a new connection takes
+	 * (NFTDP_VM_CT_HELPER_*, 0: none), NFTDP_VM_CT_TMPL_* flags, and
+	 * the event mask it takes (the template's ecache ctmask) where
+	 * NFTDP_VM_CT_TMPL_EVENTS is set */
+	uint8_t ct_tmpl_helper;
+	uint8_t ct_tmpl_flags;
+	uint16_t ct_tmpl_events;
 	uint64_t tstamp_ns; /**< wall clock (CLOCK_REALTIME) ns; 0: use ctx->now_real_ns */
 	/* conntrack */
 	void *ct;
