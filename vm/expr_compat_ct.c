@@ -50,7 +50,7 @@ static int ct_set_helper(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 	fam = nftdp_vm_ct_helper_families(name, proto);
 	if (!(fam & (par->family == NFPROTO_IPV4 ? 1u : 2u)))
 		return nftdp_vm_errf(cc, -ENOENT, "target CT: no such helper \"%s\"", name);
-	p->helper = nftdp_vm_ct_helper_id(name, proto);
+	p->helper = nftdp_vm_ct_helper_find(name, par->family, proto);
 	if (!p->helper)
 		return nftdp_vm_errf(cc, -EOPNOTSUPP, "target CT: helper %s not supported by nftdp",
 				     name);

@@ -192,14 +192,6 @@ unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)
 	return 0;
 }
 
-uint8_t nftdp_vm_ct_helper_id(const char *name, uint8_t l4proto)
-{
-	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
-		if (kernel_helpers[i].l4proto == l4proto && !strcmp(kernel_helpers[i].name, name))
-			return kernel_helpers[i].helper;
-	return NFTDP_VM_CT_HELPER_NONE;
-}
-
 /*
  * nft_ct_helper_obj_init: nf_conntrack_helper_try_module_get(name, family,
  * l4proto) for each family the object serves; -ENOENT when none has it.

@@ -620,10 +620,6 @@ void *nftdp_vm_blob(struct nftdp_vm_cctx *cc, size_t size);
 int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, uint16_t name_attr,
 			 uint16_t id_attr, struct nftdp_vm_set_info *out);
 
-/* the id of the helper nftdp runs for name and l4proto (expr_objref.c's
- * table of the kernel's helpers); NFTDP_VM_CT_HELPER_NONE if it runs none */
-uint8_t nftdp_vm_ct_helper_id(const char *name, uint8_t l4proto);
-
 /* ---- packet helpers ---- */
 
 /* skb_copy_bits: false if [off, off+len) is outside the packet */
