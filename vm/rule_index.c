@@ -110,11 +110,15 @@ void nftdp_vm_l4class_of(struct nftdp_vm_l4class *c, unsigned int k, const uint8
 static uint32_t rule_pre(const struct nftdp_vm_chain *ch, const struct nftdp_vm_rule *r,
 			 const uint8_t *vals, unsigned int n_vals)
 {
-	const struct nftdp_vm_op *ops = &ch->ops[r->first_op];
+	const struct nftdp_vm_op *ops;
 	struct nftdp_vm_l4class c = {.listed = vals, .n_listed = n_vals};
 	uint32_t i;
 	uint8_t reg = 0, dreg;
 
+	/* a rule of no ops (a chain of them has no ops array at all) */
+	if (!r->n_ops)
+		return 0;
+	ops = &ch->ops[r->first_op];
 	for (i = 0; i < r->n_ops; i++) {
 		const struct nftdp_vm_meta_cmp *f = (const void *)ops[i].priv;
 
