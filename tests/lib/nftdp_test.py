@@ -438,6 +438,15 @@ def mac_bytes(s):
     return bytes(int(x, 16) for x in s.split(':'))
 
 
+def strip_times(data):
+    """A pcap's records without their timestamps."""
+    out, i = [], 0
+    while i + 16 <= len(data):
+        incl = int.from_bytes(data[i + 8:i + 12], 'little')
+        out.append(data[i + 8:i + 16 + incl])
+        i += 16 + incl
+    return out
+
 def write_pcap(path, frames, stamp=None):
     """Write raw Ethernet frames (bytes) to a pcap. stamp(i) gives frame
     i's (sec, usec); by default 1700000000 s plus i ms."""

@@ -56,17 +56,7 @@ def run(tmp, name):
             frames.append(f.read()[24:])  # the records, headers' times aside below
     with open(sj) as f:
         stats = json.load(f)
-    return [strip_times(b) for b in frames], stats
-
-
-def strip_times(data):
-    """A pcap's records without their timestamps."""
-    out, i = [], 0
-    while i + 16 <= len(data):
-        incl = int.from_bytes(data[i + 8:i + 12], 'little')
-        out.append(data[i + 8:i + 16 + incl])
-        i += 16 + incl
-    return out
+    return [T.strip_times(b) for b in frames], stats
 
 
 def main():

@@ -89,20 +89,10 @@ def run(tmp, name):
     frames = []
     for path in out:
         with open(path, 'rb') as f:
-            frames.append(strip_times(f.read()[24:]))
+            frames.append(T.strip_times(f.read()[24:]))
     with open(sj) as f:
         stats = json.load(f)
     return frames, stats
-
-
-def strip_times(data):
-    """A pcap's records without their timestamps."""
-    out, i = [], 0
-    while i + 16 <= len(data):
-        incl = int.from_bytes(data[i + 8:i + 12], 'little')
-        out.append(data[i + 8:i + 16 + incl])
-        i += 16 + incl
-    return out
 
 
 def main():
