@@ -103,7 +103,7 @@ def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
 
 
 def nsx(ns, *argv, **kw):
-    return sh(['ip', 'netns', 'exec', ns] + list(argv), **kw)
+    return sh(T.ns_argv(ns, argv), **kw)
 
 
 def delete_namespaces():
