@@ -148,7 +148,7 @@ static int ct_timeout_parse(struct nftnl_obj *o, struct nftdp_vm_ct_timeout *t)
  */
 #define HF_4 1u
 #define HF_6 2u
-static const struct {
+static const struct kernel_helper {
 	const char *name;
 	uint8_t l4proto;
 	uint8_t families;
@@ -173,23 +173,28 @@ static const struct {
     {"H.245", IPPROTO_UDP, HF_4 | HF_6, NFTDP_VM_CT_HELPER_H245},
 };
 
+/* the kernel's helper of this name and protocol (one at most), or NULL */
+static const struct kernel_helper *kernel_helper(const char *name, uint8_t l4proto)
+{
+	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
+		if (kernel_helpers[i].l4proto == l4proto && !strcmp(kernel_helpers[i].name, name))
+			return &kernel_helpers[i];
+	return NULL;
+}
+
 uint8_t nftdp_vm_ct_helper_find(const char *name, uint8_t nfproto, uint8_t l4proto)
 {
 	unsigned int fam = nfproto == NFPROTO_IPV4 ? HF_4 : nfproto == NFPROTO_IPV6 ? HF_6 : 0;
+	const struct kernel_helper *k = kernel_helper(name, l4proto);
 
-	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
-		if (kernel_helpers[i].l4proto == l4proto && (kernel_helpers[i].families & fam) &&
-		    !strcmp(kernel_helpers[i].name, name))
-			return kernel_helpers[i].helper;
-	return NFTDP_VM_CT_HELPER_NONE;
+	return k && (k->families & fam) ? k->helper : NFTDP_VM_CT_HELPER_NONE;
 }
 
 unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)
 {
-	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
-		if (kernel_helpers[i].l4proto == l4proto && !strcmp(kernel_helpers[i].name, name))
-			return kernel_helpers[i].families;
-	return 0;
+	const struct kernel_helper *k = kernel_helper(name, l4proto);
+
+	return k ? k->families : 0;
 }
 
 /*
@@ -200,6 +205,7 @@ unsigned int nftdp_vm_ct_helper_families(const char *name, uint8_t l4proto)
 static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, char *msg,
 			   size_t msglen)
 {
+	const struct kernel_helper *k;
 	const char *name;
 	uint16_t family;
 	unsigned int fam;
@@ -213,7 +219,8 @@ static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, ch
 	family = nftnl_obj_is_set(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
 		     ? nftnl_obj_get_u16(o, NFTNL_OBJ_CT_HELPER_L3PROTO)
 		     : NFPROTO_INET;
-	fam = nftdp_vm_ct_helper_families(name, h->l4proto);
+	k = kernel_helper(name, h->l4proto);
+	fam = k ? k->families : 0;
 	h->v4 = (family == NFPROTO_IPV4 || family == NFPROTO_INET) && (fam & HF_4);
 	h->v6 = (family == NFPROTO_IPV6 || family == NFPROTO_INET) && (fam & HF_6);
 	if (!h->v4 && !h->v6) {
@@ -221,12 +228,7 @@ static int ct_helper_parse(struct nftnl_obj *o, struct nftdp_vm_ct_helper *h, ch
 			 h->l4proto);
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < sizeof(kernel_helpers) / sizeof(kernel_helpers[0]); i++)
-		if (kernel_helpers[i].l4proto == h->l4proto &&
-		    !strcmp(kernel_helpers[i].name, name)) {
-			h->helper = kernel_helpers[i].helper;
-			break;
-		}
+	h->helper = k->helper;
 	if (!h->helper) {
 		snprintf(msg, msglen, "ct helper %s: not supported by nftdp", name);
 		return -EOPNOTSUPP;
