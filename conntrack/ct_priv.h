@@ -411,6 +411,24 @@ static inline uint32_t nftdp_ct_strtou32(const char *d, uint32_t n, uint32_t *i)
 }
 
 void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper);
+/* a helper's nf_conntrack_expect_policy: at most max_expected live
+ * expectations of one master and class (0: no limit), each timeout_s */
+struct ct_exp_policy {
+	uint32_t max_expected, timeout_s;
+};
+/* the helper's policy for class (its last class's past expect_class_max);
+ * NULL for no helper */
+const struct ct_exp_policy *nftdp_ct_exp_policy(uint8_t helper, uint8_t class);
+/* the helper's expect_class_max (0 for all but sip) */
+uint8_t nftdp_ct_exp_class_max(uint8_t helper);
+static inline uint32_t nftdp_ct_exp_max(uint8_t helper, uint8_t class)
+{
+	return nftdp_ct_exp_policy(helper, class)->max_expected;
+}
+static inline uint32_t nftdp_ct_exp_timeout(uint8_t helper, uint8_t class)
+{
+	return nftdp_ct_exp_policy(helper, class)->timeout_s;
+}
 /* pkt is writable: a NAT helper may rewrite it (nf_nat_ftp) */
 unsigned int nftdp_ct_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 			   struct nftdp_vm_pkt *pkt, unsigned int ctinfo);

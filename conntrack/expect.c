@@ -782,6 +782,7 @@ unsigned int nftdp_ct_expect_flush(struct nftdp_ct_shard *s, const char *helper)
 int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expect_new *n,
 			   uint64_t now_ms)
 {
+	uint8_t named = NFTDP_VM_CT_HELPER_NONE;
 	struct nftdp_ct_entry *m;
 	struct ct_expect x;
 	int dir;
@@ -790,25 +791,25 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 	if (!m || !(m->status & IPS_CONFIRMED))
 		return -ENOENT;
 	if (n->helper[0]) {
-		/* __nf_conntrack_helper_find(name, u3, the master's protocol) */
-		bool tcp = m->tuple[0].l4proto == IPPROTO_TCP;
-		bool found =
-		    (tcp && !strcmp(n->helper, "ftp")) ||
-		    (tcp && m->tuple[0].l3proto == NFPROTO_IPV4 && !strcmp(n->helper, "pptp")) ||
-		    (m->tuple[0].l4proto == IPPROTO_UDP && !strcmp(n->helper, "tftp"));
-
-		if (!found)
+		/* __nf_conntrack_helper_find(name, u3, the master's protocol):
+		 * the expected connection's helper (exp->helper) */
+		named =
+		    nftdp_vm_ct_helper_find(n->helper, m->tuple[0].l3proto, m->tuple[0].l4proto);
+		if (named == NFTDP_VM_CT_HELPER_NONE)
 			return -EOPNOTSUPP;
 	}
 	if (!m->helper)
 		return -EOPNOTSUPP; /* ctnetlink_alloc_expect: no nfct_help */
-	if ((n->helper[0] && n->class > 0) || n->fn_unknown)
-		return -EINVAL; /* ftp, tftp and pptp have one class; no such expectfn */
+	/* CTA_EXPECT_CLASS counts only with a helper named, up to its
+	 * expect_class_max; no expectfn of that name */
+	if ((named && n->class > nftdp_ct_exp_class_max(named)) || n->fn_unknown)
+		return -EINVAL;
 	nftdp_ct_expect_init(&x, n->tuple.l3proto, &n->tuple.src, &n->tuple.dst, n->tuple.l4proto,
 			     n->tuple.sport, n->tuple.dport);
 	x.mask.src = n->mask.src;
 	x.mask.sport = n->mask.sport;
-	x.class = (uint8_t)(n->helper[0] ? n->class : 0);
+	x.class = (uint8_t)(named ? n->class : 0);
+	x.exp_helper = named;
 	x.flags = n->flags & ~(uint32_t)NF_CT_EXPECT_USERSPACE;
 	if (n->follow) {
 		nftdp_ct_expect_set_nat(&x, m, n->nat_dir, n->nat_port);
@@ -818,8 +819,8 @@ int nftdp_ct_expect_create(struct nftdp_ct_shard *s, const struct nftdp_ct_expec
 	}
 	if (now_ms > s->now_ms)
 		s->now_ms = now_ms;
-	/* nf_ct_expect_insert: the master's helper's policy (ftp, tftp: 1
-	 * expectation, pptp: 2; 5 minutes) */
-	return nftdp_ct_expect_related(s, m, &x, m->helper == NFTDP_VM_CT_HELPER_PPTP ? 2 : 1,
-				       5 * 60);
+	/* __nf_ct_expect_check and nf_ct_expect_insert: the master's helper's
+	 * policy for the class (its limit, and its timeout over CTA_EXPECT_TIMEOUT) */
+	return nftdp_ct_expect_related(s, m, &x, nftdp_ct_exp_max(m->helper, x.class),
+				       nftdp_ct_exp_timeout(m->helper, x.class));
 }

@@ -32,6 +32,52 @@ const char *nftdp_ct_helper_name(uint8_t helper)
 	return helper < NFTDP_VM_CT_HELPER_MAX ? helper_names[helper] : NULL;
 }
 
+/* H323_RTP_CHANNEL_MAX (nf_conntrack_h323_main.c) */
+#define H323_CHANNELS 4
+
+/*
+ * Each helper's expect_policy array, as the kernel's modules declare it
+ * (module parameters at their defaults: irc's max_dcc_channels and
+ * dcc_timeout, netbios-ns's and snmp's timeout); sip's by
+ * sip_expectation_classes.
+ */
+static const struct ct_exp_policy exp_policies[NFTDP_VM_CT_HELPER_MAX][CT_SIP_EXPECT_MAX + 1] =
+    {
+	[NFTDP_VM_CT_HELPER_FTP] = {{1, 5 * 60}},
+	[NFTDP_VM_CT_HELPER_TFTP] = {{1, 5 * 60}},
+	[NFTDP_VM_CT_HELPER_IRC] = {{8, 300}},
+	[NFTDP_VM_CT_HELPER_AMANDA] = {{3, 180}},
+	[NFTDP_VM_CT_HELPER_NETBIOS_NS] = {{1, 3}},
+	[NFTDP_VM_CT_HELPER_SNMP] = {{1, 30}},
+	[NFTDP_VM_CT_HELPER_SNMP_TRAP] = {{0, 180}},
+	[NFTDP_VM_CT_HELPER_PPTP] = {{2, 5 * 60}},
+	[NFTDP_VM_CT_HELPER_SIP] =
+	    {
+		[CT_SIP_EXPECT_SIGNALLING] = {1, 3 * 60},
+		[CT_SIP_EXPECT_AUDIO] = {4, 3 * 60},
+		[CT_SIP_EXPECT_VIDEO] = {4, 3 * 60},
+		[CT_SIP_EXPECT_IMAGE] = {2, 3 * 60},
+	    },
+	[NFTDP_VM_CT_HELPER_Q931] = {{H323_CHANNELS * 4 + 4, 240}}, /* + T.120 and H.245 */
+	[NFTDP_VM_CT_HELPER_H245] = {{H323_CHANNELS * 4 + 2, 240}}, /* + T.120 */
+	[NFTDP_VM_CT_HELPER_RAS] = {{32, 240}},
+	[NFTDP_VM_CT_HELPER_SANE] = {{1, 5 * 60}},
+};
+
+uint8_t nftdp_ct_exp_class_max(uint8_t helper)
+{
+	return helper == NFTDP_VM_CT_HELPER_SIP ? CT_SIP_EXPECT_MAX : 0;
+}
+
+const struct ct_exp_policy *nftdp_ct_exp_policy(uint8_t helper, uint8_t class)
+{
+	uint8_t max = nftdp_ct_exp_class_max(helper);
+
+	if (helper == NFTDP_VM_CT_HELPER_NONE || helper >= NFTDP_VM_CT_HELPER_MAX)
+		return NULL;
+	return &exp_policies[helper][class > max ? max : class];
+}
+
 /* nf_ct_helper_ext_add + rcu_assign_pointer(help->helper) + IPS_HELPER */
 void nftdp_ct_helper_assign(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint8_t helper)
 {

@@ -14,7 +14,6 @@
 
 #include "ct_priv.h"
 
-static const uint32_t amanda_max_expected = 3, amanda_timeout_s = 180; /* amanda_exp_policy */
 static const uint32_t amanda_master_timeout_s = 300;
 
 /* skb_find_text: the first whole occurrence of pat in d[from, to), or -1 */
@@ -100,7 +99,9 @@ static unsigned int nat_amanda(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	int n;
 
 	nftdp_ct_expect_set_nat(x, e, IP_CT_DIR_ORIGINAL, htons(p->port));
-	port = nftdp_ct_nat_exp_find_port(s, e, x, p->port, amanda_max_expected, amanda_timeout_s);
+	port = nftdp_ct_nat_exp_find_port(s, e, x, p->port,
+					  nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_AMANDA, 0),
+					  nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_AMANDA, 0));
 	if (port == 0)
 		return NF_DROP; /* "all ports in use" */
 	n = snprintf(buf, sizeof(buf), "%u", port);
@@ -150,7 +151,9 @@ unsigned int nftdp_ct_amanda_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 			ret = nat_amanda(s, e, pkt, &p, &x);
 			continue;
 		}
-		if (nftdp_ct_expect_related(s, e, &x, amanda_max_expected, amanda_timeout_s) != 0)
+		if (nftdp_ct_expect_related(
+			s, e, &x, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_AMANDA, 0),
+			nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_AMANDA, 0)) != 0)
 			ret = NF_DROP;
 	}
 	return ret;

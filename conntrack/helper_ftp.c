@@ -10,7 +10,6 @@
 
 #include "ct_priv.h"
 
-static const uint32_t ftp_max_expected = 1, ftp_timeout_s = 5 * 60; /* ftp_exp_policy */
 #define NUM_SEQ_TO_REMEMBER 2
 
 static bool is_digit(char c)
@@ -329,8 +328,9 @@ static unsigned int nat_ftp(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	int n;
 
 	nftdp_ct_expect_set_nat(x, e, !dir, cmd->port);
-	port =
-	    nftdp_ct_nat_exp_find_port(s, e, x, ntohs(cmd->port), ftp_max_expected, ftp_timeout_s);
+	port = nftdp_ct_nat_exp_find_port(s, e, x, ntohs(cmd->port),
+					  nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_FTP, 0),
+					  nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_FTP, 0));
 	if (!port)
 		return NF_DROP; /* "all ports in use" */
 	n = nftdp_ct_ftp_fmt_cmd(e->tuple[0].l3proto, cmd->type, buf, sizeof(buf),
@@ -385,7 +385,8 @@ unsigned int nftdp_ct_ftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 			     0, cmd.port);
 	if (e->status & IPS_NAT_MASK)
 		ret = nat_ftp(s, e, pkt, dir, &cmd, &x);
-	else if (nftdp_ct_expect_related(s, e, &x, ftp_max_expected, ftp_timeout_s) != 0)
+	else if (nftdp_ct_expect_related(s, e, &x, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_FTP, 0),
+					 nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_FTP, 0)) != 0)
 		ret = NF_DROP; /* "cannot add expectation" */
 out_update_nl:
 	/* seq and datalen as the segment came: the sequence space of this

@@ -46,9 +46,8 @@
 #include "ct_priv.h"
 
 #define H323_RTP_CHANNEL_MAX 4
-static const uint32_t q931_max_expected = H323_RTP_CHANNEL_MAX * 4 + 4,
-		      h245_max_expected = H323_RTP_CHANNEL_MAX * 4 + 2, ras_max_expected = 32,
-		      h323_timeout_s = 240;
+/* every h323 helper's expectations live this long (helper.c's policies) */
+#define H323_EXP_TIMEOUT_S nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_RAS, 0)
 /* default_rrq_ttl: a RegistrationRequest's time to live without its own */
 static const uint32_t default_rrq_ttl = 300;
 
@@ -112,7 +111,7 @@ static void init_exp(const struct h323_ctx *c, struct ct_expect *x, uint8_t prot
 
 static int related(const struct h323_ctx *c, struct ct_expect *x)
 {
-	return nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, h323_timeout_s) ? -1 : 0;
+	return nftdp_ct_expect_related(c->s, c->e, x, c->max_expected, H323_EXP_TIMEOUT_S) ? -1 : 0;
 }
 
 /* nf_nat_h323's set_addr: the address and port at ip's offset become
@@ -141,7 +140,8 @@ static int set_addr(const struct h323_ctx *c, const struct h323_event *ip,
  * the port or 0 */
 static uint16_t nat_find_port(const struct h323_ctx *c, struct ct_expect *x, uint16_t nated)
 {
-	return nftdp_ct_nat_exp_find_port(c->s, c->e, x, nated, c->max_expected, h323_timeout_s);
+	return nftdp_ct_nat_exp_find_port(c->s, c->e, x, nated, c->max_expected,
+					  H323_EXP_TIMEOUT_S);
 }
 
 /* nat_h245: expected at the address beyond the NAT, a free port from
@@ -213,11 +213,11 @@ static int nat_rtp_rtcp(const struct h323_ctx *c, const struct h323_event *ip, u
 		int rc;
 
 		rtp->tuple.dport = htons(nated);
-		rc = nftdp_ct_expect_related(c->s, c->e, rtp, c->max_expected, h323_timeout_s);
+		rc = nftdp_ct_expect_related(c->s, c->e, rtp, c->max_expected, H323_EXP_TIMEOUT_S);
 		if (rc == 0) {
 			rtcp->tuple.dport = htons((uint16_t)(nated + 1));
 			rc = nftdp_ct_expect_related(c->s, c->e, rtcp, c->max_expected,
-						     h323_timeout_s);
+						     H323_EXP_TIMEOUT_S);
 			if (rc == 0)
 				break;
 			if (rc != -EBUSY) {
@@ -561,7 +561,8 @@ static unsigned int h323_tcp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entr
 	c.e = e;
 	c.pkt = pkt->l4proto == IPPROTO_TCP ? pkt : NULL;
 	c.dir = ctinfo == IP_CT_ESTABLISHED_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
-	c.max_expected = q931 ? q931_max_expected : h245_max_expected;
+	c.max_expected =
+	    nftdp_ct_exp_max(q931 ? NFTDP_VM_CT_HELPER_Q931 : NFTDP_VM_CT_HELPER_H245, 0);
 	while (next_tpkt(h, c.dir, th + dataoff, n, first, &off, &doff, &dlen)) {
 		int rc;
 
@@ -854,7 +855,7 @@ unsigned int nftdp_ct_ras_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	c.pkt = pkt;
 	c.doff = 0;
 	c.dir = ctinfo >= IP_CT_IS_REPLY ? IP_CT_DIR_REPLY : IP_CT_DIR_ORIGINAL;
-	c.max_expected = ras_max_expected;
+	c.max_expected = nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_RAS, 0);
 	c.data = pkt->data + pkt->th_off + 8;
 	c.len = l4len - 8;
 	if (nftdp_h323_decode_ras(c.data, c.len, &ev) < H323_OK)

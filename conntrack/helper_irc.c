@@ -17,8 +17,6 @@
 #define IRC_MAX_SEARCH 4095 /* MAX_SEARCH_SIZE */
 #define IRC_MINMATCHLEN 5
 
-static const uint32_t irc_max_expected = 8, irc_timeout_s = 300; /* max_dcc_channels, dcc_timeout */
-
 static const struct {
 	const char *s;
 	uint32_t len;
@@ -63,7 +61,9 @@ static unsigned int nat_irc(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	int n;
 
 	nftdp_ct_expect_set_nat(x, e, IP_CT_DIR_REPLY, htons(dcc->port));
-	port = nftdp_ct_nat_exp_find_port(s, e, x, dcc->port, irc_max_expected, irc_timeout_s);
+	port = nftdp_ct_nat_exp_find_port(s, e, x, dcc->port,
+					  nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_IRC, 0),
+					  nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_IRC, 0));
 	if (!port)
 		return NF_DROP; /* "all ports in use" */
 	n = snprintf(buf, sizeof(buf), "%u %u", ntohl(e->tuple[IP_CT_DIR_REPLY].dst.ip), port);
@@ -151,7 +151,8 @@ unsigned int nftdp_ct_irc_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *
 	nftdp_ct_expect_init(&x, r->l3proto, NULL, &r->dst, IPPROTO_TCP, 0, htons(dcc.port));
 	if (e->status & IPS_NAT_MASK)
 		return nat_irc(s, e, pkt, &dcc, &x);
-	if (nftdp_ct_expect_related(s, e, &x, irc_max_expected, irc_timeout_s) != 0)
+	if (nftdp_ct_expect_related(s, e, &x, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_IRC, 0),
+				    nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_IRC, 0)) != 0)
 		return NF_DROP; /* "cannot add expectation" */
 	return NF_ACCEPT;
 }

@@ -79,8 +79,6 @@ static const uint16_t pptp_msg_size[PPTP_MSG_MAX + 1] = {
 };
 #define PPTP_REQ_MAX 208 /* sizeof(union pptp_ctrl_union) */
 
-static const uint32_t pptp_max_expected = 2, pptp_timeout_s = 5 * 60; /* pptp_exp_policy */
-
 int nftdp_ct_pptp_parse(const uint8_t *d, uint32_t n, uint16_t *msg, const uint8_t **req,
 			uint32_t *reqlen)
 {
@@ -142,9 +140,11 @@ static void exp_gre(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, uint16_t
 		xr.tuple.dport = h->pptp.pns_call_id;
 		xo.nat_pptp = xr.nat_pptp = true;
 	}
-	if (nftdp_ct_expect_related(s, e, &xo, pptp_max_expected, pptp_timeout_s) != 0)
+	if (nftdp_ct_expect_related(s, e, &xo, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_PPTP, 0),
+				    nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_PPTP, 0)) != 0)
 		return;
-	if (nftdp_ct_expect_related(s, e, &xr, pptp_max_expected, pptp_timeout_s) != 0)
+	if (nftdp_ct_expect_related(s, e, &xr, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_PPTP, 0),
+				    nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_PPTP, 0)) != 0)
 		goto out_unexpect_orig;
 	if (!nftdp_ct_gre_keymap_add(s, e, &xo.tuple, &xr.tuple))
 		goto out_unexpect_both;

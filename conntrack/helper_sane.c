@@ -12,8 +12,6 @@
 #define SANE_REQUEST_LEN 8 /* struct sane_request: RPC_code, handle */
 #define SANE_REPLY_LEN 8   /* struct sane_reply_net_start: status, zero, port */
 
-static const uint32_t sane_max_expected = 1, sane_timeout_s = 5 * 60; /* sane_exp_policy */
-
 unsigned int nftdp_ct_sane_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
@@ -50,7 +48,8 @@ unsigned int nftdp_ct_sane_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 		return NF_ACCEPT;
 	memcpy(&port, d + 6, 2);
 	nftdp_ct_expect_init(&x, o->l3proto, &o->src, &o->dst, IPPROTO_TCP, 0, port);
-	if (nftdp_ct_expect_related(s, e, &x, sane_max_expected, sane_timeout_s) != 0)
+	if (nftdp_ct_expect_related(s, e, &x, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SANE, 0),
+				    nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_SANE, 0)) != 0)
 		return NF_DROP; /* "cannot add expectation" */
 	return NF_ACCEPT;
 }

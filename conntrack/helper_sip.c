@@ -33,14 +33,8 @@
 #define SIP_PORT 5060
 #define SIP_TIMEOUT_S 3600 /* sip_timeout */
 
-/* sip_exp_policy: max_expected by class (timeout 3 * 60 for every class) */
-static const uint32_t sip_max_expected[CT_SIP_EXPECT_MAX + 1] = {
-    [CT_SIP_EXPECT_SIGNALLING] = 1,
-    [CT_SIP_EXPECT_AUDIO] = 4,
-    [CT_SIP_EXPECT_VIDEO] = 4,
-    [CT_SIP_EXPECT_IMAGE] = 2,
-};
-static const uint32_t sip_exp_timeout_s = 3 * 60;
+/* sip_exp_policy (helper.c): the same timeout for every class */
+#define SIP_EXP_TIMEOUT_S nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_SIP, 0)
 
 /* ---- scanning helpers (string_len, digits_len: ct_priv.h) ---- */
 
@@ -1003,7 +997,7 @@ static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, stru
 {
 	const struct nftdp_ct_tuple *t = &c->e->tuple[c->dir], *r = &c->e->tuple[!c->dir];
 	uint16_t saved = rtp->tuple.dport, port;
-	uint32_t max = sip_max_expected[rtp->class];
+	uint32_t max = nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SIP, rtp->class);
 	int ret;
 
 	if (addr_eq(&t->src, &r->dst, c->l3))
@@ -1018,7 +1012,7 @@ static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, stru
 	rtcp->nat_sip = true;
 	for (port = ntohs(saved); port != 0; port = (uint16_t)(port + 2)) {
 		rtp->tuple.dport = htons(port);
-		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtp, max, sip_exp_timeout_s,
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtp, max, SIP_EXP_TIMEOUT_S,
 						    CT_EXP_F_SKIP_MASTER);
 		if (ret == -EBUSY)
 			continue;
@@ -1027,7 +1021,7 @@ static unsigned int nat_sdp_media(struct sip_ctx *c, struct ct_expect *rtp, stru
 			break;
 		}
 		rtcp->tuple.dport = htons((uint16_t)(port + 1));
-		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtcp, max, sip_exp_timeout_s,
+		ret = nftdp_ct_expect_related_flags(c->s, c->e, rtcp, max, SIP_EXP_TIMEOUT_S,
 						    CT_EXP_F_SKIP_MASTER);
 		if (ret == 0)
 			break;
@@ -1135,11 +1129,13 @@ static unsigned int set_expected_rtp_rtcp(struct sip_ctx *c, union nftdp_ct_addr
 		return nat_sdp_media(c, &rtp, &rtcp, mediaoff, medialen, daddr);
 	/* an identical expectation of another master (or class) stands for
 	 * this one (NF_CT_EXP_F_SKIP_MASTER, -EALREADY) */
-	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp, sip_max_expected[class],
-					     sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
+	errp = nftdp_ct_expect_related_flags(c->s, c->e, &rtp,
+					     nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SIP, class),
+					     SIP_EXP_TIMEOUT_S, CT_EXP_F_SKIP_MASTER);
 	if (errp == 0 || errp == -EALREADY) {
-		errcp = nftdp_ct_expect_related_flags(c->s, c->e, &rtcp, sip_max_expected[class],
-						      sip_exp_timeout_s, CT_EXP_F_SKIP_MASTER);
+		errcp = nftdp_ct_expect_related_flags(
+		    c->s, c->e, &rtcp, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SIP, class),
+		    SIP_EXP_TIMEOUT_S, CT_EXP_F_SKIP_MASTER);
 		if (errcp == 0 || errcp == -EALREADY)
 			return NF_ACCEPT;
 		if (errp == 0)
@@ -1295,7 +1291,8 @@ static unsigned int nat_sip_expect(struct sip_ctx *c, struct ct_expect *x, uint3
 	/* nf_nat_exp_find_port: the port, else up to 128 random ones above
 	 * it on a clash */
 	port = nftdp_ct_nat_exp_find_port(
-	    c->s, c->e, x, port, sip_max_expected[CT_SIP_EXPECT_SIGNALLING], sip_exp_timeout_s);
+	    c->s, c->e, x, port, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SIP, CT_SIP_EXPECT_SIGNALLING),
+	    SIP_EXP_TIMEOUT_S);
 	if (!port)
 		return NF_DROP; /* "all ports in use for SIP" */
 	if ((!addr_eq(&x->tuple.dst, &saved, c->l3) || x->tuple.dport != saved_port) &&
@@ -1351,9 +1348,10 @@ static unsigned int process_register_request(struct sip_ctx *c, uint32_t cseq)
 
 		if (v != NF_ACCEPT)
 			return v;
-	} else if (nftdp_ct_expect_related(c->s, c->e, &x,
-					   sip_max_expected[CT_SIP_EXPECT_SIGNALLING],
-					   sip_exp_timeout_s) != 0) {
+	} else if (nftdp_ct_expect_related(
+		       c->s, c->e, &x,
+		       nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_SIP, CT_SIP_EXPECT_SIGNALLING),
+		       SIP_EXP_TIMEOUT_S) != 0) {
 		return NF_DROP; /* "cannot add expectation" */
 	}
 	help_of(c)->sip_register_cseq = cseq;

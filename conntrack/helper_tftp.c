@@ -8,8 +8,6 @@
 #define TFTP_OPCODE_READ 1
 #define TFTP_OPCODE_WRITE 2
 
-static const uint32_t tftp_max_expected = 1, tftp_timeout_s = 5 * 60; /* tftp_exp_policy */
-
 unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 				const struct nftdp_vm_pkt *pkt, unsigned int ctinfo)
 {
@@ -29,7 +27,8 @@ unsigned int nftdp_ct_tftp_help(struct nftdp_ct_shard *s, struct nftdp_ct_entry 
 	/* nf_nat_tftp: the reply goes back to the client's own port */
 	if (e->status & IPS_NAT_MASK)
 		nftdp_ct_expect_set_nat(&x, e, IP_CT_DIR_REPLY, e->tuple[IP_CT_DIR_ORIGINAL].sport);
-	if (nftdp_ct_expect_related(s, e, &x, tftp_max_expected, tftp_timeout_s) != 0)
+	if (nftdp_ct_expect_related(s, e, &x, nftdp_ct_exp_max(NFTDP_VM_CT_HELPER_TFTP, 0),
+				    nftdp_ct_exp_timeout(NFTDP_VM_CT_HELPER_TFTP, 0)) != 0)
 		return NF_DROP; /* "cannot add expectation" */
 	return NF_ACCEPT;
 }

@@ -381,6 +381,76 @@ static void test_expectations(void **state)
 	env_free(en);
 }
 
+/* expectations by any helper's name (conntrackd's ExpectationSync): the
+ * class up to the named helper's expect_class_max, the master's helper's
+ * policy for that class (its limit, its timeout) */
+static void test_expectations_by_name(void **state)
+{
+	struct env *en = env_new(64, false);
+	struct nftdp_ct_change c;
+	struct nftdp_ct_expect_new n;
+	struct nftdp_ct_expect_info x;
+	struct nftdp_ct_tuple data;
+
+	(void)state;
+	chg_new(&c, IPPROTO_UDP, "10.0.0.1", 5060, "10.0.0.2", 5060);
+	c.has |= NFTDP_CT_CHG_HELPER;
+	strcpy(c.helper, "sip");
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
+	memset(&n, 0, sizeof(n));
+	tuple4(&n.master, IPPROTO_UDP, "10.0.0.1", 5060, "10.0.0.2", 5060);
+	tuple4(&n.tuple, IPPROTO_UDP, "10.0.0.2", 0, "10.0.0.1", 20000);
+	n.mask = n.tuple;
+	memset(&n.mask.src, 0xff, 4);
+	n.mask.sport = 0;
+	strcpy(n.helper, "ftp"); /* not UDP's */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);
+	strcpy(n.helper, "sip");
+	n.class = 4; /* past SIP_EXPECT_MAX */
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EINVAL);
+	/* audio (1): 4 at most, the oldest evicted by the fifth */
+	n.class = 1;
+	for (uint16_t i = 0; i < 5; i++) {
+		n.tuple.dport = htons((uint16_t)(20000 + 2 * i));
+		assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	}
+	tuple4(&data, IPPROTO_UDP, "10.0.0.2", 7000, "10.0.0.1", 20000);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), -ENOENT);
+	for (uint16_t i = 1; i < 5; i++) {
+		data.dport = htons((uint16_t)(20000 + 2 * i));
+		assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), 0);
+		assert_int_equal(x.class, 1);
+		assert_int_equal(x.timeout_s, 180);
+		assert_string_equal(x.helper, "sip");
+	}
+	/* without a helper named, CTA_EXPECT_CLASS does not count */
+	n.helper[0] = 0;
+	n.class = 9;
+	n.tuple.dport = htons(30000);
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	data.dport = htons(30000);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), 0);
+	assert_int_equal(x.class, 0);
+	/* irc's policy: 300 s */
+	chg_new(&c, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 6667);
+	c.has |= NFTDP_CT_CHG_HELPER;
+	strcpy(c.helper, "irc");
+	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
+	memset(&n, 0, sizeof(n));
+	tuple4(&n.master, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 6667);
+	tuple4(&n.tuple, IPPROTO_TCP, "10.0.0.2", 0, "10.0.0.1", 5000);
+	n.mask = n.tuple;
+	memset(&n.mask.src, 0xff, 4);
+	n.mask.sport = 0;
+	strcpy(n.helper, "irc");
+	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
+	tuple4(&data, IPPROTO_TCP, "10.0.0.2", 1234, "10.0.0.1", 5000);
+	assert_int_equal(nftdp_ct_expect_get(en->s, &data, 0, en->now, &x), 0);
+	assert_int_equal(x.timeout_s, 300);
+	assert_string_equal(x.helper, "irc");
+	env_free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +461,7 @@ int main(void)
 	    cmocka_unit_test(test_update_rules),
 	    cmocka_unit_test(test_events_and_zero),
 	    cmocka_unit_test(test_expectations),
+	    cmocka_unit_test(test_expectations_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
