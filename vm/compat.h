@@ -148,6 +148,11 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
 int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 
+/* rpfilter, ipv4 and ipv6 (expr_compat_rpfilter.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_rpfilter_ops;
+int nftdp_vm_compat_rpfilter_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

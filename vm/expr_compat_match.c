@@ -34,6 +34,7 @@
 #include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_rpfilter.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
@@ -776,6 +777,9 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_socket3_check, &nftdp_vm_compat_socket_ops},
     {"policy", 0, NFPROTO_UNSPEC, sizeof(struct xt_policy_info), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_policy_check, &nftdp_vm_compat_policy_ops},
+    {"rpfilter", 0, NFPROTO_UNSPEC, sizeof(struct xt_rpfilter_info),
+     COMPAT_HOOK(NF_INET_PRE_ROUTING), NULL, 0, 0, nftdp_vm_compat_rpfilter_check,
+     &nftdp_vm_compat_rpfilter_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -48,6 +48,7 @@
 #include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_rpfilter.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
@@ -73,6 +74,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv4/ipt_TTL.h> /* ipt_ttl.h has the same guard */
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 
 #include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
@@ -1962,6 +1964,177 @@ static void test_tcpmss(void **state)
 	w->ctx.fib_ops = NULL;
 }
 
+/* ---- rpfilter (expr_compat_rpfilter.c) ---- */
+
+static struct nftdp_vm_chain *chain_fam(struct world *w, uint8_t family, const char *table,
+					uint8_t hook)
+{
+	struct nftdp_vm_chain_desc d = {
+	    .family = family,
+	    .table = table,
+	    .name = "c",
+	    .base = true,
+	    .hook = hook,
+	    .policy = NF_ACCEPT,
+	    .chain_id = (uint32_t)w->n,
+	};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+/* IPv6 from src to dst, the extension headers ext (extlen bytes, the
+ * first of type nh; none: nh is UDP) and then 8 bytes of UDP */
+static struct nftdp_vm_pkt *pkt6(struct tpkt *t, const char *src, const char *dst, uint8_t nh,
+				 const uint8_t *ext, uint32_t extlen)
+{
+	uint8_t *p = t->buf + 14;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, (const uint8_t[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd}, 14);
+	assert_true(14 + 40 + extlen + 8 <= sizeof(t->buf));
+	p[0] = 0x60;
+	p[4] = (uint8_t)((extlen + 8) >> 8);
+	p[5] = (uint8_t)(extlen + 8);
+	p[6] = extlen ? nh : IPPROTO_UDP;
+	p[7] = 64;
+	inet_pton(AF_INET6, src, p + 8);
+	inet_pton(AF_INET6, dst, p + 24);
+	memcpy(p + 40, ext, extlen);
+	p[40 + extlen + 1] = 9;
+	p[40 + extlen + 3] = 9;
+	p[40 + extlen + 5] = 8;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 40 + extlen + 8, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+/* the route back to every source: type stub_rt_type over device 2 (and
+ * 4 where stub_rt_paths is 2); none where stub_rt_type is 0 */
+static uint8_t stub_rt_type, stub_rt_paths;
+static uint32_t stub_rt_oif;
+
+static bool stub_rt(struct nftdp_vm_fib_route *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!stub_rt_type)
+		return false;
+	out->type = stub_rt_type;
+	out->n_oif = stub_rt_paths;
+	out->oif[0] = 2;
+	out->oif[1] = 4;
+	return true;
+}
+
+static bool stub_rt4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	return stub_rt(out);
+}
+
+static bool stub_rt6(const void *fib, const uint8_t daddr[16], uint32_t oif,
+		     struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	stub_rt_oif = oif;
+	return stub_rt(out);
+}
+
+static const struct nftdp_vm_fib_ops rp_ops = {.route4 = stub_rt4, .route6 = stub_rt6};
+
+static void test_rpfilter(void **state)
+{
+	struct world *w = *state;
+	struct xt_rpfilter_info rp = {0};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rpfilter", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "rpfilter", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rpfilter", 1, false),
+			 -EPROTONOSUPPORT);
+	/* raw or mangle, PREROUTING only, known flags: EINVAL */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_PRE_ROUTING), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_FORWARD), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+	rp.flags = 0x10;
+	assert_int_equal(
+	    add(w, chain(w, "raw", NF_INET_PRE_ROUTING), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+
+	/* strict: the route back leaves through the input device */
+	rp.flags = 0;
+	c = chain(w, "raw", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	assert_true(nftdp_vm_chain_uses_fib(c)); /* the generation builds routes */
+	w->ctx.fib_ops = &rp_ops;
+	stub_rt_type = RTN_UNICAST;
+	stub_rt_paths = 1;
+	tcp4(&t, 80)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	tcp4(&t, 80)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_paths = 2; /* any path of a multipath route */
+	tcp4(&t, 80)->iif = 4;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	stub_rt_paths = 1;
+	/* local: only with --accept-local; reject routes and none: no */
+	stub_rt_type = RTN_LOCAL;
+	tcp4(&t, 80)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_BLACKHOLE;
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	stub_rt_type = 0;
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	/* a DHCP discover from 0.0.0.0 to the broadcast always passes */
+	tcp4(&t, 80);
+	memset(t.buf + 14 + 12, 0, 4);
+	memset(t.buf + 14 + 16, 0xff, 4);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* --loose --accept-local --invert (firewalld's -m rpfilter --invert) */
+	rp.flags = XT_RPFILTER_LOOSE | XT_RPFILTER_ACCEPT_LOCAL | XT_RPFILTER_INVERT;
+	c = chain(w, "mangle", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	stub_rt_type = RTN_UNICAST;
+	tcp4(&t, 80)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_LOCAL;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_UNREACHABLE;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* IPv6, strict: a link-local source is looked up on its device */
+	rp.flags = XT_RPFILTER_INVERT;
+	c = chain_fam(w, NFPROTO_IPV6, "raw", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	stub_rt_type = RTN_UNICAST;
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(stub_rt_oif, 0);
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	pkt6(&t, "fe80::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(stub_rt_oif, 2);
+	/* the unspecified source passes; anycast and local do not */
+	pkt6(&t, "::", "ff02::1", 0, NULL, 0)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_ANYCAST;
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	stub_rt_type = RTN_LOCAL;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	w->ctx.fib_ops = NULL;
+}
+
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
 					      uint32_t hits)
 {
@@ -3152,6 +3325,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hashlimit_bytes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_rate_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rpfilter, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
