@@ -153,6 +153,11 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_rpfilter_ops;
 int nftdp_vm_compat_rpfilter_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				   void *priv);
 
+/* connlimit rev 1 (expr_compat_connlimit.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_connlimit_ops;
+int nftdp_vm_compat_connlimit_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				    void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -16,6 +16,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connlimit.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_dscp.h>
@@ -780,6 +781,9 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
     {"rpfilter", 0, NFPROTO_UNSPEC, sizeof(struct xt_rpfilter_info),
      COMPAT_HOOK(NF_INET_PRE_ROUTING), NULL, 0, 0, nftdp_vm_compat_rpfilter_check,
      &nftdp_vm_compat_rpfilter_ops},
+    {"connlimit", 1, NFPROTO_UNSPEC, sizeof(struct xt_connlimit_info), HOOKS_ALL, NULL, 0,
+     COMPAT_F_CT | COMPAT_F_STATE, nftdp_vm_compat_connlimit_check,
+     &nftdp_vm_compat_connlimit_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -32,6 +32,7 @@
 #include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connlimit.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_dscp.h>
@@ -2135,6 +2136,95 @@ static void test_rpfilter(void **state)
 	w->ctx.fib_ops = NULL;
 }
 
+/* ---- connlimit (expr_compat_connlimit.c) ---- */
+
+/* a connection: key, confirmed, live */
+struct cl_conn {
+	uint64_t key;
+	bool confirmed, live;
+};
+
+static struct cl_conn cl_conns[8];
+
+static uint64_t cl_key(const void *ct, bool *confirmed)
+{
+	const struct cl_conn *c = ct;
+
+	*confirmed = c->confirmed;
+	return c->key;
+}
+
+static bool cl_live(const void *ct, uint64_t key)
+{
+	(void)ct;
+	return key >= 1 && key <= 8 && cl_conns[key - 1].live;
+}
+
+static uint32_t cl_state(const void *ct)
+{
+	(void)ct;
+	return 1u << 3; /* NEW */
+}
+
+static const struct nftdp_vm_ct_ops cl_ops = {
+    .state = cl_state, .conn_key = cl_key, .conn_live = cl_live};
+
+/* connection n (1-8) from 10.0.0.src_last */
+static unsigned int cl_run(struct world *w, struct nftdp_vm_chain *c, uint8_t src_last, int n)
+{
+	struct tpkt t;
+
+	tcp4_from(&t, src_last, 22);
+	if (n) {
+		t.pkt.ct = &cl_conns[n - 1];
+		t.pkt.ct_ops = &cl_ops;
+	}
+	w->ctx.now_ms++;
+	return RUN(w, c, &t.pkt);
+}
+
+static void test_connlimit(void **state)
+{
+	struct world *w = *state;
+	struct xt_connlimit_info ci = {.limit = 2};
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+
+	for (int i = 0; i < 8; i++)
+		cl_conns[i] = (struct cl_conn){.key = (uint64_t)i + 1, .live = true};
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "connlimit", 1, false), 1);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "connlimit", 0, false),
+			 -EPROTONOSUPPORT);
+	/* --connlimit-above 2 --connlimit-mask 24 -j DROP */
+	inet_pton(AF_INET, "255.255.255.0", &ci.v4_mask);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("connlimit", 1, ci), NF_DROP), 0);
+	assert_int_equal(cl_run(w, c, 1, 1), NF_ACCEPT); /* 1 */
+	assert_int_equal(cl_run(w, c, 2, 2), NF_ACCEPT); /* 2: same /24 */
+	assert_int_equal(cl_run(w, c, 1, 3), NF_DROP);	 /* 3 > 2 */
+	/* the same (unconfirmed) connection again is not counted twice */
+	assert_int_equal(cl_run(w, c, 1, 3), NF_DROP);
+	/* a confirmed connection's packet only counts */
+	cl_conns[0].confirmed = true;
+	assert_int_equal(cl_run(w, c, 1, 1), NF_DROP);
+	/* one closes: its count goes down */
+	cl_conns[2].live = false;
+	cl_conns[1].live = false;
+	assert_int_equal(cl_run(w, c, 1, 1), NF_ACCEPT); /* 1 left */
+	assert_int_equal(cl_run(w, c, 1, 4), NF_ACCEPT); /* 2 */
+	/* no conntrack entry: its own tuple counts once, not kept */
+	assert_int_equal(cl_run(w, c, 1, 0), NF_DROP); /* 3 */
+
+	/* --connlimit-upto 1 --connlimit-daddr (invert): per destination */
+	for (int i = 0; i < 8; i++)
+		cl_conns[i] = (struct cl_conn){.key = (uint64_t)i + 1, .live = true};
+	ci.limit = 1;
+	ci.flags = XT_CONNLIMIT_INVERT | XT_CONNLIMIT_DADDR;
+	memset(&ci.v4_mask, 0xff, 4);
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("connlimit", 1, ci), NF_DROP), 0);
+	assert_int_equal(cl_run(w, c, 1, 5), NF_DROP);	 /* 1 <= 1 */
+	assert_int_equal(cl_run(w, c, 2, 6), NF_ACCEPT); /* 2: same destination */
+}
+
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
 					      uint32_t hits)
 {
@@ -3326,6 +3416,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hashlimit_rate_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rpfilter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
