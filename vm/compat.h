@@ -158,6 +158,18 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_connlimit_ops;
 int nftdp_vm_compat_connlimit_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				    void *priv);
 
+/* ip6tables' rt, frag, hbh, dst and ipv6header (expr_compat_ip6ext.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_rt_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_frag_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_opts_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ipv6header_ops;
+int nftdp_vm_compat_rt_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_frag_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_hbh_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dst_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ipv6header_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -45,7 +45,11 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_frag.h>
 #include <linux/netfilter_ipv6/ip6t_hl.h>
+#include <linux/netfilter_ipv6/ip6t_ipv6header.h>
+#include <linux/netfilter_ipv6/ip6t_opts.h>
+#include <linux/netfilter_ipv6/ip6t_rt.h>
 #include <linux/rtnetlink.h>
 
 #include "compat.h"
@@ -784,6 +788,16 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
     {"connlimit", 1, NFPROTO_UNSPEC, sizeof(struct xt_connlimit_info), HOOKS_ALL, NULL, 0,
      COMPAT_F_CT | COMPAT_F_STATE, nftdp_vm_compat_connlimit_check,
      &nftdp_vm_compat_connlimit_ops},
+    {"rt", 0, NFPROTO_IPV6, sizeof(struct ip6t_rt), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_rt_check, &nftdp_vm_compat_rt_ops},
+    {"frag", 0, NFPROTO_IPV6, sizeof(struct ip6t_frag), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_frag_check, &nftdp_vm_compat_frag_ops},
+    {"hbh", 0, NFPROTO_IPV6, sizeof(struct ip6t_opts), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hbh_check, &nftdp_vm_compat_opts_ops},
+    {"dst", 0, NFPROTO_IPV6, sizeof(struct ip6t_opts), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_dst_check, &nftdp_vm_compat_opts_ops},
+    {"ipv6header", 0, NFPROTO_IPV6, sizeof(struct ip6t_ipv6header_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_ipv6header_check, &nftdp_vm_compat_ipv6header_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -75,6 +75,10 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv4/ipt_TTL.h> /* ipt_ttl.h has the same guard */
+#include <linux/netfilter_ipv6/ip6t_frag.h>
+#include <linux/netfilter_ipv6/ip6t_ipv6header.h>
+#include <linux/netfilter_ipv6/ip6t_opts.h>
+#include <linux/netfilter_ipv6/ip6t_rt.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
 
@@ -2225,6 +2229,124 @@ static void test_connlimit(void **state)
 	assert_int_equal(cl_run(w, c, 2, 6), NF_ACCEPT); /* 2: same destination */
 }
 
+/* ---- ip6tables' rt, frag, hbh, dst, ipv6header (expr_compat_ip6ext.c) ---- */
+
+#define P6(t, nh, ext) pkt6((t), "2001:db8::1", "2001:db8::2", (nh), (ext), sizeof(ext))
+
+static void test_ip6ext(void **state)
+{
+	struct world *w = *state;
+	struct ip6t_rt rt = {.rt_type = 0, .segsleft = {0, 0xffffffff}, .flags = IP6T_RT_TYP};
+	struct ip6t_frag fr = {.ids = {0, 0xffffffff}, .flags = IP6T_FRAG_FST};
+	struct ip6t_opts op = {.hdrlen = 8, .flags = IP6T_OPTS_LEN};
+	struct ip6t_ipv6header_info ih = {.matchflags = MASK_HOPOPTS, .modeflag = 1};
+	/* routing header type 0, segments left 1, one address */
+	uint8_t rh0[24] = {IPPROTO_UDP, 2, 0, 1, 0, 0, 0, 0, 0x20, 0x01, 0x0d, 0xb8};
+	uint8_t rh2[24] = {IPPROTO_UDP, 2, 2, 1};
+	/* a first fragment (offset 0, MF), a later one (offset 8, last) */
+	uint8_t fh0[8] = {IPPROTO_UDP, 0, 0, 1, 0, 0, 0, 7};
+	uint8_t fh1[8] = {IPPROTO_UDP, 0, 0, 8, 0, 0, 0, 7};
+	/* hop-by-hop: PadN of 4 bytes; then a destination options header */
+	uint8_t hbh[16] = {60, 0, 1, 4, 0, 0, 0, 0, IPPROTO_UDP, 0, 1, 4};
+	/* a routing header longer than the packet */
+	uint8_t rlong[8] = {IPPROTO_UDP, 8, 0, 1};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "rt", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rt", 0, false), -ENOENT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "ipv6header", 0, false), 0);
+	/* only in ip6 tables */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("rt", 0, rt), -1),
+	    -EOPNOTSUPP);
+
+	/* rt: -m rt --rt-type 0 -j DROP (RH0) */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh2)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rlong)), NF_ACCEPT); /* shorter than its length */
+	/* a walk that cannot read the header: hotdrop */
+	P6(&t, 43, rh0);
+	t.pkt.len = 14 + 40 + 1;
+	t.pkt.skb_len = 41;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	/* --rt-0-addrs strict: exactly the header's addresses */
+	rt.flags = IP6T_RT_TYP | IP6T_RT_FST;
+	rt.addrnr = 1;
+	inet_pton(AF_INET6, "2001:db8::", &rt.addrs[0]);
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_DROP);
+	rh0[8] = 0x30;
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	rh0[8] = 0x20;
+	/* --rt-segssleft 2:5 */
+	rt = (struct ip6t_rt){.segsleft = {2, 5}};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	/* rt_mt6_check: --rt-0-* without --rt-type 0, unknown invflags */
+	rt.flags = IP6T_RT_RES;
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), -1), -EINVAL);
+	rt.flags = 0;
+	rt.invflags = 0x08;
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), -1), -EINVAL);
+
+	/* frag: --fragfirst, --fraglast, ids */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh0)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	fr.flags = IP6T_FRAG_NMF | IP6T_FRAG_IDS;
+	fr.ids[0] = fr.ids[1] = 7;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh0)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_DROP);
+	fr.invflags = IP6T_FRAG_INV_IDS;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_ACCEPT);
+	fr.invflags = 0x04;
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), -1), -EINVAL);
+
+	/* hbh --hbh-len 8, dst --dst-opts 1:4 (strict), hbh --hbh-opts 1:2 */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	op = (struct ip6t_opts){.flags = IP6T_OPTS_OPTS, .opts = {1 << 8 | 4}, .optsnr = 1};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("dst", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	op.opts[0] = 1 << 8 | 2;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_ACCEPT);
+	op.flags |= IP6T_OPTS_NSTRICT; /* not implemented: EINVAL */
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), -1), -EINVAL);
+
+	/* ipv6header --soft --header hop-by-hop; hard: exactly hop,dst,proto */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	ih = (struct ip6t_ipv6header_info){.matchflags = MASK_HOPOPTS | MASK_DSTOPTS | MASK_PROTO};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	ih.matchflags = MASK_HOPOPTS | MASK_PROTO;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_ACCEPT);
+	ih.invflags = 0x12; /* hard mode: 0 or 0xff */
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), -1), -EINVAL);
+}
+
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
 					      uint32_t hits)
 {
@@ -3417,6 +3539,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rpfilter, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connlimit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ip6ext, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
