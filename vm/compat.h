@@ -170,6 +170,13 @@ int nftdp_vm_compat_dst_check(struct nftdp_vm_cctx *cc, const struct compat_par 
 int nftdp_vm_compat_ipv6header_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				     void *priv);
 
+/* time rev 0 and string rev 1 (expr_compat_text.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_time_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_string_ops;
+int nftdp_vm_compat_time_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_string_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -71,7 +71,6 @@ static const struct compat_known kernel_known[] = {
     {"owner", false, NFPROTO_UNSPEC, 1 << 1},
     {"physdev", false, NFPROTO_UNSPEC, 1 << 0},
     {"set", false, NFPROTO_UNSPEC, 0x1f},
-    {"string", false, NFPROTO_UNSPEC, 1 << 0},
     {"time", false, NFPROTO_UNSPEC, 1 << 0},
     {"statistic", false, NFPROTO_UNSPEC, 1 << 0},
     {"connlimit", false, NFPROTO_UNSPEC, 1 << 1},

@@ -40,8 +40,10 @@
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_string.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_time.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -798,6 +800,10 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_dst_check, &nftdp_vm_compat_opts_ops},
     {"ipv6header", 0, NFPROTO_IPV6, sizeof(struct ip6t_ipv6header_info), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_ipv6header_check, &nftdp_vm_compat_ipv6header_ops},
+    {"time", 0, NFPROTO_UNSPEC, sizeof(struct xt_time_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_time_check, &nftdp_vm_compat_time_ops},
+    {"string", 1, NFPROTO_UNSPEC, sizeof(struct xt_string_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_string_check, &nftdp_vm_compat_string_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

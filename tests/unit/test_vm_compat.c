@@ -54,7 +54,9 @@
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_string.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_time.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -281,8 +283,8 @@ static void test_refused_names_extension(void **state)
 	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
 	uint8_t info[64] = {0};
 
-	assert_int_equal(add(w, c, -1, false, xt("match", "string", 0, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "string"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "ipvs", 1, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "ipvs"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFQUEUE", 1, info, 64), -1),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFQUEUE"));
@@ -2347,6 +2349,158 @@ static void test_ip6ext(void **state)
 	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), -1), -EINVAL);
 }
 
+/* ---- time and string (expr_compat_text.c) ---- */
+
+static unsigned int time_at(struct world *w, struct nftdp_vm_chain *c, uint64_t secs)
+{
+	struct tpkt t;
+
+	w->ctx.now_real_ns = secs * 1000000000ull;
+	return RUN(w, c, tcp4(&t, 80));
+}
+
+static void test_time(void **state)
+{
+	struct world *w = *state;
+	/* 2026-12-07 (a Monday) 13:30:00 UTC */
+	const uint64_t mon = 1796650200;
+	struct xt_time_info ti = {.date_start = 0,
+				  .date_stop = 0x7fffffff,
+				  .daytime_start = 0,
+				  .daytime_stop = XT_TIME_MAX_DAYTIME,
+				  .monthdays_match = XT_TIME_ALL_MONTHDAYS,
+				  .weekdays_match = XT_TIME_ALL_WEEKDAYS};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "time", 0, false), 0);
+	/* --weekdays Mon */
+	ti.weekdays_match = 1 << 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	assert_int_equal(time_at(w, c, mon + 86400), NF_ACCEPT);
+	assert_int_equal(time_at(w, c, mon + 6 * 86400), NF_ACCEPT); /* Sunday */
+	assert_int_equal(time_at(w, c, mon + 7 * 86400), NF_DROP);
+	/* --kerneltz: 14 hours east of Greenwich it is Tuesday 03:30 */
+	ti.flags = XT_TIME_LOCAL_TZ;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	w->ctx.tz_minuteswest = -14 * 60;
+	assert_int_equal(time_at(w, c, mon), NF_ACCEPT);
+	w->ctx.tz_minuteswest = 0;
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	/* --timestart 22:00 --timestop 02:00 (past midnight) --weekdays Mon */
+	ti.flags = 0;
+	ti.daytime_start = 22 * 3600;
+	ti.daytime_stop = 2 * 3600;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_ACCEPT);	     /* 13:30 */
+	assert_int_equal(time_at(w, c, mon + 9 * 3600), NF_DROP);    /* Mon 22:30 */
+	assert_int_equal(time_at(w, c, mon + 12 * 3600), NF_ACCEPT); /* Tue 01:30 */
+	assert_int_equal(time_at(w, c, mon - 12 * 3600), NF_DROP);   /* Mon 01:30 */
+	/* --contiguous: Tuesday 01:30 still belongs to Monday */
+	ti.flags = XT_TIME_CONTIGUOUS;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon + 12 * 3600), NF_DROP);
+	assert_int_equal(time_at(w, c, mon - 12 * 3600), NF_ACCEPT);
+	/* --monthdays 7 --datestop 2026-12-31 */
+	ti = (struct xt_time_info){.date_stop = 1798761599,
+				   .daytime_stop = XT_TIME_MAX_DAYTIME,
+				   .monthdays_match = 1 << 7,
+				   .weekdays_match = XT_TIME_ALL_WEEKDAYS};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	assert_int_equal(time_at(w, c, mon + 86400), NF_ACCEPT);
+	assert_int_equal(time_at(w, c, mon + 31 * 86400), NF_ACCEPT); /* 2027-01-07 */
+	/* time_mt_check: EDOM, EINVAL */
+	ti.daytime_stop = 86400;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EDOM);
+	ti.daytime_stop = 3600;
+	ti.flags = XT_TIME_CONTIGUOUS;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EINVAL);
+	ti.flags = 4;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EINVAL);
+	w->ctx.now_real_ns = 0;
+}
+
+static struct xt_string_info str_info(const char *algo, const char *pat, uint16_t from, uint16_t to,
+				      uint8_t flags)
+{
+	struct xt_string_info i = {.from_offset = from, .to_offset = to};
+
+	snprintf(i.algo, sizeof(i.algo), "%s", algo);
+	memcpy(i.pattern, pat, strlen(pat));
+	i.patlen = (uint8_t)strlen(pat);
+	i.u.v1.flags = flags;
+	return i;
+}
+
+/* UDP 10.0.0.1 -> 10.0.0.2 carrying payload */
+static struct nftdp_vm_pkt *udp_with(struct tpkt *t, const char *payload)
+{
+	uint32_t n = (uint32_t)strlen(payload);
+
+	tcp4(t, 53);
+	assert_true(14 + 28 + n <= sizeof(t->buf));
+	t->buf[14 + 9] = IPPROTO_UDP;
+	t->buf[14 + 2] = 0;
+	t->buf[14 + 3] = (uint8_t)(28 + n);
+	t->buf[14 + 24] = 0;
+	t->buf[14 + 25] = (uint8_t)(8 + n);
+	memcpy(t->buf + 14 + 28, payload, n);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 28 + n, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+static void test_string(void **state)
+{
+	struct world *w = *state;
+	struct xt_string_info si = str_info("bm", "cmd.exe", 0, 65535, 0);
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "string", 1, false), 1);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "string", 0, false),
+			 -EPROTONOSUPPORT);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "GET /cmd.exe")), NF_DROP);
+	assert_int_equal(RUN(w, c, udp_with(&t, "GET /CMD.exe")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "cmd.ex")), NF_ACCEPT);
+	/* the IP packet's end, not the frame's: padding is not searched */
+	udp_with(&t, "xxcmd.exe");
+	t.pkt.skb_len -= 1;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* --icase --algo kmp, --from 28 --to 36: wholly within [from, to) */
+	si = str_info("kmp", "cmd.exe", 28, 36, XT_STRING_FLAG_IGNORECASE);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xCmD.ExE")), NF_DROP);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xxCmD.ExE")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "cmd.exe")), NF_DROP);
+	/* ! --string */
+	si = str_info("bm", "abc", 0, 65535, XT_STRING_FLAG_INVERT);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xabc")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xab")), NF_DROP);
+	/* string_mt_check and textsearch_prepare */
+	si = str_info("bm", "abc", 40, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("bm", "", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("bm", "abc", 0, 20, 4);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("nosuch", "abc", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -ENOENT);
+	si = str_info("fsm", "abcd", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EOPNOTSUPP);
+}
+
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
 					      uint32_t hits)
 {
@@ -3540,6 +3694,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rpfilter, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connlimit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ip6ext, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_time, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_string, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
