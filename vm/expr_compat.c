@@ -96,7 +96,6 @@ static const struct compat_known kernel_known[] = {
     {"DSCP", true, NFPROTO_UNSPEC, 1 << 0},
     {"TTL", true, NFPROTO_IPV4, 1 << 0},
     {"HL", true, NFPROTO_IPV6, 1 << 0},
-    {"NETMAP", true, NFPROTO_UNSPEC, 1 << 1},
     {"SET", true, NFPROTO_UNSPEC, 0x0f},
     {NULL, false, 0, 0},
 };

@@ -2686,6 +2686,76 @@ static void test_redirect(void **state)
 			 -EPROTONOSUPPORT);
 }
 
+/* NETMAP: the destination at prerouting, the source at postrouting, 1:1 */
+static void test_netmap(void **state)
+{
+	struct world *w = *state;
+	struct nf_nat_ipv4_multi_range_compat mr = {.rangesize = 1,
+						    .range = {{.flags = NF_NAT_RANGE_MAP_IPS}}};
+	struct nf_nat_range nr = {.flags = NF_NAT_RANGE_MAP_IPS};
+	static const struct nftdp_vm_ct_ops ops = {fct_get, fct_set, fct_state, .nat = fct_nat};
+	struct fake_ct f = {0};
+	struct nftdp_vm_chain *pre, *post;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "NETMAP", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "NETMAP", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "NETMAP", 1, true),
+			 -EPROTONOSUPPORT);
+	/* --to 192.168.0.0/16 */
+	inet_pton(AF_INET, "192.168.0.0", &mr.range[0].min_ip);
+	inet_pton(AF_INET, "192.168.255.255", &mr.range[0].max_ip);
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	post = chain(w, "nat", NF_INET_POST_ROUTING);
+	/* nat only; MAP_IPS and one range: EINVAL */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("NETMAP", 0, mr), -1),
+	    -EINVAL);
+	mr.rangesize = 2;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), -EINVAL);
+	mr.rangesize = 1;
+	mr.range[0].flags = 0;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), -EINVAL);
+	mr.range[0].flags = NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), 0);
+	assert_int_equal(add(w, post, -1, false, TG("NETMAP", 0, mr), -1), 0);
+	/* 10.0.0.2 -> 192.168.0.2 as destination; 10.0.0.1 -> 192.168.0.1 as source */
+	tcp4(&t, 80);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	t.pkt.hook = NF_INET_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_DNAT);
+	assert_int_equal(redir_range.flags, NF_NAT_RANGE_MAP_IPS);
+	assert_memory_equal(redir_range.min_addr, ((const uint8_t[]){192, 168, 0, 2}), 4);
+	assert_memory_equal(redir_range.max_addr, ((const uint8_t[]){192, 168, 0, 2}), 4);
+	t.pkt.hook = NF_INET_POST_ROUTING;
+	assert_int_equal(RUN(w, post, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_SNAT);
+	assert_memory_equal(redir_range.min_addr, ((const uint8_t[]){192, 168, 0, 1}), 4);
+
+	/* ip6tables: struct nf_nat_range, --to fd00:1::/64 */
+	inet_pton(AF_INET6, "fd00:1::", &nr.min_addr.in6);
+	inet_pton(AF_INET6, "fd00:1::ffff:ffff:ffff:ffff", &nr.max_addr.in6);
+	pre = chain_fam(w, NFPROTO_IPV6, "nat", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, nr), -1), 0);
+	pkt6(&t, "2001:db8::1", "2001:db8::abcd", 0, NULL, 0);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	t.pkt.hook = NF_INET_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_DNAT);
+	{
+		uint8_t want[16];
+
+		inet_pton(AF_INET6, "fd00:1::abcd", want);
+		assert_memory_equal(redir_range.min_addr, want, 16);
+	}
+	nr.flags = 0;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, nr), -1), -EINVAL);
+}
+
+
 static void test_bridge_arp(void **state)
 {
 	struct world *w = *state;
@@ -3696,6 +3766,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ip6ext, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_string, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_netmap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
