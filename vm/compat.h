@@ -177,6 +177,10 @@ int nftdp_vm_compat_time_check(struct nftdp_vm_cctx *cc, const struct compat_par
 int nftdp_vm_compat_string_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
 				 void *priv);
 
+/* u32 rev 0 (expr_compat_u32.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_u32_ops;
+int nftdp_vm_compat_u32_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

@@ -225,7 +225,7 @@ static int compat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	const char *kind = target ? "target" : "match";
 	const struct compat_ext *x = ext_of(cc, e, target);
 	struct compat_par par = {.family = cc->chain->family};
-	uint8_t buf[512];
+	uint8_t buf[2048]; /* xt_u32 is the largest: 1984 bytes */
 	const void *info;
 	uint32_t len = 0;
 

@@ -44,6 +44,7 @@
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter/xt_time.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
@@ -804,6 +805,8 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_time_check, &nftdp_vm_compat_time_ops},
     {"string", 1, NFPROTO_UNSPEC, sizeof(struct xt_string_info), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_string_check, &nftdp_vm_compat_string_ops},
+    {"u32", 0, NFPROTO_UNSPEC, sizeof(struct xt_u32), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_u32_check, &nftdp_vm_compat_u32_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

@@ -57,6 +57,7 @@
 #include <linux/netfilter/xt_string.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter/xt_time.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -161,7 +162,7 @@ static struct nftnl_expr *xt(const char *kind, const char *name, uint32_t rev, c
 static struct nftnl_expr *xt_pad(const char *kind, const char *name, uint32_t rev, const void *info,
 				 uint32_t size)
 {
-	uint8_t buf[512] = {0};
+	uint8_t buf[2048] = {0};
 
 	assert_true(XT_ALIGN(size) <= sizeof(buf));
 	memcpy(buf, info, size);
@@ -2755,6 +2756,72 @@ static void test_netmap(void **state)
 	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, nr), -1), -EINVAL);
 }
 
+/* u32: the test programs of iptables' u32 man page */
+static void test_u32(void **state)
+{
+	struct world *w = *state;
+	struct xt_u32 u = {0};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "u32", 0, false), 0);
+	/* "0>>22&0x3C@0>>16=80": TCP's source port... here the destination
+	 * port word: "0>>22&0x3C@0&0xFFFF=80" */
+	u.ntests = 1;
+	u.tests[0] = (struct xt_u32_test){.location = {{0, 0},
+						       {22, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {0, XT_U32_AT},
+						       {0xFFFF, XT_U32_AND}},
+					  .nnums = 5,
+					  .value = {{80, 80}},
+					  .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 81)), NF_ACCEPT);
+	/* "6&0xFF=6 && 0>>22&0x3C@12>>26&0x3C@0=0x47455420": past the end */
+	u.ntests = 2;
+	u.tests[1] = (struct xt_u32_test){.location = {{0, 0},
+						       {22, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {12, XT_U32_AT},
+						       {26, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {0, XT_U32_AT}},
+					  .nnums = 7,
+					  .value = {{0x47455420, 0x47455420}},
+					  .nvalues = 1};
+	u.tests[0] = (struct xt_u32_test){
+	    .location = {{6, 0}, {0xFF, XT_U32_AND}}, .nnums = 2, .value = {{6, 6}}, .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT); /* no payload: no read */
+	/* ! --u32 "0>>28=4" (not IPv4) */
+	u = (struct xt_u32){.ntests = 1, .invert = 1};
+	u.tests[0] = (struct xt_u32_test){.location = {{0, 0}, {28, XT_U32_RIGHTSH}},
+					  .nnums = 2,
+					  .value = {{4, 4}},
+					  .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	/* an offset past the IP packet (its length, not the frame's) */
+	u = (struct xt_u32){.ntests = 1};
+	u.tests[0] = (struct xt_u32_test){
+	    .location = {{36, 0}}, .nnums = 1, .value = {{0, 0xffffffff}}, .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_DROP); /* bytes 36-39 of 40 */
+	tcp4(&t, 80)->skb_len = 39;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* u32_mt_checkentry: EINVAL */
+	u.ntests = 12;
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), -1), -EINVAL);
+	u.ntests = 1;
+	u.tests[0].nvalues = 12;
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), -1), -EINVAL);
+}
 
 static void test_bridge_arp(void **state)
 {
@@ -3767,6 +3834,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_string, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_netmap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_u32, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
