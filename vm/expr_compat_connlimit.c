@@ -13,9 +13,9 @@
  * (hotdrop).
  *
  * State: one table per worker (each counts the connections of its own
- * conntrack shard, as `ct count` does), entries of (masked address,
- * connection), at most XTCL_CAP per worker; past that new connections
- * are not remembered. Recompiling the rule starts with empty tables.
+ * conntrack shard, as `ct count` does), entries of (masked address and
+ * the connection's zone, the kernel's key; connection), at most XTCL_CAP per worker; past that new
+ * connections are not remembered. Recompiling the rule starts with empty tables.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@
 #define XTCL_CAP 8192u
 
 struct xtcl_entry {
-	uint32_t addr[4]; /* masked address (IPv4: addr[0]) */
+	uint32_t addr[5]; /* masked address (IPv4: addr[0]), then the zone id */
 	uint64_t key;	  /* nftdp_vm_ct_ops.conn_key of the connection */
 };
 
@@ -87,9 +87,10 @@ int nftdp_vm_compat_connlimit_check(struct nftdp_vm_cctx *cc, const struct compa
 	return 0;
 }
 
+/* addr[4] is the zone: the kernel's key[] (the masked address, zone->id) */
 static bool addr_eq(const uint32_t *a, const uint32_t *b)
 {
-	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4];
 }
 
 /*
@@ -127,7 +128,7 @@ static void connlimit_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 	const struct xtcl_priv *p = (const void *)op->priv;
 	struct xtcl_list *l = list_of(p->st, ctx->worker);
 	const struct nftdp_vm_ct_ops *ops = pkt->ct_ops;
-	uint32_t addr[4] = {0}, n;
+	uint32_t addr[5] = {0}, n;
 	bool found;
 
 	if (pkt->nfproto == NFPROTO_IPV4) {
@@ -138,6 +139,13 @@ static void connlimit_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *r
 	}
 	for (int k = 0; k < 4; k++)
 		addr[k] &= p->mask[k];
+	/* nf_ct_zone(ct)->id; the default zone without an entry */
+	if (pkt->ct && ops && ops->get) {
+		uint16_t z = 0;
+
+		if (ops->get(pkt->ct, NFT_CT_ZONE, -1, &z, sizeof(z)))
+			addr[4] = z;
+	}
 	if (!pkt->ct || !ops || !ops->conn_key || !ops->conn_live) {
 		/* no entry: the packet's own tuple counts (gone again at the
 		 * next gc); without one (nf_ct_get_tuplepr fails) hotdrop */

@@ -2149,6 +2149,7 @@ static void test_rpfilter(void **state)
 struct cl_conn {
 	uint64_t key;
 	bool confirmed, live;
+	uint16_t zone;
 };
 
 static struct cl_conn cl_conns[8];
@@ -2173,8 +2174,19 @@ static uint32_t cl_state(const void *ct)
 	return 1u << 3; /* NEW */
 }
 
+static bool cl_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	const struct cl_conn *c = ct;
+
+	(void)dir;
+	if (key != NFT_CT_ZONE || len != 2)
+		return false;
+	memcpy(dest, &c->zone, 2);
+	return true;
+}
+
 static const struct nftdp_vm_ct_ops cl_ops = {
-    .state = cl_state, .conn_key = cl_key, .conn_live = cl_live};
+    .get = cl_get, .state = cl_state, .conn_key = cl_key, .conn_live = cl_live};
 
 /* connection n (1-8) from 10.0.0.src_last */
 static unsigned int cl_run(struct world *w, struct nftdp_vm_chain *c, uint8_t src_last, int n)
@@ -2230,6 +2242,9 @@ static void test_connlimit(void **state)
 	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("connlimit", 1, ci), NF_DROP), 0);
 	assert_int_equal(cl_run(w, c, 1, 5), NF_DROP);	 /* 1 <= 1 */
 	assert_int_equal(cl_run(w, c, 2, 6), NF_ACCEPT); /* 2: same destination */
+	/* another zone is another count (the kernel's key has zone->id) */
+	cl_conns[6].zone = 3;
+	assert_int_equal(cl_run(w, c, 3, 7), NF_DROP); /* 1 in zone 3 */
 }
 
 /* ---- ip6tables' rt, frag, hbh, dst, ipv6header (expr_compat_ip6ext.c) ---- */
