@@ -148,6 +148,39 @@ extern const struct nftdp_vm_expr_ops nftdp_vm_compat_tcpudp_ops;
 int nftdp_vm_compat_tcp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 int nftdp_vm_compat_udp_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
 
+/* rpfilter, ipv4 and ipv6 (expr_compat_rpfilter.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_rpfilter_ops;
+int nftdp_vm_compat_rpfilter_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				   void *priv);
+
+/* connlimit rev 1 (expr_compat_connlimit.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_connlimit_ops;
+int nftdp_vm_compat_connlimit_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				    void *priv);
+
+/* ip6tables' rt, frag, hbh, dst and ipv6header (expr_compat_ip6ext.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_rt_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_frag_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_opts_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_ipv6header_ops;
+int nftdp_vm_compat_rt_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_frag_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_hbh_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_dst_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_ipv6header_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				     void *priv);
+
+/* time rev 0 and string rev 1 (expr_compat_text.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_time_ops;
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_string_ops;
+int nftdp_vm_compat_time_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+int nftdp_vm_compat_string_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,
+				 void *priv);
+
+/* u32 rev 0 (expr_compat_u32.c) */
+extern const struct nftdp_vm_expr_ops nftdp_vm_compat_u32_ops;
+int nftdp_vm_compat_u32_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv);
+
 /* CLASSIFY, TTL/HL, DSCP/TOS targets (expr_compat_mangle.c) */
 extern const struct nftdp_vm_expr_ops nftdp_vm_compat_checksum_ops;
 int nftdp_vm_compat_checksum_check(struct nftdp_vm_cctx *cc, const struct compat_par *par,

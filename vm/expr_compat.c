@@ -71,7 +71,6 @@ static const struct compat_known kernel_known[] = {
     {"owner", false, NFPROTO_UNSPEC, 1 << 1},
     {"physdev", false, NFPROTO_UNSPEC, 1 << 0},
     {"set", false, NFPROTO_UNSPEC, 0x1f},
-    {"string", false, NFPROTO_UNSPEC, 1 << 0},
     {"time", false, NFPROTO_UNSPEC, 1 << 0},
     {"statistic", false, NFPROTO_UNSPEC, 1 << 0},
     {"connlimit", false, NFPROTO_UNSPEC, 1 << 1},
@@ -97,7 +96,6 @@ static const struct compat_known kernel_known[] = {
     {"DSCP", true, NFPROTO_UNSPEC, 1 << 0},
     {"TTL", true, NFPROTO_IPV4, 1 << 0},
     {"HL", true, NFPROTO_IPV6, 1 << 0},
-    {"NETMAP", true, NFPROTO_UNSPEC, 1 << 1},
     {"SET", true, NFPROTO_UNSPEC, 0x0f},
     {NULL, false, 0, 0},
 };
@@ -227,7 +225,7 @@ static int compat_init(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, voi
 	const char *kind = target ? "target" : "match";
 	const struct compat_ext *x = ext_of(cc, e, target);
 	struct compat_par par = {.family = cc->chain->family};
-	uint8_t buf[512];
+	uint8_t buf[2048]; /* xt_u32 is the largest: 1984 bytes */
 	const void *info;
 	uint32_t len = 0;
 

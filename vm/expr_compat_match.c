@@ -16,6 +16,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connlimit.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_dscp.h>
@@ -34,16 +35,24 @@
 #include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_rpfilter.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_string.h>
 #include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_time.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_frag.h>
 #include <linux/netfilter_ipv6/ip6t_hl.h>
+#include <linux/netfilter_ipv6/ip6t_ipv6header.h>
+#include <linux/netfilter_ipv6/ip6t_opts.h>
+#include <linux/netfilter_ipv6/ip6t_rt.h>
 #include <linux/rtnetlink.h>
 
 #include "compat.h"
@@ -776,6 +785,28 @@ const struct compat_ext nftdp_vm_compat_matches[] = {
      nftdp_vm_compat_socket3_check, &nftdp_vm_compat_socket_ops},
     {"policy", 0, NFPROTO_UNSPEC, sizeof(struct xt_policy_info), HOOKS_ALL, NULL, 0, 0,
      nftdp_vm_compat_policy_check, &nftdp_vm_compat_policy_ops},
+    {"rpfilter", 0, NFPROTO_UNSPEC, sizeof(struct xt_rpfilter_info),
+     COMPAT_HOOK(NF_INET_PRE_ROUTING), NULL, 0, 0, nftdp_vm_compat_rpfilter_check,
+     &nftdp_vm_compat_rpfilter_ops},
+    {"connlimit", 1, NFPROTO_UNSPEC, sizeof(struct xt_connlimit_info), HOOKS_ALL, NULL, 0,
+     COMPAT_F_CT | COMPAT_F_STATE, nftdp_vm_compat_connlimit_check,
+     &nftdp_vm_compat_connlimit_ops},
+    {"rt", 0, NFPROTO_IPV6, sizeof(struct ip6t_rt), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_rt_check, &nftdp_vm_compat_rt_ops},
+    {"frag", 0, NFPROTO_IPV6, sizeof(struct ip6t_frag), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_frag_check, &nftdp_vm_compat_frag_ops},
+    {"hbh", 0, NFPROTO_IPV6, sizeof(struct ip6t_opts), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_hbh_check, &nftdp_vm_compat_opts_ops},
+    {"dst", 0, NFPROTO_IPV6, sizeof(struct ip6t_opts), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_dst_check, &nftdp_vm_compat_opts_ops},
+    {"ipv6header", 0, NFPROTO_IPV6, sizeof(struct ip6t_ipv6header_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_ipv6header_check, &nftdp_vm_compat_ipv6header_ops},
+    {"time", 0, NFPROTO_UNSPEC, sizeof(struct xt_time_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_time_check, &nftdp_vm_compat_time_ops},
+    {"string", 1, NFPROTO_UNSPEC, sizeof(struct xt_string_info), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_string_check, &nftdp_vm_compat_string_ops},
+    {"u32", 0, NFPROTO_UNSPEC, sizeof(struct xt_u32), HOOKS_ALL, NULL, 0, 0,
+     nftdp_vm_compat_u32_check, &nftdp_vm_compat_u32_ops},
     {NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 /* clang-format on */

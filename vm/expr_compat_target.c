@@ -421,6 +421,69 @@ static const struct nftdp_vm_expr_ops nat_ops = {
     .eval = nat_eval,
 };
 
+/* ---- NETMAP (xt_NETMAP.c, rev 0): 1:1 prefix mapping ---- */
+
+/* netmap_tg4_check / netmap_tg6_checkentry: MAP_IPS (and one range) */
+static int netmap4_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct nf_nat_ipv4_multi_range_compat *mr = par->info;
+
+	if (!(mr->range[0].flags & NF_NAT_RANGE_MAP_IPS))
+		return nftdp_vm_errf(cc, -EINVAL, "target NETMAP: bad MAP_IPS");
+	if (mr->rangesize != 1)
+		return nftdp_vm_errf(cc, -EINVAL, "target NETMAP: bad rangesize %u", mr->rangesize);
+	return nat_v0(cc, par, priv, NFTDP_VM_NAT_SNAT, "NETMAP");
+}
+
+static int netmap6_check(struct nftdp_vm_cctx *cc, const struct compat_par *par, void *priv)
+{
+	const struct nf_nat_range *nr = par->info;
+
+	if (!(nr->flags & NF_NAT_RANGE_MAP_IPS))
+		return nftdp_vm_errf(cc, -EINVAL, "target NETMAP: bad MAP_IPS");
+	return nat_v1(cc, par, priv, NFTDP_VM_NAT_SNAT, "NETMAP");
+}
+
+/* netmap_tg4 / netmap_tg6: the packet's destination (PREROUTING,
+ * OUTPUT) or source (POSTROUTING, INPUT) keeps its bits where the range's
+ * ends differ and takes the others from the range; the connection is
+ * NATed to that one address (HOOK2MANIP: destination before routing,
+ * source after), the ports as the range gives them */
+static void netmap_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs *regs,
+			struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx)
+{
+	const struct nat_priv *p = (const void *)op->priv;
+	bool dst = pkt->hook == NF_INET_PRE_ROUTING || pkt->hook == NF_INET_LOCAL_OUT;
+	struct nftdp_vm_nat_range r = *p->range;
+	unsigned int len = pkt->nfproto == NFPROTO_IPV4 ? 4 : 16;
+	uint32_t off = pkt->nfproto == NFPROTO_IPV4 ? (dst ? 16 : 12) : (dst ? 24 : 8);
+	uint8_t addr[16];
+
+	(void)ctx;
+	if (!pkt->ct || !pkt->ct_ops || !pkt->ct_ops->nat)
+		return; /* nat chains never see untracked packets */
+	if (!nftdp_vm_copy_bits(pkt, pkt->nh_off + off, addr, len))
+		return;
+	for (unsigned int i = 0; i < len; i++) {
+		uint8_t netmask = (uint8_t) ~(p->range->min_addr[i] ^ p->range->max_addr[i]);
+
+		addr[i] =
+		    (uint8_t)((addr[i] & (uint8_t)~netmask) | (p->range->min_addr[i] & netmask));
+	}
+	memcpy(r.min_addr, addr, len);
+	memcpy(r.max_addr, addr, len);
+	r.flags |= NF_NAT_RANGE_MAP_IPS;
+	regs->verdict.code =
+	    pkt->ct_ops->nat(pkt->ct, pkt, dst ? NFTDP_VM_NAT_DNAT : NFTDP_VM_NAT_SNAT, &r);
+}
+
+static const struct nftdp_vm_expr_ops netmap_ops = {
+    .name = "target NETMAP",
+    .size = sizeof(struct nat_priv),
+    .init = nftdp_vm_compat_target_init,
+    .eval = netmap_eval,
+};
+
 /* ---- SYNPROXY (xt_SYNPROXY.c) ---- */
 
 /* synproxy_tg4_check / synproxy_tg6_check: -p tcp (the table's proto),
@@ -508,6 +571,12 @@ const struct compat_ext nftdp_vm_compat_targets[] = {
      H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0, COMPAT_F_CT, redirect4_check, &nat_ops},
     {"REDIRECT", 0, V6, sizeof(struct nf_nat_range), H(PRE_ROUTING) | H(LOCAL_OUT), "nat", 0,
      COMPAT_F_CT, redirect6_check, &nat_ops},
+    {"NETMAP", 0, V4, sizeof(struct nf_nat_ipv4_multi_range_compat),
+     H(PRE_ROUTING) | H(POST_ROUTING) | H(LOCAL_OUT) | H(LOCAL_IN), "nat", 0, COMPAT_F_CT,
+     netmap4_check, &netmap_ops},
+    {"NETMAP", 0, V6, sizeof(struct nf_nat_range),
+     H(PRE_ROUTING) | H(POST_ROUTING) | H(LOCAL_OUT) | H(LOCAL_IN), "nat", 0, COMPAT_F_CT,
+     netmap6_check, &netmap_ops},
     {"SYNPROXY", 0, V4, sizeof(struct xt_synproxy_info), H(LOCAL_IN) | H(FORWARD), NULL,
      IPPROTO_TCP, COMPAT_F_CT, synproxy_check, &synproxy_ops},
     {"SYNPROXY", 0, V6, sizeof(struct xt_synproxy_info), H(LOCAL_IN) | H(FORWARD), NULL,

@@ -25,7 +25,7 @@ static bool ipv6_ext(uint8_t nh)
 }
 
 /* ipv6_find_hdr(skb, &offset, target, NULL, NULL): offset of target or -errno */
-static int ipv6_find_hdr(const struct nftdp_vm_pkt *pkt, uint32_t *offset, int target)
+int nftdp_vm_ipv6_find_hdr(const struct nftdp_vm_pkt *pkt, uint32_t *offset, int target)
 {
 	uint8_t ip6[40], hp[2];
 	uint32_t start = pkt->nh_off + 40;
@@ -88,7 +88,7 @@ static void exthdr_ipv6_eval(const struct nftdp_vm_op *op, struct nftdp_vm_regs 
 	(void)ctx;
 	if (pkt->protocol != htons(0x86dd))
 		goto err;
-	err = ipv6_find_hdr(pkt, &offset, p->type);
+	err = nftdp_vm_ipv6_find_hdr(pkt, &offset, p->type);
 	if (p->flags & NFT_EXTHDR_F_PRESENT) {
 		*dest = 0;
 		*(uint8_t *)dest = err >= 0; /* nft_reg_store8 */

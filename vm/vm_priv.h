@@ -622,6 +622,11 @@ int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, u
 
 /* ---- packet helpers ---- */
 
+/* ipv6_find_hdr(skb, &offset, target, NULL, NULL) from the network
+ * header: the header's type with *offset (from pkt->data) where it is,
+ * -ENOENT without it, -EBADMSG where the walk cannot read (expr_exthdr.c) */
+int nftdp_vm_ipv6_find_hdr(const struct nftdp_vm_pkt *pkt, uint32_t *offset, int target);
+
 /* skb_copy_bits: false if [off, off+len) is outside the packet */
 static inline bool nftdp_vm_copy_bits(const struct nftdp_vm_pkt *pkt, int64_t off, void *to,
 				      uint32_t len)

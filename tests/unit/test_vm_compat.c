@@ -32,6 +32,7 @@
 #include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_TCPMSS.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connlimit.h>
 #include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_dscp.h>
@@ -48,11 +49,15 @@
 #include <linux/netfilter/xt_policy.h>
 #include <linux/netfilter/xt_quota.h>
 #include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_rpfilter.h>
 #include <linux/netfilter/xt_set.h>
 #include <linux/netfilter/xt_socket.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_string.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_time.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter_arp.h>
 #include <linux/netfilter_arp/arpt_mangle.h>
 #include <linux/netfilter_bridge.h>
@@ -73,6 +78,11 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv4/ipt_TTL.h> /* ipt_ttl.h has the same guard */
+#include <linux/netfilter_ipv6/ip6t_frag.h>
+#include <linux/netfilter_ipv6/ip6t_ipv6header.h>
+#include <linux/netfilter_ipv6/ip6t_opts.h>
+#include <linux/netfilter_ipv6/ip6t_rt.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 
 #include <linux/netfilter/nf_nat.h> /* after netinet/in.h */
@@ -152,7 +162,7 @@ static struct nftnl_expr *xt(const char *kind, const char *name, uint32_t rev, c
 static struct nftnl_expr *xt_pad(const char *kind, const char *name, uint32_t rev, const void *info,
 				 uint32_t size)
 {
-	uint8_t buf[512] = {0};
+	uint8_t buf[2048] = {0};
 
 	assert_true(XT_ALIGN(size) <= sizeof(buf));
 	memcpy(buf, info, size);
@@ -274,8 +284,8 @@ static void test_refused_names_extension(void **state)
 	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
 	uint8_t info[64] = {0};
 
-	assert_int_equal(add(w, c, -1, false, xt("match", "string", 0, info, 64), -1), -EOPNOTSUPP);
-	assert_non_null(strstr(w->err.msg, "string"));
+	assert_int_equal(add(w, c, -1, false, xt("match", "ipvs", 1, info, 64), -1), -EOPNOTSUPP);
+	assert_non_null(strstr(w->err.msg, "ipvs"));
 	assert_int_equal(add(w, c, -1, false, xt("target", "NFQUEUE", 1, info, 64), -1),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(w->err.msg, "NFQUEUE"));
@@ -1962,6 +1972,551 @@ static void test_tcpmss(void **state)
 	w->ctx.fib_ops = NULL;
 }
 
+/* ---- rpfilter (expr_compat_rpfilter.c) ---- */
+
+static struct nftdp_vm_chain *chain_fam(struct world *w, uint8_t family, const char *table,
+					uint8_t hook)
+{
+	struct nftdp_vm_chain_desc d = {
+	    .family = family,
+	    .table = table,
+	    .name = "c",
+	    .base = true,
+	    .hook = hook,
+	    .policy = NF_ACCEPT,
+	    .chain_id = (uint32_t)w->n,
+	};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
+	w->chains[w->n++] = c;
+	return c;
+}
+
+/* IPv6 from src to dst, the extension headers ext (extlen bytes, the
+ * first of type nh; none: nh is UDP) and then 8 bytes of UDP */
+static struct nftdp_vm_pkt *pkt6(struct tpkt *t, const char *src, const char *dst, uint8_t nh,
+				 const uint8_t *ext, uint32_t extlen)
+{
+	uint8_t *p = t->buf + 14;
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->buf, (const uint8_t[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd}, 14);
+	assert_true(14 + 40 + extlen + 8 <= sizeof(t->buf));
+	p[0] = 0x60;
+	p[4] = (uint8_t)((extlen + 8) >> 8);
+	p[5] = (uint8_t)(extlen + 8);
+	p[6] = extlen ? nh : IPPROTO_UDP;
+	p[7] = 64;
+	inet_pton(AF_INET6, src, p + 8);
+	inet_pton(AF_INET6, dst, p + 24);
+	memcpy(p + 40, ext, extlen);
+	p[40 + extlen + 1] = 9;
+	p[40 + extlen + 3] = 9;
+	p[40 + extlen + 5] = 8;
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 40 + extlen + 8, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+/* the route back to every source: type stub_rt_type over device 2 (and
+ * 4 where stub_rt_paths is 2); none where stub_rt_type is 0 */
+static uint8_t stub_rt_type, stub_rt_paths;
+static uint32_t stub_rt_oif;
+
+static bool stub_rt(struct nftdp_vm_fib_route *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!stub_rt_type)
+		return false;
+	out->type = stub_rt_type;
+	out->n_oif = stub_rt_paths;
+	out->oif[0] = 2;
+	out->oif[1] = 4;
+	return true;
+}
+
+static bool stub_rt4(const void *fib, uint32_t daddr, struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	return stub_rt(out);
+}
+
+static bool stub_rt6(const void *fib, const uint8_t daddr[16], uint32_t oif,
+		     struct nftdp_vm_fib_route *out)
+{
+	(void)fib;
+	(void)daddr;
+	stub_rt_oif = oif;
+	return stub_rt(out);
+}
+
+static const struct nftdp_vm_fib_ops rp_ops = {.route4 = stub_rt4, .route6 = stub_rt6};
+
+static void test_rpfilter(void **state)
+{
+	struct world *w = *state;
+	struct xt_rpfilter_info rp = {0};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rpfilter", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "rpfilter", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rpfilter", 1, false),
+			 -EPROTONOSUPPORT);
+	/* raw or mangle, PREROUTING only, known flags: EINVAL */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_PRE_ROUTING), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+	assert_int_equal(
+	    add(w, chain(w, "mangle", NF_INET_FORWARD), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+	rp.flags = 0x10;
+	assert_int_equal(
+	    add(w, chain(w, "raw", NF_INET_PRE_ROUTING), -1, false, MT("rpfilter", 0, rp), -1),
+	    -EINVAL);
+
+	/* strict: the route back leaves through the input device */
+	rp.flags = 0;
+	c = chain(w, "raw", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	assert_true(nftdp_vm_chain_uses_fib(c)); /* the generation builds routes */
+	w->ctx.fib_ops = &rp_ops;
+	stub_rt_type = RTN_UNICAST;
+	stub_rt_paths = 1;
+	tcp4(&t, 80)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	tcp4(&t, 80)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_paths = 2; /* any path of a multipath route */
+	tcp4(&t, 80)->iif = 4;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	stub_rt_paths = 1;
+	/* local: only with --accept-local; reject routes and none: no */
+	stub_rt_type = RTN_LOCAL;
+	tcp4(&t, 80)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_BLACKHOLE;
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	stub_rt_type = 0;
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	/* a DHCP discover from 0.0.0.0 to the broadcast always passes */
+	tcp4(&t, 80);
+	memset(t.buf + 14 + 12, 0, 4);
+	memset(t.buf + 14 + 16, 0xff, 4);
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* --loose --accept-local --invert (firewalld's -m rpfilter --invert) */
+	rp.flags = XT_RPFILTER_LOOSE | XT_RPFILTER_ACCEPT_LOCAL | XT_RPFILTER_INVERT;
+	c = chain(w, "mangle", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	stub_rt_type = RTN_UNICAST;
+	tcp4(&t, 80)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_LOCAL;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_UNREACHABLE;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+
+	/* IPv6, strict: a link-local source is looked up on its device */
+	rp.flags = XT_RPFILTER_INVERT;
+	c = chain_fam(w, NFPROTO_IPV6, "raw", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, c, -1, false, MT("rpfilter", 0, rp), NF_DROP), 0);
+	stub_rt_type = RTN_UNICAST;
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(stub_rt_oif, 0);
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	pkt6(&t, "fe80::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	assert_int_equal(stub_rt_oif, 2);
+	/* the unspecified source passes; anycast and local do not */
+	pkt6(&t, "::", "ff02::1", 0, NULL, 0)->iif = 3;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	stub_rt_type = RTN_ANYCAST;
+	pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)->iif = 2;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	stub_rt_type = RTN_LOCAL;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	w->ctx.fib_ops = NULL;
+}
+
+/* ---- connlimit (expr_compat_connlimit.c) ---- */
+
+/* a connection: key, confirmed, live */
+struct cl_conn {
+	uint64_t key;
+	bool confirmed, live;
+	uint16_t zone;
+};
+
+static struct cl_conn cl_conns[8];
+
+static uint64_t cl_key(const void *ct, bool *confirmed)
+{
+	const struct cl_conn *c = ct;
+
+	*confirmed = c->confirmed;
+	return c->key;
+}
+
+static bool cl_live(const void *ct, uint64_t key)
+{
+	(void)ct;
+	return key >= 1 && key <= 8 && cl_conns[key - 1].live;
+}
+
+static uint32_t cl_state(const void *ct)
+{
+	(void)ct;
+	return 1u << 3; /* NEW */
+}
+
+static bool cl_get(const void *ct, uint32_t key, int dir, void *dest, uint32_t len)
+{
+	const struct cl_conn *c = ct;
+
+	(void)dir;
+	if (key != NFT_CT_ZONE || len != 2)
+		return false;
+	memcpy(dest, &c->zone, 2);
+	return true;
+}
+
+static const struct nftdp_vm_ct_ops cl_ops = {
+    .get = cl_get, .state = cl_state, .conn_key = cl_key, .conn_live = cl_live};
+
+/* connection n (1-8) from 10.0.0.src_last */
+static unsigned int cl_run(struct world *w, struct nftdp_vm_chain *c, uint8_t src_last, int n)
+{
+	struct tpkt t;
+
+	tcp4_from(&t, src_last, 22);
+	if (n) {
+		t.pkt.ct = &cl_conns[n - 1];
+		t.pkt.ct_ops = &cl_ops;
+	}
+	w->ctx.now_ms++;
+	return RUN(w, c, &t.pkt);
+}
+
+static void test_connlimit(void **state)
+{
+	struct world *w = *state;
+	struct xt_connlimit_info ci = {.limit = 2};
+	struct nftdp_vm_chain *c = chain(w, "filter", NF_INET_LOCAL_IN);
+
+	for (int i = 0; i < 8; i++)
+		cl_conns[i] = (struct cl_conn){.key = (uint64_t)i + 1, .live = true};
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "connlimit", 1, false), 1);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "connlimit", 0, false),
+			 -EPROTONOSUPPORT);
+	/* --connlimit-above 2 --connlimit-mask 24 -j DROP */
+	inet_pton(AF_INET, "255.255.255.0", &ci.v4_mask);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("connlimit", 1, ci), NF_DROP), 0);
+	assert_int_equal(cl_run(w, c, 1, 1), NF_ACCEPT); /* 1 */
+	assert_int_equal(cl_run(w, c, 2, 2), NF_ACCEPT); /* 2: same /24 */
+	assert_int_equal(cl_run(w, c, 1, 3), NF_DROP);	 /* 3 > 2 */
+	/* the same (unconfirmed) connection again is not counted twice */
+	assert_int_equal(cl_run(w, c, 1, 3), NF_DROP);
+	/* a confirmed connection's packet only counts */
+	cl_conns[0].confirmed = true;
+	assert_int_equal(cl_run(w, c, 1, 1), NF_DROP);
+	/* one closes: its count goes down */
+	cl_conns[2].live = false;
+	cl_conns[1].live = false;
+	assert_int_equal(cl_run(w, c, 1, 1), NF_ACCEPT); /* 1 left */
+	assert_int_equal(cl_run(w, c, 1, 4), NF_ACCEPT); /* 2 */
+	/* no conntrack entry: its own tuple counts once, not kept */
+	assert_int_equal(cl_run(w, c, 1, 0), NF_DROP); /* 3 */
+
+	/* --connlimit-upto 1 --connlimit-daddr (invert): per destination */
+	for (int i = 0; i < 8; i++)
+		cl_conns[i] = (struct cl_conn){.key = (uint64_t)i + 1, .live = true};
+	ci.limit = 1;
+	ci.flags = XT_CONNLIMIT_INVERT | XT_CONNLIMIT_DADDR;
+	memset(&ci.v4_mask, 0xff, 4);
+	c = chain(w, "filter", NF_INET_LOCAL_IN);
+	assert_int_equal(add(w, c, IPPROTO_TCP, false, MT("connlimit", 1, ci), NF_DROP), 0);
+	assert_int_equal(cl_run(w, c, 1, 5), NF_DROP);	 /* 1 <= 1 */
+	assert_int_equal(cl_run(w, c, 2, 6), NF_ACCEPT); /* 2: same destination */
+	/* another zone is another count (the kernel's key has zone->id) */
+	cl_conns[6].zone = 3;
+	assert_int_equal(cl_run(w, c, 3, 7), NF_DROP); /* 1 in zone 3 */
+}
+
+/* ---- ip6tables' rt, frag, hbh, dst, ipv6header (expr_compat_ip6ext.c) ---- */
+
+#define P6(t, nh, ext) pkt6((t), "2001:db8::1", "2001:db8::2", (nh), (ext), sizeof(ext))
+
+static void test_ip6ext(void **state)
+{
+	struct world *w = *state;
+	struct ip6t_rt rt = {.rt_type = 0, .segsleft = {0, 0xffffffff}, .flags = IP6T_RT_TYP};
+	struct ip6t_frag fr = {.ids = {0, 0xffffffff}, .flags = IP6T_FRAG_FST};
+	struct ip6t_opts op = {.hdrlen = 8, .flags = IP6T_OPTS_LEN};
+	struct ip6t_ipv6header_info ih = {.matchflags = MASK_HOPOPTS, .modeflag = 1};
+	/* routing header type 0, segments left 1, one address */
+	uint8_t rh0[24] = {IPPROTO_UDP, 2, 0, 1, 0, 0, 0, 0, 0x20, 0x01, 0x0d, 0xb8};
+	uint8_t rh2[24] = {IPPROTO_UDP, 2, 2, 1};
+	/* a first fragment (offset 0, MF), a later one (offset 8, last) */
+	uint8_t fh0[8] = {IPPROTO_UDP, 0, 0, 1, 0, 0, 0, 7};
+	uint8_t fh1[8] = {IPPROTO_UDP, 0, 0, 8, 0, 0, 0, 7};
+	/* hop-by-hop: PadN of 4 bytes; then a destination options header */
+	uint8_t hbh[16] = {60, 0, 1, 4, 0, 0, 0, 0, IPPROTO_UDP, 0, 1, 4};
+	/* a routing header longer than the packet */
+	uint8_t rlong[8] = {IPPROTO_UDP, 8, 0, 1};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "rt", 0, false), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "rt", 0, false), -ENOENT);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "ipv6header", 0, false), 0);
+	/* only in ip6 tables */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, MT("rt", 0, rt), -1),
+	    -EOPNOTSUPP);
+
+	/* rt: -m rt --rt-type 0 -j DROP (RH0) */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh2)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, pkt6(&t, "2001:db8::1", "2001:db8::2", 0, NULL, 0)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rlong)), NF_ACCEPT); /* shorter than its length */
+	/* a walk that cannot read the header: hotdrop */
+	P6(&t, 43, rh0);
+	t.pkt.len = 14 + 40 + 1;
+	t.pkt.skb_len = 41;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_DROP);
+	/* --rt-0-addrs strict: exactly the header's addresses */
+	rt.flags = IP6T_RT_TYP | IP6T_RT_FST;
+	rt.addrnr = 1;
+	inet_pton(AF_INET6, "2001:db8::", &rt.addrs[0]);
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_DROP);
+	rh0[8] = 0x30;
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	rh0[8] = 0x20;
+	/* --rt-segssleft 2:5 */
+	rt = (struct ip6t_rt){.segsleft = {2, 5}};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	/* rt_mt6_check: --rt-0-* without --rt-type 0, unknown invflags */
+	rt.flags = IP6T_RT_RES;
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), -1), -EINVAL);
+	rt.flags = 0;
+	rt.invflags = 0x08;
+	assert_int_equal(add(w, c, -1, false, MT("rt", 0, rt), -1), -EINVAL);
+
+	/* frag: --fragfirst, --fraglast, ids */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh0)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	fr.flags = IP6T_FRAG_NMF | IP6T_FRAG_IDS;
+	fr.ids[0] = fr.ids[1] = 7;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh0)), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_DROP);
+	fr.invflags = IP6T_FRAG_INV_IDS;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 44, fh1)), NF_ACCEPT);
+	fr.invflags = 0x04;
+	assert_int_equal(add(w, c, -1, false, MT("frag", 0, fr), -1), -EINVAL);
+
+	/* hbh --hbh-len 8, dst --dst-opts 1:4 (strict), hbh --hbh-opts 1:2 */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	op = (struct ip6t_opts){.flags = IP6T_OPTS_OPTS, .opts = {1 << 8 | 4}, .optsnr = 1};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("dst", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	op.opts[0] = 1 << 8 | 2;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_ACCEPT);
+	op.flags |= IP6T_OPTS_NSTRICT; /* not implemented: EINVAL */
+	assert_int_equal(add(w, c, -1, false, MT("hbh", 0, op), -1), -EINVAL);
+
+	/* ipv6header --soft --header hop-by-hop; hard: exactly hop,dst,proto */
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	assert_int_equal(RUN(w, c, P6(&t, 43, rh0)), NF_ACCEPT);
+	ih = (struct ip6t_ipv6header_info){.matchflags = MASK_HOPOPTS | MASK_DSTOPTS | MASK_PROTO};
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_DROP);
+	ih.matchflags = MASK_HOPOPTS | MASK_PROTO;
+	c = chain_fam(w, NFPROTO_IPV6, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, P6(&t, 0, hbh)), NF_ACCEPT);
+	ih.invflags = 0x12; /* hard mode: 0 or 0xff */
+	assert_int_equal(add(w, c, -1, false, MT("ipv6header", 0, ih), -1), -EINVAL);
+}
+
+/* ---- time and string (expr_compat_text.c) ---- */
+
+static unsigned int time_at(struct world *w, struct nftdp_vm_chain *c, uint64_t secs)
+{
+	struct tpkt t;
+
+	w->ctx.now_real_ns = secs * 1000000000ull;
+	return RUN(w, c, tcp4(&t, 80));
+}
+
+static void test_time(void **state)
+{
+	struct world *w = *state;
+	/* 2026-12-07 (a Monday) 13:30:00 UTC */
+	const uint64_t mon = 1796650200;
+	struct xt_time_info ti = {.date_start = 0,
+				  .date_stop = 0x7fffffff,
+				  .daytime_start = 0,
+				  .daytime_stop = XT_TIME_MAX_DAYTIME,
+				  .monthdays_match = XT_TIME_ALL_MONTHDAYS,
+				  .weekdays_match = XT_TIME_ALL_WEEKDAYS};
+	struct nftdp_vm_chain *c;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "time", 0, false), 0);
+	/* --weekdays Mon */
+	ti.weekdays_match = 1 << 1;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	assert_int_equal(time_at(w, c, mon + 86400), NF_ACCEPT);
+	assert_int_equal(time_at(w, c, mon + 6 * 86400), NF_ACCEPT); /* Sunday */
+	assert_int_equal(time_at(w, c, mon + 7 * 86400), NF_DROP);
+	/* --kerneltz: 14 hours east of Greenwich it is Tuesday 03:30 */
+	ti.flags = XT_TIME_LOCAL_TZ;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	w->ctx.tz_minuteswest = -14 * 60;
+	assert_int_equal(time_at(w, c, mon), NF_ACCEPT);
+	w->ctx.tz_minuteswest = 0;
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	/* --timestart 22:00 --timestop 02:00 (past midnight) --weekdays Mon */
+	ti.flags = 0;
+	ti.daytime_start = 22 * 3600;
+	ti.daytime_stop = 2 * 3600;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_ACCEPT);	     /* 13:30 */
+	assert_int_equal(time_at(w, c, mon + 9 * 3600), NF_DROP);    /* Mon 22:30 */
+	assert_int_equal(time_at(w, c, mon + 12 * 3600), NF_ACCEPT); /* Tue 01:30 */
+	assert_int_equal(time_at(w, c, mon - 12 * 3600), NF_DROP);   /* Mon 01:30 */
+	/* --contiguous: Tuesday 01:30 still belongs to Monday */
+	ti.flags = XT_TIME_CONTIGUOUS;
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon + 12 * 3600), NF_DROP);
+	assert_int_equal(time_at(w, c, mon - 12 * 3600), NF_ACCEPT);
+	/* --monthdays 7 --datestop 2026-12-31 */
+	ti = (struct xt_time_info){.date_stop = 1798761599,
+				   .daytime_stop = XT_TIME_MAX_DAYTIME,
+				   .monthdays_match = 1 << 7,
+				   .weekdays_match = XT_TIME_ALL_WEEKDAYS};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), NF_DROP), 0);
+	assert_int_equal(time_at(w, c, mon), NF_DROP);
+	assert_int_equal(time_at(w, c, mon + 86400), NF_ACCEPT);
+	assert_int_equal(time_at(w, c, mon + 31 * 86400), NF_ACCEPT); /* 2027-01-07 */
+	/* time_mt_check: EDOM, EINVAL */
+	ti.daytime_stop = 86400;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EDOM);
+	ti.daytime_stop = 3600;
+	ti.flags = XT_TIME_CONTIGUOUS;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EINVAL);
+	ti.flags = 4;
+	assert_int_equal(add(w, c, -1, false, MT("time", 0, ti), -1), -EINVAL);
+	w->ctx.now_real_ns = 0;
+}
+
+static struct xt_string_info str_info(const char *algo, const char *pat, uint16_t from, uint16_t to,
+				      uint8_t flags)
+{
+	struct xt_string_info i = {.from_offset = from, .to_offset = to};
+
+	snprintf(i.algo, sizeof(i.algo), "%s", algo);
+	memcpy(i.pattern, pat, strlen(pat));
+	i.patlen = (uint8_t)strlen(pat);
+	i.u.v1.flags = flags;
+	return i;
+}
+
+/* UDP 10.0.0.1 -> 10.0.0.2 carrying payload */
+static struct nftdp_vm_pkt *udp_with(struct tpkt *t, const char *payload)
+{
+	uint32_t n = (uint32_t)strlen(payload);
+
+	tcp4(t, 53);
+	assert_true(14 + 28 + n <= sizeof(t->buf));
+	t->buf[14 + 9] = IPPROTO_UDP;
+	t->buf[14 + 2] = 0;
+	t->buf[14 + 3] = (uint8_t)(28 + n);
+	t->buf[14 + 24] = 0;
+	t->buf[14 + 25] = (uint8_t)(8 + n);
+	memcpy(t->buf + 14 + 28, payload, n);
+	nftdp_vm_pkt_init(&t->pkt, t->buf, 14 + 28 + n, 0, 14);
+	nftdp_vm_pkt_parse_ip(&t->pkt);
+	return &t->pkt;
+}
+
+static void test_string(void **state)
+{
+	struct world *w = *state;
+	struct xt_string_info si = str_info("bm", "cmd.exe", 0, 65535, 0);
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "string", 1, false), 1);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "string", 0, false),
+			 -EPROTONOSUPPORT);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "GET /cmd.exe")), NF_DROP);
+	assert_int_equal(RUN(w, c, udp_with(&t, "GET /CMD.exe")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "cmd.ex")), NF_ACCEPT);
+	/* the IP packet's end, not the frame's: padding is not searched */
+	udp_with(&t, "xxcmd.exe");
+	t.pkt.skb_len -= 1;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* --icase --algo kmp, --from 28 --to 36: wholly within [from, to) */
+	si = str_info("kmp", "cmd.exe", 28, 36, XT_STRING_FLAG_IGNORECASE);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xCmD.ExE")), NF_DROP);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xxCmD.ExE")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "cmd.exe")), NF_DROP);
+	/* ! --string */
+	si = str_info("bm", "abc", 0, 65535, XT_STRING_FLAG_INVERT);
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xabc")), NF_ACCEPT);
+	assert_int_equal(RUN(w, c, udp_with(&t, "xab")), NF_DROP);
+	/* string_mt_check and textsearch_prepare */
+	si = str_info("bm", "abc", 40, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("bm", "", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("bm", "abc", 0, 20, 4);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EINVAL);
+	si = str_info("nosuch", "abc", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -ENOENT);
+	si = str_info("fsm", "abcd", 0, 20, 0);
+	assert_int_equal(add(w, c, -1, false, MT("string", 1, si), -1), -EOPNOTSUPP);
+}
+
 static struct xt_recent_mtinfo_v1 recent_info(const char *name, uint8_t check_set, uint32_t seconds,
 					      uint32_t hits)
 {
@@ -2145,6 +2700,142 @@ static void test_redirect(void **state)
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "REDIRECT", 0, true), 0);
 	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "REDIRECT", 1, true),
 			 -EPROTONOSUPPORT);
+}
+
+/* NETMAP: the destination at prerouting, the source at postrouting, 1:1 */
+static void test_netmap(void **state)
+{
+	struct world *w = *state;
+	struct nf_nat_ipv4_multi_range_compat mr = {.rangesize = 1,
+						    .range = {{.flags = NF_NAT_RANGE_MAP_IPS}}};
+	struct nf_nat_range nr = {.flags = NF_NAT_RANGE_MAP_IPS};
+	static const struct nftdp_vm_ct_ops ops = {fct_get, fct_set, fct_state, .nat = fct_nat};
+	struct fake_ct f = {0};
+	struct nftdp_vm_chain *pre, *post;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "NETMAP", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV6, "NETMAP", 0, true), 0);
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "NETMAP", 1, true),
+			 -EPROTONOSUPPORT);
+	/* --to 192.168.0.0/16 */
+	inet_pton(AF_INET, "192.168.0.0", &mr.range[0].min_ip);
+	inet_pton(AF_INET, "192.168.255.255", &mr.range[0].max_ip);
+	pre = chain(w, "nat", NF_INET_PRE_ROUTING);
+	post = chain(w, "nat", NF_INET_POST_ROUTING);
+	/* nat only; MAP_IPS and one range: EINVAL */
+	assert_int_equal(
+	    add(w, chain(w, "filter", NF_INET_FORWARD), -1, false, TG("NETMAP", 0, mr), -1),
+	    -EINVAL);
+	mr.rangesize = 2;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), -EINVAL);
+	mr.rangesize = 1;
+	mr.range[0].flags = 0;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), -EINVAL);
+	mr.range[0].flags = NF_NAT_RANGE_MAP_IPS;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, mr), -1), 0);
+	assert_int_equal(add(w, post, -1, false, TG("NETMAP", 0, mr), -1), 0);
+	/* 10.0.0.2 -> 192.168.0.2 as destination; 10.0.0.1 -> 192.168.0.1 as source */
+	tcp4(&t, 80);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	t.pkt.hook = NF_INET_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_DNAT);
+	assert_int_equal(redir_range.flags, NF_NAT_RANGE_MAP_IPS);
+	assert_memory_equal(redir_range.min_addr, ((const uint8_t[]){192, 168, 0, 2}), 4);
+	assert_memory_equal(redir_range.max_addr, ((const uint8_t[]){192, 168, 0, 2}), 4);
+	t.pkt.hook = NF_INET_POST_ROUTING;
+	assert_int_equal(RUN(w, post, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_SNAT);
+	assert_memory_equal(redir_range.min_addr, ((const uint8_t[]){192, 168, 0, 1}), 4);
+
+	/* ip6tables: struct nf_nat_range, --to fd00:1::/64 */
+	inet_pton(AF_INET6, "fd00:1::", &nr.min_addr.in6);
+	inet_pton(AF_INET6, "fd00:1::ffff:ffff:ffff:ffff", &nr.max_addr.in6);
+	pre = chain_fam(w, NFPROTO_IPV6, "nat", NF_INET_PRE_ROUTING);
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, nr), -1), 0);
+	pkt6(&t, "2001:db8::1", "2001:db8::abcd", 0, NULL, 0);
+	t.pkt.ct = &f;
+	t.pkt.ct_ops = &ops;
+	t.pkt.hook = NF_INET_PRE_ROUTING;
+	assert_int_equal(RUN(w, pre, &t.pkt), NF_ACCEPT);
+	assert_int_equal(redir_kind, NFTDP_VM_NAT_DNAT);
+	{
+		uint8_t want[16];
+
+		inet_pton(AF_INET6, "fd00:1::abcd", want);
+		assert_memory_equal(redir_range.min_addr, want, 16);
+	}
+	nr.flags = 0;
+	assert_int_equal(add(w, pre, -1, false, TG("NETMAP", 0, nr), -1), -EINVAL);
+}
+
+/* u32: the test programs of iptables' u32 man page */
+static void test_u32(void **state)
+{
+	struct world *w = *state;
+	struct xt_u32 u = {0};
+	struct nftdp_vm_chain *c;
+	struct tpkt t;
+
+	assert_int_equal(nftdp_vm_compat_revision(NFPROTO_IPV4, "u32", 0, false), 0);
+	/* "0>>22&0x3C@0>>16=80": TCP's source port... here the destination
+	 * port word: "0>>22&0x3C@0&0xFFFF=80" */
+	u.ntests = 1;
+	u.tests[0] = (struct xt_u32_test){.location = {{0, 0},
+						       {22, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {0, XT_U32_AT},
+						       {0xFFFF, XT_U32_AND}},
+					  .nnums = 5,
+					  .value = {{80, 80}},
+					  .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_DROP);
+	assert_int_equal(RUN(w, c, tcp4(&t, 81)), NF_ACCEPT);
+	/* "6&0xFF=6 && 0>>22&0x3C@12>>26&0x3C@0=0x47455420": past the end */
+	u.ntests = 2;
+	u.tests[1] = (struct xt_u32_test){.location = {{0, 0},
+						       {22, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {12, XT_U32_AT},
+						       {26, XT_U32_RIGHTSH},
+						       {0x3C, XT_U32_AND},
+						       {0, XT_U32_AT}},
+					  .nnums = 7,
+					  .value = {{0x47455420, 0x47455420}},
+					  .nvalues = 1};
+	u.tests[0] = (struct xt_u32_test){
+	    .location = {{6, 0}, {0xFF, XT_U32_AND}}, .nnums = 2, .value = {{6, 6}}, .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT); /* no payload: no read */
+	/* ! --u32 "0>>28=4" (not IPv4) */
+	u = (struct xt_u32){.ntests = 1, .invert = 1};
+	u.tests[0] = (struct xt_u32_test){.location = {{0, 0}, {28, XT_U32_RIGHTSH}},
+					  .nnums = 2,
+					  .value = {{4, 4}},
+					  .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_ACCEPT);
+	/* an offset past the IP packet (its length, not the frame's) */
+	u = (struct xt_u32){.ntests = 1};
+	u.tests[0] = (struct xt_u32_test){
+	    .location = {{36, 0}}, .nnums = 1, .value = {{0, 0xffffffff}}, .nvalues = 1};
+	c = chain(w, "filter", NF_INET_FORWARD);
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), NF_DROP), 0);
+	assert_int_equal(RUN(w, c, tcp4(&t, 80)), NF_DROP); /* bytes 36-39 of 40 */
+	tcp4(&t, 80)->skb_len = 39;
+	assert_int_equal(RUN(w, c, &t.pkt), NF_ACCEPT);
+	/* u32_mt_checkentry: EINVAL */
+	u.ntests = 12;
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), -1), -EINVAL);
+	u.ntests = 1;
+	u.tests[0].nvalues = 12;
+	assert_int_equal(add(w, c, -1, false, MT("u32", 0, u), -1), -EINVAL);
 }
 
 static void test_bridge_arp(void **state)
@@ -3152,6 +3843,13 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hashlimit_bytes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hashlimit_rate_match, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tcpmss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rpfilter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connlimit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ip6ext, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_time, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_string, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_netmap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_u32, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recent_list_tot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_redirect, setup, teardown),
