@@ -768,15 +768,69 @@ static __attribute__((noinline)) void ct_from_template(struct nftdp_ct_shard *s,
 		nftdp_ct_helper_assign(s, e, pkt->ct_tmpl_helper);
 }
 
-/* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet) */
+/* resolve_normal_ct's ctinfo for a packet of a found entry e in direction
+ * dir */
+static inline unsigned int found_ctinfo(const struct nftdp_ct_entry *e, int dir)
+{
+	if (dir == IP_CT_DIR_REPLY)
+		return IP_CT_ESTABLISHED_REPLY;
+	if (e->status & IPS_SEEN_REPLY)
+		return IP_CT_ESTABLISHED;
+	if (e->status & IPS_EXPECTED)
+		return IP_CT_RELATED;
+	return IP_CT_NEW;
+}
+
+/*
+ * nf_conntrack_in once the entry is known (found, or new and set up): the
+ * protocol's step, then the packet's reference. Not CT_ACCEPT: the packet
+ * has none (CT_REPEAT: e was killed, look up again).
+ */
+static inline __attribute__((always_inline)) enum ct_verdict
+ct_in_entry(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, struct nftdp_ct_entry *e, bool new,
+	    int dir, unsigned int ctinfo, const struct ct_l4pkt *p, uint32_t hash, uint64_t now_ms)
+{
+	enum ct_verdict v;
+
+	e->refs++; /* held while the protocol runs: it may kill the entry */
+	v = l4_packet(s, e, new, p, dir, now_ms);
+	if (v != CT_ACCEPT) {
+		e->refs--;
+		if (new) {
+			entry_free(s, e); /* never in the table */
+		} else if (v == CT_REPEAT) {
+			s->st.deleted++;
+			nftdp_ct_kill(s, e); /* frees it unless packets hold it */
+		} else if (!e->refs && (e->status & IPS_DYING)) {
+			entry_free(s, e);
+		}
+		return v;
+	}
+	if (new && !(e->status & IPS_DYING)) {
+		hash_link(s, e, hash); /* e->tuple[0] is the looked-up tuple */
+		s->st.new_++;
+		if (e->status & IPS_EXPECTED) /* init_conntrack's exp->expectfn */
+			nftdp_ct_expect_nat_follow(s, e);
+	}
+	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
+		e->status |= IPS_SEEN_REPLY;
+		nftdp_ct_event_cache(e, IPCT_REPLY);
+	}
+	pkt->ct = (void *)((uintptr_t)e | ctinfo); /* keeps the reference taken above */
+	pkt->ct_ops = &nftdp_ct_vm_ops;
+	return CT_ACCEPT;
+}
+
+/* nf_conntrack_in from the lookup on (resolve_normal_ct, l4proto->packet);
+ * tries: lookups repeated already (one at most) */
 static unsigned int ct_in_tuple(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt,
 				const struct nftdp_ct_tuple *tp, uint32_t hash, uint32_t node,
-				uint32_t l4len, uint64_t now_ms)
+				uint32_t l4len, uint64_t now_ms, unsigned int tries)
 {
 	struct nftdp_ct_tuple r;
 	struct nftdp_ct_entry *e;
 	struct ct_l4pkt p;
-	unsigned int ctinfo, tries = 0;
+	unsigned int ctinfo;
 	enum ct_verdict v;
 	bool new;
 	int dir;
@@ -840,44 +894,13 @@ repeat:
 			ct_from_template(s, e, pkt, ctinfo);
 	} else {
 		s->st.found++;
-		if (dir == IP_CT_DIR_REPLY)
-			ctinfo = IP_CT_ESTABLISHED_REPLY;
-		else if (e->status & IPS_SEEN_REPLY)
-			ctinfo = IP_CT_ESTABLISHED;
-		else if (e->status & IPS_EXPECTED)
-			ctinfo = IP_CT_RELATED;
-		else
-			ctinfo = IP_CT_NEW;
+		ctinfo = found_ctinfo(e, dir);
 	}
-	e->refs++; /* held while the protocol runs: it may kill the entry */
-	v = l4_packet(s, e, new, &p, dir, now_ms);
-	if (v != CT_ACCEPT) {
-		e->refs--;
-		if (new) {
-			entry_free(s, e); /* never in the table */
-		} else if (v == CT_REPEAT) {
-			s->st.deleted++;
-			nftdp_ct_kill(s, e); /* frees it unless packets hold it */
-		} else if (!e->refs && (e->status & IPS_DYING)) {
-			entry_free(s, e);
-		}
-		if (v == CT_REPEAT && !tries++)
-			goto repeat;
-		goto invalid;
-	}
-	if (new && !(e->status & IPS_DYING)) {
-		hash_link(s, e, hash); /* e->tuple[0] is *tp */
-		s->st.new_++;
-		if (e->status & IPS_EXPECTED) /* init_conntrack's exp->expectfn */
-			nftdp_ct_expect_nat_follow(s, e);
-	}
-	if (ctinfo == IP_CT_ESTABLISHED_REPLY && !(e->status & IPS_SEEN_REPLY)) {
-		e->status |= IPS_SEEN_REPLY;
-		nftdp_ct_event_cache(e, IPCT_REPLY);
-	}
-	pkt->ct = (void *)((uintptr_t)e | ctinfo); /* keeps the reference taken above */
-	pkt->ct_ops = &nftdp_ct_vm_ops;
-	return NF_ACCEPT;
+	v = ct_in_entry(s, pkt, e, new, dir, ctinfo, &p, hash, now_ms);
+	if (v == CT_ACCEPT)
+		return NF_ACCEPT;
+	if (v == CT_REPEAT && !tries++)
+		goto repeat;
 
 invalid:
 	s->st.invalid++;
@@ -898,7 +921,7 @@ unsigned int nftdp_ct_in(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uin
 		s->st.invalid++;
 		return NF_ACCEPT;
 	default:
-		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms, 0);
 	}
 }
 
@@ -1130,25 +1153,72 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
 			verdicts[i] =
-			    ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], l4len[i], now_ms);
+			    ct_in_tuple(s, pkts[i], tp[i], hash[i], node[i], l4len[i], now_ms, 0);
 		else if (go[i] == 2)
 			verdicts[i] = nftdp_ct_in(s, pkts[i], now_ms);
 	}
 }
 
+/* nf_conntrack_in of pkt whose lookup ct_in_tuple would find the live
+ * entry lk->node: the rest (the zone note, the reply zone's check) */
+static inline __attribute__((always_inline)) unsigned int in_found(struct nftdp_ct_shard *s,
+								   struct nftdp_vm_pkt *pkt,
+								   uint64_t now_ms,
+								   const struct nftdp_ct_lookup *lk)
+{
+	struct nftdp_ct_entry *e = &s->entries[lk->node >> 1];
+	int dir = (int)(lk->node & 1);
+	struct ct_l4pkt p;
+	enum ct_verdict v;
+
+	s->now_ms = now_ms;
+	if (pkt->ct_zone_dir)
+		s->zones_seen = true;
+	/* found by its reply tuple: of the packet's reply zone, or
+	 * ct_in_tuple looks again */
+	if (dir == IP_CT_DIR_REPLY && nftdp_ct_pkt_zone(pkt, IP_CT_DIR_REPLY) != e->tuple[1].zone)
+		return ct_in_tuple(s, pkt, &lk->t, lk->hash, lk->node, lk->l4len, now_ms, 0);
+	s->st.found++;
+	p.l4 = pkt->data + pkt->th_off;
+	p.l4len = lk->l4len;
+	p.pkt = pkt;
+	v = ct_in_entry(s, pkt, e, false, dir, found_ctinfo(e, dir), &p, lk->hash, now_ms);
+	if (v == CT_ACCEPT)
+		return NF_ACCEPT;
+	if (v == CT_REPEAT) /* its second lookup */
+		return ct_in_tuple(s, pkt, &lk->t, lk->hash, CT_NIL, lk->l4len, now_ms, 1);
+	s->st.invalid++;
+	return NF_ACCEPT;
+}
+
 unsigned int nftdp_ct_in_probed(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
 				const struct nftdp_ct_lookup *lk)
 {
+	const struct nftdp_ct_entry *e;
+
 	/* the probe found an entry for these bytes, so probe_may held:
 	 * ct_pre would take the CT_GO_ON branch with lk's tuple, hash,
 	 * length and node; of its steps only the zone note is left */
 	if (!lk || lk->data != pkt->data || lk->len != pkt->len || lk->links != s->links ||
 	    lk->node >= NFTDP_CT_LOOKUP_MISS)
 		return nftdp_ct_in_hinted(s, pkt, now_ms, lk);
-	s->now_ms = now_ms;
-	if (pkt->ct_zone_dir)
-		s->zones_seen = true;
-	return ct_in_tuple(s, pkt, &lk->t, lk->hash, lk->node, lk->l4len, now_ms);
+	/* ct_in_tuple's find would return the probe's entry while it lives */
+	e = &s->entries[lk->node >> 1];
+	if (!e->in_use || (e->status & IPS_DYING) || expired(e, now_ms)) {
+		s->now_ms = now_ms;
+		if (pkt->ct_zone_dir)
+			s->zones_seen = true;
+		return ct_in_tuple(s, pkt, &lk->t, lk->hash, lk->node, lk->l4len, now_ms, 0);
+	}
+	return in_found(s, pkt, now_ms, lk);
+}
+
+unsigned int nftdp_ct_in_found(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+			       const struct nftdp_ct_lookup *lk)
+{
+	/* nothing ran since the probe found the live confirmed entry
+	 * lk->node for pkt: nftdp_ct_in_probed's checks hold */
+	return in_found(s, pkt, now_ms, lk);
 }
 
 unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
@@ -1164,7 +1234,7 @@ unsigned int nftdp_ct_in_hinted(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 		return nftdp_ct_in(s, pkt, now_ms);
 	switch (ct_pre(s, pkt, now_ms, &t, &tp, &hash, &node, &l4len, lk)) {
 	case CT_GO_ON:
-		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms);
+		return ct_in_tuple(s, pkt, tp, hash, node, l4len, now_ms, 0);
 	case CT_BAD:
 		s->st.invalid++;
 		return NF_ACCEPT;

@@ -341,7 +341,9 @@ unsigned int nftdp_dp_ct_in_one(struct nftdp_dp_worker *w, struct nftdp_vm_pkt *
 	    w->ct_lk_on && i < NFTDP_VM_BURST_MAX ? &w->ct_lk[i] : NULL;
 	unsigned int v;
 
-	v = nftdp_ct_in_probed(w->ct, p, w->ctx.now_ms, lk);
+	/* right after its probe found the entry (burst_established) */
+	v = lk ? nftdp_ct_in_found(w->ct, p, w->ctx.now_ms, lk)
+	       : nftdp_ct_in_hinted(w->ct, p, w->ctx.now_ms, NULL);
 	p->ct_seen = true;
 	*plain = nftdp_ct_pkt_plain(p);
 	*carry = *plain && p->ct ? nftdp_ct_carry(w->ct, p->ct) : NULL;

@@ -320,6 +320,15 @@ unsigned int nftdp_ct_in_probed(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *p
 				const struct nftdp_ct_lookup *lk);
 
 /**
+ * nftdp_ct_in_probed() right after nftdp_ct_probe() of pkt with lk (not
+ * NULL) returned an entry, with nothing run on the shard or pkt between
+ * the two: its checks that lk still holds that live entry for pkt are
+ * left out (the established pass's per-packet call).
+ */
+unsigned int nftdp_ct_in_found(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+			       const struct nftdp_ct_lookup *lk);
+
+/**
  * Conntrack's confirm step (__nf_conntrack_confirm), last in postrouting.
  * Call it once for every packet nftdp_ct_in() gave a pkt->ct, with the
  * packet's final verdict wherever it ended (NF_DROP for a packet dropped at

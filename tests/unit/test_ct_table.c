@@ -299,25 +299,31 @@ static void probed_pkt(struct tpkt *t, unsigned int k, bool v6)
 /* the established pass's nf_conntrack_in after a probe that found the
  * entry (nftdp_ct_in_probed) gives what nftdp_ct_in_hinted gives:
  * verdicts, states, TCP windows, counters; where the probe found none,
- * or an entry was linked since, it is nftdp_ct_in_hinted */
+ * or an entry was linked since, it is nftdp_ct_in_hinted. So does
+ * nftdp_ct_in_found right after a probe that found one (c) */
 static void test_in_probed(void **state)
 {
+	unsigned int found = 0;
+
 	(void)state;
 	for (unsigned int v6 = 0; v6 < 2; v6++) {
-		struct env *a = env_new(8, false), *b = env_new(8, false);
+		struct env *a = env_new(8, false), *b = env_new(8, false), *c = env_new(8, false);
 
 		for (unsigned int k = 0; k < 13; k++) {
-			struct nftdp_ct_lookup la = {0}, lb = {0};
-			struct nftdp_ct_entry *ea, *eb;
-			const void *fa, *fb;
-			struct tpkt ta, tb, u;
-			unsigned int va, vb;
+			struct nftdp_ct_lookup la = {0}, lb = {0}, lc = {0};
+			struct nftdp_ct_entry *ea, *eb, *ec;
+			const void *fa, *fb, *fc;
+			struct tpkt ta, tb, tc, u;
+			unsigned int va, vb, vc;
 
 			probed_pkt(&ta, k, v6);
 			probed_pkt(&tb, k, v6);
+			probed_pkt(&tc, k, v6);
 			fa = nftdp_ct_probe(a->s, &ta.pkt, a->now, &la);
 			fb = nftdp_ct_probe(b->s, &tb.pkt, b->now, &lb);
+			fc = nftdp_ct_probe(c->s, &tc.pkt, c->now, &lc);
 			assert_int_equal(!fa, !fb);
+			assert_int_equal(!fa, !fc);
 			if (k == 10) {
 				/* an entry linked between the probe and
 				 * conntrack: the probe's node no longer holds */
@@ -327,6 +333,17 @@ static void test_in_probed(void **state)
 				udp(&u, v6, v6 ? "2001:db8::7" : "10.0.0.7",
 				    v6 ? "2001:db8::8" : "10.0.0.8", 7, 7, 0);
 				assert_int_equal(xmit(b, &u, NULL), ST_NEW);
+				udp(&u, v6, v6 ? "2001:db8::7" : "10.0.0.7",
+				    v6 ? "2001:db8::8" : "10.0.0.8", 7, 7, 0);
+				assert_int_equal(xmit(c, &u, NULL), ST_NEW);
+			}
+			/* c: nftdp_ct_in_found where nothing ran since its
+			 * probe found the entry */
+			if (fc && k != 10) {
+				vc = nftdp_ct_in_found(c->s, &tc.pkt, c->now, &lc);
+				found++;
+			} else {
+				vc = nftdp_ct_in_hinted(c->s, &tc.pkt, c->now, &lc);
 			}
 			va = nftdp_ct_in_hinted(a->s, &ta.pkt, a->now, &la);
 			vb = nftdp_ct_in_probed(b->s, &tb.pkt, b->now, &lb);
@@ -344,16 +361,33 @@ static void test_in_probed(void **state)
 				if (k < 9)
 					assert_memory_equal(&ea->proto.tcp, &eb->proto.tcp,
 							    sizeof(ea->proto.tcp));
+				ec =
+				    (struct nftdp_ct_entry *)((uintptr_t)tc.pkt.ct & ~(uintptr_t)7);
+				assert_int_equal(nftdp_ct_vm_ops.state(ta.pkt.ct),
+						 nftdp_ct_vm_ops.state(tc.pkt.ct));
+				assert_int_equal(ea->status, ec->status);
+				assert_int_equal(ea->expires_ms, ec->expires_ms);
+				assert_memory_equal(&ea->proto, &ec->proto, sizeof(ea->proto));
+				assert_memory_equal(&ea->acct_orig, &ec->acct_orig,
+						    sizeof(ea->acct_orig));
+				assert_memory_equal(&ea->acct_reply, &ec->acct_reply,
+						    sizeof(ea->acct_reply));
 			}
+			assert_int_equal(va, vc);
+			assert_int_equal(!ta.pkt.ct, !tc.pkt.ct);
 			nftdp_ct_confirm(a->s, &ta.pkt, NF_ACCEPT);
 			nftdp_ct_confirm(b->s, &tb.pkt, NF_ACCEPT);
+			nftdp_ct_confirm(c->s, &tc.pkt, NF_ACCEPT);
 		}
 		assert_int_equal(a->s->st.count, 3);
 		assert_int_equal(a->s->st.invalid, 1); /* the segment out of the window */
 		assert_memory_equal(&a->s->st, &b->s->st, sizeof(a->s->st));
+		assert_memory_equal(&a->s->st, &c->s->st, sizeof(a->s->st));
 		env_free(a);
 		env_free(b);
+		env_free(c);
 	}
+	assert_true(found >= 16); /* most packets of each family took it */
 }
 
 /* the probe's tuple of a TCP or UDP packet over IPv4 or IPv6 (worked out
