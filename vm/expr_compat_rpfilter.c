@@ -55,21 +55,6 @@ static bool uses_dev(const struct nftdp_vm_fib_route *r, uint32_t dev)
 	return false;
 }
 
-static bool v4_zeronet(uint32_t a)
-{
-	return (a & htonl(0xff000000u)) == 0;
-}
-
-static bool v4_lbcast(uint32_t a)
-{
-	return a == htonl(0xffffffffu);
-}
-
-static bool v4_multicast(uint32_t a)
-{
-	return (a & htonl(0xf0000000u)) == htonl(0xe0000000u);
-}
-
 /* rpfilter_mt (ipv4) with rpfilter_lookup_reverse */
 static bool rpfilter4(uint8_t flags, const struct nftdp_vm_pkt *pkt, const struct nftdp_vm_ctx *ctx)
 {
@@ -83,15 +68,16 @@ static bool rpfilter4(uint8_t flags, const struct nftdp_vm_pkt *pkt, const struc
 	memcpy(&saddr, iph + 12, 4);
 	memcpy(&daddr, iph + 16, 4);
 	/* DHCP and the like: zeronet to broadcast or 224.0.0.0/24 */
-	if (v4_zeronet(saddr) &&
-	    (v4_lbcast(daddr) || (daddr & htonl(0xffffff00u)) == htonl(0xe0000000u)))
+	if (nftdp_vm_v4_zeronet(saddr) &&
+	    (nftdp_vm_v4_lbcast(daddr) || (daddr & htonl(0xffffff00u)) == htonl(0xe0000000u)))
 		return true;
 	/* the flowi4: lo as the input device, the source looked up, the
 	 * destination as its source unless it cannot be one
 	 * (rpfilter_get_saddr), the mark with --validmark, the DSCP */
 	fl = (struct nftdp_vm_fib_flow){.iif = NFTDP_VM_FIB_IIF_LOOPBACK, .dscp = iph[1] & 0xfc};
 	memcpy(fl.daddr, &saddr, 4);
-	if (!v4_multicast(daddr) && !v4_lbcast(daddr) && !v4_zeronet(daddr))
+	if (!nftdp_vm_v4_multicast(daddr) && !nftdp_vm_v4_lbcast(daddr) &&
+	    !nftdp_vm_v4_zeronet(daddr))
 		memcpy(fl.saddr, &daddr, 4);
 	if (flags & XT_RPFILTER_VALID_MARK)
 		fl.mark = pkt->mark;

@@ -117,21 +117,6 @@ static bool reject_type(uint8_t type)
 	}
 }
 
-static bool v4_zeronet(uint32_t a)
-{
-	return (a & htonl(0xff000000u)) == 0;
-}
-
-static bool v4_lbcast(uint32_t a)
-{
-	return a == htonl(0xffffffffu);
-}
-
-static bool v4_multicast(uint32_t a)
-{
-	return (a & htonl(0xf0000000u)) == htonl(0xe0000000u);
-}
-
 /* the device the flags name: nft_in or nft_out, 0 for none */
 static uint32_t flag_dev(const struct fib_priv *p, const struct nftdp_vm_pkt *pkt)
 {
@@ -156,11 +141,11 @@ static void fib4_eval_type(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		return;
 	}
 	memcpy(&addr, iph + ((p->flags & NFTA_FIB_F_DADDR) ? 16 : 12), 4);
-	if (v4_zeronet(addr) || v4_lbcast(addr)) {
+	if (nftdp_vm_v4_zeronet(addr) || nftdp_vm_v4_lbcast(addr)) {
 		*dest = RTN_BROADCAST;
 		return;
 	}
-	if (v4_multicast(addr)) {
+	if (nftdp_vm_v4_multicast(addr)) {
 		*dest = RTN_MULTICAST;
 		return;
 	}
@@ -195,8 +180,8 @@ static void fib4_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 	memcpy(&saddr, iph + 12, 4);
 	memcpy(&daddr, iph + 16, 4);
 	/* DHCP and the like: the receiving device (skb->dev) */
-	if (v4_zeronet(saddr) &&
-	    (v4_lbcast(daddr) || (daddr & htonl(0xffffff00u)) == htonl(0xe0000000u))) {
+	if (nftdp_vm_v4_zeronet(saddr) &&
+	    (nftdp_vm_v4_lbcast(daddr) || (daddr & htonl(0xffffff00u)) == htonl(0xe0000000u))) {
 		store_result(dest, p, pkt->iif, pkt, ctx);
 		return;
 	}
@@ -216,7 +201,8 @@ static void fib4_eval(const struct fib_priv *p, struct nftdp_vm_regs *regs,
 		memcpy(fl.daddr, &saddr, 4);
 		other = daddr;
 	}
-	if (!v4_multicast(other) && !v4_lbcast(other) && !v4_zeronet(other))
+	if (!nftdp_vm_v4_multicast(other) && !nftdp_vm_v4_lbcast(other) &&
+	    !nftdp_vm_v4_zeronet(other))
 		memcpy(fl.saddr, &other, 4);
 	*dest = 0;
 	if (!route4_flow(ctx, &fl, &r) || reject_type(r.type))

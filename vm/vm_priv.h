@@ -627,6 +627,23 @@ int nftdp_vm_resolve_set(struct nftdp_vm_cctx *cc, const struct nftnl_expr *e, u
  * -ENOENT without it, -EBADMSG where the walk cannot read (expr_exthdr.c) */
 int nftdp_vm_ipv6_find_hdr(const struct nftdp_vm_pkt *pkt, uint32_t *offset, int target);
 
+/* ipv4_is_zeronet, ipv4_is_lbcast, ipv4_is_multicast (network order):
+ * fib's and rpfilter's address classes */
+static inline bool nftdp_vm_v4_zeronet(uint32_t a)
+{
+	return (a & htonl(0xff000000u)) == 0;
+}
+
+static inline bool nftdp_vm_v4_lbcast(uint32_t a)
+{
+	return a == htonl(0xffffffffu);
+}
+
+static inline bool nftdp_vm_v4_multicast(uint32_t a)
+{
+	return (a & htonl(0xf0000000u)) == htonl(0xe0000000u);
+}
+
 /* skb_copy_bits: false if [off, off+len) is outside the packet */
 static inline bool nftdp_vm_copy_bits(const struct nftdp_vm_pkt *pkt, int64_t off, void *to,
 				      uint32_t len)

@@ -124,10 +124,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct nftdp_vm_chain *chain(struct world *w, const char *table, uint8_t hook)
+static struct nftdp_vm_chain *chain_fam(struct world *w, uint8_t family, const char *table,
+					uint8_t hook)
 {
 	struct nftdp_vm_chain_desc d = {
-	    .family = NFPROTO_IPV4,
+	    .family = family,
 	    .table = table,
 	    .name = "c",
 	    .base = true,
@@ -140,6 +141,11 @@ static struct nftdp_vm_chain *chain(struct world *w, const char *table, uint8_t 
 	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
 	w->chains[w->n++] = c;
 	return c;
+}
+
+static struct nftdp_vm_chain *chain(struct world *w, const char *table, uint8_t hook)
+{
+	return chain_fam(w, NFPROTO_IPV4, table, hook);
 }
 
 static struct nftnl_expr *xt(const char *kind, const char *name, uint32_t rev, const void *info,
@@ -1973,25 +1979,6 @@ static void test_tcpmss(void **state)
 }
 
 /* ---- rpfilter (expr_compat_rpfilter.c) ---- */
-
-static struct nftdp_vm_chain *chain_fam(struct world *w, uint8_t family, const char *table,
-					uint8_t hook)
-{
-	struct nftdp_vm_chain_desc d = {
-	    .family = family,
-	    .table = table,
-	    .name = "c",
-	    .base = true,
-	    .hook = hook,
-	    .policy = NF_ACCEPT,
-	    .chain_id = (uint32_t)w->n,
-	};
-	struct nftdp_vm_chain *c;
-
-	assert_int_equal(nftdp_vm_chain_create(&d, w->st, &c), 0);
-	w->chains[w->n++] = c;
-	return c;
-}
 
 /* IPv6 from src to dst, the extension headers ext (extlen bytes, the
  * first of type nh; none: nh is UDP) and then 8 bytes of UDP */
