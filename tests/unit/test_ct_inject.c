@@ -310,6 +310,20 @@ static void test_events_and_zero(void **state)
 	nftdp_ct_shard_destroy(en.s);
 }
 
+/* an expectation request: master's original tuple, and any source port
+ * of esrc to edst:edport */
+static void exp_req(struct nftdp_ct_expect_new *n, uint8_t l4, const char *msrc, uint16_t msport,
+		    const char *mdst, uint16_t mdport, const char *esrc, const char *edst,
+		    uint16_t edport)
+{
+	memset(n, 0, sizeof(*n));
+	tuple4(&n->master, l4, msrc, msport, mdst, mdport);
+	tuple4(&n->tuple, l4, esrc, 0, edst, edport);
+	n->mask = n->tuple;
+	memset(&n->mask.src, 0xff, 4);
+	n->mask.sport = 0;
+}
+
 /* ctnetlink's expectations: create on a helped master, get, timeout, delete, flush */
 static void test_expectations(void **state)
 {
@@ -320,12 +334,7 @@ static void test_expectations(void **state)
 	struct nftdp_ct_tuple data;
 
 	(void)state;
-	memset(&n, 0, sizeof(n));
-	tuple4(&n.master, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 21);
-	tuple4(&n.tuple, IPPROTO_TCP, "10.0.0.2", 0, "10.0.0.1", 50000);
-	n.mask = n.tuple;
-	memset(&n.mask.src, 0xff, 4);
-	n.mask.sport = 0;
+	exp_req(&n, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 21, "10.0.0.2", "10.0.0.1", 50000);
 	/* no master: ENOENT; a master without a helper: EOPNOTSUPP */
 	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -ENOENT);
 	chg_new(&c, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 21);
@@ -397,12 +406,7 @@ static void test_expectations_by_name(void **state)
 	c.has |= NFTDP_CT_CHG_HELPER;
 	strcpy(c.helper, "sip");
 	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
-	memset(&n, 0, sizeof(n));
-	tuple4(&n.master, IPPROTO_UDP, "10.0.0.1", 5060, "10.0.0.2", 5060);
-	tuple4(&n.tuple, IPPROTO_UDP, "10.0.0.2", 0, "10.0.0.1", 20000);
-	n.mask = n.tuple;
-	memset(&n.mask.src, 0xff, 4);
-	n.mask.sport = 0;
+	exp_req(&n, IPPROTO_UDP, "10.0.0.1", 5060, "10.0.0.2", 5060, "10.0.0.2", "10.0.0.1", 20000);
 	strcpy(n.helper, "ftp"); /* not UDP's */
 	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), -EOPNOTSUPP);
 	strcpy(n.helper, "sip");
@@ -436,12 +440,7 @@ static void test_expectations_by_name(void **state)
 	c.has |= NFTDP_CT_CHG_HELPER;
 	strcpy(c.helper, "irc");
 	assert_int_equal(nftdp_ct_create(en->s, &c, en->now, NULL), 0);
-	memset(&n, 0, sizeof(n));
-	tuple4(&n.master, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 6667);
-	tuple4(&n.tuple, IPPROTO_TCP, "10.0.0.2", 0, "10.0.0.1", 5000);
-	n.mask = n.tuple;
-	memset(&n.mask.src, 0xff, 4);
-	n.mask.sport = 0;
+	exp_req(&n, IPPROTO_TCP, "10.0.0.1", 40000, "10.0.0.2", 6667, "10.0.0.2", "10.0.0.1", 5000);
 	strcpy(n.helper, "irc");
 	assert_int_equal(nftdp_ct_expect_create(en->s, &n, en->now), 0);
 	tuple4(&data, IPPROTO_TCP, "10.0.0.2", 1234, "10.0.0.1", 5000);
