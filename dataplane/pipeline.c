@@ -1777,6 +1777,14 @@ static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worke
 	return true;
 }
 
+/* Whether the port verified the IPv4 header checksum of mb. Only where
+ * nothing ran before ip_rcv (a netdev chain may have rewritten the
+ * header): the empty and cached passes. */
+static inline bool ip_csum_good(const struct rte_mbuf *mb)
+{
+	return (mb->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+}
+
 /*
  * Whether the generation leaves nothing to do between ip_rcv and the wire
  * but the --router step: no base chain at any hook and no conntrack (so no
@@ -1855,7 +1863,7 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 			nip++;
 			iph = d + l2.ip_off;
 			avail = len - l2.ip_off;
-			why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+			why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
 			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 6) {
 				w->st.drop[NFTDP_DP_DROP_IP6_HDR]++;
@@ -2114,7 +2122,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 	/* inet ingress's version check is ip_rcv's / ip6_rcv_core's own; IPv6
 	 * without hop-by-hop header: ip6_rcv_core's checks inline */
 	if (v4)
-		why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+		why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 	else if (l2->ip_proto != NFTDP_DP_ETH_P_IPV6)
 		return false;
 	else if (avail < 40 || iph[6] == 0)
