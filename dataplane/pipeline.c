@@ -1853,26 +1853,17 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		len = rte_pktmbuf_data_len(mb);
 		nd++;
 		/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
-		 * branch on the family, the checks of each inline */
+		 * branch on the family, the checks of each inline. ip_rcv's
+		 * own version check drops for the same reason as inet
+		 * ingress's: the packet is taken off inet ingress's count on
+		 * the drop path, not tested twice (parse_l2: ip_off <= len) */
+		iph = d + l2.ip_off;
+		avail = len - l2.ip_off;
 		if (l2.ip_proto == NFTDP_DP_ETH_P_IP) {
-			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 4) {
-				w->st.drop[NFTDP_DP_DROP_IP_HDR]++;
-				rte_pktmbuf_free(mb);
-				continue;
-			}
 			nip++;
-			iph = d + l2.ip_off;
-			avail = len - l2.ip_off;
 			why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
-			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 6) {
-				w->st.drop[NFTDP_DP_DROP_IP6_HDR]++;
-				rte_pktmbuf_free(mb);
-				continue;
-			}
 			nip++;
-			iph = d + l2.ip_off;
-			avail = len - l2.ip_off;
 			/* a hop-by-hop header (or a frame too short to say):
 			 * ipv6_parse_hopopts, which may answer */
 			if (avail < 40 || iph[6] == 0) {
@@ -1892,6 +1883,10 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 			continue;
 		}
 		if (why != NFTDP_DP_DROP_MAX) {
+			/* dropped by inet ingress's version check: not past it */
+			if ((why == NFTDP_DP_DROP_IP_HDR || why == NFTDP_DP_DROP_IP6_HDR) &&
+			    (!avail || (iph[0] >> 4) != (why == NFTDP_DP_DROP_IP_HDR ? 4 : 6)))
+				nip--;
 			w->st.drop[why]++;
 			rte_pktmbuf_free(mb);
 			continue;
