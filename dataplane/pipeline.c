@@ -2084,6 +2084,41 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 }
 
 /*
+ * nftdp_vm_pkt_header_view of the IP datagram of ip_len bytes at d + ip_off
+ * whose header ip_rcv (v4) or ip6_rcv_core passed: the same view without
+ * the length checks those made (IPv4: 20 <= ihl <= total length = ip_len;
+ * IPv6: 40 + payload length = ip_len). false: an IPv6 extension header
+ * ipv6_find_hdr walks (not a plain case).
+ */
+static inline __attribute__((always_inline)) bool
+rcv_header_view(struct nftdp_vm_pkt *p, uint8_t *d, uint32_t ip_off, uint32_t ip_len, bool v4)
+{
+	const uint8_t *h = d + ip_off;
+
+	if (!v4 && (h[6] == 0 || h[6] == 43 || h[6] == 44 || h[6] == 60))
+		return false;
+	p->data = d;
+	p->len = ip_off + ip_len;
+	p->mac_off = 0;
+	p->nh_off = ip_off;
+	p->skb_len = ip_len;
+	p->nftrace = 0;
+	p->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
+	if (v4) {
+		p->nfproto = NFPROTO_IPV4;
+		p->th_off = ip_off + (h[0] & 0xfu) * 4u;
+		p->l4proto = h[9];
+		p->fragoff = (uint16_t)((nftdp_rd16(h + 6) & 0x1fff) << 3);
+	} else {
+		p->nfproto = NFPROTO_IPV6;
+		p->th_off = ip_off + 40;
+		p->l4proto = h[6];
+		p->fragoff = 0;
+	}
+	return true;
+}
+
+/*
  * View i, for the IP frame mb, as prerouting sees it when no chain or step
  * runs before it: what setup_view, inet ingress's version check, ip_rcv /
  * ipv6_rcv, view_ip and the trim leave, in one go (and its meta if
@@ -2127,7 +2162,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 	if (why != NFTDP_DP_DROP_MAX)
 		return false;
 	if (header) {
-		if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
+		if (!rcv_header_view(p, d, l2->ip_off, ip_len, v4))
 			return false;
 	} else {
 		nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
@@ -2283,7 +2318,10 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0}, routed[NFTDP_VM_BURST_MAX];
+	/* fast packet x is view fidx[x] (no pointer difference to divide) */
+	uint8_t fidx[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, router = w->dp->router;
+	const bool headers = w->plan_headers;
 	uint8_t with[CACHED_HOOKS];
 	unsigned int nf = 0, ns = 0, nd = 0, n_with, dropped[CACHED_HOOKS] = {0};
 	/* the first packet left to the pipeline; what leaves before it */
@@ -2296,8 +2334,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		if (w->plan_headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
-				    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
+		if (headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
+			    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			if (first_slow == NFTDP_VM_BURST_MAX)
@@ -2308,19 +2346,19 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		miss[nf] = 0;
 		routed[nf] = 0;
 		live[nf] = nf;
+		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
 
 	/* a header view's keys read neither the hook nor the devices */
-	probe_hooks(w, gen, rx, tx, fast, live, nf, !w->plan_headers, hit, last, miss, routed,
-		    chains);
+	probe_hooks(w, gen, rx, tx, fast, live, nf, !headers, hit, last, miss, routed, chains);
 	for (unsigned int x = 0; x < nf; x++) {
 		if (!miss[x])
 			continue;
-		if ((unsigned int)(fast[x] - w->view) < first_slow)
-			first_slow = (unsigned int)(fast[x] - w->view);
+		if (fidx[x] < first_slow)
+			first_slow = fidx[x];
 		if (routed[x])
-			route_undo(w, fast[x], (unsigned int)(fast[x] - w->view));
+			route_undo(w, fast[x], fidx[x]);
 	}
 
 	n_with = chained_hooks(chains, with);
@@ -2328,7 +2366,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	 * how many hook h dropped */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
-		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int idx = fidx[x];
 
 		if (miss[x]) {
 			slow_at[idx] = 1; /* the chains must run */
@@ -2359,8 +2397,11 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	}
 	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nd;
 
-	/* the rest from their netdev ingress view, as if nothing had run */
-	for (unsigned int i = 0; i < n; i++) {
+	/* the rest from their netdev ingress view, as if nothing had run;
+	 * none when every packet was fast and hit */
+	if (first_slow == NFTDP_VM_BURST_MAX)
+		return;
+	for (unsigned int i = first_slow; i < n; i++) {
 		if (!slow_at[i])
 			continue;
 		setup_view(w, i, w->mb[i], &l2[i], rx, false);
