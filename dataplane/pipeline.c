@@ -1830,7 +1830,11 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
-	unsigned int nd = 0, nip = 0, nfw = 0, nother = 0, no = 0;
+	/* the hooks' counts from the rare cases' (no count a packet on the
+	 * common path): runts, those the full pipeline takes, non-IP, drops,
+	 * drops at inet ingress's version check */
+	unsigned int nrunt = 0, nfull = 0, nother = 0, ndrop = 0, nver = 0, no = 0;
+	unsigned int nd, nip, nfw;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -1843,15 +1847,16 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		const uint8_t *iph;
 		uint8_t *d;
 
-		if (!rx_frame(w, m, i, n, &l2))
+		if (!rx_frame(w, m, i, n, &l2)) {
+			nrunt++;
 			continue;
+		}
 		/* --router: not IP (the host's or dropped), or tagged (no VLAN
 		 * device) */
 		if (router && (l2.vid || !is_ip(l2.ip_proto)))
 			goto full;
 		d = rte_pktmbuf_mtod(mb, uint8_t *);
 		len = rte_pktmbuf_data_len(mb);
-		nd++;
 		/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
 		 * branch on the family, the checks of each inline. ip_rcv's
 		 * own version check drops for the same reason as inet
@@ -1860,18 +1865,14 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		iph = d + l2.ip_off;
 		avail = len - l2.ip_off;
 		if (l2.ip_proto == NFTDP_DP_ETH_P_IP) {
-			nip++;
 			why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
-			nip++;
 			/* a hop-by-hop header (or a frame too short to say):
 			 * ipv6_parse_hopopts, which may answer */
 			if (avail < 40 || iph[6] == 0) {
 				why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
 				if (why != NFTDP_DP_DROP_MAX && icmp.type) {
-					/* answered: the full pipeline, which counts it again */
-					nd--;
-					nip--;
+					/* answered: the full pipeline, which counts it */
 					goto full;
 				}
 			} else {
@@ -1886,7 +1887,8 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 			/* dropped by inet ingress's version check: not past it */
 			if ((why == NFTDP_DP_DROP_IP_HDR || why == NFTDP_DP_DROP_IP6_HDR) &&
 			    (!avail || (iph[0] >> 4) != (why == NFTDP_DP_DROP_IP_HDR ? 4 : 6)))
-				nip--;
+				nver++;
+			ndrop++;
 			w->st.drop[why]++;
 			rte_pktmbuf_free(mb);
 			continue;
@@ -1908,23 +1910,19 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 				    l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
 				plain = fast_route(w, p, i, rx, true);
 			}
-			if (!plain) {
-				nd--;
-				nip--;
+			if (!plain)
 				goto full;
-			}
 			trim_linear(mb, (uint16_t)(avail - ip_len));
-			nfw++;
 			route_out(w, i, mb, NFTDP_VM_BURST_MAX);
 			continue;
 		}
 		/* pskb_trim_rcsum */
 		trim_linear(mb, (uint16_t)(avail - ip_len));
-		nfw++;
 		out[no++] = mb;
 		continue;
 	full:
 		/* the full pipeline alone, which counts it */
+		nfull++;
 		tx_stage_bulk(w, tx_port, out, no);
 		no = 0;
 		setup_view(w, i, mb, &l2, rx, false);
@@ -1933,6 +1931,10 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		flush_emits(w);
 	}
 	tx_stage_bulk(w, tx_port, out, no);
+	/* what netdev ingress passed: non-IP, dropped or forwarded */
+	nd = n - nrunt - nfull;
+	nip = nd - nother - nver;
+	nfw = nd - nother - ndrop;
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
 	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
 	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
