@@ -2344,13 +2344,14 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 				first_slow = i;
 			continue;
 		}
-		last[nf] = CACHED_HOOKS;
-		miss[nf] = 0;
-		routed[nf] = 0;
 		live[nf] = nf;
 		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
+	/* the fast packets' state, a burst's worth of each in a few stores */
+	memset(last, CACHED_HOOKS, sizeof(last));
+	memset(miss, 0, sizeof(miss));
+	memset(routed, 0, sizeof(routed));
 
 	/* a header view's keys read neither the hook nor the devices */
 	probe_hooks(w, gen, rx, tx, fast, live, nf, !headers, hit, last, miss, routed, chains);
