@@ -1777,6 +1777,14 @@ static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worke
 	return true;
 }
 
+/* Whether the port verified the IPv4 header checksum of mb. Only where
+ * nothing ran before ip_rcv (a netdev chain may have rewritten the
+ * header): the empty and cached passes. */
+static inline bool ip_csum_good(const struct rte_mbuf *mb)
+{
+	return (mb->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+}
+
 /*
  * Whether the generation leaves nothing to do between ip_rcv and the wire
  * but the --router step: no base chain at any hook and no conntrack (so no
@@ -1822,7 +1830,11 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 {
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
-	unsigned int nd = 0, nip = 0, nfw = 0, nother = 0, no = 0;
+	/* the hooks' counts from the rare cases' (no count a packet on the
+	 * common path): runts, those the full pipeline takes, non-IP, drops,
+	 * drops at inet ingress's version check */
+	unsigned int nrunt = 0, nfull = 0, nother = 0, ndrop = 0, nver = 0, no = 0;
+	unsigned int nd, nip, nfw;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -1835,44 +1847,32 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		const uint8_t *iph;
 		uint8_t *d;
 
-		if (!rx_frame(w, m, i, n, &l2))
+		if (!rx_frame(w, m, i, n, &l2)) {
+			nrunt++;
 			continue;
+		}
 		/* --router: not IP (the host's or dropped), or tagged (no VLAN
 		 * device) */
 		if (router && (l2.vid || !is_ip(l2.ip_proto)))
 			goto full;
 		d = rte_pktmbuf_mtod(mb, uint8_t *);
 		len = rte_pktmbuf_data_len(mb);
-		nd++;
 		/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
-		 * branch on the family, the checks of each inline */
+		 * branch on the family, the checks of each inline. ip_rcv's
+		 * own version check drops for the same reason as inet
+		 * ingress's: the packet is taken off inet ingress's count on
+		 * the drop path, not tested twice (parse_l2: ip_off <= len) */
+		iph = d + l2.ip_off;
+		avail = len - l2.ip_off;
 		if (l2.ip_proto == NFTDP_DP_ETH_P_IP) {
-			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 4) {
-				w->st.drop[NFTDP_DP_DROP_IP_HDR]++;
-				rte_pktmbuf_free(mb);
-				continue;
-			}
-			nip++;
-			iph = d + l2.ip_off;
-			avail = len - l2.ip_off;
-			why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+			why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
-			if (l2.ip_off >= len || (d[l2.ip_off] >> 4) != 6) {
-				w->st.drop[NFTDP_DP_DROP_IP6_HDR]++;
-				rte_pktmbuf_free(mb);
-				continue;
-			}
-			nip++;
-			iph = d + l2.ip_off;
-			avail = len - l2.ip_off;
 			/* a hop-by-hop header (or a frame too short to say):
 			 * ipv6_parse_hopopts, which may answer */
 			if (avail < 40 || iph[6] == 0) {
 				why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
 				if (why != NFTDP_DP_DROP_MAX && icmp.type) {
-					/* answered: the full pipeline, which counts it again */
-					nd--;
-					nip--;
+					/* answered: the full pipeline, which counts it */
 					goto full;
 				}
 			} else {
@@ -1884,6 +1884,11 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 			continue;
 		}
 		if (why != NFTDP_DP_DROP_MAX) {
+			/* dropped by inet ingress's version check: not past it */
+			if ((why == NFTDP_DP_DROP_IP_HDR || why == NFTDP_DP_DROP_IP6_HDR) &&
+			    (!avail || (iph[0] >> 4) != (why == NFTDP_DP_DROP_IP_HDR ? 4 : 6)))
+				nver++;
+			ndrop++;
 			w->st.drop[why]++;
 			rte_pktmbuf_free(mb);
 			continue;
@@ -1905,23 +1910,19 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 				    l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
 				plain = fast_route(w, p, i, rx, true);
 			}
-			if (!plain) {
-				nd--;
-				nip--;
+			if (!plain)
 				goto full;
-			}
 			trim_linear(mb, (uint16_t)(avail - ip_len));
-			nfw++;
 			route_out(w, i, mb, NFTDP_VM_BURST_MAX);
 			continue;
 		}
 		/* pskb_trim_rcsum */
 		trim_linear(mb, (uint16_t)(avail - ip_len));
-		nfw++;
 		out[no++] = mb;
 		continue;
 	full:
 		/* the full pipeline alone, which counts it */
+		nfull++;
 		tx_stage_bulk(w, tx_port, out, no);
 		no = 0;
 		setup_view(w, i, mb, &l2, rx, false);
@@ -1930,6 +1931,10 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		flush_emits(w);
 	}
 	tx_stage_bulk(w, tx_port, out, no);
+	/* what netdev ingress passed: non-IP, dropped or forwarded */
+	nd = n - nrunt - nfull;
+	nip = nd - nother - nver;
+	nfw = nd - nother - ndrop;
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
 	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
 	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
@@ -2081,6 +2086,41 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 }
 
 /*
+ * nftdp_vm_pkt_header_view of the IP datagram of ip_len bytes at d + ip_off
+ * whose header ip_rcv (v4) or ip6_rcv_core passed: the same view without
+ * the length checks those made (IPv4: 20 <= ihl <= total length = ip_len;
+ * IPv6: 40 + payload length = ip_len). false: an IPv6 extension header
+ * ipv6_find_hdr walks (not a plain case).
+ */
+static inline __attribute__((always_inline)) bool
+rcv_header_view(struct nftdp_vm_pkt *p, uint8_t *d, uint32_t ip_off, uint32_t ip_len, bool v4)
+{
+	const uint8_t *h = d + ip_off;
+
+	if (!v4 && (h[6] == 0 || h[6] == 43 || h[6] == 44 || h[6] == 60))
+		return false;
+	p->data = d;
+	p->len = ip_off + ip_len;
+	p->mac_off = 0;
+	p->nh_off = ip_off;
+	p->skb_len = ip_len;
+	p->nftrace = 0;
+	p->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
+	if (v4) {
+		p->nfproto = NFPROTO_IPV4;
+		p->th_off = ip_off + (h[0] & 0xfu) * 4u;
+		p->l4proto = h[9];
+		p->fragoff = (uint16_t)((nftdp_rd16(h + 6) & 0x1fff) << 3);
+	} else {
+		p->nfproto = NFPROTO_IPV6;
+		p->th_off = ip_off + 40;
+		p->l4proto = h[6];
+		p->fragoff = 0;
+	}
+	return true;
+}
+
+/*
  * View i, for the IP frame mb, as prerouting sees it when no chain or step
  * runs before it: what setup_view, inet ingress's version check, ip_rcv /
  * ipv6_rcv, view_ip and the trim leave, in one go (and its meta if
@@ -2114,7 +2154,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 	/* inet ingress's version check is ip_rcv's / ip6_rcv_core's own; IPv6
 	 * without hop-by-hop header: ip6_rcv_core's checks inline */
 	if (v4)
-		why = nftdp_dp_ip_rcv(iph, avail, &ip_len);
+		why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
 	else if (l2->ip_proto != NFTDP_DP_ETH_P_IPV6)
 		return false;
 	else if (avail < 40 || iph[6] == 0)
@@ -2124,7 +2164,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 	if (why != NFTDP_DP_DROP_MAX)
 		return false;
 	if (header) {
-		if (!nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off))
+		if (!rcv_header_view(p, d, l2->ip_off, ip_len, v4))
 			return false;
 	} else {
 		nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);
@@ -2280,7 +2320,10 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	uint8_t slow_at[NFTDP_VM_BURST_MAX] = {0}, routed[NFTDP_VM_BURST_MAX];
+	/* fast packet x is view fidx[x] (no pointer difference to divide) */
+	uint8_t fidx[NFTDP_VM_BURST_MAX];
 	bool chains[CACHED_HOOKS] = {false}, router = w->dp->router;
+	const bool headers = w->plan_headers;
 	uint8_t with[CACHED_HOOKS];
 	unsigned int nf = 0, ns = 0, nd = 0, n_with, dropped[CACHED_HOOKS] = {0};
 	/* the first packet left to the pipeline; what leaves before it */
@@ -2293,31 +2336,32 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 
 		if (!rx_frame(w, m, i, n, &l2[i]))
 			continue;
-		if (w->plan_headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
-				    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
+		if (headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
+			    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			if (first_slow == NFTDP_VM_BURST_MAX)
 				first_slow = i;
 			continue;
 		}
-		last[nf] = CACHED_HOOKS;
-		miss[nf] = 0;
-		routed[nf] = 0;
 		live[nf] = nf;
+		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
+	/* the fast packets' state, a burst's worth of each in a few stores */
+	memset(last, CACHED_HOOKS, sizeof(last));
+	memset(miss, 0, sizeof(miss));
+	memset(routed, 0, sizeof(routed));
 
 	/* a header view's keys read neither the hook nor the devices */
-	probe_hooks(w, gen, rx, tx, fast, live, nf, !w->plan_headers, hit, last, miss, routed,
-		    chains);
+	probe_hooks(w, gen, rx, tx, fast, live, nf, !headers, hit, last, miss, routed, chains);
 	for (unsigned int x = 0; x < nf; x++) {
 		if (!miss[x])
 			continue;
-		if ((unsigned int)(fast[x] - w->view) < first_slow)
-			first_slow = (unsigned int)(fast[x] - w->view);
+		if (fidx[x] < first_slow)
+			first_slow = fidx[x];
 		if (routed[x])
-			route_undo(w, fast[x], (unsigned int)(fast[x] - w->view));
+			route_undo(w, fast[x], fidx[x]);
 	}
 
 	n_with = chained_hooks(chains, with);
@@ -2325,7 +2369,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	 * how many hook h dropped */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
-		unsigned int idx = (unsigned int)(p - w->view);
+		unsigned int idx = fidx[x];
 
 		if (miss[x]) {
 			slow_at[idx] = 1; /* the chains must run */
@@ -2356,8 +2400,11 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	}
 	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nd;
 
-	/* the rest from their netdev ingress view, as if nothing had run */
-	for (unsigned int i = 0; i < n; i++) {
+	/* the rest from their netdev ingress view, as if nothing had run;
+	 * none when every packet was fast and hit */
+	if (first_slow == NFTDP_VM_BURST_MAX)
+		return;
+	for (unsigned int i = first_slow; i < n; i++) {
 		if (!slow_at[i])
 			continue;
 		setup_view(w, i, w->mb[i], &l2[i], rx, false);

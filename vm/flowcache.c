@@ -26,6 +26,9 @@
 #ifdef __SSE4_2__
 #include <nmmintrin.h>
 #endif
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#endif
 
 #include "flowcache.h"
 #include "vm_priv.h"
@@ -1088,11 +1091,43 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	return hashed(key, t->key_len, h);
 }
 
-/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8: a test per word past
- * the first, not a switch (an indirect jump that mispredicts where keys of
- * different lengths alternate) */
+/* keys are 8 to FC_KEY_MAX bytes, a multiple of 8. SSE4.1: 16 bytes a
+ * step, the last step the 16 bytes that end the key (overlapping the one
+ * before where the length is an odd number of words), a test per step past
+ * the first rather than a switch (an indirect jump that mispredicts where
+ * keys of different lengths alternate); else a word a step the same way */
 static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 {
+#ifdef __SSE4_1__
+	__m128i d;
+
+	_Static_assert(FC_KEY_MAX == 80, "key_eq: five steps at most");
+	if (len < 16) {
+		uint64_t x, y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return x == y;
+	}
+	d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
+			  _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16)));
+#define EQ_STEP(s)                                                                                 \
+	do {                                                                                       \
+		if (len <= 16 * (s) + 16)                                                          \
+			goto eq_done;                                                              \
+		d = _mm_or_si128(                                                                  \
+		    d, _mm_xor_si128(                                                              \
+			   _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * (s))),         \
+			   _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * (s)))));       \
+	} while (0)
+	EQ_STEP(0);
+	EQ_STEP(1);
+	EQ_STEP(2);
+	EQ_STEP(3);
+eq_done:
+#undef EQ_STEP
+	return _mm_testz_si128(d, d);
+#else
 	unsigned int n = len / 8;
 	uint64_t d = 0;
 
@@ -1124,6 +1159,7 @@ eq_done:
 #undef EQ_NEXT
 #undef EQ_WORD
 	return d == 0;
+#endif
 }
 
 static inline struct fc_entry *probe(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag,
