@@ -7,7 +7,9 @@
  * The route table needs DPDK memory: EAL runs with --no-huge.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -2623,10 +2625,29 @@ static void test_fib_errors(void **state)
 	assert_int_equal(compile(w, NFPROTO_IPV4, NF_INET_PRE_ROUTING, e), -EINVAL);
 }
 
+/* the EAL's runtime folder and what it left there (its files) */
+static void rm_runtime_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	closedir(d);
+	if (rmdir(dir) < 0)
+		fprintf(stderr, "rmdir %s: %s\n", dir, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],	      "--no-huge",     "-m", "1024", "--no-pci",
-		       "--no-shconf", "--log-level=3", NULL};
+	char prefix[64];
+	char *eal[] = {argv[0],		"--no-huge",	 "-m",	 "1024", "--no-pci", "--no-shconf",
+		       "--log-level=3", "--file-prefix", prefix, NULL};
 	const struct CMUnitTest route_tests[] = {
 	    cmocka_unit_test(test_route_rules4),
 	    cmocka_unit_test(test_route_rules6),
@@ -2659,11 +2680,15 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	rc = cmocka_run_group_tests_name("fib-expr", expr_tests, NULL, NULL);
-	if (rte_eal_init(7, eal) < 0) {
+	/* a runtime folder of its own, removed after: EAL makes one even with
+	 * --no-shconf (left empty), and rte_eal_cleanup leaves it */
+	snprintf(prefix, sizeof(prefix), "nftdp-test-fib-%d", (int)getpid());
+	if (rte_eal_init(9, eal) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
 	rc |= cmocka_run_group_tests_name("route", route_tests, NULL, NULL);
 	rte_eal_cleanup();
+	rm_runtime_dir(rte_eal_get_runtime_dir());
 	return rc;
 }
