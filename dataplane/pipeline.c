@@ -2086,41 +2086,6 @@ static enum plan_kind pipeline_plan(struct nftdp_dp_worker *w, const struct nftd
 }
 
 /*
- * nftdp_vm_pkt_header_view of the IP datagram of ip_len bytes at d + ip_off
- * whose header ip_rcv (v4) or ip6_rcv_core passed: the same view without
- * the length checks those made (IPv4: 20 <= ihl <= total length = ip_len;
- * IPv6: 40 + payload length = ip_len). false: an IPv6 extension header
- * ipv6_find_hdr walks (not a plain case).
- */
-static inline __attribute__((always_inline)) bool
-rcv_header_view(struct nftdp_vm_pkt *p, uint8_t *d, uint32_t ip_off, uint32_t ip_len, bool v4)
-{
-	const uint8_t *h = d + ip_off;
-
-	if (!v4 && (h[6] == 0 || h[6] == 43 || h[6] == 44 || h[6] == 60))
-		return false;
-	p->data = d;
-	p->len = ip_off + ip_len;
-	p->mac_off = 0;
-	p->nh_off = ip_off;
-	p->skb_len = ip_len;
-	p->nftrace = 0;
-	p->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
-	if (v4) {
-		p->nfproto = NFPROTO_IPV4;
-		p->th_off = ip_off + (h[0] & 0xfu) * 4u;
-		p->l4proto = h[9];
-		p->fragoff = (uint16_t)((nftdp_rd16(h + 6) & 0x1fff) << 3);
-	} else {
-		p->nfproto = NFPROTO_IPV6;
-		p->th_off = ip_off + 40;
-		p->l4proto = h[6];
-		p->fragoff = 0;
-	}
-	return true;
-}
-
-/*
  * View i, for the IP frame mb, as prerouting sees it when no chain or step
  * runs before it: what setup_view, inet ingress's version check, ip_rcv /
  * ipv6_rcv, view_ip and the trim leave, in one go (and its meta if
@@ -2164,7 +2129,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 	if (why != NFTDP_DP_DROP_MAX)
 		return false;
 	if (header) {
-		if (!rcv_header_view(p, d, l2->ip_off, ip_len, v4))
+		if (!nftdp_vm_pkt_header_view_rcv(p, d, l2->ip_off, ip_len, v4))
 			return false;
 	} else {
 		nftdp_vm_pkt_init(p, d, l2->ip_off + ip_len, 0, l2->ip_off);

@@ -2316,7 +2316,7 @@ static void test_pkt_parse_fast(void **state)
 	(void)state;
 	for (unsigned int shape = 0; shape < 12 + sizeof(v6_next); shape++) {
 		for (uint32_t cut = 0; cut <= 80; cut++) {
-			struct nftdp_vm_pkt a, b, h;
+			struct nftdp_vm_pkt a, b, h, r;
 			uint32_t len;
 			bool ok;
 
@@ -2356,6 +2356,11 @@ static void test_pkt_parse_fast(void **state)
 			assert_int_equal(h.fragoff, a.fragoff);
 			assert_int_equal(h.flags, a.flags);
 			assert_int_equal(h.nftrace, 0);
+			/* the view after ip_rcv's checks: the same fields */
+			memset(&r, 0x5a, sizeof(r));
+			assert_true(nftdp_vm_pkt_header_view_rcv(&r, buf, 14, h.skb_len,
+								 h.nfproto == NFPROTO_IPV4));
+			assert_memory_equal(&r, &h, sizeof(r));
 		}
 	}
 }

@@ -450,6 +450,44 @@ void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, in
 void nftdp_vm_pkt_parse_ip(struct nftdp_vm_pkt *pkt);
 
 /**
+ * The header view (below) of an IP datagram of ip_len bytes at data + nh_off
+ * whose header ip_rcv or ip6_rcv_core already passed (IPv4: 20 <= ihl <=
+ * total length = ip_len; IPv6: 40 + payload length = ip_len), without
+ * checking those lengths again. false: an IPv6 extension header that
+ * ipv6_find_hdr walks (not a plain case).
+ */
+static inline bool nftdp_vm_pkt_header_view_rcv(struct nftdp_vm_pkt *pkt, uint8_t *data,
+						uint32_t nh_off, uint32_t ip_len, bool v4)
+{
+	const uint8_t *p = data + nh_off;
+
+	if (!v4 && (p[6] == 0 || p[6] == 43 || p[6] == 44 || p[6] == 60))
+		return false;
+	pkt->data = data;
+	pkt->len = nh_off + ip_len;
+	pkt->mac_off = 0;
+	pkt->nh_off = nh_off;
+	pkt->skb_len = ip_len;
+	pkt->nftrace = 0;
+	pkt->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
+	if (v4) {
+		uint16_t frag;
+
+		__builtin_memcpy(&frag, p + 6, sizeof(frag)); /* one load */
+		pkt->nfproto = NFPROTO_IPV4;
+		pkt->th_off = nh_off + (p[0] & 0xfu) * 4u;
+		pkt->l4proto = p[9];
+		pkt->fragoff = (uint16_t)((ntohs(frag) & 0x1fff) << 3);
+	} else {
+		pkt->nfproto = NFPROTO_IPV6;
+		pkt->th_off = nh_off + 40;
+		pkt->l4proto = p[6];
+		pkt->fragoff = 0;
+	}
+	return true;
+}
+
+/**
  * A header view: what nftdp_vm_pkt_init and nftdp_vm_pkt_parse_ip give an
  * IP packet in the fields nftdp_vm_gen_flow_headers_only names, and only
  * those (the rest is left as it was). For a flow cache probe whose result
@@ -462,30 +500,15 @@ static inline bool nftdp_vm_pkt_header_view(struct nftdp_vm_pkt *pkt, uint8_t *d
 	const uint8_t *p = data + nh_off;
 	uint32_t avail = len > nh_off ? len - nh_off : 0;
 
-	pkt->data = data;
-	pkt->len = len;
-	pkt->mac_off = 0;
-	pkt->nh_off = nh_off;
-	pkt->skb_len = avail;
-	pkt->nftrace = 0;
-	pkt->flags = NFTDP_VM_PKT_F_WRITABLE | NFTDP_VM_PKT_F_L4PROTO;
 	if (avail >= 20 && p[0] >= 0x45 && p[0] <= 0x4f) {
 		uint32_t ihl = (p[0] & 0xfu) * 4u, tot = (uint32_t)p[2] << 8 | p[3];
 
-		pkt->nfproto = NFPROTO_IPV4;
-		pkt->th_off = nh_off + ihl;
-		pkt->l4proto = p[9];
-		pkt->fragoff = (uint16_t)((((uint32_t)p[6] << 8 | p[7]) & 0x1fff) << 3);
-		return tot >= ihl && avail >= tot;
+		return tot >= ihl && avail >= tot &&
+		       nftdp_vm_pkt_header_view_rcv(pkt, data, nh_off, avail, true);
 	}
-	if (avail < 40 || (p[0] >> 4) != 6 || p[6] == 0 || p[6] == 43 || p[6] == 44 || p[6] == 60 ||
-	    ((uint32_t)p[4] << 8 | p[5]) + 40 > avail)
+	if (avail < 40 || (p[0] >> 4) != 6 || ((uint32_t)p[4] << 8 | p[5]) + 40 > avail)
 		return false;
-	pkt->nfproto = NFPROTO_IPV6;
-	pkt->th_off = nh_off + 40;
-	pkt->l4proto = p[6];
-	pkt->fragoff = 0;
-	return true;
+	return nftdp_vm_pkt_header_view_rcv(pkt, data, nh_off, avail, false);
 }
 
 /**
