@@ -788,6 +788,7 @@ struct nftdp_dp {
 	struct nftdp_ct_expect_table *ct_exp; /**< expectations, shared by the shards */
 	unsigned int flow_cache;	      /**< --flow-cache: entries per worker, 0: off */
 	bool flow_verify;		      /**< --flow-cache-verify */
+	unsigned int idle_sleep_us;	      /**< --idle-sleep: 0, poll without pause */
 	bool router;
 	bool route; /**< --route: forward by the mirrored routes and neighbours (nexthop.c) */
 	bool host;  /**< --host-ports: the exception path (host.c) */

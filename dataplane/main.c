@@ -73,6 +73,7 @@ struct opts {
 	unsigned long host_rate;		   /* --host-rate, packets/s per worker */
 	double stats_period;
 	long exit_on_idle_ms; /* < 0: never */
+	unsigned int idle_sleep_us;
 	const char *listing;
 	const char *listing_json;
 	const char *stats_json;
@@ -151,6 +152,11 @@ static void usage(const char *prog)
 	    "                      --mtu's frame); longer frames arrive chained\n"
 	    "  --stats-period S    print per-port and per-worker rates every S seconds\n"
 	    "  --exit-on-idle MS   exit once every rx queue has been empty for MS ms\n"
+	    "  --idle-sleep US     a worker whose rx queues have been empty for 1 ms\n"
+	    "                      sleeps US microseconds between polls until traffic\n"
+	    "                      returns (default 0: it polls without pause; at most\n"
+	    "                      10000; a core shared with other work, and tests;\n"
+	    "                      NFTDP_IDLE_SLEEP_US in the environment sets the default)\n"
 	    "  --listing FILE      at exit, write `nft list ruleset` (with counters) to FILE\n"
 	    "  --listing-json FILE at exit, write `nft -j list ruleset` to FILE\n"
 	    "  --stats-json FILE   at exit, write packet, port, hook and drop counts as JSON\n"
@@ -166,6 +172,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	*out = strtoul(s, &end, 10);
 	return (errno || end == s || *end || *out > max) ? -1 : 0;
 }
+
+#define IDLE_SLEEP_MAX_US 10000
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -198,6 +206,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"mbuf-size", required_argument, NULL, 'Z'},
 	    {"stats-period", required_argument, NULL, 'S'},
 	    {"exit-on-idle", required_argument, NULL, 'e'},
+	    {"idle-sleep", required_argument, NULL, 'z'},
 	    {"listing", required_argument, NULL, 'l'},
 	    {"listing-json", required_argument, NULL, 'j'},
 	    {"stats-json", required_argument, NULL, 'J'},
@@ -383,6 +392,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_uint(optarg, 86400000, &v) < 0)
 				goto bad_num;
 			o->exit_on_idle_ms = (long)v;
+			break;
+		case 'z':
+			if (parse_uint(optarg, IDLE_SLEEP_MAX_US, &v) < 0)
+				goto bad_num;
+			o->idle_sleep_us = (unsigned int)v;
 			break;
 		case 'l':
 			o->listing = optarg;
@@ -681,6 +695,22 @@ int main(int argc, char **argv)
 	argv += n;
 	argv[0] = (char *)"nftdp";
 	nftdp_ct_timeouts_default(&o.ct_tmo);
+	/* --idle-sleep's default from the environment: a test suite sets it
+	 * once for every daemon it starts */
+	{
+		const char *e = getenv("NFTDP_IDLE_SLEEP_US");
+		unsigned long v;
+
+		if (e && *e) {
+			if (parse_uint(e, IDLE_SLEEP_MAX_US, &v) < 0) {
+				fprintf(stderr, "nftdp: NFTDP_IDLE_SLEEP_US=%s: not 0-%u\n", e,
+					IDLE_SLEEP_MAX_US);
+				rte_eal_cleanup();
+				return 2;
+			}
+			o.idle_sleep_us = (unsigned int)v;
+		}
+	}
 	if (parse_args(argc, argv, &o) < 0) {
 		rte_eal_cleanup();
 		return 2;
@@ -690,6 +720,7 @@ int main(int argc, char **argv)
 	dp.burst = o.burst ? o.burst : 32;
 	dp.flow_cache = o.flow_cache;
 	dp.flow_verify = o.flow_verify;
+	dp.idle_sleep_us = o.idle_sleep_us;
 	dp.router = o.router || o.host_ports;
 	nftdp_vm_physdev_bridged(!dp.router); /* xt_physdev: wire mode bridges */
 	dp.route = o.route && !o.control_only;

@@ -339,6 +339,12 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	else
 		nftdp_vm_gen_quiesce(dp->dom, w->id); /* idle: let commits finish */
 	__atomic_store_n(&w->last_poll_tsc, now, __ATOMIC_RELEASE);
+	/* --idle-sleep: after a millisecond without a packet, give the core
+	 * away between polls (quiescent already: a commit does not wait on
+	 * the sleep); traffic never pays it, a burst after a pause at most
+	 * one sleep */
+	if (!total && dp->idle_sleep_us && now - w->last_busy_tsc > rte_get_tsc_hz() / 1000)
+		rte_delay_us_sleep(dp->idle_sleep_us);
 	return total;
 }
 
