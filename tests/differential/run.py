@@ -49,6 +49,7 @@ import re
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,7 @@ SIDE_NETS = {dev: [ipaddress.ip_network(a, strict=False) for a in DUT_ADDR[dev] 
 STEP_TIMEOUT = 20      # seconds for one command (nft, ip, the tester)
 CASE_TIMEOUT = 60      # seconds for one whole case, both sides
 SETTLE = 0.4           # seconds to wait for the last forwarded packet
+SETTLE_QUIET = 0.1     # the kernel's side: seconds with nothing new (tester_main)
 GAP = 0.05             # seconds between the packets of a two-way case
 
 _cleanup_dirs = []
@@ -334,6 +336,45 @@ def describe(frame):
 
 # ---------------------------------------------------------------- tester
 
+SOL_PACKET = 263
+PACKET_ADD_MEMBERSHIP = 1
+PACKET_MR_PROMISC = 1
+PACKET_AUXDATA = 8
+PACKET_OUTGOING = 4
+TP_STATUS_VLAN_VALID = 0x10
+TP_STATUS_VLAN_TPID_VALID = 0x40
+
+
+def tester_socket(dev):
+    """A raw packet socket on dev as scapy's L2Socket opens one (all
+    protocols, promiscuous, VLAN tags from the aux data), without scapy:
+    importing it costs half a second a case."""
+    import socket
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    s.bind((dev, 0))
+    s.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP,
+                 struct.pack('iHH8s', socket.if_nametoindex(dev), PACKET_MR_PROMISC, 0, b''))
+    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    return s
+
+
+def tester_recv(s):
+    """One frame from a tester socket, its VLAN tag put back where the
+    kernel took it off (as scapy does); None for one the host sent."""
+    data, anc, _, addr = s.recvmsg(65536 + 4, 64)
+    if addr[2] == PACKET_OUTGOING:
+        return None
+    for level, kind, aux in anc:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA and len(aux) >= 20:
+            status, _, _, _, _, tci, tpid = struct.unpack('IIIHHHH', aux[:20])
+            if tci or status & TP_STATUS_VLAN_VALID:
+                if not status & TP_STATUS_VLAN_TPID_VALID:
+                    tpid = 0x8100
+                data = data[:12] + struct.pack('!HH', tpid, tci) + data[12:]
+    return data
+
+
 def tester_main(in_pcap, out_dir, plan_path=None):
     """Runs inside a tester netns: send the capture, record every frame that
     arrives on t0 and t1 from the DUT into PREFIX-dp0.pcap/PREFIX-dp1.pcap.
@@ -341,52 +382,54 @@ def tester_main(in_pcap, out_dir, plan_path=None):
     sides, gap, prefix) each frame goes out of its side's peer, one at a
     time: the next one once a frame has come back from the DUT (it handled
     the packet) or `gap` seconds later (it dropped it), so the DUT has
-    handled each packet before the next. The sniffing sockets are scapy's L2Socket,
-    which skips what the host itself sent (PACKET_OUTGOING), so neither the
-    injected frames nor anything else of ours is recorded."""
-    import threading
-    from scapy.config import conf
-    from scapy.sendrecv import AsyncSniffer
+    handled each packet before the next. The sockets skip what the host
+    itself sent (PACKET_OUTGOING), so neither the injected frames nor
+    anything else of ours is recorded. The end: the kernel handles a frame
+    before its send returns (veth), so its side ends once nothing has come
+    for SETTLE_QUIET; a live nftdp may be slower to forward the last one,
+    so its side waits SETTLE whole."""
     frames = read_pcap(in_pcap)
     plan = {'sides': ['dp0'] * len(frames), 'gap': 0, 'prefix': 'kernel'}
     if plan_path:
         with open(plan_path) as f:
             plan.update(json.load(f))
-    started = threading.Event()
-    arrived = threading.Condition()
-    n_arrived = [0]
+    socks = {dev: tester_socket(dev) for dev in ('t0', 't1')}
+    got = {dev: [] for dev in socks}
+    by_fd = {s.fileno(): dev for dev, s in socks.items()}
+    poller = select.poll()
+    for s in socks.values():
+        poller.register(s, select.POLLIN)
 
-    def on_frame(_):
-        with arrived:
-            n_arrived[0] += 1
-            arrived.notify_all()
+    def take(timeout):
+        """Whatever has arrived, waiting up to timeout s for the first."""
+        n = 0
+        for fd, _ in poller.poll(max(0, int(timeout * 1000 + 0.999))):
+            f = tester_recv(socks[by_fd[fd]])
+            if f is not None:
+                got[by_fd[fd]].append(f)
+                n += 1
+        return n
 
-    socks = {conf.L2socket(iface=dev): dev for dev in ('t0', 't1')}
-    sn = AsyncSniffer(opened_socket=socks, store=True, prn=on_frame,
-                      started_callback=started.set)
-    sn.start()
-    if not started.wait(10):
-        sys.exit('tester: sniffer did not start')
-    time.sleep(0.1)
-    out = {side: conf.L2socket(iface='t' + side[-1]) for side in sorted(set(plan['sides']))}
     for f, side in zip(frames, plan['sides']):
-        with arrived:
-            before = n_arrived[0]
-        out[side].send(f)
+        socks['t' + side[-1]].send(f)
         if plan['gap']:
             # something the packet caused has left the DUT (it handled the
             # packet), or the gap is over (it dropped it)
-            with arrived:
-                arrived.wait_for(lambda: n_arrived[0] > before, timeout=plan['gap'])
-    for s in out.values():
-        s.close()
-    time.sleep(SETTLE)
-    got = sn.stop()
-    for s in socks:
+            end = time.monotonic() + plan['gap']
+            while not take(max(0.0, end - time.monotonic())) and time.monotonic() < end:
+                pass
+    end = time.monotonic() + SETTLE
+    quiet = SETTLE_QUIET if plan['prefix'] == 'kernel' else SETTLE
+    last = time.monotonic()
+    while time.monotonic() < end and time.monotonic() - last < quiet:
+        if take(min(end, last + quiet) - time.monotonic()):  # (take: >= 0)
+            last = time.monotonic()
+    while take(0):  # what is queued
+        pass
+    for s in socks.values():
         s.close()
     for dev, peer in (('t0', 'dp0'), ('t1', 'dp1')):
-        keep = [bytes(p) for p in got if p.sniffed_on == dev]
-        write_pcap(os.path.join(out_dir, '%s-%s.pcap' % (plan['prefix'], peer)), keep)
+        write_pcap(os.path.join(out_dir, '%s-%s.pcap' % (plan['prefix'], peer)), got[dev])
 
 
 # ---------------------------------------------------------------- kernel side
