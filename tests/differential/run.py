@@ -83,6 +83,10 @@ SIDE_NETS = {dev: [ipaddress.ip_network(a, strict=False) for a in DUT_ADDR[dev] 
 STEP_TIMEOUT = 20      # seconds for one command (nft, ip, the tester)
 CASE_TIMEOUT = 60      # seconds for one whole case, both sides
 SETTLE = 0.4           # seconds to wait for the last forwarded packet
+IDLE_MS = 100          # offline replay: nftdp exits once its rx queues were empty this long
+# (net_pcap reads its file without pacing, so the end of the capture is the
+# first idle moment; measured between the worker's own polls, so a worker
+# the host did not schedule is not idle)
 SETTLE_QUIET = 0.1     # the kernel's side: seconds with nothing new (tester_main)
 GAP = 0.05             # seconds between the packets of a two-way case
 
@@ -851,7 +855,7 @@ def nftdp_side(build, case, work, burst=None, rx=None, extra=(), recipe=None, fr
     argv += ['--', '--socket', os.path.join(work, 'nl.sock'), '--wire', '0:1',
              *([] if bridged(recipe) else ['--router']),
              '--ifname', '0=dp0', '--ifname', '1=dp1', *ruleset_args(case),
-             '--exit-on-idle', '500', '--listing-json', after, '--stats-json', stats]
+             '--exit-on-idle', str(IDLE_MS), '--listing-json', after, '--stats-json', stats]
     if burst:
         argv += ['--burst', str(burst)]
     if mirror:
