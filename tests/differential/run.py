@@ -1277,7 +1277,8 @@ def run_shards(args, cases, tally):
                 continue
             if record:  # the next case's line, or the end: this one whole
                 print(''.join(record), end='', flush=True)
-                reported.add(record[0].split()[0])
+                if record[0].split():  # (not a stray empty line)
+                    reported.add(record[0].split()[0])
             if line:
                 pending[f] = [line]
             else:
