@@ -87,6 +87,9 @@ IDLE_MS = 100          # offline replay: nftdp exits once its rx queues were emp
 # (net_pcap reads its file without pacing, so the end of the capture is the
 # first idle moment; measured between the worker's own polls, so a worker
 # the host did not schedule is not idle)
+# hugepages for the run's daemons (two at a time under --jobs 2, a mirrored
+# route table two 64 MiB+ tables each): 2 MiB pages, given back at the end
+HUGEPAGES = 768
 SETTLE_QUIET = 0.1     # the kernel's side: seconds with nothing new (tester_main)
 GAP = 0.05             # seconds between the packets of a two-way case
 
@@ -94,6 +97,7 @@ _cleanup_dirs = []
 _live = []             # the live nftdp of a two-way case, while it runs
 _osf_added = []        # the osf fingerprints this run put in the kernel's global list
 _shards = []           # --jobs: the child runs, while they run
+_hugepages = [0]       # pages this run added to the kernel's pool (hugepages_reserve)
 
 
 def sh(argv, timeout=STEP_TIMEOUT, check=True, stdin=None):
@@ -134,6 +138,9 @@ def cleanup():
         except Exception as e:
             print('osf: could not remove fingerprints from the kernel: %s' % e, flush=True)
     delete_namespaces()
+    if _hugepages[0]:  # after every daemon of ours has ended
+        T.hugepages_release(_hugepages[0])
+        _hugepages[0] = 0
     for d in _cleanup_dirs:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -1333,6 +1340,8 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
     atexit.register(cleanup)
     use_nftdp = not args.kernel_only
+    if use_nftdp and not args.tally_json:  # (a --jobs shard uses its parent's)
+        _hugepages[0] = T.hugepages_reserve(HUGEPAGES)
     if use_nftdp and not nftdp_available(args.build):
         # a missing daemon is a failure, never a quiet kernel-only pass:
         # --kernel-only is the one way to run the kernel side alone
