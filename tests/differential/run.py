@@ -421,6 +421,8 @@ def tester_main(in_pcap, out_dir, plan_path=None):
                 n += 1
         return n
 
+    if plan['prefix'] != 'kernel':
+        time.sleep(0.1)  # as before scapy went: a live nftdp's worker has just started
     for f, side in zip(frames, plan['sides']):
         socks['t' + side[-1]].send(f)
         if plan['gap']:
