@@ -477,16 +477,19 @@ static bool early_drop(struct nftdp_ct_shard *s, uint32_t hash, uint64_t now_ms)
 	return false;
 }
 
-/* the lines an established packet of node's direction reads: 0 (the
- * lookup, status, timeout), 2 (the protocol's state) and its direction's
- * counters, in line 3 for the original tuple, 1 with the reply tuple */
+/* the lines of the entry an established packet of node's direction
+ * reads: 0 (the lookup, status, timeout), 2 (the protocol's state, the
+ * original's packet counter) and for the reply tuple 1 (the tuple and
+ * the reply's counters); the original's byte counter is in its carried
+ * result, which the caller prefetches */
 static inline void prefetch_node(const struct nftdp_ct_shard *s, uint32_t node)
 {
 	const uint8_t *e = (const uint8_t *)&s->entries[node >> 1];
 
 	__builtin_prefetch(e);
 	__builtin_prefetch(e + 128);
-	__builtin_prefetch(e + ((node & 1) ? 64 : 192));
+	if (node & 1)
+		__builtin_prefetch(e + 64);
 }
 
 /* all four lines of entry idx, for writing: it is about to be
@@ -529,7 +532,8 @@ static void entry_init(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
 	uint32_t n = ++s->next_id;
 
 	memset(e, 0, sizeof(*e));
-	/* no result of the slot's last connection carries over */
+	/* no result of the slot's last connection carries over; the original
+	 * direction's byte counter (its owner word) starts at 0 */
 	memset(s->carry[e - s->entries], 0, sizeof(s->carry[0]));
 	e->tuple[0] = *orig;
 	e->tuple[1] = *reply;
@@ -1147,8 +1151,11 @@ void nftdp_ct_in_burst(struct nftdp_ct_shard *s, struct nftdp_vm_pkt **pkts, uns
 		if (go[i] != 1 || node[i] != CT_NIL)
 			continue;
 		first = s->buckets[hash[i] & s->bucket_mask];
-		if (first != CT_NIL)
-			prefetch_node(s, first);
+		if (first == CT_NIL)
+			continue;
+		prefetch_node(s, first);
+		if (!(first & 1)) /* the original's byte counter */
+			__builtin_prefetch(&s->carry[first >> 1][0]);
 	}
 	for (i = 0; i < n; i++) {
 		if (go[i] == 1)
@@ -1444,8 +1451,10 @@ void nftdp_ct_fill_info(const struct nftdp_ct_entry *e, uint64_t now_ms, struct 
 	o->use = 1u + e->refs;
 	o->zone = nftdp_ct_entry_zone(e);
 	for (int d = 0; d < 2; d++) {
-		o->packets[d] = nftdp_ct_acct_get(e, d)->packets;
-		o->bytes[d] = nftdp_ct_acct_get(e, d)->bytes;
+		struct ct_acct a = nftdp_ct_acct_get(e->shard, e, d);
+
+		o->packets[d] = a.packets;
+		o->bytes[d] = a.bytes;
 	}
 	memcpy(o->labels, e->labels, sizeof(o->labels));
 	o->helper = nftdp_ct_helper_name(e->helper);

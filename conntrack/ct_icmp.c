@@ -25,7 +25,7 @@ enum ct_verdict nftdp_ct_icmp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 	/* can't create a new ICMP `conn' with anything but a request */
 	if (!nftdp_ct_icmp_new(&e->tuple[IP_CT_DIR_ORIGINAL]))
 		return CT_INVALID;
-	nftdp_ct_refresh_acct(e, p, dir, now_ms,
+	nftdp_ct_refresh_acct(s, e, p, dir, now_ms,
 			      e->tuple[0].l4proto == IPPROTO_ICMP ? e->tmo->icmp : e->tmo->icmpv6);
 	return CT_ACCEPT;
 }

@@ -342,7 +342,6 @@ int nftdp_ct_get_zero(struct nftdp_ct_shard *s, const struct nftdp_ct_tuple *t, 
 	if (!e || !(e->status & IPS_CONFIRMED) || (id && e->id != id))
 		return -ENOENT;
 	nftdp_ct_fill_info(e, now_ms, out);
-	memset(&e->acct_orig, 0, sizeof(e->acct_orig));
-	memset(&e->acct_reply, 0, sizeof(e->acct_reply));
+	nftdp_ct_acct_zero(s, e);
 	return 0;
 }

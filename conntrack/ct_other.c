@@ -17,7 +17,7 @@ enum ct_verdict nftdp_ct_generic_packet(struct nftdp_ct_shard *s, struct nftdp_c
 					const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
 	(void)s;
-	nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->generic);
+	nftdp_ct_refresh_acct(s, e, p, dir, now_ms, e->tmo->generic);
 	return CT_ACCEPT;
 }
 
@@ -27,13 +27,13 @@ enum ct_verdict nftdp_ct_gre_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 {
 	(void)s;
 	if (e->status & IPS_SEEN_REPLY) {
-		nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->gre_replied);
+		nftdp_ct_refresh_acct(s, e, p, dir, now_ms, e->tmo->gre_replied);
 		if (!(e->status & IPS_ASSURED)) {
 			e->status |= IPS_ASSURED;
 			nftdp_ct_event_cache(e, IPCT_ASSURED);
 		}
 	} else {
-		nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->gre_unreplied);
+		nftdp_ct_refresh_acct(s, e, p, dir, now_ms, e->tmo->gre_unreplied);
 	}
 	return CT_ACCEPT;
 }

@@ -26,8 +26,10 @@
  * synproxy sends to the server, from its template); ct_synproxy.c */
 #define CT_IN_USE_SYNPROXY_EXT 4u
 
-/* The kernel's ip_ct_tcp_state: one direction's window data. */
-struct ct_tcp_state {
+/* The kernel's ip_ct_tcp_state: one direction's window data. Packed (18
+ * bytes, not 20) so that the entry's line 2 has room for the original
+ * direction's packet counter beside the TCP state. */
+struct __attribute__((packed, aligned(2))) ct_tcp_state {
 	uint32_t td_end;    /* max of seq + len */
 	uint32_t td_maxend; /* max of ack + max(win, 1) */
 	uint32_t td_maxwin; /* max(win) */
@@ -35,6 +37,7 @@ struct ct_tcp_state {
 	uint8_t td_scale;   /* window scale factor */
 	uint8_t flags;	    /* IP_CT_TCP_FLAG_* */
 };
+static_assert(sizeof(struct ct_tcp_state) == 18, "packed");
 
 /* The kernel's struct ip_ct_tcp. */
 struct ct_tcp {
@@ -50,6 +53,7 @@ struct ct_tcp {
 	uint8_t last_wscale; /* of an ignored SYN */
 	uint8_t last_flags;  /* of an ignored SYN */
 };
+static_assert(sizeof(struct ct_tcp) == 56, "the TCP state leaves 8 bytes of line 2");
 
 /* The kernel's struct ip_ct_sctp. */
 struct ct_sctp {
@@ -60,7 +64,8 @@ struct ct_sctp {
 	uint8_t init[2];  /* an INIT was seen in this direction */
 };
 
-/* one direction's nf_conn_counter */
+/* one direction's nf_conn_counter (the reply's; the original's is split
+ * over the lines its packets read: nftdp_ct_acct) */
 struct ct_acct {
 	uint64_t packets, bytes;
 };
@@ -71,13 +76,18 @@ struct ct_acct {
  * its low bits.
  *
  * Laid out for an established packet of a table beyond the caches, which
- * reads three of the four lines: line 0 has what every packet's lookup
- * and state read and write (status, timeout, references, pending events,
- * helper, timeout policy slot) and the original tuple; line 1 the reply
- * tuple, the chain links (read only past an entry that does not match)
- * and the reply direction's counters; line 2 the protocol's state (TCP's
- * window fields); line 3 the original direction's counters and what no
- * packet of an established connection reads.
+ * reads two or three of the four lines and its direction's carried
+ * result (s->carry[i][dir], the flow cache's line beside the entry):
+ * line 0 has what every packet's lookup and state read and write (status,
+ * timeout, references, pending events, helper, timeout policy slot) and
+ * the original tuple; line 1 the reply tuple, the chain links (read only
+ * past an entry that does not match) and the reply direction's counters;
+ * line 2 the protocol's state (TCP's window fields) and the original
+ * direction's packet counter, whose byte counter is its carried result's
+ * owner word; line 3 what no packet of an established connection reads.
+ * A packet of the original direction so reads lines 0 and 2 and its
+ * carried result, one of the reply lines 0, 1 and 2 and its carried
+ * result.
  */
 struct nftdp_ct_entry {
 	/* line 0 */
@@ -102,8 +112,8 @@ struct nftdp_ct_entry {
 			uint64_t stream_ms; /* UDP: 2 s after creation */
 		} udp;
 	} proto;
+	uint64_t orig_packets; /* the original direction's (nftdp_ct_acct) */
 	/* line 3 */
-	struct ct_acct acct_orig;
 	uint8_t labels[16];
 	const struct nftdp_ct_timeouts *tmo; /* the timeout policy (ct timeout objects later) */
 	struct nftdp_ct_shard *shard;
@@ -125,18 +135,8 @@ static_assert(CT_IN_LINE(status, 0) && CT_IN_LINE(refs, 0) && CT_IN_LINE(ev_pend
 	      "an established packet's lookup and state are in line 0");
 static_assert(CT_IN_LINE(tuple[1], 1) && CT_IN_LINE(hnext, 1) && CT_IN_LINE(acct_reply, 1),
 	      "the reply tuple, the links and the reply's counters are in line 1");
-static_assert(CT_IN_LINE(proto, 2), "the protocol's state is line 2");
-static_assert(CT_IN_LINE(acct_orig, 3), "the original direction's counters are in line 3");
-
-static inline struct ct_acct *nftdp_ct_acct_of(struct nftdp_ct_entry *e, int dir)
-{
-	return dir ? &e->acct_reply : &e->acct_orig;
-}
-
-static inline const struct ct_acct *nftdp_ct_acct_get(const struct nftdp_ct_entry *e, int dir)
-{
-	return dir ? &e->acct_reply : &e->acct_orig;
-}
+static_assert(CT_IN_LINE(proto, 2) && CT_IN_LINE(orig_packets, 2),
+	      "the protocol's state and the original's packet counter are line 2");
 
 /* single-producer (worker), single-consumer (control thread) event ring */
 struct ct_event_ring {
@@ -314,6 +314,32 @@ static inline const struct nftdp_ct_timeouts *nftdp_ct_policy(const struct nftdp
 							      const struct nftdp_ct_entry *e)
 {
 	return e->tmo_slot ? &s->pol[e->tmo_slot - 1].tmo : &s->tmo;
+}
+
+/* The original direction's byte counter: its carried result's owner word
+ * (struct nftdp_vm_flow_carry), in the line its packets read anyway;
+ * cleared with the record when the entry is made */
+static inline uint64_t *nftdp_ct_orig_bytes(const struct nftdp_ct_shard *s,
+					    const struct nftdp_ct_entry *e)
+{
+	return &s->carry[e - s->entries][IP_CT_DIR_ORIGINAL].owner;
+}
+
+/* one direction's counters (nf_conn_counter) of an entry of s */
+static inline struct ct_acct nftdp_ct_acct_get(const struct nftdp_ct_shard *s,
+					       const struct nftdp_ct_entry *e, int dir)
+{
+	if (dir)
+		return e->acct_reply;
+	return (struct ct_acct){.packets = e->orig_packets, .bytes = *nftdp_ct_orig_bytes(s, e)};
+}
+
+/* both directions' counters back to 0 (ctnetlink's get and zero) */
+static inline void nftdp_ct_acct_zero(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e)
+{
+	e->orig_packets = 0;
+	*nftdp_ct_orig_bytes(s, e) = 0;
+	memset(&e->acct_reply, 0, sizeof(e->acct_reply));
 }
 
 /* ct_vm.c: the registry that lets connlimit keys name any shard's entry
@@ -746,22 +772,28 @@ static inline struct nftdp_ct_entry *nftdp_ct_entry_of(const void *ct, unsigned 
 	return (struct nftdp_ct_entry *)((uintptr_t)ct & ~(uintptr_t)CT_CTINFO_MASK);
 }
 
-/* nf_ct_acct_update: counters are kept always (see docs/conntrack.md) */
-static inline void nftdp_ct_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p, int dir)
+/* nf_ct_acct_update: counters are kept always (see docs/conntrack.md);
+ * the original's where its packets read (nftdp_ct_acct_get) */
+static inline void nftdp_ct_acct(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				 const struct ct_l4pkt *p, int dir)
 {
-	struct ct_acct *a = nftdp_ct_acct_of(e, dir);
-
-	a->packets++;
-	a->bytes += p->pkt->skb_len;
+	if (dir) {
+		e->acct_reply.packets++;
+		e->acct_reply.bytes += p->pkt->skb_len;
+	} else {
+		e->orig_packets++;
+		*nftdp_ct_orig_bytes(s, e) += p->pkt->skb_len;
+	}
 }
 
 /* nf_ct_refresh_acct: new timeout from now, and count the packet */
-static inline void nftdp_ct_refresh_acct(struct nftdp_ct_entry *e, const struct ct_l4pkt *p,
-					 int dir, uint64_t now_ms, uint32_t timeout_s)
+static inline void nftdp_ct_refresh_acct(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+					 const struct ct_l4pkt *p, int dir, uint64_t now_ms,
+					 uint32_t timeout_s)
 {
 	if (!(e->status & IPS_FIXED_TIMEOUT))
 		e->expires_ms = now_ms + (uint64_t)timeout_s * 1000u;
-	nftdp_ct_acct(e, p, dir);
+	nftdp_ct_acct(s, e, p, dir);
 }
 
 /* protocols */

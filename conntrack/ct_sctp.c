@@ -325,7 +325,7 @@ enum ct_verdict nftdp_ct_sctp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_e
 	}
 	if (ignore)
 		return CT_ACCEPT; /* allowed, timeout not renewed, not counted */
-	nftdp_ct_refresh_acct(e, p, dir, now_ms, e->tmo->sctp[st]);
+	nftdp_ct_refresh_acct(s, e, p, dir, now_ms, e->tmo->sctp[st]);
 	return CT_ACCEPT;
 }
 

@@ -585,7 +585,7 @@ tcp_accepted(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct
 	if (!(e->status & IPS_SEEN_REPLY)) {
 		/* only reply an RST: not a connection, delete it now */
 		if (index == TCP_RST_SET) { /* g.flags & TH_RST */
-			nftdp_ct_acct(e, p, dir);
+			nftdp_ct_acct(s, e, p, dir);
 			nftdp_ct_kill(s, e);
 			return CT_ACCEPT;
 		}
@@ -606,7 +606,7 @@ tcp_accepted(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct
 		e->status |= IPS_ASSURED;
 		nftdp_ct_event_cache(e, IPCT_ASSURED);
 	}
-	nftdp_ct_refresh_acct(e, p, dir, now_ms, timeout);
+	nftdp_ct_refresh_acct(s, e, p, dir, now_ms, timeout);
 	return CT_ACCEPT;
 }
 

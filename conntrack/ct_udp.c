@@ -42,13 +42,13 @@ enum ct_verdict nftdp_ct_udp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 			extra = nftdp_ct_policy(s, e)->udp_replied;
 			stream = !(status & IPS_ASSURED);
 		}
-		nftdp_ct_refresh_acct(e, p, dir, now_ms, extra);
+		nftdp_ct_refresh_acct(s, e, p, dir, now_ms, extra);
 		if (stream) {
 			e->status |= IPS_ASSURED;
 			nftdp_ct_event_cache(e, IPCT_ASSURED);
 		}
 	} else {
-		nftdp_ct_refresh_acct(e, p, dir, now_ms, nftdp_ct_policy(s, e)->udp_unreplied);
+		nftdp_ct_refresh_acct(s, e, p, dir, now_ms, nftdp_ct_policy(s, e)->udp_unreplied);
 	}
 	return CT_ACCEPT;
 }

@@ -26,13 +26,12 @@ static uint32_t ct_state(const void *ct)
 /* nft_ct_get_eval_counter: one direction, or both summed */
 static uint64_t counter(const struct nftdp_ct_entry *e, int dir, bool packets)
 {
-	const struct ct_acct *o = nftdp_ct_acct_get(e, IP_CT_DIR_ORIGINAL);
-	const struct ct_acct *r = nftdp_ct_acct_get(e, IP_CT_DIR_REPLY);
+	const struct ct_acct o = nftdp_ct_acct_get(e->shard, e, IP_CT_DIR_ORIGINAL);
+	const struct ct_acct r = nftdp_ct_acct_get(e->shard, e, IP_CT_DIR_REPLY);
 
 	if (dir >= 0)
-		return packets ? nftdp_ct_acct_get(e, dir)->packets
-			       : nftdp_ct_acct_get(e, dir)->bytes;
-	return packets ? o->packets + r->packets : o->bytes + r->bytes;
+		return packets ? (dir ? r : o).packets : (dir ? r : o).bytes;
+	return packets ? o.packets + r.packets : o.bytes + r.bytes;
 }
 
 static void put64(void *dest, uint64_t v)

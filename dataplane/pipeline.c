@@ -2648,8 +2648,12 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	/* after every carried packet charged what its result said: results
 	 * for the connections the cache judged (a run that read more than
 	 * its connection fixes makes none) */
-	for (unsigned int j = 0; j < nm; j++)
+	for (unsigned int j = 0; j < nm; j++) {
+		/* the record's owner word is conntrack's (the original
+		 * direction's byte counter, counted since made[j] was) */
+		made[j].owner = carry[make[j]]->owner;
 		*carry[make[j]] = made[j];
+	}
 	/* netdev and inet ingress accept all, prerouting drops conntrack's
 	 * drops, each hook what reached it less what it dropped */
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd + ct_drop;

@@ -1449,7 +1449,8 @@ bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uin
 			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
 			      unsigned int last, const struct nftdp_vm_pkt *p)
 {
-	struct nftdp_vm_flow_carry r = {.ct = (uintptr_t)ct, .iif = iif, .last = (uint8_t)last};
+	struct nftdp_vm_flow_carry r = {
+	    .iif = iif, .last = (uint8_t)last, .ctinfo = (uintptr_t)ct & NFTDP_VM_CT_CTINFO_MASK};
 	unsigned int end = last < n ? last + 1 : n;
 	uint64_t span = 0, v;
 	uint8_t base = 0;
@@ -1489,6 +1490,7 @@ bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uin
 			return false;
 		r.g_val = v & guard_mask(r.g_bytes);
 	}
+	r.owner = c->owner;
 	*c = r;
 	return true;
 }
@@ -1501,7 +1503,8 @@ bool nftdp_vm_flow_carried(const struct nftdp_vm_flow_carry *c, uint64_t tag, ui
 
 	/* a later fragment has no transport header: ports and guards of it
 	 * would break the rule that reads them */
-	if (c->tag != tag || c->set_gen != set_gen || c->ct != (uintptr_t)p->ct ||
+	if (c->tag != tag || c->set_gen != set_gen ||
+	    c->ctinfo != ((uintptr_t)p->ct & NFTDP_VM_CT_CTINFO_MASK) || !p->ct ||
 	    c->iif != p->iif || p->nftrace || p->fragoff || !ctx->flow || ctx->flow->verify)
 		return false;
 	if (c->g_bytes && (!guard_load(p, c->g_at, &v) || (v & guard_mask(c->g_bytes)) != c->g_val))

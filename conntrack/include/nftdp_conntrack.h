@@ -355,7 +355,9 @@ bool nftdp_ct_pkt_plain(const struct nftdp_vm_pkt *pkt);
  * The carried result of the connection and direction of ct (a packet's
  * pkt->ct): the flow cache's (struct nftdp_vm_flow_carry), kept beside
  * the entry and zeroed for each new connection, in s, the shard that
- * holds the entry. The owning worker's.
+ * holds the entry. The owning worker's. Its owner word is conntrack's
+ * (the original direction's byte counter): whoever writes a result
+ * made elsewhere into it keeps that word.
  */
 struct nftdp_vm_flow_carry *nftdp_ct_carry(const struct nftdp_ct_shard *s, const void *ct);
 

@@ -40,8 +40,8 @@ static void test_udp(void **state)
 	assert_int_equal(xmit(en, &t, NULL), ST_ESTABLISHED);
 	assert_true(e->status & IPS_ASSURED);
 	assert_int_equal(left_s(en, e), 120);
-	assert_int_equal(nftdp_ct_acct_get(e, 0)->bytes, 3 * 48);
-	assert_int_equal(nftdp_ct_acct_get(e, 1)->bytes, 68 + 48);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 0).bytes, 3 * 48);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 1).bytes, 68 + 48);
 	/* malformed length, bad checksum: invalid; checksum 0: fine */
 	udp(&t, false, "10.9.0.1", "10.9.0.2", 1, 2, 10);
 	t.buf[25] = 200;
@@ -57,7 +57,7 @@ static void test_udp(void **state)
 	memset(t.buf + t.len, 0xa5, 17);
 	t.pkt.len += 17;
 	assert_int_equal(xmit(en, &t, &e), ST_NEW);
-	assert_int_equal(nftdp_ct_acct_get(e, 0)->bytes, 29);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 0).bytes, 29);
 	env_free(en);
 }
 
@@ -142,7 +142,9 @@ static void related_case(bool v6)
 	icmp(&t, v6, rtr, cli, err_type, 3, 0, q.buf, (v6 ? 40 : 20) + 2);
 	assert_int_equal(xmit(en, &t, NULL), ST_INVALID);
 	/* related packets do not count on the entry */
-	assert_int_equal(nftdp_ct_acct_get(e, 0)->packets + nftdp_ct_acct_get(e, 1)->packets, 1);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 0).packets +
+			     nftdp_ct_acct_get(e->shard, e, 1).packets,
+			 1);
 	assert_int_equal(en->s->st.related, 3);
 	env_free(en);
 }

@@ -194,9 +194,9 @@ static void test_tcp_lifecycle(void **state)
 	assert_int_equal(tx(en, &f, 0, TA, 0, NULL), ST_ESTABLISHED);
 	assert_int_equal(left_s(en, e), 5 * 24 * 3600);
 	/* counters (the SYN retransmit returned before nf_ct_refresh_acct) */
-	assert_int_equal(nftdp_ct_acct_get(e, 0)->packets, 4);
-	assert_int_equal(nftdp_ct_acct_get(e, 1)->packets, 2);
-	assert_int_equal(nftdp_ct_acct_get(e, 0)->bytes, 40 * 3 + 140);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 0).packets, 4);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 1).packets, 2);
+	assert_int_equal(nftdp_ct_acct_get(e->shard, e, 0).bytes, 40 * 3 + 140);
 	/* close: FIN, ACK, FIN, ACK */
 	assert_int_equal(tx(en, &f, 0, TF | TA, 0, NULL), ST_ESTABLISHED);
 	assert_int_equal(e->proto.tcp.state, TCP_CONNTRACK_FIN_WAIT);
@@ -459,9 +459,10 @@ static void assert_tcp_same(const struct nftdp_ct_entry *a, const struct nftdp_c
 		assert_int_equal(x->seen[d].td_maxack, y->seen[d].td_maxack);
 		assert_int_equal(x->seen[d].td_scale, y->seen[d].td_scale);
 		assert_int_equal(x->seen[d].flags, y->seen[d].flags);
-		assert_int_equal(nftdp_ct_acct_get(a, d)->packets,
-				 nftdp_ct_acct_get(b, d)->packets);
-		assert_int_equal(nftdp_ct_acct_get(a, d)->bytes, nftdp_ct_acct_get(b, d)->bytes);
+		assert_int_equal(nftdp_ct_acct_get(a->shard, a, d).packets,
+				 nftdp_ct_acct_get(b->shard, b, d).packets);
+		assert_int_equal(nftdp_ct_acct_get(a->shard, a, d).bytes,
+				 nftdp_ct_acct_get(b->shard, b, d).bytes);
 	}
 	assert_int_equal(x->state, y->state);
 	assert_int_equal(x->last_dir, y->last_dir);

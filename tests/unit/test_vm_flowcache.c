@@ -2452,12 +2452,15 @@ static bool carry_of(struct fix *f, const struct flow *fl, struct nftdp_vm_flow_
 	static struct tpkt t;
 	struct nftdp_vm_pkt *pk;
 	const struct nftdp_vm_flow_hit *hit;
+	uint64_t owner;
 
 	run1(f, NFPROTO_IPV4, fl);
 	pk = build(&t, fl);
 	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, &pk, 1, &hit, &f->s[1].ctx);
 	assert_non_null(hit);
+	owner = c->owner; /* what the record's owner kept there */
 	memset(c, 0, sizeof(*c));
+	c->owner = owner;
 	return nftdp_vm_flow_carry_make(c, fl->ct, fl->iif, &hit, 1, 1, pk);
 }
 
@@ -2495,18 +2498,26 @@ static void test_carry_guard(void **state)
 			  t_syn = T4(80, .ct = &ct, .tflags = 0x02),
 			  t_est = T4(80, .ct = &ce, .tflags = 0x10),
 			  t_est_ttl9 = T4(80, .ct = &ce, .tflags = 0x02, .ttl = 9);
-	struct nftdp_vm_flow_carry c, e;
+	struct nftdp_vm_flow_carry c = {0}, e = {0};
 	struct nftdp_vm_flow_stats s0;
 
 	build_both(f, rs_carry);
+	/* the owner's word (conntrack's byte counter) is left as it was */
+	c.owner = 0x1234567890ull;
 	assert_true(carry_of(f, &u, &c));
+	assert_int_equal(c.owner, 0x1234567890ull);
 	assert_int_not_equal(c.g_bytes, 0);
 	assert_int_equal(c.n_ctr, 1); /* rule 65's counter */
+	assert_int_equal(c.ctinfo, 0);
 	s0 = stats(f);
 	assert_true(carried(f, &c, &u));
 	assert_true(carried(f, &c, &u));
 	assert_int_equal(stats(f).carried - s0.carried, 2);
 	assert_true(same_counters(f, NFPROTO_IPV4, 65) > 0);
+	/* the record is the entry's: another ctinfo of it is not judged */
+	e = c;
+	e.ctinfo = 3; /* IP_CT_ESTABLISHED_REPLY */
+	assert_false(carried(f, &e, &u));
 	/* other bytes under the guard: the chains decide (ttl 1: drop) */
 	assert_false(carried(f, &c, &u_ttl1));
 	assert_false(carried(f, &c, &u_ttl9));

@@ -1783,6 +1783,8 @@ bool nftdp_vm_gen_flow_headers_only(const struct nftdp_vm_gen *gen, uint8_t hook
 bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook);
 /** Counters a carried result charges at most */
 #define NFTDP_VM_FLOW_CARRY_CTRS 6
+/** pkt->ct's low bits: the ctinfo (the rest: the entry, 8-byte aligned) */
+#define NFTDP_VM_CT_CTINFO_MASK 7u
 /**
  * A connection direction's carried result (docs/vm.md "Flow cache"): what
  * the flow cache's hits at a pass's hooks gave one packet of it, kept by
@@ -1792,16 +1794,28 @@ bool nftdp_vm_gen_flow_serves(const struct nftdp_vm_gen *gen, uint8_t hook);
  * but what the connection fixes and header bytes within 8 of one header
  * (the guard: `ip ttl`, `ip frag-off`, `tcp flags`...); valid in the
  * generation and set generation it was made in. Zeroed: none. The owning
- * worker's alone. One cache line.
+ * worker's alone. One cache line, one per entry and direction: the record
+ * is the entry's, so it keeps only pkt->ct's ctinfo.
  */
 struct nftdp_vm_flow_carry {
 	uint64_t tag;	  /**< generation id + 1 */
 	uint64_t set_gen; /**< the generation's set generation */
-	uintptr_t ct;	  /**< pkt->ct: the entry and the ctinfo */
+	/**
+	 * The owner's word (conntrack's: a counter of its direction, kept
+	 * in the line the packet reads anyway), which the flow cache
+	 * neither reads nor writes: nftdp_vm_flow_carry_make leaves it as
+	 * it was, and whoever copies a result made elsewhere keeps it.
+	 */
+	uint64_t owner;
 	uint32_t iif;
-	uint8_t last;  /**< the hook (index into the pass's hooks) whose drop decided; n: accept */
-	uint8_t n_ctr; /**< ctr[0..n_ctr): the counter slots of every hook, in order */
-	uint8_t g_at;  /**< the guard's 8 bytes: header and offset (flowcache.c) */
+	uint8_t last; /**< the hook (index into the pass's hooks) whose drop decided; n: accept */
+	uint8_t n_ctr : 4; /**< ctr[0..n_ctr): the counter slots of every hook, in order */
+	/**
+	 * pkt->ct's ctinfo (its low 3 bits); the entry is the one the
+	 * record belongs to (whoever keeps it finds it by pkt->ct)
+	 */
+	uint8_t ctinfo : 4;
+	uint8_t g_at;	 /**< the guard's 8 bytes: header and offset (flowcache.c) */
 	uint8_t g_bytes; /**< which of them count, a bit each; 0: no guard */
 	uint32_t ctr[NFTDP_VM_FLOW_CARRY_CTRS];
 	uint64_t g_val; /**< the guard's bytes of the packet that made it, the rest 0 */
@@ -1821,7 +1835,8 @@ bool nftdp_vm_flow_carry_make(struct nftdp_vm_flow_carry *c, const void *ct, uin
 			      const struct nftdp_vm_flow_hit *const *hits, unsigned int n,
 			      unsigned int last, const struct nftdp_vm_pkt *p);
 /**
- * Whether c judges p in gen (not in verify mode): same ct and input
+ * Whether c judges p in gen (not in verify mode): c is the record of
+ * p->ct's entry and direction (the caller's to find), same ctinfo and input
  * device, untraced, no later fragment, the guard's bytes there and equal;
  * if so *last is the hook index as nftdp_vm_flow_carry_make took it.
  * Charges nothing. Packet-path.
