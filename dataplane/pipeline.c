@@ -2234,8 +2234,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
  */
 static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			const struct nftdp_dp_port *rx, const struct nftdp_dp_port *tx,
-			struct nftdp_vm_pkt *const *fast, unsigned int *live, unsigned int nl,
-			bool views,
+			struct nftdp_vm_pkt **fast, unsigned int *live, unsigned int nl, bool views,
 			const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
 			uint8_t *last, uint8_t *miss, uint8_t *routed, bool *chains)
 {
@@ -2244,9 +2243,13 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 	bool router = w->dp->router;
+	/* live[j] == j for every j < nl: no hook has left a packet out yet,
+	 * so the probe takes fast and writes hit[h] as they are */
+	bool ident = true;
 
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
+		const struct nftdp_vm_flow_hit **res = got;
 
 		if (router && hooks[h] == NF_INET_FORWARD) {
 			for (unsigned int j = 0; j < nl; j++) {
@@ -2260,6 +2263,7 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 					miss[x] = 1;
 				}
 			}
+			ident &= nl == k;
 			nl = k;
 			k = 0;
 			if (!nl)
@@ -2268,35 +2272,44 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		chains[h] = hook_chains(gen, hooks[h]);
 		if (!chains[h])
 			continue;
-		for (unsigned int j = 0; j < nl; j++) {
-			struct nftdp_vm_pkt *p = fast[live[j]];
+		if (ident && !views) {
+			/* nothing to set and no gaps: the probe's input and
+			 * output in place */
+			nftdp_vm_gen_flow_probe(gen, hooks[h], fast, nl, hit[h], &w->ctx);
+			res = hit[h];
+		} else {
+			for (unsigned int j = 0; j < nl; j++) {
+				struct nftdp_vm_pkt *p = fast[live[j]];
 
-			if (views) {
-				p->hook = hooks[h];
-				if (hooks[h] == NF_INET_FORWARD && !router) {
-					forward_priority(p);
-					p->oif = tx->ifindex;
-					p->oifname = tx->name;
-					p->oiftype = ARPHRD_ETHER;
+				if (views) {
+					p->hook = hooks[h];
+					if (hooks[h] == NF_INET_FORWARD && !router) {
+						forward_priority(p);
+						p->oif = tx->ifindex;
+						p->oifname = tx->name;
+						p->oiftype = ARPHRD_ETHER;
+					}
 				}
+				cur[j] = p;
 			}
-			cur[j] = p;
+			nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
 		}
-		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
 		for (unsigned int j = 0; j < nl; j++) {
 			unsigned int x = live[j];
+			const struct nftdp_vm_flow_hit *r = res[j];
 
-			hit[h][x] = got[j];
-			if (!got[j]) {
+			hit[h][x] = r;
+			if (!r) {
 				miss[x] = 1;
 				continue;
 			}
-			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
+			if (nftdp_vm_flow_hit_verdict(r) != NF_ACCEPT) {
 				last[x] = (uint8_t)h;
 				continue;
 			}
 			live[k++] = x;
 		}
+		ident &= nl == k;
 		nl = k;
 	}
 }
