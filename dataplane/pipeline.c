@@ -1756,14 +1756,9 @@ static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbu
  * l2, frames shorter than an Ethernet header dropped. false: dropped,
  * counted and freed.
  */
-static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worker *w,
-							   struct rte_mbuf **m, unsigned int i,
-							   unsigned int n, struct nftdp_dp_l2 *l2)
+static inline __attribute__((always_inline)) bool
+rx_frame_at(struct nftdp_dp_worker *w, struct rte_mbuf *mb, struct nftdp_dp_l2 *l2)
 {
-	struct rte_mbuf *mb = m[i];
-
-	if (i + 4 < n)
-		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
 	if (mb->nb_segs > 1 && rte_pktmbuf_linearize(mb) < 0) {
 		w->st.drop[NFTDP_DP_DROP_MULTISEG]++;
 		rte_pktmbuf_free(mb);
@@ -1775,6 +1770,47 @@ static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worke
 		return false;
 	}
 	return true;
+}
+
+static inline __attribute__((always_inline)) bool rx_frame(struct nftdp_dp_worker *w,
+							   struct rte_mbuf **m, unsigned int i,
+							   unsigned int n, struct nftdp_dp_l2 *l2)
+{
+	if (i + 4 < n)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+	return rx_frame_at(w, m[i], l2);
+}
+
+/* what nftdp_dp_parse_l2 gives an untagged IPv4 or IPv6 frame: constants
+ * the passes' loops are built around (rx_plain) */
+static const struct nftdp_dp_l2 l2_ip4 = {.proto = NFTDP_DP_ETH_P_IP,
+					  .nh_off = NFTDP_DP_ETH_HLEN,
+					  .ip_proto = NFTDP_DP_ETH_P_IP,
+					  .ip_off = NFTDP_DP_ETH_HLEN};
+static const struct nftdp_dp_l2 l2_ip6 = {.proto = NFTDP_DP_ETH_P_IPV6,
+					  .nh_off = NFTDP_DP_ETH_HLEN,
+					  .ip_proto = NFTDP_DP_ETH_P_IPV6,
+					  .ip_off = NFTDP_DP_ETH_HLEN};
+
+/*
+ * rx_frame's common case without the parse into a struct: frame i of m[0..n)
+ * (the one four ahead prefetched) when it is one segment, untagged and IPv4
+ * or IPv6: l2_ip4 or l2_ip6, which is what rx_frame would have parsed;
+ * NULL for any other frame (it takes rx_frame_at). The callers' loops
+ * have a copy for each, with the offsets constant.
+ */
+static inline __attribute__((always_inline)) const struct nftdp_dp_l2 *
+rx_plain(struct rte_mbuf **m, unsigned int i, unsigned int n)
+{
+	struct rte_mbuf *mb = m[i];
+	uint16_t t;
+
+	if (i + 4 < n)
+		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
+	if (mb->nb_segs != 1 || rte_pktmbuf_data_len(mb) < NFTDP_DP_ETH_HLEN)
+		return NULL;
+	t = nftdp_rd16(rte_pktmbuf_mtod(mb, uint8_t *) + 12);
+	return t == NFTDP_DP_ETH_P_IP ? &l2_ip4 : t == NFTDP_DP_ETH_P_IPV6 ? &l2_ip6 : NULL;
 }
 
 /* Whether the port verified the IPv4 header checksum of mb. Only where
@@ -1812,6 +1848,99 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 	return true;
 }
 
+/* the empty pass's counts of the rare cases (burst_empty_at) and the
+ * frames staged in one go */
+struct empty_acc {
+	unsigned int nother, ndrop, nver, no;
+	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
+};
+
+/*
+ * Frame i of the empty pass, mb parsed into l2: passed on (staged, routed,
+ * or counted and dropped), or false when the full pipeline must take it.
+ * Inline: the loop has a copy for l2_ip4 and l2_ip6 with its offsets
+ * constant and one for any other frame.
+ */
+static inline __attribute__((always_inline)) bool
+empty_frame(struct nftdp_dp_worker *w, const struct nftdp_dp_port *rx, struct rte_mbuf *mb,
+	    unsigned int i, const struct nftdp_dp_l2 *l2, struct empty_acc *acc, const bool router)
+{
+	struct nftdp_vm_pkt *p = &w->view[i];
+	enum nftdp_dp_drop why;
+	struct nftdp_dp_icmp icmp;
+	uint32_t len, avail, ip_len;
+	const uint8_t *iph;
+	uint8_t *d;
+
+	/* --router: not IP (the host's or dropped), or tagged (no VLAN
+	 * device) */
+	if (router && (l2->vid || !is_ip(l2->ip_proto)))
+		return false;
+	d = rte_pktmbuf_mtod(mb, uint8_t *);
+	len = rte_pktmbuf_data_len(mb);
+	/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
+	 * branch on the family, the checks of each inline. ip_rcv's
+	 * own version check drops for the same reason as inet
+	 * ingress's: the packet is taken off inet ingress's count on
+	 * the drop path, not tested twice (parse_l2: ip_off <= len) */
+	iph = d + l2->ip_off;
+	avail = len - l2->ip_off;
+	if (l2->ip_proto == NFTDP_DP_ETH_P_IP) {
+		why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
+	} else if (l2->ip_proto == NFTDP_DP_ETH_P_IPV6) {
+		/* a hop-by-hop header (or a frame too short to say):
+		 * ipv6_parse_hopopts, which may answer */
+		if (avail < 40 || iph[6] == 0) {
+			why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
+			/* answered: the full pipeline, which counts it */
+			if (why != NFTDP_DP_DROP_MAX && icmp.type)
+				return false;
+		} else {
+			why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
+		}
+	} else {
+		acc->nother++;
+		acc->out[acc->no++] = mb;
+		return true;
+	}
+	if (why != NFTDP_DP_DROP_MAX) {
+		/* dropped by inet ingress's version check: not past it */
+		if ((why == NFTDP_DP_DROP_IP_HDR || why == NFTDP_DP_DROP_IP6_HDR) &&
+		    (!avail || (iph[0] >> 4) != (why == NFTDP_DP_DROP_IP_HDR ? 4 : 6)))
+			acc->nver++;
+		acc->ndrop++;
+		w->st.drop[why]++;
+		rte_pktmbuf_free(mb);
+		return true;
+	}
+	if (router) {
+		bool plain;
+
+		/* --route looks the flow up: a header view; --router
+		 * reads the header alone */
+		if (w->dp->route) {
+			plain = nftdp_vm_pkt_header_view(p, d, l2->ip_off + ip_len, l2->ip_off) &&
+				fast_route(w, p, i, rx, true);
+		} else {
+			p->data = d;
+			p->nh_off = l2->ip_off;
+			p->len = l2->ip_off + ip_len;
+			p->nfproto =
+			    l2->ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
+			plain = fast_route(w, p, i, rx, true);
+		}
+		if (!plain)
+			return false;
+		trim_linear(mb, (uint16_t)(avail - ip_len));
+		route_out(w, i, mb, NFTDP_VM_BURST_MAX);
+		return true;
+	}
+	/* pskb_trim_rcsum */
+	trim_linear(mb, (uint16_t)(avail - ip_len));
+	acc->out[acc->no++] = mb;
+	return true;
+}
+
 /*
  * The empty plan in one pass: linearize, the L2 parse, the version check
  * of inet ingress, ip_rcv / ipv6_rcv with their drops, the trim, and out
@@ -1822,7 +1951,9 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
  * what the full pipeline emitted for an answered packet is staged before
  * the next packet's. --router: the router step too (fast_route), out of
  * the route's port; a frame it leaves (not IP, tagged, not plainly
- * forwarded) takes the full pipeline alone as well.
+ * forwarded) takes the full pipeline alone as well. An untagged IPv4 or
+ * IPv6 frame of one segment (rx_plain) takes a copy of the frame's step
+ * with its L2 offsets constant.
  */
 static inline __attribute__((always_inline)) void
 burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16_t rx_port,
@@ -1831,116 +1962,54 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	uint16_t tx_port = w->dp->wire[rx_port];
 	/* the hooks' counts from the rare cases' (no count a packet on the
-	 * common path): runts, those the full pipeline takes, non-IP, drops,
-	 * drops at inet ingress's version check */
-	unsigned int nrunt = 0, nfull = 0, nother = 0, ndrop = 0, nver = 0, no = 0;
+	 * common path): runts, those the full pipeline takes; acc: non-IP,
+	 * drops, drops at inet ingress's version check */
+	unsigned int nrunt = 0, nfull = 0;
 	unsigned int nd, nip, nfw;
-	struct rte_mbuf *out[NFTDP_VM_BURST_MAX]; /* staged in one go */
+	struct empty_acc acc;
 
+	acc.nother = acc.ndrop = acc.nver = acc.no = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
-		struct nftdp_dp_l2 l2;
-		enum nftdp_dp_drop why;
-		struct nftdp_dp_icmp icmp;
-		uint32_t len, avail, ip_len;
-		const uint8_t *iph;
-		uint8_t *d;
+		const struct nftdp_dp_l2 *l2 = rx_plain(m, i, n);
+		struct nftdp_dp_l2 parsed;
 
-		if (!rx_frame(w, m, i, n, &l2)) {
-			nrunt++;
-			continue;
-		}
-		/* --router: not IP (the host's or dropped), or tagged (no VLAN
-		 * device) */
-		if (router && (l2.vid || !is_ip(l2.ip_proto)))
-			goto full;
-		d = rte_pktmbuf_mtod(mb, uint8_t *);
-		len = rte_pktmbuf_data_len(mb);
-		/* inet ingress's version check, then ip_rcv / ipv6_rcv: one
-		 * branch on the family, the checks of each inline. ip_rcv's
-		 * own version check drops for the same reason as inet
-		 * ingress's: the packet is taken off inet ingress's count on
-		 * the drop path, not tested twice (parse_l2: ip_off <= len) */
-		iph = d + l2.ip_off;
-		avail = len - l2.ip_off;
-		if (l2.ip_proto == NFTDP_DP_ETH_P_IP) {
-			why = nftdp_dp_ip_rcv_hw(iph, avail, &ip_len, ip_csum_good(mb));
-		} else if (l2.ip_proto == NFTDP_DP_ETH_P_IPV6) {
-			/* a hop-by-hop header (or a frame too short to say):
-			 * ipv6_parse_hopopts, which may answer */
-			if (avail < 40 || iph[6] == 0) {
-				why = nftdp_dp_ip6_rcv_icmp(iph, avail, &ip_len, &icmp);
-				if (why != NFTDP_DP_DROP_MAX && icmp.type) {
-					/* answered: the full pipeline, which counts it */
-					goto full;
-				}
-			} else {
-				why = nftdp_dp_ip6_rcv_core(iph, avail, &ip_len);
-			}
+		if (l2 == &l2_ip4) {
+			if (empty_frame(w, rx, mb, i, &l2_ip4, &acc, router))
+				continue;
+		} else if (l2 == &l2_ip6) {
+			if (empty_frame(w, rx, mb, i, &l2_ip6, &acc, router))
+				continue;
 		} else {
-			nother++;
-			out[no++] = mb;
-			continue;
-		}
-		if (why != NFTDP_DP_DROP_MAX) {
-			/* dropped by inet ingress's version check: not past it */
-			if ((why == NFTDP_DP_DROP_IP_HDR || why == NFTDP_DP_DROP_IP6_HDR) &&
-			    (!avail || (iph[0] >> 4) != (why == NFTDP_DP_DROP_IP_HDR ? 4 : 6)))
-				nver++;
-			ndrop++;
-			w->st.drop[why]++;
-			rte_pktmbuf_free(mb);
-			continue;
-		}
-		if (router) {
-			bool plain;
-
-			/* --route looks the flow up: a header view; --router
-			 * reads the header alone */
-			if (w->dp->route) {
-				plain =
-				    nftdp_vm_pkt_header_view(p, d, l2.ip_off + ip_len, l2.ip_off) &&
-				    fast_route(w, p, i, rx, true);
-			} else {
-				p->data = d;
-				p->nh_off = l2.ip_off;
-				p->len = l2.ip_off + ip_len;
-				p->nfproto =
-				    l2.ip_proto == NFTDP_DP_ETH_P_IP ? NFPROTO_IPV4 : NFPROTO_IPV6;
-				plain = fast_route(w, p, i, rx, true);
+			if (!rx_frame_at(w, mb, &parsed)) {
+				nrunt++;
+				continue;
 			}
-			if (!plain)
-				goto full;
-			trim_linear(mb, (uint16_t)(avail - ip_len));
-			route_out(w, i, mb, NFTDP_VM_BURST_MAX);
-			continue;
+			l2 = &parsed;
+			if (empty_frame(w, rx, mb, i, &parsed, &acc, router))
+				continue;
 		}
-		/* pskb_trim_rcsum */
-		trim_linear(mb, (uint16_t)(avail - ip_len));
-		out[no++] = mb;
-		continue;
-	full:
 		/* the full pipeline alone, which counts it */
 		nfull++;
-		tx_stage_bulk(w, tx_port, out, no);
-		no = 0;
-		setup_view(w, i, mb, &l2, rx, false);
+		tx_stage_bulk(w, tx_port, acc.out, acc.no);
+		acc.no = 0;
+		setup_view(w, i, mb, l2, rx, false);
 		run_segment(w, gen, rx_port, &p, 1, false);
 		/* its frames now, before the next packet's */
 		flush_emits(w);
 	}
-	tx_stage_bulk(w, tx_port, out, no);
+	tx_stage_bulk(w, tx_port, acc.out, acc.no);
 	/* what netdev ingress passed: non-IP, dropped or forwarded */
 	nd = n - nrunt - nfull;
-	nip = nd - nother - nver;
-	nfw = nd - nother - ndrop;
+	nip = nd - acc.nother - acc.nver;
+	nfw = nd - acc.nother - acc.ndrop;
 	w->st.hook[NFTDP_DP_ST_NETDEV_INGRESS][NFTDP_DP_V_ACCEPT] += nd;
 	w->st.hook[NFTDP_DP_ST_INET_INGRESS][NFTDP_DP_V_ACCEPT] += nip;
 	w->st.hook[NFTDP_DP_ST_PREROUTING][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_FORWARD][NFTDP_DP_V_ACCEPT] += nfw;
 	w->st.hook[NFTDP_DP_ST_POSTROUTING][NFTDP_DP_V_ACCEPT] += nfw;
-	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nfw + nother;
+	w->st.hook[NFTDP_DP_ST_NETDEV_EGRESS][NFTDP_DP_V_ACCEPT] += nfw + acc.nother;
 }
 
 /* wire mode's loop without --router's tests */
@@ -2165,8 +2234,7 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
  */
 static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
 			const struct nftdp_dp_port *rx, const struct nftdp_dp_port *tx,
-			struct nftdp_vm_pkt *const *fast, unsigned int *live, unsigned int nl,
-			bool views,
+			struct nftdp_vm_pkt **fast, unsigned int *live, unsigned int nl, bool views,
 			const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
 			uint8_t *last, uint8_t *miss, uint8_t *routed, bool *chains)
 {
@@ -2175,9 +2243,13 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 	struct nftdp_vm_pkt *cur[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *got[NFTDP_VM_BURST_MAX];
 	bool router = w->dp->router;
+	/* live[j] == j for every j < nl: no hook has left a packet out yet,
+	 * so the probe takes fast and writes hit[h] as they are */
+	bool ident = true;
 
 	for (unsigned int h = 0; h < CACHED_HOOKS && nl; h++) {
 		unsigned int k = 0;
+		const struct nftdp_vm_flow_hit **res = got;
 
 		if (router && hooks[h] == NF_INET_FORWARD) {
 			for (unsigned int j = 0; j < nl; j++) {
@@ -2191,6 +2263,7 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 					miss[x] = 1;
 				}
 			}
+			ident &= nl == k;
 			nl = k;
 			k = 0;
 			if (!nl)
@@ -2199,35 +2272,44 @@ static void probe_hooks(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *ge
 		chains[h] = hook_chains(gen, hooks[h]);
 		if (!chains[h])
 			continue;
-		for (unsigned int j = 0; j < nl; j++) {
-			struct nftdp_vm_pkt *p = fast[live[j]];
+		if (ident && !views) {
+			/* nothing to set and no gaps: the probe's input and
+			 * output in place */
+			nftdp_vm_gen_flow_probe(gen, hooks[h], fast, nl, hit[h], &w->ctx);
+			res = hit[h];
+		} else {
+			for (unsigned int j = 0; j < nl; j++) {
+				struct nftdp_vm_pkt *p = fast[live[j]];
 
-			if (views) {
-				p->hook = hooks[h];
-				if (hooks[h] == NF_INET_FORWARD && !router) {
-					forward_priority(p);
-					p->oif = tx->ifindex;
-					p->oifname = tx->name;
-					p->oiftype = ARPHRD_ETHER;
+				if (views) {
+					p->hook = hooks[h];
+					if (hooks[h] == NF_INET_FORWARD && !router) {
+						forward_priority(p);
+						p->oif = tx->ifindex;
+						p->oifname = tx->name;
+						p->oiftype = ARPHRD_ETHER;
+					}
 				}
+				cur[j] = p;
 			}
-			cur[j] = p;
+			nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
 		}
-		nftdp_vm_gen_flow_probe(gen, hooks[h], cur, nl, got, &w->ctx);
 		for (unsigned int j = 0; j < nl; j++) {
 			unsigned int x = live[j];
+			const struct nftdp_vm_flow_hit *r = res[j];
 
-			hit[h][x] = got[j];
-			if (!got[j]) {
+			hit[h][x] = r;
+			if (!r) {
 				miss[x] = 1;
 				continue;
 			}
-			if (nftdp_vm_flow_hit_verdict(got[j]) != NF_ACCEPT) {
+			if (nftdp_vm_flow_hit_verdict(r) != NF_ACCEPT) {
 				last[x] = (uint8_t)h;
 				continue;
 			}
 			live[k++] = x;
 		}
+		ident &= nl == k;
 		nl = k;
 	}
 }
@@ -2277,7 +2359,9 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 						     NFTDP_DP_ST_POSTROUTING};
 	const struct nftdp_dp_port *rx = &w->dp->port[rx_port];
 	const struct nftdp_dp_port *tx = &w->dp->port[w->dp->wire[rx_port]];
+	/* each frame's parse: l2_ip4, l2_ip6 or its own in l2 */
 	struct nftdp_dp_l2 l2[NFTDP_VM_BURST_MAX];
+	const struct nftdp_dp_l2 *l2p[NFTDP_VM_BURST_MAX];
 	struct nftdp_vm_pkt *fast[NFTDP_VM_BURST_MAX], *slow[NFTDP_VM_BURST_MAX];
 	const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX];
 	unsigned int live[NFTDP_VM_BURST_MAX];
@@ -2298,11 +2382,26 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
+		const struct nftdp_dp_l2 *pl = rx_plain(m, i, n);
+		bool ok;
 
-		if (!rx_frame(w, m, i, n, &l2[i]))
-			continue;
-		if (headers ? !cached_view(w, i, mb, &l2[i], rx, false, true)
-			    : !cached_view(w, i, mb, &l2[i], rx, false, false)) {
+		/* a copy of cached_view with constant offsets for each
+		 * family's plain frame */
+		if (pl == &l2_ip4) {
+			ok = headers ? cached_view(w, i, mb, &l2_ip4, rx, false, true)
+				     : cached_view(w, i, mb, &l2_ip4, rx, false, false);
+		} else if (pl == &l2_ip6) {
+			ok = headers ? cached_view(w, i, mb, &l2_ip6, rx, false, true)
+				     : cached_view(w, i, mb, &l2_ip6, rx, false, false);
+		} else {
+			if (!rx_frame_at(w, mb, &l2[i]))
+				continue;
+			pl = &l2[i];
+			ok = headers ? cached_view(w, i, mb, &l2[i], rx, false, true)
+				     : cached_view(w, i, mb, &l2[i], rx, false, false);
+		}
+		l2p[i] = pl;
+		if (!ok) {
 			w->mb[i] = mb;
 			slow_at[i] = 1;
 			if (first_slow == NFTDP_VM_BURST_MAX)
@@ -2372,7 +2471,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	for (unsigned int i = first_slow; i < n; i++) {
 		if (!slow_at[i])
 			continue;
-		setup_view(w, i, w->mb[i], &l2[i], rx, false);
+		setup_view(w, i, w->mb[i], l2p[i], rx, false);
 		slow[ns++] = &w->view[i];
 	}
 	if (!ns)

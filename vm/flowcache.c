@@ -125,6 +125,10 @@ struct nftdp_vm_flow_plan {
 	uint8_t class_none;
 	uint8_t n_tmpl;
 	struct fc_tmpl t[FC_VALS_MAX + 2];
+	/* &t[class_of[l4proto]], &t[class_none]: a packet's template in one
+	 * load (key_build) */
+	const struct fc_tmpl *tmpl_of[256];
+	const struct fc_tmpl *tmpl_none;
 };
 
 /* one entry, two cache lines */
@@ -748,6 +752,13 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	for (unsigned int k = 0; k < n_vals; k++)
 		fp->class_of[vals[k]] = (uint8_t)k;
 	fp->class_none = (uint8_t)(n_vals + 1);
+	for (unsigned int v = 0; v < 256; v++)
+		fp->tmpl_of[v] = &fp->t[fp->class_of[v]];
+	fp->tmpl_none = &fp->t[fp->class_none];
+	/* a packet without l4proto has no transport header: the window
+	 * case, which takes one at a fixed place, is not its */
+	if (fp->t[fp->class_none].win_th)
+		fp->t[fp->class_none].window = false;
 	/* a packet with l4proto takes a class of class_of, one without it
 	 * class_none: the class says which */
 	for (unsigned int k = 0; k < fp->n_tmpl; k++)
@@ -946,15 +957,15 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	  uint8_t *key, uint32_t *h)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
-	uint8_t cls = l4 ? fp->class_of[pkt->l4proto] : fp->class_none;
-	const struct fc_tmpl *t = &fp->t[cls];
+	const struct fc_tmpl *t = l4 ? fp->tmpl_of[pkt->l4proto] : fp->tmpl_none;
 	uint64_t hdr;
 
-	if (!t->ok)
-		return 0;
 	hdr = t->hdr | (pkt->fragoff ? 2ull << 24 : 0) | (l4 ? (uint64_t)pkt->l4proto << 32 : 0);
+	/* a window template is a usable one (tmpl_window), so its test
+	 * comes first; a template with win_th is never the one of a packet
+	 * without l4proto (nftdp_vm_flow_plan_build) */
 	if (t->window && pkt->nh_off >= 8 && (uint64_t)pkt->nh_off + t->win_end <= pkt->len &&
-	    (!t->win_th || (l4 && pkt->th_off == pkt->nh_off + t->win_th))) {
+	    (!t->win_th || pkt->th_off == pkt->nh_off + t->win_th)) {
 		const uint8_t *s = pkt->data + pkt->nh_off + t->win_start;
 		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
 
@@ -1008,6 +1019,8 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 		*h = (uint32_t)hv;
 		return t->win_len;
 	}
+	if (!t->ok)
+		return 0;
 	if (t->fast && (uint64_t)pkt->nh_off + t->nh_need <= pkt->len &&
 	    (!t->th_need || (l4 && (uint64_t)pkt->th_off + t->th_need <= pkt->len))) {
 		if (t->packed && pkt->nh_off >= 8) {
@@ -1162,13 +1175,30 @@ eq_done:
 #endif
 }
 
-static inline struct fc_entry *probe(struct nftdp_vm_flowcache *fc, uint32_t h, uint64_t tag,
-				     uint64_t set_gen, const uint8_t *key, unsigned int len)
-{
-	struct fc_entry *e = &fc->e[h & fc->mask & ~1u];
+/* a burst's hold of the table: its entries and the mask of a bucket's
+ * first entry, read once a burst into locals (a store into a key may
+ * alias the cache's fields, so they would be read again per packet) */
+struct fc_tab {
+	struct fc_entry *e;
+	uint32_t bm;
+};
 
+static inline struct fc_tab tab_of(const struct nftdp_vm_flowcache *fc)
+{
+	return (struct fc_tab){fc->e, fc->mask & ~1u};
+}
+
+static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, uint64_t tag, uint64_t set_gen,
+				     const uint8_t *key, unsigned int len)
+{
+	struct fc_entry *e = &tb.e[h & tb.bm];
+
+	/* no test of e->key_len: a key's first word holds its template's
+	 * class and layout (FC_HDR_*), which with the generation fix its
+	 * length, so an entry of the generation whose first word is key's
+	 * has key's length */
 	for (unsigned int w = 0; w < 2; w++, e++)
-		if (e->hash == h && e->gen == tag && e->set_gen == set_gen && e->key_len == len &&
+		if (e->hash == h && e->gen == tag && e->set_gen == set_gen &&
 		    key_eq(e->key, key, len))
 			return e;
 	return NULL;
@@ -1208,11 +1238,12 @@ struct fc_keys {
  * length (0: not keyed). sparse: fp's hook's guard is sparse (read once
  * a burst: only guard_note, after the burst, changes it). */
 static inline __attribute__((always_inline)) unsigned int
-key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
+key_prepare(struct nftdp_vm_flowcache *fc, struct fc_tab tb, const struct nftdp_vm_flow_plan *fp,
 	    struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx, struct fc_keys *k, unsigned int i,
 	    bool sparse)
 {
 	unsigned int len;
+	uint32_t h;
 
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
 	 * chains: each of them emits its trace events */
@@ -1224,9 +1255,10 @@ key_prepare(struct nftdp_vm_flowcache *fc, const struct nftdp_vm_flow_plan *fp,
 		fc->st.unkeyed++;
 		return 0;
 	}
-	len = key_build(fp, pkt, ctx, k->key[i], &k->hash[i]);
+	len = key_build(fp, pkt, ctx, k->key[i], &h);
+	k->hash[i] = h;
 	if (len)
-		__builtin_prefetch(&fc->e[k->hash[i] & fc->mask & ~1u]);
+		__builtin_prefetch(&tb.e[h & tb.bm]);
 	return len;
 }
 
@@ -1301,6 +1333,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		       unsigned int *verdicts, struct nftdp_vm_ctx *ctx)
 {
 	struct nftdp_vm_flowcache *fc = ctx->flow;
+	struct fc_tab tb = tab_of(fc);
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
 	/* set contents that follow the sets' current generation change
 	 * without a new rule generation: lookups then taint */
@@ -1314,7 +1347,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	k.unkeyed = 0;
 	sparse = fc->g[fp->hook].sparse;
 	for (unsigned int i = 0; i < n; i++)
-		k.len[i] = key_prepare(fc, fp, pkts[i], ctx, &k, i, sparse);
+		k.len[i] = key_prepare(fc, tb, fp, pkts[i], ctx, &k, i, sparse);
 	for (unsigned int i = 0; i < n; i++) {
 		struct nftdp_vm_pkt *pkt = pkts[i];
 		struct nftdp_vm_flow_rec rec = {0};
@@ -1322,7 +1355,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		unsigned int v;
 
 		if (k.len[i]) {
-			e = probe(fc, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
+			e = probe(tb, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
 			probes++;
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
@@ -1362,6 +1395,8 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 			 const struct nftdp_vm_flow_hit **hits, struct nftdp_vm_ctx *ctx)
 {
 	struct nftdp_vm_flowcache *fc = ctx->flow;
+	/* fc is NULL without a cache (then no plan is passed) */
+	struct fc_tab tb = fc ? tab_of(fc) : (struct fc_tab){NULL, 0};
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
@@ -1386,14 +1421,14 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 			if (empty[nf])
 				hits[i] = &hook_empty;
 			else if (plan[nf])
-				len = key_prepare(fc, plan[nf], pkts[i], ctx, &k, i, sparse);
+				len = key_prepare(fc, tb, plan[nf], pkts[i], ctx, &k, i, sparse);
 		}
 		k.len[i] = len;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])
 			continue;
-		hits[i] = (const struct nftdp_vm_flow_hit *)probe(fc, k.hash[i], tag, set_gen,
+		hits[i] = (const struct nftdp_vm_flow_hit *)probe(tb, k.hash[i], tag, set_gen,
 								  k.key[i], k.len[i]);
 		probes++;
 		found += hits[i] != NULL;
