@@ -5,8 +5,9 @@
  * jump/goto with a stack of NFT_JUMP_STACK_SIZE, return, policy. The fast
  * variants the kernel inlines (cmp_fast, cmp16_fast, payload_fast,
  * bitwise_fast, plus the immediate verdict and a fused payload_fast+cmp_fast)
- * are inlined here too, and so is a lookup in a plain set; this is the one table of them (enum
- * nftdp_vm_fast in vm_priv.h).
+ * are inlined here too, and so is a lookup in a plain set, and loads that
+ * run the lookup or bitwise and cmp after them (heads); this is the one
+ * table of them (enum nftdp_vm_fast in vm_priv.h).
  */
 #include "vm_priv.h"
 
@@ -89,6 +90,16 @@ static inline void copy_1_16(uint8_t *d, const uint8_t *s, uint32_t len)
 		d[len / 2] = m;
 		d[len - 1] = z;
 	}
+}
+
+/* a head's lookup in a plain set: nftdp_set_contains_gen, the set's own
+ * function called straight once the generation is known (not 0) */
+static inline bool head_contains(nftdp_set_contains_t fn, const struct nftdp_set *s,
+				 const void *key, const struct nftdp_vm_ctx *ctx)
+{
+	if (ctx->set_gen)
+		return fn(s, key, ctx->now_ms, ctx->set_gen);
+	return nftdp_set_contains_gen(s, key, ctx->now_ms, 0);
 }
 
 struct jumpstack {
@@ -249,6 +260,26 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				regs->data[m->reg] = pkt->l4proto;
 				continue;
 			}
+			case NFTDP_VM_FAST_META_LOOKUP: {
+				/* a head (compile.c): FAST_META, then the lookup */
+				const struct nftdp_vm_meta_lookup *f = (const void *)op->priv;
+
+				if (f->meta.key == NFT_META_NFPROTO) {
+					v = pkt->nfproto;
+				} else {
+					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+						goto next;
+					v = pkt->l4proto;
+				}
+				regs->data[f->meta.reg] = v;
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
 			case NFTDP_VM_FAST_META_CMP: {
 				const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
 
@@ -265,6 +296,54 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				continue;
 			}
 #endif
+			/* heads (compile.c): a load that runs its followers
+			 * too; when the load is payload_eval's, the followers
+			 * run one by one after it */
+			case NFTDP_VM_FAST_PAYLOAD_LOOKUP: {
+				const struct nftdp_vm_payload_lookup *f = (const void *)op->priv;
+
+				if (!payload_fast_load(&f->payload, pkt, &v))
+					break;
+				regs->data[f->payload.dreg] = v;
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP: {
+				const struct nftdp_vm_payload_lookup *f = (const void *)op->priv;
+				uint32_t off = pkt->nh_off + f->payload.offset;
+
+				if ((uint64_t)off + f->payload.len > pkt->len)
+					break;
+				if (f->payload.len % 4)
+					regs->data[f->payload.dreg + f->payload.len / 4] = 0;
+				copy_1_16(&regs->bytes[f->payload.dreg * 4], pkt->data + off,
+					  f->payload.len);
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_PAYLOAD_BW_CMP: {
+				const struct nftdp_vm_payload_bw_cmp *f = (const void *)op->priv;
+
+				if (!payload_fast_load(&f->payload, pkt, &v))
+					break;
+				regs->data[f->payload.dreg] = v;
+				v = (v & f->bw.mask) ^ f->bw.xor ;
+				regs->data[f->bw.dreg] = v;
+				op += 2; /* the bitwise and the cmp */
+				if (!cmp_fast_ok(&f->cmp, v))
+					goto next;
+				continue;
+			}
 			case NFTDP_VM_FAST_LOOKUP: {
 				/* lookup_eval for a plain set: found or not */
 				const struct nftdp_vm_lookup *l = (const void *)op->priv;
