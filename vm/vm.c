@@ -504,11 +504,25 @@ resume:
 	return base->policy;
 }
 
+static inline bool trace_on(const struct nftdp_vm_ctx *ctx)
+{
+	return ctx->state && atomic_load_explicit(&ctx->state->trace_on, memory_order_relaxed);
+}
+
+/* the traced variant, out of the burst loop's way */
+static __attribute__((noinline)) unsigned int do_chain_traced(const struct nftdp_vm_chain *base,
+							      struct nftdp_vm_pkt *pkt,
+							      struct nftdp_vm_ctx *ctx,
+							      struct nftdp_vm_regs *regs)
+{
+	return do_chain_t(base, pkt, ctx, regs, true);
+}
+
 static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
 				    struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs)
 {
-	if (ctx->state && atomic_load_explicit(&ctx->state->trace_on, memory_order_relaxed))
-		return do_chain_t(base, pkt, ctx, regs, true);
+	if (trace_on(ctx))
+		return do_chain_traced(base, pkt, ctx, regs);
 	return do_chain_t(base, pkt, ctx, regs, false);
 }
 
@@ -536,6 +550,9 @@ void nftdp_vm_run_burst(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *
 	/* first pass: touch each packet's headers so the second finds them cached */
 	for (unsigned int i = 0; i < n; i++)
 		__builtin_prefetch(pkts[i]->data + pkts[i]->nh_off);
+	/* the untraced run in line: the eval loop's registers are saved once
+	 * a burst, not once a packet; trace_on is still read per packet */
 	for (unsigned int i = 0; i < n; i++)
-		verdicts[i] = do_chain(base, pkts[i], ctx, &regs);
+		verdicts[i] = trace_on(ctx) ? do_chain_traced(base, pkts[i], ctx, &regs)
+					    : do_chain_t(base, pkts[i], ctx, &regs, false);
 }
