@@ -114,24 +114,30 @@ struct jumpstack {
  * the untraced variant has no trace code at all (the kernel's
  * nft_trace_enabled static key), and a chain without prefilter runs
  * (chain->n_pf == 0, most chains) gets a loop without their stepping.
+ * ix, a constant too, says what the caller knows of next, pkt's rule index
+ * table (rule_index.c): IX_ANY, or (chains without prefilter runs) IX_YES
+ * a table, IX_NO none, so that the stepping has no test of it.
  * The chain's arrays are in locals: the register stores could alias them.
  */
+enum { IX_ANY, IX_YES, IX_NO };
+
 static inline __attribute__((always_inline)) const struct nftdp_vm_rule *
 run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
 	  struct nftdp_vm_regs *regs, uint32_t *rulenump, struct nftdp_vm_traceinfo *info,
-	  const bool trace, const bool with_pf)
+	  const bool trace, const bool with_pf, const uint16_t *const next_in, const int ix)
 {
 	const struct nftdp_vm_rule *const rules = chain->rules;
 	const struct nftdp_vm_op *const ops = chain->ops;
 	const uint32_t n_rules = chain->n_rules;
-	/* the chain's rule index for pkt (rule_index.c) */
-	const uint16_t *const next = nftdp_vm_rule_next(chain, pkt);
+	const uint16_t *const next = ix == IX_NO ? NULL : next_in;
 	/* reached through the index: a rule's leading meta tests hold */
 	const uint32_t pre_mask = next ? UINT32_MAX : 0;
 	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
 	uint8_t run_dreg = 0;
 	bool restore = false;
 
+	if (ix == IX_YES && !next)
+		__builtin_unreachable();
 	/* from rulenum on, past what pkt cannot reach */
 	if (next)
 		rulenum = next[rulenum];
@@ -411,6 +417,7 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 {
 	const struct nftdp_vm_chain *chain = base;
 	const struct nftdp_vm_rule *vrule; /* the rule that gave the verdict */
+	const uint16_t *next;
 	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
 	struct nftdp_vm_traceinfo info;
 	unsigned int stackptr = 0;
@@ -430,10 +437,17 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 do_chain:
 	rulenum = 0;
 resume:
+	/* the chain's rule index for pkt (rule_index.c) */
+	next = nftdp_vm_rule_next(chain, pkt);
 	if (chain->n_pf)
-		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true);
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true, next, IX_ANY);
+	else if (next)
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false, next, IX_YES);
 	else
-		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false);
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false, NULL, IX_NO);
 
 	if (trace)
 		nftdp_vm_trace_verdict(&info, pkt, ctx, chain, vrule, &regs->verdict);
