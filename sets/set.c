@@ -931,6 +931,11 @@ bool nftdp_set_contains_gen(const struct nftdp_set *s, const void *key, uint64_t
 	return contains_by_lookup(s, key, now_ms, gen);
 }
 
+nftdp_set_contains_t nftdp_set_contains_fn(const struct nftdp_set *s)
+{
+	return s->ops->contains ? s->ops->contains : contains_by_lookup;
+}
+
 bool nftdp_set_lookup(const struct nftdp_set *s, const void *key, const void **data,
 		      uint64_t now_ms)
 {

@@ -396,9 +396,56 @@ static int hash_dp_update(struct nftdp_set *s, const void *key, const void *data
 	return x ? 0 : -EAGAIN;
 }
 
-static bool hash_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+/* hash_contains' rest: the chain from x on, whose hash is h's (a key of
+ * any size), and the catch-all; out of line so that the common miss (an
+ * empty bucket, or no element of the same hash) needs no frame */
+static __attribute__((noinline)) bool hash_contains_at(const struct nftdp_set *s,
+						       const struct set_elem *x, uint32_t link,
+						       uint32_t h, const void *key, uint64_t now,
+						       uint64_t gen)
+{
+	return set_contains_or_catchall(
+	    s, chain_find(s, (struct set_elem *)(uintptr_t)x, link, h, key, gen, now, NULL), gen,
+	    now);
+}
+
+static __attribute__((noinline)) bool hash_contains_any(const struct nftdp_set *s, const void *key,
+							uint64_t now, uint64_t gen)
 {
 	return set_contains_or_catchall(s, hash_find_one(s, key, now, gen), gen, now);
+}
+
+/*
+ * The VM's plain-set lookup (hash_find_one's result, or the catch-all).
+ * The common key sizes' hash in line and the bucket walked only as far as
+ * the first element of the same hash, in a leaf function; the key
+ * compares and the catch-all are hash_contains_at's.
+ */
+static bool hash_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
+{
+	const struct hash_priv *hp = s->priv;
+	/* gen (read by the caller, acquire) before table, as in the bulk */
+	struct hash_table *t = ld_acq(&hp->t);
+	const struct set_elem *x;
+	uint32_t h;
+
+	switch (s->key_size) {
+	case 4:
+		h = set_hash_key_n(key, 4, hp->seed);
+		break;
+	case 8:
+		h = set_hash_key_n(key, 8, hp->seed);
+		break;
+	case 16:
+		h = set_hash_key_n(key, 16, hp->seed);
+		break;
+	default:
+		return hash_contains_any(s, key, now, gen);
+	}
+	for (x = ld_acq(bucket(t, h)); x; x = ld_acq(&x->next[t->link]))
+		if (x->hash == h)
+			return hash_contains_at(s, x, t->link, h, key, now, gen);
+	return ld_rlx(&s->catchall) && hash_contains_at(s, NULL, t->link, h, key, now, gen);
 }
 
 const struct nftdp_set_ops nftdp_set_hash_ops = {

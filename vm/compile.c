@@ -433,6 +433,76 @@ static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
 	chain->n_ops = w;
 }
 
+/*
+ * Heads over one rule's ops (after fuse): a payload load followed by a
+ * plain-set lookup, or by a bitwise mask of its register and a cmp_fast of
+ * the result, and a meta nfproto / l4proto load followed by a plain-set
+ * lookup, become a load that runs its followers too (enum
+ * nftdp_vm_fast). Unlike fuse, the followers stay: the flow cache's
+ * walk, the rule index and a load that falls back to payload's eval see
+ * the rule's ops as they were.
+ */
+static void heads(struct nftdp_vm_chain *chain, uint32_t first)
+{
+	for (uint32_t i = first; i + 1 < chain->n_ops; i++) {
+		struct nftdp_vm_op *a = &chain->ops[i];
+		const struct nftdp_vm_op *b = a + 1;
+		struct nftdp_vm_payload p;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* vm.c inlines FAST_META only there */
+		if (a->fast == NFTDP_VM_FAST_META && b->fast == NFTDP_VM_FAST_LOOKUP) {
+			const struct nftdp_vm_lookup *l = (const void *)b->priv;
+			struct nftdp_vm_meta_lookup f = {
+			    .sreg = l->sreg,
+			    .invert = l->invert,
+			    .flow = b->flow,
+			    .set = l->set,
+			    .contains = nftdp_set_contains_fn(l->set),
+			};
+
+			memcpy(&f.meta, a->priv, sizeof(f.meta));
+			memcpy(a->priv, &f, sizeof(f));
+			a->fast = NFTDP_VM_FAST_META_LOOKUP;
+			i++;
+			continue;
+		}
+#endif
+		if (a->fast != NFTDP_VM_FAST_PAYLOAD && a->fast != NFTDP_VM_FAST_PAYLOAD_NH)
+			continue;
+		memcpy(&p, a->priv, sizeof(p));
+		if (b->fast == NFTDP_VM_FAST_LOOKUP) {
+			const struct nftdp_vm_lookup *l = (const void *)b->priv;
+			struct nftdp_vm_payload_lookup f = {
+			    .payload = p,
+			    .sreg = l->sreg,
+			    .invert = l->invert,
+			    .flow = b->flow,
+			    .set = l->set,
+			    .contains = nftdp_set_contains_fn(l->set),
+			};
+
+			memcpy(a->priv, &f, sizeof(f));
+			a->fast = a->fast == NFTDP_VM_FAST_PAYLOAD
+				      ? NFTDP_VM_FAST_PAYLOAD_LOOKUP
+				      : NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP;
+			i++;
+			continue;
+		}
+		if (a->fast == NFTDP_VM_FAST_PAYLOAD && i + 2 < chain->n_ops &&
+		    b->fast == NFTDP_VM_FAST_BITWISE && b[1].fast == NFTDP_VM_FAST_CMP) {
+			struct nftdp_vm_payload_bw_cmp f = {.payload = p};
+
+			memcpy(&f.bw, b->priv, sizeof(f.bw));
+			memcpy(&f.cmp, b[1].priv, sizeof(f.cmp));
+			if (f.bw.sreg != p.dreg || f.cmp.sreg != f.bw.dreg)
+				continue;
+			memcpy(a->priv, &f, sizeof(f));
+			a->fast = NFTDP_VM_FAST_PAYLOAD_BW_CMP;
+			i += 2;
+		}
+	}
+}
+
 static int pf_insert(struct nftdp_vm_pf *pf, uint32_t v, uint32_t first, uint32_t last)
 {
 	if ((pf->n_vals + 1) * 2 > pf->slot_mask + 1) {
@@ -646,6 +716,7 @@ int nftdp_vm_chain_add_rule(struct nftdp_vm_chain *chain, const struct nftnl_rul
 		return rc;
 	}
 	fuse(chain, first);
+	heads(chain, first);
 	chain->rules[chain->n_rules++] = (struct nftdp_vm_rule){
 	    .handle = cc.handle,
 	    .first_op = first,

@@ -135,6 +135,9 @@ static uint32_t rule_pre(const struct nftdp_vm_chain *ch, const struct nftdp_vm_
 	switch (ops[i].fast) {
 	case NFTDP_VM_FAST_PAYLOAD:
 	case NFTDP_VM_FAST_PAYLOAD_NH:
+	case NFTDP_VM_FAST_PAYLOAD_LOOKUP: /* heads: the load's struct first */
+	case NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP:
+	case NFTDP_VM_FAST_PAYLOAD_BW_CMP:
 		dreg = ((const struct nftdp_vm_payload *)(const void *)ops[i].priv)->dreg;
 		break;
 	case NFTDP_VM_FAST_PAYLOAD_CMP:

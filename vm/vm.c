@@ -5,8 +5,9 @@
  * jump/goto with a stack of NFT_JUMP_STACK_SIZE, return, policy. The fast
  * variants the kernel inlines (cmp_fast, cmp16_fast, payload_fast,
  * bitwise_fast, plus the immediate verdict and a fused payload_fast+cmp_fast)
- * are inlined here too, and so is a lookup in a plain set; this is the one table of them (enum
- * nftdp_vm_fast in vm_priv.h).
+ * are inlined here too, and so is a lookup in a plain set, and loads that
+ * run the lookup or bitwise and cmp after them (heads); this is the one
+ * table of them (enum nftdp_vm_fast in vm_priv.h).
  */
 #include "vm_priv.h"
 
@@ -91,6 +92,16 @@ static inline void copy_1_16(uint8_t *d, const uint8_t *s, uint32_t len)
 	}
 }
 
+/* a head's lookup in a plain set: nftdp_set_contains_gen, the set's own
+ * function called straight once the generation is known (not 0) */
+static inline bool head_contains(nftdp_set_contains_t fn, const struct nftdp_set *s,
+				 const void *key, const struct nftdp_vm_ctx *ctx)
+{
+	if (ctx->set_gen)
+		return fn(s, key, ctx->now_ms, ctx->set_gen);
+	return nftdp_set_contains_gen(s, key, ctx->now_ms, 0);
+}
+
 struct jumpstack {
 	const struct nftdp_vm_chain *chain;
 	uint32_t rule;
@@ -103,24 +114,30 @@ struct jumpstack {
  * the untraced variant has no trace code at all (the kernel's
  * nft_trace_enabled static key), and a chain without prefilter runs
  * (chain->n_pf == 0, most chains) gets a loop without their stepping.
+ * ix, a constant too, says what the caller knows of next, pkt's rule index
+ * table (rule_index.c): IX_ANY, or (chains without prefilter runs) IX_YES
+ * a table, IX_NO none, so that the stepping has no test of it.
  * The chain's arrays are in locals: the register stores could alias them.
  */
+enum { IX_ANY, IX_YES, IX_NO };
+
 static inline __attribute__((always_inline)) const struct nftdp_vm_rule *
 run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct nftdp_vm_ctx *ctx,
 	  struct nftdp_vm_regs *regs, uint32_t *rulenump, struct nftdp_vm_traceinfo *info,
-	  const bool trace, const bool with_pf)
+	  const bool trace, const bool with_pf, const uint16_t *const next_in, const int ix)
 {
 	const struct nftdp_vm_rule *const rules = chain->rules;
 	const struct nftdp_vm_op *const ops = chain->ops;
 	const uint32_t n_rules = chain->n_rules;
-	/* the chain's rule index for pkt (rule_index.c) */
-	const uint16_t *const next = nftdp_vm_rule_next(chain, pkt);
+	const uint16_t *const next = ix == IX_NO ? NULL : next_in;
 	/* reached through the index: a rule's leading meta tests hold */
 	const uint32_t pre_mask = next ? UINT32_MAX : 0;
 	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
 	uint8_t run_dreg = 0;
 	bool restore = false;
 
+	if (ix == IX_YES && !next)
+		__builtin_unreachable();
 	/* from rulenum on, past what pkt cannot reach */
 	if (next)
 		rulenum = next[rulenum];
@@ -249,6 +266,26 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				regs->data[m->reg] = pkt->l4proto;
 				continue;
 			}
+			case NFTDP_VM_FAST_META_LOOKUP: {
+				/* a head (compile.c): FAST_META, then the lookup */
+				const struct nftdp_vm_meta_lookup *f = (const void *)op->priv;
+
+				if (f->meta.key == NFT_META_NFPROTO) {
+					v = pkt->nfproto;
+				} else {
+					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+						goto next;
+					v = pkt->l4proto;
+				}
+				regs->data[f->meta.reg] = v;
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
 			case NFTDP_VM_FAST_META_CMP: {
 				const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
 
@@ -265,6 +302,54 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				continue;
 			}
 #endif
+			/* heads (compile.c): a load that runs its followers
+			 * too; when the load is payload_eval's, the followers
+			 * run one by one after it */
+			case NFTDP_VM_FAST_PAYLOAD_LOOKUP: {
+				const struct nftdp_vm_payload_lookup *f = (const void *)op->priv;
+
+				if (!payload_fast_load(&f->payload, pkt, &v))
+					break;
+				regs->data[f->payload.dreg] = v;
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP: {
+				const struct nftdp_vm_payload_lookup *f = (const void *)op->priv;
+				uint32_t off = pkt->nh_off + f->payload.offset;
+
+				if ((uint64_t)off + f->payload.len > pkt->len)
+					break;
+				if (f->payload.len % 4)
+					regs->data[f->payload.dreg + f->payload.len / 4] = 0;
+				copy_1_16(&regs->bytes[f->payload.dreg * 4], pkt->data + off,
+					  f->payload.len);
+				op++; /* the lookup */
+				if (f->flow < ctx->flow_need)
+					ctx->flow_taint = 1;
+				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
+				    f->invert)
+					goto next;
+				continue;
+			}
+			case NFTDP_VM_FAST_PAYLOAD_BW_CMP: {
+				const struct nftdp_vm_payload_bw_cmp *f = (const void *)op->priv;
+
+				if (!payload_fast_load(&f->payload, pkt, &v))
+					break;
+				regs->data[f->payload.dreg] = v;
+				v = (v & f->bw.mask) ^ f->bw.xor ;
+				regs->data[f->bw.dreg] = v;
+				op += 2; /* the bitwise and the cmp */
+				if (!cmp_fast_ok(&f->cmp, v))
+					goto next;
+				continue;
+			}
 			case NFTDP_VM_FAST_LOOKUP: {
 				/* lookup_eval for a plain set: found or not */
 				const struct nftdp_vm_lookup *l = (const void *)op->priv;
@@ -332,6 +417,7 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 {
 	const struct nftdp_vm_chain *chain = base;
 	const struct nftdp_vm_rule *vrule; /* the rule that gave the verdict */
+	const uint16_t *next;
 	struct jumpstack jumpstack[NFTDP_VM_JUMP_STACK_SIZE];
 	struct nftdp_vm_traceinfo info;
 	unsigned int stackptr = 0;
@@ -351,10 +437,17 @@ do_chain_t(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt, struct n
 do_chain:
 	rulenum = 0;
 resume:
+	/* the chain's rule index for pkt (rule_index.c) */
+	next = nftdp_vm_rule_next(chain, pkt);
 	if (chain->n_pf)
-		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true);
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, true, next, IX_ANY);
+	else if (next)
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false, next, IX_YES);
 	else
-		vrule = run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false);
+		vrule =
+		    run_rules(chain, pkt, ctx, regs, &rulenum, &info, trace, false, NULL, IX_NO);
 
 	if (trace)
 		nftdp_vm_trace_verdict(&info, pkt, ctx, chain, vrule, &regs->verdict);
@@ -425,11 +518,25 @@ resume:
 	return base->policy;
 }
 
+static inline bool trace_on(const struct nftdp_vm_ctx *ctx)
+{
+	return ctx->state && atomic_load_explicit(&ctx->state->trace_on, memory_order_relaxed);
+}
+
+/* the traced variant, out of the burst loop's way */
+static __attribute__((noinline)) unsigned int do_chain_traced(const struct nftdp_vm_chain *base,
+							      struct nftdp_vm_pkt *pkt,
+							      struct nftdp_vm_ctx *ctx,
+							      struct nftdp_vm_regs *regs)
+{
+	return do_chain_t(base, pkt, ctx, regs, true);
+}
+
 static inline unsigned int do_chain(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *pkt,
 				    struct nftdp_vm_ctx *ctx, struct nftdp_vm_regs *regs)
 {
-	if (ctx->state && atomic_load_explicit(&ctx->state->trace_on, memory_order_relaxed))
-		return do_chain_t(base, pkt, ctx, regs, true);
+	if (trace_on(ctx))
+		return do_chain_traced(base, pkt, ctx, regs);
 	return do_chain_t(base, pkt, ctx, regs, false);
 }
 
@@ -457,6 +564,9 @@ void nftdp_vm_run_burst(const struct nftdp_vm_chain *base, struct nftdp_vm_pkt *
 	/* first pass: touch each packet's headers so the second finds them cached */
 	for (unsigned int i = 0; i < n; i++)
 		__builtin_prefetch(pkts[i]->data + pkts[i]->nh_off);
+	/* the untraced run in line: the eval loop's registers are saved once
+	 * a burst, not once a packet; trace_on is still read per packet */
 	for (unsigned int i = 0; i < n; i++)
-		verdicts[i] = do_chain(base, pkts[i], ctx, &regs);
+		verdicts[i] = trace_on(ctx) ? do_chain_traced(base, pkts[i], ctx, &regs)
+					    : do_chain_t(base, pkts[i], ctx, &regs, false);
 }

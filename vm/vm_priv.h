@@ -36,6 +36,13 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_PAYLOAD_NH,  /* network header load of 1..16 bytes payload_fast leaves */
 	NFTDP_VM_FAST_LOOKUP,	   /* lookup in a set: no data, element counter or expression */
 	NFTDP_VM_FAST_COUNTER,	   /* a rule's counter (struct nftdp_vm_counter_op) */
+	/* A load that runs the ops after it too (compile.c's heads): the
+	 * followers stay in the rule, and run one by one when the head's
+	 * load leaves it to payload's eval. */
+	NFTDP_VM_FAST_PAYLOAD_LOOKUP,	 /* FAST_PAYLOAD, then a FAST_LOOKUP */
+	NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP, /* FAST_PAYLOAD_NH, then a FAST_LOOKUP */
+	NFTDP_VM_FAST_PAYLOAD_BW_CMP,	 /* FAST_PAYLOAD, FAST_BITWISE, FAST_CMP */
+	NFTDP_VM_FAST_META_LOOKUP,	 /* FAST_META, then a FAST_LOOKUP */
 };
 
 /* counter's private data (expr_counter.c); vm.c reads it for
@@ -768,6 +775,44 @@ struct nftdp_vm_payload_cmp {
 	struct nftdp_vm_payload payload;
 	struct nftdp_vm_cmp_fast cmp;
 };
+
+/*
+ * Heads (compile.c): a payload (or meta) load whose op also runs the one
+ * or two ops after it, whose parameters it carries. The load's struct
+ * comes first, so the flow cache and the rule index read the head as the
+ * load; they see the followers as ever.
+ */
+/* NFTDP_VM_FAST_PAYLOAD_LOOKUP, _NH_LOOKUP: the next op a plain-set lookup */
+struct nftdp_vm_payload_lookup {
+	struct nftdp_vm_payload payload;
+	uint8_t sreg;
+	bool invert;
+	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
+	struct nftdp_set *set;
+	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+};
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_lookup);
+
+/* NFTDP_VM_FAST_META_LOOKUP: meta nfproto / l4proto, then a plain-set
+ * lookup (`meta l4proto { 47, 50 }`) */
+struct nftdp_vm_meta_lookup {
+	struct nftdp_vm_meta meta;
+	uint8_t sreg;
+	bool invert;
+	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
+	struct nftdp_set *set;
+	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+};
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_meta_lookup);
+
+/* NFTDP_VM_FAST_PAYLOAD_BW_CMP: payload_fast into r, then bitwise_fast r
+ * into r2, then cmp_fast of r2 */
+struct nftdp_vm_payload_bw_cmp {
+	struct nftdp_vm_payload payload;
+	struct nftdp_vm_bitwise_fast bw;
+	struct nftdp_vm_cmp_fast cmp;
+};
+NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_bw_cmp);
 
 struct nftdp_vm_immediate {
 	uint32_t data[4];

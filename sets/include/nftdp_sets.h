@@ -259,6 +259,19 @@ bool nftdp_set_lookup_gen(const struct nftdp_set *s, const void *key, const void
 bool nftdp_set_contains_gen(const struct nftdp_set *s, const void *key, uint64_t now_ms,
 			    uint64_t gen);
 
+/** A function answering nftdp_set_contains_gen() for one set. */
+typedef bool (*nftdp_set_contains_t)(const struct nftdp_set *s, const void *key, uint64_t now_ms,
+				     uint64_t gen);
+
+/**
+ * What nftdp_set_contains_gen() calls for s once gen is read: for a gen
+ * other than 0, fn(s, key, now_ms, gen) is nftdp_set_contains_gen(s, key,
+ * now_ms, gen) without the step between (gen 0 must go through
+ * nftdp_set_contains_gen). Fixed for the set's life (its backend is chosen
+ * at create), so the VM keeps it with its lookups. Control path.
+ */
+nftdp_set_contains_t nftdp_set_contains_fn(const struct nftdp_set *s);
+
 /**
  * Look up n <= NFTDP_SET_BULK_MAX keys. Packet path; safe from any number of
  * threads. data[i] is set for hits when data is not NULL; bit i of *hit_mask
