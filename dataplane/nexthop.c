@@ -652,6 +652,27 @@ static const uint8_t *next_hop(const struct nftdp_dp_nh *out, const uint8_t *iph
 	return iph + (v4 ? 16 : 24);
 }
 
+/* the lladdr of nexthop on port in neighbour table t: the same next
+ * hop as the family's lookup before in this burst (a gateway's), from
+ * the same table, has its answer */
+static inline const uint8_t *neigh_memo(struct nftdp_dp_worker *w,
+					const struct nftdp_route_neigh *t, uint16_t port,
+					const uint8_t *nexthop, bool v4)
+{
+	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
+	const uint8_t *lladdr;
+
+	if (t && m->t == t && m->port == port && addr_eq(m->addr, nexthop, v4))
+		return m->lladdr;
+	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, w->dp->port[port].ifindex,
+					  nexthop);
+	m->t = t;
+	m->port = port;
+	memcpy(m->addr, nexthop, v4 ? 4 : 16);
+	m->lladdr = lladdr;
+	return lladdr;
+}
+
 /* the next hop's lladdr on its port, NULL while unresolved or while
  * packets queued on it (resolved since this poll began) are still to go:
  * behind them, as neigh_update sends its queue before anything new */
@@ -660,8 +681,7 @@ static const uint8_t *neigh_of(struct nftdp_dp_worker *w, const struct nftdp_dp_
 {
 	const struct nftdp_route_neigh *t =
 	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
-	const uint8_t *lladdr = nftdp_route_neigh_lookup(
-	    t, v4 ? AF_INET : AF_INET6, w->dp->port[out->tx_port].ifindex, nexthop);
+	const uint8_t *lladdr = neigh_memo(w, t, out->tx_port, nexthop, v4);
 
 	if (lladdr && w->n_unres && queue_first &&
 	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
@@ -674,22 +694,9 @@ const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct n
 {
 	const struct nftdp_route_neigh *t =
 	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
-	const uint8_t *nexthop = next_hop(out, iph, v4), *lladdr;
-	unsigned int alen = v4 ? 4 : 16;
-	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
+	const uint8_t *nexthop = next_hop(out, iph, v4);
+	const uint8_t *lladdr = neigh_memo(w, t, out->tx_port, nexthop, v4);
 
-	/* the same next hop as the family's packet before (a gateway's):
-	 * its answer, from the same table */
-	if (t && m->t == t && m->port == out->tx_port && addr_eq(m->addr, nexthop, v4)) {
-		lladdr = m->lladdr;
-	} else {
-		lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6,
-						  w->dp->port[out->tx_port].ifindex, nexthop);
-		m->t = t;
-		m->port = out->tx_port;
-		memcpy(m->addr, nexthop, alen);
-		m->lladdr = lladdr;
-	}
 	/* behind the packets queued on it, as neigh_of */
 	if (lladdr && w->n_unres &&
 	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
