@@ -703,6 +703,17 @@ struct nftdp_dp_worker {
 		uint16_t port;
 		uint8_t addr[16];
 	} nb_memo[2];
+	/* nexthop.c: the burst's last route lookup per family by the
+	 * destination alone (the `ip rule`s a new netns has), [0] IPv6,
+	 * [1] IPv4 (nftdp_dp_nexthop_route); t NULL: none. IPv6 keys the
+	 * input device too (link-local routes are per device). Reset per
+	 * burst, as nb_memo: a table changes only after a grace period */
+	struct {
+		const void *t;
+		const void *nh; /* the answer: a route, or NULL (none) */
+		uint32_t iif;
+		uint8_t daddr[16];
+	} rt_memo[2];
 	unsigned int n_reply; /**< replies of this burst, at view[BURST_MAX..] */
 	/* what the burst sends, put in the kernel's order (by received packet,
 	 * then as it happened) before it is staged for tx */
@@ -881,9 +892,8 @@ int nftdp_dp_nexthop_path_out(const struct nftdp_dp *dp, bool v4, const uint8_t 
  * port into mt. NFTDP_DP_DROP_MAX: forward; else why not, with *icmp the
  * error ip_error / ip6_pkt_discard sends (type 0: none). Packet-path.
  */
-enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
-					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *nh,
-					  struct nftdp_dp_icmp *icmp);
+enum nftdp_dp_drop nftdp_dp_nexthop_route(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+					  struct nftdp_dp_nh *nh, struct nftdp_dp_icmp *icmp);
 /*
  * The next hop's lladdr for a packet (network header iph) leaving by
  * out's route, as nftdp_dp_nexthop_output would find it: NULL where that

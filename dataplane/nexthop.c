@@ -415,9 +415,65 @@ static void input_flow(const struct nftdp_vm_pkt *p, const uint8_t *iph, bool v4
 	}
 }
 
-enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
-					  const struct nftdp_vm_pkt *p, struct nftdp_dp_nh *out,
-					  struct nftdp_dp_icmp *icmp)
+/* a and b (4 or 16 bytes) equal: word compares, no call */
+static inline bool addr_eq(const uint8_t *a, const uint8_t *b, bool v4)
+{
+	if (v4) {
+		uint32_t x, y;
+
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x == y;
+	} else {
+		uint64_t x[2], y[2];
+
+		memcpy(x, a, 16);
+		memcpy(y, b, 16);
+		return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+	}
+}
+
+/* a (4 or 16 bytes) all zero: word tests, no loop */
+static inline bool addr_zero(const uint8_t *a, bool v4)
+{
+	if (v4) {
+		uint32_t x;
+
+		memcpy(&x, a, 4);
+		return x == 0;
+	} else {
+		uint64_t x[2];
+
+		memcpy(x, a, 16);
+		return (x[0] | x[1]) == 0;
+	}
+}
+
+/*
+ * The route of a destination while the family's `ip rule`s are a new
+ * netns' (nothing but the destination decides, and for IPv6 the input
+ * device of a link-local one): the same destination as the family's
+ * lookup before in this burst, from the same table, has its answer.
+ */
+static const struct nftdp_route_nh *route_by_dst(struct nftdp_dp_worker *w,
+						 const struct nftdp_route_table *t,
+						 const uint8_t *daddr, uint32_t iif, bool v4)
+{
+	__typeof__(w->rt_memo[0]) *m = &w->rt_memo[v4];
+	const struct nftdp_route_nh *nh;
+
+	if (m->t == t && addr_eq(m->daddr, daddr, v4) && (v4 || m->iif == iif))
+		return m->nh;
+	nh = v4 ? nftdp_route_lookup4_dst(t, daddr) : nftdp_route_lookup6(t, daddr, iif);
+	m->t = t;
+	m->nh = nh;
+	m->iif = iif;
+	memcpy(m->daddr, daddr, v4 ? 4 : 16);
+	return nh;
+}
+
+enum nftdp_dp_drop nftdp_dp_nexthop_route(struct nftdp_dp_worker *w, const struct nftdp_vm_pkt *p,
+					  struct nftdp_dp_nh *out, struct nftdp_dp_icmp *icmp)
 {
 	const struct nftdp_dp *dp = w->dp;
 	const struct nftdp_route_table *t = nftdp_dp_fib_table(dp);
@@ -428,7 +484,10 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 	int path;
 
 	icmp->type = 0;
-	if (t) {
+	if (t && !nftdp_route_policy_active(t, v4 ? AF_INET : AF_INET6)) {
+		/* input_flow's daddr and ll_oif: all the lookup reads */
+		nh = route_by_dst(w, t, iph + (v4 ? 16 : 24), p->iif, v4);
+	} else if (t) {
 		struct nftdp_route_flow fl;
 
 		input_flow(p, iph, v4, &fl);
@@ -451,7 +510,8 @@ enum nftdp_dp_drop nftdp_dp_nexthop_route(const struct nftdp_dp_worker *w,
 		route_error(v4, nh->type, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
 	}
-	path = nftdp_dp_nexthop_path(dp, p, v4, nh);
+	/* one path: no hash (nftdp_dp_nexthop_path's first answer) */
+	path = nh->n_oif == 1 ? 0 : nftdp_dp_nexthop_path(dp, p, v4, nh);
 	if (path < 0) {
 		route_error(v4, RTN_UNSPEC, icmp);
 		return NFTDP_DP_DROP_NO_ROUTE;
@@ -587,9 +647,30 @@ static const uint8_t *next_hop(const struct nftdp_dp_nh *out, const uint8_t *iph
 
 	if (out->dup)
 		return out->dup_nh;
-	if (nh->gateway && !all_zero(nh->path_gw[out->path], v4 ? 4 : 16))
+	if (nh->gateway && !addr_zero(nh->path_gw[out->path], v4))
 		return nh->path_gw[out->path];
 	return iph + (v4 ? 16 : 24);
+}
+
+/* the lladdr of nexthop on port in neighbour table t: the same next
+ * hop as the family's lookup before in this burst (a gateway's), from
+ * the same table, has its answer */
+static inline const uint8_t *neigh_memo(struct nftdp_dp_worker *w,
+					const struct nftdp_route_neigh *t, uint16_t port,
+					const uint8_t *nexthop, bool v4)
+{
+	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
+	const uint8_t *lladdr;
+
+	if (t && m->t == t && m->port == port && addr_eq(m->addr, nexthop, v4))
+		return m->lladdr;
+	lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6, w->dp->port[port].ifindex,
+					  nexthop);
+	m->t = t;
+	m->port = port;
+	memcpy(m->addr, nexthop, v4 ? 4 : 16);
+	m->lladdr = lladdr;
+	return lladdr;
 }
 
 /* the next hop's lladdr on its port, NULL while unresolved or while
@@ -600,8 +681,7 @@ static const uint8_t *neigh_of(struct nftdp_dp_worker *w, const struct nftdp_dp_
 {
 	const struct nftdp_route_neigh *t =
 	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
-	const uint8_t *lladdr = nftdp_route_neigh_lookup(
-	    t, v4 ? AF_INET : AF_INET6, w->dp->port[out->tx_port].ifindex, nexthop);
+	const uint8_t *lladdr = neigh_memo(w, t, out->tx_port, nexthop, v4);
 
 	if (lladdr && w->n_unres && queue_first &&
 	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))
@@ -614,22 +694,9 @@ const uint8_t *nftdp_dp_nexthop_lladdr(struct nftdp_dp_worker *w, const struct n
 {
 	const struct nftdp_route_neigh *t =
 	    atomic_load_explicit(&w->dp->nexthop->cur, memory_order_acquire);
-	const uint8_t *nexthop = next_hop(out, iph, v4), *lladdr;
-	unsigned int alen = v4 ? 4 : 16;
-	__typeof__(w->nb_memo[0]) *m = &w->nb_memo[v4];
+	const uint8_t *nexthop = next_hop(out, iph, v4);
+	const uint8_t *lladdr = neigh_memo(w, t, out->tx_port, nexthop, v4);
 
-	/* the same next hop as the family's packet before (a gateway's):
-	 * its answer, from the same table */
-	if (t && m->t == t && m->port == out->tx_port && memcmp(m->addr, nexthop, alen) == 0) {
-		lladdr = m->lladdr;
-	} else {
-		lladdr = nftdp_route_neigh_lookup(t, v4 ? AF_INET : AF_INET6,
-						  w->dp->port[out->tx_port].ifindex, nexthop);
-		m->t = t;
-		m->port = out->tx_port;
-		memcpy(m->addr, nexthop, alen);
-		m->lladdr = lladdr;
-	}
 	/* behind the packets queued on it, as neigh_of */
 	if (lladdr && w->n_unres &&
 	    nftdp_dp_unres_waiting(w, out->tx_port, v4 ? AF_INET : AF_INET6, nexthop))

@@ -2915,6 +2915,7 @@ void nftdp_dp_pipeline_burst(struct nftdp_dp_worker *w, const struct nftdp_vm_ge
 	w->n_reasm = 0;
 	w->emit_unordered = false;
 	w->nb_memo[0].t = w->nb_memo[1].t = NULL;
+	w->rt_memo[0].t = w->rt_memo[1].t = NULL;
 	for (unsigned int i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i], void *));
 	if (rx->is_host) { /* what the host sent: the exception path's output */

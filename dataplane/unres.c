@@ -109,6 +109,10 @@ static void link_failure(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	w->n_reply = 0;
 	w->n_emit = 0;
 	w->emit_unordered = false;
+	/* as a burst: the memos of the last one may name freed or changed
+	 * tables now */
+	w->nb_memo[0].t = w->nb_memo[1].t = NULL;
+	w->rt_memo[0].t = w->rt_memo[1].t = NULL;
 	for (unsigned int i = 0; i < u->n; i++) {
 		unsigned int idx = NFTDP_VM_BURST_MAX + n;
 		struct rte_mbuf *mb = u->q[i], *r;

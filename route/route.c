@@ -542,13 +542,13 @@ const struct nftdp_route_nh *nftdp_route_lookup6_tbl(const struct nftdp_route_ta
 						     const uint8_t daddr[16], uint32_t oif,
 						     enum nftdp_route_tbl tbl)
 {
-	uint8_t ip[1][16];
 	uint64_t h = 0;
 
 	if (per_dev6(daddr))
 		return ll_lookup(t, daddr, oif, (uint8_t)tbl);
-	memcpy(ip[0], daddr, 16);
-	rte_fib6_lookup_bulk(t->fib6[tbl], ip, &h, 1);
+	/* the address in place: a one-row array of it */
+	rte_fib6_lookup_bulk(t->fib6[tbl], (uint8_t(*)[RTE_FIB6_IPV6_ADDR_SIZE])(uintptr_t)daddr,
+			     &h, 1);
 	return h ? &t->nh[h] : NULL;
 }
 

@@ -322,8 +322,8 @@ static bool suppress(const struct nftdp_route_table *t, const struct nftdp_route
 	       dev_group(t, nh->oif[0]) == (uint32_t)r->suppress_ifgroup;
 }
 
-static const struct nftdp_route_nh *xt_lookup(const struct nftdp_route_table *t, int32_t xt,
-					      const struct nftdp_route_flow *fl)
+static const struct nftdp_route_nh *xt_lookup_addr(const struct nftdp_route_table *t, int32_t xt,
+						   const uint8_t *daddr)
 {
 	const struct nftdp_route_xtable *x = &t->xt[xt];
 	uint64_t h = 0;
@@ -332,17 +332,23 @@ static const struct nftdp_route_nh *xt_lookup(const struct nftdp_route_table *t,
 		uint32_t a;
 		struct rte_rib_node *n;
 
-		memcpy(&a, fl->daddr, 4);
+		memcpy(&a, daddr, 4);
 		n = rte_rib_lookup(x->rib4, ntohl(a));
 		if (n)
 			rte_rib_get_nh(n, &h);
 	} else {
-		struct rte_rib6_node *n = rte_rib6_lookup(x->rib6, fl->daddr);
+		struct rte_rib6_node *n = rte_rib6_lookup(x->rib6, daddr);
 
 		if (n)
 			rte_rib6_get_nh(n, &h);
 	}
 	return h ? &t->nh[h] : NULL;
+}
+
+static const struct nftdp_route_nh *xt_lookup(const struct nftdp_route_table *t, int32_t xt,
+					      const struct nftdp_route_flow *fl)
+{
+	return xt_lookup_addr(t, xt, fl->daddr);
 }
 
 /* one table as a rule's lookup sees it: NULL when the table has no route
@@ -409,26 +415,32 @@ static const struct nftdp_route_nh *rules_lookup(const struct nftdp_route_table 
 	return NULL; /* -ESRCH, which __fib_lookup makes -ENETUNREACH */
 }
 
-const struct nftdp_route_nh *nftdp_route_lookup4_flow(const struct nftdp_route_table *t,
-						      const struct nftdp_route_flow *fl)
+const struct nftdp_route_nh *nftdp_route_lookup4_dst(const struct nftdp_route_table *t,
+						     const uint8_t daddr[4])
 {
 	const struct nftdp_route_nh *nh;
-	uint32_t daddr;
+	uint32_t a;
 
-	if (t->policy[0])
-		return rules_lookup(t, fl, true);
 	/* the default rules: the merged local and main trie, then table
 	 * default when it has routes (fib_lookup without custom rules) */
-	memcpy(&daddr, fl->daddr, 4);
-	nh = nftdp_route_lookup4(t, daddr);
+	memcpy(&a, daddr, 4);
+	nh = nftdp_route_lookup4(t, a);
 	if (t->xt_default4 >= 0 && (!nh || nh->type == RTN_THROW)) {
-		const struct nftdp_route_nh *d = xt_lookup(t, t->xt_default4, fl);
+		const struct nftdp_route_nh *d = xt_lookup_addr(t, t->xt_default4, daddr);
 
 		if (d && d->type != RTN_THROW)
 			return d;
 		return NULL;
 	}
 	return nh;
+}
+
+const struct nftdp_route_nh *nftdp_route_lookup4_flow(const struct nftdp_route_table *t,
+						      const struct nftdp_route_flow *fl)
+{
+	if (t->policy[0])
+		return rules_lookup(t, fl, true);
+	return nftdp_route_lookup4_dst(t, fl->daddr);
 }
 
 const struct nftdp_route_nh *nftdp_route_lookup6_flow(const struct nftdp_route_table *t,

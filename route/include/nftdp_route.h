@@ -292,6 +292,13 @@ void nftdp_route_dev_group(struct nftdp_route_table *t, uint32_t ifindex, uint32
  */
 const struct nftdp_route_nh *nftdp_route_lookup4_flow(const struct nftdp_route_table *t,
 						      const struct nftdp_route_flow *fl);
+/*
+ * nftdp_route_lookup4_flow() where the IPv4 rules are a new netns' (not
+ * nftdp_route_policy_active()): only the destination (network byte order)
+ * decides. Packet-path, any thread.
+ */
+const struct nftdp_route_nh *nftdp_route_lookup4_dst(const struct nftdp_route_table *t,
+						     const uint8_t daddr[4]);
 /** The same for IPv6 (fib6_rule_lookup; fl->ll_oif as nftdp_route_lookup6's oif). */
 const struct nftdp_route_nh *nftdp_route_lookup6_flow(const struct nftdp_route_table *t,
 						      const struct nftdp_route_flow *fl);

@@ -457,6 +457,64 @@ static void test_route_lpm6(void **state)
 	nftdp_route_table_destroy(t);
 }
 
+/* the destination-only lookups of a new netns' rules (the forwarding
+ * path's, dataplane/nexthop.c) give what the flow lookups give: IPv4
+ * through local and main then table default (a throw there: no route),
+ * IPv6 from an address anywhere in memory (read in place, not copied) */
+static void test_route_lookup_dst(void **state)
+{
+	static const char *const d4[] = {"10.1.0.1",  "10.1.3.3",     "10.2.0.1",
+					 "192.0.2.9", "198.51.100.7", "203.0.113.1"};
+	static const char *const d6[] = {"2001:db8:1::5", "2001:db8:1::1", "2001:db8:2::5",
+					 "2001:db8:9::5", "3000::1",	   "fe80::9"};
+	struct nftdp_route_table *t;
+	uint8_t buf[1 + 16];
+
+	(void)state;
+	assert_int_equal(nftdp_route_table_create(&t), 0);
+	rule4(t, (struct nftdp_route_rule){.pref = 0, .table = RT_TABLE_LOCAL});
+	rule4(t, (struct nftdp_route_rule){.pref = 32766, .table = RT_TABLE_MAIN});
+	rule4(t, (struct nftdp_route_rule){.pref = 32767, .table = RT_TABLE_DEFAULT});
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "10.1.0.0", 16, RTN_UNICAST, 2);
+	add4(t, NFTDP_ROUTE_TBL_MAIN, "198.51.100.0", 24, RTN_THROW, 0);
+	add4(t, NFTDP_ROUTE_TBL_LOCAL, "10.1.0.1", 32, RTN_LOCAL, 2);
+	tadd4(t, RT_TABLE_DEFAULT, "192.0.2.0", 24, RTN_UNICAST, 4);
+	tadd4(t, RT_TABLE_DEFAULT, "203.0.113.0", 24, RTN_THROW, 0);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8::", 32, RTN_UNICAST, 1);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:1::", 64, RTN_UNICAST, 2);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "2001:db8:9::", 48, RTN_UNREACHABLE, 0);
+	add6(t, NFTDP_ROUTE_TBL_LOCAL, "2001:db8:1::1", 128, RTN_LOCAL, 2);
+	add6(t, NFTDP_ROUTE_TBL_MAIN, "fe80::", 64, RTN_UNICAST, 1);
+	assert_int_equal(nftdp_route_policy_build(t), 0);
+	assert_false(nftdp_route_policy_active(t, AF_INET));
+	for (unsigned int i = 0; i < sizeof(d4) / sizeof(d4[0]); i++) {
+		struct nftdp_route_flow fl = flow4(d4[i], NULL);
+		uint32_t v = a4(d4[i]);
+
+		memcpy(buf + 1, &v, 4);
+		assert_ptr_equal(nftdp_route_lookup4_dst(t, buf + 1),
+				 nftdp_route_lookup4_flow(t, &fl));
+	}
+	/* table default behind main, its throw route none */
+	assert_int_equal(nftdp_route_lookup4_dst(t, (const uint8_t *)"\xc0\x00\x02\x09")->oif[0],
+			 4);
+	assert_null(nftdp_route_lookup4_dst(t, (const uint8_t *)"\xcb\x00\x71\x01"));
+	assert_null(nftdp_route_lookup4_dst(t, (const uint8_t *)"\xc6\x33\x64\x07"));
+	for (unsigned int i = 0; i < sizeof(d6) / sizeof(d6[0]); i++) {
+		struct nftdp_route_flow fl = {.iif = 1, .ll_oif = 1, .has_saddr = true};
+
+		memcpy(fl.daddr, a6(d6[i]), 16);
+		memcpy(buf + 1, a6(d6[i]), 16); /* unaligned */
+		assert_ptr_equal(nftdp_route_lookup6(t, buf + 1, 1),
+				 nftdp_route_lookup6_flow(t, &fl));
+	}
+	memcpy(buf + 1, a6("2001:db8:1::5"), 16);
+	assert_int_equal(nftdp_route_lookup6(t, buf + 1, 0)->oif[0], 2);
+	memcpy(buf + 1, a6("2001:db8:1::1"), 16);
+	assert_int_equal(nftdp_route_lookup6(t, buf + 1, 0)->type, RTN_LOCAL);
+	nftdp_route_table_destroy(t);
+}
+
 /* the mirror, in a network namespace of the test's own (root: tests run
  * as root; skipped where unshare is refused) */
 static void test_route_mirror(void **state)
@@ -2653,6 +2711,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_route_rules6),
 	    cmocka_unit_test(test_route_lpm4),
 	    cmocka_unit_test(test_route_lpm6),
+	    cmocka_unit_test(test_route_lookup_dst),
 	    cmocka_unit_test(test_route_reset),
 	    cmocka_unit_test(test_route_big),
 	    cmocka_unit_test(test_route_mirror), /* leaves the netns */
