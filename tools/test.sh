@@ -33,33 +33,25 @@ side_builds() {
 	ninja -C build-fuzz tests/fuzz/fuzz_nfnl tests/fuzz/fuzz_pkt tests/fuzz/libnftdp_shim_plain.so
 }
 # hugepages for the main suite's daemons: while NFTDP_TEST_HUGEPAGES=1,
-# tests/lib/nftdp_test.py gives them --in-memory (EAL takes 2 MiB pages
-# from the kernel's pool as it needs them) instead of --no-huge, whose
-# 4 KiB pages cost a fault each: seconds for a route table on a loaded VM.
-# Added to the pool before the suite and taken back after it (and on any
-# exit); where the kernel cannot give them all, none are kept and the
-# daemons run --no-huge.
-hp_added=0
+# tests/lib/nftdp_test.py (and the bench smokes) give them --in-memory
+# (EAL takes 2 MiB pages from the kernel's pool as it needs them) instead
+# of --no-huge, whose 4 KiB pages cost a fault each: seconds for a route
+# table on a loaded VM. Added to the pool before the suite and taken back
+# after it (and on any exit, bench/lib/hugepages.sh); where the kernel
+# cannot give them all, none are kept and the daemons run --no-huge.
+. bench/lib/hugepages.sh
 hp_release() {
-	local now
 	unset NFTDP_TEST_HUGEPAGES
-	[ "$hp_added" -gt 0 ] || return 0
-	now=$(cat /proc/sys/vm/nr_hugepages)
-	echo $((now > hp_added ? now - hp_added : 0)) > /proc/sys/vm/nr_hugepages || true
-	hp_added=0
+	hp_restore
 }
-hp_reserve() {
-	local n=$1 before
-	[ "$(id -u)" -eq 0 ] && [ -w /proc/sys/vm/nr_hugepages ] || return 0
-	before=$(cat /proc/sys/vm/nr_hugepages)
-	echo $((before + n)) > /proc/sys/vm/nr_hugepages 2> /dev/null || true
-	hp_added=$(($(cat /proc/sys/vm/nr_hugepages) - before))
-	if [ "$hp_added" -lt "$n" ]; then
-		echo "hugepages: the kernel gave $hp_added of $n; the daemons run --no-huge"
+hp_for_suite() {
+	[ "$(id -u)" -eq 0 ] && [ -w "$hp_nr" ] || return 0
+	if hp_reserve "$1"; then
+		export NFTDP_TEST_HUGEPAGES=1
+	else
+		echo "hugepages: the daemons run --no-huge"
 		hp_release
-		return 0
 	fi
-	export NFTDP_TEST_HUGEPAGES=1
 }
 side_log=$(mktemp /tmp/nftdp-side-builds.XXXXXX)
 side_pid= nfnl_pid= corpus=
@@ -79,7 +71,7 @@ trap cleanup EXIT
 # (setsid: the side builds in a process group of their own, ended whole)
 setsid nice -n 19 bash -c "$(declare -f side_builds); set -e; side_builds" > "$side_log" 2>&1 &
 side_pid=$!
-hp_reserve 1536 # 3 GiB: two tests at a time, a few daemons each
+hp_for_suite 1536 # 3 GiB: two tests at a time, a few daemons each
 meson test -C build --print-errorlogs --num-processes 2
 hp_release
 summary build/meson-logs/testlog.txt > /tmp/nftdp-test-summary.$$
