@@ -856,7 +856,10 @@ def main():
     ap.add_argument('--save', metavar='DIR',
                     help='write kernel transcripts under DIR (default with --kernel-only: '
                     'BUILD/nftcompare-kernel)')
-    ap.add_argument('-k', dest='filter', metavar='REGEX', help='only cases whose file matches')
+    ap.add_argument('-k', dest='filter', metavar='REGEX',
+                    default=os.environ.get('NFTCOMPARE_FILTER'),
+                    help='only cases whose file matches (default: $NFTCOMPARE_FILTER, '
+                    'for runs under meson test)')
     ap.add_argument('-v', dest='verbose', action='store_true', help='print passing checks too')
     ap.add_argument('--deadline', type=int, default=280,
                     help='give up (and clean up) after this many seconds')
