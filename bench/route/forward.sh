@@ -40,8 +40,10 @@
 #                   [--updates-only] [--replaces N] [--smoke]
 # --updates-only: no forwarding rounds nor callgrind, only the updates and
 #          the replace latency (ROUTES4 at 1M: about 5 minutes on 2 cores).
-# --smoke: 20,000 / 2,000 routes, no hugepages, 2 s, one round, no
-#          callgrind: that it runs, not a measurement.
+# --smoke: 20,000 / 2,000 routes, 2 s, one round, no callgrind: that it
+#          runs, not a measurement. No hugepages of its own: --no-huge, or
+#          --in-memory from the pool tools/test.sh filled
+#          (NFTDP_TEST_HUGEPAGES=1).
 # Full runs reserve 2 MB hugepages (nr_hugepages + 3000) on a private
 # hugetlbfs mount and give them back at the end, also on failure; every
 # netns and temporary file is removed. Bounded: each nftdp run is under
@@ -102,7 +104,11 @@ trap 'exit 1' INT TERM HUP
 
 # the big table: 1.1M routes need tables of 4M-route size (next hops are
 # one per route, both families), current and spare, over 1 GiB each
-if [ "$smoke" -eq 1 ]; then
+if [ "$smoke" -eq 1 ] && [ "${NFTDP_TEST_HUGEPAGES:-}" = 1 ]; then
+	# under tools/test.sh, which has put 2 MiB pages in the kernel's pool:
+	# the route tables are zeroed without a 4 KiB fault each
+	mem=(--in-memory)
+elif [ "$smoke" -eq 1 ]; then
 	mem=(--no-huge -m 1024)
 else
 	hp_reserve 3000 "$tmp/huge" 2900 || exit 1
