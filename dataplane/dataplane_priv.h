@@ -684,6 +684,7 @@ struct nftdp_dp_worker {
 	/* clock: rte_rdtsc mapped onto CLOCK_MONOTONIC / CLOCK_REALTIME */
 	uint64_t tsc0, mono0_ns, real0_ns;
 	uint64_t ns_mult; /* ns per TSC cycle, 32.32 fixed point: no division per burst */
+	uint64_t ms_tsc;  /* TSC cycles in a millisecond: --idle-sleep's wait */
 	volatile uint64_t last_busy_tsc; /**< last non-empty rx, read by main */
 	volatile uint64_t last_poll_tsc; /**< end of the last poll, busy or not */
 	volatile bool done;

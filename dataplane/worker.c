@@ -113,6 +113,7 @@ static inline void clock_update(struct nftdp_dp_worker *w)
 void nftdp_dp_worker_begin(struct nftdp_dp_worker *w)
 {
 	w->ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / rte_get_tsc_hz());
+	w->ms_tsc = rte_get_tsc_hz() / 1000;
 	w->tsc0 = rte_rdtsc();
 	w->mono0_ns = clock_ns(CLOCK_MONOTONIC);
 	w->real0_ns = clock_ns(CLOCK_REALTIME);
@@ -343,7 +344,7 @@ unsigned int nftdp_dp_worker_poll(struct nftdp_dp_worker *w)
 	 * away between polls (quiescent already: a commit does not wait on
 	 * the sleep); traffic never pays it, a burst after a pause at most
 	 * one sleep */
-	if (!total && dp->idle_sleep_us && now - w->last_busy_tsc > rte_get_tsc_hz() / 1000)
+	if (!total && dp->idle_sleep_us && now - w->last_busy_tsc > w->ms_tsc)
 		rte_delay_us_sleep(dp->idle_sleep_us);
 	return total;
 }
