@@ -1334,11 +1334,16 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	pkt->ct = NULL;
 	/* nf_confirm without a helper or sequence adjustment calls
 	 * nf_conntrack_confirm, which for a confirmed entry only delivers
-	 * the cached events: with none, all that is left is ct_put's
-	 * reference, which cannot be the last one that frees a live
-	 * confirmed entry */
+	 * the cached events (nf_ct_deliver_cached_events, with a packet that
+	 * got through: a state change's, an established packet's every few
+	 * segments); all that is left is ct_put's reference, which cannot be
+	 * the last one that frees a live confirmed entry */
 	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
-	    !e->helper && !e->ev_pending) {
+	    !e->helper) {
+		if (e->ev_pending && verdict == NF_ACCEPT) {
+			nftdp_ct_event_push(s, e, e->ev_pending);
+			e->ev_pending = 0;
+		}
 		e->refs--;
 		return verdict;
 	}
