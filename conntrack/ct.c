@@ -641,6 +641,30 @@ static __attribute__((noinline)) int handle_icmp(struct nftdp_ct_shard *s, struc
 	return ICMP_DONE;
 }
 
+/* l4_packet's protocols other than TCP and UDP, out of line: their
+ * registers and stack are paid by their own packets */
+static __attribute__((noinline)) enum ct_verdict l4_other(struct nftdp_ct_shard *s,
+							  struct nftdp_ct_entry *e, bool new,
+							  const struct ct_l4pkt *p, int dir,
+							  uint64_t now_ms)
+{
+	bool csum = !s->cfg.no_checksum;
+
+	switch (e->tuple[0].l4proto) {
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
+	case IPPROTO_GRE:
+		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
+	case IPPROTO_SCTP:
+		if (nftdp_ct_sctp_error(p, csum))
+			return CT_INVALID;
+		return nftdp_ct_sctp_packet(s, e, new, p, dir, now_ms);
+	default:
+		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
+	}
+}
+
 static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, bool new,
 				 const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
@@ -657,17 +681,8 @@ static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 		if (nftdp_ct_udp_error(p, csum))
 			return CT_INVALID;
 		return nftdp_ct_udp_packet(s, e, p, dir, now_ms);
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
-	case IPPROTO_GRE:
-		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
-	case IPPROTO_SCTP:
-		if (nftdp_ct_sctp_error(p, csum))
-			return CT_INVALID;
-		return nftdp_ct_sctp_packet(s, e, new, p, dir, now_ms);
 	default:
-		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
+		return l4_other(s, e, new, p, dir, now_ms);
 	}
 }
 
