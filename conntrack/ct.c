@@ -641,6 +641,30 @@ static __attribute__((noinline)) int handle_icmp(struct nftdp_ct_shard *s, struc
 	return ICMP_DONE;
 }
 
+/* l4_packet's protocols other than TCP and UDP, out of line: their
+ * registers and stack are paid by their own packets */
+static __attribute__((noinline)) enum ct_verdict l4_other(struct nftdp_ct_shard *s,
+							  struct nftdp_ct_entry *e, bool new,
+							  const struct ct_l4pkt *p, int dir,
+							  uint64_t now_ms)
+{
+	bool csum = !s->cfg.no_checksum;
+
+	switch (e->tuple[0].l4proto) {
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
+	case IPPROTO_GRE:
+		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
+	case IPPROTO_SCTP:
+		if (nftdp_ct_sctp_error(p, csum))
+			return CT_INVALID;
+		return nftdp_ct_sctp_packet(s, e, new, p, dir, now_ms);
+	default:
+		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
+	}
+}
+
 static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, bool new,
 				 const struct ct_l4pkt *p, int dir, uint64_t now_ms)
 {
@@ -657,17 +681,8 @@ static enum ct_verdict l4_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry
 		if (nftdp_ct_udp_error(p, csum))
 			return CT_INVALID;
 		return nftdp_ct_udp_packet(s, e, p, dir, now_ms);
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		return nftdp_ct_icmp_packet(s, e, p, dir, now_ms);
-	case IPPROTO_GRE:
-		return nftdp_ct_gre_packet(s, e, p, dir, now_ms);
-	case IPPROTO_SCTP:
-		if (nftdp_ct_sctp_error(p, csum))
-			return CT_INVALID;
-		return nftdp_ct_sctp_packet(s, e, new, p, dir, now_ms);
 	default:
-		return nftdp_ct_generic_packet(s, e, p, dir, now_ms);
+		return l4_other(s, e, new, p, dir, now_ms);
 	}
 }
 
@@ -990,6 +1005,82 @@ static inline bool lookup_holds(const struct nftdp_ct_lookup *lk, const struct n
 	       lk->t.zone == nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL);
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * nftdp_ct_probe for what almost every packet is, with no lookup held: a
+ * TCP or UDP view that probe_may admits and whose headers probe_tuple
+ * reads in line. Its tuple stays in five words: hashed, stored into lk and
+ * compared with each entry's from them. NULL with *done false: not that
+ * case, nothing changed.
+ */
+static inline __attribute__((always_inline)) const void *
+probe_words(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt, uint64_t now_ms,
+	    struct nftdp_ct_lookup *lk, bool *done)
+{
+	const uint8_t *nh = pkt->data + pkt->nh_off, *th = pkt->data + pkt->th_off;
+	bool v4 = pkt->nfproto == NFPROTO_IPV4;
+	uint32_t l4len, node, hash;
+	uint64_t w[5];
+
+	*done = false;
+	if ((pkt->l4proto != IPPROTO_TCP && pkt->l4proto != IPPROTO_UDP) || !probe_may(pkt))
+		return NULL;
+	l4len = nftdp_ct_l4len(pkt);
+	/* probe_tuple's own checks */
+	if (l4len < 4 || pkt->len < pkt->th_off || pkt->th_off < pkt->nh_off ||
+	    pkt->th_off - pkt->nh_off < (v4 ? 20u : 40u))
+		return NULL;
+	*done = true;
+	if (v4) {
+		w[0] = nftdp_ld32(nh + 12); /* the address, 12 zero bytes */
+		w[1] = 0;
+		w[2] = nftdp_ld32(nh + 16);
+		w[3] = 0;
+	} else {
+		w[0] = nftdp_ld64(nh + 8);
+		w[1] = nftdp_ld64(nh + 16);
+		w[2] = nftdp_ld64(nh + 24);
+		w[3] = nftdp_ld64(nh + 32);
+	}
+	/* the ports, l3proto, l4proto, the zone */
+	w[4] = nftdp_ld32(th) | (uint64_t)pkt->nfproto << 32 | (uint64_t)pkt->l4proto << 40 |
+	       (uint64_t)nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL) << 48;
+	hash = nftdp_ct_words_hash(s, w);
+	memcpy(&lk->t, w, sizeof(w));
+	lk->data = pkt->data;
+	lk->len = pkt->len;
+	lk->hash = hash;
+	lk->l4len = l4len;
+	lk->node = CT_NIL;
+	/* nftdp_ct_find without its side effects */
+	node = s->buckets[hash & s->bucket_mask];
+	while (node != CT_NIL) {
+		const struct nftdp_ct_entry *e = &s->entries[node >> 1];
+		int d = (int)(node & 1);
+		const uint8_t *et = (const uint8_t *)&e->tuple[d];
+		uint64_t x = (nftdp_ld64(et) ^ w[0]) | (nftdp_ld64(et + 8) ^ w[1]) |
+			     (nftdp_ld64(et + 16) ^ w[2]) | (nftdp_ld64(et + 24) ^ w[3]) |
+			     (nftdp_ld64(et + 32) ^ w[4]);
+
+		/* the link only past an entry that does not match */
+		if (x || !e->in_use || (e->status & IPS_DYING)) {
+			node = e->hnext[d];
+			continue;
+		}
+		if (!(e->status & IPS_CONFIRMED) || expired(e, now_ms))
+			return NULL;
+		lk->node = node;
+		lk->links = s->links;
+		return e;
+	}
+	/* no entry has the tuple: nftdp_ct_find would find none either
+	 * (and reap none) until a node is linked */
+	lk->node = NFTDP_CT_LOOKUP_MISS;
+	lk->links = s->links;
+	return NULL;
+}
+#endif
+
 const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt,
 			   uint64_t now_ms, struct nftdp_ct_lookup *lk)
 {
@@ -998,6 +1089,15 @@ const void *nftdp_ct_probe(const struct nftdp_ct_shard *s, const struct nftdp_vm
 	uint32_t node, hash;
 	bool held = lk && lk->data && lookup_holds(lk, pkt);
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (lk && !lk->data) {
+		bool done;
+		const void *e = probe_words(s, pkt, now_ms, lk, &done);
+
+		if (done)
+			return e;
+	}
+#endif
 	if (lk) {
 		lk->node = CT_NIL;
 		if (!held)
@@ -1334,11 +1434,16 @@ unsigned int nftdp_ct_confirm(struct nftdp_ct_shard *s, struct nftdp_vm_pkt *pkt
 	pkt->ct = NULL;
 	/* nf_confirm without a helper or sequence adjustment calls
 	 * nf_conntrack_confirm, which for a confirmed entry only delivers
-	 * the cached events: with none, all that is left is ct_put's
-	 * reference, which cannot be the last one that frees a live
-	 * confirmed entry */
+	 * the cached events (nf_ct_deliver_cached_events, with a packet that
+	 * got through: a state change's, an established packet's every few
+	 * segments); all that is left is ct_put's reference, which cannot be
+	 * the last one that frees a live confirmed entry */
 	if ((e->status & (IPS_CONFIRMED | IPS_DYING | IPS_SEQ_ADJUST)) == IPS_CONFIRMED &&
-	    !e->helper && !e->ev_pending) {
+	    !e->helper) {
+		if (e->ev_pending && verdict == NF_ACCEPT) {
+			nftdp_ct_event_push(s, e, e->ev_pending);
+			e->ev_pending = 0;
+		}
 		e->refs--;
 		return verdict;
 	}

@@ -732,27 +732,46 @@ struct nftdp_ct_entry *nftdp_ct_find(struct nftdp_ct_shard *s, const struct nftd
  * Keyed like the kernel's siphash: without the key nobody can pick tuples
  * that share a chain; an unkeyed CRC would allow that. Five multiplies.
  */
-static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
-					   const struct nftdp_ct_tuple *t)
+static inline uint32_t nftdp_ct_words_hash(const struct nftdp_ct_shard *s, const uint64_t *w)
 {
-	const uint8_t *w = (const uint8_t *)t;
 	const uint32_t *k = s->hkey;
 	uint64_t h;
 
-	static_assert(sizeof(*t) == 40, "the tuple is ten words");
-	/* written out, each word loaded in place: a loop that -O2 keeps
-	 * rolled copies the tuple to the stack and pays its counter */
+	/* written out: a loop that -O2 keeps rolled copies the tuple to the
+	 * stack and pays its counter. w: the tuple's five 8-byte words as
+	 * loaded (nftdp_ld64); each one's halves in memory order */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CT_H0(x) ((uint32_t)(x))
+#define CT_H1(x) ((uint32_t)((x) >> 32))
+#else
+#define CT_H0(x) ((uint32_t)((x) >> 32))
+#define CT_H1(x) ((uint32_t)(x))
+#endif
 #define CT_HW(i)                                                                                   \
-	((uint64_t)(uint32_t)(nftdp_ld32(w + 8 * (i)) + k[2 * (i)]) *                              \
-	 (uint32_t)(nftdp_ld32(w + 8 * (i) + 4) + k[2 * (i) + 1]))
+	((uint64_t)(uint32_t)(CT_H0(w[i]) + k[2 * (i)]) * (uint32_t)(CT_H1(w[i]) + k[2 * (i) + 1]))
 	h = CT_HW(0) + CT_HW(1) + CT_HW(2) + CT_HW(3) + CT_HW(4);
 #undef CT_HW
+#undef CT_H0
+#undef CT_H1
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 33;
 	return (uint32_t)h;
+}
+
+static inline uint32_t nftdp_ct_tuple_hash(const struct nftdp_ct_shard *s,
+					   const struct nftdp_ct_tuple *t)
+{
+	const uint8_t *b = (const uint8_t *)t;
+	uint64_t w[5];
+
+	static_assert(sizeof(*t) == 40, "the tuple is ten words");
+	/* each word loaded in place */
+	for (unsigned int i = 0; i < 5; i++)
+		w[i] = nftdp_ld64(b + 8 * i);
+	return nftdp_ct_words_hash(s, w);
 }
 /* another live entry than e has tuple t in either direction (the clash
  * checks of __nf_conntrack_confirm and nf_conntrack_hash_check_insert) */

@@ -402,14 +402,17 @@ static enum tcp_action tcp_in_window(struct nftdp_ct_shard *s, struct ct_tcp *st
 }
 
 /*
- * tcp_in_window for the segment every established connection is made of:
- * an ACK without SYN, FIN or RST, in a direction whose window data is set
- * (td_maxwin != 0), without NAT sequence adjustment (recv_off 0). When
- * all four bounds hold it does exactly what tcp_in_window does for it and
- * returns true. Otherwise it returns false having changed nothing, and the
- * general code decides (and, in liberal mode, accepts).
+ * tcp_in_window for the segments connections are made of once both
+ * directions' window data is set: an ACK, or a FIN with ACK (index
+ * TCP_ACK_SET or TCP_FIN_SET: no SYN, no RST), in a direction whose
+ * window data is set (td_maxwin != 0), without NAT sequence adjustment
+ * (recv_off 0). When all four bounds hold it does exactly what
+ * tcp_in_window does for it and returns true. Otherwise it returns false
+ * having changed nothing, and the general code decides (and, in liberal
+ * mode, accepts).
  */
-static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_seg *g)
+static inline __attribute__((always_inline)) bool
+tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_seg *g, unsigned int index)
 {
 	struct ct_tcp_state *sender = &state->seen[dir];
 	struct ct_tcp_state *receiver = &state->seen[!dir];
@@ -419,7 +422,8 @@ static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_se
 		return false;
 	if ((receiver->flags & IP_CT_TCP_FLAG_SACK_PERM) && g->doff > 20)
 		tcp_sack(g, &sack);
-	end = seq + (g->l4len - g->doff);
+	/* segment_seq_plus_len without SYN */
+	end = seq + (g->l4len - g->doff) + (g->flags & TH_FIN ? 1 : 0);
 	/* I (seq over the upper bound) and III (ack over it) */
 	if (!before(seq, sender->td_maxend + 1) || !before(sack, receiver->td_end + 1))
 		return false;
@@ -431,7 +435,8 @@ static bool tcp_in_window_ack(struct ct_tcp *state, int dir, const struct tcp_se
 
 	win = (uint32_t)g->win << sender->td_scale;
 	window_update(sender, receiver, end, ack, sack, win, true);
-	retrans_note(state, dir, seq, ack, end, g->win);
+	if (index == TCP_ACK_SET)
+		retrans_note(state, dir, seq, ack, end, g->win);
 	return true;
 }
 
@@ -610,26 +615,18 @@ tcp_accepted(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct
 	return CT_ACCEPT;
 }
 
-/* nf_conntrack_tcp_packet. The caller ran nftdp_ct_tcp_error() and, for an
- * unconfirmed entry, nftdp_ct_tcp_new(). */
-enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
-				    const struct ct_l4pkt *p, int dir, uint64_t now_ms)
+/* nf_conntrack_tcp_packet past the established fast path (below), out of
+ * line: its registers and stack are paid by the segments that take it */
+static __attribute__((noinline)) enum ct_verdict
+tcp_packet_slow(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e, const struct ct_l4pkt *p,
+		int dir, uint64_t now_ms, const struct tcp_seg *seg, uint8_t old_state,
+		unsigned int index)
 {
 	struct ct_tcp *t = &e->proto.tcp;
-	uint8_t new_state, old_state;
+	struct tcp_seg g = *seg;
 	enum tcp_action res;
-	unsigned int index;
-	struct tcp_seg g;
+	uint8_t new_state;
 
-	seg_read(p, &g);
-	old_state = t->state;
-	index = get_conntrack_index(g.flags);
-	/* ESTABLISHED stays so on an in-window ACK (both directions' table
-	 * entry); the switch below and the NAT offset have nothing to do */
-	if (old_state == TCP_CONNTRACK_ESTABLISHED && index == TCP_ACK_SET &&
-	    !(e->status & IPS_SEQ_ADJUST) && tcp_in_window_ack(t, dir, &g))
-		return tcp_accepted(s, e, p, dir, now_ms, TCP_CONNTRACK_ESTABLISHED,
-				    TCP_CONNTRACK_ESTABLISHED, TCP_ACK_SET);
 	new_state = tcp_conntracks[dir][index][old_state];
 
 	switch (new_state) {
@@ -769,4 +766,37 @@ enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_en
 	}
 in_window:
 	return tcp_accepted(s, e, p, dir, now_ms, old_state, new_state, index);
+}
+
+/* nf_conntrack_tcp_packet. The caller ran nftdp_ct_tcp_error() and, for an
+ * unconfirmed entry, nftdp_ct_tcp_new(). */
+enum ct_verdict nftdp_ct_tcp_packet(struct nftdp_ct_shard *s, struct nftdp_ct_entry *e,
+				    const struct ct_l4pkt *p, int dir, uint64_t now_ms)
+{
+	struct ct_tcp *t = &e->proto.tcp;
+	uint8_t old_state = t->state;
+	unsigned int index;
+	struct tcp_seg g;
+
+	seg_read(p, &g);
+	index = get_conntrack_index(g.flags);
+	/* ESTABLISHED stays so on an in-window ACK (both directions' table
+	 * entry); the transitions and the NAT offset have nothing to do */
+	if (old_state == TCP_CONNTRACK_ESTABLISHED && index == TCP_ACK_SET &&
+	    !(e->status & IPS_SEQ_ADJUST) && tcp_in_window_ack(t, dir, &g, TCP_ACK_SET))
+		return tcp_accepted(s, e, p, dir, now_ms, TCP_CONNTRACK_ESTABLISHED,
+				    TCP_CONNTRACK_ESTABLISHED, TCP_ACK_SET);
+	/* the handshake's last ACK and the close (ACK or FIN with ACK) in
+	 * window: a transition tcp_packet_slow's switch leaves to
+	 * tcp_in_window as it is (ESTABLISHED to CLOSE; not TIME_WAIT while
+	 * a challenge ACK is expected, whose check it makes first) */
+	if ((index == TCP_ACK_SET || index == TCP_FIN_SET) && (g.flags & TH_ACK) &&
+	    !(e->status & IPS_SEQ_ADJUST) && !(t->last_flags & IP_CT_EXP_CHALLENGE_ACK)) {
+		uint8_t new_state = tcp_conntracks[dir][index][old_state];
+
+		if (new_state >= TCP_CONNTRACK_ESTABLISHED && new_state <= TCP_CONNTRACK_CLOSE &&
+		    tcp_in_window_ack(t, dir, &g, index))
+			return tcp_accepted(s, e, p, dir, now_ms, old_state, new_state, index);
+	}
+	return tcp_packet_slow(s, e, p, dir, now_ms, &g, old_state, index);
 }

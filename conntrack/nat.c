@@ -365,6 +365,34 @@ static uint16_t rd16(const uint8_t *p)
 }
 
 /* RFC 1624: HC' = ~(~HC + ~m + m') over the changed 16-bit words */
+/* the one's complement sum of what replacing from by to (len bytes, even)
+ * adds to a checksum: the kernel's csum_sub and csum_add of them */
+static inline uint32_t csum_delta(const void *from, const void *to, uint32_t len)
+{
+	const uint8_t *f = from, *t = to;
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i < len; i += 2) {
+		sum += (uint16_t)~rd16(f + i);
+		sum += rd16(t + i);
+	}
+	return sum;
+}
+
+/* the checksum at field updated by a delta (csum_delta), folded once: the
+ * same value as the updates one after another (each fold is the same sum
+ * modulo 0xffff, zero only where every term is) */
+static void csum_apply(uint8_t *field, uint32_t delta)
+{
+	uint64_t sum = (uint64_t)(uint16_t)~rd16(field) + delta;
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = (uint16_t)~sum;
+	field[0] = (uint8_t)(sum >> 8);
+	field[1] = (uint8_t)sum;
+}
+
 static void csum_replace(uint8_t *field, const void *from, const void *to, uint32_t len)
 {
 	const uint8_t *f = from, *t = to;
@@ -442,8 +470,9 @@ static bool manip_pkt(uint8_t *nh, uint32_t avail, uint8_t l3, uint32_t thoff, u
 			 (!v4 || th[6] || th[7]))
 			csum = th + 6; /* IPv4 UDP without checksum stays so */
 		if (csum) {
-			csum_replace(csum, addr, naddr, alen);
-			csum_replace(csum, port, &nport, 2);
+			/* inet_proto_csum_replace16/4 and _replace2 in one */
+			csum_apply(csum,
+				   csum_delta(addr, naddr, alen) + csum_delta(port, &nport, 2));
 			if (l4proto == IPPROTO_UDP && !csum[0] && !csum[1])
 				csum[0] = csum[1] = 0xff; /* CSUM_MANGLED_0 */
 		}

@@ -2514,15 +2514,21 @@ struct est_held {
 	const void *e[NFTDP_VM_BURST_MAX];
 };
 
-static bool held_has(const struct est_held *h, const void *e)
+static __attribute__((noinline)) bool held_scan(const struct est_held *h, const void *e)
 {
-	/* none held (the common case): no hash of e */
-	if (!h->n || !(h->bits & entry_bit(e)))
-		return false;
 	for (unsigned int i = 0; i < h->n; i++)
 		if (h->e[i] == e)
 			return true;
 	return false;
+}
+
+/* in line: asked twice a packet, and almost always none is held */
+static inline __attribute__((always_inline)) bool held_has(const struct est_held *h, const void *e)
+{
+	/* none held (the common case): no hash of e */
+	if (!h->n || !(h->bits & entry_bit(e)))
+		return false;
+	return held_scan(h, e);
 }
 
 static void hold(struct est_held *h, const void *e)

@@ -571,6 +571,114 @@ static void test_tcp_fast_path_same(void **state)
 	assert_true(bad > 100);
 }
 
+/*
+ * The in-window transitions (the handshake's last ACK, FIN and ACK up to
+ * TIME_WAIT and CLOSE) against the general code, as above: random ACK and
+ * FIN segments, in and out of window, from SYN_RECV or ESTABLISHED, go to
+ * two entries, one of them with IPS_SEQ_ADJUST (zero offsets), which only
+ * the general code handles. State, window data, verdicts, timeouts,
+ * counters and cached events must agree after every segment.
+ */
+static void test_tcp_close_fast_same(void **state)
+{
+	uint64_t r = 0x2545f4914f6cdd1dull;
+	unsigned int moved = 0, fins = 0, bad = 0;
+
+	(void)state;
+	for (int run = 0; run < 48; run++) {
+		struct env *en[2] = {env_new(64, run & 1), env_new(64, run & 1)};
+		struct tflow f[2];
+		struct nftdp_ct_entry *e[2];
+		uint32_t next[2];
+
+		for (int k = 0; k < 2; k++) {
+			f[k] = (struct tflow){run & 2,
+					      (run & 2) ? "2001:db8::c" : "10.9.0.1",
+					      (run & 2) ? "2001:db8::d" : "10.9.0.2",
+					      (uint16_t)(41000 + run),
+					      443,
+					      0xfffff000u + (uint32_t)run * 7919u,
+					      0x10000u * (uint32_t)run};
+			/* SYN and SYN-ACK: the entry in SYN_RECV, then (runs
+			 * with bit 3) the last ACK of the handshake */
+			assert_int_equal(tx(en[k], &f[k], 0, TS, 0, &e[k]), ST_NEW);
+			assert_int_equal(tx(en[k], &f[k], 1, TS | TA, 0, NULL), ST_ESTABLISHED);
+			if (run & 8)
+				assert_int_equal(tx(en[k], &f[k], 0, TA, 0, NULL), ST_ESTABLISHED);
+		}
+		e[1]->status |= IPS_SEQ_ADJUST;
+		next[0] = f[0].aseq;
+		next[1] = f[0].bseq;
+		for (int k = 0; k < 2; k++)
+			for (int d = 0; d < 2; d++)
+				if (run & 4)
+					e[k]->proto.tcp.seen[d].flags |= IP_CT_TCP_FLAG_SACK_PERM;
+		for (int i = 0; i < 60; i++) {
+			uint32_t v, seq, ack, pay, sack = 0, st[2];
+			uint8_t flags, old = e[0]->proto.tcp.state;
+			int dir;
+			uint16_t win;
+			struct tpkt t;
+
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			v = (uint32_t)(r >> 32);
+			dir = v & 1;
+			pay = (v >> 1) & 1 ? (v >> 2) % 600 : 0;
+			flags = TA | ((v >> 11) % 5 == 0 ? TF : 0) | ((v >> 24) & 1 ? 0x08 : 0);
+			seq = next[dir];
+			ack = next[!dir];
+			switch ((v >> 13) & 15) {
+			case 0:
+				seq += (v >> 17) * 37u; /* anywhere */
+				break;
+			case 1:
+				seq -= (v >> 17) % 300000u; /* old data */
+				break;
+			case 2:
+				ack += (v >> 17) % 200000u; /* acks the future */
+				break;
+			case 3:
+				ack -= (v >> 17) % 300000u; /* old ack */
+				break;
+			case 4:
+				seq = e[0]->proto.tcp.seen[dir].td_maxend + ((v >> 17) & 3) - 1;
+				break;
+			case 5:
+				ack = e[0]->proto.tcp.seen[!dir].td_end + ((v >> 17) & 3) - 1;
+				break;
+			default:
+				break;
+			}
+			win = (v >> 20) & 1 ? (uint16_t)(v >> 8) : ((v >> 21) & 1 ? 0 : 65535);
+			if ((v >> 22) & 1)
+				sack = ack + ((v >> 23) & 1 ? 100 : 100000);
+			for (int k = 0; k < 2; k++) {
+				wseg(&t, &f[0], dir, flags, seq, ack, win, pay, sack);
+				en[k]->now += (v >> 25) & 7;
+				st[k] = xmit(en[k], &t, NULL);
+			}
+			assert_int_equal(st[0], st[1]);
+			assert_tcp_same(e[0], e[1]);
+			assert_int_equal(e[0]->proto.tcp.last_flags, e[1]->proto.tcp.last_flags);
+			assert_int_equal(e[0]->ev_pending, e[1]->ev_pending);
+			if (st[0] == ST_INVALID)
+				bad++;
+			if (e[0]->proto.tcp.state != old)
+				moved++;
+			if (st[0] != ST_INVALID && (flags & TF))
+				fins++;
+			if (st[0] != ST_INVALID && after32(seq + pay + !!(flags & TF), next[dir]))
+				next[dir] = seq + pay + !!(flags & TF);
+		}
+		env_free(en[0]);
+		env_free(en[1]);
+	}
+	/* the transitions were taken, not only refused */
+	assert_true(moved > 100);
+	assert_true(fins > 100);
+	assert_true(bad > 50);
+}
+
 /* the fast path's edges, each as the general code has it */
 static void test_tcp_fast_path_edges(void **state)
 {
@@ -651,6 +759,7 @@ int main(void)
 	    cmocka_unit_test(test_tcp_simultaneous_open),
 	    cmocka_unit_test(test_tcp_fast_path_same),
 	    cmocka_unit_test(test_tcp_fast_path_edges),
+	    cmocka_unit_test(test_tcp_close_fast_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
