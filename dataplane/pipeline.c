@@ -2540,6 +2540,33 @@ static void hold(struct est_held *h, const void *e)
 }
 
 /*
+ * burst_established: whether the last fast packet (of fast[0..nf)) of
+ * entry e left the cache's hooks to the pipeline: its carried result or
+ * router step said so already, or the probe of its hooks, made now for it
+ * alone (solo[x], so the burst's probe leaves it out) says so.
+ */
+static bool earlier_missed(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen,
+			   const struct nftdp_dp_port *rx, const struct nftdp_dp_port *tx,
+			   struct nftdp_vm_pkt **fast, const void *const *ent, unsigned int nf,
+			   const void *e, const bool *carried, uint8_t *solo,
+			   const struct nftdp_vm_flow_hit *hit[CACHED_HOOKS][NFTDP_VM_BURST_MAX],
+			   uint8_t *last, uint8_t *miss, uint8_t *routed, bool *chains)
+{
+	unsigned int x = nf, one;
+
+	while (x > 0 && ent[x - 1] != e)
+		x--;
+	if (x-- == 0) /* another entry's bit */
+		return false;
+	if (!carried[x] && !solo[x] && !miss[x]) {
+		one = x;
+		probe_hooks(w, gen, rx, tx, fast, &one, 1, true, hit, last, miss, routed, chains);
+		solo[x] = 1;
+	}
+	return miss[x];
+}
+
+/*
  * The established pass of PLAN_TRACKED (established_ok): packets of
  * confirmed connections without a helper are decided here in one go: the
  * prerouting view (cached_view), conntrack's probe and nf_conntrack_in in
@@ -2577,13 +2604,18 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 	 * none); whether a hook on its path missed */
 	uint8_t last[NFTDP_VM_BURST_MAX], miss[NFTDP_VM_BURST_MAX];
 	uint8_t vi[NFTDP_VM_BURST_MAX]; /* per fast packet: its view's index */
+	/* per fast packet: probed alone, before a later packet of its
+	 * connection went through conntrack */
+	uint8_t solo[NFTDP_VM_BURST_MAX];
+	uint64_t seen = 0; /* entry_bit of every fast packet's entry */
 	bool chains[CACHED_HOOKS] = {false}, after_frag = false;
 	uint8_t with[CACHED_HOOKS];
-	/* entries a packet left to the pipeline: after conntrack (held), after
-	 * a miss (missed: only those, as an earlier packet of an entry held
-	 * by a later one, a reopened connection's old one, is decided) */
+	/* entries a packet left to the pipeline: after conntrack, or before it
+	 * behind an earlier packet's miss (held), after a miss (missed: only
+	 * those, as an earlier packet of an entry held by a later one, a
+	 * reopened connection's old one, is decided) */
 	struct est_held held = {0}, missed = {0};
-	unsigned int nf = 0, nl = 0, nd = 0, nm = 0, ct_drop = 0, nout = 0, n_with;
+	unsigned int nf = 0, nl = 0, nk, nd = 0, nm = 0, ct_drop = 0, nout = 0, n_with;
 	unsigned int dropped[CACHED_HOOKS] = {0}, first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
@@ -2628,6 +2660,17 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		e = nftdp_dp_ct_probe(w, p, i);
 		if (!e || held_has(&held, e))
 			goto slow;
+		/* an earlier packet of its connection in this pass: that one's
+		 * fate first. Should it miss, its chains run in the pipeline
+		 * and read the entry (ct packets, ct expiration) as that packet
+		 * left it, so this one's conntrack waits for the pipeline too */
+		if ((seen & entry_bit(e)) &&
+		    earlier_missed(w, gen, rx, tx, fast, ent, nf, e, carried, solo, hit, last, miss,
+				   routed, chains)) {
+			hold(&held, e);
+			goto slow;
+		}
+		seen |= entry_bit(e);
 		v = nftdp_dp_ct_in_one(w, p, i, &plain, &c);
 		if (v != NF_ACCEPT) {
 			/* conntrack's drop at prerouting (a reopened connection
@@ -2654,6 +2697,7 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 		last[nf] = CACHED_HOOKS;
 		miss[nf] = 0;
 		routed[nf] = 0;
+		solo[nf] = 0;
 		carry[nf] = c;
 		ct[nf] = p->ct;
 		/* the connection's carried result: no key, no probe. Not under
@@ -2681,6 +2725,12 @@ static void burst_established(struct nftdp_dp_worker *w, const struct nftdp_vm_g
 			first_slow = i;
 	}
 
+	/* the rest, less those probed alone */
+	nk = 0;
+	for (unsigned int j = 0; j < nl; j++)
+		if (!solo[live[j]])
+			live[nk++] = live[j];
+	nl = nk;
 	probe_hooks(w, gen, rx, tx, fast, live, nl, true, hit, last, miss, routed, chains);
 	n_with = chained_hooks(chains, with);
 	/* a miss goes to the pipeline too (a packet held behind one comes
