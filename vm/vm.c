@@ -102,6 +102,31 @@ static inline bool head_contains(nftdp_set_contains_t fn, const struct nftdp_set
 	return nftdp_set_contains_gen(s, key, ctx->now_ms, 0);
 }
 
+/* meta nfproto / l4proto (nft_meta_get_eval's two keys the eval loop
+ * inlines): false for l4proto without a transport header, which breaks
+ * the rule */
+static inline bool meta_load(const struct nftdp_vm_meta *m, const struct nftdp_vm_pkt *pkt,
+			     uint32_t *v)
+{
+	if (m->key == NFT_META_NFPROTO) {
+		*v = pkt->nfproto;
+		return true;
+	}
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+		return false;
+	*v = pkt->l4proto;
+	return true;
+}
+
+/* a head's lookup (lookup_eval for a plain set): true when the rule goes on */
+static inline bool head_lookup_ok(const struct nftdp_vm_head_lookup *lk,
+				  const struct nftdp_vm_regs *regs, struct nftdp_vm_ctx *ctx)
+{
+	if (lk->flow < ctx->flow_need)
+		ctx->flow_taint = 1;
+	return head_contains(lk->contains, lk->set, &regs->data[lk->sreg], ctx) != lk->invert;
+}
+
 struct jumpstack {
 	const struct nftdp_vm_chain *chain;
 	uint32_t rule;
@@ -253,49 +278,31 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			case NFTDP_VM_FAST_META: {
 				/* nft_reg_store8 of nft_pf / pkt->tprot (one 32-bit
-				 * store on little-endian); l4proto without a
-				 * transport header breaks the rule */
+				 * store on little-endian) */
 				const struct nftdp_vm_meta *m = (const void *)op->priv;
 
-				if (m->key == NFT_META_NFPROTO) {
-					regs->data[m->reg] = pkt->nfproto;
-					continue;
-				}
-				if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+				if (!meta_load(m, pkt, &v))
 					goto next;
-				regs->data[m->reg] = pkt->l4proto;
+				regs->data[m->reg] = v;
 				continue;
 			}
 			case NFTDP_VM_FAST_META_LOOKUP: {
 				/* a head (compile.c): FAST_META, then the lookup */
 				const struct nftdp_vm_meta_lookup *f = (const void *)op->priv;
 
-				if (f->meta.key == NFT_META_NFPROTO) {
-					v = pkt->nfproto;
-				} else {
-					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
-						goto next;
-					v = pkt->l4proto;
-				}
+				if (!meta_load(&f->meta, pkt, &v))
+					goto next;
 				regs->data[f->meta.reg] = v;
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}
 			case NFTDP_VM_FAST_META_CMP: {
 				const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
 
-				if (f->meta.key == NFT_META_NFPROTO) {
-					v = pkt->nfproto;
-				} else {
-					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
-						goto next;
-					v = pkt->l4proto;
-				}
+				if (!meta_load(&f->meta, pkt, &v))
+					goto next;
 				regs->data[f->meta.reg] = v;
 				if (!cmp_fast_ok(&f->cmp, v))
 					goto next;
@@ -312,10 +319,7 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 					break;
 				regs->data[f->payload.dreg] = v;
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}
@@ -330,10 +334,7 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				copy_1_16(&regs->bytes[f->payload.dreg * 4], pkt->data + off,
 					  f->payload.len);
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}

@@ -782,14 +782,19 @@ struct nftdp_vm_payload_cmp {
  * comes first, so the flow cache and the rule index read the head as the
  * load; they see the followers as ever.
  */
-/* NFTDP_VM_FAST_PAYLOAD_LOOKUP, _NH_LOOKUP: the next op a plain-set lookup */
-struct nftdp_vm_payload_lookup {
-	struct nftdp_vm_payload payload;
+/* what a head carries of the plain-set lookup after it */
+struct nftdp_vm_head_lookup {
 	uint8_t sreg;
 	bool invert;
 	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
 	struct nftdp_set *set;
 	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+};
+
+/* NFTDP_VM_FAST_PAYLOAD_LOOKUP, _NH_LOOKUP: the next op a plain-set lookup */
+struct nftdp_vm_payload_lookup {
+	struct nftdp_vm_payload payload;
+	struct nftdp_vm_head_lookup lk;
 };
 NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_lookup);
 
@@ -797,11 +802,7 @@ NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_lookup);
  * lookup (`meta l4proto { 47, 50 }`) */
 struct nftdp_vm_meta_lookup {
 	struct nftdp_vm_meta meta;
-	uint8_t sreg;
-	bool invert;
-	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
-	struct nftdp_set *set;
-	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+	struct nftdp_vm_head_lookup lk;
 };
 NFTDP_VM_PRIV_CHECK(struct nftdp_vm_meta_lookup);
 
