@@ -220,7 +220,8 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 		for (; op < last; op++) {
 			uint32_t v;
 
-			switch (op->fast) {
+			/* the mask: every value a case, no range test */
+			switch (op->fast & NFTDP_VM_FAST_MASK) {
 			case NFTDP_VM_FAST_PAYLOAD_CMP: {
 				const struct nftdp_vm_payload_cmp *f = (const void *)op->priv;
 

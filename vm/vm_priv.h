@@ -43,7 +43,12 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP, /* FAST_PAYLOAD_NH, then a FAST_LOOKUP */
 	NFTDP_VM_FAST_PAYLOAD_BW_CMP,	 /* FAST_PAYLOAD, FAST_BITWISE, FAST_CMP */
 	NFTDP_VM_FAST_META_LOOKUP,	 /* FAST_META, then a FAST_LOOKUP */
+	NFTDP_VM_FAST_COUNT
 };
+/* vm.c switches on op->fast & NFTDP_VM_FAST_MASK: a jump table with no
+ * range test */
+#define NFTDP_VM_FAST_MASK 0xf
+static_assert(NFTDP_VM_FAST_COUNT <= NFTDP_VM_FAST_MASK + 1, "op->fast fits the mask");
 
 /* counter's private data (expr_counter.c); vm.c reads it for
  * NFTDP_VM_FAST_COUNTER */
