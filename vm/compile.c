@@ -281,7 +281,28 @@ void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 		free(c->pf[i].slots);
 	free(c->pf);
 	free(c->ix);
+	free(c->span);
 	free(c);
+}
+
+int nftdp_vm_chain_spans(struct nftdp_vm_chain *ch)
+{
+	struct nftdp_vm_span *sp = calloc(ch->n_rules ? ch->n_rules : 1, sizeof(*sp));
+
+	if (!sp)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < ch->n_rules; r++) {
+		const struct nftdp_vm_rule *rule = &ch->rules[r];
+
+		/* a chain of rules without ops has no ops array */
+		if (!rule->n_ops)
+			continue;
+		sp[r].op = &ch->ops[rule->first_op + rule->pre];
+		sp[r].end = &ch->ops[rule->first_op + rule->n_ops];
+	}
+	free(ch->span);
+	ch->span = sp;
+	return 0;
 }
 
 uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain)

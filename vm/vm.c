@@ -155,6 +155,8 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 	const struct nftdp_vm_op *const ops = chain->ops;
 	const uint32_t n_rules = chain->n_rules;
 	const uint16_t *const next = ix == IX_NO ? NULL : next_in;
+	/* IX_YES: next is the index's, which comes with spans */
+	const struct nftdp_vm_span *const span = ix == IX_YES ? chain->span : NULL;
 	/* reached through the index: a rule's leading meta tests hold */
 	const uint32_t pre_mask = next ? UINT32_MAX : 0;
 	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
@@ -210,8 +212,14 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 			 * l4proto test for this packet (rule_index.c) */
 			nxt = next ? next[rulenum + 1] : rulenum + 1;
 		}
-		op = &ops[rule->first_op + (rule->pre & pre_mask)];
-		last = &ops[rule->first_op + rule->n_ops];
+		if (ix == IX_YES) {
+			/* the rule's ops past its leading tests, at hand */
+			op = span[rulenum].op;
+			last = span[rulenum].end;
+		} else {
+			op = &ops[rule->first_op + (rule->pre & pre_mask)];
+			last = &ops[rule->first_op + rule->n_ops];
+		}
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to
 		 * the next rule directly, and regs->verdict.code is only read

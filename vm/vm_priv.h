@@ -243,6 +243,13 @@ struct nftdp_vm_rule_index {
 	uint16_t tab[];
 };
 
+/* a rule's ops from its first past its leading tests (rule->pre) to its
+ * end: what the eval loop runs of a rule reached through the rule index,
+ * without working it out from the rule */
+struct nftdp_vm_span {
+	const struct nftdp_vm_op *op, *end;
+};
+
 struct nftdp_vm_chain {
 	struct nftdp_vm_rule *rules;
 	struct nftdp_vm_op *ops;
@@ -267,7 +274,10 @@ struct nftdp_vm_chain {
 	struct nftdp_vm_pf *pf; /* prefilter runs */
 	uint32_t n_pf, cap_pf;
 	struct nftdp_vm_rule_index *ix; /* NULL: every packet steps through every rule */
-	bool ix_done;			/* the index was built (or found useless) */
+	/* with ix: per rule, the ops a packet that reached it through the
+	 * index runs (nftdp_vm_chain_spans) */
+	struct nftdp_vm_span *span;
+	bool ix_done; /* the index was built (or found useless) */
 	/* generations sharing this chain (nftdp_vm_gen_chain_reuse) */
 	uint32_t refs;
 	/* the state slots its expressions use (map entries of the arena), so a
@@ -300,6 +310,9 @@ void nftdp_vm_l4_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigned i
 /* class k of vals[0..n_vals): a value, then other, then none */
 void nftdp_vm_l4class_of(struct nftdp_vm_l4class *c, unsigned int k, const uint8_t *vals,
 			 unsigned int n_vals);
+/* ch->span from its rules (ops and pre final): once the index is built,
+ * before the chain is published; -ENOMEM */
+int nftdp_vm_chain_spans(struct nftdp_vm_chain *ch);
 /* the rule index table for pkt in ch, NULL: every rule */
 static inline const uint16_t *nftdp_vm_rule_next(const struct nftdp_vm_chain *ch,
 						 const struct nftdp_vm_pkt *pkt)
