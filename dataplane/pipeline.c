@@ -1724,10 +1724,11 @@ view_rx(const struct nftdp_dp_worker *w, struct nftdp_vm_pkt *p, const struct rt
 
 /* View i of this burst for the parsed frame mb: the netdev ingress view
  * (skb->len: frame minus 14, padding included; the outer tag untagged as
- * skb_vlan_untag leaves it) and its meta. */
-static void setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
-		       const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx,
-		       bool nd_ingress)
+ * skb_vlan_untag leaves it) and its meta. In line in the passes' per-frame
+ * loops: a call a frame was a fifth of its cost. */
+static inline __attribute__((always_inline)) void
+setup_view(struct nftdp_dp_worker *w, unsigned int i, struct rte_mbuf *mb,
+	   const struct nftdp_dp_l2 *l2, const struct nftdp_dp_port *rx, bool nd_ingress)
 {
 	struct nftdp_dp_meta *mt = &w->meta[i];
 	struct nftdp_vm_pkt *p = &w->view[i];
