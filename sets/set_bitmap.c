@@ -143,9 +143,14 @@ static unsigned bitmap_lookup_bulk(const struct nftdp_set *s, const void *const 
 	return hits;
 }
 
+/* the VM's plain-set lookup: the slot's load in line, a miss with no
+ * catch-all a leaf (no call) */
 static bool bitmap_contains(const struct nftdp_set *s, const void *key, uint64_t now, uint64_t gen)
 {
-	return set_contains_or_catchall(s, bitmap_lookup(s, key, now, gen), gen, now);
+	const struct bitmap_priv *bp = s->priv;
+
+	return set_contains_or_catchall(
+	    s, slot_find(ld_acq(&bp->slot[key_index(s, key)]), gen, now), gen, now);
 }
 
 const struct nftdp_set_ops nftdp_set_bitmap_ops = {

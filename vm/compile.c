@@ -281,7 +281,28 @@ void nftdp_vm_chain_destroy(struct nftdp_vm_chain *c)
 		free(c->pf[i].slots);
 	free(c->pf);
 	free(c->ix);
+	free(c->span);
 	free(c);
+}
+
+int nftdp_vm_chain_spans(struct nftdp_vm_chain *ch)
+{
+	struct nftdp_vm_span *sp = calloc(ch->n_rules ? ch->n_rules : 1, sizeof(*sp));
+
+	if (!sp)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < ch->n_rules; r++) {
+		const struct nftdp_vm_rule *rule = &ch->rules[r];
+
+		/* a chain of rules without ops has no ops array */
+		if (!rule->n_ops)
+			continue;
+		sp[r].op = &ch->ops[rule->first_op + rule->pre];
+		sp[r].end = &ch->ops[rule->first_op + rule->n_ops];
+	}
+	free(ch->span);
+	ch->span = sp;
+	return 0;
 }
 
 uint8_t nftdp_vm_chain_family(const struct nftdp_vm_chain *chain)
@@ -442,6 +463,20 @@ static void fuse(struct nftdp_vm_chain *chain, uint32_t first)
  * walk, the rule index and a load that falls back to payload's eval see
  * the rule's ops as they were.
  */
+/* what a head carries of b, a FAST_LOOKUP op */
+static struct nftdp_vm_head_lookup head_lookup(const struct nftdp_vm_op *b)
+{
+	const struct nftdp_vm_lookup *l = (const void *)b->priv;
+
+	return (struct nftdp_vm_head_lookup){
+	    .sreg = l->sreg,
+	    .invert = l->invert,
+	    .flow = b->flow,
+	    .set = l->set,
+	    .contains = nftdp_set_contains_fn(l->set),
+	};
+}
+
 static void heads(struct nftdp_vm_chain *chain, uint32_t first)
 {
 	for (uint32_t i = first; i + 1 < chain->n_ops; i++) {
@@ -451,14 +486,7 @@ static void heads(struct nftdp_vm_chain *chain, uint32_t first)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ /* vm.c inlines FAST_META only there */
 		if (a->fast == NFTDP_VM_FAST_META && b->fast == NFTDP_VM_FAST_LOOKUP) {
-			const struct nftdp_vm_lookup *l = (const void *)b->priv;
-			struct nftdp_vm_meta_lookup f = {
-			    .sreg = l->sreg,
-			    .invert = l->invert,
-			    .flow = b->flow,
-			    .set = l->set,
-			    .contains = nftdp_set_contains_fn(l->set),
-			};
+			struct nftdp_vm_meta_lookup f = {.lk = head_lookup(b)};
 
 			memcpy(&f.meta, a->priv, sizeof(f.meta));
 			memcpy(a->priv, &f, sizeof(f));
@@ -471,15 +499,7 @@ static void heads(struct nftdp_vm_chain *chain, uint32_t first)
 			continue;
 		memcpy(&p, a->priv, sizeof(p));
 		if (b->fast == NFTDP_VM_FAST_LOOKUP) {
-			const struct nftdp_vm_lookup *l = (const void *)b->priv;
-			struct nftdp_vm_payload_lookup f = {
-			    .payload = p,
-			    .sreg = l->sreg,
-			    .invert = l->invert,
-			    .flow = b->flow,
-			    .set = l->set,
-			    .contains = nftdp_set_contains_fn(l->set),
-			};
+			struct nftdp_vm_payload_lookup f = {.payload = p, .lk = head_lookup(b)};
 
 			memcpy(a->priv, &f, sizeof(f));
 			a->fast = a->fast == NFTDP_VM_FAST_PAYLOAD

@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Packet view helpers: defaults and an IP parser that sets the transport
- * fields as nft_set_pktinfo_ipv4_validate / nft_set_pktinfo_ipv6_validate
- * (with ipv6_find_hdr for the transport protocol) do.
+ * Packet view helpers: an IP parser that sets the transport fields as
+ * nft_set_pktinfo_ipv4_validate / nft_set_pktinfo_ipv6_validate (with
+ * ipv6_find_hdr for the transport protocol) do. The defaults,
+ * nftdp_vm_pkt_init, are in line in nftdp_vm.h.
  */
 #include <arpa/inet.h>
 
 #include "vm_priv.h"
-
-void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, int32_t mac_off,
-		       uint32_t nh_off)
-{
-	/* all but dup_addr, which is read only where out says it was set */
-	memset(pkt, 0, offsetof(struct nftdp_vm_pkt, dup_addr));
-	memset(&pkt->out, 0, sizeof(*pkt) - offsetof(struct nftdp_vm_pkt, out));
-	pkt->data = data;
-	pkt->len = len;
-	pkt->mac_off = mac_off;
-	pkt->nh_off = nh_off;
-	pkt->th_off = nh_off <= len ? nh_off : len; /* never past the packet */
-	pkt->inner_off = -1;
-	pkt->skb_len = len >= nh_off ? len - nh_off : 0;
-	pkt->flags = NFTDP_VM_PKT_F_WRITABLE;
-}
 
 static bool ipv6_ext(uint8_t nh)
 {

@@ -215,6 +215,11 @@ void nftdp_vm_chain_index(struct nftdp_vm_chain *ch)
 	for (unsigned int k = 0; k < n_vals; k++)
 		ix->cls_of[vals[k]] = (uint8_t)k;
 	ix->cls_none = (uint8_t)(n_vals + 1);
+	/* the eval loop's view of the rules an index reaches */
+	if (nftdp_vm_chain_spans(ch)) {
+		free(ix);
+		goto out;
+	}
 	ch->ix = ix;
 out:
 	free(tmp);

@@ -102,6 +102,31 @@ static inline bool head_contains(nftdp_set_contains_t fn, const struct nftdp_set
 	return nftdp_set_contains_gen(s, key, ctx->now_ms, 0);
 }
 
+/* meta nfproto / l4proto (nft_meta_get_eval's two keys the eval loop
+ * inlines): false for l4proto without a transport header, which breaks
+ * the rule */
+static inline bool meta_load(const struct nftdp_vm_meta *m, const struct nftdp_vm_pkt *pkt,
+			     uint32_t *v)
+{
+	if (m->key == NFT_META_NFPROTO) {
+		*v = pkt->nfproto;
+		return true;
+	}
+	if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+		return false;
+	*v = pkt->l4proto;
+	return true;
+}
+
+/* a head's lookup (lookup_eval for a plain set): true when the rule goes on */
+static inline bool head_lookup_ok(const struct nftdp_vm_head_lookup *lk,
+				  const struct nftdp_vm_regs *regs, struct nftdp_vm_ctx *ctx)
+{
+	if (lk->flow < ctx->flow_need)
+		ctx->flow_taint = 1;
+	return head_contains(lk->contains, lk->set, &regs->data[lk->sreg], ctx) != lk->invert;
+}
+
 struct jumpstack {
 	const struct nftdp_vm_chain *chain;
 	uint32_t rule;
@@ -130,6 +155,8 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 	const struct nftdp_vm_op *const ops = chain->ops;
 	const uint32_t n_rules = chain->n_rules;
 	const uint16_t *const next = ix == IX_NO ? NULL : next_in;
+	/* IX_YES: next is the index's, which comes with spans */
+	const struct nftdp_vm_span *const span = ix == IX_YES ? chain->span : NULL;
 	/* reached through the index: a rule's leading meta tests hold */
 	const uint32_t pre_mask = next ? UINT32_MAX : 0;
 	uint32_t rulenum = *rulenump, nxt, run_end = 0, run_v = 0;
@@ -185,8 +212,14 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 			 * l4proto test for this packet (rule_index.c) */
 			nxt = next ? next[rulenum + 1] : rulenum + 1;
 		}
-		op = &ops[rule->first_op + (rule->pre & pre_mask)];
-		last = &ops[rule->first_op + rule->n_ops];
+		if (ix == IX_YES) {
+			/* the rule's ops past its leading tests, at hand */
+			op = span[rulenum].op;
+			last = span[rulenum].end;
+		} else {
+			op = &ops[rule->first_op + (rule->pre & pre_mask)];
+			last = &ops[rule->first_op + rule->n_ops];
+		}
 		/*
 		 * The inlined ops never store NFT_BREAK: a failed match goes to
 		 * the next rule directly, and regs->verdict.code is only read
@@ -195,7 +228,8 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 		for (; op < last; op++) {
 			uint32_t v;
 
-			switch (op->fast) {
+			/* the mask: every value a case, no range test */
+			switch (op->fast & NFTDP_VM_FAST_MASK) {
 			case NFTDP_VM_FAST_PAYLOAD_CMP: {
 				const struct nftdp_vm_payload_cmp *f = (const void *)op->priv;
 
@@ -253,49 +287,31 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 			case NFTDP_VM_FAST_META: {
 				/* nft_reg_store8 of nft_pf / pkt->tprot (one 32-bit
-				 * store on little-endian); l4proto without a
-				 * transport header breaks the rule */
+				 * store on little-endian) */
 				const struct nftdp_vm_meta *m = (const void *)op->priv;
 
-				if (m->key == NFT_META_NFPROTO) {
-					regs->data[m->reg] = pkt->nfproto;
-					continue;
-				}
-				if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
+				if (!meta_load(m, pkt, &v))
 					goto next;
-				regs->data[m->reg] = pkt->l4proto;
+				regs->data[m->reg] = v;
 				continue;
 			}
 			case NFTDP_VM_FAST_META_LOOKUP: {
 				/* a head (compile.c): FAST_META, then the lookup */
 				const struct nftdp_vm_meta_lookup *f = (const void *)op->priv;
 
-				if (f->meta.key == NFT_META_NFPROTO) {
-					v = pkt->nfproto;
-				} else {
-					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
-						goto next;
-					v = pkt->l4proto;
-				}
+				if (!meta_load(&f->meta, pkt, &v))
+					goto next;
 				regs->data[f->meta.reg] = v;
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}
 			case NFTDP_VM_FAST_META_CMP: {
 				const struct nftdp_vm_meta_cmp *f = (const void *)op->priv;
 
-				if (f->meta.key == NFT_META_NFPROTO) {
-					v = pkt->nfproto;
-				} else {
-					if (!(pkt->flags & NFTDP_VM_PKT_F_L4PROTO))
-						goto next;
-					v = pkt->l4proto;
-				}
+				if (!meta_load(&f->meta, pkt, &v))
+					goto next;
 				regs->data[f->meta.reg] = v;
 				if (!cmp_fast_ok(&f->cmp, v))
 					goto next;
@@ -312,10 +328,7 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 					break;
 				regs->data[f->payload.dreg] = v;
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}
@@ -330,10 +343,7 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 				copy_1_16(&regs->bytes[f->payload.dreg * 4], pkt->data + off,
 					  f->payload.len);
 				op++; /* the lookup */
-				if (f->flow < ctx->flow_need)
-					ctx->flow_taint = 1;
-				if (head_contains(f->contains, f->set, &regs->data[f->sreg], ctx) ==
-				    f->invert)
+				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
 				continue;
 			}

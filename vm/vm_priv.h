@@ -43,7 +43,12 @@ enum nftdp_vm_fast {
 	NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP, /* FAST_PAYLOAD_NH, then a FAST_LOOKUP */
 	NFTDP_VM_FAST_PAYLOAD_BW_CMP,	 /* FAST_PAYLOAD, FAST_BITWISE, FAST_CMP */
 	NFTDP_VM_FAST_META_LOOKUP,	 /* FAST_META, then a FAST_LOOKUP */
+	NFTDP_VM_FAST_COUNT
 };
+/* vm.c switches on op->fast & NFTDP_VM_FAST_MASK: a jump table with no
+ * range test */
+#define NFTDP_VM_FAST_MASK 0xf
+static_assert(NFTDP_VM_FAST_COUNT <= NFTDP_VM_FAST_MASK + 1, "op->fast fits the mask");
 
 /* counter's private data (expr_counter.c); vm.c reads it for
  * NFTDP_VM_FAST_COUNTER */
@@ -238,6 +243,13 @@ struct nftdp_vm_rule_index {
 	uint16_t tab[];
 };
 
+/* a rule's ops from its first past its leading tests (rule->pre) to its
+ * end: what the eval loop runs of a rule reached through the rule index,
+ * without working it out from the rule */
+struct nftdp_vm_span {
+	const struct nftdp_vm_op *op, *end;
+};
+
 struct nftdp_vm_chain {
 	struct nftdp_vm_rule *rules;
 	struct nftdp_vm_op *ops;
@@ -262,7 +274,10 @@ struct nftdp_vm_chain {
 	struct nftdp_vm_pf *pf; /* prefilter runs */
 	uint32_t n_pf, cap_pf;
 	struct nftdp_vm_rule_index *ix; /* NULL: every packet steps through every rule */
-	bool ix_done;			/* the index was built (or found useless) */
+	/* with ix: per rule, the ops a packet that reached it through the
+	 * index runs (nftdp_vm_chain_spans) */
+	struct nftdp_vm_span *span;
+	bool ix_done; /* the index was built (or found useless) */
 	/* generations sharing this chain (nftdp_vm_gen_chain_reuse) */
 	uint32_t refs;
 	/* the state slots its expressions use (map entries of the arena), so a
@@ -295,6 +310,9 @@ void nftdp_vm_l4_vals(const struct nftdp_vm_chain *ch, uint8_t *vals, unsigned i
 /* class k of vals[0..n_vals): a value, then other, then none */
 void nftdp_vm_l4class_of(struct nftdp_vm_l4class *c, unsigned int k, const uint8_t *vals,
 			 unsigned int n_vals);
+/* ch->span from its rules (ops and pre final): once the index is built,
+ * before the chain is published; -ENOMEM */
+int nftdp_vm_chain_spans(struct nftdp_vm_chain *ch);
 /* the rule index table for pkt in ch, NULL: every rule */
 static inline const uint16_t *nftdp_vm_rule_next(const struct nftdp_vm_chain *ch,
 						 const struct nftdp_vm_pkt *pkt)
@@ -782,14 +800,19 @@ struct nftdp_vm_payload_cmp {
  * comes first, so the flow cache and the rule index read the head as the
  * load; they see the followers as ever.
  */
-/* NFTDP_VM_FAST_PAYLOAD_LOOKUP, _NH_LOOKUP: the next op a plain-set lookup */
-struct nftdp_vm_payload_lookup {
-	struct nftdp_vm_payload payload;
+/* what a head carries of the plain-set lookup after it */
+struct nftdp_vm_head_lookup {
 	uint8_t sreg;
 	bool invert;
 	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
 	struct nftdp_set *set;
 	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+};
+
+/* NFTDP_VM_FAST_PAYLOAD_LOOKUP, _NH_LOOKUP: the next op a plain-set lookup */
+struct nftdp_vm_payload_lookup {
+	struct nftdp_vm_payload payload;
+	struct nftdp_vm_head_lookup lk;
 };
 NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_lookup);
 
@@ -797,11 +820,7 @@ NFTDP_VM_PRIV_CHECK(struct nftdp_vm_payload_lookup);
  * lookup (`meta l4proto { 47, 50 }`) */
 struct nftdp_vm_meta_lookup {
 	struct nftdp_vm_meta meta;
-	uint8_t sreg;
-	bool invert;
-	uint8_t flow; /* the lookup op's enum nftdp_vm_flow_level */
-	struct nftdp_set *set;
-	nftdp_set_contains_t contains; /* nftdp_set_contains_fn(set) */
+	struct nftdp_vm_head_lookup lk;
 };
 NFTDP_VM_PRIV_CHECK(struct nftdp_vm_meta_lookup);
 

@@ -6,7 +6,8 @@
  * register between the load and its followers keeps them apart) on the
  * same packets, every truncation of them included: the same verdict, the
  * same registers, the same flow cache taint. Real sets (sets/), as the
- * daemon looks them up.
+ * daemon looks them up. And the spans the eval loop runs a rule reached
+ * through the rule index by, against the same chain unindexed.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -499,11 +500,108 @@ static void test_heads_concat_and_v6(void **state)
 	assert_int_equal(drops, 1);
 }
 
+/* ---- spans (struct nftdp_vm_span): the ops of a rule reached through
+ * the rule index ---- */
+
+/* an inet chain: an IPv6 rule, a rule of no expressions, an IPv4 TCP rule
+ * whose leading meta tests the index skips (rule->pre) and which ends in
+ * a register write, an IPv4 accept; policy drop. Indexed or not. */
+static struct nftdp_vm_chain *span_chain(struct nftdp_vm_state *st, bool indexed)
+{
+	struct nftdp_vm_chain_desc d = {.family = NFPROTO_INET,
+					.table = "t",
+					.name = indexed ? "indexed" : "plain",
+					.base = true,
+					.hook = NF_INET_FORWARD,
+					.policy = NF_DROP};
+	const uint8_t ip6 = NFPROTO_IPV6, ip4 = NFPROTO_IPV4, tcp = IPPROTO_TCP;
+	const uint8_t p80[2] = {0, 80};
+	struct nftnl_rule *r[4];
+	struct nftdp_vm_chain *c;
+	struct nftdp_vm_error err;
+
+	for (int i = 0; i < 4; i++)
+		r[i] = nftnl_rule_alloc();
+	nftnl_rule_add_expr(r[0], meta(NFT_META_NFPROTO, NFT_REG_1));
+	nftnl_rule_add_expr(r[0], cmp(NFT_CMP_EQ, NFT_REG_1, &ip6, 1));
+	nftnl_rule_add_expr(r[0], verdict(NF_DROP, NULL));
+	nftnl_rule_add_expr(r[2], meta(NFT_META_NFPROTO, NFT_REG_1));
+	nftnl_rule_add_expr(r[2], cmp(NFT_CMP_EQ, NFT_REG_1, &ip4, 1));
+	nftnl_rule_add_expr(r[2], meta(NFT_META_L4PROTO, NFT_REG_1));
+	nftnl_rule_add_expr(r[2], cmp(NFT_CMP_EQ, NFT_REG_1, &tcp, 1));
+	nftnl_rule_add_expr(r[2], payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1));
+	nftnl_rule_add_expr(r[2], cmp(NFT_CMP_EQ, NFT_REG_1, p80, 2));
+	nftnl_rule_add_expr(r[2], imm32(NFT_REG32_02, 0x1234));
+	nftnl_rule_add_expr(r[3], meta(NFT_META_NFPROTO, NFT_REG_1));
+	nftnl_rule_add_expr(r[3], cmp(NFT_CMP_EQ, NFT_REG_1, &ip4, 1));
+	nftnl_rule_add_expr(r[3], verdict(NF_ACCEPT, NULL));
+	assert_int_equal(nftdp_vm_chain_create(&d, st, &c), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(nftdp_vm_chain_add_rule(c, r[i], &resolver, st, &err), 0);
+		nftnl_rule_free(r[i]);
+	}
+	if (indexed) {
+		nftdp_vm_chain_index(c);
+		assert_non_null(c->ix);
+		assert_non_null(c->span);
+		/* the empty rule's span is empty; the TCP rule's starts past
+		 * its two fused meta tests and ends with the rule */
+		assert_true(c->span[1].op == c->span[1].end);
+		assert_int_equal(c->rules[2].pre, 2);
+		assert_ptr_equal(c->span[2].op, &c->ops[c->rules[2].first_op + 2]);
+		assert_ptr_equal(c->span[2].end, &c->ops[c->rules[2].first_op + c->rules[2].n_ops]);
+	} else {
+		assert_null(c->span);
+	}
+	return c;
+}
+
+static void test_spans(void **state)
+{
+	struct nftdp_vm_state_config cfg = {
+	    .n_workers = 1, .max_counters = 16, .max_cells = 16, .log_ring_size = 8};
+	uint8_t f[4][128];
+	uint32_t len[4];
+	struct nftdp_vm_state *st;
+	struct nftdp_vm_chain *ix, *plain;
+	int wrote = 0;
+
+	(void)state;
+	len[0] = v4(f[0], IPPROTO_TCP, 80, 0x02, 0);
+	len[1] = v4(f[1], IPPROTO_TCP, 81, 0x02, 0);
+	len[2] = v4(f[2], IPPROTO_UDP, 80, 0, 0);
+	len[3] = v6(f[3], 1, 80);
+	assert_int_equal(nftdp_vm_state_create(&cfg, &st), 0);
+	nftdp_vm_state_gen_begin(st);
+	ix = span_chain(st, true);
+	plain = span_chain(st, false);
+	for (int i = 0; i < 4; i++) {
+		for (uint32_t n = 0; n <= len[i]; n++) {
+			struct run a, b;
+
+			run(ix, st, f[i], n, 0, &a);
+			run(plain, st, f[i], n, 0, &b);
+			if (a.verdict != b.verdict || memcmp(a.regs, b.regs, sizeof(a.regs)))
+				fail_msg("frame %d, %u bytes: verdict %u/%u, reg 2 %#x/%#x", i, n,
+					 a.verdict, b.verdict, a.regs[2], b.regs[2]);
+			if (n == len[i])
+				assert_int_equal(a.verdict, i == 3 ? NF_DROP : NF_ACCEPT);
+			wrote += n == len[i] && a.regs[2] == 0x1234;
+		}
+	}
+	/* only the TCP packet to port 80 ran the TCP rule to its end */
+	assert_int_equal(wrote, 1);
+	nftdp_vm_chain_destroy(ix);
+	nftdp_vm_chain_destroy(plain);
+	nftdp_vm_state_destroy(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_heads_v4),
 	    cmocka_unit_test(test_heads_concat_and_v6),
+	    cmocka_unit_test(test_spans),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -438,8 +439,22 @@ struct nftdp_vm_pkt {
  * at nh_off and transport header at th_off (l4proto valid when has_l4).
  * skb_len becomes len - nh_off, the kernel's skb->len at ip/ip6 hooks.
  */
-void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len, int32_t mac_off,
-		       uint32_t nh_off);
+static inline void nftdp_vm_pkt_init(struct nftdp_vm_pkt *pkt, uint8_t *data, uint32_t len,
+				     int32_t mac_off, uint32_t nh_off)
+{
+	/* all but dup_addr, which is read only where out says it was set;
+	 * in line: the packet path's callers know most arguments */
+	memset(pkt, 0, offsetof(struct nftdp_vm_pkt, dup_addr));
+	memset(&pkt->out, 0, sizeof(*pkt) - offsetof(struct nftdp_vm_pkt, out));
+	pkt->data = data;
+	pkt->len = len;
+	pkt->mac_off = mac_off;
+	pkt->nh_off = nh_off;
+	pkt->th_off = nh_off <= len ? nh_off : len; /* never past the packet */
+	pkt->inner_off = -1;
+	pkt->skb_len = len >= nh_off ? len - nh_off : 0;
+	pkt->flags = NFTDP_VM_PKT_F_WRITABLE;
+}
 
 /**
  * Parse the network and transport headers of pkt (IPv4, IPv6 with extension
