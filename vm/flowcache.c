@@ -1108,22 +1108,38 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
  * step, the last step the 16 bytes that end the key (overlapping the one
  * before where the length is an odd number of words), a test per step past
  * the first rather than a switch (an indirect jump that mispredicts where
- * keys of different lengths alternate); else a word a step the same way */
-static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
-{
+ * keys of different lengths alternate); the entry's generation and set
+ * generation (tg: tag, set_gen) in the same sum of differences, one test
+ * for all; else a word a step the same way */
 #ifdef __SSE4_1__
+typedef __m128i fc_tagv;
+
+static inline fc_tagv tagv_of(uint64_t tag, uint64_t set_gen)
+{
+	return _mm_set_epi64x((long long)set_gen, (long long)tag);
+}
+
+static inline bool entry_eq(const struct fc_entry *e, fc_tagv tg, const uint8_t *b,
+			    unsigned int len)
+{
+	const uint8_t *a = e->key;
 	__m128i d;
 
-	_Static_assert(FC_KEY_MAX == 80, "key_eq: five steps at most");
+	_Static_assert(offsetof(struct fc_entry, set_gen) == offsetof(struct fc_entry, gen) + 8 &&
+			   offsetof(struct fc_entry, gen) % 16 == 0,
+		       "an entry's generations are one aligned 16 bytes");
+	_Static_assert(FC_KEY_MAX == 80, "entry_eq: five steps at most");
+	d = _mm_xor_si128(_mm_load_si128((const __m128i *)(const void *)&e->gen), tg);
 	if (len < 16) {
 		uint64_t x, y;
 
 		memcpy(&x, a, 8);
 		memcpy(&y, b, 8);
-		return x == y;
+		return _mm_testz_si128(d, d) && x == y;
 	}
-	d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
-			  _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16)));
+	d = _mm_or_si128(
+	    d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
+			     _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16))));
 #define EQ_STEP(s)                                                                                 \
 	do {                                                                                       \
 		if (len <= 16 * (s) + 16)                                                          \
@@ -1140,9 +1156,23 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 eq_done:
 #undef EQ_STEP
 	return _mm_testz_si128(d, d);
+}
 #else
+typedef struct {
+	uint64_t tag, set_gen;
+} fc_tagv;
+
+static inline fc_tagv tagv_of(uint64_t tag, uint64_t set_gen)
+{
+	return (fc_tagv){tag, set_gen};
+}
+
+static inline bool entry_eq(const struct fc_entry *e, fc_tagv tg, const uint8_t *b,
+			    unsigned int len)
+{
+	const uint8_t *a = e->key;
 	unsigned int n = len / 8;
-	uint64_t d = 0;
+	uint64_t d = (e->gen ^ tg.tag) | (e->set_gen ^ tg.set_gen);
 
 #define EQ_WORD(w)                                                                                 \
 	do {                                                                                       \
@@ -1151,7 +1181,7 @@ eq_done:
 		memcpy(&y, b + 8 * (w), 8);                                                        \
 		d |= x ^ y;                                                                        \
 	} while (0)
-	_Static_assert(FC_KEY_MAX == 80, "key_eq: ten words at most");
+	_Static_assert(FC_KEY_MAX == 80, "entry_eq: ten words at most");
 	EQ_WORD(0);
 #define EQ_NEXT(w)                                                                                 \
 	do {                                                                                       \
@@ -1172,8 +1202,8 @@ eq_done:
 #undef EQ_NEXT
 #undef EQ_WORD
 	return d == 0;
-#endif
 }
+#endif
 
 /* a burst's hold of the table: its entries and the mask of a bucket's
  * first entry, read once a burst into locals (a store into a key may
@@ -1188,8 +1218,8 @@ static inline struct fc_tab tab_of(const struct nftdp_vm_flowcache *fc)
 	return (struct fc_tab){fc->e, fc->mask & ~1u};
 }
 
-static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, uint64_t tag, uint64_t set_gen,
-				     const uint8_t *key, unsigned int len)
+static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, fc_tagv tg, const uint8_t *key,
+				     unsigned int len)
 {
 	struct fc_entry *e = &tb.e[h & tb.bm];
 
@@ -1197,10 +1227,10 @@ static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, uint64_t tag,
 	 * class and layout (FC_HDR_*), which with the generation fix its
 	 * length, so an entry of the generation whose first word is key's
 	 * has key's length */
-	for (unsigned int w = 0; w < 2; w++, e++)
-		if (e->hash == h && e->gen == tag && e->set_gen == set_gen &&
-		    key_eq(e->key, key, len))
-			return e;
+	if (e[0].hash == h && entry_eq(&e[0], tg, key, len))
+		return &e[0];
+	if (e[1].hash == h && entry_eq(&e[1], tg, key, len))
+		return &e[1];
 	return NULL;
 }
 
@@ -1335,6 +1365,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	struct fc_tab tb = tab_of(fc);
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	fc_tagv tg = tagv_of(tag, set_gen);
 	/* set contents that follow the sets' current generation change
 	 * without a new rule generation: lookups then taint */
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
@@ -1355,7 +1386,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		unsigned int v;
 
 		if (k.len[i]) {
-			e = probe(tb, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
+			e = probe(tb, k.hash[i], tg, k.key[i], k.len[i]);
 			probes++;
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
@@ -1397,7 +1428,7 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	/* fc is NULL without a cache (then no plan is passed) */
 	struct fc_tab tb = fc ? tab_of(fc) : (struct fc_tab){NULL, 0};
-	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	fc_tagv tg = tagv_of(nftdp_vm_gen_id(gen) + 1, ctx->set_gen);
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
 	uint8_t hook = 0; /* every plan's: one hook a call */
@@ -1428,8 +1459,8 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])
 			continue;
-		hits[i] = (const struct nftdp_vm_flow_hit *)probe(tb, k.hash[i], tag, set_gen,
-								  k.key[i], k.len[i]);
+		hits[i] =
+		    (const struct nftdp_vm_flow_hit *)probe(tb, k.hash[i], tg, k.key[i], k.len[i]);
 		probes++;
 		found += hits[i] != NULL;
 	}
