@@ -2218,6 +2218,19 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 
 #define CACHED_HOOKS 3
 
+static const uint8_t cached_hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+						   NF_INET_POST_ROUTING};
+
+/* chains[h]: whether cached hook h has chains; true when exactly one has */
+static bool one_chained(const struct nftdp_vm_gen *gen, bool *chains)
+{
+	unsigned int n = 0;
+
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		n += chains[h] = hook_chains(gen, cached_hooks[h]);
+	return n == 1;
+}
+
 /*
  * The flow cache's probe of the cached hooks (CACHED_HOOKS) for the fast
  * packets fast[live[0..nl)], each hook over those every earlier hook
@@ -2412,31 +2425,57 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
+	/* a header view's keys read neither the hook nor the devices */
+	if (headers && !router && one_chained(gen, chains)) {
+		/* one hook with chains, nothing to set: its probe over fast in
+		 * place, then each packet settled in one go */
+		unsigned int h = chains[0] ? 0 : chains[1] ? 1 : 2;
+		const struct nftdp_vm_flow_hit **hh = hit[h];
+
+		nftdp_vm_gen_flow_probe(gen, cached_hooks[h], fast, nf, hh, &w->ctx);
+		for (unsigned int x = 0; x < nf; x++) {
+			const struct nftdp_vm_flow_hit *r = hh[x];
+			unsigned int idx = fidx[x];
+
+			if (!r) {
+				/* the chains must run; fast is in arrival order,
+				 * so first_slow is already the least below idx */
+				slow_at[idx] = 1;
+				if (idx < first_slow)
+					first_slow = idx;
+				continue;
+			}
+			nd++;
+			nftdp_vm_flow_charge(r, fast[x], &w->ctx);
+			if (nftdp_vm_flow_hit_verdict(r) != NF_ACCEPT) {
+				dropped[h]++;
+				rte_pktmbuf_free(w->mb[idx]);
+				continue;
+			}
+			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
+				     &no);
+		}
+		goto decided;
+	}
 	/* the fast packets' state, a burst's worth of each in a few stores */
 	memset(last, CACHED_HOOKS, sizeof(last));
 	memset(miss, 0, sizeof(miss));
 	memset(routed, 0, sizeof(routed));
-
-	/* a header view's keys read neither the hook nor the devices */
 	probe_hooks(w, gen, rx, tx, fast, live, nf, !headers, hit, last, miss, routed, chains);
-	for (unsigned int x = 0; x < nf; x++) {
-		if (!miss[x])
-			continue;
-		if (fidx[x] < first_slow)
-			first_slow = fidx[x];
-		if (routed[x])
-			route_undo(w, fast[x], fidx[x]);
-	}
-
 	n_with = chained_hooks(chains, with);
 	/* the packets the cache decided: charge, count, send; dropped[h]:
-	 * how many hook h dropped */
+	 * how many hook h dropped. A miss lowers first_slow as it comes:
+	 * fast is in arrival order, so a packet after it sees it */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = fidx[x];
 
 		if (miss[x]) {
 			slow_at[idx] = 1; /* the chains must run */
+			if (idx < first_slow)
+				first_slow = idx;
+			if (routed[x])
+				route_undo(w, p, idx);
 			continue;
 		}
 		nd++;
@@ -2452,6 +2491,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
 				     &no);
 	}
+decided:
 	tx_stage_bulk(w, tx->port_id, out, no);
 	/* netdev and inet ingress accept all, each hook what reached it less
 	 * what it dropped; what is left leaves through netdev egress */
