@@ -99,6 +99,8 @@ struct fc_tmpl {
 	uint8_t win_th;	  /* where the transport header must be; 0: no field in it */
 	uint8_t n_win;	  /* 1..FC_KEY_MAX / 8 - 1 */
 	uint8_t win_len;  /* the key's length */
+	/* win_end where window is set, else more than any packet has */
+	uint32_t win_need;
 	uint64_t win_mask[FC_KEY_MAX / 8 - 1];
 	/* the meta / ct fields and tests of the packed and window layouts,
 	 * after their words: each one's status byte at op_rel from the area's
@@ -125,10 +127,13 @@ struct nftdp_vm_flow_plan {
 	uint8_t class_none;
 	uint8_t n_tmpl;
 	struct fc_tmpl t[FC_VALS_MAX + 2];
-	/* &t[class_of[l4proto]], &t[class_none]: a packet's template in one
-	 * load (key_build) */
-	const struct fc_tmpl *tmpl_of[256];
-	const struct fc_tmpl *tmpl_none;
+	/* a packet's template and its key's header word but the fragment
+	 * bit, in one line (key_build): cls_of[l4proto] (&t[class_of[l4proto]],
+	 * l4proto in the header), cls_none (&t[class_none]) */
+	struct fc_cls {
+		const struct fc_tmpl *t;
+		uint64_t hdr;
+	} cls_of[256], cls_none;
 };
 
 /* one entry, two cache lines */
@@ -752,18 +757,23 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	for (unsigned int k = 0; k < n_vals; k++)
 		fp->class_of[vals[k]] = (uint8_t)k;
 	fp->class_none = (uint8_t)(n_vals + 1);
-	for (unsigned int v = 0; v < 256; v++)
-		fp->tmpl_of[v] = &fp->t[fp->class_of[v]];
-	fp->tmpl_none = &fp->t[fp->class_none];
 	/* a packet without l4proto has no transport header: the window
 	 * case, which takes one at a fixed place, is not its */
 	if (fp->t[fp->class_none].win_th)
 		fp->t[fp->class_none].window = false;
 	/* a packet with l4proto takes a class of class_of, one without it
 	 * class_none: the class says which */
-	for (unsigned int k = 0; k < fp->n_tmpl; k++)
+	for (unsigned int k = 0; k < fp->n_tmpl; k++) {
 		fp->t[k].hdr = (uint64_t)nfproto | (uint64_t)hook << 8 | (uint64_t)k << 16 |
 			       (uint64_t)(k != fp->class_none) << 24;
+		fp->t[k].win_need = fp->t[k].window ? fp->t[k].win_end : UINT32_MAX;
+	}
+	for (unsigned int v = 0; v < 256; v++) {
+		const struct fc_tmpl *t = &fp->t[fp->class_of[v]];
+
+		fp->cls_of[v] = (struct fc_cls){t, t->hdr | (uint64_t)v << 32};
+	}
+	fp->cls_none = (struct fc_cls){&fp->t[fp->class_none], fp->t[fp->class_none].hdr};
 	free(seen);
 	return fp;
 }
@@ -957,14 +967,15 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	  uint8_t *key, uint32_t *h)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
-	const struct fc_tmpl *t = l4 ? fp->tmpl_of[pkt->l4proto] : fp->tmpl_none;
-	uint64_t hdr;
+	const struct fc_cls *c = l4 ? &fp->cls_of[pkt->l4proto] : &fp->cls_none;
+	const struct fc_tmpl *t = c->t;
+	uint64_t hdr = c->hdr | (pkt->fragoff ? 2ull << 24 : 0);
 
-	hdr = t->hdr | (pkt->fragoff ? 2ull << 24 : 0) | (l4 ? (uint64_t)pkt->l4proto << 32 : 0);
 	/* a window template is a usable one (tmpl_window), so its test
-	 * comes first; a template with win_th is never the one of a packet
-	 * without l4proto (nftdp_vm_flow_plan_build) */
-	if (t->window && pkt->nh_off >= 8 && (uint64_t)pkt->nh_off + t->win_end <= pkt->len &&
+	 * comes first (win_need: whether it is one); a template with win_th
+	 * is never the one of a packet without l4proto
+	 * (nftdp_vm_flow_plan_build) */
+	if ((uint64_t)pkt->nh_off + t->win_need <= pkt->len && pkt->nh_off >= 8 &&
 	    (!t->win_th || pkt->th_off == pkt->nh_off + t->win_th)) {
 		const uint8_t *s = pkt->data + pkt->nh_off + t->win_start;
 		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
