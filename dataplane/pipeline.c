@@ -2421,7 +2421,6 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 				first_slow = i;
 			continue;
 		}
-		live[nf] = nf;
 		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
@@ -2431,6 +2430,8 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 		 * place, then each packet settled in one go */
 		unsigned int h = chains[0] ? 0 : chains[1] ? 1 : 2;
 		const struct nftdp_vm_flow_hit **hh = hit[h];
+		struct nftdp_vm_counter *row = nftdp_vm_flow_row(&w->ctx);
+		unsigned int nhit = 0;
 
 		nftdp_vm_gen_flow_probe(gen, cached_hooks[h], fast, nf, hh, &w->ctx);
 		for (unsigned int x = 0; x < nf; x++) {
@@ -2446,18 +2447,25 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 				continue;
 			}
 			nd++;
-			nftdp_vm_flow_charge(r, fast[x], &w->ctx);
+			nhit += nftdp_vm_flow_charge_row(r, fast[x]->skb_len, row);
 			if (nftdp_vm_flow_hit_verdict(r) != NF_ACCEPT) {
 				dropped[h]++;
 				rte_pktmbuf_free(w->mb[idx]);
 				continue;
 			}
-			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
-				     &no);
+			/* emit_decided: nothing was emitted before the first
+			 * packet at or past first_slow, which only goes down */
+			if (idx < first_slow)
+				out[no++] = w->mb[idx];
+			else
+				emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
 		}
+		nftdp_vm_flow_count_hits(&w->ctx, nhit);
 		goto decided;
 	}
 	/* the fast packets' state, a burst's worth of each in a few stores */
+	for (unsigned int x = 0; x < nf; x++)
+		live[x] = x;
 	memset(last, CACHED_HOOKS, sizeof(last));
 	memset(miss, 0, sizeof(miss));
 	memset(routed, 0, sizeof(routed));

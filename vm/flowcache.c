@@ -1492,6 +1492,40 @@ void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_p
 	ctx->flow->st.hits++;
 }
 
+struct nftdp_vm_counter *nftdp_vm_flow_row(const struct nftdp_vm_ctx *ctx)
+{
+	return nftdp_vm_counter_slot(ctx->state, ctx->worker, 0);
+}
+
+unsigned int nftdp_vm_flow_charge_row(const struct nftdp_vm_flow_hit *hit, uint32_t bytes,
+				      struct nftdp_vm_counter *row)
+{
+	const struct fc_entry *e = &hit->e;
+	unsigned int n = e->n_ctr;
+	struct nftdp_vm_counter *c;
+
+	/* hook_empty has no counter and no generation (an entry's is id + 1) */
+	if (!n)
+		return e->gen != 0;
+	/* the common case, one counter (`counter accept`), without the loop */
+	c = row + e->ctr[0];
+	/* one writer per row: plain read, relaxed store */
+	__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
+#pragma GCC unroll 1
+	for (unsigned int i = 1; i < n; i++) {
+		c = row + e->ctr[i];
+		__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
+	}
+	return 1;
+}
+
+void nftdp_vm_flow_count_hits(struct nftdp_vm_ctx *ctx, unsigned int n)
+{
+	ctx->flow->st.hits += n;
+}
+
 _Static_assert(sizeof(struct nftdp_vm_flow_carry) == 64, "a carried result is one cache line");
 
 /* the 64-bit mask of a guard's byte mask: 0xff for each bit */
