@@ -1849,11 +1849,30 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 }
 
 /* the empty pass's counts of the rare cases (burst_empty_at) and the
- * frames staged in one go */
+ * frames it stages: out[0..no) in the tx buffer's free room (tx_room),
+ * made its own by tx_commit */
 struct empty_acc {
 	unsigned int nother, ndrop, nver, no;
-	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
+	struct rte_mbuf **out;
 };
+
+/* the free room of port's tx buffer, k frames at least (it flushes
+ * otherwise): a pass writes frames there without a copy per frame */
+static inline struct rte_mbuf **tx_room(struct nftdp_dp_worker *w, uint16_t port, unsigned int k)
+{
+	struct nftdp_dp_txbuf *b = &w->tx[port];
+
+	_Static_assert(NFTDP_DP_TXBUF >= NFTDP_VM_BURST_MAX, "a burst fits the tx buffer");
+	if (NFTDP_DP_TXBUF - (unsigned int)b->n < k)
+		nftdp_dp_tx_flush_port(w, port);
+	return &b->m[b->n];
+}
+
+/* the k frames written at tx_room staged, in order */
+static inline void tx_commit(struct nftdp_dp_worker *w, uint16_t port, unsigned int k)
+{
+	w->tx[port].n = (uint16_t)(w->tx[port].n + k);
+}
 
 /*
  * Frame i of the empty pass, mb parsed into l2: passed on (staged, routed,
@@ -1873,7 +1892,8 @@ empty_frame(struct nftdp_dp_worker *w, const struct nftdp_dp_port *rx, struct rt
 	uint8_t *d;
 
 	/* --router: not IP (the host's or dropped), or tagged (no VLAN
-	 * device) */
+	 * device); so acc->out (what route_out may stage after) stays
+	 * empty */
 	if (router && (l2->vid || !is_ip(l2->ip_proto)))
 		return false;
 	d = rte_pktmbuf_mtod(mb, uint8_t *);
@@ -1969,6 +1989,7 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 	struct empty_acc acc;
 
 	acc.nother = acc.ndrop = acc.nver = acc.no = 0;
+	acc.out = tx_room(w, tx_port, n);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
@@ -1992,14 +2013,15 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		}
 		/* the full pipeline alone, which counts it */
 		nfull++;
-		tx_stage_bulk(w, tx_port, acc.out, acc.no);
-		acc.no = 0;
+		tx_commit(w, tx_port, acc.no);
 		setup_view(w, i, mb, l2, rx, false);
 		run_segment(w, gen, rx_port, &p, 1, false);
 		/* its frames now, before the next packet's */
 		flush_emits(w);
+		acc.no = 0;
+		acc.out = tx_room(w, tx_port, n - i);
 	}
-	tx_stage_bulk(w, tx_port, acc.out, acc.no);
+	tx_commit(w, tx_port, acc.no);
 	/* what netdev ingress passed: non-IP, dropped or forwarded */
 	nd = n - nrunt - nfull;
 	nip = nd - acc.nother - acc.nver;
