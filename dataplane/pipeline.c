@@ -1792,20 +1792,27 @@ static const struct nftdp_dp_l2 l2_ip6 = {.proto = NFTDP_DP_ETH_P_IPV6,
 					  .ip_proto = NFTDP_DP_ETH_P_IPV6,
 					  .ip_off = NFTDP_DP_ETH_HLEN};
 
+/* the frames of a burst of n whose one four ahead is prefetched: [0, rx_pf(n)) */
+static inline unsigned int rx_pf(unsigned int n)
+{
+	return n > 4 ? n - 4 : 0;
+}
+
 /*
  * rx_frame's common case without the parse into a struct: frame i of m[0..n)
- * (the one four ahead prefetched) when it is one segment, untagged and IPv4
- * or IPv6: l2_ip4 or l2_ip6, which is what rx_frame would have parsed;
+ * (the one four ahead prefetched where i < pf, rx_pf(n)) when it is one
+ * segment, untagged and IPv4 or IPv6: l2_ip4 or l2_ip6, which is what
+ * rx_frame would have parsed;
  * NULL for any other frame (it takes rx_frame_at). The callers' loops
  * have a copy for each, with the offsets constant.
  */
 static inline __attribute__((always_inline)) const struct nftdp_dp_l2 *
-rx_plain(struct rte_mbuf **m, unsigned int i, unsigned int n)
+rx_plain(struct rte_mbuf **m, unsigned int i, unsigned int pf)
 {
 	struct rte_mbuf *mb = m[i];
 	uint16_t t;
 
-	if (i + 4 < n)
+	if (i < pf)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
 	if (mb->nb_segs != 1 || rte_pktmbuf_data_len(mb) < NFTDP_DP_ETH_HLEN)
 		return NULL;
@@ -1990,10 +1997,10 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 
 	acc.nother = acc.ndrop = acc.nver = acc.no = 0;
 	acc.out = tx_room(w, tx_port, n);
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0, pf = rx_pf(n); i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
-		const struct nftdp_dp_l2 *l2 = rx_plain(m, i, n);
+		const struct nftdp_dp_l2 *l2 = rx_plain(m, i, pf);
 		struct nftdp_dp_l2 parsed;
 
 		if (l2 == &l2_ip4) {
@@ -2414,10 +2421,10 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	unsigned int first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0, pf = rx_pf(n); i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
-		const struct nftdp_dp_l2 *pl = rx_plain(m, i, n);
+		const struct nftdp_dp_l2 *pl = rx_plain(m, i, pf);
 		bool ok;
 
 		/* a copy of cached_view with constant offsets for each
