@@ -204,6 +204,17 @@ nftdp_dp_ip_rcv_hw(const uint8_t *d, uint32_t avail, uint32_t *ip_len, bool csum
 {
 	uint32_t ihl, tot;
 
+	/* the common case first: version 4 without options, which is all
+	 * ip_rcv_core's version and ihl checks ask */
+	if (avail >= 20 && d[0] == 0x45) {
+		if (!csum_good && !nftdp_dp_ip_csum20_ok(d))
+			return NFTDP_DP_DROP_IP_CSUM;
+		tot = nftdp_rd16(d + 2);
+		if (avail < tot || tot < 20)
+			return NFTDP_DP_DROP_IP_LEN;
+		*ip_len = tot;
+		return NFTDP_DP_DROP_MAX;
+	}
 	/* ip_rcv_core: pskb_may_pull(iphdr), ihl >= 5, version 4 */
 	if (avail < 20 || (uint8_t)(d[0] - 0x45) > 0xa)
 		return NFTDP_DP_DROP_IP_HDR;
@@ -252,14 +263,18 @@ static inline enum nftdp_dp_drop nftdp_dp_ip6_rcv_core(const uint8_t *d, uint32_
 	if (avail < 40 || (d[0] >> 4) != 6)
 		return NFTDP_DP_DROP_IP6_HDR;
 	/* multicast source; loopback either side from a non-loopback device;
-	 * interface-local (scope 1) and scope 0 multicast destinations */
-	s0 = nftdp_ld64(d + 8);
-	s1 = nftdp_ld64(d + 16);
-	d0 = nftdp_ld64(d + 24);
-	d1 = nftdp_ld64(d + 32);
-	if ((d[8] == 0xff) | ((s0 | (s1 ^ one)) == 0) | ((d0 | (d1 ^ one)) == 0) |
-	    ((d[24] == 0xff) & ((d[25] & 0xe) == 0)))
-		return NFTDP_DP_DROP_IP6_ADDR;
+	 * interface-local (scope 1) and scope 0 multicast destinations. Each
+	 * needs an address that starts with 0x00 (::1) or 0xff: without
+	 * one (the common case), two byte tests say none holds */
+	if ((uint8_t)(d[8] + 1) <= 1 || (uint8_t)(d[24] + 1) <= 1) {
+		s0 = nftdp_ld64(d + 8);
+		s1 = nftdp_ld64(d + 16);
+		d0 = nftdp_ld64(d + 24);
+		d1 = nftdp_ld64(d + 32);
+		if ((d[8] == 0xff) | ((s0 | (s1 ^ one)) == 0) | ((d0 | (d1 ^ one)) == 0) |
+		    ((d[24] == 0xff) & ((d[25] & 0xe) == 0)))
+			return NFTDP_DP_DROP_IP6_ADDR;
+	}
 	plen = nftdp_rd16(d + 4);
 	/* payload length 0 before a hop-by-hop header: a jumbogram, neither
 	 * checked nor trimmed until ipv6_hop_jumbo */

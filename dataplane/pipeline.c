@@ -1787,20 +1787,27 @@ static const struct nftdp_dp_l2 l2_ip6 = {.proto = NFTDP_DP_ETH_P_IPV6,
 					  .ip_proto = NFTDP_DP_ETH_P_IPV6,
 					  .ip_off = NFTDP_DP_ETH_HLEN};
 
+/* the frames of a burst of n whose one four ahead is prefetched: [0, rx_pf(n)) */
+static inline unsigned int rx_pf(unsigned int n)
+{
+	return n > 4 ? n - 4 : 0;
+}
+
 /*
  * rx_frame's common case without the parse into a struct: frame i of m[0..n)
- * (the one four ahead prefetched) when it is one segment, untagged and IPv4
- * or IPv6: l2_ip4 or l2_ip6, which is what rx_frame would have parsed;
+ * (the one four ahead prefetched where i < pf, rx_pf(n)) when it is one
+ * segment, untagged and IPv4 or IPv6: l2_ip4 or l2_ip6, which is what
+ * rx_frame would have parsed;
  * NULL for any other frame (it takes rx_frame_at). The callers' loops
  * have a copy for each, with the offsets constant.
  */
 static inline __attribute__((always_inline)) const struct nftdp_dp_l2 *
-rx_plain(struct rte_mbuf **m, unsigned int i, unsigned int n)
+rx_plain(struct rte_mbuf **m, unsigned int i, unsigned int pf)
 {
 	struct rte_mbuf *mb = m[i];
 	uint16_t t;
 
-	if (i + 4 < n)
+	if (i < pf)
 		rte_prefetch0(rte_pktmbuf_mtod(m[i + 4], void *));
 	if (mb->nb_segs != 1 || rte_pktmbuf_data_len(mb) < NFTDP_DP_ETH_HLEN)
 		return NULL;
@@ -1844,11 +1851,30 @@ static bool plan_empty(const struct nftdp_dp *dp, const struct nftdp_vm_gen *gen
 }
 
 /* the empty pass's counts of the rare cases (burst_empty_at) and the
- * frames staged in one go */
+ * frames it stages: out[0..no) in the tx buffer's free room (tx_room),
+ * made its own by tx_commit */
 struct empty_acc {
 	unsigned int nother, ndrop, nver, no;
-	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
+	struct rte_mbuf **out;
 };
+
+/* the free room of port's tx buffer, k frames at least (it flushes
+ * otherwise): a pass writes frames there without a copy per frame */
+static inline struct rte_mbuf **tx_room(struct nftdp_dp_worker *w, uint16_t port, unsigned int k)
+{
+	struct nftdp_dp_txbuf *b = &w->tx[port];
+
+	_Static_assert(NFTDP_DP_TXBUF >= NFTDP_VM_BURST_MAX, "a burst fits the tx buffer");
+	if (NFTDP_DP_TXBUF - (unsigned int)b->n < k)
+		nftdp_dp_tx_flush_port(w, port);
+	return &b->m[b->n];
+}
+
+/* the k frames written at tx_room staged, in order */
+static inline void tx_commit(struct nftdp_dp_worker *w, uint16_t port, unsigned int k)
+{
+	w->tx[port].n = (uint16_t)(w->tx[port].n + k);
+}
 
 /*
  * Frame i of the empty pass, mb parsed into l2: passed on (staged, routed,
@@ -1868,7 +1894,8 @@ empty_frame(struct nftdp_dp_worker *w, const struct nftdp_dp_port *rx, struct rt
 	uint8_t *d;
 
 	/* --router: not IP (the host's or dropped), or tagged (no VLAN
-	 * device) */
+	 * device); so acc->out (what route_out may stage after) stays
+	 * empty */
 	if (router && (l2->vid || !is_ip(l2->ip_proto)))
 		return false;
 	d = rte_pktmbuf_mtod(mb, uint8_t *);
@@ -1964,10 +1991,11 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 	struct empty_acc acc;
 
 	acc.nother = acc.ndrop = acc.nver = acc.no = 0;
-	for (unsigned int i = 0; i < n; i++) {
+	acc.out = tx_room(w, tx_port, n);
+	for (unsigned int i = 0, pf = rx_pf(n); i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
-		const struct nftdp_dp_l2 *l2 = rx_plain(m, i, n);
+		const struct nftdp_dp_l2 *l2 = rx_plain(m, i, pf);
 		struct nftdp_dp_l2 parsed;
 
 		if (l2 == &l2_ip4) {
@@ -1987,14 +2015,15 @@ burst_empty_at(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *gen, uint16
 		}
 		/* the full pipeline alone, which counts it */
 		nfull++;
-		tx_stage_bulk(w, tx_port, acc.out, acc.no);
-		acc.no = 0;
+		tx_commit(w, tx_port, acc.no);
 		setup_view(w, i, mb, l2, rx, false);
 		run_segment(w, gen, rx_port, &p, 1, false);
 		/* its frames now, before the next packet's */
 		flush_emits(w);
+		acc.no = 0;
+		acc.out = tx_room(w, tx_port, n - i);
 	}
-	tx_stage_bulk(w, tx_port, acc.out, acc.no);
+	tx_commit(w, tx_port, acc.no);
 	/* what netdev ingress passed: non-IP, dropped or forwarded */
 	nd = n - nrunt - nfull;
 	nip = nd - acc.nother - acc.nver;
@@ -2213,6 +2242,19 @@ static inline __attribute__((always_inline)) bool cached_view(struct nftdp_dp_wo
 
 #define CACHED_HOOKS 3
 
+static const uint8_t cached_hooks[CACHED_HOOKS] = {NF_INET_PRE_ROUTING, NF_INET_FORWARD,
+						   NF_INET_POST_ROUTING};
+
+/* chains[h]: whether cached hook h has chains; true when exactly one has */
+static bool one_chained(const struct nftdp_vm_gen *gen, bool *chains)
+{
+	unsigned int n = 0;
+
+	for (unsigned int h = 0; h < CACHED_HOOKS; h++)
+		n += chains[h] = hook_chains(gen, cached_hooks[h]);
+	return n == 1;
+}
+
 /*
  * The flow cache's probe of the cached hooks (CACHED_HOOKS) for the fast
  * packets fast[live[0..nl)], each hook over those every earlier hook
@@ -2374,10 +2416,10 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 	unsigned int first_slow = NFTDP_VM_BURST_MAX, no = 0;
 	struct rte_mbuf *out[NFTDP_VM_BURST_MAX];
 
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0, pf = rx_pf(n); i < n; i++) {
 		struct rte_mbuf *mb = m[i];
 		struct nftdp_vm_pkt *p = &w->view[i];
-		const struct nftdp_dp_l2 *pl = rx_plain(m, i, n);
+		const struct nftdp_dp_l2 *pl = rx_plain(m, i, pf);
 		bool ok;
 
 		/* a copy of cached_view with constant offsets for each
@@ -2403,35 +2445,69 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 				first_slow = i;
 			continue;
 		}
-		live[nf] = nf;
 		fidx[nf] = (uint8_t)i;
 		fast[nf++] = p;
 	}
+	/* a header view's keys read neither the hook nor the devices */
+	if (headers && !router && one_chained(gen, chains)) {
+		/* one hook with chains, nothing to set: its probe over fast in
+		 * place, then each packet settled in one go */
+		unsigned int h = chains[0] ? 0 : chains[1] ? 1 : 2;
+		const struct nftdp_vm_flow_hit **hh = hit[h];
+		struct nftdp_vm_counter *row = nftdp_vm_flow_row(&w->ctx);
+		unsigned int nhit = 0;
+
+		nftdp_vm_gen_flow_probe(gen, cached_hooks[h], fast, nf, hh, &w->ctx);
+		for (unsigned int x = 0; x < nf; x++) {
+			const struct nftdp_vm_flow_hit *r = hh[x];
+			unsigned int idx = fidx[x];
+
+			if (!r) {
+				/* the chains must run; fast is in arrival order,
+				 * so first_slow is already the least below idx */
+				slow_at[idx] = 1;
+				if (idx < first_slow)
+					first_slow = idx;
+				continue;
+			}
+			nd++;
+			nhit += nftdp_vm_flow_charge_row(r, fast[x]->skb_len, row);
+			if (nftdp_vm_flow_hit_verdict(r) != NF_ACCEPT) {
+				dropped[h]++;
+				rte_pktmbuf_free(w->mb[idx]);
+				continue;
+			}
+			/* emit_decided: nothing was emitted before the first
+			 * packet at or past first_slow, which only goes down */
+			if (idx < first_slow)
+				out[no++] = w->mb[idx];
+			else
+				emit(w, tx->port_id, w->mb[idx], (uint16_t)idx);
+		}
+		nftdp_vm_flow_count_hits(&w->ctx, nhit);
+		goto decided;
+	}
 	/* the fast packets' state, a burst's worth of each in a few stores */
+	for (unsigned int x = 0; x < nf; x++)
+		live[x] = x;
 	memset(last, CACHED_HOOKS, sizeof(last));
 	memset(miss, 0, sizeof(miss));
 	memset(routed, 0, sizeof(routed));
-
-	/* a header view's keys read neither the hook nor the devices */
 	probe_hooks(w, gen, rx, tx, fast, live, nf, !headers, hit, last, miss, routed, chains);
-	for (unsigned int x = 0; x < nf; x++) {
-		if (!miss[x])
-			continue;
-		if (fidx[x] < first_slow)
-			first_slow = fidx[x];
-		if (routed[x])
-			route_undo(w, fast[x], fidx[x]);
-	}
-
 	n_with = chained_hooks(chains, with);
 	/* the packets the cache decided: charge, count, send; dropped[h]:
-	 * how many hook h dropped */
+	 * how many hook h dropped. A miss lowers first_slow as it comes:
+	 * fast is in arrival order, so a packet after it sees it */
 	for (unsigned int x = 0; x < nf; x++) {
 		struct nftdp_vm_pkt *p = fast[x];
 		unsigned int idx = fidx[x];
 
 		if (miss[x]) {
 			slow_at[idx] = 1; /* the chains must run */
+			if (idx < first_slow)
+				first_slow = idx;
+			if (routed[x])
+				route_undo(w, p, idx);
 			continue;
 		}
 		nd++;
@@ -2447,6 +2523,7 @@ static void burst_cached(struct nftdp_dp_worker *w, const struct nftdp_vm_gen *g
 			emit_decided(w, tx->port_id, w->mb[idx], (uint16_t)idx, first_slow, out,
 				     &no);
 	}
+decided:
 	tx_stage_bulk(w, tx->port_id, out, no);
 	/* netdev and inet ingress accept all, each hook what reached it less
 	 * what it dropped; what is left leaves through netdev egress */

@@ -99,6 +99,8 @@ struct fc_tmpl {
 	uint8_t win_th;	  /* where the transport header must be; 0: no field in it */
 	uint8_t n_win;	  /* 1..FC_KEY_MAX / 8 - 1 */
 	uint8_t win_len;  /* the key's length */
+	/* win_end where window is set, else more than any packet has */
+	uint32_t win_need;
 	uint64_t win_mask[FC_KEY_MAX / 8 - 1];
 	/* the meta / ct fields and tests of the packed and window layouts,
 	 * after their words: each one's status byte at op_rel from the area's
@@ -125,10 +127,13 @@ struct nftdp_vm_flow_plan {
 	uint8_t class_none;
 	uint8_t n_tmpl;
 	struct fc_tmpl t[FC_VALS_MAX + 2];
-	/* &t[class_of[l4proto]], &t[class_none]: a packet's template in one
-	 * load (key_build) */
-	const struct fc_tmpl *tmpl_of[256];
-	const struct fc_tmpl *tmpl_none;
+	/* a packet's template and its key's header word but the fragment
+	 * bit, in one line (key_build): cls_of[l4proto] (&t[class_of[l4proto]],
+	 * l4proto in the header), cls_none (&t[class_none]) */
+	struct fc_cls {
+		const struct fc_tmpl *t;
+		uint64_t hdr;
+	} cls_of[256], cls_none;
 };
 
 /* one entry, two cache lines */
@@ -752,18 +757,23 @@ struct nftdp_vm_flow_plan *nftdp_vm_flow_plan_build(const struct nftdp_vm_chain 
 	for (unsigned int k = 0; k < n_vals; k++)
 		fp->class_of[vals[k]] = (uint8_t)k;
 	fp->class_none = (uint8_t)(n_vals + 1);
-	for (unsigned int v = 0; v < 256; v++)
-		fp->tmpl_of[v] = &fp->t[fp->class_of[v]];
-	fp->tmpl_none = &fp->t[fp->class_none];
 	/* a packet without l4proto has no transport header: the window
 	 * case, which takes one at a fixed place, is not its */
 	if (fp->t[fp->class_none].win_th)
 		fp->t[fp->class_none].window = false;
 	/* a packet with l4proto takes a class of class_of, one without it
 	 * class_none: the class says which */
-	for (unsigned int k = 0; k < fp->n_tmpl; k++)
+	for (unsigned int k = 0; k < fp->n_tmpl; k++) {
 		fp->t[k].hdr = (uint64_t)nfproto | (uint64_t)hook << 8 | (uint64_t)k << 16 |
 			       (uint64_t)(k != fp->class_none) << 24;
+		fp->t[k].win_need = fp->t[k].window ? fp->t[k].win_end : UINT32_MAX;
+	}
+	for (unsigned int v = 0; v < 256; v++) {
+		const struct fc_tmpl *t = &fp->t[fp->class_of[v]];
+
+		fp->cls_of[v] = (struct fc_cls){t, t->hdr | (uint64_t)v << 32};
+	}
+	fp->cls_none = (struct fc_cls){&fp->t[fp->class_none], fp->t[fp->class_none].hdr};
 	free(seen);
 	return fp;
 }
@@ -957,14 +967,15 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
 	  uint8_t *key, uint32_t *h)
 {
 	bool l4 = pkt->flags & NFTDP_VM_PKT_F_L4PROTO;
-	const struct fc_tmpl *t = l4 ? fp->tmpl_of[pkt->l4proto] : fp->tmpl_none;
-	uint64_t hdr;
+	const struct fc_cls *c = l4 ? &fp->cls_of[pkt->l4proto] : &fp->cls_none;
+	const struct fc_tmpl *t = c->t;
+	uint64_t hdr = c->hdr | (pkt->fragoff ? 2ull << 24 : 0);
 
-	hdr = t->hdr | (pkt->fragoff ? 2ull << 24 : 0) | (l4 ? (uint64_t)pkt->l4proto << 32 : 0);
 	/* a window template is a usable one (tmpl_window), so its test
-	 * comes first; a template with win_th is never the one of a packet
-	 * without l4proto (nftdp_vm_flow_plan_build) */
-	if (t->window && pkt->nh_off >= 8 && (uint64_t)pkt->nh_off + t->win_end <= pkt->len &&
+	 * comes first (win_need: whether it is one); a template with win_th
+	 * is never the one of a packet without l4proto
+	 * (nftdp_vm_flow_plan_build) */
+	if ((uint64_t)pkt->nh_off + t->win_need <= pkt->len && pkt->nh_off >= 8 &&
 	    (!t->win_th || pkt->th_off == pkt->nh_off + t->win_th)) {
 		const uint8_t *s = pkt->data + pkt->nh_off + t->win_start;
 		uint64_t kw0 = hdr | FC_HDR_WINDOW, hv = hash_step(HASH_SEED, kw0);
@@ -1108,22 +1119,38 @@ key_build(const struct nftdp_vm_flow_plan *fp, struct nftdp_vm_pkt *pkt, struct 
  * step, the last step the 16 bytes that end the key (overlapping the one
  * before where the length is an odd number of words), a test per step past
  * the first rather than a switch (an indirect jump that mispredicts where
- * keys of different lengths alternate); else a word a step the same way */
-static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
-{
+ * keys of different lengths alternate); the entry's generation and set
+ * generation (tg: tag, set_gen) in the same sum of differences, one test
+ * for all; else a word a step the same way */
 #ifdef __SSE4_1__
+typedef __m128i fc_tagv;
+
+static inline fc_tagv tagv_of(uint64_t tag, uint64_t set_gen)
+{
+	return _mm_set_epi64x((long long)set_gen, (long long)tag);
+}
+
+static inline bool entry_eq(const struct fc_entry *e, fc_tagv tg, const uint8_t *b,
+			    unsigned int len)
+{
+	const uint8_t *a = e->key;
 	__m128i d;
 
-	_Static_assert(FC_KEY_MAX == 80, "key_eq: five steps at most");
+	_Static_assert(offsetof(struct fc_entry, set_gen) == offsetof(struct fc_entry, gen) + 8 &&
+			   offsetof(struct fc_entry, gen) % 16 == 0,
+		       "an entry's generations are one aligned 16 bytes");
+	_Static_assert(FC_KEY_MAX == 80, "entry_eq: five steps at most");
+	d = _mm_xor_si128(_mm_load_si128((const __m128i *)(const void *)&e->gen), tg);
 	if (len < 16) {
 		uint64_t x, y;
 
 		memcpy(&x, a, 8);
 		memcpy(&y, b, 8);
-		return x == y;
+		return _mm_testz_si128(d, d) && x == y;
 	}
-	d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
-			  _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16)));
+	d = _mm_or_si128(
+	    d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + len - 16)),
+			     _mm_loadu_si128((const __m128i *)(const void *)(b + len - 16))));
 #define EQ_STEP(s)                                                                                 \
 	do {                                                                                       \
 		if (len <= 16 * (s) + 16)                                                          \
@@ -1140,9 +1167,23 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, unsigned int len)
 eq_done:
 #undef EQ_STEP
 	return _mm_testz_si128(d, d);
+}
 #else
+typedef struct {
+	uint64_t tag, set_gen;
+} fc_tagv;
+
+static inline fc_tagv tagv_of(uint64_t tag, uint64_t set_gen)
+{
+	return (fc_tagv){tag, set_gen};
+}
+
+static inline bool entry_eq(const struct fc_entry *e, fc_tagv tg, const uint8_t *b,
+			    unsigned int len)
+{
+	const uint8_t *a = e->key;
 	unsigned int n = len / 8;
-	uint64_t d = 0;
+	uint64_t d = (e->gen ^ tg.tag) | (e->set_gen ^ tg.set_gen);
 
 #define EQ_WORD(w)                                                                                 \
 	do {                                                                                       \
@@ -1151,7 +1192,7 @@ eq_done:
 		memcpy(&y, b + 8 * (w), 8);                                                        \
 		d |= x ^ y;                                                                        \
 	} while (0)
-	_Static_assert(FC_KEY_MAX == 80, "key_eq: ten words at most");
+	_Static_assert(FC_KEY_MAX == 80, "entry_eq: ten words at most");
 	EQ_WORD(0);
 #define EQ_NEXT(w)                                                                                 \
 	do {                                                                                       \
@@ -1172,8 +1213,8 @@ eq_done:
 #undef EQ_NEXT
 #undef EQ_WORD
 	return d == 0;
-#endif
 }
+#endif
 
 /* a burst's hold of the table: its entries and the mask of a bucket's
  * first entry, read once a burst into locals (a store into a key may
@@ -1188,8 +1229,8 @@ static inline struct fc_tab tab_of(const struct nftdp_vm_flowcache *fc)
 	return (struct fc_tab){fc->e, fc->mask & ~1u};
 }
 
-static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, uint64_t tag, uint64_t set_gen,
-				     const uint8_t *key, unsigned int len)
+static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, fc_tagv tg, const uint8_t *key,
+				     unsigned int len)
 {
 	struct fc_entry *e = &tb.e[h & tb.bm];
 
@@ -1197,10 +1238,10 @@ static inline struct fc_entry *probe(struct fc_tab tb, uint32_t h, uint64_t tag,
 	 * class and layout (FC_HDR_*), which with the generation fix its
 	 * length, so an entry of the generation whose first word is key's
 	 * has key's length */
-	for (unsigned int w = 0; w < 2; w++, e++)
-		if (e->hash == h && e->gen == tag && e->set_gen == set_gen &&
-		    key_eq(e->key, key, len))
-			return e;
+	if (e[0].hash == h && entry_eq(&e[0], tg, key, len))
+		return &e[0];
+	if (e[1].hash == h && entry_eq(&e[1], tg, key, len))
+		return &e[1];
 	return NULL;
 }
 
@@ -1335,6 +1376,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	struct fc_tab tb = tab_of(fc);
 	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	fc_tagv tg = tagv_of(tag, set_gen);
 	/* set contents that follow the sets' current generation change
 	 * without a new rule generation: lookups then taint */
 	uint8_t need = set_gen ? fp->need : NFTDP_VM_FLOW_LVL_ALWAYS;
@@ -1355,7 +1397,7 @@ void nftdp_vm_flow_run(const struct nftdp_vm_flow_plan *fp, const struct nftdp_v
 		unsigned int v;
 
 		if (k.len[i]) {
-			e = probe(tb, k.hash[i], tag, set_gen, k.key[i], k.len[i]);
+			e = probe(tb, k.hash[i], tg, k.key[i], k.len[i]);
 			probes++;
 			if (e && fc->verify) {
 				verdicts[i] = verify_hit(fc, e, gen, nfproto, hook, pkt, ctx, need);
@@ -1397,7 +1439,7 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	struct nftdp_vm_flowcache *fc = ctx->flow;
 	/* fc is NULL without a cache (then no plan is passed) */
 	struct fc_tab tb = fc ? tab_of(fc) : (struct fc_tab){NULL, 0};
-	uint64_t tag = nftdp_vm_gen_id(gen) + 1, set_gen = ctx->set_gen;
+	fc_tagv tg = tagv_of(nftdp_vm_gen_id(gen) + 1, ctx->set_gen);
 	struct fc_keys k;
 	unsigned int probes = 0, found = 0;
 	uint8_t hook = 0; /* every plan's: one hook a call */
@@ -1428,8 +1470,8 @@ void nftdp_vm_flow_probe(struct nftdp_vm_flow_plan *const *plan, const bool *emp
 	for (unsigned int i = 0; i < n; i++) {
 		if (!k.len[i])
 			continue;
-		hits[i] = (const struct nftdp_vm_flow_hit *)probe(tb, k.hash[i], tag, set_gen,
-								  k.key[i], k.len[i]);
+		hits[i] =
+		    (const struct nftdp_vm_flow_hit *)probe(tb, k.hash[i], tg, k.key[i], k.len[i]);
 		probes++;
 		found += hits[i] != NULL;
 	}
@@ -1448,6 +1490,40 @@ void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_p
 		return;
 	charge(&hit->e, pkt, ctx);
 	ctx->flow->st.hits++;
+}
+
+struct nftdp_vm_counter *nftdp_vm_flow_row(const struct nftdp_vm_ctx *ctx)
+{
+	return nftdp_vm_counter_slot(ctx->state, ctx->worker, 0);
+}
+
+unsigned int nftdp_vm_flow_charge_row(const struct nftdp_vm_flow_hit *hit, uint32_t bytes,
+				      struct nftdp_vm_counter *row)
+{
+	const struct fc_entry *e = &hit->e;
+	unsigned int n = e->n_ctr;
+	struct nftdp_vm_counter *c;
+
+	/* hook_empty has no counter and no generation (an entry's is id + 1) */
+	if (!n)
+		return e->gen != 0;
+	/* the common case, one counter (`counter accept`), without the loop */
+	c = row + e->ctr[0];
+	/* one writer per row: plain read, relaxed store */
+	__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
+#pragma GCC unroll 1
+	for (unsigned int i = 1; i < n; i++) {
+		c = row + e->ctr[i];
+		__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
+	}
+	return 1;
+}
+
+void nftdp_vm_flow_count_hits(struct nftdp_vm_ctx *ctx, unsigned int n)
+{
+	ctx->flow->st.hits += n;
 }
 
 _Static_assert(sizeof(struct nftdp_vm_flow_carry) == 64, "a carried result is one cache line");

@@ -147,6 +147,66 @@ static void test_ip_rcv(void **state)
 	assert_int_equal(nftdp_dp_ip_rcv(f + 14, 28, &ip_len), NFTDP_DP_DROP_IP_HDR);
 }
 
+/* ip_rcv_core's checks as the kernel orders them, for the common-case-first
+ * nftdp_dp_ip_rcv_hw to agree with */
+static enum nftdp_dp_drop ip_rcv_ref(const uint8_t *d, uint32_t avail, uint32_t *ip_len,
+				     bool csum_good)
+{
+	uint32_t ihl, tot;
+
+	if (avail < 20 || (d[0] >> 4) != 4 || (d[0] & 0xf) < 5)
+		return NFTDP_DP_DROP_IP_HDR;
+	ihl = (d[0] & 0xfu) * 4;
+	if (avail < ihl)
+		return NFTDP_DP_DROP_IP_HDR;
+	if (!csum_good && nftdp_ip_fast_csum(d, ihl) != 0)
+		return NFTDP_DP_DROP_IP_CSUM;
+	tot = (uint32_t)d[2] << 8 | d[3];
+	if (avail < tot || tot < ihl)
+		return NFTDP_DP_DROP_IP_LEN;
+	*ip_len = tot;
+	return NFTDP_DP_DROP_MAX;
+}
+
+/* every first byte, total lengths around the header's and the frame's,
+ * frames cut at each length, a right and a wrong checksum: the same
+ * verdict and length as the reference */
+static void test_ip_rcv_ref(void **state)
+{
+	static const uint16_t tots[] = {0, 19, 20, 21, 24, 28, 40, 59, 60, 61, 0xffff};
+	uint8_t h[64];
+
+	(void)state;
+	for (unsigned int b = 0; b < 256; b++)
+		for (unsigned int t = 0; t < sizeof(tots) / sizeof(tots[0]); t++)
+			for (unsigned int bad = 0; bad < 2; bad++) {
+				uint16_t c;
+
+				memset(h, 0, sizeof(h));
+				h[0] = (uint8_t)b;
+				h[2] = (uint8_t)(tots[t] >> 8);
+				h[3] = (uint8_t)tots[t];
+				h[8] = 64;
+				h[9] = IPPROTO_UDP;
+				if ((b & 0xf) >= 5) {
+					c = nftdp_ip_fast_csum(h, (b & 0xfu) * 4);
+					memcpy(h + 10, &c, 2);
+				}
+				h[10] ^= (uint8_t)bad;
+				for (uint32_t avail = 0; avail <= sizeof(h); avail++)
+					for (unsigned int hw = 0; hw < 2; hw++) {
+						uint32_t l1 = 7, l2 = 7;
+						enum nftdp_dp_drop w1 =
+						    nftdp_dp_ip_rcv_hw(h, avail, &l1, hw);
+						enum nftdp_dp_drop w2 =
+						    ip_rcv_ref(h, avail, &l2, hw);
+
+						assert_int_equal(w1, w2);
+						assert_int_equal(l1, l2);
+					}
+			}
+}
+
 /* the 20-byte sum agrees with ip_fast_csum on every header: random ones,
  * half of them given a right checksum, and the carry-heavy corners */
 static void test_ip_csum20(void **state)
@@ -1001,6 +1061,7 @@ int main(void)
 	    cmocka_unit_test(test_reply_ttl_bad_csum),
 	    cmocka_unit_test(test_l2),
 	    cmocka_unit_test(test_ip_rcv),
+	    cmocka_unit_test(test_ip_rcv_ref),
 	    cmocka_unit_test(test_ip_csum20),
 	    cmocka_unit_test(test_ip_rcv_hw),
 	    cmocka_unit_test(test_ip6_rcv),

@@ -2407,6 +2407,51 @@ static void test_probe_charge(void **state)
 	f->s[1].ctx.flow = f->fc;
 }
 
+/* nftdp_vm_flow_charge_row into the row read once, the hits counted once:
+ * the same counters as the chains, the same hit count as
+ * nftdp_vm_flow_charge; a hook without chains charges and counts nothing */
+static void test_probe_charge_row(void **state)
+{
+	struct fix *f = *state;
+	const struct flow fl[] = {T4(22), U4(53), T6(80), U6(53), I6(128)};
+	const unsigned int n = sizeof(fl) / sizeof(fl[0]);
+	static struct tpkt t[2][8];
+	struct nftdp_vm_pkt *pk[2][8];
+	const struct nftdp_vm_flow_hit *hit[8];
+	struct nftdp_vm_counter *row;
+	struct nftdp_vm_flow_stats s0;
+	unsigned int v[8], counted = 0;
+
+	build_both(f, rs_mixed);
+	for (unsigned int i = 0; i < n; i++)
+		for (int s = 0; s < 2; s++)
+			pk[s][i] = build(&t[s][i], &fl[i]);
+	row = nftdp_vm_flow_row(&f->s[1].ctx);
+	nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_PRE_ROUTING, pk[1], n, hit, &f->s[1].ctx);
+	for (unsigned int i = 0; i < n; i++)
+		counted += nftdp_vm_flow_charge_row(hit[i], pk[1][i]->skb_len, row);
+	assert_int_equal(counted, 0);
+	run_both(f, NFPROTO_IPV4, fl, 2, v);
+	run_both(f, NFPROTO_IPV6, fl + 2, n - 2, v);
+	s0 = stats(f);
+	for (unsigned int r = 0; r < 3; r++) {
+		nftdp_vm_gen_flow_probe(f->s[1].gen, NF_INET_FORWARD, pk[1], n, hit, &f->s[1].ctx);
+		counted = 0;
+		for (unsigned int i = 0; i < n; i++) {
+			assert_non_null(hit[i]);
+			counted += nftdp_vm_flow_charge_row(hit[i], pk[1][i]->skb_len, row);
+			pk[0][i]->hook = NF_INET_FORWARD;
+			nftdp_vm_gen_run_hook_burst(f->s[0].gen, pk[0][i]->nfproto, NF_INET_FORWARD,
+						    &pk[0][i], 1, &v[i], &f->s[0].ctx);
+		}
+		assert_int_equal(counted, n);
+		nftdp_vm_flow_count_hits(&f->s[1].ctx, counted);
+	}
+	assert_int_equal(stats(f).hits - s0.hits, 3 * n);
+	assert_int_equal(stats(f).misses, s0.misses);
+	assert_true(same_counters(f, NFPROTO_INET, 6) > 0);
+}
+
 /* an ip (IPv4) chain: an IPv6 packet meets no chain at the hook */
 static void test_probe_family_without_chain(void **state)
 {
@@ -2561,6 +2606,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_vmap_jump, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_create_sizes, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_charge, fix_setup, fix_teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_charge_row, fix_setup, fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_family_without_chain, fix_setup,
 					    fix_teardown),
 	    cmocka_unit_test_setup_teardown(test_carry_guard, fix_setup, fix_teardown),

@@ -1867,6 +1867,16 @@ unsigned int nftdp_vm_flow_hit_verdict(const struct nftdp_vm_flow_hit *hit);
 /** Charge pkt to the counters hit recorded and count a cache hit. Packet-path. */
 void nftdp_vm_flow_charge(const struct nftdp_vm_flow_hit *hit, struct nftdp_vm_pkt *pkt,
 			  struct nftdp_vm_ctx *ctx);
+/** ctx's worker's row of counters, for nftdp_vm_flow_charge_row: read
+ * once a burst (the charges' stores may alias what it reads). */
+struct nftdp_vm_counter *nftdp_vm_flow_row(const struct nftdp_vm_ctx *ctx);
+/** nftdp_vm_flow_charge of a packet of bytes (its skb_len) into row
+ * (nftdp_vm_flow_row) without counting the hit: 1 where it would have
+ * counted one, else 0, for nftdp_vm_flow_count_hits. Packet-path. */
+unsigned int nftdp_vm_flow_charge_row(const struct nftdp_vm_flow_hit *hit, uint32_t bytes,
+				      struct nftdp_vm_counter *row);
+/** Count n cache hits (what nftdp_vm_flow_charge_row returned, summed). */
+void nftdp_vm_flow_count_hits(struct nftdp_vm_ctx *ctx, unsigned int n);
 
 /**
  * nf_nat_inet_fn's walk: run the nat-type base chains of (nfproto, hook) in
