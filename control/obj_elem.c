@@ -405,6 +405,8 @@ static struct ctl_elem *concat_range_find(const struct ctl_set *s, const uint8_t
 /* nft_pipapo_insert at the element's message: its start in an element other
  * than itself, or its end in any, is -ENOTEMPTY, reported by
  * nft_add_set_elem as -EEXIST at the element. O(elements), as a get. */
+#define CONCAT_OVERLAP_SCAN_MAX 2048
+
 static int concat_range_overlap(const struct ctl_set *s, const struct ctl_elem *e)
 {
 	const uint8_t *fields = NULL, *end = e->kelen ? e->key_end : e->key;
@@ -412,7 +414,9 @@ static int concat_range_overlap(const struct ctl_set *s, const struct ctl_elem *
 	uint64_t now = nftdp_now_ms();
 	struct ctl_elem *x;
 
-	if (!nfields || (e->flags & ELEM_ID_FLAGS))
+	/* quadratic for a batch: above this the dataplane's set finds the
+	 * overlap at commit (-EEXIST too, at the command, not the element) */
+	if (!nfields || (e->flags & ELEM_ID_FLAGS) || s->nelems > CONCAT_OVERLAP_SCAN_MAX)
 		return 0;
 	x = concat_range_find(s, fields, nfields, e->key, e->klen, now);
 	if (x && (memcmp(x->key, e->key, e->klen) != 0 || elem_other_end(x, e)))
