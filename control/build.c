@@ -1129,6 +1129,13 @@ static int apply_sets(struct nftdp_ctl *ctl, const struct nlmsghdr **req, char *
 		} else if (!e->dead) {
 			rc = elem_insert(ctl->bld, s, e, e->kelen ? e->key_end : NULL, now);
 		}
+		if (rc == -ENOTEMPTY) {
+			/* overlaps an element: nft_add_set_elem's -EEXIST */
+			*req = tr->req;
+			rc = -EEXIST;
+			snprintf(msg, msglen, "set %s: element overlaps an existing one", s->name);
+			goto out;
+		}
 		if (rc < 0) {
 			*req = tr->req;
 			snprintf(msg, msglen, "set %s: %s", s->name,

@@ -356,6 +356,20 @@ static bool elem_same_data(const struct ctl_elem *a, const struct ctl_elem *b)
 	return true;
 }
 
+/* Concatenated ranges (key_end given): the same start with another end is
+ * an overlap for nft_pipapo_insert (-ENOTEMPTY, which nft_add_set_elem
+ * reports as -EEXIST whatever NLM_F_EXCL says), before data is compared.
+ * An element without key_end ends where it starts. */
+static bool elem_other_end(const struct ctl_elem *a, const struct ctl_elem *b)
+{
+	const uint8_t *ea = a->kelen ? a->key_end : a->key;
+	const uint8_t *eb = b->kelen ? b->key_end : b->key;
+
+	if (!a->kelen && !b->kelen)
+		return false;
+	return a->klen != b->klen || memcmp(ea, eb, a->klen) != 0;
+}
+
 static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set **sp)
 {
 	struct ctl_table *t;
@@ -383,6 +397,35 @@ static int set_for_msg(struct ctl_msg *m, struct ctl_table **tp, struct ctl_set 
 static bool elem_expired(const struct ctl_elem *e, uint64_t now);
 static int del_elem(struct ctl_msg *m, struct ctl_set *s, struct ctl_elem *e, bool quiet);
 
+static unsigned int concat_range_fields(const struct ctl_set *s, const uint8_t **fields);
+static struct ctl_elem *concat_range_find(const struct ctl_set *s, const uint8_t *fields,
+					  unsigned int nfields, const uint8_t *key,
+					  unsigned int klen, uint64_t now);
+
+/* nft_pipapo_insert at the element's message: its start in an element other
+ * than itself, or its end in any, is -ENOTEMPTY, reported by
+ * nft_add_set_elem as -EEXIST at the element. O(elements), as a get. */
+#define CONCAT_OVERLAP_SCAN_MAX 2048
+
+static int concat_range_overlap(const struct ctl_set *s, const struct ctl_elem *e)
+{
+	const uint8_t *fields = NULL, *end = e->kelen ? e->key_end : e->key;
+	unsigned int nfields = concat_range_fields(s, &fields);
+	uint64_t now = nftdp_now_ms();
+	struct ctl_elem *x;
+
+	/* quadratic for a batch: above this the dataplane's set finds the
+	 * overlap at commit (-EEXIST too, at the command, not the element) */
+	if (!nfields || (e->flags & ELEM_ID_FLAGS) || s->nelems > CONCAT_OVERLAP_SCAN_MAX)
+		return 0;
+	x = concat_range_find(s, fields, nfields, e->key, e->klen, now);
+	if (x && (memcmp(x->key, e->key, e->klen) != 0 || elem_other_end(x, e)))
+		return -EEXIST;
+	if (!x && concat_range_find(s, fields, nfields, end, e->klen, now))
+		return -EEXIST;
+	return 0;
+}
+
 static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *attr)
 {
 	struct ctl_elem *e, *old;
@@ -396,6 +439,9 @@ static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *a
 	if (err < 0)
 		goto err_elem;
 	e->hash = elem_hash(e->key, e->klen, e->flags);
+	err = concat_range_overlap(s, e);
+	if (err < 0)
+		goto err_elem;
 	old = elem_find(s, e->key, e->klen, e->flags, false);
 	if (old && elem_expired(old, nftdp_now_ms())) {
 		/* an expired element is no longer there for an insert
@@ -408,7 +454,9 @@ static int add_elem(struct ctl_msg *m, struct ctl_set *s, const struct nlattr *a
 		old = NULL;
 	}
 	if (old) {
-		if (m->nlh->nlmsg_flags & NLM_F_EXCL)
+		if (elem_other_end(old, e))
+			err = -EEXIST; /* pipapo: same start, other end: -ENOTEMPTY */
+		else if (m->nlh->nlmsg_flags & NLM_F_EXCL)
 			err = -EEXIST;
 		else if (!elem_same_data(old, e))
 			err = -EBUSY;
