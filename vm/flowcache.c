@@ -1284,7 +1284,7 @@ key_prepare(struct nftdp_vm_flowcache *fc, struct fc_tab tb, const struct nftdp_
 	    bool sparse)
 {
 	unsigned int len;
-	uint32_t h;
+	uint32_t h = 0; /* key_build sets it only for a key */
 
 	/* a traced packet (meta nftrace set by an earlier hook) runs the
 	 * chains: each of them emits its trace events */
