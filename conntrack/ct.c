@@ -954,6 +954,25 @@ static inline bool probe_may(const struct nftdp_vm_pkt *pkt)
 		 pkt->l4proto == IPPROTO_ICMP || pkt->l4proto == IPPROTO_ICMPV6);
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* a tuple's first four words, its addresses, from the network header nh
+ * (an IPv4 address followed by 12 zero bytes) */
+static inline void addr_words(const uint8_t *nh, bool v4, uint64_t w[4])
+{
+	if (v4) {
+		w[0] = nftdp_ld32(nh + 12);
+		w[1] = 0;
+		w[2] = nftdp_ld32(nh + 16);
+		w[3] = 0;
+	} else {
+		w[0] = nftdp_ld64(nh + 8);
+		w[1] = nftdp_ld64(nh + 16);
+		w[2] = nftdp_ld64(nh + 24);
+		w[3] = nftdp_ld64(nh + 32);
+	}
+}
+#endif
+
 /*
  * nftdp_ct_pkt_tuple_len for a packet probe_may admits: TCP and UDP over
  * IPv4 and IPv6 (almost every packet) in line, the tuple's five words
@@ -976,17 +995,7 @@ static inline bool probe_tuple(const struct nftdp_vm_pkt *pkt, uint32_t l4len,
 	if ((pkt->l4proto == IPPROTO_TCP || pkt->l4proto == IPPROTO_UDP) && l4len >= 4 &&
 	    pkt->len >= pkt->th_off && pkt->th_off >= pkt->nh_off &&
 	    pkt->th_off - pkt->nh_off >= (v4 ? 20u : 40u)) {
-		if (v4) {
-			w[0] = nftdp_ld32(nh + 12); /* the address, 12 zero bytes */
-			w[1] = 0;
-			w[2] = nftdp_ld32(nh + 16);
-			w[3] = 0;
-		} else {
-			w[0] = nftdp_ld64(nh + 8);
-			w[1] = nftdp_ld64(nh + 16);
-			w[2] = nftdp_ld64(nh + 24);
-			w[3] = nftdp_ld64(nh + 32);
-		}
+		addr_words(nh, v4, w);
 		/* the ports, l3proto, l4proto, zone 0 */
 		w[4] = nftdp_ld32(th) | (uint64_t)pkt->nfproto << 32 | (uint64_t)pkt->l4proto << 40;
 		memcpy(t, w, sizeof(w));
@@ -1031,17 +1040,7 @@ probe_words(const struct nftdp_ct_shard *s, const struct nftdp_vm_pkt *pkt, uint
 	    pkt->th_off - pkt->nh_off < (v4 ? 20u : 40u))
 		return NULL;
 	*done = true;
-	if (v4) {
-		w[0] = nftdp_ld32(nh + 12); /* the address, 12 zero bytes */
-		w[1] = 0;
-		w[2] = nftdp_ld32(nh + 16);
-		w[3] = 0;
-	} else {
-		w[0] = nftdp_ld64(nh + 8);
-		w[1] = nftdp_ld64(nh + 16);
-		w[2] = nftdp_ld64(nh + 24);
-		w[3] = nftdp_ld64(nh + 32);
-	}
+	addr_words(nh, v4, w);
 	/* the ports, l3proto, l4proto, the zone */
 	w[4] = nftdp_ld32(th) | (uint64_t)pkt->nfproto << 32 | (uint64_t)pkt->l4proto << 40 |
 	       (uint64_t)nftdp_ct_pkt_zone(pkt, IP_CT_DIR_ORIGINAL) << 48;
