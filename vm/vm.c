@@ -92,6 +92,22 @@ static inline void copy_1_16(uint8_t *d, const uint8_t *s, uint32_t len)
 	}
 }
 
+/* payload_eval's network-header case into regs (any length up to 16, the
+ * last word's tail zeroed): false when it passes the packet's end, which
+ * breaks the rule */
+static inline bool payload_nh_load(const struct nftdp_vm_payload *p, const struct nftdp_vm_pkt *pkt,
+				   struct nftdp_vm_regs *regs)
+{
+	uint32_t off = pkt->nh_off + p->offset;
+
+	if ((uint64_t)off + p->len > pkt->len)
+		return false;
+	if (p->len % 4)
+		regs->data[p->dreg + p->len / 4] = 0;
+	copy_1_16(&regs->bytes[p->dreg * 4], pkt->data + off, p->len);
+	return true;
+}
+
 /* a head's lookup in a plain set: nftdp_set_contains_gen, the set's own
  * function called straight once the generation is known (not 0) */
 static inline bool head_contains(nftdp_set_contains_t fn, const struct nftdp_set *s,
@@ -268,14 +284,8 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 			}
 			case NFTDP_VM_FAST_PAYLOAD_NH: {
 				/* payload_eval's network-header case, in line */
-				const struct nftdp_vm_payload *p = (const void *)op->priv;
-				uint32_t off = pkt->nh_off + p->offset;
-
-				if ((uint64_t)off + p->len > pkt->len)
+				if (!payload_nh_load((const void *)op->priv, pkt, regs))
 					break; /* payload_eval breaks the rule */
-				if (p->len % 4)
-					regs->data[p->dreg + p->len / 4] = 0;
-				copy_1_16(&regs->bytes[p->dreg * 4], pkt->data + off, p->len);
 				continue;
 			}
 			case NFTDP_VM_FAST_BITWISE: {
@@ -334,14 +344,9 @@ run_rules(const struct nftdp_vm_chain *chain, struct nftdp_vm_pkt *pkt, struct n
 			}
 			case NFTDP_VM_FAST_PAYLOAD_NH_LOOKUP: {
 				const struct nftdp_vm_payload_lookup *f = (const void *)op->priv;
-				uint32_t off = pkt->nh_off + f->payload.offset;
 
-				if ((uint64_t)off + f->payload.len > pkt->len)
+				if (!payload_nh_load(&f->payload, pkt, regs))
 					break;
-				if (f->payload.len % 4)
-					regs->data[f->payload.dreg + f->payload.len / 4] = 0;
-				copy_1_16(&regs->bytes[f->payload.dreg * 4], pkt->data + off,
-					  f->payload.len);
 				op++; /* the lookup */
 				if (!head_lookup_ok(&f->lk, regs, ctx))
 					goto next;
