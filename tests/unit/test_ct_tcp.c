@@ -429,6 +429,39 @@ static void test_tcp_simultaneous_open(void **state)
 }
 
 /* a segment with window win and, when sack is set, NOP NOP SACK [sack - 100, sack) */
+/* the random tests' segment from v: seq and ack moved out of window (or
+ * to its edges) in one case of 16, a window, a SACK block in one of two;
+ * returns the window */
+static uint16_t perturb(uint32_t v, const struct nftdp_ct_entry *e, int dir, uint32_t *seq,
+			uint32_t *ack, uint32_t *sack)
+{
+	switch ((v >> 13) & 15) {
+	case 0:
+		*seq += (v >> 17) * 37u; /* anywhere */
+		break;
+	case 1:
+		*seq -= (v >> 17) % 300000u; /* old data */
+		break;
+	case 2:
+		*ack += (v >> 17) % 200000u; /* acks the future */
+		break;
+	case 3:
+		*ack -= (v >> 17) % 300000u; /* old ack */
+		break;
+	case 4:
+		*seq = e->proto.tcp.seen[dir].td_maxend + ((v >> 17) & 3) - 1;
+		break;
+	case 5:
+		*ack = e->proto.tcp.seen[!dir].td_end + ((v >> 17) & 3) - 1;
+		break;
+	default:
+		break;
+	}
+	if ((v >> 22) & 1)
+		*sack = *ack + ((v >> 23) & 1 ? 100 : 100000);
+	return (v >> 20) & 1 ? (uint16_t)(v >> 8) : ((v >> 21) & 1 ? 0 : 65535);
+}
+
 static void wseg(struct tpkt *t, const struct tflow *f, int dir, uint8_t flags, uint32_t seq,
 		 uint32_t ack, uint16_t win, uint32_t payload, uint32_t sack)
 {
@@ -524,31 +557,7 @@ static void test_tcp_fast_path_same(void **state)
 			pay = (v >> 1) & 1 ? (v >> 2) % 1400 : 0;
 			seq = next[dir];
 			ack = next[!dir];
-			switch ((v >> 13) & 15) {
-			case 0:
-				seq += (v >> 17) * 37u; /* anywhere */
-				break;
-			case 1:
-				seq -= (v >> 17) % 300000u; /* old data */
-				break;
-			case 2:
-				ack += (v >> 17) % 200000u; /* acks the future */
-				break;
-			case 3:
-				ack -= (v >> 17) % 300000u; /* old ack */
-				break;
-			case 4:
-				seq = e[0]->proto.tcp.seen[dir].td_maxend + ((v >> 17) & 3) - 1;
-				break;
-			case 5:
-				ack = e[0]->proto.tcp.seen[!dir].td_end + ((v >> 17) & 3) - 1;
-				break;
-			default:
-				break;
-			}
-			win = (v >> 20) & 1 ? (uint16_t)(v >> 8) : ((v >> 21) & 1 ? 0 : 65535);
-			if ((v >> 22) & 1)
-				sack = ack + ((v >> 23) & 1 ? 100 : 100000);
+			win = perturb(v, e[0], dir, &seq, &ack, &sack);
 			for (int k = 0; k < 2; k++) {
 				wseg(&t, &f, dir, TA | ((v >> 24) & 1 ? 0x08 : 0), seq, ack, win,
 				     pay, sack);
@@ -627,31 +636,7 @@ static void test_tcp_close_fast_same(void **state)
 			flags = TA | ((v >> 11) % 5 == 0 ? TF : 0) | ((v >> 24) & 1 ? 0x08 : 0);
 			seq = next[dir];
 			ack = next[!dir];
-			switch ((v >> 13) & 15) {
-			case 0:
-				seq += (v >> 17) * 37u; /* anywhere */
-				break;
-			case 1:
-				seq -= (v >> 17) % 300000u; /* old data */
-				break;
-			case 2:
-				ack += (v >> 17) % 200000u; /* acks the future */
-				break;
-			case 3:
-				ack -= (v >> 17) % 300000u; /* old ack */
-				break;
-			case 4:
-				seq = e[0]->proto.tcp.seen[dir].td_maxend + ((v >> 17) & 3) - 1;
-				break;
-			case 5:
-				ack = e[0]->proto.tcp.seen[!dir].td_end + ((v >> 17) & 3) - 1;
-				break;
-			default:
-				break;
-			}
-			win = (v >> 20) & 1 ? (uint16_t)(v >> 8) : ((v >> 21) & 1 ? 0 : 65535);
-			if ((v >> 22) & 1)
-				sack = ack + ((v >> 23) & 1 ? 100 : 100000);
+			win = perturb(v, e[0], dir, &seq, &ack, &sack);
 			for (int k = 0; k < 2; k++) {
 				wseg(&t, &f[0], dir, flags, seq, ack, win, pay, sack);
 				en[k]->now += (v >> 25) & 7;
